@@ -1,0 +1,35 @@
+# Corridor — the two commands a newcomer needs are `make run` and `make test`.
+GO        ?= go
+BIN       := bin/corridor
+PKGS      := ./...
+
+.PHONY: run build test test-short vet fmt lint bench clean-data help
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build bin/corridor
+	$(GO) build -o $(BIN) ./cmd/corridor
+
+run: build ## start the service (and a project-local PostgreSQL under .data/ unless DATABASE_URL is set)
+	exec ./$(BIN) run
+
+test: ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 -timeout 15m $(PKGS)
+
+test-short: ## unit tests only (no database)
+	$(GO) test -count=1 -short $(PKGS)
+
+fmt: ## gofmt the tree
+	gofmt -w $$(git ls-files '*.go')
+
+lint: ## formatting and vet
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet $(PKGS)
+
+bench: build ## load-generate against a running service (see bench/README.md)
+	$(GO) run ./bench/load
+
+clean-data: ## stop nothing, delete the local cluster and secrets under .data/
+	rm -rf .data

@@ -1,0 +1,45 @@
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/core"
+)
+
+// ChainInfo describes one chain the deployment knows.
+type ChainInfo struct {
+	ChainID     int64   `json:"chainId" oas:"required"`
+	Name        string  `json:"name" oas:"required"`
+	ChainKey    string  `json:"chainKey" oas:"required"`
+	Environment string  `json:"environment" oas:"required,enum=TEST|LIVE"`
+	USDCAddress *string `json:"usdcAddress" oas:"required"`
+	Available   bool    `json:"available" oas:"required"`
+}
+
+// CapabilitiesConfig is what the composition root knows is built and configured. Features
+// report true only for what works end to end in this build.
+type CapabilitiesConfig struct {
+	Chains   []ChainInfo
+	Features map[string]bool
+	// UnbuiltPrefixes maps path prefixes of unbuilt capabilities to their feature name.
+	UnbuiltPrefixes map[string]string
+}
+
+type capabilitiesResponse struct {
+	APIVersion  string          `json:"apiVersion" oas:"required"`
+	Environment string          `json:"environment" oas:"required,enum=TEST|LIVE"`
+	Chains      []ChainInfo     `json:"chains" oas:"required"`
+	Features    map[string]bool `json:"features" oas:"required"`
+}
+
+// capabilities answers without credentials (environment TEST) or with them (the key's).
+func (s *Server) capabilities(c *fiber.Ctx) error {
+	env := core.EnvTest
+	if p, ok := principalOf(c); ok {
+		env = p.Environment
+	}
+	return c.JSON(capabilitiesResponse{
+		APIVersion: "1", Environment: string(env),
+		Chains: s.cfg.Capabilities.Chains, Features: s.cfg.Capabilities.Features,
+	})
+}

@@ -1,0 +1,94 @@
+package http
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/core"
+)
+
+// decodeBody decodes a JSON body strictly: unknown fields, wrong types, malformed JSON and
+// trailing data are VALIDATION_FAILED naming the field, never a 500. An empty body is {}.
+func decodeBody(c *fiber.Ctx, dst any) error {
+	body := bytes.TrimSpace(c.Body())
+	if len(body) == 0 {
+		body = []byte("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return core.Invalid("body", "must contain exactly one JSON object")
+	}
+	return nil
+}
+
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return core.Invalid("body", fmt.Sprintf("malformed JSON at offset %d", syntax.Offset))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return core.Invalid("body", "malformed JSON: unexpected end of input")
+	case errors.As(err, &typeErr):
+		field := typeErr.Field
+		if field == "" {
+			return core.Invalid("body", "must be a JSON object")
+		}
+		return core.Invalid(field, "must be "+jsonKind(typeErr.Type.Kind().String()))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return core.Invalid(name, "is not a known field")
+	}
+	var de *core.Error
+	if errors.As(err, &de) {
+		return de
+	}
+	return core.Invalid("body", "invalid JSON: "+err.Error())
+}
+
+func jsonKind(kind string) string {
+	switch kind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "struct", "map":
+		return "an object"
+	case "int", "int32", "int64", "uint", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
+	}
+	return "of a different type"
+}
+
+// queryInt reads a bounded non-negative integer query parameter.
+func queryInt(c *fiber.Ctx, name string, def, max int) (int, error) {
+	raw := c.Query(name)
+	if raw == "" {
+		return def, nil
+	}
+	n := 0
+	for _, r := range raw {
+		if r < '0' || r > '9' || n > 1_000_000_000 {
+			return 0, core.Invalid(name, "must be a non-negative integer")
+		}
+		n = n*10 + int(r-'0')
+	}
+	if max > 0 && n > max {
+		return 0, core.Invalid(name, fmt.Sprintf("must be at most %d", max))
+	}
+	return n, nil
+}

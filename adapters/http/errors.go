@@ -1,0 +1,121 @@
+package http
+
+import (
+	"errors"
+	"log/slog"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/core"
+)
+
+// statusByCode is the one table mapping domain codes to HTTP statuses (STYLE.md, Errors).
+// Business-rule refusals are 422 and conflicts with in-flight work 409 (D4).
+var statusByCode = map[core.Code]int{
+	core.CodeValidationFailed:             400,
+	core.CodeUnauthenticated:              401,
+	core.CodeInsufficientScope:            403,
+	core.CodeTenantRequired:               403,
+	core.CodeSandboxOnly:                  403,
+	core.CodeInvalidState:                 409,
+	core.CodeIdempotencyKeyReused:         422,
+	core.CodeIdempotencyRequestInProgress: 409,
+	core.CodeRateLimited:                  429,
+	core.CodeRouteNotFound:                404,
+	core.CodeMethodNotAllowed:             405,
+	core.CodePayloadTooLarge:              413,
+	core.CodeUnsupportedMediaType:         415,
+	core.CodeInternal:                     500,
+	core.CodeFeatureNotAvailable:          501,
+	core.CodeServiceUnavailable:           503,
+	core.CodeChainUnavailable:             503,
+	core.CodeProviderUnavailable:          503,
+	core.CodeTenantNotFound:               404,
+	core.CodeMemberNotFound:               404,
+	core.CodeAPIKeyNotFound:               404,
+	core.CodeInviteNotFound:               404,
+	core.CodeAccountNotFound:              404,
+	core.CodeTransferNotFound:             404,
+	core.CodeInsufficientFunds:            422,
+	core.CodeLedgerReferenceConflict:      409,
+	core.CodeAmountOverflow:               422,
+}
+
+// StatusFor returns the HTTP status of a code; unknown codes are business refusals (422).
+func StatusFor(code core.Code) int {
+	if s, ok := statusByCode[code]; ok {
+		return s
+	}
+	return 422
+}
+
+// Envelope is SPEC.md's error body.
+type Envelope struct {
+	StatusCode int            `json:"statusCode" oas:"required"`
+	Message    string         `json:"message" oas:"required"`
+	Code       string         `json:"code" oas:"required"`
+	RequestID  string         `json:"requestId" oas:"required"`
+	Details    map[string]any `json:"details,omitempty"`
+}
+
+// toDomain converts any error into a domain error, keeping internal details out of responses.
+func toDomain(err error) *core.Error {
+	var de *core.Error
+	if errors.As(err, &de) {
+		return de
+	}
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusNotFound:
+			return core.E(core.CodeRouteNotFound, "no route matches this path")
+		case fiber.StatusMethodNotAllowed:
+			return core.E(core.CodeMethodNotAllowed, "this path does not accept this method")
+		case fiber.StatusRequestEntityTooLarge:
+			return core.E(core.CodePayloadTooLarge, "request body is too large")
+		case fiber.StatusRequestTimeout:
+			return core.E(core.CodeValidationFailed, "request timed out")
+		}
+		if fe.Code < 500 {
+			return core.E(core.CodeValidationFailed, "%s", fe.Message)
+		}
+	}
+	return nil
+}
+
+// renderError is writeError plus one refinement: an unmatched path under a capability this
+// build does not serve answers FEATURE_NOT_AVAILABLE (501) instead of ROUTE_NOT_FOUND.
+func (s *Server) renderError(c *fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) && fe.Code == fiber.StatusNotFound {
+		path := c.Path()
+		for prefix, feature := range s.cfg.Capabilities.UnbuiltPrefixes {
+			if path == prefix || strings.HasPrefix(path, prefix+"/") {
+				err = (&core.Error{Code: core.CodeFeatureNotAvailable,
+					Message: "the " + feature + " capability is not available in this build; GET /v1/capabilities lists what is"}).
+					WithDetails(map[string]any{"feature": feature})
+				break
+			}
+		}
+	}
+	return writeError(c, s.log, err)
+}
+
+// writeError renders the envelope. Unknown errors become a generic 500, logged with the
+// request id; nothing internal leaks.
+func writeError(c *fiber.Ctx, log *slog.Logger, err error) error {
+	de := toDomain(err)
+	if de == nil {
+		log.Error("unhandled error", "requestId", requestID(c), "route", routeOf(c), "error", err.Error())
+		de = core.E(core.CodeInternal, "internal error; quote the requestId when contacting support")
+	}
+	status := StatusFor(de.Code)
+	if de.Code == core.CodeMethodNotAllowed {
+		c.Set(fiber.HeaderAllow, c.GetRespHeader(fiber.HeaderAllow))
+	}
+	return c.Status(status).JSON(Envelope{
+		StatusCode: status, Message: de.Message, Code: string(de.Code),
+		RequestID: requestID(c), Details: de.Details,
+	})
+}

@@ -1,0 +1,155 @@
+package http
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core"
+	"corridor/ports"
+)
+
+func (s *Server) createTenant(c *fiber.Ctx) error {
+	var req tenantCreateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	view, created, err := s.app.CreateTenant(c.UserContext(), principal(c), app.CreateTenantInput{Name: req.Name, Slug: req.Slug})
+	if err != nil {
+		return err
+	}
+	status := fiber.StatusOK
+	if created {
+		status = fiber.StatusCreated
+	}
+	return c.Status(status).JSON(toTenant(view))
+}
+
+func (s *Server) currentTenant(c *fiber.Ctx) error {
+	view, err := s.app.CurrentTenant(c.UserContext(), principal(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toTenant(view))
+}
+
+func (s *Server) inviteMember(c *fiber.Ctx) error {
+	var req memberInviteRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	inv, err := s.app.InviteMember(c.UserContext(), principal(c),
+		app.InviteInput{Email: req.Email, DisplayName: req.DisplayName, Role: req.Role})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(memberInviteResponse{memberResponse: toMember(inv.Member), InviteToken: inv.InviteToken})
+}
+
+func (s *Server) listMembers(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	members, total, err := s.app.ListMembers(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	out := memberListResponse{Members: make([]memberResponse, len(members)), Total: total}
+	for i, m := range members {
+		out.Members[i] = toMember(m)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) acceptInvite(c *fiber.Ctx) error {
+	var req memberAcceptRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	in := app.AcceptInput{Token: req.Token, SignerAddress: req.SignerAddress, DisplayName: req.DisplayName}
+	if p, ok := principalOf(c); ok {
+		in.IdentityUserID = p.UserID
+	}
+	m, err := s.app.AcceptInvite(c.UserContext(), in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toMember(m))
+}
+
+func (s *Server) revokeMember(c *fiber.Ctx) error {
+	out, err := s.app.RevokeMember(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(memberRevokeResponse{ID: out.Member.ID, Status: string(out.Member.Status), StillOwnerOfWalletIDs: out.StillOwnerOfWalletIDs})
+}
+
+func (s *Server) createKey(c *fiber.Ctx) error {
+	var req apiKeyCreateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	in := app.CreateKeyInput{Name: req.Name, Environment: req.Environment}
+	if req.Scopes != nil {
+		in.Scopes, in.ScopesSet = *req.Scopes, true
+	}
+	if req.ExpiresAt != "" {
+		t, err := time.Parse(time.RFC3339, req.ExpiresAt)
+		if err != nil {
+			return core.Invalid("expiresAt", "must be an RFC 3339 timestamp such as 2027-01-31T00:00:00Z")
+		}
+		t = t.UTC().Truncate(time.Microsecond)
+		in.ExpiresAt = &t
+	}
+	k, err := s.app.CreateKey(c.UserContext(), principal(c), in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(apiKeyCreateResponse{apiKeyResponse: toAPIKey(k.Key, s.app.Now()), Key: k.Plaintext})
+}
+
+func (s *Server) listKeys(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	keys, total, err := s.app.ListKeys(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	now := s.app.Now()
+	out := apiKeyListResponse{APIKeys: make([]apiKeyResponse, len(keys)), Total: total}
+	for i, k := range keys {
+		out.APIKeys[i] = toAPIKey(k, now)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) revokeKey(c *fiber.Ctx) error {
+	k, err := s.app.RevokeKey(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toAPIKey(k, s.app.Now()))
+}
+
+// pageOf reads skip and take (take at most 100, default 100).
+func pageOf(c *fiber.Ctx) (ports.Page, error) {
+	errs := core.FieldErrors{}
+	skip, err := queryInt(c, "skip", 0, 0)
+	if err != nil {
+		errs.Add("skip", "must be a non-negative integer")
+	}
+	take, err := queryInt(c, "take", ports.MaxTake, ports.MaxTake)
+	if err != nil {
+		errs.Add("take", "must be an integer from 1 to 100")
+	}
+	if take == 0 && c.Query("take") != "" {
+		errs.Add("take", "must be an integer from 1 to 100")
+	}
+	return ports.Page{Skip: skip, Take: take}, errs.Err()
+}

@@ -1,0 +1,224 @@
+package http
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core"
+	"corridor/core/auth"
+)
+
+const (
+	headerRequestID   = "X-Request-Id"
+	headerAPIKey      = "X-Service-Api-Key"
+	headerEnvironment = "X-Corridor-Environment"
+	headerIdemKey     = "Idempotency-Key"
+	headerReplayed    = "Idempotent-Replayed"
+
+	localRequestID = "requestId"
+	localPrincipal = "principal"
+	localRoute     = "route"
+)
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// withRequestID accepts a well-formed X-Request-Id or generates one, and returns it on every
+// response, errors included.
+func withRequestID(c *fiber.Ctx) error {
+	id := c.Get(headerRequestID)
+	if !requestIDPattern.MatchString(id) {
+		id = core.NewID(core.PrefixRequest)
+	}
+	c.Locals(localRequestID, id)
+	c.Set(headerRequestID, id)
+	return c.Next()
+}
+
+func requestID(c *fiber.Ctx) string {
+	if id, ok := c.Locals(localRequestID).(string); ok {
+		return id
+	}
+	id := core.NewID(core.PrefixRequest)
+	c.Locals(localRequestID, id)
+	c.Set(headerRequestID, id)
+	return id
+}
+
+func routeOf(c *fiber.Ctx) string {
+	if r, ok := c.Locals(localRoute).(string); ok {
+		return r
+	}
+	return "unmatched"
+}
+
+func principalOf(c *fiber.Ctx) (auth.Principal, bool) {
+	p, ok := c.Locals(localPrincipal).(auth.Principal)
+	return p, ok
+}
+
+// recoverPanics turns a panic into the INTERNAL envelope and logs the stack.
+func (s *Server) recoverPanics(c *fiber.Ctx) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic", "requestId", requestID(c), "route", routeOf(c),
+				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = writeError(c, s.log, core.E(core.CodeInternal, "internal error"))
+		}
+	}()
+	return c.Next()
+}
+
+// observe logs one JSON line per request and records metrics. It logs ids, never secrets:
+// no headers, no bodies, the key's pubId only.
+func (s *Server) observe(c *fiber.Ctx) error {
+	start := time.Now()
+	if err := c.Next(); err != nil {
+		_ = s.renderError(c, err)
+	}
+	latency := time.Since(start)
+	status := c.Response().StatusCode()
+	route := routeOf(c)
+	s.metrics.observe(c.Method(), route, status, latency)
+	attrs := []any{"requestId", requestID(c), "method", c.Method(), "route", route,
+		"status", status, "latencyMs", float64(latency.Microseconds()) / 1000}
+	if p, ok := principalOf(c); ok {
+		attrs = append(attrs, "principal", p.LogID(), "tenantId", p.TenantID)
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	s.log.Log(c.UserContext(), level, "request", attrs...)
+	return nil
+}
+
+// authenticate resolves the caller. mode "required" refuses anonymous callers; "optional"
+// authenticates when credentials are present (a bad key is still 401).
+func (s *Server) authenticate(required bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p, present, err := s.principalFromHeaders(c)
+		if err != nil {
+			return err
+		}
+		if !present {
+			if required {
+				return core.E(core.CodeUnauthenticated, "missing credentials: send X-Service-Api-Key or Authorization: Bearer <session token>")
+			}
+			return c.Next()
+		}
+		c.Locals(localPrincipal, p)
+		return c.Next()
+	}
+}
+
+func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error) {
+	if key := c.Get(headerAPIKey); key != "" {
+		p, err := s.app.AuthenticateKey(c.UserContext(), key)
+		return p, true, err
+	}
+	authz := c.Get(fiber.HeaderAuthorization)
+	if authz == "" {
+		return auth.Principal{}, false, nil
+	}
+	token, ok := strings.CutPrefix(authz, "Bearer ")
+	if !ok || strings.TrimSpace(token) == "" {
+		return auth.Principal{}, true, core.E(core.CodeUnauthenticated, "Authorization must be \"Bearer <session token>\"")
+	}
+	env := core.EnvTest
+	if h := c.Get(headerEnvironment); h != "" {
+		parsed, ok := core.ParseEnvironment(h)
+		if !ok {
+			return auth.Principal{}, true, core.Invalid(headerEnvironment, "must be test or live")
+		}
+		env = parsed
+	}
+	p, err := s.app.AuthenticateSession(c.UserContext(), strings.TrimSpace(token), env)
+	return p, true, err
+}
+
+// idempotent wraps a POST: with an Idempotency-Key the handler runs inside app.Idempotent, so
+// the stored outcome commits with the effect; without one it runs as is.
+func (s *Server) idempotent(c *fiber.Ctx) error {
+	key := c.Get(headerIdemKey)
+	if key == "" {
+		return c.Next()
+	}
+	if err := app.ValidateIdempotencyKey(key); err != nil {
+		return err
+	}
+	req := app.IdempotentRequest{Key: key, Fingerprint: fingerprint(c)}
+	if p, ok := principalOf(c); ok {
+		req.Environment = p.Environment
+		req.Scope = "tenant:" + p.TenantID
+		if p.TenantID == "" {
+			req.Scope = "user:" + p.UserID
+		}
+	} else {
+		// Token-authorized public routes: only a caller who sends the same body (and so the
+		// same token) can ever see the stored outcome.
+		req.Environment, req.Scope = core.EnvTest, "public:"+req.Fingerprint
+	}
+	out, replayed, err := s.app.Idempotent(c.UserContext(), req, func(ctx context.Context) (app.Outcome, error) {
+		c.SetUserContext(ctx)
+		if err := c.Next(); err != nil {
+			_ = writeError(c, s.log, err)
+		}
+		resp := c.Response()
+		return app.Outcome{StatusCode: resp.StatusCode(), Body: append([]byte(nil), resp.Body()...),
+			ContentType: string(resp.Header.ContentType())}, nil
+	})
+	if err != nil {
+		return err
+	}
+	c.Status(out.StatusCode)
+	c.Set(fiber.HeaderContentType, out.ContentType)
+	c.Response().SetBodyRaw(out.Body)
+	if replayed {
+		c.Set(headerReplayed, "true")
+	}
+	return nil
+}
+
+// fingerprint hashes the method, the path and the canonical JSON body, so whitespace and key
+// order do not make a retry look like a different request.
+func fingerprint(c *fiber.Ctx) string {
+	h := sha256.New()
+	h.Write([]byte(c.Method() + " " + c.Path() + "\n"))
+	h.Write(canonicalJSON(c.Body()))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func canonicalJSON(body []byte) []byte {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return body
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// retryAfter formats a delay as whole seconds, at least 1.
+func retryAfter(d time.Duration) string {
+	secs := int((d + time.Second - 1) / time.Second)
+	if secs < 1 {
+		secs = 1
+	}
+	return strconv.Itoa(secs)
+}

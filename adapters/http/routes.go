@@ -1,0 +1,65 @@
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/core/auth"
+)
+
+// routeTable is every route of the service. The OpenAPI document is generated from it, and a
+// test checks that Fiber's registered routes and the document agree.
+func (s *Server) routeTable() []Route {
+	pathID := []Param{{Name: "id", In: "path"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	return []Route{
+		{Method: "GET", Path: "/healthz", Summary: "Liveness: the process answers", Tag: "service",
+			Responses: map[int]any{200: healthResponse{}}, Handler: s.healthz},
+		{Method: "GET", Path: "/readyz", Summary: "Readiness: the database answers", Tag: "service",
+			Responses: map[int]any{200: healthResponse{}, 503: Envelope{}}, Handler: s.readyz},
+		{Method: "GET", Path: "/metrics", Summary: "Prometheus metrics", Tag: "service",
+			Produces: "text/plain", Responses: map[int]any{200: ""}, Handler: s.metrics.handler()},
+		{Method: "GET", Path: "/v1/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "service",
+			Responses: map[int]any{200: map[string]any{}}, Handler: s.openapi},
+		{Method: "GET", Path: "/v1/capabilities", Summary: "API version, environment, chains and built features", Tag: "service",
+			Auth: authOptional, Responses: map[int]any{200: capabilitiesResponse{}}, Handler: s.capabilities},
+
+		{Method: "POST", Path: "/v1/tenants", Summary: "Create the session user's tenant, or return the existing one", Tag: "tenants",
+			Auth: authRequired, Request: tenantCreateRequest{},
+			Responses: map[int]any{201: tenantResponse{}, 200: tenantResponse{}}, Handler: s.createTenant},
+		{Method: "GET", Path: "/v1/tenants/current", Summary: "The caller's tenant", Tag: "tenants",
+			Auth: authRequired, Responses: map[int]any{200: tenantResponse{}}, Handler: s.currentTenant},
+		{Method: "POST", Path: "/v1/tenants/members", Summary: "Invite a member (returns a one-time inviteToken)", Tag: "members",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Request: memberInviteRequest{},
+			Responses: map[int]any{201: memberInviteResponse{}}, Handler: s.inviteMember},
+		{Method: "GET", Path: "/v1/tenants/members", Summary: "List members", Tag: "members",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersRead}, Params: paging,
+			Responses: map[int]any{200: memberListResponse{}}, Handler: s.listMembers},
+		{Method: "POST", Path: "/v1/tenants/members/accept", Summary: "Accept an invite with its one-time token", Tag: "members",
+			Auth: authOptional, Request: memberAcceptRequest{},
+			Responses: map[int]any{200: memberResponse{}}, Handler: s.acceptInvite},
+		{Method: "POST", Path: "/v1/tenants/members/{id}/revoke", Summary: "Revoke a member", Tag: "members",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Params: pathID,
+			Responses: map[int]any{200: memberRevokeResponse{}}, Handler: s.revokeMember},
+
+		{Method: "POST", Path: "/v1/api-keys", Summary: "Create an API key (plaintext returned once)", Tag: "api-keys",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Request: apiKeyCreateRequest{},
+			Responses: map[int]any{201: apiKeyCreateResponse{}}, Handler: s.createKey},
+		{Method: "GET", Path: "/v1/api-keys", Summary: "List API keys of the caller's environment (metadata only)", Tag: "api-keys",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Params: paging,
+			Responses: map[int]any{200: apiKeyListResponse{}}, Handler: s.listKeys},
+		{Method: "POST", Path: "/v1/api-keys/{id}/revoke", Summary: "Revoke an API key (soft, idempotent)", Tag: "api-keys",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Params: pathID,
+			Responses: map[int]any{200: apiKeyResponse{}}, Handler: s.revokeKey},
+	}
+}
+
+func (s *Server) healthz(c *fiber.Ctx) error { return c.JSON(healthResponse{Status: "ok"}) }
+
+func (s *Server) readyz(c *fiber.Ctx) error {
+	if err := s.cfg.Store.Ping(c.UserContext()); err != nil {
+		s.log.Warn("readiness check failed", "requestId", requestID(c), "error", err.Error())
+		return c.Status(fiber.StatusServiceUnavailable).JSON(Envelope{
+			StatusCode: 503, Code: "SERVICE_UNAVAILABLE", Message: "database unreachable", RequestID: requestID(c)})
+	}
+	return c.JSON(healthResponse{Status: "ok"})
+}

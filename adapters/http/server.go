@@ -1,0 +1,143 @@
+// Package http is the inbound Fiber adapter: routes, middleware, DTOs, the error envelope and
+// the OpenAPI document, which is built from the same route table that registers the handlers.
+package http
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core/auth"
+	"corridor/ports"
+)
+
+// Config is the HTTP adapter's configuration.
+type Config struct {
+	BodyLimitBytes int
+	RateLimit      RateLimit // PerSecond 0 disables the limit
+	Capabilities   CapabilitiesConfig
+	Version        string
+	Store          ports.Store // for /readyz
+}
+
+// authMode says how a route authenticates.
+type authMode int
+
+const (
+	authNone     authMode = iota // public: no credentials read
+	authOptional                 // credentials used when present
+	authRequired                 // API key or session
+)
+
+// Param documents a path or query parameter.
+type Param struct {
+	Name, In, Description string
+	Integer               bool
+}
+
+// Route is one entry of the route table: it registers the handler and documents it.
+type Route struct {
+	Method, Path, Summary, Tag string
+	Auth                       authMode
+	Scopes                     []auth.Scope
+	Params                     []Param
+	Request                    any         // zero value of the body DTO, nil for none
+	Responses                  map[int]any // status → zero value of the response DTO
+	Produces                   string      // content type when not JSON
+	Handler                    fiber.Handler
+}
+
+// Server is the Fiber application with its route table.
+type Server struct {
+	cfg     Config
+	app     *app.App
+	log     *slog.Logger
+	metrics *metrics
+	limiter *limiter
+	fiber   *fiber.App
+	routes  []Route
+}
+
+// New builds the server and registers every route.
+func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
+	if a == nil || log == nil || cfg.Store == nil {
+		return nil, errors.New("http: app, logger and store are required")
+	}
+	if cfg.BodyLimitBytes <= 0 {
+		cfg.BodyLimitBytes = 1 << 20
+	}
+	s := &Server{cfg: cfg, app: a, log: log, metrics: newMetrics()}
+	if cfg.RateLimit.PerSecond > 0 {
+		if cfg.RateLimit.Burst <= 0 {
+			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)
+		}
+		s.limiter = newLimiter(cfg.RateLimit)
+	}
+	s.fiber = fiber.New(fiber.Config{
+		AppName: "corridor", BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
+		ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
+		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
+	})
+	s.fiber.Use(withRequestID, s.observe, s.recoverPanics)
+	s.routes = s.routeTable()
+	for _, r := range s.routes {
+		s.register(r)
+	}
+	return s, nil
+}
+
+func (s *Server) register(r Route) {
+	route := r.Path
+	chain := []fiber.Handler{func(c *fiber.Ctx) error {
+		c.Locals(localRoute, route)
+		return c.Next()
+	}}
+	switch r.Auth {
+	case authRequired:
+		chain = append(chain, s.authenticate(true), s.rateLimit)
+	case authOptional:
+		chain = append(chain, s.authenticate(false), s.rateLimit)
+	}
+	if r.Method == fiber.MethodPost {
+		chain = append(chain, s.idempotent)
+	}
+	chain = append(chain, r.Handler)
+	s.fiber.Add(r.Method, toFiberPath(r.Path), chain...)
+}
+
+// Fiber exposes the Fiber app (tests drive it with app.Test).
+func (s *Server) Fiber() *fiber.App { return s.fiber }
+
+// Routes returns the route table, for the OpenAPI parity test.
+func (s *Server) Routes() []Route { return s.routes }
+
+// Listen serves until Shutdown.
+func (s *Server) Listen(addr string) error { return s.fiber.Listen(addr) }
+
+// Shutdown stops accepting connections and waits for in-flight requests up to ctx's deadline.
+func (s *Server) Shutdown(ctx context.Context) error { return s.fiber.ShutdownWithContext(ctx) }
+
+// principal returns the authenticated caller; routes with authRequired always have one.
+func principal(c *fiber.Ctx) auth.Principal {
+	p, _ := principalOf(c)
+	return p
+}
+
+// toFiberPath turns OpenAPI-style "{id}" into Fiber's ":id".
+func toFiberPath(p string) string {
+	out := make([]byte, 0, len(p))
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '{':
+			out = append(out, ':')
+		case '}':
+		default:
+			out = append(out, p[i])
+		}
+	}
+	return string(out)
+}

@@ -1,0 +1,192 @@
+package pgcluster
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+const (
+	// Superuser is the database superuser of clusters made here; local
+	// connections are trusted, so it has no password.
+	Superuser = "corridor"
+	// confFile holds every setting this package manages, included from
+	// postgresql.conf, so the port chosen on the first run is reused later.
+	confFile = "corridor.conf"
+	// LogFile is the server log, inside the data directory.
+	LogFile = "server.log"
+	// maxSocketPath is below the 107-byte sun_path limit with some margin.
+	maxSocketPath = 100
+)
+
+// hbaConf trusts the local socket and IPv4 loopback only; the server listens
+// nowhere else.
+const hbaConf = `# Written by corridor/adapters/pgcluster: a development/test cluster.
+# TYPE  DATABASE  USER  ADDRESS       METHOD
+local   all       all                 trust
+host    all       all   127.0.0.1/32  trust
+`
+
+// initCluster runs initdb into a sibling temporary directory and renames it
+// into place, so a crash mid-initdb never leaves a half-made data directory
+// that later runs would refuse.
+func (c *Cluster) initCluster(ctx context.Context, port int) error {
+	tmp := c.dataDir + ".initdb"
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return err
+	}
+	if err := c.osUser.chown(tmp); err != nil {
+		return err
+	}
+	c.logf("pgcluster: initialising PostgreSQL %d cluster in %s", c.bins.major, c.dataDir)
+	args := []string{"-D", tmp, "-U", Superuser, "-E", "UTF8", "--locale=C", "-A", "trust"}
+	if c.throwaway {
+		args = append(args, "--no-sync")
+	}
+	if _, err := c.osUser.run(ctx, c.bins.initdb, args...); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := c.writeFiles(tmp, port); err != nil {
+		return err
+	}
+	if err := os.Remove(c.dataDir); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("pgcluster: replace empty %s: %w", c.dataDir, err)
+	}
+	return os.Rename(tmp, c.dataDir)
+}
+
+// writeFiles writes pg_hba.conf, corridor.conf and the include line into a
+// fresh data directory dir that will be renamed to c.dataDir.
+func (c *Cluster) writeFiles(dir string, port int) error {
+	if err := c.writeOwned(filepath.Join(dir, "pg_hba.conf"), hbaConf); err != nil {
+		return err
+	}
+	if err := ensureInclude(dir); err != nil {
+		return err
+	}
+	return c.writeConf(dir, port)
+}
+
+// includeLine makes postgresql.conf read corridor.conf; it comes last, so
+// our settings win over initdb's.
+const includeLine = "include_if_exists = '" + confFile + "'"
+
+// ensureInclude appends includeLine to dir/postgresql.conf unless present
+// (a data directory made by hand lacks it).
+func ensureInclude(dir string) error {
+	path := filepath.Join(dir, "postgresql.conf")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if strings.Contains(string(b), includeLine) {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "\n# Settings managed by corridor/adapters/pgcluster:\n%s\n", includeLine)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// writeConf (re)writes corridor.conf for the cluster living at c.dataDir
+// (the files may sit in dir while initdb's output is not yet renamed).
+func (c *Cluster) writeConf(dir string, port int) error {
+	lines := []string{
+		"listen_addresses = '127.0.0.1'",
+		fmt.Sprintf("port = %d", port),
+		fmt.Sprintf("unix_socket_directories = '%s'", c.socketDir(port)),
+		"timezone = 'UTC'",
+	}
+	if c.throwaway {
+		// Throwaway test data: trade durability for speed.
+		lines = append(lines, "max_connections = 200", "fsync = off", "synchronous_commit = off",
+			"full_page_writes = off", "wal_level = minimal", "max_wal_senders = 0", "checkpoint_timeout = '1h'")
+	} else {
+		lines = append(lines, "max_connections = 150")
+	}
+	body := "# Written by corridor/adapters/pgcluster; rewritten when the port changes.\n" + strings.Join(lines, "\n") + "\n"
+	return c.writeOwned(filepath.Join(dir, confFile), body)
+}
+
+// socketDir is the data directory, or "" (no Unix socket, TCP only) when the
+// socket path would exceed the kernel's limit, as it can for deep project
+// paths.
+func (c *Cluster) socketDir(port int) string {
+	if len(c.dataDir)+len("/.s.PGSQL.")+len(strconv.Itoa(port)) > maxSocketPath {
+		return ""
+	}
+	return strings.ReplaceAll(c.dataDir, "'", "''")
+}
+
+func (c *Cluster) writeOwned(path, body string) error {
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		return err
+	}
+	if c.osUser.switched() {
+		return os.Chown(path, c.osUser.uid, c.osUser.gid)
+	}
+	return nil
+}
+
+// persistedPort reads the port from corridor.conf; 0 when absent.
+func persistedPort(dataDir string) int {
+	f, err := os.Open(filepath.Join(dataDir, confFile))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == "port" {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
+}
+
+// dataMajor reads PG_VERSION; 0 when the directory is not a data directory.
+func dataMajor(dataDir string) int {
+	b, err := os.ReadFile(filepath.Join(dataDir, "PG_VERSION"))
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.SplitN(strings.TrimSpace(string(b)), ".", 2)[0])
+	return n
+}
+
+// freePort asks the kernel for an unused loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// portFree reports whether nothing listens on 127.0.0.1:port.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return false
+	}
+	l.Close()
+	return true
+}

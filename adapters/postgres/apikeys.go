@@ -1,0 +1,99 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/tenant"
+	"corridor/ports"
+)
+
+type apiKeyModel struct {
+	bun.BaseModel `bun:"table:api_keys"`
+	ID            string     `bun:"id,pk"`
+	TenantID      string     `bun:"tenant_id"`
+	Environment   string     `bun:"environment"`
+	Name          string     `bun:"name"`
+	PubID         string     `bun:"pub_id"`
+	SecretHash    string     `bun:"secret_hash"`
+	Scopes        []string   `bun:"scopes,array"`
+	ExpiresAt     *time.Time `bun:"expires_at"`
+	RevokedAt     *time.Time `bun:"revoked_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+}
+
+func (m apiKeyModel) domain() tenant.APIKey {
+	scopes := make([]auth.Scope, len(m.Scopes))
+	for i, s := range m.Scopes {
+		scopes[i] = auth.Scope(s)
+	}
+	return tenant.APIKey{
+		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Name: m.Name,
+		PubID: m.PubID, SecretHash: m.SecretHash, Scopes: scopes,
+		ExpiresAt: utcPtr(m.ExpiresAt), RevokedAt: utcPtr(m.RevokedAt), CreatedAt: m.CreatedAt.UTC(),
+	}
+}
+
+type apiKeyRepo struct{ db bun.IDB }
+
+func (r apiKeyRepo) CreateAPIKey(ctx context.Context, k tenant.APIKey) error {
+	scopes := make([]string, len(k.Scopes))
+	for i, s := range k.Scopes {
+		scopes[i] = string(s)
+	}
+	m := apiKeyModel{
+		ID: k.ID, TenantID: k.TenantID, Environment: string(k.Environment), Name: k.Name,
+		PubID: k.PubID, SecretHash: k.SecretHash, Scopes: scopes,
+		ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt,
+	}
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r apiKeyRepo) FindAPIKeyByPubID(ctx context.Context, pubID string) (tenant.APIKey, error) {
+	var m apiKeyModel
+	err := r.db.NewSelect().Model(&m).Where("pub_id = ?", pubID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return tenant.APIKey{}, core.NotFound(core.CodeAPIKeyNotFound, "API key")
+	}
+	return m.domain(), err
+}
+
+func (r apiKeyRepo) FindAPIKey(ctx context.Context, tenantID string, env core.Environment, id string) (tenant.APIKey, error) {
+	var m apiKeyModel
+	err := r.db.NewSelect().Model(&m).
+		Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return tenant.APIKey{}, core.NotFound(core.CodeAPIKeyNotFound, "API key")
+	}
+	return m.domain(), err
+}
+
+func (r apiKeyRepo) ListAPIKeys(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]tenant.APIKey, int, error) {
+	var rows []apiKeyModel
+	total, err := r.db.NewSelect().Model(&rows).
+		Where("tenant_id = ? AND environment = ?", tenantID, env).
+		OrderExpr("id ASC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]tenant.APIKey, len(rows))
+	for i, m := range rows {
+		out[i] = m.domain()
+	}
+	return out, int(total), nil
+}
+
+// RevokeAPIKey sets revoked_at once; a second revoke keeps the first time (soft, idempotent).
+func (r apiKeyRepo) RevokeAPIKey(ctx context.Context, tenantID string, env core.Environment, id string, at time.Time) error {
+	_, err := r.db.NewUpdate().Model((*apiKeyModel)(nil)).
+		Set("revoked_at = COALESCE(revoked_at, ?)", at).
+		Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Exec(ctx)
+	return err
+}

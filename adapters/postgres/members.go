@@ -1,0 +1,119 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/tenant"
+	"corridor/ports"
+)
+
+type memberModel struct {
+	bun.BaseModel   `bun:"table:members"`
+	ID              string     `bun:"id,pk"`
+	TenantID        string     `bun:"tenant_id"`
+	Email           string     `bun:"email"`
+	DisplayName     string     `bun:"display_name"`
+	Role            string     `bun:"role"`
+	Status          string     `bun:"status"`
+	SignerAddress   *string    `bun:"signer_address"`
+	IdentityUserID  *string    `bun:"identity_user_id"`
+	InviteTokenHash string     `bun:"invite_token_hash"`
+	InviteExpiresAt time.Time  `bun:"invite_expires_at"`
+	CreatedAt       time.Time  `bun:"created_at"`
+	AcceptedAt      *time.Time `bun:"accepted_at"`
+	RevokedAt       *time.Time `bun:"revoked_at"`
+}
+
+func memberFromDomain(m tenant.Member) memberModel {
+	return memberModel{
+		ID: m.ID, TenantID: m.TenantID, Email: m.Email, DisplayName: m.DisplayName,
+		Role: string(m.Role), Status: string(m.Status),
+		SignerAddress: nullable(m.SignerAddress), IdentityUserID: nullable(m.IdentityUserID),
+		InviteTokenHash: m.InviteTokenHash, InviteExpiresAt: m.InviteExpiresAt,
+		CreatedAt: m.CreatedAt, AcceptedAt: m.AcceptedAt, RevokedAt: m.RevokedAt,
+	}
+}
+
+func (m memberModel) domain() tenant.Member {
+	return tenant.Member{
+		ID: m.ID, TenantID: m.TenantID, Email: m.Email, DisplayName: m.DisplayName,
+		Role: tenant.Role(m.Role), Status: tenant.MemberStatus(m.Status),
+		SignerAddress: deref(m.SignerAddress), IdentityUserID: deref(m.IdentityUserID),
+		InviteTokenHash: m.InviteTokenHash, InviteExpiresAt: m.InviteExpiresAt.UTC(),
+		CreatedAt: m.CreatedAt.UTC(), AcceptedAt: utcPtr(m.AcceptedAt), RevokedAt: utcPtr(m.RevokedAt),
+	}
+}
+
+type memberRepo struct{ db bun.IDB }
+
+func (r memberRepo) CreateMember(ctx context.Context, m tenant.Member) error {
+	model := memberFromDomain(m)
+	_, err := r.db.NewInsert().Model(&model).Exec(ctx)
+	return err
+}
+
+func (r memberRepo) FindMember(ctx context.Context, tenantID, id string) (tenant.Member, error) {
+	var m memberModel
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND id = ?", tenantID, id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return tenant.Member{}, core.NotFound(core.CodeMemberNotFound, "member")
+	}
+	return m.domain(), err
+}
+
+func (r memberRepo) FindMemberByInviteHashForUpdate(ctx context.Context, tokenHash string) (tenant.Member, error) {
+	var m memberModel
+	err := r.db.NewSelect().Model(&m).Where("invite_token_hash = ?", tokenHash).For("UPDATE").Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return tenant.Member{}, core.NotFound(core.CodeInviteNotFound, "invite")
+	}
+	return m.domain(), err
+}
+
+func (r memberRepo) ListMembers(ctx context.Context, tenantID string, page ports.Page) ([]tenant.Member, int, error) {
+	var rows []memberModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ?", tenantID).
+		OrderExpr("id ASC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]tenant.Member, len(rows))
+	for i, m := range rows {
+		out[i] = m.domain()
+	}
+	return out, int(total), nil
+}
+
+func (r memberRepo) UpdateMember(ctx context.Context, m tenant.Member) error {
+	model := memberFromDomain(m)
+	_, err := r.db.NewUpdate().Model(&model).WherePK().Where("tenant_id = ?", m.TenantID).Exec(ctx)
+	return err
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

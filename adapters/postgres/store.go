@@ -1,0 +1,104 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+
+	"corridor/ports"
+)
+
+// maxTxAttempts bounds retries of a unit of work on serialization failure or deadlock.
+const maxTxAttempts = 5
+
+// Store is the Bun unit of work.
+type Store struct {
+	db *bun.DB
+}
+
+var _ ports.Store = (*Store)(nil)
+
+// NewStore wraps an open database.
+func NewStore(db *bun.DB) *Store {
+	if db == nil {
+		panic("postgres: NewStore needs a database")
+	}
+	return &Store{db: db}
+}
+
+// DB exposes the handle for adapters that need their own queries (the ledger store).
+func (s *Store) DB() *bun.DB { return s.db }
+
+// Ping checks the database answers; /readyz uses it.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+type txKey struct{}
+
+// InTx runs fn in a transaction, or in a savepoint when ctx already carries one.
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
+	if outer, ok := ctx.Value(txKey{}).(bun.Tx); ok {
+		return s.nested(ctx, outer, fn)
+	}
+	var err error
+	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
+		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
+			ctx = context.WithValue(ctx, txKey{}, btx)
+			return fn(ctx, &tx{db: btx})
+		})
+		if !retryable(err) {
+			return err
+		}
+		time.Sleep(time.Duration(attempt*attempt) * 5 * time.Millisecond)
+	}
+	return err
+}
+
+func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Context, tx ports.Tx) error) error {
+	sp, err := outer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(context.WithValue(ctx, txKey{}, sp), &tx{db: sp}); err != nil {
+		_ = sp.Rollback()
+		return err
+	}
+	return sp.Commit()
+}
+
+// retryable reports a serialization failure (40001) or deadlock (40P01).
+func retryable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "40001" || pgErr.Code == "40P01"
+	}
+	return false
+}
+
+// tx implements ports.Tx over one Bun transaction or savepoint.
+type tx struct {
+	db bun.IDB
+}
+
+func (t *tx) Tenants() ports.TenantRepo          { return tenantRepo{t.db} }
+func (t *tx) Members() ports.MemberRepo          { return memberRepo{t.db} }
+func (t *tx) APIKeys() ports.APIKeyRepo          { return apiKeyRepo{t.db} }
+func (t *tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.db} }
+
+// TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
+// ledger store) that must write inside the caller's transaction.
+func TxFromContext(ctx context.Context) (bun.Tx, bool) {
+	t, ok := ctx.Value(txKey{}).(bun.Tx)
+	return t, ok
+}
+
+// constraintOf names the violated constraint of a unique/check/foreign-key error.
+func constraintOf(err error) (code, constraint string) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code, pgErr.ConstraintName
+	}
+	return "", ""
+}

@@ -1,0 +1,114 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"corridor/core"
+	"corridor/ports"
+)
+
+// IdempotentRequest identifies one POST under an Idempotency-Key (D5).
+type IdempotentRequest struct {
+	Scope       string // "tenant:{id}", or "user:{sub}" for a session without a tenant
+	Environment core.Environment
+	Key         string
+	Fingerprint string
+}
+
+// Outcome is the response a POST produced, as stored for replay.
+type Outcome struct {
+	StatusCode  int
+	Body        []byte
+	ContentType string
+}
+
+// storable reports whether an outcome is kept for replay. Authentication failures, rate
+// limits and server errors are not (D5): a retry should run again.
+func (o Outcome) storable() bool {
+	return o.StatusCode < 500 && o.StatusCode != 401 && o.StatusCode != 429
+}
+
+// errNotStored rolls back a unit of work whose outcome must not be kept.
+var errNotStored = errors.New("outcome not stored")
+
+// MaxIdempotencyKeyLength bounds the header value.
+const MaxIdempotencyKeyLength = 255
+
+// ValidateIdempotencyKey accepts 1–255 printable ASCII characters.
+func ValidateIdempotencyKey(key string) error {
+	if len(key) == 0 || len(key) > MaxIdempotencyKeyLength {
+		return core.Invalid("Idempotency-Key", "must be 1 to 255 characters")
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return core.Invalid("Idempotency-Key", "must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// Idempotent runs a POST at most once per key. The record is written in the same transaction
+// as the effect: run receives a context carrying that transaction, and every use case it calls
+// joins it as a savepoint. A concurrent request holding the key gets
+// IDEMPOTENCY_REQUEST_IN_PROGRESS; a stored outcome is replayed (replayed=true) when the
+// fingerprint matches, else IDEMPOTENCY_KEY_REUSED.
+func (a *App) Idempotent(ctx context.Context, req IdempotentRequest, run func(ctx context.Context) (Outcome, error)) (Outcome, bool, error) {
+	var out Outcome
+	replayed := false
+	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		replayed = false
+		repo := tx.Idempotency()
+		free, err := repo.TryLock(ctx, req.Scope, req.Environment, req.Key)
+		if err != nil {
+			return err
+		}
+		if !free {
+			return core.E(core.CodeIdempotencyRequestInProgress, "a request with this Idempotency-Key is still in progress; retry after it completes")
+		}
+		now := a.clock.Now()
+		rec, found, err := repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
+		if err != nil {
+			return err
+		}
+		if found {
+			return replay(rec, req, &out, &replayed)
+		}
+		if out, err = run(ctx); err != nil {
+			return err
+		}
+		if !out.storable() {
+			return errNotStored
+		}
+		return repo.Save(ctx, ports.IdempotencyRecord{
+			Scope: req.Scope, Environment: req.Environment, Key: req.Key, Fingerprint: req.Fingerprint,
+			StatusCode: out.StatusCode, Body: out.Body, ContentType: out.ContentType,
+			CreatedAt: now, ExpiresAt: now.Add(a.idempotencyTTL),
+		})
+	})
+	if errors.Is(err, errNotStored) {
+		return out, false, nil
+	}
+	return out, replayed, err
+}
+
+func replay(rec ports.IdempotencyRecord, req IdempotentRequest, out *Outcome, replayed *bool) error {
+	if rec.Fingerprint != req.Fingerprint {
+		return core.E(core.CodeIdempotencyKeyReused,
+			"this Idempotency-Key was used with a different request; use a new key for a new request")
+	}
+	*out = Outcome{StatusCode: rec.StatusCode, Body: rec.Body, ContentType: rec.ContentType}
+	*replayed = true
+	return nil
+}
+
+// PurgeIdempotency deletes expired records in bounded batches; serve runs it periodically.
+func (a *App) PurgeIdempotency(ctx context.Context) (int, error) {
+	var n int
+	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		n, err = tx.Idempotency().DeleteExpired(ctx, a.clock.Now(), 1000)
+		return err
+	})
+	return n, err
+}

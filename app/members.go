@@ -1,0 +1,143 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/tenant"
+	"corridor/ports"
+)
+
+// InviteInput is the body of POST /v1/tenants/members.
+type InviteInput struct {
+	Email       string
+	DisplayName string
+	Role        string
+}
+
+// Invited carries the one-time invite token; only its hash is stored.
+type Invited struct {
+	Member      tenant.Member
+	InviteToken string
+}
+
+// inviteTokenBytes is the CSPRNG entropy of an invite token.
+const inviteTokenBytes = 32
+
+// InviteMember creates a PENDING member with a one-time token.
+func (a *App) InviteMember(ctx context.Context, p auth.Principal, in InviteInput) (Invited, error) {
+	if err := requireTenantScope(p, auth.ScopeMembersManage); err != nil {
+		return Invited{}, err
+	}
+	errs := core.FieldErrors{}
+	email, err := tenant.ValidateEmail("email", in.Email)
+	if err != nil {
+		errs.Add("email", fieldReason(err, "email"))
+	}
+	role, err := tenant.ParseRole(in.Role)
+	if err != nil {
+		errs.Add("role", fieldReason(err, "role"))
+	}
+	if err := tenant.ValidateName("displayName", in.DisplayName, false); err != nil {
+		errs.Add("displayName", fieldReason(err, "displayName"))
+	}
+	if err := errs.Err(); err != nil {
+		return Invited{}, err
+	}
+	now := a.clock.Now()
+	token := "inv_" + core.RandomToken(inviteTokenBytes)
+	m := tenant.Member{
+		ID: core.NewID(core.PrefixMember), TenantID: p.TenantID, Email: email,
+		DisplayName: strings.TrimSpace(in.DisplayName), Role: role, Status: tenant.MemberPending,
+		InviteTokenHash: auth.HashSecret(token), InviteExpiresAt: now.Add(tenant.InviteLifetime), CreatedAt: now,
+	}
+	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Members().CreateMember(ctx, m)
+	})
+	return Invited{Member: m, InviteToken: token}, err
+}
+
+// ListMembers lists the tenant's members.
+func (a *App) ListMembers(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.Member, int, error) {
+	if err := requireTenantScope(p, auth.ScopeMembersRead); err != nil {
+		return nil, 0, err
+	}
+	var out []tenant.Member
+	var total int
+	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Members().ListMembers(ctx, p.TenantID, clampPage(page))
+		return err
+	})
+	return out, total, err
+}
+
+// AcceptInput is the body of POST /v1/tenants/members/accept.
+type AcceptInput struct {
+	Token         string
+	SignerAddress string
+	DisplayName   string
+	// IdentityUserID links the member to an identity-provider user when the accept request
+	// carried a valid session, so that session then resolves to this tenant.
+	IdentityUserID string
+}
+
+// AcceptInvite activates a member once; the token authorizes the call.
+func (a *App) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, error) {
+	errs := core.FieldErrors{}
+	if strings.TrimSpace(in.Token) == "" {
+		errs.Add("token", "is required")
+	}
+	signer, err := tenant.ValidateAddress("signerAddress", in.SignerAddress)
+	if in.SignerAddress == "" {
+		errs.Add("signerAddress", "is required")
+	} else if err != nil {
+		errs.Add("signerAddress", fieldReason(err, "signerAddress"))
+	}
+	if err := tenant.ValidateName("displayName", in.DisplayName, false); err != nil {
+		errs.Add("displayName", fieldReason(err, "displayName"))
+	}
+	if err := errs.Err(); err != nil {
+		return tenant.Member{}, err
+	}
+	var m tenant.Member
+	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		found, err := tx.Members().FindMemberByInviteHashForUpdate(ctx, auth.HashSecret(in.Token))
+		if err != nil {
+			return err
+		}
+		m, err = found.Accept(signer, strings.TrimSpace(in.DisplayName), in.IdentityUserID, a.clock.Now())
+		if err != nil {
+			return err
+		}
+		return tx.Members().UpdateMember(ctx, m)
+	})
+	return m, err
+}
+
+// RevokedMember is the revoke response: the member and the wallets where its signer is still
+// an on-chain owner (empty until wallets exist).
+type RevokedMember struct {
+	Member                tenant.Member
+	StillOwnerOfWalletIDs []string
+}
+
+// RevokeMember revokes a member; revoking twice is harmless.
+func (a *App) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
+	if err := requireTenantScope(p, auth.ScopeMembersManage); err != nil {
+		return RevokedMember{}, err
+	}
+	var out RevokedMember
+	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		m, err := tx.Members().FindMember(ctx, p.TenantID, id)
+		if err != nil {
+			return err
+		}
+		m = m.Revoke(a.clock.Now())
+		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: []string{}}
+		return tx.Members().UpdateMember(ctx, m)
+	})
+	return out, err
+}

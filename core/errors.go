@@ -1,0 +1,140 @@
+// Package core holds Corridor's pure domain: money, identifiers, errors and one package per
+// aggregate. Nothing here performs I/O or knows about HTTP, SQL or a chain.
+package core
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code is a stable machine-readable error code. Clients branch on it, so a code is never renamed.
+type Code string
+
+// Codes of SPEC.md (Errors) and DESIGN.md D4. The HTTP adapter owns the code → status table.
+const (
+	CodeValidationFailed             Code = "VALIDATION_FAILED"
+	CodeUnauthenticated              Code = "UNAUTHENTICATED"
+	CodeInsufficientScope            Code = "INSUFFICIENT_SCOPE"
+	CodeTenantRequired               Code = "TENANT_REQUIRED"
+	CodeSandboxOnly                  Code = "SANDBOX_ONLY"
+	CodeInvalidState                 Code = "INVALID_STATE"
+	CodeIdempotencyKeyReused         Code = "IDEMPOTENCY_KEY_REUSED"
+	CodeIdempotencyRequestInProgress Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
+	CodeRateLimited                  Code = "RATE_LIMITED"
+	CodeRouteNotFound                Code = "ROUTE_NOT_FOUND"
+	CodeMethodNotAllowed             Code = "METHOD_NOT_ALLOWED"
+	CodePayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMediaType         Code = "UNSUPPORTED_MEDIA_TYPE"
+	CodeInternal                     Code = "INTERNAL"
+	CodeServiceUnavailable           Code = "SERVICE_UNAVAILABLE"
+	CodeChainUnavailable             Code = "CHAIN_UNAVAILABLE"
+	CodeProviderUnavailable          Code = "PROVIDER_UNAVAILABLE"
+	CodeFeatureNotAvailable          Code = "FEATURE_NOT_AVAILABLE"
+
+	CodeTenantNotFound Code = "TENANT_NOT_FOUND"
+	CodeMemberNotFound Code = "MEMBER_NOT_FOUND"
+	CodeAPIKeyNotFound Code = "API_KEY_NOT_FOUND"
+	CodeInviteNotFound Code = "INVITE_NOT_FOUND"
+
+	// Ledger codes.
+	CodeInsufficientFunds       Code = "INSUFFICIENT_FUNDS"
+	CodeLedgerReferenceConflict Code = "LEDGER_REFERENCE_CONFLICT"
+	CodeAccountNotFound         Code = "ACCOUNT_NOT_FOUND"
+	CodeTransferNotFound        Code = "TRANSFER_NOT_FOUND"
+	CodeAmountOverflow          Code = "AMOUNT_OVERFLOW"
+)
+
+// Error is the one domain error type. It carries a stable code, a human message and optional
+// structured details that the HTTP adapter renders into the SPEC error envelope.
+type Error struct {
+	Code    Code
+	Message string
+	Details map[string]any
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Is matches any *Error with the same code, so sentinels work with errors.Is.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	if errors.As(target, &t) {
+		return t.Code == e.Code
+	}
+	return false
+}
+
+// Sentinels for errors.Is checks; compare by code, never by message.
+var (
+	ErrValidation        = &Error{Code: CodeValidationFailed}
+	ErrUnauthenticated   = &Error{Code: CodeUnauthenticated}
+	ErrInsufficientScope = &Error{Code: CodeInsufficientScope}
+	ErrInvalidState      = &Error{Code: CodeInvalidState}
+	ErrInsufficientFunds = &Error{Code: CodeInsufficientFunds}
+	ErrReferenceConflict = &Error{Code: CodeLedgerReferenceConflict}
+	ErrAccountNotFound   = &Error{Code: CodeAccountNotFound}
+	ErrTransferNotFound  = &Error{Code: CodeTransferNotFound}
+	ErrAmountOverflow    = &Error{Code: CodeAmountOverflow}
+)
+
+// E builds an error with a code and a formatted message.
+func E(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// WithDetails returns a copy of e with details merged in.
+func (e *Error) WithDetails(details map[string]any) *Error {
+	out := &Error{Code: e.Code, Message: e.Message, Details: map[string]any{}}
+	for k, v := range e.Details {
+		out.Details[k] = v
+	}
+	for k, v := range details {
+		out.Details[k] = v
+	}
+	return out
+}
+
+// NotFound is the 404 for a resource that does not exist in the caller's tenant and
+// environment. Another tenant's object answers exactly the same way.
+func NotFound(code Code, resource string) *Error {
+	return &Error{Code: code, Message: resource + " not found"}
+}
+
+// FieldErrors collects validation problems keyed by field path (for example "owners[0].address").
+type FieldErrors map[string]string
+
+// Add records why a field is invalid; the first reason for a field wins.
+func (f FieldErrors) Add(field, reason string) {
+	if _, ok := f[field]; !ok {
+		f[field] = reason
+	}
+}
+
+// Err returns nil when there are no problems, else a VALIDATION_FAILED error naming every field.
+func (f FieldErrors) Err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	names := make([]string, 0, len(f))
+	for k := range f {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	fields := make(map[string]any, len(f))
+	for k, v := range f {
+		fields[k] = v
+	}
+	return &Error{
+		Code:    CodeValidationFailed,
+		Message: "invalid request: " + strings.Join(names, ", "),
+		Details: map[string]any{"fields": fields},
+	}
+}
+
+// Invalid is a shorthand for a single-field validation failure.
+func Invalid(field, reason string) error {
+	f := FieldErrors{}
+	f.Add(field, reason)
+	return f.Err()
+}

@@ -1,0 +1,48 @@
+// Package ledger is Corridor's double-entry engine: accounts, transfers, postings, two-phase
+// holds and the invariants that keep them honest. It is pure rules: no I/O, no SQL, no clock.
+// Every function takes what it needs as arguments and returns fresh values, so the Postgres
+// store and the in-memory Book run the very same decisions.
+//
+// # Sign convention
+//
+// A posting amount is a signed int64 in base units of the transfer's asset (USDC: 6 decimals).
+// An amount > 0 credits the account (its balance goes up); an amount < 0 debits it (its balance
+// goes down). Every account uses the same direction, so the posted balances of all accounts of
+// one environment and asset sum to exactly zero: money that entered from outside shows as a
+// negative balance on a world or pool account. Amounts are never zero and never math.MinInt64,
+// so negating one (for a reversal) can never overflow. Every sum is overflow-checked.
+//
+// # Transfers
+//
+//   - POSTED moves posted balances at once.
+//   - PENDING is a two-phase hold between exactly one debited and one credited account: it
+//     reserves the amount (the debited account's Available drops at once) without moving it.
+//   - POST_PENDING finalises a hold once, in full or in part; a partial post releases the rest.
+//   - VOID_PENDING releases a hold; it is the only way out of an expired hold.
+//   - REVERSAL negates a POSTED or POST_PENDING transfer, once, as a new transfer.
+//
+// Transfers are immutable and hashed into a chain (CanonicalBytes, ChainHash, VerifyChain).
+// What changes over time is a transfer's TransferState (PENDING → POSTED or VOIDED,
+// POSTED → REVERSED), which is derivable from the history (Rebuild).
+//
+// # How a store uses this package
+//
+// Within one database transaction, for a TransferSpec:
+//
+//  1. Validate the spec (Apply does it too; doing it first avoids taking locks for nothing).
+//  2. Look up a transfer with the same (environment, reference). If there is one, call
+//     ReplayOrConflict and return its answer: the stored transfer, or a reference conflict.
+//  3. For POST_PENDING, VOID_PENDING and REVERSAL, load the target transfer (spec.TargetID())
+//     and its state with SELECT … FOR UPDATE. Absent or in another environment: pass nil.
+//  4. Lock the balance rows of InvolvedAccountIDs(spec, target) with SELECT … FOR UPDATE in that
+//     (sorted) order, and load those accounts. Do not lock any other balance row.
+//  5. Call Apply. On error, roll back: nothing may be written.
+//  6. Insert Result.Transfer with Result.State, one row per posting, update every balance in
+//     Result.Balances, update the target's state from Result.Target, and append ChainHash of
+//     the new transfer to the chain (lock the chain head last).
+//
+// The lock order (target transfer row, then balance rows by account id, then the chain head)
+// is the same for every transfer, so concurrent transfers cannot deadlock. A unique violation
+// on the (environment, reference) key means a concurrent twin won: roll back and start again
+// at step 2, which then replays. Book is the in-memory implementation of exactly these steps.
+package ledger

@@ -1,0 +1,72 @@
+// Package wiring is the composition root shared by cmd/corridor and the black-box tests: it
+// builds adapters and plugs them into app, so a test runs exactly the service `corridor serve`
+// runs. Only cmd and test import it.
+package wiring
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"corridor/adapters/http"
+	"corridor/adapters/identity"
+	"corridor/adapters/postgres"
+	"corridor/app"
+	"corridor/ports"
+)
+
+// Config is everything Build needs; cmd reads it from the environment.
+type Config struct {
+	DatabaseURL    string
+	SessionSecret  string
+	RateLimit      http.RateLimit
+	BodyLimitBytes int
+	DBMaxConns     int
+	IdempotencyTTL time.Duration
+	Chains         ChainAddresses
+	Clock          ports.Clock // nil = wall clock
+}
+
+// Service is the wired application.
+type Service struct {
+	Server *http.Server
+	App    *app.App
+	Store  *postgres.Store
+	close  func()
+}
+
+// Close releases the database pool.
+func (s *Service) Close() { s.close() }
+
+// Build connects to the database (already migrated) and wires every adapter.
+func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("wiring: DatabaseURL is required")
+	}
+	idp, err := identity.NewSandbox(cfg.SessionSecret)
+	if err != nil {
+		return nil, err
+	}
+	db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{MaxOpenConns: cfg.DBMaxConns})
+	if err != nil {
+		return nil, err
+	}
+	store := postgres.NewStore(db)
+	a, err := app.New(app.Deps{Store: store, Identity: idp, Clock: cfg.Clock, IdempotencyTTL: cfg.IdempotencyTTL})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	srv, err := http.New(http.Config{
+		BodyLimitBytes: cfg.BodyLimitBytes,
+		RateLimit:      cfg.RateLimit,
+		Capabilities:   Capabilities(cfg.Chains),
+		Store:          store,
+	}, a, log)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return &Service{Server: srv, App: a, Store: store, close: func() { _ = db.Close() }}, nil
+}
