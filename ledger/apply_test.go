@@ -43,7 +43,7 @@ func TestApply(t *testing.T) {
 			balances: map[string]Balance{bobID: {PendingCredits: 60}, feesID: {}}, wantCode: core.CodeInsufficientFunds},
 		{name: "a credit to an overdrawn account is allowed", spec: postedSpec("p", Move(worldID, aliceID, 5)...),
 			balances: map[string]Balance{aliceID: {Posted: 10, PendingDebits: 20}, worldID: {}},
-			want: map[string]Balance{aliceID: {Posted: 15, PendingDebits: 20}, worldID: {Posted: -5}}},
+			want:     map[string]Balance{aliceID: {Posted: 15, PendingDebits: 20}, worldID: {Posted: -5}}},
 		{name: "pending reserves without moving", spec: pendingSpec("h", aliceID, bobID, 60, time.Time{}), balances: alice100,
 			want: aliceHolding},
 		{name: "pending beyond available is insufficient funds", spec: pendingSpec("h", aliceID, bobID, 101, time.Time{}),
@@ -97,7 +97,7 @@ func TestApply(t *testing.T) {
 			wantCode: core.CodeInternal},
 		{name: "releasing more than a balance row holds is an internal error", spec: voidSpec("void", openHold.Transfer.ID),
 			balances: map[string]Balance{aliceID: {Posted: 100, PendingDebits: 10}, bobID: {PendingCredits: 60}},
-			target: openHold, wantCode: core.CodeInternal},
+			target:   openHold, wantCode: core.CodeInternal},
 		{name: "an unbalanced spec is refused", spec: postedSpec("p", Posting{aliceID, -1}, Posting{bobID, 2}),
 			balances: alice100, wantCode: core.CodeValidationFailed},
 	}

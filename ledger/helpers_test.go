@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"errors"
-	"testing"
 	"time"
 
 	"corridor/core"
@@ -87,8 +86,14 @@ func storedMove(amount int64, status TransferStatus) *StoredTransfer {
 	}
 }
 
+// fataler is what codeOf needs of *testing.T and *rapid.T alike.
+type fataler interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // codeOf returns the domain code of err, or "" for nil, failing the test on a foreign error.
-func codeOf(t testing.TB, err error) core.Code {
+func codeOf(t fataler, err error) core.Code {
 	t.Helper()
 	if err == nil {
 		return ""

@@ -35,9 +35,17 @@ func query(t *testing.T, url, sql string, dst ...any) {
 	}
 }
 
+// skipShort keeps `go test -short` (make test-short) free of real servers.
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL; skipped with -short")
+	}
+}
+
 // TestThrowawayLifecycle starts, uses, stops, restarts (data and port kept),
 // reuses a running server and removes a throwaway cluster.
 func TestThrowawayLifecycle(t *testing.T) {
+	skipShort(t)
 	ctx := context.Background()
 	begin := time.Now()
 	c, err := NewThrowaway(ctx, t.Logf)
@@ -111,6 +119,7 @@ func TestThrowawayLifecycle(t *testing.T) {
 // process that is not PostgreSQL (PID reuse), which PostgreSQL alone would
 // refuse to start over.
 func TestStalePidFile(t *testing.T) {
+	skipShort(t)
 	ctx := context.Background()
 	c, err := NewThrowaway(ctx, t.Logf)
 	if err != nil {
@@ -183,6 +192,7 @@ func TestDirMajor(t *testing.T) {
 // and exits without Remove, as a killed `go test` would, and checks that the
 // next sweep stops its server and deletes its directory.
 func TestSweepAbandoned(t *testing.T) {
+	skipShort(t)
 	if os.Getenv("PGCLUSTER_ABANDON") == "1" {
 		c, err := NewThrowaway(context.Background(), nil)
 		if err != nil {
@@ -215,5 +225,21 @@ func TestSweepAbandoned(t *testing.T) {
 	}
 	if syscall.Kill(pid, 0) == nil {
 		t.Fatalf("abandoned postmaster %d still alive", pid)
+	}
+}
+
+// TestNoBinaries hides every installation and checks that Ensure, told not
+// to install, says so instead of trying something else.
+func TestNoBinaries(t *testing.T) {
+	if DockerAvailable(context.Background()) {
+		t.Skip("with a Docker engine Ensure asks for compose instead")
+	}
+	saved := versionDirGlobs
+	versionDirGlobs = nil
+	t.Cleanup(func() { versionDirGlobs = saved })
+	t.Setenv("PATH", t.TempDir())
+	_, err := Ensure(context.Background(), Options{DataDir: filepath.Join(t.TempDir(), "data"), NoInstall: true})
+	if !errors.Is(err, ErrNoBinaries) {
+		t.Fatalf("want ErrNoBinaries, got %v", err)
 	}
 }

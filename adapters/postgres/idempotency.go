@@ -32,7 +32,7 @@ type idempotencyRepo struct{ db bun.IDB }
 func (r idempotencyRepo) TryLock(ctx context.Context, scope string, env core.Environment, key string) (bool, error) {
 	var ok bool
 	err := r.db.NewRaw("SELECT pg_try_advisory_xact_lock(hashtextextended(?, 2))",
-		scope+"\x00"+string(env)+"\x00"+key).Scan(ctx, &ok)
+		scope+"|"+string(env)+"|"+key).Scan(ctx, &ok)
 	return ok, err
 }
 
@@ -53,19 +53,18 @@ func (r idempotencyRepo) Find(ctx context.Context, scope string, env core.Enviro
 	}, true, nil
 }
 
-// Save inserts the record, replacing an expired one with the same key.
+// Save inserts the record, replacing an expired one with the same key (a live one is never
+// overwritten: the caller holds the key's lock and has checked for it).
 func (r idempotencyRepo) Save(ctx context.Context, rec ports.IdempotencyRecord) error {
-	m := idempotencyModel{
-		Scope: rec.Scope, Environment: string(rec.Environment), Key: rec.Key,
-		Fingerprint: rec.Fingerprint, StatusCode: rec.StatusCode, Body: rec.Body, ContentType: rec.ContentType,
-		CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt,
-	}
-	_, err := r.db.NewInsert().Model(&m).
-		On("CONFLICT (scope, environment, key) DO UPDATE").
-		Set("fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, body = EXCLUDED.body").
-		Set("content_type = EXCLUDED.content_type, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at").
-		Where("idempotency_keys.expires_at <= EXCLUDED.created_at").
-		Exec(ctx)
+	_, err := r.db.NewRaw(`INSERT INTO idempotency_keys
+		(scope, environment, key, fingerprint, status_code, body, content_type, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scope, environment, key) DO UPDATE SET
+			fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, body = EXCLUDED.body,
+			content_type = EXCLUDED.content_type, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+		WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`,
+		rec.Scope, string(rec.Environment), rec.Key, rec.Fingerprint, rec.StatusCode, rec.Body,
+		rec.ContentType, rec.CreatedAt, rec.ExpiresAt).Exec(ctx)
 	return err
 }
 

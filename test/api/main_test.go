@@ -1,0 +1,12 @@
+// Package api holds black-box tests of the foundation over HTTP against a real PostgreSQL.
+package api
+
+import (
+	"testing"
+
+	"corridor/test/harness"
+)
+
+func TestMain(m *testing.M) { harness.Main(m) }
+
+var env = harness.Shared

@@ -1,0 +1,118 @@
+// Package harness starts the real, fully wired Corridor service on a loopback port against a
+// real PostgreSQL (see test/testdb) and gives tests an HTTP client and per-test tenants, so
+// black-box tests run in parallel, each in its own tenant.
+package harness
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"testing"
+	"time"
+
+	"corridor/adapters/http"
+	"corridor/adapters/identity"
+	"corridor/adapters/postgres"
+	"corridor/test/testdb"
+	"corridor/wiring"
+)
+
+// SessionSecret signs the sandbox session tokens of tests.
+const SessionSecret = "test-session-secret-0123456789abcdef-0123456789"
+
+// Env is one running service.
+type Env struct {
+	BaseURL     string
+	DatabaseURL string
+	Service     *wiring.Service
+	Issuer      *identity.Sandbox
+	stop        func()
+}
+
+var shared *Env
+
+// Main is a package's TestMain: a fresh migrated database and one running service.
+func Main(m *testing.M) {
+	testdb.Main(m, func(url string) error {
+		if _, err := postgres.Migrate(url); err != nil {
+			return err
+		}
+		env, err := start(url, nil)
+		if err != nil {
+			return err
+		}
+		shared = env
+		return nil
+	})
+}
+
+// Shared returns the package's running service.
+func Shared() *Env {
+	if shared == nil {
+		panic("harness: call harness.Main from TestMain")
+	}
+	return shared
+}
+
+// NewServer starts a second service on the same database with a modified configuration,
+// stopped when the test ends (for example a tight rate limit).
+func NewServer(t testing.TB, modify func(*wiring.Config)) *Env {
+	t.Helper()
+	env, err := start(Shared().DatabaseURL, modify)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(env.stop)
+	return env
+}
+
+// DefaultConfig is the configuration tests run with: rate limiting generous enough for
+// parallel tests, everything else as in production.
+func DefaultConfig(url string) wiring.Config {
+	return wiring.Config{
+		DatabaseURL: url, SessionSecret: SessionSecret, DBMaxConns: 30, IdempotencyTTL: 24 * time.Hour,
+		RateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
+		Chains:    wiring.ChainAddresses{SandboxUSDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", LiveUSDC: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"},
+	}
+}
+
+func start(url string, modify func(*wiring.Config)) (*Env, error) {
+	cfg := DefaultConfig(url)
+	if modify != nil {
+		modify(&cfg)
+	}
+	level := slog.LevelWarn
+	if os.Getenv("CORRIDOR_TEST_LOG") != "" {
+		level = slog.LevelDebug
+	}
+	var out io.Writer = io.Discard
+	if os.Getenv("CORRIDOR_TEST_LOG") != "" {
+		out = os.Stderr
+	}
+	log := slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level}))
+	svc, err := wiring.Build(context.Background(), cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		svc.Close()
+		return nil, err
+	}
+	go func() { _ = svc.Server.Fiber().Listener(ln) }()
+	issuer, err := identity.NewSandbox(cfg.SessionSecret)
+	if err != nil {
+		return nil, err
+	}
+	env := &Env{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), DatabaseURL: url, Service: svc, Issuer: issuer}
+	env.stop = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = svc.Server.Shutdown(ctx)
+		svc.Close()
+	}
+	return env, nil
+}

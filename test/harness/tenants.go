@@ -1,0 +1,48 @@
+package harness
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"corridor/core"
+)
+
+var userSeq atomic.Int64
+
+// Tenant is a fresh tenant with its owner's session and a root TEST key.
+type Tenant struct {
+	ID      string
+	UserID  string
+	Session *Client
+	Root    *Client
+	RootKey string
+}
+
+// NewUser mints a session token for a fresh identity-provider user.
+func (e *Env) NewUser(t testing.TB) (userID, token string) {
+	t.Helper()
+	userID = core.NewID("usr") + "_" + string(rune('a'+userSeq.Add(1)%26))
+	token, err := e.Issuer.IssueSession(userID, userID+"@example.com", time.Hour)
+	if err != nil {
+		t.Fatalf("issue session: %v", err)
+	}
+	return userID, token
+}
+
+// NewTenant creates a tenant owned by a fresh user, and a root TEST key.
+func (e *Env) NewTenant(t testing.TB) *Tenant {
+	t.Helper()
+	userID, token := e.NewUser(t)
+	session := e.Client(t).WithSession(token)
+	tenant := session.Post("/v1/tenants", map[string]any{"name": "Test Tenant"}).Expect(t, 201).JSON(t)
+	key := e.NewKey(t, session, map[string]any{"name": "root", "scopes": []string{"*"}})
+	return &Tenant{ID: tenant["id"].(string), UserID: userID, Session: session, Root: e.Client(t).WithKey(key), RootKey: key}
+}
+
+// NewKey creates a key through creator and returns its plaintext.
+func (e *Env) NewKey(t testing.TB, creator *Client, body map[string]any) string {
+	t.Helper()
+	resp := creator.Post("/v1/api-keys", body).Expect(t, 201).JSON(t)
+	return resp["key"].(string)
+}

@@ -1,0 +1,89 @@
+package testdb_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"corridor/test/testdb"
+)
+
+// packageURL is this package's database, made and set up by testdb.Main.
+var packageURL string
+
+func TestMain(m *testing.M) {
+	testdb.Main(m, func(url string) error {
+		packageURL = url
+		return exec(context.Background(), url, "create table marker (v int); insert into marker values (42)")
+	})
+}
+
+func exec(ctx context.Context, url, sql string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	return err
+}
+
+func TestPackageDatabaseIsSetUp(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, packageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, "select v from marker").Scan(&v); err != nil || v != 42 {
+		t.Fatalf("marker = %d, %v", v, err)
+	}
+	var db string
+	conn.QueryRow(ctx, "select current_database()").Scan(&db)
+	if !strings.HasPrefix(db, "t_testdb_") {
+		t.Fatalf("package database %q should be named after the package", db)
+	}
+}
+
+// TestNewDatabaseIsFreshAndDropped checks isolation from the package
+// database and that the database is gone after the subtest.
+func TestNewDatabaseIsFreshAndDropped(t *testing.T) {
+	ctx := context.Background()
+	var name string
+	t.Run("inner", func(t *testing.T) {
+		url := testdb.NewDatabase(ctx, t)
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "select 1 from marker"); err == nil {
+			t.Fatal("a new database must not see the package database's tables")
+		}
+		conn.QueryRow(ctx, "select current_database()").Scan(&name)
+	})
+	conn, err := pgx.Connect(ctx, packageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	conn.QueryRow(ctx, "select exists(select 1 from pg_database where datname = $1)", name).Scan(&exists)
+	if name == "" || exists {
+		t.Fatalf("database %q should have been dropped (exists=%v)", name, exists)
+	}
+}
+
+func TestParallelDatabases(t *testing.T) {
+	for i := 0; i < 4; i++ {
+		t.Run("p", func(t *testing.T) {
+			t.Parallel()
+			if err := exec(context.Background(), testdb.NewDatabase(context.Background(), t), "create table t (id int)"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
