@@ -207,7 +207,7 @@ func applyDeltas(deltas []Delta, accounts map[string]Account, balances map[strin
 		if err != nil {
 			return nil, err
 		}
-		if false && after.Available() < 0 && after.Available() < before.Available() {
+		if accounts[d.AccountID].NonNegative && after.Available() < 0 && after.Available() < before.Available() {
 			return nil, insufficientFunds(d.AccountID, before, after)
 		}
 		out[d.AccountID] = after

@@ -8,25 +8,30 @@ import (
 	"corridor/core"
 )
 
-func TestApply(t *testing.T) {
-	accounts := testAccounts()
-	alice100 := map[string]Balance{aliceID: {Posted: 100}, bobID: {}, worldID: {}, feesID: {}}
-	openHold := storedHold(60, t0.Add(time.Minute), StatusPending)
-	aliceHolding := map[string]Balance{aliceID: {Posted: 100, PendingDebits: 60}, bobID: {PendingCredits: 60}}
-	expiredHold := storedHold(60, t0, StatusPending)
-	move := storedMove(40, StatusPosted)
-	afterMove := map[string]Balance{aliceID: {Posted: 60}, bobID: {Posted: 40}}
+// Shared fixtures of the Apply tables.
+var (
+	alice100     = map[string]Balance{aliceID: {Posted: 100}, bobID: {}, worldID: {}, feesID: {}}
+	openHold     = storedHold(60, t0.Add(time.Minute), StatusPending)
+	aliceHolding = map[string]Balance{aliceID: {Posted: 100, PendingDebits: 60}, bobID: {PendingCredits: 60}}
+	expiredHold  = storedHold(60, t0, StatusPending)
+	move         = storedMove(40, StatusPosted)
+	afterMove    = map[string]Balance{aliceID: {Posted: 60}, bobID: {Posted: 40}}
+)
 
-	tests := []struct {
-		name       string
-		spec       TransferSpec
-		balances   map[string]Balance
-		accounts   map[string]Account // nil: the standard accounts.
-		target     *StoredTransfer
-		wantCode   core.Code
-		want       map[string]Balance
-		wantStatus TransferStatus // of the target after the transfer
-	}{
+type applyCase struct {
+	name       string
+	spec       TransferSpec
+	balances   map[string]Balance
+	accounts   map[string]Account // nil: the standard accounts.
+	target     *StoredTransfer
+	wantCode   core.Code
+	want       map[string]Balance
+	wantStatus TransferStatus // of the target after the transfer
+}
+
+// postedCases cover immediate transfers and the NonNegative rule.
+func postedCases() []applyCase {
+	return []applyCase{
 		{name: "posted moves funds", spec: postedSpec("p", Move(aliceID, bobID, 30)...), balances: alice100,
 			want: map[string]Balance{aliceID: {Posted: 70}, bobID: {Posted: 30}}},
 		{name: "posted may spend the whole available", spec: postedSpec("p", Move(aliceID, bobID, 100)...), balances: alice100,
@@ -44,6 +49,12 @@ func TestApply(t *testing.T) {
 		{name: "a credit to an overdrawn account is allowed", spec: postedSpec("p", Move(worldID, aliceID, 5)...),
 			balances: map[string]Balance{aliceID: {Posted: 10, PendingDebits: 20}, worldID: {}},
 			want:     map[string]Balance{aliceID: {Posted: 15, PendingDebits: 20}, worldID: {Posted: -5}}},
+	}
+}
+
+// holdCases cover two-phase holds: reserve, post in full or in part, void, expire.
+func holdCases() []applyCase {
+	return []applyCase{
 		{name: "pending reserves without moving", spec: pendingSpec("h", aliceID, bobID, 60, time.Time{}), balances: alice100,
 			want: aliceHolding},
 		{name: "pending beyond available is insufficient funds", spec: pendingSpec("h", aliceID, bobID, 101, time.Time{}),
@@ -74,6 +85,12 @@ func TestApply(t *testing.T) {
 			balances: aliceHolding, wantCode: core.CodeTransferNotFound},
 		{name: "a hold of another environment is not found", spec: inLive(postSpec("post", openHold.Transfer.ID, 1)),
 			balances: aliceHolding, target: openHold, wantCode: core.CodeTransferNotFound},
+	}
+}
+
+// reversalAndRefusalCases cover reversals and refusals of bad input or corrupt rows.
+func reversalAndRefusalCases() []applyCase {
+	return []applyCase{
 		{name: "reversal negates a posted transfer", spec: reversalSpec("rev", move.Transfer.ID), balances: afterMove,
 			target: move, wantStatus: StatusReversed, want: map[string]Balance{aliceID: {Posted: 100}, bobID: {}}},
 		{name: "reversing twice is invalid state", spec: reversalSpec("rev", move.Transfer.ID), balances: afterMove,
@@ -93,7 +110,7 @@ func TestApply(t *testing.T) {
 		{name: "a corrupt balance row is an internal error", spec: postedSpec("p", Move(worldID, aliceID, 1)...),
 			balances: map[string]Balance{aliceID: {PendingDebits: -1}, worldID: {}}, wantCode: core.CodeInternal},
 		{name: "a corrupt account row is an internal error", spec: postedSpec("p", Move(worldID, aliceID, 1)...),
-			balances: alice100, accounts: withAccount(accounts, Account{ID: aliceID, Environment: core.EnvTest, Asset: AssetUSDC}),
+			balances: alice100, accounts: withAccount(testAccounts(), Account{ID: aliceID, Environment: core.EnvTest, Asset: AssetUSDC}),
 			wantCode: core.CodeInternal},
 		{name: "releasing more than a balance row holds is an internal error", spec: voidSpec("void", openHold.Transfer.ID),
 			balances: map[string]Balance{aliceID: {Posted: 100, PendingDebits: 10}, bobID: {PendingCredits: 60}},
@@ -101,6 +118,11 @@ func TestApply(t *testing.T) {
 		{name: "an unbalanced spec is refused", spec: postedSpec("p", Posting{aliceID, -1}, Posting{bobID, 2}),
 			balances: alice100, wantCode: core.CodeValidationFailed},
 	}
+}
+
+func TestApply(t *testing.T) {
+	accounts := testAccounts()
+	tests := append(append(postedCases(), holdCases()...), reversalAndRefusalCases()...)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			in := ApplyInput{Spec: tc.spec, TransferID: newTransferID(), Now: t0, Accounts: accounts, Balances: tc.balances, Target: tc.target}

@@ -30,19 +30,25 @@
 // Within one database transaction, for a TransferSpec:
 //
 //  1. Validate the spec (Apply does it too; doing it first avoids taking locks for nothing).
-//  2. Look up a transfer with the same (environment, reference). If there is one, call
-//     ReplayOrConflict and return its answer: the stored transfer, or a reference conflict.
-//  3. For POST_PENDING, VOID_PENDING and REVERSAL, load the target transfer (spec.TargetID())
-//     and its state with SELECT … FOR UPDATE. Absent or in another environment: pass nil.
-//  4. Lock the balance rows of InvolvedAccountIDs(spec, target) with SELECT … FOR UPDATE in that
-//     (sorted) order, and load those accounts. Do not lock any other balance row.
-//  5. Call Apply. On error, roll back: nothing may be written.
-//  6. Insert Result.Transfer with Result.State, one row per posting, update every balance in
-//     Result.Balances, update the target's state from Result.Target, and append ChainHash of
-//     the new transfer to the chain (lock the chain head last).
+//  2. Look up the transfer with the same (environment, reference), which a unique index keeps
+//     unique. If there is one, return ReplayOrConflict's answer: the stored transfer, or
+//     LEDGER_REFERENCE_CONFLICT. Nothing is written.
+//  3. For POST_PENDING, VOID_PENDING and REVERSAL, load the target transfer
+//     (spec.TargetID()), its postings and its state with SELECT … FOR UPDATE on the transfer
+//     row. Pass nil when it does not exist.
+//  4. Lock the balance rows of InvolvedAccountIDs(spec, target) with SELECT … FOR UPDATE in
+//     that (sorted) order, and load those accounts. Lock no other balance row. An id that has
+//     no account row is simply left out of the maps: Apply answers ACCOUNT_NOT_FOUND.
+//  5. Call Apply with the transaction's single "now" and a new transfer id. On error, roll
+//     back: nothing may be written.
+//  6. Insert Result.Transfer with Result.State and one row per posting, update every balance
+//     row in Result.Balances, update the target's state from Result.Target, and append
+//     ChainHash(previous hash, Result.Transfer) to the chain, locking the chain head last.
 //
-// The lock order (target transfer row, then balance rows by account id, then the chain head)
-// is the same for every transfer, so concurrent transfers cannot deadlock. A unique violation
-// on the (environment, reference) key means a concurrent twin won: roll back and start again
-// at step 2, which then replays. Book is the in-memory implementation of exactly these steps.
+// Every transfer takes its locks in the same order (target transfer row, balance rows by
+// account id, chain head), so concurrent transfers cannot deadlock. A unique violation on the
+// (environment, reference) key means a concurrent twin committed first: roll back and start
+// again at step 2, which then replays. Times are stored at microsecond precision, which is the
+// precision Apply records and CanonicalBytes hashes. Book is the in-memory implementation of
+// exactly these steps; Rebuild and Audit check stored rows against the history.
 package ledger

@@ -120,8 +120,8 @@ func Rebuild(history []Transfer) (Rebuilt, error) {
 }
 
 // rebuildTarget finds the transfer a resolving transfer acts on and checks, by the same rule
-// Apply used, that its state allowed the action. Expiry is not rechecked: the transfer was
-// accepted at its own "now", which the history does not pin to the hold's clock.
+// Apply used, that its state allowed the action. Apply decided at the transfer's CreatedAt,
+// so expiry is rechecked exactly: a hold posted at or after its expiry is an inconsistency.
 func rebuildTarget(r Rebuilt, byID map[string]*Transfer, t Transfer) (*Transfer, error) {
 	if !t.Type.resolvesTarget() {
 		return nil, nil
@@ -132,7 +132,7 @@ func rebuildTarget(r Rebuilt, byID map[string]*Transfer, t Transfer) (*Transfer,
 	}
 	spec := t.Spec()
 	stored := &StoredTransfer{Transfer: *target, State: r.States[target.ID]}
-	if _, err := checkTarget(spec, stored, target.CreatedAt); err != nil {
+	if _, err := checkTarget(spec, stored, t.CreatedAt); err != nil {
 		return nil, core.E(core.CodeInternal, "ledger: history of %s is inconsistent: %v", t.ID, err)
 	}
 	if want := derivePostings(spec, *target); !equalPostings(want, sortedPostings(t.Postings)) {

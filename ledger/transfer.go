@@ -38,10 +38,10 @@ func (t TransferType) resolvesTarget() bool {
 
 // Limits that keep a transfer bounded (STYLE.md: everything has a bound).
 const (
-	MaxPostings          = 64
-	MaxMetadataEntries   = 32
-	MaxMetadataKeyBytes  = 64
-	MaxMetadataValueByte = 512
+	MaxPostings           = 64
+	MaxMetadataEntries    = 32
+	MaxMetadataKeyBytes   = 64
+	MaxMetadataValueBytes = 512
 )
 
 // Posting is one leg of a transfer: Amount > 0 credits AccountID, Amount < 0 debits it.
@@ -320,7 +320,7 @@ func validateMetadata(f core.FieldErrors, metadata map[string]string) {
 		if k == "" || len(k) > MaxMetadataKeyBytes || !printable(k) {
 			f.Add("metadata", "keys must be 1 to 64 printable bytes")
 		}
-		if len(v) > MaxMetadataValueByte {
+		if len(v) > MaxMetadataValueBytes {
 			f.Add("metadata["+k+"]", "must be at most 512 bytes")
 		}
 	}

@@ -104,6 +104,19 @@ func TestRebuild(t *testing.T) {
 			t.Fatalf("err = %v, want TRANSFER_NOT_FOUND", err)
 		}
 	})
+	t.Run("a hold posted after its expiry is refused", func(t *testing.T) {
+		h := book.History()
+		hold := h[3] // hold:2, which expires a day after t0
+		late := Transfer{ID: newTransferID(), Reference: "post:late", Type: TypePostPending, Environment: core.EnvTest,
+			Asset: AssetUSDC, PendingID: hold.ID, Amount: 10, Postings: hold.Postings, CreatedAt: hold.ExpiresAt}
+		if _, err := Rebuild(append(h, late)); codeOf(t, err) != core.CodeInternal {
+			t.Fatalf("err = %v, want INTERNAL", err)
+		}
+		late.CreatedAt = hold.ExpiresAt.Add(-time.Microsecond)
+		if _, err := Rebuild(append(h, late)); err != nil {
+			t.Fatalf("a post just before expiry: %v", err)
+		}
+	})
 	t.Run("a transfer recorded twice is refused", func(t *testing.T) {
 		h := book.History()
 		if _, err := Rebuild(append(h, h[0])); codeOf(t, err) != core.CodeInternal {

@@ -90,7 +90,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	latency := time.Since(start)
 	status := c.Response().StatusCode()
 	route := routeOf(c)
-	s.metrics.observe(c.Method(), route, status, latency)
+	s.metrics.observe(strings.Clone(c.Method()), route, status, latency)
 	attrs := []any{"requestId", requestID(c), "method", c.Method(), "route", route,
 		"status", status, "latencyMs", float64(latency.Microseconds()) / 1000}
 	if p, ok := principalOf(c); ok {

@@ -78,7 +78,7 @@ func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
 		s.limiter = newLimiter(cfg.RateLimit)
 	}
 	s.fiber = fiber.New(fiber.Config{
-		AppName: "corridor", BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
+		AppName: "corridor", Immutable: true, BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
 		ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})

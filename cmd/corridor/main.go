@@ -187,6 +187,9 @@ func migrateCmd(ctx context.Context, cfg config, log *slog.Logger) error {
 		if err != nil {
 			return err
 		}
+		if cluster.StartedHere() {
+			defer func() { _ = cluster.Stop(context.Background()) }()
+		}
 		url = cluster.URL("corridor")
 	}
 	v, err := postgres.Migrate(url)

@@ -1,0 +1,74 @@
+package http
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core"
+	"corridor/ports"
+)
+
+type nopStore struct{}
+
+func (nopStore) InTx(context.Context, func(context.Context, ports.Tx) error) error { return nil }
+func (nopStore) Ping(context.Context) error                                        { return nil }
+
+type nopIdentity struct{}
+
+func (nopIdentity) VerifySession(context.Context, string) (ports.Session, error) {
+	return ports.Session{}, nil
+}
+
+// TestRecover_PanicBecomesEnvelope: a panicking handler answers the INTERNAL envelope with
+// the request id, and the server keeps serving.
+func TestRecover_PanicBecomesEnvelope(t *testing.T) {
+	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Store: nopStore{}}, a, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.fiber.Get("/boom", func(*fiber.Ctx) error { panic("kaboom") })
+	resp, err := s.fiber.Test(httptest.NewRequest("GET", "/boom", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env Envelope
+	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 500 || env.Code != "INTERNAL" || env.RequestID == "" || env.RequestID != resp.Header.Get("X-Request-Id") {
+		t.Fatalf("status %d envelope %+v", resp.StatusCode, env)
+	}
+	if env.Message == "kaboom" {
+		t.Fatal("panic value leaked to the client")
+	}
+	ok, err := s.fiber.Test(httptest.NewRequest("GET", "/healthz", nil))
+	if err != nil || ok.StatusCode != 200 {
+		t.Fatalf("server did not keep serving: %v %v", ok, err)
+	}
+}
+
+func TestStatusTable_CoversEveryD4Code(t *testing.T) {
+	want := map[string]int{
+		"VALIDATION_FAILED": 400, "UNAUTHENTICATED": 401, "INSUFFICIENT_SCOPE": 403, "TENANT_REQUIRED": 403,
+		"SANDBOX_ONLY": 403, "INVALID_STATE": 409, "IDEMPOTENCY_KEY_REUSED": 422,
+		"IDEMPOTENCY_REQUEST_IN_PROGRESS": 409, "RATE_LIMITED": 429, "INTERNAL": 500,
+	}
+	for code, status := range want {
+		if got := StatusFor(coreCode(code)); got != status {
+			t.Errorf("%s → %d, want %d", code, got, status)
+		}
+	}
+}
+
+func coreCode(s string) core.Code { return core.Code(s) }

@@ -1,0 +1,82 @@
+package api
+
+import (
+	"strings"
+	"testing"
+
+	"corridor/test/harness"
+	"corridor/wiring"
+)
+
+func TestErrors_EnvelopeEverywhere(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	anon := e.Client(t)
+	cases := []struct {
+		name           string
+		client         func() *Response
+		status         int
+		code           string
+		fieldMentioned string
+	}{
+		{"unknown route", func() *Response { return wrap(anon.Get("/v1/nothing-here")) }, 404, "ROUTE_NOT_FOUND", ""},
+		{"unknown root path", func() *Response { return wrap(anon.Get("/favicon.ico")) }, 404, "ROUTE_NOT_FOUND", ""},
+		{"wrong method", func() *Response { return wrap(anon.Do("DELETE", "/v1/capabilities", nil)) }, 405, "METHOD_NOT_ALLOWED", ""},
+		{"malformed JSON", func() *Response { return wrap(ten.Root.Post("/v1/tenants/members", `{"email": `)) }, 400, "VALIDATION_FAILED", "body"},
+		{"not an object", func() *Response { return wrap(ten.Root.Post("/v1/tenants/members", `[1,2]`)) }, 400, "VALIDATION_FAILED", "body"},
+		{"trailing data", func() *Response { return wrap(ten.Root.Post("/v1/tenants/members", `{"email":"a@b.co"} {}`)) }, 400, "VALIDATION_FAILED", "body"},
+		{"wrong type", func() *Response { return wrap(ten.Root.Post("/v1/tenants/members", `{"email": 42}`)) }, 400, "VALIDATION_FAILED", "email"},
+		{"unknown enum", func() *Response {
+			return wrap(ten.Root.Post("/v1/tenants/members", `{"email":"a@b.co","role":"KING"}`))
+		}, 400, "VALIDATION_FAILED", "role"},
+		{"unknown field", func() *Response { return wrap(ten.Root.Post("/v1/tenants/members", `{"email":"a@b.co","x":1}`)) }, 400, "VALIDATION_FAILED", "x"},
+		{"bad paging", func() *Response { return wrap(ten.Root.Get("/v1/tenants/members?take=500")) }, 400, "VALIDATION_FAILED", "take"},
+		{"negative paging", func() *Response { return wrap(ten.Root.Get("/v1/tenants/members?skip=-1")) }, 400, "VALIDATION_FAILED", "skip"},
+		{"unbuilt capability", func() *Response { return wrap(ten.Root.Get("/v1/wallets")) }, 501, "FEATURE_NOT_AVAILABLE", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.client()
+			m := r.resp.ExpectError(t, tc.status, tc.code)
+			if tc.fieldMentioned != "" && harnessField(m, tc.fieldMentioned) == "" {
+				t.Fatalf("details.fields.%s missing: %v", tc.fieldMentioned, m["details"])
+			}
+		})
+	}
+}
+
+func TestErrors_BodyTooLarge(t *testing.T) {
+	t.Parallel()
+	small := harness.NewServer(t, func(c *wiring.Config) { c.BodyLimitBytes = 512 })
+	ten := small.NewTenant(t)
+	ten.Root.Post("/v1/tenants/members", `{"email":"`+strings.Repeat("a", 2048)+`@example.com"}`).ExpectError(t, 413, "PAYLOAD_TOO_LARGE")
+	if total := ten.Root.Get("/v1/tenants/members").JSON(t)["total"].(float64); total != 0 {
+		t.Fatal("an oversized request created a member")
+	}
+}
+
+func TestErrors_RequestIDEchoedOrGenerated(t *testing.T) {
+	t.Parallel()
+	e := env()
+	r := e.Client(t).With("X-Request-Id", "client-abc.123").Get("/v1/capabilities").Expect(t, 200)
+	if r.Header.Get("X-Request-Id") != "client-abc.123" {
+		t.Fatalf("X-Request-Id %q, want the client's", r.Header.Get("X-Request-Id"))
+	}
+	gen := e.Client(t).With("X-Request-Id", "bad id with spaces\u00e9").Get("/nope")
+	id := gen.Header.Get("X-Request-Id")
+	if !strings.HasPrefix(id, "req_") {
+		t.Fatalf("generated request id %q", id)
+	}
+	gen.ExpectError(t, 404, "ROUTE_NOT_FOUND")
+	if e.Client(t).Get("/healthz").Header.Get("X-Request-Id") == "" {
+		t.Fatal("no X-Request-Id on a success response")
+	}
+}
+
+type respWrap struct{ resp *harnessResponse }
+
+func wrap(r *harnessResponse) *Response { return &Response{resp: r} }
+
+// Response adapts the harness response for the table above.
+type Response = respWrap

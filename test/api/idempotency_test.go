@@ -1,0 +1,172 @@
+package api
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+func TestIdempotency_ReplayReturnsStoredResponse(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "invite-1")
+	first := c.Post("/v1/tenants/members", map[string]any{"email": "one@example.com"}).Expect(t, 201)
+	if first.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("first response marked as replayed")
+	}
+	// Same body with other whitespace and key order is the same request.
+	second := c.Post("/v1/tenants/members", `{ "email" : "one@example.com" }`).Expect(t, 201)
+	if second.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatal("replay not marked Idempotent-Replayed: true")
+	}
+	if string(second.Body) != string(first.Body) {
+		t.Fatalf("replay body differs:\n%s\n%s", first.Body, second.Body)
+	}
+	if total := ten.Root.Get("/v1/tenants/members").JSON(t)["total"].(float64); total != 1 {
+		t.Fatalf("replay created another member: total %v", total)
+	}
+}
+
+func TestIdempotency_DifferentBodyIsRefused(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "invite-2")
+	c.Post("/v1/tenants/members", map[string]any{"email": "a@example.com"}).Expect(t, 201)
+	c.Post("/v1/tenants/members", map[string]any{"email": "b@example.com"}).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
+	if total := ten.Root.Get("/v1/tenants/members").JSON(t)["total"].(float64); total != 1 {
+		t.Fatalf("conflicting retry created a member: total %v", total)
+	}
+}
+
+func TestIdempotency_ValidationErrorsAreReplayedToo(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "bad-1")
+	c.Post("/v1/tenants/members", map[string]any{"email": "nope"}).ExpectError(t, 400, "VALIDATION_FAILED")
+	again := c.Post("/v1/tenants/members", map[string]any{"email": "nope"})
+	again.ExpectError(t, 400, "VALIDATION_FAILED")
+	if again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatal("stored 400 was not replayed")
+	}
+}
+
+func TestIdempotency_KeysAreScopedPerTenant(t *testing.T) {
+	t.Parallel()
+	e := env()
+	a, b := e.NewTenant(t), e.NewTenant(t)
+	a.Root.With("Idempotency-Key", "same").Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
+	r := b.Root.With("Idempotency-Key", "same").Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
+	if r.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("tenant B got tenant A's stored response")
+	}
+}
+
+func TestIdempotency_BadKeyHeader(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	long := fmt.Sprintf("%0300d", 1)
+	m := ten.Root.With("Idempotency-Key", long).Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).ExpectError(t, 400, "VALIDATION_FAILED")
+	if harnessField(m, "Idempotency-Key") == "" {
+		t.Fatalf("header not named: %v", m)
+	}
+}
+
+// TestIdempotency_ParallelDuplicatesCreateOne: 20 identical POSTs with one key create exactly
+// one object; the others replay it or are told the first is still in progress.
+func TestIdempotency_ParallelDuplicatesCreateOne(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "parallel-1")
+	var wg sync.WaitGroup
+	type result struct {
+		status   int
+		replayed bool
+		code     string
+		id       string
+	}
+	results := make(chan result, 20)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := c.Post("/v1/tenants/members", map[string]any{"email": "p@example.com"})
+			m := r.JSON(t)
+			id, _ := m["id"].(string)
+			code, _ := m["code"].(string)
+			results <- result{r.Status, r.Header.Get("Idempotent-Replayed") == "true", code, id}
+		}()
+	}
+	wg.Wait()
+	close(results)
+	fresh, ids := 0, map[string]bool{}
+	for r := range results {
+		switch {
+		case r.status == 201 && !r.replayed:
+			fresh++
+			ids[r.id] = true
+		case r.status == 201 && r.replayed:
+			ids[r.id] = true
+		case r.status == 409 && r.code == "IDEMPOTENCY_REQUEST_IN_PROGRESS":
+		default:
+			t.Fatalf("unexpected outcome %+v", r)
+		}
+	}
+	if fresh != 1 || len(ids) != 1 {
+		t.Fatalf("%d fresh creations and %d distinct ids, want 1 and 1", fresh, len(ids))
+	}
+	if total := ten.Root.Get("/v1/tenants/members").JSON(t)["total"].(float64); total != 1 {
+		t.Fatalf("members total %v, want 1", total)
+	}
+}
+
+// TestIdempotency_InFlightIsConflict holds the key's lock from outside, as an in-flight first
+// request would, and sees the duplicate refused with 409.
+func TestIdempotency_InFlightIsConflict(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	db, err := sql.Open("pgx", e.DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	lockKey := "tenant:" + ten.ID + "|TEST|inflight-1"
+	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 2))", lockKey); err != nil {
+		t.Fatal(err)
+	}
+	c := ten.Root.With("Idempotency-Key", "inflight-1")
+	c.Post("/v1/tenants/members", map[string]any{"email": "f@example.com"}).ExpectError(t, 409, "IDEMPOTENCY_REQUEST_IN_PROGRESS")
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	c.Post("/v1/tenants/members", map[string]any{"email": "f@example.com"}).Expect(t, 201)
+}
+
+func TestIdempotency_PublicAcceptReplays(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	token := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "pub@example.com"}).Expect(t, 201).JSON(t)["inviteToken"]
+	c := e.Client(t).With("Idempotency-Key", "accept-1")
+	body := map[string]any{"token": token, "signerAddress": signer}
+	first := c.Post("/v1/tenants/members/accept", body).Expect(t, 200)
+	second := c.Post("/v1/tenants/members/accept", body).Expect(t, 200)
+	if second.Header.Get("Idempotent-Replayed") != "true" || string(first.Body) != string(second.Body) {
+		t.Fatal("retried accept with the same key was not replayed")
+	}
+}

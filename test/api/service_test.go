@@ -1,0 +1,150 @@
+package api
+
+import (
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"corridor/test/harness"
+	"corridor/wiring"
+)
+
+func TestService_Capabilities(t *testing.T) {
+	t.Parallel()
+	e := env()
+	m := e.Client(t).Get("/v1/capabilities").Expect(t, 200).JSON(t)
+	if m["apiVersion"] != "1" || m["environment"] != "TEST" {
+		t.Fatalf("capabilities: %v", m)
+	}
+	chains := map[float64]map[string]any{}
+	for _, c := range m["chains"].([]any) {
+		chain := c.(map[string]any)
+		chains[chain["chainId"].(float64)] = chain
+	}
+	if chains[84532]["environment"] != "TEST" || chains[8453]["environment"] != "LIVE" {
+		t.Fatalf("chains: %v", m["chains"])
+	}
+	if chains[8453]["usdcAddress"] != "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" || chains[84532]["usdcAddress"] == nil {
+		t.Fatalf("USDC addresses: %v", m["chains"])
+	}
+	features := m["features"].(map[string]any)
+	for name, want := range wiring.Features {
+		if features[name] != want {
+			t.Fatalf("feature %s = %v, want %v", name, features[name], want)
+		}
+	}
+	for _, unbuilt := range []string{"wallets", "payments", "cards", "offrampPayments", "policies"} {
+		if features[unbuilt] != false {
+			t.Fatalf("unbuilt feature %s reported %v", unbuilt, features[unbuilt])
+		}
+	}
+	e.Client(t).WithKey("csk_test_bad_key").Get("/v1/capabilities").ExpectError(t, 401, "UNAUTHENTICATED")
+}
+
+func TestService_HealthAndReadiness(t *testing.T) {
+	t.Parallel()
+	e := env()
+	if e.Client(t).Get("/healthz").Expect(t, 200).JSON(t)["status"] != "ok" {
+		t.Fatal("healthz not ok")
+	}
+	if e.Client(t).Get("/readyz").Expect(t, 200).JSON(t)["status"] != "ok" {
+		t.Fatal("readyz not ok")
+	}
+}
+
+func TestService_ReadinessFailsWithoutDatabase(t *testing.T) {
+	t.Parallel()
+	broken := harness.NewServer(t, nil)
+	broken.Service.Close() // the pool is closed: the database is unreachable for this server
+	broken.Client(t).Get("/readyz").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
+	broken.Client(t).Get("/healthz").Expect(t, 200)
+}
+
+func TestService_Metrics(t *testing.T) {
+	t.Parallel()
+	e := env()
+	e.Client(t).Get("/v1/capabilities").Expect(t, 200)
+	e.Client(t).Get("/v1/nothing").Expect(t, 404)
+	body := string(e.Client(t).Get("/metrics").Expect(t, 200).Body)
+	for _, want := range []string{
+		`corridor_http_requests_total{method="GET",route="/v1/capabilities",status="200"}`,
+		`corridor_http_requests_total{method="GET",route="unmatched",status="404"}`,
+		`corridor_http_request_duration_seconds_bucket{method="GET",route="/v1/capabilities"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Fatalf("metrics lack %s", want)
+		}
+	}
+}
+
+// TestService_OpenAPIParity: every registered route is documented and every documented route
+// is registered, with schemas for bodies and the error envelope on errors.
+func TestService_OpenAPIParity(t *testing.T) {
+	t.Parallel()
+	e := env()
+	doc := e.Client(t).Get("/v1/openapi.json").Expect(t, 200).JSON(t)
+	if doc["openapi"] != "3.1.0" {
+		t.Fatalf("openapi version %v", doc["openapi"])
+	}
+	documented := map[string]bool{}
+	for path, item := range doc["paths"].(map[string]any) {
+		for method, op := range item.(map[string]any) {
+			key := strings.ToUpper(method) + " " + path
+			documented[key] = true
+			responses := op.(map[string]any)["responses"].(map[string]any)
+			def, ok := responses["default"].(map[string]any)
+			if !ok || !strings.Contains(toJSON(def), "#/components/schemas/ErrorEnvelope") {
+				t.Fatalf("%s: no error envelope on default response", key)
+			}
+		}
+	}
+	registered := map[string]bool{}
+	for _, r := range e.Service.Server.Fiber().GetRoutes(true) {
+		if r.Method == "HEAD" {
+			continue // Fiber adds HEAD for every GET
+		}
+		registered[r.Method+" "+fiberToOpenAPI(r.Path)] = true
+	}
+	var missing, extra []string
+	for k := range registered {
+		if !documented[k] {
+			missing = append(missing, k)
+		}
+	}
+	for k := range documented {
+		if !registered[k] {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	if len(missing) > 0 || len(extra) > 0 {
+		t.Fatalf("routes missing from the document: %v; documented but not registered: %v", missing, extra)
+	}
+	if len(registered) < 14 {
+		t.Fatalf("only %d routes registered", len(registered))
+	}
+}
+
+func TestService_RateLimit(t *testing.T) {
+	t.Parallel()
+	limited := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit.PerSecond, c.RateLimit.Burst = 0.5, 3 })
+	ten := limited.NewTenant(t) // the session made two requests
+	reader := ten.Root          // a separate bucket: this key
+	for i := 0; i < 3; i++ {
+		reader.Get("/v1/tenants/current").Expect(t, 200)
+	}
+	r := reader.Get("/v1/tenants/current")
+	r.ExpectError(t, 429, "RATE_LIMITED")
+	if ra := r.Header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Fatalf("Retry-After %q", ra)
+	}
+	other := limited.NewTenant(t) // another credential is not affected
+	other.Root.Get("/v1/tenants/current").Expect(t, 200)
+	// A 429 on a POST is not stored: the same Idempotency-Key runs once the bucket refills.
+	idem := reader.With("Idempotency-Key", "after-429")
+	idem.Post("/v1/tenants/members", map[string]any{"email": "rl@example.com"}).ExpectError(t, 429, "RATE_LIMITED")
+	time.Sleep(2100 * time.Millisecond)
+	idem.Post("/v1/tenants/members", map[string]any{"email": "rl@example.com"}).Expect(t, 201)
+}
