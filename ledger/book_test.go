@@ -36,6 +36,22 @@ func TestBook_OpenAccount(t *testing.T) {
 			t.Fatal("LIVE and TEST share an account")
 		}
 	})
+	t.Run("an account is found by id and by reference", func(t *testing.T) {
+		byID, err := book.Account(first.ID)
+		if err != nil || byID != first {
+			t.Fatalf("Account = %+v, %v", byID, err)
+		}
+		byRef, err := book.FindAccount(core.EnvTest, AssetUSDC, TenantAvailableRef("ten_1"))
+		if err != nil || byRef != first {
+			t.Fatalf("FindAccount = %+v, %v", byRef, err)
+		}
+		if _, err := book.FindAccount(core.EnvTest, AssetUSD, TenantAvailableRef("ten_1")); codeOf(t, err) != core.CodeAccountNotFound {
+			t.Fatalf("another asset: %v", err)
+		}
+		if _, err := book.Account(core.NewID(core.PrefixAccount)); codeOf(t, err) != core.CodeAccountNotFound {
+			t.Fatalf("unknown id: %v", err)
+		}
+	})
 	t.Run("a new account has a zero balance", func(t *testing.T) {
 		if b, err := book.Balance(first.ID); err != nil || b != (Balance{}) {
 			t.Fatalf("balance = %+v, %v", b, err)

@@ -38,7 +38,7 @@ func loadConfig() (config, error) {
 		DataDir:         envOr("CORRIDOR_DATA_DIR", ".data"),
 		SessionSecret:   os.Getenv("SESSION_SECRET"),
 		LogLevel:        envOr("LOG_LEVEL", "info"),
-		SandboxUSDC:     os.Getenv("SANDBOX_USDC_ADDRESS"),
+		SandboxUSDC:     envOr("SANDBOX_USDC_ADDRESS", "0x036CbD53842c5426634e7929541eC2318f3dCF7e"),
 		LiveUSDC:        envOr("LIVE_USDC_ADDRESS", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
 		ShutdownTimeout: 20 * time.Second,
 		IdempotencyTTL:  24 * time.Hour,
