@@ -11,7 +11,7 @@ import (
 func (s *Server) routeTable() []Route {
 	pathID := []Param{{Name: "id", In: "path"}}
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
-	return []Route{
+	routes := []Route{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness: the process answers", Tag: "service",
 			Responses: map[int]any{200: healthResponse{}}, Handler: s.healthz},
 		{Method: "GET", Path: "/readyz", Summary: "Readiness: the database answers", Tag: "service",
@@ -51,6 +51,7 @@ func (s *Server) routeTable() []Route {
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Params: pathID,
 			Responses: map[int]any{200: apiKeyResponse{}}, Handler: s.revokeKey},
 	}
+	return append(routes, s.ledgerRoutes()...)
 }
 
 func (s *Server) healthz(c *fiber.Ctx) error { return c.JSON(healthResponse{Status: "ok"}) }

@@ -27,6 +27,7 @@ Usage:
   corridor migrate                  apply the embedded migrations to DATABASE_URL (or the local cluster)
   corridor session --user U --email E [--ttl 24h]
                                     mint a sandbox identity-provider session token
+  corridor ledger verify            recompute the ledger's hash chain and name the first break
 
 Configuration (environment): DATABASE_URL, CORRIDOR_ADDR (default :8080) or PORT, CORRIDOR_DATA_DIR
 (default .data), SESSION_SECRET (default: a random secret kept in the data dir), RATE_LIMIT_PER_SECOND,
@@ -55,6 +56,8 @@ func main() {
 		err = migrateCmd(ctx, cfg, log)
 	case "session":
 		err = sessionCmd(cfg, os.Args[2:])
+	case "ledger":
+		err = ledgerCmd(ctx, cfg, log, os.Args[2:])
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 	default:
