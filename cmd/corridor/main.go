@@ -158,7 +158,7 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 func printFirstSteps(cfg config) {
 	fmt.Fprintf(os.Stderr, `
 Corridor is listening on %s. First credential:
-  TOKEN=$(go run ./cmd/corridor session --user u_1 --email you@example.com)
+  TOKEN=$(./bin/corridor session --user u_1 --email you@example.com)
   curl -s -X POST localhost:8080/v1/tenants -H "Authorization: Bearer $TOKEN" -d '{"name":"Acme"}'
   curl -s -X POST localhost:8080/v1/api-keys -H "Authorization: Bearer $TOKEN" -d '{"name":"root","scopes":["*"]}'
 See README.md (Quickstart). Ctrl-C stops the service%s.

@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/ethereum/go-ethereum/common"
+	"golang.org/x/text/unicode/norm"
 
 	"corridor/core"
 	"corridor/core/auth"
@@ -43,7 +45,7 @@ func ValidateSlug(slug string) error {
 func SlugFromName(name string) string {
 	var b strings.Builder
 	hyphen := false
-	for _, r := range strings.ToLower(name) {
+	for _, r := range stripMarks(strings.ToLower(name)) {
 		switch {
 		case (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9'):
 			b.WriteRune(r)
@@ -61,6 +63,17 @@ func SlugFromName(name string) string {
 		return "tenant"
 	}
 	return slug
+}
+
+// stripMarks decomposes accented letters and drops the combining marks ("é" → "e").
+func stripMarks(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // SlugCandidate returns the n-th candidate for a wanted slug: the slug itself, then slug-2, slug-3…

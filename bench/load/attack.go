@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// maxFailureKinds bounds the distinct failure kinds kept per scenario.
+const maxFailureKinds = 8
+
+// attack runs one scenario for o.duration with a fresh vegeta Attacker (an Attacker cannot be
+// reused once an attack ended) and summarises its results.
+func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult, error) {
+	tr, err := s.Targets(ctx, e)
+	if err != nil {
+		return scenarioResult{}, err
+	}
+	w := uint64(o.workers)
+	atk := vegeta.NewAttacker(vegeta.Workers(w), vegeta.MaxWorkers(w), vegeta.Timeout(o.timeout),
+		vegeta.KeepAlive(true), vegeta.Connections(o.workers))
+	// With Freq 0 the pacer never waits: the attack runs as fast as the workers allow.
+	pacer := vegeta.ConstantPacer{Freq: o.rate, Per: time.Second}
+
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			atk.Stop()
+		case <-stopped:
+		}
+	}()
+
+	var m vegeta.Metrics
+	replayed := uint64(0)
+	failures := map[string]int{}
+	for res := range atk.Attack(tr, pacer, o.duration, s.Name) {
+		m.Add(res)
+		if res.Headers.Get("Idempotent-Replayed") == "true" {
+			replayed++
+		}
+		if res.Code < 200 || res.Code >= 400 {
+			k := failureKind(res)
+			if _, seen := failures[k]; !seen && len(failures) >= maxFailureKinds {
+				k = "other"
+			}
+			failures[k]++
+		}
+	}
+	m.Close()
+	if m.Requests == 0 {
+		return scenarioResult{}, fmt.Errorf("no request was sent")
+	}
+	return scenarioResult{
+		Name: s.Name, Requests: m.Requests,
+		RPS: round(m.Rate, 1), OKPerSecond: round(m.Throughput, 1),
+		P50Ms: ms(m.Latencies.P50), P99Ms: ms(m.Latencies.P99), MaxMs: ms(m.Latencies.Max),
+		Success: round(m.Success, 4), StatusCodes: m.StatusCodes, Replayed: replayed, Failures: failures,
+	}, nil
+}
+
+// failureKind names a failed response by its status and the error envelope's code, or the
+// transport error when there was no response.
+func failureKind(r *vegeta.Result) string {
+	if r.Code == 0 {
+		if len(r.Error) > 80 {
+			return r.Error[:80] + "…"
+		}
+		return r.Error
+	}
+	var env struct {
+		Code string `json:"code"`
+	}
+	if json.Unmarshal(r.Body, &env) == nil && env.Code != "" {
+		return strconv.Itoa(int(r.Code)) + " " + env.Code
+	}
+	return strconv.Itoa(int(r.Code))
+}
+
+func ms(d time.Duration) float64 { return round(float64(d)/float64(time.Millisecond), 3) }
+
+func round(f float64, places int) float64 {
+	p := math.Pow(10, float64(places))
+	return math.Round(f*p) / p
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,212 @@
+// Command load drives a running Corridor service with vegeta and reports, per scenario,
+// requests per second, p50/p99/max latency, the success ratio and the status codes; it writes
+// the same figures as JSON (bench/results/http.json by default). See bench/README.md.
+//
+// When nothing answers at -url and -start is set (the default), it starts `bin/corridor run`
+// itself on a free loopback port with its own data dir (.data/bench), a random session secret
+// and the rate limit off, and stops it with SIGINT at the end.
+//
+//	go run ./bench/load -duration 5s -scenarios capabilities,authenticated-read
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+type options struct {
+	url          string
+	start        bool
+	bin          string
+	dataDir      string
+	startTimeout time.Duration
+	sessionToken string
+	duration     time.Duration
+	rate         int
+	workers      int
+	timeout      time.Duration
+	scenarios    string
+	out          string
+	list         bool
+}
+
+func main() {
+	o := parseFlags()
+	if o.list {
+		for _, s := range allScenarios {
+			fmt.Printf("  %-24s %s\n", s.Name, s.Measures)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	code := run(ctx, o)
+	os.Exit(code)
+}
+
+func parseFlags() options {
+	var o options
+	defURL := os.Getenv("BENCH_URL")
+	if defURL == "" {
+		defURL = "http://127.0.0.1:8080"
+	}
+	flag.StringVar(&o.url, "url", defURL, "base URL of the service to drive (default $BENCH_URL or http://127.0.0.1:8080)")
+	flag.BoolVar(&o.start, "start", true, "when nothing answers at -url, start bin/corridor run on a free port and stop it at the end")
+	flag.StringVar(&o.bin, "bin", "bin/corridor", "corridor binary for -start (built with `go build` when missing)")
+	flag.StringVar(&o.dataDir, "data-dir", ".data/bench", "CORRIDOR_DATA_DIR of the service started by -start")
+	flag.DurationVar(&o.startTimeout, "start-timeout", 3*time.Minute, "how long to wait for a started service to become ready")
+	flag.StringVar(&o.sessionToken, "session-token", "", "session token for an already running service (default: mint one with $SESSION_SECRET or <$CORRIDOR_DATA_DIR|.data>/session.secret)")
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "duration of each scenario")
+	flag.IntVar(&o.rate, "rate", 0, "requests per second per scenario; 0 = as fast as -workers allow")
+	flag.IntVar(&o.workers, "workers", 32, "concurrent workers (the cap on requests in flight)")
+	flag.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-request timeout")
+	flag.StringVar(&o.scenarios, "scenarios", "", "comma-separated subset of scenarios (default all; -list shows them)")
+	flag.StringVar(&o.out, "out", "bench/results/http.json", "JSON results file; empty to skip")
+	flag.BoolVar(&o.list, "list", false, "list the scenarios and exit")
+	flag.Parse()
+	return o
+}
+
+func run(ctx context.Context, o options) int {
+	selected, err := selectScenarios(o.scenarios)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 2
+	}
+	if o.workers < 1 || o.rate < 0 || o.duration <= 0 {
+		fmt.Fprintln(os.Stderr, "bench: -workers must be ≥ 1, -rate ≥ 0 and -duration > 0")
+		return 2
+	}
+
+	m := currentMachine()
+	fmt.Printf("machine: %s/%s, NumCPU=%d, GOMAXPROCS=%d, %s (load generator, service and PostgreSQL share it)\n",
+		m.GOOS, m.GOARCH, m.NumCPU, m.GOMAXPROCS, m.GoVersion)
+
+	tgt, err := acquireTarget(ctx, o)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	code := 0
+	func() {
+		defer func() {
+			if err := tgt.close(); err != nil {
+				fmt.Fprintln(os.Stderr, "bench:", err)
+				code = 1
+			}
+		}()
+		code = drive(ctx, o, tgt, selected, m)
+	}()
+	return code
+}
+
+// drive bootstraps a tenant and runs the scenarios against tgt.
+func drive(ctx context.Context, o options, tgt *target, selected []scenario, m machine) int {
+	fmt.Printf("target: %s (%s)\n", tgt.baseURL, tgt.describe)
+	e, how, err := bootstrap(ctx, tgt, o.sessionToken)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: bootstrap:", err)
+		return 1
+	}
+	fmt.Printf("bootstrap: %s; tenant %s, root key %s…\n", how, e.TenantID, e.RootKey[:min(len(e.RootKey), 16)])
+	pace := "as fast as the workers allow"
+	if o.rate > 0 {
+		pace = fmt.Sprintf("%d req/s", o.rate)
+	}
+	fmt.Printf("load: %s per scenario, %s, %d workers\n\n", o.duration, pace, o.workers)
+
+	var results []scenarioResult
+	for _, s := range selected {
+		if ctx.Err() != nil {
+			break
+		}
+		fmt.Printf("%-24s ", s.Name)
+		r, err := attack(ctx, o, e, s)
+		if err != nil {
+			fmt.Println("failed")
+			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", s.Name, err)
+			return 1
+		}
+		fmt.Printf("%d requests\n", r.Requests)
+		results = append(results, r)
+	}
+	fmt.Println()
+	printTable(os.Stdout, results)
+	if ctx.Err() != nil {
+		fmt.Fprintln(os.Stderr, "bench: interrupted; partial figures above, JSON not written")
+		return 130
+	}
+	if o.out != "" {
+		rep := report{
+			Tool: "bench/load (vegeta " + vegetaVersion + ")", Machine: m, Target: tgt.kind,
+			Settings:  settings{DurationSeconds: o.duration.Seconds(), Rate: o.rate, Workers: o.workers},
+			Scenarios: results,
+		}
+		if err := writeJSON(o.out, rep); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			return 1
+		}
+		fmt.Printf("\nwrote %s\n", o.out)
+	}
+	for _, r := range results {
+		if r.StatusCodes["429"] > 0 {
+			fmt.Fprintln(os.Stderr, "\nnote: the service answered 429: it rate-limits; run it with RATE_LIMIT_PER_SECOND=0 for a bench")
+			break
+		}
+	}
+	return 0
+}
+
+func selectScenarios(list string) ([]scenario, error) {
+	if strings.TrimSpace(list) == "" {
+		return allScenarios, nil
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			want[n] = true
+		}
+	}
+	var out []scenario
+	for _, s := range allScenarios {
+		if want[s.Name] {
+			out = append(out, s)
+			delete(want, s.Name)
+		}
+	}
+	if len(want) > 0 {
+		var unknown, names []string
+		for n := range want {
+			unknown = append(unknown, n)
+		}
+		for _, s := range allScenarios {
+			names = append(names, s.Name)
+		}
+		return nil, fmt.Errorf("unknown scenario(s) %s; known: %s", strings.Join(unknown, ", "), strings.Join(names, ", "))
+	}
+	if len(out) == 0 {
+		return nil, errors.New("-scenarios selects nothing")
+	}
+	return out, nil
+}
+
+type machine struct {
+	GOOS       string `json:"goos"`
+	GOARCH     string `json:"goarch"`
+	NumCPU     int    `json:"numCPU"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	GoVersion  string `json:"goVersion"`
+}
+
+func currentMachine() machine {
+	return machine{GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, NumCPU: runtime.NumCPU(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0), GoVersion: runtime.Version()}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+)
+
+// report is the JSON file. It holds no timestamps, URLs or ports, so two runs differ only in
+// their figures.
+type report struct {
+	Tool      string           `json:"tool"`
+	Machine   machine          `json:"machine"`
+	Target    string           `json:"target"` // "started" (by the bench) or "external"
+	Settings  settings         `json:"settings"`
+	Scenarios []scenarioResult `json:"scenarios"`
+}
+
+type settings struct {
+	DurationSeconds float64 `json:"durationSeconds"`
+	Rate            int     `json:"rate"` // 0: as fast as the workers allow
+	Workers         int     `json:"workers"`
+}
+
+type scenarioResult struct {
+	Name        string         `json:"name"`
+	Requests    uint64         `json:"requests"`
+	RPS         float64        `json:"rps"`         // requests sent per second
+	OKPerSecond float64        `json:"okPerSecond"` // 2xx/3xx responses per second
+	P50Ms       float64        `json:"p50Ms"`
+	P99Ms       float64        `json:"p99Ms"`
+	MaxMs       float64        `json:"maxMs"`
+	Success     float64        `json:"success"` // ratio of 2xx/3xx responses
+	StatusCodes map[string]int `json:"statusCodes"`
+	Replayed    uint64         `json:"replayed,omitempty"` // responses with Idempotent-Replayed: true
+	Failures    map[string]int `json:"failures,omitempty"` // "status ERROR_CODE" → count
+}
+
+var vegetaVersion = func() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/tsenart/vegeta/v12" {
+				return d.Version
+			}
+		}
+	}
+	return "v12"
+}()
+
+func printTable(w io.Writer, results []scenarioResult) {
+	if len(results) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scenario\trequests\treq/s\tp50 ms\tp99 ms\tmax ms\tsuccess\tstatus codes\t")
+	for _, r := range results {
+		codes := make([]string, 0, len(r.StatusCodes))
+		for _, c := range sortedKeys(r.StatusCodes) {
+			codes = append(codes, fmt.Sprintf("%s×%d", c, r.StatusCodes[c]))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f%%\t%s\t\n", r.Name, r.Requests, r.RPS,
+			r.P50Ms, r.P99Ms, r.MaxMs, 100*r.Success, strings.Join(codes, " "))
+	}
+	_ = tw.Flush()
+	for _, r := range results {
+		if r.Replayed > 0 {
+			fmt.Fprintf(w, "%s: %d responses replayed (Idempotent-Replayed: true)\n", r.Name, r.Replayed)
+		}
+		for _, k := range sortedKeys(r.Failures) {
+			fmt.Fprintf(w, "%s: %d × %s\n", r.Name, r.Failures[k], k)
+		}
+	}
+}
+
+func writeJSON(path string, rep report) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// scenario is one measured workload. Targets builds the vegeta Targeter once, before the clock
+// starts (it may do setup requests); the Targeter is then called concurrently by the workers,
+// so it must be safe for that. A new capability adds its scenarios to allScenarios.
+type scenario struct {
+	Name     string
+	Measures string
+	Targets  func(ctx context.Context, e *env) (vegeta.Targeter, error)
+}
+
+var allScenarios = []scenario{
+	{"capabilities", "GET /v1/capabilities without credentials: HTTP stack and middleware, no database", capabilities},
+	{"authenticated-read", "GET /v1/tenants/current with the root key: key lookup and hash check, one read", authenticatedRead},
+	{"idempotent-post-fresh", "POST /v1/tenants/members, a new Idempotency-Key each time: full write path with the idempotency record in the same transaction", idempotentPostFresh},
+	{"idempotent-post-replay", "the same POST with the same Idempotency-Key after a first success: the replay path", idempotentPostReplay},
+}
+
+func (e *env) keyHeader() http.Header {
+	return http.Header{"X-Service-Api-Key": {e.RootKey}, "Content-Type": {"application/json"}}
+}
+
+func capabilities(_ context.Context, e *env) (vegeta.Targeter, error) {
+	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: e.BaseURL + "/v1/capabilities"}), nil
+}
+
+func authenticatedRead(_ context.Context, e *env) (vegeta.Targeter, error) {
+	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: e.BaseURL + "/v1/tenants/current", Header: e.keyHeader()}), nil
+}
+
+func idempotentPostFresh(_ context.Context, e *env) (vegeta.Targeter, error) {
+	var n atomic.Uint64
+	url := e.BaseURL + "/v1/tenants/members"
+	return func(t *vegeta.Target) error {
+		if t == nil {
+			return vegeta.ErrNilTarget
+		}
+		i := n.Add(1)
+		h := e.keyHeader()
+		h.Set("Idempotency-Key", fmt.Sprintf("bench-%s-%d", e.RunID, i))
+		*t = vegeta.Target{Method: http.MethodPost, URL: url, Header: h,
+			Body: fmt.Appendf(nil, `{"email":"bench+%s.%d@example.com"}`, e.RunID, i)}
+		return nil
+	}, nil
+}
+
+func idempotentPostReplay(ctx context.Context, e *env) (vegeta.Targeter, error) {
+	h := e.keyHeader()
+	h.Set("Idempotency-Key", "bench-"+e.RunID+"-replay")
+	body := fmt.Appendf(nil, `{"email":"bench+%s.replay@example.com"}`, e.RunID)
+	// The first call creates the member and stores the outcome; every later one replays it.
+	if err := e.call(ctx, http.MethodPost, "/v1/tenants/members", h, rawJSON(body), nil, http.StatusCreated); err != nil {
+		return nil, fmt.Errorf("first call: %w", err)
+	}
+	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodPost, URL: e.BaseURL + "/v1/tenants/members", Header: h, Body: body}), nil
+}
+
+// rawJSON is a body that is already JSON.
+type rawJSON []byte
+
+func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
