@@ -79,20 +79,31 @@ func DefaultConfig(url string) wiring.Config {
 	}
 }
 
+// NewServerWithLog is NewServer whose JSON logs (info and up) go to w.
+func NewServerWithLog(t testing.TB, w io.Writer) *Env {
+	t.Helper()
+	env, err := startWithLog(Shared().DatabaseURL, nil, slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(env.stop)
+	return env
+}
+
 func start(url string, modify func(*wiring.Config)) (*Env, error) {
+	level := slog.LevelWarn
+	var out io.Writer = io.Discard
+	if os.Getenv("CORRIDOR_TEST_LOG") != "" {
+		level, out = slog.LevelDebug, os.Stderr
+	}
+	return startWithLog(url, modify, slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level})))
+}
+
+func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*Env, error) {
 	cfg := DefaultConfig(url)
 	if modify != nil {
 		modify(&cfg)
 	}
-	level := slog.LevelWarn
-	if os.Getenv("CORRIDOR_TEST_LOG") != "" {
-		level = slog.LevelDebug
-	}
-	var out io.Writer = io.Discard
-	if os.Getenv("CORRIDOR_TEST_LOG") != "" {
-		out = os.Stderr
-	}
-	log := slog.New(slog.NewJSONHandler(out, &slog.HandlerOptions{Level: level}))
 	svc, err := wiring.Build(context.Background(), cfg, log)
 	if err != nil {
 		return nil, err
