@@ -9,8 +9,11 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
+	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
 	"corridor/app"
 	"corridor/ports"
@@ -33,11 +36,27 @@ type Service struct {
 	Server *http.Server
 	App    *app.App
 	Store  *postgres.Store
+	Jobs   *jobs.Queue
 	close  func()
 }
 
 // Close releases the database pool.
 func (s *Service) Close() { s.close() }
+
+// StartWorkers runs the background job workers until StopWorkers.
+func (s *Service) StartWorkers(ctx context.Context) error { return s.Jobs.Start(ctx) }
+
+// StopWorkers lets running jobs finish up to ctx's deadline.
+func (s *Service) StopWorkers(ctx context.Context) error { return s.Jobs.Stop(ctx) }
+
+// Migrate applies the project's embedded migrations, then River's job tables.
+func Migrate(ctx context.Context, url string) (uint, error) {
+	v, err := postgres.Migrate(url)
+	if err != nil {
+		return v, err
+	}
+	return v, jobs.Migrate(ctx, url)
+}
 
 // Build connects to the database (already migrated) and wires every adapter.
 func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
@@ -58,6 +77,15 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	workers := river.NewWorkers()
+	a.RegisterWorkers(workers)
+	queue, err := jobs.New(ctx, db.DB, jobs.Config{
+		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: app.PeriodicJobs(), Logger: log,
+	})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	srv, err := http.New(http.Config{
 		BodyLimitBytes: cfg.BodyLimitBytes,
 		RateLimit:      cfg.RateLimit,
@@ -68,5 +96,5 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Store: store, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, App: a, Store: store, Jobs: queue, close: func() { _ = db.Close() }}, nil
 }

@@ -15,7 +15,6 @@ import (
 
 	"corridor/adapters/identity"
 	"corridor/adapters/pgcluster"
-	"corridor/adapters/postgres"
 	"corridor/wiring"
 )
 
@@ -121,7 +120,7 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 	if dbURL == "" {
 		return errors.New("DATABASE_URL is not set (use `corridor run` for a local database)")
 	}
-	version, err := postgres.Migrate(dbURL)
+	version, err := wiring.Migrate(ctx, dbURL)
 	if err != nil {
 		return err
 	}
@@ -139,7 +138,9 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	defer svc.Close()
-	go purgeIdempotency(ctx, svc, log)
+	if err := svc.StartWorkers(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start job workers: %w", err)
+	}
 	errCh := make(chan error, 1)
 	go func() { errCh <- svc.Server.Listen(cfg.Addr) }()
 	log.Info("corridor serving", "addr", cfg.Addr)
@@ -152,7 +153,11 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 	log.Info("shutting down: draining in-flight requests")
 	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	return svc.Server.Shutdown(shutCtx)
+	err = svc.Server.Shutdown(shutCtx)
+	if stopErr := svc.StopWorkers(shutCtx); stopErr != nil {
+		log.Warn("job workers did not stop cleanly", "error", stopErr.Error())
+	}
+	return err
 }
 
 func printFirstSteps(cfg config) {
@@ -164,23 +169,6 @@ Corridor is listening on %s. First credential:
 See README.md (Quickstart). Ctrl-C stops the service%s.
 
 `, cfg.Addr, map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.DatabaseURL != ""])
-}
-
-func purgeIdempotency(ctx context.Context, svc *wiring.Service, log *slog.Logger) {
-	t := time.NewTicker(5 * time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if n, err := svc.App.PurgeIdempotency(ctx); err != nil {
-				log.Warn("idempotency purge failed", "error", err.Error())
-			} else if n > 0 {
-				log.Info("expired idempotency records purged", "count", n)
-			}
-		}
-	}
 }
 
 func migrateCmd(ctx context.Context, cfg config, log *slog.Logger) error {
@@ -195,7 +183,7 @@ func migrateCmd(ctx context.Context, cfg config, log *slog.Logger) error {
 		}
 		url = cluster.URL("corridor")
 	}
-	v, err := postgres.Migrate(url)
+	v, err := wiring.Migrate(ctx, url)
 	if err == nil {
 		log.Info("migrations applied", "version", v)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
-	"corridor/adapters/postgres"
 	"corridor/test/testdb"
 	"corridor/wiring"
 )
@@ -37,7 +36,7 @@ var shared *Env
 // Main is a package's TestMain: a fresh migrated database and one running service.
 func Main(m *testing.M) {
 	testdb.Main(m, func(url string) error {
-		if _, err := postgres.Migrate(url); err != nil {
+		if _, err := wiring.Migrate(context.Background(), url); err != nil {
 			return err
 		}
 		env, err := start(url, nil)
@@ -113,6 +112,10 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 		svc.Close()
 		return nil, err
 	}
+	if err := svc.StartWorkers(context.Background()); err != nil {
+		svc.Close()
+		return nil, err
+	}
 	go func() { _ = svc.Server.Fiber().Listener(ln) }()
 	issuer, err := identity.NewSandbox(cfg.SessionSecret)
 	if err != nil {
@@ -123,6 +126,7 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = svc.Server.Shutdown(ctx)
+		_ = svc.StopWorkers(ctx)
 		svc.Close()
 	}
 	return env, nil

@@ -1,0 +1,116 @@
+// Package jobs adapts River, the Postgres-backed durable job queue. Jobs are inserted through
+// River's database/sql driver inside the caller's Bun transaction (so they commit with the state
+// change that needs them) and worked by a client on River's pgx driver.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"corridor/adapters/postgres"
+	"corridor/ports"
+)
+
+// Queue is the River adapter: an insert client bound to Bun transactions, and a worker client.
+type Queue struct {
+	inserter *river.Client[*sql.Tx]
+	worker   *river.Client[pgx.Tx]
+	pool     *pgxpool.Pool
+}
+
+var _ ports.Jobs = (*Queue)(nil)
+
+// Config sets up the worker side.
+type Config struct {
+	DatabaseURL  string
+	Workers      *river.Workers
+	PeriodicJobs []*river.PeriodicJob
+	MaxWorkers   int // per default queue; 0 = 10
+	Logger       *slog.Logger
+	// FetchPollInterval bounds job pickup latency when LISTEN/NOTIFY is unavailable.
+	FetchPollInterval time.Duration
+}
+
+// New builds both clients. db is the Bun handle's *sql.DB; the worker client opens its own pool.
+func New(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
+	if cfg.Workers == nil {
+		return nil, errors.New("jobs: Workers is required")
+	}
+	if cfg.MaxWorkers <= 0 {
+		cfg.MaxWorkers = 10
+	}
+	if cfg.FetchPollInterval <= 0 {
+		cfg.FetchPollInterval = time.Second
+	}
+	inserter, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: cfg.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: insert client: %w", err)
+	}
+	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: pool: %w", err)
+	}
+	worker, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
+		Workers:           cfg.Workers,
+		PeriodicJobs:      cfg.PeriodicJobs,
+		Logger:            cfg.Logger,
+		FetchPollInterval: cfg.FetchPollInterval,
+		JobTimeout:        2 * time.Minute,
+	})
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("jobs: worker client: %w", err)
+	}
+	return &Queue{inserter: inserter, worker: worker, pool: pool}, nil
+}
+
+// Enqueue inserts the job in the transaction the context carries.
+func (q *Queue) Enqueue(ctx context.Context, args ports.JobArgs, opts ports.JobOptions) error {
+	btx, ok := postgres.TxFromContext(ctx)
+	if !ok {
+		return errors.New("jobs: Enqueue outside a unit of work: jobs must commit with their state change")
+	}
+	ins := &river.InsertOpts{MaxAttempts: opts.MaxAttempts, ScheduledAt: opts.ScheduledAt}
+	if opts.UniqueFor > 0 {
+		ins.UniqueOpts = river.UniqueOpts{ByArgs: true, ByPeriod: opts.UniqueFor}
+	}
+	_, err := q.inserter.InsertTx(ctx, btx.Tx, args, ins)
+	return err
+}
+
+// Start runs the workers until Stop.
+func (q *Queue) Start(ctx context.Context) error { return q.worker.Start(ctx) }
+
+// Stop lets running jobs finish (up to ctx's deadline) and closes the pool.
+func (q *Queue) Stop(ctx context.Context) error {
+	err := q.worker.Stop(ctx)
+	q.pool.Close()
+	return err
+}
+
+// Migrate applies River's own schema migrations (its job tables), after the project's.
+func Migrate(ctx context.Context, url string) error {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return err
+	}
+	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	return err
+}
