@@ -59,6 +59,13 @@ func (a *App) Idempotent(ctx context.Context, req IdempotentRequest, run func(ct
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		replayed = false
 		repo := tx.Idempotency()
+		now := a.clock.Now()
+		// A stored outcome replays without the lock, so concurrent retries of a finished
+		// request all get it; only a first run takes the lock, then checks again.
+		rec, found, err := repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
+		if err != nil || found {
+			return firstErr(err, func() error { return replay(rec, req, &out, &replayed) })
+		}
 		free, err := repo.TryLock(ctx, req.Scope, req.Environment, req.Key)
 		if err != nil {
 			return err
@@ -66,13 +73,9 @@ func (a *App) Idempotent(ctx context.Context, req IdempotentRequest, run func(ct
 		if !free {
 			return core.E(core.CodeIdempotencyRequestInProgress, "a request with this Idempotency-Key is still in progress; retry after it completes")
 		}
-		now := a.clock.Now()
-		rec, found, err := repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
-		if err != nil {
-			return err
-		}
-		if found {
-			return replay(rec, req, &out, &replayed)
+		rec, found, err = repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
+		if err != nil || found {
+			return firstErr(err, func() error { return replay(rec, req, &out, &replayed) })
 		}
 		if out, err = run(ctx); err != nil {
 			return err
@@ -90,6 +93,14 @@ func (a *App) Idempotent(ctx context.Context, req IdempotentRequest, run func(ct
 		return out, false, nil
 	}
 	return out, replayed, err
+}
+
+// firstErr returns err when set, else the result of then.
+func firstErr(err error, then func() error) error {
+	if err != nil {
+		return err
+	}
+	return then()
 }
 
 func replay(rec ports.IdempotencyRecord, req IdempotentRequest, out *Outcome, replayed *bool) error {

@@ -24,6 +24,7 @@ const (
 	CodeIdempotencyRequestInProgress Code = "IDEMPOTENCY_REQUEST_IN_PROGRESS"
 	CodeRateLimited                  Code = "RATE_LIMITED"
 	CodeRouteNotFound                Code = "ROUTE_NOT_FOUND"
+	CodeRequestTimeout               Code = "REQUEST_TIMEOUT"
 	CodeMethodNotAllowed             Code = "METHOD_NOT_ALLOWED"
 	CodePayloadTooLarge              Code = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedMediaType         Code = "UNSUPPORTED_MEDIA_TYPE"

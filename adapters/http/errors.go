@@ -23,6 +23,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeIdempotencyRequestInProgress: 409,
 	core.CodeRateLimited:                  429,
 	core.CodeRouteNotFound:                404,
+	core.CodeRequestTimeout:               408,
 	core.CodeMethodNotAllowed:             405,
 	core.CodePayloadTooLarge:              413,
 	core.CodeUnsupportedMediaType:         415,
@@ -75,7 +76,7 @@ func toDomain(err error) *core.Error {
 		case fiber.StatusRequestEntityTooLarge:
 			return core.E(core.CodePayloadTooLarge, "request body is too large")
 		case fiber.StatusRequestTimeout:
-			return core.E(core.CodeValidationFailed, "request timed out")
+			return core.E(core.CodeRequestTimeout, "the request was not received in time")
 		}
 		if fe.Code < 500 {
 			return core.E(core.CodeValidationFailed, "%s", fe.Message)

@@ -110,9 +110,17 @@ func (s *Server) authenticate(required bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		p, present, err := s.principalFromHeaders(c)
 		if err != nil {
+			// Failed credentials are limited per client IP, so a flood of guesses is throttled
+			// before the database sees all of it.
+			if limited := s.limitAnonymous(c); limited != nil {
+				return limited
+			}
 			return err
 		}
 		if !present {
+			if limited := s.limitAnonymous(c); limited != nil {
+				return limited
+			}
 			if required {
 				return core.E(core.CodeUnauthenticated, "missing credentials: send X-Service-Api-Key or Authorization: Bearer <session token>")
 			}

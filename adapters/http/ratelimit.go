@@ -68,20 +68,33 @@ func (l *limiter) sweep(now time.Time) {
 	}
 }
 
-// rateLimit answers 429 RATE_LIMITED with Retry-After once a caller exceeds its bucket.
+// rateLimit answers 429 RATE_LIMITED with Retry-After once an authenticated caller exceeds its
+// bucket; anonymous callers were charged per IP by authenticate.
 func (s *Server) rateLimit(c *fiber.Ctx) error {
-	if s.limiter == nil {
+	p, ok := principalOf(c)
+	if s.limiter == nil || !ok {
 		return c.Next()
 	}
-	id := "ip:" + c.IP()
-	if p, ok := principalOf(c); ok {
-		id = p.LogID()
-	}
-	ok, wait := s.limiter.allow(id, time.Now())
-	if !ok {
-		c.Set(fiber.HeaderRetryAfter, retryAfter(wait))
-		return (&core.Error{Code: core.CodeRateLimited, Message: "too many requests; retry after the Retry-After seconds"}).
-			WithDetails(map[string]any{"retryAfterSeconds": retryAfter(wait)})
+	if err := s.charge(c, p.LogID()); err != nil {
+		return err
 	}
 	return c.Next()
+}
+
+// limitAnonymous charges the client IP's bucket for a request without valid credentials.
+func (s *Server) limitAnonymous(c *fiber.Ctx) error {
+	if s.limiter == nil {
+		return nil
+	}
+	return s.charge(c, "ip:"+c.IP())
+}
+
+func (s *Server) charge(c *fiber.Ctx, id string) error {
+	ok, wait := s.limiter.allow(id, time.Now())
+	if ok {
+		return nil
+	}
+	c.Set(fiber.HeaderRetryAfter, retryAfter(wait))
+	return (&core.Error{Code: core.CodeRateLimited, Message: "too many requests; retry after the Retry-After seconds"}).
+		WithDetails(map[string]any{"retryAfterSeconds": retryAfter(wait)})
 }

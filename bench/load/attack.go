@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net"
+	"net/http"
 	"sort"
 	"strconv"
 	"time"
@@ -22,9 +24,17 @@ func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult,
 	if err != nil {
 		return scenarioResult{}, err
 	}
+	// Our own transport, so the scenario's keep-alive connections can be closed when it ends:
+	// idle connections left open would otherwise pile up across scenarios and hold up the
+	// service's graceful shutdown.
+	transport := &http.Transport{
+		DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConnsPerHost: o.workers,
+	}
+	defer transport.CloseIdleConnections()
 	w := uint64(o.workers)
-	atk := vegeta.NewAttacker(vegeta.Workers(w), vegeta.MaxWorkers(w), vegeta.Timeout(o.timeout),
-		vegeta.KeepAlive(true), vegeta.Connections(o.workers))
+	atk := vegeta.NewAttacker(vegeta.Client(&http.Client{Timeout: o.timeout, Transport: transport}),
+		vegeta.Workers(w), vegeta.MaxWorkers(w))
 	// With Freq 0 the pacer never waits: the attack runs as fast as the workers allow.
 	pacer := vegeta.ConstantPacer{Freq: o.rate, Per: time.Second}
 

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -96,15 +98,38 @@ func mint(secret, runID string) (string, error) {
 }
 
 // call sends a JSON request for a scenario's or the bootstrap's setup and decodes the answer
-// into out when its status is one of want.
+// into out when its status is one of want. A 429 is retried after its Retry-After, a few times.
 func (e *env) call(ctx context.Context, method, path string, hdr http.Header, body, out any, want ...int) error {
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequestWithContext(ctx, method, e.BaseURL+path, bytes.NewReader(raw))
+	for attempt := 1; ; attempt++ {
+		status, wait, b, err := e.send(ctx, method, path, hdr, raw)
+		if err != nil {
+			return err
+		}
+		if slices.Contains(want, status) {
+			if out == nil {
+				return nil
+			}
+			return json.Unmarshal(b, out)
+		}
+		if status != http.StatusTooManyRequests || attempt == 5 {
+			return fmt.Errorf("%s %s: status %d: %s", method, path, status, bytes.TrimSpace(b))
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func (e *env) send(ctx context.Context, method, path string, hdr http.Header, body []byte) (status int, retryAfter time.Duration, b []byte, err error) {
+	req, err := http.NewRequestWithContext(ctx, method, e.BaseURL+path, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, 0, nil, err
 	}
 	for k, vs := range hdr {
 		req.Header[k] = vs
@@ -112,20 +137,13 @@ func (e *env) call(ctx context.Context, method, path string, hdr http.Header, bo
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := e.HTTP.Do(req)
 	if err != nil {
-		return err
+		return 0, 0, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
+	b, err = io.ReadAll(resp.Body)
+	retryAfter = time.Second
+	if s, perr := strconv.Atoi(resp.Header.Get("Retry-After")); perr == nil && s > 0 {
+		retryAfter = time.Duration(s) * time.Second
 	}
-	for _, w := range want {
-		if resp.StatusCode == w {
-			if out == nil {
-				return nil
-			}
-			return json.Unmarshal(b, out)
-		}
-	}
-	return fmt.Errorf("%s %s: status %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(b))
+	return resp.StatusCode, retryAfter, b, err
 }

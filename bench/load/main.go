@@ -124,6 +124,7 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	fmt.Printf("load: %s per scenario, %s, %d workers\n\n", o.duration, pace, o.workers)
 
 	var results []scenarioResult
+	var failed error
 	for _, s := range selected {
 		if ctx.Err() != nil {
 			break
@@ -132,36 +133,40 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 		r, err := attack(ctx, o, e, s)
 		if err != nil {
 			fmt.Println("failed")
-			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", s.Name, err)
-			return 1
+			failed = fmt.Errorf("%s: %w", s.Name, err)
+			break
 		}
 		fmt.Printf("%d requests\n", r.Requests)
 		results = append(results, r)
 	}
 	fmt.Println()
 	printTable(os.Stdout, results)
-	if ctx.Err() != nil {
-		fmt.Fprintln(os.Stderr, "bench: interrupted; partial figures above, JSON not written")
-		return 130
-	}
-	if o.out != "" {
-		rep := report{
-			Tool: "bench/load (vegeta " + vegetaVersion + ")", Machine: m, Target: tgt.kind,
-			Settings:  settings{DurationSeconds: o.duration.Seconds(), Rate: o.rate, Workers: o.workers},
-			Scenarios: results,
-		}
-		if err := writeJSON(o.out, rep); err != nil {
-			fmt.Fprintln(os.Stderr, "bench:", err)
-			return 1
-		}
-		fmt.Printf("\nwrote %s\n", o.out)
-	}
 	for _, r := range results {
 		if r.StatusCodes["429"] > 0 {
-			fmt.Fprintln(os.Stderr, "\nnote: the service answered 429: it rate-limits; run it with RATE_LIMIT_PER_SECOND=0 for a bench")
+			fmt.Println("\nnote: the service answered 429: it rate-limits; run it with RATE_LIMIT_PER_SECOND=0 for a bench")
 			break
 		}
 	}
+	switch {
+	case failed != nil:
+		fmt.Fprintln(os.Stderr, "bench:", failed, "\nbench: JSON not written")
+		return 1
+	case ctx.Err() != nil:
+		fmt.Fprintln(os.Stderr, "bench: interrupted; partial figures above, JSON not written")
+		return 130
+	case o.out == "":
+		return 0
+	}
+	rep := report{
+		Tool: "bench/load (vegeta " + vegetaVersion + ")", Machine: m, Target: tgt.kind,
+		Settings:  settings{DurationSeconds: o.duration.Seconds(), Rate: o.rate, Workers: o.workers},
+		Scenarios: results,
+	}
+	if err := writeJSON(o.out, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	fmt.Printf("\nwrote %s\n", o.out)
 	return 0
 }
 

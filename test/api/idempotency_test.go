@@ -170,3 +170,25 @@ func TestIdempotency_PublicAcceptReplays(t *testing.T) {
 		t.Fatal("retried accept with the same key was not replayed")
 	}
 }
+
+// TestIdempotency_ConcurrentRetriesOfAFinishedRequestAllReplay: once the outcome is stored,
+// parallel retries get it back instead of refusing each other.
+func TestIdempotency_ConcurrentRetriesOfAFinishedRequestAllReplay(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "done-1")
+	first := c.Post("/v1/tenants/members", map[string]any{"email": "d@example.com"}).Expect(t, 201)
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := c.Post("/v1/tenants/members", map[string]any{"email": "d@example.com"})
+			if r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" || string(r.Body) != string(first.Body) {
+				t.Errorf("retry got %d replayed=%q: %s", r.Status, r.Header.Get("Idempotent-Replayed"), r.Body)
+			}
+		}()
+	}
+	wg.Wait()
+}

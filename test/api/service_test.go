@@ -148,3 +148,19 @@ func TestService_RateLimit(t *testing.T) {
 	time.Sleep(2100 * time.Millisecond)
 	idem.Post("/v1/tenants/members", map[string]any{"email": "rl@example.com"}).Expect(t, 201)
 }
+
+// TestService_RateLimitFailedCredentialsPerIP: guesses without valid credentials are throttled
+// per client IP.
+func TestService_RateLimitFailedCredentialsPerIP(t *testing.T) {
+	t.Parallel()
+	limited := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit.PerSecond, c.RateLimit.Burst = 0.5, 3 })
+	guesser := limited.Client(t)
+	for i := 0; i < 3; i++ {
+		guesser.WithKey("csk_test_guess" + string(rune('a'+i)) + "_secret").Get("/v1/tenants/current").ExpectError(t, 401, "UNAUTHENTICATED")
+	}
+	r := guesser.WithKey("csk_test_guessz_secret").Get("/v1/tenants/current")
+	r.ExpectError(t, 429, "RATE_LIMITED")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("no Retry-After")
+	}
+}
