@@ -156,7 +156,7 @@ func TestService_RateLimitFailedCredentialsPerIP(t *testing.T) {
 	limited := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit.PerSecond, c.RateLimit.Burst = 0.5, 3 })
 	guesser := limited.Client(t)
 	for i := 0; i < 3; i++ {
-		guesser.WithKey("csk_test_guess" + string(rune('a'+i)) + "_secret").Get("/v1/tenants/current").ExpectError(t, 401, "UNAUTHENTICATED")
+		guesser.WithKey("csk_test_guess"+string(rune('a'+i))+"_secret").Get("/v1/tenants/current").ExpectError(t, 401, "UNAUTHENTICATED")
 	}
 	r := guesser.WithKey("csk_test_guessz_secret").Get("/v1/tenants/current")
 	r.ExpectError(t, 429, "RATE_LIMITED")
