@@ -11,14 +11,18 @@ help: ## list targets
 build: ## build bin/corridor
 	$(GO) build -o $(BIN) ./cmd/corridor
 
-run: build ## start the service (and a project-local PostgreSQL under .data/ unless DATABASE_URL is set)
+run: build contracts ## start the service (and a project-local PostgreSQL under .data/ unless DATABASE_URL is set)
 	exec ./$(BIN) run
 
-test: ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
+.PHONY: contracts
+contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe v1.4.1) and Go bindings when an ABI changed
+	GO="$(GO)" bash contracts/build.sh
+
+test: contracts ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 15m $(PKGS)
 
-test-short: ## unit tests only (no database)
+test-short: contracts ## unit tests only (no database)
 	$(GO) test -count=1 -short $(PKGS)
 
 fmt: ## gofmt the tree

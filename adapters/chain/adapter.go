@@ -1,0 +1,395 @@
+// Package chain is the go-ethereum adapter of ports.Chain: Safe v1.4.1 wallets and a USDC token
+// on one EVM chain, with a relayer key that pays gas. NewSimulated runs an in-process chain
+// (tests), Dial a real node (geth --dev in the sandbox, Base and Base Sepolia), and
+// DeployContracts puts the Safe contracts and TestUSDC on a fresh dev chain once.
+package chain
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"sort"
+
+	"github.com/ethereum/go-ethereum"
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/ethclient"
+
+	"corridor/adapters/chain/bindings"
+	"corridor/core/safe"
+	"corridor/ports"
+)
+
+var _ ports.Chain = (*Adapter)(nil)
+
+// Addresses are the contracts the adapter works with on one chain: configuration on real
+// chains (Safe's canonical v1.4.1 deployments and Circle's USDC), recorded by DeployContracts
+// on a dev chain.
+type Addresses struct {
+	SafeSingleton    common.Address `json:"safeSingleton"` // SafeL2
+	SafeProxyFactory common.Address `json:"safeProxyFactory"`
+	FallbackHandler  common.Address `json:"fallbackHandler"` // CompatibilityFallbackHandler
+	USDC             common.Address `json:"usdc"`
+}
+
+// Adapter implements ports.Chain over a node client.
+type Adapter struct {
+	client     Client
+	relay      *relayer
+	chainID    int64
+	addrs      Addresses
+	deployment safe.Deployment
+	close      func() error
+
+	safeL2  *bindings.SafeL2
+	factory *bindings.SafeProxyFactory
+	usdc    *bindings.TestUSDC
+}
+
+var (
+	executionFailureTopic = bindings.NewSafeL2().GetABI().Events["ExecutionFailure"].ID
+	transferTopic         = bindings.NewTestUSDC().GetABI().Events["Transfer"].ID
+)
+
+// Dial connects to a node at rpcURL and checks that the configured contracts are deployed there.
+// relayerKey pays gas for every transaction (and mints TestUSDC on a dev chain, where it is
+// the minter).
+func Dial(ctx context.Context, rpcURL string, relayerKey *ecdsa.PrivateKey, addrs Addresses) (*Adapter, error) {
+	client, err := ethclient.DialContext(ctx, rpcURL)
+	if err != nil {
+		return nil, fmt.Errorf("chain: dialing %s: %w", rpcURL, err)
+	}
+	a, err := New(ctx, client, relayerKey, addrs, nil)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	a.close = func() error { client.Close(); return nil }
+	return a, nil
+}
+
+// New builds an adapter over any client. afterSend, when not nil, runs after each transaction
+// the relayer sends (the simulated chain commits a block there). It reads the chain id and the
+// factory's proxy creation code, and fails when a configured contract has no code.
+func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs Addresses, afterSend func()) (*Adapter, error) {
+	if relayerKey == nil {
+		return nil, errors.New("chain: a relayer key is required")
+	}
+	chainID, err := client.ChainID(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("chain: reading the chain id: %w", err)
+	}
+	a := &Adapter{
+		client: client, relay: newRelayer(client, relayerKey, chainID, afterSend),
+		chainID: chainID.Int64(), addrs: addrs, close: func() error { return nil },
+		safeL2: bindings.NewSafeL2(), factory: bindings.NewSafeProxyFactory(), usdc: bindings.NewTestUSDC(),
+	}
+	for name, addr := range map[string]common.Address{
+		"Safe singleton": addrs.SafeSingleton, "SafeProxyFactory": addrs.SafeProxyFactory,
+		"fallback handler": addrs.FallbackHandler, "USDC": addrs.USDC,
+	} {
+		deployed, err := a.IsDeployed(ctx, addr)
+		if err != nil {
+			return nil, err
+		}
+		if !deployed {
+			return nil, fmt.Errorf("chain: no %s contract at %s on chain %d", name, addr.Hex(), a.chainID)
+		}
+	}
+	out, err := a.call(ctx, addrs.SafeProxyFactory, a.factory.PackProxyCreationCode())
+	if err != nil {
+		return nil, err
+	}
+	proxyCode, err := a.factory.UnpackProxyCreationCode(out)
+	if err != nil {
+		return nil, fmt.Errorf("chain: proxyCreationCode: %w", err)
+	}
+	a.deployment = safe.Deployment{Factory: addrs.SafeProxyFactory, Singleton: addrs.SafeSingleton, ProxyCreationCode: proxyCode}
+	return a, nil
+}
+
+// Close releases the connection (and stops the simulated chain).
+func (a *Adapter) Close() error { return a.close() }
+
+// Addresses returns the contracts in use, for configuration output and capabilities.
+func (a *Adapter) Addresses() Addresses { return a.addrs }
+
+// RelayerAddress is the account that pays gas.
+func (a *Adapter) RelayerAddress() common.Address { return a.relay.from }
+
+// ChainID implements ports.Chain.
+func (a *Adapter) ChainID() int64 { return a.chainID }
+
+// USDCAddress implements ports.Chain.
+func (a *Adapter) USDCAddress() common.Address { return a.addrs.USDC }
+
+// SafeDeployment implements ports.Chain.
+func (a *Adapter) SafeDeployment() ports.SafeDeployment {
+	return ports.SafeDeployment{ProxyFactory: a.addrs.SafeProxyFactory, Singleton: a.addrs.SafeSingleton, FallbackHandler: a.addrs.FallbackHandler}
+}
+
+func (a *Adapter) safeConfig(cfg ports.SafeConfig) safe.Config {
+	return safe.Config{Owners: cfg.Owners, Threshold: cfg.Threshold, FallbackHandler: a.addrs.FallbackHandler, SaltNonce: cfg.SaltNonce}
+}
+
+// PredictSafeAddress implements ports.Chain.
+func (a *Adapter) PredictSafeAddress(cfg ports.SafeConfig) (common.Address, error) {
+	return safe.PredictAddress(a.deployment, a.safeConfig(cfg))
+}
+
+// DeploySafe implements ports.Chain.
+func (a *Adapter) DeploySafe(ctx context.Context, cfg ports.SafeConfig) (common.Hash, common.Address, error) {
+	address, err := a.PredictSafeAddress(cfg)
+	if err != nil {
+		return common.Hash{}, common.Address{}, err
+	}
+	initializer, err := safe.Initializer(a.safeConfig(cfg))
+	if err != nil {
+		return common.Hash{}, common.Address{}, err
+	}
+	if deployed, err := a.IsDeployed(ctx, address); err != nil {
+		return common.Hash{}, common.Address{}, err
+	} else if deployed {
+		return common.Hash{}, address, nil
+	}
+	alreadyDeployed := errors.New("already deployed")
+	notDeployed := func(ctx context.Context) error {
+		deployed, err := a.IsDeployed(ctx, address)
+		if err == nil && deployed {
+			return alreadyDeployed
+		}
+		return err
+	}
+	data := a.factory.PackCreateProxyWithNonce(a.addrs.SafeSingleton, initializer, cfg.SaltNonce)
+	hash, err := a.relay.sendOnce(ctx, "deploy:"+address.Hex(), notDeployed, call{to: &a.addrs.SafeProxyFactory, data: data})
+	if errors.Is(err, alreadyDeployed) {
+		return common.Hash{}, address, nil
+	}
+	if err != nil {
+		return common.Hash{}, common.Address{}, err
+	}
+	return hash, address, nil
+}
+
+// IsDeployed implements ports.Chain.
+func (a *Adapter) IsDeployed(ctx context.Context, address common.Address) (bool, error) {
+	code, err := a.client.CodeAt(ctx, address, nil)
+	if err != nil {
+		return false, fmt.Errorf("chain: code at %s: %w", address.Hex(), err)
+	}
+	return len(code) > 0, nil
+}
+
+// SafeNonce implements ports.Chain.
+func (a *Adapter) SafeNonce(ctx context.Context, safeAddress common.Address) (uint64, error) {
+	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackNonce())
+	if err != nil {
+		return 0, err
+	}
+	nonce, err := a.safeL2.UnpackNonce(out)
+	if err != nil || !nonce.IsUint64() {
+		return 0, fmt.Errorf("chain: Safe %s nonce %v: %v", safeAddress.Hex(), nonce, err)
+	}
+	return nonce.Uint64(), nil
+}
+
+// SafeOwners implements ports.Chain.
+func (a *Adapter) SafeOwners(ctx context.Context, safeAddress common.Address) ([]common.Address, error) {
+	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackGetOwners())
+	if err != nil {
+		return nil, err
+	}
+	return a.safeL2.UnpackGetOwners(out)
+}
+
+// SafeThreshold implements ports.Chain.
+func (a *Adapter) SafeThreshold(ctx context.Context, safeAddress common.Address) (int, error) {
+	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackGetThreshold())
+	if err != nil {
+		return 0, err
+	}
+	threshold, err := a.safeL2.UnpackGetThreshold(out)
+	if err != nil || !threshold.IsInt64() || threshold.Int64() > math.MaxInt32 {
+		return 0, fmt.Errorf("chain: Safe %s threshold %v: %v", safeAddress.Hex(), threshold, err)
+	}
+	return int(threshold.Int64()), nil
+}
+
+// SafeTransactionHash asks the Safe contract for its getTransactionHash of tx. The application
+// computes the hash itself with safe.TransactionHash; this exists to prove the two agree.
+func (a *Adapter) SafeTransactionHash(ctx context.Context, safeAddress common.Address, tx safe.Transaction) (common.Hash, error) {
+	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackGetTransactionHash(tx.To, orZero(tx.Value), tx.Data, uint8(tx.Operation),
+		orZero(tx.SafeTxGas), orZero(tx.BaseGas), orZero(tx.GasPrice), tx.GasToken, tx.RefundReceiver, new(big.Int).SetUint64(tx.Nonce)))
+	if err != nil {
+		return common.Hash{}, err
+	}
+	hash, err := a.safeL2.UnpackGetTransactionHash(out)
+	return common.Hash(hash), err
+}
+
+// ExecSafeTransaction implements ports.Chain.
+func (a *Adapter) ExecSafeTransaction(ctx context.Context, safeAddress common.Address, tx safe.Transaction, signatures []byte) (common.Hash, error) {
+	if err := tx.Validate(); err != nil {
+		return common.Hash{}, err
+	}
+	if len(signatures) == 0 || len(signatures)%safe.SignatureLength != 0 {
+		return common.Hash{}, fmt.Errorf("chain: signatures must be packed 65-byte signatures, got %d bytes", len(signatures))
+	}
+	safeTxHash := safe.TransactionHash(a.chainID, safeAddress, tx)
+	nonceIsCurrent := func(ctx context.Context) error {
+		current, err := a.SafeNonce(ctx, safeAddress)
+		switch {
+		case err != nil:
+			return err
+		case current > tx.Nonce:
+			return ports.ErrSafeNonceUsed
+		case current < tx.Nonce:
+			return fmt.Errorf("chain: Safe %s is at nonce %d; transaction %s is for nonce %d", safeAddress.Hex(), current, safeTxHash.Hex(), tx.Nonce)
+		}
+		return nil
+	}
+	data := a.safeL2.PackExecTransaction(tx.To, orZero(tx.Value), tx.Data, uint8(tx.Operation),
+		orZero(tx.SafeTxGas), orZero(tx.BaseGas), orZero(tx.GasPrice), tx.GasToken, tx.RefundReceiver, signatures)
+	return a.relay.sendOnce(ctx, "exec:"+safeTxHash.Hex(), nonceIsCurrent, call{to: &safeAddress, data: data})
+}
+
+// MintUSDC implements ports.Chain.
+func (a *Adapter) MintUSDC(ctx context.Context, to common.Address, amountBaseUnits *big.Int) (common.Hash, error) {
+	if err := positive(amountBaseUnits); err != nil {
+		return common.Hash{}, err
+	}
+	return a.relay.sendOnce(ctx, "", nil, call{to: &a.addrs.USDC, data: a.usdc.PackMint(to, amountBaseUnits)})
+}
+
+// TransferUSDC implements ports.Chain.
+func (a *Adapter) TransferUSDC(ctx context.Context, to common.Address, amountBaseUnits *big.Int) (common.Hash, error) {
+	if err := positive(amountBaseUnits); err != nil {
+		return common.Hash{}, err
+	}
+	return a.relay.sendOnce(ctx, "", nil, call{to: &a.addrs.USDC, data: a.usdc.PackTransfer(to, amountBaseUnits)})
+}
+
+// SendETH implements ports.Chain.
+func (a *Adapter) SendETH(ctx context.Context, to common.Address, amountWei *big.Int) (common.Hash, error) {
+	if err := positive(amountWei); err != nil {
+		return common.Hash{}, err
+	}
+	return a.relay.sendOnce(ctx, "", nil, call{to: &to, value: amountWei})
+}
+
+// USDCBalance implements ports.Chain.
+func (a *Adapter) USDCBalance(ctx context.Context, address common.Address) (*big.Int, error) {
+	out, err := a.call(ctx, a.addrs.USDC, a.usdc.PackBalanceOf(address))
+	if err != nil {
+		return nil, err
+	}
+	return a.usdc.UnpackBalanceOf(out)
+}
+
+// ETHBalance implements ports.Chain.
+func (a *Adapter) ETHBalance(ctx context.Context, address common.Address) (*big.Int, error) {
+	balance, err := a.client.BalanceAt(ctx, address, nil)
+	if err != nil {
+		return nil, fmt.Errorf("chain: balance of %s: %w", address.Hex(), err)
+	}
+	return balance, nil
+}
+
+// Receipt implements ports.Chain.
+func (a *Adapter) Receipt(ctx context.Context, txHash common.Hash) (ports.Receipt, error) {
+	return receiptOf(ctx, a.client, txHash)
+}
+
+// LatestBlock implements ports.Chain.
+func (a *Adapter) LatestBlock(ctx context.Context) (uint64, error) {
+	n, err := a.client.BlockNumber(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("chain: block number: %w", err)
+	}
+	return n, nil
+}
+
+// USDCTransferLogs implements ports.Chain. With parties it runs two topic-filtered queries
+// (parties as sender, parties as recipient) and merges them, so a busy public USDC contract is
+// never scanned whole.
+func (a *Adapter) USDCTransferLogs(ctx context.Context, fromBlock, toBlock uint64, parties []common.Address) ([]ports.TransferLog, error) {
+	switch {
+	case toBlock < fromBlock:
+		return nil, fmt.Errorf("chain: log range %d..%d is backwards", fromBlock, toBlock)
+	case toBlock-fromBlock >= ports.MaxLogBlockRange:
+		return nil, fmt.Errorf("chain: log range %d..%d spans more than %d blocks", fromBlock, toBlock, ports.MaxLogBlockRange)
+	case len(parties) > ports.MaxLogParties:
+		return nil, fmt.Errorf("chain: %d parties, at most %d per log query", len(parties), ports.MaxLogParties)
+	}
+	base := ethereum.FilterQuery{
+		FromBlock: new(big.Int).SetUint64(fromBlock), ToBlock: new(big.Int).SetUint64(toBlock),
+		Addresses: []common.Address{a.addrs.USDC},
+	}
+	queries := [][][]common.Hash{{{transferTopic}}}
+	if len(parties) > 0 {
+		topics := make([]common.Hash, len(parties))
+		for i, p := range parties {
+			topics[i] = common.BytesToHash(p.Bytes())
+		}
+		queries = [][][]common.Hash{{{transferTopic}, topics}, {{transferTopic}, nil, topics}}
+	}
+	seen := map[string]bool{}
+	var out []ports.TransferLog
+	for _, topics := range queries {
+		q := base
+		q.Topics = topics
+		logs, err := a.client.FilterLogs(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("chain: USDC logs %d..%d: %w", fromBlock, toBlock, err)
+		}
+		for i := range logs {
+			key := fmt.Sprintf("%s/%d", logs[i].TxHash.Hex(), logs[i].Index)
+			if logs[i].Removed || seen[key] {
+				continue
+			}
+			seen[key] = true
+			event, err := a.usdc.UnpackTransferEvent(&logs[i])
+			if err != nil {
+				return nil, fmt.Errorf("chain: USDC Transfer log %s: %w", key, err)
+			}
+			out = append(out, ports.TransferLog{
+				TxHash: logs[i].TxHash, LogIndex: logs[i].Index, BlockNumber: logs[i].BlockNumber, BlockHash: logs[i].BlockHash,
+				From: event.From, To: event.To, AmountBaseUnits: event.Value,
+			})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].BlockNumber != out[j].BlockNumber {
+			return out[i].BlockNumber < out[j].BlockNumber
+		}
+		return out[i].LogIndex < out[j].LogIndex
+	})
+	return out, nil
+}
+
+func (a *Adapter) call(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
+	out, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("chain: call to %s: %w", to.Hex(), asRevert(err))
+	}
+	return out, nil
+}
+
+// callSafe calls a Safe and says so plainly when there is no contract at the address (an
+// undeployed wallet answers every call with empty data).
+func (a *Adapter) callSafe(ctx context.Context, safeAddress common.Address, data []byte) ([]byte, error) {
+	out, err := a.call(ctx, safeAddress, data)
+	if err == nil && len(out) == 0 {
+		return nil, fmt.Errorf("chain: no Safe deployed at %s", safeAddress.Hex())
+	}
+	return out, err
+}
+
+func positive(amount *big.Int) error {
+	if amount == nil || amount.Sign() <= 0 || amount.BitLen() > 256 {
+		return fmt.Errorf("chain: amount must be a positive uint256, got %v", amount)
+	}
+	return nil
+}
