@@ -11,8 +11,16 @@ help: ## list targets
 build: ## build bin/corridor
 	$(GO) build -o $(BIN) ./cmd/corridor
 
-run: build contracts ## start the service (and a project-local PostgreSQL under .data/ unless DATABASE_URL is set)
+run: build contracts geth ## start the service (and a project-local PostgreSQL and geth dev chain under .data/ unless DATABASE_URL / CHAIN_RPC_URL are set)
 	exec ./$(BIN) run
+
+GETH         := bin/geth
+GETH_VERSION := v1.17.8
+
+.PHONY: geth
+geth: ## build go-ethereum's geth v1.17.8 into bin/geth for the local dev chain, only when missing (the first build takes minutes)
+	@test -x $(GETH) || { echo "building geth $(GETH_VERSION) into $(GETH) (once; this takes a few minutes)"; \
+		GOBIN="$(CURDIR)/bin" $(GO) install github.com/ethereum/go-ethereum/cmd/geth@$(GETH_VERSION); }
 
 .PHONY: contracts
 contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe v1.4.1) and Go bindings when an ABI changed
@@ -33,6 +41,10 @@ lint: ## gofmt check (vet runs in make test)
 
 bench: build ## load-generate with vegeta (starts the service unless one answers; BENCH_ARGS="-duration 5s"; see bench/README.md)
 	$(GO) run ./bench/load $(BENCH_ARGS)
+
+.PHONY: bench-ledger
+bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
+	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)
 
 clean-data: ## stop nothing, delete the local cluster and secrets under .data/
 	rm -rf .data

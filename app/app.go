@@ -7,6 +7,8 @@ import (
 	"errors"
 	"time"
 
+	"corridor/core"
+	"corridor/core/wallet"
 	"corridor/ports"
 )
 
@@ -14,17 +16,26 @@ import (
 type Deps struct {
 	Store    ports.Store
 	Identity ports.Identity
+	Jobs     ports.Jobs
 	Clock    ports.Clock
+	// Chains are the configured chains per environment; a missing environment answers
+	// CHAIN_UNAVAILABLE on the operations that need it (D1).
+	Chains map[core.Environment]ports.Chain
 	// IdempotencyTTL is how long a POST outcome is replayable (D5: 24 h).
 	IdempotencyTTL time.Duration
+	// Faucet bounds sandbox drips; zero fields take wallet.DefaultFaucetLimits.
+	Faucet wallet.FaucetLimits
 }
 
 // App is the set of use cases.
 type App struct {
 	store          ports.Store
 	identity       ports.Identity
+	jobs           ports.Jobs
 	clock          ports.Clock
+	chains         map[core.Environment]ports.Chain
 	idempotencyTTL time.Duration
+	faucet         wallet.FaucetLimits
 }
 
 // New checks the wiring and fails at start-up when a dependency is missing.
@@ -34,6 +45,8 @@ func New(d Deps) (*App, error) {
 		return nil, errors.New("app: Store is required")
 	case d.Identity == nil:
 		return nil, errors.New("app: Identity is required")
+	case d.Jobs == nil:
+		return nil, errors.New("app: Jobs is required")
 	}
 	if d.Clock == nil {
 		d.Clock = ports.SystemClock{}
@@ -41,7 +54,16 @@ func New(d Deps) (*App, error) {
 	if d.IdempotencyTTL <= 0 {
 		d.IdempotencyTTL = 24 * time.Hour
 	}
-	return &App{store: d.Store, identity: d.Identity, clock: d.Clock, idempotencyTTL: d.IdempotencyTTL}, nil
+	return &App{store: d.Store, identity: d.Identity, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
+		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults()}, nil
+}
+
+// chain returns the environment's chain or CHAIN_UNAVAILABLE.
+func (a *App) chain(env core.Environment) (ports.Chain, error) {
+	if c, ok := a.chains[env]; ok && c != nil {
+		return c, nil
+	}
+	return nil, core.E(core.CodeChainUnavailable, "no chain is configured for %s in this deployment", env)
 }
 
 // Store exposes the unit of work to adapters that compose with it (the HTTP idempotency layer).

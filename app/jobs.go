@@ -39,16 +39,21 @@ func (w *PurgeIdempotencyWorker) Timeout(*river.Job[PurgeIdempotencyArgs]) time.
 	return time.Minute
 }
 
-// RegisterWorkers adds every worker of the application to River's registry.
+// RegisterWorkers adds every worker of the application to River's registry. Each capability
+// registers its own in its own file.
 func (a *App) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &PurgeIdempotencyWorker{App: a})
+	a.registerWalletWorkers(workers)
+	a.registerPaymentWorkers(workers)
+	a.registerChainWorkers(workers)
 }
 
 // PeriodicJobs are the jobs River schedules on an interval.
-func PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{
+func (a *App) PeriodicJobs() []*river.PeriodicJob {
+	jobs := []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(5*time.Minute),
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
+	return append(jobs, a.chainPeriodicJobs()...)
 }

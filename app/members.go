@@ -7,6 +7,7 @@ import (
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/tenant"
+	"corridor/core/wallet"
 	"corridor/ports"
 )
 
@@ -118,18 +119,21 @@ func (a *App) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, 
 }
 
 // RevokedMember is the revoke response: the member and the wallets where its signer is still
-// an on-chain owner (empty until wallets exist).
+// an owner, which revoking the member does not change on chain.
 type RevokedMember struct {
 	Member                tenant.Member
 	StillOwnerOfWalletIDs []string
 }
 
-// RevokeMember revokes a member; revoking twice is harmless.
+// RevokeMember revokes a member; revoking twice is harmless. The tenant's wallets (both
+// environments: a member is tenant-wide) are listed in the transaction and their owners read
+// from the chain after it (see walletsOwnedBy).
 func (a *App) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
 	if err := requireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return RevokedMember{}, err
 	}
 	var out RevokedMember
+	var wallets []wallet.Wallet
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		m, err := tx.Members().FindMember(ctx, p.TenantID, id)
 		if err != nil {
@@ -137,7 +141,17 @@ func (a *App) RevokeMember(ctx context.Context, p auth.Principal, id string) (Re
 		}
 		m = m.Revoke(a.clock.Now())
 		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: []string{}}
+		wallets = nil
+		if m.SignerAddress != "" {
+			if wallets, err = tx.Wallets().ListTenantWallets(ctx, p.TenantID, maxOwnershipScan); err != nil {
+				return err
+			}
+		}
 		return tx.Members().UpdateMember(ctx, m)
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	out.StillOwnerOfWalletIDs = a.walletsOwnedBy(ctx, wallets, out.Member.SignerAddress)
+	return out, nil
 }

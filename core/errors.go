@@ -38,6 +38,10 @@ const (
 	CodeMemberNotFound Code = "MEMBER_NOT_FOUND"
 	CodeAPIKeyNotFound Code = "API_KEY_NOT_FOUND"
 	CodeInviteNotFound Code = "INVITE_NOT_FOUND"
+	CodeWalletNotFound Code = "WALLET_NOT_FOUND"
+	CodeHandleNotFound Code = "HANDLE_NOT_FOUND"
+	CodeHandleTaken    Code = "HANDLE_TAKEN"
+	CodeDripNotFound   Code = "DRIP_NOT_FOUND"
 
 	// Ledger codes.
 	CodeInsufficientFunds       Code = "INSUFFICIENT_FUNDS"

@@ -25,6 +25,16 @@ type Tx interface {
 	Members() MemberRepo
 	APIKeys() APIKeyRepo
 	Idempotency() IdempotencyRepo
+	// Ledger posts transfers inside this transaction (see LedgerRepo).
+	Ledger() LedgerRepo
+	// LedgerReports reads the ledger for finance (see LedgerReports).
+	LedgerReports() LedgerReports
+	Wallets() WalletRepo
+	Payments() PaymentRepo
+	Handles() HandleRepo
+	Drips() DripRepo
+	// ChainIndex stores the ledger mirror's indexer cursor (see ChainIndexRepo).
+	ChainIndex() ChainIndexRepo
 }
 
 // TenantRepo stores tenants.

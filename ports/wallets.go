@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"corridor/core"
 	"corridor/core/safepay"
@@ -29,7 +30,59 @@ type PaymentRepo interface {
 	LockPayment(ctx context.Context, id string) (safepay.Payment, error)
 	ListPayments(ctx context.Context, tenantID string, env core.Environment, page Page) ([]safepay.Payment, int, error)
 	UpdatePayment(ctx context.Context, p safepay.Payment) error
-	// HighestPendingNonce is the largest Safe nonce held by a non-terminal payment of the
-	// wallet, or ok=false when none is pending.
-	HighestPendingNonce(ctx context.Context, walletID string) (nonce uint64, ok bool, err error)
+	// HighestNonceInUse is the largest Safe nonce held by a non-terminal or COMPLETED payment
+	// of the wallet (cancelled and failed payments gave theirs up), or ok=false when none.
+	HighestNonceInUse(ctx context.Context, walletID string) (nonce uint64, ok bool, err error)
+	// ListQueuedPayments lists the wallet's non-terminal payments with a Safe nonce above
+	// afterNonce, lowest nonce first, at most limit.
+	ListQueuedPayments(ctx context.Context, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error)
+}
+
+// Handle names a wallet in the directory (HandleInfo of SPEC.md).
+type Handle struct {
+	Environment core.Environment
+	Handle      string
+	TenantID    string
+	WalletID    string
+	DisplayName string
+	Verified    bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// HandleRepo stores directory handles. Handles are global per environment: another tenant's
+// wallet may be a payment destination by handle.
+type HandleRepo interface {
+	// PutHandle creates the handle or, when the caller's tenant already holds it, points it at
+	// another wallet. A handle held by another tenant is HANDLE_TAKEN.
+	PutHandle(ctx context.Context, h Handle) (Handle, error)
+	// FindHandle resolves a handle; unknown: HANDLE_NOT_FOUND.
+	FindHandle(ctx context.Context, env core.Environment, handle string) (Handle, error)
+}
+
+// DripFilter selects faucet drips of one tenant and environment, optionally of one wallet.
+type DripFilter struct {
+	TenantID    string
+	Environment core.Environment
+	WalletID    string // "" = every wallet
+}
+
+// DripRepo stores faucet drips.
+type DripRepo interface {
+	CreateDrip(ctx context.Context, d wallet.Drip) error
+	// FindDrip is scoped by tenant and environment; another tenant's drip is DRIP_NOT_FOUND.
+	FindDrip(ctx context.Context, tenantID string, env core.Environment, id string) (wallet.Drip, error)
+	// LockDrip loads a drip by id alone (for the faucet job) and locks its row.
+	LockDrip(ctx context.Context, id string) (wallet.Drip, error)
+	UpdateDrip(ctx context.Context, d wallet.Drip) error
+	// ListDrips lists newest first.
+	ListDrips(ctx context.Context, f DripFilter, page Page) ([]wallet.Drip, int, error)
+	// LockFaucet serialises faucet requests of one tenant for the rest of the transaction, so
+	// counting a window and inserting a drip are atomic.
+	LockFaucet(ctx context.Context, tenantID string) error
+	// NthNewestDripSince is the creation time of the n-th newest drip created after since
+	// (matching f), or ok=false when there are fewer than n.
+	NthNewestDripSince(ctx context.Context, f DripFilter, since time.Time, n int) (at time.Time, ok bool, err error)
+	// DripTxHashUsed reports whether a drip on chainID already recorded txHash.
+	DripTxHashUsed(ctx context.Context, chainID int64, txHash string) (bool, error)
 }

@@ -2,6 +2,8 @@ package wiring
 
 import (
 	"corridor/adapters/http"
+	"corridor/core"
+	"corridor/ports"
 )
 
 // ChainAddresses are the USDC token addresses per chain, from configuration.
@@ -24,12 +26,12 @@ var Features = map[string]bool{
 	"apiKeys":            true,
 	"sessions":           true,
 	"idempotency":        true,
-	"ledger":             false,
-	"balances":           false,
-	"wallets":            false,
-	"payments":           false,
-	"faucet":             false,
-	"handles":            false,
+	"ledger":             true,
+	"balances":           true,
+	"wallets":            true,
+	"payments":           true,
+	"faucet":             true,
+	"handles":            true,
 	"cards":              false,
 	"agents":             false,
 	"treasury":           false,
@@ -71,10 +73,18 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/sandbox":             "balances",
 	"/v1/providers":           "offrampPayments",
 	"/v1/admin":               "offrampPayments",
+
+	// The other sandbox helpers of DESIGN.md §6 belong to their own capabilities.
+	"/v1/sandbox/credentials":         "payoutDestinations",
+	"/v1/sandbox/sms-messages":        "phoneAliases",
+	"/v1/sandbox/offramp":             "offrampPayments",
+	"/v1/sandbox/cards":               "cards",
+	"/v1/sandbox/card-authorizations": "cards",
 }
 
-// Capabilities builds the capabilities configuration the HTTP adapter serves.
-func Capabilities(addrs ChainAddresses) http.CapabilitiesConfig {
+// Capabilities builds the capabilities configuration the HTTP adapter serves. A chain is
+// available when an adapter serves it; its USDC address is then the adapter's token.
+func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain) http.CapabilitiesConfig {
 	features := make(map[string]bool, len(Features))
 	for k, v := range Features {
 		features[k] = v
@@ -85,13 +95,18 @@ func Capabilities(addrs ChainAddresses) http.CapabilitiesConfig {
 			unbuilt[prefix] = feature
 		}
 	}
+	sandbox := http.ChainInfo{ChainID: SandboxChainID, Name: "base-sepolia-sandbox", ChainKey: "eip155:84532",
+		Environment: "TEST", USDCAddress: optional(addrs.SandboxUSDC)}
+	live := http.ChainInfo{ChainID: LiveChainID, Name: "base", ChainKey: "eip155:8453",
+		Environment: "LIVE", USDCAddress: optional(addrs.LiveUSDC)}
+	for env, info := range map[core.Environment]*http.ChainInfo{core.EnvTest: &sandbox, core.EnvLive: &live} {
+		if c, ok := chains[env]; ok && c != nil {
+			info.Available = true
+			info.USDCAddress = optional(c.USDCAddress().Hex())
+		}
+	}
 	return http.CapabilitiesConfig{
-		Chains: []http.ChainInfo{
-			{ChainID: SandboxChainID, Name: "base-sepolia-sandbox", ChainKey: "eip155:84532", Environment: "TEST",
-				USDCAddress: optional(addrs.SandboxUSDC), Available: false},
-			{ChainID: LiveChainID, Name: "base", ChainKey: "eip155:8453", Environment: "LIVE",
-				USDCAddress: optional(addrs.LiveUSDC), Available: false},
-		},
+		Chains:          []http.ChainInfo{sandbox, live},
 		Features:        features,
 		UnbuiltPrefixes: unbuilt,
 	}

@@ -16,6 +16,8 @@ import (
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
 	"corridor/app"
+	"corridor/core"
+	"corridor/core/wallet"
 	"corridor/ports"
 )
 
@@ -28,7 +30,12 @@ type Config struct {
 	DBMaxConns     int
 	IdempotencyTTL time.Duration
 	Chains         ChainAddresses
-	Clock          ports.Clock // nil = wall clock
+	// ChainAdapters are the chains per environment (the simulated chain in tests, a dev or
+	// real node in serve). Capabilities report a chain available only when it is here.
+	ChainAdapters map[core.Environment]ports.Chain
+	Clock         ports.Clock // nil = wall clock
+	// Faucet bounds sandbox drips per wallet and per tenant; zero fields take the defaults.
+	Faucet wallet.FaucetLimits
 }
 
 // Service is the wired application.
@@ -36,7 +43,8 @@ type Service struct {
 	Server *http.Server
 	App    *app.App
 	Store  *postgres.Store
-	Jobs   *jobs.Queue
+	Jobs   *jobs.Inserter
+	runner *jobs.Runner
 	close  func()
 }
 
@@ -44,10 +52,10 @@ type Service struct {
 func (s *Service) Close() { s.close() }
 
 // StartWorkers runs the background job workers until StopWorkers.
-func (s *Service) StartWorkers(ctx context.Context) error { return s.Jobs.Start(ctx) }
+func (s *Service) StartWorkers(ctx context.Context) error { return s.runner.Start(ctx) }
 
 // StopWorkers lets running jobs finish up to ctx's deadline.
-func (s *Service) StopWorkers(ctx context.Context) error { return s.Jobs.Stop(ctx) }
+func (s *Service) StopWorkers(ctx context.Context) error { return s.runner.Stop(ctx) }
 
 // Migrate applies the project's embedded migrations, then River's job tables.
 func Migrate(ctx context.Context, url string) (uint, error) {
@@ -72,15 +80,21 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	store := postgres.NewStore(db)
-	a, err := app.New(app.Deps{Store: store, Identity: idp, Clock: cfg.Clock, IdempotencyTTL: cfg.IdempotencyTTL})
+	inserter, err := jobs.NewInserter(db.DB, log)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	a, err := app.New(app.Deps{Store: store, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
+		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet})
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	workers := river.NewWorkers()
 	a.RegisterWorkers(workers)
-	queue, err := jobs.New(ctx, db.DB, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: app.PeriodicJobs(), Logger: log,
+	runner, err := jobs.NewRunner(ctx, jobs.Config{
+		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: a.PeriodicJobs(), Logger: log,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -89,12 +103,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	srv, err := http.New(http.Config{
 		BodyLimitBytes: cfg.BodyLimitBytes,
 		RateLimit:      cfg.RateLimit,
-		Capabilities:   Capabilities(cfg.Chains),
+		Capabilities:   Capabilities(cfg.Chains, cfg.ChainAdapters),
 		Store:          store,
 	}, a, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Store: store, Jobs: queue, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, App: a, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }

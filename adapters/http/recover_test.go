@@ -20,6 +20,10 @@ type nopStore struct{}
 func (nopStore) InTx(context.Context, func(context.Context, ports.Tx) error) error { return nil }
 func (nopStore) Ping(context.Context) error                                        { return nil }
 
+type nopJobs struct{}
+
+func (nopJobs) Enqueue(context.Context, ports.JobArgs, ports.JobOptions) error { return nil }
+
 type nopIdentity struct{}
 
 func (nopIdentity) VerifySession(context.Context, string) (ports.Session, error) {
@@ -29,7 +33,7 @@ func (nopIdentity) VerifySession(context.Context, string) (ports.Session, error)
 // TestRecover_PanicBecomesEnvelope: a panicking handler answers the INTERNAL envelope with
 // the request id, and the server keeps serving.
 func TestRecover_PanicBecomesEnvelope(t *testing.T) {
-	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}})
+	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}, Jobs: nopJobs{}})
 	if err != nil {
 		t.Fatal(err)
 	}

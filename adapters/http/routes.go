@@ -51,7 +51,9 @@ func (s *Server) routeTable() []Route {
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Params: pathID,
 			Responses: map[int]any{200: apiKeyResponse{}}, Handler: s.revokeKey},
 	}
-	return append(routes, s.ledgerRoutes()...)
+	routes = append(routes, s.ledgerRoutes()...)
+	routes = append(routes, s.walletRoutes()...)
+	return append(routes, s.paymentRoutes()...)
 }
 
 func (s *Server) healthz(c *fiber.Ctx) error { return c.JSON(healthResponse{Status: "ok"}) }

@@ -22,14 +22,41 @@ import (
 	"corridor/ports"
 )
 
-// Queue is the River adapter: an insert client bound to Bun transactions, and a worker client.
-type Queue struct {
-	inserter *river.Client[*sql.Tx]
-	worker   *river.Client[pgx.Tx]
-	pool     *pgxpool.Pool
+// Inserter enqueues jobs inside the caller's Bun transaction (River's database/sql driver).
+type Inserter struct {
+	client *river.Client[*sql.Tx]
 }
 
-var _ ports.Jobs = (*Queue)(nil)
+var _ ports.Jobs = (*Inserter)(nil)
+
+// NewInserter builds the insert-only client over the Bun handle's *sql.DB.
+func NewInserter(db *sql.DB, log *slog.Logger) (*Inserter, error) {
+	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("jobs: insert client: %w", err)
+	}
+	return &Inserter{client: client}, nil
+}
+
+// Enqueue inserts the job in the transaction the context carries.
+func (q *Inserter) Enqueue(ctx context.Context, args ports.JobArgs, opts ports.JobOptions) error {
+	btx, ok := postgres.TxFromContext(ctx)
+	if !ok {
+		return errors.New("jobs: Enqueue outside a unit of work: jobs must commit with their state change")
+	}
+	ins := &river.InsertOpts{MaxAttempts: opts.MaxAttempts, ScheduledAt: opts.ScheduledAt}
+	if opts.UniqueFor > 0 {
+		ins.UniqueOpts = river.UniqueOpts{ByArgs: true, ByPeriod: opts.UniqueFor}
+	}
+	_, err := q.client.InsertTx(ctx, btx.Tx, args, ins)
+	return err
+}
+
+// Runner works jobs on River's pgx driver with its own pool.
+type Runner struct {
+	client *river.Client[pgx.Tx]
+	pool   *pgxpool.Pool
+}
 
 // Config sets up the worker side.
 type Config struct {
@@ -42,8 +69,8 @@ type Config struct {
 	FetchPollInterval time.Duration
 }
 
-// New builds both clients. db is the Bun handle's *sql.DB; the worker client opens its own pool.
-func New(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
+// NewRunner builds the worker client.
+func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.Workers == nil {
 		return nil, errors.New("jobs: Workers is required")
 	}
@@ -53,15 +80,11 @@ func New(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 	if cfg.FetchPollInterval <= 0 {
 		cfg.FetchPollInterval = time.Second
 	}
-	inserter, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: cfg.Logger})
-	if err != nil {
-		return nil, fmt.Errorf("jobs: insert client: %w", err)
-	}
 	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: pool: %w", err)
 	}
-	worker, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           cfg.Workers,
 		PeriodicJobs:      cfg.PeriodicJobs,
@@ -73,30 +96,16 @@ func New(ctx context.Context, db *sql.DB, cfg Config) (*Queue, error) {
 		pool.Close()
 		return nil, fmt.Errorf("jobs: worker client: %w", err)
 	}
-	return &Queue{inserter: inserter, worker: worker, pool: pool}, nil
-}
-
-// Enqueue inserts the job in the transaction the context carries.
-func (q *Queue) Enqueue(ctx context.Context, args ports.JobArgs, opts ports.JobOptions) error {
-	btx, ok := postgres.TxFromContext(ctx)
-	if !ok {
-		return errors.New("jobs: Enqueue outside a unit of work: jobs must commit with their state change")
-	}
-	ins := &river.InsertOpts{MaxAttempts: opts.MaxAttempts, ScheduledAt: opts.ScheduledAt}
-	if opts.UniqueFor > 0 {
-		ins.UniqueOpts = river.UniqueOpts{ByArgs: true, ByPeriod: opts.UniqueFor}
-	}
-	_, err := q.inserter.InsertTx(ctx, btx.Tx, args, ins)
-	return err
+	return &Runner{client: client, pool: pool}, nil
 }
 
 // Start runs the workers until Stop.
-func (q *Queue) Start(ctx context.Context) error { return q.worker.Start(ctx) }
+func (r *Runner) Start(ctx context.Context) error { return r.client.Start(ctx) }
 
 // Stop lets running jobs finish (up to ctx's deadline) and closes the pool.
-func (q *Queue) Stop(ctx context.Context) error {
-	err := q.worker.Stop(ctx)
-	q.pool.Close()
+func (r *Runner) Stop(ctx context.Context) error {
+	err := r.client.Stop(ctx)
+	r.pool.Close()
 	return err
 }
 

@@ -29,6 +29,8 @@ type config struct {
 	IdempotencyTTL  time.Duration
 	DBMaxConns      int
 	PostgresPort    int
+	// Chain configures the chains per environment (chain.go).
+	Chain chainConfig
 }
 
 func loadConfig() (config, error) {
@@ -54,6 +56,8 @@ func loadConfig() (config, error) {
 	c.DBMaxConns, err = envInt("DB_MAX_CONNS", 40)
 	errs = append(errs, err)
 	c.PostgresPort, err = envInt("CORRIDOR_PG_PORT", 0)
+	errs = append(errs, err)
+	c.Chain, err = loadChainConfig()
 	errs = append(errs, err)
 	return c, errors.Join(errs...)
 }

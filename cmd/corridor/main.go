@@ -31,6 +31,10 @@ Usage:
 Configuration (environment): DATABASE_URL, CORRIDOR_ADDR (default :8080) or PORT, CORRIDOR_DATA_DIR
 (default .data), SESSION_SECRET (default: a random secret kept in the data dir), RATE_LIMIT_PER_SECOND,
 RATE_LIMIT_BURST, BODY_LIMIT_BYTES, DB_MAX_CONNS, LOG_LEVEL, SANDBOX_USDC_ADDRESS, LIVE_USDC_ADDRESS.
+Chains (docs/chain.md): CHAIN_RPC_URL + RELAYER_PRIVATE_KEY (+ CHAIN_ADDRESSES_FILE or USDC_ADDRESS) serve TEST
+on 84532, LIVE_CHAIN_RPC_URL + LIVE_RELAYER_PRIVATE_KEY (+ LIVE_CHAIN_ADDRESSES_FILE) serve LIVE on 8453;
+without CHAIN_RPC_URL, "corridor run" starts a local geth dev chain (GETH_BINARY, default bin/geth;
+CORRIDOR_CHAIN_PORT; CORRIDOR_DEV_CHAIN=off for none).
 `
 
 func main() {
@@ -80,6 +84,7 @@ func newLogger(level string) *slog.Logger {
 // runLocal is `make run`: DATABASE_URL when set, else a project-local cluster under the data dir
 // that it stops again on Ctrl-C when it started it.
 func runLocal(ctx context.Context, cfg config, log *slog.Logger) error {
+	cfg.Chain.DevChain = true // the local geth dev chain serves TEST unless CHAIN_RPC_URL is set (chain.go)
 	if cfg.DatabaseURL != "" {
 		return serveURL(ctx, cfg, cfg.DatabaseURL, log)
 	}
@@ -129,10 +134,16 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 	if err != nil {
 		return err
 	}
+	chains, releaseChains, err := startChains(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer releaseChains()
 	svc, err := wiring.Build(ctx, wiring.Config{
 		DatabaseURL: dbURL, SessionSecret: secret, BodyLimitBytes: cfg.BodyLimitBytes, DBMaxConns: cfg.DBMaxConns,
 		IdempotencyTTL: cfg.IdempotencyTTL, RateLimit: rateLimit(cfg),
-		Chains: wiring.ChainAddresses{SandboxUSDC: cfg.SandboxUSDC, LiveUSDC: cfg.LiveUSDC},
+		Chains:        wiring.ChainAddresses{SandboxUSDC: cfg.SandboxUSDC, LiveUSDC: cfg.LiveUSDC},
+		ChainAdapters: chains,
 	}, log)
 	if err != nil {
 		return err

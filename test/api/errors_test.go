@@ -33,7 +33,7 @@ func TestErrors_EnvelopeEverywhere(t *testing.T) {
 		{"unknown field", func() *Response { return wrap(ten.Root.Post("/v1/tenants/members", `{"email":"a@b.co","x":1}`)) }, 400, "VALIDATION_FAILED", "x"},
 		{"bad paging", func() *Response { return wrap(ten.Root.Get("/v1/tenants/members?take=500")) }, 400, "VALIDATION_FAILED", "take"},
 		{"negative paging", func() *Response { return wrap(ten.Root.Get("/v1/tenants/members?skip=-1")) }, 400, "VALIDATION_FAILED", "skip"},
-		{"unbuilt capability", func() *Response { return wrap(ten.Root.Get("/v1/wallets")) }, 501, "FEATURE_NOT_AVAILABLE", ""},
+		{"unbuilt capability", func() *Response { return wrap(ten.Root.Get("/v1/cards")) }, 501, "FEATURE_NOT_AVAILABLE", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"corridor/adapters/chain"
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
+	"corridor/core"
+	"corridor/ports"
 	"corridor/test/testdb"
 	"corridor/wiring"
 )
@@ -28,21 +31,44 @@ type Env struct {
 	DatabaseURL string
 	Service     *wiring.Service
 	Issuer      *identity.Sandbox
-	stop        func()
+	// Chain is the simulated sandbox chain (MainWithChain only): tests read balances and
+	// logs from it directly, as a partner would from a block explorer.
+	Chain *chain.Adapter
+	stop  func()
 }
 
-var shared *Env
+var (
+	shared     *Env
+	sharedMods []func(*wiring.Config)
+)
 
 // Main is a package's TestMain: a fresh migrated database and one running service.
-func Main(m *testing.M) {
+func Main(m *testing.M) { mainWith(m, false) }
+
+// MainWithChain is Main with go-ethereum's simulated chain (id 84532, Safe v1.4.1 and
+// TestUSDC deployed) serving the TEST environment.
+func MainWithChain(m *testing.M) { mainWith(m, true) }
+
+func mainWith(m *testing.M, withChain bool) {
 	testdb.Main(m, func(url string) error {
 		if _, err := wiring.Migrate(context.Background(), url); err != nil {
 			return err
+		}
+		var sim *chain.Adapter
+		if withChain {
+			var err error
+			if sim, err = chain.NewSimulated(context.Background(), chain.SimulatedOptions{}); err != nil {
+				return err
+			}
+			sharedMods = append(sharedMods, func(c *wiring.Config) {
+				c.ChainAdapters = map[core.Environment]ports.Chain{core.EnvTest: sim}
+			})
 		}
 		env, err := start(url, nil)
 		if err != nil {
 			return err
 		}
+		env.Chain = sim
 		shared = env
 		return nil
 	})
@@ -100,6 +126,9 @@ func start(url string, modify func(*wiring.Config)) (*Env, error) {
 
 func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*Env, error) {
 	cfg := DefaultConfig(url)
+	for _, mod := range sharedMods {
+		mod(&cfg)
+	}
 	if modify != nil {
 		modify(&cfg)
 	}

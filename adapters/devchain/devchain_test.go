@@ -1,0 +1,171 @@
+package devchain
+
+import (
+	"context"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/adapters/chain"
+	"corridor/ports"
+)
+
+// gethBinary finds bin/geth at the module root (or GETH_BINARY), or skips: CI does not build
+// geth, and `make test` must not need it.
+func gethBinary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a geth process")
+	}
+	if path := os.Getenv("GETH_BINARY"); path != "" {
+		return path
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+	}
+	path := filepath.Join(dir, "bin", "geth")
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("no geth at %s: run `make geth` to build it (go-ethereum v1.17.8), or set GETH_BINARY", path)
+	}
+	return path
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestDevchain_StartDeployRestart: a fresh directory gets a chain with id 84532 and the
+// contracts; a second Ensure while it runs reuses it; after a stop and a start the contracts
+// and the balances they hold are still there and nothing is deployed again.
+func TestDevchain_StartDeployRestart(t *testing.T) {
+	binary := gethBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts := Options{DataDir: filepath.Join(t.TempDir(), "chain"), Binary: binary, Port: freePort(t), Logf: t.Logf}
+
+	first, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = first.Stop(context.Background()) })
+	if !first.StartedHere() {
+		t.Fatal("the first Ensure should have started geth")
+	}
+	adapter, err := first.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if adapter.ChainID() != 84532 {
+		t.Fatalf("chain id %d, want 84532", adapter.ChainID())
+	}
+	holder := common.HexToAddress("0x00000000000000000000000000000000000000aa")
+	hash, err := adapter.MintUSDC(ctx, holder, big.NewInt(42_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	adapter.Close()
+
+	again, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.StartedHere() || again.Port() != first.Port() || again.Addresses() != first.Addresses() {
+		t.Fatalf("second Ensure: startedHere=%v port=%d addresses=%+v; want the running node reused", again.StartedHere(), again.Port(), again.Addresses())
+	}
+
+	stopCtx, stopCancel := context.WithTimeout(ctx, DefaultStopTimeout)
+	defer stopCancel()
+	if err := first.Stop(stopCtx); err != nil {
+		t.Fatal(err)
+	}
+	if answers(ctx, first.Port()) {
+		t.Fatal("geth still answers after Stop")
+	}
+
+	restarted, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = restarted.Stop(context.Background()) })
+	if !restarted.StartedHere() || restarted.Addresses() != first.Addresses() {
+		t.Fatalf("restart: startedHere=%v addresses=%+v, want %+v", restarted.StartedHere(), restarted.Addresses(), first.Addresses())
+	}
+	adapter, err = restarted.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adapter.Close()
+	balance, err := adapter.USDCBalance(ctx, holder)
+	if err != nil || balance.Int64() != 42_000_000 {
+		t.Fatalf("USDC balance after restart = %v (%v), want 42000000", balance, err)
+	}
+	recorded, err := ReadAddresses(filepath.Join(opts.DataDir, AddressesFile))
+	if err != nil || recorded.ChainID != 84532 || recorded.Addresses != first.Addresses() {
+		t.Fatalf("addresses.json = %+v (%v)", recorded, err)
+	}
+	if fi, err := os.Stat(filepath.Join(opts.DataDir, relayerKeyFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("relayer.key: %v, mode %v; want 0600", err, fi.Mode())
+	}
+
+	// A wiped chain (chaindata deleted, keys and records kept) gets a fresh genesis and the
+	// contracts again.
+	adapter.Close()
+	if err := restarted.Stop(stopCtx); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(opts.DataDir, "geth", "chaindata")); err != nil {
+		t.Fatal(err)
+	}
+	wiped, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = wiped.Stop(context.Background()) })
+	adapter, err = wiped.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adapter.Close()
+	if balance, err := adapter.USDCBalance(ctx, holder); err != nil || balance.Sign() != 0 {
+		t.Fatalf("USDC balance on the wiped chain = %v (%v), want 0", balance, err)
+	}
+}
+
+// awaitReceipt polls until the transaction is mined successfully.
+func awaitReceipt(t *testing.T, ctx context.Context, a *chain.Adapter, hash common.Hash) {
+	t.Helper()
+	for {
+		r, err := a.Receipt(ctx, hash)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case r.Status == ports.TxSucceeded:
+			return
+		case r.Status == ports.TxFailed:
+			t.Fatalf("transaction %s failed: %s", hash.Hex(), r.FailureReason)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal(ctx.Err())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}

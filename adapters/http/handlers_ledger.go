@@ -1,0 +1,210 @@
+package http
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core"
+	"corridor/ports"
+)
+
+func (s *Server) getBalances(c *fiber.Ctx) error {
+	asOf, err := queryTime(c, "asOf")
+	if err != nil {
+		return err
+	}
+	view, err := s.app.Balances(c.UserContext(), principal(c), asOf)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toBalances(view))
+}
+
+func (s *Server) createDeposit(c *fiber.Ctx) error {
+	var req depositRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	d, err := s.app.SandboxDeposit(c.UserContext(), principal(c), app.DepositInput{AmountUSD: req.AmountUSD})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toDeposit(d))
+}
+
+func (s *Server) listLedgerAccounts(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	asOf, err := queryTime(c, "asOf")
+	if err != nil {
+		return err
+	}
+	accounts, total, err := s.app.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
+	if err != nil {
+		return err
+	}
+	out := ledgerAccountListResponse{Accounts: make([]ledgerAccountResponse, len(accounts)), Total: total, AsOf: asOf}
+	for i, ab := range accounts {
+		out.Accounts[i] = toLedgerAccount(ab)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) accountStatement(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	from, to, err := window(c)
+	if err != nil {
+		return err
+	}
+	view, err := s.app.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toStatement(view))
+}
+
+func (s *Server) listEntries(c *fiber.Ctx) error {
+	format := c.Query("format", "json")
+	if format != "json" && format != "csv" {
+		return core.Invalid("format", "must be json or csv")
+	}
+	page, err := entriesPage(c, format == "csv")
+	if err != nil {
+		return err
+	}
+	from, to, err := window(c)
+	if err != nil {
+		return err
+	}
+	in := app.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: from, To: to, Export: format == "csv"}
+	entries, total, err := s.app.LedgerEntries(c.UserContext(), principal(c), in, page)
+	if err != nil {
+		return err
+	}
+	if format == "csv" {
+		body, err := entriesCSV(entries)
+		if err != nil {
+			return err
+		}
+		c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+		c.Set(fiber.HeaderContentDisposition, `attachment; filename="corridor-ledger-entries.csv"`)
+		c.Set("X-Total-Count", strconv.Itoa(total))
+		return c.Send(body)
+	}
+	out := entryListResponse{Entries: make([]entryResponse, len(entries)), Total: total}
+	for i, e := range entries {
+		out.Entries[i] = toEntry(e)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) trialBalance(c *fiber.Ctx) error {
+	view, err := s.app.LedgerTrialBalance(c.UserContext(), principal(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toTrialBalance(view))
+}
+
+// entriesPage reads skip and take; a CSV export pages up to app.MaxExportTake transfers.
+func entriesPage(c *fiber.Ctx, export bool) (ports.Page, error) {
+	if !export {
+		return pageOf(c)
+	}
+	errs := core.FieldErrors{}
+	skip, err := queryInt(c, "skip", 0, 0)
+	if err != nil {
+		errs.Add("skip", "must be a non-negative integer")
+	}
+	take, err := queryInt(c, "take", app.MaxExportTake, app.MaxExportTake)
+	if err != nil || (take == 0 && c.Query("take") != "") {
+		errs.Add("take", "must be an integer from 1 to "+strconv.Itoa(app.MaxExportTake))
+	}
+	return ports.Page{Skip: skip, Take: take}, errs.Err()
+}
+
+// window reads the from and to query parameters of a time range [from, to).
+func window(c *fiber.Ctx) (from, to *time.Time, err error) {
+	if from, err = queryTime(c, "from"); err != nil {
+		return nil, nil, err
+	}
+	to, err = queryTime(c, "to")
+	return from, to, err
+}
+
+// queryTime reads an optional RFC 3339 timestamp, kept at microsecond precision in UTC.
+func queryTime(c *fiber.Ctx, name string) (*time.Time, error) {
+	raw := c.Query(name)
+	if raw == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, raw)
+	if err != nil {
+		return nil, core.Invalid(name, "must be an RFC 3339 timestamp such as 2026-01-31T00:00:00Z")
+	}
+	t = t.UTC().Truncate(time.Microsecond)
+	return &t, nil
+}
+
+// EntriesCSVColumns are the columns of GET /v1/ledger/entries?format=csv, in order: one row per
+// posting, rows ordered by sequence and then account id. They are part of the API: columns
+// are only ever appended (docs/ledger.md).
+var EntriesCSVColumns = []string{
+	"sequence", "transferId", "createdAt", "reference", "type", "targetId", "asset",
+	"accountId", "accountReference", "accountKind", "amount", "amountBaseUnits", "metadata",
+}
+
+// csvTime is the export's fixed-width timestamp: UTC, microseconds, always six digits.
+const csvTime = "2006-01-02T15:04:05.000000Z"
+
+// entriesCSV renders journal entries as RFC 4180 CSV (CRLF line ends). The output depends
+// only on the recorded (immutable) transfers, so exporting a closed period twice gives the
+// same bytes: no transfer status, no generation time.
+func entriesCSV(entries []app.JournalEntryView) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.UseCRLF = true
+	if err := w.Write(EntriesCSVColumns); err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		t := e.Transfer
+		metadata, err := json.Marshal(metadataOf(t)) // keys sorted: canonical
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range e.Lines {
+			err := w.Write([]string{
+				strconv.FormatInt(e.Sequence, 10), t.ID, t.CreatedAt.UTC().Format(csvTime), csvText(t.Reference),
+				string(t.Type), t.TargetID(), t.Asset, l.AccountID, csvText(l.Reference), l.Kind,
+				core.FormatUSD(l.Amount), strconv.FormatInt(l.Amount, 10), csvText(string(metadata)),
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
+// csvText defuses spreadsheet formula injection in free-text cells: a cell starting with
+// = + - @ or a control character gets a leading apostrophe. Amounts are never prefixed.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}

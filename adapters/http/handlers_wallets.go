@@ -1,0 +1,108 @@
+package http
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core"
+)
+
+func (s *Server) createWallet(c *fiber.Ctx) error {
+	var req walletCreateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	w, err := s.app.CreateWallet(c.UserContext(), principal(c), req.input())
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toWallet(w))
+}
+
+func (s *Server) listWallets(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	wallets, total, err := s.app.ListWallets(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	out := walletListResponse{Wallets: make([]walletResponse, len(wallets)), Total: total}
+	for i, w := range wallets {
+		out.Wallets[i] = toWallet(w)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) getWallet(c *fiber.Ctx) error {
+	v, err := s.app.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWalletDetail(v))
+}
+
+func (s *Server) fundWallet(c *fiber.Ctx) error {
+	var req fundRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	d, err := s.app.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
+		app.FundInput{Asset: req.Asset, Amount: req.Amount})
+	if err != nil {
+		return withRetryAfter(c, err)
+	}
+	return c.Status(fiber.StatusCreated).JSON(toDrip(d))
+}
+
+// withRetryAfter sets Retry-After from a RATE_LIMITED error's details.retryAfterSeconds.
+func withRetryAfter(c *fiber.Ctx, err error) error {
+	var de *core.Error
+	if errors.As(err, &de) && de.Code == core.CodeRateLimited {
+		if secs, ok := de.Details["retryAfterSeconds"].(string); ok {
+			c.Set(fiber.HeaderRetryAfter, secs)
+		}
+	}
+	return err
+}
+
+func (s *Server) listDrips(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	drips, total, err := s.app.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
+	if err != nil {
+		return err
+	}
+	out := dripListResponse{Drips: make([]dripResponse, len(drips)), Total: total}
+	for i, d := range drips {
+		out.Drips[i] = toDrip(d)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) getDrip(c *fiber.Ctx) error {
+	d, err := s.app.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toDrip(d))
+}
+
+func (s *Server) putHandle(c *fiber.Ctx) error {
+	var req handlePutRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	v, err := s.app.PutHandle(c.UserContext(), principal(c),
+		app.PutHandleInput{Handle: req.Handle, WalletID: req.WalletID, DisplayName: req.DisplayName})
+	if err != nil {
+		return err
+	}
+	return c.JSON(toHandleInfo(v))
+}

@@ -1,0 +1,381 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// The ledger store. It writes with hand-written SQL and server-side parameters through the
+// transaction's database/sql handle rather than Bun's query builder: Bun interpolates
+// arguments into the SQL text, so every transfer would be a new statement for pgx to prepare,
+// while fixed SQL texts are prepared once per connection and cost one round trip each. The
+// ledger's hot path is four round trips: BEGIN, one lookup, one locking read, one write, and
+// COMMIT (five with a target transfer to lock).
+
+var (
+	_ ports.LedgerRepo    = ledgerRepo{}
+	_ ports.LedgerReports = ledgerRepo{}
+)
+
+// ledgerRepo implements ports.LedgerRepo and ports.LedgerReports over one transaction.
+type ledgerRepo struct {
+	q *sql.Tx
+}
+
+// newLedgerRepo binds the ledger store to the unit of work's transaction (or savepoint, which
+// shares the transaction's connection).
+func newLedgerRepo(db bun.IDB) ledgerRepo {
+	btx, ok := db.(bun.Tx)
+	if !ok || btx.Tx == nil {
+		panic("postgres: the ledger store runs only inside a unit of work (Store.InTx)")
+	}
+	return ledgerRepo{q: btx.Tx}
+}
+
+// typeMap scans Postgres arrays through database/sql.
+var typeMap = pgtype.NewMap()
+
+// Constraint names the store translates (STYLE.md: errors by constraint name).
+const (
+	constraintNonNegative = "ledger_balances_non_negative_check"
+	constraintAccountRef  = "ledger_accounts_reference_key"
+)
+
+// ledgerError translates a Postgres error into a domain error where one applies. Anything
+// else keeps its cause (wrapped), so Store.InTx still sees serialization failures and
+// deadlocks and retries them.
+func ledgerError(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *core.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	code, constraint := constraintOf(err)
+	if code == "23514" && constraint == constraintNonNegative {
+		return core.E(core.CodeInsufficientFunds, "an account that may not go negative would: the transfer was refused")
+	}
+	return fmt.Errorf("ledger %s: %w", op, err)
+}
+
+const accountColumns = `a.id, a.environment, a.asset, coalesce(a.tenant_id, ''), a.kind, a.reference, a.non_negative, a.created_at`
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+// scanAccount reads accountColumns and checks the row as a new account would be checked.
+func scanAccount(row rowScanner, extra ...any) (ledger.Account, error) {
+	var a ledger.Account
+	var env string
+	dest := append([]any{&a.ID, &env, &a.Asset, &a.TenantID, &a.Kind, &a.Reference, &a.NonNegative, &a.CreatedAt}, extra...)
+	if err := row.Scan(dest...); err != nil {
+		return ledger.Account{}, err
+	}
+	a.Environment = core.Environment(env)
+	a.CreatedAt = a.CreatedAt.UTC()
+	if err := a.Validate(); err != nil {
+		return ledger.Account{}, core.E(core.CodeInternal, "ledger: stored account %s is invalid: %v", a.ID, err)
+	}
+	return a, nil
+}
+
+// OpenAccounts gets or creates accounts. Existing accounts cost one query; missing ones are
+// inserted with ON CONFLICT DO NOTHING (a concurrent opener of the same reference wins and
+// this call reads its row) together with their zero balance rows.
+func (r ledgerRepo) OpenAccounts(ctx context.Context, now time.Time, specs ...ledger.AccountSpec) ([]ledger.Account, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	found, err := r.accountsByReference(ctx, specs)
+	if err != nil {
+		return nil, err
+	}
+	if len(found) < len(specs) {
+		if err := r.insertAccounts(ctx, now, specs, found); err != nil {
+			return nil, err
+		}
+		if found, err = r.accountsByReference(ctx, specs); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]ledger.Account, len(specs))
+	for i, spec := range specs {
+		a, ok := found[accountKeyOf(spec)]
+		if !ok {
+			return nil, core.E(core.CodeInternal, "ledger: account %s was neither found nor created", spec.Reference)
+		}
+		if a.Spec() != spec {
+			return nil, core.E(core.CodeLedgerReferenceConflict, "account %s already exists with another kind, tenant or sign rule", spec.Reference).
+				WithDetails(map[string]any{"reference": spec.Reference, "accountId": a.ID})
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+type accountKey struct {
+	env              core.Environment
+	asset, reference string
+}
+
+func accountKeyOf(s ledger.AccountSpec) accountKey {
+	return accountKey{s.Environment, s.Asset, s.Reference}
+}
+
+const accountsByReferenceSQL = `
+SELECT ` + accountColumns + `
+FROM ledger_accounts a
+JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(environment, asset, reference)
+  ON a.environment = k.environment AND a.asset = k.asset AND a.reference = k.reference`
+
+func (r ledgerRepo) accountsByReference(ctx context.Context, specs []ledger.AccountSpec) (map[accountKey]ledger.Account, error) {
+	envs, assets, refs := make([]string, len(specs)), make([]string, len(specs)), make([]string, len(specs))
+	for i, s := range specs {
+		envs[i], assets[i], refs[i] = string(s.Environment), s.Asset, s.Reference
+	}
+	rows, err := r.q.QueryContext(ctx, accountsByReferenceSQL, envs, assets, refs)
+	if err != nil {
+		return nil, ledgerError("find accounts", err)
+	}
+	defer rows.Close()
+	out := make(map[accountKey]ledger.Account, len(specs))
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return nil, err
+		}
+		cachedAccounts.put(a)
+		out[accountKey{a.Environment, a.Asset, a.Reference}] = a
+	}
+	return out, ledgerError("find accounts", rows.Err())
+}
+
+const insertAccountsSQL = `
+WITH ins AS (
+    INSERT INTO ledger_accounts (id, environment, asset, tenant_id, kind, reference, non_negative, created_at)
+    SELECT k.id, k.environment, k.asset, nullif(k.tenant_id, ''), k.kind, k.reference, k.non_negative, $8
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[])
+         AS k(id, environment, asset, tenant_id, kind, reference, non_negative)
+    ORDER BY k.environment, k.asset, k.reference
+    ON CONFLICT (environment, asset, reference) DO NOTHING
+    RETURNING id, non_negative
+)
+INSERT INTO ledger_balances (account_id, non_negative) SELECT id, non_negative FROM ins`
+
+// insertAccounts creates the accounts of specs missing from found, validated as NewAccount
+// validates them. Rows are inserted in reference order so two openers never wait on each
+// other crosswise.
+func (r ledgerRepo) insertAccounts(ctx context.Context, now time.Time, specs []ledger.AccountSpec, found map[accountKey]ledger.Account) error {
+	var ids, envs, assets, tenants, kinds, refs []string
+	var nonNegative []bool
+	seen := map[accountKey]bool{}
+	for _, spec := range specs {
+		k := accountKeyOf(spec)
+		if _, ok := found[k]; ok || seen[k] {
+			continue
+		}
+		seen[k] = true
+		a, err := ledger.NewAccount(core.NewID(core.PrefixAccount), spec, now)
+		if err != nil {
+			return err
+		}
+		ids, envs, assets = append(ids, a.ID), append(envs, string(a.Environment)), append(assets, a.Asset)
+		tenants, kinds, refs = append(tenants, a.TenantID), append(kinds, a.Kind), append(refs, a.Reference)
+		nonNegative = append(nonNegative, a.NonNegative)
+	}
+	_, err := r.q.ExecContext(ctx, insertAccountsSQL, ids, envs, assets, tenants, kinds, refs, nonNegative,
+		now.UTC().Truncate(time.Microsecond))
+	return ledgerError("open accounts", err)
+}
+
+// accountCache keeps the accounts this process has read. An account never changes once
+// opened and its id is unique (UUIDv7), so an entry cannot go stale; the cache spares every
+// transfer's locking read a join. It is bounded: when full, it starts over.
+type accountCache struct {
+	mu sync.RWMutex
+	m  map[string]ledger.Account
+}
+
+const maxCachedAccounts = 100_000
+
+var cachedAccounts = &accountCache{m: map[string]ledger.Account{}}
+
+func (c *accountCache) get(id string) (ledger.Account, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	a, ok := c.m[id]
+	return a, ok
+}
+
+func (c *accountCache) put(a ledger.Account) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedAccounts {
+		c.m = make(map[string]ledger.Account, 1024)
+	}
+	c.m[a.ID] = a
+}
+
+const accountsByIDSQL = `SELECT ` + accountColumns + ` FROM ledger_accounts a WHERE a.id = ANY($1::text[])`
+
+// loadAccounts fills in.Accounts for every balance in in.Balances, from the cache or, for the
+// accounts it lacks, from the database (checked as new accounts are).
+func (r ledgerRepo) loadAccounts(ctx context.Context, in *ledger.ApplyInput) error {
+	var missing []string
+	for id := range in.Balances {
+		if a, ok := cachedAccounts.get(id); ok {
+			in.Accounts[id] = a
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	rows, err := r.q.QueryContext(ctx, accountsByIDSQL, missing)
+	if err != nil {
+		return ledgerError("load accounts", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return err
+		}
+		cachedAccounts.put(a)
+		in.Accounts[a.ID] = a
+	}
+	return ledgerError("load accounts", rows.Err())
+}
+
+// FindAccountByReference returns an existing account or ACCOUNT_NOT_FOUND.
+func (r ledgerRepo) FindAccountByReference(ctx context.Context, env core.Environment, asset, reference string) (ledger.Account, error) {
+	found, err := r.accountsByReference(ctx, []ledger.AccountSpec{{Environment: env, Asset: asset, Reference: reference}})
+	if err != nil {
+		return ledger.Account{}, err
+	}
+	a, ok := found[accountKey{env, asset, reference}]
+	if !ok {
+		return ledger.Account{}, core.NotFound(core.CodeAccountNotFound, "account "+reference)
+	}
+	return a, nil
+}
+
+// transferColumns reads a transfer with its postings (as two arrays sorted by account id) and
+// its state. It works under FOR UPDATE OF t, which locks the transfer row only.
+const transferColumns = `t.id, t.sequence, t.environment, t.reference, t.type, t.asset,
+    coalesce(t.pending_id, ''), coalesce(t.reversed_id, ''), t.amount, t.expires_at, t.metadata,
+    t.created_at, t.status, coalesce(t.resolved_by, ''),
+    (SELECT array_agg(p.account_id ORDER BY p.account_id) FROM ledger_postings p WHERE p.transfer_id = t.id),
+    (SELECT array_agg(p.amount ORDER BY p.account_id) FROM ledger_postings p WHERE p.transfer_id = t.id)`
+
+// scanTransfer reads transferColumns.
+func scanTransfer(row rowScanner) (ledger.StoredTransfer, int64, error) {
+	var (
+		t                ledger.Transfer
+		sequence         int64
+		env, typ, status string
+		resolvedBy       string
+		expiresAt        sql.NullTime
+		metadata         []byte
+		accountIDs       []string
+		amounts          []int64
+	)
+	err := row.Scan(&t.ID, &sequence, &env, &t.Reference, &typ, &t.Asset, &t.PendingID, &t.ReversedID, &t.Amount,
+		&expiresAt, &metadata, &t.CreatedAt, &status, &resolvedBy,
+		typeMap.SQLScanner(&accountIDs), typeMap.SQLScanner(&amounts))
+	if err != nil {
+		return ledger.StoredTransfer{}, 0, err
+	}
+	t.Environment, t.Type = core.Environment(env), ledger.TransferType(typ)
+	t.CreatedAt = t.CreatedAt.UTC()
+	if expiresAt.Valid {
+		t.ExpiresAt = expiresAt.Time.UTC()
+	}
+	if err := json.Unmarshal(metadata, &t.Metadata); err != nil {
+		return ledger.StoredTransfer{}, 0, core.E(core.CodeInternal, "ledger: metadata of %s: %v", t.ID, err)
+	}
+	if len(t.Metadata) == 0 {
+		t.Metadata = nil
+	}
+	if len(accountIDs) != len(amounts) || len(accountIDs) < 2 {
+		return ledger.StoredTransfer{}, 0, core.E(core.CodeInternal, "ledger: transfer %s has %d postings", t.ID, len(accountIDs))
+	}
+	t.Postings = make([]ledger.Posting, len(accountIDs))
+	for i := range accountIDs {
+		t.Postings[i] = ledger.Posting{AccountID: accountIDs[i], Amount: amounts[i]}
+	}
+	state := ledger.TransferState{Status: ledger.TransferStatus(status), ResolvedByID: resolvedBy}
+	return ledger.StoredTransfer{Transfer: t, State: state}, sequence, nil
+}
+
+const transferByIDSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t WHERE t.id = $1 AND t.environment = $2`
+
+// Transfer returns a recorded transfer with its state.
+func (r ledgerRepo) Transfer(ctx context.Context, env core.Environment, id string) (ledger.StoredTransfer, error) {
+	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByIDSQL, id, string(env)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.StoredTransfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+id)
+	}
+	return st, ledgerError("load transfer", err)
+}
+
+const balancesSQL = `
+SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits
+FROM ledger_balances b WHERE b.account_id = ANY($1::text[])`
+
+// Balances returns current balances without locking.
+func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error) {
+	rows, err := r.q.QueryContext(ctx, balancesSQL, accountIDs)
+	if err != nil {
+		return nil, ledgerError("read balances", err)
+	}
+	defer rows.Close()
+	out := make(map[string]ledger.Balance, len(accountIDs))
+	for rows.Next() {
+		var id string
+		var b ledger.Balance
+		if err := rows.Scan(&id, &b.Posted, &b.PendingDebits, &b.PendingCredits); err != nil {
+			return nil, err
+		}
+		if err := b.Validate(); err != nil {
+			return nil, err
+		}
+		out[id] = b
+	}
+	return out, ledgerError("read balances", rows.Err())
+}
+
+// storableMetadata refuses metadata Postgres' jsonb cannot keep byte for byte (invalid UTF-8
+// would be replaced and NUL refused), because the chain hash covers the exact bytes.
+func storableMetadata(metadata map[string]string) error {
+	f := core.FieldErrors{}
+	for k, v := range metadata {
+		if !utf8.ValidString(k) || !utf8.ValidString(v) || containsNUL(k) || containsNUL(v) {
+			f.Add("metadata["+k+"]", "must be valid UTF-8 without NUL characters")
+		}
+	}
+	return f.Err()
+}
+
+func containsNUL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return true
+		}
+	}
+	return false
+}

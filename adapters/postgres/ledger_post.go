@@ -1,0 +1,311 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"corridor/core"
+	"corridor/ledger"
+)
+
+// ChainStripes is how many hash chains each environment's transfers form (migration
+// 000002 seeds their heads and its link trigger picks txid mod 16). One chain would make every
+// commit wait for the previous one; with stripes, a commit waits only for the previous commit
+// of its stripe. The link is appended at commit by a deferred constraint trigger, so the head
+// is the last lock a transaction takes, held only while it commits, and a unit of work that
+// posts several transfers links them all in its one stripe: heads can never deadlock.
+// Changing the count needs a migration (new head rows and trigger); links keep their stripe.
+const ChainStripes = 16
+
+const transferByReferenceSQL = `SELECT ` + transferColumns + `
+FROM ledger_transfers t WHERE t.environment = $1 AND t.reference = $2`
+
+// lockTransferSQL locks the target transfer and, in the same round trip, looks the new
+// transfer's reference up ($2, $3): step 2 of the protocol rides along with step 3.
+const lockTransferSQL = `SELECT ` + transferColumns + `,
+    coalesce((SELECT x.id FROM ledger_transfers x WHERE x.environment = $2 AND x.reference = $3), '')
+FROM ledger_transfers t WHERE t.id = $1 FOR UPDATE OF t`
+
+// lockBalancesSQL[n] locks n balance rows in account-id order (ORDER BY runs below the
+// locking step, so rows are locked in the order they are returned) and looks the reference
+// up in the same round trip. The ids are n separate parameters rather than one array so that
+// PostgreSQL can reuse a generic plan instead of planning every execution. It reads the
+// balance rows alone: accounts are immutable and come from the account cache, which keeps
+// the locked section (a hot account's throughput) short.
+var lockBalancesSQL = func() []string {
+	out := make([]string, ledger.MaxPostings+1)
+	for n := 1; n <= ledger.MaxPostings; n++ {
+		params := make([]string, n)
+		for i := range params {
+			params[i] = "$" + strconv.Itoa(i+3)
+		}
+		out[n] = `
+SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits, b.last_transfer_at,
+    coalesce((SELECT x.id FROM ledger_transfers x WHERE x.environment = $1 AND x.reference = $2), '')
+FROM ledger_balances b
+WHERE b.account_id IN (` + strings.Join(params, ", ") + `)
+ORDER BY b.account_id
+FOR UPDATE`
+	}
+	return out
+}()
+
+// writeTransferSQL[n] writes an accepted transfer with n postings in one statement. x holds
+// the postings with their balance changes and balances after ($16 on, eight per posting). t
+// inserts the transfer and does nothing if a concurrent twin committed the same reference
+// first, in which case every other part, all joined to t, does nothing either. p inserts the
+// postings, b sets the new balances and r records the target's new state. The chain link is
+// appended at commit by the ledger_transfers_link trigger, from canonical. One text per
+// posting count (rather than arrays) lets PostgreSQL reuse a generic plan.
+var writeTransferSQL = func() []string {
+	out := make([]string, ledger.MaxPostings+1)
+	for n := 2; n <= ledger.MaxPostings; n++ {
+		rows := make([]string, n)
+		for i := range rows {
+			p := 16 + 8*i
+			rows[i] = fmt.Sprintf("($%d::text, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8)",
+				p, p+1, p+2, p+3, p+4, p+5, p+6, p+7)
+		}
+		out[n] = `
+WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_delta, posted_after,
+        pending_debits_after, pending_credits_after) AS (
+    VALUES ` + strings.Join(rows, ",\n        ") + `
+), t AS (
+    INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
+        expires_at, metadata, created_at, status, canonical)
+    VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::int8, $9::timestamptz,
+        $10::jsonb, $11::timestamptz, $12::text, $13::bytea)
+    ON CONFLICT (environment, reference) DO NOTHING
+    RETURNING id, sequence
+), p AS (
+    INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
+        pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after)
+    SELECT t.id, x.account_id, t.sequence, $11::timestamptz, x.amount, x.posted_delta, x.pending_debits_delta,
+        x.pending_credits_delta, x.posted_after, x.pending_debits_after, x.pending_credits_after
+    FROM t, x
+), b AS (
+    UPDATE ledger_balances bl SET posted = x.posted_after, pending_debits = x.pending_debits_after,
+        pending_credits = x.pending_credits_after, last_transfer_at = $11::timestamptz
+    FROM t, x WHERE bl.account_id = x.account_id
+), r AS (
+    UPDATE ledger_transfers tg SET status = $15::text, resolved_by = t.id
+    FROM t WHERE tg.id = $14::text
+)
+SELECT t.sequence FROM t`
+	}
+	return out
+}()
+
+// Post records a transfer following the ledger package's store protocol. See ports.LedgerRepo.
+// The reference lookup rides along with the first locking read, so a new transfer costs two
+// round trips (three with a target): lock and look up, then write.
+func (r ledgerRepo) Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+	if err := spec.Validate(); err != nil {
+		return ledger.Transfer{}, false, err
+	}
+	if err := storableMetadata(spec.Metadata); err != nil {
+		return ledger.Transfer{}, false, err
+	}
+	in, pending, recorded, err := r.lockAndLoad(ctx, now, spec)
+	if err != nil {
+		return ledger.Transfer{}, false, err
+	}
+	if recorded {
+		return r.mustReplay(ctx, spec)
+	}
+	res, err := ledger.Apply(in)
+	if err != nil {
+		// A twin may have committed this reference while we waited for its locks (after our
+		// lookup's snapshot): then its replay is the answer, not this refusal.
+		if t, found, rerr := r.replay(ctx, spec); found || rerr != nil {
+			return t, found && rerr == nil, rerr
+		}
+		return ledger.Transfer{}, false, err
+	}
+	written, err := r.write(ctx, res, pending)
+	if err != nil {
+		return ledger.Transfer{}, false, err
+	}
+	if !written { // a concurrent twin committed this reference first
+		return r.mustReplay(ctx, spec)
+	}
+	return res.Transfer, false, nil
+}
+
+// replay looks the reference up and, when it is recorded, answers with
+// ledger.ReplayOrConflict: the recorded transfer, or LEDGER_REFERENCE_CONFLICT.
+func (r ledgerRepo) replay(ctx context.Context, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+	stored, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByReferenceSQL, string(spec.Environment), spec.Reference))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Transfer{}, false, nil
+	}
+	if err != nil {
+		return ledger.Transfer{}, false, ledgerError("find reference", err)
+	}
+	t, err := ledger.ReplayOrConflict(spec, stored.Transfer)
+	return t, true, err
+}
+
+// mustReplay answers a reference known to be recorded.
+func (r ledgerRepo) mustReplay(ctx context.Context, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+	t, found, err := r.replay(ctx, spec)
+	if err == nil && !found {
+		err = core.E(core.CodeInternal, "ledger: reference %s was recorded but cannot be read", spec.Reference)
+	}
+	return t, found && err == nil, err
+}
+
+// lockAndLoad takes the locks in the protocol's order (target transfer, then balance rows by
+// account id), looking the reference up on the way, and returns Apply's input with the hold a
+// POST_PENDING posts. recorded reports a reference that is already recorded.
+func (r ledgerRepo) lockAndLoad(ctx context.Context, now time.Time, spec ledger.TransferSpec) (in ledger.ApplyInput, pending *ledger.Transfer, recorded bool, err error) {
+	in = ledger.ApplyInput{Spec: spec, TransferID: core.NewID(core.PrefixTransfer), Now: now.UTC().Truncate(time.Microsecond),
+		Accounts: map[string]ledger.Account{}, Balances: map[string]ledger.Balance{}}
+	var target *ledger.Transfer
+	if id := spec.TargetID(); id != "" {
+		var existing string
+		stored, _, err := scanTransfer(extraScanner{r.q.QueryRowContext(ctx, lockTransferSQL, id, string(spec.Environment), spec.Reference), []any{&existing}})
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return in, nil, false, ledgerError("lock target", err)
+		case existing != "":
+			return in, nil, true, nil
+		default:
+			in.Target, target = &stored, &stored.Transfer
+			in.Now = latest(in.Now, stored.Transfer.CreatedAt)
+		}
+	}
+	ids := ledger.InvolvedAccountIDs(spec, target)
+	existing, err := r.lockBalances(ctx, spec, ids, &in)
+	if err != nil || existing {
+		return in, nil, existing, err
+	}
+	if len(in.Accounts) == 0 { // nothing was locked, so nothing looked the reference up
+		if _, found, err := r.replay(ctx, spec); found || err != nil {
+			return in, nil, found, err
+		}
+	}
+	if spec.Type == ledger.TypePostPending {
+		pending = target
+	}
+	return in, pending, false, nil
+}
+
+// lockBalances locks and loads the balance rows of ids into in, and reports whether the
+// reference is already recorded.
+func (r ledgerRepo) lockBalances(ctx context.Context, spec ledger.TransferSpec, ids []string, in *ledger.ApplyInput) (bool, error) {
+	if len(ids) == 0 || len(ids) >= len(lockBalancesSQL) {
+		return false, nil
+	}
+	args := make([]any, 0, len(ids)+2)
+	args = append(args, string(spec.Environment), spec.Reference)
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	rows, err := r.q.QueryContext(ctx, lockBalancesSQL[len(ids)], args...)
+	if err != nil {
+		return false, ledgerError("lock balances", err)
+	}
+	defer rows.Close()
+	recorded := false
+	for rows.Next() {
+		var id, existing string
+		var b ledger.Balance
+		var lastAt sql.NullTime
+		if err := rows.Scan(&id, &b.Posted, &b.PendingDebits, &b.PendingCredits, &lastAt, &existing); err != nil {
+			return false, ledgerError("lock balances", err)
+		}
+		in.Balances[id] = b
+		if lastAt.Valid {
+			in.Now = latest(in.Now, lastAt.Time.UTC())
+		}
+		recorded = recorded || existing != ""
+	}
+	if err := rows.Err(); err != nil {
+		return false, ledgerError("lock balances", err)
+	}
+	return recorded, r.loadAccounts(ctx, in)
+}
+
+// latest keeps each account's history ordered in time: a transfer is never created before the
+// latest transfer of its accounts (or its target), even when its "now" was read earlier.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// write runs writeTransferSQL for an accepted result. written is false when a concurrent
+// twin holds the reference.
+func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledger.Transfer) (bool, error) {
+	deltas, err := ledger.Effects(res.Transfer, pending)
+	if err != nil {
+		return false, err
+	}
+	args, err := writeArgs(res, deltas)
+	if err != nil {
+		return false, err
+	}
+	var sequence int64
+	err = r.q.QueryRowContext(ctx, writeTransferSQL[len(res.Transfer.Postings)], args...).Scan(&sequence)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, ledgerError("write transfer", err)
+}
+
+// writeArgs lays out writeTransferSQL's parameters: the transfer, the target's new state, then
+// eight per posting in account-id order.
+func writeArgs(res ledger.Result, deltas []ledger.Delta) ([]any, error) {
+	t := res.Transfer
+	metadata := []byte("{}")
+	if len(t.Metadata) > 0 {
+		var err error
+		if metadata, err = json.Marshal(t.Metadata); err != nil {
+			return nil, err
+		}
+	}
+	n := len(t.Postings)
+	if n < 2 || n > ledger.MaxPostings || len(deltas) != n || len(res.Balances) != n {
+		return nil, core.E(core.CodeInternal, "ledger: %s has %d postings, %d deltas, %d balances", t.ID, n, len(deltas), len(res.Balances))
+	}
+	var targetID, targetStatus any
+	if res.Target != nil {
+		targetID, targetStatus = res.Target.Transfer.ID, string(res.Target.State.Status)
+	}
+	args := make([]any, 0, 15+8*n)
+	args = append(args, t.ID, string(t.Environment), t.Reference, string(t.Type), t.Asset, nullString(t.PendingID),
+		nullString(t.ReversedID), t.Amount, nullTime(t.ExpiresAt), string(metadata), t.CreatedAt, string(res.State.Status),
+		ledger.CanonicalBytes(t), targetID, targetStatus)
+	for i, p := range t.Postings {
+		d, after := deltas[i], res.Balances[p.AccountID]
+		if d.AccountID != p.AccountID {
+			return nil, core.E(core.CodeInternal, "ledger: deltas of %s are not in posting order", t.ID)
+		}
+		args = append(args, p.AccountID, p.Amount, d.Posted, d.PendingDebits, d.PendingCredits,
+			after.Posted, after.PendingDebits, after.PendingCredits)
+	}
+	return args, nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}

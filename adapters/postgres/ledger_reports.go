@@ -1,0 +1,338 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"corridor/core"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// The finance reads (ports.LedgerReports). A balance as of an instant and a statement's running
+// balance are read from the postings, which keep each account's balance after every transfer;
+// per account, transfer times never decrease with the sequence (see Post), so "the last posting
+// at or before t" is well defined and is an index lookup on (account_id, created_at, sequence).
+
+// openEnd is what a zero "to" means: no upper bound.
+func openEnd(t time.Time) any { return nullTime(t) }
+
+// openStart turns a zero "from" into the earliest instant Postgres stores, so one SQL text
+// serves bounded and unbounded windows.
+func openStart(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return t
+}
+
+const listAccountsSQL = `
+SELECT ` + accountColumns + `, b.posted, b.pending_debits, b.pending_credits
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
+WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR a.kind = $3)
+  AND ($4::timestamptz IS NULL OR a.created_at <= $4)
+ORDER BY a.id LIMIT $5 OFFSET $6`
+
+const countAccountsSQL = `
+SELECT count(*) FROM ledger_accounts a
+WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR a.kind = $3)
+  AND ($4::timestamptz IS NULL OR a.created_at <= $4)`
+
+// ListAccounts lists a tenant's accounts with their current balances, by id.
+func (r ledgerRepo) ListAccounts(ctx context.Context, q ports.AccountQuery, page ports.Page) ([]ports.AccountBalance, int, error) {
+	args := []any{q.TenantID, string(q.Environment), q.Kind, nullTime(q.CreatedAtOrBefore)}
+	rows, err := r.q.QueryContext(ctx, listAccountsSQL, append(args, page.Take, page.Skip)...)
+	if err != nil {
+		return nil, 0, ledgerError("list accounts", err)
+	}
+	defer rows.Close()
+	var out []ports.AccountBalance
+	for rows.Next() {
+		var b ledger.Balance
+		a, err := scanAccount(rows, &b.Posted, &b.PendingDebits, &b.PendingCredits)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := b.Validate(); err != nil {
+			return nil, 0, err
+		}
+		out = append(out, ports.AccountBalance{Account: a, Balance: b})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, ledgerError("list accounts", err)
+	}
+	var total int
+	err = r.q.QueryRowContext(ctx, countAccountsSQL, args...).Scan(&total)
+	return out, total, ledgerError("count accounts", err)
+}
+
+const findAccountSQL = `
+SELECT ` + accountColumns + `, b.posted, b.pending_debits, b.pending_credits
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
+WHERE a.id = $1 AND a.environment = $2 AND a.tenant_id = $3`
+
+// FindAccount returns a tenant's account; anyone else's answers ACCOUNT_NOT_FOUND.
+func (r ledgerRepo) FindAccount(ctx context.Context, env core.Environment, tenantID, id string) (ports.AccountBalance, error) {
+	var b ledger.Balance
+	a, err := scanAccount(r.q.QueryRowContext(ctx, findAccountSQL, id, string(env), tenantID), &b.Posted, &b.PendingDebits, &b.PendingCredits)
+	if errors.Is(err, sql.ErrNoRows) || tenantID == "" {
+		return ports.AccountBalance{}, core.NotFound(core.CodeAccountNotFound, "account "+id)
+	}
+	if err != nil {
+		return ports.AccountBalance{}, ledgerError("find account", err)
+	}
+	if err := b.Validate(); err != nil {
+		return ports.AccountBalance{}, err
+	}
+	return ports.AccountBalance{Account: a, Balance: b}, nil
+}
+
+// balancesAsOfSQL reads, per account, the balance after its last transfer created at or
+// before $2 ($3 = true) or strictly before it ($3 = false).
+const balancesAsOfSQL = `
+SELECT k.id, coalesce(p.posted_after, 0), coalesce(p.pending_debits_after, 0), coalesce(p.pending_credits_after, 0)
+FROM unnest($1::text[]) AS k(id)
+LEFT JOIN LATERAL (
+    SELECT posted_after, pending_debits_after, pending_credits_after FROM ledger_postings
+    WHERE account_id = k.id AND (created_at < $2 OR ($3 AND created_at = $2))
+    ORDER BY created_at DESC, sequence DESC LIMIT 1
+) p ON true`
+
+// BalancesAsOf returns each account's balance as of instant (inclusive).
+func (r ledgerRepo) BalancesAsOf(ctx context.Context, accountIDs []string, instant time.Time) (map[string]ledger.Balance, error) {
+	return r.balancesAt(ctx, accountIDs, instant, true)
+}
+
+func (r ledgerRepo) balancesAt(ctx context.Context, accountIDs []string, instant time.Time, inclusive bool) (map[string]ledger.Balance, error) {
+	rows, err := r.q.QueryContext(ctx, balancesAsOfSQL, accountIDs, instant.UTC(), inclusive)
+	if err != nil {
+		return nil, ledgerError("balances as of", err)
+	}
+	defer rows.Close()
+	out := make(map[string]ledger.Balance, len(accountIDs))
+	for rows.Next() {
+		var id string
+		var b ledger.Balance
+		if err := rows.Scan(&id, &b.Posted, &b.PendingDebits, &b.PendingCredits); err != nil {
+			return nil, err
+		}
+		if err := b.Validate(); err != nil {
+			return nil, err
+		}
+		out[id] = b
+	}
+	return out, ledgerError("balances as of", rows.Err())
+}
+
+const statementLinesSQL = `
+SELECT ` + transferColumns + `, p.amount, p.posted_delta, p.pending_debits_delta, p.pending_credits_delta,
+    p.posted_after, p.pending_debits_after, p.pending_credits_after
+FROM ledger_postings p JOIN ledger_transfers t ON t.id = p.transfer_id
+WHERE p.account_id = $1 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)
+ORDER BY p.created_at, p.sequence LIMIT $4 OFFSET $5`
+
+const statementCountSQL = `
+SELECT count(*) FROM ledger_postings p
+WHERE p.account_id = $1 AND p.created_at >= $2 AND ($3::timestamptz IS NULL OR p.created_at < $3)`
+
+// Statement returns a page of the account's history in [From, To) in time order, each line
+// with the balance right after it, plus the balances just before From and just before To.
+func (r ledgerRepo) Statement(ctx context.Context, q ports.StatementQuery, page ports.Page) (ports.Statement, error) {
+	from, to := openStart(q.From), openEnd(q.To)
+	var st ports.Statement
+	rows, err := r.q.QueryContext(ctx, statementLinesSQL, q.AccountID, from, to, page.Take, page.Skip)
+	if err != nil {
+		return st, ledgerError("statement", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		line, err := scanStatementLine(rows, q.AccountID)
+		if err != nil {
+			return st, err
+		}
+		st.Lines = append(st.Lines, line)
+	}
+	if err := rows.Err(); err != nil {
+		return st, ledgerError("statement", err)
+	}
+	if err := r.q.QueryRowContext(ctx, statementCountSQL, q.AccountID, from, to).Scan(&st.Total); err != nil {
+		return st, ledgerError("statement", err)
+	}
+	ids := []string{q.AccountID}
+	opening, err := r.balancesAt(ctx, ids, from, false)
+	if err != nil {
+		return st, err
+	}
+	closeAt, inclusive := q.To, false
+	if closeAt.IsZero() {
+		closeAt, inclusive = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), true
+	}
+	closing, err := r.balancesAt(ctx, ids, closeAt, inclusive)
+	st.Opening, st.Closing = opening[q.AccountID], closing[q.AccountID]
+	return st, err
+}
+
+// statementScanner reads transferColumns followed by the posting's amount, delta and after.
+type statementScanner struct {
+	rows rowScanner
+	line ports.StatementLine
+}
+
+func (s *statementScanner) Scan(dest ...any) error {
+	l := &s.line
+	dest = append(dest, &l.Amount, &l.Delta.Posted, &l.Delta.PendingDebits, &l.Delta.PendingCredits,
+		&l.After.Posted, &l.After.PendingDebits, &l.After.PendingCredits)
+	return s.rows.Scan(dest...)
+}
+
+func scanStatementLine(rows rowScanner, accountID string) (ports.StatementLine, error) {
+	s := &statementScanner{rows: rows}
+	stored, sequence, err := scanTransfer(s)
+	if err != nil {
+		return ports.StatementLine{}, ledgerError("statement", err)
+	}
+	line := s.line
+	line.Sequence, line.Transfer, line.State = sequence, stored.Transfer, stored.State
+	line.Delta.AccountID = accountID
+	return line, line.After.Validate()
+}
+
+const entryIDsSQL = `
+WITH m AS (
+    SELECT DISTINCT p.sequence, p.transfer_id
+    FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+    WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
+      AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)
+)
+SELECT transfer_id, count(*) OVER () FROM m ORDER BY sequence LIMIT $6 OFFSET $7`
+
+const entryCountSQL = `
+SELECT count(DISTINCT p.transfer_id)
+FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+WHERE a.tenant_id = $1 AND a.environment = $2 AND ($3 = '' OR p.account_id = $3)
+  AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)`
+
+const entryTransfersSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t WHERE t.id = ANY($1::text[]) ORDER BY t.sequence`
+
+const entryAccountsSQL = `
+SELECT ` + accountColumns + ` FROM ledger_accounts a
+WHERE a.id IN (SELECT p.account_id FROM ledger_postings p WHERE p.transfer_id = ANY($1::text[]))`
+
+// Entries returns the journal entries of a tenant (transfers touching its accounts) in sequence
+// order, with every posting's account.
+func (r ledgerRepo) Entries(ctx context.Context, q ports.EntryQuery, page ports.Page) ([]ports.JournalEntry, int, error) {
+	args := []any{q.TenantID, string(q.Environment), q.AccountID, openStart(q.From), openEnd(q.To)}
+	ids, total, err := r.entryIDs(ctx, args, page)
+	if err != nil || len(ids) == 0 {
+		return nil, total, err
+	}
+	accounts, err := r.accountsOfTransfers(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := r.q.QueryContext(ctx, entryTransfersSQL, ids)
+	if err != nil {
+		return nil, 0, ledgerError("entries", err)
+	}
+	defer rows.Close()
+	out := make([]ports.JournalEntry, 0, len(ids))
+	for rows.Next() {
+		stored, sequence, err := scanTransfer(rows)
+		if err != nil {
+			return nil, 0, ledgerError("entries", err)
+		}
+		e := ports.JournalEntry{Sequence: sequence, Transfer: stored.Transfer, State: stored.State, Accounts: map[string]ledger.Account{}}
+		for _, p := range stored.Transfer.Postings {
+			e.Accounts[p.AccountID] = accounts[p.AccountID]
+		}
+		out = append(out, e)
+	}
+	return out, total, ledgerError("entries", rows.Err())
+}
+
+func (r ledgerRepo) entryIDs(ctx context.Context, args []any, page ports.Page) ([]string, int, error) {
+	rows, err := r.q.QueryContext(ctx, entryIDsSQL, append(args, page.Take, page.Skip)...)
+	if err != nil {
+		return nil, 0, ledgerError("entries", err)
+	}
+	defer rows.Close()
+	var ids []string
+	total := -1
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &total); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, ledgerError("entries", err)
+	}
+	if total < 0 { // an empty page says nothing about the total
+		err = r.q.QueryRowContext(ctx, entryCountSQL, args...).Scan(&total)
+	}
+	return ids, total, ledgerError("entries", err)
+}
+
+func (r ledgerRepo) accountsOfTransfers(ctx context.Context, transferIDs []string) (map[string]ledger.Account, error) {
+	rows, err := r.q.QueryContext(ctx, entryAccountsSQL, transferIDs)
+	if err != nil {
+		return nil, ledgerError("entry accounts", err)
+	}
+	defer rows.Close()
+	out := map[string]ledger.Account{}
+	for rows.Next() {
+		a, err := scanAccount(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[a.ID] = a
+	}
+	return out, ledgerError("entry accounts", rows.Err())
+}
+
+// trialBalanceSQL computes, in one snapshot, the tenant's own balances (from the balance rows)
+// and every other account's share of the tenant's transfers (from the postings' deltas). Per
+// asset they sum to zero exactly when the balance rows agree with the postings.
+const trialBalanceSQL = `
+WITH own AS (
+    SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.environment = $2
+), tt AS (
+    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own)
+), rows AS (
+    SELECT ` + accountColumns + `, true AS own, b.posted, b.pending_debits, b.pending_credits
+    FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
+    WHERE a.id IN (SELECT id FROM own)
+    UNION ALL
+    SELECT ` + accountColumns + `, false, sum(p.posted_delta)::int8, sum(p.pending_debits_delta)::int8,
+        sum(p.pending_credits_delta)::int8
+    FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+    WHERE p.transfer_id IN (SELECT transfer_id FROM tt) AND p.account_id NOT IN (SELECT id FROM own)
+    GROUP BY a.id
+)
+SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
+
+// TrialBalance returns the rows of a tenant's trial balance (see ports.TrialBalanceRow).
+func (r ledgerRepo) TrialBalance(ctx context.Context, env core.Environment, tenantID string) ([]ports.TrialBalanceRow, error) {
+	rows, err := r.q.QueryContext(ctx, trialBalanceSQL, tenantID, string(env))
+	if err != nil {
+		return nil, ledgerError("trial balance", err)
+	}
+	defer rows.Close()
+	var out []ports.TrialBalanceRow
+	for rows.Next() {
+		var row ports.TrialBalanceRow
+		b := &row.Balance
+		row.Account, err = scanAccount(rows, &row.Own, &b.Posted, &b.PendingDebits, &b.PendingCredits)
+		if err != nil {
+			return nil, ledgerError("trial balance", err)
+		}
+		if err := b.Validate(); err != nil {
+			return nil, err
+		}
+		out = append(out, row)
+	}
+	return out, ledgerError("trial balance", rows.Err())
+}

@@ -1,0 +1,413 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/ledger"
+)
+
+// LedgerVerification is what `corridor ledger verify` found.
+type LedgerVerification struct {
+	Transfers int64
+	Accounts  int
+	Chains    int          // chain stripes walked: environments × ChainStripes
+	Breaks    []ChainBreak // the first break of every broken stripe, earliest sequence first
+	Problems  []string     // history, balance, state and trial-balance discrepancies
+	// MoreProblems counts problems found beyond the first maxProblems.
+	MoreProblems int
+}
+
+// ChainBreak names the first transfer of a stripe whose recorded hash does not match.
+type ChainBreak struct {
+	Environment core.Environment
+	Stripe      int
+	Position    int64
+	TransferID  string
+	Sequence    int64
+	Reason      string
+}
+
+// OK reports a ledger whose chains, history, balances, states and trial balances all agree.
+func (v LedgerVerification) OK() bool { return len(v.Breaks) == 0 && len(v.Problems) == 0 }
+
+// FirstBreak is the earliest (by sequence) broken transfer, if any.
+func (v LedgerVerification) FirstBreak() (ChainBreak, bool) {
+	if len(v.Breaks) == 0 {
+		return ChainBreak{}, false
+	}
+	return v.Breaks[0], true
+}
+
+const (
+	maxProblems     = 100
+	verifyBatchSize = 1000
+	verifyChainsSQL = `SELECT environment, stripe, position, hash FROM ledger_chain_heads ORDER BY environment, stripe`
+	verifyStripeSQL = `SELECT ` + transferColumns + `, c.position, c.hash
+FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
+WHERE c.environment = $1 AND c.stripe = $2 AND c.position > $3 ORDER BY c.position LIMIT $4`
+	verifyUnlinkedSQL = `SELECT t.id FROM ledger_transfers t
+WHERE NOT EXISTS (SELECT 1 FROM ledger_chain c WHERE c.transfer_id = t.id) ORDER BY t.sequence LIMIT 10`
+	verifyHistorySQL = `SELECT ` + transferColumns + `, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca
+FROM ledger_transfers t, LATERAL (
+    SELECT array_agg(p.posted_delta ORDER BY p.account_id) AS pd,
+           array_agg(p.pending_debits_delta ORDER BY p.account_id) AS pdd,
+           array_agg(p.pending_credits_delta ORDER BY p.account_id) AS pcd,
+           array_agg(p.posted_after ORDER BY p.account_id) AS pa,
+           array_agg(p.pending_debits_after ORDER BY p.account_id) AS pda,
+           array_agg(p.pending_credits_after ORDER BY p.account_id) AS pca
+    FROM ledger_postings p WHERE p.transfer_id = t.id) x
+ORDER BY t.sequence`
+)
+
+// VerifyLedger checks the whole ledger in one read-only snapshot:
+//
+//  1. every chain stripe, in position order, with ledger.VerifyChain: positions have no gaps
+//     and each recorded hash is ledger.ChainHash of the previous one and the transfer, as its
+//     columns and postings read now; the head row matches the last link; every transfer has
+//     a link;
+//  2. the history, in sequence order: each posting's recorded balance change is what
+//     ledger.Effects says the transfer does, and the recorded balance after it is the running
+//     sum; holds are resolved at most once and transfer states match their resolutions;
+//  3. every balance row equals its account's history, and the trial balance of every
+//     environment and asset sums to zero.
+//
+// It streams transfers, holding only per-account balances and open holds in memory.
+func VerifyLedger(ctx context.Context, db *bun.DB) (LedgerVerification, error) {
+	tx, err := db.DB.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return LedgerVerification{}, err
+	}
+	defer func() { _ = tx.Rollback() }()
+	v := &verifier{q: tx, running: map[string]ledger.Balance{}, holds: map[string]ledger.Transfer{},
+		claims: map[string]ledger.TransferState{}, resolved: map[string]ledger.TransferState{}}
+	if err := v.chains(ctx); err != nil {
+		return v.out, err
+	}
+	if err := v.history(ctx); err != nil {
+		return v.out, err
+	}
+	v.states()
+	if err := v.balances(ctx); err != nil {
+		return v.out, err
+	}
+	sort.Slice(v.out.Breaks, func(i, j int) bool { return v.out.Breaks[i].Sequence < v.out.Breaks[j].Sequence })
+	return v.out, nil
+}
+
+type verifier struct {
+	q        *sql.Tx
+	out      LedgerVerification
+	running  map[string]ledger.Balance       // per account, from the history
+	holds    map[string]ledger.Transfer      // open holds, by id
+	claims   map[string]ledger.TransferState // target id → the state its resolver implies
+	resolved map[string]ledger.TransferState // stored states other than a transfer's initial one
+}
+
+func (v *verifier) problem(format string, args ...any) {
+	if len(v.out.Problems) >= maxProblems {
+		v.out.MoreProblems++
+		return
+	}
+	v.out.Problems = append(v.out.Problems, fmt.Sprintf(format, args...))
+}
+
+type chainHead struct {
+	env      string
+	stripe   int
+	position int64
+	hash     []byte
+}
+
+func (v *verifier) chains(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, verifyChainsSQL)
+	if err != nil {
+		return err
+	}
+	var heads []chainHead
+	for rows.Next() {
+		var h chainHead
+		if err := rows.Scan(&h.env, &h.stripe, &h.position, &h.hash); err != nil {
+			rows.Close()
+			return err
+		}
+		heads = append(heads, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, h := range heads {
+		v.out.Chains++
+		if err := v.stripe(ctx, h); err != nil {
+			return err
+		}
+	}
+	return v.unlinked(ctx)
+}
+
+// unlinked reports transfers that no chain covers (a link row deleted, or written with the
+// link trigger disabled).
+func (v *verifier) unlinked(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, verifyUnlinkedSQL)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return err
+		}
+		v.problem("transfer %s is in no hash chain", id)
+	}
+	return rows.Err()
+}
+
+// stripe walks one chain in batches, carrying the last verified hash from batch to batch.
+func (v *verifier) stripe(ctx context.Context, head chainHead) error {
+	var prev []byte
+	var position int64
+	for {
+		batch, err := v.stripeBatch(ctx, head, position)
+		if err != nil {
+			return err
+		}
+		if len(batch) == 0 {
+			break
+		}
+		for _, e := range batch {
+			if e.position != position+1 {
+				v.breakAt(head, e, fmt.Sprintf("position %d follows position %d: a transfer is missing", e.position, position))
+				return nil
+			}
+			entry := []ledger.ChainEntry{{Transfer: e.stored.Transfer, Hash: e.hash}}
+			if _, ok := ledger.VerifyChain(prev, entry); !ok {
+				v.breakAt(head, e, "recorded hash differs from the hash of its content and the previous hash")
+				return nil
+			}
+			prev, position = e.hash, e.position
+		}
+	}
+	if position != head.position || !bytes.Equal(prev, head.hash) {
+		v.out.Breaks = append(v.out.Breaks, ChainBreak{Environment: core.Environment(head.env), Stripe: head.stripe,
+			Position: position, Sequence: 1<<63 - 1,
+			Reason: fmt.Sprintf("chain head says position %d, the last transfer is at %d (or its hash differs)", head.position, position)})
+	}
+	return nil
+}
+
+func (v *verifier) breakAt(head chainHead, e stripeEntry, reason string) {
+	v.out.Breaks = append(v.out.Breaks, ChainBreak{Environment: core.Environment(head.env), Stripe: head.stripe,
+		Position: e.position, TransferID: e.stored.Transfer.ID, Sequence: e.sequence, Reason: reason})
+}
+
+type stripeEntry struct {
+	stored   ledger.StoredTransfer
+	sequence int64
+	position int64
+	hash     []byte
+}
+
+type extraScanner struct {
+	rows  rowScanner
+	extra []any
+}
+
+func (s extraScanner) Scan(dest ...any) error { return s.rows.Scan(append(dest, s.extra...)...) }
+
+func (v *verifier) stripeBatch(ctx context.Context, head chainHead, after int64) ([]stripeEntry, error) {
+	rows, err := v.q.QueryContext(ctx, verifyStripeSQL, head.env, head.stripe, after, verifyBatchSize)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []stripeEntry
+	for rows.Next() {
+		var e stripeEntry
+		e.stored, e.sequence, err = scanTransfer(extraScanner{rows, []any{&e.position, &e.hash}})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// history replays every transfer in sequence order through ledger.Effects.
+func (v *verifier) history(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, verifyHistorySQL)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var cols [6][]int64
+		extra := make([]any, len(cols))
+		for i := range cols {
+			extra[i] = typeMap.SQLScanner(&cols[i])
+		}
+		stored, _, err := scanTransfer(extraScanner{rows, extra})
+		if err != nil {
+			return err
+		}
+		v.out.Transfers++
+		v.transfer(stored, cols)
+	}
+	return rows.Err()
+}
+
+// transfer checks one transfer's recorded deltas and balances-after, then advances the state.
+func (v *verifier) transfer(stored ledger.StoredTransfer, cols [6][]int64) {
+	t := stored.Transfer
+	var pending *ledger.Transfer
+	if t.Type == ledger.TypePostPending {
+		if h, ok := v.holds[t.PendingID]; ok {
+			pending = &h
+		}
+	}
+	deltas, err := ledger.Effects(t, pending)
+	if err != nil {
+		v.problem("transfer %s: %v", t.ID, err)
+		return
+	}
+	for i, d := range deltas {
+		if i >= len(cols[0]) {
+			break
+		}
+		if d.Posted != cols[0][i] || d.PendingDebits != cols[1][i] || d.PendingCredits != cols[2][i] {
+			v.problem("transfer %s: posting on %s records change %d/%d/%d, the transfer makes %d/%d/%d", t.ID, d.AccountID,
+				cols[0][i], cols[1][i], cols[2][i], d.Posted, d.PendingDebits, d.PendingCredits)
+		}
+		next, err := addDelta(v.running[d.AccountID], d)
+		if err != nil {
+			v.problem("transfer %s: account %s: %v", t.ID, d.AccountID, err)
+			continue
+		}
+		v.running[d.AccountID] = next
+		if recorded := (ledger.Balance{Posted: cols[3][i], PendingDebits: cols[4][i], PendingCredits: cols[5][i]}); recorded != next {
+			v.problem("transfer %s: posting on %s records balance after %+v, the history gives %+v", t.ID, d.AccountID, recorded, next)
+		}
+	}
+	v.advance(stored)
+}
+
+// advance tracks open holds and the states resolutions imply.
+func (v *verifier) advance(stored ledger.StoredTransfer) {
+	t := stored.Transfer
+	switch t.Type {
+	case ledger.TypePending:
+		v.holds[t.ID] = t
+	case ledger.TypePostPending, ledger.TypeVoidPending:
+		delete(v.holds, t.PendingID)
+	}
+	if target := t.TargetID(); target != "" {
+		if _, twice := v.claims[target]; twice {
+			v.problem("transfer %s resolves %s, which an earlier transfer already resolved", t.ID, target)
+		}
+		v.claims[target] = ledger.TransferState{Status: resolvedStatus(t.Type), ResolvedByID: t.ID}
+	}
+	if stored.State != (ledger.TransferState{Status: initialStatus(t.Type)}) {
+		v.resolved[t.ID] = stored.State
+	}
+}
+
+// states compares every stored state with the one its resolutions imply.
+func (v *verifier) states() {
+	ids := make([]string, 0, len(v.claims))
+	for id := range v.claims {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if stored := v.resolved[id]; stored != v.claims[id] {
+			v.problem("transfer %s has state %+v, its resolution implies %+v", id, stored, v.claims[id])
+		}
+		delete(v.resolved, id)
+	}
+	for id, st := range v.resolved {
+		v.problem("transfer %s has state %+v but no transfer resolves it", id, st)
+	}
+}
+
+// balances compares the balance rows with the history and sums the trial balances.
+func (v *verifier) balances(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, `SELECT `+accountColumns+`, b.posted, b.pending_debits, b.pending_credits
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id ORDER BY a.id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var accounts []ledger.Account
+	stored := map[string]ledger.Balance{}
+	for rows.Next() {
+		var b ledger.Balance
+		a, err := scanAccount(rows, &b.Posted, &b.PendingDebits, &b.PendingCredits)
+		if err != nil {
+			return err
+		}
+		accounts, stored[a.ID] = append(accounts, a), b
+		if want := v.running[a.ID]; b != want {
+			v.problem("account %s (%s): balance row %+v, the history gives %+v", a.ID, a.Reference, b, want)
+		}
+		if err := b.Validate(); err != nil {
+			v.problem("account %s: %v", a.ID, err)
+			stored[a.ID] = ledger.Balance{}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	v.out.Accounts = len(accounts)
+	lines, err := ledger.TrialBalance(accounts, stored)
+	if err != nil {
+		v.problem("trial balance: %v", err)
+		return nil
+	}
+	for _, l := range lines {
+		if !l.Balanced() {
+			v.problem("trial balance of %s %s does not sum to zero: %+v", l.Environment, l.Asset, l)
+		}
+	}
+	return nil
+}
+
+func addDelta(b ledger.Balance, d ledger.Delta) (ledger.Balance, error) {
+	var err error
+	if b.Posted, err = core.AddInt64(b.Posted, d.Posted); err != nil {
+		return b, err
+	}
+	if b.PendingDebits, err = core.AddInt64(b.PendingDebits, d.PendingDebits); err != nil {
+		return b, err
+	}
+	b.PendingCredits, err = core.AddInt64(b.PendingCredits, d.PendingCredits)
+	return b, err
+}
+
+// initialStatus and resolvedStatus restate the ledger package's transfer lifecycle (see
+// ledger.TransferStatus) for the verifier's state check.
+func initialStatus(t ledger.TransferType) ledger.TransferStatus {
+	switch t {
+	case ledger.TypePending:
+		return ledger.StatusPending
+	case ledger.TypeVoidPending:
+		return ledger.StatusVoided
+	}
+	return ledger.StatusPosted
+}
+
+func resolvedStatus(t ledger.TransferType) ledger.TransferStatus {
+	switch t {
+	case ledger.TypePostPending:
+		return ledger.StatusPosted
+	case ledger.TypeVoidPending:
+		return ledger.StatusVoided
+	}
+	return ledger.StatusReversed
+}

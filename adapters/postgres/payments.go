@@ -1,0 +1,177 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/safepay"
+	"corridor/ports"
+)
+
+type paymentSignatureJSON struct {
+	Signer   string    `json:"signer"`
+	Value    string    `json:"signature"`
+	SignedAt time.Time `json:"signedAt"`
+}
+
+type paymentModel struct {
+	bun.BaseModel       `bun:"table:safe_payments"`
+	ID                  string          `bun:"id,pk"`
+	TenantID            string          `bun:"tenant_id"`
+	Environment         string          `bun:"environment"`
+	SourceWalletID      string          `bun:"source_wallet_id"`
+	SafeAddress         string          `bun:"safe_address"`
+	ChainID             int64           `bun:"chain_id"`
+	DestinationType     string          `bun:"destination_type"`
+	DestinationHandle   *string         `bun:"destination_handle"`
+	DestinationAddress  string          `bun:"destination_address"`
+	DestinationWalletID *string         `bun:"destination_wallet_id"`
+	DestinationChainID  int64           `bun:"destination_chain_id"`
+	Asset               string          `bun:"asset"`
+	AmountBaseUnits     int64           `bun:"amount_base_units"`
+	Memo                *string         `bun:"memo"`
+	Status              string          `bun:"status"`
+	SafeNonce           int64           `bun:"safe_nonce"`
+	SafeTxHash          *string         `bun:"safe_tx_hash"`
+	Threshold           int             `bun:"threshold"`
+	Signatures          json.RawMessage `bun:"signatures,type:jsonb"`
+	ExecutedTxHash      *string         `bun:"executed_tx_hash"`
+	FailureReason       *string         `bun:"failure_reason"`
+	CreatedAt           time.Time       `bun:"created_at"`
+	UpdatedAt           time.Time       `bun:"updated_at"`
+}
+
+func paymentFromDomain(p safepay.Payment) (paymentModel, error) {
+	sigs := make([]paymentSignatureJSON, len(p.Signatures))
+	for i, s := range p.Signatures {
+		sigs[i] = paymentSignatureJSON{Signer: s.Signer, Value: s.Value, SignedAt: s.SignedAt}
+	}
+	raw, err := json.Marshal(sigs)
+	return paymentModel{
+		ID: p.ID, TenantID: p.TenantID, Environment: string(p.Environment), SourceWalletID: p.SourceWalletID,
+		SafeAddress: p.SafeAddress, ChainID: p.ChainID, DestinationType: string(p.DestinationType),
+		DestinationHandle: nullable(p.DestinationHandle), DestinationAddress: p.DestinationAddress,
+		DestinationWalletID: nullable(p.DestinationWallet), DestinationChainID: p.DestinationChainID,
+		Asset: p.Asset, AmountBaseUnits: p.AmountBaseUnits, Memo: nullable(p.Memo), Status: string(p.Status),
+		SafeNonce: int64(p.SafeNonce), SafeTxHash: nullable(p.SafeTxHash), Threshold: p.Threshold, Signatures: raw,
+		ExecutedTxHash: nullable(p.ExecutedTxHash), FailureReason: nullable(p.FailureReason),
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}, err
+}
+
+func (m paymentModel) domain() (safepay.Payment, error) {
+	var sigs []paymentSignatureJSON
+	if err := json.Unmarshal(m.Signatures, &sigs); err != nil {
+		return safepay.Payment{}, err
+	}
+	p := safepay.Payment{
+		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), SourceWalletID: m.SourceWalletID,
+		SafeAddress: m.SafeAddress, ChainID: m.ChainID, DestinationType: safepay.DestinationType(m.DestinationType),
+		DestinationHandle: deref(m.DestinationHandle), DestinationAddress: m.DestinationAddress,
+		DestinationWallet: deref(m.DestinationWalletID), DestinationChainID: m.DestinationChainID,
+		Asset: m.Asset, AmountBaseUnits: m.AmountBaseUnits, Memo: deref(m.Memo), Status: safepay.Status(m.Status),
+		SafeNonce: uint64(m.SafeNonce), SafeTxHash: deref(m.SafeTxHash), Threshold: m.Threshold,
+		ExecutedTxHash: deref(m.ExecutedTxHash), FailureReason: deref(m.FailureReason),
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+	}
+	for _, s := range sigs {
+		p.Signatures = append(p.Signatures, safepay.Signature{Signer: s.Signer, Value: s.Value, SignedAt: s.SignedAt.UTC()})
+	}
+	return p, nil
+}
+
+type paymentRepo struct{ db bun.IDB }
+
+var errPaymentNotFound = core.NotFound(safepay.CodePaymentNotFound, "payment")
+
+func (r paymentRepo) CreatePayment(ctx context.Context, p safepay.Payment) error {
+	m, err := paymentFromDomain(p)
+	if err != nil {
+		return err
+	}
+	_, err = r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r paymentRepo) FindPayment(ctx context.Context, tenantID string, env core.Environment, id string) (safepay.Payment, error) {
+	return r.one(ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id))
+}
+
+func (r paymentRepo) LockPayment(ctx context.Context, id string) (safepay.Payment, error) {
+	return r.one(ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"))
+}
+
+func (r paymentRepo) one(ctx context.Context, q *bun.SelectQuery) (safepay.Payment, error) {
+	var m paymentModel
+	err := q.Model(&m).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return safepay.Payment{}, errPaymentNotFound
+	}
+	if err != nil {
+		return safepay.Payment{}, err
+	}
+	return m.domain()
+}
+
+func (r paymentRepo) ListPayments(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]safepay.Payment, int, error) {
+	var rows []paymentModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]safepay.Payment, 0, len(rows))
+	for _, m := range rows {
+		p, err := m.domain()
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, p)
+	}
+	return out, int(total), nil
+}
+
+func (r paymentRepo) UpdatePayment(ctx context.Context, p safepay.Payment) error {
+	m, err := paymentFromDomain(p)
+	if err != nil {
+		return err
+	}
+	_, err = r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
+	return err
+}
+
+func (r paymentRepo) HighestNonceInUse(ctx context.Context, walletID string) (uint64, bool, error) {
+	var nonce sql.NullInt64
+	err := r.db.NewRaw(`SELECT max(safe_nonce) FROM safe_payments WHERE source_wallet_id = ?
+		AND status IN ('CREATED', 'AWAITING_SIGNATURE', 'READY_TO_EXECUTE', 'EXECUTING', 'COMPLETED')`, walletID).Scan(ctx, &nonce)
+	if err != nil || !nonce.Valid {
+		return 0, false, err
+	}
+	return uint64(nonce.Int64), true, nil
+}
+
+func (r paymentRepo) ListQueuedPayments(ctx context.Context, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error) {
+	var rows []paymentModel
+	err := r.db.NewSelect().Model(&rows).
+		Where("source_wallet_id = ? AND safe_nonce > ?", walletID, int64(afterNonce)).
+		Where("status IN ('CREATED', 'AWAITING_SIGNATURE', 'READY_TO_EXECUTE', 'EXECUTING')").
+		OrderExpr("safe_nonce ASC, id ASC").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]safepay.Payment, 0, len(rows))
+	for _, m := range rows {
+		p, err := m.domain()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

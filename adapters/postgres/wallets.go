@@ -1,0 +1,153 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+type walletOwnerJSON struct {
+	Address string  `json:"address"`
+	Role    string  `json:"role"`
+	Label   *string `json:"label"`
+}
+
+type walletModel struct {
+	bun.BaseModel  `bun:"table:wallets"`
+	ID             string          `bun:"id,pk"`
+	TenantID       string          `bun:"tenant_id"`
+	Environment    string          `bun:"environment"`
+	Name           string          `bun:"name"`
+	ChainID        int64           `bun:"chain_id"`
+	Address        string          `bun:"address"`
+	Owners         json.RawMessage `bun:"owners,type:jsonb"`
+	Threshold      int             `bun:"threshold"`
+	Status         string          `bun:"status"`
+	DeployTxHash   *string         `bun:"deploy_tx_hash"`
+	DeployAttempts int             `bun:"deploy_attempts"`
+	FailureReason  *string         `bun:"failure_reason"`
+	CreatedAt      time.Time       `bun:"created_at"`
+	DeployedAt     *time.Time      `bun:"deployed_at"`
+}
+
+func walletFromDomain(w wallet.Wallet) (walletModel, error) {
+	owners := make([]walletOwnerJSON, len(w.Owners))
+	for i, o := range w.Owners {
+		owners[i] = walletOwnerJSON{Address: o.Address, Role: string(o.Role), Label: nullable(o.Label)}
+	}
+	raw, err := json.Marshal(owners)
+	return walletModel{
+		ID: w.ID, TenantID: w.TenantID, Environment: string(w.Environment), Name: w.Name, ChainID: w.ChainID,
+		Address: w.Address, Owners: raw, Threshold: w.Threshold, Status: string(w.Status),
+		DeployTxHash: nullable(w.DeployTxHash), DeployAttempts: w.DeployAttempts, FailureReason: nullable(w.FailureReason),
+		CreatedAt: w.CreatedAt, DeployedAt: w.DeployedAt,
+	}, err
+}
+
+// domain converts a row back, checking what a constructor would.
+func (m walletModel) domain() (wallet.Wallet, error) {
+	var owners []walletOwnerJSON
+	if err := json.Unmarshal(m.Owners, &owners); err != nil || len(owners) == 0 {
+		return wallet.Wallet{}, fmt.Errorf("postgres: wallet %s has unreadable owners: %v", m.ID, err)
+	}
+	w := wallet.Wallet{
+		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Name: m.Name,
+		ChainID: m.ChainID, Address: m.Address, Threshold: m.Threshold, Status: wallet.Status(m.Status),
+		DeployTxHash: deref(m.DeployTxHash), DeployAttempts: m.DeployAttempts, FailureReason: deref(m.FailureReason),
+		CreatedAt: m.CreatedAt.UTC(), DeployedAt: utcPtr(m.DeployedAt),
+	}
+	for _, o := range owners {
+		w.Owners = append(w.Owners, wallet.Owner{Address: o.Address, Role: wallet.Role(o.Role), Label: deref(o.Label)})
+	}
+	if w.Threshold < 1 || w.Threshold > len(w.Owners) {
+		return wallet.Wallet{}, fmt.Errorf("postgres: wallet %s has threshold %d for %d owners", m.ID, w.Threshold, len(w.Owners))
+	}
+	return w, nil
+}
+
+type walletRepo struct{ db bun.IDB }
+
+var errWalletNotFound = core.NotFound(core.CodeWalletNotFound, "wallet")
+
+func (r walletRepo) CreateWallet(ctx context.Context, w wallet.Wallet) error {
+	m, err := walletFromDomain(w)
+	if err != nil {
+		return err
+	}
+	_, err = r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r walletRepo) FindWallet(ctx context.Context, tenantID string, env core.Environment, id string) (wallet.Wallet, error) {
+	var m walletModel
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return wallet.Wallet{}, errWalletNotFound
+	}
+	if err != nil {
+		return wallet.Wallet{}, err
+	}
+	return m.domain()
+}
+
+func (r walletRepo) LockWallet(ctx context.Context, id string) (wallet.Wallet, error) {
+	var m walletModel
+	err := r.db.NewSelect().Model(&m).Where("id = ?", id).For("UPDATE").Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return wallet.Wallet{}, errWalletNotFound
+	}
+	if err != nil {
+		return wallet.Wallet{}, err
+	}
+	return m.domain()
+}
+
+func (r walletRepo) ListWallets(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]wallet.Wallet, int, error) {
+	var rows []walletModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).
+		OrderExpr("id ASC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := walletsFromRows(rows)
+	return out, int(total), err
+}
+
+func (r walletRepo) ListTenantWallets(ctx context.Context, tenantID string, limit int) ([]wallet.Wallet, error) {
+	var rows []walletModel
+	err := r.db.NewSelect().Model(&rows).Where("tenant_id = ?", tenantID).OrderExpr("id ASC").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return walletsFromRows(rows)
+}
+
+func (r walletRepo) UpdateWallet(ctx context.Context, w wallet.Wallet) error {
+	m, err := walletFromDomain(w)
+	if err != nil {
+		return err
+	}
+	_, err = r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
+	return err
+}
+
+func walletsFromRows(rows []walletModel) ([]wallet.Wallet, error) {
+	out := make([]wallet.Wallet, 0, len(rows))
+	for _, m := range rows {
+		w, err := m.domain()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}

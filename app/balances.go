@@ -1,0 +1,164 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// ServiceAsset is the asset of every tenant's service balance (DESIGN.md D6).
+const ServiceAsset = ledger.AssetUSDC
+
+// MaxDepositBaseUnits bounds one sandbox deposit: 1,000,000 USD. It keeps play money far from
+// int64 overflow however many deposits a test makes.
+const MaxDepositBaseUnits int64 = 1_000_000 * 1_000_000
+
+// prefixDeposit is the id prefix of sandbox deposits.
+const prefixDeposit = "dep"
+
+// ServiceBalance is one asset of a tenant's service balance: the tenant's available account
+// (AccountID "" while it has never been credited) and its balance.
+type ServiceBalance struct {
+	Asset     string
+	AccountID string
+	Balance   ledger.Balance
+}
+
+// BalancesView is GET /v1/balances: the caller's service balances in its environment, now or
+// as of an instant.
+type BalancesView struct {
+	Environment core.Environment
+	AsOf        *time.Time
+	Balances    []ServiceBalance
+}
+
+// Balances returns the caller's service balance per asset; the service asset is always listed.
+// A balance as of an instant is read from the ledger's history.
+func (a *App) Balances(ctx context.Context, p auth.Principal, asOf *time.Time) (BalancesView, error) {
+	if err := requireTenantScope(p, auth.ScopePaymentsRead); err != nil {
+		return BalancesView{}, err
+	}
+	view := BalancesView{Environment: p.Environment, AsOf: asOf}
+	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		q := ports.AccountQuery{Environment: p.Environment, TenantID: p.TenantID, Kind: ledger.KindTenantAvailable}
+		if asOf != nil {
+			q.CreatedAtOrBefore = *asOf
+		}
+		accounts, _, err := tx.LedgerReports().ListAccounts(ctx, q, ports.Page{Take: ports.MaxTake})
+		if err != nil {
+			return err
+		}
+		if asOf != nil {
+			if accounts, err = balancesAsOf(ctx, tx, accounts, *asOf); err != nil {
+				return err
+			}
+		}
+		view.Balances = serviceBalances(accounts)
+		return nil
+	})
+	return view, err
+}
+
+// serviceBalances lists one line per asset, the service asset first and always present.
+func serviceBalances(accounts []ports.AccountBalance) []ServiceBalance {
+	out := []ServiceBalance{{Asset: ServiceAsset}}
+	for _, ab := range accounts {
+		line := ServiceBalance{Asset: ab.Account.Asset, AccountID: ab.Account.ID, Balance: ab.Balance}
+		if ab.Account.Asset == ServiceAsset {
+			out[0] = line
+			continue
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// balancesAsOf replaces each account's current balance by its balance as of instant.
+func balancesAsOf(ctx context.Context, tx ports.Tx, accounts []ports.AccountBalance, instant time.Time) ([]ports.AccountBalance, error) {
+	ids := make([]string, len(accounts))
+	for i, ab := range accounts {
+		ids[i] = ab.Account.ID
+	}
+	asOf, err := tx.LedgerReports().BalancesAsOf(ctx, ids, instant)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ports.AccountBalance, len(accounts))
+	for i, ab := range accounts {
+		out[i] = ports.AccountBalance{Account: ab.Account, Balance: asOf[ab.Account.ID]}
+	}
+	return out, nil
+}
+
+// DepositInput is the body of POST /v1/sandbox/balance-deposits.
+type DepositInput struct {
+	AmountUSD string
+}
+
+// Deposit is a recorded sandbox deposit and the service balance right after it.
+type Deposit struct {
+	ID              string
+	Transfer        ledger.Transfer
+	AmountBaseUnits int64
+	Balance         ServiceBalance
+}
+
+// SandboxDeposit credits the caller's TEST service balance from the platform sandbox pool
+// (D6). LIVE callers get SANDBOX_ONLY. Each call is a new deposit with its own ledger
+// reference (sandbox_deposit:{id}); retries are made safe by the Idempotency-Key layer, whose
+// record commits in the same transaction as this transfer.
+func (a *App) SandboxDeposit(ctx context.Context, p auth.Principal, in DepositInput) (Deposit, error) {
+	if err := p.RequireTenant(); err != nil {
+		return Deposit{}, err
+	}
+	if p.Environment != core.EnvTest {
+		return Deposit{}, core.E(core.CodeSandboxOnly, "sandbox deposits exist only in TEST; use a csk_test_ key")
+	}
+	if err := p.Require(auth.ScopePaymentsCreate); err != nil {
+		return Deposit{}, err
+	}
+	amount, err := depositAmount(in.AmountUSD)
+	if err != nil {
+		return Deposit{}, err
+	}
+	now := a.clock.Now()
+	d := Deposit{ID: core.NewID(prefixDeposit), AmountBaseUnits: amount}
+	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		accounts, err := tx.Ledger().OpenAccounts(ctx, now,
+			ledger.PlatformSandboxPool(core.EnvTest, ServiceAsset), ledger.TenantAvailable(core.EnvTest, ServiceAsset, p.TenantID))
+		if err != nil {
+			return err
+		}
+		pool, available := accounts[0], accounts[1]
+		spec := ledger.TransferSpec{
+			Reference: "sandbox_deposit:" + d.ID, Type: ledger.TypePosted, Environment: core.EnvTest, Asset: ServiceAsset,
+			Postings: ledger.Move(pool.ID, available.ID, amount),
+			Metadata: map[string]string{"depositId": d.ID, "tenantId": p.TenantID},
+		}.MustValidate()
+		if d.Transfer, _, err = tx.Ledger().Post(ctx, now, spec); err != nil {
+			return err
+		}
+		balances, err := tx.Ledger().Balances(ctx, []string{available.ID})
+		d.Balance = ServiceBalance{Asset: ServiceAsset, AccountID: available.ID, Balance: balances[available.ID]}
+		return err
+	})
+	return d, err
+}
+
+func depositAmount(s string) (int64, error) {
+	amount, err := core.ParseUSD("amountUsd", s)
+	if err != nil {
+		return 0, err
+	}
+	if amount <= 0 {
+		return 0, core.Invalid("amountUsd", "must be greater than 0")
+	}
+	if amount > MaxDepositBaseUnits {
+		return 0, core.Invalid("amountUsd", "must be at most "+core.FormatUSD(MaxDepositBaseUnits)+" per deposit")
+	}
+	return amount, nil
+}

@@ -1,0 +1,171 @@
+package safepay
+
+import (
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/core"
+	"corridor/core/safe"
+)
+
+// Codes of Safe payments beyond the shared ones.
+const (
+	// CodeDestinationNotResolved: a handle, email or wallet destination names nothing
+	// payable (details.reason says why).
+	CodeDestinationNotResolved core.Code = "DESTINATION_NOT_RESOLVED"
+	// CodeQueueFull: the wallet already has MaxQueued payments waiting for their nonce.
+	CodeQueueFull core.Code = "PAYMENT_QUEUE_FULL"
+)
+
+// MaxQueued bounds the payments of one wallet between the Safe's current nonce and the next
+// free one: each of them must execute, in nonce order, before a later one can.
+const MaxQueued = 100
+
+// Failure reasons that are not on-chain reverts. Every failureReason starts with a machine
+// code followed by ": " and an explanation.
+const (
+	ReasonNonceGap  = "NONCE_GAP"
+	ReasonNonceUsed = "SAFE_NONCE_USED"
+)
+
+// Proposal is everything a new payment is made from, resolved by the application.
+type Proposal struct {
+	ID, TenantID       string
+	Environment        core.Environment
+	SourceWalletID     string
+	SafeAddress        string // EIP-55
+	ChainID            int64
+	Token              common.Address // the chain's USDC
+	Order              Order
+	DestinationAddress string // resolved, EIP-55
+	DestinationWallet  string // resolved wallet id, "" for an address destination
+	DestinationChainID int64
+	Nonce              uint64
+	Threshold          int
+	Now                time.Time
+}
+
+// Propose builds a payment and moves it CREATED → AWAITING_SIGNATURE with the safeTxHash of
+// token.transfer(destination, amount) at the given Safe nonce: Safe's own EIP-712 SafeTx hash
+// with domain (chainId, Safe address), which owners sign raw.
+func Propose(in Proposal) (Payment, error) {
+	switch {
+	case in.DestinationChainID != in.ChainID:
+		return Payment{}, core.Invalid("destination.chainId", fmt.Sprintf("must be %d, the source wallet's chain", in.ChainID))
+	case strings.EqualFold(in.DestinationAddress, in.SafeAddress):
+		return Payment{}, core.Invalid("destination", "must differ from the source wallet")
+	case in.Threshold < 1:
+		return Payment{}, fmt.Errorf("safepay: threshold %d of wallet %s", in.Threshold, in.SourceWalletID)
+	}
+	p := Payment{
+		ID: in.ID, TenantID: in.TenantID, Environment: in.Environment, SourceWalletID: in.SourceWalletID,
+		SafeAddress: in.SafeAddress, ChainID: in.ChainID,
+		DestinationType: in.Order.Destination.Type, DestinationAddress: in.DestinationAddress,
+		DestinationWallet: in.DestinationWallet, DestinationChainID: in.DestinationChainID,
+		Asset: in.Order.Asset, AmountBaseUnits: in.Order.AmountBaseUnits, Memo: in.Order.Memo,
+		Status: StatusCreated, SafeNonce: in.Nonce, Threshold: in.Threshold,
+		CreatedAt: in.Now, UpdatedAt: in.Now,
+	}
+	if p.DestinationType == DestinationHandle {
+		p.DestinationHandle = in.Order.Destination.Handle
+	}
+	tx, err := p.transaction(in.Token)
+	if err != nil {
+		return Payment{}, err
+	}
+	p.SafeTxHash = safe.TransactionHash(p.ChainID, common.HexToAddress(p.SafeAddress), tx).Hex()
+	return p.Apply(TriggerPropose, in.Now)
+}
+
+// NextNonce is the Safe nonce a new payment takes: the Safe's current on-chain nonce, or one
+// past the highest nonce a pending or completed payment of the wallet holds when that is
+// higher (payments queue up behind each other, in nonce order). Counting completed payments
+// covers a chain nonce read just before an earlier payment completed.
+func NextNonce(chainNonce, highestInUse uint64, inUse bool) uint64 {
+	if inUse && highestInUse+1 > chainNonce {
+		return highestInUse + 1
+	}
+	return chainNonce
+}
+
+// QueueFull reports whether a payment at nonce next would exceed MaxQueued.
+func QueueFull(next, chainNonce uint64) bool {
+	return next >= chainNonce && next-chainNonce >= MaxQueued
+}
+
+// WaitingFor reports whether the payment is queued behind earlier Safe transactions: the Safe
+// executes nonces in order, so it cannot execute before the Safe's nonce reaches its own.
+func (p Payment) WaitingFor(chainNonce uint64) bool { return p.SafeNonce > chainNonce }
+
+// transaction is the SafeTx of the payment: token.transfer(destination, amount) at its nonce.
+func (p Payment) transaction(token common.Address) (safe.Transaction, error) {
+	return safe.TokenTransfer(token, common.HexToAddress(p.DestinationAddress),
+		big.NewInt(p.AmountBaseUnits), p.SafeNonce)
+}
+
+// SafeTransaction rebuilds the SafeTx the owners signed and asserts that it still hashes to the
+// stored safeTxHash, so what is relayed is exactly what was signed.
+func (p Payment) SafeTransaction(token common.Address) (safe.Transaction, error) {
+	tx, err := p.transaction(token)
+	if err != nil {
+		return safe.Transaction{}, err
+	}
+	if got := safe.TransactionHash(p.ChainID, common.HexToAddress(p.SafeAddress), tx).Hex(); !strings.EqualFold(got, p.SafeTxHash) {
+		return safe.Transaction{}, fmt.Errorf("safepay: payment %s rebuilds to safeTxHash %s, stored %s", p.ID, got, p.SafeTxHash)
+	}
+	return tx, nil
+}
+
+// PackedSignatures is the signatures argument of execTransaction: the collected signatures
+// sorted by signer, as Safe's checkNSignatures requires.
+func (p Payment) PackedSignatures() ([]byte, error) {
+	if len(p.Signatures) < p.Threshold {
+		return nil, fmt.Errorf("safepay: payment %s has %d of %d signatures", p.ID, len(p.Signatures), p.Threshold)
+	}
+	owned := make([]safe.OwnerSignature, 0, len(p.Signatures))
+	for _, s := range p.Signatures {
+		sig, err := safe.ParseSignature(s.Value)
+		if err != nil {
+			return nil, fmt.Errorf("safepay: payment %s holds an unreadable signature of %s: %w", p.ID, s.Signer, err)
+		}
+		owned = append(owned, safe.OwnerSignature{Signer: common.HexToAddress(s.Signer), Signature: sig})
+	}
+	return safe.PackSignatures(owned)
+}
+
+// Cancel moves a payment that has not been sent to CANCELLED. later are the wallet's other
+// queued payments with a higher nonce: while any exists the cancel is refused, because a
+// cancelled payment leaves its nonce unused and nothing at a higher nonce could execute until
+// the gap was filled. Cancelling from the newest down never leaves a gap.
+func (p Payment) Cancel(later []Payment, now time.Time) (Payment, error) {
+	if !p.Can(TriggerCancel) {
+		return p.Apply(TriggerCancel, now)
+	}
+	if len(later) > 0 {
+		ids := make([]string, len(later))
+		for i, l := range later {
+			ids[i] = l.ID
+		}
+		return p, core.E(core.CodeInvalidState,
+			"payment %s holds Safe nonce %d and %d later payment(s) of this wallet are queued behind it; cancel those first (newest first)",
+			p.ID, p.SafeNonce, len(later)).WithDetails(map[string]any{"status": string(p.Status), "laterPaymentIds": ids})
+	}
+	return p.Apply(TriggerCancel, now)
+}
+
+// NonceGapReason is the failureReason of a queued payment whose predecessor failed without
+// using its nonce: the Safe could never reach this payment's nonce.
+func NonceGapReason(failed Payment) string {
+	return fmt.Sprintf("%s: payment %s at Safe nonce %d failed without using its nonce, so this later payment could never execute; propose it again",
+		ReasonNonceGap, failed.ID, failed.SafeNonce)
+}
+
+// NonceUsedReason is the failureReason of a payment whose nonce another Safe transaction used.
+func NonceUsedReason(p Payment) string {
+	return fmt.Sprintf("%s: the Safe already executed another transaction at nonce %d; propose the payment again",
+		ReasonNonceUsed, p.SafeNonce)
+}

@@ -1,0 +1,3 @@
+DROP TABLE handles;
+DROP TABLE safe_payments;
+DROP TABLE wallets;

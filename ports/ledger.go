@@ -1,0 +1,119 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"corridor/core"
+	"corridor/ledger"
+)
+
+// LedgerRepo is the ledger store bound to one unit of work: what every capability that moves
+// money needs. It comes from Tx.Ledger(), so its writes run in the caller's transaction: a use
+// case changes its business state and posts the transfers of that change inside one InTx, and
+// both commit or neither does.
+//
+// The store follows the protocol of the ledger package documentation: it looks the reference
+// up, locks the target transfer, then the balance rows in account-id order, lets ledger.Apply
+// decide, and writes the transfer, its postings, the balances and the chain link, locking the
+// chain head last.
+type LedgerRepo interface {
+	// OpenAccounts returns the accounts of specs, in order, creating those that do not exist
+	// yet (get-or-create by environment, asset and reference, safe under concurrency). A
+	// reference that exists with another spec is LEDGER_REFERENCE_CONFLICT.
+	OpenAccounts(ctx context.Context, now time.Time, specs ...ledger.AccountSpec) ([]ledger.Account, error)
+	// FindAccountByReference returns an existing account, or ACCOUNT_NOT_FOUND.
+	FindAccountByReference(ctx context.Context, env core.Environment, asset, reference string) (ledger.Account, error)
+	// Post records the transfer spec describes, deciding it at now (or at the latest transfer
+	// time of its accounts, if later: each account's history is ordered in time). Posting a
+	// reference that is already recorded writes nothing and returns the recorded transfer with
+	// replayed = true, or LEDGER_REFERENCE_CONFLICT when the content differs. Refusals
+	// (INSUFFICIENT_FUNDS, ACCOUNT_NOT_FOUND, TRANSFER_NOT_FOUND, INVALID_STATE,
+	// VALIDATION_FAILED, AMOUNT_OVERFLOW) write nothing and leave the transaction usable.
+	Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (t ledger.Transfer, replayed bool, err error)
+	// Transfer returns a recorded transfer of env with its current state, or TRANSFER_NOT_FOUND.
+	Transfer(ctx context.Context, env core.Environment, id string) (ledger.StoredTransfer, error)
+	// Balances returns the current balances of existing accounts, without locking them.
+	Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error)
+}
+
+// AccountBalance is an account with a balance (current, or as of an instant).
+type AccountBalance struct {
+	Account ledger.Account
+	Balance ledger.Balance
+}
+
+// AccountQuery selects a tenant's accounts in one environment.
+type AccountQuery struct {
+	Environment core.Environment
+	TenantID    string
+	Kind        string // "" for every kind
+	// CreatedAtOrBefore, when set, leaves out accounts opened after it (balances as of then).
+	CreatedAtOrBefore time.Time
+}
+
+// StatementQuery selects one account's history in [From, To); zero times leave that end open.
+type StatementQuery struct {
+	AccountID string
+	From, To  time.Time
+}
+
+// StatementLine is one transfer's effect on the statement's account.
+type StatementLine struct {
+	Sequence int64
+	Transfer ledger.Transfer
+	State    ledger.TransferState
+	Amount   int64          // the signed posting amount on this account
+	Delta    ledger.Delta   // what the transfer did to the account's balance (ledger.Effects)
+	After    ledger.Balance // the account's balance right after the transfer
+}
+
+// Statement is a page of an account's history with the balances around the window.
+type Statement struct {
+	Opening ledger.Balance // as of just before From
+	Closing ledger.Balance // as of just before To (or now)
+	Lines   []StatementLine
+	Total   int // lines in the whole window
+}
+
+// EntryQuery selects the journal: transfers with at least one posting on a tenant's accounts
+// (or on one of them), created in [From, To).
+type EntryQuery struct {
+	Environment core.Environment
+	TenantID    string
+	AccountID   string // "" for every account of the tenant
+	From, To    time.Time
+}
+
+// JournalEntry is a transfer with every posting and the accounts they touch.
+type JournalEntry struct {
+	Sequence int64
+	Transfer ledger.Transfer
+	State    ledger.TransferState
+	Accounts map[string]ledger.Account // by id, one per posting
+}
+
+// TrialBalanceRow is one account's line of a tenant's trial balance: for the tenant's own
+// accounts the current balance; for every other account the sum of the balance changes it got
+// from transfers that touch the tenant's accounts. Within one asset the rows sum to zero.
+type TrialBalanceRow struct {
+	Account ledger.Account
+	Own     bool
+	Balance ledger.Balance
+}
+
+// LedgerReports are the finance reads over the ledger (DESIGN.md §6). Every method answers
+// from one consistent snapshot where its result must add up (TrialBalance, BalancesAsOf).
+type LedgerReports interface {
+	ListAccounts(ctx context.Context, q AccountQuery, page Page) ([]AccountBalance, int, error)
+	// FindAccount returns a tenant's account in env with its current balance; another tenant's
+	// or environment's account is ACCOUNT_NOT_FOUND.
+	FindAccount(ctx context.Context, env core.Environment, tenantID, id string) (AccountBalance, error)
+	// BalancesAsOf returns each account's balance after the last transfer created at or before
+	// instant (zero before its first transfer).
+	BalancesAsOf(ctx context.Context, accountIDs []string, instant time.Time) (map[string]ledger.Balance, error)
+	Statement(ctx context.Context, q StatementQuery, page Page) (Statement, error)
+	// Entries returns journal entries in sequence order, and how many match.
+	Entries(ctx context.Context, q EntryQuery, page Page) ([]JournalEntry, int, error)
+	TrialBalance(ctx context.Context, env core.Environment, tenantID string) ([]TrialBalanceRow, error)
+}

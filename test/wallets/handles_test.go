@@ -1,0 +1,47 @@
+package wallets
+
+import (
+	"strings"
+	"testing"
+
+	"corridor/test/harness"
+)
+
+func TestHandles_PutTakenAndValidation(t *testing.T) {
+	t.Parallel()
+	e := env()
+	a, b := e.NewTenant(t), e.NewTenant(t)
+	first, second := newWallet(t, a.Root), newWallet(t, a.Root)
+	handle := "acme-" + strings.ToLower(first["id"].(string)[len(first["id"].(string))-10:])
+
+	info := a.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": "@" + strings.ToUpper(handle), "walletId": first["id"], "displayName": "Acme"}).Expect(t, 200).JSON(t)
+	if info["handle"] != handle || info["address"] != first["address"] || info["chainId"].(float64) != 84532 ||
+		info["displayName"] != "Acme" || info["verified"] != false {
+		t.Fatalf("handle info: %v", info)
+	}
+	// The holder re-points its handle; PUT replaces, so an omitted displayName is null.
+	info = a.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": handle, "walletId": second["id"]}).Expect(t, 200).JSON(t)
+	if info["address"] != second["address"] || info["displayName"] != nil {
+		t.Fatalf("re-pointed: %v", info)
+	}
+	bWallet := newWallet(t, b.Root)
+	b.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": handle, "walletId": bWallet["id"]}).ExpectError(t, 409, "HANDLE_TAKEN")
+	b.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": "b-" + handle, "walletId": first["id"]}).ExpectError(t, 404, "WALLET_NOT_FOUND")
+
+	for _, bad := range []map[string]any{
+		{"handle": "ab", "walletId": first["id"]},
+		{"handle": "has space", "walletId": first["id"]},
+		{"handle": "-dash", "walletId": first["id"]},
+		{"handle": strings.Repeat("a", 33), "walletId": first["id"]},
+		{"walletId": first["id"]},
+	} {
+		m := a.Root.Do("PUT", "/v1/directory/handle", bad).ExpectError(t, 400, "VALIDATION_FAILED")
+		if harness.Field(m, "handle") == "" {
+			t.Fatalf("%v: handle not named: %v", bad, m)
+		}
+	}
+	m := a.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": "fine-handle"}).ExpectError(t, 400, "VALIDATION_FAILED")
+	if harness.Field(m, "walletId") == "" {
+		t.Fatalf("walletId not named: %v", m)
+	}
+}

@@ -1,0 +1,34 @@
+package wallets
+
+import (
+	"fmt"
+	"testing"
+)
+
+// TestMembers_RevokeListsWalletsTheSignerStillOwns: the deployed wallet is judged by its on-chain
+// owners, the wallet without the signer is not listed.
+func TestMembers_RevokeListsWalletsTheSignerStillOwns(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	_, addrs := owners(t, 3)
+	signer := addrs[0]
+	token := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "signer@example.com"}).Expect(t, 201).JSON(t)["inviteToken"]
+	member := env().Client(t).Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).Expect(t, 200).JSON(t)
+
+	owned := ten.Root.Post("/v1/wallets", walletBody("owned", []string{signer, addrs[1]}, 1)).Expect(t, 201).JSON(t)
+	notOwned := ten.Root.Post("/v1/wallets", walletBody("other", addrs[1:], 2)).Expect(t, 201).JSON(t)
+	waitDeployed(t, ten.Root, owned["id"].(string))
+	waitDeployed(t, ten.Root, notOwned["id"].(string))
+
+	out := ten.Root.Post("/v1/tenants/members/"+member["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
+	if out["status"] != "REVOKED" || fmt.Sprint(out["stillOwnerOfWalletIds"]) != fmt.Sprint([]any{owned["id"]}) {
+		t.Fatalf("revoke: %v", out)
+	}
+
+	// A member without a signer owns nothing.
+	pending := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "pending@example.com"}).Expect(t, 201).JSON(t)
+	out = ten.Root.Post("/v1/tenants/members/"+pending["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
+	if ids, ok := out["stillOwnerOfWalletIds"].([]any); !ok || len(ids) != 0 {
+		t.Fatalf("pending member: %v", out)
+	}
+}
