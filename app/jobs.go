@@ -46,6 +46,7 @@ func (a *App) RegisterWorkers(workers *river.Workers) {
 	a.registerWalletWorkers(workers)
 	a.registerPaymentWorkers(workers)
 	a.registerChainWorkers(workers)
+	a.registerOfframpWorkers(workers)
 }
 
 // PeriodicJobs are the jobs River schedules on an interval.
@@ -55,5 +56,6 @@ func (a *App) PeriodicJobs() []*river.PeriodicJob {
 			func() (river.JobArgs, *river.InsertOpts) { return PurgeIdempotencyArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
+	jobs = append(jobs, a.offrampPeriodicJobs()...)
 	return append(jobs, a.chainPeriodicJobs()...)
 }

@@ -53,7 +53,9 @@ func (s *Server) routeTable() []Route {
 	}
 	routes = append(routes, s.ledgerRoutes()...)
 	routes = append(routes, s.walletRoutes()...)
-	return append(routes, s.paymentRoutes()...)
+	routes = append(routes, s.paymentRoutes()...)
+	routes = append(routes, s.policyRoutes()...)
+	return append(routes, s.offrampRoutes()...)
 }
 
 func (s *Server) healthz(c *fiber.Ctx) error { return c.JSON(healthResponse{Status: "ok"}) }
