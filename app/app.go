@@ -5,9 +5,11 @@ package app
 
 import (
 	"errors"
+	"log/slog"
 	"time"
 
 	"corridor/core"
+	"corridor/core/policy"
 	"corridor/core/wallet"
 	"corridor/ports"
 )
@@ -25,6 +27,23 @@ type Deps struct {
 	IdempotencyTTL time.Duration
 	// Faucet bounds sandbox drips; zero fields take wallet.DefaultFaucetLimits.
 	Faucet wallet.FaucetLimits
+	// Off-ramp recipients and payments (issue 6). Without Cipher and SMS those use cases
+	// answer FEATURE_NOT_AVAILABLE.
+	Cipher    ports.Cipher
+	SMS       ports.SMS
+	SMSOutbox ports.SMSOutbox
+	Screening ports.Screening
+	// Payouts are the payout providers by name (D9); a missing or off provider's routes are
+	// ineligible.
+	Payouts map[string]ports.PayoutRail
+	// QuoteLifetime is a route quote's lifetime (0 = 120 s); OfframpPollInterval the delay
+	// between provider polls (0 = 5 s).
+	QuoteLifetime       time.Duration
+	OfframpPollInterval time.Duration
+	// PolicyEnforcement is the POLICY_ENFORCEMENT rollout flag; "" is the default, log.
+	PolicyEnforcement policy.Mode
+	// Logger records would-be declines and policy subsystem errors; nil discards them.
+	Logger *slog.Logger
 }
 
 // App is the set of use cases.
@@ -36,6 +55,8 @@ type App struct {
 	chains         map[core.Environment]ports.Chain
 	idempotencyTTL time.Duration
 	faucet         wallet.FaucetLimits
+	offramp        offrampDeps
+	policy         policyDeps
 }
 
 // New checks the wiring and fails at start-up when a dependency is missing.
@@ -54,8 +75,12 @@ func New(d Deps) (*App, error) {
 	if d.IdempotencyTTL <= 0 {
 		d.IdempotencyTTL = 24 * time.Hour
 	}
+	pol, err := newPolicyDeps(d)
+	if err != nil {
+		return nil, err
+	}
 	return &App{store: d.Store, identity: d.Identity, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults()}, nil
+		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults(), offramp: newOfframpDeps(d), policy: pol}, nil
 }
 
 // chain returns the environment's chain or CHAIN_UNAVAILABLE.

@@ -54,11 +54,14 @@ func (a *App) ProposePayment(ctx context.Context, p auth.Principal, in safepay.R
 		return safepay.Payment{}, paymentChainError("reading the Safe's threshold", err)
 	}
 
-	// Spend policy (POLICY_DENIED) and agent limits (AGENT_LIMIT, AGENT_SUSPENDED) are evaluated
-	// here, before anything is recorded, once issue 5 builds them. Nothing is checked yet.
+	// Spend policy (POLICY_DENIED) is evaluated inside the unit of work below, once the
+	// destination is resolved (its address is the policy's counterparty): see gatePayment.
+	// Agent limits (AGENT_LIMIT, AGENT_SUSPENDED) are not checked yet.
 
 	var pay safepay.Payment
+	var denied *core.Error
 	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		denied = nil
 		locked, err := tx.Wallets().LockWallet(ctx, w.ID)
 		if err != nil {
 			return err
@@ -86,8 +89,21 @@ func (a *App) ProposePayment(ctx context.Context, p auth.Principal, in safepay.R
 		if err != nil {
 			return err
 		}
+		// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)
+		// and commits it with its decision log; the caller then gets 403 POLICY_DENIED.
+		if denied, err = a.gatePayment(ctx, p, pay); err != nil {
+			return err
+		}
+		if denied != nil {
+			if pay, err = policyDeniedPayment(pay, denied, a.clock.Now()); err != nil {
+				return err
+			}
+		}
 		return tx.Payments().CreatePayment(ctx, pay)
 	})
+	if err == nil && denied != nil {
+		return pay, denied
+	}
 	return pay, err
 }
 

@@ -35,6 +35,12 @@ type Tx interface {
 	Drips() DripRepo
 	// ChainIndex stores the ledger mirror's indexer cursor (see ChainIndexRepo).
 	ChainIndex() ChainIndexRepo
+	// Policies stores spend policies, versions, attachments and decision logs.
+	Policies() PolicyRepo
+	// Recipients stores phone aliases, credentials and payout destinations.
+	Recipients() RecipientRepo
+	// Offramp stores off-ramp payments, quote sets, returns and provider events.
+	Offramp() OfframpRepo
 }
 
 // TenantRepo stores tenants.

@@ -5,18 +5,22 @@ package wiring
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"corridor/adapters/cipher"
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
+	"corridor/adapters/sms"
 	"corridor/app"
 	"corridor/core"
+	"corridor/core/policy"
 	"corridor/core/wallet"
 	"corridor/ports"
 )
@@ -36,6 +40,14 @@ type Config struct {
 	Clock         ports.Clock // nil = wall clock
 	// Faucet bounds sandbox drips per wallet and per tenant; zero fields take the defaults.
 	Faucet wallet.FaucetLimits
+	// CipherKey (hex, at least 32 bytes) encrypts phone numbers and payout identifiers at
+	// rest. Empty: a random key for this process only (tests); cmd always sets one.
+	CipherKey string
+	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (the default when empty) or enforce.
+	PolicyEnforcement policy.Mode
+	// WrapStore, when set, wraps the store the use cases see: tests inject a failing
+	// repository at the port boundary with it. Nil in production.
+	WrapStore func(ports.Store) ports.Store
 }
 
 // Service is the wired application.
@@ -85,8 +97,20 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
-	a, err := app.New(app.Deps{Store: store, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
-		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet})
+	protect, err := newCipher(cfg.CipherKey, log)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	outbox := sms.NewSandbox(db)
+	var appStore ports.Store = store
+	if cfg.WrapStore != nil {
+		appStore = cfg.WrapStore(store)
+	}
+	a, err := app.New(app.Deps{Store: appStore, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
+		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet,
+		Cipher: protect, SMS: outbox, SMSOutbox: outbox,
+		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log})
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -111,4 +135,18 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, App: a, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+}
+
+// newCipher builds the identifier cipher from the configured hex key, or from a random key
+// that lives as long as this process when none is configured.
+func newCipher(hexKey string, log *slog.Logger) (*cipher.AESGCM, error) {
+	if hexKey != "" {
+		return cipher.NewFromHex(hexKey)
+	}
+	log.Warn("CIPHER_KEY is not set: phone numbers and payout identifiers are encrypted with a key that dies with this process")
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	return cipher.New(key)
 }

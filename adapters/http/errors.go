@@ -8,6 +8,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/core"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
 )
 
 // statusByCode is the one table mapping domain codes to HTTP statuses (STYLE.md, Errors).
@@ -45,11 +47,34 @@ var statusByCode = map[core.Code]int{
 	"SIGNER_NOT_OWNER":                    422,
 	"DESTINATION_NOT_RESOLVED":            422,
 	"PAYMENT_QUEUE_FULL":                  409,
+	"POLICY_NOT_FOUND":                    404,
+	"ATTACHMENT_NOT_FOUND":                404,
+	"POLICY_SUBJECT_ATTACHED":             409,
+	"POLICY_DENIED":                       403,
+	"POLICY_UNAVAILABLE":                  503,
 	core.CodeAccountNotFound:              404,
 	core.CodeTransferNotFound:             404,
 	core.CodeInsufficientFunds:            422,
 	core.CodeLedgerReferenceConflict:      409,
 	core.CodeAmountOverflow:               422,
+
+	// Off-ramp recipients and payments (issue 6).
+	recipient.CodePhoneAliasNotFound:     404,
+	recipient.CodePhoneAliasTaken:        409,
+	recipient.CodePhoneCodeInvalid:       400,
+	recipient.CodePhoneCodeExpired:       403,
+	recipient.CodePhoneCodeTooManyTries:  403,
+	recipient.CodePhoneAliasNotVerifying: 409,
+	recipient.CodeDestinationNotFound:    404,
+	recipient.CodeCredentialRequired:     403,
+	offramp.CodePaymentNotFound:          404,
+	offramp.CodeFundingModeNotAvailable:  400,
+	offramp.CodeDestinationNotEligible:   403,
+	offramp.CodeRecipientConsentRequired: 403,
+	offramp.CodeSenderOnly:               403,
+	offramp.CodeQuoteExpired:             409,
+	offramp.CodeQuoteNotFound:            404,
+	offramp.CodeRouteNotSelected:         409,
 }
 
 // StatusFor returns the HTTP status of a code; unknown codes are business refusals (422).

@@ -93,6 +93,9 @@ func (t *tx) Payments() ports.PaymentRepo        { return paymentRepo{t.db} }
 func (t *tx) Handles() ports.HandleRepo          { return handleRepo{t.db} }
 func (t *tx) Drips() ports.DripRepo              { return dripRepo{t.db} }
 func (t *tx) ChainIndex() ports.ChainIndexRepo   { return chainIndexRepo{t.db} }
+func (t *tx) Policies() ports.PolicyRepo         { return policyRepo{t.db} }
+func (t *tx) Recipients() ports.RecipientRepo    { return recipientRepo{t.db} }
+func (t *tx) Offramp() ports.OfframpRepo         { return offrampRepo{t.db} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.

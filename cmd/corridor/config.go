@@ -2,6 +2,7 @@ package main
 
 import (
 	"corridor/adapters/http"
+	"corridor/core/policy"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -31,6 +32,8 @@ type config struct {
 	PostgresPort    int
 	// Chain configures the chains per environment (chain.go).
 	Chain chainConfig
+	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (default) or enforce.
+	PolicyEnforcement policy.Mode
 }
 
 func loadConfig() (config, error) {
@@ -58,6 +61,8 @@ func loadConfig() (config, error) {
 	c.PostgresPort, err = envInt("CORRIDOR_PG_PORT", 0)
 	errs = append(errs, err)
 	c.Chain, err = loadChainConfig()
+	errs = append(errs, err)
+	c.PolicyEnforcement, err = policyEnforcement()
 	errs = append(errs, err)
 	return c, errors.Join(errs...)
 }
@@ -120,4 +125,41 @@ func envFloat(name string, def float64) (float64, error) {
 // rateLimit turns the configuration into the HTTP adapter's limit; 0 per second disables it.
 func rateLimit(c config) http.RateLimit {
 	return http.RateLimit{PerSecond: c.RateLimitPerSec, Burst: c.RateLimitBurst}
+}
+
+// cipherKey returns CIPHER_KEY (hex, at least 32 bytes), or for local use a random key kept
+// in the data dir, so phone numbers and payout identifiers stay readable across restarts.
+func (c config) cipherKey() (string, error) {
+	if v := os.Getenv("CIPHER_KEY"); v != "" {
+		if b, err := hex.DecodeString(v); err != nil || len(b) < 32 {
+			return "", errors.New("CIPHER_KEY must be at least 32 bytes, hex-encoded")
+		}
+		return v, nil
+	}
+	path := filepath.Join(c.DataDir, "cipher.key")
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 64 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", c.DataDir, err)
+	}
+	buf := make([]byte, 32)
+	if _, err := rand.Read(buf); err != nil {
+		return "", err
+	}
+	key := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return key, nil
+}
+
+// policyEnforcement reads POLICY_ENFORCEMENT (off, log or enforce; default log).
+func policyEnforcement() (policy.Mode, error) {
+	v := strings.ToLower(strings.TrimSpace(os.Getenv("POLICY_ENFORCEMENT")))
+	mode, ok := policy.ParseMode(v)
+	if !ok {
+		return "", fmt.Errorf("POLICY_ENFORCEMENT must be off, log or enforce, got %q", v)
+	}
+	return mode, nil
 }

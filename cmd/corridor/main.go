@@ -139,11 +139,16 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	defer releaseChains()
+	cipherKey, err := cfg.cipherKey()
+	if err != nil {
+		return err
+	}
 	svc, err := wiring.Build(ctx, wiring.Config{
-		DatabaseURL: dbURL, SessionSecret: secret, BodyLimitBytes: cfg.BodyLimitBytes, DBMaxConns: cfg.DBMaxConns,
+		DatabaseURL: dbURL, SessionSecret: secret, CipherKey: cipherKey, BodyLimitBytes: cfg.BodyLimitBytes, DBMaxConns: cfg.DBMaxConns,
 		IdempotencyTTL: cfg.IdempotencyTTL, RateLimit: rateLimit(cfg),
-		Chains:        wiring.ChainAddresses{SandboxUSDC: cfg.SandboxUSDC, LiveUSDC: cfg.LiveUSDC},
-		ChainAdapters: chains,
+		Chains:            wiring.ChainAddresses{SandboxUSDC: cfg.SandboxUSDC, LiveUSDC: cfg.LiveUSDC},
+		ChainAdapters:     chains,
+		PolicyEnforcement: cfg.PolicyEnforcement,
 	}, log)
 	if err != nil {
 		return err

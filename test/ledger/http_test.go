@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"corridor/test/harness"
+	"corridor/wiring"
 )
 
 type balanceLine struct {
@@ -352,11 +353,16 @@ func TestFinance_TrialBalance(t *testing.T) {
 	}
 }
 
-// TestSandbox_OtherHelpersUnbuilt: the balances capability serves only its own sandbox path.
+// TestSandbox_OtherHelpersUnbuilt: the balances capability serves only its own sandbox path;
+// the other sandbox helpers answer FEATURE_NOT_AVAILABLE until their capability is built.
 func TestSandbox_OtherHelpersUnbuilt(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	ten.Root.Get("/v1/sandbox/sms-messages").ExpectError(t, 501, "FEATURE_NOT_AVAILABLE")
+	for prefix, feature := range wiring.UnbuiltPrefixes {
+		if strings.HasPrefix(prefix, "/v1/sandbox/") && !wiring.Features[feature] {
+			ten.Root.Get(prefix+"/x").ExpectError(t, 501, "FEATURE_NOT_AVAILABLE")
+		}
+	}
 	caps := env().Client(t).Get("/v1/capabilities").Expect(t, 200).JSON(t)["features"].(map[string]any)
 	if caps["ledger"] != true || caps["balances"] != true {
 		t.Fatalf("features %v", caps)

@@ -28,7 +28,7 @@ func TestPayments_Journey(t *testing.T) {
 	// Funds sent to the predicted address before the Safe exists are there after deployment.
 	w := testWallet{ID: id, Address: predicted, Owners: owners}
 	fundWallet(t, ten, w, "40")
-	deployed := poll(t, func() map[string]any { return ten.Root.Get("/v1/wallets/" + id).Expect(t, 200).JSON(t) },
+	deployed := poll(t, func() map[string]any { return ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "DEPLOYED" || m["status"] == "FAILED" })
 	if deployed["status"] != "DEPLOYED" || deployed["predictedAddress"] != false || common.HexToAddress(deployed["address"].(string)) != predicted {
 		t.Fatalf("deployment: %v", deployed)

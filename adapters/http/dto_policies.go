@@ -1,0 +1,149 @@
+package http
+
+import (
+	"encoding/json"
+	"time"
+
+	"corridor/core/policy"
+)
+
+// policyDocument documents the schemaVersion 1 document in OpenAPI. Requests are not decoded
+// into it: the document is kept raw and parsed by core/policy, so an unknown field at any
+// depth is refused with its full path (document.limits.yearlyUsd).
+type policyDocument struct {
+	SchemaVersion  int                   `json:"schemaVersion" oas:"required"`
+	Limits         *policyDocumentLimits `json:"limits,omitempty"`
+	MCC            *policyDocumentLists  `json:"mcc,omitempty"`
+	Counterparties *policyDocumentLists  `json:"counterparties,omitempty"`
+}
+
+type policyDocumentLimits struct {
+	PerTransactionUSD *string `json:"perTransactionUsd,omitempty" oas:"pattern=^[0-9]+(\\.[0-9]+)?$"`
+	DailyUSD          *string `json:"dailyUsd,omitempty" oas:"pattern=^[0-9]+(\\.[0-9]+)?$"`
+	WeeklyUSD         *string `json:"weeklyUsd,omitempty" oas:"pattern=^[0-9]+(\\.[0-9]+)?$"`
+	MonthlyUSD        *string `json:"monthlyUsd,omitempty" oas:"pattern=^[0-9]+(\\.[0-9]+)?$"`
+}
+
+type policyDocumentLists struct {
+	Blocked *[]string `json:"blocked,omitempty"`
+	Allowed *[]string `json:"allowed,omitempty"`
+}
+
+// policyCreateRequest documents POST /v1/policies; policyCreateBody decodes it.
+type policyCreateRequest struct {
+	Name     string         `json:"name" oas:"required,maxLength=200"`
+	Document policyDocument `json:"document" oas:"required"`
+}
+
+type policyCreateBody struct {
+	Name     string          `json:"name"`
+	Document json.RawMessage `json:"document"`
+}
+
+// policyVersionRequest documents POST /v1/policies/{id}/versions; policyVersionBody decodes it.
+type policyVersionRequest struct {
+	Document policyDocument `json:"document" oas:"required"`
+}
+
+type policyVersionBody struct {
+	Document json.RawMessage `json:"document"`
+}
+
+type policyResponse struct {
+	PolicyID        string     `json:"policyId" oas:"required"`
+	Name            string     `json:"name" oas:"required"`
+	Status          string     `json:"status" oas:"required,enum=ACTIVE|ARCHIVED"`
+	ActiveVersionID string     `json:"activeVersionId" oas:"required"`
+	ActiveVersion   int        `json:"activeVersion" oas:"required"`
+	CreatedAt       time.Time  `json:"createdAt" oas:"required"`
+	ArchivedAt      *time.Time `json:"archivedAt" oas:"required"`
+}
+
+type policyListResponse struct {
+	Policies []policyResponse `json:"policies" oas:"required"`
+	Total    int              `json:"total" oas:"required"`
+}
+
+func toPolicy(p policy.Policy) policyResponse {
+	return policyResponse{PolicyID: p.ID, Name: p.Name, Status: string(p.Status), ActiveVersionID: p.ActiveVersionID,
+		ActiveVersion: p.ActiveVersion, CreatedAt: p.CreatedAt, ArchivedAt: p.ArchivedAt}
+}
+
+// policyVersionResponse is a Version. ir is the canonical serialisation itself (compact, keys
+// sorted); sha256 is over exactly those bytes.
+type policyVersionResponse struct {
+	VersionID string    `json:"versionId" oas:"required"`
+	PolicyID  string    `json:"policyId" oas:"required"`
+	Version   int       `json:"version" oas:"required"`
+	SHA256    string    `json:"sha256" oas:"required"`
+	IR        any       `json:"ir" oas:"required"`
+	CreatedAt time.Time `json:"createdAt" oas:"required"`
+}
+
+type policyVersionListResponse struct {
+	Versions []policyVersionResponse `json:"versions" oas:"required"`
+	Total    int                     `json:"total" oas:"required"`
+}
+
+func toPolicyVersion(v policy.Version) policyVersionResponse {
+	return policyVersionResponse{VersionID: v.ID, PolicyID: v.PolicyID, Version: v.Version, SHA256: v.SHA256,
+		IR: json.RawMessage(v.IR.Canonical()), CreatedAt: v.CreatedAt}
+}
+
+type policyAttachRequest struct {
+	SubjectType string `json:"subjectType" oas:"required,enum=wallet|card|agent|treasury_account"`
+	SubjectID   string `json:"subjectId" oas:"required"`
+}
+
+type policyAttachmentResponse struct {
+	AttachmentID string     `json:"attachmentId" oas:"required"`
+	PolicyID     string     `json:"policyId" oas:"required"`
+	SubjectType  string     `json:"subjectType" oas:"required,enum=wallet|card|agent|treasury_account"`
+	SubjectID    string     `json:"subjectId" oas:"required"`
+	AttachedAt   time.Time  `json:"attachedAt" oas:"required"`
+	DetachedAt   *time.Time `json:"detachedAt" oas:"required"`
+}
+
+type policyAttachmentListResponse struct {
+	Attachments []policyAttachmentResponse `json:"attachments" oas:"required"`
+	Total       int                        `json:"total" oas:"required"`
+}
+
+func toPolicyAttachment(a policy.Attachment) policyAttachmentResponse {
+	return policyAttachmentResponse{AttachmentID: a.ID, PolicyID: a.PolicyID, SubjectType: string(a.SubjectType),
+		SubjectID: a.SubjectID, AttachedAt: a.AttachedAt, DetachedAt: a.DetachedAt}
+}
+
+type policyEvaluateRequest struct {
+	PolicyID     string  `json:"policyId,omitempty"`
+	SubjectType  string  `json:"subjectType,omitempty" oas:"enum=wallet|card|agent|treasury_account"`
+	SubjectID    string  `json:"subjectId,omitempty"`
+	AmountUSD    string  `json:"amountUsd" oas:"required"`
+	MCC          *string `json:"mcc,omitempty" oas:"pattern=^[0-9]{4}$"`
+	Counterparty *string `json:"counterparty,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$"`
+}
+
+type ruleTraceResponse struct {
+	Rule   string `json:"rule" oas:"required"`
+	Result string `json:"result" oas:"required,enum=pass|fail|skip"`
+	Code   string `json:"code" oas:"required,enum=COUNTERPARTY_BLOCKED|COUNTERPARTY_NOT_ALLOWED|MCC_BLOCKED|MCC_NOT_ALLOWED|PER_TXN_LIMIT|DAILY_CAP|WEEKLY_CAP|MONTHLY_CAP"`
+}
+
+type policyEvaluateResponse struct {
+	Allow         bool                `json:"allow" oas:"required"`
+	Reason        string              `json:"reason" oas:"required"`
+	PolicyID      string              `json:"policyId" oas:"required"`
+	PolicyVersion int                 `json:"policyVersion" oas:"required"`
+	SHA256        string              `json:"sha256" oas:"required"`
+	RuleTrace     []ruleTraceResponse `json:"ruleTrace" oas:"required"`
+	DecisionLogID string              `json:"decisionLogId" oas:"required"`
+}
+
+func toPolicyEvaluation(d policy.Decision) policyEvaluateResponse {
+	trace := make([]ruleTraceResponse, len(d.Verdict.Trace))
+	for i, e := range d.Verdict.Trace {
+		trace[i] = ruleTraceResponse{Rule: e.Rule, Result: string(e.Result), Code: e.Code}
+	}
+	return policyEvaluateResponse{Allow: d.Verdict.Allow, Reason: d.Verdict.Reason, PolicyID: d.PolicyID,
+		PolicyVersion: d.PolicyVersion, SHA256: d.SHA256, RuleTrace: trace, DecisionLogID: d.ID}
+}

@@ -1,0 +1,121 @@
+package http
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core"
+)
+
+func (s *Server) createPhoneAlias(c *fiber.Ctx) error {
+	var req phoneAliasCreateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	a, err := s.app.CreatePhoneAlias(c.UserContext(), principal(c), app.CreateAliasInput{Phone: req.Phone})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toPhoneAlias(a))
+}
+
+func (s *Server) verifyPhoneAlias(c *fiber.Ctx) error {
+	var req phoneAliasVerifyRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	a, err := s.app.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toPhoneAlias(a))
+}
+
+func (s *Server) listPhoneAliases(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	as, total, err := s.app.ListPhoneAliases(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	out := phoneAliasListResponse{PhoneAliases: make([]phoneAliasResponse, len(as)), Total: total}
+	for i, a := range as {
+		out.PhoneAliases[i] = toPhoneAlias(a)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) listSandboxSMS(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	ms, total, err := s.app.ListSandboxSMS(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toSMSList(ms, total))
+}
+
+func (s *Server) listCredentials(c *fiber.Ctx) error {
+	cred, ok, err := s.app.GetCredential(c.UserContext(), principal(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(credentialListResponse{Credentials: []credentialResponse{toCredential(cred, ok)}})
+}
+
+func (s *Server) setSandboxCredential(c *fiber.Ctx) error {
+	var req credentialSetRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	if req.Type != "" && req.Type != "BUSINESS_IDENTITY" {
+		return core.Invalid("type", "must be BUSINESS_IDENTITY")
+	}
+	cred, err := s.app.SetSandboxCredential(c.UserContext(), principal(c), req.Status)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toCredential(cred, true))
+}
+
+func (s *Server) createDestination(c *fiber.Ctx) error {
+	var req destinationCreateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	d, err := s.app.CreateDestination(c.UserContext(), principal(c), req.input())
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toDestination(d))
+}
+
+func (s *Server) listDestinations(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	ds, total, err := s.app.ListDestinations(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	out := destinationListResponse{PayoutDestinations: make([]destinationResponse, len(ds)), Total: total}
+	for i, d := range ds {
+		out.PayoutDestinations[i] = toDestination(d)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) getDestination(c *fiber.Ctx) error {
+	d, err := s.app.GetDestination(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toDestination(d))
+}

@@ -1,0 +1,129 @@
+package http
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+)
+
+func (s *Server) createPolicy(c *fiber.Ctx) error {
+	var req policyCreateBody
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	p, err := s.app.CreatePolicy(c.UserContext(), principal(c), app.CreatePolicyInput{Name: req.Name, Document: req.Document})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toPolicy(p))
+}
+
+func (s *Server) listPolicies(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	policies, total, err := s.app.ListPolicies(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	out := policyListResponse{Policies: make([]policyResponse, len(policies)), Total: total}
+	for i, p := range policies {
+		out.Policies[i] = toPolicy(p)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) getPolicy(c *fiber.Ctx) error {
+	p, err := s.app.GetPolicy(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toPolicy(p))
+}
+
+func (s *Server) archivePolicy(c *fiber.Ctx) error {
+	p, err := s.app.ArchivePolicy(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toPolicy(p))
+}
+
+func (s *Server) createPolicyVersion(c *fiber.Ctx) error {
+	var req policyVersionBody
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	v, err := s.app.CreatePolicyVersion(c.UserContext(), principal(c), c.Params("id"), req.Document)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toPolicyVersion(v))
+}
+
+func (s *Server) listPolicyVersions(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	versions, total, err := s.app.ListPolicyVersions(c.UserContext(), principal(c), c.Params("id"), page)
+	if err != nil {
+		return err
+	}
+	out := policyVersionListResponse{Versions: make([]policyVersionResponse, len(versions)), Total: total}
+	for i, v := range versions {
+		out.Versions[i] = toPolicyVersion(v)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) attachPolicy(c *fiber.Ctx) error {
+	var req policyAttachRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	a, err := s.app.AttachPolicy(c.UserContext(), principal(c), c.Params("id"),
+		app.AttachInput{SubjectType: req.SubjectType, SubjectID: req.SubjectID})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toPolicyAttachment(a))
+}
+
+func (s *Server) listPolicyAttachments(c *fiber.Ctx) error {
+	atts, err := s.app.ListPolicyAttachments(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	out := policyAttachmentListResponse{Attachments: make([]policyAttachmentResponse, len(atts)), Total: len(atts)}
+	for i, a := range atts {
+		out.Attachments[i] = toPolicyAttachment(a)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) detachPolicy(c *fiber.Ctx) error {
+	a, err := s.app.DetachPolicy(c.UserContext(), principal(c), strings.TrimSpace(c.Params("attachmentId")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toPolicyAttachment(a))
+}
+
+func (s *Server) evaluatePolicy(c *fiber.Ctx) error {
+	var req policyEvaluateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	d, err := s.app.EvaluatePolicy(c.UserContext(), principal(c), app.EvaluateInput{
+		PolicyID: req.PolicyID, SubjectType: req.SubjectType, SubjectID: req.SubjectID,
+		AmountUSD: req.AmountUSD, MCC: req.MCC, Counterparty: req.Counterparty,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(toPolicyEvaluation(d))
+}

@@ -1,0 +1,40 @@
+package payout
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	"corridor/ports"
+)
+
+func TestScript(t *testing.T) {
+	cases := map[int64][]ports.PayoutState{
+		10_000_000: {ports.PayoutPending, ports.PayoutSucceeded},
+		10_000_003: {ports.PayoutBlocked, ports.PayoutFailed},
+		10_000_007: {ports.PayoutSucceeded, ports.PayoutReturned},
+		10_000_042: {ports.PayoutPending, ports.PayoutSucceeded},
+		10_000_103: {ports.PayoutBlocked, ports.PayoutFailed},
+	}
+	for amount, want := range cases {
+		if got := Script(amount); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%d: %v, want %v", amount, got, want)
+		}
+	}
+}
+
+func TestInternal(t *testing.T) {
+	ctx := context.Background()
+	s, err := Internal{}.Submit(ctx, ports.PayoutRequest{IdempotencyKey: "ofp_1:attempt:1", AmountBaseUnits: 1})
+	if err != nil || s.State != ports.PayoutSubmitted || s.Final {
+		t.Fatalf("submit %+v %v", s, err)
+	}
+	again, _ := Internal{}.Submit(ctx, ports.PayoutRequest{IdempotencyKey: "ofp_1:attempt:1", AmountBaseUnits: 1})
+	if again.Reference != s.Reference {
+		t.Fatal("a retried submit got another reference")
+	}
+	p, err := Internal{}.Poll(ctx, s.Reference)
+	if err != nil || p.State != ports.PayoutSucceeded || !p.Final {
+		t.Fatalf("poll %+v %v", p, err)
+	}
+}

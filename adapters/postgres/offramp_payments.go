@@ -1,0 +1,277 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
+	"corridor/ports"
+)
+
+type offrampPaymentModel struct {
+	bun.BaseModel          `bun:"table:offramp_payments"`
+	ID                     string     `bun:"id,pk"`
+	Environment            string     `bun:"environment"`
+	SenderTenantID         string     `bun:"sender_tenant_id"`
+	RecipientTenantID      *string    `bun:"recipient_tenant_id"`
+	RecipientPhoneHash     string     `bun:"recipient_phone_hash"`
+	RecipientPhoneMasked   string     `bun:"recipient_phone_masked"`
+	ClaimID                *string    `bun:"claim_id"`
+	SourceChainKey         string     `bun:"source_chain_key"`
+	SourceAssetID          string     `bun:"source_asset_id"`
+	SourceAmountBaseUnits  int64      `bun:"source_amount_base_units"`
+	FundingMode            string     `bun:"funding_mode"`
+	RequestedDestinationID *string    `bun:"requested_destination_id"`
+	SpeedPreference        string     `bun:"speed_preference"`
+	Status                 string     `bun:"status"`
+	HoldReasons            []string   `bun:"hold_reasons,array"`
+	SelectedQuoteID        *string    `bun:"selected_quote_id"`
+	QuoteSetVersion        int        `bun:"quote_set_version"`
+	Reservation            int        `bun:"reservation"`
+	HoldTransferID         *string    `bun:"hold_transfer_id"`
+	Attempt                int        `bun:"attempt"`
+	Provider               *string    `bun:"provider"`
+	ProviderReference      *string    `bun:"provider_reference"`
+	FailureReason          *string    `bun:"failure_reason"`
+	DeliveredAt            *time.Time `bun:"delivered_at"`
+	CreatedAt              time.Time  `bun:"created_at"`
+	UpdatedAt              time.Time  `bun:"updated_at"`
+}
+
+func offrampFromDomain(p offramp.Payment) offrampPaymentModel {
+	holds := make([]string, len(p.HoldReasons))
+	for i, h := range p.HoldReasons {
+		holds[i] = string(h)
+	}
+	return offrampPaymentModel{
+		ID: p.ID, Environment: string(p.Environment), SenderTenantID: p.SenderTenantID,
+		RecipientTenantID: nullable(p.RecipientTenantID), RecipientPhoneHash: p.RecipientPhoneHash,
+		RecipientPhoneMasked: p.RecipientPhoneMasked, ClaimID: nullable(p.ClaimID), SourceChainKey: p.SourceChainKey,
+		SourceAssetID: p.SourceAssetID, SourceAmountBaseUnits: p.SourceAmountBaseUnits, FundingMode: p.FundingMode,
+		RequestedDestinationID: nullable(p.RequestedDestinationID), SpeedPreference: string(p.SpeedPreference),
+		Status: string(p.Status), HoldReasons: holds, SelectedQuoteID: nullable(p.SelectedQuoteID),
+		QuoteSetVersion: p.QuoteSetVersion, Reservation: p.Reservation, HoldTransferID: nullable(p.HoldTransferID),
+		Attempt: p.Attempt, Provider: nullable(p.Provider), ProviderReference: nullable(p.ProviderReference),
+		FailureReason: nullable(p.FailureReason), DeliveredAt: p.DeliveredAt, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+	}
+}
+
+func (m offrampPaymentModel) domain() (offramp.Payment, error) {
+	holds := make([]offramp.HoldReason, len(m.HoldReasons))
+	for i, h := range m.HoldReasons {
+		holds[i] = offramp.HoldReason(h)
+	}
+	p := offramp.Payment{
+		ID: m.ID, Environment: core.Environment(m.Environment), SenderTenantID: m.SenderTenantID,
+		RecipientTenantID: deref(m.RecipientTenantID), RecipientPhoneHash: m.RecipientPhoneHash,
+		RecipientPhoneMasked: m.RecipientPhoneMasked, ClaimID: deref(m.ClaimID), SourceChainKey: m.SourceChainKey,
+		SourceAssetID: m.SourceAssetID, SourceAmountBaseUnits: m.SourceAmountBaseUnits, FundingMode: m.FundingMode,
+		RequestedDestinationID: deref(m.RequestedDestinationID), SpeedPreference: offramp.SpeedPreference(m.SpeedPreference),
+		Status: offramp.Status(m.Status), HoldReasons: holds, SelectedQuoteID: deref(m.SelectedQuoteID),
+		QuoteSetVersion: m.QuoteSetVersion, Reservation: m.Reservation, HoldTransferID: deref(m.HoldTransferID),
+		Attempt: m.Attempt, Provider: deref(m.Provider), ProviderReference: deref(m.ProviderReference),
+		FailureReason: deref(m.FailureReason), DeliveredAt: utcPtr(m.DeliveredAt),
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+	}
+	if !p.Status.Valid() || p.SourceAmountBaseUnits <= 0 {
+		return offramp.Payment{}, fmt.Errorf("postgres: off-ramp payment %s has status %q amount %d", m.ID, m.Status, m.SourceAmountBaseUnits)
+	}
+	return p, nil
+}
+
+type quoteModel struct {
+	bun.BaseModel            `bun:"table:route_quotes"`
+	ID                       string    `bun:"id,pk"`
+	PaymentID                string    `bun:"payment_id"`
+	SetVersion               int       `bun:"set_version"`
+	Position                 int       `bun:"position"`
+	DestinationID            string    `bun:"destination_id"`
+	DestinationType          string    `bun:"destination_type"`
+	Provider                 string    `bun:"provider"`
+	SourceAmountBaseUnits    int64     `bun:"source_amount_base_units"`
+	SourceAssetID            string    `bun:"source_asset_id"`
+	DestinationAmountMinor   int64     `bun:"destination_amount_minor"`
+	DestinationCurrency      string    `bun:"destination_currency"`
+	ProviderFeeMinor         int64     `bun:"provider_fee_minor"`
+	NetworkFeeMinor          int64     `bun:"network_fee_minor"`
+	ExchangeRate             string    `bun:"exchange_rate"`
+	EstimatedDeliverySeconds int       `bun:"estimated_delivery_seconds"`
+	RequiresBridge           bool      `bun:"requires_bridge"`
+	RequiresConversion       bool      `bun:"requires_conversion"`
+	RequiresPrefunding       bool      `bun:"requires_prefunding"`
+	Status                   string    `bun:"status"`
+	DeliverBaseUnits         int64     `bun:"deliver_base_units"`
+	FeeBaseUnits             int64     `bun:"fee_base_units"`
+	QuoteExpiresAt           time.Time `bun:"quote_expires_at"`
+	CreatedAt                time.Time `bun:"created_at"`
+}
+
+func (m quoteModel) domain() offramp.Quote {
+	return offramp.Quote{ID: m.ID, PaymentID: m.PaymentID, SetVersion: m.SetVersion, DestinationID: m.DestinationID,
+		DestinationType: recipient.DestinationType(m.DestinationType), Provider: m.Provider,
+		SourceAmountBaseUnits: m.SourceAmountBaseUnits, SourceAssetID: m.SourceAssetID,
+		DestinationAmountMinor: m.DestinationAmountMinor, DestinationCurrency: m.DestinationCurrency,
+		ProviderFeeMinor: m.ProviderFeeMinor, NetworkFeeMinor: m.NetworkFeeMinor, ExchangeRate: m.ExchangeRate,
+		EstimatedDeliverySeconds: m.EstimatedDeliverySeconds, RequiresBridge: m.RequiresBridge,
+		RequiresConversion: m.RequiresConversion, RequiresPrefunding: m.RequiresPrefunding,
+		Status: offramp.QuoteStatus(m.Status), ExpiresAt: m.QuoteExpiresAt.UTC(), CreatedAt: m.CreatedAt.UTC(),
+		DeliverBaseUnits: m.DeliverBaseUnits, FeeBaseUnits: m.FeeBaseUnits}
+}
+
+type offrampRepo struct{ db bun.IDB }
+
+var _ ports.OfframpRepo = offrampRepo{}
+
+var (
+	errOfframpNotFound = core.NotFound(offramp.CodePaymentNotFound, "off-ramp payment")
+	errQuoteNotFound   = core.NotFound(offramp.CodeQuoteNotFound, "route quote")
+)
+
+func (r offrampRepo) CreatePayment(ctx context.Context, p offramp.Payment) error {
+	m := offrampFromDomain(p)
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) one(ctx context.Context, q *bun.SelectQuery) (offramp.Payment, error) {
+	var m offrampPaymentModel
+	err := q.Model(&m).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return offramp.Payment{}, errOfframpNotFound
+	}
+	if err != nil {
+		return offramp.Payment{}, err
+	}
+	return m.domain()
+}
+
+func (r offrampRepo) FindPayment(ctx context.Context, env core.Environment, tenantID, id string) (offramp.Payment, error) {
+	return r.one(ctx, r.db.NewSelect().Where("environment = ? AND id = ? AND (sender_tenant_id = ? OR recipient_tenant_id = ?)",
+		env, id, tenantID, tenantID))
+}
+
+func (r offrampRepo) LockPayment(ctx context.Context, id string) (offramp.Payment, error) {
+	return r.one(ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"))
+}
+
+func (r offrampRepo) LockPaymentByProviderReference(ctx context.Context, provider, reference string) (offramp.Payment, error) {
+	return r.one(ctx, r.db.NewSelect().Where("provider = ? AND provider_reference = ?", provider, reference).For("UPDATE"))
+}
+
+func (r offrampRepo) UpdatePayment(ctx context.Context, p offramp.Payment) error {
+	m := offrampFromDomain(p)
+	_, err := r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) ListPayments(ctx context.Context, f ports.OfframpFilter, page ports.Page) ([]offramp.Payment, int, error) {
+	var rows []offrampPaymentModel
+	total, err := r.db.NewSelect().Model(&rows).
+		Where("environment = ? AND (sender_tenant_id = ? OR recipient_tenant_id = ?)", f.Environment, f.TenantID, f.TenantID).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]offramp.Payment, 0, len(rows))
+	for _, m := range rows {
+		p, err := m.domain()
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, p)
+	}
+	return out, int(total), nil
+}
+
+func (r offrampRepo) HeldPaymentIDs(ctx context.Context, env core.Environment, recipientTenantID string, limit int) ([]string, error) {
+	var ids []string
+	err := r.db.NewSelect().Model((*offrampPaymentModel)(nil)).Column("id").
+		Where("environment = ? AND recipient_tenant_id = ? AND status IN (?)", env, recipientTenantID,
+			bun.In([]string{string(offramp.StatusPayoutSelectionRequired), string(offramp.StatusComplianceHold)})).
+		OrderExpr("id").Limit(int64(limit)).Scan(ctx, &ids)
+	return ids, err
+}
+
+func (r offrampRepo) ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	var ids []string
+	err := r.db.NewSelect().TableExpr("offramp_payments AS p").Column("p.id").
+		Where("p.status = ?", offramp.StatusAwaitingRecipientConfirmation).
+		Where("NOT EXISTS (SELECT 1 FROM route_quotes q WHERE q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at > ?)", now).
+		OrderExpr("p.id").Limit(int64(limit)).Scan(ctx, &ids)
+	return ids, err
+}
+
+func (r offrampRepo) InsertQuotes(ctx context.Context, qs []offramp.Quote) error {
+	if len(qs) == 0 {
+		return nil
+	}
+	rows := make([]quoteModel, len(qs))
+	for i, q := range qs {
+		rows[i] = quoteModel{ID: q.ID, PaymentID: q.PaymentID, SetVersion: q.SetVersion, Position: i,
+			DestinationID: q.DestinationID, DestinationType: string(q.DestinationType), Provider: q.Provider,
+			SourceAmountBaseUnits: q.SourceAmountBaseUnits, SourceAssetID: q.SourceAssetID,
+			DestinationAmountMinor: q.DestinationAmountMinor, DestinationCurrency: q.DestinationCurrency,
+			ProviderFeeMinor: q.ProviderFeeMinor, NetworkFeeMinor: q.NetworkFeeMinor, ExchangeRate: q.ExchangeRate,
+			EstimatedDeliverySeconds: q.EstimatedDeliverySeconds, RequiresBridge: q.RequiresBridge,
+			RequiresConversion: q.RequiresConversion, RequiresPrefunding: q.RequiresPrefunding, Status: string(q.Status),
+			DeliverBaseUnits: q.DeliverBaseUnits, FeeBaseUnits: q.FeeBaseUnits, QuoteExpiresAt: q.ExpiresAt, CreatedAt: q.CreatedAt}
+	}
+	_, err := r.db.NewInsert().Model(&rows).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) SupersedeQuotes(ctx context.Context, paymentID string, status offramp.QuoteStatus) error {
+	_, err := r.db.NewUpdate().Model((*quoteModel)(nil)).Set("status = ?", status).
+		Where("payment_id = ? AND status = 'ACTIVE'", paymentID).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) ActiveQuotes(ctx context.Context, paymentID string) ([]offramp.Quote, error) {
+	var rows []quoteModel
+	err := r.db.NewSelect().Model(&rows).Where("payment_id = ? AND status = 'ACTIVE'", paymentID).
+		OrderExpr("set_version, position").Limit(ports.MaxTake).Scan(ctx)
+	out := make([]offramp.Quote, len(rows))
+	for i, m := range rows {
+		out[i] = m.domain()
+	}
+	return out, err
+}
+
+func (r offrampRepo) FindQuote(ctx context.Context, paymentID, quoteID string) (offramp.Quote, error) {
+	var m quoteModel
+	err := r.db.NewSelect().Model(&m).Where("payment_id = ? AND id = ?", paymentID, quoteID).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return offramp.Quote{}, errQuoteNotFound
+	}
+	if err != nil {
+		return offramp.Quote{}, err
+	}
+	return m.domain(), nil
+}
+
+func (r offrampRepo) RecordReturn(ctx context.Context, paymentID, transferID string, amount int64, at time.Time) (bool, error) {
+	res, err := r.db.NewRaw("INSERT INTO offramp_returns (payment_id, transfer_id, amount_base_units, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+		paymentID, transferID, amount, at).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (r offrampRepo) RecordProviderEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error) {
+	res, err := r.db.NewRaw("INSERT INTO provider_events (provider, event_id, received_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+		provider, eventID, at).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}

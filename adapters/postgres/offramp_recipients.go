@@ -1,0 +1,199 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/recipient"
+	"corridor/ports"
+)
+
+type aliasModel struct {
+	bun.BaseModel   `bun:"table:phone_aliases"`
+	ID              string     `bun:"id,pk"`
+	TenantID        string     `bun:"tenant_id"`
+	Environment     string     `bun:"environment"`
+	PhoneHash       string     `bun:"phone_hash"`
+	PhoneCiphertext []byte     `bun:"phone_ciphertext"`
+	Masked          string     `bun:"masked"`
+	Status          string     `bun:"status"`
+	CodeHash        string     `bun:"code_hash"`
+	Attempts        int        `bun:"attempts"`
+	CodeExpiresAt   time.Time  `bun:"code_expires_at"`
+	VerifiedAt      *time.Time `bun:"verified_at"`
+	CreatedAt       time.Time  `bun:"created_at"`
+}
+
+func aliasFromDomain(a recipient.Alias) aliasModel {
+	return aliasModel{ID: a.ID, TenantID: a.TenantID, Environment: string(a.Environment), PhoneHash: a.PhoneHash,
+		PhoneCiphertext: a.PhoneCiphertext, Masked: a.Masked, Status: string(a.Status), CodeHash: a.CodeHash,
+		Attempts: a.Attempts, CodeExpiresAt: a.CodeExpiresAt, VerifiedAt: a.VerifiedAt, CreatedAt: a.CreatedAt}
+}
+
+func (m aliasModel) domain() (recipient.Alias, error) {
+	a := recipient.Alias{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment),
+		PhoneHash: m.PhoneHash, PhoneCiphertext: m.PhoneCiphertext, Masked: m.Masked,
+		Status: recipient.AliasStatus(m.Status), CodeHash: m.CodeHash, Attempts: m.Attempts,
+		CodeExpiresAt: m.CodeExpiresAt.UTC(), VerifiedAt: utcPtr(m.VerifiedAt), CreatedAt: m.CreatedAt.UTC()}
+	if a.PhoneHash == "" || len(a.PhoneCiphertext) == 0 {
+		return recipient.Alias{}, fmt.Errorf("postgres: phone alias %s lacks its hash or ciphertext", m.ID)
+	}
+	return a, nil
+}
+
+type credentialModel struct {
+	bun.BaseModel `bun:"table:recipient_credentials"`
+	TenantID      string    `bun:"tenant_id,pk"`
+	Environment   string    `bun:"environment,pk"`
+	Type          string    `bun:"type,pk"`
+	Status        string    `bun:"status"`
+	UpdatedAt     time.Time `bun:"updated_at"`
+}
+
+type destinationModel struct {
+	bun.BaseModel          `bun:"table:payout_destinations"`
+	ID                     string    `bun:"id,pk"`
+	TenantID               string    `bun:"tenant_id"`
+	Environment            string    `bun:"environment"`
+	Type                   string    `bun:"type"`
+	Status                 string    `bun:"status"`
+	Masked                 string    `bun:"masked"`
+	AllowAutomaticFallback bool      `bun:"allow_automatic_fallback"`
+	IdentifierCiphertext   []byte    `bun:"identifier_ciphertext"`
+	CreatedAt              time.Time `bun:"created_at"`
+}
+
+func (m destinationModel) domain() recipient.Destination {
+	return recipient.Destination{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment),
+		Type: recipient.DestinationType(m.Type), Status: recipient.DestinationStatus(m.Status), Masked: m.Masked,
+		AllowAutomaticFallback: m.AllowAutomaticFallback, IdentifierCiphertext: m.IdentifierCiphertext,
+		CreatedAt: m.CreatedAt.UTC()}
+}
+
+type recipientRepo struct{ db bun.IDB }
+
+var _ ports.RecipientRepo = recipientRepo{}
+
+var (
+	errAliasNotFound       = core.NotFound(recipient.CodePhoneAliasNotFound, "phone alias")
+	errAliasTaken          = core.E(recipient.CodePhoneAliasTaken, "this phone number is already verified by another tenant")
+	errDestinationNotFound = core.NotFound(recipient.CodeDestinationNotFound, "payout destination")
+)
+
+func (r recipientRepo) CreateAlias(ctx context.Context, a recipient.Alias) error {
+	m := aliasFromDomain(a)
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r recipientRepo) LockAlias(ctx context.Context, tenantID string, env core.Environment, id string) (recipient.Alias, error) {
+	var m aliasModel
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).For("UPDATE").Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return recipient.Alias{}, errAliasNotFound
+	}
+	if err != nil {
+		return recipient.Alias{}, err
+	}
+	return m.domain()
+}
+
+func (r recipientRepo) UpdateAlias(ctx context.Context, a recipient.Alias) error {
+	m := aliasFromDomain(a)
+	_, err := r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
+	if code, constraint := constraintOf(err); code == "23505" && constraint == "phone_aliases_verified_key" {
+		return errAliasTaken
+	}
+	return err
+}
+
+func (r recipientRepo) ListAliases(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]recipient.Alias, int, error) {
+	var rows []aliasModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]recipient.Alias, 0, len(rows))
+	for _, m := range rows {
+		a, err := m.domain()
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, a)
+	}
+	return out, int(total), nil
+}
+
+func (r recipientRepo) FindVerifiedAlias(ctx context.Context, env core.Environment, phoneHash string) (recipient.Alias, error) {
+	var m aliasModel
+	err := r.db.NewSelect().Model(&m).Where("environment = ? AND phone_hash = ? AND status = 'VERIFIED'", env, phoneHash).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return recipient.Alias{}, errAliasNotFound
+	}
+	if err != nil {
+		return recipient.Alias{}, err
+	}
+	return m.domain()
+}
+
+func (r recipientRepo) FindCredential(ctx context.Context, tenantID string, env core.Environment) (recipient.Credential, bool, error) {
+	var m credentialModel
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND type = ?",
+		tenantID, env, recipient.CredentialBusinessIdentity).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return recipient.Credential{}, false, nil
+	}
+	if err != nil {
+		return recipient.Credential{}, false, err
+	}
+	return recipient.Credential{TenantID: m.TenantID, Environment: core.Environment(m.Environment), Type: m.Type,
+		Status: recipient.CredentialStatus(m.Status), UpdatedAt: m.UpdatedAt.UTC()}, true, nil
+}
+
+func (r recipientRepo) PutCredential(ctx context.Context, c recipient.Credential) error {
+	m := credentialModel{TenantID: c.TenantID, Environment: string(c.Environment), Type: c.Type, Status: string(c.Status), UpdatedAt: c.UpdatedAt}
+	_, err := r.db.NewInsert().Model(&m).On("CONFLICT (tenant_id, environment, type) DO UPDATE").
+		Set("status = EXCLUDED.status, updated_at = EXCLUDED.updated_at").Exec(ctx)
+	return err
+}
+
+func (r recipientRepo) CreateDestination(ctx context.Context, d recipient.Destination) error {
+	m := destinationModel{ID: d.ID, TenantID: d.TenantID, Environment: string(d.Environment), Type: string(d.Type),
+		Status: string(d.Status), Masked: d.Masked, AllowAutomaticFallback: d.AllowAutomaticFallback,
+		IdentifierCiphertext: d.IdentifierCiphertext, CreatedAt: d.CreatedAt}
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r recipientRepo) FindDestination(ctx context.Context, tenantID string, env core.Environment, id string) (recipient.Destination, error) {
+	var m destinationModel
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return recipient.Destination{}, errDestinationNotFound
+	}
+	if err != nil {
+		return recipient.Destination{}, err
+	}
+	return m.domain(), nil
+}
+
+func (r recipientRepo) ListDestinations(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]recipient.Destination, int, error) {
+	var rows []destinationModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).
+		OrderExpr("id ASC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]recipient.Destination, len(rows))
+	for i, m := range rows {
+		out[i] = m.domain()
+	}
+	return out, int(total), nil
+}

@@ -1,0 +1,177 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"corridor/core"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
+	"corridor/ports"
+)
+
+// composition is the policy composer's answer for one payment.
+type composition struct {
+	decision offramp.Decision
+	routes   []offramp.Route
+}
+
+// compose evaluates every hold reason of SPEC.md this build can observe: the recipient's
+// credential, screening (failing closed on error), destinations and their providers'
+// availability and liquidity. POLICY_DENIED waits for the policies engine to expose a verdict
+// for off-ramp payments (docs/offramp.md).
+func (a *App) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (composition, error) {
+	reasons := []offramp.HoldReason{}
+	cred, ok, err := tx.Recipients().FindCredential(ctx, p.RecipientTenantID, p.Environment)
+	if err != nil {
+		return composition{}, err
+	}
+	switch {
+	case !ok:
+		reasons = append(reasons, offramp.HoldRecipientNotOnboarded)
+	case cred.Status == recipient.CredentialExpired:
+		reasons = append(reasons, offramp.HoldCredentialExpired)
+	case cred.Status == recipient.CredentialRevoked:
+		reasons = append(reasons, offramp.HoldCredentialRevoked)
+	case cred.Status == recipient.CredentialSuspended:
+		reasons = append(reasons, offramp.HoldCredentialSuspended)
+	}
+	if a.offramp.screening == nil {
+		reasons = append(reasons, offramp.HoldPolicySubsystemError)
+	} else {
+		found, err := a.offramp.screening.Screen(ctx, ports.ScreeningInput{Environment: p.Environment, PaymentID: p.ID,
+			SenderTenantID: p.SenderTenantID, RecipientTenantID: p.RecipientTenantID, AmountBaseUnits: p.SourceAmountBaseUnits})
+		if err != nil {
+			found = []offramp.HoldReason{offramp.HoldPolicySubsystemError}
+		}
+		reasons = append(reasons, found...)
+	}
+	routes, routeReason, err := a.eligibleRoutes(ctx, tx, p)
+	if err != nil {
+		return composition{}, err
+	}
+	if ok && cred.Status == recipient.CredentialActive && routeReason != "" {
+		reasons = append(reasons, routeReason)
+	}
+	return composition{decision: offramp.Compose(reasons), routes: routes}, nil
+}
+
+// maxDestinationsConsidered bounds one routing pass.
+const maxDestinationsConsidered = 100
+
+// eligibleRoutes lists the recipient's ACTIVE, routable destinations (only the requested one
+// when set) whose provider may pay out, or the hold reason why there are none.
+func (a *App) eligibleRoutes(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.Route, offramp.HoldReason, error) {
+	dests, _, err := tx.Recipients().ListDestinations(ctx, p.RecipientTenantID, p.Environment, ports.Page{Take: maxDestinationsConsidered})
+	if err != nil {
+		return nil, "", err
+	}
+	routable, withProvider := 0, 0
+	routes := []offramp.Route{}
+	for _, d := range dests {
+		if d.Status != recipient.DestActive || !d.Type.Routable() || (p.RequestedDestinationID != "" && d.ID != p.RequestedDestinationID) {
+			continue
+		}
+		routable++
+		rail, ok := a.offramp.rail(p.Environment, d.Type)
+		if !ok {
+			continue
+		}
+		withProvider++
+		if rail.Terms.LiquidityBaseUnits > 0 && p.SourceAmountBaseUnits > rail.Terms.LiquidityBaseUnits {
+			continue
+		}
+		network := ""
+		if d.Type == recipient.DestOnchainWallet {
+			if id, err := a.destinationIdentifier(d); err == nil {
+				network = id.Network
+			}
+		}
+		routes = append(routes, offramp.Route{DestinationID: d.ID, DestinationType: d.Type, Network: network, Terms: rail.Terms})
+	}
+	switch {
+	case routable == 0:
+		return nil, offramp.HoldPayoutDestinationNotSelected, nil
+	case withProvider == 0:
+		return nil, offramp.HoldProviderUnavailable, nil
+	case len(routes) == 0:
+		return nil, offramp.HoldInsufficientRouteLiquidity, nil
+	}
+	return routes, "", nil
+}
+
+// runPolicyCheck takes a payment in POLICY_CHECK to its next status: a fresh quote set
+// (superseding any earlier one) and AWAITING_RECIPIENT_CONFIRMATION, a hold, or a rejection.
+func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	c, err := a.compose(ctx, tx, *p)
+	if err != nil {
+		return err
+	}
+	var quotes []offramp.Quote
+	if c.decision.Verdict == offramp.VerdictAllow {
+		quotes = offramp.PriceSet(offramp.QuoteInput{PaymentID: p.ID, SetVersion: p.QuoteSetVersion + 1,
+			SourceAmountBaseUnits: p.SourceAmountBaseUnits, SourceAssetID: p.SourceAssetID, SourceChainKey: p.SourceChainKey,
+			Speed: p.SpeedPreference, Now: now, Lifetime: a.offramp.quoteLifetime}, c.routes)
+		if len(quotes) == 0 {
+			c.decision = offramp.Compose([]offramp.HoldReason{offramp.HoldPayoutDestinationNotSelected})
+		}
+	}
+	row, err := p.Apply(c.decision.Step(p.Status.Funded()), now)
+	if err != nil {
+		return err
+	}
+	p.HoldReasons, p.SelectedQuoteID = c.decision.Reasons, ""
+	if err := tx.Offramp().SupersedeQuotes(ctx, p.ID, offramp.QuoteSuperseded); err != nil {
+		return err
+	}
+	switch row.Effect {
+	case offramp.EffectQuote:
+		p.QuoteSetVersion++
+		if err := tx.Offramp().InsertQuotes(ctx, quotes); err != nil {
+			return err
+		}
+		_, err = p.Apply(offramp.Step{Trigger: offramp.TrigFollows}, now)
+		return err
+	case offramp.EffectVoidHold:
+		p.FailureReason = string(c.decision.Reasons[0])
+		return a.voidReservation(ctx, tx, now, p)
+	case offramp.EffectRefund:
+		p.FailureReason = string(c.decision.Reasons[0])
+		if err := a.refund(ctx, tx, now, p, lockedSpec(*p)); err != nil {
+			return err
+		}
+		_, err = p.Apply(offramp.Step{Trigger: offramp.TrigRefundSettled}, now)
+		return err
+	}
+	return nil
+}
+
+// reevaluateHeld re-runs the composer for a recipient's held payments after something they
+// control changed (a credential, a destination, an alias): holds clear when their condition
+// does. Holds only an operator clears stay held, because the composer finds them again.
+func (a *App) reevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error {
+	ids, err := tx.Offramp().HeldPaymentIDs(ctx, env, recipientTenantID, maxDestinationsConsidered)
+	if err != nil {
+		return err
+	}
+	now := a.clock.Now()
+	for _, id := range ids {
+		p, err := tx.Offramp().LockPayment(ctx, id)
+		if err != nil {
+			return err
+		}
+		if p.Status != offramp.StatusPayoutSelectionRequired && p.Status != offramp.StatusComplianceHold {
+			continue
+		}
+		if _, err := p.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {
+			return err
+		}
+		if err := a.runPolicyCheck(ctx, tx, now, &p); err != nil {
+			return err
+		}
+		if err := tx.Offramp().UpdatePayment(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,9 @@
+DROP TABLE IF EXISTS payout_mock_transfers;
+DROP TABLE IF EXISTS sms_messages;
+DROP TABLE IF EXISTS provider_events;
+DROP TABLE IF EXISTS offramp_returns;
+DROP TABLE IF EXISTS route_quotes;
+DROP TABLE IF EXISTS offramp_payments;
+DROP TABLE IF EXISTS payout_destinations;
+DROP TABLE IF EXISTS recipient_credentials;
+DROP TABLE IF EXISTS phone_aliases;

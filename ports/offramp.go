@@ -1,0 +1,184 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"corridor/core"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
+)
+
+// RecipientRepo stores what makes a tenant a payable recipient: phone aliases, the
+// BUSINESS_IDENTITY credential and payout destinations.
+type RecipientRepo interface {
+	CreateAlias(ctx context.Context, a recipient.Alias) error
+	// LockAlias locks a tenant's alias row. Not found: PHONE_ALIAS_NOT_FOUND.
+	LockAlias(ctx context.Context, tenantID string, env core.Environment, id string) (recipient.Alias, error)
+	// UpdateAlias saves an alias; a second VERIFIED alias for one number in one environment is
+	// PHONE_ALIAS_TAKEN (a unique index decides races).
+	UpdateAlias(ctx context.Context, a recipient.Alias) error
+	ListAliases(ctx context.Context, tenantID string, env core.Environment, page Page) ([]recipient.Alias, int, error)
+	// FindVerifiedAlias resolves a phone hash to the VERIFIED alias of its one tenant, or
+	// PHONE_ALIAS_NOT_FOUND.
+	FindVerifiedAlias(ctx context.Context, env core.Environment, phoneHash string) (recipient.Alias, error)
+
+	// FindCredential returns the tenant's credential, ok=false when it has none.
+	FindCredential(ctx context.Context, tenantID string, env core.Environment) (recipient.Credential, bool, error)
+	PutCredential(ctx context.Context, c recipient.Credential) error
+
+	CreateDestination(ctx context.Context, d recipient.Destination) error
+	// FindDestination returns a tenant's destination. Not found: PAYOUT_DESTINATION_NOT_FOUND.
+	FindDestination(ctx context.Context, tenantID string, env core.Environment, id string) (recipient.Destination, error)
+	ListDestinations(ctx context.Context, tenantID string, env core.Environment, page Page) ([]recipient.Destination, int, error)
+}
+
+// OfframpFilter selects payments a tenant takes part in.
+type OfframpFilter struct {
+	Environment core.Environment
+	TenantID    string // as sender or as recipient
+}
+
+// OfframpRepo stores off-ramp payments, their quote sets, returns and provider events.
+type OfframpRepo interface {
+	CreatePayment(ctx context.Context, p offramp.Payment) error
+	// FindPayment returns a payment the tenant sends or receives; else OFFRAMP_PAYMENT_NOT_FOUND.
+	FindPayment(ctx context.Context, env core.Environment, tenantID, id string) (offramp.Payment, error)
+	// LockPayment locks a payment's row by id alone (jobs and webhooks).
+	LockPayment(ctx context.Context, id string) (offramp.Payment, error)
+	// LockPaymentByProviderReference locks the payment of a provider's reference.
+	LockPaymentByProviderReference(ctx context.Context, provider, reference string) (offramp.Payment, error)
+	UpdatePayment(ctx context.Context, p offramp.Payment) error
+	ListPayments(ctx context.Context, f OfframpFilter, page Page) ([]offramp.Payment, int, error)
+	// HeldPaymentIDs lists a recipient's payments in PAYOUT_SELECTION_REQUIRED or COMPLIANCE_HOLD.
+	HeldPaymentIDs(ctx context.Context, env core.Environment, recipientTenantID string, limit int) ([]string, error)
+	// ExpiredQuotePaymentIDs lists payments awaiting confirmation whose quote set expired.
+	ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, limit int) ([]string, error)
+
+	// InsertQuotes stores a new set; SupersedeQuotes marks every ACTIVE quote of a payment.
+	InsertQuotes(ctx context.Context, qs []offramp.Quote) error
+	SupersedeQuotes(ctx context.Context, paymentID string, status offramp.QuoteStatus) error
+	// ActiveQuotes returns the payment's current set (status ACTIVE), in its order.
+	ActiveQuotes(ctx context.Context, paymentID string) ([]offramp.Quote, error)
+	// FindQuote returns one quote of the payment. Not found: ROUTE_QUOTE_NOT_FOUND.
+	FindQuote(ctx context.Context, paymentID, quoteID string) (offramp.Quote, error)
+
+	// RecordReturn records a post-delivery return once per payment (false when already recorded).
+	RecordReturn(ctx context.Context, paymentID, transferID string, amountBaseUnits int64, at time.Time) (bool, error)
+	// RecordProviderEvent stores a webhook event id once (false on a replay).
+	RecordProviderEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error)
+}
+
+// SMSMessage is one text to a phone. The number travels encrypted; ToMasked is what a sandbox
+// outbox may show.
+type SMSMessage struct {
+	TenantID     string
+	Environment  core.Environment
+	ToHash       string
+	ToMasked     string
+	ToCiphertext []byte
+	Body         string
+	Purpose      string
+}
+
+// SMS sends texts. The sandbox adapter stores them in an outbox inside the caller's unit of
+// work; a vendor adapter would be fed from a job after commit.
+type SMS interface {
+	Send(ctx context.Context, m SMSMessage, now time.Time) error
+}
+
+// SentSMS is an outbox entry.
+type SentSMS struct {
+	ID       string
+	ToMasked string
+	Body     string
+	Purpose  string
+	SentAt   time.Time
+}
+
+// SMSOutbox reads the sandbox outbox (GET /v1/sandbox/sms-messages).
+type SMSOutbox interface {
+	ListSMS(ctx context.Context, tenantID string, env core.Environment, page Page) ([]SentSMS, int, error)
+}
+
+// Cipher protects identifiers at rest (DESIGN.md §4): AES-GCM encryption bound to a context
+// string, and a keyed hash for equality lookups that reveals nothing without the key.
+type Cipher interface {
+	Encrypt(plaintext []byte, context string) ([]byte, error)
+	Decrypt(ciphertext []byte, context string) ([]byte, error)
+	LookupHash(purpose, value string) string
+}
+
+// ProviderMode is a payout provider's mode (D9). Unset means off.
+type ProviderMode string
+
+const (
+	ModeOff     ProviderMode = "off"
+	ModeMock    ProviderMode = "mock"
+	ModeSandbox ProviderMode = "sandbox"
+	ModeLive    ProviderMode = "live"
+)
+
+// PayoutState is what a provider reports about one payout.
+type PayoutState string
+
+const (
+	PayoutSubmitted PayoutState = "SUBMITTED"
+	PayoutPending   PayoutState = "PENDING"
+	PayoutSucceeded PayoutState = "SUCCEEDED"
+	PayoutBlocked   PayoutState = "BLOCKED"
+	PayoutFailed    PayoutState = "FAILED"
+	PayoutReturned  PayoutState = "RETURNED"
+)
+
+// PayoutRequest is one payout attempt.
+type PayoutRequest struct {
+	IdempotencyKey         string
+	PaymentID              string
+	Environment            core.Environment
+	AmountBaseUnits        int64
+	DestinationAmountMinor int64
+	DestinationCurrency    string
+	DestinationType        recipient.DestinationType
+	Destination            recipient.Identifier
+}
+
+// PayoutStatus is a provider's answer. Final says no later change will be reported.
+type PayoutStatus struct {
+	Reference string
+	State     PayoutState
+	Final     bool
+}
+
+// PayoutProvider pays out on one rail. Submit is idempotent by the request's key; Poll reads
+// (and, for the mock, advances by one scripted step) the payout's status.
+type PayoutProvider interface {
+	Name() string
+	Submit(ctx context.Context, r PayoutRequest) (PayoutStatus, error)
+	Poll(ctx context.Context, reference string) (PayoutStatus, error)
+}
+
+// PayoutRail is one configured provider: its rail, mode, terms and webhook secret.
+type PayoutRail struct {
+	Rail          recipient.DestinationType
+	Mode          ProviderMode
+	Terms         offramp.Terms
+	WebhookSecret []byte
+	Provider      PayoutProvider
+}
+
+// ScreeningInput is what screening looks at.
+type ScreeningInput struct {
+	Environment       core.Environment
+	PaymentID         string
+	SenderTenantID    string
+	RecipientTenantID string
+	AmountBaseUnits   int64
+}
+
+// Screening runs transaction monitoring and sanctions screening. It returns the hold or
+// reject reasons it finds (none when clear); an error makes the composer hold with
+// POLICY_SUBSYSTEM_ERROR, failing closed.
+type Screening interface {
+	Screen(ctx context.Context, in ScreeningInput) ([]offramp.HoldReason, error)
+}
