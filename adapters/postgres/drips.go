@@ -112,13 +112,9 @@ func (r dripRepo) ListDrips(ctx context.Context, f ports.DripFilter, page ports.
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]wallet.Drip, 0, len(rows))
-	for _, m := range rows {
-		d, err := m.domain()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, d)
+	out, err := domainRows[wallet.Drip](rows)
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, int(total), nil
 }

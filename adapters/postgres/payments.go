@@ -126,13 +126,9 @@ func (r paymentRepo) ListPayments(ctx context.Context, tenantID string, env core
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]safepay.Payment, 0, len(rows))
-	for _, m := range rows {
-		p, err := m.domain()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
+	out, err := domainRows[safepay.Payment](rows)
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, int(total), nil
 }
@@ -165,13 +161,5 @@ func (r paymentRepo) ListQueuedPayments(ctx context.Context, walletID string, af
 	if err != nil {
 		return nil, err
 	}
-	out := make([]safepay.Payment, 0, len(rows))
-	for _, m := range rows {
-		p, err := m.domain()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, nil
+	return domainRows[safepay.Payment](rows)
 }

@@ -196,13 +196,9 @@ func (r policyRepo) ListPolicies(ctx context.Context, tenantID string, env core.
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]policy.Policy, 0, len(rows))
-	for _, m := range rows {
-		p, err := m.domain()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
+	out, err := domainRows[policy.Policy](rows)
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, int(total), nil
 }
@@ -247,13 +243,9 @@ func (r policyRepo) ListVersions(ctx context.Context, policyID string, page port
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]policy.Version, 0, len(rows))
-	for _, m := range rows {
-		v, err := m.domain()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, v)
+	out, err := domainRows[policy.Version](rows)
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, int(total), nil
 }
@@ -360,13 +352,9 @@ func (r policyRepo) ListDecisions(ctx context.Context, f ports.DecisionFilter, p
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]policy.Decision, 0, len(rows))
-	for _, m := range rows {
-		d, err := m.domain()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, d)
+	out, err := domainRows[policy.Decision](rows)
+	if err != nil {
+		return nil, 0, err
 	}
 	return out, int(total), nil
 }

@@ -141,13 +141,5 @@ func (r walletRepo) UpdateWallet(ctx context.Context, w wallet.Wallet) error {
 }
 
 func walletsFromRows(rows []walletModel) ([]wallet.Wallet, error) {
-	out := make([]wallet.Wallet, 0, len(rows))
-	for _, m := range rows {
-		w, err := m.domain()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
-	}
-	return out, nil
+	return domainRows[wallet.Wallet](rows)
 }
