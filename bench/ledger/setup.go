@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/adapters/pgcluster"
+	"corridor/adapters/postgres"
+	"corridor/core"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// database is the scratch database the bench runs in.
+type database struct {
+	url, source, settings string
+	cleanup               func()
+}
+
+// provision starts a throwaway cluster, or makes a scratch database on DATABASE_URL's server.
+func provision(ctx context.Context) (database, error) {
+	if server := os.Getenv("DATABASE_URL"); server != "" {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		name := "corridor_bench_" + hex.EncodeToString(b[:])
+		if err := pgcluster.CreateDatabase(ctx, server, name); err != nil {
+			return database{}, err
+		}
+		url, err := pgcluster.WithDatabase(server, name)
+		drop := func() { _ = pgcluster.DropDatabase(context.Background(), server, name) }
+		if err != nil {
+			drop()
+			return database{}, err
+		}
+		return database{url: url, source: "scratch database " + name + " on DATABASE_URL's server", settings: "as configured on that server", cleanup: drop}, nil
+	}
+	c, err := pgcluster.NewThrowaway(ctx, func(f string, a ...any) { fmt.Fprintf(os.Stderr, "  "+f+"\n", a...) })
+	if err != nil {
+		return database{}, err
+	}
+	if err := c.CreateDatabase(ctx, "bench"); err != nil {
+		_ = c.Remove()
+		return database{}, err
+	}
+	cleanup := func() {
+		if err := c.Remove(); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-ledger: removing the throwaway cluster:", err)
+		}
+	}
+	return database{url: c.URL("bench"), source: "throwaway local cluster " + c.DataDir(), cleanup: cleanup,
+		settings: "pgcluster throwaway: fsync=off, synchronous_commit=off, full_page_writes=off, max_connections=200"}, nil
+}
+
+// bench holds the migrated store and the funded accounts.
+type bench struct {
+	o      options
+	db     *bun.DB
+	store  *postgres.Store
+	spread []string // account ids acc_bench000…001 …; pgbench builds the same ids
+	hot    string
+	world  string
+}
+
+// benchAccountID is the id of spread account n (1-based); pgbench's script builds the same.
+func benchAccountID(n int) string { return fmt.Sprintf("acc_bench%021d", n) }
+
+const hotAccount = 0 // benchAccountID(0) is the hot account
+
+func newBench(ctx context.Context, d database, o options) (*bench, error) {
+	if _, err := postgres.Migrate(d.url); err != nil {
+		return nil, err
+	}
+	db, err := postgres.Open(ctx, d.url, postgres.Options{MaxOpenConns: 80})
+	if err != nil {
+		return nil, err
+	}
+	b := &bench{o: o, db: db, store: postgres.NewStore(db), hot: benchAccountID(hotAccount)}
+	for n := 1; n <= o.accounts; n++ {
+		b.spread = append(b.spread, benchAccountID(n))
+	}
+	if err := b.openAccounts(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := b.fund(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *bench) close() { _ = b.db.Close() }
+
+// openAccounts creates the hot and spread accounts with fixed ids (so the pgbench script can
+// name them) and a world account to fund them from.
+func (b *bench) openAccounts(ctx context.Context) error {
+	_, err := b.db.ExecContext(ctx, `
+INSERT INTO ledger_accounts (id, environment, asset, tenant_id, kind, reference, non_negative, created_at)
+SELECT 'acc_bench' || lpad(n::text, 21, '0'), 'TEST', 'USDC', 'ten_bench', 'tenant_available', 'bench:' || n, true, now()
+FROM generate_series(0, ?) AS n;
+INSERT INTO ledger_balances (account_id, non_negative) SELECT id, true FROM ledger_accounts WHERE tenant_id = 'ten_bench';`, b.o.accounts)
+	if err != nil {
+		return err
+	}
+	return b.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		accts, err := tx.Ledger().OpenAccounts(ctx, time.Now(), ledger.World(core.EnvTest, ledger.AssetUSDC, "bench"))
+		if err == nil {
+			b.world = accts[0].ID
+		}
+		return err
+	})
+}
+
+// fund gives every spread account 1,000,000 USD and the hot account 1,000,000,000 USD, in
+// units of work of 100 transfers.
+func (b *bench) fund(ctx context.Context) error {
+	ids := append([]string{b.hot}, b.spread...)
+	for start := 0; start < len(ids); start += 100 {
+		chunk := ids[start:min(start+100, len(ids))]
+		err := b.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			for _, id := range chunk {
+				amount := int64(1_000_000) * 1_000_000
+				if id == b.hot {
+					amount *= 1000
+				}
+				spec := ledger.TransferSpec{Reference: "bench:fund:" + id, Type: ledger.TypePosted, Environment: core.EnvTest,
+					Asset: ledger.AssetUSDC, Postings: ledger.Move(b.world, id, amount)}
+				if _, _, err := tx.Ledger().Post(ctx, time.Now(), spec); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
