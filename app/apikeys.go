@@ -38,7 +38,7 @@ func (a *App) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput
 	if err != nil {
 		return CreatedKey{}, err
 	}
-	if err := canGrant(p, env, scopes); err != nil {
+	if err := canGrant(p, env, scopes, in.ExpiresAt); err != nil {
 		return CreatedKey{}, err
 	}
 	material := auth.MintKey(env)
@@ -85,13 +85,18 @@ func validateKeyInput(p auth.Principal, in CreateKeyInput, now time.Time) (core.
 	return env, auth.Normalize(scopes), errs.Err()
 }
 
-// canGrant stops a limited key from minting a stronger one or one in the other environment.
-func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope) error {
+// canGrant stops a limited key from minting a stronger one, one in the other environment, or
+// one that outlives it.
+func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope, expiresAt *time.Time) error {
 	if p.IsRoot() && p.Kind == auth.KindSession {
 		return nil
 	}
 	if env != p.Environment {
 		return core.Invalid("environment", "an API key can only create keys in its own environment")
+	}
+	if p.KeyExpiresAt != nil && (expiresAt == nil || expiresAt.After(*p.KeyExpiresAt)) {
+		return core.Invalid("expiresAt", "must be set, and no later than the expiry of the key making the request ("+
+			p.KeyExpiresAt.UTC().Format(time.RFC3339)+")")
 	}
 	for _, s := range scopes {
 		if !p.Has(s) {

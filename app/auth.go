@@ -38,7 +38,7 @@ func (a *App) AuthenticateKey(ctx context.Context, raw string) (auth.Principal, 
 		}
 		p = auth.Principal{
 			Kind: auth.KindAPIKey, TenantID: k.TenantID, Environment: k.Environment,
-			Scopes: k.Scopes, KeyID: k.ID, KeyPubID: k.PubID,
+			Scopes: k.Scopes, KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt,
 		}
 		return nil
 	})

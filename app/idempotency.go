@@ -21,12 +21,23 @@ type Outcome struct {
 	StatusCode  int
 	Body        []byte
 	ContentType string
+	// StoredBody, when set, is what a replay returns instead of Body: a response that carries
+	// a secret shown once (an API key, an invite token) is stored with the secret removed, so
+	// no plaintext secret rests in the idempotency table (D2).
+	StoredBody []byte
 }
 
 // storable reports whether an outcome is kept for replay. Authentication failures, rate
 // limits and server errors are not (D5): a retry should run again.
 func (o Outcome) storable() bool {
 	return o.StatusCode < 500 && o.StatusCode != 401 && o.StatusCode != 429
+}
+
+func (o Outcome) stored() []byte {
+	if o.StoredBody != nil {
+		return o.StoredBody
+	}
+	return o.Body
 }
 
 // errNotStored rolls back a unit of work whose outcome must not be kept.
@@ -85,7 +96,7 @@ func (a *App) Idempotent(ctx context.Context, req IdempotentRequest, run func(ct
 		}
 		return repo.Save(ctx, ports.IdempotencyRecord{
 			Scope: req.Scope, Environment: req.Environment, Key: req.Key, Fingerprint: req.Fingerprint,
-			StatusCode: out.StatusCode, Body: out.Body, ContentType: out.ContentType,
+			StatusCode: out.StatusCode, Body: out.stored(), ContentType: out.ContentType,
 			CreatedAt: now, ExpiresAt: now.Add(a.idempotencyTTL),
 		})
 	})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -19,6 +20,14 @@ func decodeBody(c *fiber.Ctx, dst any) error {
 	body := bytes.TrimSpace(c.Body())
 	if len(body) == 0 {
 		body = []byte("{}")
+	}
+	// PostgreSQL text cannot hold NUL and the service speaks UTF-8: refuse both here, as the
+	// client's mistake, rather than fail later in SQL.
+	if !utf8.Valid(body) {
+		return core.Invalid("body", "must be valid UTF-8")
+	}
+	if bytes.Contains(body, []byte(`\u0000`)) {
+		return core.Invalid("body", "must not contain the NUL character (\\u0000)")
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -91,4 +100,18 @@ func queryInt(c *fiber.Ctx, name string, def, max int) (int, error) {
 		return 0, core.Invalid(name, fmt.Sprintf("must be at most %d", max))
 	}
 	return n, nil
+}
+
+// checkQuery refuses query parameters with NUL or invalid UTF-8 before any handler sees them.
+func checkQuery(c *fiber.Ctx) error {
+	errs := core.FieldErrors{}
+	c.Context().QueryArgs().VisitAll(func(key, value []byte) {
+		if !utf8.Valid(key) || !utf8.Valid(value) || bytes.IndexByte(value, 0) >= 0 || bytes.IndexByte(key, 0) >= 0 {
+			errs.Add(strings.ToValidUTF8(strings.ReplaceAll(string(key), "\x00", ""), "?"), "must be valid UTF-8 without NUL")
+		}
+	})
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	return c.Next()
 }

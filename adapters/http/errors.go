@@ -141,6 +141,9 @@ func (s *Server) renderError(c *fiber.Ctx, err error) error {
 // request id; nothing internal leaks.
 func writeError(c *fiber.Ctx, log *slog.Logger, err error) error {
 	de := toDomain(err)
+	if de != nil && de.Code == core.CodeInternal {
+		de = nil // an internal domain error is still internal: logged below, answered generically
+	}
 	if de == nil {
 		log.Error("unhandled error", "requestId", requestID(c), "route", routeOf(c), "error", err.Error())
 		de = core.E(core.CodeInternal, "internal error; quote the requestId when contacting support")

@@ -157,8 +157,13 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 }
 
 // idempotent wraps a POST: with an Idempotency-Key the handler runs inside app.Idempotent, so
-// the stored outcome commits with the effect; without one it runs as is.
-func (s *Server) idempotent(c *fiber.Ctx) error {
+// the stored outcome commits with the effect; without one it runs as is. secretFields are
+// stored (and so replayed) as null.
+func (s *Server) idempotent(secretFields []string) fiber.Handler {
+	return func(c *fiber.Ctx) error { return s.runIdempotent(c, secretFields) }
+}
+
+func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 	key := c.Get(headerIdemKey)
 	if key == "" {
 		return c.Next()
@@ -168,6 +173,9 @@ func (s *Server) idempotent(c *fiber.Ctx) error {
 	}
 	req := app.IdempotentRequest{Key: key, Fingerprint: fingerprint(c)}
 	if p, ok := principalOf(c); ok {
+		// The credential is part of the request: another key of the same tenant reusing the
+		// Idempotency-Key is a different request (422), never a replay of this one's response.
+		req.Fingerprint = fingerprintWith(req.Fingerprint, p.LogID())
 		req.Environment = p.Environment
 		req.Scope = "tenant:" + p.TenantID
 		if p.TenantID == "" {
@@ -184,8 +192,12 @@ func (s *Server) idempotent(c *fiber.Ctx) error {
 			_ = writeError(c, s.log, err)
 		}
 		resp := c.Response()
-		return app.Outcome{StatusCode: resp.StatusCode(), Body: append([]byte(nil), resp.Body()...),
-			ContentType: string(resp.Header.ContentType())}, nil
+		out := app.Outcome{StatusCode: resp.StatusCode(), Body: append([]byte(nil), resp.Body()...),
+			ContentType: string(resp.Header.ContentType())}
+		if len(secretFields) > 0 {
+			out.StoredBody = nullFields(out.Body, secretFields)
+		}
+		return out, nil
 	})
 	if err != nil {
 		return err
@@ -206,6 +218,30 @@ func fingerprint(c *fiber.Ctx) string {
 	h.Write([]byte(c.Method() + " " + c.Path() + "\n"))
 	h.Write(canonicalJSON(c.Body()))
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+func fingerprintWith(fp, principal string) string {
+	sum := sha256.Sum256([]byte(fp + "\n" + principal))
+	return hex.EncodeToString(sum[:])
+}
+
+// nullFields returns a JSON object with the named top-level fields set to null (the body
+// unchanged when it is not an object).
+func nullFields(body []byte, fields []string) []byte {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return body
+	}
+	for _, f := range fields {
+		if _, ok := m[f]; ok {
+			m[f] = json.RawMessage("null")
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 func canonicalJSON(body []byte) []byte {

@@ -30,7 +30,7 @@ func (s *Server) routeTable() []Route {
 			Auth: authRequired, Responses: map[int]any{200: tenantResponse{}}, Handler: s.currentTenant},
 		{Method: "POST", Path: "/v1/tenants/members", Summary: "Invite a member (returns a one-time inviteToken)", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Request: memberInviteRequest{},
-			Responses: map[int]any{201: memberInviteResponse{}}, Handler: s.inviteMember},
+			Responses: map[int]any{201: memberInviteResponse{}}, Handler: s.inviteMember, SecretFields: []string{"inviteToken"}},
 		{Method: "GET", Path: "/v1/tenants/members", Summary: "List members", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersRead}, Params: paging,
 			Responses: map[int]any{200: memberListResponse{}}, Handler: s.listMembers},
@@ -43,7 +43,7 @@ func (s *Server) routeTable() []Route {
 
 		{Method: "POST", Path: "/v1/api-keys", Summary: "Create an API key (plaintext returned once)", Tag: "api-keys",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Request: apiKeyCreateRequest{},
-			Responses: map[int]any{201: apiKeyCreateResponse{}}, Handler: s.createKey},
+			Responses: map[int]any{201: apiKeyCreateResponse{}}, Handler: s.createKey, SecretFields: []string{"key"}},
 		{Method: "GET", Path: "/v1/api-keys", Summary: "List API keys of the caller's environment (metadata only)", Tag: "api-keys",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Params: paging,
 			Responses: map[int]any{200: apiKeyListResponse{}}, Handler: s.listKeys},

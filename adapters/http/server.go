@@ -48,7 +48,10 @@ type Route struct {
 	Request                    any         // zero value of the body DTO, nil for none
 	Responses                  map[int]any // status → zero value of the response DTO
 	Produces                   string      // content type when not JSON
-	Handler                    fiber.Handler
+	// SecretFields name top-level response fields shown once (a key's plaintext, an invite
+	// token): an idempotent replay returns them as null.
+	SecretFields []string
+	Handler      fiber.Handler
 }
 
 // Server is the Fiber application with its route table.
@@ -82,7 +85,7 @@ func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
 		ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
-	s.fiber.Use(withRequestID, s.observe, s.recoverPanics)
+	s.fiber.Use(withRequestID, s.observe, s.recoverPanics, checkQuery)
 	s.routes = s.routeTable()
 	for _, r := range s.routes {
 		s.register(r)
@@ -103,7 +106,7 @@ func (s *Server) register(r Route) {
 		chain = append(chain, s.authenticate(false), s.rateLimit)
 	}
 	if r.Method == fiber.MethodPost {
-		chain = append(chain, s.idempotent)
+		chain = append(chain, s.idempotent(r.SecretFields))
 	}
 	chain = append(chain, r.Handler)
 	s.fiber.Add(r.Method, toFiberPath(r.Path), chain...)

@@ -1,6 +1,10 @@
 package auth
 
-import "corridor/core"
+import (
+	"time"
+
+	"corridor/core"
+)
 
 // Kind says how a caller authenticated.
 type Kind string
@@ -19,6 +23,8 @@ type Principal struct {
 	Scopes      []Scope
 	KeyID       string // the API key's id, for API key principals
 	KeyPubID    string // safe to log
+	// KeyExpiresAt is the API key's own expiry (nil: none); keys it mints may not outlive it.
+	KeyExpiresAt *time.Time
 	UserID      string // identity-provider subject, for sessions
 	Email       string // identity-provider email, for sessions
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"corridor/test/harness"
 )
 
 func TestIdempotency_ReplayReturnsStoredResponse(t *testing.T) {
@@ -24,7 +27,7 @@ func TestIdempotency_ReplayReturnsStoredResponse(t *testing.T) {
 	if second.Header.Get("Idempotent-Replayed") != "true" {
 		t.Fatal("replay not marked Idempotent-Replayed: true")
 	}
-	if string(second.Body) != string(first.Body) {
+	if !sameExceptSecret(t, first, second, "inviteToken") {
 		t.Fatalf("replay body differs:\n%s\n%s", first.Body, second.Body)
 	}
 	if total := ten.Root.Get("/v1/tenants/members").JSON(t)["total"].(float64); total != 1 {
@@ -185,10 +188,52 @@ func TestIdempotency_ConcurrentRetriesOfAFinishedRequestAllReplay(t *testing.T) 
 		go func() {
 			defer wg.Done()
 			r := c.Post("/v1/tenants/members", map[string]any{"email": "d@example.com"})
-			if r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" || string(r.Body) != string(first.Body) {
+			if r.Status != 201 || r.Header.Get("Idempotent-Replayed") != "true" || !sameExceptSecret(t, first, r, "inviteToken") {
 				t.Errorf("retry got %d replayed=%q: %s", r.Status, r.Header.Get("Idempotent-Replayed"), r.Body)
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// sameExceptSecret: a replay equals the first response except that the shown-once secret is
+// null in it (the secret is never stored).
+func sameExceptSecret(t *testing.T, first, replay *harness.Response, secret string) bool {
+	t.Helper()
+	a, b := first.JSON(t), replay.JSON(t)
+	if a[secret] == nil || b[secret] != nil {
+		return false
+	}
+	delete(a, secret)
+	delete(b, secret)
+	return toJSON(a) == toJSON(b)
+}
+
+// TestIdempotency_SecretsAreNeverReplayed: another credential of the tenant reusing a key gets
+// 422, not the first response; the key's own retry gets the response without the plaintext,
+// and the plaintext is not stored.
+func TestIdempotency_SecretsAreNeverReplayed(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	body := map[string]any{"name": "live root", "environment": "live", "scopes": []string{"*"}}
+	first := ten.Session.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).Expect(t, 201)
+	plaintext := first.JSON(t)["key"].(string)
+
+	reader := e.Client(t).WithKey(e.NewKey(t, ten.Root, map[string]any{"name": "reader"}))
+	reader.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
+
+	replay := ten.Session.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).Expect(t, 201)
+	if replay.Header.Get("Idempotent-Replayed") != "true" || !sameExceptSecret(t, first, replay, "key") {
+		t.Fatalf("replay: %s", replay.Body)
+	}
+	var stored int
+	db := openDB(t, e.DatabaseURL)
+	if err := db.QueryRow(`SELECT count(*) FROM idempotency_keys WHERE position($1 in convert_from(body, 'UTF8')) > 0`,
+		strings.Split(plaintext, "_")[3]).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored != 0 {
+		t.Fatal("a plaintext key secret is stored in an idempotency record")
+	}
 }

@@ -143,3 +143,34 @@ func TestKeys_ExpiryInTheFutureWorks(t *testing.T) {
 	}
 	e.Client(t).WithKey(resp["key"].(string)).Get("/v1/tenants/current").Expect(t, 200)
 }
+
+// TestKeys_ExpiringKeyCannotMintLongerLivedKeys: a temporary key cannot make its access permanent.
+func TestKeys_ExpiringKeyCannotMintLongerLivedKeys(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	exp := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	temp := e.Client(t).WithKey(e.NewKey(t, ten.Root, map[string]any{"name": "temp", "scopes": []string{"keys:manage", "wallets:read"},
+		"expiresAt": exp.Format(time.RFC3339)}))
+	for _, body := range []map[string]any{
+		{"name": "forever", "scopes": []string{"wallets:read"}},
+		{"name": "later", "scopes": []string{"wallets:read"}, "expiresAt": exp.Add(time.Minute).Format(time.RFC3339)},
+	} {
+		m := temp.Post("/v1/api-keys", body).ExpectError(t, 400, "VALIDATION_FAILED")
+		if harnessField(m, "expiresAt") == "" {
+			t.Fatalf("expiresAt not named: %v", m)
+		}
+	}
+	temp.Post("/v1/api-keys", map[string]any{"name": "ok", "scopes": []string{"wallets:read"}, "expiresAt": exp.Format(time.RFC3339)}).Expect(t, 201)
+}
+
+// TestErrors_NulAndInvalidUTF8AreClientErrors: input PostgreSQL cannot store is refused as 400.
+func TestErrors_NulAndInvalidUTF8AreClientErrors(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	ten.Root.Post("/v1/api-keys", `{"name":"a\u0000b"}`).ExpectError(t, 400, "VALIDATION_FAILED")
+	ten.Root.Post("/v1/tenants/members", []byte("{\"email\":\"a@b.co\",\"displayName\":\"\xff\"}")).ExpectError(t, 400, "VALIDATION_FAILED")
+	ten.Root.Get("/v1/tenants/members?skip=%00").ExpectError(t, 400, "VALIDATION_FAILED")
+	ten.Root.Get("/v1/ledger/entries?accountId=%ff").ExpectError(t, 400, "VALIDATION_FAILED")
+}
