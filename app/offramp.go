@@ -110,7 +110,10 @@ func itoa(n int) string {
 }
 
 func (a *App) post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
-	spec.Environment, spec.Asset = p.Environment, ServiceAsset
+	spec.Environment = p.Environment
+	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending {
+		spec.Asset = ServiceAsset // a resolving transfer takes its hold's asset
+	}
 	if spec.Metadata == nil {
 		spec.Metadata = map[string]string{}
 	}

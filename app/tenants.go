@@ -10,8 +10,8 @@ import (
 	"corridor/ports"
 )
 
-// maxSlugAttempts bounds the numeric suffixes tried for a taken slug.
-const maxSlugAttempts = 50
+// maxSlugAttempts bounds the numeric suffixes (slug-2 … slug-20) tried for a taken slug.
+const maxSlugAttempts = 20
 
 // TenantView is a tenant as its caller sees it.
 type TenantView struct {
@@ -83,7 +83,16 @@ func (a *App) insertTenant(ctx context.Context, tx ports.Tx, userID string, in C
 			return t, err
 		}
 	}
-	return tenant.Tenant{}, core.Invalid("slug", "is taken, and so are its numeric variants: choose another")
+	// A popular name: past the numeric suffixes, a random one (collisions are then negligible,
+	// and a few tries bound the loop).
+	for i := 0; i < 5; i++ {
+		t.Slug = base + "-" + core.RandomToken(4)
+		err := tx.Tenants().CreateTenant(ctx, t)
+		if !errors.Is(err, ports.ErrSlugTaken) {
+			return t, err
+		}
+	}
+	return tenant.Tenant{}, core.E(core.CodeInternal, "no free slug for %q", base)
 }
 
 // CurrentTenant returns the caller's tenant.

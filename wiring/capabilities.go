@@ -39,10 +39,11 @@ var Features = map[string]bool{
 	"bills":              false,
 	"ramps":              false,
 	"policies":           true,
-	"offrampPayments":    false,
+	"offrampPayments":    true,
 	"phoneAliases":       true,
 	"payoutDestinations": true,
 	"pendingClaims":      false,
+	"operatorReview":     false,
 	"twoFactor":          false,
 	"contacts":           false,
 	"webhooks":           false,
@@ -72,12 +73,14 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/ledger":              "ledger",
 	"/v1/sandbox":             "balances",
 	"/v1/providers":           "offrampPayments",
-	"/v1/admin":               "offrampPayments",
+	"/v1/admin":               "operatorReview",
+	"/v1/offramp/claims":      "pendingClaims",
 
 	// The other sandbox helpers of DESIGN.md §6 belong to their own capabilities.
 	"/v1/sandbox/credentials":         "payoutDestinations",
 	"/v1/sandbox/sms-messages":        "phoneAliases",
 	"/v1/sandbox/offramp":             "offrampPayments",
+	"/v1/sandbox/offramp/claims":      "pendingClaims",
 	"/v1/sandbox/cards":               "cards",
 	"/v1/sandbox/card-authorizations": "cards",
 }

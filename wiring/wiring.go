@@ -16,6 +16,7 @@ import (
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
 	"corridor/adapters/jobs"
+	"corridor/adapters/payout"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
 	"corridor/app"
@@ -48,6 +49,8 @@ type Config struct {
 	// WrapStore, when set, wraps the store the use cases see: tests inject a failing
 	// repository at the port boundary with it. Nil in production.
 	WrapStore func(ports.Store) ports.Store
+	// Payouts configures the payout providers (D9); the zero value has every provider off.
+	Payouts PayoutConfig
 }
 
 // Service is the wired application.
@@ -103,13 +106,19 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	outbox := sms.NewSandbox(db)
+	rails, err := payoutRails(cfg.Payouts, db)
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	var appStore ports.Store = store
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
 	a, err := app.New(app.Deps{Store: appStore, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
 		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet,
-		Cipher: protect, SMS: outbox, SMSOutbox: outbox,
+		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
+		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
 		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log})
 	if err != nil {
 		_ = db.Close()

@@ -55,7 +55,11 @@ func (s *Server) routeTable() []Route {
 	routes = append(routes, s.walletRoutes()...)
 	routes = append(routes, s.paymentRoutes()...)
 	routes = append(routes, s.policyRoutes()...)
-	return append(routes, s.offrampRoutes()...)
+	routes = append(routes, s.offrampRoutes()...)
+	if s.cfg.Capabilities.Features["offrampPayments"] {
+		routes = append(routes, s.offrampPaymentRoutes()...)
+	}
+	return routes
 }
 
 func (s *Server) healthz(c *fiber.Ctx) error { return c.JSON(healthResponse{Status: "ok"}) }

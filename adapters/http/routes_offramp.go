@@ -39,3 +39,43 @@ func (s *Server) offrampRoutes() []Route {
 			Responses: map[int]any{200: destinationResponse{}, 404: Envelope{}}, Handler: s.getDestination},
 	}
 }
+
+// offrampPaymentRoutes are SPEC.md's off-ramp payment table, the signed provider webhooks
+// and the sandbox helpers (D10). Served only when the offrampPayments feature is on.
+func (s *Server) offrampPaymentRoutes() []Route {
+	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	pathID := []Param{{Name: "id", In: "path"}}
+	read, write := []auth.Scope{auth.ScopeRampsRead}, []auth.Scope{auth.ScopeRampsWrite}
+	return []Route{
+		{Method: "POST", Path: "/v1/offramp/payments", Summary: "Pay a phone number: resolve, reserve, run the policy composer, quote routes", Tag: "offramp",
+			Auth: authRequired, Scopes: write, Request: offrampCreateRequest{},
+			Responses: map[int]any{201: offrampPaymentResponse{}, 400: Envelope{}, 403: Envelope{}, 422: Envelope{}}, Handler: s.createOfframpPayment},
+		{Method: "GET", Path: "/v1/offramp/payments", Summary: "Off-ramp payments the caller sends or receives, newest first", Tag: "offramp",
+			Auth: authRequired, Scopes: read, Params: paging,
+			Responses: map[int]any{200: offrampListResponse{}}, Handler: s.listOfframpPayments},
+		{Method: "GET", Path: "/v1/offramp/payments/{id}", Summary: "An off-ramp payment (sender or recipient; no quotes)", Tag: "offramp",
+			Auth: authRequired, Scopes: read, Params: pathID,
+			Responses: map[int]any{200: offrampPaymentResponse{}, 404: Envelope{}}, Handler: s.getOfframpPayment},
+		{Method: "GET", Path: "/v1/offramp/payments/{id}/routes", Summary: "The payment's current active quote set", Tag: "offramp",
+			Auth: authRequired, Scopes: read, Params: pathID,
+			Responses: map[int]any{200: offrampRoutesResponse{}, 404: Envelope{}}, Handler: s.offrampRoutesOf},
+		{Method: "POST", Path: "/v1/offramp/payments/{id}/select-route", Summary: "Recipient only: select a route quote of the active set", Tag: "offramp",
+			Auth: authRequired, Scopes: write, Params: pathID, Request: offrampSelectRouteRequest{},
+			Responses: map[int]any{200: offrampPaymentResponse{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: s.selectOfframpRoute},
+		{Method: "POST", Path: "/v1/offramp/payments/{id}/confirm", Summary: "Recipient only: confirm the selected route; locks funds (FUNDS_LOCKED)", Tag: "offramp",
+			Auth: authRequired, Scopes: write, Params: pathID,
+			Responses: map[int]any{200: offrampPaymentResponse{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: s.confirmOfframpPayment},
+		{Method: "POST", Path: "/v1/offramp/payments/{id}/cancel", Summary: "Sender only, while unfunded: cancel and release the reservation", Tag: "offramp",
+			Auth: authRequired, Scopes: write, Params: pathID,
+			Responses: map[int]any{200: offrampPaymentResponse{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: s.cancelOfframpPayment},
+		{Method: "POST", Path: "/v1/providers/{provider}/webhooks", Summary: "Signed payout provider webhook: HMAC-SHA256 over \"<timestamp>.<raw body>\"", Tag: "providers",
+			Auth: authNone, Params: []Param{{Name: "provider", In: "path"}},
+			Responses: map[int]any{200: providerWebhookResponse{}, 400: Envelope{}, 401: Envelope{}}, Handler: s.providerWebhook},
+		{Method: "POST", Path: "/v1/sandbox/offramp/payments/{id}/expire-quotes", Summary: "TEST only: expire the payment's active quote set now", Tag: "sandbox",
+			Auth: authRequired, Scopes: write, Params: pathID,
+			Responses: map[int]any{200: offrampPaymentResponse{}, 403: Envelope{}, 404: Envelope{}}, Handler: s.expireOfframpQuotes},
+		{Method: "POST", Path: "/v1/sandbox/offramp/payments/{id}/provider-step", Summary: "TEST only: move the payment's payout provider one step (one poll, as a signed webhook)", Tag: "sandbox",
+			Auth: authRequired, Scopes: write, Params: pathID,
+			Responses: map[int]any{200: offrampPaymentResponse{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: s.offrampProviderStep},
+	}
+}

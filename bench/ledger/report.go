@@ -30,6 +30,9 @@ type machine struct {
 	Go        string `json:"go"`
 	Postgres  string `json:"postgres"`
 	Settings  string `json:"settings"`
+	// LoadAverage is /proc/loadavg's one-minute figure at the start and at the end of the run:
+	// other work on the machine shows here.
+	LoadAverage [2]string `json:"loadAverageStartEnd"`
 }
 
 type ratios struct {
@@ -67,7 +70,7 @@ func newReport(o options, d database) *report {
 		SpreadAccounts: o.accounts, ChainStripes: postgres.ChainStripes,
 		CeilingDescribe: "pgbench -M prepared: UPDATE two balances, INSERT transfer, INSERT two postings, COMMIT (same tables)",
 		Machine: machine{CPUs: runtime.NumCPU(), CPUModel: cpuModel(), MemoryGiB: memoryGiB(), OS: runtime.GOOS + "/" + runtime.GOARCH,
-			Go: runtime.Version(), Postgres: postgresVersion(), Settings: d.settings},
+			Go: runtime.Version(), Postgres: postgresVersion(), Settings: d.settings, LoadAverage: [2]string{loadAverage()}},
 	}
 }
 
@@ -115,6 +118,7 @@ func pairedRatio(a, b []float64) (float64, []float64) {
 }
 
 func (r *report) finish() {
+	r.Machine.LoadAverage[1] = loadAverage()
 	r.Ratios.ByConcurrency = map[string]float64{}
 	for _, c := range []int{1, 8, 32, 64} {
 		if ratio, rounds := pairedRatio(r.runs("single", c), r.ceilingRuns(c, false)); len(rounds) > 0 {
@@ -131,7 +135,8 @@ func (r *report) finish() {
 }
 
 func (r *report) print(w io.Writer) {
-	fmt.Fprintf(w, "\nLedger store (%s; %d CPUs, %s; PostgreSQL %s)\n", r.Database, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres)
+	fmt.Fprintf(w, "\nLedger store (%s; %d CPUs, %s; PostgreSQL %s; load average %s at the start, %s at the end)\n",
+		r.Database, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres, r.Machine.LoadAverage[0], r.Machine.LoadAverage[1])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tconcurrency\ttransfers/s\tp50 ms\tp99 ms\tunits\terrors\t")
 	for _, s := range r.Scenarios {
@@ -203,4 +208,9 @@ func postgresVersion() string {
 		return "unknown"
 	}
 	return strings.TrimSpace(strings.TrimPrefix(out, "pgbench (PostgreSQL)"))
+}
+
+func loadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	return strings.SplitN(string(b), " ", 2)[0]
 }

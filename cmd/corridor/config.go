@@ -3,6 +3,7 @@ package main
 import (
 	"corridor/adapters/http"
 	"corridor/core/policy"
+	"corridor/wiring"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -34,6 +35,8 @@ type config struct {
 	Chain chainConfig
 	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (default) or enforce.
 	PolicyEnforcement policy.Mode
+	// Payouts configures the payout providers (payouts.go).
+	Payouts wiring.PayoutConfig
 }
 
 func loadConfig() (config, error) {
@@ -63,6 +66,8 @@ func loadConfig() (config, error) {
 	c.Chain, err = loadChainConfig()
 	errs = append(errs, err)
 	c.PolicyEnforcement, err = policyEnforcement()
+	errs = append(errs, err)
+	c.Payouts, err = loadPayoutConfig()
 	errs = append(errs, err)
 	return c, errors.Join(errs...)
 }

@@ -85,6 +85,7 @@ func newLogger(level string) *slog.Logger {
 // that it stops again on Ctrl-C when it started it.
 func runLocal(ctx context.Context, cfg config, log *slog.Logger) error {
 	cfg.Chain.DevChain = true // the local geth dev chain serves TEST unless CHAIN_RPC_URL is set (chain.go)
+	cfg.Payouts = sandboxPayoutDefaults(cfg.Payouts)
 	if cfg.DatabaseURL != "" {
 		return serveURL(ctx, cfg, cfg.DatabaseURL, log)
 	}
@@ -149,6 +150,7 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 		Chains:            wiring.ChainAddresses{SandboxUSDC: cfg.SandboxUSDC, LiveUSDC: cfg.LiveUSDC},
 		ChainAdapters:     chains,
 		PolicyEnforcement: cfg.PolicyEnforcement,
+		Payouts:           cfg.Payouts,
 	}, log)
 	if err != nil {
 		return err

@@ -25,8 +25,8 @@ type Principal struct {
 	KeyPubID    string // safe to log
 	// KeyExpiresAt is the API key's own expiry (nil: none); keys it mints may not outlive it.
 	KeyExpiresAt *time.Time
-	UserID      string // identity-provider subject, for sessions
-	Email       string // identity-provider email, for sessions
+	UserID       string // identity-provider subject, for sessions
+	Email        string // identity-provider email, for sessions
 }
 
 // Has reports whether the principal holds scope s. Sessions and root keys hold every scope;

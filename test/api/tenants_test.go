@@ -108,3 +108,21 @@ func TestTenants_CreateNeedsSession(t *testing.T) {
 		t.Fatalf("key sees tenant %v, want %v", current["id"], ten.ID)
 	}
 }
+
+// TestTenants_PopularSlugNeverRefuses: past the numeric suffixes a random suffix is used, so a
+// popular name never blocks a new tenant.
+func TestTenants_PopularSlugNeverRefuses(t *testing.T) {
+	t.Parallel()
+	e := env()
+	base := fmt.Sprintf("pop-%d", userSeqForSlug())
+	seen := map[string]bool{}
+	for i := 0; i < 24; i++ {
+		_, token := e.NewUser(t)
+		m := e.Client(t).WithSession(token).Post("/v1/tenants", map[string]any{"slug": base}).Expect(t, 201).JSON(t)
+		slug := m["slug"].(string)
+		if seen[slug] || !regexp.MustCompile(`^`+base+`(-[a-z0-9]+)?$`).MatchString(slug) {
+			t.Fatalf("slug %q repeated or malformed", slug)
+		}
+		seen[slug] = true
+	}
+}

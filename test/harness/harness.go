@@ -101,8 +101,18 @@ func DefaultConfig(url string) wiring.Config {
 		DatabaseURL: url, SessionSecret: SessionSecret, DBMaxConns: 30, IdempotencyTTL: 24 * time.Hour,
 		RateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
 		Chains:    wiring.ChainAddresses{SandboxUSDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", LiveUSDC: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"},
+		// One key for every test server on the database, so phone hashes agree across them.
+		CipherKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+		Payouts: wiring.PayoutConfig{
+			Modes:          map[string]ports.ProviderMode{"internal": ports.ModeLive, "wallet_a": ports.ModeMock},
+			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret},
+			PollInterval:   150 * time.Millisecond,
+		},
 	}
 }
+
+// WebhookSecret is the wallet_a provider's webhook secret in tests.
+const WebhookSecret = "whsec_test_wallet_a_0123456789"
 
 // NewServerWithLog is NewServer whose JSON logs (info and up) go to w.
 func NewServerWithLog(t testing.TB, w io.Writer) *Env {

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -8,7 +9,7 @@ import (
 	"corridor/core"
 )
 
-var userSeq atomic.Int64
+var userSeq, tenantSeq atomic.Int64
 
 // Tenant is a fresh tenant with its owner's session and a root TEST key.
 type Tenant struct {
@@ -35,7 +36,10 @@ func (e *Env) NewTenant(t testing.TB) *Tenant {
 	t.Helper()
 	userID, token := e.NewUser(t)
 	session := e.Client(t).WithSession(token)
-	tenant := session.Post("/v1/tenants", map[string]any{"name": "Test Tenant"}).Expect(t, 201).JSON(t)
+	// A distinct name per tenant: slugs derive from names and only so many numeric variants
+	// of one slug are tried, so a package creating many tenants would run out.
+	name := "Test Tenant " + strconv.FormatInt(tenantSeq.Add(1), 10)
+	tenant := session.Post("/v1/tenants", map[string]any{"name": name}).Expect(t, 201).JSON(t)
 	key := e.NewKey(t, session, map[string]any{"name": "root", "scopes": []string{"*"}})
 	return &Tenant{ID: tenant["id"].(string), UserID: userID, Session: session, Root: e.Client(t).WithKey(key), RootKey: key}
 }

@@ -1,0 +1,119 @@
+package http
+
+import (
+	"strconv"
+	"time"
+
+	"corridor/app"
+	"corridor/core/offramp"
+)
+
+type offrampCreateRequest struct {
+	Phone                  string `json:"phone" oas:"required,maxLength=32"`
+	AmountUSD              string `json:"amountUsd" oas:"required"`
+	ChainID                *int64 `json:"chainId,omitempty"`
+	FundingMode            string `json:"fundingMode,omitempty" oas:"enum=INTERNAL_BALANCE|ONCHAIN_DEPOSIT|SAFE_PROPOSAL"`
+	RequestedDestinationID string `json:"requestedDestinationId,omitempty"`
+	SpeedPreference        string `json:"speedPreference,omitempty" oas:"enum=FASTEST|CHEAPEST"`
+}
+
+type offrampSelectRouteRequest struct {
+	RouteQuoteID string `json:"routeQuoteId" oas:"required"`
+}
+
+type routeQuoteFees struct {
+	ProviderFeeMinor string `json:"providerFeeMinor" oas:"required"`
+	NetworkFeeMinor  string `json:"networkFeeMinor" oas:"required"`
+}
+
+// routeQuoteResponse is SPEC.md's RouteQuote.
+type routeQuoteResponse struct {
+	RouteID                  string         `json:"routeId" oas:"required"`
+	PaymentID                string         `json:"paymentId" oas:"required"`
+	DestinationID            string         `json:"destinationId" oas:"required"`
+	Provider                 string         `json:"provider" oas:"required"`
+	SourceAmountBaseUnits    string         `json:"sourceAmountBaseUnits" oas:"required"`
+	SourceAssetID            string         `json:"sourceAssetId" oas:"required"`
+	DestinationAmountMinor   string         `json:"destinationAmountMinor" oas:"required"`
+	DestinationCurrency      string         `json:"destinationCurrency" oas:"required"`
+	Fees                     routeQuoteFees `json:"fees" oas:"required"`
+	ExchangeRate             string         `json:"exchangeRate" oas:"required"`
+	EstimatedDeliverySeconds int            `json:"estimatedDeliverySeconds" oas:"required"`
+	RequiresBridge           bool           `json:"requiresBridge" oas:"required"`
+	RequiresConversion       bool           `json:"requiresConversion" oas:"required"`
+	RequiresPrefunding       bool           `json:"requiresPrefunding" oas:"required"`
+	Status                   string         `json:"status" oas:"required"`
+	QuoteExpiresAt           time.Time      `json:"quoteExpiresAt" oas:"required"`
+}
+
+// offrampPaymentResponse is SPEC.md's OffRampPayment; quotes only in the create response.
+type offrampPaymentResponse struct {
+	PaymentID              string                `json:"paymentId" oas:"required"`
+	Status                 string                `json:"status" oas:"required"`
+	RecipientPhoneMasked   *string               `json:"recipientPhoneMasked" oas:"required"`
+	RecipientTenantID      *string               `json:"recipientTenantId" oas:"required"`
+	ClaimID                *string               `json:"claimId" oas:"required"`
+	SourceChainKey         string                `json:"sourceChainKey" oas:"required"`
+	SourceAssetID          string                `json:"sourceAssetId" oas:"required"`
+	SourceAmountBaseUnits  string                `json:"sourceAmountBaseUnits" oas:"required"`
+	SourceFundingMode      string                `json:"sourceFundingMode" oas:"required"`
+	RequestedDestinationID *string               `json:"requestedDestinationId" oas:"required"`
+	SelectedRouteQuoteID   *string               `json:"selectedRouteQuoteId" oas:"required"`
+	HoldReasons            []string              `json:"holdReasons" oas:"required"`
+	FailureReason          *string               `json:"failureReason" oas:"required"`
+	DeliveredAt            *time.Time            `json:"deliveredAt" oas:"required"`
+	CreatedAt              time.Time             `json:"createdAt" oas:"required"`
+	Quotes                 *[]routeQuoteResponse `json:"quotes,omitempty"`
+}
+
+type offrampListResponse struct {
+	Payments []offrampPaymentResponse `json:"payments" oas:"required"`
+	Total    int                      `json:"total" oas:"required"`
+}
+
+type offrampRoutesResponse struct {
+	Routes []routeQuoteResponse `json:"routes" oas:"required"`
+}
+
+type providerWebhookResponse struct {
+	Received  bool `json:"received" oas:"required"`
+	Duplicate bool `json:"duplicate" oas:"required"`
+}
+
+func toRouteQuote(q offramp.Quote) routeQuoteResponse {
+	return routeQuoteResponse{RouteID: q.ID, PaymentID: q.PaymentID, DestinationID: q.DestinationID, Provider: q.Provider,
+		SourceAmountBaseUnits: strconv.FormatInt(q.SourceAmountBaseUnits, 10), SourceAssetID: q.SourceAssetID,
+		DestinationAmountMinor: strconv.FormatInt(q.DestinationAmountMinor, 10), DestinationCurrency: q.DestinationCurrency,
+		Fees:         routeQuoteFees{ProviderFeeMinor: strconv.FormatInt(q.ProviderFeeMinor, 10), NetworkFeeMinor: strconv.FormatInt(q.NetworkFeeMinor, 10)},
+		ExchangeRate: q.ExchangeRate, EstimatedDeliverySeconds: q.EstimatedDeliverySeconds, RequiresBridge: q.RequiresBridge,
+		RequiresConversion: q.RequiresConversion, RequiresPrefunding: q.RequiresPrefunding, Status: string(q.Status),
+		QuoteExpiresAt: q.ExpiresAt}
+}
+
+func toRouteQuotes(qs []offramp.Quote) []routeQuoteResponse {
+	out := make([]routeQuoteResponse, len(qs))
+	for i, q := range qs {
+		out[i] = toRouteQuote(q)
+	}
+	return out
+}
+
+func toOfframpPayment(p offramp.Payment) offrampPaymentResponse {
+	holds := make([]string, len(p.HoldReasons))
+	for i, h := range p.HoldReasons {
+		holds[i] = string(h)
+	}
+	return offrampPaymentResponse{PaymentID: p.ID, Status: string(p.Status), RecipientPhoneMasked: strPtr(p.RecipientPhoneMasked),
+		RecipientTenantID: strPtr(p.RecipientTenantID), ClaimID: strPtr(p.ClaimID), SourceChainKey: p.SourceChainKey,
+		SourceAssetID: p.SourceAssetID, SourceAmountBaseUnits: strconv.FormatInt(p.SourceAmountBaseUnits, 10),
+		SourceFundingMode: p.FundingMode, RequestedDestinationID: strPtr(p.RequestedDestinationID),
+		SelectedRouteQuoteID: strPtr(p.SelectedQuoteID), HoldReasons: holds, FailureReason: strPtr(p.FailureReason),
+		DeliveredAt: p.DeliveredAt, CreatedAt: p.CreatedAt}
+}
+
+func toOfframpCreated(v app.OfframpView) offrampPaymentResponse {
+	out := toOfframpPayment(v.Payment)
+	qs := toRouteQuotes(v.Quotes)
+	out.Quotes = &qs
+	return out
+}

@@ -1,0 +1,197 @@
+package offramp
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"corridor/test/harness"
+)
+
+// pair is a sender with a funded service balance and a recipient whose phone is verified.
+type pair struct {
+	sender, recipient *harness.Tenant
+	phone             string
+}
+
+func deposit(t *testing.T, c *harness.Client, amountUSD string) {
+	t.Helper()
+	c.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": amountUSD}).Expect(t, 201)
+}
+
+// newPair funds the sender with fundUSD (none when empty) and verifies a fresh phone for an
+// onboarded recipient.
+func newPair(t *testing.T, fundUSD string) pair {
+	t.Helper()
+	p := pair{sender: env().NewTenant(t), recipient: onboarded(t), phone: newPhone()}
+	if fundUSD != "" {
+		deposit(t, p.sender.Root, fundUSD)
+	}
+	verifiedAlias(t, p.recipient.Root, p.phone)
+	return p
+}
+
+// destination adds a payout destination of the recipient and returns its id.
+func destination(t *testing.T, c *harness.Client, body map[string]any) string {
+	t.Helper()
+	return c.Post("/v1/payout-destinations", body).Expect(t, 201).JSON(t)["id"].(string)
+}
+
+var (
+	serviceBalance = map[string]any{"type": "SERVICE_BALANCE"}
+	walletA        = map[string]any{"type": "APP_WALLET_A", "email": "recipient@example.com"}
+)
+
+func (p pair) create(t *testing.T, amountUSD string, extra map[string]any) *harness.Response {
+	t.Helper()
+	body := map[string]any{"phone": p.phone, "amountUsd": amountUSD}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return p.sender.Root.Post("/v1/offramp/payments", body)
+}
+
+func get(t *testing.T, c *harness.Client, id string) map[string]any {
+	t.Helper()
+	return c.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t)
+}
+
+// waitStatus polls GET until the payment reaches want (the provider jobs run in the
+// background), failing after 15 s.
+func waitStatus(t *testing.T, c *harness.Client, id, want string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		p := get(t, c, id)
+		if p["status"] == want {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("payment %s is %v, want %s: %v", id, p["status"], want, p)
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
+// selectAndConfirm has the recipient select the first quote and confirm.
+func selectAndConfirm(t *testing.T, p pair, id string) map[string]any {
+	t.Helper()
+	routes := p.recipient.Root.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	if len(routes) == 0 {
+		t.Fatalf("no routes for %s", id)
+	}
+	rid := routes[0].(map[string]any)["routeId"].(string)
+	sel := p.recipient.Root.Post("/v1/offramp/payments/"+id+"/select-route", map[string]any{"routeQuoteId": rid}).Expect(t, 200).JSON(t)
+	if sel["selectedRouteQuoteId"] != rid || sel["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
+		t.Fatalf("select: %v", sel)
+	}
+	c := p.recipient.Root.Post("/v1/offramp/payments/"+id+"/confirm", nil).Expect(t, 200).JSON(t)
+	if c["status"] != "FUNDS_LOCKED" {
+		t.Fatalf("confirm: %v", c)
+	}
+	return c
+}
+
+// balance returns the tenant's available and held service balance in base units.
+func balance(t *testing.T, c *harness.Client) (available, held int64) {
+	t.Helper()
+	var b struct {
+		Balances []struct {
+			AvailableBaseUnits string `json:"availableBaseUnits"`
+			HeldBaseUnits      string `json:"heldBaseUnits"`
+		} `json:"balances"`
+	}
+	c.Get("/v1/balances").Expect(t, 200).Decode(t, &b)
+	if len(b.Balances) == 0 {
+		return 0, 0
+	}
+	a, _ := strconv.ParseInt(b.Balances[0].AvailableBaseUnits, 10, 64)
+	h, _ := strconv.ParseInt(b.Balances[0].HeldBaseUnits, 10, 64)
+	return a, h
+}
+
+func expectBalance(t *testing.T, c *harness.Client, available, held int64) {
+	t.Helper()
+	a, h := balance(t, c)
+	if a != available || h != held {
+		t.Fatalf("balance available %d held %d, want %d and %d", a, h, available, held)
+	}
+}
+
+// paymentLedger sums the posted deltas of the payment's transfers per account reference, and
+// checks they sum to zero.
+func paymentLedger(t *testing.T, id string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT a.reference, sum(p.posted_delta)::bigint FROM ledger_postings p
+		JOIN ledger_transfers t ON t.id = p.transfer_id JOIN ledger_accounts a ON a.id = p.account_id
+		WHERE t.metadata->>'offrampPaymentId' = $1 GROUP BY a.reference`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	var sum int64
+	for rows.Next() {
+		var ref string
+		var n int64
+		if err := rows.Scan(&ref, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			out[ref] = n
+		}
+		sum += n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 0 {
+		t.Fatalf("payment %s ledger does not balance: %v", id, out)
+	}
+	return out
+}
+
+// trialBalanceZero checks the whole TEST ledger sums to zero and the tenants' trial balances
+// are balanced.
+func trialBalanceZero(t *testing.T, tenants ...*harness.Tenant) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var sum int64
+	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(posted_delta), 0)::bigint FROM ledger_postings`).Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 0 {
+		t.Fatalf("ledger posted sum %d", sum)
+	}
+	for _, ten := range tenants {
+		var tb struct {
+			Assets []struct {
+				Balanced bool `json:"balanced"`
+			} `json:"assets"`
+		}
+		ten.Root.Get("/v1/ledger/trial-balance").Expect(t, 200).Decode(t, &tb)
+		for _, a := range tb.Assets {
+			if !a.Balanced {
+				t.Fatalf("trial balance of %s is not balanced", ten.ID)
+			}
+		}
+	}
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func sleep() { time.Sleep(40 * time.Millisecond) }
