@@ -1,0 +1,895 @@
+-- The whole schema after every migration (pg_dump --schema-only), kept current by
+-- TestSchemaIsCurrent in adapters/postgres. Do not edit: add a migration instead.
+
+CREATE TYPE public.river_job_state AS ENUM (
+    'available',
+    'cancelled',
+    'completed',
+    'discarded',
+    'pending',
+    'retryable',
+    'running',
+    'scheduled'
+);
+
+CREATE FUNCTION public.ledger_link_transfer() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    s        smallint := (txid_current() % 16)::smallint;
+    new_pos  bigint;
+    new_hash bytea;
+BEGIN
+    UPDATE ledger_chain_heads SET position = position + 1, hash = sha256(hash || NEW.canonical)
+    WHERE environment = NEW.environment AND stripe = s
+    RETURNING position, hash INTO STRICT new_pos, new_hash;
+    INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
+    VALUES (NEW.id, NEW.environment, s, new_pos, new_hash);
+    RETURN NULL;
+END
+$$;
+
+CREATE FUNCTION public.policy_versions_immutable() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    RAISE EXCEPTION 'policy versions are immutable' USING ERRCODE = 'restrict_violation';
+END
+$$;
+
+CREATE FUNCTION public.river_job_state_in_bitmask(bitmask bit, state public.river_job_state) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    AS $$
+    SELECT CASE state
+        WHEN 'available' THEN get_bit(bitmask, 7)
+        WHEN 'cancelled' THEN get_bit(bitmask, 6)
+        WHEN 'completed' THEN get_bit(bitmask, 5)
+        WHEN 'discarded' THEN get_bit(bitmask, 4)
+        WHEN 'pending'   THEN get_bit(bitmask, 3)
+        WHEN 'retryable' THEN get_bit(bitmask, 2)
+        WHEN 'running'   THEN get_bit(bitmask, 1)
+        WHEN 'scheduled' THEN get_bit(bitmask, 0)
+        ELSE 0
+    END = 1;
+$$;
+
+CREATE TABLE public.api_keys (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    name text NOT NULL,
+    pub_id text NOT NULL,
+    secret_hash text NOT NULL,
+    scopes text[] NOT NULL,
+    expires_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.chain_index_cursors (
+    environment text NOT NULL,
+    chain_id bigint NOT NULL,
+    next_block bigint NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT chain_index_cursors_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT chain_index_cursors_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT chain_index_cursors_next_block_check CHECK ((next_block >= 0))
+);
+
+CREATE TABLE public.drips (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    wallet_id text NOT NULL,
+    address text NOT NULL,
+    chain_id bigint NOT NULL,
+    asset text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    status text NOT NULL,
+    tx_hash text,
+    failure_reason text,
+    send_started_at timestamp with time zone,
+    send_from_block bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT drips_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT drips_asset_check CHECK ((asset = ANY (ARRAY['usdc'::text, 'eth'::text]))),
+    CONSTRAINT drips_confirmed_has_hash CHECK (((status <> 'CONFIRMED'::text) OR (tx_hash IS NOT NULL))),
+    CONSTRAINT drips_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT drips_status_check CHECK ((status = ANY (ARRAY['SUBMITTED'::text, 'CONFIRMED'::text, 'FAILED'::text])))
+);
+
+CREATE TABLE public.handles (
+    environment text NOT NULL,
+    handle text NOT NULL,
+    tenant_id text NOT NULL,
+    wallet_id text NOT NULL,
+    display_name text,
+    verified boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT handles_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.idempotency_keys (
+    scope text NOT NULL,
+    environment text NOT NULL,
+    key text NOT NULL,
+    fingerprint text NOT NULL,
+    status_code integer NOT NULL,
+    body bytea NOT NULL,
+    content_type text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    CONSTRAINT idempotency_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.ledger_accounts (
+    id text NOT NULL,
+    environment text NOT NULL,
+    asset text NOT NULL,
+    tenant_id text,
+    kind text NOT NULL,
+    reference text NOT NULL,
+    non_negative boolean NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT ledger_accounts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.ledger_balances (
+    account_id text NOT NULL,
+    non_negative boolean NOT NULL,
+    posted bigint DEFAULT 0 NOT NULL,
+    pending_debits bigint DEFAULT 0 NOT NULL,
+    pending_credits bigint DEFAULT 0 NOT NULL,
+    last_transfer_at timestamp with time zone,
+    CONSTRAINT ledger_balances_non_negative_check CHECK (((NOT non_negative) OR ((posted - pending_debits) >= 0))),
+    CONSTRAINT ledger_balances_pending_credits_check CHECK ((pending_credits >= 0)),
+    CONSTRAINT ledger_balances_pending_debits_check CHECK ((pending_debits >= 0))
+)
+WITH (fillfactor='70');
+
+CREATE TABLE public.ledger_chain (
+    transfer_id text NOT NULL,
+    environment text NOT NULL,
+    stripe smallint NOT NULL,
+    "position" bigint NOT NULL,
+    hash bytea NOT NULL,
+    CONSTRAINT ledger_chain_hash_check CHECK ((length(hash) = 32)),
+    CONSTRAINT ledger_chain_position_check CHECK (("position" > 0))
+);
+
+CREATE TABLE public.ledger_chain_heads (
+    environment text NOT NULL,
+    stripe smallint NOT NULL,
+    "position" bigint DEFAULT 0 NOT NULL,
+    hash bytea DEFAULT '\x'::bytea NOT NULL,
+    CONSTRAINT ledger_chain_heads_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT ledger_chain_heads_stripe_check CHECK ((stripe >= 0))
+)
+WITH (fillfactor='50');
+
+CREATE TABLE public.ledger_postings (
+    transfer_id text NOT NULL,
+    account_id text NOT NULL,
+    sequence bigint NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    amount bigint NOT NULL,
+    posted_delta bigint NOT NULL,
+    pending_debits_delta bigint NOT NULL,
+    pending_credits_delta bigint NOT NULL,
+    posted_after bigint NOT NULL,
+    pending_debits_after bigint NOT NULL,
+    pending_credits_after bigint NOT NULL,
+    CONSTRAINT ledger_postings_amount_check CHECK ((amount <> 0)),
+    CONSTRAINT ledger_postings_pending_credits_after_check CHECK ((pending_credits_after >= 0)),
+    CONSTRAINT ledger_postings_pending_debits_after_check CHECK ((pending_debits_after >= 0))
+);
+
+CREATE TABLE public.ledger_transfers (
+    id text NOT NULL,
+    sequence bigint NOT NULL,
+    environment text NOT NULL,
+    reference text NOT NULL,
+    type text NOT NULL,
+    asset text NOT NULL,
+    pending_id text,
+    reversed_id text,
+    amount bigint NOT NULL,
+    expires_at timestamp with time zone,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    status text NOT NULL,
+    resolved_by text,
+    canonical bytea NOT NULL,
+    CONSTRAINT ledger_transfers_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT ledger_transfers_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'POSTED'::text, 'VOIDED'::text, 'REVERSED'::text]))),
+    CONSTRAINT ledger_transfers_type_check CHECK ((type = ANY (ARRAY['POSTED'::text, 'PENDING'::text, 'POST_PENDING'::text, 'VOID_PENDING'::text, 'REVERSAL'::text])))
+);
+
+ALTER TABLE public.ledger_transfers ALTER COLUMN sequence ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.ledger_transfers_sequence_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+CREATE TABLE public.members (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    email text NOT NULL,
+    display_name text DEFAULT ''::text NOT NULL,
+    role text NOT NULL,
+    status text NOT NULL,
+    signer_address text,
+    identity_user_id text,
+    invite_token_hash text NOT NULL,
+    invite_expires_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    accepted_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    CONSTRAINT members_role_check CHECK ((role = ANY (ARRAY['ADMIN'::text, 'MEMBER'::text]))),
+    CONSTRAINT members_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'ACTIVE'::text, 'REVOKED'::text])))
+);
+
+CREATE TABLE public.offramp_payments (
+    id text NOT NULL,
+    environment text NOT NULL,
+    sender_tenant_id text NOT NULL,
+    recipient_tenant_id text,
+    recipient_phone_hash text NOT NULL,
+    recipient_phone_masked text NOT NULL,
+    claim_id text,
+    source_chain_key text NOT NULL,
+    source_asset_id text NOT NULL,
+    source_amount_base_units bigint NOT NULL,
+    funding_mode text NOT NULL,
+    requested_destination_id text,
+    speed_preference text NOT NULL,
+    status text NOT NULL,
+    hold_reasons text[] DEFAULT '{}'::text[] NOT NULL,
+    selected_quote_id text,
+    quote_set_version integer DEFAULT 0 NOT NULL,
+    reservation integer DEFAULT 0 NOT NULL,
+    hold_transfer_id text,
+    attempt integer DEFAULT 0 NOT NULL,
+    provider text,
+    provider_reference text,
+    failure_reason text,
+    delivered_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_payments_delivered_at CHECK (((status <> 'DELIVERED'::text) OR (delivered_at IS NOT NULL))),
+    CONSTRAINT offramp_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT offramp_payments_source_amount_base_units_check CHECK ((source_amount_base_units > 0))
+);
+
+CREATE TABLE public.offramp_returns (
+    payment_id text NOT NULL,
+    transfer_id text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_returns_amount_base_units_check CHECK ((amount_base_units > 0))
+);
+
+CREATE TABLE public.payout_destinations (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    type text NOT NULL,
+    status text NOT NULL,
+    masked text NOT NULL,
+    allow_automatic_fallback boolean NOT NULL,
+    identifier_ciphertext bytea,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT payout_destinations_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT payout_destinations_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'DISABLED'::text])))
+);
+
+CREATE TABLE public.payout_mock_transfers (
+    provider text NOT NULL,
+    reference text NOT NULL,
+    idempotency_key text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    step integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.phone_aliases (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    phone_hash text NOT NULL,
+    phone_ciphertext bytea NOT NULL,
+    masked text NOT NULL,
+    status text NOT NULL,
+    code_hash text DEFAULT ''::text NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    code_expires_at timestamp with time zone NOT NULL,
+    verified_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT phone_aliases_attempts_check CHECK (((attempts >= 0) AND (attempts <= 5))),
+    CONSTRAINT phone_aliases_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT phone_aliases_status_check CHECK ((status = ANY (ARRAY['PENDING_VERIFICATION'::text, 'VERIFIED'::text, 'FAILED'::text])))
+);
+
+CREATE TABLE public.policies (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    name text NOT NULL,
+    status text NOT NULL,
+    active_version_id text NOT NULL,
+    active_version integer NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    archived_at timestamp with time zone,
+    CONSTRAINT policies_active_version_check CHECK ((active_version >= 1)),
+    CONSTRAINT policies_check CHECK (((status = 'ARCHIVED'::text) = (archived_at IS NOT NULL))),
+    CONSTRAINT policies_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT policies_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'ARCHIVED'::text])))
+);
+
+CREATE TABLE public.policy_attachments (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    policy_id text NOT NULL,
+    subject_type text NOT NULL,
+    subject_id text NOT NULL,
+    attached_at timestamp with time zone NOT NULL,
+    detached_at timestamp with time zone,
+    CONSTRAINT policy_attachments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT policy_attachments_subject_type_check CHECK ((subject_type = ANY (ARRAY['wallet'::text, 'card'::text, 'agent'::text, 'treasury_account'::text])))
+);
+
+CREATE TABLE public.policy_decisions (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    policy_id text NOT NULL,
+    version_id text NOT NULL,
+    policy_version integer NOT NULL,
+    sha256 text NOT NULL,
+    subject_type text,
+    subject_id text,
+    source text NOT NULL,
+    reference_id text,
+    mode text,
+    amount_base_units bigint NOT NULL,
+    mcc text,
+    counterparty text,
+    allow boolean NOT NULL,
+    reason text NOT NULL,
+    rule_trace jsonb NOT NULL,
+    blocked boolean NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT policy_decisions_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT policy_decisions_mode_check CHECK ((mode = ANY (ARRAY['off'::text, 'log'::text, 'enforce'::text]))),
+    CONSTRAINT policy_decisions_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT policy_decisions_source_check CHECK ((source = ANY (ARRAY['EVALUATE'::text, 'PAYMENT'::text])))
+);
+
+CREATE TABLE public.policy_versions (
+    id text NOT NULL,
+    policy_id text NOT NULL,
+    version integer NOT NULL,
+    sha256 text NOT NULL,
+    ir text NOT NULL,
+    document jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT policy_versions_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
+    CONSTRAINT policy_versions_version_check CHECK ((version >= 1))
+);
+
+CREATE TABLE public.provider_events (
+    provider text NOT NULL,
+    event_id text NOT NULL,
+    received_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.recipient_credentials (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    type text NOT NULL,
+    status text NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT recipient_credentials_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT recipient_credentials_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'EXPIRED'::text, 'REVOKED'::text, 'SUSPENDED'::text]))),
+    CONSTRAINT recipient_credentials_type_check CHECK ((type = 'BUSINESS_IDENTITY'::text))
+);
+
+CREATE TABLE public.river_job (
+    id bigint NOT NULL,
+    state public.river_job_state DEFAULT 'available'::public.river_job_state NOT NULL,
+    attempt smallint DEFAULT 0 NOT NULL,
+    max_attempts smallint DEFAULT 25 NOT NULL,
+    attempted_at timestamp with time zone,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    finalized_at timestamp with time zone,
+    scheduled_at timestamp with time zone DEFAULT now() NOT NULL,
+    priority smallint DEFAULT 1 NOT NULL,
+    args jsonb NOT NULL,
+    attempted_by text[],
+    errors jsonb[],
+    kind text NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    queue text DEFAULT 'default'::text NOT NULL,
+    tags character varying(255)[] DEFAULT '{}'::character varying[] NOT NULL,
+    unique_key bytea,
+    unique_states bit(8),
+    CONSTRAINT finalized_or_finalized_at_null CHECK ((((finalized_at IS NULL) AND (state <> ALL (ARRAY['cancelled'::public.river_job_state, 'completed'::public.river_job_state, 'discarded'::public.river_job_state]))) OR ((finalized_at IS NOT NULL) AND (state = ANY (ARRAY['cancelled'::public.river_job_state, 'completed'::public.river_job_state, 'discarded'::public.river_job_state]))))),
+    CONSTRAINT kind_length CHECK (((char_length(kind) > 0) AND (char_length(kind) < 128))),
+    CONSTRAINT max_attempts_is_positive CHECK ((max_attempts > 0)),
+    CONSTRAINT priority_in_range CHECK (((priority >= 1) AND (priority <= 4))),
+    CONSTRAINT queue_length CHECK (((char_length(queue) > 0) AND (char_length(queue) < 128)))
+);
+
+CREATE SEQUENCE public.river_job_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.river_job_id_seq OWNED BY public.river_job.id;
+
+CREATE UNLOGGED TABLE public.river_leader (
+    elected_at timestamp with time zone NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    leader_id text NOT NULL,
+    name text DEFAULT 'default'::text NOT NULL,
+    CONSTRAINT leader_id_length CHECK (((char_length(leader_id) > 0) AND (char_length(leader_id) < 128))),
+    CONSTRAINT name_length CHECK ((name = 'default'::text))
+);
+
+CREATE TABLE public.river_migration (
+    line text NOT NULL,
+    version bigint NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT line_length CHECK (((char_length(line) > 0) AND (char_length(line) < 128))),
+    CONSTRAINT version_gte_1 CHECK ((version >= 1))
+);
+
+CREATE TABLE public.river_notification (
+    id bigint NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    payload text NOT NULL,
+    topic text NOT NULL,
+    CONSTRAINT topic_length CHECK (((length(topic) > 0) AND (length(topic) < 128)))
+);
+
+CREATE SEQUENCE public.river_notification_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+ALTER SEQUENCE public.river_notification_id_seq OWNED BY public.river_notification.id;
+
+CREATE TABLE public.river_queue (
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    paused_at timestamp with time zone,
+    updated_at timestamp with time zone DEFAULT CURRENT_TIMESTAMP NOT NULL
+);
+
+CREATE TABLE public.route_quotes (
+    id text NOT NULL,
+    payment_id text NOT NULL,
+    set_version integer NOT NULL,
+    "position" integer NOT NULL,
+    destination_id text NOT NULL,
+    destination_type text NOT NULL,
+    provider text NOT NULL,
+    source_amount_base_units bigint NOT NULL,
+    source_asset_id text NOT NULL,
+    destination_amount_minor bigint NOT NULL,
+    destination_currency text NOT NULL,
+    provider_fee_minor bigint NOT NULL,
+    network_fee_minor bigint NOT NULL,
+    exchange_rate text NOT NULL,
+    estimated_delivery_seconds integer NOT NULL,
+    requires_bridge boolean NOT NULL,
+    requires_conversion boolean NOT NULL,
+    requires_prefunding boolean NOT NULL,
+    status text NOT NULL,
+    deliver_base_units bigint NOT NULL,
+    fee_base_units bigint NOT NULL,
+    quote_expires_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT route_quotes_deliver_base_units_check CHECK ((deliver_base_units > 0)),
+    CONSTRAINT route_quotes_fee_base_units_check CHECK ((fee_base_units >= 0)),
+    CONSTRAINT route_quotes_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'SUPERSEDED'::text, 'EXPIRED'::text]))),
+    CONSTRAINT route_quotes_sum CHECK (((deliver_base_units + fee_base_units) = source_amount_base_units))
+);
+
+CREATE TABLE public.safe_payments (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    source_wallet_id text NOT NULL,
+    safe_address text NOT NULL,
+    chain_id bigint NOT NULL,
+    destination_type text NOT NULL,
+    destination_handle text,
+    destination_address text NOT NULL,
+    destination_wallet_id text,
+    destination_chain_id bigint NOT NULL,
+    asset text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    memo text,
+    status text NOT NULL,
+    safe_nonce bigint NOT NULL,
+    safe_tx_hash text,
+    threshold integer NOT NULL,
+    signatures jsonb DEFAULT '[]'::jsonb NOT NULL,
+    executed_tx_hash text,
+    failure_reason text,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT safe_payments_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT safe_payments_destination_type_check CHECK ((destination_type = ANY (ARRAY['handle'::text, 'email'::text, 'address'::text, 'wallet'::text]))),
+    CONSTRAINT safe_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT safe_payments_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text, 'COMPLETED'::text, 'FAILED'::text, 'CANCELLED'::text])))
+);
+
+CREATE TABLE public.schema_migrations (
+    version bigint NOT NULL,
+    dirty boolean NOT NULL
+);
+
+CREATE TABLE public.sms_messages (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    to_hash text NOT NULL,
+    to_masked text NOT NULL,
+    to_ciphertext bytea NOT NULL,
+    body text NOT NULL,
+    purpose text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT sms_messages_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.tenants (
+    id text NOT NULL,
+    slug text NOT NULL,
+    name text NOT NULL,
+    owner_user_id text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT tenants_slug_format CHECK ((slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text))
+);
+
+CREATE TABLE public.wallets (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    name text NOT NULL,
+    chain_id bigint NOT NULL,
+    address text NOT NULL,
+    owners jsonb NOT NULL,
+    threshold integer NOT NULL,
+    status text NOT NULL,
+    deploy_tx_hash text,
+    deploy_attempts integer DEFAULT 0 NOT NULL,
+    failure_reason text,
+    created_at timestamp with time zone NOT NULL,
+    deployed_at timestamp with time zone,
+    CONSTRAINT wallets_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT wallets_status_check CHECK ((status = ANY (ARRAY['PENDING_DEPLOYMENT'::text, 'DEPLOYING'::text, 'DEPLOYED'::text, 'FAILED'::text]))),
+    CONSTRAINT wallets_threshold_check CHECK ((threshold >= 1))
+);
+
+ALTER TABLE ONLY public.river_job ALTER COLUMN id SET DEFAULT nextval('public.river_job_id_seq'::regclass);
+
+ALTER TABLE ONLY public.river_notification ALTER COLUMN id SET DEFAULT nextval('public.river_notification_id_seq'::regclass);
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_pub_id_key UNIQUE (pub_id);
+
+ALTER TABLE ONLY public.chain_index_cursors
+    ADD CONSTRAINT chain_index_cursors_pkey PRIMARY KEY (environment, chain_id);
+
+ALTER TABLE ONLY public.drips
+    ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (chain_id, tx_hash);
+
+ALTER TABLE ONLY public.drips
+    ADD CONSTRAINT drips_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.handles
+    ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
+
+ALTER TABLE ONLY public.idempotency_keys
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, environment, key);
+
+ALTER TABLE ONLY public.ledger_accounts
+    ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ledger_accounts
+    ADD CONSTRAINT ledger_accounts_reference_key UNIQUE (environment, asset, reference);
+
+ALTER TABLE ONLY public.ledger_balances
+    ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account_id);
+
+ALTER TABLE ONLY public.ledger_chain_heads
+    ADD CONSTRAINT ledger_chain_heads_pkey PRIMARY KEY (environment, stripe);
+
+ALTER TABLE ONLY public.ledger_chain
+    ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
+
+ALTER TABLE ONLY public.ledger_postings
+    ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (transfer_id, account_id);
+
+ALTER TABLE ONLY public.ledger_transfers
+    ADD CONSTRAINT ledger_transfers_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.ledger_transfers
+    ADD CONSTRAINT ledger_transfers_reference_key UNIQUE (environment, reference);
+
+ALTER TABLE ONLY public.ledger_transfers
+    ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence);
+
+ALTER TABLE ONLY public.members
+    ADD CONSTRAINT members_invite_token_hash_key UNIQUE (invite_token_hash);
+
+ALTER TABLE ONLY public.members
+    ADD CONSTRAINT members_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.offramp_payments
+    ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.offramp_returns
+    ADD CONSTRAINT offramp_returns_pkey PRIMARY KEY (payment_id);
+
+ALTER TABLE ONLY public.payout_destinations
+    ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.payout_mock_transfers
+    ADD CONSTRAINT payout_mock_transfers_key UNIQUE (provider, idempotency_key);
+
+ALTER TABLE ONLY public.payout_mock_transfers
+    ADD CONSTRAINT payout_mock_transfers_pkey PRIMARY KEY (provider, reference);
+
+ALTER TABLE ONLY public.phone_aliases
+    ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.policies
+    ADD CONSTRAINT policies_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.policy_attachments
+    ADD CONSTRAINT policy_attachments_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.policy_decisions
+    ADD CONSTRAINT policy_decisions_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.policy_versions
+    ADD CONSTRAINT policy_versions_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.policy_versions
+    ADD CONSTRAINT policy_versions_policy_version_key UNIQUE (policy_id, version);
+
+ALTER TABLE ONLY public.provider_events
+    ADD CONSTRAINT provider_events_pkey PRIMARY KEY (provider, event_id);
+
+ALTER TABLE ONLY public.recipient_credentials
+    ADD CONSTRAINT recipient_credentials_pkey PRIMARY KEY (tenant_id, environment, type);
+
+ALTER TABLE ONLY public.river_job
+    ADD CONSTRAINT river_job_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.river_leader
+    ADD CONSTRAINT river_leader_pkey PRIMARY KEY (name);
+
+ALTER TABLE ONLY public.river_migration
+    ADD CONSTRAINT river_migration_pkey1 PRIMARY KEY (line, version);
+
+ALTER TABLE ONLY public.river_notification
+    ADD CONSTRAINT river_notification_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.river_queue
+    ADD CONSTRAINT river_queue_pkey PRIMARY KEY (name);
+
+ALTER TABLE ONLY public.route_quotes
+    ADD CONSTRAINT route_quotes_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.safe_payments
+    ADD CONSTRAINT safe_payments_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.schema_migrations
+    ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
+
+ALTER TABLE ONLY public.sms_messages
+    ADD CONSTRAINT sms_messages_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.tenants
+    ADD CONSTRAINT tenants_owner_user_id_key UNIQUE (owner_user_id);
+
+ALTER TABLE ONLY public.tenants
+    ADD CONSTRAINT tenants_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.tenants
+    ADD CONSTRAINT tenants_slug_key UNIQUE (slug);
+
+ALTER TABLE ONLY public.wallets
+    ADD CONSTRAINT wallets_chain_address_key UNIQUE (chain_id, address);
+
+ALTER TABLE ONLY public.wallets
+    ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
+
+CREATE INDEX api_keys_tenant_env_idx ON public.api_keys USING btree (tenant_id, environment, id);
+
+CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
+
+CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, created_at);
+
+CREATE INDEX handles_wallet_idx ON public.handles USING btree (wallet_id);
+
+CREATE INDEX idempotency_keys_expires_idx ON public.idempotency_keys USING btree (expires_at);
+
+CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
+
+CREATE INDEX ledger_postings_account_idx ON public.ledger_postings USING btree (account_id, created_at, sequence);
+
+CREATE INDEX members_identity_user_idx ON public.members USING btree (identity_user_id) WHERE (status = 'ACTIVE'::text);
+
+CREATE INDEX members_tenant_idx ON public.members USING btree (tenant_id, id);
+
+CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (provider, provider_reference) WHERE (provider_reference IS NOT NULL);
+
+CREATE INDEX offramp_payments_recipient_idx ON public.offramp_payments USING btree (recipient_tenant_id, environment, id);
+
+CREATE INDEX offramp_payments_sender_idx ON public.offramp_payments USING btree (sender_tenant_id, environment, id);
+
+CREATE INDEX offramp_payments_status_idx ON public.offramp_payments USING btree (status);
+
+CREATE INDEX payout_destinations_tenant_idx ON public.payout_destinations USING btree (tenant_id, environment, id);
+
+CREATE INDEX phone_aliases_tenant_idx ON public.phone_aliases USING btree (tenant_id, environment, id);
+
+CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btree (environment, phone_hash) WHERE (status = 'VERIFIED'::text);
+
+CREATE INDEX policies_tenant_env_idx ON public.policies USING btree (tenant_id, environment, id);
+
+CREATE INDEX policy_attachments_policy_idx ON public.policy_attachments USING btree (policy_id, id) WHERE (detached_at IS NULL);
+
+CREATE UNIQUE INDEX policy_attachments_subject_active_key ON public.policy_attachments USING btree (tenant_id, environment, subject_type, subject_id) WHERE (detached_at IS NULL);
+
+CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btree (reference_id) WHERE (reference_id IS NOT NULL);
+
+CREATE INDEX policy_decisions_tenant_env_idx ON public.policy_decisions USING btree (tenant_id, environment, id);
+
+CREATE INDEX river_job_args_index ON public.river_job USING gin (args);
+
+CREATE INDEX river_job_kind ON public.river_job USING btree (kind);
+
+CREATE INDEX river_job_metadata_index ON public.river_job USING gin (metadata);
+
+CREATE INDEX river_job_prioritized_fetching_index ON public.river_job USING btree (state, queue, priority, scheduled_at, id);
+
+CREATE INDEX river_job_state_and_finalized_at_index ON public.river_job USING btree (state, finalized_at) WHERE (finalized_at IS NOT NULL);
+
+CREATE UNIQUE INDEX river_job_unique_idx ON public.river_job USING btree (unique_key) WHERE ((unique_key IS NOT NULL) AND (unique_states IS NOT NULL) AND public.river_job_state_in_bitmask(unique_states, state));
+
+CREATE INDEX river_notification_created_at_idx ON public.river_notification USING btree (created_at);
+
+CREATE INDEX river_notification_topic_id_idx ON public.river_notification USING btree (topic, id);
+
+CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (payment_id, set_version, "position");
+
+CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
+
+CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
+
+CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
+
+CREATE INDEX wallets_env_chain_idx ON public.wallets USING btree (environment, chain_id, id);
+
+CREATE INDEX wallets_tenant_env_idx ON public.wallets USING btree (tenant_id, environment, id);
+
+CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_transfers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.ledger_link_transfer();
+
+CREATE TRIGGER policy_versions_no_rewrite BEFORE DELETE OR UPDATE ON public.policy_versions FOR EACH ROW EXECUTE FUNCTION public.policy_versions_immutable();
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.drips
+    ADD CONSTRAINT drips_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.drips
+    ADD CONSTRAINT drips_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.handles
+    ADD CONSTRAINT handles_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.handles
+    ADD CONSTRAINT handles_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.ledger_balances
+    ADD CONSTRAINT ledger_balances_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.ledger_accounts(id);
+
+ALTER TABLE ONLY public.ledger_postings
+    ADD CONSTRAINT ledger_postings_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.ledger_accounts(id);
+
+ALTER TABLE ONLY public.ledger_postings
+    ADD CONSTRAINT ledger_postings_transfer_id_fkey FOREIGN KEY (transfer_id) REFERENCES public.ledger_transfers(id);
+
+ALTER TABLE ONLY public.ledger_transfers
+    ADD CONSTRAINT ledger_transfers_pending_id_fkey FOREIGN KEY (pending_id) REFERENCES public.ledger_transfers(id);
+
+ALTER TABLE ONLY public.ledger_transfers
+    ADD CONSTRAINT ledger_transfers_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES public.ledger_transfers(id);
+
+ALTER TABLE ONLY public.ledger_transfers
+    ADD CONSTRAINT ledger_transfers_reversed_id_fkey FOREIGN KEY (reversed_id) REFERENCES public.ledger_transfers(id);
+
+ALTER TABLE ONLY public.members
+    ADD CONSTRAINT members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.offramp_payments
+    ADD CONSTRAINT offramp_payments_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.offramp_payments
+    ADD CONSTRAINT offramp_payments_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.offramp_returns
+    ADD CONSTRAINT offramp_returns_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+
+ALTER TABLE ONLY public.payout_destinations
+    ADD CONSTRAINT payout_destinations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.phone_aliases
+    ADD CONSTRAINT phone_aliases_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.policies
+    ADD CONSTRAINT policies_active_version_fkey FOREIGN KEY (active_version_id) REFERENCES public.policy_versions(id) DEFERRABLE INITIALLY DEFERRED;
+
+ALTER TABLE ONLY public.policies
+    ADD CONSTRAINT policies_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.policy_attachments
+    ADD CONSTRAINT policy_attachments_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+ALTER TABLE ONLY public.policy_attachments
+    ADD CONSTRAINT policy_attachments_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.policy_decisions
+    ADD CONSTRAINT policy_decisions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+ALTER TABLE ONLY public.policy_decisions
+    ADD CONSTRAINT policy_decisions_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.policy_decisions
+    ADD CONSTRAINT policy_decisions_version_id_fkey FOREIGN KEY (version_id) REFERENCES public.policy_versions(id);
+
+ALTER TABLE ONLY public.policy_versions
+    ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+ALTER TABLE ONLY public.recipient_credentials
+    ADD CONSTRAINT recipient_credentials_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.route_quotes
+    ADD CONSTRAINT route_quotes_destination_id_fkey FOREIGN KEY (destination_id) REFERENCES public.payout_destinations(id);
+
+ALTER TABLE ONLY public.route_quotes
+    ADD CONSTRAINT route_quotes_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+
+ALTER TABLE ONLY public.safe_payments
+    ADD CONSTRAINT safe_payments_source_wallet_id_fkey FOREIGN KEY (source_wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.safe_payments
+    ADD CONSTRAINT safe_payments_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.sms_messages
+    ADD CONSTRAINT sms_messages_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.wallets
+    ADD CONSTRAINT wallets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
