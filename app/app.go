@@ -27,6 +27,8 @@ type Deps struct {
 	IdempotencyTTL time.Duration
 	// Faucet bounds sandbox drips; zero fields take wallet.DefaultFaucetLimits.
 	Faucet wallet.FaucetLimits
+	// MaxWalletsPerTenant bounds wallets per tenant and environment; 0 = wallet.MaxWalletsPerTenant.
+	MaxWalletsPerTenant int
 	// Off-ramp recipients and payments (issue 6). Without Cipher and SMS those use cases
 	// answer FEATURE_NOT_AVAILABLE.
 	Cipher    ports.Cipher
@@ -48,15 +50,16 @@ type Deps struct {
 
 // App is the set of use cases.
 type App struct {
-	store          ports.Store
-	identity       ports.Identity
-	jobs           ports.Jobs
-	clock          ports.Clock
-	chains         map[core.Environment]ports.Chain
-	idempotencyTTL time.Duration
-	faucet         wallet.FaucetLimits
-	offramp        offrampDeps
-	policy         policyDeps
+	store               ports.Store
+	identity            ports.Identity
+	jobs                ports.Jobs
+	clock               ports.Clock
+	chains              map[core.Environment]ports.Chain
+	idempotencyTTL      time.Duration
+	faucet              wallet.FaucetLimits
+	maxWalletsPerTenant int
+	offramp             offrampDeps
+	policy              policyDeps
 }
 
 // New checks the wiring and fails at start-up when a dependency is missing.
@@ -80,7 +83,7 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	return &App{store: d.Store, identity: d.Identity, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults(), offramp: newOfframpDeps(d), policy: pol}, nil
+		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant, offramp: newOfframpDeps(d), policy: pol}, nil
 }
 
 // chain returns the environment's chain or CHAIN_UNAVAILABLE.

@@ -59,6 +59,10 @@ type fakeWallets struct {
 	s *fakeStore
 }
 
+func (r fakeWallets) CountWalletsLocked(context.Context, string, core.Environment) (int, error) {
+	return 0, nil
+}
+
 func (r fakeWallets) CreateWallet(_ context.Context, w wallet.Wallet) error {
 	r.s.wallets[w.ID] = w
 	return nil

@@ -50,12 +50,28 @@ func (a *App) CreateWallet(ctx context.Context, p auth.Principal, in CreateWalle
 	}
 	w.Address = address.Hex()
 	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		n, err := tx.Wallets().CountWalletsLocked(ctx, w.TenantID, w.Environment)
+		if err != nil {
+			return err
+		}
+		if n >= a.walletQuota() {
+			return core.E(wallet.CodeWalletQuotaExceeded, "a tenant holds at most %d wallets per environment", a.walletQuota())
+		}
 		if err := tx.Wallets().CreateWallet(ctx, w); err != nil {
 			return err
 		}
 		return a.jobs.Enqueue(ctx, DeployWalletArgs{WalletID: w.ID}, ports.JobOptions{MaxAttempts: deployJobMaxAttempts})
 	})
 	return w, err
+}
+
+// walletQuota is the per-tenant, per-environment wallet limit (Deps.MaxWalletsPerTenant, else
+// wallet.MaxWalletsPerTenant).
+func (a *App) walletQuota() int {
+	if a.maxWalletsPerTenant > 0 {
+		return a.maxWalletsPerTenant
+	}
+	return wallet.MaxWalletsPerTenant
 }
 
 // chainFor is the environment's chain, which must be the chain the wallet names.

@@ -18,6 +18,9 @@ type WalletRepo interface {
 	LockWallet(ctx context.Context, id string) (wallet.Wallet, error)
 	ListWallets(ctx context.Context, tenantID string, env core.Environment, page Page) ([]wallet.Wallet, int, error)
 	UpdateWallet(ctx context.Context, w wallet.Wallet) error
+	// CountWalletsLocked counts a tenant's wallets in env under a transaction-scoped lock on the
+	// tenant's wallet creation, so a quota check and the insert that follows cannot race.
+	CountWalletsLocked(ctx context.Context, tenantID string, env core.Environment) (int, error)
 	// ListTenantWallets lists every wallet of a tenant in both environments (bounded by limit).
 	ListTenantWallets(ctx context.Context, tenantID string, limit int) ([]wallet.Wallet, error)
 }

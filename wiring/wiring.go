@@ -38,7 +38,9 @@ type Config struct {
 	// ChainAdapters are the chains per environment (the simulated chain in tests, a dev or
 	// real node in serve). Capabilities report a chain available only when it is here.
 	ChainAdapters map[core.Environment]ports.Chain
-	Clock         ports.Clock // nil = wall clock
+	// MaxWalletsPerTenant bounds wallets per tenant and environment (0 = the default, 1000).
+	MaxWalletsPerTenant int
+	Clock               ports.Clock // nil = wall clock
 	// Faucet bounds sandbox drips per wallet and per tenant; zero fields take the defaults.
 	Faucet wallet.FaucetLimits
 	// CipherKey (hex, at least 32 bytes) encrypts phone numbers and payout identifiers at
@@ -116,7 +118,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		appStore = cfg.WrapStore(store)
 	}
 	a, err := app.New(app.Deps{Store: appStore, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
-		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet,
+		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
 		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log})

@@ -143,3 +143,11 @@ func (r walletRepo) UpdateWallet(ctx context.Context, w wallet.Wallet) error {
 func walletsFromRows(rows []walletModel) ([]wallet.Wallet, error) {
 	return domainRows[wallet.Wallet](rows)
 }
+
+func (r walletRepo) CountWalletsLocked(ctx context.Context, tenantID string, env core.Environment) (int, error) {
+	if _, err := r.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 3))", "wallets:"+tenantID+"|"+string(env)); err != nil {
+		return 0, err
+	}
+	n, err := r.db.NewSelect().Model((*walletModel)(nil)).Where("tenant_id = ? AND environment = ?", tenantID, env).Count(ctx)
+	return int(n), err
+}

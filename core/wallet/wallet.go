@@ -17,6 +17,13 @@ const (
 	LiveChainID    int64 = 8453
 )
 
+// MaxWalletsPerTenant bounds the wallets one tenant holds per environment: every wallet is a
+// relayer-paid deployment and a party the ledger mirror watches on every block.
+const MaxWalletsPerTenant = 1000
+
+// CodeWalletQuotaExceeded refuses a wallet past MaxWalletsPerTenant.
+const CodeWalletQuotaExceeded core.Code = "WALLET_QUOTA_EXCEEDED"
+
 // Bounds of a wallet's definition.
 const (
 	MaxOwners     = 20
