@@ -265,7 +265,40 @@ func (a *App) paymentNonceUsed(ctx context.Context, chain ports.Chain, pay safep
 	case a.clock.Now().Sub(current.UpdatedAt) < paymentNonceUsedGrace:
 		return paymentReceiptPoll, nil
 	}
+	if adopted, err := a.adoptExecution(ctx, chain, current); adopted || err != nil {
+		return 0, err
+	}
 	return 0, a.failPayment(ctx, chain, current, safepay.NonceUsedReason(current), stillUnsent)
+}
+
+// adoptExecution completes the payment with the transaction that executed its safeTxHash on
+// chain, when the Safe shows one. A send whose outcome was unknown (a timeout after the node
+// took it), or another run's send, can have moved the money while this run saw a used nonce or
+// its own transaction revert: the Safe's ExecutionSuccess event is the truth, so the payment is
+// never reported FAILED for money that moved.
+func (a *App) adoptExecution(ctx context.Context, chain ports.Chain, pay safepay.Payment) (bool, error) {
+	if pay.SafeTxHash == "" {
+		return false, nil
+	}
+	txHash, found, err := chain.SafeExecution(ctx, common.HexToAddress(pay.SafeAddress), common.HexToHash(pay.SafeTxHash))
+	if err != nil || !found {
+		return false, err
+	}
+	adopted, err := a.updatePayment(ctx, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
+		if p.Status != safepay.StatusExecuting {
+			return p, errPaymentStepDone
+		}
+		p.ExecutedTxHash = txHash.Hex()
+		p.UpdatedAt = a.clock.Now()
+		return p, nil
+	})
+	if errors.Is(err, errPaymentStepDone) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, a.completePayment(ctx, adopted)
 }
 
 // confirmPayment reads the receipt: success completes the payment, a revert fails it, pending
@@ -282,6 +315,9 @@ func (a *App) confirmPayment(ctx context.Context, chain ports.Chain, pay safepay
 		reason := receipt.FailureReason
 		if reason == "" {
 			reason = "the transaction reverted on chain"
+		}
+		if adopted, err := a.adoptExecution(ctx, chain, pay); adopted || err != nil {
+			return 0, err
 		}
 		sentAs := func(p safepay.Payment) bool {
 			return p.Status == safepay.StatusExecuting && p.ExecutedTxHash == pay.ExecutedTxHash

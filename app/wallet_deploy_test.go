@@ -179,6 +179,10 @@ func (c *scriptedChain) SendETH(context.Context, common.Address, *big.Int) (comm
 	return c.send()
 }
 func (c *scriptedChain) LatestBlock(context.Context) (uint64, error) { return 10, nil }
+func (c *scriptedChain) SafeExecution(context.Context, common.Address, common.Hash) (common.Hash, bool, error) {
+	return common.Hash{}, false, nil
+}
+
 func (c *scriptedChain) USDCTransferLogs(context.Context, uint64, uint64, []common.Address) ([]ports.TransferLog, error) {
 	return c.logs, nil
 }

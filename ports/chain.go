@@ -75,7 +75,16 @@ type Chain interface {
 	// blocks and end at LatestBlock at the latest, so an indexer walks the chain in bounded
 	// steps. Each log's (TxHash, LogIndex) is unique: post it to the ledger idempotently.
 	USDCTransferLogs(ctx context.Context, fromBlock, toBlock uint64, parties []common.Address) ([]TransferLog, error)
+	// SafeExecution finds the transaction whose execution of safeTxHash succeeded on the Safe
+	// (Safe's ExecutionSuccess event) within the last SafeExecutionLookback blocks. It tells a
+	// caller whose send outcome was unknown whether the money moved, so a payment is never
+	// reported FAILED while its transfer executed.
+	SafeExecution(ctx context.Context, safeAddress common.Address, safeTxHash common.Hash) (txHash common.Hash, found bool, err error)
 }
+
+// SafeExecutionLookback bounds how far back SafeExecution looks: payments execute within
+// minutes of being sent, and 10,000 blocks is hours on Base.
+const SafeExecutionLookback = 10_000
 
 // Bounds of USDCTransferLogs.
 const (

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"corridor/adapters/chain/bindings"
@@ -392,4 +393,42 @@ func positive(amount *big.Int) error {
 		return fmt.Errorf("chain: amount must be a positive uint256, got %v", amount)
 	}
 	return nil
+}
+
+// executionSuccessTopic is Safe's ExecutionSuccess(bytes32 indexed txHash, uint256 payment).
+var executionSuccessTopic = crypto.Keccak256Hash([]byte("ExecutionSuccess(bytes32,uint256)"))
+
+// SafeExecution scans the lookback window in bounded ranges, newest first.
+func (a *Adapter) SafeExecution(ctx context.Context, safeAddress common.Address, safeTxHash common.Hash) (common.Hash, bool, error) {
+	latest, err := a.client.BlockNumber(ctx)
+	if err != nil {
+		return common.Hash{}, false, err
+	}
+	floor := uint64(0)
+	if latest > ports.SafeExecutionLookback {
+		floor = latest - ports.SafeExecutionLookback
+	}
+	for to := latest; ; {
+		from := floor
+		if to-floor >= ports.MaxLogBlockRange {
+			from = to - ports.MaxLogBlockRange + 1
+		}
+		logs, err := a.client.FilterLogs(ctx, ethereum.FilterQuery{
+			FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(to),
+			Addresses: []common.Address{safeAddress},
+			Topics:    [][]common.Hash{{executionSuccessTopic}, {safeTxHash}},
+		})
+		if err != nil {
+			return common.Hash{}, false, err
+		}
+		for _, l := range logs {
+			if !l.Removed {
+				return l.TxHash, true, nil
+			}
+		}
+		if from == floor {
+			return common.Hash{}, false, nil
+		}
+		to = from - 1
+	}
 }

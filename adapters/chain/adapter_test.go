@@ -545,3 +545,30 @@ func sameAddressSet(a, b []common.Address) bool {
 	}
 	return true
 }
+
+// TestSafeExecution_FindsTheExecutingTransaction: after an execution, SafeExecution names the
+// transaction that executed the safeTxHash; an unexecuted hash is not found.
+func TestSafeExecution_FindsTheExecutingTransaction(t *testing.T) {
+	a := newChain(t)
+	ctx := testContext(t)
+	address, keys := deployedSafe(t, a, "wal_adopt")
+	recipient := common.HexToAddress("0x000000000000000000000000000000000000beef")
+	tx, err := safe.TokenTransfer(a.USDCAddress(), recipient, usdc(5), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	safeTxHash := safe.TransactionHash(a.ChainID(), address, tx)
+	if _, found, err := a.SafeExecution(ctx, address, safeTxHash); err != nil || found {
+		t.Fatalf("before execution: found=%v err=%v", found, err)
+	}
+	hash, err := a.ExecSafeTransaction(ctx, address, tx, signAll(t, safeTxHash, keys[0], keys[1]))
+	mustSucceed(t, a, hash, err)
+	got, found, err := a.SafeExecution(ctx, address, safeTxHash)
+	if err != nil || !found || got != hash {
+		t.Fatalf("SafeExecution = %s, %v, %v; want %s", got.Hex(), found, err, hash.Hex())
+	}
+	other := safe.TransactionHash(a.ChainID(), address, safe.Transaction{To: recipient, Value: new(big.Int), Nonce: 7})
+	if _, found, err := a.SafeExecution(ctx, address, other); err != nil || found {
+		t.Fatalf("an unexecuted hash: found=%v err=%v", found, err)
+	}
+}
