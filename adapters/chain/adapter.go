@@ -11,12 +11,15 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"net/http"
+	"net/url"
 	"sort"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+	"github.com/ethereum/go-ethereum/rpc"
 
 	"corridor/adapters/chain/bindings"
 	"corridor/core/safe"
@@ -58,9 +61,9 @@ var (
 // relayerKey pays gas for every transaction (and mints TestUSDC on a dev chain, where it is
 // the minter).
 func Dial(ctx context.Context, rpcURL string, relayerKey *ecdsa.PrivateKey, addrs Addresses) (*Adapter, error) {
-	client, err := ethclient.DialContext(ctx, rpcURL)
+	client, err := dialRedacted(ctx, rpcURL)
 	if err != nil {
-		return nil, fmt.Errorf("chain: dialing %s: %w", rpcURL, err)
+		return nil, fmt.Errorf("chain: dialing %s: %w", redactedURL(rpcURL), err)
 	}
 	a, err := New(ctx, client, relayerKey, addrs, nil)
 	if err != nil {
@@ -431,4 +434,50 @@ func (a *Adapter) SafeExecution(ctx context.Context, safeAddress common.Address,
 		}
 		to = from - 1
 	}
+}
+
+// dialRedacted dials an HTTP(S) endpoint under its bare scheme://host and lets a transport put
+// the real path and query (where providers keep API keys) back on each request. Errors that Go
+// wraps with the request URL then name only the host, so no key reaches logs or job errors.
+// Other schemes (ws, ipc) are dialled as given.
+func dialRedacted(ctx context.Context, rawURL string) (*ethclient.Client, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return ethclient.DialContext(ctx, rawURL)
+	}
+	hc := &http.Client{Transport: secretURLTransport{real: u, base: http.DefaultTransport}}
+	rc, err := rpc.DialOptions(ctx, redactedURL(rawURL), rpc.WithHTTPClient(hc))
+	if err != nil {
+		return nil, err
+	}
+	return ethclient.NewClient(rc), nil
+}
+
+// redactedURL is scheme://host of an endpoint.
+func redactedURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return "[unparseable RPC URL]"
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// secretURLTransport sends every request to the real endpoint URL.
+type secretURLTransport struct {
+	real *url.URL
+	base http.RoundTripper
+}
+
+func (t secretURLTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	out := req.Clone(req.Context())
+	real := *t.real
+	out.URL = &real
+	out.Host = real.Host
+	if real.User != nil {
+		if pw, ok := real.User.Password(); ok {
+			out.SetBasicAuth(real.User.Username(), pw)
+		}
+		out.URL.User = nil
+	}
+	return t.base.RoundTrip(out)
 }

@@ -572,3 +572,25 @@ func TestSafeExecution_FindsTheExecutingTransaction(t *testing.T) {
 		t.Fatalf("an unexecuted hash: found=%v err=%v", found, err)
 	}
 }
+
+// TestDial_ErrorsDoNotCarryTheEndpointSecret: an API key in the RPC URL's path or query never
+// appears in an error (which jobs log and store).
+func TestDial_ErrorsDoNotCarryTheEndpointSecret(t *testing.T) {
+	secretURL := "http://127.0.0.1:1/v2/SECRET_PATH_KEY?apikey=SECRET_QUERY_KEY"
+	_, err := Dial(testContext(t), secretURL, nil, Addresses{})
+	if err == nil {
+		t.Fatal("dialling a closed port succeeded")
+	}
+	if strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("error carries the secret: %v", err)
+	}
+	client, err := dialRedacted(testContext(t), secretURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	_, err = client.ChainID(testContext(t))
+	if err == nil || strings.Contains(err.Error(), "SECRET") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("call error %v: want the host, never the secret", err)
+	}
+}
