@@ -53,7 +53,45 @@ func (a *App) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (comp
 	if ok && cred.Status == recipient.CredentialActive && routeReason != "" {
 		reasons = append(reasons, routeReason)
 	}
+	reasons, err = dropApprovedReviews(ctx, tx, p.ID, reasons)
+	if err != nil {
+		return composition{}, err
+	}
 	return composition{decision: offramp.Compose(reasons), routes: routes}, nil
+}
+
+// reviewReasons are the hold reasons an operator's review approval clears (SPEC.md: cleared by
+// operator review). INSUFFICIENT_ROUTE_LIQUIDITY is an operator's liquidity action, not a review.
+var reviewReasons = map[offramp.HoldReason]bool{
+	offramp.HoldTransactionMonitoringReview: true,
+	offramp.HoldCredentialChangedReview:     true,
+}
+
+// dropApprovedReviews removes the review reasons an operator has approved for the payment
+// (D11); every other reason the composer found stays.
+func dropApprovedReviews(ctx context.Context, tx ports.Tx, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
+	hasReview := false
+	for _, r := range reasons {
+		hasReview = hasReview || reviewReasons[r]
+	}
+	if !hasReview {
+		return reasons, nil
+	}
+	approved, err := tx.Offramp().ApprovedReviewReasons(ctx, paymentID)
+	if err != nil || len(approved) == 0 {
+		return reasons, err
+	}
+	ok := map[offramp.HoldReason]bool{}
+	for _, r := range approved {
+		ok[r] = true
+	}
+	kept := reasons[:0:0]
+	for _, r := range reasons {
+		if !(reviewReasons[r] && ok[r]) {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
 }
 
 // maxDestinationsConsidered bounds one routing pass.

@@ -275,6 +275,14 @@ CREATE TABLE public.offramp_returns (
     CONSTRAINT offramp_returns_amount_base_units_check CHECK ((amount_base_units > 0))
 );
 
+CREATE TABLE public.offramp_review_approvals (
+    payment_id text NOT NULL,
+    operator text NOT NULL,
+    reasons text[] NOT NULL,
+    approved_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.payout_destinations (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -649,6 +657,9 @@ ALTER TABLE ONLY public.offramp_payments
 ALTER TABLE ONLY public.offramp_returns
     ADD CONSTRAINT offramp_returns_pkey PRIMARY KEY (payment_id);
 
+ALTER TABLE ONLY public.offramp_review_approvals
+    ADD CONSTRAINT offramp_review_approvals_pkey PRIMARY KEY (payment_id);
+
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
 
@@ -842,6 +853,9 @@ ALTER TABLE ONLY public.offramp_payments
 
 ALTER TABLE ONLY public.offramp_returns
     ADD CONSTRAINT offramp_returns_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+
+ALTER TABLE ONLY public.offramp_review_approvals
+    ADD CONSTRAINT offramp_review_approvals_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
 
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

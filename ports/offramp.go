@@ -67,6 +67,12 @@ type OfframpRepo interface {
 	RecordReturn(ctx context.Context, paymentID, transferID string, amountBaseUnits int64, at time.Time) (bool, error)
 	// RecordProviderEvent stores a webhook event id once (false on a replay).
 	RecordProviderEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error)
+
+	// ApproveReview records an operator's approval of review hold reasons (D11), adding them
+	// to any earlier approval of the payment (the first approver and time are kept).
+	ApproveReview(ctx context.Context, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error
+	// ApprovedReviewReasons returns the review reasons an operator approved (none: nil).
+	ApprovedReviewReasons(ctx context.Context, paymentID string) ([]offramp.HoldReason, error)
 }
 
 // SMSMessage is one text to a phone. The number travels encrypted; ToMasked is what a sandbox

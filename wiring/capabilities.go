@@ -43,7 +43,7 @@ var Features = map[string]bool{
 	"phoneAliases":       true,
 	"payoutDestinations": true,
 	"pendingClaims":      false,
-	"operatorReview":     false,
+	"operatorReview":     true,
 	"twoFactor":          false,
 	"contacts":           false,
 	"webhooks":           false,

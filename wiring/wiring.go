@@ -53,6 +53,9 @@ type Config struct {
 	WrapStore func(ports.Store) ports.Store
 	// Payouts configures the payout providers (D9); the zero value has every provider off.
 	Payouts PayoutConfig
+	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates the operator routes
+	// /v1/admin/... (D11). Empty: they answer 503 SERVICE_UNAVAILABLE.
+	OperatorToken string
 }
 
 // Service is the wired application.
@@ -140,6 +143,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		RateLimit:      cfg.RateLimit,
 		Capabilities:   Capabilities(cfg.Chains, cfg.ChainAdapters),
 		Store:          store,
+		OperatorToken:  cfg.OperatorToken,
 	}, a, log)
 	if err != nil {
 		_ = db.Close()

@@ -40,6 +40,8 @@ func (s *Server) OpenAPI() map[string]any {
 			"securitySchemes": map[string]any{
 				"apiKey":  map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey},
 				"session": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+				"operatorToken": map[string]any{"type": "apiKey", "in": "header", "name": headerOperatorToken,
+					"description": "Operator token from OPERATOR_TOKEN (D11); /v1/admin/... only, never tenant keys"},
 			},
 		},
 	}
@@ -62,6 +64,8 @@ func (g *schemaGen) operation(r Route) map[string]any {
 		op["security"] = []any{map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
 	case authOptional:
 		op["security"] = []any{map[string]any{}, map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
+	case authOperator:
+		op["security"] = []any{map[string]any{"operatorToken": []string{}}}
 	default:
 		op["security"] = []any{}
 	}

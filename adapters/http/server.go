@@ -22,6 +22,9 @@ type Config struct {
 	Capabilities   CapabilitiesConfig
 	Version        string
 	Store          ports.Store // for /readyz
+	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates /v1/admin/...
+	// (D11). Empty: admin routes answer 503 SERVICE_UNAVAILABLE.
+	OperatorToken string
 }
 
 // authMode says how a route authenticates.
@@ -31,6 +34,7 @@ const (
 	authNone     authMode = iota // public: no credentials read
 	authOptional                 // credentials used when present
 	authRequired                 // API key or session
+	authOperator                 // the operator token of D11 (X-Operator-Token), never tenant keys
 )
 
 // Param documents a path or query parameter.
@@ -70,6 +74,9 @@ func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
 	if a == nil || log == nil || cfg.Store == nil {
 		return nil, errors.New("http: app, logger and store are required")
 	}
+	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {
+		return nil, errors.New("http: the operator token must be at least 32 characters")
+	}
 	if cfg.BodyLimitBytes <= 0 {
 		cfg.BodyLimitBytes = 1 << 20
 	}
@@ -104,8 +111,11 @@ func (s *Server) register(r Route) {
 		chain = append(chain, s.authenticate(true), s.rateLimit)
 	case authOptional:
 		chain = append(chain, s.authenticate(false), s.rateLimit)
+	case authOperator:
+		chain = append(chain, s.authenticateOperator)
 	}
-	if r.Method == fiber.MethodPost {
+	// Operator actions are idempotent by themselves; they have no tenant to scope a key to.
+	if r.Method == fiber.MethodPost && r.Auth != authOperator {
 		chain = append(chain, s.idempotent(r.SecretFields))
 	}
 	chain = append(chain, r.Handler)

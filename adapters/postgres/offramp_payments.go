@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"corridor/core"
 	"corridor/core/offramp"
@@ -274,4 +275,30 @@ func (r offrampRepo) RecordProviderEvent(ctx context.Context, provider, eventID 
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+func (r offrampRepo) ApproveReview(ctx context.Context, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error {
+	rs := make([]string, len(reasons))
+	for i, x := range reasons {
+		rs[i] = string(x)
+	}
+	_, err := r.db.NewRaw(`INSERT INTO offramp_review_approvals (payment_id, operator, reasons, approved_at, updated_at)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (payment_id) DO UPDATE SET
+    reasons = ARRAY(SELECT DISTINCT unnest(offramp_review_approvals.reasons || EXCLUDED.reasons) ORDER BY 1),
+    updated_at = EXCLUDED.updated_at`, paymentID, operator, pgdialect.Array(rs), at, at).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) ApprovedReviewReasons(ctx context.Context, paymentID string) ([]offramp.HoldReason, error) {
+	var rs []string
+	err := r.db.NewRaw("SELECT unnest(reasons) FROM offramp_review_approvals WHERE payment_id = ?", paymentID).Scan(ctx, &rs)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	out := make([]offramp.HoldReason, len(rs))
+	for i, x := range rs {
+		out[i] = offramp.HoldReason(x)
+	}
+	return out, nil
 }

@@ -37,6 +37,9 @@ type config struct {
 	PolicyEnforcement policy.Mode
 	// Payouts configures the payout providers (payouts.go).
 	Payouts wiring.PayoutConfig
+	// OperatorToken is OPERATOR_TOKEN (D11): at least 32 characters; unset, /v1/admin/...
+	// answers 503.
+	OperatorToken string
 }
 
 func loadConfig() (config, error) {
@@ -69,6 +72,10 @@ func loadConfig() (config, error) {
 	errs = append(errs, err)
 	c.Payouts, err = loadPayoutConfig()
 	errs = append(errs, err)
+	c.OperatorToken = strings.TrimSpace(os.Getenv("OPERATOR_TOKEN"))
+	if c.OperatorToken != "" && len(c.OperatorToken) < 32 {
+		errs = append(errs, errors.New("OPERATOR_TOKEN must be at least 32 characters"))
+	}
 	return c, errors.Join(errs...)
 }
 

@@ -151,6 +151,7 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 		ChainAdapters:     chains,
 		PolicyEnforcement: cfg.PolicyEnforcement,
 		Payouts:           cfg.Payouts,
+		OperatorToken:     cfg.OperatorToken,
 	}, log)
 	if err != nil {
 		return err

@@ -34,7 +34,7 @@ func TestService_Capabilities(t *testing.T) {
 			t.Fatalf("feature %s = %v, want %v", name, features[name], want)
 		}
 	}
-	for _, unbuilt := range []string{"cards", "pendingClaims", "operatorReview"} {
+	for _, unbuilt := range []string{"cards", "pendingClaims"} {
 		if features[unbuilt] != false {
 			t.Fatalf("unbuilt feature %s reported %v", unbuilt, features[unbuilt])
 		}

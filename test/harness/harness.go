@@ -108,8 +108,12 @@ func DefaultConfig(url string) wiring.Config {
 			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret},
 			PollInterval:   150 * time.Millisecond,
 		},
+		OperatorToken: OperatorToken,
 	}
 }
+
+// OperatorToken is the operator token (D11) of test servers.
+const OperatorToken = "optok_test_0123456789abcdef0123456789abcdef"
 
 // WebhookSecret is the wallet_a provider's webhook secret in tests.
 const WebhookSecret = "whsec_test_wallet_a_0123456789"
