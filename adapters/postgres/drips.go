@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -68,27 +66,11 @@ func (r dripRepo) CreateDrip(ctx context.Context, d wallet.Drip) error {
 }
 
 func (r dripRepo) FindDrip(ctx context.Context, tenantID string, env core.Environment, id string) (wallet.Drip, error) {
-	var m dripModel
-	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return wallet.Drip{}, errDripNotFound
-	}
-	if err != nil {
-		return wallet.Drip{}, err
-	}
-	return m.domain()
+	return oneRow[wallet.Drip, dripModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errDripNotFound)
 }
 
 func (r dripRepo) LockDrip(ctx context.Context, id string) (wallet.Drip, error) {
-	var m dripModel
-	err := r.db.NewSelect().Model(&m).Where("id = ?", id).For("UPDATE").Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return wallet.Drip{}, errDripNotFound
-	}
-	if err != nil {
-		return wallet.Drip{}, err
-	}
-	return m.domain()
+	return oneRow[wallet.Drip, dripModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errDripNotFound)
 }
 
 func (r dripRepo) UpdateDrip(ctx context.Context, d wallet.Drip) error {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -100,23 +99,11 @@ func (r paymentRepo) CreatePayment(ctx context.Context, p safepay.Payment) error
 }
 
 func (r paymentRepo) FindPayment(ctx context.Context, tenantID string, env core.Environment, id string) (safepay.Payment, error) {
-	return r.one(ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id))
+	return oneRow[safepay.Payment, paymentModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errPaymentNotFound)
 }
 
 func (r paymentRepo) LockPayment(ctx context.Context, id string) (safepay.Payment, error) {
-	return r.one(ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"))
-}
-
-func (r paymentRepo) one(ctx context.Context, q *bun.SelectQuery) (safepay.Payment, error) {
-	var m paymentModel
-	err := q.Model(&m).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return safepay.Payment{}, errPaymentNotFound
-	}
-	if err != nil {
-		return safepay.Payment{}, err
-	}
-	return m.domain()
+	return oneRow[safepay.Payment, paymentModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errPaymentNotFound)
 }
 
 func (r paymentRepo) ListPayments(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]safepay.Payment, int, error) {

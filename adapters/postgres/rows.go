@@ -1,5 +1,13 @@
 package postgres
 
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/uptrace/bun"
+)
+
 // rowModel is a Bun model that converts back to its domain type through the same checks a
 // constructor makes (STYLE.md: a row read back is checked like a new object).
 type rowModel[D any] interface{ domain() (D, error) }
@@ -15,4 +23,18 @@ func domainRows[D any, M rowModel[D]](rows []M) ([]D, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// oneRow scans the single row q selects into a model and converts it; no row is notFound.
+func oneRow[D any, M rowModel[D]](ctx context.Context, q *bun.SelectQuery, notFound error) (D, error) {
+	var m M
+	var zero D
+	err := q.Model(&m).Scan(ctx)
+	if errors.Is(err, sql.ErrNoRows) {
+		return zero, notFound
+	}
+	if err != nil {
+		return zero, err
+	}
+	return m.domain()
 }

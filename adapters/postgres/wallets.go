@@ -2,9 +2,7 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -88,27 +86,11 @@ func (r walletRepo) CreateWallet(ctx context.Context, w wallet.Wallet) error {
 }
 
 func (r walletRepo) FindWallet(ctx context.Context, tenantID string, env core.Environment, id string) (wallet.Wallet, error) {
-	var m walletModel
-	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return wallet.Wallet{}, errWalletNotFound
-	}
-	if err != nil {
-		return wallet.Wallet{}, err
-	}
-	return m.domain()
+	return oneRow[wallet.Wallet, walletModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errWalletNotFound)
 }
 
 func (r walletRepo) LockWallet(ctx context.Context, id string) (wallet.Wallet, error) {
-	var m walletModel
-	err := r.db.NewSelect().Model(&m).Where("id = ?", id).For("UPDATE").Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return wallet.Wallet{}, errWalletNotFound
-	}
-	if err != nil {
-		return wallet.Wallet{}, err
-	}
-	return m.domain()
+	return oneRow[wallet.Wallet, walletModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errWalletNotFound)
 }
 
 func (r walletRepo) ListWallets(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]wallet.Wallet, int, error) {
