@@ -41,6 +41,8 @@ type Tx interface {
 	Recipients() RecipientRepo
 	// Offramp stores off-ramp payments, quote sets, returns and provider events.
 	Offramp() OfframpRepo
+	// Claims stores pending claims, claim links, phone challenges and escrow events.
+	Claims() ClaimRepo
 }
 
 // TenantRepo stores tenants.
