@@ -235,6 +235,98 @@ CREATE TABLE public.members (
     CONSTRAINT members_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'ACTIVE'::text, 'REVOKED'::text])))
 );
 
+CREATE TABLE public.offramp_claim_challenges (
+    id text NOT NULL,
+    claim_id text NOT NULL,
+    environment text NOT NULL,
+    code_hash text NOT NULL,
+    phone_hash text NOT NULL,
+    ip_hash text NOT NULL,
+    status text NOT NULL,
+    attempts_remaining integer NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    verified_at timestamp with time zone,
+    consumed_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_claim_challenges_attempts_remaining_check CHECK ((attempts_remaining >= 0)),
+    CONSTRAINT offramp_claim_challenges_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT offramp_claim_challenges_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'VERIFIED'::text, 'CANCELLED'::text, 'CONSUMED'::text])))
+);
+
+CREATE TABLE public.offramp_claim_links (
+    token_hash text NOT NULL,
+    claim_id text NOT NULL,
+    environment text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    used_at timestamp with time zone,
+    superseded_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_claim_links_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.offramp_claims (
+    id text NOT NULL,
+    onchain_id text NOT NULL,
+    environment text NOT NULL,
+    payment_id text NOT NULL,
+    sender_tenant_id text NOT NULL,
+    recipient_tenant_id text,
+    phone_hash text NOT NULL,
+    phone_masked text NOT NULL,
+    phone_ciphertext bytea NOT NULL,
+    amount_base_units bigint NOT NULL,
+    chain_id bigint NOT NULL,
+    chain_key text NOT NULL,
+    asset_id text NOT NULL,
+    metadata_hash text NOT NULL,
+    status text NOT NULL,
+    funded boolean DEFAULT false NOT NULL,
+    fund_tx_hash text,
+    lock_tx_hash text,
+    release_tx_hash text,
+    refund_tx_hash text,
+    cancel_tx_hash text,
+    decision_hash text,
+    expires_at timestamp with time zone NOT NULL,
+    redeemed_at timestamp with time zone,
+    resend_count integer DEFAULT 0 NOT NULL,
+    resend_window_start timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_claims_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT offramp_claims_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT offramp_claims_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT offramp_claims_metadata_hash_check CHECK ((metadata_hash ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT offramp_claims_onchain_id_check CHECK ((onchain_id ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT offramp_claims_phone_ciphertext_check CHECK ((length(phone_ciphertext) > 0)),
+    CONSTRAINT offramp_claims_phone_hash_check CHECK ((phone_hash <> ''::text)),
+    CONSTRAINT offramp_claims_resend_count_check CHECK ((resend_count >= 0)),
+    CONSTRAINT offramp_claims_status_check CHECK ((status = ANY (ARRAY['OPEN'::text, 'LOCKED'::text, 'RELEASED'::text, 'REFUNDED'::text, 'EXPIRED'::text, 'CANCELED'::text])))
+);
+
+CREATE TABLE public.offramp_escrow_cursors (
+    environment text NOT NULL,
+    chain_id bigint NOT NULL,
+    next_block bigint NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_escrow_cursors_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT offramp_escrow_cursors_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT offramp_escrow_cursors_next_block_check CHECK ((next_block >= 0))
+);
+
+CREATE TABLE public.offramp_escrow_events (
+    chain_id bigint NOT NULL,
+    tx_hash text NOT NULL,
+    log_index bigint NOT NULL,
+    claim_id text NOT NULL,
+    kind text NOT NULL,
+    recorded_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_escrow_events_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT offramp_escrow_events_kind_check CHECK ((kind = ANY (ARRAY['FUNDED'::text, 'LOCKED'::text, 'RELEASED'::text, 'REFUNDED'::text, 'CANCELED'::text, 'EXPIRY_SHORTENED'::text]))),
+    CONSTRAINT offramp_escrow_events_log_index_check CHECK ((log_index >= 0))
+);
+
 CREATE TABLE public.offramp_payments (
     id text NOT NULL,
     environment text NOT NULL,
@@ -651,6 +743,27 @@ ALTER TABLE ONLY public.members
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.offramp_claim_challenges
+    ADD CONSTRAINT offramp_claim_challenges_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.offramp_claim_links
+    ADD CONSTRAINT offramp_claim_links_pkey PRIMARY KEY (token_hash);
+
+ALTER TABLE ONLY public.offramp_claims
+    ADD CONSTRAINT offramp_claims_onchain_key UNIQUE (environment, chain_id, onchain_id);
+
+ALTER TABLE ONLY public.offramp_claims
+    ADD CONSTRAINT offramp_claims_payment_key UNIQUE (payment_id);
+
+ALTER TABLE ONLY public.offramp_claims
+    ADD CONSTRAINT offramp_claims_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.offramp_escrow_cursors
+    ADD CONSTRAINT offramp_escrow_cursors_pkey PRIMARY KEY (environment, chain_id);
+
+ALTER TABLE ONLY public.offramp_escrow_events
+    ADD CONSTRAINT offramp_escrow_events_pkey PRIMARY KEY (chain_id, tx_hash, log_index);
+
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (id);
 
@@ -753,6 +866,16 @@ CREATE INDEX members_identity_user_idx ON public.members USING btree (identity_u
 
 CREATE INDEX members_tenant_idx ON public.members USING btree (tenant_id, id);
 
+CREATE INDEX offramp_claim_challenges_ip_idx ON public.offramp_claim_challenges USING btree (ip_hash, created_at);
+
+CREATE INDEX offramp_claim_challenges_phone_idx ON public.offramp_claim_challenges USING btree (phone_hash, created_at);
+
+CREATE INDEX offramp_claim_links_claim_idx ON public.offramp_claim_links USING btree (claim_id);
+
+CREATE INDEX offramp_claims_due_idx ON public.offramp_claims USING btree (status, expires_at);
+
+CREATE INDEX offramp_claims_sender_idx ON public.offramp_claims USING btree (sender_tenant_id, environment, id);
+
 CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (provider, provider_reference) WHERE (provider_reference IS NOT NULL);
 
 CREATE INDEX offramp_payments_recipient_idx ON public.offramp_payments USING btree (recipient_tenant_id, environment, id);
@@ -844,6 +967,21 @@ ALTER TABLE ONLY public.ledger_transfers
 
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.offramp_claim_challenges
+    ADD CONSTRAINT offramp_claim_challenges_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.offramp_claims(id);
+
+ALTER TABLE ONLY public.offramp_claim_links
+    ADD CONSTRAINT offramp_claim_links_claim_id_fkey FOREIGN KEY (claim_id) REFERENCES public.offramp_claims(id);
+
+ALTER TABLE ONLY public.offramp_claims
+    ADD CONSTRAINT offramp_claims_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id);
+
+ALTER TABLE ONLY public.offramp_claims
+    ADD CONSTRAINT offramp_claims_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.offramp_claims
+    ADD CONSTRAINT offramp_claims_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);
