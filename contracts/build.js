@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds the contract artifacts the Go chain adapter loads at run time:
-//   - compiles src/TestUSDC.sol with the pinned solc npm package (no native solc, no download);
+//   - compiles our own sources (src/TestUSDC.sol, src/ClaimEscrow.sol) with the pinned solc npm
+//     package (no native solc, no download);
 //   - extracts the Safe v1.4.1 artifacts from the pinned @safe-global/safe-contracts package.
 // Each contract gets build/<Name>.json ({contractName, source, abi, bytecode, ...}) for the
 // adapter and build/<Name>.abi.json (the bare ABI) for abigen. Nothing here is committed.
@@ -26,7 +27,7 @@ const SAFE_ARTIFACTS = {
   SafeProxyFactory: 'proxies/SafeProxyFactory.sol/SafeProxyFactory.json',
   CompatibilityFallbackHandler: 'handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json',
 };
-const OWN_SOURCES = { TestUSDC: 'TestUSDC.sol' };
+const OWN_SOURCES = { TestUSDC: 'TestUSDC.sol', ClaimEscrow: 'ClaimEscrow.sol' };
 const SOLC_SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: 'cancun',

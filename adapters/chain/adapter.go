@@ -1,7 +1,8 @@
-// Package chain is the go-ethereum adapter of ports.Chain: Safe v1.4.1 wallets and a USDC token
-// on one EVM chain, with a relayer key that pays gas. NewSimulated runs an in-process chain
-// (tests), Dial a real node (geth --dev in the sandbox, Base and Base Sepolia), and
-// DeployContracts puts the Safe contracts and TestUSDC on a fresh dev chain once.
+// Package chain is the go-ethereum adapter of ports.Chain and ports.ClaimEscrow: Safe v1.4.1
+// wallets, a USDC token and Corridor's claim escrow on one EVM chain, with a relayer key that
+// pays gas. NewSimulated runs an in-process chain (tests), Dial a real node (geth --dev in the
+// sandbox, Base and Base Sepolia), and DeployContracts puts the Safe contracts, TestUSDC and
+// ClaimEscrow on a fresh dev chain once.
 package chain
 
 import (
@@ -14,6 +15,8 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"sync"
+	"time"
 
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
@@ -36,9 +39,12 @@ type Addresses struct {
 	SafeProxyFactory common.Address `json:"safeProxyFactory"`
 	FallbackHandler  common.Address `json:"fallbackHandler"` // CompatibilityFallbackHandler
 	USDC             common.Address `json:"usdc"`
+	// ClaimEscrow is contracts/src/ClaimEscrow.sol with the relayer as operator; zero when the
+	// chain has none (its methods then say the escrow is not configured).
+	ClaimEscrow common.Address `json:"claimEscrow"`
 }
 
-// Adapter implements ports.Chain over a node client.
+// Adapter implements ports.Chain and ports.ClaimEscrow over a node client.
 type Adapter struct {
 	client     Client
 	relay      *relayer
@@ -50,6 +56,16 @@ type Adapter struct {
 	safeL2  *bindings.SafeL2
 	factory *bindings.SafeProxyFactory
 	usdc    *bindings.TestUSDC
+	escrow  *bindings.ClaimEscrow
+
+	// escrowConfig is read from the contract at start-up (zero without an escrow); fundMu
+	// keeps one FundClaim at a time between reading the relayer's USDC and spending it, and
+	// guards lastFund, the latest fund transaction sent (see prepareFunding).
+	escrowConfig escrowConfig
+	fundMu       sync.Mutex
+	lastFund     common.Hash
+	// adjustTime moves the simulated chain's clock (nil on a real node).
+	adjustTime func(time.Duration) error
 }
 
 var (
@@ -75,8 +91,9 @@ func Dial(ctx context.Context, rpcURL string, relayerKey *ecdsa.PrivateKey, addr
 }
 
 // New builds an adapter over any client. afterSend, when not nil, runs after each transaction
-// the relayer sends (the simulated chain commits a block there). It reads the chain id and the
-// factory's proxy creation code, and fails when a configured contract has no code.
+// the relayer sends (the simulated chain commits a block there). It reads the chain id, the
+// factory's proxy creation code and the claim escrow's settings, and fails when a configured
+// contract has no code or the escrow is not operated by relayerKey for this USDC.
 func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs Addresses, afterSend func()) (*Adapter, error) {
 	if relayerKey == nil {
 		return nil, errors.New("chain: a relayer key is required")
@@ -89,6 +106,7 @@ func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs
 		client: client, relay: newRelayer(client, relayerKey, chainID, afterSend),
 		chainID: chainID.Int64(), addrs: addrs, close: func() error { return nil },
 		safeL2: bindings.NewSafeL2(), factory: bindings.NewSafeProxyFactory(), usdc: bindings.NewTestUSDC(),
+		escrow: bindings.NewClaimEscrow(),
 	}
 	for name, addr := range map[string]common.Address{
 		"Safe singleton": addrs.SafeSingleton, "SafeProxyFactory": addrs.SafeProxyFactory,
@@ -111,6 +129,9 @@ func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs
 		return nil, fmt.Errorf("chain: proxyCreationCode: %w", err)
 	}
 	a.deployment = safe.Deployment{Factory: addrs.SafeProxyFactory, Singleton: addrs.SafeSingleton, ProxyCreationCode: proxyCode}
+	if a.escrowConfig, err = a.readEscrowConfig(ctx); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

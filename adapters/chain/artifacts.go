@@ -33,12 +33,13 @@ type Artifact struct {
 
 // Artifacts are the contracts the adapter deploys on a sandbox chain. Safe's bytecode comes
 // from the pinned @safe-global/safe-contracts package at build time and is never committed;
-// TestUSDC's from our own source compiled by the pinned solc.
+// TestUSDC's and ClaimEscrow's from our own sources compiled by the pinned solc.
 type Artifacts struct {
 	SafeL2                       Artifact
 	SafeProxyFactory             Artifact
 	CompatibilityFallbackHandler Artifact
 	TestUSDC                     Artifact
+	ClaimEscrow                  Artifact
 }
 
 // DefaultArtifactsDir is $CORRIDOR_CONTRACTS_DIR when set, else contracts/build in the nearest
@@ -77,7 +78,7 @@ func isCorridorModule(goMod string) bool {
 	return false
 }
 
-// LoadArtifacts reads the four artifacts from dir and checks that each ABI matches the committed
+// LoadArtifacts reads the five artifacts from dir and checks that each ABI matches the committed
 // Go binding, so a binding left stale after a contract change fails at start-up, not mid-call.
 func LoadArtifacts(dir string) (*Artifacts, error) {
 	var arts Artifacts
@@ -90,6 +91,7 @@ func LoadArtifacts(dir string) (*Artifacts, error) {
 		{"SafeProxyFactory", &arts.SafeProxyFactory, proxyFactoryABI()},
 		{"CompatibilityFallbackHandler", &arts.CompatibilityFallbackHandler, nil},
 		{"TestUSDC", &arts.TestUSDC, usdcABI()},
+		{"ClaimEscrow", &arts.ClaimEscrow, claimEscrowABI()},
 	} {
 		if err := readArtifact(dir, entry.name, entry.into); err != nil {
 			return nil, err
@@ -157,5 +159,10 @@ func proxyFactoryABI() *abi.ABI {
 
 func usdcABI() *abi.ABI {
 	a := bindings.NewTestUSDC().GetABI()
+	return &a
+}
+
+func claimEscrowABI() *abi.ABI {
+	a := bindings.NewClaimEscrow().GetABI()
 	return &a
 }

@@ -4,15 +4,18 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"corridor/adapters/chain/bindings"
+	"corridor/core/claim"
 )
 
-// DeployContracts puts SafeL2, SafeProxyFactory, CompatibilityFallbackHandler and TestUSDC
-// (minter: the deployer) on a fresh development chain and returns their addresses, which the
+// DeployContracts puts SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC
+// (minter: the deployer) and ClaimEscrow (operator and settlement: the deployer, grace period
+// claim.DefaultGracePeriod) on a fresh development chain and returns their addresses, which the
 // caller records (they are configuration from then on). It waits until each is mined. Only for
 // chains Corridor runs itself: on public chains the canonical Safe deployments and Circle's
 // USDC are configured instead.
@@ -21,10 +24,21 @@ func DeployContracts(ctx context.Context, client Client, deployerKey *ecdsa.Priv
 	if err != nil {
 		return Addresses{}, fmt.Errorf("chain: reading the chain id: %w", err)
 	}
-	return deployContracts(ctx, newRelayer(client, deployerKey, chainID, nil), arts)
+	return deployContracts(ctx, newRelayer(client, deployerKey, chainID, nil), arts, claim.DefaultGracePeriod)
 }
 
-func deployContracts(ctx context.Context, r *relayer, arts *Artifacts) (Addresses, error) {
+// DeployClaimEscrow puts only ClaimEscrow on a chain whose USDC is already deployed (a dev
+// chain recorded before the escrow existed): operator and settlement are the deployer, which
+// must be the relayer the adapter will run with. It waits until the contract is mined.
+func DeployClaimEscrow(ctx context.Context, client Client, deployerKey *ecdsa.PrivateKey, arts *Artifacts, usdc common.Address, gracePeriod time.Duration) (common.Address, error) {
+	chainID, err := client.ChainID(ctx)
+	if err != nil {
+		return common.Address{}, fmt.Errorf("chain: reading the chain id: %w", err)
+	}
+	return deployClaimEscrow(ctx, newRelayer(client, deployerKey, chainID, nil), arts, usdc, gracePeriod)
+}
+
+func deployContracts(ctx context.Context, r *relayer, arts *Artifacts, gracePeriod time.Duration) (Addresses, error) {
 	usdcConstructor := bindings.NewTestUSDC().PackConstructor(r.from)
 	plan := []struct {
 		name string
@@ -49,10 +63,34 @@ func deployContracts(ctx context.Context, r *relayer, arts *Artifacts) (Addresse
 			return Addresses{}, fmt.Errorf("chain: deploying %s: %w", step.name, err)
 		}
 	}
-	return Addresses{
+	addrs := Addresses{
 		SafeSingleton: *plan[0].into, SafeProxyFactory: *plan[1].into,
 		FallbackHandler: *plan[2].into, USDC: *plan[3].into,
-	}, nil
+	}
+	// The escrow's constructor checks that the token has code, so it goes after TestUSDC is
+	// mined, not in the batch above.
+	escrow, err := deployClaimEscrow(ctx, r, arts, addrs.USDC, gracePeriod)
+	if err != nil {
+		return Addresses{}, err
+	}
+	addrs.ClaimEscrow = escrow
+	return addrs, nil
+}
+
+// deployClaimEscrow deploys ClaimEscrow(usdc, relayer, relayer, gracePeriod) and waits for it.
+func deployClaimEscrow(ctx context.Context, r *relayer, arts *Artifacts, usdc common.Address, gracePeriod time.Duration) (common.Address, error) {
+	if gracePeriod < 0 || gracePeriod%time.Second != 0 {
+		return common.Address{}, fmt.Errorf("chain: the claim grace period must be whole non-negative seconds, got %s", gracePeriod)
+	}
+	constructor := bindings.NewClaimEscrow().PackConstructor(usdc, r.from, r.from, uint64(gracePeriod/time.Second))
+	hash, address, err := r.deploy(ctx, append(append([]byte{}, arts.ClaimEscrow.Bytecode...), constructor...))
+	if err != nil {
+		return common.Address{}, fmt.Errorf("chain: deploying ClaimEscrow: %w", err)
+	}
+	if _, err := waitMined(ctx, r.client, hash); err != nil {
+		return common.Address{}, fmt.Errorf("chain: deploying ClaimEscrow: %w", err)
+	}
+	return address, nil
 }
 
 // deploy sends a contract creation and returns its transaction and the address it creates

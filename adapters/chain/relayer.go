@@ -233,7 +233,23 @@ func newRevert(reason string) *ports.RevertError {
 	if reason == "" {
 		reason = "no reason given"
 	}
-	return &ports.RevertError{Reason: reason, Meaning: safeErrorMeanings[reason]}
+	meaning, ok := safeErrorMeanings[reason]
+	if !ok {
+		meaning = escrowErrorMeanings[reason]
+	}
+	return &ports.RevertError{Reason: reason, Meaning: meaning}
+}
+
+// escrowErrorMeanings spells out ClaimEscrow's revert codes (contracts/src/ClaimEscrow.sol).
+var escrowErrorMeanings = map[string]string{
+	"CE:operator":   "only the escrow's operator (the relayer) may do this",
+	"CE:state":      "the claim is not in a state that allows this",
+	"CE:zero":       "a zero amount, claim id, recipient or decision hash",
+	"CE:expired":    "the claim's expiry has passed (or, for a fund, is not in the future)",
+	"CE:notExpired": "a funded claim is refundable only from its expiry",
+	"CE:grace":      "a locked claim is refundable only from its expiry plus the grace period",
+	"CE:token":      "the token address holds no contract",
+	"CE:transfer":   "the token refused the transfer",
 }
 
 // safeErrorMeanings spells out Safe v1.4.1's revert codes that a relayed call can hit.

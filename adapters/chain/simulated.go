@@ -3,8 +3,10 @@ package chain
 import (
 	"context"
 	"crypto/ecdsa"
+	"errors"
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
@@ -13,6 +15,8 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient/simulated"
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/params"
+
+	"corridor/core/claim"
 )
 
 // SandboxChainID is the sandbox's chain id (Base Sepolia's), on the simulated chain and on the
@@ -27,6 +31,9 @@ type SimulatedOptions struct {
 	RelayerKey *ecdsa.PrivateKey
 	// Funded accounts start with FundedBalanceWei each (for tests whose owners send too).
 	Funded []common.Address
+	// ClaimGracePeriod is the escrow's grace period in whole seconds; claim.DefaultGracePeriod
+	// when zero.
+	ClaimGracePeriod time.Duration
 }
 
 // simulatedRelayerBalance is what the relayer starts with: 1,000,000 ETH in wei.
@@ -36,9 +43,10 @@ var simulatedRelayerBalance = new(big.Int).Mul(big.NewInt(1_000_000), big.NewInt
 var FundedBalanceWei = new(big.Int).Mul(big.NewInt(100), big.NewInt(params.Ether))
 
 // NewSimulated starts go-ethereum's in-process simulated chain with chain id 84532, a funded
-// relayer, and SafeL2, SafeProxyFactory, CompatibilityFallbackHandler and TestUSDC deployed from
-// contracts/build. Every transaction the adapter sends is mined in its own block before the
-// call returns, so receipts, balances and logs are final at once. Close stops the chain.
+// relayer, and SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC and
+// ClaimEscrow (operator and settlement: the relayer) deployed from contracts/build. Every
+// transaction the adapter sends is mined in its own block before the call returns, so receipts,
+// balances and logs are final at once. Close stops the chain.
 func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) {
 	dir := opts.ArtifactsDir
 	if dir == "" {
@@ -69,7 +77,11 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 	})
 	commit := func() { backend.Commit() }
 	client := backend.Client()
-	addrs, err := deployContracts(ctx, newRelayer(client, key, big.NewInt(SandboxChainID), commit), arts)
+	grace := opts.ClaimGracePeriod
+	if grace == 0 {
+		grace = claim.DefaultGracePeriod
+	}
+	addrs, err := deployContracts(ctx, newRelayer(client, key, big.NewInt(SandboxChainID), commit), arts, grace)
 	if err != nil {
 		backend.Close()
 		return nil, fmt.Errorf("chain: simulated chain: %w", err)
@@ -80,5 +92,23 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 		return nil, err
 	}
 	a.close = backend.Close
+	a.adjustTime = backend.AdjustTime
 	return a, nil
+}
+
+// AdjustSimulatedTime moves the simulated chain's clock forward by d (whole seconds) and mines
+// an empty block with that timestamp; later blocks follow it. For tests of expiry and grace
+// periods; on a real node it returns an error.
+func (a *Adapter) AdjustSimulatedTime(d time.Duration) error {
+	if a.adjustTime == nil {
+		return errors.New("chain: only the simulated chain's time can be adjusted")
+	}
+	if d < time.Second {
+		return fmt.Errorf("chain: adjust the simulated time by at least a second, not %s", d)
+	}
+	// The relayer's lock keeps sends out while the block is sealed: the simulated beacon refuses
+	// to adjust time with transactions pending.
+	a.relay.mu.Lock()
+	defer a.relay.mu.Unlock()
+	return a.adjustTime(d)
 }

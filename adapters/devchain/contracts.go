@@ -17,6 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 
 	"corridor/adapters/chain"
+	"corridor/core/claim"
 )
 
 // AddressesFile is where the deployed contracts are recorded, in the dev chain's directory.
@@ -26,7 +27,7 @@ const AddressesFile = "addresses.json"
 // Recorded is addresses.json: the contracts and what they were deployed for.
 type Recorded struct {
 	ChainID  int64          `json:"chainId"`
-	Deployer common.Address `json:"deployer"` // the relayer, TestUSDC's minter
+	Deployer common.Address `json:"deployer"` // the relayer: TestUSDC's minter, the claim escrow's operator
 	chain.Addresses
 	DeployedAt time.Time `json:"deployedAt"`
 }
@@ -116,7 +117,9 @@ func waitMined(ctx context.Context, client *ethclient.Client, hash common.Hash) 
 }
 
 // ensureContracts reuses the recorded contracts when they are on the chain and were deployed by
-// this relayer (it must be TestUSDC's minter), else deploys them and records the addresses.
+// this relayer (it must be TestUSDC's minter and the escrow's operator), else deploys them and
+// records the addresses. A record from before the claim escrow existed (or whose escrow is
+// gone) keeps its other contracts and gets just the escrow added.
 func (c *Chain) ensureContracts(ctx context.Context, client *ethclient.Client, artifactsDir string) (chain.Addresses, error) {
 	path := filepath.Join(c.dataDir, AddressesFile)
 	relayer := crypto.PubkeyToAddress(c.relayerKey.PublicKey)
@@ -128,13 +131,12 @@ func (c *Chain) ensureContracts(ctx context.Context, client *ethclient.Client, a
 	case recorded.ChainID != ChainID || recorded.Deployer != relayer:
 		c.logf("devchain: %s was recorded for another chain or relayer; deploying afresh", path)
 	default:
-		present, err := allDeployed(ctx, client, recorded.Addresses)
+		present, err := allDeployed(ctx, client, recorded.SafeSingleton, recorded.SafeProxyFactory, recorded.FallbackHandler, recorded.USDC)
 		if err != nil {
 			return chain.Addresses{}, err
 		}
 		if present {
-			c.logf("devchain: contracts already deployed (USDC %s)", recorded.USDC.Hex())
-			return recorded.Addresses, nil
+			return c.ensureEscrow(ctx, client, artifactsDir, path, recorded)
 		}
 		c.logf("devchain: the recorded contracts are not on the chain (was it wiped?); deploying again")
 	}
@@ -142,13 +144,7 @@ func (c *Chain) ensureContracts(ctx context.Context, client *ethclient.Client, a
 }
 
 func (c *Chain) deploy(ctx context.Context, client *ethclient.Client, artifactsDir, path string, relayer common.Address) (chain.Addresses, error) {
-	if artifactsDir == "" {
-		var err error
-		if artifactsDir, err = chain.DefaultArtifactsDir(); err != nil {
-			return chain.Addresses{}, err
-		}
-	}
-	arts, err := chain.LoadArtifacts(artifactsDir)
+	arts, err := loadArtifacts(artifactsDir)
 	if err != nil {
 		return chain.Addresses{}, err
 	}
@@ -157,20 +153,68 @@ func (c *Chain) deploy(ctx context.Context, client *ethclient.Client, artifactsD
 	if err != nil {
 		return chain.Addresses{}, err
 	}
-	raw, err := json.MarshalIndent(Recorded{ChainID: ChainID, Deployer: relayer, Addresses: addrs, DeployedAt: time.Now().UTC()}, "", "  ")
-	if err != nil {
+	if err := record(path, Recorded{ChainID: ChainID, Deployer: relayer, Addresses: addrs, DeployedAt: time.Now().UTC()}); err != nil {
 		return chain.Addresses{}, err
 	}
-	if err := writeFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
-		return chain.Addresses{}, fmt.Errorf("devchain: recording %s: %w", path, err)
-	}
-	c.logf("devchain: deployed SafeL2, SafeProxyFactory, CompatibilityFallbackHandler and TestUSDC (USDC %s) in %s; recorded in %s",
-		addrs.USDC.Hex(), time.Since(begin).Round(time.Millisecond), path)
+	c.logf("devchain: deployed SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC (USDC %s) and ClaimEscrow (%s) in %s; recorded in %s",
+		addrs.USDC.Hex(), addrs.ClaimEscrow.Hex(), time.Since(begin).Round(time.Millisecond), path)
 	return addrs, nil
 }
 
-func allDeployed(ctx context.Context, client *ethclient.Client, addrs chain.Addresses) (bool, error) {
-	for _, a := range []common.Address{addrs.SafeSingleton, addrs.SafeProxyFactory, addrs.FallbackHandler, addrs.USDC} {
+// ensureEscrow returns the recorded contracts when the recorded claim escrow is on the chain,
+// else deploys the escrow alone (operator and settlement: the relayer, the default grace
+// period) next to the recorded USDC and records it, keeping every other address.
+func (c *Chain) ensureEscrow(ctx context.Context, client *ethclient.Client, artifactsDir, path string, recorded Recorded) (chain.Addresses, error) {
+	if recorded.ClaimEscrow != (common.Address{}) {
+		present, err := allDeployed(ctx, client, recorded.ClaimEscrow)
+		if err != nil {
+			return chain.Addresses{}, err
+		}
+		if present {
+			c.logf("devchain: contracts already deployed (USDC %s, ClaimEscrow %s)", recorded.USDC.Hex(), recorded.ClaimEscrow.Hex())
+			return recorded.Addresses, nil
+		}
+	}
+	arts, err := loadArtifacts(artifactsDir)
+	if err != nil {
+		return chain.Addresses{}, err
+	}
+	escrow, err := chain.DeployClaimEscrow(ctx, client, c.relayerKey, arts, recorded.USDC, claim.DefaultGracePeriod)
+	if err != nil {
+		return chain.Addresses{}, err
+	}
+	recorded.ClaimEscrow = escrow
+	if err := record(path, recorded); err != nil {
+		return chain.Addresses{}, err
+	}
+	c.logf("devchain: contracts already deployed (USDC %s); added ClaimEscrow %s to %s", recorded.USDC.Hex(), escrow.Hex(), path)
+	return recorded.Addresses, nil
+}
+
+func loadArtifacts(dir string) (*chain.Artifacts, error) {
+	if dir == "" {
+		var err error
+		if dir, err = chain.DefaultArtifactsDir(); err != nil {
+			return nil, err
+		}
+	}
+	return chain.LoadArtifacts(dir)
+}
+
+func record(path string, r Recorded) error {
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("devchain: recording %s: %w", path, err)
+	}
+	return nil
+}
+
+// allDeployed reports whether every address holds code.
+func allDeployed(ctx context.Context, client *ethclient.Client, addrs ...common.Address) (bool, error) {
+	for _, a := range addrs {
 		code, err := client.CodeAt(ctx, a, nil)
 		if err != nil {
 			return false, fmt.Errorf("devchain: code at %s: %w", a.Hex(), err)

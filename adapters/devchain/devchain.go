@@ -1,13 +1,14 @@
 // Package devchain runs the sandbox's local EVM chain for `corridor run`: a `geth --dev` child
 // process (built from the go-ethereum module, see `make geth`) with a genesis whose chain id is
 // 84532, listening on 127.0.0.1 only, its state kept under a project-local directory across
-// restarts, and the Safe contracts and TestUSDC deployed on it once with their addresses
-// recorded. It mirrors adapters/pgcluster: it reuses a node already running on the directory,
+// restarts, and the Safe contracts, TestUSDC and the claim escrow deployed on it once with
+// their addresses recorded. It mirrors adapters/pgcluster: it reuses a node already running on the directory,
 // and stops only a node it started itself.
 //
 // The directory (default .data/chain) holds:
 //
-//	relayer.key      the relayer's private key (hex, 0600): it pays gas and mints TestUSDC
+//	relayer.key      the relayer's private key (hex, 0600): it pays gas, mints TestUSDC and
+//	                 operates the claim escrow (and is its settlement address)
 //	genesis.json     the dev genesis written before `geth init` (chain id 84532, relayer funded)
 //	addresses.json   the deployed contracts, the chain id and the deployer (the relayer)
 //	node.json        the running node's pid and HTTP port (the port is reused on later runs)

@@ -2,6 +2,7 @@ package devchain
 
 import (
 	"context"
+	"encoding/json"
 	"math/big"
 	"net"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"corridor/adapters/chain"
 	"corridor/ports"
@@ -167,5 +169,84 @@ func awaitReceipt(t *testing.T, ctx context.Context, a *chain.Adapter, hash comm
 			t.Fatal(ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
+	}
+}
+
+// TestDevchain_AddsTheEscrowToAnOlderRecord: a dev chain recorded before the claim escrow
+// existed keeps its contracts and gets just the escrow, which then funds and releases a claim
+// on the real node (mint, approval and fund each mined in turn).
+func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
+	binary := gethBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts := Options{DataDir: filepath.Join(t.TempDir(), "chain"), Binary: binary, Port: freePort(t), Logf: t.Logf}
+	first, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = first.Stop(context.Background()) })
+	if first.Addresses().ClaimEscrow == (common.Address{}) {
+		t.Fatal("a fresh dev chain has no claim escrow")
+	}
+
+	// Rewrite addresses.json as it was before the escrow: no claimEscrow key at all.
+	path := filepath.Join(opts.DataDir, AddressesFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "claimEscrow")
+	if raw, err = json.Marshal(fields); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	upgraded, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := upgraded.Addresses(), first.Addresses()
+	if got.ClaimEscrow == (common.Address{}) || got.ClaimEscrow == want.ClaimEscrow {
+		t.Fatalf("escrow after the upgrade = %s, want a new deployment (the old one was %s)", got.ClaimEscrow.Hex(), want.ClaimEscrow.Hex())
+	}
+	want.ClaimEscrow = got.ClaimEscrow
+	if got != want {
+		t.Fatalf("addresses after the upgrade = %+v, want the old ones plus the escrow %+v", got, want)
+	}
+	if recorded, err := ReadAddresses(path); err != nil || recorded.Addresses != got {
+		t.Fatalf("addresses.json = %+v (%v), want %+v", recorded, err, got)
+	}
+	if again, err := Ensure(ctx, opts); err != nil || again.Addresses() != got {
+		t.Fatalf("third Ensure: %+v (%v), want nothing deployed", again.Addresses(), err)
+	}
+
+	adapter, err := upgraded.Dial(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adapter.Close()
+	id := crypto.Keccak256Hash([]byte("dev chain claim"))
+	hash, err := adapter.FundClaim(ctx, id, big.NewInt(5_000_000), time.Now().Add(time.Hour), crypto.Keccak256Hash([]byte("metadata")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	recipient := common.HexToAddress("0x00000000000000000000000000000000000000bb")
+	hash, err = adapter.ReleaseClaim(ctx, id, recipient, crypto.Keccak256Hash([]byte("decision")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	if c, err := adapter.EscrowClaim(ctx, id); err != nil || c.State != ports.EscrowReleased {
+		t.Fatalf("escrow claim = %+v (%v), want RELEASED", c, err)
+	}
+	if balance, err := adapter.USDCBalance(ctx, recipient); err != nil || balance.Int64() != 5_000_000 {
+		t.Fatalf("recipient balance = %v (%v), want 5000000", balance, err)
 	}
 }
