@@ -17,9 +17,9 @@ type composition struct {
 }
 
 // compose evaluates every hold reason of SPEC.md this build can observe: the recipient's
-// credential, screening (failing closed on error), destinations and their providers'
-// availability and liquidity. POLICY_DENIED waits for the policies engine to expose a verdict
-// for off-ramp payments (docs/offramp.md).
+// credential, screening (failing closed on error), the spend policy of the sender's service
+// balance (POLICY_DENIED, per POLICY_ENFORCEMENT), destinations and their providers'
+// availability and liquidity.
 func (a *App) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (composition, error) {
 	reasons := []offramp.HoldReason{}
 	cred, ok, err := tx.Recipients().FindCredential(ctx, p.RecipientTenantID, p.Environment)
@@ -46,6 +46,7 @@ func (a *App) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (comp
 		}
 		reasons = append(reasons, found...)
 	}
+	reasons = append(reasons, a.senderPolicyReasons(ctx, p)...)
 	routes, routeReason, err := a.eligibleRoutes(ctx, tx, p)
 	if err != nil {
 		return composition{}, err

@@ -216,9 +216,10 @@ type AttachInput struct {
 }
 
 // AttachPolicy attaches an active policy to a subject of the caller. A wallet must exist in the
-// caller's tenant and environment; cards, agents and treasury accounts are refused with
-// FEATURE_NOT_AVAILABLE until their capabilities exist (docs/decisions.md, "Policies"). A
-// subject with an active policy answers POLICY_SUBJECT_ATTACHED (409): detach first.
+// caller's tenant and environment; a service_balance subject is the caller's own tenant id;
+// cards, agents and treasury accounts are refused with FEATURE_NOT_AVAILABLE until their
+// capabilities exist (docs/decisions.md, "Policies"). A subject with an active policy answers
+// POLICY_SUBJECT_ATTACHED (409): detach first.
 func (a *App) AttachPolicy(ctx context.Context, p auth.Principal, id string, in AttachInput) (policy.Attachment, error) {
 	if err := requireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
 		return policy.Attachment{}, err
@@ -273,12 +274,21 @@ var subjectFeatures = map[policy.SubjectType]string{
 	policy.SubjectCard: "cards", policy.SubjectAgent: "agents", policy.SubjectTreasuryAccount: "treasury",
 }
 
-// requireSubject checks that the subject exists in the caller's tenant and environment.
+// requireSubject checks that the subject exists in the caller's tenant and environment. The
+// caller's service balance (D6) is named by its own tenant id; any other id is not found, as
+// another tenant's wallet is (D4), so the answer reveals nothing about other tenants.
 func requireSubject(ctx context.Context, tx ports.Tx, p auth.Principal, t policy.SubjectType, id string) error {
 	if feature, unbuilt := subjectFeatures[t]; unbuilt {
 		return core.E(core.CodeFeatureNotAvailable,
 			"policies cannot be attached to a %s yet: the %s capability is not available in this build", t, feature).
 			WithDetails(map[string]any{"feature": feature, "field": "subjectType"})
+	}
+	if t == policy.SubjectServiceBalance {
+		if id != p.TenantID {
+			return core.E(core.CodeTenantNotFound, "tenant not found: the subjectId of a service_balance is your own tenant id").
+				WithDetails(map[string]any{"field": "subjectId"})
+		}
+		return nil
 	}
 	_, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, id)
 	return err

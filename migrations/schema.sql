@@ -442,7 +442,7 @@ CREATE TABLE public.policy_attachments (
     attached_at timestamp with time zone NOT NULL,
     detached_at timestamp with time zone,
     CONSTRAINT policy_attachments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
-    CONSTRAINT policy_attachments_subject_type_check CHECK ((subject_type = ANY (ARRAY['wallet'::text, 'card'::text, 'agent'::text, 'treasury_account'::text])))
+    CONSTRAINT policy_attachments_subject_type_check CHECK ((subject_type = ANY (ARRAY['wallet'::text, 'card'::text, 'agent'::text, 'treasury_account'::text, 'service_balance'::text])))
 );
 
 CREATE TABLE public.policy_decisions (
@@ -469,7 +469,7 @@ CREATE TABLE public.policy_decisions (
     CONSTRAINT policy_decisions_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT policy_decisions_mode_check CHECK ((mode = ANY (ARRAY['off'::text, 'log'::text, 'enforce'::text]))),
     CONSTRAINT policy_decisions_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT policy_decisions_source_check CHECK ((source = ANY (ARRAY['EVALUATE'::text, 'PAYMENT'::text])))
+    CONSTRAINT policy_decisions_source_check CHECK ((source = ANY (ARRAY['EVALUATE'::text, 'PAYMENT'::text, 'OFFRAMP'::text])))
 );
 
 CREATE TABLE public.policy_versions (

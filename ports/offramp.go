@@ -6,6 +6,7 @@ import (
 
 	"corridor/core"
 	"corridor/core/offramp"
+	"corridor/core/policy"
 	"corridor/core/recipient"
 )
 
@@ -54,6 +55,11 @@ type OfframpRepo interface {
 	HeldPaymentIDs(ctx context.Context, env core.Environment, recipientTenantID string, limit int) ([]string, error)
 	// ExpiredQuotePaymentIDs lists payments awaiting confirmation whose quote set expired.
 	ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// SenderSpend sums the source amounts of the sender's payments created in each window,
+	// counting those that hold or have moved money (every status but CANCELED and REFUNDED)
+	// and leaving out excludePaymentID, the payment being evaluated. A sum beyond int64
+	// saturates at its maximum.
+	SenderSpend(ctx context.Context, env core.Environment, senderTenantID, excludePaymentID string, w policy.Windows) (policy.Spend, error)
 
 	// InsertQuotes stores a new set; SupersedeQuotes marks every ACTIVE quote of a payment.
 	InsertQuotes(ctx context.Context, qs []offramp.Quote) error

@@ -91,14 +91,14 @@ func toPolicyVersion(v policy.Version) policyVersionResponse {
 }
 
 type policyAttachRequest struct {
-	SubjectType string `json:"subjectType" oas:"required,enum=wallet|card|agent|treasury_account"`
+	SubjectType string `json:"subjectType" oas:"required,enum=wallet|card|agent|treasury_account|service_balance"`
 	SubjectID   string `json:"subjectId" oas:"required"`
 }
 
 type policyAttachmentResponse struct {
 	AttachmentID string     `json:"attachmentId" oas:"required"`
 	PolicyID     string     `json:"policyId" oas:"required"`
-	SubjectType  string     `json:"subjectType" oas:"required,enum=wallet|card|agent|treasury_account"`
+	SubjectType  string     `json:"subjectType" oas:"required,enum=wallet|card|agent|treasury_account|service_balance"`
 	SubjectID    string     `json:"subjectId" oas:"required"`
 	AttachedAt   time.Time  `json:"attachedAt" oas:"required"`
 	DetachedAt   *time.Time `json:"detachedAt" oas:"required"`
@@ -116,7 +116,7 @@ func toPolicyAttachment(a policy.Attachment) policyAttachmentResponse {
 
 type policyEvaluateRequest struct {
 	PolicyID     string  `json:"policyId,omitempty"`
-	SubjectType  string  `json:"subjectType,omitempty" oas:"enum=wallet|card|agent|treasury_account"`
+	SubjectType  string  `json:"subjectType,omitempty" oas:"enum=wallet|card|agent|treasury_account|service_balance"`
 	SubjectID    string  `json:"subjectId,omitempty"`
 	AmountUSD    string  `json:"amountUsd" oas:"required"`
 	MCC          *string `json:"mcc,omitempty" oas:"pattern=^[0-9]{4}$"`

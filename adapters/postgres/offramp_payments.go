@@ -12,6 +12,7 @@ import (
 
 	"corridor/core"
 	"corridor/core/offramp"
+	"corridor/core/policy"
 	"corridor/core/recipient"
 	"corridor/ports"
 )
@@ -207,6 +208,23 @@ func (r offrampRepo) ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, 
 		Where("NOT EXISTS (SELECT 1 FROM route_quotes q WHERE q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at > ?)", now).
 		OrderExpr("p.id").Limit(int64(limit)).Scan(ctx, &ids)
 	return ids, err
+}
+
+func (r offrampRepo) SenderSpend(ctx context.Context, env core.Environment, senderTenantID, excludePaymentID string, w policy.Windows) (policy.Spend, error) {
+	// SUM over bigint is numeric: cap it at the int64 maximum so a huge sum fails the cap
+	// instead of failing the scan.
+	const capped = "LEAST(COALESCE(SUM(source_amount_base_units) FILTER (WHERE created_at >= ? AND created_at < ?), 0), 9223372036854775807)::bigint"
+	span := w.Span()
+	var s policy.Spend
+	err := r.db.NewSelect().Model((*offrampPaymentModel)(nil)).
+		ColumnExpr(capped, w.Daily.Start, w.Daily.End).
+		ColumnExpr(capped, w.Weekly.Start, w.Weekly.End).
+		ColumnExpr(capped, w.Monthly.Start, w.Monthly.End).
+		Where("environment = ? AND sender_tenant_id = ? AND id <> ?", env, senderTenantID, excludePaymentID).
+		Where("status NOT IN (?)", bun.In([]string{string(offramp.StatusCanceled), string(offramp.StatusRefunded)})).
+		Where("created_at >= ? AND created_at < ?", span.Start, span.End).
+		Scan(ctx, &s.Daily, &s.Weekly, &s.Monthly)
+	return s, err
 }
 
 func (r offrampRepo) InsertQuotes(ctx context.Context, qs []offramp.Quote) error {

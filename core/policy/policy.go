@@ -38,17 +38,21 @@ const (
 	SubjectCard            SubjectType = "card"
 	SubjectAgent           SubjectType = "agent"
 	SubjectTreasuryAccount SubjectType = "treasury_account"
+	// SubjectServiceBalance is a tenant's USDC service balance (D6) of one environment; its
+	// subject id is the tenant's own id. It gates INTERNAL_BALANCE-funded off-ramp payments
+	// (docs/decisions.md, "Off-ramp spend policies").
+	SubjectServiceBalance SubjectType = "service_balance"
 )
 
-// ParseSubjectType accepts exactly the four SPEC.md subject types.
+// ParseSubjectType accepts the four SPEC.md subject types and service_balance.
 func ParseSubjectType(field, s string) (SubjectType, error) {
 	switch t := SubjectType(s); t {
-	case SubjectWallet, SubjectCard, SubjectAgent, SubjectTreasuryAccount:
+	case SubjectWallet, SubjectCard, SubjectAgent, SubjectTreasuryAccount, SubjectServiceBalance:
 		return t, nil
 	case "":
 		return "", core.Invalid(field, "is required")
 	}
-	return "", core.Invalid(field, "must be one of wallet, card, agent, treasury_account")
+	return "", core.Invalid(field, "must be one of wallet, card, agent, treasury_account, service_balance")
 }
 
 // Policy is a named, versioned rule set of one tenant and environment.
@@ -123,6 +127,7 @@ type Source string
 const (
 	SourceEvaluate Source = "EVALUATE" // POST /v1/policies/evaluate (dry run)
 	SourcePayment  Source = "PAYMENT"  // the gate on Safe payment propose
+	SourceOfframp  Source = "OFFRAMP"  // the off-ramp policy composer (sender's service balance)
 )
 
 // Decision is one evaluation, pinned to the exact version (and sha256) that produced it.
@@ -137,7 +142,7 @@ type Decision struct {
 	SubjectType   SubjectType // "" when evaluated by policyId
 	SubjectID     string
 	Source        Source
-	ReferenceID   string // the payment of a gated decision
+	ReferenceID   string // the payment (Safe or off-ramp) of a gated decision
 	Mode          Mode   // the enforcement mode of a gated decision; "" for a dry run
 	Transaction   Transaction
 	Verdict       Verdict
