@@ -42,6 +42,14 @@ type Deps struct {
 	// between provider polls (0 = 5 s).
 	QuoteLifetime       time.Duration
 	OfframpPollInterval time.Duration
+	// ClaimEscrows are the claim-escrow contracts per environment (issue 7); without one, a
+	// payment to an unknown phone answers CHAIN_UNAVAILABLE. ClaimLifetime is a pending
+	// claim's lifetime (0 = 14 days); ClaimLinkBase prefixes the texted link's token.
+	ClaimEscrows  map[core.Environment]ports.ClaimEscrow
+	ClaimLifetime time.Duration
+	ClaimLinkBase string
+	// ClaimCodesPerIP bounds phone codes per client IP per hour across claims (0 = 20).
+	ClaimCodesPerIP int
 	// PolicyEnforcement is the POLICY_ENFORCEMENT rollout flag; "" is the default, log.
 	PolicyEnforcement policy.Mode
 	// Logger records would-be declines and policy subsystem errors; nil discards them.
@@ -59,6 +67,7 @@ type App struct {
 	faucet              wallet.FaucetLimits
 	maxWalletsPerTenant int
 	offramp             offrampDeps
+	claims              claimDeps
 	policy              policyDeps
 }
 
@@ -83,7 +92,7 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	return &App{store: d.Store, identity: d.Identity, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant, offramp: newOfframpDeps(d), policy: pol}, nil
+		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant, offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol}, nil
 }
 
 // chain returns the environment's chain or CHAIN_UNAVAILABLE.

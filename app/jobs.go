@@ -47,6 +47,7 @@ func (a *App) RegisterWorkers(workers *river.Workers) {
 	a.registerPaymentWorkers(workers)
 	a.registerChainWorkers(workers)
 	a.registerOfframpWorkers(workers)
+	a.registerClaimWorkers(workers)
 }
 
 // PeriodicJobs are the jobs River schedules on an interval.
@@ -57,5 +58,6 @@ func (a *App) PeriodicJobs() []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 	}
 	jobs = append(jobs, a.offrampPeriodicJobs()...)
+	jobs = append(jobs, a.claimPeriodicJobs()...)
 	return append(jobs, a.chainPeriodicJobs()...)
 }

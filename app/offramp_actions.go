@@ -109,10 +109,17 @@ func (a *App) ConfirmOfframpPayment(ctx context.Context, pr auth.Principal, id s
 		if err != nil || exp {
 			return err
 		}
+		fromClaim := claimFunded(pay)
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigRecipientConfirm, Guard: offramp.GuardQuoteValid}, now); err != nil {
 			return err
 		}
-		if err := a.lockReservation(ctx, tx, now, &pay); err != nil {
+		lock := func() error { return a.lockReservation(ctx, tx, now, &pay) }
+		if fromClaim {
+			// A redeemed claim's money leaves the claim's escrow account; the composer's
+			// decision hash goes on chain with the escrow's release.
+			lock = func() error { return a.releaseClaimFunds(ctx, tx, now, &pay, lockedSpec(pay), "lock") }
+		}
+		if err := lock(); err != nil {
 			return err
 		}
 		pay.Attempt++
@@ -145,7 +152,7 @@ func (a *App) CancelOfframpPayment(ctx context.Context, pr auth.Principal, id st
 		if pay.SenderTenantID != pr.TenantID {
 			return core.E(offramp.CodeSenderOnly, "only the sender may cancel this payment")
 		}
-		if !pay.Status.Cancelable() {
+		if !pay.Status.Cancelable() || claimFunded(pay) || pay.Status == offramp.StatusPendingClaim {
 			return core.E(core.CodeInvalidState, "the payment is %s: only an unfunded payment can be canceled", pay.Status)
 		}
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardUnfundedPayment}, now); err != nil {

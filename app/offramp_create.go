@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"time"
 
 	"corridor/core"
 	"corridor/core/auth"
@@ -80,7 +81,7 @@ func (a *App) planCreate(p auth.Principal, in CreateOfframpInput) (createPlan, e
 // CreateOfframpPayment is intake (SPEC.md intake outcomes 1, 3, 4 and 5) in one unit of work:
 // resolve the phone to its recipient, reserve the amount on the sender's service balance,
 // run the policy composer and, when it allows, create the first quote set. A phone no tenant
-// has verified is RECIPIENT_UNKNOWN: pending claims are the next increment.
+// has verified opens a pending claim (PENDING_CLAIM; see claims.go).
 func (a *App) CreateOfframpPayment(ctx context.Context, p auth.Principal, in CreateOfframpInput) (OfframpView, error) {
 	if err := requireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return OfframpView{}, err
@@ -107,7 +108,11 @@ func (a *App) CreateOfframpPayment(ctx context.Context, p auth.Principal, in Cre
 		if err := tx.Offramp().CreatePayment(ctx, pay); err != nil {
 			return err
 		}
-		if err := a.runPolicyCheck(ctx, tx, now, &pay); err != nil {
+		next := func() error { return a.runPolicyCheck(ctx, tx, now, &pay) }
+		if pay.Status == offramp.StatusPendingClaim {
+			next = func() error { return a.openClaim(ctx, tx, now, &pay, plan.phone) }
+		}
+		if err := next(); err != nil {
 			return err
 		}
 		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
@@ -128,7 +133,7 @@ func (a *App) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) err
 	}
 	alias, err := tx.Recipients().FindVerifiedAlias(ctx, pay.Environment, pay.RecipientPhoneHash)
 	if isCode(err, recipient.CodePhoneAliasNotFound) {
-		return core.E(offramp.CodeRecipientUnknown, "no tenant has verified this phone number; pending claims for unknown numbers are not available yet")
+		return a.intakeUnknown(pay, now)
 	}
 	if err != nil {
 		return err
@@ -150,6 +155,20 @@ func (a *App) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) err
 		return err
 	}
 	_, err = pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now)
+	return err
+}
+
+// intakeUnknown is intake outcome 2: nobody has verified the phone, so the payment waits in
+// PENDING_CLAIM for a claim (opened by the caller once the payment row exists). A requested
+// destination cannot belong to an unknown recipient.
+func (a *App) intakeUnknown(pay *offramp.Payment, now time.Time) error {
+	if pay.RequestedDestinationID != "" {
+		return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
+	}
+	if _, err := a.escrow(pay.Environment); err != nil {
+		return err
+	}
+	_, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneUnknown}, now)
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"corridor/core"
 	"corridor/core/offramp"
 	"corridor/core/recipient"
+	"corridor/ledger"
 	"corridor/ports"
 )
 
@@ -155,7 +156,8 @@ func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p 
 			c.decision = offramp.Compose([]offramp.HoldReason{offramp.HoldPayoutDestinationNotSelected})
 		}
 	}
-	row, err := p.Apply(c.decision.Step(p.Status.Funded()), now)
+	fromClaim := claimFunded(*p)
+	row, err := p.Apply(c.decision.Step(paymentFunded(*p)), now)
 	if err != nil {
 		return err
 	}
@@ -176,7 +178,13 @@ func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p 
 		return a.voidReservation(ctx, tx, now, p)
 	case offramp.EffectRefund:
 		p.FailureReason = string(c.decision.Reasons[0])
-		if err := a.refund(ctx, tx, now, p, lockedSpec(*p)); err != nil {
+		refund := func() error { return a.refund(ctx, tx, now, p, lockedSpec(*p)) }
+		if fromClaim {
+			refund = func() error {
+				return a.releaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, ServiceAsset, p.SenderTenantID), "reject")
+			}
+		}
+		if err := refund(); err != nil {
 			return err
 		}
 		_, err = p.Apply(offramp.Step{Trigger: offramp.TrigRefundSettled}, now)

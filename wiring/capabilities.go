@@ -1,6 +1,8 @@
 package wiring
 
 import (
+	"github.com/ethereum/go-ethereum/common"
+
 	"corridor/adapters/http"
 	"corridor/core"
 	"corridor/ports"
@@ -42,7 +44,7 @@ var Features = map[string]bool{
 	"offrampPayments":    true,
 	"phoneAliases":       true,
 	"payoutDestinations": true,
-	"pendingClaims":      false,
+	"pendingClaims":      true,
 	"operatorReview":     true,
 	"twoFactor":          false,
 	"contacts":           false,
@@ -93,15 +95,20 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 		features[k] = v
 	}
 	unbuilt := map[string]string{}
+	sandbox := http.ChainInfo{ChainID: SandboxChainID, Name: "base-sepolia-sandbox", ChainKey: "eip155:84532",
+		Environment: "TEST", USDCAddress: optional(addrs.SandboxUSDC)}
+	live := http.ChainInfo{ChainID: LiveChainID, Name: "base", ChainKey: "eip155:8453",
+		Environment: "LIVE", USDCAddress: optional(addrs.LiveUSDC)}
+	// Pending claims need a claim escrow: without one on any chain the feature is off (its
+	// routes answer FEATURE_NOT_AVAILABLE and unknown phones CHAIN_UNAVAILABLE).
+	if len(claimEscrows(chains)) == 0 {
+		features["pendingClaims"] = false
+	}
 	for prefix, feature := range UnbuiltPrefixes {
 		if !features[feature] {
 			unbuilt[prefix] = feature
 		}
 	}
-	sandbox := http.ChainInfo{ChainID: SandboxChainID, Name: "base-sepolia-sandbox", ChainKey: "eip155:84532",
-		Environment: "TEST", USDCAddress: optional(addrs.SandboxUSDC)}
-	live := http.ChainInfo{ChainID: LiveChainID, Name: "base", ChainKey: "eip155:8453",
-		Environment: "LIVE", USDCAddress: optional(addrs.LiveUSDC)}
 	for env, info := range map[core.Environment]*http.ChainInfo{core.EnvTest: &sandbox, core.EnvLive: &live} {
 		if c, ok := chains[env]; ok && c != nil {
 			info.Available = true
@@ -113,6 +120,17 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 		Features:        features,
 		UnbuiltPrefixes: unbuilt,
 	}
+}
+
+// claimEscrows are the chain adapters that also serve a configured claim escrow.
+func claimEscrows(chains map[core.Environment]ports.Chain) map[core.Environment]ports.ClaimEscrow {
+	out := map[core.Environment]ports.ClaimEscrow{}
+	for env, c := range chains {
+		if e, ok := c.(ports.ClaimEscrow); ok && e.ClaimEscrowAddress() != (common.Address{}) {
+			out[env] = e
+		}
+	}
+	return out
 }
 
 func optional(s string) *string {

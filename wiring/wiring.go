@@ -53,6 +53,15 @@ type Config struct {
 	WrapStore func(ports.Store) ports.Store
 	// Payouts configures the payout providers (D9); the zero value has every provider off.
 	Payouts PayoutConfig
+	// ClaimLifetime is a pending claim's lifetime (CLAIM_LIFETIME; 0 = 14 days); ClaimLinkBase
+	// (CLAIM_LINK_BASE) prefixes the link texted to the phone.
+	ClaimLifetime time.Duration
+	ClaimLinkBase string
+	// ClaimLinkRateLimit throttles the public claim-link routes per client IP (zero: 30 a
+	// minute).
+	ClaimLinkRateLimit http.RateLimit
+	// ClaimCodesPerIP bounds claim phone codes per client IP per hour (0 = 20).
+	ClaimCodesPerIP int
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates the operator routes
 	// /v1/admin/... (D11). Empty: they answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
@@ -124,7 +133,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
-		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log})
+		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log,
+		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
+		ClaimCodesPerIP: cfg.ClaimCodesPerIP})
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -139,11 +150,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	srv, err := http.New(http.Config{
-		BodyLimitBytes: cfg.BodyLimitBytes,
-		RateLimit:      cfg.RateLimit,
-		Capabilities:   Capabilities(cfg.Chains, cfg.ChainAdapters),
-		Store:          store,
-		OperatorToken:  cfg.OperatorToken,
+		BodyLimitBytes:     cfg.BodyLimitBytes,
+		RateLimit:          cfg.RateLimit,
+		Capabilities:       Capabilities(cfg.Chains, cfg.ChainAdapters),
+		Store:              store,
+		OperatorToken:      cfg.OperatorToken,
+		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
 	}, a, log)
 	if err != nil {
 		_ = db.Close()

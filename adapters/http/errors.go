@@ -3,11 +3,13 @@ package http
 import (
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/core"
+	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/core/recipient"
 )
@@ -75,6 +77,20 @@ var statusByCode = map[core.Code]int{
 	offramp.CodeQuoteExpired:             409,
 	offramp.CodeQuoteNotFound:            404,
 	offramp.CodeRouteNotSelected:         409,
+
+	// Pending claims (issue 7).
+	claim.CodeClaimNotFound:      404,
+	claim.CodeLinkUsed:           409,
+	claim.CodeLinkExpired:        409,
+	claim.CodeNotExpired:         409,
+	claim.CodeNotRedeemable:      409,
+	claim.CodeNotFunded:          409,
+	claim.CodeChallengeNotFound:  404,
+	claim.CodeResendBudget:       429,
+	claim.CodeInvalidCode:        400,
+	claim.CodeTooManyAttempts:    403,
+	claim.CodeChallengeExpired:   403,
+	claim.CodeChallengeNotUsable: 403,
 }
 
 // StatusFor returns the HTTP status of a code; unknown codes are business refusals (422).
@@ -149,6 +165,11 @@ func writeError(c *fiber.Ctx, log *slog.Logger, err error) error {
 		de = core.E(core.CodeInternal, "internal error; quote the requestId when contacting support")
 	}
 	status := StatusFor(de.Code)
+	if status == fiber.StatusTooManyRequests && c.GetRespHeader(fiber.HeaderRetryAfter) == "" {
+		if secs, ok := de.Details["retryAfterSeconds"].(int); ok && secs > 0 {
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
+		}
+	}
 	if de.Code == core.CodeMethodNotAllowed {
 		c.Set(fiber.HeaderAllow, c.GetRespHeader(fiber.HeaderAllow))
 	}

@@ -59,6 +59,9 @@ func (s *Server) routeTable() []Route {
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentRoutes()...)
 	}
+	if s.cfg.Capabilities.Features["pendingClaims"] && s.cfg.Capabilities.Features["offrampPayments"] {
+		routes = append(routes, s.claimRoutes()...)
+	}
 	if s.cfg.Capabilities.Features["operatorReview"] && s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.adminRoutes()...)
 	}

@@ -25,6 +25,9 @@ type Config struct {
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates /v1/admin/...
 	// (D11). Empty: admin routes answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
+	// ClaimLinkRateLimit throttles the public claim-link routes per client IP; zero is the
+	// default of 30 requests a minute.
+	ClaimLinkRateLimit RateLimit
 }
 
 // authMode says how a route authenticates.
@@ -65,8 +68,10 @@ type Server struct {
 	log     *slog.Logger
 	metrics *metrics
 	limiter *limiter
-	fiber   *fiber.App
-	routes  []Route
+	// claimLimiter throttles the public claim-link routes per client IP.
+	claimLimiter *limiter
+	fiber        *fiber.App
+	routes       []Route
 }
 
 // New builds the server and registers every route.
@@ -80,7 +85,10 @@ func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
 	if cfg.BodyLimitBytes <= 0 {
 		cfg.BodyLimitBytes = 1 << 20
 	}
-	s := &Server{cfg: cfg, app: a, log: log, metrics: newMetrics()}
+	if cfg.ClaimLinkRateLimit.PerSecond <= 0 || cfg.ClaimLinkRateLimit.Burst <= 0 {
+		cfg.ClaimLinkRateLimit = claimLimit
+	}
+	s := &Server{cfg: cfg, app: a, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit)}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)

@@ -40,6 +40,10 @@ type config struct {
 	// OperatorToken is OPERATOR_TOKEN (D11): at least 32 characters; unset, /v1/admin/...
 	// answers 503.
 	OperatorToken string
+	// ClaimLifetime is CLAIM_LIFETIME (default 14 days); ClaimLinkBase is CLAIM_LINK_BASE, the
+	// link prefix texted to unknown recipients.
+	ClaimLifetime time.Duration
+	ClaimLinkBase string
 }
 
 func loadConfig() (config, error) {
@@ -72,6 +76,9 @@ func loadConfig() (config, error) {
 	errs = append(errs, err)
 	c.Payouts, err = loadPayoutConfig()
 	errs = append(errs, err)
+	c.ClaimLifetime, err = envDuration("CLAIM_LIFETIME")
+	errs = append(errs, err)
+	c.ClaimLinkBase = strings.TrimSpace(os.Getenv("CLAIM_LINK_BASE"))
 	c.OperatorToken = strings.TrimSpace(os.Getenv("OPERATOR_TOKEN"))
 	if c.OperatorToken != "" && len(c.OperatorToken) < 32 {
 		errs = append(errs, errors.New("OPERATOR_TOKEN must be at least 32 characters"))

@@ -152,6 +152,8 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 		PolicyEnforcement: cfg.PolicyEnforcement,
 		Payouts:           cfg.Payouts,
 		OperatorToken:     cfg.OperatorToken,
+		ClaimLifetime:     cfg.ClaimLifetime,
+		ClaimLinkBase:     cfg.ClaimLinkBase,
 	}, log)
 	if err != nil {
 		return err

@@ -1,8 +1,6 @@
 package claim
 
 import (
-	"crypto/rand"
-	"math/big"
 	"time"
 
 	"corridor/core"
@@ -38,32 +36,6 @@ type Challenge struct {
 
 // PrefixChallenge prefixes challenge ids.
 const PrefixChallenge = "chl"
-
-// NewCode returns a uniformly random 6-digit code from the CSPRNG.
-func NewCode() string {
-	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
-	if err != nil {
-		panic("claim: crypto/rand: " + err.Error())
-	}
-	s := n.String()
-	for len(s) < CodeDigits {
-		s = "0" + s
-	}
-	return s
-}
-
-// ValidCodeShape reports whether code is exactly six ASCII digits.
-func ValidCodeShape(code string) bool {
-	if len(code) != CodeDigits {
-		return false
-	}
-	for _, r := range code {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
 
 // Verify records one confirmation attempt; matches says whether the code's hash equals
 // CodeHash (compared by the caller in constant time). It returns the refusal, if any, after

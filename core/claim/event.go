@@ -8,11 +8,11 @@ import (
 type EventKind string
 
 const (
-	EventFunded         EventKind = "FUNDED"
-	EventLocked         EventKind = "LOCKED"
-	EventReleased       EventKind = "RELEASED"
-	EventRefunded       EventKind = "REFUNDED"
-	EventCanceled       EventKind = "CANCELED"
+	EventFunded          EventKind = "FUNDED"
+	EventLocked          EventKind = "LOCKED"
+	EventReleased        EventKind = "RELEASED"
+	EventRefunded        EventKind = "REFUNDED"
+	EventCanceled        EventKind = "CANCELED"
 	EventExpiryShortened EventKind = "EXPIRY_SHORTENED"
 )
 

@@ -107,6 +107,10 @@ type Row struct {
 // providerStages are the statuses of a payout attempt in flight.
 var providerStages = []Status{StatusFundsLocked, StatusProviderSubmitted, StatusProviderProcessing, StatusActionRequired}
 
+// claimStuckStatuses are where a redeemed claim's payment can wait with its money still in the
+// claim's escrow.
+var claimStuckStatuses = []Status{StatusPayoutSelectionRequired, StatusComplianceHold, StatusAwaitingRecipientConfirmation}
+
 // unfundedStatuses are the statuses in which only a reservation exists (D12); the sender may
 // cancel in any of them.
 var unfundedStatuses = []Status{StatusCreated, StatusRecipientResolution, StatusSourceFundsConfirmed,
@@ -148,6 +152,13 @@ func buildTable() []Row {
 	}
 	for _, s := range providerStages {
 		rows = append(rows, Row{s, TrigProviderFailure, GuardProviderStage, StatusFailed, EffectNone})
+	}
+	// A redeemed claim whose payment never locked its funds (held, or never confirmed) is
+	// refunded once the claim's expiry and grace period have passed: the escrow-funded payment
+	// leaves through REFUND_PENDING, as every funded payment does (SPEC.md: funds win over
+	// expiry, then a stuck lock becomes refundable).
+	for _, s := range claimStuckStatuses {
+		rows = append(rows, Row{s, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund})
 	}
 	for _, s := range unfundedStatuses {
 		rows = append(rows, Row{s, TrigSenderCancel, GuardUnfundedPayment, StatusCanceled, EffectVoidHold})

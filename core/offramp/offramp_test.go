@@ -37,6 +37,10 @@ var specRows = []Row{
 	{StatusActionRequired, TrigProviderFailure, GuardProviderStage, StatusFailed, EffectNone},
 	{StatusFailed, TrigRefundPath, GuardNone, StatusRefundPending, EffectNone},
 	{StatusRefundPending, TrigRefundSettled, GuardNone, StatusRefunded, EffectRefund},
+	// Ours: a redeemed claim stuck past expiry and grace (docs/decisions.md).
+	{StatusPayoutSelectionRequired, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
+	{StatusComplianceHold, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
+	{StatusAwaitingRecipientConfirmation, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 }
 
 func TestTable_SpecRowByRow(t *testing.T) {

@@ -108,7 +108,9 @@ func DefaultConfig(url string) wiring.Config {
 			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret},
 			PollInterval:   150 * time.Millisecond,
 		},
-		OperatorToken: OperatorToken,
+		OperatorToken:      OperatorToken,
+		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
+		ClaimCodesPerIP:    10_000,
 	}
 }
 

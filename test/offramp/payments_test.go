@@ -37,8 +37,9 @@ func TestOfframp_IntakeOutcomes(t *testing.T) {
 	}
 	expectBalance(t, p.sender.Root, 90*usd, 10*usd)
 
-	// Unknown phone: the recorded decision (RECIPIENT_UNKNOWN until pending claims).
-	p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "1"}).ExpectError(t, 422, "RECIPIENT_UNKNOWN")
+	// Unknown phone: a pending claim needs the claim escrow; this server has no chain, so the
+	// payment is refused and nothing is reserved (test/claims covers the claim itself).
+	p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "1"}).ExpectError(t, 503, "CHAIN_UNAVAILABLE")
 	// Funding modes other than INTERNAL_BALANCE.
 	for _, mode := range []string{"ONCHAIN_DEPOSIT", "SAFE_PROPOSAL"} {
 		p.create(t, "1", map[string]any{"fundingMode": mode}).ExpectError(t, 400, "FUNDING_MODE_NOT_AVAILABLE")

@@ -1,0 +1,120 @@
+package http
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app"
+	"corridor/core"
+	"corridor/core/claim"
+)
+
+// publicClaimHeaders keep the link token out of referrers and caches.
+func publicClaimHeaders(c *fiber.Ctx) {
+	c.Set("Referrer-Policy", "no-referrer")
+	c.Set(fiber.HeaderCacheControl, "no-store")
+}
+
+// throttleClaimIP charges the client IP's claim-link bucket (SPEC.md: inspect is throttled).
+func (s *Server) throttleClaimIP(c *fiber.Ctx) error {
+	ok, wait := s.claimLimiter.allow("claim-ip:"+c.IP(), time.Now())
+	if ok {
+		return nil
+	}
+	c.Set(fiber.HeaderRetryAfter, retryAfter(wait))
+	return (&core.Error{Code: core.CodeRateLimited, Message: "too many claim link requests from this address; retry after the Retry-After seconds"}).
+		WithDetails(map[string]any{"retryAfterSeconds": retryAfter(wait)})
+}
+
+func claimToken(c *fiber.Ctx) string { return strings.TrimSpace(c.Params("claimToken")) }
+
+func (s *Server) inspectClaim(c *fiber.Ctx) error {
+	publicClaimHeaders(c)
+	if err := s.throttleClaimIP(c); err != nil {
+		return err
+	}
+	v, err := s.app.InspectClaim(c.UserContext(), claimToken(c))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toClaimPublic(v))
+}
+
+func (s *Server) sendClaimPhoneCode(c *fiber.Ctx) error {
+	publicClaimHeaders(c)
+	if err := s.throttleClaimIP(c); err != nil {
+		return err
+	}
+	ch, err := s.app.SendClaimPhoneCode(c.UserContext(), claimToken(c), c.IP())
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(claimChallengeResponse{ChallengeID: ch.ChallengeID, ExpiresAt: ch.ExpiresAt})
+}
+
+func (s *Server) verifyClaimPhoneCode(c *fiber.Ctx) error {
+	publicClaimHeaders(c)
+	if err := s.throttleClaimIP(c); err != nil {
+		return err
+	}
+	var req claimCodeVerifyRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	ch, err := s.app.VerifyClaimPhoneCode(c.UserContext(), claimToken(c), req.ChallengeID, req.Code)
+	if err != nil {
+		return err
+	}
+	return c.JSON(claimChallengeVerifyResponse{ChallengeID: ch.ChallengeID, Verified: ch.Verified})
+}
+
+func (s *Server) redeemClaim(c *fiber.Ctx) error {
+	publicClaimHeaders(c)
+	var req claimRedeemRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	v, err := s.app.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
+		app.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
+	if err != nil {
+		return err
+	}
+	return c.JSON(toClaimRedeem(v))
+}
+
+func (s *Server) getClaim(c *fiber.Ctx) error {
+	v, err := s.app.GetClaim(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toClaim(v))
+}
+
+func (s *Server) resendClaim(c *fiber.Ctx) error {
+	cl, err := s.app.ResendClaimLink(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(claimResendResponse{ExpiresAt: cl.ExpiresAt})
+}
+
+func (s *Server) requestClaimRefund(c *fiber.Ctx) error {
+	v, err := s.app.RequestClaimRefund(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toClaimRefund(v))
+}
+
+func (s *Server) expireClaim(c *fiber.Ctx) error {
+	v, err := s.app.ExpireClaimNow(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toClaimRefund(v))
+}
+
+// claimLimit is the claim-link throttle per client IP.
+var claimLimit = RateLimit{PerSecond: float64(claim.PublicViewPerIPLimit) / 60, Burst: claim.PublicViewPerIPLimit}
