@@ -571,7 +571,7 @@ func (a *App) expireForSender(ctx context.Context, p auth.Principal, id string, 
 		if force && c.Status == claim.StatusOpen && c.RedeemedAt == nil && !c.Expired(now) {
 			c.ExpiresAt = now
 		}
-		if c.Status == claim.StatusOpen && !c.Expired(now) {
+		if (c.Status == claim.StatusOpen || c.Status == claim.StatusLocked) && !c.Expired(now) {
 			return core.E(claim.CodeNotExpired, "the claim expires at %s; a refund can be requested after that",
 				c.ExpiresAt.Format(time.RFC3339)).WithDetails(map[string]any{"expiresAt": c.ExpiresAt.Format(time.RFC3339)})
 		}

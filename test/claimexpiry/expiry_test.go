@@ -55,9 +55,6 @@ func TestClaimExpiry_StuckRedeemedClaimRefundedAfterGrace(t *testing.T) {
 	expectBalance(t, sender.Root, 75_000_000, 0)
 
 	t.Run("refund request before expiry", func(t *testing.T) {
-		t.Skip("bug: POST /v1/offramp/claims/{id}/refund-request on a LOCKED claim before its expiry answers 200 " +
-			"(claimStatus LOCKED) instead of 409 CLAIM_NOT_EXPIRED: expireForSender (app/claims.go) checks " +
-			"`c.Status == claim.StatusOpen && !c.Expired(now)`, so a redeemed (LOCKED) claim skips the check")
 		sender.Root.Post("/v1/offramp/claims/"+claimID+"/refund-request", nil).ExpectError(t, 409, "CLAIM_NOT_EXPIRED")
 	})
 
