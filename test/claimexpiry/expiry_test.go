@@ -6,6 +6,7 @@ import (
 
 	"corridor/core/claim"
 	"corridor/ports"
+	"corridor/test/harness"
 )
 
 // A recipient redeems and never confirms: the claim is LOCKED on chain and its payment waits
@@ -23,17 +24,17 @@ func TestClaimExpiry_StuckRedeemedClaimRefundedAfterGrace(t *testing.T) {
 		t.Fatalf("unknown phone: %v", created)
 	}
 	payID, claimID := created["paymentId"].(string), created["claimId"].(string)
-	cl := waitClaim(t, sender.Root, claimID, "funded", func(c map[string]any) bool { return c["funded"] == true })
+	cl := harness.WaitClaim(t, sender.Root, claimID, "funded", func(c map[string]any) bool { return c["funded"] == true })
 	expiresAt := timeOf(t, cl, "expiresAt")
 	if got := expiresAt.Sub(timeOf(t, cl, "createdAt")); got != lifetime {
 		t.Fatalf("the claim lives %s on this server, want %s: %v", got, lifetime, cl)
 	}
 
 	// Phone proof and redeem into an onboarded recipient, who never confirms.
-	token := linkToken(t, smsOf(t, sender.Root, "claim_link"))
+	token := harness.ClaimLinkToken(t, harness.SMSBody(t, sender.Root, "claim_link", nil))
 	anon := srv.Client(t)
 	ch := anon.Post("/v1/claims/"+token+"/phone-code", nil).Expect(t, 201).JSON(t)
-	code := codeOf(t, smsOf(t, sender.Root, "claim_phone_code"))
+	code := harness.SMSCode(t, harness.SMSBody(t, sender.Root, "claim_phone_code", nil))
 	if v := anon.Post("/v1/claims/"+token+"/phone-code/verify", map[string]any{"challengeId": ch["challengeId"], "code": code}).
 		Expect(t, 200).JSON(t); v["verified"] != true {
 		t.Fatalf("verify %v", v)
@@ -44,7 +45,7 @@ func TestClaimExpiry_StuckRedeemedClaimRefundedAfterGrace(t *testing.T) {
 	if red["paymentId"] != payID || red["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
 		t.Fatalf("redeem %v", red)
 	}
-	locked := waitClaim(t, sender.Root, claimID, "locked", func(c map[string]any) bool { return c["status"] == "LOCKED" })
+	locked := harness.WaitClaim(t, sender.Root, claimID, "locked", func(c map[string]any) bool { return c["status"] == "LOCKED" })
 	if locked["lockTxHash"] == nil || locked["redeemed"] != true {
 		t.Fatalf("locked claim %v", locked)
 	}
@@ -52,7 +53,7 @@ func TestClaimExpiry_StuckRedeemedClaimRefundedAfterGrace(t *testing.T) {
 	if s := onchainState(t, escrowID); s != ports.EscrowLocked {
 		t.Fatalf("on-chain claim %s, want LOCKED", s)
 	}
-	expectBalance(t, sender.Root, 75_000_000, 0)
+	harness.ExpectServiceBalance(t, sender.Root, 75_000_000, 0)
 
 	t.Run("refund request before expiry", func(t *testing.T) {
 		sender.Root.Post("/v1/offramp/claims/"+claimID+"/refund-request", nil).ExpectError(t, 409, "CLAIM_NOT_EXPIRED")
@@ -78,7 +79,7 @@ func TestClaimExpiry_StuckRedeemedClaimRefundedAfterGrace(t *testing.T) {
 	if s := onchainState(t, escrowID); s != ports.EscrowLocked {
 		t.Fatalf("on-chain claim %s within the grace period, want LOCKED", s)
 	}
-	expectBalance(t, sender.Root, 75_000_000, 0)
+	harness.ExpectServiceBalance(t, sender.Root, 75_000_000, 0)
 
 	// Past expiry + grace on the app clock, not yet on the chain's: the payment goes to
 	// REFUND_PENDING, but the contract refuses the refund (CE:grace) and River retries the job.
@@ -104,19 +105,19 @@ func TestClaimExpiry_StuckRedeemedClaimRefundedAfterGrace(t *testing.T) {
 
 	// The chain's clock passes expiry + grace too: the retried refund lands and is indexed.
 	advanceChainTo(t, expiresAt.Add(claim.DefaultGracePeriod+5*time.Minute))
-	done := waitClaim(t, sender.Root, claimID, "refunded", func(c map[string]any) bool { return c["status"] == "REFUNDED" })
+	done := harness.WaitClaim(t, sender.Root, claimID, "refunded", func(c map[string]any) bool { return c["status"] == "REFUNDED" })
 	if done["refundTxHash"] == nil || done["releaseTxHash"] != nil || done["paymentStatus"] != "REFUNDED" {
 		t.Fatalf("refunded claim %v", done)
 	}
-	if p := waitPayment(t, sender.Root, payID, "REFUNDED"); p["failureReason"] != "CLAIM_EXPIRED" {
+	if p := harness.WaitOfframpPayment(t, sender.Root, payID, "REFUNDED"); p["failureReason"] != "CLAIM_EXPIRED" {
 		t.Fatalf("refunded payment %v", p)
 	}
 	if s := onchainState(t, escrowID); s != ports.EscrowRefunded {
 		t.Fatalf("on-chain claim %s, want REFUNDED", s)
 	}
-	expectBalance(t, sender.Root, 100_000_000, 0)
-	expectBalance(t, recipient.Root, 0, 0)
-	if l := ledgerOf(t, payID); len(l) != 0 {
+	harness.ExpectServiceBalance(t, sender.Root, 100_000_000, 0)
+	harness.ExpectServiceBalance(t, recipient.Root, 0, 0)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, payID); len(l) != 0 {
 		t.Fatalf("a refunded claim leaves nothing behind: %v", l)
 	}
 	recipient.Root.Post("/v1/offramp/payments/"+payID+"/confirm", nil).ExpectError(t, 409, "INVALID_STATE")
@@ -154,7 +155,7 @@ func TestClaimExpiry_UnfundedClaimCanceled(t *testing.T) {
 	if s := onchainState(t, cl["escrowClaimId"].(string)); s != ports.EscrowNone {
 		t.Fatalf("on-chain claim %s, want NONE", s)
 	}
-	expectBalance(t, sender.Root, 30_000_000, 20_000_000)
+	harness.ExpectServiceBalance(t, sender.Root, 30_000_000, 20_000_000)
 	if p := getPayment(t, sender.Root, payID); p["status"] != "PENDING_CLAIM" {
 		t.Fatalf("payment before expiry %v", p)
 	}
@@ -167,19 +168,19 @@ func TestClaimExpiry_UnfundedClaimCanceled(t *testing.T) {
 	if c := getClaim(t, sender.Root, claimID); c["status"] != "EXPIRED" && c["status"] != "CANCELED" {
 		t.Fatalf("after the expiry pass %v", c)
 	}
-	done := waitClaim(t, sender.Root, claimID, "canceled", func(c map[string]any) bool { return c["status"] == "CANCELED" })
+	done := harness.WaitClaim(t, sender.Root, claimID, "canceled", func(c map[string]any) bool { return c["status"] == "CANCELED" })
 	if done["cancelTxHash"] == nil || done["refundTxHash"] != nil || done["fundTxHash"] != nil || done["funded"] != false ||
 		done["paymentStatus"] != "CANCELED" {
 		t.Fatalf("canceled claim %v", done)
 	}
-	if p := waitPayment(t, sender.Root, payID, "CANCELED"); p["failureReason"] != "CLAIM_EXPIRED" {
+	if p := harness.WaitOfframpPayment(t, sender.Root, payID, "CANCELED"); p["failureReason"] != "CLAIM_EXPIRED" {
 		t.Fatalf("canceled payment %v", p)
 	}
 	if s := onchainState(t, done["escrowClaimId"].(string)); s != ports.EscrowCanceled {
 		t.Fatalf("on-chain claim %s, want CANCELED", s)
 	}
-	expectBalance(t, sender.Root, 50_000_000, 0)
-	if l := ledgerOf(t, payID); len(l) != 0 {
+	harness.ExpectServiceBalance(t, sender.Root, 50_000_000, 0)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, payID); len(l) != 0 {
 		t.Fatalf("a canceled claim leaves nothing behind: %v", l)
 	}
 	for i := 0; i < 2; i++ {

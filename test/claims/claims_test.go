@@ -42,7 +42,7 @@ func openClaim(t *testing.T, sender *harness.Tenant, amount string) (phone strin
 	if payment["status"] != "PENDING_CLAIM" || payment["claimId"] == nil || len(payment["quotes"].([]any)) != 0 {
 		t.Fatalf("unknown phone: %v", payment)
 	}
-	cl = waitClaim(t, sender.Root, payment["claimId"].(string), "funded", func(c map[string]any) bool { return c["funded"] == true })
+	cl = harness.WaitClaim(t, sender.Root, payment["claimId"].(string), "funded", func(c map[string]any) bool { return c["funded"] == true })
 	return phone, payment, cl
 }
 
@@ -61,25 +61,25 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 		t.Fatalf("created %v", created)
 	}
 	payID, claimID := created["paymentId"].(string), created["claimId"].(string)
-	if a, h := balance(t, sender.Root); a != 75_000_000 || (h != 25_000_000 && h != 0) {
+	if a, h := harness.ServiceBalance(t, sender.Root); a != 75_000_000 || (h != 25_000_000 && h != 0) {
 		t.Fatalf("reserved towards the escrow: available %d held %d", a, h)
 	}
 
-	cl := waitClaim(t, sender.Root, claimID, "funded", func(c map[string]any) bool { return c["funded"] == true })
+	cl := harness.WaitClaim(t, sender.Root, claimID, "funded", func(c map[string]any) bool { return c["funded"] == true })
 	if cl["status"] != "OPEN" || cl["fundTxHash"] == nil || len(cl["escrowClaimId"].(string)) != 66 {
 		t.Fatalf("funded claim %v", cl)
 	}
 	if cl["metadataHash"] != claim.MetadataHash(cl["escrowClaimId"].(string), payID) {
 		t.Fatalf("metadata hash must cover only the claim id and payment id: %v", cl)
 	}
-	expectBalance(t, sender.Root, 75_000_000, 0) // funded: moved into the claim's escrow account
-	if l := ledgerOf(t, payID); l["claim:"+claimID+":escrow"] != 25_000_000 {
+	harness.ExpectServiceBalance(t, sender.Root, 75_000_000, 0) // funded: moved into the claim's escrow account
+	if l := harness.PaymentLedger(t, env().DatabaseURL, payID); l["claim:"+claimID+":escrow"] != 25_000_000 {
 		t.Fatalf("escrow account after funding: %v", l)
 	}
 
 	// The link texted to the phone, and its public view.
-	linkSMS := smsOf(t, sender.Root, "claim_link", nil)
-	token := linkToken(t, linkSMS)
+	linkSMS := harness.SMSBody(t, sender.Root, "claim_link", nil)
+	token := harness.ClaimLinkToken(t, linkSMS)
 	pub := seen(srv.Client(t).Get("/v1/claims/"+token)).Expect(t, 200)
 	if pub.Header.Get("Referrer-Policy") != "no-referrer" || pub.Header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("public view headers %v", pub.Header)
@@ -93,7 +93,7 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 	// Phone proof: five wrong codes cancel the challenge.
 	anon := srv.Client(t)
 	ch := seen(anon.Post("/v1/claims/"+token+"/phone-code", nil)).Expect(t, 201).JSON(t)
-	code := codeOf(t, smsOf(t, sender.Root, "claim_phone_code", nil))
+	code := harness.SMSCode(t, harness.SMSBody(t, sender.Root, "claim_phone_code", nil))
 	wrong := fmt.Sprintf("%06d", (atoi(code)+1)%1_000_000)
 	for left := 4; left >= 1; left-- {
 		e := seen(anon.Post("/v1/claims/"+token+"/phone-code/verify", map[string]any{"challengeId": ch["challengeId"], "code": wrong})).
@@ -107,7 +107,7 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 
 	// A new challenge verifies.
 	ch2 := anon.Post("/v1/claims/"+token+"/phone-code", nil).Expect(t, 201).JSON(t)
-	code2 := codeOf(t, smsOf(t, sender.Root, "claim_phone_code", map[string]bool{"": true, smsBodyWith(code): true}))
+	code2 := harness.SMSCode(t, harness.SMSBody(t, sender.Root, "claim_phone_code", map[string]bool{"": true, smsBodyWith(code): true}))
 	ok := seen(anon.Post("/v1/claims/"+token+"/phone-code/verify", map[string]any{"challengeId": ch2["challengeId"], "code": code2})).Expect(t, 200).JSON(t)
 	if ok["verified"] != true || ok["challengeId"] != ch2["challengeId"] {
 		t.Fatalf("verify %v", ok)
@@ -131,7 +131,7 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 	if len(aliases) != 1 || aliases[0].(map[string]any)["status"] != "VERIFIED" {
 		t.Fatalf("aliases %v", aliases)
 	}
-	waitClaim(t, sender.Root, claimID, "locked", func(c map[string]any) bool { return c["status"] == "LOCKED" && c["lockTxHash"] != nil })
+	harness.WaitClaim(t, sender.Root, claimID, "locked", func(c map[string]any) bool { return c["status"] == "LOCKED" && c["lockTxHash"] != nil })
 
 	// Part 1's flow: select, confirm, provider, DELIVERED; the escrow is released on chain.
 	rid := red["quotes"].([]any)[0].(map[string]any)["routeId"].(string)
@@ -140,8 +140,8 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 	if conf["status"] != "FUNDS_LOCKED" {
 		t.Fatalf("confirm %v", conf)
 	}
-	waitPayment(t, sender.Root, payID, "DELIVERED")
-	released := waitClaim(t, sender.Root, claimID, "released", func(c map[string]any) bool { return c["status"] == "RELEASED" })
+	harness.WaitOfframpPayment(t, sender.Root, payID, "DELIVERED")
+	released := harness.WaitClaim(t, sender.Root, claimID, "released", func(c map[string]any) bool { return c["status"] == "RELEASED" })
 	if released["releaseTxHash"] == nil || released["decisionHash"] == nil || released["refundTxHash"] != nil {
 		t.Fatalf("released claim %v", released)
 	}
@@ -150,9 +150,9 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 		t.Fatalf("on-chain claim %+v %v", onchain, err)
 	}
 
-	expectBalance(t, sender.Root, 75_000_000, 0)
-	expectBalance(t, recipient.Root, 25_000_000, 0)
-	l := ledgerOf(t, payID)
+	harness.ExpectServiceBalance(t, sender.Root, 75_000_000, 0)
+	harness.ExpectServiceBalance(t, recipient.Root, 25_000_000, 0)
+	l := harness.PaymentLedger(t, env().DatabaseURL, payID)
 	if l["claim:"+claimID+":escrow"] != 0 || len(l) != 2 {
 		t.Fatalf("ledger after delivery %v", l)
 	}
@@ -193,7 +193,7 @@ func TestClaim_ExpiryRefundsTheSender(t *testing.T) {
 	sender := funded(t, "100")
 	_, pay, cl := openClaim(t, sender, "10")
 	claimID, payID := cl["claimId"].(string), pay["paymentId"].(string)
-	token := linkToken(t, smsOf(t, sender.Root, "claim_link", nil))
+	token := harness.ClaimLinkToken(t, harness.SMSBody(t, sender.Root, "claim_link", nil))
 
 	sender.Root.Post("/v1/offramp/claims/"+claimID+"/refund-request", nil).ExpectError(t, 409, "CLAIM_NOT_EXPIRED")
 	exp := sender.Root.Post("/v1/sandbox/offramp/claims/"+claimID+"/expire", nil).Expect(t, 200).JSON(t)
@@ -203,13 +203,13 @@ func TestClaim_ExpiryRefundsTheSender(t *testing.T) {
 	env().Client(t).Get("/v1/claims/"+token).ExpectError(t, 409, "CLAIM_LINK_EXPIRED")
 	env().Client(t).Post("/v1/claims/"+token+"/phone-code", nil).ExpectError(t, 409, "CLAIM_LINK_EXPIRED")
 
-	done := waitClaim(t, sender.Root, claimID, "refunded", func(c map[string]any) bool { return c["status"] == "REFUNDED" })
+	done := harness.WaitClaim(t, sender.Root, claimID, "refunded", func(c map[string]any) bool { return c["status"] == "REFUNDED" })
 	if done["refundTxHash"] == nil || done["releaseTxHash"] != nil || done["paymentStatus"] != "REFUNDED" {
 		t.Fatalf("refunded claim %v", done)
 	}
-	waitPayment(t, sender.Root, payID, "REFUNDED")
-	expectBalance(t, sender.Root, 100_000_000, 0)
-	if l := ledgerOf(t, payID); len(l) != 0 {
+	harness.WaitOfframpPayment(t, sender.Root, payID, "REFUNDED")
+	harness.ExpectServiceBalance(t, sender.Root, 100_000_000, 0)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, payID); len(l) != 0 {
 		t.Fatalf("a refunded claim leaves nothing behind: %v", l)
 	}
 	onchain, err := env().Chain.EscrowClaim(context.Background(), mustBytes32(t, done["escrowClaimId"].(string)))
@@ -230,7 +230,7 @@ func TestClaim_SenderOnlyOperationsAndResendBudget(t *testing.T) {
 	sender := funded(t, "50")
 	_, _, cl := openClaim(t, sender, "5")
 	claimID := cl["claimId"].(string)
-	first := smsOf(t, sender.Root, "claim_link", nil)
+	first := harness.SMSBody(t, sender.Root, "claim_link", nil)
 	other := env().NewTenant(t)
 	other.Root.Get("/v1/offramp/claims/"+claimID).ExpectError(t, 404, "CLAIM_NOT_FOUND")
 	other.Root.Post("/v1/offramp/claims/"+claimID+"/resend", nil).ExpectError(t, 404, "CLAIM_NOT_FOUND")
@@ -239,15 +239,15 @@ func TestClaim_SenderOnlyOperationsAndResendBudget(t *testing.T) {
 	sender.Root.Post("/v1/offramp/payments/"+cl["paymentId"].(string)+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
 
 	seen := map[string]bool{first: true}
-	prev := linkToken(t, first)
+	prev := harness.ClaimLinkToken(t, first)
 	for i := 0; i < claim.MaxResends; i++ {
 		r := sender.Root.Post("/v1/offramp/claims/"+claimID+"/resend", nil).Expect(t, 200).JSON(t)
 		if r["expiresAt"] != cl["expiresAt"] {
 			t.Fatalf("resend %v", r)
 		}
-		body := smsOf(t, sender.Root, "claim_link", seen)
+		body := harness.SMSBody(t, sender.Root, "claim_link", seen)
 		seen[body] = true
-		next := linkToken(t, body)
+		next := harness.ClaimLinkToken(t, body)
 		env().Client(t).Get("/v1/claims/"+prev).ExpectError(t, 404, "CLAIM_NOT_FOUND")
 		env().Client(t).Get("/v1/claims/"+next).Expect(t, 200)
 		prev = next
@@ -268,7 +268,7 @@ func TestClaim_PhoneCodeBudgetPerPhone(t *testing.T) {
 	t.Parallel()
 	sender := funded(t, "10")
 	_, _, _ = openClaim(t, sender, "1")
-	token := linkToken(t, smsOf(t, sender.Root, "claim_link", nil))
+	token := harness.ClaimLinkToken(t, harness.SMSBody(t, sender.Root, "claim_link", nil))
 	for i := 0; i < claim.MaxCodesPerPhone; i++ {
 		env().Client(t).Post("/v1/claims/"+token+"/phone-code", nil).Expect(t, 201)
 	}
@@ -282,7 +282,7 @@ func TestClaim_CreateGuards(t *testing.T) {
 	t.Parallel()
 	poor := funded(t, "1")
 	poor.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "2"}).ExpectError(t, 422, "INSUFFICIENT_FUNDS")
-	expectBalance(t, poor.Root, 1_000_000, 0)
+	harness.ExpectServiceBalance(t, poor.Root, 1_000_000, 0)
 	if n := len(poor.Root.Get("/v1/offramp/payments").Expect(t, 200).JSON(t)["payments"].([]any)); n != 0 {
 		t.Fatalf("a refused create leaves no payment: %d", n)
 	}
@@ -314,7 +314,7 @@ func TestClaim_CreateGuards(t *testing.T) {
 	if len(claims) != 1 {
 		t.Fatalf("one key must open one claim: %v", ids)
 	}
-	expectBalance(t, sender.Root, 7_000_000, 3_000_000)
+	harness.ExpectServiceBalance(t, sender.Root, 7_000_000, 3_000_000)
 }
 
 func TestClaim_CapabilitiesAndOpenAPI(t *testing.T) {
@@ -342,8 +342,8 @@ func TestClaim_ReindexedLogsChangeNothing(t *testing.T) {
 	_, pay, cl := openClaim(t, sender, "4")
 	claimID, payID := cl["claimId"].(string), pay["paymentId"].(string)
 	sender.Root.Post("/v1/sandbox/offramp/claims/"+claimID+"/expire", nil).Expect(t, 200)
-	waitClaim(t, sender.Root, claimID, "refunded", func(c map[string]any) bool { return c["status"] == "REFUNDED" })
-	before := ledgerOf(t, payID)
+	harness.WaitClaim(t, sender.Root, claimID, "refunded", func(c map[string]any) bool { return c["status"] == "REFUNDED" })
+	before := harness.PaymentLedger(t, env().DatabaseURL, payID)
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, env().DatabaseURL)
 	if err != nil {
@@ -375,10 +375,10 @@ func TestClaim_ReindexedLogsChangeNothing(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM offramp_escrow_events WHERE claim_id = $1`, claimID).Scan(&after); err != nil || after != events {
 		t.Fatalf("re-indexing recorded events again: %d, was %d", after, events)
 	}
-	if got := ledgerOf(t, payID); fmt.Sprint(got) != fmt.Sprint(before) {
+	if got := harness.PaymentLedger(t, env().DatabaseURL, payID); fmt.Sprint(got) != fmt.Sprint(before) {
 		t.Fatalf("re-indexing moved money: %v, was %v", got, before)
 	}
-	expectBalance(t, sender.Root, 20_000_000, 0)
+	harness.ExpectServiceBalance(t, sender.Root, 20_000_000, 0)
 	if p := sender.Root.Get("/v1/offramp/payments/"+payID).Expect(t, 200).JSON(t); p["status"] != "REFUNDED" {
 		t.Fatalf("payment %v", p)
 	}

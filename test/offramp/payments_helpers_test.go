@@ -3,7 +3,6 @@ package offramp
 import (
 	"context"
 	"encoding/json"
-	"strconv"
 	"testing"
 	"time"
 
@@ -94,70 +93,6 @@ func selectAndConfirm(t *testing.T, p pair, id string) map[string]any {
 		t.Fatalf("confirm: %v", c)
 	}
 	return c
-}
-
-// balance returns the tenant's available and held service balance in base units.
-func balance(t *testing.T, c *harness.Client) (available, held int64) {
-	t.Helper()
-	var b struct {
-		Balances []struct {
-			AvailableBaseUnits string `json:"availableBaseUnits"`
-			HeldBaseUnits      string `json:"heldBaseUnits"`
-		} `json:"balances"`
-	}
-	c.Get("/v1/balances").Expect(t, 200).Decode(t, &b)
-	if len(b.Balances) == 0 {
-		return 0, 0
-	}
-	a, _ := strconv.ParseInt(b.Balances[0].AvailableBaseUnits, 10, 64)
-	h, _ := strconv.ParseInt(b.Balances[0].HeldBaseUnits, 10, 64)
-	return a, h
-}
-
-func expectBalance(t *testing.T, c *harness.Client, available, held int64) {
-	t.Helper()
-	a, h := balance(t, c)
-	if a != available || h != held {
-		t.Fatalf("balance available %d held %d, want %d and %d", a, h, available, held)
-	}
-}
-
-// paymentLedger sums the posted deltas of the payment's transfers per account reference, and
-// checks they sum to zero.
-func paymentLedger(t *testing.T, id string) map[string]int64 {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env().DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT a.reference, sum(p.posted_delta)::bigint FROM ledger_postings p
-		JOIN ledger_transfers t ON t.id = p.transfer_id JOIN ledger_accounts a ON a.id = p.account_id
-		WHERE t.metadata->>'offrampPaymentId' = $1 GROUP BY a.reference`, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]int64{}
-	var sum int64
-	for rows.Next() {
-		var ref string
-		var n int64
-		if err := rows.Scan(&ref, &n); err != nil {
-			t.Fatal(err)
-		}
-		if n != 0 {
-			out[ref] = n
-		}
-		sum += n
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if sum != 0 {
-		t.Fatalf("payment %s ledger does not balance: %v", id, out)
-	}
-	return out
 }
 
 // trialBalanceZero checks the whole TEST ledger sums to zero and the tenants' trial balances

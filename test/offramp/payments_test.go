@@ -35,7 +35,7 @@ func TestOfframp_IntakeOutcomes(t *testing.T) {
 	if _, ok := g["quotes"]; ok {
 		t.Fatalf("get carries quotes: %v", g)
 	}
-	expectBalance(t, p.sender.Root, 90*usd, 10*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 90*usd, 10*usd)
 
 	// Unknown phone: a pending claim needs the claim escrow; this server has no chain, so the
 	// payment is refused and nothing is reserved (test/claims covers the claim itself).
@@ -58,7 +58,7 @@ func TestOfframp_IntakeOutcomes(t *testing.T) {
 	p.create(t, "1", map[string]any{"speedPreference": "SLOW"}).ExpectError(t, 400, "VALIDATION_FAILED")
 	// Short balance: a clear refusal, nothing reserved.
 	p.create(t, "1000", nil).ExpectError(t, 422, "INSUFFICIENT_FUNDS")
-	expectBalance(t, p.sender.Root, 89*usd, 11*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 89*usd, 11*usd)
 	// Paying one's own number.
 	selfPhone := newPhone()
 	verifiedAlias(t, p.sender.Root, selfPhone)
@@ -95,13 +95,13 @@ func TestOfframp_HoldsAndRejections(t *testing.T) {
 	}
 
 	// 5. Policy REJECT while unfunded (sanctions, amount ending 92): CANCELED, the hold voided.
-	before, beforeHeld := balance(t, p.sender.Root)
+	before, beforeHeld := harness.ServiceBalance(t, p.sender.Root)
 	m = p.create(t, "2.000092", nil).Expect(t, 201).JSON(t)
 	if m["status"] != "CANCELED" || fmt.Sprint(m["holdReasons"]) != "[SANCTIONS_REVIEW_REQUIRED]" || m["failureReason"] != "SANCTIONS_REVIEW_REQUIRED" {
 		t.Fatalf("reject: %v", m)
 	}
-	expectBalance(t, p.sender.Root, before, beforeHeld)
-	if l := paymentLedger(t, m["paymentId"].(string)); len(l) != 0 {
+	harness.ExpectServiceBalance(t, p.sender.Root, before, beforeHeld)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, m["paymentId"].(string)); len(l) != 0 {
 		t.Fatalf("a rejected payment moved money: %v", l)
 	}
 	trialBalanceZero(t, p.sender)
@@ -117,9 +117,9 @@ func TestOfframp_InternalDelivered(t *testing.T) {
 	if d["deliveredAt"] == nil {
 		t.Fatalf("delivered: %v", d)
 	}
-	expectBalance(t, p.sender.Root, 37_500_000, 0)
-	expectBalance(t, p.recipient.Root, 12_500_000, 0)
-	l := paymentLedger(t, id)
+	harness.ExpectServiceBalance(t, p.sender.Root, 37_500_000, 0)
+	harness.ExpectServiceBalance(t, p.recipient.Root, 12_500_000, 0)
+	l := harness.PaymentLedger(t, env().DatabaseURL, id)
 	if l["tenant:"+p.sender.ID+":available"] != -12_500_000 || l["tenant:"+p.recipient.ID+":available"] != 12_500_000 || len(l) != 2 {
 		t.Fatalf("ledger %v", l)
 	}
@@ -153,7 +153,7 @@ func TestOfframp_MockOutcomes(t *testing.T) {
 			id := m["paymentId"].(string)
 			selectAndConfirm(t, p, id)
 			final := waitStatus(t, p.sender.Root, id, c.final)
-			l := paymentLedger(t, id)
+			l := harness.PaymentLedger(t, env().DatabaseURL, id)
 			switch c.final {
 			case "DELIVERED":
 				if final["deliveredAt"] == nil {
@@ -170,7 +170,7 @@ func TestOfframp_MockOutcomes(t *testing.T) {
 				if g := get(t, p.sender.Root, id); g["status"] != "DELIVERED" {
 					t.Fatalf("return changed the status: %v", g)
 				}
-				l = paymentLedger(t, id)
+				l = harness.PaymentLedger(t, env().DatabaseURL, id)
 				if l["world:APP_WALLET_A"] != 0 || l["platform:fees"] != 100_007 {
 					t.Fatalf("ledger after return %v", l)
 				}
@@ -178,7 +178,7 @@ func TestOfframp_MockOutcomes(t *testing.T) {
 			if c.amount == "10" && (l["world:APP_WALLET_A"] != 9_900_000 || l["tenant:"+p.sender.ID+":available"] != -10*usd) {
 				t.Fatalf("ledger %v", l)
 			}
-			expectBalance(t, p.sender.Root, c.senderAvail, 0)
+			harness.ExpectServiceBalance(t, p.sender.Root, c.senderAvail, 0)
 			trialBalanceZero(t, p.sender, p.recipient)
 		})
 	}
@@ -187,12 +187,12 @@ func TestOfframp_MockOutcomes(t *testing.T) {
 func waitLedger(t *testing.T, id, ref string, want int64) {
 	t.Helper()
 	for i := 0; i < 300; i++ {
-		if paymentLedger(t, id)[ref] == want {
+		if harness.PaymentLedger(t, env().DatabaseURL, id)[ref] == want {
 			return
 		}
 		sleep()
 	}
-	t.Fatalf("ledger of %s: %s never reached %d: %v", id, ref, want, paymentLedger(t, id))
+	t.Fatalf("ledger of %s: %s never reached %d: %v", id, ref, want, harness.PaymentLedger(t, env().DatabaseURL, id))
 }
 
 func TestOfframp_Roles(t *testing.T) {
@@ -256,7 +256,7 @@ func TestOfframp_Roles(t *testing.T) {
 	// Funded: the sender can no longer cancel.
 	p.sender.Root.Post(path+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
-	l := paymentLedger(t, id)
+	l := harness.PaymentLedger(t, env().DatabaseURL, id)
 	if l["tenant:"+p.sender.ID+":available"] != -5*usd {
 		t.Fatalf("locked more than once: %v", l)
 	}
@@ -293,10 +293,10 @@ func TestOfframp_ExpiredQuote(t *testing.T) {
 	// The expired quote cannot be selected again either.
 	p.recipient.Root.Post(path+"/select-route", map[string]any{"routeQuoteId": old}).ExpectError(t, 409, "QUOTE_EXPIRED")
 	p.recipient.Root.Post(path+"/select-route", map[string]any{"routeQuoteId": "rq_nope"}).ExpectError(t, 404, "ROUTE_QUOTE_NOT_FOUND")
-	expectBalance(t, p.sender.Root, 17*usd, 3*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 17*usd, 3*usd)
 	selectAndConfirm(t, p, id)
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
-	expectBalance(t, p.sender.Root, 17*usd, 0)
+	harness.ExpectServiceBalance(t, p.sender.Root, 17*usd, 0)
 	trialBalanceZero(t, p.sender, p.recipient)
 }
 
@@ -305,15 +305,15 @@ func TestOfframp_Cancel(t *testing.T) {
 	p := newPair(t, "20")
 	destination(t, p.recipient.Root, serviceBalance)
 	id := p.create(t, "4", nil).Expect(t, 201).JSON(t)["paymentId"].(string)
-	expectBalance(t, p.sender.Root, 16*usd, 4*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 16*usd, 4*usd)
 	c := p.sender.Root.Post("/v1/offramp/payments/"+id+"/cancel", nil).Expect(t, 200).JSON(t)
 	if c["status"] != "CANCELED" {
 		t.Fatalf("cancel %v", c)
 	}
-	expectBalance(t, p.sender.Root, 20*usd, 0)
+	harness.ExpectServiceBalance(t, p.sender.Root, 20*usd, 0)
 	p.sender.Root.Post("/v1/offramp/payments/"+id+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
 	p.recipient.Root.Post("/v1/offramp/payments/"+id+"/confirm", nil).ExpectError(t, 409, "INVALID_STATE")
-	if l := paymentLedger(t, id); len(l) != 0 {
+	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
 		t.Fatalf("ledger %v", l)
 	}
 	// A held payment is unfunded too.
@@ -322,7 +322,7 @@ func TestOfframp_Cancel(t *testing.T) {
 	if c := p2.sender.Root.Post("/v1/offramp/payments/"+id2+"/cancel", nil).Expect(t, 200).JSON(t); c["status"] != "CANCELED" {
 		t.Fatalf("cancel held %v", c)
 	}
-	expectBalance(t, p2.sender.Root, 20*usd, 0)
+	harness.ExpectServiceBalance(t, p2.sender.Root, 20*usd, 0)
 	trialBalanceZero(t, p.sender, p2.sender)
 }
 
@@ -362,7 +362,7 @@ func TestOfframp_ParallelCreatesNeverOverdraw(t *testing.T) {
 	if created != 5 {
 		t.Fatalf("%d creates fit, want 5: %v", created, statuses)
 	}
-	expectBalance(t, p.sender.Root, 0, 50*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 0, 50*usd)
 	trialBalanceZero(t, p.sender)
 }
 
@@ -400,7 +400,7 @@ func TestOfframp_IdempotentCreate(t *testing.T) {
 	if l := p.sender.Root.Get("/v1/offramp/payments").Expect(t, 200).JSON(t); l["total"] != float64(1) {
 		t.Fatalf("list %v", l)
 	}
-	expectBalance(t, p.sender.Root, 18*usd, 2*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 18*usd, 2*usd)
 	c.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "3"}).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
 }
 
@@ -422,8 +422,8 @@ func TestOfframp_PreSubmissionRecheck(t *testing.T) {
 	if fmt.Sprint(held["holdReasons"]) != "[CREDENTIAL_SUSPENDED]" || held["selectedRouteQuoteId"] != nil {
 		t.Fatalf("after the failed re-check: %v", held)
 	}
-	expectBalance(t, p.sender.Root, 14*usd, 6*usd)
-	if l := paymentLedger(t, id); len(l) != 0 {
+	harness.ExpectServiceBalance(t, p.sender.Root, 14*usd, 6*usd)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
 		t.Fatalf("lock and unlock should net to nothing: %v", l)
 	}
 	p.recipient.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
@@ -432,7 +432,7 @@ func TestOfframp_PreSubmissionRecheck(t *testing.T) {
 	}
 	selectAndConfirm(t, p, id)
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
-	expectBalance(t, p.sender.Root, 14*usd, 0)
-	expectBalance(t, p.recipient.Root, 6*usd, 0)
+	harness.ExpectServiceBalance(t, p.sender.Root, 14*usd, 0)
+	harness.ExpectServiceBalance(t, p.recipient.Root, 6*usd, 0)
 	trialBalanceZero(t, p.sender, p.recipient)
 }

@@ -98,8 +98,8 @@ func TestOfframpPolicy_EnforceDenies(t *testing.T) {
 	denied := c.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "5.000001"}).Expect(t, http.StatusCreated).JSON(t)
 	expectCanceledByPolicy(t, denied)
 	id := denied["paymentId"].(string)
-	expectBalance(t, p.sender.Root, 20*usd, 0)
-	if l := paymentLedger(t, id); len(l) != 0 {
+	harness.ExpectServiceBalance(t, p.sender.Root, 20*usd, 0)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
 		t.Fatalf("a denied payment moved money: %v", l)
 	}
 	d := expectDecision(t, p.sender, polID, id, 5_000_001, policy.ModeEnforce, policy.CodePerTxnLimit)
@@ -112,7 +112,7 @@ func TestOfframpPolicy_EnforceDenies(t *testing.T) {
 		t.Fatalf("within the cap: %v", ok)
 	}
 	expectDecision(t, p.sender, polID, ok["paymentId"].(string), 5*usd, policy.ModeEnforce, policy.ReasonAllowed)
-	expectBalance(t, p.sender.Root, 15*usd, 5*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 15*usd, 5*usd)
 	trialBalanceZero(t, p.sender, p.recipient)
 }
 
@@ -163,7 +163,7 @@ func TestOfframpPolicy_DailyCapIsCumulative(t *testing.T) {
 		t.Fatalf("after cancel: %v", third)
 	}
 	expectDecision(t, p.sender, polID, third["paymentId"].(string), 6*usd, policy.ModeEnforce, policy.ReasonAllowed)
-	expectBalance(t, p.sender.Root, 40*usd, 10*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 40*usd, 10*usd)
 	trialBalanceZero(t, p.sender, p.recipient, other.recipient)
 }
 
@@ -182,7 +182,7 @@ func TestOfframpPolicy_LogModeProceeds(t *testing.T) {
 		t.Fatalf("log mode: %v", m)
 	}
 	expectDecision(t, p.sender, polID, m["paymentId"].(string), 6*usd, policy.ModeLog, policy.CodePerTxnLimit)
-	expectBalance(t, p.sender.Root, 14*usd, 6*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 14*usd, 6*usd)
 }
 
 // TestOfframpPolicy_OffModeRecordsNothing: with POLICY_ENFORCEMENT=off nothing is evaluated.
@@ -233,7 +233,7 @@ func TestOfframpPolicy_SubsystemError(t *testing.T) {
 	if held["status"] != "COMPLIANCE_HOLD" || fmt.Sprint(held["holdReasons"]) != "[POLICY_SUBSYSTEM_ERROR]" {
 		t.Fatalf("enforce fails closed: %v", held)
 	}
-	expectBalance(t, p.sender.Root, 18*usd, 2*usd)
+	harness.ExpectServiceBalance(t, p.sender.Root, 18*usd, 2*usd)
 
 	logged := policyServer(t, policy.ModeLog, wrap).Client(t).WithKey(p.sender.RootKey)
 	m := logged.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "3"}).Expect(t, http.StatusCreated).JSON(t)
@@ -340,9 +340,9 @@ func TestOfframpPolicy_RecheckAfterQuoting(t *testing.T) {
 	selectAndConfirm(t, p, id)
 	final := waitStatus(t, sender, id, "CANCELED")
 	expectCanceledByPolicy(t, final)
-	expectBalance(t, p.sender.Root, 20*usd, 0)
-	expectBalance(t, p.recipient.Root, 0, 0)
-	if l := paymentLedger(t, id); len(l) != 0 {
+	harness.ExpectServiceBalance(t, p.sender.Root, 20*usd, 0)
+	harness.ExpectServiceBalance(t, p.recipient.Root, 0, 0)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
 		t.Fatalf("lock, unlock and void should net to nothing: %v", l)
 	}
 	// One decision at the re-check (FUNDS_LOCKED) and one in the POLICY_CHECK that follows.

@@ -49,7 +49,7 @@ func TestOfframp_OperatorApprovesReview(t *testing.T) {
 	}
 	selectAndConfirm(t, p, id)
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
-	expectBalance(t, p.sender.Root, 20*usd-5*usd-91, 0)
+	harness.ExpectServiceBalance(t, p.sender.Root, 20*usd-5*usd-91, 0)
 	trialBalanceZero(t, p.sender, p.recipient)
 }
 

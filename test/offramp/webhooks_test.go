@@ -85,7 +85,7 @@ func TestOfframp_ProviderWebhooks(t *testing.T) {
 		webhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
 		sleep()
 	}
-	ledger := paymentLedger(t, id)
+	ledger := harness.PaymentLedger(t, env().DatabaseURL, id)
 	// Late and duplicate webhooks after DELIVERED change nothing.
 	for i := 0; i < 3; i++ {
 		webhook(t, "wallet_a", []byte(fmt.Sprintf(`{"eventId":"evt_%s_late_%d","reference":%q}`, id, i, ref)), harness.WebhookSecret, now).Expect(t, 200)
@@ -94,7 +94,7 @@ func TestOfframp_ProviderWebhooks(t *testing.T) {
 	if g := get(t, p.sender.Root, id); g["status"] != "DELIVERED" {
 		t.Fatalf("after late webhooks %v", g)
 	}
-	if after := paymentLedger(t, id); fmt.Sprint(after) != fmt.Sprint(ledger) {
+	if after := harness.PaymentLedger(t, env().DatabaseURL, id); fmt.Sprint(after) != fmt.Sprint(ledger) {
 		t.Fatalf("ledger moved after DELIVERED: %v then %v", ledger, after)
 	}
 	// A webhook for a reference the service does not know is acknowledged and ignored.
@@ -123,8 +123,8 @@ func TestOfframp_SandboxProviderStep(t *testing.T) {
 		}
 		sleep()
 	}
-	expectBalance(t, p.sender.Root, 20*usd, 0)
-	if l := paymentLedger(t, id); len(l) != 0 {
+	harness.ExpectServiceBalance(t, p.sender.Root, 20*usd, 0)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
 		t.Fatalf("refunded payment ledger %v", l)
 	}
 }

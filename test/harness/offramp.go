@@ -1,0 +1,158 @@
+package harness
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Helpers shared by the off-ramp and claim test packages.
+
+// waitLimit bounds every poll of a background outcome (jobs, the chain indexer).
+const waitLimit = 20 * time.Second
+
+// ServiceBalance returns the tenant's available and held service balance in base units.
+func ServiceBalance(t testing.TB, c *Client) (available, held int64) {
+	t.Helper()
+	var b struct {
+		Balances []struct {
+			AvailableBaseUnits string `json:"availableBaseUnits"`
+			HeldBaseUnits      string `json:"heldBaseUnits"`
+		} `json:"balances"`
+	}
+	c.Get("/v1/balances").Expect(t, 200).Decode(t, &b)
+	if len(b.Balances) == 0 {
+		return 0, 0
+	}
+	a, _ := strconv.ParseInt(b.Balances[0].AvailableBaseUnits, 10, 64)
+	h, _ := strconv.ParseInt(b.Balances[0].HeldBaseUnits, 10, 64)
+	return a, h
+}
+
+// ExpectServiceBalance fails unless the tenant's service balance is exactly available and held.
+func ExpectServiceBalance(t testing.TB, c *Client, available, held int64) {
+	t.Helper()
+	a, h := ServiceBalance(t, c)
+	if a != available || h != held {
+		t.Fatalf("balance available %d held %d, want %d and %d", a, h, available, held)
+	}
+}
+
+// PaymentLedger sums an off-ramp payment's posted deltas per account reference (non-zero ones),
+// failing unless they balance and the whole ledger's posted sum is zero.
+func PaymentLedger(t testing.TB, databaseURL, paymentID string) map[string]int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT a.reference, sum(p.posted_delta)::bigint FROM ledger_postings p
+		JOIN ledger_transfers t ON t.id = p.transfer_id JOIN ledger_accounts a ON a.id = p.account_id
+		WHERE t.metadata->>'offrampPaymentId' = $1 GROUP BY a.reference`, paymentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	var sum int64
+	for rows.Next() {
+		var ref string
+		var n int64
+		if err := rows.Scan(&ref, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			out[ref] = n
+		}
+		sum += n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 0 {
+		t.Fatalf("payment %s ledger does not balance: %v", paymentID, out)
+	}
+	var total int64
+	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(posted_delta), 0)::bigint FROM ledger_postings`).Scan(&total); err != nil || total != 0 {
+		t.Fatalf("ledger posted sum %d %v", total, err)
+	}
+	return out
+}
+
+// Poll calls get until ok accepts its result, failing after 20 s with what.
+func Poll(t testing.TB, what string, get func() map[string]any, ok func(map[string]any) bool) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		v := get()
+		if ok(v) {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("never %s: %v", what, v)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// WaitClaim polls the sender's claim until ok accepts it.
+func WaitClaim(t testing.TB, c *Client, id, what string, ok func(map[string]any) bool) map[string]any {
+	t.Helper()
+	return Poll(t, "claim "+id+" "+what, func() map[string]any { return c.Get("/v1/offramp/claims/"+id).Expect(t, 200).JSON(t) }, ok)
+}
+
+// WaitOfframpPayment polls an off-ramp payment until it reaches status.
+func WaitOfframpPayment(t testing.TB, c *Client, id, status string) map[string]any {
+	t.Helper()
+	return Poll(t, "payment "+id+" "+status, func() map[string]any { return c.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t) },
+		func(p map[string]any) bool { return p["status"] == status })
+}
+
+// SMSBody returns the newest text of purpose in the tenant's sandbox outbox whose body is not
+// in skip, waiting for it (the claim notification is a job).
+func SMSBody(t testing.TB, c *Client, purpose string, skip map[string]bool) string {
+	t.Helper()
+	var body string
+	Poll(t, "an SMS of purpose "+purpose, func() map[string]any { return c.Get("/v1/sandbox/sms-messages?take=20").Expect(t, 200).JSON(t) },
+		func(m map[string]any) bool {
+			for _, raw := range m["messages"].([]any) {
+				msg := raw.(map[string]any)
+				if msg["purpose"] == purpose && !skip[msg["body"].(string)] {
+					body = msg["body"].(string)
+					return true
+				}
+			}
+			return false
+		})
+	return body
+}
+
+var (
+	claimTokenInLink = regexp.MustCompile(`/c/([A-Za-z0-9_-]{43})\b`)
+	sixDigitCode     = regexp.MustCompile(`\b(\d{6})\b`)
+)
+
+// ClaimLinkToken extracts the token of the claim link in an SMS body.
+func ClaimLinkToken(t testing.TB, body string) string {
+	t.Helper()
+	m := claimTokenInLink.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no claim link in %q", body)
+	}
+	return m[1]
+}
+
+// SMSCode extracts the 6-digit code of an SMS body.
+func SMSCode(t testing.TB, body string) string {
+	t.Helper()
+	m := sixDigitCode.FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no code in %q", body)
+	}
+	return m[1]
+}
