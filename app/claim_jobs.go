@@ -518,7 +518,7 @@ func (a *App) claimGrace() time.Duration {
 func (a *App) expireClaim(ctx context.Context, tx ports.Tx, now time.Time, c *claim.Claim, pay *offramp.Payment) error {
 	action := ""
 	switch {
-	case c.Status == claim.StatusOpen && c.RedeemedAt == nil && c.Expired(now):
+	case c.Status == claim.StatusOpen && c.RedeemedAt == nil && c.Refundable(now, a.claimGrace()):
 		if err := c.Apply(claim.TrigExpiry, now); err != nil {
 			return err
 		}
@@ -530,7 +530,7 @@ func (a *App) expireClaim(ctx context.Context, tx ports.Tx, now time.Time, c *cl
 			}
 			pay.FailureReason = "CLAIM_EXPIRED"
 		}
-	case c.RedeemedAt != nil && !c.Status.Absorbing() && !now.Before(c.ExpiresAt.Add(a.claimGrace())) && claimFunded(*pay):
+	case c.RedeemedAt != nil && c.Refundable(now, a.claimGrace()) && claimFunded(*pay):
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
 			return err
 		}

@@ -56,12 +56,6 @@ func (a *App) escrow(env core.Environment) (ports.ClaimEscrow, error) {
 	return nil, core.E(core.CodeChainUnavailable, "pending claims need the claim escrow contract, which is not configured for %s in this deployment", env)
 }
 
-// ClaimsAvailable reports whether pending claims can open in env (capabilities).
-func (a *App) ClaimsAvailable(env core.Environment) bool {
-	_, err := a.escrow(env)
-	return err == nil && a.requireRecipients() == nil
-}
-
 const (
 	hashPurposeClaimCode = "claim-code"
 	hashPurposeIP        = "ip"
@@ -325,7 +319,7 @@ func (a *App) RedeemClaim(ctx context.Context, p auth.Principal, token string, i
 		if err != nil {
 			return err
 		}
-		if err := ch.Redeemable(c.ID, now); err != nil {
+		if err := ch.Redeemable(c.ID); err != nil {
 			return err
 		}
 		dest, err := tx.Recipients().FindDestination(ctx, p.TenantID, p.Environment, in.DestinationID)
@@ -404,13 +398,16 @@ func (a *App) adoptClaimPhone(ctx context.Context, tx ports.Tx, p auth.Principal
 		return err
 	}
 	alias := recipient.Alias{ID: core.NewID("pha"), TenantID: p.TenantID, Environment: p.Environment, PhoneHash: c.PhoneHash,
-		Masked: c.PhoneMasked, Status: recipient.AliasVerified, CodeExpiresAt: now, VerifiedAt: &now, CreatedAt: now}
+		Masked: c.PhoneMasked, Status: recipient.AliasPending, CodeExpiresAt: now, CreatedAt: now}
 	if alias.PhoneCiphertext, err = a.offramp.cipher.Encrypt(raw, "phone_alias:"+alias.ID); err != nil {
 		return err
 	}
 	if err := tx.Recipients().CreateAlias(ctx, alias); err != nil {
 		return err
 	}
+	// Verified by update, as an SMS-verified alias is: the unique index on verified numbers
+	// answers a tenant that verified it meanwhile with PHONE_ALIAS_TAKEN.
+	alias.Status, alias.VerifiedAt = recipient.AliasVerified, &now
 	return tx.Recipients().UpdateAlias(ctx, alias)
 }
 

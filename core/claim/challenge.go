@@ -73,8 +73,8 @@ func (c *Challenge) Verify(matches bool, now time.Time) error {
 	return core.E(CodeInvalidCode, "wrong code").WithDetails(map[string]any{"attemptsRemaining": c.AttemptsRemaining})
 }
 
-// Redeemable checks that a challenge proves the phone for a redeem of claimID at now.
-func (c Challenge) Redeemable(claimID string, now time.Time) error {
+// Redeemable checks that a challenge proves the phone for a redeem of claimID.
+func (c Challenge) Redeemable(claimID string) error {
 	if c.ClaimID != claimID || c.Status != ChallengeVerified {
 		return core.E(CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
 	}

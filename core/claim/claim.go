@@ -185,17 +185,17 @@ func (c Claim) AmountBig() *big.Int { return big.NewInt(c.AmountBaseUnits) }
 // Expired reports whether the claim's lifetime has passed at now.
 func (c Claim) Expired(now time.Time) bool { return !now.Before(c.ExpiresAt) }
 
-// Refundable reports whether an expiry may refund the claim at now: an unredeemed claim at
-// expiry, a redeemed (LOCKED) one only once the grace period has also passed — funds win over
-// expiry.
+// Refundable reports whether expiry makes the claim refundable at now: an unredeemed claim
+// from its expiry, a redeemed one (OPEN until its lock is indexed, then LOCKED) only once the
+// grace period has also passed — funds win over expiry. Absorbing claims never are.
 func (c Claim) Refundable(now time.Time, grace time.Duration) bool {
-	switch c.Status {
-	case StatusOpen, StatusExpired:
-		return c.Expired(now)
-	case StatusLocked:
+	switch {
+	case c.Status.Absorbing():
+		return false
+	case c.RedeemedAt != nil:
 		return !now.Before(c.ExpiresAt.Add(grace))
 	}
-	return false
+	return c.Expired(now)
 }
 
 // Apply moves the claim along the table.

@@ -153,9 +153,16 @@ func TestRefundable_FundsWinOverExpiry(t *testing.T) {
 	if !c.Refundable(c.ExpiresAt, grace) {
 		t.Fatal("an open claim is refundable at expiry")
 	}
-	c.Status = StatusLocked
-	if c.Refundable(c.ExpiresAt, grace) || !c.Refundable(c.ExpiresAt.Add(grace), grace) {
-		t.Fatal("a locked claim is refundable only after the grace period")
+	c.RedeemedAt = &now
+	for _, s := range []Status{StatusOpen, StatusLocked} {
+		c.Status = s
+		if c.Refundable(c.ExpiresAt, grace) || !c.Refundable(c.ExpiresAt.Add(grace), grace) {
+			t.Fatalf("a redeemed %s claim is refundable only after the grace period", s)
+		}
+	}
+	c.Status = StatusReleased
+	if c.Refundable(c.ExpiresAt.Add(grace), grace) {
+		t.Fatal("a released claim is never refundable")
 	}
 }
 
@@ -180,7 +187,7 @@ func TestChallenge_FiveAttemptsThenCancelled(t *testing.T) {
 func TestChallenge_VerifyAndExpiry(t *testing.T) {
 	now := time.Now().UTC()
 	ch := Challenge{ClaimID: "clm_1", Status: ChallengePending, AttemptsRemaining: ChallengeAttempts, ExpiresAt: now.Add(time.Minute)}
-	if err := ch.Redeemable("clm_1", now); err == nil {
+	if err := ch.Redeemable("clm_1"); err == nil {
 		t.Fatal("a pending challenge is not redeemable")
 	}
 	if err := ch.Verify(true, now); err != nil || ch.Status != ChallengeVerified {
@@ -189,10 +196,10 @@ func TestChallenge_VerifyAndExpiry(t *testing.T) {
 	if err := ch.Verify(true, now); err != nil {
 		t.Fatalf("repeat verify: %v", err)
 	}
-	if err := ch.Redeemable("clm_2", now); err == nil {
+	if err := ch.Redeemable("clm_2"); err == nil {
 		t.Fatal("another claim's challenge is not redeemable")
 	}
-	if err := ch.Redeemable("clm_1", now); err != nil {
+	if err := ch.Redeemable("clm_1"); err != nil {
 		t.Fatal(err)
 	}
 	late := Challenge{Status: ChallengePending, AttemptsRemaining: 5, ExpiresAt: now}
