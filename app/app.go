@@ -48,8 +48,12 @@ type Deps struct {
 	ClaimEscrows  map[core.Environment]ports.ClaimEscrow
 	ClaimLifetime time.Duration
 	ClaimLinkBase string
-	// ClaimCodesPerIP bounds phone codes per client IP per hour across claims (0 = 20).
-	ClaimCodesPerIP int
+	// ClaimCodesPerIP bounds phone codes per client IP per hour across claims (0 = 20);
+	// ClaimCodesPerPhone per phone number per hour (0 = 5); ClaimResendsPerClaim the claim-link
+	// re-sends of one claim per day (0 = 3).
+	ClaimCodesPerIP      int
+	ClaimCodesPerPhone   int
+	ClaimResendsPerClaim int
 	// PolicyEnforcement is the POLICY_ENFORCEMENT rollout flag; "" is the default, log.
 	PolicyEnforcement policy.Mode
 	// Logger records would-be declines and policy subsystem errors; nil discards them.

@@ -29,15 +29,26 @@ type claimDeps struct {
 	lifetime   time.Duration
 	linkBase   string
 	codesPerIP int
+	// codesPerPhone and resendsPerClaim are the phone-code budget per phone number and the
+	// link re-send budget per claim.
+	codesPerPhone   int
+	resendsPerClaim int
 }
 
 // DefaultClaimLinkBase prefixes the claim link texted to the phone.
 const DefaultClaimLinkBase = "https://claim.corridor.test/c/"
 
 func newClaimDeps(d Deps) claimDeps {
-	c := claimDeps{escrows: d.ClaimEscrows, lifetime: d.ClaimLifetime, linkBase: d.ClaimLinkBase, codesPerIP: d.ClaimCodesPerIP}
+	c := claimDeps{escrows: d.ClaimEscrows, lifetime: d.ClaimLifetime, linkBase: d.ClaimLinkBase, codesPerIP: d.ClaimCodesPerIP,
+		codesPerPhone: d.ClaimCodesPerPhone, resendsPerClaim: d.ClaimResendsPerClaim}
 	if c.codesPerIP <= 0 {
 		c.codesPerIP = claim.MaxCodesPerIP
+	}
+	if c.codesPerPhone <= 0 {
+		c.codesPerPhone = claim.MaxCodesPerPhone
+	}
+	if c.resendsPerClaim <= 0 {
+		c.resendsPerClaim = claim.MaxResends
 	}
 	if c.lifetime <= 0 {
 		c.lifetime = claim.DefaultLifetime
@@ -196,7 +207,7 @@ func (a *App) SendClaimPhoneCode(ctx context.Context, token, clientIP string) (C
 			phone, ip string
 			max       int
 			scope     string
-		}{{c.PhoneHash, "", claim.MaxCodesPerPhone, "phone"}, {"", ipHash, a.claims.codesPerIP, "ip"}} {
+		}{{c.PhoneHash, "", a.claims.codesPerPhone, "phone"}, {"", ipHash, a.claims.codesPerIP, "ip"}} {
 			n, err := tx.Claims().CountChallengesSince(ctx, b.phone, b.ip, since)
 			if err != nil {
 				return err
@@ -510,11 +521,11 @@ func (a *App) ResendClaimLink(ctx context.Context, p auth.Principal, id string) 
 		if c.ResendWindowStart == nil || !now.Before(c.ResendWindowStart.Add(claim.ResendWindow)) {
 			c.ResendWindowStart, c.ResendCount = &now, 0
 		}
-		if c.ResendCount >= claim.MaxResends {
+		if c.ResendCount >= a.claims.resendsPerClaim {
 			retry := c.ResendWindowStart.Add(claim.ResendWindow).Sub(now)
 			return core.E(claim.CodeResendBudget, "the claim link was re-sent %d times in the last %d hours; try again later",
-				claim.MaxResends, int(claim.ResendWindow.Hours())).
-				WithDetails(map[string]any{"limit": claim.MaxResends, "retryAfterSeconds": int(retry.Seconds()) + 1})
+				a.claims.resendsPerClaim, int(claim.ResendWindow.Hours())).
+				WithDetails(map[string]any{"limit": a.claims.resendsPerClaim, "retryAfterSeconds": int(retry.Seconds()) + 1})
 		}
 		c.ResendCount++
 		c.UpdatedAt = now

@@ -60,8 +60,15 @@ type Config struct {
 	// ClaimLinkRateLimit throttles the public claim-link routes per client IP (zero: 30 a
 	// minute).
 	ClaimLinkRateLimit http.RateLimit
-	// ClaimCodesPerIP bounds claim phone codes per client IP per hour (0 = 20).
-	ClaimCodesPerIP int
+	// ClaimCodesPerIP bounds claim phone codes per client IP per hour (0 = 20);
+	// ClaimCodesPerPhone per phone number per hour (0 = 5); ClaimResendsPerClaim bounds the
+	// claim-link re-sends of one claim per day (0 = 3).
+	ClaimCodesPerIP      int
+	ClaimCodesPerPhone   int
+	ClaimResendsPerClaim int
+	// HTTPTimeouts bound reading a request, writing a response and an idle connection; zero
+	// fields take http.DefaultTimeouts.
+	HTTPTimeouts http.Timeouts
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates the operator routes
 	// /v1/admin/... (D11). Empty: they answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
@@ -135,7 +142,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
 		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
-		ClaimCodesPerIP: cfg.ClaimCodesPerIP})
+		ClaimCodesPerIP: cfg.ClaimCodesPerIP, ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim})
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -156,6 +163,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
+		Timeouts:           cfg.HTTPTimeouts,
 	}, a, log)
 	if err != nil {
 		_ = db.Close()

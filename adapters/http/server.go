@@ -28,6 +28,32 @@ type Config struct {
 	// ClaimLinkRateLimit throttles the public claim-link routes per client IP; zero is the
 	// default of 30 requests a minute.
 	ClaimLinkRateLimit RateLimit
+	// Timeouts bound reading a request, writing a response and keeping an idle connection;
+	// zero fields take DefaultTimeouts.
+	Timeouts Timeouts
+}
+
+// Timeouts are the server's connection time-outs.
+type Timeouts struct {
+	Read, Write, Idle time.Duration
+}
+
+// DefaultTimeouts: a request is read within 15 s and answered within 30 s; an idle keep-alive
+// connection is closed after 90 s.
+var DefaultTimeouts = Timeouts{Read: 15 * time.Second, Write: 30 * time.Second, Idle: 90 * time.Second}
+
+// withDefaults fills unset time-outs from DefaultTimeouts.
+func (t Timeouts) withDefaults() Timeouts {
+	if t.Read <= 0 {
+		t.Read = DefaultTimeouts.Read
+	}
+	if t.Write <= 0 {
+		t.Write = DefaultTimeouts.Write
+	}
+	if t.Idle <= 0 {
+		t.Idle = DefaultTimeouts.Idle
+	}
+	return t
 }
 
 // authMode says how a route authenticates.
@@ -95,9 +121,10 @@ func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
 		}
 		s.limiter = newLimiter(cfg.RateLimit)
 	}
+	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{
 		AppName: "corridor", Immutable: true, BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
-		ReadTimeout: 15 * time.Second, WriteTimeout: 30 * time.Second, IdleTimeout: 90 * time.Second,
+		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
 	s.fiber.Use(withRequestID, s.observe, s.recoverPanics, checkQuery)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -28,13 +27,21 @@ import (
 // Base (8453). An environment without a chain answers CHAIN_UNAVAILABLE where it needs one and
 // capabilities reports it unavailable (D1).
 type chainConfig struct {
-	Test, Live chainEndpoint
-	// DevChain is on for `corridor run` (set by runLocal, not by the environment).
-	DevChain bool
-	// DevChainOff (CORRIDOR_DEV_CHAIN=off) runs `corridor run` without a chain.
-	DevChainOff bool
-	GethBinary  string // GETH_BINARY, default bin/geth
-	DevPort     int    // CORRIDOR_CHAIN_PORT, default 0: the previous port, else 8545, else any
+	TestRPCURL        secret     `env:"CHAIN_RPC_URL" defaultDesc:"unset (run: the local dev chain)" desc:"JSON-RPC URL of the TEST chain, which must be chain 84532; logged as scheme and host only"`
+	TestRelayerKey    secret     `env:"RELAYER_PRIVATE_KEY" defaultDesc:"unset (required with CHAIN_RPC_URL)" desc:"hex secp256k1 key that pays gas on the TEST chain (and mints TestUSDC on a dev chain); never logged"`
+	TestAddressesFile string     `env:"CHAIN_ADDRESSES_FILE" defaultDesc:"unset: Safe's canonical v1.4.1 contracts" desc:"TEST contracts: an addresses.json file (chainId checked when present; without claimEscrow the chain has no claim escrow)"`
+	TestUSDC          hexAddress `env:"USDC_ADDRESS" defaultDesc:"Circle's USDC on Base Sepolia" desc:"the TEST chain's USDC when no addresses file is given"`
+	LiveRPCURL        secret     `env:"LIVE_CHAIN_RPC_URL" defaultDesc:"unset: LIVE answers CHAIN_UNAVAILABLE" desc:"JSON-RPC URL of the LIVE chain, which must be Base (8453)"`
+	LiveRelayerKey    secret     `env:"LIVE_RELAYER_PRIVATE_KEY" defaultDesc:"unset (required with LIVE_CHAIN_RPC_URL)" desc:"hex secp256k1 key that pays gas on the LIVE chain; never logged"`
+	LiveAddressesFile string     `env:"LIVE_CHAIN_ADDRESSES_FILE" defaultDesc:"unset: Safe's canonical v1.4.1 contracts" desc:"LIVE contracts: an addresses.json file"`
+	// SandboxUSDC and LiveUSDC are shown in capabilities while no chain serves the
+	// environment; LiveUSDC is also the LIVE chain's USDC when no addresses file is given.
+	SandboxUSDC hexAddress    `env:"SANDBOX_USDC_ADDRESS" envDefault:"0x036CbD53842c5426634e7929541eC2318f3dCF7e" desc:"the TEST chain's USDC shown in capabilities while no chain serves TEST"`
+	LiveUSDC    hexAddress    `env:"LIVE_USDC_ADDRESS" envDefault:"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" desc:"the LIVE chain's USDC (shown in capabilities; used when no LIVE addresses file is given)"`
+	DialTimeout time.Duration `env:"CHAIN_DIAL_TIMEOUT" envDefault:"30s" desc:"time to connect to a configured node and check its chain id and contracts"`
+	DevChain    onOff         `env:"CORRIDOR_DEV_CHAIN" envDefault:"on" desc:"on or off; off: run starts no dev chain (TEST then has no chain unless CHAIN_RPC_URL)"`
+	GethBinary  string        `env:"GETH_BINARY" envDefault:"bin/geth" desc:"the geth executable run starts"`
+	DevPort     int           `env:"CORRIDOR_CHAIN_PORT" min:"0" max:"65535" defaultDesc:"the previous port, else 8545, else a free one" desc:"the dev chain's HTTP port on 127.0.0.1 (run)"`
 }
 
 // chainEndpoint is one environment's node: its RPC URL, the relayer key that pays gas, and
@@ -44,6 +51,33 @@ type chainEndpoint struct {
 	RelayerKey    secret // hex secp256k1 private key
 	AddressesFile string // JSON with safeSingleton, safeProxyFactory, fallbackHandler, usdc
 	USDC          string // overrides the canonical USDC when no addresses file is given
+}
+
+// endpoint is the node configuration of one environment.
+func (c chainConfig) endpoint(env core.Environment) chainEndpoint {
+	if env == core.EnvLive {
+		return chainEndpoint{RPCURL: c.LiveRPCURL, RelayerKey: c.LiveRelayerKey, AddressesFile: c.LiveAddressesFile, USDC: string(c.LiveUSDC)}
+	}
+	return chainEndpoint{RPCURL: c.TestRPCURL, RelayerKey: c.TestRelayerKey, AddressesFile: c.TestAddressesFile, USDC: string(c.TestUSDC)}
+}
+
+// validate refuses a node without the relayer key that pays its gas, and a relayer key that
+// does not parse, naming the variable and never quoting the key.
+func (c chainConfig) validate() error {
+	for _, e := range []struct {
+		prefix   string
+		rpc, key secret
+	}{{"", c.TestRPCURL, c.TestRelayerKey}, {"LIVE_", c.LiveRPCURL, c.LiveRelayerKey}} {
+		if e.rpc.set() && !e.key.set() {
+			return configError{e.prefix + "RELAYER_PRIVATE_KEY", "is required when " + e.prefix + "CHAIN_RPC_URL is set: the relayer pays gas"}
+		}
+		if e.key.set() {
+			if _, err := parseKey(e.key); err != nil {
+				return configError{e.prefix + "RELAYER_PRIVATE_KEY", "is " + err.Error()}
+			}
+		}
+	}
+	return nil
 }
 
 // secret is a configuration value that must never reach a log: it formats as [redacted].
@@ -56,48 +90,9 @@ func (s secret) reveal() string             { return string(s) }
 func (s secret) set() bool                  { return s != "" }
 func (secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
 
-func loadChainConfig() (chainConfig, error) {
-	c := chainConfig{
-		Test: chainEndpoint{
-			RPCURL: secret(os.Getenv("CHAIN_RPC_URL")), RelayerKey: secret(os.Getenv("RELAYER_PRIVATE_KEY")),
-			AddressesFile: os.Getenv("CHAIN_ADDRESSES_FILE"), USDC: os.Getenv("USDC_ADDRESS"),
-		},
-		Live: chainEndpoint{
-			RPCURL: secret(os.Getenv("LIVE_CHAIN_RPC_URL")), RelayerKey: secret(os.Getenv("LIVE_RELAYER_PRIVATE_KEY")),
-			AddressesFile: os.Getenv("LIVE_CHAIN_ADDRESSES_FILE"), USDC: os.Getenv("LIVE_USDC_ADDRESS"),
-		},
-		GethBinary: envOr("GETH_BINARY", filepath.Join("bin", "geth")),
-	}
-	switch v := strings.ToLower(os.Getenv("CORRIDOR_DEV_CHAIN")); v {
-	case "", "on", "true", "1":
-	case "off", "false", "0":
-		c.DevChainOff = true
-	default:
-		return c, fmt.Errorf("CORRIDOR_DEV_CHAIN must be on or off, got %q", v)
-	}
-	var err error
-	c.DevPort, err = envInt("CORRIDOR_CHAIN_PORT", 0)
-	errs := []error{err}
-	for _, e := range []struct {
-		prefix string
-		ep     chainEndpoint
-	}{{"", c.Test}, {"LIVE_", c.Live}} {
-		if e.ep.RPCURL.set() && !e.ep.RelayerKey.set() {
-			errs = append(errs, fmt.Errorf("%sCHAIN_RPC_URL is set but %sRELAYER_PRIVATE_KEY is not: the relayer pays gas", e.prefix, e.prefix))
-		}
-		if e.ep.USDC != "" && !common.IsHexAddress(e.ep.USDC) {
-			errs = append(errs, fmt.Errorf("%sUSDC_ADDRESS is not an address", e.prefix))
-		}
-	}
-	return c, errors.Join(errs...)
-}
-
-// chainDialTimeout bounds connecting to a configured node and checking its contracts.
-const chainDialTimeout = 30 * time.Second
-
 // startChains connects the chains of both environments and returns them with a function that
 // releases them (and stops a dev chain this process started). Nothing configured is no chain.
-func startChains(ctx context.Context, cfg config, log *slog.Logger) (map[core.Environment]ports.Chain, func(), error) {
+func startChains(ctx context.Context, cfg Config, log *slog.Logger) (map[core.Environment]ports.Chain, func(), error) {
 	chains := map[core.Environment]ports.Chain{}
 	var closers []func()
 	release := func() {
@@ -121,15 +116,12 @@ func startChains(ctx context.Context, cfg config, log *slog.Logger) (map[core.En
 	return chains, release, nil
 }
 
-func startChain(ctx context.Context, cfg config, env core.Environment, log *slog.Logger) (ports.Chain, func(), error) {
-	ep := cfg.Chain.Test
-	if env == core.EnvLive {
-		ep = cfg.Chain.Live
-	}
+func startChain(ctx context.Context, cfg Config, env core.Environment, log *slog.Logger) (ports.Chain, func(), error) {
+	ep := cfg.Chain.endpoint(env)
 	switch {
 	case ep.RPCURL.set():
-		return dialConfigured(ctx, env, ep, log)
-	case env == core.EnvTest && cfg.Chain.DevChain && !cfg.Chain.DevChainOff:
+		return dialConfigured(ctx, env, ep, cfg.Chain.DialTimeout, log)
+	case env == core.EnvTest && cfg.Local && bool(cfg.Chain.DevChain):
 		return startDevChain(ctx, cfg, log)
 	}
 	return nil, nil, nil
@@ -138,7 +130,7 @@ func startChain(ctx context.Context, cfg config, env core.Environment, log *slog
 // dialConfigured connects to a configured node: the environment's chain id is required (84532
 // for TEST, 8453 for LIVE), and the contracts come from the addresses file or are Safe's
 // canonical v1.4.1 deployments with Circle's USDC (or USDC_ADDRESS).
-func dialConfigured(ctx context.Context, env core.Environment, ep chainEndpoint, log *slog.Logger) (ports.Chain, func(), error) {
+func dialConfigured(ctx context.Context, env core.Environment, ep chainEndpoint, timeout time.Duration, log *slog.Logger) (ports.Chain, func(), error) {
 	prefix := map[core.Environment]string{core.EnvTest: "", core.EnvLive: "LIVE_"}[env]
 	key, err := parseKey(ep.RelayerKey)
 	if err != nil {
@@ -149,7 +141,7 @@ func dialConfigured(ctx context.Context, env core.Environment, ep chainEndpoint,
 	if err != nil {
 		return nil, nil, err
 	}
-	dialCtx, cancel := context.WithTimeout(ctx, chainDialTimeout)
+	dialCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	rpcURL := ep.RPCURL.reveal()
 	if err := checkChainID(dialCtx, rpcURL, want); err != nil {
@@ -206,9 +198,9 @@ func configuredAddresses(ep chainEndpoint, chainID int64) (chain.Addresses, erro
 // startDevChain brings up the local geth dev chain under the data directory (reusing one that
 // runs there) and connects to it. The release function stops geth only if this process started
 // it, with SIGTERM, waiting for it to exit.
-func startDevChain(ctx context.Context, cfg config, log *slog.Logger) (ports.Chain, func(), error) {
+func startDevChain(ctx context.Context, cfg Config, log *slog.Logger) (ports.Chain, func(), error) {
 	dev, err := devchain.Ensure(ctx, devchain.Options{
-		DataDir: filepath.Join(cfg.DataDir, "chain"), Binary: cfg.Chain.GethBinary, Port: cfg.Chain.DevPort,
+		DataDir: filepath.Join(cfg.Service.DataDir, "chain"), Binary: cfg.Chain.GethBinary, Port: cfg.Chain.DevPort,
 		Logf: func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) },
 	})
 	if err != nil {

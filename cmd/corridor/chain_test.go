@@ -11,37 +11,28 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-func TestChainConfig_RelayerKeyRequired(t *testing.T) {
-	t.Setenv("CHAIN_RPC_URL", "http://127.0.0.1:1")
-	t.Setenv("RELAYER_PRIVATE_KEY", "")
-	if _, err := loadChainConfig(); err == nil || !strings.Contains(err.Error(), "RELAYER_PRIVATE_KEY is not") {
-		t.Fatalf("err = %v, want RELAYER_PRIVATE_KEY required", err)
-	}
-	t.Setenv("CORRIDOR_DEV_CHAIN", "maybe")
-	if _, err := loadChainConfig(); err == nil || !strings.Contains(err.Error(), "CORRIDOR_DEV_CHAIN") {
-		t.Fatalf("err = %v, want CORRIDOR_DEV_CHAIN refused", err)
-	}
-}
-
 // TestChainConfig_SecretsNeverFormat: keys and RPC URLs print as [redacted] however they are
 // formatted or logged, and key errors never quote the key.
 func TestChainConfig_SecretsNeverFormat(t *testing.T) {
 	const key = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
-	t.Setenv("CHAIN_RPC_URL", "https://base-sepolia.example/v2/provider-api-key")
-	t.Setenv("RELAYER_PRIVATE_KEY", key)
-	c, err := loadChainConfig()
+	c, err := loadConfig(map[string]string{
+		"CHAIN_RPC_URL": "https://base-sepolia.example/v2/provider-api-key", "RELAYER_PRIVATE_KEY": key,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var logged strings.Builder
-	slog.New(slog.NewJSONHandler(&logged, nil)).Info("config", "chain", c, "key", c.Test.RelayerKey)
-	for _, out := range []string{fmt.Sprintf("%v %+v %#v %s", c, c, c, c.Test.RelayerKey), logged.String()} {
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("config", "config", c, "key", c.Chain.TestRelayerKey)
+	for _, out := range []string{fmt.Sprintf("%v %+v %#v %s", c, c, c, c.Chain.TestRelayerKey), logged.String()} {
 		if strings.Contains(out, key) || strings.Contains(out, "provider-api-key") {
 			t.Fatalf("a secret leaked: %s", out)
 		}
 	}
 	if _, err := parseKey(secret("zz" + key)); err == nil || strings.Contains(err.Error(), key) {
 		t.Fatalf("parseKey error %v", err)
+	}
+	if _, err := loadConfig(map[string]string{"RELAYER_PRIVATE_KEY": "zz" + key}); err == nil || strings.Contains(err.Error(), key) {
+		t.Fatalf("a bad relayer key: %v", err)
 	}
 	if got := redactURL("https://base-sepolia.example/v2/provider-api-key?x=1"); got != "https://base-sepolia.example" {
 		t.Fatalf("redactURL = %q", got)

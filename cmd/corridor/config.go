@@ -1,184 +1,198 @@
 package main
 
 import (
-	"corridor/adapters/http"
-	"corridor/core/policy"
-	"corridor/wiring"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"corridor/adapters/http"
+	"corridor/core/policy"
+	"corridor/core/wallet"
+	"corridor/ports"
+	"corridor/wiring"
 )
 
-// config is read from the environment; every value has a sane sandbox default.
-type config struct {
-	DatabaseURL     string
-	Addr            string
-	DataDir         string
-	SessionSecret   string
-	RateLimitPerSec float64
-	RateLimitBurst  int
-	BodyLimitBytes  int
-	LogLevel        string
-	SandboxUSDC     string
-	LiveUSDC        string
-	ShutdownTimeout time.Duration
-	IdempotencyTTL  time.Duration
-	DBMaxConns      int
-	PostgresPort    int
-	// Chain configures the chains per environment (chain.go).
-	Chain chainConfig
-	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (default) or enforce.
-	PolicyEnforcement policy.Mode
-	// Payouts configures the payout providers (payouts.go).
-	Payouts wiring.PayoutConfig
-	// OperatorToken is OPERATOR_TOKEN (D11): at least 32 characters; unset, /v1/admin/...
-	// answers 503.
-	OperatorToken string
-	// ClaimLifetime is CLAIM_LIFETIME (default 14 days); ClaimLinkBase is CLAIM_LINK_BASE, the
-	// link prefix texted to unknown recipients.
-	ClaimLifetime time.Duration
-	ClaimLinkBase string
+// Config is every setting of the corridor binary, read once from the environment at start.
+// Each leaf field carries its variable (env), its default (envDefault, or defaultDesc where the
+// default is computed at run time), its meaning (desc) and its bounds (min, max, minLength);
+// a struct field's desc is the heading of its group. `corridor help` and the table in
+// docs/operations.md are generated from these tags, so a new field documents itself.
+type Config struct {
+	Service serviceConfig `desc:"Service"`
+	HTTP    httpConfig    `desc:"HTTP"`
+	Chain   chainConfig   `desc:"Chains (docs/chain.md)"`
+	Wallets walletsConfig `desc:"Wallets and sandbox faucet"`
+	Claims  claimsConfig  `desc:"Pending claims (docs/claims.md)"`
+	Payouts payoutsConfig `desc:"Payout providers and off-ramp payments"`
+	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
+	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
+	// sandbox defaults.
+	Local bool `env:"-"`
 }
 
-func loadConfig() (config, error) {
-	c := config{
-		DatabaseURL:     os.Getenv("DATABASE_URL"),
-		Addr:            envOr("CORRIDOR_ADDR", ":"+envOr("PORT", "8080")),
-		DataDir:         envOr("CORRIDOR_DATA_DIR", ".data"),
-		SessionSecret:   os.Getenv("SESSION_SECRET"),
-		LogLevel:        envOr("LOG_LEVEL", "info"),
-		SandboxUSDC:     envOr("SANDBOX_USDC_ADDRESS", "0x036CbD53842c5426634e7929541eC2318f3dCF7e"),
-		LiveUSDC:        envOr("LIVE_USDC_ADDRESS", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
-		ShutdownTimeout: 20 * time.Second,
-		IdempotencyTTL:  24 * time.Hour,
+// serviceConfig is the process itself: where it listens, its database, its secrets.
+type serviceConfig struct {
+	DatabaseURL   string        `env:"DATABASE_URL" defaultDesc:"unset: run starts a project-local PostgreSQL" desc:"PostgreSQL URL (PostgreSQL 15+); serve requires it"`
+	Addr          string        `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
+	Port          int           `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
+	DataDir       string        `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
+	PostgresPort  int           `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
+	DBMaxConns    int           `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
+	LogLevel      logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
+	ShutdownGrace time.Duration `env:"SHUTDOWN_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight requests and running jobs before exit"`
+	SessionSecret secret        `env:"SESSION_SECRET" minLength:"32" defaultDesc:"random, kept in the data dir (session.secret)" desc:"HS256 secret of sandbox sessions; set it in production"`
+	CipherKey     secret        `env:"CIPHER_KEY" defaultDesc:"random, kept in the data dir (cipher.key, 0600)" desc:"AES-GCM key (hex, 32+ bytes) for phone numbers and payout identifiers, and the key of their lookup hashes; set it in production and never change it without re-encrypting"`
+	OperatorToken secret        `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
+	// PolicyEnforcement is the spend-policy rollout flag.
+	PolicyEnforcement policy.Mode `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose and the off-ramp composer: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED; POLICY_UNAVAILABLE when the policy store fails)"`
+}
+
+// httpConfig bounds the HTTP adapter.
+type httpConfig struct {
+	BodyLimitBytes     int           `env:"BODY_LIMIT_BYTES" envDefault:"1048576" min:"1" desc:"request body limit"`
+	RateLimitPerSecond float64       `env:"RATE_LIMIT_PER_SECOND" envDefault:"100" min:"0" desc:"per-credential (per IP when anonymous) request rate; 0 disables the limit"`
+	RateLimitBurst     int           `env:"RATE_LIMIT_BURST" envDefault:"200" min:"0" desc:"burst of the per-credential limit; 0 is the per-second rate"`
+	IdempotencyTTL     time.Duration `env:"IDEMPOTENCY_TTL" envDefault:"24h" desc:"how long a POST outcome stays replayable under its Idempotency-Key"`
+	ReadTimeout        time.Duration `env:"HTTP_READ_TIMEOUT" envDefault:"15s" desc:"time to read a request"`
+	WriteTimeout       time.Duration `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
+	IdleTimeout        time.Duration `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
+}
+
+// walletsConfig bounds wallets and sandbox drips per tenant.
+type walletsConfig struct {
+	MaxWalletsPerTenant int          `env:"MAX_WALLETS_PER_TENANT" envDefault:"1000" min:"1" desc:"wallets per tenant and environment"`
+	Faucet              faucetConfig `envPrefix:"FAUCET_"`
+}
+
+// faucetConfig bounds sandbox USDC drips over a rolling window, counted in the database.
+type faucetConfig struct {
+	DripsPerWallet int           `env:"DRIPS_PER_WALLET" envDefault:"10" min:"1" desc:"faucet drips per wallet per window"`
+	DripsPerTenant int           `env:"DRIPS_PER_TENANT" envDefault:"50" min:"1" desc:"faucet drips per tenant and environment per window"`
+	Window         time.Duration `env:"WINDOW" envDefault:"1h" desc:"the faucet's rolling window"`
+}
+
+// claimsConfig are the knobs of pending claims: lifetime, link and the anti-abuse budgets.
+type claimsConfig struct {
+	Lifetime          time.Duration `env:"CLAIM_LIFETIME" envDefault:"336h" desc:"a pending claim's lifetime"`
+	LinkBase          string        `env:"CLAIM_LINK_BASE" envDefault:"https://claim.corridor.test/c/" desc:"prefix of the claim link texted to unknown recipients (an http or https URL)"`
+	LinkRatePerMinute int           `env:"CLAIM_LINK_RATE_PER_MINUTE" envDefault:"30" min:"1" desc:"public claim-link requests per client IP per minute"`
+	LinkRateBurst     int           `env:"CLAIM_LINK_RATE_BURST" envDefault:"30" min:"1" desc:"burst of the claim-link throttle"`
+	CodesPerPhone     int           `env:"CLAIM_CODES_PER_PHONE" envDefault:"5" min:"1" desc:"claim phone codes per phone number per hour"`
+	CodesPerIP        int           `env:"CLAIM_CODES_PER_IP" envDefault:"20" min:"1" desc:"claim phone codes per client IP per hour, across claims"`
+	ResendsPerClaim   int           `env:"CLAIM_RESENDS_PER_CLAIM" envDefault:"3" min:"1" desc:"claim-link re-sends of one claim per 24 hours"`
+}
+
+// payoutsConfig configures the payout providers (D9) and the off-ramp's timing. Every provider
+// this build knows (wiring.PayoutProviderNames) has a field; a test keeps them in step.
+type payoutsConfig struct {
+	Internal      payoutProviderConfig `envPrefix:"PAYOUT_INTERNAL_"`
+	WalletA       payoutProviderConfig `envPrefix:"PAYOUT_WALLET_A_"`
+	QuoteLifetime time.Duration        `env:"OFFRAMP_QUOTE_LIFETIME" envDefault:"120s" desc:"a payout quote's lifetime"`
+	PollInterval  time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
+}
+
+// limits are the faucet limits wallet.FaucetLimits expects.
+func (c faucetConfig) limits() wallet.FaucetLimits {
+	return wallet.FaucetLimits{PerWallet: c.DripsPerWallet, PerTenant: c.DripsPerTenant, Window: c.Window}
+}
+
+// payoutProviderConfig is one provider's mode and webhook secret.
+type payoutProviderConfig struct {
+	Mode          ports.ProviderMode `env:"MODE" defaultDesc:"off (run: internal live, the others mock)" desc:"off, mock, sandbox or live; off fails closed: the provider's routes are ineligible"`
+	WebhookSecret secret             `env:"WEBHOOK_SECRET" defaultDesc:"unset: every webhook is refused (401)" desc:"HMAC secret of the provider's webhooks"`
+}
+
+// byName maps the provider names of wiring.PayoutProviderNames to their configuration.
+func (c payoutsConfig) byName() map[string]payoutProviderConfig {
+	return map[string]payoutProviderConfig{"internal": c.Internal, "wallet_a": c.WalletA}
+}
+
+// wiring turns the payout configuration into wiring's; an unset mode stays unset.
+func (c payoutsConfig) wiring() wiring.PayoutConfig {
+	out := wiring.PayoutConfig{Modes: map[string]ports.ProviderMode{}, WebhookSecrets: map[string]string{},
+		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval}
+	for name, p := range c.byName() {
+		if p.Mode != "" {
+			out.Modes[name] = p.Mode
+		}
+		if p.WebhookSecret.set() {
+			out.WebhookSecrets[name] = p.WebhookSecret.reveal()
+		}
 	}
-	var err error
-	errs := []error{}
-	c.RateLimitPerSec, err = envFloat("RATE_LIMIT_PER_SECOND", 100)
-	errs = append(errs, err)
-	c.RateLimitBurst, err = envInt("RATE_LIMIT_BURST", 200)
-	errs = append(errs, err)
-	c.BodyLimitBytes, err = envInt("BODY_LIMIT_BYTES", 1<<20)
-	errs = append(errs, err)
-	c.DBMaxConns, err = envInt("DB_MAX_CONNS", 40)
-	errs = append(errs, err)
-	c.PostgresPort, err = envInt("CORRIDOR_PG_PORT", 0)
-	errs = append(errs, err)
-	c.Chain, err = loadChainConfig()
-	errs = append(errs, err)
-	c.PolicyEnforcement, err = policyEnforcement()
-	errs = append(errs, err)
-	c.Payouts, err = loadPayoutConfig()
-	errs = append(errs, err)
-	c.ClaimLifetime, err = envDuration("CLAIM_LIFETIME")
-	errs = append(errs, err)
-	c.ClaimLinkBase = strings.TrimSpace(os.Getenv("CLAIM_LINK_BASE"))
-	c.OperatorToken = strings.TrimSpace(os.Getenv("OPERATOR_TOKEN"))
-	if c.OperatorToken != "" && len(c.OperatorToken) < 32 {
-		errs = append(errs, errors.New("OPERATOR_TOKEN must be at least 32 characters"))
+	return out
+}
+
+// listenAddr is CORRIDOR_ADDR, else every interface on PORT.
+func (c Config) listenAddr() string {
+	if c.Service.Addr != "" {
+		return c.Service.Addr
 	}
-	return c, errors.Join(errs...)
+	return fmt.Sprintf(":%d", c.Service.Port)
+}
+
+// wiringConfig is the part of wiring.Config that comes from the environment; serveURL adds
+// the database URL, the secrets it resolved and the chains it started.
+func (c Config) wiringConfig() wiring.Config {
+	return wiring.Config{
+		BodyLimitBytes: c.HTTP.BodyLimitBytes, DBMaxConns: c.Service.DBMaxConns, IdempotencyTTL: c.HTTP.IdempotencyTTL,
+		RateLimit:           http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
+		HTTPTimeouts:        http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout},
+		Chains:              wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
+		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
+		Faucet:              c.Wallets.Faucet.limits(),
+		PolicyEnforcement:   c.Service.PolicyEnforcement,
+		Payouts:             c.Payouts.wiring(),
+		OperatorToken:       c.Service.OperatorToken.reveal(),
+		ClaimLifetime:       c.Claims.Lifetime,
+		ClaimLinkBase:       c.Claims.LinkBase,
+		ClaimLinkRateLimit: http.RateLimit{PerSecond: float64(c.Claims.LinkRatePerMinute) / 60,
+			Burst: c.Claims.LinkRateBurst},
+		ClaimCodesPerIP:      c.Claims.CodesPerIP,
+		ClaimCodesPerPhone:   c.Claims.CodesPerPhone,
+		ClaimResendsPerClaim: c.Claims.ResendsPerClaim,
+	}
 }
 
 // sessionSecret returns SESSION_SECRET, or for local use a random secret kept in the data dir,
 // so `corridor session` and `corridor run` on one machine agree without any setup.
-func (c config) sessionSecret() (string, error) {
-	if c.SessionSecret != "" {
-		return c.SessionSecret, nil
+func (c Config) sessionSecret() (string, error) {
+	if c.Service.SessionSecret.set() {
+		return c.Service.SessionSecret.reveal(), nil
 	}
-	path := filepath.Join(c.DataDir, "session.secret")
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+	return c.dataDirSecret("session.secret", 32)
+}
+
+// cipherKey returns CIPHER_KEY (checked at load), or for local use a random key kept in the
+// data dir, so phone numbers and payout identifiers stay readable across restarts.
+func (c Config) cipherKey() (string, error) {
+	if c.Service.CipherKey.set() {
+		return c.Service.CipherKey.reveal(), nil
+	}
+	return c.dataDirSecret("cipher.key", 64)
+}
+
+// dataDirSecret reads a secret kept in a file of the data dir (at least minLength characters),
+// or creates the file (0600) with 32 random bytes in hex.
+func (c Config) dataDirSecret(name string, minLength int) (string, error) {
+	dir := c.Service.DataDir
+	path := filepath.Join(dir, name)
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= minLength {
 		return strings.TrimSpace(string(b)), nil
 	}
-	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", c.DataDir, err)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	buf := make([]byte, 32)
 	if _, err := rand.Read(buf); err != nil {
 		return "", err
 	}
-	secret := hex.EncodeToString(buf)
-	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+	value := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(value+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
-	return secret, nil
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func envInt(name string, def int) (int, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("%s must be a non-negative integer, got %q", name, v)
-	}
-	return n, nil
-}
-
-func envFloat(name string, def float64) (float64, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return def, nil
-	}
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil || f < 0 {
-		return 0, fmt.Errorf("%s must be a non-negative number, got %q", name, v)
-	}
-	return f, nil
-}
-
-// rateLimit turns the configuration into the HTTP adapter's limit; 0 per second disables it.
-func rateLimit(c config) http.RateLimit {
-	return http.RateLimit{PerSecond: c.RateLimitPerSec, Burst: c.RateLimitBurst}
-}
-
-// cipherKey returns CIPHER_KEY (hex, at least 32 bytes), or for local use a random key kept
-// in the data dir, so phone numbers and payout identifiers stay readable across restarts.
-func (c config) cipherKey() (string, error) {
-	if v := os.Getenv("CIPHER_KEY"); v != "" {
-		if b, err := hex.DecodeString(v); err != nil || len(b) < 32 {
-			return "", errors.New("CIPHER_KEY must be at least 32 bytes, hex-encoded")
-		}
-		return v, nil
-	}
-	path := filepath.Join(c.DataDir, "cipher.key")
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 64 {
-		return strings.TrimSpace(string(b)), nil
-	}
-	if err := os.MkdirAll(c.DataDir, 0o755); err != nil {
-		return "", fmt.Errorf("create %s: %w", c.DataDir, err)
-	}
-	buf := make([]byte, 32)
-	if _, err := rand.Read(buf); err != nil {
-		return "", err
-	}
-	key := hex.EncodeToString(buf)
-	if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
-	}
-	return key, nil
-}
-
-// policyEnforcement reads POLICY_ENFORCEMENT (off, log or enforce; default log).
-func policyEnforcement() (policy.Mode, error) {
-	v := strings.ToLower(strings.TrimSpace(os.Getenv("POLICY_ENFORCEMENT")))
-	mode, ok := policy.ParseMode(v)
-	if !ok {
-		return "", fmt.Errorf("POLICY_ENFORCEMENT must be off, log or enforce, got %q", v)
-	}
-	return mode, nil
+	return value, nil
 }

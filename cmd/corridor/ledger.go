@@ -15,11 +15,11 @@ import (
 var errLedgerBroken = errors.New("ledger verification failed")
 
 // ledgerCmd runs `corridor ledger <subcommand>`.
-func ledgerCmd(ctx context.Context, cfg config, log *slog.Logger, args []string) error {
+func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
 	if len(args) != 1 || args[0] != "verify" {
 		return errors.New("usage: corridor ledger verify")
 	}
-	url := cfg.DatabaseURL
+	url := cfg.Service.DatabaseURL
 	if url == "" {
 		cluster, err := localCluster(ctx, cfg, log)
 		if err != nil {

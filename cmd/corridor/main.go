@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/caarlos0/env/v11"
+
 	"corridor/adapters/identity"
 	"corridor/adapters/pgcluster"
 	"corridor/wiring"
@@ -27,14 +29,8 @@ Usage:
   corridor session --user U --email E [--ttl 24h]
                                     mint a sandbox identity-provider session token
   corridor ledger verify            recompute the ledger's hash chain and name the first break
+  corridor help                     this text and every configuration variable
 
-Configuration (environment): DATABASE_URL, CORRIDOR_ADDR (default :8080) or PORT, CORRIDOR_DATA_DIR
-(default .data), SESSION_SECRET (default: a random secret kept in the data dir), RATE_LIMIT_PER_SECOND,
-RATE_LIMIT_BURST, BODY_LIMIT_BYTES, DB_MAX_CONNS, LOG_LEVEL, SANDBOX_USDC_ADDRESS, LIVE_USDC_ADDRESS.
-Chains (docs/chain.md): CHAIN_RPC_URL + RELAYER_PRIVATE_KEY (+ CHAIN_ADDRESSES_FILE or USDC_ADDRESS) serve TEST
-on 84532, LIVE_CHAIN_RPC_URL + LIVE_RELAYER_PRIVATE_KEY (+ LIVE_CHAIN_ADDRESSES_FILE) serve LIVE on 8453;
-without CHAIN_RPC_URL, "corridor run" starts a local geth dev chain (GETH_BINARY, default bin/geth;
-CORRIDOR_CHAIN_PORT; CORRIDOR_DEV_CHAIN=off for none).
 `
 
 func main() {
@@ -42,27 +38,31 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	cfg, err := loadConfig()
+	switch os.Args[1] {
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		writeConfigHelp(os.Stdout)
+		return
+	}
+	cfg, err := loadConfig(env.ToMap(os.Environ()))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "corridor: configuration:", err)
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	log := newLogger(cfg.LogLevel)
+	log := newLogger(cfg.Service.LogLevel)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	switch os.Args[1] {
 	case "run":
 		err = runLocal(ctx, cfg, log)
 	case "serve":
-		err = serveURL(ctx, cfg, cfg.DatabaseURL, log)
+		err = serveURL(ctx, cfg, cfg.Service.DatabaseURL, log)
 	case "migrate":
 		err = migrateCmd(ctx, cfg, log)
 	case "session":
 		err = sessionCmd(cfg, os.Args[2:])
 	case "ledger":
 		err = ledgerCmd(ctx, cfg, log, os.Args[2:])
-	case "help", "-h", "--help":
-		fmt.Print(usage)
 	default:
 		fmt.Fprintf(os.Stderr, "corridor: unknown command %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)
@@ -73,21 +73,16 @@ func main() {
 	}
 }
 
-func newLogger(level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: l}))
+func newLogger(level logLevel) *slog.Logger {
+	return slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: level.level()}))
 }
 
 // runLocal is `make run`: DATABASE_URL when set, else a project-local cluster under the data dir
 // that it stops again on Ctrl-C when it started it.
-func runLocal(ctx context.Context, cfg config, log *slog.Logger) error {
-	cfg.Chain.DevChain = true // the local geth dev chain serves TEST unless CHAIN_RPC_URL is set (chain.go)
-	cfg.Payouts = sandboxPayoutDefaults(cfg.Payouts)
-	if cfg.DatabaseURL != "" {
-		return serveURL(ctx, cfg, cfg.DatabaseURL, log)
+func runLocal(ctx context.Context, cfg Config, log *slog.Logger) error {
+	cfg.Local = true
+	if cfg.Service.DatabaseURL != "" {
+		return serveURL(ctx, cfg, cfg.Service.DatabaseURL, log)
 	}
 	cluster, err := localCluster(ctx, cfg, log)
 	if err != nil {
@@ -108,10 +103,10 @@ func runLocal(ctx context.Context, cfg config, log *slog.Logger) error {
 	return serveURL(ctx, cfg, cluster.URL("corridor"), log)
 }
 
-func localCluster(ctx context.Context, cfg config, log *slog.Logger) (*pgcluster.Cluster, error) {
+func localCluster(ctx context.Context, cfg Config, log *slog.Logger) (*pgcluster.Cluster, error) {
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
 	cluster, err := pgcluster.Ensure(ctx, pgcluster.Options{
-		DataDir: cfg.DataDir + "/postgres", Port: cfg.PostgresPort, Database: "corridor",
+		DataDir: cfg.Service.DataDir + "/postgres", Port: cfg.Service.PostgresPort, Database: "corridor",
 		ComposeFile: "docker-compose.yml", Logf: logf,
 	})
 	if err != nil {
@@ -122,7 +117,7 @@ func localCluster(ctx context.Context, cfg config, log *slog.Logger) (*pgcluster
 }
 
 // serveURL migrates, serves, and shuts down gracefully on SIGINT/SIGTERM.
-func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) error {
+func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) error {
 	if dbURL == "" {
 		return errors.New("DATABASE_URL is not set (use `corridor run` for a local database)")
 	}
@@ -144,17 +139,12 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 	if err != nil {
 		return err
 	}
-	svc, err := wiring.Build(ctx, wiring.Config{
-		DatabaseURL: dbURL, SessionSecret: secret, CipherKey: cipherKey, BodyLimitBytes: cfg.BodyLimitBytes, DBMaxConns: cfg.DBMaxConns,
-		IdempotencyTTL: cfg.IdempotencyTTL, RateLimit: rateLimit(cfg),
-		Chains:            wiring.ChainAddresses{SandboxUSDC: cfg.SandboxUSDC, LiveUSDC: cfg.LiveUSDC},
-		ChainAdapters:     chains,
-		PolicyEnforcement: cfg.PolicyEnforcement,
-		Payouts:           cfg.Payouts,
-		OperatorToken:     cfg.OperatorToken,
-		ClaimLifetime:     cfg.ClaimLifetime,
-		ClaimLinkBase:     cfg.ClaimLinkBase,
-	}, log)
+	wcfg := cfg.wiringConfig()
+	wcfg.DatabaseURL, wcfg.SessionSecret, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, secret, cipherKey, chains
+	if cfg.Local {
+		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
+	}
+	svc, err := wiring.Build(ctx, wcfg, log)
 	if err != nil {
 		return err
 	}
@@ -163,8 +153,9 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 		return fmt.Errorf("start job workers: %w", err)
 	}
 	errCh := make(chan error, 1)
-	go func() { errCh <- svc.Server.Listen(cfg.Addr) }()
-	log.Info("corridor serving", "addr", cfg.Addr)
+	addr := cfg.listenAddr()
+	go func() { errCh <- svc.Server.Listen(addr) }()
+	log.Info("corridor serving", "addr", addr)
 	printFirstSteps(cfg)
 	select {
 	case err := <-errCh:
@@ -172,7 +163,7 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 	case <-ctx.Done():
 	}
 	log.Info("shutting down: draining in-flight requests")
-	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.Service.ShutdownGrace)
 	defer cancel()
 	err = svc.Server.Shutdown(shutCtx)
 	if stopErr := svc.StopWorkers(shutCtx); stopErr != nil {
@@ -181,7 +172,7 @@ func serveURL(ctx context.Context, cfg config, dbURL string, log *slog.Logger) e
 	return err
 }
 
-func printFirstSteps(cfg config) {
+func printFirstSteps(cfg Config) {
 	fmt.Fprintf(os.Stderr, `
 Corridor is listening on %s. First credential:
   TOKEN=$(./bin/corridor session --user u_1 --email you@example.com)
@@ -189,11 +180,11 @@ Corridor is listening on %s. First credential:
   curl -s -X POST localhost:8080/v1/api-keys -H "Authorization: Bearer $TOKEN" -d '{"name":"root","scopes":["*"]}'
 See README.md (Quickstart). Ctrl-C stops the service%s.
 
-`, cfg.Addr, map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.DatabaseURL != ""])
+`, cfg.listenAddr(), map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.Service.DatabaseURL != ""])
 }
 
-func migrateCmd(ctx context.Context, cfg config, log *slog.Logger) error {
-	url := cfg.DatabaseURL
+func migrateCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
+	url := cfg.Service.DatabaseURL
 	if url == "" {
 		cluster, err := localCluster(ctx, cfg, log)
 		if err != nil {
@@ -211,7 +202,7 @@ func migrateCmd(ctx context.Context, cfg config, log *slog.Logger) error {
 	return err
 }
 
-func sessionCmd(cfg config, args []string) error {
+func sessionCmd(cfg Config, args []string) error {
 	fs := flag.NewFlagSet("session", flag.ContinueOnError)
 	user := fs.String("user", "", "identity-provider user id (required)")
 	email := fs.String("email", "", "email of the user")

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"corridor/adapters/http"
+	"corridor/core"
+	"corridor/core/claim"
+	"corridor/core/policy"
+	"corridor/core/wallet"
+	"corridor/ports"
+	"corridor/wiring"
+)
+
+var updateDocs = flag.Bool("update", false, "rewrite the configuration table of docs/operations.md")
+
+const (
+	hex32 = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	key32 = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+)
+
+// TestConfig_Defaults: with nothing set, every knob is today's default, the same figure the
+// packages below fall back to when handed zero.
+func TestConfig_Defaults(t *testing.T) {
+	c, err := loadConfig(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := c.wiringConfig()
+	for _, tc := range []struct {
+		name      string
+		got, want any
+	}{
+		{"listen address", c.listenAddr(), ":8080"},
+		{"data dir", c.Service.DataDir, ".data"},
+		{"log level", c.Service.LogLevel, logLevel("info")},
+		{"shutdown grace", c.Service.ShutdownGrace, 20 * time.Second},
+		{"db pool", w.DBMaxConns, 40},
+		{"body limit", w.BodyLimitBytes, 1 << 20},
+		{"rate limit", w.RateLimit, http.RateLimit{PerSecond: 100, Burst: 200}},
+		{"idempotency ttl", w.IdempotencyTTL, 24 * time.Hour},
+		{"http timeouts", w.HTTPTimeouts, http.DefaultTimeouts},
+		{"policy", w.PolicyEnforcement, policy.ModeLog},
+		{"operator token", w.OperatorToken, ""},
+		{"wallet quota", w.MaxWalletsPerTenant, wallet.MaxWalletsPerTenant},
+		{"faucet", w.Faucet, wallet.DefaultFaucetLimits},
+		{"claim lifetime", w.ClaimLifetime, claim.DefaultLifetime},
+		{"claim link base", w.ClaimLinkBase, "https://claim.corridor.test/c/"},
+		{"claim link throttle", w.ClaimLinkRateLimit, http.RateLimit{PerSecond: float64(claim.PublicViewPerIPLimit) / 60, Burst: claim.PublicViewPerIPLimit}},
+		{"codes per phone", w.ClaimCodesPerPhone, claim.MaxCodesPerPhone},
+		{"codes per IP", w.ClaimCodesPerIP, claim.MaxCodesPerIP},
+		{"resends per claim", w.ClaimResendsPerClaim, claim.MaxResends},
+		{"payout modes", w.Payouts.Modes, map[string]ports.ProviderMode{}},
+		{"quote lifetime", w.Payouts.QuoteLifetime, 120 * time.Second},
+		{"poll interval", w.Payouts.PollInterval, 5 * time.Second},
+		{"usdc", w.Chains, wiring.ChainAddresses{SandboxUSDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", LiveUSDC: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"}},
+		{"dev chain", c.Chain.DevChain, onOff(true)},
+		{"geth", c.Chain.GethBinary, "bin/geth"},
+		{"chain dial timeout", c.Chain.DialTimeout, 30 * time.Second},
+		{"local", c.Local, false},
+	} {
+		if !reflect.DeepEqual(tc.got, tc.want) {
+			t.Errorf("%s = %#v, want %#v", tc.name, tc.got, tc.want)
+		}
+	}
+}
+
+// TestConfig_Overrides: every kind of variable reaches the field it names.
+func TestConfig_Overrides(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		got  func(Config) any
+		want any
+	}{
+		{"address", map[string]string{"CORRIDOR_ADDR": "127.0.0.1:9"}, func(c Config) any { return c.listenAddr() }, "127.0.0.1:9"},
+		{"port", map[string]string{"PORT": "9090"}, func(c Config) any { return c.listenAddr() }, ":9090"},
+		{"empty is the default", map[string]string{"DB_MAX_CONNS": ""}, func(c Config) any { return c.Service.DBMaxConns }, 40},
+		{"db pool", map[string]string{"DB_MAX_CONNS": "7"}, func(c Config) any { return c.wiringConfig().DBMaxConns }, 7},
+		{"rate limit off", map[string]string{"RATE_LIMIT_PER_SECOND": "0"}, func(c Config) any { return c.wiringConfig().RateLimit.PerSecond }, 0.0},
+		{"fractional rate", map[string]string{"RATE_LIMIT_PER_SECOND": "2.5"}, func(c Config) any { return c.wiringConfig().RateLimit.PerSecond }, 2.5},
+		{"log level", map[string]string{"LOG_LEVEL": "DEBUG"}, func(c Config) any { return c.Service.LogLevel.level().String() }, "DEBUG"},
+		{"http timeouts", map[string]string{"HTTP_READ_TIMEOUT": "1s", "HTTP_WRITE_TIMEOUT": "2s", "HTTP_IDLE_TIMEOUT": "3m"},
+			func(c Config) any { return c.wiringConfig().HTTPTimeouts }, http.Timeouts{Read: time.Second, Write: 2 * time.Second, Idle: 3 * time.Minute}},
+		{"shutdown grace", map[string]string{"SHUTDOWN_GRACE": "1m"}, func(c Config) any { return c.Service.ShutdownGrace }, time.Minute},
+		{"policy", map[string]string{"POLICY_ENFORCEMENT": " Enforce "}, func(c Config) any { return c.wiringConfig().PolicyEnforcement }, policy.ModeEnforce},
+		{"operator token trimmed", map[string]string{"OPERATOR_TOKEN": " " + hex32 + " "}, func(c Config) any { return c.wiringConfig().OperatorToken }, hex32},
+		{"cipher key", map[string]string{"CIPHER_KEY": hex32}, func(c Config) any { k, _ := c.cipherKey(); return k }, hex32},
+		{"session secret", map[string]string{"SESSION_SECRET": hex32}, func(c Config) any { s, _ := c.sessionSecret(); return s }, hex32},
+		{"wallet quota", map[string]string{"MAX_WALLETS_PER_TENANT": "3"}, func(c Config) any { return c.wiringConfig().MaxWalletsPerTenant }, 3},
+		{"faucet", map[string]string{"FAUCET_DRIPS_PER_WALLET": "1", "FAUCET_DRIPS_PER_TENANT": "2", "FAUCET_WINDOW": "24h"},
+			func(c Config) any { return c.wiringConfig().Faucet }, wallet.FaucetLimits{PerWallet: 1, PerTenant: 2, Window: 24 * time.Hour}},
+		{"claim budgets", map[string]string{"CLAIM_CODES_PER_PHONE": "2", "CLAIM_CODES_PER_IP": "9", "CLAIM_RESENDS_PER_CLAIM": "1"},
+			func(c Config) any {
+				w := c.wiringConfig()
+				return []int{w.ClaimCodesPerPhone, w.ClaimCodesPerIP, w.ClaimResendsPerClaim}
+			}, []int{2, 9, 1}},
+		{"claim link throttle", map[string]string{"CLAIM_LINK_RATE_PER_MINUTE": "120", "CLAIM_LINK_RATE_BURST": "5"},
+			func(c Config) any { return c.wiringConfig().ClaimLinkRateLimit }, http.RateLimit{PerSecond: 2, Burst: 5}},
+		{"claim link", map[string]string{"CLAIM_LIFETIME": "48h", "CLAIM_LINK_BASE": " https://pay.example/c/ "},
+			func(c Config) any { w := c.wiringConfig(); return []any{w.ClaimLifetime, w.ClaimLinkBase} }, []any{48 * time.Hour, "https://pay.example/c/"}},
+		{"payouts", map[string]string{"PAYOUT_WALLET_A_MODE": "Mock", "PAYOUT_WALLET_A_WEBHOOK_SECRET": "s3cret", "OFFRAMP_QUOTE_LIFETIME": "1m", "OFFRAMP_POLL_INTERVAL": "1s"},
+			func(c Config) any { return c.wiringConfig().Payouts }, wiring.PayoutConfig{
+				Modes: map[string]ports.ProviderMode{"wallet_a": ports.ModeMock}, WebhookSecrets: map[string]string{"wallet_a": "s3cret"},
+				QuoteLifetime: time.Minute, PollInterval: time.Second}},
+		{"dev chain off", map[string]string{"CORRIDOR_DEV_CHAIN": "OFF"}, func(c Config) any { return c.Chain.DevChain }, onOff(false)},
+		{"chain endpoints", map[string]string{"CHAIN_RPC_URL": "http://127.0.0.1:1", "RELAYER_PRIVATE_KEY": key32, "USDC_ADDRESS": "0x00000000000000000000000000000000000000aa",
+			"LIVE_CHAIN_ADDRESSES_FILE": "live.json"},
+			func(c Config) any {
+				return []string{c.Chain.endpoint(core.EnvTest).RPCURL.reveal(), c.Chain.endpoint(core.EnvTest).USDC, c.Chain.endpoint(core.EnvLive).AddressesFile, c.Chain.endpoint(core.EnvLive).USDC}
+			}, []string{"http://127.0.0.1:1", "0x00000000000000000000000000000000000000aa", "live.json", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"}},
+		{"chain dial timeout", map[string]string{"CHAIN_DIAL_TIMEOUT": "5s"}, func(c Config) any { return c.Chain.DialTimeout }, 5 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir()) // the data dir secrets, if any, land here
+			c, err := loadConfig(tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.got(c); !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("got %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestConfig_BadValues: each kind of bad value stops the start with one line naming the
+// variable; secrets are never quoted.
+func TestConfig_BadValues(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"not an integer", map[string]string{"FAUCET_DRIPS_PER_WALLET": "abc"}, `config: FAUCET_DRIPS_PER_WALLET: "abc" is not an integer`},
+		{"not a number", map[string]string{"RATE_LIMIT_PER_SECOND": "fast"}, `config: RATE_LIMIT_PER_SECOND: "fast" is not a number`},
+		{"not a finite number", map[string]string{"RATE_LIMIT_PER_SECOND": "NaN"}, `config: RATE_LIMIT_PER_SECOND: "NaN" is not a number`},
+		{"not a duration", map[string]string{"HTTP_READ_TIMEOUT": "15"}, `config: HTTP_READ_TIMEOUT: "15" is not a positive duration such as 90s, 5m or 24h`},
+		{"negative duration", map[string]string{"CLAIM_LIFETIME": "-1h"}, `config: CLAIM_LIFETIME: "-1h" is not a positive duration such as 90s, 5m or 24h`},
+		{"zero duration", map[string]string{"SHUTDOWN_GRACE": "0s"}, `config: SHUTDOWN_GRACE: "0s" is not a positive duration such as 90s, 5m or 24h`},
+		{"pool size 0", map[string]string{"DB_MAX_CONNS": "0"}, `config: DB_MAX_CONNS: "0" is less than 1`},
+		{"negative rate", map[string]string{"RATE_LIMIT_PER_SECOND": "-1"}, `config: RATE_LIMIT_PER_SECOND: "-1" is less than 0`},
+		{"port too large", map[string]string{"PORT": "70000"}, `config: PORT: "70000" is more than 65535`},
+		{"faucet 0", map[string]string{"FAUCET_DRIPS_PER_TENANT": "0"}, `config: FAUCET_DRIPS_PER_TENANT: "0" is less than 1`},
+		{"claim budget 0", map[string]string{"CLAIM_CODES_PER_PHONE": "0"}, `config: CLAIM_CODES_PER_PHONE: "0" is less than 1`},
+		{"unknown policy", map[string]string{"POLICY_ENFORCEMENT": "strict"}, `config: POLICY_ENFORCEMENT: "strict" is not off, log or enforce`},
+		{"unknown log level", map[string]string{"LOG_LEVEL": "loud"}, `config: LOG_LEVEL: "loud" is not debug, info, warn or error`},
+		{"unknown provider mode", map[string]string{"PAYOUT_INTERNAL_MODE": "live", "PAYOUT_WALLET_A_MODE": "maybe"}, `config: PAYOUT_WALLET_A_MODE: "maybe" is not off, mock, sandbox or live`},
+		{"first provider named", map[string]string{"PAYOUT_INTERNAL_MODE": "on", "PAYOUT_WALLET_A_MODE": "mock"}, `config: PAYOUT_INTERNAL_MODE: "on" is not off, mock, sandbox or live`},
+		{"dev chain switch", map[string]string{"CORRIDOR_DEV_CHAIN": "maybe"}, `config: CORRIDOR_DEV_CHAIN: "maybe" is not on or off`},
+		{"usdc address", map[string]string{"LIVE_USDC_ADDRESS": "0x12"}, `config: LIVE_USDC_ADDRESS: "0x12" is not a hex address`},
+		{"short operator token", map[string]string{"OPERATOR_TOKEN": "too-short-token"}, `config: OPERATOR_TOKEN: must be at least 32 characters (it has 15)`},
+		{"short session secret", map[string]string{"SESSION_SECRET": "abc"}, `config: SESSION_SECRET: must be at least 32 characters (it has 3)`},
+		{"cipher key not hex", map[string]string{"CIPHER_KEY": strings.Repeat("zz", 32)}, `config: CIPHER_KEY: must be hex-encoded and at least 32 bytes (64 hex digits)`},
+		{"cipher key short", map[string]string{"CIPHER_KEY": "abcd"}, `config: CIPHER_KEY: must be hex-encoded and at least 32 bytes (64 hex digits)`},
+		{"claim link base", map[string]string{"CLAIM_LINK_BASE": "claim.example/c/"}, `config: CLAIM_LINK_BASE: "claim.example/c/" is not an http or https URL`},
+		{"relayer key missing", map[string]string{"LIVE_CHAIN_RPC_URL": "http://127.0.0.1:1"}, `config: LIVE_RELAYER_PRIVATE_KEY: is required when LIVE_CHAIN_RPC_URL is set: the relayer pays gas`},
+		{"relayer key malformed", map[string]string{"RELAYER_PRIVATE_KEY": "0xnothex"}, `config: RELAYER_PRIVATE_KEY: is not a hex secp256k1 private key`},
+		{"first bad variable wins", map[string]string{"DB_MAX_CONNS": "x", "OFFRAMP_POLL_INTERVAL": "y"}, `config: DB_MAX_CONNS: "x" is not an integer`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadConfig(tc.env)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			if err.Error() != tc.want {
+				t.Fatalf("error\n got: %s\nwant: %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("more than one line: %q", err)
+			}
+		})
+	}
+}
+
+// TestConfig_EveryFieldDocumented: every field is a variable (or env:"-") with a description
+// and a default, every group has a heading, names are unique, and every type has a parser that
+// names the variable when it refuses a value.
+func TestConfig_EveryFieldDocumented(t *testing.T) {
+	var check func(t reflect.Type, top bool)
+	check = func(typ reflect.Type, top bool) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if f.Tag.Get("env") == "-" {
+				continue
+			}
+			if f.Type.Kind() == reflect.Struct {
+				if top && f.Tag.Get("desc") == "" {
+					t.Errorf("group %s has no desc", f.Name)
+				}
+				check(f.Type, false)
+				continue
+			}
+			if f.Tag.Get("env") == "" || f.Tag.Get("desc") == "" {
+				t.Errorf("%s.%s needs env and desc tags", typ.Name(), f.Name)
+			}
+			if _, ok := f.Tag.Lookup("envDefault"); !ok && f.Tag.Get("defaultDesc") == "" {
+				t.Errorf("%s.%s needs envDefault or defaultDesc", typ.Name(), f.Name)
+			}
+			if _, ok := valueParsers[f.Type]; !ok && f.Type.Kind() != reflect.String {
+				t.Errorf("%s.%s: type %s has no entry in valueParsers", typ.Name(), f.Name, f.Type)
+			}
+		}
+	}
+	check(reflect.TypeFor[Config](), true)
+	seen := map[string]bool{}
+	for _, v := range configVars() {
+		if seen[v.Key] {
+			t.Errorf("%s is declared twice", v.Key)
+		}
+		seen[v.Key] = true
+	}
+	if len(seen) < 40 {
+		t.Fatalf("only %d variables found", len(seen))
+	}
+}
+
+// TestConfig_EveryPayoutProvider: a provider added to wiring without a variable here would
+// silently stay off.
+func TestConfig_EveryPayoutProvider(t *testing.T) {
+	var names []string
+	for name := range (payoutsConfig{}).byName() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	if want := wiring.PayoutProviderNames(); !slices.Equal(names, want) {
+		t.Fatalf("payoutsConfig knows %v, wiring %v", names, want)
+	}
+	for _, v := range configVars() {
+		if strings.HasPrefix(v.Key, "PAYOUT_") {
+			provider := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(v.Key, "PAYOUT_"), "_MODE"), "_WEBHOOK_SECRET"))
+			if !slices.Contains(names, provider) {
+				t.Errorf("%s names no provider", v.Key)
+			}
+		}
+	}
+}
+
+func TestSandboxPayoutDefaults(t *testing.T) {
+	c, err := loadConfig(map[string]string{"PAYOUT_WALLET_A_MODE": "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := sandboxPayoutDefaults(c.Payouts.wiring()).Modes
+	if want := map[string]ports.ProviderMode{"internal": ports.ModeLive, "wallet_a": ports.ModeOff}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("modes = %v, want %v", got, want)
+	}
+}
+
+// TestHelp_ListsEveryVariable: `corridor help` is generated from Config.
+func TestHelp_ListsEveryVariable(t *testing.T) {
+	var out bytes.Buffer
+	writeConfigHelp(&out)
+	for _, v := range configVars() {
+		if !strings.Contains(out.String(), "\n  "+v.Key+"  [default: "+v.defaultText()) {
+			t.Errorf("help does not list %s with its default", v.Key)
+		}
+	}
+}
+
+// TestOperationsDoc_ConfigTable: the table in docs/operations.md is the one Config generates.
+// `go test ./cmd/corridor -run TestOperationsDoc -update` rewrites it.
+func TestOperationsDoc_ConfigTable(t *testing.T) {
+	const path = "../../docs/operations.md"
+	const begin, end = "<!-- config table: generated from cmd/corridor Config -->\n", "<!-- end of config table -->\n"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the markers %q and %q", path, begin, end)
+	}
+	want := configMarkdown()
+	if got := doc[i+len(begin) : j]; got != want {
+		if *updateDocs {
+			if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		t.Fatalf("docs/operations.md's configuration table is stale; run go test ./cmd/corridor -run TestOperationsDoc -update\n got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/core/policy"
+	"corridor/ports"
+)
+
+// configError is a configuration value the binary refuses: one line naming the variable, so
+// an operator sees at once what to fix.
+type configError struct {
+	key, problem string
+}
+
+func (e configError) Error() string { return "config: " + e.key + ": " + e.problem }
+
+// logLevel is LOG_LEVEL, checked against slog's level names.
+type logLevel string
+
+// level is the slog level; loadConfig has checked it parses.
+func (l logLevel) level() slog.Level {
+	var out slog.Level
+	_ = out.UnmarshalText([]byte(l))
+	return out
+}
+
+// onOff is a switch written on or off (true/false and 1/0 are accepted too).
+type onOff bool
+
+// hexAddress is a 0x-prefixed 20-byte hex address.
+type hexAddress string
+
+// valueParsers read one value per type and say what is wrong with a value they refuse. Every
+// type in Config other than strings and secrets has one, so no value reaches the library's
+// own parsers (whose errors name Go fields, not variables).
+var valueParsers = map[reflect.Type]func(string) (any, error){
+	reflect.TypeFor[int](): func(v string) (any, error) {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", v)
+		}
+		return n, nil
+	},
+	reflect.TypeFor[float64](): func(v string) (any, error) {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("%q is not a number", v)
+		}
+		return f, nil
+	},
+	// Every duration in Config is a lifetime, an interval or a time-out: zero or negative is
+	// always a mistake.
+	reflect.TypeFor[time.Duration](): func(v string) (any, error) {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("%q is not a positive duration such as 90s, 5m or 24h", v)
+		}
+		return d, nil
+	},
+	reflect.TypeFor[logLevel](): func(v string) (any, error) {
+		var l slog.Level
+		if err := l.UnmarshalText([]byte(strings.TrimSpace(v))); err != nil {
+			return nil, fmt.Errorf("%q is not debug, info, warn or error", v)
+		}
+		return logLevel(strings.ToLower(strings.TrimSpace(v))), nil
+	},
+	reflect.TypeFor[onOff](): func(v string) (any, error) {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on", "true", "1":
+			return onOff(true), nil
+		case "off", "false", "0":
+			return onOff(false), nil
+		}
+		return nil, fmt.Errorf("%q is not on or off", v)
+	},
+	reflect.TypeFor[hexAddress](): func(v string) (any, error) {
+		if v = strings.TrimSpace(v); !common.IsHexAddress(v) {
+			return nil, fmt.Errorf("%q is not a hex address", v)
+		}
+		return hexAddress(v), nil
+	},
+	reflect.TypeFor[policy.Mode](): func(v string) (any, error) {
+		mode, ok := policy.ParseMode(strings.ToLower(strings.TrimSpace(v)))
+		if !ok {
+			return nil, fmt.Errorf("%q is not off, log or enforce", v)
+		}
+		return mode, nil
+	},
+	reflect.TypeFor[ports.ProviderMode](): func(v string) (any, error) {
+		switch mode := ports.ProviderMode(strings.ToLower(strings.TrimSpace(v))); mode {
+		case ports.ModeOff, ports.ModeMock, ports.ModeSandbox, ports.ModeLive:
+			return mode, nil
+		}
+		return nil, fmt.Errorf("%q is not off, mock, sandbox or live", v)
+	},
+}
+
+// loadConfig reads Config from environ (os.Environ as a map in main, a literal map in tests)
+// and checks it. The error is the first bad variable in the struct's order, as one line.
+func loadConfig(environ map[string]string) (Config, error) {
+	var c Config
+	// The library calls OnSet with a variable's name right before parsing its value, so a
+	// parser that refuses a value knows which variable it came from.
+	var current string
+	opts := env.Options{
+		Environment: environ,
+		OnSet:       func(key string, _ any, _ bool) { current = key },
+		FuncMap:     map[reflect.Type]env.ParserFunc{},
+	}
+	for t, parse := range valueParsers {
+		opts.FuncMap[t] = func(v string) (any, error) {
+			out, err := parse(v)
+			if err != nil {
+				return nil, configError{current, err.Error()}
+			}
+			return out, nil
+		}
+	}
+	if err := env.ParseWithOptions(&c, opts); err != nil {
+		return Config{}, firstConfigError(err)
+	}
+	c.Service.OperatorToken = secret(strings.TrimSpace(c.Service.OperatorToken.reveal()))
+	c.Claims.LinkBase = strings.TrimSpace(c.Claims.LinkBase)
+	if err := checkBounds(c); err != nil {
+		return Config{}, err
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// firstConfigError picks the first refusal out of the library's aggregate error.
+func firstConfigError(err error) error {
+	var all env.AggregateError
+	if !errors.As(err, &all) || len(all.Errors) == 0 {
+		return fmt.Errorf("config: %w", err)
+	}
+	first := all.Errors[0]
+	var parse env.ParseError
+	var refused configError
+	if errors.As(first, &parse) && errors.As(parse.Err, &refused) {
+		return refused
+	}
+	return fmt.Errorf("config: %w", first)
+}
+
+// checkBounds applies the min, max and minLength tags. A secret's value is never quoted.
+func checkBounds(c Config) error {
+	root := reflect.ValueOf(c)
+	for _, v := range configVars() {
+		field := root.FieldByIndex(v.Index)
+		if v.MinLength != "" {
+			n, _ := strconv.Atoi(v.MinLength)
+			value := field.String()
+			if value != "" && len(value) < n {
+				return configError{v.Key, fmt.Sprintf("must be at least %d characters (it has %d)", n, len(value))}
+			}
+		}
+		var number float64
+		switch field.Kind() {
+		case reflect.Int:
+			number = float64(field.Int())
+		case reflect.Float64:
+			number = field.Float()
+		default:
+			continue
+		}
+		if bound, err := strconv.ParseFloat(v.Min, 64); err == nil && number < bound {
+			return configError{v.Key, fmt.Sprintf("%q is less than %s", fmt.Sprint(field.Interface()), v.Min)}
+		}
+		if bound, err := strconv.ParseFloat(v.Max, 64); err == nil && number > bound {
+			return configError{v.Key, fmt.Sprintf("%q is more than %s", fmt.Sprint(field.Interface()), v.Max)}
+		}
+	}
+	return nil
+}
+
+// validate checks what one variable's type cannot say: a key's encoding, a URL's form, a
+// variable another one requires.
+func (c Config) validate() error {
+	if c.Service.CipherKey.set() {
+		if b, err := hex.DecodeString(c.Service.CipherKey.reveal()); err != nil || len(b) < 32 {
+			return configError{"CIPHER_KEY", "must be hex-encoded and at least 32 bytes (64 hex digits)"}
+		}
+	}
+	if u, err := url.Parse(c.Claims.LinkBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return configError{"CLAIM_LINK_BASE", fmt.Sprintf("%q is not an http or https URL", c.Claims.LinkBase)}
+	}
+	return c.Chain.validate()
+}
