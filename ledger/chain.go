@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
+	"math"
 	"sort"
 	"time"
 )
@@ -35,7 +37,7 @@ func CanonicalBytes(t Transfer) []byte {
 	putTime(&b, t.ExpiresAt)
 	putTime(&b, t.CreatedAt)
 	postings := sortedPostings(t.Postings)
-	putUint32(&b, uint32(len(postings)))
+	putLength(&b, len(postings))
 	for _, p := range postings {
 		putString(&b, p.AccountID)
 		putInt64(&b, p.Amount)
@@ -45,7 +47,7 @@ func CanonicalBytes(t Transfer) []byte {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	putUint32(&b, uint32(len(keys)))
+	putLength(&b, len(keys))
 	for _, k := range keys {
 		putString(&b, k)
 		putString(&b, t.Metadata[k])
@@ -86,8 +88,17 @@ func VerifyChain(prevHash []byte, entries []ChainEntry) (firstBroken int, ok boo
 }
 
 func putString(b *bytes.Buffer, s string) {
-	putUint32(b, uint32(len(s)))
+	putLength(b, len(s))
 	b.WriteString(s)
+}
+
+// putLength writes a length prefix. Transfers are bounded far below 4 GiB by the request body
+// limit and the postings cap, so a longer field is a programming error.
+func putLength(b *bytes.Buffer, n int) {
+	if n < 0 || n > math.MaxUint32 {
+		panic(fmt.Sprintf("ledger: canonical field length %d does not fit a uint32 prefix", n))
+	}
+	putUint32(b, uint32(n))
 }
 
 func putUint32(b *bytes.Buffer, v uint32) {
@@ -95,7 +106,7 @@ func putUint32(b *bytes.Buffer, v uint32) {
 }
 
 func putInt64(b *bytes.Buffer, v int64) {
-	b.Write(binary.BigEndian.AppendUint64(nil, uint64(v)))
+	b.Write(binary.BigEndian.AppendUint64(nil, uint64(v))) //nolint:gosec // the two's-complement bit pattern is the encoding
 }
 
 func putTime(b *bytes.Buffer, t time.Time) {

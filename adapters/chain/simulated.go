@@ -83,12 +83,12 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 	}
 	addrs, err := deployContracts(ctx, newRelayer(client, key, big.NewInt(SandboxChainID), commit), arts, grace)
 	if err != nil {
-		backend.Close()
+		_ = backend.Close()
 		return nil, fmt.Errorf("chain: simulated chain: %w", err)
 	}
 	a, err := New(ctx, client, key, addrs, commit)
 	if err != nil {
-		backend.Close()
+		_ = backend.Close()
 		return nil, err
 	}
 	a.close = backend.Close

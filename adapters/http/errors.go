@@ -11,7 +11,10 @@ import (
 	"corridor/core"
 	"corridor/core/claim"
 	"corridor/core/offramp"
+	"corridor/core/policy"
 	"corridor/core/recipient"
+	"corridor/core/safepay"
+	"corridor/core/wallet"
 )
 
 // statusByCode is the one table mapping domain codes to HTTP statuses (STYLE.md, Errors).
@@ -44,41 +47,46 @@ var statusByCode = map[core.Code]int{
 	core.CodeHandleNotFound:               404,
 	core.CodeHandleTaken:                  409,
 	core.CodeDripNotFound:                 404,
-	"PAYMENT_NOT_FOUND":                   404,
-	"SIGNATURE_DUPLICATE":                 409,
-	"SIGNER_NOT_OWNER":                    422,
-	"DESTINATION_NOT_RESOLVED":            422,
-	"PAYMENT_QUEUE_FULL":                  409,
-	"POLICY_NOT_FOUND":                    404,
-	"ATTACHMENT_NOT_FOUND":                404,
-	"POLICY_SUBJECT_ATTACHED":             409,
-	"POLICY_DENIED":                       403,
-	"POLICY_UNAVAILABLE":                  503,
+	wallet.CodeWalletQuotaExceeded:        422,
+	safepay.CodePaymentNotFound:           404,
+	safepay.CodeSignatureDuplicate:        409,
+	safepay.CodeSignerNotOwner:            422,
+	safepay.CodeDestinationNotResolved:    422,
+	safepay.CodeQueueFull:                 409,
+	policy.CodePolicyNotFound:             404,
+	policy.CodeAttachmentNotFound:         404,
+	policy.CodeSubjectAttached:            409,
+	policy.CodeDenied:                     403,
+	policy.CodeUnavailable:                503,
 	core.CodeAccountNotFound:              404,
 	core.CodeTransferNotFound:             404,
 	core.CodeInsufficientFunds:            422,
 	core.CodeLedgerReferenceConflict:      409,
 	core.CodeAmountOverflow:               422,
 
-	// Off-ramp recipients and payments (issue 6).
-	recipient.CodePhoneAliasNotFound:     404,
-	recipient.CodePhoneAliasTaken:        409,
-	recipient.CodePhoneCodeInvalid:       400,
-	recipient.CodePhoneCodeExpired:       403,
-	recipient.CodePhoneCodeTooManyTries:  403,
-	recipient.CodePhoneAliasNotVerifying: 409,
-	recipient.CodeDestinationNotFound:    404,
-	recipient.CodeCredentialRequired:     403,
-	offramp.CodePaymentNotFound:          404,
-	offramp.CodeFundingModeNotAvailable:  400,
-	offramp.CodeDestinationNotEligible:   403,
-	offramp.CodeRecipientConsentRequired: 403,
-	offramp.CodeSenderOnly:               403,
-	offramp.CodeQuoteExpired:             409,
-	offramp.CodeQuoteNotFound:            404,
-	offramp.CodeRouteNotSelected:         409,
+	// Off-ramp recipients and payments.
+	recipient.CodePhoneAliasNotFound:          404,
+	recipient.CodePhoneAliasTaken:             409,
+	recipient.CodePhoneCodeInvalid:            400,
+	recipient.CodePhoneCodeExpired:            403,
+	recipient.CodePhoneCodeTooManyTries:       403,
+	recipient.CodePhoneAliasNotVerifying:      409,
+	recipient.CodeDestinationNotFound:         404,
+	recipient.CodeCredentialRequired:          403,
+	offramp.CodePaymentNotFound:               404,
+	offramp.CodeFundingModeNotAvailable:       400,
+	offramp.CodeDestinationNotEligible:        403,
+	offramp.CodeRecipientConsentRequired:      403,
+	offramp.CodeSenderOnly:                    403,
+	offramp.CodeQuoteExpired:                  409,
+	offramp.CodeQuoteNotFound:                 404,
+	offramp.CodeRouteNotSelected:              409,
+	offramp.CodeRecipientUnknown:              422,
+	offramp.CodeSelfPayment:                   422,
+	recipient.CodeDestinationRailConstraint:   422,
+	recipient.CodeDestinationRailNotAvailable: 422,
 
-	// Pending claims (issue 7).
+	// Pending claims.
 	claim.CodeClaimNotFound:      404,
 	claim.CodeLinkUsed:           409,
 	claim.CodeLinkExpired:        409,
@@ -93,12 +101,14 @@ var statusByCode = map[core.Code]int{
 	claim.CodeChallengeNotUsable: 403,
 }
 
-// StatusFor returns the HTTP status of a code; unknown codes are business refusals (422).
+// StatusFor returns the HTTP status of a code. Every code declared in core has an entry (a test
+// walks core's declarations); a code missing from the table is a programming error answered as
+// 500, never a guessed business status.
 func StatusFor(code core.Code) int {
 	if s, ok := statusByCode[code]; ok {
 		return s
 	}
-	return 422
+	return 500
 }
 
 // Envelope is SPEC.md's error body.

@@ -22,7 +22,7 @@ import (
 
 const (
 	headerRequestID   = "X-Request-Id"
-	headerAPIKey      = "X-Service-Api-Key"
+	headerAPIKey      = "X-Service-Api-Key" //nolint:gosec // a header name, not a credential
 	headerEnvironment = "X-Corridor-Environment"
 	headerIdemKey     = "Idempotency-Key"
 	headerReplayed    = "Idempotent-Replayed"

@@ -36,7 +36,7 @@ func dripFromDomain(d wallet.Drip) dripModel {
 		ID: d.ID, TenantID: d.TenantID, Environment: string(d.Environment), WalletID: d.WalletID, Address: d.Address,
 		ChainID: d.ChainID, Asset: string(d.Asset), AmountBaseUnits: d.AmountBaseUnits, Status: string(d.Status),
 		TxHash: nullable(d.TxHash), FailureReason: nullable(d.FailureReason), SendStartedAt: d.SendStartedAt,
-		SendFromBlock: int64(d.SendFromBlock), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+		SendFromBlock: int64Column(d.SendFromBlock), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 	}
 }
 

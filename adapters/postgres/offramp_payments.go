@@ -196,7 +196,7 @@ func (r offrampRepo) HeldPaymentIDs(ctx context.Context, env core.Environment, r
 	var ids []string
 	err := r.db.NewSelect().Model((*offrampPaymentModel)(nil)).Column("id").
 		Where("environment = ? AND recipient_tenant_id = ? AND status IN (?)", env, recipientTenantID,
-			bun.In([]string{string(offramp.StatusPayoutSelectionRequired), string(offramp.StatusComplianceHold)})).
+			bun.List([]string{string(offramp.StatusPayoutSelectionRequired), string(offramp.StatusComplianceHold)})).
 		OrderExpr("id").Limit(int64(limit)).Scan(ctx, &ids)
 	return ids, err
 }
@@ -221,7 +221,7 @@ func (r offrampRepo) SenderSpend(ctx context.Context, env core.Environment, send
 		ColumnExpr(capped, w.Weekly.Start, w.Weekly.End).
 		ColumnExpr(capped, w.Monthly.Start, w.Monthly.End).
 		Where("environment = ? AND sender_tenant_id = ? AND id <> ?", env, senderTenantID, excludePaymentID).
-		Where("status NOT IN (?)", bun.In([]string{string(offramp.StatusCanceled), string(offramp.StatusRefunded)})).
+		Where("status NOT IN (?)", bun.List([]string{string(offramp.StatusCanceled), string(offramp.StatusRefunded)})).
 		Where("created_at >= ? AND created_at < ?", span.Start, span.End).
 		Scan(ctx, &s.Daily, &s.Weekly, &s.Monthly)
 	return s, err

@@ -58,7 +58,7 @@ func paymentFromDomain(p safepay.Payment) (paymentModel, error) {
 		DestinationHandle: nullable(p.DestinationHandle), DestinationAddress: p.DestinationAddress,
 		DestinationWalletID: nullable(p.DestinationWallet), DestinationChainID: p.DestinationChainID,
 		Asset: p.Asset, AmountBaseUnits: p.AmountBaseUnits, Memo: nullable(p.Memo), Status: string(p.Status),
-		SafeNonce: int64(p.SafeNonce), SafeTxHash: nullable(p.SafeTxHash), Threshold: p.Threshold, Signatures: raw,
+		SafeNonce: int64Column(p.SafeNonce), SafeTxHash: nullable(p.SafeTxHash), Threshold: p.Threshold, Signatures: raw,
 		ExecutedTxHash: nullable(p.ExecutedTxHash), FailureReason: nullable(p.FailureReason),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}, err
@@ -69,13 +69,17 @@ func (m paymentModel) domain() (safepay.Payment, error) {
 	if err := json.Unmarshal(m.Signatures, &sigs); err != nil {
 		return safepay.Payment{}, err
 	}
+	nonce, err := uint64Column("safe_nonce", m.SafeNonce)
+	if err != nil {
+		return safepay.Payment{}, err
+	}
 	p := safepay.Payment{
 		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), SourceWalletID: m.SourceWalletID,
 		SafeAddress: m.SafeAddress, ChainID: m.ChainID, DestinationType: safepay.DestinationType(m.DestinationType),
 		DestinationHandle: deref(m.DestinationHandle), DestinationAddress: m.DestinationAddress,
 		DestinationWallet: deref(m.DestinationWalletID), DestinationChainID: m.DestinationChainID,
 		Asset: m.Asset, AmountBaseUnits: m.AmountBaseUnits, Memo: deref(m.Memo), Status: safepay.Status(m.Status),
-		SafeNonce: uint64(m.SafeNonce), SafeTxHash: deref(m.SafeTxHash), Threshold: m.Threshold,
+		SafeNonce: nonce, SafeTxHash: deref(m.SafeTxHash), Threshold: m.Threshold,
 		ExecutedTxHash: deref(m.ExecutedTxHash), FailureReason: deref(m.FailureReason),
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 	}
@@ -136,13 +140,14 @@ func (r paymentRepo) HighestNonceInUse(ctx context.Context, walletID string) (ui
 	if err != nil || !nonce.Valid {
 		return 0, false, err
 	}
-	return uint64(nonce.Int64), true, nil
+	highest, err := uint64Column("safe_nonce", nonce.Int64)
+	return highest, err == nil, err
 }
 
 func (r paymentRepo) ListQueuedPayments(ctx context.Context, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error) {
 	var rows []paymentModel
 	err := r.db.NewSelect().Model(&rows).
-		Where("source_wallet_id = ? AND safe_nonce > ?", walletID, int64(afterNonce)).
+		Where("source_wallet_id = ? AND safe_nonce > ?", walletID, int64Column(afterNonce)).
 		Where("status IN ('CREATED', 'AWAITING_SIGNATURE', 'READY_TO_EXECUTE', 'EXECUTING')").
 		OrderExpr("safe_nonce ASC, id ASC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {

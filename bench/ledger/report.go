@@ -192,7 +192,9 @@ func memoryGiB() int {
 	var kb int
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(line, "MemTotal:") {
-			fmt.Sscanf(strings.TrimPrefix(line, "MemTotal:"), "%d", &kb)
+			if _, err := fmt.Sscanf(strings.TrimPrefix(line, "MemTotal:"), "%d", &kb); err != nil {
+				return 0
+			}
 		}
 	}
 	return (kb + 512*1024) / (1024 * 1024)

@@ -156,6 +156,9 @@ func TestPackedSignatures_SortedBySigner(t *testing.T) {
 	if first.Cmp(second) >= 0 {
 		t.Fatalf("signatures not sorted by signer: %s then %s", first, second)
 	}
+	if (first != signers[0] || second != signers[1]) && (first != signers[1] || second != signers[0]) {
+		t.Fatalf("packed signers %s, %s; want the two signers %v", first, second, signers)
+	}
 	if _, err := (Payment{ID: "p", Threshold: 2, Signatures: p.Signatures[:1]}).PackedSignatures(); err == nil {
 		t.Fatal("packing below the threshold must fail")
 	}

@@ -147,7 +147,7 @@ func TestIdempotency_InFlightIsConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }()
 	lockKey := "tenant:" + ten.ID + "|TEST|inflight-1"
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 2))", lockKey); err != nil {
 		t.Fatal(err)

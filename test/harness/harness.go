@@ -133,7 +133,7 @@ func NewServerWithLog(t testing.TB, w io.Writer) *Env {
 
 func start(url string, modify func(*wiring.Config)) (*Env, error) {
 	level := slog.LevelWarn
-	var out io.Writer = io.Discard
+	out := io.Writer(io.Discard)
 	if os.Getenv("CORRIDOR_TEST_LOG") != "" {
 		level, out = slog.LevelDebug, os.Stderr
 	}

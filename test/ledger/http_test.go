@@ -286,7 +286,9 @@ func TestFinance_EntriesCSV(t *testing.T) {
 			t.Fatalf("row %v", r)
 		}
 		var units int
-		fmt.Sscan(r[11], &units)
+		if _, err := fmt.Sscan(r[11], &units); err != nil {
+			t.Fatalf("row %v: amount %q: %v", r, r[11], err)
+		}
 		sum[r[1]] += units
 	}
 	for transfer, s := range sum {

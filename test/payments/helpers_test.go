@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"math/big"
 	"net/http"
-	"sort"
 	"testing"
 	"time"
 
@@ -221,11 +220,4 @@ func safeNonce(t *testing.T, a common.Address) uint64 {
 		t.Fatal(err)
 	}
 	return n
-}
-
-// sortedOwners returns owners sorted by address (the order Safe wants signatures in).
-func sortedOwners(owners []owner) []owner {
-	out := append([]owner(nil), owners...)
-	sort.Slice(out, func(i, j int) bool { return out[i].address.Cmp(out[j].address) < 0 })
-	return out
 }

@@ -23,14 +23,14 @@ func fromContainer(ctx context.Context) (*Server, func(), error) {
 		postgres.BasicWaitStrategies(),
 	)
 	if err != nil {
-		testcontainers.TerminateContainer(ctr)
+		_ = testcontainers.TerminateContainer(ctr)
 		return nil, nil, err
 	}
 	url, err := ctr.ConnectionString(ctx, "sslmode=disable")
 	if err != nil {
-		testcontainers.TerminateContainer(ctr)
+		_ = testcontainers.TerminateContainer(ctr)
 		return nil, nil, err
 	}
-	cleanup := func() { testcontainers.TerminateContainer(ctr) }
+	cleanup := func() { _ = testcontainers.TerminateContainer(ctr) }
 	return &Server{URL: url, Source: "testcontainers " + ContainerImage}, cleanup, nil
 }

@@ -42,7 +42,9 @@ func TestPackageDatabaseIsSetUp(t *testing.T) {
 		t.Fatalf("marker = %d, %v", v, err)
 	}
 	var db string
-	conn.QueryRow(ctx, "select current_database()").Scan(&db)
+	if err := conn.QueryRow(ctx, "select current_database()").Scan(&db); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.HasPrefix(db, "t_testdb_") {
 		t.Fatalf("package database %q should be named after the package", db)
 	}
@@ -63,7 +65,9 @@ func TestNewDatabaseIsFreshAndDropped(t *testing.T) {
 		if _, err := conn.Exec(ctx, "select 1 from marker"); err == nil {
 			t.Fatal("a new database must not see the package database's tables")
 		}
-		conn.QueryRow(ctx, "select current_database()").Scan(&name)
+		if err := conn.QueryRow(ctx, "select current_database()").Scan(&name); err != nil {
+			t.Fatal(err)
+		}
 	})
 	conn, err := pgx.Connect(ctx, packageURL)
 	if err != nil {
@@ -71,7 +75,9 @@ func TestNewDatabaseIsFreshAndDropped(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	var exists bool
-	conn.QueryRow(ctx, "select exists(select 1 from pg_database where datname = $1)", name).Scan(&exists)
+	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_database where datname = $1)", name).Scan(&exists); err != nil {
+		t.Fatal(err)
+	}
 	if name == "" || exists {
 		t.Fatalf("database %q should have been dropped (exists=%v)", name, exists)
 	}
