@@ -66,7 +66,7 @@ func relocateIfUnreachable(dataDir string, u osUser, base string, logf func(stri
 	if err := setAside(target, logf); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(filepath.Join(home, originFile), []byte(dataDir+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(home, originFile), []byte(dataDir+"\n"), 0o600); err != nil {
 		return "", fmt.Errorf("pgcluster: %w", err)
 	}
 	if err := os.Remove(dataDir); err != nil && !errors.Is(err, os.ErrNotExist) {
