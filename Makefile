@@ -49,12 +49,16 @@ lint: $(GOLANGCI_LINT) ## gofmt check, then golangci-lint (pinned; .golangci.yml
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GOLANGCI_LINT) run ./...
 
-bench: build ## load-generate with vegeta (starts the service unless one answers; BENCH_ARGS="-duration 5s"; see bench/README.md)
+bench: build contracts geth ## load-generate with vegeta (starts the service, with its dev chain, unless one answers; BENCH_ARGS="-duration 5s"; see bench/README.md)
 	$(GO) run ./bench/load $(BENCH_ARGS)
 
 .PHONY: bench-ledger
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
 	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)
 
-clean-data: ## stop nothing, delete the local cluster and secrets under .data/
+clean-data: ## stop nothing, delete .data/ (local clusters, dev chain, secrets), and a cluster kept outside the checkout that .data links to (as root under a private home)
+	@for link in $$(find .data -maxdepth 2 -name postgres -type l 2>/dev/null); do \
+		target="$$(readlink "$$link")"; echo "rm -rf $$target (linked from $$link)"; \
+		rm -rf "$$target"; rm -f "$$(dirname "$$target")/origin"; rmdir "$$(dirname "$$target")" 2>/dev/null || true; \
+	done
 	rm -rf .data

@@ -44,7 +44,7 @@ func parseEvaluateInput(in EvaluateInput) (evaluateRequest, error) {
 		mergeFieldErrors(errs, err)
 		r.subjectType, r.subjectID = t, id
 	}
-	amount, err := core.ParseUSD("amountUsd", strings.TrimSpace(in.AmountUSD))
+	amount, err := core.ParseUSD("amountUsd", in.AmountUSD)
 	mergeFieldErrors(errs, err)
 	if err == nil && amount <= 0 {
 		errs.Add("amountUsd", "must be positive")

@@ -7,32 +7,53 @@ import (
 )
 
 func TestParseUSD(t *testing.T) {
-	cases := []struct {
-		in      string
-		want    int64
-		wantErr bool
-	}{
-		{"0", 0, false},
-		{"1", 1_000_000, false},
-		{"12.5", 12_500_000, false},
-		{"0.000001", 1, false},
-		{"1.100000", 1_100_000, false},
-		{"1.0000001", 0, true},
-		{"-1", 0, true},
-		{"", 0, true},
-		{"abc", 0, true},
-		{"1e3", 1_000_000_000, false},
-		{"9223372036854.775807", math.MaxInt64, false},
-		{"9223372036854.775808", 0, true},
+	ok := map[string]int64{
+		"0":                    0,
+		"1":                    1_000_000,
+		"12.5":                 12_500_000,
+		"0.000001":             1,
+		"1.100000":             1_100_000,
+		"007.5":                7_500_000,
+		"9223372036854.775807": math.MaxInt64,
 	}
-	for _, tc := range cases {
-		got, err := ParseUSD("amountUsd", tc.in)
-		if (err != nil) != tc.wantErr || got != tc.want {
-			t.Errorf("ParseUSD(%q) = %d, %v; want %d, err=%v", tc.in, got, err, tc.want, tc.wantErr)
+	for in, want := range ok {
+		got, err := ParseUSD("amountUsd", in)
+		if err != nil || got != want {
+			t.Errorf("ParseUSD(%q) = %d, %v; want %d", in, got, err, want)
 		}
-		if err != nil && !errors.Is(err, ErrValidation) {
-			t.Errorf("ParseUSD(%q) error %v is not VALIDATION_FAILED", tc.in, err)
+	}
+	// Only plain decimal strings: no sign, exponent, spaces, bare point, or digits beyond six in
+	// the fraction (trailing zeros count: "1.0000000" is a seventh digit, not a rounding).
+	bad := []string{
+		"", "-1", "-0", "+5", "1e3", "1E3", "1e-3", "1.5e2", " 5", "5 ", "1 000", "\t5", "5\n",
+		"1.0000001", "1.0000000", ".5", "5.", ".", "abc", "0x10", "1,5", "1_000", "NaN", "Inf",
+		"١", "9223372036854.775808", "99999999999999999999999",
+	}
+	for _, in := range bad {
+		got, err := ParseUSD("amountUsd", in)
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e.Code != CodeValidationFailed {
+			t.Errorf("ParseUSD(%q) = %d, %v; want VALIDATION_FAILED", in, got, err)
+			continue
 		}
+		if reason, _ := e.Details["fields"].(map[string]any)["amountUsd"].(string); reason == "" {
+			t.Errorf("ParseUSD(%q): details.fields does not name amountUsd: %v", in, e.Details)
+		}
+	}
+}
+
+func TestParseAmount_Decimals(t *testing.T) {
+	if got, err := ParseAmount("amount", 18, "0.000000000000000001"); err != nil || got != 1 {
+		t.Fatalf("one wei = %d, %v", got, err)
+	}
+	if _, err := ParseAmount("amount", 18, "0.0000000000000000010"); err == nil {
+		t.Fatal("nineteen fraction digits accepted for an 18-decimal asset")
+	}
+	if got, err := ParseAmount("amount", 0, "42"); err != nil || got != 42 {
+		t.Fatalf("whole units = %d, %v", got, err)
+	}
+	if _, err := ParseAmount("amount", 0, "42.0"); err == nil {
+		t.Fatal("a fraction accepted for an asset without decimals")
 	}
 }
 

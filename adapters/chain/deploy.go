@@ -16,7 +16,8 @@ import (
 // DeployContracts puts SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC
 // (minter: the deployer) and ClaimEscrow (operator and settlement: the deployer, grace period
 // claim.DefaultGracePeriod) on a fresh development chain and returns their addresses, which the
-// caller records (they are configuration from then on). It waits until each is mined. Only for
+// caller records (they are configuration from then on). It waits until each is mined and its
+// code shows at the latest block, so the caller can verify them at once. Only for
 // chains Corridor runs itself: on public chains the canonical Safe deployments and Circle's
 // USDC are configured instead.
 func DeployContracts(ctx context.Context, client Client, deployerKey *ecdsa.PrivateKey, arts *Artifacts) (Addresses, error) {
@@ -29,7 +30,8 @@ func DeployContracts(ctx context.Context, client Client, deployerKey *ecdsa.Priv
 
 // DeployClaimEscrow puts only ClaimEscrow on a chain whose USDC is already deployed (a dev
 // chain recorded before the escrow existed): operator and settlement are the deployer, which
-// must be the relayer the adapter will run with. It waits until the contract is mined.
+// must be the relayer the adapter will run with. It waits until the contract is mined and its
+// code shows at the latest block.
 func DeployClaimEscrow(ctx context.Context, client Client, deployerKey *ecdsa.PrivateKey, arts *Artifacts, usdc common.Address, gracePeriod time.Duration) (common.Address, error) {
 	chainID, err := client.ChainID(ctx)
 	if err != nil {
@@ -59,7 +61,7 @@ func deployContracts(ctx context.Context, r *relayer, arts *Artifacts, gracePeri
 		hashes[i], *step.into = hash, address
 	}
 	for i, step := range plan {
-		if _, err := waitMined(ctx, r.client, hashes[i]); err != nil {
+		if err := waitDeployed(ctx, r.client, hashes[i], *step.into); err != nil {
 			return Addresses{}, fmt.Errorf("chain: deploying %s: %w", step.name, err)
 		}
 	}
@@ -67,8 +69,8 @@ func deployContracts(ctx context.Context, r *relayer, arts *Artifacts, gracePeri
 		SafeSingleton: *plan[0].into, SafeProxyFactory: *plan[1].into,
 		FallbackHandler: *plan[2].into, USDC: *plan[3].into,
 	}
-	// The escrow's constructor checks that the token has code, so it goes after TestUSDC is
-	// mined, not in the batch above.
+	// The escrow's constructor checks that the token has code, so it goes after TestUSDC's code
+	// is visible, not in the batch above.
 	escrow, err := deployClaimEscrow(ctx, r, arts, addrs.USDC, gracePeriod)
 	if err != nil {
 		return Addresses{}, err
@@ -87,10 +89,45 @@ func deployClaimEscrow(ctx context.Context, r *relayer, arts *Artifacts, usdc co
 	if err != nil {
 		return common.Address{}, fmt.Errorf("chain: deploying ClaimEscrow: %w", err)
 	}
-	if _, err := waitMined(ctx, r.client, hash); err != nil {
+	if err := waitDeployed(ctx, r.client, hash, address); err != nil {
 		return common.Address{}, fmt.Errorf("chain: deploying ClaimEscrow: %w", err)
 	}
 	return address, nil
+}
+
+// Bounds of waitDeployed.
+const (
+	// codeVisibleTimeout bounds the wait for a mined contract's code to show at the latest
+	// block; a node lags by milliseconds, so reaching it means something else is wrong.
+	codeVisibleTimeout = 30 * time.Second
+	// codePollInterval paces that wait.
+	codePollInterval = 50 * time.Millisecond
+)
+
+// waitDeployed waits until a contract creation is mined and its code shows at the latest block.
+// A receipt alone is not enough: geth can serve a receipt a moment before its latest state
+// includes the block, and start-up verifies every contract at the latest block right after
+// deploying it (as does ClaimEscrow's constructor, which needs TestUSDC's code).
+func waitDeployed(ctx context.Context, client Client, hash common.Hash, address common.Address) error {
+	if _, err := waitMined(ctx, client, hash); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, codeVisibleTimeout)
+	defer cancel()
+	for {
+		code, err := client.CodeAt(ctx, address, nil)
+		switch {
+		case err == nil && len(code) > 0:
+			return nil
+		case err != nil && ctx.Err() == nil:
+			return fmt.Errorf("chain: code at %s: %w", address.Hex(), err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("chain: no code at %s at the latest block although its creation %s was mined: %w", address.Hex(), hash.Hex(), ctx.Err())
+		case <-time.After(codePollInterval):
+		}
+	}
 }
 
 // deploy sends a contract creation and returns its transaction and the address it creates

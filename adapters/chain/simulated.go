@@ -65,16 +65,7 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 			return nil, err
 		}
 	}
-	alloc := types.GenesisAlloc{crypto.PubkeyToAddress(key.PublicKey): {Balance: simulatedRelayerBalance}}
-	for _, account := range opts.Funded {
-		alloc[account] = types.Account{Balance: FundedBalanceWei}
-	}
-	backend := simulated.NewBackend(alloc, func(_ *node.Config, ethConf *ethconfig.Config) {
-		config := *ethConf.Genesis.Config
-		config.ChainID = big.NewInt(SandboxChainID)
-		ethConf.Genesis.Config = &config
-		ethConf.NetworkId = SandboxChainID
-	})
+	backend := newSimulatedBackend(key, opts.Funded)
 	commit := func() { backend.Commit() }
 	client := backend.Client()
 	grace := opts.ClaimGracePeriod
@@ -94,6 +85,21 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 	a.close = backend.Close
 	a.adjustTime = backend.AdjustTime
 	return a, nil
+}
+
+// newSimulatedBackend starts an empty simulated chain with chain id 84532, the relayer and the
+// funded accounts holding their genesis balances.
+func newSimulatedBackend(relayerKey *ecdsa.PrivateKey, funded []common.Address) *simulated.Backend {
+	alloc := types.GenesisAlloc{crypto.PubkeyToAddress(relayerKey.PublicKey): {Balance: simulatedRelayerBalance}}
+	for _, account := range funded {
+		alloc[account] = types.Account{Balance: FundedBalanceWei}
+	}
+	return simulated.NewBackend(alloc, func(_ *node.Config, ethConf *ethconfig.Config) {
+		config := *ethConf.Genesis.Config
+		config.ChainID = big.NewInt(SandboxChainID)
+		ethConf.Genesis.Config = &config
+		ethConf.NetworkId = SandboxChainID
+	})
 }
 
 // AdjustSimulatedTime moves the simulated chain's clock forward by d (whole seconds) and mines

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"unicode/utf8"
 
@@ -14,10 +15,18 @@ import (
 	"corridor/core"
 )
 
-// decodeBody decodes a JSON body strictly: unknown fields, wrong types, malformed JSON and
-// trailing data are VALIDATION_FAILED naming the field, never a 500. An empty body is {}.
+// decodeBody decodes a request body strictly; see decodeJSON.
 func decodeBody(c *fiber.Ctx, dst any) error {
-	body := bytes.TrimSpace(c.Body())
+	return decodeJSON(c.Body(), dst)
+}
+
+// decodeJSON decodes a JSON body strictly: unknown fields, wrong types, malformed JSON and
+// trailing data are VALIDATION_FAILED naming the field, never a 500. An empty body is {}.
+// Keys must match the documented names exactly and appear once per object at any depth:
+// encoding/json alone would take "AmountUsd" for "amountUsd" and keep the last of two
+// duplicated keys, so a body could mean one thing to a proxy or a log reader and another to us.
+func decodeJSON(raw []byte, dst any) error {
+	body := bytes.TrimSpace(raw)
 	if len(body) == 0 {
 		body = []byte("{}")
 	}
@@ -37,7 +46,7 @@ func decodeBody(c *fiber.Ctx, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return core.Invalid("body", "must contain exactly one JSON object")
 	}
-	return nil
+	return checkKeys(body, reflect.TypeOf(dst))
 }
 
 func jsonError(err error) error {

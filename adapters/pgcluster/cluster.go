@@ -41,6 +41,10 @@ type Options struct {
 	// NoInstall stops Ensure from installing PostgreSQL with apt-get when
 	// the binaries are missing.
 	NoInstall bool
+	// RelocateBase is where, as root, a new cluster goes when the server's
+	// account cannot reach DataDir (DefaultRelocateBase when empty); DataDir
+	// then becomes a symbolic link to it.
+	RelocateBase string
 	// Logf receives progress lines (initdb, start, install); nil is silent.
 	Logf func(format string, args ...any)
 }
@@ -82,6 +86,10 @@ func Ensure(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, fmt.Errorf("pgcluster: lock %s: %w", dataDir, err)
 	}
 	defer lock.unlock()
+	asked := dataDir
+	if dataDir, err = resolveDataDir(asked); err != nil {
+		return nil, err
+	}
 
 	bins, err := locateBinaries(ctx, dataDir, o)
 	if err != nil {
@@ -95,7 +103,7 @@ func Ensure(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := u.checkTraversable(dataDir); err != nil {
+	if dataDir, err = reachableDataDir(asked, dataDir, u, o); err != nil {
 		return nil, err
 	}
 	c := &Cluster{
@@ -111,6 +119,20 @@ func Ensure(ctx context.Context, o Options) (*Cluster, error) {
 		}
 	}
 	return c, nil
+}
+
+// reachableDataDir returns the data directory the server's account can reach: dataDir itself,
+// or for a new cluster asked for where that account cannot go, a relocated one. A link the
+// user made (dataDir differs from asked) is taken as meant and only checked.
+func reachableDataDir(asked, dataDir string, u osUser, o Options) (string, error) {
+	if asked != dataDir {
+		return dataDir, u.checkTraversable(dataDir)
+	}
+	base := o.RelocateBase
+	if base == "" {
+		base = DefaultRelocateBase
+	}
+	return relocateIfUnreachable(dataDir, u, base, o.Logf)
 }
 
 // locateBinaries finds the server programs; when there are none it defers to

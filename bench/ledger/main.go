@@ -56,15 +56,17 @@ func main() {
 }
 
 func run(ctx context.Context, o options) error {
-	pgbench, err := findPgbench(o.pgbench)
-	if err != nil {
-		return err
-	}
+	// The throwaway cluster comes first: on a machine without PostgreSQL it installs the server
+	// packages, which bring pgbench along.
 	db, err := provision(ctx)
 	if err != nil {
 		return err
 	}
 	defer db.cleanup()
+	pgbench, err := findPgbench(o.pgbench)
+	if err != nil {
+		return err
+	}
 	b, err := newBench(ctx, db, o)
 	if err != nil {
 		return err

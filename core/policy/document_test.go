@@ -35,6 +35,8 @@ func TestParseDocument_Refusals(t *testing.T) {
 		{"negative cap", `{"schemaVersion":1,"limits":{"weeklyUsd":"-5"}}`, "document.limits.weeklyUsd"},
 		{"numeric cap", `{"schemaVersion":1,"limits":{"monthlyUsd":100}}`, "document.limits.monthlyUsd"},
 		{"too precise cap", `{"schemaVersion":1,"limits":{"perTransactionUsd":"1.0000001"}}`, "document.limits.perTransactionUsd"},
+		{"exponent cap", `{"schemaVersion":1,"limits":{"dailyUsd":"1e3"}}`, "document.limits.dailyUsd"},
+		{"cap with spaces", `{"schemaVersion":1,"limits":{"dailyUsd":" 5"}}`, "document.limits.dailyUsd"},
 		{"non-numeric cap", `{"schemaVersion":1,"limits":{"perTransactionUsd":"ten"}}`, "document.limits.perTransactionUsd"},
 		{"one-digit MCC", `{"schemaVersion":1,"mcc":{"blocked":["5"]}}`, "document.mcc.blocked[0]"},
 		{"five-digit MCC", `{"schemaVersion":1,"mcc":{"allowed":["5812","58120"]}}`, "document.mcc.allowed[1]"},

@@ -87,7 +87,7 @@ func parseAmount(value, asset string, errs core.FieldErrors) (string, int64) {
 	if asset != AssetUSDC {
 		errs.Add("amount.asset", "must be usdc")
 	}
-	units, err := core.ParseUSD("amount.value", strings.TrimSpace(value))
+	units, err := core.ParseUSD("amount.value", value)
 	switch {
 	case err != nil:
 		errs.Add("amount.value", fieldReason(err, "amount.value"))

@@ -2,7 +2,6 @@ package wallet
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"strings"
 	"time"
@@ -79,31 +78,9 @@ func ParseDripRequest(asset, amount *string) (DripRequest, error) {
 	return req, nil
 }
 
-// ParseAmount parses a decimal string into base units of asset exactly: more fraction digits
-// than the asset has, a sign, an exponent or a value beyond int64 is refused, never rounded.
+// ParseAmount parses an amount of asset with core's one amount parser, at the asset's decimals.
 func ParseAmount(field string, asset Asset, s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, core.Invalid(field, "is required")
-	}
-	if strings.ContainsAny(s, "eE+") {
-		return 0, core.Invalid(field, "must be a plain decimal string such as \"12.50\"")
-	}
-	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return 0, core.Invalid(field, "must be a decimal string such as \"12.50\"")
-	}
-	if d.Sign() < 0 {
-		return 0, core.Invalid(field, "must not be negative")
-	}
-	if !d.Equal(d.Truncate(asset.Decimals())) {
-		return 0, core.Invalid(field, fmt.Sprintf("must have at most %d fraction digits", asset.Decimals()))
-	}
-	scaled := d.Shift(asset.Decimals())
-	if scaled.GreaterThan(decimal.NewFromInt(math.MaxInt64)) {
-		return 0, core.Invalid(field, "is too large")
-	}
-	return scaled.IntPart(), nil
+	return core.ParseAmount(field, int(asset.Decimals()), s)
 }
 
 // FormatAmount renders base units of asset as a decimal string without trailing zeros.

@@ -102,6 +102,37 @@ func TestDeposits(t *testing.T) {
 	})
 }
 
+// TestDeposits_StrictBodies: an amount is a plain decimal string and a body's keys are spelled
+// exactly once; anything else is 400 VALIDATION_FAILED naming the field and credits nothing.
+func TestDeposits_StrictBodies(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	deposit(t, ten.Root, "10")
+	cases := []struct{ name, body, field string }{
+		{"exponent", `{"amountUsd":"1e3"}`, "amountUsd"},
+		{"upper-case exponent", `{"amountUsd":"1E3"}`, "amountUsd"},
+		{"leading plus", `{"amountUsd":"+5"}`, "amountUsd"},
+		{"leading space", `{"amountUsd":" 5"}`, "amountUsd"},
+		{"trailing space", `{"amountUsd":"5 "}`, "amountUsd"},
+		{"inner space", `{"amountUsd":"1 000"}`, "amountUsd"},
+		{"seven fraction digits of zeros", `{"amountUsd":"1.0000000"}`, "amountUsd"},
+		{"key in another case", `{"AmountUsd":"5"}`, "AmountUsd"},
+		{"duplicated key", `{"amountUsd":"5","amountUsd":"6"}`, "amountUsd"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ten.Root.Post("/v1/sandbox/balance-deposits", tc.body)
+			if m := r.ExpectError(t, 400, "VALIDATION_FAILED"); harness.Field(m, tc.field) == "" {
+				t.Errorf("details.fields does not name %s: %s", tc.field, r.Body)
+			}
+		})
+	}
+	harness.ExpectServiceBalance(t, ten.Root, 10_000_000, 0)
+	if n := entryTotal(t, ten.Root, ""); n != 1 {
+		t.Fatalf("%d journal entries after refused deposits, want 1", n)
+	}
+}
+
 // TestDeposits_Idempotent: the same Idempotency-Key replays the first deposit and creates one
 // transfer; 20 parallel deposits with distinct keys all land.
 func TestDeposits_Idempotent(t *testing.T) {
