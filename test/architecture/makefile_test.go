@@ -18,7 +18,7 @@ var makeNeeds = map[string][]string{
 	"geth":         nil,
 	"contracts":    nil,
 	"fmt":          nil,
-	"lint":         nil,
+	"lint":         {"golangci-lint@v"}, // the pinned golangci-lint, installed into bin/ when missing
 	"clean-data":   nil,
 	"bench-ledger": nil, // a throwaway PostgreSQL (installed when missing) and pgbench from it
 	"test":         {"contracts/build.sh"},
