@@ -88,7 +88,7 @@ func SubInt64(a, b int64) (int64, error) {
 // MulInt64 multiplies with an overflow check.
 func MulInt64(a, b int64) (int64, error) {
 	neg := (a < 0) != (b < 0)
-	ua, ub := uint64(abs64(a)), uint64(abs64(b))
+	ua, ub := uint64(abs64(a)), uint64(abs64(b)) //nolint:gosec // the magnitude: abs64(MinInt64) stays negative and converts to 2^63
 	hi, lo := bits.Mul64(ua, ub)
 	if hi != 0 || lo > math.MaxInt64 {
 		return 0, E(CodeAmountOverflow, "amount overflow multiplying %d by %d", a, b)

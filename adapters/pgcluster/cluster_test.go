@@ -53,7 +53,7 @@ func TestThrowawayLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("throwaway cluster ready in %s", time.Since(begin).Round(time.Millisecond))
-	t.Cleanup(func() { c.Remove() })
+	t.Cleanup(func() { _ = c.Remove() })
 	if !c.StartedHere() {
 		t.Fatal("new cluster should be StartedHere")
 	}
@@ -125,7 +125,7 @@ func TestStalePidFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Remove() })
+	t.Cleanup(func() { _ = c.Remove() })
 	if err := c.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -168,13 +168,17 @@ func TestUntraversableParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(private)
-	os.Chmod(private, 0o700)
+	if err := os.Chmod(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	err = u.checkTraversable(filepath.Join(private, "data"))
 	var ue *UntraversableError
 	if !errors.As(err, &ue) || ue.Dir != private {
 		t.Fatalf("want UntraversableError for %s, got %v", private, err)
 	}
-	os.Chmod(private, 0o711)
+	if err := os.Chmod(private, 0o711); err != nil {
+		t.Fatal(err)
+	}
 	if err := u.checkTraversable(filepath.Join(private, "data")); err != nil {
 		t.Fatalf("0711 should be traversable: %v", err)
 	}
@@ -218,7 +222,9 @@ func TestSweepAbandoned(t *testing.T) {
 	}
 	pid, _ := strconv.Atoi(strings.SplitN(string(pidBytes), "\n", 2)[0])
 	old := time.Now().Add(-2 * sweepMinAge)
-	os.Chtimes(root, old, old)
+	if err := os.Chtimes(root, old, old); err != nil {
+		t.Fatal(err)
+	}
 	sweepStale(filepath.Dir(root), t.Logf)
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("abandoned %s not swept: %v", root, err)

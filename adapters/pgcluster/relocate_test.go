@@ -41,7 +41,7 @@ func TestEnsure_UnderAPrivateHome(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Ensure under a 0700 home: %v", err)
 	}
-	t.Cleanup(func() { c.Remove() })
+	t.Cleanup(func() { _ = c.Remove() })
 	query(t, c.URL("postgres"), "create table kept (v text); insert into kept values ('survives')")
 	if !strings.HasPrefix(c.DataDir(), base+string(filepath.Separator)) {
 		t.Fatalf("cluster data in %s, want it under %s", c.DataDir(), base)

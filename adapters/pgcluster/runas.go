@@ -98,7 +98,7 @@ func (u osUser) command(ctx context.Context, name string, args ...string) *exec.
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGTZ=UTC")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if u.switched() {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)}
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(u.uid), Gid: uint32(u.gid)} //nolint:gosec // ids come from the system user database
 	}
 	return cmd
 }

@@ -96,7 +96,7 @@ func lockFile(path string, wait bool) (*dirLock, error) {
 
 func (l *dirLock) unlock() {
 	if l != nil && l.f != nil {
-		syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+		_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN) // closing the file releases it anyway
 		l.f.Close()
 		l.f = nil
 	}

@@ -82,7 +82,8 @@ func makeOwnedTemp(base string) (string, *dirLock, error) {
 		os.RemoveAll(root)
 		return "", nil, fmt.Errorf("pgcluster: %w", err)
 	}
-	os.WriteFile(filepath.Join(root, "owner.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
+	// owner.pid only helps a person find the owning process; the lock is what counts.
+	_ = os.WriteFile(filepath.Join(root, "owner.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644)
 	return root, owner, nil
 }
 
@@ -121,7 +122,9 @@ func killServer(dataDir string) {
 	if pid <= 0 || !isOurPostmaster(pid, dataDir) {
 		return
 	}
-	syscall.Kill(pid, syscall.SIGQUIT)
+	if syscall.Kill(pid, syscall.SIGQUIT) != nil {
+		return // already gone
+	}
 	for i := 0; i < 50 && syscall.Kill(pid, 0) == nil; i++ {
 		time.Sleep(100 * time.Millisecond)
 	}

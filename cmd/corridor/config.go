@@ -183,7 +183,7 @@ func (c Config) dataDirSecret(name string, minLength int) (string, error) {
 	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= minLength {
 		return strings.TrimSpace(string(b)), nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil { //nolint:gosec // the data dir also holds the local cluster, which PostgreSQL's own account must traverse
 		return "", fmt.Errorf("create %s: %w", dir, err)
 	}
 	buf := make([]byte, 32)
