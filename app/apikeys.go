@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/tenant"
@@ -30,7 +31,7 @@ type CreatedKey struct {
 // CreateKey mints an API key. A key may grant only scopes it holds itself and only in its own
 // environment; sessions and root keys may grant anything.
 func (a *App) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput) (CreatedKey, error) {
-	if err := requireTenantScope(p, auth.ScopeKeysManage); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return CreatedKey{}, err
 	}
 	now := a.clock.Now()
@@ -56,7 +57,7 @@ func (a *App) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput
 func validateKeyInput(p auth.Principal, in CreateKeyInput, now time.Time) (core.Environment, []auth.Scope, error) {
 	errs := core.FieldErrors{}
 	if err := tenant.ValidateName("name", in.Name, true); err != nil {
-		errs.Add("name", fieldReason(err, "name"))
+		errs.Add("name", kernel.FieldReason(err, "name"))
 	}
 	env := p.Environment
 	if in.Environment != "" {
@@ -108,14 +109,14 @@ func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope, expir
 
 // ListKeys returns key metadata for the caller's environment, never a secret.
 func (a *App) ListKeys(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.APIKey, int, error) {
-	if err := requireTenantScope(p, auth.ScopeKeysManage); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return nil, 0, err
 	}
 	var keys []tenant.APIKey
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		keys, total, err = tx.APIKeys().ListAPIKeys(ctx, p.TenantID, p.Environment, clampPage(page))
+		keys, total, err = tx.APIKeys().ListAPIKeys(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
 	})
 	return keys, total, err
@@ -123,7 +124,7 @@ func (a *App) ListKeys(ctx context.Context, p auth.Principal, page ports.Page) (
 
 // RevokeKey soft-revokes a key; revoking a revoked key returns it unchanged.
 func (a *App) RevokeKey(ctx context.Context, p auth.Principal, id string) (tenant.APIKey, error) {
-	if err := requireTenantScope(p, auth.ScopeKeysManage); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return tenant.APIKey{}, err
 	}
 	var k tenant.APIKey
@@ -139,24 +140,4 @@ func (a *App) RevokeKey(ctx context.Context, p auth.Principal, id string) (tenan
 		return err
 	})
 	return k, err
-}
-
-// requireTenantScope is the common guard: a tenant, then the scope.
-func requireTenantScope(p auth.Principal, scopes ...auth.Scope) error {
-	if err := p.RequireTenant(); err != nil {
-		return err
-	}
-	return p.Require(scopes...)
-}
-
-// fieldReason extracts the reason a single-field validation error gives for field.
-func fieldReason(err error, field string) string {
-	if e, ok := err.(*core.Error); ok {
-		if fields, ok := e.Details["fields"].(map[string]any); ok {
-			if r, ok := fields[field].(string); ok {
-				return r
-			}
-		}
-	}
-	return err.Error()
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/policy"
 	"corridor/core/wallet"
@@ -23,8 +24,6 @@ type Deps struct {
 	// Chains are the configured chains per environment; a missing environment answers
 	// CHAIN_UNAVAILABLE on the operations that need it (D1).
 	Chains map[core.Environment]ports.Chain
-	// IdempotencyTTL is how long a POST outcome is replayable (D5: 24 h).
-	IdempotencyTTL time.Duration
 	// Faucet bounds sandbox drips; zero fields take wallet.DefaultFaucetLimits.
 	Faucet wallet.FaucetLimits
 	// MaxWalletsPerTenant bounds wallets per tenant and environment; 0 = wallet.MaxWalletsPerTenant.
@@ -62,8 +61,7 @@ type App struct {
 	identity            ports.Identity
 	jobs                ports.Jobs
 	clock               ports.Clock
-	chains              map[core.Environment]ports.Chain
-	idempotencyTTL      time.Duration
+	chains              kernel.Chains
 	faucet              wallet.FaucetLimits
 	maxWalletsPerTenant int
 	offramp             offrampDeps
@@ -81,41 +79,14 @@ func New(d Deps) (*App, error) {
 	case d.Jobs == nil:
 		return nil, errors.New("app: Jobs is required")
 	}
-	if d.Clock == nil {
-		d.Clock = ports.SystemClock{}
-	}
-	if d.IdempotencyTTL <= 0 {
-		d.IdempotencyTTL = 24 * time.Hour
-	}
+	d.Clock = kernel.ClockOrSystem(d.Clock)
 	pol, err := newPolicyDeps(d)
 	if err != nil {
 		return nil, err
 	}
 	return &App{store: d.Store, identity: d.Identity, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		idempotencyTTL: d.IdempotencyTTL, faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant, offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol}, nil
+		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant, offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol}, nil
 }
-
-// chain returns the environment's chain or CHAIN_UNAVAILABLE.
-func (a *App) chain(env core.Environment) (ports.Chain, error) {
-	if c, ok := a.chains[env]; ok && c != nil {
-		return c, nil
-	}
-	return nil, core.E(core.CodeChainUnavailable, "no chain is configured for %s in this deployment", env)
-}
-
-// Store exposes the unit of work to adapters that compose with it (the HTTP idempotency layer).
-func (a *App) Store() ports.Store { return a.store }
 
 // Now is the application clock.
 func (a *App) Now() time.Time { return a.clock.Now() }
-
-// clampPage applies the list bounds of DESIGN.md §4.
-func clampPage(p ports.Page) ports.Page {
-	if p.Skip < 0 {
-		p.Skip = 0
-	}
-	if p.Take <= 0 || p.Take > ports.MaxTake {
-		p.Take = ports.MaxTake
-	}
-	return p
-}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/ledger"
 	"corridor/ports"
 )
-
-// ServiceAsset is the asset of every tenant's service balance (DESIGN.md D6).
-const ServiceAsset = ledger.AssetUSDC
 
 // MaxDepositBaseUnits bounds one sandbox deposit: 1,000,000 USD. It keeps play money far from
 // int64 overflow however many deposits a test makes.
@@ -39,7 +37,7 @@ type BalancesView struct {
 // Balances returns the caller's service balance per asset; the service asset is always listed.
 // A balance as of an instant is read from the ledger's history.
 func (a *App) Balances(ctx context.Context, p auth.Principal, asOf *time.Time) (BalancesView, error) {
-	if err := requireTenantScope(p, auth.ScopePaymentsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsRead); err != nil {
 		return BalancesView{}, err
 	}
 	view := BalancesView{Environment: p.Environment, AsOf: asOf}
@@ -65,10 +63,10 @@ func (a *App) Balances(ctx context.Context, p auth.Principal, asOf *time.Time) (
 
 // serviceBalances lists one line per asset, the service asset first and always present.
 func serviceBalances(accounts []ports.AccountBalance) []ServiceBalance {
-	out := []ServiceBalance{{Asset: ServiceAsset}}
+	out := []ServiceBalance{{Asset: kernel.ServiceAsset}}
 	for _, ab := range accounts {
 		line := ServiceBalance{Asset: ab.Account.Asset, AccountID: ab.Account.ID, Balance: ab.Balance}
-		if ab.Account.Asset == ServiceAsset {
+		if ab.Account.Asset == kernel.ServiceAsset {
 			out[0] = line
 			continue
 		}
@@ -129,13 +127,13 @@ func (a *App) SandboxDeposit(ctx context.Context, p auth.Principal, in DepositIn
 	d := Deposit{ID: core.NewID(prefixDeposit), AmountBaseUnits: amount}
 	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		accounts, err := tx.Ledger().OpenAccounts(ctx, now,
-			ledger.PlatformSandboxPool(core.EnvTest, ServiceAsset), ledger.TenantAvailable(core.EnvTest, ServiceAsset, p.TenantID))
+			ledger.PlatformSandboxPool(core.EnvTest, kernel.ServiceAsset), ledger.TenantAvailable(core.EnvTest, kernel.ServiceAsset, p.TenantID))
 		if err != nil {
 			return err
 		}
 		pool, available := accounts[0], accounts[1]
 		spec := ledger.TransferSpec{
-			Reference: "sandbox_deposit:" + d.ID, Type: ledger.TypePosted, Environment: core.EnvTest, Asset: ServiceAsset,
+			Reference: "sandbox_deposit:" + d.ID, Type: ledger.TypePosted, Environment: core.EnvTest, Asset: kernel.ServiceAsset,
 			Postings: ledger.Move(pool.ID, available.ID, amount),
 			Metadata: map[string]string{"depositId": d.ID, "tenantId": p.TenantID},
 		}.MustValidate()
@@ -143,7 +141,7 @@ func (a *App) SandboxDeposit(ctx context.Context, p auth.Principal, in DepositIn
 			return err
 		}
 		balances, err := tx.Ledger().Balances(ctx, []string{available.ID})
-		d.Balance = ServiceBalance{Asset: ServiceAsset, AccountID: available.ID, Balance: balances[available.ID]}
+		d.Balance = ServiceBalance{Asset: kernel.ServiceAsset, AccountID: available.ID, Balance: balances[available.ID]}
 		return err
 	})
 	return d, err

@@ -53,7 +53,7 @@ func (a *App) registerChainWorkers(workers *river.Workers) {
 func (a *App) chainPeriodicJobs() []*river.PeriodicJob {
 	var jobs []*river.PeriodicJob
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
-		if _, err := a.chain(env); err != nil {
+		if _, err := a.chains.Chain(env); err != nil {
 			continue
 		}
 		args := ChainIndexArgs{Environment: string(env)}

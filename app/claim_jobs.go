@@ -10,6 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/riverqueue/river"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/claim"
 	"corridor/core/offramp"
@@ -317,7 +318,7 @@ func (a *App) IndexClaimEscrow(ctx context.Context, env core.Environment) error 
 	if err != nil {
 		return nil
 	}
-	ch, err := a.chain(env)
+	ch, err := a.chains.Chain(env)
 	if err != nil {
 		return nil
 	}
@@ -453,7 +454,7 @@ func (a *App) settleClaimRefund(ctx context.Context, tx ports.Tx, now time.Time,
 	if pay.Status != offramp.StatusRefundPending {
 		return nil
 	}
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, claimEscrowSpec(c), ledger.TenantAvailable(pay.Environment, ServiceAsset, pay.SenderTenantID))
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, claimEscrowSpec(c), ledger.TenantAvailable(pay.Environment, kernel.ServiceAsset, pay.SenderTenantID))
 	if err != nil {
 		return err
 	}

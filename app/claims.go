@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/claim"
@@ -62,7 +63,7 @@ const (
 )
 
 func claimEscrowSpec(c claim.Claim) ledger.AccountSpec {
-	return ledger.ClaimEscrow(c.Environment, ServiceAsset, c.SenderTenantID, c.ID)
+	return ledger.ClaimEscrow(c.Environment, kernel.ServiceAsset, c.SenderTenantID, c.ID)
 }
 
 // openClaim is intake outcome 2 (unknown phone): it opens the claim, reserves the amount on the
@@ -77,7 +78,7 @@ func (a *App) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *of
 	if c.PhoneCiphertext, err = a.offramp.cipher.Encrypt([]byte(phone.E164), claimPhoneContext(c.ID)); err != nil {
 		return err
 	}
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.TenantAvailable(pay.Environment, ServiceAsset, pay.SenderTenantID), claimEscrowSpec(c))
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.TenantAvailable(pay.Environment, kernel.ServiceAsset, pay.SenderTenantID), claimEscrowSpec(c))
 	if err != nil {
 		return err
 	}
@@ -282,7 +283,7 @@ type RedeemClaimInput struct {
 // of the caller's tenant, the link is used up, and the payment goes to POLICY_CHECK, where the
 // full composer runs before money moves. The escrow lock is sent after commit.
 func (a *App) RedeemClaim(ctx context.Context, p auth.Principal, token string, in RedeemClaimInput) (OfframpView, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return OfframpView{}, err
 	}
 	if err := a.requireRecipients(); err != nil {
@@ -469,7 +470,7 @@ type ClaimView struct {
 
 // GetClaim returns a claim the caller sent.
 func (a *App) GetClaim(ctx context.Context, p auth.Principal, id string) (ClaimView, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
 		return ClaimView{}, err
 	}
 	var out ClaimView
@@ -487,7 +488,7 @@ func (a *App) GetClaim(ctx context.Context, p auth.Principal, id string) (ClaimV
 
 // ResendClaimLink texts a fresh link (sender only, budgeted); the old link stops working.
 func (a *App) ResendClaimLink(ctx context.Context, p auth.Principal, id string) (claim.Claim, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return claim.Claim{}, err
 	}
 	if err := a.requireRecipients(); err != nil {
@@ -532,7 +533,7 @@ func (a *App) ResendClaimLink(ctx context.Context, p auth.Principal, id string) 
 // refund; unfunded: the escrow id is cancelled, then CANCELED) and answers where it stands.
 // Repeating it changes nothing.
 func (a *App) RequestClaimRefund(ctx context.Context, p auth.Principal, id string) (ClaimView, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return ClaimView{}, err
 	}
 	return a.expireForSender(ctx, p, id, false)
@@ -540,7 +541,7 @@ func (a *App) RequestClaimRefund(ctx context.Context, p auth.Principal, id strin
 
 // ExpireClaimNow is the sandbox helper (D10, TEST only): the claim's lifetime ends now.
 func (a *App) ExpireClaimNow(ctx context.Context, p auth.Principal, id string) (ClaimView, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return ClaimView{}, err
 	}
 	if p.Environment != core.EnvTest {

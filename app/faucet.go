@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/wallet"
@@ -41,7 +42,7 @@ func sandboxOnly(env core.Environment) error {
 // window counted in the database; the tenant's faucet lock makes counting and inserting atomic.
 // The wallet need not be deployed: its address is final.
 func (a *App) FundWallet(ctx context.Context, p auth.Principal, walletID string, in FundInput) (wallet.Drip, error) {
-	if err := requireTenantScope(p, auth.ScopeWalletsFund); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsFund); err != nil {
 		return wallet.Drip{}, err
 	}
 	if err := sandboxOnly(p.Environment); err != nil {
@@ -121,7 +122,7 @@ func (a *App) checkFaucetQuota(ctx context.Context, drips ports.DripRepo, w wall
 // ListDrips lists the caller's drips, newest first, optionally of one wallet (which must be
 // the caller's: WALLET_NOT_FOUND otherwise).
 func (a *App) ListDrips(ctx context.Context, p auth.Principal, walletID string, page ports.Page) ([]wallet.Drip, int, error) {
-	if err := requireTenantScope(p, auth.ScopeWalletsFund); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsFund); err != nil {
 		return nil, 0, err
 	}
 	if err := sandboxOnly(p.Environment); err != nil {
@@ -137,7 +138,7 @@ func (a *App) ListDrips(ctx context.Context, p auth.Principal, walletID string, 
 			}
 		}
 		var err error
-		out, total, err = tx.Drips().ListDrips(ctx, ports.DripFilter{TenantID: p.TenantID, Environment: p.Environment, WalletID: walletID}, clampPage(page))
+		out, total, err = tx.Drips().ListDrips(ctx, ports.DripFilter{TenantID: p.TenantID, Environment: p.Environment, WalletID: walletID}, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -145,7 +146,7 @@ func (a *App) ListDrips(ctx context.Context, p auth.Principal, walletID string, 
 
 // GetDrip returns one of the caller's drips.
 func (a *App) GetDrip(ctx context.Context, p auth.Principal, id string) (wallet.Drip, error) {
-	if err := requireTenantScope(p, auth.ScopeWalletsFund); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsFund); err != nil {
 		return wallet.Drip{}, err
 	}
 	if err := sandboxOnly(p.Environment); err != nil {

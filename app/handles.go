@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/wallet"
@@ -29,7 +30,7 @@ type HandleView struct {
 // environment; one held by another tenant is HANDLE_TAKEN. verified stays false: no
 // verification flow exists yet.
 func (a *App) PutHandle(ctx context.Context, p auth.Principal, in PutHandleInput) (HandleView, error) {
-	if err := requireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
 		return HandleView{}, err
 	}
 	errs := core.FieldErrors{}

@@ -68,7 +68,7 @@ type ChainIndexResult struct {
 // block, at most maxIndexRangesPerRun ranges. Concurrent runs are safe: a range commits only
 // when the cursor still stands where the run read it, and a log's transfer is idempotent.
 func (a *App) IndexChain(ctx context.Context, env core.Environment) (ChainIndexResult, error) {
-	c, err := a.chain(env)
+	c, err := a.chains.Chain(env)
 	if err != nil {
 		return ChainIndexResult{}, err
 	}
@@ -350,7 +350,7 @@ func mergeLogs(a, b []ports.TransferLog) []ports.TransferLog {
 // finds the cursor at the head costs two small reads, and a deduplicated request could be
 // dropped for a twin that already ran before the caller's transfer was mined.
 func (a *App) EnqueueChainIndex(ctx context.Context, env core.Environment) error {
-	if _, err := a.chain(env); err != nil {
+	if _, err := a.chains.Chain(env); err != nil {
 		return err
 	}
 	return a.jobs.Enqueue(ctx, ChainIndexArgs{Environment: string(env)}, ports.JobOptions{MaxAttempts: 3})
@@ -409,7 +409,7 @@ func (a *App) LedgerReconciliation(ctx context.Context, p auth.Principal) (Recon
 	if err := requireFinance(p); err != nil {
 		return Reconciliation{}, err
 	}
-	c, err := a.chain(p.Environment)
+	c, err := a.chains.Chain(p.Environment)
 	if err != nil {
 		return Reconciliation{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/ledger"
@@ -23,7 +24,9 @@ const MaxExportTake = 10_000
 const CounterpartyReference = "counterparty"
 
 // requireFinance is the guard of every finance read.
-func requireFinance(p auth.Principal) error { return requireTenantScope(p, auth.ScopeTreasuryRead) }
+func requireFinance(p auth.Principal) error {
+	return kernel.RequireTenantScope(p, auth.ScopeTreasuryRead)
+}
 
 // LedgerAccounts lists the caller's ledger accounts with balances, now or as of an instant
 // (accounts opened after it are left out).
@@ -39,7 +42,7 @@ func (a *App) LedgerAccounts(ctx context.Context, p auth.Principal, page ports.P
 			q.CreatedAtOrBefore = *asOf
 		}
 		var err error
-		if out, total, err = tx.LedgerReports().ListAccounts(ctx, q, clampPage(page)); err != nil || asOf == nil {
+		if out, total, err = tx.LedgerReports().ListAccounts(ctx, q, kernel.ClampPage(page)); err != nil || asOf == nil {
 			return err
 		}
 		out, err = balancesAsOf(ctx, tx, out, *asOf)
@@ -70,7 +73,7 @@ func (a *App) LedgerStatement(ctx context.Context, p auth.Principal, accountID s
 		if view.Account, err = tx.LedgerReports().FindAccount(ctx, p.Environment, p.TenantID, accountID); err != nil {
 			return err
 		}
-		view.Statement, err = tx.LedgerReports().Statement(ctx, ports.StatementQuery{AccountID: accountID, From: deref(from), To: deref(to)}, clampPage(page))
+		view.Statement, err = tx.LedgerReports().Statement(ctx, ports.StatementQuery{AccountID: accountID, From: deref(from), To: deref(to)}, kernel.ClampPage(page))
 		return err
 	})
 	return view, err
@@ -109,7 +112,7 @@ func (a *App) LedgerEntries(ctx context.Context, p auth.Principal, in EntriesInp
 	if err := checkWindow(in.From, in.To); err != nil {
 		return nil, 0, err
 	}
-	page = clampPage(page)
+	page = kernel.ClampPage(page)
 	if in.Export {
 		page.Take = min(max(page.Take, 1), MaxExportTake)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/tenant"
@@ -29,20 +30,20 @@ const inviteTokenBytes = 32
 
 // InviteMember creates a PENDING member with a one-time token.
 func (a *App) InviteMember(ctx context.Context, p auth.Principal, in InviteInput) (Invited, error) {
-	if err := requireTenantScope(p, auth.ScopeMembersManage); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return Invited{}, err
 	}
 	errs := core.FieldErrors{}
 	email, err := tenant.ValidateEmail("email", in.Email)
 	if err != nil {
-		errs.Add("email", fieldReason(err, "email"))
+		errs.Add("email", kernel.FieldReason(err, "email"))
 	}
 	role, err := tenant.ParseRole(in.Role)
 	if err != nil {
-		errs.Add("role", fieldReason(err, "role"))
+		errs.Add("role", kernel.FieldReason(err, "role"))
 	}
 	if err := tenant.ValidateName("displayName", in.DisplayName, false); err != nil {
-		errs.Add("displayName", fieldReason(err, "displayName"))
+		errs.Add("displayName", kernel.FieldReason(err, "displayName"))
 	}
 	if err := errs.Err(); err != nil {
 		return Invited{}, err
@@ -62,14 +63,14 @@ func (a *App) InviteMember(ctx context.Context, p auth.Principal, in InviteInput
 
 // ListMembers lists the tenant's members.
 func (a *App) ListMembers(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.Member, int, error) {
-	if err := requireTenantScope(p, auth.ScopeMembersRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersRead); err != nil {
 		return nil, 0, err
 	}
 	var out []tenant.Member
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, total, err = tx.Members().ListMembers(ctx, p.TenantID, clampPage(page))
+		out, total, err = tx.Members().ListMembers(ctx, p.TenantID, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -95,10 +96,10 @@ func (a *App) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, 
 	if in.SignerAddress == "" {
 		errs.Add("signerAddress", "is required")
 	} else if err != nil {
-		errs.Add("signerAddress", fieldReason(err, "signerAddress"))
+		errs.Add("signerAddress", kernel.FieldReason(err, "signerAddress"))
 	}
 	if err := tenant.ValidateName("displayName", in.DisplayName, false); err != nil {
-		errs.Add("displayName", fieldReason(err, "displayName"))
+		errs.Add("displayName", kernel.FieldReason(err, "displayName"))
 	}
 	if err := errs.Err(); err != nil {
 		return tenant.Member{}, err
@@ -129,7 +130,7 @@ type RevokedMember struct {
 // environments: a member is tenant-wide) are listed in the transaction and their owners read
 // from the chain after it (see walletsOwnedBy).
 func (a *App) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
-	if err := requireTenantScope(p, auth.ScopeMembersManage); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return RevokedMember{}, err
 	}
 	var out RevokedMember

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/offramp"
@@ -75,8 +76,8 @@ type offrampAccounts struct {
 
 func openPaymentAccounts(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment) (offrampAccounts, error) {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now,
-		ledger.TenantAvailable(p.Environment, ServiceAsset, p.SenderTenantID),
-		ledger.OfframpLocked(p.Environment, ServiceAsset, p.SenderTenantID, p.ID))
+		ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID),
+		ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID))
 	if err != nil {
 		return offrampAccounts{}, err
 	}
@@ -112,7 +113,7 @@ func itoa(n int) string {
 func (a *App) post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
 	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending {
-		spec.Asset = ServiceAsset // a resolving transfer takes its hold's asset
+		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
 	}
 	if spec.Metadata == nil {
 		spec.Metadata = map[string]string{}
@@ -176,7 +177,7 @@ func (a *App) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *off
 	if err != nil {
 		return err
 	}
-	clearing, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, ServiceAsset, p.Provider))
+	clearing, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider))
 	if err != nil {
 		return err
 	}
@@ -189,16 +190,16 @@ func (a *App) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *off
 // internal rail, else the outside world of the rail.
 func deliverySide(p offramp.Payment, q offramp.Quote) ledger.AccountSpec {
 	if q.DestinationType == recipient.DestServiceBalance {
-		return ledger.TenantAvailable(p.Environment, ServiceAsset, p.RecipientTenantID)
+		return ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.RecipientTenantID)
 	}
-	return ledger.World(p.Environment, ServiceAsset, string(q.DestinationType))
+	return ledger.World(p.Environment, kernel.ServiceAsset, string(q.DestinationType))
 }
 
 // deliver pays exactly the confirmed quote: its deliver amount to the recipient side, its fee
 // to the platform.
 func (a *App) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, q offramp.Quote) error {
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, ServiceAsset, p.Provider),
-		deliverySide(*p, q), ledger.PlatformFees(p.Environment, ServiceAsset))
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider),
+		deliverySide(*p, q), ledger.PlatformFees(p.Environment, kernel.ServiceAsset))
 	if err != nil {
 		return err
 	}
@@ -213,7 +214,7 @@ func (a *App) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offram
 
 // refund returns a failed payout from the provider's clearing account to the sender.
 func (a *App) refund(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, from, ledger.TenantAvailable(p.Environment, ServiceAsset, p.SenderTenantID))
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, from, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID))
 	if err != nil {
 		return err
 	}

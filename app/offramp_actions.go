@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/offramp"
@@ -64,7 +65,7 @@ func (a *App) recipientQuote(ctx context.Context, tx ports.Tx, pr auth.Principal
 
 // SelectOfframpRoute records the recipient's choice of a quote of the active set.
 func (a *App) SelectOfframpRoute(ctx context.Context, pr auth.Principal, id, quoteID string) (offramp.Payment, error) {
-	if err := requireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
 	if quoteID == "" {
@@ -93,7 +94,7 @@ func (a *App) SelectOfframpRoute(ctx context.Context, pr auth.Principal, id, quo
 // payment's locked account (FUNDS_LOCKED) and the provider submission is enqueued in the same
 // unit of work. Two racing confirms serialize on the row lock; the second finds FUNDS_LOCKED.
 func (a *App) ConfirmOfframpPayment(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
-	if err := requireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
 	now := a.clock.Now()
@@ -139,7 +140,7 @@ func (a *App) ConfirmOfframpPayment(ctx context.Context, pr auth.Principal, id s
 // CancelOfframpPayment is the sender's cancel, accepted only while the payment is unfunded:
 // the reservation is voided and the payment ends CANCELED.
 func (a *App) CancelOfframpPayment(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
-	if err := requireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
 	now := a.clock.Now()
@@ -174,7 +175,7 @@ func (a *App) CancelOfframpPayment(ctx context.Context, pr auth.Principal, id st
 // ExpireOfframpQuotes is the sandbox helper (D10): the payment's active quote set expires now,
 // as if its lifetime had passed. The next select or confirm requotes.
 func (a *App) ExpireOfframpQuotes(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
-	if err := requireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
 	if pr.Environment != core.EnvTest {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/offramp"
@@ -83,7 +84,7 @@ func (a *App) planCreate(p auth.Principal, in CreateOfframpInput) (createPlan, e
 // run the policy composer and, when it allows, create the first quote set. A phone no tenant
 // has verified opens a pending claim (PENDING_CLAIM; see claims.go).
 func (a *App) CreateOfframpPayment(ctx context.Context, p auth.Principal, in CreateOfframpInput) (OfframpView, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return OfframpView{}, err
 	}
 	if err := a.requireRecipients(); err != nil {
@@ -174,7 +175,7 @@ func (a *App) intakeUnknown(pay *offramp.Payment, now time.Time) error {
 
 // GetOfframpPayment returns a payment the caller sends or receives.
 func (a *App) GetOfframpPayment(ctx context.Context, p auth.Principal, id string) (offramp.Payment, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
 		return offramp.Payment{}, err
 	}
 	var out offramp.Payment
@@ -188,14 +189,14 @@ func (a *App) GetOfframpPayment(ctx context.Context, p auth.Principal, id string
 
 // ListOfframpPayments lists payments the caller sends or receives, newest first.
 func (a *App) ListOfframpPayments(ctx context.Context, p auth.Principal, page ports.Page) ([]offramp.Payment, int, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
 		return nil, 0, err
 	}
 	var out []offramp.Payment
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, total, err = tx.Offramp().ListPayments(ctx, ports.OfframpFilter{Environment: p.Environment, TenantID: p.TenantID}, clampPage(page))
+		out, total, err = tx.Offramp().ListPayments(ctx, ports.OfframpFilter{Environment: p.Environment, TenantID: p.TenantID}, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -203,7 +204,7 @@ func (a *App) ListOfframpPayments(ctx context.Context, p auth.Principal, page po
 
 // OfframpRoutes returns the current active quote set.
 func (a *App) OfframpRoutes(ctx context.Context, p auth.Principal, id string) ([]offramp.Quote, error) {
-	if err := requireTenantScope(p, auth.ScopeRampsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
 		return nil, err
 	}
 	var out []offramp.Quote
@@ -232,5 +233,5 @@ func (a *App) destinationIdentifier(d recipient.Destination) (recipient.Identifi
 }
 
 func lockedSpec(p offramp.Payment) ledger.AccountSpec {
-	return ledger.OfframpLocked(p.Environment, ServiceAsset, p.SenderTenantID, p.ID)
+	return ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/offramp"
 	"corridor/core/recipient"
@@ -246,7 +247,7 @@ func (a *App) applyPayoutStatus(ctx context.Context, id, reference string, st po
 				}
 				return a.deliver(ctx, tx, now, &pay, q)
 			case offramp.EffectRefund:
-				return a.refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, ServiceAsset, pay.Provider))
+				return a.refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
 			}
 			return nil
 		}
@@ -299,7 +300,7 @@ func (a *App) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay 
 	if err != nil {
 		return err
 	}
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, deliverySide(pay, q), ledger.TenantAvailable(pay.Environment, ServiceAsset, pay.SenderTenantID))
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, deliverySide(pay, q), ledger.TenantAvailable(pay.Environment, kernel.ServiceAsset, pay.SenderTenantID))
 	if err != nil {
 		return err
 	}

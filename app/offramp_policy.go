@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/offramp"
 	"corridor/core/recipient"
@@ -181,7 +182,7 @@ func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p 
 		refund := func() error { return a.refund(ctx, tx, now, p, lockedSpec(*p)) }
 		if fromClaim {
 			refund = func() error {
-				return a.releaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, ServiceAsset, p.SenderTenantID), "reject")
+				return a.releaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")
 			}
 		}
 		if err := refund(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/offramp"
@@ -107,7 +108,7 @@ func SignWebhook(secret []byte, timestamp string, body []byte) []byte {
 // ProviderStep is the sandbox helper (D10) that moves a submitted payment's provider one
 // step: one poll, exactly what a signed webhook triggers.
 func (a *App) ProviderStep(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
-	if err := requireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
 	if pr.Environment != core.EnvTest {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/safepay"
@@ -36,10 +37,10 @@ var errPaymentStepDone = errors.New("payment step already done")
 // INVALID_STATE. A payment queued behind an earlier Safe nonce is refused with INVALID_STATE
 // too: the Safe executes nonces in order.
 func (a *App) ExecutePayment(ctx context.Context, p auth.Principal, id, ownerAddress string) (safepay.Payment, error) {
-	if err := requireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
 		return safepay.Payment{}, err
 	}
-	chain, err := a.chain(p.Environment)
+	chain, err := a.chains.Chain(p.Environment)
 	if err != nil {
 		return safepay.Payment{}, err
 	}
@@ -87,7 +88,7 @@ func (a *App) ExecutePayment(ctx context.Context, p auth.Principal, id, ownerAdd
 // execute (safepay.Payment.Cancel). The wallet row is locked first, as propose does, so no
 // payment is queued behind this one while it is being cancelled.
 func (a *App) CancelPayment(ctx context.Context, p auth.Principal, id, ownerAddress string) (safepay.Payment, error) {
-	if err := requireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return safepay.Payment{}, err
 	}
 	pay, err := a.findPayment(ctx, p, id)
@@ -95,7 +96,7 @@ func (a *App) CancelPayment(ctx context.Context, p auth.Principal, id, ownerAddr
 		return pay, err
 	}
 	if ownerAddress != "" {
-		chain, err := a.chain(p.Environment)
+		chain, err := a.chains.Chain(p.Environment)
 		if err != nil {
 			return pay, err
 		}
@@ -458,7 +459,7 @@ func (a *App) paymentByID(ctx context.Context, id string) (safepay.Payment, erro
 
 // paymentChain is the chain a payment lives on, or CHAIN_UNAVAILABLE.
 func (a *App) paymentChain(pay safepay.Payment) (ports.Chain, error) {
-	chain, err := a.chain(pay.Environment)
+	chain, err := a.chains.Chain(pay.Environment)
 	if err != nil {
 		return nil, err
 	}

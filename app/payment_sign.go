@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/safe"
@@ -27,7 +28,7 @@ import (
 // reaches the threshold moves the payment to READY_TO_EXECUTE and enqueues its execution in
 // the same transaction (auto-execute).
 func (a *App) SignPayment(ctx context.Context, p auth.Principal, id, signature string) (safepay.Payment, error) {
-	if err := requireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return safepay.Payment{}, err
 	}
 	signature = strings.TrimSpace(signature)
@@ -37,7 +38,7 @@ func (a *App) SignPayment(ctx context.Context, p auth.Principal, id, signature s
 	if _, err := safe.ParseSignature(signature); err != nil {
 		return safepay.Payment{}, err
 	}
-	chain, err := a.chain(p.Environment)
+	chain, err := a.chains.Chain(p.Environment)
 	if err != nil {
 		return safepay.Payment{}, err
 	}

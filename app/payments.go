@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/safepay"
@@ -29,14 +30,14 @@ const (
 // wallet take consecutive nonces, resolves the destination and picks the nonce with
 // safepay.NextNonce.
 func (a *App) ProposePayment(ctx context.Context, p auth.Principal, in safepay.Request) (safepay.Payment, error) {
-	if err := requireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return safepay.Payment{}, err
 	}
 	order, err := safepay.ParseOrder(in)
 	if err != nil {
 		return safepay.Payment{}, err
 	}
-	chain, err := a.chain(p.Environment)
+	chain, err := a.chains.Chain(p.Environment)
 	if err != nil {
 		return safepay.Payment{}, err
 	}
@@ -235,7 +236,7 @@ func destinationError(field, reason, format string, args ...any) error {
 
 // GetPayment returns one of the caller's payments.
 func (a *App) GetPayment(ctx context.Context, p auth.Principal, id string) (safepay.Payment, error) {
-	if err := requireTenantScope(p, auth.ScopePaymentsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsRead); err != nil {
 		return safepay.Payment{}, err
 	}
 	return a.findPayment(ctx, p, id)
@@ -243,14 +244,14 @@ func (a *App) GetPayment(ctx context.Context, p auth.Principal, id string) (safe
 
 // ListPayments lists the caller's payments in its environment, newest first.
 func (a *App) ListPayments(ctx context.Context, p auth.Principal, page ports.Page) ([]safepay.Payment, int, error) {
-	if err := requireTenantScope(p, auth.ScopePaymentsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsRead); err != nil {
 		return nil, 0, err
 	}
 	var out []safepay.Payment
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, total, err = tx.Payments().ListPayments(ctx, p.TenantID, p.Environment, clampPage(page))
+		out, total, err = tx.Payments().ListPayments(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/policy"
@@ -63,7 +64,7 @@ func parseDocument(raw []byte) (policy.Document, error) {
 
 // CreatePolicy compiles the document into immutable version 1 and activates it.
 func (a *App) CreatePolicy(ctx context.Context, p auth.Principal, in CreatePolicyInput) (policy.Policy, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
 		return policy.Policy{}, err
 	}
 	errs := core.FieldErrors{}
@@ -113,7 +114,7 @@ func mergeFieldErrors(errs core.FieldErrors, err error) {
 
 // GetPolicy returns one of the caller's policies (archived ones too).
 func (a *App) GetPolicy(ctx context.Context, p auth.Principal, id string) (policy.Policy, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesRead); err != nil {
 		return policy.Policy{}, err
 	}
 	var pol policy.Policy
@@ -127,14 +128,14 @@ func (a *App) GetPolicy(ctx context.Context, p auth.Principal, id string) (polic
 
 // ListPolicies lists the caller's policies of its environment, oldest first.
 func (a *App) ListPolicies(ctx context.Context, p auth.Principal, page ports.Page) ([]policy.Policy, int, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesRead); err != nil {
 		return nil, 0, err
 	}
 	var out []policy.Policy
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, total, err = tx.Policies().ListPolicies(ctx, p.TenantID, p.Environment, clampPage(page))
+		out, total, err = tx.Policies().ListPolicies(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -143,7 +144,7 @@ func (a *App) ListPolicies(ctx context.Context, p auth.Principal, page ports.Pag
 // ArchivePolicy archives a policy and detaches it from every subject in the same unit of
 // work. Archiving an archived policy returns it unchanged.
 func (a *App) ArchivePolicy(ctx context.Context, p auth.Principal, id string) (policy.Policy, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
 		return policy.Policy{}, err
 	}
 	var pol policy.Policy
@@ -165,7 +166,7 @@ func (a *App) ArchivePolicy(ctx context.Context, p auth.Principal, id string) (p
 // CreatePolicyVersion appends a version compiled from the document and moves the active
 // pointer to it. Earlier versions are never changed.
 func (a *App) CreatePolicyVersion(ctx context.Context, p auth.Principal, id string, raw []byte) (policy.Version, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
 		return policy.Version{}, err
 	}
 	doc, err := parseDocument(raw)
@@ -193,7 +194,7 @@ func (a *App) CreatePolicyVersion(ctx context.Context, p auth.Principal, id stri
 
 // ListPolicyVersions lists a policy's versions, oldest first.
 func (a *App) ListPolicyVersions(ctx context.Context, p auth.Principal, id string, page ports.Page) ([]policy.Version, int, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesRead); err != nil {
 		return nil, 0, err
 	}
 	var out []policy.Version
@@ -203,7 +204,7 @@ func (a *App) ListPolicyVersions(ctx context.Context, p auth.Principal, id strin
 		if err != nil {
 			return err
 		}
-		out, total, err = tx.Policies().ListVersions(ctx, pol.ID, clampPage(page))
+		out, total, err = tx.Policies().ListVersions(ctx, pol.ID, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -221,7 +222,7 @@ type AttachInput struct {
 // capabilities exist (docs/decisions.md, "Policies"). A subject with an active policy answers
 // POLICY_SUBJECT_ATTACHED (409): detach first.
 func (a *App) AttachPolicy(ctx context.Context, p auth.Principal, id string, in AttachInput) (policy.Attachment, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
 		return policy.Attachment{}, err
 	}
 	subjectType, subjectID, err := parseSubject(in.SubjectType, in.SubjectID)
@@ -296,7 +297,7 @@ func requireSubject(ctx context.Context, tx ports.Tx, p auth.Principal, t policy
 
 // ListPolicyAttachments lists a policy's active attachments.
 func (a *App) ListPolicyAttachments(ctx context.Context, p auth.Principal, id string) ([]policy.Attachment, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesRead); err != nil {
 		return nil, err
 	}
 	var out []policy.Attachment
@@ -313,7 +314,7 @@ func (a *App) ListPolicyAttachments(ctx context.Context, p auth.Principal, id st
 
 // DetachPolicy ends an attachment. Detaching a detached attachment returns it unchanged.
 func (a *App) DetachPolicy(ctx context.Context, p auth.Principal, attachmentID string) (policy.Attachment, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
 		return policy.Attachment{}, err
 	}
 	var att policy.Attachment

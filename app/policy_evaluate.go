@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/policy"
@@ -68,7 +69,7 @@ func parseEvaluateInput(in EvaluateInput) (evaluateRequest, error) {
 // window, and the decision is logged, pinned to that version's sha256, in the same unit of
 // work. The decision is returned with its id.
 func (a *App) EvaluatePolicy(ctx context.Context, p auth.Principal, in EvaluateInput) (policy.Decision, error) {
-	if err := requireTenantScope(p, auth.ScopePoliciesEvaluate); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesEvaluate); err != nil {
 		return policy.Decision{}, err
 	}
 	req, err := parseEvaluateInput(in)

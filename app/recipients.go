@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/recipient"
@@ -35,7 +36,7 @@ type CreateAliasInput struct{ Phone string }
 // keyed hash and texts a 6-digit code through the SMS port. A number another tenant has
 // verified in this environment is PHONE_ALIAS_TAKEN.
 func (a *App) CreatePhoneAlias(ctx context.Context, p auth.Principal, in CreateAliasInput) (recipient.Alias, error) {
-	if err := requireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Alias{}, err
 	}
 	if err := a.requireRecipients(); err != nil {
@@ -77,7 +78,7 @@ func (a *App) CreatePhoneAlias(ctx context.Context, p auth.Principal, in CreateA
 // VerifyPhoneAlias checks a code: 6 digits, 5 attempts, expiry. Wrong codes count even though
 // the request fails, so the attempt is saved in its own unit of work before the error returns.
 func (a *App) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, code string) (recipient.Alias, error) {
-	if err := requireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Alias{}, err
 	}
 	if err := a.requireRecipients(); err != nil {
@@ -114,14 +115,14 @@ func (a *App) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, code s
 
 // ListPhoneAliases lists the caller's aliases, newest first.
 func (a *App) ListPhoneAliases(ctx context.Context, p auth.Principal, page ports.Page) ([]recipient.Alias, int, error) {
-	if err := requireTenantScope(p, auth.ScopeIdentityRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityRead); err != nil {
 		return nil, 0, err
 	}
 	var out []recipient.Alias
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, total, err = tx.Recipients().ListAliases(ctx, p.TenantID, p.Environment, clampPage(page))
+		out, total, err = tx.Recipients().ListAliases(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -141,12 +142,12 @@ func (a *App) ListSandboxSMS(ctx context.Context, p auth.Principal, page ports.P
 	if a.offramp.smsOutbox == nil {
 		return nil, 0, core.E(core.CodeFeatureNotAvailable, "no sandbox SMS outbox is configured")
 	}
-	return a.offramp.smsOutbox.ListSMS(ctx, p.TenantID, p.Environment, clampPage(page))
+	return a.offramp.smsOutbox.ListSMS(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 }
 
 // GetCredential returns the caller's BUSINESS_IDENTITY credential; ok=false when it has none.
 func (a *App) GetCredential(ctx context.Context, p auth.Principal) (recipient.Credential, bool, error) {
-	if err := requireTenantScope(p, auth.ScopeIdentityRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityRead); err != nil {
 		return recipient.Credential{}, false, err
 	}
 	var c recipient.Credential
@@ -190,7 +191,7 @@ func (a *App) SetSandboxCredential(ctx context.Context, p auth.Principal, status
 // BUSINESS_IDENTITY credential. Identifiers are encrypted, never returned, and immutable:
 // there is no update; a new place to be paid is a new destination.
 func (a *App) CreateDestination(ctx context.Context, p auth.Principal, in recipient.DestinationInput) (recipient.Destination, error) {
-	if err := requireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Destination{}, err
 	}
 	if err := a.requireRecipients(); err != nil {
@@ -230,7 +231,7 @@ func (a *App) CreateDestination(ctx context.Context, p auth.Principal, in recipi
 
 // GetDestination returns one of the caller's destinations.
 func (a *App) GetDestination(ctx context.Context, p auth.Principal, id string) (recipient.Destination, error) {
-	if err := requireTenantScope(p, auth.ScopeIdentityRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityRead); err != nil {
 		return recipient.Destination{}, err
 	}
 	var d recipient.Destination
@@ -244,14 +245,14 @@ func (a *App) GetDestination(ctx context.Context, p auth.Principal, id string) (
 
 // ListDestinations lists the caller's destinations, oldest first.
 func (a *App) ListDestinations(ctx context.Context, p auth.Principal, page ports.Page) ([]recipient.Destination, int, error) {
-	if err := requireTenantScope(p, auth.ScopeIdentityRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityRead); err != nil {
 		return nil, 0, err
 	}
 	var out []recipient.Destination
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, total, err = tx.Recipients().ListDestinations(ctx, p.TenantID, p.Environment, clampPage(page))
+		out, total, err = tx.Recipients().ListDestinations(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/safe"
@@ -27,7 +28,7 @@ type CreateWalletInput struct {
 // PENDING_DEPLOYMENT and enqueues its deployment job. The address is final at once: funds sent
 // to it before deployment belong to the Safe once deployed.
 func (a *App) CreateWallet(ctx context.Context, p auth.Principal, in CreateWalletInput) (wallet.Wallet, error) {
-	if err := requireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
 		return wallet.Wallet{}, err
 	}
 	def, err := wallet.Define(p.Environment, in.Name, in.Owners, in.Threshold, in.ChainID)
@@ -76,7 +77,7 @@ func (a *App) walletQuota() int {
 
 // chainFor is the environment's chain, which must be the chain the wallet names.
 func (a *App) chainFor(env core.Environment, chainID int64) (ports.Chain, error) {
-	chain, err := a.chain(env)
+	chain, err := a.chains.Chain(env)
 	if err != nil {
 		return nil, err
 	}
@@ -98,14 +99,14 @@ func safeConfigOf(w wallet.Wallet) ports.SafeConfig {
 
 // ListWallets lists the caller's wallets in its environment, oldest first.
 func (a *App) ListWallets(ctx context.Context, p auth.Principal, page ports.Page) ([]wallet.Wallet, int, error) {
-	if err := requireTenantScope(p, auth.ScopeWalletsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsRead); err != nil {
 		return nil, 0, err
 	}
 	var out []wallet.Wallet
 	var total int
 	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, total, err = tx.Wallets().ListWallets(ctx, p.TenantID, p.Environment, clampPage(page))
+		out, total, err = tx.Wallets().ListWallets(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
@@ -130,7 +131,7 @@ const balanceReadTimeout = 5 * time.Second
 // GetWallet returns a wallet with its USDC and ETH balances read live from the chain, after
 // the database transaction has ended.
 func (a *App) GetWallet(ctx context.Context, p auth.Principal, id string) (WalletView, error) {
-	if err := requireTenantScope(p, auth.ScopeWalletsRead); err != nil {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsRead); err != nil {
 		return WalletView{}, err
 	}
 	w, err := a.findWallet(ctx, p, id)

@@ -20,6 +20,7 @@ import (
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
 	"corridor/app"
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/policy"
 	"corridor/core/wallet"
@@ -129,8 +130,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
+	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: appStore, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	a, err := app.New(app.Deps{Store: appStore, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
-		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant,
+		Chains: cfg.ChainAdapters, Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
 		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log,
@@ -141,9 +147,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	workers := river.NewWorkers()
-	a.RegisterWorkers(workers)
+	kernel.RegisterWorkers(workers, idem, a)
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: a.PeriodicJobs(), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: kernel.PeriodicJobs(idem, a), Logger: log,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -156,7 +162,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
-	}, a, log)
+	}, http.Services{App: a, Idempotency: idem}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err

@@ -20,7 +20,7 @@ func (s *Server) getBalances(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.app.Balances(c.UserContext(), principal(c), asOf)
+	view, err := s.svc.App.Balances(c.UserContext(), principal(c), asOf)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (s *Server) createDeposit(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.app.SandboxDeposit(c.UserContext(), principal(c), app.DepositInput{AmountUSD: req.AmountUSD})
+	d, err := s.svc.App.SandboxDeposit(c.UserContext(), principal(c), app.DepositInput{AmountUSD: req.AmountUSD})
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (s *Server) listLedgerAccounts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	accounts, total, err := s.app.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
+	accounts, total, err := s.svc.App.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (s *Server) accountStatement(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.app.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
+	view, err := s.svc.App.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) listEntries(c *fiber.Ctx) error {
 		return err
 	}
 	in := app.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: from, To: to, Export: format == "csv"}
-	entries, total, err := s.app.LedgerEntries(c.UserContext(), principal(c), in, page)
+	entries, total, err := s.svc.App.LedgerEntries(c.UserContext(), principal(c), in, page)
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func (s *Server) listEntries(c *fiber.Ctx) error {
 }
 
 func (s *Server) trialBalance(c *fiber.Ctx) error {
-	view, err := s.app.LedgerTrialBalance(c.UserContext(), principal(c))
+	view, err := s.svc.App.LedgerTrialBalance(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}

@@ -13,7 +13,7 @@ func (s *Server) createOfframpPayment(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.app.CreateOfframpPayment(c.UserContext(), principal(c), app.CreateOfframpInput{Phone: req.Phone,
+	v, err := s.svc.App.CreateOfframpPayment(c.UserContext(), principal(c), app.CreateOfframpInput{Phone: req.Phone,
 		AmountUSD: req.AmountUSD, ChainID: req.ChainID, FundingMode: req.FundingMode,
 		RequestedDestinationID: req.RequestedDestinationID, SpeedPreference: req.SpeedPreference})
 	if err != nil {
@@ -27,7 +27,7 @@ func (s *Server) listOfframpPayments(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ps, total, err := s.app.ListOfframpPayments(c.UserContext(), principal(c), page)
+	ps, total, err := s.svc.App.ListOfframpPayments(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (s *Server) listOfframpPayments(c *fiber.Ctx) error {
 }
 
 func (s *Server) getOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.app.GetOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.App.GetOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (s *Server) getOfframpPayment(c *fiber.Ctx) error {
 }
 
 func (s *Server) offrampRoutesOf(c *fiber.Ctx) error {
-	qs, err := s.app.OfframpRoutes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	qs, err := s.svc.App.OfframpRoutes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (s *Server) selectOfframpRoute(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	p, err := s.app.SelectOfframpRoute(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(req.RouteQuoteID))
+	p, err := s.svc.App.SelectOfframpRoute(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(req.RouteQuoteID))
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Server) selectOfframpRoute(c *fiber.Ctx) error {
 }
 
 func (s *Server) confirmOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.app.ConfirmOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.App.ConfirmOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (s *Server) confirmOfframpPayment(c *fiber.Ctx) error {
 }
 
 func (s *Server) cancelOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.app.CancelOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.App.CancelOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Server) cancelOfframpPayment(c *fiber.Ctx) error {
 }
 
 func (s *Server) expireOfframpQuotes(c *fiber.Ctx) error {
-	p, err := s.app.ExpireOfframpQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.App.ExpireOfframpQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func (s *Server) expireOfframpQuotes(c *fiber.Ctx) error {
 }
 
 func (s *Server) offrampProviderStep(c *fiber.Ctx) error {
-	p, err := s.app.ProviderStep(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.App.ProviderStep(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Server) offrampProviderStep(c *fiber.Ctx) error {
 // providerWebhook hands the raw body and its signature headers to the app; the signature is
 // over the exact bytes received.
 func (s *Server) providerWebhook(c *fiber.Ctx) error {
-	res, err := s.app.HandleProviderWebhook(c.UserContext(), app.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
+	res, err := s.svc.App.HandleProviderWebhook(c.UserContext(), app.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
 		Timestamp: c.Get(app.WebhookTimestampHeader), Signature: c.Get(app.WebhookSignatureHeader),
 		Body: append([]byte(nil), c.Body()...)})
 	if err != nil {

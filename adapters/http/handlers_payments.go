@@ -11,7 +11,7 @@ func (s *Server) createPayment(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	pay, err := s.app.ProposePayment(c.UserContext(), principal(c), req.request())
+	pay, err := s.svc.App.ProposePayment(c.UserContext(), principal(c), req.request())
 	if err != nil {
 		return err
 	}
@@ -23,7 +23,7 @@ func (s *Server) listPayments(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	payments, total, err := s.app.ListPayments(c.UserContext(), principal(c), page)
+	payments, total, err := s.svc.App.ListPayments(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -35,7 +35,7 @@ func (s *Server) listPayments(c *fiber.Ctx) error {
 }
 
 func (s *Server) getPayment(c *fiber.Ctx) error {
-	pay, err := s.app.GetPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	pay, err := s.svc.App.GetPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (s *Server) signPayment(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	pay, err := s.app.SignPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Signature)
+	pay, err := s.svc.App.SignPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Signature)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (s *Server) executePayment(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	pay, err := s.app.ExecutePayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
+	pay, err := s.svc.App.ExecutePayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func (s *Server) cancelPayment(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	pay, err := s.app.CancelPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
+	pay, err := s.svc.App.CancelPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
 	if err != nil {
 		return err
 	}

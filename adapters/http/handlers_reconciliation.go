@@ -55,7 +55,7 @@ type reconciliationResponse struct {
 }
 
 func (s *Server) ledgerReconciliation(c *fiber.Ctx) error {
-	rep, err := s.app.LedgerReconciliation(c.UserContext(), principal(c))
+	rep, err := s.svc.App.LedgerReconciliation(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ func (s *Server) createWallet(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	w, err := s.app.CreateWallet(c.UserContext(), principal(c), req.input())
+	w, err := s.svc.App.CreateWallet(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return err
 	}
@@ -27,7 +27,7 @@ func (s *Server) listWallets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	wallets, total, err := s.app.ListWallets(c.UserContext(), principal(c), page)
+	wallets, total, err := s.svc.App.ListWallets(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -39,7 +39,7 @@ func (s *Server) listWallets(c *fiber.Ctx) error {
 }
 
 func (s *Server) getWallet(c *fiber.Ctx) error {
-	v, err := s.app.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	v, err := s.svc.App.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (s *Server) fundWallet(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.app.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
+	d, err := s.svc.App.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
 		app.FundInput{Asset: req.Asset, Amount: req.Amount})
 	if err != nil {
 		return withRetryAfter(c, err)
@@ -75,7 +75,7 @@ func (s *Server) listDrips(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	drips, total, err := s.app.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
+	drips, total, err := s.svc.App.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Server) listDrips(c *fiber.Ctx) error {
 }
 
 func (s *Server) getDrip(c *fiber.Ctx) error {
-	d, err := s.app.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
+	d, err := s.svc.App.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (s *Server) putHandle(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.app.PutHandle(c.UserContext(), principal(c),
+	v, err := s.svc.App.PutHandle(c.UserContext(), principal(c),
 		app.PutHandleInput{Handle: req.Handle, WalletID: req.WalletID, DisplayName: req.DisplayName})
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/app"
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -33,11 +34,7 @@ func (nopIdentity) VerifySession(context.Context, string) (ports.Session, error)
 // TestRecover_PanicBecomesEnvelope: a panicking handler answers the INTERNAL envelope with
 // the request id, and the server keeps serving.
 func TestRecover_PanicBecomesEnvelope(t *testing.T) {
-	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}, Jobs: nopJobs{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Config{Store: nopStore{}}, a, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	s, err := New(Config{Store: nopStore{}}, nopServices(t), slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,3 +73,17 @@ func TestStatusTable_CoversEveryD4Code(t *testing.T) {
 }
 
 func coreCode(s string) core.Code { return core.Code(s) }
+
+// nopServices wires every service over ports that do nothing: enough to build the server.
+func nopServices(t *testing.T) Services {
+	t.Helper()
+	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}, Jobs: nopJobs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Services{App: a, Idempotency: idem}
+}

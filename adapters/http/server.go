@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/app"
+	"corridor/app/kernel"
 	"corridor/core/auth"
 	"corridor/ports"
 )
@@ -61,10 +62,17 @@ type Route struct {
 	Handler      fiber.Handler
 }
 
+// Services are the use-case services the routes call.
+type Services struct {
+	App *app.App
+	// Idempotency wraps every POST that carries an Idempotency-Key.
+	Idempotency *kernel.Idempotency
+}
+
 // Server is the Fiber application with its route table.
 type Server struct {
 	cfg     Config
-	app     *app.App
+	svc     Services
 	log     *slog.Logger
 	metrics *metrics
 	limiter *limiter
@@ -75,8 +83,8 @@ type Server struct {
 }
 
 // New builds the server and registers every route.
-func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
-	if a == nil || log == nil || cfg.Store == nil {
+func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
+	if svc.App == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
 		return nil, errors.New("http: app, logger and store are required")
 	}
 	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {
@@ -88,7 +96,7 @@ func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
 	if cfg.ClaimLinkRateLimit.PerSecond <= 0 || cfg.ClaimLinkRateLimit.Burst <= 0 {
 		cfg.ClaimLinkRateLimit = claimLimit
 	}
-	s := &Server{cfg: cfg, app: a, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit)}
+	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit)}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)

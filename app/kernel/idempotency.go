@@ -1,12 +1,41 @@
-package app
+package kernel
 
 import (
 	"context"
 	"errors"
+	"time"
 
 	"corridor/core"
 	"corridor/ports"
 )
+
+// IdempotencyDeps are the ports of the Idempotency-Key store.
+type IdempotencyDeps struct {
+	Store ports.Store
+	Clock ports.Clock // nil: the wall clock
+	// TTL is how long a POST outcome is replayable (D5: 24 h when zero).
+	TTL time.Duration
+}
+
+// Idempotency runs POSTs at most once per Idempotency-Key (D5). It sits in the kernel because
+// the HTTP layer wraps every capability's POST in it, and the stored outcome commits in the
+// same transaction as whichever use case ran.
+type Idempotency struct {
+	store ports.Store
+	clock ports.Clock
+	ttl   time.Duration
+}
+
+// NewIdempotency checks the wiring and applies the defaults.
+func NewIdempotency(d IdempotencyDeps) (*Idempotency, error) {
+	if err := RequirePorts("idempotency", Port{"Store", d.Store}); err != nil {
+		return nil, err
+	}
+	if d.TTL <= 0 {
+		d.TTL = 24 * time.Hour
+	}
+	return &Idempotency{store: d.Store, clock: ClockOrSystem(d.Clock), ttl: d.TTL}, nil
+}
 
 // IdempotentRequest identifies one POST under an Idempotency-Key (D5).
 type IdempotentRequest struct {
@@ -64,13 +93,13 @@ func ValidateIdempotencyKey(key string) error {
 // joins it as a savepoint. A concurrent request holding the key gets
 // IDEMPOTENCY_REQUEST_IN_PROGRESS; a stored outcome is replayed (replayed=true) when the
 // fingerprint matches, else IDEMPOTENCY_KEY_REUSED.
-func (a *App) Idempotent(ctx context.Context, req IdempotentRequest, run func(ctx context.Context) (Outcome, error)) (Outcome, bool, error) {
+func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run func(ctx context.Context) (Outcome, error)) (Outcome, bool, error) {
 	var out Outcome
 	replayed := false
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		replayed = false
 		repo := tx.Idempotency()
-		now := a.clock.Now()
+		now := s.clock.Now()
 		// A stored outcome replays without the lock, so concurrent retries of a finished
 		// request all get it; only a first run takes the lock, then checks again.
 		rec, found, err := repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
@@ -97,7 +126,7 @@ func (a *App) Idempotent(ctx context.Context, req IdempotentRequest, run func(ct
 		return repo.Save(ctx, ports.IdempotencyRecord{
 			Scope: req.Scope, Environment: req.Environment, Key: req.Key, Fingerprint: req.Fingerprint,
 			StatusCode: out.StatusCode, Body: out.stored(), ContentType: out.ContentType,
-			CreatedAt: now, ExpiresAt: now.Add(a.idempotencyTTL),
+			CreatedAt: now, ExpiresAt: now.Add(s.ttl),
 		})
 	})
 	if errors.Is(err, errNotStored) {
@@ -125,11 +154,11 @@ func replay(rec ports.IdempotencyRecord, req IdempotentRequest, out *Outcome, re
 }
 
 // PurgeIdempotency deletes expired records in bounded batches; serve runs it periodically.
-func (a *App) PurgeIdempotency(ctx context.Context) (int, error) {
+func (s *Idempotency) PurgeIdempotency(ctx context.Context) (int, error) {
 	var n int
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		n, err = tx.Idempotency().DeleteExpired(ctx, a.clock.Now(), 1000)
+		n, err = tx.Idempotency().DeleteExpired(ctx, s.clock.Now(), 1000)
 		return err
 	})
 	return n, err
