@@ -4,6 +4,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"time"
@@ -24,10 +25,6 @@ type Deps struct {
 	// Chains are the configured chains per environment; a missing environment answers
 	// CHAIN_UNAVAILABLE on the operations that need it (D1).
 	Chains map[core.Environment]ports.Chain
-	// Faucet bounds sandbox drips; zero fields take wallet.DefaultFaucetLimits.
-	Faucet wallet.FaucetLimits
-	// MaxWalletsPerTenant bounds wallets per tenant and environment; 0 = wallet.MaxWalletsPerTenant.
-	MaxWalletsPerTenant int
 	// Off-ramp recipients and payments (issue 6). Without Cipher and SMS those use cases
 	// answer FEATURE_NOT_AVAILABLE.
 	Cipher    ports.Cipher
@@ -51,22 +48,27 @@ type Deps struct {
 	ClaimCodesPerIP int
 	// PolicyEnforcement is the POLICY_ENFORCEMENT rollout flag; "" is the default, log.
 	PolicyEnforcement policy.Mode
+	// WalletOwners answers which wallets a revoked member's signer still owns.
+	WalletOwners interface {
+		WalletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string
+	}
 	// Logger records would-be declines and policy subsystem errors; nil discards them.
 	Logger *slog.Logger
 }
 
 // App is the set of use cases.
 type App struct {
-	store               ports.Store
-	identity            ports.Identity
-	jobs                ports.Jobs
-	clock               ports.Clock
-	chains              kernel.Chains
-	faucet              wallet.FaucetLimits
-	maxWalletsPerTenant int
-	offramp             offrampDeps
-	claims              claimDeps
-	policy              policyDeps
+	store        ports.Store
+	identity     ports.Identity
+	jobs         ports.Jobs
+	clock        ports.Clock
+	chains       kernel.Chains
+	offramp      offrampDeps
+	claims       claimDeps
+	policy       policyDeps
+	walletOwners interface {
+		WalletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string
+	}
 }
 
 // New checks the wiring and fails at start-up when a dependency is missing.
@@ -85,7 +87,7 @@ func New(d Deps) (*App, error) {
 		return nil, err
 	}
 	return &App{store: d.Store, identity: d.Identity, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant, offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol}, nil
+		offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol, walletOwners: d.WalletOwners}, nil
 }
 
 // Now is the application clock.

@@ -7,9 +7,7 @@ import (
 // RegisterWorkers adds every worker of the application to River's registry. Each capability
 // registers its own in its own file.
 func (a *App) RegisterWorkers(workers *river.Workers) {
-	a.registerWalletWorkers(workers)
 	a.registerPaymentWorkers(workers)
-	a.registerChainWorkers(workers)
 	a.registerOfframpWorkers(workers)
 	a.registerClaimWorkers(workers)
 }
@@ -18,6 +16,5 @@ func (a *App) RegisterWorkers(workers *river.Workers) {
 func (a *App) PeriodicJobs() []*river.PeriodicJob {
 	var jobs []*river.PeriodicJob
 	jobs = append(jobs, a.offrampPeriodicJobs()...)
-	jobs = append(jobs, a.claimPeriodicJobs()...)
-	return append(jobs, a.chainPeriodicJobs()...)
+	return append(jobs, a.claimPeriodicJobs()...)
 }

@@ -12,6 +12,9 @@ import (
 	"corridor/ports"
 )
 
+// maxOwnershipScan bounds the wallets a member revoke looks at.
+const maxOwnershipScan = 1000
+
 // InviteInput is the body of POST /v1/tenants/members.
 type InviteInput struct {
 	Email       string
@@ -153,6 +156,6 @@ func (a *App) RevokeMember(ctx context.Context, p auth.Principal, id string) (Re
 	if err != nil {
 		return out, err
 	}
-	out.StillOwnerOfWalletIDs = a.walletsOwnedBy(ctx, wallets, out.Member.SignerAddress)
+	out.StillOwnerOfWalletIDs = a.walletOwners.WalletsOwnedBy(ctx, wallets, out.Member.SignerAddress)
 	return out, nil
 }

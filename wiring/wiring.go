@@ -21,6 +21,7 @@ import (
 	"corridor/adapters/sms"
 	"corridor/app"
 	"corridor/app/kernel"
+	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/policy"
 	"corridor/core/wallet"
@@ -70,12 +71,13 @@ type Config struct {
 
 // Service is the wired application.
 type Service struct {
-	Server *http.Server
-	App    *app.App
-	Store  *postgres.Store
-	Jobs   *jobs.Inserter
-	runner *jobs.Runner
-	close  func()
+	Server  *http.Server
+	App     *app.App
+	Wallets *wallets.Service
+	Store   *postgres.Store
+	Jobs    *jobs.Inserter
+	runner  *jobs.Runner
+	close   func()
 }
 
 // Close releases the database pool.
@@ -135,8 +137,14 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	walletsSvc, err := wallets.New(wallets.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	a, err := app.New(app.Deps{Store: appStore, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
-		Chains: cfg.ChainAdapters, Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant,
+		Chains: cfg.ChainAdapters, WalletOwners: walletsSvc,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
 		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log,
@@ -147,9 +155,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	workers := river.NewWorkers()
-	kernel.RegisterWorkers(workers, idem, a)
+	kernel.RegisterWorkers(workers, idem, walletsSvc, a)
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: kernel.PeriodicJobs(idem, a), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: kernel.PeriodicJobs(idem, walletsSvc, a), Logger: log,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -162,12 +170,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
-	}, http.Services{App: a, Idempotency: idem}, log)
+	}, http.Services{App: a, Wallets: walletsSvc, Idempotency: idem}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, App: a, Wallets: walletsSvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // newCipher builds the identifier cipher from the configured hex key, or from a random key

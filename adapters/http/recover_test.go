@@ -12,6 +12,7 @@ import (
 
 	"corridor/app"
 	"corridor/app/kernel"
+	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -77,7 +78,11 @@ func coreCode(s string) core.Code { return core.Code(s) }
 // nopServices wires every service over ports that do nothing: enough to build the server.
 func nopServices(t *testing.T) Services {
 	t.Helper()
-	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}, Jobs: nopJobs{}})
+	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}, Jobs: nopJobs{}, WalletOwners: walletsSvc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,5 +90,5 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Services{App: a, Idempotency: idem}
+	return Services{App: a, Wallets: walletsSvc, Idempotency: idem}
 }

@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -7,11 +7,15 @@ import (
 	"github.com/riverqueue/river"
 )
 
-// registerWalletWorkers adds the wallet deployment and faucet workers.
-func (a *App) registerWalletWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &DeployWalletWorker{App: a})
-	river.AddWorker(workers, &DripWorker{App: a})
+// RegisterWorkers adds the wallet deployment, faucet and ledger mirror workers.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	river.AddWorker(workers, &DeployWalletWorker{Service: s})
+	river.AddWorker(workers, &DripWorker{Service: s})
+	river.AddWorker(workers, &ChainIndexWorker{Service: s})
 }
+
+// PeriodicJobs are the ledger mirror's indexer runs (see chainPeriodicJobs).
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return s.chainPeriodicJobs() }
 
 // jobTimeout bounds one run of a wallet or faucet job; waiting for a receipt snoozes instead.
 const jobTimeout = time.Minute
@@ -44,14 +48,14 @@ func stepResult(ctx context.Context, attempt, maxAttempts int, snooze time.Durat
 // DeployWalletWorker deploys a wallet's Safe (wallet.deploy).
 type DeployWalletWorker struct {
 	river.WorkerDefaults[DeployWalletArgs]
-	App *App
+	Service *Service
 }
 
 // Work runs one deployment step.
 func (w *DeployWalletWorker) Work(ctx context.Context, job *river.Job[DeployWalletArgs]) error {
-	snooze, err := w.App.DeployWallet(ctx, job.Args.WalletID)
+	snooze, err := w.Service.DeployWallet(ctx, job.Args.WalletID)
 	return stepResult(ctx, job.Attempt, job.MaxAttempts, snooze, err, func(ctx context.Context, cause error) error {
-		return w.App.GiveUpDeploy(ctx, job.Args.WalletID, cause)
+		return w.Service.GiveUpDeploy(ctx, job.Args.WalletID, cause)
 	})
 }
 
@@ -66,14 +70,14 @@ func (w *DeployWalletWorker) Timeout(*river.Job[DeployWalletArgs]) time.Duration
 // DripWorker sends and confirms one faucet drip (faucet.drip).
 type DripWorker struct {
 	river.WorkerDefaults[DripArgs]
-	App *App
+	Service *Service
 }
 
 // Work runs one drip step.
 func (w *DripWorker) Work(ctx context.Context, job *river.Job[DripArgs]) error {
-	snooze, err := w.App.RunDrip(ctx, job.Args.DripID)
+	snooze, err := w.Service.RunDrip(ctx, job.Args.DripID)
 	return stepResult(ctx, job.Attempt, job.MaxAttempts, snooze, err, func(ctx context.Context, cause error) error {
-		return w.App.GiveUpDrip(ctx, job.Args.DripID, cause)
+		return w.Service.GiveUpDrip(ctx, job.Args.DripID, cause)
 	})
 }
 

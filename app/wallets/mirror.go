@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"corridor/core"
-	"corridor/core/auth"
 	"corridor/ledger"
 	"corridor/ports"
 )
@@ -67,27 +66,27 @@ type ChainIndexResult struct {
 // IndexChain runs the ledger mirror's indexer for env once: from the cursor towards the latest
 // block, at most maxIndexRangesPerRun ranges. Concurrent runs are safe: a range commits only
 // when the cursor still stands where the run read it, and a log's transfer is idempotent.
-func (a *App) IndexChain(ctx context.Context, env core.Environment) (ChainIndexResult, error) {
-	c, err := a.chains.Chain(env)
+func (s *Service) IndexChain(ctx context.Context, env core.Environment) (ChainIndexResult, error) {
+	c, err := s.chains.Chain(env)
 	if err != nil {
 		return ChainIndexResult{}, err
 	}
-	cursor, err := a.readCursor(ctx, env, c.ChainID())
+	cursor, err := s.readCursor(ctx, env, c.ChainID())
 	if err != nil {
 		return ChainIndexResult{}, err
 	}
 	res := ChainIndexResult{Environment: env, ChainID: c.ChainID(), FromBlock: cursor.NextBlock, NextBlock: cursor.NextBlock}
 	for i := 0; i < maxIndexRangesPerRun && !res.CaughtUp; i++ {
-		if err := a.indexRange(ctx, c, env, &res); err != nil {
+		if err := s.indexRange(ctx, c, env, &res); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
 }
 
-func (a *App) readCursor(ctx context.Context, env core.Environment, chainID int64) (ports.ChainCursor, error) {
+func (s *Service) readCursor(ctx context.Context, env core.Environment, chainID int64) (ports.ChainCursor, error) {
 	var cursor ports.ChainCursor
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		cursor, _, err = tx.ChainIndex().FindCursor(ctx, env, chainID)
 		return err
@@ -97,7 +96,7 @@ func (a *App) readCursor(ctx context.Context, env core.Environment, chainID int6
 
 // indexRange indexes the blocks after res.NextBlock: one range of at most MaxLogBlockRange
 // blocks, or straight to the latest block while the environment has no wallets at all.
-func (a *App) indexRange(ctx context.Context, c ports.Chain, env core.Environment, res *ChainIndexResult) error {
+func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Environment, res *ChainIndexResult) error {
 	latest, err := c.LatestBlock(ctx)
 	if err != nil {
 		return err
@@ -112,7 +111,7 @@ func (a *App) indexRange(ctx context.Context, c ports.Chain, env core.Environmen
 		return fmt.Errorf("ledger mirror: chain %d's head %d is behind the cursor %d of %s: the chain was reset under a kept database (the dev chain needs `make clean-data`)",
 			c.ChainID(), latest, from, env)
 	}
-	wallets, err := a.chainWallets(ctx, env, c.ChainID())
+	wallets, err := s.chainWallets(ctx, env, c.ChainID())
 	if err != nil {
 		return err
 	}
@@ -125,14 +124,14 @@ func (a *App) indexRange(ctx context.Context, c ports.Chain, env core.Environmen
 		return err
 	}
 	for attempt := 1; ; attempt++ {
-		step, err := a.commitRange(ctx, env, c.ChainID(), from, to, logs, wallets)
+		step, err := s.commitRange(ctx, env, c.ChainID(), from, to, logs, wallets)
 		if err != nil {
 			return err
 		}
 		switch {
 		case step.raced:
 			// Another run moved the cursor: carry on from where it stands.
-			cursor, err := a.readCursor(ctx, env, c.ChainID())
+			cursor, err := s.readCursor(ctx, env, c.ChainID())
 			res.NextBlock = cursor.NextBlock
 			return err
 		case len(step.missing) == 0:
@@ -155,9 +154,9 @@ func (a *App) indexRange(ctx context.Context, c ports.Chain, env core.Environmen
 	}
 }
 
-func (a *App) chainWallets(ctx context.Context, env core.Environment, chainID int64) ([]ports.ChainWallet, error) {
+func (s *Service) chainWallets(ctx context.Context, env core.Environment, chainID int64) ([]ports.ChainWallet, error) {
 	var wallets []ports.ChainWallet
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		wallets, err = listAllChainWallets(ctx, tx, env, chainID)
 		return err
@@ -182,11 +181,11 @@ type rangeCommit struct {
 
 // commitRange posts the range's logs and moves the cursor to to+1 in one transaction, unless the
 // cursor moved meanwhile or wallets exist that the logs were not fetched for.
-func (a *App) commitRange(ctx context.Context, env core.Environment, chainID int64, from, to uint64, logs []ports.TransferLog, fetched []ports.ChainWallet) (rangeCommit, error) {
+func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID int64, from, to uint64, logs []ports.TransferLog, fetched []ports.ChainWallet) (rangeCommit, error) {
 	var out rangeCommit
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		out = rangeCommit{}
-		now := a.clock.Now()
+		now := s.clock.Now()
 		cursor, err := tx.ChainIndex().LockCursor(ctx, env, chainID, now)
 		if err != nil {
 			return err
@@ -349,170 +348,14 @@ func mergeLogs(a, b []ports.TransferLog) []ports.TransferLog {
 // ledger catches up before the next periodic run. Requests are not deduplicated: a run that
 // finds the cursor at the head costs two small reads, and a deduplicated request could be
 // dropped for a twin that already ran before the caller's transfer was mined.
-func (a *App) EnqueueChainIndex(ctx context.Context, env core.Environment) error {
-	if _, err := a.chains.Chain(env); err != nil {
+func (s *Service) EnqueueChainIndex(ctx context.Context, env core.Environment) error {
+	if _, err := s.chains.Chain(env); err != nil {
 		return err
 	}
-	return a.jobs.Enqueue(ctx, ChainIndexArgs{Environment: string(env)}, ports.JobOptions{MaxAttempts: 3})
+	return s.jobs.Enqueue(ctx, ChainIndexArgs{Environment: string(env)}, ports.JobOptions{MaxAttempts: 3})
 }
 
 // RequestChainIndex is EnqueueChainIndex in its own unit of work.
-func (a *App) RequestChainIndex(ctx context.Context, env core.Environment) error {
-	return a.store.InTx(ctx, func(ctx context.Context, _ ports.Tx) error { return a.EnqueueChainIndex(ctx, env) })
-}
-
-// Bounds of the reconciliation report.
-const (
-	// MaxReconciliationWallets bounds one report; a tenant with more sees the first ones by id
-	// and Truncated set.
-	MaxReconciliationWallets = 1000
-	// reconciliationReadConcurrency and reconciliationReadTimeout bound the live on-chain reads.
-	reconciliationReadConcurrency = 8
-	reconciliationReadTimeout     = 5 * time.Second
-)
-
-// WalletReconciliation is one wallet's line: what the ledger says and what the chain says.
-type WalletReconciliation struct {
-	WalletID      string
-	Address       string
-	LedgerBalance int64 // posted balance of wallet:{id}:onchain (0 before its first log)
-	// OnchainBalance is read live; nil when the chain could not be read.
-	OnchainBalance *big.Int
-	// Drift is LedgerBalance − OnchainBalance; nil when OnchainBalance is.
-	Drift *big.Int
-}
-
-// Reconciliation is the ledger-versus-chain report of a tenant's wallets in one environment.
-type Reconciliation struct {
-	Environment core.Environment
-	ChainID     int64
-	Wallets     []WalletReconciliation
-	Total       int  // the tenant's wallets on the chain
-	Truncated   bool // Total > MaxReconciliationWallets
-	LedgerTotal int64
-	// OnchainTotal and DriftTotal are nil when any wallet's balance could not be read.
-	OnchainTotal, DriftTotal *big.Int
-	// IndexedThroughBlock is the last block the mirror has posted (nil before its first run);
-	// LatestBlock the chain's head when the balances were read (nil when unreadable). Ledger
-	// balances are as of the former, on-chain balances as of the latter: a difference between
-	// the two explains drift from indexer lag.
-	IndexedThroughBlock *uint64
-	LatestBlock         *uint64
-	GeneratedAt         time.Time
-}
-
-// LedgerReconciliation reports, per wallet of the caller's tenant and environment, the ledger
-// balance, the live on-chain USDC balance and the drift. The ledger side is read in one unit of
-// work (the cursor first, so balances are at least as new as it); the chain is read after
-// commit, never inside the transaction. Finance scope (treasury:read), like the other reports.
-func (a *App) LedgerReconciliation(ctx context.Context, p auth.Principal) (Reconciliation, error) {
-	if err := requireFinance(p); err != nil {
-		return Reconciliation{}, err
-	}
-	c, err := a.chains.Chain(p.Environment)
-	if err != nil {
-		return Reconciliation{}, err
-	}
-	rep := Reconciliation{Environment: p.Environment, ChainID: c.ChainID(), GeneratedAt: a.clock.Now().UTC()}
-	if err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		return readLedgerSide(ctx, tx, p, c.ChainID(), &rep)
-	}); err != nil {
-		return Reconciliation{}, err
-	}
-	if latest, err := c.LatestBlock(ctx); err == nil {
-		rep.LatestBlock = &latest
-	}
-	readOnchainSide(ctx, c, &rep)
-	return rep, nil
-}
-
-func readLedgerSide(ctx context.Context, tx ports.Tx, p auth.Principal, chainID int64, rep *Reconciliation) error {
-	cursor, ok, err := tx.ChainIndex().FindCursor(ctx, p.Environment, chainID)
-	if err != nil {
-		return err
-	}
-	if block, indexed := cursor.IndexedThrough(); ok && indexed {
-		rep.IndexedThroughBlock = &block
-	}
-	for page := (ports.Page{Take: ports.MaxTake}); ; page.Skip += page.Take {
-		wallets, total, err := tx.Wallets().ListWallets(ctx, p.TenantID, p.Environment, page)
-		if err != nil {
-			return err
-		}
-		for _, w := range wallets {
-			if w.ChainID != chainID {
-				continue
-			}
-			if rep.Total++; len(rep.Wallets) < MaxReconciliationWallets {
-				rep.Wallets = append(rep.Wallets, WalletReconciliation{WalletID: w.ID, Address: w.Address})
-			}
-		}
-		if len(wallets) == 0 || page.Skip+len(wallets) >= total {
-			break
-		}
-	}
-	rep.Truncated = rep.Total > len(rep.Wallets)
-	balances, err := walletLedgerBalances(ctx, tx, p)
-	if err != nil {
-		return err
-	}
-	for i := range rep.Wallets {
-		rep.Wallets[i].LedgerBalance = balances[ledger.WalletOnchainRef(rep.Wallets[i].WalletID)]
-		if rep.LedgerTotal, err = core.AddInt64(rep.LedgerTotal, rep.Wallets[i].LedgerBalance); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// walletLedgerBalances maps the tenant's wallet account references to their posted balances.
-func walletLedgerBalances(ctx context.Context, tx ports.Tx, p auth.Principal) (map[string]int64, error) {
-	out := map[string]int64{}
-	q := ports.AccountQuery{Environment: p.Environment, TenantID: p.TenantID, Kind: ledger.KindWalletOnchain}
-	for page := (ports.Page{Take: ports.MaxTake}); ; page.Skip += page.Take {
-		accounts, total, err := tx.LedgerReports().ListAccounts(ctx, q, page)
-		if err != nil {
-			return nil, err
-		}
-		for _, ab := range accounts {
-			if ab.Account.Asset == ledger.AssetUSDC {
-				out[ab.Account.Reference] = ab.Balance.Posted
-			}
-		}
-		if len(accounts) == 0 || page.Skip+len(accounts) >= total {
-			return out, nil
-		}
-	}
-}
-
-// readOnchainSide reads every wallet's USDC balance, a few at a time, each bounded in time; a
-// wallet whose balance cannot be read keeps nil (and so do the totals).
-func readOnchainSide(ctx context.Context, c ports.Chain, rep *Reconciliation) {
-	sem := make(chan struct{}, reconciliationReadConcurrency)
-	done := make(chan struct{})
-	for i := range rep.Wallets {
-		go func(w *WalletReconciliation) {
-			sem <- struct{}{}
-			defer func() { <-sem; done <- struct{}{} }()
-			readCtx, cancel := context.WithTimeout(ctx, reconciliationReadTimeout)
-			defer cancel()
-			balance, err := c.USDCBalance(readCtx, common.HexToAddress(w.Address))
-			if err == nil && balance != nil {
-				w.OnchainBalance = balance
-				w.Drift = new(big.Int).Sub(big.NewInt(w.LedgerBalance), balance)
-			}
-		}(&rep.Wallets[i])
-	}
-	for range rep.Wallets {
-		<-done
-	}
-	onchain, drift := new(big.Int), new(big.Int)
-	for _, w := range rep.Wallets {
-		if w.OnchainBalance == nil {
-			return
-		}
-		onchain.Add(onchain, w.OnchainBalance)
-		drift.Add(drift, w.Drift)
-	}
-	rep.OnchainTotal, rep.DriftTotal = onchain, drift
+func (s *Service) RequestChainIndex(ctx context.Context, env core.Environment) error {
+	return s.store.InTx(ctx, func(ctx context.Context, _ ports.Tx) error { return s.EnqueueChainIndex(ctx, env) })
 }

@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -25,16 +25,16 @@ type ChainIndexArgs struct {
 // Kind names the job.
 func (ChainIndexArgs) Kind() string { return "chain.index" }
 
-// ChainIndexWorker runs the indexer (App.IndexChain).
+// ChainIndexWorker runs the indexer (Service.IndexChain).
 type ChainIndexWorker struct {
 	river.WorkerDefaults[ChainIndexArgs]
-	App *App
+	Service *Service
 }
 
 // Work runs one indexer pass. A failure is retried by River with backoff; the periodic job
 // tries again within seconds anyway, so a run gets few attempts.
 func (w *ChainIndexWorker) Work(ctx context.Context, job *river.Job[ChainIndexArgs]) error {
-	_, err := w.App.IndexChain(ctx, core.Environment(job.Args.Environment))
+	_, err := w.Service.IndexChain(ctx, core.Environment(job.Args.Environment))
 	return err
 }
 
@@ -43,17 +43,12 @@ func (w *ChainIndexWorker) Timeout(*river.Job[ChainIndexArgs]) time.Duration {
 	return chainIndexTimeout
 }
 
-// registerChainWorkers adds the chain indexer workers (the ledger mirror).
-func (a *App) registerChainWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &ChainIndexWorker{App: a})
-}
-
 // chainPeriodicJobs are the indexer's periodic jobs: one per environment that has a chain,
 // deduplicated per interval so a slow run does not pile up twins.
-func (a *App) chainPeriodicJobs() []*river.PeriodicJob {
+func (s *Service) chainPeriodicJobs() []*river.PeriodicJob {
 	var jobs []*river.PeriodicJob
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
-		if _, err := a.chains.Chain(env); err != nil {
+		if _, err := s.chains.Chain(env); err != nil {
 			continue
 		}
 		args := ChainIndexArgs{Environment: string(env)}

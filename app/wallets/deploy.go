@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -40,12 +40,12 @@ var errStepDone = errors.New("step already done")
 // Chain calls happen outside any transaction: the wallet is loaded in one, the chain is asked,
 // and the outcome is recorded in another with the row locked and the state checked again, so a
 // retried or concurrent run is harmless (DeploySafe itself is idempotent per address).
-func (a *App) DeployWallet(ctx context.Context, walletID string) (snooze time.Duration, err error) {
-	w, err := a.lockedWallet(ctx, walletID)
+func (s *Service) DeployWallet(ctx context.Context, walletID string) (snooze time.Duration, err error) {
+	w, err := s.lockedWallet(ctx, walletID)
 	if err != nil || w.Status.Terminal() {
 		return 0, err
 	}
-	chain, err := a.chainFor(w.Environment, w.ChainID)
+	chain, err := s.chainFor(w.Environment, w.ChainID)
 	if err != nil {
 		return 0, err
 	}
@@ -53,7 +53,7 @@ func (a *App) DeployWallet(ctx context.Context, walletID string) (snooze time.Du
 	if deployed, err := chain.IsDeployed(ctx, address); err != nil {
 		return 0, err
 	} else if deployed {
-		return 0, a.recordDeploy(ctx, walletID, wallet.TriggerConfirmed, "", "")
+		return 0, s.recordDeploy(ctx, walletID, wallet.TriggerConfirmed, "", "")
 	}
 	if w.Status == wallet.StatusDeploying && w.DeployTxHash != "" {
 		receipt, err := chain.Receipt(ctx, common.HexToHash(w.DeployTxHash))
@@ -62,38 +62,38 @@ func (a *App) DeployWallet(ctx context.Context, walletID string) (snooze time.Du
 		}
 		switch receipt.Status {
 		case ports.TxPending:
-			return a.deployPending(ctx, w)
+			return s.deployPending(ctx, w)
 		case ports.TxSucceeded:
 			// Mined, yet no code at the address (checked above): the factory deployed elsewhere.
-			return 0, a.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "", "the deployment was mined but no Safe is at the predicted address")
+			return 0, s.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "", "the deployment was mined but no Safe is at the predicted address")
 		}
 		// TxFailed: submit again below while attempts remain.
 	}
 	if w.DeployAttempts >= wallet.MaxDeployAttempts {
-		return 0, a.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "",
+		return 0, s.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "",
 			fmt.Sprintf("the deployment failed %d times", w.DeployAttempts))
 	}
-	return a.submitDeploy(ctx, chain, w)
+	return s.submitDeploy(ctx, chain, w)
 }
 
 // submitDeploy sends the factory transaction, records it, and looks at its receipt once.
-func (a *App) submitDeploy(ctx context.Context, chain ports.Chain, w wallet.Wallet) (time.Duration, error) {
+func (s *Service) submitDeploy(ctx context.Context, chain ports.Chain, w wallet.Wallet) (time.Duration, error) {
 	hash, got, err := chain.DeploySafe(ctx, safeConfigOf(w))
 	if err != nil {
 		return 0, err
 	}
 	if got != common.HexToAddress(w.Address) {
-		return 0, a.recordDeploy(ctx, w.ID, wallet.TriggerGaveUp, "",
+		return 0, s.recordDeploy(ctx, w.ID, wallet.TriggerGaveUp, "",
 			"the chain's Safe factory deploys this wallet to a different address than the one predicted")
 	}
 	if hash == (common.Hash{}) { // already deployed: nothing was sent
-		return 0, a.recordDeploy(ctx, w.ID, wallet.TriggerConfirmed, "", "")
+		return 0, s.recordDeploy(ctx, w.ID, wallet.TriggerConfirmed, "", "")
 	}
 	trigger := wallet.TriggerSubmitted
 	if w.Status == wallet.StatusDeploying {
 		trigger = wallet.TriggerResubmitted
 	}
-	if err := a.recordDeploy(ctx, w.ID, trigger, hash.Hex(), ""); err != nil {
+	if err := s.recordDeploy(ctx, w.ID, trigger, hash.Hex(), ""); err != nil {
 		return 0, err
 	}
 	receipt, err := chain.Receipt(ctx, hash)
@@ -104,32 +104,32 @@ func (a *App) submitDeploy(ctx context.Context, chain ports.Chain, w wallet.Wall
 		return receiptPollInterval, nil
 	}
 	// Mined (or failed): the next step confirms by the code at the address, or resubmits.
-	return a.DeployWallet(ctx, w.ID)
+	return s.DeployWallet(ctx, w.ID)
 }
 
 // deployPending waits for a submitted deployment, up to deployTimeout after creation.
-func (a *App) deployPending(ctx context.Context, w wallet.Wallet) (time.Duration, error) {
-	if a.clock.Now().Sub(w.CreatedAt) > deployTimeout {
-		return 0, a.recordDeploy(ctx, w.ID, wallet.TriggerGaveUp, "",
+func (s *Service) deployPending(ctx context.Context, w wallet.Wallet) (time.Duration, error) {
+	if s.clock.Now().Sub(w.CreatedAt) > deployTimeout {
+		return 0, s.recordDeploy(ctx, w.ID, wallet.TriggerGaveUp, "",
 			fmt.Sprintf("the deployment was not mined within %s", deployTimeout))
 	}
 	return receiptPollInterval, nil
 }
 
 // GiveUpDeploy records FAILED after the job's attempts are exhausted.
-func (a *App) GiveUpDeploy(ctx context.Context, walletID string, cause error) error {
+func (s *Service) GiveUpDeploy(ctx context.Context, walletID string, cause error) error {
 	reason := "the chain did not accept the deployment after repeated attempts"
 	var revert *ports.RevertError
 	if errors.As(cause, &revert) {
 		reason = "the deployment would revert: " + revert.Reason
 	}
-	return a.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "", reason)
+	return s.recordDeploy(ctx, walletID, wallet.TriggerGaveUp, "", reason)
 }
 
 // lockedWallet loads a wallet by id in its own short transaction.
-func (a *App) lockedWallet(ctx context.Context, id string) (wallet.Wallet, error) {
+func (s *Service) lockedWallet(ctx context.Context, id string) (wallet.Wallet, error) {
 	var w wallet.Wallet
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		w, err = tx.Wallets().LockWallet(ctx, id)
 		return err
@@ -139,8 +139,8 @@ func (a *App) lockedWallet(ctx context.Context, id string) (wallet.Wallet, error
 
 // recordDeploy applies trigger to the locked row. A wallet that another run already finished
 // is left alone; a transition the state machine refuses otherwise is an error.
-func (a *App) recordDeploy(ctx context.Context, walletID string, trigger wallet.Trigger, txHash, reason string) error {
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+func (s *Service) recordDeploy(ctx context.Context, walletID string, trigger wallet.Trigger, txHash, reason string) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		w, err := tx.Wallets().LockWallet(ctx, walletID)
 		if err != nil {
 			return err
@@ -148,7 +148,7 @@ func (a *App) recordDeploy(ctx context.Context, walletID string, trigger wallet.
 		if w.Status.Terminal() {
 			return errStepDone
 		}
-		next, err := w.Apply(trigger, a.clock.Now(), txHash, reason)
+		next, err := w.Apply(trigger, s.clock.Now(), txHash, reason)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -191,19 +191,13 @@ type noJobs struct{}
 
 func (noJobs) Enqueue(context.Context, ports.JobArgs, ports.JobOptions) error { return nil }
 
-type noIdentity struct{}
-
-func (noIdentity) VerifySession(context.Context, string) (ports.Session, error) {
-	return ports.Session{}, errors.New("not used")
-}
-
 const testAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
 
-func newTestApp(t *testing.T, chain *scriptedChain) (*App, *fakeStore, *fakeClock) {
+func newTestService(t *testing.T, chain *scriptedChain) (*Service, *fakeStore, *fakeClock) {
 	t.Helper()
 	store := &fakeStore{wallets: map[string]wallet.Wallet{}, drips: map[string]wallet.Drip{}}
 	clock := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	a, err := New(Deps{Store: store, Identity: noIdentity{}, Jobs: noJobs{}, Clock: clock,
+	a, err := New(Deps{Store: store, Jobs: noJobs{}, Clock: clock,
 		Chains: map[core.Environment]ports.Chain{core.EnvTest: chain}})
 	if err != nil {
 		t.Fatal(err)
@@ -216,7 +210,7 @@ func newTestApp(t *testing.T, chain *scriptedChain) (*App, *fakeStore, *fakeCloc
 
 func TestDeployWorker_SubmitsAndConfirmsOnce(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxSucceeded, deployOnTx: true}
-	a, store, _ := newTestApp(t, chain)
+	a, store, _ := newTestService(t, chain)
 	ctx := context.Background()
 	if snooze, err := a.DeployWallet(ctx, "wal_1"); err != nil || snooze != 0 {
 		t.Fatalf("step: %v %v", snooze, err)
@@ -232,7 +226,7 @@ func TestDeployWorker_SubmitsAndConfirmsOnce(t *testing.T) {
 
 func TestDeployWorker_AlreadyDeployedIsConfirmedWithoutSending(t *testing.T) {
 	chain := &scriptedChain{deployed: true}
-	a, store, _ := newTestApp(t, chain)
+	a, store, _ := newTestService(t, chain)
 	if _, err := a.DeployWallet(context.Background(), "wal_1"); err != nil {
 		t.Fatal(err)
 	}
@@ -243,7 +237,7 @@ func TestDeployWorker_AlreadyDeployedIsConfirmedWithoutSending(t *testing.T) {
 
 func TestDeployWorker_FailsAfterBoundedResubmissions(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxFailed}
-	a, store, _ := newTestApp(t, chain)
+	a, store, _ := newTestService(t, chain)
 	if _, err := a.DeployWallet(context.Background(), "wal_1"); err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +250,7 @@ func TestDeployWorker_FailsAfterBoundedResubmissions(t *testing.T) {
 
 func TestDeployWorker_PendingSnoozesThenTimesOut(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxPending}
-	a, store, clock := newTestApp(t, chain)
+	a, store, clock := newTestService(t, chain)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		if snooze, err := a.DeployWallet(ctx, "wal_1"); err != nil || snooze <= 0 {
@@ -277,7 +271,7 @@ func TestDeployWorker_PendingSnoozesThenTimesOut(t *testing.T) {
 
 func TestDeployWorker_LastAttemptRecordsFailed(t *testing.T) {
 	chain := &scriptedChain{deployErr: &ports.RevertError{Reason: "GS000"}}
-	a, store, _ := newTestApp(t, chain)
+	a, store, _ := newTestService(t, chain)
 	ctx := context.Background()
 	snooze, err := a.DeployWallet(ctx, "wal_1")
 	giveUp := func(ctx context.Context, cause error) error { return a.GiveUpDeploy(ctx, "wal_1", cause) }
@@ -299,7 +293,7 @@ func addDrip(store *fakeStore, asset wallet.Asset) {
 
 func TestDripWorker_SendsOnceAndConfirms(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxSucceeded}
-	a, store, _ := newTestApp(t, chain)
+	a, store, _ := newTestService(t, chain)
 	addDrip(store, wallet.AssetUSDC)
 	ctx := context.Background()
 	if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze != 0 {
@@ -316,7 +310,7 @@ func TestDripWorker_SendsOnceAndConfirms(t *testing.T) {
 
 func TestDripWorker_PendingWaitsWithoutResending(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxPending}
-	a, store, _ := newTestApp(t, chain)
+	a, store, _ := newTestService(t, chain)
 	addDrip(store, wallet.AssetETH)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
@@ -341,7 +335,7 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 	ctx := context.Background()
 	t.Run("usdc mint found in the logs is adopted", func(t *testing.T) {
 		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
-		a, store, _ := newTestApp(t, chain)
+		a, store, _ := newTestService(t, chain)
 		addDrip(store, wallet.AssetUSDC)
 		if _, err := a.RunDrip(ctx, "drp_1"); err == nil {
 			t.Fatal("an ambiguous send must fail the run")
@@ -360,7 +354,7 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 	})
 	t.Run("nothing found fails after the grace period", func(t *testing.T) {
 		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
-		a, store, clock := newTestApp(t, chain)
+		a, store, clock := newTestService(t, chain)
 		addDrip(store, wallet.AssetUSDC)
 		_, _ = a.RunDrip(ctx, "drp_1")
 		if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze <= 0 {
@@ -376,7 +370,7 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 	})
 	t.Run("eth has no logs and fails at once", func(t *testing.T) {
 		chain := &scriptedChain{sendErr: errors.New("connection reset")}
-		a, store, _ := newTestApp(t, chain)
+		a, store, _ := newTestService(t, chain)
 		addDrip(store, wallet.AssetETH)
 		_, _ = a.RunDrip(ctx, "drp_1")
 		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
@@ -388,7 +382,7 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 	})
 	t.Run("a refused send fails with its reason", func(t *testing.T) {
 		chain := &scriptedChain{sendErr: &ports.RevertError{Reason: "not minter"}}
-		a, store, _ := newTestApp(t, chain)
+		a, store, _ := newTestService(t, chain)
 		addDrip(store, wallet.AssetUSDC)
 		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
 			t.Fatal(err)

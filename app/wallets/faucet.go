@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -41,7 +41,7 @@ func sandboxOnly(env core.Environment) error {
 // sends ETH, in one transaction. Drips are rate limited per wallet and per tenant over a rolling
 // window counted in the database; the tenant's faucet lock makes counting and inserting atomic.
 // The wallet need not be deployed: its address is final.
-func (a *App) FundWallet(ctx context.Context, p auth.Principal, walletID string, in FundInput) (wallet.Drip, error) {
+func (s *Service) FundWallet(ctx context.Context, p auth.Principal, walletID string, in FundInput) (wallet.Drip, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsFund); err != nil {
 		return wallet.Drip{}, err
 	}
@@ -53,7 +53,7 @@ func (a *App) FundWallet(ctx context.Context, p auth.Principal, walletID string,
 		return wallet.Drip{}, err
 	}
 	var d wallet.Drip
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
 		if err != nil {
 			return err
@@ -61,14 +61,14 @@ func (a *App) FundWallet(ctx context.Context, p auth.Principal, walletID string,
 		if err := fundable(w); err != nil {
 			return err
 		}
-		if _, err := a.chainFor(w.Environment, w.ChainID); err != nil {
+		if _, err := s.chainFor(w.Environment, w.ChainID); err != nil {
 			return err
 		}
 		if err := tx.Drips().LockFaucet(ctx, p.TenantID); err != nil {
 			return err
 		}
-		now := a.clock.Now()
-		if err := a.checkFaucetQuota(ctx, tx.Drips(), w, now); err != nil {
+		now := s.clock.Now()
+		if err := s.checkFaucetQuota(ctx, tx.Drips(), w, now); err != nil {
 			return err
 		}
 		d = wallet.Drip{
@@ -79,7 +79,7 @@ func (a *App) FundWallet(ctx context.Context, p auth.Principal, walletID string,
 		if err := tx.Drips().CreateDrip(ctx, d); err != nil {
 			return err
 		}
-		return a.jobs.Enqueue(ctx, DripArgs{DripID: d.ID}, ports.JobOptions{MaxAttempts: dripJobMaxAttempts})
+		return s.jobs.Enqueue(ctx, DripArgs{DripID: d.ID}, ports.JobOptions{MaxAttempts: dripJobMaxAttempts})
 	})
 	return d, err
 }
@@ -97,23 +97,23 @@ func fundable(w wallet.Wallet) error {
 }
 
 // checkFaucetQuota answers RATE_LIMITED when the wallet's or the tenant's window is full.
-func (a *App) checkFaucetQuota(ctx context.Context, drips ports.DripRepo, w wallet.Wallet, now time.Time) error {
-	since := now.Add(-a.faucet.Window)
+func (s *Service) checkFaucetQuota(ctx context.Context, drips ports.DripRepo, w wallet.Wallet, now time.Time) error {
+	since := now.Add(-s.faucet.Window)
 	scopes := []struct {
 		name   string
 		filter ports.DripFilter
 		limit  int
 	}{
-		{"wallet", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment, WalletID: w.ID}, a.faucet.PerWallet},
-		{"tenant", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment}, a.faucet.PerTenant},
+		{"wallet", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment, WalletID: w.ID}, s.faucet.PerWallet},
+		{"tenant", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment}, s.faucet.PerTenant},
 	}
-	for _, s := range scopes {
-		at, full, err := drips.NthNewestDripSince(ctx, s.filter, since, s.limit)
+	for _, scope := range scopes {
+		at, full, err := drips.NthNewestDripSince(ctx, scope.filter, since, scope.limit)
 		if err != nil {
 			return err
 		}
 		if full {
-			return a.faucet.QuotaExceeded(s.name, s.limit, at, now)
+			return s.faucet.QuotaExceeded(scope.name, scope.limit, at, now)
 		}
 	}
 	return nil
@@ -121,7 +121,7 @@ func (a *App) checkFaucetQuota(ctx context.Context, drips ports.DripRepo, w wall
 
 // ListDrips lists the caller's drips, newest first, optionally of one wallet (which must be
 // the caller's: WALLET_NOT_FOUND otherwise).
-func (a *App) ListDrips(ctx context.Context, p auth.Principal, walletID string, page ports.Page) ([]wallet.Drip, int, error) {
+func (s *Service) ListDrips(ctx context.Context, p auth.Principal, walletID string, page ports.Page) ([]wallet.Drip, int, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsFund); err != nil {
 		return nil, 0, err
 	}
@@ -130,7 +130,7 @@ func (a *App) ListDrips(ctx context.Context, p auth.Principal, walletID string, 
 	}
 	var out []wallet.Drip
 	var total int
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		walletID = strings.TrimSpace(walletID)
 		if walletID != "" {
 			if _, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID); err != nil {
@@ -145,7 +145,7 @@ func (a *App) ListDrips(ctx context.Context, p auth.Principal, walletID string, 
 }
 
 // GetDrip returns one of the caller's drips.
-func (a *App) GetDrip(ctx context.Context, p auth.Principal, id string) (wallet.Drip, error) {
+func (s *Service) GetDrip(ctx context.Context, p auth.Principal, id string) (wallet.Drip, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsFund); err != nil {
 		return wallet.Drip{}, err
 	}
@@ -153,7 +153,7 @@ func (a *App) GetDrip(ctx context.Context, p auth.Principal, id string) (wallet.
 		return wallet.Drip{}, err
 	}
 	var d wallet.Drip
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		d, err = tx.Drips().FindDrip(ctx, p.TenantID, p.Environment, id)
 		return err

@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -29,7 +29,7 @@ type HandleView struct {
 // caller's own handle (PUT replaces: an omitted displayName clears it). Handles are global per
 // environment; one held by another tenant is HANDLE_TAKEN. verified stays false: no
 // verification flow exists yet.
-func (a *App) PutHandle(ctx context.Context, p auth.Principal, in PutHandleInput) (HandleView, error) {
+func (s *Service) PutHandle(ctx context.Context, p auth.Principal, in PutHandleInput) (HandleView, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
 		return HandleView{}, err
 	}
@@ -53,12 +53,12 @@ func (a *App) PutHandle(ctx context.Context, p auth.Principal, in PutHandleInput
 		return HandleView{}, err
 	}
 	var out HandleView
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
 		if err != nil {
 			return err
 		}
-		now := a.clock.Now()
+		now := s.clock.Now()
 		h, err := tx.Handles().PutHandle(ctx, ports.Handle{Environment: p.Environment, Handle: handle, TenantID: p.TenantID,
 			WalletID: w.ID, DisplayName: displayName, CreatedAt: now, UpdatedAt: now})
 		out = HandleView{Handle: h, Wallet: w}

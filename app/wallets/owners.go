@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -10,19 +10,15 @@ import (
 	"corridor/core/wallet"
 )
 
-const (
-	// maxOwnershipScan bounds the wallets a member revoke looks at.
-	maxOwnershipScan = 1000
-	// ownershipReadConcurrency bounds parallel owner reads against the chain.
-	ownershipReadConcurrency = 8
-)
+// ownershipReadConcurrency bounds parallel owner reads against the chain.
+const ownershipReadConcurrency = 8
 
-// walletsOwnedBy lists the ids of wallets (in the given order) whose owners include signer.
+// WalletsOwnedBy lists the ids of wallets (in the given order) whose owners include signer.
 // A deployed wallet is judged by its on-chain owners (SafeOwners), which may have changed since
 // creation. A wallet not deployed yet, or whose chain cannot be read, is judged by its
 // configured owners: anyone can still deploy the Safe with exactly those owners, so they
 // remain owners in waiting. Runs outside any transaction it starts itself.
-func (a *App) walletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string {
+func (s *Service) WalletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string {
 	owned := make([]bool, len(wallets))
 	sem := make(chan struct{}, ownershipReadConcurrency)
 	var wg sync.WaitGroup
@@ -31,7 +27,7 @@ func (a *App) walletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signe
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			owned[i] = a.isOwner(ctx, w, signer)
+			owned[i] = s.isOwner(ctx, w, signer)
 		}()
 	}
 	wg.Wait()
@@ -44,11 +40,11 @@ func (a *App) walletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signe
 	return ids
 }
 
-func (a *App) isOwner(ctx context.Context, w wallet.Wallet, signer string) bool {
+func (s *Service) isOwner(ctx context.Context, w wallet.Wallet, signer string) bool {
 	if w.Status != wallet.StatusDeployed {
 		return w.HasOwner(signer)
 	}
-	chain, err := a.chainFor(w.Environment, w.ChainID)
+	chain, err := s.chainFor(w.Environment, w.ChainID)
 	if err != nil {
 		return w.HasOwner(signer)
 	}

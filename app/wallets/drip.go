@@ -1,4 +1,4 @@
-package app
+package wallets
 
 import (
 	"context"
@@ -26,31 +26,31 @@ const (
 // RunDrip runs one step of a drip and says when to look again (0 = done). The job sends at most
 // once per drip: the intent to send is committed before the send, the hash is committed before
 // waiting for the receipt, and a run that finds the intent without a hash never sends again.
-func (a *App) RunDrip(ctx context.Context, dripID string) (snooze time.Duration, err error) {
-	d, err := a.lockedDrip(ctx, dripID)
+func (s *Service) RunDrip(ctx context.Context, dripID string) (snooze time.Duration, err error) {
+	d, err := s.lockedDrip(ctx, dripID)
 	if err != nil || d.Status.Terminal() {
 		return 0, err
 	}
-	chain, err := a.chainFor(d.Environment, d.ChainID)
+	chain, err := s.chainFor(d.Environment, d.ChainID)
 	if err != nil {
 		return 0, err
 	}
 	switch {
 	case d.TxHash != "":
-		return a.confirmDrip(ctx, chain, d)
+		return s.confirmDrip(ctx, chain, d)
 	case d.SendStartedAt != nil:
-		return a.recoverDrip(ctx, chain, d)
+		return s.recoverDrip(ctx, chain, d)
 	}
-	return a.sendDrip(ctx, chain, d)
+	return s.sendDrip(ctx, chain, d)
 }
 
 // sendDrip commits the intent, sends, and commits the hash.
-func (a *App) sendDrip(ctx context.Context, chain ports.Chain, d wallet.Drip) (time.Duration, error) {
+func (s *Service) sendDrip(ctx context.Context, chain ports.Chain, d wallet.Drip) (time.Duration, error) {
 	fromBlock, err := chain.LatestBlock(ctx)
 	if err != nil {
 		return 0, err
 	}
-	d, err = a.recordDrip(ctx, d.ID, wallet.DripSendStarted, "", fromBlock, "")
+	d, err = s.recordDrip(ctx, d.ID, wallet.DripSendStarted, "", fromBlock, "")
 	if errors.Is(err, errStepDone) {
 		return receiptPollInterval, nil // another run is sending; look again shortly
 	}
@@ -66,36 +66,36 @@ func (a *App) sendDrip(ctx context.Context, chain ports.Chain, d wallet.Drip) (t
 	}
 	var revert *ports.RevertError
 	if errors.As(err, &revert) { // refused at estimation: nothing was sent
-		return 0, a.failDrip(ctx, d.ID, "the faucet transaction would revert: "+revert.Reason)
+		return 0, s.failDrip(ctx, d.ID, "the faucet transaction would revert: "+revert.Reason)
 	}
 	if err != nil {
 		return 0, err // perhaps sent: the retry takes the recovery path and never sends again
 	}
-	if d, err = a.recordDrip(ctx, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
+	if d, err = s.recordDrip(ctx, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
 		return 0, err
 	}
-	return a.confirmDrip(ctx, chain, d)
+	return s.confirmDrip(ctx, chain, d)
 }
 
 // confirmDrip records the receipt's outcome, or waits for it up to dripConfirmTimeout.
-func (a *App) confirmDrip(ctx context.Context, chain ports.Chain, d wallet.Drip) (time.Duration, error) {
+func (s *Service) confirmDrip(ctx context.Context, chain ports.Chain, d wallet.Drip) (time.Duration, error) {
 	receipt, err := chain.Receipt(ctx, common.HexToHash(d.TxHash))
 	if err != nil {
 		return 0, err
 	}
 	switch receipt.Status {
 	case ports.TxSucceeded:
-		_, err := a.recordDrip(ctx, d.ID, wallet.DripMined, d.TxHash, 0, "")
+		_, err := s.recordDrip(ctx, d.ID, wallet.DripMined, d.TxHash, 0, "")
 		return 0, ignoreDone(err)
 	case ports.TxFailed:
 		reason := "the faucet transaction reverted"
 		if receipt.FailureReason != "" {
 			reason += ": " + receipt.FailureReason
 		}
-		return 0, a.failDrip(ctx, d.ID, reason)
+		return 0, s.failDrip(ctx, d.ID, reason)
 	}
-	if d.SendStartedAt != nil && a.clock.Now().Sub(*d.SendStartedAt) > dripConfirmTimeout {
-		return 0, a.failDrip(ctx, d.ID, fmt.Sprintf("the faucet transaction was not mined within %s", dripConfirmTimeout))
+	if d.SendStartedAt != nil && s.clock.Now().Sub(*d.SendStartedAt) > dripConfirmTimeout {
+		return 0, s.failDrip(ctx, d.ID, fmt.Sprintf("the faucet transaction was not mined within %s", dripConfirmTimeout))
 	}
 	return receiptPollInterval, nil
 }
@@ -104,28 +104,28 @@ func (a *App) confirmDrip(ctx context.Context, chain ports.Chain, d wallet.Drip)
 // node's answer was lost). A USDC mint leaves a Transfer log from the zero address, so the
 // drip adopts a matching mint not claimed by another drip; ETH transfers leave none. Without
 // evidence the drip is FAILED rather than sent again.
-func (a *App) recoverDrip(ctx context.Context, chain ports.Chain, d wallet.Drip) (time.Duration, error) {
+func (s *Service) recoverDrip(ctx context.Context, chain ports.Chain, d wallet.Drip) (time.Duration, error) {
 	if d.Asset == wallet.AssetUSDC {
-		hash, found, err := a.findMint(ctx, chain, d)
+		hash, found, err := s.findMint(ctx, chain, d)
 		if err != nil {
 			return 0, err
 		}
 		if found {
-			if d, err = a.recordDrip(ctx, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
+			if d, err = s.recordDrip(ctx, d.ID, wallet.DripSent, hash.Hex(), 0, ""); err != nil {
 				return 0, ignoreDone(err)
 			}
-			return a.confirmDrip(ctx, chain, d)
+			return s.confirmDrip(ctx, chain, d)
 		}
-		if a.clock.Now().Sub(*d.SendStartedAt) < dripRecoveryGrace {
+		if s.clock.Now().Sub(*d.SendStartedAt) < dripRecoveryGrace {
 			return recoveryPollInterval, nil
 		}
 	}
-	return 0, a.failDrip(ctx, d.ID, "the faucet could not tell whether its transaction was sent and, to never fund twice, did not send again; request a new drip")
+	return 0, s.failDrip(ctx, d.ID, "the faucet could not tell whether its transaction was sent and, to never fund twice, did not send again; request a new drip")
 }
 
 // findMint looks for a mint of exactly the drip's amount to its address since the block
 // recorded before the send, skipping transactions another drip already recorded.
-func (a *App) findMint(ctx context.Context, chain ports.Chain, d wallet.Drip) (common.Hash, bool, error) {
+func (s *Service) findMint(ctx context.Context, chain ports.Chain, d wallet.Drip) (common.Hash, bool, error) {
 	latest, err := chain.LatestBlock(ctx)
 	if err != nil || latest < d.SendFromBlock {
 		return common.Hash{}, false, err
@@ -141,7 +141,7 @@ func (a *App) findMint(ctx context.Context, chain ports.Chain, d wallet.Drip) (c
 			continue
 		}
 		var used bool
-		err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 			var err error
 			used, err = tx.Drips().DripTxHashUsed(ctx, d.ChainID, l.TxHash.Hex())
 			return err
@@ -157,18 +157,18 @@ func (a *App) findMint(ctx context.Context, chain ports.Chain, d wallet.Drip) (c
 }
 
 // GiveUpDrip records FAILED after the job's attempts are exhausted.
-func (a *App) GiveUpDrip(ctx context.Context, dripID string, _ error) error {
-	return a.failDrip(ctx, dripID, "the faucet could not reach the chain after repeated attempts")
+func (s *Service) GiveUpDrip(ctx context.Context, dripID string, _ error) error {
+	return s.failDrip(ctx, dripID, "the faucet could not reach the chain after repeated attempts")
 }
 
-func (a *App) failDrip(ctx context.Context, dripID, reason string) error {
-	_, err := a.recordDrip(ctx, dripID, wallet.DripFailedOnChain, "", 0, reason)
+func (s *Service) failDrip(ctx context.Context, dripID, reason string) error {
+	_, err := s.recordDrip(ctx, dripID, wallet.DripFailedOnChain, "", 0, reason)
 	return ignoreDone(err)
 }
 
-func (a *App) lockedDrip(ctx context.Context, id string) (wallet.Drip, error) {
+func (s *Service) lockedDrip(ctx context.Context, id string) (wallet.Drip, error) {
 	var d wallet.Drip
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		d, err = tx.Drips().LockDrip(ctx, id)
 		return err
@@ -178,9 +178,9 @@ func (a *App) lockedDrip(ctx context.Context, id string) (wallet.Drip, error) {
 
 // recordDrip applies trigger to the locked row and returns the drip as saved. A drip another
 // run already moved on (terminal, or the step already taken) answers errStepDone.
-func (a *App) recordDrip(ctx context.Context, dripID string, trigger wallet.DripTrigger, txHash string, fromBlock uint64, reason string) (wallet.Drip, error) {
+func (s *Service) recordDrip(ctx context.Context, dripID string, trigger wallet.DripTrigger, txHash string, fromBlock uint64, reason string) (wallet.Drip, error) {
 	var out wallet.Drip
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		d, err := tx.Drips().LockDrip(ctx, dripID)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ func (a *App) recordDrip(ctx context.Context, dripID string, trigger wallet.Drip
 		if d.Status.Terminal() {
 			return errStepDone
 		}
-		next, err := d.Apply(trigger, a.clock.Now(), txHash, fromBlock, reason)
+		next, err := d.Apply(trigger, s.clock.Now(), txHash, fromBlock, reason)
 		if errors.Is(err, core.ErrInvalidState) {
 			return errStepDone
 		}
