@@ -4,7 +4,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"time"
@@ -12,16 +11,14 @@ import (
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/policy"
-	"corridor/core/wallet"
 	"corridor/ports"
 )
 
 // Deps are the ports the use cases need.
 type Deps struct {
-	Store    ports.Store
-	Identity ports.Identity
-	Jobs     ports.Jobs
-	Clock    ports.Clock
+	Store ports.Store
+	Jobs  ports.Jobs
+	Clock ports.Clock
 	// Chains are the configured chains per environment; a missing environment answers
 	// CHAIN_UNAVAILABLE on the operations that need it (D1).
 	Chains map[core.Environment]ports.Chain
@@ -48,27 +45,19 @@ type Deps struct {
 	ClaimCodesPerIP int
 	// PolicyEnforcement is the POLICY_ENFORCEMENT rollout flag; "" is the default, log.
 	PolicyEnforcement policy.Mode
-	// WalletOwners answers which wallets a revoked member's signer still owns.
-	WalletOwners interface {
-		WalletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string
-	}
 	// Logger records would-be declines and policy subsystem errors; nil discards them.
 	Logger *slog.Logger
 }
 
 // App is the set of use cases.
 type App struct {
-	store        ports.Store
-	identity     ports.Identity
-	jobs         ports.Jobs
-	clock        ports.Clock
-	chains       kernel.Chains
-	offramp      offrampDeps
-	claims       claimDeps
-	policy       policyDeps
-	walletOwners interface {
-		WalletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string
-	}
+	store   ports.Store
+	jobs    ports.Jobs
+	clock   ports.Clock
+	chains  kernel.Chains
+	offramp offrampDeps
+	claims  claimDeps
+	policy  policyDeps
 }
 
 // New checks the wiring and fails at start-up when a dependency is missing.
@@ -76,8 +65,6 @@ func New(d Deps) (*App, error) {
 	switch {
 	case d.Store == nil:
 		return nil, errors.New("app: Store is required")
-	case d.Identity == nil:
-		return nil, errors.New("app: Identity is required")
 	case d.Jobs == nil:
 		return nil, errors.New("app: Jobs is required")
 	}
@@ -86,9 +73,6 @@ func New(d Deps) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &App{store: d.Store, identity: d.Identity, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol, walletOwners: d.WalletOwners}, nil
+	return &App{store: d.Store, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
+		offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol}, nil
 }
-
-// Now is the application clock.
-func (a *App) Now() time.Time { return a.clock.Now() }

@@ -21,6 +21,7 @@ import (
 	"corridor/adapters/sms"
 	"corridor/app"
 	"corridor/app/kernel"
+	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/policy"
@@ -73,6 +74,7 @@ type Config struct {
 type Service struct {
 	Server  *http.Server
 	App     *app.App
+	Tenancy *tenancy.Service
 	Wallets *wallets.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
@@ -143,8 +145,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
-	a, err := app.New(app.Deps{Store: appStore, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
-		Chains: cfg.ChainAdapters, WalletOwners: walletsSvc,
+	tenancySvc, err := tenancy.New(tenancy.Deps{Store: appStore, Identity: idp, Clock: cfg.Clock, WalletOwners: walletsSvc})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	a, err := app.New(app.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock,
+		Chains: cfg.ChainAdapters,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
 		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log,
@@ -170,12 +177,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
-	}, http.Services{App: a, Wallets: walletsSvc, Idempotency: idem}, log)
+	}, http.Services{App: a, Tenancy: tenancySvc, Wallets: walletsSvc, Idempotency: idem}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Wallets: walletsSvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Wallets: walletsSvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // newCipher builds the identifier cipher from the configured hex key, or from a random key

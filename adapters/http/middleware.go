@@ -133,7 +133,7 @@ func (s *Server) authenticate(required bool) fiber.Handler {
 
 func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error) {
 	if key := c.Get(headerAPIKey); key != "" {
-		p, err := s.svc.App.AuthenticateKey(c.UserContext(), key)
+		p, err := s.svc.Tenancy.AuthenticateKey(c.UserContext(), key)
 		return p, true, err
 	}
 	authz := c.Get(fiber.HeaderAuthorization)
@@ -152,7 +152,7 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 		}
 		env = parsed
 	}
-	p, err := s.svc.App.AuthenticateSession(c.UserContext(), strings.TrimSpace(token), env)
+	p, err := s.svc.Tenancy.AuthenticateSession(c.UserContext(), strings.TrimSpace(token), env)
 	return p, true, err
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"corridor/app"
 	"corridor/app/kernel"
+	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/ports"
@@ -82,7 +83,11 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}, Jobs: nopJobs{}, WalletOwners: walletsSvc})
+	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(app.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,5 +95,5 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Services{App: a, Wallets: walletsSvc, Idempotency: idem}
+	return Services{App: a, Tenancy: tenancySvc, Wallets: walletsSvc, Idempotency: idem}
 }

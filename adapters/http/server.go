@@ -12,6 +12,7 @@ import (
 
 	"corridor/app"
 	"corridor/app/kernel"
+	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core/auth"
 	"corridor/ports"
@@ -66,6 +67,7 @@ type Route struct {
 // Services are the use-case services the routes call.
 type Services struct {
 	App     *app.App
+	Tenancy *tenancy.Service
 	Wallets *wallets.Service
 	// Idempotency wraps every POST that carries an Idempotency-Key.
 	Idempotency *kernel.Idempotency
@@ -86,7 +88,7 @@ type Server struct {
 
 // New builds the server and registers every route.
 func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
-	if svc.App == nil || svc.Wallets == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
+	if svc.App == nil || svc.Tenancy == nil || svc.Wallets == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
 		return nil, errors.New("http: app, logger and store are required")
 	}
 	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {

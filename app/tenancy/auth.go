@@ -1,4 +1,4 @@
-package app
+package tenancy
 
 import (
 	"context"
@@ -13,13 +13,13 @@ var errBadKey = core.E(core.CodeUnauthenticated, "invalid API key")
 
 // AuthenticateKey turns a presented API key into a principal. Unknown, wrong-secret, expired and
 // revoked keys all answer the same UNAUTHENTICATED message, so a prober learns nothing.
-func (a *App) AuthenticateKey(ctx context.Context, raw string) (auth.Principal, error) {
+func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Principal, error) {
 	parsed, err := auth.ParseKey(raw)
 	if err != nil {
 		return auth.Principal{}, err
 	}
 	var p auth.Principal
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		k, err := tx.APIKeys().FindAPIKeyByPubID(ctx, parsed.PubID)
 		if errors.Is(err, &core.Error{Code: core.CodeAPIKeyNotFound}) {
 			return errBadKey
@@ -33,7 +33,7 @@ func (a *App) AuthenticateKey(ctx context.Context, raw string) (auth.Principal, 
 		if k.RevokedAt != nil {
 			return core.E(core.CodeUnauthenticated, "this API key was revoked")
 		}
-		if !k.Usable(a.clock.Now()) {
+		if !k.Usable(s.clock.Now()) {
 			return core.E(core.CodeUnauthenticated, "this API key expired")
 		}
 		p = auth.Principal{
@@ -48,14 +48,14 @@ func (a *App) AuthenticateKey(ctx context.Context, raw string) (auth.Principal, 
 // AuthenticateSession verifies an identity-provider token and resolves the tenant through
 // ownership or membership. A session with no tenant is still a principal: only POST /v1/tenants
 // accepts it, everything else answers TENANT_REQUIRED.
-func (a *App) AuthenticateSession(ctx context.Context, token string, env core.Environment) (auth.Principal, error) {
-	s, err := a.identity.VerifySession(ctx, token)
+func (s *Service) AuthenticateSession(ctx context.Context, token string, env core.Environment) (auth.Principal, error) {
+	session, err := s.identity.VerifySession(ctx, token)
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	p := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: s.UserID, Email: s.Email}
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		t, _, err := tx.Tenants().FindTenantForUser(ctx, s.UserID)
+	p := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: session.UserID, Email: session.Email}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		t, _, err := tx.Tenants().FindTenantForUser(ctx, session.UserID)
 		if errors.Is(err, &core.Error{Code: core.CodeTenantNotFound}) {
 			return nil
 		}

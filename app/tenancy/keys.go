@@ -1,4 +1,4 @@
-package app
+package tenancy
 
 import (
 	"context"
@@ -30,11 +30,11 @@ type CreatedKey struct {
 
 // CreateKey mints an API key. A key may grant only scopes it holds itself and only in its own
 // environment; sessions and root keys may grant anything.
-func (a *App) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput) (CreatedKey, error) {
+func (s *Service) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput) (CreatedKey, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return CreatedKey{}, err
 	}
-	now := a.clock.Now()
+	now := s.clock.Now()
 	env, scopes, err := validateKeyInput(p, in, now)
 	if err != nil {
 		return CreatedKey{}, err
@@ -48,7 +48,7 @@ func (a *App) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput
 		Name: strings.TrimSpace(in.Name), PubID: material.PubID, SecretHash: material.SecretHash,
 		Scopes: scopes, ExpiresAt: in.ExpiresAt, CreatedAt: now,
 	}
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		return tx.APIKeys().CreateAPIKey(ctx, k)
 	})
 	return CreatedKey{Key: k, Plaintext: material.Plaintext}, err
@@ -108,13 +108,13 @@ func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope, expir
 }
 
 // ListKeys returns key metadata for the caller's environment, never a secret.
-func (a *App) ListKeys(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.APIKey, int, error) {
+func (s *Service) ListKeys(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.APIKey, int, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return nil, 0, err
 	}
 	var keys []tenant.APIKey
 	var total int
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		keys, total, err = tx.APIKeys().ListAPIKeys(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -123,16 +123,16 @@ func (a *App) ListKeys(ctx context.Context, p auth.Principal, page ports.Page) (
 }
 
 // RevokeKey soft-revokes a key; revoking a revoked key returns it unchanged.
-func (a *App) RevokeKey(ctx context.Context, p auth.Principal, id string) (tenant.APIKey, error) {
+func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (tenant.APIKey, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return tenant.APIKey{}, err
 	}
 	var k tenant.APIKey
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if _, err := tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id); err != nil {
 			return err
 		}
-		if err := tx.APIKeys().RevokeAPIKey(ctx, p.TenantID, p.Environment, id, a.clock.Now()); err != nil {
+		if err := tx.APIKeys().RevokeAPIKey(ctx, p.TenantID, p.Environment, id, s.clock.Now()); err != nil {
 			return err
 		}
 		var err error

@@ -1,4 +1,4 @@
-package app
+package tenancy
 
 import (
 	"context"
@@ -27,7 +27,7 @@ type CreateTenantInput struct {
 
 // CreateTenant creates the session user's tenant, or returns the one it already has
 // (created=false). Only sessions may call it: it is the one write that needs no tenant.
-func (a *App) CreateTenant(ctx context.Context, p auth.Principal, in CreateTenantInput) (TenantView, bool, error) {
+func (s *Service) CreateTenant(ctx context.Context, p auth.Principal, in CreateTenantInput) (TenantView, bool, error) {
 	if p.Kind != auth.KindSession {
 		return TenantView{}, false, core.E(core.CodeUnauthenticated, "creating a tenant needs an identity-provider session (Authorization: Bearer …), not an API key")
 	}
@@ -36,7 +36,7 @@ func (a *App) CreateTenant(ctx context.Context, p auth.Principal, in CreateTenan
 	}
 	var view TenantView
 	created := false
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if err := tx.Tenants().LockUser(ctx, p.UserID); err != nil {
 			return err
 		}
@@ -48,7 +48,7 @@ func (a *App) CreateTenant(ctx context.Context, p auth.Principal, in CreateTenan
 		if !errors.Is(err, &core.Error{Code: core.CodeTenantNotFound}) {
 			return err
 		}
-		t, err := a.insertTenant(ctx, tx, p.UserID, in)
+		t, err := s.insertTenant(ctx, tx, p.UserID, in)
 		view, created = TenantView{Tenant: t, Role: "OWNER"}, true
 		return err
 	})
@@ -66,7 +66,7 @@ func validateTenantInput(in CreateTenantInput) error {
 }
 
 // insertTenant tries the wanted slug, then slug-2, slug-3… until one is free.
-func (a *App) insertTenant(ctx context.Context, tx ports.Tx, userID string, in CreateTenantInput) (tenant.Tenant, error) {
+func (s *Service) insertTenant(ctx context.Context, tx ports.Tx, userID string, in CreateTenantInput) (tenant.Tenant, error) {
 	base := in.Slug
 	if base == "" {
 		base = tenant.SlugFromName(in.Name)
@@ -75,7 +75,7 @@ func (a *App) insertTenant(ctx context.Context, tx ports.Tx, userID string, in C
 	if name == "" {
 		name = base
 	}
-	t := tenant.Tenant{ID: core.NewID(core.PrefixTenant), Name: name, OwnerUserID: userID, CreatedAt: a.clock.Now()}
+	t := tenant.Tenant{ID: core.NewID(core.PrefixTenant), Name: name, OwnerUserID: userID, CreatedAt: s.clock.Now()}
 	for n := 1; n <= maxSlugAttempts; n++ {
 		t.Slug = tenant.SlugCandidate(base, n)
 		err := tx.Tenants().CreateTenant(ctx, t)
@@ -96,12 +96,12 @@ func (a *App) insertTenant(ctx context.Context, tx ports.Tx, userID string, in C
 }
 
 // CurrentTenant returns the caller's tenant.
-func (a *App) CurrentTenant(ctx context.Context, p auth.Principal) (TenantView, error) {
+func (s *Service) CurrentTenant(ctx context.Context, p auth.Principal) (TenantView, error) {
 	if err := p.RequireTenant(); err != nil {
 		return TenantView{}, err
 	}
 	var view TenantView
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if p.Kind == auth.KindSession {
 			t, m, err := tx.Tenants().FindTenantForUser(ctx, p.UserID)
 			view = TenantView{Tenant: t, Role: tenant.RoleFor(t, p.UserID, m)}

@@ -1,4 +1,4 @@
-package app
+package tenancy
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type Invited struct {
 const inviteTokenBytes = 32
 
 // InviteMember creates a PENDING member with a one-time token.
-func (a *App) InviteMember(ctx context.Context, p auth.Principal, in InviteInput) (Invited, error) {
+func (s *Service) InviteMember(ctx context.Context, p auth.Principal, in InviteInput) (Invited, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return Invited{}, err
 	}
@@ -51,27 +51,27 @@ func (a *App) InviteMember(ctx context.Context, p auth.Principal, in InviteInput
 	if err := errs.Err(); err != nil {
 		return Invited{}, err
 	}
-	now := a.clock.Now()
+	now := s.clock.Now()
 	token := "inv_" + core.RandomToken(inviteTokenBytes)
 	m := tenant.Member{
 		ID: core.NewID(core.PrefixMember), TenantID: p.TenantID, Email: email,
 		DisplayName: strings.TrimSpace(in.DisplayName), Role: role, Status: tenant.MemberPending,
 		InviteTokenHash: auth.HashSecret(token), InviteExpiresAt: now.Add(tenant.InviteLifetime), CreatedAt: now,
 	}
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		return tx.Members().CreateMember(ctx, m)
 	})
 	return Invited{Member: m, InviteToken: token}, err
 }
 
 // ListMembers lists the tenant's members.
-func (a *App) ListMembers(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.Member, int, error) {
+func (s *Service) ListMembers(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.Member, int, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeMembersRead); err != nil {
 		return nil, 0, err
 	}
 	var out []tenant.Member
 	var total int
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		out, total, err = tx.Members().ListMembers(ctx, p.TenantID, kernel.ClampPage(page))
 		return err
@@ -90,7 +90,7 @@ type AcceptInput struct {
 }
 
 // AcceptInvite activates a member once; the token authorizes the call.
-func (a *App) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, error) {
+func (s *Service) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, error) {
 	errs := core.FieldErrors{}
 	if strings.TrimSpace(in.Token) == "" {
 		errs.Add("token", "is required")
@@ -108,12 +108,12 @@ func (a *App) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, 
 		return tenant.Member{}, err
 	}
 	var m tenant.Member
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		found, err := tx.Members().FindMemberByInviteHashForUpdate(ctx, auth.HashSecret(in.Token))
 		if err != nil {
 			return err
 		}
-		m, err = found.Accept(signer, strings.TrimSpace(in.DisplayName), in.IdentityUserID, a.clock.Now())
+		m, err = found.Accept(signer, strings.TrimSpace(in.DisplayName), in.IdentityUserID, s.clock.Now())
 		if err != nil {
 			return err
 		}
@@ -132,18 +132,18 @@ type RevokedMember struct {
 // RevokeMember revokes a member; revoking twice is harmless. The tenant's wallets (both
 // environments: a member is tenant-wide) are listed in the transaction and their owners read
 // from the chain after it (see walletsOwnedBy).
-func (a *App) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
+func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return RevokedMember{}, err
 	}
 	var out RevokedMember
 	var wallets []wallet.Wallet
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		m, err := tx.Members().FindMember(ctx, p.TenantID, id)
 		if err != nil {
 			return err
 		}
-		m = m.Revoke(a.clock.Now())
+		m = m.Revoke(s.clock.Now())
 		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: []string{}}
 		wallets = nil
 		if m.SignerAddress != "" {
@@ -156,6 +156,6 @@ func (a *App) RevokeMember(ctx context.Context, p auth.Principal, id string) (Re
 	if err != nil {
 		return out, err
 	}
-	out.StillOwnerOfWalletIDs = a.walletOwners.WalletsOwnedBy(ctx, wallets, out.Member.SignerAddress)
+	out.StillOwnerOfWalletIDs = s.walletOwners.WalletsOwnedBy(ctx, wallets, out.Member.SignerAddress)
 	return out, nil
 }
