@@ -20,6 +20,7 @@ import (
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
 	"corridor/app"
+	"corridor/app/finance"
 	"corridor/app/kernel"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
@@ -75,6 +76,7 @@ type Service struct {
 	Server  *http.Server
 	App     *app.App
 	Tenancy *tenancy.Service
+	Finance *finance.Service
 	Wallets *wallets.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
@@ -150,6 +152,11 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	financeSvc, err := finance.New(finance.Deps{Store: appStore, Clock: cfg.Clock, Chains: cfg.ChainAdapters})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	a, err := app.New(app.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock,
 		Chains: cfg.ChainAdapters,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
@@ -177,12 +184,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
-	}, http.Services{App: a, Tenancy: tenancySvc, Wallets: walletsSvc, Idempotency: idem}, log)
+	}, http.Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Idempotency: idem}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Wallets: walletsSvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // newCipher builds the identifier cipher from the configured hex key, or from a random key

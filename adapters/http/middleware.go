@@ -156,9 +156,9 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 	return p, true, err
 }
 
-// idempotent wraps a POST: with an Idempotency-Key the handler runs inside app.Idempotent, so
-// the stored outcome commits with the effect; without one it runs as is. secretFields are
-// stored (and so replayed) as null.
+// idempotent wraps a POST: with an Idempotency-Key the handler runs inside the kernel's
+// Idempotent, so the stored outcome commits with the effect; without one it runs as is.
+// secretFields are stored (and so replayed) as null.
 func (s *Server) idempotent(secretFields []string) fiber.Handler {
 	return func(c *fiber.Ctx) error { return s.runIdempotent(c, secretFields) }
 }

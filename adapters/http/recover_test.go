@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/app"
+	"corridor/app/finance"
 	"corridor/app/kernel"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
@@ -87,6 +88,10 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
+	financeSvc, err := finance.New(finance.Deps{Store: nopStore{}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	a, err := app.New(app.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	if err != nil {
 		t.Fatal(err)
@@ -95,5 +100,5 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Services{App: a, Tenancy: tenancySvc, Wallets: walletsSvc, Idempotency: idem}
+	return Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Idempotency: idem}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/app"
+	"corridor/app/finance"
 	"corridor/app/kernel"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
@@ -68,6 +69,7 @@ type Route struct {
 type Services struct {
 	App     *app.App
 	Tenancy *tenancy.Service
+	Finance *finance.Service
 	Wallets *wallets.Service
 	// Idempotency wraps every POST that carries an Idempotency-Key.
 	Idempotency *kernel.Idempotency
@@ -88,7 +90,7 @@ type Server struct {
 
 // New builds the server and registers every route.
 func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
-	if svc.App == nil || svc.Tenancy == nil || svc.Wallets == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
+	if svc.App == nil || svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
 		return nil, errors.New("http: app, logger and store are required")
 	}
 	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {

@@ -1,4 +1,4 @@
-package app
+package finance
 
 import (
 	"context"
@@ -30,13 +30,13 @@ func requireFinance(p auth.Principal) error {
 
 // LedgerAccounts lists the caller's ledger accounts with balances, now or as of an instant
 // (accounts opened after it are left out).
-func (a *App) LedgerAccounts(ctx context.Context, p auth.Principal, page ports.Page, asOf *time.Time) ([]ports.AccountBalance, int, error) {
+func (s *Service) LedgerAccounts(ctx context.Context, p auth.Principal, page ports.Page, asOf *time.Time) ([]ports.AccountBalance, int, error) {
 	if err := requireFinance(p); err != nil {
 		return nil, 0, err
 	}
 	var out []ports.AccountBalance
 	var total int
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		q := ports.AccountQuery{Environment: p.Environment, TenantID: p.TenantID}
 		if asOf != nil {
 			q.CreatedAtOrBefore = *asOf
@@ -60,7 +60,7 @@ type StatementView struct {
 
 // LedgerStatement returns a page of an account's statement in [from, to) with running
 // balances; nil bounds leave the window open.
-func (a *App) LedgerStatement(ctx context.Context, p auth.Principal, accountID string, from, to *time.Time, page ports.Page) (StatementView, error) {
+func (s *Service) LedgerStatement(ctx context.Context, p auth.Principal, accountID string, from, to *time.Time, page ports.Page) (StatementView, error) {
 	if err := requireFinance(p); err != nil {
 		return StatementView{}, err
 	}
@@ -68,7 +68,7 @@ func (a *App) LedgerStatement(ctx context.Context, p auth.Principal, accountID s
 		return StatementView{}, err
 	}
 	view := StatementView{From: from, To: to}
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		if view.Account, err = tx.LedgerReports().FindAccount(ctx, p.Environment, p.TenantID, accountID); err != nil {
 			return err
@@ -105,7 +105,7 @@ type JournalEntryView struct {
 
 // LedgerEntries returns the caller's journal: the transfers touching its accounts, in
 // sequence order, with every posting (other tenants' accounts redacted).
-func (a *App) LedgerEntries(ctx context.Context, p auth.Principal, in EntriesInput, page ports.Page) ([]JournalEntryView, int, error) {
+func (s *Service) LedgerEntries(ctx context.Context, p auth.Principal, in EntriesInput, page ports.Page) ([]JournalEntryView, int, error) {
 	if err := requireFinance(p); err != nil {
 		return nil, 0, err
 	}
@@ -118,7 +118,7 @@ func (a *App) LedgerEntries(ctx context.Context, p auth.Principal, in EntriesInp
 	}
 	var entries []ports.JournalEntry
 	var total int
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if in.AccountID != "" {
 			if _, err := tx.LedgerReports().FindAccount(ctx, p.Environment, p.TenantID, in.AccountID); err != nil {
 				return err
@@ -186,13 +186,13 @@ type TrialBalanceLine struct {
 // LedgerTrialBalance returns the caller's trial balance. Its own lines are the balance rows;
 // every other line is what that account received from the caller's transfers. Because every
 // transfer balances, each asset sums to zero unless a balance row disagrees with the postings.
-func (a *App) LedgerTrialBalance(ctx context.Context, p auth.Principal) (TrialBalanceView, error) {
+func (s *Service) LedgerTrialBalance(ctx context.Context, p auth.Principal) (TrialBalanceView, error) {
 	if err := requireFinance(p); err != nil {
 		return TrialBalanceView{}, err
 	}
-	view := TrialBalanceView{Environment: p.Environment, GeneratedAt: a.clock.Now()}
+	view := TrialBalanceView{Environment: p.Environment, GeneratedAt: s.clock.Now()}
 	var rows []ports.TrialBalanceRow
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		rows, err = tx.LedgerReports().TrialBalance(ctx, p.Environment, p.TenantID)
 		return err

@@ -1,4 +1,4 @@
-package app
+package finance
 
 import (
 	"context"
@@ -56,16 +56,16 @@ type Reconciliation struct {
 // balance, the live on-chain USDC balance and the drift. The ledger side is read in one unit of
 // work (the cursor first, so balances are at least as new as it); the chain is read after
 // commit, never inside the transaction. Finance scope (treasury:read), like the other reports.
-func (a *App) LedgerReconciliation(ctx context.Context, p auth.Principal) (Reconciliation, error) {
+func (s *Service) LedgerReconciliation(ctx context.Context, p auth.Principal) (Reconciliation, error) {
 	if err := requireFinance(p); err != nil {
 		return Reconciliation{}, err
 	}
-	c, err := a.chains.Chain(p.Environment)
+	c, err := s.chains.Chain(p.Environment)
 	if err != nil {
 		return Reconciliation{}, err
 	}
-	rep := Reconciliation{Environment: p.Environment, ChainID: c.ChainID(), GeneratedAt: a.clock.Now().UTC()}
-	if err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	rep := Reconciliation{Environment: p.Environment, ChainID: c.ChainID(), GeneratedAt: s.clock.Now().UTC()}
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		return readLedgerSide(ctx, tx, p, c.ChainID(), &rep)
 	}); err != nil {
 		return Reconciliation{}, err
