@@ -4,13 +4,16 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"time"
 
 	"corridor/app/kernel"
 	"corridor/core"
-	"corridor/core/policy"
+	"corridor/core/auth"
+	"corridor/core/offramp"
+	"corridor/core/safepay"
 	"corridor/ports"
 )
 
@@ -43,21 +46,32 @@ type Deps struct {
 	ClaimLinkBase string
 	// ClaimCodesPerIP bounds phone codes per client IP per hour across claims (0 = 20).
 	ClaimCodesPerIP int
-	// PolicyEnforcement is the POLICY_ENFORCEMENT rollout flag; "" is the default, log.
-	PolicyEnforcement policy.Mode
+	// PolicyGate decides a Safe payment's spend policy; SpendPolicy an off-ramp payment's.
+	PolicyGate interface {
+		GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (*core.Error, error)
+	}
+	SpendPolicy interface {
+		SenderSpendHolds(ctx context.Context, pay offramp.Payment) []offramp.HoldReason
+	}
 	// Logger records would-be declines and policy subsystem errors; nil discards them.
 	Logger *slog.Logger
 }
 
 // App is the set of use cases.
 type App struct {
-	store   ports.Store
-	jobs    ports.Jobs
-	clock   ports.Clock
-	chains  kernel.Chains
-	offramp offrampDeps
-	claims  claimDeps
-	policy  policyDeps
+	store      ports.Store
+	jobs       ports.Jobs
+	clock      ports.Clock
+	chains     kernel.Chains
+	offramp    offrampDeps
+	claims     claimDeps
+	policyGate interface {
+		GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (*core.Error, error)
+	}
+	spendPolicy interface {
+		SenderSpendHolds(ctx context.Context, pay offramp.Payment) []offramp.HoldReason
+	}
+	log *slog.Logger
 }
 
 // New checks the wiring and fails at start-up when a dependency is missing.
@@ -69,10 +83,6 @@ func New(d Deps) (*App, error) {
 		return nil, errors.New("app: Jobs is required")
 	}
 	d.Clock = kernel.ClockOrSystem(d.Clock)
-	pol, err := newPolicyDeps(d)
-	if err != nil {
-		return nil, err
-	}
 	return &App{store: d.Store, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		offramp: newOfframpDeps(d), claims: newClaimDeps(d), policy: pol}, nil
+		offramp: newOfframpDeps(d), claims: newClaimDeps(d), policyGate: d.PolicyGate, spendPolicy: d.SpendPolicy, log: d.Logger}, nil
 }

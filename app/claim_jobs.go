@@ -303,8 +303,8 @@ func (a *App) enqueueClaimIndex(ctx context.Context, env core.Environment) error
 }
 
 func (a *App) logger() *slog.Logger {
-	if a.policy.log != nil {
-		return a.policy.log
+	if a.log != nil {
+		return a.log
 	}
 	return slog.New(slog.DiscardHandler)
 }

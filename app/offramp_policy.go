@@ -48,7 +48,7 @@ func (a *App) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (comp
 		}
 		reasons = append(reasons, found...)
 	}
-	reasons = append(reasons, a.senderPolicyReasons(ctx, p)...)
+	reasons = append(reasons, a.spendPolicy.SenderSpendHolds(ctx, p)...)
 	routes, routeReason, err := a.eligibleRoutes(ctx, tx, p)
 	if err != nil {
 		return composition{}, err

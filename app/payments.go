@@ -56,7 +56,7 @@ func (a *App) ProposePayment(ctx context.Context, p auth.Principal, in safepay.R
 	}
 
 	// Spend policy (POLICY_DENIED) is evaluated inside the unit of work below, once the
-	// destination is resolved (its address is the policy's counterparty): see gatePayment.
+	// destination is resolved (its address is the policy's counterparty): see the policy gate.
 	// Agent limits (AGENT_LIMIT, AGENT_SUSPENDED) are not checked yet.
 
 	var pay safepay.Payment
@@ -92,7 +92,7 @@ func (a *App) ProposePayment(ctx context.Context, p auth.Principal, in safepay.R
 		}
 		// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)
 		// and commits it with its decision log; the caller then gets 403 POLICY_DENIED.
-		if denied, err = a.gatePayment(ctx, p, pay); err != nil {
+		if denied, err = a.policyGate.GateSafePayment(ctx, p, pay); err != nil {
 			return err
 		}
 		if denied != nil {

@@ -22,6 +22,7 @@ import (
 	"corridor/app"
 	"corridor/app/finance"
 	"corridor/app/kernel"
+	policyapp "corridor/app/policy"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core"
@@ -78,6 +79,7 @@ type Service struct {
 	Tenancy *tenancy.Service
 	Finance *finance.Service
 	Wallets *wallets.Service
+	Policy  *policyapp.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
 	runner  *jobs.Runner
@@ -157,11 +159,16 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	policySvc, err := policyapp.New(policyapp.Deps{Store: appStore, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	a, err := app.New(app.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock,
 		Chains: cfg.ChainAdapters,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
-		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log,
+		PolicyGate: policySvc, SpendPolicy: policySvc, Logger: log,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
 		ClaimCodesPerIP: cfg.ClaimCodesPerIP})
 	if err != nil {
@@ -184,12 +191,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
-	}, http.Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Idempotency: idem}, log)
+	}, http.Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Policy: policySvc, Idempotency: idem}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Policy: policySvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // newCipher builds the identifier cipher from the configured hex key, or from a random key

@@ -13,6 +13,7 @@ import (
 	"corridor/app"
 	"corridor/app/finance"
 	"corridor/app/kernel"
+	policyapp "corridor/app/policy"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core"
@@ -92,7 +93,11 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(app.Deps{Store: nopStore{}, Jobs: nopJobs{}})
+	policySvc, err := policyapp.New(policyapp.Deps{Store: nopStore{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(app.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, SpendPolicy: policySvc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,5 +105,5 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Idempotency: idem}
+	return Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Policy: policySvc, Idempotency: idem}
 }

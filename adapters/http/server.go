@@ -13,6 +13,7 @@ import (
 	"corridor/app"
 	"corridor/app/finance"
 	"corridor/app/kernel"
+	policyapp "corridor/app/policy"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core/auth"
@@ -71,6 +72,7 @@ type Services struct {
 	Tenancy *tenancy.Service
 	Finance *finance.Service
 	Wallets *wallets.Service
+	Policy  *policyapp.Service
 	// Idempotency wraps every POST that carries an Idempotency-Key.
 	Idempotency *kernel.Idempotency
 }
@@ -90,7 +92,7 @@ type Server struct {
 
 // New builds the server and registers every route.
 func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
-	if svc.App == nil || svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
+	if svc.App == nil || svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.Policy == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
 		return nil, errors.New("http: app, logger and store are required")
 	}
 	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {

@@ -1,4 +1,4 @@
-package app
+package policy
 
 import (
 	"context"
@@ -12,11 +12,7 @@ import (
 	"corridor/ports"
 )
 
-// ReasonPolicyDenied starts the failureReason of a payment the policy blocked in enforce mode
-// ("POLICY_DENIED: <rule code> ...", the machine-code-then-explanation form of safepay).
-const ReasonPolicyDenied = "POLICY_DENIED"
-
-// gatePayment applies the spend policy attached to the payment's source wallet, per
+// GateSafePayment applies the spend policy attached to the payment's source wallet, per
 // POLICY_ENFORCEMENT (SPEC.md Policies): per transaction against a zero-spend window, with the
 // destination address as counterparty and no MCC.
 //
@@ -28,19 +24,19 @@ const ReasonPolicyDenied = "POLICY_DENIED"
 // The evaluation and its decision log run in a savepoint of the caller's unit of work, so a
 // failing policy store rolls back only itself: log mode then fails open (logged), enforce
 // mode fails closed with POLICY_UNAVAILABLE (the returned err, which aborts the propose).
-func (a *App) gatePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (denied *core.Error, err error) {
-	mode := a.policy.mode
+func (s *Service) GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (denied *core.Error, err error) {
+	mode := s.mode
 	if mode == policy.ModeOff {
 		return nil, nil
 	}
 	var d *policy.Decision
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		d, err = paymentDecision(ctx, tx, p, pay, mode, a.clock.Now().UTC())
+		d, err = paymentDecision(ctx, tx, p, pay, mode, s.clock.Now().UTC())
 		return err
 	})
 	if err != nil {
-		a.policy.log.Error("policy subsystem error on payment propose", "mode", string(mode), "tenantId", p.TenantID,
+		s.log.Error("policy subsystem error on payment propose", "mode", string(mode), "tenantId", p.TenantID,
 			"walletId", pay.SourceWalletID, "paymentId", pay.ID, "failOpen", mode == policy.ModeLog, "error", err.Error())
 		if mode == policy.ModeEnforce {
 			return nil, core.E(policy.CodeUnavailable,
@@ -53,7 +49,7 @@ func (a *App) gatePayment(ctx context.Context, p auth.Principal, pay safepay.Pay
 		return nil, nil
 	}
 	if !d.Blocked {
-		a.policy.log.Warn("policy would decline payment; proceeding (POLICY_ENFORCEMENT=log)", "tenantId", p.TenantID,
+		s.log.Warn("policy would decline payment; proceeding (POLICY_ENFORCEMENT=log)", "tenantId", p.TenantID,
 			"walletId", pay.SourceWalletID, "paymentId", pay.ID, "policyId", d.PolicyID, "sha256", d.SHA256,
 			"reason", d.Verdict.Reason, "decisionLogId", d.ID)
 		return nil, nil
@@ -83,13 +79,4 @@ func paymentDecision(ctx context.Context, tx ports.Tx, p auth.Principal, pay saf
 	d.Source, d.ReferenceID, d.Mode = policy.SourcePayment, pay.ID, mode
 	d.Blocked = mode == policy.ModeEnforce && !d.Verdict.Allow
 	return &d, tx.Policies().CreateDecision(ctx, d)
-}
-
-// policyDeniedPayment is the FAILED record of a payment the policy blocked: it keeps what was
-// asked for, gives up its Safe nonce (failed payments hold none) and has nothing to sign.
-func policyDeniedPayment(pay safepay.Payment, denied *core.Error, now time.Time) (safepay.Payment, error) {
-	reason, _ := denied.Details["reason"].(string)
-	failed, err := pay.Fail(ReasonPolicyDenied+": "+reason+": "+denied.Message, now)
-	failed.SafeTxHash = ""
-	return failed, err
 }

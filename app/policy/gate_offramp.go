@@ -1,4 +1,4 @@
-package app
+package policy
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"corridor/ports"
 )
 
-// senderPolicyReasons applies the spend policy attached to the sender's service balance
+// SenderSpendHolds applies the spend policy attached to the sender's service balance
 // (subject service_balance, id the sender's tenant id) to an off-ramp payment, per
 // POLICY_ENFORCEMENT, and returns the hold reasons the composer adds:
 //
@@ -26,19 +26,19 @@ import (
 // The evaluation and its decision log run in a savepoint of the composer's unit of work, so a
 // failing policy store rolls back only itself: log mode then fails open (logged), enforce mode
 // fails closed with the recoverable hold POLICY_SUBSYSTEM_ERROR.
-func (a *App) senderPolicyReasons(ctx context.Context, p offramp.Payment) []offramp.HoldReason {
-	mode := a.policy.mode
+func (s *Service) SenderSpendHolds(ctx context.Context, p offramp.Payment) []offramp.HoldReason {
+	mode := s.mode
 	if mode == policy.ModeOff {
 		return nil
 	}
 	var d *policy.Decision
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		d, err = offrampDecision(ctx, tx, p, mode, a.clock.Now().UTC())
+		d, err = offrampDecision(ctx, tx, p, mode, s.clock.Now().UTC())
 		return err
 	})
 	if err != nil {
-		a.policy.log.Error("policy subsystem error on off-ramp payment", "mode", string(mode), "tenantId", p.SenderTenantID,
+		s.log.Error("policy subsystem error on off-ramp payment", "mode", string(mode), "tenantId", p.SenderTenantID,
 			"paymentId", p.ID, "failOpen", mode == policy.ModeLog, "error", err.Error())
 		if mode == policy.ModeEnforce {
 			return []offramp.HoldReason{offramp.HoldPolicySubsystemError}
@@ -49,7 +49,7 @@ func (a *App) senderPolicyReasons(ctx context.Context, p offramp.Payment) []offr
 		return nil
 	}
 	if !d.Blocked {
-		a.policy.log.Warn("policy would decline off-ramp payment; proceeding (POLICY_ENFORCEMENT=log)", "tenantId", p.SenderTenantID,
+		s.log.Warn("policy would decline off-ramp payment; proceeding (POLICY_ENFORCEMENT=log)", "tenantId", p.SenderTenantID,
 			"paymentId", p.ID, "policyId", d.PolicyID, "sha256", d.SHA256, "reason", d.Verdict.Reason, "decisionLogId", d.ID)
 		return nil
 	}

@@ -1,4 +1,4 @@
-package app
+package policy
 
 import (
 	"context"
@@ -68,7 +68,7 @@ func parseEvaluateInput(in EvaluateInput) (evaluateRequest, error) {
 // policy (named, or attached to the subject) evaluates the transaction against a zero-spend
 // window, and the decision is logged, pinned to that version's sha256, in the same unit of
 // work. The decision is returned with its id.
-func (a *App) EvaluatePolicy(ctx context.Context, p auth.Principal, in EvaluateInput) (policy.Decision, error) {
+func (s *Service) EvaluatePolicy(ctx context.Context, p auth.Principal, in EvaluateInput) (policy.Decision, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesEvaluate); err != nil {
 		return policy.Decision{}, err
 	}
@@ -77,7 +77,7 @@ func (a *App) EvaluatePolicy(ctx context.Context, p auth.Principal, in EvaluateI
 		return policy.Decision{}, err
 	}
 	var d policy.Decision
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		pol, err := resolveEvaluatedPolicy(ctx, tx, p, req)
 		if err != nil {
 			return err
@@ -86,7 +86,7 @@ func (a *App) EvaluatePolicy(ctx context.Context, p auth.Principal, in EvaluateI
 		if err != nil {
 			return err
 		}
-		d = newDecision(p, pol, v, req.tx, a.clock.Now().UTC())
+		d = newDecision(p, pol, v, req.tx, s.clock.Now().UTC())
 		d.SubjectType, d.SubjectID, d.Source = req.subjectType, req.subjectID, policy.SourceEvaluate
 		return tx.Policies().CreateDecision(ctx, d)
 	})
