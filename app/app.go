@@ -11,9 +11,7 @@ import (
 
 	"corridor/app/kernel"
 	"corridor/core"
-	"corridor/core/auth"
 	"corridor/core/offramp"
-	"corridor/core/safepay"
 	"corridor/ports"
 )
 
@@ -46,10 +44,7 @@ type Deps struct {
 	ClaimLinkBase string
 	// ClaimCodesPerIP bounds phone codes per client IP per hour across claims (0 = 20).
 	ClaimCodesPerIP int
-	// PolicyGate decides a Safe payment's spend policy; SpendPolicy an off-ramp payment's.
-	PolicyGate interface {
-		GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (*core.Error, error)
-	}
+	// SpendPolicy decides an off-ramp payment's spend policy.
 	SpendPolicy interface {
 		SenderSpendHolds(ctx context.Context, pay offramp.Payment) []offramp.HoldReason
 	}
@@ -59,15 +54,12 @@ type Deps struct {
 
 // App is the set of use cases.
 type App struct {
-	store      ports.Store
-	jobs       ports.Jobs
-	clock      ports.Clock
-	chains     kernel.Chains
-	offramp    offrampDeps
-	claims     claimDeps
-	policyGate interface {
-		GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (*core.Error, error)
-	}
+	store       ports.Store
+	jobs        ports.Jobs
+	clock       ports.Clock
+	chains      kernel.Chains
+	offramp     offrampDeps
+	claims      claimDeps
 	spendPolicy interface {
 		SenderSpendHolds(ctx context.Context, pay offramp.Payment) []offramp.HoldReason
 	}
@@ -84,5 +76,5 @@ func New(d Deps) (*App, error) {
 	}
 	d.Clock = kernel.ClockOrSystem(d.Clock)
 	return &App{store: d.Store, jobs: d.Jobs, clock: d.Clock, chains: d.Chains,
-		offramp: newOfframpDeps(d), claims: newClaimDeps(d), policyGate: d.PolicyGate, spendPolicy: d.SpendPolicy, log: d.Logger}, nil
+		offramp: newOfframpDeps(d), claims: newClaimDeps(d), spendPolicy: d.SpendPolicy, log: d.Logger}, nil
 }

@@ -7,7 +7,6 @@ import (
 // RegisterWorkers adds every worker of the application to River's registry. Each capability
 // registers its own in its own file.
 func (a *App) RegisterWorkers(workers *river.Workers) {
-	a.registerPaymentWorkers(workers)
 	a.registerOfframpWorkers(workers)
 	a.registerClaimWorkers(workers)
 }

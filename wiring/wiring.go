@@ -23,6 +23,7 @@ import (
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	policyapp "corridor/app/policy"
+	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core"
@@ -79,6 +80,7 @@ type Service struct {
 	Tenancy *tenancy.Service
 	Finance *finance.Service
 	Wallets *wallets.Service
+	SafePay *safepayapp.Service
 	Policy  *policyapp.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
@@ -164,11 +166,17 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		PolicyGate: policySvc})
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	a, err := app.New(app.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock,
 		Chains: cfg.ChainAdapters,
 		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
-		PolicyGate: policySvc, SpendPolicy: policySvc, Logger: log,
+		SpendPolicy: policySvc, Logger: log,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
 		ClaimCodesPerIP: cfg.ClaimCodesPerIP})
 	if err != nil {
@@ -176,9 +184,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	workers := river.NewWorkers()
-	kernel.RegisterWorkers(workers, idem, walletsSvc, a)
+	kernel.RegisterWorkers(workers, idem, walletsSvc, safePaySvc, a)
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: kernel.PeriodicJobs(idem, walletsSvc, a), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: kernel.PeriodicJobs(idem, walletsSvc, safePaySvc, a), Logger: log,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -191,12 +199,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
-	}, http.Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Policy: policySvc, Idempotency: idem}, log)
+	}, http.Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc, Policy: policySvc, Idempotency: idem}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Policy: policySvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc, Policy: policySvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // newCipher builds the identifier cipher from the configured hex key, or from a random key

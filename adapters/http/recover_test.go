@@ -14,6 +14,7 @@ import (
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	policyapp "corridor/app/policy"
+	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core"
@@ -97,7 +98,11 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := app.New(app.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, SpendPolicy: policySvc})
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(app.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,5 +110,5 @@ func nopServices(t *testing.T) Services {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Policy: policySvc, Idempotency: idem}
+	return Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc, Policy: policySvc, Idempotency: idem}
 }

@@ -14,6 +14,7 @@ import (
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	policyapp "corridor/app/policy"
+	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core/auth"
@@ -72,6 +73,7 @@ type Services struct {
 	Tenancy *tenancy.Service
 	Finance *finance.Service
 	Wallets *wallets.Service
+	SafePay *safepayapp.Service
 	Policy  *policyapp.Service
 	// Idempotency wraps every POST that carries an Idempotency-Key.
 	Idempotency *kernel.Idempotency
@@ -92,7 +94,7 @@ type Server struct {
 
 // New builds the server and registers every route.
 func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
-	if svc.App == nil || svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.Policy == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
+	if svc.App == nil || svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Policy == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
 		return nil, errors.New("http: app, logger and store are required")
 	}
 	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {

@@ -1,16 +1,22 @@
-package app
+package safepay
 
 import (
 	"context"
+	"corridor/app/kernel"
 	"time"
 
 	"github.com/riverqueue/river"
 )
 
-// registerPaymentWorkers adds the Safe payment execution workers.
-func (a *App) registerPaymentWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &ExecutePaymentWorker{App: a})
+var _ kernel.Jobs = (*Service)(nil)
+
+// RegisterWorkers adds the Safe payment execution worker.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	river.AddWorker(workers, &ExecutePaymentWorker{Service: s})
 }
+
+// PeriodicJobs is empty: executions are enqueued by the transitions that need them.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return nil }
 
 // ExecutePaymentArgs is the durable job that relays one payment's Safe transaction and follows
 // it to COMPLETED or FAILED. It is enqueued in the transaction that makes the payment ready
@@ -37,12 +43,12 @@ const (
 // ExecutePaymentWorker works payment.execute jobs.
 type ExecutePaymentWorker struct {
 	river.WorkerDefaults[ExecutePaymentArgs]
-	App *App
+	Service *Service
 }
 
 // Work runs one execution step.
 func (w *ExecutePaymentWorker) Work(ctx context.Context, job *river.Job[ExecutePaymentArgs]) error {
-	snooze, err := w.App.RunPaymentExecution(ctx, job.Args.PaymentID)
+	snooze, err := w.Service.RunExecution(ctx, job.Args.PaymentID)
 	switch {
 	case err != nil:
 		return err

@@ -1,4 +1,4 @@
-package app
+package safepay
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"corridor/ports"
 )
 
-// SignPayment adds one owner's signature: 65 bytes r ‖ s ‖ v (v 27 or 28) over the raw
+// Sign adds one owner's signature: 65 bytes r ‖ s ‖ v (v 27 or 28) over the raw
 // safeTxHash, no EIP-191 prefix (SPEC.md Authentication 9). Refusals:
 //   - malformed hex, wrong length, v 0/1, an eth_sign v 31/32, or a personal_sign signature:
 //     400 VALIDATION_FAILED on field "signature" with details.reason;
@@ -27,7 +27,7 @@ import (
 // payment row is then locked, so concurrent signatures are applied one at a time. The one that
 // reaches the threshold moves the payment to READY_TO_EXECUTE and enqueues its execution in
 // the same transaction (auto-execute).
-func (a *App) SignPayment(ctx context.Context, p auth.Principal, id, signature string) (safepay.Payment, error) {
+func (s *Service) Sign(ctx context.Context, p auth.Principal, id, signature string) (safepay.Payment, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return safepay.Payment{}, err
 	}
@@ -38,11 +38,11 @@ func (a *App) SignPayment(ctx context.Context, p auth.Principal, id, signature s
 	if _, err := safe.ParseSignature(signature); err != nil {
 		return safepay.Payment{}, err
 	}
-	chain, err := a.chains.Chain(p.Environment)
+	chain, err := s.chains.Chain(p.Environment)
 	if err != nil {
 		return safepay.Payment{}, err
 	}
-	pay, err := a.findPayment(ctx, p, id)
+	pay, err := s.findPayment(ctx, p, id)
 	if err != nil {
 		return pay, err
 	}
@@ -58,12 +58,12 @@ func (a *App) SignPayment(ctx context.Context, p auth.Principal, id, signature s
 	if err != nil {
 		return pay, notOwnerError(err, pay)
 	}
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		locked, err := lockCallerPayment(ctx, tx, p, pay.ID)
 		if err != nil {
 			return err
 		}
-		now := a.clock.Now()
+		now := s.clock.Now()
 		next, err := locked.AddSignature(safepay.Signature{Signer: signer.Hex(), Value: sig.Hex(), SignedAt: now}, now)
 		if err != nil {
 			return err
@@ -73,7 +73,7 @@ func (a *App) SignPayment(ctx context.Context, p auth.Principal, id, signature s
 		}
 		pay = next
 		if next.Status == safepay.StatusReadyToExecute {
-			return a.enqueuePaymentExecution(ctx, next.ID)
+			return s.enqueuePaymentExecution(ctx, next.ID)
 		}
 		return nil
 	})
