@@ -1,5 +1,5 @@
 // Package wiring is the composition root shared by cmd/corridor and the black-box tests: it
-// builds adapters and plugs them into app, so a test runs exactly the service `corridor serve`
+// builds adapters and plugs them into the capability services of app/, so a test runs exactly the service `corridor serve`
 // runs. Only cmd and test import it.
 package wiring
 
@@ -10,18 +10,15 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"corridor/adapters/cipher"
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
 	"corridor/adapters/jobs"
-	"corridor/adapters/payout"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
-	"corridor/app"
 	"corridor/app/finance"
 	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
@@ -73,15 +70,16 @@ type Config struct {
 	OperatorToken string
 }
 
-// Service is the wired application.
+// Service is the wired application: the HTTP server, one service per capability of app/ (tests
+// call use cases and jobs on them directly), the store and the job inserter.
 type Service struct {
 	Server  *http.Server
-	App     *app.App
 	Tenancy *tenancy.Service
 	Finance *finance.Service
 	Wallets *wallets.Service
 	SafePay *safepayapp.Service
 	Policy  *policyapp.Service
+	Offramp *offrampapp.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
 	runner  *jobs.Runner
@@ -140,53 +138,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
-	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: appStore, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL})
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	walletsSvc, err := wallets.New(wallets.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant})
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	tenancySvc, err := tenancy.New(tenancy.Deps{Store: appStore, Identity: idp, Clock: cfg.Clock, WalletOwners: walletsSvc})
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	financeSvc, err := finance.New(finance.Deps{Store: appStore, Clock: cfg.Clock, Chains: cfg.ChainAdapters})
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	policySvc, err := policyapp.New(policyapp.Deps{Store: appStore, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log})
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		PolicyGate: policySvc})
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	a, err := app.New(app.Deps{Store: appStore, Jobs: inserter, Clock: cfg.Clock,
-		Chains: cfg.ChainAdapters,
-		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
-		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
-		SpendPolicy: policySvc, Logger: log,
-		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
-		ClaimCodesPerIP: cfg.ClaimCodesPerIP})
-	if err != nil {
-		_ = db.Close()
-		return nil, err
-	}
-	workers := river.NewWorkers()
-	kernel.RegisterWorkers(workers, idem, walletsSvc, safePaySvc, a)
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: kernel.PeriodicJobs(idem, walletsSvc, safePaySvc, a), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services)...), Logger: log,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -199,12 +157,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
-	}, http.Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc, Policy: policySvc, Idempotency: idem}, log)
+	}, services, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc, Policy: policySvc, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // newCipher builds the identifier cipher from the configured hex key, or from a random key

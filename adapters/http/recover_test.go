@@ -10,9 +10,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
 	"corridor/app/finance"
 	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
@@ -82,33 +82,26 @@ func coreCode(s string) core.Code { return core.Code(s) }
 // nopServices wires every service over ports that do nothing: enough to build the server.
 func nopServices(t *testing.T) Services {
 	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
 	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
 	financeSvc, err := finance.New(finance.Deps{Store: nopStore{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
 	policySvc, err := policyapp.New(policyapp.Deps{Store: nopStore{}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
 	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(app.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
-	if err != nil {
-		t.Fatal(err)
-	}
+	must(err)
+	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
+	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Services{App: a, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc, Policy: policySvc, Idempotency: idem}
+	must(err)
+	return Services{Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+		Policy: policySvc, Offramp: offrampSvc, Idempotency: idem}
 }

@@ -6,13 +6,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
 	"corridor/app/finance"
 	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
@@ -67,16 +68,35 @@ type Route struct {
 	Handler      fiber.Handler
 }
 
-// Services are the use-case services the routes call.
+// Services are the capability services the routes call, one per capability of app/, and the
+// Idempotency-Key store that wraps every POST. Handlers hold exactly these; no route reaches
+// a use case through another capability.
 type Services struct {
-	App     *app.App
-	Tenancy *tenancy.Service
-	Finance *finance.Service
-	Wallets *wallets.Service
-	SafePay *safepayapp.Service
-	Policy  *policyapp.Service
-	// Idempotency wraps every POST that carries an Idempotency-Key.
+	Tenancy     *tenancy.Service
+	Finance     *finance.Service
+	Wallets     *wallets.Service
+	SafePay     *safepayapp.Service
+	Policy      *policyapp.Service
+	Offramp     *offrampapp.Service
 	Idempotency *kernel.Idempotency
+}
+
+// missing names the services that are nil, so a wiring mistake fails at start-up.
+func (s Services) missing() []string {
+	var out []string
+	for _, c := range []struct {
+		name   string
+		absent bool
+	}{
+		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
+		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
+		{"Idempotency", s.Idempotency == nil},
+	} {
+		if c.absent {
+			out = append(out, c.name)
+		}
+	}
+	return out
 }
 
 // Server is the Fiber application with its route table.
@@ -94,8 +114,11 @@ type Server struct {
 
 // New builds the server and registers every route.
 func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
-	if svc.App == nil || svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Policy == nil || svc.Idempotency == nil || log == nil || cfg.Store == nil {
-		return nil, errors.New("http: app, logger and store are required")
+	if missing := svc.missing(); len(missing) > 0 {
+		return nil, errors.New("http: missing services: " + strings.Join(missing, ", "))
+	}
+	if log == nil || cfg.Store == nil {
+		return nil, errors.New("http: logger and store are required")
 	}
 	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {
 		return nil, errors.New("http: the operator token must be at least 32 characters")

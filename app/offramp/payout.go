@@ -1,10 +1,8 @@
-package app
+package offramp
 
 import (
 	"context"
 	"time"
-
-	"github.com/riverqueue/river"
 
 	"corridor/app/kernel"
 	"corridor/core"
@@ -14,87 +12,17 @@ import (
 	"corridor/ports"
 )
 
-const (
-	offrampJobMaxAttempts = 25
-	offrampJobTimeout     = time.Minute
-)
-
-// registerOfframpWorkers adds the off-ramp workers (provider submission and polling).
-func (a *App) registerOfframpWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &SubmitOfframpWorker{App: a})
-	river.AddWorker(workers, &PollOfframpWorker{App: a})
-}
-
-// offrampPeriodicJobs are the off-ramp's periodic jobs. Quote expiry is lazy (judged at
-// select and confirm), so there are none yet.
-func (a *App) offrampPeriodicJobs() []*river.PeriodicJob { return nil }
-
-// SubmitOfframpArgs submits a FUNDS_LOCKED payment's attempt to its provider, after commit.
-type SubmitOfframpArgs struct {
-	PaymentID string `json:"paymentId"`
-}
-
-// Kind names the job.
-func (SubmitOfframpArgs) Kind() string { return "offramp.submit" }
-
-// SubmitOfframpWorker works offramp.submit jobs.
-type SubmitOfframpWorker struct {
-	river.WorkerDefaults[SubmitOfframpArgs]
-	App *App
-}
-
-// Work runs the submission.
-func (w *SubmitOfframpWorker) Work(ctx context.Context, job *river.Job[SubmitOfframpArgs]) error {
-	return w.App.RunOfframpSubmission(ctx, job.Args.PaymentID)
-}
-
-// Timeout bounds one run.
-func (w *SubmitOfframpWorker) Timeout(*river.Job[SubmitOfframpArgs]) time.Duration {
-	return offrampJobTimeout
-}
-
-// PollOfframpArgs polls a submitted payment's provider until its status is final.
-type PollOfframpArgs struct {
-	PaymentID string `json:"paymentId"`
-}
-
-// Kind names the job.
-func (PollOfframpArgs) Kind() string { return "offramp.poll" }
-
-// PollOfframpWorker works offramp.poll jobs.
-type PollOfframpWorker struct {
-	river.WorkerDefaults[PollOfframpArgs]
-	App *App
-}
-
-// Work polls once and snoozes until the next poll while the provider's answer is not final.
-func (w *PollOfframpWorker) Work(ctx context.Context, job *river.Job[PollOfframpArgs]) error {
-	final, err := w.App.PollOfframpPayment(ctx, job.Args.PaymentID)
-	if err != nil {
-		return err
-	}
-	if !final {
-		return river.JobSnooze(w.App.offramp.pollInterval)
-	}
-	return nil
-}
-
-// Timeout bounds one run.
-func (w *PollOfframpWorker) Timeout(*river.Job[PollOfframpArgs]) time.Duration {
-	return offrampJobTimeout
-}
-
-// RunOfframpSubmission re-checks a FUNDS_LOCKED payment (its confirmed quote still the active
+// RunSubmission re-checks a FUNDS_LOCKED payment (its confirmed quote still the active
 // one, its destination ACTIVE, the full policy verdict ALLOW, its provider enabled) and submits
 // it with the attempt's idempotency key. A failed re-check unlocks the funds, takes a new
 // reservation and runs POLICY_CHECK again (a fresh set, a hold or a rejection). The provider
 // call runs outside any transaction; a retried job resubmits with the same key.
-func (a *App) RunOfframpSubmission(ctx context.Context, id string) error {
+func (s *Service) RunSubmission(ctx context.Context, id string) error {
 	var req ports.PayoutRequest
 	var rail ports.PayoutRail
 	proceed := false
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		now := a.clock.Now()
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
 			return err
@@ -103,15 +31,15 @@ func (a *App) RunOfframpSubmission(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		ok, dest, err := a.recheck(ctx, tx, pay, q)
+		ok, dest, err := s.recheck(ctx, tx, pay, q)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return a.recheckFailed(ctx, tx, now, &pay)
+			return s.recheckFailed(ctx, tx, now, &pay)
 		}
-		rail, _ = a.offramp.provider(pay.Provider)
-		ident, err := a.destinationIdentifier(dest)
+		rail, _ = s.provider(pay.Provider)
+		ident, err := s.destinationIdentifier(dest)
 		if err != nil {
 			return err
 		}
@@ -128,8 +56,8 @@ func (a *App) RunOfframpSubmission(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		now := a.clock.Now()
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
 			return err
@@ -138,7 +66,7 @@ func (a *App) RunOfframpSubmission(ctx context.Context, id string) error {
 			return err
 		}
 		pay.ProviderReference = st.Reference
-		if err := a.toClearing(ctx, tx, now, &pay); err != nil {
+		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
 			return err
 		}
 		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
@@ -146,19 +74,19 @@ func (a *App) RunOfframpSubmission(ctx context.Context, id string) error {
 		}
 		// The first poll runs at once (the internal rail reports success on it); later polls
 		// follow every pollInterval until the provider's answer is final.
-		return a.jobs.Enqueue(ctx, PollOfframpArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
+		return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
 	})
 }
 
 // recheck is the pre-submission re-check of SPEC.md.
-func (a *App) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, recipient.Destination, error) {
+func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, recipient.Destination, error) {
 	if q.Status != offramp.QuoteActive || q.ID != pay.SelectedQuoteID {
 		return false, recipient.Destination{}, nil
 	}
-	if _, ok := a.offramp.rail(pay.Environment, q.DestinationType); !ok {
+	if _, ok := s.rail(pay.Environment, q.DestinationType); !ok {
 		return false, recipient.Destination{}, nil
 	}
-	if r, ok := a.offramp.provider(pay.Provider); !ok || r.Rail != q.DestinationType {
+	if r, ok := s.provider(pay.Provider); !ok || r.Rail != q.DestinationType {
 		return false, recipient.Destination{}, nil
 	}
 	dest, err := tx.Recipients().FindDestination(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID)
@@ -171,7 +99,7 @@ func (a *App) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q o
 	if dest.Status != recipient.DestActive {
 		return false, dest, nil
 	}
-	c, err := a.compose(ctx, tx, pay)
+	c, err := s.compose(ctx, tx, pay)
 	if err != nil {
 		return false, dest, err
 	}
@@ -179,29 +107,29 @@ func (a *App) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q o
 }
 
 // recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK.
-func (a *App) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
-	if err := a.unlock(ctx, tx, now, pay); err != nil {
+func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+	if err := s.unlock(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigRecheckFailed}, now); err != nil {
 		return err
 	}
-	if err := a.reserve(ctx, tx, now, pay); err != nil {
+	if err := s.reserve(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	pay.Provider = ""
-	if err := a.runPolicyCheck(ctx, tx, now, pay); err != nil {
+	if err := s.runPolicyCheck(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	return tx.Offramp().UpdatePayment(ctx, *pay)
 }
 
-// PollOfframpPayment asks the payment's provider for the current attempt's status once (the
+// PollPayment asks the payment's provider for the current attempt's status once (the
 // mock advances one scripted step) and applies it. final says the provider will report no
 // further change.
-func (a *App) PollOfframpPayment(ctx context.Context, id string) (bool, error) {
+func (s *Service) PollPayment(ctx context.Context, id string) (bool, error) {
 	var pay offramp.Payment
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		pay, err = tx.Offramp().LockPayment(ctx, id)
 		return err
@@ -212,7 +140,7 @@ func (a *App) PollOfframpPayment(ctx context.Context, id string) (bool, error) {
 	if pay.ProviderReference == "" || pay.Status == offramp.StatusRefunded || pay.Status == offramp.StatusCanceled {
 		return true, nil
 	}
-	rail, ok := a.offramp.provider(pay.Provider)
+	rail, ok := s.provider(pay.Provider)
 	if !ok {
 		return false, core.E(core.CodeFeatureNotAvailable, "payout provider %s is not configured", pay.Provider)
 	}
@@ -220,22 +148,22 @@ func (a *App) PollOfframpPayment(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return st.Final, a.applyPayoutStatus(ctx, id, pay.ProviderReference, st)
+	return st.Final, s.applyPayoutStatus(ctx, id, pay.ProviderReference, st)
 }
 
 // applyPayoutStatus moves a payment along what its provider reported. Reports arrive from
 // polls and webhooks in any order and any number of times: each applies only from the
 // statuses it can follow, so replays and late reports change nothing, and DELIVERED never
 // reverts (a later RETURNED is recorded as a return, once).
-func (a *App) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
-	return a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		now := a.clock.Now()
+func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil || pay.ProviderReference != reference {
 			return err
 		}
-		step := func(s offramp.Step) error {
-			row, err := pay.Apply(s, now)
+		step := func(next offramp.Step) error {
+			row, err := pay.Apply(next, now)
 			if err != nil {
 				return err
 			}
@@ -245,9 +173,9 @@ func (a *App) applyPayoutStatus(ctx context.Context, id, reference string, st po
 				if err != nil {
 					return err
 				}
-				return a.deliver(ctx, tx, now, &pay, q)
+				return s.deliver(ctx, tx, now, &pay, q)
 			case offramp.EffectRefund:
-				return a.refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
+				return s.refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
 			}
 			return nil
 		}
@@ -276,13 +204,13 @@ func (a *App) applyPayoutStatus(ctx context.Context, id, reference string, st po
 					{Trigger: offramp.TrigRefundPath}, {Trigger: offramp.TrigRefundSettled}}
 			}
 		}
-		for _, s := range steps {
-			if err := step(s); err != nil {
+		for _, next := range steps {
+			if err := step(next); err != nil {
 				return err
 			}
 		}
 		if st.State == ports.PayoutReturned && pay.Status == offramp.StatusDelivered {
-			if err := a.recordReturn(ctx, tx, now, pay); err != nil {
+			if err := s.recordReturn(ctx, tx, now, pay); err != nil {
 				return err
 			}
 		}
@@ -295,7 +223,7 @@ func (a *App) applyPayoutStatus(ctx context.Context, id, reference string, st po
 
 // recordReturn books a post-delivery return once: DELIVERED stays; the delivered amount comes
 // back from the rail's outside world to the sender with its own transfer. The fee is kept.
-func (a *App) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay offramp.Payment) error {
+func (s *Service) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay offramp.Payment) error {
 	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err
@@ -304,7 +232,7 @@ func (a *App) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay 
 	if err != nil {
 		return err
 	}
-	t, err := a.post(ctx, tx, now, pay, ledger.TransferSpec{Reference: paymentRef(pay, "return", pay.Attempt),
+	t, err := s.post(ctx, tx, now, pay, ledger.TransferSpec{Reference: paymentRef(pay, "return", pay.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, q.DeliverBaseUnits)})
 	if err != nil {
 		return err

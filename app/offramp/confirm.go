@@ -1,4 +1,4 @@
-package app
+package offramp
 
 import (
 	"context"
@@ -20,14 +20,14 @@ func errQuoteExpired(p offramp.Payment) error {
 
 // requoteExpired takes an awaiting payment whose quote expired back to POLICY_CHECK and on to
 // a fresh quote set (or a hold or rejection, per the composer).
-func (a *App) requoteExpired(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func (s *Service) requoteExpired(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	if _, err := p.Apply(offramp.Step{Trigger: offramp.TrigQuoteExpiry, Guard: offramp.GuardQuoteExpired}, now); err != nil {
 		return err
 	}
 	if err := tx.Offramp().SupersedeQuotes(ctx, p.ID, offramp.QuoteExpired); err != nil {
 		return err
 	}
-	if err := a.runPolicyCheck(ctx, tx, now, p); err != nil {
+	if err := s.runPolicyCheck(ctx, tx, now, p); err != nil {
 		return err
 	}
 	return tx.Offramp().UpdatePayment(ctx, *p)
@@ -36,7 +36,7 @@ func (a *App) requoteExpired(ctx context.Context, tx ports.Tx, now time.Time, p 
 // recipientQuote loads a payment for the recipient's select or confirm and checks quoteID is
 // usable. expired reports that the payment was requoted (the caller commits, then answers
 // QUOTE_EXPIRED).
-func (a *App) recipientQuote(ctx context.Context, tx ports.Tx, pr auth.Principal, id, quoteID string, now time.Time) (offramp.Payment, offramp.Quote, bool, error) {
+func (s *Service) recipientQuote(ctx context.Context, tx ports.Tx, pr auth.Principal, id, quoteID string, now time.Time) (offramp.Payment, offramp.Quote, bool, error) {
 	pay, err := findForParty(ctx, tx, pr, id, true)
 	if err != nil {
 		return pay, offramp.Quote{}, false, err
@@ -58,24 +58,24 @@ func (a *App) recipientQuote(ctx context.Context, tx ports.Tx, pr auth.Principal
 		return pay, q, false, core.E(offramp.CodeQuoteExpired, "the route quote was superseded by a newer set (GET /v1/offramp/payments/%s/routes)", pay.ID)
 	}
 	if !q.Usable(now) {
-		return pay, q, true, a.requoteExpired(ctx, tx, now, &pay)
+		return pay, q, true, s.requoteExpired(ctx, tx, now, &pay)
 	}
 	return pay, q, false, nil
 }
 
-// SelectOfframpRoute records the recipient's choice of a quote of the active set.
-func (a *App) SelectOfframpRoute(ctx context.Context, pr auth.Principal, id, quoteID string) (offramp.Payment, error) {
+// SelectPayoutRoute records the recipient's choice of a quote of the active set.
+func (s *Service) SelectPayoutRoute(ctx context.Context, pr auth.Principal, id, quoteID string) (offramp.Payment, error) {
 	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
 	if quoteID == "" {
 		return offramp.Payment{}, core.Invalid("routeQuoteId", "is required")
 	}
-	now := a.clock.Now()
+	now := s.clock.Now()
 	var out offramp.Payment
 	var expired bool
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		pay, _, exp, err := a.recipientQuote(ctx, tx, pr, id, quoteID, now)
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		pay, _, exp, err := s.recipientQuote(ctx, tx, pr, id, quoteID, now)
 		out, expired = pay, exp
 		if err != nil || exp {
 			return err
@@ -90,22 +90,22 @@ func (a *App) SelectOfframpRoute(ctx context.Context, pr auth.Principal, id, quo
 	return out, err
 }
 
-// ConfirmOfframpPayment is the recipient's consent: the reservation is posted into the
+// ConfirmPayment is the recipient's consent: the reservation is posted into the
 // payment's locked account (FUNDS_LOCKED) and the provider submission is enqueued in the same
 // unit of work. Two racing confirms serialize on the row lock; the second finds FUNDS_LOCKED.
-func (a *App) ConfirmOfframpPayment(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
+func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
 	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
-	now := a.clock.Now()
+	now := s.clock.Now()
 	var out offramp.Payment
 	var expired bool
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		pay, err := findForParty(ctx, tx, pr, id, true)
 		if err != nil {
 			return err
 		}
-		pay, q, exp, err := a.recipientQuote(ctx, tx, pr, id, pay.SelectedQuoteID, now)
+		pay, q, exp, err := s.recipientQuote(ctx, tx, pr, id, pay.SelectedQuoteID, now)
 		out, expired = pay, exp
 		if err != nil || exp {
 			return err
@@ -114,11 +114,11 @@ func (a *App) ConfirmOfframpPayment(ctx context.Context, pr auth.Principal, id s
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigRecipientConfirm, Guard: offramp.GuardQuoteValid}, now); err != nil {
 			return err
 		}
-		lock := func() error { return a.lockReservation(ctx, tx, now, &pay) }
+		lock := func() error { return s.lockReservation(ctx, tx, now, &pay) }
 		if fromClaim {
 			// A redeemed claim's money leaves the claim's escrow account; the composer's
 			// decision hash goes on chain with the escrow's release.
-			lock = func() error { return a.releaseClaimFunds(ctx, tx, now, &pay, lockedSpec(pay), "lock") }
+			lock = func() error { return s.releaseClaimFunds(ctx, tx, now, &pay, lockedSpec(pay), "lock") }
 		}
 		if err := lock(); err != nil {
 			return err
@@ -129,66 +129,10 @@ func (a *App) ConfirmOfframpPayment(ctx context.Context, pr auth.Principal, id s
 			return err
 		}
 		out = pay
-		return a.jobs.Enqueue(ctx, SubmitOfframpArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
+		return s.jobs.Enqueue(ctx, SubmitPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
 	})
 	if err == nil && expired {
 		err = errQuoteExpired(out)
 	}
-	return out, err
-}
-
-// CancelOfframpPayment is the sender's cancel, accepted only while the payment is unfunded:
-// the reservation is voided and the payment ends CANCELED.
-func (a *App) CancelOfframpPayment(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
-	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
-		return offramp.Payment{}, err
-	}
-	now := a.clock.Now()
-	var out offramp.Payment
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		pay, err := findForParty(ctx, tx, pr, id, true)
-		if err != nil {
-			return err
-		}
-		if pay.SenderTenantID != pr.TenantID {
-			return core.E(offramp.CodeSenderOnly, "only the sender may cancel this payment")
-		}
-		if !pay.Status.Cancelable() || claimFunded(pay) || pay.Status == offramp.StatusPendingClaim {
-			return core.E(core.CodeInvalidState, "the payment is %s: only an unfunded payment can be canceled", pay.Status)
-		}
-		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardUnfundedPayment}, now); err != nil {
-			return err
-		}
-		if err := a.voidReservation(ctx, tx, now, &pay); err != nil {
-			return err
-		}
-		if err := tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteSuperseded); err != nil {
-			return err
-		}
-		pay.SelectedQuoteID, pay.FailureReason = "", "CANCELED_BY_SENDER"
-		out = pay
-		return tx.Offramp().UpdatePayment(ctx, pay)
-	})
-	return out, err
-}
-
-// ExpireOfframpQuotes is the sandbox helper (D10): the payment's active quote set expires now,
-// as if its lifetime had passed. The next select or confirm requotes.
-func (a *App) ExpireOfframpQuotes(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
-	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
-		return offramp.Payment{}, err
-	}
-	if pr.Environment != core.EnvTest {
-		return offramp.Payment{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
-	}
-	var out offramp.Payment
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		pay, err := findForParty(ctx, tx, pr, id, true)
-		if err != nil {
-			return err
-		}
-		out = pay
-		return tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteExpired)
-	})
 	return out, err
 }

@@ -1,4 +1,4 @@
-package app
+package offramp
 
 import (
 	"context"
@@ -8,16 +8,16 @@ import (
 	"corridor/ports"
 )
 
-// ApproveOfframpReview is an operator's approval of a payment's review holds (D11, POST
+// ApproveReview is an operator's approval of a payment's review holds (D11, POST
 // /v1/admin/offramp/payments/{id}/approve-review). The HTTP adapter authenticates the operator;
 // operator names who approved (recorded with the time). Only a payment in COMPLIANCE_HOLD with
 // an operator-review reason can be approved: the approval is recorded, then the full composer
 // runs again (POLICY_CHECK), so any other hold still holds and a REJECT still rejects. A second
 // approval of reasons already approved changes nothing and answers the payment as it is.
-func (a *App) ApproveOfframpReview(ctx context.Context, operator, id string) (offramp.Payment, error) {
-	now := a.clock.Now()
+func (s *Service) ApproveReview(ctx context.Context, operator, id string) (offramp.Payment, error) {
+	now := s.clock.Now()
 	var out offramp.Payment
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil {
 			return err
@@ -48,7 +48,7 @@ func (a *App) ApproveOfframpReview(ctx context.Context, operator, id string) (of
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {
 			return err
 		}
-		if err := a.runPolicyCheck(ctx, tx, now, &pay); err != nil {
+		if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
 			return err
 		}
 		out = pay

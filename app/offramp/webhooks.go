@@ -1,4 +1,4 @@
-package app
+package offramp
 
 import (
 	"context"
@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/app/kernel"
 	"corridor/core"
-	"corridor/core/auth"
 	"corridor/core/offramp"
 	"corridor/ports"
 )
@@ -49,9 +47,9 @@ type WebhookResult struct {
 // HandleProviderWebhook checks the signature and the timestamp (else UNAUTHENTICATED), drops
 // a replayed event id, and treats the webhook as a trigger: the payment's provider is polled
 // for the truth (the mock moves one step) and that is applied. Order does not matter.
-func (a *App) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) (WebhookResult, error) {
+func (s *Service) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) (WebhookResult, error) {
 	unauth := core.E(core.CodeUnauthenticated, "the webhook signature or timestamp is not valid")
-	rail, ok := a.offramp.provider(w.Provider)
+	rail, ok := s.provider(w.Provider)
 	if !ok || len(rail.WebhookSecret) == 0 {
 		return WebhookResult{}, unauth
 	}
@@ -59,7 +57,7 @@ func (a *App) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) (Web
 	if err != nil {
 		return WebhookResult{}, unauth
 	}
-	now := a.clock.Now()
+	now := s.clock.Now()
 	if d := now.Sub(time.Unix(ts, 0)); d > webhookTolerance || d < -webhookTolerance {
 		return WebhookResult{}, unauth
 	}
@@ -73,7 +71,7 @@ func (a *App) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) (Web
 	}
 	var res WebhookResult
 	fresh := false
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		fresh, err = tx.Offramp().RecordProviderEvent(ctx, w.Provider, body.EventID, now)
 		if err != nil || !fresh {
 			return err
@@ -92,7 +90,7 @@ func (a *App) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) (Web
 	if !fresh || res.PaymentID == "" {
 		return res, nil
 	}
-	_, err = a.PollOfframpPayment(ctx, res.PaymentID)
+	_, err = s.PollPayment(ctx, res.PaymentID)
 	return res, err
 }
 
@@ -103,26 +101,4 @@ func SignWebhook(secret []byte, timestamp string, body []byte) []byte {
 	m.Write([]byte("."))
 	m.Write(body)
 	return m.Sum(nil)
-}
-
-// ProviderStep is the sandbox helper (D10) that moves a submitted payment's provider one
-// step: one poll, exactly what a signed webhook triggers.
-func (a *App) ProviderStep(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
-	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
-		return offramp.Payment{}, err
-	}
-	if pr.Environment != core.EnvTest {
-		return offramp.Payment{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
-	}
-	pay, err := a.GetOfframpPayment(ctx, pr, id)
-	if err != nil {
-		return pay, err
-	}
-	if pay.ProviderReference == "" {
-		return pay, core.E(core.CodeInvalidState, "the payment is %s: nothing has been submitted to a provider", pay.Status)
-	}
-	if _, err := a.PollOfframpPayment(ctx, pay.ID); err != nil {
-		return pay, err
-	}
-	return a.GetOfframpPayment(ctx, pr, id)
 }

@@ -1,8 +1,7 @@
-package app
+package offramp
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -15,8 +14,8 @@ import (
 	"corridor/ports"
 )
 
-// CreateOfframpInput is POST /v1/offramp/payments.
-type CreateOfframpInput struct {
+// CreatePaymentInput is POST /v1/offramp/payments.
+type CreatePaymentInput struct {
 	Phone                  string
 	AmountUSD              string
 	ChainID                *int64
@@ -25,8 +24,8 @@ type CreateOfframpInput struct {
 	SpeedPreference        string
 }
 
-// OfframpView is a payment with its current quote set.
-type OfframpView struct {
+// PaymentView is a payment with its current quote set.
+type PaymentView struct {
 	Payment offramp.Payment
 	Quotes  []offramp.Quote
 }
@@ -40,7 +39,7 @@ type createPlan struct {
 	funding string
 }
 
-func (a *App) planCreate(p auth.Principal, in CreateOfframpInput) (createPlan, error) {
+func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPlan, error) {
 	f := core.FieldErrors{}
 	plan := createPlan{chainID: chainForEnv[p.Environment], funding: strings.TrimSpace(in.FundingMode),
 		speed: offramp.SpeedPreference(in.SpeedPreference), destID: strings.TrimSpace(in.RequestedDestinationID)}
@@ -79,39 +78,39 @@ func (a *App) planCreate(p auth.Principal, in CreateOfframpInput) (createPlan, e
 	return plan, f.Err()
 }
 
-// CreateOfframpPayment is intake (SPEC.md intake outcomes 1, 3, 4 and 5) in one unit of work:
+// CreatePayment is intake (SPEC.md intake outcomes 1, 3, 4 and 5) in one unit of work:
 // resolve the phone to its recipient, reserve the amount on the sender's service balance,
 // run the policy composer and, when it allows, create the first quote set. A phone no tenant
 // has verified opens a pending claim (PENDING_CLAIM; see claims.go).
-func (a *App) CreateOfframpPayment(ctx context.Context, p auth.Principal, in CreateOfframpInput) (OfframpView, error) {
+func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in CreatePaymentInput) (PaymentView, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
-		return OfframpView{}, err
+		return PaymentView{}, err
 	}
-	if err := a.requireRecipients(); err != nil {
-		return OfframpView{}, err
+	if err := s.requireRecipients(); err != nil {
+		return PaymentView{}, err
 	}
-	plan, err := a.planCreate(p, in)
+	plan, err := s.planCreate(p, in)
 	if err != nil {
-		return OfframpView{}, err
+		return PaymentView{}, err
 	}
-	now := a.clock.Now()
+	now := s.clock.Now()
 	pay := offramp.Payment{ID: core.NewID(core.PrefixOffRamp), Environment: p.Environment, SenderTenantID: p.TenantID,
-		RecipientPhoneHash:   a.offramp.cipher.LookupHash(hashPurposePhone, plan.phone.E164),
+		RecipientPhoneHash:   s.cipher.LookupHash(hashPurposePhone, plan.phone.E164),
 		RecipientPhoneMasked: recipient.MaskPhone(plan.phone.E164), SourceChainKey: offramp.ChainKey(plan.chainID),
 		SourceAssetID: offramp.SourceAssetID(plan.chainID, usdcByChain[plan.chainID]), SourceAmountBaseUnits: plan.amount,
 		FundingMode: plan.funding, RequestedDestinationID: plan.destID, SpeedPreference: plan.speed,
 		Status: offramp.StatusCreated, HoldReasons: []offramp.HoldReason{}, CreatedAt: now, UpdatedAt: now}
-	var view OfframpView
-	err = a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if err := a.intake(ctx, tx, &pay); err != nil {
+	var view PaymentView
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := s.intake(ctx, tx, &pay); err != nil {
 			return err
 		}
 		if err := tx.Offramp().CreatePayment(ctx, pay); err != nil {
 			return err
 		}
-		next := func() error { return a.runPolicyCheck(ctx, tx, now, &pay) }
+		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay) }
 		if pay.Status == offramp.StatusPendingClaim {
-			next = func() error { return a.openClaim(ctx, tx, now, &pay, plan.phone) }
+			next = func() error { return s.openClaim(ctx, tx, now, &pay, plan.phone) }
 		}
 		if err := next(); err != nil {
 			return err
@@ -120,21 +119,21 @@ func (a *App) CreateOfframpPayment(ctx context.Context, p auth.Principal, in Cre
 			return err
 		}
 		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)
-		view = OfframpView{Payment: pay, Quotes: quotes}
+		view = PaymentView{Payment: pay, Quotes: quotes}
 		return err
 	})
 	return view, err
 }
 
 // intake walks CREATED → RECIPIENT_RESOLUTION → SOURCE_FUNDS_CONFIRMED (reserving) → POLICY_CHECK.
-func (a *App) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) error {
+func (s *Service) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) error {
 	now := pay.CreatedAt
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now); err != nil {
 		return err
 	}
 	alias, err := tx.Recipients().FindVerifiedAlias(ctx, pay.Environment, pay.RecipientPhoneHash)
 	if isCode(err, recipient.CodePhoneAliasNotFound) {
-		return a.intakeUnknown(pay, now)
+		return s.intakeUnknown(pay, now)
 	}
 	if err != nil {
 		return err
@@ -152,7 +151,7 @@ func (a *App) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) err
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneKnown}, now); err != nil {
 		return err
 	}
-	if err := a.reserve(ctx, tx, now, pay); err != nil {
+	if err := s.reserve(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	_, err = pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now)
@@ -162,74 +161,15 @@ func (a *App) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) err
 // intakeUnknown is intake outcome 2: nobody has verified the phone, so the payment waits in
 // PENDING_CLAIM for a claim (opened by the caller once the payment row exists). A requested
 // destination cannot belong to an unknown recipient.
-func (a *App) intakeUnknown(pay *offramp.Payment, now time.Time) error {
+func (s *Service) intakeUnknown(pay *offramp.Payment, now time.Time) error {
 	if pay.RequestedDestinationID != "" {
 		return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
 	}
-	if _, err := a.escrow(pay.Environment); err != nil {
+	if _, err := s.escrow(pay.Environment); err != nil {
 		return err
 	}
 	_, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneUnknown}, now)
 	return err
-}
-
-// GetOfframpPayment returns a payment the caller sends or receives.
-func (a *App) GetOfframpPayment(ctx context.Context, p auth.Principal, id string) (offramp.Payment, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
-		return offramp.Payment{}, err
-	}
-	var out offramp.Payment
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		var err error
-		out, err = findForParty(ctx, tx, p, id, false)
-		return err
-	})
-	return out, err
-}
-
-// ListOfframpPayments lists payments the caller sends or receives, newest first.
-func (a *App) ListOfframpPayments(ctx context.Context, p auth.Principal, page ports.Page) ([]offramp.Payment, int, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
-		return nil, 0, err
-	}
-	var out []offramp.Payment
-	var total int
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		var err error
-		out, total, err = tx.Offramp().ListPayments(ctx, ports.OfframpFilter{Environment: p.Environment, TenantID: p.TenantID}, kernel.ClampPage(page))
-		return err
-	})
-	return out, total, err
-}
-
-// OfframpRoutes returns the current active quote set.
-func (a *App) OfframpRoutes(ctx context.Context, p auth.Principal, id string) ([]offramp.Quote, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
-		return nil, err
-	}
-	var out []offramp.Quote
-	err := a.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		pay, err := findForParty(ctx, tx, p, id, false)
-		if err != nil {
-			return err
-		}
-		out, err = tx.Offramp().ActiveQuotes(ctx, pay.ID)
-		return err
-	})
-	return out, err
-}
-
-// destinationIdentifier decrypts a destination's identifier (for routing and submission only).
-func (a *App) destinationIdentifier(d recipient.Destination) (recipient.Identifier, error) {
-	var id recipient.Identifier
-	if len(d.IdentifierCiphertext) == 0 {
-		return id, nil
-	}
-	raw, err := a.offramp.cipher.Decrypt(d.IdentifierCiphertext, "payout_destination:"+d.ID)
-	if err != nil {
-		return id, err
-	}
-	return id, json.Unmarshal(raw, &id)
 }
 
 func lockedSpec(p offramp.Payment) ledger.AccountSpec {

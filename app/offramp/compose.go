@@ -1,4 +1,4 @@
-package app
+package offramp
 
 import (
 	"context"
@@ -14,15 +14,15 @@ import (
 
 // composition is the policy composer's answer for one payment.
 type composition struct {
-	decision offramp.Decision
-	routes   []offramp.Route
+	decision     offramp.Decision
+	payoutRoutes []offramp.PayoutRoute
 }
 
 // compose evaluates every hold reason of SPEC.md this build can observe: the recipient's
 // credential, screening (failing closed on error), the spend policy of the sender's service
 // balance (POLICY_DENIED, per POLICY_ENFORCEMENT), destinations and their providers'
 // availability and liquidity.
-func (a *App) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (composition, error) {
+func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (composition, error) {
 	reasons := []offramp.HoldReason{}
 	cred, ok, err := tx.Recipients().FindCredential(ctx, p.RecipientTenantID, p.Environment)
 	if err != nil {
@@ -38,29 +38,29 @@ func (a *App) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (comp
 	case cred.Status == recipient.CredentialSuspended:
 		reasons = append(reasons, offramp.HoldCredentialSuspended)
 	}
-	if a.offramp.screening == nil {
+	if s.screening == nil {
 		reasons = append(reasons, offramp.HoldPolicySubsystemError)
 	} else {
-		found, err := a.offramp.screening.Screen(ctx, ports.ScreeningInput{Environment: p.Environment, PaymentID: p.ID,
+		found, err := s.screening.Screen(ctx, ports.ScreeningInput{Environment: p.Environment, PaymentID: p.ID,
 			SenderTenantID: p.SenderTenantID, RecipientTenantID: p.RecipientTenantID, AmountBaseUnits: p.SourceAmountBaseUnits})
 		if err != nil {
 			found = []offramp.HoldReason{offramp.HoldPolicySubsystemError}
 		}
 		reasons = append(reasons, found...)
 	}
-	reasons = append(reasons, a.spendPolicy.SenderSpendHolds(ctx, p)...)
-	routes, routeReason, err := a.eligibleRoutes(ctx, tx, p)
+	reasons = append(reasons, s.spendPolicy.SenderSpendHolds(ctx, p)...)
+	payoutRoutes, payoutRouteReason, err := s.eligiblePayoutRoutes(ctx, tx, p)
 	if err != nil {
 		return composition{}, err
 	}
-	if ok && cred.Status == recipient.CredentialActive && routeReason != "" {
-		reasons = append(reasons, routeReason)
+	if ok && cred.Status == recipient.CredentialActive && payoutRouteReason != "" {
+		reasons = append(reasons, payoutRouteReason)
 	}
 	reasons, err = dropApprovedReviews(ctx, tx, p.ID, reasons)
 	if err != nil {
 		return composition{}, err
 	}
-	return composition{decision: offramp.Compose(reasons), routes: routes}, nil
+	return composition{decision: offramp.Compose(reasons), payoutRoutes: payoutRoutes}, nil
 }
 
 // reviewReasons are the hold reasons an operator's review approval clears (SPEC.md: cleared by
@@ -100,21 +100,22 @@ func dropApprovedReviews(ctx context.Context, tx ports.Tx, paymentID string, rea
 // maxDestinationsConsidered bounds one routing pass.
 const maxDestinationsConsidered = 100
 
-// eligibleRoutes lists the recipient's ACTIVE, routable destinations (only the requested one
-// when set) whose provider may pay out, or the hold reason why there are none.
-func (a *App) eligibleRoutes(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.Route, offramp.HoldReason, error) {
+// eligiblePayoutRoutes lists the payout routes of the recipient's ACTIVE, routable destinations
+// (only the requested one when set) whose provider may pay out, or the hold reason why there
+// are none.
+func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.PayoutRoute, offramp.HoldReason, error) {
 	dests, _, err := tx.Recipients().ListDestinations(ctx, p.RecipientTenantID, p.Environment, ports.Page{Take: maxDestinationsConsidered})
 	if err != nil {
 		return nil, "", err
 	}
 	routable, withProvider := 0, 0
-	routes := []offramp.Route{}
+	payoutRoutes := []offramp.PayoutRoute{}
 	for _, d := range dests {
 		if d.Status != recipient.DestActive || !d.Type.Routable() || (p.RequestedDestinationID != "" && d.ID != p.RequestedDestinationID) {
 			continue
 		}
 		routable++
-		rail, ok := a.offramp.rail(p.Environment, d.Type)
+		rail, ok := s.rail(p.Environment, d.Type)
 		if !ok {
 			continue
 		}
@@ -124,27 +125,27 @@ func (a *App) eligibleRoutes(ctx context.Context, tx ports.Tx, p offramp.Payment
 		}
 		network := ""
 		if d.Type == recipient.DestOnchainWallet {
-			if id, err := a.destinationIdentifier(d); err == nil {
+			if id, err := s.destinationIdentifier(d); err == nil {
 				network = id.Network
 			}
 		}
-		routes = append(routes, offramp.Route{DestinationID: d.ID, DestinationType: d.Type, Network: network, Terms: rail.Terms})
+		payoutRoutes = append(payoutRoutes, offramp.PayoutRoute{DestinationID: d.ID, DestinationType: d.Type, Network: network, Terms: rail.Terms})
 	}
 	switch {
 	case routable == 0:
 		return nil, offramp.HoldPayoutDestinationNotSelected, nil
 	case withProvider == 0:
 		return nil, offramp.HoldProviderUnavailable, nil
-	case len(routes) == 0:
+	case len(payoutRoutes) == 0:
 		return nil, offramp.HoldInsufficientRouteLiquidity, nil
 	}
-	return routes, "", nil
+	return payoutRoutes, "", nil
 }
 
 // runPolicyCheck takes a payment in POLICY_CHECK to its next status: a fresh quote set
 // (superseding any earlier one) and AWAITING_RECIPIENT_CONFIRMATION, a hold, or a rejection.
-func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
-	c, err := a.compose(ctx, tx, *p)
+func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	c, err := s.compose(ctx, tx, *p)
 	if err != nil {
 		return err
 	}
@@ -152,7 +153,7 @@ func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p 
 	if c.decision.Verdict == offramp.VerdictAllow {
 		quotes = offramp.PriceSet(offramp.QuoteInput{PaymentID: p.ID, SetVersion: p.QuoteSetVersion + 1,
 			SourceAmountBaseUnits: p.SourceAmountBaseUnits, SourceAssetID: p.SourceAssetID, SourceChainKey: p.SourceChainKey,
-			Speed: p.SpeedPreference, Now: now, Lifetime: a.offramp.quoteLifetime}, c.routes)
+			Speed: p.SpeedPreference, Now: now, Lifetime: s.quoteLifetime}, c.payoutRoutes)
 		if len(quotes) == 0 {
 			c.decision = offramp.Compose([]offramp.HoldReason{offramp.HoldPayoutDestinationNotSelected})
 		}
@@ -176,13 +177,13 @@ func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p 
 		return err
 	case offramp.EffectVoidHold:
 		p.FailureReason = string(c.decision.Reasons[0])
-		return a.voidReservation(ctx, tx, now, p)
+		return s.voidReservation(ctx, tx, now, p)
 	case offramp.EffectRefund:
 		p.FailureReason = string(c.decision.Reasons[0])
-		refund := func() error { return a.refund(ctx, tx, now, p, lockedSpec(*p)) }
+		refund := func() error { return s.refund(ctx, tx, now, p, lockedSpec(*p)) }
 		if fromClaim {
 			refund = func() error {
-				return a.releaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")
+				return s.releaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")
 			}
 		}
 		if err := refund(); err != nil {
@@ -197,12 +198,12 @@ func (a *App) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p 
 // reevaluateHeld re-runs the composer for a recipient's held payments after something they
 // control changed (a credential, a destination, an alias): holds clear when their condition
 // does. Holds only an operator clears stay held, because the composer finds them again.
-func (a *App) reevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error {
+func (s *Service) reevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error {
 	ids, err := tx.Offramp().HeldPaymentIDs(ctx, env, recipientTenantID, maxDestinationsConsidered)
 	if err != nil {
 		return err
 	}
-	now := a.clock.Now()
+	now := s.clock.Now()
 	for _, id := range ids {
 		p, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil {
@@ -214,7 +215,7 @@ func (a *App) reevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environm
 		if _, err := p.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {
 			return err
 		}
-		if err := a.runPolicyCheck(ctx, tx, now, &p); err != nil {
+		if err := s.runPolicyCheck(ctx, tx, now, &p); err != nil {
 			return err
 		}
 		if err := tx.Offramp().UpdatePayment(ctx, p); err != nil {
