@@ -60,7 +60,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeLedgerReferenceConflict:      409,
 	core.CodeAmountOverflow:               422,
 
-	// Off-ramp recipients and payments (issue 6).
+	// Off-ramp recipients (aliases, credentials, payout destinations) and off-ramp payments.
 	recipient.CodePhoneAliasNotFound:     404,
 	recipient.CodePhoneAliasTaken:        409,
 	recipient.CodePhoneCodeInvalid:       400,
@@ -78,7 +78,7 @@ var statusByCode = map[core.Code]int{
 	offramp.CodeQuoteNotFound:            404,
 	offramp.CodeRouteNotSelected:         409,
 
-	// Pending claims (issue 7).
+	// Pending claims of off-ramp payments to unverified phones.
 	claim.CodeClaimNotFound:      404,
 	claim.CodeLinkUsed:           409,
 	claim.CodeLinkExpired:        409,
