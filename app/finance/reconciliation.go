@@ -2,14 +2,15 @@ package finance
 
 import (
 	"context"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/ledger"
-	"corridor/ports"
 	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/ledger"
+	"corridor/ports"
 )
 
 // Bounds of the reconciliation report.

@@ -153,7 +153,7 @@ func (s *Service) codeHash(aliasID, code string) string {
 func sixDigits() string {
 	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
 	if err != nil {
-		panic("app: crypto/rand: " + err.Error())
+		panic("offramp: crypto/rand: " + err.Error())
 	}
 	return fmt.Sprintf("%06d", n.Int64())
 }

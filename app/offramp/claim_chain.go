@@ -2,13 +2,14 @@ package offramp
 
 import (
 	"context"
-	"corridor/core"
-	"corridor/core/claim"
-	"corridor/ports"
 	"errors"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/core"
+	"corridor/core/claim"
+	"corridor/ports"
 )
 
 // RunClaimChain sends one escrow transaction for a claim when the claim still needs it, then
@@ -90,7 +91,7 @@ func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) err
 			return err
 		}
 	default:
-		return errors.New("app: unknown claim chain action " + action)
+		return errors.New("offramp: unknown claim chain action " + action)
 	}
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if hash != (common.Hash{}) {

@@ -2,10 +2,11 @@ package offramp
 
 import (
 	"context"
+	"time"
+
 	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/ports"
-	"time"
 )
 
 // ExpireDueClaims is the periodic expiry pass.

@@ -2,14 +2,15 @@ package offramp
 
 import (
 	"context"
+	"encoding/hex"
+	"time"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/ledger"
 	"corridor/ports"
-	"encoding/hex"
-	"time"
 )
 
 // IndexClaimEscrow applies the escrow contract's events since the environment's cursor. Logs

@@ -2,6 +2,10 @@ package offramp
 
 import (
 	"context"
+	"crypto/hmac"
+	"strings"
+	"time"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
@@ -9,9 +13,6 @@ import (
 	"corridor/core/offramp"
 	"corridor/core/recipient"
 	"corridor/ports"
-	"crypto/hmac"
-	"strings"
-	"time"
 )
 
 // claimByToken resolves a link token to its locked link and claim; the link must be usable.

@@ -2,14 +2,15 @@ package offramp
 
 import (
 	"context"
+	"strings"
+	"time"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/ports"
-	"strings"
-	"time"
 )
 
 // ClaimView is a claim as its sender sees it.

@@ -2,12 +2,13 @@ package offramp
 
 import (
 	"context"
+	"encoding/json"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/recipient"
 	"corridor/ports"
-	"encoding/json"
 )
 
 // CreateDestination adds a payout destination (SPEC.md PayoutDestination). It needs an ACTIVE

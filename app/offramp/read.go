@@ -2,6 +2,7 @@ package offramp
 
 import (
 	"context"
+
 	"corridor/app/kernel"
 	"corridor/core/auth"
 	"corridor/core/offramp"

@@ -2,12 +2,13 @@ package policy
 
 import (
 	"context"
+	"strings"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/policy"
 	"corridor/ports"
-	"strings"
 )
 
 // AttachInput names a subject.

@@ -2,14 +2,15 @@ package safepay
 
 import (
 	"context"
+	"errors"
+	"strings"
+
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/safepay"
 	"corridor/core/tenant"
 	"corridor/core/wallet"
 	"corridor/ports"
-	"errors"
-	"strings"
 )
 
 // Bounds of destination resolution by email: the members and wallets of a tenant looked at.

@@ -2,14 +2,15 @@ package safepay
 
 import (
 	"context"
-	"corridor/core"
-	"corridor/core/safepay"
-	"corridor/ports"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/core"
+	"corridor/core/safepay"
+	"corridor/ports"
 )
 
 const (
@@ -202,7 +203,7 @@ func (s *Service) confirmPayment(ctx context.Context, chain ports.Chain, pay saf
 		return 0, s.failPayment(ctx, chain, pay, "REVERTED: "+reason+" (transaction "+pay.ExecutedTxHash+")", sentAs)
 	}
 	if waited := s.clock.Now().Sub(pay.UpdatedAt); waited > paymentReceiptTimeout {
-		return 0, fmt.Errorf("app: payment %s: transaction %s still pending after %s", pay.ID, pay.ExecutedTxHash, waited.Round(time.Second))
+		return 0, fmt.Errorf("safepay: payment %s: transaction %s still pending after %s", pay.ID, pay.ExecutedTxHash, waited.Round(time.Second))
 	}
 	return paymentReceiptPoll, nil
 }

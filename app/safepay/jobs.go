@@ -2,10 +2,11 @@ package safepay
 
 import (
 	"context"
-	"corridor/app/kernel"
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
 )
 
 var _ kernel.Jobs = (*Service)(nil)

@@ -2,12 +2,13 @@ package safepay
 
 import (
 	"context"
+	"strings"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/safepay"
 	"corridor/ports"
-	"strings"
 )
 
 // Get returns one of the caller's payments.

@@ -131,7 +131,7 @@ type RevokedMember struct {
 
 // RevokeMember revokes a member; revoking twice is harmless. The tenant's wallets (both
 // environments: a member is tenant-wide) are listed in the transaction and their owners read
-// from the chain after it (see walletsOwnedBy).
+// from the chain after it (see WalletOwners).
 func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return RevokedMember{}, err

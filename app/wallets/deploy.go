@@ -158,7 +158,7 @@ func (s *Service) recordDeploy(ctx context.Context, walletID string, trigger wal
 		return nil
 	}
 	if errors.Is(err, core.ErrInvalidState) {
-		return fmt.Errorf("app: wallet %s: %w", walletID, err)
+		return fmt.Errorf("wallets: wallet %s: %w", walletID, err)
 	}
 	return err
 }

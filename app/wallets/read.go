@@ -2,14 +2,15 @@ package wallets
 
 import (
 	"context"
-	"corridor/app/kernel"
-	"corridor/core/auth"
-	"corridor/core/wallet"
-	"corridor/ports"
 	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/app/kernel"
+	"corridor/core/auth"
+	"corridor/core/wallet"
+	"corridor/ports"
 )
 
 // ListWallets lists the caller's wallets in its environment, oldest first.
