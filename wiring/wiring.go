@@ -1,6 +1,6 @@
 // Package wiring is the composition root shared by cmd/corridor and the black-box tests: it
-// builds adapters and plugs them into the capability services of app/, so a test runs exactly the service `corridor serve`
-// runs. Only cmd and test import it.
+// builds adapters and plugs them into the capability services of app/, so a test runs exactly
+// the service `corridor serve` runs. Only cmd and test import it.
 package wiring
 
 import (
