@@ -1,6 +1,6 @@
 // Package wiring is the composition root shared by cmd/corridor and the black-box tests: it
-// builds adapters and plugs them into app, so a test runs exactly the service `corridor serve`
-// runs. Only cmd and test import it.
+// builds adapters and plugs them into the capability services of app/, so a test runs exactly
+// the service `corridor serve` runs. Only cmd and test import it.
 package wiring
 
 import (
@@ -10,16 +10,19 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"corridor/adapters/cipher"
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
 	"corridor/adapters/jobs"
-	"corridor/adapters/payout"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
-	"corridor/app"
+	"corridor/app/finance"
+	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
+	policyapp "corridor/app/policy"
+	safepayapp "corridor/app/safepay"
+	"corridor/app/tenancy"
+	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/policy"
 	"corridor/core/wallet"
@@ -74,14 +77,20 @@ type Config struct {
 	OperatorToken string
 }
 
-// Service is the wired application.
+// Service is the wired application: the HTTP server, one service per capability of app/ (tests
+// call use cases and jobs on them directly), the store and the job inserter.
 type Service struct {
-	Server *http.Server
-	App    *app.App
-	Store  *postgres.Store
-	Jobs   *jobs.Inserter
-	runner *jobs.Runner
-	close  func()
+	Server  *http.Server
+	Tenancy *tenancy.Service
+	Finance *finance.Service
+	Wallets *wallets.Service
+	SafePay *safepayapp.Service
+	Policy  *policyapp.Service
+	Offramp *offrampapp.Service
+	Store   *postgres.Store
+	Jobs    *jobs.Inserter
+	runner  *jobs.Runner
+	close   func()
 }
 
 // Close releases the database pool.
@@ -136,21 +145,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
-	a, err := app.New(app.Deps{Store: appStore, Identity: idp, Jobs: inserter, Clock: cfg.Clock,
-		Chains: cfg.ChainAdapters, IdempotencyTTL: cfg.IdempotencyTTL, Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant,
-		Cipher: protect, SMS: outbox, SMSOutbox: outbox, Screening: payout.SandboxScreening{}, Payouts: rails,
-		QuoteLifetime: cfg.Payouts.QuoteLifetime, OfframpPollInterval: cfg.Payouts.PollInterval,
-		PolicyEnforcement: cfg.PolicyEnforcement, Logger: log,
-		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
-		ClaimCodesPerIP: cfg.ClaimCodesPerIP, ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim})
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	workers := river.NewWorkers()
-	a.RegisterWorkers(workers)
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: a.PeriodicJobs(), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services)...), Logger: log,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -164,12 +165,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
 		Timeouts:           cfg.HTTPTimeouts,
-	}, a, log)
+	}, services, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, App: a, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // newCipher builds the identifier cipher from the configured hex key, or from a random key

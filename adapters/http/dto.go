@@ -3,7 +3,7 @@ package http
 import (
 	"time"
 
-	"corridor/app"
+	"corridor/app/tenancy"
 	"corridor/core/tenant"
 )
 
@@ -23,7 +23,7 @@ type tenantResponse struct {
 	CreatedAt time.Time `json:"createdAt" oas:"required"`
 }
 
-func toTenant(v app.TenantView) tenantResponse {
+func toTenant(v tenancy.TenantView) tenantResponse {
 	return tenantResponse{ID: v.Tenant.ID, Slug: v.Tenant.Slug, Name: v.Tenant.Name, Role: v.Role, CreatedAt: v.Tenant.CreatedAt}
 }
 

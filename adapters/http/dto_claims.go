@@ -3,7 +3,7 @@ package http
 import (
 	"time"
 
-	"corridor/app"
+	offrampapp "corridor/app/offramp"
 	"corridor/core"
 	"corridor/core/claim"
 )
@@ -39,10 +39,10 @@ type claimRedeemRequest struct {
 }
 
 type claimRedeemResponse struct {
-	PaymentID   string               `json:"paymentId" oas:"required"`
-	Status      string               `json:"status" oas:"required"`
-	HoldReasons []string             `json:"holdReasons" oas:"required"`
-	Quotes      []routeQuoteResponse `json:"quotes" oas:"required"`
+	PaymentID   string                     `json:"paymentId" oas:"required"`
+	Status      string                     `json:"status" oas:"required"`
+	HoldReasons []string                   `json:"holdReasons" oas:"required"`
+	Quotes      []payoutRouteQuoteResponse `json:"quotes" oas:"required"`
 }
 
 type claimResendResponse struct {
@@ -85,12 +85,12 @@ func toClaimPublic(v claim.PublicView) claimPublicResponse {
 		Status: string(v.Status), ExpiresAt: v.ExpiresAt, PhoneMasked: v.PhoneMasked}
 }
 
-func toClaimRefund(v app.ClaimView) claimRefundResponse {
+func toClaimRefund(v offrampapp.ClaimView) claimRefundResponse {
 	return claimRefundResponse{ClaimStatus: string(v.Claim.Status), PaymentStatus: string(v.Payment.Status),
 		RefundTxHash: strPtr(v.Claim.RefundTxHash)}
 }
 
-func toClaim(v app.ClaimView) claimResponse {
+func toClaim(v offrampapp.ClaimView) claimResponse {
 	c := v.Claim
 	return claimResponse{ClaimID: c.ID, PaymentID: c.PaymentID, Status: string(c.Status), PaymentStatus: string(v.Payment.Status),
 		Funded: c.Funded, AmountUSD: core.FormatUSD(c.AmountBaseUnits), AssetID: c.AssetID, ChainKey: c.ChainKey,
@@ -100,7 +100,7 @@ func toClaim(v app.ClaimView) claimResponse {
 		CancelTxHash: strPtr(c.CancelTxHash), CreatedAt: c.CreatedAt, ResendsInWindow: c.ResendCount}
 }
 
-func toClaimRedeem(v app.OfframpView) claimRedeemResponse {
+func toClaimRedeem(v offrampapp.PaymentView) claimRedeemResponse {
 	p := toOfframpPayment(v.Payment)
-	return claimRedeemResponse{PaymentID: p.PaymentID, Status: p.Status, HoldReasons: p.HoldReasons, Quotes: toRouteQuotes(v.Quotes)}
+	return claimRedeemResponse{PaymentID: p.PaymentID, Status: p.Status, HoldReasons: p.HoldReasons, Quotes: toPayoutRouteQuotes(v.Quotes)}
 }

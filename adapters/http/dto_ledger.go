@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/app"
+	"corridor/app/finance"
 	"corridor/core"
 	"corridor/ledger"
 	"corridor/ports"
@@ -33,7 +33,7 @@ type balancesResponse struct {
 	Balances    []serviceBalanceResponse `json:"balances" oas:"required"`
 }
 
-func toServiceBalance(b app.ServiceBalance) serviceBalanceResponse {
+func toServiceBalance(b finance.ServiceBalance) serviceBalanceResponse {
 	return serviceBalanceResponse{
 		Asset: b.Asset, Decimals: core.USDCDecimals, AccountID: strPtr(b.AccountID),
 		Available: core.FormatUSD(b.Balance.Available()), AvailableBaseUnits: baseUnits(b.Balance.Available()),
@@ -42,7 +42,7 @@ func toServiceBalance(b app.ServiceBalance) serviceBalanceResponse {
 	}
 }
 
-func toBalances(v app.BalancesView) balancesResponse {
+func toBalances(v finance.BalancesView) balancesResponse {
 	out := balancesResponse{Environment: string(v.Environment), AsOf: v.AsOf, Balances: make([]serviceBalanceResponse, len(v.Balances))}
 	for i, b := range v.Balances {
 		out.Balances[i] = toServiceBalance(b)
@@ -65,7 +65,7 @@ type depositResponse struct {
 	CreatedAt       time.Time              `json:"createdAt" oas:"required"`
 }
 
-func toDeposit(d app.Deposit) depositResponse {
+func toDeposit(d finance.Deposit) depositResponse {
 	return depositResponse{
 		ID: d.ID, TransferID: d.Transfer.ID, Environment: string(d.Transfer.Environment), Asset: d.Transfer.Asset,
 		AmountUSD: core.FormatUSD(d.AmountBaseUnits), AmountBaseUnits: baseUnits(d.AmountBaseUnits),
@@ -164,7 +164,7 @@ type statementResponse struct {
 	Total   int                     `json:"total" oas:"required"`
 }
 
-func toStatement(v app.StatementView) statementResponse {
+func toStatement(v finance.StatementView) statementResponse {
 	st := v.Statement
 	out := statementResponse{
 		Account: toLedgerAccount(v.Account), From: v.From, To: v.To,
@@ -210,7 +210,7 @@ type entryListResponse struct {
 	Total   int             `json:"total" oas:"required"`
 }
 
-func toEntry(e app.JournalEntryView) entryResponse {
+func toEntry(e finance.JournalEntryView) entryResponse {
 	t := e.Transfer
 	out := entryResponse{
 		Sequence: e.Sequence, TransferID: t.ID, Reference: t.Reference, Type: string(t.Type), Status: string(e.State.Status),
@@ -256,7 +256,7 @@ type trialBalanceResponse struct {
 	Assets      []trialAssetResponse `json:"assets" oas:"required"`
 }
 
-func toTrialBalance(v app.TrialBalanceView) trialBalanceResponse {
+func toTrialBalance(v finance.TrialBalanceView) trialBalanceResponse {
 	out := trialBalanceResponse{Environment: string(v.Environment), GeneratedAt: v.GeneratedAt, Assets: make([]trialAssetResponse, len(v.Assets))}
 	for i, a := range v.Assets {
 		t := a.Totals

@@ -4,11 +4,11 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/app"
+	offrampapp "corridor/app/offramp"
 	"corridor/core/offramp"
 )
 
-type offrampCreateRequest struct {
+type offrampPaymentCreateRequest struct {
 	Phone                  string `json:"phone" oas:"required,maxLength=32"`
 	AmountUSD              string `json:"amountUsd" oas:"required"`
 	ChainID                *int64 `json:"chainId,omitempty"`
@@ -17,62 +17,62 @@ type offrampCreateRequest struct {
 	SpeedPreference        string `json:"speedPreference,omitempty" oas:"enum=FASTEST|CHEAPEST"`
 }
 
-type offrampSelectRouteRequest struct {
+type payoutRouteSelectRequest struct {
 	RouteQuoteID string `json:"routeQuoteId" oas:"required"`
 }
 
-type routeQuoteFees struct {
+type payoutRouteQuoteFees struct {
 	ProviderFeeMinor string `json:"providerFeeMinor" oas:"required"`
 	NetworkFeeMinor  string `json:"networkFeeMinor" oas:"required"`
 }
 
-// routeQuoteResponse is SPEC.md's RouteQuote.
-type routeQuoteResponse struct {
-	RouteID                  string         `json:"routeId" oas:"required"`
-	PaymentID                string         `json:"paymentId" oas:"required"`
-	DestinationID            string         `json:"destinationId" oas:"required"`
-	Provider                 string         `json:"provider" oas:"required"`
-	SourceAmountBaseUnits    string         `json:"sourceAmountBaseUnits" oas:"required"`
-	SourceAssetID            string         `json:"sourceAssetId" oas:"required"`
-	DestinationAmountMinor   string         `json:"destinationAmountMinor" oas:"required"`
-	DestinationCurrency      string         `json:"destinationCurrency" oas:"required"`
-	Fees                     routeQuoteFees `json:"fees" oas:"required"`
-	ExchangeRate             string         `json:"exchangeRate" oas:"required"`
-	EstimatedDeliverySeconds int            `json:"estimatedDeliverySeconds" oas:"required"`
-	RequiresBridge           bool           `json:"requiresBridge" oas:"required"`
-	RequiresConversion       bool           `json:"requiresConversion" oas:"required"`
-	RequiresPrefunding       bool           `json:"requiresPrefunding" oas:"required"`
-	Status                   string         `json:"status" oas:"required"`
-	QuoteExpiresAt           time.Time      `json:"quoteExpiresAt" oas:"required"`
+// payoutRouteQuoteResponse is SPEC.md's RouteQuote.
+type payoutRouteQuoteResponse struct {
+	RouteID                  string               `json:"routeId" oas:"required"`
+	PaymentID                string               `json:"paymentId" oas:"required"`
+	DestinationID            string               `json:"destinationId" oas:"required"`
+	Provider                 string               `json:"provider" oas:"required"`
+	SourceAmountBaseUnits    string               `json:"sourceAmountBaseUnits" oas:"required"`
+	SourceAssetID            string               `json:"sourceAssetId" oas:"required"`
+	DestinationAmountMinor   string               `json:"destinationAmountMinor" oas:"required"`
+	DestinationCurrency      string               `json:"destinationCurrency" oas:"required"`
+	Fees                     payoutRouteQuoteFees `json:"fees" oas:"required"`
+	ExchangeRate             string               `json:"exchangeRate" oas:"required"`
+	EstimatedDeliverySeconds int                  `json:"estimatedDeliverySeconds" oas:"required"`
+	RequiresBridge           bool                 `json:"requiresBridge" oas:"required"`
+	RequiresConversion       bool                 `json:"requiresConversion" oas:"required"`
+	RequiresPrefunding       bool                 `json:"requiresPrefunding" oas:"required"`
+	Status                   string               `json:"status" oas:"required"`
+	QuoteExpiresAt           time.Time            `json:"quoteExpiresAt" oas:"required"`
 }
 
 // offrampPaymentResponse is SPEC.md's OffRampPayment; quotes only in the create response.
 type offrampPaymentResponse struct {
-	PaymentID              string                `json:"paymentId" oas:"required"`
-	Status                 string                `json:"status" oas:"required"`
-	RecipientPhoneMasked   *string               `json:"recipientPhoneMasked" oas:"required"`
-	RecipientTenantID      *string               `json:"recipientTenantId" oas:"required"`
-	ClaimID                *string               `json:"claimId" oas:"required"`
-	SourceChainKey         string                `json:"sourceChainKey" oas:"required"`
-	SourceAssetID          string                `json:"sourceAssetId" oas:"required"`
-	SourceAmountBaseUnits  string                `json:"sourceAmountBaseUnits" oas:"required"`
-	SourceFundingMode      string                `json:"sourceFundingMode" oas:"required"`
-	RequestedDestinationID *string               `json:"requestedDestinationId" oas:"required"`
-	SelectedRouteQuoteID   *string               `json:"selectedRouteQuoteId" oas:"required"`
-	HoldReasons            []string              `json:"holdReasons" oas:"required"`
-	FailureReason          *string               `json:"failureReason" oas:"required"`
-	DeliveredAt            *time.Time            `json:"deliveredAt" oas:"required"`
-	CreatedAt              time.Time             `json:"createdAt" oas:"required"`
-	Quotes                 *[]routeQuoteResponse `json:"quotes,omitempty"`
+	PaymentID              string                      `json:"paymentId" oas:"required"`
+	Status                 string                      `json:"status" oas:"required"`
+	RecipientPhoneMasked   *string                     `json:"recipientPhoneMasked" oas:"required"`
+	RecipientTenantID      *string                     `json:"recipientTenantId" oas:"required"`
+	ClaimID                *string                     `json:"claimId" oas:"required"`
+	SourceChainKey         string                      `json:"sourceChainKey" oas:"required"`
+	SourceAssetID          string                      `json:"sourceAssetId" oas:"required"`
+	SourceAmountBaseUnits  string                      `json:"sourceAmountBaseUnits" oas:"required"`
+	SourceFundingMode      string                      `json:"sourceFundingMode" oas:"required"`
+	RequestedDestinationID *string                     `json:"requestedDestinationId" oas:"required"`
+	SelectedRouteQuoteID   *string                     `json:"selectedRouteQuoteId" oas:"required"`
+	HoldReasons            []string                    `json:"holdReasons" oas:"required"`
+	FailureReason          *string                     `json:"failureReason" oas:"required"`
+	DeliveredAt            *time.Time                  `json:"deliveredAt" oas:"required"`
+	CreatedAt              time.Time                   `json:"createdAt" oas:"required"`
+	Quotes                 *[]payoutRouteQuoteResponse `json:"quotes,omitempty"`
 }
 
-type offrampListResponse struct {
+type offrampPaymentListResponse struct {
 	Payments []offrampPaymentResponse `json:"payments" oas:"required"`
 	Total    int                      `json:"total" oas:"required"`
 }
 
-type offrampRoutesResponse struct {
-	Routes []routeQuoteResponse `json:"routes" oas:"required"`
+type payoutRouteQuotesResponse struct {
+	Routes []payoutRouteQuoteResponse `json:"routes" oas:"required"`
 }
 
 type providerWebhookResponse struct {
@@ -80,20 +80,20 @@ type providerWebhookResponse struct {
 	Duplicate bool `json:"duplicate" oas:"required"`
 }
 
-func toRouteQuote(q offramp.Quote) routeQuoteResponse {
-	return routeQuoteResponse{RouteID: q.ID, PaymentID: q.PaymentID, DestinationID: q.DestinationID, Provider: q.Provider,
+func toPayoutRouteQuote(q offramp.Quote) payoutRouteQuoteResponse {
+	return payoutRouteQuoteResponse{RouteID: q.ID, PaymentID: q.PaymentID, DestinationID: q.DestinationID, Provider: q.Provider,
 		SourceAmountBaseUnits: strconv.FormatInt(q.SourceAmountBaseUnits, 10), SourceAssetID: q.SourceAssetID,
 		DestinationAmountMinor: strconv.FormatInt(q.DestinationAmountMinor, 10), DestinationCurrency: q.DestinationCurrency,
-		Fees:         routeQuoteFees{ProviderFeeMinor: strconv.FormatInt(q.ProviderFeeMinor, 10), NetworkFeeMinor: strconv.FormatInt(q.NetworkFeeMinor, 10)},
+		Fees:         payoutRouteQuoteFees{ProviderFeeMinor: strconv.FormatInt(q.ProviderFeeMinor, 10), NetworkFeeMinor: strconv.FormatInt(q.NetworkFeeMinor, 10)},
 		ExchangeRate: q.ExchangeRate, EstimatedDeliverySeconds: q.EstimatedDeliverySeconds, RequiresBridge: q.RequiresBridge,
 		RequiresConversion: q.RequiresConversion, RequiresPrefunding: q.RequiresPrefunding, Status: string(q.Status),
 		QuoteExpiresAt: q.ExpiresAt}
 }
 
-func toRouteQuotes(qs []offramp.Quote) []routeQuoteResponse {
-	out := make([]routeQuoteResponse, len(qs))
+func toPayoutRouteQuotes(qs []offramp.Quote) []payoutRouteQuoteResponse {
+	out := make([]payoutRouteQuoteResponse, len(qs))
 	for i, q := range qs {
-		out[i] = toRouteQuote(q)
+		out[i] = toPayoutRouteQuote(q)
 	}
 	return out
 }
@@ -111,9 +111,9 @@ func toOfframpPayment(p offramp.Payment) offrampPaymentResponse {
 		DeliveredAt: p.DeliveredAt, CreatedAt: p.CreatedAt}
 }
 
-func toOfframpCreated(v app.OfframpView) offrampPaymentResponse {
+func toOfframpPaymentCreated(v offrampapp.PaymentView) offrampPaymentResponse {
 	out := toOfframpPayment(v.Payment)
-	qs := toRouteQuotes(v.Quotes)
+	qs := toPayoutRouteQuotes(v.Quotes)
 	out.Quotes = &qs
 	return out
 }

@@ -3,7 +3,7 @@ package http
 import (
 	"time"
 
-	"corridor/app"
+	"corridor/app/wallets"
 	"corridor/core/wallet"
 )
 
@@ -20,12 +20,12 @@ type walletCreateRequest struct {
 	ChainID   *int64               `json:"chainId,omitempty"`
 }
 
-func (r walletCreateRequest) input() app.CreateWalletInput {
+func (r walletCreateRequest) input() wallets.CreateWalletInput {
 	owners := make([]wallet.OwnerInput, len(r.Owners))
 	for i, o := range r.Owners {
 		owners[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
 	}
-	return app.CreateWalletInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID}
+	return wallets.CreateWalletInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID}
 }
 
 type walletOwnerResponse struct {
@@ -79,7 +79,7 @@ func toWallet(w wallet.Wallet) walletResponse {
 	}
 }
 
-func toWalletDetail(v app.WalletView) walletDetailResponse {
+func toWalletDetail(v wallets.WalletView) walletDetailResponse {
 	out := walletDetailResponse{walletResponse: toWallet(v.Wallet)}
 	if v.Balances != nil {
 		balances := make([]balanceResponse, len(v.Balances))
@@ -140,7 +140,7 @@ type handleInfoResponse struct {
 	Verified    bool    `json:"verified" oas:"required"`
 }
 
-func toHandleInfo(v app.HandleView) handleInfoResponse {
+func toHandleInfo(v wallets.HandleView) handleInfoResponse {
 	return handleInfoResponse{Handle: v.Handle.Handle, DisplayName: strPtr(v.Handle.DisplayName),
 		Address: v.Wallet.Address, ChainID: v.Wallet.ChainID, Verified: v.Handle.Verified}
 }

@@ -64,7 +64,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeLedgerReferenceConflict:      409,
 	core.CodeAmountOverflow:               422,
 
-	// Off-ramp recipients and payments.
+	// Off-ramp recipients (aliases, credentials, payout destinations) and off-ramp payments.
 	recipient.CodePhoneAliasNotFound:          404,
 	recipient.CodePhoneAliasTaken:             409,
 	recipient.CodePhoneCodeInvalid:            400,
@@ -86,7 +86,7 @@ var statusByCode = map[core.Code]int{
 	recipient.CodeDestinationRailConstraint:   422,
 	recipient.CodeDestinationRailNotAvailable: 422,
 
-	// Pending claims.
+	// Pending claims of off-ramp payments to unverified phones.
 	claim.CodeClaimNotFound:      404,
 	claim.CodeLinkUsed:           409,
 	claim.CodeLinkExpired:        409,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	"corridor/app/finance"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -20,7 +20,7 @@ func (s *Server) getBalances(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.app.Balances(c.UserContext(), principal(c), asOf)
+	view, err := s.svc.Finance.Balances(c.UserContext(), principal(c), asOf)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func (s *Server) createDeposit(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.app.SandboxDeposit(c.UserContext(), principal(c), app.DepositInput{AmountUSD: req.AmountUSD})
+	d, err := s.svc.Finance.SandboxDeposit(c.UserContext(), principal(c), finance.DepositInput{AmountUSD: req.AmountUSD})
 	if err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func (s *Server) listLedgerAccounts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	accounts, total, err := s.app.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
+	accounts, total, err := s.svc.Finance.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
 	if err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func (s *Server) accountStatement(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.app.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
+	view, err := s.svc.Finance.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
 	if err != nil {
 		return err
 	}
@@ -88,8 +88,8 @@ func (s *Server) listEntries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	in := app.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: from, To: to, Export: format == "csv"}
-	entries, total, err := s.app.LedgerEntries(c.UserContext(), principal(c), in, page)
+	in := finance.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: from, To: to, Export: format == "csv"}
+	entries, total, err := s.svc.Finance.LedgerEntries(c.UserContext(), principal(c), in, page)
 	if err != nil {
 		return err
 	}
@@ -111,14 +111,14 @@ func (s *Server) listEntries(c *fiber.Ctx) error {
 }
 
 func (s *Server) trialBalance(c *fiber.Ctx) error {
-	view, err := s.app.LedgerTrialBalance(c.UserContext(), principal(c))
+	view, err := s.svc.Finance.LedgerTrialBalance(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toTrialBalance(view))
 }
 
-// entriesPage reads skip and take; a CSV export pages up to app.MaxExportTake transfers.
+// entriesPage reads skip and take; a CSV export pages up to finance.MaxExportTake transfers.
 func entriesPage(c *fiber.Ctx, export bool) (ports.Page, error) {
 	if !export {
 		return pageOf(c)
@@ -128,9 +128,9 @@ func entriesPage(c *fiber.Ctx, export bool) (ports.Page, error) {
 	if err != nil {
 		errs.Add("skip", "must be a non-negative integer")
 	}
-	take, err := queryInt(c, "take", app.MaxExportTake, app.MaxExportTake)
+	take, err := queryInt(c, "take", finance.MaxExportTake, finance.MaxExportTake)
 	if err != nil || (take == 0 && c.Query("take") != "") {
-		errs.Add("take", "must be an integer from 1 to "+strconv.Itoa(app.MaxExportTake))
+		errs.Add("take", "must be an integer from 1 to "+strconv.Itoa(finance.MaxExportTake))
 	}
 	return ports.Page{Skip: skip, Take: take}, errs.Err()
 }
@@ -172,7 +172,7 @@ const csvTime = "2006-01-02T15:04:05.000000Z"
 // entriesCSV renders journal entries as RFC 4180 CSV (CRLF line ends). The output depends
 // only on the recorded (immutable) transfers, so exporting a closed period twice gives the
 // same bytes: no transfer status, no generation time.
-func entriesCSV(entries []app.JournalEntryView) ([]byte, error) {
+func entriesCSV(entries []finance.JournalEntryView) ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	w.UseCRLF = true

@@ -5,21 +5,21 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	offrampapp "corridor/app/offramp"
 )
 
 func (s *Server) createOfframpPayment(c *fiber.Ctx) error {
-	var req offrampCreateRequest
+	var req offrampPaymentCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.app.CreateOfframpPayment(c.UserContext(), principal(c), app.CreateOfframpInput{Phone: req.Phone,
+	v, err := s.svc.Offramp.CreatePayment(c.UserContext(), principal(c), offrampapp.CreatePaymentInput{Phone: req.Phone,
 		AmountUSD: req.AmountUSD, ChainID: req.ChainID, FundingMode: req.FundingMode,
 		RequestedDestinationID: req.RequestedDestinationID, SpeedPreference: req.SpeedPreference})
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toOfframpCreated(v))
+	return c.Status(fiber.StatusCreated).JSON(toOfframpPaymentCreated(v))
 }
 
 func (s *Server) listOfframpPayments(c *fiber.Ctx) error {
@@ -27,11 +27,11 @@ func (s *Server) listOfframpPayments(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ps, total, err := s.app.ListOfframpPayments(c.UserContext(), principal(c), page)
+	ps, total, err := s.svc.Offramp.ListPayments(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
-	out := offrampListResponse{Payments: make([]offrampPaymentResponse, len(ps)), Total: total}
+	out := offrampPaymentListResponse{Payments: make([]offrampPaymentResponse, len(ps)), Total: total}
 	for i, p := range ps {
 		out.Payments[i] = toOfframpPayment(p)
 	}
@@ -39,27 +39,27 @@ func (s *Server) listOfframpPayments(c *fiber.Ctx) error {
 }
 
 func (s *Server) getOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.app.GetOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.Offramp.GetPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) offrampRoutesOf(c *fiber.Ctx) error {
-	qs, err := s.app.OfframpRoutes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (s *Server) offrampPaymentPayoutRoutes(c *fiber.Ctx) error {
+	qs, err := s.svc.Offramp.PayoutRouteQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
-	return c.JSON(offrampRoutesResponse{Routes: toRouteQuotes(qs)})
+	return c.JSON(payoutRouteQuotesResponse{Routes: toPayoutRouteQuotes(qs)})
 }
 
-func (s *Server) selectOfframpRoute(c *fiber.Ctx) error {
-	var req offrampSelectRouteRequest
+func (s *Server) selectPayoutRoute(c *fiber.Ctx) error {
+	var req payoutRouteSelectRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	p, err := s.app.SelectOfframpRoute(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(req.RouteQuoteID))
+	p, err := s.svc.Offramp.SelectPayoutRoute(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(req.RouteQuoteID))
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Server) selectOfframpRoute(c *fiber.Ctx) error {
 }
 
 func (s *Server) confirmOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.app.ConfirmOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.Offramp.ConfirmPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -75,23 +75,23 @@ func (s *Server) confirmOfframpPayment(c *fiber.Ctx) error {
 }
 
 func (s *Server) cancelOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.app.CancelOfframpPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.Offramp.CancelPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) expireOfframpQuotes(c *fiber.Ctx) error {
-	p, err := s.app.ExpireOfframpQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (s *Server) expireOfframpPaymentQuotes(c *fiber.Ctx) error {
+	p, err := s.svc.Offramp.ExpireQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) offrampProviderStep(c *fiber.Ctx) error {
-	p, err := s.app.ProviderStep(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (s *Server) offrampPaymentProviderStep(c *fiber.Ctx) error {
+	p, err := s.svc.Offramp.ProviderStep(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -101,8 +101,8 @@ func (s *Server) offrampProviderStep(c *fiber.Ctx) error {
 // providerWebhook hands the raw body and its signature headers to the app; the signature is
 // over the exact bytes received.
 func (s *Server) providerWebhook(c *fiber.Ctx) error {
-	res, err := s.app.HandleProviderWebhook(c.UserContext(), app.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
-		Timestamp: c.Get(app.WebhookTimestampHeader), Signature: c.Get(app.WebhookSignatureHeader),
+	res, err := s.svc.Offramp.HandleProviderWebhook(c.UserContext(), offrampapp.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
+		Timestamp: c.Get(offrampapp.WebhookTimestampHeader), Signature: c.Get(offrampapp.WebhookSignatureHeader),
 		Body: append([]byte(nil), c.Body()...)})
 	if err != nil {
 		return err

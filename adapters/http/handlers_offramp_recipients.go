@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	offrampapp "corridor/app/offramp"
 	"corridor/core"
 )
 
@@ -14,7 +14,7 @@ func (s *Server) createPhoneAlias(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.app.CreatePhoneAlias(c.UserContext(), principal(c), app.CreateAliasInput{Phone: req.Phone})
+	a, err := s.svc.Offramp.CreatePhoneAlias(c.UserContext(), principal(c), offrampapp.CreateAliasInput{Phone: req.Phone})
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (s *Server) verifyPhoneAlias(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.app.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
+	a, err := s.svc.Offramp.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
 	if err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func (s *Server) listPhoneAliases(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	as, total, err := s.app.ListPhoneAliases(c.UserContext(), principal(c), page)
+	as, total, err := s.svc.Offramp.ListPhoneAliases(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (s *Server) listSandboxSMS(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ms, total, err := s.app.ListSandboxSMS(c.UserContext(), principal(c), page)
+	ms, total, err := s.svc.Offramp.ListSandboxSMS(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) listSandboxSMS(c *fiber.Ctx) error {
 }
 
 func (s *Server) listCredentials(c *fiber.Ctx) error {
-	cred, ok, err := s.app.GetCredential(c.UserContext(), principal(c))
+	cred, ok, err := s.svc.Offramp.GetCredential(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *Server) setSandboxCredential(c *fiber.Ctx) error {
 	if req.Type != "" && req.Type != "BUSINESS_IDENTITY" {
 		return core.Invalid("type", "must be BUSINESS_IDENTITY")
 	}
-	cred, err := s.app.SetSandboxCredential(c.UserContext(), principal(c), req.Status)
+	cred, err := s.svc.Offramp.SetSandboxCredential(c.UserContext(), principal(c), req.Status)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Server) createDestination(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.app.CreateDestination(c.UserContext(), principal(c), req.input())
+	d, err := s.svc.Offramp.CreateDestination(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Server) listDestinations(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ds, total, err := s.app.ListDestinations(c.UserContext(), principal(c), page)
+	ds, total, err := s.svc.Offramp.ListDestinations(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (s *Server) listDestinations(c *fiber.Ctx) error {
 }
 
 func (s *Server) getDestination(c *fiber.Ctx) error {
-	d, err := s.app.GetDestination(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	d, err := s.svc.Offramp.GetDestination(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}

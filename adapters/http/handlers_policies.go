@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	policyapp "corridor/app/policy"
 )
 
 func (s *Server) createPolicy(c *fiber.Ctx) error {
@@ -13,7 +13,7 @@ func (s *Server) createPolicy(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	p, err := s.app.CreatePolicy(c.UserContext(), principal(c), app.CreatePolicyInput{Name: req.Name, Document: req.Document})
+	p, err := s.svc.Policy.CreatePolicy(c.UserContext(), principal(c), policyapp.CreatePolicyInput{Name: req.Name, Document: req.Document})
 	if err != nil {
 		return err
 	}
@@ -25,7 +25,7 @@ func (s *Server) listPolicies(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	policies, total, err := s.app.ListPolicies(c.UserContext(), principal(c), page)
+	policies, total, err := s.svc.Policy.ListPolicies(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func (s *Server) listPolicies(c *fiber.Ctx) error {
 }
 
 func (s *Server) getPolicy(c *fiber.Ctx) error {
-	p, err := s.app.GetPolicy(c.UserContext(), principal(c), c.Params("id"))
+	p, err := s.svc.Policy.GetPolicy(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (s *Server) getPolicy(c *fiber.Ctx) error {
 }
 
 func (s *Server) archivePolicy(c *fiber.Ctx) error {
-	p, err := s.app.ArchivePolicy(c.UserContext(), principal(c), c.Params("id"))
+	p, err := s.svc.Policy.ArchivePolicy(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func (s *Server) createPolicyVersion(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.app.CreatePolicyVersion(c.UserContext(), principal(c), c.Params("id"), req.Document)
+	v, err := s.svc.Policy.CreatePolicyVersion(c.UserContext(), principal(c), c.Params("id"), req.Document)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (s *Server) listPolicyVersions(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	versions, total, err := s.app.ListPolicyVersions(c.UserContext(), principal(c), c.Params("id"), page)
+	versions, total, err := s.svc.Policy.ListPolicyVersions(c.UserContext(), principal(c), c.Params("id"), page)
 	if err != nil {
 		return err
 	}
@@ -85,8 +85,8 @@ func (s *Server) attachPolicy(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.app.AttachPolicy(c.UserContext(), principal(c), c.Params("id"),
-		app.AttachInput{SubjectType: req.SubjectType, SubjectID: req.SubjectID})
+	a, err := s.svc.Policy.AttachPolicy(c.UserContext(), principal(c), c.Params("id"),
+		policyapp.AttachInput{SubjectType: req.SubjectType, SubjectID: req.SubjectID})
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (s *Server) attachPolicy(c *fiber.Ctx) error {
 }
 
 func (s *Server) listPolicyAttachments(c *fiber.Ctx) error {
-	atts, err := s.app.ListPolicyAttachments(c.UserContext(), principal(c), c.Params("id"))
+	atts, err := s.svc.Policy.ListPolicyAttachments(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (s *Server) listPolicyAttachments(c *fiber.Ctx) error {
 }
 
 func (s *Server) detachPolicy(c *fiber.Ctx) error {
-	a, err := s.app.DetachPolicy(c.UserContext(), principal(c), strings.TrimSpace(c.Params("attachmentId")))
+	a, err := s.svc.Policy.DetachPolicy(c.UserContext(), principal(c), strings.TrimSpace(c.Params("attachmentId")))
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (s *Server) evaluatePolicy(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.app.EvaluatePolicy(c.UserContext(), principal(c), app.EvaluateInput{
+	d, err := s.svc.Policy.EvaluatePolicy(c.UserContext(), principal(c), policyapp.EvaluateInput{
 		PolicyID: req.PolicyID, SubjectType: req.SubjectType, SubjectID: req.SubjectID,
 		AmountUSD: req.AmountUSD, MCC: req.MCC, Counterparty: req.Counterparty,
 	})

@@ -7,7 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/shopspring/decimal"
 
-	"corridor/app"
+	"corridor/app/finance"
 	"corridor/core"
 )
 
@@ -55,14 +55,14 @@ type reconciliationResponse struct {
 }
 
 func (s *Server) ledgerReconciliation(c *fiber.Ctx) error {
-	rep, err := s.app.LedgerReconciliation(c.UserContext(), principal(c))
+	rep, err := s.svc.Finance.LedgerReconciliation(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toReconciliation(rep))
 }
 
-func toReconciliation(r app.Reconciliation) reconciliationResponse {
+func toReconciliation(r finance.Reconciliation) reconciliationResponse {
 	out := reconciliationResponse{
 		Environment: string(r.Environment), ChainID: r.ChainID, Asset: "USDC", Decimals: core.USDCDecimals,
 		Wallets: make([]walletReconciliationResponse, len(r.Wallets)), Total: r.Total, Truncated: r.Truncated,

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	"corridor/app/tenancy"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -16,7 +16,7 @@ func (s *Server) createTenant(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	view, created, err := s.app.CreateTenant(c.UserContext(), principal(c), app.CreateTenantInput{Name: req.Name, Slug: req.Slug})
+	view, created, err := s.svc.Tenancy.CreateTenant(c.UserContext(), principal(c), tenancy.CreateTenantInput{Name: req.Name, Slug: req.Slug})
 	if err != nil {
 		return err
 	}
@@ -28,7 +28,7 @@ func (s *Server) createTenant(c *fiber.Ctx) error {
 }
 
 func (s *Server) currentTenant(c *fiber.Ctx) error {
-	view, err := s.app.CurrentTenant(c.UserContext(), principal(c))
+	view, err := s.svc.Tenancy.CurrentTenant(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
@@ -40,8 +40,8 @@ func (s *Server) inviteMember(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	inv, err := s.app.InviteMember(c.UserContext(), principal(c),
-		app.InviteInput{Email: req.Email, DisplayName: req.DisplayName, Role: req.Role})
+	inv, err := s.svc.Tenancy.InviteMember(c.UserContext(), principal(c),
+		tenancy.InviteInput{Email: req.Email, DisplayName: req.DisplayName, Role: req.Role})
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (s *Server) listMembers(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	members, total, err := s.app.ListMembers(c.UserContext(), principal(c), page)
+	members, total, err := s.svc.Tenancy.ListMembers(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -69,11 +69,11 @@ func (s *Server) acceptInvite(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	in := app.AcceptInput{Token: req.Token, SignerAddress: req.SignerAddress, DisplayName: req.DisplayName}
+	in := tenancy.AcceptInput{Token: req.Token, SignerAddress: req.SignerAddress, DisplayName: req.DisplayName}
 	if p, ok := principalOf(c); ok {
 		in.IdentityUserID = p.UserID
 	}
-	m, err := s.app.AcceptInvite(c.UserContext(), in)
+	m, err := s.svc.Tenancy.AcceptInvite(c.UserContext(), in)
 	if err != nil {
 		return err
 	}
@@ -81,7 +81,7 @@ func (s *Server) acceptInvite(c *fiber.Ctx) error {
 }
 
 func (s *Server) revokeMember(c *fiber.Ctx) error {
-	out, err := s.app.RevokeMember(c.UserContext(), principal(c), c.Params("id"))
+	out, err := s.svc.Tenancy.RevokeMember(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *Server) createKey(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	in := app.CreateKeyInput{Name: req.Name, Environment: req.Environment}
+	in := tenancy.CreateKeyInput{Name: req.Name, Environment: req.Environment}
 	if req.Scopes != nil {
 		in.Scopes, in.ScopesSet = *req.Scopes, true
 	}
@@ -105,11 +105,11 @@ func (s *Server) createKey(c *fiber.Ctx) error {
 		t = t.UTC().Truncate(time.Microsecond)
 		in.ExpiresAt = &t
 	}
-	k, err := s.app.CreateKey(c.UserContext(), principal(c), in)
+	k, err := s.svc.Tenancy.CreateKey(c.UserContext(), principal(c), in)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(apiKeyCreateResponse{apiKeyResponse: toAPIKey(k.Key, s.app.Now()), Key: k.Plaintext})
+	return c.Status(fiber.StatusCreated).JSON(apiKeyCreateResponse{apiKeyResponse: toAPIKey(k.Key, s.svc.Tenancy.Now()), Key: k.Plaintext})
 }
 
 func (s *Server) listKeys(c *fiber.Ctx) error {
@@ -117,11 +117,11 @@ func (s *Server) listKeys(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	keys, total, err := s.app.ListKeys(c.UserContext(), principal(c), page)
+	keys, total, err := s.svc.Tenancy.ListKeys(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
-	now := s.app.Now()
+	now := s.svc.Tenancy.Now()
 	out := apiKeyListResponse{APIKeys: make([]apiKeyResponse, len(keys)), Total: total}
 	for i, k := range keys {
 		out.APIKeys[i] = toAPIKey(k, now)
@@ -130,11 +130,11 @@ func (s *Server) listKeys(c *fiber.Ctx) error {
 }
 
 func (s *Server) revokeKey(c *fiber.Ctx) error {
-	k, err := s.app.RevokeKey(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	k, err := s.svc.Tenancy.RevokeKey(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
-	return c.JSON(toAPIKey(k, s.app.Now()))
+	return c.JSON(toAPIKey(k, s.svc.Tenancy.Now()))
 }
 
 // pageOf reads skip and take (take at most 100, default 100).

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	"corridor/app/wallets"
 	"corridor/core"
 )
 
@@ -15,7 +15,7 @@ func (s *Server) createWallet(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	w, err := s.app.CreateWallet(c.UserContext(), principal(c), req.input())
+	w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return err
 	}
@@ -27,19 +27,19 @@ func (s *Server) listWallets(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	wallets, total, err := s.app.ListWallets(c.UserContext(), principal(c), page)
+	list, total, err := s.svc.Wallets.ListWallets(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
-	out := walletListResponse{Wallets: make([]walletResponse, len(wallets)), Total: total}
-	for i, w := range wallets {
+	out := walletListResponse{Wallets: make([]walletResponse, len(list)), Total: total}
+	for i, w := range list {
 		out.Wallets[i] = toWallet(w)
 	}
 	return c.JSON(out)
 }
 
 func (s *Server) getWallet(c *fiber.Ctx) error {
-	v, err := s.app.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	v, err := s.svc.Wallets.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -51,8 +51,8 @@ func (s *Server) fundWallet(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.app.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
-		app.FundInput{Asset: req.Asset, Amount: req.Amount})
+	d, err := s.svc.Wallets.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
+		wallets.FundInput{Asset: req.Asset, Amount: req.Amount})
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
@@ -75,7 +75,7 @@ func (s *Server) listDrips(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	drips, total, err := s.app.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
+	drips, total, err := s.svc.Wallets.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (s *Server) listDrips(c *fiber.Ctx) error {
 }
 
 func (s *Server) getDrip(c *fiber.Ctx) error {
-	d, err := s.app.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
+	d, err := s.svc.Wallets.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
 	if err != nil {
 		return err
 	}
@@ -99,8 +99,8 @@ func (s *Server) putHandle(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.app.PutHandle(c.UserContext(), principal(c),
-		app.PutHandleInput{Handle: req.Handle, WalletID: req.WalletID, DisplayName: req.DisplayName})
+	v, err := s.svc.Wallets.PutHandle(c.UserContext(), principal(c),
+		wallets.PutHandleInput{Handle: req.Handle, WalletID: req.WalletID, DisplayName: req.DisplayName})
 	if err != nil {
 		return err
 	}

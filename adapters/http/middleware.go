@@ -15,7 +15,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 )
@@ -133,7 +133,7 @@ func (s *Server) authenticate(required bool) fiber.Handler {
 
 func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error) {
 	if key := c.Get(headerAPIKey); key != "" {
-		p, err := s.app.AuthenticateKey(c.UserContext(), key)
+		p, err := s.svc.Tenancy.AuthenticateKey(c.UserContext(), key)
 		return p, true, err
 	}
 	authz := c.Get(fiber.HeaderAuthorization)
@@ -152,13 +152,13 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 		}
 		env = parsed
 	}
-	p, err := s.app.AuthenticateSession(c.UserContext(), strings.TrimSpace(token), env)
+	p, err := s.svc.Tenancy.AuthenticateSession(c.UserContext(), strings.TrimSpace(token), env)
 	return p, true, err
 }
 
-// idempotent wraps a POST: with an Idempotency-Key the handler runs inside app.Idempotent, so
-// the stored outcome commits with the effect; without one it runs as is. secretFields are
-// stored (and so replayed) as null.
+// idempotent wraps a POST: with an Idempotency-Key the handler runs inside the kernel's
+// Idempotent, so the stored outcome commits with the effect; without one it runs as is.
+// secretFields are stored (and so replayed) as null.
 func (s *Server) idempotent(secretFields []string) fiber.Handler {
 	return func(c *fiber.Ctx) error { return s.runIdempotent(c, secretFields) }
 }
@@ -168,10 +168,10 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 	if key == "" {
 		return c.Next()
 	}
-	if err := app.ValidateIdempotencyKey(key); err != nil {
+	if err := kernel.ValidateIdempotencyKey(key); err != nil {
 		return err
 	}
-	req := app.IdempotentRequest{Key: key, Fingerprint: fingerprint(c)}
+	req := kernel.IdempotentRequest{Key: key, Fingerprint: fingerprint(c)}
 	if p, ok := principalOf(c); ok {
 		// The credential is part of the request: another key of the same tenant reusing the
 		// Idempotency-Key is a different request (422), never a replay of this one's response.
@@ -186,13 +186,13 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 		// same token) can ever see the stored outcome.
 		req.Environment, req.Scope = core.EnvTest, "public:"+req.Fingerprint
 	}
-	out, replayed, err := s.app.Idempotent(c.UserContext(), req, func(ctx context.Context) (app.Outcome, error) {
+	out, replayed, err := s.svc.Idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
 		c.SetUserContext(ctx)
 		if err := c.Next(); err != nil {
 			_ = writeError(c, s.log, err)
 		}
 		resp := c.Response()
-		out := app.Outcome{StatusCode: resp.StatusCode(), Body: append([]byte(nil), resp.Body()...),
+		out := kernel.Outcome{StatusCode: resp.StatusCode(), Body: append([]byte(nil), resp.Body()...),
 			ContentType: string(resp.Header.ContentType())}
 		if len(secretFields) > 0 {
 			out.StoredBody = nullFields(out.Body, secretFields)

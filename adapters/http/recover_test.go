@@ -10,7 +10,13 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	"corridor/app/finance"
+	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
+	policyapp "corridor/app/policy"
+	safepayapp "corridor/app/safepay"
+	"corridor/app/tenancy"
+	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -33,11 +39,7 @@ func (nopIdentity) VerifySession(context.Context, string) (ports.Session, error)
 // TestRecover_PanicBecomesEnvelope: a panicking handler answers the INTERNAL envelope with
 // the request id, and the server keeps serving.
 func TestRecover_PanicBecomesEnvelope(t *testing.T) {
-	a, err := app.New(app.Deps{Store: nopStore{}, Identity: nopIdentity{}, Jobs: nopJobs{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(Config{Store: nopStore{}}, a, slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	s, err := New(Config{Store: nopStore{}}, nopServices(t), slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,3 +78,30 @@ func TestStatusTable_CoversEveryD4Code(t *testing.T) {
 }
 
 func coreCode(s string) core.Code { return core.Code(s) }
+
+// nopServices wires every service over ports that do nothing: enough to build the server.
+func nopServices(t *testing.T) Services {
+	t.Helper()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
+	must(err)
+	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc})
+	must(err)
+	financeSvc, err := finance.New(finance.Deps{Store: nopStore{}})
+	must(err)
+	policySvc, err := policyapp.New(policyapp.Deps{Store: nopStore{}})
+	must(err)
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc})
+	must(err)
+	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
+	must(err)
+	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
+	must(err)
+	return Services{Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+		Policy: policySvc, Offramp: offrampSvc, Idempotency: idem}
+}

@@ -53,7 +53,7 @@ func (s *Server) routeTable() []Route {
 	}
 	routes = append(routes, s.ledgerRoutes()...)
 	routes = append(routes, s.walletRoutes()...)
-	routes = append(routes, s.paymentRoutes()...)
+	routes = append(routes, s.safePaymentRoutes()...)
 	routes = append(routes, s.policyRoutes()...)
 	routes = append(routes, s.offrampRoutes()...)
 	if s.cfg.Capabilities.Features["offrampPayments"] {

@@ -60,7 +60,7 @@ func (s *Server) operatorName() string {
 }
 
 func (s *Server) approveOfframpReview(c *fiber.Ctx) error {
-	p, err := s.app.ApproveOfframpReview(c.UserContext(), s.operatorName(), strings.TrimSpace(c.Params("id")))
+	p, err := s.svc.Offramp.ApproveReview(c.UserContext(), s.operatorName(), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}

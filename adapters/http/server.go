@@ -6,11 +6,18 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app"
+	"corridor/app/finance"
+	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
+	policyapp "corridor/app/policy"
+	safepayapp "corridor/app/safepay"
+	"corridor/app/tenancy"
+	"corridor/app/wallets"
 	"corridor/core/auth"
 	"corridor/ports"
 )
@@ -87,10 +94,41 @@ type Route struct {
 	Handler      fiber.Handler
 }
 
+// Services are the capability services the routes call, one per capability of app/, and the
+// Idempotency-Key store that wraps every POST. Handlers hold exactly these; no route reaches
+// a use case through another capability.
+type Services struct {
+	Tenancy     *tenancy.Service
+	Finance     *finance.Service
+	Wallets     *wallets.Service
+	SafePay     *safepayapp.Service
+	Policy      *policyapp.Service
+	Offramp     *offrampapp.Service
+	Idempotency *kernel.Idempotency
+}
+
+// missing names the services that are nil, so a wiring mistake fails at start-up.
+func (s Services) missing() []string {
+	var out []string
+	for _, c := range []struct {
+		name   string
+		absent bool
+	}{
+		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
+		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
+		{"Idempotency", s.Idempotency == nil},
+	} {
+		if c.absent {
+			out = append(out, c.name)
+		}
+	}
+	return out
+}
+
 // Server is the Fiber application with its route table.
 type Server struct {
 	cfg     Config
-	app     *app.App
+	svc     Services
 	log     *slog.Logger
 	metrics *metrics
 	limiter *limiter
@@ -101,9 +139,12 @@ type Server struct {
 }
 
 // New builds the server and registers every route.
-func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
-	if a == nil || log == nil || cfg.Store == nil {
-		return nil, errors.New("http: app, logger and store are required")
+func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
+	if missing := svc.missing(); len(missing) > 0 {
+		return nil, errors.New("http: missing services: " + strings.Join(missing, ", "))
+	}
+	if log == nil || cfg.Store == nil {
+		return nil, errors.New("http: logger and store are required")
 	}
 	if cfg.OperatorToken != "" && len(cfg.OperatorToken) < MinOperatorTokenLength {
 		return nil, errors.New("http: the operator token must be at least 32 characters")
@@ -114,7 +155,7 @@ func New(cfg Config, a *app.App, log *slog.Logger) (*Server, error) {
 	if cfg.ClaimLinkRateLimit.PerSecond <= 0 || cfg.ClaimLinkRateLimit.Burst <= 0 {
 		cfg.ClaimLinkRateLimit = claimLimit
 	}
-	s := &Server{cfg: cfg, app: a, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit)}
+	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit)}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)

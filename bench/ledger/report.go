@@ -15,8 +15,8 @@ import (
 	"corridor/adapters/postgres"
 )
 
-// Targets of the issue: at concurrency 32 the ledger reaches 0.7 of the raw-SQL ceiling, and
-// a hot account keeps at least half of the spread throughput.
+// Performance targets of the ledger: at concurrency 32 it reaches 0.7 of the raw-SQL ceiling,
+// and a hot account keeps at least half of the spread throughput.
 const (
 	targetCeilingRatio = 0.7
 	targetHotRatio     = 0.5

@@ -147,7 +147,7 @@ func TestPriceSet(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	in := QuoteInput{PaymentID: "ofp_x", SetVersion: 1, SourceAmountBaseUnits: 10_000_003, SourceChainKey: "eip155:84532",
 		Now: now, Lifetime: DefaultQuoteLifetime, Speed: SpeedCheapest}
-	routes := []Route{
+	routes := []PayoutRoute{
 		{DestinationID: "dst_a", DestinationType: recipient.DestServiceBalance, Terms: Terms{Provider: "internal", FeeBps: 50, EstimatedDeliverySeconds: 5}},
 		{DestinationID: "dst_b", DestinationType: recipient.DestAppWalletA, Terms: Terms{Provider: "appwallet_a", FeeBps: 100, EstimatedDeliverySeconds: 1, RequiresPrefunding: true}},
 		{DestinationID: "dst_c", DestinationType: recipient.DestOnchainWallet, Network: "solana", Terms: Terms{Provider: "onchain", NetworkFeeBaseUnits: 10_000, EstimatedDeliverySeconds: 30}},

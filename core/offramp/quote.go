@@ -73,8 +73,9 @@ func (q Quote) Usable(now time.Time) bool {
 	return q.Status == QuoteActive && now.Before(q.ExpiresAt)
 }
 
-// Route is a destination paired with its provider's terms, before pricing.
-type Route struct {
+// PayoutRoute is one way to pay the recipient out: a destination paired with its provider's
+// terms, before pricing. (Not an HTTP route: a payout route becomes a route quote once priced.)
+type PayoutRoute struct {
 	DestinationID   string
 	DestinationType recipient.DestinationType
 	Network         string // on-chain destinations only
@@ -102,11 +103,11 @@ func currency(t recipient.DestinationType) (string, int64) {
 	return "USDC", 1
 }
 
-// Price prices one route. Fees are taken from the source amount; for destinations in cents the
+// Price prices one payout route. Fees are taken from the source amount; for destinations in cents the
 // sub-cent remainder is part of the platform's fee, so the recipient receives a whole number of
 // minor units and the parts sum to the source amount exactly. A route whose fees eat the whole
 // amount has no quote (ok false).
-func Price(in QuoteInput, r Route) (Quote, bool) {
+func Price(in QuoteInput, r PayoutRoute) (Quote, bool) {
 	amount := in.SourceAmountBaseUnits
 	fee := amount/10_000*r.Terms.FeeBps + (amount%10_000)*r.Terms.FeeBps/10_000 + r.Terms.FixedFeeBaseUnits
 	if r.DestinationType == recipient.DestServiceBalance {
@@ -124,7 +125,7 @@ func Price(in QuoteInput, r Route) (Quote, bool) {
 	}
 	deliver := minor * perMinor
 	return Quote{
-		ID: core.NewID(core.PrefixRoute), PaymentID: in.PaymentID, SetVersion: in.SetVersion,
+		ID: core.NewID(core.PrefixRouteQuote), PaymentID: in.PaymentID, SetVersion: in.SetVersion,
 		DestinationID: r.DestinationID, DestinationType: r.DestinationType, Provider: r.Terms.Provider,
 		SourceAmountBaseUnits: amount, SourceAssetID: in.SourceAssetID,
 		DestinationAmountMinor: minor, DestinationCurrency: code,
@@ -138,10 +139,10 @@ func Price(in QuoteInput, r Route) (Quote, bool) {
 	}, true
 }
 
-// PriceSet prices every route and orders the set: FASTEST by delivery time, CHEAPEST (the
-// default) by what the recipient receives, highest first; ties by destination id so the same
-// input always gives the same order.
-func PriceSet(in QuoteInput, routes []Route) []Quote {
+// PriceSet prices every payout route and orders the set: FASTEST by delivery time, CHEAPEST
+// (the default) by what the recipient receives, highest first; ties by destination id so the
+// same input always gives the same order.
+func PriceSet(in QuoteInput, routes []PayoutRoute) []Quote {
 	out := make([]Quote, 0, len(routes))
 	for _, r := range routes {
 		if q, ok := Price(in, r); ok {

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/app"
+	"corridor/app/kernel"
 	"corridor/ports"
 )
 
@@ -21,7 +21,7 @@ func TestJobs_EnqueueCommitsWithTheTransaction(t *testing.T) {
 	for _, commit := range []bool{false, true} {
 		at := time.Now().Add(time.Duration(100+time.Now().UnixNano()%1000) * time.Hour).UTC().Truncate(time.Second)
 		err := e.Service.Store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			if err := e.Service.Jobs.Enqueue(ctx, app.PurgeIdempotencyArgs{}, ports.JobOptions{ScheduledAt: at}); err != nil {
+			if err := e.Service.Jobs.Enqueue(ctx, kernel.PurgeIdempotencyArgs{}, ports.JobOptions{ScheduledAt: at}); err != nil {
 				return err
 			}
 			if !commit {
@@ -40,7 +40,7 @@ func TestJobs_EnqueueCommitsWithTheTransaction(t *testing.T) {
 			t.Fatalf("commit=%v: %d jobs, want %d", commit, n, want)
 		}
 	}
-	if err := e.Service.Jobs.Enqueue(ctx, app.PurgeIdempotencyArgs{}, ports.JobOptions{}); err == nil {
+	if err := e.Service.Jobs.Enqueue(ctx, kernel.PurgeIdempotencyArgs{}, ports.JobOptions{}); err == nil {
 		t.Fatal("Enqueue outside a unit of work was accepted")
 	}
 }
@@ -59,7 +59,7 @@ func TestJobs_PurgeRemovesExpiredIdempotencyRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = e.Service.Store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		return e.Service.Jobs.Enqueue(ctx, app.PurgeIdempotencyArgs{}, ports.JobOptions{})
+		return e.Service.Jobs.Enqueue(ctx, kernel.PurgeIdempotencyArgs{}, ports.JobOptions{})
 	})
 	if err != nil {
 		t.Fatal(err)

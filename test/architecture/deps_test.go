@@ -14,9 +14,16 @@ import (
 
 const module = "corridor"
 
-// forbidden returns why layer may not import imp, or "" when it may.
+// forbidden returns why layer may not import imp, or "" when it may. layer is a top-level
+// directory ("core", "app", …) or, under app/, a capability package ("app/wallets").
 func forbidden(layer, imp string) string {
 	project := func(p string) bool { return imp == module+"/"+p || strings.HasPrefix(imp, module+"/"+p+"/") }
+	if capability, ok := strings.CutPrefix(layer, "app/"); ok {
+		if why := crossCapability(capability, imp); why != "" {
+			return why
+		}
+		layer = "app"
+	}
 	switch {
 	case project("adapters"), project("cmd"), project("test"), project("wiring"):
 		return "only cmd and test wire adapters"
@@ -46,9 +53,50 @@ func forbidden(layer, imp string) string {
 	return ""
 }
 
+// kernelPackage is the shared kernel every capability may import.
+const kernelPackage = "kernel"
+
+// crossCapability refuses an import of another capability package under app/: a capability
+// that needs another declares a small interface and wiring passes the implementation
+// (DESIGN.md §1). The kernel may be imported by every capability and itself imports none.
+func crossCapability(capability, imp string) string {
+	other, ok := strings.CutPrefix(imp, module+"/app/")
+	if !ok {
+		if imp == module+"/app" {
+			return "capability packages do not import the app root"
+		}
+		return ""
+	}
+	other, _, _ = strings.Cut(other, "/")
+	switch {
+	case other == capability:
+		return ""
+	case other == kernelPackage && capability != kernelPackage:
+		return ""
+	case capability == kernelPackage:
+		return "the kernel imports no capability package"
+	}
+	return "capability packages under app/ do not import each other; declare the small interface you need and let wiring pass it"
+}
+
+// layerOf is the layer a Go file belongs to: its top-level directory, or app/<capability> for
+// a file under app/.
+func layerOf(root, path string) string {
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if parts[0] == "app" && len(parts) > 2 {
+		return "app/" + parts[1]
+	}
+	return parts[0]
+}
+
 func TestDependencyRule(t *testing.T) {
 	root := filepath.Join("..", "..")
 	checked := 0
+	capabilities := map[string]bool{}
 	for _, layer := range []string{"core", "ledger", "ports", "app"} {
 		err := filepath.WalkDir(filepath.Join(root, layer), func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
@@ -59,9 +107,16 @@ func TestDependencyRule(t *testing.T) {
 				return err
 			}
 			checked++
+			fileLayer := layerOf(root, path)
+			if fileLayer == "app" {
+				t.Errorf("%s: app/ holds only capability packages and the kernel, one directory each (DESIGN.md §1)", path)
+			}
+			if strings.HasPrefix(fileLayer, "app/") {
+				capabilities[fileLayer] = true
+			}
 			for _, spec := range f.Imports {
 				imp, _ := strconv.Unquote(spec.Path.Value)
-				if why := forbidden(layer, imp); why != "" {
+				if why := forbidden(fileLayer, imp); why != "" {
 					t.Errorf("%s imports %s: %s (DESIGN.md §1)", path, imp, why)
 				}
 			}
@@ -71,8 +126,8 @@ func TestDependencyRule(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if checked < 10 {
-		t.Fatalf("checked only %d files: is the test looking at the right tree?", checked)
+	if checked < 10 || len(capabilities) < 3 {
+		t.Fatalf("checked only %d files in %d app packages: is the test looking at the right tree?", checked, len(capabilities))
 	}
 }
 
@@ -92,6 +147,20 @@ func TestForbiddenCatchesViolations(t *testing.T) {
 		{"ports", "corridor/ledger"}:           false,
 		{"app", "corridor/ports"}:              false,
 		{"app", "github.com/riverqueue/river"}: false,
+		// Capability packages under app/ import the kernel, core, ledger and ports, never
+		// each other.
+		{"app/offramp", "corridor/app/policy"}:                   true,
+		{"app/safepay", "corridor/app/wallets"}:                  true,
+		{"app/tenancy", "corridor/app/wallets/internal"}:         true,
+		{"app/kernel", "corridor/app/tenancy"}:                   true,
+		{"app/wallets", "corridor/app"}:                          true,
+		{"app/wallets", "corridor/adapters/postgres"}:            true,
+		{"app/offramp", "corridor/app/kernel"}:                   false,
+		{"app/offramp", "corridor/app/offramp"}:                  false,
+		{"app/policy", "corridor/core/policy"}:                   false,
+		{"app/finance", "corridor/ledger"}:                       false,
+		{"app/safepay", "github.com/riverqueue/river"}:           false,
+		{"app/wallets", "github.com/riverqueue/river/rivertype"}: true,
 	}
 	for pair, wantBad := range bad {
 		if got := forbidden(pair[0], pair[1]) != ""; got != wantBad {

@@ -174,7 +174,7 @@ func TestStore_RandomWorkload(t *testing.T) {
 	}
 	wg.Wait()
 
-	tb, err := env().Service.App.LedgerTrialBalance(context.Background(), financePrincipal(tenantID))
+	tb, err := env().Service.Finance.LedgerTrialBalance(context.Background(), financePrincipal(tenantID))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/app"
+	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/test/harness"
 )
@@ -51,7 +51,7 @@ func TestMirror_LedgerFollowsChain(t *testing.T) {
 	}
 
 	// The cross-tenant payment is one transfer between two wallet accounts, seen by both.
-	ref := strings.TrimSuffix(app.ChainLogReference(84532, crossTenant, 0), "0") // the log index follows
+	ref := strings.TrimSuffix(wallets.ChainLogReference(84532, crossTenant, 0), "0") // the log index follows
 	entries := alice.Root.Get("/v1/ledger/entries?take=100").Expect(t, 200).JSON(t)
 	if !strings.Contains(fmt.Sprint(entries), ref) {
 		t.Errorf("alice's journal lacks %s", ref)
@@ -76,7 +76,7 @@ func TestMirror_LedgerFollowsChain(t *testing.T) {
 
 	// Indexing every block again finds the same logs and posts nothing.
 	resetCursor(t)
-	res, err := env().Service.App.IndexChain(context.Background(), core.EnvTest)
+	res, err := env().Service.Wallets.IndexChain(context.Background(), core.EnvTest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestMirror_Reconciliation_ScopeAndEnvironment(t *testing.T) {
 func TestMirror_WalletAfterCatchUp(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	if _, err := env().Service.App.IndexChain(context.Background(), core.EnvTest); err != nil {
+	if _, err := env().Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
 	w := newWallet(t, ten.ID, false)

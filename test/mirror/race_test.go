@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/app"
+	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/safe"
 	"corridor/core/wallet"
@@ -53,7 +53,7 @@ func (h *hookedChain) USDCTransferLogs(ctx context.Context, from, to uint64, par
 // TestMirror_WalletCommittedMidRange: a wallet whose row commits after the indexer listed the
 // wallets, with a log inside the range being indexed, is caught by the re-read in the
 // committing transaction and its log fetched before the cursor moves past it. The test runs
-// its own App in LIVE (the shared service has no LIVE chain, so no periodic run interferes)
+// its own wallets service in LIVE (the shared service has no LIVE chain, so no periodic run interferes)
 // over the simulated chain, whose hooks force that order: the mint lands before the indexer
 // reads the head, and the row commits after the indexer listed the wallets.
 func TestMirror_WalletCommittedMidRange(t *testing.T) {
@@ -61,7 +61,7 @@ func TestMirror_WalletCommittedMidRange(t *testing.T) {
 	ctx := context.Background()
 	ten := env().NewTenant(t)
 	hooked := &hookedChain{Chain: env().Chain}
-	a, err := app.New(app.Deps{Store: env().Service.Store, Identity: env().Issuer, Jobs: env().Service.Jobs,
+	mirror, err := wallets.New(wallets.Deps{Store: env().Service.Store, Jobs: env().Service.Jobs,
 		Chains: map[core.Environment]ports.Chain{core.EnvLive: hooked}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestMirror_WalletCommittedMidRange(t *testing.T) {
 	late := liveWallet(t, ten.ID)
 	hooked.beforeLatest = func() { mint(t, common.HexToAddress(late.Address), usdc(3)) }
 	hooked.beforeLogs = func() { storeWallet(t, late) }
-	res, err := a.IndexChain(ctx, core.EnvLive)
+	res, err := mirror.IndexChain(ctx, core.EnvLive)
 	if err != nil {
 		t.Fatal(err)
 	}

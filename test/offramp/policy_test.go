@@ -171,8 +171,8 @@ func TestOfframpPolicy_DailyCapIsCumulative(t *testing.T) {
 // decline is recorded (not blocked) and the payment proceeds.
 func TestOfframpPolicy_LogModeProceeds(t *testing.T) {
 	t.Parallel()
-	if env().Service.App.PolicyEnforcement() != policy.ModeLog {
-		t.Fatalf("default mode is %s", env().Service.App.PolicyEnforcement())
+	if env().Service.Policy.Enforcement() != policy.ModeLog {
+		t.Fatalf("default mode is %s", env().Service.Policy.Enforcement())
 	}
 	p := newPair(t, "20")
 	destination(t, p.recipient.Root, serviceBalance)

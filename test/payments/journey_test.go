@@ -7,9 +7,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 )
 
-// TestPayments_Journey is issue 4's end-to-end check over HTTP on the simulated chain: a 2-of-3
-// wallet shows its predicted address, is funded before deployment, deploys at that address,
-// pays out with two owner signatures, and the ledger mirror agrees with the chain to the unit.
+// TestPayments_Journey is the Safe payments end-to-end check over HTTP on the simulated chain:
+// a 2-of-3 wallet shows its predicted address, is funded before deployment, deploys at that
+// address, pays out with two owner signatures, and the ledger mirror agrees with the chain to
+// the unit.
 func TestPayments_Journey(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -68,8 +68,8 @@ func TestEnforcement_Log(t *testing.T) {
 	t.Parallel()
 	ten, w, id := gatedWallet(t)
 	// The shared server runs the default mode, log.
-	if env().Service.App.PolicyEnforcement() != policy.ModeLog {
-		t.Fatalf("default mode is %s", env().Service.App.PolicyEnforcement())
+	if env().Service.Policy.Enforcement() != policy.ModeLog {
+		t.Fatalf("default mode is %s", env().Service.Policy.Enforcement())
 	}
 	p := ten.Root.Post("/v1/payments", payTo(w, addrA, "50")).Expect(t, http.StatusCreated).JSON(t)
 	if p["status"] != "AWAITING_SIGNATURE" || p["failureReason"] != nil {

@@ -17,9 +17,10 @@ import (
 	"corridor/wiring"
 )
 
-// TestWallets_TwoOfThreeFundedBeforeDeployment is issue 4's flow: a 2-of-3 wallet answers at once
-// with its predicted address, is funded there before deployment (directly and by the faucet),
-// deploys to exactly that address with the configured owners, and keeps the funds.
+// TestWallets_TwoOfThreeFundedBeforeDeployment is the wallets capability's main flow: a 2-of-3
+// wallet answers at once with its predicted address, is funded there before deployment
+// (directly and by the faucet), deploys to exactly that address with the configured owners,
+// and keeps the funds.
 func TestWallets_TwoOfThreeFundedBeforeDeployment(t *testing.T) {
 	t.Parallel()
 	e := env()

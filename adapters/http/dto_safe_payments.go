@@ -1,0 +1,103 @@
+package http
+
+import (
+	"time"
+
+	"corridor/core"
+	"corridor/core/safepay"
+)
+
+// Safe payment DTOs (SPEC.md Payment (Safe payment)). amount is a decimal string; safeNonce,
+// threshold and signatures are additions that let a client see where a payment stands.
+
+type safePaymentDestinationRequest struct {
+	Type     string `json:"type" oas:"required,enum=handle|email|address|wallet"`
+	Handle   string `json:"handle,omitempty"`
+	Email    string `json:"email,omitempty"`
+	Address  string `json:"address,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$"`
+	ChainID  *int64 `json:"chainId,omitempty"`
+	WalletID string `json:"walletId,omitempty"`
+}
+
+type safePaymentAmountRequest struct {
+	Value string `json:"value" oas:"required"`
+	Asset string `json:"asset,omitempty" oas:"enum=usdc"`
+}
+
+type safePaymentCreateRequest struct {
+	SourceWalletID string                         `json:"sourceWalletId" oas:"required"`
+	Destination    *safePaymentDestinationRequest `json:"destination" oas:"required"`
+	Amount         *safePaymentAmountRequest      `json:"amount" oas:"required"`
+	Memo           *string                        `json:"memo,omitempty" oas:"maxLength=500"`
+}
+
+func (r safePaymentCreateRequest) request() safepay.Request {
+	out := safepay.Request{SourceWalletID: r.SourceWalletID}
+	if r.Destination != nil {
+		out.Destination = &safepay.DestinationInput{
+			Type: r.Destination.Type, Handle: r.Destination.Handle, Email: r.Destination.Email,
+			Address: r.Destination.Address, ChainID: r.Destination.ChainID, WalletID: r.Destination.WalletID,
+		}
+	}
+	if r.Amount != nil {
+		out.AmountValue, out.AmountAsset = r.Amount.Value, r.Amount.Asset
+	}
+	if r.Memo != nil {
+		out.Memo = *r.Memo
+	}
+	return out
+}
+
+type safePaymentSignRequest struct {
+	Signature string `json:"signature" oas:"required,pattern=^0x[0-9a-fA-F]{130}$"`
+}
+
+type safePaymentOwnerRequest struct {
+	OwnerAddress string `json:"ownerAddress,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$"`
+}
+
+type safePaymentSignatureResponse struct {
+	Signer   string    `json:"signer" oas:"required"`
+	SignedAt time.Time `json:"signedAt" oas:"required"`
+}
+
+type safePaymentResponse struct {
+	ID                 string                         `json:"id" oas:"required"`
+	SourceWalletID     string                         `json:"sourceWalletId" oas:"required"`
+	DestinationType    string                         `json:"destinationType" oas:"required,enum=handle|email|address|wallet"`
+	DestinationHandle  *string                        `json:"destinationHandle" oas:"required"`
+	DestinationAddress string                         `json:"destinationAddress" oas:"required"`
+	DestinationChainID int64                          `json:"destinationChainId" oas:"required"`
+	Asset              string                         `json:"asset" oas:"required,enum=usdc"`
+	Amount             string                         `json:"amount" oas:"required"`
+	Status             string                         `json:"status" oas:"required,enum=CREATED|AWAITING_SIGNATURE|READY_TO_EXECUTE|EXECUTING|COMPLETED|FAILED|CANCELLED"`
+	SafeTxHash         *string                        `json:"safeTxHash" oas:"required"`
+	ExecutedTxHash     *string                        `json:"executedTxHash" oas:"required"`
+	Memo               *string                        `json:"memo" oas:"required"`
+	FailureReason      *string                        `json:"failureReason" oas:"required"`
+	CreatedAt          time.Time                      `json:"createdAt" oas:"required"`
+	SafeNonce          uint64                         `json:"safeNonce" oas:"required"`
+	Threshold          int                            `json:"threshold" oas:"required"`
+	Signatures         []safePaymentSignatureResponse `json:"signatures" oas:"required"`
+	UpdatedAt          time.Time                      `json:"updatedAt" oas:"required"`
+}
+
+type safePaymentListResponse struct {
+	Payments []safePaymentResponse `json:"payments" oas:"required"`
+	Total    int                   `json:"total" oas:"required"`
+}
+
+func toSafePayment(p safepay.Payment) safePaymentResponse {
+	sigs := make([]safePaymentSignatureResponse, len(p.Signatures))
+	for i, s := range p.Signatures {
+		sigs[i] = safePaymentSignatureResponse{Signer: s.Signer, SignedAt: s.SignedAt}
+	}
+	return safePaymentResponse{
+		ID: p.ID, SourceWalletID: p.SourceWalletID, DestinationType: string(p.DestinationType),
+		DestinationHandle: strPtr(p.DestinationHandle), DestinationAddress: p.DestinationAddress,
+		DestinationChainID: p.DestinationChainID, Asset: p.Asset, Amount: core.FormatUSD(p.AmountBaseUnits),
+		Status: string(p.Status), SafeTxHash: strPtr(p.SafeTxHash), ExecutedTxHash: strPtr(p.ExecutedTxHash),
+		Memo: strPtr(p.Memo), FailureReason: strPtr(p.FailureReason), CreatedAt: p.CreatedAt,
+		SafeNonce: p.SafeNonce, Threshold: p.Threshold, Signatures: sigs, UpdatedAt: p.UpdatedAt,
+	}
+}

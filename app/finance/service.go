@@ -1,0 +1,31 @@
+package finance
+
+import (
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/ports"
+)
+
+// Deps are the ports of the finance capability.
+type Deps struct {
+	Store ports.Store
+	Clock ports.Clock // nil: the wall clock
+	// Chains are the configured chains per environment; reconciliation answers
+	// CHAIN_UNAVAILABLE for an environment without one (D1).
+	Chains map[core.Environment]ports.Chain
+}
+
+// Service runs the finance use cases.
+type Service struct {
+	store  ports.Store
+	clock  ports.Clock
+	chains kernel.Chains
+}
+
+// New checks the wiring and fails at start-up when a required port is missing.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("finance", kernel.Port{Name: "Store", Value: d.Store}); err != nil {
+		return nil, err
+	}
+	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains}, nil
+}

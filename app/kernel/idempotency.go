@@ -1,0 +1,165 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"corridor/core"
+	"corridor/ports"
+)
+
+// IdempotencyDeps are the ports of the Idempotency-Key store.
+type IdempotencyDeps struct {
+	Store ports.Store
+	Clock ports.Clock // nil: the wall clock
+	// TTL is how long a POST outcome is replayable (D5: 24 h when zero).
+	TTL time.Duration
+}
+
+// Idempotency runs POSTs at most once per Idempotency-Key (D5). It sits in the kernel because
+// the HTTP layer wraps every capability's POST in it, and the stored outcome commits in the
+// same transaction as whichever use case ran.
+type Idempotency struct {
+	store ports.Store
+	clock ports.Clock
+	ttl   time.Duration
+}
+
+// NewIdempotency checks the wiring and applies the defaults.
+func NewIdempotency(d IdempotencyDeps) (*Idempotency, error) {
+	if err := RequirePorts("idempotency", Port{"Store", d.Store}); err != nil {
+		return nil, err
+	}
+	if d.TTL <= 0 {
+		d.TTL = 24 * time.Hour
+	}
+	return &Idempotency{store: d.Store, clock: ClockOrSystem(d.Clock), ttl: d.TTL}, nil
+}
+
+// IdempotentRequest identifies one POST under an Idempotency-Key (D5).
+type IdempotentRequest struct {
+	Scope       string // "tenant:{id}", or "user:{sub}" for a session without a tenant
+	Environment core.Environment
+	Key         string
+	Fingerprint string
+}
+
+// Outcome is the response a POST produced, as stored for replay.
+type Outcome struct {
+	StatusCode  int
+	Body        []byte
+	ContentType string
+	// StoredBody, when set, is what a replay returns instead of Body: a response that carries
+	// a secret shown once (an API key, an invite token) is stored with the secret removed, so
+	// no plaintext secret rests in the idempotency table (D2).
+	StoredBody []byte
+}
+
+// storable reports whether an outcome is kept for replay. Authentication failures, rate
+// limits and server errors are not (D5): a retry should run again.
+func (o Outcome) storable() bool {
+	return o.StatusCode < 500 && o.StatusCode != 401 && o.StatusCode != 429
+}
+
+func (o Outcome) stored() []byte {
+	if o.StoredBody != nil {
+		return o.StoredBody
+	}
+	return o.Body
+}
+
+// errNotStored rolls back a unit of work whose outcome must not be kept.
+var errNotStored = errors.New("outcome not stored")
+
+// MaxIdempotencyKeyLength bounds the header value.
+const MaxIdempotencyKeyLength = 255
+
+// ValidateIdempotencyKey accepts 1–255 printable ASCII characters.
+func ValidateIdempotencyKey(key string) error {
+	if len(key) == 0 || len(key) > MaxIdempotencyKeyLength {
+		return core.Invalid("Idempotency-Key", "must be 1 to 255 characters")
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return core.Invalid("Idempotency-Key", "must be printable ASCII without spaces")
+		}
+	}
+	return nil
+}
+
+// Idempotent runs a POST at most once per key. The record is written in the same transaction
+// as the effect: run receives a context carrying that transaction, and every use case it calls
+// joins it as a savepoint. A concurrent request holding the key gets
+// IDEMPOTENCY_REQUEST_IN_PROGRESS; a stored outcome is replayed (replayed=true) when the
+// fingerprint matches, else IDEMPOTENCY_KEY_REUSED.
+func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run func(ctx context.Context) (Outcome, error)) (Outcome, bool, error) {
+	var out Outcome
+	replayed := false
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		replayed = false
+		repo := tx.Idempotency()
+		now := s.clock.Now()
+		// A stored outcome replays without the lock, so concurrent retries of a finished
+		// request all get it; only a first run takes the lock, then checks again.
+		rec, found, err := repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
+		if err != nil || found {
+			return firstErr(err, func() error { return replay(rec, req, &out, &replayed) })
+		}
+		free, err := repo.TryLock(ctx, req.Scope, req.Environment, req.Key)
+		if err != nil {
+			return err
+		}
+		if !free {
+			return core.E(core.CodeIdempotencyRequestInProgress, "a request with this Idempotency-Key is still in progress; retry after it completes")
+		}
+		rec, found, err = repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
+		if err != nil || found {
+			return firstErr(err, func() error { return replay(rec, req, &out, &replayed) })
+		}
+		if out, err = run(ctx); err != nil {
+			return err
+		}
+		if !out.storable() {
+			return errNotStored
+		}
+		return repo.Save(ctx, ports.IdempotencyRecord{
+			Scope: req.Scope, Environment: req.Environment, Key: req.Key, Fingerprint: req.Fingerprint,
+			StatusCode: out.StatusCode, Body: out.stored(), ContentType: out.ContentType,
+			CreatedAt: now, ExpiresAt: now.Add(s.ttl),
+		})
+	})
+	if errors.Is(err, errNotStored) {
+		return out, false, nil
+	}
+	return out, replayed, err
+}
+
+// firstErr returns err when set, else the result of then.
+func firstErr(err error, then func() error) error {
+	if err != nil {
+		return err
+	}
+	return then()
+}
+
+func replay(rec ports.IdempotencyRecord, req IdempotentRequest, out *Outcome, replayed *bool) error {
+	if rec.Fingerprint != req.Fingerprint {
+		return core.E(core.CodeIdempotencyKeyReused,
+			"this Idempotency-Key was used with a different request; use a new key for a new request")
+	}
+	*out = Outcome{StatusCode: rec.StatusCode, Body: rec.Body, ContentType: rec.ContentType}
+	*replayed = true
+	return nil
+}
+
+// PurgeIdempotency deletes expired records in bounded batches; serve runs it periodically.
+func (s *Idempotency) PurgeIdempotency(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		n, err = tx.Idempotency().DeleteExpired(ctx, s.clock.Now(), 1000)
+		return err
+	})
+	return n, err
+}

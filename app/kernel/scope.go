@@ -1,0 +1,28 @@
+package kernel
+
+import (
+	"corridor/core"
+	"corridor/core/auth"
+)
+
+// RequireTenantScope is the guard every tenant use case starts with: the caller must act for a
+// tenant, then hold every scope named.
+func RequireTenantScope(p auth.Principal, scopes ...auth.Scope) error {
+	if err := p.RequireTenant(); err != nil {
+		return err
+	}
+	return p.Require(scopes...)
+}
+
+// FieldReason extracts the reason a single-field validation error gives for field, so a use
+// case that validates several fields can collect them into one VALIDATION_FAILED answer.
+func FieldReason(err error, field string) string {
+	if e, ok := err.(*core.Error); ok {
+		if fields, ok := e.Details["fields"].(map[string]any); ok {
+			if r, ok := fields[field].(string); ok {
+				return r
+			}
+		}
+	}
+	return err.Error()
+}

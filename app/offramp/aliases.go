@@ -1,0 +1,159 @@
+package offramp
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"fmt"
+	"math/big"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/recipient"
+	"corridor/ports"
+)
+
+// Lookup-hash purposes: a phone hashed for alias lookup never equals any other hash.
+const (
+	hashPurposePhone = "phone"
+	hashPurposeCode  = "phone-code"
+)
+
+// requireRecipients fails closed when the recipient ports are not wired.
+func (s *Service) requireRecipients() error {
+	if s.cipher == nil || s.sms == nil {
+		return core.E(core.CodeFeatureNotAvailable, "phone aliases and payout destinations are not configured in this deployment")
+	}
+	return nil
+}
+
+// CreateAliasInput is POST /v1/phone-aliases.
+type CreateAliasInput struct{ Phone string }
+
+// CreatePhoneAlias starts proving a phone number (D7): it stores the number encrypted with its
+// keyed hash and texts a 6-digit code through the SMS port. A number another tenant has
+// verified in this environment is PHONE_ALIAS_TAKEN.
+func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in CreateAliasInput) (recipient.Alias, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
+		return recipient.Alias{}, err
+	}
+	if err := s.requireRecipients(); err != nil {
+		return recipient.Alias{}, err
+	}
+	phone, err := recipient.ParsePhone("phone", in.Phone)
+	if err != nil {
+		return recipient.Alias{}, err
+	}
+	now := s.clock.Now()
+	alias := recipient.Alias{ID: core.NewID("pha"), TenantID: p.TenantID, Environment: p.Environment,
+		PhoneHash: s.cipher.LookupHash(hashPurposePhone, phone.E164), Masked: recipient.MaskPhone(phone.E164),
+		Status: recipient.AliasPending, CodeExpiresAt: now.Add(recipient.CodeLifetime), CreatedAt: now}
+	if alias.PhoneCiphertext, err = s.cipher.Encrypt([]byte(phone.E164), "phone_alias:"+alias.ID); err != nil {
+		return recipient.Alias{}, err
+	}
+	code := sixDigits()
+	alias.CodeHash = s.codeHash(alias.ID, code)
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		owner, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, alias.PhoneHash)
+		switch {
+		case err == nil && owner.TenantID != p.TenantID:
+			return core.E(recipient.CodePhoneAliasTaken, "this phone number is already verified by another tenant")
+		case err == nil:
+			return core.E(core.CodeInvalidState, "this phone number is already verified for your tenant (%s)", owner.ID)
+		case !isCode(err, recipient.CodePhoneAliasNotFound):
+			return err
+		}
+		if err := tx.Recipients().CreateAlias(ctx, alias); err != nil {
+			return err
+		}
+		return s.sms.Send(ctx, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
+			ToMasked: alias.Masked, ToCiphertext: alias.PhoneCiphertext, Purpose: "phone_alias_verification",
+			Body: fmt.Sprintf("Your Corridor verification code is %s. It expires in %d minutes.", code, int(recipient.CodeLifetime.Minutes()))}, now)
+	})
+	return alias, err
+}
+
+// VerifyPhoneAlias checks a code: 6 digits, 5 attempts, expiry. Wrong codes count even though
+// the request fails, so the attempt is saved in its own unit of work before the error returns.
+func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, code string) (recipient.Alias, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
+		return recipient.Alias{}, err
+	}
+	if err := s.requireRecipients(); err != nil {
+		return recipient.Alias{}, err
+	}
+	if !recipient.ValidCodeFormat(code) {
+		return recipient.Alias{}, core.Invalid("code", "must be 6 digits")
+	}
+	var out recipient.Alias
+	var verdict error
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		alias, err := tx.Recipients().LockAlias(ctx, p.TenantID, p.Environment, id)
+		if err != nil {
+			return err
+		}
+		matches := alias.CodeHash != "" && hmac.Equal([]byte(alias.CodeHash), []byte(s.codeHash(alias.ID, code)))
+		out, verdict = alias.Verify(matches, s.clock.Now())
+		if out.Status == alias.Status && out.Attempts == alias.Attempts {
+			return nil
+		}
+		if err := tx.Recipients().UpdateAlias(ctx, out); err != nil {
+			return err
+		}
+		if out.Status == recipient.AliasVerified {
+			return s.reevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+		}
+		return nil
+	})
+	if err != nil {
+		return recipient.Alias{}, err
+	}
+	return out, verdict
+}
+
+// ListPhoneAliases lists the caller's aliases, newest first.
+func (s *Service) ListPhoneAliases(ctx context.Context, p auth.Principal, page ports.Page) ([]recipient.Alias, int, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityRead); err != nil {
+		return nil, 0, err
+	}
+	var out []recipient.Alias
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Recipients().ListAliases(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
+		return err
+	})
+	return out, total, err
+}
+
+// ListSandboxSMS reads the caller's sandbox outbox (TEST only).
+func (s *Service) ListSandboxSMS(ctx context.Context, p auth.Principal, page ports.Page) ([]ports.SentSMS, int, error) {
+	if err := p.RequireTenant(); err != nil {
+		return nil, 0, err
+	}
+	if p.Environment != core.EnvTest {
+		return nil, 0, core.E(core.CodeSandboxOnly, "the SMS outbox exists only in TEST")
+	}
+	if err := p.Require(auth.ScopeIdentityRead); err != nil {
+		return nil, 0, err
+	}
+	if s.smsOutbox == nil {
+		return nil, 0, core.E(core.CodeFeatureNotAvailable, "no sandbox SMS outbox is configured")
+	}
+	return s.smsOutbox.ListSMS(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
+}
+
+// codeHash binds a code to its alias under the lookup key, so the stored hash of a 6-digit
+// code cannot be brute-forced offline without the key.
+func (s *Service) codeHash(aliasID, code string) string {
+	return s.cipher.LookupHash(hashPurposeCode, aliasID+":"+code)
+}
+
+func sixDigits() string {
+	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
+	if err != nil {
+		panic("offramp: crypto/rand: " + err.Error())
+	}
+	return fmt.Sprintf("%06d", n.Int64())
+}

@@ -1,0 +1,150 @@
+package offramp
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/core"
+	"corridor/core/claim"
+	"corridor/ports"
+)
+
+// RunClaimChain sends one escrow transaction for a claim when the claim still needs it, then
+// records its hash and enqueues an indexer run. The claim's status changes only when the
+// indexer sees the contract's event. Retries are safe: the adapter sends nothing when the
+// contract already reflects the effect.
+func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) error {
+	var c claim.Claim
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		c, err = tx.Claims().LockClaim(ctx, claimID)
+		return err
+	}); err != nil {
+		return err
+	}
+	esc, err := s.escrow(c.Environment)
+	if err != nil {
+		return err
+	}
+	id, err := claim.Bytes32(c.OnchainID)
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	var hash common.Hash
+	switch action {
+	case claimActionFund:
+		if c.Status != claim.StatusOpen || c.Funded || c.Expired(now) {
+			return nil
+		}
+		meta, err := claim.Bytes32(c.MetadataHash)
+		if err != nil {
+			return err
+		}
+		hash, err = esc.FundClaim(ctx, id, c.AmountBig(), c.ExpiresAt, meta)
+		if err != nil {
+			return err
+		}
+	case claimActionLock:
+		if c.Status != claim.StatusOpen || c.RedeemedAt == nil {
+			return nil
+		}
+		hash, err = esc.LockClaim(ctx, id)
+		var revert *ports.RevertError
+		if errors.As(err, &revert) {
+			// The lock only marks the claim as being paid out; a release works without it.
+			s.log.Warn("claim escrow lock refused", "claimId", c.ID, "reason", revert.Reason)
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	case claimActionRelease:
+		if c.DecisionHash == "" || (c.Status != claim.StatusOpen && c.Status != claim.StatusLocked) {
+			return nil
+		}
+		decision, err := claim.Bytes32(c.DecisionHash)
+		if err != nil {
+			return err
+		}
+		if hash, err = esc.ReleaseClaim(ctx, id, esc.SettlementAddress(), decision); err != nil {
+			return err
+		}
+	case claimActionRefund:
+		if hash, err = s.refundOnChain(ctx, esc, c, id, now); err != nil {
+			return err
+		}
+	case claimActionCancel:
+		if c.Status != claim.StatusExpired || c.Funded {
+			return nil
+		}
+		hash, err = esc.CancelClaim(ctx, id)
+		var revert *ports.RevertError
+		if errors.As(err, &revert) {
+			// Funded meanwhile: the indexer's ClaimFunded takes the refund path instead.
+			return s.enqueueClaimIndex(ctx, c.Environment)
+		}
+		if err != nil {
+			return err
+		}
+	default:
+		return errors.New("offramp: unknown claim chain action " + action)
+	}
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if hash != (common.Hash{}) {
+			c, err := tx.Claims().LockClaim(ctx, claimID)
+			if err != nil {
+				return err
+			}
+			recordClaimTx(&c, action, hash.Hex())
+			c.UpdatedAt = s.clock.Now()
+			if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+				return err
+			}
+		}
+		return s.jobs.Enqueue(ctx, ClaimIndexArgs{Environment: string(c.Environment)}, ports.JobOptions{MaxAttempts: 3})
+	})
+}
+
+// refundOnChain refunds an expired claim: an expiry the service decided before the contract's
+// (the sandbox helper) first brings the on-chain expiry forward. A refund the contract still
+// refuses (the grace period of a locked claim) fails the job, which River retries later.
+func (s *Service) refundOnChain(ctx context.Context, esc ports.ClaimEscrow, c claim.Claim, id [32]byte, now time.Time) (common.Hash, error) {
+	if c.Status.Absorbing() {
+		return common.Hash{}, nil
+	}
+	on, err := esc.EscrowClaim(ctx, id)
+	if err != nil {
+		return common.Hash{}, err
+	}
+	if on.State == ports.EscrowFunded && on.ExpiresAt.After(now) && c.Status == claim.StatusExpired {
+		if _, err := esc.ExpireClaimNow(ctx, id); err != nil {
+			return common.Hash{}, err
+		}
+	}
+	return esc.RefundClaim(ctx, id)
+}
+
+func recordClaimTx(c *claim.Claim, action, hash string) {
+	switch action {
+	case claimActionFund:
+		c.FundTxHash = hash
+	case claimActionLock:
+		c.LockTxHash = hash
+	case claimActionRelease:
+		c.ReleaseTxHash = hash
+	case claimActionRefund:
+		c.RefundTxHash = hash
+	case claimActionCancel:
+		c.CancelTxHash = hash
+	}
+}
+
+func (s *Service) enqueueClaimIndex(ctx context.Context, env core.Environment) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		return s.jobs.Enqueue(ctx, ClaimIndexArgs{Environment: string(env)}, ports.JobOptions{MaxAttempts: 3})
+	})
+}

@@ -1,0 +1,95 @@
+package offramp
+
+import (
+	"context"
+	"time"
+
+	"corridor/core/claim"
+	"corridor/core/offramp"
+	"corridor/ports"
+)
+
+// ExpireDueClaims is the periodic expiry pass.
+func (s *Service) ExpireDueClaims(ctx context.Context) error {
+	now := s.clock.Now()
+	var ids []string
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		ids, err = tx.Claims().DueClaimIDs(ctx, now, s.claimGrace(), maxDueClaims)
+		return err
+	}); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			c, err := tx.Claims().LockClaim(ctx, id)
+			if err != nil {
+				return err
+			}
+			pay, err := tx.Offramp().LockPayment(ctx, c.PaymentID)
+			if err != nil {
+				return err
+			}
+			return s.expireClaim(ctx, tx, s.clock.Now(), &c, &pay)
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// claimGrace is the escrow's grace period (the longest configured, to be safe).
+func (s *Service) claimGrace() time.Duration {
+	g := claim.DefaultGracePeriod
+	for _, e := range s.escrows {
+		if e != nil && e.ClaimGracePeriod() > g {
+			g = e.ClaimGracePeriod()
+		}
+	}
+	return g
+}
+
+// expireClaim applies a claim's expiry, when due, to the claim and its payment and enqueues the
+// escrow transaction it needs:
+//   - an unredeemed OPEN claim past expiry becomes EXPIRED; funded, the payment goes to
+//     REFUND_PENDING and the escrow is refunded (REFUNDED follows the indexed refund);
+//     unfunded, the escrow id is cancelled (CANCELED follows the indexed cancel, or the refund
+//     path if the funding landed after all);
+//   - a redeemed claim whose payment never locked its funds becomes refundable only after
+//     expiry plus the grace period (funds win over expiry): the payment goes to REFUND_PENDING
+//     and the escrow is refunded.
+func (s *Service) expireClaim(ctx context.Context, tx ports.Tx, now time.Time, c *claim.Claim, pay *offramp.Payment) error {
+	action := ""
+	switch {
+	case c.Status == claim.StatusOpen && c.RedeemedAt == nil && c.Refundable(now, s.claimGrace()):
+		if err := c.Apply(claim.TrigExpiry, now); err != nil {
+			return err
+		}
+		action = claimActionCancel
+		if c.Funded {
+			action = claimActionRefund
+			if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
+				return err
+			}
+			pay.FailureReason = "CLAIM_EXPIRED"
+		}
+	case c.RedeemedAt != nil && c.Refundable(now, s.claimGrace()) && claimFunded(*pay):
+		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
+			return err
+		}
+		if err := tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteSuperseded); err != nil {
+			return err
+		}
+		pay.SelectedQuoteID, pay.FailureReason = "", "CLAIM_EXPIRED"
+		action = claimActionRefund
+	default:
+		return nil
+	}
+	if err := tx.Claims().UpdateClaim(ctx, *c); err != nil {
+		return err
+	}
+	if err := tx.Offramp().UpdatePayment(ctx, *pay); err != nil {
+		return err
+	}
+	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: action}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
+}

@@ -1,0 +1,295 @@
+package offramp
+
+import (
+	"context"
+	"crypto/hmac"
+	"strings"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/claim"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
+	"corridor/ports"
+)
+
+// claimByToken resolves a link token to its locked link and claim; the link must be usable.
+func (s *Service) claimByToken(ctx context.Context, tx ports.Tx, token string, now time.Time) (claim.Link, claim.Claim, error) {
+	notFound := core.E(claim.CodeClaimNotFound, "this claim link is not valid")
+	if !claim.WellFormedToken(token) {
+		return claim.Link{}, claim.Claim{}, notFound
+	}
+	link, err := tx.Claims().LockLinkByTokenHash(ctx, claim.HashToken(token))
+	if err != nil {
+		return link, claim.Claim{}, err
+	}
+	if err := link.Usable(now); err != nil {
+		return link, claim.Claim{}, err
+	}
+	c, err := tx.Claims().LockClaim(ctx, link.ClaimID)
+	if err != nil {
+		return link, c, err
+	}
+	if c.RedeemedAt == nil && (c.Status != claim.StatusOpen || c.Expired(now)) {
+		return link, c, core.E(claim.CodeLinkExpired, "this claim has expired")
+	}
+	return link, c, nil
+}
+
+// InspectClaim is the public view of a claim link (GET /v1/claims/{claimToken}).
+func (s *Service) InspectClaim(ctx context.Context, token string) (claim.PublicView, error) {
+	var out claim.PublicView
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, c, err := s.claimByToken(ctx, tx, token, s.clock.Now())
+		out = c.Public()
+		return err
+	})
+	return out, err
+}
+
+// ClaimChallenge is a phone challenge's public answer.
+type ClaimChallenge struct {
+	ChallengeID string
+	ExpiresAt   time.Time
+	Verified    bool
+}
+
+// SendClaimPhoneCode texts a 6-digit code to the number on the claim record (never a
+// client-supplied number), budgeted per phone and per client IP (both counted in the
+// database, so every replica shares the budget).
+func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string) (ClaimChallenge, error) {
+	if err := s.requireRecipients(); err != nil {
+		return ClaimChallenge{}, err
+	}
+	now := s.clock.Now()
+	var out ClaimChallenge
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, c, err := s.claimByToken(ctx, tx, token, now)
+		if err != nil {
+			return err
+		}
+		if c.Status != claim.StatusOpen || c.RedeemedAt != nil || c.Expired(now) {
+			return core.E(claim.CodeNotRedeemable, "this claim is %s and can no longer be redeemed", c.Status)
+		}
+		ipHash := s.cipher.LookupHash(hashPurposeIP, clientIP)
+		since := now.Add(-claim.CodeBudgetWindow)
+		for _, b := range []struct {
+			phone, ip string
+			max       int
+			scope     string
+		}{{c.PhoneHash, "", s.claimCodesPerPhone, "phone"}, {"", ipHash, s.claimCodesPerIP, "ip"}} {
+			n, err := tx.Claims().CountChallengesSince(ctx, b.phone, b.ip, since)
+			if err != nil {
+				return err
+			}
+			if n >= b.max {
+				return core.E(core.CodeRateLimited, "too many codes requested; try again later").
+					WithDetails(map[string]any{"scope": b.scope, "limit": b.max, "windowSeconds": int(claim.CodeBudgetWindow.Seconds()),
+						"retryAfterSeconds": int(claim.CodeBudgetWindow.Seconds())})
+			}
+		}
+		code := sixDigits()
+		ch := claim.Challenge{ID: core.NewID(claim.PrefixChallenge), ClaimID: c.ID, Environment: c.Environment,
+			PhoneHash: c.PhoneHash, IPHash: ipHash, Status: claim.ChallengePending, AttemptsRemaining: claim.ChallengeAttempts,
+			ExpiresAt: now.Add(claim.ChallengeLifetime), CreatedAt: now, UpdatedAt: now}
+		ch.CodeHash = s.claimCodeHash(ch.ID, code)
+		if err := tx.Claims().CreateChallenge(ctx, ch); err != nil {
+			return err
+		}
+		out = ClaimChallenge{ChallengeID: ch.ID, ExpiresAt: ch.ExpiresAt}
+		return s.sms.Send(ctx, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
+			ToMasked: c.PhoneMasked, ToCiphertext: c.PhoneCiphertext, Purpose: "claim_phone_code",
+			Body: "Your Corridor claim code is " + code + ". It expires in " + itoa(int(claim.ChallengeLifetime.Minutes())) + " minutes."}, now)
+	})
+	return out, err
+}
+
+func (s *Service) claimCodeHash(challengeID, code string) string {
+	return s.cipher.LookupHash(hashPurposeClaimCode, challengeID+":"+code)
+}
+
+// VerifyClaimPhoneCode checks a code against a challenge of the link's claim: 5 attempts, then
+// the challenge is cancelled; codes expire. A wrong attempt is saved even though the request
+// fails.
+func (s *Service) VerifyClaimPhoneCode(ctx context.Context, token, challengeID, code string) (ClaimChallenge, error) {
+	if err := s.requireRecipients(); err != nil {
+		return ClaimChallenge{}, err
+	}
+	f := core.FieldErrors{}
+	if strings.TrimSpace(challengeID) == "" {
+		f.Add("challengeId", "is required")
+	}
+	if !recipient.ValidCodeFormat(code) {
+		f.Add("code", "must be 6 digits")
+	}
+	if err := f.Err(); err != nil {
+		return ClaimChallenge{}, err
+	}
+	now := s.clock.Now()
+	var out ClaimChallenge
+	var verdict error
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, c, err := s.claimByToken(ctx, tx, token, now)
+		if err != nil {
+			return err
+		}
+		ch, err := tx.Claims().LockChallenge(ctx, c.ID, strings.TrimSpace(challengeID))
+		if err != nil {
+			return err
+		}
+		before := ch
+		matches := hmac.Equal([]byte(ch.CodeHash), []byte(s.claimCodeHash(ch.ID, code)))
+		verdict = ch.Verify(matches, now)
+		out = ClaimChallenge{ChallengeID: ch.ID, ExpiresAt: ch.ExpiresAt, Verified: ch.Status == claim.ChallengeVerified}
+		if ch.Status == before.Status && ch.AttemptsRemaining == before.AttemptsRemaining {
+			return nil
+		}
+		return tx.Claims().UpdateChallenge(ctx, ch)
+	})
+	if err != nil {
+		return ClaimChallenge{}, err
+	}
+	return out, verdict
+}
+
+// RedeemClaimInput is POST /v1/claims/{claimToken}/redeem.
+type RedeemClaimInput struct {
+	ChallengeID   string
+	DestinationID string
+}
+
+// RedeemClaim moves a claim into the caller's tenant: it needs a VERIFIED phone challenge of
+// this claim and one of the caller's ACTIVE destinations. The phone becomes a verified alias
+// of the caller's tenant, the link is used up, and the payment goes to POLICY_CHECK, where the
+// full composer runs before money moves. The escrow lock is sent after commit.
+func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token string, in RedeemClaimInput) (PaymentView, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+		return PaymentView{}, err
+	}
+	if err := s.requireRecipients(); err != nil {
+		return PaymentView{}, err
+	}
+	f := core.FieldErrors{}
+	in.ChallengeID, in.DestinationID = strings.TrimSpace(in.ChallengeID), strings.TrimSpace(in.DestinationID)
+	if in.ChallengeID == "" {
+		f.Add("challengeId", "is required")
+	}
+	if in.DestinationID == "" {
+		f.Add("destinationId", "is required")
+	}
+	if err := f.Err(); err != nil {
+		return PaymentView{}, err
+	}
+	now := s.clock.Now()
+	var view PaymentView
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		link, c, err := s.claimByToken(ctx, tx, token, now)
+		if err != nil {
+			return err
+		}
+		if c.Environment != p.Environment {
+			return core.E(claim.CodeClaimNotFound, "this claim link is not valid")
+		}
+		if err := redeemable(c, p, now); err != nil {
+			return err
+		}
+		ch, err := tx.Claims().LockChallenge(ctx, c.ID, in.ChallengeID)
+		if isCode(err, claim.CodeChallengeNotFound) {
+			return core.E(claim.CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
+		}
+		if err != nil {
+			return err
+		}
+		if err := ch.Redeemable(c.ID); err != nil {
+			return err
+		}
+		dest, err := tx.Recipients().FindDestination(ctx, p.TenantID, p.Environment, in.DestinationID)
+		if err != nil || dest.Status != recipient.DestActive {
+			return core.E(offramp.CodeDestinationNotEligible, "destinationId is not one of your ACTIVE payout destinations")
+		}
+		if err := s.adoptClaimPhone(ctx, tx, p, c, now); err != nil {
+			return err
+		}
+		ch.Status, ch.ConsumedAt, ch.UpdatedAt = claim.ChallengeConsumed, &now, now
+		link.UsedAt = &now
+		c.RecipientTenantID, c.RedeemedAt, c.UpdatedAt = p.TenantID, &now, now
+		if err := tx.Claims().UpdateChallenge(ctx, ch); err != nil {
+			return err
+		}
+		if err := tx.Claims().UpdateLink(ctx, link); err != nil {
+			return err
+		}
+		if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+			return err
+		}
+		pay, err := tx.Offramp().LockPayment(ctx, c.PaymentID)
+		if err != nil {
+			return err
+		}
+		pay.RecipientTenantID, pay.RequestedDestinationID = p.TenantID, dest.ID
+		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimRedeemed}, now); err != nil {
+			return err
+		}
+		if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
+			return err
+		}
+		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+			return err
+		}
+		if err := s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionLock}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts}); err != nil {
+			return err
+		}
+		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)
+		view = PaymentView{Payment: pay, Quotes: quotes}
+		return err
+	})
+	return view, err
+}
+
+// redeemable checks the claim itself for a redeem by p.
+func redeemable(c claim.Claim, p auth.Principal, now time.Time) error {
+	switch {
+	case c.SenderTenantID == p.TenantID:
+		return core.E(offramp.CodeSelfPayment, "the sender cannot redeem its own claim")
+	case c.Status != claim.StatusOpen || c.RedeemedAt != nil:
+		return core.E(claim.CodeNotRedeemable, "this claim is %s and can no longer be redeemed", c.Status)
+	case c.Expired(now):
+		return core.E(claim.CodeLinkExpired, "this claim has expired")
+	case !c.Funded:
+		return core.E(claim.CodeNotFunded, "the claim's escrow funding is not confirmed on chain yet; retry in a few seconds").
+			WithDetails(map[string]any{"retryable": true})
+	}
+	return nil
+}
+
+// adoptClaimPhone makes the claim's phone a verified alias of the redeeming tenant (proved by
+// the claim's challenge). A number another tenant verified meanwhile is PHONE_ALIAS_TAKEN.
+func (s *Service) adoptClaimPhone(ctx context.Context, tx ports.Tx, p auth.Principal, c claim.Claim, now time.Time) error {
+	owner, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, c.PhoneHash)
+	switch {
+	case err == nil && owner.TenantID == p.TenantID:
+		return nil
+	case err == nil:
+		return core.E(recipient.CodePhoneAliasTaken, "this phone number is already verified by another tenant")
+	case !isCode(err, recipient.CodePhoneAliasNotFound):
+		return err
+	}
+	raw, err := s.cipher.Decrypt(c.PhoneCiphertext, claimPhoneContext(c.ID))
+	if err != nil {
+		return err
+	}
+	alias := recipient.Alias{ID: core.NewID("pha"), TenantID: p.TenantID, Environment: p.Environment, PhoneHash: c.PhoneHash,
+		Masked: c.PhoneMasked, Status: recipient.AliasPending, CodeExpiresAt: now, CreatedAt: now}
+	if alias.PhoneCiphertext, err = s.cipher.Encrypt(raw, "phone_alias:"+alias.ID); err != nil {
+		return err
+	}
+	if err := tx.Recipients().CreateAlias(ctx, alias); err != nil {
+		return err
+	}
+	// Verified by update, as an SMS-verified alias is: the unique index on verified numbers
+	// answers a tenant that verified it meanwhile with PHONE_ALIAS_TAKEN.
+	alias.Status, alias.VerifiedAt = recipient.AliasVerified, &now
+	return tx.Recipients().UpdateAlias(ctx, alias)
+}

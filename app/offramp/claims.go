@@ -1,0 +1,161 @@
+package offramp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/claim"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// Pending claims (SPEC.md Claim). A payment to a phone number nobody has verified opens a
+// claim: the amount is reserved on the sender's balance towards the claim's escrow account, a
+// job funds the on-chain escrow, and the indexer's ClaimFunded posts the reservation into the
+// escrow account (funded, D12). The recipient proves the phone through the link and a code,
+// then redeems into its own tenant, and the payment continues through the flow of a payment to
+// a known phone: POLICY_CHECK, quotes, the recipient's confirmation.
+
+// DefaultClaimLinkBase prefixes the claim link texted to the phone.
+const DefaultClaimLinkBase = "https://claim.corridor.test/c/"
+
+// escrow returns the environment's claim escrow, or CHAIN_UNAVAILABLE (D1).
+func (s *Service) escrow(env core.Environment) (ports.ClaimEscrow, error) {
+	if e, ok := s.escrows[env]; ok && e != nil && e.ClaimEscrowAddress() != ([20]byte{}) {
+		return e, nil
+	}
+	return nil, core.E(core.CodeChainUnavailable, "pending claims need the claim escrow contract, which is not configured for %s in this deployment", env)
+}
+
+const (
+	hashPurposeClaimCode = "claim-code"
+	hashPurposeIP        = "ip"
+)
+
+func claimEscrowSpec(c claim.Claim) ledger.AccountSpec {
+	return ledger.ClaimEscrow(c.Environment, kernel.ServiceAsset, c.SenderTenantID, c.ID)
+}
+
+// openClaim is intake outcome 2 (unknown phone): it opens the claim, reserves the amount on the
+// sender's balance towards the claim's escrow account (a pending transfer; INSUFFICIENT_FUNDS
+// reserves nothing), and enqueues the escrow funding and the link notification. Neither job's
+// payload carries the phone number. pay is already stored in PENDING_CLAIM.
+func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
+	chainID := chainForEnv[pay.Environment]
+	c := claim.New(pay.Environment, pay.ID, pay.SenderTenantID, pay.SourceAmountBaseUnits, chainID, pay.SourceChainKey,
+		pay.SourceAssetID, pay.RecipientPhoneHash, pay.RecipientPhoneMasked, nil, s.claimLifetime, now)
+	var err error
+	if c.PhoneCiphertext, err = s.cipher.Encrypt([]byte(phone.E164), claimPhoneContext(c.ID)); err != nil {
+		return err
+	}
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.TenantAvailable(pay.Environment, kernel.ServiceAsset, pay.SenderTenantID), claimEscrowSpec(c))
+	if err != nil {
+		return err
+	}
+	pay.Reservation++
+	t, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: paymentRef(*pay, "reserve", pay.Reservation),
+		Type: ledger.TypePending, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
+		Metadata: map[string]string{"claimId": c.ID}})
+	if isCode(err, core.CodeInsufficientFunds) {
+		return core.E(core.CodeInsufficientFunds, "the service balance does not cover %s USD; nothing was reserved",
+			core.FormatUSD(pay.SourceAmountBaseUnits))
+	}
+	if err != nil {
+		return err
+	}
+	pay.HoldTransferID, pay.ClaimID = t.ID, c.ID
+	if err := tx.Claims().CreateClaim(ctx, c); err != nil {
+		return err
+	}
+	if err := s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionFund}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts}); err != nil {
+		return err
+	}
+	return s.jobs.Enqueue(ctx, ClaimNotifyArgs{ClaimID: c.ID}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
+}
+
+func claimPhoneContext(claimID string) string { return "offramp_claim:" + claimID }
+
+// sendClaimLink supersedes the claim's live links, stores a fresh one (only its sha256) and
+// texts it to the number on the claim record. The SMS adapter gets the number encrypted.
+func (s *Service) sendClaimLink(ctx context.Context, tx ports.Tx, c claim.Claim, now time.Time) error {
+	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
+		return err
+	}
+	token, hash := claim.NewToken()
+	if err := tx.Claims().CreateLink(ctx, claim.Link{TokenHash: hash, ClaimID: c.ID, Environment: c.Environment,
+		ExpiresAt: c.ExpiresAt, CreatedAt: now}); err != nil {
+		return err
+	}
+	body := "You have been sent " + core.FormatUSD(c.AmountBaseUnits) + " USD through Corridor. Claim it before " +
+		c.ExpiresAt.Format("2006-01-02") + ": " + s.claimLinkBase + token
+	return s.sms.Send(ctx, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
+		ToMasked: c.PhoneMasked, ToCiphertext: c.PhoneCiphertext, Purpose: "claim_link", Body: body}, now)
+}
+
+// NotifyClaim is the claim.notify job: the first link of a newly opened claim.
+func (s *Service) NotifyClaim(ctx context.Context, claimID string) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		c, err := tx.Claims().LockClaim(ctx, claimID)
+		if err != nil || c.Status != claim.StatusOpen || c.RedeemedAt != nil {
+			return err
+		}
+		return s.sendClaimLink(ctx, tx, c, s.clock.Now())
+	})
+}
+
+// claimFunded reports whether a payment's money sits in its claim's escrow account: the claim
+// was funded (its reservation posted) and the payment has not locked or re-reserved since.
+func claimFunded(p offramp.Payment) bool {
+	return p.ClaimID != "" && p.HoldTransferID == "" && !p.Status.Funded() && p.Status != offramp.StatusPendingClaim &&
+		!p.Status.Terminal()
+}
+
+// paymentFunded is D12's funded for the composer's REJECT guard.
+func paymentFunded(p offramp.Payment) bool { return p.Status.Funded() || claimFunded(p) }
+
+// decisionHash is the hash of the composer's decision that a release commits on chain.
+func decisionHash(c claim.Claim, p offramp.Payment, d offramp.Decision, now time.Time) string {
+	reasons := make([]string, len(d.Reasons))
+	for i, r := range d.Reasons {
+		reasons[i] = string(r)
+	}
+	sum := sha256.Sum256([]byte("corridor.claim.release.v1\n" + c.OnchainID + "\n" + p.ID + "\n" + string(d.Verdict) + "\n" +
+		strings.Join(reasons, ",") + "\n" + p.SelectedQuoteID + "\n" + now.UTC().Format(time.RFC3339Nano)))
+	return "0x" + hex.EncodeToString(sum[:])
+}
+
+// releaseClaimFunds moves a claim-funded payment's money out of the claim's escrow account
+// (to the payment's locked account at FUNDS_LOCKED, or back to the sender on a REJECT), re-runs
+// the full composer for the decision hash, and enqueues the on-chain release of the escrow to
+// the service's settlement address.
+func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error {
+	c, err := tx.Claims().LockClaim(ctx, p.ClaimID)
+	if err != nil {
+		return err
+	}
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, claimEscrowSpec(c), to)
+	if err != nil {
+		return err
+	}
+	if _, err := s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: "offramp:" + p.ID + ":claim-" + step,
+		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits),
+		Metadata: map[string]string{"claimId": c.ID}}); err != nil {
+		return err
+	}
+	comp, err := s.compose(ctx, tx, *p)
+	if err != nil {
+		return err
+	}
+	c.DecisionHash, c.UpdatedAt = decisionHash(c, *p, comp.decision, now), now
+	if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+		return err
+	}
+	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionRelease}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
+}

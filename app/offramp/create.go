@@ -1,0 +1,177 @@
+package offramp
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// CreatePaymentInput is POST /v1/offramp/payments.
+type CreatePaymentInput struct {
+	Phone                  string
+	AmountUSD              string
+	ChainID                *int64
+	FundingMode            string
+	RequestedDestinationID string
+	SpeedPreference        string
+}
+
+// PaymentView is a payment with its current quote set.
+type PaymentView struct {
+	Payment offramp.Payment
+	Quotes  []offramp.Quote
+}
+
+type createPlan struct {
+	phone   recipient.Phone
+	amount  int64
+	chainID int64
+	speed   offramp.SpeedPreference
+	destID  string
+	funding string
+}
+
+func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPlan, error) {
+	f := core.FieldErrors{}
+	plan := createPlan{chainID: chainForEnv[p.Environment], funding: strings.TrimSpace(in.FundingMode),
+		speed: offramp.SpeedPreference(in.SpeedPreference), destID: strings.TrimSpace(in.RequestedDestinationID)}
+	switch plan.funding {
+	case "":
+		plan.funding = offramp.FundingInternalBalance
+	case offramp.FundingInternalBalance:
+	case offramp.FundingOnchainDeposit, offramp.FundingSafeProposal:
+		return plan, core.E(offramp.CodeFundingModeNotAvailable, "funding mode %s is not available yet; use INTERNAL_BALANCE", plan.funding)
+	default:
+		f.Add("fundingMode", "must be INTERNAL_BALANCE, ONCHAIN_DEPOSIT or SAFE_PROPOSAL")
+	}
+	phone, err := recipient.ParsePhone("phone", in.Phone)
+	if err != nil {
+		f.Add("phone", "must be a valid E.164 phone number")
+	}
+	plan.phone = phone
+	amount, err := core.ParseUSD("amountUsd", in.AmountUSD)
+	switch {
+	case err != nil:
+		f.Add("amountUsd", "must be a positive USD amount with at most 6 fraction digits")
+	case amount <= 0 || amount > offramp.MaxAmountBaseUnits:
+		f.Add("amountUsd", "must be greater than 0 and at most "+core.FormatUSD(offramp.MaxAmountBaseUnits))
+	}
+	plan.amount = amount
+	if in.ChainID != nil && *in.ChainID != plan.chainID {
+		f.Add("chainId", "must be "+itoa(int(plan.chainID))+" for "+string(p.Environment)+" keys")
+	}
+	switch plan.speed {
+	case "":
+		plan.speed = offramp.SpeedCheapest
+	case offramp.SpeedCheapest, offramp.SpeedFastest:
+	default:
+		f.Add("speedPreference", "must be FASTEST or CHEAPEST")
+	}
+	return plan, f.Err()
+}
+
+// CreatePayment is intake (SPEC.md intake outcomes 1, 3, 4 and 5) in one unit of work:
+// resolve the phone to its recipient, reserve the amount on the sender's service balance,
+// run the policy composer and, when it allows, create the first quote set. A phone no tenant
+// has verified opens a pending claim (PENDING_CLAIM; see claims.go).
+func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in CreatePaymentInput) (PaymentView, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+		return PaymentView{}, err
+	}
+	if err := s.requireRecipients(); err != nil {
+		return PaymentView{}, err
+	}
+	plan, err := s.planCreate(p, in)
+	if err != nil {
+		return PaymentView{}, err
+	}
+	now := s.clock.Now()
+	pay := offramp.Payment{ID: core.NewID(core.PrefixOffRamp), Environment: p.Environment, SenderTenantID: p.TenantID,
+		RecipientPhoneHash:   s.cipher.LookupHash(hashPurposePhone, plan.phone.E164),
+		RecipientPhoneMasked: recipient.MaskPhone(plan.phone.E164), SourceChainKey: offramp.ChainKey(plan.chainID),
+		SourceAssetID: offramp.SourceAssetID(plan.chainID, usdcByChain[plan.chainID]), SourceAmountBaseUnits: plan.amount,
+		FundingMode: plan.funding, RequestedDestinationID: plan.destID, SpeedPreference: plan.speed,
+		Status: offramp.StatusCreated, HoldReasons: []offramp.HoldReason{}, CreatedAt: now, UpdatedAt: now}
+	var view PaymentView
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := s.intake(ctx, tx, &pay); err != nil {
+			return err
+		}
+		if err := tx.Offramp().CreatePayment(ctx, pay); err != nil {
+			return err
+		}
+		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay) }
+		if pay.Status == offramp.StatusPendingClaim {
+			next = func() error { return s.openClaim(ctx, tx, now, &pay, plan.phone) }
+		}
+		if err := next(); err != nil {
+			return err
+		}
+		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+			return err
+		}
+		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)
+		view = PaymentView{Payment: pay, Quotes: quotes}
+		return err
+	})
+	return view, err
+}
+
+// intake walks CREATED → RECIPIENT_RESOLUTION → SOURCE_FUNDS_CONFIRMED (reserving) → POLICY_CHECK.
+func (s *Service) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) error {
+	now := pay.CreatedAt
+	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now); err != nil {
+		return err
+	}
+	alias, err := tx.Recipients().FindVerifiedAlias(ctx, pay.Environment, pay.RecipientPhoneHash)
+	if isCode(err, recipient.CodePhoneAliasNotFound) {
+		return s.intakeUnknown(pay, now)
+	}
+	if err != nil {
+		return err
+	}
+	if alias.TenantID == pay.SenderTenantID {
+		return core.E(offramp.CodeSelfPayment, "this phone number is verified by your own tenant")
+	}
+	pay.RecipientTenantID = alias.TenantID
+	if pay.RequestedDestinationID != "" {
+		d, err := tx.Recipients().FindDestination(ctx, alias.TenantID, pay.Environment, pay.RequestedDestinationID)
+		if err != nil || d.Status != recipient.DestActive {
+			return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
+		}
+	}
+	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneKnown}, now); err != nil {
+		return err
+	}
+	if err := s.reserve(ctx, tx, now, pay); err != nil {
+		return err
+	}
+	_, err = pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now)
+	return err
+}
+
+// intakeUnknown is intake outcome 2: nobody has verified the phone, so the payment waits in
+// PENDING_CLAIM for a claim (opened by the caller once the payment row exists). A requested
+// destination cannot belong to an unknown recipient.
+func (s *Service) intakeUnknown(pay *offramp.Payment, now time.Time) error {
+	if pay.RequestedDestinationID != "" {
+		return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
+	}
+	if _, err := s.escrow(pay.Environment); err != nil {
+		return err
+	}
+	_, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneUnknown}, now)
+	return err
+}
+
+func lockedSpec(p offramp.Payment) ledger.AccountSpec {
+	return ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID)
+}

@@ -1,0 +1,84 @@
+package offramp
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
+)
+
+var _ kernel.Jobs = (*Service)(nil)
+
+// RegisterWorkers adds the off-ramp workers (provider submission and polling) and the
+// pending-claim workers.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	river.AddWorker(workers, &SubmitPayoutWorker{Service: s})
+	river.AddWorker(workers, &PollPayoutWorker{Service: s})
+	s.registerClaimWorkers(workers)
+}
+
+// PeriodicJobs are the pending claims' escrow indexer and expiry pass. Quote expiry is lazy
+// (judged at select and confirm), so off-ramp payments themselves schedule none.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return s.claimPeriodicJobs() }
+
+const (
+	offrampJobMaxAttempts = 25
+	offrampJobTimeout     = time.Minute
+)
+
+// SubmitPayoutArgs submits a FUNDS_LOCKED payment's attempt to its provider, after commit.
+type SubmitPayoutArgs struct {
+	PaymentID string `json:"paymentId"`
+}
+
+// Kind names the job.
+func (SubmitPayoutArgs) Kind() string { return "offramp.submit" }
+
+// SubmitPayoutWorker works offramp.submit jobs.
+type SubmitPayoutWorker struct {
+	river.WorkerDefaults[SubmitPayoutArgs]
+	Service *Service
+}
+
+// Work runs the submission.
+func (w *SubmitPayoutWorker) Work(ctx context.Context, job *river.Job[SubmitPayoutArgs]) error {
+	return w.Service.RunSubmission(ctx, job.Args.PaymentID)
+}
+
+// Timeout bounds one run.
+func (w *SubmitPayoutWorker) Timeout(*river.Job[SubmitPayoutArgs]) time.Duration {
+	return offrampJobTimeout
+}
+
+// PollPayoutArgs polls a submitted payment's provider until its status is final.
+type PollPayoutArgs struct {
+	PaymentID string `json:"paymentId"`
+}
+
+// Kind names the job.
+func (PollPayoutArgs) Kind() string { return "offramp.poll" }
+
+// PollPayoutWorker works offramp.poll jobs.
+type PollPayoutWorker struct {
+	river.WorkerDefaults[PollPayoutArgs]
+	Service *Service
+}
+
+// Work polls once and snoozes until the next poll while the provider's answer is not final.
+func (w *PollPayoutWorker) Work(ctx context.Context, job *river.Job[PollPayoutArgs]) error {
+	final, err := w.Service.PollPayment(ctx, job.Args.PaymentID)
+	if err != nil {
+		return err
+	}
+	if !final {
+		return river.JobSnooze(w.Service.pollInterval)
+	}
+	return nil
+}
+
+// Timeout bounds one run.
+func (w *PollPayoutWorker) Timeout(*river.Job[PollPayoutArgs]) time.Duration {
+	return offrampJobTimeout
+}

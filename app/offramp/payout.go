@@ -1,0 +1,242 @@
+package offramp
+
+import (
+	"context"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// RunSubmission re-checks a FUNDS_LOCKED payment (its confirmed quote still the active
+// one, its destination ACTIVE, the full policy verdict ALLOW, its provider enabled) and submits
+// it with the attempt's idempotency key. A failed re-check unlocks the funds, takes a new
+// reservation and runs POLICY_CHECK again (a fresh set, a hold or a rejection). The provider
+// call runs outside any transaction; a retried job resubmits with the same key.
+func (s *Service) RunSubmission(ctx context.Context, id string) error {
+	var req ports.PayoutRequest
+	var rail ports.PayoutRail
+	proceed := false
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
+		pay, err := tx.Offramp().LockPayment(ctx, id)
+		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
+			return err
+		}
+		q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+		if err != nil {
+			return err
+		}
+		ok, dest, err := s.recheck(ctx, tx, pay, q)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return s.recheckFailed(ctx, tx, now, &pay)
+		}
+		rail, _ = s.provider(pay.Provider)
+		ident, err := s.destinationIdentifier(dest)
+		if err != nil {
+			return err
+		}
+		req = ports.PayoutRequest{IdempotencyKey: pay.IdempotencyKey(), PaymentID: pay.ID, Environment: pay.Environment,
+			AmountBaseUnits: pay.SourceAmountBaseUnits, DestinationAmountMinor: q.DestinationAmountMinor,
+			DestinationCurrency: q.DestinationCurrency, DestinationType: q.DestinationType, Destination: ident}
+		proceed = true
+		return nil
+	})
+	if err != nil || !proceed {
+		return err
+	}
+	st, err := rail.Provider.Submit(ctx, req)
+	if err != nil {
+		return err
+	}
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
+		pay, err := tx.Offramp().LockPayment(ctx, id)
+		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
+			return err
+		}
+		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigProviderAccepts}, now); err != nil {
+			return err
+		}
+		pay.ProviderReference = st.Reference
+		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
+			return err
+		}
+		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+			return err
+		}
+		// The first poll runs at once (the internal rail reports success on it); later polls
+		// follow every pollInterval until the provider's answer is final.
+		return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
+	})
+}
+
+// recheck is the pre-submission re-check of SPEC.md.
+func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, recipient.Destination, error) {
+	if q.Status != offramp.QuoteActive || q.ID != pay.SelectedQuoteID {
+		return false, recipient.Destination{}, nil
+	}
+	if _, ok := s.rail(pay.Environment, q.DestinationType); !ok {
+		return false, recipient.Destination{}, nil
+	}
+	if r, ok := s.provider(pay.Provider); !ok || r.Rail != q.DestinationType {
+		return false, recipient.Destination{}, nil
+	}
+	dest, err := tx.Recipients().FindDestination(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID)
+	if isCode(err, recipient.CodeDestinationNotFound) {
+		return false, dest, nil
+	}
+	if err != nil {
+		return false, dest, err
+	}
+	if dest.Status != recipient.DestActive {
+		return false, dest, nil
+	}
+	c, err := s.compose(ctx, tx, pay)
+	if err != nil {
+		return false, dest, err
+	}
+	return c.decision.Verdict == offramp.VerdictAllow, dest, nil
+}
+
+// recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK.
+func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+	if err := s.unlock(ctx, tx, now, pay); err != nil {
+		return err
+	}
+	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigRecheckFailed}, now); err != nil {
+		return err
+	}
+	if err := s.reserve(ctx, tx, now, pay); err != nil {
+		return err
+	}
+	pay.Provider = ""
+	if err := s.runPolicyCheck(ctx, tx, now, pay); err != nil {
+		return err
+	}
+	return tx.Offramp().UpdatePayment(ctx, *pay)
+}
+
+// PollPayment asks the payment's provider for the current attempt's status once (the
+// mock advances one scripted step) and applies it. final says the provider will report no
+// further change.
+func (s *Service) PollPayment(ctx context.Context, id string) (bool, error) {
+	var pay offramp.Payment
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		pay, err = tx.Offramp().LockPayment(ctx, id)
+		return err
+	})
+	if err != nil {
+		return false, err
+	}
+	if pay.ProviderReference == "" || pay.Status == offramp.StatusRefunded || pay.Status == offramp.StatusCanceled {
+		return true, nil
+	}
+	rail, ok := s.provider(pay.Provider)
+	if !ok {
+		return false, core.E(core.CodeFeatureNotAvailable, "payout provider %s is not configured", pay.Provider)
+	}
+	st, err := rail.Provider.Poll(ctx, pay.ProviderReference)
+	if err != nil {
+		return false, err
+	}
+	return st.Final, s.applyPayoutStatus(ctx, id, pay.ProviderReference, st)
+}
+
+// applyPayoutStatus moves a payment along what its provider reported. Reports arrive from
+// polls and webhooks in any order and any number of times: each applies only from the
+// statuses it can follow, so replays and late reports change nothing, and DELIVERED never
+// reverts (a later RETURNED is recorded as a return, once).
+func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
+		pay, err := tx.Offramp().LockPayment(ctx, id)
+		if err != nil || pay.ProviderReference != reference {
+			return err
+		}
+		step := func(next offramp.Step) error {
+			row, err := pay.Apply(next, now)
+			if err != nil {
+				return err
+			}
+			switch row.Effect {
+			case offramp.EffectDeliver:
+				q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+				if err != nil {
+					return err
+				}
+				return s.deliver(ctx, tx, now, &pay, q)
+			case offramp.EffectRefund:
+				return s.refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
+			}
+			return nil
+		}
+		inFlight := pay.Status == offramp.StatusProviderSubmitted || pay.Status == offramp.StatusProviderProcessing
+		var steps []offramp.Step
+		switch st.State {
+		case ports.PayoutPending:
+			if pay.Status == offramp.StatusProviderSubmitted {
+				steps = []offramp.Step{{Trigger: offramp.TrigProviderProgress}}
+			}
+		case ports.PayoutSucceeded, ports.PayoutReturned:
+			if pay.Status == offramp.StatusProviderSubmitted {
+				steps = append(steps, offramp.Step{Trigger: offramp.TrigProviderProgress})
+			}
+			if inFlight {
+				steps = append(steps, offramp.Step{Trigger: offramp.TrigProviderSuccess})
+			}
+		case ports.PayoutBlocked:
+			if inFlight {
+				steps = []offramp.Step{{Trigger: offramp.TrigProviderAttention}}
+			}
+		case ports.PayoutFailed:
+			if inFlight || pay.Status == offramp.StatusActionRequired || pay.Status == offramp.StatusFundsLocked {
+				pay.FailureReason = "PROVIDER_FAILED"
+				steps = []offramp.Step{{Trigger: offramp.TrigProviderFailure, Guard: offramp.GuardProviderStage},
+					{Trigger: offramp.TrigRefundPath}, {Trigger: offramp.TrigRefundSettled}}
+			}
+		}
+		for _, next := range steps {
+			if err := step(next); err != nil {
+				return err
+			}
+		}
+		if st.State == ports.PayoutReturned && pay.Status == offramp.StatusDelivered {
+			if err := s.recordReturn(ctx, tx, now, pay); err != nil {
+				return err
+			}
+		}
+		if len(steps) == 0 {
+			return nil
+		}
+		return tx.Offramp().UpdatePayment(ctx, pay)
+	})
+}
+
+// recordReturn books a post-delivery return once: DELIVERED stays; the delivered amount comes
+// back from the rail's outside world to the sender with its own transfer. The fee is kept.
+func (s *Service) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay offramp.Payment) error {
+	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+	if err != nil {
+		return err
+	}
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, deliverySide(pay, q), ledger.TenantAvailable(pay.Environment, kernel.ServiceAsset, pay.SenderTenantID))
+	if err != nil {
+		return err
+	}
+	t, err := s.post(ctx, tx, now, pay, ledger.TransferSpec{Reference: paymentRef(pay, "return", pay.Attempt),
+		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, q.DeliverBaseUnits)})
+	if err != nil {
+		return err
+	}
+	_, err = tx.Offramp().RecordReturn(ctx, pay.ID, t.ID, q.DeliverBaseUnits, now)
+	return err
+}

@@ -1,0 +1,54 @@
+package offramp
+
+import (
+	"context"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/offramp"
+	"corridor/ports"
+)
+
+// ExpireQuotes is the sandbox helper (D10): the payment's active quote set expires now,
+// as if its lifetime had passed. The next select or confirm requotes.
+func (s *Service) ExpireQuotes(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
+	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
+		return offramp.Payment{}, err
+	}
+	if pr.Environment != core.EnvTest {
+		return offramp.Payment{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
+	}
+	var out offramp.Payment
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		pay, err := findForParty(ctx, tx, pr, id, true)
+		if err != nil {
+			return err
+		}
+		out = pay
+		return tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteExpired)
+	})
+	return out, err
+}
+
+// ProviderStep is the sandbox helper (D10) that moves a submitted payment's provider one
+// step: one poll, exactly what a signed webhook triggers.
+func (s *Service) ProviderStep(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
+	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
+		return offramp.Payment{}, err
+	}
+	if pr.Environment != core.EnvTest {
+		return offramp.Payment{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
+	}
+	pay, err := s.GetPayment(ctx, pr, id)
+	if err != nil {
+		return pay, err
+	}
+	if pay.ProviderReference == "" {
+		return pay, core.E(core.CodeInvalidState, "the payment is %s: nothing has been submitted to a provider", pay.Status)
+	}
+	if _, err := s.PollPayment(ctx, pay.ID); err != nil {
+		return pay, err
+	}
+	return s.GetPayment(ctx, pr, id)
+}

@@ -1,0 +1,135 @@
+package policy
+
+import (
+	"context"
+	"strings"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/policy"
+	"corridor/ports"
+)
+
+// Bounds of the policies capability.
+const (
+	policyNameMaxLength = 200
+	// policyAttachmentsCap bounds the attachments listed for one policy.
+	policyAttachmentsCap = 1000
+)
+
+// CreatePolicyInput is the body of POST /v1/policies. Document is the raw JSON document (nil
+// when absent), parsed strictly by core/policy so every error names its full field path.
+type CreatePolicyInput struct {
+	Name     string
+	Document []byte
+}
+
+// parseDocument reads a required document field.
+func parseDocument(raw []byte) (policy.Document, error) {
+	if len(raw) == 0 || strings.TrimSpace(string(raw)) == "null" {
+		return policy.Document{}, core.Invalid("document", "is required")
+	}
+	return policy.ParseDocument("document", raw)
+}
+
+// CreatePolicy compiles the document into immutable version 1 and activates it.
+func (s *Service) CreatePolicy(ctx context.Context, p auth.Principal, in CreatePolicyInput) (policy.Policy, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
+		return policy.Policy{}, err
+	}
+	errs := core.FieldErrors{}
+	name := strings.TrimSpace(in.Name)
+	switch {
+	case name == "":
+		errs.Add("name", "is required")
+	case len(name) > policyNameMaxLength:
+		errs.Add("name", "must be at most 200 characters")
+	}
+	doc, err := parseDocument(in.Document)
+	mergeFieldErrors(errs, err)
+	if err := errs.Err(); err != nil {
+		return policy.Policy{}, err
+	}
+	now := s.clock.Now().UTC()
+	pol := policy.Policy{ID: core.NewID(core.PrefixPolicy), TenantID: p.TenantID, Environment: p.Environment,
+		Name: name, Status: policy.StatusActive, CreatedAt: now}
+	v := policy.NewVersion(core.NewID(core.PrefixVersion), pol.ID, 1, doc, in.Document, now)
+	pol, err = pol.Activate(v)
+	if err != nil {
+		return policy.Policy{}, err
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Policies().CreatePolicy(ctx, pol, v)
+	})
+	return pol, err
+}
+
+// mergeFieldErrors copies the fields of a VALIDATION_FAILED error into errs; other errors are
+// recorded against the body.
+func mergeFieldErrors(errs core.FieldErrors, err error) {
+	if err == nil {
+		return
+	}
+	if e, ok := err.(*core.Error); ok && e.Code == core.CodeValidationFailed {
+		if fields, ok := e.Details["fields"].(map[string]any); ok {
+			for k, v := range fields {
+				reason, _ := v.(string)
+				errs.Add(k, reason)
+			}
+			return
+		}
+	}
+	errs.Add("body", err.Error())
+}
+
+// GetPolicy returns one of the caller's policies (archived ones too).
+func (s *Service) GetPolicy(ctx context.Context, p auth.Principal, id string) (policy.Policy, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesRead); err != nil {
+		return policy.Policy{}, err
+	}
+	var pol policy.Policy
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		pol, err = tx.Policies().FindPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
+		return err
+	})
+	return pol, err
+}
+
+// ListPolicies lists the caller's policies of its environment, oldest first.
+func (s *Service) ListPolicies(ctx context.Context, p auth.Principal, page ports.Page) ([]policy.Policy, int, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesRead); err != nil {
+		return nil, 0, err
+	}
+	var out []policy.Policy
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Policies().ListPolicies(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
+		return err
+	})
+	return out, total, err
+}
+
+// ArchivePolicy archives a policy and detaches it from every subject in the same unit of
+// work. Archiving an archived policy returns it unchanged.
+func (s *Service) ArchivePolicy(ctx context.Context, p auth.Principal, id string) (policy.Policy, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
+		return policy.Policy{}, err
+	}
+	var pol policy.Policy
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		locked, err := tx.Policies().LockPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now().UTC()
+		if _, err := tx.Policies().DetachAll(ctx, locked.ID, now); err != nil {
+			return err
+		}
+		pol = locked.Archive(now)
+		return tx.Policies().UpdatePolicy(ctx, pol)
+	})
+	return pol, err
+}

@@ -1,0 +1,48 @@
+package policy
+
+import (
+	"io"
+	"log/slog"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/policy"
+	"corridor/ports"
+)
+
+// Deps are the ports and settings of the policy capability.
+type Deps struct {
+	Store ports.Store
+	Clock ports.Clock // nil: the wall clock
+	// Enforcement is the POLICY_ENFORCEMENT rollout flag; "" is the default, log.
+	Enforcement policy.Mode
+	// Logger records would-be declines and policy subsystem errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// Service runs the policy use cases and the enforcement gates.
+type Service struct {
+	store ports.Store
+	clock ports.Clock
+	mode  policy.Mode
+	log   *slog.Logger
+}
+
+// New checks the wiring and the rollout flag, and fails at start-up when either is wrong.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("policy", kernel.Port{Name: "Store", Value: d.Store}); err != nil {
+		return nil, err
+	}
+	mode, ok := policy.ParseMode(string(d.Enforcement))
+	if !ok {
+		return nil, core.E(core.CodeInternal, "policy: Enforcement must be off, log or enforce, got %q", d.Enforcement)
+	}
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), mode: mode, log: log}, nil
+}
+
+// Enforcement is the configured rollout mode.
+func (s *Service) Enforcement() policy.Mode { return s.mode }

@@ -1,0 +1,74 @@
+package safepay
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
+)
+
+var _ kernel.Jobs = (*Service)(nil)
+
+// RegisterWorkers adds the Safe payment execution worker.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	river.AddWorker(workers, &ExecutePaymentWorker{Service: s})
+}
+
+// PeriodicJobs is empty: executions are enqueued by the transitions that need them.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return nil }
+
+// ExecutePaymentArgs is the durable job that relays one payment's Safe transaction and follows
+// it to COMPLETED or FAILED. It is enqueued in the transaction that makes the payment ready
+// (the threshold signature), that claims it (explicit execute), or that completes the payment
+// holding the previous nonce.
+type ExecutePaymentArgs struct {
+	PaymentID string `json:"paymentId"`
+}
+
+// Kind names the job.
+func (ExecutePaymentArgs) Kind() string { return "payment.execute" }
+
+const (
+	// paymentJobMaxAttempts bounds runs that end in an error (a chain node that does not
+	// answer). Waiting for a receipt snoozes, which River does not count as an attempt; that
+	// wait is bounded by paymentReceiptTimeout.
+	paymentJobMaxAttempts = 10
+	// paymentJobTimeout bounds one run.
+	paymentJobTimeout = time.Minute
+	// paymentRetryCap caps the delay between failed runs.
+	paymentRetryCap = 2 * time.Minute
+)
+
+// ExecutePaymentWorker works payment.execute jobs.
+type ExecutePaymentWorker struct {
+	river.WorkerDefaults[ExecutePaymentArgs]
+	Service *Service
+}
+
+// Work runs one execution step.
+func (w *ExecutePaymentWorker) Work(ctx context.Context, job *river.Job[ExecutePaymentArgs]) error {
+	snooze, err := w.Service.RunExecution(ctx, job.Args.PaymentID)
+	switch {
+	case err != nil:
+		return err
+	case snooze > 0:
+		return river.JobSnooze(snooze)
+	}
+	return nil
+}
+
+// NextRetry retries soon, then less often: 2 s, 4 s, 8 s, … capped at paymentRetryCap.
+func (w *ExecutePaymentWorker) NextRetry(job *river.Job[ExecutePaymentArgs]) time.Time {
+	delay := paymentRetryCap
+	if job.Attempt < 7 {
+		delay = min(time.Duration(1<<job.Attempt)*time.Second, paymentRetryCap)
+	}
+	return time.Now().Add(delay)
+}
+
+// Timeout bounds one run.
+func (w *ExecutePaymentWorker) Timeout(*river.Job[ExecutePaymentArgs]) time.Duration {
+	return paymentJobTimeout
+}

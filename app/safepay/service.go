@@ -1,0 +1,49 @@
+package safepay
+
+import (
+	"context"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/safepay"
+	"corridor/ports"
+)
+
+// PolicyGate decides the spend policy attached to a Safe payment's source wallet, per the
+// rollout mode. denied is the POLICY_DENIED error to answer when enforce mode blocks the
+// payment (the payment is then recorded FAILED); err aborts the proposal (enforce mode fails
+// closed with POLICY_UNAVAILABLE). It runs inside the proposal's unit of work.
+type PolicyGate interface {
+	GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (denied *core.Error, err error)
+}
+
+// Deps are the ports of the Safe payments capability.
+type Deps struct {
+	Store ports.Store
+	Jobs  ports.Jobs
+	Clock ports.Clock // nil: the wall clock
+	// Chains are the configured chains per environment; a missing environment answers
+	// CHAIN_UNAVAILABLE (D1).
+	Chains map[core.Environment]ports.Chain
+	// PolicyGate applies the spend policy before a proposal is recorded.
+	PolicyGate PolicyGate
+}
+
+// Service runs the Safe payment use cases and the execution job.
+type Service struct {
+	store      ports.Store
+	jobs       ports.Jobs
+	clock      ports.Clock
+	chains     kernel.Chains
+	policyGate PolicyGate
+}
+
+// New checks the wiring and fails at start-up when a required port is missing.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("safepay", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
+		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}); err != nil {
+		return nil, err
+	}
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate}, nil
+}

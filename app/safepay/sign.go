@@ -1,0 +1,93 @@
+package safepay
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/safe"
+	"corridor/core/safepay"
+	"corridor/ports"
+)
+
+// Sign adds one owner's signature: 65 bytes r ‖ s ‖ v (v 27 or 28) over the raw
+// safeTxHash, no EIP-191 prefix (SPEC.md Authentication 9). Refusals:
+//   - malformed hex, wrong length, v 0/1, an eth_sign v 31/32, or a personal_sign signature:
+//     400 VALIDATION_FAILED on field "signature" with details.reason;
+//   - a signature that recovers to an address that is not an on-chain owner: 422
+//     SIGNER_NOT_OWNER with details.signer;
+//   - an owner signing twice: 409 SIGNATURE_DUPLICATE.
+//
+// The signature is verified against the Safe's on-chain owners before any transaction; the
+// payment row is then locked, so concurrent signatures are applied one at a time. The one that
+// reaches the threshold moves the payment to READY_TO_EXECUTE and enqueues its execution in
+// the same transaction (auto-execute).
+func (s *Service) Sign(ctx context.Context, p auth.Principal, id, signature string) (safepay.Payment, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+		return safepay.Payment{}, err
+	}
+	signature = strings.TrimSpace(signature)
+	if signature == "" {
+		return safepay.Payment{}, core.Invalid("signature", "is required: 0x followed by 130 hex digits (r ‖ s ‖ v)")
+	}
+	if _, err := safe.ParseSignature(signature); err != nil {
+		return safepay.Payment{}, err
+	}
+	chain, err := s.chains.Chain(p.Environment)
+	if err != nil {
+		return safepay.Payment{}, err
+	}
+	pay, err := s.findPayment(ctx, p, id)
+	if err != nil {
+		return pay, err
+	}
+	if pay.Status != safepay.StatusAwaitingSignature {
+		return pay, core.E(core.CodeInvalidState, "payment %s is %s: it takes no more signatures", pay.ID, pay.Status).
+			WithDetails(map[string]any{"status": string(pay.Status)})
+	}
+	owners, err := chain.SafeOwners(ctx, common.HexToAddress(pay.SafeAddress))
+	if err != nil {
+		return pay, paymentChainError("reading the Safe's owners", err)
+	}
+	signer, sig, err := safe.VerifyOwnerSignature(common.HexToHash(pay.SafeTxHash), signature, owners)
+	if err != nil {
+		return pay, notOwnerError(err, pay)
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		locked, err := lockCallerPayment(ctx, tx, p, pay.ID)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		next, err := locked.AddSignature(safepay.Signature{Signer: signer.Hex(), Value: sig.Hex(), SignedAt: now}, now)
+		if err != nil {
+			return err
+		}
+		if err := tx.Payments().UpdatePayment(ctx, next); err != nil {
+			return err
+		}
+		pay = next
+		if next.Status == safepay.StatusReadyToExecute {
+			return s.enqueuePaymentExecution(ctx, next.ID)
+		}
+		return nil
+	})
+	return pay, err
+}
+
+// notOwnerError answers a signature by a key that is not an owner with SIGNER_NOT_OWNER (422):
+// the signature is well formed, the business rule refuses it. Other refusals stay
+// VALIDATION_FAILED on "signature" with their reason.
+func notOwnerError(err error, pay safepay.Payment) error {
+	var se *safe.SignatureError
+	if !errors.As(err, &se) || se.Problem != safe.ProblemNotOwner {
+		return err
+	}
+	return core.E(safepay.CodeSignerNotOwner, "the signature recovers to %s, which is not an owner of the Safe %s", se.Signer.Hex(), pay.SafeAddress).
+		WithDetails(map[string]any{"field": "signature", "reason": string(se.Problem), "signer": se.Signer.Hex()})
+}

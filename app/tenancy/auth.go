@@ -1,0 +1,66 @@
+package tenancy
+
+import (
+	"context"
+	"errors"
+
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/ports"
+)
+
+var errBadKey = core.E(core.CodeUnauthenticated, "invalid API key")
+
+// AuthenticateKey turns a presented API key into a principal. Unknown, wrong-secret, expired and
+// revoked keys all answer the same UNAUTHENTICATED message, so a prober learns nothing.
+func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Principal, error) {
+	parsed, err := auth.ParseKey(raw)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	var p auth.Principal
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		k, err := tx.APIKeys().FindAPIKeyByPubID(ctx, parsed.PubID)
+		if errors.Is(err, &core.Error{Code: core.CodeAPIKeyNotFound}) {
+			return errBadKey
+		}
+		if err != nil {
+			return err
+		}
+		if k.Environment != parsed.Environment || !auth.SecretMatches(parsed.Secret, k.SecretHash) {
+			return errBadKey
+		}
+		if k.RevokedAt != nil {
+			return core.E(core.CodeUnauthenticated, "this API key was revoked")
+		}
+		if !k.Usable(s.clock.Now()) {
+			return core.E(core.CodeUnauthenticated, "this API key expired")
+		}
+		p = auth.Principal{
+			Kind: auth.KindAPIKey, TenantID: k.TenantID, Environment: k.Environment,
+			Scopes: k.Scopes, KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt,
+		}
+		return nil
+	})
+	return p, err
+}
+
+// AuthenticateSession verifies an identity-provider token and resolves the tenant through
+// ownership or membership. A session with no tenant is still a principal: only POST /v1/tenants
+// accepts it, everything else answers TENANT_REQUIRED.
+func (s *Service) AuthenticateSession(ctx context.Context, token string, env core.Environment) (auth.Principal, error) {
+	session, err := s.identity.VerifySession(ctx, token)
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	p := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: session.UserID, Email: session.Email}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		t, _, err := tx.Tenants().FindTenantForUser(ctx, session.UserID)
+		if errors.Is(err, &core.Error{Code: core.CodeTenantNotFound}) {
+			return nil
+		}
+		p.TenantID = t.ID
+		return err
+	})
+	return p, err
+}

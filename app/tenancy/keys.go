@@ -1,0 +1,143 @@
+package tenancy
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/tenant"
+	"corridor/ports"
+)
+
+// CreateKeyInput is the body of POST /v1/api-keys.
+type CreateKeyInput struct {
+	Name        string
+	Environment string // "test" or "live"; empty = the caller's environment
+	Scopes      []string
+	ScopesSet   bool // false when the body omitted scopes: the read-only default applies
+	ExpiresAt   *time.Time
+}
+
+// CreatedKey carries the plaintext once; it is never stored.
+type CreatedKey struct {
+	Key       tenant.APIKey
+	Plaintext string
+}
+
+// CreateKey mints an API key. A key may grant only scopes it holds itself and only in its own
+// environment; sessions and root keys may grant anything.
+func (s *Service) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput) (CreatedKey, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
+		return CreatedKey{}, err
+	}
+	now := s.clock.Now()
+	env, scopes, err := validateKeyInput(p, in, now)
+	if err != nil {
+		return CreatedKey{}, err
+	}
+	if err := canGrant(p, env, scopes, in.ExpiresAt); err != nil {
+		return CreatedKey{}, err
+	}
+	material := auth.MintKey(env)
+	k := tenant.APIKey{
+		ID: core.NewID(core.PrefixAPIKey), TenantID: p.TenantID, Environment: env,
+		Name: strings.TrimSpace(in.Name), PubID: material.PubID, SecretHash: material.SecretHash,
+		Scopes: scopes, ExpiresAt: in.ExpiresAt, CreatedAt: now,
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		return tx.APIKeys().CreateAPIKey(ctx, k)
+	})
+	return CreatedKey{Key: k, Plaintext: material.Plaintext}, err
+}
+
+func validateKeyInput(p auth.Principal, in CreateKeyInput, now time.Time) (core.Environment, []auth.Scope, error) {
+	errs := core.FieldErrors{}
+	if err := tenant.ValidateName("name", in.Name, true); err != nil {
+		errs.Add("name", kernel.FieldReason(err, "name"))
+	}
+	env := p.Environment
+	if in.Environment != "" {
+		parsed, ok := core.ParseEnvironment(in.Environment)
+		if !ok {
+			errs.Add("environment", "must be test or live")
+		}
+		env = parsed
+	}
+	scopes := auth.DefaultScopes()
+	if in.ScopesSet {
+		scopes = make([]auth.Scope, 0, len(in.Scopes))
+		for i, s := range in.Scopes {
+			if !auth.Known(auth.Scope(s)) {
+				errs.Add(fmt.Sprintf("scopes[%d]", i), "unknown scope "+s)
+			}
+			scopes = append(scopes, auth.Scope(s))
+		}
+		if len(in.Scopes) == 0 {
+			errs.Add("scopes", "must name at least one scope, or be omitted for the read-only default")
+		}
+	}
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(now) {
+		errs.Add("expiresAt", "must be in the future")
+	}
+	return env, auth.Normalize(scopes), errs.Err()
+}
+
+// canGrant stops a limited key from minting a stronger one, one in the other environment, or
+// one that outlives it.
+func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope, expiresAt *time.Time) error {
+	if p.IsRoot() && p.Kind == auth.KindSession {
+		return nil
+	}
+	if env != p.Environment {
+		return core.Invalid("environment", "an API key can only create keys in its own environment")
+	}
+	if p.KeyExpiresAt != nil && (expiresAt == nil || expiresAt.After(*p.KeyExpiresAt)) {
+		return core.Invalid("expiresAt", "must be set, and no later than the expiry of the key making the request ("+
+			p.KeyExpiresAt.UTC().Format(time.RFC3339)+")")
+	}
+	for _, s := range scopes {
+		if !p.Has(s) {
+			return p.Require(s)
+		}
+	}
+	return nil
+}
+
+// ListKeys returns key metadata for the caller's environment, never a secret.
+func (s *Service) ListKeys(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.APIKey, int, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
+		return nil, 0, err
+	}
+	var keys []tenant.APIKey
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		keys, total, err = tx.APIKeys().ListAPIKeys(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
+		return err
+	})
+	return keys, total, err
+}
+
+// RevokeKey soft-revokes a key; revoking a revoked key returns it unchanged.
+func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (tenant.APIKey, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
+		return tenant.APIKey{}, err
+	}
+	var k tenant.APIKey
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if _, err := tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id); err != nil {
+			return err
+		}
+		if err := tx.APIKeys().RevokeAPIKey(ctx, p.TenantID, p.Environment, id, s.clock.Now()); err != nil {
+			return err
+		}
+		var err error
+		k, err = tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id)
+		return err
+	})
+	return k, err
+}

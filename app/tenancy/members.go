@@ -1,0 +1,161 @@
+package tenancy
+
+import (
+	"context"
+	"strings"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/tenant"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// maxOwnershipScan bounds the wallets a member revoke looks at.
+const maxOwnershipScan = 1000
+
+// InviteInput is the body of POST /v1/tenants/members.
+type InviteInput struct {
+	Email       string
+	DisplayName string
+	Role        string
+}
+
+// Invited carries the one-time invite token; only its hash is stored.
+type Invited struct {
+	Member      tenant.Member
+	InviteToken string
+}
+
+// inviteTokenBytes is the CSPRNG entropy of an invite token.
+const inviteTokenBytes = 32
+
+// InviteMember creates a PENDING member with a one-time token.
+func (s *Service) InviteMember(ctx context.Context, p auth.Principal, in InviteInput) (Invited, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
+		return Invited{}, err
+	}
+	errs := core.FieldErrors{}
+	email, err := tenant.ValidateEmail("email", in.Email)
+	if err != nil {
+		errs.Add("email", kernel.FieldReason(err, "email"))
+	}
+	role, err := tenant.ParseRole(in.Role)
+	if err != nil {
+		errs.Add("role", kernel.FieldReason(err, "role"))
+	}
+	if err := tenant.ValidateName("displayName", in.DisplayName, false); err != nil {
+		errs.Add("displayName", kernel.FieldReason(err, "displayName"))
+	}
+	if err := errs.Err(); err != nil {
+		return Invited{}, err
+	}
+	now := s.clock.Now()
+	token := "inv_" + core.RandomToken(inviteTokenBytes)
+	m := tenant.Member{
+		ID: core.NewID(core.PrefixMember), TenantID: p.TenantID, Email: email,
+		DisplayName: strings.TrimSpace(in.DisplayName), Role: role, Status: tenant.MemberPending,
+		InviteTokenHash: auth.HashSecret(token), InviteExpiresAt: now.Add(tenant.InviteLifetime), CreatedAt: now,
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Members().CreateMember(ctx, m)
+	})
+	return Invited{Member: m, InviteToken: token}, err
+}
+
+// ListMembers lists the tenant's members.
+func (s *Service) ListMembers(ctx context.Context, p auth.Principal, page ports.Page) ([]tenant.Member, int, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersRead); err != nil {
+		return nil, 0, err
+	}
+	var out []tenant.Member
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Members().ListMembers(ctx, p.TenantID, kernel.ClampPage(page))
+		return err
+	})
+	return out, total, err
+}
+
+// AcceptInput is the body of POST /v1/tenants/members/accept.
+type AcceptInput struct {
+	Token         string
+	SignerAddress string
+	DisplayName   string
+	// IdentityUserID links the member to an identity-provider user when the accept request
+	// carried a valid session, so that session then resolves to this tenant.
+	IdentityUserID string
+}
+
+// AcceptInvite activates a member once; the token authorizes the call.
+func (s *Service) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, error) {
+	errs := core.FieldErrors{}
+	if strings.TrimSpace(in.Token) == "" {
+		errs.Add("token", "is required")
+	}
+	signer, err := tenant.ValidateAddress("signerAddress", in.SignerAddress)
+	if in.SignerAddress == "" {
+		errs.Add("signerAddress", "is required")
+	} else if err != nil {
+		errs.Add("signerAddress", kernel.FieldReason(err, "signerAddress"))
+	}
+	if err := tenant.ValidateName("displayName", in.DisplayName, false); err != nil {
+		errs.Add("displayName", kernel.FieldReason(err, "displayName"))
+	}
+	if err := errs.Err(); err != nil {
+		return tenant.Member{}, err
+	}
+	var m tenant.Member
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		found, err := tx.Members().FindMemberByInviteHashForUpdate(ctx, auth.HashSecret(in.Token))
+		if err != nil {
+			return err
+		}
+		m, err = found.Accept(signer, strings.TrimSpace(in.DisplayName), in.IdentityUserID, s.clock.Now())
+		if err != nil {
+			return err
+		}
+		return tx.Members().UpdateMember(ctx, m)
+	})
+	return m, err
+}
+
+// RevokedMember is the revoke response: the member and the wallets where its signer is still
+// an owner, which revoking the member does not change on chain.
+type RevokedMember struct {
+	Member                tenant.Member
+	StillOwnerOfWalletIDs []string
+}
+
+// RevokeMember revokes a member; revoking twice is harmless. The tenant's wallets (both
+// environments: a member is tenant-wide) are listed in the transaction and their owners read
+// from the chain after it (see WalletOwners).
+func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
+		return RevokedMember{}, err
+	}
+	var out RevokedMember
+	var wallets []wallet.Wallet
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		m, err := tx.Members().FindMember(ctx, p.TenantID, id)
+		if err != nil {
+			return err
+		}
+		m = m.Revoke(s.clock.Now())
+		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: []string{}}
+		wallets = nil
+		if m.SignerAddress != "" {
+			if wallets, err = tx.Wallets().ListTenantWallets(ctx, p.TenantID, maxOwnershipScan); err != nil {
+				return err
+			}
+		}
+		return tx.Members().UpdateMember(ctx, m)
+	})
+	if err != nil {
+		return out, err
+	}
+	out.StillOwnerOfWalletIDs = s.walletOwners.WalletsOwnedBy(ctx, wallets, out.Member.SignerAddress)
+	return out, nil
+}

@@ -1,0 +1,47 @@
+package tenancy
+
+import (
+	"context"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// WalletOwners tells which of the given wallets signer still owns. Revoking a member does not
+// change a Safe's owners on chain, so the revoke answer lists the wallets an operator should
+// still rotate; the wallets capability reads that from the chain.
+type WalletOwners interface {
+	WalletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string
+}
+
+// Deps are the ports of the tenancy capability.
+type Deps struct {
+	Store    ports.Store
+	Identity ports.Identity
+	Clock    ports.Clock // nil: the wall clock
+	// WalletOwners answers which wallets a revoked member's signer still owns.
+	WalletOwners WalletOwners
+}
+
+// Service runs the tenancy use cases.
+type Service struct {
+	store        ports.Store
+	identity     ports.Identity
+	clock        ports.Clock
+	walletOwners WalletOwners
+}
+
+// New checks the wiring and fails at start-up when a required port is missing.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("tenancy", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Identity", Value: d.Identity},
+		kernel.Port{Name: "WalletOwners", Value: d.WalletOwners}); err != nil {
+		return nil, err
+	}
+	return &Service{store: d.Store, identity: d.Identity, clock: kernel.ClockOrSystem(d.Clock), walletOwners: d.WalletOwners}, nil
+}
+
+// Now is the clock the use cases judge key expiry by, so a response computed outside a use
+// case (a key's status) agrees with them.
+func (s *Service) Now() time.Time { return s.clock.Now() }

@@ -1,0 +1,96 @@
+package wallets
+
+import (
+	"context"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/safe"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// CreateWalletInput is the body of POST /v1/wallets.
+type CreateWalletInput struct {
+	Name      string
+	Owners    []wallet.OwnerInput
+	Threshold *int
+	ChainID   *int64
+}
+
+// CreateWallet validates the definition, predicts the Safe's CREATE2 address (a pure
+// computation, no network call) and, in one transaction, stores the wallet as
+// PENDING_DEPLOYMENT and enqueues its deployment job. The address is final at once: funds sent
+// to it before deployment belong to the Safe once deployed.
+func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateWalletInput) (wallet.Wallet, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
+		return wallet.Wallet{}, err
+	}
+	def, err := wallet.Define(p.Environment, in.Name, in.Owners, in.Threshold, in.ChainID)
+	if err != nil {
+		return wallet.Wallet{}, err
+	}
+	chain, err := s.chainFor(p.Environment, def.ChainID)
+	if err != nil {
+		return wallet.Wallet{}, err
+	}
+	now := s.clock.Now()
+	w := wallet.Wallet{
+		ID: core.NewID(core.PrefixWallet), TenantID: p.TenantID, Environment: p.Environment, Name: def.Name,
+		ChainID: def.ChainID, Owners: def.Owners, Threshold: def.Threshold,
+		Status: wallet.StatusPendingDeployment, CreatedAt: now,
+	}
+	address, err := chain.PredictSafeAddress(safeConfigOf(w))
+	if err != nil {
+		return wallet.Wallet{}, err // VALIDATION_FAILED from Safe's own rules (zero or sentinel owner)
+	}
+	w.Address = address.Hex()
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		n, err := tx.Wallets().CountWalletsLocked(ctx, w.TenantID, w.Environment)
+		if err != nil {
+			return err
+		}
+		if n >= s.walletQuota() {
+			return core.E(wallet.CodeWalletQuotaExceeded, "a tenant holds at most %d wallets per environment", s.walletQuota())
+		}
+		if err := tx.Wallets().CreateWallet(ctx, w); err != nil {
+			return err
+		}
+		return s.jobs.Enqueue(ctx, DeployWalletArgs{WalletID: w.ID}, ports.JobOptions{MaxAttempts: deployJobMaxAttempts})
+	})
+	return w, err
+}
+
+// walletQuota is the per-tenant, per-environment wallet limit (Deps.MaxWalletsPerTenant, else
+// wallet.MaxWalletsPerTenant).
+func (s *Service) walletQuota() int {
+	if s.maxWalletsPerTenant > 0 {
+		return s.maxWalletsPerTenant
+	}
+	return wallet.MaxWalletsPerTenant
+}
+
+// chainFor is the environment's chain, which must be the chain the wallet names.
+func (s *Service) chainFor(env core.Environment, chainID int64) (ports.Chain, error) {
+	chain, err := s.chains.Chain(env)
+	if err != nil {
+		return nil, err
+	}
+	if chain.ChainID() != chainID {
+		return nil, core.E(core.CodeChainUnavailable, "chain %d is not served in %s by this deployment (it serves %d)", chainID, env, chain.ChainID())
+	}
+	return chain, nil
+}
+
+// safeConfigOf is the Safe a wallet deploys to. The salt nonce derives from the id, and the
+// adapter encodes owners sorted, so the address depends only on the wallet.
+func safeConfigOf(w wallet.Wallet) ports.SafeConfig {
+	owners := make([]common.Address, len(w.Owners))
+	for i, o := range w.Owners {
+		owners[i] = common.HexToAddress(o.Address)
+	}
+	return ports.SafeConfig{Owners: owners, Threshold: w.Threshold, SaltNonce: safe.SaltNonceFor(w.ID)}
+}

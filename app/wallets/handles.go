@@ -1,0 +1,68 @@
+package wallets
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// PutHandleInput is the body of PUT /v1/directory/handle.
+type PutHandleInput struct {
+	Handle      string
+	WalletID    string
+	DisplayName *string
+}
+
+// HandleView is a handle with the wallet it names (SPEC.md HandleInfo).
+type HandleView struct {
+	Handle ports.Handle
+	Wallet wallet.Wallet
+}
+
+// PutHandle claims a directory handle for one of the caller's wallets, or re-points the
+// caller's own handle (PUT replaces: an omitted displayName clears it). Handles are global per
+// environment; one held by another tenant is HANDLE_TAKEN. verified stays false: no
+// verification flow exists yet.
+func (s *Service) PutHandle(ctx context.Context, p auth.Principal, in PutHandleInput) (HandleView, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
+		return HandleView{}, err
+	}
+	errs := core.FieldErrors{}
+	handle, err := wallet.ParseHandle(in.Handle)
+	if err != nil {
+		errs.Add("handle", err.Error())
+	}
+	walletID := strings.TrimSpace(in.WalletID)
+	if walletID == "" {
+		errs.Add("walletId", "is required")
+	}
+	displayName := ""
+	if in.DisplayName != nil {
+		displayName = strings.TrimSpace(*in.DisplayName)
+		if len(displayName) > wallet.MaxHandleDisplayName {
+			errs.Add("displayName", fmt.Sprintf("must be at most %d characters", wallet.MaxHandleDisplayName))
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return HandleView{}, err
+	}
+	var out HandleView
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		h, err := tx.Handles().PutHandle(ctx, ports.Handle{Environment: p.Environment, Handle: handle, TenantID: p.TenantID,
+			WalletID: w.ID, DisplayName: displayName, CreatedAt: now, UpdatedAt: now})
+		out = HandleView{Handle: h, Wallet: w}
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,62 @@
+package wallets
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"corridor/core"
+)
+
+// Timing of the ledger mirror's indexer.
+const (
+	// ChainIndexInterval is how often the periodic indexer runs per environment with a chain.
+	ChainIndexInterval = 5 * time.Second
+	// chainIndexTimeout bounds one run (maxIndexRangesPerRun ranges); the next run carries on.
+	chainIndexTimeout = time.Minute
+)
+
+// ChainIndexArgs is one run of the ledger mirror's indexer for an environment.
+type ChainIndexArgs struct {
+	Environment string `json:"environment"`
+}
+
+// Kind names the job.
+func (ChainIndexArgs) Kind() string { return "chain.index" }
+
+// ChainIndexWorker runs the indexer (Service.IndexChain).
+type ChainIndexWorker struct {
+	river.WorkerDefaults[ChainIndexArgs]
+	Service *Service
+}
+
+// Work runs one indexer pass. A failure is retried by River with backoff; the periodic job
+// tries again within seconds anyway, so a run gets few attempts.
+func (w *ChainIndexWorker) Work(ctx context.Context, job *river.Job[ChainIndexArgs]) error {
+	_, err := w.Service.IndexChain(ctx, core.Environment(job.Args.Environment))
+	return err
+}
+
+// Timeout bounds one run.
+func (w *ChainIndexWorker) Timeout(*river.Job[ChainIndexArgs]) time.Duration {
+	return chainIndexTimeout
+}
+
+// chainPeriodicJobs are the indexer's periodic jobs: one per environment that has a chain,
+// deduplicated per interval so a slow run does not pile up twins.
+func (s *Service) chainPeriodicJobs() []*river.PeriodicJob {
+	var jobs []*river.PeriodicJob
+	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
+		if _, err := s.chains.Chain(env); err != nil {
+			continue
+		}
+		args := ChainIndexArgs{Environment: string(env)}
+		jobs = append(jobs, river.NewPeriodicJob(river.PeriodicInterval(ChainIndexInterval),
+			func() (river.JobArgs, *river.InsertOpts) {
+				return args, &river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: ChainIndexInterval}}
+			},
+			&river.PeriodicJobOpts{RunOnStart: true}))
+	}
+	return jobs
+}

@@ -1,0 +1,88 @@
+package wallets
+
+import (
+	"context"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/app/kernel"
+	"corridor/core/auth"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// ListWallets lists the caller's wallets in its environment, oldest first.
+func (s *Service) ListWallets(ctx context.Context, p auth.Principal, page ports.Page) ([]wallet.Wallet, int, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsRead); err != nil {
+		return nil, 0, err
+	}
+	var out []wallet.Wallet
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Wallets().ListWallets(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
+		return err
+	})
+	return out, total, err
+}
+
+// Balance is one live on-chain balance of a wallet, in the asset's base units.
+type Balance struct {
+	Asset           wallet.Asset
+	AmountBaseUnits *big.Int
+}
+
+// WalletView is a wallet with its live balances. Balances is nil when the chain could not be
+// read: the wallet itself is still returned (docs/decisions.md, "Wallets and faucet").
+type WalletView struct {
+	Wallet   wallet.Wallet
+	Balances []Balance
+}
+
+// balanceReadTimeout bounds the chain reads of one get-one request.
+const balanceReadTimeout = 5 * time.Second
+
+// GetWallet returns a wallet with its USDC and ETH balances read live from the chain, after
+// the database transaction has ended.
+func (s *Service) GetWallet(ctx context.Context, p auth.Principal, id string) (WalletView, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsRead); err != nil {
+		return WalletView{}, err
+	}
+	w, err := s.findWallet(ctx, p, id)
+	if err != nil {
+		return WalletView{}, err
+	}
+	return WalletView{Wallet: w, Balances: s.readBalances(ctx, w)}, nil
+}
+
+func (s *Service) findWallet(ctx context.Context, p auth.Principal, id string) (wallet.Wallet, error) {
+	var w wallet.Wallet
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, id)
+		return err
+	})
+	return w, err
+}
+
+// readBalances reads USDC and ETH at the wallet's address (deployed or not), or nil.
+func (s *Service) readBalances(ctx context.Context, w wallet.Wallet) []Balance {
+	chain, err := s.chainFor(w.Environment, w.ChainID)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, balanceReadTimeout)
+	defer cancel()
+	address := common.HexToAddress(w.Address)
+	usdc, err := chain.USDCBalance(ctx, address)
+	if err != nil {
+		return nil
+	}
+	eth, err := chain.ETHBalance(ctx, address)
+	if err != nil {
+		return nil
+	}
+	return []Balance{{Asset: wallet.AssetUSDC, AmountBaseUnits: usdc}, {Asset: wallet.AssetETH, AmountBaseUnits: eth}}
+}

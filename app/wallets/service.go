@@ -1,0 +1,43 @@
+package wallets
+
+import (
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// Deps are the ports and settings of the wallets capability.
+type Deps struct {
+	Store ports.Store
+	Jobs  ports.Jobs
+	Clock ports.Clock // nil: the wall clock
+	// Chains are the configured chains per environment; a missing environment answers
+	// CHAIN_UNAVAILABLE on the operations that need it (D1).
+	Chains map[core.Environment]ports.Chain
+	// Faucet bounds sandbox drips; zero fields take wallet.DefaultFaucetLimits.
+	Faucet wallet.FaucetLimits
+	// MaxWalletsPerTenant bounds wallets per tenant and environment; 0 = wallet.MaxWalletsPerTenant.
+	MaxWalletsPerTenant int
+}
+
+// Service runs the wallets use cases and jobs.
+type Service struct {
+	store               ports.Store
+	jobs                ports.Jobs
+	clock               ports.Clock
+	chains              kernel.Chains
+	faucet              wallet.FaucetLimits
+	maxWalletsPerTenant int
+}
+
+var _ kernel.Jobs = (*Service)(nil)
+
+// New checks the wiring and fails at start-up when a required port is missing.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("wallets", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs}); err != nil {
+		return nil, err
+	}
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
+		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant}, nil
+}

@@ -1,0 +1,78 @@
+package wiring
+
+import (
+	"log/slog"
+
+	"github.com/riverqueue/river"
+
+	"corridor/adapters/http"
+	"corridor/adapters/payout"
+	"corridor/app/finance"
+	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
+	policyapp "corridor/app/policy"
+	safepayapp "corridor/app/safepay"
+	"corridor/app/tenancy"
+	"corridor/app/wallets"
+	"corridor/ports"
+)
+
+// servicePorts are the adapters Build made that the capabilities use.
+type servicePorts struct {
+	store    ports.Store // what the use cases see (cfg.WrapStore applied)
+	identity ports.Identity
+	jobs     ports.Jobs
+	cipher   ports.Cipher
+	sms      interface {
+		ports.SMS
+		ports.SMSOutbox
+	}
+	payouts map[string]ports.PayoutRail
+}
+
+// newServices builds one service per capability of app/ and plugs them into each other
+// through the small interfaces each caller declares: tenancy asks wallets which wallets a
+// signer owns; Safe payments and off-ramp payments ask policy for its gates.
+func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, error) {
+	var s http.Services
+	var err error
+	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
+		return s, err
+	}
+	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant}); err != nil {
+		return s, err
+	}
+	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets}); err != nil {
+		return s, err
+	}
+	if s.Finance, err = finance.New(finance.Deps{Store: p.store, Clock: cfg.Clock, Chains: cfg.ChainAdapters}); err != nil {
+		return s, err
+	}
+	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log}); err != nil {
+		return s, err
+	}
+	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		PolicyGate: s.Policy}); err != nil {
+		return s, err
+	}
+	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: payout.SandboxScreening{}, Payouts: p.payouts,
+		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
+		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
+		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,
+		ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim, SpendPolicy: s.Policy, Logger: log})
+	return s, err
+}
+
+// jobCapabilities are the services with background work, in the order their workers register.
+func jobCapabilities(s http.Services) []kernel.Jobs {
+	return []kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp}
+}
+
+// newWorkers is River's registry with every capability's workers.
+func newWorkers(s http.Services) *river.Workers {
+	workers := river.NewWorkers()
+	kernel.RegisterWorkers(workers, jobCapabilities(s)...)
+	return workers
+}
