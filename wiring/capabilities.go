@@ -4,6 +4,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"corridor/adapters/http"
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -95,10 +96,11 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 		features[k] = v
 	}
 	unbuilt := map[string]string{}
+	sources := SourceChains(addrs, chains)
 	sandbox := http.ChainInfo{ChainID: SandboxChainID, Name: "base-sepolia-sandbox", ChainKey: "eip155:84532",
-		Environment: "TEST", USDCAddress: optional(addrs.SandboxUSDC)}
+		Environment: "TEST", USDCAddress: optional(sources[core.EnvTest].USDC)}
 	live := http.ChainInfo{ChainID: LiveChainID, Name: "base", ChainKey: "eip155:8453",
-		Environment: "LIVE", USDCAddress: optional(addrs.LiveUSDC)}
+		Environment: "LIVE", USDCAddress: optional(sources[core.EnvLive].USDC)}
 	// Pending claims need a claim escrow: without one on any chain the feature is off (its
 	// routes answer FEATURE_NOT_AVAILABLE and unknown phones CHAIN_UNAVAILABLE).
 	if len(claimEscrows(chains)) == 0 {
@@ -112,7 +114,6 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 	for env, info := range map[core.Environment]*http.ChainInfo{core.EnvTest: &sandbox, core.EnvLive: &live} {
 		if c, ok := chains[env]; ok && c != nil {
 			info.Available = true
-			info.USDCAddress = optional(c.USDCAddress().Hex())
 		}
 	}
 	return http.CapabilitiesConfig{
@@ -138,4 +139,21 @@ func optional(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// SourceChains decides, once per deployment, each environment's chain and USDC token: a
+// configured chain adapter's own token (on the local dev chain, the TestUSDC it deployed),
+// otherwise the configured address on SPEC.md's chain. Capabilities, off-ramp payments'
+// sourceAssetId and claims all read this one answer.
+func SourceChains(addrs ChainAddresses, chains map[core.Environment]ports.Chain) kernel.SourceChains {
+	out := kernel.SourceChains{
+		core.EnvTest: {ChainID: SandboxChainID, USDC: addrs.SandboxUSDC},
+		core.EnvLive: {ChainID: LiveChainID, USDC: addrs.LiveUSDC},
+	}
+	for env, c := range chains {
+		if c != nil {
+			out[env] = kernel.SourceChain{ChainID: c.ChainID(), USDC: c.USDCAddress().Hex()}
+		}
+	}
+	return out
 }

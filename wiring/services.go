@@ -61,7 +61,8 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
 		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,
-		ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim, SpendPolicy: s.Policy, Logger: log})
+		ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim,
+		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log})
 	return s, err
 }
 

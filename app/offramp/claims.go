@@ -48,10 +48,13 @@ func claimEscrowSpec(c claim.Claim) ledger.AccountSpec {
 // reserves nothing), and enqueues the escrow funding and the link notification. Neither job's
 // payload carries the phone number. pay is already stored in PENDING_CLAIM.
 func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
-	chainID := chainForEnv[pay.Environment]
+	source, err := s.sourceChain(pay.Environment)
+	if err != nil {
+		return err
+	}
+	chainID := source.ChainID
 	c := claim.New(pay.Environment, pay.ID, pay.SenderTenantID, pay.SourceAmountBaseUnits, chainID, pay.SourceChainKey,
 		pay.SourceAssetID, pay.RecipientPhoneHash, pay.RecipientPhoneMasked, nil, s.claimLifetime, now)
-	var err error
 	if c.PhoneCiphertext, err = s.cipher.Encrypt([]byte(phone.E164), claimPhoneContext(c.ID)); err != nil {
 		return err
 	}

@@ -33,7 +33,7 @@ type PaymentView struct {
 type createPlan struct {
 	phone   recipient.Phone
 	amount  int64
-	chainID int64
+	source  kernel.SourceChain
 	speed   offramp.SpeedPreference
 	destID  string
 	funding string
@@ -41,7 +41,11 @@ type createPlan struct {
 
 func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPlan, error) {
 	f := core.FieldErrors{}
-	plan := createPlan{chainID: chainForEnv[p.Environment], funding: strings.TrimSpace(in.FundingMode),
+	source, err := s.sourceChain(p.Environment)
+	if err != nil {
+		return createPlan{}, err
+	}
+	plan := createPlan{source: source, funding: strings.TrimSpace(in.FundingMode),
 		speed: offramp.SpeedPreference(in.SpeedPreference), destID: strings.TrimSpace(in.RequestedDestinationID)}
 	switch plan.funding {
 	case "":
@@ -65,8 +69,8 @@ func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPla
 		f.Add("amountUsd", "must be greater than 0 and at most "+core.FormatUSD(offramp.MaxAmountBaseUnits))
 	}
 	plan.amount = amount
-	if in.ChainID != nil && *in.ChainID != plan.chainID {
-		f.Add("chainId", "must be "+itoa(int(plan.chainID))+" for "+string(p.Environment)+" keys")
+	if in.ChainID != nil && *in.ChainID != plan.source.ChainID {
+		f.Add("chainId", "must be "+itoa(int(plan.source.ChainID))+" for "+string(p.Environment)+" keys")
 	}
 	switch plan.speed {
 	case "":
@@ -96,8 +100,8 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 	now := s.clock.Now()
 	pay := offramp.Payment{ID: core.NewID(core.PrefixOffRamp), Environment: p.Environment, SenderTenantID: p.TenantID,
 		RecipientPhoneHash:   s.cipher.LookupHash(hashPurposePhone, plan.phone.E164),
-		RecipientPhoneMasked: recipient.MaskPhone(plan.phone.E164), SourceChainKey: offramp.ChainKey(plan.chainID),
-		SourceAssetID: offramp.SourceAssetID(plan.chainID, usdcByChain[plan.chainID]), SourceAmountBaseUnits: plan.amount,
+		RecipientPhoneMasked: recipient.MaskPhone(plan.phone.E164), SourceChainKey: offramp.ChainKey(plan.source.ChainID),
+		SourceAssetID: offramp.SourceAssetID(plan.source.ChainID, plan.source.USDC), SourceAmountBaseUnits: plan.amount,
 		FundingMode: plan.funding, RequestedDestinationID: plan.destID, SpeedPreference: plan.speed,
 		Status: offramp.StatusCreated, HoldReasons: []offramp.HoldReason{}, CreatedAt: now, UpdatedAt: now}
 	var view PaymentView

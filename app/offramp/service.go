@@ -57,6 +57,8 @@ type Deps struct {
 	ClaimCodesPerIP      int
 	ClaimCodesPerPhone   int
 	ClaimResendsPerClaim int
+	// SourceChains name each environment's chain and USDC token (sourceAssetId, claims).
+	SourceChains kernel.SourceChains
 	// SpendPolicy is the policy capability's verdict on the sender's spend.
 	SpendPolicy SpendPolicy
 	// Logger records escrow transactions the contract refused; nil discards them.
@@ -86,6 +88,7 @@ type Service struct {
 	claimCodesPerPhone int
 	// claimResendsPerClaim bounds how often a sender may resend one claim's link.
 	claimResendsPerClaim int
+	sourceChains         kernel.SourceChains
 	spendPolicy          SpendPolicy
 	log                  *slog.Logger
 }
@@ -102,7 +105,7 @@ func New(d Deps) (*Service, error) {
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval,
 		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
-		spendPolicy: d.SpendPolicy, log: d.Logger}
+		sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy, log: d.Logger}
 	if s.quoteLifetime <= 0 {
 		s.quoteLifetime = offramp.DefaultQuoteLifetime
 	}
