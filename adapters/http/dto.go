@@ -8,7 +8,9 @@ import (
 )
 
 // Response and request bodies. JSON names are camelCase as in SPEC.md; nullable fields are
-// present and null. The oas tag feeds the OpenAPI generator: required, enum=A|B, nullable.
+// present and null. The oas tag feeds the OpenAPI generator (openapi.go): required, enum=A|B,
+// format=…, pattern=…, maxLength=n, and nullable for a non-pointer field that some answers null;
+// a description tag documents a field.
 
 type tenantCreateRequest struct {
 	Name string `json:"name,omitempty" oas:"maxLength=200"`
@@ -53,7 +55,7 @@ type memberResponse struct {
 
 type memberInviteResponse struct {
 	memberResponse
-	InviteToken string `json:"inviteToken" oas:"required"`
+	InviteToken string `json:"inviteToken" oas:"required,nullable" description:"shown once: null when an idempotent retry replays this response"`
 }
 
 type memberListResponse struct {
@@ -96,7 +98,7 @@ type apiKeyResponse struct {
 
 type apiKeyCreateResponse struct {
 	apiKeyResponse
-	Key string `json:"key" oas:"required"`
+	Key string `json:"key" oas:"required,nullable" description:"the plaintext key, shown once: null when an idempotent retry replays this response"`
 }
 
 type apiKeyListResponse struct {

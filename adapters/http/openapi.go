@@ -1,25 +1,39 @@
 package http
 
 import (
+	"fmt"
+	"net/http"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/gofiber/fiber/v2"
 )
 
+// OpenAPIVersion is the version of the OpenAPI specification the document follows. 3.1 lets
+// a schema say "string or null" with a type list, which is how the present-and-null
+// convention of DESIGN.md §4 is written down.
+const OpenAPIVersion = "3.1.0"
+
+// Content is a response body offered in more than one content type: content type → the zero
+// value of its DTO, or "" for a text body (a CSV export beside the JSON one).
+type Content map[string]any
+
 // openapi serves the document built from the route table.
 func (s *Server) openapi(c *fiber.Ctx) error { return c.JSON(s.OpenAPI()) }
 
-// OpenAPI builds the OpenAPI 3.1 document: every route of the table with its parameters,
-// request and response schemas, and the error envelope on every non-2xx response.
-func (s *Server) OpenAPI() map[string]any {
-	g := &schemaGen{components: map[string]any{}}
-	g.components["ErrorEnvelope"] = g.schema(reflect.TypeOf(Envelope{}))
+// OpenAPI builds the document: every route of the table with its parameters, request and
+// response schemas, and every error status it can answer. Every named DTO is one schema under
+// components, referenced wherever it appears, so a client generator sees one type per DTO.
+func (s *Server) OpenAPI() map[string]any { return buildOpenAPI(s.routes) }
+
+func buildOpenAPI(routes []Route) map[string]any {
+	g := newSchemaGen()
 	paths := map[string]any{}
-	for _, r := range s.routes {
+	for _, r := range routes {
 		item, _ := paths[r.Path].(map[string]any)
 		if item == nil {
 			item = map[string]any{}
@@ -28,15 +42,20 @@ func (s *Server) OpenAPI() map[string]any {
 		item[strings.ToLower(r.Method)] = g.operation(r)
 	}
 	return map[string]any{
-		"openapi": "3.1.0",
+		"openapi": OpenAPIVersion,
 		"info": map[string]any{
 			"title": "Corridor API", "version": "1.0.0",
-			"description": "Money movement for partner platforms. Authenticate with X-Service-Api-Key (csk_test_… / csk_live_…) or an identity-provider session (Authorization: Bearer). Every POST accepts an Idempotency-Key header. Every non-2xx response is an ErrorEnvelope.",
+			"description": "Money movement for partner platforms. Authenticate with X-Service-Api-Key (csk_test_… / csk_live_…) or an identity-provider session (Authorization: Bearer). Every POST accepts an Idempotency-Key header. Every non-2xx response is an ErrorEnvelope. Nullable fields are always present: null, never omitted.",
 		},
 		"servers": []any{map[string]any{"url": "/"}},
 		"paths":   paths,
 		"components": map[string]any{
-			"schemas": g.components,
+			"schemas":   g.components,
+			"responses": g.errorResponses,
+			"headers": map[string]any{
+				headerRequestID: map[string]any{"required": true, "schema": map[string]any{"type": "string"},
+					"description": "The request's id (the caller's well-formed X-Request-Id, or a generated one); error envelopes repeat it as requestId."},
+			},
 			"securitySchemes": map[string]any{
 				"apiKey":  map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey},
 				"session": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
@@ -79,25 +98,110 @@ func (g *schemaGen) operation(r Route) map[string]any {
 	return op
 }
 
+// responses documents every status the route answers: its declared successes with their
+// schemas, its declared errors, and the errors every route of its kind can answer (impliedErrors).
+// Each error status references one shared response whose body is the ErrorEnvelope; default
+// covers what no route can foresee.
 func (g *schemaGen) responses(r Route) map[string]any {
 	out := map[string]any{}
-	errRef := map[string]any{"description": "Error", "content": map[string]any{
-		"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/ErrorEnvelope"}}}}
 	for status, body := range r.Responses {
 		if status >= 400 {
-			out[strconv.Itoa(status)] = errRef
 			continue
 		}
-		ct := "application/json"
-		schema := g.schema(reflect.TypeOf(body))
-		if r.Produces != "" {
-			ct, schema = r.Produces, map[string]any{"type": "string"}
+		content := map[string]any{}
+		switch b := body.(type) {
+		case Content:
+			for ct, dto := range b {
+				content[ct] = map[string]any{"schema": g.bodySchema(dto)}
+			}
+		default:
+			content["application/json"] = map[string]any{"schema": g.bodySchema(b)}
 		}
-		out[strconv.Itoa(status)] = map[string]any{"description": "Success",
-			"content": map[string]any{ct: map[string]any{"schema": schema}}}
+		out[strconv.Itoa(status)] = map[string]any{"description": http.StatusText(status),
+			"headers": requestIDHeader(), "content": content}
 	}
-	out["default"] = errRef
+	for _, status := range errorStatuses(r) {
+		out[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(status)}
+	}
+	out["default"] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(0)}
 	return out
+}
+
+// bodySchema is the schema of a success body: a DTO, or a text body for "".
+func (g *schemaGen) bodySchema(dto any) map[string]any {
+	if s, ok := dto.(string); ok && s == "" {
+		return map[string]any{"type": "string"}
+	}
+	return g.schema(reflect.TypeOf(dto))
+}
+
+func requestIDHeader() map[string]any {
+	return map[string]any{headerRequestID: map[string]any{"$ref": "#/components/headers/" + headerRequestID}}
+}
+
+// errorStatuses are the route's declared error statuses and its implied ones, sorted.
+func errorStatuses(r Route) []int {
+	var out []int
+	for status := range r.Responses {
+		if status >= 400 {
+			out = append(out, status)
+		}
+	}
+	for _, status := range impliedErrors(r) {
+		if !slices.Contains(out, status) {
+			out = append(out, status)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// impliedErrors are the statuses the middleware chain lets a route answer whatever its
+// handler does, so no route table entry has to repeat them: every route refuses a query
+// string with NUL or invalid UTF-8 (400) and can fail (500); authenticated routes refuse
+// missing or bad credentials (401), a missing scope or tenant (403) and a caller over its rate
+// (429); a POST takes an Idempotency-Key, which can be malformed (400), in flight (409) or
+// reused with another body (422); a request body can be too large (413).
+func impliedErrors(r Route) []int {
+	out := []int{400, 500}
+	switch r.Auth {
+	case authRequired:
+		out = append(out, 401, 403, 429)
+	case authOptional:
+		out = append(out, 401, 429)
+	case authOperator:
+		out = append(out, 401, 429, 503)
+	}
+	if r.Method == fiber.MethodPost && r.Auth != authOperator {
+		out = append(out, 409, 422)
+	}
+	if r.Method == fiber.MethodPost || r.Method == fiber.MethodPut {
+		out = append(out, 413)
+	}
+	return out
+}
+
+// errorResponse registers the shared error response of a status (0: the default one) and
+// returns its component name.
+func (g *schemaGen) errorResponse(status int) string {
+	name, description := "Error", "An error: the body is the ErrorEnvelope."
+	if status != 0 {
+		name = strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return r
+			}
+			return -1
+		}, http.StatusText(status))
+		if name == "" {
+			name = "Error" + strconv.Itoa(status)
+		}
+		description = fmt.Sprintf("%d %s: the body is the ErrorEnvelope.", status, http.StatusText(status))
+	}
+	if _, ok := g.errorResponses[name]; !ok {
+		g.errorResponses[name] = map[string]any{"description": description, "headers": requestIDHeader(),
+			"content": map[string]any{"application/json": map[string]any{"schema": g.schema(reflect.TypeOf(Envelope{}))}}}
+	}
+	return name
 }
 
 func parameters(r Route) []any {
@@ -107,8 +211,12 @@ func parameters(r Route) []any {
 		if p.Integer {
 			typ = "integer"
 		}
-		out = append(out, map[string]any{"name": p.Name, "in": p.In, "required": p.In == "path",
-			"description": p.Description, "schema": map[string]any{"type": typ}})
+		param := map[string]any{"name": p.Name, "in": p.In, "required": p.In == "path",
+			"schema": map[string]any{"type": typ}}
+		if p.Description != "" {
+			param["description"] = p.Description
+		}
+		out = append(out, param)
 	}
 	if r.Method == fiber.MethodPost {
 		out = append(out, map[string]any{"name": "Idempotency-Key", "in": "header", "required": false,
@@ -127,24 +235,43 @@ func operationID(r Route) string {
 	return b.String()
 }
 
-// schemaGen turns Go DTO types into JSON Schema (OpenAPI 3.1 dialect) via reflection.
+// schemaGen turns Go DTO types into JSON Schema (the OpenAPI 3.1 dialect) by reflection. Each
+// named struct becomes one component; every use of it is a $ref.
 type schemaGen struct {
-	components map[string]any
+	components     map[string]any
+	errorResponses map[string]any
+	names          map[reflect.Type]string
+}
+
+func newSchemaGen() *schemaGen {
+	return &schemaGen{components: map[string]any{}, errorResponses: map[string]any{}, names: map[reflect.Type]string{}}
 }
 
 var timeType = reflect.TypeOf(time.Time{})
 
-func (g *schemaGen) schema(t reflect.Type) map[string]any {
-	if t.Kind() == reflect.Pointer {
-		inner := g.schema(t.Elem())
-		if typ, ok := inner["type"].(string); ok {
-			inner["type"] = []string{typ, "null"}
-		}
-		return inner
+// componentName names a DTO's schema: the Go name, exported, without the "Response" suffix
+// every response DTO carries (tenantResponse is Tenant); the error envelope is ErrorEnvelope.
+func componentName(t reflect.Type) string {
+	if t == reflect.TypeOf(Envelope{}) {
+		return "ErrorEnvelope"
 	}
+	name := t.Name()
+	if trimmed := strings.TrimSuffix(name, "Response"); trimmed != "" {
+		name = trimmed
+	}
+	return strings.ToUpper(name[:1]) + name[1:]
+}
+
+// schema is the schema of a Go type; a named struct is registered once as a component and
+// answered with its $ref.
+func (g *schemaGen) schema(t reflect.Type) map[string]any {
 	switch {
+	case t.Kind() == reflect.Pointer:
+		return nullable(g.schema(t.Elem()))
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
+	case t.Kind() == reflect.Struct && t.Name() != "":
+		return map[string]any{"$ref": "#/components/schemas/" + g.component(t)}
 	case t.Kind() == reflect.Struct:
 		return g.object(t)
 	case t.Kind() == reflect.Slice:
@@ -163,11 +290,49 @@ func (g *schemaGen) schema(t reflect.Type) map[string]any {
 	return map[string]any{"type": "string"}
 }
 
+// component registers a named struct under components.schemas. Two Go types may not share a
+// name: that would make one of them silently document the other, so it is a programmer error.
+func (g *schemaGen) component(t reflect.Type) string {
+	if name, ok := g.names[t]; ok {
+		return name
+	}
+	name := componentName(t)
+	for other, taken := range g.names {
+		if taken == name {
+			panic(fmt.Sprintf("openapi: %v and %v both name the component %s", other, t, name))
+		}
+	}
+	g.names[t] = name
+	g.components[name] = map[string]any{} // reserved first, so a recursive type terminates
+	g.components[name] = g.object(t)
+	return name
+}
+
+// nullable widens a schema to admit null: a type list for a plain schema, anyOf for a $ref
+// (whose siblings would narrow, not widen, it). An enum gains null as one of its values.
+func nullable(s map[string]any) map[string]any {
+	if _, ok := s["$ref"]; ok {
+		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+	}
+	if len(s) == 0 {
+		return s // the any schema already admits null
+	}
+	typ, ok := s["type"].(string)
+	if !ok {
+		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
+	}
+	s["type"] = []string{typ, "null"}
+	if enum, ok := s["enum"].([]any); ok {
+		s["enum"] = append(enum, nil)
+	}
+	return s
+}
+
 func (g *schemaGen) object(t reflect.Type) map[string]any {
 	props := map[string]any{}
 	var required []string
 	g.fields(t, props, &required)
-	sort.Strings(required)
+	slices.Sort(required)
 	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
 	if len(required) > 0 {
 		out["required"] = required
@@ -175,6 +340,9 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 	return out
 }
 
+// fields collects the properties of a struct, embedded structs' fields inlined. A pointer field
+// is nullable unless it is omitempty: then nil is absent, never null (DESIGN.md §4 keeps null
+// for fields that are always present).
 func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]string) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -182,25 +350,89 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 			g.fields(f.Type, props, required)
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
-		s := g.schema(f.Type)
-		for _, opt := range strings.Split(f.Tag.Get("oas"), ",") {
-			key, val, _ := strings.Cut(opt, "=")
-			switch key {
-			case "required":
-				*required = append(*required, name)
-			case "enum":
-				s["enum"] = strings.Split(val, "|")
-			case "format", "pattern":
-				s[key] = val
-			case "maxLength":
-				n, _ := strconv.Atoi(val)
-				s[key] = n
-			}
+		ft, isNullable := f.Type, slices.Contains(oasOptions(f.Tag.Get("oas")), "nullable")
+		if ft.Kind() == reflect.Pointer {
+			isNullable = isNullable || !slices.Contains(strings.Split(opts, ","), "omitempty")
+			ft = ft.Elem()
+		}
+		s := g.schema(ft)
+		g.applyTag(f, name, s, required)
+		if isNullable {
+			s = nullable(s)
+		}
+		if desc := f.Tag.Get("description"); desc != "" {
+			s = describe(s, desc)
 		}
 		props[name] = s
 	}
+}
+
+// applyTag applies the oas struct tag: required, enum=A|B, format=…, pattern=…, maxLength=n.
+// nullable (a field that is null in some answers though its Go type is not a pointer, such
+// as a secret an idempotent replay hides) is applied by the caller, after the enum is known.
+func (g *schemaGen) applyTag(f reflect.StructField, name string, s map[string]any, required *[]string) {
+	for _, opt := range oasOptions(f.Tag.Get("oas")) {
+		key, val, _ := strings.Cut(opt, "=")
+		switch key {
+		case "required":
+			*required = append(*required, name)
+		case "enum":
+			var values []any
+			for _, v := range strings.Split(val, "|") {
+				values = append(values, v)
+			}
+			enumTarget(s)["enum"] = values
+		case "format", "pattern":
+			s[key] = val
+		case "maxLength":
+			n, _ := strconv.Atoi(val)
+			s[key] = n
+		case "", "nullable":
+		default:
+			panic(fmt.Sprintf("openapi: unknown oas tag option %q on %s", opt, f.Name))
+		}
+	}
+}
+
+// oasOptions splits an oas tag at the commas that start an option, so a pattern may hold
+// commas of its own ({1,30}).
+func oasOptions(tag string) []string {
+	var out []string
+	for _, part := range strings.Split(tag, ",") {
+		key, _, _ := strings.Cut(part, "=")
+		switch key {
+		case "required", "nullable", "enum", "format", "pattern", "maxLength":
+			out = append(out, part)
+		default:
+			if len(out) == 0 {
+				out = append(out, part)
+			} else {
+				out[len(out)-1] += "," + part
+			}
+		}
+	}
+	return out
+}
+
+// enumTarget is the schema an enum constrains: the items of an array of strings, else the
+// schema itself.
+func enumTarget(s map[string]any) map[string]any {
+	if items, ok := s["items"].(map[string]any); ok && s["type"] == "array" {
+		return items
+	}
+	return s
+}
+
+// describe adds a description; a $ref gets it through allOf, so the shared component is not
+// changed for every other use.
+func describe(s map[string]any, desc string) map[string]any {
+	if _, ok := s["$ref"]; ok {
+		return map[string]any{"allOf": []any{s}, "description": desc}
+	}
+	s["description"] = desc
+	return s
 }

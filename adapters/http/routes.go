@@ -17,8 +17,8 @@ func (s *Server) routeTable() []Route {
 		{Method: "GET", Path: "/readyz", Summary: "Readiness: the database answers", Tag: "service",
 			Responses: map[int]any{200: healthResponse{}, 503: Envelope{}}, Handler: s.readyz},
 		{Method: "GET", Path: "/metrics", Summary: "Prometheus metrics", Tag: "service",
-			Produces: "text/plain", Responses: map[int]any{200: ""}, Handler: s.metrics.handler()},
-		{Method: "GET", Path: "/v1/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "service",
+			Responses: map[int]any{200: Content{"text/plain": ""}}, Handler: s.metrics.handler()},
+		{Method: "GET", Path: "/v1/openapi.json", Summary: "This OpenAPI document", Tag: "service",
 			Responses: map[int]any{200: map[string]any{}}, Handler: s.openapi},
 		{Method: "GET", Path: "/v1/capabilities", Summary: "API version, environment, chains and built features", Tag: "service",
 			Auth: authOptional, Responses: map[int]any{200: capabilitiesResponse{}}, Handler: s.capabilities},
@@ -36,10 +36,10 @@ func (s *Server) routeTable() []Route {
 			Responses: map[int]any{200: memberListResponse{}}, Handler: s.listMembers},
 		{Method: "POST", Path: "/v1/tenants/members/accept", Summary: "Accept an invite with its one-time token", Tag: "members",
 			Auth: authOptional, Request: memberAcceptRequest{},
-			Responses: map[int]any{200: memberResponse{}}, Handler: s.acceptInvite},
+			Responses: map[int]any{200: memberResponse{}, 404: Envelope{}}, Handler: s.acceptInvite},
 		{Method: "POST", Path: "/v1/tenants/members/{id}/revoke", Summary: "Revoke a member", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Params: pathID,
-			Responses: map[int]any{200: memberRevokeResponse{}}, Handler: s.revokeMember},
+			Responses: map[int]any{200: memberRevokeResponse{}, 404: Envelope{}}, Handler: s.revokeMember},
 
 		{Method: "POST", Path: "/v1/api-keys", Summary: "Create an API key (plaintext returned once)", Tag: "api-keys",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Request: apiKeyCreateRequest{},
@@ -49,7 +49,7 @@ func (s *Server) routeTable() []Route {
 			Responses: map[int]any{200: apiKeyListResponse{}}, Handler: s.listKeys},
 		{Method: "POST", Path: "/v1/api-keys/{id}/revoke", Summary: "Revoke an API key (soft, idempotent)", Tag: "api-keys",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Params: pathID,
-			Responses: map[int]any{200: apiKeyResponse{}}, Handler: s.revokeKey},
+			Responses: map[int]any{200: apiKeyResponse{}, 404: Envelope{}}, Handler: s.revokeKey},
 	}
 	routes = append(routes, s.ledgerRoutes()...)
 	routes = append(routes, s.walletRoutes()...)

@@ -33,7 +33,7 @@ func (s *Server) ledgerRoutes() []Route {
 				{Name: "accountId", In: "query", Description: "only entries touching this account of the caller"},
 			}, window...), Param{Name: "skip", In: "query", Integer: true},
 				Param{Name: "take", In: "query", Integer: true, Description: "at most 100 (JSON) or 10000 (CSV)"}),
-			Responses: map[int]any{200: entryListResponse{}}, Handler: s.listEntries},
+			Responses: map[int]any{200: Content{"application/json": entryListResponse{}, "text/csv": ""}, 404: Envelope{}}, Handler: s.listEntries},
 		{Method: "GET", Path: "/v1/ledger/trial-balance", Summary: "The caller's trial balance per asset; balanced means it sums to zero", Tag: "ledger",
 			Auth: authRequired, Scopes: finance,
 			Responses: map[int]any{200: trialBalanceResponse{}}, Handler: s.trialBalance},

@@ -19,7 +19,7 @@ func (s *Server) policyRoutes() []Route {
 			Responses: map[int]any{200: policyListResponse{}}, Handler: s.listPolicies},
 		{Method: "POST", Path: "/v1/policies/evaluate", Summary: "Dry run: evaluate a transaction against a policy (by id or by subject) with zero spend; writes a decision log", Tag: "policies",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePoliciesEvaluate}, Request: policyEvaluateRequest{},
-			Responses: map[int]any{200: policyEvaluateResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: s.evaluatePolicy},
+			Responses: map[int]any{200: policyEvaluateResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 501: Envelope{}}, Handler: s.evaluatePolicy},
 		{Method: "DELETE", Path: "/v1/policies/attachments/{attachmentId}", Summary: "Detach a policy from its subject", Tag: "policies",
 			Auth: authRequired, Scopes: write, Params: []Param{{Name: "attachmentId", In: "path"}},
 			Responses: map[int]any{200: policyAttachmentResponse{}, 404: Envelope{}}, Handler: s.detachPolicy},

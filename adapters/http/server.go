@@ -86,8 +86,7 @@ type Route struct {
 	Scopes                     []auth.Scope
 	Params                     []Param
 	Request                    any         // zero value of the body DTO, nil for none
-	Responses                  map[int]any // status → zero value of the response DTO
-	Produces                   string      // content type when not JSON
+	Responses                  map[int]any // status → zero value of the response DTO (a Content for non-JSON bodies)
 	// SecretFields name top-level response fields shown once (a key's plaintext, an invite
 	// token): an idempotent replay returns them as null.
 	SecretFields []string

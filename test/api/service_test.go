@@ -97,7 +97,7 @@ func TestService_OpenAPIParity(t *testing.T) {
 			documented[key] = true
 			responses := op.(map[string]any)["responses"].(map[string]any)
 			def, ok := responses["default"].(map[string]any)
-			if !ok || !strings.Contains(toJSON(def), "#/components/schemas/ErrorEnvelope") {
+			if !ok || def["$ref"] != "#/components/responses/Error" {
 				t.Fatalf("%s: no error envelope on default response", key)
 			}
 		}

@@ -12,16 +12,17 @@ import (
 
 var httpClient = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 
-// Client is an HTTP client bound to one credential.
+// Client is an HTTP client bound to one credential. Every response it receives is checked
+// against the service's OpenAPI document (contract.go).
 type Client struct {
 	t       testing.TB
-	base    string
+	env     *Env
 	headers map[string]string
 }
 
 // Client returns an anonymous client.
 func (e *Env) Client(t testing.TB) *Client {
-	return &Client{t: t, base: e.BaseURL, headers: map[string]string{}}
+	return &Client{t: t, env: e, headers: map[string]string{}}
 }
 
 // With returns a copy with one more header.
@@ -31,7 +32,7 @@ func (c *Client) With(name, value string) *Client {
 		h[k] = v
 	}
 	h[name] = value
-	return &Client{t: c.t, base: c.base, headers: h}
+	return &Client{t: c.t, env: c.env, headers: h}
 }
 
 // WithKey authenticates with an API key.
@@ -48,6 +49,7 @@ type Response struct {
 }
 
 // Do sends a request; body may be nil, a string/[]byte (sent raw) or a value (sent as JSON).
+// A response that drifts from the OpenAPI document fails the test (without stopping it).
 func (c *Client) Do(method, path string, body any) *Response {
 	c.t.Helper()
 	var reader io.Reader
@@ -64,7 +66,7 @@ func (c *Client) Do(method, path string, body any) *Response {
 		}
 		reader = bytes.NewReader(raw)
 	}
-	req, err := http.NewRequest(method, c.base+path, reader)
+	req, err := http.NewRequest(method, c.env.BaseURL+path, reader)
 	if err != nil {
 		c.t.Fatalf("new request: %v", err)
 	}
@@ -81,12 +83,20 @@ func (c *Client) Do(method, path string, body any) *Response {
 	if err != nil {
 		c.t.Fatalf("read body: %v", err)
 	}
+	c.env.checkContract(c.t, method, path, resp.StatusCode, resp.Header, raw)
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
 }
 
 // Get and Post are shorthands.
-func (c *Client) Get(path string) *Response            { return c.Do(http.MethodGet, path, nil) }
-func (c *Client) Post(path string, body any) *Response { return c.Do(http.MethodPost, path, body) }
+func (c *Client) Get(path string) *Response {
+	c.t.Helper()
+	return c.Do(http.MethodGet, path, nil)
+}
+
+func (c *Client) Post(path string, body any) *Response {
+	c.t.Helper()
+	return c.Do(http.MethodPost, path, body)
+}
 
 // JSON decodes the body as an object.
 func (r *Response) JSON(t testing.TB) map[string]any {

@@ -35,6 +35,7 @@ type Env struct {
 	// logs from it directly, as a partner would from a block explorer.
 	Chain *chain.Adapter
 	stop  func()
+	contractState
 }
 
 var (
