@@ -94,12 +94,15 @@ func TestWithRPCTimeout_EveryCallOfASilentNode(t *testing.T) {
 	hash := common.HexToHash("0x02")
 	tx := types.NewTx(&types.DynamicFeeTx{ChainID: big.NewInt(1), Gas: 21000, To: &addr, Value: new(big.Int)})
 	calls := map[string]func(ctx context.Context) error{
-		"ChainID":          func(ctx context.Context) error { _, err := c.ChainID(ctx); return err },
-		"BlockNumber":      func(ctx context.Context) error { _, err := c.BlockNumber(ctx); return err },
-		"HeaderByNumber":   func(ctx context.Context) error { _, err := c.HeaderByNumber(ctx, nil); return err },
-		"CodeAt":           func(ctx context.Context) error { _, err := c.CodeAt(ctx, addr, nil); return err },
-		"BalanceAt":        func(ctx context.Context) error { _, err := c.BalanceAt(ctx, addr, nil); return err },
-		"CallContract":     func(ctx context.Context) error { _, err := c.CallContract(ctx, ethereum.CallMsg{To: &addr}, nil); return err },
+		"ChainID":        func(ctx context.Context) error { _, err := c.ChainID(ctx); return err },
+		"BlockNumber":    func(ctx context.Context) error { _, err := c.BlockNumber(ctx); return err },
+		"HeaderByNumber": func(ctx context.Context) error { _, err := c.HeaderByNumber(ctx, nil); return err },
+		"CodeAt":         func(ctx context.Context) error { _, err := c.CodeAt(ctx, addr, nil); return err },
+		"BalanceAt":      func(ctx context.Context) error { _, err := c.BalanceAt(ctx, addr, nil); return err },
+		"CallContract": func(ctx context.Context) error {
+			_, err := c.CallContract(ctx, ethereum.CallMsg{To: &addr}, nil)
+			return err
+		},
 		"EstimateGas":      func(ctx context.Context) error { _, err := c.EstimateGas(ctx, ethereum.CallMsg{To: &addr}); return err },
 		"SuggestGasTipCap": func(ctx context.Context) error { _, err := c.SuggestGasTipCap(ctx); return err },
 		"PendingNonceAt":   func(ctx context.Context) error { _, err := c.PendingNonceAt(ctx, addr); return err },
