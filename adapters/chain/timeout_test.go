@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math/big"
 	"net"
+	nethttp "net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -126,6 +128,26 @@ func TestWithRPCTimeout_EveryCallOfASilentNode(t *testing.T) {
 				t.Fatalf("returned after %s, deadline %s", took, deadline)
 			}
 		})
+	}
+}
+
+// TestWithRPCTimeout_OverloadedNode: a node answering HTTP 503 or 429 is unavailable too; a
+// node that answers at all does so at once.
+func TestWithRPCTimeout_OverloadedNode(t *testing.T) {
+	for _, status := range []int{nethttp.StatusServiceUnavailable, nethttp.StatusTooManyRequests} {
+		srv := httptest.NewServer(nethttp.HandlerFunc(func(w nethttp.ResponseWriter, _ *nethttp.Request) {
+			w.WriteHeader(status)
+		}))
+		raw, err := dialRedacted(context.Background(), srv.URL, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = WithRPCTimeout(raw, time.Minute).BlockNumber(context.Background())
+		raw.Close()
+		srv.Close()
+		if !isChainUnavailable(err) {
+			t.Fatalf("HTTP %d: err = %v, want CHAIN_UNAVAILABLE", status, err)
+		}
 	}
 }
 
