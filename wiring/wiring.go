@@ -166,6 +166,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	a.RegisterWorkers(workers)
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: workers, PeriodicJobs: a.PeriodicJobs(), Logger: log,
+		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout,
 	})
 	if err != nil {
 		_ = db.Close()

@@ -52,8 +52,9 @@ func Open(ctx context.Context, url string, opts Options) (*bun.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
-	connConfig.RuntimeParams["statement_timeout"] = timeoutSetting(opts.StatementTimeout, DefaultStatementTimeout)
-	connConfig.RuntimeParams["idle_in_transaction_session_timeout"] = timeoutSetting(opts.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout)
+	for name, value := range opts.ServerTimeouts() {
+		connConfig.RuntimeParams[name] = value
+	}
 	sqldb := stdlib.OpenDB(*connConfig)
 	if opts.MaxOpenConns <= 0 {
 		opts.MaxOpenConns = 40
@@ -72,6 +73,15 @@ func Open(ctx context.Context, url string, opts Options) (*bun.DB, error) {
 		return nil, fmt.Errorf("reach database: %w", err)
 	}
 	return db, nil
+}
+
+// ServerTimeouts are the run-time parameters every connection starts with, for pools opened
+// elsewhere (the job workers') to carry the same limits.
+func (opts Options) ServerTimeouts() map[string]string {
+	return map[string]string{
+		"statement_timeout":                   timeoutSetting(opts.StatementTimeout, DefaultStatementTimeout),
+		"idle_in_transaction_session_timeout": timeoutSetting(opts.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout),
+	}
 }
 
 // timeoutSetting is a time-out in whole milliseconds (PostgreSQL's unit for both settings):
