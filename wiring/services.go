@@ -6,7 +6,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"corridor/adapters/http"
-	"corridor/adapters/payout"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -27,7 +26,8 @@ type servicePorts struct {
 		ports.SMS
 		ports.SMSOutbox
 	}
-	payouts map[string]ports.PayoutRail
+	payouts   map[string]ports.PayoutRail
+	screening ports.Screening
 }
 
 // newServices builds one service per capability of app/ and plugs them into each other
@@ -57,7 +57,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: payout.SandboxScreening{}, Payouts: p.payouts,
+		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: p.screening, Payouts: p.payouts,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
 		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,

@@ -5,14 +5,12 @@ package wiring
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"time"
 
-	"corridor/adapters/cipher"
 	"corridor/adapters/http"
-	"corridor/adapters/identity"
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
@@ -75,6 +73,23 @@ type Config struct {
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates the operator routes
 	// /v1/admin/... (D11). Empty: they answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
+	// Identity verifies session tokens (the OIDC adapter in a LIVE deployment). Nil: the
+	// sandbox adapter keyed with SessionSecret, for TEST and local runs.
+	Identity ports.Identity
+	// CipherPreviousKeys (comma-separated hex) open ciphertexts sealed before CipherKey was
+	// rotated in; CipherLookupKey (hex; empty: CipherKey) keys the lookup hashes across
+	// rotations.
+	CipherPreviousKeys string
+	CipherLookupKey    string
+	// LiveScreening is the configured screening vendor of LIVE. Nil: LIVE screening fails
+	// closed (PROVIDER_UNAVAILABLE); the sandbox adapter screens TEST only.
+	LiveScreening ports.Screening
+	// DBStatementTimeout and DBIdleInTxTimeout are statement_timeout and
+	// idle_in_transaction_session_timeout of every pooled connection (zero: 30 s and 60 s).
+	DBStatementTimeout time.Duration
+	DBIdleInTxTimeout  time.Duration
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client (empty: none).
+	TrustedProxies []netip.Prefix
 }
 
 // Service is the wired application: the HTTP server, one service per capability of app/ (tests
@@ -116,11 +131,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("wiring: DatabaseURL is required")
 	}
-	idp, err := identity.NewSandbox(cfg.SessionSecret)
+	idp, err := sessionIdentity(cfg)
 	if err != nil {
 		return nil, err
 	}
-	db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{MaxOpenConns: cfg.DBMaxConns})
+	db, err := postgres.Open(ctx, cfg.DatabaseURL, postgres.Options{MaxOpenConns: cfg.DBMaxConns,
+		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout})
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +146,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
-	protect, err := newCipher(cfg.CipherKey, log)
+	protect, err := newCipher(cfg, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
@@ -145,13 +161,14 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails}, log)
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg)}, log)
 	if err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services)...), Logger: log,
+		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout,
 	})
 	if err != nil {
 		_ = db.Close()
@@ -165,6 +182,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
 		Timeouts:           cfg.HTTPTimeouts,
+		TrustedProxies:     cfg.TrustedProxies,
 	}, services, log)
 	if err != nil {
 		_ = db.Close()
@@ -172,18 +190,4 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
 		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
-}
-
-// newCipher builds the identifier cipher from the configured hex key, or from a random key
-// that lives as long as this process when none is configured.
-func newCipher(hexKey string, log *slog.Logger) (*cipher.AESGCM, error) {
-	if hexKey != "" {
-		return cipher.NewFromHex(hexKey)
-	}
-	log.Warn("CIPHER_KEY is not set: phone numbers and payout identifiers are encrypted with a key that dies with this process")
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return nil, err
-	}
-	return cipher.New(key)
 }

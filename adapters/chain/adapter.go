@@ -73,15 +73,25 @@ var (
 	transferTopic         = bindings.NewTestUSDC().GetABI().Events["Transfer"].ID
 )
 
+// DialOptions bound the connection to a real node.
+type DialOptions struct {
+	// RPCTimeout bounds every call to the node, the checks Dial makes included (0:
+	// DefaultRPCTimeout). See WithRPCTimeout.
+	RPCTimeout time.Duration
+}
+
 // Dial connects to a node at rpcURL and checks that the configured contracts are deployed there.
 // relayerKey pays gas for every transaction (and mints TestUSDC on a dev chain, where it is
-// the minter).
-func Dial(ctx context.Context, rpcURL string, relayerKey *ecdsa.PrivateKey, addrs Addresses) (*Adapter, error) {
-	client, err := dialRedacted(ctx, rpcURL)
+// the minter). Every call to the node, from here on, ends within opts.RPCTimeout.
+func Dial(ctx context.Context, rpcURL string, relayerKey *ecdsa.PrivateKey, addrs Addresses, opts DialOptions) (*Adapter, error) {
+	if opts.RPCTimeout <= 0 {
+		opts.RPCTimeout = DefaultRPCTimeout
+	}
+	client, err := dialRedacted(ctx, rpcURL, opts.RPCTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("chain: dialing %s: %w", redactedURL(rpcURL), err)
 	}
-	a, err := New(ctx, client, relayerKey, addrs, nil)
+	a, err := New(ctx, WithRPCTimeout(client, opts.RPCTimeout), relayerKey, addrs, nil)
 	if err != nil {
 		client.Close()
 		return nil, err
@@ -460,13 +470,16 @@ func (a *Adapter) SafeExecution(ctx context.Context, safeAddress common.Address,
 // dialRedacted dials an HTTP(S) endpoint under its bare scheme://host and lets a transport put
 // the real path and query (where providers keep API keys) back on each request. Errors that Go
 // wraps with the request URL then name only the host, so no key reaches logs or job errors.
-// Other schemes (ws, ipc) are dialled as given.
-func dialRedacted(ctx context.Context, rawURL string) (*ethclient.Client, error) {
+// Other schemes (ws, ipc) are dialled as given, within timeout. An HTTP request, connecting
+// included, also ends within timeout, whatever context its caller gave.
+func dialRedacted(ctx context.Context, rawURL string, timeout time.Duration) (*ethclient.Client, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return ethclient.DialContext(ctx, rawURL)
+		dialCtx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return ethclient.DialContext(dialCtx, rawURL)
 	}
-	hc := &http.Client{Transport: secretURLTransport{real: u, base: http.DefaultTransport}}
+	hc := &http.Client{Timeout: timeout, Transport: secretURLTransport{real: u, base: http.DefaultTransport}}
 	rc, err := rpc.DialOptions(ctx, redactedURL(rawURL), rpc.WithHTTPClient(hc))
 	if err != nil {
 		return nil, err

@@ -580,14 +580,14 @@ func TestSafeExecution_FindsTheExecutingTransaction(t *testing.T) {
 // appears in an error (which jobs log and store).
 func TestDial_ErrorsDoNotCarryTheEndpointSecret(t *testing.T) {
 	secretURL := "http://127.0.0.1:1/v2/SECRET_PATH_KEY?apikey=SECRET_QUERY_KEY"
-	_, err := Dial(testContext(t), secretURL, nil, Addresses{})
+	_, err := Dial(testContext(t), secretURL, nil, Addresses{}, DialOptions{})
 	if err == nil {
 		t.Fatal("dialling a closed port succeeded")
 	}
 	if strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("error carries the secret: %v", err)
 	}
-	client, err := dialRedacted(testContext(t), secretURL)
+	client, err := dialRedacted(testContext(t), secretURL, DefaultRPCTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,12 @@ type SimulatedOptions struct {
 	// ClaimGracePeriod is the escrow's grace period in whole seconds; claim.DefaultGracePeriod
 	// when zero.
 	ClaimGracePeriod time.Duration
+	// Intercept, when set, wraps the client the adapter talks through once the contracts are
+	// deployed (NewStallable makes the node stop answering on demand).
+	Intercept func(Client) Client
+	// RPCTimeout, when positive, bounds every call of the adapter as on a real node
+	// (WithRPCTimeout); zero leaves the in-process chain unbounded, as it never hangs.
+	RPCTimeout time.Duration
 }
 
 // simulatedRelayerBalance is what the relayer starts with: 1,000,000 ETH in wei.
@@ -77,7 +83,14 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 		_ = backend.Close()
 		return nil, fmt.Errorf("chain: simulated chain: %w", err)
 	}
-	a, err := New(ctx, client, key, addrs, commit)
+	var adapterClient Client = client
+	if opts.Intercept != nil {
+		adapterClient = opts.Intercept(adapterClient)
+	}
+	if opts.RPCTimeout > 0 {
+		adapterClient = WithRPCTimeout(adapterClient, opts.RPCTimeout)
+	}
+	a, err := New(ctx, adapterClient, key, addrs, commit)
 	if err != nil {
 		_ = backend.Close()
 		return nil, err

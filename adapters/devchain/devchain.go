@@ -185,9 +185,10 @@ func (c *Chain) RelayerKey() *ecdsa.PrivateKey { return c.relayerKey }
 // StartedHere reports whether this process started the node (and so stops it).
 func (c *Chain) StartedHere() bool { return c.proc != nil }
 
-// Dial connects the chain adapter to the node with the relayer key and the deployed contracts.
-func (c *Chain) Dial(ctx context.Context) (*chain.Adapter, error) {
-	return chain.Dial(ctx, c.URL(), c.relayerKey, c.addrs)
+// Dial connects the chain adapter to the node with the relayer key and the deployed contracts;
+// opts bound every call to the node as on any other chain.
+func (c *Chain) Dial(ctx context.Context, opts chain.DialOptions) (*chain.Adapter, error) {
+	return chain.Dial(ctx, c.URL(), c.relayerKey, c.addrs, opts)
 }
 
 // Stop sends SIGTERM to a node this process started and waits for it to exit (geth flushes its

@@ -70,7 +70,7 @@ func TestDevchain_StartDeployRestart(t *testing.T) {
 	if !first.StartedHere() {
 		t.Fatal("the first Ensure should have started geth")
 	}
-	adapter, err := first.Dial(ctx)
+	adapter, err := first.Dial(ctx, chain.DialOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestDevchain_StartDeployRestart(t *testing.T) {
 	if !restarted.StartedHere() || restarted.Addresses() != first.Addresses() {
 		t.Fatalf("restart: startedHere=%v addresses=%+v, want %+v", restarted.StartedHere(), restarted.Addresses(), first.Addresses())
 	}
-	adapter, err = restarted.Dial(ctx)
+	adapter, err = restarted.Dial(ctx, chain.DialOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestDevchain_StartDeployRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = wiped.Stop(context.Background()) })
-	adapter, err = wiped.Dial(ctx)
+	adapter, err = wiped.Dial(ctx, chain.DialOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 		t.Fatalf("third Ensure: %+v (%v), want nothing deployed", again.Addresses(), err)
 	}
 
-	adapter, err := upgraded.Dial(ctx)
+	adapter, err := upgraded.Dial(ctx, chain.DialOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

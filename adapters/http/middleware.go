@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/netip"
 	"regexp"
 	"runtime/debug"
 	"strconv"
@@ -44,6 +46,85 @@ func withRequestID(c *fiber.Ctx) error {
 	c.Locals(localRequestID, id)
 	c.Set(headerRequestID, id)
 	return c.Next()
+}
+
+// resolveClientAddress decides which address the request comes from, before anything reads
+// it: the socket's peer, unless the peer is one of the trusted proxies, in which case the
+// X-Forwarded-For chain is walked from the right (the hop the nearest proxy appended) past
+// every trusted proxy, and the first untrusted hop is the client. Hops to its left are the
+// client's own claims and are never believed. It sets the request's remote address to the
+// client, so every c.IP() (rate limits, claim-code budgets) sees the same answer, and reads
+// the peer from the connection each time, so requests of different clients that share one
+// proxy connection never inherit each other's address.
+func resolveClientAddress(trusted []netip.Prefix) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		fc := c.Context()
+		var peer net.Addr
+		if conn := fc.Conn(); conn != nil {
+			peer = conn.RemoteAddr()
+		}
+		if peer == nil {
+			peer = fc.RemoteAddr()
+		}
+		peerAddr, ok := addrOf(peer)
+		if !ok || !isTrusted(peerAddr, trusted) {
+			fc.SetRemoteAddr(peer)
+			return c.Next()
+		}
+		client := clientFromForwarded(peerAddr, forwardedHops(c), trusted)
+		fc.SetRemoteAddr(&net.TCPAddr{IP: client.AsSlice()})
+		return c.Next()
+	}
+}
+
+// addrOf is the IP of a socket address, IPv4-mapped IPv6 unmapped.
+func addrOf(a net.Addr) (netip.Addr, bool) {
+	if a == nil {
+		return netip.Addr{}, false
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return netip.Addr{}, false
+	}
+	return ap.Addr().Unmap(), true
+}
+
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// forwardedHops are the X-Forwarded-For entries in order, across repeated headers.
+func forwardedHops(c *fiber.Ctx) []string {
+	var hops []string
+	for _, value := range c.Request().Header.PeekAll(fiber.HeaderXForwardedFor) {
+		for _, hop := range strings.Split(string(value), ",") {
+			hops = append(hops, strings.TrimSpace(hop))
+		}
+	}
+	return hops
+}
+
+// clientFromForwarded walks hops right to left from a trusted peer: each trusted hop hands on
+// to the one before it; the first untrusted hop is the client. An entry that is not an IP ends
+// the walk at the last hop vouched for; a chain of trusted hops only ends at its leftmost.
+func clientFromForwarded(peer netip.Addr, hops []string, trusted []netip.Prefix) netip.Addr {
+	client := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop, err := netip.ParseAddr(hops[i])
+		if err != nil {
+			return client
+		}
+		client = hop.Unmap()
+		if !isTrusted(client, trusted) {
+			return client
+		}
+	}
+	return client
 }
 
 func requestID(c *fiber.Ctx) string {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -38,6 +39,9 @@ type Config struct {
 	// Timeouts bound reading a request, writing a response and keeping an idle connection;
 	// zero fields take DefaultTimeouts.
 	Timeouts Timeouts
+	// TrustedProxies are the networks whose X-Forwarded-For is believed (TRUSTED_PROXIES).
+	// Empty: the socket's peer is the client, whatever the headers say.
+	TrustedProxies []netip.Prefix
 }
 
 // Timeouts are the server's connection time-outs.
@@ -167,7 +171,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
-	s.fiber.Use(withRequestID, s.observe, s.recoverPanics, checkQuery)
+	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.observe, s.recoverPanics, checkQuery)
 	s.routes = s.routeTable()
 	for _, r := range s.routes {
 		s.register(r)

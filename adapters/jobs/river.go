@@ -67,6 +67,10 @@ type Config struct {
 	Logger       *slog.Logger
 	// FetchPollInterval bounds job pickup latency when LISTEN/NOTIFY is unavailable.
 	FetchPollInterval time.Duration
+	// StatementTimeout and IdleInTransactionTimeout are set on every connection of the
+	// workers' pool, as on the service's (postgres.Options; zero takes the defaults).
+	StatementTimeout         time.Duration
+	IdleInTransactionTimeout time.Duration
 }
 
 // NewRunner builds the worker client.
@@ -80,7 +84,15 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	if cfg.FetchPollInterval <= 0 {
 		cfg.FetchPollInterval = time.Second
 	}
-	pool, err := pgxpool.New(ctx, cfg.DatabaseURL)
+	poolConfig, err := pgxpool.ParseConfig(cfg.DatabaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: pool: %w", err)
+	}
+	timeouts := postgres.Options{StatementTimeout: cfg.StatementTimeout, IdleInTransactionTimeout: cfg.IdleInTransactionTimeout}
+	for name, value := range timeouts.ServerTimeouts() {
+		poolConfig.ConnConfig.RuntimeParams[name] = value
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: pool: %w", err)
 	}

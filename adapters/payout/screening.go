@@ -3,6 +3,7 @@ package payout
 import (
 	"context"
 
+	"corridor/core"
 	"corridor/core/offramp"
 	"corridor/ports"
 )
@@ -23,4 +24,22 @@ func (SandboxScreening) Screen(_ context.Context, in ports.ScreeningInput) ([]of
 		return []offramp.HoldReason{offramp.RejectSanctionsReviewRequired}, nil
 	}
 	return nil, nil
+}
+
+// ScreeningByEnvironment picks the screening adapter of the payment's environment. An
+// environment without one fails closed: Screen answers PROVIDER_UNAVAILABLE, and the composer
+// holds the payment rather than letting it through unscreened. Wiring gives TEST the sandbox
+// adapter and LIVE only a configured vendor adapter, never the sandbox one, whose triggers any
+// partner can read in the documentation.
+type ScreeningByEnvironment map[core.Environment]ports.Screening
+
+var _ ports.Screening = ScreeningByEnvironment{}
+
+// Screen delegates to the environment's adapter, or refuses.
+func (s ScreeningByEnvironment) Screen(ctx context.Context, in ports.ScreeningInput) ([]offramp.HoldReason, error) {
+	adapter := s[in.Environment]
+	if adapter == nil {
+		return nil, core.E(core.CodeProviderUnavailable, "no screening provider is configured for %s in this deployment", in.Environment)
+	}
+	return adapter.Screen(ctx, in)
 }

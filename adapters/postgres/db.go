@@ -7,11 +7,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/golang-migrate/migrate/v4"
 	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
 	"github.com/golang-migrate/migrate/v4/source/iofs"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -19,18 +21,41 @@ import (
 	"corridor/migrations"
 )
 
-// Options bound the connection pool.
+// Default server-side time-outs of every pooled connection.
+const (
+	// DefaultStatementTimeout ends any one statement that runs longer: no request or job
+	// statement needs more, and a runaway one must not hold its locks and connection.
+	DefaultStatementTimeout = 30 * time.Second
+	// DefaultIdleInTransactionTimeout ends a session whose transaction sits idle longer, so a
+	// transaction stuck waiting on something outside the database gives its connection and
+	// locks back.
+	DefaultIdleInTransactionTimeout = 60 * time.Second
+)
+
+// Options bound the connection pool and its connections.
 type Options struct {
 	MaxOpenConns int
 	MaxIdleConns int
+	// StatementTimeout is statement_timeout of every connection: 0 takes
+	// DefaultStatementTimeout, a negative value turns it off (offline tools such as
+	// ledger verify, which read the whole history in one statement).
+	StatementTimeout time.Duration
+	// IdleInTransactionTimeout is idle_in_transaction_session_timeout of every connection: 0
+	// takes DefaultIdleInTransactionTimeout, a negative value turns it off.
+	IdleInTransactionTimeout time.Duration
 }
 
-// Open connects to url and checks the connection.
+// Open connects to url and checks the connection. The time-outs travel in the start-up
+// message of every connection the pool opens, so no connection ever runs without them.
 func Open(ctx context.Context, url string, opts Options) (*bun.DB, error) {
-	sqldb, err := sql.Open("pgx", url)
+	connConfig, err := pgx.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	for name, value := range opts.ServerTimeouts() {
+		connConfig.RuntimeParams[name] = value
+	}
+	sqldb := stdlib.OpenDB(*connConfig)
 	if opts.MaxOpenConns <= 0 {
 		opts.MaxOpenConns = 40
 	}
@@ -48,6 +73,27 @@ func Open(ctx context.Context, url string, opts Options) (*bun.DB, error) {
 		return nil, fmt.Errorf("reach database: %w", err)
 	}
 	return db, nil
+}
+
+// ServerTimeouts are the run-time parameters every connection starts with, for pools opened
+// elsewhere (the job workers') to carry the same limits.
+func (opts Options) ServerTimeouts() map[string]string {
+	return map[string]string{
+		"statement_timeout":                   timeoutSetting(opts.StatementTimeout, DefaultStatementTimeout),
+		"idle_in_transaction_session_timeout": timeoutSetting(opts.IdleInTransactionTimeout, DefaultIdleInTransactionTimeout),
+	}
+}
+
+// timeoutSetting is a time-out in whole milliseconds (PostgreSQL's unit for both settings):
+// zero takes def, a negative value is 0, which PostgreSQL reads as off.
+func timeoutSetting(d, def time.Duration) string {
+	switch {
+	case d == 0:
+		d = def
+	case d < 0:
+		return "0"
+	}
+	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
 }
 
 var _ = stdlib.GetDefaultDriver // registers the "pgx" database/sql driver

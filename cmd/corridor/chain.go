@@ -39,6 +39,7 @@ type chainConfig struct {
 	SandboxUSDC hexAddress    `env:"SANDBOX_USDC_ADDRESS" envDefault:"0x036CbD53842c5426634e7929541eC2318f3dCF7e" desc:"the TEST chain's USDC shown in capabilities while no chain serves TEST"`
 	LiveUSDC    hexAddress    `env:"LIVE_USDC_ADDRESS" envDefault:"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" desc:"the LIVE chain's USDC (shown in capabilities; used when no LIVE addresses file is given)"`
 	DialTimeout time.Duration `env:"CHAIN_DIAL_TIMEOUT" envDefault:"30s" desc:"time to connect to a configured node and check its chain id and contracts"`
+	RPCTimeout  time.Duration `env:"CHAIN_RPC_TIMEOUT" envDefault:"10s" desc:"deadline of every call to a chain node (dev chain included); a node that does not answer in time is CHAIN_UNAVAILABLE (503)"`
 	DevChain    onOff         `env:"CORRIDOR_DEV_CHAIN" envDefault:"on" desc:"on or off; off: run starts no dev chain (TEST then has no chain unless CHAIN_RPC_URL)"`
 	GethBinary  string        `env:"GETH_BINARY" envDefault:"bin/geth" desc:"the geth executable run starts"`
 	DevPort     int           `env:"CORRIDOR_CHAIN_PORT" min:"0" max:"65535" defaultDesc:"the previous port, else 8545, else a free one" desc:"the dev chain's HTTP port on 127.0.0.1 (run)"`
@@ -120,7 +121,7 @@ func startChain(ctx context.Context, cfg Config, env core.Environment, log *slog
 	ep := cfg.Chain.endpoint(env)
 	switch {
 	case ep.RPCURL.set():
-		return dialConfigured(ctx, env, ep, cfg.Chain.DialTimeout, log)
+		return dialConfigured(ctx, env, ep, cfg.Chain, log)
 	case env == core.EnvTest && cfg.Local && bool(cfg.Chain.DevChain):
 		return startDevChain(ctx, cfg, log)
 	}
@@ -130,7 +131,7 @@ func startChain(ctx context.Context, cfg Config, env core.Environment, log *slog
 // dialConfigured connects to a configured node: the environment's chain id is required (84532
 // for TEST, 8453 for LIVE), and the contracts come from the addresses file or are Safe's
 // canonical v1.4.1 deployments with Circle's USDC (or USDC_ADDRESS).
-func dialConfigured(ctx context.Context, env core.Environment, ep chainEndpoint, timeout time.Duration, log *slog.Logger) (ports.Chain, func(), error) {
+func dialConfigured(ctx context.Context, env core.Environment, ep chainEndpoint, cc chainConfig, log *slog.Logger) (ports.Chain, func(), error) {
 	prefix := map[core.Environment]string{core.EnvTest: "", core.EnvLive: "LIVE_"}[env]
 	key, err := parseKey(ep.RelayerKey)
 	if err != nil {
@@ -141,13 +142,13 @@ func dialConfigured(ctx context.Context, env core.Environment, ep chainEndpoint,
 	if err != nil {
 		return nil, nil, err
 	}
-	dialCtx, cancel := context.WithTimeout(ctx, timeout)
+	dialCtx, cancel := context.WithTimeout(ctx, cc.DialTimeout)
 	defer cancel()
 	rpcURL := ep.RPCURL.reveal()
 	if err := checkChainID(dialCtx, rpcURL, want); err != nil {
 		return nil, nil, fmt.Errorf("%sCHAIN_RPC_URL (%s): %s; %s needs chain %d", prefix, redactURL(rpcURL), redactErr(err, rpcURL), env, want)
 	}
-	adapter, err := chain.Dial(dialCtx, rpcURL, key, addrs)
+	adapter, err := chain.Dial(dialCtx, rpcURL, key, addrs, chain.DialOptions{RPCTimeout: cc.RPCTimeout})
 	if err != nil {
 		return nil, nil, fmt.Errorf("%sCHAIN_RPC_URL (%s): %s", prefix, redactURL(rpcURL), redactErr(err, rpcURL))
 	}
@@ -218,7 +219,7 @@ func startDevChain(ctx context.Context, cfg Config, log *slog.Logger) (ports.Cha
 		}
 		log.Info("local dev chain stopped", "dataDir", dev.DataDir())
 	}
-	adapter, err := dev.Dial(ctx)
+	adapter, err := dev.Dial(ctx, chain.DialOptions{RPCTimeout: cfg.Chain.RPCTimeout})
 	if err != nil {
 		stop()
 		return nil, nil, fmt.Errorf("local dev chain: %w", err)

@@ -22,12 +22,13 @@ import (
 // a struct field's desc is the heading of its group. `corridor help` and the table in
 // docs/operations.md are generated from these tags, so a new field documents itself.
 type Config struct {
-	Service serviceConfig `desc:"Service"`
-	HTTP    httpConfig    `desc:"HTTP"`
-	Chain   chainConfig   `desc:"Chains (docs/chain.md)"`
-	Wallets walletsConfig `desc:"Wallets and sandbox faucet"`
-	Claims  claimsConfig  `desc:"Pending claims (docs/claims.md)"`
-	Payouts payoutsConfig `desc:"Payout providers and off-ramp payments"`
+	Service  serviceConfig  `desc:"Service"`
+	HTTP     httpConfig     `desc:"HTTP"`
+	Identity identityConfig `desc:"Identity provider (docs/security.md)"`
+	Chain    chainConfig    `desc:"Chains (docs/chain.md)"`
+	Wallets  walletsConfig  `desc:"Wallets and sandbox faucet"`
+	Claims   claimsConfig   `desc:"Pending claims (docs/claims.md)"`
+	Payouts  payoutsConfig  `desc:"Payout providers and off-ramp payments"`
 	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
 	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
 	// sandbox defaults.
@@ -36,17 +37,23 @@ type Config struct {
 
 // serviceConfig is the process itself: where it listens, its database, its secrets.
 type serviceConfig struct {
-	DatabaseURL   string        `env:"DATABASE_URL" defaultDesc:"unset: run starts a project-local PostgreSQL" desc:"PostgreSQL URL (PostgreSQL 15+); serve requires it"`
-	Addr          string        `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
-	Port          int           `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
-	DataDir       string        `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
-	PostgresPort  int           `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
-	DBMaxConns    int           `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
-	LogLevel      logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
-	ShutdownGrace time.Duration `env:"SHUTDOWN_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight requests and running jobs before exit"`
-	SessionSecret secret        `env:"SESSION_SECRET" minLength:"32" defaultDesc:"random, kept in the data dir (session.secret)" desc:"HS256 secret of sandbox sessions; set it in production"`
-	CipherKey     secret        `env:"CIPHER_KEY" defaultDesc:"random, kept in the data dir (cipher.key, 0600)" desc:"AES-GCM key (hex, 32+ bytes) for phone numbers and payout identifiers, and the key of their lookup hashes; set it in production and never change it without re-encrypting"`
-	OperatorToken secret        `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
+	DatabaseURL  string `env:"DATABASE_URL" defaultDesc:"unset: run starts a project-local PostgreSQL" desc:"PostgreSQL URL (PostgreSQL 15+); serve requires it"`
+	Addr         string `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
+	Port         int    `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
+	DataDir      string `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
+	PostgresPort int    `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
+	DBMaxConns   int    `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
+	// DBStatementTimeout and DBIdleInTxTimeout are set on every connection of the pool.
+	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
+	DBIdleInTxTimeout  time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
+	LogLevel           logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
+	ShutdownGrace      time.Duration `env:"SHUTDOWN_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight requests and running jobs before exit"`
+	SessionSecret      secret        `env:"SESSION_SECRET" minLength:"32" defaultDesc:"random, kept in the data dir (session.secret)" desc:"HS256 secret of sandbox sessions (IDENTITY_PROVIDER=sandbox, TEST and local runs only)"`
+	CipherKey          secret        `env:"CIPHER_KEY" defaultDesc:"random, kept in the data dir (cipher.key, 0600); required when LIVE is served" desc:"primary AES-GCM key (hex, 32+ bytes) for phone numbers and payout identifiers: seals every new ciphertext under its key id, and keys the lookup hashes unless CIPHER_LOOKUP_KEY is set"`
+	// CipherPreviousKeys and CipherLookupKey rotate CIPHER_KEY (docs/security.md).
+	CipherPreviousKeys secret `env:"CIPHER_PREVIOUS_KEYS" defaultDesc:"unset" desc:"comma-separated hex keys CIPHER_KEY replaced: they open the ciphertexts they sealed and never seal new ones"`
+	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
+	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
 	// PolicyEnforcement is the spend-policy rollout flag.
 	PolicyEnforcement policy.Mode `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose and the off-ramp composer: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED; POLICY_UNAVAILABLE when the policy store fails)"`
 }
@@ -60,6 +67,18 @@ type httpConfig struct {
 	ReadTimeout        time.Duration `env:"HTTP_READ_TIMEOUT" envDefault:"15s" desc:"time to read a request"`
 	WriteTimeout       time.Duration `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
 	IdleTimeout        time.Duration `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
+	TrustedProxies     cidrList      `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
+}
+
+// identityConfig chooses the identity provider of sessions (D3). LIVE is never served with the
+// sandbox's shared-secret sessions.
+type identityConfig struct {
+	Provider         identityProvider `env:"IDENTITY_PROVIDER" envDefault:"sandbox" desc:"sandbox (HS256 tokens signed with SESSION_SECRET, minted by corridor session; TEST and local runs) or oidc (the provider's RS256/ES256 tokens, verified against its key set)"`
+	Issuer           string           `env:"OIDC_ISSUER" defaultDesc:"unset (required with oidc)" desc:"the provider's issuer URL, compared exactly with the iss claim (https; http only on a loopback host)"`
+	Audience         string           `env:"OIDC_AUDIENCE" defaultDesc:"unset (required with oidc)" desc:"this service's identifier at the provider: a token's aud must include it"`
+	JWKSURL          string           `env:"OIDC_JWKS_URL" defaultDesc:"$OIDC_ISSUER/.well-known/jwks.json" desc:"the provider's key set (https); set it for providers that publish it elsewhere (see their discovery document's jwks_uri)"`
+	MaxTokenLifetime time.Duration    `env:"OIDC_MAX_TOKEN_LIFETIME" envDefault:"24h" desc:"longest lifetime (exp - iat) of a token accepted; a token without iat is refused"`
+	JWKSTimeout      time.Duration    `env:"OIDC_JWKS_TIMEOUT" envDefault:"5s" desc:"deadline of one fetch of the key set (fetched at start, hourly, and at most once a minute when a token names an unknown key id)"`
 }
 
 // walletsConfig bounds wallets and sandbox drips per tenant.
@@ -145,6 +164,11 @@ func (c Config) wiringConfig() wiring.Config {
 		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
+		DBStatementTimeout:  c.Service.DBStatementTimeout,
+		DBIdleInTxTimeout:   c.Service.DBIdleInTxTimeout,
+		TrustedProxies:      c.HTTP.TrustedProxies,
+		CipherPreviousKeys:  c.Service.CipherPreviousKeys.reveal(),
+		CipherLookupKey:     c.Service.CipherLookupKey.reveal(),
 		Payouts:             c.Payouts.wiring(),
 		OperatorToken:       c.Service.OperatorToken.reveal(),
 		ClaimLifetime:       c.Claims.Lifetime,
@@ -155,6 +179,27 @@ func (c Config) wiringConfig() wiring.Config {
 		ClaimCodesPerPhone:   c.Claims.CodesPerPhone,
 		ClaimResendsPerClaim: c.Claims.ResendsPerClaim,
 	}
+}
+
+// servesLive says whether this deployment serves LIVE: LIVE money moves only on the LIVE
+// chain (LIVE has no sandbox deposits), so a configured LIVE_CHAIN_RPC_URL is what makes LIVE
+// real. Without it LIVE keys exist but every LIVE money movement answers CHAIN_UNAVAILABLE.
+func (c Config) servesLive() bool { return c.Chain.LiveRPCURL.set() }
+
+// checkServe refuses to serve LIVE with what is only fit for TEST and local runs: sandbox
+// sessions, whose HS256 secret lets whoever holds it be any user, and a cipher key generated
+// into the data dir, which a redeploy loses along with every phone number it sealed.
+func (c Config) checkServe() error {
+	if !c.servesLive() {
+		return nil
+	}
+	if c.Identity.Provider != providerOIDC {
+		return configError{"IDENTITY_PROVIDER", "sandbox sessions (HS256, one shared secret) cannot serve LIVE (LIVE_CHAIN_RPC_URL is set): set IDENTITY_PROVIDER=oidc with OIDC_ISSUER and OIDC_AUDIENCE"}
+	}
+	if !c.Service.CipherKey.set() {
+		return configError{"CIPHER_KEY", "is required when LIVE is served (LIVE_CHAIN_RPC_URL is set): a key generated into the data dir is for TEST and local runs only"}
+	}
+	return nil
 }
 
 // sessionSecret returns SESSION_SECRET, or for local use a random secret kept in the data dir,

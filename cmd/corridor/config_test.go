@@ -2,7 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
+	"io"
+	"log/slog"
+	"net/netip"
 	"os"
 	"reflect"
 	"slices"
@@ -10,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"corridor/adapters/chain"
 	"corridor/adapters/http"
+	"corridor/adapters/identity"
+	"corridor/adapters/postgres"
 	"corridor/core"
 	"corridor/core/claim"
 	"corridor/core/policy"
@@ -64,6 +71,15 @@ func TestConfig_Defaults(t *testing.T) {
 		{"dev chain", c.Chain.DevChain, onOff(true)},
 		{"geth", c.Chain.GethBinary, "bin/geth"},
 		{"chain dial timeout", c.Chain.DialTimeout, 30 * time.Second},
+		{"chain rpc timeout", c.Chain.RPCTimeout, chain.DefaultRPCTimeout},
+		{"db statement timeout", w.DBStatementTimeout, postgres.DefaultStatementTimeout},
+		{"db idle in transaction timeout", w.DBIdleInTxTimeout, postgres.DefaultIdleInTransactionTimeout},
+		{"trusted proxies", w.TrustedProxies, []netip.Prefix(nil)},
+		{"cipher rotation", []string{w.CipherPreviousKeys, w.CipherLookupKey}, []string{"", ""}},
+		{"identity provider", c.Identity.Provider, providerSandbox},
+		{"oidc max token lifetime", c.Identity.MaxTokenLifetime, 24 * time.Hour},
+		{"oidc key set timeout", c.Identity.JWKSTimeout, identity.DefaultJWKSTimeout},
+		{"serves live", c.servesLive(), false},
 		{"local", c.Local, false},
 	} {
 		if !reflect.DeepEqual(tc.got, tc.want) {
@@ -117,6 +133,22 @@ func TestConfig_Overrides(t *testing.T) {
 				return []string{c.Chain.endpoint(core.EnvTest).RPCURL.reveal(), c.Chain.endpoint(core.EnvTest).USDC, c.Chain.endpoint(core.EnvLive).AddressesFile, c.Chain.endpoint(core.EnvLive).USDC}
 			}, []string{"http://127.0.0.1:1", "0x00000000000000000000000000000000000000aa", "live.json", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"}},
 		{"chain dial timeout", map[string]string{"CHAIN_DIAL_TIMEOUT": "5s"}, func(c Config) any { return c.Chain.DialTimeout }, 5 * time.Second},
+		{"chain rpc timeout", map[string]string{"CHAIN_RPC_TIMEOUT": "2s"}, func(c Config) any { return c.Chain.RPCTimeout }, 2 * time.Second},
+		{"db timeouts", map[string]string{"DB_STATEMENT_TIMEOUT": "5s", "DB_IDLE_IN_TX_TIMEOUT": "2m"},
+			func(c Config) any {
+				w := c.wiringConfig()
+				return []time.Duration{w.DBStatementTimeout, w.DBIdleInTxTimeout}
+			},
+			[]time.Duration{5 * time.Second, 2 * time.Minute}},
+		{"trusted proxies", map[string]string{"TRUSTED_PROXIES": "10.1.0.0/16, 192.168.1.7 ,2001:db8::/32,,10.2.3.4/8"},
+			func(c Config) any { return c.wiringConfig().TrustedProxies }, []netip.Prefix{netip.MustParsePrefix("10.1.0.0/16"),
+				netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("2001:db8::/32"), netip.MustParsePrefix("10.0.0.0/8")}},
+		{"cipher rotation", map[string]string{"CIPHER_KEY": key32, "CIPHER_PREVIOUS_KEYS": hex32, "CIPHER_LOOKUP_KEY": hex32},
+			func(c Config) any { w := c.wiringConfig(); return []string{w.CipherPreviousKeys, w.CipherLookupKey} }, []string{hex32, hex32}},
+		{"oidc", map[string]string{"IDENTITY_PROVIDER": " OIDC", "OIDC_ISSUER": " https://id.example/ ", "OIDC_AUDIENCE": "https://api.example",
+			"OIDC_JWKS_URL": "https://id.example/keys", "OIDC_MAX_TOKEN_LIFETIME": "1h", "OIDC_JWKS_TIMEOUT": "2s"},
+			func(c Config) any { return c.Identity }, identityConfig{Provider: providerOIDC, Issuer: "https://id.example/",
+				Audience: "https://api.example", JWKSURL: "https://id.example/keys", MaxTokenLifetime: time.Hour, JWKSTimeout: 2 * time.Second}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(t.TempDir()) // the data dir secrets, if any, land here
@@ -163,6 +195,25 @@ func TestConfig_BadValues(t *testing.T) {
 		{"claim link base", map[string]string{"CLAIM_LINK_BASE": "claim.example/c/"}, `config: CLAIM_LINK_BASE: "claim.example/c/" is not an http or https URL`},
 		{"relayer key missing", map[string]string{"LIVE_CHAIN_RPC_URL": "http://127.0.0.1:1"}, `config: LIVE_RELAYER_PRIVATE_KEY: is required when LIVE_CHAIN_RPC_URL is set: the relayer pays gas`},
 		{"relayer key malformed", map[string]string{"RELAYER_PRIVATE_KEY": "0xnothex"}, `config: RELAYER_PRIVATE_KEY: is not a hex secp256k1 private key`},
+		{"unknown identity provider", map[string]string{"IDENTITY_PROVIDER": "ldap"}, `config: IDENTITY_PROVIDER: "ldap" is not sandbox or oidc`},
+		{"oidc without issuer", map[string]string{"IDENTITY_PROVIDER": "oidc", "OIDC_AUDIENCE": "a"}, `config: OIDC_ISSUER: is required with IDENTITY_PROVIDER=oidc`},
+		{"oidc issuer in clear", map[string]string{"IDENTITY_PROVIDER": "oidc", "OIDC_ISSUER": "http://id.example", "OIDC_AUDIENCE": "a"},
+			`config: OIDC_ISSUER: "http://id.example" is not an https URL (http only on a loopback host)`},
+		{"oidc without audience", map[string]string{"IDENTITY_PROVIDER": "oidc", "OIDC_ISSUER": "https://id.example"},
+			`config: OIDC_AUDIENCE: is required with IDENTITY_PROVIDER=oidc: without it a token minted for any application of the provider would do`},
+		{"oidc key set in clear", map[string]string{"IDENTITY_PROVIDER": "oidc", "OIDC_ISSUER": "https://id.example", "OIDC_AUDIENCE": "a", "OIDC_JWKS_URL": "http://id.example/k"},
+			`config: OIDC_JWKS_URL: "http://id.example/k" is not an https URL (http only on a loopback host)`},
+		{"trusted proxy not a network", map[string]string{"TRUSTED_PROXIES": "10.0.0.0/8,proxy.internal"}, `config: TRUSTED_PROXIES: "proxy.internal" is not a CIDR or an IP address`},
+		{"rotation without lookup key", map[string]string{"CIPHER_KEY": key32, "CIPHER_PREVIOUS_KEYS": hex32},
+			`config: CIPHER_LOOKUP_KEY: is required with CIPHER_PREVIOUS_KEYS: set it to the key the stored lookup hashes were made with (the CIPHER_KEY before the first rotation)`},
+		{"rotation without primary", map[string]string{"CIPHER_PREVIOUS_KEYS": hex32, "CIPHER_LOOKUP_KEY": hex32},
+			`config: CIPHER_PREVIOUS_KEYS: needs CIPHER_KEY: a rotation starts from a configured key`},
+		{"previous key malformed", map[string]string{"CIPHER_KEY": key32, "CIPHER_PREVIOUS_KEYS": hex32 + ",abcd", "CIPHER_LOOKUP_KEY": hex32},
+			`config: CIPHER_PREVIOUS_KEYS: must be hex-encoded and at least 32 bytes (64 hex digits)`},
+		{"lookup key malformed", map[string]string{"CIPHER_KEY": key32, "CIPHER_LOOKUP_KEY": "abcd"},
+			`config: CIPHER_LOOKUP_KEY: must be hex-encoded and at least 32 bytes (64 hex digits)`},
+		{"previous key is the primary", map[string]string{"CIPHER_KEY": key32, "CIPHER_PREVIOUS_KEYS": key32, "CIPHER_LOOKUP_KEY": key32},
+			`config: CIPHER_PREVIOUS_KEYS: names CIPHER_KEY or one key twice`},
 		{"first bad variable wins", map[string]string{"DB_MAX_CONNS": "x", "OFFRAMP_POLL_INTERVAL": "y"}, `config: DB_MAX_CONNS: "x" is not an integer`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -289,4 +340,80 @@ func TestOperationsDoc_ConfigTable(t *testing.T) {
 		}
 		t.Fatalf("docs/operations.md's configuration table is stale; run go test ./cmd/corridor -run TestOperationsDoc -update\n got:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// TestServe_RefusesLiveWithSandboxKeys: a deployment that serves LIVE (a LIVE chain is
+// configured) does not start with sandbox sessions or without a configured cipher key, under
+// serve and run alike, with one line naming the variable; TEST-only deployments keep both.
+func TestServe_RefusesLiveWithSandboxKeys(t *testing.T) {
+	t.Chdir(t.TempDir()) // nothing may land in a data dir, but if it did, here
+	live := map[string]string{"LIVE_CHAIN_RPC_URL": "http://127.0.0.1:1", "LIVE_RELAYER_PRIVATE_KEY": key32}
+	with := func(extra map[string]string) map[string]string {
+		out := map[string]string{}
+		for _, m := range []map[string]string{live, extra} {
+			for k, v := range m {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	oidc := map[string]string{"IDENTITY_PROVIDER": "oidc", "OIDC_ISSUER": "https://id.example/", "OIDC_AUDIENCE": "corridor"}
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for _, tc := range []struct {
+		name  string
+		env   map[string]string
+		local bool
+		want  string
+	}{
+		{"serve with sandbox sessions", with(map[string]string{"CIPHER_KEY": hex32, "SESSION_SECRET": hex32}), false,
+			"config: IDENTITY_PROVIDER: sandbox sessions (HS256, one shared secret) cannot serve LIVE (LIVE_CHAIN_RPC_URL is set): set IDENTITY_PROVIDER=oidc with OIDC_ISSUER and OIDC_AUDIENCE"},
+		{"run with sandbox sessions", with(map[string]string{"CIPHER_KEY": hex32}), true,
+			"config: IDENTITY_PROVIDER: sandbox sessions (HS256, one shared secret) cannot serve LIVE (LIVE_CHAIN_RPC_URL is set): set IDENTITY_PROVIDER=oidc with OIDC_ISSUER and OIDC_AUDIENCE"},
+		{"oidc without a cipher key", with(oidc), false,
+			"config: CIPHER_KEY: is required when LIVE is served (LIVE_CHAIN_RPC_URL is set): a key generated into the data dir is for TEST and local runs only"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := loadConfig(tc.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Local = tc.local
+			// The database URL is never reached: the refusal comes first.
+			err = serveURL(context.Background(), cfg, "postgres://127.0.0.1:1/unreachable", discard)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error\n got: %v\nwant: %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), hex32) {
+				t.Fatalf("not one clean line: %q", err)
+			}
+			if _, statErr := os.Stat(".data"); statErr == nil {
+				t.Fatal("a refused start wrote into the data dir")
+			}
+		})
+	}
+	for name, env := range map[string]map[string]string{
+		"LIVE with oidc and a cipher key":    with(mergeEnv(oidc, map[string]string{"CIPHER_KEY": hex32})),
+		"TEST only with sandbox and no key":  {},
+		"TEST chain with sandbox and no key": {"CHAIN_RPC_URL": "http://127.0.0.1:1", "RELAYER_PRIVATE_KEY": key32},
+	} {
+		t.Run("allowed: "+name, func(t *testing.T) {
+			cfg, err := loadConfig(env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cfg.checkServe(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+func mergeEnv(maps ...map[string]string) map[string]string {
+	out := map[string]string{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
 }

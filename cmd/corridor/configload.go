@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net/netip"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -15,6 +16,8 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/adapters/cipher"
+	"corridor/adapters/identity"
 	"corridor/core/policy"
 	"corridor/ports"
 )
@@ -42,6 +45,38 @@ type onOff bool
 
 // hexAddress is a 0x-prefixed 20-byte hex address.
 type hexAddress string
+
+// identityProvider is IDENTITY_PROVIDER.
+type identityProvider string
+
+// The identity providers this build has.
+const (
+	providerSandbox identityProvider = "sandbox"
+	providerOIDC    identityProvider = "oidc"
+)
+
+// cidrList is a comma-separated list of networks; a bare address is its own /32 or /128.
+type cidrList []netip.Prefix
+
+// parseCIDRList reads TRUSTED_PROXIES.
+func parseCIDRList(v string) (cidrList, error) {
+	var out cidrList
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(item); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(item)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR or an IP address", item)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
 
 // valueParsers read one value per type and say what is wrong with a value they refuse. Every
 // type in Config other than strings and secrets has one, so no value reaches the library's
@@ -92,6 +127,14 @@ var valueParsers = map[reflect.Type]func(string) (any, error){
 		}
 		return hexAddress(v), nil
 	},
+	reflect.TypeFor[identityProvider](): func(v string) (any, error) {
+		switch p := identityProvider(strings.ToLower(strings.TrimSpace(v))); p {
+		case providerSandbox, providerOIDC:
+			return p, nil
+		}
+		return nil, fmt.Errorf("%q is not sandbox or oidc", v)
+	},
+	reflect.TypeFor[cidrList](): func(v string) (any, error) { return parseCIDRList(v) },
 	reflect.TypeFor[policy.Mode](): func(v string) (any, error) {
 		mode, ok := policy.ParseMode(strings.ToLower(strings.TrimSpace(v)))
 		if !ok {
@@ -134,6 +177,8 @@ func loadConfig(environ map[string]string) (Config, error) {
 	}
 	c.Service.OperatorToken = secret(strings.TrimSpace(c.Service.OperatorToken.reveal()))
 	c.Claims.LinkBase = strings.TrimSpace(c.Claims.LinkBase)
+	c.Identity.Issuer, c.Identity.Audience = strings.TrimSpace(c.Identity.Issuer), strings.TrimSpace(c.Identity.Audience)
+	c.Identity.JWKSURL = strings.TrimSpace(c.Identity.JWKSURL)
 	if err := checkBounds(c); err != nil {
 		return Config{}, err
 	}
@@ -192,13 +237,75 @@ func checkBounds(c Config) error {
 // validate checks what one variable's type cannot say: a key's encoding, a URL's form, a
 // variable another one requires.
 func (c Config) validate() error {
-	if c.Service.CipherKey.set() {
-		if b, err := hex.DecodeString(c.Service.CipherKey.reveal()); err != nil || len(b) < 32 {
-			return configError{"CIPHER_KEY", "must be hex-encoded and at least 32 bytes (64 hex digits)"}
-		}
+	if err := c.Service.validateCipherKeys(); err != nil {
+		return err
+	}
+	if err := c.Identity.validate(); err != nil {
+		return err
 	}
 	if u, err := url.Parse(c.Claims.LinkBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return configError{"CLAIM_LINK_BASE", fmt.Sprintf("%q is not an http or https URL", c.Claims.LinkBase)}
 	}
 	return c.Chain.validate()
+}
+
+// validateCipherKeys checks the keys' encoding, and that a rotation keeps the lookup hashes'
+// key: rotating CIPHER_KEY without CIPHER_LOOKUP_KEY would make every stored phone number and
+// payout identifier unfindable.
+func (c serviceConfig) validateCipherKeys() error {
+	const encoding = "must be hex-encoded and at least 32 bytes (64 hex digits)"
+	primary := c.CipherKey.reveal()
+	if c.CipherKey.set() {
+		if b, err := hex.DecodeString(primary); err != nil || len(b) < cipher.MinKeyLength {
+			return configError{"CIPHER_KEY", encoding}
+		}
+	}
+	if !c.CipherPreviousKeys.set() && !c.CipherLookupKey.set() {
+		return nil
+	}
+	if !c.CipherKey.set() {
+		key := "CIPHER_PREVIOUS_KEYS"
+		if !c.CipherPreviousKeys.set() {
+			key = "CIPHER_LOOKUP_KEY"
+		}
+		return configError{key, "needs CIPHER_KEY: a rotation starts from a configured key"}
+	}
+	if c.CipherPreviousKeys.set() && !c.CipherLookupKey.set() {
+		return configError{"CIPHER_LOOKUP_KEY", "is required with CIPHER_PREVIOUS_KEYS: set it to the key the stored lookup hashes were made with (the CIPHER_KEY before the first rotation)"}
+	}
+	keys, err := cipher.ParseHexKeys(primary, c.CipherPreviousKeys.reveal(), c.CipherLookupKey.reveal())
+	if err != nil {
+		for _, name := range []string{"CIPHER_PREVIOUS_KEYS", "CIPHER_LOOKUP_KEY"} {
+			if strings.Contains(err.Error(), name) {
+				return configError{name, encoding}
+			}
+		}
+		return configError{"CIPHER_KEY", encoding}
+	}
+	if _, err := cipher.NewWithKeys(keys); err != nil {
+		return configError{"CIPHER_PREVIOUS_KEYS", "names CIPHER_KEY or one key twice"}
+	}
+	return nil
+}
+
+// validate checks the OIDC settings when the provider is oidc.
+func (c identityConfig) validate() error {
+	if c.Provider != providerOIDC {
+		return nil
+	}
+	if c.Issuer == "" {
+		return configError{"OIDC_ISSUER", "is required with IDENTITY_PROVIDER=oidc"}
+	}
+	if err := identity.CheckProviderURL("OIDC_ISSUER", c.Issuer); err != nil {
+		return configError{"OIDC_ISSUER", fmt.Sprintf("%q is not an https URL (http only on a loopback host)", c.Issuer)}
+	}
+	if c.Audience == "" {
+		return configError{"OIDC_AUDIENCE", "is required with IDENTITY_PROVIDER=oidc: without it a token minted for any application of the provider would do"}
+	}
+	if c.JWKSURL != "" {
+		if err := identity.CheckProviderURL("OIDC_JWKS_URL", c.JWKSURL); err != nil {
+			return configError{"OIDC_JWKS_URL", fmt.Sprintf("%q is not an https URL (http only on a loopback host)", c.JWKSURL)}
+		}
+	}
+	return nil
 }

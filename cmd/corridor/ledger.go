@@ -30,7 +30,9 @@ func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string)
 		}
 		url = cluster.URL("corridor")
 	}
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 2})
+	// The verification reads the whole history in one repeatable-read transaction: the
+	// serving time-outs would cut a large ledger short, and an operator can interrupt it.
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 2, StatementTimeout: -1, IdleInTransactionTimeout: -1})
 	if err != nil {
 		return err
 	}

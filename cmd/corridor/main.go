@@ -17,6 +17,7 @@ import (
 
 	"corridor/adapters/identity"
 	"corridor/adapters/pgcluster"
+	"corridor/ports"
 	"corridor/wiring"
 )
 
@@ -65,6 +66,11 @@ func main() {
 		err = ledgerCmd(ctx, cfg, log, os.Args[2:])
 	default:
 		fmt.Fprintf(os.Stderr, "corridor: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	var refused configError
+	if errors.As(err, &refused) {
+		fmt.Fprintln(os.Stderr, refused)
 		os.Exit(2)
 	}
 	if err != nil {
@@ -118,6 +124,9 @@ func localCluster(ctx context.Context, cfg Config, log *slog.Logger) (*pgcluster
 
 // serveURL migrates, serves, and shuts down gracefully on SIGINT/SIGTERM.
 func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) error {
+	if err := cfg.checkServe(); err != nil {
+		return err
+	}
 	if dbURL == "" {
 		return errors.New("DATABASE_URL is not set (use `corridor run` for a local database)")
 	}
@@ -126,8 +135,8 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	log.Info("migrations applied", "version", version)
-	secret, err := cfg.sessionSecret()
-	if err != nil {
+	wcfg := cfg.wiringConfig()
+	if wcfg.Identity, wcfg.SessionSecret, err = sessionVerifier(ctx, cfg, log); err != nil {
 		return err
 	}
 	chains, releaseChains, err := startChains(ctx, cfg, log)
@@ -139,8 +148,7 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 	if err != nil {
 		return err
 	}
-	wcfg := cfg.wiringConfig()
-	wcfg.DatabaseURL, wcfg.SessionSecret, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, secret, cipherKey, chains
+	wcfg.DatabaseURL, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, cipherKey, chains
 	if cfg.Local {
 		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
 	}
@@ -202,6 +210,25 @@ func migrateCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
 	return err
 }
 
+// sessionVerifier is the configured identity provider: the OIDC adapter (its key set fetched
+// once now, then refreshed until ctx ends), or for sandbox the secret wiring keys the sandbox
+// adapter with.
+func sessionVerifier(ctx context.Context, cfg Config, log *slog.Logger) (ports.Identity, string, error) {
+	if cfg.Identity.Provider != providerOIDC {
+		secret, err := cfg.sessionSecret()
+		return nil, secret, err
+	}
+	idp, err := identity.NewOIDC(ctx, identity.OIDCConfig{
+		Issuer: cfg.Identity.Issuer, Audience: cfg.Identity.Audience, JWKSURL: cfg.Identity.JWKSURL,
+		MaxTokenLifetime: cfg.Identity.MaxTokenLifetime, FetchTimeout: cfg.Identity.JWKSTimeout, Logger: log,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	log.Info("sessions verified by the OIDC provider", "issuer", cfg.Identity.Issuer, "audience", cfg.Identity.Audience)
+	return idp, "", nil
+}
+
 func sessionCmd(cfg Config, args []string) error {
 	fs := flag.NewFlagSet("session", flag.ContinueOnError)
 	user := fs.String("user", "", "identity-provider user id (required)")
@@ -212,6 +239,9 @@ func sessionCmd(cfg Config, args []string) error {
 	}
 	if *user == "" {
 		return errors.New("session: --user is required")
+	}
+	if cfg.Identity.Provider == providerOIDC {
+		return errors.New("session: IDENTITY_PROVIDER is oidc: sessions are minted by the provider, not by corridor session")
 	}
 	secret, err := cfg.sessionSecret()
 	if err != nil {
