@@ -171,7 +171,7 @@ func writeError(c *fiber.Ctx, log *slog.Logger, err error) error {
 		de = nil // an internal domain error is still internal: logged below, answered generically
 	}
 	if de == nil {
-		log.Error("unhandled error", "requestId", requestID(c), "route", routeOf(c), "error", err.Error())
+		log.Error("unhandled error", "requestId", requestID(c), "route", endpointOf(c), "error", err.Error())
 		de = core.E(core.CodeInternal, "internal error; quote the requestId when contacting support")
 	}
 	status := StatusFor(de.Code)

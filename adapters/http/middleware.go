@@ -31,7 +31,7 @@ const (
 
 	localRequestID = "requestId"
 	localPrincipal = "principal"
-	localRoute     = "route"
+	localEndpoint  = "route"
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -137,8 +137,8 @@ func requestID(c *fiber.Ctx) string {
 	return id
 }
 
-func routeOf(c *fiber.Ctx) string {
-	if r, ok := c.Locals(localRoute).(string); ok {
+func endpointOf(c *fiber.Ctx) string {
+	if r, ok := c.Locals(localEndpoint).(string); ok {
 		return r
 	}
 	return "unmatched"
@@ -153,7 +153,7 @@ func principalOf(c *fiber.Ctx) (auth.Principal, bool) {
 func (s *Server) recoverPanics(c *fiber.Ctx) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.log.Error("panic", "requestId", requestID(c), "route", routeOf(c),
+			s.log.Error("panic", "requestId", requestID(c), "route", endpointOf(c),
 				"panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 			err = writeError(c, s.log, core.E(core.CodeInternal, "internal error"))
 		}
@@ -170,7 +170,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	}
 	latency := time.Since(start)
 	status := c.Response().StatusCode()
-	route := routeOf(c)
+	route := endpointOf(c)
 	s.metrics.observe(strings.Clone(c.Method()), route, status, latency)
 	attrs := []any{"requestId", requestID(c), "method", c.Method(), "route", route,
 		"status", status, "latencyMs", float64(latency.Microseconds()) / 1000}

@@ -22,15 +22,15 @@ const OpenAPIVersion = "3.1.0"
 // value of its DTO, or "" for a text body (a CSV export beside the JSON one).
 type Content map[string]any
 
-// openapi serves the document built from the route table.
+// openapi serves the document built from the endpoint table.
 func (s *Server) openapi(c *fiber.Ctx) error { return c.JSON(s.OpenAPI()) }
 
 // OpenAPI builds the document: every route of the table with its parameters, request and
 // response schemas, and every error status it can answer. Every named DTO is one schema under
 // components, referenced wherever it appears, so a client generator sees one type per DTO.
-func (s *Server) OpenAPI() map[string]any { return buildOpenAPI(s.routes) }
+func (s *Server) OpenAPI() map[string]any { return buildOpenAPI(s.endpoints) }
 
-func buildOpenAPI(routes []Route) map[string]any {
+func buildOpenAPI(routes []Endpoint) map[string]any {
 	g := newSchemaGen()
 	paths := map[string]any{}
 	for _, r := range routes {
@@ -66,7 +66,7 @@ func buildOpenAPI(routes []Route) map[string]any {
 	}
 }
 
-func (g *schemaGen) operation(r Route) map[string]any {
+func (g *schemaGen) operation(r Endpoint) map[string]any {
 	op := map[string]any{
 		"summary": r.Summary, "tags": []string{r.Tag},
 		"operationId": operationID(r), "responses": g.responses(r),
@@ -102,7 +102,7 @@ func (g *schemaGen) operation(r Route) map[string]any {
 // schemas, its declared errors, and the errors every route of its kind can answer (impliedErrors).
 // Each error status references one shared response whose body is the ErrorEnvelope; default
 // covers what no route can foresee.
-func (g *schemaGen) responses(r Route) map[string]any {
+func (g *schemaGen) responses(r Endpoint) map[string]any {
 	out := map[string]any{}
 	for status, body := range r.Responses {
 		if status >= 400 {
@@ -140,7 +140,7 @@ func requestIDHeader() map[string]any {
 }
 
 // errorStatuses are the route's declared error statuses and its implied ones, sorted.
-func errorStatuses(r Route) []int {
+func errorStatuses(r Endpoint) []int {
 	var out []int
 	for status := range r.Responses {
 		if status >= 400 {
@@ -157,12 +157,12 @@ func errorStatuses(r Route) []int {
 }
 
 // impliedErrors are the statuses the middleware chain lets a route answer whatever its
-// handler does, so no route table entry has to repeat them: every route refuses a query
+// handler does, so no endpoint table entry has to repeat them: every route refuses a query
 // string with NUL or invalid UTF-8 (400) and can fail (500); authenticated routes refuse
 // missing or bad credentials (401), a missing scope or tenant (403) and a caller over its rate
 // (429); a POST takes an Idempotency-Key, which can be malformed (400), in flight (409) or
 // reused with another body (422); a request body can be too large (413).
-func impliedErrors(r Route) []int {
+func impliedErrors(r Endpoint) []int {
 	out := []int{400, 500}
 	switch r.Auth {
 	case authRequired:
@@ -204,7 +204,7 @@ func (g *schemaGen) errorResponse(status int) string {
 	return name
 }
 
-func parameters(r Route) []any {
+func parameters(r Endpoint) []any {
 	var out []any
 	for _, p := range r.Params {
 		typ := "string"
@@ -226,7 +226,7 @@ func parameters(r Route) []any {
 	return out
 }
 
-func operationID(r Route) string {
+func operationID(r Endpoint) string {
 	var b strings.Builder
 	b.WriteString(strings.ToLower(r.Method))
 	for _, part := range strings.FieldsFunc(r.Path, func(c rune) bool { return c == '/' || c == '-' || c == '.' || c == '{' || c == '}' }) {

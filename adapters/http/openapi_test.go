@@ -98,7 +98,7 @@ func TestOpenAPI_SharedSchemasAreReferenced(t *testing.T) {
 func TestOpenAPI_EveryRouteDocumentsItsErrors(t *testing.T) {
 	s := contractServer(t)
 	doc, _ := servedDocument(t, s)
-	for _, r := range s.Routes() {
+	for _, r := range s.Endpoints() {
 		op := doc.Paths.Find(r.Path).GetOperation(r.Method)
 		want := []int{400, 500}
 		if r.Auth == authRequired {
@@ -127,7 +127,7 @@ func TestOpenAPI_NullableConvention(t *testing.T) {
 	if member.Properties["email"].Value.Type.Includes("null") {
 		t.Errorf("Member.email admits null")
 	}
-	for _, r := range s.Routes() {
+	for _, r := range s.Endpoints() {
 		for _, field := range r.SecretFields {
 			for status, dto := range r.Responses {
 				if status >= 300 {

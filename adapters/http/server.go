@@ -1,5 +1,5 @@
 // Package http is the inbound Fiber adapter: routes, middleware, DTOs, the error envelope and
-// the OpenAPI document, which is built from the same route table that registers the handlers.
+// the OpenAPI document, which is built from the same endpoint table that registers the handlers.
 package http
 
 import (
@@ -83,8 +83,9 @@ type Param struct {
 	Integer               bool
 }
 
-// Route is one entry of the route table: it registers the handler and documents it.
-type Route struct {
+// Endpoint is one entry of the endpoint table (an HTTP method and path; not a payout route):
+// it registers the handler and documents it.
+type Endpoint struct {
 	Method, Path, Summary, Tag string
 	Auth                       authMode
 	Scopes                     []auth.Scope
@@ -128,7 +129,7 @@ func (s Services) missing() []string {
 	return out
 }
 
-// Server is the Fiber application with its route table.
+// Server is the Fiber application with its endpoint table.
 type Server struct {
 	cfg     Config
 	svc     Services
@@ -138,7 +139,7 @@ type Server struct {
 	// claimLimiter throttles the public claim-link routes per client IP.
 	claimLimiter *limiter
 	fiber        *fiber.App
-	routes       []Route
+	endpoints    []Endpoint
 }
 
 // New builds the server and registers every route.
@@ -172,17 +173,17 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
 	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.observe, s.recoverPanics, checkQuery)
-	s.routes = s.routeTable()
-	for _, r := range s.routes {
+	s.endpoints = s.endpointTable()
+	for _, r := range s.endpoints {
 		s.register(r)
 	}
 	return s, nil
 }
 
-func (s *Server) register(r Route) {
+func (s *Server) register(r Endpoint) {
 	route := r.Path
 	chain := []fiber.Handler{func(c *fiber.Ctx) error {
-		c.Locals(localRoute, route)
+		c.Locals(localEndpoint, route)
 		return c.Next()
 	}}
 	switch r.Auth {
@@ -204,8 +205,8 @@ func (s *Server) register(r Route) {
 // Fiber exposes the Fiber app (tests drive it with app.Test).
 func (s *Server) Fiber() *fiber.App { return s.fiber }
 
-// Routes returns the route table, for the OpenAPI parity test.
-func (s *Server) Routes() []Route { return s.routes }
+// Endpoints returns the endpoint table, for the OpenAPI parity test.
+func (s *Server) Endpoints() []Endpoint { return s.endpoints }
 
 // Listen serves until Shutdown.
 func (s *Server) Listen(addr string) error { return s.fiber.Listen(addr) }

@@ -2,15 +2,15 @@ package http
 
 import "corridor/core/auth"
 
-// offrampRoutes are the routes of phone-addressed off-ramp payments and their recipients'
+// offrampEndpoints are the routes of phone-addressed off-ramp payments and their recipients'
 // aliases, credentials, payout destinations, provider webhooks and sandbox helpers. Aliases,
 // credentials and destinations take identity:read / identity:write (SPEC.md does not show
 // their scopes; they describe who the tenant is and where it is paid).
-func (s *Server) offrampRoutes() []Route {
+func (s *Server) offrampEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
 	read, write := []auth.Scope{auth.ScopeIdentityRead}, []auth.Scope{auth.ScopeIdentityWrite}
-	return []Route{
+	return []Endpoint{
 		{Method: "POST", Path: "/v1/phone-aliases", Summary: "Start proving a phone number: a 6-digit code is sent by SMS (D7)", Tag: "phone-aliases",
 			Auth: authRequired, Scopes: write, Request: phoneAliasCreateRequest{},
 			Responses: map[int]any{201: phoneAliasResponse{}, 400: Envelope{}, 422: Envelope{}, 501: Envelope{}}, Handler: s.createPhoneAlias},
@@ -40,13 +40,13 @@ func (s *Server) offrampRoutes() []Route {
 	}
 }
 
-// offrampPaymentRoutes are SPEC.md's off-ramp payment table, the signed provider webhooks
+// offrampPaymentEndpoints are SPEC.md's off-ramp payment table, the signed provider webhooks
 // and the sandbox helpers (D10). Served only when the offrampPayments feature is on.
-func (s *Server) offrampPaymentRoutes() []Route {
+func (s *Server) offrampPaymentEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
 	read, write := []auth.Scope{auth.ScopeRampsRead}, []auth.Scope{auth.ScopeRampsWrite}
-	return []Route{
+	return []Endpoint{
 		{Method: "POST", Path: "/v1/offramp/payments", Summary: "Pay a phone number: resolve, reserve, run the policy composer, quote routes", Tag: "offramp",
 			Auth: authRequired, Scopes: write, Request: offrampPaymentCreateRequest{},
 			Responses: map[int]any{201: offrampPaymentResponse{}, 400: Envelope{}, 403: Envelope{}, 422: Envelope{}, 501: Envelope{}, 503: Envelope{}}, Handler: s.createOfframpPayment},

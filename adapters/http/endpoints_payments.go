@@ -2,12 +2,12 @@ package http
 
 import "corridor/core/auth"
 
-// safePaymentRoutes are the routes of Safe payments (SPEC.md Endpoints, Safe payments).
-func (s *Server) safePaymentRoutes() []Route {
+// safePaymentEndpoints are the routes of Safe payments (SPEC.md Endpoints, Safe payments).
+func (s *Server) safePaymentEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	create := []auth.Scope{auth.ScopePaymentsCreate}
-	return []Route{
+	return []Endpoint{
 		{Method: "POST", Path: "/v1/payments", Summary: "Propose a USDC payment from a DEPLOYED wallet; returns the safeTxHash owners sign", Tag: "payments",
 			Auth: authRequired, Scopes: create, Request: safePaymentCreateRequest{},
 			Responses: map[int]any{201: safePaymentResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Handler: s.createSafePayment},

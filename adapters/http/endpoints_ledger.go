@@ -2,10 +2,10 @@ package http
 
 import "corridor/core/auth"
 
-// ledgerRoutes are the routes of the ledger capability (balances, sandbox deposits, finance).
+// ledgerEndpoints are the routes of the ledger capability (balances, sandbox deposits, finance).
 // Scopes (docs/decisions.md, "Ledger"): the service balance is payments:read, a sandbox
 // deposit payments:create (TEST only), and every finance read treasury:read.
-func (s *Server) ledgerRoutes() []Route {
+func (s *Server) ledgerEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	window := []Param{
 		{Name: "from", In: "query", Description: "RFC 3339; only transfers created at or after it"},
@@ -13,7 +13,7 @@ func (s *Server) ledgerRoutes() []Route {
 	}
 	asOf := Param{Name: "asOf", In: "query", Description: "RFC 3339; balances as of this instant, recomputed from the ledger's history"}
 	finance := []auth.Scope{auth.ScopeTreasuryRead}
-	return []Route{
+	return []Endpoint{
 		{Method: "GET", Path: "/v1/balances", Summary: "The caller's service balance per asset: available, held and total", Tag: "balances",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsRead}, Params: []Param{asOf},
 			Responses: map[int]any{200: balancesResponse{}}, Handler: s.getBalances},

@@ -2,13 +2,13 @@ package http
 
 import "corridor/core/auth"
 
-// walletRoutes are the routes of wallets, the faucet and the handle directory. Claiming a
+// walletEndpoints are the routes of wallets, the faucet and the handle directory. Claiming a
 // handle (scope not shown in SPEC.md) takes wallets:write, as it publishes a wallet.
-func (s *Server) walletRoutes() []Route {
+func (s *Server) walletEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
 	fund := []auth.Scope{auth.ScopeWalletsFund}
-	return []Route{
+	return []Endpoint{
 		{Method: "POST", Path: "/v1/wallets", Summary: "Create a Safe wallet: its predicted address is returned at once and a job deploys it", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: walletCreateRequest{},
 			Responses: map[int]any{201: walletResponse{}, 503: Envelope{}}, Handler: s.createWallet},

@@ -6,12 +6,12 @@ import (
 	"corridor/core/auth"
 )
 
-// routeTable is every route of the service. The OpenAPI document is generated from it, and a
+// endpointTable is every route of the service. The OpenAPI document is generated from it, and a
 // test checks that Fiber's registered routes and the document agree.
-func (s *Server) routeTable() []Route {
+func (s *Server) endpointTable() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
-	routes := []Route{
+	routes := []Endpoint{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness: the process answers", Tag: "service",
 			Responses: map[int]any{200: healthResponse{}}, Handler: s.healthz},
 		{Method: "GET", Path: "/readyz", Summary: "Readiness: the database answers", Tag: "service",
@@ -51,19 +51,19 @@ func (s *Server) routeTable() []Route {
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Params: pathID,
 			Responses: map[int]any{200: apiKeyResponse{}, 404: Envelope{}}, Handler: s.revokeKey},
 	}
-	routes = append(routes, s.ledgerRoutes()...)
-	routes = append(routes, s.walletRoutes()...)
-	routes = append(routes, s.safePaymentRoutes()...)
-	routes = append(routes, s.policyRoutes()...)
-	routes = append(routes, s.offrampRoutes()...)
+	routes = append(routes, s.ledgerEndpoints()...)
+	routes = append(routes, s.walletEndpoints()...)
+	routes = append(routes, s.safePaymentEndpoints()...)
+	routes = append(routes, s.policyEndpoints()...)
+	routes = append(routes, s.offrampEndpoints()...)
 	if s.cfg.Capabilities.Features["offrampPayments"] {
-		routes = append(routes, s.offrampPaymentRoutes()...)
+		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}
 	if s.cfg.Capabilities.Features["pendingClaims"] && s.cfg.Capabilities.Features["offrampPayments"] {
-		routes = append(routes, s.claimRoutes()...)
+		routes = append(routes, s.claimEndpoints()...)
 	}
 	if s.cfg.Capabilities.Features["operatorReview"] && s.cfg.Capabilities.Features["offrampPayments"] {
-		routes = append(routes, s.adminRoutes()...)
+		routes = append(routes, s.adminEndpoints()...)
 	}
 	return routes
 }

@@ -2,15 +2,15 @@ package http
 
 import "corridor/core/auth"
 
-// policyRoutes are the routes of spend policies (SPEC.md Endpoints, Policies). Reads take
+// policyEndpoints are the routes of spend policies (SPEC.md Endpoints, Policies). Reads take
 // policies:read, writes policies:write (which agent keys never hold), the dry run
 // policies:evaluate.
-func (s *Server) policyRoutes() []Route {
+func (s *Server) policyEndpoints() []Endpoint {
 	read := []auth.Scope{auth.ScopePoliciesRead}
 	write := []auth.Scope{auth.ScopePoliciesWrite}
 	pathID := []Param{{Name: "id", In: "path"}}
 	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
-	return []Route{
+	return []Endpoint{
 		{Method: "POST", Path: "/v1/policies", Summary: "Create a policy: the document compiles to immutable version 1, which is activated", Tag: "policies",
 			Auth: authRequired, Scopes: write, Request: policyCreateRequest{},
 			Responses: map[int]any{201: policyResponse{}, 400: Envelope{}}, Handler: s.createPolicy},

@@ -2,15 +2,15 @@ package http
 
 import "corridor/core/auth"
 
-// claimRoutes are the pending-claim operations (SPEC.md Claims; paths of DESIGN.md §6): the
+// claimEndpoints are the pending-claim operations (SPEC.md Claims; paths of DESIGN.md §6): the
 // token-authorized public inspect, phone code and confirm; redeem with the recipient's
 // credentials; the sender's claim read, resend and refund request; the sandbox expiry helper.
 // Served only when the pendingClaims feature is on (a claim escrow is configured).
-func (s *Server) claimRoutes() []Route {
+func (s *Server) claimEndpoints() []Endpoint {
 	token := []Param{{Name: "claimToken", In: "path", Description: "the claim link's token"}}
 	claimID := []Param{{Name: "claimId", In: "path"}}
 	read, write := []auth.Scope{auth.ScopeRampsRead}, []auth.Scope{auth.ScopeRampsWrite}
-	return []Route{
+	return []Endpoint{
 		{Method: "GET", Path: "/v1/claims/{claimToken}", Summary: "Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)", Tag: "claims",
 			Auth: authNone, Params: token,
 			Responses: map[int]any{200: claimPublicResponse{}, 404: Envelope{}, 409: Envelope{}, 429: Envelope{}}, Handler: s.inspectClaim},

@@ -17,11 +17,11 @@ const headerOperatorToken = "X-Operator-Token"
 // MinOperatorTokenLength is the shortest operator token configuration accepts.
 const MinOperatorTokenLength = 32
 
-// adminRoutes are the operator routes of D11. They authenticate with the configured operator
+// adminEndpoints are the operator routes of D11. They authenticate with the configured operator
 // token only; a tenant API key or session is never accepted there.
-func (s *Server) adminRoutes() []Route {
+func (s *Server) adminEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
-	return []Route{
+	return []Endpoint{
 		{Method: "POST", Path: "/v1/admin/offramp/payments/{id}/approve-review", Summary: "Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)", Tag: "admin",
 			Auth: authOperator, Params: pathID,
 			Responses: map[int]any{200: offrampPaymentResponse{}, 401: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Handler: s.approveOfframpReview},
