@@ -64,7 +64,11 @@ CREATE TABLE public.api_keys (
     expires_at timestamp with time zone,
     revoked_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
-    CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+    created_by_user_id text,
+    created_by_member_id text,
+    created_by_key_id text,
+    CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT api_keys_one_creator CHECK (((created_by_key_id IS NULL) OR (created_by_user_id IS NULL)))
 );
 
 CREATE TABLE public.chain_index_cursors (
@@ -848,6 +852,10 @@ ALTER TABLE ONLY public.wallets
 ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
 
+CREATE INDEX api_keys_created_by_key_idx ON public.api_keys USING btree (created_by_key_id) WHERE (created_by_key_id IS NOT NULL);
+
+CREATE INDEX api_keys_created_by_member_idx ON public.api_keys USING btree (created_by_member_id) WHERE (created_by_member_id IS NOT NULL);
+
 CREATE INDEX api_keys_tenant_env_idx ON public.api_keys USING btree (tenant_id, environment, id);
 
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
@@ -931,6 +939,12 @@ CREATE INDEX wallets_tenant_env_idx ON public.wallets USING btree (tenant_id, en
 CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_transfers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.ledger_link_transfer();
 
 CREATE TRIGGER policy_versions_no_rewrite BEFORE DELETE OR UPDATE ON public.policy_versions FOR EACH ROW EXECUTE FUNCTION public.policy_versions_immutable();
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_created_by_key_id_fkey FOREIGN KEY (created_by_key_id) REFERENCES public.api_keys(id);
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_created_by_member_id_fkey FOREIGN KEY (created_by_member_id) REFERENCES public.members(id);
 
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

@@ -78,6 +78,9 @@ type APIKeyRepo interface {
 	FindAPIKey(ctx context.Context, tenantID string, env core.Environment, id string) (tenant.APIKey, error)
 	ListAPIKeys(ctx context.Context, tenantID string, env core.Environment, page Page) ([]tenant.APIKey, int, error)
 	RevokeAPIKey(ctx context.Context, tenantID string, env core.Environment, id string, at time.Time) error
+	// RevokeKeysCreatedByMember revokes, in both environments, every key the member created
+	// and every key those keys minted in turn; it returns how many it revoked now.
+	RevokeKeysCreatedByMember(ctx context.Context, tenantID, memberID string, at time.Time) (int, error)
 }
 
 // Page is skip/take paging (DESIGN.md §4: take at most 100).

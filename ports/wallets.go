@@ -21,8 +21,8 @@ type WalletRepo interface {
 	// CountWalletsLocked counts a tenant's wallets in env under a transaction-scoped lock on the
 	// tenant's wallet creation, so a quota check and the insert that follows cannot race.
 	CountWalletsLocked(ctx context.Context, tenantID string, env core.Environment) (int, error)
-	// ListTenantWallets lists every wallet of a tenant in both environments (bounded by limit).
-	ListTenantWallets(ctx context.Context, tenantID string, limit int) ([]wallet.Wallet, error)
+	// ListTenantWallets lists a tenant's wallets of one environment, oldest id first (bounded by limit).
+	ListTenantWallets(ctx context.Context, tenantID string, env core.Environment, limit int) ([]wallet.Wallet, error)
 }
 
 // PaymentRepo stores Safe payments.

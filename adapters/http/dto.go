@@ -85,15 +85,24 @@ type apiKeyCreateRequest struct {
 }
 
 type apiKeyResponse struct {
-	ID          string     `json:"id" oas:"required"`
-	Name        string     `json:"name" oas:"required"`
-	PubID       string     `json:"pubId" oas:"required"`
-	Environment string     `json:"environment" oas:"required,enum=TEST|LIVE"`
-	Scopes      []string   `json:"scopes" oas:"required"`
-	Status      string     `json:"status" oas:"required,enum=ACTIVE|EXPIRED|REVOKED"`
-	ExpiresAt   *time.Time `json:"expiresAt" oas:"required"`
-	RevokedAt   *time.Time `json:"revokedAt" oas:"required"`
-	CreatedAt   time.Time  `json:"createdAt" oas:"required"`
+	ID          string                `json:"id" oas:"required"`
+	Name        string                `json:"name" oas:"required"`
+	PubID       string                `json:"pubId" oas:"required"`
+	Environment string                `json:"environment" oas:"required,enum=TEST|LIVE"`
+	Scopes      []string              `json:"scopes" oas:"required"`
+	Status      string                `json:"status" oas:"required,enum=ACTIVE|EXPIRED|REVOKED"`
+	ExpiresAt   *time.Time            `json:"expiresAt" oas:"required"`
+	RevokedAt   *time.Time            `json:"revokedAt" oas:"required"`
+	CreatedAt   time.Time             `json:"createdAt" oas:"required"`
+	CreatedBy   apiKeyCreatorResponse `json:"createdBy" oas:"required"`
+}
+
+// apiKeyCreatorResponse says who minted a key; every field is null for keys minted before
+// creators were recorded.
+type apiKeyCreatorResponse struct {
+	UserID   *string `json:"userId" oas:"required,nullable" description:"the identity-provider user whose session minted the key"`
+	MemberID *string `json:"memberId" oas:"required,nullable" description:"that user's member id (null for the tenant owner); revoking the member revokes the key"`
+	APIKeyID *string `json:"apiKeyId" oas:"required,nullable" description:"the key that minted this key"`
 }
 
 type apiKeyCreateResponse struct {
@@ -121,6 +130,9 @@ func toAPIKey(k tenant.APIKey, now time.Time) apiKeyResponse {
 	return apiKeyResponse{
 		ID: k.ID, Name: k.Name, PubID: k.PubID, Environment: string(k.Environment), Scopes: scopes,
 		Status: status, ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt,
+		CreatedBy: apiKeyCreatorResponse{
+			UserID: strPtr(k.CreatedBy.UserID), MemberID: strPtr(k.CreatedBy.MemberID), APIKeyID: strPtr(k.CreatedBy.KeyID),
+		},
 	}
 }
 

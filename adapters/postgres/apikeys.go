@@ -15,17 +15,20 @@ import (
 )
 
 type apiKeyModel struct {
-	bun.BaseModel `bun:"table:api_keys"`
-	ID            string     `bun:"id,pk"`
-	TenantID      string     `bun:"tenant_id"`
-	Environment   string     `bun:"environment"`
-	Name          string     `bun:"name"`
-	PubID         string     `bun:"pub_id"`
-	SecretHash    string     `bun:"secret_hash"`
-	Scopes        []string   `bun:"scopes,array"`
-	ExpiresAt     *time.Time `bun:"expires_at"`
-	RevokedAt     *time.Time `bun:"revoked_at"`
-	CreatedAt     time.Time  `bun:"created_at"`
+	bun.BaseModel   `bun:"table:api_keys"`
+	ID              string     `bun:"id,pk"`
+	TenantID        string     `bun:"tenant_id"`
+	Environment     string     `bun:"environment"`
+	Name            string     `bun:"name"`
+	PubID           string     `bun:"pub_id"`
+	SecretHash      string     `bun:"secret_hash"`
+	Scopes          []string   `bun:"scopes,array"`
+	ExpiresAt       *time.Time `bun:"expires_at"`
+	RevokedAt       *time.Time `bun:"revoked_at"`
+	CreatedAt       time.Time  `bun:"created_at"`
+	CreatedByUser   *string    `bun:"created_by_user_id"`
+	CreatedByMember *string    `bun:"created_by_member_id"`
+	CreatedByKey    *string    `bun:"created_by_key_id"`
 }
 
 func (m apiKeyModel) domain() tenant.APIKey {
@@ -37,6 +40,7 @@ func (m apiKeyModel) domain() tenant.APIKey {
 		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Name: m.Name,
 		PubID: m.PubID, SecretHash: m.SecretHash, Scopes: scopes,
 		ExpiresAt: utcPtr(m.ExpiresAt), RevokedAt: utcPtr(m.RevokedAt), CreatedAt: m.CreatedAt.UTC(),
+		CreatedBy: tenant.KeyCreator{UserID: deref(m.CreatedByUser), MemberID: deref(m.CreatedByMember), KeyID: deref(m.CreatedByKey)},
 	}
 }
 
@@ -51,6 +55,8 @@ func (r apiKeyRepo) CreateAPIKey(ctx context.Context, k tenant.APIKey) error {
 		ID: k.ID, TenantID: k.TenantID, Environment: string(k.Environment), Name: k.Name,
 		PubID: k.PubID, SecretHash: k.SecretHash, Scopes: scopes,
 		ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt,
+		CreatedByUser: nullable(k.CreatedBy.UserID), CreatedByMember: nullable(k.CreatedBy.MemberID),
+		CreatedByKey: nullable(k.CreatedBy.KeyID),
 	}
 	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
 	return err
@@ -96,4 +102,22 @@ func (r apiKeyRepo) RevokeAPIKey(ctx context.Context, tenantID string, env core.
 		Set("revoked_at = COALESCE(revoked_at, ?)", at).
 		Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Exec(ctx)
 	return err
+}
+
+// RevokeKeysCreatedByMember walks the creator tree: the member's keys, then the keys they
+// minted, and so on (a key's parent always exists before it, so the walk ends).
+func (r apiKeyRepo) RevokeKeysCreatedByMember(ctx context.Context, tenantID, memberID string, at time.Time) (int, error) {
+	res, err := r.db.ExecContext(ctx, `
+WITH RECURSIVE tree (id) AS (
+    SELECT id FROM api_keys WHERE tenant_id = ? AND created_by_member_id = ?
+    UNION
+    SELECT k.id FROM api_keys k JOIN tree t ON k.created_by_key_id = t.id WHERE k.tenant_id = ?
+)
+UPDATE api_keys SET revoked_at = ? WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL`,
+		tenantID, memberID, tenantID, at)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }

@@ -104,9 +104,9 @@ func (r walletRepo) ListWallets(ctx context.Context, tenantID string, env core.E
 	return out, int(total), err
 }
 
-func (r walletRepo) ListTenantWallets(ctx context.Context, tenantID string, limit int) ([]wallet.Wallet, error) {
+func (r walletRepo) ListTenantWallets(ctx context.Context, tenantID string, env core.Environment, limit int) ([]wallet.Wallet, error) {
 	var rows []walletModel
-	err := r.db.NewSelect().Model(&rows).Where("tenant_id = ?", tenantID).OrderExpr("id ASC").Limit(int64(limit)).Scan(ctx)
+	err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).OrderExpr("id ASC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,7 @@ func (s *Service) resolveEmail(ctx context.Context, tx ports.Tx, p auth.Principa
 		return resolvedDestination{}, destinationError("destination.email", "MEMBER_HAS_NO_SIGNER",
 			"member %s has no signer address, so no wallet can be theirs", email)
 	}
-	wallets, err := tx.Wallets().ListTenantWallets(ctx, p.TenantID, paymentTenantWalletCap)
+	wallets, err := tx.Wallets().ListTenantWallets(ctx, p.TenantID, p.Environment, paymentTenantWalletCap)
 	if err != nil {
 		return resolvedDestination{}, err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/tenant"
 	"corridor/ports"
 )
 
@@ -46,8 +47,9 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 }
 
 // AuthenticateSession verifies an identity-provider token and resolves the tenant through
-// ownership or membership. A session with no tenant is still a principal: only POST /v1/tenants
-// accepts it, everything else answers TENANT_REQUIRED.
+// ownership or membership; the session's scopes are its role's in this environment
+// (tenant.RoleScopes). A session with no tenant is still a principal with no scope: only
+// POST /v1/tenants accepts it, everything else answers TENANT_REQUIRED.
 func (s *Service) AuthenticateSession(ctx context.Context, token string, env core.Environment) (auth.Principal, error) {
 	session, err := s.identity.VerifySession(ctx, token)
 	if err != nil {
@@ -55,12 +57,22 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string, env cor
 	}
 	p := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: session.UserID, Email: session.Email}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		t, _, err := tx.Tenants().FindTenantForUser(ctx, session.UserID)
+		t, member, err := tx.Tenants().FindTenantForUser(ctx, session.UserID)
 		if errors.Is(err, &core.Error{Code: core.CodeTenantNotFound}) {
 			return nil
 		}
-		p.TenantID = t.ID
-		return err
+		if err != nil {
+			return err
+		}
+		role := tenant.RoleOwner
+		if t.OwnerUserID != session.UserID {
+			if member == nil {
+				return nil // neither owner nor member: no tenant, no scope
+			}
+			role, p.MemberID = member.Role, member.ID
+		}
+		p.TenantID, p.Role, p.Scopes = t.ID, string(role), tenant.RoleScopes(role, env)
+		return nil
 	})
 	return p, err
 }

@@ -28,8 +28,9 @@ type CreatedKey struct {
 	Plaintext string
 }
 
-// CreateKey mints an API key. A key may grant only scopes it holds itself and only in its own
-// environment; sessions and root keys may grant anything.
+// CreateKey mints an API key and records who minted it. A caller may grant only scopes it
+// holds itself (a session: its role's scopes in the key's environment); a key only in its own
+// environment, and never past its own expiry.
 func (s *Service) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyInput) (CreatedKey, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return CreatedKey{}, err
@@ -46,7 +47,7 @@ func (s *Service) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyI
 	k := tenant.APIKey{
 		ID: core.NewID(core.PrefixAPIKey), TenantID: p.TenantID, Environment: env,
 		Name: strings.TrimSpace(in.Name), PubID: material.PubID, SecretHash: material.SecretHash,
-		Scopes: scopes, ExpiresAt: in.ExpiresAt, CreatedAt: now,
+		Scopes: scopes, ExpiresAt: in.ExpiresAt, CreatedAt: now, CreatedBy: creatorOf(p),
 	}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		return tx.APIKeys().CreateAPIKey(ctx, k)
@@ -86,14 +87,26 @@ func validateKeyInput(p auth.Principal, in CreateKeyInput, now time.Time) (core.
 	return env, auth.Normalize(scopes), errs.Err()
 }
 
-// canGrant stops a limited key from minting a stronger one, one in the other environment, or
-// one that outlives it.
-func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope, expiresAt *time.Time) error {
-	if p.IsRoot() && p.Kind == auth.KindSession {
-		return nil
+// creatorOf is the record of who mints a key: the session user (and member), or the parent key.
+func creatorOf(p auth.Principal) tenant.KeyCreator {
+	if p.Kind == auth.KindAPIKey {
+		return tenant.KeyCreator{KeyID: p.KeyID}
 	}
+	return tenant.KeyCreator{UserID: p.UserID, MemberID: p.MemberID}
+}
+
+// canGrant stops a caller from minting a key stronger than itself, a key in the other
+// environment (a key), a key outliving it (an expiring key), or a key in an environment where
+// its role may not manage keys (a session).
+func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope, expiresAt *time.Time) error {
 	if env != p.Environment {
-		return core.Invalid("environment", "an API key can only create keys in its own environment")
+		if p.Kind != auth.KindSession {
+			return core.Invalid("environment", "an API key can only create keys in its own environment")
+		}
+		p.Environment, p.Scopes = env, tenant.RoleScopes(tenant.Role(p.Role), env)
+		if err := p.Require(auth.ScopeKeysManage); err != nil {
+			return err
+		}
 	}
 	if p.KeyExpiresAt != nil && (expiresAt == nil || expiresAt.After(*p.KeyExpiresAt)) {
 		return core.Invalid("expiresAt", "must be set, and no later than the expiry of the key making the request ("+
@@ -122,20 +135,24 @@ func (s *Service) ListKeys(ctx context.Context, p auth.Principal, page ports.Pag
 	return keys, total, err
 }
 
-// RevokeKey soft-revokes a key; revoking a revoked key returns it unchanged.
+// RevokeKey soft-revokes a key; revoking a revoked key returns it unchanged. The caller must
+// hold every scope of the key it revokes: a limited credential cannot take down a stronger one.
 func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (tenant.APIKey, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return tenant.APIKey{}, err
 	}
 	var k tenant.APIKey
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, err := tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id); err != nil {
+		target, err := tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id)
+		if err != nil {
+			return err
+		}
+		if err := p.Require(target.Scopes...); err != nil {
 			return err
 		}
 		if err := tx.APIKeys().RevokeAPIKey(ctx, p.TenantID, p.Environment, id, s.clock.Now()); err != nil {
 			return err
 		}
-		var err error
 		k, err = tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id)
 		return err
 	})

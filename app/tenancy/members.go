@@ -129,9 +129,11 @@ type RevokedMember struct {
 	StillOwnerOfWalletIDs []string
 }
 
-// RevokeMember revokes a member; revoking twice is harmless. The tenant's wallets (both
-// environments: a member is tenant-wide) are listed in the transaction and their owners read
-// from the chain after it (see WalletOwners).
+// RevokeMember revokes a member and, in the same transaction, every API key the member created
+// (in both environments: a member is tenant-wide) and every key those keys minted; revoking twice
+// is harmless. The caller's environment's wallets are listed in the transaction and their owners
+// read from the chain after it (see WalletOwners): the answer never names the other
+// environment's wallets.
 func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return RevokedMember{}, err
@@ -143,11 +145,15 @@ func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, id string)
 		if err != nil {
 			return err
 		}
-		m = m.Revoke(s.clock.Now())
+		now := s.clock.Now()
+		m = m.Revoke(now)
 		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: []string{}}
+		if _, err := tx.APIKeys().RevokeKeysCreatedByMember(ctx, p.TenantID, m.ID, now); err != nil {
+			return err
+		}
 		wallets = nil
 		if m.SignerAddress != "" {
-			if wallets, err = tx.Wallets().ListTenantWallets(ctx, p.TenantID, maxOwnershipScan); err != nil {
+			if wallets, err = tx.Wallets().ListTenantWallets(ctx, p.TenantID, p.Environment, maxOwnershipScan); err != nil {
 				return err
 			}
 		}

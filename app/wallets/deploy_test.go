@@ -84,7 +84,7 @@ func (r fakeWallets) UpdateWallet(_ context.Context, w wallet.Wallet) error {
 	r.s.wallets[w.ID] = w
 	return nil
 }
-func (r fakeWallets) ListTenantWallets(context.Context, string, int) ([]wallet.Wallet, error) {
+func (r fakeWallets) ListTenantWallets(context.Context, string, core.Environment, int) ([]wallet.Wallet, error) {
 	return nil, errors.New("not used")
 }
 

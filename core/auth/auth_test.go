@@ -64,8 +64,12 @@ func TestPrincipalScopes(t *testing.T) {
 	}
 	root := Principal{Kind: KindAPIKey, Scopes: []Scope{ScopeRoot}}
 	session := Principal{Kind: KindSession}
-	if !root.Has(ScopeKeysManage) || !session.Has(ScopeKeysManage) || !session.IsRoot() {
-		t.Fatal("root keys and sessions hold keys:manage")
+	if !root.Has(ScopeKeysManage) || !root.IsRoot() {
+		t.Fatal("root keys hold keys:manage")
+	}
+	// A session holds only the scopes its role gave it: none before it has a tenant.
+	if session.Has(ScopeWalletsRead) || session.IsRoot() {
+		t.Fatal("a session without role scopes holds a scope")
 	}
 	if err := session.RequireTenant(); !errors.Is(err, &core.Error{Code: core.CodeTenantRequired}) {
 		t.Fatalf("RequireTenant = %v", err)

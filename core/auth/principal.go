@@ -27,14 +27,16 @@ type Principal struct {
 	KeyExpiresAt *time.Time
 	UserID       string // identity-provider subject, for sessions
 	Email        string // identity-provider email, for sessions
+	// Role is the session user's role in the tenant (OWNER, ADMIN or MEMBER); its scopes were
+	// derived from it for this environment. Empty for API keys and tenant-less sessions.
+	Role string
+	// MemberID is the session user's member id; empty for the owner, who is no member.
+	MemberID string
 }
 
-// Has reports whether the principal holds scope s. Sessions and root keys hold every scope;
-// sessions hold keys:manage implicitly (SPEC.md Authentication 2).
+// Has reports whether the principal holds scope s. Root keys and owner sessions ("*") hold
+// every scope; other sessions hold what their member role grants (docs/decisions.md).
 func (p Principal) Has(s Scope) bool {
-	if p.Kind == KindSession {
-		return true
-	}
 	for _, held := range p.Scopes {
 		if held == ScopeRoot || held == s {
 			return true
@@ -68,11 +70,8 @@ func (p Principal) RequireTenant() error {
 	return nil
 }
 
-// IsRoot reports whether the principal may grant any scope (sessions and "*" keys).
+// IsRoot reports whether the principal holds "*" (root keys and owner sessions).
 func (p Principal) IsRoot() bool {
-	if p.Kind == KindSession {
-		return true
-	}
 	for _, s := range p.Scopes {
 		if s == ScopeRoot {
 			return true

@@ -138,6 +138,15 @@ type APIKey struct {
 	ExpiresAt   *time.Time
 	RevokedAt   *time.Time
 	CreatedAt   time.Time
+	CreatedBy   KeyCreator
+}
+
+// KeyCreator records who minted a key: a session user (with their member id; none for the
+// owner) or, when a key minted it, the parent key. All empty for keys older than the record.
+type KeyCreator struct {
+	UserID   string
+	MemberID string
+	KeyID    string
 }
 
 // Usable reports whether the key may authenticate at now.
