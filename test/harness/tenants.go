@@ -16,8 +16,10 @@ type Tenant struct {
 	ID      string
 	UserID  string
 	Session *Client
-	Root    *Client
-	RootKey string
+	// SessionToken is the owner's session token behind Session.
+	SessionToken string
+	Root         *Client
+	RootKey      string
 }
 
 // NewUser mints a session token for a fresh identity-provider user.
@@ -41,7 +43,7 @@ func (e *Env) NewTenant(t testing.TB) *Tenant {
 	name := "Test Tenant " + strconv.FormatInt(tenantSeq.Add(1), 10)
 	tenant := session.Post("/v1/tenants", map[string]any{"name": name}).Expect(t, 201).JSON(t)
 	key := e.NewKey(t, session, map[string]any{"name": "root", "scopes": []string{"*"}})
-	return &Tenant{ID: tenant["id"].(string), UserID: userID, Session: session, Root: e.Client(t).WithKey(key), RootKey: key}
+	return &Tenant{ID: tenant["id"].(string), UserID: userID, Session: session, SessionToken: token, Root: e.Client(t).WithKey(key), RootKey: key}
 }
 
 // NewKey creates a key through creator and returns its plaintext.

@@ -6,7 +6,7 @@ import (
 )
 
 // TestMembers_RevokeListsWalletsTheSignerStillOwns: the deployed wallet is judged by its on-chain
-// owners, the wallet without the signer is not listed.
+// owners, the wallet without the signer is not listed, and only the caller's environment counts.
 func TestMembers_RevokeListsWalletsTheSignerStillOwns(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -20,7 +20,13 @@ func TestMembers_RevokeListsWalletsTheSignerStillOwns(t *testing.T) {
 	waitDeployed(t, ten.Root, owned["id"].(string))
 	waitDeployed(t, ten.Root, notOwned["id"].(string))
 
-	out := ten.Root.Post("/v1/tenants/members/"+member["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
+	// A LIVE caller is answered with LIVE wallets only: the TEST wallet the signer owns is not named.
+	out := liveClient(t, ten).Post("/v1/tenants/members/"+member["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
+	if ids, ok := out["stillOwnerOfWalletIds"].([]any); out["status"] != "REVOKED" || !ok || len(ids) != 0 {
+		t.Fatalf("revoke by a LIVE key: %v", out)
+	}
+	// Revoking again is harmless, and the TEST caller sees the TEST wallet.
+	out = ten.Root.Post("/v1/tenants/members/"+member["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
 	if out["status"] != "REVOKED" || fmt.Sprint(out["stillOwnerOfWalletIds"]) != fmt.Sprint([]any{owned["id"]}) {
 		t.Fatalf("revoke: %v", out)
 	}
