@@ -36,8 +36,8 @@ type roleAction struct {
 	required string // the scope a refused role is told it lacks
 	// memberRequired overrides required for MEMBER, who fails an earlier check.
 	memberRequired string
-	allowed  map[string]bool
-	do       func(c *harness.Client, n int) *harness.Response
+	allowed        map[string]bool
+	do             func(c *harness.Client, n int) *harness.Response
 	// okStatus is the answer of an allowed role: 2xx, or for an action on a made-up id, the
 	// not-found that shows the scope check let the caller through.
 	okStatus int
