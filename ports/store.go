@@ -92,6 +92,11 @@ type Page struct {
 // MaxTake bounds any list.
 const MaxTake = 100
 
+// MaxSkip bounds how far into a list a page may start: an OFFSET makes the database read and
+// discard every row before it, so an unbounded skip is a cheap way to make it scan a tenant's
+// whole history. Beyond it, a client narrows the list (a time window, a filter) instead.
+const MaxSkip = 10_000
+
 // IdempotencyRecord is a stored POST outcome, keyed by (scope, environment, key) per D5.
 type IdempotencyRecord struct {
 	Scope       string // "tenant:{id}" or "user:{sub}" for sessions without a tenant

@@ -1,6 +1,8 @@
 package http
 
 import (
+	"strings"
+
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/core/auth"
@@ -10,7 +12,7 @@ import (
 // test checks that Fiber's registered routes and the document agree.
 func (s *Server) endpointTable() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
-	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	routes := []Endpoint{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness: the process answers", Tag: "service",
 			Responses: map[int]any{200: healthResponse{}}, Handler: s.healthz},
@@ -64,6 +66,11 @@ func (s *Server) endpointTable() []Endpoint {
 	}
 	if s.cfg.Capabilities.Features["operatorReview"] && s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.adminEndpoints()...)
+	}
+	for i := range routes {
+		if strings.HasPrefix(routes[i].Path, "/v1/sandbox/") {
+			routes[i].SandboxOnly = true
+		}
 	}
 	return routes
 }

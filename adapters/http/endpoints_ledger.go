@@ -6,7 +6,7 @@ import "corridor/core/auth"
 // Scopes (docs/decisions.md, "Ledger"): the service balance is payments:read, a sandbox
 // deposit payments:create (TEST only), and every finance read treasury:read.
 func (s *Server) ledgerEndpoints() []Endpoint {
-	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	window := []Param{
 		{Name: "from", In: "query", Description: "RFC 3339; only transfers created at or after it"},
 		{Name: "to", In: "query", Description: "RFC 3339; only transfers created before it"},
@@ -31,7 +31,7 @@ func (s *Server) ledgerEndpoints() []Endpoint {
 			Params: append(append([]Param{
 				{Name: "format", In: "query", Description: "json (default) or csv; a CSV page holds up to 10000 transfers"},
 				{Name: "accountId", In: "query", Description: "only entries touching this account of the caller"},
-			}, window...), Param{Name: "skip", In: "query", Integer: true},
+			}, window...), Param{Name: "skip", In: "query", Integer: true, Description: "at most 10000"},
 				Param{Name: "take", In: "query", Integer: true, Description: "at most 100 (JSON) or 10000 (CSV)"}),
 			Responses: map[int]any{200: Content{"application/json": entryListResponse{}, "text/csv": ""}, 404: Envelope{}}, Handler: s.listEntries},
 		{Method: "GET", Path: "/v1/ledger/trial-balance", Summary: "The caller's trial balance per asset; balanced means it sums to zero", Tag: "ledger",

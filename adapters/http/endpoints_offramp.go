@@ -7,7 +7,7 @@ import "corridor/core/auth"
 // credentials and destinations take identity:read / identity:write (SPEC.md does not show
 // their scopes; they describe who the tenant is and where it is paid).
 func (s *Server) offrampEndpoints() []Endpoint {
-	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
 	read, write := []auth.Scope{auth.ScopeIdentityRead}, []auth.Scope{auth.ScopeIdentityWrite}
 	return []Endpoint{
@@ -43,7 +43,7 @@ func (s *Server) offrampEndpoints() []Endpoint {
 // offrampPaymentEndpoints are SPEC.md's off-ramp payment table, the signed provider webhooks
 // and the sandbox helpers (D10). Served only when the offrampPayments feature is on.
 func (s *Server) offrampPaymentEndpoints() []Endpoint {
-	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
 	read, write := []auth.Scope{auth.ScopeRampsRead}, []auth.Scope{auth.ScopeRampsWrite}
 	return []Endpoint{

@@ -5,7 +5,7 @@ import "corridor/core/auth"
 // safePaymentEndpoints are the routes of Safe payments (SPEC.md Endpoints, Safe payments).
 func (s *Server) safePaymentEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
-	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	create := []auth.Scope{auth.ScopePaymentsCreate}
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/payments", Summary: "Propose a USDC payment from a DEPLOYED wallet; returns the safeTxHash owners sign", Tag: "payments",

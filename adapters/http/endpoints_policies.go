@@ -9,7 +9,7 @@ func (s *Server) policyEndpoints() []Endpoint {
 	read := []auth.Scope{auth.ScopePoliciesRead}
 	write := []auth.Scope{auth.ScopePoliciesWrite}
 	pathID := []Param{{Name: "id", In: "path"}}
-	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/policies", Summary: "Create a policy: the document compiles to immutable version 1, which is activated", Tag: "policies",
 			Auth: authRequired, Scopes: write, Request: policyCreateRequest{},

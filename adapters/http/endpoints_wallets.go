@@ -5,7 +5,7 @@ import "corridor/core/auth"
 // walletEndpoints are the routes of wallets, the faucet and the handle directory. Claiming a
 // handle (scope not shown in SPEC.md) takes wallets:write, as it publishes a wallet.
 func (s *Server) walletEndpoints() []Endpoint {
-	paging := []Param{{Name: "skip", In: "query", Integer: true}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
+	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
 	fund := []auth.Scope{auth.ScopeWalletsFund}
 	return []Endpoint{
@@ -19,14 +19,14 @@ func (s *Server) walletEndpoints() []Endpoint {
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsRead}, Params: pathID,
 			Responses: map[int]any{200: walletDetailResponse{}, 404: Envelope{}}, Handler: s.getWallet},
 		{Method: "POST", Path: "/v1/wallets/{id}/fund", Summary: "TEST only: fund a wallet from the faucet (usdc default 250, max 1000; eth default and max 0.02)", Tag: "faucet",
-			Auth: authRequired, Scopes: fund, Params: pathID, Request: fundRequest{},
+			Auth: authRequired, Scopes: fund, SandboxOnly: true, Params: pathID, Request: fundRequest{},
 			Responses: map[int]any{201: dripResponse{}, 403: Envelope{}, 404: Envelope{}, 429: Envelope{}, 503: Envelope{}}, Handler: s.fundWallet},
 		{Method: "GET", Path: "/v1/faucet/drips", Summary: "TEST only: list faucet drips, newest first", Tag: "faucet",
-			Auth: authRequired, Scopes: fund,
+			Auth: authRequired, Scopes: fund, SandboxOnly: true,
 			Params:    append([]Param{{Name: "walletId", In: "query", Description: "only drips of this wallet"}}, paging...),
 			Responses: map[int]any{200: dripListResponse{}, 404: Envelope{}}, Handler: s.listDrips},
 		{Method: "GET", Path: "/v1/faucet/drips/{dripId}", Summary: "TEST only: a faucet drip", Tag: "faucet",
-			Auth: authRequired, Scopes: fund, Params: []Param{{Name: "dripId", In: "path"}},
+			Auth: authRequired, Scopes: fund, SandboxOnly: true, Params: []Param{{Name: "dripId", In: "path"}},
 			Responses: map[int]any{200: dripResponse{}, 404: Envelope{}}, Handler: s.getDrip},
 		{Method: "PUT", Path: "/v1/directory/handle", Summary: "Claim a directory handle for one of the caller's wallets, or re-point it", Tag: "directory",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: handlePutRequest{},

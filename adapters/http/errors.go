@@ -101,6 +101,32 @@ var statusByCode = map[core.Code]int{
 	claim.CodeChallengeNotUsable: 403,
 }
 
+// retryableCodes are the refusals that tell the client to send the same request again later:
+// the state they refuse on changes by itself (a claim's escrow lock gets indexed, a wallet's
+// payment queue drains, a request holding the Idempotency-Key finishes, a budget refills, a
+// dependency comes back). An idempotent POST never stores them, so a retry with the same
+// Idempotency-Key runs again instead of replaying the refusal. Besides these codes, every 408,
+// 429 and 5xx is retryable whatever its code (RetryableRefusal).
+var retryableCodes = map[core.Code]bool{
+	claim.CodeNotFunded:                   true, // 409 until the escrow lock is indexed
+	safepay.CodeQueueFull:                 true, // 409 until a queued payment executes or is cancelled
+	core.CodeIdempotencyRequestInProgress: true, // 409 until the first request finishes
+	core.CodeRateLimited:                  true,
+	claim.CodeResendBudget:                true,
+	core.CodeRequestTimeout:               true,
+	core.CodeInternal:                     true,
+	core.CodeServiceUnavailable:           true,
+	core.CodeChainUnavailable:             true,
+	core.CodeProviderUnavailable:          true,
+	policy.CodeUnavailable:                true,
+}
+
+// RetryableRefusal reports whether an answer tells the client to retry the same request
+// later: a code of retryableCodes, or a 408, 429 or 5xx status.
+func RetryableRefusal(code core.Code, status int) bool {
+	return retryableCodes[code] || status == 408 || status == 429 || status >= 500
+}
+
 // StatusFor returns the HTTP status of a code. Every code declared in core has an entry (a test
 // walks core's declarations); a code missing from the table is a programming error answered as
 // 500, never a guessed business status.

@@ -124,9 +124,9 @@ func entriesPage(c *fiber.Ctx, export bool) (ports.Page, error) {
 		return pageOf(c)
 	}
 	errs := core.FieldErrors{}
-	skip, err := queryInt(c, "skip", 0, 0)
+	skip, err := queryInt(c, "skip", 0, ports.MaxSkip)
 	if err != nil {
-		errs.Add("skip", "must be a non-negative integer")
+		errs.Add("skip", "must be an integer from 0 to "+strconv.Itoa(ports.MaxSkip))
 	}
 	take, err := queryInt(c, "take", finance.MaxExportTake, finance.MaxExportTake)
 	if err != nil || (take == 0 && c.Query("take") != "") {

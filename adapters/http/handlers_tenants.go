@@ -1,6 +1,7 @@
 package http
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -140,9 +141,9 @@ func (s *Server) revokeKey(c *fiber.Ctx) error {
 // pageOf reads skip and take (take at most 100, default 100).
 func pageOf(c *fiber.Ctx) (ports.Page, error) {
 	errs := core.FieldErrors{}
-	skip, err := queryInt(c, "skip", 0, 0)
+	skip, err := queryInt(c, "skip", 0, ports.MaxSkip)
 	if err != nil {
-		errs.Add("skip", "must be a non-negative integer")
+		errs.Add("skip", "must be an integer from 0 to "+strconv.Itoa(ports.MaxSkip))
 	}
 	take, err := queryInt(c, "take", ports.MaxTake, ports.MaxTake)
 	if err != nil {

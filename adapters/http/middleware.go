@@ -252,20 +252,19 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 	if err := kernel.ValidateIdempotencyKey(key); err != nil {
 		return err
 	}
-	req := kernel.IdempotentRequest{Key: key, Fingerprint: fingerprint(c)}
-	if p, ok := principalOf(c); ok {
-		// The credential is part of the request: another key of the same tenant reusing the
-		// Idempotency-Key is a different request (422), never a replay of this one's response.
-		req.Fingerprint = fingerprintWith(req.Fingerprint, p.LogID())
-		req.Environment = p.Environment
-		req.Scope = "tenant:" + p.TenantID
-		if p.TenantID == "" {
-			req.Scope = "user:" + p.UserID
-		}
-	} else {
-		// Token-authorized public routes: only a caller who sends the same body (and so the
-		// same token) can ever see the stored outcome.
-		req.Environment, req.Scope = core.EnvTest, "public:"+req.Fingerprint
+	p, ok := principalOf(c)
+	if !ok {
+		// An anonymous write (a claim link's phone code, an invite accepted without a session)
+		// is never stored: anyone on the Internet could otherwise fill the table, and a
+		// replayed answer would skip the budgets those routes count. The key is ignored.
+		return c.Next()
+	}
+	// The credential is part of the request: another key of the same tenant reusing the
+	// Idempotency-Key is a different request (422), never a replay of this one's response.
+	req := kernel.IdempotentRequest{Key: key, Fingerprint: fingerprintWith(fingerprint(c), p.LogID()),
+		Environment: p.Environment, Scope: "tenant:" + p.TenantID}
+	if p.TenantID == "" {
+		req.Scope = "user:" + p.UserID
 	}
 	out, replayed, err := s.svc.Idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
 		c.SetUserContext(ctx)
@@ -278,6 +277,7 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 		if len(secretFields) > 0 {
 			out.StoredBody = nullFields(out.Body, secretFields)
 		}
+		out.Retryable = RetryableRefusal(errorCode(out.Body, out.StatusCode), out.StatusCode)
 		return out, nil
 	})
 	if err != nil {
@@ -290,6 +290,20 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 		c.Set(headerReplayed, "true")
 	}
 	return nil
+}
+
+// errorCode is the code of an error envelope (empty for a success or a body that is not one).
+func errorCode(body []byte, status int) core.Code {
+	if status < 400 {
+		return ""
+	}
+	var env struct {
+		Code string `json:"code"`
+	}
+	if json.Unmarshal(body, &env) != nil {
+		return ""
+	}
+	return core.Code(env.Code)
 }
 
 // fingerprint hashes the method, the path and the canonical JSON body, so whitespace and key

@@ -78,6 +78,10 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 		}
 		op["x-required-scopes"] = scopes
 	}
+	op["x-corridor-auth"] = authNames[r.Auth]
+	if r.SandboxOnly {
+		op["x-corridor-sandbox-only"] = true
+	}
 	switch r.Auth {
 	case authRequired:
 		op["security"] = []any{map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
@@ -213,6 +217,9 @@ func parameters(r Endpoint) []any {
 		}
 		param := map[string]any{"name": p.Name, "in": p.In, "required": p.In == "path",
 			"schema": map[string]any{"type": typ}}
+		if p.In == "path" {
+			param["x-corridor-resource"] = pathResource(r.Path, p.Name)
+		}
 		if p.Description != "" {
 			param["description"] = p.Description
 		}
@@ -224,6 +231,26 @@ func parameters(r Endpoint) []any {
 			"schema":      map[string]any{"type": "string", "maxLength": 255}})
 	}
 	return out
+}
+
+// authNames are the values of the x-corridor-auth extension: who may call an operation. A
+// black-box test asserts the public and operator lists against short allow-lists, so a route
+// cannot become public by accident.
+var authNames = map[authMode]string{
+	authNone: "public", authOptional: "optional", authRequired: "tenant", authOperator: "operator",
+}
+
+// pathResource names the resource a path parameter identifies, the x-corridor-resource
+// extension: the collection path before the parameter, without /v1/ and without the sandbox/
+// or admin/ prefix, so /v1/sandbox/offramp/payments/{id}/expire-quotes and
+// /v1/offramp/payments/{id} both name offramp/payments.
+func pathResource(path, param string) string {
+	before, _, _ := strings.Cut(path, "/{"+param+"}")
+	before = strings.TrimPrefix(before, "/v1/")
+	for _, prefix := range []string{"sandbox/", "admin/"} {
+		before = strings.TrimPrefix(before, prefix)
+	}
+	return before
 }
 
 func operationID(r Endpoint) string {

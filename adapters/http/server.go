@@ -95,7 +95,10 @@ type Endpoint struct {
 	// SecretFields name top-level response fields shown once (a key's plaintext, an invite
 	// token): an idempotent replay returns them as null.
 	SecretFields []string
-	Handler      fiber.Handler
+	// SandboxOnly routes answer LIVE callers 403 SANDBOX_ONLY (D1); every /v1/sandbox/ route is
+	// one whatever this says. The document marks them x-corridor-sandbox-only.
+	SandboxOnly bool
+	Handler     fiber.Handler
 }
 
 // Services are the capability services the routes call, one per capability of app/, and the

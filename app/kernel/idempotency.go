@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"corridor/core"
@@ -54,12 +53,25 @@ type Outcome struct {
 	// a secret shown once (an API key, an invite token) is stored with the secret removed, so
 	// no plaintext secret rests in the idempotency table (D2).
 	StoredBody []byte
+	// Retryable marks a refusal that tells the client to send the same request again later
+	// (the HTTP layer's declared list of retryable codes): it is never stored, so the retry runs.
+	Retryable bool
 }
 
-// storable reports whether an outcome is kept for replay. Authentication failures, rate
-// limits and server errors are not (D5): a retry should run again.
+// storable reports whether an outcome is kept for replay. Not stored, so a retry with the same
+// key runs again: authentication failures (401), a request refused for its form before or
+// while validating (400: malformed JSON, a failed validation; it changed nothing, and the
+// client may correct the body under the same key, as Stripe keeps only requests that began
+// executing), timeouts (408), rate limits (429), server errors and unavailable dependencies
+// (5xx), and every refusal the HTTP layer declares retryable.
 func (o Outcome) storable() bool {
-	return o.StatusCode < 500 && o.StatusCode != 401 && o.StatusCode != 429
+	switch {
+	case o.Retryable, o.StatusCode >= 500:
+		return false
+	case o.StatusCode == 400, o.StatusCode == 401, o.StatusCode == 408, o.StatusCode == 429:
+		return false
+	}
+	return true
 }
 
 func (o Outcome) stored() []byte {
@@ -68,9 +80,6 @@ func (o Outcome) stored() []byte {
 	}
 	return o.Body
 }
-
-// errNotStored rolls back a unit of work whose outcome must not be kept.
-var errNotStored = errors.New("outcome not stored")
 
 // MaxIdempotencyKeyLength bounds the header value.
 const MaxIdempotencyKeyLength = 255
@@ -92,7 +101,9 @@ func ValidateIdempotencyKey(key string) error {
 // as the effect: run receives a context carrying that transaction, and every use case it calls
 // joins it as a savepoint. A concurrent request holding the key gets
 // IDEMPOTENCY_REQUEST_IN_PROGRESS; a stored outcome is replayed (replayed=true) when the
-// fingerprint matches, else IDEMPOTENCY_KEY_REUSED.
+// fingerprint matches, else IDEMPOTENCY_KEY_REUSED. An outcome that is not stored still
+// commits whatever the request did (an attempt counted against a code's budget stays counted),
+// exactly as the same request sent without a key would: the key decides replay, never effect.
 func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run func(ctx context.Context) (Outcome, error)) (Outcome, bool, error) {
 	var out Outcome
 	replayed := false
@@ -121,7 +132,7 @@ func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run
 			return err
 		}
 		if !out.storable() {
-			return errNotStored
+			return nil
 		}
 		return repo.Save(ctx, ports.IdempotencyRecord{
 			Scope: req.Scope, Environment: req.Environment, Key: req.Key, Fingerprint: req.Fingerprint,
@@ -129,9 +140,6 @@ func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run
 			CreatedAt: now, ExpiresAt: now.Add(s.ttl),
 		})
 	})
-	if errors.Is(err, errNotStored) {
-		return out, false, nil
-	}
 	return out, replayed, err
 }
 

@@ -28,6 +28,8 @@ func TestClampPage(t *testing.T) {
 		{ports.Page{Skip: -5, Take: 0}, ports.Page{Skip: 0, Take: ports.MaxTake}},
 		{ports.Page{Skip: 3, Take: 10}, ports.Page{Skip: 3, Take: 10}},
 		{ports.Page{Skip: 0, Take: ports.MaxTake + 1}, ports.Page{Skip: 0, Take: ports.MaxTake}},
+		{ports.Page{Skip: ports.MaxSkip, Take: 1}, ports.Page{Skip: ports.MaxSkip, Take: 1}},
+		{ports.Page{Skip: 1 << 40, Take: 1}, ports.Page{Skip: ports.MaxSkip, Take: 1}},
 	} {
 		if got := ClampPage(tc.in); got != tc.want {
 			t.Errorf("ClampPage(%+v) = %+v, want %+v", tc.in, got, tc.want)

@@ -33,6 +33,9 @@ func TestErrors_EnvelopeEverywhere(t *testing.T) {
 		{"unknown field", func() *Response { return wrap(ten.Root.Post("/v1/tenants/members", `{"email":"a@b.co","x":1}`)) }, 400, "VALIDATION_FAILED", "x"},
 		{"bad paging", func() *Response { return wrap(ten.Root.Get("/v1/tenants/members?take=500")) }, 400, "VALIDATION_FAILED", "take"},
 		{"negative paging", func() *Response { return wrap(ten.Root.Get("/v1/tenants/members?skip=-1")) }, 400, "VALIDATION_FAILED", "skip"},
+		{"deep paging", func() *Response { return wrap(ten.Root.Get("/v1/tenants/members?skip=10001")) }, 400, "VALIDATION_FAILED", "skip"},
+		{"deep paging, ledger export", func() *Response { return wrap(ten.Root.Get("/v1/ledger/entries?format=csv&skip=999999999")) }, 400, "VALIDATION_FAILED", "skip"},
+		{"deep paging, wallets", func() *Response { return wrap(ten.Root.Get("/v1/wallets?skip=10001")) }, 400, "VALIDATION_FAILED", "skip"},
 		{"unbuilt capability", func() *Response { return wrap(ten.Root.Get("/v1/cards")) }, 501, "FEATURE_NOT_AVAILABLE", ""},
 	}
 	for _, tc := range cases {
@@ -80,3 +83,17 @@ func wrap(r *harnessResponse) *Response { return &Response{resp: r} }
 
 // Response adapts the harness response for the table above.
 type Response = respWrap
+
+// TestPaging_SkipIsBounded: skip up to 10000 pages as before; beyond it the list answers 400
+// instead of asking the database to read and discard that many rows.
+func TestPaging_SkipIsBounded(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	if m := ten.Root.Get("/v1/tenants/members?skip=10000").Expect(t, 200).JSON(t); len(m["members"].([]any)) != 0 {
+		t.Fatalf("a page past the end is not empty: %v", m)
+	}
+	e := ten.Root.Get("/v1/api-keys?skip=10001").ExpectError(t, 400, "VALIDATION_FAILED")
+	if e["details"].(map[string]any)["fields"].(map[string]any)["skip"] == nil {
+		t.Fatalf("details %v", e)
+	}
+}

@@ -183,3 +183,25 @@ func atoi(s string) int {
 	}
 	return n
 }
+
+// TestPhoneAliases_WrongCodesCountUnderOneIdempotencyKey: a wrong code is a 400, which is not
+// stored, so resending it under the same Idempotency-Key runs again and spends another attempt
+// (never a free replay, never a rolled-back count); five wrong codes end the alias as always.
+func TestPhoneAliases_WrongCodesCountUnderOneIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	code := lastCode(t, ten.Root)
+	wrong := fmt.Sprintf("%06d", (atoi(code)+1)%1_000_000)
+	path := "/v1/phone-aliases/" + a["id"].(string) + "/verify"
+	c := ten.Root.With("Idempotency-Key", "guess")
+	for remaining := 4; remaining >= 1; remaining-- {
+		r := c.Post(path, map[string]any{"code": wrong})
+		e := r.ExpectError(t, 400, "PHONE_CODE_INVALID")
+		if got := e["details"].(map[string]any)["attemptsRemaining"]; got != float64(remaining) || r.Header.Get("Idempotent-Replayed") != "" {
+			t.Fatalf("attemptsRemaining %v (replayed %q), want %d", got, r.Header.Get("Idempotent-Replayed"), remaining)
+		}
+	}
+	ten.Root.With("Idempotency-Key", "guess-5").Post(path, map[string]any{"code": wrong}).ExpectError(t, 403, "PHONE_CODE_TOO_MANY_ATTEMPTS")
+	ten.Root.Post(path, map[string]any{"code": code}).ExpectError(t, 409, "PHONE_ALIAS_NOT_PENDING")
+}

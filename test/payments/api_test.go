@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
 	"corridor/test/harness"
@@ -259,4 +260,33 @@ func TestPayments_IdempotentPropose(t *testing.T) {
 	if n := propose(t, ten.Root, toAddress(w, randomAddress(t), "1"))["safeNonce"]; n != float64(1) {
 		t.Fatalf("the next proposal has nonce %v, want 1", n)
 	}
+}
+
+// TestPayments_QueueFullIsNotStoredUnderTheIdempotencyKey: PAYMENT_QUEUE_FULL tells the client
+// to retry once the queue drains, so the refusal is not stored: the same Idempotency-Key, sent
+// again after a queued payment is cancelled, proposes the payment.
+func TestPayments_QueueFullIsNotStoredUnderTheIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten, newOwners(t, 1), 1, "")
+	var newest map[string]any
+	for i := 0; i < safepay.MaxQueued; i++ {
+		newest = propose(t, ten.Root, toAddress(w, randomAddress(t), "1"))
+	}
+	body := toAddress(w, randomAddress(t), "2")
+	c := ten.Root.With("Idempotency-Key", "propose-when-full")
+	refused := c.Post("/v1/payments", body)
+	refused.ExpectError(t, 409, "PAYMENT_QUEUE_FULL")
+	again := c.Post("/v1/payments", body)
+	again.ExpectError(t, 409, "PAYMENT_QUEUE_FULL")
+	if again.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("a retryable refusal was stored and replayed")
+	}
+	// Only the newest queued payment can be cancelled; that frees its nonce.
+	ten.Root.Post("/v1/payments/"+newest["id"].(string)+"/cancel", nil).Expect(t, 200)
+	created := c.Post("/v1/payments", body).Expect(t, 201)
+	if created.Header.Get("Idempotent-Replayed") != "" {
+		t.Fatal("the retry after the queue drained was a replay")
+	}
+	c.Post("/v1/payments", body).Expect(t, 201)
 }

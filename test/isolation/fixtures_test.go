@@ -1,0 +1,172 @@
+package isolation
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"corridor/core/wallet"
+	"corridor/test/harness"
+)
+
+// fixture makes one object of a resource for the victim tenant and says how another tenant
+// (or the victim's other environment) is refused it. bearer marks a path parameter that is a
+// capability token (a claim link): whoever holds it may use it from any tenant by design, so
+// it is exempt from the cross-tenant checks, and only the credential and scope checks apply.
+// tenantWide marks a resource of the tenant rather than of one environment (a member acts in
+// both), so the other-environment check does not apply.
+type fixture struct {
+	notFound   string
+	bearer     bool
+	tenantWide bool
+	make       func(t *testing.T, w *world) string
+}
+
+// fixtures is keyed by x-corridor-resource. An operation whose path names a resource missing
+// here fails the matrix: a new resource brings its fixture.
+var fixtures = map[string]fixture{
+	"tenants/members": {notFound: "MEMBER_NOT_FOUND", tenantWide: true, make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/tenants/members", map[string]any{"email": "matrix@example.com"}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	"api-keys": {notFound: "API_KEY_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Session.Post("/v1/api-keys", map[string]any{"name": "victim"}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	"ledger/accounts": {notFound: "ACCOUNT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		w.deposit(t)
+		accounts := w.victim.Root.Get("/v1/ledger/accounts").Expect(t, 200).JSON(t)["accounts"].([]any)
+		if len(accounts) == 0 {
+			t.Fatal("the funded victim has no ledger account")
+		}
+		return accounts[0].(map[string]any)["id"].(string)
+	}},
+	"phone-aliases": {notFound: "PHONE_ALIAS_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	"payout-destinations": {notFound: "PAYOUT_DESTINATION_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		w.victim.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
+		return w.victim.Root.Post("/v1/payout-destinations", map[string]any{"type": "SERVICE_BALANCE"}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	"offramp/payments": {notFound: "OFFRAMP_PAYMENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.claimPayment(t)["paymentId"].(string)
+	}},
+	"offramp/claims": {notFound: "CLAIM_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.claimPayment(t)["claimId"].(string)
+	}},
+	"claims": {bearer: true, make: func(t *testing.T, w *world) string {
+		w.claimPayment(t)
+		return harness.ClaimLinkToken(t, harness.SMSBody(t, w.victim.Root, "claim_link", nil))
+	}},
+	"wallets": {notFound: "WALLET_NOT_FOUND", make: func(t *testing.T, w *world) string { return w.wallet(t) }},
+	"faucet/drips": {notFound: "DRIP_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/wallets/"+w.wallet(t)+"/fund", map[string]any{"amount": "1"}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	"payments": {notFound: "PAYMENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/payments", map[string]any{
+			"sourceWalletId": w.wallet(t),
+			"destination":    map[string]any{"type": "address", "address": newAddress(t), "chainId": wallet.SandboxChainID},
+			"amount":         map[string]any{"value": "1", "asset": "usdc"},
+		}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	"policies": {notFound: "POLICY_NOT_FOUND", make: func(t *testing.T, w *world) string { return w.policy(t) }},
+	"policies/attachments": {notFound: "ATTACHMENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/policies/"+w.policy(t)+"/attachments", map[string]any{"subjectType": "wallet", "subjectId": w.wallet(t)}).
+			Expect(t, 201).JSON(t)["attachmentId"].(string)
+	}},
+}
+
+// world is the victim tenant (TEST) with one object of each resource, made on first use, and
+// the attackers: another tenant, and the victim's own LIVE key.
+type world struct {
+	victim, other *harness.Tenant
+	live          *harness.Client
+
+	mu       sync.Mutex
+	ids      map[string]string
+	deposits sync.Once
+	walletID string
+	policyID string
+	claimPay map[string]any
+}
+
+func newWorld(t *testing.T) *world {
+	w := &world{victim: env().NewTenant(t), other: env().NewTenant(t), ids: map[string]string{}}
+	live := env().NewKey(t, w.victim.Session, map[string]any{"name": "live root", "environment": "live", "scopes": []string{"*"}})
+	w.live = env().Client(t).WithKey(live)
+	return w
+}
+
+// id is the victim's object of a resource, made once.
+func (w *world) id(t *testing.T, resource string) (string, fixture) {
+	t.Helper()
+	f, ok := fixtures[resource]
+	if !ok {
+		t.Fatalf("no fixture for the resource %q: add one to fixtures so the matrix covers its operations", resource)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if id, ok := w.ids[resource]; ok {
+		return id, f
+	}
+	id := f.make(t, w)
+	w.ids[resource] = id
+	return id, f
+}
+
+func (w *world) deposit(t *testing.T) {
+	w.deposits.Do(func() {
+		w.victim.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "100"}).Expect(t, 201)
+	})
+}
+
+// claimPayment is an off-ramp payment to a number nobody verified: it opens a claim.
+func (w *world) claimPayment(t *testing.T) map[string]any {
+	if w.claimPay == nil {
+		w.deposit(t)
+		w.claimPay = w.victim.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "3"}).Expect(t, 201).JSON(t)
+		if w.claimPay["claimId"] == nil {
+			t.Fatalf("the payment opened no claim: %v", w.claimPay)
+		}
+	}
+	return w.claimPay
+}
+
+// wallet is a DEPLOYED wallet of the victim.
+func (w *world) wallet(t *testing.T) string {
+	if w.walletID != "" {
+		return w.walletID
+	}
+	id := w.victim.Root.Post("/v1/wallets", map[string]any{"name": "matrix",
+		"owners": []map[string]any{{"address": newAddress(t), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
+	harness.Poll(t, "the wallet deploys", func() map[string]any { return w.victim.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
+		func(m map[string]any) bool { return m["status"] == "DEPLOYED" })
+	w.walletID = id
+	return id
+}
+
+func (w *world) policy(t *testing.T) string {
+	if w.policyID == "" {
+		w.policyID = w.victim.Root.Post("/v1/policies", map[string]any{"name": "matrix",
+			"document": map[string]any{"schemaVersion": 1, "limits": map[string]any{"perTransactionUsd": "100"}}}).
+			Expect(t, 201).JSON(t)["policyId"].(string)
+	}
+	return w.policyID
+}
+
+var phoneSeq atomic.Int64
+
+func newPhone() string {
+	return fmt.Sprintf("+1628%07d", 2_000_000+(time.Now().UnixNano()/1000+phoneSeq.Add(1)*7919)%7_000_000)
+}
+
+func newAddress(t *testing.T) string {
+	t.Helper()
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return crypto.PubkeyToAddress(key.PublicKey).Hex()
+}
