@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -170,4 +171,32 @@ func TestPhoneAliases_PendingCap(t *testing.T) {
 	// Verifying one frees its place.
 	c.Post("/v1/phone-aliases/"+first["id"].(string)+"/verify", map[string]any{"code": firstCode}).Expect(t, 200)
 	c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+}
+
+// TestPhoneAliases_BudgetHoldsUnderConcurrency: requests fired at once cannot all pass the
+// same count; exactly the budget is spent.
+func TestPhoneAliases_BudgetHoldsUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	srv := budgetServer(t, offrampapp.AliasBudget{PerPhone: 3, PerTenant: 100, MaxPending: 100, PerIP: 10_000})
+	ten := srv.NewTenant(t)
+	c := ten.Root.With("X-Forwarded-For", freshIP())
+	phone := newPhone()
+	var created, limited atomic.Int64
+	var wg sync.WaitGroup
+	for i := 0; i < 12; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			switch c.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Status {
+			case 201:
+				created.Add(1)
+			case 429:
+				limited.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if created.Load() != 3 || limited.Load() != 9 {
+		t.Fatalf("%d created, %d refused; want 3 and 9", created.Load(), limited.Load())
+	}
 }

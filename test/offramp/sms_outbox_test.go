@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -74,5 +75,28 @@ func TestSMSOutbox_RetentionPurge(t *testing.T) {
 	var left int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM sms_messages WHERE id = $1`, old).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("old message rows left: %d %v", left, err)
+	}
+}
+
+// TestSMSOutbox_PurgeIsAPeriodicJob: the service schedules the purge as a River periodic job
+// (run at start, then every 10 minutes) and works it.
+func TestSMSOutbox_PurgeIsAPeriodicJob(t *testing.T) {
+	t.Parallel()
+	conn := outboxConn(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var n int
+		err := conn.QueryRow(context.Background(),
+			`SELECT count(*) FROM river_job WHERE kind = 'sms.outbox_purge' AND state = 'completed'`).Scan(&n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no completed sms.outbox_purge job: the purge is not scheduled or not worked")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
