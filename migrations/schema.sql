@@ -402,6 +402,27 @@ CREATE TABLE public.payout_mock_transfers (
     created_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.phone_alias_attempts (
+    id bigint NOT NULL,
+    environment text NOT NULL,
+    kind text NOT NULL,
+    phone_hash text NOT NULL,
+    tenant_id text NOT NULL,
+    ip_hash text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT phone_alias_attempts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT phone_alias_attempts_kind_check CHECK ((kind = ANY (ARRAY['CODE_SENT'::text, 'CODE_FAILED'::text])))
+);
+
+ALTER TABLE public.phone_alias_attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.phone_alias_attempts_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE public.phone_aliases (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -654,9 +675,9 @@ CREATE TABLE public.sms_messages (
     to_hash text NOT NULL,
     to_masked text NOT NULL,
     to_ciphertext bytea NOT NULL,
-    body text NOT NULL,
     purpose text NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    body_ciphertext bytea NOT NULL,
     CONSTRAINT sms_messages_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
@@ -786,6 +807,9 @@ ALTER TABLE ONLY public.payout_mock_transfers
 ALTER TABLE ONLY public.payout_mock_transfers
     ADD CONSTRAINT payout_mock_transfers_pkey PRIMARY KEY (provider, reference);
 
+ALTER TABLE ONLY public.phone_alias_attempts
+    ADD CONSTRAINT phone_alias_attempts_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.phone_aliases
     ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (id);
 
@@ -894,6 +918,14 @@ CREATE INDEX offramp_payments_status_idx ON public.offramp_payments USING btree 
 
 CREATE INDEX payout_destinations_tenant_idx ON public.payout_destinations USING btree (tenant_id, environment, id);
 
+CREATE INDEX phone_alias_attempts_ip_idx ON public.phone_alias_attempts USING btree (ip_hash, created_at);
+
+CREATE INDEX phone_alias_attempts_phone_idx ON public.phone_alias_attempts USING btree (environment, phone_hash, created_at);
+
+CREATE INDEX phone_alias_attempts_tenant_idx ON public.phone_alias_attempts USING btree (tenant_id, environment, created_at);
+
+CREATE INDEX phone_aliases_pending_idx ON public.phone_aliases USING btree (tenant_id, environment, code_expires_at) WHERE (status = 'PENDING_VERIFICATION'::text);
+
 CREATE INDEX phone_aliases_tenant_idx ON public.phone_aliases USING btree (tenant_id, environment, id);
 
 CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btree (environment, phone_hash) WHERE (status = 'VERIFIED'::text);
@@ -929,6 +961,8 @@ CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (paymen
 CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
 
 CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
+
+CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
 
 CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
 
@@ -1011,6 +1045,9 @@ ALTER TABLE ONLY public.offramp_review_approvals
 
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.phone_alias_attempts
+    ADD CONSTRAINT phone_alias_attempts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.phone_aliases
     ADD CONSTRAINT phone_aliases_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

@@ -23,6 +23,17 @@ type RecipientRepo interface {
 	// FindVerifiedAlias resolves a phone hash to the VERIFIED alias of its one tenant, or
 	// PHONE_ALIAS_NOT_FOUND.
 	FindVerifiedAlias(ctx context.Context, env core.Environment, phoneHash string) (recipient.Alias, error)
+	// RecordAliasAttempt counts a code sent or a wrong code against the alias budgets.
+	RecordAliasAttempt(ctx context.Context, a AliasAttempt) error
+	// CountAliasAttempts counts the attempts of one scope since a time, and the oldest of them
+	// (when the budget frees up again); exactly one of the scope's fields must be set.
+	CountAliasAttempts(ctx context.Context, scope AliasAttemptScope, since time.Time) (n int, oldest time.Time, err error)
+	// LockAliasBudgets serialises, until the transaction ends, every request counted against
+	// one of these scopes, so concurrent requests cannot all pass the same count. Callers lock
+	// in one order (phone, tenant, IP).
+	LockAliasBudgets(ctx context.Context, scopes ...AliasAttemptScope) error
+	// CountPendingAliases counts a tenant's aliases still waiting for a code that has not expired.
+	CountPendingAliases(ctx context.Context, tenantID string, env core.Environment, now time.Time) (int, error)
 
 	// FindCredential returns the tenant's credential, ok=false when it has none.
 	FindCredential(ctx context.Context, tenantID string, env core.Environment) (recipient.Credential, bool, error)
@@ -81,6 +92,35 @@ type OfframpRepo interface {
 	ApprovedReviewReasons(ctx context.Context, paymentID string) ([]offramp.HoldReason, error)
 }
 
+// AliasAttemptKind says what an alias budget counts.
+type AliasAttemptKind string
+
+// Alias budgets count codes sent and wrong codes alike.
+const (
+	AliasCodeSent   AliasAttemptKind = "CODE_SENT"
+	AliasCodeFailed AliasAttemptKind = "CODE_FAILED"
+)
+
+// AliasAttempt is one code sent, or one wrong code, for a phone alias.
+type AliasAttempt struct {
+	Environment core.Environment
+	Kind        AliasAttemptKind
+	PhoneHash   string
+	TenantID    string
+	IPHash      string
+	At          time.Time
+}
+
+// AliasAttemptScope selects what one alias budget counts: a phone in an environment, a tenant
+// in an environment, or a client IP hash (across environments).
+type AliasAttemptScope struct {
+	Environment core.Environment
+	PhoneHash   string
+	TenantID    string
+	IPHash      string
+	Kind        AliasAttemptKind // empty: codes sent and wrong codes alike
+}
+
 // SMSMessage is one text to a phone. The number travels encrypted; ToMasked is what a sandbox
 // outbox may show.
 type SMSMessage struct {
@@ -111,6 +151,8 @@ type SentSMS struct {
 // SMSOutbox reads the sandbox outbox (GET /v1/sandbox/sms-messages).
 type SMSOutbox interface {
 	ListSMS(ctx context.Context, tenantID string, env core.Environment, page Page) ([]SentSMS, int, error)
+	// PurgeSMS deletes at most limit messages sent before a time and says how many it deleted.
+	PurgeSMS(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
 // Cipher protects identifiers at rest (DESIGN.md §4): AES-GCM encryption bound to a context

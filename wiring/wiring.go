@@ -67,6 +67,11 @@ type Config struct {
 	ClaimCodesPerIP      int
 	ClaimCodesPerPhone   int
 	ClaimResendsPerClaim int
+	// AliasBudget bounds phone-alias codes sent and wrong codes per phone, tenant and client
+	// IP, and pending aliases per tenant (zero fields: the defaults); SMSOutboxRetention is
+	// how long the sandbox outbox keeps a message (0 = 7 days).
+	AliasBudget        offrampapp.AliasBudget
+	SMSOutboxRetention time.Duration
 	// HTTPTimeouts bound reading a request, writing a response and an idle connection; zero
 	// fields take http.DefaultTimeouts.
 	HTTPTimeouts http.Timeouts
@@ -151,7 +156,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
-	outbox := sms.NewSandbox(db)
+	outbox := sms.NewSandbox(db, protect)
 	rails, err := payoutRails(cfg.Payouts, db)
 	if err != nil {
 		_ = db.Close()

@@ -13,10 +13,10 @@ func (s *Server) offrampEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/phone-aliases", Summary: "Start proving a phone number: a 6-digit code is sent by SMS (D7)", Tag: "phone-aliases",
 			Auth: authRequired, Scopes: write, Request: phoneAliasCreateRequest{},
-			Responses: map[int]any{201: phoneAliasResponse{}, 400: Envelope{}, 422: Envelope{}, 501: Envelope{}}, Handler: s.createPhoneAlias},
+			Responses: map[int]any{201: phoneAliasResponse{}, 400: Envelope{}, 422: Envelope{}, 429: Envelope{}, 501: Envelope{}}, Handler: s.createPhoneAlias},
 		{Method: "POST", Path: "/v1/phone-aliases/{id}/verify", Summary: "Verify a phone alias with its code (6 digits, 5 attempts, expires)", Tag: "phone-aliases",
 			Auth: authRequired, Scopes: write, Params: pathID, Request: phoneAliasVerifyRequest{},
-			Responses: map[int]any{200: phoneAliasResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 422: Envelope{}, 501: Envelope{}}, Handler: s.verifyPhoneAlias},
+			Responses: map[int]any{200: phoneAliasResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 422: Envelope{}, 429: Envelope{}, 501: Envelope{}}, Handler: s.verifyPhoneAlias},
 		{Method: "GET", Path: "/v1/phone-aliases", Summary: "List the caller's phone aliases (numbers masked)", Tag: "phone-aliases",
 			Auth: authRequired, Scopes: read, Params: paging,
 			Responses: map[int]any{200: phoneAliasListResponse{}}, Handler: s.listPhoneAliases},

@@ -49,7 +49,7 @@ func (s *Server) sendClaimPhoneCode(c *fiber.Ctx) error {
 	}
 	ch, err := s.svc.Offramp.SendClaimPhoneCode(c.UserContext(), claimToken(c), c.IP())
 	if err != nil {
-		return err
+		return withRetryAfter(c, err)
 	}
 	return c.Status(fiber.StatusCreated).JSON(claimChallengeResponse{ChallengeID: ch.ChallengeID, ExpiresAt: ch.ExpiresAt})
 }

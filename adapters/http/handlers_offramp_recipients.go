@@ -14,9 +14,9 @@ func (s *Server) createPhoneAlias(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Offramp.CreatePhoneAlias(c.UserContext(), principal(c), offrampapp.CreateAliasInput{Phone: req.Phone})
+	a, err := s.svc.Offramp.CreatePhoneAlias(c.UserContext(), principal(c), offrampapp.CreateAliasInput{Phone: req.Phone, ClientIP: c.IP()})
 	if err != nil {
-		return err
+		return withRetryAfter(c, err)
 	}
 	return c.Status(fiber.StatusCreated).JSON(toPhoneAlias(a))
 }
@@ -26,9 +26,9 @@ func (s *Server) verifyPhoneAlias(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Offramp.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
+	a, err := s.svc.Offramp.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code, c.IP())
 	if err != nil {
-		return err
+		return withRetryAfter(c, err)
 	}
 	return c.JSON(toPhoneAlias(a))
 }

@@ -2,6 +2,7 @@ package http
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -59,12 +60,16 @@ func (s *Server) fundWallet(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(toDrip(d))
 }
 
-// withRetryAfter sets Retry-After from a RATE_LIMITED error's details.retryAfterSeconds.
+// withRetryAfter sets Retry-After from a RATE_LIMITED error's details.retryAfterSeconds (a
+// string or a whole number of seconds).
 func withRetryAfter(c *fiber.Ctx, err error) error {
 	var de *core.Error
 	if errors.As(err, &de) && de.Code == core.CodeRateLimited {
-		if secs, ok := de.Details["retryAfterSeconds"].(string); ok {
+		switch secs := de.Details["retryAfterSeconds"].(type) {
+		case string:
 			c.Set(fiber.HeaderRetryAfter, secs)
+		case int:
+			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 		}
 	}
 	return err

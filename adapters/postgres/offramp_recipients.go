@@ -143,6 +143,72 @@ func (r recipientRepo) FindVerifiedAlias(ctx context.Context, env core.Environme
 	return m.domain()
 }
 
+type aliasAttemptModel struct {
+	bun.BaseModel `bun:"table:phone_alias_attempts"`
+	ID            int64     `bun:"id,pk,autoincrement"`
+	Environment   string    `bun:"environment"`
+	Kind          string    `bun:"kind"`
+	PhoneHash     string    `bun:"phone_hash"`
+	TenantID      string    `bun:"tenant_id"`
+	IPHash        string    `bun:"ip_hash"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+func (r recipientRepo) RecordAliasAttempt(ctx context.Context, a ports.AliasAttempt) error {
+	m := aliasAttemptModel{Environment: string(a.Environment), Kind: string(a.Kind), PhoneHash: a.PhoneHash,
+		TenantID: a.TenantID, IPHash: a.IPHash, CreatedAt: a.At.UTC()}
+	_, err := r.db.NewInsert().Model(&m).ExcludeColumn("id").Exec(ctx)
+	return err
+}
+
+// CountAliasAttempts refuses a scope with no field or more than one: an empty scope would
+// count every attempt, a mixed one would count their intersection, and neither budgets anything.
+func (r recipientRepo) CountAliasAttempts(ctx context.Context, s ports.AliasAttemptScope, since time.Time) (int, time.Time, error) {
+	q := r.db.NewSelect().Model((*aliasAttemptModel)(nil)).ColumnExpr("count(*) AS n, min(created_at) AS oldest").
+		Where("created_at >= ?", since.UTC())
+	set := 0
+	if s.PhoneHash != "" {
+		q, set = q.Where("environment = ? AND phone_hash = ?", s.Environment, s.PhoneHash), set+1
+	}
+	if s.TenantID != "" {
+		q, set = q.Where("tenant_id = ? AND environment = ?", s.TenantID, s.Environment), set+1
+	}
+	if s.IPHash != "" {
+		q, set = q.Where("ip_hash = ?", s.IPHash), set+1
+	}
+	if s.Kind != "" {
+		q = q.Where("kind = ?", string(s.Kind))
+	}
+	if set != 1 {
+		return 0, time.Time{}, errors.New("postgres: CountAliasAttempts needs exactly one of phone, tenant or IP")
+	}
+	var row struct {
+		N      int
+		Oldest sql.NullTime
+	}
+	if err := q.Scan(ctx, &row.N, &row.Oldest); err != nil {
+		return 0, time.Time{}, err
+	}
+	return row.N, row.Oldest.Time.UTC(), nil
+}
+
+// LockAliasBudgets takes one transaction-scoped advisory lock per scope, in the order given.
+func (r recipientRepo) LockAliasBudgets(ctx context.Context, scopes ...ports.AliasAttemptScope) error {
+	for _, s := range scopes {
+		key := "alias-budget:" + string(s.Environment) + "|" + s.PhoneHash + "|" + s.TenantID + "|" + s.IPHash
+		if _, err := r.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 4))", key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r recipientRepo) CountPendingAliases(ctx context.Context, tenantID string, env core.Environment, now time.Time) (int, error) {
+	n, err := r.db.NewSelect().Model((*aliasModel)(nil)).
+		Where("tenant_id = ? AND environment = ? AND status = ? AND code_expires_at > ?", tenantID, env, recipient.AliasPending, now.UTC()).Count(ctx)
+	return int(n), err
+}
+
 func (r recipientRepo) FindCredential(ctx context.Context, tenantID string, env core.Environment) (recipient.Credential, bool, error) {
 	var m credentialModel
 	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND type = ?",

@@ -1,11 +1,14 @@
 // Package sms holds the SMS adapters. Sandbox stores every text in a Postgres outbox (inside
 // the caller's unit of work, so a rolled-back request sends nothing) that TEST callers read at
-// GET /v1/sandbox/sms-messages. Outbox entries show only the masked number.
+// GET /v1/sandbox/sms-messages. Outbox entries show only the masked number. Bodies hold codes
+// and claim links, so they are stored only encrypted, bound to the message id; PurgeSMS is the
+// retention pass.
 package sms
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -17,7 +20,8 @@ import (
 
 // Sandbox is the outbox SMS adapter.
 type Sandbox struct {
-	db *bun.DB
+	db     *bun.DB
+	cipher ports.Cipher
 }
 
 var (
@@ -25,25 +29,29 @@ var (
 	_ ports.SMSOutbox = (*Sandbox)(nil)
 )
 
-// NewSandbox builds the adapter over the service's database.
-func NewSandbox(db *bun.DB) *Sandbox {
-	if db == nil {
-		panic("sms: NewSandbox needs a database")
+// NewSandbox builds the adapter over the service's database; the cipher seals message bodies.
+func NewSandbox(db *bun.DB, cipher ports.Cipher) *Sandbox {
+	if db == nil || cipher == nil {
+		panic("sms: NewSandbox needs a database and a cipher")
 	}
-	return &Sandbox{db: db}
+	return &Sandbox{db: db, cipher: cipher}
 }
 
+// bodyContext binds a body's ciphertext to its message, so one row's body cannot be moved to
+// another.
+func bodyContext(id string) string { return "sms_message:" + id }
+
 type messageModel struct {
-	bun.BaseModel `bun:"table:sms_messages"`
-	ID            string    `bun:"id,pk"`
-	TenantID      string    `bun:"tenant_id"`
-	Environment   string    `bun:"environment"`
-	ToHash        string    `bun:"to_hash"`
-	ToMasked      string    `bun:"to_masked"`
-	ToCiphertext  []byte    `bun:"to_ciphertext"`
-	Body          string    `bun:"body"`
-	Purpose       string    `bun:"purpose"`
-	CreatedAt     time.Time `bun:"created_at"`
+	bun.BaseModel  `bun:"table:sms_messages"`
+	ID             string    `bun:"id,pk"`
+	TenantID       string    `bun:"tenant_id"`
+	Environment    string    `bun:"environment"`
+	ToHash         string    `bun:"to_hash"`
+	ToMasked       string    `bun:"to_masked"`
+	ToCiphertext   []byte    `bun:"to_ciphertext"`
+	BodyCiphertext []byte    `bun:"body_ciphertext"`
+	Purpose        string    `bun:"purpose"`
+	CreatedAt      time.Time `bun:"created_at"`
 }
 
 // Send writes the message to the outbox in the caller's transaction.
@@ -53,8 +61,13 @@ func (s *Sandbox) Send(ctx context.Context, m ports.SMSMessage, now time.Time) e
 		return errors.New("sms: Send outside a unit of work")
 	}
 	row := messageModel{ID: core.NewID("sms"), TenantID: m.TenantID, Environment: string(m.Environment), ToHash: m.ToHash,
-		ToMasked: m.ToMasked, ToCiphertext: m.ToCiphertext, Body: m.Body, Purpose: m.Purpose, CreatedAt: now}
-	_, err := tx.NewInsert().Model(&row).Exec(ctx)
+		ToMasked: m.ToMasked, ToCiphertext: m.ToCiphertext, Purpose: m.Purpose, CreatedAt: now}
+	sealed, err := s.cipher.Encrypt([]byte(m.Body), bodyContext(row.ID))
+	if err != nil {
+		return err
+	}
+	row.BodyCiphertext = sealed
+	_, err = tx.NewInsert().Model(&row).Exec(ctx)
 	return err
 }
 
@@ -68,7 +81,22 @@ func (s *Sandbox) ListSMS(ctx context.Context, tenantID string, env core.Environ
 	}
 	out := make([]ports.SentSMS, len(rows))
 	for i, m := range rows {
-		out[i] = ports.SentSMS{ID: m.ID, ToMasked: m.ToMasked, Body: m.Body, Purpose: m.Purpose, SentAt: m.CreatedAt.UTC()}
+		body, err := s.cipher.Decrypt(m.BodyCiphertext, bodyContext(m.ID))
+		if err != nil {
+			return nil, 0, fmt.Errorf("sms: open message %s: %w", m.ID, err)
+		}
+		out[i] = ports.SentSMS{ID: m.ID, ToMasked: m.ToMasked, Body: string(body), Purpose: m.Purpose, SentAt: m.CreatedAt.UTC()}
 	}
 	return out, int(total), nil
+}
+
+// PurgeSMS deletes up to limit messages sent before a time, oldest first.
+func (s *Sandbox) PurgeSMS(ctx context.Context, before time.Time, limit int) (int, error) {
+	res, err := s.db.NewRaw(`DELETE FROM sms_messages WHERE id IN
+		(SELECT id FROM sms_messages WHERE created_at < ? ORDER BY created_at LIMIT ?)`, before.UTC(), limit).Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }

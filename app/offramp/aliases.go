@@ -28,12 +28,13 @@ func (s *Service) requireRecipients() error {
 	return nil
 }
 
-// CreateAliasInput is POST /v1/phone-aliases.
-type CreateAliasInput struct{ Phone string }
+// CreateAliasInput is POST /v1/phone-aliases; ClientIP is the caller's address (budgets).
+type CreateAliasInput struct{ Phone, ClientIP string }
 
 // CreatePhoneAlias starts proving a phone number (D7): it stores the number encrypted with its
 // keyed hash and texts a 6-digit code through the SMS port. A number another tenant has
-// verified in this environment is PHONE_ALIAS_TAKEN.
+// verified in this environment is PHONE_ALIAS_TAKEN. Codes are budgeted per phone, tenant
+// and client IP, and pending aliases per tenant (RATE_LIMITED, see alias_budget.go).
 func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in CreateAliasInput) (recipient.Alias, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Alias{}, err
@@ -64,7 +65,14 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 		case !isCode(err, recipient.CodePhoneAliasNotFound):
 			return err
 		}
+		ipHash := s.cipher.LookupHash(hashPurposeIP, in.ClientIP)
+		if err := s.checkAliasBudget(ctx, tx, p, alias.PhoneHash, ipHash, "", now); err != nil {
+			return err
+		}
 		if err := tx.Recipients().CreateAlias(ctx, alias); err != nil {
+			return err
+		}
+		if err := s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeSent, now); err != nil {
 			return err
 		}
 		return s.sms.Send(ctx, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
@@ -75,8 +83,10 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 }
 
 // VerifyPhoneAlias checks a code: 6 digits, 5 attempts, expiry. Wrong codes count even though
-// the request fails, so the attempt is saved in its own unit of work before the error returns.
-func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, code string) (recipient.Alias, error) {
+// the request fails, so the attempt is saved in its own unit of work before the error returns;
+// they also count against the phone, tenant and client-IP budgets, and a spent budget refuses
+// the verify (RATE_LIMITED) before the code is compared.
+func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, code, clientIP string) (recipient.Alias, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Alias{}, err
 	}
@@ -93,13 +103,23 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 		if err != nil {
 			return err
 		}
+		now := s.clock.Now()
+		ipHash := s.cipher.LookupHash(hashPurposeIP, clientIP)
+		if alias.Status == recipient.AliasPending {
+			if err := s.checkAliasBudget(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeFailed, now); err != nil {
+				return err
+			}
+		}
 		matches := alias.CodeHash != "" && hmac.Equal([]byte(alias.CodeHash), []byte(s.codeHash(alias.ID, code)))
-		out, verdict = alias.Verify(matches, s.clock.Now())
+		out, verdict = alias.Verify(matches, now)
 		if out.Status == alias.Status && out.Attempts == alias.Attempts {
 			return nil
 		}
 		if err := tx.Recipients().UpdateAlias(ctx, out); err != nil {
 			return err
+		}
+		if out.Attempts > alias.Attempts {
+			return s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeFailed, now)
 		}
 		if out.Status == recipient.AliasVerified {
 			return s.reevaluateHeld(ctx, tx, p.Environment, p.TenantID)

@@ -50,6 +50,7 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 		}
 		moved := false
 		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			moved = false // only the committed run says whether the cursor moved
 			now := s.clock.Now()
 			cur, err := tx.Claims().LockEscrowCursor(ctx, env, chainID, now)
 			if err != nil || cur.NextBlock != from {

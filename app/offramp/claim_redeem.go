@@ -202,7 +202,7 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		if err != nil {
 			return err
 		}
-		if err := ch.Redeemable(c.ID); err != nil {
+		if err := ch.Redeemable(c.ID, now); err != nil {
 			return err
 		}
 		dest, err := tx.Recipients().FindDestination(ctx, p.TenantID, p.Environment, in.DestinationID)

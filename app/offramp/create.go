@@ -98,7 +98,10 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 		return PaymentView{}, err
 	}
 	now := s.clock.Now()
-	pay := offramp.Payment{ID: core.NewID(core.PrefixOffRamp), Environment: p.Environment, SenderTenantID: p.TenantID,
+	// base is the payment before intake. The unit of work may run more than once (a
+	// serialization failure retries it), so each run starts again from base and only the
+	// committed run's result leaves the closure.
+	base := offramp.Payment{ID: core.NewID(core.PrefixOffRamp), Environment: p.Environment, SenderTenantID: p.TenantID,
 		RecipientPhoneHash:   s.cipher.LookupHash(hashPurposePhone, plan.phone.E164),
 		RecipientPhoneMasked: recipient.MaskPhone(plan.phone.E164), SourceChainKey: offramp.ChainKey(plan.source.ChainID),
 		SourceAssetID: offramp.SourceAssetID(plan.source.ChainID, plan.source.USDC), SourceAmountBaseUnits: plan.amount,
@@ -106,6 +109,8 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 		Status: offramp.StatusCreated, HoldReasons: []offramp.HoldReason{}, CreatedAt: now, UpdatedAt: now}
 	var view PaymentView
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		pay := base
+		pay.HoldReasons = []offramp.HoldReason{}
 		if err := s.intake(ctx, tx, &pay); err != nil {
 			return err
 		}

@@ -17,11 +17,15 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &SubmitPayoutWorker{Service: s})
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
 	s.registerClaimWorkers(workers)
+	river.AddWorker(workers, &PurgeSMSOutboxWorker{Service: s})
 }
 
-// PeriodicJobs are the pending claims' escrow indexer and expiry pass. Quote expiry is lazy
-// (judged at select and confirm), so off-ramp payments themselves schedule none.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob { return s.claimPeriodicJobs() }
+// PeriodicJobs are the pending claims' escrow indexer and expiry pass, and the SMS outbox's
+// retention purge. Quote expiry is lazy (judged at select and confirm), so off-ramp payments
+// themselves schedule none.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
+	return append(s.claimPeriodicJobs(), s.smsPeriodicJobs()...)
+}
 
 const (
 	offrampJobMaxAttempts = 25

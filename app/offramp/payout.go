@@ -22,6 +22,9 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 	var rail ports.PayoutRail
 	proceed := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		// A retried run decides afresh: a submission an earlier, rolled-back run prepared
+		// must not go out after a run that found nothing to submit.
+		req, rail, proceed = ports.PayoutRequest{}, ports.PayoutRail{}, false
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {

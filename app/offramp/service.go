@@ -57,6 +57,11 @@ type Deps struct {
 	ClaimCodesPerIP      int
 	ClaimCodesPerPhone   int
 	ClaimResendsPerClaim int
+	// AliasBudget bounds phone-alias codes sent and wrong codes per phone, tenant and client
+	// IP, and pending aliases per tenant; zero fields take the recipient package's defaults.
+	AliasBudget AliasBudget
+	// SMSOutboxRetention is how long the sandbox outbox keeps a message (0 = 7 days).
+	SMSOutboxRetention time.Duration
 	// SourceChains name each environment's chain and USDC token (sourceAssetId, claims).
 	SourceChains kernel.SourceChains
 	// SpendPolicy is the policy capability's verdict on the sender's spend.
@@ -88,6 +93,8 @@ type Service struct {
 	claimCodesPerPhone int
 	// claimResendsPerClaim bounds how often a sender may resend one claim's link.
 	claimResendsPerClaim int
+	aliasBudget          AliasBudget
+	smsOutboxRetention   time.Duration
 	sourceChains         kernel.SourceChains
 	spendPolicy          SpendPolicy
 	log                  *slog.Logger
@@ -105,6 +112,7 @@ func New(d Deps) (*Service, error) {
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval,
 		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
+		aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
 		sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy, log: d.Logger}
 	if s.quoteLifetime <= 0 {
 		s.quoteLifetime = offramp.DefaultQuoteLifetime
@@ -120,6 +128,9 @@ func New(d Deps) (*Service, error) {
 	}
 	if s.claimResendsPerClaim <= 0 {
 		s.claimResendsPerClaim = claim.MaxResends
+	}
+	if s.smsOutboxRetention <= 0 {
+		s.smsOutboxRetention = DefaultSMSOutboxRetention
 	}
 	if s.claimLifetime <= 0 {
 		s.claimLifetime = claim.DefaultLifetime

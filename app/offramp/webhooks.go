@@ -72,6 +72,8 @@ func (s *Service) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) 
 	var res WebhookResult
 	fresh := false
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		res = WebhookResult{} // a retried run starts afresh
+		var err error
 		fresh, err = tx.Offramp().RecordProviderEvent(ctx, w.Provider, body.EventID, now)
 		if err != nil || !fresh {
 			return err

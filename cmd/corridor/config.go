@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"corridor/adapters/http"
+	offrampapp "corridor/app/offramp"
 	"corridor/core/policy"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -28,6 +29,7 @@ type Config struct {
 	Chain    chainConfig    `desc:"Chains (docs/chain.md)"`
 	Wallets  walletsConfig  `desc:"Wallets and sandbox faucet"`
 	Claims   claimsConfig   `desc:"Pending claims (docs/claims.md)"`
+	Aliases  aliasesConfig  `desc:"Phone aliases and the sandbox SMS outbox (docs/security.md)"`
 	Payouts  payoutsConfig  `desc:"Payout providers and off-ramp payments"`
 	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
 	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
@@ -105,6 +107,16 @@ type claimsConfig struct {
 	ResendsPerClaim   int           `env:"CLAIM_RESENDS_PER_CLAIM" envDefault:"3" min:"1" desc:"claim-link re-sends of one claim per 24 hours"`
 }
 
+// aliasesConfig are the budgets of phone-alias codes and the sandbox outbox's retention.
+type aliasesConfig struct {
+	CodesPerPhone  int           `env:"PHONE_ALIAS_CODES_PER_PHONE" envDefault:"10" min:"1" desc:"phone-alias codes sent plus wrong codes per phone number per budget window"`
+	CodesPerTenant int           `env:"PHONE_ALIAS_CODES_PER_TENANT" envDefault:"30" min:"1" desc:"phone-alias codes sent plus wrong codes per tenant per budget window"`
+	CodesPerIP     int           `env:"PHONE_ALIAS_CODES_PER_IP" envDefault:"60" min:"1" desc:"phone-alias codes sent plus wrong codes per client IP per budget window"`
+	MaxPending     int           `env:"PHONE_ALIAS_MAX_PENDING" envDefault:"5" min:"1" desc:"a tenant's phone aliases waiting for an unexpired code"`
+	BudgetWindow   time.Duration `env:"PHONE_ALIAS_BUDGET_WINDOW" envDefault:"1h" desc:"the window the phone-alias budgets count over"`
+	SMSRetention   time.Duration `env:"SMS_OUTBOX_RETENTION" envDefault:"168h" desc:"how long the sandbox SMS outbox keeps a message before the purge deletes it"`
+}
+
 // payoutsConfig configures the payout providers (D9) and the off-ramp's timing. Every provider
 // this build knows (wiring.PayoutProviderNames) has a field; a test keeps them in step.
 type payoutsConfig struct {
@@ -178,6 +190,9 @@ func (c Config) wiringConfig() wiring.Config {
 		ClaimCodesPerIP:      c.Claims.CodesPerIP,
 		ClaimCodesPerPhone:   c.Claims.CodesPerPhone,
 		ClaimResendsPerClaim: c.Claims.ResendsPerClaim,
+		AliasBudget: offrampapp.AliasBudget{PerPhone: c.Aliases.CodesPerPhone, PerTenant: c.Aliases.CodesPerTenant,
+			PerIP: c.Aliases.CodesPerIP, MaxPending: c.Aliases.MaxPending, Window: c.Aliases.BudgetWindow},
+		SMSOutboxRetention: c.Aliases.SMSRetention,
 	}
 }
 

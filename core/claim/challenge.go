@@ -73,10 +73,15 @@ func (c *Challenge) Verify(matches bool, now time.Time) error {
 	return core.E(CodeInvalidCode, "wrong code").WithDetails(map[string]any{"attemptsRemaining": c.AttemptsRemaining})
 }
 
-// Redeemable checks that a challenge proves the phone for a redeem of claimID.
-func (c Challenge) Redeemable(claimID string) error {
+// Redeemable checks that a challenge proves the phone for a redeem of claimID at now: a
+// verified challenge proves it only until it expires, so a proof cannot be kept and used
+// later (TWOFA_CHALLENGE_EXPIRED; request and verify a new code).
+func (c Challenge) Redeemable(claimID string, now time.Time) error {
 	if c.ClaimID != claimID || c.Status != ChallengeVerified {
 		return core.E(CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
+	}
+	if !now.Before(c.ExpiresAt) {
+		return core.E(CodeChallengeExpired, "this phone challenge has expired; request and verify a new code")
 	}
 	return nil
 }

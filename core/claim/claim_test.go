@@ -187,7 +187,7 @@ func TestChallenge_FiveAttemptsThenCancelled(t *testing.T) {
 func TestChallenge_VerifyAndExpiry(t *testing.T) {
 	now := time.Now().UTC()
 	ch := Challenge{ClaimID: "clm_1", Status: ChallengePending, AttemptsRemaining: ChallengeAttempts, ExpiresAt: now.Add(time.Minute)}
-	if err := ch.Redeemable("clm_1"); err == nil {
+	if err := ch.Redeemable("clm_1", now); err == nil {
 		t.Fatal("a pending challenge is not redeemable")
 	}
 	if err := ch.Verify(true, now); err != nil || ch.Status != ChallengeVerified {
@@ -196,11 +196,14 @@ func TestChallenge_VerifyAndExpiry(t *testing.T) {
 	if err := ch.Verify(true, now); err != nil {
 		t.Fatalf("repeat verify: %v", err)
 	}
-	if err := ch.Redeemable("clm_2"); err == nil {
+	if err := ch.Redeemable("clm_2", now); err == nil {
 		t.Fatal("another claim's challenge is not redeemable")
 	}
-	if err := ch.Redeemable("clm_1"); err != nil {
+	if err := ch.Redeemable("clm_1", now); err != nil {
 		t.Fatal(err)
+	}
+	if err := ch.Redeemable("clm_1", now.Add(time.Minute)); err == nil || err.(*core.Error).Code != CodeChallengeExpired {
+		t.Fatalf("a verified challenge past its expiry is not redeemable: %v", err)
 	}
 	late := Challenge{Status: ChallengePending, AttemptsRemaining: 5, ExpiresAt: now}
 	if err := late.Verify(true, now); err.(*core.Error).Code != CodeChallengeExpired {

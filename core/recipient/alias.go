@@ -13,6 +13,17 @@ const (
 	CodeLifetime    = 10 * time.Minute
 )
 
+// Phone-alias code budgets (defaults; configurable). Codes sent and wrong codes both count,
+// per phone, per tenant and per client IP over AliasBudgetWindow, so "create an alias, guess
+// five times, repeat" stops after a handful of guesses instead of covering the code space.
+const (
+	AliasBudgetWindow         = time.Hour
+	MaxAliasAttemptsPerPhone  = 10
+	MaxAliasAttemptsPerTenant = 30
+	MaxAliasAttemptsPerIP     = 60
+	MaxPendingAliases         = 5
+)
+
 // AliasStatus is a phone alias's lifecycle state.
 type AliasStatus string
 

@@ -272,9 +272,10 @@ func TestClaim_PhoneCodeBudgetPerPhone(t *testing.T) {
 	for i := 0; i < claim.MaxCodesPerPhone; i++ {
 		env().Client(t).Post("/v1/claims/"+token+"/phone-code", nil).Expect(t, 201)
 	}
-	e := env().Client(t).Post("/v1/claims/"+token+"/phone-code", nil).ExpectError(t, 429, "RATE_LIMITED")
-	if e["details"].(map[string]any)["scope"] != "phone" {
-		t.Fatalf("budget %v", e)
+	r := env().Client(t).Post("/v1/claims/"+token+"/phone-code", nil)
+	e := r.ExpectError(t, 429, "RATE_LIMITED")
+	if e["details"].(map[string]any)["scope"] != "phone" || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("budget %v, Retry-After %q", e, r.Header.Get("Retry-After"))
 	}
 }
 

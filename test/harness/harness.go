@@ -16,6 +16,7 @@ import (
 	"corridor/adapters/chain"
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
+	offrampapp "corridor/app/offramp"
 	"corridor/core"
 	"corridor/ports"
 	"corridor/test/testdb"
@@ -112,6 +113,8 @@ func DefaultConfig(url string) wiring.Config {
 		OperatorToken:      OperatorToken,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
 		ClaimCodesPerIP:    10_000,
+		// Every test client is 127.0.0.1: the per-IP alias budget is tested on its own server.
+		AliasBudget: offrampapp.AliasBudget{PerIP: 10_000},
 	}
 }
 
