@@ -3,9 +3,9 @@ package wallets
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
-	"errors"
 	"sort"
 	"strconv"
 	"time"
@@ -75,7 +75,7 @@ type ChainIndexResult struct {
 	// Reorg is what the run undid before indexing, nil when the recorded blocks were still on
 	// the chain.
 	Reorg    *ReorgResult
-	CaughtUp             bool
+	CaughtUp bool
 }
 
 // IndexChain runs the ledger mirror's indexer for env once: from the cursor towards the latest

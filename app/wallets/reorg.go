@@ -84,7 +84,7 @@ func (s *Service) undoReorg(ctx context.Context, c ports.Chain, env core.Environ
 func reverseChainTransfer(ctx context.Context, tx ports.Tx, env core.Environment, b ports.IndexedBlock, transferID string, now time.Time) error {
 	_, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{
 		Reference: ChainReorgReference(transferID), Type: ledger.TypeReversal,
-		Environment: env, Asset: ledger.AssetUSDC, ReversedID: transferID,
+		Environment: env, ReversedID: transferID,
 		Metadata: map[string]string{
 			"source": "chain-reorg", "chainId": strconv.FormatInt(b.ChainID, 10),
 			"droppedBlockNumber": strconv.FormatUint(b.Number, 10), "droppedBlockHash": b.Hash,
