@@ -300,6 +300,9 @@ func (r claimRepo) RecordEscrowEvent(ctx context.Context, chainID int64, txHash 
 }
 
 func (r claimRepo) DeleteEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint) (string, claim.EventKind, bool, error) {
+	if uint64(logIndex) > math.MaxInt64 {
+		return "", "", false, nil // never recorded: RecordEscrowEvent refuses it
+	}
 	var rows []struct {
 		ClaimID string `bun:"claim_id"`
 		Kind    string `bun:"kind"`

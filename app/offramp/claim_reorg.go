@@ -18,7 +18,7 @@ import (
 // Pass names of the claim background passes in background_failures.
 const (
 	PassClaimIndex  = "claim.index"
-	PassClaimExpiry = "claim.expiry"
+	PassClaimExpiry = "claim.expiry" //nolint:gosec // a pass name, not a credential
 )
 
 // escrowTransferSeparator joins an event key and the id of the funding transfer it posted in

@@ -254,3 +254,12 @@ func redactURL(raw string) string {
 func redactErr(err error, raw string) string {
 	return strings.ReplaceAll(err.Error(), raw, redactURL(raw))
 }
+
+// confirmations are the indexers' depths per environment. The bounds (min, max) were checked at
+// load, so the conversions cannot overflow.
+func (c chainConfig) confirmations() map[core.Environment]uint64 {
+	return map[core.Environment]uint64{
+		core.EnvTest: uint64(max(c.TestConfirmations, 0)), //nolint:gosec // 0..1000, checked at load
+		core.EnvLive: uint64(max(c.LiveConfirmations, 0)), //nolint:gosec // 1..1000, checked at load
+	}
+}

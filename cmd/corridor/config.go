@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"corridor/adapters/http"
-	"corridor/core"
 	"corridor/core/policy"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -163,7 +162,7 @@ func (c Config) wiringConfig() wiring.Config {
 		HTTPTimeouts:        http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout},
 		Chains:              wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
-		ChainConfirmations:  map[core.Environment]uint64{core.EnvTest: uint64(c.Chain.TestConfirmations), core.EnvLive: uint64(c.Chain.LiveConfirmations)},
+		ChainConfirmations:  c.Chain.confirmations(),
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
 		DBStatementTimeout:  c.Service.DBStatementTimeout,
