@@ -40,7 +40,10 @@ func ForkPoint(ctx context.Context, c ports.Chain, indexer ports.Indexer, recent
 			return 0, false, err
 		}
 		if found && strings.EqualFold(hash.Hex(), b.Hash) {
-			return b.Number + 1, i > 0, nil
+			if i == 0 {
+				return 0, false, nil
+			}
+			return b.Number + 1, true, nil
 		}
 	}
 	if len(recent) == 0 {

@@ -311,7 +311,16 @@ func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, cha
 	t, replayed, err := postLog(ctx, tx, env, chainID, l, reference, accounts, amount, now)
 	if err == nil && replayed && t.Metadata["blockHash"] != l.BlockHash.Hex() {
 		// The reference was posted from another block: one a reorg dropped (its transfer was
-		// reversed) before the transaction was mined again here.
+		// reversed) before the transaction was mined again here. A first posting that was not
+		// reversed means a reorg went unnoticed: fail loudly rather than post the log twice.
+		stored, serr := tx.Ledger().Transfer(ctx, env, t.ID)
+		if serr != nil {
+			return "", false, serr
+		}
+		if stored.State.Status != ledger.StatusReversed {
+			return "", false, fmt.Errorf("ledger mirror: %s was posted from block %s and is %s; not posting it again from block %s",
+				reference, t.Metadata["blockHash"], stored.State.Status, l.BlockHash.Hex())
+		}
 		t, replayed, err = postLog(ctx, tx, env, chainID, l, reference+":"+l.BlockHash.Hex(), accounts, amount, now)
 	}
 	if err != nil {
