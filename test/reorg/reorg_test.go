@@ -24,6 +24,8 @@ import (
 // confirmations is the depth this package's service indexes at.
 const confirmations = 2
 
+// TestMain starts the package's service at confirmation depth 2. The tests run one after the
+// other (never t.Parallel): each forks or mines the package's chain.
 func TestMain(m *testing.M) {
 	harness.MainWithChainConfig(m, func(c *wiring.Config) {
 		c.ChainConfirmations = map[core.Environment]uint64{core.EnvTest: confirmations}
