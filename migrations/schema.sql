@@ -71,6 +71,22 @@ CREATE TABLE public.api_keys (
     CONSTRAINT api_keys_one_creator CHECK (((created_by_key_id IS NULL) OR (created_by_user_id IS NULL)))
 );
 
+CREATE TABLE public.background_failures (
+    pass text NOT NULL,
+    item text NOT NULL,
+    environment text,
+    status text NOT NULL,
+    attempts integer NOT NULL,
+    last_error text NOT NULL,
+    first_failed_at timestamp with time zone NOT NULL,
+    last_failed_at timestamp with time zone NOT NULL,
+    CONSTRAINT background_failures_attempts_check CHECK ((attempts > 0)),
+    CONSTRAINT background_failures_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT background_failures_item_check CHECK ((item <> ''::text)),
+    CONSTRAINT background_failures_pass_check CHECK ((pass = ANY (ARRAY['claim.expiry'::text, 'chain.index'::text, 'claim.index'::text]))),
+    CONSTRAINT background_failures_status_check CHECK ((status = ANY (ARRAY['RETRYING'::text, 'DEAD'::text])))
+);
+
 CREATE TABLE public.chain_index_cursors (
     environment text NOT NULL,
     chain_id bigint NOT NULL,
@@ -79,6 +95,21 @@ CREATE TABLE public.chain_index_cursors (
     CONSTRAINT chain_index_cursors_chain_id_check CHECK ((chain_id > 0)),
     CONSTRAINT chain_index_cursors_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT chain_index_cursors_next_block_check CHECK ((next_block >= 0))
+);
+
+CREATE TABLE public.chain_indexed_blocks (
+    indexer text NOT NULL,
+    environment text NOT NULL,
+    chain_id bigint NOT NULL,
+    block_number bigint NOT NULL,
+    block_hash text NOT NULL,
+    items text[] DEFAULT '{}'::text[] NOT NULL,
+    recorded_at timestamp with time zone NOT NULL,
+    CONSTRAINT chain_indexed_blocks_block_hash_check CHECK ((block_hash ~ '^0x[0-9a-f]{64}$'::text)),
+    CONSTRAINT chain_indexed_blocks_block_number_check CHECK ((block_number >= 0)),
+    CONSTRAINT chain_indexed_blocks_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT chain_indexed_blocks_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT chain_indexed_blocks_indexer_check CHECK ((indexer = ANY (ARRAY['LEDGER_MIRROR'::text, 'CLAIM_ESCROW'::text])))
 );
 
 CREATE TABLE public.drips (
@@ -720,8 +751,14 @@ ALTER TABLE ONLY public.api_keys
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pub_id_key UNIQUE (pub_id);
 
+ALTER TABLE ONLY public.background_failures
+    ADD CONSTRAINT background_failures_pkey PRIMARY KEY (pass, item);
+
 ALTER TABLE ONLY public.chain_index_cursors
     ADD CONSTRAINT chain_index_cursors_pkey PRIMARY KEY (environment, chain_id);
+
+ALTER TABLE ONLY public.chain_indexed_blocks
+    ADD CONSTRAINT chain_indexed_blocks_pkey PRIMARY KEY (indexer, environment, chain_id, block_number);
 
 ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (chain_id, tx_hash);
@@ -881,6 +918,8 @@ CREATE INDEX api_keys_created_by_key_idx ON public.api_keys USING btree (created
 CREATE INDEX api_keys_created_by_member_idx ON public.api_keys USING btree (created_by_member_id) WHERE (created_by_member_id IS NOT NULL);
 
 CREATE INDEX api_keys_tenant_env_idx ON public.api_keys USING btree (tenant_id, environment, id);
+
+CREATE INDEX background_failures_status_idx ON public.background_failures USING btree (status, last_failed_at);
 
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
 

@@ -69,6 +69,10 @@ type Chain interface {
 	Receipt(ctx context.Context, txHash common.Hash) (Receipt, error)
 	// LatestBlock is the number of the newest block.
 	LatestBlock(ctx context.Context) (uint64, error)
+	// BlockHash is the hash of the canonical block at number; found=false when the chain's
+	// head is below number (a reorg can shorten the chain). Indexers compare it with the hash
+	// they recorded to detect a reorg.
+	BlockHash(ctx context.Context, number uint64) (hash common.Hash, found bool, err error)
 	// USDCTransferLogs returns the USDC Transfer events in blocks [fromBlock, toBlock] in chain
 	// order. With parties given, only transfers from or to one of them (at most
 	// MaxLogParties); with none, every transfer. The range may span at most MaxLogBlockRange

@@ -47,6 +47,9 @@ type ClaimRepo interface {
 
 	// RecordEscrowEvent stores an escrow log's (chain, tx hash, log index) once: false when it
 	// was already applied (a re-delivered log).
+	// DeleteEscrowEvent forgets a recorded escrow log (a reorg dropped its block) and returns
+	// its claim and kind; found=false when it was not recorded.
+	DeleteEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint) (claimID string, kind claim.EventKind, found bool, err error)
 	RecordEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint, claimID string, kind claim.EventKind, at time.Time) (bool, error)
 	// LockEscrowCursor / SaveEscrowCursor keep the escrow indexer's position per environment
 	// and chain (created at block 0 when missing), separate from the ledger mirror's cursor.
@@ -120,6 +123,7 @@ type EscrowLog struct {
 	TxHash       common.Hash
 	LogIndex     uint
 	BlockNumber  uint64
+	BlockHash    common.Hash
 	Amount       *big.Int       // FUNDED, RELEASED, REFUNDED
 	To           common.Address // RELEASED, REFUNDED
 	DecisionHash [32]byte       // RELEASED

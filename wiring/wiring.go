@@ -39,6 +39,8 @@ type Config struct {
 	// ChainAdapters are the chains per environment (the simulated chain in tests, a dev or
 	// real node in serve). Capabilities report a chain available only when it is here.
 	ChainAdapters map[core.Environment]ports.Chain
+	// ChainConfirmations is the chain indexers' confirmation depth per environment (0: the head).
+	ChainConfirmations map[core.Environment]uint64
 	// MaxWalletsPerTenant bounds wallets per tenant and environment (0 = the default, 1000).
 	MaxWalletsPerTenant int
 	Clock               ports.Clock // nil = wall clock

@@ -66,6 +66,9 @@ type Adapter struct {
 	lastFund     common.Hash
 	// adjustTime moves the simulated chain's clock (nil on a real node).
 	adjustTime func(time.Duration) error
+	// fork and mine rewind and extend the simulated chain (nil on a real node).
+	fork func(parent common.Hash) error
+	mine func() common.Hash
 }
 
 var (
@@ -344,6 +347,25 @@ func (a *Adapter) LatestBlock(ctx context.Context) (uint64, error) {
 		return 0, fmt.Errorf("chain: block number: %w", err)
 	}
 	return n, nil
+}
+
+// BlockHash implements ports.Chain.
+func (a *Adapter) BlockHash(ctx context.Context, number uint64) (common.Hash, bool, error) {
+	head, err := a.client.BlockNumber(ctx)
+	if err != nil {
+		return common.Hash{}, false, fmt.Errorf("chain: block number: %w", err)
+	}
+	if number > head {
+		return common.Hash{}, false, nil
+	}
+	h, err := a.client.HeaderByNumber(ctx, new(big.Int).SetUint64(number))
+	if errors.Is(err, ethereum.NotFound) {
+		return common.Hash{}, false, nil
+	}
+	if err != nil {
+		return common.Hash{}, false, fmt.Errorf("chain: header %d: %w", number, err)
+	}
+	return h.Hash(), true, nil
 }
 
 // USDCTransferLogs implements ports.Chain. With parties it runs two topic-filtered queries

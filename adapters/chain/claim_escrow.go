@@ -412,7 +412,7 @@ func (a *Adapter) decodeEscrowLog(l *types.Log) (ports.EscrowLog, error) {
 	if !ok {
 		return ports.EscrowLog{}, fmt.Errorf("unknown event topic %s", l.Topics[0].Hex())
 	}
-	out := ports.EscrowLog{Kind: kind, ClaimID: l.Topics[1], TxHash: l.TxHash, LogIndex: l.Index, BlockNumber: l.BlockNumber}
+	out := ports.EscrowLog{Kind: kind, ClaimID: l.Topics[1], TxHash: l.TxHash, LogIndex: l.Index, BlockNumber: l.BlockNumber, BlockHash: l.BlockHash}
 	switch kind {
 	case claim.EventFunded:
 		e, err := a.escrow.UnpackClaimFundedEvent(l)

@@ -97,6 +97,7 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 	}
 	a.close = backend.Close
 	a.adjustTime = backend.AdjustTime
+	a.fork, a.mine = backend.Fork, backend.Commit
 	return a, nil
 }
 
@@ -130,4 +131,27 @@ func (a *Adapter) AdjustSimulatedTime(d time.Duration) error {
 	a.relay.mu.Lock()
 	defer a.relay.mu.Unlock()
 	return a.adjustTime(d)
+}
+
+// ForkSimulated makes the block parent the simulated chain's head, dropping every block after
+// it, as a reorg would; the next MineSimulated builds on it (and may include transactions of the
+// dropped blocks again). For tests of the indexers' reorg handling.
+func (a *Adapter) ForkSimulated(parent common.Hash) error {
+	if a.fork == nil {
+		return errors.New("chain: only the simulated chain can be forked")
+	}
+	a.relay.mu.Lock()
+	defer a.relay.mu.Unlock()
+	return a.fork(parent)
+}
+
+// MineSimulated seals one block on the simulated chain (with whatever transactions are pending)
+// and returns its hash.
+func (a *Adapter) MineSimulated() (common.Hash, error) {
+	if a.mine == nil {
+		return common.Hash{}, errors.New("chain: only the simulated chain can be mined on demand")
+	}
+	a.relay.mu.Lock()
+	defer a.relay.mu.Unlock()
+	return a.mine(), nil
 }

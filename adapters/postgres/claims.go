@@ -210,16 +210,20 @@ func (r claimRepo) UpdateClaim(ctx context.Context, c claim.Claim) error {
 
 // DueClaimIDs reads each status's range on offramp_claims_due_idx separately, so neither scan
 // goes past its cut-off, then merges them by expiry (id breaks ties, for a stable order).
+// deadExpiry finds claim c among the items the expiry pass gave up on.
+const deadExpiry = `SELECT 1 FROM background_failures f WHERE f.pass = 'claim.expiry' AND f.item = c.id AND f.status = 'DEAD'`
+
 func (r claimRepo) DueClaimIDs(ctx context.Context, now time.Time, grace time.Duration, limit int) ([]string, error) {
 	if limit <= 0 || limit > maxDueClaims {
 		limit = maxDueClaims
 	}
 	now = now.UTC()
 	var ids []string
+	// A claim the expiry pass gave up on (DEAD in background_failures) waits for an operator.
 	err := r.db.NewRaw(`SELECT id FROM (
-    (SELECT id, expires_at FROM offramp_claims WHERE status = ? AND expires_at <= ? ORDER BY expires_at, id LIMIT ?)
+    (SELECT id, expires_at FROM offramp_claims c WHERE status = ? AND expires_at <= ? AND NOT EXISTS (`+deadExpiry+`) ORDER BY expires_at, id LIMIT ?)
     UNION ALL
-    (SELECT id, expires_at FROM offramp_claims WHERE status = ? AND expires_at <= ? ORDER BY expires_at, id LIMIT ?)
+    (SELECT id, expires_at FROM offramp_claims c WHERE status = ? AND expires_at <= ? AND NOT EXISTS (`+deadExpiry+`) ORDER BY expires_at, id LIMIT ?)
 ) AS due ORDER BY expires_at, id LIMIT ?`,
 		string(claim.StatusOpen), now, limit, string(claim.StatusLocked), now.Add(-grace), limit, limit).Scan(ctx, &ids)
 	return ids, err
@@ -293,6 +297,22 @@ func (r claimRepo) RecordEscrowEvent(ctx context.Context, chainID int64, txHash 
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+func (r claimRepo) DeleteEscrowEvent(ctx context.Context, chainID int64, txHash string, logIndex uint) (string, claim.EventKind, bool, error) {
+	if uint64(logIndex) > math.MaxInt64 {
+		return "", "", false, nil // never recorded: RecordEscrowEvent refuses it
+	}
+	var rows []struct {
+		ClaimID string `bun:"claim_id"`
+		Kind    string `bun:"kind"`
+	}
+	err := r.db.NewRaw(`DELETE FROM offramp_escrow_events WHERE chain_id = ? AND tx_hash = ? AND log_index = ?
+		RETURNING claim_id, kind`, chainID, txHash, int64(logIndex)).Scan(ctx, &rows)
+	if err != nil || len(rows) == 0 {
+		return "", "", false, err
+	}
+	return rows[0].ClaimID, claim.EventKind(rows[0].Kind), true, nil
 }
 
 // LockEscrowCursor inserts the row at block 0 unless it exists, then locks it. A concurrent

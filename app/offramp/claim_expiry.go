@@ -9,7 +9,9 @@ import (
 	"corridor/ports"
 )
 
-// ExpireDueClaims is the periodic expiry pass.
+// ExpireDueClaims is the periodic expiry pass. A claim that fails is logged and counted in
+// background_failures (DEAD after claimExpiryMaxAttempts passes, then skipped), and the pass
+// carries on with the rest; only a cancelled context ends it early.
 func (s *Service) ExpireDueClaims(ctx context.Context) error {
 	now := s.clock.Now()
 	var ids []string
@@ -21,7 +23,7 @@ func (s *Service) ExpireDueClaims(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 			c, err := tx.Claims().LockClaim(ctx, id)
 			if err != nil {
 				return err
@@ -30,12 +32,40 @@ func (s *Service) ExpireDueClaims(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			return s.expireClaim(ctx, tx, s.clock.Now(), &c, &pay)
-		}); err != nil {
+			if err := s.expireClaim(ctx, tx, s.clock.Now(), &c, &pay); err != nil {
+				return err
+			}
+			return tx.ChainIndex().ClearFailure(ctx, PassClaimExpiry, id)
+		})
+		if err != nil && ctx.Err() != nil {
 			return err
+		}
+		if err != nil {
+			s.recordExpiryFailure(ctx, id, err)
 		}
 	}
 	return nil
+}
+
+// claimExpiryMaxAttempts is how many passes try a claim whose expiry fails before it is DEAD
+// (skipped until an operator clears its background_failures row).
+const claimExpiryMaxAttempts = 5
+
+// recordExpiryFailure logs a claim the pass could not expire and counts the attempt, so the
+// pass carries on with the other due claims instead of stopping at the first error.
+func (s *Service) recordExpiryFailure(ctx context.Context, claimID string, cause error) {
+	var f ports.BackgroundFailure
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		f, err = tx.ChainIndex().RecordFailure(ctx, PassClaimExpiry, claimID, "", cause.Error(), claimExpiryMaxAttempts, s.clock.Now())
+		return err
+	})
+	if err != nil {
+		s.log.Error("claim expiry: a claim failed and its failure could not be recorded", "claimId", claimID, "error", cause.Error(), "recordError", err.Error())
+		return
+	}
+	s.log.Error("claim expiry: a claim failed; the pass carries on", "claimId", claimID, "error", cause.Error(),
+		"attempts", f.Attempts, "status", f.Status)
 }
 
 // claimGrace is the escrow's grace period (the longest configured, to be safe).

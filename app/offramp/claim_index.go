@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/claim"
@@ -13,10 +15,12 @@ import (
 	"corridor/ports"
 )
 
-// IndexClaimEscrow applies the escrow contract's events since the environment's cursor. Logs
-// are read outside any transaction; the cursor is then locked again and, if no other run moved
-// it meanwhile, every log is applied once (an event already recorded changes nothing) and the
-// cursor moves past the range.
+// IndexClaimEscrow applies the escrow contract's events since the environment's cursor, up to
+// the environment's confirmation depth below the head. It first undoes what blocks a reorg
+// dropped (undoEscrowReorg). Logs are read outside any transaction; the cursor is then locked
+// again and, if no other run moved it meanwhile, every log is applied once (an event already
+// recorded changes nothing), each in its own savepoint: a log that cannot be applied is recorded
+// in background_failures and skipped, and the cursor moves past the range.
 func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) error {
 	esc, err := s.escrow(env)
 	if err != nil {
@@ -27,8 +31,12 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 		return nil
 	}
 	chainID := ch.ChainID()
+	if err := s.undoEscrowReorg(ctx, ch, env); err != nil {
+		return err
+	}
+	depth := s.confirmations[env]
 	for i := 0; i < maxClaimIndexRanges; i++ {
-		latest, err := ch.LatestBlock(ctx)
+		head, err := ch.LatestBlock(ctx)
 		if err != nil {
 			return err
 		}
@@ -40,11 +48,20 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 		}); err != nil {
 			return err
 		}
-		if from > latest {
+		if head < depth || from > head-depth {
 			return nil
 		}
+		latest := head - depth
 		to := min(latest, from+ports.MaxLogBlockRange-1)
 		logs, err := esc.ClaimEscrowLogs(ctx, from, to)
+		if err != nil {
+			return err
+		}
+		blocks := make(map[uint64]common.Hash, len(logs))
+		for _, l := range logs {
+			blocks[l.BlockNumber] = l.BlockHash
+		}
+		hashes, err := kernel.RangeBlockHashes(ctx, ch, to, blocks)
 		if err != nil {
 			return err
 		}
@@ -56,10 +73,16 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 			if err != nil || cur.NextBlock != from {
 				return err // another run indexed this range
 			}
+			items := map[uint64][]string{}
 			for _, l := range logs {
-				if err := s.applyEscrowLog(ctx, tx, env, chainID, l, now); err != nil {
+				applied, err := s.applyEscrowLogOnce(ctx, tx, env, chainID, l, now)
+				if err != nil {
 					return err
 				}
+				items[l.BlockNumber] = append(items[l.BlockNumber], applied...)
+			}
+			if err := kernel.RecordIndexedBlocks(ctx, tx, ports.IndexerClaimEscrow, env, chainID, to, hashes, items, now); err != nil {
+				return err
 			}
 			cur.NextBlock, cur.UpdatedAt, moved = to+1, now, true
 			return tx.Claims().SaveEscrowCursor(ctx, cur)
@@ -70,34 +93,72 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 	return nil
 }
 
+// applyEscrowLogOnce applies one log in a savepoint and returns the items its block records
+// (the event key, and the transfer a funding posted). A log that fails is rolled back alone,
+// logged and recorded as DEAD in background_failures (a retry would meet the same claim in the
+// same state), so it does not stall the logs after it; an error is returned only when even the
+// failure cannot be recorded.
+func (s *Service) applyEscrowLogOnce(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
+	var items []string
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		items, err = s.applyEscrowLog(ctx, tx, env, chainID, l, now)
+		return err
+	})
+	if err == nil || ctx.Err() != nil {
+		return items, err
+	}
+	key := escrowEventKey(l.TxHash.Hex(), l.LogIndex)
+	f, ferr := tx.ChainIndex().RecordFailure(ctx, PassClaimIndex, key, env, err.Error(), 1, now)
+	if ferr != nil {
+		return nil, ferr
+	}
+	s.log.Error("claim escrow indexer: skipped an escrow event it cannot apply; an operator must look at the claim",
+		"environment", env, "event", key, "kind", l.Kind, "claimEscrowId", "0x"+hex.EncodeToString(l.ClaimID[:]),
+		"error", err.Error(), "attempts", f.Attempts)
+	return nil, nil
+}
+
 // applyEscrowLog applies one escrow event to its claim and payment, with the ledger transfer
 // the change needs: funding posts the reservation into the claim's escrow account; a refund
 // moves the escrow back to the sender (REFUNDED); a cancel voids the reservation (CANCELED).
-func (s *Service) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) error {
+// It returns what the log's block records for a reorg: the event's key, and the id of the
+// funding transfer it posted (escrowTransferItem).
+func (s *Service) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	c, err := tx.Claims().LockClaimByOnchainID(ctx, env, chainID, "0x"+hex.EncodeToString(l.ClaimID[:]))
 	if isCode(err, claim.CodeClaimNotFound) {
-		return nil // an escrow id this deployment did not open
+		return nil, nil // an escrow id this deployment did not open
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	fresh, err := tx.Claims().RecordEscrowEvent(ctx, chainID, l.TxHash.Hex(), l.LogIndex, c.ID, l.Kind, now)
 	if err != nil || !fresh {
-		return err
+		return nil, err
 	}
+	items := []string{escrowEventKey(l.TxHash.Hex(), l.LogIndex)}
 	pay, err := tx.Offramp().LockPayment(ctx, c.PaymentID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := c.ApplyEvent(claim.Event{Kind: l.Kind, TxHash: l.TxHash.Hex()}, now)
 	if out.FundedNow {
 		if c.FundTxHash == "" {
 			c.FundTxHash = l.TxHash.Hex()
 		}
-		if err := s.postClaimReservation(ctx, tx, now, &pay, c); err != nil {
-			return err
+		fundingID, err := s.postClaimReservation(ctx, tx, now, &pay, c)
+		if err != nil {
+			return nil, err
+		}
+		if fundingID != "" {
+			items[0] += escrowTransferSeparator + fundingID
 		}
 	}
+	return items, s.settleEscrowEvent(ctx, tx, now, l, out, c, pay)
+}
+
+// settleEscrowEvent books what an applied event changed besides the funding.
+func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.Time, l ports.EscrowLog, out claim.Outcome, c claim.Claim, pay offramp.Payment) error {
 	if out.Changed && out.From != out.To {
 		switch out.To {
 		case claim.StatusRefunded:
@@ -128,23 +189,25 @@ func (s *Service) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Envi
 // postClaimReservation posts a claim payment's reservation into the claim's escrow account
 // once the escrow funding is indexed (D12: funded from here). A claim that expired before its
 // funding landed goes straight to the refund path: funds win over expiry.
-func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) error {
+// It returns the id of the transfer it posted ("" when it posted none).
+func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) (string, error) {
 	if pay.Status != offramp.StatusPendingClaim || pay.HoldTransferID == "" {
-		return nil
+		return "", nil
 	}
-	if _, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: paymentRef(*pay, "claim-funded", pay.Reservation),
-		Type: ledger.TypePostPending, PendingID: pay.HoldTransferID, Amount: pay.SourceAmountBaseUnits}); err != nil {
-		return err
+	t, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: paymentRef(*pay, "claim-funded", pay.Reservation),
+		Type: ledger.TypePostPending, PendingID: pay.HoldTransferID, Amount: pay.SourceAmountBaseUnits})
+	if err != nil {
+		return "", err
 	}
 	pay.HoldTransferID, pay.UpdatedAt = "", now
 	if c.Status != claim.StatusExpired {
-		return nil
+		return t.ID, nil
 	}
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
-		return err
+		return "", err
 	}
 	pay.FailureReason = "CLAIM_EXPIRED"
-	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionRefund}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
+	return t.ID, s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionRefund}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
 }
 
 // settleClaimRefund books an indexed on-chain refund: the escrow account back to the sender,

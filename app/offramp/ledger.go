@@ -34,7 +34,7 @@ func paymentRef(p offramp.Payment, step string, n int) string {
 
 func (s *Service) post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
-	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending {
+	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
 		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
 	}
 	if spec.Metadata == nil {

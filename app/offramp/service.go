@@ -68,6 +68,8 @@ type Deps struct {
 	SpendPolicy SpendPolicy
 	// Logger records escrow transactions the contract refused; nil discards them.
 	Logger *slog.Logger
+	// Confirmations is the escrow indexer's confirmation depth per environment (0: the head).
+	Confirmations map[core.Environment]uint64
 }
 
 // Service runs the off-ramp use cases and jobs: phone aliases, credentials, payout
@@ -98,6 +100,7 @@ type Service struct {
 	sourceChains         kernel.SourceChains
 	spendPolicy          SpendPolicy
 	log                  *slog.Logger
+	confirmations        map[core.Environment]uint64
 }
 
 // New checks the wiring, applies the defaults and fails at start-up when a required port is
@@ -113,7 +116,7 @@ func New(d Deps) (*Service, error) {
 		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
 		aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
-		sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy, log: d.Logger}
+		sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy, log: d.Logger, confirmations: d.Confirmations}
 	if s.quoteLifetime <= 0 {
 		s.quoteLifetime = offramp.DefaultQuoteLifetime
 	}

@@ -3,6 +3,7 @@ package wallets
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -32,6 +33,16 @@ import (
 // committed after the range's logs were fetched is fetched for that range too before anything
 // commits. The latest block was read before that re-read, so a wallet committed after it can
 // only have logs in later blocks. Accounts are opened on first use in the posting transaction.
+//
+// Confirmations and reorgs (docs/chain.md): the indexer reads only blocks at least the
+// environment's confirmation depth below the head. With each range it records the hash of the
+// range's last block and of every block it posted from (with the ids of those transfers). A run
+// first compares the newest recorded hash with the chain's; on a mismatch it walks down the
+// recorded blocks to the newest one still on the chain, reverses (newest first) every transfer
+// posted from the blocks above it, and moves the cursor back to the fork point, all in one
+// transaction. A log of a dropped transaction that is mined again later is posted again under
+// its reference suffixed with its new block hash (the first reference is taken by the reversed
+// transfer).
 
 // Bounds of one indexer run.
 const (
@@ -60,7 +71,11 @@ type ChainIndexResult struct {
 	Logs                 int // Transfer logs of the environment's wallets seen
 	Posted               int // transfers newly posted
 	Replayed             int // logs whose transfer was already posted
-	CaughtUp             bool
+	Skipped              int // logs that could not be posted (recorded in background_failures)
+	// Reorg is what the run undid before indexing, nil when the recorded blocks were still on
+	// the chain.
+	Reorg    *ReorgResult
+	CaughtUp bool
 }
 
 // IndexChain runs the ledger mirror's indexer for env once: from the cursor towards the latest
@@ -76,6 +91,12 @@ func (s *Service) IndexChain(ctx context.Context, env core.Environment) (ChainIn
 		return ChainIndexResult{}, err
 	}
 	res := ChainIndexResult{Environment: env, ChainID: c.ChainID(), FromBlock: cursor.NextBlock, NextBlock: cursor.NextBlock}
+	if res.Reorg, err = s.undoReorg(ctx, c, env, cursor); err != nil {
+		return res, err
+	}
+	if res.Reorg != nil {
+		res.NextBlock = res.Reorg.ForkBlock
+	}
 	for i := 0; i < maxIndexRangesPerRun && !res.CaughtUp; i++ {
 		if err := s.indexRange(ctx, c, env, &res); err != nil {
 			return res, err
@@ -97,20 +118,20 @@ func (s *Service) readCursor(ctx context.Context, env core.Environment, chainID 
 // indexRange indexes the blocks after res.NextBlock: one range of at most MaxLogBlockRange
 // blocks, or straight to the latest block while the environment has no wallets at all.
 func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Environment, res *ChainIndexResult) error {
-	latest, err := c.LatestBlock(ctx)
+	head, err := c.LatestBlock(ctx)
 	if err != nil {
 		return err
 	}
-	res.LatestBlock = latest
+	depth := s.confirmations[env]
+	res.LatestBlock = head
 	from := res.NextBlock
-	switch {
-	case from == latest+1:
+	if head < depth || from > head-depth {
+		// Nothing confirmed beyond the cursor yet (a reorg that shortened the chain below the
+		// cursor was undone by undoReorg before this).
 		res.CaughtUp = true
 		return nil
-	case from > latest+1:
-		return fmt.Errorf("ledger mirror: chain %d's head %d is behind the cursor %d of %s: the chain was reset under a kept database (the dev chain needs `make clean-data`)",
-			c.ChainID(), latest, from, env)
 	}
+	latest := head - depth
 	wallets, err := s.chainWallets(ctx, env, c.ChainID())
 	if err != nil {
 		return err
@@ -123,8 +144,12 @@ func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Enviro
 	if err != nil {
 		return err
 	}
+	hashes, err := blockHashes(ctx, c, to, logs)
+	if err != nil {
+		return err
+	}
 	for attempt := 1; ; attempt++ {
-		step, err := s.commitRange(ctx, env, c.ChainID(), from, to, logs, wallets)
+		step, err := s.commitRange(ctx, env, c.ChainID(), rangeToCommit{from: from, to: to, logs: logs, hashes: hashes}, wallets)
 		if err != nil {
 			return err
 		}
@@ -136,7 +161,7 @@ func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Enviro
 			return err
 		case len(step.missing) == 0:
 			res.NextBlock, res.Logs = to+1, res.Logs+len(logs)
-			res.Posted, res.Replayed = res.Posted+step.posted, res.Replayed+step.replayed
+			res.Posted, res.Replayed, res.Skipped = res.Posted+step.posted, res.Replayed+step.replayed, res.Skipped+step.skipped
 			res.CaughtUp = to == latest
 			return nil
 		case attempt == maxWalletRechecks:
@@ -151,6 +176,9 @@ func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Enviro
 			return err
 		}
 		logs, wallets = mergeLogs(logs, extra), append(wallets, step.missing...)
+		if hashes, err = blockHashes(ctx, c, to, logs); err != nil {
+			return err
+		}
 	}
 }
 
@@ -177,11 +205,20 @@ type rangeCommit struct {
 	raced            bool                // the cursor had moved: nothing written
 	missing          []ports.ChainWallet // wallets the logs were not fetched for: nothing written
 	posted, replayed int
+	skipped          int
+}
+
+// rangeToCommit is one range's logs and the hashes of the blocks it records.
+type rangeToCommit struct {
+	from, to uint64
+	logs     []ports.TransferLog
+	hashes   map[uint64]string
 }
 
 // commitRange posts the range's logs and moves the cursor to to+1 in one transaction, unless the
 // cursor moved meanwhile or wallets exist that the logs were not fetched for.
-func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID int64, from, to uint64, logs []ports.TransferLog, fetched []ports.ChainWallet) (rangeCommit, error) {
+func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID int64, r rangeToCommit, fetched []ports.ChainWallet) (rangeCommit, error) {
+	from, to := r.from, r.to
 	var out rangeCommit
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		out = rangeCommit{}
@@ -205,16 +242,33 @@ func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID
 		for _, w := range current {
 			byAddress[common.HexToAddress(w.Address)] = w
 		}
-		for _, l := range logs {
-			posted, err := postTransferLog(ctx, tx, env, chainID, l, byAddress, now)
-			if err != nil {
+		items := map[uint64][]string{}
+		for _, l := range r.logs {
+			transferID, posted, err := postTransferLog(ctx, tx, env, chainID, l, byAddress, now)
+			var domain *core.Error
+			switch {
+			case errors.As(err, &domain):
+				// An unpostable log (an amount beyond the ledger's range, a wallet account the
+				// chain says went negative) cannot change on a retry: it is recorded for an
+				// operator and skipped, so it does not stall every later log.
+				if err := s.skipLog(ctx, tx, env, chainID, l, err, now); err != nil {
+					return err
+				}
+				out.skipped++
+				continue
+			case err != nil:
 				return err
-			}
-			if posted {
+			case posted:
 				out.posted++
-			} else {
+			default:
 				out.replayed++
 			}
+			if transferID != "" {
+				items[l.BlockNumber] = append(items[l.BlockNumber], transferID)
+			}
+		}
+		if err := recordBlocks(ctx, tx, ports.IndexerLedgerMirror, env, chainID, r.to, r.hashes, items, now); err != nil {
+			return err
 		}
 		cursor.NextBlock, cursor.UpdatedAt = to+1, now
 		return tx.ChainIndex().SaveCursor(ctx, cursor)
@@ -237,23 +291,47 @@ func notFetched(current, fetched []ports.ChainWallet) []ports.ChainWallet {
 }
 
 // postTransferLog posts one log: the sender's side is debited, the receiver's credited. It
-// reports false for a log already posted (and for one that moves nothing: a zero amount, or a
-// wallet paying itself).
-func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, now time.Time) (bool, error) {
+// returns the transfer's id, and reports false for a log already posted (and for one that moves
+// nothing: a zero amount, or a wallet paying itself, which has no transfer). A domain error
+// (*core.Error) means the log cannot be posted and leaves the transaction usable.
+func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, now time.Time) (string, bool, error) {
 	amount, err := USDCBaseUnits(l.AmountBaseUnits)
 	if err != nil {
-		return false, fmt.Errorf("ledger mirror: log %s: %w", ChainLogReference(chainID, l.TxHash, l.LogIndex), err)
+		return "", false, err
 	}
 	from, to := sideOf(env, chainID, l.From, wallets), sideOf(env, chainID, l.To, wallets)
 	if amount == 0 || from.Reference == to.Reference {
-		return false, nil
+		return "", false, nil
 	}
 	accounts, err := tx.Ledger().OpenAccounts(ctx, now, from, to)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
-	_, replayed, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{
-		Reference: ChainLogReference(chainID, l.TxHash, l.LogIndex), Type: ledger.TypePosted,
+	reference := ChainLogReference(chainID, l.TxHash, l.LogIndex)
+	t, replayed, err := postLog(ctx, tx, env, chainID, l, reference, accounts, amount, now)
+	if err == nil && replayed && t.Metadata["blockHash"] != l.BlockHash.Hex() {
+		// The reference was posted from another block: one a reorg dropped (its transfer was
+		// reversed) before the transaction was mined again here. A first posting that was not
+		// reversed means a reorg went unnoticed: fail loudly rather than post the log twice.
+		stored, serr := tx.Ledger().Transfer(ctx, env, t.ID)
+		if serr != nil {
+			return "", false, serr
+		}
+		if stored.State.Status != ledger.StatusReversed {
+			return "", false, fmt.Errorf("ledger mirror: %s was posted from block %s and is %s; not posting it again from block %s",
+				reference, t.Metadata["blockHash"], stored.State.Status, l.BlockHash.Hex())
+		}
+		t, replayed, err = postLog(ctx, tx, env, chainID, l, reference+":"+l.BlockHash.Hex(), accounts, amount, now)
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return t.ID, !replayed, nil
+}
+
+func postLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, reference string, accounts []ledger.Account, amount int64, now time.Time) (ledger.Transfer, bool, error) {
+	return tx.Ledger().Post(ctx, now, ledger.TransferSpec{
+		Reference: reference, Type: ledger.TypePosted,
 		Environment: env, Asset: ledger.AssetUSDC,
 		Postings: ledger.Move(accounts[0].ID, accounts[1].ID, amount),
 		Metadata: map[string]string{
@@ -263,10 +341,6 @@ func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, cha
 			"from": l.From.Hex(), "to": l.To.Hex(),
 		},
 	})
-	if err != nil {
-		return false, fmt.Errorf("ledger mirror: posting %s: %w", ChainLogReference(chainID, l.TxHash, l.LogIndex), err)
-	}
-	return !replayed, nil
 }
 
 // sideOf is the account an address moves USDC through: its wallet's, or the chain's world.

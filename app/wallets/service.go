@@ -1,6 +1,9 @@
 package wallets
 
 import (
+	"io"
+	"log/slog"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/wallet"
@@ -19,6 +22,11 @@ type Deps struct {
 	Faucet wallet.FaucetLimits
 	// MaxWalletsPerTenant bounds wallets per tenant and environment; 0 = wallet.MaxWalletsPerTenant.
 	MaxWalletsPerTenant int
+	// Confirmations is the confirmation depth per environment: the ledger mirror indexes only
+	// blocks at least this many blocks below the head (0: up to the head).
+	Confirmations map[core.Environment]uint64
+	// Logger records what the indexer skipped or undid; nil discards it.
+	Logger *slog.Logger
 }
 
 // Service runs the wallets use cases and jobs.
@@ -29,6 +37,8 @@ type Service struct {
 	chains              kernel.Chains
 	faucet              wallet.FaucetLimits
 	maxWalletsPerTenant int
+	confirmations       map[core.Environment]uint64
+	log                 *slog.Logger
 }
 
 var _ kernel.Jobs = (*Service)(nil)
@@ -39,5 +49,13 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
-		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant}, nil
+		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant,
+		confirmations: d.Confirmations, log: loggerOrDiscard(d.Logger)}, nil
+}
+
+func loggerOrDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return l
 }

@@ -40,9 +40,12 @@ type chainConfig struct {
 	LiveUSDC    hexAddress    `env:"LIVE_USDC_ADDRESS" envDefault:"0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913" desc:"the LIVE chain's USDC (shown in capabilities; used when no LIVE addresses file is given)"`
 	DialTimeout time.Duration `env:"CHAIN_DIAL_TIMEOUT" envDefault:"30s" desc:"time to connect to a configured node and check its chain id and contracts"`
 	RPCTimeout  time.Duration `env:"CHAIN_RPC_TIMEOUT" envDefault:"10s" desc:"deadline of every call to a chain node (dev chain included); a node that does not answer in time is CHAIN_UNAVAILABLE (503)"`
-	DevChain    onOff         `env:"CORRIDOR_DEV_CHAIN" envDefault:"on" desc:"on or off; off: run starts no dev chain (TEST then has no chain unless CHAIN_RPC_URL)"`
-	GethBinary  string        `env:"GETH_BINARY" envDefault:"bin/geth" desc:"the geth executable run starts"`
-	DevPort     int           `env:"CORRIDOR_CHAIN_PORT" min:"0" max:"65535" defaultDesc:"the previous port, else 8545, else a free one" desc:"the dev chain's HTTP port on 127.0.0.1 (run)"`
+	// Confirmation depths of the chain indexers (docs/chain.md, Confirmations and reorgs).
+	TestConfirmations int    `env:"CHAIN_CONFIRMATIONS" envDefault:"0" min:"0" max:"1000" desc:"blocks the TEST chain's indexers stay below the head (0: index the head; the dev chain mines only on demand, so a deeper setting waits for later transactions)"`
+	LiveConfirmations int    `env:"LIVE_CHAIN_CONFIRMATIONS" envDefault:"10" min:"1" max:"1000" desc:"blocks the LIVE chain's indexers stay below the head before posting a deposit or a claim funding; a reorg deeper than this is still undone, after the fact"`
+	DevChain          onOff  `env:"CORRIDOR_DEV_CHAIN" envDefault:"on" desc:"on or off; off: run starts no dev chain (TEST then has no chain unless CHAIN_RPC_URL)"`
+	GethBinary        string `env:"GETH_BINARY" envDefault:"bin/geth" desc:"the geth executable run starts"`
+	DevPort           int    `env:"CORRIDOR_CHAIN_PORT" min:"0" max:"65535" defaultDesc:"the previous port, else 8545, else a free one" desc:"the dev chain's HTTP port on 127.0.0.1 (run)"`
 }
 
 // chainEndpoint is one environment's node: its RPC URL, the relayer key that pays gas, and
@@ -250,4 +253,13 @@ func redactURL(raw string) string {
 // redactErr removes the URL from a dial error's text.
 func redactErr(err error, raw string) string {
 	return strings.ReplaceAll(err.Error(), raw, redactURL(raw))
+}
+
+// confirmations are the indexers' depths per environment. The bounds (min, max) were checked at
+// load, so the conversions cannot overflow.
+func (c chainConfig) confirmations() map[core.Environment]uint64 {
+	return map[core.Environment]uint64{
+		core.EnvTest: uint64(max(c.TestConfirmations, 0)), //nolint:gosec // 0..1000, checked at load
+		core.EnvLive: uint64(max(c.LiveConfirmations, 0)), //nolint:gosec // 1..1000, checked at load
+	}
 }

@@ -174,6 +174,7 @@ func (c Config) wiringConfig() wiring.Config {
 		HTTPTimeouts:        http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout},
 		Chains:              wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
+		ChainConfirmations:  c.Chain.confirmations(),
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
 		DBStatementTimeout:  c.Service.DBStatementTimeout,

@@ -72,6 +72,7 @@ func TestConfig_Defaults(t *testing.T) {
 		{"geth", c.Chain.GethBinary, "bin/geth"},
 		{"chain dial timeout", c.Chain.DialTimeout, 30 * time.Second},
 		{"chain rpc timeout", c.Chain.RPCTimeout, chain.DefaultRPCTimeout},
+		{"chain confirmations", w.ChainConfirmations, map[core.Environment]uint64{core.EnvTest: 0, core.EnvLive: 10}},
 		{"db statement timeout", w.DBStatementTimeout, postgres.DefaultStatementTimeout},
 		{"db idle in transaction timeout", w.DBIdleInTxTimeout, postgres.DefaultIdleInTransactionTimeout},
 		{"trusted proxies", w.TrustedProxies, []netip.Prefix(nil)},
@@ -134,6 +135,8 @@ func TestConfig_Overrides(t *testing.T) {
 			}, []string{"http://127.0.0.1:1", "0x00000000000000000000000000000000000000aa", "live.json", "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"}},
 		{"chain dial timeout", map[string]string{"CHAIN_DIAL_TIMEOUT": "5s"}, func(c Config) any { return c.Chain.DialTimeout }, 5 * time.Second},
 		{"chain rpc timeout", map[string]string{"CHAIN_RPC_TIMEOUT": "2s"}, func(c Config) any { return c.Chain.RPCTimeout }, 2 * time.Second},
+		{"chain confirmations", map[string]string{"CHAIN_CONFIRMATIONS": "3", "LIVE_CHAIN_CONFIRMATIONS": "64"},
+			func(c Config) any { return c.wiringConfig().ChainConfirmations }, map[core.Environment]uint64{core.EnvTest: 3, core.EnvLive: 64}},
 		{"db timeouts", map[string]string{"DB_STATEMENT_TIMEOUT": "5s", "DB_IDLE_IN_TX_TIMEOUT": "2m"},
 			func(c Config) any {
 				w := c.wiringConfig()
@@ -186,6 +189,8 @@ func TestConfig_BadValues(t *testing.T) {
 		{"unknown log level", map[string]string{"LOG_LEVEL": "loud"}, `config: LOG_LEVEL: "loud" is not debug, info, warn or error`},
 		{"unknown provider mode", map[string]string{"PAYOUT_INTERNAL_MODE": "live", "PAYOUT_WALLET_A_MODE": "maybe"}, `config: PAYOUT_WALLET_A_MODE: "maybe" is not off, mock, sandbox or live`},
 		{"first provider named", map[string]string{"PAYOUT_INTERNAL_MODE": "on", "PAYOUT_WALLET_A_MODE": "mock"}, `config: PAYOUT_INTERNAL_MODE: "on" is not off, mock, sandbox or live`},
+		{"live confirmations 0", map[string]string{"LIVE_CHAIN_CONFIRMATIONS": "0"}, `config: LIVE_CHAIN_CONFIRMATIONS: "0" is less than 1`},
+		{"confirmations too deep", map[string]string{"CHAIN_CONFIRMATIONS": "1001"}, `config: CHAIN_CONFIRMATIONS: "1001" is more than 1000`},
 		{"dev chain switch", map[string]string{"CORRIDOR_DEV_CHAIN": "maybe"}, `config: CORRIDOR_DEV_CHAIN: "maybe" is not on or off`},
 		{"usdc address", map[string]string{"LIVE_USDC_ADDRESS": "0x12"}, `config: LIVE_USDC_ADDRESS: "0x12" is not a hex address`},
 		{"short operator token", map[string]string{"OPERATOR_TOKEN": "too-short-token"}, `config: OPERATOR_TOKEN: must be at least 32 characters (it has 15)`},

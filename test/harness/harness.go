@@ -76,6 +76,13 @@ func mainWith(m *testing.M, withChain bool) {
 	})
 }
 
+// MainWithChainConfig is MainWithChain whose shared service runs with modify applied (for
+// example a confirmation depth).
+func MainWithChainConfig(m *testing.M, modify func(*wiring.Config)) {
+	sharedMods = append(sharedMods, modify)
+	mainWith(m, true)
+}
+
 // Shared returns the package's running service.
 func Shared() *Env {
 	if shared == nil {

@@ -1,0 +1,2 @@
+DROP TABLE background_failures;
+DROP TABLE chain_indexed_blocks;
