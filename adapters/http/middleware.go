@@ -32,6 +32,7 @@ const (
 	localRequestID = "requestId"
 	localPrincipal = "principal"
 	localEndpoint  = "route"
+	localStaged    = "staged"
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -147,6 +148,18 @@ func endpointOf(c *fiber.Ctx) string {
 func principalOf(c *fiber.Ctx) (auth.Principal, bool) {
 	p, ok := c.Locals(localPrincipal).(auth.Principal)
 	return p, ok
+}
+
+// withDeadline gives every request's work a deadline: a handler waiting on a slow statement
+// or node gives up by then and answers 503 SERVICE_UNAVAILABLE (or CHAIN_UNAVAILABLE), and
+// whatever it held, a pooled connection included, is released.
+func withDeadline(timeout time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), timeout)
+		defer cancel()
+		c.SetUserContext(ctx)
+		return c.Next()
+	}
 }
 
 // recoverPanics turns a panic into the INTERNAL envelope and logs the stack.

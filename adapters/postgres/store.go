@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
+	"corridor/core"
 	"corridor/ports"
 )
 
@@ -49,7 +50,7 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.
 			return fn(ctx, &tx{db: btx})
 		})
 		if !retryable(err) {
-			return err
+			return unavailable(err)
 		}
 		time.Sleep(time.Duration(attempt*attempt) * 5 * time.Millisecond)
 	}
@@ -66,6 +67,21 @@ func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Co
 		return err
 	}
 	return sp.Commit()
+}
+
+// unavailable reports a statement cancelled by statement_timeout or by the caller's deadline
+// (SQLSTATE 57014), and a deadline that passed while waiting for a connection, as
+// SERVICE_UNAVAILABLE: the database did not answer in time, and a retry may succeed.
+func unavailable(err error) error {
+	var de *core.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if (errors.As(err, &pgErr) && pgErr.Code == "57014") || errors.Is(err, context.DeadlineExceeded) {
+		return core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly")
+	}
+	return err
 }
 
 // retryable reports a serialization failure (40001) or deadlock (40P01).
