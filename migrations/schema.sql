@@ -501,6 +501,15 @@ CREATE TABLE public.recipient_credentials (
     CONSTRAINT recipient_credentials_type_check CHECK ((type = 'BUSINESS_IDENTITY'::text))
 );
 
+CREATE TABLE public.relayer_tx_counts (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    day date NOT NULL,
+    count integer NOT NULL,
+    CONSTRAINT relayer_tx_counts_count_check CHECK ((count > 0)),
+    CONSTRAINT relayer_tx_counts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
 CREATE TABLE public.river_job (
     id bigint NOT NULL,
     state public.river_job_state DEFAULT 'available'::public.river_job_state NOT NULL,
@@ -806,6 +815,9 @@ ALTER TABLE ONLY public.provider_events
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_pkey PRIMARY KEY (tenant_id, environment, type);
 
+ALTER TABLE ONLY public.relayer_tx_counts
+    ADD CONSTRAINT relayer_tx_counts_pkey PRIMARY KEY (tenant_id, environment, day);
+
 ALTER TABLE ONLY public.river_job
     ADD CONSTRAINT river_job_pkey PRIMARY KEY (id);
 
@@ -1027,6 +1039,9 @@ ALTER TABLE ONLY public.policy_versions
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.relayer_tx_counts
+    ADD CONSTRAINT relayer_tx_counts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.route_quotes
     ADD CONSTRAINT route_quotes_destination_id_fkey FOREIGN KEY (destination_id) REFERENCES public.payout_destinations(id);

@@ -41,7 +41,10 @@ type Config struct {
 	ChainAdapters map[core.Environment]ports.Chain
 	// MaxWalletsPerTenant bounds wallets per tenant and environment (0 = the default, 1000).
 	MaxWalletsPerTenant int
-	Clock               ports.Clock // nil = wall clock
+	// RelayerTxBudget bounds relayer-paid transactions per tenant, environment and UTC day
+	// (RELAYER_TX_BUDGET); 0 = no limit.
+	RelayerTxBudget int
+	Clock           ports.Clock // nil = wall clock
 	// Faucet bounds sandbox drips per wallet and per tenant; zero fields take the defaults.
 	Faucet wallet.FaucetLimits
 	// CipherKey (hex, at least 32 bytes) encrypts phone numbers and payout identifiers at

@@ -19,7 +19,7 @@ func (s *Server) safePaymentEndpoints() []Endpoint {
 			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}}, Handler: s.getSafePayment},
 		{Method: "POST", Path: "/v1/payments/{id}/sign", Summary: "Add an owner's raw secp256k1 signature over safeTxHash (v 27/28, no prefix); the threshold signature auto-executes", Tag: "payments",
 			Auth: authRequired, Scopes: create, Params: pathID, Request: safePaymentSignRequest{},
-			Responses: map[int]any{200: safePaymentResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: s.signSafePayment},
+			Responses: map[int]any{200: safePaymentResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 429: Envelope{}, 503: Envelope{}}, Staged: s.signSafePayment},
 		{Method: "POST", Path: "/v1/payments/{id}/execute", Summary: "Execute a READY_TO_EXECUTE payment through the relayer", Tag: "payments",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsExecute}, Params: pathID, Request: safePaymentOwnerRequest{},
 			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: s.executeSafePayment},

@@ -98,21 +98,22 @@ type tx struct {
 	db bun.IDB
 }
 
-func (t *tx) Tenants() ports.TenantRepo          { return tenantRepo{t.db} }
-func (t *tx) Members() ports.MemberRepo          { return memberRepo{t.db} }
-func (t *tx) APIKeys() ports.APIKeyRepo          { return apiKeyRepo{t.db} }
-func (t *tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.db} }
-func (t *tx) Ledger() ports.LedgerRepo           { return newLedgerRepo(t.db) }
-func (t *tx) LedgerReports() ports.LedgerReports { return newLedgerRepo(t.db) }
-func (t *tx) Wallets() ports.WalletRepo          { return walletRepo{t.db} }
-func (t *tx) Payments() ports.PaymentRepo        { return paymentRepo{t.db} }
-func (t *tx) Handles() ports.HandleRepo          { return handleRepo{t.db} }
-func (t *tx) Drips() ports.DripRepo              { return dripRepo{t.db} }
-func (t *tx) ChainIndex() ports.ChainIndexRepo   { return chainIndexRepo{t.db} }
-func (t *tx) Policies() ports.PolicyRepo         { return policyRepo{t.db} }
-func (t *tx) Recipients() ports.RecipientRepo    { return recipientRepo{t.db} }
-func (t *tx) Offramp() ports.OfframpRepo         { return offrampRepo{t.db} }
-func (t *tx) Claims() ports.ClaimRepo            { return claimRepo{t.db} }
+func (t *tx) Tenants() ports.TenantRepo              { return tenantRepo{t.db} }
+func (t *tx) Members() ports.MemberRepo              { return memberRepo{t.db} }
+func (t *tx) APIKeys() ports.APIKeyRepo              { return apiKeyRepo{t.db} }
+func (t *tx) Idempotency() ports.IdempotencyRepo     { return idempotencyRepo{t.db} }
+func (t *tx) Ledger() ports.LedgerRepo               { return newLedgerRepo(t.db) }
+func (t *tx) LedgerReports() ports.LedgerReports     { return newLedgerRepo(t.db) }
+func (t *tx) Wallets() ports.WalletRepo              { return walletRepo{t.db} }
+func (t *tx) Payments() ports.PaymentRepo            { return paymentRepo{t.db} }
+func (t *tx) RelayerBudget() ports.RelayerBudgetRepo { return relayerBudgetRepo{t.db} }
+func (t *tx) Handles() ports.HandleRepo              { return handleRepo{t.db} }
+func (t *tx) Drips() ports.DripRepo                  { return dripRepo{t.db} }
+func (t *tx) ChainIndex() ports.ChainIndexRepo       { return chainIndexRepo{t.db} }
+func (t *tx) Policies() ports.PolicyRepo             { return policyRepo{t.db} }
+func (t *tx) Recipients() ports.RecipientRepo        { return recipientRepo{t.db} }
+func (t *tx) Offramp() ports.OfframpRepo             { return offrampRepo{t.db} }
+func (t *tx) Claims() ports.ClaimRepo                { return claimRepo{t.db} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.

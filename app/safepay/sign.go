@@ -51,6 +51,11 @@ func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead
 		}
 		pay = next
 		if next.Status == safepay.StatusReadyToExecute {
+			// The signature that makes the payment executable charges its one relayer-paid
+			// execution; past the budget it is refused and not recorded.
+			if err := s.relayerBudget.Charge(ctx, tx, p.TenantID, p.Environment, now); err != nil {
+				return err
+			}
 			return s.enqueuePaymentExecution(ctx, next.ID)
 		}
 		return nil

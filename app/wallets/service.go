@@ -19,6 +19,8 @@ type Deps struct {
 	Faucet wallet.FaucetLimits
 	// MaxWalletsPerTenant bounds wallets per tenant and environment; 0 = wallet.MaxWalletsPerTenant.
 	MaxWalletsPerTenant int
+	// RelayerBudget bounds relayer-paid deployments per tenant, environment and day.
+	RelayerBudget kernel.RelayerBudget
 }
 
 // Service runs the wallets use cases and jobs.
@@ -29,6 +31,7 @@ type Service struct {
 	chains              kernel.Chains
 	faucet              wallet.FaucetLimits
 	maxWalletsPerTenant int
+	relayerBudget       kernel.RelayerBudget
 }
 
 var _ kernel.Jobs = (*Service)(nil)
@@ -39,5 +42,5 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
-		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant}, nil
+		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant, relayerBudget: d.RelayerBudget}, nil
 }

@@ -88,6 +88,7 @@ type identityConfig struct {
 // walletsConfig bounds wallets and sandbox drips per tenant.
 type walletsConfig struct {
 	MaxWalletsPerTenant int          `env:"MAX_WALLETS_PER_TENANT" envDefault:"1000" min:"1" desc:"wallets per tenant and environment"`
+	RelayerTxBudget     int          `env:"RELAYER_TX_BUDGET" envDefault:"500" min:"1" desc:"relayer-paid transactions (Safe deployments, Safe payment executions, claim escrow fundings) a tenant may cause per environment and UTC day; past it the request answers 429 RATE_LIMITED with details.scope relayer"`
 	Faucet              faucetConfig `envPrefix:"FAUCET_"`
 }
 
@@ -166,6 +167,7 @@ func (c Config) wiringConfig() wiring.Config {
 		HTTPTimeouts:        http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
 		Chains:              wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
+		RelayerTxBudget:     c.Wallets.RelayerTxBudget,
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
 		DBStatementTimeout:  c.Service.DBStatementTimeout,

@@ -1,0 +1,11 @@
+-- Relayer-paid transactions counted per tenant, environment and UTC day (docs/security.md,
+-- "Relayer budget"): the unit of work that enqueues a relayer-paid transaction (a Safe
+-- deployment, a Safe payment execution, a claim escrow funding) charges one here, refused past
+-- RELAYER_TX_BUDGET, so every replica counts against the same number.
+CREATE TABLE relayer_tx_counts (
+    tenant_id   text NOT NULL REFERENCES tenants (id),
+    environment text NOT NULL CHECK (environment IN ('TEST', 'LIVE')),
+    day         date NOT NULL,
+    count       integer NOT NULL CHECK (count > 0),
+    PRIMARY KEY (tenant_id, environment, day)
+);
