@@ -42,7 +42,8 @@ func TestBlackBox_EveryPackageUsesTheValidatingHarness(t *testing.T) {
 				t.Fatal(err)
 			}
 			src := string(raw)
-			if strings.Contains(src, "harness.Main(m)") || strings.Contains(src, "harness.MainWithChain(m)") {
+			if strings.Contains(src, "harness.Main(m)") || strings.Contains(src, "harness.MainWithChain(m)") ||
+				strings.Contains(src, "harness.MainWithOptions(m,") {
 				startsHarness = true
 			}
 			for i, line := range strings.Split(src, "\n") {
@@ -52,7 +53,7 @@ func TestBlackBox_EveryPackageUsesTheValidatingHarness(t *testing.T) {
 			}
 		}
 		if !startsHarness {
-			t.Errorf("test/%s does not start its service with harness.Main or harness.MainWithChain", entry.Name())
+			t.Errorf("test/%s does not start its service with harness.Main, MainWithChain or MainWithOptions", entry.Name())
 		}
 	}
 	if packages < 9 {

@@ -2,9 +2,9 @@ package chainstall
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
-	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
@@ -26,7 +26,7 @@ func deployedWallet(t *testing.T, ten *harness.Tenant) (id, owner string) {
 	id = created["id"].(string)
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if got := ten.Root.Get("/v1/wallets/" + id).Expect(t, 200).JSON(t); got["status"] == "DEPLOYED" {
+		if got := ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t); got["status"] == "DEPLOYED" {
 			return id, owner
 		}
 		time.Sleep(100 * time.Millisecond)

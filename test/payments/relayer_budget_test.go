@@ -25,7 +25,7 @@ func TestPayments_RelayerBudget(t *testing.T) {
 	if details, _ := refused["details"].(map[string]any); details["scope"] != "relayer" || details["limit"] != float64(2) {
 		t.Fatalf("details %v, want scope relayer and limit 2", refused["details"])
 	}
-	if got := ten.Root.Get("/v1/payments/" + second["id"].(string)).Expect(t, 200).JSON(t); got["status"] != "AWAITING_SIGNATURE" {
+	if got := ten.Root.Get("/v1/payments/"+second["id"].(string)).Expect(t, 200).JSON(t); got["status"] != "AWAITING_SIGNATURE" {
 		t.Fatalf("the refused signature changed the payment: %v", got["status"])
 	}
 	list := []map[string]any{{"address": owners[0].address.Hex(), "role": "FINANCE_OWNER"}}
