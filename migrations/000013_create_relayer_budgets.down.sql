@@ -1,1 +1,2 @@
+DROP INDEX safe_payments_executing_idx;
 DROP TABLE relayer_tx_counts;

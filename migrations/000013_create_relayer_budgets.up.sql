@@ -9,3 +9,6 @@ CREATE TABLE relayer_tx_counts (
     count       integer NOT NULL CHECK (count > 0),
     PRIMARY KEY (tenant_id, environment, day)
 );
+
+-- The stuck-execution reaper looks for Safe payments EXECUTING without progress.
+CREATE INDEX safe_payments_executing_idx ON safe_payments (updated_at) WHERE status = 'EXECUTING';

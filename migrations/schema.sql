@@ -930,6 +930,8 @@ CREATE INDEX river_notification_topic_id_idx ON public.river_notification USING 
 
 CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (payment_id, set_version, "position");
 
+CREATE INDEX safe_payments_executing_idx ON public.safe_payments USING btree (updated_at) WHERE (status = 'EXECUTING'::text);
+
 CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
 
 CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
