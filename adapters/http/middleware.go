@@ -265,21 +265,7 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 	if err := kernel.ValidateIdempotencyKey(key); err != nil {
 		return err
 	}
-	req := kernel.IdempotentRequest{Key: key, Fingerprint: fingerprint(c)}
-	if p, ok := principalOf(c); ok {
-		// The credential is part of the request: another key of the same tenant reusing the
-		// Idempotency-Key is a different request (422), never a replay of this one's response.
-		req.Fingerprint = fingerprintWith(req.Fingerprint, p.LogID())
-		req.Environment = p.Environment
-		req.Scope = "tenant:" + p.TenantID
-		if p.TenantID == "" {
-			req.Scope = "user:" + p.UserID
-		}
-	} else {
-		// Token-authorized public routes: only a caller who sends the same body (and so the
-		// same token) can ever see the stored outcome.
-		req.Environment, req.Scope = core.EnvTest, "public:"+req.Fingerprint
-	}
+	req := idempotentRequest(c, key)
 	out, replayed, err := s.svc.Idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
 		c.SetUserContext(ctx)
 		if err := c.Next(); err != nil {
@@ -303,6 +289,38 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 		c.Set(headerReplayed, "true")
 	}
 	return nil
+}
+
+// idempotentRequest identifies the request under its Idempotency-Key: the credential and its
+// tenant scope the key.
+func idempotentRequest(c *fiber.Ctx, key string) kernel.IdempotentRequest {
+	req := kernel.IdempotentRequest{Key: key, Fingerprint: fingerprint(c)}
+	if p, ok := principalOf(c); ok {
+		// The credential is part of the request: another key of the same tenant reusing the
+		// Idempotency-Key is a different request (422), never a replay of this one's response.
+		req.Fingerprint = fingerprintWith(req.Fingerprint, p.LogID())
+		req.Environment = p.Environment
+		req.Scope = "tenant:" + p.TenantID
+		if p.TenantID == "" {
+			req.Scope = "user:" + p.UserID
+		}
+	} else {
+		// Token-authorized public routes: only a caller who sends the same body (and so the
+		// same token) can ever see the stored outcome.
+		req.Environment, req.Scope = core.EnvTest, "public:"+req.Fingerprint
+	}
+	return req
+}
+
+// hasStoredOutcome reports whether the request's Idempotency-Key already holds a stored
+// outcome, which the idempotent unit will replay.
+func (s *Server) hasStoredOutcome(c *fiber.Ctx) bool {
+	key := c.Get(headerIdemKey)
+	if key == "" || kernel.ValidateIdempotencyKey(key) != nil {
+		return false
+	}
+	found, err := s.svc.Idempotency.HasOutcome(c.UserContext(), idempotentRequest(c, key))
+	return err == nil && found
 }
 
 // fingerprint hashes the method, the path and the canonical JSON body, so whitespace and key

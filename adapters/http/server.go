@@ -207,7 +207,7 @@ func (s *Server) register(r Endpoint) {
 	}
 	handler := r.Handler
 	if r.Staged != nil {
-		chain, handler = append(chain, stage(r.Staged)), runStaged
+		chain, handler = append(chain, s.stage(r.Staged)), runStaged
 	}
 	// Operator actions are idempotent by themselves; they have no tenant to scope a key to.
 	if r.Method == fiber.MethodPost && r.Auth != authOperator {
@@ -218,12 +218,17 @@ func (s *Server) register(r Endpoint) {
 }
 
 // stage runs a staged endpoint's first step, outside the idempotent unit, and keeps the step
-// it returns for runStaged.
-func stage(first func(c *fiber.Ctx) (fiber.Handler, error)) fiber.Handler {
+// it returns for runStaged. When the first step refuses a request whose Idempotency-Key holds
+// a stored outcome (the retry of a sign that succeeded finds the payment signed, or the node
+// is down), the idempotent unit replays that outcome instead.
+func (s *Server) stage(first func(c *fiber.Ctx) (fiber.Handler, error)) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		then, err := first(c)
 		if err != nil {
-			return err
+			if !s.hasStoredOutcome(c) {
+				return err
+			}
+			then = func(*fiber.Ctx) error { return err }
 		}
 		c.Locals(localStaged, then)
 		return c.Next()

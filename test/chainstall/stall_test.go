@@ -47,11 +47,17 @@ func TestChainStall_UnrelatedRequestsKeepAnswering(t *testing.T) {
 			"destination": map[string]any{"type": "address", "address": owner, "chainId": wallet.SandboxChainID},
 			"amount":      map[string]any{"value": amount, "asset": "usdc"}}
 	}
-	pending := ten.Root.Post("/v1/payments", proposal("1")).Expect(t, 201).JSON(t)["id"].(string)
+	once := ten.Root.With("Idempotency-Key", "before-the-stall")
+	pending := once.Post("/v1/payments", proposal("1")).Expect(t, 201).JSON(t)["id"].(string)
 	wellFormed := "0x" + strings.Repeat("11", 64) + "1b"
 
 	env.StallChain(true)
 	t.Cleanup(func() { env.StallChain(false) })
+
+	// A retry of a request that succeeded before the node went silent still replays.
+	if r := once.Post("/v1/payments", proposal("1")).Expect(t, 201); r.Header.Get("Idempotent-Replayed") != "true" || r.JSON(t)["id"] != pending {
+		t.Fatalf("the retry was not a replay: %s", r.Body)
+	}
 
 	const chainRequests = 4 * poolSize
 	type answer struct {

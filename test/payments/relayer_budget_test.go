@@ -37,3 +37,20 @@ func TestPayments_RelayerBudget(t *testing.T) {
 	other := srv.NewTenant(t)
 	other.Root.Post("/v1/wallets", map[string]any{"name": "other tenant", "owners": list, "threshold": 1}).Expect(t, 201)
 }
+
+// TestPayments_SignRetryReplays: the retry of the threshold signature replays its outcome,
+// although the payment, now executing, refuses a new signature before the idempotent unit.
+func TestPayments_SignRetryReplays(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	owners := newOwners(t, 1)
+	w := newWallet(t, ten, owners, 1, "")
+	pay := propose(t, ten.Root, toAddress(w, randomAddress(t), "1"))
+	c := ten.Root.With("Idempotency-Key", "sign-once")
+	first := sign(t, c, pay, owners[0]).Expect(t, 200)
+	retry := sign(t, c, pay, owners[0]).Expect(t, 200)
+	if retry.Header.Get("Idempotent-Replayed") != "true" || string(retry.Body) != string(first.Body) {
+		t.Fatalf("the retry was not a replay: %s", retry.Body)
+	}
+	sign(t, ten.Root, pay, owners[0]).ExpectError(t, 409, "INVALID_STATE")
+}
