@@ -12,3 +12,12 @@ CREATE TABLE relayer_tx_counts (
 
 -- The stuck-execution reaper looks for Safe payments EXECUTING without progress.
 CREATE INDEX safe_payments_executing_idx ON safe_payments (updated_at) WHERE status = 'EXECUTING';
+
+-- The relayer's next nonce per chain and key, taken under this row's lock by every replica
+-- (adapters/postgres RelayerNonces), so two replicas never sign one nonce.
+CREATE TABLE relayer_nonces (
+    chain_id   bigint NOT NULL,
+    address    text NOT NULL,
+    next_nonce bigint NOT NULL CHECK (next_nonce >= 0),
+    PRIMARY KEY (chain_id, address)
+);

@@ -501,6 +501,13 @@ CREATE TABLE public.recipient_credentials (
     CONSTRAINT recipient_credentials_type_check CHECK ((type = 'BUSINESS_IDENTITY'::text))
 );
 
+CREATE TABLE public.relayer_nonces (
+    chain_id bigint NOT NULL,
+    address text NOT NULL,
+    next_nonce bigint NOT NULL,
+    CONSTRAINT relayer_nonces_next_nonce_check CHECK ((next_nonce >= 0))
+);
+
 CREATE TABLE public.relayer_tx_counts (
     tenant_id text NOT NULL,
     environment text NOT NULL,
@@ -814,6 +821,9 @@ ALTER TABLE ONLY public.provider_events
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_pkey PRIMARY KEY (tenant_id, environment, type);
+
+ALTER TABLE ONLY public.relayer_nonces
+    ADD CONSTRAINT relayer_nonces_pkey PRIMARY KEY (chain_id, address);
 
 ALTER TABLE ONLY public.relayer_tx_counts
     ADD CONSTRAINT relayer_tx_counts_pkey PRIMARY KEY (tenant_id, environment, day);

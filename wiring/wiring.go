@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"time"
 
+	"corridor/adapters/chain"
 	"corridor/adapters/http"
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
@@ -144,6 +145,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	store := postgres.NewStore(db)
+	// Every replica takes the relayer's nonces under one database lock.
+	nonces := postgres.NewRelayerNonces(db)
+	for _, c := range cfg.ChainAdapters {
+		if a, ok := c.(*chain.Adapter); ok {
+			a.UseNonceKeeper(nonces)
+		}
+	}
 	inserter, err := jobs.NewInserter(db.DB, log)
 	if err != nil {
 		_ = db.Close()
