@@ -557,6 +557,22 @@ CREATE TABLE public.recipient_credentials (
     CONSTRAINT recipient_credentials_type_check CHECK ((type = 'BUSINESS_IDENTITY'::text))
 );
 
+CREATE TABLE public.relayer_nonces (
+    chain_id bigint NOT NULL,
+    address text NOT NULL,
+    next_nonce bigint NOT NULL,
+    CONSTRAINT relayer_nonces_next_nonce_check CHECK ((next_nonce >= 0))
+);
+
+CREATE TABLE public.relayer_tx_counts (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    day date NOT NULL,
+    count integer NOT NULL,
+    CONSTRAINT relayer_tx_counts_count_check CHECK ((count > 0)),
+    CONSTRAINT relayer_tx_counts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
 CREATE TABLE public.river_job (
     id bigint NOT NULL,
     state public.river_job_state DEFAULT 'available'::public.river_job_state NOT NULL,
@@ -871,6 +887,12 @@ ALTER TABLE ONLY public.provider_events
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_pkey PRIMARY KEY (tenant_id, environment, type);
 
+ALTER TABLE ONLY public.relayer_nonces
+    ADD CONSTRAINT relayer_nonces_pkey PRIMARY KEY (chain_id, address);
+
+ALTER TABLE ONLY public.relayer_tx_counts
+    ADD CONSTRAINT relayer_tx_counts_pkey PRIMARY KEY (tenant_id, environment, day);
+
 ALTER TABLE ONLY public.river_job
     ADD CONSTRAINT river_job_pkey PRIMARY KEY (id);
 
@@ -997,6 +1019,8 @@ CREATE INDEX river_notification_topic_id_idx ON public.river_notification USING 
 
 CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (payment_id, set_version, "position");
 
+CREATE INDEX safe_payments_executing_idx ON public.safe_payments USING btree (updated_at) WHERE (status = 'EXECUTING'::text);
+
 CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
 
 CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
@@ -1117,6 +1141,9 @@ ALTER TABLE ONLY public.policy_versions
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.relayer_tx_counts
+    ADD CONSTRAINT relayer_tx_counts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.route_quotes
     ADD CONSTRAINT route_quotes_destination_id_fkey FOREIGN KEY (destination_id) REFERENCES public.payout_destinations(id);

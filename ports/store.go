@@ -30,6 +30,8 @@ type Tx interface {
 	// LedgerReports reads the ledger for finance (see LedgerReports).
 	LedgerReports() LedgerReports
 	Wallets() WalletRepo
+	// RelayerBudget counts relayer-paid transactions per tenant, environment and day.
+	RelayerBudget() RelayerBudgetRepo
 	Payments() PaymentRepo
 	Handles() HandleRepo
 	Drips() DripRepo
@@ -119,4 +121,11 @@ type IdempotencyRepo interface {
 	Find(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (IdempotencyRecord, bool, error)
 	Save(ctx context.Context, r IdempotencyRecord) error
 	DeleteExpired(ctx context.Context, now time.Time, limit int) (int, error)
+}
+
+// RelayerBudgetRepo counts relayer-paid transactions per tenant, environment and UTC day.
+type RelayerBudgetRepo interface {
+	// Charge adds one to the day's count unless it already reached limit; charged is false
+	// (and nothing changes) when it had.
+	Charge(ctx context.Context, tenantID string, env core.Environment, day time.Time, limit int) (charged bool, err error)
 }

@@ -39,6 +39,9 @@ type PaymentRepo interface {
 	// ListQueuedPayments lists the wallet's non-terminal payments with a Safe nonce above
 	// afterNonce, lowest nonce first, at most limit.
 	ListQueuedPayments(ctx context.Context, walletID string, afterNonce uint64, limit int) ([]safepay.Payment, error)
+	// ListStalePayments lists payments of every tenant in status whose last change is before
+	// updatedBefore, oldest first, at most limit (the stuck-execution reaper).
+	ListStalePayments(ctx context.Context, status safepay.Status, updatedBefore time.Time, limit int) ([]safepay.Payment, error)
 }
 
 // Handle names a wallet in the directory (HandleInfo of SPEC.md).

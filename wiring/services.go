@@ -40,7 +40,8 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log}); err != nil {
+		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
+		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
 		return s, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets}); err != nil {
@@ -53,7 +54,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		PolicyGate: s.Policy}); err != nil {
+		PolicyGate: s.Policy, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
@@ -61,6 +62,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
 		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,
+		RelayerBudget:      kernel.RelayerBudget(cfg.RelayerTxBudget),
 		ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim,
 		AliasBudget: cfg.AliasBudget, SMSOutboxRetention: cfg.SMSOutboxRetention,
 		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,

@@ -10,6 +10,7 @@ import (
 	"net/netip"
 	"time"
 
+	"corridor/adapters/chain"
 	"corridor/adapters/http"
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
@@ -43,7 +44,10 @@ type Config struct {
 	ChainConfirmations map[core.Environment]uint64
 	// MaxWalletsPerTenant bounds wallets per tenant and environment (0 = the default, 1000).
 	MaxWalletsPerTenant int
-	Clock               ports.Clock // nil = wall clock
+	// RelayerTxBudget bounds relayer-paid transactions per tenant, environment and UTC day
+	// (RELAYER_TX_BUDGET); 0 = no limit.
+	RelayerTxBudget int
+	Clock           ports.Clock // nil = wall clock
 	// Faucet bounds sandbox drips per wallet and per tenant; zero fields take the defaults.
 	Faucet wallet.FaucetLimits
 	// CipherKey (hex, at least 32 bytes) encrypts phone numbers and payout identifiers at
@@ -148,6 +152,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	store := postgres.NewStore(db)
+	// Every replica takes the relayer's nonces under one database lock.
+	nonces := postgres.NewRelayerNonces(db)
+	for _, c := range cfg.ChainAdapters {
+		if a, ok := c.(*chain.Adapter); ok {
+			a.UseNonceKeeper(nonces)
+		}
+	}
 	inserter, err := jobs.NewInserter(db.DB, log)
 	if err != nil {
 		_ = db.Close()

@@ -103,6 +103,17 @@ func Dial(ctx context.Context, rpcURL string, relayerKey *ecdsa.PrivateKey, addr
 	return a, nil
 }
 
+// UseNonceKeeper makes the relayer take its nonces from keeper, under a lock shared by every
+// replica. The first keeper stays: services built over one adapter (as tests build several
+// over one simulated chain) share it.
+func (a *Adapter) UseNonceKeeper(keeper NonceKeeper) {
+	a.relay.mu.Lock()
+	defer a.relay.mu.Unlock()
+	if a.relay.keeper == nil {
+		a.relay.keeper = keeper
+	}
+}
+
 // New builds an adapter over any client. afterSend, when not nil, runs after each transaction
 // the relayer sends (the simulated chain commits a block there). It reads the chain id, the
 // factory's proxy creation code and the claim escrow's settings, and fails when a configured

@@ -64,6 +64,10 @@ type relayer struct {
 	// backend commits a block here so the transaction is mined when the call returns.
 	afterSend func()
 
+	// keeper, when set, hands out the key's nonces under a lock shared by every replica
+	// (UseNonceKeeper); without it the nonce is tracked in this process only.
+	keeper NonceKeeper
+
 	mu         sync.Mutex
 	nonce      uint64
 	nonceKnown bool
@@ -142,6 +146,9 @@ func (r *relayer) sendLocked(ctx context.Context, c call) (common.Hash, error) {
 	if err != nil {
 		return common.Hash{}, err
 	}
+	if r.keeper != nil {
+		return r.sendKept(ctx, c, gas, tipCap, feeCap)
+	}
 	for attempt := 1; ; attempt++ {
 		if !r.nonceKnown {
 			if r.nonce, err = r.client.PendingNonceAt(ctx, r.from); err != nil {
@@ -169,6 +176,53 @@ func (r *relayer) sendLocked(ctx context.Context, c call) (common.Hash, error) {
 			// The node may or may not have taken the transaction: re-read the nonce next time.
 			r.nonceKnown = false
 			return common.Hash{}, fmt.Errorf("chain: sending transaction: %w", err)
+		}
+	}
+}
+
+// NonceKeeper hands out a relayer key's nonces under a lock that every replica of the service
+// shares (a database row), so two replicas sending with one key never sign the same nonce.
+// WithNonce locks the key's record, picks the larger of the recorded next nonce and the node's
+// pending nonce, runs send with it, and records nonce+1 when send reports the nonce used.
+type NonceKeeper interface {
+	WithNonce(ctx context.Context, chainID int64, from string, pending uint64, send func(nonce uint64) (used bool, err error)) error
+}
+
+// sendKept is sendLocked's loop with the nonce taken from the keeper: the node's pending nonce
+// is read afresh for every attempt (another replica may have sent since), and a send whose
+// outcome is unknown does not advance the record, so no gap is left when the node did not take
+// it (the next send then uses the node's pending nonce again).
+func (r *relayer) sendKept(ctx context.Context, c call, gas uint64, tipCap, feeCap *big.Int) (common.Hash, error) {
+	var hash common.Hash
+	for attempt := 1; ; attempt++ {
+		pending, err := r.client.PendingNonceAt(ctx, r.from)
+		if err != nil {
+			return common.Hash{}, fmt.Errorf("chain: relayer nonce: %w", err)
+		}
+		retry := false
+		err = r.keeper.WithNonce(ctx, r.chainID.Int64(), r.from.Hex(), pending, func(nonce uint64) (bool, error) {
+			tx, err := types.SignNewTx(r.key, r.signer, &types.DynamicFeeTx{
+				ChainID: r.chainID, Nonce: nonce, GasTipCap: tipCap, GasFeeCap: feeCap,
+				Gas: gas, To: c.to, Value: orZero(c.value), Data: c.data,
+			})
+			if err != nil {
+				return false, fmt.Errorf("chain: signing: %w", err)
+			}
+			err = r.client.SendTransaction(ctx, tx)
+			switch {
+			case err == nil || isAlreadyKnown(err):
+				hash = tx.Hash()
+				r.afterSend()
+				return true, nil
+			case isNonceProblem(err) && attempt < sendAttempts:
+				retry = true
+				return false, nil
+			default:
+				return false, fmt.Errorf("chain: sending transaction: %w", err)
+			}
+		})
+		if err != nil || !retry {
+			return hash, err
 		}
 	}
 }

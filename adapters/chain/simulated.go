@@ -155,3 +155,20 @@ func (a *Adapter) MineSimulated() (common.Hash, error) {
 	defer a.relay.mu.Unlock()
 	return a.mine(), nil
 }
+
+// NewReplica returns another adapter over the same simulated node, contracts and relayer key,
+// as a second replica of the service would hold: its relayer tracks nonces on its own. For
+// tests of the nonce discipline across replicas.
+func (a *Adapter) NewReplica(ctx context.Context) (*Adapter, error) {
+	return New(ctx, a.client, a.relay.key, a.addrs, a.relay.afterSend)
+}
+
+// TransactionNonce is the nonce a transaction was signed with, for tests of the nonce
+// discipline.
+func (a *Adapter) TransactionNonce(ctx context.Context, hash common.Hash) (uint64, error) {
+	tx, _, err := a.client.TransactionByHash(ctx, hash)
+	if err != nil {
+		return 0, err
+	}
+	return tx.Nonce(), nil
+}

@@ -41,7 +41,7 @@ func (s *Server) endpointTable() []Endpoint {
 			Responses: map[int]any{200: memberResponse{}, 404: Envelope{}}, Handler: s.acceptInvite},
 		{Method: "POST", Path: "/v1/tenants/members/{id}/revoke", Summary: "Revoke a member", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Params: pathID,
-			Responses: map[int]any{200: memberRevokeResponse{}, 404: Envelope{}}, Handler: s.revokeMember},
+			Responses: map[int]any{200: memberRevokeResponse{}, 404: Envelope{}}, Staged: s.revokeMember},
 
 		{Method: "POST", Path: "/v1/api-keys", Summary: "Create an API key (plaintext returned once)", Tag: "api-keys",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Request: apiKeyCreateRequest{},

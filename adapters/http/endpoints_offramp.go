@@ -49,7 +49,7 @@ func (s *Server) offrampPaymentEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/offramp/payments", Summary: "Pay a phone number: resolve, reserve, run the policy composer, quote routes", Tag: "offramp",
 			Auth: authRequired, Scopes: write, Request: offrampPaymentCreateRequest{},
-			Responses: map[int]any{201: offrampPaymentResponse{}, 400: Envelope{}, 403: Envelope{}, 422: Envelope{}, 501: Envelope{}, 503: Envelope{}}, Handler: s.createOfframpPayment},
+			Responses: map[int]any{201: offrampPaymentResponse{}, 400: Envelope{}, 403: Envelope{}, 422: Envelope{}, 429: Envelope{}, 501: Envelope{}, 503: Envelope{}}, Handler: s.createOfframpPayment},
 		{Method: "GET", Path: "/v1/offramp/payments", Summary: "Off-ramp payments the caller sends or receives, newest first", Tag: "offramp",
 			Auth: authRequired, Scopes: read, Params: paging,
 			Responses: map[int]any{200: offrampPaymentListResponse{}}, Handler: s.listOfframpPayments},

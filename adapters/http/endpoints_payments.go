@@ -10,7 +10,7 @@ func (s *Server) safePaymentEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/payments", Summary: "Propose a USDC payment from a DEPLOYED wallet; returns the safeTxHash owners sign", Tag: "payments",
 			Auth: authRequired, Scopes: create, Request: safePaymentCreateRequest{},
-			Responses: map[int]any{201: safePaymentResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Handler: s.createSafePayment},
+			Responses: map[int]any{201: safePaymentResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: s.createSafePayment},
 		{Method: "GET", Path: "/v1/payments", Summary: "List payments, newest first", Tag: "payments",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsRead}, Params: paging,
 			Responses: map[int]any{200: safePaymentListResponse{}}, Handler: s.listSafePayments},
@@ -19,12 +19,12 @@ func (s *Server) safePaymentEndpoints() []Endpoint {
 			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}}, Handler: s.getSafePayment},
 		{Method: "POST", Path: "/v1/payments/{id}/sign", Summary: "Add an owner's raw secp256k1 signature over safeTxHash (v 27/28, no prefix); the threshold signature auto-executes", Tag: "payments",
 			Auth: authRequired, Scopes: create, Params: pathID, Request: safePaymentSignRequest{},
-			Responses: map[int]any{200: safePaymentResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Handler: s.signSafePayment},
+			Responses: map[int]any{200: safePaymentResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 429: Envelope{}, 503: Envelope{}}, Staged: s.signSafePayment},
 		{Method: "POST", Path: "/v1/payments/{id}/execute", Summary: "Execute a READY_TO_EXECUTE payment through the relayer", Tag: "payments",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsExecute}, Params: pathID, Request: safePaymentOwnerRequest{},
-			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Handler: s.executeSafePayment},
+			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: s.executeSafePayment},
 		{Method: "POST", Path: "/v1/payments/{id}/cancel", Summary: "Cancel a payment that has not been sent (the wallet's newest queued payment)", Tag: "payments",
 			Auth: authRequired, Scopes: create, Params: pathID, Request: safePaymentOwnerRequest{},
-			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Handler: s.cancelSafePayment},
+			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: s.cancelSafePayment},
 	}
 }

@@ -11,7 +11,7 @@ func (s *Server) walletEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/wallets", Summary: "Create a Safe wallet: its predicted address is returned at once and a job deploys it", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: walletCreateRequest{},
-			Responses: map[int]any{201: walletResponse{}, 503: Envelope{}}, Handler: s.createWallet},
+			Responses: map[int]any{201: walletResponse{}, 429: Envelope{}, 503: Envelope{}}, Handler: s.createWallet},
 		{Method: "GET", Path: "/v1/wallets", Summary: "List wallets of the caller's environment", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsRead}, Params: paging,
 			Responses: map[int]any{200: walletListResponse{}}, Handler: s.listWallets},

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"strconv"
@@ -151,6 +152,9 @@ func toDomain(err error) *core.Error {
 	var de *core.Error
 	if errors.As(err, &de) {
 		return de
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return core.E(core.CodeServiceUnavailable, "the request did not complete in time; retry shortly")
 	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {

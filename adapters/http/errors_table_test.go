@@ -1,6 +1,8 @@
 package http
 
 import (
+	"context"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -90,5 +92,14 @@ func TestStatusTable_EveryCoreCodeHasAnExplicitStatus(t *testing.T) {
 func TestStatusFor_UnknownCodeIsInternal(t *testing.T) {
 	if got := StatusFor("NOT_A_DECLARED_CODE"); got != 500 {
 		t.Fatalf("StatusFor(unknown) = %d, want 500", got)
+	}
+}
+
+// A request whose deadline passed answers SERVICE_UNAVAILABLE (503), never a 500.
+func TestToDomain_DeadlineIsServiceUnavailable(t *testing.T) {
+	for _, err := range []error{context.DeadlineExceeded, fmt.Errorf("query: %w", context.Canceled)} {
+		if de := toDomain(err); de == nil || de.Code != core.CodeServiceUnavailable || StatusFor(de.Code) != 503 {
+			t.Errorf("%v: got %v", err, de)
+		}
 	}
 }

@@ -3,19 +3,29 @@ package http
 import (
 	"strings"
 
+	"corridor/core/safepay"
+
 	"github.com/gofiber/fiber/v2"
 )
 
-func (s *Server) createSafePayment(c *fiber.Ctx) error {
+// createSafePayment reads the chain first (the Safe's nonce and threshold), outside the
+// idempotent unit, then records the payment inside it.
+func (s *Server) createSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentCreateRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
-	pay, err := s.svc.SafePay.Propose(c.UserContext(), principal(c), req.request())
+	read, err := s.svc.SafePay.ReadProposal(c.UserContext(), principal(c), req.request())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toSafePayment(pay))
+	return func(c *fiber.Ctx) error {
+		pay, err := s.svc.SafePay.Propose(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toSafePayment(pay))
+	}, nil
 }
 
 func (s *Server) listSafePayments(c *fiber.Ctx) error {
@@ -42,38 +52,58 @@ func (s *Server) getSafePayment(c *fiber.Ctx) error {
 	return c.JSON(toSafePayment(pay))
 }
 
-func (s *Server) signSafePayment(c *fiber.Ctx) error {
+// signSafePayment verifies the signature against the Safe's on-chain owners outside the
+// idempotent unit, then applies it inside.
+func (s *Server) signSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentSignRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
-	pay, err := s.svc.SafePay.Sign(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Signature)
+	read, err := s.svc.SafePay.ReadSignature(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Signature)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.JSON(toSafePayment(pay))
+	return func(c *fiber.Ctx) error {
+		return answerSafePayment(c)(s.svc.SafePay.Sign(c.UserContext(), principal(c), read))
+	}, nil
 }
 
-func (s *Server) executeSafePayment(c *fiber.Ctx) error {
+// executeSafePayment checks the owner and the Safe's nonce outside the idempotent unit.
+func (s *Server) executeSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentOwnerRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
-	pay, err := s.svc.SafePay.Execute(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
+	read, err := s.svc.SafePay.ReadExecution(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.JSON(toSafePayment(pay))
+	return func(c *fiber.Ctx) error {
+		return answerSafePayment(c)(s.svc.SafePay.Execute(c.UserContext(), principal(c), read))
+	}, nil
 }
 
-func (s *Server) cancelSafePayment(c *fiber.Ctx) error {
+// cancelSafePayment checks the optional owner outside the idempotent unit.
+func (s *Server) cancelSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentOwnerRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
-	pay, err := s.svc.SafePay.Cancel(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
+	read, err := s.svc.SafePay.ReadCancel(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.JSON(toSafePayment(pay))
+	return func(c *fiber.Ctx) error {
+		return answerSafePayment(c)(s.svc.SafePay.Cancel(c.UserContext(), principal(c), read))
+	}, nil
+}
+
+// answerSafePayment answers the payment, or the error.
+func answerSafePayment(c *fiber.Ctx) func(safepay.Payment, error) error {
+	return func(pay safepay.Payment, err error) error {
+		if err != nil {
+			return err
+		}
+		return c.JSON(toSafePayment(pay))
+	}
 }

@@ -81,12 +81,20 @@ func (s *Server) acceptInvite(c *fiber.Ctx) error {
 	return c.JSON(toMember(m))
 }
 
-func (s *Server) revokeMember(c *fiber.Ctx) error {
-	out, err := s.svc.Tenancy.RevokeMember(c.UserContext(), principal(c), c.Params("id"))
+// revokeMember reads which wallets the member's signer still owns on chain outside the
+// idempotent unit, then revokes inside it.
+func (s *Server) revokeMember(c *fiber.Ctx) (fiber.Handler, error) {
+	read, err := s.svc.Tenancy.ReadRevocation(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.JSON(memberRevokeResponse{ID: out.Member.ID, Status: string(out.Member.Status), StillOwnerOfWalletIDs: out.StillOwnerOfWalletIDs})
+	return func(c *fiber.Ctx) error {
+		out, err := s.svc.Tenancy.RevokeMember(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.JSON(memberRevokeResponse{ID: out.Member.ID, Status: string(out.Member.Status), StillOwnerOfWalletIDs: out.StillOwnerOfWalletIDs})
+	}, nil
 }
 
 func (s *Server) createKey(c *fiber.Ctx) error {

@@ -32,6 +32,7 @@ const (
 	localRequestID = "requestId"
 	localPrincipal = "principal"
 	localEndpoint  = "route"
+	localStaged    = "staged"
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
@@ -149,6 +150,18 @@ func principalOf(c *fiber.Ctx) (auth.Principal, bool) {
 	return p, ok
 }
 
+// withDeadline gives every request's work a deadline: a handler waiting on a slow statement
+// or node gives up by then and answers 503 SERVICE_UNAVAILABLE (or CHAIN_UNAVAILABLE), and
+// whatever it held, a pooled connection included, is released.
+func withDeadline(timeout time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		ctx, cancel := context.WithTimeout(c.UserContext(), timeout)
+		defer cancel()
+		c.SetUserContext(ctx)
+		return c.Next()
+	}
+}
+
 // recoverPanics turns a panic into the INTERNAL envelope and logs the stack.
 func (s *Server) recoverPanics(c *fiber.Ctx) (err error) {
 	defer func() {
@@ -252,19 +265,12 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 	if err := kernel.ValidateIdempotencyKey(key); err != nil {
 		return err
 	}
-	p, ok := principalOf(c)
+	req, ok := idempotentRequest(c, key)
 	if !ok {
 		// An anonymous write (a claim link's phone code, an invite accepted without a session)
 		// is never stored: anyone on the Internet could otherwise fill the table, and a
 		// replayed answer would skip the budgets those routes count. The key is ignored.
 		return c.Next()
-	}
-	// The credential is part of the request: another key of the same tenant reusing the
-	// Idempotency-Key is a different request (422), never a replay of this one's response.
-	req := kernel.IdempotentRequest{Key: key, Fingerprint: fingerprintWith(fingerprint(c), p.LogID()),
-		Environment: p.Environment, Scope: "tenant:" + p.TenantID}
-	if p.TenantID == "" {
-		req.Scope = "user:" + p.UserID
 	}
 	out, replayed, err := s.svc.Idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
 		c.SetUserContext(ctx)
@@ -304,6 +310,38 @@ func errorCode(body []byte, status int) core.Code {
 		return ""
 	}
 	return core.Code(env.Code)
+}
+
+// idempotentRequest identifies the request under its Idempotency-Key: the credential and its
+// tenant scope the key. ok is false for an anonymous request, which is never stored.
+func idempotentRequest(c *fiber.Ctx, key string) (kernel.IdempotentRequest, bool) {
+	p, ok := principalOf(c)
+	if !ok {
+		return kernel.IdempotentRequest{}, false
+	}
+	// The credential is part of the request: another key of the same tenant reusing the
+	// Idempotency-Key is a different request (422), never a replay of this one's response.
+	req := kernel.IdempotentRequest{Key: key, Fingerprint: fingerprintWith(fingerprint(c), p.LogID()),
+		Environment: p.Environment, Scope: "tenant:" + p.TenantID}
+	if p.TenantID == "" {
+		req.Scope = "user:" + p.UserID
+	}
+	return req, true
+}
+
+// hasStoredOutcome reports whether the request's Idempotency-Key already holds a stored
+// outcome, which the idempotent unit will replay.
+func (s *Server) hasStoredOutcome(c *fiber.Ctx) bool {
+	key := c.Get(headerIdemKey)
+	if key == "" || kernel.ValidateIdempotencyKey(key) != nil {
+		return false
+	}
+	req, ok := idempotentRequest(c, key)
+	if !ok {
+		return false
+	}
+	found, err := s.svc.Idempotency.HasOutcome(c.UserContext(), req)
+	return err == nil && found
 }
 
 // fingerprint hashes the method, the path and the canonical JSON body, so whitespace and key

@@ -19,6 +19,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
+	"corridor/core"
 	"corridor/core/auth"
 	"corridor/ports"
 )
@@ -44,14 +45,17 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 }
 
-// Timeouts are the server's connection time-outs.
+// Timeouts are the server's connection time-outs and the deadline of one request's work.
 type Timeouts struct {
 	Read, Write, Idle time.Duration
+	// Request is the deadline of the context every handler runs with (REQUEST_TIMEOUT): the
+	// database statements and chain calls of a request end by then, answering 503.
+	Request time.Duration
 }
 
-// DefaultTimeouts: a request is read within 15 s and answered within 30 s; an idle keep-alive
-// connection is closed after 90 s.
-var DefaultTimeouts = Timeouts{Read: 15 * time.Second, Write: 30 * time.Second, Idle: 90 * time.Second}
+// DefaultTimeouts: a request is read within 15 s, its work ends within 25 s and it is answered
+// within 30 s; an idle keep-alive connection is closed after 90 s.
+var DefaultTimeouts = Timeouts{Read: 15 * time.Second, Write: 30 * time.Second, Idle: 90 * time.Second, Request: 25 * time.Second}
 
 // withDefaults fills unset time-outs from DefaultTimeouts.
 func (t Timeouts) withDefaults() Timeouts {
@@ -63,6 +67,9 @@ func (t Timeouts) withDefaults() Timeouts {
 	}
 	if t.Idle <= 0 {
 		t.Idle = DefaultTimeouts.Idle
+	}
+	if t.Request <= 0 {
+		t.Request = DefaultTimeouts.Request
 	}
 	return t
 }
@@ -99,6 +106,10 @@ type Endpoint struct {
 	// one whatever this says. The document marks them x-corridor-sandbox-only.
 	SandboxOnly bool
 	Handler     fiber.Handler
+	// Staged, instead of Handler, is a handler in two steps for a POST that reads the chain: it
+	// runs after authentication and before the idempotent unit (so no pooled database
+	// connection waits on a node) and returns the step that runs inside it.
+	Staged func(c *fiber.Ctx) (fiber.Handler, error)
 }
 
 // Services are the capability services the routes call, one per capability of app/, and the
@@ -175,7 +186,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
-	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.observe, s.recoverPanics, checkQuery)
+	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
 	s.endpoints = s.endpointTable()
 	for _, r := range s.endpoints {
 		s.register(r)
@@ -197,12 +208,43 @@ func (s *Server) register(r Endpoint) {
 	case authOperator:
 		chain = append(chain, s.authenticateOperator)
 	}
+	handler := r.Handler
+	if r.Staged != nil {
+		chain, handler = append(chain, s.stage(r.Staged)), runStaged
+	}
 	// Operator actions are idempotent by themselves; they have no tenant to scope a key to.
 	if r.Method == fiber.MethodPost && r.Auth != authOperator {
 		chain = append(chain, s.idempotent(r.SecretFields))
 	}
-	chain = append(chain, r.Handler)
+	chain = append(chain, handler)
 	s.fiber.Add(r.Method, toFiberPath(r.Path), chain...)
+}
+
+// stage runs a staged endpoint's first step, outside the idempotent unit, and keeps the step
+// it returns for runStaged. When the first step refuses a request whose Idempotency-Key holds
+// a stored outcome (the retry of a sign that succeeded finds the payment signed, or the node
+// is down), the idempotent unit replays that outcome instead.
+func (s *Server) stage(first func(c *fiber.Ctx) (fiber.Handler, error)) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		then, err := first(c)
+		if err != nil {
+			if !s.hasStoredOutcome(c) {
+				return err
+			}
+			then = func(*fiber.Ctx) error { return err }
+		}
+		c.Locals(localStaged, then)
+		return c.Next()
+	}
+}
+
+// runStaged runs the step a staged endpoint's first step returned, inside the idempotent unit.
+func runStaged(c *fiber.Ctx) error {
+	then, ok := c.Locals(localStaged).(fiber.Handler)
+	if !ok {
+		return core.E(core.CodeInternal, "staged endpoint without its first step")
+	}
+	return then(c)
 }
 
 // Fiber exposes the Fiber app (tests drive it with app.Test).

@@ -155,3 +155,13 @@ func (r paymentRepo) ListQueuedPayments(ctx context.Context, walletID string, af
 	}
 	return domainRows[safepay.Payment](rows)
 }
+
+func (r paymentRepo) ListStalePayments(ctx context.Context, status safepay.Status, updatedBefore time.Time, limit int) ([]safepay.Payment, error) {
+	var rows []paymentModel
+	err := r.db.NewSelect().Model(&rows).Where("status = ? AND updated_at < ?", string(status), updatedBefore).
+		OrderExpr("updated_at ASC, id ASC").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return domainRows[safepay.Payment](rows)
+}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
+	"corridor/core"
 	"corridor/ports"
 )
 
@@ -49,7 +50,7 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.
 			return fn(ctx, &tx{db: btx})
 		})
 		if !retryable(err) {
-			return err
+			return unavailable(err)
 		}
 		time.Sleep(time.Duration(attempt*attempt) * 5 * time.Millisecond)
 	}
@@ -68,6 +69,21 @@ func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Co
 	return sp.Commit()
 }
 
+// unavailable reports a statement cancelled by statement_timeout or by the caller's deadline
+// (SQLSTATE 57014), and a deadline that passed while waiting for a connection, as
+// SERVICE_UNAVAILABLE: the database did not answer in time, and a retry may succeed.
+func unavailable(err error) error {
+	var de *core.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	var pgErr *pgconn.PgError
+	if (errors.As(err, &pgErr) && pgErr.Code == "57014") || errors.Is(err, context.DeadlineExceeded) {
+		return core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly")
+	}
+	return err
+}
+
 // retryable reports a serialization failure (40001) or deadlock (40P01).
 func retryable(err error) bool {
 	var pgErr *pgconn.PgError
@@ -82,21 +98,22 @@ type tx struct {
 	db bun.IDB
 }
 
-func (t *tx) Tenants() ports.TenantRepo          { return tenantRepo{t.db} }
-func (t *tx) Members() ports.MemberRepo          { return memberRepo{t.db} }
-func (t *tx) APIKeys() ports.APIKeyRepo          { return apiKeyRepo{t.db} }
-func (t *tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.db} }
-func (t *tx) Ledger() ports.LedgerRepo           { return newLedgerRepo(t.db) }
-func (t *tx) LedgerReports() ports.LedgerReports { return newLedgerRepo(t.db) }
-func (t *tx) Wallets() ports.WalletRepo          { return walletRepo{t.db} }
-func (t *tx) Payments() ports.PaymentRepo        { return paymentRepo{t.db} }
-func (t *tx) Handles() ports.HandleRepo          { return handleRepo{t.db} }
-func (t *tx) Drips() ports.DripRepo              { return dripRepo{t.db} }
-func (t *tx) ChainIndex() ports.ChainIndexRepo   { return chainIndexRepo{t.db} }
-func (t *tx) Policies() ports.PolicyRepo         { return policyRepo{t.db} }
-func (t *tx) Recipients() ports.RecipientRepo    { return recipientRepo{t.db} }
-func (t *tx) Offramp() ports.OfframpRepo         { return offrampRepo{t.db} }
-func (t *tx) Claims() ports.ClaimRepo            { return claimRepo{t.db} }
+func (t *tx) Tenants() ports.TenantRepo              { return tenantRepo{t.db} }
+func (t *tx) Members() ports.MemberRepo              { return memberRepo{t.db} }
+func (t *tx) APIKeys() ports.APIKeyRepo              { return apiKeyRepo{t.db} }
+func (t *tx) Idempotency() ports.IdempotencyRepo     { return idempotencyRepo{t.db} }
+func (t *tx) Ledger() ports.LedgerRepo               { return newLedgerRepo(t.db) }
+func (t *tx) LedgerReports() ports.LedgerReports     { return newLedgerRepo(t.db) }
+func (t *tx) Wallets() ports.WalletRepo              { return walletRepo{t.db} }
+func (t *tx) Payments() ports.PaymentRepo            { return paymentRepo{t.db} }
+func (t *tx) RelayerBudget() ports.RelayerBudgetRepo { return relayerBudgetRepo{t.db} }
+func (t *tx) Handles() ports.HandleRepo              { return handleRepo{t.db} }
+func (t *tx) Drips() ports.DripRepo                  { return dripRepo{t.db} }
+func (t *tx) ChainIndex() ports.ChainIndexRepo       { return chainIndexRepo{t.db} }
+func (t *tx) Policies() ports.PolicyRepo             { return policyRepo{t.db} }
+func (t *tx) Recipients() ports.RecipientRepo        { return recipientRepo{t.db} }
+func (t *tx) Offramp() ports.OfframpRepo             { return offrampRepo{t.db} }
+func (t *tx) Claims() ports.ClaimRepo                { return claimRepo{t.db} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.

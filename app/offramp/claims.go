@@ -52,6 +52,11 @@ func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay
 	if err != nil {
 		return err
 	}
+	// The claim's funding is the relayer-paid call it charges; its lock, release or refund
+	// follow from the one funded claim.
+	if err := s.relayerBudget.Charge(ctx, tx, pay.SenderTenantID, pay.Environment, now); err != nil {
+		return err
+	}
 	chainID := source.ChainID
 	c := claim.New(pay.Environment, pay.ID, pay.SenderTenantID, pay.SourceAmountBaseUnits, chainID, pay.SourceChainKey,
 		pay.SourceAssetID, pay.RecipientPhoneHash, pay.RecipientPhoneMasked, nil, s.claimLifetime, now)

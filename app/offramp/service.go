@@ -54,7 +54,9 @@ type Deps struct {
 	// ClaimCodesPerIP bounds phone codes per client IP per hour across claims (0 = 20);
 	// ClaimCodesPerPhone bounds them per phone per hour (0 = claim.MaxCodesPerPhone), and
 	// ClaimResendsPerClaim bounds link resends per claim (0 = claim.MaxResends).
-	ClaimCodesPerIP      int
+	ClaimCodesPerIP int
+	// RelayerBudget bounds relayer-paid claim escrow fundings per tenant, environment and day.
+	RelayerBudget        kernel.RelayerBudget
 	ClaimCodesPerPhone   int
 	ClaimResendsPerClaim int
 	// AliasBudget bounds phone-alias codes sent and wrong codes per phone, tenant and client
@@ -91,6 +93,7 @@ type Service struct {
 	claimLinkBase string
 	// claimCodesPerIP bounds claim phone codes per client IP per hour.
 	claimCodesPerIP int
+	relayerBudget   kernel.RelayerBudget
 	// claimCodesPerPhone bounds claim phone codes per phone per hour.
 	claimCodesPerPhone int
 	// claimResendsPerClaim bounds how often a sender may resend one claim's link.
@@ -114,6 +117,7 @@ func New(d Deps) (*Service, error) {
 		cipher: d.Cipher, sms: d.SMS, smsOutbox: d.SMSOutbox, screening: d.Screening, payouts: d.Payouts,
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval,
 		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
+		relayerBudget:      d.RelayerBudget,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
 		aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
 		sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy, log: d.Logger, confirmations: d.Confirmations}

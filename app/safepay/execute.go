@@ -14,41 +14,63 @@ import (
 	"corridor/ports"
 )
 
-// Execute is the explicit execute: it moves a READY_TO_EXECUTE payment to EXECUTING
-// under the payment's row lock and enqueues the job that relays it. Exactly one of any number
-// of concurrent callers (and the auto-execute job) makes that move; the others get 409
-// INVALID_STATE. A payment queued behind an earlier Safe nonce is refused with INVALID_STATE
-// too: the Safe executes nonces in order.
-func (s *Service) Execute(ctx context.Context, p auth.Principal, id, ownerAddress string) (safepay.Payment, error) {
+// ExecutionRead is an explicit execute's chain reads (the optional owner, the Safe's nonce),
+// made by ReadExecution outside any database transaction.
+type ExecutionRead struct {
+	tenantID  string
+	paymentID string
+}
+
+// ReadExecution checks an explicit execute against the chain: the optional ownerAddress is an
+// on-chain owner, and no earlier Safe nonce is still pending. It must be called outside any
+// unit of work.
+func (s *Service) ReadExecution(ctx context.Context, p auth.Principal, id, ownerAddress string) (ExecutionRead, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
-		return safepay.Payment{}, err
+		return ExecutionRead{}, err
 	}
 	chain, err := s.chains.Chain(p.Environment)
 	if err != nil {
-		return safepay.Payment{}, err
+		return ExecutionRead{}, err
 	}
 	pay, err := s.findPayment(ctx, p, id)
 	if err != nil {
-		return pay, err
+		return ExecutionRead{}, err
 	}
 	if !pay.Can(safepay.TriggerExecute) {
-		return pay.Apply(safepay.TriggerExecute, s.clock.Now())
+		_, err := pay.Apply(safepay.TriggerExecute, s.clock.Now())
+		return ExecutionRead{}, err
 	}
 	if err := requirePaymentOwner(ctx, chain, pay, ownerAddress); err != nil {
-		return pay, err
+		return ExecutionRead{}, err
 	}
 	chainNonce, err := chain.SafeNonce(ctx, common.HexToAddress(pay.SafeAddress))
 	if err != nil {
-		return pay, paymentChainError("reading the Safe's nonce", err)
+		return ExecutionRead{}, paymentChainError("reading the Safe's nonce", err)
 	}
 	if pay.WaitingFor(chainNonce) {
-		return pay, core.E(core.CodeInvalidState,
+		return ExecutionRead{}, core.E(core.CodeInvalidState,
 			"payment %s holds Safe nonce %d but the Safe is at nonce %d: the earlier payments must execute first; this one then executes automatically",
 			pay.ID, pay.SafeNonce, chainNonce).
 			WithDetails(map[string]any{"status": string(pay.Status), "safeNonce": pay.SafeNonce, "currentSafeNonce": chainNonce})
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		locked, err := lockCallerPayment(ctx, tx, p, pay.ID)
+	return ExecutionRead{tenantID: p.TenantID, paymentID: pay.ID}, nil
+}
+
+// Execute is the explicit execute: it moves a READY_TO_EXECUTE payment to EXECUTING
+// under the payment's row lock and enqueues the job that relays it. Exactly one of any number
+// of concurrent callers (and the auto-execute job) makes that move; the others get 409
+// INVALID_STATE. A payment queued behind an earlier Safe nonce was refused with INVALID_STATE
+// by ReadExecution: the Safe executes nonces in order.
+func (s *Service) Execute(ctx context.Context, p auth.Principal, read ExecutionRead) (safepay.Payment, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
+		return safepay.Payment{}, err
+	}
+	if read.tenantID == "" || read.tenantID != p.TenantID {
+		return safepay.Payment{}, errForeignRead
+	}
+	var pay safepay.Payment
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		locked, err := lockCallerPayment(ctx, tx, p, read.paymentID)
 		if err != nil {
 			return err
 		}
@@ -65,27 +87,50 @@ func (s *Service) Execute(ctx context.Context, p auth.Principal, id, ownerAddres
 	return pay, err
 }
 
+// CancelRead is a cancel's optional owner check against the chain, made by ReadCancel outside
+// any database transaction.
+type CancelRead struct {
+	tenantID  string
+	paymentID string
+}
+
+// ReadCancel checks a cancel's optional ownerAddress against the Safe's on-chain owners. It
+// must be called outside any unit of work.
+func (s *Service) ReadCancel(ctx context.Context, p auth.Principal, id, ownerAddress string) (CancelRead, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+		return CancelRead{}, err
+	}
+	pay, err := s.findPayment(ctx, p, id)
+	if err != nil {
+		return CancelRead{}, err
+	}
+	if strings.TrimSpace(ownerAddress) != "" {
+		chain, err := s.chains.Chain(p.Environment)
+		if err != nil {
+			return CancelRead{}, err
+		}
+		if err := requirePaymentOwner(ctx, chain, pay, ownerAddress); err != nil {
+			return CancelRead{}, err
+		}
+	}
+	return CancelRead{tenantID: p.TenantID, paymentID: pay.ID}, nil
+}
+
 // Cancel cancels a payment that has not been sent (CREATED, AWAITING_SIGNATURE or
 // READY_TO_EXECUTE). Only the newest queued payment of a wallet can be cancelled: cancelling
 // an earlier one would leave a Safe nonce that nothing uses, and no later payment could
 // execute (safepay.Payment.Cancel). The wallet row is locked first, as propose does, so no
 // payment is queued behind this one while it is being cancelled.
-func (s *Service) Cancel(ctx context.Context, p auth.Principal, id, ownerAddress string) (safepay.Payment, error) {
+func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead) (safepay.Payment, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return safepay.Payment{}, err
 	}
-	pay, err := s.findPayment(ctx, p, id)
+	if read.tenantID == "" || read.tenantID != p.TenantID {
+		return safepay.Payment{}, errForeignRead
+	}
+	pay, err := s.findPayment(ctx, p, read.paymentID)
 	if err != nil {
 		return pay, err
-	}
-	if ownerAddress != "" {
-		chain, err := s.chains.Chain(p.Environment)
-		if err != nil {
-			return pay, err
-		}
-		if err := requirePaymentOwner(ctx, chain, pay, ownerAddress); err != nil {
-			return pay, err
-		}
 	}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if _, err := tx.Wallets().LockWallet(ctx, pay.SourceWalletID); err != nil {

@@ -14,10 +14,17 @@ var _ kernel.Jobs = (*Service)(nil)
 // RegisterWorkers adds the Safe payment execution worker.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &ExecutePaymentWorker{Service: s})
+	river.AddWorker(workers, &ReapPaymentsWorker{Service: s})
 }
 
-// PeriodicJobs is empty: executions are enqueued by the transitions that need them.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob { return nil }
+// PeriodicJobs is the stuck-execution reaper; executions themselves are enqueued by the
+// transitions that need them.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(PaymentReapInterval),
+		func() (river.JobArgs, *river.InsertOpts) {
+			return ReapPaymentsArgs{}, &river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: PaymentReapInterval}}
+		}, &river.PeriodicJobOpts{RunOnStart: true})}
+}
 
 // ExecutePaymentArgs is the durable job that relays one payment's Safe transaction and follows
 // it to COMPLETED or FAILED. It is enqueued in the transaction that makes the payment ready

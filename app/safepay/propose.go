@@ -14,38 +14,66 @@ import (
 	"corridor/ports"
 )
 
-// Propose records a Safe payment from one of the caller's DEPLOYED wallets and returns
-// it AWAITING_SIGNATURE with the safeTxHash its owners sign (SPEC.md Safe payments).
-//
-// The chain is read first, outside any transaction of this use case: the Safe's nonce and
-// threshold. The unit of work then locks the source wallet, so concurrent proposals of one
-// wallet take consecutive nonces, resolves the destination and picks the nonce with
-// safepay.NextNonce.
-func (s *Service) Propose(ctx context.Context, p auth.Principal, in safepay.Request) (safepay.Payment, error) {
+// ProposalRead is what a proposal reads before its unit of work: the validated order, the
+// source wallet, and the Safe's nonce and threshold as the chain reported them. ReadProposal
+// makes it outside any database transaction (the HTTP adapter runs it before the idempotent
+// unit), so a slow or silent node never holds a pooled connection.
+type ProposalRead struct {
+	tenantID   string
+	order      safepay.Order
+	wallet     wallet.Wallet
+	token      common.Address
+	chainNonce uint64
+	threshold  int
+}
+
+// ReadProposal validates a proposal and reads the chain for it. It runs no transaction of
+// its own beyond a short read of the wallet, and must be called outside any unit of work.
+func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay.Request) (ProposalRead, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
-		return safepay.Payment{}, err
+		return ProposalRead{}, err
 	}
 	order, err := safepay.ParseOrder(in)
 	if err != nil {
-		return safepay.Payment{}, err
+		return ProposalRead{}, err
 	}
 	chain, err := s.chains.Chain(p.Environment)
 	if err != nil {
-		return safepay.Payment{}, err
+		return ProposalRead{}, err
 	}
 	w, err := s.paymentSourceWallet(ctx, p, order.SourceWalletID)
 	if err != nil {
-		return safepay.Payment{}, err
+		return ProposalRead{}, err
 	}
 	safeAddress := common.HexToAddress(w.Address)
 	chainNonce, err := chain.SafeNonce(ctx, safeAddress)
 	if err != nil {
-		return safepay.Payment{}, paymentChainError("reading the Safe's nonce", err)
+		return ProposalRead{}, paymentChainError("reading the Safe's nonce", err)
 	}
 	threshold, err := chain.SafeThreshold(ctx, safeAddress)
 	if err != nil {
-		return safepay.Payment{}, paymentChainError("reading the Safe's threshold", err)
+		return ProposalRead{}, paymentChainError("reading the Safe's threshold", err)
 	}
+	return ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
+		chainNonce: chainNonce, threshold: threshold}, nil
+}
+
+// Propose records a Safe payment from one of the caller's DEPLOYED wallets and returns
+// it AWAITING_SIGNATURE with the safeTxHash its owners sign (SPEC.md Safe payments).
+//
+// The chain was read by ReadProposal, before this unit of work: it makes no network call, so
+// it can run inside the idempotency transaction. It locks the source wallet, so concurrent
+// proposals of one wallet take consecutive nonces, resolves the destination and picks the
+// nonce with safepay.NextNonce from the chain's nonce and the nonces already in use.
+func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRead) (safepay.Payment, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+		return safepay.Payment{}, err
+	}
+	if read.tenantID == "" || read.tenantID != p.TenantID {
+		return safepay.Payment{}, errForeignRead
+	}
+	order, w, chainNonce, threshold := read.order, read.wallet, read.chainNonce, read.threshold
+	safeAddress := common.HexToAddress(w.Address)
 
 	// Spend policy (POLICY_DENIED) is evaluated inside the unit of work below, once the
 	// destination is resolved (its address is the policy's counterparty): see the policy gate.
@@ -53,7 +81,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, in safepay.Requ
 
 	var pay safepay.Payment
 	var denied *core.Error
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		denied = nil
 		locked, err := tx.Wallets().LockWallet(ctx, w.ID)
 		if err != nil {
@@ -75,7 +103,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, in safepay.Requ
 		pay, err = safepay.Propose(safepay.Proposal{
 			ID: core.NewID(core.PrefixPayment), TenantID: p.TenantID, Environment: p.Environment,
 			SourceWalletID: locked.ID, SafeAddress: safeAddress.Hex(), ChainID: locked.ChainID,
-			Token: chain.USDCAddress(), Order: order,
+			Token: read.token, Order: order,
 			DestinationAddress: dest.address, DestinationWallet: dest.walletID, DestinationChainID: dest.chainID,
 			Nonce: nonce, Threshold: threshold, Now: s.clock.Now(),
 		})

@@ -63,3 +63,7 @@ func paymentChainError(what string, err error) error {
 	}
 	return core.E(core.CodeChainUnavailable, "the chain node did not answer (%s); retry shortly", what)
 }
+
+// errForeignRead is a programming error: a use case given a chain read made for another
+// caller (or none at all).
+var errForeignRead = core.E(core.CodeInternal, "a chain read was used for another caller")

@@ -28,15 +28,18 @@ type Deps struct {
 	Chains map[core.Environment]ports.Chain
 	// PolicyGate applies the spend policy before a proposal is recorded.
 	PolicyGate PolicyGate
+	// RelayerBudget bounds relayer-paid executions per tenant, environment and day.
+	RelayerBudget kernel.RelayerBudget
 }
 
 // Service runs the Safe payment use cases and the execution job.
 type Service struct {
-	store      ports.Store
-	jobs       ports.Jobs
-	clock      ports.Clock
-	chains     kernel.Chains
-	policyGate PolicyGate
+	store         ports.Store
+	jobs          ports.Jobs
+	clock         ports.Clock
+	chains        kernel.Chains
+	policyGate    PolicyGate
+	relayerBudget kernel.RelayerBudget
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -45,5 +48,5 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate, relayerBudget: d.RelayerBudget}, nil
 }

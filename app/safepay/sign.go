@@ -23,48 +23,26 @@ import (
 //     SIGNER_NOT_OWNER with details.signer;
 //   - an owner signing twice: 409 SIGNATURE_DUPLICATE.
 //
-// The signature is verified against the Safe's on-chain owners before any transaction; the
-// payment row is then locked, so concurrent signatures are applied one at a time. The one that
-// reaches the threshold moves the payment to READY_TO_EXECUTE and enqueues its execution in
-// the same transaction (auto-execute).
-func (s *Service) Sign(ctx context.Context, p auth.Principal, id, signature string) (safepay.Payment, error) {
+// The signature is verified against the Safe's on-chain owners by ReadSignature, before any
+// transaction (the HTTP adapter runs it before the idempotent unit). Sign then locks the
+// payment row, so concurrent signatures are applied one at a time, and re-checks the status
+// under the lock. The one that reaches the threshold moves the payment to READY_TO_EXECUTE and
+// enqueues its execution in the same transaction (auto-execute).
+func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead) (safepay.Payment, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return safepay.Payment{}, err
 	}
-	signature = strings.TrimSpace(signature)
-	if signature == "" {
-		return safepay.Payment{}, core.Invalid("signature", "is required: 0x followed by 130 hex digits (r ‖ s ‖ v)")
+	if read.tenantID == "" || read.tenantID != p.TenantID {
+		return safepay.Payment{}, errForeignRead
 	}
-	if _, err := safe.ParseSignature(signature); err != nil {
-		return safepay.Payment{}, err
-	}
-	chain, err := s.chains.Chain(p.Environment)
-	if err != nil {
-		return safepay.Payment{}, err
-	}
-	pay, err := s.findPayment(ctx, p, id)
-	if err != nil {
-		return pay, err
-	}
-	if pay.Status != safepay.StatusAwaitingSignature {
-		return pay, core.E(core.CodeInvalidState, "payment %s is %s: it takes no more signatures", pay.ID, pay.Status).
-			WithDetails(map[string]any{"status": string(pay.Status)})
-	}
-	owners, err := chain.SafeOwners(ctx, common.HexToAddress(pay.SafeAddress))
-	if err != nil {
-		return pay, paymentChainError("reading the Safe's owners", err)
-	}
-	signer, sig, err := safe.VerifyOwnerSignature(common.HexToHash(pay.SafeTxHash), signature, owners)
-	if err != nil {
-		return pay, notOwnerError(err, pay)
-	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		locked, err := lockCallerPayment(ctx, tx, p, pay.ID)
+	var pay safepay.Payment
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		locked, err := lockCallerPayment(ctx, tx, p, read.paymentID)
 		if err != nil {
 			return err
 		}
 		now := s.clock.Now()
-		next, err := locked.AddSignature(safepay.Signature{Signer: signer.Hex(), Value: sig.Hex(), SignedAt: now}, now)
+		next, err := locked.AddSignature(safepay.Signature{Signer: read.signer.Hex(), Value: read.signature, SignedAt: now}, now)
 		if err != nil {
 			return err
 		}
@@ -73,11 +51,61 @@ func (s *Service) Sign(ctx context.Context, p auth.Principal, id, signature stri
 		}
 		pay = next
 		if next.Status == safepay.StatusReadyToExecute {
+			// The signature that makes the payment executable charges its one relayer-paid
+			// execution; past the budget it is refused and not recorded.
+			if err := s.relayerBudget.Charge(ctx, tx, p.TenantID, p.Environment, now); err != nil {
+				return err
+			}
 			return s.enqueuePaymentExecution(ctx, next.ID)
 		}
 		return nil
 	})
 	return pay, err
+}
+
+// SignatureRead is a signature verified against the Safe's on-chain owners, made by
+// ReadSignature outside any database transaction.
+type SignatureRead struct {
+	tenantID  string
+	paymentID string
+	signer    common.Address
+	signature string
+}
+
+// ReadSignature validates a signature and verifies it against the Safe's on-chain owners. It
+// must be called outside any unit of work: it reads the chain.
+func (s *Service) ReadSignature(ctx context.Context, p auth.Principal, id, signature string) (SignatureRead, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+		return SignatureRead{}, err
+	}
+	signature = strings.TrimSpace(signature)
+	if signature == "" {
+		return SignatureRead{}, core.Invalid("signature", "is required: 0x followed by 130 hex digits (r ‖ s ‖ v)")
+	}
+	if _, err := safe.ParseSignature(signature); err != nil {
+		return SignatureRead{}, err
+	}
+	chain, err := s.chains.Chain(p.Environment)
+	if err != nil {
+		return SignatureRead{}, err
+	}
+	pay, err := s.findPayment(ctx, p, id)
+	if err != nil {
+		return SignatureRead{}, err
+	}
+	if pay.Status != safepay.StatusAwaitingSignature {
+		return SignatureRead{}, core.E(core.CodeInvalidState, "payment %s is %s: it takes no more signatures", pay.ID, pay.Status).
+			WithDetails(map[string]any{"status": string(pay.Status)})
+	}
+	owners, err := chain.SafeOwners(ctx, common.HexToAddress(pay.SafeAddress))
+	if err != nil {
+		return SignatureRead{}, paymentChainError("reading the Safe's owners", err)
+	}
+	signer, sig, err := safe.VerifyOwnerSignature(common.HexToHash(pay.SafeTxHash), signature, owners)
+	if err != nil {
+		return SignatureRead{}, notOwnerError(err, pay)
+	}
+	return SignatureRead{tenantID: p.TenantID, paymentID: pay.ID, signer: signer, signature: sig.Hex()}, nil
 }
 
 // notOwnerError answers a signature by a key that is not an owner with SIGNER_NOT_OWNER (422):

@@ -129,39 +129,66 @@ type RevokedMember struct {
 	StillOwnerOfWalletIDs []string
 }
 
+// RevocationRead is what a member revoke reads before its unit of work: the wallets where the
+// member's signer is still an owner, read from the chain by ReadRevocation.
+type RevocationRead struct {
+	tenantID           string
+	memberID           string
+	stillOwnerOfWallet []string
+}
+
+// ReadRevocation finds the member and reads, outside any transaction, which of the tenant's
+// wallets its signer still owns (see WalletOwners). Only the caller's environment's wallets are
+// listed (in a short read of their own), so the answer never names the other environment's
+// wallets. It must be called outside any unit of work: it reads the chain.
+func (s *Service) ReadRevocation(ctx context.Context, p auth.Principal, id string) (RevocationRead, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
+		return RevocationRead{}, err
+	}
+	var m tenant.Member
+	var wallets []wallet.Wallet
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		if m, err = tx.Members().FindMember(ctx, p.TenantID, id); err != nil {
+			return err
+		}
+		wallets = nil
+		if m.SignerAddress != "" {
+			wallets, err = tx.Wallets().ListTenantWallets(ctx, p.TenantID, p.Environment, maxOwnershipScan)
+		}
+		return err
+	})
+	if err != nil {
+		return RevocationRead{}, err
+	}
+	return RevocationRead{tenantID: p.TenantID, memberID: m.ID,
+		stillOwnerOfWallet: s.walletOwners.WalletsOwnedBy(ctx, wallets, m.SignerAddress)}, nil
+}
+
 // RevokeMember revokes a member and, in the same transaction, every API key the member created
-// (in both environments: a member is tenant-wide) and every key those keys minted; revoking twice
-// is harmless. The caller's environment's wallets are listed in the transaction and their owners
-// read from the chain after it (see WalletOwners): the answer never names the other
-// environment's wallets.
-func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, id string) (RevokedMember, error) {
+// (in both environments: a member is tenant-wide) and every key those keys minted; revoking
+// twice is harmless. The wallets its signer still owns come from ReadRevocation: this unit of
+// work makes no network call.
+func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, read RevocationRead) (RevokedMember, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
 		return RevokedMember{}, err
 	}
+	if read.tenantID == "" || read.tenantID != p.TenantID {
+		return RevokedMember{}, core.E(core.CodeInternal, "a revocation read was used for another caller")
+	}
 	var out RevokedMember
-	var wallets []wallet.Wallet
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		m, err := tx.Members().FindMember(ctx, p.TenantID, id)
+		m, err := tx.Members().FindMember(ctx, p.TenantID, read.memberID)
 		if err != nil {
 			return err
 		}
 		now := s.clock.Now()
 		m = m.Revoke(now)
-		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: []string{}}
+		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: append([]string{}, read.stillOwnerOfWallet...)}
 		if _, err := tx.APIKeys().RevokeKeysCreatedByMember(ctx, p.TenantID, m.ID, now); err != nil {
 			return err
 		}
-		wallets = nil
-		if m.SignerAddress != "" {
-			if wallets, err = tx.Wallets().ListTenantWallets(ctx, p.TenantID, p.Environment, maxOwnershipScan); err != nil {
-				return err
-			}
-		}
 		return tx.Members().UpdateMember(ctx, m)
 	})
-	if err != nil {
-		return out, err
-	}
-	out.StillOwnerOfWalletIDs = s.walletOwners.WalletsOwnedBy(ctx, wallets, out.Member.SignerAddress)
-	return out, nil
+	return out, err
 }

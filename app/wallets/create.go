@@ -56,6 +56,9 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 		if n >= s.walletQuota() {
 			return core.E(wallet.CodeWalletQuotaExceeded, "a tenant holds at most %d wallets per environment", s.walletQuota())
 		}
+		if err := s.relayerBudget.Charge(ctx, tx, w.TenantID, w.Environment, now); err != nil {
+			return err
+		}
 		if err := tx.Wallets().CreateWallet(ctx, w); err != nil {
 			return err
 		}

@@ -27,6 +27,8 @@ type Deps struct {
 	Confirmations map[core.Environment]uint64
 	// Logger records what the indexer skipped or undid; nil discards it.
 	Logger *slog.Logger
+	// RelayerBudget bounds relayer-paid deployments per tenant, environment and day.
+	RelayerBudget kernel.RelayerBudget
 }
 
 // Service runs the wallets use cases and jobs.
@@ -39,6 +41,7 @@ type Service struct {
 	maxWalletsPerTenant int
 	confirmations       map[core.Environment]uint64
 	log                 *slog.Logger
+	relayerBudget       kernel.RelayerBudget
 }
 
 var _ kernel.Jobs = (*Service)(nil)
@@ -50,7 +53,7 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant,
-		confirmations: d.Confirmations, log: loggerOrDiscard(d.Logger)}, nil
+		confirmations: d.Confirmations, log: loggerOrDiscard(d.Logger), relayerBudget: d.RelayerBudget}, nil
 }
 
 func loggerOrDiscard(l *slog.Logger) *slog.Logger {

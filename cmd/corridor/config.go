@@ -49,9 +49,12 @@ type serviceConfig struct {
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
 	DBIdleInTxTimeout  time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
 	LogLevel           logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
-	ShutdownGrace      time.Duration `env:"SHUTDOWN_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight requests and running jobs before exit"`
-	SessionSecret      secret        `env:"SESSION_SECRET" minLength:"32" defaultDesc:"random, kept in the data dir (session.secret)" desc:"HS256 secret of sandbox sessions (IDENTITY_PROVIDER=sandbox, TEST and local runs only)"`
-	CipherKey          secret        `env:"CIPHER_KEY" defaultDesc:"random, kept in the data dir (cipher.key, 0600); required when LIVE is served" desc:"primary AES-GCM key (hex, 32+ bytes) for phone numbers and payout identifiers: seals every new ciphertext under its key id, and keys the lookup hashes unless CIPHER_LOOKUP_KEY is set"`
+	// ShutdownHTTPGrace and ShutdownWorkersGrace are separate budgets, spent at the same time,
+	// so a slow drain of one does not eat the other's.
+	ShutdownHTTPGrace    time.Duration `env:"SHUTDOWN_HTTP_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight HTTP requests before closing their connections"`
+	ShutdownWorkersGrace time.Duration `env:"SHUTDOWN_WORKERS_GRACE" envDefault:"30s" desc:"how long SIGINT/SIGTERM waits for running jobs (relays, polls, indexers) before cancelling them; counted from the same moment as SHUTDOWN_HTTP_GRACE"`
+	SessionSecret        secret        `env:"SESSION_SECRET" minLength:"32" defaultDesc:"random, kept in the data dir (session.secret)" desc:"HS256 secret of sandbox sessions (IDENTITY_PROVIDER=sandbox, TEST and local runs only)"`
+	CipherKey            secret        `env:"CIPHER_KEY" defaultDesc:"random, kept in the data dir (cipher.key, 0600); required when LIVE is served" desc:"primary AES-GCM key (hex, 32+ bytes) for phone numbers and payout identifiers: seals every new ciphertext under its key id, and keys the lookup hashes unless CIPHER_LOOKUP_KEY is set"`
 	// CipherPreviousKeys and CipherLookupKey rotate CIPHER_KEY (docs/security.md).
 	CipherPreviousKeys secret `env:"CIPHER_PREVIOUS_KEYS" defaultDesc:"unset" desc:"comma-separated hex keys CIPHER_KEY replaced: they open the ciphertexts they sealed and never seal new ones"`
 	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
@@ -68,6 +71,7 @@ type httpConfig struct {
 	IdempotencyTTL     time.Duration `env:"IDEMPOTENCY_TTL" envDefault:"24h" desc:"how long a POST outcome stays replayable under its Idempotency-Key"`
 	ReadTimeout        time.Duration `env:"HTTP_READ_TIMEOUT" envDefault:"15s" desc:"time to read a request"`
 	WriteTimeout       time.Duration `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
+	RequestTimeout     time.Duration `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
 	IdleTimeout        time.Duration `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
 	TrustedProxies     cidrList      `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
 }
@@ -86,6 +90,7 @@ type identityConfig struct {
 // walletsConfig bounds wallets and sandbox drips per tenant.
 type walletsConfig struct {
 	MaxWalletsPerTenant int          `env:"MAX_WALLETS_PER_TENANT" envDefault:"1000" min:"1" desc:"wallets per tenant and environment"`
+	RelayerTxBudget     int          `env:"RELAYER_TX_BUDGET" envDefault:"500" min:"1" desc:"relayer-paid transactions (Safe deployments, Safe payment executions, claim escrow fundings) a tenant may cause per environment and UTC day; past it the request answers 429 RATE_LIMITED with details.scope relayer"`
 	Faucet              faucetConfig `envPrefix:"FAUCET_"`
 }
 
@@ -171,10 +176,11 @@ func (c Config) wiringConfig() wiring.Config {
 	return wiring.Config{
 		BodyLimitBytes: c.HTTP.BodyLimitBytes, DBMaxConns: c.Service.DBMaxConns, IdempotencyTTL: c.HTTP.IdempotencyTTL,
 		RateLimit:           http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
-		HTTPTimeouts:        http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout},
+		HTTPTimeouts:        http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
 		Chains:              wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
 		ChainConfirmations:  c.Chain.confirmations(),
+		RelayerTxBudget:     c.Wallets.RelayerTxBudget,
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
 		DBStatementTimeout:  c.Service.DBStatementTimeout,

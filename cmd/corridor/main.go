@@ -170,12 +170,27 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: draining in-flight requests")
-	shutCtx, cancel := context.WithTimeout(context.Background(), cfg.Service.ShutdownGrace)
+	log.Info("shutting down: draining in-flight requests and running jobs")
+	return shutdown(svc.Server.Shutdown, svc.StopWorkers, cfg.Service.ShutdownHTTPGrace, cfg.Service.ShutdownWorkersGrace, log)
+}
+
+// shutdown drains the HTTP server and stops the job workers at the same time, each within its
+// own budget, so neither a slow request nor a slow job takes the other's time.
+func shutdown(drainHTTP, stopWorkers func(context.Context) error, httpGrace, workersGrace time.Duration, log *slog.Logger) error {
+	workersDone := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), workersGrace)
+		defer cancel()
+		workersDone <- stopWorkers(ctx)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), httpGrace)
 	defer cancel()
-	err = svc.Server.Shutdown(shutCtx)
-	if stopErr := svc.StopWorkers(shutCtx); stopErr != nil {
-		log.Warn("job workers did not stop cleanly", "error", stopErr.Error())
+	err := drainHTTP(ctx)
+	if err != nil {
+		log.Warn("in-flight requests did not finish within SHUTDOWN_HTTP_GRACE", "error", err.Error())
+	}
+	if stopErr := <-workersDone; stopErr != nil {
+		log.Warn("job workers did not stop within SHUTDOWN_WORKERS_GRACE", "error", stopErr.Error())
 	}
 	return err
 }

@@ -43,7 +43,8 @@ func TestBlackBox_EveryPackageUsesTheValidatingHarness(t *testing.T) {
 			}
 			src := string(raw)
 			if strings.Contains(src, "harness.Main(m)") || strings.Contains(src, "harness.MainWithChain(m)") ||
-				strings.Contains(src, "harness.MainWithChainConfig(m,") {
+				strings.Contains(src, "harness.MainWithChainConfig(m,") ||
+				strings.Contains(src, "harness.MainWithOptions(m,") {
 				startsHarness = true
 			}
 			for i, line := range strings.Split(src, "\n") {
@@ -53,7 +54,7 @@ func TestBlackBox_EveryPackageUsesTheValidatingHarness(t *testing.T) {
 			}
 		}
 		if !startsHarness {
-			t.Errorf("test/%s does not start its service with harness.Main, harness.MainWithChain or harness.MainWithChainConfig", entry.Name())
+			t.Errorf("test/%s does not start its service with harness.Main, MainWithChain, MainWithChainConfig or MainWithOptions", entry.Name())
 		}
 	}
 	if packages < 9 {

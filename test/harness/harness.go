@@ -35,7 +35,10 @@ type Env struct {
 	// Chain is the simulated sandbox chain (MainWithChain only): tests read balances and
 	// logs from it directly, as a partner would from a block explorer.
 	Chain *chain.Adapter
-	stop  func()
+	// StallChain, with MainWithOptions' StallableChain, makes the chain node stop answering
+	// (true) or answer again (false), as a node that accepts connections and hangs would.
+	StallChain func(stalled bool)
+	stop       func()
 	contractState
 }
 
@@ -51,26 +54,55 @@ func Main(m *testing.M) { mainWith(m, false) }
 // TestUSDC deployed) serving the TEST environment.
 func MainWithChain(m *testing.M) { mainWith(m, true) }
 
-func mainWith(m *testing.M, withChain bool) {
+func mainWith(m *testing.M, withChain bool) { MainWithOptions(m, Options{Chain: withChain}) }
+
+// Options choose how a package's shared service runs (MainWithOptions).
+type Options struct {
+	// Chain serves the TEST environment from the simulated chain (as MainWithChain).
+	Chain bool
+	// StallableChain (with Chain) puts chain.NewStallable under the chain adapter, bounded by
+	// ChainRPCTimeout as a real node is, so a test can make the node stop answering
+	// (Env.StallChain).
+	StallableChain  bool
+	ChainRPCTimeout time.Duration
+	// Modify adjusts the shared service's configuration (for example a small pool).
+	Modify func(*wiring.Config)
+}
+
+// MainWithOptions is Main with the options above.
+func MainWithOptions(m *testing.M, opts Options) {
 	testdb.Main(m, func(url string) error {
 		if _, err := wiring.Migrate(context.Background(), url); err != nil {
 			return err
 		}
 		var sim *chain.Adapter
-		if withChain {
+		stall := func(bool) {}
+		if opts.Chain {
+			simOpts := chain.SimulatedOptions{}
+			if opts.StallableChain {
+				simOpts.RPCTimeout = opts.ChainRPCTimeout
+				simOpts.Intercept = func(c chain.Client) chain.Client {
+					s := chain.NewStallable(c)
+					stall = s.Stall
+					return s
+				}
+			}
 			var err error
-			if sim, err = chain.NewSimulated(context.Background(), chain.SimulatedOptions{}); err != nil {
+			if sim, err = chain.NewSimulated(context.Background(), simOpts); err != nil {
 				return err
 			}
 			sharedMods = append(sharedMods, func(c *wiring.Config) {
 				c.ChainAdapters = map[core.Environment]ports.Chain{core.EnvTest: sim}
 			})
 		}
+		if opts.Modify != nil {
+			sharedMods = append(sharedMods, opts.Modify)
+		}
 		env, err := start(url, nil)
 		if err != nil {
 			return err
 		}
-		env.Chain = sim
+		env.Chain, env.StallChain = sim, stall
 		shared = env
 		return nil
 	})

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+)
+
+// Each side of the shutdown gets its own budget, counted from the same moment: a drain that
+// uses all of its time leaves the workers theirs.
+func TestShutdown_SeparateBudgets(t *testing.T) {
+	var httpBudget, workersBudget time.Duration
+	budget := func(out *time.Duration) func(context.Context) error {
+		return func(ctx context.Context) error {
+			deadline, _ := ctx.Deadline()
+			*out = time.Until(deadline)
+			<-ctx.Done()
+			return ctx.Err()
+		}
+	}
+	start := time.Now()
+	err := shutdown(budget(&httpBudget), budget(&workersBudget), 50*time.Millisecond, 300*time.Millisecond,
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err == nil {
+		t.Fatal("a drain past its budget reported no error")
+	}
+	if httpBudget > 50*time.Millisecond || workersBudget < 250*time.Millisecond {
+		t.Fatalf("budgets: http %v (want ≤50ms), workers %v (want ≈300ms)", httpBudget, workersBudget)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Fatalf("shutdown took %v: the budgets are not spent at the same time", took)
+	}
+}
