@@ -348,7 +348,8 @@ func (a *Adapter) ETHBalance(ctx context.Context, address common.Address) (*big.
 
 // Receipt implements ports.Chain.
 func (a *Adapter) Receipt(ctx context.Context, txHash common.Hash) (ports.Receipt, error) {
-	return receiptOf(ctx, a.client, txHash)
+	// The nonce is the identity: a fee-bumped replacement that was mined answers for txHash.
+	return a.relay.receipt(ctx, txHash)
 }
 
 // LatestBlock implements ports.Chain.

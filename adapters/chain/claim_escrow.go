@@ -215,7 +215,7 @@ func (a *Adapter) prepareFunding(ctx context.Context, amount *big.Int) error {
 		// Waited for once: a transaction the node dropped must not hold up every later fund.
 		// A failed previous fund pulled nothing, so only the wait matters, not its outcome.
 		a.lastFund = common.Hash{}
-		if _, err := waitMined(ctx, a.client, previous); err != nil && ctx.Err() != nil {
+		if _, err := a.relay.waitMined(ctx, previous); err != nil && ctx.Err() != nil {
 			return err
 		}
 	}
@@ -237,7 +237,7 @@ func (a *Adapter) prepareFunding(ctx context.Context, amount *big.Int) error {
 		if err != nil {
 			return fmt.Errorf("chain: minting TestUSDC for a claim: %w", err)
 		}
-		if _, err := waitMined(ctx, a.client, hash); err != nil {
+		if _, err := a.relay.waitMined(ctx, hash); err != nil {
 			return err
 		}
 	}
@@ -253,7 +253,7 @@ func (a *Adapter) prepareFunding(ctx context.Context, amount *big.Int) error {
 	if err != nil {
 		return fmt.Errorf("chain: approving the claim escrow: %w", err)
 	}
-	_, err = waitMined(ctx, a.client, hash)
+	_, err = a.relay.waitMined(ctx, hash)
 	return err
 }
 

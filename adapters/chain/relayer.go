@@ -67,6 +67,10 @@ type relayer struct {
 	// keeper, when set, hands out the key's nonces under a lock shared by every replica
 	// (UseNonceKeeper); without it the nonce is tracked in this process only.
 	keeper NonceKeeper
+	// txLog records every transaction sent, for fee bumps and for receipts of replaced
+	// transactions (feebump.go); this process's memory until UseTxLog.
+	txLog    TxLog
+	txLogSet bool
 
 	mu         sync.Mutex
 	nonce      uint64
@@ -82,7 +86,7 @@ func newRelayer(client Client, key *ecdsa.PrivateKey, chainID *big.Int, afterSen
 	return &relayer{
 		client: client, key: key, from: crypto.PubkeyToAddress(key.PublicKey),
 		chainID: chainID, signer: types.LatestSignerForChainID(chainID), afterSend: afterSend,
-		sent: make(map[string]common.Hash),
+		sent: make(map[string]common.Hash), txLog: newMemTxLog(),
 	}
 }
 
@@ -102,7 +106,7 @@ func (r *relayer) sendOnce(ctx context.Context, key string, check func(ctx conte
 	defer r.mu.Unlock()
 	if key != "" {
 		if hash, ok := r.sent[key]; ok {
-			receipt, err := receiptOf(ctx, r.client, hash)
+			receipt, err := r.receipt(ctx, hash)
 			if err != nil {
 				return common.Hash{}, err
 			}
@@ -167,6 +171,7 @@ func (r *relayer) sendLocked(ctx context.Context, c call) (common.Hash, error) {
 		switch {
 		case err == nil || isAlreadyKnown(err):
 			r.nonce++
+			r.record(ctx, tx, time.Now())
 			r.afterSend()
 			return tx.Hash(), nil
 		case isNonceProblem(err) && attempt < sendAttempts:
@@ -212,6 +217,7 @@ func (r *relayer) sendKept(ctx context.Context, c call, gas uint64, tipCap, feeC
 			switch {
 			case err == nil || isAlreadyKnown(err):
 				hash = tx.Hash()
+				r.record(ctx, tx, time.Now())
 				r.afterSend()
 				return true, nil
 			case isNonceProblem(err) && attempt < sendAttempts:

@@ -40,6 +40,10 @@ type SimulatedOptions struct {
 	// RPCTimeout, when positive, bounds every call of the adapter as on a real node
 	// (WithRPCTimeout); zero leaves the in-process chain unbounded, as it never hangs.
 	RPCTimeout time.Duration
+	// ManualMining leaves the adapter's transactions pending in the pool until MineSimulated
+	// (the contracts are still deployed and mined first), as on a real node that is slow to
+	// include them: for tests of fee bumps.
+	ManualMining bool
 }
 
 // simulatedRelayerBalance is what the relayer starts with: 1,000,000 ETH in wei.
@@ -90,7 +94,11 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 	if opts.RPCTimeout > 0 {
 		adapterClient = WithRPCTimeout(adapterClient, opts.RPCTimeout)
 	}
-	a, err := New(ctx, adapterClient, key, addrs, commit)
+	afterSend := commit
+	if opts.ManualMining {
+		afterSend = nil
+	}
+	a, err := New(ctx, adapterClient, key, addrs, afterSend)
 	if err != nil {
 		_ = backend.Close()
 		return nil, err
