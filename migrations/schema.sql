@@ -564,6 +564,26 @@ CREATE TABLE public.relayer_nonces (
     CONSTRAINT relayer_nonces_next_nonce_check CHECK ((next_nonce >= 0))
 );
 
+CREATE TABLE public.relayer_transactions (
+    chain_id bigint NOT NULL,
+    address text NOT NULL,
+    nonce bigint NOT NULL,
+    tx_hash text NOT NULL,
+    to_address text,
+    value_wei numeric NOT NULL,
+    data bytea NOT NULL,
+    gas bigint NOT NULL,
+    gas_fee_cap numeric NOT NULL,
+    gas_tip_cap numeric NOT NULL,
+    sent_at timestamp with time zone NOT NULL,
+    settled_at timestamp with time zone,
+    CONSTRAINT relayer_transactions_gas_check CHECK ((gas > 0)),
+    CONSTRAINT relayer_transactions_gas_fee_cap_check CHECK ((gas_fee_cap >= (0)::numeric)),
+    CONSTRAINT relayer_transactions_gas_tip_cap_check CHECK ((gas_tip_cap >= (0)::numeric)),
+    CONSTRAINT relayer_transactions_nonce_check CHECK ((nonce >= 0)),
+    CONSTRAINT relayer_transactions_value_wei_check CHECK ((value_wei >= (0)::numeric))
+);
+
 CREATE TABLE public.relayer_tx_counts (
     tenant_id text NOT NULL,
     environment text NOT NULL,
@@ -890,6 +910,9 @@ ALTER TABLE ONLY public.recipient_credentials
 ALTER TABLE ONLY public.relayer_nonces
     ADD CONSTRAINT relayer_nonces_pkey PRIMARY KEY (chain_id, address);
 
+ALTER TABLE ONLY public.relayer_transactions
+    ADD CONSTRAINT relayer_transactions_pkey PRIMARY KEY (chain_id, tx_hash);
+
 ALTER TABLE ONLY public.relayer_tx_counts
     ADD CONSTRAINT relayer_tx_counts_pkey PRIMARY KEY (tenant_id, environment, day);
 
@@ -1000,6 +1023,10 @@ CREATE UNIQUE INDEX policy_attachments_subject_active_key ON public.policy_attac
 CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btree (reference_id) WHERE (reference_id IS NOT NULL);
 
 CREATE INDEX policy_decisions_tenant_env_idx ON public.policy_decisions USING btree (tenant_id, environment, id);
+
+CREATE INDEX relayer_transactions_nonce_idx ON public.relayer_transactions USING btree (chain_id, address, nonce);
+
+CREATE INDEX relayer_transactions_unsettled_idx ON public.relayer_transactions USING btree (chain_id, address, nonce) WHERE (settled_at IS NULL);
 
 CREATE INDEX river_job_args_index ON public.river_job USING gin (args);
 
