@@ -71,13 +71,13 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.
-func jobCapabilities(s http.Services) []kernel.Jobs {
-	return []kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp}
+func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.
-func newWorkers(s http.Services) *river.Workers {
+func newWorkers(s http.Services, extra ...kernel.Jobs) *river.Workers {
 	workers := river.NewWorkers()
-	kernel.RegisterWorkers(workers, jobCapabilities(s)...)
+	kernel.RegisterWorkers(workers, jobCapabilities(s, extra...)...)
 	return workers
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/big"
 	"net/netip"
 	"time"
 
@@ -44,6 +45,8 @@ type Config struct {
 	ChainConfirmations map[core.Environment]uint64
 	// MaxWalletsPerTenant bounds wallets per tenant and environment (0 = the default, 1000).
 	MaxWalletsPerTenant int
+	// RelayerBump configures the replacement of relayer transactions stuck in the pool.
+	RelayerBump RelayerBumpConfig
 	// RelayerTxBudget bounds relayer-paid transactions per tenant, environment and UTC day
 	// (RELAYER_TX_BUDGET); 0 = no limit.
 	RelayerTxBudget int
@@ -153,10 +156,14 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	}
 	store := postgres.NewStore(db)
 	// Every replica takes the relayer's nonces under one database lock.
-	nonces := postgres.NewRelayerNonces(db)
+	// and records its transactions where any replica's fee-bump pass finds them.
+	nonces, sentTxs := postgres.NewRelayerNonces(db), postgres.NewRelayerTransactions(db)
+	bump := &kernel.RelayerBump{}
 	for _, c := range cfg.ChainAdapters {
 		if a, ok := c.(*chain.Adapter); ok {
 			a.UseNonceKeeper(nonces)
+			a.UseTxLog(sentTxs)
+			bump.Passes = append(bump.Passes, relayerBumpPass(a, cfg.RelayerBump, log))
 		}
 	}
 	inserter, err := jobs.NewInserter(db.DB, log)
@@ -185,7 +192,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services)...), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout,
 	})
 	if err != nil {
@@ -208,4 +215,29 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
 		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+}
+
+// RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.
+type RelayerBumpConfig struct {
+	// After is how long a relayer transaction may stay unmined before it is replaced with
+	// fees raised by 20% (0: 2 minutes).
+	After time.Duration
+	// MaxFeeGwei is the ceiling of a replacement's fee cap, in gwei (0: 500).
+	MaxFeeGwei int64
+}
+
+// relayerBumpPass is one chain's fee-bump pass for the periodic job.
+func relayerBumpPass(a *chain.Adapter, cfg RelayerBumpConfig, log *slog.Logger) func(context.Context) error {
+	after, maxGwei := cfg.After, cfg.MaxFeeGwei
+	if after <= 0 {
+		after = 2 * time.Minute
+	}
+	if maxGwei <= 0 {
+		maxGwei = 500
+	}
+	ceiling := new(big.Int).Mul(big.NewInt(maxGwei), big.NewInt(1_000_000_000))
+	return func(ctx context.Context) error {
+		_, err := a.BumpStuck(ctx, chain.BumpOptions{After: after, MaxFeeCap: ceiling, Logger: log})
+		return err
+	}
 }

@@ -89,9 +89,11 @@ type identityConfig struct {
 
 // walletsConfig bounds wallets and sandbox drips per tenant.
 type walletsConfig struct {
-	MaxWalletsPerTenant int          `env:"MAX_WALLETS_PER_TENANT" envDefault:"1000" min:"1" desc:"wallets per tenant and environment"`
-	RelayerTxBudget     int          `env:"RELAYER_TX_BUDGET" envDefault:"500" min:"1" desc:"relayer-paid transactions (Safe deployments, Safe payment executions, claim escrow fundings) a tenant may cause per environment and UTC day; past it the request answers 429 RATE_LIMITED with details.scope relayer"`
-	Faucet              faucetConfig `envPrefix:"FAUCET_"`
+	MaxWalletsPerTenant int           `env:"MAX_WALLETS_PER_TENANT" envDefault:"1000" min:"1" desc:"wallets per tenant and environment"`
+	RelayerTxBudget     int           `env:"RELAYER_TX_BUDGET" envDefault:"500" min:"1" desc:"relayer-paid transactions (Safe deployments, Safe payment executions, claim escrow fundings) a tenant may cause per environment and UTC day; past it the request answers 429 RATE_LIMITED with details.scope relayer"`
+	RelayerBumpAfter    time.Duration `env:"RELAYER_BUMP_AFTER" envDefault:"2m" desc:"how long a relayer transaction may stay unmined before it is sent again with the same nonce and fee cap and tip raised by 20% (checked every 30s)"`
+	RelayerMaxFeeGwei   int           `env:"RELAYER_MAX_FEE_GWEI" envDefault:"500" min:"1" desc:"ceiling of a fee-bumped replacement's fee cap, in gwei: a bump that would pass it is not sent and is logged"`
+	Faucet              faucetConfig  `envPrefix:"FAUCET_"`
 }
 
 // faucetConfig bounds sandbox USDC drips over a rolling window, counted in the database.
@@ -181,6 +183,7 @@ func (c Config) wiringConfig() wiring.Config {
 		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
 		ChainConfirmations:  c.Chain.confirmations(),
 		RelayerTxBudget:     c.Wallets.RelayerTxBudget,
+		RelayerBump:         wiring.RelayerBumpConfig{After: c.Wallets.RelayerBumpAfter, MaxFeeGwei: int64(c.Wallets.RelayerMaxFeeGwei)},
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
 		DBStatementTimeout:  c.Service.DBStatementTimeout,
