@@ -49,11 +49,12 @@ func TestOfframp_PollsExhausted(t *testing.T) {
 	if g["status"] != "PROVIDER_PROCESSING" && g["status"] != "DELIVERED" && g["status"] != "ACTION_REQUIRED" {
 		t.Fatalf("after the provider's webhook %v", g)
 	}
-	if g["status"] == "PROVIDER_PROCESSING" {
+	switch g["status"] {
+	case "PROVIDER_PROCESSING":
 		if h, _ := g["holdReasons"].([]any); len(h) != 0 {
 			t.Fatalf("hold kept after resuming %v", g)
 		}
-	} else if g["status"] == "ACTION_REQUIRED" {
+	case "ACTION_REQUIRED":
 		// Only if the resumed polls ran out again already; the webhook must have moved it.
 		t.Logf("given up on again before the check: %v", g)
 	}
