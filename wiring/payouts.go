@@ -25,6 +25,8 @@ type PayoutConfig struct {
 	// provider polls (0 = 5 s).
 	QuoteLifetime time.Duration
 	PollInterval  time.Duration
+	// PollWindow bounds how long a payout is polled without a final answer (0 = 72 h).
+	PollWindow time.Duration
 }
 
 // providerSpec is one provider this build knows.

@@ -60,6 +60,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: p.screening, Payouts: p.payouts,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
+		PollWindow:   cfg.Payouts.PollWindow,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
 		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,
 		RelayerBudget:      kernel.RelayerBudget(cfg.RelayerTxBudget),

@@ -39,6 +39,9 @@ func (Internal) Poll(_ context.Context, reference string) (ports.PayoutStatus, e
 	return ports.PayoutStatus{Reference: reference, State: ports.PayoutSucceeded, Final: true}, nil
 }
 
+// SlowSteps is how many pending reports the "05" script gives before it succeeds.
+const SlowSteps = 100
+
 // Script is the mock's outcome for an amount: the states reported after submission, one per
 // poll or signed webhook. Keyed by the last two digits of the amount in base units (SPEC.md);
 // other pairs behave as "00".
@@ -48,6 +51,15 @@ func Script(amountBaseUnits int64) []ports.PayoutState {
 		return []ports.PayoutState{ports.PayoutBlocked, ports.PayoutFailed}
 	case 7:
 		return []ports.PayoutState{ports.PayoutSucceeded, ports.PayoutReturned}
+	case 5:
+		// A provider slow to finish: pending for SlowSteps reports, then succeeded, so its
+		// polls run out before it answers (the exhausted-polls path).
+		s := make([]ports.PayoutState, SlowSteps+1)
+		for i := range SlowSteps {
+			s[i] = ports.PayoutPending
+		}
+		s[SlowSteps] = ports.PayoutSucceeded
+		return s
 	}
 	return []ports.PayoutState{ports.PayoutPending, ports.PayoutSucceeded}
 }
@@ -98,8 +110,9 @@ func (m *Mock) Poll(ctx context.Context, reference string) (ports.PayoutStatus, 
 		Step   int   `bun:"step"`
 		Amount int64 `bun:"amount_base_units"`
 	}
-	err := m.db.NewRaw(`UPDATE payout_mock_transfers SET step = LEAST(step + 1, 2)
-		WHERE provider = ? AND reference = ? RETURNING step, amount_base_units`, m.name, reference).Scan(ctx, &row)
+	err := m.db.NewRaw(`UPDATE payout_mock_transfers
+		SET step = LEAST(step + 1, CASE WHEN amount_base_units % 100 = 5 THEN ? ELSE 2 END)
+		WHERE provider = ? AND reference = ? RETURNING step, amount_base_units`, SlowSteps+1, m.name, reference).Scan(ctx, &row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ports.PayoutStatus{}, core.E(core.CodeValidationFailed, "unknown %s payout reference", m.name)
 	}

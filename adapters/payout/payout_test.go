@@ -16,6 +16,10 @@ func TestScript(t *testing.T) {
 		10_000_042: {ports.PayoutPending, ports.PayoutSucceeded},
 		10_000_103: {ports.PayoutBlocked, ports.PayoutFailed},
 	}
+	slow := Script(10_000_005)
+	if len(slow) != SlowSteps+1 || slow[0] != ports.PayoutPending || slow[SlowSteps-1] != ports.PayoutPending || slow[SlowSteps] != ports.PayoutSucceeded {
+		t.Fatalf("05: %d steps, first %s, last %s", len(slow), slow[0], slow[len(slow)-1])
+	}
 	for amount, want := range cases {
 		if got := Script(amount); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%d: %v, want %v", amount, got, want)

@@ -65,8 +65,12 @@ func (s *Service) LedgerReconciliation(ctx context.Context, p auth.Principal) (R
 	if err != nil {
 		return Reconciliation{}, err
 	}
-	rep := Reconciliation{Environment: p.Environment, ChainID: c.ChainID(), GeneratedAt: s.clock.Now().UTC()}
+	start := Reconciliation{Environment: p.Environment, ChainID: c.ChainID(), GeneratedAt: s.clock.Now().UTC()}
+	var rep Reconciliation
 	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		// readLedgerSide counts and appends into rep: a retried run starts from the empty
+		// report, or it would count every wallet twice.
+		rep = start
 		return readLedgerSide(ctx, tx, p, c.ChainID(), &rep)
 	}); err != nil {
 		return Reconciliation{}, err

@@ -108,7 +108,8 @@ func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run
 	var out Outcome
 	replayed := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		replayed = false
+		// A retried run (the whole request, run included) starts from nothing.
+		out, replayed = Outcome{}, false
 		repo := tx.Idempotency()
 		now := s.clock.Now()
 		// A stored outcome replays without the lock, so concurrent retries of a finished

@@ -2,6 +2,7 @@ package offramp
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -70,14 +71,27 @@ type PollPayoutWorker struct {
 	Service *Service
 }
 
+// DefaultPollWindow is how long a payout is polled without a final answer when
+// OFFRAMP_POLL_WINDOW is unset.
+const DefaultPollWindow = 72 * time.Hour
+
 // Work polls once and snoozes until the next poll while the provider's answer is not final.
+// Polling ends, and the payment is given up on (GiveUpPolling), when the answer is still not
+// final once the poll window has passed since the job was enqueued (snoozes do not count as
+// attempts, so without the window a provider that never finishes is polled forever), or when
+// the poll fails on the job's last attempt.
 func (w *PollPayoutWorker) Work(ctx context.Context, job *river.Job[PollPayoutArgs]) error {
 	final, err := w.Service.PollPayment(ctx, job.Args.PaymentID)
-	if err != nil {
+	switch {
+	case err == nil && final:
+		return nil
+	case err != nil && job.Attempt < job.MaxAttempts:
 		return err
-	}
-	if !final {
+	case err == nil && w.Service.clock.Now().Sub(job.CreatedAt) < w.Service.pollWindow:
 		return river.JobSnooze(w.Service.pollInterval)
+	}
+	if gerr := w.Service.GiveUpPolling(ctx, job.Args.PaymentID); gerr != nil {
+		return errors.Join(err, gerr)
 	}
 	return nil
 }

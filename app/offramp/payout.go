@@ -154,6 +154,46 @@ func (s *Service) PollPayment(ctx context.Context, id string) (bool, error) {
 	return st.Final, s.applyPayoutStatus(ctx, id, pay.ProviderReference, st)
 }
 
+// GiveUpPolling moves a payout still at its provider (PROVIDER_SUBMITTED or PROVIDER_PROCESSING)
+// whose polls are exhausted to ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, so partners and
+// operators see it waiting instead of a payment "processing" forever. The money stays in the
+// provider's clearing account: the provider may still pay out. A later report (webhook or poll)
+// moves it on (applyPayoutStatus). Any other status is left as it is.
+func (s *Service) GiveUpPolling(ctx context.Context, id string) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
+		pay, err := tx.Offramp().LockPayment(ctx, id)
+		if err != nil {
+			return err
+		}
+		if pay.Status != offramp.StatusProviderSubmitted && pay.Status != offramp.StatusProviderProcessing {
+			return nil
+		}
+		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigProviderUnresponsive}, now); err != nil {
+			return err
+		}
+		pay.HoldReasons = []offramp.HoldReason{offramp.HoldProviderUnresponsive}
+		if s.log != nil {
+			s.log.WarnContext(ctx, "offramp: payout polls exhausted, payment waits in ACTION_REQUIRED",
+				"paymentId", pay.ID, "provider", pay.Provider, "reason", string(offramp.HoldProviderUnresponsive))
+		}
+		return tx.Offramp().UpdatePayment(ctx, pay)
+	})
+}
+
+// unresponsive reports a payment given up on by GiveUpPolling.
+func unresponsive(pay offramp.Payment) bool {
+	if pay.Status != offramp.StatusActionRequired {
+		return false
+	}
+	for _, r := range pay.HoldReasons {
+		if r == offramp.HoldProviderUnresponsive {
+			return true
+		}
+	}
+	return false
+}
+
 // applyPayoutStatus moves a payment along what its provider reported. Reports arrive from
 // polls and webhooks in any order and any number of times: each applies only from the
 // statuses it can follow, so replays and late reports change nothing, and DELIVERED never
@@ -181,6 +221,19 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 				return s.refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
 			}
 			return nil
+		}
+		// A payment given up on (polls exhausted) resumes on the provider's next report that is
+		// not a failure: back to PROVIDER_PROCESSING, its hold cleared, polled again; success
+		// then delivers as for any payment in flight.
+		resumed := false
+		if unresponsive(pay) && (st.State == ports.PayoutPending || st.State == ports.PayoutSucceeded || st.State == ports.PayoutReturned) {
+			if err := step(offramp.Step{Trigger: offramp.TrigProviderResumed}); err != nil {
+				return err
+			}
+			pay.HoldReasons, resumed = []offramp.HoldReason{}, true
+		}
+		if unresponsive(pay) && st.State == ports.PayoutFailed {
+			pay.HoldReasons = []offramp.HoldReason{}
 		}
 		inFlight := pay.Status == offramp.StatusProviderSubmitted || pay.Status == offramp.StatusProviderProcessing
 		var steps []offramp.Step
@@ -217,10 +270,17 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 				return err
 			}
 		}
-		if len(steps) == 0 {
+		if len(steps) == 0 && !resumed {
 			return nil
 		}
-		return tx.Offramp().UpdatePayment(ctx, pay)
+		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+			return err
+		}
+		if resumed && !st.Final {
+			// The poll job that gave up has ended: poll again, with a fresh window.
+			return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
+		}
+		return nil
 	})
 }
 

@@ -45,6 +45,9 @@ type Deps struct {
 	// provider polls (0 = 5 s).
 	QuoteLifetime time.Duration
 	PollInterval  time.Duration
+	// PollWindow is how long a payout is polled without a final answer before it is given up
+	// on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE (0 = 72 h).
+	PollWindow time.Duration
 	// ClaimEscrows are the claim-escrow contracts per environment; without one, a payment to an
 	// unknown phone answers CHAIN_UNAVAILABLE. ClaimLifetime is a pending claim's lifetime
 	// (0 = 14 days); ClaimLinkBase prefixes the texted link's token.
@@ -88,6 +91,7 @@ type Service struct {
 	payouts       map[string]ports.PayoutRail
 	quoteLifetime time.Duration
 	pollInterval  time.Duration
+	pollWindow    time.Duration
 	escrows       map[core.Environment]ports.ClaimEscrow
 	claimLifetime time.Duration
 	claimLinkBase string
@@ -115,7 +119,7 @@ func New(d Deps) (*Service, error) {
 	}
 	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		cipher: d.Cipher, sms: d.SMS, smsOutbox: d.SMSOutbox, screening: d.Screening, payouts: d.Payouts,
-		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval,
+		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
 		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
 		relayerBudget:      d.RelayerBudget,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
@@ -126,6 +130,9 @@ func New(d Deps) (*Service, error) {
 	}
 	if s.pollInterval <= 0 {
 		s.pollInterval = 5 * time.Second
+	}
+	if s.pollWindow <= 0 {
+		s.pollWindow = DefaultPollWindow
 	}
 	if s.claimCodesPerIP <= 0 {
 		s.claimCodesPerIP = claim.MaxCodesPerIP

@@ -128,15 +128,18 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 	if read.tenantID == "" || read.tenantID != p.TenantID {
 		return safepay.Payment{}, errForeignRead
 	}
-	pay, err := s.findPayment(ctx, p, read.paymentID)
+	found, err := s.findPayment(ctx, p, read.paymentID)
 	if err != nil {
-		return pay, err
+		return found, err
 	}
+	// The closure reads found and writes only pay, so a retried run starts from the row read
+	// above, never from what a rolled-back run made of it.
+	pay := found
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, err := tx.Wallets().LockWallet(ctx, pay.SourceWalletID); err != nil {
+		if _, err := tx.Wallets().LockWallet(ctx, found.SourceWalletID); err != nil {
 			return err
 		}
-		locked, err := lockCallerPayment(ctx, tx, p, pay.ID)
+		locked, err := lockCallerPayment(ctx, tx, p, found.ID)
 		if err != nil {
 			return err
 		}

@@ -55,8 +55,12 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string, env cor
 	if err != nil {
 		return auth.Principal{}, err
 	}
-	p := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: session.UserID, Email: session.Email}
+	base := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: session.UserID, Email: session.Email}
+	p := base
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		// A retried run starts from the bare session: a tenant, role or member id an earlier,
+		// rolled-back run resolved must not survive a run that finds the membership gone.
+		p = base
 		t, member, err := tx.Tenants().FindTenantForUser(ctx, session.UserID)
 		if errors.Is(err, &core.Error{Code: core.CodeTenantNotFound}) {
 			return nil

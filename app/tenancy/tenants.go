@@ -37,6 +37,9 @@ func (s *Service) CreateTenant(ctx context.Context, p auth.Principal, in CreateT
 	var view TenantView
 	created := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		// A retried run decides afresh: "created" from a rolled-back insert must not be
+		// reported when the retry finds the tenant another request created.
+		view, created = TenantView{}, false
 		if err := tx.Tenants().LockUser(ctx, p.UserID); err != nil {
 			return err
 		}

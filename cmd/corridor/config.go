@@ -131,6 +131,7 @@ type payoutsConfig struct {
 	WalletA       payoutProviderConfig `envPrefix:"PAYOUT_WALLET_A_"`
 	QuoteLifetime time.Duration        `env:"OFFRAMP_QUOTE_LIFETIME" envDefault:"120s" desc:"a payout quote's lifetime"`
 	PollInterval  time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
+	PollWindow    time.Duration        `env:"OFFRAMP_POLL_WINDOW" envDefault:"72h" desc:"how long a submitted payout is polled without a final answer (or its polls keep failing) before the payment is given up on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, moved on by the provider's next report"`
 }
 
 // limits are the faucet limits wallet.FaucetLimits expects.
@@ -152,7 +153,7 @@ func (c payoutsConfig) byName() map[string]payoutProviderConfig {
 // wiring turns the payout configuration into wiring's; an unset mode stays unset.
 func (c payoutsConfig) wiring() wiring.PayoutConfig {
 	out := wiring.PayoutConfig{Modes: map[string]ports.ProviderMode{}, WebhookSecrets: map[string]string{},
-		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval}
+		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval, PollWindow: c.PollWindow}
 	for name, p := range c.byName() {
 		if p.Mode != "" {
 			out.Modes[name] = p.Mode

@@ -125,10 +125,10 @@ func TestConfig_Overrides(t *testing.T) {
 			func(c Config) any { return c.wiringConfig().ClaimLinkRateLimit }, http.RateLimit{PerSecond: 2, Burst: 5}},
 		{"claim link", map[string]string{"CLAIM_LIFETIME": "48h", "CLAIM_LINK_BASE": " https://pay.example/c/ "},
 			func(c Config) any { w := c.wiringConfig(); return []any{w.ClaimLifetime, w.ClaimLinkBase} }, []any{48 * time.Hour, "https://pay.example/c/"}},
-		{"payouts", map[string]string{"PAYOUT_WALLET_A_MODE": "Mock", "PAYOUT_WALLET_A_WEBHOOK_SECRET": "s3cret", "OFFRAMP_QUOTE_LIFETIME": "1m", "OFFRAMP_POLL_INTERVAL": "1s"},
+		{"payouts", map[string]string{"PAYOUT_WALLET_A_MODE": "Mock", "PAYOUT_WALLET_A_WEBHOOK_SECRET": "s3cret", "OFFRAMP_QUOTE_LIFETIME": "1m", "OFFRAMP_POLL_INTERVAL": "1s", "OFFRAMP_POLL_WINDOW": "2h"},
 			func(c Config) any { return c.wiringConfig().Payouts }, wiring.PayoutConfig{
 				Modes: map[string]ports.ProviderMode{"wallet_a": ports.ModeMock}, WebhookSecrets: map[string]string{"wallet_a": "s3cret"},
-				QuoteLifetime: time.Minute, PollInterval: time.Second}},
+				QuoteLifetime: time.Minute, PollInterval: time.Second, PollWindow: 2 * time.Hour}},
 		{"dev chain off", map[string]string{"CORRIDOR_DEV_CHAIN": "OFF"}, func(c Config) any { return c.Chain.DevChain }, onOff(false)},
 		{"chain endpoints", map[string]string{"CHAIN_RPC_URL": "http://127.0.0.1:1", "RELAYER_PRIVATE_KEY": key32, "USDC_ADDRESS": "0x00000000000000000000000000000000000000aa",
 			"LIVE_CHAIN_ADDRESSES_FILE": "live.json"},

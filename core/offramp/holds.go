@@ -22,6 +22,11 @@ const (
 	RejectPolicyDenied               HoldReason = "POLICY_DENIED"
 )
 
+// HoldProviderUnresponsive is set by the off-ramp's poll job, never by the policy composer: the
+// payout provider gave no final answer within the poll window, so the payment waits in
+// ACTION_REQUIRED until the provider reports again (cleared by the system) or an operator acts.
+const HoldProviderUnresponsive HoldReason = "PROVIDER_UNRESPONSIVE"
+
 // Verdict is what a reason does to a payment.
 type Verdict string
 

@@ -56,6 +56,12 @@ const (
 	TrigRefundSettled     Trigger = "refund settled"
 	TrigSenderCancel      Trigger = "sender cancel"
 	TrigRecheckFailed     Trigger = "pre-submission re-check failed"
+	// TrigProviderUnresponsive: the service stopped polling a provider that never gave a final
+	// answer within the poll window (or whose polls kept failing until the job's last attempt).
+	TrigProviderUnresponsive Trigger = "provider polls exhausted"
+	// TrigProviderResumed: a provider report (webhook or poll) arrives for a payment waiting in
+	// ACTION_REQUIRED, other than a failure.
+	TrigProviderResumed Trigger = "provider reports again"
 )
 
 // Guard distinguishes rows with the same (from, trigger).
@@ -147,6 +153,13 @@ func buildTable() []Row {
 		{StatusProviderProcessing, TrigProviderSuccess, GuardNone, StatusDelivered, EffectDeliver},
 		{StatusProviderSubmitted, TrigProviderAttention, GuardNone, StatusActionRequired, EffectNone},
 		{StatusProviderProcessing, TrigProviderAttention, GuardNone, StatusActionRequired, EffectNone},
+		// Not in SPEC.md (its ACTION_REQUIRED exits are "not shown"): a payout whose polls are
+		// exhausted waits visibly in ACTION_REQUIRED (hold PROVIDER_UNRESPONSIVE), and a later
+		// pending or successful report from the provider takes it back to PROVIDER_PROCESSING,
+		// from where success delivers as usual. Failure leaves it by the provider-failure row.
+		{StatusProviderSubmitted, TrigProviderUnresponsive, GuardNone, StatusActionRequired, EffectNone},
+		{StatusProviderProcessing, TrigProviderUnresponsive, GuardNone, StatusActionRequired, EffectNone},
+		{StatusActionRequired, TrigProviderResumed, GuardNone, StatusProviderProcessing, EffectNone},
 		{StatusFailed, TrigRefundPath, GuardNone, StatusRefundPending, EffectNone},
 		{StatusRefundPending, TrigRefundSettled, GuardNone, StatusRefunded, EffectRefund},
 	}

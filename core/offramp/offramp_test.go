@@ -41,6 +41,26 @@ var specRows = []Row{
 	{StatusPayoutSelectionRequired, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 	{StatusComplianceHold, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 	{StatusAwaitingRecipientConfirmation, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
+	// Ours: a payout whose polls are exhausted waits in ACTION_REQUIRED; a later provider report
+	// takes it back (docs/decisions.md, "Exhausted payout polls").
+	{StatusProviderSubmitted, TrigProviderUnresponsive, GuardNone, StatusActionRequired, EffectNone},
+	{StatusProviderProcessing, TrigProviderUnresponsive, GuardNone, StatusActionRequired, EffectNone},
+	{StatusActionRequired, TrigProviderResumed, GuardNone, StatusProviderProcessing, EffectNone},
+}
+
+// TestTable_PollsExhaustedOnlyInFlight: only a payout at its provider can be given up on, and
+// only ACTION_REQUIRED resumes.
+func TestTable_PollsExhaustedOnlyInFlight(t *testing.T) {
+	for _, s := range allStatuses() {
+		_, err := Next(s, Step{Trigger: TrigProviderUnresponsive})
+		if want := s == StatusProviderSubmitted || s == StatusProviderProcessing; (err == nil) != want {
+			t.Errorf("%s: polls exhausted accepted=%v, want %v", s, err == nil, want)
+		}
+		_, err = Next(s, Step{Trigger: TrigProviderResumed})
+		if want := s == StatusActionRequired; (err == nil) != want {
+			t.Errorf("%s: provider resumed accepted=%v, want %v", s, err == nil, want)
+		}
+	}
 }
 
 func TestTable_SpecRowByRow(t *testing.T) {

@@ -148,6 +148,9 @@ func DefaultConfig(url string) wiring.Config {
 			Modes:          map[string]ports.ProviderMode{"internal": ports.ModeLive, "wallet_a": ports.ModeMock},
 			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret},
 			PollInterval:   150 * time.Millisecond,
+			// Small, so the exhausted-polls path is reachable in a test; a payout the mock
+			// finishes answers on its second poll, long before.
+			PollWindow: 5 * time.Second,
 		},
 		OperatorToken:      OperatorToken,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
