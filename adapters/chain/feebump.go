@@ -24,37 +24,11 @@ const feeBumpPercent = 20
 // maxStuckPerPass bounds the transactions one bump pass looks at.
 const maxStuckPerPass = 100
 
-// SentTx is one transaction the relayer signed and the node accepted: enough to send the same
-// payload again with the same nonce and higher fees.
-type SentTx struct {
-	ChainID int64
-	From    string
-	Nonce   uint64
-	Hash    common.Hash
-	To      *common.Address
-	Value   *big.Int
-	Data    []byte
-	Gas     uint64
-	FeeCap  *big.Int
-	TipCap  *big.Int
-	SentAt  time.Time
-}
+// SentTx is one transaction the relayer sent (ports.RelayerTx).
+type SentTx = ports.RelayerTx
 
-// TxLog records the relayer's transactions. A nonce is the identity of a relayed transaction:
-// a fee bump sends the same payload under the same nonce, and whichever of the nonce's
-// transactions is mined is the one that counts.
-type TxLog interface {
-	// RecordTx stores one sent transaction.
-	RecordTx(ctx context.Context, tx SentTx) error
-	// Unsettled lists, per nonce of from not yet settled, the latest transaction sent,
-	// lowest nonce first, at most limit.
-	Unsettled(ctx context.Context, chainID int64, from string, limit int) ([]SentTx, error)
-	// Siblings lists every recorded transaction hash sharing hash's nonce (hash included),
-	// or nothing when hash is not recorded.
-	Siblings(ctx context.Context, chainID int64, hash common.Hash) ([]common.Hash, error)
-	// Settle marks from's nonce done: one of its transactions is mined (or the nonce was used).
-	Settle(ctx context.Context, chainID int64, from string, nonce uint64) error
-}
+// TxLog records the relayer's transactions (ports.RelayerTxLog).
+type TxLog = ports.RelayerTxLog
 
 // NonceLocker is implemented by a NonceKeeper that can hold its key's lock without handing out
 // a new nonce, so a fee bump and a new send never race for one nonce across replicas.

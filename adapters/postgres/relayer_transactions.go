@@ -11,10 +11,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/chain"
+	"corridor/ports"
 )
 
-// RelayerTransactions records the relayer's transactions in relayer_transactions (chain.TxLog),
+// RelayerTransactions records the relayer's transactions in relayer_transactions (ports.RelayerTxLog),
 // shared by every replica: the fee-bump pass of any replica can replace a transaction another
 // sent, and a receipt asked for a replaced hash finds the mined one.
 type RelayerTransactions struct{ db *bun.DB }
@@ -22,7 +22,7 @@ type RelayerTransactions struct{ db *bun.DB }
 // NewRelayerTransactions records in db.
 func NewRelayerTransactions(db *bun.DB) *RelayerTransactions { return &RelayerTransactions{db: db} }
 
-var _ chain.TxLog = (*RelayerTransactions)(nil)
+var _ ports.RelayerTxLog = (*RelayerTransactions)(nil)
 
 func nonceParam(n uint64) (int64, error) {
 	if n > math.MaxInt64 {
@@ -31,8 +31,8 @@ func nonceParam(n uint64) (int64, error) {
 	return int64(n), nil
 }
 
-// RecordTx implements chain.TxLog.
-func (r *RelayerTransactions) RecordTx(ctx context.Context, tx chain.SentTx) error {
+// RecordTx implements ports.RelayerTxLog.
+func (r *RelayerTransactions) RecordTx(ctx context.Context, tx ports.RelayerTx) error {
 	nonce, err := nonceParam(tx.Nonce)
 	if err != nil {
 		return err
@@ -64,8 +64,8 @@ func bigText(v *big.Int) string {
 	return v.String()
 }
 
-// Unsettled implements chain.TxLog.
-func (r *RelayerTransactions) Unsettled(ctx context.Context, chainID int64, from string, limit int) ([]chain.SentTx, error) {
+// Unsettled implements ports.RelayerTxLog.
+func (r *RelayerTransactions) Unsettled(ctx context.Context, chainID int64, from string, limit int) ([]ports.RelayerTx, error) {
 	rows, err := r.db.QueryContext(ctx, `SELECT DISTINCT ON (nonce) nonce, tx_hash, to_address, value_wei::text, data, gas,
 			gas_fee_cap::text, gas_tip_cap::text, sent_at
 		FROM relayer_transactions WHERE chain_id = ? AND address = ? AND settled_at IS NULL
@@ -74,7 +74,7 @@ func (r *RelayerTransactions) Unsettled(ctx context.Context, chainID int64, from
 		return nil, err
 	}
 	defer func() { _ = rows.Close() }()
-	var out []chain.SentTx
+	var out []ports.RelayerTx
 	for rows.Next() {
 		var (
 			nonce, gas               int64
@@ -86,7 +86,7 @@ func (r *RelayerTransactions) Unsettled(ctx context.Context, chainID int64, from
 		if err := rows.Scan(&nonce, &hash, &to, &value, &data, &gas, &feeCap, &tip, &sentAt); err != nil {
 			return nil, err
 		}
-		tx := chain.SentTx{ChainID: chainID, From: from, Nonce: uint64(nonce), Hash: common.HexToHash(hash), // #nosec G115 -- CHECK (nonce >= 0)
+		tx := ports.RelayerTx{ChainID: chainID, From: from, Nonce: uint64(nonce), Hash: common.HexToHash(hash), // #nosec G115 -- CHECK (nonce >= 0)
 			Data: data, Gas: uint64(gas), SentAt: sentAt} // #nosec G115 -- CHECK (gas > 0)
 		if to.Valid {
 			addr := common.HexToAddress(to.String)
@@ -104,7 +104,7 @@ func (r *RelayerTransactions) Unsettled(ctx context.Context, chainID int64, from
 	return out, rows.Err()
 }
 
-// Siblings implements chain.TxLog.
+// Siblings implements ports.RelayerTxLog.
 func (r *RelayerTransactions) Siblings(ctx context.Context, chainID int64, hash common.Hash) ([]common.Hash, error) {
 	rows, err := r.db.QueryContext(ctx, `SELECT s.tx_hash FROM relayer_transactions t
 		JOIN relayer_transactions s ON s.chain_id = t.chain_id AND s.address = t.address AND s.nonce = t.nonce
@@ -124,7 +124,7 @@ func (r *RelayerTransactions) Siblings(ctx context.Context, chainID int64, hash 
 	return out, rows.Err()
 }
 
-// Settle implements chain.TxLog.
+// Settle implements ports.RelayerTxLog.
 func (r *RelayerTransactions) Settle(ctx context.Context, chainID int64, from string, nonce uint64) error {
 	n, err := nonceParam(nonce)
 	if err != nil {
