@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"corridor/core/tenant"
 	"corridor/ports"
 	"corridor/test/harness"
@@ -16,30 +14,7 @@ import (
 // A unit of work the store retries (a serialization failure at commit) runs its closure again
 // from the start: what a rolled-back run resolved must not survive into the retried one.
 
-// retryResolveOnce is a store whose first unit of work that resolves user's tenant fails after
-// its closure ran, with the serialization failure a commit-time conflict gives; between the two
-// runs, between() changes the world (another request commits).
-type retryResolveOnce struct {
-	ports.Store
-	user     string
-	injected *atomic.Int64
-	between  func()
-}
-
-func (s retryResolveOnce) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
-	return s.Store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		resolved := false
-		if err := fn(ctx, resolveSpyTx{Tx: tx, user: s.user, resolved: &resolved}); err != nil {
-			return err
-		}
-		if resolved && s.injected.CompareAndSwap(0, 1) {
-			s.between()
-			return &pgconn.PgError{Code: "40001", Message: "injected serialization failure"}
-		}
-		return nil
-	})
-}
-
+// resolveSpyTx reports when the closure resolves user's tenant.
 type resolveSpyTx struct {
 	ports.Tx
 	user     string
@@ -85,9 +60,11 @@ func TestAuth_SessionRetriedAfterRevocation(t *testing.T) {
 	var injected atomic.Int64
 	srv := harness.NewServer(t, func(c *wiring.Config) {
 		c.WrapStore = func(s ports.Store) ports.Store {
-			return retryResolveOnce{Store: s, user: userID, injected: &injected, between: func() {
-				ten.Session.Post("/v1/tenants/members/"+memberID+"/revoke", nil).Expect(t, 200)
-			}}
+			return harness.RetryOnce{Store: s, Injected: &injected,
+				Watch: func(tx ports.Tx, hit *bool) ports.Tx { return resolveSpyTx{Tx: tx, user: userID, resolved: hit} },
+				Between: func() {
+					ten.Session.Post("/v1/tenants/members/"+memberID+"/revoke", nil).Expect(t, 200)
+				}}
 		}
 	})
 	srv.Client(t).WithSession(token).Get("/v1/wallets").ExpectError(t, 403, "TENANT_REQUIRED")

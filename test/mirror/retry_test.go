@@ -5,8 +5,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"corridor/core"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -14,27 +12,7 @@ import (
 	"corridor/wiring"
 )
 
-// retryListWalletsOnce is a store whose first unit of work that lists a tenant's wallets (the
-// reconciliation's ledger side) fails after its closure ran, with the serialization failure a
-// commit-time conflict gives; the real store then runs the closure again.
-type retryListWalletsOnce struct {
-	ports.Store
-	injected *atomic.Int64
-}
-
-func (s retryListWalletsOnce) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
-	return s.Store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		listed := false
-		if err := fn(ctx, listSpyTx{Tx: tx, listed: &listed}); err != nil {
-			return err
-		}
-		if listed && s.injected.CompareAndSwap(0, 1) {
-			return &pgconn.PgError{Code: "40001", Message: "injected serialization failure"}
-		}
-		return nil
-	})
-}
-
+// listSpyTx reports when the closure lists a tenant's wallets (the reconciliation's ledger side).
 type listSpyTx struct {
 	ports.Tx
 	listed *bool
@@ -63,7 +41,10 @@ func TestMirror_ReconciliationRetried(t *testing.T) {
 
 	var injected atomic.Int64
 	srv := harness.NewServer(t, func(c *wiring.Config) {
-		c.WrapStore = func(s ports.Store) ports.Store { return retryListWalletsOnce{Store: s, injected: &injected} }
+		c.WrapStore = func(s ports.Store) ports.Store {
+			return harness.RetryOnce{Store: s, Injected: &injected,
+				Watch: func(tx ports.Tx, hit *bool) ports.Tx { return listSpyTx{Tx: tx, listed: hit} }}
+		}
 	})
 	got := reconcile(t, srv.Client(t).WithKey(ten.RootKey))
 	if injected.Load() != 1 {

@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"corridor/core/offramp"
 	"corridor/ports"
 	"corridor/test/harness"
@@ -17,27 +15,7 @@ import (
 // A unit of work the store retries (a serialization failure at commit) runs its closure
 // again from the start: what the first run did to the payment must not leak into the second.
 
-// retryCreateOnce is a store whose first unit of work that creates an off-ramp payment fails
-// after its closure ran, with the serialization failure a commit-time conflict gives; the real
-// store then retries the closure.
-type retryCreateOnce struct {
-	ports.Store
-	injected *atomic.Int64
-}
-
-func (s retryCreateOnce) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
-	return s.Store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		created := false
-		if err := fn(ctx, createSpyTx{Tx: tx, created: &created}); err != nil {
-			return err
-		}
-		if created && s.injected.CompareAndSwap(0, 1) {
-			return &pgconn.PgError{Code: "40001", Message: "injected serialization failure"}
-		}
-		return nil
-	})
-}
-
+// createSpyTx reports when the closure creates an off-ramp payment.
 type createSpyTx struct {
 	ports.Tx
 	created *bool
@@ -61,7 +39,10 @@ func TestOfframpCreate_RetriedUnitOfWork(t *testing.T) {
 	destination(t, p.recipient.Root, serviceBalance)
 	var injected atomic.Int64
 	srv := harness.NewServer(t, func(c *wiring.Config) {
-		c.WrapStore = func(s ports.Store) ports.Store { return retryCreateOnce{Store: s, injected: &injected} }
+		c.WrapStore = func(s ports.Store) ports.Store {
+			return harness.RetryOnce{Store: s, Injected: &injected,
+				Watch: func(tx ports.Tx, hit *bool) ports.Tx { return createSpyTx{Tx: tx, created: hit} }}
+		}
 	})
 	sender := srv.Client(t).WithKey(p.sender.RootKey)
 	m := sender.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "2"}).Expect(t, http.StatusCreated).JSON(t)
