@@ -62,11 +62,8 @@ func (s *Service) ReadExecution(ctx context.Context, p auth.Principal, id, owner
 // INVALID_STATE. A payment queued behind an earlier Safe nonce was refused with INVALID_STATE
 // by ReadExecution: the Safe executes nonces in order.
 func (s *Service) Execute(ctx context.Context, p auth.Principal, read ExecutionRead) (safepay.Payment, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
+	if err := checkRead(p, auth.ScopePaymentsExecute, read.tenantID); err != nil {
 		return safepay.Payment{}, err
-	}
-	if read.tenantID == "" || read.tenantID != p.TenantID {
-		return safepay.Payment{}, errForeignRead
 	}
 	var pay safepay.Payment
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
@@ -122,11 +119,8 @@ func (s *Service) ReadCancel(ctx context.Context, p auth.Principal, id, ownerAdd
 // execute (safepay.Payment.Cancel). The wallet row is locked first, as propose does, so no
 // payment is queued behind this one while it is being cancelled.
 func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead) (safepay.Payment, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+	if err := checkRead(p, auth.ScopePaymentsCreate, read.tenantID); err != nil {
 		return safepay.Payment{}, err
-	}
-	if read.tenantID == "" || read.tenantID != p.TenantID {
-		return safepay.Payment{}, errForeignRead
 	}
 	found, err := s.findPayment(ctx, p, read.paymentID)
 	if err != nil {

@@ -66,11 +66,8 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 // proposals of one wallet take consecutive nonces, resolves the destination and picks the
 // nonce with safepay.NextNonce from the chain's nonce and the nonces already in use.
 func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRead) (safepay.Payment, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+	if err := checkRead(p, auth.ScopePaymentsCreate, read.tenantID); err != nil {
 		return safepay.Payment{}, err
-	}
-	if read.tenantID == "" || read.tenantID != p.TenantID {
-		return safepay.Payment{}, errForeignRead
 	}
 	order, w, chainNonce, threshold := read.order, read.wallet, read.chainNonce, read.threshold
 	safeAddress := common.HexToAddress(w.Address)

@@ -64,6 +64,15 @@ func paymentChainError(what string, err error) error {
 	return core.E(core.CodeChainUnavailable, "the chain node did not answer (%s); retry shortly", what)
 }
 
-// errForeignRead is a programming error: a use case given a chain read made for another
-// caller (or none at all).
-var errForeignRead = core.E(core.CodeInternal, "a chain read was used for another caller")
+// checkRead is the start of every second step of a staged use case: the caller holds scope, and
+// the chain read was made for the caller's tenant (a read made for another caller, or none at
+// all, is a programming error).
+func checkRead(p auth.Principal, scope auth.Scope, readTenantID string) error {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return err
+	}
+	if readTenantID == "" || readTenantID != p.TenantID {
+		return core.E(core.CodeInternal, "a chain read was used for another caller")
+	}
+	return nil
+}

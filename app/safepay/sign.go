@@ -29,11 +29,8 @@ import (
 // under the lock. The one that reaches the threshold moves the payment to READY_TO_EXECUTE and
 // enqueues its execution in the same transaction (auto-execute).
 func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead) (safepay.Payment, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+	if err := checkRead(p, auth.ScopePaymentsCreate, read.tenantID); err != nil {
 		return safepay.Payment{}, err
-	}
-	if read.tenantID == "" || read.tenantID != p.TenantID {
-		return safepay.Payment{}, errForeignRead
 	}
 	var pay safepay.Payment
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
