@@ -9,6 +9,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/uptrace/bun"
 
 	"corridor/adapters/chain"
 	"corridor/adapters/postgres"
@@ -23,27 +24,7 @@ func TestRelayerNonces_TwoReplicas(t *testing.T) {
 	// turns that into a failure.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	first, err := chain.NewSimulated(ctx, chain.SimulatedOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = first.Close() })
-	second, err := first.NewReplica(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keeper := postgres.NewRelayerNonces(db)
-	first.UseNonceKeeper(keeper)
-	second.UseNonceKeeper(keeper)
+	first, second, _ := twoReplicas(ctx, t, 10, chain.SimulatedOptions{})
 
 	const perReplica = 15
 	var mu sync.Mutex
@@ -81,4 +62,33 @@ func TestRelayerNonces_TwoReplicas(t *testing.T) {
 	if len(nonces) != 4*perReplica {
 		t.Fatalf("%d transactions, want %d", len(nonces), 4*perReplica)
 	}
+}
+
+// twoReplicas migrates a fresh database and returns two adapters over one simulated chain and
+// one relayer key, as two replicas of the service would hold, sharing that database's nonce
+// lock; the database is returned for what else a test wants from it.
+func twoReplicas(ctx context.Context, t *testing.T, maxConns int, opts chain.SimulatedOptions) (first, second *chain.Adapter, db *bun.DB) {
+	t.Helper()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: maxConns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	first, err = chain.NewSimulated(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = first.Close() })
+	second, err = first.NewReplica(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keeper := postgres.NewRelayerNonces(db)
+	first.UseNonceKeeper(keeper)
+	second.UseNonceKeeper(keeper)
+	return first, second, db
 }

@@ -11,7 +11,6 @@ import (
 	"corridor/adapters/chain"
 	"corridor/adapters/postgres"
 	"corridor/ports"
-	"corridor/test/testdb"
 )
 
 // TestRelayerTransactions_AnotherReplicaBumps: one replica sends, the transaction stays in the
@@ -20,29 +19,10 @@ import (
 func TestRelayerTransactions_AnotherReplicaBumps(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	first, err := chain.NewSimulated(ctx, chain.SimulatedOptions{ManualMining: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = first.Close() })
-	second, err := first.NewReplica(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keeper, txlog := postgres.NewRelayerNonces(db), postgres.NewRelayerTransactions(db)
-	for _, a := range []*chain.Adapter{first, second} {
-		a.UseNonceKeeper(keeper)
-		a.UseTxLog(txlog)
-	}
+	first, second, db := twoReplicas(ctx, t, 5, chain.SimulatedOptions{ManualMining: true})
+	txlog := postgres.NewRelayerTransactions(db)
+	first.UseTxLog(txlog)
+	second.UseTxLog(txlog)
 	original, err := first.SendETH(ctx, common.HexToAddress("0x00000000000000000000000000000000000000c1"), big.NewInt(1))
 	if err != nil {
 		t.Fatal(err)
