@@ -23,6 +23,7 @@ const (
 	KindWalletOnchain       = "wallet_onchain"
 	KindTreasuryYield       = "treasury_yield"
 	KindProviderClearing    = "provider_clearing"
+	KindIssuerClearing      = "issuer_clearing"
 	KindPlatformFees        = "platform_fees"
 	KindPlatformSandboxPool = "platform_sandbox_pool"
 	KindWorld               = "world"
@@ -142,6 +143,10 @@ func TreasuryYieldRef(bucketID string) string { return "treasury:" + bucketID + 
 // ProviderClearingRef is the reference of money handed to a payout provider, not yet delivered.
 func ProviderClearingRef(provider string) string { return "provider:" + provider + ":clearing" }
 
+// IssuerClearingRef is the reference of captured card spend owed to a card issuer and not yet
+// settled to it on chain.
+func IssuerClearingRef(issuer string) string { return "issuer:" + issuer + ":clearing" }
+
 // WorldRef is the reference of the outside world on one rail: money leaving the service ends
 // there, money entering comes from there, so its balance is usually negative.
 func WorldRef(rail string) string { return "world:" + rail }
@@ -186,6 +191,13 @@ func TreasuryYield(env core.Environment, asset, tenantID, bucketID string) Accou
 // received, so it never goes negative; a negative balance would mean a double payout.
 func ProviderClearing(env core.Environment, asset, provider string) AccountSpec {
 	return AccountSpec{env, asset, "", KindProviderClearing, ProviderClearingRef(provider), true}
+}
+
+// IssuerClearing is a platform account per card issuer: a capture credits it from the card
+// wallet's on-chain mirror, and the on-chain settlement to the issuer debits it. It never goes
+// negative; a negative balance would mean a settlement of spend that was never captured.
+func IssuerClearing(env core.Environment, asset, issuer string) AccountSpec {
+	return AccountSpec{env, asset, "", KindIssuerClearing, IssuerClearingRef(issuer), true}
 }
 
 // PlatformFees collects the platform's fees. It never goes negative.

@@ -772,7 +772,9 @@ CREATE TABLE public.wallets (
     failure_reason text,
     created_at timestamp with time zone NOT NULL,
     deployed_at timestamp with time zone,
+    purpose text DEFAULT 'GENERAL'::text NOT NULL,
     CONSTRAINT wallets_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT wallets_purpose_check CHECK ((purpose = ANY (ARRAY['GENERAL'::text, 'AGENT'::text, 'TREASURY'::text, 'ESCROW'::text]))),
     CONSTRAINT wallets_status_check CHECK ((status = ANY (ARRAY['PENDING_DEPLOYMENT'::text, 'DEPLOYING'::text, 'DEPLOYED'::text, 'FAILED'::text]))),
     CONSTRAINT wallets_threshold_check CHECK ((threshold >= 1))
 );

@@ -44,6 +44,7 @@ type walletResponse struct {
 	Threshold        int                   `json:"threshold" oas:"required"`
 	PredictedAddress bool                  `json:"predictedAddress" oas:"required"`
 	Name             string                `json:"name" oas:"required"`
+	Purpose          string                `json:"purpose" oas:"required,enum=GENERAL|AGENT|TREASURY|ESCROW"`
 	Owners           []walletOwnerResponse `json:"owners" oas:"required"`
 	FailureReason    *string               `json:"failureReason" oas:"required"`
 	CreatedAt        time.Time             `json:"createdAt" oas:"required"`
@@ -74,7 +75,7 @@ func toWallet(w wallet.Wallet) walletResponse {
 	}
 	return walletResponse{
 		ID: w.ID, Address: w.Address, Status: string(w.Status), ChainID: w.ChainID, Threshold: w.Threshold,
-		PredictedAddress: w.PredictedAddress(), Name: w.Name, Owners: owners,
+		PredictedAddress: w.PredictedAddress(), Name: w.Name, Purpose: string(w.Purpose), Owners: owners,
 		FailureReason: strPtr(w.FailureReason), CreatedAt: w.CreatedAt,
 	}
 }

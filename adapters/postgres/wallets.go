@@ -25,6 +25,7 @@ type walletModel struct {
 	TenantID       string          `bun:"tenant_id"`
 	Environment    string          `bun:"environment"`
 	Name           string          `bun:"name"`
+	Purpose        string          `bun:"purpose"`
 	ChainID        int64           `bun:"chain_id"`
 	Address        string          `bun:"address"`
 	Owners         json.RawMessage `bun:"owners,type:jsonb"`
@@ -44,7 +45,7 @@ func walletFromDomain(w wallet.Wallet) (walletModel, error) {
 	}
 	raw, err := json.Marshal(owners)
 	return walletModel{
-		ID: w.ID, TenantID: w.TenantID, Environment: string(w.Environment), Name: w.Name, ChainID: w.ChainID,
+		ID: w.ID, TenantID: w.TenantID, Environment: string(w.Environment), Name: w.Name, Purpose: string(w.Purpose), ChainID: w.ChainID,
 		Address: w.Address, Owners: raw, Threshold: w.Threshold, Status: string(w.Status),
 		DeployTxHash: nullable(w.DeployTxHash), DeployAttempts: w.DeployAttempts, FailureReason: nullable(w.FailureReason),
 		CreatedAt: w.CreatedAt, DeployedAt: w.DeployedAt,
@@ -58,13 +59,16 @@ func (m walletModel) domain() (wallet.Wallet, error) {
 		return wallet.Wallet{}, fmt.Errorf("postgres: wallet %s has unreadable owners: %v", m.ID, err)
 	}
 	w := wallet.Wallet{
-		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Name: m.Name,
+		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Name: m.Name, Purpose: wallet.Purpose(m.Purpose),
 		ChainID: m.ChainID, Address: m.Address, Threshold: m.Threshold, Status: wallet.Status(m.Status),
 		DeployTxHash: deref(m.DeployTxHash), DeployAttempts: m.DeployAttempts, FailureReason: deref(m.FailureReason),
 		CreatedAt: m.CreatedAt.UTC(), DeployedAt: utcPtr(m.DeployedAt),
 	}
 	for _, o := range owners {
 		w.Owners = append(w.Owners, wallet.Owner{Address: o.Address, Role: wallet.Role(o.Role), Label: deref(o.Label)})
+	}
+	if !w.Purpose.Valid() {
+		return wallet.Wallet{}, fmt.Errorf("postgres: wallet %s has unknown purpose %q", m.ID, m.Purpose)
 	}
 	if w.Threshold < 1 || w.Threshold > len(w.Owners) {
 		return wallet.Wallet{}, fmt.Errorf("postgres: wallet %s has threshold %d for %d owners", m.ID, w.Threshold, len(w.Owners))

@@ -19,6 +19,9 @@ type CreateWalletInput struct {
 	Owners    []wallet.OwnerInput
 	Threshold *int
 	ChainID   *int64
+	// Purpose is set by a capability provisioning a wallet for its own use (an agent's Safe, a
+	// treasury bucket); "" is GENERAL, what POST /v1/wallets creates.
+	Purpose wallet.Purpose
 }
 
 // CreateWallet validates the definition, predicts the Safe's CREATE2 address (a pure
@@ -33,13 +36,20 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 	if err != nil {
 		return wallet.Wallet{}, err
 	}
+	purpose := in.Purpose
+	if purpose == "" {
+		purpose = wallet.PurposeGeneral
+	}
+	if !purpose.Valid() {
+		return wallet.Wallet{}, core.E(core.CodeInternal, "wallets: unknown purpose %q", purpose)
+	}
 	chain, err := s.chainFor(p.Environment, def.ChainID)
 	if err != nil {
 		return wallet.Wallet{}, err
 	}
 	now := s.clock.Now()
 	w := wallet.Wallet{
-		ID: core.NewID(core.PrefixWallet), TenantID: p.TenantID, Environment: p.Environment, Name: def.Name,
+		ID: core.NewID(core.PrefixWallet), TenantID: p.TenantID, Environment: p.Environment, Name: def.Name, Purpose: purpose,
 		ChainID: def.ChainID, Owners: def.Owners, Threshold: def.Threshold,
 		Status: wallet.StatusPendingDeployment, CreatedAt: now,
 	}

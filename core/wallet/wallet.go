@@ -43,6 +43,27 @@ const (
 
 var roles = map[Role]bool{RoleAdminOwner: true, RoleFinanceOwner: true, RoleMerchantOperator: true, RoleAgent: true}
 
+// Purpose says what a wallet is for. Partners create GENERAL wallets; the other purposes are
+// provisioned by a capability for its own use (an agent's Safe, a treasury bucket, an invoice's
+// hold Safe) and are listed with the tenant's wallets like any other.
+type Purpose string
+
+const (
+	PurposeGeneral  Purpose = "GENERAL"
+	PurposeAgent    Purpose = "AGENT"
+	PurposeTreasury Purpose = "TREASURY"
+	PurposeEscrow   Purpose = "ESCROW"
+)
+
+// Valid reports whether p is one of the purposes above.
+func (p Purpose) Valid() bool {
+	switch p {
+	case PurposeGeneral, PurposeAgent, PurposeTreasury, PurposeEscrow:
+		return true
+	}
+	return false
+}
+
 // Owner is one signer of the Safe.
 type Owner struct {
 	Address string // EIP-55 checksummed
@@ -56,11 +77,13 @@ type Wallet struct {
 	TenantID    string
 	Environment core.Environment
 	Name        string
-	ChainID     int64
-	Address     string // the CREATE2 address, valid before deployment
-	Owners      []Owner
-	Threshold   int
-	Status      Status
+	// Purpose is GENERAL unless a capability provisioned the wallet for its own use.
+	Purpose   Purpose
+	ChainID   int64
+	Address   string // the CREATE2 address, valid before deployment
+	Owners    []Owner
+	Threshold int
+	Status    Status
 	// DeployTxHash is the factory transaction, once submitted.
 	DeployTxHash   string
 	DeployAttempts int

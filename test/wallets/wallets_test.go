@@ -31,7 +31,7 @@ func TestWallets_TwoOfThreeFundedBeforeDeployment(t *testing.T) {
 	body["owners"].([]map[string]any)[1]["label"] = "CFO"
 	w := ten.Root.Post("/v1/wallets", body).Expect(t, 201).JSON(t)
 	if !strings.HasPrefix(w["id"].(string), "wal_") || w["status"] != "PENDING_DEPLOYMENT" || w["predictedAddress"] != true ||
-		w["threshold"].(float64) != 2 || w["chainId"].(float64) != 84532 || w["name"] != "Treasury" || w["createdAt"] == nil {
+		w["threshold"].(float64) != 2 || w["chainId"].(float64) != 84532 || w["name"] != "Treasury" || w["purpose"] != "GENERAL" || w["createdAt"] == nil {
 		t.Fatalf("create response: %v", w)
 	}
 	if _, has := w["balances"]; has {
