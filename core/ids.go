@@ -27,6 +27,18 @@ const (
 	PrefixDecision   = "dec"
 	PrefixVersion    = "pv"
 	PrefixAttachmnt  = "pat"
+	// Cards.
+	PrefixCard           = "card"
+	PrefixCardholder     = "chd"
+	PrefixCardAuth       = "cau"
+	PrefixCardSettlement = "cst"
+	// Agents.
+	PrefixAgent = "agt"
+	// Treasury.
+	PrefixTreasuryAccount = "tra"
+	PrefixTreasuryBucket  = "bkt"
+	PrefixTreasuryRule    = "trl"
+	PrefixSweep           = "swp"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: sortable, no ambiguous letters.
