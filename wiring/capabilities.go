@@ -134,6 +134,19 @@ func claimEscrows(chains map[core.Environment]ports.Chain) map[core.Environment]
 	return out
 }
 
+// cardSpendModules are the chain adapters that also serve a configured card spend module: the
+// environments where card wallets can settle on chain (the sandbox; on a chain without a module
+// cards are unavailable).
+func cardSpendModules(chains map[core.Environment]ports.Chain) map[core.Environment]ports.CardSpendModule {
+	out := map[core.Environment]ports.CardSpendModule{}
+	for env, c := range chains {
+		if m, ok := c.(ports.CardSpendModule); ok && m.CardModuleAddress() != (common.Address{}) {
+			out[env] = m
+		}
+	}
+	return out
+}
+
 func optional(s string) *string {
 	if s == "" {
 		return nil
