@@ -106,6 +106,10 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 	if len(claimEscrows(chains)) == 0 {
 		features["pendingClaims"] = false
 	}
+	// Cards settle through the card spend module: without one on any chain they are off.
+	if len(cardSpendModules(chains)) == 0 {
+		features["cards"] = false
+	}
 	for prefix, feature := range UnbuiltPrefixes {
 		if !features[feature] {
 			unbuilt[prefix] = feature

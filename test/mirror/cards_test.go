@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -157,4 +158,46 @@ func wantWallet(t *testing.T, r reconciliation, walletID, baseUnits string) {
 		return
 	}
 	t.Errorf("wallet %s missing from the reconciliation %+v", walletID, r)
+}
+
+// TestMirror_UncapturedCardSettlementIsRefused: a settlement of spend nobody captured would take
+// the issuer's clearing account below zero; the mirror refuses that log, records it for an
+// operator and carries on (the wallet's drift shows the unbooked outflow).
+func TestMirror_UncapturedCardSettlementIsRefused(t *testing.T) {
+	ten := env().NewTenant(t)
+	w := newCardWallet(t, ten.ID)
+	mint(t, w.Address, usdc(10))
+	awaitIndexed(t, ten.Root, latestBlock(t))
+	clearingBefore := clearingPosted(t)
+
+	amount := big.NewInt(clearingBefore + 1_000_000) // more than the clearing account holds
+	mint(t, w.Address, amount)
+	hash, err := env().Chain.SettleCardSpend(context.Background(), w.Address, amount, crypto.Keccak256Hash([]byte("uncaptured "+w.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mined(t, hash)
+	got := awaitIndexed(t, ten.Root, latestBlock(t))
+	if c := clearingPosted(t); c != clearingBefore {
+		t.Errorf("issuer clearing = %d, want %d (nothing booked)", c, clearingBefore)
+	}
+	var failures []ports.BackgroundFailure
+	inTx(t, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		failures, err = tx.ChainIndex().ListFailures(ctx, wallets.PassChainIndex, 100)
+		return err
+	})
+	prefix := strings.TrimSuffix(wallets.ChainLogReference(84532, hash, 0), "0") // the log index follows
+	found := false
+	for _, f := range failures {
+		found = found || strings.HasPrefix(f.Item, prefix) && f.Status == ports.FailureDead
+	}
+	if !found {
+		t.Errorf("no DEAD background failure for the settlement's transfer among %+v", failures)
+	}
+	for _, r := range got.Wallets {
+		if r.WalletID == w.ID && (r.LedgerBalanceBaseUnits == *r.OnchainBalanceBaseUnits) {
+			t.Errorf("wallet %s shows no drift although its settlement was not booked: %+v", w.ID, r.amounts)
+		}
+	}
 }
