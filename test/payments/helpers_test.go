@@ -107,7 +107,7 @@ func walletThroughStore(t *testing.T, tenantID string, owners []owner, threshold
 		t.Fatal(err)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	w := wallet.Wallet{ID: id, TenantID: tenantID, Environment: core.EnvTest, Name: "payments test",
+	w := wallet.Wallet{ID: id, TenantID: tenantID, Environment: core.EnvTest, Name: "payments test", Purpose: wallet.PurposeGeneral,
 		ChainID: wallet.SandboxChainID, Address: address.Hex(), Owners: domainOwners, Threshold: threshold,
 		Status: status, CreatedAt: now}
 	if status == wallet.StatusDeployed {
