@@ -250,3 +250,27 @@ func TestAgents_PolicyAttachment(t *testing.T) {
 		t.Fatalf("evaluate %v", verdict)
 	}
 }
+
+// TestAgents_Idempotent: a retried create with one Idempotency-Key makes one agent; a retried
+// key mint replays the key without its plaintext.
+func TestAgents_Idempotent(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "agent-create-1")
+	first := c.Post("/v1/agents", map[string]any{"name": "once"}).Expect(t, 201).JSON(t)
+	again := c.Post("/v1/agents", map[string]any{"name": "once"}).Expect(t, 201).JSON(t)
+	if first["id"] != again["id"] {
+		t.Fatalf("two agents: %v %v", first, again)
+	}
+	if got := ten.Root.Get("/v1/agents").Expect(t, 200).JSON(t); got["total"] != float64(1) {
+		t.Fatalf("list %v", got)
+	}
+	id := first["id"].(string)
+	k := ten.Root.With("Idempotency-Key", "agent-key-1")
+	minted := k.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "k", "scopes": []string{"agents:read"}}).Expect(t, 201).JSON(t)
+	replayed := k.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "k", "scopes": []string{"agents:read"}}).Expect(t, 201)
+	body := replayed.JSON(t)
+	if minted["key"] == nil || body["key"] != nil || body["id"] != minted["id"] || replayed.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay %v of %v", body, minted)
+	}
+}

@@ -69,10 +69,13 @@ func agentWallet(t *testing.T, ten *harness.Tenant, agentID string, o owner, fun
 	return id
 }
 
+// payee receives every test payment.
+var payee = common.HexToAddress("0x00000000000000000000000000000000000000aa")
+
 func payBody(walletID string, amount string) map[string]any {
 	return map[string]any{
 		"sourceWalletId": walletID,
-		"destination":    map[string]any{"type": "address", "address": "0x00000000000000000000000000000000000000Aa", "chainId": wallet.SandboxChainID},
+		"destination":    map[string]any{"type": "address", "address": payee.Hex(), "chainId": wallet.SandboxChainID},
 		"amount":         map[string]any{"value": amount, "asset": "usdc"},
 	}
 }
