@@ -44,7 +44,7 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 		return nil
 	})
 	if err != nil {
-		if retryable(err) {
+		if requestEnded(err) {
 			return err
 		}
 		s.log.Error("agent limits could not be resolved on payment propose", "tenantId", pay.TenantID,
@@ -56,9 +56,9 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 	return refusal
 }
 
-// retryable keeps errors the outer unit of work retries or reports itself (a deadline, a
-// serialization failure seen by the store): they are not the agent's windows failing.
-func retryable(err error) bool {
+// requestEnded tells the request's own deadline or cancellation, which the HTTP adapter answers
+// as such, from the windows failing to read.
+func requestEnded(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 

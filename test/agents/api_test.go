@@ -156,6 +156,7 @@ func TestAgents_SuspendedKeyDeclined(t *testing.T) {
 	ten.Root.Post("/v1/agents/"+id+"/suspend", nil).Expect(t, 200)
 	key.Get("/v1/agents/"+id).ExpectError(t, 403, "AGENT_SUSPENDED")
 	key.Post("/v1/agents/"+id+"/wallet", map[string]any{"owners": []map[string]any{}}).ExpectError(t, 409, "AGENT_SUSPENDED")
+	key.Get("/v1/capabilities").ExpectError(t, 403, "AGENT_SUSPENDED")
 	ten.Root.Get("/v1/agents/" + id).Expect(t, 200) // a tenant key still works
 	ten.Root.Post("/v1/agents/"+id+"/reactivate", nil).Expect(t, 200)
 	key.Get("/v1/agents/" + id).Expect(t, 200)
