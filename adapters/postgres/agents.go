@@ -109,10 +109,10 @@ func (r agentRepo) SpentInWindows(ctx context.Context, a agent.Agent, w agent.Wi
 		err := r.db.NewRaw(`
 SELECT COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0),
        COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0),
-       COALESCE(SUM(amount_base_units), 0)
+       COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0)
 FROM safe_payments
 WHERE tenant_id = ? AND environment = ? AND source_wallet_id = ? AND status = 'COMPLETED' AND updated_at >= ?`,
-			w.Day, w.Week, a.TenantID, a.Environment, a.WalletID, earliest(w)).Scan(ctx, &spent.Day, &spent.Week, &spent.Month)
+			w.Day, w.Week, w.Month, a.TenantID, a.Environment, a.WalletID, earliest(w)).Scan(ctx, &spent.Day, &spent.Week, &spent.Month)
 		if err != nil {
 			return agent.Spent{}, err
 		}

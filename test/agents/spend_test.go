@@ -1,10 +1,15 @@
 package agents
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
+	"corridor/core"
+	"corridor/core/agent"
+	"corridor/ports"
 	"corridor/test/harness"
 )
 
@@ -110,9 +115,30 @@ func TestAgents_LimitAtCapEdge(t *testing.T) {
 		t.Fatalf("details %v", d)
 	}
 	key.Post("/v1/payments", payBody(walletID, "5")).Expect(t, 201)
+	spentAcrossMonthStart(t, ten.ID, id)
 	// A tenant key paying from the agent's wallet is held to the agent's caps too.
 	ten.Root.Post("/v1/payments", payBody(walletID, "5.000001")).ExpectError(t, 403, "AGENT_LIMIT")
 	// Raising the cap lets it through; another wallet of the tenant is not the agent's.
 	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"dailyUsd": "15.000001"}).Expect(t, 200)
 	key.Post("/v1/payments", payBody(walletID, "5.000001")).Expect(t, 201)
+}
+
+// spentAcrossMonthStart: an ISO week can start in the month before; a payment completed in that
+// part of the week counts for the week and not for the month (nor the day).
+func spentAcrossMonthStart(t *testing.T, tenantID, agentID string) {
+	t.Helper()
+	now := time.Now().UTC()
+	w := agent.Windows{Day: now.Add(time.Hour), Week: now.Add(-time.Hour), Month: now.Add(time.Hour)}
+	var spent agent.Spent
+	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		a, err := tx.Agents().FindAgent(ctx, tenantID, core.EnvTest, agentID)
+		if err != nil {
+			return err
+		}
+		spent, err = tx.Agents().SpentInWindows(ctx, a, w)
+		return err
+	})
+	if err != nil || spent != (agent.Spent{Week: 10_000_000}) {
+		t.Fatalf("spent %+v, %v; want only the week's 10 USD", spent, err)
+	}
 }
