@@ -53,6 +53,44 @@ CREATE FUNCTION public.river_job_state_in_bitmask(bitmask bit, state public.rive
     END = 1;
 $$;
 
+CREATE TABLE public.agent_card_spend (
+    authorization_id text NOT NULL,
+    agent_id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    day_start timestamp with time zone NOT NULL,
+    week_start timestamp with time zone NOT NULL,
+    month_start timestamp with time zone NOT NULL,
+    consumed_at timestamp with time zone NOT NULL,
+    released_at timestamp with time zone,
+    CONSTRAINT agent_card_spend_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT agent_card_spend_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.agents (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    name text NOT NULL,
+    status text NOT NULL,
+    wallet_id text,
+    per_transaction_base_units bigint,
+    daily_base_units bigint,
+    weekly_base_units bigint,
+    monthly_base_units bigint,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    suspended_at timestamp with time zone,
+    CONSTRAINT agents_daily_base_units_check CHECK ((daily_base_units > 0)),
+    CONSTRAINT agents_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT agents_monthly_base_units_check CHECK ((monthly_base_units > 0)),
+    CONSTRAINT agents_per_transaction_base_units_check CHECK ((per_transaction_base_units > 0)),
+    CONSTRAINT agents_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'SUSPENDED'::text]))),
+    CONSTRAINT agents_suspended_at CHECK (((status = 'SUSPENDED'::text) = (suspended_at IS NOT NULL))),
+    CONSTRAINT agents_weekly_base_units_check CHECK ((weekly_base_units > 0))
+);
+
 CREATE TABLE public.api_keys (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -67,6 +105,7 @@ CREATE TABLE public.api_keys (
     created_by_user_id text,
     created_by_member_id text,
     created_by_key_id text,
+    agent_id text,
     CONSTRAINT api_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT api_keys_one_creator CHECK (((created_by_key_id IS NULL) OR (created_by_user_id IS NULL)))
 );
@@ -785,6 +824,15 @@ ALTER TABLE ONLY public.river_job ALTER COLUMN id SET DEFAULT nextval('public.ri
 
 ALTER TABLE ONLY public.river_notification ALTER COLUMN id SET DEFAULT nextval('public.river_notification_id_seq'::regclass);
 
+ALTER TABLE ONLY public.agent_card_spend
+    ADD CONSTRAINT agent_card_spend_pkey PRIMARY KEY (authorization_id);
+
+ALTER TABLE ONLY public.agents
+    ADD CONSTRAINT agents_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.agents
+    ADD CONSTRAINT agents_wallet_id_key UNIQUE (wallet_id);
+
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
 
@@ -962,6 +1010,12 @@ ALTER TABLE ONLY public.wallets
 ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
 
+CREATE INDEX agent_card_spend_agent_idx ON public.agent_card_spend USING btree (agent_id, month_start) WHERE (released_at IS NULL);
+
+CREATE INDEX agents_tenant_idx ON public.agents USING btree (tenant_id, environment, created_at, id);
+
+CREATE INDEX api_keys_agent_idx ON public.api_keys USING btree (agent_id) WHERE (agent_id IS NOT NULL);
+
 CREATE INDEX api_keys_created_by_key_idx ON public.api_keys USING btree (created_by_key_id) WHERE (created_by_key_id IS NOT NULL);
 
 CREATE INDEX api_keys_created_by_member_idx ON public.api_keys USING btree (created_by_member_id) WHERE (created_by_member_id IS NOT NULL);
@@ -1026,6 +1080,8 @@ CREATE UNIQUE INDEX policy_attachments_subject_active_key ON public.policy_attac
 
 CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btree (reference_id) WHERE (reference_id IS NOT NULL);
 
+CREATE INDEX policy_decisions_subject_idx ON public.policy_decisions USING btree (tenant_id, environment, subject_type, subject_id, created_at DESC, id DESC);
+
 CREATE INDEX policy_decisions_tenant_env_idx ON public.policy_decisions USING btree (tenant_id, environment, id);
 
 CREATE INDEX relayer_transactions_nonce_idx ON public.relayer_transactions USING btree (chain_id, address, nonce);
@@ -1052,6 +1108,8 @@ CREATE INDEX route_quotes_payment_idx ON public.route_quotes USING btree (paymen
 
 CREATE INDEX safe_payments_executing_idx ON public.safe_payments USING btree (updated_at) WHERE (status = 'EXECUTING'::text);
 
+CREATE INDEX safe_payments_source_created_idx ON public.safe_payments USING btree (source_wallet_id, created_at DESC, id DESC);
+
 CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
 
 CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
@@ -1067,6 +1125,12 @@ CREATE INDEX wallets_tenant_env_idx ON public.wallets USING btree (tenant_id, en
 CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_transfers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.ledger_link_transfer();
 
 CREATE TRIGGER policy_versions_no_rewrite BEFORE DELETE OR UPDATE ON public.policy_versions FOR EACH ROW EXECUTE FUNCTION public.policy_versions_immutable();
+
+ALTER TABLE ONLY public.agent_card_spend
+    ADD CONSTRAINT agent_card_spend_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
+
+ALTER TABLE ONLY public.api_keys
+    ADD CONSTRAINT api_keys_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
 
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_created_by_key_id_fkey FOREIGN KEY (created_by_key_id) REFERENCES public.api_keys(id);

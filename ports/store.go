@@ -45,6 +45,8 @@ type Tx interface {
 	Offramp() OfframpRepo
 	// Claims stores pending claims, claim links, phone challenges and escrow events.
 	Claims() ClaimRepo
+	// Agents stores agents, their card budget records, and reads their spend and activity.
+	Agents() AgentRepo
 }
 
 // TenantRepo stores tenants.

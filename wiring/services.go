@@ -1,11 +1,13 @@
 package wiring
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/riverqueue/river"
 
 	"corridor/adapters/http"
+	"corridor/app/agents"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -13,6 +15,8 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
+	"corridor/core/auth"
+	"corridor/core/wallet"
 	"corridor/ports"
 )
 
@@ -46,17 +50,22 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: wallets.DefaultCardIssuer}); err != nil {
 		return s, err
 	}
-	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets}); err != nil {
+	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Logger: log}); err != nil {
+		return s, err
+	}
+	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets,
+		Agents: s.Agents}); err != nil {
 		return s, err
 	}
 	if s.Finance, err = finance.New(finance.Deps{Store: p.store, Clock: cfg.Clock, Chains: cfg.ChainAdapters}); err != nil {
 		return s, err
 	}
-	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log}); err != nil {
+	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,
+		Agents: s.Agents}); err != nil {
 		return s, err
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		PolicyGate: s.Policy, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
+		PolicyGate: s.Policy, AgentGate: s.Agents, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
@@ -71,6 +80,14 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,
 		Confirmations: cfg.ChainConfirmations})
 	return s, err
+}
+
+// agentWallets provisions an agent's Safe through the wallets capability, with purpose AGENT.
+type agentWallets struct{ wallets *wallets.Service }
+
+func (a agentWallets) ProvisionAgentWallet(ctx context.Context, p auth.Principal, in agents.WalletInput) (wallet.Wallet, error) {
+	return a.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: in.Threshold,
+		ChainID: in.ChainID, Purpose: wallet.PurposeAgent})
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.

@@ -16,6 +16,7 @@ import (
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
+	"corridor/app/agents"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -116,6 +117,7 @@ type Service struct {
 	SafePay *safepayapp.Service
 	Policy  *policyapp.Service
 	Offramp *offrampapp.Service
+	Agents  *agents.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
 	runner  *jobs.Runner
@@ -214,7 +216,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

@@ -95,6 +95,7 @@ type apiKeyResponse struct {
 	RevokedAt   *time.Time            `json:"revokedAt" oas:"required"`
 	CreatedAt   time.Time             `json:"createdAt" oas:"required"`
 	CreatedBy   apiKeyCreatorResponse `json:"createdBy" oas:"required"`
+	AgentID     *string               `json:"agentId" oas:"required,nullable" description:"the agent whose key this is (its principal); null for a tenant key"`
 }
 
 // apiKeyCreatorResponse says who minted a key; every field is null for keys minted before
@@ -133,6 +134,7 @@ func toAPIKey(k tenant.APIKey, now time.Time) apiKeyResponse {
 		CreatedBy: apiKeyCreatorResponse{
 			UserID: strPtr(k.CreatedBy.UserID), MemberID: strPtr(k.CreatedBy.MemberID), APIKeyID: strPtr(k.CreatedBy.KeyID),
 		},
+		AgentID: strPtr(k.AgentID),
 	}
 }
 

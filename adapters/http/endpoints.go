@@ -57,6 +57,7 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.walletEndpoints()...)
 	routes = append(routes, s.safePaymentEndpoints()...)
 	routes = append(routes, s.policyEndpoints()...)
+	routes = append(routes, s.agentEndpoints()...)
 	routes = append(routes, s.offrampEndpoints()...)
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)

@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/core"
+	"corridor/core/agent"
 	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/core/policy"
@@ -64,6 +65,14 @@ var statusByCode = map[core.Code]int{
 	core.CodeInsufficientFunds:            422,
 	core.CodeLedgerReferenceConflict:      409,
 	core.CodeAmountOverflow:               422,
+
+	// Agents. AGENT_SUSPENDED is 409 on provisioning routes (see writeError);
+	// AGENT_LIMIT_UNAVAILABLE fails closed and is retryable, like POLICY_UNAVAILABLE.
+	agent.CodeNotFound:         404,
+	agent.CodeSuspended:        403,
+	agent.CodeLimit:            403,
+	agent.CodeLimitUnavailable: 503,
+	agent.CodeWalletExists:     409,
 
 	// Off-ramp recipients (aliases, credentials, payout destinations) and off-ramp payments.
 	recipient.CodePhoneAliasNotFound:          404,
@@ -120,6 +129,7 @@ var retryableCodes = map[core.Code]bool{
 	core.CodeChainUnavailable:             true,
 	core.CodeProviderUnavailable:          true,
 	policy.CodeUnavailable:                true,
+	agent.CodeLimitUnavailable:            true,
 }
 
 // RetryableRefusal reports whether an answer tells the client to retry the same request
@@ -182,7 +192,7 @@ func (s *Server) renderError(c *fiber.Ctx, err error) error {
 	if errors.As(err, &fe) && fe.Code == fiber.StatusNotFound {
 		path := c.Path()
 		for prefix, feature := range s.cfg.Capabilities.UnbuiltPrefixes {
-			if path == prefix || strings.HasPrefix(path, prefix+"/") {
+			if underPrefix(path, prefix) {
 				err = (&core.Error{Code: core.CodeFeatureNotAvailable,
 					Message: "the " + feature + " capability is not available in this build; GET /v1/capabilities lists what is"}).
 					WithDetails(map[string]any{"feature": feature})
@@ -191,6 +201,22 @@ func (s *Server) renderError(c *fiber.Ctx, err error) error {
 		}
 	}
 	return writeError(c, s.log, err)
+}
+
+// underPrefix reports whether path is prefix or below it; a "*" segment of prefix matches any
+// one segment ("/v1/agents/*/cards" covers one sub-resource of every agent).
+func underPrefix(path, prefix string) bool {
+	want := strings.Split(prefix, "/")
+	got := strings.Split(path, "/")
+	if len(got) < len(want) {
+		return false
+	}
+	for i, seg := range want {
+		if seg != "*" && seg != got[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // writeError renders the envelope. Unknown errors become a generic 500, logged with the
@@ -205,6 +231,13 @@ func writeError(c *fiber.Ctx, log *slog.Logger, err error) error {
 		de = core.E(core.CodeInternal, "internal error; quote the requestId when contacting support")
 	}
 	status := StatusFor(de.Code)
+	// AGENT_SUSPENDED is 403 on payments and card authorizations and 409 on the provisioning
+	// routes that declare it (Endpoint.AgentSuspendedConflict).
+	if de.Code == agent.CodeSuspended {
+		if conflict, _ := c.Locals(localAgentConflict).(bool); conflict {
+			status = fiber.StatusConflict
+		}
+	}
 	if status == fiber.StatusTooManyRequests && c.GetRespHeader(fiber.HeaderRetryAfter) == "" {
 		if secs, ok := de.Details["retryAfterSeconds"].(int); ok && secs > 0 {
 			c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))

@@ -33,6 +33,8 @@ const (
 	localPrincipal = "principal"
 	localEndpoint  = "route"
 	localStaged    = "staged"
+	// localAgentConflict marks a provisioning route: AGENT_SUSPENDED answers 409 there.
+	localAgentConflict = "agentConflict"
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)

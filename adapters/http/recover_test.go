@@ -10,6 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	agentsapp "corridor/app/agents"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -18,6 +19,8 @@ import (
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
 	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/wallet"
 	"corridor/ports"
 )
 
@@ -90,18 +93,26 @@ func nopServices(t *testing.T) Services {
 	}
 	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc})
+	agentsSvc, err := agentsapp.New(agentsapp.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}})
+	must(err)
+	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc, Agents: agentsSvc})
 	must(err)
 	financeSvc, err := finance.New(finance.Deps{Store: nopStore{}})
 	must(err)
 	policySvc, err := policyapp.New(policyapp.Deps{Store: nopStore{}})
 	must(err)
-	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc})
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc})
 	must(err)
 	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
 	return Services{Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
-		Policy: policySvc, Offramp: offrampSvc, Idempotency: idem}
+		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Idempotency: idem}
+}
+
+type nopAgentWallets struct{}
+
+func (nopAgentWallets) ProvisionAgentWallet(context.Context, auth.Principal, agentsapp.WalletInput) (wallet.Wallet, error) {
+	return wallet.Wallet{}, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	agentsapp "corridor/app/agents"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -110,6 +111,10 @@ type Endpoint struct {
 	// runs after authentication and before the idempotent unit (so no pooled database
 	// connection waits on a node) and returns the step that runs inside it.
 	Staged func(c *fiber.Ctx) (fiber.Handler, error)
+	// AgentSuspendedConflict marks a provisioning route (an agent's wallet or card): a
+	// suspended agent, or a suspended agent's key, is answered 409 AGENT_SUSPENDED there
+	// instead of the 403 of every other route (SPEC.md Errors).
+	AgentSuspendedConflict bool
 }
 
 // Services are the capability services the routes call, one per capability of app/, and the
@@ -122,6 +127,7 @@ type Services struct {
 	SafePay     *safepayapp.Service
 	Policy      *policyapp.Service
 	Offramp     *offrampapp.Service
+	Agents      *agentsapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -134,7 +140,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)
@@ -196,8 +202,12 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 
 func (s *Server) register(r Endpoint) {
 	route := r.Path
+	conflict := r.AgentSuspendedConflict
 	chain := []fiber.Handler{func(c *fiber.Ctx) error {
 		c.Locals(localEndpoint, route)
+		if conflict {
+			c.Locals(localAgentConflict, true)
+		}
 		return c.Next()
 	}}
 	switch r.Auth {

@@ -29,6 +29,7 @@ type apiKeyModel struct {
 	CreatedByUser   *string    `bun:"created_by_user_id"`
 	CreatedByMember *string    `bun:"created_by_member_id"`
 	CreatedByKey    *string    `bun:"created_by_key_id"`
+	AgentID         *string    `bun:"agent_id"`
 }
 
 func (m apiKeyModel) domain() tenant.APIKey {
@@ -41,6 +42,7 @@ func (m apiKeyModel) domain() tenant.APIKey {
 		PubID: m.PubID, SecretHash: m.SecretHash, Scopes: scopes,
 		ExpiresAt: utcPtr(m.ExpiresAt), RevokedAt: utcPtr(m.RevokedAt), CreatedAt: m.CreatedAt.UTC(),
 		CreatedBy: tenant.KeyCreator{UserID: deref(m.CreatedByUser), MemberID: deref(m.CreatedByMember), KeyID: deref(m.CreatedByKey)},
+		AgentID:   deref(m.AgentID),
 	}
 }
 
@@ -56,7 +58,7 @@ func (r apiKeyRepo) CreateAPIKey(ctx context.Context, k tenant.APIKey) error {
 		PubID: k.PubID, SecretHash: k.SecretHash, Scopes: scopes,
 		ExpiresAt: k.ExpiresAt, RevokedAt: k.RevokedAt, CreatedAt: k.CreatedAt,
 		CreatedByUser: nullable(k.CreatedBy.UserID), CreatedByMember: nullable(k.CreatedBy.MemberID),
-		CreatedByKey: nullable(k.CreatedBy.KeyID),
+		CreatedByKey: nullable(k.CreatedBy.KeyID), AgentID: nullable(k.AgentID),
 	}
 	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
 	return err

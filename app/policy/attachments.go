@@ -19,7 +19,8 @@ type AttachInput struct {
 
 // AttachPolicy attaches an active policy to a subject of the caller. A wallet must exist in the
 // caller's tenant and environment; a service_balance subject is the caller's own tenant id;
-// cards, agents and treasury accounts are refused with FEATURE_NOT_AVAILABLE until their
+// an agent must exist in the caller's tenant and environment (the
+// agents capability answers); cards and treasury accounts are refused with FEATURE_NOT_AVAILABLE until their
 // capabilities exist (docs/decisions.md, "Policies"). A subject with an active policy answers
 // POLICY_SUBJECT_ATTACHED (409): detach first.
 func (s *Service) AttachPolicy(ctx context.Context, p auth.Principal, id string, in AttachInput) (policy.Attachment, error) {
@@ -40,7 +41,7 @@ func (s *Service) AttachPolicy(ctx context.Context, p auth.Principal, id string,
 			return core.E(core.CodeInvalidState, "policy %s is %s and cannot be attached", locked.ID, locked.Status).
 				WithDetails(map[string]any{"status": string(locked.Status)})
 		}
-		if err := requireSubject(ctx, tx, p, subjectType, subjectID); err != nil {
+		if err := s.requireSubject(ctx, tx, p, subjectType, subjectID); err != nil {
 			return err
 		}
 		existing, found, err := tx.Policies().FindSubjectAttachment(ctx, p.TenantID, p.Environment, subjectType, subjectID)
@@ -79,7 +80,10 @@ var subjectFeatures = map[policy.SubjectType]string{
 // requireSubject checks that the subject exists in the caller's tenant and environment. The
 // caller's service balance (D6) is named by its own tenant id; any other id is not found, as
 // another tenant's wallet is (D4), so the answer reveals nothing about other tenants.
-func requireSubject(ctx context.Context, tx ports.Tx, p auth.Principal, t policy.SubjectType, id string) error {
+func (s *Service) requireSubject(ctx context.Context, tx ports.Tx, p auth.Principal, t policy.SubjectType, id string) error {
+	if t == policy.SubjectAgent && s.agents != nil {
+		return s.agents.RequireAgent(ctx, p.TenantID, p.Environment, id)
+	}
 	if feature, unbuilt := subjectFeatures[t]; unbuilt {
 		return core.E(core.CodeFeatureNotAvailable,
 			"policies cannot be attached to a %s yet: the %s capability is not available in this build", t, feature).

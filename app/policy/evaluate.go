@@ -78,7 +78,7 @@ func (s *Service) EvaluatePolicy(ctx context.Context, p auth.Principal, in Evalu
 	}
 	var d policy.Decision
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		pol, err := resolveEvaluatedPolicy(ctx, tx, p, req)
+		pol, err := s.resolveEvaluatedPolicy(ctx, tx, p, req)
 		if err != nil {
 			return err
 		}
@@ -94,10 +94,10 @@ func (s *Service) EvaluatePolicy(ctx context.Context, p auth.Principal, in Evalu
 }
 
 // resolveEvaluatedPolicy finds the named policy, or the policy attached to the subject.
-func resolveEvaluatedPolicy(ctx context.Context, tx ports.Tx, p auth.Principal, req evaluateRequest) (policy.Policy, error) {
+func (s *Service) resolveEvaluatedPolicy(ctx context.Context, tx ports.Tx, p auth.Principal, req evaluateRequest) (policy.Policy, error) {
 	id := req.policyID
 	if id == "" {
-		if err := requireSubject(ctx, tx, p, req.subjectType, req.subjectID); err != nil {
+		if err := s.requireSubject(ctx, tx, p, req.subjectType, req.subjectID); err != nil {
 			return policy.Policy{}, err
 		}
 		att, found, err := tx.Policies().FindSubjectAttachment(ctx, p.TenantID, p.Environment, req.subjectType, req.subjectID)

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"io"
 	"log/slog"
 
@@ -10,6 +11,12 @@ import (
 	"corridor/ports"
 )
 
+// Agents answers whether an agent exists in the tenant and environment (AGENT_NOT_FOUND
+// otherwise), for attachments and evaluations naming an agent subject.
+type Agents interface {
+	RequireAgent(ctx context.Context, tenantID string, env core.Environment, agentID string) error
+}
+
 // Deps are the ports and settings of the policy capability.
 type Deps struct {
 	Store ports.Store
@@ -18,14 +25,17 @@ type Deps struct {
 	Enforcement policy.Mode
 	// Logger records would-be declines and policy subsystem errors; nil discards them.
 	Logger *slog.Logger
+	// Agents lets policies name agent subjects; nil: agent subjects answer FEATURE_NOT_AVAILABLE.
+	Agents Agents
 }
 
 // Service runs the policy use cases and the enforcement gates.
 type Service struct {
-	store ports.Store
-	clock ports.Clock
-	mode  policy.Mode
-	log   *slog.Logger
+	store  ports.Store
+	clock  ports.Clock
+	mode   policy.Mode
+	log    *slog.Logger
+	agents Agents
 }
 
 // New checks the wiring and the rollout flag, and fails at start-up when either is wrong.
@@ -41,7 +51,7 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), mode: mode, log: log}, nil
+	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), mode: mode, log: log, agents: d.Agents}, nil
 }
 
 // Enforcement is the configured rollout mode.

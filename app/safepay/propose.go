@@ -72,9 +72,10 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 	order, w, chainNonce, threshold := read.order, read.wallet, read.chainNonce, read.threshold
 	safeAddress := common.HexToAddress(w.Address)
 
-	// Spend policy (POLICY_DENIED) is evaluated inside the unit of work below, once the
-	// destination is resolved (its address is the policy's counterparty): see the policy gate.
-	// Agent limits (AGENT_LIMIT, AGENT_SUSPENDED) are not checked yet.
+	// Agent limits (AGENT_LIMIT, AGENT_SUSPENDED) and spend policy (POLICY_DENIED) are
+	// evaluated inside the unit of work below, once the destination is resolved (its address is
+	// the policy's counterparty): see the agent and policy gates. An agent refusal records
+	// nothing; a policy deny in enforce mode records the payment FAILED.
 
 	var pay safepay.Payment
 	var denied *core.Error
@@ -105,6 +106,9 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 			Nonce: nonce, Threshold: threshold, Now: s.clock.Now(),
 		})
 		if err != nil {
+			return err
+		}
+		if err := s.agentGate.GateAgentPayment(ctx, p, pay); err != nil {
 			return err
 		}
 		// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)

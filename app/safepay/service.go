@@ -18,6 +18,13 @@ type PolicyGate interface {
 	GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (denied *core.Error, err error)
 }
 
+// AgentGate applies an agent's spend limits to a payment proposed from the agent's wallet
+// (AGENT_LIMIT, AGENT_SUSPENDED, AGENT_LIMIT_UNAVAILABLE); a payment from any other wallet
+// passes. It runs inside the proposal's unit of work, before the policy gate.
+type AgentGate interface {
+	GateAgentPayment(ctx context.Context, p auth.Principal, pay safepay.Payment) error
+}
+
 // Deps are the ports of the Safe payments capability.
 type Deps struct {
 	Store ports.Store
@@ -28,6 +35,8 @@ type Deps struct {
 	Chains map[core.Environment]ports.Chain
 	// PolicyGate applies the spend policy before a proposal is recorded.
 	PolicyGate PolicyGate
+	// AgentGate applies agent limits before a proposal is recorded.
+	AgentGate AgentGate
 	// RelayerBudget bounds relayer-paid executions per tenant, environment and day.
 	RelayerBudget kernel.RelayerBudget
 }
@@ -39,14 +48,15 @@ type Service struct {
 	clock         ports.Clock
 	chains        kernel.Chains
 	policyGate    PolicyGate
+	agentGate     AgentGate
 	relayerBudget kernel.RelayerBudget
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("safepay", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}); err != nil {
+		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}, kernel.Port{Name: "AgentGate", Value: d.AgentGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate, relayerBudget: d.RelayerBudget}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate, agentGate: d.AgentGate, relayerBudget: d.RelayerBudget}, nil
 }

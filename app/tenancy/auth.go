@@ -37,9 +37,16 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 		if !k.Usable(s.clock.Now()) {
 			return core.E(core.CodeUnauthenticated, "this API key expired")
 		}
+		// An agent key is declined while its agent is suspended (AGENT_SUSPENDED): checked on
+		// every request, so suspension takes effect on the agent's next action.
+		if k.AgentID != "" {
+			if err := s.agents.RequireActiveAgent(ctx, k.TenantID, k.Environment, k.AgentID); err != nil {
+				return err
+			}
+		}
 		p = auth.Principal{
 			Kind: auth.KindAPIKey, TenantID: k.TenantID, Environment: k.Environment,
-			Scopes: k.Scopes, KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt,
+			Scopes: k.Scopes, KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt, AgentID: k.AgentID,
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"corridor/app/kernel"
+	"corridor/core"
 	"corridor/core/wallet"
 	"corridor/ports"
 )
@@ -16,6 +17,12 @@ type WalletOwners interface {
 	WalletsOwnedBy(ctx context.Context, wallets []wallet.Wallet, signer string) []string
 }
 
+// Agents answers whether an agent key's agent may act: AGENT_SUSPENDED while it is suspended.
+// It runs inside the authentication's unit of work.
+type Agents interface {
+	RequireActiveAgent(ctx context.Context, tenantID string, env core.Environment, agentID string) error
+}
+
 // Deps are the ports of the tenancy capability.
 type Deps struct {
 	Store    ports.Store
@@ -23,6 +30,8 @@ type Deps struct {
 	Clock    ports.Clock // nil: the wall clock
 	// WalletOwners answers which wallets a revoked member's signer still owns.
 	WalletOwners WalletOwners
+	// Agents declines the keys of suspended agents at authentication.
+	Agents Agents
 }
 
 // Service runs the tenancy use cases.
@@ -31,15 +40,16 @@ type Service struct {
 	identity     ports.Identity
 	clock        ports.Clock
 	walletOwners WalletOwners
+	agents       Agents
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("tenancy", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Identity", Value: d.Identity},
-		kernel.Port{Name: "WalletOwners", Value: d.WalletOwners}); err != nil {
+		kernel.Port{Name: "WalletOwners", Value: d.WalletOwners}, kernel.Port{Name: "Agents", Value: d.Agents}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, identity: d.Identity, clock: kernel.ClockOrSystem(d.Clock), walletOwners: d.WalletOwners}, nil
+	return &Service{store: d.Store, identity: d.Identity, clock: kernel.ClockOrSystem(d.Clock), walletOwners: d.WalletOwners, agents: d.Agents}, nil
 }
 
 // Now is the clock the use cases judge key expiry by, so a response computed outside a use

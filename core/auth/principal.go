@@ -32,6 +32,8 @@ type Principal struct {
 	Role string
 	// MemberID is the session user's member id; empty for the owner, who is no member.
 	MemberID string
+	// AgentID is set when the API key is an agent's: the principal is the agent.
+	AgentID string
 }
 
 // Has reports whether the principal holds scope s. Root keys and owner sessions ("*") hold

@@ -139,6 +139,9 @@ type APIKey struct {
 	RevokedAt   *time.Time
 	CreatedAt   time.Time
 	CreatedBy   KeyCreator
+	// AgentID is the agent whose key this is; "" for a tenant key. An agent key's principal
+	// is the agent: its scopes never include the ones agents may not hold.
+	AgentID string
 }
 
 // KeyCreator records who minted a key: a session user (with their member id; none for the

@@ -60,6 +60,9 @@ var fixtures = map[string]fixture{
 		w.claimPayment(t)
 		return harness.ClaimLinkToken(t, harness.SMSBody(t, w.victim.Root, "claim_link", nil))
 	}},
+	"agents": {notFound: "AGENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/agents", map[string]any{"name": "victim agent"}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
 	"wallets": {notFound: "WALLET_NOT_FOUND", make: func(t *testing.T, w *world) string { return w.wallet(t) }},
 	"faucet/drips": {notFound: "DRIP_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.victim.Root.Post("/v1/wallets/"+w.wallet(t)+"/fund", map[string]any{"amount": "1"}).Expect(t, 201).JSON(t)["id"].(string)

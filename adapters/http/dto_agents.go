@@ -1,0 +1,136 @@
+package http
+
+import (
+	"encoding/json"
+	"time"
+
+	"corridor/app/agents"
+	"corridor/core"
+	"corridor/core/agent"
+	"corridor/core/wallet"
+)
+
+type agentCreateRequest struct {
+	Name string `json:"name" oas:"required,maxLength=200"`
+}
+
+type agentLimitsResponse struct {
+	PerTransactionUSD *string `json:"perTransactionUsd" oas:"required,nullable" description:"USD cap of one payment or card authorization; null: none"`
+	DailyUSD          *string `json:"dailyUsd" oas:"required,nullable" description:"USD cap of settled spend per UTC day; null: none"`
+	WeeklyUSD         *string `json:"weeklyUsd" oas:"required,nullable" description:"USD cap of settled spend per ISO week (Monday 00:00 UTC); null: none"`
+	MonthlyUSD        *string `json:"monthlyUsd" oas:"required,nullable" description:"USD cap of settled spend per calendar month (UTC); null: none"`
+}
+
+type agentResponse struct {
+	ID        string              `json:"id" oas:"required"`
+	Name      string              `json:"name" oas:"required"`
+	Status    string              `json:"status" oas:"required,enum=ACTIVE|SUSPENDED"`
+	WalletID  *string             `json:"walletId" oas:"required,nullable" description:"the agent's Safe (purpose AGENT); null until provisioned"`
+	Limits    agentLimitsResponse `json:"limits" oas:"required"`
+	CreatedAt time.Time           `json:"createdAt" oas:"required"`
+	UpdatedAt time.Time           `json:"updatedAt" oas:"required"`
+}
+
+type agentListResponse struct {
+	Agents []agentResponse `json:"agents" oas:"required"`
+	Total  int             `json:"total" oas:"required"`
+}
+
+// agentKeyCreateRequest: scopes an agent may not hold are dropped silently.
+type agentKeyCreateRequest struct {
+	Name   string   `json:"name" oas:"required,maxLength=100"`
+	Scopes []string `json:"scopes" oas:"required"`
+}
+
+// agentLimitsRequest: a field sent changes (null clears it), a field left out keeps its value.
+type agentLimitsRequest struct {
+	PerTransactionUSD *string `json:"perTransactionUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	DailyUSD          *string `json:"dailyUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	WeeklyUSD         *string `json:"weeklyUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	MonthlyUSD        *string `json:"monthlyUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+}
+
+// input tells a field left out from an explicit null, which the struct alone cannot: present
+// lists the keys the (already strictly decoded) body holds.
+func (r agentLimitsRequest) input(raw []byte) (agents.LimitsInput, error) {
+	present := map[string]json.RawMessage{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &present); err != nil {
+			return agents.LimitsInput{}, core.Invalid("body", "must be a JSON object")
+		}
+	}
+	field := func(name string, v *string) agents.CapInput {
+		_, set := present[name]
+		return agents.CapInput{Set: set, Value: v}
+	}
+	return agents.LimitsInput{
+		PerTransactionUSD: field("perTransactionUsd", r.PerTransactionUSD),
+		DailyUSD:          field("dailyUsd", r.DailyUSD),
+		WeeklyUSD:         field("weeklyUsd", r.WeeklyUSD),
+		MonthlyUSD:        field("monthlyUsd", r.MonthlyUSD),
+	}, nil
+}
+
+// agentWalletRequest is POST /v1/wallets's body with an optional name ("Agent <name>").
+type agentWalletRequest struct {
+	Name      string               `json:"name,omitempty" oas:"maxLength=100"`
+	Owners    []walletOwnerRequest `json:"owners" oas:"required"`
+	Threshold *int                 `json:"threshold,omitempty"`
+	ChainID   *int64               `json:"chainId,omitempty"`
+}
+
+func (r agentWalletRequest) input() agents.WalletInput {
+	owners := make([]wallet.OwnerInput, len(r.Owners))
+	for i, o := range r.Owners {
+		owners[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
+	}
+	return agents.WalletInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID}
+}
+
+type agentActivityItem struct {
+	Type        string    `json:"type" oas:"required,enum=payment|policy_decision"`
+	ID          string    `json:"id" oas:"required" description:"the payment id or the policy decision log id"`
+	OccurredAt  time.Time `json:"occurredAt" oas:"required"`
+	AmountUSD   string    `json:"amountUsd" oas:"required"`
+	Status      string    `json:"status" oas:"required" description:"a payment's status; ALLOW or DENY for a decision"`
+	Reason      *string   `json:"reason" oas:"required,nullable" description:"a payment's failureReason or a decision's reason"`
+	SHA256      *string   `json:"sha256" oas:"required,nullable" description:"decisions: the sha256 of the policy version decided with"`
+	PolicyID    *string   `json:"policyId" oas:"required,nullable"`
+	ReferenceID *string   `json:"referenceId" oas:"required,nullable" description:"decisions: the payment decided on"`
+}
+
+type agentActivityResponse struct {
+	Items      []agentActivityItem `json:"items" oas:"required"`
+	NextCursor *string             `json:"nextCursor" oas:"required,nullable" description:"pass as cursor for the next (older) page; null at the end"`
+}
+
+func usdPtr(v *int64) *string {
+	if v == nil {
+		return nil
+	}
+	s := core.FormatUSD(*v)
+	return &s
+}
+
+func toAgent(a agent.Agent) agentResponse {
+	return agentResponse{
+		ID: a.ID, Name: a.Name, Status: string(a.Status), WalletID: strPtr(a.WalletID),
+		Limits:    toAgentLimits(a.Limits),
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	}
+}
+
+func toAgentLimits(l agent.Limits) agentLimitsResponse {
+	return agentLimitsResponse{PerTransactionUSD: usdPtr(l.PerTransaction), DailyUSD: usdPtr(l.Daily),
+		WeeklyUSD: usdPtr(l.Weekly), MonthlyUSD: usdPtr(l.Monthly)}
+}
+
+func toAgentActivity(p agents.ActivityPage) agentActivityResponse {
+	out := agentActivityResponse{Items: make([]agentActivityItem, len(p.Items)), NextCursor: strPtr(p.NextCursor)}
+	for i, it := range p.Items {
+		out.Items[i] = agentActivityItem{Type: it.Kind, ID: it.ID, OccurredAt: it.At, AmountUSD: core.FormatUSD(it.AmountBaseUnits),
+			Status: it.Status, Reason: strPtr(it.Reason), SHA256: strPtr(it.SHA256), PolicyID: strPtr(it.PolicyID),
+			ReferenceID: strPtr(it.ReferenceID)}
+	}
+	return out
+}

@@ -1,0 +1,129 @@
+package agents
+
+import (
+	"context"
+	"strings"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/agent"
+	"corridor/core/auth"
+	"corridor/ports"
+)
+
+// CreateAgent creates an ACTIVE agent with no limits, no wallet and no key.
+func (s *Service) CreateAgent(ctx context.Context, p auth.Principal, name string) (agent.Agent, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+		return agent.Agent{}, err
+	}
+	n, err := agent.ValidateName(name)
+	if err != nil {
+		return agent.Agent{}, err
+	}
+	now := s.clock.Now().UTC()
+	a := agent.Agent{ID: core.NewID(core.PrefixAgent), TenantID: p.TenantID, Environment: p.Environment, Name: n,
+		Status: agent.StatusActive, CreatedAt: now, UpdatedAt: now}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		return tx.Agents().CreateAgent(ctx, a)
+	})
+	return a, err
+}
+
+// ListAgents lists the caller's agents in creation order.
+func (s *Service) ListAgents(ctx context.Context, p auth.Principal, page ports.Page) ([]agent.Agent, int, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsRead); err != nil {
+		return nil, 0, err
+	}
+	var list []agent.Agent
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		list, total, err = tx.Agents().ListAgents(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
+		return err
+	})
+	return list, total, err
+}
+
+// GetAgent returns one agent of the caller; another tenant's agent is AGENT_NOT_FOUND.
+func (s *Service) GetAgent(ctx context.Context, p auth.Principal, id string) (agent.Agent, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsRead); err != nil {
+		return agent.Agent{}, err
+	}
+	var a agent.Agent
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		a, err = tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
+		return err
+	})
+	return a, err
+}
+
+// SuspendAgent stops the agent: its keys are declined with AGENT_SUSPENDED on their next
+// request. Suspending a suspended agent answers it unchanged.
+func (s *Service) SuspendAgent(ctx context.Context, p auth.Principal, id string) (agent.Agent, error) {
+	return s.transition(ctx, p, id, agent.ActionSuspend)
+}
+
+// ReactivateAgent lets the agent's keys act again. Reactivating an active agent answers it
+// unchanged.
+func (s *Service) ReactivateAgent(ctx context.Context, p auth.Principal, id string) (agent.Agent, error) {
+	return s.transition(ctx, p, id, agent.ActionReactivate)
+}
+
+func (s *Service) transition(ctx context.Context, p auth.Principal, id string, action agent.Action) (agent.Agent, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+		return agent.Agent{}, err
+	}
+	var a agent.Agent
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		locked, err := tx.Agents().LockAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
+		if err != nil {
+			return err
+		}
+		to, err := agent.Next(locked.Status, action)
+		if err != nil {
+			return err
+		}
+		a = locked
+		if to == locked.Status {
+			return nil
+		}
+		now := s.clock.Now().UTC()
+		a.Status, a.UpdatedAt = to, now
+		a.SuspendedAt = nil
+		if to == agent.StatusSuspended {
+			a.SuspendedAt = &now
+		}
+		return tx.Agents().UpdateAgent(ctx, a)
+	})
+	return a, err
+}
+
+// RequireActiveAgent is the authentication layer's check of an agent key: AGENT_SUSPENDED
+// while the agent is suspended. It runs in the caller's unit of work when there is one.
+func (s *Service) RequireActiveAgent(ctx context.Context, tenantID string, env core.Environment, agentID string) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		a, err := tx.Agents().FindAgent(ctx, tenantID, env, agentID)
+		if err != nil {
+			return err
+		}
+		return requireActive(a)
+	})
+}
+
+// RequireAgent answers whether an agent exists in the tenant and environment (policy
+// attachments to an agent subject); another tenant's agent is AGENT_NOT_FOUND.
+func (s *Service) RequireAgent(ctx context.Context, tenantID string, env core.Environment, agentID string) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, err := tx.Agents().FindAgent(ctx, tenantID, env, agentID)
+		return err
+	})
+}
+
+func requireActive(a agent.Agent) error {
+	if a.Status == agent.StatusSuspended {
+		return core.E(agent.CodeSuspended, "agent %s is suspended; reactivate it to let it act again", a.ID).
+			WithDetails(map[string]any{"agentId": a.ID})
+	}
+	return nil
+}

@@ -1,0 +1,125 @@
+// Package agent holds the rules of agents: tenant-owned automation principals with scoped keys,
+// USD spend limits counted in UTC day, ISO week and calendar month windows, and a status that
+// suspension flips. It does no I/O.
+package agent
+
+import (
+	"strings"
+	"time"
+
+	"corridor/core"
+	"corridor/core/auth"
+)
+
+// Codes of the agents capability (SPEC.md Errors).
+const (
+	CodeNotFound         core.Code = "AGENT_NOT_FOUND"
+	CodeSuspended        core.Code = "AGENT_SUSPENDED"
+	CodeLimit            core.Code = "AGENT_LIMIT"
+	CodeLimitUnavailable core.Code = "AGENT_LIMIT_UNAVAILABLE"
+	CodeWalletExists     core.Code = "AGENT_WALLET_EXISTS"
+)
+
+// Status is an agent's state.
+type Status string
+
+const (
+	StatusActive    Status = "ACTIVE"
+	StatusSuspended Status = "SUSPENDED"
+)
+
+// Action is what moves an agent between states.
+type Action string
+
+const (
+	ActionSuspend    Action = "suspend"
+	ActionReactivate Action = "reactivate"
+)
+
+// transitions is SPEC.md's agent state machine: active to suspended and back. Suspending a
+// suspended agent and reactivating an active one are no-ops that answer the agent unchanged,
+// as revoking a revoked key does, so a retried call never fails.
+var transitions = map[Status]map[Action]Status{
+	StatusActive:    {ActionSuspend: StatusSuspended, ActionReactivate: StatusActive},
+	StatusSuspended: {ActionSuspend: StatusSuspended, ActionReactivate: StatusActive},
+}
+
+// Next applies an action; an unknown state or action is INVALID_STATE.
+func Next(from Status, a Action) (Status, error) {
+	to, ok := transitions[from][a]
+	if !ok {
+		return "", core.E(core.CodeInvalidState, "an agent in %s cannot %s", from, a)
+	}
+	return to, nil
+}
+
+// MaxNameLength bounds an agent's name.
+const MaxNameLength = 200
+
+// Limits are an agent's caps in USD base units (6 decimals); nil is no cap.
+type Limits struct {
+	PerTransaction *int64
+	Daily          *int64
+	Weekly         *int64
+	Monthly        *int64
+}
+
+// Agent is a tenant-owned principal.
+type Agent struct {
+	ID          string
+	TenantID    string
+	Environment core.Environment
+	Name        string
+	Status      Status
+	// WalletID is the agent's one Safe (purpose AGENT); "" until provisioned.
+	WalletID    string
+	Limits      Limits
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	SuspendedAt *time.Time
+}
+
+// ValidateName checks a create input's name.
+func ValidateName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	switch {
+	case n == "":
+		return "", core.Invalid("name", "is required")
+	case len(n) > MaxNameLength:
+		return "", core.Invalid("name", "must be at most 200 characters")
+	}
+	return n, nil
+}
+
+// ForbiddenScopes are the scopes an agent key can never hold (SPEC.md Authentication 6).
+var ForbiddenScopes = []auth.Scope{auth.ScopeAgentsManage, auth.ScopeKeysManage, auth.ScopePoliciesWrite, auth.ScopeTreasuryWrite}
+
+// StripScopes is what an agent key may hold of the scopes asked for: the forbidden four are
+// dropped silently, and "*" stands for every other scope, so a root-style request still yields
+// a key without them. The result is normalized.
+func StripScopes(requested []auth.Scope) []auth.Scope {
+	var out []auth.Scope
+	for _, s := range requested {
+		if s == auth.ScopeRoot {
+			for _, each := range auth.AllScopes {
+				if each != auth.ScopeRoot && !forbidden(each) {
+					out = append(out, each)
+				}
+			}
+			continue
+		}
+		if !forbidden(s) {
+			out = append(out, s)
+		}
+	}
+	return auth.Normalize(out)
+}
+
+func forbidden(s auth.Scope) bool {
+	for _, f := range ForbiddenScopes {
+		if s == f {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,277 @@
+package agents
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"corridor/test/harness"
+)
+
+func TestAgents_CreateListGet(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	a := createAgent(t, ten.Root, "  invoice payer  ")
+	id := a["id"].(string)
+	if !strings.HasPrefix(id, "agt_") || a["name"] != "invoice payer" || a["status"] != "ACTIVE" || a["walletId"] != nil {
+		t.Fatalf("created %v", a)
+	}
+	limits := a["limits"].(map[string]any)
+	for _, f := range []string{"perTransactionUsd", "dailyUsd", "weeklyUsd", "monthlyUsd"} {
+		if v, ok := limits[f]; !ok || v != nil {
+			t.Fatalf("a new agent has limit %s = %v", f, v)
+		}
+	}
+	createAgent(t, ten.Root, "second")
+	if got := ten.Root.Get("/v1/agents/"+id).Expect(t, 200).JSON(t); got["id"] != id {
+		t.Fatalf("get %v", got)
+	}
+	list := ten.Root.Get("/v1/agents?take=1").Expect(t, 200).JSON(t)
+	if list["total"] != float64(2) || len(list["agents"].([]any)) != 1 || list["agents"].([]any)[0].(map[string]any)["id"] != id {
+		t.Fatalf("list %v", list)
+	}
+	if got := ten.Root.Get("/v1/agents?skip=1").Expect(t, 200).JSON(t); len(got["agents"].([]any)) != 1 {
+		t.Fatalf("second page %v", got)
+	}
+
+	harness.Field(ten.Root.Post("/v1/agents", map[string]any{"name": " "}).ExpectError(t, 400, "VALIDATION_FAILED"), "name")
+	ten.Root.Post("/v1/agents", map[string]any{"name": strings.Repeat("x", 201)}).ExpectError(t, 400, "VALIDATION_FAILED")
+	ten.Root.Get("/v1/agents/agt_nope").ExpectError(t, 404, "AGENT_NOT_FOUND")
+
+	// Another tenant's agent is not found, and its list does not show it.
+	other := env().NewTenant(t)
+	other.Root.Get("/v1/agents/"+id).ExpectError(t, 404, "AGENT_NOT_FOUND")
+	other.Root.Post("/v1/agents/"+id+"/suspend", nil).ExpectError(t, 404, "AGENT_NOT_FOUND")
+	put(other.Root, "/v1/agents/"+id+"/limits", map[string]any{"dailyUsd": "1"}).ExpectError(t, 404, "AGENT_NOT_FOUND")
+	other.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "x", "scopes": []string{"agents:read"}}).ExpectError(t, 404, "AGENT_NOT_FOUND")
+	other.Root.Get("/v1/agents/"+id+"/activity").ExpectError(t, 404, "AGENT_NOT_FOUND")
+	if got := other.Root.Get("/v1/agents").Expect(t, 200).JSON(t); got["total"] != float64(0) {
+		t.Fatalf("other tenant lists %v", got)
+	}
+	if got := ten.Root.Get("/v1/agents/"+id).Expect(t, 200).JSON(t); got["limits"].(map[string]any)["dailyUsd"] != nil {
+		t.Fatalf("another tenant changed the agent: %v", got)
+	}
+}
+
+// TestAgents_StateMachine walks the agent state table row by row: suspend and reactivate each
+// from both states; the no-op rows answer the agent unchanged.
+func TestAgents_StateMachine(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "state")["id"].(string)
+	rows := []struct{ action, want string }{
+		{"reactivate", "ACTIVE"}, // ACTIVE --reactivate--> ACTIVE (no-op)
+		{"suspend", "SUSPENDED"}, // ACTIVE --suspend--> SUSPENDED
+		{"suspend", "SUSPENDED"}, // SUSPENDED --suspend--> SUSPENDED (no-op)
+		{"reactivate", "ACTIVE"}, // SUSPENDED --reactivate--> ACTIVE
+	}
+	var lastUpdated any
+	for i, r := range rows {
+		got := ten.Root.Post("/v1/agents/"+id+"/"+r.action, nil).Expect(t, 200).JSON(t)
+		if got["status"] != r.want {
+			t.Fatalf("row %d: %s → %v, want %s", i, r.action, got["status"], r.want)
+		}
+		if i == 2 && got["updatedAt"] != lastUpdated {
+			t.Fatalf("suspending a suspended agent changed it: %v then %v", lastUpdated, got["updatedAt"])
+		}
+		lastUpdated = got["updatedAt"]
+	}
+	ten.Root.Post("/v1/agents/agt_nope/suspend", nil).ExpectError(t, 404, "AGENT_NOT_FOUND")
+}
+
+// TestAgents_KeysStripForbiddenScopes: the four scopes an agent may not hold are dropped
+// silently, on every key of the agent, "*" included; an agent key cannot mint keys, may read
+// and evaluate policies, and its principal is the agent.
+func TestAgents_KeysStripForbiddenScopes(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "keys")["id"].(string)
+	forbidden := []string{"agents:manage", "keys:manage", "policies:write", "treasury:write"}
+	asked := append([]string{"payments:create", "policies:read", "policies:evaluate", "agents:read"}, forbidden...)
+	for round := 0; round < 2; round++ { // a second key for the same agent: the same stripping
+		k := agentKey(t, ten.Root, id, asked...)
+		got := scopesOf(k)
+		for _, f := range forbidden {
+			if got[f] {
+				t.Fatalf("round %d: key holds %s: %v", round, f, k["scopes"])
+			}
+		}
+		if len(got) != 4 || !got["payments:create"] || k["agentId"] != id || k["key"] == nil {
+			t.Fatalf("round %d: key %v", round, k)
+		}
+	}
+	root := agentKey(t, ten.Root, id, "*")
+	if got := scopesOf(root); got["*"] || got["keys:manage"] || got["agents:manage"] || !got["wallets:write"] {
+		t.Fatalf("* became %v", root["scopes"])
+	}
+	// The agent key cannot mint a key (it holds no keys:manage), nor mint another agent key.
+	agentClient := env().Client(t).WithKey(root["key"].(string))
+	agentClient.Post("/v1/api-keys", map[string]any{"name": "escalate", "scopes": []string{"*"}}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	agentClient.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "escalate", "scopes": []string{"*"}}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	agentClient.Post("/v1/policies", map[string]any{"name": "p", "document": map[string]any{"schemaVersion": 1}}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	// Agent keys may read and evaluate policies.
+	pol := ten.Root.Post("/v1/policies", map[string]any{"name": "cap",
+		"document": map[string]any{"schemaVersion": 1, "limits": map[string]any{"perTransactionUsd": "5"}}}).Expect(t, 201).JSON(t)
+	agentClient.Get("/v1/policies").Expect(t, 200)
+	verdict := agentClient.Post("/v1/policies/evaluate", map[string]any{"policyId": pol["policyId"], "amountUsd": "6"}).Expect(t, 200).JSON(t)
+	if verdict["allow"] != false {
+		t.Fatalf("evaluate %v", verdict)
+	}
+	// The key list shows whose key it is; the plaintext is shown once.
+	keys := ten.Root.Get("/v1/api-keys").Expect(t, 200).JSON(t)["apiKeys"].([]any)
+	agentKeys := 0
+	for _, k := range keys {
+		if k.(map[string]any)["agentId"] == id {
+			agentKeys++
+		}
+	}
+	if agentKeys != 3 {
+		t.Fatalf("%d agent keys listed", agentKeys)
+	}
+
+	// A caller may not grant an agent a scope it does not hold itself.
+	manager := env().Client(t).WithKey(env().NewKey(t, ten.Root, map[string]any{"name": "manager", "scopes": []string{"agents:manage"}}))
+	manager.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "x", "scopes": []string{"payments:create"}}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	if k := agentKey(t, manager, id, "agents:manage"); len(k["scopes"].([]any)) != 0 {
+		t.Fatalf("a key of only forbidden scopes holds %v", k["scopes"])
+	}
+
+	harness.Field(ten.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "x", "scopes": []string{"nope:read"}}).
+		ExpectError(t, 400, "VALIDATION_FAILED"), "scopes[0]")
+	harness.Field(ten.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "x", "scopes": []string{}}).
+		ExpectError(t, 400, "VALIDATION_FAILED"), "scopes")
+	harness.Field(ten.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "", "scopes": []string{"agents:read"}}).
+		ExpectError(t, 400, "VALIDATION_FAILED"), "name")
+}
+
+// TestAgents_SuspendedKeyDeclined: a suspended agent's key is declined at authentication on
+// its next request, 403 on ordinary routes and 409 on wallet provisioning; it works again
+// after reactivate.
+func TestAgents_SuspendedKeyDeclined(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "suspend")["id"].(string)
+	key := env().Client(t).WithKey(agentKey(t, ten.Root, id, "agents:read", "wallets:write")["key"].(string))
+	key.Get("/v1/agents/" + id).Expect(t, 200)
+	ten.Root.Post("/v1/agents/"+id+"/suspend", nil).Expect(t, 200)
+	key.Get("/v1/agents/"+id).ExpectError(t, 403, "AGENT_SUSPENDED")
+	key.Post("/v1/agents/"+id+"/wallet", map[string]any{"owners": []map[string]any{}}).ExpectError(t, 409, "AGENT_SUSPENDED")
+	key.Get("/v1/capabilities").ExpectError(t, 403, "AGENT_SUSPENDED")
+	ten.Root.Get("/v1/agents/" + id).Expect(t, 200) // a tenant key still works
+	ten.Root.Post("/v1/agents/"+id+"/reactivate", nil).Expect(t, 200)
+	key.Get("/v1/agents/" + id).Expect(t, 200)
+}
+
+// TestAgents_Limits: only sent fields change, null clears, zero, negative and malformed caps
+// are VALIDATION_FAILED naming the field, and a body with one bad field changes nothing.
+func TestAgents_Limits(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "limits")["id"].(string)
+	path := "/v1/agents/" + id + "/limits"
+	expect := func(got map[string]any, want map[string]any) {
+		t.Helper()
+		for f, v := range want {
+			if got[f] != v {
+				t.Fatalf("%s = %v, want %v (%v)", f, got[f], v, got)
+			}
+		}
+	}
+	none := map[string]any{"perTransactionUsd": nil, "dailyUsd": nil, "weeklyUsd": nil, "monthlyUsd": nil}
+	expect(ten.Root.Get(path).Expect(t, 200).JSON(t), none)
+	expect(put(ten.Root, path, map[string]any{"dailyUsd": "100", "perTransactionUsd": "12.50"}).Expect(t, 200).JSON(t),
+		map[string]any{"dailyUsd": "100", "perTransactionUsd": "12.5", "weeklyUsd": nil, "monthlyUsd": nil})
+	expect(put(ten.Root, path, map[string]any{"weeklyUsd": "0.000001"}).Expect(t, 200).JSON(t),
+		map[string]any{"dailyUsd": "100", "perTransactionUsd": "12.5", "weeklyUsd": "0.000001"})
+	expect(put(ten.Root, path, `{"dailyUsd": null}`).Expect(t, 200).JSON(t),
+		map[string]any{"dailyUsd": nil, "perTransactionUsd": "12.5", "weeklyUsd": "0.000001"})
+	expect(put(ten.Root, path, map[string]any{}).Expect(t, 200).JSON(t), map[string]any{"perTransactionUsd": "12.5"})
+
+	for _, bad := range []struct {
+		body  string
+		field string
+	}{
+		{`{"dailyUsd": "0"}`, "dailyUsd"},
+		{`{"monthlyUsd": "0.000000"}`, "monthlyUsd"},
+		{`{"weeklyUsd": "-5"}`, "weeklyUsd"},
+		{`{"perTransactionUsd": "1e3"}`, "perTransactionUsd"},
+		{`{"perTransactionUsd": "1.0000001"}`, "perTransactionUsd"},
+		{`{"dailyUsd": 5}`, "dailyUsd"},
+		{`{"yearlyUsd": "5"}`, "yearlyUsd"},
+		{`{"monthlyUsd": "500", "dailyUsd": "0"}`, "dailyUsd"},
+	} {
+		harness.Field(put(ten.Root, path, bad.body).ExpectError(t, 400, "VALIDATION_FAILED"), bad.field)
+	}
+	expect(ten.Root.Get(path).Expect(t, 200).JSON(t),
+		map[string]any{"dailyUsd": nil, "perTransactionUsd": "12.5", "weeklyUsd": "0.000001", "monthlyUsd": nil})
+	if got := ten.Root.Get("/v1/agents/"+id).Expect(t, 200).JSON(t); got["limits"].(map[string]any)["perTransactionUsd"] != "12.5" {
+		t.Fatalf("agent %v", got)
+	}
+	// Reading needs agents:read; writing agents:manage.
+	reader := env().Client(t).WithKey(env().NewKey(t, ten.Root, map[string]any{"name": "r", "scopes": []string{"agents:read"}}))
+	reader.Get(path).Expect(t, 200)
+	put(reader, path, map[string]any{"dailyUsd": "1"}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+}
+
+// TestAgents_CardsNotServedYet: agent card issuance answers FEATURE_NOT_AVAILABLE and the
+// feature stays off until it is live.
+func TestAgents_CardsNotServedYet(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "cards")["id"].(string)
+	ten.Root.Post("/v1/agents/"+id+"/cards", map[string]any{}).ExpectError(t, http.StatusNotImplemented, "FEATURE_NOT_AVAILABLE")
+	caps := env().Client(t).Get("/v1/capabilities").Expect(t, 200).JSON(t)["features"].(map[string]any)
+	if caps["agents"] != false {
+		t.Fatalf("features.agents = %v", caps["agents"])
+	}
+	ten.Root.Get("/v1/agents/" + id + "/nope").ExpectError(t, 404, "ROUTE_NOT_FOUND")
+}
+
+// TestAgents_PolicyAttachment: a policy attaches to an agent subject of the caller; another
+// tenant's agent is not found.
+func TestAgents_PolicyAttachment(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "policy")["id"].(string)
+	pol := ten.Root.Post("/v1/policies", map[string]any{"name": "agent cap",
+		"document": map[string]any{"schemaVersion": 1, "limits": map[string]any{"perTransactionUsd": "5"}}}).Expect(t, 201).JSON(t)
+	pid := pol["policyId"].(string)
+	att := ten.Root.Post("/v1/policies/"+pid+"/attachments", map[string]any{"subjectType": "agent", "subjectId": id}).Expect(t, 201).JSON(t)
+	if att["subjectType"] != "agent" || att["subjectId"] != id {
+		t.Fatalf("attachment %v", att)
+	}
+	ten.Root.Post("/v1/policies/"+pid+"/attachments", map[string]any{"subjectType": "agent", "subjectId": "agt_nope"}).ExpectError(t, 404, "AGENT_NOT_FOUND")
+	other := env().NewTenant(t)
+	opol := other.Root.Post("/v1/policies", map[string]any{"name": "x", "document": map[string]any{"schemaVersion": 1}}).Expect(t, 201).JSON(t)
+	other.Root.Post("/v1/policies/"+opol["policyId"].(string)+"/attachments", map[string]any{"subjectType": "agent", "subjectId": id}).
+		ExpectError(t, 404, "AGENT_NOT_FOUND")
+	// Evaluating by the agent subject finds its policy.
+	verdict := ten.Root.Post("/v1/policies/evaluate", map[string]any{"subjectType": "agent", "subjectId": id, "amountUsd": "6"}).Expect(t, 200).JSON(t)
+	if verdict["allow"] != false {
+		t.Fatalf("evaluate %v", verdict)
+	}
+}
+
+// TestAgents_Idempotent: a retried create with one Idempotency-Key makes one agent; a retried
+// key mint replays the key without its plaintext.
+func TestAgents_Idempotent(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "agent-create-1")
+	first := c.Post("/v1/agents", map[string]any{"name": "once"}).Expect(t, 201).JSON(t)
+	again := c.Post("/v1/agents", map[string]any{"name": "once"}).Expect(t, 201).JSON(t)
+	if first["id"] != again["id"] {
+		t.Fatalf("two agents: %v %v", first, again)
+	}
+	if got := ten.Root.Get("/v1/agents").Expect(t, 200).JSON(t); got["total"] != float64(1) {
+		t.Fatalf("list %v", got)
+	}
+	id := first["id"].(string)
+	k := ten.Root.With("Idempotency-Key", "agent-key-1")
+	minted := k.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "k", "scopes": []string{"agents:read"}}).Expect(t, 201).JSON(t)
+	replayed := k.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "k", "scopes": []string{"agents:read"}}).Expect(t, 201)
+	body := replayed.JSON(t)
+	if minted["key"] == nil || body["key"] != nil || body["id"] != minted["id"] || replayed.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("replay %v of %v", body, minted)
+	}
+}

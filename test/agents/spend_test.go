@@ -1,0 +1,144 @@
+package agents
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"corridor/core"
+	"corridor/core/agent"
+	"corridor/ports"
+	"corridor/test/harness"
+)
+
+// TestAgents_Wallet: one Safe per agent, purpose AGENT, its address usable at once; a second
+// call is 409 AGENT_WALLET_EXISTS; a suspended agent is 409 AGENT_SUSPENDED; both scopes are
+// needed; concurrent calls make one wallet.
+func TestAgents_Wallet(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	o := newOwner(t)
+	owners := []map[string]any{{"address": o.address.Hex(), "role": "AGENT"}}
+	id := createAgent(t, ten.Root, "wallet")["id"].(string)
+
+	onlyManage := env().Client(t).WithKey(env().NewKey(t, ten.Root, map[string]any{"name": "m", "scopes": []string{"agents:manage"}}))
+	onlyManage.Post("/v1/agents/"+id+"/wallet", map[string]any{"owners": owners}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	harness.Field(ten.Root.Post("/v1/agents/"+id+"/wallet", map[string]any{"owners": []map[string]any{}}).
+		ExpectError(t, 400, "VALIDATION_FAILED"), "owners")
+
+	var wg sync.WaitGroup
+	statuses := make([]int, 4)
+	bodies := make([]map[string]any, 4)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := ten.Root.Post("/v1/agents/"+id+"/wallet", map[string]any{"owners": owners})
+			statuses[i], bodies[i] = r.Status, r.JSON(t)
+		}()
+	}
+	wg.Wait()
+	var walletID string
+	for i, s := range statuses {
+		switch {
+		case s == http.StatusAccepted && walletID == "":
+			walletID = bodies[i]["id"].(string)
+			if bodies[i]["purpose"] != "AGENT" || bodies[i]["name"] != "Agent wallet" {
+				t.Fatalf("wallet %v", bodies[i])
+			}
+		case s == http.StatusConflict && bodies[i]["code"] == "AGENT_WALLET_EXISTS":
+		default:
+			t.Fatalf("concurrent provisioning: %v %v", statuses, bodies)
+		}
+	}
+	if walletID == "" {
+		t.Fatalf("no wallet made: %v", bodies)
+	}
+	if got := ten.Root.Get("/v1/agents/"+id).Expect(t, 200).JSON(t); got["walletId"] != walletID {
+		t.Fatalf("agent %v", got)
+	}
+	ten.Root.Post("/v1/agents/"+id+"/wallet", map[string]any{"owners": owners}).ExpectError(t, 409, "AGENT_WALLET_EXISTS")
+	if w := ten.Root.Get("/v1/wallets/"+walletID).Expect(t, 200).JSON(t); w["purpose"] != "AGENT" {
+		t.Fatalf("wallet %v", w)
+	}
+
+	suspended := createAgent(t, ten.Root, "suspended")["id"].(string)
+	ten.Root.Post("/v1/agents/"+suspended+"/suspend", nil).Expect(t, 200)
+	ten.Root.Post("/v1/agents/"+suspended+"/wallet", map[string]any{"owners": owners}).ExpectError(t, 409, "AGENT_SUSPENDED")
+	ten.Root.Get("/v1/agents/agt_nope").ExpectError(t, 404, "AGENT_NOT_FOUND")
+	ten.Root.Post("/v1/agents/agt_nope/wallet", map[string]any{"owners": owners}).ExpectError(t, 404, "AGENT_NOT_FOUND")
+}
+
+// TestAgents_SuspendBlocksPayments: suspended, the agent key's next payment is 403
+// AGENT_SUSPENDED while a tenant key still pays from the agent's wallet; reactivated, the
+// agent key pays again.
+func TestAgents_SuspendBlocksPayments(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	o := newOwner(t)
+	id := createAgent(t, ten.Root, "payer")["id"].(string)
+	walletID := agentWallet(t, ten, id, o, "")
+	key := env().Client(t).WithKey(agentKey(t, ten.Root, id, "payments:create", "payments:read")["key"].(string))
+	key.Post("/v1/payments", payBody(walletID, "1")).Expect(t, 201)
+	ten.Root.Post("/v1/agents/"+id+"/suspend", nil).Expect(t, 200)
+	key.Post("/v1/payments", payBody(walletID, "1")).ExpectError(t, 403, "AGENT_SUSPENDED")
+	ten.Root.Post("/v1/payments", payBody(walletID, "1")).Expect(t, 201)
+	ten.Root.Post("/v1/agents/"+id+"/reactivate", nil).Expect(t, 200)
+	key.Post("/v1/payments", payBody(walletID, "1")).Expect(t, 201)
+}
+
+// TestAgents_LimitAtCapEdge: the per-transaction cap and the daily cap against settled spend;
+// exactly at a cap passes and one base unit over is AGENT_LIMIT; a proposed payment does not
+// count, a completed one does.
+func TestAgents_LimitAtCapEdge(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	o := newOwner(t)
+	id := createAgent(t, ten.Root, "capped")["id"].(string)
+	walletID := agentWallet(t, ten, id, o, "100")
+	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"perTransactionUsd": "10", "dailyUsd": "15"}).Expect(t, 200)
+	key := env().Client(t).WithKey(agentKey(t, ten.Root, id, "payments:create", "payments:read", "payments:execute")["key"].(string))
+
+	refused := key.Post("/v1/payments", payBody(walletID, "10.000001")).ExpectError(t, 403, "AGENT_LIMIT")
+	if d := refused["details"].(map[string]any); d["window"] != "perTransaction" || d["limitUsd"] != "10" {
+		t.Fatalf("details %v", d)
+	}
+	first := key.Post("/v1/payments", payBody(walletID, "10")).Expect(t, 201).JSON(t)
+	// Proposed, not settled: a second payment of the full cap still passes (a guardrail).
+	key.Post("/v1/payments", payBody(walletID, "10")).Expect(t, 201)
+	complete(t, key, first, o)
+	// 10 settled today: 5 more is exactly the daily cap, 5.000001 one base unit over.
+	over := key.Post("/v1/payments", payBody(walletID, "5.000001")).ExpectError(t, 403, "AGENT_LIMIT")
+	if d := over["details"].(map[string]any); d["window"] != "daily" || d["spentUsd"] != "10" {
+		t.Fatalf("details %v", d)
+	}
+	key.Post("/v1/payments", payBody(walletID, "5")).Expect(t, 201)
+	spentAcrossMonthStart(t, ten.ID, id)
+	// A tenant key paying from the agent's wallet is held to the agent's caps too.
+	ten.Root.Post("/v1/payments", payBody(walletID, "5.000001")).ExpectError(t, 403, "AGENT_LIMIT")
+	// Raising the cap lets it through; another wallet of the tenant is not the agent's.
+	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"dailyUsd": "15.000001"}).Expect(t, 200)
+	key.Post("/v1/payments", payBody(walletID, "5.000001")).Expect(t, 201)
+}
+
+// spentAcrossMonthStart: an ISO week can start in the month before; a payment completed in that
+// part of the week counts for the week and not for the month (nor the day).
+func spentAcrossMonthStart(t *testing.T, tenantID, agentID string) {
+	t.Helper()
+	now := time.Now().UTC()
+	w := agent.Windows{Day: now.Add(time.Hour), Week: now.Add(-time.Hour), Month: now.Add(time.Hour)}
+	var spent agent.Spent
+	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		a, err := tx.Agents().FindAgent(ctx, tenantID, core.EnvTest, agentID)
+		if err != nil {
+			return err
+		}
+		spent, err = tx.Agents().SpentInWindows(ctx, a, w)
+		return err
+	})
+	if err != nil || spent != (agent.Spent{Week: 10_000_000}) {
+		t.Fatalf("spent %+v, %v; want only the week's 10 USD", spent, err)
+	}
+}
