@@ -45,6 +45,8 @@ type Tx interface {
 	Offramp() OfframpRepo
 	// Claims stores pending claims, claim links, phone challenges and escrow events.
 	Claims() ClaimRepo
+	// Treasury stores treasury accounts, buckets, rules and sweeps.
+	Treasury() TreasuryRepo
 }
 
 // TenantRepo stores tenants.

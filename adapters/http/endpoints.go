@@ -58,6 +58,9 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.safePaymentEndpoints()...)
 	routes = append(routes, s.policyEndpoints()...)
 	routes = append(routes, s.offrampEndpoints()...)
+	if s.cfg.Capabilities.Features["treasury"] {
+		routes = append(routes, s.treasuryEndpoints()...)
+	}
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

@@ -18,6 +18,7 @@ import (
 	policyapp "corridor/app/policy"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
+	treasuryapp "corridor/app/treasury"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
@@ -122,6 +123,7 @@ type Services struct {
 	SafePay     *safepayapp.Service
 	Policy      *policyapp.Service
 	Offramp     *offrampapp.Service
+	Treasury    *treasuryapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -133,7 +135,7 @@ func (s Services) missing() []string {
 		absent bool
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
-		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
+		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil}, {"Treasury", s.Treasury == nil},
 		{"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
