@@ -130,7 +130,7 @@ func (r treasuryRepo) CreateAccount(ctx context.Context, a treasury.Account) err
 		buckets[i] = treasuryBucketModel{ID: b.ID, AccountID: a.ID, WalletID: b.WalletID, Name: b.Name, Kind: string(b.Kind),
 			TargetBps: b.TargetBps, ApyBps: b.ApyBps, Position: b.Position}
 	}
-	_, err := r.db.NewInsert().Model(&buckets).ExcludeColumn("address", "wallet_status").Exec(ctx)
+	_, err := r.db.NewInsert().Model(&buckets).Exec(ctx)
 	return err
 }
 
