@@ -49,7 +49,7 @@ func createAccount(t *testing.T, c *harness.Client, owners []owner, threshold in
 	created := c.Post("/v1/treasury/accounts", map[string]any{"name": "treasury test", "owners": ownersBody(owners...),
 		"threshold": threshold, "buckets": buckets}).Expect(t, 202).JSON(t)
 	id := created["accountId"].(string)
-	return poll(t, func() map[string]any { return c.Get("/v1/treasury/accounts/" + id).Expect(t, 200).JSON(t) },
+	return poll(t, func() map[string]any { return c.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool {
 			for _, b := range m["buckets"].([]any) {
 				if b.(map[string]any)["walletStatus"] != "DEPLOYED" {
@@ -68,7 +68,7 @@ func bucketAt(account map[string]any, i int) map[string]any {
 func fund(t *testing.T, c *harness.Client, b map[string]any, amount string) {
 	t.Helper()
 	drip := c.Post("/v1/wallets/"+b["walletId"].(string)+"/fund", map[string]any{"asset": "usdc", "amount": amount}).Expect(t, 201).JSON(t)
-	got := poll(t, func() map[string]any { return c.Get("/v1/faucet/drips/" + drip["id"].(string)).Expect(t, 200).JSON(t) },
+	got := poll(t, func() map[string]any { return c.Get("/v1/faucet/drips/"+drip["id"].(string)).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] != "SUBMITTED" })
 	if got["status"] != "CONFIRMED" {
 		t.Fatalf("drip: %v", got)
@@ -77,7 +77,7 @@ func fund(t *testing.T, c *harness.Client, b map[string]any, amount string) {
 
 func sign(t *testing.T, c *harness.Client, paymentID string, o owner) {
 	t.Helper()
-	pay := c.Get("/v1/payments/" + paymentID).Expect(t, 200).JSON(t)
+	pay := c.Get("/v1/payments/"+paymentID).Expect(t, 200).JSON(t)
 	sig, err := safe.Sign(common.HexToHash(pay["safeTxHash"].(string)), o.key)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func poll(t *testing.T, get func() map[string]any, done func(map[string]any) boo
 
 func sweeps(t *testing.T, c *harness.Client, accountID string) []any {
 	t.Helper()
-	return c.Get("/v1/treasury/accounts/" + accountID + "/sweeps").Expect(t, 200).JSON(t)["sweeps"].([]any)
+	return c.Get("/v1/treasury/accounts/"+accountID+"/sweeps").Expect(t, 200).JSON(t)["sweeps"].([]any)
 }
 
 func fields(t *testing.T, e map[string]any) string {

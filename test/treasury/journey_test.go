@@ -45,14 +45,14 @@ func TestTreasury_SweepExcessJourney(t *testing.T) {
 		t.Fatalf("sweep: %v", sweep)
 	}
 	// Nothing moved: the proposal waits for an owner.
-	if got := ten.Root.Get("/v1/treasury/accounts/" + id).Expect(t, 200).JSON(t); bucketAt(got, 0)["balanceUsd"] != "100" {
+	if got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t); bucketAt(got, 0)["balanceUsd"] != "100" {
 		t.Fatalf("operating moved before signing: %v", bucketAt(got, 0))
 	}
 
 	// Another window while the sweep is pending: recorded, no second sweep.
 	ten.Root.Post("/v1/sandbox/treasury/accounts/"+id+"/advance", map[string]any{"days": 1}).Expect(t, 200)
 	poll(t, func() map[string]any {
-		return ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
+		return ten.Root.Get("/v1/treasury/accounts/"+id+"/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
 	}, func(m map[string]any) bool { return m["lastSkipReason"] == "PREVIOUS_SWEEP_PENDING" })
 	if n := len(sweeps(t, ten.Root, id)); n != 1 {
 		t.Fatalf("%d sweeps while the first is pending, want 1", n)
@@ -65,8 +65,11 @@ func TestTreasury_SweepExcessJourney(t *testing.T) {
 		t.Fatalf("sweep after signing: %v", done)
 	}
 
-	got := ten.Root.Get("/v1/treasury/accounts/" + id).Expect(t, 200).JSON(t)
-	want := []struct{ balance, drift string; bps float64 }{{"40", "-10", -1000}, {"60", "30", 3000}, {"0", "-20", -2000}}
+	got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t)
+	want := []struct {
+		balance, drift string
+		bps            float64
+	}{{"40", "-10", -1000}, {"60", "30", 3000}, {"0", "-20", -2000}}
 	for i, w := range want {
 		b := bucketAt(got, i)
 		if b["balanceUsd"] != w.balance || b["driftUsd"] != w.drift || b["driftBps"] != w.bps {

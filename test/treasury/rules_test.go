@@ -50,7 +50,7 @@ func TestTreasury_RuleValidation(t *testing.T) {
 	if !strings.Contains(fields(t, e), "type:") {
 		t.Fatalf("a one-bucket account's rule: %v", e)
 	}
-	if got := ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t); got["total"] != float64(0) {
+	if got := ten.Root.Get("/v1/treasury/accounts/"+id+"/rules").Expect(t, 200).JSON(t); got["total"] != float64(0) {
 		t.Fatalf("refused rules were stored: %v", got)
 	}
 }
@@ -94,7 +94,7 @@ func TestTreasury_RulePatchAndDelete(t *testing.T) {
 		}
 	}
 	ten.Root.Do("PATCH", path, map[string]any{"type": "SWEEP_EXCESS"}).ExpectError(t, 400, "VALIDATION_FAILED")
-	after := ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
+	after := ten.Root.Get("/v1/treasury/accounts/"+id+"/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
 	if after["targetUsd"] != "80.5" || after["thresholdUsd"] != nil || after["intervalSeconds"] != float64(120) || after["type"] != "TOP_UP" {
 		t.Fatalf("a refused patch changed the rule: %v", after)
 	}
@@ -103,7 +103,7 @@ func TestTreasury_RulePatchAndDelete(t *testing.T) {
 	if deleted["ruleId"] != rule["ruleId"] || deleted["enabled"] != false {
 		t.Fatalf("delete: %v", deleted)
 	}
-	if got := ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t); got["total"] != float64(0) {
+	if got := ten.Root.Get("/v1/treasury/accounts/"+id+"/rules").Expect(t, 200).JSON(t); got["total"] != float64(0) {
 		t.Fatalf("a deleted rule is listed: %v", got)
 	}
 	ten.Root.Do("PATCH", path, map[string]any{"enabled": true}).ExpectError(t, 404, "TREASURY_RULE_NOT_FOUND")

@@ -79,7 +79,7 @@ func TestTreasury_ManualSweeps(t *testing.T) {
 		}
 		return nil
 	}, func(m map[string]any) bool { return m["status"] == "COMPLETED" })
-	got := ten.Root.Get("/v1/treasury/accounts/" + id).Expect(t, 200).JSON(t)
+	got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t)
 	if bucketAt(got, 0)["balanceUsd"] != "45" || bucketAt(got, 1)["balanceUsd"] != "5" || got["totalUsd"] != "50" {
 		t.Fatalf("after the sweep: %v", got)
 	}

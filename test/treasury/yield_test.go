@@ -34,7 +34,7 @@ func TestTreasury_YieldAfter30Days(t *testing.T) {
 	if daily != coretreasury.DailyYield(1000_000000, 450) || want != "3.69861" {
 		t.Fatalf("formula: daily %d, 30 days %s", daily, want)
 	}
-	got := ten.Root.Get("/v1/treasury/accounts/" + id).Expect(t, 200).JSON(t)
+	got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t)
 	if y := bucketAt(got, 1)["accruedYieldUsd"]; y != want {
 		t.Errorf("accrued yield %v, want %s", y, want)
 	}
@@ -86,7 +86,7 @@ func TestTreasury_ParallelAdvances(t *testing.T) {
 			t.Fatalf("advance %d: %d", i, s)
 		}
 	}
-	got := ten.Root.Get("/v1/treasury/accounts/" + id).Expect(t, 200).JSON(t)
+	got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t)
 	want := core.FormatUSD(5 * coretreasury.DailyYield(500_000000, 1000))
 	if got["clockOffsetDays"] != float64(5) || bucketAt(got, 0)["accruedYieldUsd"] != want {
 		t.Fatalf("after five parallel advances: offset %v, yield %v, want 5 and %s", got["clockOffsetDays"], bucketAt(got, 0)["accruedYieldUsd"], want)
