@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"corridor/core"
 	"corridor/core/treasury"
@@ -30,9 +31,10 @@ type TreasuryRepo interface {
 	UpdateRule(ctx context.Context, r treasury.Rule) error
 	ListRules(ctx context.Context, accountID string, page Page) ([]treasury.Rule, int, error)
 	CountRules(ctx context.Context, accountID string) (int, error)
-	// ListRunnableRules lists enabled, undeleted rules of env, longest unevaluated first
-	// (optionally of one account), at most limit.
-	ListRunnableRules(ctx context.Context, env core.Environment, accountID string, limit int) ([]treasury.Rule, error)
+	// ListDueRules lists enabled, undeleted rules of env whose interval has passed at wall
+	// time now moved by their account's clock offset (optionally of one account), longest
+	// overdue first, at most limit.
+	ListDueRules(ctx context.Context, env core.Environment, accountID string, now time.Time, limit int) ([]treasury.Rule, error)
 
 	CreateSweep(ctx context.Context, s treasury.Sweep) error
 	ListSweeps(ctx context.Context, accountID string, page Page) ([]treasury.Sweep, int, error)

@@ -257,13 +257,18 @@ func (r treasuryRepo) CountRules(ctx context.Context, accountID string) (int, er
 	return int(n), err
 }
 
-func (r treasuryRepo) ListRunnableRules(ctx context.Context, env core.Environment, accountID string, limit int) ([]treasury.Rule, error) {
+func (r treasuryRepo) ListDueRules(ctx context.Context, env core.Environment, accountID string, now time.Time, limit int) ([]treasury.Rule, error) {
 	var rows []treasuryRuleModel
-	q := r.db.NewSelect().Model(&rows).Where("environment = ? AND enabled AND deleted_at IS NULL", env)
+	q := r.db.NewSelect().Model(&rows).
+		Join("JOIN treasury_accounts AS ta ON ta.id = treasury_rule_model.account_id").
+		Where("treasury_rule_model.environment = ? AND treasury_rule_model.enabled AND treasury_rule_model.deleted_at IS NULL", env).
+		Where("coalesce(treasury_rule_model.last_evaluated_at, treasury_rule_model.created_at) + make_interval(secs => treasury_rule_model.interval_seconds) <= ?::timestamptz + make_interval(days => ta.clock_offset_days)", now)
 	if accountID != "" {
-		q = q.Where("account_id = ?", accountID)
+		q = q.Where("treasury_rule_model.account_id = ?", accountID)
 	}
-	if err := q.OrderExpr("coalesce(last_evaluated_at, created_at) ASC, id ASC").Limit(int64(limit)).Scan(ctx); err != nil {
+	err := q.OrderExpr("coalesce(treasury_rule_model.last_evaluated_at, treasury_rule_model.created_at) + make_interval(secs => treasury_rule_model.interval_seconds) - make_interval(days => ta.clock_offset_days) ASC, treasury_rule_model.id ASC").
+		Limit(int64(limit)).Scan(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return domainRows[treasury.Rule](rows)

@@ -95,7 +95,9 @@ func (s *Service) GetAccount(ctx context.Context, p auth.Principal, id string) (
 	if err != nil {
 		return treasury.View{}, err
 	}
-	return s.view(ctx, a)
+	readCtx, cancel := context.WithTimeout(ctx, viewReadBudget)
+	defer cancel()
+	return s.view(ctx, readCtx, a)
 }
 
 // ListAccounts lists the caller's accounts, oldest first, each with its live view.
@@ -113,9 +115,13 @@ func (s *Service) ListAccounts(ctx context.Context, p auth.Principal, page ports
 	if err != nil {
 		return nil, 0, err
 	}
+	// One budget for every chain read of the page: a slow node makes balances null, never the
+	// request hang for each bucket in turn.
+	readCtx, cancel := context.WithTimeout(ctx, viewReadBudget)
+	defer cancel()
 	out := make([]treasury.View, len(accounts))
 	for i, a := range accounts {
-		if out[i], err = s.view(ctx, a); err != nil {
+		if out[i], err = s.view(ctx, readCtx, a); err != nil {
 			return nil, 0, err
 		}
 	}
@@ -132,9 +138,10 @@ func (s *Service) findAccount(ctx context.Context, p auth.Principal, id string) 
 	return a, err
 }
 
-// view reads every bucket's balance (outside any transaction) and its accrued yield.
-func (s *Service) view(ctx context.Context, a treasury.Account) (treasury.View, error) {
-	readings := s.readBalances(ctx, a)
+// view reads every bucket's balance (outside any transaction, within readCtx's budget) and its
+// accrued yield.
+func (s *Service) view(ctx, readCtx context.Context, a treasury.Account) (treasury.View, error) {
+	readings := s.readBalances(readCtx, a)
 	accrued, err := s.accruedYield(ctx, a)
 	if err != nil {
 		return treasury.View{}, err

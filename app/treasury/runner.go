@@ -27,13 +27,13 @@ type RunReport struct {
 }
 
 // RunRules evaluates the enabled rules of env whose interval has passed (of one account when
-// accountID is set), longest waiting first, at most runnerBatch per pass. A rule that cannot
+// accountID is set), longest overdue first, at most runnerBatch per pass. A rule that cannot
 // be evaluated is logged and left for the next pass.
 func (s *Service) RunRules(ctx context.Context, env core.Environment, accountID string) (RunReport, error) {
 	var rules []treasury.Rule
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		rules, err = tx.Treasury().ListRunnableRules(ctx, env, accountID, runnerBatch)
+		rules, err = tx.Treasury().ListDueRules(ctx, env, accountID, s.clock.Now(), runnerBatch)
 		return err
 	})
 	if err != nil {

@@ -68,6 +68,8 @@ const (
 	// balanceReadTimeout bounds one bucket's balance read; a read that takes longer is an
 	// unreadable balance, never a zero one.
 	balanceReadTimeout = 5 * time.Second
+	// viewReadBudget bounds all the chain reads of one account view or one page of accounts.
+	viewReadBudget = 10 * time.Second
 	// runnerBatch bounds the rules one runner tick evaluates.
 	runnerBatch = 100
 	// yieldBatch bounds the accounts one accrual tick reads.
