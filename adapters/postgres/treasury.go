@@ -150,7 +150,7 @@ func (r treasuryRepo) withBuckets(ctx context.Context, rows []treasuryAccountMod
 	}
 	var buckets []treasuryBucketModel
 	err := r.db.NewSelect().Model(&buckets).ColumnExpr("b.*").ColumnExpr("w.address AS address, w.status AS wallet_status").
-		Join("JOIN wallets AS w ON w.id = b.wallet_id").Where("b.account_id IN (?)", bun.In(ids)).
+		Join("JOIN wallets AS w ON w.id = b.wallet_id").Where("b.account_id IN (?)", bun.List(ids)).
 		OrderExpr("b.account_id, b.position").Scan(ctx)
 	if err != nil {
 		return nil, err
