@@ -170,6 +170,7 @@ func (s *Service) checkProposer(ctx context.Context, p auth.Principal, src treas
 	}
 	var owners []string
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		owners = nil // a retried unit of work starts from nothing
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, src.WalletID)
 		for _, o := range w.Owners {
 			owners = append(owners, o.Address)
