@@ -3,6 +3,7 @@ package treasury
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -51,6 +52,23 @@ func TestTreasury_YieldAfter30Days(t *testing.T) {
 	accounts := ten.Root.Get("/v1/ledger/accounts?take=100").Expect(t, 200).JSON(t)
 	if !containsRef(accounts, "treasury:"+bucketAt(got, 1)["bucketId"].(string)+":yield") {
 		t.Errorf("no treasury yield ledger account: %v", accounts)
+	}
+	// Thirty transfers, one per day, and the books still balance.
+	entries := ten.Root.Get("/v1/ledger/entries?take=100").Expect(t, 200).JSON(t)
+	yieldEntries := 0
+	for _, e := range entries["entries"].([]any) {
+		if ref, _ := e.(map[string]any)["reference"].(string); strings.HasPrefix(ref, "treasury:") {
+			yieldEntries++
+		}
+	}
+	if yieldEntries != 30 {
+		t.Errorf("%d yield transfers in the journal, want 30", yieldEntries)
+	}
+	tb := ten.Root.Get("/v1/ledger/trial-balance").Expect(t, 200).JSON(t)
+	for _, a := range tb["assets"].([]any) {
+		if a.(map[string]any)["balanced"] != true {
+			t.Errorf("trial balance: %v", tb)
+		}
 	}
 }
 
