@@ -1,6 +1,8 @@
 package treasury
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -90,5 +92,42 @@ func TestTreasury_SweepExcessJourney(t *testing.T) {
 		if d := w.(map[string]any)["drift"]; d != "0" {
 			t.Errorf("wallet drift %v: %v", d, w)
 		}
+	}
+}
+
+// TestTreasury_NoDoubleSweepUnderParallelRuns: four clock advances at once each run the
+// account's rules; with the periodic runner also ticking, the rule still proposes one sweep.
+func TestTreasury_NoDoubleSweepUnderParallelRuns(t *testing.T) {
+	ten := env().NewTenant(t)
+	account := createAccount(t, ten.Root, []owner{newOwner(t)}, 1, bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000))
+	id := account["accountId"].(string)
+	fund(t, ten.Root, bucketAt(account, 0), "20")
+	rule := ten.Root.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "TOP_UP",
+		"sourceBucketId": bucketAt(account, 0)["bucketId"], "destBucketId": bucketAt(account, 1)["bucketId"],
+		"targetUsd": "7.5", "intervalSeconds": 60}).Expect(t, 201).JSON(t)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ten.Root.With("Idempotency-Key", fmt.Sprintf("adv-%d", i)).
+				Post("/v1/sandbox/treasury/accounts/"+id+"/advance", map[string]any{"days": 1}).Expect(t, 200)
+		}()
+	}
+	wg.Wait()
+	// Every run after the first finds the sweep pending and records it.
+	poll(t, func() map[string]any {
+		return ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
+	}, func(m map[string]any) bool { return m["lastFiredAt"] != nil })
+	ten.Root.Post("/v1/sandbox/treasury/accounts/"+id+"/advance", map[string]any{"days": 1}).Expect(t, 200)
+	poll(t, func() map[string]any {
+		return ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
+	}, func(m map[string]any) bool { return m["lastSkipReason"] == "PREVIOUS_SWEEP_PENDING" })
+	list := sweeps(t, ten.Root, id)
+	if len(list) != 1 {
+		t.Fatalf("%d sweeps, want 1: %v", len(list), list)
+	}
+	if s := list[0].(map[string]any); s["amountUsd"] != "7.5" || s["ruleId"] != rule["ruleId"] {
+		t.Fatalf("top-up sweep: %v", s)
 	}
 }
