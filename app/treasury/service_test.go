@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,18 +48,34 @@ type memoryTx struct {
 }
 
 func (t memoryTx) Treasury() ports.TreasuryRepo { return t.repo }
+func (t memoryTx) Payments() ports.PaymentRepo  { return memoryPayments{repo: t.repo} }
+
+// memoryPayments answers the status of the payment linked to the repository's sweep.
+type memoryPayments struct {
+	ports.PaymentRepo
+	repo *memoryTreasury
+}
+
+func (p memoryPayments) FindPayment(_ context.Context, _ string, _ core.Environment, id string) (safepay.Payment, error) {
+	return safepay.Payment{ID: id, Status: p.repo.paymentStatus}, nil
+}
 
 type memoryTreasury struct {
 	ports.TreasuryRepo // CreateSweep and the rest panic: a skipped window proposes nothing
 	account            treasury.Account
 	rule               treasury.Rule
+	sweep              *treasury.Sweep // the rule's latest sweep, nil when none
+	paymentStatus      safepay.Status
 }
 
 func (m *memoryTreasury) FindAccount(context.Context, string, core.Environment, string) (treasury.Account, error) {
 	return m.account, nil
 }
 func (m *memoryTreasury) LatestRuleSweep(context.Context, string) (treasury.Sweep, bool, error) {
-	return treasury.Sweep{}, false, nil
+	if m.sweep == nil {
+		return treasury.Sweep{}, false, nil
+	}
+	return *m.sweep, true, nil
 }
 func (m *memoryTreasury) LockRule(context.Context, string) (treasury.Rule, error) { return m.rule, nil }
 func (m *memoryTreasury) UpdateRule(_ context.Context, r treasury.Rule) error {
@@ -167,4 +184,50 @@ func TestTreasury_NoChain(t *testing.T) {
 			t.Errorf("bucket %d readable without a chain", i)
 		}
 	}
+}
+
+// TestTreasury_PendingSweepIsNotStacked: every balance readable and the condition holding, a
+// rule whose previous sweep still awaits signatures records the window and proposes nothing;
+// once that payment is final, the window asks the payments port for the excess.
+func TestTreasury_PendingSweepIsNotStacked(t *testing.T) {
+	a := threeBuckets()
+	chain := flakyChain{balances: map[common.Address]int64{}}
+	for _, b := range a.Buckets {
+		chain.balances[common.HexToAddress(b.Address)] = 100_000000
+	}
+	threshold := int64(1_000000)
+	rule := treasury.Rule{ID: "trl_1", AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment, Type: treasury.RuleSweepExcess,
+		SourceBucketID: a.Buckets[0].ID, DestBucketID: a.Buckets[1].ID, Threshold: &threshold, IntervalSeconds: 3600, Enabled: true,
+		CreatedAt: a.CreatedAt}
+	for _, status := range []safepay.Status{safepay.StatusAwaitingSignature, safepay.StatusReadyToExecute, safepay.StatusExecuting} {
+		repo := &memoryTreasury{account: a, rule: rule, sweep: &treasury.Sweep{ID: "swp_1", RuleID: rule.ID, PaymentID: "pay_1"}, paymentStatus: status}
+		s := &Service{store: memoryStore{repo}, clock: fixedClock{a.CreatedAt.Add(2 * time.Hour)}, chains: kernel.Chains{core.EnvTest: chain},
+			payments: noPayments{t}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		got, err := s.runRule(context.Background(), rule)
+		if err != nil || got != outcomeSkipped || repo.rule.LastSkipReason != SkipPreviousPending || repo.rule.LastFiredAt != nil {
+			t.Fatalf("previous payment %s: runRule = %v, %v; rule %+v", status, got, err, repo.rule)
+		}
+	}
+	// The previous payment is final: the window reaches the payments port with the excess.
+	repo := &memoryTreasury{account: a, rule: rule, sweep: &treasury.Sweep{ID: "swp_1", RuleID: rule.ID, PaymentID: "pay_1"}, paymentStatus: safepay.StatusCompleted}
+	asked := &refusingPayments{}
+	s := &Service{store: memoryStore{repo}, clock: fixedClock{a.CreatedAt.Add(2 * time.Hour)}, chains: kernel.Chains{core.EnvTest: chain},
+		payments: asked, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	got, err := s.runRule(context.Background(), rule)
+	if err != nil || got != outcomeSkipped || asked.request.AmountValue != "99" || asked.request.SourceWalletID != a.Buckets[0].WalletID ||
+		!strings.HasPrefix(repo.rule.LastSkipReason, SkipNotProposable+": INVALID_STATE") {
+		t.Fatalf("after a final payment: %v, %v, asked %+v, rule %+v", got, err, asked.request, repo.rule)
+	}
+}
+
+// refusingPayments records what it was asked and refuses, as for a Safe not yet deployed.
+type refusingPayments struct{ request safepay.Request }
+
+func (p *refusingPayments) ReadSweepPayment(_ context.Context, _ auth.Principal, in safepay.Request) (PaymentRead, error) {
+	p.request = in
+	return nil, core.E(core.CodeInvalidState, "wallet is PENDING_DEPLOYMENT")
+}
+
+func (p *refusingPayments) ProposeSweepPayment(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
+	return safepay.Payment{}, core.E(core.CodeInternal, "not reached")
 }
