@@ -23,6 +23,10 @@ func (s *Service) CreateRule(ctx context.Context, p auth.Principal, accountID st
 		if err != nil {
 			return err
 		}
+		// The account's row lock serialises rule creation, so the cap holds under concurrency.
+		if a, err = tx.Treasury().LockAccount(ctx, a.ID); err != nil {
+			return err
+		}
 		if r, err = treasury.NewRule(core.NewID(core.PrefixTreasuryRule), a, in, s.clock.Now().UTC()); err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package treasury
 
 import (
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -130,4 +131,43 @@ func TestTreasury_DisabledRuleDoesNotFire(t *testing.T) {
 	if s["amountUsd"] != "15" || s["sourceBucketId"] != bucketAt(account, 0)["bucketId"] {
 		t.Fatalf("rebalance sweep: %v", s)
 	}
+}
+
+// TestTreasury_RuleCapUnderConcurrency: an account holds at most 50 rules, also when the last
+// ones are created in parallel; a deleted rule frees its place.
+func TestTreasury_RuleCapUnderConcurrency(t *testing.T) {
+	ten := env().NewTenant(t)
+	account := ten.Root.Post("/v1/treasury/accounts", map[string]any{"name": "cap", "owners": ownersBody(newOwner(t)),
+		"buckets": []any{bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000)}}).Expect(t, 202).JSON(t)
+	path := "/v1/treasury/accounts/" + account["accountId"].(string) + "/rules"
+	body := map[string]any{"type": "REBALANCE_TO_TARGET"}
+	var last map[string]any
+	for range 48 {
+		last = ten.Root.Post(path, body).Expect(t, 201).JSON(t)
+	}
+	var wg sync.WaitGroup
+	statuses := make([]int, 5)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = ten.Root.Post(path, body).Status
+		}()
+	}
+	wg.Wait()
+	created, refused := 0, 0
+	for _, s := range statuses {
+		switch s {
+		case 201:
+			created++
+		case 409:
+			refused++
+		}
+	}
+	if created != 2 || refused != 3 {
+		t.Fatalf("parallel creates at the cap: %v, want two 201 and three 409", statuses)
+	}
+	ten.Root.Post(path, body).ExpectError(t, 409, "INVALID_STATE")
+	ten.Root.Do("DELETE", "/v1/treasury/rules/"+last["ruleId"].(string), nil).Expect(t, 200)
+	ten.Root.Post(path, body).Expect(t, 201)
 }
