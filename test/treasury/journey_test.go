@@ -121,11 +121,11 @@ func TestTreasury_NoDoubleSweepUnderParallelRuns(t *testing.T) {
 	wg.Wait()
 	// Every run after the first finds the sweep pending and records it.
 	poll(t, func() map[string]any {
-		return ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
+		return ten.Root.Get("/v1/treasury/accounts/"+id+"/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
 	}, func(m map[string]any) bool { return m["lastFiredAt"] != nil })
 	ten.Root.Post("/v1/sandbox/treasury/accounts/"+id+"/advance", map[string]any{"days": 1}).Expect(t, 200)
 	poll(t, func() map[string]any {
-		return ten.Root.Get("/v1/treasury/accounts/" + id + "/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
+		return ten.Root.Get("/v1/treasury/accounts/"+id+"/rules").Expect(t, 200).JSON(t)["rules"].([]any)[0].(map[string]any)
 	}, func(m map[string]any) bool { return m["lastSkipReason"] == "PREVIOUS_SWEEP_PENDING" })
 	list := sweeps(t, ten.Root, id)
 	if len(list) != 1 {

@@ -62,7 +62,7 @@ func TestTreasury_RetriedCreate(t *testing.T) {
 	if injected.Load() != 1 {
 		t.Fatal("no serialization failure was injected: the test proves nothing")
 	}
-	got := c.Get("/v1/treasury/accounts/" + created["accountId"].(string)).Expect(t, 200).JSON(t)
+	got := c.Get("/v1/treasury/accounts/"+created["accountId"].(string)).Expect(t, 200).JSON(t)
 	wallets := c.Get("/v1/wallets").Expect(t, 200).JSON(t)
 	if wallets["total"] != float64(2) {
 		t.Fatalf("%v wallets after a retried create, want 2", wallets["total"])
@@ -90,7 +90,7 @@ func TestTreasury_RetriedAdvance(t *testing.T) {
 	if injected.Load() != 1 {
 		t.Fatal("no serialization failure was injected: the test proves nothing")
 	}
-	got := ten.Root.Get("/v1/treasury/accounts/" + id).Expect(t, 200).JSON(t)
+	got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t)
 	want := core.FormatUSD(3 * treasury.DailyYield(200_000000, 800))
 	if got["clockOffsetDays"] != float64(3) || bucketAt(got, 0)["accruedYieldUsd"] != want {
 		t.Fatalf("after a retried advance: offset %v, yield %v, want 3 and %s", got["clockOffsetDays"], bucketAt(got, 0)["accruedYieldUsd"], want)
