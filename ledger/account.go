@@ -16,17 +16,18 @@ const (
 // Well-known account kinds. Other packages may book other kinds (any lower-case snake_case
 // word passes validation) without editing the ledger; these are the ones DESIGN.md §2 names.
 const (
-	KindTenantAvailable     = "tenant_available"
-	KindOfframpReserved     = "offramp_reserved"
-	KindOfframpLocked       = "offramp_locked"
-	KindClaimEscrow         = "claim_escrow"
-	KindWalletOnchain       = "wallet_onchain"
-	KindTreasuryYield       = "treasury_yield"
-	KindProviderClearing    = "provider_clearing"
-	KindIssuerClearing      = "issuer_clearing"
-	KindPlatformFees        = "platform_fees"
-	KindPlatformSandboxPool = "platform_sandbox_pool"
-	KindWorld               = "world"
+	KindTenantAvailable      = "tenant_available"
+	KindOfframpReserved      = "offramp_reserved"
+	KindOfframpLocked        = "offramp_locked"
+	KindClaimEscrow          = "claim_escrow"
+	KindWalletOnchain        = "wallet_onchain"
+	KindTreasuryYield        = "treasury_yield"
+	KindProviderClearing     = "provider_clearing"
+	KindIssuerClearing       = "issuer_clearing"
+	KindPlatformFees         = "platform_fees"
+	KindPlatformSandboxPool  = "platform_sandbox_pool"
+	KindPlatformSandboxYield = "platform_sandbox_yield"
+	KindWorld                = "world"
 )
 
 // Limits on identifiers and labels. They bound row sizes and keep canonical bytes small.
@@ -116,6 +117,9 @@ func (a Account) Validate() error {
 	if a.Kind == KindPlatformSandboxPool && a.Environment != core.EnvTest {
 		f.Add("kind", "the sandbox pool exists only in TEST")
 	}
+	if a.Kind == KindPlatformSandboxYield && a.Environment != core.EnvTest {
+		f.Add("kind", "simulated treasury yield exists only in TEST")
+	}
 	if a.CreatedAt.IsZero() {
 		f.Add("createdAt", "is required")
 	}
@@ -153,8 +157,9 @@ func WorldRef(rail string) string { return "world:" + rail }
 
 // Platform account references; there is one of each per environment and asset.
 const (
-	PlatformFeesRef        = "platform:fees"
-	PlatformSandboxPoolRef = "platform:sandbox_pool"
+	PlatformFeesRef         = "platform:fees"
+	PlatformSandboxPoolRef  = "platform:sandbox_pool"
+	PlatformSandboxYieldRef = "platform:sandbox_yield"
 )
 
 // TenantAvailable is a tenant's service balance. It never goes negative.
@@ -209,6 +214,12 @@ func PlatformFees(env core.Environment, asset string) AccountSpec {
 // play money, so it goes negative by design.
 func PlatformSandboxPool(env core.Environment, asset string) AccountSpec {
 	return AccountSpec{env, asset, "", KindPlatformSandboxPool, PlatformSandboxPoolRef, false}
+}
+
+// PlatformSandboxYield is the TEST-only source of simulated treasury yield (DESIGN.md D15). It
+// pays play money, so it goes negative by design.
+func PlatformSandboxYield(env core.Environment, asset string) AccountSpec {
+	return AccountSpec{env, asset, "", KindPlatformSandboxYield, PlatformSandboxYieldRef, false}
 }
 
 // World is the outside world on one rail. It goes negative by design.

@@ -24,6 +24,7 @@ func TestWellKnownAccounts(t *testing.T) {
 		{"provider clearing", ProviderClearing(core.EnvLive, AssetUSDC, "mock"), "provider:mock:clearing", KindProviderClearing, true},
 		{"platform fees", PlatformFees(core.EnvLive, AssetUSDC), "platform:fees", KindPlatformFees, true},
 		{"sandbox pool goes negative", PlatformSandboxPool(core.EnvTest, AssetUSDC), "platform:sandbox_pool", KindPlatformSandboxPool, false},
+		{"sandbox yield goes negative", PlatformSandboxYield(core.EnvTest, AssetUSDC), "platform:sandbox_yield", KindPlatformSandboxYield, false},
 		{"world goes negative", World(core.EnvLive, AssetUSD, "ach"), "world:ach", KindWorld, false},
 	}
 	for _, tc := range tests {
@@ -59,6 +60,7 @@ func TestNewAccount(t *testing.T) {
 		{"a new kind is accepted", core.NewID(core.PrefixAccount), withSpecKind(good, "card_authorizations"), t0, ""},
 		{"reference refuses spaces", core.NewID(core.PrefixAccount), withSpecReference(good, "tenant: x"), t0, core.CodeValidationFailed},
 		{"the sandbox pool is TEST only", core.NewID(core.PrefixAccount), PlatformSandboxPool(core.EnvLive, AssetUSDC), t0, core.CodeValidationFailed},
+		{"sandbox yield is TEST only", core.NewID(core.PrefixAccount), PlatformSandboxYield(core.EnvLive, AssetUSDC), t0, core.CodeValidationFailed},
 		{"creation time is required", core.NewID(core.PrefixAccount), good, time.Time{}, core.CodeValidationFailed},
 	}
 	for _, tc := range tests {

@@ -796,6 +796,81 @@ CREATE TABLE public.tenants (
     CONSTRAINT tenants_slug_format CHECK ((slug ~ '^[a-z0-9]+(-[a-z0-9]+)*$'::text))
 );
 
+CREATE TABLE public.treasury_accounts (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    name text NOT NULL,
+    chain_id bigint NOT NULL,
+    threshold integer NOT NULL,
+    clock_offset_days integer DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT treasury_accounts_clock_offset_days_check CHECK ((clock_offset_days >= 0)),
+    CONSTRAINT treasury_accounts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT treasury_accounts_name_check CHECK ((name <> ''::text)),
+    CONSTRAINT treasury_accounts_threshold_check CHECK ((threshold > 0))
+);
+
+CREATE TABLE public.treasury_buckets (
+    id text NOT NULL,
+    account_id text NOT NULL,
+    wallet_id text NOT NULL,
+    name text NOT NULL,
+    kind text NOT NULL,
+    target_bps integer NOT NULL,
+    apy_bps integer NOT NULL,
+    "position" integer NOT NULL,
+    CONSTRAINT treasury_buckets_apy_bps_check CHECK (((apy_bps >= 0) AND (apy_bps <= 10000))),
+    CONSTRAINT treasury_buckets_kind_check CHECK ((kind = ANY (ARRAY['OPERATING'::text, 'RESERVE'::text, 'YIELD'::text]))),
+    CONSTRAINT treasury_buckets_name_check CHECK ((name <> ''::text)),
+    CONSTRAINT treasury_buckets_position_check CHECK ((("position" >= 0) AND ("position" <= 7))),
+    CONSTRAINT treasury_buckets_target_bps_check CHECK (((target_bps >= 0) AND (target_bps <= 10000)))
+);
+
+CREATE TABLE public.treasury_rules (
+    id text NOT NULL,
+    account_id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    type text NOT NULL,
+    source_bucket_id text,
+    dest_bucket_id text,
+    threshold_base_units bigint,
+    target_base_units bigint,
+    interval_seconds integer NOT NULL,
+    enabled boolean NOT NULL,
+    last_fired_at timestamp with time zone,
+    last_evaluated_at timestamp with time zone,
+    last_skipped_at timestamp with time zone,
+    last_skip_reason text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    deleted_at timestamp with time zone,
+    CONSTRAINT treasury_rules_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT treasury_rules_interval_seconds_check CHECK ((interval_seconds > 0)),
+    CONSTRAINT treasury_rules_target_base_units_check CHECK ((target_base_units >= 0)),
+    CONSTRAINT treasury_rules_threshold_base_units_check CHECK ((threshold_base_units >= 0)),
+    CONSTRAINT treasury_rules_type_check CHECK ((type = ANY (ARRAY['SWEEP_EXCESS'::text, 'TOP_UP'::text, 'REBALANCE_TO_TARGET'::text])))
+);
+
+CREATE TABLE public.treasury_sweeps (
+    id text NOT NULL,
+    account_id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    rule_id text,
+    source_bucket_id text NOT NULL,
+    dest_bucket_id text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    status text NOT NULL,
+    payment_id text NOT NULL,
+    proposed_by text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT treasury_sweeps_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT treasury_sweeps_check CHECK ((source_bucket_id <> dest_bucket_id)),
+    CONSTRAINT treasury_sweeps_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT treasury_sweeps_status_check CHECK ((status = 'PROPOSED'::text))
+);
+
 CREATE TABLE public.wallets (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1004,6 +1079,27 @@ ALTER TABLE ONLY public.tenants
 ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_slug_key UNIQUE (slug);
 
+ALTER TABLE ONLY public.treasury_accounts
+    ADD CONSTRAINT treasury_accounts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.treasury_buckets
+    ADD CONSTRAINT treasury_buckets_account_id_position_key UNIQUE (account_id, "position");
+
+ALTER TABLE ONLY public.treasury_buckets
+    ADD CONSTRAINT treasury_buckets_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.treasury_buckets
+    ADD CONSTRAINT treasury_buckets_wallet_id_key UNIQUE (wallet_id);
+
+ALTER TABLE ONLY public.treasury_rules
+    ADD CONSTRAINT treasury_rules_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_payment_id_key UNIQUE (payment_id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_chain_address_key UNIQUE (chain_id, address);
 
@@ -1117,6 +1213,16 @@ CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btre
 CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
 
 CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
+
+CREATE INDEX treasury_accounts_tenant_idx ON public.treasury_accounts USING btree (tenant_id, environment, id);
+
+CREATE INDEX treasury_rules_account_idx ON public.treasury_rules USING btree (account_id, id) WHERE (deleted_at IS NULL);
+
+CREATE INDEX treasury_rules_enabled_idx ON public.treasury_rules USING btree (environment, id) WHERE (enabled AND (deleted_at IS NULL));
+
+CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (account_id, id);
+
+CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (rule_id, id) WHERE (rule_id IS NOT NULL);
 
 CREATE INDEX wallets_env_chain_idx ON public.wallets USING btree (environment, chain_id, id);
 
@@ -1254,6 +1360,45 @@ ALTER TABLE ONLY public.safe_payments
 
 ALTER TABLE ONLY public.sms_messages
     ADD CONSTRAINT sms_messages_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.treasury_accounts
+    ADD CONSTRAINT treasury_accounts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.treasury_buckets
+    ADD CONSTRAINT treasury_buckets_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+
+ALTER TABLE ONLY public.treasury_buckets
+    ADD CONSTRAINT treasury_buckets_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.treasury_rules
+    ADD CONSTRAINT treasury_rules_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+
+ALTER TABLE ONLY public.treasury_rules
+    ADD CONSTRAINT treasury_rules_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES public.treasury_buckets(id);
+
+ALTER TABLE ONLY public.treasury_rules
+    ADD CONSTRAINT treasury_rules_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES public.treasury_buckets(id);
+
+ALTER TABLE ONLY public.treasury_rules
+    ADD CONSTRAINT treasury_rules_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.treasury_accounts(id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_dest_bucket_id_fkey FOREIGN KEY (dest_bucket_id) REFERENCES public.treasury_buckets(id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.safe_payments(id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_rule_id_fkey FOREIGN KEY (rule_id) REFERENCES public.treasury_rules(id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_source_bucket_id_fkey FOREIGN KEY (source_bucket_id) REFERENCES public.treasury_buckets(id);
+
+ALTER TABLE ONLY public.treasury_sweeps
+    ADD CONSTRAINT treasury_sweeps_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

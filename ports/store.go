@@ -47,6 +47,8 @@ type Tx interface {
 	Claims() ClaimRepo
 	// Agents stores agents, their card budget records, and reads their spend and activity.
 	Agents() AgentRepo
+	// Treasury stores treasury accounts, buckets, rules and sweeps.
+	Treasury() TreasuryRepo
 }
 
 // TenantRepo stores tenants.

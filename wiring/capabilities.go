@@ -37,7 +37,7 @@ var Features = map[string]bool{
 	"handles":            true,
 	"cards":              false,
 	"agents":             false,
-	"treasury":           false,
+	"treasury":           true,
 	"invoices":           false,
 	"bills":              false,
 	"ramps":              false,
@@ -64,7 +64,6 @@ var UnbuiltPrefixes = map[string]string{
 	// Agents are served; agent card issuance waits for cards (features.agents turns true in
 	// the sandbox once it is live).
 	"/v1/agents/*/cards":      "agents",
-	"/v1/treasury":            "treasury",
 	"/v1/invoices":            "invoices",
 	"/v1/bills":               "bills",
 	"/v1/ramps":               "ramps",

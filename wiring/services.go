@@ -2,6 +2,7 @@ package wiring
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/riverqueue/river"
@@ -14,8 +15,10 @@ import (
 	policyapp "corridor/app/policy"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
+	treasuryapp "corridor/app/treasury"
 	"corridor/app/wallets"
 	"corridor/core/auth"
+	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
 )
@@ -79,6 +82,11 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		AliasBudget: cfg.AliasBudget, SMSOutboxRetention: cfg.SMSOutboxRetention,
 		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,
 		Confirmations: cfg.ChainConfirmations})
+	if err != nil {
+		return s, err
+	}
+	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
 	return s, err
 }
 
@@ -90,9 +98,32 @@ func (a agentWallets) ProvisionAgentWallet(ctx context.Context, p auth.Principal
 		ChainID: in.ChainID, Purpose: wallet.PurposeAgent})
 }
 
+// treasuryWallets provisions treasury bucket Safes through the wallets capability.
+type treasuryWallets struct{ wallets *wallets.Service }
+
+func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principal, in treasuryapp.BucketWallet) (wallet.Wallet, error) {
+	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: in.Threshold,
+		ChainID: in.ChainID, Purpose: wallet.PurposeTreasury})
+}
+
+// treasuryPayments proposes sweep payments through the Safe payments capability.
+type treasuryPayments struct{ payments *safepayapp.Service }
+
+func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuryapp.PaymentRead, error) {
+	return t.payments.ReadProposal(ctx, p, in)
+}
+
+func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Principal, read treasuryapp.PaymentRead) (safepay.Payment, error) {
+	r, ok := read.(safepayapp.ProposalRead)
+	if !ok {
+		return safepay.Payment{}, fmt.Errorf("treasury payments: a read of type %T", read)
+	}
+	return t.payments.Propose(ctx, p, r)
+}
+
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

@@ -59,6 +59,9 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.policyEndpoints()...)
 	routes = append(routes, s.agentEndpoints()...)
 	routes = append(routes, s.offrampEndpoints()...)
+	if s.cfg.Capabilities.Features["treasury"] {
+		routes = append(routes, s.treasuryEndpoints()...)
+	}
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

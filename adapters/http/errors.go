@@ -16,6 +16,7 @@ import (
 	"corridor/core/policy"
 	"corridor/core/recipient"
 	"corridor/core/safepay"
+	"corridor/core/treasury"
 	"corridor/core/wallet"
 )
 
@@ -56,6 +57,8 @@ var statusByCode = map[core.Code]int{
 	safepay.CodeDestinationNotResolved:    422,
 	safepay.CodeQueueFull:                 409,
 	policy.CodePolicyNotFound:             404,
+	treasury.CodeAccountNotFound:          404,
+	treasury.CodeRuleNotFound:             404,
 	policy.CodeAttachmentNotFound:         404,
 	policy.CodeSubjectAttached:            409,
 	policy.CodeDenied:                     403,

@@ -17,9 +17,11 @@ import (
 	policyapp "corridor/app/policy"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
+	treasuryapp "corridor/app/treasury"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
 )
@@ -105,14 +107,32 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	must(err)
+	treasurySvc, err := treasuryapp.New(treasuryapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopTreasuryPorts{}, Payments: nopTreasuryPorts{}})
+	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
 	return Services{Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
-		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Idempotency: idem}
+		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Idempotency: idem}
 }
 
 type nopAgentWallets struct{}
 
 func (nopAgentWallets) ProvisionAgentWallet(context.Context, auth.Principal, agentsapp.WalletInput) (wallet.Wallet, error) {
 	return wallet.Wallet{}, nil
+}
+}
+
+// nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.
+type nopTreasuryPorts struct{}
+
+func (nopTreasuryPorts) CreateBucketWallet(context.Context, auth.Principal, treasuryapp.BucketWallet) (wallet.Wallet, error) {
+	return wallet.Wallet{}, core.E(core.CodeInternal, "not wired")
+}
+
+func (nopTreasuryPorts) ReadSweepPayment(context.Context, auth.Principal, safepay.Request) (treasuryapp.PaymentRead, error) {
+	return nil, core.E(core.CodeInternal, "not wired")
+}
+
+func (nopTreasuryPorts) ProposeSweepPayment(context.Context, auth.Principal, treasuryapp.PaymentRead) (safepay.Payment, error) {
+	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
 }

@@ -19,6 +19,7 @@ import (
 	policyapp "corridor/app/policy"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
+	treasuryapp "corridor/app/treasury"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
@@ -128,6 +129,7 @@ type Services struct {
 	Policy      *policyapp.Service
 	Offramp     *offrampapp.Service
 	Agents      *agentsapp.Service
+	Treasury    *treasuryapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -140,7 +142,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

@@ -79,6 +79,23 @@ var fixtures = map[string]fixture{
 		return w.victim.Root.Post("/v1/policies/"+w.policy(t)+"/attachments", map[string]any{"subjectType": "wallet", "subjectId": w.wallet(t)}).
 			Expect(t, 201).JSON(t)["attachmentId"].(string)
 	}},
+	"treasury/accounts": {notFound: "TREASURY_ACCOUNT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.treasuryAccount(t)["accountId"].(string)
+	}},
+	"treasury/rules": {notFound: "TREASURY_RULE_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		id := w.treasuryAccount(t)["accountId"].(string)
+		return w.victim.Root.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "REBALANCE_TO_TARGET"}).
+			Expect(t, 201).JSON(t)["ruleId"].(string)
+	}},
+}
+
+// treasuryAccount is a new two-bucket treasury account of the victim.
+func (w *world) treasuryAccount(t *testing.T) map[string]any {
+	owner := newAddress(t)
+	return w.victim.Root.Post("/v1/treasury/accounts", map[string]any{"name": "matrix",
+		"owners": []any{map[string]any{"address": owner, "role": "FINANCE_OWNER"}},
+		"buckets": []any{map[string]any{"name": "a", "kind": "OPERATING", "targetBps": 5000},
+			map[string]any{"name": "b", "kind": "RESERVE", "targetBps": 5000}}}).Expect(t, 202).JSON(t)
 }
 
 // world is the victim tenant (TEST) with one object of each resource, made on first use, and

@@ -1,0 +1,244 @@
+package http
+
+import (
+	"encoding/json"
+	"time"
+
+	"corridor/app/treasury"
+	"corridor/core"
+	coretreasury "corridor/core/treasury"
+	"corridor/core/wallet"
+)
+
+type treasuryBucketRequest struct {
+	Name      string `json:"name" oas:"required,maxLength=100"`
+	Kind      string `json:"kind" oas:"required,enum=OPERATING|RESERVE|YIELD"`
+	TargetBps *int   `json:"targetBps" oas:"required"`
+	ApyBps    *int   `json:"apyBps,omitempty"`
+}
+
+// treasuryAccountRequest is the body of POST /v1/treasury/accounts.
+type treasuryAccountRequest struct {
+	Name      string                  `json:"name" oas:"required,maxLength=100"`
+	Owners    []walletOwnerRequest    `json:"owners" oas:"required"`
+	Threshold *int                    `json:"threshold,omitempty"`
+	ChainID   *int64                  `json:"chainId,omitempty"`
+	Buckets   []treasuryBucketRequest `json:"buckets" oas:"required"`
+}
+
+func (r treasuryAccountRequest) input() treasury.CreateAccountInput {
+	owners := make([]wallet.OwnerInput, len(r.Owners))
+	for i, o := range r.Owners {
+		owners[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
+	}
+	buckets := make([]coretreasury.BucketInput, len(r.Buckets))
+	for i, b := range r.Buckets {
+		buckets[i] = coretreasury.BucketInput{Name: b.Name, Kind: b.Kind, TargetBps: b.TargetBps, ApyBps: b.ApyBps}
+	}
+	return treasury.CreateAccountInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID, Buckets: buckets}
+}
+
+type treasuryBucketResponse struct {
+	BucketID        string  `json:"bucketId" oas:"required"`
+	Name            string  `json:"name" oas:"required"`
+	Kind            string  `json:"kind" oas:"required,enum=OPERATING|RESERVE|YIELD"`
+	TargetBps       int     `json:"targetBps" oas:"required"`
+	ApyBps          int     `json:"apyBps" oas:"required"`
+	WalletID        string  `json:"walletId" oas:"required"`
+	Address         string  `json:"address" oas:"required"`
+	WalletStatus    string  `json:"walletStatus" oas:"required"`
+	BalanceUsd      *string `json:"balanceUsd" oas:"required" description:"live on-chain USDC balance; null when the chain cannot be read (never zero for unknown)"`
+	DriftUsd        *string `json:"driftUsd" oas:"required,pattern=^-?[0-9]+(\\.[0-9]+)?$" description:"balance less the target share of the total; null until every bucket is readable"`
+	DriftBps        *int    `json:"driftBps" oas:"required" description:"actual share less target share in basis points; null until every bucket is readable"`
+	AccruedYieldUsd string  `json:"accruedYieldUsd" oas:"required" description:"simulated yield booked on the ledger (treasury:{bucketId}:yield)"`
+}
+
+type treasuryAccountResponse struct {
+	AccountID       string                   `json:"accountId" oas:"required"`
+	Name            string                   `json:"name" oas:"required"`
+	ChainID         int64                    `json:"chainId" oas:"required"`
+	Threshold       int                      `json:"threshold" oas:"required"`
+	Buckets         []treasuryBucketResponse `json:"buckets" oas:"required"`
+	TotalUsd        *string                  `json:"totalUsd" oas:"required" description:"sum of the bucket balances; null while any bucket is unreadable"`
+	ClockOffsetDays int                      `json:"clockOffsetDays" oas:"required" description:"days the sandbox clock helper moved this account ahead"`
+	CreatedAt       time.Time                `json:"createdAt" oas:"required"`
+}
+
+type treasuryAccountListResponse struct {
+	Accounts []treasuryAccountResponse `json:"accounts" oas:"required"`
+	Total    int                       `json:"total" oas:"required"`
+}
+
+func usdPtr(v *int64) *string {
+	if v == nil {
+		return nil
+	}
+	s := signedUSD(*v)
+	return &s
+}
+
+// signedUSD formats a base-unit amount that may be negative (a drift).
+func signedUSD(v int64) string {
+	if v < 0 {
+		return "-" + core.FormatUSD(-v)
+	}
+	return core.FormatUSD(v)
+}
+
+func toTreasuryAccount(v coretreasury.View) treasuryAccountResponse {
+	a := v.Account
+	out := treasuryAccountResponse{AccountID: a.ID, Name: a.Name, ChainID: a.ChainID, Threshold: a.Threshold,
+		Buckets: make([]treasuryBucketResponse, len(v.Buckets)), TotalUsd: usdPtr(v.Total),
+		ClockOffsetDays: a.ClockOffsetDays, CreatedAt: a.CreatedAt}
+	for i, b := range v.Buckets {
+		out.Buckets[i] = treasuryBucketResponse{BucketID: b.Bucket.ID, Name: b.Bucket.Name, Kind: string(b.Bucket.Kind),
+			TargetBps: b.Bucket.TargetBps, ApyBps: b.Bucket.ApyBps, WalletID: b.Bucket.WalletID, Address: b.Bucket.Address,
+			WalletStatus: b.Bucket.WalletStatus, BalanceUsd: usdPtr(b.Balance), DriftUsd: usdPtr(b.DriftBaseUnits),
+			DriftBps: b.DriftBps, AccruedYieldUsd: core.FormatUSD(b.AccruedYield)}
+	}
+	return out
+}
+
+// treasuryRuleRequest is the body of POST /v1/treasury/accounts/{id}/rules.
+type treasuryRuleRequest struct {
+	Type            string  `json:"type" oas:"required,enum=SWEEP_EXCESS|TOP_UP|REBALANCE_TO_TARGET"`
+	SourceBucketID  *string `json:"sourceBucketId,omitempty"`
+	DestBucketID    *string `json:"destBucketId,omitempty"`
+	ThresholdUsd    *string `json:"thresholdUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	TargetUsd       *string `json:"targetUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	IntervalSeconds *int    `json:"intervalSeconds,omitempty" description:"default 3600, at least 60, at most 2592000"`
+	Enabled         *bool   `json:"enabled,omitempty"`
+}
+
+func (r treasuryRuleRequest) input() coretreasury.RuleInput {
+	return coretreasury.RuleInput{Type: r.Type, SourceBucketID: r.SourceBucketID, DestBucketID: r.DestBucketID,
+		ThresholdUsd: r.ThresholdUsd, TargetUsd: r.TargetUsd, IntervalSeconds: r.IntervalSeconds, Enabled: r.Enabled}
+}
+
+// treasuryRulePatchRequest documents PATCH /v1/treasury/rules/{ruleId}; treasuryRulePatchBody
+// decodes it, keeping the amounts raw so an explicit null (clear) differs from absent (keep).
+type treasuryRulePatchRequest struct {
+	ThresholdUsd    *string `json:"thresholdUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	TargetUsd       *string `json:"targetUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	IntervalSeconds *int    `json:"intervalSeconds,omitempty"`
+	Enabled         *bool   `json:"enabled,omitempty"`
+}
+
+type treasuryRulePatchBody struct {
+	ThresholdUsd    json.RawMessage `json:"thresholdUsd"`
+	TargetUsd       json.RawMessage `json:"targetUsd"`
+	IntervalSeconds *int            `json:"intervalSeconds"`
+	Enabled         *bool           `json:"enabled"`
+}
+
+func (b treasuryRulePatchBody) patch() (coretreasury.RulePatch, error) {
+	errs := core.FieldErrors{}
+	p := coretreasury.RulePatch{IntervalSeconds: b.IntervalSeconds, Enabled: b.Enabled}
+	p.SetThreshold, p.ThresholdUsd = rawAmount("thresholdUsd", b.ThresholdUsd, errs)
+	p.SetTarget, p.TargetUsd = rawAmount("targetUsd", b.TargetUsd, errs)
+	return p, errs.Err()
+}
+
+// rawAmount reads an optional, nullable decimal string: absent (not set), null (set, clear)
+// or a string.
+func rawAmount(field string, raw json.RawMessage, errs core.FieldErrors) (bool, *string) {
+	if raw == nil {
+		return false, nil
+	}
+	if string(raw) == "null" {
+		return true, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		errs.Add(field, "must be a decimal string or null")
+		return false, nil
+	}
+	return true, &s
+}
+
+type treasuryRuleResponse struct {
+	RuleID          string     `json:"ruleId" oas:"required"`
+	AccountID       string     `json:"accountId" oas:"required"`
+	Type            string     `json:"type" oas:"required,enum=SWEEP_EXCESS|TOP_UP|REBALANCE_TO_TARGET"`
+	SourceBucketID  *string    `json:"sourceBucketId" oas:"required"`
+	DestBucketID    *string    `json:"destBucketId" oas:"required"`
+	ThresholdUsd    *string    `json:"thresholdUsd" oas:"required"`
+	TargetUsd       *string    `json:"targetUsd" oas:"required"`
+	IntervalSeconds int        `json:"intervalSeconds" oas:"required"`
+	Enabled         bool       `json:"enabled" oas:"required"`
+	LastFiredAt     *time.Time `json:"lastFiredAt" oas:"required"`
+	LastSkippedAt   *time.Time `json:"lastSkippedAt" oas:"required" description:"the last window the runner skipped (an unreadable balance, a pending sweep, a payment it could not propose)"`
+	LastSkipReason  *string    `json:"lastSkipReason" oas:"required"`
+	CreatedAt       time.Time  `json:"createdAt" oas:"required"`
+}
+
+type treasuryRuleListResponse struct {
+	Rules []treasuryRuleResponse `json:"rules" oas:"required"`
+	Total int                    `json:"total" oas:"required"`
+}
+
+func optionalString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toTreasuryRule(r coretreasury.Rule) treasuryRuleResponse {
+	return treasuryRuleResponse{RuleID: r.ID, AccountID: r.AccountID, Type: string(r.Type),
+		SourceBucketID: optionalString(r.SourceBucketID), DestBucketID: optionalString(r.DestBucketID),
+		ThresholdUsd: usdPtr(r.Threshold), TargetUsd: usdPtr(r.Target), IntervalSeconds: r.IntervalSeconds, Enabled: r.Enabled,
+		LastFiredAt: r.LastFiredAt, LastSkippedAt: r.LastSkippedAt, LastSkipReason: optionalString(r.LastSkipReason),
+		CreatedAt: r.CreatedAt}
+}
+
+// treasurySweepRequest is the body of POST /v1/treasury/accounts/{id}/sweeps.
+type treasurySweepRequest struct {
+	SourceBucketID string `json:"sourceBucketId" oas:"required"`
+	DestBucketID   string `json:"destBucketId" oas:"required"`
+	AmountUsd      string `json:"amountUsd" oas:"required,pattern=^[0-9]+(\\.[0-9]+)?$"`
+	OwnerAddress   string `json:"ownerAddress,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$" description:"required when the source bucket's Safe has several owners"`
+}
+
+type treasurySweepResponse struct {
+	SweepID        string    `json:"sweepId" oas:"required"`
+	AccountID      string    `json:"accountId" oas:"required"`
+	RuleID         *string   `json:"ruleId" oas:"required"`
+	SourceBucketID string    `json:"sourceBucketId" oas:"required"`
+	DestBucketID   string    `json:"destBucketId" oas:"required"`
+	AmountUsd      string    `json:"amountUsd" oas:"required"`
+	Status         string    `json:"status" oas:"required,enum=PROPOSED|COMPLETED|FAILED|CANCELLED"`
+	PaymentID      string    `json:"paymentId" oas:"required"`
+	PaymentStatus  string    `json:"paymentStatus" oas:"required"`
+	FailureReason  *string   `json:"failureReason" oas:"required"`
+	CreatedAt      time.Time `json:"createdAt" oas:"required"`
+}
+
+type treasurySweepListResponse struct {
+	Sweeps []treasurySweepResponse `json:"sweeps" oas:"required"`
+	Total  int                     `json:"total" oas:"required"`
+}
+
+func toTreasurySweep(v treasury.SweepView) treasurySweepResponse {
+	s := v.Sweep
+	return treasurySweepResponse{SweepID: s.ID, AccountID: s.AccountID, RuleID: optionalString(s.RuleID),
+		SourceBucketID: s.SourceBucketID, DestBucketID: s.DestBucketID, AmountUsd: core.FormatUSD(s.AmountBaseUnits),
+		Status: v.Status, PaymentID: s.PaymentID, PaymentStatus: v.PaymentStatus, FailureReason: optionalString(v.FailureReason),
+		CreatedAt: s.CreatedAt}
+}
+
+// treasuryAdvanceRequest is the body of the sandbox clock helper.
+type treasuryAdvanceRequest struct {
+	Days *int `json:"days" oas:"required" description:"1 to 366"`
+}
+
+type treasuryAdvanceResponse struct {
+	AccountID       string    `json:"accountId" oas:"required"`
+	DaysAdvanced    int       `json:"daysAdvanced" oas:"required"`
+	ClockOffsetDays int       `json:"clockOffsetDays" oas:"required"`
+	SimulatedNow    time.Time `json:"simulatedNow" oas:"required"`
+}
+
+func treasurySweepInput(r treasurySweepRequest) treasury.SweepInput {
+	return treasury.SweepInput{SourceBucketID: r.SourceBucketID, DestBucketID: r.DestBucketID, AmountUsd: r.AmountUsd, OwnerAddress: r.OwnerAddress}
+}

@@ -1,0 +1,112 @@
+package treasury
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
+	"corridor/core"
+)
+
+var _ kernel.Jobs = (*Service)(nil)
+
+// Intervals of the treasury jobs.
+const (
+	// RuleRunnerInterval is how often the runner looks for rules whose interval has passed; it
+	// is also why a rule's interval is at least treasury.MinIntervalSeconds.
+	RuleRunnerInterval = time.Minute
+	// YieldAccrualInterval is how often accrual looks for a new simulated day to book; each
+	// bucket and day is booked once, so running more often than daily only books sooner.
+	YieldAccrualInterval = time.Hour
+	runJobMaxAttempts    = 3
+	runJobTimeout        = 5 * time.Minute
+)
+
+// RegisterWorkers adds the runner and accrual workers.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	river.AddWorker(workers, &RunRulesWorker{Service: s})
+	river.AddWorker(workers, &RunAccountRulesWorker{Service: s})
+	river.AddWorker(workers, &AccrueYieldWorker{Service: s})
+}
+
+// PeriodicJobs are the rule runner and the daily accrual, in TEST only (treasury is sandbox
+// only).
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(RuleRunnerInterval), func() (river.JobArgs, *river.InsertOpts) {
+			return RunRulesArgs{}, &river.InsertOpts{MaxAttempts: runJobMaxAttempts, UniqueOpts: river.UniqueOpts{ByPeriod: RuleRunnerInterval}}
+		}, &river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(YieldAccrualInterval), func() (river.JobArgs, *river.InsertOpts) {
+			return AccrueYieldArgs{}, &river.InsertOpts{MaxAttempts: runJobMaxAttempts, UniqueOpts: river.UniqueOpts{ByPeriod: YieldAccrualInterval}}
+		}, &river.PeriodicJobOpts{RunOnStart: true}),
+	}
+}
+
+// RunRulesArgs is one pass of the rule runner over every TEST account.
+type RunRulesArgs struct{}
+
+// Kind names the job.
+func (RunRulesArgs) Kind() string { return "treasury.run_rules" }
+
+// RunRulesWorker works treasury.run_rules jobs.
+type RunRulesWorker struct {
+	river.WorkerDefaults[RunRulesArgs]
+	Service *Service
+}
+
+// Work runs one pass.
+func (w *RunRulesWorker) Work(ctx context.Context, _ *river.Job[RunRulesArgs]) error {
+	_, err := w.Service.RunRules(ctx, core.EnvTest, "")
+	return err
+}
+
+// Timeout bounds one pass.
+func (w *RunRulesWorker) Timeout(*river.Job[RunRulesArgs]) time.Duration { return runJobTimeout }
+
+// RunAccountRulesArgs runs one account's rules now, after the sandbox clock helper moved its
+// clock.
+type RunAccountRulesArgs struct {
+	AccountID string `json:"accountId"`
+}
+
+// Kind names the job.
+func (RunAccountRulesArgs) Kind() string { return "treasury.run_account_rules" }
+
+// RunAccountRulesWorker works treasury.run_account_rules jobs.
+type RunAccountRulesWorker struct {
+	river.WorkerDefaults[RunAccountRulesArgs]
+	Service *Service
+}
+
+// Work runs the account's rules.
+func (w *RunAccountRulesWorker) Work(ctx context.Context, job *river.Job[RunAccountRulesArgs]) error {
+	_, err := w.Service.RunRules(ctx, core.EnvTest, job.Args.AccountID)
+	return err
+}
+
+// Timeout bounds one run.
+func (w *RunAccountRulesWorker) Timeout(*river.Job[RunAccountRulesArgs]) time.Duration {
+	return runJobTimeout
+}
+
+// AccrueYieldArgs is one accrual pass over every earning TEST bucket.
+type AccrueYieldArgs struct{}
+
+// Kind names the job.
+func (AccrueYieldArgs) Kind() string { return "treasury.accrue_yield" }
+
+// AccrueYieldWorker works treasury.accrue_yield jobs.
+type AccrueYieldWorker struct {
+	river.WorkerDefaults[AccrueYieldArgs]
+	Service *Service
+}
+
+// Work runs one pass.
+func (w *AccrueYieldWorker) Work(ctx context.Context, _ *river.Job[AccrueYieldArgs]) error {
+	return w.Service.AccrueYield(ctx, core.EnvTest)
+}
+
+// Timeout bounds one pass.
+func (w *AccrueYieldWorker) Timeout(*river.Job[AccrueYieldArgs]) time.Duration { return runJobTimeout }

@@ -1,0 +1,116 @@
+package treasury
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/safepay"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// BucketWallet is what a bucket Safe is made of: the account's owners and threshold.
+type BucketWallet struct {
+	Name      string
+	Owners    []wallet.OwnerInput
+	Threshold *int
+	ChainID   *int64
+}
+
+// BucketWallets provisions bucket Safes (wallets of purpose TREASURY). It joins the caller's
+// unit of work, so an account and its buckets are created together or not at all.
+type BucketWallets interface {
+	CreateBucketWallet(ctx context.Context, p auth.Principal, in BucketWallet) (wallet.Wallet, error)
+}
+
+// PaymentRead is what the payments capability read from the chain for a proposal, handed
+// back unchanged to ProposeSweepPayment.
+type PaymentRead any
+
+// SweepPayments proposes the Safe payments sweeps link to. ReadSweepPayment reads the chain
+// and runs outside any unit of work; ProposeSweepPayment records the payment inside one.
+type SweepPayments interface {
+	ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (PaymentRead, error)
+	ProposeSweepPayment(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
+}
+
+// Deps are the ports of the treasury capability.
+type Deps struct {
+	Store ports.Store
+	Jobs  ports.Jobs
+	Clock ports.Clock // nil: the wall clock
+	// Chains are the configured chains per environment (D1).
+	Chains   map[core.Environment]ports.Chain
+	Wallets  BucketWallets
+	Payments SweepPayments
+	// Logger records what the runner and the accrual skipped; nil discards it.
+	Logger *slog.Logger
+}
+
+// Service runs the treasury use cases and jobs.
+type Service struct {
+	store    ports.Store
+	jobs     ports.Jobs
+	clock    ports.Clock
+	chains   kernel.Chains
+	wallets  BucketWallets
+	payments SweepPayments
+	log      *slog.Logger
+}
+
+// Bounds of the capability.
+const (
+	// balanceReadTimeout bounds one bucket's balance read; a read that takes longer is an
+	// unreadable balance, never a zero one.
+	balanceReadTimeout = 5 * time.Second
+	// viewReadBudget bounds all the chain reads of one account view or one page of accounts.
+	viewReadBudget = 10 * time.Second
+	// runnerBatch bounds the rules one runner tick evaluates.
+	runnerBatch = 100
+	// yieldBatch bounds the accounts one accrual tick reads.
+	yieldBatch = 100
+)
+
+// New checks the wiring and fails at start-up when a required port is missing.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("treasury", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
+		kernel.Port{Name: "Wallets", Value: d.Wallets}, kernel.Port{Name: "Payments", Value: d.Payments}); err != nil {
+		return nil, err
+	}
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
+		payments: d.Payments, log: log}, nil
+}
+
+// requireSandbox refuses LIVE: treasury is sandbox only (SPEC.md), and the HTTP layer answers
+// SANDBOX_ONLY before reaching here; this guards any other caller.
+func requireSandbox(p auth.Principal) error {
+	if p.Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "treasury is sandbox only: use a TEST key")
+	}
+	return nil
+}
+
+// authorize checks the caller's tenant, scope and environment.
+func authorize(p auth.Principal, scope auth.Scope) error {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return err
+	}
+	return requireSandbox(p)
+}
+
+// acting is the principal treasury acts as towards the wallets and payments capabilities: the
+// caller's tenant and environment with exactly the scope that step needs. A treasury:write
+// caller may provision its buckets and propose sweeps between them without holding wallet or
+// payment scopes; nothing else is granted.
+func acting(tenantID string, env core.Environment, scope auth.Scope) auth.Principal {
+	return auth.Principal{Kind: auth.KindAPIKey, TenantID: tenantID, Environment: env, Scopes: []auth.Scope{scope}}
+}
