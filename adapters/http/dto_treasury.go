@@ -69,22 +69,6 @@ type treasuryAccountListResponse struct {
 	Total    int                       `json:"total" oas:"required"`
 }
 
-func usdPtr(v *int64) *string {
-	if v == nil {
-		return nil
-	}
-	s := signedUSD(*v)
-	return &s
-}
-
-// signedUSD formats a base-unit amount that may be negative (a drift).
-func signedUSD(v int64) string {
-	if v < 0 {
-		return "-" + core.FormatUSD(-v)
-	}
-	return core.FormatUSD(v)
-}
-
 func toTreasuryAccount(v coretreasury.View) treasuryAccountResponse {
 	a := v.Account
 	out := treasuryAccountResponse{AccountID: a.ID, Name: a.Name, ChainID: a.ChainID, Threshold: a.Threshold,

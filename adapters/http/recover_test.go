@@ -120,7 +120,6 @@ type nopAgentWallets struct{}
 func (nopAgentWallets) ProvisionAgentWallet(context.Context, auth.Principal, agentsapp.WalletInput) (wallet.Wallet, error) {
 	return wallet.Wallet{}, nil
 }
-}
 
 // nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.
 type nopTreasuryPorts struct{}

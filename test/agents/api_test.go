@@ -152,14 +152,14 @@ func TestAgents_SuspendedKeyDeclined(t *testing.T) {
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "suspend")["id"].(string)
 	key := env().Client(t).WithKey(agentKey(t, ten.Root, id, "agents:read", "wallets:write")["key"].(string))
-	key.Get("/v1/agents/" + id).Expect(t, 200)
+	key.Get("/v1/agents/"+id).Expect(t, 200)
 	ten.Root.Post("/v1/agents/"+id+"/suspend", nil).Expect(t, 200)
 	key.Get("/v1/agents/"+id).ExpectError(t, 403, "AGENT_SUSPENDED")
 	key.Post("/v1/agents/"+id+"/wallet", map[string]any{"owners": []map[string]any{}}).ExpectError(t, 409, "AGENT_SUSPENDED")
 	key.Get("/v1/capabilities").ExpectError(t, 403, "AGENT_SUSPENDED")
-	ten.Root.Get("/v1/agents/" + id).Expect(t, 200) // a tenant key still works
+	ten.Root.Get("/v1/agents/"+id).Expect(t, 200) // a tenant key still works
 	ten.Root.Post("/v1/agents/"+id+"/reactivate", nil).Expect(t, 200)
-	key.Get("/v1/agents/" + id).Expect(t, 200)
+	key.Get("/v1/agents/"+id).Expect(t, 200)
 }
 
 // TestAgents_Limits: only sent fields change, null clears, zero, negative and malformed caps
@@ -224,7 +224,7 @@ func TestAgents_CardsNotServedYet(t *testing.T) {
 	if caps["agents"] != false {
 		t.Fatalf("features.agents = %v", caps["agents"])
 	}
-	ten.Root.Get("/v1/agents/" + id + "/nope").ExpectError(t, 404, "ROUTE_NOT_FOUND")
+	ten.Root.Get("/v1/agents/"+id+"/nope").ExpectError(t, 404, "ROUTE_NOT_FOUND")
 }
 
 // TestAgents_PolicyAttachment: a policy attaches to an agent subject of the caller; another

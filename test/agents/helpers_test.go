@@ -60,7 +60,9 @@ func agentWallet(t *testing.T, ten *harness.Tenant, agentID string, o owner, fun
 	}
 	if fund != "" {
 		drip := ten.Root.Post("/v1/wallets/"+id+"/fund", map[string]any{"asset": "usdc", "amount": fund}).Expect(t, 201).JSON(t)
-		done := poll(t, func() map[string]any { return ten.Root.Get("/v1/faucet/drips/"+drip["id"].(string)).Expect(t, 200).JSON(t) },
+		done := poll(t, func() map[string]any {
+			return ten.Root.Get("/v1/faucet/drips/"+drip["id"].(string)).Expect(t, 200).JSON(t)
+		},
 			func(m map[string]any) bool { return m["status"] != "SUBMITTED" })
 		if done["status"] != "CONFIRMED" {
 			t.Fatalf("drip %v", done)

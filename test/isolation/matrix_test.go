@@ -14,11 +14,11 @@ import (
 // operation that refuses an empty object as 400 before either needs one here (the matrix says
 // so when it meets one). Values are fixed; ids in them are not the victim's.
 var bodies = map[string]any{
-	"POST /v1/agents/{id}/keys":                   map[string]any{"name": "matrix", "scopes": []string{"agents:read"}},
-	"POST /v1/offramp/payments/{id}/select-route": map[string]any{"routeQuoteId": "rq_matrix"},
-	"POST /v1/payments/{id}/sign":                 map[string]any{"signature": "0x" + strings.Repeat("ab", 64) + "1b"},
-	"POST /v1/phone-aliases/{id}/verify":          map[string]any{"code": "123456"},
-	"POST /v1/policies/{id}/attachments":          map[string]any{"subjectType": "wallet", "subjectId": "wal_matrix"},
+	"POST /v1/agents/{id}/keys":                       map[string]any{"name": "matrix", "scopes": []string{"agents:read"}},
+	"POST /v1/offramp/payments/{id}/select-route":     map[string]any{"routeQuoteId": "rq_matrix"},
+	"POST /v1/payments/{id}/sign":                     map[string]any{"signature": "0x" + strings.Repeat("ab", 64) + "1b"},
+	"POST /v1/phone-aliases/{id}/verify":              map[string]any{"code": "123456"},
+	"POST /v1/policies/{id}/attachments":              map[string]any{"subjectType": "wallet", "subjectId": "wal_matrix"},
 	"POST /v1/sandbox/treasury/accounts/{id}/advance": map[string]any{"days": 1},
 	"POST /v1/policies/{id}/versions": map[string]any{
 		"document": map[string]any{"schemaVersion": 1, "limits": map[string]any{"perTransactionUsd": "5"}}},
