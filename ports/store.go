@@ -45,6 +45,8 @@ type Tx interface {
 	Offramp() OfframpRepo
 	// Claims stores pending claims, claim links, phone challenges and escrow events.
 	Claims() ClaimRepo
+	// Cards stores cardholders, cards, card authorizations and card spend windows.
+	Cards() CardRepo
 }
 
 // TenantRepo stores tenants.

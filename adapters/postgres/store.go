@@ -114,6 +114,7 @@ func (t *tx) Policies() ports.PolicyRepo             { return policyRepo{t.db} }
 func (t *tx) Recipients() ports.RecipientRepo        { return recipientRepo{t.db} }
 func (t *tx) Offramp() ports.OfframpRepo             { return offrampRepo{t.db} }
 func (t *tx) Claims() ports.ClaimRepo                { return claimRepo{t.db} }
+func (t *tx) Cards() ports.CardRepo                  { return cardRepo{t.db} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.
