@@ -58,3 +58,12 @@ func over(limit *int64, spent, amount int64) bool {
 	total, err := core.AddInt64(spent, amount)
 	return err != nil || total > *limit
 }
+
+// PolicyOutcome is the policy gate's answer on an authorization: Decline is "" to approve,
+// else the decline reason (POLICY_DENIED, POLICY_UNAVAILABLE); PolicyID and DecisionID pin the
+// decision that was evaluated (empty when no policy applies).
+type PolicyOutcome struct {
+	Decline    string
+	PolicyID   string
+	DecisionID string
+}
