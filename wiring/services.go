@@ -3,9 +3,12 @@ package wiring
 import (
 	"log/slog"
 
+	"github.com/ethereum/go-ethereum/common"
 	"github.com/riverqueue/river"
 
 	"corridor/adapters/http"
+	"corridor/adapters/issuer"
+	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -13,6 +16,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
+	"corridor/core"
 	"corridor/ports"
 )
 
@@ -68,12 +72,28 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		AliasBudget: cfg.AliasBudget, SMSOutboxRetention: cfg.SMSOutboxRetention,
 		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,
 		Confirmations: cfg.ChainConfirmations})
+	if err != nil {
+		return s, err
+	}
+	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: issuer.NewSandbox(),
+		Provider: cfg.IssuingProvider, Modules: cardModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy})
 	return s, err
+}
+
+// cardModules are the chain adapters that also serve a configured card spend module.
+func cardModules(chains map[core.Environment]ports.Chain) map[core.Environment]ports.CardSpendModule {
+	out := map[core.Environment]ports.CardSpendModule{}
+	for env, c := range chains {
+		if m, ok := c.(ports.CardSpendModule); ok && m.CardModuleAddress() != (common.Address{}) {
+			out[env] = m
+		}
+	}
+	return out
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Cards}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

@@ -56,6 +56,9 @@ type Config struct {
 	// CipherKey (hex, at least 32 bytes) encrypts phone numbers and payout identifiers at
 	// rest. Empty: a random key for this process only (tests); cmd always sets one.
 	CipherKey string
+	// IssuingProvider is ISSUING_PROVIDER: safe_debit (the default when empty) or
+	// funding_account (DESIGN.md D13).
+	IssuingProvider ports.IssuingProvider
 	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (the default when empty) or enforce.
 	PolicyEnforcement policy.Mode
 	// WrapStore, when set, wraps the store the use cases see: tests inject a failing

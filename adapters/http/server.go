@@ -12,6 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -122,6 +123,7 @@ type Services struct {
 	SafePay     *safepayapp.Service
 	Policy      *policyapp.Service
 	Offramp     *offrampapp.Service
+	Cards       *cardsapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -133,7 +135,7 @@ func (s Services) missing() []string {
 		absent bool
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
-		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
+		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil}, {"Cards", s.Cards == nil},
 		{"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
