@@ -58,6 +58,7 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.safePaymentEndpoints()...)
 	routes = append(routes, s.policyEndpoints()...)
 	routes = append(routes, s.offrampEndpoints()...)
+	routes = append(routes, s.cardEndpoints()...)
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

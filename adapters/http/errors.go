@@ -10,6 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/core"
+	"corridor/core/card"
 	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/core/policy"
@@ -54,6 +55,12 @@ var statusByCode = map[core.Code]int{
 	safepay.CodeSignerNotOwner:            422,
 	safepay.CodeDestinationNotResolved:    422,
 	safepay.CodeQueueFull:                 409,
+	card.CodeCardNotFound:                 404,
+	card.CodeCardholderNotFound:           404,
+	card.CodeAuthorizationNotFound:        404,
+	card.CodeWalletNotDeployed:            409,
+	card.CodeModuleNotEnabled:             409,
+	card.CodeEphemeralKeysUnsupported:     400,
 	policy.CodePolicyNotFound:             404,
 	policy.CodeAttachmentNotFound:         404,
 	policy.CodeSubjectAttached:            409,
@@ -111,6 +118,7 @@ var statusByCode = map[core.Code]int{
 var retryableCodes = map[core.Code]bool{
 	claim.CodeNotFunded:                   true, // 409 until the escrow lock is indexed
 	safepay.CodeQueueFull:                 true, // 409 until a queued payment executes or is cancelled
+	card.CodeWalletNotDeployed:            true, // 409 until the wallet's Safe is deployed
 	core.CodeIdempotencyRequestInProgress: true, // 409 until the first request finishes
 	core.CodeRateLimited:                  true,
 	claim.CodeResendBudget:                true,

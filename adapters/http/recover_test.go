@@ -10,6 +10,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"corridor/adapters/issuer"
+	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -100,8 +102,10 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	must(err)
+	cardsSvc, err := cardsapp.New(cardsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Issuer: issuer.NewSandbox(), PolicyGate: policySvc})
+	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
 	return Services{Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
-		Policy: policySvc, Offramp: offrampSvc, Idempotency: idem}
+		Policy: policySvc, Offramp: offrampSvc, Cards: cardsSvc, Idempotency: idem}
 }

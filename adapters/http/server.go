@@ -154,8 +154,10 @@ type Server struct {
 	limiter *limiter
 	// claimLimiter throttles the public claim-link routes per client IP.
 	claimLimiter *limiter
-	fiber        *fiber.App
-	endpoints    []Endpoint
+	// ephemeralKeyLimiter bounds push-provisioning keys per client IP.
+	ephemeralKeyLimiter *limiter
+	fiber               *fiber.App
+	endpoints           []Endpoint
 }
 
 // New builds the server and registers every route.
@@ -175,7 +177,8 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 	if cfg.ClaimLinkRateLimit.PerSecond <= 0 || cfg.ClaimLinkRateLimit.Burst <= 0 {
 		cfg.ClaimLinkRateLimit = claimLimit
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit)}
+	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
+		ephemeralKeyLimiter: newLimiter(RateLimit{PerSecond: ephemeralKeysPerMinute / 60.0, Burst: ephemeralKeysPerMinute})}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)
