@@ -168,22 +168,16 @@ type ephemeralKeyRequest struct {
 	Certificates   []string `json:"certificates,omitempty"`
 }
 
-type ephemeralKeyObject struct {
-	ID        string    `json:"id" oas:"required"`
-	Secret    string    `json:"secret" oas:"required"`
-	ExpiresAt time.Time `json:"expiresAt" oas:"required"`
-}
-
 type ephemeralKeyResponse struct {
-	CardID       string              `json:"cardId" oas:"required"`
-	IssuerCardID string              `json:"issuerCardId" oas:"required"`
-	Platform     string              `json:"platform" oas:"required,enum=vendor_a|vendor_b"`
-	EphemeralKey *ephemeralKeyObject `json:"ephemeralKey" oas:"required" description:"the issuer's key object, shown once (null on an idempotent replay)"`
+	CardID       string         `json:"cardId" oas:"required"`
+	IssuerCardID string         `json:"issuerCardId" oas:"required"`
+	Platform     string         `json:"platform" oas:"required,enum=vendor_a|vendor_b"`
+	EphemeralKey map[string]any `json:"ephemeralKey" oas:"required,nullable" description:"the issuer's key object {id, secret, expiresAt}, shown once (null on an idempotent replay)"`
 }
 
 func toEphemeralKey(c card.Card, k ports.EphemeralKey) ephemeralKeyResponse {
 	return ephemeralKeyResponse{CardID: c.ID, IssuerCardID: c.IssuerCardID, Platform: k.Platform,
-		EphemeralKey: &ephemeralKeyObject{ID: k.ID, Secret: k.Secret, ExpiresAt: k.ExpiresAt}}
+		EphemeralKey: map[string]any{"id": k.ID, "secret": k.Secret, "expiresAt": k.ExpiresAt.UTC().Format(time.RFC3339)}}
 }
 
 type cardAuthorizationRequest struct {
