@@ -29,30 +29,30 @@ func (m cardholderModel) domain() (card.Cardholder, error) {
 
 type cardModel struct {
 	bun.BaseModel        `bun:"table:cards"`
-	ID                   string    `bun:"id,pk"`
-	TenantID             string    `bun:"tenant_id"`
-	Environment          string    `bun:"environment"`
-	Funding              string    `bun:"funding"`
-	WalletID             *string   `bun:"wallet_id"`
-	SafeAddress          *string   `bun:"safe_address"`
-	CardholderID         *string   `bun:"cardholder_id"`
-	AgentID              *string   `bun:"agent_id"`
-	Issuer               string    `bun:"issuer"`
-	IssuerCardID         string    `bun:"issuer_card_id"`
-	Last4                string    `bun:"last4"`
-	FundingAccountID     *string   `bun:"funding_account_id"`
-	Chain                *string   `bun:"chain"`
-	CryptoAccountAddress *string   `bun:"crypto_account_address"`
-	CryptoAccountType    *string   `bun:"crypto_account_type"`
-	Status               string    `bun:"status"`
-	PerTransactionLimit  *int64    `bun:"per_transaction_limit"`
-	DailyLimit           *int64    `bun:"daily_limit"`
-	WeeklyLimit          *int64    `bun:"weekly_limit"`
-	MonthlyLimit         *int64    `bun:"monthly_limit"`
-	BlockedMCC           string    `bun:"blocked_mcc,type:jsonb"`
-	AllowedMCC           *string   `bun:"allowed_mcc,type:jsonb"`
-	CreatedAt            time.Time `bun:"created_at"`
-	UpdatedAt            time.Time `bun:"updated_at"`
+	ID                   string          `bun:"id,pk"`
+	TenantID             string          `bun:"tenant_id"`
+	Environment          string          `bun:"environment"`
+	Funding              string          `bun:"funding"`
+	WalletID             *string         `bun:"wallet_id"`
+	SafeAddress          *string         `bun:"safe_address"`
+	CardholderID         *string         `bun:"cardholder_id"`
+	AgentID              *string         `bun:"agent_id"`
+	Issuer               string          `bun:"issuer"`
+	IssuerCardID         string          `bun:"issuer_card_id"`
+	Last4                string          `bun:"last4"`
+	FundingAccountID     *string         `bun:"funding_account_id"`
+	Chain                *string         `bun:"chain"`
+	CryptoAccountAddress *string         `bun:"crypto_account_address"`
+	CryptoAccountType    *string         `bun:"crypto_account_type"`
+	Status               string          `bun:"status"`
+	PerTransactionLimit  *int64          `bun:"per_transaction_limit"`
+	DailyLimit           *int64          `bun:"daily_limit"`
+	WeeklyLimit          *int64          `bun:"weekly_limit"`
+	MonthlyLimit         *int64          `bun:"monthly_limit"`
+	BlockedMCC           json.RawMessage `bun:"blocked_mcc,type:jsonb"`
+	AllowedMCC           json.RawMessage `bun:"allowed_mcc,type:jsonb,nullzero"`
+	CreatedAt            time.Time       `bun:"created_at"`
+	UpdatedAt            time.Time       `bun:"updated_at"`
 }
 
 func cardFromDomain(c card.Card) (cardModel, error) {
@@ -64,14 +64,11 @@ func cardFromDomain(c card.Card) (cardModel, error) {
 	if err != nil {
 		return cardModel{}, err
 	}
-	var allowed *string
+	var allowed json.RawMessage
 	if c.Limits.AllowedMCC != nil {
-		raw, err := json.Marshal(c.Limits.AllowedMCC)
-		if err != nil {
+		if allowed, err = json.Marshal(c.Limits.AllowedMCC); err != nil {
 			return cardModel{}, err
 		}
-		s := string(raw)
-		allowed = &s
 	}
 	return cardModel{
 		ID: c.ID, TenantID: c.TenantID, Environment: string(c.Environment), Funding: string(c.Funding),
@@ -80,7 +77,7 @@ func cardFromDomain(c card.Card) (cardModel, error) {
 		FundingAccountID: nullable(c.FundingAccountID), Chain: nullable(c.Chain),
 		CryptoAccountAddress: nullable(c.CryptoAccountAddress), CryptoAccountType: nullable(c.CryptoAccountType),
 		Status: string(c.Status), PerTransactionLimit: c.Limits.PerTransaction, DailyLimit: c.Limits.Daily,
-		WeeklyLimit: c.Limits.Weekly, MonthlyLimit: c.Limits.Monthly, BlockedMCC: string(rawBlocked), AllowedMCC: allowed,
+		WeeklyLimit: c.Limits.Weekly, MonthlyLimit: c.Limits.Monthly, BlockedMCC: rawBlocked, AllowedMCC: allowed,
 		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
 	}, nil
 }
@@ -95,15 +92,15 @@ func (m cardModel) domain() (card.Card, error) {
 		Status: card.Status(m.Status), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 		Limits: card.Limits{PerTransaction: m.PerTransactionLimit, Daily: m.DailyLimit, Weekly: m.WeeklyLimit, Monthly: m.MonthlyLimit},
 	}
-	if err := json.Unmarshal([]byte(m.BlockedMCC), &c.Limits.BlockedMCC); err != nil {
+	if err := json.Unmarshal(m.BlockedMCC, &c.Limits.BlockedMCC); err != nil {
 		return card.Card{}, err
 	}
 	if c.Limits.BlockedMCC == nil {
 		c.Limits.BlockedMCC = []string{}
 	}
-	if m.AllowedMCC != nil {
+	if len(m.AllowedMCC) > 0 && string(m.AllowedMCC) != "null" {
 		c.Limits.AllowedMCC = []string{}
-		if err := json.Unmarshal([]byte(*m.AllowedMCC), &c.Limits.AllowedMCC); err != nil {
+		if err := json.Unmarshal(m.AllowedMCC, &c.Limits.AllowedMCC); err != nil {
 			return card.Card{}, err
 		}
 		if c.Limits.AllowedMCC == nil {
@@ -254,6 +251,13 @@ func (r cardRepo) WindowSpend(ctx context.Context, cardID string, w card.Windows
 }
 
 func (r cardRepo) AddWindowSpend(ctx context.Context, cardID string, w card.Windows, delta int64) error {
+	if delta < 0 {
+		// A credit gives back what an approval added: the rows exist, and the check keeps a
+		// window from going below zero.
+		_, err := r.db.NewRaw(`UPDATE card_spend_windows SET spent_base_units = spent_base_units + ?
+			WHERE card_id = ? AND window_key IN (?, ?, ?)`, delta, cardID, w.Day, w.Week, w.Month).Exec(ctx)
+		return err
+	}
 	_, err := r.db.NewRaw(`INSERT INTO card_spend_windows (card_id, window_key, spent_base_units)
 		SELECT ?, k, ? FROM unnest(ARRAY[?, ?, ?]::text[]) AS k
 		ON CONFLICT (card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`,
