@@ -862,8 +862,10 @@ CREATE TABLE public.wallets (
     created_at timestamp with time zone NOT NULL,
     deployed_at timestamp with time zone,
     purpose text DEFAULT 'GENERAL'::text NOT NULL,
+    setup_module text,
     CONSTRAINT wallets_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT wallets_purpose_check CHECK ((purpose = ANY (ARRAY['GENERAL'::text, 'AGENT'::text, 'TREASURY'::text, 'ESCROW'::text]))),
+    CONSTRAINT wallets_setup_module_check CHECK ((setup_module ~ '^0x[0-9a-fA-F]{40}$'::text)),
     CONSTRAINT wallets_status_check CHECK ((status = ANY (ARRAY['PENDING_DEPLOYMENT'::text, 'DEPLOYING'::text, 'DEPLOYED'::text, 'FAILED'::text]))),
     CONSTRAINT wallets_threshold_check CHECK ((threshold >= 1))
 );

@@ -98,11 +98,14 @@ const (
 
 // SafeConfig is what decides a new Safe: its owners (any order; they are encoded sorted),
 // threshold and salt nonce (safe.SaltNonceFor(walletID)). The fallback handler is the
-// adapter's configured one.
+// adapter's configured one. SetupModule, when not zero, is a module the Safe enables in its own
+// setup (the card spend module, through its enableOnSetup); it changes the Safe's address, so
+// a wallet records it to keep its address reproducible.
 type SafeConfig struct {
-	Owners    []common.Address
-	Threshold int
-	SaltNonce *big.Int
+	Owners      []common.Address
+	Threshold   int
+	SaltNonce   *big.Int
+	SetupModule common.Address
 }
 
 // SafeDeployment names the Safe contracts on one chain.

@@ -103,6 +103,10 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 	if len(claimEscrows(chains)) == 0 {
 		features["pendingClaims"] = false
 	}
+	// Cards settle through the card spend module: without one on any chain they are off.
+	if len(cardSpendModules(chains)) == 0 {
+		features["cards"] = false
+	}
 	for prefix, feature := range UnbuiltPrefixes {
 		if !features[feature] {
 			unbuilt[prefix] = feature
@@ -126,6 +130,19 @@ func claimEscrows(chains map[core.Environment]ports.Chain) map[core.Environment]
 	for env, c := range chains {
 		if e, ok := c.(ports.ClaimEscrow); ok && e.ClaimEscrowAddress() != (common.Address{}) {
 			out[env] = e
+		}
+	}
+	return out
+}
+
+// cardSpendModules are the chain adapters that also serve a configured card spend module: the
+// environments where card wallets can settle on chain (the sandbox; on a chain without a module
+// cards are unavailable).
+func cardSpendModules(chains map[core.Environment]ports.Chain) map[core.Environment]ports.CardSpendModule {
+	out := map[core.Environment]ports.CardSpendModule{}
+	for env, c := range chains {
+		if m, ok := c.(ports.CardSpendModule); ok && m.CardModuleAddress() != (common.Address{}) {
+			out[env] = m
 		}
 	}
 	return out

@@ -45,7 +45,9 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	}
 	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
-		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
+		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
+		// The sandbox issuer until the cards capability's issuer configuration is wired here.
+		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: wallets.DefaultCardIssuer}); err != nil {
 		return s, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets}); err != nil {

@@ -42,6 +42,9 @@ type Addresses struct {
 	// ClaimEscrow is contracts/src/ClaimEscrow.sol with the relayer as operator; zero when the
 	// chain has none (its methods then say the escrow is not configured).
 	ClaimEscrow common.Address `json:"claimEscrow"`
+	// CardSpendModule is contracts/src/CardSpendModule.sol with the relayer as operator; zero
+	// when the chain has none (cards are then unavailable there).
+	CardSpendModule common.Address `json:"cardSpendModule"`
 }
 
 // Adapter implements ports.Chain and ports.ClaimEscrow over a node client.
@@ -57,6 +60,11 @@ type Adapter struct {
 	factory *bindings.SafeProxyFactory
 	usdc    *bindings.TestUSDC
 	escrow  *bindings.ClaimEscrow
+
+	cardModule *bindings.CardSpendModule
+	// cardSettlement is the card module's settlement address, read at start-up (zero without
+	// a module).
+	cardSettlement common.Address
 
 	// escrowConfig is read from the contract at start-up (zero without an escrow); fundMu
 	// keeps one FundClaim at a time between reading the relayer's USDC and spending it, and
@@ -130,7 +138,7 @@ func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs
 		client: client, relay: newRelayer(client, relayerKey, chainID, afterSend),
 		chainID: chainID.Int64(), addrs: addrs, close: func() error { return nil },
 		safeL2: bindings.NewSafeL2(), factory: bindings.NewSafeProxyFactory(), usdc: bindings.NewTestUSDC(),
-		escrow: bindings.NewClaimEscrow(),
+		escrow: bindings.NewClaimEscrow(), cardModule: bindings.NewCardSpendModule(),
 	}
 	for name, addr := range map[string]common.Address{
 		"Safe singleton": addrs.SafeSingleton, "SafeProxyFactory": addrs.SafeProxyFactory,
@@ -156,6 +164,9 @@ func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs
 	if a.escrowConfig, err = a.readEscrowConfig(ctx); err != nil {
 		return nil, err
 	}
+	if a.cardSettlement, err = a.readCardModuleConfig(ctx); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -179,8 +190,14 @@ func (a *Adapter) SafeDeployment() ports.SafeDeployment {
 	return ports.SafeDeployment{ProxyFactory: a.addrs.SafeProxyFactory, Singleton: a.addrs.SafeSingleton, FallbackHandler: a.addrs.FallbackHandler}
 }
 
+// safeConfig is the Safe cfg decides; with a SetupModule, setup delegatecalls its
+// enableOnSetup (the card spend module's interface), so the Safe starts with it enabled.
 func (a *Adapter) safeConfig(cfg ports.SafeConfig) safe.Config {
-	return safe.Config{Owners: cfg.Owners, Threshold: cfg.Threshold, FallbackHandler: a.addrs.FallbackHandler, SaltNonce: cfg.SaltNonce}
+	c := safe.Config{Owners: cfg.Owners, Threshold: cfg.Threshold, FallbackHandler: a.addrs.FallbackHandler, SaltNonce: cfg.SaltNonce}
+	if cfg.SetupModule != (common.Address{}) {
+		c.SetupTo, c.SetupData = cfg.SetupModule, a.cardModule.PackEnableOnSetup()
+	}
+	return c
 }
 
 // PredictSafeAddress implements ports.Chain.

@@ -33,13 +33,14 @@ type Artifact struct {
 
 // Artifacts are the contracts the adapter deploys on a sandbox chain. Safe's bytecode comes
 // from the pinned @safe-global/safe-contracts package at build time and is never committed;
-// TestUSDC's and ClaimEscrow's from our own sources compiled by the pinned solc.
+// TestUSDC's, ClaimEscrow's and CardSpendModule's from our own sources compiled by the pinned solc.
 type Artifacts struct {
 	SafeL2                       Artifact
 	SafeProxyFactory             Artifact
 	CompatibilityFallbackHandler Artifact
 	TestUSDC                     Artifact
 	ClaimEscrow                  Artifact
+	CardSpendModule              Artifact
 }
 
 // DefaultArtifactsDir is $CORRIDOR_CONTRACTS_DIR when set, else contracts/build in the nearest
@@ -78,7 +79,7 @@ func isCorridorModule(goMod string) bool {
 	return false
 }
 
-// LoadArtifacts reads the five artifacts from dir and checks that each ABI matches the committed
+// LoadArtifacts reads the six artifacts from dir and checks that each ABI matches the committed
 // Go binding, so a binding left stale after a contract change fails at start-up, not mid-call.
 func LoadArtifacts(dir string) (*Artifacts, error) {
 	var arts Artifacts
@@ -92,6 +93,7 @@ func LoadArtifacts(dir string) (*Artifacts, error) {
 		{"CompatibilityFallbackHandler", &arts.CompatibilityFallbackHandler, nil},
 		{"TestUSDC", &arts.TestUSDC, usdcABI()},
 		{"ClaimEscrow", &arts.ClaimEscrow, claimEscrowABI()},
+		{"CardSpendModule", &arts.CardSpendModule, cardSpendModuleABI()},
 	} {
 		if err := readArtifact(dir, entry.name, entry.into); err != nil {
 			return nil, err
@@ -164,5 +166,10 @@ func usdcABI() *abi.ABI {
 
 func claimEscrowABI() *abi.ABI {
 	a := bindings.NewClaimEscrow().GetABI()
+	return &a
+}
+
+func cardSpendModuleABI() *abi.ABI {
+	a := bindings.NewCardSpendModule().GetABI()
 	return &a
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // DeployContracts puts SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC
-// (minter: the deployer) and ClaimEscrow (operator and settlement: the deployer, grace period
-// claim.DefaultGracePeriod) on a fresh development chain and returns their addresses, which the
+// (minter: the deployer), ClaimEscrow (operator and settlement: the deployer, grace period
+// claim.DefaultGracePeriod) and CardSpendModule (operator and settlement: the deployer) on a fresh development chain and returns their addresses, which the
 // caller records (they are configuration from then on). It waits until each is mined and its
 // code shows at the latest block, so the caller can verify them at once. Only for
 // chains Corridor runs itself: on public chains the canonical Safe deployments and Circle's
@@ -38,6 +38,31 @@ func DeployClaimEscrow(ctx context.Context, client Client, deployerKey *ecdsa.Pr
 		return common.Address{}, fmt.Errorf("chain: reading the chain id: %w", err)
 	}
 	return deployClaimEscrow(ctx, newRelayer(client, deployerKey, chainID, nil), arts, usdc, gracePeriod)
+}
+
+// DeployCardSpendModule puts only CardSpendModule on a chain whose USDC is already deployed (a
+// dev chain recorded before the module existed): operator and settlement are the deployer,
+// which must be the relayer the adapter will run with (the settlement is the same address the
+// claim escrow refunds to). It waits until the contract is mined and its code shows.
+func DeployCardSpendModule(ctx context.Context, client Client, deployerKey *ecdsa.PrivateKey, arts *Artifacts, usdc common.Address) (common.Address, error) {
+	chainID, err := client.ChainID(ctx)
+	if err != nil {
+		return common.Address{}, fmt.Errorf("chain: reading the chain id: %w", err)
+	}
+	return deployCardSpendModule(ctx, newRelayer(client, deployerKey, chainID, nil), arts, usdc)
+}
+
+// deployCardSpendModule deploys CardSpendModule(relayer, usdc, relayer) and waits for it.
+func deployCardSpendModule(ctx context.Context, r *relayer, arts *Artifacts, usdc common.Address) (common.Address, error) {
+	constructor := bindings.NewCardSpendModule().PackConstructor(r.from, usdc, r.from)
+	hash, address, err := r.deploy(ctx, append(append([]byte{}, arts.CardSpendModule.Bytecode...), constructor...))
+	if err != nil {
+		return common.Address{}, fmt.Errorf("chain: deploying CardSpendModule: %w", err)
+	}
+	if err := waitDeployed(ctx, r.client, hash, address); err != nil {
+		return common.Address{}, fmt.Errorf("chain: deploying CardSpendModule: %w", err)
+	}
+	return address, nil
 }
 
 func deployContracts(ctx context.Context, r *relayer, arts *Artifacts, gracePeriod time.Duration) (Addresses, error) {
@@ -76,6 +101,9 @@ func deployContracts(ctx context.Context, r *relayer, arts *Artifacts, gracePeri
 		return Addresses{}, err
 	}
 	addrs.ClaimEscrow = escrow
+	if addrs.CardSpendModule, err = deployCardSpendModule(ctx, r, arts, addrs.USDC); err != nil {
+		return Addresses{}, err
+	}
 	return addrs, nil
 }
 

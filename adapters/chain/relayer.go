@@ -295,7 +295,10 @@ func newRevert(reason string) *ports.RevertError {
 	}
 	meaning, ok := safeErrorMeanings[reason]
 	if !ok {
-		meaning = escrowErrorMeanings[reason]
+		meaning, ok = escrowErrorMeanings[reason]
+	}
+	if !ok {
+		meaning = cardModuleErrorMeanings[reason]
 	}
 	return &ports.RevertError{Reason: reason, Meaning: meaning}
 }
@@ -312,9 +315,22 @@ var escrowErrorMeanings = map[string]string{
 	"CE:transfer":   "the token refused the transfer",
 }
 
+// cardModuleErrorMeanings spells out CardSpendModule's revert codes
+// (contracts/src/CardSpendModule.sol).
+var cardModuleErrorMeanings = map[string]string{
+	"CSM:operator": "only the card module's operator (the relayer) may settle",
+	"CSM:zero":     "a zero amount, reference or address",
+	"CSM:token":    "the token address holds no contract",
+	"CSM:noSafe":   "no contract at the Safe's address",
+	"CSM:refUsed":  "the settlement reference was already used",
+	"CSM:direct":   "enableOnSetup only works as a Safe setup's delegate call",
+	"CSM:transfer": "the token refused the transfer",
+}
+
 // safeErrorMeanings spells out Safe v1.4.1's revert codes that a relayed call can hit.
 var safeErrorMeanings = map[string]string{
 	"GS000": "could not finish initialization",
+	"GS104": "the caller is not a module enabled on the Safe (the card module was never enabled or the owners disabled it)",
 	"GS001": "threshold needs to be defined",
 	"GS010": "not enough gas to execute the Safe transaction",
 	"GS011": "could not pay gas costs with ether",

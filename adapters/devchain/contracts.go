@@ -118,8 +118,8 @@ func waitMined(ctx context.Context, client *ethclient.Client, hash common.Hash) 
 
 // ensureContracts reuses the recorded contracts when they are on the chain and were deployed by
 // this relayer (it must be TestUSDC's minter and the escrow's operator), else deploys them and
-// records the addresses. A record from before the claim escrow existed (or whose escrow is
-// gone) keeps its other contracts and gets just the escrow added.
+// records the addresses. A record from before the claim escrow or the card spend module existed
+// (or whose escrow or module is gone) keeps its other contracts and gets just those added.
 func (c *Chain) ensureContracts(ctx context.Context, client *ethclient.Client, artifactsDir string) (chain.Addresses, error) {
 	path := filepath.Join(c.dataDir, AddressesFile)
 	relayer := crypto.PubkeyToAddress(c.relayerKey.PublicKey)
@@ -156,39 +156,60 @@ func (c *Chain) deploy(ctx context.Context, client *ethclient.Client, artifactsD
 	if err := record(path, Recorded{ChainID: ChainID, Deployer: relayer, Addresses: addrs, DeployedAt: time.Now().UTC()}); err != nil {
 		return chain.Addresses{}, err
 	}
-	c.logf("devchain: deployed SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC (USDC %s) and ClaimEscrow (%s) in %s; recorded in %s",
-		addrs.USDC.Hex(), addrs.ClaimEscrow.Hex(), time.Since(begin).Round(time.Millisecond), path)
+	c.logf("devchain: deployed SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC (USDC %s), ClaimEscrow (%s) and CardSpendModule (%s) in %s; recorded in %s",
+		addrs.USDC.Hex(), addrs.ClaimEscrow.Hex(), addrs.CardSpendModule.Hex(), time.Since(begin).Round(time.Millisecond), path)
 	return addrs, nil
 }
 
-// ensureEscrow returns the recorded contracts when the recorded claim escrow is on the chain,
-// else deploys the escrow alone (operator and settlement: the relayer, the default grace
-// period) next to the recorded USDC and records it, keeping every other address.
+// ensureEscrow keeps the recorded claim escrow and card spend module when they are on the
+// chain, else deploys whichever is missing (operator and settlement: the relayer; the escrow
+// with the default grace period) next to the recorded USDC and records it, keeping every other
+// address.
 func (c *Chain) ensureEscrow(ctx context.Context, client *ethclient.Client, artifactsDir, path string, recorded Recorded) (chain.Addresses, error) {
-	if recorded.ClaimEscrow != (common.Address{}) {
-		present, err := allDeployed(ctx, client, recorded.ClaimEscrow)
-		if err != nil {
-			return chain.Addresses{}, err
-		}
-		if present {
-			c.logf("devchain: contracts already deployed (USDC %s, ClaimEscrow %s)", recorded.USDC.Hex(), recorded.ClaimEscrow.Hex())
-			return recorded.Addresses, nil
-		}
+	escrowPresent, err := recordedAndDeployed(ctx, client, recorded.ClaimEscrow)
+	if err != nil {
+		return chain.Addresses{}, err
+	}
+	modulePresent, err := recordedAndDeployed(ctx, client, recorded.CardSpendModule)
+	if err != nil {
+		return chain.Addresses{}, err
+	}
+	if escrowPresent && modulePresent {
+		c.logf("devchain: contracts already deployed (USDC %s, ClaimEscrow %s, CardSpendModule %s)", recorded.USDC.Hex(), recorded.ClaimEscrow.Hex(), recorded.CardSpendModule.Hex())
+		return recorded.Addresses, nil
 	}
 	arts, err := loadArtifacts(artifactsDir)
 	if err != nil {
 		return chain.Addresses{}, err
 	}
-	escrow, err := chain.DeployClaimEscrow(ctx, client, c.relayerKey, arts, recorded.USDC, claim.DefaultGracePeriod)
-	if err != nil {
-		return chain.Addresses{}, err
+	if !escrowPresent {
+		escrow, err := chain.DeployClaimEscrow(ctx, client, c.relayerKey, arts, recorded.USDC, claim.DefaultGracePeriod)
+		if err != nil {
+			return chain.Addresses{}, err
+		}
+		recorded.ClaimEscrow = escrow
+		c.logf("devchain: contracts already deployed (USDC %s); added ClaimEscrow %s to %s", recorded.USDC.Hex(), escrow.Hex(), path)
 	}
-	recorded.ClaimEscrow = escrow
+	if !modulePresent {
+		module, err := chain.DeployCardSpendModule(ctx, client, c.relayerKey, arts, recorded.USDC)
+		if err != nil {
+			return chain.Addresses{}, err
+		}
+		recorded.CardSpendModule = module
+		c.logf("devchain: contracts already deployed (USDC %s); added CardSpendModule %s to %s", recorded.USDC.Hex(), module.Hex(), path)
+	}
 	if err := record(path, recorded); err != nil {
 		return chain.Addresses{}, err
 	}
-	c.logf("devchain: contracts already deployed (USDC %s); added ClaimEscrow %s to %s", recorded.USDC.Hex(), escrow.Hex(), path)
 	return recorded.Addresses, nil
+}
+
+// recordedAndDeployed reports whether address is recorded (not zero) and holds code.
+func recordedAndDeployed(ctx context.Context, client *ethclient.Client, address common.Address) (bool, error) {
+	if address == (common.Address{}) {
+		return false, nil
+	}
+	return allDeployed(ctx, client, address)
 }
 
 func loadArtifacts(dir string) (*chain.Artifacts, error) {

@@ -172,9 +172,10 @@ func awaitReceipt(t *testing.T, ctx context.Context, a *chain.Adapter, hash comm
 	}
 }
 
-// TestDevchain_AddsTheEscrowToAnOlderRecord: a dev chain recorded before the claim escrow
-// existed keeps its contracts and gets just the escrow, which then funds and releases a claim
-// on the real node (mint, approval and fund each mined in turn).
+// TestDevchain_AddsTheEscrowToAnOlderRecord: a dev chain recorded before the claim escrow and
+// the card spend module existed keeps its contracts and gets just those two, which then work on
+// the real node: the escrow funds and releases a claim (mint, approval and fund each mined in
+// turn), and the module settles card spend from a Safe that enabled it in its setup.
 func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 	binary := gethBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -185,11 +186,12 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = first.Stop(context.Background()) })
-	if first.Addresses().ClaimEscrow == (common.Address{}) {
-		t.Fatal("a fresh dev chain has no claim escrow")
+	if first.Addresses().ClaimEscrow == (common.Address{}) || first.Addresses().CardSpendModule == (common.Address{}) {
+		t.Fatalf("a fresh dev chain lacks the claim escrow or the card module: %+v", first.Addresses())
 	}
 
-	// Rewrite addresses.json as it was before the escrow: no claimEscrow key at all.
+	// Rewrite addresses.json as it was before the escrow: no claimEscrow (nor cardSpendModule)
+	// key at all.
 	path := filepath.Join(opts.DataDir, AddressesFile)
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -200,6 +202,7 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	delete(fields, "claimEscrow")
+	delete(fields, "cardSpendModule")
 	if raw, err = json.Marshal(fields); err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +218,10 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 	if got.ClaimEscrow == (common.Address{}) || got.ClaimEscrow == want.ClaimEscrow {
 		t.Fatalf("escrow after the upgrade = %s, want a new deployment (the old one was %s)", got.ClaimEscrow.Hex(), want.ClaimEscrow.Hex())
 	}
-	want.ClaimEscrow = got.ClaimEscrow
+	if got.CardSpendModule == (common.Address{}) || got.CardSpendModule == want.CardSpendModule {
+		t.Fatalf("card module after the upgrade = %s, want a new deployment (the old one was %s)", got.CardSpendModule.Hex(), want.CardSpendModule.Hex())
+	}
+	want.ClaimEscrow, want.CardSpendModule = got.ClaimEscrow, got.CardSpendModule
 	if got != want {
 		t.Fatalf("addresses after the upgrade = %+v, want the old ones plus the escrow %+v", got, want)
 	}
@@ -248,5 +254,34 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 	}
 	if balance, err := adapter.USDCBalance(ctx, recipient); err != nil || balance.Int64() != 5_000_000 {
 		t.Fatalf("recipient balance = %v (%v), want 5000000", balance, err)
+	}
+
+	// A Safe that enabled the card module in its setup pays a settlement without its owner.
+	owner := crypto.PubkeyToAddress(mustKey(developerKey).PublicKey)
+	cfg := ports.SafeConfig{Owners: []common.Address{owner}, Threshold: 1, SaltNonce: big.NewInt(7), SetupModule: adapter.CardModuleAddress()}
+	safeAddress, err := adapter.PredictSafeAddress(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, err = adapter.MintUSDC(ctx, safeAddress, big.NewInt(9_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	hash, _, err = adapter.DeploySafe(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	if enabled, err := adapter.CardModuleEnabled(ctx, safeAddress); err != nil || !enabled {
+		t.Fatalf("card module enabled = %v (%v), want true", enabled, err)
+	}
+	hash, err = adapter.SettleCardSpend(ctx, safeAddress, big.NewInt(4_000_000), crypto.Keccak256Hash([]byte("dev chain card")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	if balance, err := adapter.USDCBalance(ctx, safeAddress); err != nil || balance.Int64() != 5_000_000 {
+		t.Fatalf("Safe balance after the settlement = %v (%v), want 5000000", balance, err)
 	}
 }

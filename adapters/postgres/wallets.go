@@ -36,6 +36,7 @@ type walletModel struct {
 	FailureReason  *string         `bun:"failure_reason"`
 	CreatedAt      time.Time       `bun:"created_at"`
 	DeployedAt     *time.Time      `bun:"deployed_at"`
+	SetupModule    *string         `bun:"setup_module"`
 }
 
 func walletFromDomain(w wallet.Wallet) (walletModel, error) {
@@ -48,7 +49,7 @@ func walletFromDomain(w wallet.Wallet) (walletModel, error) {
 		ID: w.ID, TenantID: w.TenantID, Environment: string(w.Environment), Name: w.Name, Purpose: string(w.Purpose), ChainID: w.ChainID,
 		Address: w.Address, Owners: raw, Threshold: w.Threshold, Status: string(w.Status),
 		DeployTxHash: nullable(w.DeployTxHash), DeployAttempts: w.DeployAttempts, FailureReason: nullable(w.FailureReason),
-		CreatedAt: w.CreatedAt, DeployedAt: w.DeployedAt,
+		CreatedAt: w.CreatedAt, DeployedAt: w.DeployedAt, SetupModule: nullable(w.SetupModule),
 	}, err
 }
 
@@ -62,7 +63,7 @@ func (m walletModel) domain() (wallet.Wallet, error) {
 		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Name: m.Name, Purpose: wallet.Purpose(m.Purpose),
 		ChainID: m.ChainID, Address: m.Address, Threshold: m.Threshold, Status: wallet.Status(m.Status),
 		DeployTxHash: deref(m.DeployTxHash), DeployAttempts: m.DeployAttempts, FailureReason: deref(m.FailureReason),
-		CreatedAt: m.CreatedAt.UTC(), DeployedAt: utcPtr(m.DeployedAt),
+		CreatedAt: m.CreatedAt.UTC(), DeployedAt: utcPtr(m.DeployedAt), SetupModule: deref(m.SetupModule),
 	}
 	for _, o := range owners {
 		w.Owners = append(w.Owners, wallet.Owner{Address: o.Address, Role: wallet.Role(o.Role), Label: deref(o.Label)})

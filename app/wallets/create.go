@@ -52,6 +52,7 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 		ID: core.NewID(core.PrefixWallet), TenantID: p.TenantID, Environment: p.Environment, Name: def.Name, Purpose: purpose,
 		ChainID: def.ChainID, Owners: def.Owners, Threshold: def.Threshold,
 		Status: wallet.StatusPendingDeployment, CreatedAt: now,
+		SetupModule: setupModuleFor(p.Environment, s.cardModule(p.Environment)),
 	}
 	address, err := chain.PredictSafeAddress(safeConfigOf(w))
 	if err != nil {
@@ -98,12 +99,27 @@ func (s *Service) chainFor(env core.Environment, chainID int64) (ports.Chain, er
 	return chain, nil
 }
 
-// safeConfigOf is the Safe a wallet deploys to. The salt nonce derives from the id, and the
-// adapter encodes owners sorted, so the address depends only on the wallet.
+// setupModuleFor is the module a new wallet's Safe enables in its setup: the card spend module
+// on TEST wallets when the environment's chain has one (card issuance is sandbox-only), none on
+// LIVE wallets ever. The wallet records it, since it is part of the Safe's address.
+func setupModuleFor(env core.Environment, module ports.CardSpendModule) string {
+	if env != core.EnvTest || module == nil || module.CardModuleAddress() == (common.Address{}) {
+		return ""
+	}
+	return module.CardModuleAddress().Hex()
+}
+
+// safeConfigOf is the Safe a wallet deploys to. The salt nonce derives from the id, the adapter
+// encodes owners sorted, and the setup module is the one recorded at creation (none for wallets
+// created before modules were enabled at setup), so the address depends only on the wallet.
 func safeConfigOf(w wallet.Wallet) ports.SafeConfig {
 	owners := make([]common.Address, len(w.Owners))
 	for i, o := range w.Owners {
 		owners[i] = common.HexToAddress(o.Address)
 	}
-	return ports.SafeConfig{Owners: owners, Threshold: w.Threshold, SaltNonce: safe.SaltNonceFor(w.ID)}
+	cfg := ports.SafeConfig{Owners: owners, Threshold: w.Threshold, SaltNonce: safe.SaltNonceFor(w.ID)}
+	if w.SetupModule != "" {
+		cfg.SetupModule = common.HexToAddress(w.SetupModule)
+	}
+	return cfg
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 	"sort"
 	"strconv"
@@ -149,7 +150,11 @@ func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Enviro
 		return err
 	}
 	for attempt := 1; ; attempt++ {
-		step, err := s.commitRange(ctx, env, c.ChainID(), rangeToCommit{from: from, to: to, logs: logs, hashes: hashes}, wallets)
+		settlements, err := s.fetchCardSettlements(ctx, env, logs, wallets)
+		if err != nil {
+			return err
+		}
+		step, err := s.commitRange(ctx, env, c.ChainID(), rangeToCommit{from: from, to: to, logs: logs, hashes: hashes, settlements: settlements}, wallets)
 		if err != nil {
 			return err
 		}
@@ -213,6 +218,8 @@ type rangeToCommit struct {
 	from, to uint64
 	logs     []ports.TransferLog
 	hashes   map[uint64]string
+	// settlements are the card module's settlements among the logs (mirror_cards.go).
+	settlements cardSettlements
 }
 
 // commitRange posts the range's logs and moves the cursor to to+1 in one transaction, unless the
@@ -243,8 +250,14 @@ func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID
 			byAddress[common.HexToAddress(w.Address)] = w
 		}
 		items := map[uint64][]string{}
+		settlements := maps.Clone(r.settlements) // each matches one log; a retried unit starts afresh
 		for _, l := range r.logs {
-			transferID, posted, err := postTransferLog(ctx, tx, env, chainID, l, byAddress, now)
+			source, isSettlement := s.cardSettlementSource(env, l, settlements)
+			var sourceOverride *ledger.AccountSpec
+			if isSettlement {
+				sourceOverride = &source
+			}
+			transferID, posted, err := postTransferLog(ctx, tx, env, chainID, l, byAddress, sourceOverride, now)
 			var domain *core.Error
 			switch {
 			case errors.As(err, &domain):
@@ -293,13 +306,18 @@ func notFetched(current, fetched []ports.ChainWallet) []ports.ChainWallet {
 // postTransferLog posts one log: the sender's side is debited, the receiver's credited. It
 // returns the transfer's id, and reports false for a log already posted (and for one that moves
 // nothing: a zero amount, or a wallet paying itself, which has no transfer). A domain error
-// (*core.Error) means the log cannot be posted and leaves the transaction usable.
-func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, now time.Time) (string, bool, error) {
+// (*core.Error) means the log cannot be posted and leaves the transaction usable. source, when
+// not nil, replaces the sender's side (a card settlement is booked from the issuer's clearing
+// account).
+func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, source *ledger.AccountSpec, now time.Time) (string, bool, error) {
 	amount, err := USDCBaseUnits(l.AmountBaseUnits)
 	if err != nil {
 		return "", false, err
 	}
 	from, to := sideOf(env, chainID, l.From, wallets), sideOf(env, chainID, l.To, wallets)
+	if source != nil {
+		from = *source
+	}
 	if amount == 0 || from.Reference == to.Reference {
 		return "", false, nil
 	}

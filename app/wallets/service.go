@@ -4,6 +4,8 @@ import (
 	"io"
 	"log/slog"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/wallet"
@@ -29,7 +31,18 @@ type Deps struct {
 	Logger *slog.Logger
 	// RelayerBudget bounds relayer-paid deployments per tenant, environment and day.
 	RelayerBudget kernel.RelayerBudget
+	// CardModules are the card spend modules per environment (the chain adapters that serve
+	// one with a non-zero address). A TEST wallet created where there is one enables it in its
+	// Safe's setup, and the ledger mirror books the module's settlements against the issuer's
+	// clearing account. Nil or empty: no card modules.
+	CardModules map[core.Environment]ports.CardSpendModule
+	// CardIssuer names the issuer whose clearing account card settlements debit
+	// (ledger.IssuerClearing); "" is DefaultCardIssuer.
+	CardIssuer string
 }
+
+// DefaultCardIssuer is the card issuer when Deps.CardIssuer is empty: the sandbox issuer.
+const DefaultCardIssuer = "sandbox"
 
 // Service runs the wallets use cases and jobs.
 type Service struct {
@@ -42,6 +55,8 @@ type Service struct {
 	confirmations       map[core.Environment]uint64
 	log                 *slog.Logger
 	relayerBudget       kernel.RelayerBudget
+	cardModules         map[core.Environment]ports.CardSpendModule
+	cardIssuer          string
 }
 
 var _ kernel.Jobs = (*Service)(nil)
@@ -53,7 +68,23 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant,
-		confirmations: d.Confirmations, log: loggerOrDiscard(d.Logger), relayerBudget: d.RelayerBudget}, nil
+		confirmations: d.Confirmations, log: loggerOrDiscard(d.Logger), relayerBudget: d.RelayerBudget,
+		cardModules: d.CardModules, cardIssuer: cardIssuerOrDefault(d.CardIssuer)}, nil
+}
+
+func cardIssuerOrDefault(issuer string) string {
+	if issuer == "" {
+		return DefaultCardIssuer
+	}
+	return issuer
+}
+
+// cardModule is the environment's card spend module, nil when it has none.
+func (s *Service) cardModule(env core.Environment) ports.CardSpendModule {
+	if m, ok := s.cardModules[env]; ok && m != nil && m.CardModuleAddress() != (common.Address{}) {
+		return m
+	}
+	return nil
 }
 
 func loggerOrDiscard(l *slog.Logger) *slog.Logger {

@@ -29,7 +29,7 @@ import (
 type chainConfig struct {
 	TestRPCURL        secret     `env:"CHAIN_RPC_URL" defaultDesc:"unset (run: the local dev chain)" desc:"JSON-RPC URL of the TEST chain, which must be chain 84532; logged as scheme and host only"`
 	TestRelayerKey    secret     `env:"RELAYER_PRIVATE_KEY" defaultDesc:"unset (required with CHAIN_RPC_URL)" desc:"hex secp256k1 key that pays gas on the TEST chain (and mints TestUSDC on a dev chain); never logged"`
-	TestAddressesFile string     `env:"CHAIN_ADDRESSES_FILE" defaultDesc:"unset: Safe's canonical v1.4.1 contracts" desc:"TEST contracts: an addresses.json file (chainId checked when present; without claimEscrow the chain has no claim escrow)"`
+	TestAddressesFile string     `env:"CHAIN_ADDRESSES_FILE" defaultDesc:"unset: Safe's canonical v1.4.1 contracts" desc:"TEST contracts: an addresses.json file (chainId checked when present; without claimEscrow the chain has no claim escrow, without cardSpendModule no card settlement)"`
 	TestUSDC          hexAddress `env:"USDC_ADDRESS" defaultDesc:"Circle's USDC on Base Sepolia" desc:"the TEST chain's USDC when no addresses file is given"`
 	LiveRPCURL        secret     `env:"LIVE_CHAIN_RPC_URL" defaultDesc:"unset: LIVE answers CHAIN_UNAVAILABLE" desc:"JSON-RPC URL of the LIVE chain, which must be Base (8453)"`
 	LiveRelayerKey    secret     `env:"LIVE_RELAYER_PRIVATE_KEY" defaultDesc:"unset (required with LIVE_CHAIN_RPC_URL)" desc:"hex secp256k1 key that pays gas on the LIVE chain; never logged"`

@@ -28,6 +28,10 @@ type Config struct {
 	Threshold       int
 	FallbackHandler common.Address
 	SaltNonce       *big.Int
+	// SetupTo and SetupData are setup's optional delegate call (zero and empty: none), e.g. a
+	// module's enable-on-setup function. They are part of the initializer, so of the address.
+	SetupTo   common.Address
+	SetupData []byte
 }
 
 // Deployment names the contracts a Safe is created from on one chain.
@@ -89,7 +93,8 @@ const setupABI = `[{"type":"function","name":"setup","stateMutability":"nonpayab
 var parsedSetupABI = mustParseABI(setupABI)
 
 // Initializer is the calldata of Safe.setup that createProxyWithNonce runs on the new proxy:
-// owners (sorted), threshold, no setup delegate call (to = 0, data empty), the fallback handler,
+// owners (sorted), threshold, the optional setup delegate call (SetupTo, SetupData; none when
+// zero), the fallback handler,
 // and no deployment payment (paymentToken, payment and paymentReceiver zero).
 func Initializer(c Config) ([]byte, error) {
 	if err := c.Validate(); err != nil {
@@ -97,8 +102,15 @@ func Initializer(c Config) ([]byte, error) {
 	}
 	return parsedSetupABI.Pack("setup",
 		SortedOwners(c.Owners), big.NewInt(int64(c.Threshold)),
-		common.Address{}, []byte{},
+		c.SetupTo, setupData(c.SetupData),
 		c.FallbackHandler, common.Address{}, new(big.Int), common.Address{})
+}
+
+func setupData(data []byte) []byte {
+	if data == nil {
+		return []byte{}
+	}
+	return data
 }
 
 // Salt is SafeProxyFactory's CREATE2 salt: keccak256(keccak256(initializer) ‖ uint256(saltNonce)).

@@ -90,6 +90,10 @@ type Wallet struct {
 	FailureReason  string
 	CreatedAt      time.Time
 	DeployedAt     *time.Time
+	// SetupModule is the Safe module (hex address) the Safe enables in its own setup, "" for
+	// none: the card spend module on TEST wallets created while the chain had one. It is part of
+	// the Safe's setup data, so of its address, and never changes.
+	SetupModule string
 }
 
 // PredictedAddress is true until deployment completes.

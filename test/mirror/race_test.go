@@ -103,7 +103,7 @@ func liveWallet(t *testing.T, tenantID string) wallet.Wallet {
 		t.Fatal(err)
 	}
 	return wallet.Wallet{
-		ID: id, TenantID: tenantID, Environment: core.EnvLive, Name: "late", ChainID: wallet.SandboxChainID,
+		ID: id, TenantID: tenantID, Environment: core.EnvLive, Name: "late", Purpose: wallet.PurposeGeneral, ChainID: wallet.SandboxChainID,
 		Address: address.Hex(), Owners: []wallet.Owner{{Address: owner.Hex(), Role: wallet.RoleAdminOwner}},
 		Threshold: 1, Status: wallet.StatusPendingDeployment, CreatedAt: time.Now().UTC(),
 	}

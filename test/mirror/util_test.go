@@ -42,7 +42,7 @@ func newWallet(t *testing.T, tenantID string, deploy bool) testWallet {
 		t.Fatal(err)
 	}
 	w := wallet.Wallet{
-		ID: id, TenantID: tenantID, Environment: core.EnvTest, Name: "mirror test", ChainID: wallet.SandboxChainID,
+		ID: id, TenantID: tenantID, Environment: core.EnvTest, Name: "mirror test", Purpose: wallet.PurposeGeneral, ChainID: wallet.SandboxChainID,
 		Address: address.Hex(), Owners: []wallet.Owner{{Address: owner.Hex(), Role: wallet.RoleAdminOwner}},
 		Threshold: 1, Status: wallet.StatusPendingDeployment, CreatedAt: time.Now().UTC(),
 	}

@@ -105,7 +105,7 @@ func newWallet(t *testing.T, tenantID string) common.Address {
 		t.Fatal(err)
 	}
 	w := wallet.Wallet{
-		ID: id, TenantID: tenantID, Environment: core.EnvTest, Name: "reorg test", ChainID: wallet.SandboxChainID,
+		ID: id, TenantID: tenantID, Environment: core.EnvTest, Name: "reorg test", Purpose: wallet.PurposeGeneral, ChainID: wallet.SandboxChainID,
 		Address: address.Hex(), Owners: []wallet.Owner{{Address: owner.Hex(), Role: wallet.RoleAdminOwner}},
 		Threshold: 1, Status: wallet.StatusPendingDeployment, CreatedAt: time.Now().UTC(),
 	}
