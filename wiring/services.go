@@ -3,7 +3,6 @@ package wiring
 import (
 	"log/slog"
 
-	"github.com/ethereum/go-ethereum/common"
 	"github.com/riverqueue/river"
 
 	"corridor/adapters/http"
@@ -16,7 +15,6 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
-	"corridor/core"
 	"corridor/ports"
 )
 
@@ -40,14 +38,15 @@ type servicePorts struct {
 func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, error) {
 	var s http.Services
 	var err error
+	cardIssuer := issuer.NewSandbox()
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
 		return s, err
 	}
 	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
 		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		// The sandbox issuer until the cards capability's issuer configuration is wired here.
-		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: wallets.DefaultCardIssuer}); err != nil {
+		// Card settlements debit the clearing account of the issuer the cards capability uses.
+		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name()}); err != nil {
 		return s, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets}); err != nil {
@@ -77,20 +76,9 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	if err != nil {
 		return s, err
 	}
-	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: issuer.NewSandbox(),
-		Provider: cfg.IssuingProvider, Modules: cardModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy})
+	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
+		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy})
 	return s, err
-}
-
-// cardModules are the chain adapters that also serve a configured card spend module.
-func cardModules(chains map[core.Environment]ports.Chain) map[core.Environment]ports.CardSpendModule {
-	out := map[core.Environment]ports.CardSpendModule{}
-	for env, c := range chains {
-		if m, ok := c.(ports.CardSpendModule); ok && m.CardModuleAddress() != (common.Address{}) {
-			out[env] = m
-		}
-	}
-	return out
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.
