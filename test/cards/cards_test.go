@@ -1,6 +1,7 @@
 package cards
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -37,8 +38,7 @@ func TestCards_IssueFromWallet(t *testing.T) {
 	if m["details"].(map[string]any)["walletStatus"] != "PENDING_DEPLOYMENT" {
 		t.Fatalf("details: %v", m)
 	}
-	legacy := newWallet(t, ten.ID, true, 0)
-	moduleDisabled.Store(legacy.Address, true)
+	legacy := newLegacyWallet(t, ten.ID)
 	ten.Root.Post("/v1/wallets/"+legacy.ID+"/cards", nil).ExpectError(t, http.StatusConflict, "CARD_MODULE_NOT_ENABLED")
 
 	bad := []struct {
@@ -293,6 +293,14 @@ func TestCards_CaptureSettleReverse(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+
+	// On chain the Safe paid 4 USDC to the settlement address, and once the mirror has indexed
+	// the settlement the ledger and the chain agree: zero drift.
+	onchain, err := env().Chain.USDCBalance(context.Background(), w.Address)
+	if err != nil || onchain.Int64() != 96_000_000 {
+		t.Fatalf("Safe balance on chain: %v (%v)", onchain, err)
+	}
+	assertZeroDrift(t, ten.Root, w.ID, "96000000")
 
 	// Reversal voids the hold and restores the window.
 	b := authorize(t, ten.Root, id, "6", "5411")

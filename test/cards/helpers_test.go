@@ -22,10 +22,22 @@ type testWallet struct {
 	Address common.Address
 }
 
-// newWallet stores a wallet row as the wallets capability would and, when deploy is set,
-// deploys its Safe; with fund > 0 it mints that many USDC to the Safe and waits until the
-// ledger mirror shows them.
+// newWallet stores a wallet row as the wallets capability would for a TEST wallet (its Safe
+// enables the card spend module in its setup) and, when deploy is set, deploys its Safe; with
+// fund > 0 it mints that many USDC to the Safe and waits until the ledger mirror shows them.
 func newWallet(t *testing.T, tenantID string, deploy bool, fund int64) testWallet {
+	t.Helper()
+	return newWalletWith(t, tenantID, deploy, fund, env().Chain.CardModuleAddress())
+}
+
+// newLegacyWallet is a DEPLOYED wallet whose Safe was set up without the card spend module, as
+// wallets created before the module existed were.
+func newLegacyWallet(t *testing.T, tenantID string) testWallet {
+	t.Helper()
+	return newWalletWith(t, tenantID, true, 0, common.Address{})
+}
+
+func newWalletWith(t *testing.T, tenantID string, deploy bool, fund int64, module common.Address) testWallet {
 	t.Helper()
 	ctx := context.Background()
 	key, err := crypto.GenerateKey()
@@ -34,7 +46,7 @@ func newWallet(t *testing.T, tenantID string, deploy bool, fund int64) testWalle
 	}
 	owner := crypto.PubkeyToAddress(key.PublicKey)
 	id := core.NewID(core.PrefixWallet)
-	cfg := ports.SafeConfig{Owners: []common.Address{owner}, Threshold: 1, SaltNonce: safe.SaltNonceFor(id)}
+	cfg := ports.SafeConfig{Owners: []common.Address{owner}, Threshold: 1, SaltNonce: safe.SaltNonceFor(id), SetupModule: module}
 	address, err := env().Chain.PredictSafeAddress(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +54,9 @@ func newWallet(t *testing.T, tenantID string, deploy bool, fund int64) testWalle
 	w := wallet.Wallet{ID: id, TenantID: tenantID, Environment: core.EnvTest, Name: "cards test", ChainID: wallet.SandboxChainID,
 		Address: address.Hex(), Owners: []wallet.Owner{{Address: owner.Hex(), Role: wallet.RoleAdminOwner}},
 		Threshold: 1, Status: wallet.StatusPendingDeployment, Purpose: wallet.PurposeGeneral, CreatedAt: time.Now().UTC()}
+	if module != (common.Address{}) {
+		w.SetupModule = module.Hex()
+	}
 	inTx(t, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, w) })
 	if deploy {
 		hash, deployed, err := env().Chain.DeploySafe(ctx, cfg)
@@ -138,4 +153,39 @@ func declineReason(m map[string]any) string {
 		return r
 	}
 	return ""
+}
+
+// assertZeroDrift asks the mirror to index through the chain's head and checks the caller's
+// reconciliation: the wallet's ledger balance equals its on-chain balance, want base units.
+func assertZeroDrift(t *testing.T, c *harness.Client, walletID, want string) {
+	t.Helper()
+	head, err := env().Chain.LatestBlock(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+			t.Fatal(err)
+		}
+		r := c.Get("/v1/ledger/reconciliation").Expect(t, 200).JSON(t)
+		through, _ := r["indexer"].(map[string]any)["indexedThroughBlock"].(float64)
+		if uint64(through) >= head {
+			for _, raw := range r["wallets"].([]any) {
+				w := raw.(map[string]any)
+				if w["walletId"] != walletID {
+					continue
+				}
+				if w["ledgerBalanceBaseUnits"] != want || w["onchainBalanceBaseUnits"] != want || w["driftBaseUnits"] != "0" {
+					t.Fatalf("reconciliation of %s: %v, want %s with zero drift", walletID, w, want)
+				}
+				return
+			}
+			t.Fatalf("wallet %s not in the reconciliation: %v", walletID, r)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the indexer did not reach block %d: %v", head, r["indexer"])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
