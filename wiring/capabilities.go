@@ -35,7 +35,7 @@ var Features = map[string]bool{
 	"payments":           true,
 	"faucet":             true,
 	"handles":            true,
-	"cards":              false,
+	"cards":              true,
 	"agents":             false,
 	"treasury":           false,
 	"invoices":           false,
@@ -60,6 +60,8 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/payments":            "payments",
 	"/v1/faucet":              "faucet",
 	"/v1/directory":           "handles",
+	"/v1/cards":               "cards",
+	"/v1/cardholders":         "cards",
 	"/v1/agents":              "agents",
 	"/v1/treasury":            "treasury",
 	"/v1/invoices":            "invoices",
@@ -79,10 +81,12 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/offramp/claims":      "pendingClaims",
 
 	// The other sandbox helpers of DESIGN.md §6 belong to their own capabilities.
-	"/v1/sandbox/credentials":    "payoutDestinations",
-	"/v1/sandbox/sms-messages":   "phoneAliases",
-	"/v1/sandbox/offramp":        "offrampPayments",
-	"/v1/sandbox/offramp/claims": "pendingClaims",
+	"/v1/sandbox/credentials":         "payoutDestinations",
+	"/v1/sandbox/sms-messages":        "phoneAliases",
+	"/v1/sandbox/offramp":             "offrampPayments",
+	"/v1/sandbox/offramp/claims":      "pendingClaims",
+	"/v1/sandbox/cards":               "cards",
+	"/v1/sandbox/card-authorizations": "cards",
 }
 
 // Capabilities builds the capabilities configuration the HTTP adapter serves. A chain is

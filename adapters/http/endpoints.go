@@ -58,7 +58,11 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.safePaymentEndpoints()...)
 	routes = append(routes, s.policyEndpoints()...)
 	routes = append(routes, s.offrampEndpoints()...)
-	routes = append(routes, s.cardEndpoints()...)
+	// Cards settle through a card spend module: without one the feature is off and its
+	// paths answer FEATURE_NOT_AVAILABLE.
+	if s.cfg.Capabilities.Features["cards"] {
+		routes = append(routes, s.cardEndpoints()...)
+	}
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}
