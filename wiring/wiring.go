@@ -16,6 +16,7 @@ import (
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
+	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -119,6 +120,7 @@ type Service struct {
 	SafePay *safepayapp.Service
 	Policy  *policyapp.Service
 	Offramp *offrampapp.Service
+	Cards   *cardsapp.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
 	runner  *jobs.Runner
@@ -217,7 +219,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Cards: services.Cards, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

@@ -25,7 +25,7 @@ func TestCards_IssueFromWallet(t *testing.T) {
 		t.Fatalf("card: %v", c)
 	}
 	id := c["cardId"].(string)
-	if got := ten.Root.Get("/v1/cards/" + id).Expect(t, 200).JSON(t); got["cardId"] != id || got["issuerCardId"] != c["issuerCardId"] {
+	if got := ten.Root.Get("/v1/cards/"+id).Expect(t, 200).JSON(t); got["cardId"] != id || got["issuerCardId"] != c["issuerCardId"] {
 		t.Fatalf("get: %v", got)
 	}
 	list := ten.Root.Get("/v1/cards?take=10").Expect(t, 200).JSON(t)
@@ -178,7 +178,7 @@ func TestCards_EachDeclineReason(t *testing.T) {
 		{func() { limits(map[string]any{"dailyUsd": nil, "weeklyUsd": "10"}) }, "11", "5411", "WEEKLY_CAP"},
 		{func() { limits(map[string]any{"weeklyUsd": nil, "monthlyUsd": "10"}) }, "11", "5411", "MONTHLY_CAP"},
 		{func() { limits(map[string]any{"monthlyUsd": nil}) }, "15", "5411", ""}, // approved: 15 of 20 held
-		{nil, "5.000001", "5411", "INSUFFICIENT_SAFE_BALANCE"},                    // balance less open holds
+		{nil, "5.000001", "5411", "INSUFFICIENT_SAFE_BALANCE"},                   // balance less open holds
 		{func() { ten.Root.Post("/v1/cards/"+id+"/freeze", nil).Expect(t, 200) }, "1", "7995", "CARD_INACTIVE"},
 	}
 	var ids []string
@@ -198,7 +198,7 @@ func TestCards_EachDeclineReason(t *testing.T) {
 	if b := mirrorBalance(t, w.ID); b.Posted != 20_000_000 || b.PendingDebits != 15_000_000 {
 		t.Fatalf("mirror: %+v", b)
 	}
-	list := ten.Root.Get("/v1/cards/" + id + "/authorizations?take=100").Expect(t, 200).JSON(t)
+	list := ten.Root.Get("/v1/cards/"+id+"/authorizations?take=100").Expect(t, 200).JSON(t)
 	got := list["authorizations"].([]any)
 	if len(got) != len(steps) {
 		t.Fatalf("%d recorded, want %d", len(got), len(steps))
@@ -278,7 +278,7 @@ func TestCards_CaptureSettleReverse(t *testing.T) {
 	// from the authorization.
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		list := ten.Root.Get("/v1/cards/" + id + "/authorizations").Expect(t, 200).JSON(t)
+		list := ten.Root.Get("/v1/cards/"+id+"/authorizations").Expect(t, 200).JSON(t)
 		var st any
 		for _, raw := range list["authorizations"].([]any) {
 			if m := raw.(map[string]any); m["authorizationId"] == aid {
@@ -375,7 +375,7 @@ func TestCards_AuthorizationValidation(t *testing.T) {
 			t.Fatalf("%v does not name %s: %v", b.body, b.field, m)
 		}
 	}
-	if l := ten.Root.Get("/v1/cards/" + id + "/authorizations").Expect(t, 200).JSON(t); l["total"].(float64) != 0 {
+	if l := ten.Root.Get("/v1/cards/"+id+"/authorizations").Expect(t, 200).JSON(t); l["total"].(float64) != 0 {
 		t.Fatalf("a refused request was recorded: %v", l)
 	}
 }
