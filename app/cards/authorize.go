@@ -111,11 +111,13 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 }
 
 // hold charges an agent's budget (for an agent's card) and opens the ledger hold, in one
-// savepoint: a refused hold gives the agent's charge back with it.
+// savepoint: a refused hold rolls the agent's charge back with it, and ReleaseAgentCardSpend is
+// called as well for a budget kept outside the database.
 func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Authorization, now time.Time) (string, error) {
 	var reason string
+	charged := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		reason = ""
+		reason, charged = "", false
 		if c.AgentID != "" && s.agentBudget != nil {
 			decline, err := s.agentBudget.ConsumeAgentCardSpend(ctx, c.TenantID, c.Environment, c.AgentID, a.ID, a.Amount, now)
 			if err != nil {
@@ -125,6 +127,7 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 				reason = decline
 				return nil
 			}
+			charged = true
 		}
 		source, insufficient := fundingSource(c)
 		accs, err := tx.Ledger().OpenAccounts(ctx, now, source, ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer))
@@ -146,6 +149,9 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 	})
 	if err == errRollback {
 		err = nil
+		if charged {
+			err = s.agentBudget.ReleaseAgentCardSpend(ctx, a.ID)
+		}
 	}
 	return reason, err
 }

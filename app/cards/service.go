@@ -23,7 +23,9 @@ type PolicyGate interface {
 // AgentCardBudget is the agents capability's hook for cards bound to an agent (card.AgentID):
 // inside the authorization's unit of work, ConsumeAgentCardSpend charges the agent's windows
 // with the amount (returning a decline reason such as AGENT_LIMIT or AGENT_SUSPENDED, or ""),
-// and ReleaseAgentCardSpend gives an authorization's charge back on reversal. Nil until the
+// and ReleaseAgentCardSpend gives an authorization's charge back on reversal and when the ledger
+// refuses the hold after the charge (the charge was made in a savepoint that is then rolled
+// back, so Release must accept an authorization it holds nothing for). Nil until the
 // agents capability is wired; a bound card's authorizations are then decided on the card's own
 // limits only.
 type AgentCardBudget interface {
