@@ -9,7 +9,7 @@ import (
 	"corridor/core"
 )
 
-func i64(v int64) *int64 { return &v }
+func i64(v int64) *int64   { return &v }
 func str(s string) *string { return &s }
 
 func TestDecide_Order(t *testing.T) {

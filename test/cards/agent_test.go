@@ -66,7 +66,7 @@ func TestCards_AgentCardHook(t *testing.T) {
 	if err != nil || c.AgentID != "agt_test" || c.Limits.Daily == nil || *c.Limits.Daily != 20_000_000 {
 		t.Fatalf("agent card: %+v %v", c, err)
 	}
-	if got := ten.Root.Get("/v1/cards/" + c.ID).Expect(t, 200).JSON(t); got["agentId"] != "agt_test" {
+	if got := ten.Root.Get("/v1/cards/"+c.ID).Expect(t, 200).JSON(t); got["agentId"] != "agt_test" {
 		t.Fatalf("agentId: %v", got)
 	}
 	authorize := func(amount string) card.Authorization {

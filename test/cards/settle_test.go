@@ -79,7 +79,9 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 		t.Fatalf("after a node error: %+v", got)
 	}
 
-	script = func() (common.Hash, error) { return common.Hash{}, &ports.RevertError{Reason: "GS104", Meaning: "module not enabled"} }
+	script = func() (common.Hash, error) {
+		return common.Hash{}, &ports.RevertError{Reason: "GS104", Meaning: "module not enabled"}
+	}
 	if _, err := svc.RunSettlement(ctx, a.ID); err != nil {
 		t.Fatalf("a refusal is recorded, not retried: %v", err)
 	}
@@ -87,7 +89,7 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	if got.SettlementStatus != card.SettlementFailed || got.SettlementError == "" {
 		t.Fatalf("after a refusal: %+v", got)
 	}
-	if m := ten.Root.Get("/v1/cards/" + c.ID + "/authorizations").Expect(t, 200).JSON(t)["authorizations"].([]any)[0].(map[string]any); m["settlementStatus"] != "FAILED" || m["settlementError"] == nil {
+	if m := ten.Root.Get("/v1/cards/"+c.ID+"/authorizations").Expect(t, 200).JSON(t)["authorizations"].([]any)[0].(map[string]any); m["settlementStatus"] != "FAILED" || m["settlementError"] == nil {
 		t.Fatalf("visible over HTTP: %v", m)
 	}
 	// A failed settlement stays failed: the job does nothing more.
