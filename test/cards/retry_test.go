@@ -47,7 +47,7 @@ func TestCards_RetriedAuthorizationDecidesOnce(t *testing.T) {
 	if injected.Load() != 1 || a["status"] != "APPROVED" {
 		t.Fatalf("injected %d: %v", injected.Load(), a)
 	}
-	if l := ten.Root.Get("/v1/cards/" + id + "/authorizations").Expect(t, 200).JSON(t); l["total"].(float64) != 1 {
+	if l := ten.Root.Get("/v1/cards/"+id+"/authorizations").Expect(t, 200).JSON(t); l["total"].(float64) != 1 {
 		t.Fatalf("recorded: %v", l)
 	}
 	if b := mirrorBalance(t, w.ID); b.PendingDebits != 3_000_000 {
