@@ -70,6 +70,8 @@ CREATE TABLE card_authorizations (
     CHECK ((status = 'CAPTURED') = (settlement_status IS NOT NULL))
 );
 CREATE INDEX card_authorizations_card_idx ON card_authorizations (card_id, id);
+CREATE INDEX card_authorizations_unsettled_idx ON card_authorizations (updated_at)
+    WHERE settlement_status IN ('PENDING', 'SUBMITTED');
 
 -- What each card has consumed per window: approvals add, reversals and partial captures give
 -- back to the authorization's own windows. Updated under the card's row lock.

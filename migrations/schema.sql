@@ -1076,6 +1076,8 @@ CREATE INDEX background_failures_status_idx ON public.background_failures USING 
 
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (card_id, id);
 
+CREATE INDEX card_authorizations_unsettled_idx ON public.card_authorizations USING btree (updated_at) WHERE (settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text]));
+
 CREATE INDEX cardholders_tenant_env_idx ON public.cardholders USING btree (tenant_id, environment, id);
 
 CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, environment, id);

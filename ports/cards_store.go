@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"corridor/core"
 	"corridor/core/card"
@@ -35,6 +36,9 @@ type CardRepo interface {
 	// LockAuthorizationByID locks an authorization by id alone (the settlement job).
 	LockAuthorizationByID(ctx context.Context, id string) (card.Authorization, error)
 	UpdateAuthorization(ctx context.Context, a card.Authorization) error
+	// StaleSettlements lists up to limit authorizations whose on-chain settlement is PENDING or
+	// SUBMITTED and was last updated before before, oldest first (the settlement sweep).
+	StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error)
 	// ListAuthorizations lists a card's authorizations, newest first.
 	ListAuthorizations(ctx context.Context, cardID string, page Page) ([]card.Authorization, int, error)
 }

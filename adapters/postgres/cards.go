@@ -285,6 +285,14 @@ func (r cardRepo) UpdateAuthorization(ctx context.Context, a card.Authorization)
 	return err
 }
 
+func (r cardRepo) StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	var ids []string
+	err := r.db.NewSelect().Table("card_authorizations").Column("id").
+		Where("settlement_status IN ('PENDING', 'SUBMITTED') AND updated_at < ?", before).
+		OrderExpr("updated_at").Limit(int64(limit)).Scan(ctx, &ids)
+	return ids, err
+}
+
 func (r cardRepo) ListAuthorizations(ctx context.Context, cardID string, page ports.Page) ([]card.Authorization, int, error) {
 	var rows []cardAuthorizationModel
 	total, err := r.db.NewSelect().Model(&rows).Where("card_id = ?", cardID).

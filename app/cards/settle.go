@@ -42,10 +42,64 @@ func SettlementRef(authorizationID string) [32]byte {
 // RegisterWorkers adds the settlement worker.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &SettleWorker{Service: s})
+	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
 }
 
-// PeriodicJobs: settlements are enqueued by captures.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob { return nil }
+// PeriodicJobs is the settlement sweep; settlements themselves are enqueued by captures.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SettlementSweepInterval),
+		func() (river.JobArgs, *river.InsertOpts) {
+			return SweepSettlementsArgs{}, &river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: SettlementSweepInterval}}
+		}, &river.PeriodicJobOpts{RunOnStart: true})}
+}
+
+// SettlementSweepInterval is how often the sweep runs; a settlement untouched for
+// settlementStaleAfter (its job gave up after its attempts, or was lost) is enqueued again.
+const (
+	SettlementSweepInterval = 5 * time.Minute
+	settlementStaleAfter    = 15 * time.Minute
+	settlementSweepBatch    = 100
+)
+
+// SweepSettlementsArgs is the periodic job that re-enqueues stale settlements.
+type SweepSettlementsArgs struct{}
+
+// Kind names the job.
+func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
+
+// SweepSettlementsWorker works card.settle_sweep jobs.
+type SweepSettlementsWorker struct {
+	river.WorkerDefaults[SweepSettlementsArgs]
+	Service *Service
+}
+
+// Work runs one sweep.
+func (w *SweepSettlementsWorker) Work(ctx context.Context, _ *river.Job[SweepSettlementsArgs]) error {
+	_, err := w.Service.SweepSettlements(ctx)
+	return err
+}
+
+// SweepSettlements enqueues a settlement job again for every capture whose settlement is still
+// PENDING or SUBMITTED and untouched for settlementStaleAfter, so a settlement whose job ran
+// out of attempts (a node down for long) is never lost. It returns how many it enqueued.
+func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		ids, err := tx.Cards().StaleSettlements(ctx, s.now().Add(-settlementStaleAfter), settlementSweepBatch)
+		if err != nil {
+			return err
+		}
+		n = 0
+		for _, id := range ids {
+			if err := s.jobs.Enqueue(ctx, SettleArgs{AuthorizationID: id}, ports.JobOptions{MaxAttempts: settleMaxAttempts, UniqueFor: settlementStaleAfter}); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
 
 // SettleWorker works card.settle jobs.
 type SettleWorker struct {

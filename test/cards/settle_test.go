@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -26,11 +28,21 @@ func (m scriptedModule) SettleCardSpend(context.Context, common.Address, *big.In
 	return m.settle()
 }
 
-// droppedJobs keeps the capture's settlement job from the shared worker: the test runs the
-// settlement step itself.
-type droppedJobs struct{}
+// recordedJobs keeps the capture's settlement jobs from the shared worker (the test runs the
+// settlement step itself) and records them.
+type recordedJobs struct {
+	mu   sync.Mutex
+	auth []string
+}
 
-func (droppedJobs) Enqueue(context.Context, ports.JobArgs, ports.JobOptions) error { return nil }
+func (j *recordedJobs) Enqueue(_ context.Context, args ports.JobArgs, _ ports.JobOptions) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if a, ok := args.(cardsapp.SettleArgs); ok {
+		j.auth = append(j.auth, a.AuthorizationID)
+	}
+	return nil
+}
 
 // TestCards_SettlementFailuresAreRecorded: a node error is recorded on the authorization and
 // returned (River retries it); a refusal by the module is FAILED with its reason and not retried.
@@ -39,7 +51,8 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten.ID, true, 10)
 	var script func() (common.Hash, error)
-	svc, err := cardsapp.New(cardsapp.Deps{Store: env().Service.Store, Jobs: droppedJobs{}, Issuer: issuer.NewSandbox(),
+	jobs := &recordedJobs{}
+	svc, err := cardsapp.New(cardsapp.Deps{Store: env().Service.Store, Jobs: jobs, Issuer: issuer.NewSandbox(),
 		PolicyGate: env().Service.Policy, Chains: map[core.Environment]ports.Chain{core.EnvTest: env().Chain},
 		Modules: map[core.Environment]ports.CardSpendModule{core.EnvTest: scriptedModule{CardSpendModule: env().Chain,
 			settle: func() (common.Hash, error) { return script() }}}})
@@ -77,6 +90,17 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	}
 	if got := stored(); got.SettlementStatus != card.SettlementPending || got.SettlementError != "node: connection refused" {
 		t.Fatalf("after a node error: %+v", got)
+	}
+
+	// A settlement left PENDING (its job out of attempts) is enqueued again by the sweep once
+	// stale.
+	if _, err := env().Service.Store.DB().ExecContext(ctx,
+		"UPDATE card_authorizations SET updated_at = now() - interval '1 hour' WHERE id = ?", a.ID); err != nil {
+		t.Fatal(err)
+	}
+	before := len(jobs.auth)
+	if _, err := svc.SweepSettlements(ctx); err != nil || !slices.Contains(jobs.auth[before:], a.ID) {
+		t.Fatalf("sweep: %v %v", jobs.auth, err)
 	}
 
 	script = func() (common.Hash, error) {
