@@ -55,6 +55,34 @@ func TestInitializer_EncodesSetupWithSortedOwners(t *testing.T) {
 	}
 }
 
+func TestInitializer_CarriesTheSetupDelegateCall(t *testing.T) {
+	module := common.HexToAddress("0x00000000000000000000000000000000000c4a2d")
+	c := config2of3()
+	c.SetupTo, c.SetupData = module, crypto.Keccak256([]byte("enableOnSetup()"))[:4]
+	data, err := Initializer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args, err := parsedSetupABI.Methods["setup"].Inputs.Unpack(data[4:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if args[2].(common.Address) != module || !reflect.DeepEqual(args[3], c.SetupData) {
+		t.Errorf("setup to, data = %v, %x; want %s, %x", args[2], args[3], module.Hex(), c.SetupData)
+	}
+	plain, err := PredictAddress(testDepl, config2of3())
+	if err != nil {
+		t.Fatal(err)
+	}
+	withModule, err := PredictAddress(testDepl, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain == withModule {
+		t.Error("the setup delegate call does not change the address")
+	}
+}
+
 func TestSalt_IsKeccakOfInitializerHashAndNonce(t *testing.T) {
 	initializer := []byte{1, 2, 3}
 	want := crypto.Keccak256Hash(append(crypto.Keccak256(initializer), common.LeftPadBytes(big.NewInt(42).Bytes(), 32)...))
