@@ -471,3 +471,13 @@ func TestCards_EphemeralKeys(t *testing.T) {
 	funding.Client(t).WithKey(ten.RootKey).Post("/v1/cards/"+id+"/ephemeral-keys", map[string]any{"platform": "vendor_a"}).
 		ExpectError(t, http.StatusBadRequest, "EPHEMERAL_KEYS_NOT_SUPPORTED")
 }
+
+// TestCards_FeatureOn: with the card spend module on the sandbox chain, capabilities report
+// cards.
+func TestCards_FeatureOn(t *testing.T) {
+	t.Parallel()
+	m := env().Client(t).Get("/v1/capabilities").Expect(t, 200).JSON(t)
+	if m["features"].(map[string]any)["cards"] != true {
+		t.Fatalf("features: %v", m["features"])
+	}
+}
