@@ -126,6 +126,95 @@ CREATE TABLE public.background_failures (
     CONSTRAINT background_failures_status_check CHECK ((status = ANY (ARRAY['RETRYING'::text, 'DEAD'::text])))
 );
 
+CREATE TABLE public.card_authorizations (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    card_id text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    captured_base_units bigint NOT NULL,
+    mcc text NOT NULL,
+    merchant_name text NOT NULL,
+    counterparty text,
+    status text NOT NULL,
+    decline_reason text,
+    day_key text NOT NULL,
+    week_key text NOT NULL,
+    month_key text NOT NULL,
+    hold_transfer_id text,
+    policy_id text,
+    policy_decision_id text,
+    settlement_status text,
+    settlement_tx_hash text,
+    settlement_error text,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT card_authorizations_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT card_authorizations_check CHECK (((captured_base_units >= 0) AND (captured_base_units <= amount_base_units))),
+    CONSTRAINT card_authorizations_check1 CHECK (((status = 'DECLINED'::text) = (decline_reason IS NOT NULL))),
+    CONSTRAINT card_authorizations_check2 CHECK (((status = 'CAPTURED'::text) = (settlement_status IS NOT NULL))),
+    CONSTRAINT card_authorizations_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT card_authorizations_mcc_check CHECK ((mcc ~ '^[0-9]{4}$'::text)),
+    CONSTRAINT card_authorizations_settlement_status_check CHECK ((settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text, 'CONFIRMED'::text, 'FAILED'::text, 'OFF_CHAIN'::text]))),
+    CONSTRAINT card_authorizations_status_check CHECK ((status = ANY (ARRAY['APPROVED'::text, 'DECLINED'::text, 'CAPTURED'::text, 'REVERSED'::text])))
+);
+
+CREATE TABLE public.card_spend_windows (
+    card_id text NOT NULL,
+    window_key text NOT NULL,
+    spent_base_units bigint NOT NULL,
+    CONSTRAINT card_spend_windows_spent_base_units_check CHECK ((spent_base_units >= 0))
+);
+
+CREATE TABLE public.cardholders (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    name text NOT NULL,
+    email text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT cardholders_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.cards (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    funding text NOT NULL,
+    wallet_id text,
+    safe_address text,
+    cardholder_id text,
+    agent_id text,
+    issuer text NOT NULL,
+    issuer_card_id text NOT NULL,
+    last4 text NOT NULL,
+    funding_account_id text,
+    chain text,
+    crypto_account_address text,
+    crypto_account_type text,
+    status text NOT NULL,
+    per_transaction_limit bigint,
+    daily_limit bigint,
+    weekly_limit bigint,
+    monthly_limit bigint,
+    blocked_mcc jsonb NOT NULL,
+    allowed_mcc jsonb,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT cards_chain_check CHECK ((chain = ANY (ARRAY['solana'::text, 'world_chain'::text, 'base'::text]))),
+    CONSTRAINT cards_check CHECK (((funding = 'SAFE'::text) = ((wallet_id IS NOT NULL) AND (safe_address IS NOT NULL)))),
+    CONSTRAINT cards_check1 CHECK (((funding = 'FUNDING_ACCOUNT'::text) = (cardholder_id IS NOT NULL))),
+    CONSTRAINT cards_crypto_account_type_check CHECK ((crypto_account_type = ANY (ARRAY['standard'::text, 'bridge_wallet'::text]))),
+    CONSTRAINT cards_daily_limit_check CHECK ((daily_limit > 0)),
+    CONSTRAINT cards_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT cards_funding_check CHECK ((funding = ANY (ARRAY['SAFE'::text, 'FUNDING_ACCOUNT'::text]))),
+    CONSTRAINT cards_last4_check CHECK ((last4 ~ '^[0-9]{4}$'::text)),
+    CONSTRAINT cards_monthly_limit_check CHECK ((monthly_limit > 0)),
+    CONSTRAINT cards_per_transaction_limit_check CHECK ((per_transaction_limit > 0)),
+    CONSTRAINT cards_status_check CHECK ((status = ANY (ARRAY['active'::text, 'inactive'::text]))),
+    CONSTRAINT cards_weekly_limit_check CHECK ((weekly_limit > 0))
+);
+
 CREATE TABLE public.chain_index_cursors (
     environment text NOT NULL,
     chain_id bigint NOT NULL,
@@ -564,7 +653,7 @@ CREATE TABLE public.policy_decisions (
     CONSTRAINT policy_decisions_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT policy_decisions_mode_check CHECK ((mode = ANY (ARRAY['off'::text, 'log'::text, 'enforce'::text]))),
     CONSTRAINT policy_decisions_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
-    CONSTRAINT policy_decisions_source_check CHECK ((source = ANY (ARRAY['EVALUATE'::text, 'PAYMENT'::text, 'OFFRAMP'::text])))
+    CONSTRAINT policy_decisions_source_check CHECK ((source = ANY (ARRAY['EVALUATE'::text, 'PAYMENT'::text, 'OFFRAMP'::text, 'CARD'::text])))
 );
 
 CREATE TABLE public.policy_versions (
@@ -917,6 +1006,21 @@ ALTER TABLE ONLY public.api_keys
 ALTER TABLE ONLY public.background_failures
     ADD CONSTRAINT background_failures_pkey PRIMARY KEY (pass, item);
 
+ALTER TABLE ONLY public.card_authorizations
+    ADD CONSTRAINT card_authorizations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.card_spend_windows
+    ADD CONSTRAINT card_spend_windows_pkey PRIMARY KEY (card_id, window_key);
+
+ALTER TABLE ONLY public.cardholders
+    ADD CONSTRAINT cardholders_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.cards
+    ADD CONSTRAINT cards_issuer_issuer_card_id_key UNIQUE (issuer, issuer_card_id);
+
+ALTER TABLE ONLY public.cards
+    ADD CONSTRAINT cards_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.chain_index_cursors
     ADD CONSTRAINT chain_index_cursors_pkey PRIMARY KEY (environment, chain_id);
 
@@ -1120,6 +1224,16 @@ CREATE INDEX api_keys_tenant_env_idx ON public.api_keys USING btree (tenant_id, 
 
 CREATE INDEX background_failures_status_idx ON public.background_failures USING btree (status, last_failed_at);
 
+CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (card_id, id);
+
+CREATE INDEX card_authorizations_unsettled_idx ON public.card_authorizations USING btree (updated_at) WHERE (settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text]));
+
+CREATE INDEX cardholders_tenant_env_idx ON public.cardholders USING btree (tenant_id, environment, id);
+
+CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, environment, id);
+
+CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wallet_id IS NOT NULL);
+
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
 
 CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, created_at);
@@ -1246,6 +1360,27 @@ ALTER TABLE ONLY public.api_keys
 
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.card_authorizations
+    ADD CONSTRAINT card_authorizations_card_id_fkey FOREIGN KEY (card_id) REFERENCES public.cards(id);
+
+ALTER TABLE ONLY public.card_authorizations
+    ADD CONSTRAINT card_authorizations_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.card_spend_windows
+    ADD CONSTRAINT card_spend_windows_card_id_fkey FOREIGN KEY (card_id) REFERENCES public.cards(id);
+
+ALTER TABLE ONLY public.cardholders
+    ADD CONSTRAINT cardholders_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.cards
+    ADD CONSTRAINT cards_cardholder_id_fkey FOREIGN KEY (cardholder_id) REFERENCES public.cardholders(id);
+
+ALTER TABLE ONLY public.cards
+    ADD CONSTRAINT cards_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.cards
+    ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
 
 ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

@@ -49,6 +49,8 @@ type Tx interface {
 	Agents() AgentRepo
 	// Treasury stores treasury accounts, buckets, rules and sweeps.
 	Treasury() TreasuryRepo
+	// Cards stores cardholders, cards, card authorizations and card spend windows.
+	Cards() CardRepo
 }
 
 // TenantRepo stores tenants.

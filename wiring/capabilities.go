@@ -35,7 +35,7 @@ var Features = map[string]bool{
 	"payments":           true,
 	"faucet":             true,
 	"handles":            true,
-	"cards":              false,
+	"cards":              true,
 	"agents":             false,
 	"treasury":           true,
 	"invoices":           false,
@@ -56,11 +56,12 @@ var Features = map[string]bool{
 // serve to their feature name, so a partner calling them gets FEATURE_NOT_AVAILABLE rather
 // than a bare 404.
 var UnbuiltPrefixes = map[string]string{
-	"/v1/wallets":   "wallets",
-	"/v1/payments":  "payments",
-	"/v1/faucet":    "faucet",
-	"/v1/directory": "handles",
-	"/v1/cards":     "cards",
+	"/v1/wallets":     "wallets",
+	"/v1/payments":    "payments",
+	"/v1/faucet":      "faucet",
+	"/v1/directory":   "handles",
+	"/v1/cards":       "cards",
+	"/v1/cardholders": "cards",
 	// Agents are served; agent card issuance waits for cards (features.agents turns true in
 	// the sandbox once it is live).
 	"/v1/agents/*/cards":      "agents",

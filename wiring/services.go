@@ -8,7 +8,9 @@ import (
 	"github.com/riverqueue/river"
 
 	"corridor/adapters/http"
+	"corridor/adapters/issuer"
 	"corridor/app/agents"
+	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -43,14 +45,15 @@ type servicePorts struct {
 func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, error) {
 	var s http.Services
 	var err error
+	cardIssuer := issuer.NewSandbox()
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
 		return s, err
 	}
 	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
 		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		// The sandbox issuer until the cards capability's issuer configuration is wired here.
-		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: wallets.DefaultCardIssuer}); err != nil {
+		// Card settlements debit the clearing account of the issuer the cards capability uses.
+		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name()}); err != nil {
 		return s, err
 	}
 	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Logger: log}); err != nil {
@@ -87,6 +90,12 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	}
 	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
+	if err != nil {
+		return s, err
+	}
+	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
+		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
+		AgentBudget: s.Agents})
 	return s, err
 }
 
@@ -123,7 +132,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

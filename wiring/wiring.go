@@ -17,6 +17,7 @@ import (
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
 	"corridor/app/agents"
+	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -57,6 +58,9 @@ type Config struct {
 	// CipherKey (hex, at least 32 bytes) encrypts phone numbers and payout identifiers at
 	// rest. Empty: a random key for this process only (tests); cmd always sets one.
 	CipherKey string
+	// IssuingProvider is ISSUING_PROVIDER: safe_debit (the default when empty) or
+	// funding_account (DESIGN.md D13).
+	IssuingProvider ports.IssuingProvider
 	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (the default when empty) or enforce.
 	PolicyEnforcement policy.Mode
 	// WrapStore, when set, wraps the store the use cases see: tests inject a failing
@@ -118,6 +122,7 @@ type Service struct {
 	Policy  *policyapp.Service
 	Offramp *offrampapp.Service
 	Agents  *agents.Service
+	Cards   *cardsapp.Service
 	Store   *postgres.Store
 	Jobs    *jobs.Inserter
 	runner  *jobs.Runner
@@ -216,7 +221,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

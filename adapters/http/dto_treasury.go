@@ -161,18 +161,11 @@ type treasuryRuleListResponse struct {
 	Total int                    `json:"total" oas:"required"`
 }
 
-func optionalString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func toTreasuryRule(r coretreasury.Rule) treasuryRuleResponse {
 	return treasuryRuleResponse{RuleID: r.ID, AccountID: r.AccountID, Type: string(r.Type),
-		SourceBucketID: optionalString(r.SourceBucketID), DestBucketID: optionalString(r.DestBucketID),
+		SourceBucketID: strPtr(r.SourceBucketID), DestBucketID: strPtr(r.DestBucketID),
 		ThresholdUsd: usdPtr(r.Threshold), TargetUsd: usdPtr(r.Target), IntervalSeconds: r.IntervalSeconds, Enabled: r.Enabled,
-		LastFiredAt: r.LastFiredAt, LastSkippedAt: r.LastSkippedAt, LastSkipReason: optionalString(r.LastSkipReason),
+		LastFiredAt: r.LastFiredAt, LastSkippedAt: r.LastSkippedAt, LastSkipReason: strPtr(r.LastSkipReason),
 		CreatedAt: r.CreatedAt}
 }
 
@@ -205,9 +198,9 @@ type treasurySweepListResponse struct {
 
 func toTreasurySweep(v treasury.SweepView) treasurySweepResponse {
 	s := v.Sweep
-	return treasurySweepResponse{SweepID: s.ID, AccountID: s.AccountID, RuleID: optionalString(s.RuleID),
+	return treasurySweepResponse{SweepID: s.ID, AccountID: s.AccountID, RuleID: strPtr(s.RuleID),
 		SourceBucketID: s.SourceBucketID, DestBucketID: s.DestBucketID, AmountUsd: core.FormatUSD(s.AmountBaseUnits),
-		Status: v.Status, PaymentID: s.PaymentID, PaymentStatus: v.PaymentStatus, FailureReason: optionalString(v.FailureReason),
+		Status: v.Status, PaymentID: s.PaymentID, PaymentStatus: v.PaymentStatus, FailureReason: strPtr(v.FailureReason),
 		CreatedAt: s.CreatedAt}
 }
 

@@ -62,6 +62,11 @@ func (s *Server) endpointTable() []Endpoint {
 	if s.cfg.Capabilities.Features["treasury"] {
 		routes = append(routes, s.treasuryEndpoints()...)
 	}
+	// Cards settle through a card spend module: without one the feature is off and its
+	// paths answer FEATURE_NOT_AVAILABLE.
+	if s.cfg.Capabilities.Features["cards"] {
+		routes = append(routes, s.cardEndpoints()...)
+	}
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

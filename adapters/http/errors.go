@@ -11,6 +11,7 @@ import (
 
 	"corridor/core"
 	"corridor/core/agent"
+	"corridor/core/card"
 	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/core/policy"
@@ -56,6 +57,12 @@ var statusByCode = map[core.Code]int{
 	safepay.CodeSignerNotOwner:            422,
 	safepay.CodeDestinationNotResolved:    422,
 	safepay.CodeQueueFull:                 409,
+	card.CodeCardNotFound:                 404,
+	card.CodeCardholderNotFound:           404,
+	card.CodeAuthorizationNotFound:        404,
+	card.CodeWalletNotDeployed:            409,
+	card.CodeModuleNotEnabled:             409,
+	card.CodeEphemeralKeysUnsupported:     400,
 	policy.CodePolicyNotFound:             404,
 	treasury.CodeAccountNotFound:          404,
 	treasury.CodeRuleNotFound:             404,
@@ -123,6 +130,7 @@ var statusByCode = map[core.Code]int{
 var retryableCodes = map[core.Code]bool{
 	claim.CodeNotFunded:                   true, // 409 until the escrow lock is indexed
 	safepay.CodeQueueFull:                 true, // 409 until a queued payment executes or is cancelled
+	card.CodeWalletNotDeployed:            true, // 409 until the wallet's Safe is deployed
 	core.CodeIdempotencyRequestInProgress: true, // 409 until the first request finishes
 	core.CodeRateLimited:                  true,
 	claim.CodeResendBudget:                true,

@@ -19,7 +19,7 @@ import (
 // route the service can serve.
 func contractServer(t *testing.T) *Server {
 	t.Helper()
-	features := map[string]bool{"offrampPayments": true, "pendingClaims": true, "operatorReview": true}
+	features := map[string]bool{"offrampPayments": true, "pendingClaims": true, "operatorReview": true, "cards": true}
 	s, err := New(Config{Store: nopStore{}, Capabilities: CapabilitiesConfig{Features: features}}, nopServices(t),
 		slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	agentsapp "corridor/app/agents"
+	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -130,6 +131,7 @@ type Services struct {
 	Offramp     *offrampapp.Service
 	Agents      *agentsapp.Service
 	Treasury    *treasuryapp.Service
+	Cards       *cardsapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -142,7 +144,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)
@@ -160,8 +162,10 @@ type Server struct {
 	limiter *limiter
 	// claimLimiter throttles the public claim-link routes per client IP.
 	claimLimiter *limiter
-	fiber        *fiber.App
-	endpoints    []Endpoint
+	// ephemeralKeyLimiter bounds push-provisioning keys per client IP.
+	ephemeralKeyLimiter *limiter
+	fiber               *fiber.App
+	endpoints           []Endpoint
 }
 
 // New builds the server and registers every route.
@@ -181,7 +185,8 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 	if cfg.ClaimLinkRateLimit.PerSecond <= 0 || cfg.ClaimLinkRateLimit.Burst <= 0 {
 		cfg.ClaimLinkRateLimit = claimLimit
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit)}
+	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
+		ephemeralKeyLimiter: newLimiter(RateLimit{PerSecond: ephemeralKeysPerMinute / 60.0, Burst: ephemeralKeysPerMinute})}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)

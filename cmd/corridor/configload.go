@@ -142,6 +142,13 @@ var valueParsers = map[reflect.Type]func(string) (any, error){
 		}
 		return mode, nil
 	},
+	reflect.TypeFor[ports.IssuingProvider](): func(v string) (any, error) {
+		switch p := ports.IssuingProvider(strings.ToLower(strings.TrimSpace(v))); p {
+		case ports.IssuingSafeDebit, ports.IssuingFundingAccount:
+			return p, nil
+		}
+		return nil, fmt.Errorf("%q is not safe_debit or funding_account", v)
+	},
 	reflect.TypeFor[ports.ProviderMode](): func(v string) (any, error) {
 		switch mode := ports.ProviderMode(strings.ToLower(strings.TrimSpace(v))); mode {
 		case ports.ModeOff, ports.ModeMock, ports.ModeSandbox, ports.ModeLive:

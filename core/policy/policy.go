@@ -128,6 +128,7 @@ const (
 	SourceEvaluate Source = "EVALUATE" // POST /v1/policies/evaluate (dry run)
 	SourcePayment  Source = "PAYMENT"  // the gate on Safe payment propose
 	SourceOfframp  Source = "OFFRAMP"  // the off-ramp policy composer (sender's service balance)
+	SourceCard     Source = "CARD"     // the gate on card authorizations
 )
 
 // Decision is one evaluation, pinned to the exact version (and sha256) that produced it.

@@ -74,6 +74,11 @@ var fixtures = map[string]fixture{
 			"amount":         map[string]any{"value": "1", "asset": "usdc"},
 		}).Expect(t, 201).JSON(t)["id"].(string)
 	}},
+	"cards": {notFound: "CARD_NOT_FOUND", make: func(t *testing.T, w *world) string { return w.card(t) }},
+	"card-authorizations": {notFound: "CARD_AUTHORIZATION_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/sandbox/cards/"+w.card(t)+"/authorizations",
+			map[string]any{"amountUsd": "1", "mcc": "5411", "merchantName": "matrix"}).Expect(t, 201).JSON(t)["authorizationId"].(string)
+	}},
 	"policies": {notFound: "POLICY_NOT_FOUND", make: func(t *testing.T, w *world) string { return w.policy(t) }},
 	"policies/attachments": {notFound: "ATTACHMENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.victim.Root.Post("/v1/policies/"+w.policy(t)+"/attachments", map[string]any{"subjectType": "wallet", "subjectId": w.wallet(t)}).
@@ -109,6 +114,7 @@ type world struct {
 	deposits sync.Once
 	walletID string
 	policyID string
+	cardID   string
 	claimPay map[string]any
 }
 
@@ -165,6 +171,14 @@ func (w *world) wallet(t *testing.T) string {
 		func(m map[string]any) bool { return m["status"] == "DEPLOYED" })
 	w.walletID = id
 	return id
+}
+
+// card is a card of the victim issued from its DEPLOYED wallet.
+func (w *world) card(t *testing.T) string {
+	if w.cardID == "" {
+		w.cardID = w.victim.Root.Post("/v1/wallets/"+w.wallet(t)+"/cards", map[string]any{}).Expect(t, 201).JSON(t)["cardId"].(string)
+	}
+	return w.cardID
 }
 
 func (w *world) policy(t *testing.T) string {

@@ -197,7 +197,9 @@ func TestPolicies_Attachments(t *testing.T) {
 			ExpectError(t, http.StatusNotFound, "WALLET_NOT_FOUND")
 		ten.Root.Post("/v1/policies/"+p2+"/attachments", map[string]any{"subjectType": "agent", "subjectId": "agt_missing"}).
 			ExpectError(t, http.StatusNotFound, "AGENT_NOT_FOUND")
-		for _, st := range []string{"card", "treasury_account"} {
+		ten.Root.Post("/v1/policies/"+p2+"/attachments", map[string]any{"subjectType": "card", "subjectId": "card_missing"}).
+			ExpectError(t, http.StatusNotFound, "CARD_NOT_FOUND")
+		for _, st := range []string{"treasury_account"} {
 			m := ten.Root.Post("/v1/policies/"+p2+"/attachments", map[string]any{"subjectType": st, "subjectId": "x_1"}).
 				ExpectError(t, http.StatusNotImplemented, "FEATURE_NOT_AVAILABLE")
 			if m["details"].(map[string]any)["field"] != "subjectType" {
@@ -391,7 +393,7 @@ func TestPolicies_Evaluate(t *testing.T) {
 			}
 		}
 		ten.Root.Post("/v1/policies/evaluate", map[string]any{"subjectType": "card", "subjectId": "card_1", "amountUsd": "1"}).
-			ExpectError(t, http.StatusNotImplemented, "FEATURE_NOT_AVAILABLE")
+			ExpectError(t, http.StatusNotFound, "CARD_NOT_FOUND")
 		ten.Root.Post("/v1/policies/evaluate", map[string]any{"policyId": "pol_missing", "amountUsd": "1"}).
 			ExpectError(t, http.StatusNotFound, "POLICY_NOT_FOUND")
 	})

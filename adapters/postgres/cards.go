@@ -1,0 +1,305 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/card"
+	"corridor/ports"
+)
+
+type cardholderModel struct {
+	bun.BaseModel `bun:"table:cardholders"`
+	ID            string    `bun:"id,pk"`
+	TenantID      string    `bun:"tenant_id"`
+	Environment   string    `bun:"environment"`
+	Name          string    `bun:"name"`
+	Email         string    `bun:"email"`
+	CreatedAt     time.Time `bun:"created_at"`
+}
+
+func (m cardholderModel) domain() (card.Cardholder, error) {
+	return card.Cardholder{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment),
+		Name: m.Name, Email: m.Email, CreatedAt: m.CreatedAt.UTC()}, nil
+}
+
+type cardModel struct {
+	bun.BaseModel        `bun:"table:cards"`
+	ID                   string          `bun:"id,pk"`
+	TenantID             string          `bun:"tenant_id"`
+	Environment          string          `bun:"environment"`
+	Funding              string          `bun:"funding"`
+	WalletID             *string         `bun:"wallet_id"`
+	SafeAddress          *string         `bun:"safe_address"`
+	CardholderID         *string         `bun:"cardholder_id"`
+	AgentID              *string         `bun:"agent_id"`
+	Issuer               string          `bun:"issuer"`
+	IssuerCardID         string          `bun:"issuer_card_id"`
+	Last4                string          `bun:"last4"`
+	FundingAccountID     *string         `bun:"funding_account_id"`
+	Chain                *string         `bun:"chain"`
+	CryptoAccountAddress *string         `bun:"crypto_account_address"`
+	CryptoAccountType    *string         `bun:"crypto_account_type"`
+	Status               string          `bun:"status"`
+	PerTransactionLimit  *int64          `bun:"per_transaction_limit"`
+	DailyLimit           *int64          `bun:"daily_limit"`
+	WeeklyLimit          *int64          `bun:"weekly_limit"`
+	MonthlyLimit         *int64          `bun:"monthly_limit"`
+	BlockedMCC           json.RawMessage `bun:"blocked_mcc,type:jsonb"`
+	AllowedMCC           json.RawMessage `bun:"allowed_mcc,type:jsonb,nullzero"`
+	CreatedAt            time.Time       `bun:"created_at"`
+	UpdatedAt            time.Time       `bun:"updated_at"`
+}
+
+func cardFromDomain(c card.Card) (cardModel, error) {
+	blocked := c.Limits.BlockedMCC
+	if blocked == nil {
+		blocked = []string{}
+	}
+	rawBlocked, err := json.Marshal(blocked)
+	if err != nil {
+		return cardModel{}, err
+	}
+	var allowed json.RawMessage
+	if c.Limits.AllowedMCC != nil {
+		if allowed, err = json.Marshal(c.Limits.AllowedMCC); err != nil {
+			return cardModel{}, err
+		}
+	}
+	return cardModel{
+		ID: c.ID, TenantID: c.TenantID, Environment: string(c.Environment), Funding: string(c.Funding),
+		WalletID: nullable(c.WalletID), SafeAddress: nullable(c.SafeAddress), CardholderID: nullable(c.CardholderID),
+		AgentID: nullable(c.AgentID), Issuer: c.Issuer, IssuerCardID: c.IssuerCardID, Last4: c.Last4,
+		FundingAccountID: nullable(c.FundingAccountID), Chain: nullable(c.Chain),
+		CryptoAccountAddress: nullable(c.CryptoAccountAddress), CryptoAccountType: nullable(c.CryptoAccountType),
+		Status: string(c.Status), PerTransactionLimit: c.Limits.PerTransaction, DailyLimit: c.Limits.Daily,
+		WeeklyLimit: c.Limits.Weekly, MonthlyLimit: c.Limits.Monthly, BlockedMCC: rawBlocked, AllowedMCC: allowed,
+		CreatedAt: c.CreatedAt, UpdatedAt: c.UpdatedAt,
+	}, nil
+}
+
+func (m cardModel) domain() (card.Card, error) {
+	c := card.Card{
+		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Funding: card.Funding(m.Funding),
+		WalletID: deref(m.WalletID), SafeAddress: deref(m.SafeAddress), CardholderID: deref(m.CardholderID),
+		AgentID: deref(m.AgentID), Issuer: m.Issuer, IssuerCardID: m.IssuerCardID, Last4: m.Last4,
+		FundingAccountID: deref(m.FundingAccountID), Chain: deref(m.Chain),
+		CryptoAccountAddress: deref(m.CryptoAccountAddress), CryptoAccountType: deref(m.CryptoAccountType),
+		Status: card.Status(m.Status), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+		Limits: card.Limits{PerTransaction: m.PerTransactionLimit, Daily: m.DailyLimit, Weekly: m.WeeklyLimit, Monthly: m.MonthlyLimit},
+	}
+	if err := json.Unmarshal(m.BlockedMCC, &c.Limits.BlockedMCC); err != nil {
+		return card.Card{}, err
+	}
+	if c.Limits.BlockedMCC == nil {
+		c.Limits.BlockedMCC = []string{}
+	}
+	if len(m.AllowedMCC) > 0 && string(m.AllowedMCC) != "null" {
+		c.Limits.AllowedMCC = []string{}
+		if err := json.Unmarshal(m.AllowedMCC, &c.Limits.AllowedMCC); err != nil {
+			return card.Card{}, err
+		}
+		if c.Limits.AllowedMCC == nil {
+			c.Limits.AllowedMCC = []string{}
+		}
+	}
+	return c, nil
+}
+
+type cardAuthorizationModel struct {
+	bun.BaseModel     `bun:"table:card_authorizations"`
+	ID                string    `bun:"id,pk"`
+	TenantID          string    `bun:"tenant_id"`
+	Environment       string    `bun:"environment"`
+	CardID            string    `bun:"card_id"`
+	AmountBaseUnits   int64     `bun:"amount_base_units"`
+	CapturedBaseUnits int64     `bun:"captured_base_units"`
+	MCC               string    `bun:"mcc"`
+	MerchantName      string    `bun:"merchant_name"`
+	Counterparty      *string   `bun:"counterparty"`
+	Status            string    `bun:"status"`
+	DeclineReason     *string   `bun:"decline_reason"`
+	DayKey            string    `bun:"day_key"`
+	WeekKey           string    `bun:"week_key"`
+	MonthKey          string    `bun:"month_key"`
+	HoldTransferID    *string   `bun:"hold_transfer_id"`
+	PolicyID          *string   `bun:"policy_id"`
+	PolicyDecisionID  *string   `bun:"policy_decision_id"`
+	SettlementStatus  *string   `bun:"settlement_status"`
+	SettlementTxHash  *string   `bun:"settlement_tx_hash"`
+	SettlementError   *string   `bun:"settlement_error"`
+	CreatedAt         time.Time `bun:"created_at"`
+	UpdatedAt         time.Time `bun:"updated_at"`
+}
+
+func cardAuthorizationFromDomain(a card.Authorization) cardAuthorizationModel {
+	return cardAuthorizationModel{
+		ID: a.ID, TenantID: a.TenantID, Environment: string(a.Environment), CardID: a.CardID,
+		AmountBaseUnits: a.Amount, CapturedBaseUnits: a.CapturedAmount, MCC: a.MCC, MerchantName: a.MerchantName,
+		Counterparty: nullable(a.Counterparty), Status: string(a.Status), DeclineReason: nullable(a.DeclineReason),
+		DayKey: a.Windows.Day, WeekKey: a.Windows.Week, MonthKey: a.Windows.Month,
+		HoldTransferID: nullable(a.HoldTransferID), PolicyID: nullable(a.PolicyID), PolicyDecisionID: nullable(a.PolicyDecisionID),
+		SettlementStatus: nullable(string(a.SettlementStatus)), SettlementTxHash: nullable(a.SettlementTxHash),
+		SettlementError: nullable(a.SettlementError), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
+	}
+}
+
+func (m cardAuthorizationModel) domain() (card.Authorization, error) {
+	return card.Authorization{
+		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), CardID: m.CardID,
+		Amount: m.AmountBaseUnits, CapturedAmount: m.CapturedBaseUnits, MCC: m.MCC, MerchantName: m.MerchantName,
+		Counterparty: deref(m.Counterparty), Status: card.AuthStatus(m.Status), DeclineReason: deref(m.DeclineReason),
+		Windows:        card.Windows{Day: m.DayKey, Week: m.WeekKey, Month: m.MonthKey},
+		HoldTransferID: deref(m.HoldTransferID), PolicyID: deref(m.PolicyID), PolicyDecisionID: deref(m.PolicyDecisionID),
+		SettlementStatus: card.SettlementStatus(deref(m.SettlementStatus)), SettlementTxHash: deref(m.SettlementTxHash),
+		SettlementError: deref(m.SettlementError), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+	}, nil
+}
+
+type cardRepo struct{ db bun.IDB }
+
+var (
+	errCardNotFound          = core.NotFound(card.CodeCardNotFound, "card")
+	errCardholderNotFound    = core.NotFound(card.CodeCardholderNotFound, "cardholder")
+	errAuthorizationNotFound = core.NotFound(card.CodeAuthorizationNotFound, "card authorization")
+)
+
+func (r cardRepo) CreateCardholder(ctx context.Context, h card.Cardholder) error {
+	m := cardholderModel{ID: h.ID, TenantID: h.TenantID, Environment: string(h.Environment), Name: h.Name, Email: h.Email, CreatedAt: h.CreatedAt}
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r cardRepo) FindCardholder(ctx context.Context, tenantID string, env core.Environment, id string) (card.Cardholder, error) {
+	return oneRow[card.Cardholder, cardholderModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errCardholderNotFound)
+}
+
+func (r cardRepo) ListCardholders(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]card.Cardholder, int, error) {
+	var rows []cardholderModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := domainRows[card.Cardholder](rows)
+	return out, int(total), err
+}
+
+func (r cardRepo) CreateCard(ctx context.Context, c card.Card) error {
+	m, err := cardFromDomain(c)
+	if err != nil {
+		return err
+	}
+	_, err = r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r cardRepo) FindCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error) {
+	return oneRow[card.Card, cardModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errCardNotFound)
+}
+
+func (r cardRepo) LockCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error) {
+	return oneRow[card.Card, cardModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).For("UPDATE"), errCardNotFound)
+}
+
+func (r cardRepo) UpdateCard(ctx context.Context, c card.Card) error {
+	m, err := cardFromDomain(c)
+	if err != nil {
+		return err
+	}
+	_, err = r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
+	return err
+}
+
+func (r cardRepo) ListCards(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]card.Card, int, error) {
+	var rows []cardModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := domainRows[card.Card](rows)
+	return out, int(total), err
+}
+
+func (r cardRepo) WindowSpend(ctx context.Context, cardID string, w card.Windows) (card.Spend, error) {
+	var rows []struct {
+		Key   string `bun:"window_key"`
+		Spent int64  `bun:"spent_base_units"`
+	}
+	err := r.db.NewSelect().Table("card_spend_windows").Column("window_key", "spent_base_units").
+		Where("card_id = ? AND window_key IN (?, ?, ?)", cardID, w.Day, w.Week, w.Month).Scan(ctx, &rows)
+	if err != nil {
+		return card.Spend{}, err
+	}
+	var s card.Spend
+	for _, row := range rows {
+		switch row.Key {
+		case w.Day:
+			s.Daily = row.Spent
+		case w.Week:
+			s.Weekly = row.Spent
+		case w.Month:
+			s.Monthly = row.Spent
+		}
+	}
+	return s, nil
+}
+
+func (r cardRepo) AddWindowSpend(ctx context.Context, cardID string, w card.Windows, delta int64) error {
+	if delta < 0 {
+		// A credit gives back what an approval added: the rows exist, and the check keeps a
+		// window from going below zero.
+		_, err := r.db.NewRaw(`UPDATE card_spend_windows SET spent_base_units = spent_base_units + ?
+			WHERE card_id = ? AND window_key IN (?, ?, ?)`, delta, cardID, w.Day, w.Week, w.Month).Exec(ctx)
+		return err
+	}
+	_, err := r.db.NewRaw(`INSERT INTO card_spend_windows (card_id, window_key, spent_base_units)
+		SELECT ?, k, ? FROM unnest(ARRAY[?, ?, ?]::text[]) AS k
+		ON CONFLICT (card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`,
+		cardID, delta, w.Day, w.Week, w.Month).Exec(ctx)
+	return err
+}
+
+func (r cardRepo) CreateAuthorization(ctx context.Context, a card.Authorization) error {
+	m := cardAuthorizationFromDomain(a)
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r cardRepo) FindAuthorization(ctx context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error) {
+	return oneRow[card.Authorization, cardAuthorizationModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), errAuthorizationNotFound)
+}
+
+func (r cardRepo) LockAuthorizationByID(ctx context.Context, id string) (card.Authorization, error) {
+	return oneRow[card.Authorization, cardAuthorizationModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errAuthorizationNotFound)
+}
+
+func (r cardRepo) UpdateAuthorization(ctx context.Context, a card.Authorization) error {
+	m := cardAuthorizationFromDomain(a)
+	_, err := r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
+	return err
+}
+
+func (r cardRepo) StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error) {
+	var ids []string
+	err := r.db.NewSelect().Table("card_authorizations").Column("id").
+		Where("settlement_status IN ('PENDING', 'SUBMITTED') AND updated_at < ?", before).
+		OrderExpr("updated_at").Limit(int64(limit)).Scan(ctx, &ids)
+	return ids, err
+}
+
+func (r cardRepo) ListAuthorizations(ctx context.Context, cardID string, page ports.Page) ([]card.Authorization, int, error) {
+	var rows []cardAuthorizationModel
+	total, err := r.db.NewSelect().Model(&rows).Where("card_id = ?", cardID).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := domainRows[card.Authorization](rows)
+	return out, int(total), err
+}

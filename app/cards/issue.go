@@ -1,0 +1,221 @@
+package cards
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/card"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// IssueInput is the body of POST /v1/wallets/{walletId}/cards: optional limits and agentId.
+type IssueInput struct {
+	Limits  card.LimitsPatch
+	AgentID *string
+}
+
+// IssueRead is what issuing reads before its unit of work: the validated limits and the
+// wallet whose Safe has the card spend module enabled (a chain read).
+type IssueRead struct {
+	tenantID string
+	env      core.Environment
+	wallet   wallet.Wallet
+	limits   card.Limits
+	agentID  string
+}
+
+// ReadIssue validates an issue-from-wallet request and checks on chain that the wallet's Safe
+// has the card spend module enabled. It runs outside any unit of work.
+//
+// agentId: binding a card to an agent is done by the agents capability (IssueAgentCard);
+// through this route only an absent or null agentId is accepted, anything else is
+// VALIDATION_FAILED naming agentId.
+func (s *Service) ReadIssue(ctx context.Context, p auth.Principal, walletID string, in IssueInput) (IssueRead, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+		return IssueRead{}, err
+	}
+	if in.AgentID != nil {
+		return IssueRead{}, core.Invalid("agentId", "cards are bound to an agent through POST /v1/agents/{id}/cards; omit agentId here")
+	}
+	return s.readIssue(ctx, p, walletID, in.Limits, "")
+}
+
+func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID string, patch card.LimitsPatch, agentID string) (IssueRead, error) {
+	if p.Environment != core.EnvTest {
+		return IssueRead{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+	}
+	limits, err := card.Limits{}.Apply(patch)
+	if err != nil {
+		return IssueRead{}, err
+	}
+	var w wallet.Wallet
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, strings.TrimSpace(walletID))
+		return err
+	})
+	if err != nil {
+		return IssueRead{}, err
+	}
+	if w.Status != wallet.StatusDeployed {
+		return IssueRead{}, core.E(card.CodeWalletNotDeployed, "wallet %s is %s: cards are issued from a DEPLOYED wallet", w.ID, w.Status).
+			WithDetails(map[string]any{"walletId": w.ID, "walletStatus": string(w.Status)})
+	}
+	module, err := s.module(p.Environment)
+	if err != nil {
+		return IssueRead{}, err
+	}
+	enabled, err := module.CardModuleEnabled(ctx, common.HexToAddress(w.Address))
+	if err != nil {
+		return IssueRead{}, core.E(core.CodeChainUnavailable, "could not read the card spend module of wallet %s: %v", w.ID, err)
+	}
+	if !enabled {
+		return IssueRead{}, core.E(card.CodeModuleNotEnabled,
+			"the Safe of wallet %s does not have the card spend module enabled (wallets created before cards existed); create a new wallet for cards", w.ID).
+			WithDetails(map[string]any{"walletId": w.ID, "moduleAddress": module.CardModuleAddress().Hex()})
+	}
+	return IssueRead{tenantID: p.TenantID, env: p.Environment, wallet: w, limits: limits, agentID: agentID}, nil
+}
+
+// Issue records the card ReadIssue prepared, issued at the issuer under the card's id.
+func (s *Service) Issue(ctx context.Context, p auth.Principal, read IssueRead) (card.Card, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+		return card.Card{}, err
+	}
+	if read.tenantID != p.TenantID || read.env != p.Environment {
+		return card.Card{}, core.E(core.CodeInternal, "issue read of another principal")
+	}
+	now := s.now()
+	c := card.Card{ID: core.NewID(core.PrefixCard), TenantID: p.TenantID, Environment: p.Environment, Funding: card.FundingSafe,
+		WalletID: read.wallet.ID, SafeAddress: common.HexToAddress(read.wallet.Address).Hex(), AgentID: read.agentID,
+		Issuer: s.issuer.Name(), Status: card.StatusActive, Limits: read.limits, CreatedAt: now, UpdatedAt: now}
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if _, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, read.wallet.ID); err != nil {
+			return err
+		}
+		// The sandbox issuer answers from memory; a networked issuer would be called in the
+		// staged step with the card id as its idempotency reference.
+		issued, err := s.issuer.IssueCard(ctx, ports.IssueCardInput{Reference: c.ID, TenantID: p.TenantID, SafeAddress: c.SafeAddress})
+		if err != nil {
+			return err
+		}
+		c.IssuerCardID, c.Last4 = issued.IssuerCardID, issued.Last4
+		return tx.Cards().CreateCard(ctx, c)
+	})
+	return c, err
+}
+
+// IssueAgentCard is what the agents capability calls to issue its agent's card: the agent's
+// DEPLOYED wallet (purpose AGENT), the card bound to agentID, with limits as a patch over no
+// limits (the agents capability seeds omitted caps from the agent's limits). It checks the
+// module on chain, so it must run outside any unit of work; the agents capability enforces one
+// card per agent (AGENT_CARD_EXISTS) before calling it.
+func (s *Service) IssueAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (card.Card, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+		return card.Card{}, err
+	}
+	if strings.TrimSpace(agentID) == "" {
+		return card.Card{}, core.Invalid("agentId", "is required")
+	}
+	read, err := s.readIssue(ctx, p, walletID, limits, strings.TrimSpace(agentID))
+	if err != nil {
+		return card.Card{}, err
+	}
+	return s.Issue(ctx, p, read)
+}
+
+// Chains of a cardholder card's crypto account, and the account types (SPEC.md Cards).
+var (
+	cardChains       = map[string]bool{"solana": true, "world_chain": true, "base": true}
+	cryptoTypes      = map[string]bool{"standard": true, "bridge_wallet": true}
+	evmAddress       = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+	solanaAddress    = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
+	maxCardholderLen = 200
+)
+
+// CardholderCardInput is the body of POST /v1/cards.
+type CardholderCardInput struct {
+	CardholderID         string
+	Chain                *string
+	CryptoAccountAddress *string
+	CryptoAccountType    *string
+}
+
+// IssueCardholderCard issues a card for a cardholder. It has no Safe: it draws on the
+// tenant's funding card account, which is the tenant's service balance, and the issuer settles
+// it off chain (docs/cards.md). chain and cryptoAccountAddress describe the cardholder's
+// crypto account the issuer records; the address is checked for the chain (0x + 40 hex on
+// base and world_chain, base58 on solana) and needs the chain.
+func (s *Service) IssueCardholderCard(ctx context.Context, p auth.Principal, in CardholderCardInput) (card.Card, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+		return card.Card{}, err
+	}
+	if p.Environment != core.EnvTest {
+		return card.Card{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+	}
+	errs := core.FieldErrors{}
+	holderID := strings.TrimSpace(in.CardholderID)
+	if holderID == "" {
+		errs.Add("cardholderId", "is required")
+	}
+	chain, addr, typ := deref(in.Chain), deref(in.CryptoAccountAddress), "standard"
+	if in.Chain != nil && !cardChains[chain] {
+		errs.Add("chain", "must be one of solana, world_chain, base")
+	}
+	if in.CryptoAccountType != nil {
+		typ = *in.CryptoAccountType
+		if !cryptoTypes[typ] {
+			errs.Add("cryptoAccountType", "must be standard or bridge_wallet")
+		}
+	}
+	if in.CryptoAccountAddress != nil {
+		switch {
+		case in.Chain == nil:
+			errs.Add("chain", "is required with cryptoAccountAddress")
+		case chain == "solana" && !solanaAddress.MatchString(addr):
+			errs.Add("cryptoAccountAddress", "must be a base58 Solana address")
+		case (chain == "base" || chain == "world_chain") && !evmAddress.MatchString(addr):
+			errs.Add("cryptoAccountAddress", "must be 0x followed by 40 hex digits")
+		}
+		if chain == "base" || chain == "world_chain" {
+			addr = common.HexToAddress(addr).Hex()
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return card.Card{}, err
+	}
+	now := s.now()
+	c := card.Card{ID: core.NewID(core.PrefixCard), TenantID: p.TenantID, Environment: p.Environment, Funding: card.FundingAccount,
+		CardholderID: holderID, Issuer: s.issuer.Name(), Chain: chain, CryptoAccountAddress: addr, Status: card.StatusActive,
+		Limits: card.Limits{BlockedMCC: []string{}}, CreatedAt: now, UpdatedAt: now}
+	if in.Chain != nil || in.CryptoAccountAddress != nil || in.CryptoAccountType != nil {
+		c.CryptoAccountType = typ
+	}
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		h, err := tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID)
+		if err != nil {
+			return err
+		}
+		issued, err := s.issuer.IssueCard(ctx, ports.IssueCardInput{Reference: c.ID, TenantID: p.TenantID, FundingAccount: true, CardholderName: h.Name})
+		if err != nil {
+			return err
+		}
+		c.IssuerCardID, c.Last4, c.FundingAccountID = issued.IssuerCardID, issued.Last4, issued.FundingAccountID
+		return tx.Cards().CreateCard(ctx, c)
+	})
+	return c, err
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.TrimSpace(*s)
+}

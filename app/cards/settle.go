@@ -1,0 +1,221 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
+	"corridor/core/card"
+	"corridor/ports"
+)
+
+var _ kernel.Jobs = (*Service)(nil)
+
+// SettleArgs is the durable job that settles one captured Safe card authorization on chain
+// through the card spend module. It is enqueued in the capture's unit of work.
+type SettleArgs struct {
+	AuthorizationID string `json:"authorizationId"`
+}
+
+// Kind names the job.
+func (SettleArgs) Kind() string { return "card.settle" }
+
+const (
+	settleMaxAttempts = 10
+	settleTimeout     = time.Minute
+	settleReceiptWait = 2 * time.Second
+	settleRetryCap    = 2 * time.Minute
+)
+
+// SettlementRef is the module's settlement reference of an authorization: derived from its id,
+// so a retried job never settles twice (the module refuses a reference it has seen).
+func SettlementRef(authorizationID string) [32]byte {
+	return crypto.Keccak256Hash([]byte("corridor:card-settlement:" + authorizationID))
+}
+
+// RegisterWorkers adds the settlement worker.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	river.AddWorker(workers, &SettleWorker{Service: s})
+	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
+}
+
+// PeriodicJobs is the settlement sweep; settlements themselves are enqueued by captures.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SettlementSweepInterval),
+		func() (river.JobArgs, *river.InsertOpts) {
+			return SweepSettlementsArgs{}, &river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: SettlementSweepInterval}}
+		}, &river.PeriodicJobOpts{RunOnStart: true})}
+}
+
+// SettlementSweepInterval is how often the sweep runs; a settlement untouched for
+// settlementStaleAfter (its job gave up after its attempts, or was lost) is enqueued again.
+const (
+	SettlementSweepInterval = 5 * time.Minute
+	settlementStaleAfter    = 15 * time.Minute
+	settlementSweepBatch    = 100
+)
+
+// SweepSettlementsArgs is the periodic job that re-enqueues stale settlements.
+type SweepSettlementsArgs struct{}
+
+// Kind names the job.
+func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
+
+// SweepSettlementsWorker works card.settle_sweep jobs.
+type SweepSettlementsWorker struct {
+	river.WorkerDefaults[SweepSettlementsArgs]
+	Service *Service
+}
+
+// Work runs one sweep.
+func (w *SweepSettlementsWorker) Work(ctx context.Context, _ *river.Job[SweepSettlementsArgs]) error {
+	_, err := w.Service.SweepSettlements(ctx)
+	return err
+}
+
+// SweepSettlements enqueues a settlement job again for every capture whose settlement is still
+// PENDING or SUBMITTED and untouched for settlementStaleAfter, so a settlement whose job ran
+// out of attempts (a node down for long) is never lost. It returns how many it enqueued.
+func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		ids, err := tx.Cards().StaleSettlements(ctx, s.now().Add(-settlementStaleAfter), settlementSweepBatch)
+		if err != nil {
+			return err
+		}
+		n = 0
+		for _, id := range ids {
+			if err := s.jobs.Enqueue(ctx, SettleArgs{AuthorizationID: id}, ports.JobOptions{MaxAttempts: settleMaxAttempts, UniqueFor: settlementStaleAfter}); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// SettleWorker works card.settle jobs.
+type SettleWorker struct {
+	river.WorkerDefaults[SettleArgs]
+	Service *Service
+}
+
+// Work runs one settlement step.
+func (w *SettleWorker) Work(ctx context.Context, job *river.Job[SettleArgs]) error {
+	snooze, err := w.Service.RunSettlement(ctx, job.Args.AuthorizationID)
+	switch {
+	case err != nil:
+		return err
+	case snooze > 0:
+		return river.JobSnooze(snooze)
+	}
+	return nil
+}
+
+// NextRetry backs off 2 s, 4 s, 8 s, … capped at settleRetryCap.
+func (w *SettleWorker) NextRetry(job *river.Job[SettleArgs]) time.Time {
+	delay := settleRetryCap
+	if job.Attempt < 7 {
+		delay = min(time.Duration(1<<job.Attempt)*time.Second, settleRetryCap)
+	}
+	return time.Now().Add(delay)
+}
+
+// Timeout bounds one run.
+func (w *SettleWorker) Timeout(*river.Job[SettleArgs]) time.Duration { return settleTimeout }
+
+// RunSettlement advances one settlement: PENDING sends SettleCardSpend (outside any unit of
+// work) and records SUBMITTED with the hash; SUBMITTED waits for the receipt and records
+// CONFIRMED, or FAILED with the reason. A refusal by the contract is FAILED at once; a node
+// error is recorded on the authorization and retried. Retry-safe: the reference is derived
+// from the authorization, and the module sends nothing for a reference already settled.
+func (s *Service) RunSettlement(ctx context.Context, authorizationID string) (time.Duration, error) {
+	var a card.Authorization
+	var c card.Card
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		if a, err = tx.Cards().LockAuthorizationByID(ctx, authorizationID); err != nil {
+			return err
+		}
+		c, err = tx.Cards().FindCard(ctx, a.TenantID, a.Environment, a.CardID)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	switch a.SettlementStatus {
+	case card.SettlementPending:
+		return s.sendSettlement(ctx, c, a)
+	case card.SettlementSubmitted:
+		return s.confirmSettlement(ctx, a)
+	}
+	return 0, nil // settled, failed or nothing to settle
+}
+
+func (s *Service) sendSettlement(ctx context.Context, c card.Card, a card.Authorization) (time.Duration, error) {
+	module, err := s.module(a.Environment)
+	if err != nil {
+		return 0, s.recordSettlement(ctx, a.ID, card.SettlementPending, "", err.Error())
+	}
+	hash, err := module.SettleCardSpend(ctx, common.HexToAddress(c.SafeAddress), big.NewInt(a.CapturedAmount), SettlementRef(a.ID))
+	var revert *ports.RevertError
+	switch {
+	case errors.As(err, &revert):
+		return 0, s.recordSettlement(ctx, a.ID, card.SettlementFailed, "", "refused by the card spend module: "+revert.Error())
+	case err != nil:
+		if rerr := s.recordSettlement(ctx, a.ID, card.SettlementPending, "", err.Error()); rerr != nil {
+			return 0, rerr
+		}
+		return 0, err
+	case hash == (common.Hash{}):
+		// Already settled under this reference by an earlier run whose hash was not recorded.
+		return 0, s.recordSettlement(ctx, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
+	}
+	if err := s.recordSettlement(ctx, a.ID, card.SettlementSubmitted, hash.Hex(), ""); err != nil {
+		return 0, err
+	}
+	return settleReceiptWait, nil
+}
+
+func (s *Service) confirmSettlement(ctx context.Context, a card.Authorization) (time.Duration, error) {
+	chain, err := s.chains.Chain(a.Environment)
+	if err != nil {
+		return 0, err
+	}
+	r, err := chain.Receipt(ctx, common.HexToHash(a.SettlementTxHash))
+	if err != nil {
+		return 0, err
+	}
+	switch r.Status {
+	case ports.TxSucceeded:
+		return 0, s.recordSettlement(ctx, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
+	case ports.TxFailed:
+		return 0, s.recordSettlement(ctx, a.ID, card.SettlementFailed, a.SettlementTxHash, "settlement transaction reverted: "+r.FailureReason)
+	}
+	return settleReceiptWait, nil
+}
+
+// recordSettlement writes a settlement step unless the authorization already moved past it.
+func (s *Service) recordSettlement(ctx context.Context, id string, status card.SettlementStatus, txHash, failure string) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		a, err := tx.Cards().LockAuthorizationByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		if a.SettlementStatus == card.SettlementConfirmed || a.SettlementStatus == card.SettlementFailed {
+			return nil
+		}
+		a.SettlementStatus, a.SettlementError, a.UpdatedAt = status, failure, s.now()
+		if txHash != "" {
+			a.SettlementTxHash = txHash
+		}
+		return tx.Cards().UpdateAuthorization(ctx, a)
+	})
+}

@@ -1,0 +1,44 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"corridor/core"
+	"corridor/core/card"
+)
+
+// CardRepo stores cardholders, cards, authorizations and the per-card window accumulators.
+// Authorizations on one card are decided under LockCard, so the windows a decision reads are
+// the ones it updates.
+type CardRepo interface {
+	CreateCardholder(ctx context.Context, h card.Cardholder) error
+	// FindCardholder: another tenant's or environment's cardholder is CARDHOLDER_NOT_FOUND.
+	FindCardholder(ctx context.Context, tenantID string, env core.Environment, id string) (card.Cardholder, error)
+	ListCardholders(ctx context.Context, tenantID string, env core.Environment, page Page) ([]card.Cardholder, int, error)
+
+	CreateCard(ctx context.Context, c card.Card) error
+	// FindCard: another tenant's or environment's card is CARD_NOT_FOUND.
+	FindCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error)
+	// LockCard is FindCard that locks the card's row until the transaction ends.
+	LockCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error)
+	UpdateCard(ctx context.Context, c card.Card) error
+	ListCards(ctx context.Context, tenantID string, env core.Environment, page Page) ([]card.Card, int, error)
+
+	// WindowSpend is what the card consumed in the three windows (zero for a window with no row).
+	WindowSpend(ctx context.Context, cardID string, w card.Windows) (card.Spend, error)
+	// AddWindowSpend adds delta (negative to credit back) to each of the three windows.
+	AddWindowSpend(ctx context.Context, cardID string, w card.Windows, delta int64) error
+
+	CreateAuthorization(ctx context.Context, a card.Authorization) error
+	// FindAuthorization: another tenant's or environment's is CARD_AUTHORIZATION_NOT_FOUND.
+	FindAuthorization(ctx context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error)
+	// LockAuthorizationByID locks an authorization by id alone (the settlement job).
+	LockAuthorizationByID(ctx context.Context, id string) (card.Authorization, error)
+	UpdateAuthorization(ctx context.Context, a card.Authorization) error
+	// StaleSettlements lists up to limit authorizations whose on-chain settlement is PENDING or
+	// SUBMITTED and was last updated before before, oldest first (the settlement sweep).
+	StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error)
+	// ListAuthorizations lists a card's authorizations, newest first.
+	ListAuthorizations(ctx context.Context, cardID string, page Page) ([]card.Authorization, int, error)
+}
