@@ -49,6 +49,8 @@ type Tx interface {
 	Agents() AgentRepo
 	// Treasury stores treasury accounts, buckets, rules and sweeps.
 	Treasury() TreasuryRepo
+	// Ramps stores sandbox ramps.
+	Ramps() RampRepo
 }
 
 // TenantRepo stores tenants.
