@@ -58,6 +58,7 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.safePaymentEndpoints()...)
 	routes = append(routes, s.policyEndpoints()...)
 	routes = append(routes, s.agentEndpoints()...)
+	routes = append(routes, s.identityEndpoints()...)
 	routes = append(routes, s.offrampEndpoints()...)
 	if s.cfg.Capabilities.Features["treasury"] {
 		routes = append(routes, s.treasuryEndpoints()...)

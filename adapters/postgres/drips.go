@@ -48,7 +48,7 @@ func (m dripModel) domain() (wallet.Drip, error) {
 		Address: m.Address, ChainID: m.ChainID, Asset: wallet.Asset(m.Asset), AmountBaseUnits: m.AmountBaseUnits,
 		Status: wallet.DripStatus(m.Status), TxHash: deref(m.TxHash), FailureReason: deref(m.FailureReason),
 		SendStartedAt: utcPtr(m.SendStartedAt), SendFromBlock: uint64(max(m.SendFromBlock, 0)),
-		Purpose: wallet.DripPurpose(m.Purpose),
+		Purpose:   wallet.DripPurpose(m.Purpose),
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 	}
 	if d.AmountBaseUnits <= 0 || (d.Asset != wallet.AssetUSDC && d.Asset != wallet.AssetETH) {
