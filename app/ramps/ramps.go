@@ -48,8 +48,10 @@ func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Rea
 	if err != nil {
 		return Read{}, err
 	}
+	var chainID int64
 	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		_, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, req.WalletID)
+		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, req.WalletID)
+		chainID = w.ChainID
 		return err
 	}); err != nil {
 		return Read{}, err
@@ -58,15 +60,15 @@ func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Rea
 	if req.Direction == ramp.DirectionOn {
 		return out, s.limits.CheckAmount(req.AmountBaseUnits)
 	}
-	out.payment, err = s.payments.ReadRampPayment(ctx, acting(p, auth.ScopePaymentsCreate), s.offRampRequest(req))
+	out.payment, err = s.payments.ReadRampPayment(ctx, acting(p, auth.ScopePaymentsCreate), s.offRampRequest(req, chainID))
 	return out, err
 }
 
 // offRampRequest is the Safe payment an off-ramp links to: USDC from the wallet's Safe to the
 // platform liquidation address.
-func (s *Service) offRampRequest(req ramp.Request) safepay.Request {
+func (s *Service) offRampRequest(req ramp.Request, chainID int64) safepay.Request {
 	return safepay.Request{SourceWalletID: req.WalletID,
-		Destination: &safepay.DestinationInput{Type: "address", Address: s.liquidation},
+		Destination: &safepay.DestinationInput{Type: "address", Address: s.liquidation, ChainID: &chainID},
 		AmountValue: core.FormatUSD(req.AmountBaseUnits), AmountAsset: "usdc",
 		Memo: "sandbox off-ramp (" + req.Provider + ")"}
 }

@@ -74,6 +74,10 @@ var fixtures = map[string]fixture{
 			"amount":         map[string]any{"value": "1", "asset": "usdc"},
 		}).Expect(t, 201).JSON(t)["id"].(string)
 	}},
+	"ramps": {notFound: "RAMP_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/ramps", map[string]any{"walletId": w.wallet(t), "direction": "on", "amount": "1"}).
+			Expect(t, 201).JSON(t)["rampId"].(string)
+	}},
 	"policies": {notFound: "POLICY_NOT_FOUND", make: func(t *testing.T, w *world) string { return w.policy(t) }},
 	"policies/attachments": {notFound: "ATTACHMENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.victim.Root.Post("/v1/policies/"+w.policy(t)+"/attachments", map[string]any{"subjectType": "wallet", "subjectId": w.wallet(t)}).
