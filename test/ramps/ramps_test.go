@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"corridor/wiring"
 )
 
 // TestRamps_OnRampCreditsTheSafeAndTheMirror: an on-ramp answers SUBMITTED, its credit is
@@ -57,7 +59,9 @@ func TestRamps_OffRampConfirmedWhenThePaymentExecutes(t *testing.T) {
 	}
 	paymentID := off["paymentId"].(string)
 	pay := ten.Root.Get("/v1/payments/"+paymentID).Expect(t, 200).JSON(t)
-	if fmt.Sprint(pay["destinationAddress"], pay["destination"]) == "" {
+	// The payment pays the platform liquidation address (the dev default) from the wallet.
+	if !strings.EqualFold(fmt.Sprint(pay["destinationAddress"]), wiring.DefaultLiquidationAddress) ||
+		pay["destinationType"] != "address" || pay["status"] != "AWAITING_SIGNATURE" {
 		t.Fatalf("payment: %v", pay)
 	}
 
