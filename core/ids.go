@@ -39,6 +39,8 @@ const (
 	PrefixTreasuryBucket  = "bkt"
 	PrefixTreasuryRule    = "trl"
 	PrefixSweep           = "swp"
+	// Ramps.
+	PrefixRamp = "rmp"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: sortable, no ambiguous letters.

@@ -256,10 +256,12 @@ CREATE TABLE public.drips (
     send_from_block bigint DEFAULT 0 NOT NULL,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    purpose text DEFAULT 'faucet'::text NOT NULL,
     CONSTRAINT drips_amount_base_units_check CHECK ((amount_base_units > 0)),
     CONSTRAINT drips_asset_check CHECK ((asset = ANY (ARRAY['usdc'::text, 'eth'::text]))),
     CONSTRAINT drips_confirmed_has_hash CHECK (((status <> 'CONFIRMED'::text) OR (tx_hash IS NOT NULL))),
     CONSTRAINT drips_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT drips_purpose_check CHECK ((purpose = ANY (ARRAY['faucet'::text, 'ramp'::text]))),
     CONSTRAINT drips_status_check CHECK ((status = ANY (ARRAY['SUBMITTED'::text, 'CONFIRMED'::text, 'FAILED'::text])))
 );
 
@@ -672,6 +674,24 @@ CREATE TABLE public.provider_events (
     provider text NOT NULL,
     event_id text NOT NULL,
     received_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.ramps (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    wallet_id text NOT NULL,
+    direction text NOT NULL,
+    provider text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    drip_id text,
+    payment_id text,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT ramps_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT ramps_direction_check CHECK ((direction = ANY (ARRAY['ON'::text, 'OFF'::text]))),
+    CONSTRAINT ramps_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT ramps_linked CHECK ((((direction = 'ON'::text) AND (drip_id IS NOT NULL) AND (payment_id IS NULL)) OR ((direction = 'OFF'::text) AND (payment_id IS NOT NULL) AND (drip_id IS NULL)))),
+    CONSTRAINT ramps_provider_check CHECK ((provider <> ''::text))
 );
 
 CREATE TABLE public.recipient_credentials (
@@ -1135,6 +1155,15 @@ ALTER TABLE ONLY public.policy_versions
 ALTER TABLE ONLY public.provider_events
     ADD CONSTRAINT provider_events_pkey PRIMARY KEY (provider, event_id);
 
+ALTER TABLE ONLY public.ramps
+    ADD CONSTRAINT ramps_drip_id_key UNIQUE (drip_id);
+
+ALTER TABLE ONLY public.ramps
+    ADD CONSTRAINT ramps_payment_id_key UNIQUE (payment_id);
+
+ALTER TABLE ONLY public.ramps
+    ADD CONSTRAINT ramps_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_pkey PRIMARY KEY (tenant_id, environment, type);
 
@@ -1293,6 +1322,12 @@ CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btr
 CREATE INDEX policy_decisions_subject_idx ON public.policy_decisions USING btree (tenant_id, environment, subject_type, subject_id, created_at DESC, id DESC);
 
 CREATE INDEX policy_decisions_tenant_env_idx ON public.policy_decisions USING btree (tenant_id, environment, id);
+
+CREATE INDEX ramps_tenant_idx ON public.ramps USING btree (tenant_id, environment, id);
+
+CREATE INDEX ramps_wallet_idx ON public.ramps USING btree (wallet_id, id);
+
+CREATE INDEX ramps_window_idx ON public.ramps USING btree (tenant_id, environment, direction, created_at);
 
 CREATE INDEX relayer_transactions_nonce_idx ON public.relayer_transactions USING btree (chain_id, address, nonce);
 
@@ -1474,6 +1509,18 @@ ALTER TABLE ONLY public.policy_decisions
 
 ALTER TABLE ONLY public.policy_versions
     ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+
+ALTER TABLE ONLY public.ramps
+    ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (drip_id) REFERENCES public.drips(id);
+
+ALTER TABLE ONLY public.ramps
+    ADD CONSTRAINT ramps_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.safe_payments(id);
+
+ALTER TABLE ONLY public.ramps
+    ADD CONSTRAINT ramps_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.ramps
+    ADD CONSTRAINT ramps_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

@@ -51,6 +51,8 @@ type Tx interface {
 	Treasury() TreasuryRepo
 	// Cards stores cardholders, cards, card authorizations and card spend windows.
 	Cards() CardRepo
+	// Ramps stores sandbox ramps.
+	Ramps() RampRepo
 }
 
 // TenantRepo stores tenants.

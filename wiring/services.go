@@ -15,11 +15,13 @@ import (
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
+	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
 	"corridor/app/wallets"
 	"corridor/core/auth"
+	"corridor/core/ramp"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -96,7 +98,39 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
 		AgentBudget: s.Agents})
+	if err != nil {
+		return s, err
+	}
+	s.Ramps, err = rampsapp.New(rampsDeps(cfg, p, s))
 	return s, err
+}
+
+// rampsDeps wires sandbox ramps: on-ramp credits through the wallets capability's faucet job,
+// off-ramp debits through Safe payments.
+func rampsDeps(cfg Config, p servicePorts, s http.Services) rampsapp.Deps {
+	const usd = 1_000_000 // base units per USD
+	liquidation := cfg.Ramps.LiquidationAddress
+	if liquidation == "" {
+		liquidation = DefaultLiquidationAddress
+	}
+	return rampsapp.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Wallets, Payments: rampPayments{s.SafePay},
+		Limits:             ramp.Limits{PerTransaction: cfg.Ramps.MaxAmountUsd * usd, PerTenantDaily: cfg.Ramps.DailyCapUsd * usd},
+		LiquidationAddress: liquidation}
+}
+
+// rampPayments proposes off-ramp payments through the Safe payments capability.
+type rampPayments struct{ payments *safepayapp.Service }
+
+func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (rampsapp.PaymentRead, error) {
+	return r.payments.ReadProposal(ctx, p, in)
+}
+
+func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, read rampsapp.PaymentRead) (safepay.Payment, error) {
+	pr, ok := read.(safepayapp.ProposalRead)
+	if !ok {
+		return safepay.Payment{}, fmt.Errorf("ramp payments: a read of type %T", read)
+	}
+	return r.payments.Propose(ctx, p, pr)
 }
 
 // agentWallets provisions an agent's Safe through the wallets capability, with purpose AGENT.

@@ -109,7 +109,19 @@ type Config struct {
 	DBIdleInTxTimeout  time.Duration
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client (empty: none).
 	TrustedProxies []netip.Prefix
+	// Ramps are the sandbox ramps' caps and liquidation address (zero fields: the defaults).
+	Ramps RampConfig
 }
+
+// RampConfig configures sandbox ramps: caps in whole USD and the platform liquidation address.
+type RampConfig struct {
+	MaxAmountUsd       int64
+	DailyCapUsd        int64
+	LiquidationAddress string
+}
+
+// DefaultLiquidationAddress is where sandbox off-ramps pay when configuration names no address.
+const DefaultLiquidationAddress = "0x000000000000000000000000000000000000dEaD"
 
 // Service is the wired application: the HTTP server, one service per capability of app/ (tests
 // call use cases and jobs on them directly), the store and the job inserter.

@@ -58,6 +58,7 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.safePaymentEndpoints()...)
 	routes = append(routes, s.policyEndpoints()...)
 	routes = append(routes, s.agentEndpoints()...)
+	routes = append(routes, s.identityEndpoints()...)
 	routes = append(routes, s.offrampEndpoints()...)
 	if s.cfg.Capabilities.Features["treasury"] {
 		routes = append(routes, s.treasuryEndpoints()...)
@@ -66,6 +67,9 @@ func (s *Server) endpointTable() []Endpoint {
 	// paths answer FEATURE_NOT_AVAILABLE.
 	if s.cfg.Capabilities.Features["cards"] {
 		routes = append(routes, s.cardEndpoints()...)
+	}
+	if s.cfg.Capabilities.Features["ramps"] {
+		routes = append(routes, s.rampEndpoints()...)
 	}
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)

@@ -15,6 +15,7 @@ import (
 	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/core/policy"
+	"corridor/core/ramp"
 	"corridor/core/recipient"
 	"corridor/core/safepay"
 	"corridor/core/treasury"
@@ -65,16 +66,21 @@ var statusByCode = map[core.Code]int{
 	card.CodeEphemeralKeysUnsupported:     400,
 	policy.CodePolicyNotFound:             404,
 	treasury.CodeAccountNotFound:          404,
-	treasury.CodeRuleNotFound:             404,
-	policy.CodeAttachmentNotFound:         404,
-	policy.CodeSubjectAttached:            409,
-	policy.CodeDenied:                     403,
-	policy.CodeUnavailable:                503,
-	core.CodeAccountNotFound:              404,
-	core.CodeTransferNotFound:             404,
-	core.CodeInsufficientFunds:            422,
-	core.CodeLedgerReferenceConflict:      409,
-	core.CodeAmountOverflow:               422,
+	ramp.CodeRampNotFound:                 404,
+	// Ramp refusals are business rules (D4): 422.
+	ramp.CodeRampProviderNotAvailable: 422,
+	ramp.CodeRampAmountTooLarge:       422,
+	ramp.CodeRampDailyCap:             422,
+	treasury.CodeRuleNotFound:         404,
+	policy.CodeAttachmentNotFound:     404,
+	policy.CodeSubjectAttached:        409,
+	policy.CodeDenied:                 403,
+	policy.CodeUnavailable:            503,
+	core.CodeAccountNotFound:          404,
+	core.CodeTransferNotFound:         404,
+	core.CodeInsufficientFunds:        422,
+	core.CodeLedgerReferenceConflict:  409,
+	core.CodeAmountOverflow:           422,
 
 	// Agents. AGENT_SUSPENDED is 409 on provisioning routes (see writeError);
 	// AGENT_LIMIT_UNAVAILABLE fails closed and is retryable, like POLICY_UNAVAILABLE.

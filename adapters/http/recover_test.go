@@ -17,6 +17,7 @@ import (
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
+	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
@@ -110,12 +111,26 @@ func nopServices(t *testing.T) Services {
 	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	must(err)
 	treasurySvc, err := treasuryapp.New(treasuryapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopTreasuryPorts{}, Payments: nopTreasuryPorts{}})
+	must(err)
 	cardsSvc, err := cardsapp.New(cardsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Issuer: issuer.NewSandbox(), PolicyGate: policySvc})
+	must(err)
+	rampsSvc, err := rampsapp.New(rampsapp.Deps{Store: nopStore{}, Credits: walletsSvc, Payments: nopRampPayments{},
+		LiquidationAddress: "0x000000000000000000000000000000000000dEaD"})
 	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
-	return Services{Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	return Services{Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, Idempotency: idem}
+}
+
+type nopRampPayments struct{}
+
+func (nopRampPayments) ReadRampPayment(context.Context, auth.Principal, safepay.Request) (rampsapp.PaymentRead, error) {
+	return nil, nil
+}
+
+func (nopRampPayments) ProposeRampPayment(context.Context, auth.Principal, rampsapp.PaymentRead) (safepay.Payment, error) {
+	return safepay.Payment{}, nil
 }
 
 type nopAgentWallets struct{}

@@ -18,6 +18,7 @@ import (
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
+	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
@@ -132,6 +133,7 @@ type Services struct {
 	Agents      *agentsapp.Service
 	Treasury    *treasuryapp.Service
 	Cards       *cardsapp.Service
+	Ramps       *rampsapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -144,7 +146,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

@@ -27,6 +27,7 @@ type dripModel struct {
 	FailureReason   *string    `bun:"failure_reason"`
 	SendStartedAt   *time.Time `bun:"send_started_at"`
 	SendFromBlock   int64      `bun:"send_from_block"`
+	Purpose         string     `bun:"purpose"`
 	CreatedAt       time.Time  `bun:"created_at"`
 	UpdatedAt       time.Time  `bun:"updated_at"`
 }
@@ -36,7 +37,7 @@ func dripFromDomain(d wallet.Drip) dripModel {
 		ID: d.ID, TenantID: d.TenantID, Environment: string(d.Environment), WalletID: d.WalletID, Address: d.Address,
 		ChainID: d.ChainID, Asset: string(d.Asset), AmountBaseUnits: d.AmountBaseUnits, Status: string(d.Status),
 		TxHash: nullable(d.TxHash), FailureReason: nullable(d.FailureReason), SendStartedAt: d.SendStartedAt,
-		SendFromBlock: int64Column(d.SendFromBlock), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
+		SendFromBlock: int64Column(d.SendFromBlock), Purpose: string(dripPurpose(d.Purpose)), CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt,
 	}
 }
 
@@ -47,6 +48,7 @@ func (m dripModel) domain() (wallet.Drip, error) {
 		Address: m.Address, ChainID: m.ChainID, Asset: wallet.Asset(m.Asset), AmountBaseUnits: m.AmountBaseUnits,
 		Status: wallet.DripStatus(m.Status), TxHash: deref(m.TxHash), FailureReason: deref(m.FailureReason),
 		SendStartedAt: utcPtr(m.SendStartedAt), SendFromBlock: uint64(max(m.SendFromBlock, 0)),
+		Purpose:   wallet.DripPurpose(m.Purpose),
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 	}
 	if d.AmountBaseUnits <= 0 || (d.Asset != wallet.AssetUSDC && d.Asset != wallet.AssetETH) {
@@ -79,8 +81,9 @@ func (r dripRepo) UpdateDrip(ctx context.Context, d wallet.Drip) error {
 	return err
 }
 
+// filtered selects faucet drips only: an on-ramp's credit is listed and counted by ramps.
 func (r dripRepo) filtered(q *bun.SelectQuery, f ports.DripFilter) *bun.SelectQuery {
-	q = q.Where("tenant_id = ? AND environment = ?", f.TenantID, f.Environment)
+	q = q.Where("tenant_id = ? AND environment = ? AND purpose = ?", f.TenantID, f.Environment, string(wallet.DripForFaucet))
 	if f.WalletID != "" {
 		q = q.Where("wallet_id = ?", f.WalletID)
 	}
@@ -122,4 +125,11 @@ func (r dripRepo) NthNewestDripSince(ctx context.Context, f ports.DripFilter, si
 
 func (r dripRepo) DripTxHashUsed(ctx context.Context, chainID int64, txHash string) (bool, error) {
 	return r.db.NewSelect().Model((*dripModel)(nil)).Where("chain_id = ? AND tx_hash = ?", chainID, txHash).Exists(ctx)
+}
+
+func dripPurpose(p wallet.DripPurpose) wallet.DripPurpose {
+	if p == "" {
+		return wallet.DripForFaucet
+	}
+	return p
 }

@@ -31,6 +31,7 @@ type Config struct {
 	Claims   claimsConfig   `desc:"Pending claims (docs/claims.md)"`
 	Aliases  aliasesConfig  `desc:"Phone aliases and the sandbox SMS outbox (docs/security.md)"`
 	Payouts  payoutsConfig  `desc:"Payout providers and off-ramp payments"`
+	Ramps    rampsConfig    `desc:"Sandbox ramps (docs/ramps.md)"`
 	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
 	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
 	// sandbox defaults.
@@ -103,6 +104,13 @@ type faucetConfig struct {
 	DripsPerWallet int           `env:"DRIPS_PER_WALLET" envDefault:"10" min:"1" desc:"faucet drips per wallet per window"`
 	DripsPerTenant int           `env:"DRIPS_PER_TENANT" envDefault:"50" min:"1" desc:"faucet drips per tenant and environment per window"`
 	Window         time.Duration `env:"WINDOW" envDefault:"1h" desc:"the faucet's rolling window"`
+}
+
+// rampsConfig are the sandbox ramps' caps and the platform liquidation address.
+type rampsConfig struct {
+	MaxAmountUsd       int    `env:"RAMP_MAX_AMOUNT_USD" envDefault:"10000" min:"1" desc:"largest sandbox on-ramp, in whole USD (above it: 422 RAMP_AMOUNT_TOO_LARGE)"`
+	DailyCapUsd        int    `env:"RAMP_DAILY_CAP_USD" envDefault:"50000" min:"1" desc:"sandbox on-ramps per tenant over a rolling 24 hours, in whole USD (past it: 422 RAMP_DAILY_CAP)"`
+	LiquidationAddress string `env:"RAMP_LIQUIDATION_ADDRESS" envDefault:"0x000000000000000000000000000000000000dEaD" desc:"the platform address sandbox off-ramps pay their USDC to (an EVM address on the sandbox chain)"`
 }
 
 // claimsConfig are the knobs of pending claims: lifetime, link and the anti-abuse budgets.
@@ -201,7 +209,9 @@ func (c Config) wiringConfig() wiring.Config {
 		ClaimLinkBase:       c.Claims.LinkBase,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: float64(c.Claims.LinkRatePerMinute) / 60,
 			Burst: c.Claims.LinkRateBurst},
-		ClaimCodesPerIP:      c.Claims.CodesPerIP,
+		ClaimCodesPerIP: c.Claims.CodesPerIP,
+		Ramps: wiring.RampConfig{MaxAmountUsd: int64(c.Ramps.MaxAmountUsd), DailyCapUsd: int64(c.Ramps.DailyCapUsd),
+			LiquidationAddress: c.Ramps.LiquidationAddress},
 		ClaimCodesPerPhone:   c.Claims.CodesPerPhone,
 		ClaimResendsPerClaim: c.Claims.ResendsPerClaim,
 		AliasBudget: offrampapp.AliasBudget{PerPhone: c.Aliases.CodesPerPhone, PerTenant: c.Aliases.CodesPerTenant,

@@ -137,9 +137,20 @@ type Drip struct {
 	// latest block just before, where a search for the transaction would start.
 	SendStartedAt *time.Time
 	SendFromBlock uint64
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Purpose is why the drip was sent: the faucet (the default), or a sandbox on-ramp's
+	// credit, which the faucet's quotas and lists leave out.
+	Purpose   DripPurpose
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
+
+// DripPurpose is why a drip was sent.
+type DripPurpose string
+
+const (
+	DripForFaucet DripPurpose = "faucet"
+	DripForRamp   DripPurpose = "ramp"
+)
 
 type dripTransition struct {
 	from    DripStatus

@@ -79,6 +79,10 @@ var fixtures = map[string]fixture{
 		return w.victim.Root.Post("/v1/sandbox/cards/"+w.card(t)+"/authorizations",
 			map[string]any{"amountUsd": "1", "mcc": "5411", "merchantName": "matrix"}).Expect(t, 201).JSON(t)["authorizationId"].(string)
 	}},
+	"ramps": {notFound: "RAMP_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/ramps", map[string]any{"walletId": w.wallet(t), "direction": "on", "amount": "1"}).
+			Expect(t, 201).JSON(t)["rampId"].(string)
+	}},
 	"policies": {notFound: "POLICY_NOT_FOUND", make: func(t *testing.T, w *world) string { return w.policy(t) }},
 	"policies/attachments": {notFound: "ATTACHMENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.victim.Root.Post("/v1/policies/"+w.policy(t)+"/attachments", map[string]any{"subjectType": "wallet", "subjectId": w.wallet(t)}).

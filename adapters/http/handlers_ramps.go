@@ -1,0 +1,47 @@
+package http
+
+import (
+	"github.com/gofiber/fiber/v2"
+)
+
+func (s *Server) createRamp(c *fiber.Ctx) (fiber.Handler, error) {
+	var req rampRequest
+	if err := decodeBody(c, &req); err != nil {
+		return nil, err
+	}
+	read, err := s.svc.Ramps.ReadRamp(c.UserContext(), principal(c), rampInput(req))
+	if err != nil {
+		return nil, err
+	}
+	return func(c *fiber.Ctx) error {
+		v, err := s.svc.Ramps.CreateRamp(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toRamp(v))
+	}, nil
+}
+
+func (s *Server) listRamps(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	views, total, err := s.svc.Ramps.ListRamps(c.UserContext(), principal(c), c.Query("walletId"), page)
+	if err != nil {
+		return err
+	}
+	out := rampListResponse{Ramps: make([]rampResponse, len(views)), Total: total}
+	for i, v := range views {
+		out.Ramps[i] = toRamp(v)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) getRamp(c *fiber.Ctx) error {
+	v, err := s.svc.Ramps.GetRamp(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toRamp(v))
+}

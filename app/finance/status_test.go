@@ -1,0 +1,119 @@
+package finance
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/ports"
+)
+
+// statusStore answers Ping with pingErr and serves the mirror's cursor.
+type statusStore struct {
+	pingErr error
+	cursor  *ports.ChainCursor
+}
+
+func (s statusStore) Ping(context.Context) error { return s.pingErr }
+func (s statusStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
+	return fn(ctx, statusTx{cursor: s.cursor})
+}
+
+type statusTx struct {
+	ports.Tx
+	cursor *ports.ChainCursor
+}
+
+func (t statusTx) ChainIndex() ports.ChainIndexRepo { return statusCursors{cursor: t.cursor} }
+
+type statusCursors struct {
+	ports.ChainIndexRepo
+	cursor *ports.ChainCursor
+}
+
+func (c statusCursors) FindCursor(context.Context, core.Environment, int64) (ports.ChainCursor, bool, error) {
+	if c.cursor == nil {
+		return ports.ChainCursor{}, false, nil
+	}
+	return *c.cursor, true, nil
+}
+
+// statusChain is a chain double whose head is latest, or unreadable when err is set.
+type statusChain struct {
+	ports.Chain
+	latest uint64
+	err    error
+}
+
+func (c statusChain) ChainID() int64 { return 84532 }
+func (c statusChain) LatestBlock(context.Context) (uint64, error) {
+	return c.latest, c.err
+}
+
+var statusReader = auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_status", Environment: core.EnvTest,
+	Scopes: []auth.Scope{auth.ScopeStatusRead}}
+
+func newStatusService(t *testing.T, store statusStore, chain ports.Chain) *Service {
+	t.Helper()
+	chains := map[core.Environment]ports.Chain{}
+	if chain != nil {
+		chains[core.EnvTest] = chain
+	}
+	s, err := New(Deps{Store: store, Chains: chains})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestStatus(t *testing.T) {
+	cursorAt := func(next uint64) *ports.ChainCursor { return &ports.ChainCursor{NextBlock: next} }
+	for _, tc := range []struct {
+		name             string
+		store            statusStore
+		chain            ports.Chain
+		overall, db, env string
+		lag              *uint64
+		problem          bool
+	}{
+		{"healthy, mirror 5 blocks behind", statusStore{cursor: cursorAt(96)}, statusChain{latest: 100}, HealthOK, HealthOK, HealthOK, ptr(uint64(5)), false},
+		{"mirror never ran", statusStore{}, statusChain{latest: 100}, HealthOK, HealthOK, HealthOK, nil, false},
+		{"mirror far behind", statusStore{cursor: cursorAt(1)}, statusChain{latest: 10_000}, HealthDegraded, HealthOK, HealthDegraded, ptr(uint64(10_000)), true},
+		{"chain down", statusStore{cursor: cursorAt(96)}, statusChain{err: errors.New("dial tcp: connection refused")}, HealthDegraded, HealthOK, HealthUnavailable, nil, true},
+		{"no chain configured", statusStore{}, nil, HealthOK, HealthOK, HealthNotConfigured, nil, false},
+		{"database down", statusStore{pingErr: errors.New("down"), cursor: cursorAt(96)}, statusChain{latest: 100}, HealthDegraded, HealthUnavailable, HealthOK, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep, err := newStatusService(t, tc.store, tc.chain).Status(context.Background(), statusReader)
+			if err != nil {
+				t.Fatalf("Status: %v (a part that is down is reported, never an error)", err)
+			}
+			if rep.Status != tc.overall || rep.Database != tc.db || len(rep.Chains) != 2 {
+				t.Fatalf("report %+v, want status %s database %s", rep, tc.overall, tc.db)
+			}
+			test, live := rep.Chains[0], rep.Chains[1]
+			if test.Environment != core.EnvTest || test.Status != tc.env || (test.Problem != "") != tc.problem {
+				t.Errorf("TEST chain %+v, want %s (problem %v)", test, tc.env, tc.problem)
+			}
+			if (tc.lag == nil) != (test.MirrorLagBlocks == nil) || (tc.lag != nil && *tc.lag != *test.MirrorLagBlocks) {
+				t.Errorf("lag %v, want %v", test.MirrorLagBlocks, tc.lag)
+			}
+			if live.Environment != core.EnvLive || live.Status != HealthNotConfigured {
+				t.Errorf("LIVE chain %+v", live)
+			}
+		})
+	}
+}
+
+func TestStatus_NeedsTheScope(t *testing.T) {
+	p := statusReader
+	p.Scopes = []auth.Scope{auth.ScopeWalletsRead}
+	_, err := newStatusService(t, statusStore{}, nil).Status(context.Background(), p)
+	if !errors.Is(err, &core.Error{Code: core.CodeInsufficientScope}) {
+		t.Fatalf("err = %v, want INSUFFICIENT_SCOPE", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,107 @@
+package ramps
+
+import (
+	"context"
+	"strings"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/ramp"
+	"corridor/core/safepay"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// PoolCredits mints test USDC into a wallet's Safe from the platform test pool. It joins the
+// caller's unit of work: the drip and its job are recorded with the ramp or not at all.
+type PoolCredits interface {
+	CreditFromPool(ctx context.Context, p auth.Principal, walletID string, amountBaseUnits int64) (wallet.Drip, error)
+}
+
+// PaymentRead is what the payments capability read from the chain for a proposal, handed back
+// unchanged to ProposeRampPayment.
+type PaymentRead any
+
+// RampPayments proposes the Safe payments off-ramps link to. ReadRampPayment reads the chain
+// outside any unit of work; ProposeRampPayment records the payment inside one.
+type RampPayments interface {
+	ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (PaymentRead, error)
+	ProposeRampPayment(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
+}
+
+// Deps are the ports of the ramps capability.
+type Deps struct {
+	Store    ports.Store
+	Clock    ports.Clock // nil: the wall clock
+	Credits  PoolCredits
+	Payments RampPayments
+	// Limits are the on-ramp caps; zero fields take DefaultLimits'.
+	Limits ramp.Limits
+	// LiquidationAddress is the platform's address off-ramped USDC is paid to (required).
+	LiquidationAddress string
+}
+
+// DefaultLimits are the caps when configuration leaves them unset: 10,000 USD per on-ramp and
+// 50,000 USD per tenant per 24 hours.
+var DefaultLimits = ramp.Limits{PerTransaction: 10_000_000_000, PerTenantDaily: 50_000_000_000}
+
+// Service runs the ramp use cases.
+type Service struct {
+	store       ports.Store
+	clock       ports.Clock
+	credits     PoolCredits
+	payments    RampPayments
+	limits      ramp.Limits
+	liquidation string
+}
+
+// New checks the wiring and fails at start-up when a required port is missing.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("ramps", kernel.Port{Name: "Store", Value: d.Store},
+		kernel.Port{Name: "Credits", Value: d.Credits}, kernel.Port{Name: "Payments", Value: d.Payments}); err != nil {
+		return nil, err
+	}
+	addr := strings.TrimSpace(d.LiquidationAddress)
+	if !isAddress(addr) {
+		return nil, core.E(core.CodeInternal, "ramps: the liquidation address %q is not an EVM address", d.LiquidationAddress)
+	}
+	limits := d.Limits
+	if limits.PerTransaction <= 0 {
+		limits.PerTransaction = DefaultLimits.PerTransaction
+	}
+	if limits.PerTenantDaily <= 0 {
+		limits.PerTenantDaily = DefaultLimits.PerTenantDaily
+	}
+	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), credits: d.Credits, payments: d.Payments,
+		limits: limits, liquidation: addr}, nil
+}
+
+func isAddress(s string) bool {
+	if len(s) != 42 || !strings.HasPrefix(s, "0x") {
+		return false
+	}
+	for _, c := range s[2:] {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
+			return false
+		}
+	}
+	return true
+}
+
+// authorize checks the caller's tenant, scope and environment: ramps are sandbox only.
+func authorize(p auth.Principal, scope auth.Scope) error {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return err
+	}
+	if p.Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "ramps are sandbox only: use a TEST key")
+	}
+	return nil
+}
+
+// acting is the principal ramps act as towards the wallets and payments capabilities: the
+// caller's tenant and environment with exactly the scope that step needs.
+func acting(p auth.Principal, scope auth.Scope) auth.Principal {
+	return auth.Principal{Kind: auth.KindAPIKey, TenantID: p.TenantID, Environment: p.Environment, Scopes: []auth.Scope{scope}}
+}

@@ -1,0 +1,2 @@
+DROP TABLE ramps;
+ALTER TABLE drips DROP COLUMN purpose;
