@@ -39,6 +39,10 @@ const (
 	PrefixTreasuryBucket  = "bkt"
 	PrefixTreasuryRule    = "trl"
 	PrefixSweep           = "swp"
+	// Contacts and two-factor approval.
+	PrefixContact   = "con"
+	PrefixFactor    = "tfa"
+	PrefixChallenge = "tfc"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: sortable, no ambiguous letters.

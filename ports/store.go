@@ -49,6 +49,8 @@ type Tx interface {
 	Agents() AgentRepo
 	// Treasury stores treasury accounts, buckets, rules and sweeps.
 	Treasury() TreasuryRepo
+	// TwoFactor stores contacts, two-factor factors, approval settings and challenges.
+	TwoFactor() TwoFactorRepo
 }
 
 // TenantRepo stores tenants.

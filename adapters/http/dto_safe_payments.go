@@ -29,6 +29,8 @@ type safePaymentCreateRequest struct {
 	Destination    *safePaymentDestinationRequest `json:"destination" oas:"required"`
 	Amount         *safePaymentAmountRequest      `json:"amount" oas:"required"`
 	Memo           *string                        `json:"memo,omitempty" oas:"maxLength=500"`
+	// TwofaChallengeID redeems a satisfied two-factor challenge bound to this very request.
+	TwofaChallengeID *string `json:"twofaChallengeId,omitempty"`
 }
 
 func (r safePaymentCreateRequest) request() safepay.Request {
@@ -44,6 +46,9 @@ func (r safePaymentCreateRequest) request() safepay.Request {
 	}
 	if r.Memo != nil {
 		out.Memo = *r.Memo
+	}
+	if r.TwofaChallengeID != nil {
+		out.TwofaChallengeID = *r.TwofaChallengeID
 	}
 	return out
 }

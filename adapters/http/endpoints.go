@@ -62,6 +62,7 @@ func (s *Server) endpointTable() []Endpoint {
 	if s.cfg.Capabilities.Features["treasury"] {
 		routes = append(routes, s.treasuryEndpoints()...)
 	}
+	routes = append(routes, s.twoFactorEndpoints()...)
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

@@ -20,6 +20,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
+	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
@@ -130,6 +131,7 @@ type Services struct {
 	Offramp     *offrampapp.Service
 	Agents      *agentsapp.Service
 	Treasury    *treasuryapp.Service
+	TwoFactor   *twofactorapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -142,7 +144,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

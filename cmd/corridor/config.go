@@ -60,7 +60,9 @@ type serviceConfig struct {
 	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
 	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
 	// PolicyEnforcement is the spend-policy rollout flag.
-	PolicyEnforcement policy.Mode `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose and the off-ramp composer: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED; POLICY_UNAVAILABLE when the policy store fails)"`
+	// ContactCoolingOff delays payments to a newly saved contact.
+	ContactCoolingOff time.Duration `env:"CONTACT_COOLING_OFF" envDefault:"24h" desc:"cooling-off window of a new contact: Safe payments to it answer 403 PAYEE_COOLING_OFF until it ends (0 = the 24h default)"`
+	PolicyEnforcement policy.Mode   `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose and the off-ramp composer: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED; POLICY_UNAVAILABLE when the policy store fails)"`
 }
 
 // httpConfig bounds the HTTP adapter.
@@ -187,6 +189,7 @@ func (c Config) wiringConfig() wiring.Config {
 		RelayerBump:         wiring.RelayerBumpConfig{After: c.Wallets.RelayerBumpAfter, MaxFeeGwei: int64(c.Wallets.RelayerMaxFeeGwei)},
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
+		ContactCoolingOff:   c.Service.ContactCoolingOff,
 		DBStatementTimeout:  c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:   c.Service.DBIdleInTxTimeout,
 		TrustedProxies:      c.HTTP.TrustedProxies,

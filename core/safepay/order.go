@@ -47,6 +47,8 @@ type Request struct {
 	AmountValue    string
 	AmountAsset    string // "" = usdc
 	Memo           string
+	// TwofaChallengeID names a satisfied two-factor challenge this propose redeems.
+	TwofaChallengeID string
 }
 
 // Order is a validated propose request.
