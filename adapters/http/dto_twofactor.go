@@ -54,8 +54,8 @@ type factorEnrollResponse struct {
 	Status     string     `json:"status" oas:"required,enum=PENDING|ACTIVE"`
 	CreatedAt  time.Time  `json:"createdAt" oas:"required"`
 	VerifiedAt *time.Time `json:"verifiedAt" oas:"required,nullable"`
-	Secret     string     `json:"secret" oas:"required" description:"base32 TOTP secret, shown once"`
-	OTPAuthURI string     `json:"otpauthUri" oas:"required" description:"otpauth:// URI for an authenticator app, shown once"`
+	Secret     string     `json:"secret" oas:"required,nullable" description:"base32 TOTP secret, shown once: null when an idempotent retry replays this response"`
+	OTPAuthURI string     `json:"otpauthUri" oas:"required,nullable" description:"otpauth:// URI for an authenticator app, shown once: null when an idempotent retry replays this response"`
 }
 
 type factorListResponse struct {

@@ -18,6 +18,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
+	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
@@ -103,7 +104,9 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	policySvc, err := policyapp.New(policyapp.Deps{Store: nopStore{}})
 	must(err)
-	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc})
+	twoFactorSvc, err := twofactorapp.New(twofactorapp.Deps{Store: nopStore{}, Cipher: nopCipher{}})
+	must(err)
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
 	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	must(err)
@@ -112,8 +115,14 @@ func nopServices(t *testing.T) Services {
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
 	return Services{Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
-		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Idempotency: idem}
+		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, TwoFactor: twoFactorSvc, Idempotency: idem}
 }
+
+type nopCipher struct{}
+
+func (nopCipher) Encrypt(p []byte, _ string) ([]byte, error) { return p, nil }
+func (nopCipher) Decrypt(c []byte, _ string) ([]byte, error) { return c, nil }
+func (nopCipher) LookupHash(_, v string) string              { return v }
 
 type nopAgentWallets struct{}
 
