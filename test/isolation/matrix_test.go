@@ -18,6 +18,8 @@ var bodies = map[string]any{
 	"POST /v1/offramp/payments/{id}/select-route":     map[string]any{"routeQuoteId": "rq_matrix"},
 	"POST /v1/payments/{id}/sign":                     map[string]any{"signature": "0x" + strings.Repeat("ab", 64) + "1b"},
 	"POST /v1/phone-aliases/{id}/verify":              map[string]any{"code": "123456"},
+	"POST /v1/twofactor/factors/{id}/verify":          map[string]any{"code": "123456"},
+	"POST /v1/twofactor/challenges/{id}/verify":       map[string]any{"code": "123456"},
 	"POST /v1/policies/{id}/attachments":              map[string]any{"subjectType": "wallet", "subjectId": "wal_matrix"},
 	"POST /v1/sandbox/treasury/accounts/{id}/advance": map[string]any{"days": 1},
 	"POST /v1/policies/{id}/versions": map[string]any{
