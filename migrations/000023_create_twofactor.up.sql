@@ -46,7 +46,7 @@ CREATE TABLE twofactor_challenges (
     environment text NOT NULL CHECK (environment IN ('TEST', 'LIVE')),
     binding text NOT NULL,
     source_wallet_id text NOT NULL,
-    amount_base_units bigint NOT NULL CHECK (amount_base_units > 0),
+    amount_base_units bigint NOT NULL CHECK (amount_base_units >= 0),
     destination_address text NOT NULL,
     destination_label text NOT NULL,
     status text NOT NULL CHECK (status IN ('PENDING', 'SATISFIED', 'REDEEMED', 'CANCELLED')),
@@ -59,3 +59,14 @@ CREATE TABLE twofactor_challenges (
     CONSTRAINT twofactor_challenges_redeemed CHECK ((status = 'REDEEMED') = (payment_id IS NOT NULL AND redeemed_at IS NOT NULL))
 );
 CREATE INDEX twofactor_challenges_tenant_idx ON twofactor_challenges (tenant_id, environment, created_at);
+
+-- Transaction proposals (POST /v1/wallets/{id}/transactions) are Safe payments of kind
+-- 'transaction': a CALL of destination_address with call_value wei and call_data, declaring no
+-- USDC amount (the ledger mirror books whatever USDC the call moves).
+ALTER TABLE safe_payments ADD COLUMN kind text NOT NULL DEFAULT 'transfer' CHECK (kind IN ('transfer', 'transaction'));
+ALTER TABLE safe_payments ADD COLUMN call_value text CHECK (call_value ~ '^[0-9]{1,78}$');
+ALTER TABLE safe_payments ADD COLUMN call_data bytea;
+ALTER TABLE safe_payments DROP CONSTRAINT safe_payments_amount_base_units_check;
+ALTER TABLE safe_payments ADD CONSTRAINT safe_payments_kind_shape CHECK (
+    (kind = 'transfer' AND amount_base_units > 0 AND call_value IS NULL AND call_data IS NULL)
+    OR (kind = 'transaction' AND amount_base_units = 0 AND call_value IS NOT NULL AND call_data IS NOT NULL));

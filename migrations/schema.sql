@@ -775,9 +775,14 @@ CREATE TABLE public.safe_payments (
     failure_reason text,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
-    CONSTRAINT safe_payments_amount_base_units_check CHECK ((amount_base_units > 0)),
+    kind text DEFAULT 'transfer'::text NOT NULL,
+    call_value text,
+    call_data bytea,
+    CONSTRAINT safe_payments_call_value_check CHECK ((call_value ~ '^[0-9]{1,78}$'::text)),
     CONSTRAINT safe_payments_destination_type_check CHECK ((destination_type = ANY (ARRAY['handle'::text, 'email'::text, 'address'::text, 'wallet'::text]))),
     CONSTRAINT safe_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT safe_payments_kind_check CHECK ((kind = ANY (ARRAY['transfer'::text, 'transaction'::text]))),
+    CONSTRAINT safe_payments_kind_shape CHECK ((((kind = 'transfer'::text) AND (amount_base_units > 0) AND (call_value IS NULL) AND (call_data IS NULL)) OR ((kind = 'transaction'::text) AND (amount_base_units = 0) AND (call_value IS NOT NULL) AND (call_data IS NOT NULL)))),
     CONSTRAINT safe_payments_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text, 'COMPLETED'::text, 'FAILED'::text, 'CANCELLED'::text])))
 );
 
@@ -899,7 +904,7 @@ CREATE TABLE public.twofactor_challenges (
     satisfied_at timestamp with time zone,
     redeemed_at timestamp with time zone,
     payment_id text,
-    CONSTRAINT twofactor_challenges_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT twofactor_challenges_amount_base_units_check CHECK ((amount_base_units >= 0)),
     CONSTRAINT twofactor_challenges_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT twofactor_challenges_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT twofactor_challenges_redeemed CHECK (((status = 'REDEEMED'::text) = ((payment_id IS NOT NULL) AND (redeemed_at IS NOT NULL)))),

@@ -125,14 +125,21 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 		return core.E(twofactor.CodeNewPayeeNotSaved, "%s is not a saved contact, and this tenant pays saved contacts only; save it with POST /v1/contacts (payments to it start after the cooling-off window)",
 			pay.DestinationAddress).WithDetails(map[string]any{"destinationAddress": pay.DestinationAddress}), nil
 	}
-	if !settings.NeedsApproval(pay.AmountBaseUnits, saved) {
+	// A transaction proposal declares no USDC amount (its calldata may move any), so it needs
+	// approval whenever approval is on at all.
+	needs := settings.NeedsApproval(pay.AmountBaseUnits, saved) || (pay.Call != nil && settings.Protected())
+	if !needs {
 		return nil, nil
 	}
 	if p.AgentID != "" {
 		return agentNotPermitted(), nil
 	}
-	binding := twofactor.Bind(twofactor.Transaction{TenantID: p.TenantID, Environment: p.Environment, SourceWalletID: pay.SourceWalletID,
-		DestinationAddress: pay.DestinationAddress, ChainID: pay.DestinationChainID, Asset: pay.Asset, AmountBaseUnits: pay.AmountBaseUnits, Memo: pay.Memo})
+	bound := twofactor.Transaction{TenantID: p.TenantID, Environment: p.Environment, SourceWalletID: pay.SourceWalletID,
+		DestinationAddress: pay.DestinationAddress, ChainID: pay.DestinationChainID, Asset: pay.Asset, AmountBaseUnits: pay.AmountBaseUnits, Memo: pay.Memo}
+	if pay.Call != nil {
+		bound.IsCall, bound.CallValueWei, bound.CallData = true, pay.Call.ValueWei.String(), pay.Call.Data
+	}
+	binding := twofactor.Bind(bound)
 	if challengeID != "" {
 		return redeem(ctx, repo, p, pay, challengeID, binding, now)
 	}

@@ -180,15 +180,24 @@ type Transaction struct {
 	Asset              string
 	AmountBaseUnits    int64
 	Memo               string
+	// Call is set for a transaction proposal: its value in wei and its calldata.
+	CallValueWei string
+	CallData     []byte
+	IsCall       bool
 }
 
 // Bind is the hex SHA-256 of the transaction's fields, length-prefixed so no two transactions
 // share an encoding.
 func Bind(t Transaction) string {
 	h := sha256.New()
+	call := "transfer"
+	if t.IsCall {
+		sum := sha256.Sum256(t.CallData)
+		call = "call:" + t.CallValueWei + ":" + hex.EncodeToString(sum[:])
+	}
 	for _, f := range []string{"corridor-twofa-v1", t.TenantID, string(t.Environment), t.SourceWalletID,
 		strings.ToLower(t.DestinationAddress), strconv.FormatInt(t.ChainID, 10), t.Asset,
-		strconv.FormatInt(t.AmountBaseUnits, 10), t.Memo} {
+		strconv.FormatInt(t.AmountBaseUnits, 10), t.Memo, call} {
 		fmt.Fprintf(h, "%d:%s;", len(f), f)
 	}
 	return hex.EncodeToString(h.Sum(nil))
