@@ -19,6 +19,7 @@ var bodies = map[string]any{
 	"POST /v1/payments/{id}/sign":                     map[string]any{"signature": "0x" + strings.Repeat("ab", 64) + "1b"},
 	"POST /v1/phone-aliases/{id}/verify":              map[string]any{"code": "123456"},
 	"POST /v1/twofactor/factors/{id}/verify":          map[string]any{"code": "123456"},
+	"POST /v1/wallets/{id}/transactions":              map[string]any{"to": "0x00000000000000000000000000000000000000Aa"},
 	"POST /v1/twofactor/challenges/{id}/verify":       map[string]any{"code": "123456"},
 	"POST /v1/policies/{id}/attachments":              map[string]any{"subjectType": "wallet", "subjectId": "wal_matrix"},
 	"POST /v1/sandbox/treasury/accounts/{id}/advance": map[string]any{"days": 1},

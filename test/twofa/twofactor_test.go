@@ -239,3 +239,30 @@ func TestTwoFactor_SettingsAndIsolation(t *testing.T) {
 	ow := newWallet(t, other)
 	other.Root.Post("/v1/payments", withChallenge(payTo(ow, freshAddress(t), "2"), chID)).ExpectError(t, http.StatusNotFound, "TWOFA_CHALLENGE_NOT_FOUND")
 }
+
+// TestTwoFactor_TransactionProposal: a transaction proposal needs approval whenever approval is
+// on (it declares no USDC amount), and its challenge binds the call's data too.
+func TestTwoFactor_TransactionProposal(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten)
+	_, secret := enroll(t, ten.Root)
+	putSettings(t, ten.Root, map[string]any{"approvalAboveUsd": "1000000"})
+	to := freshAddress(t)
+	body := map[string]any{"to": to, "data": "0x01020304"}
+	e := ten.Root.Post("/v1/wallets/"+w+"/transactions", body).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED")
+	d := details(t, e)
+	if tx := d["transaction"].(map[string]any); tx["amountUsd"] != "0" || tx["destinationAddress"] != to {
+		t.Fatalf("bound transaction: %v", tx)
+	}
+	chID := d["challengeId"].(string)
+	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": code(t, secret)}).Expect(t, http.StatusOK)
+	ten.Root.Post("/v1/wallets/"+w+"/transactions", map[string]any{"to": to, "data": "0x01020305", "twofaChallengeId": chID}).
+		ExpectError(t, http.StatusForbidden, "TWOFA_BINDING_MISMATCH")
+	ten.Root.Post("/v1/wallets/"+w+"/transactions", map[string]any{"to": to, "data": "0x01020304", "value": "1", "twofaChallengeId": chID}).
+		ExpectError(t, http.StatusForbidden, "TWOFA_BINDING_MISMATCH")
+	got := ten.Root.Post("/v1/wallets/"+w+"/transactions", withChallenge(body, chID)).Expect(t, http.StatusCreated).JSON(t)
+	if got["kind"] != "transaction" {
+		t.Fatalf("proposal: %v", got)
+	}
+}
