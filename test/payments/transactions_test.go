@@ -1,11 +1,13 @@
 package payments
 
 import (
+	"context"
 	"encoding/hex"
 	"math/big"
 	"net/http"
 	"testing"
 
+	"corridor/core"
 	"corridor/test/harness"
 )
 
@@ -54,6 +56,20 @@ func TestTransactions_ExecuteAContractCall(t *testing.T) {
 	if got, want := balance(t, w.Address), new(big.Int).Sub(usdc(t, "10"), usdc(t, "3.25")); got.Cmp(want) != 0 {
 		t.Fatalf("Safe holds %s, want %s", got, want)
 	}
+	// The ledger mirror books what the call moved: the wallet's ledger balance follows the Safe.
+	if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+		t.Fatal(err)
+	}
+	harness.Poll(t, "the mirror books the call", func() map[string]any {
+		return ten.Root.Get("/v1/ledger/reconciliation").Expect(t, http.StatusOK).JSON(t)
+	}, func(r map[string]any) bool {
+		for _, x := range r["wallets"].([]any) {
+			if m := x.(map[string]any); m["walletId"] == w.ID {
+				return m["ledgerBalance"] == "6.75" && m["drift"] == "0"
+			}
+		}
+		return false
+	})
 }
 
 func TestTransactions_Validation(t *testing.T) {
