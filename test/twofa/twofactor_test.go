@@ -266,3 +266,75 @@ func TestTwoFactor_TransactionProposal(t *testing.T) {
 		t.Fatalf("proposal: %v", got)
 	}
 }
+
+// TestTwoFactor_ParallelWrongCodes: wrong codes sent in parallel are each counted once under
+// the challenge's row lock: exactly MaxAttempts-1 answer TWOFA_INVALID_CODE and the rest
+// TWOFA_TOO_MANY_ATTEMPTS.
+func TestTwoFactor_ParallelWrongCodes(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten)
+	_, secret := enroll(t, ten.Root)
+	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
+	chID := details(t, ten.Root.Post("/v1/payments", payTo(w, freshAddress(t), "2")).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
+	wrong := wrongCode(t, secret)
+	var wg sync.WaitGroup
+	codes := make([]string, 12)
+	for i := range codes {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			r := ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": wrong})
+			codes[i], _ = r.JSON(t)["code"].(string)
+		}(i)
+	}
+	wg.Wait()
+	count := map[string]int{}
+	for _, c := range codes {
+		count[c]++
+	}
+	if count["TWOFA_INVALID_CODE"] != 4 || count["TWOFA_TOO_MANY_ATTEMPTS"] != 8 {
+		t.Fatalf("answers: %v", count)
+	}
+}
+
+// TestContacts_ParallelSaves: one address saved by parallel requests is saved once; a retry
+// under one Idempotency-Key replays the contact.
+func TestContacts_ParallelSaves(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	addr := freshAddress(t)
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			statuses[i] = keyed(ten.Root).Post("/v1/contacts", map[string]any{"address": addr, "label": "Same"}).Status
+		}(i)
+	}
+	wg.Wait()
+	created := 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusCreated:
+			created++
+		case http.StatusConflict:
+		default:
+			t.Fatalf("statuses %v", statuses)
+		}
+	}
+	if created != 1 {
+		t.Fatalf("statuses %v", statuses)
+	}
+	k := keyed(ten.Root)
+	other := freshAddress(t)
+	first := k.Post("/v1/contacts", map[string]any{"address": other, "label": "Once"}).Expect(t, http.StatusCreated).JSON(t)
+	again := k.Post("/v1/contacts", map[string]any{"address": other, "label": "Once"}).Expect(t, http.StatusCreated)
+	if again.Header.Get("Idempotent-Replayed") != "true" || again.JSON(t)["id"] != first["id"] {
+		t.Fatalf("replay: %s", again.Body)
+	}
+	if got := ten.Root.Get("/v1/contacts").Expect(t, http.StatusOK).JSON(t); got["total"] != float64(2) {
+		t.Fatalf("contacts: %v", got["total"])
+	}
+}
