@@ -93,7 +93,7 @@ type safePaymentResponse struct {
 // safeTransactionRequest is a transaction proposal (POST /v1/wallets/{id}/transactions).
 type safeTransactionRequest struct {
 	To               string  `json:"to" oas:"required,pattern=^0x[0-9a-fA-F]{40}$" description:"the called address"`
-	Value            string  `json:"value,omitempty" oas:"pattern=^[0-9]{1,78}$" description:"native coin to send, in wei (decimal string); default 0"`
+	Value            string  `json:"value,omitempty" oas:"pattern=^[0-9]{1,19}$" description:"native coin to send, in wei (decimal string, at most 9223372036854775807); default 0"`
 	Data             string  `json:"data,omitempty" oas:"pattern=^0x([0-9a-fA-F]{2})*$" description:"calldata, 0x-prefixed hex; default none"`
 	Operation        string  `json:"operation,omitempty" oas:"enum=CALL" description:"CALL only: DELEGATECALL is never proposed through the API"`
 	Memo             *string `json:"memo,omitempty" oas:"maxLength=500"`

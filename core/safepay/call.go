@@ -47,8 +47,6 @@ type TransactionRequest struct {
 	TwofaChallengeID string
 }
 
-var maxUint256 = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 256), big.NewInt(1))
-
 // ParseTransactionOrder validates a transaction proposal and names every invalid field. The
 // order's destination is the called address; its chain is the source wallet's, set by the
 // caller once the wallet is read.
@@ -68,11 +66,12 @@ func ParseTransactionOrder(in TransactionRequest) (Order, error) {
 		call.To = common.HexToAddress(to).Hex()
 	}
 	if in.Value != "" {
-		v, ok := new(big.Int).SetString(in.Value, 10)
-		if !ok || strings.Trim(in.Value, "0123456789") != "" || v.Sign() < 0 || v.Cmp(maxUint256) > 0 {
-			errs.Add("value", "must be a decimal string of wei, from 0 to 2^256-1")
+		// The one amount parser, with no fraction digits: wei up to 2^63-1 (about 9.2 ether),
+		// far above what a sandbox or operational Safe call sends.
+		if v, err := core.ParseAmount("value", 0, in.Value); err != nil {
+			errs.Add("value", "must be a decimal string of wei, from 0 to 9223372036854775807")
 		} else {
-			call.ValueWei = v
+			call.ValueWei = big.NewInt(v)
 		}
 	}
 	if in.Data != "" {

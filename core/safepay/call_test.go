@@ -30,7 +30,7 @@ func TestParseTransactionOrder(t *testing.T) {
 		{TransactionRequest{WalletID: "wal_1", To: "aa" + strings.Repeat("0", 38)}, "to"},
 		{TransactionRequest{WalletID: "wal_1", To: to, Value: "1e3"}, "value"},
 		{TransactionRequest{WalletID: "wal_1", To: to, Value: "+1"}, "value"},
-		{TransactionRequest{WalletID: "wal_1", To: to, Value: "1" + strings.Repeat("0", 78)}, "value"},
+		{TransactionRequest{WalletID: "wal_1", To: to, Value: "9223372036854775808"}, "value"},
 		{TransactionRequest{WalletID: "wal_1", To: to, Data: "a9059cbb"}, "data"},
 		{TransactionRequest{WalletID: "wal_1", To: to, Data: "0x" + strings.Repeat("00", MaxCallDataBytes+1)}, "data"},
 		{TransactionRequest{WalletID: "wal_1", To: to, Operation: "DELEGATECALL"}, "operation"},
