@@ -41,6 +41,10 @@ const (
 	PrefixSweep           = "swp"
 	// Ramps.
 	PrefixRamp = "rmp"
+	// Contacts and two-factor approval.
+	PrefixContact   = "con"
+	PrefixFactor    = "tfa"
+	PrefixChallenge = "tfc"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: sortable, no ambiguous letters.

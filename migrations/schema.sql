@@ -240,6 +240,18 @@ CREATE TABLE public.chain_indexed_blocks (
     CONSTRAINT chain_indexed_blocks_indexer_check CHECK ((indexer = ANY (ARRAY['LEDGER_MIRROR'::text, 'CLAIM_ESCROW'::text])))
 );
 
+CREATE TABLE public.contacts (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    address text NOT NULL,
+    address_lower text NOT NULL,
+    label text NOT NULL,
+    chain_id bigint NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT contacts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
 CREATE TABLE public.drips (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -872,9 +884,14 @@ CREATE TABLE public.safe_payments (
     failure_reason text,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
-    CONSTRAINT safe_payments_amount_base_units_check CHECK ((amount_base_units > 0)),
+    kind text DEFAULT 'transfer'::text NOT NULL,
+    call_value text,
+    call_data bytea,
+    CONSTRAINT safe_payments_call_value_check CHECK ((call_value ~ '^[0-9]{1,78}$'::text)),
     CONSTRAINT safe_payments_destination_type_check CHECK ((destination_type = ANY (ARRAY['handle'::text, 'email'::text, 'address'::text, 'wallet'::text]))),
     CONSTRAINT safe_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT safe_payments_kind_check CHECK ((kind = ANY (ARRAY['transfer'::text, 'transaction'::text]))),
+    CONSTRAINT safe_payments_kind_shape CHECK ((((kind = 'transfer'::text) AND (amount_base_units > 0) AND (call_value IS NULL) AND (call_data IS NULL)) OR ((kind = 'transaction'::text) AND (amount_base_units = 0) AND (call_value IS NOT NULL) AND (call_data IS NOT NULL)))),
     CONSTRAINT safe_payments_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text, 'COMPLETED'::text, 'FAILED'::text, 'CANCELLED'::text])))
 );
 
@@ -980,6 +997,56 @@ CREATE TABLE public.treasury_sweeps (
     CONSTRAINT treasury_sweeps_status_check CHECK ((status = 'PROPOSED'::text))
 );
 
+CREATE TABLE public.twofactor_challenges (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    binding text NOT NULL,
+    source_wallet_id text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    destination_address text NOT NULL,
+    destination_label text NOT NULL,
+    status text NOT NULL,
+    attempts integer NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    satisfied_at timestamp with time zone,
+    redeemed_at timestamp with time zone,
+    payment_id text,
+    CONSTRAINT twofactor_challenges_amount_base_units_check CHECK ((amount_base_units >= 0)),
+    CONSTRAINT twofactor_challenges_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT twofactor_challenges_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT twofactor_challenges_redeemed CHECK (((status = 'REDEEMED'::text) = ((payment_id IS NOT NULL) AND (redeemed_at IS NOT NULL)))),
+    CONSTRAINT twofactor_challenges_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SATISFIED'::text, 'REDEEMED'::text, 'CANCELLED'::text])))
+);
+
+CREATE TABLE public.twofactor_factors (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    type text NOT NULL,
+    label text NOT NULL,
+    status text NOT NULL,
+    secret_ciphertext bytea NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    verified_at timestamp with time zone,
+    CONSTRAINT twofactor_factors_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT twofactor_factors_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'ACTIVE'::text]))),
+    CONSTRAINT twofactor_factors_type_check CHECK ((type = 'totp'::text)),
+    CONSTRAINT twofactor_factors_verified_at CHECK (((status = 'ACTIVE'::text) = (verified_at IS NOT NULL)))
+);
+
+CREATE TABLE public.twofactor_settings (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    approval_above_base_units bigint,
+    approve_new_payees boolean NOT NULL,
+    require_saved_payees boolean NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT twofactor_settings_approval_above_base_units_check CHECK ((approval_above_base_units >= 0)),
+    CONSTRAINT twofactor_settings_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
 CREATE TABLE public.wallets (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1046,6 +1113,12 @@ ALTER TABLE ONLY public.chain_index_cursors
 
 ALTER TABLE ONLY public.chain_indexed_blocks
     ADD CONSTRAINT chain_indexed_blocks_pkey PRIMARY KEY (indexer, environment, chain_id, block_number);
+
+ALTER TABLE ONLY public.contacts
+    ADD CONSTRAINT contacts_address_key UNIQUE (tenant_id, environment, address_lower);
+
+ALTER TABLE ONLY public.contacts
+    ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (chain_id, tx_hash);
@@ -1233,6 +1306,15 @@ ALTER TABLE ONLY public.treasury_sweeps
 ALTER TABLE ONLY public.treasury_sweeps
     ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.twofactor_challenges
+    ADD CONSTRAINT twofactor_challenges_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.twofactor_factors
+    ADD CONSTRAINT twofactor_factors_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.twofactor_settings
+    ADD CONSTRAINT twofactor_settings_pkey PRIMARY KEY (tenant_id, environment);
+
 ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_chain_address_key UNIQUE (chain_id, address);
 
@@ -1262,6 +1344,8 @@ CREATE INDEX cardholders_tenant_env_idx ON public.cardholders USING btree (tenan
 CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, environment, id);
 
 CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wallet_id IS NOT NULL);
+
+CREATE INDEX contacts_tenant_idx ON public.contacts USING btree (tenant_id, environment, created_at, id);
 
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
 
@@ -1372,6 +1456,10 @@ CREATE INDEX treasury_rules_enabled_idx ON public.treasury_rules USING btree (en
 CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (account_id, id);
 
 CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (rule_id, id) WHERE (rule_id IS NOT NULL);
+
+CREATE INDEX twofactor_challenges_tenant_idx ON public.twofactor_challenges USING btree (tenant_id, environment, created_at);
+
+CREATE INDEX twofactor_factors_tenant_idx ON public.twofactor_factors USING btree (tenant_id, environment, created_at, id);
 
 CREATE INDEX wallets_env_chain_idx ON public.wallets USING btree (environment, chain_id, id);
 

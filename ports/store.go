@@ -53,6 +53,8 @@ type Tx interface {
 	Cards() CardRepo
 	// Ramps stores sandbox ramps.
 	Ramps() RampRepo
+	// TwoFactor stores contacts, two-factor factors, approval settings and challenges.
+	TwoFactor() TwoFactorRepo
 }
 
 // TenantRepo stores tenants.

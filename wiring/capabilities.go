@@ -47,8 +47,8 @@ var Features = map[string]bool{
 	"payoutDestinations": true,
 	"pendingClaims":      true,
 	"operatorReview":     true,
-	"twoFactor":          false,
-	"contacts":           false,
+	"twoFactor":          true,
+	"contacts":           true,
 	"webhooks":           false,
 }
 

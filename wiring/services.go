@@ -19,6 +19,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
+	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
 	"corridor/core/auth"
 	"corridor/core/ramp"
@@ -72,8 +73,12 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		Agents: s.Agents}); err != nil {
 		return s, err
 	}
+	if s.TwoFactor, err = twofactorapp.New(twofactorapp.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		CoolingOff: cfg.ContactCoolingOff}); err != nil {
+		return s, err
+	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		PolicyGate: s.Policy, AgentGate: s.Agents, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
+		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,

@@ -63,6 +63,8 @@ type Config struct {
 	IssuingProvider ports.IssuingProvider
 	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (the default when empty) or enforce.
 	PolicyEnforcement policy.Mode
+	// ContactCoolingOff is a new contact's cooling-off window (CONTACT_COOLING_OFF; 0 = 24 h).
+	ContactCoolingOff time.Duration
 	// WrapStore, when set, wraps the store the use cases see: tests inject a failing
 	// repository at the port boundary with it. Nil in production.
 	WrapStore func(ports.Store) ports.Store

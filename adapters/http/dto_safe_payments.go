@@ -1,6 +1,7 @@
 package http
 
 import (
+	"encoding/hex"
 	"time"
 
 	"corridor/core"
@@ -29,6 +30,8 @@ type safePaymentCreateRequest struct {
 	Destination    *safePaymentDestinationRequest `json:"destination" oas:"required"`
 	Amount         *safePaymentAmountRequest      `json:"amount" oas:"required"`
 	Memo           *string                        `json:"memo,omitempty" oas:"maxLength=500"`
+	// TwofaChallengeID redeems a satisfied two-factor challenge bound to this very request.
+	TwofaChallengeID *string `json:"twofaChallengeId,omitempty"`
 }
 
 func (r safePaymentCreateRequest) request() safepay.Request {
@@ -44,6 +47,9 @@ func (r safePaymentCreateRequest) request() safepay.Request {
 	}
 	if r.Memo != nil {
 		out.Memo = *r.Memo
+	}
+	if r.TwofaChallengeID != nil {
+		out.TwofaChallengeID = *r.TwofaChallengeID
 	}
 	return out
 }
@@ -80,6 +86,37 @@ type safePaymentResponse struct {
 	Threshold          int                            `json:"threshold" oas:"required"`
 	Signatures         []safePaymentSignatureResponse `json:"signatures" oas:"required"`
 	UpdatedAt          time.Time                      `json:"updatedAt" oas:"required"`
+	Kind               string                         `json:"kind" oas:"required,enum=transfer|transaction" description:"transfer: a USDC payment; transaction: a call proposed with POST /v1/wallets/{id}/transactions (amount 0)"`
+	Transaction        *safeTransactionResponse       `json:"transaction" oas:"required,nullable" description:"the call of a kind transaction payment; null for a transfer"`
+}
+
+// safeTransactionRequest is a transaction proposal (POST /v1/wallets/{id}/transactions).
+type safeTransactionRequest struct {
+	To               string  `json:"to" oas:"required,pattern=^0x[0-9a-fA-F]{40}$" description:"the called address"`
+	Value            string  `json:"value,omitempty" oas:"pattern=^[0-9]{1,19}$" description:"native coin to send, in wei (decimal string, at most 9223372036854775807); default 0"`
+	Data             string  `json:"data,omitempty" oas:"pattern=^0x([0-9a-fA-F]{2})*$" description:"calldata, 0x-prefixed hex; default none"`
+	Operation        string  `json:"operation,omitempty" oas:"enum=CALL" description:"CALL only: DELEGATECALL is never proposed through the API"`
+	Memo             *string `json:"memo,omitempty" oas:"maxLength=500"`
+	TwofaChallengeID *string `json:"twofaChallengeId,omitempty"`
+}
+
+func (r safeTransactionRequest) request(walletID string) safepay.TransactionRequest {
+	out := safepay.TransactionRequest{WalletID: walletID, To: r.To, Value: r.Value, Data: r.Data, Operation: r.Operation}
+	if r.Memo != nil {
+		out.Memo = *r.Memo
+	}
+	if r.TwofaChallengeID != nil {
+		out.TwofaChallengeID = *r.TwofaChallengeID
+	}
+	return out
+}
+
+// safeTransactionResponse is the call a payment of kind transaction executes.
+type safeTransactionResponse struct {
+	To        string `json:"to" oas:"required"`
+	Value     string `json:"value" oas:"required" description:"wei, decimal string"`
+	Data      string `json:"data" oas:"required" description:"0x-prefixed hex"`
+	Operation string `json:"operation" oas:"required,enum=CALL"`
 }
 
 type safePaymentListResponse struct {
@@ -92,12 +129,24 @@ func toSafePayment(p safepay.Payment) safePaymentResponse {
 	for i, s := range p.Signatures {
 		sigs[i] = safePaymentSignatureResponse{Signer: s.Signer, SignedAt: s.SignedAt}
 	}
-	return safePaymentResponse{
+	out := safePaymentResponse{
 		ID: p.ID, SourceWalletID: p.SourceWalletID, DestinationType: string(p.DestinationType),
 		DestinationHandle: strPtr(p.DestinationHandle), DestinationAddress: p.DestinationAddress,
 		DestinationChainID: p.DestinationChainID, Asset: p.Asset, Amount: core.FormatUSD(p.AmountBaseUnits),
 		Status: string(p.Status), SafeTxHash: strPtr(p.SafeTxHash), ExecutedTxHash: strPtr(p.ExecutedTxHash),
 		Memo: strPtr(p.Memo), FailureReason: strPtr(p.FailureReason), CreatedAt: p.CreatedAt,
 		SafeNonce: p.SafeNonce, Threshold: p.Threshold, Signatures: sigs, UpdatedAt: p.UpdatedAt,
+		Kind: string(safepay.KindTransfer), Transaction: toSafeTransaction(p.Call),
 	}
+	if p.Call != nil {
+		out.Kind = string(safepay.KindTransaction)
+	}
+	return out
+}
+
+func toSafeTransaction(c *safepay.Call) *safeTransactionResponse {
+	if c == nil {
+		return nil
+	}
+	return &safeTransactionResponse{To: c.To, Value: c.ValueWei.String(), Data: "0x" + hex.EncodeToString(c.Data), Operation: "CALL"}
 }

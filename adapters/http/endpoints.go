@@ -71,6 +71,7 @@ func (s *Server) endpointTable() []Endpoint {
 	if s.cfg.Capabilities.Features["ramps"] {
 		routes = append(routes, s.rampEndpoints()...)
 	}
+	routes = append(routes, s.twoFactorEndpoints()...)
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

@@ -19,6 +19,7 @@ import (
 	"corridor/core/recipient"
 	"corridor/core/safepay"
 	"corridor/core/treasury"
+	"corridor/core/twofactor"
 	"corridor/core/wallet"
 )
 
@@ -125,6 +126,17 @@ var statusByCode = map[core.Code]int{
 	claim.CodeTooManyAttempts:    403,
 	claim.CodeChallengeExpired:   403,
 	claim.CodeChallengeNotUsable: 403,
+
+	twofactor.CodeRequired:          403,
+	twofactor.CodeBindingMismatch:   403,
+	twofactor.CodeNotEnrolled:       403,
+	twofactor.CodeAgentNotPermitted: 403,
+	twofactor.CodeNewPayeeNotSaved:  403,
+	twofactor.CodePayeeCoolingOff:   403,
+	twofactor.CodeContactNotFound:   404,
+	twofactor.CodeContactExists:     409,
+	twofactor.CodeFactorNotFound:    404,
+	twofactor.CodeChallengeNotFound: 404,
 }
 
 // retryableCodes are the refusals that tell the client to send the same request again later:

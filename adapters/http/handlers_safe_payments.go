@@ -28,6 +28,26 @@ func (s *Server) createSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	}, nil
 }
 
+// createSafeTransaction proposes an arbitrary Safe transaction: read first, then the same
+// idempotent propose as a payment.
+func (s *Server) createSafeTransaction(c *fiber.Ctx) (fiber.Handler, error) {
+	var req safeTransactionRequest
+	if err := decodeBody(c, &req); err != nil {
+		return nil, err
+	}
+	read, err := s.svc.SafePay.ReadTransaction(c.UserContext(), principal(c), req.request(strings.TrimSpace(c.Params("id"))))
+	if err != nil {
+		return nil, err
+	}
+	return func(c *fiber.Ctx) error {
+		pay, err := s.svc.SafePay.Propose(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toSafePayment(pay))
+	}, nil
+}
+
 func (s *Server) listSafePayments(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {

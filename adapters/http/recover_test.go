@@ -21,6 +21,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
+	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
@@ -106,7 +107,9 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	policySvc, err := policyapp.New(policyapp.Deps{Store: nopStore{}})
 	must(err)
-	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc})
+	twoFactorSvc, err := twofactorapp.New(twofactorapp.Deps{Store: nopStore{}, Cipher: nopCipher{}})
+	must(err)
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
 	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	must(err)
@@ -120,7 +123,7 @@ func nopServices(t *testing.T) Services {
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
 	return Services{Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
-		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, Idempotency: idem}
+		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Idempotency: idem}
 }
 
 type nopRampPayments struct{}
@@ -132,6 +135,12 @@ func (nopRampPayments) ReadRampPayment(context.Context, auth.Principal, safepay.
 func (nopRampPayments) ProposeRampPayment(context.Context, auth.Principal, rampsapp.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, nil
 }
+
+type nopCipher struct{}
+
+func (nopCipher) Encrypt(p []byte, _ string) ([]byte, error) { return p, nil }
+func (nopCipher) Decrypt(c []byte, _ string) ([]byte, error) { return c, nil }
+func (nopCipher) LookupHash(_, v string) string              { return v }
 
 type nopAgentWallets struct{}
 

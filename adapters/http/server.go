@@ -22,6 +22,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
+	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
@@ -134,6 +135,7 @@ type Services struct {
 	Treasury    *treasuryapp.Service
 	Cards       *cardsapp.Service
 	Ramps       *rampsapp.Service
+	TwoFactor   *twofactorapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -146,7 +148,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"math/big"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -44,6 +45,9 @@ type paymentModel struct {
 	FailureReason       *string         `bun:"failure_reason"`
 	CreatedAt           time.Time       `bun:"created_at"`
 	UpdatedAt           time.Time       `bun:"updated_at"`
+	Kind                string          `bun:"kind"`
+	CallValue           *string         `bun:"call_value"`
+	CallData            []byte          `bun:"call_data"`
 }
 
 func paymentFromDomain(p safepay.Payment) (paymentModel, error) {
@@ -60,8 +64,34 @@ func paymentFromDomain(p safepay.Payment) (paymentModel, error) {
 		Asset: p.Asset, AmountBaseUnits: p.AmountBaseUnits, Memo: nullable(p.Memo), Status: string(p.Status),
 		SafeNonce: int64Column(p.SafeNonce), SafeTxHash: nullable(p.SafeTxHash), Threshold: p.Threshold, Signatures: raw,
 		ExecutedTxHash: nullable(p.ExecutedTxHash), FailureReason: nullable(p.FailureReason),
-		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Kind: string(paymentKind(p)),
+		CallValue: callValue(p.Call), CallData: callData(p.Call),
 	}, err
+}
+
+func paymentKind(p safepay.Payment) safepay.Kind {
+	if p.Kind == "" {
+		return safepay.KindTransfer
+	}
+	return p.Kind
+}
+
+func callValue(c *safepay.Call) *string {
+	if c == nil {
+		return nil
+	}
+	v := c.ValueWei.String()
+	return &v
+}
+
+func callData(c *safepay.Call) []byte {
+	if c == nil {
+		return nil
+	}
+	if c.Data == nil {
+		return []byte{}
+	}
+	return c.Data
 }
 
 func (m paymentModel) domain() (safepay.Payment, error) {
@@ -82,6 +112,18 @@ func (m paymentModel) domain() (safepay.Payment, error) {
 		SafeNonce: nonce, SafeTxHash: deref(m.SafeTxHash), Threshold: m.Threshold,
 		ExecutedTxHash: deref(m.ExecutedTxHash), FailureReason: deref(m.FailureReason),
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
+	}
+	switch safepay.Kind(m.Kind) {
+	case safepay.KindTransfer:
+		p.Kind = safepay.KindTransfer
+	case safepay.KindTransaction:
+		v, ok := new(big.Int).SetString(deref(m.CallValue), 10)
+		if !ok || m.CallData == nil {
+			return safepay.Payment{}, core.E(core.CodeInternal, "payment %s: a transaction without its call", m.ID)
+		}
+		p.Kind, p.Call = safepay.KindTransaction, &safepay.Call{To: m.DestinationAddress, ValueWei: v, Data: m.CallData}
+	default:
+		return safepay.Payment{}, core.E(core.CodeInternal, "payment %s has unknown kind %q", m.ID, m.Kind)
 	}
 	for _, s := range sigs {
 		p.Signatures = append(p.Signatures, safepay.Signature{Signer: s.Signer, Value: s.Value, SignedAt: s.SignedAt.UTC()})

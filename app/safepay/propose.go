@@ -2,6 +2,7 @@ package safepay
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -25,6 +26,8 @@ type ProposalRead struct {
 	token      common.Address
 	chainNonce uint64
 	threshold  int
+	// challengeID is the twofaChallengeId the client sent, if any.
+	challengeID string
 }
 
 // ReadProposal validates a proposal and reads the chain for it. It runs no transaction of
@@ -55,7 +58,7 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 		return ProposalRead{}, paymentChainError("reading the Safe's threshold", err)
 	}
 	return ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
-		chainNonce: chainNonce, threshold: threshold}, nil
+		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(in.TwofaChallengeID)}, nil
 }
 
 // Propose records a Safe payment from one of the caller's DEPLOYED wallets and returns
@@ -72,10 +75,12 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 	order, w, chainNonce, threshold := read.order, read.wallet, read.chainNonce, read.threshold
 	safeAddress := common.HexToAddress(w.Address)
 
-	// Agent limits (AGENT_LIMIT, AGENT_SUSPENDED) and spend policy (POLICY_DENIED) are
-	// evaluated inside the unit of work below, once the destination is resolved (its address is
-	// the policy's counterparty): see the agent and policy gates. An agent refusal records
-	// nothing; a policy deny in enforce mode records the payment FAILED.
+	// The gates run inside the unit of work below, once the destination is resolved (its
+	// address is the policy's counterparty and the contact looked up), in the documented order
+	// (docs/payments.md, "Gate order"): spend policy (POLICY_DENIED; enforce mode records the
+	// payment FAILED), agent limits (AGENT_LIMIT, AGENT_SUSPENDED; nothing recorded), then
+	// contacts and two-factor approval (PAYEE_COOLING_OFF, NEW_PAYEE_NOT_SAVED, TWOFA_*; a new
+	// challenge is committed, no payment recorded). The first gate that refuses answers.
 
 	var pay safepay.Payment
 	var denied *core.Error
@@ -108,9 +113,6 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		if err != nil {
 			return err
 		}
-		if err := s.agentGate.GateAgentPayment(ctx, p, pay); err != nil {
-			return err
-		}
 		// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)
 		// and commits it with its decision log; the caller then gets 403 POLICY_DENIED.
 		if denied, err = s.policyGate.GateSafePayment(ctx, p, pay); err != nil {
@@ -120,6 +122,15 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 			if pay, err = policyDeniedPayment(pay, denied, s.clock.Now()); err != nil {
 				return err
 			}
+			return tx.Payments().CreatePayment(ctx, pay)
+		}
+		if err := s.agentGate.GateAgentPayment(ctx, p, pay); err != nil {
+			return err
+		}
+		// A contacts or two-factor refusal commits what the gate wrote (a new challenge) and
+		// records no payment.
+		if denied, err = s.approvalGate.GateSafePayment(ctx, p, pay, read.challengeID); err != nil || denied != nil {
+			return err
 		}
 		return tx.Payments().CreatePayment(ctx, pay)
 	})

@@ -25,6 +25,15 @@ type AgentGate interface {
 	GateAgentPayment(ctx context.Context, p auth.Principal, pay safepay.Payment) error
 }
 
+// ApprovalGate applies contacts (PAYEE_COOLING_OFF, NEW_PAYEE_NOT_SAVED) and two-factor
+// approval (TWOFA_*) to a payment that passed the spend policy and agent limits. refused is
+// answered after the unit of work commits what the gate wrote (a new challenge), with no
+// payment recorded; challengeID is the client's twofaChallengeId, redeemed for pay.ID when the
+// payment is recorded; err aborts the proposal.
+type ApprovalGate interface {
+	GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment, challengeID string) (refused *core.Error, err error)
+}
+
 // Deps are the ports of the Safe payments capability.
 type Deps struct {
 	Store ports.Store
@@ -37,6 +46,8 @@ type Deps struct {
 	PolicyGate PolicyGate
 	// AgentGate applies agent limits before a proposal is recorded.
 	AgentGate AgentGate
+	// ApprovalGate applies contacts and two-factor approval last.
+	ApprovalGate ApprovalGate
 	// RelayerBudget bounds relayer-paid executions per tenant, environment and day.
 	RelayerBudget kernel.RelayerBudget
 }
@@ -49,14 +60,16 @@ type Service struct {
 	chains        kernel.Chains
 	policyGate    PolicyGate
 	agentGate     AgentGate
+	approvalGate  ApprovalGate
 	relayerBudget kernel.RelayerBudget
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("safepay", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}, kernel.Port{Name: "AgentGate", Value: d.AgentGate}); err != nil {
+		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}, kernel.Port{Name: "AgentGate", Value: d.AgentGate},
+		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate, agentGate: d.AgentGate, relayerBudget: d.RelayerBudget}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget}, nil
 }

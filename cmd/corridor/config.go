@@ -61,7 +61,9 @@ type serviceConfig struct {
 	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
 	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
 	// PolicyEnforcement is the spend-policy rollout flag.
-	PolicyEnforcement policy.Mode `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose, the off-ramp composer and card authorizations: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED, a card decline; POLICY_UNAVAILABLE when the policy store fails)"`
+	// ContactCoolingOff delays payments to a newly saved contact.
+	ContactCoolingOff time.Duration `env:"CONTACT_COOLING_OFF" envDefault:"24h" desc:"cooling-off window of a new contact: Safe payments to it answer 403 PAYEE_COOLING_OFF until it ends (0 = the 24h default)"`
+	PolicyEnforcement policy.Mode   `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose, the off-ramp composer and card authorizations: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED, a card decline; POLICY_UNAVAILABLE when the policy store fails)"`
 	// IssuingProvider is the card issuer program (DESIGN.md D13).
 	IssuingProvider ports.IssuingProvider `env:"ISSUING_PROVIDER" envDefault:"safe_debit" desc:"card issuer program: safe_debit (wallet cards spend from their Safe; push-provisioning ephemeral keys offered) or funding_account (cards draw on a funding card account; ephemeral keys answer 400)"`
 }
@@ -198,6 +200,7 @@ func (c Config) wiringConfig() wiring.Config {
 		Faucet:              c.Wallets.Faucet.limits(),
 		PolicyEnforcement:   c.Service.PolicyEnforcement,
 		IssuingProvider:     c.Service.IssuingProvider,
+		ContactCoolingOff:   c.Service.ContactCoolingOff,
 		DBStatementTimeout:  c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:   c.Service.DBIdleInTxTimeout,
 		TrustedProxies:      c.HTTP.TrustedProxies,

@@ -47,6 +47,8 @@ type Request struct {
 	AmountValue    string
 	AmountAsset    string // "" = usdc
 	Memo           string
+	// TwofaChallengeID names a satisfied two-factor challenge this propose redeems.
+	TwofaChallengeID string
 }
 
 // Order is a validated propose request.
@@ -56,6 +58,8 @@ type Order struct {
 	Asset           string
 	AmountBaseUnits int64
 	Memo            string
+	// Call is set for a transaction proposal (KindTransaction); AmountBaseUnits is then 0.
+	Call *Call
 }
 
 // ParseOrder validates a propose request and names every invalid field (destination.address,

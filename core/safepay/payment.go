@@ -46,7 +46,11 @@ type Signature struct {
 
 // Payment is a USDC transfer out of a Safe.
 type Payment struct {
-	ID                 string
+	ID string
+	// Kind is KindTransfer (a USDC transfer) or KindTransaction (Call); "" reads as transfer.
+	Kind Kind
+	// Call is what a KindTransaction payment executes; nil for a transfer.
+	Call               *Call
 	TenantID           string
 	Environment        core.Environment
 	SourceWalletID     string

@@ -73,6 +73,11 @@ func Propose(in Proposal) (Payment, error) {
 	if p.DestinationType == DestinationHandle {
 		p.DestinationHandle = in.Order.Destination.Handle
 	}
+	p.Kind = KindTransfer
+	if in.Order.Call != nil {
+		call := *in.Order.Call
+		p.Kind, p.Call, p.AmountBaseUnits = KindTransaction, &call, 0
+	}
 	tx, err := p.transaction(in.Token)
 	if err != nil {
 		return Payment{}, err
@@ -103,6 +108,9 @@ func (p Payment) WaitingFor(chainNonce uint64) bool { return p.SafeNonce > chain
 
 // transaction is the SafeTx of the payment: token.transfer(destination, amount) at its nonce.
 func (p Payment) transaction(token common.Address) (safe.Transaction, error) {
+	if p.Call != nil {
+		return p.Call.safeTransaction(p.SafeNonce)
+	}
 	return safe.TokenTransfer(token, common.HexToAddress(p.DestinationAddress),
 		big.NewInt(p.AmountBaseUnits), p.SafeNonce)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
+	"github.com/pquerna/otp/totp"
 
 	"corridor/core/wallet"
 	"corridor/test/harness"
@@ -95,6 +96,28 @@ var fixtures = map[string]fixture{
 		id := w.treasuryAccount(t)["accountId"].(string)
 		return w.victim.Root.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "REBALANCE_TO_TARGET"}).
 			Expect(t, 201).JSON(t)["ruleId"].(string)
+	}},
+	"contacts": {notFound: "CONTACT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/contacts", map[string]any{"address": newAddress(t), "label": "matrix"}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	"twofactor/factors": {notFound: "TWOFA_FACTOR_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/twofactor/factors", map[string]any{"label": "matrix"}).Expect(t, 201).JSON(t)["id"].(string)
+	}},
+	// A challenge: approval above 50 USD (the payments fixture pays 1) with an active factor.
+	"twofactor/challenges": {notFound: "TWOFA_CHALLENGE_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		f := w.victim.Root.Post("/v1/twofactor/factors", map[string]any{"label": "matrix approver"}).Expect(t, 201).JSON(t)
+		code, err := totp.GenerateCode(f["secret"].(string), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.victim.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": code}).Expect(t, 200)
+		w.victim.Root.Do("PUT", "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "50"}).Expect(t, 200)
+		e := w.victim.Root.Post("/v1/payments", map[string]any{
+			"sourceWalletId": w.wallet(t),
+			"destination":    map[string]any{"type": "address", "address": newAddress(t), "chainId": wallet.SandboxChainID},
+			"amount":         map[string]any{"value": "60"},
+		}).ExpectError(t, 403, "TWOFA_REQUIRED")
+		return e["details"].(map[string]any)["challengeId"].(string)
 	}},
 }
 

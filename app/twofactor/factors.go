@@ -1,0 +1,136 @@
+package twofactor
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/claim"
+	"corridor/core/twofactor"
+	"corridor/ports"
+)
+
+// totpOptions are the RFC 6238 parameters every authenticator app understands: SHA-1, six
+// digits, 30-second steps, and one step of clock skew either way.
+var totpOptions = totp.ValidateOpts{Period: 30, Skew: 1, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1}
+
+// Enrollment is a new factor with its secret, shown once.
+type Enrollment struct {
+	Factor     twofactor.Factor
+	Secret     string // base32
+	OTPAuthURI string
+}
+
+// secretContext binds a factor's ciphertext to the factor (ports.Cipher context).
+func secretContext(f twofactor.Factor) string {
+	return "twofactor-factor:" + f.TenantID + ":" + string(f.Environment) + ":" + f.ID
+}
+
+// EnrollFactor creates a PENDING TOTP factor and returns its secret and otpauth URI once; a
+// first valid code (VerifyFactor) activates it.
+func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label string) (Enrollment, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
+		return Enrollment{}, err
+	}
+	label = strings.TrimSpace(label)
+	if label == "" {
+		label = "Authenticator"
+	}
+	if len(label) > twofactor.MaxLabelLength || !utf8.ValidString(label) {
+		return Enrollment{}, core.Invalid("label", "must be at most 100 bytes")
+	}
+	key, err := totp.Generate(totp.GenerateOpts{Issuer: s.issuer, AccountName: label + " (" + string(p.Environment) + ")",
+		Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	if err != nil {
+		return Enrollment{}, err
+	}
+	f := twofactor.Factor{ID: core.NewID(core.PrefixFactor), TenantID: p.TenantID, Environment: p.Environment, Type: twofactor.FactorTOTP,
+		Label: label, Status: twofactor.FactorPending, CreatedAt: s.clock.Now().UTC()}
+	if f.SecretCiphertext, err = s.cipher.Encrypt([]byte(key.Secret()), secretContext(f)); err != nil {
+		return Enrollment{}, err
+	}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		existing, err := tx.TwoFactor().ListFactors(ctx, p.TenantID, p.Environment)
+		if err != nil {
+			return err
+		}
+		if len(existing) >= twofactor.MaxFactors {
+			return core.E(core.CodeInvalidState, "a tenant keeps at most %d factors per environment", twofactor.MaxFactors)
+		}
+		return tx.TwoFactor().CreateFactor(ctx, f)
+	})
+	return Enrollment{Factor: f, Secret: key.Secret(), OTPAuthURI: key.URL()}, err
+}
+
+// VerifyFactor activates a factor with a code from the authenticator. A wrong code answers
+// TWOFA_INVALID_CODE; an ACTIVE factor verified again stays ACTIVE.
+func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code string) (twofactor.Factor, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
+		return twofactor.Factor{}, err
+	}
+	if err := validCodeShape(code); err != nil {
+		return twofactor.Factor{}, err
+	}
+	var f twofactor.Factor
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		if f, err = tx.TwoFactor().LockFactor(ctx, p.TenantID, p.Environment, id); err != nil {
+			return err
+		}
+		ok, err := s.codeMatches(f, code, s.clock.Now())
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return core.E(claim.CodeInvalidCode, "the code does not match factor %s; use the current code of the authenticator", f.ID)
+		}
+		if f.Status == twofactor.FactorActive {
+			return nil
+		}
+		now := s.clock.Now().UTC()
+		f.Status, f.VerifiedAt = twofactor.FactorActive, &now
+		return tx.TwoFactor().UpdateFactor(ctx, f)
+	})
+	return f, err
+}
+
+// ListFactors lists the tenant's factors of this environment (never their secrets).
+func (s *Service) ListFactors(ctx context.Context, p auth.Principal) ([]twofactor.Factor, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorRead); err != nil {
+		return nil, err
+	}
+	var out []twofactor.Factor
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, err = tx.TwoFactor().ListFactors(ctx, p.TenantID, p.Environment)
+		return err
+	})
+	return out, err
+}
+
+// codeMatches checks a TOTP code against the factor's decrypted secret.
+func (s *Service) codeMatches(f twofactor.Factor, code string, now time.Time) (bool, error) {
+	secret, err := s.cipher.Decrypt(f.SecretCiphertext, secretContext(f))
+	if err != nil {
+		return false, err
+	}
+	ok, err := totp.ValidateCustom(code, string(secret), now.UTC(), totpOptions)
+	if err != nil {
+		return false, nil // a malformed code is a wrong code
+	}
+	return ok, nil
+}
+
+func validCodeShape(code string) error {
+	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
+		return core.Invalid("code", "must be the 6-digit code of the authenticator")
+	}
+	return nil
+}

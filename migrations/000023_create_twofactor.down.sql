@@ -1,0 +1,10 @@
+ALTER TABLE safe_payments DROP CONSTRAINT safe_payments_kind_shape;
+DELETE FROM safe_payments WHERE kind = 'transaction';
+ALTER TABLE safe_payments ADD CONSTRAINT safe_payments_amount_base_units_check CHECK (amount_base_units > 0);
+ALTER TABLE safe_payments DROP COLUMN call_data;
+ALTER TABLE safe_payments DROP COLUMN call_value;
+ALTER TABLE safe_payments DROP COLUMN kind;
+DROP TABLE twofactor_challenges;
+DROP TABLE twofactor_settings;
+DROP TABLE twofactor_factors;
+DROP TABLE contacts;

@@ -1,0 +1,35 @@
+package ports
+
+import (
+	"context"
+
+	"corridor/core"
+	"corridor/core/twofactor"
+)
+
+// TwoFactorRepo stores contacts, TOTP factors, approval settings and challenges, per tenant
+// and environment. Finds of another tenant's row answer its NOT_FOUND code.
+type TwoFactorRepo interface {
+	// CreateContact inserts c; an address already saved answers CONTACT_EXISTS.
+	CreateContact(ctx context.Context, c twofactor.Contact) error
+	ListContacts(ctx context.Context, tenantID string, env core.Environment, page Page) ([]twofactor.Contact, int, error)
+	// FindContactByAddress finds the contact saved for address (any case), found=false if none.
+	FindContactByAddress(ctx context.Context, tenantID string, env core.Environment, address string) (twofactor.Contact, bool, error)
+	// DeleteContact removes the contact; not found: CONTACT_NOT_FOUND.
+	DeleteContact(ctx context.Context, tenantID string, env core.Environment, id string) (twofactor.Contact, error)
+
+	CreateFactor(ctx context.Context, f twofactor.Factor) error
+	// LockFactor finds the factor for update; not found: TWOFA_FACTOR_NOT_FOUND.
+	LockFactor(ctx context.Context, tenantID string, env core.Environment, id string) (twofactor.Factor, error)
+	UpdateFactor(ctx context.Context, f twofactor.Factor) error
+	ListFactors(ctx context.Context, tenantID string, env core.Environment) ([]twofactor.Factor, error)
+
+	// FindSettings answers the stored settings, or the zero settings (nothing protected).
+	FindSettings(ctx context.Context, tenantID string, env core.Environment) (twofactor.Settings, error)
+	SaveSettings(ctx context.Context, s twofactor.Settings) error
+
+	CreateChallenge(ctx context.Context, c twofactor.Challenge) error
+	// LockChallenge finds the challenge for update; not found: TWOFA_CHALLENGE_NOT_FOUND.
+	LockChallenge(ctx context.Context, tenantID string, env core.Environment, id string) (twofactor.Challenge, error)
+	UpdateChallenge(ctx context.Context, c twofactor.Challenge) error
+}
