@@ -49,6 +49,8 @@ type Tx interface {
 	Agents() AgentRepo
 	// Treasury stores treasury accounts, buckets, rules and sweeps.
 	Treasury() TreasuryRepo
+	// Invoices stores escrow invoices and verifiable bills.
+	Invoices() InvoiceRepo
 }
 
 // TenantRepo stores tenants.

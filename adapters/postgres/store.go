@@ -116,6 +116,7 @@ func (t *tx) Offramp() ports.OfframpRepo             { return offrampRepo{t.db} 
 func (t *tx) Claims() ports.ClaimRepo                { return claimRepo{t.db} }
 func (t *tx) Agents() ports.AgentRepo                { return agentRepo{t.db} }
 func (t *tx) Treasury() ports.TreasuryRepo           { return treasuryRepo{t.db} }
+func (t *tx) Invoices() ports.InvoiceRepo            { return invoiceRepo{t.db} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.
