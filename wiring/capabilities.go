@@ -64,8 +64,6 @@ var UnbuiltPrefixes = map[string]string{
 	// Agents are served; agent card issuance waits for cards (features.agents turns true in
 	// the sandbox once it is live).
 	"/v1/agents/*/cards":      "agents",
-	"/v1/invoices":            "invoices",
-	"/v1/bills":               "bills",
 	"/v1/ramps":               "ramps",
 	"/v1/policies":            "policies",
 	"/v1/offramp":             "offrampPayments",

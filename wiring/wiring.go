@@ -105,6 +105,11 @@ type Config struct {
 	DBIdleInTxTimeout  time.Duration
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client (empty: none).
 	TrustedProxies []netip.Prefix
+	// InvoiceArbiterKey (INVOICE_ARBITER_KEY, hex secp256k1) is the platform arbiter of escrow
+	// invoices. Empty: a key derived from a public seed, fit for TEST only (invoices are
+	// sandbox only). InvoicePollInterval is the hold Safe balance poller's period (0 = 5 s).
+	InvoiceArbiterKey   string
+	InvoicePollInterval time.Duration
 }
 
 // Service is the wired application: the HTTP server, one service per capability of app/ (tests

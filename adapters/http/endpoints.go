@@ -62,6 +62,9 @@ func (s *Server) endpointTable() []Endpoint {
 	if s.cfg.Capabilities.Features["treasury"] {
 		routes = append(routes, s.treasuryEndpoints()...)
 	}
+	if s.cfg.Capabilities.Features["invoices"] {
+		routes = append(routes, s.invoiceEndpoints()...)
+	}
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

@@ -12,6 +12,7 @@ import (
 	"corridor/core"
 	"corridor/core/agent"
 	"corridor/core/claim"
+	"corridor/core/invoice"
 	"corridor/core/offramp"
 	"corridor/core/policy"
 	"corridor/core/recipient"
@@ -59,6 +60,10 @@ var statusByCode = map[core.Code]int{
 	policy.CodePolicyNotFound:             404,
 	treasury.CodeAccountNotFound:          404,
 	treasury.CodeRuleNotFound:             404,
+	invoice.CodeInvoiceNotFound:           404,
+	invoice.CodeBillNotFound:              404,
+	invoice.CodeNothingToRefund:           409,
+	invoice.CodeSettlementInFlight:        409,
 	policy.CodeAttachmentNotFound:         404,
 	policy.CodeSubjectAttached:            409,
 	policy.CodeDenied:                     403,

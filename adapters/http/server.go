@@ -14,6 +14,7 @@ import (
 
 	agentsapp "corridor/app/agents"
 	"corridor/app/finance"
+	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
@@ -130,6 +131,7 @@ type Services struct {
 	Offramp     *offrampapp.Service
 	Agents      *agentsapp.Service
 	Treasury    *treasuryapp.Service
+	Invoices    *invoicesapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -142,7 +144,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Invoices", s.Invoices == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

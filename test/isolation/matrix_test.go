@@ -20,6 +20,8 @@ var bodies = map[string]any{
 	"POST /v1/phone-aliases/{id}/verify":              map[string]any{"code": "123456"},
 	"POST /v1/policies/{id}/attachments":              map[string]any{"subjectType": "wallet", "subjectId": "wal_matrix"},
 	"POST /v1/sandbox/treasury/accounts/{id}/advance": map[string]any{"days": 1},
+	"POST /v1/sandbox/invoices/{id}/advance":          map[string]any{"seconds": 1},
+	"POST /v1/bills/inbound/{invoiceId}/accept":       map[string]any{"walletId": "wal_matrix"},
 	"POST /v1/policies/{id}/versions": map[string]any{
 		"document": map[string]any{"schemaVersion": 1, "limits": map[string]any{"perTransactionUsd": "5"}}},
 }
