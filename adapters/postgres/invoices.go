@@ -137,7 +137,7 @@ func (r invoiceRepo) oneInvoice(ctx context.Context, q *bun.SelectQuery, m *invo
 
 func (r invoiceRepo) CreateInvoice(ctx context.Context, i invoice.Invoice) error {
 	m := invoiceFromDomain(i)
-	_, err := r.db.NewInsert().Model(&m).ExcludeColumn("hold_address").Exec(ctx)
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
 	return err
 }
 
