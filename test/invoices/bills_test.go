@@ -70,7 +70,7 @@ func newBillWorld(t *testing.T) billWorld {
 	env().Client(t).Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": w.signer.address.Hex()}).Expect(t, 200)
 	id := w.payer.Root.Post("/v1/wallets", map[string]any{"name": "payables",
 		"owners": []map[string]any{{"address": newKey(t).address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
-	w.payerWallet = harness.Poll(t, "the payer wallet deploys", func() map[string]any { return w.payer.Root.Get("/v1/wallets/" + id).Expect(t, 200).JSON(t) },
+	w.payerWallet = harness.Poll(t, "the payer wallet deploys", func() map[string]any { return w.payer.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "DEPLOYED" })
 	return w
 }

@@ -51,7 +51,7 @@ func sendInvoice(t *testing.T, c *harness.Client, id string) map[string]any {
 		t.Fatalf("sent: %v", sent)
 	}
 	w := harness.Poll(t, "the hold Safe deploys", func() map[string]any {
-		return c.Get("/v1/wallets/" + sent["holdWalletId"].(string)).Expect(t, 200).JSON(t)
+		return c.Get("/v1/wallets/"+sent["holdWalletId"].(string)).Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool { return m["status"] == "DEPLOYED" })
 	if w["address"] != sent["holdAddress"] || w["threshold"] != float64(2) || len(w["owners"].([]any)) != 3 {
 		t.Fatalf("hold Safe: %v", w)
@@ -63,7 +63,7 @@ func sendInvoice(t *testing.T, c *harness.Client, id string) map[string]any {
 func fund(t *testing.T, c *harness.Client, inv map[string]any, amount string) {
 	t.Helper()
 	drip := c.Post("/v1/wallets/"+inv["holdWalletId"].(string)+"/fund", map[string]any{"asset": "usdc", "amount": amount}).Expect(t, 201).JSON(t)
-	got := harness.Poll(t, "the drip lands", func() map[string]any { return c.Get("/v1/faucet/drips/" + drip["id"].(string)).Expect(t, 200).JSON(t) },
+	got := harness.Poll(t, "the drip lands", func() map[string]any { return c.Get("/v1/faucet/drips/"+drip["id"].(string)).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] != "SUBMITTED" })
 	if got["status"] != "CONFIRMED" {
 		t.Fatalf("drip: %v", got)
@@ -75,7 +75,7 @@ func fund(t *testing.T, c *harness.Client, inv map[string]any, amount string) {
 func pollNow(t *testing.T, c *harness.Client, id string, seconds int, from string) map[string]any {
 	t.Helper()
 	c.Post("/v1/sandbox/invoices/"+id+"/advance", map[string]any{"seconds": seconds}).Expect(t, 200)
-	return harness.Poll(t, "invoice "+id+" leaves "+from, func() map[string]any { return c.Get("/v1/invoices/" + id).Expect(t, 200).JSON(t) },
+	return harness.Poll(t, "invoice "+id+" leaves "+from, func() map[string]any { return c.Get("/v1/invoices/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] != from })
 }
 
@@ -98,7 +98,7 @@ func arbiterSign(t *testing.T, id string) map[string]any {
 
 func waitPayment(t *testing.T, c *harness.Client, id, status string) map[string]any {
 	t.Helper()
-	return harness.Poll(t, "payment "+id+" "+status, func() map[string]any { return c.Get("/v1/payments/" + id).Expect(t, 200).JSON(t) },
+	return harness.Poll(t, "payment "+id+" "+status, func() map[string]any { return c.Get("/v1/payments/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == status || m["status"] == "FAILED" })
 }
 
