@@ -183,7 +183,11 @@ func addressField(errs core.FieldErrors, field, s string) string {
 // toAddress. A bill goes to another tenant.
 func (s *Service) resolvePayer(ctx context.Context, tx ports.Tx, p auth.Principal, b *invoice.Bill, handle string) error {
 	if handle != "" {
-		h, err := tx.Handles().FindHandle(ctx, p.Environment, handle)
+		name, err := wallet.ParseHandle(handle)
+		if err != nil {
+			return core.Invalid("toHandle", "is not a valid handle")
+		}
+		h, err := tx.Handles().FindHandle(ctx, p.Environment, name)
 		if err != nil {
 			return err
 		}

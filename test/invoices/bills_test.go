@@ -242,3 +242,23 @@ func TestBills_Validation(t *testing.T) {
 		t.Fatalf("refused bills recorded: %v", n)
 	}
 }
+
+// TestBills_ToHandle: a bill addressed by the payer's directory handle goes to the tenant of the
+// handle's wallet, whose address is the signed payer.
+func TestBills_ToHandle(t *testing.T) {
+	w := newBillWorld(t)
+	handle := fmt.Sprintf("payer-%d", time.Now().UnixNano()%1_000_000_000)
+	w.payer.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": handle, "walletId": w.payerWallet["id"]}).Expect(t, 200)
+	a := w.auth(newKey(t), "11")
+	body := w.body(a, w.signer, a.sign(t, w.signer))
+	delete(body, "toAddress")
+	body["toHandle"] = "@" + strings.ToUpper(handle)
+	bill := w.send(t, body)
+	expectVerification(t, bill, "VERIFIED", nil)
+	if bill["payerAddress"] != w.payerWallet["address"] {
+		t.Fatalf("payer %v, want the handle's wallet %v", bill["payerAddress"], w.payerWallet["address"])
+	}
+	w.payer.Root.Get("/v1/bills/inbound/"+bill["invoiceId"].(string)).Expect(t, 200)
+	body["toHandle"], body["sigNonce"] = "nobody-"+handle, "12"
+	w.sender.Root.Post("/v1/bills", body).ExpectError(t, 404, "HANDLE_NOT_FOUND")
+}

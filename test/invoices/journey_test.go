@@ -151,11 +151,17 @@ func TestInvoice_FundsWinOverExpiry(t *testing.T) {
 	time.Sleep(300 * time.Millisecond)
 	ten.Root.Post("/v1/invoices/"+id+"/release", nil).ExpectError(t, 409, "INVALID_STATE")
 
-	refunding := ten.Root.Post("/v1/invoices/"+id+"/refund", map[string]any{"ownerAddress": payer.address.Hex()}).Expect(t, 200).JSON(t)
+	keyed := ten.Root.With("Idempotency-Key", "refund-"+id)
+	refunding := keyed.Post("/v1/invoices/"+id+"/refund", map[string]any{"ownerAddress": payer.address.Hex()}).Expect(t, 200).JSON(t)
 	payID, _ := refunding["refundPaymentId"].(string)
 	if payID == "" || refunding["status"] != "FUNDED" {
 		t.Fatalf("refund proposed: %v", refunding)
 	}
+	// A retry with the same key replays the proposal; it proposes nothing more.
+	if again := keyed.Post("/v1/invoices/"+id+"/refund", map[string]any{"ownerAddress": payer.address.Hex()}).Expect(t, 200).JSON(t); again["refundPaymentId"] != payID {
+		t.Fatalf("retry: %v", again)
+	}
+	ten.Root.Post("/v1/invoices/"+id+"/refund", map[string]any{"ownerAddress": newKey(t).address.Hex()}).ExpectError(t, 400, "VALIDATION_FAILED")
 	ten.Root.Post("/v1/invoices/"+id+"/refund", nil).ExpectError(t, 409, "SETTLEMENT_IN_FLIGHT")
 	signPayment(t, ten.Root, payID, payer)
 	arbiterSign(t, id)
@@ -196,4 +202,17 @@ func TestInvoice_ExpiredFundedRefund(t *testing.T) {
 	if b := usdcBalance(t, payer.address); b != 3_000_000 {
 		t.Fatalf("payer holds %d", b)
 	}
+}
+
+// TestInvoice_ArbiterSignRefusals: the platform arbiter signs only a pending settlement of an
+// invoice whose arbiter it is.
+func TestInvoice_ArbiterSignRefusals(t *testing.T) {
+	ten := env().NewTenant(t)
+	op := env().Client(t).With("X-Operator-Token", "optok_test_0123456789abcdef0123456789abcdef")
+	own := createInvoice(t, ten.Root, newKey(t), newKey(t), "1", map[string]any{"arbiterAddress": newKey(t).address.Hex()})
+	op.Post("/v1/admin/invoices/"+own["invoiceId"].(string)+"/arbiter-sign", nil).ExpectError(t, 409, "INVALID_STATE")
+	draft := createInvoice(t, ten.Root, newKey(t), newKey(t), "1", nil)
+	op.Post("/v1/admin/invoices/"+draft["invoiceId"].(string)+"/arbiter-sign", nil).ExpectError(t, 409, "INVALID_STATE")
+	op.Post("/v1/admin/invoices/inv_missing/arbiter-sign", nil).ExpectError(t, 404, "INVOICE_NOT_FOUND")
+	ten.Root.Post("/v1/admin/invoices/"+draft["invoiceId"].(string)+"/arbiter-sign", nil).ExpectError(t, 401, "UNAUTHENTICATED")
 }
