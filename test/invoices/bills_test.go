@@ -262,3 +262,37 @@ func TestBills_ToHandle(t *testing.T) {
 	body["toHandle"], body["sigNonce"] = "nobody-"+handle, "12"
 	w.sender.Root.Post("/v1/bills", body).ExpectError(t, 404, "HANDLE_NOT_FOUND")
 }
+
+// TestBills_ParallelAcceptsProposeOnce: four acceptances at once propose one payment.
+func TestBills_ParallelAcceptsProposeOnce(t *testing.T) {
+	w := newBillWorld(t)
+	a := w.auth(newKey(t), "21")
+	id := w.send(t, w.body(a, w.signer, a.sign(t, w.signer)))["invoiceId"].(string)
+	var wg sync.WaitGroup
+	statuses := make([]int, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = w.payer.Root.With("Idempotency-Key", fmt.Sprintf("accept-%d", i)).
+				Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]}).Status
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, s := range statuses {
+		switch s {
+		case 200:
+			ok++
+		case 409:
+		default:
+			t.Fatalf("statuses %v", statuses)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d acceptances, want 1: %v", ok, statuses)
+	}
+	if n := w.payer.Root.Get("/v1/payments").Expect(t, 200).JSON(t)["total"]; n != float64(1) {
+		t.Fatalf("%v payments proposed, want 1", n)
+	}
+}
