@@ -41,7 +41,7 @@ func (s *Server) invoiceEndpoints() []Endpoint {
 			Responses: map[int]any{200: invoiceResponse{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Staged: s.cancelInvoice},
 		{Method: "GET", Path: "/v1/invoices/public/{id}", Summary: "Public view of an invoice: amountUsd, status, holdAddress and chainId only", Tag: "invoices",
 			Auth: authNone, Params: pathID,
-			Responses: map[int]any{200: invoicePublicResponse{}, 404: Envelope{}}, Handler: s.publicInvoice},
+			Responses: map[int]any{200: invoicePublicResponse{}, 404: Envelope{}, 429: Envelope{}}, Handler: s.publicInvoice},
 		{Method: "POST", Path: "/v1/sandbox/invoices/{id}/advance", Summary: "TEST only: move the invoice's clock seconds ahead and run the balance poller on it", Tag: "sandbox",
 			Auth: authRequired, Scopes: write, Params: pathID, Request: invoiceAdvanceRequest{},
 			Responses: map[int]any{200: invoiceResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}}, Handler: s.advanceInvoice},

@@ -108,7 +108,11 @@ func (s *Server) cancelInvoice(c *fiber.Ctx) (fiber.Handler, error) {
 	}, nil
 }
 
+// publicInvoice answers anyone holding the id, rate limited per client IP.
 func (s *Server) publicInvoice(c *fiber.Ctx) error {
+	if limited := s.limitAnonymous(c); limited != nil {
+		return limited
+	}
 	inv, err := s.svc.Invoices.Public(c.UserContext(), c.Params("id"))
 	if err != nil {
 		return err
