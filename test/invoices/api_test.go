@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"corridor/adapters/http"
+	"corridor/test/harness"
+	"corridor/wiring"
 )
 
 func TestInvoice_Validation(t *testing.T) {
@@ -106,4 +110,15 @@ func TestInvoice_IdempotentCreate(t *testing.T) {
 	if n := ten.Root.Get("/v1/invoices").Expect(t, 200).JSON(t)["total"]; n != float64(1) {
 		t.Fatalf("total %v", n)
 	}
+}
+
+// TestInvoice_PublicViewRateLimited: the public view is limited per client IP.
+func TestInvoice_PublicViewRateLimited(t *testing.T) {
+	ten := env().NewTenant(t)
+	id := createInvoice(t, ten.Root, newKey(t), newKey(t), "1", nil)["invoiceId"].(string)
+	tight := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit = http.RateLimit{PerSecond: 0.01, Burst: 2} })
+	anon := tight.Client(t)
+	anon.Get("/v1/invoices/public/"+id).Expect(t, 200)
+	anon.Get("/v1/invoices/public/"+id).Expect(t, 200)
+	anon.Get("/v1/invoices/public/"+id).ExpectError(t, 429, "RATE_LIMITED")
 }
