@@ -126,6 +126,36 @@ CREATE TABLE public.background_failures (
     CONSTRAINT background_failures_status_check CHECK ((status = ANY (ARRAY['RETRYING'::text, 'DEAD'::text])))
 );
 
+CREATE TABLE public.bills (
+    id text NOT NULL,
+    environment text NOT NULL,
+    sender_tenant_id text NOT NULL,
+    payer_tenant_id text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    payer_address text NOT NULL,
+    payee_address text NOT NULL,
+    payee_name text DEFAULT ''::text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    chain_id bigint NOT NULL,
+    sender_address text NOT NULL,
+    signature text NOT NULL,
+    sig_nonce text NOT NULL,
+    sig_expires_at timestamp with time zone NOT NULL,
+    doc_hash text NOT NULL,
+    domain_chain_id bigint NOT NULL,
+    domain_verifying_contract text NOT NULL,
+    verification_status text NOT NULL,
+    failure_reason text DEFAULT ''::text NOT NULL,
+    payer_decision text,
+    payer_payment_id text,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT bills_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT bills_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT bills_payer_decision_check CHECK ((payer_decision = 'ACCEPTED'::text)),
+    CONSTRAINT bills_sig_nonce_check CHECK ((sig_nonce ~ '^(0|[1-9][0-9]{0,77})$'::text)),
+    CONSTRAINT bills_verification_status_check CHECK ((verification_status = ANY (ARRAY['UNVERIFIED'::text, 'VERIFIED'::text, 'FAILED'::text])))
+);
+
 CREATE TABLE public.card_authorizations (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -300,6 +330,36 @@ CREATE TABLE public.idempotency_keys (
     created_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
     CONSTRAINT idempotency_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+);
+
+CREATE TABLE public.invoices (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    payee_name text DEFAULT ''::text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    payer_address text NOT NULL,
+    payee_address text NOT NULL,
+    arbiter_address text NOT NULL,
+    chain_id bigint NOT NULL,
+    status text NOT NULL,
+    hold_wallet_id text,
+    release_payment_id text,
+    refund_payment_id text,
+    evidence text DEFAULT ''::text NOT NULL,
+    expires_at timestamp with time zone,
+    funded_at timestamp with time zone,
+    clock_offset_seconds bigint DEFAULT 0 NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT invoices_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT invoices_check CHECK (((lower(payer_address) <> lower(payee_address)) AND (lower(payer_address) <> lower(arbiter_address)) AND (lower(payee_address) <> lower(arbiter_address)))),
+    CONSTRAINT invoices_check1 CHECK (((status = 'DRAFT'::text) OR (status = 'CANCELLED'::text) OR (hold_wallet_id IS NOT NULL))),
+    CONSTRAINT invoices_check2 CHECK (((release_payment_id IS NULL) OR (refund_payment_id IS NULL))),
+    CONSTRAINT invoices_clock_offset_seconds_check CHECK ((clock_offset_seconds >= 0)),
+    CONSTRAINT invoices_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT invoices_status_check CHECK ((status = ANY (ARRAY['DRAFT'::text, 'SENT'::text, 'FUNDED'::text, 'DELIVERED'::text, 'EXPIRED'::text, 'RELEASED'::text, 'REFUNDED'::text, 'CANCELLED'::text])))
 );
 
 CREATE TABLE public.ledger_accounts (
@@ -1093,6 +1153,9 @@ ALTER TABLE ONLY public.api_keys
 ALTER TABLE ONLY public.background_failures
     ADD CONSTRAINT background_failures_pkey PRIMARY KEY (pass, item);
 
+ALTER TABLE ONLY public.bills
+    ADD CONSTRAINT bills_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.card_authorizations
     ADD CONSTRAINT card_authorizations_pkey PRIMARY KEY (id);
 
@@ -1131,6 +1194,12 @@ ALTER TABLE ONLY public.handles
 
 ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, environment, key);
+
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_hold_wallet_id_key UNIQUE (hold_wallet_id);
+
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.ledger_accounts
     ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id);
@@ -1335,6 +1404,10 @@ CREATE INDEX api_keys_tenant_env_idx ON public.api_keys USING btree (tenant_id, 
 
 CREATE INDEX background_failures_status_idx ON public.background_failures USING btree (status, last_failed_at);
 
+CREATE INDEX bills_payer_idx ON public.bills USING btree (payer_tenant_id, environment, created_at DESC, id);
+
+CREATE UNIQUE INDEX bills_signer_nonce_key ON public.bills USING btree (environment, lower(sender_address), sig_nonce) WHERE (verification_status = 'VERIFIED'::text);
+
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (card_id, id);
 
 CREATE INDEX card_authorizations_unsettled_idx ON public.card_authorizations USING btree (updated_at) WHERE (settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text]));
@@ -1354,6 +1427,10 @@ CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, cr
 CREATE INDEX handles_wallet_idx ON public.handles USING btree (wallet_id);
 
 CREATE INDEX idempotency_keys_expires_idx ON public.idempotency_keys USING btree (expires_at);
+
+CREATE INDEX invoices_poll_idx ON public.invoices USING btree (environment, id) WHERE ((status = 'SENT'::text) OR (release_payment_id IS NOT NULL) OR (refund_payment_id IS NOT NULL));
+
+CREATE INDEX invoices_tenant_idx ON public.invoices USING btree (tenant_id, environment, created_at DESC, id);
 
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
 
@@ -1484,6 +1561,15 @@ ALTER TABLE ONLY public.api_keys
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
+ALTER TABLE ONLY public.bills
+    ADD CONSTRAINT bills_payer_payment_id_fkey FOREIGN KEY (payer_payment_id) REFERENCES public.safe_payments(id);
+
+ALTER TABLE ONLY public.bills
+    ADD CONSTRAINT bills_payer_tenant_id_fkey FOREIGN KEY (payer_tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.bills
+    ADD CONSTRAINT bills_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
+
 ALTER TABLE ONLY public.card_authorizations
     ADD CONSTRAINT card_authorizations_card_id_fkey FOREIGN KEY (card_id) REFERENCES public.cards(id);
 
@@ -1516,6 +1602,18 @@ ALTER TABLE ONLY public.handles
 
 ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_hold_wallet_id_fkey FOREIGN KEY (hold_wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_refund_payment_id_fkey FOREIGN KEY (refund_payment_id) REFERENCES public.safe_payments(id);
+
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_release_payment_id_fkey FOREIGN KEY (release_payment_id) REFERENCES public.safe_payments(id);
+
+ALTER TABLE ONLY public.invoices
+    ADD CONSTRAINT invoices_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.ledger_balances
     ADD CONSTRAINT ledger_balances_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.ledger_accounts(id);

@@ -55,6 +55,8 @@ type Tx interface {
 	Ramps() RampRepo
 	// TwoFactor stores contacts, two-factor factors, approval settings and challenges.
 	TwoFactor() TwoFactorRepo
+	// Invoices stores escrow invoices and verifiable bills.
+	Invoices() InvoiceRepo
 }
 
 // TenantRepo stores tenants.

@@ -38,8 +38,8 @@ var Features = map[string]bool{
 	"cards":              true,
 	"agents":             false,
 	"treasury":           true,
-	"invoices":           false,
-	"bills":              false,
+	"invoices":           true,
+	"bills":              true,
 	"ramps":              true,
 	"policies":           true,
 	"offrampPayments":    true,
@@ -65,8 +65,6 @@ var UnbuiltPrefixes = map[string]string{
 	// Agents are served; agent card issuance waits for cards (features.agents turns true in
 	// the sandbox once it is live).
 	"/v1/agents/*/cards":      "agents",
-	"/v1/invoices":            "invoices",
-	"/v1/bills":               "bills",
 	"/v1/policies":            "policies",
 	"/v1/offramp":             "offrampPayments",
 	"/v1/claims":              "pendingClaims",

@@ -2,8 +2,12 @@ package wiring
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"fmt"
 	"log/slog"
+	"strings"
+
+	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/riverqueue/river"
 
@@ -12,6 +16,7 @@ import (
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
+	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
@@ -107,6 +112,16 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	s.Ramps, err = rampsapp.New(rampsDeps(cfg, p, s))
+	if err != nil {
+		return s, err
+	}
+	arbiter, err := invoiceArbiterKey(cfg.InvoiceArbiterKey)
+	if err != nil {
+		return s, err
+	}
+	s.Invoices, err = invoicesapp.New(invoicesapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Wallets: invoiceWallets{s.Wallets}, Payments: invoicePayments{s.SafePay}, ArbiterKey: arbiter,
+		PollInterval: cfg.InvoicePollInterval, Logger: log})
 	return s, err
 }
 
@@ -136,6 +151,60 @@ func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, 
 		return safepay.Payment{}, fmt.Errorf("ramp payments: a read of type %T", read)
 	}
 	return r.payments.Propose(ctx, p, pr)
+}
+
+// invoiceWallets provisions invoice hold Safes through the wallets capability, with purpose
+// ESCROW.
+type invoiceWallets struct{ wallets *wallets.Service }
+
+func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, in invoicesapp.HoldWallet) (wallet.Wallet, error) {
+	threshold, chainID := in.Threshold, in.ChainID
+	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: &threshold,
+		ChainID: &chainID, Purpose: wallet.PurposeEscrow})
+}
+
+// invoicePayments proposes and signs invoice settlements and bill payments through the Safe
+// payments capability.
+type invoicePayments struct{ payments *safepayapp.Service }
+
+func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoicesapp.PaymentRead, error) {
+	return i.payments.ReadProposal(ctx, p, in)
+}
+
+func (i invoicePayments) ProposePayment(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
+	r, ok := read.(safepayapp.ProposalRead)
+	if !ok {
+		return safepay.Payment{}, fmt.Errorf("invoice payments: a read of type %T", read)
+	}
+	return i.payments.Propose(ctx, p, r)
+}
+
+func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoicesapp.PaymentRead, error) {
+	return i.payments.ReadSignature(ctx, p, paymentID, signature)
+}
+
+func (i invoicePayments) Sign(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
+	r, ok := read.(safepayapp.SignatureRead)
+	if !ok {
+		return safepay.Payment{}, fmt.Errorf("invoice payments: a signature read of type %T", read)
+	}
+	return i.payments.Sign(ctx, p, r)
+}
+
+// devInvoiceArbiterSeed derives the TEST arbiter key when INVOICE_ARBITER_KEY is unset. It is
+// public, so that key only ever signs sandbox Safes: invoices are sandbox only.
+const devInvoiceArbiterSeed = "corridor sandbox invoice arbiter v1"
+
+// invoiceArbiterKey parses INVOICE_ARBITER_KEY (hex secp256k1), or derives the dev key.
+func invoiceArbiterKey(hexKey string) (*ecdsa.PrivateKey, error) {
+	if strings.TrimSpace(hexKey) == "" {
+		return crypto.ToECDSA(crypto.Keccak256([]byte(devInvoiceArbiterSeed)))
+	}
+	key, err := crypto.HexToECDSA(strings.TrimPrefix(strings.TrimSpace(hexKey), "0x"))
+	if err != nil {
+		return nil, fmt.Errorf("INVOICE_ARBITER_KEY: not a secp256k1 private key in hex: %w", err)
+	}
+	return key, nil
 }
 
 // agentWallets provisions an agent's Safe through the wallets capability, with purpose AGENT.
@@ -171,7 +240,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

@@ -113,6 +113,11 @@ type Config struct {
 	TrustedProxies []netip.Prefix
 	// Ramps are the sandbox ramps' caps and liquidation address (zero fields: the defaults).
 	Ramps RampConfig
+	// InvoiceArbiterKey (INVOICE_ARBITER_KEY, hex secp256k1) is the platform arbiter of escrow
+	// invoices. Empty: a key derived from a public seed, fit for TEST only (invoices are
+	// sandbox only). InvoicePollInterval is the hold Safe balance poller's period (0 = 5 s).
+	InvoiceArbiterKey   string
+	InvoicePollInterval time.Duration
 }
 
 // RampConfig configures sandbox ramps: caps in whole USD and the platform liquidation address.

@@ -72,6 +72,9 @@ func (s *Server) endpointTable() []Endpoint {
 		routes = append(routes, s.rampEndpoints()...)
 	}
 	routes = append(routes, s.twoFactorEndpoints()...)
+	if s.cfg.Capabilities.Features["invoices"] {
+		routes = append(routes, s.invoiceEndpoints()...)
+	}
 	if s.cfg.Capabilities.Features["offrampPayments"] {
 		routes = append(routes, s.offrampPaymentEndpoints()...)
 	}

@@ -13,6 +13,7 @@ import (
 	"corridor/core/agent"
 	"corridor/core/card"
 	"corridor/core/claim"
+	"corridor/core/invoice"
 	"corridor/core/offramp"
 	"corridor/core/policy"
 	"corridor/core/ramp"
@@ -82,6 +83,10 @@ var statusByCode = map[core.Code]int{
 	core.CodeInsufficientFunds:        422,
 	core.CodeLedgerReferenceConflict:  409,
 	core.CodeAmountOverflow:           422,
+	invoice.CodeInvoiceNotFound:       404,
+	invoice.CodeBillNotFound:          404,
+	invoice.CodeNothingToRefund:       409,
+	invoice.CodeSettlementInFlight:    409,
 
 	// Agents. AGENT_SUSPENDED is 409 on provisioning routes (see writeError);
 	// AGENT_LIMIT_UNAVAILABLE fails closed and is retryable, like POLICY_UNAVAILABLE.

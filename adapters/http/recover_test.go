@@ -14,6 +14,7 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
+	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
@@ -115,6 +116,8 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	treasurySvc, err := treasuryapp.New(treasuryapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopTreasuryPorts{}, Payments: nopTreasuryPorts{}})
 	must(err)
+	invoicesSvc, err := invoicesapp.New(invoicesapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopInvoicePorts{}, Payments: nopInvoicePorts{}})
+	must(err)
 	cardsSvc, err := cardsapp.New(cardsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Issuer: issuer.NewSandbox(), PolicyGate: policySvc})
 	must(err)
 	rampsSvc, err := rampsapp.New(rampsapp.Deps{Store: nopStore{}, Credits: walletsSvc, Payments: nopRampPayments{},
@@ -123,7 +126,7 @@ func nopServices(t *testing.T) Services {
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
 	return Services{Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
-		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Idempotency: idem}
+		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 
 type nopRampPayments struct{}
@@ -146,6 +149,29 @@ type nopAgentWallets struct{}
 
 func (nopAgentWallets) ProvisionAgentWallet(context.Context, auth.Principal, agentsapp.WalletInput) (wallet.Wallet, error) {
 	return wallet.Wallet{}, nil
+}
+
+// nopInvoicePorts stands in for the wallets and payments capabilities invoices call.
+type nopInvoicePorts struct{}
+
+func (nopInvoicePorts) CreateHoldWallet(context.Context, auth.Principal, invoicesapp.HoldWallet) (wallet.Wallet, error) {
+	return wallet.Wallet{}, core.E(core.CodeInternal, "not wired")
+}
+
+func (nopInvoicePorts) ReadPayment(context.Context, auth.Principal, safepay.Request) (invoicesapp.PaymentRead, error) {
+	return nil, core.E(core.CodeInternal, "not wired")
+}
+
+func (nopInvoicePorts) ProposePayment(context.Context, auth.Principal, invoicesapp.PaymentRead) (safepay.Payment, error) {
+	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
+}
+
+func (nopInvoicePorts) ReadSignature(context.Context, auth.Principal, string, string) (invoicesapp.PaymentRead, error) {
+	return nil, core.E(core.CodeInternal, "not wired")
+}
+
+func (nopInvoicePorts) Sign(context.Context, auth.Principal, invoicesapp.PaymentRead) (safepay.Payment, error) {
+	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
 }
 
 // nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.

@@ -15,6 +15,7 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
+	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
@@ -136,6 +137,7 @@ type Services struct {
 	Cards       *cardsapp.Service
 	Ramps       *rampsapp.Service
 	TwoFactor   *twofactorapp.Service
+	Invoices    *invoicesapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -148,7 +150,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Invoices", s.Invoices == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

@@ -60,6 +60,9 @@ type serviceConfig struct {
 	CipherPreviousKeys secret `env:"CIPHER_PREVIOUS_KEYS" defaultDesc:"unset" desc:"comma-separated hex keys CIPHER_KEY replaced: they open the ciphertexts they sealed and never seal new ones"`
 	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
 	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
+	// InvoiceArbiterKey is the platform arbiter of escrow invoices (D16).
+	InvoiceArbiterKey   secret        `env:"INVOICE_ARBITER_KEY" defaultDesc:"a key derived from a public seed: TEST only (invoices are sandbox only)" desc:"secp256k1 private key (hex) of the platform arbiter, the default third owner of every invoice hold Safe; it signs settlements through POST /v1/admin/invoices/{id}/arbiter-sign"`
+	InvoicePollInterval time.Duration `env:"INVOICE_POLL_INTERVAL" envDefault:"5s" desc:"period of the invoice hold Safe balance poller (SENT to FUNDED or EXPIRED, settlement payments to RELEASED or REFUNDED)"`
 	// PolicyEnforcement is the spend-policy rollout flag.
 	// ContactCoolingOff delays payments to a newly saved contact.
 	ContactCoolingOff time.Duration `env:"CONTACT_COOLING_OFF" envDefault:"24h" desc:"cooling-off window of a new contact: Safe payments to it answer 403 PAYEE_COOLING_OFF until it ends (0 = the 24h default)"`
@@ -208,6 +211,8 @@ func (c Config) wiringConfig() wiring.Config {
 		CipherLookupKey:     c.Service.CipherLookupKey.reveal(),
 		Payouts:             c.Payouts.wiring(),
 		OperatorToken:       c.Service.OperatorToken.reveal(),
+		InvoiceArbiterKey:   c.Service.InvoiceArbiterKey.reveal(),
+		InvoicePollInterval: c.Service.InvoicePollInterval,
 		ClaimLifetime:       c.Claims.Lifetime,
 		ClaimLinkBase:       c.Claims.LinkBase,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: float64(c.Claims.LinkRatePerMinute) / 60,

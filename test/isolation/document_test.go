@@ -26,6 +26,7 @@ var publicOperations = []string{
 	"GET /healthz", "GET /metrics", "GET /readyz", "GET /v1/openapi.json",
 	"GET /v1/claims/{claimToken}", "POST /v1/claims/{claimToken}/phone-code",
 	"POST /v1/claims/{claimToken}/phone-code/verify", "POST /v1/providers/{provider}/webhooks",
+	"GET /v1/invoices/public/{id}",
 }
 
 var optionalOperations = []string{"GET /v1/capabilities", "POST /v1/tenants/members/accept"}

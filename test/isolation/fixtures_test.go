@@ -2,6 +2,7 @@ package isolation
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -118,6 +119,18 @@ var fixtures = map[string]fixture{
 			"amount":         map[string]any{"value": "60"},
 		}).ExpectError(t, 403, "TWOFA_REQUIRED")
 		return e["details"].(map[string]any)["challengeId"].(string)
+	}},
+	"invoices": {notFound: "INVOICE_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.victim.Root.Post("/v1/invoices", map[string]any{"amountUsd": "5", "payerAddress": newAddress(t),
+			"payeeAddress": newAddress(t)}).Expect(t, 201).JSON(t)["invoiceId"].(string)
+	}},
+	// A bill the other tenant sent the victim (FAILED: its signature is made up); the sender
+	// is the other tenant, which still cannot read it.
+	"bills/inbound": {notFound: "BILL_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		to := w.victim.Root.Get("/v1/wallets/"+w.wallet(t)).Expect(t, 200).JSON(t)["address"]
+		return w.other.Root.Post("/v1/bills", map[string]any{"toAddress": to, "amountUsd": "5", "payeeAddress": newAddress(t),
+			"senderAddress": newAddress(t), "signature": "0x" + strings.Repeat("11", 64) + "1b", "sigNonce": "1",
+			"sigExpiresAt": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}).Expect(t, 201).JSON(t)["invoiceId"].(string)
 	}},
 }
 

@@ -25,6 +25,8 @@ var bodies = map[string]any{
 	"POST /v1/sandbox/treasury/accounts/{id}/advance": map[string]any{"days": 1},
 	"POST /v1/sandbox/cards/{id}/authorizations":      map[string]any{"amountUsd": "1", "mcc": "5411", "merchantName": "matrix"},
 	"POST /v1/cards/{id}/ephemeral-keys":              map[string]any{"platform": "vendor_a"},
+	"POST /v1/sandbox/invoices/{id}/advance":          map[string]any{"seconds": 1},
+	"POST /v1/bills/inbound/{invoiceId}/accept":       map[string]any{"walletId": "wal_matrix"},
 	"POST /v1/policies/{id}/versions": map[string]any{
 		"document": map[string]any{"schemaVersion": 1, "limits": map[string]any{"perTransactionUsd": "5"}}},
 }

@@ -1,0 +1,138 @@
+package invoices
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/ethereum/go-ethereum/crypto"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/safepay"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// HoldWallet is what an invoice's hold Safe is made of: payer, payee and arbiter, 2 of 3.
+type HoldWallet struct {
+	Name      string
+	Owners    []wallet.OwnerInput
+	Threshold int
+	ChainID   int64
+}
+
+// HoldWallets provisions hold Safes (wallets of purpose ESCROW). It joins the caller's unit of
+// work, so an invoice is sent with its Safe or not at all.
+type HoldWallets interface {
+	CreateHoldWallet(ctx context.Context, p auth.Principal, in HoldWallet) (wallet.Wallet, error)
+}
+
+// PaymentRead is what the payments capability read from the chain for a proposal or a
+// signature, handed back unchanged.
+type PaymentRead any
+
+// Payments proposes and signs the Safe payments invoices and bills link to. The Read methods
+// read the chain and run outside any unit of work; the others record inside one.
+type Payments interface {
+	ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (PaymentRead, error)
+	ProposePayment(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
+	ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (PaymentRead, error)
+	Sign(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
+}
+
+// Deps are the ports of the invoices capability.
+type Deps struct {
+	Store ports.Store
+	Jobs  ports.Jobs
+	Clock ports.Clock // nil: the wall clock
+	// Chains are the configured chains per environment (D1).
+	Chains   map[core.Environment]ports.Chain
+	Wallets  HoldWallets
+	Payments Payments
+	// ArbiterKey is the platform arbiter's key (INVOICE_ARBITER_KEY): the default third owner of
+	// every hold Safe, which signs through the operator route. Nil: no platform arbiter; an
+	// invoice then needs an arbiterAddress and arbiter-sign answers 503.
+	ArbiterKey *ecdsa.PrivateKey
+	// PollInterval is how often the balance poller runs (default 5 s).
+	PollInterval time.Duration
+	Logger       *slog.Logger
+}
+
+// Service runs the invoice and bill use cases and the balance poller.
+type Service struct {
+	store        ports.Store
+	jobs         ports.Jobs
+	clock        ports.Clock
+	chains       kernel.Chains
+	wallets      HoldWallets
+	payments     Payments
+	arbiterKey   *ecdsa.PrivateKey
+	arbiter      string
+	pollInterval time.Duration
+	log          *slog.Logger
+}
+
+// Bounds of the capability.
+const (
+	// balanceReadTimeout bounds one hold Safe balance read; a slow read is unreadable, never 0.
+	balanceReadTimeout = 5 * time.Second
+	// pollBatch bounds the invoices one poller page reads.
+	pollBatch = 100
+	// pollMaxPages bounds one poller pass.
+	pollMaxPages = 50
+	// holdThreshold is the hold Safe's threshold: two of payer, payee and arbiter.
+	holdThreshold = 2
+	// DefaultPollInterval is the balance poller's default period.
+	DefaultPollInterval = 5 * time.Second
+)
+
+// New checks the wiring and fails at start-up when a required port is missing.
+func New(d Deps) (*Service, error) {
+	if err := kernel.RequirePorts("invoices", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
+		kernel.Port{Name: "Wallets", Value: d.Wallets}, kernel.Port{Name: "Payments", Value: d.Payments}); err != nil {
+		return nil, err
+	}
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets, payments: d.Payments,
+		arbiterKey: d.ArbiterKey, pollInterval: d.PollInterval, log: log}
+	if s.pollInterval <= 0 {
+		s.pollInterval = DefaultPollInterval
+	}
+	if d.ArbiterKey != nil {
+		s.arbiter = crypto.PubkeyToAddress(d.ArbiterKey.PublicKey).Hex()
+	}
+	return s, nil
+}
+
+// ArbiterAddress is the platform arbiter's address ("" when none is configured).
+func (s *Service) ArbiterAddress() string { return s.arbiter }
+
+// requireSandbox refuses LIVE: invoices are sandbox only (SPEC.md Limits); the HTTP layer
+// answers SANDBOX_ONLY first, and this guards any other caller.
+func requireSandbox(p auth.Principal) error {
+	if p.Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "invoices and bills are sandbox only: use a TEST key")
+	}
+	return nil
+}
+
+func authorize(p auth.Principal, scope auth.Scope) error {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return err
+	}
+	return requireSandbox(p)
+}
+
+// acting is the principal invoices act as towards wallets and payments: the tenant and
+// environment with exactly the scope that step needs (an invoices:release caller may propose
+// its settlement without payments scopes; nothing else is granted).
+func acting(tenantID string, env core.Environment, scope auth.Scope) auth.Principal {
+	return auth.Principal{Kind: auth.KindAPIKey, TenantID: tenantID, Environment: env, Scopes: []auth.Scope{scope}}
+}

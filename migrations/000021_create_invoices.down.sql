@@ -1,0 +1,2 @@
+DROP TABLE bills;
+DROP TABLE invoices;
