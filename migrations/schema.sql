@@ -952,7 +952,7 @@ CREATE TABLE public.safe_payments (
     CONSTRAINT safe_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT safe_payments_kind_check CHECK ((kind = ANY (ARRAY['transfer'::text, 'transaction'::text]))),
     CONSTRAINT safe_payments_kind_shape CHECK ((((kind = 'transfer'::text) AND (amount_base_units > 0) AND (call_value IS NULL) AND (call_data IS NULL)) OR ((kind = 'transaction'::text) AND (amount_base_units = 0) AND (call_value IS NOT NULL) AND (call_data IS NOT NULL)))),
-    CONSTRAINT safe_payments_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text, 'COMPLETED'::text, 'FAILED'::text, 'CANCELLED'::text])))
+    CONSTRAINT safe_payments_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'SIGNING'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text, 'COMPLETED'::text, 'FAILED'::text, 'CANCELLED'::text])))
 );
 
 CREATE TABLE public.schema_migrations (
@@ -1518,7 +1518,7 @@ CREATE INDEX safe_payments_source_created_idx ON public.safe_payments USING btre
 
 CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (tenant_id, environment, id);
 
-CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
+CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'SIGNING'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
 
 CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
 

@@ -76,7 +76,7 @@ type safePaymentResponse struct {
 	DestinationChainID int64                          `json:"destinationChainId" oas:"required"`
 	Asset              string                         `json:"asset" oas:"required,enum=usdc"`
 	Amount             string                         `json:"amount" oas:"required"`
-	Status             string                         `json:"status" oas:"required,enum=CREATED|AWAITING_SIGNATURE|READY_TO_EXECUTE|EXECUTING|COMPLETED|FAILED|CANCELLED"`
+	Status             string                         `json:"status" oas:"required,enum=CREATED|AWAITING_SIGNATURE|SIGNING|READY_TO_EXECUTE|EXECUTING|COMPLETED|FAILED|CANCELLED"`
 	SafeTxHash         *string                        `json:"safeTxHash" oas:"required"`
 	ExecutedTxHash     *string                        `json:"executedTxHash" oas:"required"`
 	Memo               *string                        `json:"memo" oas:"required"`

@@ -178,7 +178,7 @@ func (r paymentRepo) UpdatePayment(ctx context.Context, p safepay.Payment) error
 func (r paymentRepo) HighestNonceInUse(ctx context.Context, walletID string) (uint64, bool, error) {
 	var nonce sql.NullInt64
 	err := r.db.NewRaw(`SELECT max(safe_nonce) FROM safe_payments WHERE source_wallet_id = ?
-		AND status IN ('CREATED', 'AWAITING_SIGNATURE', 'READY_TO_EXECUTE', 'EXECUTING', 'COMPLETED')`, walletID).Scan(ctx, &nonce)
+		AND status IN ('CREATED', 'AWAITING_SIGNATURE', 'SIGNING', 'READY_TO_EXECUTE', 'EXECUTING', 'COMPLETED')`, walletID).Scan(ctx, &nonce)
 	if err != nil || !nonce.Valid {
 		return 0, false, err
 	}
@@ -190,7 +190,7 @@ func (r paymentRepo) ListQueuedPayments(ctx context.Context, walletID string, af
 	var rows []paymentModel
 	err := r.db.NewSelect().Model(&rows).
 		Where("source_wallet_id = ? AND safe_nonce > ?", walletID, int64Column(afterNonce)).
-		Where("status IN ('CREATED', 'AWAITING_SIGNATURE', 'READY_TO_EXECUTE', 'EXECUTING')").
+		Where("status IN ('CREATED', 'AWAITING_SIGNATURE', 'SIGNING', 'READY_TO_EXECUTE', 'EXECUTING')").
 		OrderExpr("safe_nonce ASC, id ASC").Limit(int64(limit)).Scan(ctx)
 	if err != nil {
 		return nil, err

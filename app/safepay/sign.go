@@ -12,6 +12,7 @@ import (
 	"corridor/core/auth"
 	"corridor/core/safe"
 	"corridor/core/safepay"
+	"corridor/core/wallet"
 	"corridor/ports"
 )
 
@@ -38,8 +39,13 @@ func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead
 		if err != nil {
 			return err
 		}
+		w, err := tx.Wallets().FindWallet(ctx, locked.TenantID, locked.Environment, locked.SourceWalletID)
+		if err != nil {
+			return err
+		}
 		now := s.clock.Now()
-		next, err := locked.AddSignature(safepay.Signature{Signer: read.signer.Hex(), Value: read.signature, SignedAt: now}, now)
+		escrow := w.Purpose == wallet.PurposeEscrow
+		next, err := locked.AddSignature(safepay.Signature{Signer: read.signer.Hex(), Value: read.signature, SignedAt: now}, now, escrow)
 		if err != nil {
 			return err
 		}
@@ -90,7 +96,7 @@ func (s *Service) ReadSignature(ctx context.Context, p auth.Principal, id, signa
 	if err != nil {
 		return SignatureRead{}, err
 	}
-	if pay.Status != safepay.StatusAwaitingSignature {
+	if !pay.Status.TakesSignatures() {
 		return SignatureRead{}, core.E(core.CodeInvalidState, "payment %s is %s: it takes no more signatures", pay.ID, pay.Status).
 			WithDetails(map[string]any{"status": string(pay.Status)})
 	}

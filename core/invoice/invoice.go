@@ -15,9 +15,9 @@ import (
 
 // Codes of the invoices capability.
 const (
-	CodeInvoiceNotFound   core.Code = "INVOICE_NOT_FOUND"
-	CodeBillNotFound      core.Code = "BILL_NOT_FOUND"
-	CodeNothingToRefund   core.Code = "INVOICE_NOTHING_TO_REFUND"
+	CodeInvoiceNotFound    core.Code = "INVOICE_NOT_FOUND"
+	CodeBillNotFound       core.Code = "BILL_NOT_FOUND"
+	CodeNothingToRefund    core.Code = "INVOICE_NOTHING_TO_REFUND"
 	CodeSettlementInFlight core.Code = "SETTLEMENT_IN_FLIGHT"
 )
 

@@ -146,7 +146,7 @@ func TestPackedSignatures_SortedBySigner(t *testing.T) {
 		signer := crypto.PubkeyToAddress(key.PublicKey)
 		signers = append(signers, signer)
 		var err error
-		if p, err = p.AddSignature(Signature{Signer: signer.Hex(), Value: sig.Hex()}, time.Now()); err != nil {
+		if p, err = p.AddSignature(Signature{Signer: signer.Hex(), Value: sig.Hex()}, time.Now(), false); err != nil {
 			t.Fatal(err)
 		}
 	}

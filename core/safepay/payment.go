@@ -15,11 +15,14 @@ type Status string
 const (
 	StatusCreated           Status = "CREATED"
 	StatusAwaitingSignature Status = "AWAITING_SIGNATURE"
-	StatusReadyToExecute    Status = "READY_TO_EXECUTE"
-	StatusExecuting         Status = "EXECUTING"
-	StatusCompleted         Status = "COMPLETED"
-	StatusFailed            Status = "FAILED"
-	StatusCancelled         Status = "CANCELLED"
+	// StatusSigning: an escrow invoice's settlement payment holding some, not all, of its
+	// signatures (SPEC.md: one signature moves it to SIGNING, the second executes).
+	StatusSigning        Status = "SIGNING"
+	StatusReadyToExecute Status = "READY_TO_EXECUTE"
+	StatusExecuting      Status = "EXECUTING"
+	StatusCompleted      Status = "COMPLETED"
+	StatusFailed         Status = "FAILED"
+	StatusCancelled      Status = "CANCELLED"
 )
 
 // Terminal reports whether the payment is over.

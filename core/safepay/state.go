@@ -12,6 +12,7 @@ type Trigger string
 const (
 	TriggerPropose   Trigger = "propose"   // the safeTxHash is computed
 	TriggerThreshold Trigger = "threshold" // signatures reach the wallet threshold
+	TriggerSigning   Trigger = "signing"   // an escrow settlement's first signature, below the threshold
 	TriggerExecute   Trigger = "execute"   // auto-execute or explicit execute: sent to the relayer
 	TriggerSucceeded Trigger = "succeeded" // on-chain success
 	TriggerFail      Trigger = "fail"      // policy rejection or on-chain revert
@@ -29,6 +30,10 @@ type transition struct {
 var transitions = map[transition]Status{
 	{StatusCreated, TriggerPropose}:             StatusAwaitingSignature,
 	{StatusAwaitingSignature, TriggerThreshold}: StatusReadyToExecute,
+	{StatusAwaitingSignature, TriggerSigning}:   StatusSigning,
+	{StatusSigning, TriggerThreshold}:           StatusReadyToExecute,
+	{StatusSigning, TriggerFail}:                StatusFailed,
+	{StatusSigning, TriggerCancel}:              StatusCancelled,
 	{StatusReadyToExecute, TriggerExecute}:      StatusExecuting,
 	{StatusExecuting, TriggerSucceeded}:         StatusCompleted,
 	{StatusCreated, TriggerFail}:                StatusFailed,
@@ -67,10 +72,17 @@ func (p Payment) Fail(reason string, now time.Time) (Payment, error) {
 	return out, err
 }
 
+// TakesSignatures reports whether the payment still collects signatures.
+func (s Status) TakesSignatures() bool {
+	return s == StatusAwaitingSignature || s == StatusSigning
+}
+
 // AddSignature records an owner's verified signature. A second signature by the same owner is
-// refused; reaching the threshold moves the payment to READY_TO_EXECUTE.
-func (p Payment) AddSignature(sig Signature, now time.Time) (Payment, error) {
-	if p.Status != StatusAwaitingSignature {
+// refused; reaching the threshold moves the payment to READY_TO_EXECUTE. Below the threshold an
+// escrow settlement (escrow true: its Safe is an invoice's 2-of-3 hold Safe) moves to SIGNING,
+// any other payment stays AWAITING_SIGNATURE as SPEC.md's table has it.
+func (p Payment) AddSignature(sig Signature, now time.Time, escrow bool) (Payment, error) {
+	if !p.Status.TakesSignatures() {
 		return p, core.E(core.CodeInvalidState, "payment %s is %s: it takes no more signatures", p.ID, p.Status).
 			WithDetails(map[string]any{"status": string(p.Status)})
 	}
@@ -81,6 +93,9 @@ func (p Payment) AddSignature(sig Signature, now time.Time) (Payment, error) {
 	p.UpdatedAt = now
 	if len(p.Signatures) >= p.Threshold {
 		return p.Apply(TriggerThreshold, now)
+	}
+	if escrow && p.Status == StatusAwaitingSignature {
+		return p.Apply(TriggerSigning, now)
 	}
 	return p, nil
 }

@@ -87,8 +87,8 @@ func TestInvoice_ReleaseJourney(t *testing.T) {
 	if pay["status"] != "AWAITING_SIGNATURE" || pay["amount"] != "10" {
 		t.Fatalf("release payment: %v", pay)
 	}
-	if signed := signPayment(t, ten.Root, payID, payee); signed["status"] != "AWAITING_SIGNATURE" {
-		t.Fatalf("one of two signatures executed the payment: %v", signed)
+	if signed := signPayment(t, ten.Root, payID, payee); signed["status"] != "SIGNING" {
+		t.Fatalf("one of two signatures: want SIGNING (not executed), got %v", signed)
 	}
 	arbiterSign(t, id)
 	if done := waitPayment(t, ten.Root, payID, "COMPLETED"); done["status"] != "COMPLETED" {
