@@ -19,7 +19,9 @@ import (
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
 	"corridor/app/wallets"
+	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/card"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -56,7 +58,11 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name()}); err != nil {
 		return s, err
 	}
-	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Logger: log}); err != nil {
+	// The cards capability is built after agents (it takes their budget): agentCards reaches it
+	// once it exists.
+	cardsLink := &agentCards{}
+	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: cardsLink,
+		Logger: log}); err != nil {
 		return s, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets,
@@ -96,7 +102,19 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
 		AgentBudget: s.Agents})
+	cardsLink.cards = s.Cards
 	return s, err
+}
+
+// agentCards issues an agent's card through the cards capability.
+type agentCards struct{ cards *cardsapp.Service }
+
+func (a *agentCards) PrepareAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string,
+	limits card.LimitsPatch) (func(ctx context.Context, base card.Limits) (card.Card, error), error) {
+	if a.cards == nil {
+		return nil, core.E(core.CodeFeatureNotAvailable, "cards are not available in this deployment")
+	}
+	return a.cards.PrepareAgentCard(ctx, p, walletID, agentID, limits)
 }
 
 // agentWallets provisions an agent's Safe through the wallets capability, with purpose AGENT.

@@ -37,6 +37,15 @@ func (f *fakeAgentBudget) ConsumeAgentCardSpend(_ context.Context, _ string, _ c
 	return "", nil
 }
 
+func (f *fakeAgentBudget) AdjustAgentCardSpend(_ context.Context, authorizationID string, captured int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.charged[authorizationID]; ok {
+		f.charged[authorizationID] = captured
+	}
+	return nil
+}
+
 func (f *fakeAgentBudget) ReleaseAgentCardSpend(_ context.Context, authorizationID string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
