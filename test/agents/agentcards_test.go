@@ -280,8 +280,87 @@ func TestAgents_CardAuthorizationsAgainstDailyCap(t *testing.T) {
 		r, _ := it["reason"].(string)
 		reasons[fmt.Sprint(it["status"], " ", r)]++
 	}
-	if len(items) != 32+8 || reasons["DECLINED AGENT_LIMIT"] != 22+4 || reasons["DECLINED AGENT_SUSPENDED"] != 1 || reasons["REVERSED "] != 1 ||
+	if len(items) != 32+7 || reasons["DECLINED AGENT_LIMIT"] != 22+4 || reasons["DECLINED AGENT_SUSPENDED"] != 1 || reasons["REVERSED "] != 1 ||
 		reasons["CAPTURED "] != 2 {
 		t.Fatalf("activity reasons %v of %d items", reasons, len(items))
+	}
+}
+
+// TestAgents_ActivityMergesThreeSources: the timeline merges the agent wallet's payments, its
+// card's authorizations (with decline reasons) and the policy decisions about it, newest first,
+// and a small page size walks the same items in the same order across the three sources.
+func TestAgents_ActivityMergesThreeSources(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "merged")["id"].(string)
+	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"dailyUsd": "3"}).Expect(t, http.StatusOK)
+	walletID := agentWallet(t, ten, id, newOwner(t), "10")
+	awaitMirrored(t, walletID, 10_000_000)
+	// The card's own daily cap (a copy of the agent's) is cleared, so the agent's binds.
+	cardID := ten.Root.Post("/v1/agents/"+id+"/cards", map[string]any{"dailyUsd": nil}).Expect(t, http.StatusCreated).JSON(t)["cardId"].(string)
+
+	// In order: a payment, an approved authorization, a decision about the agent, a declined one.
+	pay := ten.Root.Post("/v1/payments", payBody(walletID, "1")).Expect(t, http.StatusCreated).JSON(t)["id"].(string)
+	approved := cardAuthorize(t, ten.Root, cardID, "2")["authorizationId"].(string)
+	pol := ten.Root.Post("/v1/policies", map[string]any{"name": "agent", "document": map[string]any{"schemaVersion": 1}}).Expect(t, 201).JSON(t)
+	ten.Root.Post("/v1/policies/"+pol["policyId"].(string)+"/attachments", map[string]any{"subjectType": "agent", "subjectId": id}).Expect(t, 201)
+	ten.Root.Post("/v1/policies/evaluate", map[string]any{"subjectType": "agent", "subjectId": id, "amountUsd": "4"}).Expect(t, 200)
+	declined := cardAuthorize(t, ten.Root, cardID, "2")
+	if declined["declineReason"] != "AGENT_LIMIT" {
+		t.Fatalf("over the agent's cap: %v", declined)
+	}
+
+	path := "/v1/agents/" + id + "/activity"
+	items := ten.Root.Get(path).Expect(t, 200).JSON(t)["items"].([]any)
+	var order []string
+	for i, raw := range items {
+		it := raw.(map[string]any)
+		if i > 0 && it["occurredAt"].(string) > items[i-1].(map[string]any)["occurredAt"].(string) {
+			t.Fatalf("not newest first at %d: %v", i, items)
+		}
+		switch {
+		case it["type"] == "policy_decision":
+			if len(it["sha256"].(string)) != 64 {
+				t.Fatalf("decision without sha256: %v", it)
+			}
+			order = append(order, "decision")
+		default:
+			order = append(order, it["id"].(string))
+		}
+	}
+	want := []string{declined["authorizationId"].(string), "decision", approved, pay}
+	if fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("timeline %v, want %v: %v", order, want, items)
+	}
+	newest := items[0].(map[string]any)
+	if newest["type"] != "card_authorization" || newest["status"] != "DECLINED" || newest["reason"] != "AGENT_LIMIT" ||
+		newest["amountUsd"] != "2" || newest["referenceId"] != cardID {
+		t.Fatalf("the declined authorization: %v", newest)
+	}
+
+	var paged []string
+	cursor := ""
+	for range 10 {
+		q := path + "?limit=1"
+		if cursor != "" {
+			q += "&cursor=" + cursor
+		}
+		page := ten.Root.Get(q).Expect(t, 200).JSON(t)
+		for _, it := range page["items"].([]any) {
+			paged = append(paged, it.(map[string]any)["id"].(string))
+		}
+		next, _ := page["nextCursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if len(paged) != len(items) {
+		t.Fatalf("paged %d items, want %d", len(paged), len(items))
+	}
+	for i, pid := range paged {
+		if items[i].(map[string]any)["id"] != pid {
+			t.Fatalf("page order differs at %d: %v", i, paged)
+		}
 	}
 }
