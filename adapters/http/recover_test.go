@@ -23,6 +23,7 @@ import (
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/card"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -97,7 +98,7 @@ func nopServices(t *testing.T) Services {
 	}
 	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	agentsSvc, err := agentsapp.New(agentsapp.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}})
+	agentsSvc, err := agentsapp.New(agentsapp.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}, Cards: nopAgentWallets{}})
 	must(err)
 	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc, Agents: agentsSvc})
 	must(err)
@@ -122,6 +123,11 @@ type nopAgentWallets struct{}
 
 func (nopAgentWallets) ProvisionAgentWallet(context.Context, auth.Principal, agentsapp.WalletInput) (wallet.Wallet, error) {
 	return wallet.Wallet{}, nil
+}
+
+func (nopAgentWallets) PrepareAgentCard(context.Context, auth.Principal, string, string,
+	card.LimitsPatch) (func(context.Context, card.Limits) (card.Card, error), error) {
+	return func(context.Context, card.Limits) (card.Card, error) { return card.Card{}, nil }, nil
 }
 
 // nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.
