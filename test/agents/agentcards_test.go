@@ -3,12 +3,16 @@ package agents
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/ethereum/go-ethereum/common"
+
 	"corridor/core"
+	"corridor/core/wallet"
 	"corridor/ledger"
 	"corridor/ports"
 	"corridor/test/harness"
@@ -362,5 +366,40 @@ func TestAgents_ActivityMergesThreeSources(t *testing.T) {
 		if items[i].(map[string]any)["id"] != pid {
 			t.Fatalf("page order differs at %d: %v", i, paged)
 		}
+	}
+}
+
+// TestAgents_CardIssueWalletNotDeployed: an agent whose Safe is not deployed yet gets no card
+// (409 WALLET_NOT_DEPLOYED) and nothing is recorded.
+func TestAgents_CardIssueWalletNotDeployed(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	id := createAgent(t, ten.Root, "early")["id"].(string)
+	// The agent's wallet row as provisioning stores it before the deploy job runs (no job here,
+	// so it stays PENDING_DEPLOYMENT).
+	w := wallet.Wallet{ID: core.NewID(core.PrefixWallet), TenantID: ten.ID, Environment: core.EnvTest, Name: "pending",
+		ChainID: wallet.SandboxChainID, Address: common.BigToAddress(big.NewInt(time.Now().UnixNano())).Hex(),
+		Owners: []wallet.Owner{{Address: newOwner(t).address.Hex(), Role: wallet.RoleAgent}}, Threshold: 1,
+		Status: wallet.StatusPendingDeployment, Purpose: wallet.PurposeAgent, CreatedAt: time.Now().UTC()}
+	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Wallets().CreateWallet(ctx, w); err != nil {
+			return err
+		}
+		a, err := tx.Agents().LockAgent(ctx, ten.ID, core.EnvTest, id)
+		if err != nil {
+			return err
+		}
+		a.WalletID = w.ID
+		return tx.Agents().UpdateAgent(ctx, a)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ten.Root.Post("/v1/agents/"+id+"/cards", map[string]any{}).ExpectError(t, http.StatusConflict, "WALLET_NOT_DEPLOYED")
+	if got["details"].(map[string]any)["walletId"] != w.ID {
+		t.Fatalf("details %v", got)
+	}
+	if list := ten.Root.Get("/v1/cards").Expect(t, 200).JSON(t); list["total"] != float64(0) {
+		t.Fatalf("cards: %v", list)
 	}
 }
