@@ -19,9 +19,7 @@ import (
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
 	"corridor/app/wallets"
-	"corridor/core"
 	"corridor/core/auth"
-	"corridor/core/card"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -59,9 +57,8 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	// The cards capability is built after agents (it takes their budget): agentCards reaches it
-	// once it exists.
-	cardsLink := &agentCards{}
-	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: cardsLink,
+	// through s once it exists.
+	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{&s},
 		Logger: log}); err != nil {
 		return s, err
 	}
@@ -102,19 +99,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
 		AgentBudget: s.Agents})
-	cardsLink.cards = s.Cards
 	return s, err
-}
-
-// agentCards issues an agent's card through the cards capability.
-type agentCards struct{ cards *cardsapp.Service }
-
-func (a *agentCards) PrepareAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string,
-	limits card.LimitsPatch) (func(ctx context.Context, base card.Limits) (card.Card, error), error) {
-	if a.cards == nil {
-		return nil, core.E(core.CodeFeatureNotAvailable, "cards are not available in this deployment")
-	}
-	return a.cards.PrepareAgentCard(ctx, p, walletID, agentID, limits)
 }
 
 // agentWallets provisions an agent's Safe through the wallets capability, with purpose AGENT.
