@@ -64,6 +64,13 @@ func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID stri
 	if err != nil {
 		return IssueRead{}, err
 	}
+	// An agent's Safe spends within the agent's caps: a card on it is the agent's card, bound
+	// to the agent so its authorizations consume the agent's windows.
+	if w.Purpose == wallet.PurposeAgent && agentID == "" {
+		return IssueRead{}, core.E(core.CodeInvalidState,
+			"wallet %s is an agent's wallet: issue its card with POST /v1/agents/{id}/cards so the agent's caps apply", w.ID).
+			WithDetails(map[string]any{"walletId": w.ID, "walletPurpose": string(w.Purpose)})
+	}
 	if w.Status != wallet.StatusDeployed {
 		return IssueRead{}, core.E(card.CodeWalletNotDeployed, "wallet %s is %s: cards are issued from a DEPLOYED wallet", w.ID, w.Status).
 			WithDetails(map[string]any{"walletId": w.ID, "walletStatus": string(w.Status)})

@@ -58,7 +58,8 @@ func cardAuthorize(t *testing.T, c *harness.Client, cardID, amount string) map[s
 		Expect(t, http.StatusCreated).JSON(t)
 }
 
-// TestAgents_CardIssue: an agent's card needs its wallet (AGENT_WALLET_REQUIRED); it is bound to
+// TestAgents_CardIssue: an agent's card needs its wallet (AGENT_WALLET_REQUIRED), and that wallet
+// takes no other card (INVALID_STATE through POST /v1/wallets/{id}/cards); it is bound to
 // the agent and its wallet; caps left out are a copy of the agent's limits that does not follow
 // later changes, null clears a cap, a value sets it; a bad body changes nothing; a second card
 // is AGENT_CARD_EXISTS while a retry with the same Idempotency-Key replays the first; another
@@ -71,6 +72,8 @@ func TestAgents_CardIssue(t *testing.T) {
 	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"perTransactionUsd": "5", "dailyUsd": "10", "weeklyUsd": "50"}).Expect(t, http.StatusOK)
 	ten.Root.Post(path, map[string]any{}).ExpectError(t, http.StatusConflict, "AGENT_WALLET_REQUIRED")
 	walletID := agentWallet(t, ten, id, newOwner(t), "")
+	// The agent's Safe takes no card that is not the agent's: its caps would not apply.
+	ten.Root.Post("/v1/wallets/"+walletID+"/cards", map[string]any{}).ExpectError(t, http.StatusConflict, "INVALID_STATE")
 
 	bad := ten.Root.Post(path, map[string]any{"dailyUsd": "0", "monthlyUsd": "1"}).ExpectError(t, http.StatusBadRequest, "VALIDATION_FAILED")
 	if fields, _ := bad["details"].(map[string]any)["fields"].(map[string]any); fields["dailyUsd"] == nil {
