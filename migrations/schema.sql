@@ -1224,11 +1224,15 @@ CREATE INDEX api_keys_tenant_env_idx ON public.api_keys USING btree (tenant_id, 
 
 CREATE INDEX background_failures_status_idx ON public.background_failures USING btree (status, last_failed_at);
 
+CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (card_id, created_at DESC, id DESC);
+
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (card_id, id);
 
 CREATE INDEX card_authorizations_unsettled_idx ON public.card_authorizations USING btree (updated_at) WHERE (settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text]));
 
 CREATE INDEX cardholders_tenant_env_idx ON public.cardholders USING btree (tenant_id, environment, id);
+
+CREATE UNIQUE INDEX cards_agent_idx ON public.cards USING btree (agent_id) WHERE (agent_id IS NOT NULL);
 
 CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, environment, id);
 

@@ -71,11 +71,12 @@ func TestCards_AgentCardHook(t *testing.T) {
 	ctx := context.Background()
 	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: ten.ID, Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
 	daily := "20"
-	c, err := svc.IssueAgentCard(ctx, p, w.ID, "agt_test", card.LimitsPatch{DailyUsd: card.CapPatch{Set: true, Value: &daily}})
-	if err != nil || c.AgentID != "agt_test" || c.Limits.Daily == nil || *c.Limits.Daily != 20_000_000 {
+	agentID := core.NewID(core.PrefixAgent) // an agent has one card: a fresh id for every run
+	c, err := svc.IssueAgentCard(ctx, p, w.ID, agentID, card.LimitsPatch{DailyUsd: card.CapPatch{Set: true, Value: &daily}})
+	if err != nil || c.AgentID != agentID || c.Limits.Daily == nil || *c.Limits.Daily != 20_000_000 {
 		t.Fatalf("agent card: %+v %v", c, err)
 	}
-	if got := ten.Root.Get("/v1/cards/"+c.ID).Expect(t, 200).JSON(t); got["agentId"] != "agt_test" {
+	if got := ten.Root.Get("/v1/cards/"+c.ID).Expect(t, 200).JSON(t); got["agentId"] != agentID {
 		t.Fatalf("agentId: %v", got)
 	}
 	authorize := func(amount string) card.Authorization {
