@@ -56,7 +56,8 @@ func (f *fakeAgentBudget) ReleaseAgentCardSpend(_ context.Context, authorization
 
 // TestCards_AgentCardHook: a card issued through IssueAgentCard is bound to its agent; its
 // authorizations charge the agent's budget inside their unit of work (a decline reason from it
-// is recorded), a refused hold gives the charge back, and a reversal releases it.
+// is recorded), a refused hold gives the charge back, a reversal releases it, and a partial
+// capture adjusts it.
 func TestCards_AgentCardHook(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -103,6 +104,19 @@ func TestCards_AgentCardHook(t *testing.T) {
 	}
 	if len(budget.charged) != 0 || len(budget.released) != 2 || budget.released[1] != first.ID {
 		t.Fatalf("reversal: %v %v", budget.charged, budget.released)
+	}
+	// A partial capture lowers the agent's charge to what it took; a whole capture leaves it.
+	partial := authorize("4")
+	one := "1"
+	if _, err := svc.Capture(ctx, p, partial.ID, cardsapp.CaptureInput{AmountUsd: &one}); err != nil {
+		t.Fatal(err)
+	}
+	whole := authorize("2")
+	if _, err := svc.Capture(ctx, p, whole.ID, cardsapp.CaptureInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if budget.charged[partial.ID] != 1_000_000 || budget.charged[whole.ID] != 2_000_000 {
+		t.Fatalf("captures: %v", budget.charged)
 	}
 	if _, err := svc.IssueAgentCard(ctx, p, w.ID, " ", card.LimitsPatch{}); err == nil {
 		t.Fatal("an agent card needs an agent")
