@@ -1408,11 +1408,15 @@ CREATE INDEX bills_payer_idx ON public.bills USING btree (payer_tenant_id, envir
 
 CREATE UNIQUE INDEX bills_signer_nonce_key ON public.bills USING btree (environment, lower(sender_address), sig_nonce) WHERE (verification_status = 'VERIFIED'::text);
 
+CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (card_id, created_at DESC, id DESC);
+
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (card_id, id);
 
 CREATE INDEX card_authorizations_unsettled_idx ON public.card_authorizations USING btree (updated_at) WHERE (settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text]));
 
 CREATE INDEX cardholders_tenant_env_idx ON public.cardholders USING btree (tenant_id, environment, id);
+
+CREATE UNIQUE INDEX cards_agent_idx ON public.cards USING btree (agent_id) WHERE (agent_id IS NOT NULL);
 
 CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, environment, id);
 

@@ -32,6 +32,10 @@ type AgentRepo interface {
 	CreateCardSpend(ctx context.Context, s agent.CardSpend) error
 	// LockCardSpend returns the record of an authorization, locked; found is false when none.
 	LockCardSpend(ctx context.Context, authorizationID string) (s agent.CardSpend, found bool, err error)
+	// AdjustCardSpend lowers a record's amount to what the authorization's capture took.
+	AdjustCardSpend(ctx context.Context, authorizationID string, amount int64) error
+	// FindAgentCard returns the id of the card bound to the agent; found is false when none.
+	FindAgentCard(ctx context.Context, a agent.Agent) (cardID string, found bool, err error)
 	// ReleaseCardSpend marks a record released at the given time (once).
 	ReleaseCardSpend(ctx context.Context, authorizationID string, at time.Time) error
 	// ListActivity returns up to limit timeline items of the agent strictly before cursor

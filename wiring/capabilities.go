@@ -36,7 +36,7 @@ var Features = map[string]bool{
 	"faucet":             true,
 	"handles":            true,
 	"cards":              true,
-	"agents":             false,
+	"agents":             true,
 	"treasury":           true,
 	"invoices":           true,
 	"bills":              true,
@@ -52,6 +52,10 @@ var Features = map[string]bool{
 	"webhooks":           false,
 }
 
+// SandboxOnlyFeatures are reported false to LIVE callers: agents (their cards are issued in
+// the sandbox only, SPEC.md capabilities).
+var SandboxOnlyFeatures = []string{"agents"}
+
 // UnbuiltPrefixes maps the path prefixes of SPEC.md capabilities that this build does not
 // serve to their feature name, so a partner calling them gets FEATURE_NOT_AVAILABLE rather
 // than a bare 404.
@@ -62,9 +66,8 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/directory":   "handles",
 	"/v1/cards":       "cards",
 	"/v1/cardholders": "cards",
-	// Agents are served; agent card issuance waits for cards (features.agents turns true in
-	// the sandbox once it is live).
-	"/v1/agents/*/cards":      "agents",
+	// An agent's card is a card: without a card spend module its route is unavailable.
+	"/v1/agents/*/cards":      "cards",
 	"/v1/policies":            "policies",
 	"/v1/offramp":             "offrampPayments",
 	"/v1/claims":              "pendingClaims",
@@ -108,6 +111,8 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 	// Cards settle through the card spend module: without one on any chain they are off.
 	if len(cardSpendModules(chains)) == 0 {
 		features["cards"] = false
+		// Agents are complete with their card: without cards they are not.
+		features["agents"] = false
 	}
 	for prefix, feature := range UnbuiltPrefixes {
 		if !features[feature] {
@@ -120,9 +125,10 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 		}
 	}
 	return http.CapabilitiesConfig{
-		Chains:          []http.ChainInfo{sandbox, live},
-		Features:        features,
-		UnbuiltPrefixes: unbuilt,
+		Chains:              []http.ChainInfo{sandbox, live},
+		Features:            features,
+		UnbuiltPrefixes:     unbuilt,
+		SandboxOnlyFeatures: append([]string(nil), SandboxOnlyFeatures...),
 	}
 }
 

@@ -64,7 +64,10 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name()}); err != nil {
 		return s, err
 	}
-	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Logger: log}); err != nil {
+	// The cards capability is built after agents (it takes their budget): agentCards reaches it
+	// through s once it exists.
+	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{&s},
+		Logger: log}); err != nil {
 		return s, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets,

@@ -23,6 +23,8 @@ type CapabilitiesConfig struct {
 	Features map[string]bool
 	// UnbuiltPrefixes maps path prefixes of unbuilt capabilities to their feature name.
 	UnbuiltPrefixes map[string]string
+	// SandboxOnlyFeatures are reported false to LIVE callers whatever Features says.
+	SandboxOnlyFeatures []string
 }
 
 type capabilitiesResponse struct {
@@ -38,8 +40,18 @@ func (s *Server) capabilities(c *fiber.Ctx) error {
 	if p, ok := principalOf(c); ok {
 		env = p.Environment
 	}
+	features := s.cfg.Capabilities.Features
+	if env == core.EnvLive && len(s.cfg.Capabilities.SandboxOnlyFeatures) > 0 {
+		features = make(map[string]bool, len(s.cfg.Capabilities.Features))
+		for k, v := range s.cfg.Capabilities.Features {
+			features[k] = v
+		}
+		for _, k := range s.cfg.Capabilities.SandboxOnlyFeatures {
+			features[k] = false
+		}
+	}
 	return c.JSON(capabilitiesResponse{
 		APIVersion: "1", Environment: string(env),
-		Chains: s.cfg.Capabilities.Chains, Features: s.cfg.Capabilities.Features,
+		Chains: s.cfg.Capabilities.Chains, Features: features,
 	})
 }

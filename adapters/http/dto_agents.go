@@ -87,16 +87,23 @@ func (r agentWalletRequest) input() agents.WalletInput {
 	return agents.WalletInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID}
 }
 
+// agentCardRequest documents POST /v1/agents/{id}/cards: the card's limits. A cap left out is a
+// copy of the agent's cap at issue (later changes to the agent's limits do not follow), a cap
+// sent as null is cleared, a value sets it; the MCC lists are as on any card.
+type agentCardRequest struct {
+	cardLimitsRequest
+}
+
 type agentActivityItem struct {
-	Type        string    `json:"type" oas:"required,enum=payment|policy_decision"`
-	ID          string    `json:"id" oas:"required" description:"the payment id or the policy decision log id"`
+	Type        string    `json:"type" oas:"required,enum=payment|card_authorization|policy_decision"`
+	ID          string    `json:"id" oas:"required" description:"the payment id, the card authorization id or the policy decision log id"`
 	OccurredAt  time.Time `json:"occurredAt" oas:"required"`
 	AmountUSD   string    `json:"amountUsd" oas:"required"`
-	Status      string    `json:"status" oas:"required" description:"a payment's status; ALLOW or DENY for a decision"`
-	Reason      *string   `json:"reason" oas:"required,nullable" description:"a payment's failureReason or a decision's reason"`
+	Status      string    `json:"status" oas:"required" description:"a payment's or card authorization's status; ALLOW or DENY for a decision"`
+	Reason      *string   `json:"reason" oas:"required,nullable" description:"a payment's failureReason, a card authorization's declineReason (AGENT_LIMIT, AGENT_SUSPENDED, ...) or a decision's reason"`
 	SHA256      *string   `json:"sha256" oas:"required,nullable" description:"decisions: the sha256 of the policy version decided with"`
-	PolicyID    *string   `json:"policyId" oas:"required,nullable"`
-	ReferenceID *string   `json:"referenceId" oas:"required,nullable" description:"decisions: the payment decided on"`
+	PolicyID    *string   `json:"policyId" oas:"required,nullable" description:"decisions, and card authorizations a policy decided"`
+	ReferenceID *string   `json:"referenceId" oas:"required,nullable" description:"decisions: the payment decided on; card authorizations: the card"`
 }
 
 type agentActivityResponse struct {

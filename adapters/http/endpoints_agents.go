@@ -2,14 +2,13 @@ package http
 
 import "corridor/core/auth"
 
-// agentEndpoints are the routes of agents (SPEC.md Endpoints, Agents). Agent card issuance is
-// not served yet: POST /v1/agents/{id}/cards answers FEATURE_NOT_AVAILABLE.
+// agentEndpoints are the routes of agents (SPEC.md Endpoints, Agents).
 func (s *Server) agentEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
 	manage := []auth.Scope{auth.ScopeAgentsManage}
 	read := []auth.Scope{auth.ScopeAgentsRead}
-	return []Endpoint{
+	routes := []Endpoint{
 		{Method: "POST", Path: "/v1/agents", Summary: "Create an agent (ACTIVE, no limits, no wallet)", Tag: "agents",
 			Auth: authRequired, Scopes: manage, Request: agentCreateRequest{},
 			Responses: map[int]any{201: agentResponse{}}, Handler: s.createAgent},
@@ -38,10 +37,18 @@ func (s *Server) agentEndpoints() []Endpoint {
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeAgentsManage, auth.ScopeWalletsWrite}, Params: pathID, Request: agentWalletRequest{},
 			Responses: map[int]any{202: walletResponse{}, 404: Envelope{}, 503: Envelope{}}, Handler: s.provisionAgentWallet,
 			AgentSuspendedConflict: true},
-		{Method: "GET", Path: "/v1/agents/{id}/activity", Summary: "The agent's timeline, newest first: Safe payments from its wallet and policy decisions about it", Tag: "agents",
+		{Method: "GET", Path: "/v1/agents/{id}/activity", Summary: "The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it", Tag: "agents",
 			Auth: authRequired, Scopes: read,
 			Params: append([]Param{{Name: "limit", In: "query", Integer: true, Description: "1 to 100, default 50"},
 				{Name: "cursor", In: "query", Description: "nextCursor of the previous page"}}, pathID...),
 			Responses: map[int]any{200: agentActivityResponse{}, 404: Envelope{}}, Handler: s.agentActivity},
 	}
+	// An agent's card is a card: served when cards are (a card spend module settles it).
+	if s.cfg.Capabilities.Features["cards"] {
+		routes = append(routes, Endpoint{Method: "POST", Path: "/v1/agents/{id}/cards", Summary: "Issue the agent's one card on its DEPLOYED wallet: caps left out copy the agent's limits, null clears; its authorizations consume the agent's windows", Tag: "agents",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeAgentsManage, auth.ScopeCardsIssue}, Params: pathID, Request: agentCardRequest{}, SandboxOnly: true,
+			Responses: map[int]any{201: cardResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Staged: s.issueAgentCard,
+			AgentSuspendedConflict: true})
+	}
+	return routes
 }

@@ -95,6 +95,8 @@ var statusByCode = map[core.Code]int{
 	agent.CodeLimit:            403,
 	agent.CodeLimitUnavailable: 503,
 	agent.CodeWalletExists:     409,
+	agent.CodeCardExists:       409,
+	agent.CodeWalletRequired:   409,
 
 	// Off-ramp recipients (aliases, credentials, payout destinations) and off-ramp payments.
 	recipient.CodePhoneAliasNotFound:          404,

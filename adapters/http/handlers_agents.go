@@ -111,6 +111,27 @@ func (s *Server) provisionAgentWallet(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusAccepted).JSON(toWallet(w))
 }
 
+// issueAgentCard checks the agent and reads its wallet's Safe on chain outside the idempotent
+// unit, then records the card inside it under the agent's row lock.
+func (s *Server) issueAgentCard(c *fiber.Ctx) (fiber.Handler, error) {
+	var req agentCardRequest
+	patch, err := limitsPatch(c.Body(), &req, &req.cardLimitsRequest)
+	if err != nil {
+		return nil, err
+	}
+	read, err := s.svc.Agents.ReadCard(c.UserContext(), principal(c), agentIDParam(c), patch)
+	if err != nil {
+		return nil, err
+	}
+	return func(c *fiber.Ctx) error {
+		card, err := s.svc.Agents.IssueCard(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toCard(card))
+	}, nil
+}
+
 func (s *Server) agentActivity(c *fiber.Ctx) error {
 	limit, err := queryInt(c, "limit", agents.DefaultActivityLimit, agent.MaxActivityLimit)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/card"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -100,7 +101,7 @@ func nopServices(t *testing.T) Services {
 	}
 	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	agentsSvc, err := agentsapp.New(agentsapp.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}})
+	agentsSvc, err := agentsapp.New(agentsapp.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}, Cards: nopAgentWallets{}})
 	must(err)
 	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc, Agents: agentsSvc})
 	must(err)
@@ -172,6 +173,11 @@ func (nopInvoicePorts) ReadSignature(context.Context, auth.Principal, string, st
 
 func (nopInvoicePorts) Sign(context.Context, auth.Principal, invoicesapp.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
+}
+
+func (nopAgentWallets) PrepareAgentCard(context.Context, auth.Principal, string, string,
+	card.LimitsPatch) (func(context.Context, card.Limits) (card.Card, error), error) {
+	return func(context.Context, card.Limits) (card.Card, error) { return card.Card{}, nil }, nil
 }
 
 // nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.

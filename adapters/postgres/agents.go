@@ -177,6 +177,23 @@ func (r agentRepo) LockCardSpend(ctx context.Context, authorizationID string) (a
 		ConsumedAt: m.ConsumedAt.UTC(), ReleasedAt: utcPtr(m.ReleasedAt)}, true, nil
 }
 
+func (r agentRepo) AdjustCardSpend(ctx context.Context, authorizationID string, amount int64) error {
+	_, err := r.db.NewUpdate().Model((*agentCardSpendModel)(nil)).Set("amount_base_units = ?", amount).
+		Where("authorization_id = ? AND released_at IS NULL", authorizationID).Exec(ctx)
+	return err
+}
+
+func (r agentRepo) FindAgentCard(ctx context.Context, a agent.Agent) (string, bool, error) {
+	var ids []string
+	err := r.db.NewSelect().Table("cards").Column("id").
+		Where("tenant_id = ? AND environment = ? AND agent_id = ?", a.TenantID, a.Environment, a.ID).
+		OrderExpr("created_at, id").Limit(1).Scan(ctx, &ids)
+	if err != nil || len(ids) == 0 {
+		return "", false, err
+	}
+	return ids[0], true, nil
+}
+
 func (r agentRepo) ReleaseCardSpend(ctx context.Context, authorizationID string, at time.Time) error {
 	_, err := r.db.NewUpdate().Model((*agentCardSpendModel)(nil)).Set("released_at = COALESCE(released_at, ?)", at).
 		Where("authorization_id = ?", authorizationID).Exec(ctx)
@@ -196,8 +213,8 @@ type activityRow struct {
 }
 
 // ListActivity merges the sources newest first; (at, id) orders ties. A decision belongs to
-// the agent when its subject is the agent or the agent's wallet. Card authorizations join
-// as a third branch of the union once cards exist.
+// the agent when its subject is the agent or the agent's wallet; a card authorization when
+// its card is bound to the agent (its referenceId is the card).
 func (r agentRepo) ListActivity(ctx context.Context, a agent.Agent, before *agent.Cursor, limit int) ([]agent.ActivityItem, error) {
 	beforeAt, beforeID := time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC), ""
 	if before != nil {
@@ -211,6 +228,11 @@ SELECT * FROM (
     FROM safe_payments
     WHERE tenant_id = ? AND environment = ? AND source_wallet_id = ?
     UNION ALL
+    SELECT 'card_authorization', ca.id, ca.created_at, ca.amount_base_units, ca.status,
+           ca.decline_reason, NULL::text, ca.policy_id, ca.card_id
+    FROM card_authorizations ca JOIN cards c ON c.id = ca.card_id
+    WHERE c.tenant_id = ? AND c.environment = ? AND c.agent_id = ?
+    UNION ALL
     SELECT 'policy_decision', id, created_at, amount_base_units, CASE WHEN allow THEN 'ALLOW' ELSE 'DENY' END,
            reason, sha256, policy_id, reference_id
     FROM policy_decisions
@@ -220,7 +242,7 @@ SELECT * FROM (
 WHERE (at, id) < (?, ?)
 ORDER BY at DESC, id DESC
 LIMIT ?`,
-		a.TenantID, a.Environment, a.WalletID, a.TenantID, a.Environment, a.ID, a.WalletID,
+		a.TenantID, a.Environment, a.WalletID, a.TenantID, a.Environment, a.ID, a.TenantID, a.Environment, a.ID, a.WalletID,
 		beforeAt, beforeID, limit).Scan(ctx, &rows)
 	if err != nil {
 		return nil, err

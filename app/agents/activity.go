@@ -20,8 +20,8 @@ type ActivityPage struct {
 // DefaultActivityLimit is the page size when the caller names none.
 const DefaultActivityLimit = 50
 
-// Activity merges the agent's Safe payments and the policy decisions about it (subject the
-// agent or its wallet), newest first; (time, id) breaks ties, so the cursor is stable while new
+// Activity merges the agent's Safe payments, its card's authorizations and the policy
+// decisions about it (subject the agent or its wallet), newest first; (time, id) breaks ties, so the cursor is stable while new
 // items arrive at the head.
 func (s *Service) Activity(ctx context.Context, p auth.Principal, id string, limit int, cursor string) (ActivityPage, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsRead); err != nil {

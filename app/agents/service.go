@@ -29,6 +29,7 @@ type Deps struct {
 	Store   ports.Store
 	Clock   ports.Clock // nil: the wall clock
 	Wallets WalletProvisioner
+	Cards   CardIssuer
 	Logger  *slog.Logger // nil: discard
 }
 
@@ -37,18 +38,19 @@ type Service struct {
 	store   ports.Store
 	clock   ports.Clock
 	wallets WalletProvisioner
+	cards   CardIssuer
 	log     *slog.Logger
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("agents", kernel.Port{Name: "Store", Value: d.Store},
-		kernel.Port{Name: "Wallets", Value: d.Wallets}); err != nil {
+		kernel.Port{Name: "Wallets", Value: d.Wallets}, kernel.Port{Name: "Cards", Value: d.Cards}); err != nil {
 		return nil, err
 	}
 	log := d.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), wallets: d.Wallets, log: log}, nil
+	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), wallets: d.Wallets, cards: d.Cards, log: log}, nil
 }

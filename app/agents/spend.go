@@ -115,3 +115,20 @@ func (s *Service) ReleaseAgentCardSpend(ctx context.Context, authorizationID str
 		return tx.Agents().ReleaseCardSpend(ctx, authorizationID, s.clock.Now().UTC())
 	})
 }
+
+// AdjustAgentCardSpend lowers an authorization's charge to what its capture took: a partial
+// capture gives the uncaptured rest back to the windows the authorization was counted in.
+// An unknown or released authorization, or a capture of the whole amount, changes nothing. It
+// runs inside the caller's unit of work.
+func (s *Service) AdjustAgentCardSpend(ctx context.Context, authorizationID string, captured int64) error {
+	if captured <= 0 {
+		return core.E(core.CodeInternal, "agents: a capture takes a positive amount")
+	}
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		rec, found, err := tx.Agents().LockCardSpend(ctx, authorizationID)
+		if err != nil || !found || rec.ReleasedAt != nil || captured >= rec.AmountBaseUnits {
+			return err
+		}
+		return tx.Agents().AdjustCardSpend(ctx, authorizationID, captured)
+	})
+}

@@ -178,7 +178,8 @@ type CaptureInput struct {
 }
 
 // Capture posts an APPROVED authorization's hold in whole (no amountUsd) or in part; the
-// uncaptured rest is released and credited back to the authorization's own windows. A Safe
+// uncaptured rest is released and credited back to the authorization's own windows (the card's,
+// and for an agent's card the agent's). A Safe
 // card's captured spend is then settled on chain by the settlement job, enqueued in this unit
 // of work; a funding-account card's is settled off chain by the issuer at once.
 func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in CaptureInput) (card.Authorization, error) {
@@ -207,6 +208,11 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 		if rest := a.Amount - next.CapturedAmount; rest > 0 {
 			if err := tx.Cards().AddWindowSpend(ctx, c.ID, a.Windows, -rest); err != nil {
 				return a, err
+			}
+			if c.AgentID != "" && s.agentBudget != nil {
+				if err := s.agentBudget.AdjustAgentCardSpend(ctx, a.ID, next.CapturedAmount); err != nil {
+					return a, err
+				}
 			}
 		}
 		if c.Funding == card.FundingAccount {

@@ -64,6 +64,13 @@ func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID stri
 	if err != nil {
 		return IssueRead{}, err
 	}
+	// An agent's Safe spends within the agent's caps: a card on it is the agent's card, bound
+	// to the agent so its authorizations consume the agent's windows.
+	if w.Purpose == wallet.PurposeAgent && agentID == "" {
+		return IssueRead{}, core.E(core.CodeInvalidState,
+			"wallet %s is an agent's wallet: issue its card with POST /v1/agents/{id}/cards so the agent's caps apply", w.ID).
+			WithDetails(map[string]any{"walletId": w.ID, "walletPurpose": string(w.Purpose)})
+	}
 	if w.Status != wallet.StatusDeployed {
 		return IssueRead{}, core.E(card.CodeWalletNotDeployed, "wallet %s is %s: cards are issued from a DEPLOYED wallet", w.ID, w.Status).
 			WithDetails(map[string]any{"walletId": w.ID, "walletStatus": string(w.Status)})
@@ -112,23 +119,41 @@ func (s *Service) Issue(ctx context.Context, p auth.Principal, read IssueRead) (
 	return c, err
 }
 
-// IssueAgentCard is what the agents capability calls to issue its agent's card: the agent's
-// DEPLOYED wallet (purpose AGENT), the card bound to agentID, with limits as a patch over no
-// limits (the agents capability seeds omitted caps from the agent's limits). It checks the
-// module on chain, so it must run outside any unit of work; the agents capability enforces one
-// card per agent (AGENT_CARD_EXISTS) before calling it.
+// IssueAgentCard is PrepareAgentCard and its record step over no base limits in one call,
+// outside any unit of work.
 func (s *Service) IssueAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (card.Card, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
-		return card.Card{}, err
-	}
-	if strings.TrimSpace(agentID) == "" {
-		return card.Card{}, core.Invalid("agentId", "is required")
-	}
-	read, err := s.readIssue(ctx, p, walletID, limits, strings.TrimSpace(agentID))
+	record, err := s.PrepareAgentCard(ctx, p, walletID, agentID, limits)
 	if err != nil {
 		return card.Card{}, err
 	}
-	return s.Issue(ctx, p, read)
+	return record(ctx, card.Limits{})
+}
+
+// PrepareAgentCard is what the agents capability calls to issue its agent's card, in two steps.
+// It validates the limits patch and checks the wallet (DEPLOYED, WALLET_NOT_DEPLOYED otherwise)
+// and its Safe's card spend module on chain, so it runs outside any unit of work. The step it
+// returns records the card bound to agentID inside the caller's unit of work (the context
+// carries the transaction), its limits the patch applied over base: the agents capability
+// passes the agent's caps as base, so caps the body omitted are a copy of them, read under the
+// agent's row lock. The agents capability enforces one card per agent (AGENT_CARD_EXISTS).
+func (s *Service) PrepareAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string,
+	limits card.LimitsPatch) (func(ctx context.Context, base card.Limits) (card.Card, error), error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(agentID) == "" {
+		return nil, core.Invalid("agentId", "is required")
+	}
+	read, err := s.readIssue(ctx, p, walletID, limits, strings.TrimSpace(agentID))
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context, base card.Limits) (card.Card, error) {
+		if read.limits, err = base.Apply(limits); err != nil {
+			return card.Card{}, err
+		}
+		return s.Issue(ctx, p, read)
+	}, nil
 }
 
 // Chains of a cardholder card's crypto account, and the account types (SPEC.md Cards).

@@ -25,12 +25,15 @@ type PolicyGate interface {
 // with the amount (returning a decline reason such as AGENT_LIMIT or AGENT_SUSPENDED, or ""),
 // and ReleaseAgentCardSpend gives an authorization's charge back on reversal and when the ledger
 // refuses the hold after the charge (the charge was made in a savepoint that is then rolled
-// back, so Release must accept an authorization it holds nothing for). Nil until the
+// back, so Release must accept an authorization it holds nothing for). AdjustAgentCardSpend
+// lowers an authorization's charge to what a partial capture took, giving the uncaptured rest
+// back to the windows it was counted in. Nil until the
 // agents capability is wired; a bound card's authorizations are then decided on the card's own
 // limits only.
 type AgentCardBudget interface {
 	ConsumeAgentCardSpend(ctx context.Context, tenantID string, env core.Environment, agentID, authorizationID string, amount int64, at time.Time) (decline string, err error)
 	ReleaseAgentCardSpend(ctx context.Context, authorizationID string) error
+	AdjustAgentCardSpend(ctx context.Context, authorizationID string, captured int64) error
 }
 
 // Deps are the ports of the card capability.

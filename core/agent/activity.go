@@ -15,20 +15,22 @@ const (
 	KindPolicyDecision = "policy_decision"
 )
 
-// ActivityItem is one entry of an agent's timeline: a Safe payment from its wallet or a policy
-// decision about it (pinned to the policy version's sha256).
+// ActivityItem is one entry of an agent's timeline: a Safe payment from its wallet, an
+// authorization on its card, or a policy decision about it (pinned to the policy version's
+// sha256).
 type ActivityItem struct {
 	Kind            string
 	ID              string
 	At              time.Time
 	AmountBaseUnits int64
-	// Status is the payment's status; for a decision ALLOW or DENY.
+	// Status is the payment's or authorization's status; for a decision ALLOW or DENY.
 	Status string
-	// Reason is a payment's failureReason or a decision's reason; "" when none.
+	// Reason is a payment's failureReason, an authorization's decline reason or a decision's
+	// reason; "" when none.
 	Reason      string
 	SHA256      string // decisions only
-	PolicyID    string // decisions only
-	ReferenceID string // decisions only: the payment or off-ramp payment decided on
+	PolicyID    string // decisions, and authorizations a policy decided
+	ReferenceID string // decisions: the payment or off-ramp payment decided on; authorizations: the card
 }
 
 // Cursor is a position in a timeline ordered newest first: the next page holds the items

@@ -18,6 +18,9 @@ const (
 	CodeLimit            core.Code = "AGENT_LIMIT"
 	CodeLimitUnavailable core.Code = "AGENT_LIMIT_UNAVAILABLE"
 	CodeWalletExists     core.Code = "AGENT_WALLET_EXISTS"
+	CodeCardExists       core.Code = "AGENT_CARD_EXISTS"
+	// CodeWalletRequired: an agent's card spends from the agent's Safe, so it needs one.
+	CodeWalletRequired core.Code = "AGENT_WALLET_REQUIRED"
 )
 
 // Status is an agent's state.

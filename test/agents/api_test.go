@@ -213,17 +213,25 @@ func TestAgents_Limits(t *testing.T) {
 	put(reader, path, map[string]any{"dailyUsd": "1"}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
 }
 
-// TestAgents_CardsNotServedYet: agent card issuance answers FEATURE_NOT_AVAILABLE and the
-// feature stays off until it is live.
-func TestAgents_CardsNotServedYet(t *testing.T) {
+// TestAgents_FeatureSandboxOnly: features.agents is true in the sandbox (anonymous callers
+// and TEST keys) and false for LIVE keys, whose agent card issuance is SANDBOX_ONLY.
+func TestAgents_FeatureSandboxOnly(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "cards")["id"].(string)
-	ten.Root.Post("/v1/agents/"+id+"/cards", map[string]any{}).ExpectError(t, http.StatusNotImplemented, "FEATURE_NOT_AVAILABLE")
-	caps := env().Client(t).Get("/v1/capabilities").Expect(t, 200).JSON(t)["features"].(map[string]any)
-	if caps["agents"] != false {
-		t.Fatalf("features.agents = %v", caps["agents"])
+	for name, c := range map[string]*harness.Client{"anonymous": env().Client(t), "TEST key": ten.Root} {
+		if caps := c.Get("/v1/capabilities").Expect(t, 200).JSON(t)["features"].(map[string]any); caps["agents"] != true {
+			t.Fatalf("%s: features.agents = %v", name, caps["agents"])
+		}
 	}
+	live := ten.Session.Post("/v1/api-keys", map[string]any{"name": "live", "environment": "live", "scopes": []string{"*"}}).Expect(t, 201).JSON(t)
+	liveKey := env().Client(t).WithKey(live["key"].(string))
+	caps := liveKey.Get("/v1/capabilities").Expect(t, 200).JSON(t)
+	if f := caps["features"].(map[string]any); caps["environment"] != "LIVE" || f["agents"] != false || f["wallets"] != true {
+		t.Fatalf("LIVE capabilities %v", caps)
+	}
+	liveAgent := createAgent(t, liveKey, "live")["id"].(string)
+	liveKey.Post("/v1/agents/"+liveAgent+"/cards", map[string]any{}).ExpectError(t, http.StatusForbidden, "SANDBOX_ONLY")
 	ten.Root.Get("/v1/agents/"+id+"/nope").ExpectError(t, 404, "ROUTE_NOT_FOUND")
 }
 

@@ -63,7 +63,7 @@ func TestAgents_CardSpendSerialized(t *testing.T) {
 
 	// The cap is reached today: one base unit more is declined, and an authorization
 	// consumed twice is decided once.
-	if d := consume(t, ten.ID, id, "auth_over", 1, now); d != string(agent.CodeLimit) {
+	if d := consume(t, ten.ID, id, "auth_over_"+id, 1, now); d != string(agent.CodeLimit) {
 		t.Fatalf("over the cap: %q", d)
 	}
 	// An authorization of yesterday, released today, credits yesterday, not today.
@@ -75,7 +75,7 @@ func TestAgents_CardSpendSerialized(t *testing.T) {
 		t.Fatalf("the same authorization again: %q", d)
 	}
 	release(t, "auth_yesterday_"+id)
-	if d := consume(t, ten.ID, id, "auth_after_old_release", 1, now); d != string(agent.CodeLimit) {
+	if d := consume(t, ten.ID, id, "auth_after_old_release_"+id, 1, now); d != string(agent.CodeLimit) {
 		t.Fatalf("releasing yesterday's authorization credited today: %q", d)
 	}
 	// Releasing one of today's authorizations credits today; releasing twice credits once.
@@ -84,20 +84,20 @@ func TestAgents_CardSpendSerialized(t *testing.T) {
 	if d := consume(t, ten.ID, id, first, 1_000_000, now); d != "" {
 		t.Fatalf("the eleventh dollar: %q", d)
 	}
-	if d := consume(t, ten.ID, id, "auth_twelfth", 1, now); d != string(agent.CodeLimit) {
+	if d := consume(t, ten.ID, id, "auth_twelfth_"+id, 1, now); d != string(agent.CodeLimit) {
 		t.Fatalf("over 11: %q", d)
 	}
 	release(t, first)
 	release(t, first)
-	if d := consume(t, ten.ID, id, "auth_after_release", 1_000_000, now); d != "" {
+	if d := consume(t, ten.ID, id, "auth_after_release_"+id, 1_000_000, now); d != "" {
 		t.Fatalf("after a release: %q", d)
 	}
-	if d := consume(t, ten.ID, id, "auth_after_release_2", 1, now); d != string(agent.CodeLimit) {
+	if d := consume(t, ten.ID, id, "auth_after_release_2_"+id, 1, now); d != string(agent.CodeLimit) {
 		t.Fatalf("a double release credited twice: %q", d)
 	}
 
 	ten.Root.Post("/v1/agents/"+id+"/suspend", nil).Expect(t, http.StatusOK)
-	if d := consume(t, ten.ID, id, "auth_suspended", 1, yesterday); d != string(agent.CodeSuspended) {
+	if d := consume(t, ten.ID, id, "auth_suspended_"+id, 1, yesterday); d != string(agent.CodeSuspended) {
 		t.Fatalf("suspended: %q", d)
 	}
 }
@@ -127,7 +127,7 @@ func TestAgents_LimitUnavailableFailsClosed(t *testing.T) {
 		t.Fatalf("a refused payment was recorded: %v", got)
 	}
 	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, _ ports.Tx) error {
-		d, err := env().Service.Agents.ConsumeAgentCardSpend(ctx, ten.ID, core.EnvTest, id, "auth_unreadable", 1, time.Now())
+		d, err := env().Service.Agents.ConsumeAgentCardSpend(ctx, ten.ID, core.EnvTest, id, "auth_unreadable_"+id, 1, time.Now())
 		if d != "" {
 			t.Errorf("decline %q with an error", d)
 		}

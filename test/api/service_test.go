@@ -30,8 +30,8 @@ func TestService_Capabilities(t *testing.T) {
 	}
 	features := m["features"].(map[string]any)
 	for name, want := range wiring.Features {
-		if name == "pendingClaims" || name == "cards" {
-			want = false // built, but this server has no chain and so no claim escrow or card spend module
+		if name == "pendingClaims" || name == "cards" || name == "agents" {
+			want = false // built, but this server has no chain and so no claim escrow or card spend module (agents need cards)
 		}
 		if features[name] != want {
 			t.Fatalf("feature %s = %v, want %v", name, features[name], want)

@@ -37,6 +37,15 @@ func (f *fakeAgentBudget) ConsumeAgentCardSpend(_ context.Context, _ string, _ c
 	return "", nil
 }
 
+func (f *fakeAgentBudget) AdjustAgentCardSpend(_ context.Context, authorizationID string, captured int64) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.charged[authorizationID]; ok {
+		f.charged[authorizationID] = captured
+	}
+	return nil
+}
+
 func (f *fakeAgentBudget) ReleaseAgentCardSpend(_ context.Context, authorizationID string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -47,7 +56,8 @@ func (f *fakeAgentBudget) ReleaseAgentCardSpend(_ context.Context, authorization
 
 // TestCards_AgentCardHook: a card issued through IssueAgentCard is bound to its agent; its
 // authorizations charge the agent's budget inside their unit of work (a decline reason from it
-// is recorded), a refused hold gives the charge back, and a reversal releases it.
+// is recorded), a refused hold gives the charge back, a reversal releases it, and a partial
+// capture adjusts it.
 func TestCards_AgentCardHook(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -62,11 +72,12 @@ func TestCards_AgentCardHook(t *testing.T) {
 	ctx := context.Background()
 	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: ten.ID, Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
 	daily := "20"
-	c, err := svc.IssueAgentCard(ctx, p, w.ID, "agt_test", card.LimitsPatch{DailyUsd: card.CapPatch{Set: true, Value: &daily}})
-	if err != nil || c.AgentID != "agt_test" || c.Limits.Daily == nil || *c.Limits.Daily != 20_000_000 {
+	agentID := core.NewID(core.PrefixAgent) // an agent has one card: a fresh id for every run
+	c, err := svc.IssueAgentCard(ctx, p, w.ID, agentID, card.LimitsPatch{DailyUsd: card.CapPatch{Set: true, Value: &daily}})
+	if err != nil || c.AgentID != agentID || c.Limits.Daily == nil || *c.Limits.Daily != 20_000_000 {
 		t.Fatalf("agent card: %+v %v", c, err)
 	}
-	if got := ten.Root.Get("/v1/cards/"+c.ID).Expect(t, 200).JSON(t); got["agentId"] != "agt_test" {
+	if got := ten.Root.Get("/v1/cards/"+c.ID).Expect(t, 200).JSON(t); got["agentId"] != agentID {
 		t.Fatalf("agentId: %v", got)
 	}
 	authorize := func(amount string) card.Authorization {
@@ -93,6 +104,19 @@ func TestCards_AgentCardHook(t *testing.T) {
 	}
 	if len(budget.charged) != 0 || len(budget.released) != 2 || budget.released[1] != first.ID {
 		t.Fatalf("reversal: %v %v", budget.charged, budget.released)
+	}
+	// A partial capture lowers the agent's charge to what it took; a whole capture leaves it.
+	partial := authorize("4")
+	one := "1"
+	if _, err := svc.Capture(ctx, p, partial.ID, cardsapp.CaptureInput{AmountUsd: &one}); err != nil {
+		t.Fatal(err)
+	}
+	whole := authorize("2")
+	if _, err := svc.Capture(ctx, p, whole.ID, cardsapp.CaptureInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if budget.charged[partial.ID] != 1_000_000 || budget.charged[whole.ID] != 2_000_000 {
+		t.Fatalf("captures: %v", budget.charged)
 	}
 	if _, err := svc.IssueAgentCard(ctx, p, w.ID, " ", card.LimitsPatch{}); err == nil {
 		t.Fatal("an agent card needs an agent")

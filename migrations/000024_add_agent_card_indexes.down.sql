@@ -1,0 +1,2 @@
+DROP INDEX card_authorizations_card_created_idx;
+DROP INDEX cards_agent_idx;
