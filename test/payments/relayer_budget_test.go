@@ -19,6 +19,15 @@ func TestPayments_RelayerBudget(t *testing.T) {
 
 	first := propose(t, ten.Root, toAddress(w, randomAddress(t), "1"))
 	sign(t, ten.Root, first, owners[0]).Expect(t, 200) // the execution: 2 of 2
+	// The wallet holds nothing, so the execution ends FAILED on chain; wait for it, or its
+	// outcome could land after the second proposal and fail that one for a nonce gap.
+	poll(t, func() map[string]any {
+		return ten.Root.Get("/v1/payments/"+first["id"].(string)).Expect(t, 200).JSON(t)
+	},
+		func(m map[string]any) bool {
+			s := m["status"]
+			return s == "COMPLETED" || s == "FAILED" || s == "CANCELLED"
+		})
 
 	second := propose(t, ten.Root, toAddress(w, randomAddress(t), "1")) // proposing costs nothing
 	refused := sign(t, ten.Root, second, owners[0]).ExpectError(t, 429, "RATE_LIMITED")
