@@ -22,6 +22,11 @@ type TwoFactorRepo interface {
 	// LockFactor finds the factor for update; not found: TWOFA_FACTOR_NOT_FOUND.
 	LockFactor(ctx context.Context, tenantID string, env core.Environment, id string) (twofactor.Factor, error)
 	UpdateFactor(ctx context.Context, f twofactor.Factor) error
+	// UseFactorStep records that the factor accepted a code of TOTP time step step, unless it
+	// already accepted one of that step or a later one; used=false (nothing changed) then. The
+	// check and the write are one conditional update, so two requests with one code cannot
+	// both use it.
+	UseFactorStep(ctx context.Context, factorID string, step int64) (used bool, err error)
 	ListFactors(ctx context.Context, tenantID string, env core.Environment) ([]twofactor.Factor, error)
 
 	// FindSettings answers the stored settings, or the zero settings (nothing protected).

@@ -48,11 +48,13 @@ type factorModel struct {
 	SecretCiphertext []byte     `bun:"secret_ciphertext"`
 	CreatedAt        time.Time  `bun:"created_at"`
 	VerifiedAt       *time.Time `bun:"verified_at"`
+	LastUsedStep     int64      `bun:"last_used_step"`
 }
 
 func factorModelOf(f twofactor.Factor) factorModel {
 	return factorModel{ID: f.ID, TenantID: f.TenantID, Environment: string(f.Environment), Type: f.Type, Label: f.Label,
-		Status: string(f.Status), SecretCiphertext: f.SecretCiphertext, CreatedAt: f.CreatedAt, VerifiedAt: f.VerifiedAt}
+		Status: string(f.Status), SecretCiphertext: f.SecretCiphertext, CreatedAt: f.CreatedAt, VerifiedAt: f.VerifiedAt,
+		LastUsedStep: f.LastUsedStep}
 }
 
 func (m factorModel) domain() (twofactor.Factor, error) {
@@ -61,7 +63,8 @@ func (m factorModel) domain() (twofactor.Factor, error) {
 		return twofactor.Factor{}, core.E(core.CodeInternal, "factor %s has unknown status %q", m.ID, m.Status)
 	}
 	return twofactor.Factor{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Type: m.Type,
-		Label: m.Label, Status: st, SecretCiphertext: m.SecretCiphertext, CreatedAt: m.CreatedAt.UTC(), VerifiedAt: utcPtr(m.VerifiedAt)}, nil
+		Label: m.Label, Status: st, SecretCiphertext: m.SecretCiphertext, CreatedAt: m.CreatedAt.UTC(), VerifiedAt: utcPtr(m.VerifiedAt),
+		LastUsedStep: m.LastUsedStep}, nil
 }
 
 type settingsModel struct {
@@ -175,6 +178,16 @@ func (r twoFactorRepo) UpdateFactor(ctx context.Context, f twofactor.Factor) err
 	m := factorModelOf(f)
 	_, err := r.db.NewUpdate().Model(&m).Column("label", "status", "verified_at").WherePK().Exec(ctx)
 	return err
+}
+
+func (r twoFactorRepo) UseFactorStep(ctx context.Context, factorID string, step int64) (bool, error) {
+	res, err := r.db.NewUpdate().Table("twofactor_factors").Set("last_used_step = ?", step).
+		Where("id = ? AND last_used_step < ?", factorID, step).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 func (r twoFactorRepo) ListFactors(ctx context.Context, tenantID string, env core.Environment) ([]twofactor.Factor, error) {

@@ -54,7 +54,7 @@ func (s *Service) VerifyChallenge(ctx context.Context, p auth.Principal, id, cod
 			if f.Status != twofactor.FactorActive {
 				continue
 			}
-			ok, err := s.codeMatches(f, code, now)
+			ok, err := s.codeMatches(ctx, tx, f, code, now)
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package twofactor
 
 import (
 	"context"
+	"crypto/subtle"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -84,7 +85,7 @@ func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code s
 		if f, err = tx.TwoFactor().LockFactor(ctx, p.TenantID, p.Environment, id); err != nil {
 			return err
 		}
-		ok, err := s.codeMatches(f, code, s.clock.Now())
+		ok, err := s.codeMatches(ctx, tx, f, code, s.clock.Now())
 		if err != nil {
 			return err
 		}
@@ -115,17 +116,34 @@ func (s *Service) ListFactors(ctx context.Context, p auth.Principal) ([]twofacto
 	return out, err
 }
 
-// codeMatches checks a TOTP code against the factor's decrypted secret.
-func (s *Service) codeMatches(f twofactor.Factor, code string, now time.Time) (bool, error) {
+// codeMatches checks a TOTP code against the factor's decrypted secret and, when it matches,
+// uses it up: a code is accepted once (RFC 6238 §5.2), so the time step it belongs to (the
+// current one, or one either side for clock skew) must be later than the last step the factor
+// accepted, and is recorded in the same unit of work. A replayed code reads as a wrong code.
+func (s *Service) codeMatches(ctx context.Context, tx ports.Tx, f twofactor.Factor, code string, now time.Time) (bool, error) {
 	secret, err := s.cipher.Decrypt(f.SecretCiphertext, secretContext(f))
 	if err != nil {
 		return false, err
 	}
-	ok, err := totp.ValidateCustom(code, string(secret), now.UTC(), totpOptions)
-	if err != nil {
-		return false, nil // a malformed code is a wrong code
+	step, ok := matchingStep(string(secret), code, now.UTC())
+	if !ok || step <= f.LastUsedStep {
+		return false, nil
 	}
-	return ok, nil
+	return tx.TwoFactor().UseFactorStep(ctx, f.ID, step)
+}
+
+// matchingStep finds the time step, among the current one and one either side (totpOptions'
+// skew), whose code is code.
+func matchingStep(secret, code string, now time.Time) (int64, bool) {
+	period := int64(totpOptions.Period)
+	current := now.Unix() / period
+	for _, step := range []int64{current, current - 1, current + 1} {
+		want, err := totp.GenerateCodeCustom(secret, time.Unix(step*period, 0).UTC(), totpOptions)
+		if err == nil && subtle.ConstantTimeCompare([]byte(want), []byte(code)) == 1 {
+			return step, true
+		}
+	}
+	return 0, false
 }
 
 func validCodeShape(code string) error {

@@ -97,6 +97,9 @@ type Factor struct {
 	SecretCiphertext []byte
 	CreatedAt        time.Time
 	VerifiedAt       *time.Time
+	// LastUsedStep is the TOTP time step (unix seconds / 30) of the last code the factor
+	// accepted: a code is accepted once, so a code of that step or an earlier one is refused.
+	LastUsedStep int64
 }
 
 // Settings say which Safe payments of a tenant's environment need approval.

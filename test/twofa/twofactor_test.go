@@ -338,3 +338,23 @@ func TestContacts_ParallelSaves(t *testing.T) {
 		t.Fatalf("contacts: %v", got["total"])
 	}
 }
+
+// TestTwoFactor_CodeAcceptedOnce: a TOTP code is accepted once (RFC 6238 §5.2). A code seen by
+// someone else after it approved one challenge cannot approve another, nor an earlier one of
+// the same factor.
+func TestTwoFactor_CodeAcceptedOnce(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten)
+	_, secret := enroll(t, ten.Root)
+	putSettings(t, ten.Root, map[string]any{"approvalAboveUsd": "0"})
+	first := details(t, ten.Root.Post("/v1/payments", payTo(w, freshAddress(t), "2")).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
+	second := details(t, ten.Root.Post("/v1/payments", payTo(w, freshAddress(t), "3")).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
+	c := code(t, secret)
+	ten.Root.Post("/v1/twofactor/challenges/"+first+"/verify", map[string]any{"code": c}).Expect(t, http.StatusOK)
+	e := ten.Root.Post("/v1/twofactor/challenges/"+second+"/verify", map[string]any{"code": c}).ExpectError(t, http.StatusBadRequest, "TWOFA_INVALID_CODE")
+	if details(t, e)["attemptsRemaining"] != float64(4) {
+		t.Fatalf("a replayed code: %v", e)
+	}
+	ten.Root.Post("/v1/twofactor/challenges/"+second+"/verify", map[string]any{"code": code(t, secret)}).Expect(t, http.StatusOK)
+}

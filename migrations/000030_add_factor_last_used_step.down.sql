@@ -1,0 +1,1 @@
+ALTER TABLE twofactor_factors DROP COLUMN last_used_step;
