@@ -109,23 +109,12 @@ type SettleWorker struct {
 
 // Work runs one settlement step.
 func (w *SettleWorker) Work(ctx context.Context, job *river.Job[SettleArgs]) error {
-	snooze, err := w.Service.RunSettlement(ctx, job.Args.AuthorizationID)
-	switch {
-	case err != nil:
-		return err
-	case snooze > 0:
-		return river.JobSnooze(snooze)
-	}
-	return nil
+	return kernel.StepResult(w.Service.RunSettlement(ctx, job.Args.AuthorizationID))
 }
 
 // NextRetry backs off 2 s, 4 s, 8 s, … capped at settleRetryCap.
 func (w *SettleWorker) NextRetry(job *river.Job[SettleArgs]) time.Time {
-	delay := settleRetryCap
-	if job.Attempt < 7 {
-		delay = min(time.Duration(1<<job.Attempt)*time.Second, settleRetryCap)
-	}
-	return time.Now().Add(delay)
+	return kernel.RetryAt(job.Attempt, settleRetryCap)
 }
 
 // Timeout bounds one run.

@@ -1,6 +1,10 @@
 package kernel
 
-import "github.com/riverqueue/river"
+import (
+	"time"
+
+	"github.com/riverqueue/river"
+)
 
 // Jobs is what a capability with background work implements: it adds its River workers to the
 // registry and lists the jobs River schedules on an interval. Wiring collects every
@@ -25,4 +29,25 @@ func PeriodicJobs(capabilities ...Jobs) []*river.PeriodicJob {
 		out = append(out, c.PeriodicJobs()...)
 	}
 	return out
+}
+
+// StepResult turns one run of a job step into River's answer: the error for a retry, a
+// snooze to look again later (not counted as an attempt), or nil when the step is done.
+func StepResult(snooze time.Duration, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case snooze > 0:
+		return river.JobSnooze(snooze)
+	}
+	return nil
+}
+
+// RetryAt is when attempt retries: soon, then less often, 2 s, 4 s, 8 s, … capped at limit.
+func RetryAt(attempt int, limit time.Duration) time.Time {
+	delay := limit
+	if attempt < 30 {
+		delay = min(time.Duration(1<<attempt)*time.Second, limit)
+	}
+	return time.Now().Add(delay)
 }

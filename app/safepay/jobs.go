@@ -56,23 +56,12 @@ type ExecutePaymentWorker struct {
 
 // Work runs one execution step.
 func (w *ExecutePaymentWorker) Work(ctx context.Context, job *river.Job[ExecutePaymentArgs]) error {
-	snooze, err := w.Service.RunExecution(ctx, job.Args.PaymentID)
-	switch {
-	case err != nil:
-		return err
-	case snooze > 0:
-		return river.JobSnooze(snooze)
-	}
-	return nil
+	return kernel.StepResult(w.Service.RunExecution(ctx, job.Args.PaymentID))
 }
 
 // NextRetry retries soon, then less often: 2 s, 4 s, 8 s, … capped at paymentRetryCap.
 func (w *ExecutePaymentWorker) NextRetry(job *river.Job[ExecutePaymentArgs]) time.Time {
-	delay := paymentRetryCap
-	if job.Attempt < 7 {
-		delay = min(time.Duration(1<<job.Attempt)*time.Second, paymentRetryCap)
-	}
-	return time.Now().Add(delay)
+	return kernel.RetryAt(job.Attempt, paymentRetryCap)
 }
 
 // Timeout bounds one run.

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
 )
 
 // RegisterWorkers adds the wallet deployment, faucet and ledger mirror workers.
@@ -23,26 +25,17 @@ const jobTimeout = time.Minute
 // retryBackoff is the delay before retrying a failed run: 2 s, 4 s, 8 s, … capped at a minute,
 // so a chain that is briefly unreachable is retried soon and the bounded attempts span minutes.
 func retryBackoff(attempt int) time.Time {
-	delay := time.Minute
-	if attempt < 6 {
-		delay = time.Duration(1<<attempt) * time.Second
-	}
-	return time.Now().Add(delay)
+	return kernel.RetryAt(attempt, time.Minute)
 }
 
 // stepResult turns a step's outcome into River's: a snooze to look again (not counted as an
 // attempt), nil when done, or the error for a bounded retry. On the last attempt giveUp records
 // FAILED so the object never stays pending forever.
 func stepResult(ctx context.Context, attempt, maxAttempts int, snooze time.Duration, err error, giveUp func(context.Context, error) error) error {
-	switch {
-	case err != nil && attempt >= maxAttempts:
+	if err != nil && attempt >= maxAttempts {
 		return giveUp(ctx, err)
-	case err != nil:
-		return err
-	case snooze > 0:
-		return river.JobSnooze(snooze)
 	}
-	return nil
+	return kernel.StepResult(snooze, err)
 }
 
 // DeployWalletWorker deploys a wallet's Safe (wallet.deploy).
