@@ -3,6 +3,8 @@ package agents
 import (
 	"net/http"
 	"testing"
+
+	"corridor/test/harness"
 )
 
 // TestAgents_Activity: the timeline merges the payments of the agent's wallet and the policy
@@ -11,7 +13,7 @@ import (
 func TestAgents_Activity(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	id := createAgent(t, ten.Root, "timeline")["id"].(string)
 	path := "/v1/agents/" + id + "/activity"
 	if got := ten.Root.Get(path).Expect(t, 200).JSON(t); len(got["items"].([]any)) != 0 || got["nextCursor"] != nil {

@@ -71,7 +71,7 @@ func TestAgents_CardIssue(t *testing.T) {
 	path := "/v1/agents/" + id + "/cards"
 	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"perTransactionUsd": "5", "dailyUsd": "10", "weeklyUsd": "50"}).Expect(t, http.StatusOK)
 	ten.Root.Post(path, map[string]any{}).ExpectError(t, http.StatusConflict, "AGENT_WALLET_REQUIRED")
-	walletID := agentWallet(t, ten, id, newOwner(t), "")
+	walletID := agentWallet(t, ten, id, harness.NewOwner(t), "")
 	// The agent's Safe takes no card that is not the agent's: its caps would not apply.
 	ten.Root.Post("/v1/wallets/"+walletID+"/cards", map[string]any{}).ExpectError(t, http.StatusConflict, "INVALID_STATE")
 
@@ -135,7 +135,7 @@ func TestAgents_CardIssueOmittedCopiesAll(t *testing.T) {
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "copied")["id"].(string)
 	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"perTransactionUsd": "1.5", "dailyUsd": "2", "weeklyUsd": "3", "monthlyUsd": "4"}).Expect(t, http.StatusOK)
-	agentWallet(t, ten, id, newOwner(t), "")
+	agentWallet(t, ten, id, harness.NewOwner(t), "")
 	c := ten.Root.Post("/v1/agents/"+id+"/cards", nil).Expect(t, http.StatusCreated).JSON(t)
 	l := cardLimits(t, ten.Root, c["cardId"].(string))
 	if l["perTransactionUsd"] != "1.5" || l["dailyUsd"] != "2" || l["weeklyUsd"] != "3" || l["monthlyUsd"] != "4" || l["allowedMcc"] != nil {
@@ -149,7 +149,7 @@ func TestAgents_CardIssueParallel(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "racer")["id"].(string)
-	agentWallet(t, ten, id, newOwner(t), "")
+	agentWallet(t, ten, id, harness.NewOwner(t), "")
 	const n = 8
 	codes := make([]string, n)
 	var wg sync.WaitGroup
@@ -191,7 +191,7 @@ func TestAgents_CardIssueSuspended(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "sleeper")["id"].(string)
-	agentWallet(t, ten, id, newOwner(t), "")
+	agentWallet(t, ten, id, harness.NewOwner(t), "")
 	key := env().Client(t).WithKey(agentKey(t, ten.Root, id, "cards:issue", "cards:read")["key"].(string))
 	ten.Root.Post("/v1/agents/"+id+"/suspend", nil).Expect(t, http.StatusOK)
 	ten.Root.Post("/v1/agents/"+id+"/cards", map[string]any{}).ExpectError(t, http.StatusConflict, "AGENT_SUSPENDED")
@@ -213,7 +213,7 @@ func TestAgents_CardAuthorizationsAgainstDailyCap(t *testing.T) {
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "shopper")["id"].(string)
 	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"dailyUsd": "10"}).Expect(t, http.StatusOK)
-	walletID := agentWallet(t, ten, id, newOwner(t), "100")
+	walletID := agentWallet(t, ten, id, harness.NewOwner(t), "100")
 	awaitMirrored(t, walletID, 100_000_000)
 	c := ten.Root.Post("/v1/agents/"+id+"/cards", map[string]any{"perTransactionUsd": nil, "dailyUsd": nil, "weeklyUsd": nil, "monthlyUsd": nil}).
 		Expect(t, http.StatusCreated).JSON(t)
@@ -301,7 +301,7 @@ func TestAgents_ActivityMergesThreeSources(t *testing.T) {
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "merged")["id"].(string)
 	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"dailyUsd": "3"}).Expect(t, http.StatusOK)
-	walletID := agentWallet(t, ten, id, newOwner(t), "10")
+	walletID := agentWallet(t, ten, id, harness.NewOwner(t), "10")
 	awaitMirrored(t, walletID, 10_000_000)
 	// The card's own daily cap (a copy of the agent's) is cleared, so the agent's binds.
 	cardID := ten.Root.Post("/v1/agents/"+id+"/cards", map[string]any{"dailyUsd": nil}).Expect(t, http.StatusCreated).JSON(t)["cardId"].(string)
@@ -382,7 +382,7 @@ func TestAgents_CardIssueWalletNotDeployed(t *testing.T) {
 	// so it stays PENDING_DEPLOYMENT).
 	w := wallet.Wallet{ID: core.NewID(core.PrefixWallet), TenantID: ten.ID, Environment: core.EnvTest, Name: "pending",
 		ChainID: wallet.SandboxChainID, Address: common.BigToAddress(big.NewInt(time.Now().UnixNano())).Hex(),
-		Owners: []wallet.Owner{{Address: newOwner(t).address.Hex(), Role: wallet.RoleAgent}}, Threshold: 1,
+		Owners: []wallet.Owner{{Address: harness.NewOwner(t).Address.Hex(), Role: wallet.RoleAgent}}, Threshold: 1,
 		Status: wallet.StatusPendingDeployment, Purpose: wallet.PurposeAgent, CreatedAt: time.Now().UTC()}
 	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
 		if err := tx.Wallets().CreateWallet(ctx, w); err != nil {

@@ -10,6 +10,8 @@ import (
 	"corridor/core"
 	"corridor/core/agent"
 	"corridor/ports"
+
+	"corridor/test/harness"
 )
 
 // consume runs the card seam as the cards capability will: inside its own unit of work.
@@ -118,7 +120,7 @@ func release(t *testing.T, authID string) {
 func TestAgents_LimitUnavailableFailsClosed(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	id := createAgent(t, ten.Root, "unreadable")["id"].(string)
 	walletID := agentWallet(t, ten, id, o, "")
 	unreadable.Store(id, true)

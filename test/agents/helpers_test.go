@@ -1,32 +1,17 @@
 package agents
 
 import (
-	"crypto/ecdsa"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/safe"
 	"corridor/core/wallet"
 	"corridor/test/harness"
 )
 
-type owner struct {
-	key     *ecdsa.PrivateKey
-	address common.Address
-}
-
-func newOwner(t *testing.T) owner {
-	t.Helper()
-	key, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return owner{key: key, address: crypto.PubkeyToAddress(key.PublicKey)}
-}
+// owner is a Safe owner key the test signs with.
+type owner = harness.Owner
 
 func createAgent(t *testing.T, c *harness.Client, name string) map[string]any {
 	t.Helper()
@@ -48,25 +33,14 @@ func put(c *harness.Client, path string, body any) *harness.Response {
 func agentWallet(t *testing.T, ten *harness.Tenant, agentID string, o owner, fund string) string {
 	t.Helper()
 	w := ten.Root.Post("/v1/agents/"+agentID+"/wallet", map[string]any{
-		"owners": []map[string]any{{"address": o.address.Hex(), "role": "AGENT"}}}).Expect(t, http.StatusAccepted).JSON(t)
+		"owners": []map[string]any{{"address": o.Address.Hex(), "role": "AGENT"}}}).Expect(t, http.StatusAccepted).JSON(t)
 	if w["purpose"] != "AGENT" || w["status"] != "PENDING_DEPLOYMENT" || w["predictedAddress"] != true {
 		t.Fatalf("agent wallet %v", w)
 	}
 	id := w["id"].(string)
-	got := poll(t, func() map[string]any { return ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
-		func(m map[string]any) bool { return m["status"] == "DEPLOYED" || m["status"] == "FAILED" })
-	if got["status"] != "DEPLOYED" {
-		t.Fatalf("agent wallet did not deploy: %v", got)
-	}
+	ten.Root.WaitWalletDeployed(t, id)
 	if fund != "" {
-		drip := ten.Root.Post("/v1/wallets/"+id+"/fund", map[string]any{"asset": "usdc", "amount": fund}).Expect(t, 201).JSON(t)
-		done := poll(t, func() map[string]any {
-			return ten.Root.Get("/v1/faucet/drips/"+drip["id"].(string)).Expect(t, 200).JSON(t)
-		},
-			func(m map[string]any) bool { return m["status"] != "SUBMITTED" })
-		if done["status"] != "CONFIRMED" {
-			t.Fatalf("drip %v", done)
-		}
+		ten.Root.Fund(t, id, fund)
 	}
 	return id
 }
@@ -85,31 +59,12 @@ func payBody(walletID string, amount string) map[string]any {
 // complete signs a threshold-1 payment with its owner and waits until it is COMPLETED.
 func complete(t *testing.T, c *harness.Client, pay map[string]any, o owner) {
 	t.Helper()
-	sig, err := safe.Sign(common.HexToHash(pay["safeTxHash"].(string)), o.key)
-	if err != nil {
-		t.Fatal(err)
-	}
 	id := pay["id"].(string)
-	c.Post("/v1/payments/"+id+"/sign", map[string]any{"signature": sig.Hex()}).Expect(t, 200)
+	c.SignPayment(t, id, o).Expect(t, 200)
 	got := poll(t, func() map[string]any { return c.Get("/v1/payments/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "COMPLETED" || m["status"] == "FAILED" })
 	if got["status"] != "COMPLETED" {
 		t.Fatalf("payment %v", got)
-	}
-}
-
-func poll(t *testing.T, get func() map[string]any, done func(map[string]any) bool) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		m := get()
-		if done(m) {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting; last: %v", m)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -119,4 +74,10 @@ func scopesOf(m map[string]any) map[string]bool {
 		out[s.(string)] = true
 	}
 	return out
+}
+
+// poll calls get until done holds (harness.Poll's limit).
+func poll(t *testing.T, get func() map[string]any, done func(map[string]any) bool) map[string]any {
+	t.Helper()
+	return harness.Poll(t, "the awaited state", get, done)
 }

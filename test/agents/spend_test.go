@@ -19,8 +19,8 @@ import (
 func TestAgents_Wallet(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	o := newOwner(t)
-	owners := []map[string]any{{"address": o.address.Hex(), "role": "AGENT"}}
+	o := harness.NewOwner(t)
+	owners := []map[string]any{{"address": o.Address.Hex(), "role": "AGENT"}}
 	id := createAgent(t, ten.Root, "wallet")["id"].(string)
 
 	onlyManage := env().Client(t).WithKey(env().NewKey(t, ten.Root, map[string]any{"name": "m", "scopes": []string{"agents:manage"}}))
@@ -77,7 +77,7 @@ func TestAgents_Wallet(t *testing.T) {
 func TestAgents_SuspendBlocksPayments(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	id := createAgent(t, ten.Root, "payer")["id"].(string)
 	walletID := agentWallet(t, ten, id, o, "")
 	key := env().Client(t).WithKey(agentKey(t, ten.Root, id, "payments:create", "payments:read")["key"].(string))
@@ -95,7 +95,7 @@ func TestAgents_SuspendBlocksPayments(t *testing.T) {
 func TestAgents_LimitAtCapEdge(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	id := createAgent(t, ten.Root, "capped")["id"].(string)
 	walletID := agentWallet(t, ten, id, o, "100")
 	put(ten.Root, "/v1/agents/"+id+"/limits", map[string]any{"perTransactionUsd": "10", "dailyUsd": "15"}).Expect(t, 200)

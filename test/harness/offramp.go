@@ -13,7 +13,7 @@ import (
 // Helpers shared by the off-ramp and claim test packages.
 
 // waitLimit bounds every poll of a background outcome (jobs, the chain indexer).
-const waitLimit = 20 * time.Second
+const waitLimit = 60 * time.Second
 
 // ServiceBalance returns the tenant's available and held service balance in base units.
 func ServiceBalance(t testing.TB, c *Client) (available, held int64) {
@@ -84,7 +84,7 @@ func PaymentLedger(t testing.TB, databaseURL, paymentID string) map[string]int64
 	return out
 }
 
-// Poll calls get until ok accepts its result, failing after 20 s with what.
+// Poll calls get until ok accepts its result, failing after a minute with what.
 func Poll(t testing.TB, what string, get func() map[string]any, ok func(map[string]any) bool) map[string]any {
 	t.Helper()
 	deadline := time.Now().Add(waitLimit)

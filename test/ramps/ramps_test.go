@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"corridor/wiring"
+
+	"corridor/test/harness"
 )
 
 // TestRamps_OnRampCreditsTheSafeAndTheMirror: an on-ramp answers SUBMITTED, its credit is
@@ -14,7 +16,7 @@ import (
 // ledger mirror books the credit with zero drift.
 func TestRamps_OnRampCreditsTheSafeAndTheMirror(t *testing.T) {
 	ten := env().NewTenant(t)
-	walletID := newWallet(t, ten.Root, newOwner(t))
+	walletID := newWallet(t, ten.Root, harness.NewOwner(t))
 
 	created := ten.Root.Post("/v1/ramps", onRamp(walletID, "25.5")).Expect(t, 201).JSON(t)
 	if created["status"] != "SUBMITTED" || created["direction"] != "ON" || created["provider"] != "simulated" ||
@@ -45,7 +47,7 @@ func TestRamps_OnRampCreditsTheSafeAndTheMirror(t *testing.T) {
 // the mirror lose the amount, and reconciliation stays at zero drift.
 func TestRamps_OffRampConfirmedWhenThePaymentExecutes(t *testing.T) {
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	walletID := newWallet(t, ten.Root, o)
 	on := ten.Root.Post("/v1/ramps", onRamp(walletID, "60")).Expect(t, 201).JSON(t)
 	if got := waitRamp(t, ten.Root, on["rampId"].(string)); got["status"] != "CONFIRMED" {
@@ -78,7 +80,7 @@ func TestRamps_OffRampConfirmedWhenThePaymentExecutes(t *testing.T) {
 // off-ramp FAILED, with a reason and no fiatRef; nothing left the Safe.
 func TestRamps_OffRampFailsWhenThePaymentIsCancelled(t *testing.T) {
 	ten := env().NewTenant(t)
-	walletID := newWallet(t, ten.Root, newOwner(t))
+	walletID := newWallet(t, ten.Root, harness.NewOwner(t))
 	on := ten.Root.Post("/v1/ramps", onRamp(walletID, "10")).Expect(t, 201).JSON(t)
 	waitRamp(t, ten.Root, on["rampId"].(string))
 
@@ -125,7 +127,7 @@ func codeOf(body []byte) string {
 // 1050 USD per 24 hours: exactly ten pass, ten answer RAMP_DAILY_CAP.
 func TestRamps_DailyCapUnderParallelRequests(t *testing.T) {
 	ten := env().NewTenant(t)
-	walletID := newWallet(t, ten.Root, newOwner(t))
+	walletID := newWallet(t, ten.Root, harness.NewOwner(t))
 	counts := parallel(t, func(int) (int, string) {
 		r := ten.Root.Post("/v1/ramps", onRamp(walletID, "100"))
 		return r.Status, codeOf(r.Body)
@@ -148,7 +150,7 @@ func TestRamps_DailyCapUnderParallelRequests(t *testing.T) {
 // and half just above it: exactly the ten at the cap pass.
 func TestRamps_PerTransactionCapUnderParallelRequests(t *testing.T) {
 	ten := env().NewTenant(t)
-	walletID := newWallet(t, ten.Root, newOwner(t))
+	walletID := newWallet(t, ten.Root, harness.NewOwner(t))
 	counts := parallel(t, func(i int) (int, string) {
 		amount := "10"
 		if i%2 == 1 {
@@ -171,7 +173,7 @@ func TestRamps_PerTransactionCapUnderParallelRequests(t *testing.T) {
 // same key with another body is refused.
 func TestRamps_IdempotentRetry(t *testing.T) {
 	ten := env().NewTenant(t)
-	walletID := newWallet(t, ten.Root, newOwner(t))
+	walletID := newWallet(t, ten.Root, harness.NewOwner(t))
 	c := ten.Root.With("Idempotency-Key", "ramp-retry-1")
 	first := c.Post("/v1/ramps", onRamp(walletID, "7")).Expect(t, 201)
 	again := c.Post("/v1/ramps", onRamp(walletID, "7")).Expect(t, 201)
@@ -188,7 +190,7 @@ func TestRamps_IdempotentRetry(t *testing.T) {
 // a recognized provider other than simulated is RAMP_PROVIDER_NOT_AVAILABLE.
 func TestRamps_Validation(t *testing.T) {
 	ten := env().NewTenant(t)
-	walletID := newWallet(t, ten.Root, newOwner(t))
+	walletID := newWallet(t, ten.Root, harness.NewOwner(t))
 	for _, tc := range []struct {
 		name  string
 		body  map[string]any
@@ -228,7 +230,7 @@ func TestRamps_Validation(t *testing.T) {
 // refused SANDBOX_ONLY; a key without ramps:write cannot create.
 func TestRamps_OtherTenantAndLive(t *testing.T) {
 	owner, other := env().NewTenant(t), env().NewTenant(t)
-	walletID := newWallet(t, owner.Root, newOwner(t))
+	walletID := newWallet(t, owner.Root, harness.NewOwner(t))
 	id := owner.Root.Post("/v1/ramps", onRamp(walletID, "1")).Expect(t, 201).JSON(t)["rampId"].(string)
 
 	other.Root.Get("/v1/ramps/"+id).ExpectError(t, 404, "RAMP_NOT_FOUND")

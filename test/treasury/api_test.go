@@ -3,6 +3,8 @@ package treasury
 import (
 	"strings"
 	"testing"
+
+	"corridor/test/harness"
 )
 
 func accountBody(o owner, buckets ...map[string]any) map[string]any {
@@ -13,7 +15,7 @@ func accountBody(o owner, buckets ...map[string]any) map[string]any {
 // an unknown kind, bad owners: VALIDATION_FAILED naming the field, and nothing created.
 func TestTreasury_AccountValidation(t *testing.T) {
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	nine := make([]map[string]any, 9)
 	for i := range nine {
 		nine[i] = bucket("b"+string(rune('a'+i)), "OPERATING", 0)
@@ -59,7 +61,7 @@ func TestTreasury_AccountValidation(t *testing.T) {
 func TestTreasury_IdempotentCreate(t *testing.T) {
 	ten := env().NewTenant(t)
 	c := ten.Root.With("Idempotency-Key", "treasury-create-1")
-	body := map[string]any{"name": "ops", "owners": ownersBody(newOwner(t)),
+	body := map[string]any{"name": "ops", "owners": ownersBody(harness.NewOwner(t)),
 		"buckets": []any{bucket("Operating", "OPERATING", 7000), bucket("Reserve", "RESERVE", 3000)}}
 	first := c.Post("/v1/treasury/accounts", body).Expect(t, 202)
 	again := c.Post("/v1/treasury/accounts", body).Expect(t, 202)
@@ -82,7 +84,7 @@ func TestTreasury_IdempotentCreate(t *testing.T) {
 // answers SANDBOX_ONLY; an agent-less read key cannot write.
 func TestTreasury_OtherTenantAndLive(t *testing.T) {
 	owner, other := env().NewTenant(t), env().NewTenant(t)
-	account := owner.Root.Post("/v1/treasury/accounts", map[string]any{"name": "mine", "owners": ownersBody(newOwner(t)),
+	account := owner.Root.Post("/v1/treasury/accounts", map[string]any{"name": "mine", "owners": ownersBody(harness.NewOwner(t)),
 		"buckets": []any{bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000)}}).Expect(t, 202).JSON(t)
 	id := account["accountId"].(string)
 	rule := owner.Root.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "REBALANCE_TO_TARGET"}).Expect(t, 201).JSON(t)

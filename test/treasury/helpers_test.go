@@ -1,36 +1,19 @@
 package treasury
 
 import (
-	"crypto/ecdsa"
 	"fmt"
 	"testing"
-	"time"
 
-	"github.com/ethereum/go-ethereum/common"
-	"github.com/ethereum/go-ethereum/crypto"
-
-	"corridor/core/safe"
 	"corridor/test/harness"
 )
 
-type owner struct {
-	key     *ecdsa.PrivateKey
-	address common.Address
-}
-
-func newOwner(t *testing.T) owner {
-	t.Helper()
-	key, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return owner{key: key, address: crypto.PubkeyToAddress(key.PublicKey)}
-}
+// owner is a Safe owner key the test signs with.
+type owner = harness.Owner
 
 func ownersBody(owners ...owner) []map[string]any {
 	out := make([]map[string]any, len(owners))
 	for i, o := range owners {
-		out[i] = map[string]any{"address": o.address.Hex(), "role": "FINANCE_OWNER"}
+		out[i] = map[string]any{"address": o.Address.Hex(), "role": "FINANCE_OWNER"}
 	}
 	return out
 }
@@ -67,38 +50,7 @@ func bucketAt(account map[string]any, i int) map[string]any {
 // fund drips USDC from the faucet into a bucket's wallet and waits for it to land.
 func fund(t *testing.T, c *harness.Client, b map[string]any, amount string) {
 	t.Helper()
-	drip := c.Post("/v1/wallets/"+b["walletId"].(string)+"/fund", map[string]any{"asset": "usdc", "amount": amount}).Expect(t, 201).JSON(t)
-	got := poll(t, func() map[string]any { return c.Get("/v1/faucet/drips/"+drip["id"].(string)).Expect(t, 200).JSON(t) },
-		func(m map[string]any) bool { return m["status"] != "SUBMITTED" })
-	if got["status"] != "CONFIRMED" {
-		t.Fatalf("drip: %v", got)
-	}
-}
-
-func sign(t *testing.T, c *harness.Client, paymentID string, o owner) {
-	t.Helper()
-	pay := c.Get("/v1/payments/"+paymentID).Expect(t, 200).JSON(t)
-	sig, err := safe.Sign(common.HexToHash(pay["safeTxHash"].(string)), o.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Post("/v1/payments/"+paymentID+"/sign", map[string]any{"signature": sig.Hex()}).Expect(t, 200)
-}
-
-// poll calls get until done holds, for up to 30 s.
-func poll(t *testing.T, get func() map[string]any, done func(map[string]any) bool) map[string]any {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		m := get()
-		if done(m) {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting; last: %v", m)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	c.Fund(t, b["walletId"].(string), amount)
 }
 
 func sweeps(t *testing.T, c *harness.Client, accountID string) []any {
@@ -110,4 +62,16 @@ func fields(t *testing.T, e map[string]any) string {
 	t.Helper()
 	details, _ := e["details"].(map[string]any)
 	return fmt.Sprint(details["fields"])
+}
+
+// poll calls get until done holds (harness.Poll's limit).
+func poll(t *testing.T, get func() map[string]any, done func(map[string]any) bool) map[string]any {
+	t.Helper()
+	return harness.Poll(t, "the awaited state", get, done)
+}
+
+// sign signs the payment with o and expects the signature accepted.
+func sign(t *testing.T, c *harness.Client, paymentID string, o owner) {
+	t.Helper()
+	c.SignPayment(t, paymentID, o).Expect(t, 200)
 }

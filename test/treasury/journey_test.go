@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"corridor/test/harness"
 )
 
 // TestTreasury_SweepExcessJourney: an account of three buckets; one funded from the faucet; a
@@ -13,7 +15,7 @@ import (
 // reconciles with the chain at zero drift.
 func TestTreasury_SweepExcessJourney(t *testing.T) {
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	account := createAccount(t, ten.Root, []owner{o}, 1,
 		bucket("Operating", "OPERATING", 5000), bucket("Reserve", "RESERVE", 3000), bucket("Yield", "YIELD", 2000))
 	id := account["accountId"].(string)
@@ -103,7 +105,7 @@ func TestTreasury_SweepExcessJourney(t *testing.T) {
 // account's rules; with the periodic runner also ticking, the rule still proposes one sweep.
 func TestTreasury_NoDoubleSweepUnderParallelRuns(t *testing.T) {
 	ten := env().NewTenant(t)
-	account := createAccount(t, ten.Root, []owner{newOwner(t)}, 1, bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000))
+	account := createAccount(t, ten.Root, []owner{harness.NewOwner(t)}, 1, bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000))
 	id := account["accountId"].(string)
 	fund(t, ten.Root, bucketAt(account, 0), "20")
 	rule := ten.Root.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "TOP_UP",

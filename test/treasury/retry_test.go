@@ -57,7 +57,7 @@ func TestTreasury_RetriedCreate(t *testing.T) {
 	srv, injected := retryingServer(t)
 	ten := env().NewTenant(t)
 	c := srv.Client(t).WithKey(ten.RootKey)
-	created := c.Post("/v1/treasury/accounts", map[string]any{"name": "retried", "owners": ownersBody(newOwner(t)),
+	created := c.Post("/v1/treasury/accounts", map[string]any{"name": "retried", "owners": ownersBody(harness.NewOwner(t)),
 		"buckets": []any{bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000)}}).Expect(t, 202).JSON(t)
 	if injected.Load() != 1 {
 		t.Fatal("no serialization failure was injected: the test proves nothing")
@@ -82,7 +82,7 @@ func TestTreasury_RetriedCreate(t *testing.T) {
 // again; the clock moves once and each day is booked once.
 func TestTreasury_RetriedAdvance(t *testing.T) {
 	ten := env().NewTenant(t)
-	account := createAccount(t, ten.Root, []owner{newOwner(t)}, 1, bucket("Yield", "YIELD", 10000, 800))
+	account := createAccount(t, ten.Root, []owner{harness.NewOwner(t)}, 1, bucket("Yield", "YIELD", 10000, 800))
 	id := account["accountId"].(string)
 	fund(t, ten.Root, bucketAt(account, 0), "200")
 	srv, injected := retryingServer(t)

@@ -4,12 +4,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"corridor/test/harness"
 )
 
 // TestTreasury_RuleValidation: each refusal names its field and stores nothing.
 func TestTreasury_RuleValidation(t *testing.T) {
 	ten := env().NewTenant(t)
-	o := newOwner(t)
+	o := harness.NewOwner(t)
 	account := ten.Root.Post("/v1/treasury/accounts", map[string]any{"name": "rules", "owners": ownersBody(o),
 		"buckets": []any{bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000)}}).Expect(t, 202).JSON(t)
 	id := account["accountId"].(string)
@@ -61,7 +63,7 @@ func TestTreasury_RuleValidation(t *testing.T) {
 // later PATCH or DELETE answer 404.
 func TestTreasury_RulePatchAndDelete(t *testing.T) {
 	ten := env().NewTenant(t)
-	account := ten.Root.Post("/v1/treasury/accounts", map[string]any{"name": "rules", "owners": ownersBody(newOwner(t)),
+	account := ten.Root.Post("/v1/treasury/accounts", map[string]any{"name": "rules", "owners": ownersBody(harness.NewOwner(t)),
 		"buckets": []any{bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000)}}).Expect(t, 202).JSON(t)
 	id := account["accountId"].(string)
 	a, b := bucketAt(account, 0)["bucketId"], bucketAt(account, 1)["bucketId"]
@@ -115,7 +117,7 @@ func TestTreasury_RulePatchAndDelete(t *testing.T) {
 // moves; enabled again, it fires.
 func TestTreasury_DisabledRuleDoesNotFire(t *testing.T) {
 	ten := env().NewTenant(t)
-	account := createAccount(t, ten.Root, []owner{newOwner(t)}, 1, bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000))
+	account := createAccount(t, ten.Root, []owner{harness.NewOwner(t)}, 1, bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000))
 	id := account["accountId"].(string)
 	fund(t, ten.Root, bucketAt(account, 0), "30")
 	rule := ten.Root.Post("/v1/treasury/accounts/"+id+"/rules", map[string]any{"type": "REBALANCE_TO_TARGET", "enabled": false}).Expect(t, 201).JSON(t)
@@ -137,7 +139,7 @@ func TestTreasury_DisabledRuleDoesNotFire(t *testing.T) {
 // ones are created in parallel; a deleted rule frees its place.
 func TestTreasury_RuleCapUnderConcurrency(t *testing.T) {
 	ten := env().NewTenant(t)
-	account := ten.Root.Post("/v1/treasury/accounts", map[string]any{"name": "cap", "owners": ownersBody(newOwner(t)),
+	account := ten.Root.Post("/v1/treasury/accounts", map[string]any{"name": "cap", "owners": ownersBody(harness.NewOwner(t)),
 		"buckets": []any{bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000)}}).Expect(t, 202).JSON(t)
 	path := "/v1/treasury/accounts/" + account["accountId"].(string) + "/rules"
 	body := map[string]any{"type": "REBALANCE_TO_TARGET"}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"corridor/test/harness"
 )
 
 // TestTreasury_ManualSweeps: with several owners ownerAddress is required and must be an
@@ -13,7 +15,7 @@ import (
 // retry with one Idempotency-Key proposes once.
 func TestTreasury_ManualSweeps(t *testing.T) {
 	ten := env().NewTenant(t)
-	o1, o2 := newOwner(t), newOwner(t)
+	o1, o2 := harness.NewOwner(t), harness.NewOwner(t)
 	account := createAccount(t, ten.Root, []owner{o1, o2}, 2, bucket("a", "OPERATING", 5000), bucket("b", "RESERVE", 5000))
 	id := account["accountId"].(string)
 	a, b := bucketAt(account, 0)["bucketId"], bucketAt(account, 1)["bucketId"]
@@ -25,11 +27,11 @@ func TestTreasury_ManualSweeps(t *testing.T) {
 		field string
 	}{
 		{map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "5"}, "ownerAddress"},
-		{map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "5", "ownerAddress": newOwner(t).address.Hex()}, "ownerAddress"},
-		{map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "0", "ownerAddress": o1.address.Hex()}, "amountUsd"},
-		{map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "1.1234567", "ownerAddress": o1.address.Hex()}, "amountUsd"},
-		{map[string]any{"sourceBucketId": a, "destBucketId": a, "amountUsd": "5", "ownerAddress": o1.address.Hex()}, "destBucketId"},
-		{map[string]any{"sourceBucketId": "bkt_nope", "destBucketId": b, "amountUsd": "5", "ownerAddress": o1.address.Hex()}, "sourceBucketId"},
+		{map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "5", "ownerAddress": harness.NewOwner(t).Address.Hex()}, "ownerAddress"},
+		{map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "0", "ownerAddress": o1.Address.Hex()}, "amountUsd"},
+		{map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "1.1234567", "ownerAddress": o1.Address.Hex()}, "amountUsd"},
+		{map[string]any{"sourceBucketId": a, "destBucketId": a, "amountUsd": "5", "ownerAddress": o1.Address.Hex()}, "destBucketId"},
+		{map[string]any{"sourceBucketId": "bkt_nope", "destBucketId": b, "amountUsd": "5", "ownerAddress": o1.Address.Hex()}, "sourceBucketId"},
 	}
 	for _, r := range refusals {
 		e := ten.Root.Post(path, r.body).ExpectError(t, 400, "VALIDATION_FAILED")
@@ -41,7 +43,7 @@ func TestTreasury_ManualSweeps(t *testing.T) {
 		t.Fatalf("refusals proposed %d sweeps", n)
 	}
 
-	body := map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "5", "ownerAddress": o1.address.Hex()}
+	body := map[string]any{"sourceBucketId": a, "destBucketId": b, "amountUsd": "5", "ownerAddress": o1.Address.Hex()}
 	c := ten.Root.With("Idempotency-Key", "sweep-1")
 	first := c.Post(path, body).Expect(t, 201)
 	c.Post(path, body).Expect(t, 201)

@@ -9,6 +9,8 @@ import (
 
 	"corridor/core"
 	coretreasury "corridor/core/treasury"
+
+	"corridor/test/harness"
 )
 
 // TestTreasury_YieldAfter30Days: a YIELD bucket holding 1000 USDC at 450 bps accrues, after
@@ -17,7 +19,7 @@ import (
 // nothing more; buckets without apyBps earn nothing.
 func TestTreasury_YieldAfter30Days(t *testing.T) {
 	ten := env().NewTenant(t)
-	account := createAccount(t, ten.Root, []owner{newOwner(t)}, 1,
+	account := createAccount(t, ten.Root, []owner{harness.NewOwner(t)}, 1,
 		bucket("Operating", "OPERATING", 5000), bucket("Yield", "YIELD", 5000, 450))
 	id := account["accountId"].(string)
 	fund(t, ten.Root, bucketAt(account, 1), "1000")
@@ -85,7 +87,7 @@ func containsRef(accounts map[string]any, ref string) bool {
 // and book one day of yield each: five calls, five days, nothing lost or doubled.
 func TestTreasury_ParallelAdvances(t *testing.T) {
 	ten := env().NewTenant(t)
-	account := createAccount(t, ten.Root, []owner{newOwner(t)}, 1, bucket("Yield", "YIELD", 10000, 1000))
+	account := createAccount(t, ten.Root, []owner{harness.NewOwner(t)}, 1, bucket("Yield", "YIELD", 10000, 1000))
 	id := account["accountId"].(string)
 	fund(t, ten.Root, bucketAt(account, 0), "500")
 	var wg sync.WaitGroup
