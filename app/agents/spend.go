@@ -13,8 +13,10 @@ import (
 )
 
 // GateAgentPayment applies an agent's limits to a Safe payment being proposed from the agent's
-// wallet (any other wallet passes): AGENT_LIMIT (403) when the per-transaction cap, or the
-// settled spend of a window plus the amount, would exceed a cap. It is a guardrail against
+// wallet (any other wallet passes, except that an agent key pays only from its own agent's
+// wallet, where its caps apply: INSUFFICIENT_SCOPE with details.reason AGENT_WALLET_ONLY):
+// AGENT_LIMIT (403) when the per-transaction cap, or the settled spend of a window plus the
+// amount, would exceed a cap. It is a guardrail against
 // settled spend (SPEC.md Limits): only COMPLETED payments count (and the card budget the
 // agent's authorizations consumed), so payments proposed before any settles can together
 // exceed a cap, and settlements outside this service are not seen. An agent key whose agent
@@ -27,6 +29,19 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 	var refusal error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		refusal = nil
+		if p.AgentID != "" {
+			// An agent key spends only from its own agent's Safe, where its caps apply.
+			own, err := tx.Agents().FindAgent(ctx, pay.TenantID, pay.Environment, p.AgentID)
+			if err != nil {
+				return err
+			}
+			if own.WalletID != pay.SourceWalletID {
+				refusal = core.E(core.CodeInsufficientScope,
+					"an agent key pays only from its agent's wallet (%s); wallet %s belongs to the tenant", orNone(own.WalletID), pay.SourceWalletID).
+					WithDetails(map[string]any{"reason": "AGENT_WALLET_ONLY", "agentId": own.ID, "walletId": pay.SourceWalletID})
+				return nil
+			}
+		}
 		a, found, err := tx.Agents().FindAgentByWallet(ctx, pay.TenantID, pay.Environment, pay.SourceWalletID)
 		if err != nil || !found {
 			return err
@@ -54,6 +69,14 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 			pay.SourceWalletID).WithDetails(map[string]any{"walletId": pay.SourceWalletID})
 	}
 	return refusal
+}
+
+// orNone names a wallet id, or says the agent has none yet.
+func orNone(walletID string) string {
+	if walletID == "" {
+		return "none provisioned yet"
+	}
+	return walletID
 }
 
 // requestEnded tells the request's own deadline or cancellation, which the HTTP adapter answers

@@ -142,3 +142,24 @@ func spentAcrossMonthStart(t *testing.T, tenantID, agentID string) {
 		t.Fatalf("spent %+v, %v; want only the week's 10 USD", spent, err)
 	}
 }
+
+// TestAgents_KeyPaysOnlyFromItsWallet: an agent key proposes payments from its agent's Safe,
+// where the caps apply, and from no other wallet of the tenant.
+func TestAgents_KeyPaysOnlyFromItsWallet(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	o := harness.NewOwner(t)
+	id := createAgent(t, ten.Root, "confined")["id"].(string)
+	key := env().Client(t).WithKey(agentKey(t, ten.Root, id, "payments:create", "payments:read")["key"].(string))
+	general := ten.Root.Post("/v1/wallets", map[string]any{"name": "operating",
+		"owners": []map[string]any{{"address": o.Address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
+	ten.Root.WaitWalletDeployed(t, general)
+	e := key.Post("/v1/payments", payBody(general, "1")).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	if d, _ := e["details"].(map[string]any); d["reason"] != "AGENT_WALLET_ONLY" {
+		t.Fatalf("details %v", e["details"])
+	}
+	own := agentWallet(t, ten, id, o, "")
+	key.Post("/v1/payments", payBody(general, "1")).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	key.Post("/v1/payments", payBody(own, "1")).Expect(t, 201)
+	ten.Root.Post("/v1/payments", payBody(general, "1")).Expect(t, 201) // the tenant's own keys are not confined
+}

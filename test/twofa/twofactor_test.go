@@ -189,10 +189,13 @@ func TestTwoFactor_NotEnrolled(t *testing.T) {
 func TestTwoFactor_AgentNotPermitted(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	w := newWallet(t, ten)
 	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
 	agent := ten.Root.Post("/v1/agents", map[string]any{"name": "buyer"}).Expect(t, http.StatusCreated).JSON(t)
+	// An agent key pays from its agent's Safe only.
+	w := ten.Root.Post("/v1/agents/"+agent["id"].(string)+"/wallet", map[string]any{
+		"owners": []map[string]any{{"address": harness.NewOwner(t).Address.Hex(), "role": "AGENT"}}}).Expect(t, http.StatusAccepted).JSON(t)["id"].(string)
+	ten.Root.WaitWalletDeployed(t, w)
 	key := ten.Root.Post("/v1/agents/"+agent["id"].(string)+"/keys", map[string]any{"name": "buyer key", "scopes": []string{"payments:create", "payments:read"}}).
 		Expect(t, http.StatusCreated).JSON(t)["key"].(string)
 	ag := env().Client(t).WithKey(key)
