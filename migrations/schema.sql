@@ -179,12 +179,15 @@ CREATE TABLE public.card_authorizations (
     settlement_error text,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    reversal_reason text,
     CONSTRAINT card_authorizations_amount_base_units_check CHECK ((amount_base_units > 0)),
     CONSTRAINT card_authorizations_check CHECK (((captured_base_units >= 0) AND (captured_base_units <= amount_base_units))),
     CONSTRAINT card_authorizations_check1 CHECK (((status = 'DECLINED'::text) = (decline_reason IS NOT NULL))),
     CONSTRAINT card_authorizations_check2 CHECK (((status = 'CAPTURED'::text) = (settlement_status IS NOT NULL))),
     CONSTRAINT card_authorizations_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT card_authorizations_mcc_check CHECK ((mcc ~ '^[0-9]{4}$'::text)),
+    CONSTRAINT card_authorizations_reversal_reason CHECK (((status = 'REVERSED'::text) = (reversal_reason IS NOT NULL))),
+    CONSTRAINT card_authorizations_reversal_reason_check CHECK ((reversal_reason = ANY (ARRAY['MERCHANT'::text, 'EXPIRED'::text]))),
     CONSTRAINT card_authorizations_settlement_status_check CHECK ((settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text, 'CONFIRMED'::text, 'FAILED'::text, 'OFF_CHAIN'::text]))),
     CONSTRAINT card_authorizations_status_check CHECK ((status = ANY (ARRAY['APPROVED'::text, 'DECLINED'::text, 'CAPTURED'::text, 'REVERSED'::text])))
 );
@@ -1413,6 +1416,8 @@ CREATE UNIQUE INDEX bills_signer_nonce_key ON public.bills USING btree (environm
 CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (card_id, created_at DESC, id DESC);
 
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (card_id, id);
+
+CREATE INDEX card_authorizations_open_idx ON public.card_authorizations USING btree (created_at) WHERE (status = 'APPROVED'::text);
 
 CREATE INDEX card_authorizations_unsettled_idx ON public.card_authorizations USING btree (updated_at) WHERE (settlement_status = ANY (ARRAY['PENDING'::text, 'SUBMITTED'::text]));
 

@@ -36,6 +36,9 @@ type CardRepo interface {
 	// LockAuthorizationByID locks an authorization by id alone (the settlement job).
 	LockAuthorizationByID(ctx context.Context, id string) (card.Authorization, error)
 	UpdateAuthorization(ctx context.Context, a card.Authorization) error
+	// OpenApprovals lists up to limit authorizations of every tenant still APPROVED and created
+	// before createdBefore, oldest first (the expiry pass).
+	OpenApprovals(ctx context.Context, createdBefore time.Time, limit int) ([]card.Authorization, error)
 	// StaleSettlements lists up to limit authorizations whose on-chain settlement is PENDING or
 	// SUBMITTED and was last updated before before, oldest first (the settlement sweep).
 	StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error)

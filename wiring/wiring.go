@@ -61,6 +61,9 @@ type Config struct {
 	// IssuingProvider is ISSUING_PROVIDER: safe_debit (the default when empty) or
 	// funding_account (DESIGN.md D13).
 	IssuingProvider ports.IssuingProvider
+	// CardAuthorizationLifetime is how long a card approval may stay uncaptured before the
+	// expiry pass releases it (CARD_AUTHORIZATION_LIFETIME; 0 = 7 days).
+	CardAuthorizationLifetime time.Duration
 	// PolicyEnforcement is POLICY_ENFORCEMENT: off, log (the default when empty) or enforce.
 	PolicyEnforcement policy.Mode
 	// ContactCoolingOff is a new contact's cooling-off window (CONTACT_COOLING_OFF; 0 = 24 h).

@@ -201,6 +201,7 @@ type cardAuthorizationResponse struct {
 	Counterparty      *string             `json:"counterparty" oas:"required"`
 	Status            string              `json:"status" oas:"required,enum=APPROVED|DECLINED|CAPTURED|REVERSED"`
 	DeclineReason     *string             `json:"declineReason" oas:"required"`
+	ReversalReason    *string             `json:"reversalReason" oas:"required,enum=MERCHANT|EXPIRED"`
 	Windows           cardWindowsResponse `json:"windows" oas:"required"`
 	HoldTransferID    *string             `json:"holdTransferId" oas:"required"`
 	PolicyID          *string             `json:"policyId" oas:"required"`
@@ -221,6 +222,7 @@ func toCardAuthorization(a card.Authorization) cardAuthorizationResponse {
 	return cardAuthorizationResponse{AuthorizationID: a.ID, CardID: a.CardID, AmountUSD: core.FormatUSD(a.Amount),
 		CapturedAmountUSD: core.FormatUSD(a.CapturedAmount), MCC: a.MCC, MerchantName: a.MerchantName,
 		Counterparty: strPtr(a.Counterparty), Status: string(a.Status), DeclineReason: strPtr(a.DeclineReason),
+		ReversalReason: strPtr(a.ReversalReason),
 		Windows:        cardWindowsResponse{Day: a.Windows.Day, Week: a.Windows.Week, Month: a.Windows.Month},
 		HoldTransferID: strPtr(a.HoldTransferID), PolicyID: strPtr(a.PolicyID),
 		PolicyDecisionID: strPtr(a.PolicyDecisionID), SettlementStatus: strPtr(string(a.SettlementStatus)),

@@ -123,6 +123,7 @@ type cardAuthorizationModel struct {
 	Counterparty      *string   `bun:"counterparty"`
 	Status            string    `bun:"status"`
 	DeclineReason     *string   `bun:"decline_reason"`
+	ReversalReason    *string   `bun:"reversal_reason"`
 	DayKey            string    `bun:"day_key"`
 	WeekKey           string    `bun:"week_key"`
 	MonthKey          string    `bun:"month_key"`
@@ -141,7 +142,8 @@ func cardAuthorizationFromDomain(a card.Authorization) cardAuthorizationModel {
 		ID: a.ID, TenantID: a.TenantID, Environment: string(a.Environment), CardID: a.CardID,
 		AmountBaseUnits: a.Amount, CapturedBaseUnits: a.CapturedAmount, MCC: a.MCC, MerchantName: a.MerchantName,
 		Counterparty: nullable(a.Counterparty), Status: string(a.Status), DeclineReason: nullable(a.DeclineReason),
-		DayKey: a.Windows.Day, WeekKey: a.Windows.Week, MonthKey: a.Windows.Month,
+		ReversalReason: nullable(a.ReversalReason),
+		DayKey:         a.Windows.Day, WeekKey: a.Windows.Week, MonthKey: a.Windows.Month,
 		HoldTransferID: nullable(a.HoldTransferID), PolicyID: nullable(a.PolicyID), PolicyDecisionID: nullable(a.PolicyDecisionID),
 		SettlementStatus: nullable(string(a.SettlementStatus)), SettlementTxHash: nullable(a.SettlementTxHash),
 		SettlementError: nullable(a.SettlementError), CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt,
@@ -153,6 +155,7 @@ func (m cardAuthorizationModel) domain() (card.Authorization, error) {
 		ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), CardID: m.CardID,
 		Amount: m.AmountBaseUnits, CapturedAmount: m.CapturedBaseUnits, MCC: m.MCC, MerchantName: m.MerchantName,
 		Counterparty: deref(m.Counterparty), Status: card.AuthStatus(m.Status), DeclineReason: deref(m.DeclineReason),
+		ReversalReason: deref(m.ReversalReason),
 		Windows:        card.Windows{Day: m.DayKey, Week: m.WeekKey, Month: m.MonthKey},
 		HoldTransferID: deref(m.HoldTransferID), PolicyID: deref(m.PolicyID), PolicyDecisionID: deref(m.PolicyDecisionID),
 		SettlementStatus: card.SettlementStatus(deref(m.SettlementStatus)), SettlementTxHash: deref(m.SettlementTxHash),
@@ -291,6 +294,16 @@ func (r cardRepo) StaleSettlements(ctx context.Context, before time.Time, limit 
 		Where("settlement_status IN ('PENDING', 'SUBMITTED') AND updated_at < ?", before).
 		OrderExpr("updated_at").Limit(int64(limit)).Scan(ctx, &ids)
 	return ids, err
+}
+
+func (r cardRepo) OpenApprovals(ctx context.Context, createdBefore time.Time, limit int) ([]card.Authorization, error) {
+	var rows []cardAuthorizationModel
+	err := r.db.NewSelect().Model(&rows).Where("status = 'APPROVED' AND created_at < ?", createdBefore).
+		OrderExpr("created_at").Limit(int64(limit)).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return domainRows[card.Authorization](rows)
 }
 
 func (r cardRepo) ListAuthorizations(ctx context.Context, cardID string, page ports.Page) ([]card.Authorization, int, error) {

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -245,26 +246,80 @@ func (s *Service) Reverse(ctx context.Context, p auth.Principal, id string) (car
 		return card.Authorization{}, err
 	}
 	return s.resolve(ctx, p, id, func(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization) (card.Authorization, error) {
-		now := s.now()
-		next, err := a.Reverse(now)
-		if err != nil {
-			return a, err
-		}
-		if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":void", Type: ledger.TypeVoidPending,
-			Environment: c.Environment, PendingID: a.HoldTransferID,
-			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate()); err != nil {
-			return a, err
-		}
-		if err := tx.Cards().AddWindowSpend(ctx, c.ID, a.Windows, -a.Amount); err != nil {
-			return a, err
-		}
-		if c.AgentID != "" && s.agentBudget != nil {
-			if err := s.agentBudget.ReleaseAgentCardSpend(ctx, a.ID); err != nil {
-				return a, err
-			}
-		}
-		return next, nil
+		return s.release(ctx, tx, c, a, card.ReversalMerchant)
 	})
+}
+
+// release reverses an APPROVED authorization for reason: it voids the hold, credits the card's
+// windows the authorization consumed and gives the agent's budget back.
+func (s *Service) release(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization, reason string) (card.Authorization, error) {
+	now := s.now()
+	next, err := a.Reverse(now, reason)
+	if err != nil {
+		return a, err
+	}
+	if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":void", Type: ledger.TypeVoidPending,
+		Environment: c.Environment, PendingID: a.HoldTransferID,
+		Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID, "reversalReason": reason}}.MustValidate()); err != nil {
+		return a, err
+	}
+	if err := tx.Cards().AddWindowSpend(ctx, c.ID, a.Windows, -a.Amount); err != nil {
+		return a, err
+	}
+	if c.AgentID != "" && s.agentBudget != nil {
+		if err := s.agentBudget.ReleaseAgentCardSpend(ctx, a.ID); err != nil {
+			return a, err
+		}
+	}
+	return next, nil
+}
+
+// expiryBatch bounds one expiry pass (the next pass carries on).
+const expiryBatch = 200
+
+// ExpireApprovals releases every authorization still APPROVED, never captured, past the
+// authorization lifetime: its hold is voided and its budget credited back, and it ends REVERSED
+// with reversalReason EXPIRED, as a card network lets an uncaptured authorization lapse. Each
+// runs in its own unit of work under the card's lock, so a capture racing it either wins (the
+// expiry then skips it) or meets a REVERSED authorization. It returns how many it released.
+func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
+	var open []card.Authorization
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		open, err = tx.Cards().OpenApprovals(ctx, s.now().Add(-s.lifetime), expiryBatch)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, found := range open {
+		released := false
+		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			released = false
+			c, err := tx.Cards().LockCard(ctx, found.TenantID, found.Environment, found.CardID)
+			if err != nil {
+				return err
+			}
+			a, err := tx.Cards().LockAuthorizationByID(ctx, found.ID)
+			if err != nil || a.Status != card.AuthApproved {
+				return err
+			}
+			next, err := s.release(ctx, tx, c, a, card.ReversalExpired)
+			if err != nil {
+				return err
+			}
+			released = true
+			return tx.Cards().UpdateAuthorization(ctx, next)
+		})
+		if err != nil {
+			return n, fmt.Errorf("cards: expiring authorization %s: %w", found.ID, err)
+		}
+		if released {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // resolve locks the authorization's card, then the authorization, applies step and saves it.

@@ -51,6 +51,9 @@ type Deps struct {
 	PolicyGate PolicyGate
 	// AgentBudget is optional (see AgentCardBudget).
 	AgentBudget AgentCardBudget
+	// AuthorizationLifetime is how long an approval may stay uncaptured before the expiry pass
+	// releases it (0: card.DefaultAuthorizationLifetime).
+	AuthorizationLifetime time.Duration
 }
 
 // Service runs the card use cases and the settlement job.
@@ -64,6 +67,7 @@ type Service struct {
 	chains      kernel.Chains
 	policyGate  PolicyGate
 	agentBudget AgentCardBudget
+	lifetime    time.Duration
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -76,8 +80,12 @@ func New(d Deps) (*Service, error) {
 	if provider == "" {
 		provider = ports.IssuingSafeDebit
 	}
+	lifetime := d.AuthorizationLifetime
+	if lifetime <= 0 {
+		lifetime = card.DefaultAuthorizationLifetime
+	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), issuer: d.Issuer, provider: provider,
-		modules: d.Modules, chains: d.Chains, policyGate: d.PolicyGate, agentBudget: d.AgentBudget}, nil
+		modules: d.Modules, chains: d.Chains, policyGate: d.PolicyGate, agentBudget: d.AgentBudget, lifetime: lifetime}, nil
 }
 
 // module returns the environment's card spend module, or CHAIN_UNAVAILABLE.

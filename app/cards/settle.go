@@ -43,14 +43,42 @@ func SettlementRef(authorizationID string) [32]byte {
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &SettleWorker{Service: s})
 	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
+	river.AddWorker(workers, &ExpireApprovalsWorker{Service: s})
 }
 
 // PeriodicJobs is the settlement sweep; settlements themselves are enqueued by captures.
 func (s *Service) PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SettlementSweepInterval),
-		func() (river.JobArgs, *river.InsertOpts) {
-			return SweepSettlementsArgs{}, &river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: SettlementSweepInterval}}
-		}, &river.PeriodicJobOpts{RunOnStart: true})}
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(SettlementSweepInterval),
+			func() (river.JobArgs, *river.InsertOpts) {
+				return SweepSettlementsArgs{}, &river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: SettlementSweepInterval}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(ExpiryInterval),
+			func() (river.JobArgs, *river.InsertOpts) {
+				return ExpireApprovalsArgs{}, &river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByPeriod: ExpiryInterval}}
+			}, &river.PeriodicJobOpts{RunOnStart: true}),
+	}
+}
+
+// ExpiryInterval is how often the expiry pass releases lapsed approvals.
+const ExpiryInterval = 15 * time.Minute
+
+// ExpireApprovalsArgs is the periodic job that releases lapsed approvals.
+type ExpireApprovalsArgs struct{}
+
+// Kind names the job.
+func (ExpireApprovalsArgs) Kind() string { return "card.expire_approvals" }
+
+// ExpireApprovalsWorker works card.expire_approvals jobs.
+type ExpireApprovalsWorker struct {
+	river.WorkerDefaults[ExpireApprovalsArgs]
+	Service *Service
+}
+
+// Work runs one expiry pass.
+func (w *ExpireApprovalsWorker) Work(ctx context.Context, _ *river.Job[ExpireApprovalsArgs]) error {
+	_, err := w.Service.ExpireApprovals(ctx)
+	return err
 }
 
 // SettlementSweepInterval is how often the sweep runs; a settlement untouched for

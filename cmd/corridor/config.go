@@ -68,7 +68,9 @@ type serviceConfig struct {
 	ContactCoolingOff time.Duration `env:"CONTACT_COOLING_OFF" envDefault:"24h" desc:"cooling-off window of a new contact: Safe payments to it answer 403 PAYEE_COOLING_OFF until it ends (0 = the 24h default)"`
 	PolicyEnforcement policy.Mode   `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose, the off-ramp composer and card authorizations: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED, a card decline; POLICY_UNAVAILABLE when the policy store fails)"`
 	// IssuingProvider is the card issuer program (DESIGN.md D13).
-	IssuingProvider ports.IssuingProvider `env:"ISSUING_PROVIDER" envDefault:"safe_debit" desc:"card issuer program: safe_debit (wallet cards spend from their Safe; push-provisioning ephemeral keys offered) or funding_account (cards draw on a funding card account; ephemeral keys answer 400)"`
+	// CardAuthorizationLifetime bounds how long a card approval holds funds uncaptured.
+	CardAuthorizationLifetime time.Duration         `env:"CARD_AUTHORIZATION_LIFETIME" envDefault:"168h" desc:"how long a card approval may stay uncaptured (0 = the 168h default): the expiry pass then voids its hold, credits its windows back and records it REVERSED with reversalReason EXPIRED"`
+	IssuingProvider           ports.IssuingProvider `env:"ISSUING_PROVIDER" envDefault:"safe_debit" desc:"card issuer program: safe_debit (wallet cards spend from their Safe; push-provisioning ephemeral keys offered) or funding_account (cards draw on a funding card account; ephemeral keys answer 400)"`
 }
 
 // httpConfig bounds the HTTP adapter.
@@ -193,28 +195,29 @@ func (c Config) listenAddr() string {
 func (c Config) wiringConfig() wiring.Config {
 	return wiring.Config{
 		BodyLimitBytes: c.HTTP.BodyLimitBytes, DBMaxConns: c.Service.DBMaxConns, IdempotencyTTL: c.HTTP.IdempotencyTTL,
-		RateLimit:           http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
-		HTTPTimeouts:        http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
-		Chains:              wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
-		MaxWalletsPerTenant: c.Wallets.MaxWalletsPerTenant,
-		ChainConfirmations:  c.Chain.confirmations(),
-		RelayerTxBudget:     c.Wallets.RelayerTxBudget,
-		RelayerBump:         wiring.RelayerBumpConfig{After: c.Wallets.RelayerBumpAfter, MaxFeeGwei: int64(c.Wallets.RelayerMaxFeeGwei)},
-		Faucet:              c.Wallets.Faucet.limits(),
-		PolicyEnforcement:   c.Service.PolicyEnforcement,
-		IssuingProvider:     c.Service.IssuingProvider,
-		ContactCoolingOff:   c.Service.ContactCoolingOff,
-		DBStatementTimeout:  c.Service.DBStatementTimeout,
-		DBIdleInTxTimeout:   c.Service.DBIdleInTxTimeout,
-		TrustedProxies:      c.HTTP.TrustedProxies,
-		CipherPreviousKeys:  c.Service.CipherPreviousKeys.reveal(),
-		CipherLookupKey:     c.Service.CipherLookupKey.reveal(),
-		Payouts:             c.Payouts.wiring(),
-		OperatorToken:       c.Service.OperatorToken.reveal(),
-		InvoiceArbiterKey:   c.Service.InvoiceArbiterKey.reveal(),
-		InvoicePollInterval: c.Service.InvoicePollInterval,
-		ClaimLifetime:       c.Claims.Lifetime,
-		ClaimLinkBase:       c.Claims.LinkBase,
+		RateLimit:                 http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
+		HTTPTimeouts:              http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
+		Chains:                    wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
+		MaxWalletsPerTenant:       c.Wallets.MaxWalletsPerTenant,
+		ChainConfirmations:        c.Chain.confirmations(),
+		RelayerTxBudget:           c.Wallets.RelayerTxBudget,
+		RelayerBump:               wiring.RelayerBumpConfig{After: c.Wallets.RelayerBumpAfter, MaxFeeGwei: int64(c.Wallets.RelayerMaxFeeGwei)},
+		Faucet:                    c.Wallets.Faucet.limits(),
+		PolicyEnforcement:         c.Service.PolicyEnforcement,
+		IssuingProvider:           c.Service.IssuingProvider,
+		CardAuthorizationLifetime: c.Service.CardAuthorizationLifetime,
+		ContactCoolingOff:         c.Service.ContactCoolingOff,
+		DBStatementTimeout:        c.Service.DBStatementTimeout,
+		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
+		TrustedProxies:            c.HTTP.TrustedProxies,
+		CipherPreviousKeys:        c.Service.CipherPreviousKeys.reveal(),
+		CipherLookupKey:           c.Service.CipherLookupKey.reveal(),
+		Payouts:                   c.Payouts.wiring(),
+		OperatorToken:             c.Service.OperatorToken.reveal(),
+		InvoiceArbiterKey:         c.Service.InvoiceArbiterKey.reveal(),
+		InvoicePollInterval:       c.Service.InvoicePollInterval,
+		ClaimLifetime:             c.Claims.Lifetime,
+		ClaimLinkBase:             c.Claims.LinkBase,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: float64(c.Claims.LinkRatePerMinute) / 60,
 			Burst: c.Claims.LinkRateBurst},
 		ClaimCodesPerIP: c.Claims.CodesPerIP,

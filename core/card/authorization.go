@@ -17,6 +17,19 @@ const (
 	AuthReversed AuthStatus = "REVERSED"
 )
 
+// Why an authorization was reversed.
+const (
+	// ReversalMerchant: the acquirer reversed it (the sandbox reverse helper).
+	ReversalMerchant = "MERCHANT"
+	// ReversalExpired: it stayed APPROVED, never captured, for the authorization lifetime, and
+	// the expiry pass released its hold and budget.
+	ReversalExpired = "EXPIRED"
+)
+
+// DefaultAuthorizationLifetime is how long an approval holds funds without a capture before
+// the expiry pass releases it, as card networks let an uncaptured authorization lapse.
+const DefaultAuthorizationLifetime = 7 * 24 * time.Hour
+
 // SettlementStatus tracks the on-chain settlement of a captured Safe card's spend.
 type SettlementStatus string
 
@@ -43,6 +56,8 @@ type Authorization struct {
 	Counterparty   string
 	Status         AuthStatus
 	DeclineReason  string
+	// ReversalReason is ReversalMerchant or ReversalExpired once REVERSED.
+	ReversalReason string
 	Windows        Windows
 	HoldTransferID string
 	// PolicyID and PolicyDecisionID pin the policy gate's decision, when one was evaluated.
@@ -88,12 +103,16 @@ func (a Authorization) Capture(amount *int64, now time.Time) (Authorization, err
 	return a, nil
 }
 
-// Reverse voids an APPROVED authorization. A captured, reversed or declined one is refused.
-func (a Authorization) Reverse(now time.Time) (Authorization, error) {
+// Reverse voids an APPROVED authorization for reason (ReversalMerchant or ReversalExpired). A
+// captured, reversed or declined one is refused.
+func (a Authorization) Reverse(now time.Time, reason string) (Authorization, error) {
 	if a.Status != AuthApproved {
 		return a, notApproved(a, "reversed")
 	}
-	a.Status, a.UpdatedAt = AuthReversed, now
+	if reason != ReversalMerchant && reason != ReversalExpired {
+		return a, core.E(core.CodeInternal, "card: unknown reversal reason %q", reason)
+	}
+	a.Status, a.ReversalReason, a.UpdatedAt = AuthReversed, reason, now
 	return a, nil
 }
 

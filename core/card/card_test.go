@@ -122,7 +122,7 @@ func TestAuthorization_StateMachine(t *testing.T) {
 	if err != nil || part.CapturedAmount != 400 || part.Consumed() != 400 {
 		t.Fatalf("partial capture: %+v %v", part, err)
 	}
-	reversed, err := approved.Reverse(now)
+	reversed, err := approved.Reverse(now, ReversalMerchant)
 	if err != nil || reversed.Status != AuthReversed || reversed.Consumed() != 0 {
 		t.Fatalf("reverse: %+v %v", reversed, err)
 	}
@@ -135,11 +135,11 @@ func TestAuthorization_StateMachine(t *testing.T) {
 		{"capture more than approved", core.CodeValidationFailed, func() (Authorization, error) { return approved.Capture(i64(1001), now) }},
 		{"capture zero", core.CodeValidationFailed, func() (Authorization, error) { return approved.Capture(i64(0), now) }},
 		{"capture twice", core.CodeInvalidState, func() (Authorization, error) { return captured.Capture(nil, now) }},
-		{"reverse after capture", core.CodeInvalidState, func() (Authorization, error) { return captured.Reverse(now) }},
-		{"reverse twice", core.CodeInvalidState, func() (Authorization, error) { return reversed.Reverse(now) }},
+		{"reverse after capture", core.CodeInvalidState, func() (Authorization, error) { return captured.Reverse(now, ReversalMerchant) }},
+		{"reverse twice", core.CodeInvalidState, func() (Authorization, error) { return reversed.Reverse(now, ReversalMerchant) }},
 		{"capture after reverse", core.CodeInvalidState, func() (Authorization, error) { return reversed.Capture(nil, now) }},
 		{"capture declined", core.CodeInvalidState, func() (Authorization, error) { return declined.Capture(nil, now) }},
-		{"reverse declined", core.CodeInvalidState, func() (Authorization, error) { return declined.Reverse(now) }},
+		{"reverse declined", core.CodeInvalidState, func() (Authorization, error) { return declined.Reverse(now, ReversalMerchant) }},
 	}
 	for _, r := range refused {
 		_, err := r.do()

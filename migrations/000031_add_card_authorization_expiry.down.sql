@@ -1,0 +1,3 @@
+DROP INDEX card_authorizations_open_idx;
+ALTER TABLE card_authorizations DROP CONSTRAINT card_authorizations_reversal_reason;
+ALTER TABLE card_authorizations DROP COLUMN reversal_reason;
