@@ -120,6 +120,12 @@ type Endpoint struct {
 	// suspended agent, or a suspended agent's key, is answered 409 AGENT_SUSPENDED there
 	// instead of the 403 of every other route (SPEC.md Errors).
 	AgentSuspendedConflict bool
+	// SecondaryErrors answers every error of the route in the secondary error shape
+	// ({error: {code, message, details}}, docs/api.md "Secondary surface").
+	SecondaryErrors bool
+	// SecondaryBody, on a path shared by both surfaces, selects the secondary surface (and its
+	// error shape) for a request whose body it recognises as the secondary shape.
+	SecondaryBody func(body []byte) bool
 }
 
 // Services are the capability services the routes call, one per capability of app/, and the
@@ -216,10 +222,14 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 func (s *Server) register(r Endpoint) {
 	route := r.Path
 	conflict := r.AgentSuspendedConflict
+	secondary, secondaryBody := r.SecondaryErrors, r.SecondaryBody
 	chain := []fiber.Handler{func(c *fiber.Ctx) error {
 		c.Locals(localEndpoint, route)
 		if conflict {
 			c.Locals(localAgentConflict, true)
+		}
+		if secondary || (secondaryBody != nil && secondaryBody(c.Body())) {
+			c.Locals(localSecondary, true)
 		}
 		return c.Next()
 	}}
