@@ -63,7 +63,7 @@ func poll(t *testing.T, what string, get func() map[string]any, done func(map[st
 
 func deployed(t *testing.T, c *harness.Client, id string) {
 	t.Helper()
-	got := poll(t, "deployment", func() map[string]any { return c.Get("/v1/wallets/" + id).Expect(t, 200).JSON(t) },
+	got := poll(t, "deployment", func() map[string]any { return c.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "DEPLOYED" || m["status"] == "FAILED" })
 	if got["status"] != "DEPLOYED" {
 		t.Fatalf("wallet did not deploy: %v", got)
@@ -73,7 +73,7 @@ func deployed(t *testing.T, c *harness.Client, id string) {
 func fund(t *testing.T, c *harness.Client, id, amount string) {
 	t.Helper()
 	drip := c.Post("/v1/wallets/"+id+"/fund", map[string]any{"asset": "usdc", "amount": amount}).Expect(t, 201).JSON(t)
-	got := poll(t, "drip", func() map[string]any { return c.Get("/v1/faucet/drips/" + drip["id"].(string)).Expect(t, 200).JSON(t) },
+	got := poll(t, "drip", func() map[string]any { return c.Get("/v1/faucet/drips/"+drip["id"].(string)).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] != "SUBMITTED" })
 	if got["status"] != "CONFIRMED" {
 		t.Fatalf("drip: %v", got)

@@ -22,7 +22,7 @@ func TestSecondary_WalletJourney(t *testing.T) {
 		t.Fatalf("created: %v", created)
 	}
 	// The same wallet through the canonical surface: a 1-of-1 Safe named after the customer.
-	canonical := ten.Root.Get("/v1/wallets/" + id).Expect(t, 200).JSON(t)
+	canonical := ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t)
 	owners, _ := canonical["owners"].([]any)
 	if canonical["name"] != "cus_journey" || canonical["threshold"] != float64(1) || canonical["address"] != addresses["USDC"] || len(owners) != 1 ||
 		!strings.EqualFold(owners[0].(map[string]any)["address"].(string), o.address.Hex()) {
@@ -31,7 +31,7 @@ func TestSecondary_WalletJourney(t *testing.T) {
 	deployed(t, ten.Root, id)
 	fund(t, ten.Root, id, "250")
 
-	bal := ten.Root.Get("/v1/wallets/" + id + "/balance").Expect(t, 200).JSON(t)
+	bal := ten.Root.Get("/v1/wallets/"+id+"/balance").Expect(t, 200).JSON(t)
 	lines, _ := bal["balances"].([]any)
 	if bal["wallet_id"] != id || bal["total_usd_value"] != "250" || len(lines) != 2 {
 		t.Fatalf("balance: %v", bal)
@@ -70,7 +70,7 @@ func TestSecondary_WalletJourney(t *testing.T) {
 	if again["transaction_id"] != txID {
 		t.Fatalf("retry: %v, want %s", again, txID)
 	}
-	pay := ten.Root.Get("/v1/payments/" + txID).Expect(t, 200).JSON(t)
+	pay := ten.Root.Get("/v1/payments/"+txID).Expect(t, 200).JSON(t)
 	if pay["status"] != "AWAITING_SIGNATURE" || pay["memo"] != "rent" {
 		t.Fatalf("payment: %v", pay)
 	}
@@ -130,11 +130,11 @@ func TestSecondary_WalletJourney(t *testing.T) {
 	// The owner signs; the payment executes; the history shows it completed with its hash,
 	// once (the mirror's outgoing line is the payment itself).
 	ten.Root.Post("/v1/payments/"+txID+"/sign", map[string]any{"signature": signature(t, pay["safeTxHash"].(string), o)}).Expect(t, 200)
-	poll(t, "execution", func() map[string]any { return ten.Root.Get("/v1/payments/" + txID).Expect(t, 200).JSON(t) },
+	poll(t, "execution", func() map[string]any { return ten.Root.Get("/v1/payments/"+txID).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "COMPLETED" || m["status"] == "FAILED" })
 	poll(t, "the executed send in the mirror", func() map[string]any {
 		index(t)
-		return ten.Root.Get("/v1/wallets/" + id + "/balance").Expect(t, 200).JSON(t)
+		return ten.Root.Get("/v1/wallets/"+id+"/balance").Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool { return m["total_usd_value"] == "239.5" })
 	index(t)
 	data, total, _ = transactions(t, ten.Root, path)
@@ -250,7 +250,7 @@ func TestSecondary_Errors(t *testing.T) {
 	}
 	payer := env().Client(t).WithKey(env().NewKey(t, ten.Session, map[string]any{"name": "payer", "scopes": []string{"wallets:read"}}))
 	secondaryError(t, payer.Get("/v1/transactions"), 403, "insufficient_scope")
-	reader.Get("/v1/wallets/" + id + "/balance").Expect(t, 200)
+	reader.Get("/v1/wallets/"+id+"/balance").Expect(t, 200)
 }
 
 // TestSecondary_RateLimited: rate_limit_exceeded with Retry-After.
