@@ -23,6 +23,38 @@ import (
 
 var secondaryAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
+// secondaryRoute is a SecondaryErrors route: its method and its path's segments ("{id}"
+// matches any one segment).
+type secondaryRoute struct {
+	method   string
+	segments []string
+}
+
+func (r secondaryRoute) matches(method, path string) bool {
+	got := strings.Split(path, "/")
+	if method != r.method || len(got) != len(r.segments) {
+		return false
+	}
+	for i, seg := range r.segments {
+		if seg != got[i] && !strings.HasPrefix(seg, "{") {
+			return false
+		}
+	}
+	return true
+}
+
+// markSecondary marks a request to a SecondaryErrors route before any other middleware can
+// refuse it, so every refusal of the route is in the secondary shape.
+func (s *Server) markSecondary(c *fiber.Ctx) error {
+	for _, r := range s.secondaryRoutes {
+		if r.matches(c.Method(), c.Path()) {
+			c.Locals(localSecondary, true)
+			break
+		}
+	}
+	return c.Next()
+}
+
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
 // (the register step marked a secondary body already).
 func (s *Server) createWalletEither(c *fiber.Ctx) error {

@@ -178,6 +178,9 @@ type Server struct {
 	ephemeralKeyLimiter *limiter
 	fiber               *fiber.App
 	endpoints           []Endpoint
+	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
+	// refusal before the route's own chain (a bad query string, a deadline) takes their shape.
+	secondaryRoutes []secondaryRoute
 }
 
 // New builds the server and registers every route.
@@ -211,10 +214,13 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
-	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
+	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.markSecondary, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
 	s.endpoints = s.endpointTable()
 	for _, r := range s.endpoints {
 		s.register(r)
+		if r.SecondaryErrors {
+			s.secondaryRoutes = append(s.secondaryRoutes, secondaryRoute{method: r.Method, segments: strings.Split(r.Path, "/")})
+		}
 	}
 	return s, nil
 }

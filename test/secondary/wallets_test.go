@@ -238,6 +238,9 @@ func TestSecondary_Errors(t *testing.T) {
 	for _, q := range []string{"limit=0", "limit=101", "offset=1001", "type=deposit", "status=done", "currency=ETH"} {
 		secondaryError(t, ten.Root.Get("/v1/wallets/"+id+"/transactions?"+q), 400, "validation_failed")
 	}
+	// A query refused before routing (NUL) still answers in the secondary shape.
+	secondaryError(t, ten.Root.Get("/v1/wallets/"+id+"/balance?x=%00"), 400, "validation_failed")
+	ten.Root.Get("/v1/wallets/"+id+"?x=%00").ExpectError(t, 400, "VALIDATION_FAILED")
 	for _, q := range []string{"from_date=yesterday", "to_date=2026-13-01", "from_date=2026-02-02&to_date=2026-02-01"} {
 		secondaryError(t, ten.Root.Get("/v1/transactions?"+q), 400, "validation_failed")
 	}
