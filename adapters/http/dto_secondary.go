@@ -114,6 +114,9 @@ type secondarySendRequest struct {
 	Amount      json.Number `json:"amount" oas:"required" description:"a decimal string or a JSON number, at most 6 fraction digits"`
 	Destination string      `json:"destination" oas:"required" description:"a 0x address on the wallet's chain"`
 	Note        *string     `json:"note,omitempty" oas:"maxLength=500"`
+	// TwofaChallengeID redeems a satisfied two-factor challenge (a send answered 403
+	// twofa_required names it in details.challengeId), as twofaChallengeId does on a propose.
+	TwofaChallengeID *string `json:"twofa_challenge_id,omitempty"`
 }
 
 type secondarySendResponse struct {

@@ -191,10 +191,14 @@ func (s *Server) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 				WithDetails(map[string]any{"available": wallet.FormatBigAmount(b.Asset, b.AmountBaseUnits), "requested": req.Amount.String()})
 		}
 	}
-	read, err := s.svc.SafePay.ReadProposal(c.UserContext(), p, safepay.Request{
+	in := safepay.Request{
 		SourceWalletID: walletID, AmountValue: req.Amount.String(), AmountAsset: "usdc", Memo: note,
 		Destination: &safepay.DestinationInput{Type: "address", Address: strings.TrimSpace(req.Destination), ChainID: &v.Wallet.ChainID},
-	})
+	}
+	if req.TwofaChallengeID != nil {
+		in.TwofaChallengeID = *req.TwofaChallengeID
+	}
+	read, err := s.svc.SafePay.ReadProposal(c.UserContext(), p, in)
 	if err != nil {
 		return nil, err
 	}
