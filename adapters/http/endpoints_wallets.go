@@ -9,9 +9,10 @@ func (s *Server) walletEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
 	fund := []auth.Scope{auth.ScopeWalletsFund}
 	return []Endpoint{
-		{Method: "POST", Path: "/v1/wallets", Summary: "Create a Safe wallet: its predicted address is returned at once and a job deploys it", Tag: "wallets",
-			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: walletCreateRequest{},
-			Responses: map[int]any{201: walletResponse{}, 429: Envelope{}, 503: Envelope{}}, Handler: s.createWallet},
+		{Method: "POST", Path: "/v1/wallets", Summary: "Create a Safe wallet: its predicted address is returned at once and a job deploys it. A secondary-shaped body (customer_id, currencies, owner_address) answers the secondary shape", Tag: "wallets",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: OneOf{walletCreateRequest{}, secondaryWalletCreateRequest{}},
+			SecondaryBody: isSecondaryWalletBody,
+			Responses:     map[int]any{201: OneOf{walletResponse{}, secondaryWalletResponse{}}, 429: Envelope{}, 503: Envelope{}}, Handler: s.createWalletEither},
 		{Method: "GET", Path: "/v1/wallets", Summary: "List wallets of the caller's environment", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsRead}, Params: paging,
 			Responses: map[int]any{200: walletListResponse{}}, Handler: s.listWallets},

@@ -282,6 +282,9 @@ func writeError(c *fiber.Ctx, log *slog.Logger, err error) error {
 	if de.Code == core.CodeMethodNotAllowed {
 		c.Set(fiber.HeaderAllow, c.GetRespHeader(fiber.HeaderAllow))
 	}
+	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
+		return c.Status(status).JSON(toSecondaryError(de, requestID(c)))
+	}
 	return c.Status(status).JSON(Envelope{
 		StatusCode: status, Message: de.Message, Code: string(de.Code),
 		RequestID: requestID(c), Details: de.Details,

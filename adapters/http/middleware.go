@@ -35,6 +35,8 @@ const (
 	localStaged    = "staged"
 	// localAgentConflict marks a provisioning route: AGENT_SUSPENDED answers 409 there.
 	localAgentConflict = "agentConflict"
+	// localSecondary marks a request of the secondary surface: errors use its shape.
+	localSecondary = "secondary"
 )
 
 var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)

@@ -22,6 +22,10 @@ const OpenAPIVersion = "3.1.0"
 // value of its DTO, or "" for a text body (a CSV export beside the JSON one).
 type Content map[string]any
 
+// OneOf is a request or success body of a path both surfaces share (D19): the document offers
+// each DTO as one alternative of a oneOf.
+type OneOf []any
+
 // openapi serves the document built from the endpoint table.
 func (s *Server) openapi(c *fiber.Ctx) error { return c.JSON(s.OpenAPI()) }
 
@@ -97,7 +101,10 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 	}
 	if r.Request != nil {
 		op["requestBody"] = map[string]any{"required": false, "content": map[string]any{
-			"application/json": map[string]any{"schema": g.schema(reflect.TypeOf(r.Request))}}}
+			"application/json": map[string]any{"schema": g.bodySchema(r.Request)}}}
+	}
+	if shape := errorShape(r); shape != "" {
+		op["x-corridor-error-shape"] = shape
 	}
 	return op
 }
@@ -125,16 +132,23 @@ func (g *schemaGen) responses(r Endpoint) map[string]any {
 			"headers": requestIDHeader(), "content": content}
 	}
 	for _, status := range errorStatuses(r) {
-		out[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(status)}
+		out[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(status, errorShape(r))}
 	}
-	out["default"] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(0)}
+	out["default"] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(0, errorShape(r))}
 	return out
 }
 
-// bodySchema is the schema of a success body: a DTO, or a text body for "".
+// bodySchema is the schema of a body: a DTO, a text body for "", or a oneOf of DTOs.
 func (g *schemaGen) bodySchema(dto any) map[string]any {
 	if s, ok := dto.(string); ok && s == "" {
 		return map[string]any{"type": "string"}
+	}
+	if alternatives, ok := dto.(OneOf); ok {
+		out := make([]any, len(alternatives))
+		for i, a := range alternatives {
+			out[i] = g.schema(reflect.TypeOf(a))
+		}
+		return map[string]any{"oneOf": out}
 	}
 	return g.schema(reflect.TypeOf(dto))
 }
@@ -185,9 +199,21 @@ func impliedErrors(r Endpoint) []int {
 	return out
 }
 
-// errorResponse registers the shared error response of a status (0: the default one) and
-// returns its component name.
-func (g *schemaGen) errorResponse(status int) string {
+// errorShape is the x-corridor-error-shape of a route: "secondary" when every error uses the
+// secondary shape, "by-body" when the request body selects it, "" for the ErrorEnvelope.
+func errorShape(r Endpoint) string {
+	switch {
+	case r.SecondaryErrors:
+		return "secondary"
+	case r.SecondaryBody != nil:
+		return "by-body"
+	}
+	return ""
+}
+
+// errorResponse registers the shared error response of a status (0: the default one) in an
+// error shape (errorShape) and returns its component name.
+func (g *schemaGen) errorResponse(status int, shape string) string {
 	name, description := "Error", "An error: the body is the ErrorEnvelope."
 	if status != 0 {
 		name = strings.Map(func(r rune) rune {
@@ -201,9 +227,18 @@ func (g *schemaGen) errorResponse(status int) string {
 		}
 		description = fmt.Sprintf("%d %s: the body is the ErrorEnvelope.", status, http.StatusText(status))
 	}
+	schema := g.schema(reflect.TypeOf(Envelope{}))
+	switch shape {
+	case "secondary":
+		name, description = "Secondary"+name, strings.Replace(description, "the ErrorEnvelope", "the SecondaryError", 1)
+		schema = g.schema(reflect.TypeOf(secondaryErrorResponse{}))
+	case "by-body":
+		name, description = "EitherShape"+name, strings.Replace(description, "the ErrorEnvelope", "the ErrorEnvelope, or the SecondaryError for a secondary-shaped body", 1)
+		schema = map[string]any{"oneOf": []any{schema, g.schema(reflect.TypeOf(secondaryErrorResponse{}))}}
+	}
 	if _, ok := g.errorResponses[name]; !ok {
 		g.errorResponses[name] = map[string]any{"description": description, "headers": requestIDHeader(),
-			"content": map[string]any{"application/json": map[string]any{"schema": g.schema(reflect.TypeOf(Envelope{}))}}}
+			"content": map[string]any{"application/json": map[string]any{"schema": schema}}}
 	}
 	return name
 }

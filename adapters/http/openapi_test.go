@@ -85,6 +85,21 @@ func TestOpenAPI_SharedSchemasAreReferenced(t *testing.T) {
 					continue
 				}
 				schema := ref.Value.Content.Get("application/json").Schema
+				// The secondary surface's routes answer the SecondaryError, or on the path both
+				// surfaces share, either shape by the body's (D19).
+				switch shape, _ := op.Extensions["x-corridor-error-shape"].(string); shape {
+				case "secondary":
+					if !strings.HasPrefix(ref.Ref, "#/components/responses/Secondary") || schema.Ref != "#/components/schemas/SecondaryError" {
+						t.Errorf("%s %s %s: not the shared SecondaryError response (%q, %q)", method, path, code, ref.Ref, schema.Ref)
+					}
+					continue
+				case "by-body":
+					if !strings.HasPrefix(ref.Ref, "#/components/responses/EitherShape") || len(schema.Value.OneOf) != 2 ||
+						schema.Value.OneOf[0].Ref != "#/components/schemas/ErrorEnvelope" || schema.Value.OneOf[1].Ref != "#/components/schemas/SecondaryError" {
+						t.Errorf("%s %s %s: not the shared either-shape response (%q)", method, path, code, ref.Ref)
+					}
+					continue
+				}
 				if !strings.HasPrefix(ref.Ref, "#/components/responses/") || schema.Ref != "#/components/schemas/ErrorEnvelope" {
 					t.Errorf("%s %s %s: not the shared ErrorEnvelope response (%q, %q)", method, path, code, ref.Ref, schema.Ref)
 				}

@@ -120,6 +120,12 @@ type Endpoint struct {
 	// suspended agent, or a suspended agent's key, is answered 409 AGENT_SUSPENDED there
 	// instead of the 403 of every other route (SPEC.md Errors).
 	AgentSuspendedConflict bool
+	// SecondaryErrors answers every error of the route in the secondary error shape
+	// ({error: {code, message, details}}, docs/api.md "Secondary surface").
+	SecondaryErrors bool
+	// SecondaryBody, on a path shared by both surfaces, selects the secondary surface (and its
+	// error shape) for a request whose body it recognises as the secondary shape.
+	SecondaryBody func(body []byte) bool
 }
 
 // Services are the capability services the routes call, one per capability of app/, and the
@@ -172,6 +178,9 @@ type Server struct {
 	ephemeralKeyLimiter *limiter
 	fiber               *fiber.App
 	endpoints           []Endpoint
+	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
+	// refusal before the route's own chain (a bad query string, a deadline) takes their shape.
+	secondaryRoutes []secondaryRoute
 }
 
 // New builds the server and registers every route.
@@ -205,10 +214,13 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
-	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
+	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.markSecondary, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
 	s.endpoints = s.endpointTable()
 	for _, r := range s.endpoints {
 		s.register(r)
+		if r.SecondaryErrors {
+			s.secondaryRoutes = append(s.secondaryRoutes, secondaryRoute{method: r.Method, segments: strings.Split(r.Path, "/")})
+		}
 	}
 	return s, nil
 }
@@ -216,10 +228,14 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 func (s *Server) register(r Endpoint) {
 	route := r.Path
 	conflict := r.AgentSuspendedConflict
+	secondary, secondaryBody := r.SecondaryErrors, r.SecondaryBody
 	chain := []fiber.Handler{func(c *fiber.Ctx) error {
 		c.Locals(localEndpoint, route)
 		if conflict {
 			c.Locals(localAgentConflict, true)
+		}
+		if secondary || (secondaryBody != nil && secondaryBody(c.Body())) {
+			c.Locals(localSecondary, true)
 		}
 		return c.Next()
 	}}

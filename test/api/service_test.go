@@ -97,7 +97,13 @@ func TestService_OpenAPIParity(t *testing.T) {
 			documented[key] = true
 			responses := op.(map[string]any)["responses"].(map[string]any)
 			def, ok := responses["default"].(map[string]any)
-			if !ok || def["$ref"] != "#/components/responses/Error" {
+			// The secondary surface's routes answer its error shape, or either shape by the
+			// body's on a path both surfaces share (D19).
+			want := map[any]string{"secondary": "#/components/responses/SecondaryError", "by-body": "#/components/responses/EitherShapeError"}[op.(map[string]any)["x-corridor-error-shape"]]
+			if want == "" {
+				want = "#/components/responses/Error"
+			}
+			if !ok || def["$ref"] != want {
 				t.Fatalf("%s: no error envelope on default response", key)
 			}
 		}

@@ -15,6 +15,9 @@ type operation struct {
 	SandboxOnly  bool              // x-corridor-sandbox-only
 	Resources    map[string]string // path parameter → x-corridor-resource
 	HasBody      bool
+	// ErrorShape is x-corridor-error-shape: "secondary" for the secondary surface's routes,
+	// whose refusals the matrix reads through their canonical code (asEnvelope).
+	ErrorShape string
 }
 
 func (o operation) String() string { return o.Method + " " + o.Path }
@@ -48,6 +51,7 @@ func operations(t *testing.T) []operation {
 				o.Scopes = append(o.Scopes, s.(string))
 			}
 			o.SandboxOnly, _ = op["x-corridor-sandbox-only"].(bool)
+			o.ErrorShape, _ = op["x-corridor-error-shape"].(string)
 			_, o.HasBody = op["requestBody"]
 			for _, raw := range asSlice(op["parameters"]) {
 				p := raw.(map[string]any)

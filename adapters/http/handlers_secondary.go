@@ -1,0 +1,387 @@
+package http
+
+import (
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app/wallets"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/safepay"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+// The secondary surface (D19, docs/api.md "Secondary surface"): thin mappings onto the
+// canonical use cases; nothing here stores anything of its own.
+
+var secondaryAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+// secondaryRoute is a SecondaryErrors route: its method and its path's segments ("{id}"
+// matches any one segment).
+type secondaryRoute struct {
+	method   string
+	segments []string
+}
+
+func (r secondaryRoute) matches(method, path string) bool {
+	got := strings.Split(path, "/")
+	if method != r.method || len(got) != len(r.segments) {
+		return false
+	}
+	for i, seg := range r.segments {
+		if seg != got[i] && !strings.HasPrefix(seg, "{") {
+			return false
+		}
+	}
+	return true
+}
+
+// markSecondary marks a request to a SecondaryErrors route before any other middleware can
+// refuse it, so every refusal of the route is in the secondary shape.
+func (s *Server) markSecondary(c *fiber.Ctx) error {
+	for _, r := range s.secondaryRoutes {
+		if r.matches(c.Method(), c.Path()) {
+			c.Locals(localSecondary, true)
+			break
+		}
+	}
+	return c.Next()
+}
+
+// createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
+// (the register step marked a secondary body already).
+func (s *Server) createWalletEither(c *fiber.Ctx) error {
+	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
+		return s.createSecondaryWallet(c)
+	}
+	return s.createWallet(c)
+}
+
+// secondaryCurrencies are the currencies a secondary wallet names, in the order answered.
+var secondaryCurrencies = []string{"USDC", "ETH"}
+
+// createSecondaryWallet creates a 1-of-1 Safe owned by owner_address and named after the
+// customer; every currency asked for is held at the Safe's one address.
+func (s *Server) createSecondaryWallet(c *fiber.Ctx) error {
+	var req secondaryWalletCreateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	errs := core.FieldErrors{}
+	customer := strings.TrimSpace(req.CustomerID)
+	if customer == "" {
+		errs.Add("customer_id", "is required")
+	}
+	var currencies []string
+	if len(req.Currencies) == 0 {
+		errs.Add("currencies", "is required: a non-empty array of USDC, ETH")
+	}
+	for _, cur := range req.Currencies {
+		up := strings.ToUpper(strings.TrimSpace(cur))
+		if !slices.Contains(secondaryCurrencies, up) {
+			errs.Add("currencies", "must hold only USDC and ETH")
+			break
+		}
+		if !slices.Contains(currencies, up) {
+			currencies = append(currencies, up)
+		}
+	}
+	if !secondaryAddress.MatchString(req.OwnerAddress) {
+		errs.Add("owner_address", "is required: the 0x address of the key that owns the Safe (the service holds no owner keys)")
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	threshold := 1
+	w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), wallets.CreateWalletInput{
+		Name: customer, Threshold: &threshold,
+		Owners: []wallet.OwnerInput{{Address: req.OwnerAddress, Role: "ADMIN_OWNER"}},
+	})
+	if err != nil {
+		return err
+	}
+	out := secondaryWalletResponse{WalletID: w.ID, Addresses: map[string]string{}, CreatedAt: w.CreatedAt}
+	for _, cur := range currencies {
+		out.Addresses[cur] = w.Address
+	}
+	return c.Status(fiber.StatusCreated).JSON(out)
+}
+
+// secondaryBalance answers the wallet's live on-chain balances; USDC counts 1:1 in USD.
+func (s *Server) secondaryBalance(c *fiber.Ctx) error {
+	v, err := s.svc.Wallets.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	if err != nil {
+		return err
+	}
+	if v.Balances == nil {
+		return core.E(core.CodeChainUnavailable, "the chain node did not answer the balance read; retry shortly")
+	}
+	out := secondaryBalanceResponse{WalletID: v.Wallet.ID, Balances: []secondaryBalanceLine{}}
+	total := int64(0)
+	for _, b := range v.Balances {
+		line := secondaryBalanceLine{Currency: strings.ToUpper(string(b.Asset)), Amount: wallet.FormatBigAmount(b.Asset, b.AmountBaseUnits)}
+		if b.Asset == wallet.AssetUSDC {
+			usd := line.Amount
+			line.USDValue = &usd
+			if b.AmountBaseUnits.IsInt64() {
+				total += b.AmountBaseUnits.Int64()
+			}
+		}
+		out.Balances = append(out.Balances, line)
+	}
+	out.TotalUSDValue = wallet.FormatBigAmount(wallet.AssetUSDC, big.NewInt(total))
+	return c.JSON(out)
+}
+
+// secondarySend proposes a Safe payment of USDC to an address (the staged propose of POST
+// /v1/payments): the wallet's live USDC balance must cover it (insufficient_funds), and the
+// answer is the payment awaiting its owners' signatures.
+func (s *Server) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
+	p := principal(c)
+	if err := p.Require(auth.ScopePaymentsCreate, auth.ScopeWalletsRead); err != nil {
+		return nil, err
+	}
+	var req secondarySendRequest
+	if err := decodeBody(c, &req); err != nil {
+		return nil, err
+	}
+	errs := core.FieldErrors{}
+	if !strings.EqualFold(strings.TrimSpace(req.Currency), "USDC") {
+		errs.Add("currency", "must be USDC")
+	}
+	units, err := core.ParseAmount("amount", 6, req.Amount.String())
+	switch {
+	case err != nil:
+		errs.Add("amount", "must be a positive decimal with at most 6 fraction digits")
+	case units <= 0:
+		errs.Add("amount", "must be greater than 0")
+	}
+	if !secondaryAddress.MatchString(strings.TrimSpace(req.Destination)) {
+		errs.Add("destination", "must be a 0x address of 40 hex digits")
+	}
+	note := ""
+	if req.Note != nil {
+		note = *req.Note
+		if len([]rune(note)) > safepay.MaxMemoLength {
+			errs.Add("note", "must be at most "+strconv.Itoa(safepay.MaxMemoLength)+" characters")
+		}
+	}
+	if err := errs.Err(); err != nil {
+		return nil, err
+	}
+	walletID := strings.TrimSpace(c.Params("id"))
+	v, err := s.svc.Wallets.GetWallet(c.UserContext(), p, walletID)
+	if err != nil {
+		return nil, err
+	}
+	if v.Balances == nil {
+		return nil, core.E(core.CodeChainUnavailable, "the chain node did not answer the balance read; retry shortly")
+	}
+	for _, b := range v.Balances {
+		if b.Asset == wallet.AssetUSDC && b.AmountBaseUnits.Cmp(big.NewInt(units)) < 0 {
+			return nil, (&core.Error{Code: core.CodeInsufficientFunds,
+				Message: "the wallet's USDC balance does not cover the amount"}).
+				WithDetails(map[string]any{"available": wallet.FormatBigAmount(b.Asset, b.AmountBaseUnits), "requested": req.Amount.String()})
+		}
+	}
+	in := safepay.Request{
+		SourceWalletID: walletID, AmountValue: req.Amount.String(), AmountAsset: "usdc", Memo: note,
+		Destination: &safepay.DestinationInput{Type: "address", Address: strings.TrimSpace(req.Destination), ChainID: &v.Wallet.ChainID},
+	}
+	if req.TwofaChallengeID != nil {
+		in.TwofaChallengeID = *req.TwofaChallengeID
+	}
+	read, err := s.svc.SafePay.ReadProposal(c.UserContext(), p, in)
+	if err != nil {
+		return nil, err
+	}
+	return func(c *fiber.Ctx) error {
+		pay, err := s.svc.SafePay.Propose(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toSecondarySend(pay))
+	}, nil
+}
+
+func toSecondarySend(pay safepay.Payment) secondarySendResponse {
+	out := secondarySendResponse{TransactionID: pay.ID, Status: secondaryStatus(pay.Status), TransactionHash: strPtr(pay.ExecutedTxHash)}
+	switch pay.Status {
+	case safepay.StatusReadyToExecute, safepay.StatusExecuting:
+		// Executed by the relayer and confirmed within about a minute on the environment's chain.
+		at := pay.UpdatedAt.Add(time.Minute).UTC()
+		out.EstimatedConfirmation = &at
+	case safepay.StatusCompleted:
+		at := pay.UpdatedAt.UTC()
+		out.EstimatedConfirmation = &at
+	}
+	return out
+}
+
+// secondaryStatus is a Safe payment status in the secondary vocabulary (its lower case;
+// CREATED is never shown, a payment is AWAITING_SIGNATURE once stored).
+func secondaryStatus(st safepay.Status) string {
+	if st == safepay.StatusCreated {
+		return "awaiting_signature"
+	}
+	return strings.ToLower(string(st))
+}
+
+// secondaryQuery is the query of the secondary transaction lists.
+type secondaryQuery struct {
+	limit, offset    int
+	currency, typ    string
+	status           string
+	fromDate, toDate time.Time
+}
+
+// secondaryStatuses are the statuses a transaction shows (a payment received is completed).
+var secondaryStatuses = []string{"awaiting_signature", "signing", "ready_to_execute", "executing", "completed", "failed", "cancelled"}
+
+func parseSecondaryQuery(c *fiber.Ctx) (secondaryQuery, error) {
+	errs := core.FieldErrors{}
+	q := secondaryQuery{}
+	var err error
+	if q.limit, err = queryInt(c, "limit", 100, 100); err != nil || (q.limit == 0 && c.Query("limit") != "") {
+		errs.Add("limit", "must be an integer from 1 to 100")
+	}
+	if q.offset, err = queryInt(c, "offset", 0, MaxSecondaryHistory); err != nil {
+		errs.Add("offset", "must be an integer from 0 to "+strconv.Itoa(MaxSecondaryHistory))
+	}
+	if q.currency = strings.ToUpper(strings.TrimSpace(c.Query("currency"))); q.currency != "" && q.currency != "USDC" {
+		errs.Add("currency", "must be USDC")
+	}
+	if q.typ = strings.TrimSpace(c.Query("type")); q.typ != "" && !slices.Contains([]string{"payment", "withdrawal", "refund"}, q.typ) {
+		errs.Add("type", "must be one of payment, withdrawal, refund")
+	}
+	if q.status = strings.TrimSpace(c.Query("status")); q.status != "" && !slices.Contains(secondaryStatuses, q.status) {
+		errs.Add("status", "must be one of "+strings.Join(secondaryStatuses, ", "))
+	}
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+		day  time.Duration
+	}{{"from_date", &q.fromDate, 0}, {"to_date", &q.toDate, 24 * time.Hour}} {
+		raw := strings.TrimSpace(c.Query(f.name))
+		if raw == "" {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, raw); err == nil {
+			*f.dst = t
+		} else if d, err := time.Parse(time.DateOnly, raw); err == nil {
+			*f.dst = d.Add(f.day) // a to_date day is inclusive
+		} else {
+			errs.Add(f.name, "must be an RFC 3339 instant or a YYYY-MM-DD date")
+		}
+	}
+	if !q.fromDate.IsZero() && !q.toDate.IsZero() && !q.fromDate.Before(q.toDate) {
+		errs.Add("to_date", "must be after from_date")
+	}
+	return q, errs.Err()
+}
+
+// MaxSecondaryHistory is the window the secondary lists page over: the newest 1000 Safe
+// payments of the tenant and the newest 1000 mirror lines of each wallet.
+const MaxSecondaryHistory = wallets.MaxHistoryLines
+
+func (s *Server) secondaryWalletTransactions(c *fiber.Ctx) error {
+	return s.secondaryTransactionList(c, strings.TrimSpace(c.Params("id")))
+}
+
+func (s *Server) secondaryTransactions(c *fiber.Ctx) error { return s.secondaryTransactionList(c, "") }
+
+// secondaryTransactionList merges a wallet's (or every wallet's) Safe payments and ledger mirror
+// lines, newest first, filters and pages them.
+func (s *Server) secondaryTransactionList(c *fiber.Ctx, walletID string) error {
+	p := principal(c)
+	if err := p.Require(auth.ScopeWalletsRead, auth.ScopePaymentsRead); err != nil {
+		return err
+	}
+	q, err := parseSecondaryQuery(c)
+	if err != nil {
+		return err
+	}
+	var lines []wallets.MirrorLine
+	ours := map[string]bool{}
+	if walletID != "" {
+		w, l, err := s.svc.Wallets.WalletHistory(c.UserContext(), p, walletID)
+		if err != nil {
+			return err
+		}
+		ours[w.ID], lines = true, l
+	} else {
+		all, l, err := s.svc.Wallets.TenantHistory(c.UserContext(), p)
+		if err != nil {
+			return err
+		}
+		for _, w := range all {
+			ours[w.ID] = true
+		}
+		lines = l
+	}
+	var txs []secondaryTransaction
+	executed := map[string]bool{}
+	for skip := 0; skip < MaxSecondaryHistory; skip += 100 {
+		page, total, err := s.svc.SafePay.List(c.UserContext(), p, ports.Page{Skip: skip, Take: 100})
+		if err != nil {
+			return err
+		}
+		for _, pay := range page {
+			if !ours[pay.SourceWalletID] || pay.Kind == safepay.KindTransaction {
+				continue
+			}
+			if pay.ExecutedTxHash != "" {
+				executed[strings.ToLower(pay.ExecutedTxHash)] = true
+			}
+			txs = append(txs, secondaryTransaction{ID: pay.ID, WalletID: pay.SourceWalletID, Type: "withdrawal", Currency: "USDC",
+				Amount: wallet.FormatAmount(wallet.AssetUSDC, pay.AmountBaseUnits), Status: secondaryStatus(pay.Status),
+				TransactionHash: strPtr(pay.ExecutedTxHash), Counterparty: strPtr(pay.DestinationAddress), Note: strPtr(pay.Memo),
+				CreatedAt: pay.CreatedAt})
+		}
+		if skip+len(page) >= total || len(page) == 0 {
+			break
+		}
+	}
+	for _, l := range lines {
+		t := secondaryTransaction{ID: l.TransferID, WalletID: l.WalletID, Currency: "USDC", Status: "completed",
+			TransactionHash: strPtr(l.TxHash), Note: nil, CreatedAt: l.CreatedAt}
+		if l.Amount >= 0 {
+			t.Type, t.Amount, t.Counterparty = "payment", wallet.FormatAmount(wallet.AssetUSDC, l.Amount), strPtr(l.From)
+		} else {
+			if executed[strings.ToLower(l.TxHash)] {
+				continue // shown as its Safe payment
+			}
+			t.Type, t.Amount, t.Counterparty = "withdrawal", wallet.FormatAmount(wallet.AssetUSDC, -l.Amount), strPtr(l.To)
+		}
+		txs = append(txs, t)
+	}
+	filtered := txs[:0]
+	for _, t := range txs {
+		switch {
+		case q.typ != "" && t.Type != q.typ, q.status != "" && t.Status != q.status,
+			!q.fromDate.IsZero() && t.CreatedAt.Before(q.fromDate), !q.toDate.IsZero() && !t.CreatedAt.Before(q.toDate):
+			continue
+		}
+		filtered = append(filtered, t)
+	}
+	slices.SortStableFunc(filtered, func(a, b secondaryTransaction) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	out := secondaryTransactionListResponse{Data: []secondaryTransaction{}, Total: len(filtered)}
+	if q.offset < len(filtered) {
+		end := min(len(filtered), q.offset+q.limit)
+		out.Data = append(out.Data, filtered[q.offset:end]...)
+		out.HasMore = end < len(filtered)
+	}
+	return c.JSON(out)
+}
