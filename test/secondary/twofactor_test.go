@@ -3,20 +3,9 @@ package secondary
 import (
 	"net/http"
 	"testing"
-	"time"
 
-	"github.com/pquerna/otp"
-	"github.com/pquerna/otp/totp"
+	"corridor/test/harness"
 )
-
-func totpCode(t *testing.T, secret string) string {
-	t.Helper()
-	c, err := totp.GenerateCodeCustom(secret, time.Now(), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
 
 // TestSecondary_SendWithTwoFactor: a send above the tenant's approval threshold answers
 // twofa_required with the challenge; once the challenge is satisfied, the same send naming it
@@ -31,7 +20,7 @@ func TestSecondary_SendWithTwoFactor(t *testing.T) {
 
 	f := ten.Root.Post("/v1/twofactor/factors", map[string]any{"label": "phone"}).Expect(t, http.StatusCreated).JSON(t)
 	secret := f["secret"].(string)
-	ten.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": totpCode(t, secret)}).Expect(t, http.StatusOK)
+	ten.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, http.StatusOK)
 	ten.Root.Do(http.MethodPut, "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "1"}).Expect(t, http.StatusOK)
 
 	body := map[string]any{"currency": "USDC", "amount": "5", "destination": newOwner(t).address.Hex(), "note": "approved"}
@@ -40,7 +29,7 @@ func TestSecondary_SendWithTwoFactor(t *testing.T) {
 	if chID == "" {
 		t.Fatalf("details: %v", e["details"])
 	}
-	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": totpCode(t, secret)}).Expect(t, http.StatusOK)
+	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, http.StatusOK)
 
 	other := map[string]any{"currency": "USDC", "amount": "6", "destination": body["destination"], "note": "approved", "twofa_challenge_id": chID}
 	secondaryError(t, ten.Root.With("Idempotency-Key", "twofa-2").Post("/v1/wallets/"+id+"/send", other), 403, "twofa_binding_mismatch")

@@ -3,7 +3,6 @@ package twofa
 import (
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,31 +76,10 @@ func keyed(c *harness.Client) *harness.Client {
 	return c.With("Idempotency-Key", "twofa-"+strconv.FormatInt(time.Now().UnixNano(), 36)+"-"+strconv.FormatInt(keySeq.Add(1), 10))
 }
 
-// usedSteps remembers, per secret, the TOTP time step of the last code handed out: the
-// service accepts each code once, so every call answers a later step.
-var usedSteps sync.Map
-
-// code is a TOTP code of secret the service accepts now: the code of the earliest time step
-// within its one-step skew that is later than the last one handed out for secret (waiting for
-// the clock when all three are used).
+// code is a TOTP code of secret the service accepts now (see harness.TOTP).
 func code(t *testing.T, secret string) string {
 	t.Helper()
-	for {
-		current := time.Now().Unix() / 30
-		step := current - 1
-		if last, ok := usedSteps.Load(secret); ok && last.(int64) >= step {
-			step = last.(int64) + 1
-		}
-		if step <= current+1 {
-			usedSteps.Store(secret, step)
-			c, err := totp.GenerateCodeCustom(secret, time.Unix(step*30, 0), totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return c
-		}
-		time.Sleep(time.Second)
-	}
+	return harness.TOTP(t, secret)
 }
 
 // wrongCode is a well-formed code that is not secret's code now nor in the adjacent steps.
