@@ -13,8 +13,10 @@ import (
 // The expiry pass voids its hold (the funding balance is whole again), credits the day's window
 // back and records it REVERSED with reversalReason EXPIRED; a capture afterwards is refused, and
 // a merchant reversal reads reversalReason MERCHANT.
+//
+// Not parallel: the expiry pass covers every tenant, and this server's short lifetime must not
+// lapse the approvals the package's parallel tests hold open (they run after it).
 func TestCards_ApprovalsExpire(t *testing.T) {
-	t.Parallel()
 	srv := harness.NewServer(t, func(c *wiring.Config) { c.CardAuthorizationLifetime = 300 * time.Millisecond })
 	ten := srv.NewTenant(t)
 	hid := ten.Root.Post("/v1/cardholders", map[string]any{"name": "Ana Lima", "email": "ana@example.com"}).Expect(t, 201).JSON(t)["cardholderId"].(string)
@@ -35,9 +37,9 @@ func TestCards_ApprovalsExpire(t *testing.T) {
 		t.Fatalf("the open approval holds the day's budget: %v", a)
 	}
 	time.Sleep(400 * time.Millisecond)
-	n, err := srv.Service.Cards.ExpireApprovals(context.Background())
-	if err != nil || n != 1 {
-		t.Fatalf("expiry pass: %d %v", n, err)
+	// The pass releases it (unless the server's own periodic pass already did).
+	if _, err := srv.Service.Cards.ExpireApprovals(context.Background()); err != nil {
+		t.Fatalf("expiry pass: %v", err)
 	}
 	if n, err := srv.Service.Cards.ExpireApprovals(context.Background()); err != nil || n != 0 {
 		t.Fatalf("a second pass released %d more: %v", n, err)
