@@ -635,6 +635,18 @@ CREATE TABLE public.payout_mock_transfers (
     created_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.payout_onchain_transfers (
+    reference text NOT NULL,
+    idempotency_key text NOT NULL,
+    environment text NOT NULL,
+    to_address text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    tx_hash text,
+    sending_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT payout_onchain_transfers_amount_base_units_check CHECK ((amount_base_units > 0))
+);
+
 CREATE TABLE public.phone_alias_attempts (
     id bigint NOT NULL,
     environment text NOT NULL,
@@ -1272,6 +1284,12 @@ ALTER TABLE ONLY public.payout_mock_transfers
 
 ALTER TABLE ONLY public.payout_mock_transfers
     ADD CONSTRAINT payout_mock_transfers_pkey PRIMARY KEY (provider, reference);
+
+ALTER TABLE ONLY public.payout_onchain_transfers
+    ADD CONSTRAINT payout_onchain_transfers_idempotency_key_key UNIQUE (idempotency_key);
+
+ALTER TABLE ONLY public.payout_onchain_transfers
+    ADD CONSTRAINT payout_onchain_transfers_pkey PRIMARY KEY (reference);
 
 ALTER TABLE ONLY public.phone_alias_attempts
     ADD CONSTRAINT phone_alias_attempts_pkey PRIMARY KEY (id);

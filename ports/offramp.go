@@ -187,10 +187,13 @@ const (
 
 // PayoutRequest is one payout attempt.
 type PayoutRequest struct {
-	IdempotencyKey         string
-	PaymentID              string
-	Environment            core.Environment
-	AmountBaseUnits        int64
+	IdempotencyKey  string
+	PaymentID       string
+	Environment     core.Environment
+	AmountBaseUnits int64
+	// DeliverBaseUnits is what reaches the recipient (the confirmed quote's amount less its
+	// fees): what a USDC rail transfers.
+	DeliverBaseUnits       int64
 	DestinationAmountMinor int64
 	DestinationCurrency    string
 	DestinationType        recipient.DestinationType
@@ -210,6 +213,14 @@ type PayoutProvider interface {
 	Name() string
 	Submit(ctx context.Context, r PayoutRequest) (PayoutStatus, error)
 	Poll(ctx context.Context, reference string) (PayoutStatus, error)
+}
+
+// NetworkPayout is implemented by a provider that pays ONCHAIN_WALLET destinations on a chain
+// that moves real value in every mode it runs: Network is the destination network it pays on
+// in env (eip155:{chainId}), false where it cannot pay out. Its routes are eligible only for
+// destinations on that network.
+type NetworkPayout interface {
+	Network(env core.Environment) (string, bool)
 }
 
 // PayoutRail is one configured provider: its rail, mode, terms and webhook secret.

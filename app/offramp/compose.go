@@ -119,15 +119,20 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offra
 		if !ok {
 			continue
 		}
+		network := ""
+		if d.Type == recipient.DestOnchainWallet {
+			id, err := s.destinationIdentifier(d)
+			if err != nil {
+				return nil, "", err
+			}
+			if !railPays(rail, p.Environment, d, id) {
+				continue // an address on another network: no provider pays it here
+			}
+			network = id.Network
+		}
 		withProvider++
 		if rail.Terms.LiquidityBaseUnits > 0 && p.SourceAmountBaseUnits > rail.Terms.LiquidityBaseUnits {
 			continue
-		}
-		network := ""
-		if d.Type == recipient.DestOnchainWallet {
-			if id, err := s.destinationIdentifier(d); err == nil {
-				network = id.Network
-			}
 		}
 		payoutRoutes = append(payoutRoutes, offramp.PayoutRoute{DestinationID: d.ID, DestinationType: d.Type, Network: network, Terms: rail.Terms})
 	}

@@ -47,7 +47,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 			return err
 		}
 		req = ports.PayoutRequest{IdempotencyKey: pay.IdempotencyKey(), PaymentID: pay.ID, Environment: pay.Environment,
-			AmountBaseUnits: pay.SourceAmountBaseUnits, DestinationAmountMinor: q.DestinationAmountMinor,
+			AmountBaseUnits: pay.SourceAmountBaseUnits, DeliverBaseUnits: q.DeliverBaseUnits, DestinationAmountMinor: q.DestinationAmountMinor,
 			DestinationCurrency: q.DestinationCurrency, DestinationType: q.DestinationType, Destination: ident}
 		proceed = true
 		return nil

@@ -143,7 +143,9 @@ type aliasesConfig struct {
 // this build knows (wiring.PayoutProviderNames) has a field; a test keeps them in step.
 type payoutsConfig struct {
 	Internal      payoutProviderConfig `envPrefix:"PAYOUT_INTERNAL_"`
+	Onchain       payoutProviderConfig `envPrefix:"PAYOUT_ONCHAIN_"`
 	WalletA       payoutProviderConfig `envPrefix:"PAYOUT_WALLET_A_"`
+	WalletB       payoutProviderConfig `envPrefix:"PAYOUT_WALLET_B_"`
 	QuoteLifetime time.Duration        `env:"OFFRAMP_QUOTE_LIFETIME" envDefault:"120s" desc:"a payout quote's lifetime"`
 	PollInterval  time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
 	PollWindow    time.Duration        `env:"OFFRAMP_POLL_WINDOW" envDefault:"72h" desc:"how long a submitted payout is polled without a final answer (or its polls keep failing) before the payment is given up on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, moved on by the provider's next report"`
@@ -162,7 +164,7 @@ type payoutProviderConfig struct {
 
 // byName maps the provider names of wiring.PayoutProviderNames to their configuration.
 func (c payoutsConfig) byName() map[string]payoutProviderConfig {
-	return map[string]payoutProviderConfig{"internal": c.Internal, "wallet_a": c.WalletA}
+	return map[string]payoutProviderConfig{"internal": c.Internal, "onchain": c.Onchain, "wallet_a": c.WalletA, "wallet_b": c.WalletB}
 }
 
 // wiring turns the payout configuration into wiring's; an unset mode stays unset.

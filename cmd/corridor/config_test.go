@@ -310,7 +310,7 @@ func TestSandboxPayoutDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := sandboxPayoutDefaults(c.Payouts.wiring()).Modes
-	if want := map[string]ports.ProviderMode{"internal": ports.ModeLive, "wallet_a": ports.ModeOff}; !reflect.DeepEqual(got, want) {
+	if want := map[string]ports.ProviderMode{"internal": ports.ModeLive, "onchain": ports.ModeMock, "wallet_a": ports.ModeOff, "wallet_b": ports.ModeMock}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("modes = %v, want %v", got, want)
 	}
 }

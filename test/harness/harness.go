@@ -145,8 +145,9 @@ func DefaultConfig(url string) wiring.Config {
 		// One key for every test server on the database, so phone hashes agree across them.
 		CipherKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
 		Payouts: wiring.PayoutConfig{
-			Modes:          map[string]ports.ProviderMode{"internal": ports.ModeLive, "wallet_a": ports.ModeMock},
-			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret},
+			Modes: map[string]ports.ProviderMode{"internal": ports.ModeLive, "onchain": ports.ModeLive,
+				"wallet_a": ports.ModeMock, "wallet_b": ports.ModeMock},
+			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret, "wallet_b": WebhookSecret},
 			PollInterval:   150 * time.Millisecond,
 			// Small, so the exhausted-polls path is reachable in a test; a payout the mock
 			// finishes answers on its second poll, long before.
