@@ -11,3 +11,15 @@ CREATE TABLE payout_onchain_transfers (
     sending_at        timestamptz,
     created_at        timestamptz NOT NULL
 );
+
+-- The hold recheck pass's backoff per held payment: how many passes found it still held and
+-- when the next may look again.
+CREATE TABLE offramp_hold_rechecks (
+    payment_id text PRIMARY KEY REFERENCES offramp_payments (id) ON DELETE CASCADE,
+    attempts   int NOT NULL CHECK (attempts > 0),
+    next_at    timestamptz NOT NULL
+);
+
+-- The periodic passes look for payments awaiting confirmation (quote expiry) and held ones.
+CREATE INDEX offramp_payments_awaiting_idx ON offramp_payments (id) WHERE status = 'AWAITING_RECIPIENT_CONFIRMATION';
+CREATE INDEX offramp_payments_held_idx ON offramp_payments (id) WHERE status IN ('PAYOUT_SELECTION_REQUIRED', 'COMPLIANCE_HOLD');

@@ -564,6 +564,13 @@ CREATE TABLE public.offramp_escrow_events (
     CONSTRAINT offramp_escrow_events_log_index_check CHECK ((log_index >= 0))
 );
 
+CREATE TABLE public.offramp_hold_rechecks (
+    payment_id text NOT NULL,
+    attempts integer NOT NULL,
+    next_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_hold_rechecks_attempts_check CHECK ((attempts > 0))
+);
+
 CREATE TABLE public.offramp_payments (
     id text NOT NULL,
     environment text NOT NULL,
@@ -1267,6 +1274,9 @@ ALTER TABLE ONLY public.offramp_escrow_cursors
 ALTER TABLE ONLY public.offramp_escrow_events
     ADD CONSTRAINT offramp_escrow_events_pkey PRIMARY KEY (chain_id, tx_hash, log_index);
 
+ALTER TABLE ONLY public.offramp_hold_rechecks
+    ADD CONSTRAINT offramp_hold_rechecks_pkey PRIMARY KEY (payment_id);
+
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (id);
 
@@ -1468,6 +1478,10 @@ CREATE INDEX offramp_claims_due_idx ON public.offramp_claims USING btree (status
 
 CREATE INDEX offramp_claims_sender_idx ON public.offramp_claims USING btree (sender_tenant_id, environment, id);
 
+CREATE INDEX offramp_payments_awaiting_idx ON public.offramp_payments USING btree (id) WHERE (status = 'AWAITING_RECIPIENT_CONFIRMATION'::text);
+
+CREATE INDEX offramp_payments_held_idx ON public.offramp_payments USING btree (id) WHERE (status = ANY (ARRAY['PAYOUT_SELECTION_REQUIRED'::text, 'COMPLIANCE_HOLD'::text]));
+
 CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (provider, provider_reference) WHERE (provider_reference IS NOT NULL);
 
 CREATE INDEX offramp_payments_recipient_idx ON public.offramp_payments USING btree (recipient_tenant_id, environment, id);
@@ -1668,6 +1682,9 @@ ALTER TABLE ONLY public.offramp_claims
 
 ALTER TABLE ONLY public.offramp_claims
     ADD CONSTRAINT offramp_claims_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.offramp_hold_rechecks
+    ADD CONSTRAINT offramp_hold_rechecks_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);

@@ -64,8 +64,17 @@ type OfframpRepo interface {
 	ListPayments(ctx context.Context, f OfframpFilter, page Page) ([]offramp.Payment, int, error)
 	// HeldPaymentIDs lists a recipient's payments in PAYOUT_SELECTION_REQUIRED or COMPLIANCE_HOLD.
 	HeldPaymentIDs(ctx context.Context, env core.Environment, recipientTenantID string, limit int) ([]string, error)
-	// ExpiredQuotePaymentIDs lists payments awaiting confirmation whose quote set expired.
+	// ExpiredQuotePaymentIDs lists payments awaiting confirmation with an ACTIVE quote past its
+	// expiry time.
 	ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// RecheckDueHeldPaymentIDs lists payments in PAYOUT_SELECTION_REQUIRED or COMPLIANCE_HOLD
+	// held on one of reasons whose recheck backoff has passed (or never started), oldest
+	// recheck first.
+	RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time, reasons []offramp.HoldReason, limit int) ([]string, error)
+	// BackOffHoldRecheck counts one more recheck that found the payment still held and sets
+	// the next at now + first·2^(attempts−1), at most max. ClearHoldRecheck forgets it.
+	BackOffHoldRecheck(ctx context.Context, paymentID string, now time.Time, first, max time.Duration) error
+	ClearHoldRecheck(ctx context.Context, paymentID string) error
 	// SenderSpend sums the source amounts of the sender's payments created in each window,
 	// counting those that hold or have moved money (every status but CANCELED and REFUNDED)
 	// and leaving out excludePaymentID, the payment being evaluated. A sum beyond int64

@@ -28,6 +28,10 @@ type PayoutConfig struct {
 	PollInterval  time.Duration
 	// PollWindow bounds how long a payout is polled without a final answer (0 = 72 h).
 	PollWindow time.Duration
+	// QuoteExpiryInterval is the quote-expiry pass's cadence (0 = 10 s); HoldRecheckInterval
+	// the held-payment recheck pass's (0 = 30 s).
+	QuoteExpiryInterval time.Duration
+	HoldRecheckInterval time.Duration
 }
 
 // providerSpec is one provider this build knows.

@@ -205,9 +205,37 @@ func (r offrampRepo) ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, 
 	var ids []string
 	err := r.db.NewSelect().TableExpr("offramp_payments AS p").Column("p.id").
 		Where("p.status = ?", offramp.StatusAwaitingRecipientConfirmation).
-		Where("NOT EXISTS (SELECT 1 FROM route_quotes q WHERE q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at > ?)", now).
+		Where("EXISTS (SELECT 1 FROM route_quotes q WHERE q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at <= ?)", now).
 		OrderExpr("p.id").Limit(int64(limit)).Scan(ctx, &ids)
 	return ids, err
+}
+
+func (r offrampRepo) RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time, reasons []offramp.HoldReason, limit int) ([]string, error) {
+	rs := make([]string, len(reasons))
+	for i, h := range reasons {
+		rs[i] = string(h)
+	}
+	var ids []string
+	err := r.db.NewSelect().TableExpr("offramp_payments AS p").Column("p.id").
+		Join("LEFT JOIN offramp_hold_rechecks AS h ON h.payment_id = p.id").
+		Where("p.status IN (?)", bun.List([]string{string(offramp.StatusPayoutSelectionRequired), string(offramp.StatusComplianceHold)})).
+		Where("p.hold_reasons && ?::text[]", pgdialect.Array(rs)).
+		Where("h.next_at IS NULL OR h.next_at <= ?", now).
+		OrderExpr("h.next_at NULLS FIRST, p.id").Limit(int64(limit)).Scan(ctx, &ids)
+	return ids, err
+}
+
+func (r offrampRepo) BackOffHoldRecheck(ctx context.Context, paymentID string, now time.Time, first, max time.Duration) error {
+	_, err := r.db.NewRaw(`INSERT INTO offramp_hold_rechecks AS h (payment_id, attempts, next_at) VALUES (?, 1, ?::timestamptz + make_interval(secs => ?))
+		ON CONFLICT (payment_id) DO UPDATE SET attempts = h.attempts + 1,
+		next_at = ?::timestamptz + make_interval(secs => LEAST(? * power(2, LEAST(h.attempts, 30)), ?))`,
+		paymentID, now, first.Seconds(), now, first.Seconds(), max.Seconds()).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) ClearHoldRecheck(ctx context.Context, paymentID string) error {
+	_, err := r.db.NewRaw("DELETE FROM offramp_hold_rechecks WHERE payment_id = ?", paymentID).Exec(ctx)
+	return err
 }
 
 func (r offrampRepo) SenderSpend(ctx context.Context, env core.Environment, senderTenantID, excludePaymentID string, w policy.Windows) (policy.Spend, error) {

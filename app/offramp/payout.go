@@ -83,7 +83,8 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 
 // recheck is the pre-submission re-check of SPEC.md.
 func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, recipient.Destination, error) {
-	if q.Status != offramp.QuoteActive || q.ID != pay.SelectedQuoteID {
+	// The confirmed quote must still be in force at submission: an expired one is requoted.
+	if !q.Usable(s.clock.Now()) || q.ID != pay.SelectedQuoteID {
 		return false, recipient.Destination{}, nil
 	}
 	if _, ok := s.rail(pay.Environment, q.DestinationType); !ok {

@@ -48,6 +48,11 @@ type Deps struct {
 	// PollWindow is how long a payout is polled without a final answer before it is given up
 	// on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE (0 = 72 h).
 	PollWindow time.Duration
+	// QuoteExpiryInterval is how often the quote-expiry pass runs (0 = 10 s).
+	QuoteExpiryInterval time.Duration
+	// HoldRecheckInterval is how often the hold recheck pass runs and each held payment's
+	// first backoff (0 = 30 s).
+	HoldRecheckInterval time.Duration
 	// ClaimEscrows are the claim-escrow contracts per environment; without one, a payment to an
 	// unknown phone answers CHAIN_UNAVAILABLE. ClaimLifetime is a pending claim's lifetime
 	// (0 = 14 days); ClaimLinkBase prefixes the texted link's token.
@@ -92,9 +97,12 @@ type Service struct {
 	quoteLifetime time.Duration
 	pollInterval  time.Duration
 	pollWindow    time.Duration
-	escrows       map[core.Environment]ports.ClaimEscrow
-	claimLifetime time.Duration
-	claimLinkBase string
+	// quoteExpiryInterval is the quote-expiry pass's cadence.
+	quoteExpiryInterval time.Duration
+	holdRecheckInterval time.Duration
+	escrows             map[core.Environment]ports.ClaimEscrow
+	claimLifetime       time.Duration
+	claimLinkBase       string
 	// claimCodesPerIP bounds claim phone codes per client IP per hour.
 	claimCodesPerIP int
 	relayerBudget   kernel.RelayerBudget
@@ -120,6 +128,7 @@ func New(d Deps) (*Service, error) {
 	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		cipher: d.Cipher, sms: d.SMS, smsOutbox: d.SMSOutbox, screening: d.Screening, payouts: d.Payouts,
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
+		quoteExpiryInterval: d.QuoteExpiryInterval, holdRecheckInterval: d.HoldRecheckInterval,
 		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
 		relayerBudget:      d.RelayerBudget,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
@@ -130,6 +139,12 @@ func New(d Deps) (*Service, error) {
 	}
 	if s.pollInterval <= 0 {
 		s.pollInterval = 5 * time.Second
+	}
+	if s.quoteExpiryInterval <= 0 {
+		s.quoteExpiryInterval = DefaultQuoteExpiryInterval
+	}
+	if s.holdRecheckInterval <= 0 {
+		s.holdRecheckInterval = DefaultHoldRecheckInterval
 	}
 	if s.pollWindow <= 0 {
 		s.pollWindow = DefaultPollWindow

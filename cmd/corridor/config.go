@@ -142,13 +142,15 @@ type aliasesConfig struct {
 // payoutsConfig configures the payout providers (D9) and the off-ramp's timing. Every provider
 // this build knows (wiring.PayoutProviderNames) has a field; a test keeps them in step.
 type payoutsConfig struct {
-	Internal      payoutProviderConfig `envPrefix:"PAYOUT_INTERNAL_"`
-	Onchain       payoutProviderConfig `envPrefix:"PAYOUT_ONCHAIN_"`
-	WalletA       payoutProviderConfig `envPrefix:"PAYOUT_WALLET_A_"`
-	WalletB       payoutProviderConfig `envPrefix:"PAYOUT_WALLET_B_"`
-	QuoteLifetime time.Duration        `env:"OFFRAMP_QUOTE_LIFETIME" envDefault:"120s" desc:"a payout quote's lifetime"`
-	PollInterval  time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
-	PollWindow    time.Duration        `env:"OFFRAMP_POLL_WINDOW" envDefault:"72h" desc:"how long a submitted payout is polled without a final answer (or its polls keep failing) before the payment is given up on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, moved on by the provider's next report"`
+	Internal            payoutProviderConfig `envPrefix:"PAYOUT_INTERNAL_"`
+	Onchain             payoutProviderConfig `envPrefix:"PAYOUT_ONCHAIN_"`
+	WalletA             payoutProviderConfig `envPrefix:"PAYOUT_WALLET_A_"`
+	WalletB             payoutProviderConfig `envPrefix:"PAYOUT_WALLET_B_"`
+	QuoteLifetime       time.Duration        `env:"OFFRAMP_QUOTE_LIFETIME" envDefault:"120s" desc:"a payout quote's lifetime"`
+	PollInterval        time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
+	PollWindow          time.Duration        `env:"OFFRAMP_POLL_WINDOW" envDefault:"72h" desc:"how long a submitted payout is polled without a final answer (or its polls keep failing) before the payment is given up on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, moved on by the provider's next report"`
+	QuoteExpiryInterval time.Duration        `env:"OFFRAMP_QUOTE_EXPIRY_INTERVAL" envDefault:"10s" desc:"how often the quote-expiry pass returns payments whose quote set expired to POLICY_CHECK for a fresh set"`
+	HoldRecheckInterval time.Duration        `env:"OFFRAMP_HOLD_RECHECK_INTERVAL" envDefault:"30s" desc:"how often the hold recheck pass re-runs the policy composer for payments held on PROVIDER_UNAVAILABLE, POLICY_SUBSYSTEM_ERROR or INSUFFICIENT_ROUTE_LIQUIDITY (each payment backs off from this interval, doubling up to an hour)"`
 }
 
 // limits are the faucet limits wallet.FaucetLimits expects.
@@ -170,7 +172,8 @@ func (c payoutsConfig) byName() map[string]payoutProviderConfig {
 // wiring turns the payout configuration into wiring's; an unset mode stays unset.
 func (c payoutsConfig) wiring() wiring.PayoutConfig {
 	out := wiring.PayoutConfig{Modes: map[string]ports.ProviderMode{}, WebhookSecrets: map[string]string{},
-		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval, PollWindow: c.PollWindow}
+		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval, PollWindow: c.PollWindow,
+		QuoteExpiryInterval: c.QuoteExpiryInterval, HoldRecheckInterval: c.HoldRecheckInterval}
 	for name, p := range c.byName() {
 		if p.Mode != "" {
 			out.Modes[name] = p.Mode

@@ -152,6 +152,8 @@ func DefaultConfig(url string) wiring.Config {
 			// Small, so the exhausted-polls path is reachable in a test; a payout the mock
 			// finishes answers on its second poll, long before.
 			PollWindow: 5 * time.Second,
+			// Quick passes, so expiry and hold recheck are observable within a test.
+			QuoteExpiryInterval: time.Second, HoldRecheckInterval: time.Second,
 		},
 		OperatorToken:      OperatorToken,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
