@@ -110,6 +110,7 @@ var statusByCode = map[core.Code]int{
 	offramp.CodeDestinationNotEligible:        403,
 	offramp.CodeRecipientConsentRequired:      403,
 	offramp.CodeSenderOnly:                    403,
+	offramp.CodeClaimFunded:                   409,
 	offramp.CodeQuoteExpired:                  409,
 	offramp.CodeQuoteNotFound:                 404,
 	offramp.CodeRouteNotSelected:              409,

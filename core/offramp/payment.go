@@ -14,6 +14,9 @@ const (
 	CodeDestinationNotEligible   core.Code = "DESTINATION_NOT_ELIGIBLE"
 	CodeRecipientConsentRequired core.Code = "RECIPIENT_CONSENT_REQUIRED"
 	CodeSenderOnly               core.Code = "SENDER_ONLY"
+	// CodeClaimFunded refuses the cancel of a pending claim whose escrow funding was indexed:
+	// the money is in the escrow and leaves only by the claim's refund at expiry.
+	CodeClaimFunded core.Code = "CLAIM_ALREADY_FUNDED"
 	CodeQuoteExpired             core.Code = "QUOTE_EXPIRED"
 	CodeQuoteNotFound            core.Code = "ROUTE_QUOTE_NOT_FOUND"
 	CodeRouteNotSelected         core.Code = "ROUTE_NOT_SELECTED"
