@@ -248,6 +248,8 @@ type ScreeningInput struct {
 	SenderTenantID    string
 	RecipientTenantID string
 	AmountBaseUnits   int64
+	// DestinationAddress is the on-chain address paid, when there is one (a Safe payment).
+	DestinationAddress string
 }
 
 // Screening runs transaction monitoring and sanctions screening. It returns the hold or
