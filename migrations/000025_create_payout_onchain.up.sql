@@ -23,3 +23,15 @@ CREATE TABLE offramp_hold_rechecks (
 -- The periodic passes look for payments awaiting confirmation (quote expiry) and held ones.
 CREATE INDEX offramp_payments_awaiting_idx ON offramp_payments (id) WHERE status = 'AWAITING_RECIPIENT_CONFIRMATION';
 CREATE INDEX offramp_payments_held_idx ON offramp_payments (id) WHERE status IN ('PAYOUT_SELECTION_REQUIRED', 'COMPLIANCE_HOLD');
+
+-- Operators' route liquidity top-ups (D11): each raises the provider's configured per-payout
+-- liquidity in one environment; the operator's reference makes a retried top-up harmless.
+CREATE TABLE payout_liquidity_top_ups (
+    environment       text NOT NULL CHECK (environment IN ('TEST', 'LIVE')),
+    provider          text NOT NULL,
+    reference         text NOT NULL CHECK (reference <> ''),
+    amount_base_units bigint NOT NULL CHECK (amount_base_units > 0),
+    operator          text NOT NULL,
+    created_at        timestamptz NOT NULL,
+    PRIMARY KEY (environment, provider, reference)
+);

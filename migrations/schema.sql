@@ -633,6 +633,18 @@ CREATE TABLE public.payout_destinations (
     CONSTRAINT payout_destinations_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'DISABLED'::text])))
 );
 
+CREATE TABLE public.payout_liquidity_top_ups (
+    environment text NOT NULL,
+    provider text NOT NULL,
+    reference text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    operator text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT payout_liquidity_top_ups_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT payout_liquidity_top_ups_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT payout_liquidity_top_ups_reference_check CHECK ((reference <> ''::text))
+);
+
 CREATE TABLE public.payout_mock_transfers (
     provider text NOT NULL,
     reference text NOT NULL,
@@ -1288,6 +1300,9 @@ ALTER TABLE ONLY public.offramp_review_approvals
 
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.payout_liquidity_top_ups
+    ADD CONSTRAINT payout_liquidity_top_ups_pkey PRIMARY KEY (environment, provider, reference);
 
 ALTER TABLE ONLY public.payout_mock_transfers
     ADD CONSTRAINT payout_mock_transfers_key UNIQUE (provider, idempotency_key);

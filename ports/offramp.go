@@ -75,6 +75,13 @@ type OfframpRepo interface {
 	// the next at now + first·2^(attempts−1), at most max. ClearHoldRecheck forgets it.
 	BackOffHoldRecheck(ctx context.Context, paymentID string, now time.Time, first, max time.Duration) error
 	ClearHoldRecheck(ctx context.Context, paymentID string) error
+	// ResetHoldRechecks forgets the backoff of every payment held on reason, so the next
+	// recheck pass looks at them at once.
+	ResetHoldRechecks(ctx context.Context, reason offramp.HoldReason) error
+	// TopUpLiquidity records an operator's top-up once per (env, provider, reference); added
+	// is false when the reference was already recorded. LiquidityTopUps sums a provider's.
+	TopUpLiquidity(ctx context.Context, env core.Environment, provider, reference string, amountBaseUnits int64, operator string, now time.Time) (added bool, err error)
+	LiquidityTopUps(ctx context.Context, env core.Environment, provider string) (int64, error)
 	// SenderSpend sums the source amounts of the sender's payments created in each window,
 	// counting those that hold or have moved money (every status but CANCELED and REFUNDED)
 	// and leaving out excludePaymentID, the payment being evaluated. A sum beyond int64

@@ -32,6 +32,9 @@ type PayoutConfig struct {
 	// the held-payment recheck pass's (0 = 30 s).
 	QuoteExpiryInterval time.Duration
 	HoldRecheckInterval time.Duration
+	// Liquidity is a provider's route liquidity in base units: the largest payout it takes
+	// before operators top it up (unset or 0: uncapped).
+	Liquidity map[string]int64
 }
 
 // providerSpec is one provider this build knows.
@@ -69,6 +72,7 @@ func payoutRails(cfg PayoutConfig, db *bun.DB, chains map[core.Environment]ports
 			return nil, fmt.Errorf("wiring: unknown payout provider %q", name)
 		}
 		rail := ports.PayoutRail{Rail: spec.rail, Mode: mode, Terms: spec.terms, WebhookSecret: []byte(cfg.WebhookSecrets[name])}
+		rail.Terms.LiquidityBaseUnits = cfg.Liquidity[name]
 		switch {
 		case mode == "" || mode == ports.ModeOff:
 			continue

@@ -111,6 +111,7 @@ var statusByCode = map[core.Code]int{
 	offramp.CodeRecipientConsentRequired:      403,
 	offramp.CodeSenderOnly:                    403,
 	offramp.CodeClaimFunded:                   409,
+	offramp.CodeProviderNotFound:              404,
 	safepay.CodeScreeningRejected:             403,
 	offramp.CodeQuoteExpired:                  409,
 	offramp.CodeQuoteNotFound:                 404,

@@ -238,6 +238,29 @@ func (r offrampRepo) ClearHoldRecheck(ctx context.Context, paymentID string) err
 	return err
 }
 
+func (r offrampRepo) ResetHoldRechecks(ctx context.Context, reason offramp.HoldReason) error {
+	_, err := r.db.NewRaw(`DELETE FROM offramp_hold_rechecks h USING offramp_payments p
+		WHERE h.payment_id = p.id AND ? = ANY(p.hold_reasons)`, string(reason)).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) TopUpLiquidity(ctx context.Context, env core.Environment, provider, reference string, amountBaseUnits int64, operator string, now time.Time) (bool, error) {
+	res, err := r.db.NewRaw(`INSERT INTO payout_liquidity_top_ups (environment, provider, reference, amount_base_units, operator, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, string(env), provider, reference, amountBaseUnits, operator, now).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (r offrampRepo) LiquidityTopUps(ctx context.Context, env core.Environment, provider string) (int64, error) {
+	var sum int64
+	err := r.db.NewRaw(`SELECT LEAST(COALESCE(SUM(amount_base_units), 0), 9223372036854775807)::bigint FROM payout_liquidity_top_ups
+		WHERE environment = ? AND provider = ?`, string(env), provider).Scan(ctx, &sum)
+	return sum, err
+}
+
 func (r offrampRepo) SenderSpend(ctx context.Context, env core.Environment, senderTenantID, excludePaymentID string, w policy.Windows) (policy.Spend, error) {
 	// SUM over bigint is numeric: cap it at the int64 maximum so a huge sum fails the cap
 	// instead of failing the scan.

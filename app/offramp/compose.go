@@ -131,8 +131,14 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offra
 			network = id.Network
 		}
 		withProvider++
-		if rail.Terms.LiquidityBaseUnits > 0 && p.SourceAmountBaseUnits > rail.Terms.LiquidityBaseUnits {
-			continue
+		if rail.Terms.LiquidityBaseUnits > 0 {
+			topUps, err := tx.Offramp().LiquidityTopUps(ctx, p.Environment, rail.Terms.Provider)
+			if err != nil {
+				return nil, "", err
+			}
+			if liquidity, err := core.AddInt64(rail.Terms.LiquidityBaseUnits, topUps); err == nil && p.SourceAmountBaseUnits > liquidity {
+				continue
+			}
 		}
 		payoutRoutes = append(payoutRoutes, offramp.PayoutRoute{DestinationID: d.ID, DestinationType: d.Type, Network: network, Terms: rail.Terms})
 	}

@@ -162,6 +162,7 @@ func (c faucetConfig) limits() wallet.FaucetLimits {
 type payoutProviderConfig struct {
 	Mode          ports.ProviderMode `env:"MODE" defaultDesc:"off (run: internal live, the others mock)" desc:"off, mock, sandbox or live; off fails closed: the provider's routes are ineligible"`
 	WebhookSecret secret             `env:"WEBHOOK_SECRET" defaultDesc:"unset: every webhook is refused (401)" desc:"HMAC secret of the provider's webhooks"`
+	LiquidityUSD  int                `env:"LIQUIDITY_USD" envDefault:"0" min:"0" max:"1000000000" desc:"the provider's route liquidity in whole USD: a larger payment is held INSUFFICIENT_ROUTE_LIQUIDITY until an operator tops it up (POST /v1/admin/payout-providers/{provider}/liquidity); 0 = uncapped"`
 }
 
 // byName maps the provider names of wiring.PayoutProviderNames to their configuration.
@@ -180,6 +181,12 @@ func (c payoutsConfig) wiring() wiring.PayoutConfig {
 		}
 		if p.WebhookSecret.set() {
 			out.WebhookSecrets[name] = p.WebhookSecret.reveal()
+		}
+		if p.LiquidityUSD > 0 {
+			if out.Liquidity == nil {
+				out.Liquidity = map[string]int64{}
+			}
+			out.Liquidity[name] = int64(p.LiquidityUSD) * 1_000_000
 		}
 	}
 	return out

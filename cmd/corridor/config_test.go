@@ -298,7 +298,7 @@ func TestConfig_EveryPayoutProvider(t *testing.T) {
 	}
 	for _, v := range configVars() {
 		if strings.HasPrefix(v.Key, "PAYOUT_") {
-			provider := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(v.Key, "PAYOUT_"), "_MODE"), "_WEBHOOK_SECRET"))
+			provider := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(v.Key, "PAYOUT_"), "_MODE"), "_WEBHOOK_SECRET"), "_LIQUIDITY_USD"))
 			if !slices.Contains(names, provider) {
 				t.Errorf("%s names no provider", v.Key)
 			}

@@ -15,6 +15,8 @@ const (
 	CodeRecipientConsentRequired core.Code = "RECIPIENT_CONSENT_REQUIRED"
 	CodeSenderOnly               core.Code = "SENDER_ONLY"
 	// CodeClaimFunded refuses the cancel of a pending claim whose escrow funding was indexed:
+	// CodeProviderNotFound: no payout provider of that name is configured.
+	CodeProviderNotFound core.Code = "PAYOUT_PROVIDER_NOT_FOUND"
 	// the money is in the escrow and leaves only by the claim's refund at expiry.
 	CodeClaimFunded      core.Code = "CLAIM_ALREADY_FUNDED"
 	CodeQuoteExpired     core.Code = "QUOTE_EXPIRED"

@@ -154,6 +154,9 @@ func DefaultConfig(url string) wiring.Config {
 			PollWindow: 5 * time.Second,
 			// Quick passes, so expiry and hold recheck are observable within a test.
 			QuoteExpiryInterval: time.Second, HoldRecheckInterval: time.Second,
+			// wallet_b's route liquidity is capped, so INSUFFICIENT_ROUTE_LIQUIDITY and the
+			// operator's top-up are reachable.
+			Liquidity: map[string]int64{"wallet_b": 1000 * 1_000_000},
 		},
 		OperatorToken:      OperatorToken,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
