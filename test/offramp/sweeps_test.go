@@ -116,3 +116,46 @@ func TestOfframp_HoldRecheckLeavesOtherHolds(t *testing.T) {
 		t.Fatalf("after passes: %v", g)
 	}
 }
+
+// lateClock is the wall clock moved ahead by a fixed offset.
+type lateClock struct{ offset time.Duration }
+
+func (c lateClock) Now() time.Time { return time.Now().Add(c.offset).UTC() }
+
+// TestOfframp_RecheckRefusesAnExpiredQuote: the pre-submission re-check tests the confirmed
+// quote's expiry. The submission job here runs on a server whose clock is ten minutes ahead, so
+// the quote the recipient confirmed in time has expired when the job re-checks it: the funds
+// unlock, a new reservation is taken and the payment gets a fresh quote set instead of being
+// submitted. Like TestOfframpPolicy_RecheckAfterQuoting it stops the shared job workers so only
+// that server works the job, and it does not run in parallel.
+func TestOfframp_RecheckRefusesAnExpiredQuote(t *testing.T) {
+	if jobServer == nil {
+		jobServer = env()
+	}
+	stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := jobServer.Service.StopWorkers(stopCtx); err != nil {
+		t.Fatalf("stop the shared workers: %v", err)
+	}
+	defer func() { jobServer = harness.NewServer(untilExit{t}, nil) }()
+	harness.NewServer(t, func(c *wiring.Config) { c.Clock = lateClock{10 * time.Minute} })
+
+	p := newPair(t, "20")
+	destination(t, p.recipient.Root, serviceBalance)
+	m := p.create(t, "6", nil).Expect(t, 201).JSON(t)
+	id := m["paymentId"].(string)
+	old := m["quotes"].([]any)[0].(map[string]any)["routeId"].(string)
+	selectAndConfirm(t, p, id)
+	g := waitStatus(t, p.sender.Root, id, "AWAITING_RECIPIENT_CONFIRMATION")
+	if g["selectedRouteQuoteId"] != nil {
+		t.Fatalf("after the re-check: %v", g)
+	}
+	routes := p.recipient.Root.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	if len(routes) != 1 || routes[0].(map[string]any)["routeId"] == old {
+		t.Fatalf("fresh set %v", routes)
+	}
+	harness.ExpectServiceBalance(t, p.sender.Root, 14*usd, 6*usd)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
+		t.Fatalf("lock and unlock should net to nothing: %v", l)
+	}
+}
