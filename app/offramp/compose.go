@@ -48,6 +48,13 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (
 		}
 		reasons = append(reasons, found...)
 	}
+	// A credential change found at the pre-submission re-check holds until an operator
+	// approves the review (dropApprovedReviews), whatever else changes meanwhile.
+	for _, r := range p.HoldReasons {
+		if r == offramp.HoldCredentialChangedReview {
+			reasons = append(reasons, r)
+		}
+	}
 	reasons = append(reasons, s.spendPolicy.SenderSpendHolds(ctx, p)...)
 	payoutRoutes, payoutRouteReason, err := s.eligiblePayoutRoutes(ctx, tx, p)
 	if err != nil {
