@@ -32,6 +32,9 @@ type PayoutConfig struct {
 	// the held-payment recheck pass's (0 = 30 s).
 	QuoteExpiryInterval time.Duration
 	HoldRecheckInterval time.Duration
+	// PhoneReverifyAfter is how long a phone alias's verification holds for payments (0 = 365
+	// days); older, payments hold PHONE_REVERIFICATION_REQUIRED.
+	PhoneReverifyAfter time.Duration
 	// Liquidity is a provider's route liquidity in base units: the largest payout it takes
 	// before operators top it up (unset or 0: uncapped).
 	Liquidity map[string]int64

@@ -48,6 +48,18 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (
 		}
 		reasons = append(reasons, found...)
 	}
+	// The phone the payment was sent to must have been proven within the re-verification
+	// window: an older proof holds until the recipient re-verifies the alias.
+	if p.RecipientPhoneHash != "" {
+		alias, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, p.RecipientPhoneHash)
+		switch {
+		case err == nil && alias.TenantID == p.RecipientTenantID && alias.VerifiedAt != nil &&
+			s.clock.Now().Sub(*alias.VerifiedAt) > s.phoneReverifyAfter:
+			reasons = append(reasons, offramp.HoldPhoneReverificationRequired)
+		case err != nil && !isCode(err, recipient.CodePhoneAliasNotFound):
+			return composition{}, err
+		}
+	}
 	// A credential change found at the pre-submission re-check holds until an operator
 	// approves the review (dropApprovedReviews), whatever else changes meanwhile.
 	for _, r := range p.HoldReasons {

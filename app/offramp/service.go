@@ -50,6 +50,9 @@ type Deps struct {
 	PollWindow time.Duration
 	// QuoteExpiryInterval is how often the quote-expiry pass runs (0 = 10 s).
 	QuoteExpiryInterval time.Duration
+	// PhoneReverifyAfter is how long a phone alias's verification holds for payments to it;
+	// older, the composer holds PHONE_REVERIFICATION_REQUIRED (0 = 365 days).
+	PhoneReverifyAfter time.Duration
 	// HoldRecheckInterval is how often the hold recheck pass runs and each held payment's
 	// first backoff (0 = 30 s).
 	HoldRecheckInterval time.Duration
@@ -100,6 +103,7 @@ type Service struct {
 	// quoteExpiryInterval is the quote-expiry pass's cadence.
 	quoteExpiryInterval time.Duration
 	holdRecheckInterval time.Duration
+	phoneReverifyAfter  time.Duration
 	escrows             map[core.Environment]ports.ClaimEscrow
 	claimLifetime       time.Duration
 	claimLinkBase       string
@@ -129,7 +133,8 @@ func New(d Deps) (*Service, error) {
 		cipher: d.Cipher, sms: d.SMS, smsOutbox: d.SMSOutbox, screening: d.Screening, payouts: d.Payouts,
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
 		quoteExpiryInterval: d.QuoteExpiryInterval, holdRecheckInterval: d.HoldRecheckInterval,
-		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
+		phoneReverifyAfter: d.PhoneReverifyAfter,
+		escrows:            d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
 		relayerBudget:      d.RelayerBudget,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
 		aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
@@ -142,6 +147,9 @@ func New(d Deps) (*Service, error) {
 	}
 	if s.quoteExpiryInterval <= 0 {
 		s.quoteExpiryInterval = DefaultQuoteExpiryInterval
+	}
+	if s.phoneReverifyAfter <= 0 {
+		s.phoneReverifyAfter = DefaultPhoneReverifyAfter
 	}
 	if s.holdRecheckInterval <= 0 {
 		s.holdRecheckInterval = DefaultHoldRecheckInterval

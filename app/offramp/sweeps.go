@@ -18,6 +18,8 @@ const (
 	// payment's first backoff; maxHoldRecheckBackoff caps its doubling.
 	DefaultHoldRecheckInterval = 30 * time.Second
 	maxHoldRecheckBackoff      = time.Hour
+	// DefaultPhoneReverifyAfter is how long a phone alias's verification holds for payments.
+	DefaultPhoneReverifyAfter = 365 * 24 * time.Hour
 	// maxSweepPayments bounds the payments one pass works on; the next pass carries on.
 	maxSweepPayments = 100
 )

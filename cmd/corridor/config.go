@@ -150,6 +150,7 @@ type payoutsConfig struct {
 	PollInterval        time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
 	PollWindow          time.Duration        `env:"OFFRAMP_POLL_WINDOW" envDefault:"72h" desc:"how long a submitted payout is polled without a final answer (or its polls keep failing) before the payment is given up on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, moved on by the provider's next report"`
 	QuoteExpiryInterval time.Duration        `env:"OFFRAMP_QUOTE_EXPIRY_INTERVAL" envDefault:"10s" desc:"how often the quote-expiry pass returns payments whose quote set expired to POLICY_CHECK for a fresh set"`
+	PhoneReverifyAfter  time.Duration        `env:"OFFRAMP_PHONE_REVERIFY_AFTER" envDefault:"8760h" desc:"how long a phone alias's verification holds for payments to it; older, payments hold PHONE_REVERIFICATION_REQUIRED until the recipient re-verifies (POST /v1/phone-aliases/{id}/reverify)"`
 	HoldRecheckInterval time.Duration        `env:"OFFRAMP_HOLD_RECHECK_INTERVAL" envDefault:"30s" desc:"how often the hold recheck pass re-runs the policy composer for payments held on PROVIDER_UNAVAILABLE, POLICY_SUBSYSTEM_ERROR or INSUFFICIENT_ROUTE_LIQUIDITY (each payment backs off from this interval, doubling up to an hour)"`
 }
 
@@ -174,7 +175,8 @@ func (c payoutsConfig) byName() map[string]payoutProviderConfig {
 func (c payoutsConfig) wiring() wiring.PayoutConfig {
 	out := wiring.PayoutConfig{Modes: map[string]ports.ProviderMode{}, WebhookSecrets: map[string]string{},
 		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval, PollWindow: c.PollWindow,
-		QuoteExpiryInterval: c.QuoteExpiryInterval, HoldRecheckInterval: c.HoldRecheckInterval}
+		QuoteExpiryInterval: c.QuoteExpiryInterval, HoldRecheckInterval: c.HoldRecheckInterval,
+		PhoneReverifyAfter: c.PhoneReverifyAfter}
 	for name, p := range c.byName() {
 		if p.Mode != "" {
 			out.Modes[name] = p.Mode
