@@ -5,10 +5,16 @@ package payouts
 
 import (
 	"testing"
+	"time"
 
 	"corridor/test/harness"
+	"corridor/wiring"
 )
 
-func TestMain(m *testing.M) { harness.MainWithChain(m) }
+// TestMain: the load journey queues hundreds of payout jobs at once, so polls get a window
+// that the queue cannot outlast.
+func TestMain(m *testing.M) {
+	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) { c.Payouts.PollWindow = 2 * time.Minute }})
+}
 
 func env() *harness.Env { return harness.Shared() }
