@@ -567,6 +567,13 @@ CREATE TABLE public.offramp_escrow_events (
     CONSTRAINT offramp_escrow_events_log_index_check CHECK ((log_index >= 0))
 );
 
+CREATE TABLE public.offramp_hold_rechecks (
+    payment_id text NOT NULL,
+    attempts integer NOT NULL,
+    next_at timestamp with time zone NOT NULL,
+    CONSTRAINT offramp_hold_rechecks_attempts_check CHECK ((attempts > 0))
+);
+
 CREATE TABLE public.offramp_payments (
     id text NOT NULL,
     environment text NOT NULL,
@@ -629,6 +636,18 @@ CREATE TABLE public.payout_destinations (
     CONSTRAINT payout_destinations_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'DISABLED'::text])))
 );
 
+CREATE TABLE public.payout_liquidity_top_ups (
+    environment text NOT NULL,
+    provider text NOT NULL,
+    reference text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    operator text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT payout_liquidity_top_ups_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT payout_liquidity_top_ups_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT payout_liquidity_top_ups_reference_check CHECK ((reference <> ''::text))
+);
+
 CREATE TABLE public.payout_mock_transfers (
     provider text NOT NULL,
     reference text NOT NULL,
@@ -636,6 +655,18 @@ CREATE TABLE public.payout_mock_transfers (
     amount_base_units bigint NOT NULL,
     step integer DEFAULT 0 NOT NULL,
     created_at timestamp with time zone NOT NULL
+);
+
+CREATE TABLE public.payout_onchain_transfers (
+    reference text NOT NULL,
+    idempotency_key text NOT NULL,
+    environment text NOT NULL,
+    to_address text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    tx_hash text,
+    sending_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT payout_onchain_transfers_amount_base_units_check CHECK ((amount_base_units > 0))
 );
 
 CREATE TABLE public.phone_alias_attempts (
@@ -1260,6 +1291,9 @@ ALTER TABLE ONLY public.offramp_escrow_cursors
 ALTER TABLE ONLY public.offramp_escrow_events
     ADD CONSTRAINT offramp_escrow_events_pkey PRIMARY KEY (chain_id, tx_hash, log_index);
 
+ALTER TABLE ONLY public.offramp_hold_rechecks
+    ADD CONSTRAINT offramp_hold_rechecks_pkey PRIMARY KEY (payment_id);
+
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_pkey PRIMARY KEY (id);
 
@@ -1272,11 +1306,20 @@ ALTER TABLE ONLY public.offramp_review_approvals
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.payout_liquidity_top_ups
+    ADD CONSTRAINT payout_liquidity_top_ups_pkey PRIMARY KEY (environment, provider, reference);
+
 ALTER TABLE ONLY public.payout_mock_transfers
     ADD CONSTRAINT payout_mock_transfers_key UNIQUE (provider, idempotency_key);
 
 ALTER TABLE ONLY public.payout_mock_transfers
     ADD CONSTRAINT payout_mock_transfers_pkey PRIMARY KEY (provider, reference);
+
+ALTER TABLE ONLY public.payout_onchain_transfers
+    ADD CONSTRAINT payout_onchain_transfers_idempotency_key_key UNIQUE (idempotency_key);
+
+ALTER TABLE ONLY public.payout_onchain_transfers
+    ADD CONSTRAINT payout_onchain_transfers_pkey PRIMARY KEY (reference);
 
 ALTER TABLE ONLY public.phone_alias_attempts
     ADD CONSTRAINT phone_alias_attempts_pkey PRIMARY KEY (id);
@@ -1460,6 +1503,10 @@ CREATE INDEX offramp_claim_links_claim_idx ON public.offramp_claim_links USING b
 CREATE INDEX offramp_claims_due_idx ON public.offramp_claims USING btree (status, expires_at);
 
 CREATE INDEX offramp_claims_sender_idx ON public.offramp_claims USING btree (sender_tenant_id, environment, id);
+
+CREATE INDEX offramp_payments_awaiting_idx ON public.offramp_payments USING btree (id) WHERE (status = 'AWAITING_RECIPIENT_CONFIRMATION'::text);
+
+CREATE INDEX offramp_payments_held_idx ON public.offramp_payments USING btree (id) WHERE (status = ANY (ARRAY['PAYOUT_SELECTION_REQUIRED'::text, 'COMPLIANCE_HOLD'::text]));
 
 CREATE UNIQUE INDEX offramp_payments_provider_ref_key ON public.offramp_payments USING btree (provider, provider_reference) WHERE (provider_reference IS NOT NULL);
 
@@ -1661,6 +1708,9 @@ ALTER TABLE ONLY public.offramp_claims
 
 ALTER TABLE ONLY public.offramp_claims
     ADD CONSTRAINT offramp_claims_sender_tenant_id_fkey FOREIGN KEY (sender_tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.offramp_hold_rechecks
+    ADD CONSTRAINT offramp_hold_rechecks_payment_id_fkey FOREIGN KEY (payment_id) REFERENCES public.offramp_payments(id) ON DELETE CASCADE;
 
 ALTER TABLE ONLY public.offramp_payments
     ADD CONSTRAINT offramp_payments_recipient_tenant_id_fkey FOREIGN KEY (recipient_tenant_id) REFERENCES public.tenants(id);

@@ -64,8 +64,24 @@ type OfframpRepo interface {
 	ListPayments(ctx context.Context, f OfframpFilter, page Page) ([]offramp.Payment, int, error)
 	// HeldPaymentIDs lists a recipient's payments in PAYOUT_SELECTION_REQUIRED or COMPLIANCE_HOLD.
 	HeldPaymentIDs(ctx context.Context, env core.Environment, recipientTenantID string, limit int) ([]string, error)
-	// ExpiredQuotePaymentIDs lists payments awaiting confirmation whose quote set expired.
+	// ExpiredQuotePaymentIDs lists payments awaiting confirmation with an ACTIVE quote past its
+	// expiry time.
 	ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, limit int) ([]string, error)
+	// RecheckDueHeldPaymentIDs lists payments in PAYOUT_SELECTION_REQUIRED or COMPLIANCE_HOLD
+	// held on one of reasons whose recheck backoff has passed (or never started), oldest
+	// recheck first.
+	RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time, reasons []offramp.HoldReason, limit int) ([]string, error)
+	// BackOffHoldRecheck counts one more recheck that found the payment still held and sets
+	// the next at now + first·2^(attempts−1), at most max. ClearHoldRecheck forgets it.
+	BackOffHoldRecheck(ctx context.Context, paymentID string, now time.Time, first, max time.Duration) error
+	ClearHoldRecheck(ctx context.Context, paymentID string) error
+	// ResetHoldRechecks forgets the backoff of every payment held on reason, so the next
+	// recheck pass looks at them at once.
+	ResetHoldRechecks(ctx context.Context, reason offramp.HoldReason) error
+	// TopUpLiquidity records an operator's top-up once per (env, provider, reference); added
+	// is false when the reference was already recorded. LiquidityTopUps sums a provider's.
+	TopUpLiquidity(ctx context.Context, env core.Environment, provider, reference string, amountBaseUnits int64, operator string, now time.Time) (added bool, err error)
+	LiquidityTopUps(ctx context.Context, env core.Environment, provider string) (int64, error)
 	// SenderSpend sums the source amounts of the sender's payments created in each window,
 	// counting those that hold or have moved money (every status but CANCELED and REFUNDED)
 	// and leaving out excludePaymentID, the payment being evaluated. A sum beyond int64
@@ -187,10 +203,13 @@ const (
 
 // PayoutRequest is one payout attempt.
 type PayoutRequest struct {
-	IdempotencyKey         string
-	PaymentID              string
-	Environment            core.Environment
-	AmountBaseUnits        int64
+	IdempotencyKey  string
+	PaymentID       string
+	Environment     core.Environment
+	AmountBaseUnits int64
+	// DeliverBaseUnits is what reaches the recipient (the confirmed quote's amount less its
+	// fees): what a USDC rail transfers.
+	DeliverBaseUnits       int64
 	DestinationAmountMinor int64
 	DestinationCurrency    string
 	DestinationType        recipient.DestinationType
@@ -212,6 +231,14 @@ type PayoutProvider interface {
 	Poll(ctx context.Context, reference string) (PayoutStatus, error)
 }
 
+// NetworkPayout is implemented by a provider that pays ONCHAIN_WALLET destinations on a chain
+// that moves real value in every mode it runs: Network is the destination network it pays on
+// in env (eip155:{chainId}), false where it cannot pay out. Its routes are eligible only for
+// destinations on that network.
+type NetworkPayout interface {
+	Network(env core.Environment) (string, bool)
+}
+
 // PayoutRail is one configured provider: its rail, mode, terms and webhook secret.
 type PayoutRail struct {
 	Rail          recipient.DestinationType
@@ -228,6 +255,8 @@ type ScreeningInput struct {
 	SenderTenantID    string
 	RecipientTenantID string
 	AmountBaseUnits   int64
+	// DestinationAddress is the on-chain address paid, when there is one (a Safe payment).
+	DestinationAddress string
 }
 
 // Screening runs transaction monitoring and sanctions screening. It returns the hold or

@@ -8,6 +8,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"corridor/adapters/payout"
+	"corridor/core"
 	"corridor/core/offramp"
 	"corridor/core/recipient"
 	"corridor/ports"
@@ -27,6 +28,16 @@ type PayoutConfig struct {
 	PollInterval  time.Duration
 	// PollWindow bounds how long a payout is polled without a final answer (0 = 72 h).
 	PollWindow time.Duration
+	// QuoteExpiryInterval is the quote-expiry pass's cadence (0 = 10 s); HoldRecheckInterval
+	// the held-payment recheck pass's (0 = 30 s).
+	QuoteExpiryInterval time.Duration
+	HoldRecheckInterval time.Duration
+	// PhoneReverifyAfter is how long a phone alias's verification holds for payments (0 = 365
+	// days); older, payments hold PHONE_REVERIFICATION_REQUIRED.
+	PhoneReverifyAfter time.Duration
+	// Liquidity is a provider's route liquidity in base units: the largest payout it takes
+	// before operators top it up (unset or 0: uncapped).
+	Liquidity map[string]int64
 }
 
 // providerSpec is one provider this build knows.
@@ -35,17 +46,22 @@ type providerSpec struct {
 	terms offramp.Terms
 }
 
-// PayoutProviders are the providers this build knows, one per rail: internal for
-// SERVICE_BALANCE (fee-free) and wallet_a for APP_WALLET_A (mock only until a vendor adapter
-// exists).
+// PayoutProviders are the providers this build knows, one per rail, each with its rail's fee
+// and speed: internal for SERVICE_BALANCE (fee-free, at once), onchain for ONCHAIN_WALLET (a
+// flat network fee covering gas, a block or two), wallet_a for APP_WALLET_A and wallet_b for
+// APP_WALLET_B (mock only until vendor adapters exist; B is the faster, cheaper wallet with a
+// fixed fee).
 var payoutProviders = map[string]providerSpec{
 	"internal": {rail: recipient.DestServiceBalance, terms: offramp.Terms{Provider: "internal", EstimatedDeliverySeconds: 5}},
+	"onchain":  {rail: recipient.DestOnchainWallet, terms: offramp.Terms{Provider: "onchain", NetworkFeeBaseUnits: 10_000, EstimatedDeliverySeconds: 30}},
 	"wallet_a": {rail: recipient.DestAppWalletA, terms: offramp.Terms{Provider: "wallet_a", FeeBps: 100, EstimatedDeliverySeconds: 300}},
+	"wallet_b": {rail: recipient.DestAppWalletB, terms: offramp.Terms{Provider: "wallet_b", FeeBps: 50, FixedFeeBaseUnits: 250_000, EstimatedDeliverySeconds: 60}},
 }
 
-// payoutRails builds the configured providers. Sandbox and live modes of external providers
-// are refused: their vendor adapters are not built.
-func payoutRails(cfg PayoutConfig, db *bun.DB) (map[string]ports.PayoutRail, error) {
+// payoutRails builds the configured providers. The onchain provider's live mode transfers
+// USDC on the configured chains; sandbox and live modes of the other external providers are
+// refused: their vendor adapters are not built.
+func payoutRails(cfg PayoutConfig, db *bun.DB, chains map[core.Environment]ports.Chain) (map[string]ports.PayoutRail, error) {
 	names := make([]string, 0, len(cfg.Modes))
 	for n := range cfg.Modes {
 		names = append(names, n)
@@ -59,11 +75,14 @@ func payoutRails(cfg PayoutConfig, db *bun.DB) (map[string]ports.PayoutRail, err
 			return nil, fmt.Errorf("wiring: unknown payout provider %q", name)
 		}
 		rail := ports.PayoutRail{Rail: spec.rail, Mode: mode, Terms: spec.terms, WebhookSecret: []byte(cfg.WebhookSecrets[name])}
+		rail.Terms.LiquidityBaseUnits = cfg.Liquidity[name]
 		switch {
 		case mode == "" || mode == ports.ModeOff:
 			continue
 		case name == "internal":
 			rail.Provider = payout.Internal{}
+		case name == "onchain" && mode == ports.ModeLive:
+			rail.Provider = payout.NewOnchain(db, chains)
 		case mode == ports.ModeMock:
 			rail.Provider = payout.NewMock(name, db)
 		case mode == ports.ModeSandbox || mode == ports.ModeLive:

@@ -86,13 +86,15 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
+		ScreeningGate: safePayScreening{p.screening},
+		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: p.screening, Payouts: p.payouts,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
-		PollWindow:   cfg.Payouts.PollWindow,
+		PollWindow: cfg.Payouts.PollWindow, QuoteExpiryInterval: cfg.Payouts.QuoteExpiryInterval,
+		HoldRecheckInterval: cfg.Payouts.HoldRecheckInterval, PhoneReverifyAfter: cfg.Payouts.PhoneReverifyAfter,
 		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
 		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,
 		RelayerBudget:      kernel.RelayerBudget(cfg.RelayerTxBudget),

@@ -206,7 +206,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	outbox := sms.NewSandbox(db, protect)
-	rails, err := payoutRails(cfg.Payouts, db)
+	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters)
 	if err != nil {
 		_ = db.Close()
 		return nil, err

@@ -25,6 +25,9 @@ func (s *Server) adminEndpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/admin/offramp/payments/{id}/approve-review", Summary: "Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)", Tag: "admin",
 			Auth: authOperator, Params: pathID,
 			Responses: map[int]any{200: offrampPaymentResponse{}, 401: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Handler: s.approveOfframpReview},
+		{Method: "POST", Path: "/v1/admin/payout-providers/{provider}/liquidity", Summary: "Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)", Tag: "admin",
+			Auth: authOperator, Params: []Param{{Name: "provider", In: "path"}}, Request: liquidityTopUpRequest{},
+			Responses: map[int]any{200: liquidityResponse{}, 400: Envelope{}, 401: Envelope{}, 404: Envelope{}, 503: Envelope{}}, Handler: s.topUpLiquidity},
 	}
 }
 
@@ -65,4 +68,45 @@ func (s *Server) approveOfframpReview(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
+}
+
+type liquidityTopUpRequest struct {
+	Environment string `json:"environment" oas:"required,enum=TEST|LIVE"`
+	AmountUSD   string `json:"amountUsd" oas:"required"`
+	// Reference is the operator's id of this top-up: a retry with the same one adds nothing.
+	Reference string `json:"reference" oas:"required,maxLength=128"`
+}
+
+type liquidityResponse struct {
+	Provider    string `json:"provider" oas:"required"`
+	Environment string `json:"environment" oas:"required"`
+	// ConfiguredUSD is PAYOUT_{PROVIDER}_LIQUIDITY_USD ("0": uncapped); LiquidityUSD is it
+	// plus every top-up, null when uncapped.
+	ConfiguredUSD string  `json:"configuredUsd" oas:"required"`
+	ToppedUpUSD   string  `json:"toppedUpUsd" oas:"required"`
+	LiquidityUSD  *string `json:"liquidityUsd" oas:"required"`
+	Added         bool    `json:"added" oas:"required"`
+}
+
+func (s *Server) topUpLiquidity(c *fiber.Ctx) error {
+	var req liquidityTopUpRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	amount, err := core.ParseAmount("amountUsd", 6, strings.TrimSpace(req.AmountUSD))
+	if err != nil {
+		return err
+	}
+	l, err := s.svc.Offramp.TopUpLiquidity(c.UserContext(), s.operatorName(), core.Environment(strings.TrimSpace(req.Environment)),
+		c.Params("provider"), req.Reference, amount)
+	if err != nil {
+		return err
+	}
+	out := liquidityResponse{Provider: l.Provider, Environment: string(l.Environment), ConfiguredUSD: core.FormatUSD(l.ConfiguredBaseUnits),
+		ToppedUpUSD: core.FormatUSD(l.ToppedUpBaseUnits), Added: l.Added}
+	if l.EffectiveBaseUnits > 0 {
+		v := core.FormatUSD(l.EffectiveBaseUnits)
+		out.LiquidityUSD = &v
+	}
+	return c.JSON(out)
 }

@@ -33,6 +33,14 @@ func (s *Server) verifyPhoneAlias(c *fiber.Ctx) error {
 	return c.JSON(toPhoneAlias(a))
 }
 
+func (s *Server) reverifyPhoneAlias(c *fiber.Ctx) error {
+	a, err := s.svc.Offramp.ReverifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), c.IP())
+	if err != nil {
+		return withRetryAfter(c, err)
+	}
+	return c.JSON(toPhoneAlias(a))
+}
+
 func (s *Server) listPhoneAliases(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {

@@ -111,7 +111,7 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	twoFactorSvc, err := twofactorapp.New(twofactorapp.Deps{Store: nopStore{}, Cipher: nopCipher{}})
 	must(err)
-	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, ScreeningGate: nopScreeningGate{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
 	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
 	must(err)
@@ -193,4 +193,10 @@ func (nopTreasuryPorts) ReadSweepPayment(context.Context, auth.Principal, safepa
 
 func (nopTreasuryPorts) ProposeSweepPayment(context.Context, auth.Principal, treasuryapp.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
+}
+
+type nopScreeningGate struct{}
+
+func (nopScreeningGate) ScreenSafePayment(context.Context, auth.Principal, safepay.Payment) (*core.Error, error) {
+	return nil, nil
 }

@@ -1,7 +1,8 @@
 // Package payout holds the payout provider adapters (D9): Internal pays SERVICE_BALANCE
-// destinations on the ledger alone; Mock is the deterministic scripted provider every external
-// rail runs in mock mode. Sandbox and live vendor adapters are not built yet; configuration
-// refuses those modes rather than running a stub.
+// destinations on the ledger alone; Onchain pays ONCHAIN_WALLET destinations with a USDC
+// transfer on the environment's chain; Mock is the deterministic scripted provider every
+// external rail runs in mock mode. Sandbox and live vendor adapters of the app-wallet rails
+// are not built yet; configuration refuses those modes rather than running a stub.
 package payout
 
 import (

@@ -205,9 +205,60 @@ func (r offrampRepo) ExpiredQuotePaymentIDs(ctx context.Context, now time.Time, 
 	var ids []string
 	err := r.db.NewSelect().TableExpr("offramp_payments AS p").Column("p.id").
 		Where("p.status = ?", offramp.StatusAwaitingRecipientConfirmation).
-		Where("NOT EXISTS (SELECT 1 FROM route_quotes q WHERE q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at > ?)", now).
+		Where("EXISTS (SELECT 1 FROM route_quotes q WHERE q.payment_id = p.id AND q.status = 'ACTIVE' AND q.quote_expires_at <= ?)", now).
 		OrderExpr("p.id").Limit(int64(limit)).Scan(ctx, &ids)
 	return ids, err
+}
+
+func (r offrampRepo) RecheckDueHeldPaymentIDs(ctx context.Context, now time.Time, reasons []offramp.HoldReason, limit int) ([]string, error) {
+	rs := make([]string, len(reasons))
+	for i, h := range reasons {
+		rs[i] = string(h)
+	}
+	var ids []string
+	err := r.db.NewSelect().TableExpr("offramp_payments AS p").Column("p.id").
+		Join("LEFT JOIN offramp_hold_rechecks AS h ON h.payment_id = p.id").
+		Where("p.status IN (?)", bun.List([]string{string(offramp.StatusPayoutSelectionRequired), string(offramp.StatusComplianceHold)})).
+		Where("p.hold_reasons && ?::text[]", pgdialect.Array(rs)).
+		Where("h.next_at IS NULL OR h.next_at <= ?", now).
+		OrderExpr("h.next_at NULLS FIRST, p.id").Limit(int64(limit)).Scan(ctx, &ids)
+	return ids, err
+}
+
+func (r offrampRepo) BackOffHoldRecheck(ctx context.Context, paymentID string, now time.Time, first, max time.Duration) error {
+	_, err := r.db.NewRaw(`INSERT INTO offramp_hold_rechecks AS h (payment_id, attempts, next_at) VALUES (?, 1, ?::timestamptz + make_interval(secs => ?))
+		ON CONFLICT (payment_id) DO UPDATE SET attempts = h.attempts + 1,
+		next_at = ?::timestamptz + make_interval(secs => LEAST(? * power(2, LEAST(h.attempts, 30)), ?))`,
+		paymentID, now, first.Seconds(), now, first.Seconds(), max.Seconds()).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) ClearHoldRecheck(ctx context.Context, paymentID string) error {
+	_, err := r.db.NewRaw("DELETE FROM offramp_hold_rechecks WHERE payment_id = ?", paymentID).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) ResetHoldRechecks(ctx context.Context, reason offramp.HoldReason) error {
+	_, err := r.db.NewRaw(`DELETE FROM offramp_hold_rechecks h USING offramp_payments p
+		WHERE h.payment_id = p.id AND ? = ANY(p.hold_reasons)`, string(reason)).Exec(ctx)
+	return err
+}
+
+func (r offrampRepo) TopUpLiquidity(ctx context.Context, env core.Environment, provider, reference string, amountBaseUnits int64, operator string, now time.Time) (bool, error) {
+	res, err := r.db.NewRaw(`INSERT INTO payout_liquidity_top_ups (environment, provider, reference, amount_base_units, operator, created_at)
+		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`, string(env), provider, reference, amountBaseUnits, operator, now).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (r offrampRepo) LiquidityTopUps(ctx context.Context, env core.Environment, provider string) (int64, error) {
+	var sum int64
+	err := r.db.NewRaw(`SELECT LEAST(COALESCE(SUM(amount_base_units), 0), 9223372036854775807)::bigint FROM payout_liquidity_top_ups
+		WHERE environment = ? AND provider = ?`, string(env), provider).Scan(ctx, &sum)
+	return sum, err
 }
 
 func (r offrampRepo) SenderSpend(ctx context.Context, env core.Environment, senderTenantID, excludePaymentID string, w policy.Windows) (policy.Spend, error) {

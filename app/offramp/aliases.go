@@ -105,14 +105,14 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 		}
 		now := s.clock.Now()
 		ipHash := s.cipher.LookupHash(hashPurposeIP, clientIP)
-		if alias.Status == recipient.AliasPending {
+		if alias.Status == recipient.AliasPending || alias.Reverifying() {
 			if err := s.checkAliasBudget(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeFailed, now); err != nil {
 				return err
 			}
 		}
 		matches := alias.CodeHash != "" && hmac.Equal([]byte(alias.CodeHash), []byte(s.codeHash(alias.ID, code)))
 		out, verdict = alias.Verify(matches, now)
-		if out.Status == alias.Status && out.Attempts == alias.Attempts {
+		if out.Status == alias.Status && out.Attempts == alias.Attempts && out.CodeHash == alias.CodeHash {
 			return nil
 		}
 		if err := tx.Recipients().UpdateAlias(ctx, out); err != nil {
@@ -130,6 +130,44 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 		return recipient.Alias{}, err
 	}
 	return out, verdict
+}
+
+// ReverifyPhoneAlias texts a fresh code to a VERIFIED alias's number so the recipient proves
+// it again (the exit of PHONE_REVERIFICATION_REQUIRED); verify takes the code as for a new
+// alias. It counts against the alias budgets like a new alias's code.
+func (s *Service) ReverifyPhoneAlias(ctx context.Context, p auth.Principal, id, clientIP string) (recipient.Alias, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
+		return recipient.Alias{}, err
+	}
+	if err := s.requireRecipients(); err != nil {
+		return recipient.Alias{}, err
+	}
+	var out recipient.Alias
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		alias, err := tx.Recipients().LockAlias(ctx, p.TenantID, p.Environment, id)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		code := sixDigits()
+		if out, err = alias.StartReverification(s.codeHash(alias.ID, code), now); err != nil {
+			return err
+		}
+		ipHash := s.cipher.LookupHash(hashPurposeIP, clientIP)
+		if err := s.checkAliasBudget(ctx, tx, p, alias.PhoneHash, ipHash, "", now); err != nil {
+			return err
+		}
+		if err := tx.Recipients().UpdateAlias(ctx, out); err != nil {
+			return err
+		}
+		if err := s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeSent, now); err != nil {
+			return err
+		}
+		return s.sms.Send(ctx, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
+			ToMasked: alias.Masked, ToCiphertext: alias.PhoneCiphertext, Purpose: "phone_alias_verification",
+			Body: fmt.Sprintf("Your Corridor verification code is %s. It expires in %d minutes.", code, int(recipient.CodeLifetime.Minutes()))}, now)
+	})
+	return out, err
 }
 
 // ListPhoneAliases lists the caller's aliases, newest first.

@@ -191,6 +191,11 @@ func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.T
 // funding landed goes straight to the refund path: funds win over expiry.
 // It returns the id of the transfer it posted ("" when it posted none).
 func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) (string, error) {
+	if pay.Status == offramp.StatusCanceled && c.Status == claim.StatusExpired {
+		// Canceled by its sender while the funding was in flight: the ledger never took the
+		// money, so the escrow refunds the settlement account's funding on chain.
+		return "", s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionRefund}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
+	}
 	if pay.Status != offramp.StatusPendingClaim || pay.HoldTransferID == "" {
 		return "", nil
 	}

@@ -48,6 +48,25 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (
 		}
 		reasons = append(reasons, found...)
 	}
+	// The phone the payment was sent to must have been proven within the re-verification
+	// window: an older proof holds until the recipient re-verifies the alias.
+	if p.RecipientPhoneHash != "" {
+		alias, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, p.RecipientPhoneHash)
+		switch {
+		case err == nil && alias.TenantID == p.RecipientTenantID && alias.VerifiedAt != nil &&
+			s.clock.Now().Sub(*alias.VerifiedAt) > s.phoneReverifyAfter:
+			reasons = append(reasons, offramp.HoldPhoneReverificationRequired)
+		case err != nil && !isCode(err, recipient.CodePhoneAliasNotFound):
+			return composition{}, err
+		}
+	}
+	// A credential change found at the pre-submission re-check holds until an operator
+	// approves the review (dropApprovedReviews), whatever else changes meanwhile.
+	for _, r := range p.HoldReasons {
+		if r == offramp.HoldCredentialChangedReview {
+			reasons = append(reasons, r)
+		}
+	}
 	reasons = append(reasons, s.spendPolicy.SenderSpendHolds(ctx, p)...)
 	payoutRoutes, payoutRouteReason, err := s.eligiblePayoutRoutes(ctx, tx, p)
 	if err != nil {
@@ -119,14 +138,25 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offra
 		if !ok {
 			continue
 		}
-		withProvider++
-		if rail.Terms.LiquidityBaseUnits > 0 && p.SourceAmountBaseUnits > rail.Terms.LiquidityBaseUnits {
-			continue
-		}
 		network := ""
 		if d.Type == recipient.DestOnchainWallet {
-			if id, err := s.destinationIdentifier(d); err == nil {
-				network = id.Network
+			id, err := s.destinationIdentifier(d)
+			if err != nil {
+				return nil, "", err
+			}
+			if !railPays(rail, p.Environment, d, id) {
+				continue // an address on another network: no provider pays it here
+			}
+			network = id.Network
+		}
+		withProvider++
+		if rail.Terms.LiquidityBaseUnits > 0 {
+			topUps, err := tx.Offramp().LiquidityTopUps(ctx, p.Environment, rail.Terms.Provider)
+			if err != nil {
+				return nil, "", err
+			}
+			if liquidity, err := core.AddInt64(rail.Terms.LiquidityBaseUnits, topUps); err == nil && p.SourceAmountBaseUnits > liquidity {
+				continue
 			}
 		}
 		payoutRoutes = append(payoutRoutes, offramp.PayoutRoute{DestinationID: d.ID, DestinationType: d.Type, Network: network, Terms: rail.Terms})

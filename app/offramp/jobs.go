@@ -19,13 +19,15 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
 	s.registerClaimWorkers(workers)
 	river.AddWorker(workers, &PurgeSMSOutboxWorker{Service: s})
+	river.AddWorker(workers, &QuoteExpiryWorker{Service: s})
+	river.AddWorker(workers, &HoldRecheckWorker{Service: s})
 }
 
-// PeriodicJobs are the pending claims' escrow indexer and expiry pass, and the SMS outbox's
-// retention purge. Quote expiry is lazy (judged at select and confirm), so off-ramp payments
-// themselves schedule none.
+// PeriodicJobs are the pending claims' escrow indexer and expiry pass, the SMS outbox's
+// retention purge, and the payments' quote-expiry and hold recheck passes.
 func (s *Service) PeriodicJobs() []*river.PeriodicJob {
-	return append(s.claimPeriodicJobs(), s.smsPeriodicJobs()...)
+	jobs := append(s.claimPeriodicJobs(), s.smsPeriodicJobs()...)
+	return append(jobs, s.sweepPeriodicJobs()...)
 }
 
 const (

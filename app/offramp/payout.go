@@ -34,12 +34,12 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		ok, dest, err := s.recheck(ctx, tx, pay, q)
+		ok, hold, dest, err := s.recheck(ctx, tx, pay, q)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return s.recheckFailed(ctx, tx, now, &pay)
+			return s.recheckFailed(ctx, tx, now, &pay, hold)
 		}
 		rail, _ = s.provider(pay.Provider)
 		ident, err := s.destinationIdentifier(dest)
@@ -47,7 +47,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 			return err
 		}
 		req = ports.PayoutRequest{IdempotencyKey: pay.IdempotencyKey(), PaymentID: pay.ID, Environment: pay.Environment,
-			AmountBaseUnits: pay.SourceAmountBaseUnits, DestinationAmountMinor: q.DestinationAmountMinor,
+			AmountBaseUnits: pay.SourceAmountBaseUnits, DeliverBaseUnits: q.DeliverBaseUnits, DestinationAmountMinor: q.DestinationAmountMinor,
 			DestinationCurrency: q.DestinationCurrency, DestinationType: q.DestinationType, Destination: ident}
 		proceed = true
 		return nil
@@ -81,36 +81,60 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 	})
 }
 
-// recheck is the pre-submission re-check of SPEC.md.
-func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, recipient.Destination, error) {
-	if q.Status != offramp.QuoteActive || q.ID != pay.SelectedQuoteID {
-		return false, recipient.Destination{}, nil
+// recheck is the pre-submission re-check of SPEC.md. hold is a reason the re-check itself
+// found that the composer would not (the recipient's credential changed since the quote).
+func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, offramp.HoldReason, recipient.Destination, error) {
+	// The confirmed quote must still be in force at submission: an expired one is requoted.
+	if !q.Usable(s.clock.Now()) || q.ID != pay.SelectedQuoteID {
+		return false, "", recipient.Destination{}, nil
 	}
 	if _, ok := s.rail(pay.Environment, q.DestinationType); !ok {
-		return false, recipient.Destination{}, nil
+		return false, "", recipient.Destination{}, nil
 	}
 	if r, ok := s.provider(pay.Provider); !ok || r.Rail != q.DestinationType {
-		return false, recipient.Destination{}, nil
+		return false, "", recipient.Destination{}, nil
 	}
 	dest, err := tx.Recipients().FindDestination(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID)
 	if isCode(err, recipient.CodeDestinationNotFound) {
-		return false, dest, nil
+		return false, "", dest, nil
 	}
 	if err != nil {
-		return false, dest, err
+		return false, "", dest, err
 	}
 	if dest.Status != recipient.DestActive {
-		return false, dest, nil
+		return false, "", dest, nil
+	}
+	changed, err := s.credentialChangedSince(ctx, tx, pay, q.CreatedAt)
+	if err != nil || changed {
+		return false, offramp.HoldCredentialChangedReview, dest, err
 	}
 	c, err := s.compose(ctx, tx, pay)
 	if err != nil {
-		return false, dest, err
+		return false, "", dest, err
 	}
-	return c.decision.Verdict == offramp.VerdictAllow, dest, nil
+	return c.decision.Verdict == offramp.VerdictAllow, "", dest, nil
 }
 
-// recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK.
-func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+// credentialChangedSince reports an ACTIVE credential of the recipient issued or updated after
+// the quote was made (the payment's consent was given against another credential), unless an
+// operator has already approved that review for the payment.
+func (s *Service) credentialChangedSince(ctx context.Context, tx ports.Tx, pay offramp.Payment, quotedAt time.Time) (bool, error) {
+	cred, ok, err := tx.Recipients().FindCredential(ctx, pay.RecipientTenantID, pay.Environment)
+	if err != nil || !ok || cred.Status != recipient.CredentialActive || !cred.UpdatedAt.After(quotedAt) {
+		return false, err
+	}
+	approved, err := tx.Offramp().ApprovedReviewReasons(ctx, pay.ID)
+	for _, r := range approved {
+		if r == offramp.HoldCredentialChangedReview {
+			return false, err
+		}
+	}
+	return true, err
+}
+
+// recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK. hold, when set,
+// is carried into POLICY_CHECK, where the composer keeps it until an operator approves it.
+func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, hold offramp.HoldReason) error {
 	if err := s.unlock(ctx, tx, now, pay); err != nil {
 		return err
 	}
@@ -121,6 +145,9 @@ func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time,
 		return err
 	}
 	pay.Provider = ""
+	if hold != "" {
+		pay.HoldReasons = []offramp.HoldReason{hold}
+	}
 	if err := s.runPolicyCheck(ctx, tx, now, pay); err != nil {
 		return err
 	}

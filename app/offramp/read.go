@@ -38,7 +38,8 @@ func (s *Service) ListPayments(ctx context.Context, p auth.Principal, page ports
 	return out, total, err
 }
 
-// PayoutRouteQuotes returns the current active quote set.
+// PayoutRouteQuotes returns the current quote set. A quote past its expiry reads EXPIRED even
+// before the expiry pass has marked it (the pass then requotes the payment).
 func (s *Service) PayoutRouteQuotes(ctx context.Context, p auth.Principal, id string) ([]offramp.Quote, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsRead); err != nil {
 		return nil, err
@@ -52,5 +53,11 @@ func (s *Service) PayoutRouteQuotes(ctx context.Context, p auth.Principal, id st
 		out, err = tx.Offramp().ActiveQuotes(ctx, pay.ID)
 		return err
 	})
+	now := s.clock.Now()
+	for i := range out {
+		if !out[i].Usable(now) {
+			out[i].Status = offramp.QuoteExpired
+		}
+	}
 	return out, err
 }

@@ -48,6 +48,14 @@ type Deps struct {
 	// PollWindow is how long a payout is polled without a final answer before it is given up
 	// on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE (0 = 72 h).
 	PollWindow time.Duration
+	// QuoteExpiryInterval is how often the quote-expiry pass runs (0 = 10 s).
+	QuoteExpiryInterval time.Duration
+	// PhoneReverifyAfter is how long a phone alias's verification holds for payments to it;
+	// older, the composer holds PHONE_REVERIFICATION_REQUIRED (0 = 365 days).
+	PhoneReverifyAfter time.Duration
+	// HoldRecheckInterval is how often the hold recheck pass runs and each held payment's
+	// first backoff (0 = 30 s).
+	HoldRecheckInterval time.Duration
 	// ClaimEscrows are the claim-escrow contracts per environment; without one, a payment to an
 	// unknown phone answers CHAIN_UNAVAILABLE. ClaimLifetime is a pending claim's lifetime
 	// (0 = 14 days); ClaimLinkBase prefixes the texted link's token.
@@ -92,9 +100,13 @@ type Service struct {
 	quoteLifetime time.Duration
 	pollInterval  time.Duration
 	pollWindow    time.Duration
-	escrows       map[core.Environment]ports.ClaimEscrow
-	claimLifetime time.Duration
-	claimLinkBase string
+	// quoteExpiryInterval is the quote-expiry pass's cadence.
+	quoteExpiryInterval time.Duration
+	holdRecheckInterval time.Duration
+	phoneReverifyAfter  time.Duration
+	escrows             map[core.Environment]ports.ClaimEscrow
+	claimLifetime       time.Duration
+	claimLinkBase       string
 	// claimCodesPerIP bounds claim phone codes per client IP per hour.
 	claimCodesPerIP int
 	relayerBudget   kernel.RelayerBudget
@@ -120,7 +132,9 @@ func New(d Deps) (*Service, error) {
 	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		cipher: d.Cipher, sms: d.SMS, smsOutbox: d.SMSOutbox, screening: d.Screening, payouts: d.Payouts,
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
-		escrows: d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
+		quoteExpiryInterval: d.QuoteExpiryInterval, holdRecheckInterval: d.HoldRecheckInterval,
+		phoneReverifyAfter: d.PhoneReverifyAfter,
+		escrows:            d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
 		relayerBudget:      d.RelayerBudget,
 		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
 		aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
@@ -130,6 +144,15 @@ func New(d Deps) (*Service, error) {
 	}
 	if s.pollInterval <= 0 {
 		s.pollInterval = 5 * time.Second
+	}
+	if s.quoteExpiryInterval <= 0 {
+		s.quoteExpiryInterval = DefaultQuoteExpiryInterval
+	}
+	if s.phoneReverifyAfter <= 0 {
+		s.phoneReverifyAfter = DefaultPhoneReverifyAfter
+	}
+	if s.holdRecheckInterval <= 0 {
+		s.holdRecheckInterval = DefaultHoldRecheckInterval
 	}
 	if s.pollWindow <= 0 {
 		s.pollWindow = DefaultPollWindow

@@ -77,7 +77,8 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 
 	// The gates run inside the unit of work below, once the destination is resolved (its
 	// address is the policy's counterparty and the contact looked up), in the documented order
-	// (docs/payments.md, "Gate order"): spend policy (POLICY_DENIED; enforce mode records the
+	// (docs/payments.md, "Gate order"): screening of the destination (DESTINATION_SCREENING_
+	// REJECTED; nothing recorded), spend policy (POLICY_DENIED; enforce mode records the
 	// payment FAILED), agent limits (AGENT_LIMIT, AGENT_SUSPENDED; nothing recorded), then
 	// contacts and two-factor approval (PAYEE_COOLING_OFF, NEW_PAYEE_NOT_SAVED, TWOFA_*; a new
 	// challenge is committed, no payment recorded). The first gate that refuses answers.
@@ -111,6 +112,10 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 			Nonce: nonce, Threshold: threshold, Now: s.clock.Now(),
 		})
 		if err != nil {
+			return err
+		}
+		// Screening of the destination comes first: a refusal records nothing.
+		if denied, err = s.screeningGate.ScreenSafePayment(ctx, p, pay); err != nil || denied != nil {
 			return err
 		}
 		// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)

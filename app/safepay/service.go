@@ -10,6 +10,14 @@ import (
 	"corridor/ports"
 )
 
+// ScreeningGate screens a proposed payment's destination, the first gate of propose
+// (docs/payments.md). refused is the refusal to answer (DESTINATION_SCREENING_REJECTED;
+// nothing is recorded); err aborts the proposal (a screening outage fails closed). It runs
+// inside the proposal's unit of work.
+type ScreeningGate interface {
+	ScreenSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (refused *core.Error, err error)
+}
+
 // PolicyGate decides the spend policy attached to a Safe payment's source wallet, per the
 // rollout mode. denied is the POLICY_DENIED error to answer when enforce mode blocks the
 // payment (the payment is then recorded FAILED); err aborts the proposal (enforce mode fails
@@ -42,6 +50,8 @@ type Deps struct {
 	// Chains are the configured chains per environment; a missing environment answers
 	// CHAIN_UNAVAILABLE (D1).
 	Chains map[core.Environment]ports.Chain
+	// ScreeningGate screens the destination first.
+	ScreeningGate ScreeningGate
 	// PolicyGate applies the spend policy before a proposal is recorded.
 	PolicyGate PolicyGate
 	// AgentGate applies agent limits before a proposal is recorded.
@@ -58,6 +68,7 @@ type Service struct {
 	jobs          ports.Jobs
 	clock         ports.Clock
 	chains        kernel.Chains
+	screeningGate ScreeningGate
 	policyGate    PolicyGate
 	agentGate     AgentGate
 	approvalGate  ApprovalGate
@@ -67,9 +78,9 @@ type Service struct {
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("safepay", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}, kernel.Port{Name: "AgentGate", Value: d.AgentGate},
+		kernel.Port{Name: "ScreeningGate", Value: d.ScreeningGate}, kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}, kernel.Port{Name: "AgentGate", Value: d.AgentGate},
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget}, nil
 }

@@ -144,11 +144,16 @@ type aliasesConfig struct {
 // payoutsConfig configures the payout providers (D9) and the off-ramp's timing. Every provider
 // this build knows (wiring.PayoutProviderNames) has a field; a test keeps them in step.
 type payoutsConfig struct {
-	Internal      payoutProviderConfig `envPrefix:"PAYOUT_INTERNAL_"`
-	WalletA       payoutProviderConfig `envPrefix:"PAYOUT_WALLET_A_"`
-	QuoteLifetime time.Duration        `env:"OFFRAMP_QUOTE_LIFETIME" envDefault:"120s" desc:"a payout quote's lifetime"`
-	PollInterval  time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
-	PollWindow    time.Duration        `env:"OFFRAMP_POLL_WINDOW" envDefault:"72h" desc:"how long a submitted payout is polled without a final answer (or its polls keep failing) before the payment is given up on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, moved on by the provider's next report"`
+	Internal            payoutProviderConfig `envPrefix:"PAYOUT_INTERNAL_"`
+	Onchain             payoutProviderConfig `envPrefix:"PAYOUT_ONCHAIN_"`
+	WalletA             payoutProviderConfig `envPrefix:"PAYOUT_WALLET_A_"`
+	WalletB             payoutProviderConfig `envPrefix:"PAYOUT_WALLET_B_"`
+	QuoteLifetime       time.Duration        `env:"OFFRAMP_QUOTE_LIFETIME" envDefault:"120s" desc:"a payout quote's lifetime"`
+	PollInterval        time.Duration        `env:"OFFRAMP_POLL_INTERVAL" envDefault:"5s" desc:"delay between polls of a payout provider"`
+	PollWindow          time.Duration        `env:"OFFRAMP_POLL_WINDOW" envDefault:"72h" desc:"how long a submitted payout is polled without a final answer (or its polls keep failing) before the payment is given up on: ACTION_REQUIRED with hold PROVIDER_UNRESPONSIVE, moved on by the provider's next report"`
+	QuoteExpiryInterval time.Duration        `env:"OFFRAMP_QUOTE_EXPIRY_INTERVAL" envDefault:"10s" desc:"how often the quote-expiry pass returns payments whose quote set expired to POLICY_CHECK for a fresh set"`
+	PhoneReverifyAfter  time.Duration        `env:"OFFRAMP_PHONE_REVERIFY_AFTER" envDefault:"8760h" desc:"how long a phone alias's verification holds for payments to it; older, payments hold PHONE_REVERIFICATION_REQUIRED until the recipient re-verifies (POST /v1/phone-aliases/{id}/reverify)"`
+	HoldRecheckInterval time.Duration        `env:"OFFRAMP_HOLD_RECHECK_INTERVAL" envDefault:"30s" desc:"how often the hold recheck pass re-runs the policy composer for payments held on PROVIDER_UNAVAILABLE, POLICY_SUBSYSTEM_ERROR or INSUFFICIENT_ROUTE_LIQUIDITY (each payment backs off from this interval, doubling up to an hour)"`
 }
 
 // limits are the faucet limits wallet.FaucetLimits expects.
@@ -160,23 +165,32 @@ func (c faucetConfig) limits() wallet.FaucetLimits {
 type payoutProviderConfig struct {
 	Mode          ports.ProviderMode `env:"MODE" defaultDesc:"off (run: internal live, the others mock)" desc:"off, mock, sandbox or live; off fails closed: the provider's routes are ineligible"`
 	WebhookSecret secret             `env:"WEBHOOK_SECRET" defaultDesc:"unset: every webhook is refused (401)" desc:"HMAC secret of the provider's webhooks"`
+	LiquidityUSD  int                `env:"LIQUIDITY_USD" envDefault:"0" min:"0" max:"1000000000" desc:"the provider's route liquidity in whole USD: a larger payment is held INSUFFICIENT_ROUTE_LIQUIDITY until an operator tops it up (POST /v1/admin/payout-providers/{provider}/liquidity); 0 = uncapped"`
 }
 
 // byName maps the provider names of wiring.PayoutProviderNames to their configuration.
 func (c payoutsConfig) byName() map[string]payoutProviderConfig {
-	return map[string]payoutProviderConfig{"internal": c.Internal, "wallet_a": c.WalletA}
+	return map[string]payoutProviderConfig{"internal": c.Internal, "onchain": c.Onchain, "wallet_a": c.WalletA, "wallet_b": c.WalletB}
 }
 
 // wiring turns the payout configuration into wiring's; an unset mode stays unset.
 func (c payoutsConfig) wiring() wiring.PayoutConfig {
 	out := wiring.PayoutConfig{Modes: map[string]ports.ProviderMode{}, WebhookSecrets: map[string]string{},
-		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval, PollWindow: c.PollWindow}
+		QuoteLifetime: c.QuoteLifetime, PollInterval: c.PollInterval, PollWindow: c.PollWindow,
+		QuoteExpiryInterval: c.QuoteExpiryInterval, HoldRecheckInterval: c.HoldRecheckInterval,
+		PhoneReverifyAfter: c.PhoneReverifyAfter}
 	for name, p := range c.byName() {
 		if p.Mode != "" {
 			out.Modes[name] = p.Mode
 		}
 		if p.WebhookSecret.set() {
 			out.WebhookSecrets[name] = p.WebhookSecret.reveal()
+		}
+		if p.LiquidityUSD > 0 {
+			if out.Liquidity == nil {
+				out.Liquidity = map[string]int64{}
+			}
+			out.Liquidity[name] = int64(p.LiquidityUSD) * 1_000_000
 		}
 	}
 	return out

@@ -127,10 +127,14 @@ func TestConfig_Overrides(t *testing.T) {
 			func(c Config) any { return c.wiringConfig().ClaimLinkRateLimit }, http.RateLimit{PerSecond: 2, Burst: 5}},
 		{"claim link", map[string]string{"CLAIM_LIFETIME": "48h", "CLAIM_LINK_BASE": " https://pay.example/c/ "},
 			func(c Config) any { w := c.wiringConfig(); return []any{w.ClaimLifetime, w.ClaimLinkBase} }, []any{48 * time.Hour, "https://pay.example/c/"}},
-		{"payouts", map[string]string{"PAYOUT_WALLET_A_MODE": "Mock", "PAYOUT_WALLET_A_WEBHOOK_SECRET": "s3cret", "OFFRAMP_QUOTE_LIFETIME": "1m", "OFFRAMP_POLL_INTERVAL": "1s", "OFFRAMP_POLL_WINDOW": "2h"},
+		{"payouts", map[string]string{"PAYOUT_WALLET_A_MODE": "Mock", "PAYOUT_WALLET_A_WEBHOOK_SECRET": "s3cret", "OFFRAMP_QUOTE_LIFETIME": "1m", "OFFRAMP_POLL_INTERVAL": "1s", "OFFRAMP_POLL_WINDOW": "2h",
+			"OFFRAMP_QUOTE_EXPIRY_INTERVAL": "3s", "OFFRAMP_HOLD_RECHECK_INTERVAL": "1m",
+			"OFFRAMP_PHONE_REVERIFY_AFTER": "720h", "PAYOUT_WALLET_B_LIQUIDITY_USD": "250"},
 			func(c Config) any { return c.wiringConfig().Payouts }, wiring.PayoutConfig{
 				Modes: map[string]ports.ProviderMode{"wallet_a": ports.ModeMock}, WebhookSecrets: map[string]string{"wallet_a": "s3cret"},
-				QuoteLifetime: time.Minute, PollInterval: time.Second, PollWindow: 2 * time.Hour}},
+				QuoteLifetime: time.Minute, PollInterval: time.Second, PollWindow: 2 * time.Hour,
+				QuoteExpiryInterval: 3 * time.Second, HoldRecheckInterval: time.Minute,
+				PhoneReverifyAfter: 720 * time.Hour, Liquidity: map[string]int64{"wallet_b": 250_000_000}}},
 		{"dev chain off", map[string]string{"CORRIDOR_DEV_CHAIN": "OFF"}, func(c Config) any { return c.Chain.DevChain }, onOff(false)},
 		{"chain endpoints", map[string]string{"CHAIN_RPC_URL": "http://127.0.0.1:1", "RELAYER_PRIVATE_KEY": key32, "USDC_ADDRESS": "0x00000000000000000000000000000000000000aa",
 			"LIVE_CHAIN_ADDRESSES_FILE": "live.json"},
@@ -296,7 +300,7 @@ func TestConfig_EveryPayoutProvider(t *testing.T) {
 	}
 	for _, v := range configVars() {
 		if strings.HasPrefix(v.Key, "PAYOUT_") {
-			provider := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(v.Key, "PAYOUT_"), "_MODE"), "_WEBHOOK_SECRET"))
+			provider := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(v.Key, "PAYOUT_"), "_MODE"), "_WEBHOOK_SECRET"), "_LIQUIDITY_USD"))
 			if !slices.Contains(names, provider) {
 				t.Errorf("%s names no provider", v.Key)
 			}
@@ -310,7 +314,7 @@ func TestSandboxPayoutDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := sandboxPayoutDefaults(c.Payouts.wiring()).Modes
-	if want := map[string]ports.ProviderMode{"internal": ports.ModeLive, "wallet_a": ports.ModeOff}; !reflect.DeepEqual(got, want) {
+	if want := map[string]ports.ProviderMode{"internal": ports.ModeLive, "onchain": ports.ModeMock, "wallet_a": ports.ModeOff, "wallet_b": ports.ModeMock}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("modes = %v, want %v", got, want)
 	}
 }

@@ -147,6 +147,9 @@ func buildTable() []Row {
 		{StatusPendingClaim, TrigClaimRedeemed, GuardNone, StatusPolicyCheck, EffectNone},
 		{StatusPendingClaim, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 		{StatusPendingClaim, TrigClaimExpires, GuardClaimUnfunded, StatusCanceled, EffectVoidHold},
+		// Not in SPEC.md's table, implied by D12: a pending claim only reserved (its escrow
+		// funding not indexed) is canceled by its sender like any reserved payment.
+		{StatusPendingClaim, TrigSenderCancel, GuardClaimUnfunded, StatusCanceled, EffectVoidHold},
 		{StatusFundsLocked, TrigProviderAccepts, GuardNone, StatusProviderSubmitted, EffectToClearing},
 		{StatusFundsLocked, TrigRecheckFailed, GuardNone, StatusPolicyCheck, EffectUnlockRequote},
 		{StatusProviderSubmitted, TrigProviderProgress, GuardNone, StatusProviderProcessing, EffectNone},

@@ -26,6 +26,7 @@ var specRows = []Row{
 	{StatusPendingClaim, TrigClaimRedeemed, GuardNone, StatusPolicyCheck, EffectNone},
 	{StatusPendingClaim, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 	{StatusPendingClaim, TrigClaimExpires, GuardClaimUnfunded, StatusCanceled, EffectVoidHold},
+	{StatusPendingClaim, TrigSenderCancel, GuardClaimUnfunded, StatusCanceled, EffectVoidHold},
 	{StatusFundsLocked, TrigProviderAccepts, GuardNone, StatusProviderSubmitted, EffectToClearing},
 	{StatusProviderSubmitted, TrigProviderProgress, GuardNone, StatusProviderProcessing, EffectNone},
 	{StatusProviderProcessing, TrigProviderSuccess, GuardNone, StatusDelivered, EffectDeliver},

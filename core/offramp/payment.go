@@ -14,11 +14,16 @@ const (
 	CodeDestinationNotEligible   core.Code = "DESTINATION_NOT_ELIGIBLE"
 	CodeRecipientConsentRequired core.Code = "RECIPIENT_CONSENT_REQUIRED"
 	CodeSenderOnly               core.Code = "SENDER_ONLY"
-	CodeQuoteExpired             core.Code = "QUOTE_EXPIRED"
-	CodeQuoteNotFound            core.Code = "ROUTE_QUOTE_NOT_FOUND"
-	CodeRouteNotSelected         core.Code = "ROUTE_NOT_SELECTED"
-	CodeRecipientUnknown         core.Code = "RECIPIENT_UNKNOWN"
-	CodeSelfPayment              core.Code = "SELF_PAYMENT_NOT_ALLOWED"
+	// CodeClaimFunded refuses the cancel of a pending claim whose escrow funding was indexed:
+	// CodeProviderNotFound: no payout provider of that name is configured.
+	CodeProviderNotFound core.Code = "PAYOUT_PROVIDER_NOT_FOUND"
+	// the money is in the escrow and leaves only by the claim's refund at expiry.
+	CodeClaimFunded      core.Code = "CLAIM_ALREADY_FUNDED"
+	CodeQuoteExpired     core.Code = "QUOTE_EXPIRED"
+	CodeQuoteNotFound    core.Code = "ROUTE_QUOTE_NOT_FOUND"
+	CodeRouteNotSelected core.Code = "ROUTE_NOT_SELECTED"
+	CodeRecipientUnknown core.Code = "RECIPIENT_UNKNOWN"
+	CodeSelfPayment      core.Code = "SELF_PAYMENT_NOT_ALLOWED"
 )
 
 // Funding modes (SPEC.md). Only INTERNAL_BALANCE is built.

@@ -73,7 +73,8 @@ const (
 // (compared by the caller in constant time). It returns the updated alias and an error for
 // every outcome but success; the caller saves the alias either way, so attempts count.
 func (a Alias) Verify(matches bool, now time.Time) (Alias, error) {
-	if a.Status != AliasPending {
+	reverifying := a.Reverifying()
+	if a.Status != AliasPending && !reverifying {
 		return a, core.E(CodePhoneAliasNotVerifying, "this phone alias is %s; create a new one to get a new code", a.Status)
 	}
 	if !now.Before(a.CodeExpiresAt) {
@@ -86,11 +87,29 @@ func (a Alias) Verify(matches bool, now time.Time) (Alias, error) {
 	}
 	a.Attempts++
 	remaining := MaxCodeAttempts - a.Attempts
+	if remaining <= 0 && reverifying {
+		// The re-verification ends; the alias stays VERIFIED with its old verification time.
+		a.CodeHash = ""
+		return a, core.E(CodePhoneCodeTooManyTries, "too many wrong codes; ask for a new re-verification code")
+	}
 	if remaining <= 0 {
 		a.Status = AliasFailed
 		return a, core.E(CodePhoneCodeTooManyTries, "too many wrong codes; create the alias again for a new code")
 	}
 	return a, core.E(CodePhoneCodeInvalid, "wrong code").WithDetails(map[string]any{"attemptsRemaining": remaining})
+}
+
+// Reverifying reports a VERIFIED alias waiting for a re-verification code.
+func (a Alias) Reverifying() bool { return a.Status == AliasVerified && a.CodeHash != "" }
+
+// StartReverification gives a VERIFIED alias a fresh code to prove the phone again. It stays
+// VERIFIED meanwhile (its number keeps resolving); a matching code renews VerifiedAt.
+func (a Alias) StartReverification(codeHash string, now time.Time) (Alias, error) {
+	if a.Status != AliasVerified {
+		return a, core.E(core.CodeInvalidState, "this phone alias is %s: only a VERIFIED alias is re-verified", a.Status)
+	}
+	a.CodeHash, a.Attempts, a.CodeExpiresAt = codeHash, 0, now.Add(CodeLifetime)
+	return a, nil
 }
 
 // ValidCodeFormat reports whether s is exactly six ASCII digits.

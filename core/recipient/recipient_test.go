@@ -127,3 +127,33 @@ func TestValidateDestination(t *testing.T) {
 		})
 	}
 }
+
+func TestAlias_Reverification(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	verified := Alias{Status: AliasVerified, VerifiedAt: &t0}
+	if _, err := (Alias{Status: AliasPending}).StartReverification("h", t0); err == nil {
+		t.Fatal("a PENDING alias started a re-verification")
+	}
+	if _, err := verified.Verify(true, t0); err == nil {
+		t.Fatal("a VERIFIED alias without a code verified again")
+	}
+	now := t0.Add(400 * 24 * time.Hour)
+	a, err := verified.StartReverification("h", now)
+	if err != nil || !a.Reverifying() || a.Status != AliasVerified {
+		t.Fatalf("start: %+v %v", a, err)
+	}
+	ok, err := a.Verify(true, now.Add(time.Minute))
+	if err != nil || ok.Reverifying() || !ok.VerifiedAt.Equal(now.Add(time.Minute)) || ok.Status != AliasVerified {
+		t.Fatalf("match: %+v %v", ok, err)
+	}
+	wrong := a
+	for range MaxCodeAttempts {
+		wrong, err = wrong.Verify(false, now)
+	}
+	if code(err) != CodePhoneCodeTooManyTries || wrong.Status != AliasVerified || wrong.Reverifying() || !wrong.VerifiedAt.Equal(t0) {
+		t.Fatalf("too many wrong codes end the re-verification only: %+v %v", wrong, err)
+	}
+	if _, err := a.Verify(true, now.Add(CodeLifetime)); code(err) != CodePhoneCodeExpired {
+		t.Fatalf("expired code: %v", err)
+	}
+}

@@ -19,6 +19,9 @@ const (
 	CodeDestinationNotResolved core.Code = "DESTINATION_NOT_RESOLVED"
 	// CodeQueueFull: the wallet already has MaxQueued payments waiting for their nonce.
 	CodeQueueFull core.Code = "PAYMENT_QUEUE_FULL"
+	// CodeScreeningRejected: screening of the destination found a reason not to pay it
+	// (details.reasons); nothing is recorded.
+	CodeScreeningRejected core.Code = "DESTINATION_SCREENING_REJECTED"
 )
 
 // MaxQueued bounds the payments of one wallet between the Safe's current nonce and the next

@@ -236,7 +236,7 @@ func TestClaim_SenderOnlyOperationsAndResendBudget(t *testing.T) {
 	other.Root.Post("/v1/offramp/claims/"+claimID+"/resend", nil).ExpectError(t, 404, "CLAIM_NOT_FOUND")
 	other.Root.Post("/v1/offramp/claims/"+claimID+"/refund-request", nil).ExpectError(t, 404, "CLAIM_NOT_FOUND")
 	other.Root.Post("/v1/sandbox/offramp/claims/"+claimID+"/expire", nil).ExpectError(t, 404, "CLAIM_NOT_FOUND")
-	sender.Root.Post("/v1/offramp/payments/"+cl["paymentId"].(string)+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
+	sender.Root.Post("/v1/offramp/payments/"+cl["paymentId"].(string)+"/cancel", nil).ExpectError(t, 409, "CLAIM_ALREADY_FUNDED")
 
 	seen := map[string]bool{first: true}
 	prev := harness.ClaimLinkToken(t, first)

@@ -145,12 +145,18 @@ func DefaultConfig(url string) wiring.Config {
 		// One key for every test server on the database, so phone hashes agree across them.
 		CipherKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
 		Payouts: wiring.PayoutConfig{
-			Modes:          map[string]ports.ProviderMode{"internal": ports.ModeLive, "wallet_a": ports.ModeMock},
-			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret},
+			Modes: map[string]ports.ProviderMode{"internal": ports.ModeLive, "onchain": ports.ModeLive,
+				"wallet_a": ports.ModeMock, "wallet_b": ports.ModeMock},
+			WebhookSecrets: map[string]string{"wallet_a": WebhookSecret, "wallet_b": WebhookSecret},
 			PollInterval:   150 * time.Millisecond,
 			// Small, so the exhausted-polls path is reachable in a test; a payout the mock
 			// finishes answers on its second poll, long before.
 			PollWindow: 5 * time.Second,
+			// Quick passes, so expiry and hold recheck are observable within a test.
+			QuoteExpiryInterval: time.Second, HoldRecheckInterval: time.Second,
+			// wallet_b's route liquidity is capped, so INSUFFICIENT_ROUTE_LIQUIDITY and the
+			// operator's top-up are reachable.
+			Liquidity: map[string]int64{"wallet_b": 1000 * 1_000_000},
 		},
 		OperatorToken:      OperatorToken,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},

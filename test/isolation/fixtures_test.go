@@ -55,6 +55,11 @@ var fixtures = map[string]fixture{
 	"offramp/payments": {notFound: "OFFRAMP_PAYMENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.claimPayment(t)["paymentId"].(string)
 	}},
+	// A payout provider is the platform's, not a tenant's: only the operator route names it,
+	// and the matrix checks that tenant credentials are refused there.
+	"payout-providers": {notFound: "PAYOUT_PROVIDER_NOT_FOUND", tenantWide: true, make: func(*testing.T, *world) string {
+		return "wallet_a"
+	}},
 	"offramp/claims": {notFound: "CLAIM_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.claimPayment(t)["claimId"].(string)
 	}},

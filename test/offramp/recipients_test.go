@@ -7,8 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"corridor/test/harness"
+	"corridor/wiring"
 )
 
 var phoneSeq atomic.Int64
@@ -204,4 +206,34 @@ func TestPhoneAliases_WrongCodesCountUnderOneIdempotencyKey(t *testing.T) {
 	}
 	ten.Root.With("Idempotency-Key", "guess-5").Post(path, map[string]any{"code": wrong}).ExpectError(t, 403, "PHONE_CODE_TOO_MANY_ATTEMPTS")
 	ten.Root.Post(path, map[string]any{"code": code}).ExpectError(t, 409, "PHONE_ALIAS_NOT_PENDING")
+}
+
+// TestOfframp_PhoneReverification: a payment to a phone whose alias verification is older
+// than OFFRAMP_PHONE_REVERIFY_AFTER (2 s on this server) holds PHONE_REVERIFICATION_REQUIRED;
+// the recipient re-verifies the alias (a fresh code; the number keeps resolving meanwhile) and
+// the payment quotes. Re-verifying an alias that is not VERIFIED is refused.
+func TestOfframp_PhoneReverification(t *testing.T) {
+	t.Parallel()
+	srv := harness.NewServer(t, func(c *wiring.Config) { c.Payouts.PhoneReverifyAfter = 2 * time.Second })
+	p := newPair(t, "20")
+	destination(t, p.recipient.Root, serviceBalance)
+	sender, recipient := srv.Client(t).WithKey(p.sender.RootKey), srv.Client(t).WithKey(p.recipient.RootKey)
+	time.Sleep(2100 * time.Millisecond) // the alias's proof ages past the window
+	m := sender.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "3"}).Expect(t, 201).JSON(t)
+	if m["status"] != "COMPLIANCE_HOLD" || fmt.Sprint(m["holdReasons"]) != "[PHONE_REVERIFICATION_REQUIRED]" {
+		t.Fatalf("an aged proof: %v", m)
+	}
+	aliases := p.recipient.Root.Get("/v1/phone-aliases").Expect(t, 200).JSON(t)["phoneAliases"].([]any)
+	aliasID := aliases[0].(map[string]any)["id"].(string)
+	a := recipient.Post("/v1/phone-aliases/"+aliasID+"/reverify", nil).Expect(t, 200).JSON(t)
+	if a["status"] != "VERIFIED" {
+		t.Fatalf("re-verifying: %v", a)
+	}
+	recipient.Post("/v1/phone-aliases/"+aliasID+"/verify", map[string]any{"code": lastCode(t, p.recipient.Root)}).Expect(t, 200)
+	if g := get(t, p.sender.Root, m["paymentId"].(string)); g["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
+		t.Fatalf("after re-verification: %v", g)
+	}
+	pending := p.recipient.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	p.recipient.Root.Post("/v1/phone-aliases/"+pending["id"].(string)+"/reverify", nil).ExpectError(t, 409, "INVALID_STATE")
+	env().NewTenant(t).Root.Post("/v1/phone-aliases/"+aliasID+"/reverify", nil).ExpectError(t, 404, "PHONE_ALIAS_NOT_FOUND")
 }

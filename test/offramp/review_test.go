@@ -99,3 +99,32 @@ func TestOfframp_ApproveReviewRefusals(t *testing.T) {
 	off := harness.NewServer(t, func(c *wiring.Config) { c.OperatorToken = "" })
 	off.Client(t).With("X-Operator-Token", harness.OperatorToken).Post(approvePath(quoted), nil).ExpectError(t, 503, "SERVICE_UNAVAILABLE")
 }
+
+// TestOfframp_CredentialChangedSinceTheQuote: a recipient credential issued after the quote
+// (here re-issued ACTIVE) stops the submission at the pre-submission re-check: the funds unlock
+// and the payment holds CREDENTIAL_CHANGED_REVIEW_REQUIRED, which nothing but an operator's
+// review approval clears (the recipient adding a destination does not); then the payment is
+// quoted afresh and delivers.
+func TestOfframp_CredentialChangedSinceTheQuote(t *testing.T) {
+	t.Parallel()
+	p := newPair(t, "20")
+	destination(t, p.recipient.Root, serviceBalance)
+	id := p.create(t, "5", nil).Expect(t, 201).JSON(t)["paymentId"].(string)
+	p.recipient.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
+	selectAndConfirm(t, p, id)
+	held := waitStatus(t, p.sender.Root, id, "COMPLIANCE_HOLD")
+	if fmt.Sprint(held["holdReasons"]) != "[CREDENTIAL_CHANGED_REVIEW_REQUIRED]" {
+		t.Fatalf("after the re-check: %v", held)
+	}
+	harness.ExpectServiceBalance(t, p.sender.Root, 15*usd, 5*usd)
+	destination(t, p.recipient.Root, walletA)
+	if g := get(t, p.sender.Root, id); g["status"] != "COMPLIANCE_HOLD" {
+		t.Fatalf("the review hold cleared without an operator: %v", g)
+	}
+	if a := operator(t).Post(approvePath(id), nil).Expect(t, 200).JSON(t); a["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
+		t.Fatalf("approved: %v", a)
+	}
+	selectAndConfirm(t, p, id)
+	waitStatus(t, p.sender.Root, id, "DELIVERED")
+	trialBalanceZero(t, p.sender, p.recipient)
+}

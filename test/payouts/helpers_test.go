@@ -1,0 +1,111 @@
+package payouts
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"corridor/test/harness"
+)
+
+var phoneSeq atomic.Int64
+
+// newPhone is a fresh US number nobody has verified.
+func newPhone() string {
+	return fmt.Sprintf("+1312%07d", 2_000_000+phoneSeq.Add(1)*7717%7_000_000)
+}
+
+var codeInBody = regexp.MustCompile(`\b(\d{6})\b`)
+
+// pair is a funded sender and an onboarded recipient whose phone is verified.
+type pair struct {
+	sender, recipient *harness.Tenant
+	phone             string
+}
+
+func newPair(t *testing.T, fundUSD string) pair {
+	t.Helper()
+	p := pair{sender: env().NewTenant(t), recipient: env().NewTenant(t), phone: newPhone()}
+	p.sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": fundUSD}).Expect(t, 201)
+	c := p.recipient.Root
+	c.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
+	a := c.Post("/v1/phone-aliases", map[string]any{"phone": p.phone}).Expect(t, 201).JSON(t)
+	msgs := c.Get("/v1/sandbox/sms-messages?take=1").Expect(t, 200).JSON(t)["messages"].([]any)
+	code := codeInBody.FindStringSubmatch(msgs[0].(map[string]any)["body"].(string))[1]
+	c.Post("/v1/phone-aliases/"+a["id"].(string)+"/verify", map[string]any{"code": code}).Expect(t, 200)
+	return p
+}
+
+func (p pair) create(t *testing.T, amountUSD string) map[string]any {
+	t.Helper()
+	return p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": amountUSD}).Expect(t, 201).JSON(t)
+}
+
+// selectAndConfirm has the recipient select the quote of provider and confirm.
+func selectAndConfirm(t *testing.T, p pair, id, provider string) map[string]any {
+	t.Helper()
+	routes := p.recipient.Root.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	rid := ""
+	for _, r := range routes {
+		if r.(map[string]any)["provider"] == provider {
+			rid = r.(map[string]any)["routeId"].(string)
+		}
+	}
+	if rid == "" {
+		t.Fatalf("no %s route in %v", provider, routes)
+	}
+	p.recipient.Root.Post("/v1/offramp/payments/"+id+"/select-route", map[string]any{"routeQuoteId": rid}).Expect(t, 200)
+	return p.recipient.Root.Post("/v1/offramp/payments/"+id+"/confirm", nil).Expect(t, 200).JSON(t)
+}
+
+func waitStatus(t *testing.T, c *harness.Client, id, want string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p := c.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t)
+		if p["status"] == want {
+			return p
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("payment %s is %v, want %s: %v", id, p["status"], want, p)
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
+// ledgerSumZero checks the whole TEST ledger sums to zero and the tenants' trial balances
+// balance.
+func ledgerSumZero(t *testing.T, tenants ...*harness.Tenant) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var sum int64
+	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(posted_delta), 0)::bigint FROM ledger_postings`).Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 0 {
+		t.Fatalf("ledger posted sum %d", sum)
+	}
+	for _, ten := range tenants {
+		var tb struct {
+			Assets []struct {
+				Balanced bool `json:"balanced"`
+			} `json:"assets"`
+		}
+		ten.Root.Get("/v1/ledger/trial-balance").Expect(t, 200).Decode(t, &tb)
+		for _, a := range tb.Assets {
+			if !a.Balanced {
+				t.Fatalf("trial balance of %s is not balanced", ten.ID)
+			}
+		}
+	}
+}

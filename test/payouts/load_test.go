@@ -1,0 +1,154 @@
+package payouts
+
+import (
+	"fmt"
+	"math/big"
+	"sync"
+	"testing"
+	"time"
+
+	"corridor/test/harness"
+)
+
+// loadRoute is one recipient's destination type and the provider its quote comes from.
+type loadRoute struct {
+	provider string
+	body     func(t *testing.T) map[string]any
+	// deliverOf is what reaches the recipient side of an amount in base units.
+	deliverOf func(amount int64) int64
+}
+
+var loadRoutes = []loadRoute{
+	{"internal", func(*testing.T) map[string]any { return map[string]any{"type": "SERVICE_BALANCE"} }, func(a int64) int64 { return a }},
+	{"onchain", func(t *testing.T) map[string]any {
+		return map[string]any{"type": "ONCHAIN_WALLET", "asset": "USDC", "network": "eip155:84532", "address": randomAddress(t).Hex()}
+	}, func(a int64) int64 { return a - 10_000 }},
+	{"wallet_a", func(*testing.T) map[string]any { return map[string]any{"type": "APP_WALLET_A", "email": "load@example.com"} },
+		func(a int64) int64 { return (a - a/100) / 10_000 * 10_000 }},
+	{"wallet_b", func(*testing.T) map[string]any { return map[string]any{"type": "APP_WALLET_B", "handle": "loadtest"} },
+		func(a int64) int64 { return (a - a/200 - 250_000) / 10_000 * 10_000 }},
+}
+
+// TestLoadJourney drives 200 phone payments in parallel: known numbers over every destination
+// type and, on the mock rails, every scripted outcome (00 delivered, 03 failed and refunded,
+// 07 delivered then returned), and unknown numbers whose claims the sandbox helper expires
+// (funded: refunded). Each payment reaches the terminal state SPEC gives it; afterwards every
+// sender's balance is exactly what the outcomes say, the ledger sums to zero and
+// reconciliation shows zero drift.
+func TestLoadJourney(t *testing.T) {
+	const (
+		senders        = 10
+		knownPerSender = 18
+		unknownPerSndr = 2
+		fundPerSender  = 500
+	)
+	fundSettlement(t, 2_000_000_000)
+	recipients := make([]pair, len(loadRoutes))
+	for i, r := range loadRoutes {
+		recipients[i] = newPair(t, "1")
+		recipients[i].recipient.Root.Post("/v1/payout-destinations", r.body(t)).Expect(t, 201)
+	}
+	type payment struct {
+		sender *harness.Tenant
+		route  int // -1: an unknown number
+		amount int64
+		want   string
+		id     string
+	}
+	var all []*payment
+	sendersT := make([]*harness.Tenant, senders)
+	for s := range senders {
+		sendersT[s] = env().NewTenant(t)
+		sendersT[s].Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": fmt.Sprint(fundPerSender)}).Expect(t, 201)
+		for k := range knownPerSender {
+			r := (s*knownPerSender + k) % len(loadRoutes)
+			digits := []int64{0, 3, 7}[k%3]
+			p := &payment{sender: sendersT[s], route: r, amount: int64(2+k%5)*1_000_000 + digits, want: "DELIVERED"}
+			if (loadRoutes[r].provider == "wallet_a" || loadRoutes[r].provider == "wallet_b") && digits == 3 {
+				p.want = "REFUNDED"
+			}
+			all = append(all, p)
+		}
+		for range unknownPerSndr {
+			all = append(all, &payment{sender: sendersT[s], route: -1, amount: 1_000_000, want: "REFUNDED"})
+		}
+	}
+	var wg sync.WaitGroup
+	for i, p := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			usd := new(big.Rat).SetFrac64(p.amount, 1_000_000).FloatString(6)
+			if p.route < 0 {
+				m := p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": fmt.Sprintf("+1646%07d", 2_000_000+i*131), "amountUsd": usd}).Expect(t, 201).JSON(t)
+				p.id = m["paymentId"].(string)
+				claimID := m["claimId"].(string)
+				waitLong(t, "claim "+claimID+" funded", func() bool {
+					return p.sender.Root.Get("/v1/offramp/claims/"+claimID).Expect(t, 200).JSON(t)["funded"] == true
+				})
+				p.sender.Root.Post("/v1/sandbox/offramp/claims/"+claimID+"/expire", nil).Expect(t, 200)
+			} else {
+				rc := recipients[p.route]
+				m := p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": rc.phone, "amountUsd": usd}).Expect(t, 201).JSON(t)
+				p.id = m["paymentId"].(string)
+				selectAndConfirm(t, rc, p.id, loadRoutes[p.route].provider)
+			}
+			waitLong(t, "payment "+p.id+" "+p.want, func() bool {
+				return p.sender.Root.Get("/v1/offramp/payments/"+p.id).Expect(t, 200).JSON(t)["status"] == p.want
+			})
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	// Each sender's balance is exactly what its payments' outcomes leave: a delivered payment
+	// costs its amount, less a return's delivered amount; a refunded one costs nothing.
+	spent := map[*harness.Tenant]int64{}
+	for _, p := range all {
+		l := harness.PaymentLedger(t, env().DatabaseURL, p.id)
+		if p.want != "DELIVERED" {
+			if l["tenant:"+p.sender.ID+":available"] != 0 {
+				t.Fatalf("refunded %s moved money: %v", p.id, l)
+			}
+			continue
+		}
+		cost := p.amount
+		if p.amount%100 == 7 && (loadRoutes[p.route].provider == "wallet_a" || loadRoutes[p.route].provider == "wallet_b") {
+			// 07 on a mock rail: the delivered amount comes back after DELIVERED, once.
+			cost -= loadRoutes[p.route].deliverOf(p.amount)
+			waitLong(t, "the return of "+p.id, func() bool {
+				return harness.PaymentLedger(t, env().DatabaseURL, p.id)["tenant:"+p.sender.ID+":available"] == -cost
+			})
+		} else if l["tenant:"+p.sender.ID+":available"] != -cost {
+			t.Fatalf("delivered %s: %v", p.id, l)
+		}
+		spent[p.sender] += cost
+	}
+	for _, s := range sendersT {
+		harness.ExpectServiceBalance(t, s.Root, fundPerSender*1_000_000-spent[s], 0)
+	}
+	tenants := append([]*harness.Tenant{}, sendersT...)
+	for _, r := range recipients {
+		tenants = append(tenants, r.sender, r.recipient)
+	}
+	ledgerSumZero(t, tenants...)
+	for _, s := range sendersT {
+		if d := s.Root.Get("/v1/ledger/reconciliation").Expect(t, 200).JSON(t)["totals"].(map[string]any)["drift"]; d != "0" {
+			t.Fatalf("reconciliation drift %v", d)
+		}
+	}
+}
+
+// waitLong polls until ok, with room for a queue of hundreds of payout jobs.
+func waitLong(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(45 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Errorf("never: %s", what)
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
