@@ -105,7 +105,7 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 		} else if err := tx.Cards().AddWindowSpend(ctx, c.ID, w, a.Amount); err != nil {
 			return err
 		}
-		return tx.Cards().CreateAuthorization(ctx, a)
+		return saveAuthorization(ctx, tx, a, true)
 	})
 	return a, err
 }
@@ -287,7 +287,7 @@ func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
 		if out, err = step(ctx, tx, c, a); err != nil {
 			return err
 		}
-		return tx.Cards().UpdateAuthorization(ctx, out)
+		return saveAuthorization(ctx, tx, out, false)
 	})
 	return out, err
 }

@@ -40,7 +40,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 		}
 		pay.SelectedQuoteID, pay.FailureReason = "", "CANCELED_BY_SENDER"
 		out = pay
-		return tx.Offramp().UpdatePayment(ctx, pay)
+		return savePayment(ctx, tx, pay)
 	})
 	return out, err
 }
