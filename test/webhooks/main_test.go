@@ -14,7 +14,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	harness.MainWithOptions(m, harness.Options{Modify: func(c *wiring.Config) {
+	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) {
 		// Fast retries, so the third attempt comes within a test; local receivers allowed in TEST.
 		c.Webhooks = webhooks.Config{RetryBase: 200 * time.Millisecond, RetryMax: 400 * time.Millisecond,
 			Timeout: 3 * time.Second, DispatchInterval: 200 * time.Millisecond, AllowPrivateTest: true}
