@@ -36,11 +36,21 @@ type memRepo struct {
 	recorded        []event.Event
 }
 
-func (r *memRepo) LockDeliveryByID(context.Context, string) (webhook.Delivery, error) { return r.delivery, nil }
-func (r *memRepo) LockEndpointByID(context.Context, string) (webhook.Endpoint, error) { return r.endpoint, nil }
-func (r *memRepo) FindEventByID(context.Context, string) (event.Event, error)          { return r.event, nil }
-func (r *memRepo) UpdateDelivery(_ context.Context, d webhook.Delivery) error         { r.delivery = d; return nil }
-func (r *memRepo) UpdateEndpoint(_ context.Context, e webhook.Endpoint) error         { r.endpoint = e; return nil }
+func (r *memRepo) LockDeliveryByID(context.Context, string) (webhook.Delivery, error) {
+	return r.delivery, nil
+}
+func (r *memRepo) LockEndpointByID(context.Context, string) (webhook.Endpoint, error) {
+	return r.endpoint, nil
+}
+func (r *memRepo) FindEventByID(context.Context, string) (event.Event, error) { return r.event, nil }
+func (r *memRepo) UpdateDelivery(_ context.Context, d webhook.Delivery) error {
+	r.delivery = d
+	return nil
+}
+func (r *memRepo) UpdateEndpoint(_ context.Context, e webhook.Endpoint) error {
+	r.endpoint = e
+	return nil
+}
 func (r *memRepo) AddAttempt(_ context.Context, a webhook.Attempt) error {
 	r.attempts = append(r.attempts, a)
 	return nil

@@ -71,4 +71,3 @@ func (r *WebhookReceiver) Wait(t *testing.T, n int) []Delivery {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-

@@ -22,7 +22,7 @@ func newAddress(t *testing.T) string {
 func eventFor(t *testing.T, c *harness.Client, family, resourceID string) map[string]any {
 	t.Helper()
 	var found map[string]any
-	poll(t, func() map[string]any { return c.Get("/v1/events?type=" + family + ".*").Expect(t, 200).JSON(t) },
+	poll(t, func() map[string]any { return c.Get("/v1/events?type="+family+".*").Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool {
 			for _, e := range m["events"].([]any) {
 				e := e.(map[string]any)
@@ -47,7 +47,7 @@ func TestEvents_WrittenByCapabilities(t *testing.T) {
 
 	walletID := ten.Root.Post("/v1/wallets", map[string]any{"name": "events",
 		"owners": []map[string]any{{"address": newAddress(t), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
-	harness.Poll(t, "the wallet deploys", func() map[string]any { return ten.Root.Get("/v1/wallets/" + walletID).Expect(t, 200).JSON(t) },
+	harness.Poll(t, "the wallet deploys", func() map[string]any { return ten.Root.Get("/v1/wallets/"+walletID).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "DEPLOYED" })
 
 	pay := ten.Root.Post("/v1/payments", map[string]any{"sourceWalletId": walletID,
