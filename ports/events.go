@@ -41,6 +41,8 @@ type EventRepo interface {
 	ListEndpoints(ctx context.Context, tenantID string, env core.Environment, page Page) ([]webhook.Endpoint, int, error)
 	// EnabledEndpoints lists the enabled endpoints of a tenant and environment.
 	EnabledEndpoints(ctx context.Context, tenantID string, env core.Environment) ([]webhook.Endpoint, error)
+	// CountEndpoints counts the tenant's endpoints in env after locking their count until the
+	// transaction ends, so a count and the insert it allows are one step for parallel requests.
 	CountEndpoints(ctx context.Context, tenantID string, env core.Environment) (int, error)
 	UpdateEndpoint(ctx context.Context, e webhook.Endpoint) error
 	// DeleteEndpoint removes the endpoint; its deliveries stay, failed if still pending.

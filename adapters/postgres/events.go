@@ -214,7 +214,12 @@ func (r eventRepo) EnabledEndpoints(ctx context.Context, tenantID string, env co
 	return domainRows[webhook.Endpoint](rows)
 }
 
+// CountEndpoints first takes a transaction-scoped advisory lock keyed by the tenant and
+// environment, so counting and inserting are one step for parallel registrations.
 func (r eventRepo) CountEndpoints(ctx context.Context, tenantID string, env core.Environment) (int, error) {
+	if _, err := r.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "webhook-endpoints:"+tenantID+":"+string(env)); err != nil {
+		return 0, err
+	}
 	n, err := r.db.NewSelect().Model((*endpointModel)(nil)).Where("tenant_id = ? AND environment = ? AND deleted_at IS NULL", tenantID, env).Count(ctx)
 	return int(n), err
 }
