@@ -36,8 +36,8 @@ func eventFor(t *testing.T, c *harness.Client, family, resourceID string) map[st
 	return found
 }
 
-// TestEvents_WrittenByCapabilities: a Safe payment proposed, a card authorization decided and
-// an invoice created each record their event, with the resource's id and status, and the
+// TestEvents_WrittenByCapabilities: a Safe payment proposed, a card authorization decided, an
+// invoice created and an off-ramp payment made each record their event, with the resource's id and status, and the
 // endpoint subscribed to every type receives them.
 func TestEvents_WrittenByCapabilities(t *testing.T) {
 	t.Parallel()
@@ -69,6 +69,12 @@ func TestEvents_WrittenByCapabilities(t *testing.T) {
 	inv := ten.Root.Post("/v1/invoices", map[string]any{"amountUsd": "5", "payerAddress": newAddress(t),
 		"payeeAddress": newAddress(t)}).Expect(t, 201).JSON(t)
 	eventFor(t, ten.Root, "invoice", inv["invoiceId"].(string))
+
+	// An off-ramp payment to a number nobody verified: the payment's and its claim's events go
+	// to the sender.
+	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "10"}).Expect(t, 201)
+	ofp := ten.Root.Post("/v1/offramp/payments", map[string]any{"phone": "+16285550199", "amountUsd": "3"}).Expect(t, 201).JSON(t)
+	eventFor(t, ten.Root, "offramp_payment", ofp["paymentId"].(string))
 
 	// Every event reached the endpoint, each once per delivery.
 	total := int(ten.Root.Get("/v1/events").Expect(t, 200).JSON(t)["total"].(float64))
