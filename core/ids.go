@@ -45,6 +45,10 @@ const (
 	PrefixContact   = "con"
 	PrefixFactor    = "tfa"
 	PrefixChallenge = "tfc"
+	// Events and webhooks.
+	PrefixEvent           = "evt"
+	PrefixWebhookEndpoint = "whe"
+	PrefixWebhookDelivery = "whd"
 )
 
 // crockford is Crockford's base32 alphabet in lower case: sortable, no ambiguous letters.

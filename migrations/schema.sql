@@ -310,6 +310,20 @@ CREATE TABLE public.drips (
     CONSTRAINT drips_status_check CHECK ((status = ANY (ARRAY['SUBMITTED'::text, 'CONFIRMED'::text, 'FAILED'::text])))
 );
 
+CREATE TABLE public.events (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    type text NOT NULL,
+    resource_id text NOT NULL,
+    data jsonb NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    dispatched_at timestamp with time zone,
+    CONSTRAINT events_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT events_resource_id_check CHECK ((resource_id <> ''::text)),
+    CONSTRAINT events_type_check CHECK ((type ~ '^[a-z0-9_]+(\.[a-z0-9_]+)+$'::text))
+);
+
 CREATE TABLE public.handles (
     environment text NOT NULL,
     handle text NOT NULL,
@@ -1167,6 +1181,52 @@ CREATE TABLE public.wallets (
     CONSTRAINT wallets_threshold_check CHECK ((threshold >= 1))
 );
 
+CREATE TABLE public.webhook_attempts (
+    delivery_id text NOT NULL,
+    number integer NOT NULL,
+    at timestamp with time zone NOT NULL,
+    status_code integer NOT NULL,
+    error text DEFAULT ''::text NOT NULL,
+    duration_ms bigint NOT NULL,
+    succeeded boolean NOT NULL,
+    CONSTRAINT webhook_attempts_number_check CHECK ((number > 0))
+);
+
+CREATE TABLE public.webhook_deliveries (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    endpoint_id text NOT NULL,
+    event_id text NOT NULL,
+    event_type text NOT NULL,
+    status text NOT NULL,
+    attempts integer NOT NULL,
+    redelivery_of text,
+    next_attempt_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
+    CONSTRAINT webhook_deliveries_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SUCCEEDED'::text, 'FAILED'::text])))
+);
+
+CREATE TABLE public.webhook_endpoints (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    url text NOT NULL,
+    event_types text[] DEFAULT '{}'::text[] NOT NULL,
+    enabled boolean NOT NULL,
+    secret_sealed bytea NOT NULL,
+    failing_since timestamp with time zone,
+    disabled_reason text DEFAULT ''::text NOT NULL,
+    deleted_at timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT webhook_endpoints_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT webhook_endpoints_url_check CHECK (((url ~ '^https?://'::text) AND (length(url) <= 2048)))
+);
+
 ALTER TABLE ONLY public.river_job ALTER COLUMN id SET DEFAULT nextval('public.river_job_id_seq'::regclass);
 
 ALTER TABLE ONLY public.river_notification ALTER COLUMN id SET DEFAULT nextval('public.river_notification_id_seq'::regclass);
@@ -1224,6 +1284,9 @@ ALTER TABLE ONLY public.drips
 
 ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
@@ -1438,6 +1501,15 @@ ALTER TABLE ONLY public.wallets
 ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.webhook_attempts
+    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (delivery_id, number);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+
 CREATE INDEX agent_card_spend_agent_idx ON public.agent_card_spend USING btree (agent_id, month_start) WHERE (released_at IS NULL);
 
 CREATE INDEX agents_tenant_idx ON public.agents USING btree (tenant_id, environment, created_at, id);
@@ -1477,6 +1549,14 @@ CREATE INDEX contacts_tenant_idx ON public.contacts USING btree (tenant_id, envi
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
 
 CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, created_at);
+
+CREATE INDEX events_resource_idx ON public.events USING btree (resource_id, id);
+
+CREATE INDEX events_tenant_idx ON public.events USING btree (tenant_id, environment, id);
+
+CREATE INDEX events_tenant_time_idx ON public.events USING btree (tenant_id, environment, created_at);
+
+CREATE INDEX events_undispatched_idx ON public.events USING btree (id) WHERE (dispatched_at IS NULL);
 
 CREATE INDEX handles_wallet_idx ON public.handles USING btree (wallet_id);
 
@@ -1600,6 +1680,12 @@ CREATE INDEX wallets_env_chain_idx ON public.wallets USING btree (environment, c
 
 CREATE INDEX wallets_tenant_env_idx ON public.wallets USING btree (tenant_id, environment, id);
 
+CREATE INDEX webhook_deliveries_endpoint_idx ON public.webhook_deliveries USING btree (endpoint_id, id);
+
+CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries USING btree (event_id, endpoint_id) WHERE (redelivery_of IS NULL);
+
+CREATE INDEX webhook_endpoints_tenant_idx ON public.webhook_endpoints USING btree (tenant_id, environment, id) WHERE (deleted_at IS NULL);
+
 CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_transfers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.ledger_link_transfer();
 
 CREATE TRIGGER policy_versions_no_rewrite BEFORE DELETE OR UPDATE ON public.policy_versions FOR EACH ROW EXECUTE FUNCTION public.policy_versions_immutable();
@@ -1654,6 +1740,9 @@ ALTER TABLE ONLY public.drips
 
 ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.events
+    ADD CONSTRAINT events_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -1831,3 +1920,21 @@ ALTER TABLE ONLY public.treasury_sweeps
 
 ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.webhook_attempts
+    ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES public.webhook_deliveries(id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_redelivery_of_fkey FOREIGN KEY (redelivery_of) REFERENCES public.webhook_deliveries(id);
+
+ALTER TABLE ONLY public.webhook_deliveries
+    ADD CONSTRAINT webhook_deliveries_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.webhook_endpoints
+    ADD CONSTRAINT webhook_endpoints_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

@@ -57,6 +57,8 @@ type Tx interface {
 	TwoFactor() TwoFactorRepo
 	// Invoices stores escrow invoices and verifiable bills.
 	Invoices() InvoiceRepo
+	// Events stores partner-facing events and webhook endpoints and deliveries.
+	Events() EventRepo
 }
 
 // TenantRepo stores tenants.

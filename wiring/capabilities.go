@@ -49,7 +49,7 @@ var Features = map[string]bool{
 	"operatorReview":     true,
 	"twoFactor":          true,
 	"contacts":           true,
-	"webhooks":           false,
+	"webhooks":           true,
 }
 
 // SandboxOnlyFeatures are reported false to LIVE callers: agents (their cards are issued in

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/ethereum/go-ethereum/crypto"
 
@@ -13,6 +14,7 @@ import (
 
 	"corridor/adapters/http"
 	"corridor/adapters/issuer"
+	webhooksender "corridor/adapters/webhook"
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
@@ -26,6 +28,7 @@ import (
 	treasuryapp "corridor/app/treasury"
 	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
+	webhooksapp "corridor/app/webhooks"
 	"corridor/core/auth"
 	"corridor/core/ramp"
 	"corridor/core/safepay"
@@ -127,7 +130,20 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	s.Invoices, err = invoicesapp.New(invoicesapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: invoiceWallets{s.Wallets}, Payments: invoicePayments{s.SafePay}, ArbiterKey: arbiter,
 		PollInterval: cfg.InvoicePollInterval, Logger: log})
+	if err != nil {
+		return s, err
+	}
+	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
+		Sender: webhooksender.New(webhookTimeout(cfg.Webhooks)), Config: cfg.Webhooks, Logger: log})
 	return s, err
+}
+
+// webhookTimeout is one delivery attempt's bound (the configured one, or the default).
+func webhookTimeout(c webhooksapp.Config) time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return webhooksapp.DefaultConfig.Timeout
 }
 
 // rampsDeps wires sandbox ramps: on-ramp credits through the wallets capability's faucet job,
@@ -245,7 +261,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices, s.Webhooks}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

@@ -25,6 +25,7 @@ import (
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
+	"corridor/app/webhooks"
 	"corridor/core"
 	"corridor/core/policy"
 	"corridor/core/wallet"
@@ -121,6 +122,9 @@ type Config struct {
 	// sandbox only). InvoicePollInterval is the hold Safe balance poller's period (0 = 5 s).
 	InvoiceArbiterKey   string
 	InvoicePollInterval time.Duration
+	// Webhooks tunes webhook deliveries (zero fields: webhooks.DefaultConfig's) and the TEST
+	// allowance for local receivers.
+	Webhooks webhooks.Config
 }
 
 // RampConfig configures sandbox ramps: caps in whole USD and the platform liquidation address.
@@ -145,10 +149,12 @@ type Service struct {
 	Offramp *offrampapp.Service
 	Agents  *agents.Service
 	Cards   *cardsapp.Service
-	Store   *postgres.Store
-	Jobs    *jobs.Inserter
-	runner  *jobs.Runner
-	close   func()
+	// Webhooks lists events and delivers them to webhook endpoints.
+	Webhooks *webhooks.Service
+	Store    *postgres.Store
+	Jobs     *jobs.Inserter
+	runner   *jobs.Runner
+	close    func()
 }
 
 // Close releases the database pool.
@@ -243,7 +249,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

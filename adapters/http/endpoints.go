@@ -73,6 +73,7 @@ func (s *Server) endpointTable() []Endpoint {
 		routes = append(routes, s.rampEndpoints()...)
 	}
 	routes = append(routes, s.twoFactorEndpoints()...)
+	routes = append(routes, s.webhookEndpoints()...)
 	if s.cfg.Capabilities.Features["invoices"] {
 		routes = append(routes, s.invoiceEndpoints()...)
 	}

@@ -13,6 +13,7 @@ import (
 	"corridor/core/agent"
 	"corridor/core/card"
 	"corridor/core/claim"
+	"corridor/core/event"
 	"corridor/core/invoice"
 	"corridor/core/offramp"
 	"corridor/core/policy"
@@ -22,6 +23,7 @@ import (
 	"corridor/core/treasury"
 	"corridor/core/twofactor"
 	"corridor/core/wallet"
+	"corridor/core/webhook"
 )
 
 // statusByCode is the one table mapping domain codes to HTTP statuses (STYLE.md, Errors).
@@ -84,6 +86,9 @@ var statusByCode = map[core.Code]int{
 	core.CodeLedgerReferenceConflict:  409,
 	core.CodeAmountOverflow:           422,
 	invoice.CodeInvoiceNotFound:       404,
+	event.CodeEventNotFound:           404,
+	webhook.CodeEndpointNotFound:      404,
+	webhook.CodeDeliveryNotFound:      404,
 	invoice.CodeBillNotFound:          404,
 	invoice.CodeNothingToRefund:       409,
 	invoice.CodeSettlementInFlight:    409,

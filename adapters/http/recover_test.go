@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/adapters/issuer"
+	webhooksender "corridor/adapters/webhook"
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
@@ -24,6 +26,7 @@ import (
 	treasuryapp "corridor/app/treasury"
 	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
+	webhooksapp "corridor/app/webhooks"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/card"
@@ -126,7 +129,9 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
-	return Services{Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	webhooksSvc, err := webhooksapp.New(webhooksapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Cipher: nopCipher{}, Sender: webhooksender.New(time.Second)})
+	must(err)
+	return Services{Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 

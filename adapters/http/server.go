@@ -25,6 +25,7 @@ import (
 	treasuryapp "corridor/app/treasury"
 	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
+	webhooksapp "corridor/app/webhooks"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/ports"
@@ -144,6 +145,7 @@ type Services struct {
 	Ramps       *rampsapp.Service
 	TwoFactor   *twofactorapp.Service
 	Invoices    *invoicesapp.Service
+	Webhooks    *webhooksapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -156,7 +158,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Invoices", s.Invoices == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Invoices", s.Invoices == nil}, {"Webhooks", s.Webhooks == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

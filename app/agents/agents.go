@@ -94,9 +94,20 @@ func (s *Service) transition(ctx context.Context, p auth.Principal, id string, a
 		if to == agent.StatusSuspended {
 			a.SuspendedAt = &now
 		}
-		return tx.Agents().UpdateAgent(ctx, a)
+		if err := tx.Agents().UpdateAgent(ctx, a); err != nil {
+			return err
+		}
+		return kernel.RecordEvent(ctx, tx, a.TenantID, a.Environment, "agent", a.ID, agentEventStatus(to), 0, now, map[string]any{"status": string(to)})
 	})
 	return a, err
+}
+
+// agentEventStatus names the agent event of a transition: agent.suspended or agent.reactivated.
+func agentEventStatus(to agent.Status) string {
+	if to == agent.StatusSuspended {
+		return "SUSPENDED"
+	}
+	return "REACTIVATED"
 }
 
 // RequireActiveAgent is the authentication layer's check of an agent key: AGENT_SUSPENDED

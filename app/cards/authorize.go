@@ -106,7 +106,7 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 		} else if err := tx.Cards().AddWindowSpend(ctx, c.ID, w, a.Amount); err != nil {
 			return err
 		}
-		return tx.Cards().CreateAuthorization(ctx, a)
+		return saveAuthorization(ctx, tx, a, true)
 	})
 	return a, err
 }
@@ -310,7 +310,7 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 				return err
 			}
 			released = true
-			return tx.Cards().UpdateAuthorization(ctx, next)
+			return saveAuthorization(ctx, tx, next, false)
 		})
 		if err != nil {
 			return n, fmt.Errorf("cards: expiring authorization %s: %w", found.ID, err)
@@ -342,7 +342,7 @@ func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
 		if out, err = step(ctx, tx, c, a); err != nil {
 			return err
 		}
-		return tx.Cards().UpdateAuthorization(ctx, out)
+		return saveAuthorization(ctx, tx, out, false)
 	})
 	return out, err
 }

@@ -34,7 +34,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in invoice.Draft
 		PayeeAddress: d.PayeeAddress, ArbiterAddress: d.ArbiterAddrs, ChainID: d.ChainID, Status: invoice.StatusDraft,
 		ExpiresAt: utc(d.ExpiresAt), CreatedAt: now, UpdatedAt: now}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		return tx.Invoices().CreateInvoice(ctx, inv)
+		return saveInvoice(ctx, tx, inv, true)
 	})
 	return inv, err
 }
@@ -97,7 +97,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, id string) (invoic
 		}
 		next.HoldWalletID, next.HoldAddress = w.ID, w.Address
 		out = next
-		return tx.Invoices().UpdateInvoice(ctx, next)
+		return saveInvoice(ctx, tx, next, false)
 	})
 	return out, err
 }
@@ -130,7 +130,7 @@ func (s *Service) Deliver(ctx context.Context, p auth.Principal, id, evidence st
 			return err
 		}
 		out.Evidence = evidence
-		return tx.Invoices().UpdateInvoice(ctx, out)
+		return saveInvoice(ctx, tx, out, false)
 	})
 	return out, err
 }
@@ -183,7 +183,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 		if out, err = inv.Apply(invoice.TriggerCancel, s.clock.Now().UTC()); err != nil {
 			return err
 		}
-		return tx.Invoices().UpdateInvoice(ctx, out)
+		return saveInvoice(ctx, tx, out, false)
 	})
 	return out, err
 }

@@ -82,7 +82,7 @@ func (s *Service) pollFunding(ctx context.Context, inv invoice.Invoice) error {
 		if err != nil {
 			return err
 		}
-		return tx.Invoices().UpdateInvoice(ctx, next)
+		return saveInvoice(ctx, tx, next, false)
 	})
 }
 
@@ -113,7 +113,7 @@ func (s *Service) pollSettlement(ctx context.Context, inv invoice.Invoice) error
 		default:
 			return nil
 		}
-		return tx.Invoices().UpdateInvoice(ctx, next)
+		return saveInvoice(ctx, tx, next, false)
 	})
 }
 
@@ -137,7 +137,7 @@ func (s *Service) Advance(ctx context.Context, p auth.Principal, id string, seco
 		}
 		inv.ClockOffsetSeconds += *seconds
 		inv.UpdatedAt = s.clock.Now().UTC()
-		if err := tx.Invoices().UpdateInvoice(ctx, inv); err != nil {
+		if err := saveInvoice(ctx, tx, inv, false); err != nil {
 			return err
 		}
 		out = inv

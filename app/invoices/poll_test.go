@@ -11,6 +11,7 @@ import (
 
 	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/event"
 	"corridor/core/invoice"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
@@ -43,6 +44,12 @@ type tx struct {
 
 func (t tx) Invoices() ports.InvoiceRepo { return t.repo }
 func (t tx) Payments() ports.PaymentRepo { return payments{repo: t.repo} }
+func (t tx) Events() ports.EventRepo     { return events{} }
+
+// events accepts every event the poll records.
+type events struct{ ports.EventRepo }
+
+func (events) RecordEvent(context.Context, event.Event) (bool, error) { return true, nil }
 
 type payments struct {
 	ports.PaymentRepo

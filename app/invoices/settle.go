@@ -106,7 +106,7 @@ func (s *Service) Settle(ctx context.Context, p auth.Principal, read SettlementR
 			return err
 		}
 		out = inv.Link(read.kind, pay.ID, now)
-		return tx.Invoices().UpdateInvoice(ctx, out)
+		return saveInvoice(ctx, tx, out, false)
 	})
 	return out, err
 }

@@ -34,7 +34,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 				return err
 			}
 			out = pay
-			return tx.Offramp().UpdatePayment(ctx, pay)
+			return savePayment(ctx, tx, pay)
 		}
 		if !pay.Status.Cancelable() || claimFunded(pay) {
 			return core.E(core.CodeInvalidState, "the payment is %s: only an unfunded payment can be canceled", pay.Status)
@@ -50,7 +50,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 		}
 		pay.SelectedQuoteID, pay.FailureReason = "", "CANCELED_BY_SENDER"
 		out = pay
-		return tx.Offramp().UpdatePayment(ctx, pay)
+		return savePayment(ctx, tx, pay)
 	})
 	return out, err
 }
@@ -86,7 +86,7 @@ func (s *Service) cancelPendingClaim(ctx context.Context, tx ports.Tx, now time.
 	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
 		return err
 	}
-	if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+	if err := saveClaim(ctx, tx, c); err != nil {
 		return err
 	}
 	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionCancel}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})

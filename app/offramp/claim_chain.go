@@ -101,7 +101,7 @@ func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) err
 			}
 			recordClaimTx(&c, action, hash.Hex())
 			c.UpdatedAt = s.clock.Now()
-			if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+			if err := saveClaim(ctx, tx, c); err != nil {
 				return err
 			}
 		}

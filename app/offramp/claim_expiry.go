@@ -115,10 +115,10 @@ func (s *Service) expireClaim(ctx context.Context, tx ports.Tx, now time.Time, c
 	default:
 		return nil
 	}
-	if err := tx.Claims().UpdateClaim(ctx, *c); err != nil {
+	if err := saveClaim(ctx, tx, *c); err != nil {
 		return err
 	}
-	if err := tx.Offramp().UpdatePayment(ctx, *pay); err != nil {
+	if err := savePayment(ctx, tx, *pay); err != nil {
 		return err
 	}
 	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: action}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})

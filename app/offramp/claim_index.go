@@ -180,10 +180,10 @@ func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.T
 	if !out.Changed {
 		return nil
 	}
-	if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+	if err := saveClaim(ctx, tx, c); err != nil {
 		return err
 	}
-	return tx.Offramp().UpdatePayment(ctx, pay)
+	return savePayment(ctx, tx, pay)
 }
 
 // postClaimReservation posts a claim payment's reservation into the claim's escrow account

@@ -221,7 +221,7 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		if err := tx.Claims().UpdateLink(ctx, link); err != nil {
 			return err
 		}
-		if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+		if err := saveClaim(ctx, tx, c); err != nil {
 			return err
 		}
 		pay, err := tx.Offramp().LockPayment(ctx, c.PaymentID)
@@ -235,7 +235,7 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
 			return err
 		}
-		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+		if err := savePayment(ctx, tx, pay); err != nil {
 			return err
 		}
 		if err := s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionLock}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts}); err != nil {

@@ -140,10 +140,10 @@ func (s *Service) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c
 	}
 	pay.HoldTransferID, pay.UpdatedAt = hold.ID, now
 	c.Funded, c.FundTxHash, c.UpdatedAt = false, "", now
-	if err := tx.Claims().UpdateClaim(ctx, *c); err != nil {
+	if err := saveClaim(ctx, tx, *c); err != nil {
 		return err
 	}
 	s.log.Warn("claim escrow indexer: a reorg dropped a claim's funding; the claim is unfunded again",
 		"claimId", c.ID, "paymentId", pay.ID, "droppedBlockNumber", b.Number)
-	return tx.Offramp().UpdatePayment(ctx, *pay)
+	return savePayment(ctx, tx, *pay)
 }

@@ -70,7 +70,7 @@ func (s *Service) ResendClaimLink(ctx context.Context, p auth.Principal, id stri
 		}
 		c.ResendCount++
 		c.UpdatedAt = now
-		if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+		if err := saveClaim(ctx, tx, c); err != nil {
 			return err
 		}
 		out = c

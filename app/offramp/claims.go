@@ -162,7 +162,7 @@ func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.T
 		return err
 	}
 	c.DecisionHash, c.UpdatedAt = decisionHash(c, *p, comp.decision, now), now
-	if err := tx.Claims().UpdateClaim(ctx, c); err != nil {
+	if err := saveClaim(ctx, tx, c); err != nil {
 		return err
 	}
 	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionRelease}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})

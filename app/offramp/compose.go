@@ -248,7 +248,7 @@ func (s *Service) reevaluateHeld(ctx context.Context, tx ports.Tx, env core.Envi
 		if err := s.runPolicyCheck(ctx, tx, now, &p); err != nil {
 			return err
 		}
-		if err := tx.Offramp().UpdatePayment(ctx, p); err != nil {
+		if err := savePayment(ctx, tx, p); err != nil {
 			return err
 		}
 	}

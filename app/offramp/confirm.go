@@ -30,7 +30,7 @@ func (s *Service) requoteExpired(ctx context.Context, tx ports.Tx, now time.Time
 	if err := s.runPolicyCheck(ctx, tx, now, p); err != nil {
 		return err
 	}
-	return tx.Offramp().UpdatePayment(ctx, *p)
+	return savePayment(ctx, tx, *p)
 }
 
 // recipientQuote loads a payment for the recipient's select or confirm and checks quoteID is
@@ -82,7 +82,7 @@ func (s *Service) SelectPayoutRoute(ctx context.Context, pr auth.Principal, id, 
 		}
 		pay.SelectedQuoteID, pay.UpdatedAt = quoteID, now
 		out = pay
-		return tx.Offramp().UpdatePayment(ctx, pay)
+		return savePayment(ctx, tx, pay)
 	})
 	if err == nil && expired {
 		err = errQuoteExpired(out)
@@ -125,7 +125,7 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 		}
 		pay.Attempt++
 		pay.Provider, pay.ProviderReference = q.Provider, ""
-		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+		if err := savePayment(ctx, tx, pay); err != nil {
 			return err
 		}
 		out = pay

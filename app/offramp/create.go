@@ -124,7 +124,7 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 		if err := next(); err != nil {
 			return err
 		}
-		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+		if err := savePayment(ctx, tx, pay); err != nil {
 			return err
 		}
 		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)

@@ -72,7 +72,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
 			return err
 		}
-		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+		if err := savePayment(ctx, tx, pay); err != nil {
 			return err
 		}
 		// The first poll runs at once (the internal rail reports success on it); later polls
@@ -151,7 +151,7 @@ func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time,
 	if err := s.runPolicyCheck(ctx, tx, now, pay); err != nil {
 		return err
 	}
-	return tx.Offramp().UpdatePayment(ctx, *pay)
+	return savePayment(ctx, tx, *pay)
 }
 
 // PollPayment asks the payment's provider for the current attempt's status once (the
@@ -204,7 +204,7 @@ func (s *Service) GiveUpPolling(ctx context.Context, id string) error {
 			s.log.WarnContext(ctx, "offramp: payout polls exhausted, payment waits in ACTION_REQUIRED",
 				"paymentId", pay.ID, "provider", pay.Provider, "reason", string(offramp.HoldProviderUnresponsive))
 		}
-		return tx.Offramp().UpdatePayment(ctx, pay)
+		return savePayment(ctx, tx, pay)
 	})
 }
 
@@ -300,7 +300,7 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 		if len(steps) == 0 && !resumed {
 			return nil
 		}
-		if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+		if err := savePayment(ctx, tx, pay); err != nil {
 			return err
 		}
 		if resumed && !st.Final {

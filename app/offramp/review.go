@@ -52,7 +52,7 @@ func (s *Service) ApproveReview(ctx context.Context, operator, id string) (offra
 			return err
 		}
 		out = pay
-		return tx.Offramp().UpdatePayment(ctx, pay)
+		return savePayment(ctx, tx, pay)
 	})
 	return out, err
 }

@@ -100,7 +100,7 @@ func (s *Service) RecheckHeldPayments(ctx context.Context) error {
 				if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
 					return err
 				}
-				if err := tx.Offramp().UpdatePayment(ctx, pay); err != nil {
+				if err := savePayment(ctx, tx, pay); err != nil {
 					return err
 				}
 			}

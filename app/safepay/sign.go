@@ -49,7 +49,7 @@ func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead
 		if err != nil {
 			return err
 		}
-		if err := tx.Payments().UpdatePayment(ctx, next); err != nil {
+		if err := savePayment(ctx, tx, next, false); err != nil {
 			return err
 		}
 		pay = next

@@ -101,6 +101,10 @@ func (s *Service) recordSweep(ctx context.Context, tx ports.Tx, sw treasury.Swee
 	if err := tx.Treasury().CreateSweep(ctx, sw); err != nil {
 		return SweepView{}, err
 	}
+	if err := kernel.RecordEvent(ctx, tx, sw.TenantID, sw.Environment, "treasury_sweep", sw.ID, sw.Status, sw.AmountBaseUnits, sw.CreatedAt,
+		map[string]any{"accountId": sw.AccountID, "paymentId": sw.PaymentID}); err != nil {
+		return SweepView{}, err
+	}
 	return viewOf(sw, pay), nil
 }
 

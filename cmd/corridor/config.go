@@ -11,6 +11,7 @@ import (
 
 	"corridor/adapters/http"
 	offrampapp "corridor/app/offramp"
+	"corridor/app/webhooks"
 	"corridor/core/policy"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -32,6 +33,7 @@ type Config struct {
 	Aliases  aliasesConfig  `desc:"Phone aliases and the sandbox SMS outbox (docs/security.md)"`
 	Payouts  payoutsConfig  `desc:"Payout providers and off-ramp payments"`
 	Ramps    rampsConfig    `desc:"Sandbox ramps (docs/ramps.md)"`
+	Webhooks webhooksConfig `desc:"Events and webhooks (docs/webhooks.md)"`
 	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
 	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
 	// sandbox defaults.
@@ -118,6 +120,15 @@ type rampsConfig struct {
 	MaxAmountUsd       int    `env:"RAMP_MAX_AMOUNT_USD" envDefault:"10000" min:"1" desc:"largest sandbox on-ramp, in whole USD (above it: 422 RAMP_AMOUNT_TOO_LARGE)"`
 	DailyCapUsd        int    `env:"RAMP_DAILY_CAP_USD" envDefault:"50000" min:"1" desc:"sandbox on-ramps per tenant over a rolling 24 hours, in whole USD (past it: 422 RAMP_DAILY_CAP)"`
 	LiquidationAddress string `env:"RAMP_LIQUIDATION_ADDRESS" envDefault:"0x000000000000000000000000000000000000dEaD" desc:"the platform address sandbox off-ramps pay their USDC to (an EVM address on the sandbox chain)"`
+}
+
+// webhooksConfig tunes webhook deliveries.
+type webhooksConfig struct {
+	RetryBase        time.Duration `env:"WEBHOOK_RETRY_BASE" envDefault:"30s" desc:"delay before a failed delivery's second attempt; each later one doubles it, with jitter"`
+	RetryMax         time.Duration `env:"WEBHOOK_RETRY_MAX" envDefault:"6h" desc:"longest delay between two attempts of a delivery"`
+	RetryWindow      time.Duration `env:"WEBHOOK_RETRY_WINDOW" envDefault:"72h" desc:"how long a delivery is retried, and how long an endpoint may fail without a success before it is disabled"`
+	Timeout          time.Duration `env:"WEBHOOK_TIMEOUT" envDefault:"10s" desc:"bound of one delivery attempt: a slower receiver is retried"`
+	AllowPrivateTest bool          `env:"WEBHOOK_ALLOW_PRIVATE_TEST" envDefault:"false" desc:"let TEST endpoints point at loopback and private addresses (local receivers during development); LIVE endpoints never may"`
 }
 
 // claimsConfig are the knobs of pending claims: lifetime, link and the anti-abuse budgets.
@@ -242,6 +253,8 @@ func (c Config) wiringConfig() wiring.Config {
 		AliasBudget: offrampapp.AliasBudget{PerPhone: c.Aliases.CodesPerPhone, PerTenant: c.Aliases.CodesPerTenant,
 			PerIP: c.Aliases.CodesPerIP, MaxPending: c.Aliases.MaxPending, Window: c.Aliases.BudgetWindow},
 		SMSOutboxRetention: c.Aliases.SMSRetention,
+		Webhooks: webhooks.Config{RetryBase: c.Webhooks.RetryBase, RetryMax: c.Webhooks.RetryMax, RetryWindow: c.Webhooks.RetryWindow,
+			Timeout: c.Webhooks.Timeout, AllowPrivateTest: c.Webhooks.AllowPrivateTest},
 	}
 }
 

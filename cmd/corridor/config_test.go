@@ -108,6 +108,10 @@ func TestConfig_Overrides(t *testing.T) {
 		{"http timeouts", map[string]string{"HTTP_READ_TIMEOUT": "1s", "HTTP_WRITE_TIMEOUT": "2s", "HTTP_IDLE_TIMEOUT": "3m"},
 			func(c Config) any { return c.wiringConfig().HTTPTimeouts }, http.Timeouts{Read: time.Second, Write: 2 * time.Second, Idle: 3 * time.Minute, Request: 25 * time.Second}},
 		{"shutdown grace", map[string]string{"SHUTDOWN_HTTP_GRACE": "1m"}, func(c Config) any { return c.Service.ShutdownHTTPGrace }, time.Minute},
+		{"webhooks", map[string]string{"WEBHOOK_ALLOW_PRIVATE_TEST": "true", "WEBHOOK_RETRY_BASE": "5s"},
+			func(c Config) any {
+				return [2]any{c.wiringConfig().Webhooks.AllowPrivateTest, c.wiringConfig().Webhooks.RetryBase}
+			}, [2]any{true, 5 * time.Second}},
 		{"request timeout", map[string]string{"REQUEST_TIMEOUT": "7s"}, func(c Config) any { return c.wiringConfig().HTTPTimeouts.Request }, 7 * time.Second},
 		{"policy", map[string]string{"POLICY_ENFORCEMENT": " Enforce "}, func(c Config) any { return c.wiringConfig().PolicyEnforcement }, policy.ModeEnforce},
 		{"issuing provider default", map[string]string{}, func(c Config) any { return c.wiringConfig().IssuingProvider }, ports.IssuingSafeDebit},
@@ -184,6 +188,7 @@ func TestConfig_BadValues(t *testing.T) {
 	}{
 		{"not an integer", map[string]string{"FAUCET_DRIPS_PER_WALLET": "abc"}, `config: FAUCET_DRIPS_PER_WALLET: "abc" is not an integer`},
 		{"not a number", map[string]string{"RATE_LIMIT_PER_SECOND": "fast"}, `config: RATE_LIMIT_PER_SECOND: "fast" is not a number`},
+		{"not a boolean", map[string]string{"WEBHOOK_ALLOW_PRIVATE_TEST": "maybe"}, `config: WEBHOOK_ALLOW_PRIVATE_TEST: "maybe" is not true or false`},
 		{"not a finite number", map[string]string{"RATE_LIMIT_PER_SECOND": "NaN"}, `config: RATE_LIMIT_PER_SECOND: "NaN" is not a number`},
 		{"not a duration", map[string]string{"HTTP_READ_TIMEOUT": "15"}, `config: HTTP_READ_TIMEOUT: "15" is not a positive duration such as 90s, 5m or 24h`},
 		{"negative duration", map[string]string{"CLAIM_LIFETIME": "-1h"}, `config: CLAIM_LIFETIME: "-1h" is not a positive duration such as 90s, 5m or 24h`},

@@ -89,6 +89,13 @@ var valueParsers = map[reflect.Type]func(string) (any, error){
 		}
 		return n, nil
 	},
+	reflect.TypeFor[bool](): func(v string) (any, error) {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not true or false", v)
+		}
+		return b, nil
+	},
 	reflect.TypeFor[float64](): func(v string) (any, error) {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {

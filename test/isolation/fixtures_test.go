@@ -137,6 +137,48 @@ var fixtures = map[string]fixture{
 			"senderAddress": newAddress(t), "signature": "0x" + strings.Repeat("11", 64) + "1b", "sigNonce": "1",
 			"sigExpiresAt": time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}).Expect(t, 201).JSON(t)["invoiceId"].(string)
 	}},
+	// Events: an agent suspended is one.
+	"events": {notFound: "EVENT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		w.suspendedAgent(t)
+		return w.victim.Root.Get("/v1/events?type=agent.suspended").Expect(t, 200).JSON(t)["events"].([]any)[0].(map[string]any)["id"].(string)
+	}},
+	"webhook-endpoints": {notFound: "WEBHOOK_ENDPOINT_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		return w.webhookEndpoint(t)
+	}},
+	// A delivery: the endpoint subscribes to agent.suspended (a documentation address that
+	// never answers; its attempts time out in the background).
+	"webhook-deliveries": {notFound: "WEBHOOK_DELIVERY_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		ep := w.webhookEndpoint(t)
+		w.suspendedAgent(t)
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			ds := w.victim.Root.Get("/v1/webhook-endpoints/"+ep+"/deliveries").Expect(t, 200).JSON(t)["deliveries"].([]any)
+			if len(ds) > 0 {
+				return ds[0].(map[string]any)["id"].(string)
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no webhook delivery was made")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}},
+}
+
+// suspendedAgent makes (once) an agent of the victim and suspends it: an agent.suspended event.
+func (w *world) suspendedAgent(t *testing.T) {
+	w.agentEvent.Do(func() {
+		id := w.victim.Root.Post("/v1/agents", map[string]any{"name": "matrix events"}).Expect(t, 201).JSON(t)["id"].(string)
+		w.victim.Root.Post("/v1/agents/"+id+"/suspend", nil).Expect(t, 200)
+	})
+}
+
+// webhookEndpoint is the victim's endpoint, made once.
+func (w *world) webhookEndpoint(t *testing.T) string {
+	if w.endpointID == "" {
+		w.endpointID = w.victim.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://203.0.113.10/matrix",
+			"events": []string{"agent.suspended"}}).Expect(t, 201).JSON(t)["id"].(string)
+	}
+	return w.endpointID
 }
 
 // treasuryAccount is a new two-bucket treasury account of the victim.
@@ -161,6 +203,9 @@ type world struct {
 	policyID string
 	cardID   string
 	claimPay map[string]any
+
+	agentEvent sync.Once
+	endpointID string
 }
 
 func newWorld(t *testing.T) *world {

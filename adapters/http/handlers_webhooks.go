@@ -1,0 +1,125 @@
+package http
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app/webhooks"
+)
+
+func (s *Server) listEvents(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	q := webhooks.EventQuery{Type: c.Query("type")}
+	for name, dst := range map[string]*time.Time{"from": &q.From, "to": &q.To} {
+		t, err := queryTime(c, name)
+		if err != nil {
+			return err
+		}
+		if t != nil {
+			*dst = *t
+		}
+	}
+	events, total, err := s.svc.Webhooks.ListEvents(c.UserContext(), principal(c), q, page)
+	if err != nil {
+		return err
+	}
+	out := eventListResponse{Events: make([]eventResponse, len(events)), Total: total}
+	for i, e := range events {
+		out.Events[i] = toEvent(e)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) getEvent(c *fiber.Ctx) error {
+	e, err := s.svc.Webhooks.GetEvent(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toEvent(e))
+}
+
+func (s *Server) createWebhookEndpoint(c *fiber.Ctx) error {
+	var req webhookEndpointRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	e, secret, err := s.svc.Webhooks.CreateEndpoint(c.UserContext(), principal(c),
+		webhooks.EndpointInput{URL: req.URL, Events: req.Events, Enabled: req.Enabled})
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toWebhookEndpoint(e, secret))
+}
+
+func (s *Server) listWebhookEndpoints(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	list, total, err := s.svc.Webhooks.ListEndpoints(c.UserContext(), principal(c), page)
+	if err != nil {
+		return err
+	}
+	out := webhookEndpointListResponse{Endpoints: make([]webhookEndpointResponse, len(list)), Total: total}
+	for i, e := range list {
+		out.Endpoints[i] = toWebhookEndpoint(e, "")
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) getWebhookEndpoint(c *fiber.Ctx) error {
+	e, err := s.svc.Webhooks.GetEndpoint(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWebhookEndpoint(e, ""))
+}
+
+func (s *Server) patchWebhookEndpoint(c *fiber.Ctx) error {
+	var req webhookEndpointPatchRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	e, secret, err := s.svc.Webhooks.UpdateEndpoint(c.UserContext(), principal(c), c.Params("id"),
+		webhooks.EndpointPatch{URL: req.URL, Events: req.Events, Enabled: req.Enabled, RotateSecret: req.RotateSecret})
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWebhookEndpoint(e, secret))
+}
+
+func (s *Server) deleteWebhookEndpoint(c *fiber.Ctx) error {
+	e, err := s.svc.Webhooks.DeleteEndpoint(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toWebhookEndpoint(e, ""))
+}
+
+func (s *Server) listWebhookDeliveries(c *fiber.Ctx) error {
+	page, err := pageOf(c)
+	if err != nil {
+		return err
+	}
+	list, total, err := s.svc.Webhooks.ListDeliveries(c.UserContext(), principal(c), c.Params("id"), page)
+	if err != nil {
+		return err
+	}
+	out := webhookDeliveryListResponse{Deliveries: make([]webhookDeliveryResponse, len(list)), Total: total}
+	for i, d := range list {
+		out.Deliveries[i] = toWebhookDelivery(d)
+	}
+	return c.JSON(out)
+}
+
+func (s *Server) redeliverWebhook(c *fiber.Ctx) error {
+	d, err := s.svc.Webhooks.Redeliver(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toWebhookDelivery(d))
+}

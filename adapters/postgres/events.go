@@ -1,0 +1,303 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/core"
+	"corridor/core/event"
+	"corridor/core/webhook"
+	"corridor/ports"
+)
+
+var _ ports.EventRepo = eventRepo{}
+
+type eventModel struct {
+	bun.BaseModel `bun:"table:events"`
+	ID            string          `bun:"id,pk"`
+	TenantID      string          `bun:"tenant_id"`
+	Environment   string          `bun:"environment"`
+	Type          string          `bun:"type"`
+	ResourceID    string          `bun:"resource_id"`
+	Data          json.RawMessage `bun:"data,type:jsonb"`
+	CreatedAt     time.Time       `bun:"created_at"`
+}
+
+func (m eventModel) domain() (event.Event, error) {
+	var data map[string]any
+	if err := json.Unmarshal(m.Data, &data); err != nil {
+		return event.Event{}, fmt.Errorf("event %s: data: %w", m.ID, err)
+	}
+	e := event.Event{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Type: m.Type,
+		ResourceID: m.ResourceID, Data: data, CreatedAt: m.CreatedAt.UTC()}
+	return e, e.Validate()
+}
+
+type endpointModel struct {
+	bun.BaseModel  `bun:"table:webhook_endpoints"`
+	ID             string     `bun:"id,pk"`
+	TenantID       string     `bun:"tenant_id"`
+	Environment    string     `bun:"environment"`
+	URL            string     `bun:"url"`
+	EventTypes     []string   `bun:"event_types,array"`
+	Enabled        bool       `bun:"enabled"`
+	SecretSealed   []byte     `bun:"secret_sealed"`
+	FailingSince   *time.Time `bun:"failing_since"`
+	DisabledReason string     `bun:"disabled_reason"`
+	DeletedAt      *time.Time `bun:"deleted_at"`
+	CreatedAt      time.Time  `bun:"created_at"`
+	UpdatedAt      time.Time  `bun:"updated_at"`
+}
+
+func endpointFromDomain(e webhook.Endpoint) endpointModel {
+	types := e.EventTypes
+	if types == nil {
+		types = []string{}
+	}
+	return endpointModel{ID: e.ID, TenantID: e.TenantID, Environment: string(e.Environment), URL: e.URL, EventTypes: types,
+		Enabled: e.Enabled, SecretSealed: e.SealedSecret, FailingSince: e.FailingSince, DisabledReason: e.DisabledReason,
+		CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+}
+
+func (m endpointModel) domain() (webhook.Endpoint, error) {
+	e := webhook.Endpoint{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), URL: m.URL,
+		EventTypes: m.EventTypes, Enabled: m.Enabled, SealedSecret: m.SecretSealed, FailingSince: utcPtr(m.FailingSince),
+		DisabledReason: m.DisabledReason, CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+	return e, e.Validate()
+}
+
+type deliveryModel struct {
+	bun.BaseModel `bun:"table:webhook_deliveries"`
+	ID            string     `bun:"id,pk"`
+	TenantID      string     `bun:"tenant_id"`
+	Environment   string     `bun:"environment"`
+	EndpointID    string     `bun:"endpoint_id"`
+	EventID       string     `bun:"event_id"`
+	EventType     string     `bun:"event_type"`
+	Status        string     `bun:"status"`
+	Attempts      int        `bun:"attempts"`
+	RedeliveryOf  *string    `bun:"redelivery_of"`
+	NextAttemptAt *time.Time `bun:"next_attempt_at"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	UpdatedAt     time.Time  `bun:"updated_at"`
+}
+
+func deliveryFromDomain(d webhook.Delivery) deliveryModel {
+	return deliveryModel{ID: d.ID, TenantID: d.TenantID, Environment: string(d.Environment), EndpointID: d.EndpointID,
+		EventID: d.EventID, EventType: d.EventType, Status: string(d.Status), Attempts: d.Attempts,
+		RedeliveryOf: nullable(d.RedeliveryOf), NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+}
+
+func (m deliveryModel) domain() (webhook.Delivery, error) {
+	d := webhook.Delivery{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), EndpointID: m.EndpointID,
+		EventID: m.EventID, EventType: m.EventType, Status: webhook.DeliveryStatus(m.Status), Attempts: m.Attempts,
+		RedeliveryOf: deref(m.RedeliveryOf), NextAttemptAt: utcPtr(m.NextAttemptAt), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+	if !core.HasPrefix(d.ID, core.PrefixWebhookDelivery) {
+		return d, fmt.Errorf("webhook delivery: id %q", d.ID)
+	}
+	return d, nil
+}
+
+type attemptModel struct {
+	bun.BaseModel `bun:"table:webhook_attempts"`
+	DeliveryID    string    `bun:"delivery_id,pk"`
+	Number        int       `bun:"number,pk"`
+	At            time.Time `bun:"at"`
+	StatusCode    int       `bun:"status_code"`
+	Error         string    `bun:"error"`
+	DurationMs    int64     `bun:"duration_ms"`
+	Succeeded     bool      `bun:"succeeded"`
+}
+
+type eventRepo struct{ db bun.IDB }
+
+func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error) {
+	if err := e.Validate(); err != nil {
+		return false, err
+	}
+	data, err := json.Marshal(e.Data)
+	if err != nil {
+		return false, fmt.Errorf("event %s: data: %w", e.ID, err)
+	}
+	res, err := r.db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
+		SELECT ?, ?, ?, ?, ?, ?, ? WHERE coalesce((SELECT type FROM events WHERE resource_id = ? ORDER BY id DESC LIMIT 1), '') <> ?`,
+		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.ResourceID, e.Type).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+func (r eventRepo) FindEvent(ctx context.Context, tenantID string, env core.Environment, id string) (event.Event, error) {
+	return oneRow[event.Event, eventModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), event.ErrNotFound)
+}
+
+func (r eventRepo) FindEventByID(ctx context.Context, id string) (event.Event, error) {
+	return oneRow[event.Event, eventModel](ctx, r.db.NewSelect().Where("id = ?", id), event.ErrNotFound)
+}
+
+func (r eventRepo) ListEvents(ctx context.Context, f ports.EventFilter, page ports.Page) ([]event.Event, int, error) {
+	var rows []eventModel
+	q := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", f.TenantID, f.Environment)
+	if family, ok := strings.CutSuffix(f.Type, ".*"); ok {
+		q = q.Where("starts_with(type, ?)", family+".")
+	} else if f.Type != "" {
+		q = q.Where("type = ?", f.Type)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("created_at >= ?", f.From)
+	}
+	if !f.To.IsZero() {
+		q = q.Where("created_at < ?", f.To)
+	}
+	total, err := q.OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := domainRows[event.Event](rows)
+	return out, int(total), err
+}
+
+func (r eventRepo) ClaimUndispatchedEvents(ctx context.Context, limit int) ([]event.Event, error) {
+	var rows []eventModel
+	err := r.db.NewRaw(`UPDATE events SET dispatched_at = now() WHERE id IN (
+		SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+		RETURNING id, tenant_id, environment, type, resource_id, data, created_at`, limit).Scan(ctx, &rows)
+	if err != nil {
+		return nil, err
+	}
+	return domainRows[event.Event](rows)
+}
+
+func (r eventRepo) CreateEndpoint(ctx context.Context, e webhook.Endpoint) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	m := endpointFromDomain(e)
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r eventRepo) FindEndpoint(ctx context.Context, tenantID string, env core.Environment, id string) (webhook.Endpoint, error) {
+	return oneRow[webhook.Endpoint, endpointModel](ctx, r.db.NewSelect().
+		Where("tenant_id = ? AND environment = ? AND id = ? AND deleted_at IS NULL", tenantID, env, id), webhook.ErrEndpointNotFound)
+}
+
+func (r eventRepo) LockEndpointByID(ctx context.Context, id string) (webhook.Endpoint, error) {
+	return oneRow[webhook.Endpoint, endpointModel](ctx, r.db.NewSelect().Where("id = ? AND deleted_at IS NULL", id).For("UPDATE"), webhook.ErrEndpointNotFound)
+}
+
+func (r eventRepo) ListEndpoints(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]webhook.Endpoint, int, error) {
+	var rows []endpointModel
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ? AND deleted_at IS NULL", tenantID, env).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := domainRows[webhook.Endpoint](rows)
+	return out, int(total), err
+}
+
+func (r eventRepo) EnabledEndpoints(ctx context.Context, tenantID string, env core.Environment) ([]webhook.Endpoint, error) {
+	var rows []endpointModel
+	err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ? AND deleted_at IS NULL AND enabled", tenantID, env).
+		OrderExpr("id").Limit(webhook.MaxEndpoints).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return domainRows[webhook.Endpoint](rows)
+}
+
+// CountEndpoints first takes a transaction-scoped advisory lock keyed by the tenant and
+// environment, so counting and inserting are one step for parallel registrations.
+func (r eventRepo) CountEndpoints(ctx context.Context, tenantID string, env core.Environment) (int, error) {
+	if _, err := r.db.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))", "webhook-endpoints:"+tenantID+":"+string(env)); err != nil {
+		return 0, err
+	}
+	n, err := r.db.NewSelect().Model((*endpointModel)(nil)).Where("tenant_id = ? AND environment = ? AND deleted_at IS NULL", tenantID, env).Count(ctx)
+	return int(n), err
+}
+
+func (r eventRepo) UpdateEndpoint(ctx context.Context, e webhook.Endpoint) error {
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	m := endpointFromDomain(e)
+	_, err := r.db.NewUpdate().Model(&m).Column("url", "event_types", "enabled", "secret_sealed", "failing_since", "disabled_reason", "updated_at").
+		WherePK().Exec(ctx)
+	return err
+}
+
+func (r eventRepo) DeleteEndpoint(ctx context.Context, tenantID string, env core.Environment, id string, at time.Time) error {
+	res, err := r.db.NewUpdate().Model((*endpointModel)(nil)).Set("deleted_at = ?, enabled = false, updated_at = ?", at, at).
+		Where("tenant_id = ? AND environment = ? AND id = ? AND deleted_at IS NULL", tenantID, env, id).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return webhook.ErrEndpointNotFound
+	}
+	_, err = r.db.NewUpdate().Model((*deliveryModel)(nil)).Set("status = 'FAILED', next_attempt_at = NULL, updated_at = ?", at).
+		Where("endpoint_id = ? AND status = 'PENDING'", id).Exec(ctx)
+	return err
+}
+
+func (r eventRepo) CreateDelivery(ctx context.Context, d webhook.Delivery) error {
+	m := deliveryFromDomain(d)
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r eventRepo) FindDelivery(ctx context.Context, tenantID string, env core.Environment, id string) (webhook.Delivery, error) {
+	return oneRow[webhook.Delivery, deliveryModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), webhook.ErrDeliveryNotFound)
+}
+
+func (r eventRepo) LockDeliveryByID(ctx context.Context, id string) (webhook.Delivery, error) {
+	return oneRow[webhook.Delivery, deliveryModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), webhook.ErrDeliveryNotFound)
+}
+
+func (r eventRepo) UpdateDelivery(ctx context.Context, d webhook.Delivery) error {
+	m := deliveryFromDomain(d)
+	_, err := r.db.NewUpdate().Model(&m).Column("status", "attempts", "next_attempt_at", "updated_at").WherePK().Exec(ctx)
+	return err
+}
+
+func (r eventRepo) ListDeliveries(ctx context.Context, endpointID string, page ports.Page) ([]webhook.Delivery, int, error) {
+	var rows []deliveryModel
+	total, err := r.db.NewSelect().Model(&rows).Where("endpoint_id = ?", endpointID).
+		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := domainRows[webhook.Delivery](rows)
+	return out, int(total), err
+}
+
+func (r eventRepo) AddAttempt(ctx context.Context, a webhook.Attempt) error {
+	m := attemptModel{DeliveryID: a.DeliveryID, Number: a.Number, At: a.At, StatusCode: a.StatusCode, Error: a.Error,
+		DurationMs: a.DurationMs, Succeeded: a.Succeeded}
+	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
+	return err
+}
+
+func (r eventRepo) Attempts(ctx context.Context, deliveryIDs []string) (map[string][]webhook.Attempt, error) {
+	out := map[string][]webhook.Attempt{}
+	if len(deliveryIDs) == 0 {
+		return out, nil
+	}
+	var rows []attemptModel
+	if err := r.db.NewSelect().Model(&rows).Where("delivery_id IN (?)", bun.List(deliveryIDs)).OrderExpr("delivery_id, number").Scan(ctx); err != nil {
+		return nil, err
+	}
+	for _, m := range rows {
+		out[m.DeliveryID] = append(out[m.DeliveryID], webhook.Attempt{DeliveryID: m.DeliveryID, Number: m.Number, At: m.At.UTC(),
+			StatusCode: m.StatusCode, Error: m.Error, DurationMs: m.DurationMs, Succeeded: m.Succeeded})
+	}
+	return out, nil
+}

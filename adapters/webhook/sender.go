@@ -1,0 +1,132 @@
+// Package webhook is the outbound HTTP sender of webhook deliveries. It refuses destinations
+// inside the service's network (SSRF): only http(s) URLs, and never a loopback, private,
+// link-local, shared, multicast or unspecified address unless the caller allows them (local
+// receivers in TEST). Every address a host resolves to is checked before sending, and the
+// dialer checks the address it actually connects to, so a DNS answer that changes between the
+// check and the connection (rebinding) is refused too.
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"syscall"
+	"time"
+
+	"corridor/app/webhooks"
+)
+
+var _ webhooks.Sender = (*Sender)(nil)
+
+// ErrDestinationRefused is returned for a URL that points inside the network.
+var ErrDestinationRefused = errors.New("destination refused: loopback, private and link-local addresses are not allowed")
+
+// maxDrain bounds how much of a receiver's answer is read (and discarded).
+const maxDrain = 64 << 10
+
+// Sender posts deliveries with two HTTP clients: one whose dialer refuses internal addresses
+// and one (for allowed local receivers) whose dialer does not.
+type Sender struct {
+	guarded, open *http.Client
+	resolver      *net.Resolver
+}
+
+// New builds the sender; timeout bounds one request.
+func New(timeout time.Duration) *Sender {
+	return &Sender{guarded: client(timeout, true), open: client(timeout, false), resolver: net.DefaultResolver}
+}
+
+func client(timeout time.Duration, guard bool) *http.Client {
+	dialer := &net.Dialer{Timeout: timeout}
+	if guard {
+		dialer.Control = func(_, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || Internal(ap.Addr()) {
+				return ErrDestinationRefused
+			}
+			return nil
+		}
+	}
+	transport := &http.Transport{Proxy: nil, DialContext: dialer.DialContext, TLSHandshakeTimeout: timeout,
+		ResponseHeaderTimeout: timeout, MaxIdleConnsPerHost: 2, IdleConnTimeout: 30 * time.Second}
+	return &http.Client{Transport: transport, Timeout: timeout,
+		// A redirect is an answer, not a 2xx: it is not followed (it could point anywhere).
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// Internal reports whether addr is one a webhook must never reach in LIVE.
+func Internal(addr netip.Addr) bool {
+	addr = addr.Unmap()
+	return !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() ||
+		addr.IsLinkLocalMulticast() || addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() ||
+		sharedSpace.Contains(addr) || benchmarking.Contains(addr) || reserved.Contains(addr) || nat64.Contains(addr)
+}
+
+var (
+	sharedSpace  = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
+	benchmarking = netip.MustParsePrefix("198.18.0.0/15")
+	reserved     = netip.MustParsePrefix("240.0.0.0/4")
+	nat64        = netip.MustParsePrefix("64:ff9b::/96")
+)
+
+// CheckDestination resolves the URL's host and refuses it when any address is internal.
+func (s *Sender) CheckDestination(ctx context.Context, rawURL string, allowPrivate bool) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return errors.New("an absolute http or https URL")
+	}
+	if allowPrivate {
+		return nil
+	}
+	host := u.Hostname()
+	if addr, err := netip.ParseAddr(host); err == nil {
+		if Internal(addr) {
+			return ErrDestinationRefused
+		}
+		return nil
+	}
+	addrs, err := s.resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return fmt.Errorf("the host %q does not resolve", host)
+	}
+	for _, a := range addrs {
+		if Internal(a) {
+			return ErrDestinationRefused
+		}
+	}
+	return nil
+}
+
+// Send posts body and returns the receiver's status.
+func (s *Sender) Send(ctx context.Context, rawURL string, body []byte, headers map[string]string, allowPrivate bool) (int, error) {
+	if err := s.CheckDestination(ctx, rawURL, allowPrivate); err != nil {
+		return 0, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return 0, err
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	c := s.guarded
+	if allowPrivate {
+		c = s.open
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		if errors.Is(err, ErrDestinationRefused) {
+			return 0, ErrDestinationRefused
+		}
+		return 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrain))
+	return resp.StatusCode, nil
+}

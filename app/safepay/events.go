@@ -1,0 +1,23 @@
+package safepay
+
+import (
+	"context"
+
+	"corridor/app/kernel"
+	"corridor/core/safepay"
+	"corridor/ports"
+)
+
+// savePayment writes a payment and, in the same unit of work, the event of the status it
+// reached (safe_payment.<status>; none when the status did not change).
+func savePayment(ctx context.Context, tx ports.Tx, p safepay.Payment, create bool) error {
+	write := tx.Payments().UpdatePayment
+	if create {
+		write = tx.Payments().CreatePayment
+	}
+	if err := write(ctx, p); err != nil {
+		return err
+	}
+	return kernel.RecordEvent(ctx, tx, p.TenantID, p.Environment, "safe_payment", p.ID, string(p.Status), p.AmountBaseUnits,
+		p.UpdatedAt, map[string]any{"walletId": p.SourceWalletID})
+}

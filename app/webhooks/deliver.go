@@ -1,0 +1,302 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/event"
+	"corridor/core/webhook"
+	"corridor/ports"
+)
+
+// Bounds of the delivery jobs.
+const (
+	dispatchBatch       = 100
+	dispatchMaxBatches  = 10
+	jobMaxAttempts      = 10 // River's own retries of one attempt job (a database outage), not of the receiver
+	maxResponseSnippet  = 256
+	disabledEventKind   = "webhook_endpoint"
+	disabledEventStatus = "DISABLED"
+)
+
+// RegisterWorkers adds the fan-out and delivery workers.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	river.AddWorker(workers, &DispatchWorker{Service: s})
+	river.AddWorker(workers, &DeliverWorker{Service: s})
+}
+
+// PeriodicJobs is the fan-out pass.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
+	every := s.cfg.DispatchInterval
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(every), func() (river.JobArgs, *river.InsertOpts) {
+			// Passes may overlap: each claims its events with SKIP LOCKED.
+			return DispatchArgs{}, &river.InsertOpts{MaxAttempts: 3}
+		}, &river.PeriodicJobOpts{RunOnStart: true}),
+	}
+}
+
+// DispatchArgs is one fan-out pass: new events become deliveries to the endpoints that
+// subscribe to them.
+type DispatchArgs struct{}
+
+// Kind names the job.
+func (DispatchArgs) Kind() string { return "webhooks.dispatch" }
+
+// DispatchWorker runs the fan-out pass.
+type DispatchWorker struct {
+	river.WorkerDefaults[DispatchArgs]
+	Service *Service
+}
+
+// Work fans out up to dispatchMaxBatches batches of events.
+func (w *DispatchWorker) Work(ctx context.Context, _ *river.Job[DispatchArgs]) error {
+	for range dispatchMaxBatches {
+		n, err := w.Service.Dispatch(ctx)
+		if err != nil || n < dispatchBatch {
+			return err
+		}
+	}
+	return nil
+}
+
+// Dispatch fans one batch of new events out to endpoints in one unit of work: the events are
+// marked dispatched with their deliveries and delivery jobs, or not at all. It returns how
+// many events it took.
+func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	var n int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		events, err := tx.Events().ClaimUndispatchedEvents(ctx, dispatchBatch)
+		if err != nil {
+			return err
+		}
+		n = len(events)
+		endpoints := map[string][]webhook.Endpoint{}
+		for _, e := range events {
+			key := e.TenantID + "/" + string(e.Environment)
+			list, ok := endpoints[key]
+			if !ok {
+				if list, err = tx.Events().EnabledEndpoints(ctx, e.TenantID, e.Environment); err != nil {
+					return err
+				}
+				endpoints[key] = list
+			}
+			for _, ep := range list {
+				if !ep.Wants(e.Type) {
+					continue
+				}
+				if _, err := s.newDelivery(ctx, tx, ep, e.ID, e.Type, ""); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// newDelivery records a delivery of an event to an endpoint and enqueues its first attempt now.
+func (s *Service) newDelivery(ctx context.Context, tx ports.Tx, ep webhook.Endpoint, eventID, eventType, redeliveryOf string) (webhook.Delivery, error) {
+	now := s.clock.Now().UTC()
+	d := webhook.Delivery{ID: core.NewID(core.PrefixWebhookDelivery), TenantID: ep.TenantID, Environment: ep.Environment,
+		EndpointID: ep.ID, EventID: eventID, EventType: eventType, Status: webhook.DeliveryPending, RedeliveryOf: redeliveryOf,
+		NextAttemptAt: &now, CreatedAt: now, UpdatedAt: now}
+	if err := tx.Events().CreateDelivery(ctx, d); err != nil {
+		return d, err
+	}
+	return d, s.jobs.Enqueue(ctx, DeliverArgs{DeliveryID: d.ID}, ports.JobOptions{MaxAttempts: jobMaxAttempts})
+}
+
+// DeliverArgs is one attempt of a delivery.
+type DeliverArgs struct {
+	DeliveryID string `json:"deliveryId"`
+}
+
+// Kind names the job.
+func (DeliverArgs) Kind() string { return "webhooks.deliver" }
+
+// DeliverWorker makes one attempt of a delivery.
+type DeliverWorker struct {
+	river.WorkerDefaults[DeliverArgs]
+	Service *Service
+}
+
+// Work runs Attempt.
+func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	return w.Service.Attempt(ctx, job.Args.DeliveryID)
+}
+
+// Timeout leaves room for the receiver's time-out and the bookkeeping around it.
+func (w *DeliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
+	return w.Service.cfg.Timeout + 30*time.Second
+}
+
+// attemptInput is what one attempt needs, read before the request is sent.
+type attemptInput struct {
+	delivery webhook.Delivery
+	endpoint webhook.Endpoint
+	body     []byte
+	secret   string
+}
+
+// Attempt sends a pending delivery once, outside any unit of work, then records the outcome:
+// a 2xx ends it; anything else schedules the next attempt with backoff and jitter, until the
+// retry window ends; an endpoint that has failed for the whole window is disabled, with an
+// event.
+func (s *Service) Attempt(ctx context.Context, deliveryID string) error {
+	in, ok, err := s.readAttempt(ctx, deliveryID)
+	if err != nil || !ok {
+		return err
+	}
+	at := s.clock.Now().UTC()
+	headers := map[string]string{"Content-Type": "application/json", "User-Agent": "Corridor-Webhooks/1",
+		webhook.SignatureHeader: webhook.Sign(in.secret, at, in.body), "Corridor-Event-Id": in.delivery.EventID,
+		"Corridor-Delivery-Id": in.delivery.ID}
+	sendCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
+	status, sendErr := s.sender.Send(sendCtx, in.endpoint.URL, in.body, headers, s.allowPrivate(in.endpoint.Environment))
+	cancel()
+	took := s.clock.Now().Sub(at)
+	result := webhook.Attempt{DeliveryID: in.delivery.ID, At: at, StatusCode: status, DurationMs: took.Milliseconds(),
+		Succeeded: sendErr == nil && status >= 200 && status < 300}
+	if sendErr != nil {
+		result.Error = truncate(sendErr.Error(), maxResponseSnippet)
+	}
+	return s.recordAttempt(ctx, result)
+}
+
+// readAttempt loads the delivery, its endpoint and event; ok is false when there is nothing to
+// send (the delivery is no longer pending, or its endpoint is gone or disabled: then it fails).
+func (s *Service) readAttempt(ctx context.Context, deliveryID string) (attemptInput, bool, error) {
+	var in attemptInput
+	ok := false
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		d, err := tx.Events().LockDeliveryByID(ctx, deliveryID)
+		if err != nil || d.Status != webhook.DeliveryPending {
+			return err
+		}
+		ep, err := tx.Events().LockEndpointByID(ctx, d.EndpointID)
+		if errors.Is(err, webhook.ErrEndpointNotFound) || (err == nil && !ep.Enabled) {
+			d.Status, d.NextAttemptAt, d.UpdatedAt = webhook.DeliveryFailed, nil, s.clock.Now().UTC()
+			return tx.Events().UpdateDelivery(ctx, d)
+		}
+		if err != nil {
+			return err
+		}
+		e, err := tx.Events().FindEventByID(ctx, d.EventID)
+		if err != nil {
+			return err
+		}
+		secret, err := s.cipher.Decrypt(ep.SealedSecret, secretContext(ep.ID))
+		if err != nil {
+			return err
+		}
+		body, err := Payload(e)
+		if err != nil {
+			return err
+		}
+		in, ok = attemptInput{delivery: d, endpoint: ep, body: body, secret: string(secret)}, true
+		return nil
+	})
+	return in, ok, err
+}
+
+// recordAttempt stores an attempt and moves the delivery and endpoint on.
+func (s *Service) recordAttempt(ctx context.Context, a webhook.Attempt) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		d, err := tx.Events().LockDeliveryByID(ctx, a.DeliveryID)
+		if err != nil || d.Status != webhook.DeliveryPending {
+			return err
+		}
+		ep, err := tx.Events().LockEndpointByID(ctx, d.EndpointID)
+		if err != nil && !errors.Is(err, webhook.ErrEndpointNotFound) {
+			return err
+		}
+		endpointGone := err != nil
+		now := s.clock.Now().UTC()
+		d.Attempts++
+		a.Number = d.Attempts
+		if err := tx.Events().AddAttempt(ctx, a); err != nil {
+			return err
+		}
+		d.UpdatedAt, d.NextAttemptAt = now, nil
+		switch {
+		case a.Succeeded:
+			d.Status = webhook.DeliverySucceeded
+			if !endpointGone && ep.FailingSince != nil {
+				ep.FailingSince, ep.UpdatedAt = nil, now
+				if err := tx.Events().UpdateEndpoint(ctx, ep); err != nil {
+					return err
+				}
+			}
+		case endpointGone || !ep.Enabled:
+			d.Status = webhook.DeliveryFailed
+		default:
+			if err := s.afterFailure(ctx, tx, &d, ep, now); err != nil {
+				return err
+			}
+		}
+		return tx.Events().UpdateDelivery(ctx, d)
+	})
+}
+
+// afterFailure schedules the next attempt, or ends the delivery when the window is over, and
+// disables an endpoint that has failed for the whole window.
+func (s *Service) afterFailure(ctx context.Context, tx ports.Tx, d *webhook.Delivery, ep webhook.Endpoint, now time.Time) error {
+	if ep.FailingSince == nil {
+		ep.FailingSince = &now
+		ep.UpdatedAt = now
+		if err := tx.Events().UpdateEndpoint(ctx, ep); err != nil {
+			return err
+		}
+	} else if now.Sub(*ep.FailingSince) >= s.cfg.RetryWindow {
+		ep.Enabled, ep.DisabledReason, ep.UpdatedAt = false, "failing for the whole retry window", now
+		if err := tx.Events().UpdateEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		d.Status = webhook.DeliveryFailed
+		return kernel.RecordEvent(ctx, tx, ep.TenantID, ep.Environment, disabledEventKind, ep.ID, disabledEventStatus, 0, now,
+			map[string]any{"url": ep.URL, "failingSince": ep.FailingSince.Format(time.RFC3339)})
+	}
+	next := now.Add(s.backoff(d.Attempts))
+	if next.After(d.CreatedAt.Add(s.cfg.RetryWindow)) {
+		d.Status = webhook.DeliveryFailed
+		return nil
+	}
+	d.NextAttemptAt = &next
+	return s.jobs.Enqueue(ctx, DeliverArgs{DeliveryID: d.ID}, ports.JobOptions{ScheduledAt: next, MaxAttempts: jobMaxAttempts})
+}
+
+// backoff is the delay after the given number of failed attempts: RetryBase doubled per
+// attempt, at most RetryMax, jittered to a uniformly drawn half to all of it so that many
+// deliveries failing together do not retry together.
+func (s *Service) backoff(failed int) time.Duration {
+	d := s.cfg.RetryBase
+	for i := 1; i < failed && d < s.cfg.RetryMax; i++ {
+		d *= 2
+	}
+	d = min(d, s.cfg.RetryMax)
+	half := d / 2
+	return half + time.Duration(rand.Int64N(int64(half)+1)) //nolint:gosec // jitter, not a secret
+}
+
+// Payload is the body every delivery of an event carries: the event (id, type, data,
+// createdAt) with SPEC.md's webhook payload fields (event, created_at) beside it.
+func Payload(e event.Event) ([]byte, error) {
+	at := e.CreatedAt.UTC().Format(time.RFC3339Nano)
+	return json.Marshal(map[string]any{"id": e.ID, "type": e.Type, "data": e.Data, "createdAt": at,
+		"event": e.Type, "created_at": at})
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}

@@ -1,0 +1,262 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/webhook"
+	"corridor/ports"
+)
+
+// EndpointInput is POST /v1/webhook-endpoints.
+type EndpointInput struct {
+	URL     string
+	Events  []string
+	Enabled *bool // nil: enabled
+}
+
+// EndpointPatch is PATCH /v1/webhook-endpoints/{id}: nil fields stay as they are. RotateSecret
+// replaces the signing secret; the new one is shown in that answer only.
+type EndpointPatch struct {
+	URL          *string
+	Events       *[]string
+	Enabled      *bool
+	RotateSecret bool
+}
+
+// CreateEndpoint registers an endpoint and returns it with its secret, shown only here.
+func (s *Service) CreateEndpoint(ctx context.Context, p auth.Principal, in EndpointInput) (webhook.Endpoint, string, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return webhook.Endpoint{}, "", err
+	}
+	url := strings.TrimSpace(in.URL)
+	if err := s.checkEndpoint(ctx, p.Environment, url, in.Events); err != nil {
+		return webhook.Endpoint{}, "", err
+	}
+	now := s.clock.Now().UTC()
+	e := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: p.TenantID, Environment: p.Environment, URL: url,
+		EventTypes: normalizeTypes(in.Events), Enabled: in.Enabled == nil || *in.Enabled, CreatedAt: now, UpdatedAt: now}
+	secret := webhook.NewSecret()
+	if err := s.seal(&e, secret); err != nil {
+		return webhook.Endpoint{}, "", err
+	}
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		n, err := tx.Events().CountEndpoints(ctx, p.TenantID, p.Environment)
+		if err != nil {
+			return err
+		}
+		if n >= webhook.MaxEndpoints {
+			return core.E(core.CodeInvalidState, "at most %d webhook endpoints per tenant and environment", webhook.MaxEndpoints)
+		}
+		return tx.Events().CreateEndpoint(ctx, e)
+	})
+	return e, secret, err
+}
+
+// ListEndpoints lists the caller's endpoints, newest first.
+func (s *Service) ListEndpoints(ctx context.Context, p auth.Principal, page ports.Page) ([]webhook.Endpoint, int, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return nil, 0, err
+	}
+	var out []webhook.Endpoint
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Events().ListEndpoints(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
+		return err
+	})
+	return out, total, err
+}
+
+// GetEndpoint returns one of the caller's endpoints.
+func (s *Service) GetEndpoint(ctx context.Context, p auth.Principal, id string) (webhook.Endpoint, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	var out webhook.Endpoint
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, err = tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
+		return err
+	})
+	return out, err
+}
+
+// UpdateEndpoint applies a patch; enabling an endpoint again clears its failure run. The
+// returned secret is set only when the patch rotated it.
+func (s *Service) UpdateEndpoint(ctx context.Context, p auth.Principal, id string, in EndpointPatch) (webhook.Endpoint, string, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return webhook.Endpoint{}, "", err
+	}
+	if in.URL != nil || in.Events != nil {
+		url, events := "", []string(nil)
+		if in.URL != nil {
+			url = strings.TrimSpace(*in.URL)
+		}
+		if in.Events != nil {
+			events = *in.Events
+		}
+		if err := s.checkPatch(ctx, p.Environment, in.URL != nil, url, events); err != nil {
+			return webhook.Endpoint{}, "", err
+		}
+	}
+	var out webhook.Endpoint
+	var secret string
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		e, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
+		if err != nil {
+			return err
+		}
+		if e, err = tx.Events().LockEndpointByID(ctx, e.ID); err != nil {
+			return err
+		}
+		if in.URL != nil {
+			e.URL = strings.TrimSpace(*in.URL)
+		}
+		if in.Events != nil {
+			e.EventTypes = normalizeTypes(*in.Events)
+		}
+		if in.Enabled != nil {
+			if *in.Enabled && !e.Enabled {
+				e.FailingSince, e.DisabledReason = nil, ""
+			}
+			e.Enabled = *in.Enabled
+		}
+		if in.RotateSecret {
+			secret = webhook.NewSecret()
+			if err := s.seal(&e, secret); err != nil {
+				return err
+			}
+		}
+		e.UpdatedAt = s.clock.Now().UTC()
+		out = e
+		return tx.Events().UpdateEndpoint(ctx, e)
+	})
+	return out, secret, err
+}
+
+// DeleteEndpoint removes an endpoint and returns it as it was; its pending deliveries fail.
+func (s *Service) DeleteEndpoint(ctx context.Context, p auth.Principal, id string) (webhook.Endpoint, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return webhook.Endpoint{}, err
+	}
+	var out webhook.Endpoint
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		if out, err = tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
+			return err
+		}
+		out.Enabled = false
+		return tx.Events().DeleteEndpoint(ctx, p.TenantID, p.Environment, out.ID, s.clock.Now().UTC())
+	})
+	return out, err
+}
+
+// DeliveryView is a delivery with its attempts.
+type DeliveryView struct {
+	webhook.Delivery
+	Attempts []webhook.Attempt
+}
+
+// ListDeliveries lists an endpoint's deliveries, newest first, with their attempts.
+func (s *Service) ListDeliveries(ctx context.Context, p auth.Principal, endpointID string, page ports.Page) ([]DeliveryView, int, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return nil, 0, err
+	}
+	var out []DeliveryView
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		e, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(endpointID))
+		if err != nil {
+			return err
+		}
+		rows, n, err := tx.Events().ListDeliveries(ctx, e.ID, kernel.ClampPage(page))
+		if err != nil {
+			return err
+		}
+		ids := make([]string, len(rows))
+		for i, d := range rows {
+			ids[i] = d.ID
+		}
+		attempts, err := tx.Events().Attempts(ctx, ids)
+		if err != nil {
+			return err
+		}
+		out, total = make([]DeliveryView, len(rows)), n
+		for i, d := range rows {
+			out[i] = DeliveryView{Delivery: d, Attempts: attempts[d.ID]}
+		}
+		return nil
+	})
+	return out, total, err
+}
+
+// Redeliver sends a delivery's event to its endpoint again, now, as a new delivery with its
+// own attempts and retries (the event, and its id, are the same).
+func (s *Service) Redeliver(ctx context.Context, p auth.Principal, deliveryID string) (DeliveryView, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return DeliveryView{}, err
+	}
+	var out webhook.Delivery
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		d, err := tx.Events().FindDelivery(ctx, p.TenantID, p.Environment, strings.TrimSpace(deliveryID))
+		if err != nil {
+			return err
+		}
+		e, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, d.EndpointID)
+		if err != nil {
+			return core.E(core.CodeInvalidState, "the delivery's endpoint was deleted")
+		}
+		if !e.Enabled {
+			return core.E(core.CodeInvalidState, "the delivery's endpoint is disabled: enable it first")
+		}
+		out, err = s.newDelivery(ctx, tx, e, d.EventID, d.EventType, d.ID)
+		return err
+	})
+	return DeliveryView{Delivery: out}, err
+}
+
+// checkEndpoint validates a new endpoint's URL (and, in LIVE, where it points) and events.
+func (s *Service) checkEndpoint(ctx context.Context, env core.Environment, url string, events []string) error {
+	return s.checkPatch(ctx, env, true, url, events)
+}
+
+func (s *Service) checkPatch(ctx context.Context, env core.Environment, hasURL bool, url string, events []string) error {
+	if hasURL {
+		if err := webhook.CheckURL(url); err != nil {
+			return err
+		}
+		if err := s.sender.CheckDestination(ctx, url, s.allowPrivate(env)); err != nil {
+			return core.Invalid("url", err.Error())
+		}
+	}
+	return webhook.CheckEventTypes(events)
+}
+
+// seal encrypts the secret into the endpoint.
+func (s *Service) seal(e *webhook.Endpoint, secret string) error {
+	sealed, err := s.cipher.Encrypt([]byte(secret), secretContext(e.ID))
+	if err != nil {
+		return fmt.Errorf("webhooks: seal secret: %w", err)
+	}
+	e.SealedSecret = sealed
+	return nil
+}
+
+// normalizeTypes trims and deduplicates a subscription list, keeping its order.
+func normalizeTypes(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := map[string]bool{}
+	for _, t := range in {
+		t = strings.TrimSpace(t)
+		if t != "" && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}

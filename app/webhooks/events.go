@@ -1,0 +1,62 @@
+package webhooks
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/event"
+	"corridor/ports"
+)
+
+// Scope: events and webhook endpoints are read and managed under keys:manage. An event feed
+// spans every capability (payments, cards, agents, invoices), so no one capability's read scope
+// covers it; and an endpoint's signing secret is a credential like an API key. Agent keys never
+// hold keys:manage, so an agent cannot redirect or read its tenant's events.
+const scope = auth.ScopeKeysManage
+
+// EventQuery filters GET /v1/events.
+type EventQuery struct {
+	Type     string
+	From, To time.Time
+}
+
+// ListEvents lists the caller's events, newest first.
+func (s *Service) ListEvents(ctx context.Context, p auth.Principal, q EventQuery, page ports.Page) ([]event.Event, int, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return nil, 0, err
+	}
+	typ := strings.TrimSpace(q.Type)
+	if typ != "" && !event.ValidType(strings.TrimSuffix(typ, ".*")+".x") {
+		return nil, 0, core.Invalid("type", "an event type such as safe_payment.completed, or a family such as card_authorization.*")
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.From.Before(q.To) {
+		return nil, 0, core.Invalid("to", "must be after from")
+	}
+	var out []event.Event
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: p.TenantID, Environment: p.Environment,
+			Type: typ, From: q.From, To: q.To}, kernel.ClampPage(page))
+		return err
+	})
+	return out, total, err
+}
+
+// GetEvent returns one of the caller's events.
+func (s *Service) GetEvent(ctx context.Context, p auth.Principal, id string) (event.Event, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
+		return event.Event{}, err
+	}
+	var out event.Event
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, err = tx.Events().FindEvent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,59 @@
+package webhooks
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+)
+
+// TestWebhooks_EndpointCapUnderParallelRequests: 24 parallel registrations on a fresh tenant
+// create exactly 16 endpoints (the cap); the others answer 409 INVALID_STATE.
+func TestWebhooks_EndpointCapUnderParallelRequests(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	var wg sync.WaitGroup
+	statuses := make([]int, 24)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": fmt.Sprintf("http://127.0.0.1:9/hook/%d", i),
+				"events": []string{"nothing.subscribed"}}).Status
+		}()
+	}
+	wg.Wait()
+	created, refused := 0, 0
+	for _, s := range statuses {
+		switch s {
+		case 201:
+			created++
+		case 409:
+			refused++
+		default:
+			t.Fatalf("unexpected status %d", s)
+		}
+	}
+	if created != 16 || refused != 8 {
+		t.Fatalf("created %d, refused %d; want 16 and 8", created, refused)
+	}
+	if n := ten.Root.Get("/v1/webhook-endpoints").Expect(t, 200).JSON(t)["total"]; n != float64(16) {
+		t.Fatalf("listed %v endpoints", n)
+	}
+}
+
+// TestWebhooks_RegistrationIsIdempotent: a retry with the same Idempotency-Key replays the
+// first answer (one endpoint) and does not show the secret again.
+func TestWebhooks_RegistrationIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	c := ten.Root.With("Idempotency-Key", "endpoint-once")
+	body := map[string]any{"url": "http://127.0.0.1:9/hook", "events": []string{"nothing.subscribed"}}
+	first := c.Post("/v1/webhook-endpoints", body).Expect(t, 201).JSON(t)
+	replay := c.Post("/v1/webhook-endpoints", body).Expect(t, 201).JSON(t)
+	if replay["id"] != first["id"] || first["secret"] == nil || replay["secret"] != nil {
+		t.Fatalf("first %v, replay %v", first, replay)
+	}
+	if n := ten.Root.Get("/v1/webhook-endpoints").Expect(t, 200).JSON(t)["total"]; n != float64(1) {
+		t.Fatalf("listed %v endpoints", n)
+	}
+}
