@@ -23,7 +23,9 @@ var loadRoutes = []loadRoute{
 	{"onchain", func(t *testing.T) map[string]any {
 		return map[string]any{"type": "ONCHAIN_WALLET", "asset": "USDC", "network": "eip155:84532", "address": randomAddress(t).Hex()}
 	}, func(a int64) int64 { return a - 10_000 }},
-	{"wallet_a", func(*testing.T) map[string]any { return map[string]any{"type": "APP_WALLET_A", "email": "load@example.com"} },
+	{"wallet_a", func(*testing.T) map[string]any {
+		return map[string]any{"type": "APP_WALLET_A", "email": "load@example.com"}
+	},
 		func(a int64) int64 { return (a - a/100) / 10_000 * 10_000 }},
 	{"wallet_b", func(*testing.T) map[string]any { return map[string]any{"type": "APP_WALLET_B", "handle": "loadtest"} },
 		func(a int64) int64 { return (a - a/200 - 250_000) / 10_000 * 10_000 }},
