@@ -24,6 +24,7 @@ const (
 	KindTreasuryYield        = "treasury_yield"
 	KindProviderClearing     = "provider_clearing"
 	KindIssuerClearing       = "issuer_clearing"
+	KindCardAuthorized       = "card_authorized"
 	KindPlatformFees         = "platform_fees"
 	KindPlatformSandboxPool  = "platform_sandbox_pool"
 	KindPlatformSandboxYield = "platform_sandbox_yield"
@@ -151,6 +152,9 @@ func ProviderClearingRef(provider string) string { return "provider:" + provider
 // settled to it on chain.
 func IssuerClearingRef(issuer string) string { return "issuer:" + issuer + ":clearing" }
 
+// CardAuthorizedRef is the reference of a card's approved spend, held until captured.
+func CardAuthorizedRef(cardID string) string { return "card:" + cardID + ":authorized" }
+
 // WorldRef is the reference of the outside world on one rail: money leaving the service ends
 // there, money entering comes from there, so its balance is usually negative.
 func WorldRef(rail string) string { return "world:" + rail }
@@ -203,6 +207,14 @@ func ProviderClearing(env core.Environment, asset, provider string) AccountSpec 
 // negative; a negative balance would mean a settlement of spend that was never captured.
 func IssuerClearing(env core.Environment, asset, issuer string) AccountSpec {
 	return AccountSpec{env, asset, "", KindIssuerClearing, IssuerClearingRef(issuer), true}
+}
+
+// CardAuthorized is a card's account of approved spend: an approval's hold moves money into
+// it from the card's funding account, a capture passes what was captured on to the issuer's
+// clearing account. One per card, so concurrent authorizations of different cards lock no
+// shared row. It never goes negative.
+func CardAuthorized(env core.Environment, asset, tenantID, cardID string) AccountSpec {
+	return AccountSpec{env, asset, tenantID, KindCardAuthorized, CardAuthorizedRef(cardID), true}
 }
 
 // PlatformFees collects the platform's fees. It never goes negative.

@@ -131,7 +131,7 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 			charged = true
 		}
 		source, insufficient := fundingSource(c)
-		accs, err := tx.Ledger().OpenAccounts(ctx, now, source, ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer))
+		accs, err := tx.Ledger().OpenAccounts(ctx, now, source, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID))
 		if err != nil {
 			return err
 		}
@@ -206,6 +206,9 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate()); err != nil {
 			return a, err
 		}
+		if err := s.passToIssuer(ctx, tx, c, next, now); err != nil {
+			return a, err
+		}
 		if rest := a.Amount - next.CapturedAmount; rest > 0 {
 			if err := tx.Cards().AddWindowSpend(ctx, c.ID, a.Windows, -rest); err != nil {
 				return a, err
@@ -223,6 +226,21 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 		next.SettlementStatus = card.SettlementPending
 		return next, s.jobs.Enqueue(ctx, SettleArgs{AuthorizationID: a.ID}, ports.JobOptions{MaxAttempts: settleMaxAttempts})
 	})
+}
+
+// passToIssuer moves a capture from the card's authorized account to the issuer's clearing
+// account, which the settlement (on chain, or the issuer's off chain) then pays out. The shared
+// clearing account is touched once per capture, not once per authorization.
+func (s *Service) passToIssuer(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization, now time.Time) error {
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID),
+		ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer))
+	if err != nil {
+		return err
+	}
+	_, _, err = tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":clear", Type: ledger.TypePosted,
+		Environment: c.Environment, Asset: kernel.ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, a.CapturedAmount),
+		Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate())
+	return err
 }
 
 // settleOffChain books the issuer's off-chain settlement of a funding-account card's capture:
