@@ -40,7 +40,8 @@ var loadRoutes = []loadRoute{
 
 // TestLoadJourney drives 200 phone payments in parallel: known numbers over every destination
 // type and, on the mock rails, every scripted outcome (00 delivered, 03 failed and refunded,
-// 05 pending for a hundred reports then delivered, 07 delivered then returned), and unknown numbers whose claims the sandbox helper expires
+// 05 pending for a hundred reports then delivered, 07 delivered then returned, 09 refused for
+// a revoked destination and delivered over the recipient's other one), and unknown numbers whose claims the sandbox helper expires
 // (funded: refunded). Each payment reaches the terminal state SPEC gives it; afterwards every
 // sender's balance is exactly what the outcomes say, the ledger sums to zero and
 // reconciliation shows zero drift.
@@ -117,6 +118,35 @@ func TestLoadJourney(t *testing.T) {
 			})
 		}()
 	}
+	// The "09" script (the provider refuses the payout: the destination is revoked), once per
+	// mock rail, each to its own recipient, whose other destination gets the fresh quote set.
+	var revokedPairs []pair
+	for _, prov := range []string{"wallet_a", "wallet_b"} {
+		rp := newPair(t, "1")
+		revokedPairs = append(revokedPairs, rp)
+		for _, r := range loadRoutes {
+			if r.provider == prov {
+				rp.recipient.Root.Post("/v1/payout-destinations", r.body(t)).Expect(t, 201)
+			}
+		}
+		rp.recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "SERVICE_BALANCE"}).Expect(t, 201)
+		s := sendersT[len(revokedPairs)-1]
+		p := &payment{sender: s, route: 0, amount: 3_000_009, want: "DELIVERED"}
+		all = append(all, p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.id = s.Root.Post("/v1/offramp/payments", map[string]any{"phone": rp.phone, "amountUsd": "3.000009"}).Expect(t, 201).JSON(t)["paymentId"].(string)
+			selectAndConfirm(t, rp, p.id, prov)
+			waitLong(t, "payment "+p.id+" requoted", func() bool {
+				return s.Root.Get("/v1/offramp/payments/"+p.id).Expect(t, 200).JSON(t)["status"] == "AWAITING_RECIPIENT_CONFIRMATION"
+			})
+			selectAndConfirm(t, rp, p.id, "internal")
+			waitLong(t, "payment "+p.id+" DELIVERED", func() bool {
+				return s.Root.Get("/v1/offramp/payments/"+p.id).Expect(t, 200).JSON(t)["status"] == "DELIVERED"
+			})
+		}()
+	}
 	wg.Wait()
 	if t.Failed() {
 		return
@@ -148,7 +178,7 @@ func TestLoadJourney(t *testing.T) {
 		harness.ExpectServiceBalance(t, s.Root, fundPerSender*1_000_000-spent[s], 0)
 	}
 	tenants := append([]*harness.Tenant{}, sendersT...)
-	for _, r := range recipients {
+	for _, r := range append(recipients, revokedPairs...) {
 		tenants = append(tenants, r.sender, r.recipient)
 	}
 	ledgerSumZero(t, tenants...)
