@@ -89,11 +89,16 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 // again) and the payment leaves FUNDS_LOCKED as after a failed pre-submission re-check: its
 // funds unlocked and reserved again, POLICY_CHECK over the recipient's remaining destinations
 // (a fresh quote set, or a hold with PROVIDER_DESTINATION_REVOKED until the recipient adds a
-// usable one). Nothing reached the provider, so no money moves beyond the unlock.
+// usable one). Nothing reached the provider, so no money moves beyond the unlock. A payment
+// pinned to the revoked destination (requestedDestinationId) is unpinned: that choice can no
+// longer be honoured, and the recipient chooses among the rest.
 func (s *Service) destinationRevoked(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
 	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err
+	}
+	if pay.RequestedDestinationID == q.DestinationID {
+		pay.RequestedDestinationID = ""
 	}
 	if err := tx.Recipients().SetDestinationStatus(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID, recipient.DestRevoked); err != nil {
 		return err

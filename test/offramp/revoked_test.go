@@ -109,3 +109,26 @@ func TestOfframp_DestinationRevokedHolds(t *testing.T) {
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
 	trialBalanceZero(t, p.sender, p.recipient)
 }
+
+// TestOfframp_DestinationRevokedUnpins: a payment pinned to the destination the provider revoked
+// (requestedDestinationId) is unpinned and requoted over the recipient's other destination.
+func TestOfframp_DestinationRevokedUnpins(t *testing.T) {
+	t.Parallel()
+	p := newPair(t, "20")
+	wa := destination(t, p.recipient.Root, walletA)
+	destination(t, p.recipient.Root, serviceBalance)
+	created := p.create(t, "10.000009", map[string]any{"requestedDestinationId": wa}).Expect(t, 201).JSON(t)
+	id := created["paymentId"].(string)
+	if created["requestedDestinationId"] != wa {
+		t.Fatalf("pinned payment %v", created)
+	}
+	confirmRoute(t, p, id, "wallet_a")
+
+	m := waitStatus(t, p.sender.Root, id, "AWAITING_RECIPIENT_CONFIRMATION")
+	if m["requestedDestinationId"] != nil {
+		t.Fatalf("still pinned to the revoked destination %v", m)
+	}
+	confirmRoute(t, p, id, "internal")
+	waitStatus(t, p.sender.Root, id, "DELIVERED")
+	trialBalanceZero(t, p.sender, p.recipient)
+}
