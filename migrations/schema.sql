@@ -647,7 +647,7 @@ CREATE TABLE public.payout_destinations (
     identifier_ciphertext bytea,
     created_at timestamp with time zone NOT NULL,
     CONSTRAINT payout_destinations_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
-    CONSTRAINT payout_destinations_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'DISABLED'::text])))
+    CONSTRAINT payout_destinations_status_check CHECK ((status = ANY (ARRAY['ACTIVE'::text, 'DISABLED'::text, 'REVOKED'::text])))
 );
 
 CREATE TABLE public.payout_liquidity_top_ups (

@@ -43,6 +43,9 @@ type RecipientRepo interface {
 	// FindDestination returns a tenant's destination. Not found: PAYOUT_DESTINATION_NOT_FOUND.
 	FindDestination(ctx context.Context, tenantID string, env core.Environment, id string) (recipient.Destination, error)
 	ListDestinations(ctx context.Context, tenantID string, env core.Environment, page Page) ([]recipient.Destination, int, error)
+	// SetDestinationStatus changes a tenant's destination's status. Not found:
+	// PAYOUT_DESTINATION_NOT_FOUND.
+	SetDestinationStatus(ctx context.Context, tenantID string, env core.Environment, id string, status recipient.DestinationStatus) error
 }
 
 // OfframpFilter selects payments a tenant takes part in.
@@ -199,6 +202,9 @@ const (
 	PayoutBlocked   PayoutState = "BLOCKED"
 	PayoutFailed    PayoutState = "FAILED"
 	PayoutReturned  PayoutState = "RETURNED"
+	// PayoutDestinationRevoked: the provider refuses the payout because the recipient's
+	// destination is revoked at the provider; nothing was accepted and no money moved.
+	PayoutDestinationRevoked PayoutState = "DESTINATION_REVOKED"
 )
 
 // PayoutRequest is one payout attempt.

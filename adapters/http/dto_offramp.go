@@ -113,7 +113,7 @@ func (r destinationCreateRequest) input() recipient.DestinationInput {
 type destinationResponse struct {
 	ID                     string    `json:"id" oas:"required"`
 	Type                   string    `json:"type" oas:"required"`
-	Status                 string    `json:"status" oas:"required,enum=ACTIVE|DISABLED"`
+	Status                 string    `json:"status" oas:"required,enum=ACTIVE|DISABLED|REVOKED"`
 	MaskedLabel            string    `json:"maskedLabel" oas:"required"`
 	AllowAutomaticFallback bool      `json:"allowAutomaticFallback" oas:"required"`
 	Routable               bool      `json:"routable" oas:"required"`
@@ -127,5 +127,5 @@ type destinationListResponse struct {
 
 func toDestination(d recipient.Destination) destinationResponse {
 	return destinationResponse{ID: d.ID, Type: string(d.Type), Status: string(d.Status), MaskedLabel: d.Masked,
-		AllowAutomaticFallback: d.AllowAutomaticFallback, Routable: d.Type.Routable(), CreatedAt: d.CreatedAt}
+		AllowAutomaticFallback: d.AllowAutomaticFallback, Routable: d.Type.Routable() && d.Status == recipient.DestActive, CreatedAt: d.CreatedAt}
 }

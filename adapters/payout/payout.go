@@ -45,7 +45,7 @@ const SlowSteps = 100
 
 // Script is the mock's outcome for an amount: the states reported after submission, one per
 // poll or signed webhook. Keyed by the last two digits of the amount in base units (SPEC.md);
-// other pairs behave as "00".
+// other pairs behave as "00". "09" is refused at submission (SubmitRevoked), so it has no script.
 func Script(amountBaseUnits int64) []ports.PayoutState {
 	switch amountBaseUnits % 100 {
 	case 3:
@@ -85,10 +85,18 @@ func NewMock(name string, db *bun.DB) *Mock {
 // Name is the provider id.
 func (m *Mock) Name() string { return m.name }
 
-// Submit records the payout once per idempotency key and reports SUBMITTED.
+// SubmitRevoked is the last two digits of an amount the mock refuses at submission, reporting
+// the recipient's destination revoked at the provider.
+const SubmitRevoked = 9
+
+// Submit records the payout once per idempotency key and reports SUBMITTED; an amount ending
+// in "09" is refused with DESTINATION_REVOKED, nothing recorded (a retry is refused alike).
 func (m *Mock) Submit(ctx context.Context, r ports.PayoutRequest) (ports.PayoutStatus, error) {
 	if r.IdempotencyKey == "" || r.AmountBaseUnits <= 0 {
 		return ports.PayoutStatus{}, errors.New("payout: a payout needs an idempotency key and a positive amount")
+	}
+	if r.AmountBaseUnits%100 == SubmitRevoked {
+		return ports.PayoutStatus{State: ports.PayoutDestinationRevoked}, nil
 	}
 	ref := "mock_" + core.RandomToken(12)
 	_, err := m.db.NewRaw(`INSERT INTO payout_mock_transfers (provider, reference, idempotency_key, amount_base_units, created_at)

@@ -42,3 +42,15 @@ func TestInternal(t *testing.T) {
 		t.Fatalf("poll %+v %v", p, err)
 	}
 }
+
+// TestMockSubmitRevoked: an amount ending in "09" is refused at submission with
+// DESTINATION_REVOKED, without a reference, before anything is recorded (so retries agree).
+func TestMockSubmitRevoked(t *testing.T) {
+	m := &Mock{name: "wallet_a"} // no database: the refusal records nothing
+	for range 2 {
+		s, err := m.Submit(context.Background(), ports.PayoutRequest{IdempotencyKey: "ofp_1:attempt:1", AmountBaseUnits: 10_000_009})
+		if err != nil || s.State != ports.PayoutDestinationRevoked || s.Reference != "" {
+			t.Fatalf("submit of a 09 amount: %+v %v", s, err)
+		}
+	}
+}

@@ -250,6 +250,21 @@ func (r recipientRepo) FindDestination(ctx context.Context, tenantID string, env
 	return m.domain(), nil
 }
 
+func (r recipientRepo) SetDestinationStatus(ctx context.Context, tenantID string, env core.Environment, id string, status recipient.DestinationStatus) error {
+	res, err := r.db.NewUpdate().Model((*destinationModel)(nil)).Set("status = ?", string(status)).
+		Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err != nil {
+			return err
+		}
+		return errDestinationNotFound
+	}
+	return nil
+}
+
 func (r recipientRepo) ListDestinations(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]recipient.Destination, int, error) {
 	var rows []destinationModel
 	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", tenantID, env).

@@ -127,9 +127,12 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offra
 	if err != nil {
 		return nil, "", err
 	}
-	routable, withProvider := 0, 0
+	routable, withProvider, revoked := 0, 0, 0
 	payoutRoutes := []offramp.PayoutRoute{}
 	for _, d := range dests {
+		if d.Status == recipient.DestRevoked && (p.RequestedDestinationID == "" || d.ID == p.RequestedDestinationID) {
+			revoked++
+		}
 		if d.Status != recipient.DestActive || !d.Type.Routable() || (p.RequestedDestinationID != "" && d.ID != p.RequestedDestinationID) {
 			continue
 		}
@@ -162,6 +165,10 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offra
 		payoutRoutes = append(payoutRoutes, offramp.PayoutRoute{DestinationID: d.ID, DestinationType: d.Type, Network: network, Terms: rail.Terms})
 	}
 	switch {
+	case routable == 0 && revoked > 0:
+		// The provider revoked a destination and none usable remains: held until the
+		// recipient adds a different one (CreateDestination re-evaluates held payments).
+		return nil, offramp.HoldProviderDestinationRevoked, nil
 	case routable == 0:
 		return nil, offramp.HoldPayoutDestinationNotSelected, nil
 	case withProvider == 0:

@@ -65,6 +65,9 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
 			return err
 		}
+		if st.State == ports.PayoutDestinationRevoked {
+			return s.destinationRevoked(ctx, tx, now, &pay)
+		}
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigProviderAccepts}, now); err != nil {
 			return err
 		}
@@ -79,6 +82,32 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		// follow every pollInterval until the provider's answer is final.
 		return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
 	})
+}
+
+// destinationRevoked applies a provider's refusal of a payout because the recipient's
+// destination is revoked at the provider: the destination becomes REVOKED (never routed
+// again) and the payment leaves FUNDS_LOCKED as after a failed pre-submission re-check: its
+// funds unlocked and reserved again, POLICY_CHECK over the recipient's remaining destinations
+// (a fresh quote set, or a hold with PROVIDER_DESTINATION_REVOKED until the recipient adds a
+// usable one). Nothing reached the provider, so no money moves beyond the unlock. A payment
+// pinned to the revoked destination (requestedDestinationId) is unpinned: that choice can no
+// longer be honoured, and the recipient chooses among the rest.
+func (s *Service) destinationRevoked(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
+	if err != nil {
+		return err
+	}
+	if pay.RequestedDestinationID == q.DestinationID {
+		pay.RequestedDestinationID = ""
+	}
+	if err := tx.Recipients().SetDestinationStatus(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID, recipient.DestRevoked); err != nil {
+		return err
+	}
+	if s.log != nil {
+		s.log.WarnContext(ctx, "offramp: provider reports the payout destination revoked; payment requoted",
+			"paymentId", pay.ID, "provider", pay.Provider, "destinationId", q.DestinationID)
+	}
+	return s.recheckFailed(ctx, tx, now, pay, "")
 }
 
 // recheck is the pre-submission re-check of SPEC.md. hold is a reason the re-check itself

@@ -28,6 +28,9 @@ type DestinationStatus string
 const (
 	DestActive   DestinationStatus = "ACTIVE"
 	DestDisabled DestinationStatus = "DISABLED"
+	// DestRevoked: the payout provider reported the destination revoked (it refused a payout
+	// to it); it is never routed again. The recipient adds a different destination.
+	DestRevoked DestinationStatus = "REVOKED"
 )
 
 // Error codes of payout destinations.

@@ -1,12 +1,19 @@
 package payouts
 
 import (
+	"context"
+	"encoding/hex"
 	"fmt"
 	"math/big"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"corridor/adapters/payout"
+	offrampapp "corridor/app/offramp"
 	"corridor/test/harness"
 )
 
@@ -33,7 +40,8 @@ var loadRoutes = []loadRoute{
 
 // TestLoadJourney drives 200 phone payments in parallel: known numbers over every destination
 // type and, on the mock rails, every scripted outcome (00 delivered, 03 failed and refunded,
-// 07 delivered then returned), and unknown numbers whose claims the sandbox helper expires
+// 05 pending for a hundred reports then delivered, 07 delivered then returned, 09 refused for
+// a revoked destination and delivered over the recipient's other one), and unknown numbers whose claims the sandbox helper expires
 // (funded: refunded). Each payment reaches the terminal state SPEC gives it; afterwards every
 // sender's balance is exactly what the outcomes say, the ledger sums to zero and
 // reconciliation shows zero drift.
@@ -65,6 +73,11 @@ func TestLoadJourney(t *testing.T) {
 		for k := range knownPerSender {
 			r := (s*knownPerSender + k) % len(loadRoutes)
 			digits := []int64{0, 3, 7}[k%3]
+			if k < 2 {
+				// The slow script: k 0 and 1 land on every destination type across the
+				// senders, so each rail sees it, a few times only (a hundred polls each).
+				digits = 5
+			}
 			p := &payment{sender: sendersT[s], route: r, amount: int64(2+k%5)*1_000_000 + digits, want: "DELIVERED"}
 			if (loadRoutes[r].provider == "wallet_a" || loadRoutes[r].provider == "wallet_b") && digits == 3 {
 				p.want = "REFUNDED"
@@ -94,9 +107,43 @@ func TestLoadJourney(t *testing.T) {
 				m := p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": rc.phone, "amountUsd": usd}).Expect(t, 201).JSON(t)
 				p.id = m["paymentId"].(string)
 				selectAndConfirm(t, rc, p.id, loadRoutes[p.route].provider)
+				if prov := loadRoutes[p.route].provider; p.amount%100 == 5 && (prov == "wallet_a" || prov == "wallet_b") {
+					// The slow script answers after a hundred pending reports: the provider's
+					// signed webhooks deliver them (each one is a report), alongside the polls.
+					driveByWebhooks(t, p.sender, prov, p.id, "DELIVERED")
+				}
 			}
 			waitLong(t, "payment "+p.id+" "+p.want, func() bool {
 				return p.sender.Root.Get("/v1/offramp/payments/"+p.id).Expect(t, 200).JSON(t)["status"] == p.want
+			})
+		}()
+	}
+	// The "09" script (the provider refuses the payout: the destination is revoked), once per
+	// mock rail, each to its own recipient, whose other destination gets the fresh quote set.
+	var revokedPairs []pair
+	for _, prov := range []string{"wallet_a", "wallet_b"} {
+		rp := newPair(t, "1")
+		revokedPairs = append(revokedPairs, rp)
+		for _, r := range loadRoutes {
+			if r.provider == prov {
+				rp.recipient.Root.Post("/v1/payout-destinations", r.body(t)).Expect(t, 201)
+			}
+		}
+		rp.recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "SERVICE_BALANCE"}).Expect(t, 201)
+		s := sendersT[len(revokedPairs)-1]
+		p := &payment{sender: s, route: 0, amount: 3_000_009, want: "DELIVERED"}
+		all = append(all, p)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.id = s.Root.Post("/v1/offramp/payments", map[string]any{"phone": rp.phone, "amountUsd": "3.000009"}).Expect(t, 201).JSON(t)["paymentId"].(string)
+			selectAndConfirm(t, rp, p.id, prov)
+			waitLong(t, "payment "+p.id+" requoted", func() bool {
+				return s.Root.Get("/v1/offramp/payments/"+p.id).Expect(t, 200).JSON(t)["status"] == "AWAITING_RECIPIENT_CONFIRMATION"
+			})
+			selectAndConfirm(t, rp, p.id, "internal")
+			waitLong(t, "payment "+p.id+" DELIVERED", func() bool {
+				return s.Root.Get("/v1/offramp/payments/"+p.id).Expect(t, 200).JSON(t)["status"] == "DELIVERED"
 			})
 		}()
 	}
@@ -131,7 +178,7 @@ func TestLoadJourney(t *testing.T) {
 		harness.ExpectServiceBalance(t, s.Root, fundPerSender*1_000_000-spent[s], 0)
 	}
 	tenants := append([]*harness.Tenant{}, sendersT...)
-	for _, r := range recipients {
+	for _, r := range append(recipients, revokedPairs...) {
 		tenants = append(tenants, r.sender, r.recipient)
 	}
 	ledgerSumZero(t, tenants...)
@@ -139,6 +186,48 @@ func TestLoadJourney(t *testing.T) {
 		if d := s.Root.Get("/v1/ledger/reconciliation").Expect(t, 200).JSON(t)["totals"].(map[string]any)["drift"]; d != "0" {
 			t.Fatalf("reconciliation drift %v", d)
 		}
+	}
+}
+
+// driveByWebhooks sends the provider's signed webhooks for payment id until it reaches want.
+func driveByWebhooks(t *testing.T, sender *harness.Tenant, provider, id, want string) {
+	t.Helper()
+	ref := providerReference(t, id)
+	for i := 0; sender.Root.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t)["status"] != want; i++ {
+		if i > 3*payout.SlowSteps {
+			t.Errorf("never %s after %d webhooks: %s", want, i, id)
+			return
+		}
+		body := []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref))
+		stamp := strconv.FormatInt(time.Now().Unix(), 10)
+		sig := hex.EncodeToString(offrampapp.SignWebhook([]byte(harness.WebhookSecret), stamp, body))
+		env().Client(t).With(offrampapp.WebhookTimestampHeader, stamp).With(offrampapp.WebhookSignatureHeader, sig).
+			Do("POST", "/v1/providers/"+provider+"/webhooks", body).Expect(t, 200)
+	}
+}
+
+// providerReference waits for payment id's provider reference (set on submission).
+func providerReference(t *testing.T, id string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	deadline := time.Now().Add(45 * time.Second)
+	for {
+		var ref *string
+		if err := conn.QueryRow(ctx, "SELECT provider_reference FROM offramp_payments WHERE id = $1", id).Scan(&ref); err != nil {
+			t.Fatal(err)
+		}
+		if ref != nil {
+			return *ref
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("payment %s was never submitted", id)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
