@@ -215,7 +215,7 @@ func providerReference(t *testing.T, id string) string {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	deadline := time.Now().Add(45 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		var ref *string
 		if err := conn.QueryRow(ctx, "SELECT provider_reference FROM offramp_payments WHERE id = $1", id).Scan(&ref); err != nil {
@@ -234,7 +234,7 @@ func providerReference(t *testing.T, id string) string {
 // waitLong polls until ok, with room for a queue of hundreds of payout jobs.
 func waitLong(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(45 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for !ok() {
 		if time.Now().After(deadline) {
 			t.Errorf("never: %s", what)
