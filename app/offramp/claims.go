@@ -79,7 +79,7 @@ func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay
 		return err
 	}
 	pay.HoldTransferID, pay.ClaimID = t.ID, c.ID
-	if err := tx.Claims().CreateClaim(ctx, c); err != nil {
+	if err := createClaim(ctx, tx, c); err != nil {
 		return err
 	}
 	if err := s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionFund}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts}); err != nil {

@@ -61,6 +61,11 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 		t.Fatalf("created %v", created)
 	}
 	payID, claimID := created["paymentId"].(string), created["claimId"].(string)
+	// The claim's opening is an event of the sender's, recorded with it (never the phone).
+	opened := sender.Root.Get("/v1/events?type=claim.open").Expect(t, 200)
+	if evs := opened.JSON(t)["events"].([]any); len(evs) != 1 || strings.Contains(string(opened.Body), phone) {
+		t.Fatalf("claim.open events: %s", opened.Body)
+	}
 	if a, h := harness.ServiceBalance(t, sender.Root); a != 75_000_000 || (h != 25_000_000 && h != 0) {
 		t.Fatalf("reserved towards the escrow: available %d held %d", a, h)
 	}
