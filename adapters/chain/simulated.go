@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -138,7 +139,14 @@ func (a *Adapter) AdjustSimulatedTime(d time.Duration) error {
 	// to adjust time with transactions pending.
 	a.relay.mu.Lock()
 	defer a.relay.mu.Unlock()
-	return a.adjustTime(d)
+	err := a.adjustTime(d)
+	if err != nil && a.mine != nil && strings.Contains(err.Error(), "non-empty block") {
+		// A transaction reached the pool without its block being sealed (the simulated
+		// backend's own timing): seal it first, as a real chain would, then move the clock.
+		a.mine()
+		err = a.adjustTime(d)
+	}
+	return err
 }
 
 // ForkSimulated makes the block parent the simulated chain's head, dropping every block after
