@@ -156,3 +156,35 @@ func SMSCode(t testing.TB, body string) string {
 	}
 	return m[1]
 }
+
+// ExpectLedgerBalanced checks that the whole ledger of the database sums to zero and that each
+// tenant's trial balance is balanced.
+func ExpectLedgerBalanced(t testing.TB, databaseURL string, tenants ...*Tenant) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var sum int64
+	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(posted_delta), 0)::bigint FROM ledger_postings`).Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 0 {
+		t.Fatalf("ledger posted sum %d", sum)
+	}
+	for _, ten := range tenants {
+		var tb struct {
+			Assets []struct {
+				Balanced bool `json:"balanced"`
+			} `json:"assets"`
+		}
+		ten.Root.Get("/v1/ledger/trial-balance").Expect(t, 200).Decode(t, &tb)
+		for _, a := range tb.Assets {
+			if !a.Balanced {
+				t.Fatalf("trial balance of %s is not balanced", ten.ID)
+			}
+		}
+	}
+}

@@ -1,12 +1,9 @@
 package offramp
 
 import (
-	"context"
 	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"corridor/test/harness"
 )
@@ -99,32 +96,7 @@ func selectAndConfirm(t *testing.T, p pair, id string) map[string]any {
 // are balanced.
 func trialBalanceZero(t *testing.T, tenants ...*harness.Tenant) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env().DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var sum int64
-	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(posted_delta), 0)::bigint FROM ledger_postings`).Scan(&sum); err != nil {
-		t.Fatal(err)
-	}
-	if sum != 0 {
-		t.Fatalf("ledger posted sum %d", sum)
-	}
-	for _, ten := range tenants {
-		var tb struct {
-			Assets []struct {
-				Balanced bool `json:"balanced"`
-			} `json:"assets"`
-		}
-		ten.Root.Get("/v1/ledger/trial-balance").Expect(t, 200).Decode(t, &tb)
-		for _, a := range tb.Assets {
-			if !a.Balanced {
-				t.Fatalf("trial balance of %s is not balanced", ten.ID)
-			}
-		}
-	}
+	harness.ExpectLedgerBalanced(t, env().DatabaseURL, tenants...)
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

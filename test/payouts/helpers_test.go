@@ -1,14 +1,11 @@
 package payouts
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"corridor/test/harness"
 )
@@ -82,30 +79,5 @@ func waitStatus(t *testing.T, c *harness.Client, id, want string) map[string]any
 // balance.
 func ledgerSumZero(t *testing.T, tenants ...*harness.Tenant) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env().DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var sum int64
-	if err := conn.QueryRow(ctx, `SELECT coalesce(sum(posted_delta), 0)::bigint FROM ledger_postings`).Scan(&sum); err != nil {
-		t.Fatal(err)
-	}
-	if sum != 0 {
-		t.Fatalf("ledger posted sum %d", sum)
-	}
-	for _, ten := range tenants {
-		var tb struct {
-			Assets []struct {
-				Balanced bool `json:"balanced"`
-			} `json:"assets"`
-		}
-		ten.Root.Get("/v1/ledger/trial-balance").Expect(t, 200).Decode(t, &tb)
-		for _, a := range tb.Assets {
-			if !a.Balanced {
-				t.Fatalf("trial balance of %s is not balanced", ten.ID)
-			}
-		}
-	}
+	harness.ExpectLedgerBalanced(t, env().DatabaseURL, tenants...)
 }

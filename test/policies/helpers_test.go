@@ -4,9 +4,6 @@ import (
 	"context"
 	"net/http"
 	"testing"
-	"time"
-
-	"github.com/ethereum/go-ethereum/crypto"
 
 	"corridor/core"
 	"corridor/core/policy"
@@ -38,28 +35,11 @@ func del(c *harness.Client, path string) *harness.Response { return c.Do(http.Me
 // newWallet creates a wallet through the wallets API and waits until it is DEPLOYED.
 func newWallet(t *testing.T, ten *harness.Tenant) string {
 	t.Helper()
-	key, err := crypto.GenerateKey()
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner := crypto.PubkeyToAddress(key.PublicKey).Hex()
 	created := ten.Root.Post("/v1/wallets", map[string]any{"name": "policy subject",
-		"owners": []map[string]any{{"address": owner, "role": "FINANCE_OWNER"}}}).Expect(t, http.StatusCreated).JSON(t)
+		"owners": []map[string]any{{"address": harness.NewOwner(t).Address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, http.StatusCreated).JSON(t)
 	id := created["id"].(string)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		got := ten.Root.Get("/v1/wallets/"+id).Expect(t, http.StatusOK).JSON(t)
-		switch got["status"] {
-		case "DEPLOYED":
-			return id
-		case "FAILED":
-			t.Fatalf("wallet did not deploy: %v", got)
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("wallet still %v", got["status"])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	ten.Root.WaitWalletDeployed(t, id)
+	return id
 }
 
 // attach attaches policyID to the wallet and returns the attachment.
