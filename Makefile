@@ -26,12 +26,21 @@ geth: ## build go-ethereum's geth v1.17.8 into bin/geth for the local dev chain,
 contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe v1.4.1) and Go bindings when an ABI changed
 	GO="$(GO)" bash contracts/build.sh
 
-test: contracts ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
+test: contracts browser ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 15m $(PKGS)
 
 test-short: contracts ## unit tests only (no database)
 	$(GO) test -count=1 -short $(PKGS)
+
+# Browser tests (the hosted checkout page, the console) drive headless Chromium through chromedp.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: browser
+browser: ## headless Chromium for the browser tests: Debian's chromium, installed with apt-get only when none is on PATH (or CHROMIUM names one)
+	@test -n "$$CHROMIUM" || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 || { \
+		echo "installing Debian's chromium for the browser tests (once)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
 
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')
