@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -16,6 +17,34 @@ import (
 
 // maxFailureKinds bounds the distinct failure kinds kept per scenario.
 const maxFailureKinds = 8
+
+// observed runs attack and records what happens around it: the machine's load average, the
+// started service's peak RSS over the scenario and, with -profile, its profiles.
+func observed(ctx context.Context, o options, t *target, e *env, s scenario) (scenarioResult, error) {
+	pid := t.pid()
+	reset := pid > 0 && resetPeakRSS(pid)
+	load := loadAverage()
+	var wait func() []string
+	if o.profile != "" && t.debugURL != "" {
+		p := profiler{base: t.debugURL, dir: o.profile}
+		wait = p.during(ctx, s.Name, o.duration)
+	}
+	r, err := attack(ctx, o, e, s)
+	if wait != nil {
+		for _, line := range wait() {
+			fmt.Printf("\n  profile %s", line)
+		}
+		fmt.Print("\n" + strings.Repeat(" ", 25))
+	}
+	if err != nil {
+		return r, err
+	}
+	r.LoadAverage = [2]float64{load, loadAverage()}
+	if pid > 0 && reset {
+		r.ServerPeakRSSMiB = peakRSSMiB(pid)
+	}
+	return r, nil
+}
 
 // attack runs one scenario for o.duration with a fresh vegeta Attacker (an Attacker cannot be
 // reused once an attack ended) and summarises its results.

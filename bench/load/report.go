@@ -18,7 +18,12 @@ type report struct {
 	Machine   machine          `json:"machine"`
 	Target    string           `json:"target"` // "started" (by the bench) or "external"
 	Settings  settings         `json:"settings"`
-	Scenarios []scenarioResult `json:"scenarios"`
+	// Durability is the started cluster's fsync, synchronous_commit and full_page_writes
+	// (empty for an external service, whose database the bench cannot see).
+	Durability string `json:"durability,omitempty"`
+	// ServerPeakRSSMiB is the largest of the scenarios' peaks (a started service only).
+	ServerPeakRSSMiB float64          `json:"serverPeakRssMiB,omitempty"`
+	Scenarios        []scenarioResult `json:"scenarios"`
 }
 
 type settings struct {
@@ -39,6 +44,11 @@ type scenarioResult struct {
 	StatusCodes map[string]int `json:"statusCodes"`
 	Replayed    uint64         `json:"replayed,omitempty"` // responses with Idempotent-Replayed: true
 	Failures    map[string]int `json:"failures,omitempty"` // "status ERROR_CODE" → count
+	// ServerPeakRSSMiB is the started service's peak resident set during the scenario (VmHWM,
+	// reset before it starts); 0 for an external service.
+	ServerPeakRSSMiB float64 `json:"serverPeakRssMiB,omitempty"`
+	// LoadAverage is the machine's one-minute load average before and after the scenario.
+	LoadAverage [2]float64 `json:"loadAverage"`
 }
 
 var vegetaVersion = func() string {

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// resetPeakRSS resets the kernel's peak-RSS mark (VmHWM) of pid to its current RSS (Linux:
+// "5" written to /proc/<pid>/clear_refs), so the VmHWM read after a scenario is that
+// scenario's peak. It reports whether the reset worked; without it, the figure is the peak
+// since the process started.
+func resetPeakRSS(pid int) bool {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0) == nil
+}
+
+// peakRSSMiB is VmHWM of pid in MiB (0 when unreadable, e.g. off Linux).
+func peakRSSMiB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest) // "123456 kB"
+			if len(f) > 0 {
+				kb, err := strconv.ParseFloat(f[0], 64)
+				if err == nil {
+					return round(kb/1024, 1)
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// loadAverage is the machine's one-minute load average (0 when unreadable).
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
+// profiler fetches the started service's profiles (DEBUG_ADDR) for one scenario: a CPU
+// profile and the block and mutex profiles' deltas over the attack, into dir.
+type profiler struct {
+	base string // http://127.0.0.1:<port>
+	dir  string
+}
+
+// during starts the three fetches for a scenario lasting d and returns a function that waits
+// for them and reports what was written.
+func (p *profiler) during(ctx context.Context, name string, d time.Duration) func() []string {
+	secs := int((d - time.Second) / time.Second) // stop before the attack ends
+	if secs < 1 {
+		secs = 1
+	}
+	kinds := []struct{ file, path string }{
+		{name + ".cpu.pprof", fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs)},
+		{name + ".block.pprof", fmt.Sprintf("/debug/pprof/block?seconds=%d", secs)},
+		{name + ".mutex.pprof", fmt.Sprintf("/debug/pprof/mutex?seconds=%d", secs)},
+	}
+	done := make(chan string, len(kinds))
+	for _, k := range kinds {
+		go func() {
+			path := filepath.Join(p.dir, k.file)
+			if err := fetchTo(ctx, p.base+k.path, path, d+30*time.Second); err != nil {
+				done <- fmt.Sprintf("%s: %v", k.file, err)
+				return
+			}
+			done <- path
+		}()
+	}
+	return func() []string {
+		out := make([]string, 0, len(kinds))
+		for range kinds {
+			out = append(out, <-done)
+		}
+		return out
+	}
+}
+
+func fetchTo(ctx context.Context, url, path string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s answered %d", url, resp.StatusCode)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// durabilitySettings reads fsync, synchronous_commit and full_page_writes from the started
+// cluster's configuration files under pgData (postgresql.conf, then corridor.conf, which it
+// includes last, then postgresql.auto.conf: the last assignment wins, as in PostgreSQL); a
+// setting assigned nowhere is PostgreSQL's default, on. It describes the files, so a server
+// started with -c overrides would not show here.
+func durabilitySettings(pgData string) string {
+	vals := map[string]string{"fsync": "on", "synchronous_commit": "on", "full_page_writes": "on"}
+	found := false
+	for _, f := range []string{"postgresql.conf", "corridor.conf", "postgresql.auto.conf"} {
+		b, err := os.ReadFile(filepath.Join(pgData, f))
+		if err != nil {
+			continue
+		}
+		found = true
+		for _, line := range strings.Split(string(b), "\n") {
+			line, _, _ = strings.Cut(line, "#")
+			name, value, ok := strings.Cut(line, "=")
+			if !ok {
+				continue
+			}
+			name = strings.TrimSpace(name)
+			if _, known := vals[name]; known {
+				vals[name] = strings.Trim(strings.TrimSpace(value), "'")
+			}
+		}
+	}
+	if !found {
+		return "unknown (cluster configuration not readable)"
+	}
+	return fmt.Sprintf("fsync=%s, synchronous_commit=%s, full_page_writes=%s", vals["fsync"], vals["synchronous_commit"], vals["full_page_writes"])
+}
