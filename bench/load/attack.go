@@ -61,11 +61,17 @@ func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult,
 		MaxIdleConnsPerHost: o.workers,
 	}
 	defer transport.CloseIdleConnections()
-	w := uint64(o.workers)
+	rate := scenarioRate(o, s)
+	w, maxW := uint64(o.workers), uint64(o.workers)
+	if rate > 0 {
+		// Open loop: a fixed arrival rate holds only if a late response does not delay the
+		// next request, so vegeta may add workers up to this bound.
+		maxW = max(w, maxPacedWorkers)
+	}
 	atk := vegeta.NewAttacker(vegeta.Client(&http.Client{Timeout: o.timeout, Transport: transport}),
-		vegeta.Workers(w), vegeta.MaxWorkers(w))
+		vegeta.Workers(w), vegeta.MaxWorkers(maxW))
 	// With Freq 0 the pacer never waits: the attack runs as fast as the workers allow.
-	pacer := vegeta.ConstantPacer{Freq: o.rate, Per: time.Second}
+	pacer := vegeta.ConstantPacer{Freq: rate, Per: time.Second}
 
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -98,11 +104,22 @@ func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult,
 		return scenarioResult{}, fmt.Errorf("no request was sent")
 	}
 	return scenarioResult{
-		Name: s.Name, Requests: m.Requests,
+		Name: s.Name, Requests: m.Requests, Rate: rate,
 		RPS: round(m.Rate, 1), OKPerSecond: round(m.Throughput, 1),
 		P50Ms: ms(m.Latencies.P50), P99Ms: ms(m.Latencies.P99), MaxMs: ms(m.Latencies.Max),
 		Success: round(m.Success, 4), StatusCodes: m.StatusCodes, Replayed: replayed, Failures: failures,
 	}, nil
+}
+
+// maxPacedWorkers bounds the workers of a fixed-rate scenario.
+const maxPacedWorkers = 1000
+
+// scenarioRate is -rate, else the scenario's own fixed rate, else 0 (as fast as possible).
+func scenarioRate(o options, s scenario) int {
+	if o.rate > 0 {
+		return o.rate
+	}
+	return s.Rate
 }
 
 // failureKind names a failed response by its status and the error envelope's code, or the

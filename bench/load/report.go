@@ -14,10 +14,10 @@ import (
 // report is the JSON file. It holds no timestamps, URLs or ports, so two runs differ only in
 // their figures.
 type report struct {
-	Tool      string           `json:"tool"`
-	Machine   machine          `json:"machine"`
-	Target    string           `json:"target"` // "started" (by the bench) or "external"
-	Settings  settings         `json:"settings"`
+	Tool     string   `json:"tool"`
+	Machine  machine  `json:"machine"`
+	Target   string   `json:"target"` // "started" (by the bench) or "external"
+	Settings settings `json:"settings"`
 	// Durability is the started cluster's fsync, synchronous_commit and full_page_writes
 	// (empty for an external service, whose database the bench cannot see).
 	Durability string `json:"durability,omitempty"`
@@ -34,6 +34,7 @@ type settings struct {
 
 type scenarioResult struct {
 	Name        string         `json:"name"`
+	Rate        int            `json:"rate"` // fixed arrival rate, 0: as fast as the workers allow
 	Requests    uint64         `json:"requests"`
 	RPS         float64        `json:"rps"`         // requests sent per second
 	OKPerSecond float64        `json:"okPerSecond"` // 2xx/3xx responses per second

@@ -16,13 +16,17 @@ type scenario struct {
 	Name     string
 	Measures string
 	Targets  func(ctx context.Context, e *env) (vegeta.Targeter, error)
+	// Rate, when set, is the scenario's fixed arrival rate (requests per second) unless -rate
+	// sets one for every scenario: latency at a given load rather than at saturation.
+	Rate int
 }
 
 var allScenarios = []scenario{
-	{"capabilities", "GET /v1/capabilities without credentials: HTTP stack and middleware, no database", capabilities},
-	{"authenticated-read", "GET /v1/tenants/current with the root key: key lookup and hash check, one read", authenticatedRead},
-	{"idempotent-post-fresh", "POST /v1/tenants/members, a new Idempotency-Key each time: full write path with the idempotency record in the same transaction", idempotentPostFresh},
-	{"idempotent-post-replay", "the same POST with the same Idempotency-Key after a first success: the replay path", idempotentPostReplay},
+	{"capabilities", "GET /v1/capabilities without credentials: HTTP stack and middleware, no database", capabilities, 0},
+	{"authenticated-read", "GET /v1/tenants/current with the root key: key lookup and hash check, one read", authenticatedRead, 0},
+	{"idempotent-post-fresh", "POST /v1/tenants/members, a new Idempotency-Key each time: full write path with the idempotency record in the same transaction", idempotentPostFresh, 0},
+	{"idempotent-post-replay", "the same POST with the same Idempotency-Key after a first success: the replay path", idempotentPostReplay, 0},
+	{"idempotent-post-fresh-500", "idempotent-post-fresh at a fixed 500 requests/s (open loop: workers are added when responses lag): latency below saturation", idempotentPostFresh, 500},
 }
 
 func (e *env) keyHeader() http.Header {
