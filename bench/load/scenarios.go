@@ -41,8 +41,13 @@ func authenticatedRead(_ context.Context, e *env) (vegeta.Targeter, error) {
 	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: e.BaseURL + "/v1/tenants/current", Header: e.keyHeader()}), nil
 }
 
+// freshSeries numbers the fresh-POST scenarios of a run, so two of them never send the same
+// Idempotency-Key (which would make the second a replay).
+var freshSeries atomic.Uint64
+
 func idempotentPostFresh(_ context.Context, e *env) (vegeta.Targeter, error) {
 	var n atomic.Uint64
+	series := freshSeries.Add(1)
 	url := e.BaseURL + "/v1/tenants/members"
 	return func(t *vegeta.Target) error {
 		if t == nil {
@@ -50,9 +55,9 @@ func idempotentPostFresh(_ context.Context, e *env) (vegeta.Targeter, error) {
 		}
 		i := n.Add(1)
 		h := e.keyHeader()
-		h.Set("Idempotency-Key", fmt.Sprintf("bench-%s-%d", e.RunID, i))
+		h.Set("Idempotency-Key", fmt.Sprintf("bench-%s-%d-%d", e.RunID, series, i))
 		*t = vegeta.Target{Method: http.MethodPost, URL: url, Header: h,
-			Body: fmt.Appendf(nil, `{"email":"bench+%s.%d@example.com"}`, e.RunID, i)}
+			Body: fmt.Appendf(nil, `{"email":"bench+%s.%d.%d@example.com"}`, e.RunID, series, i)}
 		return nil
 	}, nil
 }

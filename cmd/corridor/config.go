@@ -69,8 +69,9 @@ type serviceConfig struct {
 	InvoicePollInterval time.Duration `env:"INVOICE_POLL_INTERVAL" envDefault:"5s" desc:"period of the invoice hold Safe balance poller (SENT to FUNDED or EXPIRED, settlement payments to RELEASED or REFUNDED)"`
 	// PolicyEnforcement is the spend-policy rollout flag.
 	// ContactCoolingOff delays payments to a newly saved contact.
-	// APIKeyCacheTTL bounds how long authentication reuses a key's row.
-	APIKeyCacheTTL    time.Duration `env:"API_KEY_CACHE_TTL" envDefault:"1s" desc:"how long authentication reuses an API key's row before reading it again (0 = off): a revocation takes effect at once on the instance that made it, and within this time on every other instance"`
+	// APIKeyCache and APIKeyCacheTTL: how long authentication reuses a key's row.
+	APIKeyCache       onOff         `env:"API_KEY_CACHE" envDefault:"on" desc:"on: authentication reuses an API key's row for API_KEY_CACHE_TTL instead of reading it on every request; off: every request reads it"`
+	APIKeyCacheTTL    time.Duration `env:"API_KEY_CACHE_TTL" envDefault:"1s" desc:"how long authentication reuses an API key's row: a revocation takes effect at once on the instance that made it, and within this time on every other instance"`
 	ContactCoolingOff time.Duration `env:"CONTACT_COOLING_OFF" envDefault:"24h" desc:"cooling-off window of a new contact: Safe payments to it answer 403 PAYEE_COOLING_OFF until it ends (0 = the 24h default)"`
 	PolicyEnforcement policy.Mode   `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose, the off-ramp composer and card authorizations: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED, a card decline; POLICY_UNAVAILABLE when the policy store fails)"`
 	// IssuingProvider is the card issuer program (DESIGN.md D13).
@@ -236,7 +237,7 @@ func (c Config) wiringConfig() wiring.Config {
 		IssuingProvider:           c.Service.IssuingProvider,
 		CardAuthorizationLifetime: c.Service.CardAuthorizationLifetime,
 		ContactCoolingOff:         c.Service.ContactCoolingOff,
-		APIKeyCacheTTL:            apiKeyCacheTTL(c.Service.APIKeyCacheTTL),
+		APIKeyCacheTTL:            apiKeyCacheTTL(c.Service.APIKeyCache, c.Service.APIKeyCacheTTL),
 		DBStatementTimeout:        c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
 		TrustedProxies:            c.HTTP.TrustedProxies,
@@ -324,9 +325,10 @@ func (c Config) dataDirSecret(name string, minLength int) (string, error) {
 	return value, nil
 }
 
-// apiKeyCacheTTL maps API_KEY_CACHE_TTL to the wiring's convention: 0 (off) is negative there.
-func apiKeyCacheTTL(d time.Duration) time.Duration {
-	if d <= 0 {
+// apiKeyCacheTTL maps API_KEY_CACHE and API_KEY_CACHE_TTL to the wiring's convention, where
+// a negative TTL is off.
+func apiKeyCacheTTL(on onOff, d time.Duration) time.Duration {
+	if !on || d <= 0 {
 		return -1
 	}
 	return d
