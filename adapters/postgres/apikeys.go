@@ -65,6 +65,8 @@ func (r apiKeyRepo) CreateAPIKey(ctx context.Context, k tenant.APIKey) error {
 }
 
 // findAPIKeyByPubIDSQL is authentication's lookup, with a server-side parameter (rawQuerier).
+//
+//nolint:gosec // SQL naming the secret_hash column, not a credential
 const findAPIKeyByPubIDSQL = `SELECT id, tenant_id, environment, name, pub_id, secret_hash, scopes, expires_at,
     revoked_at, created_at, created_by_user_id, created_by_member_id, created_by_key_id, agent_id
 FROM api_keys WHERE pub_id = $1`
