@@ -24,6 +24,7 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 	pid := t.pid()
 	reset := pid > 0 && resetPeakRSS(pid)
 	load := loadAverage()
+	cpuBefore, cpuOK := cpuSeconds(pid)
 	var wait func() []string
 	if o.profile != "" && t.debugURL != "" {
 		p := profiler{base: t.debugURL, dir: o.profile}
@@ -42,6 +43,9 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 	r.LoadAverage = [2]float64{load, loadAverage()}
 	if pid > 0 && reset {
 		r.ServerPeakRSSMiB = peakRSSMiB(pid)
+	}
+	if cpuAfter, ok := cpuSeconds(pid); pid > 0 && ok && cpuOK && r.Requests > 0 {
+		r.ServerCPUMsPerRequest = round((cpuAfter-cpuBefore)*1000/float64(r.Requests), 3)
 	}
 	return r, nil
 }

@@ -150,3 +150,29 @@ func durabilitySettings(pgData string) string {
 	}
 	return fmt.Sprintf("fsync=%s, synchronous_commit=%s, full_page_writes=%s", vals["fsync"], vals["synchronous_commit"], vals["full_page_writes"])
 }
+
+// cpuSeconds is the user+system CPU time pid has used (Linux /proc/<pid>/stat, in clock
+// ticks of 1/100 s); ok is false when unreadable.
+func cpuSeconds(pid int) (float64, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) may hold spaces; the fields after its closing parenthesis
+	// start at field 3, so utime and stime (fields 14 and 15) are at 11 and 12 there.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return (utime + stime) / 100, true
+}

@@ -48,6 +48,10 @@ type scenarioResult struct {
 	// ServerPeakRSSMiB is the started service's peak resident set during the scenario (VmHWM,
 	// reset before it starts); 0 for an external service.
 	ServerPeakRSSMiB float64 `json:"serverPeakRssMiB,omitempty"`
+	// ServerCPUMsPerRequest is the started service's CPU time (user + system) over the
+	// scenario divided by its requests: the service's own cost, which other load on the
+	// machine moves much less than throughput or latency.
+	ServerCPUMsPerRequest float64 `json:"serverCpuMsPerRequest,omitempty"`
 	// LoadAverage is the machine's one-minute load average before and after the scenario.
 	LoadAverage [2]float64 `json:"loadAverage"`
 }
