@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 	reset := pid > 0 && resetPeakRSS(pid)
 	load := loadAverage()
 	cpuBefore, cpuOK := cpuSeconds(pid)
+	pgBefore, pgOK := postgresCPUSeconds(t.pgData)
+	selfBefore, selfOK := cpuSeconds(os.Getpid())
 	var wait func() []string
 	if o.profile != "" && t.debugURL != "" {
 		p := profiler{base: t.debugURL, dir: o.profile}
@@ -44,8 +47,17 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 	if pid > 0 && reset {
 		r.ServerPeakRSSMiB = peakRSSMiB(pid)
 	}
-	if cpuAfter, ok := cpuSeconds(pid); pid > 0 && ok && cpuOK && r.Requests > 0 {
-		r.ServerCPUMsPerRequest = round((cpuAfter-cpuBefore)*1000/float64(r.Requests), 3)
+	perRequest := func(before, after float64) float64 {
+		return round((after-before)*1000/float64(max(r.Requests, 1)), 3)
+	}
+	if cpuAfter, ok := cpuSeconds(pid); pid > 0 && ok && cpuOK {
+		r.ServerCPUMsPerRequest = perRequest(cpuBefore, cpuAfter)
+	}
+	if pgAfter, ok := postgresCPUSeconds(t.pgData); t.cmd != nil && ok && pgOK {
+		r.DatabaseCPUMsPerRequest = perRequest(pgBefore, pgAfter)
+	}
+	if selfAfter, ok := cpuSeconds(os.Getpid()); ok && selfOK {
+		r.LoadGeneratorCPUMsPerRequest = perRequest(selfBefore, selfAfter)
 	}
 	return r, nil
 }

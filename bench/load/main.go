@@ -149,8 +149,9 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	printTable(os.Stdout, results)
 	for _, r := range results {
 		if r.ServerPeakRSSMiB > 0 {
-			fmt.Printf("%s: server peak RSS %.1f MiB, server CPU %.3f ms per request, load average %.2f → %.2f\n",
-				r.Name, r.ServerPeakRSSMiB, r.ServerCPUMsPerRequest, r.LoadAverage[0], r.LoadAverage[1])
+			fmt.Printf("%s: server peak RSS %.1f MiB; CPU ms per request: server %.3f, PostgreSQL %.3f, load generator %.3f; load average %.2f → %.2f\n",
+				r.Name, r.ServerPeakRSSMiB, r.ServerCPUMsPerRequest, r.DatabaseCPUMsPerRequest, r.LoadGeneratorCPUMsPerRequest,
+				r.LoadAverage[0], r.LoadAverage[1])
 		}
 	}
 	for _, r := range results {

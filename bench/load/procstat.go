@@ -176,3 +176,56 @@ func cpuSeconds(pid int) (float64, bool) {
 	}
 	return (utime + stime) / 100, true
 }
+
+// postgresCPUSeconds is the CPU time of the started cluster: its postmaster (the first line of
+// postmaster.pid under pgData) and every process whose parent it is (the backends serving
+// the pool, the WAL writer, the checkpointer …). Backends that exited are not counted; the
+// pool keeps its connections, so during a scenario that misses little.
+func postgresCPUSeconds(pgData string) (float64, bool) {
+	b, err := os.ReadFile(filepath.Join(pgData, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	pm, err := strconv.Atoi(strings.TrimSpace(first))
+	if err != nil {
+		return 0, false
+	}
+	total, ok := cpuSeconds(pm)
+	if !ok {
+		return 0, false
+	}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, false
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || parentOf(pid) != pm {
+			continue
+		}
+		if s, ok := cpuSeconds(pid); ok {
+			total += s
+		}
+	}
+	return total, true
+}
+
+// parentOf is pid's parent process id (0 when unreadable).
+func parentOf(pid int) int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}

@@ -52,6 +52,11 @@ type scenarioResult struct {
 	// scenario divided by its requests: the service's own cost, which other load on the
 	// machine moves much less than throughput or latency.
 	ServerCPUMsPerRequest float64 `json:"serverCpuMsPerRequest,omitempty"`
+	// DatabaseCPUMsPerRequest is the same for the started cluster's processes, and
+	// LoadGeneratorCPUMsPerRequest for this bench itself: with the service's, where the
+	// machine's cores went per request.
+	DatabaseCPUMsPerRequest      float64 `json:"databaseCpuMsPerRequest,omitempty"`
+	LoadGeneratorCPUMsPerRequest float64 `json:"loadGeneratorCpuMsPerRequest,omitempty"`
 	// LoadAverage is the machine's one-minute load average before and after the scenario.
 	LoadAverage [2]float64 `json:"loadAverage"`
 }
