@@ -182,7 +182,8 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
-	fmt.Printf("\nwrote %s\n", o.out)
+	fmt.Printf("\nwrote %s; as a table for docs/performance.md (%s):\n\n", o.out, rep.Durability)
+	printMarkdown(os.Stdout, rep)
 	return 0
 }
 

@@ -107,3 +107,19 @@ func writeJSON(path string, rep report) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
+
+// printMarkdown prints the results as the table of docs/performance.md, so refreshing the
+// document after a run is a paste.
+func printMarkdown(w io.Writer, rep report) {
+	fmt.Fprintln(w, "| scenario | rate | req/s | p50 ms | p99 ms | max ms | success | server peak RSS MiB | CPU ms/request: server / PostgreSQL / load generator | load average |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+	for _, r := range rep.Scenarios {
+		rate := "max"
+		if r.Rate > 0 {
+			rate = fmt.Sprintf("%d/s", r.Rate)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.0f | %.2f | %.1f | %.0f | %.2f %% | %.0f | %.3f / %.3f / %.3f | %.1f → %.1f |\n",
+			r.Name, rate, r.RPS, r.P50Ms, r.P99Ms, r.MaxMs, 100*r.Success, r.ServerPeakRSSMiB,
+			r.ServerCPUMsPerRequest, r.DatabaseCPUMsPerRequest, r.LoadGeneratorCPUMsPerRequest, r.LoadAverage[0], r.LoadAverage[1])
+	}
+}
