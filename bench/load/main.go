@@ -155,6 +155,11 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 		}
 	}
 	for _, r := range results {
+		if strings.Contains(r.Name, "fresh") && r.Replayed > 0 {
+			fmt.Printf("\nwarning: %s got %d replayed responses: its Idempotency-Keys were not new, so it did not measure first executions\n", r.Name, r.Replayed)
+		}
+	}
+	for _, r := range results {
 		if r.StatusCodes["429"] > 0 {
 			fmt.Println("\nnote: the service answered 429: it rate-limits; run it with RATE_LIMIT_PER_SECOND=0 for a bench")
 			break
