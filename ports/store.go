@@ -133,6 +133,10 @@ type IdempotencyRepo interface {
 	TryLock(ctx context.Context, scope string, env core.Environment, key string) (bool, error)
 	// Find returns the live (unexpired at now) record, or ok=false.
 	Find(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (IdempotencyRecord, bool, error)
+	// Claim is Find, then (when nothing is stored) TryLock and Find again, in one call:
+	// stored reports a live record (rec), claimed that this transaction now holds the key's
+	// lock; neither means another request with the key is in flight.
+	Claim(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (rec IdempotencyRecord, stored, claimed bool, err error)
 	Save(ctx context.Context, r IdempotencyRecord) error
 	DeleteExpired(ctx context.Context, now time.Time, limit int) (int, error)
 }

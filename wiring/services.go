@@ -74,7 +74,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets,
-		Agents: s.Agents}); err != nil {
+		Agents: s.Agents, KeyCacheTTL: cfg.APIKeyCacheTTL}); err != nil {
 		return s, err
 	}
 	if s.Finance, err = finance.New(finance.Deps{Store: p.store, Clock: cfg.Clock, Chains: cfg.ChainAdapters}); err != nil {

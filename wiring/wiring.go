@@ -69,6 +69,9 @@ type Config struct {
 	PolicyEnforcement policy.Mode
 	// ContactCoolingOff is a new contact's cooling-off window (CONTACT_COOLING_OFF; 0 = 24 h).
 	ContactCoolingOff time.Duration
+	// APIKeyCacheTTL is how long authentication reuses an API key's row (API_KEY_CACHE_TTL;
+	// 0 = tenancy.DefaultKeyCacheTTL, negative = off).
+	APIKeyCacheTTL time.Duration
 	// WrapStore, when set, wraps the store the use cases see: tests inject a failing
 	// repository at the port boundary with it. Nil in production.
 	WrapStore func(ports.Store) ports.Store

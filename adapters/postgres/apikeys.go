@@ -64,9 +64,18 @@ func (r apiKeyRepo) CreateAPIKey(ctx context.Context, k tenant.APIKey) error {
 	return err
 }
 
+// findAPIKeyByPubIDSQL is authentication's lookup, with a server-side parameter (rawQuerier).
+//
+//nolint:gosec // SQL naming the secret_hash column, not a credential
+const findAPIKeyByPubIDSQL = `SELECT id, tenant_id, environment, name, pub_id, secret_hash, scopes, expires_at,
+    revoked_at, created_at, created_by_user_id, created_by_member_id, created_by_key_id, agent_id
+FROM api_keys WHERE pub_id = $1`
+
 func (r apiKeyRepo) FindAPIKeyByPubID(ctx context.Context, pubID string) (tenant.APIKey, error) {
 	var m apiKeyModel
-	err := r.db.NewSelect().Model(&m).Where("pub_id = ?", pubID).Scan(ctx)
+	err := rawQuerier(r.db).QueryRowContext(ctx, findAPIKeyByPubIDSQL, pubID).Scan(&m.ID, &m.TenantID, &m.Environment,
+		&m.Name, &m.PubID, &m.SecretHash, typeMap.SQLScanner(&m.Scopes), &m.ExpiresAt, &m.RevokedAt, &m.CreatedAt,
+		&m.CreatedByUser, &m.CreatedByMember, &m.CreatedByKey, &m.AgentID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenant.APIKey{}, core.NotFound(core.CodeAPIKeyNotFound, "API key")
 	}

@@ -12,59 +12,101 @@ import (
 	"corridor/ports"
 )
 
-type idempotencyModel struct {
-	bun.BaseModel `bun:"table:idempotency_keys"`
-	Scope         string    `bun:"scope,pk"`
-	Environment   string    `bun:"environment,pk"`
-	Key           string    `bun:"key,pk"`
-	Fingerprint   string    `bun:"fingerprint"`
-	StatusCode    int       `bun:"status_code"`
-	Body          []byte    `bun:"body"`
-	ContentType   string    `bun:"content_type"`
-	CreatedAt     time.Time `bun:"created_at"`
-	ExpiresAt     time.Time `bun:"expires_at"`
-}
-
 type idempotencyRepo struct{ db bun.IDB }
 
 // TryLock uses a transaction-scoped advisory lock: it is released by commit or rollback, so a
 // crashed request never leaves a key stuck "in progress".
 func (r idempotencyRepo) TryLock(ctx context.Context, scope string, env core.Environment, key string) (bool, error) {
 	var ok bool
-	err := r.db.NewRaw("SELECT pg_try_advisory_xact_lock(hashtextextended(?, 2))",
-		scope+"|"+string(env)+"|"+key).Scan(ctx, &ok)
+	err := rawQuerier(r.db).QueryRowContext(ctx, "SELECT pg_try_advisory_xact_lock(hashtextextended($1, 2))",
+		scope+"|"+string(env)+"|"+key).Scan(&ok)
 	return ok, err
 }
 
+// querier is the database/sql handle under a Bun transaction or database: statements sent
+// through it carry their arguments as server-side parameters, so the SQL text is the same on
+// every call and pgx's statement cache keeps one prepared statement (and PostgreSQL one
+// plan) for it, where Bun's interpolation makes every call a new text to parse and plan.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func rawQuerier(db bun.IDB) querier {
+	switch d := db.(type) {
+	case bun.Tx:
+		return d.Tx
+	case *bun.DB:
+		return d.DB
+	case bun.Conn:
+		return d.Conn
+	}
+	panic("postgres: unexpected bun.IDB")
+}
+
+const findIdempotencySQL = `SELECT fingerprint, status_code, body, content_type, created_at, expires_at
+FROM idempotency_keys WHERE scope = $1 AND environment = $2 AND key = $3 AND expires_at > $4`
+
 func (r idempotencyRepo) Find(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, error) {
-	var m idempotencyModel
-	err := r.db.NewSelect().Model(&m).
-		Where("scope = ? AND environment = ? AND key = ? AND expires_at > ?", scope, env, key, now).Scan(ctx)
+	rec := ports.IdempotencyRecord{Scope: scope, Environment: env, Key: key}
+	err := rawQuerier(r.db).QueryRowContext(ctx, findIdempotencySQL, scope, string(env), key, now).
+		Scan(&rec.Fingerprint, &rec.StatusCode, &rec.Body, &rec.ContentType, &rec.CreatedAt, &rec.ExpiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ports.IdempotencyRecord{}, false, nil
 	}
 	if err != nil {
 		return ports.IdempotencyRecord{}, false, err
 	}
-	return ports.IdempotencyRecord{
-		Scope: m.Scope, Environment: core.Environment(m.Environment), Key: m.Key,
-		Fingerprint: m.Fingerprint, StatusCode: m.StatusCode, Body: m.Body, ContentType: m.ContentType,
-		CreatedAt: m.CreatedAt.UTC(), ExpiresAt: m.ExpiresAt.UTC(),
-	}, true, nil
+	rec.CreatedAt, rec.ExpiresAt = rec.CreatedAt.UTC(), rec.ExpiresAt.UTC()
+	return rec, true, nil
 }
+
+const claimIdempotencySQL = `SELECT claimed, stored, rec_fingerprint, rec_status_code, rec_body, rec_content_type,
+    rec_created_at, rec_expires_at
+FROM idempotency_claim($1, $2, $3, $4)`
+
+// Claim runs Find, TryLock and Find again in one round trip (the idempotency_claim function,
+// migration 000035, whose lock key is TryLock's).
+func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, bool, error) {
+	var (
+		claimed, stored      bool
+		fingerprint, ctype   sql.NullString
+		status               sql.NullInt64
+		body                 []byte
+		createdAt, expiresAt sql.NullTime
+	)
+	err := rawQuerier(r.db).QueryRowContext(ctx, claimIdempotencySQL, scope, string(env), key, now).
+		Scan(&claimed, &stored, &fingerprint, &status, &body, &ctype, &createdAt, &expiresAt)
+	if err != nil {
+		return ports.IdempotencyRecord{}, false, false, err
+	}
+	if !stored {
+		return ports.IdempotencyRecord{}, false, claimed, nil
+	}
+	return ports.IdempotencyRecord{
+		Scope: scope, Environment: env, Key: key, Fingerprint: fingerprint.String, StatusCode: int(status.Int64),
+		Body: body, ContentType: ctype.String, CreatedAt: createdAt.Time.UTC(), ExpiresAt: expiresAt.Time.UTC(),
+	}, true, claimed, nil
+}
+
+const saveIdempotencySQL = `INSERT INTO idempotency_keys
+    (scope, environment, key, fingerprint, status_code, body, content_type, created_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+ON CONFLICT (scope, environment, key) DO UPDATE SET
+    fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, body = EXCLUDED.body,
+    content_type = EXCLUDED.content_type, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
+WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`
 
 // Save inserts the record, replacing an expired one with the same key (a live one is never
 // overwritten: the caller holds the key's lock and has checked for it).
 func (r idempotencyRepo) Save(ctx context.Context, rec ports.IdempotencyRecord) error {
-	_, err := r.db.NewRaw(`INSERT INTO idempotency_keys
-		(scope, environment, key, fingerprint, status_code, body, content_type, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (scope, environment, key) DO UPDATE SET
-			fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, body = EXCLUDED.body,
-			content_type = EXCLUDED.content_type, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
-		WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`,
-		rec.Scope, string(rec.Environment), rec.Key, rec.Fingerprint, rec.StatusCode, rec.Body,
-		rec.ContentType, rec.CreatedAt, rec.ExpiresAt).Exec(ctx)
+	body := rec.Body
+	if body == nil {
+		body = []byte{} // NOT NULL: an empty body is stored as empty, not absent
+	}
+	_, err := rawQuerier(r.db).ExecContext(ctx, saveIdempotencySQL,
+		rec.Scope, string(rec.Environment), rec.Key, rec.Fingerprint, rec.StatusCode, body,
+		rec.ContentType, rec.CreatedAt, rec.ExpiresAt)
 	return err
 }
 

@@ -52,9 +52,16 @@ func (m memberModel) domain() tenant.Member {
 
 type memberRepo struct{ db bun.IDB }
 
+// createMemberSQL has server-side parameters (rawQuerier): an invite is a POST's write.
+const createMemberSQL = `INSERT INTO members (id, tenant_id, email, display_name, role, status, signer_address,
+    identity_user_id, invite_token_hash, invite_expires_at, created_at, accepted_at, revoked_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`
+
 func (r memberRepo) CreateMember(ctx context.Context, m tenant.Member) error {
-	model := memberFromDomain(m)
-	_, err := r.db.NewInsert().Model(&model).Exec(ctx)
+	x := memberFromDomain(m)
+	_, err := rawQuerier(r.db).ExecContext(ctx, createMemberSQL, x.ID, x.TenantID, x.Email, x.DisplayName, x.Role,
+		x.Status, x.SignerAddress, x.IdentityUserID, x.InviteTokenHash, x.InviteExpiresAt, x.CreatedAt, x.AcceptedAt,
+		x.RevokedAt)
 	return err
 }
 

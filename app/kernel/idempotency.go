@@ -113,21 +113,14 @@ func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run
 		repo := tx.Idempotency()
 		now := s.clock.Now()
 		// A stored outcome replays without the lock, so concurrent retries of a finished
-		// request all get it; only a first run takes the lock, then checks again.
-		rec, found, err := repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
+		// request all get it; only a first run takes the lock, then checks again. Claim does
+		// the three steps in one round trip.
+		rec, found, claimed, err := repo.Claim(ctx, req.Scope, req.Environment, req.Key, now)
 		if err != nil || found {
 			return firstErr(err, func() error { return replay(rec, req, &out, &replayed) })
 		}
-		free, err := repo.TryLock(ctx, req.Scope, req.Environment, req.Key)
-		if err != nil {
-			return err
-		}
-		if !free {
+		if !claimed {
 			return core.E(core.CodeIdempotencyRequestInProgress, "a request with this Idempotency-Key is still in progress; retry after it completes")
-		}
-		rec, found, err = repo.Find(ctx, req.Scope, req.Environment, req.Key, now)
-		if err != nil || found {
-			return firstErr(err, func() error { return replay(rec, req, &out, &replayed) })
 		}
 		if out, err = run(ctx); err != nil {
 			return err

@@ -3,6 +3,7 @@ package tenancy
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"corridor/core"
 	"corridor/core/auth"
@@ -19,6 +20,10 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 	if err != nil {
 		return auth.Principal{}, err
 	}
+	cached, ok, gen := s.keys.get(parsed.PubID)
+	if ok {
+		return s.principalOfKey(ctx, cached, parsed)
+	}
 	var p auth.Principal
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		k, err := tx.APIKeys().FindAPIKeyByPubID(ctx, parsed.PubID)
@@ -28,29 +33,38 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 		if err != nil {
 			return err
 		}
-		if k.Environment != parsed.Environment || !auth.SecretMatches(parsed.Secret, k.SecretHash) {
-			return errBadKey
+		if p, err = s.principalOfKey(ctx, k, parsed); err != nil {
+			return err
 		}
-		if k.RevokedAt != nil {
-			return core.E(core.CodeUnauthenticated, "this API key was revoked")
-		}
-		if !k.Usable(s.clock.Now()) {
-			return core.E(core.CodeUnauthenticated, "this API key expired")
-		}
-		// An agent key is declined while its agent is suspended (AGENT_SUSPENDED): checked on
-		// every request, so suspension takes effect on the agent's next action.
-		if k.AgentID != "" {
-			if err := s.agents.RequireActiveAgent(ctx, k.TenantID, k.Environment, k.AgentID); err != nil {
-				return err
-			}
-		}
-		p = auth.Principal{
-			Kind: auth.KindAPIKey, TenantID: k.TenantID, Environment: k.Environment,
-			Scopes: k.Scopes, KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt, AgentID: k.AgentID,
-		}
+		s.keys.put(k, gen)
 		return nil
 	})
 	return p, err
+}
+
+// principalOfKey checks a presented key against its row (secret, environment, revocation,
+// expiry, its agent's state) and returns the principal it authenticates.
+func (s *Service) principalOfKey(ctx context.Context, k tenant.APIKey, parsed auth.ParsedKey) (auth.Principal, error) {
+	if k.Environment != parsed.Environment || !auth.SecretMatches(parsed.Secret, k.SecretHash) {
+		return auth.Principal{}, errBadKey
+	}
+	if k.RevokedAt != nil {
+		return auth.Principal{}, core.E(core.CodeUnauthenticated, "this API key was revoked")
+	}
+	if !k.Usable(s.clock.Now()) {
+		return auth.Principal{}, core.E(core.CodeUnauthenticated, "this API key expired")
+	}
+	// An agent key is declined while its agent is suspended (AGENT_SUSPENDED): checked on
+	// every request, so suspension takes effect on the agent's next action.
+	if k.AgentID != "" {
+		if err := s.agents.RequireActiveAgent(ctx, k.TenantID, k.Environment, k.AgentID); err != nil {
+			return auth.Principal{}, err
+		}
+	}
+	return auth.Principal{
+		Kind: auth.KindAPIKey, TenantID: k.TenantID, Environment: k.Environment,
+		Scopes: slices.Clone(k.Scopes), KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt, AgentID: k.AgentID,
+	}, nil
 }
 
 // AuthenticateSession verifies an identity-provider token and resolves the tenant through

@@ -142,6 +142,10 @@ func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (t
 		return tenant.APIKey{}, err
 	}
 	var k tenant.APIKey
+	// The cached rows are dropped before and after: the revocation takes effect on this
+	// instance at once, whenever the caller's transaction commits (keyCache).
+	s.keys.invalidate()
+	defer s.keys.invalidate()
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		target, err := tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id)
 		if err != nil {

@@ -177,6 +177,9 @@ func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, read Revoc
 		return RevokedMember{}, core.E(core.CodeInternal, "a revocation read was used for another caller")
 	}
 	var out RevokedMember
+	// The member's keys are revoked below: cached key rows are dropped (RevokeKey).
+	s.keys.invalidate()
+	defer s.keys.invalidate()
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		m, err := tx.Members().FindMember(ctx, p.TenantID, read.memberID)
 		if err != nil {

@@ -32,6 +32,11 @@ type Deps struct {
 	WalletOwners WalletOwners
 	// Agents declines the keys of suspended agents at authentication.
 	Agents Agents
+	// KeyCacheTTL is how long an API key's row is reused by authentication before it is read
+	// again (API_KEY_CACHE_TTL): 0 takes DefaultKeyCacheTTL, a negative value turns the cache
+	// off. A revocation through this service takes effect at once; one made by another
+	// instance within this time.
+	KeyCacheTTL time.Duration
 }
 
 // Service runs the tenancy use cases.
@@ -41,6 +46,7 @@ type Service struct {
 	clock        ports.Clock
 	walletOwners WalletOwners
 	agents       Agents
+	keys         *keyCache
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -49,7 +55,11 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "WalletOwners", Value: d.WalletOwners}, kernel.Port{Name: "Agents", Value: d.Agents}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, identity: d.Identity, clock: kernel.ClockOrSystem(d.Clock), walletOwners: d.WalletOwners, agents: d.Agents}, nil
+	if d.KeyCacheTTL == 0 {
+		d.KeyCacheTTL = DefaultKeyCacheTTL
+	}
+	return &Service{store: d.Store, identity: d.Identity, clock: kernel.ClockOrSystem(d.Clock), walletOwners: d.WalletOwners,
+		agents: d.Agents, keys: newKeyCache(d.KeyCacheTTL)}, nil
 }
 
 // Now is the clock the use cases judge key expiry by, so a response computed outside a use

@@ -7,8 +7,10 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -16,6 +18,49 @@ import (
 
 // maxFailureKinds bounds the distinct failure kinds kept per scenario.
 const maxFailureKinds = 8
+
+// observed runs attack and records what happens around it: the machine's load average, the
+// started service's peak RSS over the scenario and, with -profile, its profiles.
+func observed(ctx context.Context, o options, t *target, e *env, s scenario) (scenarioResult, error) {
+	pid := t.pid()
+	reset := pid > 0 && resetPeakRSS(pid)
+	load := loadAverage()
+	cpuBefore, cpuOK := cpuSeconds(pid)
+	pgBefore, pgOK := postgresCPUSeconds(t.pgData)
+	selfBefore, selfOK := cpuSeconds(os.Getpid())
+	var wait func() []string
+	if o.profile != "" && t.debugURL != "" {
+		p := profiler{base: t.debugURL, dir: o.profile}
+		wait = p.during(ctx, s.Name, o.duration)
+	}
+	r, err := attack(ctx, o, e, s)
+	if wait != nil {
+		for _, line := range wait() {
+			fmt.Printf("\n  profile %s", line)
+		}
+		fmt.Print("\n" + strings.Repeat(" ", 25))
+	}
+	if err != nil {
+		return r, err
+	}
+	r.LoadAverage = [2]float64{load, loadAverage()}
+	if pid > 0 && reset {
+		r.ServerPeakRSSMiB = peakRSSMiB(pid)
+	}
+	perRequest := func(before, after float64) float64 {
+		return round((after-before)*1000/float64(max(r.Requests, 1)), 3)
+	}
+	if cpuAfter, ok := cpuSeconds(pid); pid > 0 && ok && cpuOK {
+		r.ServerCPUMsPerRequest = perRequest(cpuBefore, cpuAfter)
+	}
+	if pgAfter, ok := postgresCPUSeconds(t.pgData); t.cmd != nil && ok && pgOK {
+		r.DatabaseCPUMsPerRequest = perRequest(pgBefore, pgAfter)
+	}
+	if selfAfter, ok := cpuSeconds(os.Getpid()); ok && selfOK {
+		r.LoadGeneratorCPUMsPerRequest = perRequest(selfBefore, selfAfter)
+	}
+	return r, nil
+}
 
 // attack runs one scenario for o.duration with a fresh vegeta Attacker (an Attacker cannot be
 // reused once an attack ended) and summarises its results.
@@ -32,11 +77,17 @@ func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult,
 		MaxIdleConnsPerHost: o.workers,
 	}
 	defer transport.CloseIdleConnections()
-	w := uint64(o.workers)
+	rate := scenarioRate(o, s)
+	w, maxW := uint64(o.workers), uint64(o.workers)
+	if rate > 0 {
+		// Open loop: a fixed arrival rate holds only if a late response does not delay the
+		// next request, so vegeta may add workers up to this bound.
+		maxW = max(w, maxPacedWorkers)
+	}
 	atk := vegeta.NewAttacker(vegeta.Client(&http.Client{Timeout: o.timeout, Transport: transport}),
-		vegeta.Workers(w), vegeta.MaxWorkers(w))
+		vegeta.Workers(w), vegeta.MaxWorkers(maxW))
 	// With Freq 0 the pacer never waits: the attack runs as fast as the workers allow.
-	pacer := vegeta.ConstantPacer{Freq: o.rate, Per: time.Second}
+	pacer := vegeta.ConstantPacer{Freq: rate, Per: time.Second}
 
 	stopped := make(chan struct{})
 	defer close(stopped)
@@ -69,11 +120,22 @@ func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult,
 		return scenarioResult{}, fmt.Errorf("no request was sent")
 	}
 	return scenarioResult{
-		Name: s.Name, Requests: m.Requests,
+		Name: s.Name, Requests: m.Requests, Rate: rate,
 		RPS: round(m.Rate, 1), OKPerSecond: round(m.Throughput, 1),
 		P50Ms: ms(m.Latencies.P50), P99Ms: ms(m.Latencies.P99), MaxMs: ms(m.Latencies.Max),
 		Success: round(m.Success, 4), StatusCodes: m.StatusCodes, Replayed: replayed, Failures: failures,
 	}, nil
+}
+
+// maxPacedWorkers bounds the workers of a fixed-rate scenario.
+const maxPacedWorkers = 1000
+
+// scenarioRate is -rate, else the scenario's own fixed rate, else 0 (as fast as possible).
+func scenarioRate(o options, s scenario) int {
+	if o.rate > 0 {
+		return o.rate
+	}
+	return s.Rate
 }
 
 // failureKind names a failed response by its status and the error envelope's code, or the

@@ -35,6 +35,7 @@ type options struct {
 	timeout      time.Duration
 	scenarios    string
 	out          string
+	profile      string
 	list         bool
 }
 
@@ -70,6 +71,7 @@ func parseFlags() options {
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-request timeout")
 	flag.StringVar(&o.scenarios, "scenarios", "", "comma-separated subset of scenarios (default all; -list shows them)")
 	flag.StringVar(&o.out, "out", "bench/results/http.json", "JSON results file; empty to skip")
+	flag.StringVar(&o.profile, "profile", "", "directory for the started service's CPU, block and mutex profiles of each scenario (<scenario>.cpu.pprof …; the service gets DEBUG_ADDR on a free loopback port); empty: no profiling")
 	flag.BoolVar(&o.list, "list", false, "list the scenarios and exit")
 	flag.Parse()
 	return o
@@ -121,7 +123,11 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	if o.rate > 0 {
 		pace = fmt.Sprintf("%d req/s", o.rate)
 	}
-	fmt.Printf("load: %s per scenario, %s, %d workers\n\n", o.duration, pace, o.workers)
+	fmt.Printf("load: %s per scenario, %s, %d workers\n", o.duration, pace, o.workers)
+	if tgt.durability != "" {
+		fmt.Printf("database: %s\n", tgt.durability)
+	}
+	fmt.Println()
 
 	var results []scenarioResult
 	var failed error
@@ -130,7 +136,7 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 			break
 		}
 		fmt.Printf("%-24s ", s.Name)
-		r, err := attack(ctx, o, e, s)
+		r, err := observed(ctx, o, tgt, e, s)
 		if err != nil {
 			fmt.Println("failed")
 			failed = fmt.Errorf("%s: %w", s.Name, err)
@@ -141,6 +147,18 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	}
 	fmt.Println()
 	printTable(os.Stdout, results)
+	for _, r := range results {
+		if r.ServerPeakRSSMiB > 0 {
+			fmt.Printf("%s: server peak RSS %.1f MiB; CPU ms per request: server %.3f, PostgreSQL %.3f, load generator %.3f; load average %.2f → %.2f\n",
+				r.Name, r.ServerPeakRSSMiB, r.ServerCPUMsPerRequest, r.DatabaseCPUMsPerRequest, r.LoadGeneratorCPUMsPerRequest,
+				r.LoadAverage[0], r.LoadAverage[1])
+		}
+	}
+	for _, r := range results {
+		if strings.Contains(r.Name, "fresh") && r.Replayed > 0 {
+			fmt.Printf("\nwarning: %s got %d replayed responses: its Idempotency-Keys were not new, so it did not measure first executions\n", r.Name, r.Replayed)
+		}
+	}
 	for _, r := range results {
 		if r.StatusCodes["429"] > 0 {
 			fmt.Println("\nnote: the service answered 429: it rate-limits; run it with RATE_LIMIT_PER_SECOND=0 for a bench")
@@ -160,13 +178,17 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	rep := report{
 		Tool: "bench/load (vegeta " + vegetaVersion + ")", Machine: m, Target: tgt.kind,
 		Settings:  settings{DurationSeconds: o.duration.Seconds(), Rate: o.rate, Workers: o.workers},
-		Scenarios: results,
+		Scenarios: results, Durability: tgt.durability,
+	}
+	for _, r := range results {
+		rep.ServerPeakRSSMiB = max(rep.ServerPeakRSSMiB, r.ServerPeakRSSMiB)
 	}
 	if err := writeJSON(o.out, rep); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		return 1
 	}
-	fmt.Printf("\nwrote %s\n", o.out)
+	fmt.Printf("\nwrote %s; as a table for docs/performance.md (%s):\n\n", o.out, rep.Durability)
+	printMarkdown(os.Stdout, rep)
 	return 0
 }
 

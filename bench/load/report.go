@@ -14,11 +14,16 @@ import (
 // report is the JSON file. It holds no timestamps, URLs or ports, so two runs differ only in
 // their figures.
 type report struct {
-	Tool      string           `json:"tool"`
-	Machine   machine          `json:"machine"`
-	Target    string           `json:"target"` // "started" (by the bench) or "external"
-	Settings  settings         `json:"settings"`
-	Scenarios []scenarioResult `json:"scenarios"`
+	Tool     string   `json:"tool"`
+	Machine  machine  `json:"machine"`
+	Target   string   `json:"target"` // "started" (by the bench) or "external"
+	Settings settings `json:"settings"`
+	// Durability is the started cluster's fsync, synchronous_commit and full_page_writes
+	// (empty for an external service, whose database the bench cannot see).
+	Durability string `json:"durability,omitempty"`
+	// ServerPeakRSSMiB is the largest of the scenarios' peaks (a started service only).
+	ServerPeakRSSMiB float64          `json:"serverPeakRssMiB,omitempty"`
+	Scenarios        []scenarioResult `json:"scenarios"`
 }
 
 type settings struct {
@@ -29,6 +34,7 @@ type settings struct {
 
 type scenarioResult struct {
 	Name        string         `json:"name"`
+	Rate        int            `json:"rate"` // fixed arrival rate, 0: as fast as the workers allow
 	Requests    uint64         `json:"requests"`
 	RPS         float64        `json:"rps"`         // requests sent per second
 	OKPerSecond float64        `json:"okPerSecond"` // 2xx/3xx responses per second
@@ -39,6 +45,20 @@ type scenarioResult struct {
 	StatusCodes map[string]int `json:"statusCodes"`
 	Replayed    uint64         `json:"replayed,omitempty"` // responses with Idempotent-Replayed: true
 	Failures    map[string]int `json:"failures,omitempty"` // "status ERROR_CODE" → count
+	// ServerPeakRSSMiB is the started service's peak resident set during the scenario (VmHWM,
+	// reset before it starts); 0 for an external service.
+	ServerPeakRSSMiB float64 `json:"serverPeakRssMiB,omitempty"`
+	// ServerCPUMsPerRequest is the started service's CPU time (user + system) over the
+	// scenario divided by its requests: the service's own cost, which other load on the
+	// machine moves much less than throughput or latency.
+	ServerCPUMsPerRequest float64 `json:"serverCpuMsPerRequest,omitempty"`
+	// DatabaseCPUMsPerRequest is the same for the started cluster's processes, and
+	// LoadGeneratorCPUMsPerRequest for this bench itself: with the service's, where the
+	// machine's cores went per request.
+	DatabaseCPUMsPerRequest      float64 `json:"databaseCpuMsPerRequest,omitempty"`
+	LoadGeneratorCPUMsPerRequest float64 `json:"loadGeneratorCpuMsPerRequest,omitempty"`
+	// LoadAverage is the machine's one-minute load average before and after the scenario.
+	LoadAverage [2]float64 `json:"loadAverage"`
 }
 
 var vegetaVersion = func() string {
@@ -86,4 +106,20 @@ func writeJSON(path string, rep report) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// printMarkdown prints the results as the table of docs/performance.md, so refreshing the
+// document after a run is a paste.
+func printMarkdown(w io.Writer, rep report) {
+	fmt.Fprintln(w, "| scenario | rate | req/s | p50 ms | p99 ms | max ms | success | server peak RSS MiB | CPU ms/request: server / PostgreSQL / load generator | load average |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
+	for _, r := range rep.Scenarios {
+		rate := "max"
+		if r.Rate > 0 {
+			rate = fmt.Sprintf("%d/s", r.Rate)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.0f | %.2f | %.1f | %.0f | %.2f %% | %.0f | %.3f / %.3f / %.3f | %.1f → %.1f |\n",
+			r.Name, rate, r.RPS, r.P50Ms, r.P99Ms, r.MaxMs, 100*r.Success, r.ServerPeakRSSMiB,
+			r.ServerCPUMsPerRequest, r.DatabaseCPUMsPerRequest, r.LoadGeneratorCPUMsPerRequest, r.LoadAverage[0], r.LoadAverage[1])
+	}
 }

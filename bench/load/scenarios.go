@@ -16,13 +16,17 @@ type scenario struct {
 	Name     string
 	Measures string
 	Targets  func(ctx context.Context, e *env) (vegeta.Targeter, error)
+	// Rate, when set, is the scenario's fixed arrival rate (requests per second) unless -rate
+	// sets one for every scenario: latency at a given load rather than at saturation.
+	Rate int
 }
 
 var allScenarios = []scenario{
-	{"capabilities", "GET /v1/capabilities without credentials: HTTP stack and middleware, no database", capabilities},
-	{"authenticated-read", "GET /v1/tenants/current with the root key: key lookup and hash check, one read", authenticatedRead},
-	{"idempotent-post-fresh", "POST /v1/tenants/members, a new Idempotency-Key each time: full write path with the idempotency record in the same transaction", idempotentPostFresh},
-	{"idempotent-post-replay", "the same POST with the same Idempotency-Key after a first success: the replay path", idempotentPostReplay},
+	{"capabilities", "GET /v1/capabilities without credentials: HTTP stack and middleware, no database", capabilities, 0},
+	{"authenticated-read", "GET /v1/tenants/current with the root key: key lookup and hash check, one read", authenticatedRead, 0},
+	{"idempotent-post-fresh", "POST /v1/tenants/members, a new Idempotency-Key each time: full write path with the idempotency record in the same transaction", idempotentPostFresh, 0},
+	{"idempotent-post-replay", "the same POST with the same Idempotency-Key after a first success: the replay path", idempotentPostReplay, 0},
+	{"idempotent-post-fresh-500", "idempotent-post-fresh at a fixed 500 requests/s (open loop: workers are added when responses lag): latency below saturation", idempotentPostFresh, 500},
 }
 
 func (e *env) keyHeader() http.Header {
@@ -37,8 +41,13 @@ func authenticatedRead(_ context.Context, e *env) (vegeta.Targeter, error) {
 	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: e.BaseURL + "/v1/tenants/current", Header: e.keyHeader()}), nil
 }
 
+// freshSeries numbers the fresh-POST scenarios of a run, so two of them never send the same
+// Idempotency-Key (which would make the second a replay).
+var freshSeries atomic.Uint64
+
 func idempotentPostFresh(_ context.Context, e *env) (vegeta.Targeter, error) {
 	var n atomic.Uint64
+	series := freshSeries.Add(1)
 	url := e.BaseURL + "/v1/tenants/members"
 	return func(t *vegeta.Target) error {
 		if t == nil {
@@ -46,9 +55,9 @@ func idempotentPostFresh(_ context.Context, e *env) (vegeta.Targeter, error) {
 		}
 		i := n.Add(1)
 		h := e.keyHeader()
-		h.Set("Idempotency-Key", fmt.Sprintf("bench-%s-%d", e.RunID, i))
+		h.Set("Idempotency-Key", fmt.Sprintf("bench-%s-%d-%d", e.RunID, series, i))
 		*t = vegeta.Target{Method: http.MethodPost, URL: url, Header: h,
-			Body: fmt.Appendf(nil, `{"email":"bench+%s.%d@example.com"}`, e.RunID, i)}
+			Body: fmt.Appendf(nil, `{"email":"bench+%s.%d.%d@example.com"}`, e.RunID, series, i)}
 		return nil
 	}, nil
 }

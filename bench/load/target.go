@@ -26,6 +26,18 @@ type target struct {
 	waitErr  error
 	logPath  string
 	pgData   string
+	// debugURL is the started service's profiler (DEBUG_ADDR), with -profile only.
+	debugURL string
+	// durability describes the started cluster's settings (durabilitySettings).
+	durability string
+}
+
+// pid is the started service's process id (0 for an external service).
+func (t *target) pid() int {
+	if t.cmd == nil || t.cmd.Process == nil {
+		return 0
+	}
+	return t.cmd.Process.Pid
 }
 
 var probeClient = &http.Client{Timeout: 2 * time.Second}
@@ -92,15 +104,28 @@ func startService(ctx context.Context, o options) (*target, error) {
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(o.bin, "run")
 	cmd.Env = append(withoutEnv(os.Environ(), "DATABASE_URL", "PORT", "CORRIDOR_ADDR", "CORRIDOR_DATA_DIR",
-		"CORRIDOR_PG_PORT", "SESSION_SECRET", "RATE_LIMIT_PER_SECOND"),
+		"CORRIDOR_PG_PORT", "SESSION_SECRET", "RATE_LIMIT_PER_SECOND", "DEBUG_ADDR"),
 		"CORRIDOR_DATA_DIR="+o.dataDir, "CORRIDOR_ADDR="+addr, "SESSION_SECRET="+secret, "RATE_LIMIT_PER_SECOND=0")
+	debugURL := ""
+	if o.profile != "" {
+		if err := os.MkdirAll(o.profile, 0o755); err != nil {
+			return nil, err
+		}
+		debugPort, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		debugAddr := fmt.Sprintf("127.0.0.1:%d", debugPort)
+		cmd.Env = append(cmd.Env, "DEBUG_ADDR="+debugAddr)
+		debugURL = "http://" + debugAddr
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.bin, err)
 	}
 	t := &target{
 		baseURL: "http://" + addr, kind: "started", secret: secret, cmd: cmd, exited: make(chan struct{}),
-		logPath: logPath, pgData: filepath.Join(o.dataDir, "postgres"),
+		logPath: logPath, pgData: filepath.Join(o.dataDir, "postgres"), debugURL: debugURL,
 		describe: fmt.Sprintf("started here: %s run, pid %d, CORRIDOR_DATA_DIR=%s, RATE_LIMIT_PER_SECOND=0, random SESSION_SECRET, log %s",
 			o.bin, cmd.Process.Pid, o.dataDir, logPath),
 	}
@@ -112,6 +137,7 @@ func startService(ctx context.Context, o options) (*target, error) {
 		}
 		return nil, err
 	}
+	t.durability = durabilitySettings(t.pgData)
 	return t, nil
 }
 

@@ -52,6 +52,8 @@ type serviceConfig struct {
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
 	DBIdleInTxTimeout  time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
 	LogLevel           logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
+	// DebugAddr serves Go's profiler for benchmarks and incidents; loopback only.
+	DebugAddr string `env:"DEBUG_ADDR" defaultDesc:"unset: no profiler" desc:"loopback address (127.0.0.1:port or [::1]:port) of a separate listener serving /debug/pprof/ (CPU, heap, goroutine, block and mutex profiles; block and mutex sampling is on only while it is set)"`
 	// ShutdownHTTPGrace and ShutdownWorkersGrace are separate budgets, spent at the same time,
 	// so a slow drain of one does not eat the other's.
 	ShutdownHTTPGrace    time.Duration `env:"SHUTDOWN_HTTP_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight HTTP requests before closing their connections"`
@@ -67,6 +69,9 @@ type serviceConfig struct {
 	InvoicePollInterval time.Duration `env:"INVOICE_POLL_INTERVAL" envDefault:"5s" desc:"period of the invoice hold Safe balance poller (SENT to FUNDED or EXPIRED, settlement payments to RELEASED or REFUNDED)"`
 	// PolicyEnforcement is the spend-policy rollout flag.
 	// ContactCoolingOff delays payments to a newly saved contact.
+	// APIKeyCache and APIKeyCacheTTL: how long authentication reuses a key's row.
+	APIKeyCache       onOff         `env:"API_KEY_CACHE" envDefault:"on" desc:"on: authentication reuses an API key's row for API_KEY_CACHE_TTL instead of reading it on every request; off: every request reads it"`
+	APIKeyCacheTTL    time.Duration `env:"API_KEY_CACHE_TTL" envDefault:"1s" desc:"how long authentication reuses an API key's row: a revocation takes effect at once on the instance that made it, and within this time on every other instance"`
 	ContactCoolingOff time.Duration `env:"CONTACT_COOLING_OFF" envDefault:"24h" desc:"cooling-off window of a new contact: Safe payments to it answer 403 PAYEE_COOLING_OFF until it ends (0 = the 24h default)"`
 	PolicyEnforcement policy.Mode   `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose, the off-ramp composer and card authorizations: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED, a card decline; POLICY_UNAVAILABLE when the policy store fails)"`
 	// IssuingProvider is the card issuer program (DESIGN.md D13).
@@ -232,6 +237,7 @@ func (c Config) wiringConfig() wiring.Config {
 		IssuingProvider:           c.Service.IssuingProvider,
 		CardAuthorizationLifetime: c.Service.CardAuthorizationLifetime,
 		ContactCoolingOff:         c.Service.ContactCoolingOff,
+		APIKeyCacheTTL:            apiKeyCacheTTL(c.Service.APIKeyCache, c.Service.APIKeyCacheTTL),
 		DBStatementTimeout:        c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
 		TrustedProxies:            c.HTTP.TrustedProxies,
@@ -317,4 +323,13 @@ func (c Config) dataDirSecret(name string, minLength int) (string, error) {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return value, nil
+}
+
+// apiKeyCacheTTL maps API_KEY_CACHE and API_KEY_CACHE_TTL to the wiring's convention, where
+// a negative TTL is off.
+func apiKeyCacheTTL(on onOff, d time.Duration) time.Duration {
+	if !on || d <= 0 {
+		return -1
+	}
+	return d
 }

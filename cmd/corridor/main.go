@@ -127,6 +127,11 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 	if err := cfg.checkServe(); err != nil {
 		return err
 	}
+	stopDebug, err := startDebugServer(cfg.Service.DebugAddr, log)
+	if err != nil {
+		return err
+	}
+	defer stopDebug()
 	if dbURL == "" {
 		return errors.New("DATABASE_URL is not set (use `corridor run` for a local database)")
 	}

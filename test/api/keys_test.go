@@ -174,3 +174,21 @@ func TestErrors_NulAndInvalidUTF8AreClientErrors(t *testing.T) {
 	ten.Root.Get("/v1/tenants/members?skip=%00").ExpectError(t, 400, "VALIDATION_FAILED")
 	ten.Root.Get("/v1/ledger/entries?accountId=%ff").ExpectError(t, 400, "VALIDATION_FAILED")
 }
+
+// TestKeys_RevokedKeyStopsAtOnceAfterUse: a key used just before its revocation (so its row is
+// in authentication's cache) answers 401 on the very next request, reads and writes alike.
+func TestKeys_RevokedKeyStopsAtOnceAfterUse(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	created := ten.Root.Post("/v1/api-keys", map[string]any{"name": "soon revoked", "scopes": []string{"*"}}).Expect(t, 201).JSON(t)
+	key := e.Client(t).WithKey(created["key"].(string))
+	for range 3 {
+		key.Get("/v1/tenants/current").Expect(t, 200)
+	}
+	key.Post("/v1/tenants/members", map[string]any{"email": "before-revoke@example.com"}).Expect(t, 201)
+	ten.Root.Post("/v1/api-keys/"+created["id"].(string)+"/revoke", nil).Expect(t, 200)
+	key.Get("/v1/tenants/current").ExpectError(t, 401, "UNAUTHENTICATED")
+	key.Post("/v1/tenants/members", map[string]any{"email": "after-revoke@example.com"}).ExpectError(t, 401, "UNAUTHENTICATED")
+	ten.Root.Get("/v1/tenants/current").Expect(t, 200)
+}

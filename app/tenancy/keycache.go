@@ -1,0 +1,94 @@
+package tenancy
+
+import (
+	"sync"
+	"time"
+
+	"corridor/core/tenant"
+)
+
+// Defaults of the API-key cache.
+const (
+	// DefaultKeyCacheTTL is how long a looked-up key row is reused: the bound on how long a
+	// revocation made by another instance can go unseen here.
+	DefaultKeyCacheTTL = time.Second
+	// keyCacheMaxEntries bounds the cache; a full cache is emptied, not grown.
+	keyCacheMaxEntries = 10_000
+	// keyCacheQuiet is how long after a revocation no row is cached at all: a revocation
+	// made inside a caller's transaction (an idempotent POST wraps it) commits only when that
+	// transaction does, and a lookup in between would read the row still unrevoked. No
+	// transaction outlives the pool's idle-in-transaction time-out (60 s by default).
+	keyCacheQuiet = 90 * time.Second
+)
+
+// keyCache keeps API-key rows looked up by their public id for a short time, so an
+// authenticated request need not read the key in its own transaction every time. Only the
+// row is cached: the secret is still checked against its hash, and revocation and expiry
+// against the cached row, on every request. Agent keys are never cached (their agent's
+// suspension is checked on every request). A revocation through this service empties it at
+// once and keeps it from caching for keyCacheQuiet; one made by another instance is seen
+// within the TTL.
+type keyCache struct {
+	ttl time.Duration // ≤ 0: off
+	now func() time.Time
+
+	mu      sync.Mutex
+	entries map[string]keyCacheEntry
+	// gen counts invalidations: a lookup that started under an older generation is not
+	// cached, since the row it read may predate the revocation.
+	gen uint64
+	// quietUntil: no entry is added before it (see keyCacheQuiet).
+	quietUntil time.Time
+}
+
+type keyCacheEntry struct {
+	key     tenant.APIKey
+	expires time.Time
+}
+
+func newKeyCache(ttl time.Duration) *keyCache {
+	return &keyCache{ttl: ttl, now: time.Now, entries: map[string]keyCacheEntry{}}
+}
+
+// get returns the cached row of pubID, and the generation a lookup that misses must pass to put.
+func (c *keyCache) get(pubID string) (tenant.APIKey, bool, uint64) {
+	if c.ttl <= 0 {
+		return tenant.APIKey{}, false, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[pubID]
+	if ok && c.now().Before(e.expires) {
+		return e.key, true, c.gen
+	}
+	if ok {
+		delete(c.entries, pubID)
+	}
+	return tenant.APIKey{}, false, c.gen
+}
+
+// put caches k, read from the database after get returned gen.
+func (c *keyCache) put(k tenant.APIKey, gen uint64) {
+	if c.ttl <= 0 || k.AgentID != "" || k.RevokedAt != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	if gen != c.gen || now.Before(c.quietUntil) {
+		return
+	}
+	if len(c.entries) >= keyCacheMaxEntries {
+		clear(c.entries)
+	}
+	c.entries[k.PubID] = keyCacheEntry{key: k, expires: now.Add(c.ttl)}
+}
+
+// invalidate forgets every cached row; a revocation calls it before and after its unit of work.
+func (c *keyCache) invalidate() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
+	c.gen++
+	c.quietUntil = c.now().Add(keyCacheQuiet)
+}

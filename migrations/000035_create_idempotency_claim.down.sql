@@ -1,0 +1,1 @@
+DROP FUNCTION IF EXISTS idempotency_claim(text, text, text, timestamptz);
