@@ -1,0 +1,206 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"corridor/adapters/console"
+	"corridor/test/harness"
+)
+
+func keyTotal(t *testing.T, ten *harness.Tenant) float64 {
+	t.Helper()
+	return ten.Root.Get("/v1/api-keys").Expect(t, 200).JSON(t)["total"].(float64)
+}
+
+func TestConsole_SignInRequiredAndRefusesBadTokens(t *testing.T) {
+	t.Parallel()
+	v := newVisitor(t)
+	if p := v.get("/console/keys"); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/signin" {
+		t.Fatalf("anonymous page: %d %q", p.Status, p.Header.Get("Location"))
+	}
+	v.get("/console/signin")
+	p := v.post("/console/signin", url.Values{"token": {"not-a-token"}, "environment": {"test"}}, true)
+	if p.Status != http.StatusUnauthorized || !strings.Contains(p.Body, "refused this session token") {
+		t.Fatalf("bad token: %d %s", p.Status, p.Body)
+	}
+	// A forged session cookie (the signature does not match) is no session.
+	u, _ := url.Parse(env().BaseURL + "/console/")
+	v.client.Jar.SetCookies(u, []*http.Cookie{{Name: "corridor_console", Value: "eyJ0IjoieCIsIm4iOiJ5In0.AAAA", Path: "/console"}})
+	if p := v.get("/console/balances"); p.Status != http.StatusSeeOther {
+		t.Fatalf("forged cookie: %d", p.Status)
+	}
+}
+
+func TestConsole_CSRF(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	v := newVisitor(t)
+	v.signIn(ten.SessionToken)
+	before := keyTotal(t, ten)
+
+	// No token, a wrong token, and another session's token are all refused, and create nothing.
+	if p := v.post("/console/keys", url.Values{"name": {"no csrf"}}, false); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "CSRF") {
+		t.Fatalf("POST without a CSRF token: %d %s", p.Status, p.Body)
+	}
+	if p := v.post("/console/keys", url.Values{"name": {"bad csrf"}, "_csrf": {"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}, false); p.Status != http.StatusForbidden {
+		t.Fatalf("POST with a wrong CSRF token: %d", p.Status)
+	}
+	other := newVisitor(t)
+	other.signIn(ten.SessionToken)
+	if p := v.post("/console/keys", url.Values{"name": {"other csrf"}, "_csrf": {other.csrf}}, false); p.Status != http.StatusForbidden {
+		t.Fatalf("POST with another session's CSRF token: %d", p.Status)
+	}
+	if p := v.post("/console/signout", nil, false); p.Status != http.StatusForbidden {
+		t.Fatalf("sign out without a CSRF token: %d", p.Status)
+	}
+	if after := keyTotal(t, ten); after != before {
+		t.Fatalf("a refused form created keys: %v → %v", before, after)
+	}
+	// The sign-in form is protected too: its token is tied to its own cookie.
+	fresh := newVisitor(t)
+	if p := fresh.post("/console/signin", url.Values{"token": {ten.SessionToken}, "environment": {"test"}}, false); p.Status != http.StatusForbidden {
+		t.Fatalf("sign in without a CSRF token: %d", p.Status)
+	}
+	// With the token, the same form works.
+	if p := v.post("/console/keys", url.Values{"name": {"with csrf"}, "scopes": {"wallets:read"}}, true); p.Status != http.StatusCreated {
+		t.Fatalf("POST with the CSRF token: %d %s", p.Status, p.Body)
+	}
+	if after := keyTotal(t, ten); after != before+1 {
+		t.Fatalf("keys %v → %v, want one more", before, after)
+	}
+}
+
+var (
+	inlineScript = regexp.MustCompile(`<script(?:\s[^>]*)?>\s*[^<\s]`)
+	styleAttr    = regexp.MustCompile(`\sstyle=`)
+	scriptTag    = regexp.MustCompile(`<script[^>]*>`)
+)
+
+func TestConsole_ContentSecurityPolicy(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "12.5"}).Expect(t, 201)
+	v := newVisitor(t)
+	signin := v.get("/console/signin")
+	v.signIn(ten.SessionToken)
+	pages := map[string]page{"/console/signin": signin}
+	for _, path := range []string{"/console/balances", "/console/keys", "/console/webhooks", "/console/events", "/console/wallets",
+		"/console/payments", "/console/offramp", "/console/cards", "/console/agents", "/console/entries", "/console/accounts",
+		"/console/trial-balance", "/console/reconciliation", "/console/static/console.css", "/console/static/console.js"} {
+		pages[path] = v.get(path)
+	}
+	for path, p := range pages {
+		if p.Status != 200 {
+			t.Errorf("%s: %d\n%s", path, p.Status, p.Body)
+		}
+		if got := p.Header.Get("Content-Security-Policy"); got != console.ContentSecurityPolicy {
+			t.Errorf("%s: Content-Security-Policy %q", path, got)
+		}
+		if p.Header.Get("X-Frame-Options") != "DENY" || p.Header.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: framing or sniffing headers missing: %v", path, p.Header)
+		}
+		if strings.HasSuffix(path, ".css") || strings.HasSuffix(path, ".js") {
+			continue
+		}
+		if inlineScript.MatchString(p.Body) || styleAttr.MatchString(p.Body) || strings.Contains(p.Body, "<style") {
+			t.Errorf("%s: inline script or style, which the policy would block", path)
+		}
+		for _, tag := range scriptTag.FindAllString(p.Body, -1) {
+			if !strings.Contains(tag, `src="/console/static/`) {
+				t.Errorf("%s: script not from the console's static files: %s", path, tag)
+			}
+		}
+		if p.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: Cache-Control %q", path, p.Header.Get("Cache-Control"))
+		}
+	}
+	for _, want := range []string{"default-src 'none'", "script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "form-action 'self'"} {
+		if !strings.Contains(console.ContentSecurityPolicy, want) {
+			t.Errorf("the policy lacks %s", want)
+		}
+	}
+	if strings.Contains(console.ContentSecurityPolicy, "unsafe-inline") || strings.Contains(console.ContentSecurityPolicy, "unsafe-eval") {
+		t.Error("the policy allows inline or eval'd code")
+	}
+	// Amounts in fixed decimals, times as <time datetime> in UTC.
+	if b := pages["/console/balances"].Body; !strings.Contains(b, "12.500000") {
+		t.Errorf("balances page without the fixed-decimal amount:\n%s", b)
+	}
+	if b := pages["/console/entries"].Body; !regexp.MustCompile(`<time datetime="\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ">[^<]+ UTC</time>`).MatchString(b) {
+		t.Errorf("journal page without UTC <time> elements:\n%s", b)
+	}
+}
+
+func TestConsole_RolesApply(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "member@example.com", "role": "MEMBER"}).Expect(t, 201).JSON(t)
+	_, token := env().NewUser(t)
+	env().Client(t).WithSession(token).Post("/v1/tenants/members/accept", map[string]any{
+		"token": inv["inviteToken"], "signerAddress": "0x0000000000000000000000000000000000000077",
+	}).Expect(t, 200)
+	before := keyTotal(t, ten)
+
+	v := newVisitor(t)
+	v.signIn(token)
+	if p := v.get("/console/wallets"); p.Status != 200 || !strings.Contains(p.Body, "MEMBER") {
+		t.Fatalf("a member reads wallets: %d", p.Status)
+	}
+	if p := v.get("/console/keys"); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "keys:manage") {
+		t.Fatalf("a member lists keys: %d %s", p.Status, p.Body)
+	}
+	p := v.post("/console/keys", url.Values{"name": {"member key"}, "scopes": {"wallets:read"}}, true)
+	if p.Status != http.StatusForbidden || !strings.Contains(p.Body, "keys:manage") {
+		t.Fatalf("a member creates a key: %d %s", p.Status, p.Body)
+	}
+	if after := keyTotal(t, ten); after != before {
+		t.Fatalf("a refused member created a key: %v → %v", before, after)
+	}
+}
+
+func TestConsole_OtherTenantsObjectsAre404(t *testing.T) {
+	t.Parallel()
+	mine, theirs := env().NewTenant(t), env().NewTenant(t)
+	ep := theirs.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/theirs", "events": []string{"*"}}).Expect(t, 201).JSON(t)
+	theirs.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "3"}).Expect(t, 201)
+	bal := theirs.Root.Get("/v1/balances").Expect(t, 200).JSON(t)
+	account, _ := bal["balances"].([]any)[0].(map[string]any)["accountId"].(string)
+	if account == "" {
+		t.Fatalf("no account: %v", bal)
+	}
+
+	v := newVisitor(t)
+	v.signIn(mine.SessionToken)
+	for _, path := range []string{"/console/webhooks/" + ep["id"].(string), "/console/accounts/" + account,
+		"/console/payments/pay_0000000000000000000000000", "/console/offramp/ofp_0000000000000000000000000"} {
+		if p := v.get(path); p.Status != http.StatusNotFound {
+			t.Errorf("%s as another tenant: %d", path, p.Status)
+		}
+	}
+	if p := v.post("/console/webhooks/"+ep["id"].(string)+"/rotate", nil, true); p.Status != http.StatusNotFound {
+		t.Errorf("rotate another tenant's secret: %d", p.Status)
+	}
+	// The owner sees its own.
+	own := newVisitor(t)
+	own.signIn(theirs.SessionToken)
+	if p := own.get("/console/webhooks/" + ep["id"].(string)); p.Status != 200 || !strings.Contains(p.Body, "127.0.0.1:9/theirs") {
+		t.Errorf("own endpoint: %d", p.Status)
+	}
+}
+
+func TestConsole_SignOutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	v := newVisitor(t)
+	v.signIn(ten.SessionToken)
+	if p := v.post("/console/signout", nil, true); p.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", p.Status)
+	}
+	if p := v.get("/console/balances"); p.Status != http.StatusSeeOther {
+		t.Fatalf("after sign out: %d", p.Status)
+	}
+}
