@@ -45,20 +45,23 @@ type keysData struct {
 	Keys    []tenant.APIKey
 	Page    *pager
 	Scopes  []auth.Scope
-	Created *tenancy.CreatedKey
+	Created *flash
 }
 
-func (k *Console) keysPage(c *fiber.Ctx, status int, notice string, created *tenancy.CreatedKey) error {
+func (k *Console) keys(c *fiber.Ctx) error {
+	var created *flash
+	notice := ""
+	if f, ok := k.takeFlash(c, "key"); ok {
+		created, notice = &f, f.Notice
+	}
 	page, pg := pageOf(c)
 	keys, total, err := k.svc.Tenancy.ListKeys(c.UserContext(), principal(c), page)
 	if err != nil {
 		return k.fail(c, err)
 	}
 	pg.Total = total
-	return k.render(c, status, "keys", "API keys", notice, keysData{Keys: keys, Page: pg, Scopes: auth.AllScopes, Created: created})
+	return k.render(c, fiber.StatusOK, "keys", "API keys", notice, keysData{Keys: keys, Page: pg, Scopes: auth.AllScopes, Created: created})
 }
-
-func (k *Console) keys(c *fiber.Ctx) error { return k.keysPage(c, fiber.StatusOK, "", nil) }
 
 // createKey mints a key and shows its secret on this one response; the list never shows it.
 func (k *Console) createKey(c *fiber.Ctx) error {
@@ -76,8 +79,9 @@ func (k *Console) createKey(c *fiber.Ctx) error {
 	if err != nil {
 		return k.fail(c, err)
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return k.keysPage(c, fiber.StatusCreated, "Key created. Copy the secret now: it is shown only once.", &created)
+	k.setFlash(c, flash{Kind: "key", ID: created.Key.ID, Label: created.Key.Name, Secret: created.Plaintext,
+		Notice: "Key created. Copy the secret now: it is shown only once."})
+	return c.Redirect(Prefix+"/keys", fiber.StatusSeeOther)
 }
 
 func (k *Console) revokeKey(c *fiber.Ctx) error {
@@ -99,21 +103,23 @@ type webhooksData struct {
 	Endpoints []webhook.Endpoint
 	Page      *pager
 	Events    []string
-	Secret    string
-	Endpoint  *webhook.Endpoint
+	Created   *flash
 }
 
-func (k *Console) webhooksPage(c *fiber.Ctx, status int, notice string, created *webhook.Endpoint, secret string) error {
+func (k *Console) webhooks(c *fiber.Ctx) error {
+	var created *flash
+	notice := ""
+	if f, ok := k.takeFlash(c, "endpoint"); ok {
+		created, notice = &f, f.Notice
+	}
 	page, pg := pageOf(c)
 	eps, total, err := k.svc.Webhooks.ListEndpoints(c.UserContext(), principal(c), page)
 	if err != nil {
 		return k.fail(c, err)
 	}
 	pg.Total = total
-	return k.render(c, status, "webhooks", "Webhook endpoints", notice, webhooksData{Endpoints: eps, Page: pg, Events: SuggestedEvents, Secret: secret, Endpoint: created})
+	return k.render(c, fiber.StatusOK, "webhooks", "Webhook endpoints", notice, webhooksData{Endpoints: eps, Page: pg, Events: SuggestedEvents, Created: created})
 }
-
-func (k *Console) webhooks(c *fiber.Ctx) error { return k.webhooksPage(c, fiber.StatusOK, "", nil, "") }
 
 func (k *Console) createWebhook(c *fiber.Ctx) error {
 	events := formValues(c, "events")
@@ -129,7 +135,9 @@ func (k *Console) createWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return k.fail(c, err)
 	}
-	return k.webhooksPage(c, fiber.StatusCreated, "Endpoint added. Copy its signing secret now: it is shown only once.", &ep, secret)
+	k.setFlash(c, flash{Kind: "endpoint", ID: ep.ID, Label: ep.URL, Secret: secret,
+		Notice: "Endpoint added. Copy its signing secret now: it is shown only once."})
+	return c.Redirect(Prefix+"/webhooks", fiber.StatusSeeOther)
 }
 
 type webhookData struct {
@@ -139,7 +147,11 @@ type webhookData struct {
 	Secret     string
 }
 
-func (k *Console) webhookPage(c *fiber.Ctx, id, notice, secret string) error {
+func (k *Console) webhook(c *fiber.Ctx) error {
+	id, notice, secret := c.Params("id"), "", ""
+	if f, ok := k.takeFlash(c, "rotated"); ok && f.ID == id {
+		notice, secret = f.Notice, f.Secret
+	}
 	ep, err := k.svc.Webhooks.GetEndpoint(c.UserContext(), principal(c), id)
 	if err != nil {
 		return k.fail(c, err)
@@ -153,14 +165,14 @@ func (k *Console) webhookPage(c *fiber.Ctx, id, notice, secret string) error {
 	return k.render(c, fiber.StatusOK, "webhook", "Endpoint "+ep.ID, notice, webhookData{Endpoint: ep, Deliveries: ds, Page: pg, Secret: secret})
 }
 
-func (k *Console) webhook(c *fiber.Ctx) error { return k.webhookPage(c, c.Params("id"), "", "") }
-
 func (k *Console) rotateWebhook(c *fiber.Ctx) error {
 	_, secret, err := k.svc.Webhooks.UpdateEndpoint(c.UserContext(), principal(c), c.Params("id"), webhooksapp.EndpointPatch{RotateSecret: true})
 	if err != nil {
 		return k.fail(c, err)
 	}
-	return k.webhookPage(c, c.Params("id"), "Secret rotated. Copy the new signing secret now: it is shown only once.", secret)
+	k.setFlash(c, flash{Kind: "rotated", ID: c.Params("id"), Secret: secret,
+		Notice: "Secret rotated. Copy the new signing secret now: it is shown only once."})
+	return c.Redirect(Prefix+"/webhooks/"+c.Params("id"), fiber.StatusSeeOther)
 }
 
 func (k *Console) redeliver(c *fiber.Ctx) error {

@@ -172,4 +172,3 @@ func (k *Console) agents(c *fiber.Ctx) error {
 	pg.Total = total
 	return k.render(c, fiber.StatusOK, "agents", "Agents", "", agentsData{Agents: as, Page: pg})
 }
-

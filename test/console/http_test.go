@@ -66,7 +66,7 @@ func TestConsole_CSRF(t *testing.T) {
 		t.Fatalf("sign in without a CSRF token: %d", p.Status)
 	}
 	// With the token, the same form works.
-	if p := v.post("/console/keys", url.Values{"name": {"with csrf"}, "scopes": {"wallets:read"}}, true); p.Status != http.StatusCreated {
+	if p := v.post("/console/keys", url.Values{"name": {"with csrf"}, "scopes": {"wallets:read"}}, true); p.Status != http.StatusSeeOther {
 		t.Fatalf("POST with the CSRF token: %d %s", p.Status, p.Body)
 	}
 	if after := keyTotal(t, ten); after != before+1 {
@@ -202,5 +202,39 @@ func TestConsole_SignOutEndsTheSession(t *testing.T) {
 	}
 	if p := v.get("/console/balances"); p.Status != http.StatusSeeOther {
 		t.Fatalf("after sign out: %d", p.Status)
+	}
+}
+
+func TestConsole_SecretShownOnceAfterRedirect(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	v := newVisitor(t)
+	v.signIn(ten.SessionToken)
+	p := v.post("/console/keys", url.Values{"name": {"once"}, "scopes": {"wallets:read"}}, true)
+	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/keys" {
+		t.Fatalf("create key: %d %q", p.Status, p.Header.Get("Location"))
+	}
+	secret := regexp.MustCompile(`csk_test_[A-Za-z0-9]+_[A-Za-z0-9]+`)
+	first := v.get("/console/keys")
+	key := secret.FindString(first.Body)
+	if first.Status != 200 || key == "" {
+		t.Fatalf("the secret is not shown after creating the key: %d", first.Status)
+	}
+	env().Client(t).WithKey(key).Get("/v1/wallets").Expect(t, 200)
+	if again := v.get("/console/keys"); secret.MatchString(again.Body) {
+		t.Fatal("the secret is shown a second time")
+	}
+	// Another session of the same member never sees it either.
+	other := newVisitor(t)
+	other.signIn(ten.SessionToken)
+	p = v.post("/console/keys", url.Values{"name": {"twice"}}, true)
+	u, _ := url.Parse(env().BaseURL + "/console/keys")
+	for _, ck := range v.client.Jar.Cookies(u) {
+		if ck.Name == "corridor_console_once" {
+			other.client.Jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, Value: ck.Value, Path: "/console"}})
+		}
+	}
+	if got := other.get("/console/keys"); secret.MatchString(got.Body) {
+		t.Fatal("another session read the secret from a copied cookie")
 	}
 }
