@@ -49,7 +49,7 @@ func (s sealer) aead() cipher.AEAD {
 func (k *Console) setFlash(c *fiber.Ctx, f flash) {
 	f.Nonce, _ = c.Locals(localNonce).(string)
 	f.Until = time.Now().Add(flashLifetime).Unix()
-	raw, _ := json.Marshal(f)
+	raw, _ := json.Marshal(f) //nolint:gosec // sealed with AES-GCM below; the secret is the one this response shows once
 	g := k.seal.aead()
 	nonce := make([]byte, g.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {

@@ -66,7 +66,9 @@ func reconciled(t *testing.T, ten *harness.Tenant, wallets int) {
 // the journal CSV and compare it with the API's, and see zero drift on the reconciliation.
 func TestConsoleBrowser(t *testing.T) {
 	ten := env().NewTenant(t)
-	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "250"}).Expect(t, 201)
+	for _, amount := range []string{"120", "55.25", "74.75"} {
+		ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": amount}).Expect(t, 201)
+	}
 	ten.Root.Post("/v1/agents", map[string]any{"name": "Procurement agent"}).Expect(t, 201)
 	owner := harness.NewOwner(t)
 	w := ten.Root.Post("/v1/wallets", map[string]any{"name": "Treasury", "threshold": 1,
@@ -197,7 +199,11 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 
 	// Download the journal CSV and compare it with the API's.
-	dir := t.TempDir()
+	dir, err := os.MkdirTemp("", "corridor-console-csv-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
 	done := make(chan string, 1)
 	chromedp.ListenTarget(ctx, func(ev any) {
 		if e, ok := ev.(*browser.EventDownloadProgress); ok && e.State == browser.DownloadProgressStateCompleted {
@@ -215,12 +221,13 @@ func TestConsoleBrowser(t *testing.T) {
 		chromedp.Click("#download-csv", chromedp.ByQuery),
 	)
 	var guid string
+	var got []byte
 	select {
 	case guid = <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("the CSV download did not complete")
 	}
-	got, err := os.ReadFile(filepath.Join(dir, guid))
+	got, err = os.ReadFile(filepath.Join(dir, guid))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,19 +18,18 @@ func keyTotal(t *testing.T, ten *harness.Tenant) float64 {
 
 func TestConsole_SignInRequiredAndRefusesBadTokens(t *testing.T) {
 	t.Parallel()
-	v := newVisitor(t)
-	if p := v.get("/console/keys"); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/signin" {
+	v := env().ConsoleVisitor(t)
+	if p := v.Get("/console/keys"); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/signin" {
 		t.Fatalf("anonymous page: %d %q", p.Status, p.Header.Get("Location"))
 	}
-	v.get("/console/signin")
-	p := v.post("/console/signin", url.Values{"token": {"not-a-token"}, "environment": {"test"}}, true)
+	v.Get("/console/signin")
+	p := v.Post("/console/signin", url.Values{"token": {"not-a-token"}, "environment": {"test"}}, true)
 	if p.Status != http.StatusUnauthorized || !strings.Contains(p.Body, "refused this session token") {
 		t.Fatalf("bad token: %d %s", p.Status, p.Body)
 	}
 	// A forged session cookie (the signature does not match) is no session.
-	u, _ := url.Parse(env().BaseURL + "/console/")
-	v.client.Jar.SetCookies(u, []*http.Cookie{{Name: "corridor_console", Value: "eyJ0IjoieCIsIm4iOiJ5In0.AAAA", Path: "/console"}})
-	if p := v.get("/console/balances"); p.Status != http.StatusSeeOther {
+	v.SetCookies([]*http.Cookie{{Name: "corridor_console", Value: "eyJ0IjoieCIsIm4iOiJ5In0.AAAA", Path: "/console"}})
+	if p := v.Get("/console/balances"); p.Status != http.StatusSeeOther {
 		t.Fatalf("forged cookie: %d", p.Status)
 	}
 }
@@ -38,35 +37,35 @@ func TestConsole_SignInRequiredAndRefusesBadTokens(t *testing.T) {
 func TestConsole_CSRF(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	v := newVisitor(t)
-	v.signIn(ten.SessionToken)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
 	before := keyTotal(t, ten)
 
 	// No token, a wrong token, and another session's token are all refused, and create nothing.
-	if p := v.post("/console/keys", url.Values{"name": {"no csrf"}}, false); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "CSRF") {
+	if p := v.Post("/console/keys", url.Values{"name": {"no csrf"}}, false); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "CSRF") {
 		t.Fatalf("POST without a CSRF token: %d %s", p.Status, p.Body)
 	}
-	if p := v.post("/console/keys", url.Values{"name": {"bad csrf"}, "_csrf": {"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}, false); p.Status != http.StatusForbidden {
+	if p := v.Post("/console/keys", url.Values{"name": {"bad csrf"}, "_csrf": {"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}, false); p.Status != http.StatusForbidden {
 		t.Fatalf("POST with a wrong CSRF token: %d", p.Status)
 	}
-	other := newVisitor(t)
-	other.signIn(ten.SessionToken)
-	if p := v.post("/console/keys", url.Values{"name": {"other csrf"}, "_csrf": {other.csrf}}, false); p.Status != http.StatusForbidden {
+	other := env().ConsoleVisitor(t)
+	other.SignIn(ten.SessionToken)
+	if p := v.Post("/console/keys", url.Values{"name": {"other csrf"}, "_csrf": {other.CSRF}}, false); p.Status != http.StatusForbidden {
 		t.Fatalf("POST with another session's CSRF token: %d", p.Status)
 	}
-	if p := v.post("/console/signout", nil, false); p.Status != http.StatusForbidden {
+	if p := v.Post("/console/signout", nil, false); p.Status != http.StatusForbidden {
 		t.Fatalf("sign out without a CSRF token: %d", p.Status)
 	}
 	if after := keyTotal(t, ten); after != before {
 		t.Fatalf("a refused form created keys: %v → %v", before, after)
 	}
 	// The sign-in form is protected too: its token is tied to its own cookie.
-	fresh := newVisitor(t)
-	if p := fresh.post("/console/signin", url.Values{"token": {ten.SessionToken}, "environment": {"test"}}, false); p.Status != http.StatusForbidden {
+	fresh := env().ConsoleVisitor(t)
+	if p := fresh.Post("/console/signin", url.Values{"token": {ten.SessionToken}, "environment": {"test"}}, false); p.Status != http.StatusForbidden {
 		t.Fatalf("sign in without a CSRF token: %d", p.Status)
 	}
 	// With the token, the same form works.
-	if p := v.post("/console/keys", url.Values{"name": {"with csrf"}, "scopes": {"wallets:read"}}, true); p.Status != http.StatusSeeOther {
+	if p := v.Post("/console/keys", url.Values{"name": {"with csrf"}, "scopes": {"wallets:read"}}, true); p.Status != http.StatusSeeOther {
 		t.Fatalf("POST with the CSRF token: %d %s", p.Status, p.Body)
 	}
 	if after := keyTotal(t, ten); after != before+1 {
@@ -84,14 +83,14 @@ func TestConsole_ContentSecurityPolicy(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "12.5"}).Expect(t, 201)
-	v := newVisitor(t)
-	signin := v.get("/console/signin")
-	v.signIn(ten.SessionToken)
-	pages := map[string]page{"/console/signin": signin}
+	v := env().ConsoleVisitor(t)
+	signin := v.Get("/console/signin")
+	v.SignIn(ten.SessionToken)
+	pages := map[string]*harness.ConsolePage{"/console/signin": signin}
 	for _, path := range []string{"/console/balances", "/console/keys", "/console/webhooks", "/console/events", "/console/wallets",
 		"/console/payments", "/console/offramp", "/console/cards", "/console/agents", "/console/entries", "/console/accounts",
 		"/console/trial-balance", "/console/reconciliation", "/console/static/console.css", "/console/static/console.js"} {
-		pages[path] = v.get(path)
+		pages[path] = v.Get(path)
 	}
 	for path, p := range pages {
 		if p.Status != 200 {
@@ -145,15 +144,15 @@ func TestConsole_RolesApply(t *testing.T) {
 	}).Expect(t, 200)
 	before := keyTotal(t, ten)
 
-	v := newVisitor(t)
-	v.signIn(token)
-	if p := v.get("/console/wallets"); p.Status != 200 || !strings.Contains(p.Body, "MEMBER") {
+	v := env().ConsoleVisitor(t)
+	v.SignIn(token)
+	if p := v.Get("/console/wallets"); p.Status != 200 || !strings.Contains(p.Body, "MEMBER") {
 		t.Fatalf("a member reads wallets: %d", p.Status)
 	}
-	if p := v.get("/console/keys"); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "keys:manage") {
+	if p := v.Get("/console/keys"); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "keys:manage") {
 		t.Fatalf("a member lists keys: %d %s", p.Status, p.Body)
 	}
-	p := v.post("/console/keys", url.Values{"name": {"member key"}, "scopes": {"wallets:read"}}, true)
+	p := v.Post("/console/keys", url.Values{"name": {"member key"}, "scopes": {"wallets:read"}}, true)
 	if p.Status != http.StatusForbidden || !strings.Contains(p.Body, "keys:manage") {
 		t.Fatalf("a member creates a key: %d %s", p.Status, p.Body)
 	}
@@ -173,21 +172,21 @@ func TestConsole_OtherTenantsObjectsAre404(t *testing.T) {
 		t.Fatalf("no account: %v", bal)
 	}
 
-	v := newVisitor(t)
-	v.signIn(mine.SessionToken)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(mine.SessionToken)
 	for _, path := range []string{"/console/webhooks/" + ep["id"].(string), "/console/accounts/" + account,
 		"/console/payments/pay_0000000000000000000000000", "/console/offramp/ofp_0000000000000000000000000"} {
-		if p := v.get(path); p.Status != http.StatusNotFound {
+		if p := v.Get(path); p.Status != http.StatusNotFound {
 			t.Errorf("%s as another tenant: %d", path, p.Status)
 		}
 	}
-	if p := v.post("/console/webhooks/"+ep["id"].(string)+"/rotate", nil, true); p.Status != http.StatusNotFound {
+	if p := v.Post("/console/webhooks/"+ep["id"].(string)+"/rotate", nil, true); p.Status != http.StatusNotFound {
 		t.Errorf("rotate another tenant's secret: %d", p.Status)
 	}
 	// The owner sees its own.
-	own := newVisitor(t)
-	own.signIn(theirs.SessionToken)
-	if p := own.get("/console/webhooks/" + ep["id"].(string)); p.Status != 200 || !strings.Contains(p.Body, "127.0.0.1:9/theirs") {
+	own := env().ConsoleVisitor(t)
+	own.SignIn(theirs.SessionToken)
+	if p := own.Get("/console/webhooks/" + ep["id"].(string)); p.Status != 200 || !strings.Contains(p.Body, "127.0.0.1:9/theirs") {
 		t.Errorf("own endpoint: %d", p.Status)
 	}
 }
@@ -195,12 +194,12 @@ func TestConsole_OtherTenantsObjectsAre404(t *testing.T) {
 func TestConsole_SignOutEndsTheSession(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	v := newVisitor(t)
-	v.signIn(ten.SessionToken)
-	if p := v.post("/console/signout", nil, true); p.Status != http.StatusSeeOther {
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	if p := v.Post("/console/signout", nil, true); p.Status != http.StatusSeeOther {
 		t.Fatalf("sign out: %d", p.Status)
 	}
-	if p := v.get("/console/balances"); p.Status != http.StatusSeeOther {
+	if p := v.Get("/console/balances"); p.Status != http.StatusSeeOther {
 		t.Fatalf("after sign out: %d", p.Status)
 	}
 }
@@ -208,33 +207,67 @@ func TestConsole_SignOutEndsTheSession(t *testing.T) {
 func TestConsole_SecretShownOnceAfterRedirect(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	v := newVisitor(t)
-	v.signIn(ten.SessionToken)
-	p := v.post("/console/keys", url.Values{"name": {"once"}, "scopes": {"wallets:read"}}, true)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	p := v.Post("/console/keys", url.Values{"name": {"once"}, "scopes": {"wallets:read"}}, true)
 	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/keys" {
 		t.Fatalf("create key: %d %q", p.Status, p.Header.Get("Location"))
 	}
 	secret := regexp.MustCompile(`csk_test_[A-Za-z0-9]+_[A-Za-z0-9]+`)
-	first := v.get("/console/keys")
+	first := v.Get("/console/keys")
 	key := secret.FindString(first.Body)
 	if first.Status != 200 || key == "" {
 		t.Fatalf("the secret is not shown after creating the key: %d", first.Status)
 	}
 	env().Client(t).WithKey(key).Get("/v1/wallets").Expect(t, 200)
-	if again := v.get("/console/keys"); secret.MatchString(again.Body) {
+	if again := v.Get("/console/keys"); secret.MatchString(again.Body) {
 		t.Fatal("the secret is shown a second time")
 	}
 	// Another session of the same member never sees it either.
-	other := newVisitor(t)
-	other.signIn(ten.SessionToken)
-	p = v.post("/console/keys", url.Values{"name": {"twice"}}, true)
-	u, _ := url.Parse(env().BaseURL + "/console/keys")
-	for _, ck := range v.client.Jar.Cookies(u) {
+	other := env().ConsoleVisitor(t)
+	other.SignIn(ten.SessionToken)
+	p = v.Post("/console/keys", url.Values{"name": {"twice"}}, true)
+	if p.Status != http.StatusSeeOther {
+		t.Fatalf("second key: %d", p.Status)
+	}
+	copied := false
+	for _, ck := range v.Cookies() {
 		if ck.Name == "corridor_console_once" {
-			other.client.Jar.SetCookies(u, []*http.Cookie{{Name: ck.Name, Value: ck.Value, Path: "/console"}})
+			other.SetCookies([]*http.Cookie{{Name: ck.Name, Value: ck.Value, Path: "/console"}})
+			copied = true
 		}
 	}
-	if got := other.get("/console/keys"); secret.MatchString(got.Body) {
+	if !copied {
+		t.Fatal("no one-time cookie to copy")
+	}
+	if got := other.Get("/console/keys"); secret.MatchString(got.Body) {
 		t.Fatal("another session read the secret from a copied cookie")
+	}
+}
+
+func TestConsole_SwitchToLive(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	if p := v.Post("/console/environment", url.Values{"environment": {"live"}}, false); p.Status != http.StatusForbidden {
+		t.Fatalf("switch without a CSRF token: %d", p.Status)
+	}
+	oldCSRF := v.CSRF
+	if p := v.Post("/console/environment", url.Values{"environment": {"live"}}, true); p.Status != http.StatusSeeOther {
+		t.Fatalf("switch to LIVE: %d", p.Status)
+	}
+	p := v.Get("/console/keys")
+	if p.Status != 200 || !strings.Contains(p.Body, `id="env">LIVE<`) || strings.Contains(p.Body, ">root<") {
+		t.Fatalf("LIVE keys page (the TEST root key must not be listed): %d\n%s", p.Status, p.Body)
+	}
+	if v.CSRF == oldCSRF {
+		t.Fatal("the CSRF token did not change with the environment's new cookie")
+	}
+	if p := v.Post("/console/keys", url.Values{"name": {"live key"}, "scopes": {"wallets:read"}}, true); p.Status != http.StatusSeeOther {
+		t.Fatalf("create a LIVE key: %d %s", p.Status, p.Body)
+	}
+	if p := v.Get("/console/keys"); !regexp.MustCompile(`csk_live_[A-Za-z0-9]+_[A-Za-z0-9]+`).MatchString(p.Body) {
+		t.Fatal("the LIVE key's secret is not a csk_live key")
 	}
 }
