@@ -87,6 +87,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	k.developerRoutes(m)
 	k.moneyRoutes(m)
 	k.financeRoutes(m)
+	m.All("/*", func(c *fiber.Ctx) error { return k.renderError(c, fiber.StatusNotFound, "No console page here.") })
 	return k, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -269,5 +270,27 @@ func TestConsole_SwitchToLive(t *testing.T) {
 	}
 	if p := v.Get("/console/keys"); !regexp.MustCompile(`csk_live_[A-Za-z0-9]+_[A-Za-z0-9]+`).MatchString(p.Body) {
 		t.Fatal("the LIVE key's secret is not a csk_live key")
+	}
+}
+
+func TestConsole_ListsPage(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	for i := range 27 {
+		env().NewKey(t, ten.Root, map[string]any{"name": "paged " + strconv.Itoa(i), "scopes": []string{"wallets:read"}})
+	}
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	first := v.Get("/console/keys")
+	next := regexp.MustCompile(`<a href="([^"]+)" rel="next"`).FindStringSubmatch(first.Body)
+	if first.Status != 200 || !strings.Contains(first.Body, "1–25 of 28") || next == nil {
+		t.Fatalf("first page: %d\n%s", first.Status, first.Body)
+	}
+	second := v.Get(strings.ReplaceAll(next[1], "&amp;", "&"))
+	if !strings.Contains(second.Body, "26–28 of 28") || strings.Contains(second.Body, `rel="next"`) || !strings.Contains(second.Body, `rel="prev"`) {
+		t.Fatalf("second page:\n%s", second.Body)
+	}
+	if p := v.Get("/console/no-such-page"); p.Status != http.StatusNotFound || !strings.Contains(p.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("unknown page: %d %s", p.Status, p.Header.Get("Content-Type"))
 	}
 }
