@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -70,6 +71,14 @@ func TestConsoleBrowser(t *testing.T) {
 		ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": amount}).Expect(t, 201)
 	}
 	ten.Root.Post("/v1/agents", map[string]any{"name": "Procurement agent"}).Expect(t, 201)
+	// An off-ramp payment to a phone without an account: it waits as a funded claim.
+	phone := fmt.Sprintf("+1628%07d", 2_000_000+time.Now().UnixNano()%7_000_000)
+	offramp := ten.Root.Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": "10"}).Expect(t, 201).JSON(t)
+	claimID, _ := offramp["claimId"].(string)
+	if claimID == "" {
+		t.Fatalf("no claim: %v", offramp)
+	}
+	harness.WaitClaim(t, ten.Root, claimID, "funded", func(c map[string]any) bool { return c["funded"] == true })
 	owner := harness.NewOwner(t)
 	w := ten.Root.Post("/v1/wallets", map[string]any{"name": "Treasury", "threshold": 1,
 		"owners": []map[string]any{{"address": owner.Address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)
@@ -99,7 +108,7 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	var balances string
 	run(t, ctx, "balances", chromedp.Text("#balances", &balances, chromedp.ByQuery), screenshot(t, "balances"))
-	if !strings.Contains(balances, "250.000000") {
+	if !strings.Contains(balances, "240.000000") { // 250 deposited, 10 sent to the claim
 		t.Fatalf("balances page: %q", balances)
 	}
 	// Times are rewritten into the viewer's zone by console.js (UTC without it).
@@ -174,6 +183,26 @@ func TestConsoleBrowser(t *testing.T) {
 	)
 	if !strings.Contains(payment, payID) || !strings.Contains(payment, "1.500000") || !strings.Contains(payment, "AWAITING_SIGNATURE") {
 		t.Fatalf("payment page: %q", payment)
+	}
+
+	// The off-ramp payment, its claim and their state histories.
+	var offrampPage string
+	run(t, ctx, "off-ramp payment",
+		chromedp.Navigate(base+"/console/offramp"),
+		chromedp.WaitVisible("#offramp-payments a", chromedp.ByQuery),
+		screenshot(t, "offramp"),
+		chromedp.Click("#offramp-payments a", chromedp.ByQuery),
+		chromedp.WaitVisible("#claim", chromedp.ByQuery),
+		chromedp.Text("main", &offrampPage, chromedp.ByQuery),
+		screenshot(t, "offramp-payment"),
+	)
+	for _, want := range []string{offramp["paymentId"].(string), claimID, "PENDING_CLAIM", "10.000000", "offramp_payment.pending_claim"} {
+		if !strings.Contains(offrampPage, want) {
+			t.Fatalf("off-ramp page lacks %q:\n%s", want, offrampPage)
+		}
+	}
+	if strings.Contains(offrampPage, strings.TrimPrefix(phone, "+1")) {
+		t.Fatal("the off-ramp page shows the full phone number")
 	}
 
 	// The proposal's event is delivered; redeliver it from the endpoint's page.
@@ -265,7 +294,7 @@ func TestConsoleBrowser(t *testing.T) {
 	// The other pages render, for the screenshots of docs/console.md.
 	for _, p := range []struct{ path, sel, name string }{
 		{"/console/wallets", "#wallets", "wallets"}, {"/console/wallets/" + walletID, "#wallet-balances", "wallet"},
-		{"/console/events", "#events", "events"}, {"/console/offramp", "#offramp-payments", "offramp"},
+		{"/console/events", "#events", "events"},
 		{"/console/cards", "#cards", "cards"}, {"/console/agents", "#agents", "agents"},
 		{"/console/accounts", "#accounts", "accounts"}, {"/console/trial-balance", ".trial", "trial-balance"},
 	} {
