@@ -18,27 +18,6 @@ import (
 	"corridor/test/harness"
 )
 
-// screenshots writes a PNG of each page to docs/console/ when CONSOLE_SCREENSHOTS is set
-// (`CONSOLE_SCREENSHOTS=1 go test ./test/console -run TestConsoleBrowser`); otherwise it does
-// nothing.
-func screenshot(t *testing.T, name string) chromedp.Action {
-	return chromedp.ActionFunc(func(ctx context.Context) error {
-		if os.Getenv("CONSOLE_SCREENSHOTS") == "" {
-			return nil
-		}
-		var buf []byte
-		if err := chromedp.FullScreenshot(&buf, 100).Do(ctx); err != nil {
-			return err
-		}
-		dir := filepath.Join("..", "..", "docs", "console")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-		t.Logf("screenshot %s.png: %d bytes", name, len(buf))
-		return os.WriteFile(filepath.Join(dir, name+".png"), buf, 0o644)
-	})
-}
-
 func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {
 	t.Helper()
 	if err := chromedp.Run(ctx, actions...); err != nil {
