@@ -49,7 +49,7 @@ type Services struct {
 
 // Config configures the console.
 type Config struct {
-	// CookieKey signs the session cookie and derives CSRF tokens (at least 32 bytes). Every
+	// CookieKey seals the session cookie and derives CSRF tokens (at least 32 bytes). Every
 	// replica must hold the same key; wiring derives it from the cipher's lookup key.
 	CookieKey []byte
 }

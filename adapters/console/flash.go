@@ -1,10 +1,7 @@
 package console
 
 import (
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -33,24 +30,11 @@ type flash struct {
 	Until  int64  `json:"u"`
 }
 
-func (s sealer) aead() cipher.AEAD {
-	key := sha256.Sum256(append([]byte("console flash\x00"), s.key...))
-	block, err := aes.NewCipher(key[:])
-	if err != nil {
-		panic(err)
-	}
-	g, err := cipher.NewGCM(block)
-	if err != nil {
-		panic(err)
-	}
-	return g
-}
-
 func (k *Console) setFlash(c *fiber.Ctx, f flash) {
 	f.Nonce, _ = c.Locals(localNonce).(string)
 	f.Until = time.Now().Add(flashLifetime).Unix()
 	raw, _ := json.Marshal(f) //nolint:gosec // sealed with AES-GCM below; the secret is the one this response shows once
-	g := k.seal.aead()
+	g := k.seal.aead("flash")
 	nonce := make([]byte, g.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
 		panic(err)
@@ -76,7 +60,7 @@ func (k *Console) takeFlash(c *fiber.Ctx, kind string) (flash, bool) {
 
 func (k *Console) openFlash(v string) (flash, error) {
 	sealed, err := base64.RawURLEncoding.DecodeString(v)
-	g := k.seal.aead()
+	g := k.seal.aead("flash")
 	if err != nil || len(sealed) < g.NonceSize() {
 		return flash{}, errors.New("malformed flash")
 	}

@@ -1,13 +1,14 @@
 package console
 
 import (
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -23,15 +24,15 @@ const (
 	csrfField     = "_csrf"
 )
 
-// cookieState is what the session cookie carries. The token is verified with the identity
-// provider on every request; the MAC only keeps the environment and nonce honest.
+// cookieState is what the session cookie carries, sealed. The token is verified with the
+// identity provider on every request.
 type cookieState struct {
 	Token string `json:"t,omitempty"`
 	Env   string `json:"e,omitempty"`
 	Nonce string `json:"n"`
 }
 
-// sealer signs cookies and derives CSRF tokens with one key.
+// sealer seals cookies and derives CSRF tokens from one key.
 type sealer struct{ key []byte }
 
 func (s sealer) mac(parts ...string) []byte {
@@ -43,24 +44,28 @@ func (s sealer) mac(parts ...string) []byte {
 	return m.Sum(nil)
 }
 
+// seal encrypts and authenticates the cookie (AES-GCM under a key derived from the cookie
+// key): the session token it carries is neither readable nor alterable by whoever sees the
+// cookie.
 func (s sealer) seal(st cookieState) string {
-	raw, _ := json.Marshal(st)
-	body := base64.RawURLEncoding.EncodeToString(raw)
-	return body + "." + base64.RawURLEncoding.EncodeToString(s.mac("cookie", body))
+	raw, _ := json.Marshal(st) //nolint:gosec // sealed with AES-GCM below
+	g := s.aead("cookie")
+	nonce := make([]byte, g.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(g.Seal(nonce, nonce, raw, []byte(sessionCookie)))
 }
 
 func (s sealer) open(v string) (cookieState, error) {
-	body, sig, ok := strings.Cut(v, ".")
-	if !ok {
+	sealed, err := base64.RawURLEncoding.DecodeString(v)
+	g := s.aead("cookie")
+	if err != nil || len(sealed) < g.NonceSize() {
 		return cookieState{}, errors.New("malformed cookie")
 	}
-	got, err := base64.RawURLEncoding.DecodeString(sig)
-	if err != nil || !hmac.Equal(got, s.mac("cookie", body)) {
-		return cookieState{}, errors.New("cookie signature")
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(body)
+	raw, err := g.Open(nil, sealed[:g.NonceSize()], sealed[g.NonceSize():], []byte(sessionCookie))
 	if err != nil {
-		return cookieState{}, err
+		return cookieState{}, errors.New("cookie does not open")
 	}
 	var st cookieState
 	if err := json.Unmarshal(raw, &st); err != nil || st.Nonce == "" {
@@ -108,4 +113,18 @@ func parseEnv(s string) (core.Environment, bool) {
 		return core.EnvTest, true
 	}
 	return core.ParseEnvironment(s)
+}
+
+// aead is AES-256-GCM under a key derived from the cookie key for one purpose.
+func (s sealer) aead(purpose string) cipher.AEAD {
+	key := sha256.Sum256(append([]byte("console "+purpose+"\x00"), s.key...))
+	block, err := aes.NewCipher(key[:])
+	if err != nil {
+		panic(err)
+	}
+	g, err := cipher.NewGCM(block)
+	if err != nil {
+		panic(err)
+	}
+	return g
 }
