@@ -294,3 +294,17 @@ func TestConsole_ListsPage(t *testing.T) {
 		t.Fatalf("unknown page: %d %s", p.Status, p.Header.Get("Content-Type"))
 	}
 }
+
+func TestConsole_SessionWithoutTenant(t *testing.T) {
+	t.Parallel()
+	_, token := env().NewUser(t)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(token)
+	p := v.Get("/console/keys")
+	if p.Status != http.StatusForbidden || !strings.Contains(p.Body, "neither the owner nor a member") || !strings.Contains(p.Body, `action="/console/signout"`) {
+		t.Fatalf("a session without a tenant: %d\n%s", p.Status, p.Body)
+	}
+	if p := v.Post("/console/keys", url.Values{"name": {"orphan"}}, true); p.Status != http.StatusForbidden || !strings.Contains(p.Body, "TENANT_REQUIRED") {
+		t.Fatalf("a session without a tenant creates a key: %d\n%s", p.Status, p.Body)
+	}
+}
