@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/emulation"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"corridor/core"
@@ -69,6 +72,31 @@ func TestConsoleBrowser(t *testing.T) {
 
 	ctx := harness.Browser(t)
 	base := env().BaseURL
+	// Anything the page's policy blocks, and any script error, is reported by the browser.
+	var mu sync.Mutex
+	var violations []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		var text string
+		switch e := ev.(type) {
+		case *cdplog.EventEntryAdded:
+			text = e.Entry.Text
+		case *runtime.EventExceptionThrown:
+			text = e.ExceptionDetails.Text
+		}
+		if strings.Contains(text, "Content Security Policy") || strings.Contains(text, "Uncaught") {
+			mu.Lock()
+			violations = append(violations, text)
+			mu.Unlock()
+		}
+	})
+	run(t, ctx, "enable the log", cdplog.Enable())
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(violations) > 0 {
+			t.Errorf("the browser reported policy violations or script errors: %q", violations)
+		}
+	})
 	run(t, ctx, "viewer time zone", emulation.SetTimezoneOverride("Asia/Tokyo"))
 
 	// Sign in.

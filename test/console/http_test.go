@@ -84,11 +84,14 @@ func TestConsole_ContentSecurityPolicy(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "12.5"}).Expect(t, 201)
+	ep := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/csp", "events": []string{"*"}}).Expect(t, 201).JSON(t)
+	bal := ten.Root.Get("/v1/balances").Expect(t, 200).JSON(t)
+	account, _ := bal["balances"].([]any)[0].(map[string]any)["accountId"].(string)
 	v := env().ConsoleVisitor(t)
 	signin := v.Get("/console/signin")
 	v.SignIn(ten.SessionToken)
 	pages := map[string]*harness.ConsolePage{"/console/signin": signin}
-	for _, path := range []string{"/console/balances", "/console/keys", "/console/webhooks", "/console/events", "/console/wallets",
+	for _, path := range []string{"/console/webhooks/" + ep["id"].(string), "/console/accounts/" + account,"/console/balances", "/console/keys", "/console/webhooks", "/console/events", "/console/wallets",
 		"/console/payments", "/console/offramp", "/console/cards", "/console/agents", "/console/entries", "/console/accounts",
 		"/console/trial-balance", "/console/reconciliation", "/console/static/console.css", "/console/static/console.js"} {
 		pages[path] = v.Get(path)
