@@ -311,3 +311,55 @@ func TestConsole_SessionWithoutTenant(t *testing.T) {
 		t.Fatalf("a session without a tenant creates a key: %d\n%s", p.Status, p.Body)
 	}
 }
+
+func TestConsole_RevokeRotateAndFilteredCSV(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "7.25"}).Expect(t, 201)
+	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "1"}).Expect(t, 201)
+	key := env().NewKey(t, ten.Root, map[string]any{"name": "to revoke", "scopes": []string{"wallets:read"}})
+	keys := ten.Root.Get("/v1/api-keys").Expect(t, 200).JSON(t)["apiKeys"].([]any)
+	var keyID string
+	for _, k := range keys {
+		if m := k.(map[string]any); m["name"] == "to revoke" {
+			keyID = m["id"].(string)
+		}
+	}
+	ep := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/rotate", "events": []string{"*"}}).Expect(t, 201).JSON(t)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+
+	// Revoke: the key stops authenticating at once.
+	v.Get("/console/keys")
+	if p := v.Post("/console/keys/"+keyID+"/revoke", nil, true); p.Status != http.StatusSeeOther {
+		t.Fatalf("revoke: %d %s", p.Status, p.Body)
+	}
+	env().Client(t).WithKey(key).Get("/v1/wallets").ExpectError(t, 401, "UNAUTHENTICATED")
+
+	// Rotate: the new secret is shown once on the endpoint's page.
+	id := ep["id"].(string)
+	v.Get("/console/webhooks/" + id)
+	if p := v.Post("/console/webhooks/"+id+"/rotate", nil, true); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/webhooks/"+id {
+		t.Fatalf("rotate: %d %q", p.Status, p.Header.Get("Location"))
+	}
+	if p := v.Get("/console/webhooks/" + id); !strings.Contains(p.Body, `id="endpoint-secret"`) || !strings.Contains(p.Body, "Secret rotated") {
+		t.Fatal("the rotated secret is not shown")
+	}
+	if p := v.Get("/console/webhooks/" + id); strings.Contains(p.Body, `id="endpoint-secret"`) {
+		t.Fatal("the rotated secret is shown twice")
+	}
+
+	// The journal CSV with a filter is the API's with the same filter, byte for byte.
+	bal := ten.Root.Get("/v1/balances").Expect(t, 200).JSON(t)
+	account, _ := bal["balances"].([]any)[0].(map[string]any)["accountId"].(string)
+	for _, q := range []string{"accountId=" + account, "from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z", "to=2000-01-01T00:00:00Z"} {
+		api := ten.Root.Get("/v1/ledger/entries?format=csv&" + q).Expect(t, 200)
+		p := v.Get("/console/entries.csv?" + q)
+		if p.Status != 200 || p.Body != string(api.Body) || p.Header.Get("Content-Type") != api.Header.Get("Content-Type") {
+			t.Fatalf("CSV %s: %d\n%s\n---\n%s", q, p.Status, p.Body, api.Body)
+		}
+	}
+	if p := v.Get("/console/entries?from=yesterday"); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, "from must be") {
+		t.Fatalf("bad filter: %d", p.Status)
+	}
+}
