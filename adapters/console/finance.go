@@ -69,6 +69,9 @@ type entriesData struct {
 	Page    *pager
 	Filter  entriesFilter
 	CSV     string
+	// Own are the caller's account ids (the first ports.MaxTake): only those link to a
+	// statement; platform and world accounts do not.
+	Own map[string]bool
 }
 
 func (k *Console) entries(c *fiber.Ctx) error {
@@ -83,11 +86,17 @@ func (k *Console) entries(c *fiber.Ctx) error {
 		return k.fail(c, err)
 	}
 	pg.Total = total
+	own := map[string]bool{}
+	if accounts, _, err := k.svc.Finance.LedgerAccounts(c.UserContext(), principal(c), ports.Page{Take: ports.MaxTake}, nil); err == nil {
+		for _, a := range accounts {
+			own[a.Account.ID] = true
+		}
+	}
 	csv := Prefix + "/entries.csv"
 	if q := string(c.Context().QueryArgs().QueryString()); q != "" {
 		csv += "?" + q
 	}
-	return k.render(c, fiber.StatusOK, "entries", "Journal entries", "", entriesData{Entries: es, Page: pg, Filter: f, CSV: csv})
+	return k.render(c, fiber.StatusOK, "entries", "Journal entries", "", entriesData{Entries: es, Page: pg, Filter: f, CSV: csv, Own: own})
 }
 
 // entriesCSV is the API's export, byte for byte: the same use case and the same writer as

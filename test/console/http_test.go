@@ -359,6 +359,20 @@ func TestConsole_RevokeRotateAndFilteredCSV(t *testing.T) {
 			t.Fatalf("CSV %s: %d\n%s\n---\n%s", q, p.Status, p.Body, api.Body)
 		}
 	}
+	// Every account the journal and the trial balance link to opens (platform accounts are not
+	// linked: they are no tenant's).
+	links := regexp.MustCompile(`href="(/console/accounts/[^"]+)"`)
+	for _, page := range []string{"/console/entries", "/console/trial-balance"} {
+		found := links.FindAllStringSubmatch(v.Get(page).Body, -1)
+		if len(found) == 0 {
+			t.Fatalf("%s links no account", page)
+		}
+		for _, m := range found {
+			if p := v.Get(m[1]); p.Status != 200 {
+				t.Errorf("%s links %s, which answers %d", page, m[1], p.Status)
+			}
+		}
+	}
 	if p := v.Get("/console/entries?from=yesterday"); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, "from must be") {
 		t.Fatalf("bad filter: %d", p.Status)
 	}
