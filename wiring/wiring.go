@@ -251,6 +251,10 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
+	if err := mountConsole(srv, services, protect, log); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
 		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
 }

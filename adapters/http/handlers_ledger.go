@@ -208,3 +208,7 @@ func csvText(s string) string {
 	}
 	return s
 }
+
+// EntriesCSV renders journal entries exactly as GET /v1/ledger/entries?format=csv does, for
+// the console's download.
+func EntriesCSV(entries []finance.JournalEntryView) ([]byte, error) { return entriesCSV(entries) }

@@ -46,11 +46,18 @@ func Browser(t testing.TB) context.Context {
 	if err != nil {
 		t.Fatalf("no headless Chromium on PATH (set CHROMIUM, or run `make browser`): %v", err)
 	}
+	// The profile is removed after the browser is stopped, best effort: Chromium's helper
+	// processes may still be writing to it for a moment, which t.TempDir's cleanup would fail
+	// the test for.
+	profile, err := os.MkdirTemp("", "corridor-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.NoSandbox, // CI and this machine run tests as root, where Chromium's sandbox refuses to start
 		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(profile),
 		chromedp.WindowSize(1280, 900),
 		chromedp.Flag("disable-dev-shm-usage", true),
 	)
@@ -61,6 +68,12 @@ func Browser(t testing.TB) context.Context {
 		cancelTimeout()
 		cancelTab()
 		cancelAlloc()
+		for range 20 {
+			if os.RemoveAll(profile) == nil {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 	})
 	// Start the browser now so a broken installation fails here, named, not in the first action.
 	if err := chromedp.Run(ctx); err != nil {

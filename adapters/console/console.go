@@ -1,0 +1,218 @@
+// Package console is the tenant console's inbound adapter: server-rendered pages under
+// /console/ on the API's Fiber app. It calls the same app services as the API, as the
+// signed-in member with the member's role (the principal the API would build from the same
+// session token), and renders web/console's templates. It has no store and no SQL of its own.
+package console
+
+import (
+	"errors"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/filesystem"
+
+	agentsapp "corridor/app/agents"
+	cardsapp "corridor/app/cards"
+	"corridor/app/finance"
+	offrampapp "corridor/app/offramp"
+	safepayapp "corridor/app/safepay"
+	"corridor/app/tenancy"
+	"corridor/app/wallets"
+	webhooksapp "corridor/app/webhooks"
+	"corridor/core"
+	"corridor/core/auth"
+	webconsole "corridor/web/console"
+)
+
+// Prefix is where the console is mounted.
+const Prefix = "/console"
+
+// ContentSecurityPolicy is sent with every console response: scripts, styles and images from
+// the console's own origin only, nothing inline, no framing, forms posting only here.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// Services are the app services the pages call: the same instances the API's routes hold.
+type Services struct {
+	Tenancy  *tenancy.Service
+	Finance  *finance.Service
+	Wallets  *wallets.Service
+	SafePay  *safepayapp.Service
+	Offramp  *offrampapp.Service
+	Agents   *agentsapp.Service
+	Cards    *cardsapp.Service
+	Webhooks *webhooksapp.Service
+}
+
+// Config configures the console.
+type Config struct {
+	// CookieKey seals the session cookie and derives CSRF tokens (at least 32 bytes). Every
+	// replica must hold the same key; wiring derives it from the cipher's lookup key.
+	CookieKey []byte
+}
+
+// Console is the mounted console.
+type Console struct {
+	svc   Services
+	seal  sealer
+	pages map[string]*template.Template
+	log   *slog.Logger
+}
+
+// Mount registers the console's routes on app.
+func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console, error) {
+	if len(cfg.CookieKey) < 32 {
+		return nil, errors.New("console: the cookie key must be at least 32 bytes")
+	}
+	if svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Offramp == nil ||
+		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || log == nil {
+		return nil, errors.New("console: every service and the logger are required")
+	}
+	k := &Console{svc: svc, seal: sealer{key: cfg.CookieKey}, log: log}
+	var err error
+	if k.pages, err = webconsole.Pages(funcs); err != nil {
+		return nil, err
+	}
+	g := app.Group(Prefix, securityHeaders)
+	g.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(webconsole.Static()), MaxAge: 3600}))
+	g.Get("/signin", k.signinPage)
+	g.Post("/signin", k.signin)
+	m := g.Group("", k.member, k.csrf)
+	m.Post("/signout", k.signout)
+	m.Post("/environment", k.switchEnvironment)
+	m.Get("/", k.home)
+	k.developerRoutes(m)
+	k.moneyRoutes(m)
+	k.financeRoutes(m)
+	m.All("/*", func(c *fiber.Ctx) error { return k.renderError(c, fiber.StatusNotFound, "No console page here.") })
+	return k, nil
+}
+
+// securityHeaders: the strict policy, no framing, no caching of pages that show balances.
+func securityHeaders(c *fiber.Ctx) error {
+	c.Set("Content-Security-Policy", ContentSecurityPolicy)
+	c.Set("X-Frame-Options", "DENY")
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("Referrer-Policy", "same-origin")
+	if !strings.HasPrefix(c.Path(), Prefix+"/static/") {
+		c.Set(fiber.HeaderCacheControl, "no-store")
+	}
+	return c.Next()
+}
+
+const (
+	localMember = "consoleMember"
+	localNonce  = "consoleNonce"
+)
+
+// member resolves the session cookie to the member's principal, through the same use case as
+// the API's Authorization: Bearer; no valid session sends the browser to the sign-in page.
+func (k *Console) member(c *fiber.Ctx) error {
+	st, err := k.seal.open(c.Cookies(sessionCookie))
+	if err != nil || st.Token == "" {
+		return k.toSignin(c)
+	}
+	env, ok := parseEnv(st.Env)
+	if !ok {
+		return k.toSignin(c)
+	}
+	p, err := k.svc.Tenancy.AuthenticateSession(c.UserContext(), st.Token, env)
+	if err != nil {
+		if errors.Is(err, core.ErrUnauthenticated) {
+			clearCookie(c, sessionCookie)
+			return k.toSignin(c)
+		}
+		return k.fail(c, err)
+	}
+	c.Locals(localMember, p)
+	c.Locals(localNonce, st.Nonce)
+	if p.TenantID == "" && c.Method() == fiber.MethodGet {
+		return k.render(c, fiber.StatusForbidden, "notenant", "No tenant", "", nil)
+	}
+	return c.Next()
+}
+
+func (k *Console) toSignin(c *fiber.Ctx) error {
+	if c.Method() != fiber.MethodGet {
+		return k.renderError(c, fiber.StatusUnauthorized, "Your session has ended: sign in again.")
+	}
+	return c.Redirect(Prefix+"/signin", fiber.StatusSeeOther)
+}
+
+// csrf refuses any POST whose form token is not the one tied to this session's cookie.
+func (k *Console) csrf(c *fiber.Ctx) error {
+	if c.Method() != fiber.MethodPost {
+		return c.Next()
+	}
+	nonce, _ := c.Locals(localNonce).(string)
+	if !k.seal.csrfValid(nonce, c.FormValue(csrfField)) {
+		return k.renderError(c, fiber.StatusForbidden, "This form has expired or did not come from the console (CSRF token missing or wrong). Reload the page and try again.")
+	}
+	return c.Next()
+}
+
+func principal(c *fiber.Ctx) auth.Principal {
+	p, _ := c.Locals(localMember).(auth.Principal)
+	return p
+}
+
+// view is what every page template receives.
+type view struct {
+	Title   string
+	Section string
+	Member  *auth.Principal
+	CSRF    string
+	Notice  string
+	Error   string
+	Data    any
+}
+
+func (k *Console) render(c *fiber.Ctx, status int, page, title, notice string, data any) error {
+	t, ok := k.pages[page]
+	if !ok {
+		return errors.New("console: no page " + page)
+	}
+	v := view{Title: title, Section: page, Notice: notice, Data: data}
+	if p, ok := c.Locals(localMember).(auth.Principal); ok {
+		v.Member = &p
+	}
+	if nonce, ok := c.Locals(localNonce).(string); ok {
+		v.CSRF = k.seal.csrf(nonce)
+	}
+	if e, ok := c.Locals("consoleError").(string); ok {
+		v.Error = e
+	}
+	var b strings.Builder
+	if err := t.ExecuteTemplate(&b, "layout.html", v); err != nil {
+		k.log.Error("console: render", "page", page, "error", err.Error())
+		return c.Status(fiber.StatusInternalServerError).SendString("internal error")
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+	return c.Status(status).SendString(b.String())
+}
+
+// renderError answers an error page with status.
+func (k *Console) renderError(c *fiber.Ctx, status int, message string) error {
+	c.Locals("consoleError", message)
+	return k.render(c, status, "error", "Error", "", nil)
+}
+
+// fail renders a use case's refusal with the API's status for its code: a role without the
+// scope is 403 with the scope named, another tenant's object 404.
+func (k *Console) fail(c *fiber.Ctx, err error) error {
+	var de *core.Error
+	if !errors.As(err, &de) || de.Code == core.CodeInternal {
+		k.log.Error("console: unhandled error", "path", c.Path(), "error", err.Error())
+		return k.renderError(c, fiber.StatusInternalServerError, "Something went wrong on our side.")
+	}
+	msg := de.Message
+	if req, ok := de.Details["required"].(string); ok {
+		msg = "Your role does not allow this: it needs the " + req + " scope. (" + string(de.Code) + ")"
+	} else {
+		msg = msg + " (" + string(de.Code) + ")"
+	}
+	return k.renderError(c, statusFor(de.Code), msg)
+}

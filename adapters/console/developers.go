@@ -1,0 +1,200 @@
+package console
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app/tenancy"
+	webhooksapp "corridor/app/webhooks"
+	"corridor/core/auth"
+	"corridor/core/event"
+	"corridor/core/tenant"
+	"corridor/core/webhook"
+)
+
+func (k *Console) developerRoutes(r fiber.Router) {
+	r.Get("/keys", k.keys)
+	r.Post("/keys", k.createKey)
+	r.Post("/keys/:id/revoke", k.revokeKey)
+	r.Get("/webhooks", k.webhooks)
+	r.Post("/webhooks", k.createWebhook)
+	r.Get("/webhooks/:id", k.webhook)
+	r.Post("/webhooks/:id/rotate", k.rotateWebhook)
+	r.Post("/webhooks/:id/deliveries/:delivery/redeliver", k.redeliver)
+	r.Get("/events", k.events)
+}
+
+// formValues are the values of a repeated form field (checkboxes).
+func formValues(c *fiber.Ctx, name string) []string {
+	var out []string
+	for _, v := range c.Request().PostArgs().PeekMulti(name) {
+		if s := strings.TrimSpace(string(v)); s != "" {
+			out = append(out, s)
+		}
+	}
+	if form, err := c.MultipartForm(); err == nil {
+		out = append(out, form.Value[name]...)
+	}
+	return out
+}
+
+type keysData struct {
+	Keys    []tenant.APIKey
+	Page    *pager
+	Scopes  []auth.Scope
+	Created *flash
+}
+
+func (k *Console) keys(c *fiber.Ctx) error {
+	var created *flash
+	notice := ""
+	if f, ok := k.takeFlash(c, "key"); ok {
+		created, notice = &f, f.Notice
+	}
+	page, pg := pageOf(c)
+	keys, total, err := k.svc.Tenancy.ListKeys(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "keys", "API keys", notice, keysData{Keys: keys, Page: pg, Scopes: auth.AllScopes, Created: created})
+}
+
+// createKey mints a key and shows its secret on this one response; the list never shows it.
+func (k *Console) createKey(c *fiber.Ctx) error {
+	scopes := formValues(c, "scopes")
+	in := tenancy.CreateKeyInput{Name: c.FormValue("name"), Scopes: scopes, ScopesSet: len(scopes) > 0}
+	if days := strings.TrimSpace(c.FormValue("expiresInDays")); days != "" && days != "0" {
+		n, err := strconv.Atoi(days)
+		if err != nil || n <= 0 || n > 3650 {
+			return k.renderError(c, fiber.StatusUnprocessableEntity, "expiresInDays must be a whole number of days from 1 to 3650")
+		}
+		at := k.svc.Tenancy.Now().Add(time.Duration(n) * 24 * time.Hour).UTC()
+		in.ExpiresAt = &at
+	}
+	created, err := k.svc.Tenancy.CreateKey(c.UserContext(), principal(c), in)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	k.setFlash(c, flash{Kind: "key", ID: created.Key.ID, Label: created.Key.Name, Secret: created.Plaintext,
+		Notice: "Key created. Copy the secret now: it is shown only once."})
+	return c.Redirect(Prefix+"/keys", fiber.StatusSeeOther)
+}
+
+func (k *Console) revokeKey(c *fiber.Ctx) error {
+	if _, err := k.svc.Tenancy.RevokeKey(c.UserContext(), principal(c), c.Params("id")); err != nil {
+		return k.fail(c, err)
+	}
+	return c.Redirect(Prefix+"/keys", fiber.StatusSeeOther)
+}
+
+// SuggestedEvents are offered as checkboxes when adding an endpoint; any other type is typed.
+var SuggestedEvents = []string{
+	"safe_payment.awaiting_signature", "safe_payment.completed", "safe_payment.failed", "safe_payment.cancelled",
+	"offramp_payment.delivered", "offramp_payment.failed", "claim.redeemed", "claim.expired",
+	"card_authorization.approved", "card_authorization.declined", "agent.suspended", "agent.reactivated",
+	"invoice.paid", "treasury_sweep.proposed", "webhook_endpoint.disabled",
+}
+
+type webhooksData struct {
+	Endpoints []webhook.Endpoint
+	Page      *pager
+	Events    []string
+	Created   *flash
+}
+
+func (k *Console) webhooks(c *fiber.Ctx) error {
+	var created *flash
+	notice := ""
+	if f, ok := k.takeFlash(c, "endpoint"); ok {
+		created, notice = &f, f.Notice
+	}
+	page, pg := pageOf(c)
+	eps, total, err := k.svc.Webhooks.ListEndpoints(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "webhooks", "Webhook endpoints", notice, webhooksData{Endpoints: eps, Page: pg, Events: SuggestedEvents, Created: created})
+}
+
+func (k *Console) createWebhook(c *fiber.Ctx) error {
+	events := formValues(c, "events")
+	for _, t := range strings.Split(c.FormValue("otherEvents"), ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			events = append(events, t)
+		}
+	}
+	if len(events) == 0 {
+		events = []string{"*"}
+	}
+	ep, secret, err := k.svc.Webhooks.CreateEndpoint(c.UserContext(), principal(c), webhooksapp.EndpointInput{URL: strings.TrimSpace(c.FormValue("url")), Events: events})
+	if err != nil {
+		return k.fail(c, err)
+	}
+	k.setFlash(c, flash{Kind: "endpoint", ID: ep.ID, Label: ep.URL, Secret: secret,
+		Notice: "Endpoint added. Copy its signing secret now: it is shown only once."})
+	return c.Redirect(Prefix+"/webhooks", fiber.StatusSeeOther)
+}
+
+type webhookData struct {
+	Endpoint   webhook.Endpoint
+	Deliveries []webhooksapp.DeliveryView
+	Page       *pager
+	Secret     string
+}
+
+func (k *Console) webhook(c *fiber.Ctx) error {
+	id, notice, secret := c.Params("id"), "", ""
+	if f, ok := k.takeFlash(c, "rotated"); ok && f.ID == id {
+		notice, secret = f.Notice, f.Secret
+	}
+	ep, err := k.svc.Webhooks.GetEndpoint(c.UserContext(), principal(c), id)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	page, pg := pageOf(c)
+	ds, total, err := k.svc.Webhooks.ListDeliveries(c.UserContext(), principal(c), id, page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "webhook", "Endpoint "+ep.ID, notice, webhookData{Endpoint: ep, Deliveries: ds, Page: pg, Secret: secret})
+}
+
+func (k *Console) rotateWebhook(c *fiber.Ctx) error {
+	_, secret, err := k.svc.Webhooks.UpdateEndpoint(c.UserContext(), principal(c), c.Params("id"), webhooksapp.EndpointPatch{RotateSecret: true})
+	if err != nil {
+		return k.fail(c, err)
+	}
+	k.setFlash(c, flash{Kind: "rotated", ID: c.Params("id"), Secret: secret,
+		Notice: "Secret rotated. Copy the new signing secret now: it is shown only once."})
+	return c.Redirect(Prefix+"/webhooks/"+c.Params("id"), fiber.StatusSeeOther)
+}
+
+func (k *Console) redeliver(c *fiber.Ctx) error {
+	if _, err := k.svc.Webhooks.Redeliver(c.UserContext(), principal(c), c.Params("delivery")); err != nil {
+		return k.fail(c, err)
+	}
+	return c.Redirect(Prefix+"/webhooks/"+c.Params("id"), fiber.StatusSeeOther)
+}
+
+type eventsData struct {
+	Events []event.Event
+	Page   *pager
+	Type   string
+}
+
+func (k *Console) events(c *fiber.Ctx) error {
+	page, pg := pageOf(c)
+	q := webhooksapp.EventQuery{Type: strings.TrimSpace(c.Query("type"))}
+	evs, total, err := k.svc.Webhooks.ListEvents(c.UserContext(), principal(c), q, page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "events", "Events", "", eventsData{Events: evs, Page: pg, Type: q.Type})
+}

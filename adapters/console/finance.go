@@ -1,0 +1,181 @@
+package console
+
+import (
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	httpapi "corridor/adapters/http"
+	"corridor/app/finance"
+	"corridor/ports"
+)
+
+func (k *Console) financeRoutes(r fiber.Router) {
+	r.Get("/balances", k.balances)
+	r.Get("/entries", k.entries)
+	r.Get("/entries.csv", k.entriesCSV)
+	r.Get("/trial-balance", k.trialBalance)
+	r.Get("/reconciliation", k.reconciliation)
+	r.Get("/accounts", k.accounts)
+	r.Get("/accounts/:id", k.account)
+}
+
+// home is the service balances: the first thing a finance person asks.
+func (k *Console) home(c *fiber.Ctx) error {
+	return c.Redirect(Prefix+"/balances", fiber.StatusSeeOther)
+}
+
+func (k *Console) balances(c *fiber.Ctx) error {
+	v, err := k.svc.Finance.Balances(c.UserContext(), principal(c), nil)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	return k.render(c, fiber.StatusOK, "balances", "Service balances", "", v)
+}
+
+// entriesFilter is the journal's filter form: an account and a [from, to) window. Dates
+// (YYYY-MM-DD, as a date input sends) and RFC 3339 instants are both accepted, in UTC.
+type entriesFilter struct {
+	AccountID, From, To string
+}
+
+func (f entriesFilter) input() (finance.EntriesInput, string) {
+	in := finance.EntriesInput{AccountID: f.AccountID}
+	var msg string
+	parse := func(name, s string) *time.Time {
+		if s == "" {
+			return nil
+		}
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04", "2006-01-02"} {
+			if t, err := time.Parse(layout, s); err == nil {
+				t = t.UTC().Truncate(time.Microsecond)
+				return &t
+			}
+		}
+		msg = name + " must be a date (YYYY-MM-DD) or an RFC 3339 timestamp"
+		return nil
+	}
+	in.From, in.To = parse("from", f.From), parse("to", f.To)
+	return in, msg
+}
+
+func filterOf(c *fiber.Ctx) entriesFilter {
+	return entriesFilter{AccountID: strings.TrimSpace(c.Query("accountId")), From: strings.TrimSpace(c.Query("from")), To: strings.TrimSpace(c.Query("to"))}
+}
+
+type entriesData struct {
+	Entries []finance.JournalEntryView
+	Page    *pager
+	Filter  entriesFilter
+	CSV     string
+	// Own are the caller's account ids (the first ports.MaxTake): only those link to a
+	// statement; platform and world accounts do not.
+	Own map[string]bool
+}
+
+func (k *Console) entries(c *fiber.Ctx) error {
+	f := filterOf(c)
+	in, msg := f.input()
+	if msg != "" {
+		return k.renderError(c, fiber.StatusUnprocessableEntity, msg)
+	}
+	page, pg := pageOf(c)
+	es, total, err := k.svc.Finance.LedgerEntries(c.UserContext(), principal(c), in, page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	own := map[string]bool{}
+	if accounts, _, err := k.svc.Finance.LedgerAccounts(c.UserContext(), principal(c), ports.Page{Take: ports.MaxTake}, nil); err == nil {
+		for _, a := range accounts {
+			own[a.Account.ID] = true
+		}
+	}
+	csv := Prefix + "/entries.csv"
+	if q := string(c.Context().QueryArgs().QueryString()); q != "" {
+		csv += "?" + q
+	}
+	return k.render(c, fiber.StatusOK, "entries", "Journal entries", "", entriesData{Entries: es, Page: pg, Filter: f, CSV: csv, Own: own})
+}
+
+// entriesCSV is the API's export, byte for byte: the same use case and the same writer as
+// GET /v1/ledger/entries?format=csv with the same filters.
+func (k *Console) entriesCSV(c *fiber.Ctx) error {
+	in, msg := filterOf(c).input()
+	if msg != "" {
+		return k.renderError(c, fiber.StatusUnprocessableEntity, msg)
+	}
+	in.Export = true
+	es, _, err := k.svc.Finance.LedgerEntries(c.UserContext(), principal(c), in, ports.Page{Take: finance.MaxExportTake})
+	if err != nil {
+		return k.fail(c, err)
+	}
+	body, err := httpapi.EntriesCSV(es)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	c.Set(fiber.HeaderContentType, "text/csv; charset=utf-8")
+	c.Set(fiber.HeaderContentDisposition, `attachment; filename="corridor-ledger-entries.csv"`)
+	return c.Send(body)
+}
+
+func (k *Console) trialBalance(c *fiber.Ctx) error {
+	v, err := k.svc.Finance.LedgerTrialBalance(c.UserContext(), principal(c))
+	if err != nil {
+		return k.fail(c, err)
+	}
+	return k.render(c, fiber.StatusOK, "trial", "Trial balance", "", v)
+}
+
+func (k *Console) reconciliation(c *fiber.Ctx) error {
+	v, err := k.svc.Finance.LedgerReconciliation(c.UserContext(), principal(c))
+	if err != nil {
+		return k.fail(c, err)
+	}
+	return k.render(c, fiber.StatusOK, "reconciliation", "Reconciliation", "", v)
+}
+
+type accountsData struct {
+	Accounts []ports.AccountBalance
+	Page     *pager
+}
+
+func (k *Console) accounts(c *fiber.Ctx) error {
+	page, pg := pageOf(c)
+	as, total, err := k.svc.Finance.LedgerAccounts(c.UserContext(), principal(c), page, nil)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "accounts", "Ledger accounts", "", accountsData{Accounts: as, Page: pg})
+}
+
+// chartPoints is how many of an account's latest postings the chart draws.
+const chartPoints = 100
+
+type accountData struct {
+	Statement finance.StatementView
+	Chart     any
+	Page      *pager
+}
+
+// account is one account's statement, newest page by default, with its balance over time
+// drawn server-side as SVG.
+func (k *Console) account(c *fiber.Ctx) error {
+	id := c.Params("id")
+	page, pg := pageOf(c)
+	st, err := k.svc.Finance.LedgerStatement(c.UserContext(), principal(c), id, nil, nil, page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = st.Statement.Total
+	chart := st
+	if st.Statement.Total > len(st.Statement.Lines) || page.Skip > 0 {
+		skip := max(0, st.Statement.Total-chartPoints)
+		if chart, err = k.svc.Finance.LedgerStatement(c.UserContext(), principal(c), id, nil, nil, ports.Page{Skip: skip, Take: chartPoints}); err != nil {
+			return k.fail(c, err)
+		}
+	}
+	return k.render(c, fiber.StatusOK, "account", "Account "+st.Account.Account.Reference, "", accountData{Statement: st, Chart: balanceChart(chart.Statement), Page: pg})
+}

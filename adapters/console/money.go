@@ -1,0 +1,174 @@
+package console
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	offrampapp "corridor/app/offramp"
+	webhooksapp "corridor/app/webhooks"
+	"corridor/core/agent"
+	"corridor/core/card"
+	"corridor/core/event"
+	"corridor/core/offramp"
+	"corridor/core/safepay"
+	"corridor/core/wallet"
+	"corridor/ports"
+)
+
+func (k *Console) moneyRoutes(r fiber.Router) {
+	r.Get("/wallets", k.wallets)
+	r.Get("/wallets/:id", k.wallet)
+	r.Get("/payments", k.payments)
+	r.Get("/payments/:id", k.payment)
+	r.Get("/offramp", k.offrampPayments)
+	r.Get("/offramp/:id", k.offrampPayment)
+	r.Get("/cards", k.cards)
+	r.Get("/agents", k.agents)
+}
+
+type walletsData struct {
+	Wallets []wallet.Wallet
+	Page    *pager
+}
+
+func (k *Console) wallets(c *fiber.Ctx) error {
+	page, pg := pageOf(c)
+	ws, total, err := k.svc.Wallets.ListWallets(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "wallets", "Wallets", "", walletsData{Wallets: ws, Page: pg})
+}
+
+func (k *Console) wallet(c *fiber.Ctx) error {
+	w, err := k.svc.Wallets.GetWallet(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return k.fail(c, err)
+	}
+	return k.render(c, fiber.StatusOK, "wallet", "Wallet "+w.Wallet.Name, "", w)
+}
+
+type paymentsData struct {
+	Payments []safepay.Payment
+	Page     *pager
+}
+
+// payments lists Safe payments; ?id= finds one by id.
+func (k *Console) payments(c *fiber.Ctx) error {
+	if id := strings.TrimSpace(c.Query("id")); id != "" {
+		return c.Redirect(Prefix+"/payments/"+id, fiber.StatusSeeOther)
+	}
+	page, pg := pageOf(c)
+	ps, total, err := k.svc.SafePay.List(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "payments", "Safe payments", "", paymentsData{Payments: ps, Page: pg})
+}
+
+type paymentData struct {
+	Payment safepay.Payment
+	History []event.Event
+}
+
+func (k *Console) payment(c *fiber.Ctx) error {
+	p, err := k.svc.SafePay.Get(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return k.fail(c, err)
+	}
+	return k.render(c, fiber.StatusOK, "payment", "Safe payment "+p.ID, "", paymentData{Payment: p, History: k.history(c, "safe_payment.", p.ID)})
+}
+
+// historyWindow is how many of the newest events of a family are searched for one object's
+// state history.
+const historyWindow = 100
+
+// history is an object's state changes from the event log (oldest first): the events of its
+// family naming it, among the newest historyWindow of that family. A reader without the events
+// scope sees none.
+func (k *Console) history(c *fiber.Ctx, family, id string) []event.Event {
+	evs, _, err := k.svc.Webhooks.ListEvents(c.UserContext(), principal(c), webhooksapp.EventQuery{Type: family + "*"}, ports.Page{Take: historyWindow})
+	if err != nil {
+		return nil
+	}
+	var out []event.Event
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].ResourceID == id {
+			out = append(out, evs[i])
+		}
+	}
+	return out
+}
+
+type offrampsData struct {
+	Payments []offramp.Payment
+	Page     *pager
+}
+
+func (k *Console) offrampPayments(c *fiber.Ctx) error {
+	if id := strings.TrimSpace(c.Query("id")); id != "" {
+		return c.Redirect(Prefix+"/offramp/"+id, fiber.StatusSeeOther)
+	}
+	page, pg := pageOf(c)
+	ps, total, err := k.svc.Offramp.ListPayments(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "offramps", "Off-ramp payments", "", offrampsData{Payments: ps, Page: pg})
+}
+
+type offrampData struct {
+	Payment      offramp.Payment
+	Claim        *offrampapp.ClaimView
+	History      []event.Event
+	ClaimHistory []event.Event
+}
+
+func (k *Console) offrampPayment(c *fiber.Ctx) error {
+	p, err := k.svc.Offramp.GetPayment(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return k.fail(c, err)
+	}
+	d := offrampData{Payment: p, History: k.history(c, "offramp_payment.", p.ID)}
+	if p.ClaimID != "" {
+		if cv, err := k.svc.Offramp.GetClaim(c.UserContext(), principal(c), p.ClaimID); err == nil {
+			d.Claim = &cv
+			d.ClaimHistory = k.history(c, "claim.", p.ClaimID)
+		}
+	}
+	return k.render(c, fiber.StatusOK, "offramp", "Off-ramp payment "+p.ID, "", d)
+}
+
+type cardsData struct {
+	Cards []card.Card
+	Page  *pager
+}
+
+func (k *Console) cards(c *fiber.Ctx) error {
+	page, pg := pageOf(c)
+	cs, total, err := k.svc.Cards.ListCards(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "cards", "Cards", "", cardsData{Cards: cs, Page: pg})
+}
+
+type agentsData struct {
+	Agents []agent.Agent
+	Page   *pager
+}
+
+func (k *Console) agents(c *fiber.Ctx) error {
+	page, pg := pageOf(c)
+	as, total, err := k.svc.Agents.ListAgents(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "agents", "Agents", "", agentsData{Agents: as, Page: pg})
+}

@@ -1,0 +1,25 @@
+package wiring
+
+import (
+	"log/slog"
+
+	"corridor/adapters/console"
+	"corridor/adapters/http"
+	"corridor/ports"
+)
+
+// consoleKeyPurpose names the console's cookie key among the cipher's lookup hashes: derived
+// from the lookup key, it is the same on every replica and across restarts, and needs no
+// configuration of its own.
+const consoleKeyPurpose = "console-cookie-key"
+
+// mountConsole mounts the tenant console (/console/) on the API's Fiber app, over the same
+// services.
+func mountConsole(srv *http.Server, svc http.Services, protect ports.Cipher, log *slog.Logger) error {
+	key := protect.LookupHash(consoleKeyPurpose, "v1")
+	_, err := console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key)}, console.Services{
+		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp,
+		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks,
+	}, log)
+	return err
+}
