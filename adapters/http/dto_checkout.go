@@ -32,7 +32,7 @@ func (d jsonDecimal) MarshalJSON() ([]byte, error) {
 func (d *jsonDecimal) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || !(b[0] == '-' || (b[0] >= '0' && b[0] <= '9')) {
-		return errors.New("must be a JSON number")
+		return errors.New("amount must be a JSON number such as 12.5")
 	}
 	*d = jsonDecimal(b)
 	return nil

@@ -32,10 +32,12 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 // PeriodicJobs is the watcher's pass, per environment.
 func (s *Service) PeriodicJobs() []*river.PeriodicJob {
 	every := s.cfg.PollInterval
+	// River deduplicates by periods of at least a second.
+	unique := max(every, time.Second)
 	var out []*river.PeriodicJob
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
 		out = append(out, river.NewPeriodicJob(river.PeriodicInterval(every), func() (river.JobArgs, *river.InsertOpts) {
-			return WatchArgs{Environment: env}, &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: every}}
+			return WatchArgs{Environment: env}, &river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByPeriod: unique}}
 		}, &river.PeriodicJobOpts{RunOnStart: true}))
 	}
 	return out

@@ -162,7 +162,7 @@ func (s *Service) read(ctx context.Context, chain ports.Chain, c checkout.Checko
 			if uint64(depth) >= s.cfg.Confirmations { //nolint:gosec // positive
 				obs.Confirmed += amount
 			}
-			if obs.Payer == "" {
+			if obs.Payer == "" && l.From != (common.Address{}) { // a mint has no payer to refund
 				obs.Payer = l.From.Hex()
 			}
 			obs.LastTx, obs.LastConfirmations = strings.ToLower(l.TxHash.Hex()), depth
