@@ -186,7 +186,7 @@ func TestCheckout_RefundsIdempotentAndBounded(t *testing.T) {
 		t.Fatalf("after refunds: %v", got)
 	}
 
-	harness.Poll(t, "refunds processed", func() map[string]any { return ten.Root.Get("/v1/payments/" + id + "/refunds").Expect(t, 200).JSON(t) },
+	harness.Poll(t, "refunds processed", func() map[string]any { return ten.Root.Get("/v1/payments/"+id+"/refunds").Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool {
 			for _, r := range m["data"].([]any) {
 				if r.(map[string]any)["status"] != "processed" {
@@ -270,7 +270,7 @@ func TestCheckout_PublicStatusShowsNoSecrets(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	id := create(t, ten.Root, 2)["id"].(string)
-	r := env().Client(t).Get("/pay/" + id + "/status").Expect(t, 200)
+	r := env().Client(t).Get("/pay/"+id+"/status").Expect(t, 200)
 	if s := string(r.Body); strings.Contains(s, "payer@example.com") || strings.Contains(s, "Pat Payer") || strings.Contains(s, ten.ID) ||
 		strings.Contains(s, "Order 42") {
 		t.Fatalf("public status leaks: %s", s)

@@ -70,7 +70,7 @@ func mine(t *testing.T, n int) {
 // get reads a checkout.
 func get(t *testing.T, c *harness.Client, id string) map[string]any {
 	t.Helper()
-	return c.Get("/v1/payments/" + id).Expect(t, 200).JSON(t)
+	return c.Get("/v1/payments/"+id).Expect(t, 200).JSON(t)
 }
 
 // waitStatus polls the checkout until its status is want.
@@ -108,5 +108,5 @@ func usdcBalance(t *testing.T, address string) int64 {
 // events lists the tenant's events of one type.
 func events(t *testing.T, c *harness.Client, typ string) []any {
 	t.Helper()
-	return c.Get("/v1/events?type=" + typ).Expect(t, 200).JSON(t)["events"].([]any)
+	return c.Get("/v1/events?type="+typ).Expect(t, 200).JSON(t)["events"].([]any)
 }
