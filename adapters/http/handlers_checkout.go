@@ -163,6 +163,12 @@ func (s *Server) listCheckoutRefunds(c *fiber.Ctx) error {
 
 // expireCheckout serves the TEST helper POST /v1/sandbox/payments/{chk_id}/expire.
 func (s *Server) expireCheckout(c *fiber.Ctx) error {
+	if err := kernel.RequireTenantScope(principal(c), auth.ScopePaymentsCreate); err != nil {
+		return err
+	}
+	if principal(c).Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	}
 	id, err := checkoutPathID(c, auth.ScopePaymentsCreate)
 	if err != nil {
 		return err
