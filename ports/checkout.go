@@ -19,9 +19,11 @@ type CheckoutDeposits interface {
 	// CheckoutDepositAddress is the deposit address of salt (no chain read).
 	CheckoutDepositAddress(salt [32]byte) (common.Address, error)
 	// SweepCheckoutDeposit deploys the deposit of salt if needed and moves its whole USDC
-	// balance to the factory's settlement address (the relayer). Sweeping an empty deposit
-	// moves nothing and is harmless.
-	SweepCheckoutDeposit(ctx context.Context, salt [32]byte) (common.Hash, error)
+	// balance to the factory's settlement address (the relayer). received is the total the
+	// deposit has received so far: one sweep is sent per (salt, received) while it is pending,
+	// so a retry does not send twice and late funds get a sweep of their own. Sweeping an
+	// empty deposit moves nothing and is harmless.
+	SweepCheckoutDeposit(ctx context.Context, salt [32]byte, received int64) (common.Hash, error)
 }
 
 // CheckoutRepo stores hosted-checkout payments and their refunds.

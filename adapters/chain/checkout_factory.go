@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
@@ -66,14 +67,14 @@ func (a *Adapter) CheckoutDepositAddress(salt [32]byte) (common.Address, error) 
 }
 
 // SweepCheckoutDeposit implements ports.CheckoutDeposits through the factory's sweep. Concurrent
-// sweeps of one salt in this process send one transaction while it is pending.
-func (a *Adapter) SweepCheckoutDeposit(ctx context.Context, salt [32]byte) (common.Hash, error) {
+// sweeps of one salt and received total in this process send one transaction.
+func (a *Adapter) SweepCheckoutDeposit(ctx context.Context, salt [32]byte, received int64) (common.Hash, error) {
 	if a.addrs.CheckoutFactory == (common.Address{}) {
 		return common.Hash{}, ErrCheckoutNotConfigured
 	}
 	if salt == ([32]byte{}) {
 		return common.Hash{}, errors.New("chain: a checkout sweep needs a non-zero salt")
 	}
-	return a.relay.sendOnce(ctx, "checkout:sweep:"+hexutil.Encode(salt[:]), nil,
+	return a.relay.sendOnce(ctx, "checkout:sweep:"+hexutil.Encode(salt[:])+":"+strconv.FormatInt(received, 10), nil,
 		call{to: &a.addrs.CheckoutFactory, data: a.checkoutFactory.PackSweep(salt)})
 }

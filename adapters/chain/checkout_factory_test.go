@@ -34,7 +34,7 @@ func TestCheckoutFactory_PredictsAndSweeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.SweepCheckoutDeposit(ctx, salt); err != nil {
+	if _, err := a.SweepCheckoutDeposit(ctx, salt, 5_000_000); err != nil {
 		t.Fatal(err)
 	}
 	expectBalance(t, a, predicted, 0)
@@ -46,10 +46,7 @@ func TestCheckoutFactory_PredictsAndSweeps(t *testing.T) {
 	if _, err := a.MintUSDC(ctx, predicted, usdc(2)); err != nil {
 		t.Fatal(err)
 	}
-	a.relay.mu.Lock()
-	delete(a.relay.sent, "checkout:sweep:"+common.Hash(salt).Hex())
-	a.relay.mu.Unlock()
-	if _, err := a.SweepCheckoutDeposit(ctx, salt); err != nil {
+	if _, err := a.SweepCheckoutDeposit(ctx, salt, 7_000_000); err != nil {
 		t.Fatal(err)
 	}
 	expectBalance(t, a, predicted, 0)
@@ -62,7 +59,7 @@ func TestCheckoutFactory_PredictsAndSweeps(t *testing.T) {
 		t.Fatal(err)
 	}
 	other.addrs.CheckoutFactory = a.addrs.CheckoutFactory
-	_, err = other.SweepCheckoutDeposit(ctx, salt)
+	_, err = other.SweepCheckoutDeposit(ctx, salt, 7_000_000)
 	var revert *ports.RevertError
 	if !errors.As(err, &revert) || !strings.Contains(revert.Reason, "CDF:operator") {
 		t.Fatalf("sweep by a stranger: %v", err)

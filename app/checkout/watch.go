@@ -101,7 +101,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 		return err
 	}
 	if balance.Sign() > 0 && obs.Seen == obs.Confirmed {
-		hash, err := deposits.SweepCheckoutDeposit(ctx, checkout.Salt(id))
+		hash, err := deposits.SweepCheckoutDeposit(ctx, checkout.Salt(id), obs.Seen)
 		if err != nil {
 			return fmt.Errorf("checkout %s: sweep: %w", id, err)
 		}

@@ -53,7 +53,8 @@ func TestObserve_RowByRow(t *testing.T) {
 }
 
 func TestSalt_DerivedFromTheID(t *testing.T) {
-	if Salt("chk_a") == Salt("chk_b") || Salt("chk_a") != Salt("chk_a") {
+	a, again := Salt("chk_a"), Salt("chk_"+"a")
+	if a == Salt("chk_b") || a != again || a == ([32]byte{}) {
 		t.Fatal("salt is not a function of the id")
 	}
 }

@@ -98,6 +98,8 @@ func TestCheckout_ExpiredUnpaidFails(t *testing.T) {
 	if late["status"] != "failed" {
 		t.Fatalf("late payment: %v", late)
 	}
+	harness.Poll(t, "late funds swept", func() map[string]any { return map[string]any{"b": usdcBalance(t, late["deposit_address"].(string))} },
+		func(m map[string]any) bool { return m["b"] == int64(0) })
 }
 
 // TestCheckout_UnderAndOverPayment: the documented rule. Less than the amount by expiry fails
