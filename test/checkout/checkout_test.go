@@ -279,3 +279,21 @@ func TestCheckout_PublicStatusShowsNoSecrets(t *testing.T) {
 	}
 	env().Client(t).Get("/pay/chk_00000000000000000000000000/status").Expect(t, 404)
 }
+
+// TestCheckout_CreateIsIdempotent: a create retried with one Idempotency-Key answers the same
+// checkout and records one payment.created; another body under the key is refused.
+func TestCheckout_CreateIsIdempotent(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	body := map[string]any{"amount": 4.2, "currency": "USD", "cryptocurrency": "USDC"}
+	first := ten.Root.With("Idempotency-Key", "create-once").Post("/v1/payments", body).Expect(t, 201).JSON(t)
+	again := ten.Root.With("Idempotency-Key", "create-once").Post("/v1/payments", body).Expect(t, 201).JSON(t)
+	if first["id"] != again["id"] || first["deposit_address"] != again["deposit_address"] {
+		t.Fatalf("retry answered %v, first %v", again, first)
+	}
+	body["amount"] = 5
+	ten.Root.With("Idempotency-Key", "create-once").Post("/v1/payments", body).Expect(t, 422)
+	if n := len(events(t, ten.Root, "payment.created")); n != 1 {
+		t.Fatalf("%d payment.created events, want 1", n)
+	}
+}
