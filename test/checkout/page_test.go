@@ -1,6 +1,7 @@
 package checkout
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 
 	"corridor/test/harness"
 )
+
+var countdownPattern = regexp.MustCompile(`^(29|30):\d\d$`)
 
 // TestCheckoutPage_PhonePaysAndSeesCompleted: on a phone-sized screen the payment page shows
 // the amount, the deposit address and a QR code that loads; once the test pays on the
@@ -19,7 +22,7 @@ func TestCheckoutPage_PhonePaysAndSeesCompleted(t *testing.T) {
 	c := create(t, ten.Root, 7.25)
 	ctx := harness.Browser(t)
 
-	var amount, address, status, marker string
+	var amount, address, status, marker, countdown string
 	var qrWidth int
 	var overflow bool
 	if err := chromedp.Run(ctx,
@@ -30,6 +33,7 @@ func TestCheckoutPage_PhonePaysAndSeesCompleted(t *testing.T) {
 		chromedp.Text("#deposit-address", &address, chromedp.ByID),
 		chromedp.Poll(`document.getElementById('qr').complete && document.getElementById('qr').naturalWidth`, &qrWidth, chromedp.WithPollingTimeout(10*time.Second)),
 		chromedp.Text("#status", &status, chromedp.ByID),
+		chromedp.Text("#countdown", &countdown, chromedp.ByID),
 		chromedp.Evaluate(`document.documentElement.scrollWidth > window.innerWidth`, &overflow),
 		// A marker set now survives only if the page never reloads.
 		chromedp.Evaluate(`window.__noReload = 'kept'`, &marker),
@@ -38,6 +42,9 @@ func TestCheckoutPage_PhonePaysAndSeesCompleted(t *testing.T) {
 	}
 	if amount != "7.25" || address != c["deposit_address"] || qrWidth == 0 || overflow {
 		t.Fatalf("page shows amount %q, address %q (want %v), QR width %d, horizontal overflow %v", amount, address, c["deposit_address"], qrWidth, overflow)
+	}
+	if !countdownPattern.MatchString(countdown) {
+		t.Fatalf("countdown %q, want minutes:seconds (about 30 minutes left)", countdown)
 	}
 	if !strings.Contains(strings.ToLower(status), "waiting") {
 		t.Fatalf("status before payment: %q", status)
