@@ -130,7 +130,10 @@ func TestConfig_Overrides(t *testing.T) {
 		{"claim link throttle", map[string]string{"CLAIM_LINK_RATE_PER_MINUTE": "120", "CLAIM_LINK_RATE_BURST": "5"},
 			func(c Config) any { return c.wiringConfig().ClaimLinkRateLimit }, http.RateLimit{PerSecond: 2, Burst: 5}},
 		{"checkout", map[string]string{"CHECKOUT_CONFIRMATIONS": "5", "CHECKOUT_LIFETIME": "1h", "CHECKOUT_PAGE_BASE_URL": "https://pay.example/"},
-			func(c Config) any { w := c.wiringConfig(); return []any{w.Checkout.Confirmations, w.Checkout.Lifetime, w.CheckoutPageBase} },
+			func(c Config) any {
+				w := c.wiringConfig()
+				return []any{w.Checkout.Confirmations, w.Checkout.Lifetime, w.CheckoutPageBase}
+			},
 			[]any{uint64(5), time.Hour, "https://pay.example"}},
 		{"claim link", map[string]string{"CLAIM_LIFETIME": "48h", "CLAIM_LINK_BASE": " https://pay.example/c/ "},
 			func(c Config) any { w := c.wiringConfig(); return []any{w.ClaimLifetime, w.ClaimLinkBase} }, []any{48 * time.Hour, "https://pay.example/c/"}},
