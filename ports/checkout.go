@@ -43,6 +43,4 @@ type CheckoutRepo interface {
 	UpdateRefund(ctx context.Context, r checkout.Refund) error
 	// ListRefunds returns a checkout's refunds, oldest first.
 	ListRefunds(ctx context.Context, checkoutID string) ([]checkout.Refund, error)
-	// ListUnsentRefunds returns refunds of env whose chain transfer is not sent yet.
-	ListUnsentRefunds(ctx context.Context, env core.Environment, limit int) ([]checkout.Refund, error)
 }

@@ -162,11 +162,3 @@ func (r checkoutRepo) ListRefunds(ctx context.Context, checkoutID string) ([]che
 	}
 	return domainRows[checkout.Refund](rows)
 }
-
-func (r checkoutRepo) ListUnsentRefunds(ctx context.Context, env core.Environment, limit int) ([]checkout.Refund, error) {
-	var rows []checkoutRefundModel
-	if err := r.db.NewSelect().Model(&rows).Where("environment = ? AND status = 'PENDING'", env).OrderExpr("id").Limit(int64(limit)).Scan(ctx); err != nil {
-		return nil, err
-	}
-	return domainRows[checkout.Refund](rows)
-}
