@@ -46,4 +46,3 @@ CREATE TABLE checkout_refunds (
 );
 
 CREATE INDEX checkout_refunds_checkout ON checkout_refunds (checkout_id, id);
-CREATE INDEX checkout_refunds_unsent ON checkout_refunds (environment, id) WHERE status = 'PENDING';

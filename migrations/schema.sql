@@ -1610,8 +1610,6 @@ CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wal
 
 CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
 
-CREATE INDEX checkout_refunds_unsent ON public.checkout_refunds USING btree (environment, id) WHERE (status = 'PENDING'::text);
-
 CREATE INDEX checkouts_watched ON public.checkouts USING btree (environment, watch_until, id);
 
 CREATE INDEX contacts_tenant_idx ON public.contacts USING btree (tenant_id, environment, created_at, id);
