@@ -27,7 +27,12 @@ const SAFE_ARTIFACTS = {
   SafeProxyFactory: 'proxies/SafeProxyFactory.sol/SafeProxyFactory.json',
   CompatibilityFallbackHandler: 'handler/CompatibilityFallbackHandler.sol/CompatibilityFallbackHandler.json',
 };
-const OWN_SOURCES = { TestUSDC: 'TestUSDC.sol', ClaimEscrow: 'ClaimEscrow.sol', CardSpendModule: 'CardSpendModule.sol' };
+const OWN_SOURCES = {
+  TestUSDC: 'TestUSDC.sol',
+  ClaimEscrow: 'ClaimEscrow.sol',
+  CardSpendModule: 'CardSpendModule.sol',
+  CheckoutDepositFactory: 'CheckoutDepositFactory.sol',
+};
 const SOLC_SETTINGS = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: 'cancun',

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make contracts`: everything the Go chain layer needs from Solidity, from a clean checkout.
 #   1. npm ci (pinned solc and @safe-global/safe-contracts) when node_modules is missing or stale;
-#   2. node build.js: compile TestUSDC, ClaimEscrow and CardSpendModule, extract the Safe artifacts into contracts/build/;
+#   2. node build.js: compile TestUSDC, ClaimEscrow, CardSpendModule and CheckoutDepositFactory, extract the Safe artifacts into contracts/build/;
 #   3. regenerate the committed ABI-only Go bindings in adapters/chain/bindings/ with abigen, but
 #      only for a contract whose ABI changed (each binding records the sha256 of its ABI), so a
 #      clean checkout needs neither abigen nor its download.
@@ -24,7 +24,7 @@ node build.js
 bindings="$root/adapters/chain/bindings"
 geth_version="$(cd "$root" && "$GO" list -m -f '{{.Version}}' github.com/ethereum/go-ethereum)"
 mkdir -p "$bindings"
-for contract in SafeL2 SafeProxyFactory TestUSDC ClaimEscrow CardSpendModule; do
+for contract in SafeL2 SafeProxyFactory TestUSDC ClaimEscrow CardSpendModule CheckoutDepositFactory; do
 	abi="build/$contract.abi.json"
 	out="$bindings/$(echo "$contract" | tr '[:upper:]' '[:lower:]').go"
 	stamp="// abi-sha256: $(sha256sum "$abi" | cut -d' ' -f1) abigen: $geth_version"

@@ -301,6 +301,61 @@ CREATE TABLE public.chain_indexed_blocks (
     CONSTRAINT chain_indexed_blocks_indexer_check CHECK ((indexer = ANY (ARRAY['LEDGER_MIRROR'::text, 'CLAIM_ESCROW'::text])))
 );
 
+CREATE TABLE public.checkout_refunds (
+    id text NOT NULL,
+    checkout_id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    amount_base_units bigint NOT NULL,
+    destination text NOT NULL,
+    status text NOT NULL,
+    tx_hash text DEFAULT ''::text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT checkout_refunds_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT checkout_refunds_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT checkout_refunds_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'PROCESSED'::text])))
+);
+
+CREATE TABLE public.checkouts (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    chain_id bigint NOT NULL,
+    amount_base_units bigint NOT NULL,
+    currency text NOT NULL,
+    cryptocurrency text NOT NULL,
+    description text DEFAULT ''::text NOT NULL,
+    customer_email text DEFAULT ''::text NOT NULL,
+    customer_name text DEFAULT ''::text NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    deposit_address text NOT NULL,
+    start_block bigint NOT NULL,
+    status text NOT NULL,
+    received bigint DEFAULT 0 NOT NULL,
+    credited bigint DEFAULT 0 NOT NULL,
+    refunded bigint DEFAULT 0 NOT NULL,
+    transaction_hash text DEFAULT ''::text NOT NULL,
+    confirmations bigint DEFAULT 0 NOT NULL,
+    payer_address text DEFAULT ''::text NOT NULL,
+    failure_reason text DEFAULT ''::text NOT NULL,
+    sweep_tx_hash text DEFAULT ''::text NOT NULL,
+    expires_at timestamp with time zone NOT NULL,
+    watch_until timestamp with time zone NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    completed_at timestamp with time zone,
+    CONSTRAINT checkouts_amount_base_units_check CHECK ((amount_base_units > 0)),
+    CONSTRAINT checkouts_check CHECK (((credited >= 0) AND (credited <= received))),
+    CONSTRAINT checkouts_check1 CHECK (((refunded >= 0) AND (refunded <= credited))),
+    CONSTRAINT checkouts_cryptocurrency_check CHECK ((cryptocurrency = 'USDC'::text)),
+    CONSTRAINT checkouts_currency_check CHECK ((currency = 'USD'::text)),
+    CONSTRAINT checkouts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT checkouts_received_check CHECK ((received >= 0)),
+    CONSTRAINT checkouts_start_block_check CHECK ((start_block >= 0)),
+    CONSTRAINT checkouts_status_check CHECK ((status = ANY (ARRAY['CREATED'::text, 'PENDING'::text, 'COMPLETED'::text, 'FAILED'::text])))
+);
+
 CREATE TABLE public.contacts (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1301,6 +1356,15 @@ ALTER TABLE ONLY public.chain_index_cursors
 ALTER TABLE ONLY public.chain_indexed_blocks
     ADD CONSTRAINT chain_indexed_blocks_pkey PRIMARY KEY (indexer, environment, chain_id, block_number);
 
+ALTER TABLE ONLY public.checkout_refunds
+    ADD CONSTRAINT checkout_refunds_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.checkouts
+    ADD CONSTRAINT checkouts_deposit_address_key UNIQUE (deposit_address);
+
+ALTER TABLE ONLY public.checkouts
+    ADD CONSTRAINT checkouts_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_address_key UNIQUE (tenant_id, environment, address_lower);
 
@@ -1572,6 +1636,10 @@ CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, enviro
 
 CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wallet_id IS NOT NULL);
 
+CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
+
+CREATE INDEX checkouts_watched ON public.checkouts USING btree (environment, watch_until, id);
+
 CREATE INDEX contacts_tenant_idx ON public.contacts USING btree (tenant_id, environment, created_at, id);
 
 CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, environment, created_at);
@@ -1762,6 +1830,15 @@ ALTER TABLE ONLY public.cards
 
 ALTER TABLE ONLY public.cards
     ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
+
+ALTER TABLE ONLY public.checkout_refunds
+    ADD CONSTRAINT checkout_refunds_checkout_id_fkey FOREIGN KEY (checkout_id) REFERENCES public.checkouts(id);
+
+ALTER TABLE ONLY public.checkout_refunds
+    ADD CONSTRAINT checkout_refunds_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
+
+ALTER TABLE ONLY public.checkouts
+    ADD CONSTRAINT checkouts_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

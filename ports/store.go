@@ -59,6 +59,8 @@ type Tx interface {
 	Invoices() InvoiceRepo
 	// Events stores partner-facing events and webhook endpoints and deliveries.
 	Events() EventRepo
+	// Checkouts stores hosted-checkout payments and their refunds.
+	Checkouts() CheckoutRepo
 }
 
 // TenantRepo stores tenants.

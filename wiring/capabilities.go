@@ -50,6 +50,7 @@ var Features = map[string]bool{
 	"twoFactor":          true,
 	"contacts":           true,
 	"webhooks":           true,
+	"checkout":           true,
 }
 
 // SandboxOnlyFeatures are reported false to LIVE callers: agents (their cards are issued in
@@ -88,6 +89,8 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/sandbox/offramp/claims":      "pendingClaims",
 	"/v1/sandbox/cards":               "cards",
 	"/v1/sandbox/card-authorizations": "cards",
+	"/v1/sandbox/payments":            "checkout",
+	"/pay":                            "checkout",
 }
 
 // Capabilities builds the capabilities configuration the HTTP adapter serves. A chain is
@@ -113,6 +116,10 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 		features["cards"] = false
 		// Agents are complete with their card: without cards they are not.
 		features["agents"] = false
+	}
+	// Hosted checkout needs a checkout deposit factory on some chain.
+	if !hasCheckoutFactory(chains) {
+		features["checkout"] = false
 	}
 	for prefix, feature := range UnbuiltPrefixes {
 		if !features[feature] {
@@ -178,4 +185,14 @@ func SourceChains(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 		}
 	}
 	return out
+}
+
+// hasCheckoutFactory reports whether a chain adapter serves a configured checkout factory.
+func hasCheckoutFactory(chains map[core.Environment]ports.Chain) bool {
+	for _, c := range chains {
+		if d, ok := c.(ports.CheckoutDeposits); ok && d.CheckoutFactoryAddress() != (common.Address{}) {
+			return true
+		}
+	}
+	return false
 }

@@ -17,6 +17,7 @@ import (
 	webhooksender "corridor/adapters/webhook"
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
+	checkoutapp "corridor/app/checkout"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
@@ -135,6 +136,11 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	}
 	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
 		Sender: webhooksender.New(webhookTimeout(cfg.Webhooks)), Config: cfg.Webhooks, Logger: log})
+	if err != nil {
+		return s, err
+	}
+	s.Checkout, err = checkoutapp.New(checkoutapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Config: cfg.Checkout, Logger: log})
 	return s, err
 }
 
@@ -261,7 +267,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices, s.Webhooks}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

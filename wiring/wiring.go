@@ -18,6 +18,7 @@ import (
 	"corridor/adapters/sms"
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
+	"corridor/app/checkout"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -128,6 +129,10 @@ type Config struct {
 	// Webhooks tunes webhook deliveries (zero fields: webhooks.DefaultConfig's) and the TEST
 	// allowance for local receivers.
 	Webhooks webhooks.Config
+	// Checkout tunes hosted checkout (zero fields: checkout.DefaultConfig's); CheckoutPageBase
+	// is the public base URL of the payment page (empty: the request's own scheme and host).
+	Checkout         checkout.Config
+	CheckoutPageBase string
 }
 
 // RampConfig configures sandbox ramps: caps in whole USD and the platform liquidation address.
@@ -246,6 +251,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
+		CheckoutPageBase:   cfg.CheckoutPageBase,
 	}, services, log)
 	if err != nil {
 		_ = db.Close()

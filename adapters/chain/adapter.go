@@ -45,6 +45,9 @@ type Addresses struct {
 	// CardSpendModule is contracts/src/CardSpendModule.sol with the relayer as operator; zero
 	// when the chain has none (cards are then unavailable there).
 	CardSpendModule common.Address `json:"cardSpendModule"`
+	// CheckoutFactory is contracts/src/CheckoutDepositFactory.sol with the relayer as operator
+	// and settlement; zero when the chain has none (hosted checkout is then unavailable there).
+	CheckoutFactory common.Address `json:"checkoutFactory,omitempty"`
 }
 
 // Adapter implements ports.Chain and ports.ClaimEscrow over a node client.
@@ -65,6 +68,10 @@ type Adapter struct {
 	// cardSettlement is the card module's settlement address, read at start-up (zero without
 	// a module).
 	cardSettlement common.Address
+
+	checkoutFactory *bindings.CheckoutDepositFactory
+	// checkoutCodeHash is the factory's depositCodeHash, read at start-up (zero without one).
+	checkoutCodeHash common.Hash
 
 	// escrowConfig is read from the contract at start-up (zero without an escrow); fundMu
 	// keeps one FundClaim at a time between reading the relayer's USDC and spending it, and
@@ -139,6 +146,7 @@ func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs
 		chainID: chainID.Int64(), addrs: addrs, close: func() error { return nil },
 		safeL2: bindings.NewSafeL2(), factory: bindings.NewSafeProxyFactory(), usdc: bindings.NewTestUSDC(),
 		escrow: bindings.NewClaimEscrow(), cardModule: bindings.NewCardSpendModule(),
+		checkoutFactory: bindings.NewCheckoutDepositFactory(),
 	}
 	for name, addr := range map[string]common.Address{
 		"Safe singleton": addrs.SafeSingleton, "SafeProxyFactory": addrs.SafeProxyFactory,
@@ -165,6 +173,9 @@ func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs
 		return nil, err
 	}
 	if a.cardSettlement, err = a.readCardModuleConfig(ctx); err != nil {
+		return nil, err
+	}
+	if a.checkoutCodeHash, err = a.readCheckoutFactoryConfig(ctx); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -495,9 +495,10 @@ func TestTestUSDC_OnlyTheMinterMints(t *testing.T) {
 	a := newChain(t)
 	ctx := testContext(t)
 	stranger, _ := crypto.GenerateKey()
-	// Without the escrow and the card module: New refuses those operated by another key.
+	// Without the escrow, the card module and the checkout factory: New refuses those operated
+	// by another key.
 	addrs := a.Addresses()
-	addrs.ClaimEscrow, addrs.CardSpendModule = common.Address{}, common.Address{}
+	addrs.ClaimEscrow, addrs.CardSpendModule, addrs.CheckoutFactory = common.Address{}, common.Address{}, common.Address{}
 	other, err := New(ctx, a.client, stranger, addrs, a.relay.afterSend)
 	if err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ type Artifacts struct {
 	TestUSDC                     Artifact
 	ClaimEscrow                  Artifact
 	CardSpendModule              Artifact
+	CheckoutDepositFactory       Artifact
 }
 
 // DefaultArtifactsDir is $CORRIDOR_CONTRACTS_DIR when set, else contracts/build in the nearest
@@ -94,6 +95,7 @@ func LoadArtifacts(dir string) (*Artifacts, error) {
 		{"TestUSDC", &arts.TestUSDC, usdcABI()},
 		{"ClaimEscrow", &arts.ClaimEscrow, claimEscrowABI()},
 		{"CardSpendModule", &arts.CardSpendModule, cardSpendModuleABI()},
+		{"CheckoutDepositFactory", &arts.CheckoutDepositFactory, checkoutFactoryABI()},
 	} {
 		if err := readArtifact(dir, entry.name, entry.into); err != nil {
 			return nil, err
@@ -171,5 +173,10 @@ func claimEscrowABI() *abi.ABI {
 
 func cardSpendModuleABI() *abi.ABI {
 	a := bindings.NewCardSpendModule().GetABI()
+	return &a
+}
+
+func checkoutFactoryABI() *abi.ABI {
+	a := bindings.NewCheckoutDepositFactory().GetABI()
 	return &a
 }

@@ -52,6 +52,30 @@ func DeployCardSpendModule(ctx context.Context, client Client, deployerKey *ecds
 	return deployCardSpendModule(ctx, newRelayer(client, deployerKey, chainID, nil), arts, usdc)
 }
 
+// DeployCheckoutFactory puts only CheckoutDepositFactory on a chain whose USDC is already
+// deployed (a dev chain recorded before the factory existed): operator and settlement are the
+// deployer, which must be the relayer the adapter will run with. It waits until it is mined.
+func DeployCheckoutFactory(ctx context.Context, client Client, deployerKey *ecdsa.PrivateKey, arts *Artifacts, usdc common.Address) (common.Address, error) {
+	chainID, err := client.ChainID(ctx)
+	if err != nil {
+		return common.Address{}, fmt.Errorf("chain: reading the chain id: %w", err)
+	}
+	return deployCheckoutFactory(ctx, newRelayer(client, deployerKey, chainID, nil), arts, usdc)
+}
+
+// deployCheckoutFactory deploys CheckoutDepositFactory(relayer, usdc, relayer) and waits for it.
+func deployCheckoutFactory(ctx context.Context, r *relayer, arts *Artifacts, usdc common.Address) (common.Address, error) {
+	constructor := bindings.NewCheckoutDepositFactory().PackConstructor(r.from, usdc, r.from)
+	hash, address, err := r.deploy(ctx, append(append([]byte{}, arts.CheckoutDepositFactory.Bytecode...), constructor...))
+	if err != nil {
+		return common.Address{}, fmt.Errorf("chain: deploying CheckoutDepositFactory: %w", err)
+	}
+	if err := waitDeployed(ctx, r.client, hash, address); err != nil {
+		return common.Address{}, fmt.Errorf("chain: deploying CheckoutDepositFactory: %w", err)
+	}
+	return address, nil
+}
+
 // deployCardSpendModule deploys CardSpendModule(relayer, usdc, relayer) and waits for it.
 func deployCardSpendModule(ctx context.Context, r *relayer, arts *Artifacts, usdc common.Address) (common.Address, error) {
 	constructor := bindings.NewCardSpendModule().PackConstructor(r.from, usdc, r.from)
@@ -102,6 +126,9 @@ func deployContracts(ctx context.Context, r *relayer, arts *Artifacts, gracePeri
 	}
 	addrs.ClaimEscrow = escrow
 	if addrs.CardSpendModule, err = deployCardSpendModule(ctx, r, arts, addrs.USDC); err != nil {
+		return Addresses{}, err
+	}
+	if addrs.CheckoutFactory, err = deployCheckoutFactory(ctx, r, arts, addrs.USDC); err != nil {
 		return Addresses{}, err
 	}
 	return addrs, nil

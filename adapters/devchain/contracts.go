@@ -174,7 +174,11 @@ func (c *Chain) ensureEscrow(ctx context.Context, client *ethclient.Client, arti
 	if err != nil {
 		return chain.Addresses{}, err
 	}
-	if escrowPresent && modulePresent {
+	factoryPresent, err := recordedAndDeployed(ctx, client, recorded.CheckoutFactory)
+	if err != nil {
+		return chain.Addresses{}, err
+	}
+	if escrowPresent && modulePresent && factoryPresent {
 		c.logf("devchain: contracts already deployed (USDC %s, ClaimEscrow %s, CardSpendModule %s)", recorded.USDC.Hex(), recorded.ClaimEscrow.Hex(), recorded.CardSpendModule.Hex())
 		return recorded.Addresses, nil
 	}
@@ -197,6 +201,14 @@ func (c *Chain) ensureEscrow(ctx context.Context, client *ethclient.Client, arti
 		}
 		recorded.CardSpendModule = module
 		c.logf("devchain: contracts already deployed (USDC %s); added CardSpendModule %s to %s", recorded.USDC.Hex(), module.Hex(), path)
+	}
+	if !factoryPresent {
+		factory, err := chain.DeployCheckoutFactory(ctx, client, c.relayerKey, arts, recorded.USDC)
+		if err != nil {
+			return chain.Addresses{}, err
+		}
+		recorded.CheckoutFactory = factory
+		c.logf("devchain: contracts already deployed (USDC %s); added CheckoutDepositFactory %s to %s", recorded.USDC.Hex(), factory.Hex(), path)
 	}
 	if err := record(path, recorded); err != nil {
 		return chain.Addresses{}, err

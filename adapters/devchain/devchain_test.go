@@ -203,6 +203,7 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 	}
 	delete(fields, "claimEscrow")
 	delete(fields, "cardSpendModule")
+	delete(fields, "checkoutFactory")
 	if raw, err = json.Marshal(fields); err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +222,10 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 	if got.CardSpendModule == (common.Address{}) || got.CardSpendModule == want.CardSpendModule {
 		t.Fatalf("card module after the upgrade = %s, want a new deployment (the old one was %s)", got.CardSpendModule.Hex(), want.CardSpendModule.Hex())
 	}
-	want.ClaimEscrow, want.CardSpendModule = got.ClaimEscrow, got.CardSpendModule
+	if got.CheckoutFactory == (common.Address{}) || got.CheckoutFactory == want.CheckoutFactory {
+		t.Fatalf("checkout factory after the upgrade = %s, want a new deployment (the old one was %s)", got.CheckoutFactory.Hex(), want.CheckoutFactory.Hex())
+	}
+	want.ClaimEscrow, want.CardSpendModule, want.CheckoutFactory = got.ClaimEscrow, got.CardSpendModule, got.CheckoutFactory
 	if got != want {
 		t.Fatalf("addresses after the upgrade = %+v, want the old ones plus the escrow %+v", got, want)
 	}

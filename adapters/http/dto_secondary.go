@@ -36,7 +36,7 @@ var secondaryCodes = map[core.Code]string{
 }
 
 // addressFields are the body fields whose VALIDATION_FAILED answers invalid_address.
-var addressFields = []string{"destination", "owner_address"}
+var addressFields = []string{"destination", "owner_address", "address"}
 
 // secondaryCode is the secondary code of a canonical error.
 func secondaryCode(de *core.Error) string {

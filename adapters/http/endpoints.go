@@ -56,6 +56,7 @@ func (s *Server) endpointTable() []Endpoint {
 	routes = append(routes, s.ledgerEndpoints()...)
 	routes = append(routes, s.walletEndpoints()...)
 	routes = append(routes, s.secondaryEndpoints()...)
+	routes = append(routes, s.checkoutEndpoints()...)
 	routes = append(routes, s.safePaymentEndpoints()...)
 	routes = append(routes, s.policyEndpoints()...)
 	routes = append(routes, s.agentEndpoints()...)

@@ -12,6 +12,7 @@ import (
 	"corridor/core"
 	"corridor/core/agent"
 	"corridor/core/card"
+	"corridor/core/checkout"
 	"corridor/core/claim"
 	"corridor/core/event"
 	"corridor/core/invoice"
@@ -87,6 +88,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeAmountOverflow:           422,
 	invoice.CodeInvoiceNotFound:       404,
 	event.CodeEventNotFound:           404,
+	checkout.CodeNothingToRefund:      409,
 	webhook.CodeEndpointNotFound:      404,
 	webhook.CodeDeliveryNotFound:      404,
 	invoice.CodeBillNotFound:          404,

@@ -13,6 +13,7 @@ import (
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/checkout"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -46,6 +47,12 @@ func (r secondaryRoute) matches(method, path string) bool {
 // markSecondary marks a request to a SecondaryErrors route before any other middleware can
 // refuse it, so every refusal of the route is in the secondary shape.
 func (s *Server) markSecondary(c *fiber.Ctx) error {
+	// GET /v1/payments/{chk_…}: the id's prefix selects the secondary surface (D19).
+	if id, ok := strings.CutPrefix(c.Path(), "/v1/payments/"); ok && c.Method() == fiber.MethodGet &&
+		strings.HasPrefix(id, checkout.PrefixCheckout+"_") && !strings.Contains(id, "/") {
+		c.Locals(localSecondary, true)
+		return c.Next()
+	}
 	for _, r := range s.secondaryRoutes {
 		if r.matches(c.Method(), c.Path()) {
 			c.Locals(localSecondary, true)

@@ -205,7 +205,7 @@ func errorShape(r Endpoint) string {
 	switch {
 	case r.SecondaryErrors:
 		return "secondary"
-	case r.SecondaryBody != nil:
+	case r.SecondaryBody != nil, r.SecondaryByID:
 		return "by-body"
 	}
 	return ""
@@ -233,7 +233,7 @@ func (g *schemaGen) errorResponse(status int, shape string) string {
 		name, description = "Secondary"+name, strings.Replace(description, "the ErrorEnvelope", "the SecondaryError", 1)
 		schema = g.schema(reflect.TypeOf(secondaryErrorResponse{}))
 	case "by-body":
-		name, description = "EitherShape"+name, strings.Replace(description, "the ErrorEnvelope", "the ErrorEnvelope, or the SecondaryError for a secondary-shaped body", 1)
+		name, description = "EitherShape"+name, strings.Replace(description, "the ErrorEnvelope", "the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id)", 1)
 		schema = map[string]any{"oneOf": []any{schema, g.schema(reflect.TypeOf(secondaryErrorResponse{}))}}
 	}
 	if _, ok := g.errorResponses[name]; !ok {
@@ -332,6 +332,8 @@ func (g *schemaGen) schema(t reflect.Type) map[string]any {
 		return nullable(g.schema(t.Elem()))
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
+	case t == jsonDecimalType:
+		return map[string]any{"type": "number"}
 	case t.Kind() == reflect.Struct && t.Name() != "":
 		return map[string]any{"$ref": "#/components/schemas/" + g.component(t)}
 	case t.Kind() == reflect.Struct:

@@ -15,6 +15,7 @@ import (
 	webhooksender "corridor/adapters/webhook"
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
+	checkoutapp "corridor/app/checkout"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
@@ -131,7 +132,9 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	webhooksSvc, err := webhooksapp.New(webhooksapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Cipher: nopCipher{}, Sender: webhooksender.New(time.Second)})
 	must(err)
-	return Services{Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	checkoutSvc, err := checkoutapp.New(checkoutapp.Deps{Store: nopStore{}, Jobs: nopJobs{}})
+	must(err)
+	return Services{Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
+	checkoutapp "corridor/app/checkout"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
@@ -50,6 +51,9 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For is believed (TRUSTED_PROXIES).
 	// Empty: the socket's peer is the client, whatever the headers say.
 	TrustedProxies []netip.Prefix
+	// CheckoutPageBase is the public base URL of the hosted payment page (payment_url is it
+	// plus /pay/{id}); empty: the request's own scheme and host.
+	CheckoutPageBase string
 }
 
 // Timeouts are the server's connection time-outs and the deadline of one request's work.
@@ -127,6 +131,9 @@ type Endpoint struct {
 	// SecondaryBody, on a path shared by both surfaces, selects the secondary surface (and its
 	// error shape) for a request whose body it recognises as the secondary shape.
 	SecondaryBody func(body []byte) bool
+	// SecondaryByID, on a path shared by both surfaces, selects the secondary surface for a
+	// request whose path names a checkout id (chk_…): markSecondary marks it.
+	SecondaryByID bool
 }
 
 // Services are the capability services the routes call, one per capability of app/, and the
@@ -146,6 +153,7 @@ type Services struct {
 	TwoFactor   *twofactorapp.Service
 	Invoices    *invoicesapp.Service
 	Webhooks    *webhooksapp.Service
+	Checkout    *checkoutapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -158,7 +166,7 @@ func (s Services) missing() []string {
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
 		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Invoices", s.Invoices == nil}, {"Webhooks", s.Webhooks == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Invoices", s.Invoices == nil}, {"Webhooks", s.Webhooks == nil}, {"Checkout", s.Checkout == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

@@ -121,6 +121,7 @@ func (t *tx) Ramps() ports.RampRepo                  { return rampRepo{t.db} }
 func (t *tx) TwoFactor() ports.TwoFactorRepo         { return twoFactorRepo{t.db} }
 func (t *tx) Invoices() ports.InvoiceRepo            { return invoiceRepo{t.db} }
 func (t *tx) Events() ports.EventRepo                { return eventRepo{t.db} }
+func (t *tx) Checkouts() ports.CheckoutRepo          { return checkoutRepo{t.db} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.

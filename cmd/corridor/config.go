@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"corridor/adapters/http"
+	"corridor/app/checkout"
 	offrampapp "corridor/app/offramp"
 	"corridor/app/webhooks"
 	"corridor/core/policy"
@@ -34,6 +35,7 @@ type Config struct {
 	Payouts  payoutsConfig  `desc:"Payout providers and off-ramp payments"`
 	Ramps    rampsConfig    `desc:"Sandbox ramps (docs/ramps.md)"`
 	Webhooks webhooksConfig `desc:"Events and webhooks (docs/webhooks.md)"`
+	Checkout checkoutConfig `desc:"Hosted checkout (docs/checkout.md)"`
 	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
 	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
 	// sandbox defaults.
@@ -134,6 +136,15 @@ type webhooksConfig struct {
 	RetryWindow      time.Duration `env:"WEBHOOK_RETRY_WINDOW" envDefault:"72h" desc:"how long a delivery is retried, and how long an endpoint may fail without a success before it is disabled"`
 	Timeout          time.Duration `env:"WEBHOOK_TIMEOUT" envDefault:"10s" desc:"bound of one delivery attempt: a slower receiver is retried"`
 	AllowPrivateTest bool          `env:"WEBHOOK_ALLOW_PRIVATE_TEST" envDefault:"false" desc:"let TEST endpoints point at loopback and private addresses (local receivers during development); LIVE endpoints never may"`
+}
+
+// checkoutConfig tunes hosted checkout: the watcher and the payment page.
+type checkoutConfig struct {
+	Confirmations int           `env:"CHECKOUT_CONFIRMATIONS" envDefault:"3" min:"1" max:"1000" desc:"depth a USDC transfer to a checkout's deposit address needs before it counts toward COMPLETED"`
+	Lifetime      time.Duration `env:"CHECKOUT_LIFETIME" envDefault:"30m" desc:"how long a checkout waits for its payment (expires_at); unpaid after it, the checkout is FAILED"`
+	PollInterval  time.Duration `env:"CHECKOUT_POLL_INTERVAL" envDefault:"5s" desc:"period of the checkout watcher (deposit address transfers and balance)"`
+	LateWindow    time.Duration `env:"CHECKOUT_LATE_WINDOW" envDefault:"24h" desc:"how long after expiry the watcher still reads a deposit address, so late funds are swept, credited and refundable"`
+	PageBaseURL   string        `env:"CHECKOUT_PAGE_BASE_URL" defaultDesc:"unset: the request's own scheme and host" desc:"public base URL of the hosted payment page; payment_url is it plus /pay/{id}"`
 }
 
 // claimsConfig are the knobs of pending claims: lifetime, link and the anti-abuse budgets.
@@ -261,6 +272,10 @@ func (c Config) wiringConfig() wiring.Config {
 		SMSOutboxRetention: c.Aliases.SMSRetention,
 		Webhooks: webhooks.Config{RetryBase: c.Webhooks.RetryBase, RetryMax: c.Webhooks.RetryMax, RetryWindow: c.Webhooks.RetryWindow,
 			Timeout: c.Webhooks.Timeout, AllowPrivateTest: c.Webhooks.AllowPrivateTest},
+		Checkout: checkout.Config{Confirmations: uint64(c.Checkout.Confirmations), //nolint:gosec // min 1
+			Lifetime:     c.Checkout.Lifetime,
+			PollInterval: c.Checkout.PollInterval, LateWindow: c.Checkout.LateWindow},
+		CheckoutPageBase: strings.TrimRight(c.Checkout.PageBaseURL, "/"),
 	}
 }
 

@@ -132,6 +132,12 @@ func TestConfig_Overrides(t *testing.T) {
 			}, []int{2, 9, 1}},
 		{"claim link throttle", map[string]string{"CLAIM_LINK_RATE_PER_MINUTE": "120", "CLAIM_LINK_RATE_BURST": "5"},
 			func(c Config) any { return c.wiringConfig().ClaimLinkRateLimit }, http.RateLimit{PerSecond: 2, Burst: 5}},
+		{"checkout", map[string]string{"CHECKOUT_CONFIRMATIONS": "5", "CHECKOUT_LIFETIME": "1h", "CHECKOUT_PAGE_BASE_URL": "https://pay.example/"},
+			func(c Config) any {
+				w := c.wiringConfig()
+				return []any{w.Checkout.Confirmations, w.Checkout.Lifetime, w.CheckoutPageBase}
+			},
+			[]any{uint64(5), time.Hour, "https://pay.example"}},
 		{"claim link", map[string]string{"CLAIM_LIFETIME": "48h", "CLAIM_LINK_BASE": " https://pay.example/c/ "},
 			func(c Config) any { w := c.wiringConfig(); return []any{w.ClaimLifetime, w.ClaimLinkBase} }, []any{48 * time.Hour, "https://pay.example/c/"}},
 		{"payouts", map[string]string{"PAYOUT_WALLET_A_MODE": "Mock", "PAYOUT_WALLET_A_WEBHOOK_SECRET": "s3cret", "OFFRAMP_QUOTE_LIFETIME": "1m", "OFFRAMP_POLL_INTERVAL": "1s", "OFFRAMP_POLL_WINDOW": "2h",
@@ -215,6 +221,7 @@ func TestConfig_BadValues(t *testing.T) {
 		{"cipher key not hex", map[string]string{"CIPHER_KEY": strings.Repeat("zz", 32)}, `config: CIPHER_KEY: must be hex-encoded and at least 32 bytes (64 hex digits)`},
 		{"cipher key short", map[string]string{"CIPHER_KEY": "abcd"}, `config: CIPHER_KEY: must be hex-encoded and at least 32 bytes (64 hex digits)`},
 		{"claim link base", map[string]string{"CLAIM_LINK_BASE": "claim.example/c/"}, `config: CLAIM_LINK_BASE: "claim.example/c/" is not an http or https URL`},
+		{"checkout page base", map[string]string{"CHECKOUT_PAGE_BASE_URL": "pay.example"}, `config: CHECKOUT_PAGE_BASE_URL: "pay.example" is not an http or https URL`},
 		{"relayer key missing", map[string]string{"LIVE_CHAIN_RPC_URL": "http://127.0.0.1:1"}, `config: LIVE_RELAYER_PRIVATE_KEY: is required when LIVE_CHAIN_RPC_URL is set: the relayer pays gas`},
 		{"relayer key malformed", map[string]string{"RELAYER_PRIVATE_KEY": "0xnothex"}, `config: RELAYER_PRIVATE_KEY: is not a hex secp256k1 private key`},
 		{"unknown identity provider", map[string]string{"IDENTITY_PROVIDER": "ldap"}, `config: IDENTITY_PROVIDER: "ldap" is not sandbox or oidc`},

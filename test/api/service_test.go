@@ -30,14 +30,14 @@ func TestService_Capabilities(t *testing.T) {
 	}
 	features := m["features"].(map[string]any)
 	for name, want := range wiring.Features {
-		if name == "pendingClaims" || name == "cards" || name == "agents" {
-			want = false // built, but this server has no chain and so no claim escrow or card spend module (agents need cards)
+		if name == "pendingClaims" || name == "cards" || name == "agents" || name == "checkout" {
+			want = false // built, but this server has no chain and so no claim escrow, card spend module (agents need cards) or checkout factory
 		}
 		if features[name] != want {
 			t.Fatalf("feature %s = %v, want %v", name, features[name], want)
 		}
 	}
-	for _, unbuilt := range []string{"cards", "pendingClaims"} {
+	for _, unbuilt := range []string{"cards", "pendingClaims", "checkout"} {
 		if features[unbuilt] != false {
 			t.Fatalf("unbuilt feature %s reported %v", unbuilt, features[unbuilt])
 		}

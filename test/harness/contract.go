@@ -30,6 +30,14 @@ type Contract struct {
 	Checked atomic.Int64
 }
 
+// Non-JSON bodies the document declares (the hosted payment page, its script, stylesheet and
+// QR code) are checked for their status and content type; their bodies are read as text.
+func init() {
+	for _, ct := range []string{"text/html", "text/javascript", "text/css", "image/png"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
+	}
+}
+
 // NewContract loads and validates an OpenAPI document.
 func NewContract(raw []byte) (*Contract, error) {
 	doc, err := openapi3.NewLoader().LoadFromData(raw)

@@ -30,6 +30,9 @@ var publicOperations = []string{
 	"GET /v1/claims/{claimToken}", "POST /v1/claims/{claimToken}/phone-code",
 	"POST /v1/claims/{claimToken}/phone-code/verify", "POST /v1/providers/{provider}/webhooks",
 	"GET /v1/invoices/public/{id}",
+	// The hosted payment page of a checkout: the chk_ id is its key (docs/checkout.md).
+	"GET /pay/{id}", "GET /pay/{id}/status", "GET /pay/{id}/qr.png",
+	"GET /checkout-assets/checkout.js", "GET /checkout-assets/checkout.css",
 }
 
 var optionalOperations = []string{"GET /v1/capabilities", "POST /v1/tenants/members/accept"}

@@ -1,0 +1,34 @@
+package http
+
+import "corridor/core/auth"
+
+// checkoutEndpoints are hosted checkout's own routes (D19, docs/checkout.md). POST /v1/payments
+// and GET /v1/payments/{id} are shared with Safe payments and stay in paymentEndpoints (the
+// body's shape, the id's prefix select the surface).
+func (s *Server) checkoutEndpoints() []Endpoint {
+	chk := []Param{{Name: "id", In: "path", Description: "the checkout's id (chk_…)"}}
+	return []Endpoint{
+		{Method: "POST", Path: "/v1/payments/{id}/refund", Summary: "Secondary: refund a checkout (chk_…) from the merchant's service balance, up to what it received; the USDC goes to the payer", Tag: "checkout",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsExecute}, Params: chk, Request: checkoutRefundRequest{}, SecondaryErrors: true,
+			Responses: map[int]any{201: checkoutRefundResponse{}, 404: secondaryErrorResponse{}, 409: secondaryErrorResponse{}, 422: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Handler: s.refundCheckout},
+		{Method: "GET", Path: "/v1/payments/{id}/refunds", Summary: "Secondary: a checkout's refunds, oldest first", Tag: "checkout",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsRead}, Params: chk, SecondaryErrors: true,
+			Responses: map[int]any{200: checkoutRefundListResponse{}, 404: secondaryErrorResponse{}}, Handler: s.listCheckoutRefunds},
+		{Method: "POST", Path: "/v1/sandbox/payments/{id}/expire", Summary: "TEST only: a checkout's expires_at becomes now and the watcher reads it at once", Tag: "checkout",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsCreate}, Params: chk, SandboxOnly: true, SecondaryErrors: true,
+			Responses: map[int]any{200: checkoutResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}}, Handler: s.expireCheckout},
+		{Method: "GET", Path: "/pay/{id}", Summary: "The hosted payment page of a checkout (HTML; public: the id is its key)", Tag: "checkout",
+			Auth: authNone, Params: chk,
+			Responses: map[int]any{200: Content{"text/html": ""}, 404: Envelope{}, 503: Envelope{}}, Handler: s.checkoutPage},
+		{Method: "GET", Path: "/pay/{id}/status", Summary: "The payment page's live status (public; nothing about the merchant or the customer)", Tag: "checkout",
+			Auth: authNone, Params: chk,
+			Responses: map[int]any{200: checkoutStatusResponse{}, 404: Envelope{}}, Handler: s.checkoutPageStatus},
+		{Method: "GET", Path: "/pay/{id}/qr.png", Summary: "The payment page's QR code (PNG) of the EIP-681 USDC transfer URI", Tag: "checkout",
+			Auth: authNone, Params: chk,
+			Responses: map[int]any{200: Content{"image/png": ""}, 404: Envelope{}, 503: Envelope{}}, Handler: s.checkoutQR},
+		{Method: "GET", Path: checkoutAssetsBase + "/checkout.js", Summary: "The payment page's script", Tag: "checkout",
+			Auth: authNone, Responses: map[int]any{200: Content{"text/javascript": ""}}, Handler: checkoutAsset("checkout.js", "text/javascript; charset=utf-8")},
+		{Method: "GET", Path: checkoutAssetsBase + "/checkout.css", Summary: "The payment page's stylesheet", Tag: "checkout",
+			Auth: authNone, Responses: map[int]any{200: Content{"text/css": ""}}, Handler: checkoutAsset("checkout.css", "text/css; charset=utf-8")},
+	}
+}

@@ -1,0 +1,181 @@
+package http
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	checkoutapp "corridor/app/checkout"
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/checkout"
+	"corridor/core/safepay"
+	webcheckout "corridor/web/checkout"
+)
+
+// Hosted checkout (D19, docs/checkout.md): the secondary POST /v1/payments (selected by its
+// body's shape) and the chk_ ids of GET /v1/payments/{id} (selected by their prefix).
+
+// createPaymentEither serves POST /v1/payments for both surfaces.
+func (s *Server) createPaymentEither(c *fiber.Ctx) (fiber.Handler, error) {
+	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
+		return s.createCheckout(c)
+	}
+	return s.createSafePayment(c)
+}
+
+// getPaymentEither serves GET /v1/payments/{id}: a chk_ id is a checkout.
+func (s *Server) getPaymentEither(c *fiber.Ctx) error {
+	if isCheckoutID(c.Params("id")) {
+		return s.getCheckout(c)
+	}
+	return s.getSafePayment(c)
+}
+
+func isCheckoutID(id string) bool {
+	return strings.HasPrefix(strings.TrimSpace(id), checkout.PrefixCheckout+"_")
+}
+
+// checkoutPathID checks the caller's scope, then answers the chk_ id of the path; any other id
+// is the payment not found, as for a Safe payment of another tenant.
+func checkoutPathID(c *fiber.Ctx, scope auth.Scope) (string, error) {
+	if err := kernel.RequireTenantScope(principal(c), scope); err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(c.Params("id"))
+	if !isCheckoutID(id) {
+		return "", core.NotFound(safepay.CodePaymentNotFound, "payment")
+	}
+	return id, nil
+}
+
+// createCheckout checks the body and reads the chain's head outside the idempotent unit, then
+// stores the checkout inside it.
+func (s *Server) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
+	var req checkoutCreateRequest
+	if err := decodeBody(c, &req); err != nil {
+		return nil, err
+	}
+	in := checkoutapp.CreateInput{Currency: req.Currency, Cryptocurrency: req.Cryptocurrency, Metadata: req.Metadata}
+	cents, err := core.ParseAmount("amount", 2, string(req.Amount))
+	if err != nil {
+		return nil, err
+	}
+	in.Amount = cents * 10_000 // USD cents to USDC base units (6 decimals)
+	if req.Description != nil {
+		in.Description = *req.Description
+	}
+	if req.Customer != nil {
+		if req.Customer.Email != nil {
+			in.CustomerEmail = *req.Customer.Email
+		}
+		if req.Customer.Name != nil {
+			in.CustomerName = *req.Customer.Name
+		}
+	}
+	prepared, err := s.svc.Checkout.Prepare(c.UserContext(), principal(c), in)
+	if err != nil {
+		return nil, err
+	}
+	return func(c *fiber.Ctx) error {
+		ch, err := s.svc.Checkout.Create(c.UserContext(), principal(c), prepared)
+		if err != nil {
+			return err
+		}
+		base := s.pageBase(c)
+		token, chainID, _ := s.svc.Checkout.Token(ch.Environment)
+		return c.Status(fiber.StatusCreated).JSON(checkoutCreateResponse{ID: ch.ID, Amount: jsonDecimal(usdAmount(ch.Amount)),
+			Currency: ch.Currency, Cryptocurrency: ch.Cryptocurrency, CryptoAmount: usdcAmount(ch.Amount), Status: checkoutStatus(ch),
+			PaymentURL: base + "/pay/" + ch.ID, QRCode: base + "/pay/" + ch.ID + "/qr.png",
+			PaymentURI:     webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount),
+			DepositAddress: ch.DepositAddress, ChainID: ch.ChainID, ExpiresAt: ch.ExpiresAt, CreatedAt: ch.CreatedAt})
+	}, nil
+}
+
+// pageBase is the payment page's base URL: the configured one, else this request's origin.
+func (s *Server) pageBase(c *fiber.Ctx) string {
+	if s.cfg.CheckoutPageBase != "" {
+		return s.cfg.CheckoutPageBase
+	}
+	return c.BaseURL()
+}
+
+func (s *Server) getCheckout(c *fiber.Ctx) error {
+	id, err := checkoutPathID(c, auth.ScopePaymentsRead)
+	if err != nil {
+		return err
+	}
+	ch, err := s.svc.Checkout.Get(c.UserContext(), principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toCheckout(ch))
+}
+
+// refundCheckout serves POST /v1/payments/{chk_id}/refund.
+func (s *Server) refundCheckout(c *fiber.Ctx) error {
+	var req checkoutRefundRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	in := checkoutapp.RefundInput{}
+	if req.Amount != nil {
+		units, err := core.ParseAmount("amount", 6, string(*req.Amount))
+		if err != nil {
+			return err
+		}
+		in.Amount = &units
+	}
+	if req.Address != nil {
+		in.Address = strings.TrimSpace(*req.Address)
+		if in.Address == "" {
+			return core.Invalid("address", "must be a 0x address of 40 hex digits")
+		}
+	}
+	id, err := checkoutPathID(c, auth.ScopePaymentsExecute)
+	if err != nil {
+		return err
+	}
+	r, err := s.svc.Checkout.Refund(c.UserContext(), principal(c), id, in)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toCheckoutRefund(r))
+}
+
+// listCheckoutRefunds serves GET /v1/payments/{chk_id}/refunds.
+func (s *Server) listCheckoutRefunds(c *fiber.Ctx) error {
+	id, err := checkoutPathID(c, auth.ScopePaymentsRead)
+	if err != nil {
+		return err
+	}
+	all, err := s.svc.Checkout.Refunds(c.UserContext(), principal(c), id)
+	if err != nil {
+		return err
+	}
+	out := checkoutRefundListResponse{Data: []checkoutRefundResponse{}}
+	for _, r := range all {
+		out.Data = append(out.Data, toCheckoutRefund(r))
+	}
+	return c.JSON(out)
+}
+
+// expireCheckout serves the TEST helper POST /v1/sandbox/payments/{chk_id}/expire.
+func (s *Server) expireCheckout(c *fiber.Ctx) error {
+	if err := kernel.RequireTenantScope(principal(c), auth.ScopePaymentsCreate); err != nil {
+		return err
+	}
+	if principal(c).Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	}
+	id, err := checkoutPathID(c, auth.ScopePaymentsCreate)
+	if err != nil {
+		return err
+	}
+	ch, err := s.svc.Checkout.ExpireNow(c.UserContext(), principal(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(toCheckout(ch))
+}

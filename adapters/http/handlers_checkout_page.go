@@ -1,0 +1,101 @@
+package http
+
+import (
+	"io/fs"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/core"
+	"corridor/core/checkout"
+	webcheckout "corridor/web/checkout"
+)
+
+// The hosted payment page (GET /pay/{id}, docs/checkout.md): public, keyed by the checkout's
+// id, served with a strict Content-Security-Policy; its script polls the public status route.
+
+// checkoutAssetsBase is where the page's script and stylesheet are served.
+const checkoutAssetsBase = "/checkout-assets"
+
+// pageHeaders are the security headers of every page response.
+func pageHeaders(c *fiber.Ctx) {
+	c.Set("Content-Security-Policy", webcheckout.ContentSecurityPolicy)
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set("Referrer-Policy", "no-referrer")
+	c.Set("X-Frame-Options", "DENY")
+}
+
+// publicCheckout is the checkout of the path, from any tenant (the id is the page's key).
+func (s *Server) publicCheckout(c *fiber.Ctx) (checkout.Checkout, error) {
+	return s.svc.Checkout.Public(c.UserContext(), strings.TrimSpace(c.Params("id")))
+}
+
+// checkoutPage renders the payment page.
+func (s *Server) checkoutPage(c *fiber.Ctx) error {
+	ch, err := s.publicCheckout(c)
+	if err != nil {
+		return err
+	}
+	token, chainID, ok := s.svc.Checkout.Token(ch.Environment)
+	if !ok {
+		return core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s", ch.Environment)
+	}
+	body, err := webcheckout.Render(webcheckout.Page{ID: ch.ID, Amount: usdAmount(ch.Amount), Currency: ch.Currency,
+		CryptoAmount: usdcAmount(ch.Amount), Cryptocurrency: ch.Cryptocurrency, Description: ch.Description,
+		DepositAddress: ch.DepositAddress, ChainID: chainID, PaymentURI: webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount),
+		Status: checkoutStatus(ch), ExpiresAt: ch.ExpiresAt, Confirmations: s.svc.Checkout.Confirmations(),
+		StatusURL: "/pay/" + ch.ID + "/status", QRURL: "/pay/" + ch.ID + "/qr.png", AssetsBase: checkoutAssetsBase})
+	if err != nil {
+		return err
+	}
+	pageHeaders(c)
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")
+	return c.Send(body)
+}
+
+// checkoutPageStatus is the page's live status: nothing about the merchant or the customer.
+func (s *Server) checkoutPageStatus(c *fiber.Ctx) error {
+	ch, err := s.publicCheckout(c)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return c.JSON(checkoutStatusResponse{ID: ch.ID, Status: checkoutStatus(ch), Amount: usdAmount(ch.Amount), Currency: ch.Currency,
+		CryptoAmount: usdcAmount(ch.Amount), DepositAddress: ch.DepositAddress, Confirmations: ch.Confirmations,
+		RequiredConfirmations: s.svc.Checkout.Confirmations(), FailureReason: strPtr(ch.FailureReason), ExpiresAt: ch.ExpiresAt})
+}
+
+// checkoutQR is the PNG QR code of the checkout's EIP-681 transfer URI.
+func (s *Server) checkoutQR(c *fiber.Ctx) error {
+	ch, err := s.publicCheckout(c)
+	if err != nil {
+		return err
+	}
+	token, chainID, ok := s.svc.Checkout.Token(ch.Environment)
+	if !ok {
+		return core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s", ch.Environment)
+	}
+	png, err := webcheckout.QRPNG(webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount), 320)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "public, max-age=3600")
+	c.Set("X-Content-Type-Options", "nosniff")
+	c.Set(fiber.HeaderContentType, "image/png")
+	return c.Send(png)
+}
+
+// checkoutAsset serves one of the page's static files.
+func checkoutAsset(name, contentType string) fiber.Handler {
+	body, err := fs.ReadFile(webcheckout.Assets(), name)
+	if err != nil {
+		panic("checkout page asset " + name + ": " + err.Error())
+	}
+	return func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderCacheControl, "public, max-age=300")
+		c.Set("X-Content-Type-Options", "nosniff")
+		c.Set(fiber.HeaderContentType, contentType)
+		return c.Send(body)
+	}
+}

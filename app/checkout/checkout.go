@@ -1,0 +1,304 @@
+package checkout
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/auth"
+	"corridor/core/checkout"
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// CreateInput is a checkout request: Amount in USDC base units (one USD is one USDC).
+type CreateInput struct {
+	Amount         int64
+	Currency       string
+	Cryptocurrency string
+	Description    string
+	CustomerEmail  string
+	CustomerName   string
+	Metadata       map[string]string
+}
+
+// Prepared is a checkout request checked and read against the chain (its head), ready to be
+// stored inside the idempotent unit.
+type Prepared struct {
+	in         CreateInput
+	chainID    int64
+	startBlock uint64
+}
+
+// Prepare checks the caller and the request and reads the chain's head outside any unit of
+// work: the watcher reads the deposit's transfers from there.
+func (s *Service) Prepare(ctx context.Context, p auth.Principal, in CreateInput) (Prepared, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+		return Prepared{}, err
+	}
+	if err := validate(&in); err != nil {
+		return Prepared{}, err
+	}
+	chain, _, err := s.deposits(p.Environment)
+	if err != nil {
+		return Prepared{}, err
+	}
+	head, err := chain.LatestBlock(ctx)
+	if err != nil {
+		return Prepared{}, core.E(core.CodeChainUnavailable, "the chain node did not answer; retry shortly")
+	}
+	return Prepared{in: in, chainID: chain.ChainID(), startBlock: head}, nil
+}
+
+var emailPattern = regexp.MustCompile(`^[^@\s]+@[^@\s]+\.[^@\s]+$`)
+
+func validate(in *CreateInput) error {
+	errs := core.FieldErrors{}
+	switch {
+	case in.Amount <= 0:
+		errs.Add("amount", "must be greater than 0")
+	case in.Amount > checkout.MaxAmount:
+		errs.Add("amount", "must be at most 1000000")
+	}
+	in.Currency = strings.ToUpper(strings.TrimSpace(in.Currency))
+	if in.Currency != "USD" {
+		errs.Add("currency", "must be USD (the only currency hosted checkout prices in)")
+	}
+	in.Cryptocurrency = strings.ToUpper(strings.TrimSpace(in.Cryptocurrency))
+	if in.Cryptocurrency == "" {
+		in.Cryptocurrency = "USDC"
+	}
+	if in.Cryptocurrency != "USDC" {
+		errs.Add("cryptocurrency", "must be USDC (the only cryptocurrency hosted checkout accepts)")
+	}
+	if len([]rune(in.Description)) > checkout.MaxDescription {
+		errs.Add("description", "must be at most 500 characters")
+	}
+	in.CustomerEmail = strings.TrimSpace(in.CustomerEmail)
+	if in.CustomerEmail != "" && (len(in.CustomerEmail) > 254 || !emailPattern.MatchString(in.CustomerEmail)) {
+		errs.Add("customer.email", "must be an email address")
+	}
+	if len([]rune(in.CustomerName)) > 200 {
+		errs.Add("customer.name", "must be at most 200 characters")
+	}
+	if len(in.Metadata) > checkout.MaxMetadataKeys {
+		errs.Add("metadata", "must hold at most 20 keys")
+	}
+	for k, v := range in.Metadata {
+		if k == "" || len(k) > checkout.MaxMetadataKey || len(v) > checkout.MaxMetadataValue {
+			errs.Add("metadata", "keys must be 1 to 40 characters and values at most 500")
+			break
+		}
+	}
+	return errs.Err()
+}
+
+// Create stores the prepared checkout with its deposit address and records payment.created.
+func (s *Service) Create(ctx context.Context, p auth.Principal, pr Prepared) (checkout.Checkout, error) {
+	_, deposits, err := s.deposits(p.Environment)
+	if err != nil {
+		return checkout.Checkout{}, err
+	}
+	now := s.clock.Now().UTC()
+	id := core.NewID(checkout.PrefixCheckout)
+	address, err := deposits.CheckoutDepositAddress(checkout.Salt(id))
+	if err != nil {
+		return checkout.Checkout{}, err
+	}
+	c := checkout.Checkout{ID: id, TenantID: p.TenantID, Environment: p.Environment, ChainID: pr.chainID, Amount: pr.in.Amount,
+		Currency: pr.in.Currency, Cryptocurrency: pr.in.Cryptocurrency, Description: pr.in.Description,
+		CustomerEmail: pr.in.CustomerEmail, CustomerName: pr.in.CustomerName, Metadata: pr.in.Metadata,
+		DepositAddress: address.Hex(), StartBlock: pr.startBlock, Status: checkout.StatusCreated,
+		ExpiresAt: now.Add(s.cfg.Lifetime), WatchUntil: now.Add(s.cfg.Lifetime + s.cfg.LateWindow), CreatedAt: now, UpdatedAt: now}
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Checkouts().CreateCheckout(ctx, c); err != nil {
+			return err
+		}
+		return recordPayment(ctx, tx, c)
+	})
+	return c, err
+}
+
+// recordPayment records the checkout's status as payment.<status>.
+func recordPayment(ctx context.Context, tx ports.Tx, c checkout.Checkout) error {
+	extra := map[string]any{"currency": c.Currency, "cryptocurrency": c.Cryptocurrency, "deposit_address": c.DepositAddress}
+	if c.TransactionHash != "" {
+		extra["transaction_hash"] = c.TransactionHash
+	}
+	if c.FailureReason != "" {
+		extra["failure_reason"] = c.FailureReason
+	}
+	if c.Received > 0 {
+		extra["amount_received"] = core.FormatUSD(c.Received)
+	}
+	return kernel.RecordEvent(ctx, tx, c.TenantID, c.Environment, "payment", c.ID, strings.ToLower(string(c.Status)), c.Amount, c.UpdatedAt, extra)
+}
+
+// Get returns the caller's checkout.
+func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (checkout.Checkout, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsRead); err != nil {
+		return checkout.Checkout{}, err
+	}
+	if !core.HasPrefix(id, checkout.PrefixCheckout) {
+		return checkout.Checkout{}, checkout.ErrNotFound
+	}
+	var out checkout.Checkout
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, err = tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id)
+		return err
+	})
+	return out, err
+}
+
+// Public returns any checkout by id, for the public payment page and its status endpoint (the
+// id is the capability: 26 random-ish characters of a UUIDv7, shown only to its payer).
+func (s *Service) Public(ctx context.Context, id string) (checkout.Checkout, error) {
+	if !core.HasPrefix(id, checkout.PrefixCheckout) {
+		return checkout.Checkout{}, checkout.ErrNotFound
+	}
+	var out checkout.Checkout
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, err = tx.Checkouts().FindPublicCheckout(ctx, id)
+		return err
+	})
+	return out, err
+}
+
+// RefundInput is a refund request: Amount nil refunds everything still refundable; Address
+// empty refunds to the payer (the sender of the first transfer).
+type RefundInput struct {
+	Amount  *int64
+	Address string
+}
+
+var addressPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
+
+// Refund takes amount back from the merchant's service balance for the checkout and queues
+// its USDC transfer to the payer. Under the checkout's lock: what refunds take never exceeds
+// what was credited for the checkout, so parallel refunds cannot over-refund.
+func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in RefundInput) (checkout.Refund, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
+		return checkout.Refund{}, err
+	}
+	errs := core.FieldErrors{}
+	if in.Amount != nil && *in.Amount <= 0 {
+		errs.Add("amount", "must be greater than 0")
+	}
+	if in.Address != "" && !addressPattern.MatchString(in.Address) {
+		errs.Add("address", "must be a 0x address of 40 hex digits")
+	}
+	if err := errs.Err(); err != nil {
+		return checkout.Refund{}, err
+	}
+	if !core.HasPrefix(id, checkout.PrefixCheckout) {
+		return checkout.Refund{}, checkout.ErrNotFound
+	}
+	var out checkout.Refund
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if _, err := tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id); err != nil {
+			return err
+		}
+		c, err := tx.Checkouts().LockCheckout(ctx, id)
+		if err != nil {
+			return err
+		}
+		refundable := c.Refundable()
+		if refundable <= 0 {
+			return core.E(checkout.CodeNothingToRefund, "this payment holds nothing to refund (nothing confirmed was received, or everything was refunded)")
+		}
+		amount := refundable
+		if in.Amount != nil {
+			amount = *in.Amount
+		}
+		if amount > refundable {
+			return (&core.Error{Code: core.CodeInsufficientFunds, Message: "the refund exceeds what this payment received and has not refunded"}).
+				WithDetails(map[string]any{"refundable": core.FormatUSD(refundable), "requested": core.FormatUSD(amount)})
+		}
+		dest := in.Address
+		if dest == "" {
+			dest = c.PayerAddress
+		}
+		if dest == "" {
+			return core.Invalid("address", "is required: the payer's address is not known")
+		}
+		now := s.clock.Now().UTC()
+		r := checkout.Refund{ID: core.NewID(checkout.PrefixRefund), CheckoutID: c.ID, TenantID: c.TenantID, Environment: c.Environment,
+			Amount: amount, Destination: dest, Status: checkout.RefundPending, CreatedAt: now, UpdatedAt: now}
+		accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.TenantAvailable(c.Environment, kernel.ServiceAsset, c.TenantID),
+			ledger.World(c.Environment, kernel.ServiceAsset, worldRail))
+		if err != nil {
+			return err
+		}
+		if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "checkout-refund:" + r.ID, Type: ledger.TypePosted,
+			Environment: c.Environment, Asset: kernel.ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, amount),
+			Metadata: map[string]string{"checkoutId": c.ID, "refundId": r.ID}}.MustValidate()); err != nil {
+			return err
+		}
+		c.Refunded += amount
+		c.UpdatedAt = now
+		if err := tx.Checkouts().UpdateCheckout(ctx, c); err != nil {
+			return err
+		}
+		if err := tx.Checkouts().CreateRefund(ctx, r); err != nil {
+			return err
+		}
+		out = r
+		return s.jobs.Enqueue(ctx, SendRefundArgs{CheckoutID: c.ID, RefundID: r.ID}, ports.JobOptions{MaxAttempts: refundJobAttempts})
+	})
+	return out, err
+}
+
+// Refunds lists the caller's checkout's refunds.
+func (s *Service) Refunds(ctx context.Context, p auth.Principal, id string) ([]checkout.Refund, error) {
+	if _, err := s.Get(ctx, p, id); err != nil {
+		return nil, err
+	}
+	var out []checkout.Refund
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, err = tx.Checkouts().ListRefunds(ctx, id)
+		return err
+	})
+	return out, err
+}
+
+// ExpireNow is the TEST helper: the checkout's expires_at becomes now and it is watched at
+// once (a job, after commit), as the periodic watcher would after its expiry.
+func (s *Service) ExpireNow(ctx context.Context, p auth.Principal, id string) (checkout.Checkout, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+		return checkout.Checkout{}, err
+	}
+	if p.Environment != core.EnvTest {
+		return checkout.Checkout{}, core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	}
+	if !core.HasPrefix(id, checkout.PrefixCheckout) {
+		return checkout.Checkout{}, checkout.ErrNotFound
+	}
+	var out checkout.Checkout
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if _, err := tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id); err != nil {
+			return err
+		}
+		c, err := tx.Checkouts().LockCheckout(ctx, id)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now().UTC()
+		if !c.Status.Terminal() && now.Before(c.ExpiresAt) {
+			c.ExpiresAt, c.WatchUntil, c.UpdatedAt = now, now.Add(s.cfg.LateWindow), now
+			if err := tx.Checkouts().UpdateCheckout(ctx, c); err != nil {
+				return err
+			}
+		}
+		out = c
+		return s.jobs.Enqueue(ctx, WatchOneArgs{CheckoutID: c.ID}, ports.JobOptions{MaxAttempts: watchJobAttempts})
+	})
+	return out, err
+}
+
+// worldRail names the outside world of checkout money on the ledger.
+const worldRail = "checkout"

@@ -1,0 +1,2 @@
+DROP TABLE checkout_refunds;
+DROP TABLE checkouts;

@@ -1,0 +1,46 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"corridor/core"
+	"corridor/core/checkout"
+)
+
+// CheckoutDeposits is the per-checkout deposit address of hosted checkout on one chain
+// (contracts/src/CheckoutDepositFactory.sol): an address predicted by CREATE2 from a salt,
+// swept by the relayer into the service's own account.
+type CheckoutDeposits interface {
+	// CheckoutFactoryAddress is the factory; zero when the chain has none.
+	CheckoutFactoryAddress() common.Address
+	// CheckoutDepositAddress is the deposit address of salt (no chain read).
+	CheckoutDepositAddress(salt [32]byte) (common.Address, error)
+	// SweepCheckoutDeposit deploys the deposit of salt if needed and moves its whole USDC
+	// balance to the factory's settlement address (the relayer). received is the total the
+	// deposit has received so far: one sweep is sent per (salt, received) while it is pending,
+	// so a retry does not send twice and late funds get a sweep of their own. Sweeping an
+	// empty deposit moves nothing and is harmless.
+	SweepCheckoutDeposit(ctx context.Context, salt [32]byte, received int64) (common.Hash, error)
+}
+
+// CheckoutRepo stores hosted-checkout payments and their refunds.
+type CheckoutRepo interface {
+	CreateCheckout(ctx context.Context, c checkout.Checkout) error
+	// FindCheckout returns the tenant's checkout, or CHECKOUT_NOT_FOUND.
+	FindCheckout(ctx context.Context, tenantID string, env core.Environment, id string) (checkout.Checkout, error)
+	// FindPublicCheckout returns any checkout by id (the public payment page), or CHECKOUT_NOT_FOUND.
+	FindPublicCheckout(ctx context.Context, id string) (checkout.Checkout, error)
+	// LockCheckout returns the checkout with its row locked for the transaction.
+	LockCheckout(ctx context.Context, id string) (checkout.Checkout, error)
+	UpdateCheckout(ctx context.Context, c checkout.Checkout) error
+	// ListWatched returns, by id after after, the checkouts of env the watcher still reads:
+	// not terminal, or terminal with watchUntil after now.
+	ListWatched(ctx context.Context, env core.Environment, now time.Time, after string, limit int) ([]checkout.Checkout, error)
+	CreateRefund(ctx context.Context, r checkout.Refund) error
+	UpdateRefund(ctx context.Context, r checkout.Refund) error
+	// ListRefunds returns a checkout's refunds, oldest first.
+	ListRefunds(ctx context.Context, checkoutID string) ([]checkout.Refund, error)
+}
