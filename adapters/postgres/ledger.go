@@ -33,6 +33,7 @@ var (
 // ledgerRepo implements ports.LedgerRepo and ports.LedgerReports over one transaction.
 type ledgerRepo struct {
 	q *sql.Tx
+	u *unitLedger // the unit's layer of a pipeline batch (ledger_batch.go), nil outside one
 }
 
 // newLedgerRepo binds the ledger store to the unit of work's transaction (or savepoint, which
@@ -326,6 +327,11 @@ const transferByIDSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t 
 
 // Transfer returns a recorded transfer with its state.
 func (r ledgerRepo) Transfer(ctx context.Context, env core.Environment, id string) (ledger.StoredTransfer, error) {
+	if r.u != nil {
+		if err := r.u.flush(ctx); err != nil {
+			return ledger.StoredTransfer{}, err
+		}
+	}
 	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByIDSQL, id, string(env)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.StoredTransfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+id)
@@ -339,6 +345,11 @@ FROM ledger_balances b WHERE b.account_id = ANY($1::text[])`
 
 // Balances returns current balances without locking.
 func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error) {
+	if r.u != nil {
+		if err := r.u.flush(ctx); err != nil {
+			return nil, err
+		}
+	}
 	rows, err := r.q.QueryContext(ctx, balancesSQL, accountIDs)
 	if err != nil {
 		return nil, ledgerError("read balances", err)
