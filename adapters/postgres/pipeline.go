@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -109,6 +110,7 @@ func (s *Store) Close() {
 }
 
 type pipeline struct {
+	stats  pipelineCounters
 	db     *bun.DB
 	opts   PipelineOptions
 	queue  chan *pipeUnit
@@ -121,6 +123,27 @@ type pipeline struct {
 func (p *pipeline) close() {
 	p.once.Do(func() { close(p.stop) })
 	p.wg.Wait()
+}
+
+// PipelineStats count what the pipeline did since it started.
+type PipelineStats struct {
+	Batches   int64 // committed (or failed) batches
+	Units     int64 // units run in a batch, including failed ones and each run of a carried one
+	Conflicts int64 // units that would have waited on a lock and ran again first in the next batch
+	Retried   int64 // units run again alone after their batch's flush or COMMIT was refused
+}
+
+type pipelineCounters struct {
+	batches, units, conflicts, retried atomic.Int64
+}
+
+// PipelineStats reports the pipeline's counters (zero without a pipeline).
+func (s *Store) PipelineStats() PipelineStats {
+	if s.pipe == nil {
+		return PipelineStats{}
+	}
+	c := &s.pipe.stats
+	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load()}
 }
 
 // pipeUnit is one submitted unit of work and where its outcome goes.
@@ -254,6 +277,7 @@ func (b *batch) run(ctx context.Context, u *pipeUnit) unitState {
 		return unitBroken
 	}
 	b.units++
+	b.p.stats.units.Add(1)
 	ul := b.ledger.unit(b.tx.Tx)
 	// The unit's statements run without its caller's cancellation: a statement cancelled
 	// half-way would break the batch's connection for every unit in it. statement_timeout
@@ -273,6 +297,7 @@ func (b *batch) run(ctx context.Context, u *pipeUnit) unitState {
 		return unitBroken
 	}
 	if conflict && panicked == nil {
+		b.p.stats.conflicts.Add(1)
 		return unitConflict
 	}
 	u.done <- unitOutcome{err: err, panicked: panicked}
@@ -355,6 +380,7 @@ func (b *batch) fail(err error, extra ...*pipeUnit) {
 
 // commit releases the last unit, writes the buffered ledger rows, commits and answers.
 func (b *batch) commit(ctx context.Context) {
+	b.p.stats.batches.Add(1)
 	if b.open != nil {
 		if _, err := b.tx.ExecContext(ctx, "RELEASE SAVEPOINT corridor_unit"); err == nil {
 			b.released()
@@ -392,6 +418,7 @@ func (b *batch) commit(ctx context.Context) {
 	}
 	// PostgreSQL refused the batch, so nothing of it was committed: every unit runs again
 	// alone, so that one unit's failure at commit is answered to that unit only.
+	b.p.stats.retried.Add(int64(len(b.acked)))
 	for _, u := range b.acked {
 		go func(u *pipeUnit) {
 			err, panicked := callDirect(b.p.direct, u)
