@@ -208,8 +208,8 @@ type batch struct {
 	p       *pipeline
 	tx      bun.Tx
 	ledger  *batchLedger
-	units   int        // units run, including the failed ones
-	open    *pipeUnit  // the unit whose savepoint is not yet released
+	units   int       // units run, including the failed ones
+	open    *pipeUnit // the unit whose savepoint is not yet released
 	openL   *unitLedger
 	acked   []*pipeUnit // released units, answered at commit
 	timeout bool        // lock_timeout is set
