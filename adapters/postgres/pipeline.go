@@ -381,10 +381,19 @@ func (b *batch) fail(err error, extra ...*pipeUnit) {
 // commit releases the last unit, writes the buffered ledger rows, commits and answers.
 func (b *batch) commit(ctx context.Context) {
 	b.p.stats.batches.Add(1)
-	if b.open != nil {
-		if _, err := b.tx.ExecContext(ctx, "RELEASE SAVEPOINT corridor_unit"); err == nil {
+	// The COMMIT may wait (the chain link's stripe head, a concurrent twin's reference):
+	// lock_timeout goes back to off first, in the same round trip as the last release.
+	for b.open != nil || b.timeout {
+		sql := "SET LOCAL lock_timeout = 0"
+		if b.open != nil {
+			sql = "RELEASE SAVEPOINT corridor_unit; " + sql
+		}
+		_, err := b.tx.ExecContext(ctx, sql)
+		if err == nil {
 			b.released()
-		} else if !b.abandonOpen(ctx, err) {
+			b.timeout = false
+		} else if b.open == nil || !b.abandonOpen(ctx, err) {
+			b.fail(err)
 			return
 		}
 	}

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"corridor/adapters/postgres"
 )
 
 type options struct {
@@ -34,6 +36,7 @@ type options struct {
 	only       string
 	cpuProfile string
 	rounds     int
+	pipeline   postgres.PipelineOptions
 }
 
 func main() {
@@ -46,6 +49,9 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, e.g. single:32,hot:32,pgbench:32,pgbench-hot:32 (default: all)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to this file")
 	flag.IntVar(&o.rounds, "rounds", 3, "how often the concurrency-32 scenarios (single, pgbench, hot, pgbench-hot) run; the ratios use medians")
+	flag.IntVar(&o.pipeline.Lanes, "pipeline-lanes", postgres.DefaultPipelineLanes, "commit pipeline: batches at once")
+	flag.IntVar(&o.pipeline.MaxBatch, "pipeline-batch", postgres.DefaultPipelineMaxBatch, "commit pipeline: units per batch at most")
+	flag.DurationVar(&o.pipeline.MaxWait, "pipeline-wait", postgres.DefaultPipelineMaxWait, "commit pipeline: how long a batch waits for units")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -73,6 +79,7 @@ func run(ctx context.Context, o options) error {
 	}
 	defer b.close()
 	report := newReport(o, db)
+	report.Pipeline = pipelineSettings{Lanes: o.pipeline.Lanes, MaxBatch: o.pipeline.MaxBatch, MaxWait: o.pipeline.MaxWait.String()}
 	fmt.Fprintf(os.Stderr, "bench-ledger: %s; %d spread accounts; %s per scenario\n", db.source, o.accounts, o.duration)
 	stopProfile, err := startProfile(o.cpuProfile)
 	if err != nil {
@@ -100,6 +107,11 @@ func run(ctx context.Context, o options) error {
 			}
 			report.addCeiling(res)
 		}
+	}
+	st := b.pipe.PipelineStats()
+	report.Pipeline.Stats = st
+	if st.Batches > 0 {
+		report.Pipeline.MeanBatch = round3(float64(st.Units) / float64(st.Batches))
 	}
 	report.finish()
 	report.print(os.Stdout)

@@ -75,6 +75,14 @@ func (b *bench) plan() []step {
 		out = append(out, step{ledger: single(32), pgbench: 32}, step{ledger: hot(32), pgbench: 32, pgbenchHot: true})
 	}
 	out = append(out, step{ledger: single(64), pgbench: 64}, step{ledger: hot(8)})
+	// The commit pipeline at concurrency 64, each round beside the one-commit ceiling at 64.
+	for i := 0; i < max(b.o.rounds, 1); i++ {
+		out = append(out,
+			step{ledger: &scenario{name: "pipeline", concurrency: 64, perUnit: 1, unit: b.pipelineUnit,
+				describe: "as single, through the store's commit pipeline (units share batches: one savepoint each, one COMMIT per batch)"}, pgbench: 64},
+			step{ledger: &scenario{name: "pipeline-hot", concurrency: 64, perUnit: 1, unit: b.pipelineHotUnit,
+				describe: "as hot, through the store's commit pipeline"}})
+	}
 	for _, c := range []int{1, 8} {
 		out = append(out, step{ledger: &scenario{name: "batch100", concurrency: c, perUnit: 100, unit: b.batch,
 			describe: "100 transfers in one unit of work, each worker within its own slice of the accounts"}})
@@ -97,6 +105,16 @@ func (b *bench) single(ctx context.Context, w *worker) error {
 func (b *bench) hotUnit(ctx context.Context, w *worker) error {
 	to := b.spread[w.rand.IntN(len(b.spread))]
 	return b.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return b.post(ctx, tx, w, b.hot, to) })
+}
+
+func (b *bench) pipelineUnit(ctx context.Context, w *worker) error {
+	from, to := w.pair(b.spread)
+	return b.pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return b.post(ctx, tx, w, from, to) })
+}
+
+func (b *bench) pipelineHotUnit(ctx context.Context, w *worker) error {
+	to := b.spread[w.rand.IntN(len(b.spread))]
+	return b.pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return b.post(ctx, tx, w, b.hot, to) })
 }
 
 // batch posts 100 transfers in one unit of work. Workers use disjoint slices of the accounts,
