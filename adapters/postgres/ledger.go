@@ -32,7 +32,7 @@ var (
 
 // ledgerRepo implements ports.LedgerRepo and ports.LedgerReports over one transaction.
 type ledgerRepo struct {
-	q *sql.Tx
+	q txQuerier
 	u *unitLedger // the unit's layer of a pipeline batch (ledger_batch.go), nil outside one
 }
 
@@ -43,7 +43,30 @@ func newLedgerRepo(db bun.IDB) ledgerRepo {
 	if !ok || btx.Tx == nil {
 		panic("postgres: the ledger store runs only inside a unit of work (Store.InTx)")
 	}
-	return ledgerRepo{q: btx.Tx}
+	return ledgerRepo{q: txQuerier{btx.Tx}}
+}
+
+// txQuerier runs the ledger's statements on a transaction and, inside a pipeline batch, notes
+// a statement that gave up waiting for a lock (pipeline.go) whatever the caller then makes of
+// its error.
+type txQuerier struct{ tx *sql.Tx }
+
+func (q txQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	rows, err := q.tx.QueryContext(ctx, query, args...)
+	noteLockWait(ctx, err)
+	return rows, err
+}
+
+func (q txQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	row := q.tx.QueryRowContext(ctx, query, args...)
+	noteLockWait(ctx, row.Err())
+	return row
+}
+
+func (q txQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := q.tx.ExecContext(ctx, query, args...)
+	noteLockWait(ctx, err)
+	return res, err
 }
 
 // typeMap scans Postgres arrays through database/sql.

@@ -52,7 +52,7 @@ func newBatchLedger() *batchLedger { return &batchLedger{known: map[string]known
 // unitLedger is one unit's layer over its batch.
 type unitLedger struct {
 	batch         *batchLedger
-	q             *sql.Tx
+	q             txQuerier
 	known         map[string]knownBalance
 	forget        bool // the batch's known balances are stale for this unit (a direct write ran)
 	pending       []bufferedPosting
@@ -62,7 +62,7 @@ type unitLedger struct {
 }
 
 func (b *batchLedger) unit(q *sql.Tx) *unitLedger {
-	return &unitLedger{batch: b, q: q, known: map[string]knownBalance{}}
+	return &unitLedger{batch: b, q: txQuerier{q}, known: map[string]knownBalance{}}
 }
 
 func (u *unitLedger) get(id string) (knownBalance, bool) {
@@ -126,7 +126,7 @@ func (u *unitLedger) noteLock(err error) {
 
 // flush writes the batch's buffered rows before its COMMIT.
 func (b *batchLedger) flush(ctx context.Context, q *sql.Tx) error {
-	err := writeBuffered(ctx, q, b.pending)
+	err := writeBuffered(ctx, txQuerier{q}, b.pending)
 	if err == nil {
 		b.pending = nil
 	}
@@ -148,7 +148,7 @@ WHERE bl.account_id = u.account_id`
 
 // writeBuffered inserts rows and sets each touched account's balance to its last row's
 // balance-after, in one statement.
-func writeBuffered(ctx context.Context, q *sql.Tx, rows []bufferedPosting) error {
+func writeBuffered(ctx context.Context, q txQuerier, rows []bufferedPosting) error {
 	if len(rows) == 0 {
 		return nil
 	}

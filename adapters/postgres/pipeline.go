@@ -91,6 +91,9 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{})}
 	out := &Store{db: s.db, pipe: p}
 	p.direct = out.direct
+	if _, done := hooked.LoadOrStore(s.db, true); !done {
+		s.db.AddQueryHook(lockWaitHook{})
+	}
 	for i := 0; i < opts.Lanes; i++ {
 		p.wg.Add(1)
 		go p.lane()
@@ -282,13 +285,17 @@ func (b *batch) run(ctx context.Context, u *pipeUnit) unitState {
 	// The unit's statements run without its caller's cancellation: a statement cancelled
 	// half-way would break the batch's connection for every unit in it. statement_timeout
 	// still bounds each statement.
-	uctx := context.WithValue(context.WithValue(context.WithoutCancel(u.ctx), txKey{}, b.tx), unitKey{}, ul)
+	waited := new(atomic.Bool)
+	uctx := context.WithValue(context.WithoutCancel(u.ctx), txKey{}, b.tx)
+	uctx = context.WithValue(context.WithValue(uctx, unitKey{}, ul), lockWaitKey{}, waited)
 	err, panicked := callUnit(uctx, u.fn, &tx{db: b.tx, unit: ul})
 	if err == nil && ul.err != nil {
 		err = ul.err
 	}
-	conflict := !first && (ul.lockConflict || lockNotAvailable(err))
-	if err == nil && panicked == nil {
+	// A unit that gave up waiting for a lock runs again even when it returned nil: the use
+	// case may have turned the error into an answer (an HTTP 500 response it then returned).
+	conflict := !first && (waited.Load() || ul.lockConflict || lockNotAvailable(err))
+	if err == nil && panicked == nil && !conflict {
 		b.open, b.openL = u, ul
 		return unitDone
 	}
@@ -447,6 +454,29 @@ func callDirect(direct func(ctx context.Context, fn func(ctx context.Context, tx
 
 // unitKey carries a unit's ledger layer in its context, for nested units of work.
 type unitKey struct{}
+
+// lockWaitKey carries, in a unit's context (nested units included), the flag its statements
+// set when one gave up waiting for a lock: the unit then runs again first in the next batch,
+// however the use case reported the error.
+type lockWaitKey struct{}
+
+func noteLockWait(ctx context.Context, err error) {
+	if err != nil && lockNotAvailable(err) {
+		if flag, ok := ctx.Value(lockWaitKey{}).(*atomic.Bool); ok {
+			flag.Store(true)
+		}
+	}
+}
+
+// hooked remembers the databases that have the hook.
+var hooked sync.Map
+
+// lockWaitHook notes lock waits of the Bun repositories' statements.
+type lockWaitHook struct{}
+
+func (lockWaitHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (lockWaitHook) AfterQuery(ctx context.Context, e *bun.QueryEvent) { noteLockWait(ctx, e.Err) }
 
 // lockNotAvailable reports lock_timeout's error (55P03).
 func lockNotAvailable(err error) bool {

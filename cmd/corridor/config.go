@@ -52,7 +52,7 @@ type serviceConfig struct {
 	// DBStatementTimeout and DBIdleInTxTimeout are set on every connection of the pool.
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
 	// StorePipeline* configure the store's commit pipeline (docs/performance.md).
-	StorePipelineLanes    int           `env:"STORE_PIPELINE_LANES" envDefault:"4" min:"0" max:"32" desc:"commit pipeline: how many shared transactions (batches) run at once, each on one pooled connection; concurrent units of work join a batch, each in its own savepoint, and share its one COMMIT; 0 turns the pipeline off (one transaction per unit of work)"`
+	StorePipelineLanes    int           `env:"STORE_PIPELINE_LANES" envDefault:"0" min:"0" max:"32" desc:"commit pipeline: how many shared transactions (batches) run at once, each on one pooled connection; concurrent units of work join a batch, each in its own savepoint, and share its one COMMIT; 0 turns the pipeline off (one transaction per unit of work)"`
 	StorePipelineMaxBatch int           `env:"STORE_PIPELINE_MAX_BATCH" envDefault:"48" min:"1" max:"60" desc:"commit pipeline: a batch commits once it holds this many units of work"`
 	StorePipelineMaxWait  time.Duration `env:"STORE_PIPELINE_MAX_WAIT" envDefault:"1ms" desc:"commit pipeline: a batch commits once this long has passed since it opened and no unit of work is waiting (it never waits while units queue, up to STORE_PIPELINE_MAX_BATCH)"`
 	DBIdleInTxTimeout     time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
