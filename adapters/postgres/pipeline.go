@@ -91,9 +91,6 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{})}
 	out := &Store{db: s.db, pipe: p}
 	p.direct = out.direct
-	if _, done := hooked.LoadOrStore(s.db, true); !done {
-		s.db.AddQueryHook(lockWaitHook{})
-	}
 	for i := 0; i < opts.Lanes; i++ {
 		p.wg.Add(1)
 		go p.lane()
@@ -288,7 +285,7 @@ func (b *batch) run(ctx context.Context, u *pipeUnit) unitState {
 	waited := new(atomic.Bool)
 	uctx := context.WithValue(context.WithoutCancel(u.ctx), txKey{}, b.tx)
 	uctx = context.WithValue(context.WithValue(uctx, unitKey{}, ul), lockWaitKey{}, waited)
-	err, panicked := callUnit(uctx, u.fn, &tx{db: b.tx, unit: ul})
+	panicked, err := callUnit(uctx, u.fn, &tx{db: b.tx, unit: ul})
 	if err == nil && ul.err != nil {
 		err = ul.err
 	}
@@ -311,13 +308,13 @@ func (b *batch) run(ctx context.Context, u *pipeUnit) unitState {
 	return unitFailed
 }
 
-func callUnit(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error, t *tx) (err error, panicked any) {
+func callUnit(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error, t *tx) (panicked any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			panicked = r
 		}
 	}()
-	return fn(ctx, t), nil
+	return nil, fn(ctx, t)
 }
 
 // savepoint releases the open unit's savepoint (if any), sets lock_timeout once the first
@@ -437,19 +434,19 @@ func (b *batch) commit(ctx context.Context) {
 	b.p.stats.retried.Add(int64(len(b.acked)))
 	for _, u := range b.acked {
 		go func(u *pipeUnit) {
-			err, panicked := callDirect(b.p.direct, u)
+			panicked, err := callDirect(b.p.direct, u)
 			u.done <- unitOutcome{err: err, panicked: panicked}
 		}(u)
 	}
 }
 
-func callDirect(direct func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error, u *pipeUnit) (err error, panicked any) {
+func callDirect(direct func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error, u *pipeUnit) (panicked any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			panicked = r
 		}
 	}()
-	return direct(u.ctx, u.fn), nil
+	return nil, direct(u.ctx, u.fn)
 }
 
 // unitKey carries a unit's ledger layer in its context, for nested units of work.
@@ -468,10 +465,7 @@ func noteLockWait(ctx context.Context, err error) {
 	}
 }
 
-// hooked remembers the databases that have the hook.
-var hooked sync.Map
-
-// lockWaitHook notes lock waits of the Bun repositories' statements.
+// lockWaitHook notes lock waits of the Bun repositories' statements (Open installs it).
 type lockWaitHook struct{}
 
 func (lockWaitHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }

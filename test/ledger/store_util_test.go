@@ -99,10 +99,6 @@ func (m mode) post(spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
 	return t, replayed, err
 }
 
-func mustPost(t testing.TB, spec ledger.TransferSpec) ledger.Transfer {
-	return def().mustPost(t, spec)
-}
-
 func (m mode) mustPost(t testing.TB, spec ledger.TransferSpec) ledger.Transfer {
 	t.Helper()
 	tr, _, err := m.post(spec)
