@@ -101,7 +101,7 @@ func run(ctx context.Context, o options) error {
 		name := map[bool]string{false: "pgbench", true: "pgbench-hot"}[st.pgbenchHot]
 		if st.pgbench > 0 && selected(o.only, name, st.pgbench) {
 			fmt.Fprintf(os.Stderr, "  running %-8s c=%-3d …\n", name, st.pgbench)
-			res, err := runPgbench(ctx, pgbench, db.url, o, st.pgbench, st.pgbenchHot)
+			res, err := runPgbench(ctx, pgbench, db.url, db.dataDir, o, st.pgbench, st.pgbenchHot)
 			if err != nil {
 				return fmt.Errorf("pgbench c=%d: %w", st.pgbench, err)
 			}

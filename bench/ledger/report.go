@@ -172,13 +172,15 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "\nLedger store (%s; %d CPUs, %s; PostgreSQL %s; load average %s at the start, %s at the end)\n",
 		r.Database, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres, r.Machine.LoadAverage[0], r.Machine.LoadAverage[1])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tconcurrency\ttransfers/s\tp50 ms\tp99 ms\tunits\terrors\t")
+	fmt.Fprintln(tw, "scenario\tconcurrency\ttransfers/s\tp50 ms\tp99 ms\tunits\terrors\tserver CPU ms/transfer\tclient CPU ms/transfer\t")
 	for _, s := range r.Scenarios {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t%d\t\n", s.Name, s.Concurrency, s.TransfersPerSecond, s.P50Ms, s.P99Ms, s.Units, s.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t%d\t%.3f\t%.3f\t\n", s.Name, s.Concurrency, s.TransfersPerSecond, s.P50Ms, s.P99Ms, s.Units, s.Errors,
+			s.ServerCPUMsPerTransfer, s.ClientCPUMsPerTransfer)
 	}
 	for _, c := range r.Ceiling {
 		name := map[bool]string{false: "pgbench ceiling", true: "pgbench ceiling, hot"}[c.Hot]
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t0\t\n", name, c.Concurrency, c.TransactionsPerSecond, c.P50Ms, c.P99Ms, c.Transactions)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t0\t%.3f\t%.3f\t\n", name, c.Concurrency, c.TransactionsPerSecond, c.P50Ms, c.P99Ms, c.Transactions,
+			c.ServerCPUMsPerTransfer, c.ClientCPUMsPerTransfer)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nratios: the median over %d rounds of the ratio within a round (a round runs single, pgbench, hot, pgbench-hot back to back)\n", r.Rounds)

@@ -145,6 +145,10 @@ type result struct {
 	TransfersPerSecond float64 `json:"transfersPerSecond"`
 	P50Ms              float64 `json:"p50Ms"`
 	P99Ms              float64 `json:"p99Ms"`
+	// Processor time per transfer over the measured window: PostgreSQL's (postmaster and
+	// backends) and this Go process's. Zero when the cluster is not local.
+	ServerCPUMsPerTransfer float64 `json:"serverCpuMsPerTransfer"`
+	ClientCPUMsPerTransfer float64 `json:"clientCpuMsPerTransfer"`
 }
 
 // measure runs a scenario: a warm-up, then o.duration during which every unit's latency is
@@ -160,6 +164,11 @@ func (b *bench) measure(ctx context.Context, sc scenario) (result, error) {
 	var firstErr error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	// Processor time is sampled when the measured window opens and closes.
+	samples := make(chan [2]time.Duration, 2)
+	sample := func() { samples <- [2]time.Duration{serverCPU(b.dataDir), selfCPU()} }
+	opened := time.AfterFunc(time.Until(begin), func() { sample(); time.AfterFunc(time.Until(end), sample) })
+	defer opened.Stop()
 	for i := 0; i < sc.concurrency; i++ {
 		w := &worker{index: i, rand: rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano()))),
 			prefix: fmt.Sprintf("bench:%s:%d:%d:%s", sc.name, sc.concurrency, i, core.RandomToken(4))}
@@ -191,7 +200,13 @@ func (b *bench) measure(ctx context.Context, sc scenario) (result, error) {
 		}()
 	}
 	wg.Wait()
-	return summarize(sc, latencies, errs, b.o.duration), firstErrIfAll(firstErr, errs, latencies)
+	res := summarize(sc, latencies, errs, b.o.duration)
+	if ctx.Err() == nil {
+		first, last := <-samples, <-samples
+		res.ServerCPUMsPerTransfer = perTransferMs(last[0]-first[0], res.Transfers)
+		res.ClientCPUMsPerTransfer = perTransferMs(last[1]-first[1], res.Transfers)
+	}
+	return res, firstErrIfAll(firstErr, errs, latencies)
 }
 
 // firstErrIfAll fails the scenario only when nothing succeeded; occasional errors are counted.

@@ -22,6 +22,7 @@ import (
 type database struct {
 	url, source, settings string
 	throwaway             bool
+	dataDir               string // the throwaway cluster's, for its processor time
 	cleanup               func()
 }
 
@@ -55,7 +56,7 @@ func provision(ctx context.Context) (database, error) {
 			fmt.Fprintln(os.Stderr, "bench-ledger: removing the throwaway cluster:", err)
 		}
 	}
-	return database{url: c.URL("bench"), source: "throwaway local cluster " + c.DataDir(), cleanup: cleanup, throwaway: true,
+	return database{url: c.URL("bench"), source: "throwaway local cluster " + c.DataDir(), cleanup: cleanup, throwaway: true, dataDir: c.DataDir(),
 		settings: "production durability: fsync=on, synchronous_commit=on, full_page_writes=on (ALTER SYSTEM on the pgcluster throwaway; also wal_level=minimal, max_connections=200)"}, nil
 }
 
@@ -65,6 +66,8 @@ type bench struct {
 	db     *bun.DB
 	store  *postgres.Store
 	pipe   *postgres.Store // the same database through the commit pipeline
+	// dataDir is the throwaway cluster's data directory ("" on DATABASE_URL's server).
+	dataDir string
 	spread []string // account ids acc_bench000…001 …; pgbench builds the same ids
 	hot    string
 	world  string
@@ -89,7 +92,7 @@ func newBench(ctx context.Context, d database, o options) (*bench, error) {
 			return nil, err
 		}
 	}
-	b := &bench{o: o, db: db, store: postgres.NewStore(db), hot: benchAccountID(hotAccount)}
+	b := &bench{o: o, db: db, store: postgres.NewStore(db), hot: benchAccountID(hotAccount), dataDir: d.dataDir}
 	b.pipe = b.store.WithPipeline(o.pipeline)
 	for n := 1; n <= o.accounts; n++ {
 		b.spread = append(b.spread, benchAccountID(n))
