@@ -552,3 +552,119 @@ func TestPipeline_CrashChild(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestPipeline_IdempotencyRecordCommitsWithEffects: in one batch, a unit's idempotency record
+// commits with its transfer, a failing unit keeps neither, and a later unit of the same batch
+// with the same key sees the earlier unit's record (units of a batch run as a serial history).
+func TestPipeline_IdempotencyRecordCommitsWithEffects(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour})
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	record := func(key string) ports.IdempotencyRecord {
+		return ports.IdempotencyRecord{Scope: "tenant:pipeline", Environment: core.EnvTest, Key: key, Fingerprint: "f",
+			StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	}
+	boom := errors.New("failed after saving")
+	var sawEarlier atomic.Bool
+	units := []func(ctx context.Context, tx ports.Tx) error{
+		func(ctx context.Context, tx ports.Tx) error {
+			if free, err := tx.Idempotency().TryLock(ctx, "tenant:pipeline", core.EnvTest, "kept"); err != nil || !free {
+				return fmt.Errorf("lock: %v %v", free, err)
+			}
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("idem-kept", p.world.ID, p.accounts[0].ID, 5)); err != nil {
+				return err
+			}
+			return tx.Idempotency().Save(ctx, record("kept"))
+		},
+		func(ctx context.Context, tx ports.Tx) error {
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("idem-lost", p.world.ID, p.accounts[1].ID, 5)); err != nil {
+				return err
+			}
+			if err := tx.Idempotency().Save(ctx, record("lost")); err != nil {
+				return err
+			}
+			return boom
+		},
+		func(ctx context.Context, tx ports.Tx) error {
+			if free, err := tx.Idempotency().TryLock(ctx, "tenant:pipeline", core.EnvTest, "kept"); err != nil || !free {
+				return fmt.Errorf("lock: %v %v", free, err)
+			}
+			_, found, err := tx.Idempotency().Find(ctx, "tenant:pipeline", core.EnvTest, "kept", now)
+			sawEarlier.Store(found)
+			return err
+		},
+	}
+	errs := make([]error, len(units))
+	var wg sync.WaitGroup
+	for i, fn := range units {
+		ran := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { defer close(ran); return fn(ctx, tx) })
+		}()
+		<-ran
+	}
+	wg.Wait()
+	if errs[0] != nil || !errors.Is(errs[1], boom) || errs[2] != nil {
+		t.Fatalf("units answered %v", errs)
+	}
+	if !sawEarlier.Load() {
+		t.Fatal("the third unit did not see the first unit's record")
+	}
+	err := p.direct.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, kept, err := tx.Idempotency().Find(ctx, "tenant:pipeline", core.EnvTest, "kept", now)
+		if err != nil {
+			return err
+		}
+		_, lost, err := tx.Idempotency().Find(ctx, "tenant:pipeline", core.EnvTest, "lost", now)
+		if err != nil {
+			return err
+		}
+		if !kept || lost {
+			return fmt.Errorf("records: kept %v, lost %v", kept, lost)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.transfers(t, "idem-kept") != 1 || p.transfers(t, "idem-lost") != 0 {
+		t.Fatal("the transfers did not follow their records")
+	}
+	p.verify(t)
+}
+
+// TestPipeline_PanicAndClose: a unit that panics is rolled back and its panic raised in its
+// caller; after Close, units are refused with SERVICE_UNAVAILABLE.
+func TestPipeline_PanicAndClose(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 1)
+	s := p.direct.WithPipeline(postgres.PipelineOptions{Lanes: 1, MaxWait: -1})
+	func() {
+		defer func() {
+			if r := recover(); r != "unit panic" {
+				t.Fatalf("recovered %v, want the unit's panic", r)
+			}
+		}()
+		_ = s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("panicked", p.world.ID, p.accounts[0].ID, 1)); err != nil {
+				return err
+			}
+			panic("unit panic")
+		})
+	}()
+	if err := postIn(s, move("after-panic", p.world.ID, p.accounts[0].ID, 2)); err != nil {
+		t.Fatalf("after a panic: %v", err)
+	}
+	if p.transfers(t, "panicked") != 0 || p.transfers(t, "after-panic") != 1 {
+		t.Fatal("the panicking unit was kept or the next one lost")
+	}
+	s.Close()
+	if err := postIn(s, move("after-close", p.world.ID, p.accounts[0].ID, 2)); !errors.Is(err, postgres.ErrPipelineClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+	p.verify(t)
+}
