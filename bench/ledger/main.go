@@ -1,7 +1,9 @@
 // Command ledger measures the ledger store (`make bench-ledger`): transfers per second and
 // p50/p99 latency of single two-posting transfers at several concurrencies, of batches of 100
-// transfers in one unit of work, of a hot account against spread accounts, and, on the same
-// PostgreSQL cluster, a pgbench run of the equivalent raw SQL writes as the machine's ceiling.
+// transfers in one unit of work, of a hot account against spread accounts, of the store's commit
+// pipeline (pipeline, pipeline-hot at concurrency 64), and, on the same PostgreSQL cluster, a
+// pgbench run of the equivalent raw SQL writes as the machine's ceiling. The throwaway cluster
+// runs with production durability (fsync, synchronous_commit, full_page_writes on).
 // It prints a table and writes bench/results/ledger.json. Nothing here is asserted: the
 // figures depend on the machine (docs/performance.md records them).
 //
