@@ -62,15 +62,15 @@ func provision(ctx context.Context) (database, error) {
 
 // bench holds the migrated store and the funded accounts.
 type bench struct {
-	o      options
-	db     *bun.DB
-	store  *postgres.Store
-	pipe   *postgres.Store // the same database through the commit pipeline
+	o     options
+	db    *bun.DB
+	store *postgres.Store
+	pipe  *postgres.Store // the same database through the commit pipeline
 	// dataDir is the throwaway cluster's data directory ("" on DATABASE_URL's server).
 	dataDir string
-	spread []string // account ids acc_bench000…001 …; pgbench builds the same ids
-	hot    string
-	world  string
+	spread  []string // account ids acc_bench000…001 …; pgbench builds the same ids
+	hot     string
+	world   string
 }
 
 // benchAccountID is the id of spread account n (1-based); pgbench's script builds the same.
