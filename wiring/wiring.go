@@ -117,6 +117,10 @@ type Config struct {
 	// idle_in_transaction_session_timeout of every pooled connection (zero: 30 s and 60 s).
 	DBStatementTimeout time.Duration
 	DBIdleInTxTimeout  time.Duration
+	// StorePipeline is the store's commit pipeline (STORE_PIPELINE_*): concurrent units of
+	// work share one COMMIT per batch. Lanes 0 leaves it off (every unit of work its own
+	// transaction); zero MaxBatch and MaxWait take the adapter's defaults.
+	StorePipeline postgres.PipelineOptions
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client (empty: none).
 	TrustedProxies []netip.Prefix
 	// Ramps are the sandbox ramps' caps and liquidation address (zero fields: the defaults).
@@ -197,7 +201,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if err != nil {
 		return nil, err
 	}
-	store := postgres.NewStore(db)
+	store := postgres.NewStore(db).WithPipeline(cfg.StorePipeline)
+	closeDB := func() { store.Close(); _ = db.Close() }
 	// Every replica takes the relayer's nonces under one database lock.
 	// and records its transactions where any replica's fee-bump pass finds them.
 	nonces, sentTxs := postgres.NewRelayerNonces(db), postgres.NewRelayerTransactions(db)
@@ -211,18 +216,18 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	}
 	inserter, err := jobs.NewInserter(db.DB, log)
 	if err != nil {
-		_ = db.Close()
+		closeDB()
 		return nil, err
 	}
 	protect, err := newCipher(cfg, log)
 	if err != nil {
-		_ = db.Close()
+		closeDB()
 		return nil, err
 	}
 	outbox := sms.NewSandbox(db, protect)
 	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters)
 	if err != nil {
-		_ = db.Close()
+		closeDB()
 		return nil, err
 	}
 	var appStore ports.Store = store
@@ -231,7 +236,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	}
 	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg)}, log)
 	if err != nil {
-		_ = db.Close()
+		closeDB()
 		return nil, err
 	}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
@@ -239,7 +244,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout,
 	})
 	if err != nil {
-		_ = db.Close()
+		closeDB()
 		return nil, err
 	}
 	srv, err := http.New(http.Config{
@@ -254,7 +259,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		CheckoutPageBase:   cfg.CheckoutPageBase,
 	}, services, log)
 	if err != nil {
-		_ = db.Close()
+		closeDB()
 		return nil, err
 	}
 	if err := mountConsole(srv, services, protect, log); err != nil {
@@ -262,7 +267,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Store: store, Jobs: inserter, runner: runner, close: func() { _ = db.Close() }}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Store: store, Jobs: inserter, runner: runner, close: closeDB}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

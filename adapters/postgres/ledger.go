@@ -32,7 +32,8 @@ var (
 
 // ledgerRepo implements ports.LedgerRepo and ports.LedgerReports over one transaction.
 type ledgerRepo struct {
-	q *sql.Tx
+	q txQuerier
+	u *unitLedger // the unit's layer of a pipeline batch (ledger_batch.go), nil outside one
 }
 
 // newLedgerRepo binds the ledger store to the unit of work's transaction (or savepoint, which
@@ -42,7 +43,30 @@ func newLedgerRepo(db bun.IDB) ledgerRepo {
 	if !ok || btx.Tx == nil {
 		panic("postgres: the ledger store runs only inside a unit of work (Store.InTx)")
 	}
-	return ledgerRepo{q: btx.Tx}
+	return ledgerRepo{q: txQuerier{btx.Tx}}
+}
+
+// txQuerier runs the ledger's statements on a transaction and, inside a pipeline batch, notes
+// a statement that gave up waiting for a lock (pipeline.go) whatever the caller then makes of
+// its error.
+type txQuerier struct{ tx *sql.Tx }
+
+func (q txQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	rows, err := q.tx.QueryContext(ctx, query, args...)
+	noteLockWait(ctx, err)
+	return rows, err
+}
+
+func (q txQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	row := q.tx.QueryRowContext(ctx, query, args...)
+	noteLockWait(ctx, row.Err())
+	return row
+}
+
+func (q txQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	res, err := q.tx.ExecContext(ctx, query, args...)
+	noteLockWait(ctx, err)
+	return res, err
 }
 
 // typeMap scans Postgres arrays through database/sql.
@@ -326,6 +350,11 @@ const transferByIDSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers t 
 
 // Transfer returns a recorded transfer with its state.
 func (r ledgerRepo) Transfer(ctx context.Context, env core.Environment, id string) (ledger.StoredTransfer, error) {
+	if r.u != nil {
+		if err := r.u.flush(ctx); err != nil {
+			return ledger.StoredTransfer{}, err
+		}
+	}
 	st, _, err := scanTransfer(r.q.QueryRowContext(ctx, transferByIDSQL, id, string(env)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ledger.StoredTransfer{}, core.NotFound(core.CodeTransferNotFound, "transfer "+id)
@@ -339,6 +368,11 @@ FROM ledger_balances b WHERE b.account_id = ANY($1::text[])`
 
 // Balances returns current balances without locking.
 func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error) {
+	if r.u != nil {
+		if err := r.u.flush(ctx); err != nil {
+			return nil, err
+		}
+	}
 	rows, err := r.q.QueryContext(ctx, balancesSQL, accountIDs)
 	if err != nil {
 		return nil, ledgerError("read balances", err)

@@ -106,6 +106,9 @@ SELECT t.sequence FROM t`
 // The reference lookup rides along with the first locking read, so a new transfer costs two
 // round trips (three with a target): lock and look up, then write.
 func (r ledgerRepo) Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+	if r.u != nil {
+		return r.postBatched(ctx, now, spec)
+	}
 	if err := spec.Validate(); err != nil {
 		return ledger.Transfer{}, false, err
 	}

@@ -17,7 +17,8 @@ const maxTxAttempts = 5
 
 // Store is the Bun unit of work.
 type Store struct {
-	db *bun.DB
+	db   *bun.DB
+	pipe *pipeline // nil: every unit of work is its own transaction
 }
 
 var _ ports.Store = (*Store)(nil)
@@ -38,11 +39,33 @@ func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 
 type txKey struct{}
 
-// InTx runs fn in a transaction, or in a savepoint when ctx already carries one.
+// InTx runs fn in a transaction, or in a savepoint when ctx already carries one. With the
+// pipeline (WithPipeline) an outermost unit of work runs in a shared batch (pipeline.go).
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	if outer, ok := ctx.Value(txKey{}).(bun.Tx); ok {
 		return s.nested(ctx, outer, fn)
 	}
+	if s.pipe != nil {
+		return s.pipelined(ctx, fn)
+	}
+	return s.direct(ctx, fn)
+}
+
+// pipelined submits fn to the pipeline, retrying it on serialization failure or deadlock.
+func (s *Store) pipelined(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
+	var err error
+	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
+		err = s.pipe.submit(ctx, fn)
+		if !retryable(err) {
+			return unavailable(err)
+		}
+		time.Sleep(time.Duration(attempt*attempt) * 5 * time.Millisecond)
+	}
+	return err
+}
+
+// direct runs fn in its own transaction.
+func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
@@ -58,6 +81,14 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.
 }
 
 func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Context, tx ports.Tx) error) error {
+	if ul, _ := ctx.Value(unitKey{}).(*unitLedger); ul != nil {
+		// Inside a batch, the nested unit writes the ledger directly: the batch's buffered
+		// rows go to the database first and its remembered balances are read again after.
+		if err := ul.flushForDirect(ctx); err != nil {
+			return err
+		}
+		ctx = context.WithValue(ctx, unitKey{}, (*unitLedger)(nil))
+	}
 	sp, err := outer.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -95,15 +126,16 @@ func retryable(err error) bool {
 
 // tx implements ports.Tx over one Bun transaction or savepoint.
 type tx struct {
-	db bun.IDB
+	db   bun.IDB
+	unit *unitLedger // the unit's share of a pipeline batch, nil outside the pipeline
 }
 
 func (t *tx) Tenants() ports.TenantRepo              { return tenantRepo{t.db} }
 func (t *tx) Members() ports.MemberRepo              { return memberRepo{t.db} }
 func (t *tx) APIKeys() ports.APIKeyRepo              { return apiKeyRepo{t.db} }
 func (t *tx) Idempotency() ports.IdempotencyRepo     { return idempotencyRepo{t.db} }
-func (t *tx) Ledger() ports.LedgerRepo               { return newLedgerRepo(t.db) }
-func (t *tx) LedgerReports() ports.LedgerReports     { return newLedgerRepo(t.db) }
+func (t *tx) Ledger() ports.LedgerRepo               { return newLedgerRepo(t.db).in(t.unit) }
+func (t *tx) LedgerReports() ports.LedgerReports     { return newLedgerRepo(t.db).reading(t.unit) }
 func (t *tx) Wallets() ports.WalletRepo              { return walletRepo{t.db} }
 func (t *tx) Payments() ports.PaymentRepo            { return paymentRepo{t.db} }
 func (t *tx) RelayerBudget() ports.RelayerBudgetRepo { return relayerBudgetRepo{t.db} }

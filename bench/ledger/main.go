@@ -1,7 +1,9 @@
 // Command ledger measures the ledger store (`make bench-ledger`): transfers per second and
 // p50/p99 latency of single two-posting transfers at several concurrencies, of batches of 100
-// transfers in one unit of work, of a hot account against spread accounts, and, on the same
-// PostgreSQL cluster, a pgbench run of the equivalent raw SQL writes as the machine's ceiling.
+// transfers in one unit of work, of a hot account against spread accounts, of the store's commit
+// pipeline (pipeline, pipeline-hot at concurrency 64), and, on the same PostgreSQL cluster, a
+// pgbench run of the equivalent raw SQL writes as the machine's ceiling. The throwaway cluster
+// runs with production durability (fsync, synchronous_commit, full_page_writes on).
 // It prints a table and writes bench/results/ledger.json. Nothing here is asserted: the
 // figures depend on the machine (docs/performance.md records them).
 //
@@ -23,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"corridor/adapters/postgres"
 )
 
 type options struct {
@@ -34,6 +38,7 @@ type options struct {
 	only       string
 	cpuProfile string
 	rounds     int
+	pipeline   postgres.PipelineOptions
 }
 
 func main() {
@@ -46,6 +51,9 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, e.g. single:32,hot:32,pgbench:32,pgbench-hot:32 (default: all)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to this file")
 	flag.IntVar(&o.rounds, "rounds", 3, "how often the concurrency-32 scenarios (single, pgbench, hot, pgbench-hot) run; the ratios use medians")
+	flag.IntVar(&o.pipeline.Lanes, "pipeline-lanes", postgres.DefaultPipelineLanes, "commit pipeline: batches at once")
+	flag.IntVar(&o.pipeline.MaxBatch, "pipeline-batch", postgres.DefaultPipelineMaxBatch, "commit pipeline: units per batch at most")
+	flag.DurationVar(&o.pipeline.MaxWait, "pipeline-wait", postgres.DefaultPipelineMaxWait, "commit pipeline: how long a batch waits for units")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -73,6 +81,7 @@ func run(ctx context.Context, o options) error {
 	}
 	defer b.close()
 	report := newReport(o, db)
+	report.Pipeline = pipelineSettings{Lanes: o.pipeline.Lanes, MaxBatch: o.pipeline.MaxBatch, MaxWait: o.pipeline.MaxWait.String()}
 	fmt.Fprintf(os.Stderr, "bench-ledger: %s; %d spread accounts; %s per scenario\n", db.source, o.accounts, o.duration)
 	stopProfile, err := startProfile(o.cpuProfile)
 	if err != nil {
@@ -94,12 +103,17 @@ func run(ctx context.Context, o options) error {
 		name := map[bool]string{false: "pgbench", true: "pgbench-hot"}[st.pgbenchHot]
 		if st.pgbench > 0 && selected(o.only, name, st.pgbench) {
 			fmt.Fprintf(os.Stderr, "  running %-8s c=%-3d …\n", name, st.pgbench)
-			res, err := runPgbench(ctx, pgbench, db.url, o, st.pgbench, st.pgbenchHot)
+			res, err := runPgbench(ctx, pgbench, db.url, db.dataDir, o, st.pgbench, st.pgbenchHot)
 			if err != nil {
 				return fmt.Errorf("pgbench c=%d: %w", st.pgbench, err)
 			}
 			report.addCeiling(res)
 		}
+	}
+	st := b.pipe.PipelineStats()
+	report.Pipeline.Stats = st
+	if st.Batches > 0 {
+		report.Pipeline.MeanBatch = round3(float64(st.Units) / float64(st.Batches))
 	}
 	report.finish()
 	report.print(os.Stdout)

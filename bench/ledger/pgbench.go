@@ -81,13 +81,16 @@ type ceiling struct {
 	TransactionsPerSecond float64 `json:"transactionsPerSecond"`
 	P50Ms                 float64 `json:"p50Ms"`
 	P99Ms                 float64 `json:"p99Ms"`
+	// Processor time per transaction: PostgreSQL's and pgbench's (see result).
+	ServerCPUMsPerTransfer float64 `json:"serverCpuMsPerTransfer"`
+	ClientCPUMsPerTransfer float64 `json:"clientCpuMsPerTransfer"`
 }
 
 var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
 
 // runPgbench runs the ceiling script at one concurrency and reads every transaction's latency
 // from pgbench's per-transaction log.
-func runPgbench(ctx context.Context, bin, url string, o options, clients int, hot bool) (ceiling, error) {
+func runPgbench(ctx context.Context, bin, url, dataDir string, o options, clients int, hot bool) (ceiling, error) {
 	if err := linkTrigger(ctx, url, false); err != nil {
 		return ceiling{}, err
 	}
@@ -106,7 +109,9 @@ func runPgbench(ctx context.Context, bin, url string, o options, clients int, ho
 		"-T", strconv.Itoa(int(o.duration.Seconds())), "-f", script, "-D", "naccounts="+strconv.Itoa(o.accounts), "-D", "hot="+map[bool]string{false: "0", true: "1"}[hot],
 		"-l", "--log-prefix="+filepath.Join(dir, "log"), url)
 	cmd.Dir = dir
+	server0 := serverCPU(dataDir)
 	out, err := cmd.CombinedOutput()
+	serverUsed := serverCPU(dataDir) - server0
 	if err != nil {
 		return ceiling{}, fmt.Errorf("%v: %s", err, out)
 	}
@@ -122,6 +127,10 @@ func runPgbench(ctx context.Context, bin, url string, o options, clients int, ho
 	}
 	c.Transactions = len(latencies)
 	c.P50Ms, c.P99Ms = percentileMs(latencies, 0.50), percentileMs(latencies, 0.99)
+	if server0 > 0 {
+		c.ServerCPUMsPerTransfer = perTransferMs(serverUsed, c.Transactions)
+		c.ClientCPUMsPerTransfer = perTransferMs(cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime(), c.Transactions)
+	}
 	return c, nil
 }
 

@@ -20,6 +20,11 @@ import (
 const (
 	targetCeilingRatio = 0.7
 	targetHotRatio     = 0.5
+	// The commit pipeline: 10,000 transfers/s at concurrency 64, or 4× the one-commit ceiling;
+	// its hot account at 0.8 of spread.
+	targetPipelineRate    = 10_000
+	targetPipelineRatio   = 4
+	targetPipelineHotRate = 0.8
 )
 
 type machine struct {
@@ -46,6 +51,14 @@ type ratios struct {
 	HotLedgerToHotCeilingAt32 float64 `json:"hotLedgerToHotCeilingAt32"`
 	CeilingTargetMet          bool    `json:"ceilingTargetMet"`
 	HotTargetMet              bool    `json:"hotTargetMet"`
+	// The commit pipeline at concurrency 64: over the one-commit ceiling at 64 of the same
+	// round, and its hot scenario over its spread one.
+	PipelineToCeilingAt64     float64   `json:"pipelineToCeilingAt64"`
+	PipelineToCeilingRounds   []float64 `json:"pipelineToCeilingRounds"`
+	PipelineHotToSpreadAt64   float64   `json:"pipelineHotToSpreadAt64"`
+	PipelineHotToSpreadRounds []float64 `json:"pipelineHotToSpreadRounds"`
+	PipelineTargetMet         bool      `json:"pipelineTargetMet"`
+	PipelineHotTargetMet      bool      `json:"pipelineHotTargetMet"`
 	// ByConcurrency is ledger single-transfer throughput over the ceiling at each concurrency.
 	ByConcurrency map[string]float64 `json:"byConcurrency"`
 }
@@ -62,6 +75,16 @@ type report struct {
 	Ceiling         []ceiling `json:"ceiling"`
 	CeilingDescribe string    `json:"ceilingDescribe"`
 	Ratios          ratios    `json:"ratios"`
+	// Pipeline is how the pipeline scenarios' store was configured and what it did.
+	Pipeline pipelineSettings `json:"pipeline"`
+}
+
+type pipelineSettings struct {
+	Lanes     int                    `json:"lanes"`
+	MaxBatch  int                    `json:"maxBatch"`
+	MaxWait   string                 `json:"maxWait"`
+	Stats     postgres.PipelineStats `json:"stats"`
+	MeanBatch float64                `json:"meanUnitsPerBatch"`
 }
 
 func newReport(o options, d database) *report {
@@ -121,7 +144,11 @@ func (r *report) finish() {
 	r.Machine.LoadAverage[1] = loadAverage()
 	r.Ratios.ByConcurrency = map[string]float64{}
 	for _, c := range []int{1, 8, 32, 64} {
-		if ratio, rounds := pairedRatio(r.runs("single", c), r.ceilingRuns(c, false)); len(rounds) > 0 {
+		ceilings := r.ceilingRuns(c, false)
+		if c == 64 { // the first ceiling at 64 runs beside single; the others beside pipeline
+			ceilings = ceilings[:min(len(ceilings), len(r.runs("single", 64)))]
+		}
+		if ratio, rounds := pairedRatio(r.runs("single", c), ceilings); len(rounds) > 0 {
 			r.Ratios.ByConcurrency[fmt.Sprint(c)] = ratio
 		}
 	}
@@ -130,6 +157,13 @@ func (r *report) finish() {
 	r.Ratios.HotToSpreadAt32, r.Ratios.HotToSpreadRounds = pairedRatio(r.runs("hot", 32), single32)
 	r.Ratios.CeilingHotToSpreadAt32, _ = pairedRatio(r.ceilingRuns(32, true), r.ceilingRuns(32, false))
 	r.Ratios.HotLedgerToHotCeilingAt32, _ = pairedRatio(r.runs("hot", 32), r.ceilingRuns(32, true))
+	ceil64 := r.ceilingRuns(64, false)
+	ceil64 = ceil64[min(len(ceil64), len(r.runs("single", 64))):]
+	pipe := r.runs("pipeline", 64)
+	r.Ratios.PipelineToCeilingAt64, r.Ratios.PipelineToCeilingRounds = pairedRatio(pipe, ceil64)
+	r.Ratios.PipelineHotToSpreadAt64, r.Ratios.PipelineHotToSpreadRounds = pairedRatio(r.runs("pipeline-hot", 64), pipe)
+	r.Ratios.PipelineTargetMet = r.Ratios.PipelineToCeilingAt64 >= targetPipelineRatio || median(pipe) >= targetPipelineRate
+	r.Ratios.PipelineHotTargetMet = r.Ratios.PipelineHotToSpreadAt64 >= targetPipelineHotRate
 	r.Ratios.CeilingTargetMet = r.Ratios.LedgerToCeilingAt32 >= targetCeilingRatio
 	r.Ratios.HotTargetMet = r.Ratios.HotToSpreadAt32 >= targetHotRatio
 }
@@ -138,13 +172,15 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "\nLedger store (%s; %d CPUs, %s; PostgreSQL %s; load average %s at the start, %s at the end)\n",
 		r.Database, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.Postgres, r.Machine.LoadAverage[0], r.Machine.LoadAverage[1])
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tconcurrency\ttransfers/s\tp50 ms\tp99 ms\tunits\terrors\t")
+	fmt.Fprintln(tw, "scenario\tconcurrency\ttransfers/s\tp50 ms\tp99 ms\tunits\terrors\tserver CPU ms/transfer\tclient CPU ms/transfer\t")
 	for _, s := range r.Scenarios {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t%d\t\n", s.Name, s.Concurrency, s.TransfersPerSecond, s.P50Ms, s.P99Ms, s.Units, s.Errors)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t%d\t%.3f\t%.3f\t\n", s.Name, s.Concurrency, s.TransfersPerSecond, s.P50Ms, s.P99Ms, s.Units, s.Errors,
+			s.ServerCPUMsPerTransfer, s.ClientCPUMsPerTransfer)
 	}
 	for _, c := range r.Ceiling {
 		name := map[bool]string{false: "pgbench ceiling", true: "pgbench ceiling, hot"}[c.Hot]
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t0\t\n", name, c.Concurrency, c.TransactionsPerSecond, c.P50Ms, c.P99Ms, c.Transactions)
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.2f\t%.2f\t%d\t0\t%.3f\t%.3f\t\n", name, c.Concurrency, c.TransactionsPerSecond, c.P50Ms, c.P99Ms, c.Transactions,
+			c.ServerCPUMsPerTransfer, c.ClientCPUMsPerTransfer)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nratios: the median over %d rounds of the ratio within a round (a round runs single, pgbench, hot, pgbench-hot back to back)\n", r.Rounds)
@@ -154,6 +190,21 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "hot / spread at concurrency 32: %.3f (target ≥ %.1f: %s); the raw SQL's own hot / spread: %.3f; ledger hot / raw hot: %.3f\n",
 		r.Ratios.HotToSpreadAt32, targetHotRatio, met(r.Ratios.HotTargetMet), r.Ratios.CeilingHotToSpreadAt32, r.Ratios.HotLedgerToHotCeilingAt32)
 	fmt.Fprintf(w, "  rounds: %v\n", r.Ratios.HotToSpreadRounds)
+	fmt.Fprintf(w, "pipeline / ceiling at concurrency 64: %.3f, median %.0f transfers/s (target ≥ %d× or ≥ %d/s: %s); rounds %v\n",
+		r.Ratios.PipelineToCeilingAt64, median(r.runs("pipeline", 64)), targetPipelineRatio, targetPipelineRate, met(r.Ratios.PipelineTargetMet), r.Ratios.PipelineToCeilingRounds)
+	fmt.Fprintf(w, "pipeline hot / spread at concurrency 64: %.3f (target ≥ %.1f: %s); rounds %v\n",
+		r.Ratios.PipelineHotToSpreadAt64, targetPipelineHotRate, met(r.Ratios.PipelineHotTargetMet), r.Ratios.PipelineHotToSpreadRounds)
+	fmt.Fprintf(w, "pipeline: %d lanes, batches of at most %d, wait %s; %+v, %.1f units per batch\n",
+		r.Pipeline.Lanes, r.Pipeline.MaxBatch, r.Pipeline.MaxWait, r.Pipeline.Stats, r.Pipeline.MeanBatch)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 func (r *report) write(path string) error {

@@ -75,6 +75,14 @@ func (b *bench) plan() []step {
 		out = append(out, step{ledger: single(32), pgbench: 32}, step{ledger: hot(32), pgbench: 32, pgbenchHot: true})
 	}
 	out = append(out, step{ledger: single(64), pgbench: 64}, step{ledger: hot(8)})
+	// The commit pipeline at concurrency 64, each round beside the one-commit ceiling at 64.
+	for i := 0; i < max(b.o.rounds, 1); i++ {
+		out = append(out,
+			step{ledger: &scenario{name: "pipeline", concurrency: 64, perUnit: 1, unit: b.pipelineUnit,
+				describe: "as single, through the store's commit pipeline (units share batches: one savepoint each, one COMMIT per batch)"}, pgbench: 64},
+			step{ledger: &scenario{name: "pipeline-hot", concurrency: 64, perUnit: 1, unit: b.pipelineHotUnit,
+				describe: "as hot, through the store's commit pipeline"}})
+	}
 	for _, c := range []int{1, 8} {
 		out = append(out, step{ledger: &scenario{name: "batch100", concurrency: c, perUnit: 100, unit: b.batch,
 			describe: "100 transfers in one unit of work, each worker within its own slice of the accounts"}})
@@ -97,6 +105,16 @@ func (b *bench) single(ctx context.Context, w *worker) error {
 func (b *bench) hotUnit(ctx context.Context, w *worker) error {
 	to := b.spread[w.rand.IntN(len(b.spread))]
 	return b.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return b.post(ctx, tx, w, b.hot, to) })
+}
+
+func (b *bench) pipelineUnit(ctx context.Context, w *worker) error {
+	from, to := w.pair(b.spread)
+	return b.pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return b.post(ctx, tx, w, from, to) })
+}
+
+func (b *bench) pipelineHotUnit(ctx context.Context, w *worker) error {
+	to := b.spread[w.rand.IntN(len(b.spread))]
+	return b.pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return b.post(ctx, tx, w, b.hot, to) })
 }
 
 // batch posts 100 transfers in one unit of work. Workers use disjoint slices of the accounts,
@@ -127,6 +145,10 @@ type result struct {
 	TransfersPerSecond float64 `json:"transfersPerSecond"`
 	P50Ms              float64 `json:"p50Ms"`
 	P99Ms              float64 `json:"p99Ms"`
+	// Processor time per transfer over the measured window: PostgreSQL's (postmaster and
+	// backends) and this Go process's. Zero when the cluster is not local.
+	ServerCPUMsPerTransfer float64 `json:"serverCpuMsPerTransfer"`
+	ClientCPUMsPerTransfer float64 `json:"clientCpuMsPerTransfer"`
 }
 
 // measure runs a scenario: a warm-up, then o.duration during which every unit's latency is
@@ -142,6 +164,11 @@ func (b *bench) measure(ctx context.Context, sc scenario) (result, error) {
 	var firstErr error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	// Processor time is sampled when the measured window opens and closes.
+	samples := make(chan [2]time.Duration, 2)
+	sample := func() { samples <- [2]time.Duration{serverCPU(b.dataDir), selfCPU()} }
+	opened := time.AfterFunc(time.Until(begin), func() { sample(); time.AfterFunc(time.Until(end), sample) })
+	defer opened.Stop()
 	for i := 0; i < sc.concurrency; i++ {
 		w := &worker{index: i, rand: rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano()))),
 			prefix: fmt.Sprintf("bench:%s:%d:%d:%s", sc.name, sc.concurrency, i, core.RandomToken(4))}
@@ -173,7 +200,13 @@ func (b *bench) measure(ctx context.Context, sc scenario) (result, error) {
 		}()
 	}
 	wg.Wait()
-	return summarize(sc, latencies, errs, b.o.duration), firstErrIfAll(firstErr, errs, latencies)
+	res := summarize(sc, latencies, errs, b.o.duration)
+	if ctx.Err() == nil {
+		first, last := <-samples, <-samples
+		res.ServerCPUMsPerTransfer = perTransferMs(last[0]-first[0], res.Transfers)
+		res.ClientCPUMsPerTransfer = perTransferMs(last[1]-first[1], res.Transfers)
+	}
+	return res, firstErrIfAll(firstErr, errs, latencies)
 }
 
 // firstErrIfAll fails the scenario only when nothing succeeded; occasional errors are counted.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -20,6 +21,8 @@ import (
 // database is the scratch database the bench runs in.
 type database struct {
 	url, source, settings string
+	throwaway             bool
+	dataDir               string // the throwaway cluster's, for its processor time
 	cleanup               func()
 }
 
@@ -53,18 +56,21 @@ func provision(ctx context.Context) (database, error) {
 			fmt.Fprintln(os.Stderr, "bench-ledger: removing the throwaway cluster:", err)
 		}
 	}
-	return database{url: c.URL("bench"), source: "throwaway local cluster " + c.DataDir(), cleanup: cleanup,
-		settings: "pgcluster throwaway: fsync=off, synchronous_commit=off, full_page_writes=off, max_connections=200"}, nil
+	return database{url: c.URL("bench"), source: "throwaway local cluster " + c.DataDir(), cleanup: cleanup, throwaway: true, dataDir: c.DataDir(),
+		settings: "production durability: fsync=on, synchronous_commit=on, full_page_writes=on (ALTER SYSTEM on the pgcluster throwaway; also wal_level=minimal, max_connections=200)"}, nil
 }
 
 // bench holds the migrated store and the funded accounts.
 type bench struct {
-	o      options
-	db     *bun.DB
-	store  *postgres.Store
-	spread []string // account ids acc_bench000…001 …; pgbench builds the same ids
-	hot    string
-	world  string
+	o     options
+	db    *bun.DB
+	store *postgres.Store
+	pipe  *postgres.Store // the same database through the commit pipeline
+	// dataDir is the throwaway cluster's data directory ("" on DATABASE_URL's server).
+	dataDir string
+	spread  []string // account ids acc_bench000…001 …; pgbench builds the same ids
+	hot     string
+	world   string
 }
 
 // benchAccountID is the id of spread account n (1-based); pgbench's script builds the same.
@@ -80,7 +86,14 @@ func newBench(ctx context.Context, d database, o options) (*bench, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &bench{o: o, db: db, store: postgres.NewStore(db), hot: benchAccountID(hotAccount)}
+	if d.throwaway {
+		if err := durable(ctx, db); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	b := &bench{o: o, db: db, store: postgres.NewStore(db), hot: benchAccountID(hotAccount), dataDir: d.dataDir}
+	b.pipe = b.store.WithPipeline(o.pipeline)
 	for n := 1; n <= o.accounts; n++ {
 		b.spread = append(b.spread, benchAccountID(n))
 	}
@@ -95,7 +108,53 @@ func newBench(ctx context.Context, d database, o options) (*bench, error) {
 	return b, nil
 }
 
-func (b *bench) close() { _ = b.db.Close() }
+func (b *bench) close() {
+	b.pipe.Close()
+	_ = b.db.Close()
+}
+
+// durable turns the throwaway cluster's test settings back to production durability: every
+// COMMIT waits for its WAL flush, for the ledger and the pgbench ceiling alike. The settings
+// take effect on reload; durable waits until a new session sees them.
+func durable(ctx context.Context, db *bun.DB) error {
+	for _, stmt := range []string{"ALTER SYSTEM SET fsync = on", "ALTER SYSTEM SET synchronous_commit = on",
+		"ALTER SYSTEM SET full_page_writes = on", "SELECT pg_reload_conf()"} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			return fmt.Errorf("durable settings: %w", err)
+		}
+	}
+	for i := 0; ; i++ {
+		got, err := settings(ctx, db)
+		if err != nil {
+			return err
+		}
+		if got == "fsync=on, synchronous_commit=on, full_page_writes=on" {
+			return nil
+		}
+		if i == 100 {
+			return fmt.Errorf("durable settings not in effect after reload: %s", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// settings reads the durability settings of a new session.
+func settings(ctx context.Context, db *bun.DB) (string, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	var out []string
+	for _, name := range []string{"fsync", "synchronous_commit", "full_page_writes"} {
+		var v string
+		if err := conn.QueryRowContext(ctx, "SELECT current_setting('"+name+"')").Scan(&v); err != nil {
+			return "", err
+		}
+		out = append(out, name+"="+v)
+	}
+	return strings.Join(out, ", "), nil
+}
 
 // openAccounts creates the hot and spread accounts with fixed ids (so the pgbench script can
 // name them) and a world account to fund them from.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"corridor/adapters/http"
+	"corridor/adapters/postgres"
 	"corridor/app/checkout"
 	offrampapp "corridor/app/offramp"
 	"corridor/app/webhooks"
@@ -52,8 +53,12 @@ type serviceConfig struct {
 	DBMaxConns   int    `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
 	// DBStatementTimeout and DBIdleInTxTimeout are set on every connection of the pool.
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
-	DBIdleInTxTimeout  time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
-	LogLevel           logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
+	// StorePipeline* configure the store's commit pipeline (docs/performance.md).
+	StorePipelineLanes    int           `env:"STORE_PIPELINE_LANES" envDefault:"0" min:"0" max:"32" desc:"commit pipeline: how many shared transactions (batches) run at once, each on one pooled connection; concurrent units of work join a batch, each in its own savepoint, and share its one COMMIT; 0 turns the pipeline off (one transaction per unit of work)"`
+	StorePipelineMaxBatch int           `env:"STORE_PIPELINE_MAX_BATCH" envDefault:"48" min:"1" max:"60" desc:"commit pipeline: a batch commits once it holds this many units of work"`
+	StorePipelineMaxWait  time.Duration `env:"STORE_PIPELINE_MAX_WAIT" envDefault:"1ms" desc:"commit pipeline: a batch commits once this long has passed since it opened and no unit of work is waiting (it never waits while units queue, up to STORE_PIPELINE_MAX_BATCH)"`
+	DBIdleInTxTimeout     time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
+	LogLevel              logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
 	// DebugAddr serves Go's profiler for benchmarks and incidents; loopback only.
 	DebugAddr string `env:"DEBUG_ADDR" defaultDesc:"unset: no profiler" desc:"loopback address (127.0.0.1:port or [::1]:port) of a separate listener serving /debug/pprof/ (CPU, heap, goroutine, block and mutex profiles; block and mutex sampling is on only while it is set)"`
 	// ShutdownHTTPGrace and ShutdownWorkersGrace are separate budgets, spent at the same time,
@@ -251,15 +256,17 @@ func (c Config) wiringConfig() wiring.Config {
 		APIKeyCacheTTL:            apiKeyCacheTTL(c.Service.APIKeyCache, c.Service.APIKeyCacheTTL),
 		DBStatementTimeout:        c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
-		TrustedProxies:            c.HTTP.TrustedProxies,
-		CipherPreviousKeys:        c.Service.CipherPreviousKeys.reveal(),
-		CipherLookupKey:           c.Service.CipherLookupKey.reveal(),
-		Payouts:                   c.Payouts.wiring(),
-		OperatorToken:             c.Service.OperatorToken.reveal(),
-		InvoiceArbiterKey:         c.Service.InvoiceArbiterKey.reveal(),
-		InvoicePollInterval:       c.Service.InvoicePollInterval,
-		ClaimLifetime:             c.Claims.Lifetime,
-		ClaimLinkBase:             c.Claims.LinkBase,
+		StorePipeline: postgres.PipelineOptions{Lanes: c.Service.StorePipelineLanes,
+			MaxBatch: c.Service.StorePipelineMaxBatch, MaxWait: pipelineWait(c.Service.StorePipelineMaxWait)},
+		TrustedProxies:      c.HTTP.TrustedProxies,
+		CipherPreviousKeys:  c.Service.CipherPreviousKeys.reveal(),
+		CipherLookupKey:     c.Service.CipherLookupKey.reveal(),
+		Payouts:             c.Payouts.wiring(),
+		OperatorToken:       c.Service.OperatorToken.reveal(),
+		InvoiceArbiterKey:   c.Service.InvoiceArbiterKey.reveal(),
+		InvoicePollInterval: c.Service.InvoicePollInterval,
+		ClaimLifetime:       c.Claims.Lifetime,
+		ClaimLinkBase:       c.Claims.LinkBase,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: float64(c.Claims.LinkRatePerMinute) / 60,
 			Burst: c.Claims.LinkRateBurst},
 		ClaimCodesPerIP: c.Claims.CodesPerIP,
@@ -344,6 +351,15 @@ func (c Config) dataDirSecret(name string, minLength int) (string, error) {
 // a negative TTL is off.
 func apiKeyCacheTTL(on onOff, d time.Duration) time.Duration {
 	if !on || d <= 0 {
+		return -1
+	}
+	return d
+}
+
+// pipelineWait maps STORE_PIPELINE_MAX_WAIT to the adapter's option, where 0 takes the default
+// and a negative value means no wait.
+func pipelineWait(d time.Duration) time.Duration {
+	if d <= 0 {
 		return -1
 	}
 	return d

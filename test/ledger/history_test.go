@@ -150,49 +150,51 @@ func TestStore_BalanceAsOf(t *testing.T) {
 // ledger verifies: every chain, every recorded delta and balance-after, every balance row.
 func TestStore_RandomWorkload(t *testing.T) {
 	t.Parallel()
-	tenantID := newTenantID()
-	specs := []ledger.AccountSpec{
-		ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, tenantID),
-		ledger.OfframpLocked(core.EnvTest, ledger.AssetUSDC, tenantID, "ofp_a"),
-		ledger.ClaimEscrow(core.EnvTest, ledger.AssetUSDC, tenantID, "clm_a"),
-		ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, newTenantID()),
-		ledger.PlatformFees(core.EnvTest, ledger.AssetUSDC),
-		ledger.World(core.EnvTest, ledger.AssetUSDC, "random-workload"),
-	}
-	accts := open(t, specs...)
-	world := accts[len(accts)-1]
-	for _, a := range accts[:len(accts)-1] {
-		mustPost(t, moveSpec(ref("seed"), world.ID, a.ID, usd(1000)))
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < 8; w++ {
-		wg.Add(1)
-		go func(seed uint64) {
-			defer wg.Done()
-			randomWork(t, rand.New(rand.NewPCG(seed, 7)), accts, 40)
-		}(uint64(w))
-	}
-	wg.Wait()
+	forModes(t, func(t *testing.T, m mode) {
+		tenantID := newTenantID()
+		specs := []ledger.AccountSpec{
+			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, tenantID),
+			ledger.OfframpLocked(core.EnvTest, ledger.AssetUSDC, tenantID, "ofp_a_"+m.name),
+			ledger.ClaimEscrow(core.EnvTest, ledger.AssetUSDC, tenantID, "clm_a_"+m.name),
+			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, newTenantID()),
+			ledger.PlatformFees(core.EnvTest, ledger.AssetUSDC),
+			ledger.World(core.EnvTest, ledger.AssetUSDC, "random-workload"),
+		}
+		accts := m.open(t, specs...)
+		world := accts[len(accts)-1]
+		for _, a := range accts[:len(accts)-1] {
+			m.mustPost(t, moveSpec(ref("seed"), world.ID, a.ID, usd(1000)))
+		}
+		var wg sync.WaitGroup
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func(seed uint64) {
+				defer wg.Done()
+				randomWork(t, m, rand.New(rand.NewPCG(seed, 7)), accts, 40)
+			}(uint64(w))
+		}
+		wg.Wait()
 
-	tb, err := env().Service.Finance.LedgerTrialBalance(context.Background(), financePrincipal(tenantID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tb.Assets) != 1 || !tb.Assets[0].Totals.Balanced() || tb.Assets[0].Totals.PostedCredits == 0 {
-		t.Fatalf("trial balance %+v", tb)
-	}
-	v, err := postgres.VerifyLedger(context.Background(), store().DB())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !v.OK() || v.Transfers < 100 {
-		t.Fatalf("verify: %+v", v)
-	}
+		tb, err := env().Service.Finance.LedgerTrialBalance(context.Background(), financePrincipal(tenantID))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tb.Assets) != 1 || !tb.Assets[0].Totals.Balanced() || tb.Assets[0].Totals.PostedCredits == 0 {
+			t.Fatalf("trial balance %+v", tb)
+		}
+		v, err := postgres.VerifyLedger(context.Background(), m.s.DB())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !v.OK() || v.Transfers < 100 {
+			t.Fatalf("verify: %+v", v)
+		}
+	})
 }
 
 // randomWork posts n random operations between accts; refusals (insufficient funds, a hold
 // already resolved by another worker) are expected and ignored.
-func randomWork(t *testing.T, r *rand.Rand, accts []ledger.Account, n int) {
+func randomWork(t *testing.T, m mode, r *rand.Rand, accts []ledger.Account, n int) {
 	var holds, posted []string
 	for i := 0; i < n; i++ {
 		from, to := accts[r.IntN(len(accts))], accts[r.IntN(len(accts))]
@@ -217,7 +219,7 @@ func randomWork(t *testing.T, r *rand.Rand, accts []ledger.Account, n int) {
 		default:
 			continue
 		}
-		tr, _, err := post(spec)
+		tr, _, err := m.post(spec)
 		switch {
 		case err == nil && tr.Type == ledger.TypePending:
 			holds = append(holds, tr.ID)

@@ -1,0 +1,670 @@
+package postgres_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"corridor/adapters/postgres"
+	"corridor/core"
+	"corridor/ledger"
+	"corridor/ports"
+	"corridor/test/testdb"
+)
+
+// pipeDB is a private migrated database with a world account and n funded-from-world accounts.
+type pipeDB struct {
+	url      string
+	db       *bun.DB
+	direct   *postgres.Store
+	world    ledger.Account
+	accounts []ledger.Account
+}
+
+func newPipeDB(t *testing.T, n int) pipeDB {
+	t.Helper()
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	p := pipeDB{url: url, db: db, direct: postgres.NewStore(db)}
+	specs := []ledger.AccountSpec{ledger.World(core.EnvTest, ledger.AssetUSDC, "pipeline-bank")}
+	for i := 0; i < n; i++ {
+		specs = append(specs, ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, core.NewID(core.PrefixTenant)))
+	}
+	err = p.direct.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		accts, err := tx.Ledger().OpenAccounts(ctx, time.Now(), specs...)
+		if err != nil {
+			return err
+		}
+		p.world, p.accounts = accts[0], accts[1:]
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (p pipeDB) pipeline(t *testing.T, opts postgres.PipelineOptions) *postgres.Store {
+	s := p.direct.WithPipeline(opts)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func move(reference, from, to string, amount int64) ledger.TransferSpec {
+	return ledger.TransferSpec{Reference: reference, Type: ledger.TypePosted, Environment: core.EnvTest,
+		Asset: ledger.AssetUSDC, Postings: ledger.Move(from, to, amount)}
+}
+
+func postIn(s *postgres.Store, spec ledger.TransferSpec) error {
+	return s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		_, _, err := tx.Ledger().Post(ctx, time.Now(), spec)
+		return err
+	})
+}
+
+func (p pipeDB) balance(t *testing.T, id string) ledger.Balance {
+	t.Helper()
+	var out map[string]ledger.Balance
+	err := p.direct.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, err = tx.Ledger().Balances(ctx, []string{id})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out[id]
+}
+
+func (p pipeDB) transfers(t *testing.T, reference string) int {
+	t.Helper()
+	var n int
+	if err := p.db.QueryRowContext(context.Background(), "SELECT count(*) FROM ledger_transfers WHERE reference = ?", reference).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// verify checks the whole ledger: chains, deltas, balances-after, balance rows, zero sum.
+func (p pipeDB) verify(t *testing.T) postgres.LedgerVerification {
+	t.Helper()
+	v, err := postgres.VerifyLedger(context.Background(), p.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !v.OK() {
+		t.Fatalf("ledger does not verify: %+v", v)
+	}
+	var sum int64
+	if err := p.db.QueryRowContext(context.Background(), "SELECT coalesce(sum(posted), 0) FROM ledger_balances").Scan(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if sum != 0 {
+		t.Fatalf("balances sum to %d, not 0", sum)
+	}
+	return v
+}
+
+// TestPipeline_FailingUnitAlone: six units share one batch; the one that fails after posting
+// and the one refused are answered alone, and only the other four commit.
+func TestPipeline_FailingUnitAlone(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 6)
+	payer := p.accounts[0]
+	if err := postIn(p.direct, move("fund", p.world.ID, payer.ID, 100)); err != nil {
+		t.Fatal(err)
+	}
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 6, MaxWait: time.Hour})
+	boom := errors.New("business step failed")
+	errs := make([]error, 6)
+	var wg sync.WaitGroup
+	for i := 0; i < 6; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			spec := move(fmt.Sprintf("unit-%d", i), payer.ID, p.accounts[1+i%5].ID, 10)
+			switch i {
+			case 2:
+				spec.Postings = ledger.Move(payer.ID, p.accounts[3].ID, 1000) // more than the payer has
+			}
+			errs[i] = s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+				if _, _, err := tx.Ledger().Post(ctx, time.Now(), spec); err != nil {
+					return err
+				}
+				if i == 4 {
+					return boom
+				}
+				return nil
+			})
+		}(i)
+	}
+	wg.Wait()
+	for i, err := range errs {
+		switch {
+		case i == 2 && !errors.Is(err, core.ErrInsufficientFunds):
+			t.Errorf("unit 2: %v, want INSUFFICIENT_FUNDS", err)
+		case i == 4 && !errors.Is(err, boom):
+			t.Errorf("unit 4: %v, want its own error", err)
+		case i != 2 && i != 4 && err != nil:
+			t.Errorf("unit %d: %v", i, err)
+		}
+	}
+	if st := s.PipelineStats(); st.Batches != 1 || st.Units != 6 {
+		t.Fatalf("stats %+v: want the six units in one batch", st)
+	}
+	for i := 0; i < 6; i++ {
+		if want := map[bool]int{true: 0, false: 1}[i == 2 || i == 4]; p.transfers(t, fmt.Sprintf("unit-%d", i)) != want {
+			t.Errorf("unit %d: %d transfers, want %d", i, p.transfers(t, fmt.Sprintf("unit-%d", i)), want)
+		}
+	}
+	if b := p.balance(t, payer.ID); b.Posted != 60 {
+		t.Fatalf("payer posted %d, want 60", b.Posted)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_NoAckBeforeCommit: when the batch reaches its COMMIT, no unit of it has
+// returned yet; all return once it committed.
+func TestPipeline_NoAckBeforeCommit(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 4)
+	var returned, atCommit atomic.Int64
+	atCommit.Store(-1)
+	s := p.pipeline(t, postgres.WithBeforeCommit(postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour},
+		func() { atCommit.Store(returned.Load()) }))
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := postIn(s, move(fmt.Sprintf("ack-%d", i), p.world.ID, p.accounts[i].ID, 5)); err != nil {
+				t.Error(err)
+			}
+			returned.Add(1)
+		}(i)
+	}
+	wg.Wait()
+	if atCommit.Load() != 0 || returned.Load() != 4 {
+		t.Fatalf("%d units had returned when the batch committed (want 0), %d in the end (want 4)", atCommit.Load(), returned.Load())
+	}
+	p.verify(t)
+}
+
+// TestPipeline_LockConflictCommitsEarly: a later unit of a batch that would wait on a lock
+// another transaction holds does not wait inside the batch: the batch commits without it (so
+// its first unit is answered while the lock is still held) and it runs first in the next
+// batch, where it waits as any unit of work would.
+func TestPipeline_LockConflictCommitsEarly(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 4)
+	a, b, x := p.accounts[0], p.accounts[1], p.accounts[2]
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour})
+	ctx := context.Background()
+	holder, err := p.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = holder.Rollback() }()
+	if _, err := holder.ExecContext(ctx, "SELECT 1 FROM ledger_balances WHERE account_id = ? FOR UPDATE", x.ID); err != nil {
+		t.Fatal(err)
+	}
+	firstRan := make(chan struct{})
+	first := make(chan error, 1)
+	go func() {
+		first <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("first", p.world.ID, a.ID, 7))
+			close(firstRan)
+			return err
+		})
+	}()
+	<-firstRan
+	// The second unit swallows the ledger's error, as a use case that renders errors into
+	// its answer would: it runs again all the same.
+	var runs, swallowed atomic.Int64
+	second := make(chan error, 1)
+	go func() {
+		second <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			runs.Add(1)
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("second", p.world.ID, x.ID, 9)); err != nil {
+				swallowed.Add(1)
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-first:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the first unit was not answered while another transaction held a lock the second needs")
+	}
+	if p.transfers(t, "first") != 1 || p.transfers(t, "second") != 0 {
+		t.Fatal("the first unit's batch did not commit alone")
+	}
+	if err := holder.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	third := make(chan error, 1)
+	go func() { third <- postIn(s, move("third", p.world.ID, b.ID, 3)) }() // fills the next batch
+	if err := <-second; err != nil {
+		t.Fatalf("second: %v", err)
+	}
+	if err := <-third; err != nil {
+		t.Fatalf("third: %v", err)
+	}
+	if runs.Load() != 2 || swallowed.Load() != 1 {
+		t.Fatalf("the second unit ran %d times and swallowed %d errors; want 2 and 1", runs.Load(), swallowed.Load())
+	}
+	if st := s.PipelineStats(); st.Conflicts != 1 || st.Batches != 2 {
+		t.Fatalf("stats %+v: want one conflict and two batches", st)
+	}
+	if p.balance(t, x.ID).Posted != 9 {
+		t.Fatal("the second unit's transfer is missing")
+	}
+	p.verify(t)
+}
+
+// TestPipeline_RefusedCommitRetriesAlone: when PostgreSQL refuses a batch's COMMIT (here a
+// deferred foreign key one unit broke), nothing of it was committed and every unit runs again
+// alone: the culprit gets the error, the others commit.
+func TestPipeline_RefusedCommitRetriesAlone(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	ctx := context.Background()
+	if _, err := p.db.ExecContext(ctx, `CREATE TABLE probe (id int PRIMARY KEY,
+		parent int REFERENCES probe (id) DEFERRABLE INITIALLY DEFERRED)`); err != nil {
+		t.Fatal(err)
+	}
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour})
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			errs[i] = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				btx, _ := postgres.TxFromContext(ctx)
+				parent := any(nil)
+				if i == 1 {
+					parent = 999 // no such row: refused at COMMIT
+				}
+				if _, err := btx.ExecContext(ctx, "INSERT INTO probe (id, parent) VALUES (?, ?)", i, parent); err != nil {
+					return err
+				}
+				_, _, err := tx.Ledger().Post(ctx, time.Now(), move(fmt.Sprintf("probe-%d", i), p.world.ID, p.accounts[i].ID, 4))
+				return err
+			})
+		}(i)
+	}
+	wg.Wait()
+	var pgErr *pgconn.PgError
+	if !errors.As(errs[1], &pgErr) || pgErr.Code != "23503" {
+		t.Fatalf("culprit: %v, want the foreign key violation", errs[1])
+	}
+	if errs[0] != nil || errs[2] != nil {
+		t.Fatalf("innocent units: %v, %v", errs[0], errs[2])
+	}
+	if st := s.PipelineStats(); st.Retried != 3 {
+		t.Fatalf("stats %+v: want the three units retried alone", st)
+	}
+	if p.transfers(t, "probe-0") != 1 || p.transfers(t, "probe-1") != 0 || p.transfers(t, "probe-2") != 1 {
+		t.Fatal("wrong transfers after the retries")
+	}
+	p.verify(t)
+}
+
+// TestPipeline_MixedUnits: units of one batch that read balances, post holds and resolve them,
+// run nested units of work (one failing), replay a reference an earlier unit of the same
+// batch recorded, and spend what an earlier unit of the batch credited; balances and the
+// ledger stay exact.
+func TestPipeline_MixedUnits(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	a, b, c := p.accounts[0], p.accounts[1], p.accounts[2]
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour})
+	ctx := context.Background()
+	units := []func(ctx context.Context, tx ports.Tx) error{
+		func(ctx context.Context, tx ports.Tx) error { // credit a with 100
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("m-fund", p.world.ID, a.ID, 100))
+			return err
+		},
+		func(ctx context.Context, tx ports.Tx) error { // hold 30 from a, post 20 of it, read
+			l := tx.Ledger()
+			hold, _, err := l.Post(ctx, time.Now(), ledger.TransferSpec{Reference: "m-hold", Type: ledger.TypePending,
+				Environment: core.EnvTest, Asset: ledger.AssetUSDC, Postings: ledger.Move(a.ID, b.ID, 30)})
+			if err != nil {
+				return err
+			}
+			if _, _, err := l.Post(ctx, time.Now(), ledger.TransferSpec{Reference: "m-post", Type: ledger.TypePostPending,
+				Environment: core.EnvTest, PendingID: hold.ID, Amount: 20}); err != nil {
+				return err
+			}
+			if _, _, err := l.Post(ctx, time.Now(), move("m-after", a.ID, c.ID, 5)); err != nil {
+				return err
+			}
+			bal, err := l.Balances(ctx, []string{a.ID})
+			if err != nil {
+				return err
+			}
+			if bal[a.ID] != (ledger.Balance{Posted: 75}) {
+				return fmt.Errorf("a inside the batch: %+v, want posted 75", bal[a.ID])
+			}
+			return nil
+		},
+		func(ctx context.Context, tx ports.Tx) error { // nested: one fails, one commits
+			failed := s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("m-nested-lost", a.ID, c.ID, 1)); err != nil {
+					return err
+				}
+				return errors.New("nested failure")
+			})
+			if failed == nil {
+				return errors.New("the failing nested unit succeeded")
+			}
+			if err := s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				_, _, err := tx.Ledger().Post(ctx, time.Now(), move("m-nested", a.ID, c.ID, 2))
+				return err
+			}); err != nil {
+				return err
+			}
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("m-last", a.ID, b.ID, 3))
+			return err
+		},
+		func(ctx context.Context, tx ports.Tx) error { // replay of a reference of this batch
+			_, replayed, err := tx.Ledger().Post(ctx, time.Now(), move("m-fund", p.world.ID, a.ID, 100))
+			if err == nil && !replayed {
+				err = errors.New("m-fund was not a replay")
+			}
+			return err
+		},
+	}
+	// One at a time, each submitted once the previous one ran, so that they land in one batch
+	// in this order.
+	done := make([]chan error, len(units))
+	for i, fn := range units {
+		ran := make(chan struct{})
+		done[i] = make(chan error, 1)
+		go func(i int, fn func(ctx context.Context, tx ports.Tx) error) {
+			done[i] <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				defer close(ran)
+				return fn(ctx, tx)
+			})
+		}(i, fn)
+		<-ran
+	}
+	for i := range done {
+		if err := <-done[i]; err != nil {
+			t.Fatalf("unit %d: %v", i, err)
+		}
+	}
+	if st := s.PipelineStats(); st.Batches != 1 {
+		t.Fatalf("stats %+v: want one batch", st)
+	}
+	want := map[string]int64{a.ID: 70, b.ID: 23, c.ID: 7}
+	for id, posted := range want {
+		if bal := p.balance(t, id); bal != (ledger.Balance{Posted: posted}) {
+			t.Errorf("%s: %+v, want posted %d", id, bal, posted)
+		}
+	}
+	if p.transfers(t, "m-nested-lost") != 0 {
+		t.Error("the failed nested unit's transfer was kept")
+	}
+	p.verify(t)
+}
+
+// TestPipeline_Crash: a child process posts transfers through the pipeline under load and
+// prints each acknowledged reference; it is killed (SIGKILL) mid-run. Every acknowledged
+// transfer is in the database with its postings, nothing is partial, the ledger balances and
+// its chains verify.
+func TestPipeline_Crash(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 50)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPipeline_CrashChild$", "-test.count=1")
+	ids := make([]string, len(p.accounts))
+	for i, a := range p.accounts {
+		ids[i] = a.ID
+	}
+	cmd.Env = append(os.Environ(), "TEST_DATABASE_URL="+p.url, "CORRIDOR_CRASH_CHILD_URL="+p.url,
+		"CORRIDOR_CRASH_CHILD_WORLD="+p.world.ID, "CORRIDOR_CRASH_CHILD_ACCOUNTS="+strings.Join(ids, ","))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var acked []string
+	killed := false
+	lines := bufio.NewScanner(out)
+	for lines.Scan() {
+		if ref, ok := strings.CutPrefix(lines.Text(), "ACK "); ok {
+			acked = append(acked, ref)
+		}
+		if len(acked) == 400 && !killed {
+			if err := cmd.Process.Kill(); err != nil { // SIGKILL
+				t.Fatal(err)
+			}
+			killed = true
+		}
+	}
+	_ = cmd.Wait()
+	if !killed {
+		t.Fatalf("the child ended before it was killed, after %d acknowledgements", len(acked))
+	}
+	// Statements of the killed session may still be finishing on the server: wait for its
+	// backends to go.
+	for i := 0; i < 600; i++ {
+		var n int
+		if err := p.db.QueryRowContext(context.Background(),
+			"SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n <= 1 { // the pool's other idle connection, if any
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var missing int
+	if err := p.db.QueryRowContext(context.Background(), `
+		SELECT count(*) FROM unnest(?::text[]) AS a(reference)
+		WHERE (SELECT count(*) FROM ledger_postings lp JOIN ledger_transfers lt ON lt.id = lp.transfer_id
+		       WHERE lt.reference = a.reference) <> 2`, pgdialect.Array(acked)).Scan(&missing); err != nil {
+		t.Fatal(err)
+	}
+	if missing != 0 {
+		t.Fatalf("%d of %d acknowledged transfers are missing or partial", missing, len(acked))
+	}
+	var partial int
+	if err := p.db.QueryRowContext(context.Background(), `
+		SELECT count(*) FROM ledger_transfers t
+		WHERE (SELECT count(*) FROM ledger_postings p WHERE p.transfer_id = t.id) <> 2`).Scan(&partial); err != nil {
+		t.Fatal(err)
+	}
+	if partial != 0 {
+		t.Fatalf("%d transfers without their postings", partial)
+	}
+	v := p.verify(t)
+	t.Logf("%d acknowledged before the kill, %d recorded", len(acked), v.Transfers)
+}
+
+// TestPipeline_CrashChild is the child of TestPipeline_Crash; it runs only when that test
+// starts it.
+func TestPipeline_CrashChild(t *testing.T) {
+	url := os.Getenv("CORRIDOR_CRASH_CHILD_URL")
+	if url == "" {
+		t.Skip("run by TestPipeline_Crash")
+	}
+	db, err := postgres.Open(context.Background(), url, postgres.Options{MaxOpenConns: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := postgres.NewStore(db).WithPipeline(postgres.PipelineOptions{Lanes: 3, MaxBatch: 20, MaxWait: 2 * time.Millisecond})
+	world := os.Getenv("CORRIDOR_CRASH_CHILD_WORLD")
+	accounts := strings.Split(os.Getenv("CORRIDOR_CRASH_CHILD_ACCOUNTS"), ",")
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := 0; w < 24; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for i := 0; ; i++ {
+				ref := fmt.Sprintf("crash:%d:%d", w, i)
+				from, to := world, accounts[1+r.IntN(len(accounts)-1)]
+				if i%3 == 0 { // a hot account in the mix
+					from = accounts[0]
+				}
+				if err := postIn(s, move(ref, from, to, 1)); err != nil {
+					if errors.Is(err, core.ErrInsufficientFunds) {
+						continue
+					}
+					fmt.Fprintln(os.Stderr, "child:", err)
+					os.Exit(2)
+				}
+				mu.Lock()
+				fmt.Println("ACK " + ref)
+				mu.Unlock()
+			}
+		}(w)
+	}
+	wg.Wait()
+}
+
+// TestPipeline_IdempotencyRecordCommitsWithEffects: in one batch, a unit's idempotency record
+// commits with its transfer, a failing unit keeps neither, and a later unit of the same batch
+// with the same key sees the earlier unit's record (units of a batch run as a serial history).
+func TestPipeline_IdempotencyRecordCommitsWithEffects(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour})
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	record := func(key string) ports.IdempotencyRecord {
+		return ports.IdempotencyRecord{Scope: "tenant:pipeline", Environment: core.EnvTest, Key: key, Fingerprint: "f",
+			StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	}
+	boom := errors.New("failed after saving")
+	var sawEarlier atomic.Bool
+	units := []func(ctx context.Context, tx ports.Tx) error{
+		func(ctx context.Context, tx ports.Tx) error {
+			if free, err := tx.Idempotency().TryLock(ctx, "tenant:pipeline", core.EnvTest, "kept"); err != nil || !free {
+				return fmt.Errorf("lock: %v %v", free, err)
+			}
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("idem-kept", p.world.ID, p.accounts[0].ID, 5)); err != nil {
+				return err
+			}
+			return tx.Idempotency().Save(ctx, record("kept"))
+		},
+		func(ctx context.Context, tx ports.Tx) error {
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("idem-lost", p.world.ID, p.accounts[1].ID, 5)); err != nil {
+				return err
+			}
+			if err := tx.Idempotency().Save(ctx, record("lost")); err != nil {
+				return err
+			}
+			return boom
+		},
+		func(ctx context.Context, tx ports.Tx) error {
+			if free, err := tx.Idempotency().TryLock(ctx, "tenant:pipeline", core.EnvTest, "kept"); err != nil || !free {
+				return fmt.Errorf("lock: %v %v", free, err)
+			}
+			_, found, err := tx.Idempotency().Find(ctx, "tenant:pipeline", core.EnvTest, "kept", now)
+			sawEarlier.Store(found)
+			return err
+		},
+	}
+	errs := make([]error, len(units))
+	var wg sync.WaitGroup
+	for i, fn := range units {
+		ran := make(chan struct{})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { defer close(ran); return fn(ctx, tx) })
+		}()
+		<-ran
+	}
+	wg.Wait()
+	if errs[0] != nil || !errors.Is(errs[1], boom) || errs[2] != nil {
+		t.Fatalf("units answered %v", errs)
+	}
+	if !sawEarlier.Load() {
+		t.Fatal("the third unit did not see the first unit's record")
+	}
+	err := p.direct.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		_, kept, err := tx.Idempotency().Find(ctx, "tenant:pipeline", core.EnvTest, "kept", now)
+		if err != nil {
+			return err
+		}
+		_, lost, err := tx.Idempotency().Find(ctx, "tenant:pipeline", core.EnvTest, "lost", now)
+		if err != nil {
+			return err
+		}
+		if !kept || lost {
+			return fmt.Errorf("records: kept %v, lost %v", kept, lost)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.transfers(t, "idem-kept") != 1 || p.transfers(t, "idem-lost") != 0 {
+		t.Fatal("the transfers did not follow their records")
+	}
+	p.verify(t)
+}
+
+// TestPipeline_PanicAndClose: a unit that panics is rolled back and its panic raised in its
+// caller; after Close, units are refused with SERVICE_UNAVAILABLE.
+func TestPipeline_PanicAndClose(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 1)
+	s := p.direct.WithPipeline(postgres.PipelineOptions{Lanes: 1, MaxWait: -1})
+	func() {
+		defer func() {
+			if r := recover(); r != "unit panic" {
+				t.Fatalf("recovered %v, want the unit's panic", r)
+			}
+		}()
+		_ = s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("panicked", p.world.ID, p.accounts[0].ID, 1)); err != nil {
+				return err
+			}
+			panic("unit panic")
+		})
+	}()
+	if err := postIn(s, move("after-panic", p.world.ID, p.accounts[0].ID, 2)); err != nil {
+		t.Fatalf("after a panic: %v", err)
+	}
+	if p.transfers(t, "panicked") != 0 || p.transfers(t, "after-panic") != 1 {
+		t.Fatal("the panicking unit was kept or the next one lost")
+	}
+	s.Close()
+	if err := postIn(s, move("after-close", p.world.ID, p.accounts[0].ID, 2)); !errors.Is(err, postgres.ErrPipelineClosed) {
+		t.Fatalf("after Close: %v", err)
+	}
+	p.verify(t)
+}
