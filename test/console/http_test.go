@@ -91,7 +91,7 @@ func TestConsole_ContentSecurityPolicy(t *testing.T) {
 	signin := v.Get("/console/signin")
 	v.SignIn(ten.SessionToken)
 	pages := map[string]*harness.ConsolePage{"/console/signin": signin}
-	for _, path := range []string{"/console/webhooks/" + ep["id"].(string), "/console/accounts/" + account,"/console/balances", "/console/keys", "/console/webhooks", "/console/events", "/console/wallets",
+	for _, path := range []string{"/console/webhooks/" + ep["id"].(string), "/console/accounts/" + account, "/console/balances", "/console/keys", "/console/webhooks", "/console/events", "/console/wallets",
 		"/console/payments", "/console/offramp", "/console/cards", "/console/agents", "/console/entries", "/console/accounts",
 		"/console/trial-balance", "/console/reconciliation", "/console/static/console.css", "/console/static/console.js"} {
 		pages[path] = v.Get(path)
@@ -353,7 +353,7 @@ func TestConsole_RevokeRotateAndFilteredCSV(t *testing.T) {
 	bal := ten.Root.Get("/v1/balances").Expect(t, 200).JSON(t)
 	account, _ := bal["balances"].([]any)[0].(map[string]any)["accountId"].(string)
 	for _, q := range []string{"accountId=" + account, "from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z", "to=2000-01-01T00:00:00Z"} {
-		api := ten.Root.Get("/v1/ledger/entries?format=csv&" + q).Expect(t, 200)
+		api := ten.Root.Get("/v1/ledger/entries?format=csv&"+q).Expect(t, 200)
 		p := v.Get("/console/entries.csv?" + q)
 		if p.Status != 200 || p.Body != string(api.Body) || p.Header.Get("Content-Type") != api.Header.Get("Content-Type") {
 			t.Fatalf("CSV %s: %d\n%s\n---\n%s", q, p.Status, p.Body, api.Body)
