@@ -185,3 +185,13 @@ func toCheckoutRefund(r checkout.Refund) checkoutRefundResponse {
 	return checkoutRefundResponse{ID: r.ID, PaymentID: r.CheckoutID, Amount: usdcAmount(r.Amount), Currency: "USDC",
 		Destination: r.Destination, Status: strings.ToLower(string(r.Status)), TransactionHash: strPtr(r.TxHash), CreatedAt: r.CreatedAt}
 }
+
+type checkoutSandboxPayRequest struct {
+	Amount *jsonDecimal `json:"amount,omitempty" description:"USDC to send, at most 6 fraction digits and at most 1000000; omitted: what is still due"`
+}
+
+type checkoutSandboxPayResponse struct {
+	PaymentID       string `json:"payment_id" oas:"required" description:"the checkout (chk_…)"`
+	Amount          string `json:"amount" oas:"required" description:"USDC sent"`
+	TransactionHash string `json:"transaction_hash" oas:"required" description:"the sandbox chain's transaction"`
+}

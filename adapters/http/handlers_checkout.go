@@ -179,3 +179,38 @@ func (s *Server) expireCheckout(c *fiber.Ctx) error {
 	}
 	return c.JSON(toCheckout(ch))
 }
+
+// sandboxPayCheckout serves the TEST helper POST /v1/sandbox/payments/{chk_id}/pay.
+func (s *Server) sandboxPayCheckout(c *fiber.Ctx) error {
+	if err := kernel.RequireTenantScope(principal(c), auth.ScopePaymentsCreate); err != nil {
+		return err
+	}
+	if principal(c).Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	}
+	var req checkoutSandboxPayRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	var amount int64
+	if req.Amount != nil {
+		units, err := core.ParseAmount("amount", 6, string(*req.Amount))
+		if err != nil {
+			return err
+		}
+		if units <= 0 {
+			return core.Invalid("amount", "must be more than 0")
+		}
+		amount = units
+	}
+	id, err := checkoutPathID(c, auth.ScopePaymentsCreate)
+	if err != nil {
+		return err
+	}
+	paid, err := s.svc.Checkout.SandboxPay(c.UserContext(), principal(c), id, amount)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(checkoutSandboxPayResponse{
+		PaymentID: paid.CheckoutID, Amount: usdcAmount(paid.Amount), TransactionHash: paid.TxHash})
+}

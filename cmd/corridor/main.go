@@ -17,6 +17,7 @@ import (
 
 	"corridor/adapters/identity"
 	"corridor/adapters/pgcluster"
+	"corridor/core"
 	"corridor/ports"
 	"corridor/wiring"
 )
@@ -156,6 +157,12 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 	wcfg.DatabaseURL, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, cipherKey, chains
 	if cfg.Local {
 		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
+		if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) && os.Getenv("CHECKOUT_CONFIRMATIONS") == "" {
+			// The local dev chain mines a block only when a transaction arrives, so a deeper
+			// requirement would leave a paid checkout pending until unrelated traffic came.
+			wcfg.Checkout.Confirmations = 1
+			log.Info("checkout: the local dev chain mines on demand; a payment completes once mined (CHECKOUT_CONFIRMATIONS=1 unless set)")
+		}
 	}
 	svc, err := wiring.Build(ctx, wcfg, log)
 	if err != nil {
