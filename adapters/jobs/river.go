@@ -31,7 +31,7 @@ var _ ports.Jobs = (*Inserter)(nil)
 
 // NewInserter builds the insert-only client over the Bun handle's *sql.DB.
 func NewInserter(db *sql.DB, log *slog.Logger) (*Inserter, error) {
-	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: log})
+	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: riverLogger(log)})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: insert client: %w", err)
 	}
@@ -100,7 +100,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           cfg.Workers,
 		PeriodicJobs:      cfg.PeriodicJobs,
-		Logger:            cfg.Logger,
+		Logger:            riverLogger(cfg.Logger),
 		FetchPollInterval: cfg.FetchPollInterval,
 		JobTimeout:        2 * time.Minute,
 	})
@@ -134,4 +134,35 @@ func Migrate(ctx context.Context, url string) error {
 	}
 	_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 	return err
+}
+
+// riverLogger is log for River's own records at Warn and above: River reports routine state at
+// Info (a producer's job counts every few seconds), which would drown the service's log. With
+// the service at Debug, everything passes.
+func riverLogger(log *slog.Logger) *slog.Logger {
+	if log == nil {
+		return nil
+	}
+	return slog.New(atLeast{Handler: log.Handler(), min: slog.LevelWarn})
+}
+
+// atLeast passes a record when it is at min or above, or when the wrapped handler is at Debug.
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, level slog.Level) bool {
+	if h.Handler.Enabled(ctx, slog.LevelDebug) {
+		return true
+	}
+	return level >= h.min && h.Handler.Enabled(ctx, level)
+}
+
+func (h atLeast) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return atLeast{Handler: h.Handler.WithAttrs(attrs), min: h.min}
+}
+
+func (h atLeast) WithGroup(name string) slog.Handler {
+	return atLeast{Handler: h.Handler.WithGroup(name), min: h.min}
 }
