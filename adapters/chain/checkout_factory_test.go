@@ -149,3 +149,17 @@ func TestCheckoutFactory_RefundPaysOnce(t *testing.T) {
 	}
 	expectBalance(t, a, to, 3_000_000)
 }
+
+// TestCheckoutFactory_WithoutRefundsIsRefused: a configured factory that cannot pay a refund
+// once (no refundOf: a factory from before refunds, here stood in for by the card module, which
+// answers token, operator and settlement alike) stops start-up instead of being used.
+func TestCheckoutFactory_WithoutRefundsIsRefused(t *testing.T) {
+	a := newChain(t)
+	ctx := testContext(t)
+	addrs := a.Addresses()
+	addrs.CheckoutFactory = addrs.CardSpendModule
+	_, err := New(ctx, a.client, a.relay.key, addrs, a.relay.afterSend)
+	if err == nil || !strings.Contains(err.Error(), "has no refundOf") {
+		t.Fatalf("start-up with a factory lacking refundOf: %v", err)
+	}
+}

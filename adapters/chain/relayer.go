@@ -100,7 +100,8 @@ type call struct {
 // sendOnce sends c unless a transaction under the same idempotency key was already sent by this
 // relayer and has not failed, in which case it returns that transaction's hash. check runs under
 // the lock before sending (nil for none) and may refuse the send. The memory is per process:
-// after a restart the chain itself (Safe nonces, CREATE2 addresses) is the guard.
+// after a restart the chain itself (Safe nonces, CREATE2 addresses, the card module's references,
+// the checkout factory's refund ids) is the guard.
 func (r *relayer) sendOnce(ctx context.Context, key string, check func(ctx context.Context) error, c call) (common.Hash, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -77,7 +77,7 @@ func waitRefund(t *testing.T, ten *harness.Tenant, checkoutID, refundID, status 
 	t.Helper()
 	var out map[string]any
 	harness.Poll(t, "refund "+refundID+" "+status, func() map[string]any {
-		return ten.Root.Get("/v1/payments/" + checkoutID + "/refunds").Expect(t, 200).JSON(t)
+		return ten.Root.Get("/v1/payments/"+checkoutID+"/refunds").Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool {
 		for _, r := range m["data"].([]any) {
 			if r := r.(map[string]any); r["id"] == refundID && r["status"] == status {
