@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"math/big"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -24,7 +25,27 @@ type CheckoutDeposits interface {
 	// so a retry does not send twice and late funds get a sweep of their own. Sweeping an
 	// empty deposit moves nothing and is harmless.
 	SweepCheckoutDeposit(ctx context.Context, salt [32]byte, received int64) (common.Hash, error)
+	// RefundCheckout pays amountBaseUnits of USDC from the settlement address (the relayer) to
+	// `to` through the factory's refund, under refundID. The factory pays each refund id at
+	// most once, ever: a refund id already paid with the same destination and amount is not
+	// sent again (zero hash, no error: CheckoutRefundTx finds the payment); with another
+	// destination or amount it is *RevertError CDF:refunded.
+	RefundCheckout(ctx context.Context, refundID [32]byte, to common.Address, amountBaseUnits *big.Int) (common.Hash, error)
+	// CheckoutRefundOf reads the factory's record of refundID (zero when never paid).
+	CheckoutRefundOf(ctx context.Context, refundID [32]byte) (CheckoutRefundRecord, error)
+	// CheckoutRefundTx finds the transaction that paid refundID from its Refunded log, searched
+	// from the head back to fromBlock (found false when no such log is in that range).
+	CheckoutRefundTx(ctx context.Context, refundID [32]byte, fromBlock uint64) (hash common.Hash, found bool, err error)
 }
+
+// CheckoutRefundRecord is what the checkout factory recorded under a refund id.
+type CheckoutRefundRecord struct {
+	To              common.Address
+	AmountBaseUnits *big.Int
+}
+
+// Paid reports whether the refund id was paid.
+func (r CheckoutRefundRecord) Paid() bool { return r.To != (common.Address{}) }
 
 // CheckoutRepo stores hosted-checkout payments and their refunds.
 type CheckoutRepo interface {

@@ -163,6 +163,8 @@ type Service struct {
 	Cards   *cardsapp.Service
 	// Webhooks lists events and delivers them to webhook endpoints.
 	Webhooks *webhooks.Service
+	// Checkout is hosted checkout (tests run its refund job directly).
+	Checkout *checkout.Service
 	Store    *postgres.Store
 	Jobs     *jobs.Inserter
 	runner   *jobs.Runner
@@ -267,7 +269,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Store: store, Jobs: inserter, runner: runner, close: closeDB}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

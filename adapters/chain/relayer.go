@@ -100,7 +100,8 @@ type call struct {
 // sendOnce sends c unless a transaction under the same idempotency key was already sent by this
 // relayer and has not failed, in which case it returns that transaction's hash. check runs under
 // the lock before sending (nil for none) and may refuse the send. The memory is per process:
-// after a restart the chain itself (Safe nonces, CREATE2 addresses) is the guard.
+// after a restart the chain itself (Safe nonces, CREATE2 addresses, the card module's references,
+// the checkout factory's refund ids) is the guard.
 func (r *relayer) sendOnce(ctx context.Context, key string, check func(ctx context.Context) error, c call) (common.Hash, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -298,7 +299,10 @@ func newRevert(reason string) *ports.RevertError {
 		meaning, ok = escrowErrorMeanings[reason]
 	}
 	if !ok {
-		meaning = cardModuleErrorMeanings[reason]
+		meaning, ok = cardModuleErrorMeanings[reason]
+	}
+	if !ok {
+		meaning = checkoutFactoryErrorMeanings[reason]
 	}
 	return &ports.RevertError{Reason: reason, Meaning: meaning}
 }
@@ -325,6 +329,17 @@ var cardModuleErrorMeanings = map[string]string{
 	"CSM:refUsed":  "the settlement reference was already used",
 	"CSM:direct":   "enableOnSetup only works as a Safe setup's delegate call",
 	"CSM:transfer": "the token refused the transfer",
+}
+
+// checkoutFactoryErrorMeanings spells out CheckoutDepositFactory's revert codes
+// (contracts/src/CheckoutDepositFactory.sol).
+var checkoutFactoryErrorMeanings = map[string]string{
+	"CDF:operator": "only the checkout factory's operator (the relayer) may sweep or refund",
+	"CDF:zero":     "a zero address, salt, refund id or amount",
+	"CDF:token":    "the token address holds no contract",
+	"CDF:factory":  "only the factory that created a deposit may sweep it",
+	"CDF:refunded": "the refund id was already paid",
+	"CDF:transfer": "the token refused the transfer",
 }
 
 // safeErrorMeanings spells out Safe v1.4.1's revert codes that a relayed call can hit.

@@ -29,7 +29,11 @@ type Recorded struct {
 	ChainID  int64          `json:"chainId"`
 	Deployer common.Address `json:"deployer"` // the relayer: TestUSDC's minter, the claim escrow's operator
 	chain.Addresses
-	DeployedAt time.Time `json:"deployedAt"`
+	// CheckoutFactoryCode is keccak256 of the CheckoutDepositFactory creation code the recorded
+	// factory was deployed from: a factory built from other code (an older contract) is
+	// deployed again rather than reused.
+	CheckoutFactoryCode common.Hash `json:"checkoutFactoryCode,omitempty"`
+	DeployedAt          time.Time   `json:"deployedAt"`
 }
 
 // ReadAddresses reads a recorded addresses file.
@@ -153,7 +157,8 @@ func (c *Chain) deploy(ctx context.Context, client *ethclient.Client, artifactsD
 	if err != nil {
 		return chain.Addresses{}, err
 	}
-	if err := record(path, Recorded{ChainID: ChainID, Deployer: relayer, Addresses: addrs, DeployedAt: time.Now().UTC()}); err != nil {
+	if err := record(path, Recorded{ChainID: ChainID, Deployer: relayer, Addresses: addrs,
+		CheckoutFactoryCode: crypto.Keccak256Hash(arts.CheckoutDepositFactory.Bytecode), DeployedAt: time.Now().UTC()}); err != nil {
 		return chain.Addresses{}, err
 	}
 	c.logf("devchain: deployed SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC (USDC %s), ClaimEscrow (%s) and CardSpendModule (%s) in %s; recorded in %s",
@@ -178,13 +183,18 @@ func (c *Chain) ensureEscrow(ctx context.Context, client *ethclient.Client, arti
 	if err != nil {
 		return chain.Addresses{}, err
 	}
-	if escrowPresent && modulePresent && factoryPresent {
-		c.logf("devchain: contracts already deployed (USDC %s, ClaimEscrow %s, CardSpendModule %s)", recorded.USDC.Hex(), recorded.ClaimEscrow.Hex(), recorded.CardSpendModule.Hex())
-		return recorded.Addresses, nil
-	}
 	arts, err := loadArtifacts(artifactsDir)
 	if err != nil {
 		return chain.Addresses{}, err
+	}
+	factoryCode := crypto.Keccak256Hash(arts.CheckoutDepositFactory.Bytecode)
+	factoryCurrent := factoryPresent && recorded.CheckoutFactoryCode == factoryCode
+	if factoryPresent && !factoryCurrent {
+		c.logf("devchain: the recorded CheckoutDepositFactory %s was built from other code; deploying the current one", recorded.CheckoutFactory.Hex())
+	}
+	if escrowPresent && modulePresent && factoryCurrent {
+		c.logf("devchain: contracts already deployed (USDC %s, ClaimEscrow %s, CardSpendModule %s)", recorded.USDC.Hex(), recorded.ClaimEscrow.Hex(), recorded.CardSpendModule.Hex())
+		return recorded.Addresses, nil
 	}
 	if !escrowPresent {
 		escrow, err := chain.DeployClaimEscrow(ctx, client, c.relayerKey, arts, recorded.USDC, claim.DefaultGracePeriod)
@@ -202,12 +212,12 @@ func (c *Chain) ensureEscrow(ctx context.Context, client *ethclient.Client, arti
 		recorded.CardSpendModule = module
 		c.logf("devchain: contracts already deployed (USDC %s); added CardSpendModule %s to %s", recorded.USDC.Hex(), module.Hex(), path)
 	}
-	if !factoryPresent {
+	if !factoryCurrent {
 		factory, err := chain.DeployCheckoutFactory(ctx, client, c.relayerKey, arts, recorded.USDC)
 		if err != nil {
 			return chain.Addresses{}, err
 		}
-		recorded.CheckoutFactory = factory
+		recorded.CheckoutFactory, recorded.CheckoutFactoryCode = factory, factoryCode
 		c.logf("devchain: contracts already deployed (USDC %s); added CheckoutDepositFactory %s to %s", recorded.USDC.Hex(), factory.Hex(), path)
 	}
 	if err := record(path, recorded); err != nil {

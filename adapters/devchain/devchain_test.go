@@ -289,3 +289,79 @@ func TestDevchain_AddsTheEscrowToAnOlderRecord(t *testing.T) {
 		t.Fatalf("Safe balance after the settlement = %v (%v), want 5000000", balance, err)
 	}
 }
+
+// TestDevchain_RedeploysAChangedCheckoutFactory: a dev chain whose recorded checkout factory was
+// built from other code (a record from before refunds went through the factory has no
+// checkoutFactoryCode) gets the current factory, keeping every other contract; the adapter
+// then pays a refund through it on the real node, once.
+func TestDevchain_RedeploysAChangedCheckoutFactory(t *testing.T) {
+	binary := gethBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	opts := Options{DataDir: filepath.Join(t.TempDir(), "chain"), Binary: binary, Port: freePort(t), Logf: t.Logf}
+	first, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = first.Stop(context.Background()) })
+	path := filepath.Join(opts.DataDir, AddressesFile)
+	recorded, err := ReadAddresses(path)
+	if err != nil || recorded.CheckoutFactoryCode == (common.Hash{}) {
+		t.Fatalf("a fresh record %+v (%v) lacks the factory's code hash", recorded, err)
+	}
+
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]any
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "checkoutFactoryCode")
+	if raw, err = json.Marshal(fields); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	upgraded, err := Ensure(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := upgraded.Addresses(), first.Addresses()
+	if got.CheckoutFactory == (common.Address{}) || got.CheckoutFactory == want.CheckoutFactory {
+		t.Fatalf("checkout factory after the upgrade = %s, want a new deployment (the old one was %s)", got.CheckoutFactory.Hex(), want.CheckoutFactory.Hex())
+	}
+	want.CheckoutFactory = got.CheckoutFactory
+	if got != want {
+		t.Fatalf("addresses after the upgrade = %+v, want the old ones and a new factory %+v", got, want)
+	}
+	if again, err := ReadAddresses(path); err != nil || again.Addresses != got || again.CheckoutFactoryCode != recorded.CheckoutFactoryCode {
+		t.Fatalf("addresses.json = %+v (%v), want %+v with code %s", again, err, got, recorded.CheckoutFactoryCode.Hex())
+	}
+
+	adapter, err := upgraded.Dial(ctx, chain.DialOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adapter.Close()
+	hash, err := adapter.MintUSDC(ctx, adapter.RelayerAddress(), big.NewInt(2_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	id := crypto.Keccak256Hash([]byte("crf_dev_chain"))
+	to := common.HexToAddress("0x00000000000000000000000000000000000000cc")
+	if hash, err = adapter.RefundCheckout(ctx, id, to, big.NewInt(2_000_000)); err != nil {
+		t.Fatal(err)
+	}
+	awaitReceipt(t, ctx, adapter, hash)
+	if again, err := adapter.RefundCheckout(ctx, id, to, big.NewInt(2_000_000)); err != nil || again != (common.Hash{}) {
+		t.Fatalf("second refund of one id: %s (%v), want nothing sent", again.Hex(), err)
+	}
+	if balance, err := adapter.USDCBalance(ctx, to); err != nil || balance.Int64() != 2_000_000 {
+		t.Fatalf("refunded balance = %v (%v), want 2000000", balance, err)
+	}
+}

@@ -2,6 +2,7 @@ package checkout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -104,32 +105,39 @@ func (w *SendRefundWorker) Work(ctx context.Context, job *river.Job[SendRefundAr
 	return w.Service.SendRefund(ctx, job.Args.CheckoutID, job.Args.RefundID)
 }
 
-// SendRefund transfers a PENDING refund's USDC from the service's own account (where sweeps
-// go) to its destination, then marks it PROCESSED and records refund.processed. The transfer
-// is sent once per refund id by this process's relayer; the ledger side was booked when the
+// SendRefund pays a PENDING refund's USDC from the service's own account (where sweeps go) to
+// its destination through the checkout factory's refund, under the refund's key
+// (checkout.RefundKey), then marks it PROCESSED and records refund.processed. The factory pays a
+// key at most once, ever, so a crash between the send and recording its hash cannot pay twice:
+// the retry finds the refund paid on chain (refundOf, or its own send reverting) and adopts
+// the paying transaction from the factory's Refunded log. The ledger side was booked when the
 // refund was accepted.
 func (s *Service) SendRefund(ctx context.Context, checkoutID, refundID string) error {
 	r, err := s.findRefund(ctx, checkoutID, refundID)
 	if err != nil || r.Status == checkout.RefundProcessed {
 		return err
 	}
-	chain, _, err := s.deposits(r.Environment)
+	chain, deposits, err := s.deposits(r.Environment)
 	if err != nil {
 		return err
 	}
-	hash := common.HexToHash(r.TxHash)
+	key := checkout.RefundKey(r.ID)
 	if r.TxHash == "" {
-		if hash, err = chain.TransferUSDC(ctx, common.HexToAddress(r.Destination), big.NewInt(r.Amount)); err != nil {
+		hash, err := deposits.RefundCheckout(ctx, key, common.HexToAddress(r.Destination), big.NewInt(r.Amount))
+		var revert *ports.RevertError
+		switch {
+		case err == nil && hash == (common.Hash{}),
+			errors.As(err, &revert) && revert.Reason == "CDF:refunded":
+			// Already paid on chain: a send from before a crash, or one still pending.
+			return s.adoptRefund(ctx, deposits, checkoutID, r)
+		case err != nil:
 			return fmt.Errorf("checkout refund %s: %w", r.ID, err)
 		}
-		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			r.TxHash, r.UpdatedAt = hash.Hex(), s.clock.Now().UTC()
-			return tx.Checkouts().UpdateRefund(ctx, r)
-		}); err != nil {
+		if err := s.setRefundHash(ctx, &r, hash.Hex()); err != nil {
 			return err
 		}
 	}
-	receipt, err := chain.Receipt(ctx, hash)
+	receipt, err := chain.Receipt(ctx, common.HexToHash(r.TxHash))
 	if err != nil {
 		return err
 	}
@@ -137,15 +145,72 @@ func (s *Service) SendRefund(ctx context.Context, checkoutID, refundID string) e
 	case ports.TxPending:
 		return river.JobSnooze(time.Second)
 	case ports.TxFailed:
-		// Reverted (the service's account is short): clear the hash so the retry sends again.
-		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			r.TxHash, r.UpdatedAt = "", s.clock.Now().UTC()
-			return tx.Checkouts().UpdateRefund(ctx, r)
-		}); err != nil {
+		// Reverted: another transaction paid this key first (adopt it), or the service's
+		// account was short (clear the hash so the retry sends again).
+		paid, err := deposits.CheckoutRefundOf(ctx, key)
+		if err != nil {
 			return err
 		}
-		return fmt.Errorf("checkout refund %s: transfer %s reverted", r.ID, hash.Hex())
+		if paid.Paid() {
+			return s.adoptRefund(ctx, deposits, checkoutID, r)
+		}
+		failed := r.TxHash
+		if err := s.setRefundHash(ctx, &r, ""); err != nil {
+			return err
+		}
+		return fmt.Errorf("checkout refund %s: transfer %s reverted", r.ID, failed)
 	}
+	return s.markRefundProcessed(ctx, checkoutID, r)
+}
+
+// adoptRefund records the on-chain payment of r's key as r's: the transaction of the factory's
+// Refunded log (searched back to the checkout's start block), and PROCESSED. A payment whose
+// log is out of reach is still PROCESSED, without a hash: the chain says it was paid. A key the
+// chain does not show paid yet (its transaction is pending) waits; one paid to another
+// destination or amount is an error that needs a person.
+func (s *Service) adoptRefund(ctx context.Context, deposits ports.CheckoutDeposits, checkoutID string, r checkout.Refund) error {
+	key := checkout.RefundKey(r.ID)
+	paid, err := deposits.CheckoutRefundOf(ctx, key)
+	switch {
+	case err != nil:
+		return err
+	case !paid.Paid():
+		return river.JobSnooze(time.Second)
+	case paid.To != common.HexToAddress(r.Destination) || paid.AmountBaseUnits.Cmp(big.NewInt(r.Amount)) != 0:
+		return fmt.Errorf("checkout refund %s: the chain paid its key %s base units to %s, not %d to %s",
+			r.ID, paid.AmountBaseUnits, paid.To.Hex(), r.Amount, r.Destination)
+	}
+	var start uint64
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		c, err := tx.Checkouts().FindPublicCheckout(ctx, checkoutID)
+		start = c.StartBlock
+		return err
+	}); err != nil {
+		return err
+	}
+	hash, found, err := deposits.CheckoutRefundTx(ctx, key, start)
+	if err != nil {
+		return err
+	}
+	if found {
+		r.TxHash = hash.Hex()
+	} else {
+		r.TxHash = ""
+		s.log.WarnContext(ctx, "checkout refund paid on chain, its transaction not found in the logs searched", "refund", r.ID)
+	}
+	return s.markRefundProcessed(ctx, checkoutID, r)
+}
+
+// setRefundHash records (or clears) the refund's transaction hash.
+func (s *Service) setRefundHash(ctx context.Context, r *checkout.Refund, hash string) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		r.TxHash, r.UpdatedAt = hash, s.clock.Now().UTC()
+		return tx.Checkouts().UpdateRefund(ctx, *r)
+	})
+}
+
+// markRefundProcessed marks the refund PROCESSED with its hash and records refund.processed.
+func (s *Service) markRefundProcessed(ctx context.Context, checkoutID string, r checkout.Refund) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		c, err := tx.Checkouts().LockCheckout(ctx, checkoutID)
 		if err != nil {
@@ -156,8 +221,11 @@ func (s *Service) SendRefund(ctx context.Context, checkoutID, refundID string) e
 		if err := tx.Checkouts().UpdateRefund(ctx, r); err != nil {
 			return err
 		}
-		return kernel.RecordEvent(ctx, tx, r.TenantID, r.Environment, "refund", r.ID, "processed", r.Amount, now,
-			map[string]any{"payment_id": c.ID, "transaction_hash": r.TxHash, "destination": r.Destination})
+		data := map[string]any{"payment_id": c.ID, "transaction_hash": r.TxHash, "destination": r.Destination}
+		if r.TxHash == "" {
+			data["transaction_hash"] = nil
+		}
+		return kernel.RecordEvent(ctx, tx, r.TenantID, r.Environment, "refund", r.ID, "processed", r.Amount, now, data)
 	})
 }
 

@@ -6,6 +6,8 @@ interface ICheckoutToken {
     function balanceOf(address account) external view returns (uint256);
 
     function transfer(address to, uint256 amount) external returns (bool);
+
+    function transferFrom(address from, address to, uint256 amount) external returns (bool);
 }
 
 /// @title CheckoutDeposit
@@ -38,9 +40,17 @@ contract CheckoutDeposit {
 /// USDC to the settlement address fixed at deployment (the service's own account), and nowhere
 /// else.
 ///
+/// Refunds are paid through the factory so that the chain, not the service's memory, guards
+/// them: refund(refundId, to, amount) moves amount of the token from the settlement address to
+/// `to` (the settlement approves this factory as a spender) and records refundId; a refundId
+/// seen before reverts, so a refund retried after a crash can never pay twice. Only the
+/// operator may refund; refundOf(refundId) shows what was paid.
+///
 /// Revert reasons are short codes: CDF:operator (caller is not the operator), CDF:zero (a zero
-/// address or salt), CDF:token (the token address holds no contract), CDF:factory (a deposit
-/// swept by another account), CDF:transfer (the token's transfer returned false).
+/// address, salt, refund id or amount), CDF:token (the token address holds no contract),
+/// CDF:factory (a deposit swept by another account), CDF:refunded (the refund id was already
+/// paid), CDF:transfer (the token's transfer returned false). A token revert (balance or
+/// allowance too low) is passed on with its own reason.
 contract CheckoutDepositFactory {
     /// @notice The only account that may sweep.
     address public immutable operator;
@@ -49,8 +59,18 @@ contract CheckoutDepositFactory {
     /// @notice Where every sweep goes.
     address public immutable settlement;
 
+    struct Refund {
+        address to;
+        uint256 amount;
+    }
+
+    mapping(bytes32 => Refund) private _refunds;
+
     /// @notice One sweep: amount of the token moved from the deposit at salt to the settlement.
     event CheckoutSwept(bytes32 indexed salt, address indexed deposit, uint256 amount);
+
+    /// @notice One refund: amount of the token moved from the settlement to `to`, under refundId.
+    event Refunded(bytes32 indexed refundId, address indexed to, uint256 amount);
 
     constructor(address operator_, address token_, address settlement_) {
         require(operator_ != address(0) && token_ != address(0) && settlement_ != address(0), "CDF:zero");
@@ -81,5 +101,24 @@ contract CheckoutDepositFactory {
         }
         amount = CheckoutDeposit(deposit).sweep(token, settlement);
         emit CheckoutSwept(salt, deposit, amount);
+    }
+
+    /// @notice Pays amount of the token from the settlement address to `to` under refundId,
+    /// once: a refundId already paid reverts with CDF:refunded.
+    function refund(bytes32 refundId, address to, uint256 amount) external {
+        require(msg.sender == operator, "CDF:operator");
+        require(refundId != bytes32(0) && to != address(0) && amount > 0, "CDF:zero");
+        Refund storage r = _refunds[refundId];
+        require(r.to == address(0), "CDF:refunded");
+        r.to = to;
+        r.amount = amount;
+        emit Refunded(refundId, to, amount);
+        require(ICheckoutToken(token).transferFrom(settlement, to, amount), "CDF:transfer");
+    }
+
+    /// @notice The refund paid under refundId (zero address and amount when none).
+    function refundOf(bytes32 refundId) external view returns (address to, uint256 amount) {
+        Refund storage r = _refunds[refundId];
+        return (r.to, r.amount);
     }
 }

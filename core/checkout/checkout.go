@@ -95,6 +95,9 @@ type Checkout struct {
 // Salt is the CREATE2 salt of the checkout's deposit address: keccak256 of its id.
 func Salt(id string) [32]byte { return crypto.Keccak256Hash([]byte(id)) }
 
+// RefundKey is the refund's id on the chain: the factory pays each key at most once.
+func RefundKey(refundID string) [32]byte { return crypto.Keccak256Hash([]byte(refundID)) }
+
 // Refundable is what refunds may still take back: credited and not refunded.
 func (c Checkout) Refundable() int64 { return c.Credited - c.Refunded }
 

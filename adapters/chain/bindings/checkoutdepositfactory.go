@@ -26,7 +26,7 @@ var (
 
 // CheckoutDepositFactoryMetaData contains all meta data concerning the CheckoutDepositFactory contract.
 var CheckoutDepositFactoryMetaData = bind.MetaData{
-	ABI: "[{\"inputs\":[{\"internalType\":\"address\",\"name\":\"operator_\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"token_\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"settlement_\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"salt\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"deposit\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"CheckoutSwept\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"salt\",\"type\":\"bytes32\"}],\"name\":\"depositAddress\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"depositCodeHash\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"pure\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"operator\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"settlement\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"salt\",\"type\":\"bytes32\"}],\"name\":\"sweep\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"token\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
+	ABI: "[{\"inputs\":[{\"internalType\":\"address\",\"name\":\"operator_\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"token_\",\"type\":\"address\"},{\"internalType\":\"address\",\"name\":\"settlement_\",\"type\":\"address\"}],\"stateMutability\":\"nonpayable\",\"type\":\"constructor\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"salt\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"deposit\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"CheckoutSwept\",\"type\":\"event\"},{\"anonymous\":false,\"inputs\":[{\"indexed\":true,\"internalType\":\"bytes32\",\"name\":\"refundId\",\"type\":\"bytes32\"},{\"indexed\":true,\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"indexed\":false,\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"Refunded\",\"type\":\"event\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"salt\",\"type\":\"bytes32\"}],\"name\":\"depositAddress\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"depositCodeHash\",\"outputs\":[{\"internalType\":\"bytes32\",\"name\":\"\",\"type\":\"bytes32\"}],\"stateMutability\":\"pure\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"operator\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"refundId\",\"type\":\"bytes32\"},{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"name\":\"refund\",\"outputs\":[],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"refundId\",\"type\":\"bytes32\"}],\"name\":\"refundOf\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"to\",\"type\":\"address\"},{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"settlement\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"},{\"inputs\":[{\"internalType\":\"bytes32\",\"name\":\"salt\",\"type\":\"bytes32\"}],\"name\":\"sweep\",\"outputs\":[{\"internalType\":\"uint256\",\"name\":\"amount\",\"type\":\"uint256\"}],\"stateMutability\":\"nonpayable\",\"type\":\"function\"},{\"inputs\":[],\"name\":\"token\",\"outputs\":[{\"internalType\":\"address\",\"name\":\"\",\"type\":\"address\"}],\"stateMutability\":\"view\",\"type\":\"function\"}]",
 	ID:  "CheckoutDepositFactory",
 }
 
@@ -170,6 +170,72 @@ func (checkoutDepositFactory *CheckoutDepositFactory) UnpackOperator(data []byte
 	}
 	out0 := *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
 	return out0, nil
+}
+
+// PackRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4020ed14.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function refund(bytes32 refundId, address to, uint256 amount) returns()
+func (checkoutDepositFactory *CheckoutDepositFactory) PackRefund(refundId [32]byte, to common.Address, amount *big.Int) []byte {
+	enc, err := checkoutDepositFactory.abi.Pack("refund", refundId, to, amount)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRefund is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x4020ed14.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function refund(bytes32 refundId, address to, uint256 amount) returns()
+func (checkoutDepositFactory *CheckoutDepositFactory) TryPackRefund(refundId [32]byte, to common.Address, amount *big.Int) ([]byte, error) {
+	return checkoutDepositFactory.abi.Pack("refund", refundId, to, amount)
+}
+
+// PackRefundOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1d89abac.  This method will panic if any
+// invalid/nil inputs are passed.
+//
+// Solidity: function refundOf(bytes32 refundId) view returns(address to, uint256 amount)
+func (checkoutDepositFactory *CheckoutDepositFactory) PackRefundOf(refundId [32]byte) []byte {
+	enc, err := checkoutDepositFactory.abi.Pack("refundOf", refundId)
+	if err != nil {
+		panic(err)
+	}
+	return enc
+}
+
+// TryPackRefundOf is the Go binding used to pack the parameters required for calling
+// the contract method with ID 0x1d89abac.  This method will return an error
+// if any inputs are invalid/nil.
+//
+// Solidity: function refundOf(bytes32 refundId) view returns(address to, uint256 amount)
+func (checkoutDepositFactory *CheckoutDepositFactory) TryPackRefundOf(refundId [32]byte) ([]byte, error) {
+	return checkoutDepositFactory.abi.Pack("refundOf", refundId)
+}
+
+// RefundOfOutput serves as a container for the return parameters of contract
+// method RefundOf.
+type RefundOfOutput struct {
+	To     common.Address
+	Amount *big.Int
+}
+
+// UnpackRefundOf is the Go binding that unpacks the parameters returned
+// from invoking the contract method with ID 0x1d89abac.
+//
+// Solidity: function refundOf(bytes32 refundId) view returns(address to, uint256 amount)
+func (checkoutDepositFactory *CheckoutDepositFactory) UnpackRefundOf(data []byte) (RefundOfOutput, error) {
+	out, err := checkoutDepositFactory.abi.Unpack("refundOf", data)
+	outstruct := new(RefundOfOutput)
+	if err != nil {
+		return *outstruct, err
+	}
+	outstruct.To = *abi.ConvertType(out[0], new(common.Address)).(*common.Address)
+	outstruct.Amount = abi.ConvertType(out[1], new(big.Int)).(*big.Int)
+	return *outstruct, nil
 }
 
 // PackSettlement is the Go binding used to pack the parameters required for calling
@@ -323,4 +389,50 @@ func (checkoutDepositFactory *CheckoutDepositFactory) UnpackCheckoutSweptEvent(l
 	return out, nil
 }
 
-// abi-sha256: 1c0441678a70d33ab31646f6473554a46a2979b29739b2615eb4fec95edae0a9 abigen: v1.17.10
+// CheckoutDepositFactoryRefunded represents a Refunded event raised by the CheckoutDepositFactory contract.
+type CheckoutDepositFactoryRefunded struct {
+	RefundId [32]byte
+	To       common.Address
+	Amount   *big.Int
+	Raw      *types.Log // Blockchain specific contextual infos
+}
+
+const CheckoutDepositFactoryRefundedEventName = "Refunded"
+
+// ContractEventName returns the user-defined event name.
+func (CheckoutDepositFactoryRefunded) ContractEventName() string {
+	return CheckoutDepositFactoryRefundedEventName
+}
+
+// UnpackRefundedEvent is the Go binding that unpacks the event data emitted
+// by contract.
+//
+// Solidity: event Refunded(bytes32 indexed refundId, address indexed to, uint256 amount)
+func (checkoutDepositFactory *CheckoutDepositFactory) UnpackRefundedEvent(log *types.Log) (*CheckoutDepositFactoryRefunded, error) {
+	event := "Refunded"
+	if len(log.Topics) == 0 {
+		return nil, bind.ErrNoEventSignature
+	}
+	if log.Topics[0] != checkoutDepositFactory.abi.Events[event].ID {
+		return nil, bind.ErrEventSignatureMismatch
+	}
+	out := new(CheckoutDepositFactoryRefunded)
+	if len(log.Data) > 0 {
+		if err := checkoutDepositFactory.abi.UnpackIntoInterface(out, event, log.Data); err != nil {
+			return nil, err
+		}
+	}
+	var indexed abi.Arguments
+	for _, arg := range checkoutDepositFactory.abi.Events[event].Inputs {
+		if arg.Indexed {
+			indexed = append(indexed, arg)
+		}
+	}
+	if err := abi.ParseTopics(out, indexed, log.Topics[1:]); err != nil {
+		return nil, err
+	}
+	out.Raw = log
+	return out, nil
+}
+
+// abi-sha256: d503731a3b4d1cc9f727aab0503d940446212240b199ee90448cdc7278b18f9d abigen: v1.17.10

@@ -1,0 +1,204 @@
+package checkout
+
+import (
+	"context"
+	"errors"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/ethereum/go-ethereum/common"
+	"github.com/riverqueue/river"
+
+	"corridor/core"
+	"corridor/core/checkout"
+	"corridor/core/event"
+	"corridor/ports"
+)
+
+// The refund job's rows, each against a scripted chain: what it sends, what it records, what
+// it answers. The crash windows (paid on chain, hash not stored; a second send refused or
+// reverted because the first paid) never send a second payment.
+func TestSendRefund_Rows(t *testing.T) {
+	const (
+		dest   = "0x00000000000000000000000000000000000000d1"
+		amount = int64(4_000_000)
+	)
+	sent := common.HexToHash("0x01")
+	other := common.HexToHash("0x02")
+	refundedRevert := &ports.RevertError{Reason: "CDF:refunded"}
+	paid := ports.CheckoutRefundRecord{To: common.HexToAddress(dest), AmountBaseUnits: big.NewInt(amount)}
+	unpaid := ports.CheckoutRefundRecord{AmountBaseUnits: new(big.Int)}
+	rows := []struct {
+		name       string
+		storedHash string
+		chain      fakeDeposits
+		wantErr    string // "" none, "snooze", or any other: an error
+		wantSends  int
+		wantStatus checkout.RefundStatus
+		wantHash   string
+	}{
+		{name: "fresh: sends once, processed with its hash",
+			chain:     fakeDeposits{record: unpaid, sendHash: sent, receipts: map[common.Hash]ports.TxStatus{sent: ports.TxSucceeded}},
+			wantSends: 1, wantStatus: checkout.RefundProcessed, wantHash: sent.Hex()},
+		{name: "paid before a crash, hash not stored: adopted from the log, nothing paid",
+			chain:      fakeDeposits{record: paid, sendHash: common.Hash{}, logHash: other, logFound: true},
+			wantStatus: checkout.RefundProcessed, wantHash: other.Hex()},
+		{name: "paid, its log out of reach: processed without a hash",
+			chain:      fakeDeposits{record: paid},
+			wantStatus: checkout.RefundProcessed, wantHash: ""},
+		{name: "the send refused because a pending transaction pays the key: waits",
+			chain:   fakeDeposits{record: unpaid, sendErr: refundedRevert},
+			wantErr: "snooze", wantStatus: checkout.RefundPending, wantHash: ""},
+		{name: "stored send reverted because another paid the key: adopted",
+			storedHash: sent.Hex(),
+			chain:      fakeDeposits{record: paid, logHash: other, logFound: true, receipts: map[common.Hash]ports.TxStatus{sent: ports.TxFailed}},
+			wantStatus: checkout.RefundProcessed, wantHash: other.Hex()},
+		{name: "stored send reverted, key unpaid (account short): hash cleared to send again",
+			storedHash: sent.Hex(),
+			chain:      fakeDeposits{record: unpaid, receipts: map[common.Hash]ports.TxStatus{sent: ports.TxFailed}},
+			wantErr:    "reverted", wantStatus: checkout.RefundPending, wantHash: ""},
+		{name: "stored send pending: waits",
+			storedHash: sent.Hex(),
+			chain:      fakeDeposits{record: unpaid, receipts: map[common.Hash]ports.TxStatus{sent: ports.TxPending}},
+			wantErr:    "snooze", wantStatus: checkout.RefundPending, wantHash: sent.Hex()},
+		{name: "key paid to another amount: an error, never adopted",
+			chain: fakeDeposits{record: ports.CheckoutRefundRecord{To: common.HexToAddress(dest), AmountBaseUnits: big.NewInt(1)},
+				sendErr: refundedRevert},
+			wantErr: "not 4000000", wantStatus: checkout.RefundPending, wantHash: ""},
+	}
+	for _, row := range rows {
+		t.Run(row.name, func(t *testing.T) {
+			repo := &fakeRepo{refund: checkout.Refund{ID: "crf_1", CheckoutID: "chk_1", TenantID: "ten_1", Environment: core.EnvTest,
+				Amount: amount, Destination: dest, Status: checkout.RefundPending, TxHash: row.storedHash}}
+			chain := row.chain
+			s, err := New(Deps{Store: &fakeStore{repo: repo}, Jobs: fakeJobs{}, Chains: map[core.Environment]ports.Chain{core.EnvTest: &chain}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.SendRefund(context.Background(), "chk_1", "crf_1")
+			var snooze *river.JobSnoozeError
+			switch {
+			case row.wantErr == "" && err != nil:
+				t.Fatalf("SendRefund: %v", err)
+			case row.wantErr == "snooze" && !errors.As(err, &snooze):
+				t.Fatalf("SendRefund: %v, want a snooze", err)
+			case row.wantErr != "" && row.wantErr != "snooze" && (err == nil || !strings.Contains(err.Error(), row.wantErr)):
+				t.Fatalf("SendRefund: %v, want an error with %q", err, row.wantErr)
+			}
+			if chain.sends != row.wantSends {
+				t.Fatalf("%d sends, want %d", chain.sends, row.wantSends)
+			}
+			if repo.refund.Status != row.wantStatus || repo.refund.TxHash != row.wantHash {
+				t.Fatalf("refund %s %q, want %s %q", repo.refund.Status, repo.refund.TxHash, row.wantStatus, row.wantHash)
+			}
+			if wantEvents := map[bool]int{true: 1, false: 0}[row.wantStatus == checkout.RefundProcessed]; repo.events != wantEvents {
+				t.Fatalf("%d refund.processed events, want %d", repo.events, wantEvents)
+			}
+		})
+	}
+}
+
+// fakeDeposits scripts the chain: the factory's record, what a send answers, the log lookup
+// and receipts.
+type fakeDeposits struct {
+	ports.Chain
+	record   ports.CheckoutRefundRecord
+	sendHash common.Hash
+	sendErr  error
+	logHash  common.Hash
+	logFound bool
+	receipts map[common.Hash]ports.TxStatus
+	sends    int
+}
+
+func (f *fakeDeposits) CheckoutFactoryAddress() common.Address {
+	return common.HexToAddress("0x00000000000000000000000000000000000000fa")
+}
+
+func (f *fakeDeposits) CheckoutDepositAddress([32]byte) (common.Address, error) {
+	return common.Address{}, nil
+}
+
+func (f *fakeDeposits) SweepCheckoutDeposit(context.Context, [32]byte, int64) (common.Hash, error) {
+	return common.Hash{}, errors.New("not in this test")
+}
+
+func (f *fakeDeposits) RefundCheckout(context.Context, [32]byte, common.Address, *big.Int) (common.Hash, error) {
+	if f.sendErr != nil {
+		return common.Hash{}, f.sendErr
+	}
+	if f.sendHash != (common.Hash{}) {
+		f.sends++
+	}
+	return f.sendHash, nil
+}
+
+func (f *fakeDeposits) CheckoutRefundOf(context.Context, [32]byte) (ports.CheckoutRefundRecord, error) {
+	return f.record, nil
+}
+
+func (f *fakeDeposits) CheckoutRefundTx(context.Context, [32]byte, uint64) (common.Hash, bool, error) {
+	return f.logHash, f.logFound, nil
+}
+
+func (f *fakeDeposits) Receipt(_ context.Context, hash common.Hash) (ports.Receipt, error) {
+	status, ok := f.receipts[hash]
+	if !ok {
+		return ports.Receipt{}, errors.New("unknown transaction")
+	}
+	return ports.Receipt{Status: status}, nil
+}
+
+type fakeStore struct {
+	ports.Store
+	repo *fakeRepo
+}
+
+func (s *fakeStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
+	saved := s.repo.refund
+	err := fn(ctx, fakeTx{repo: s.repo})
+	if err != nil {
+		s.repo.refund = saved // rolled back
+	}
+	return err
+}
+
+type fakeTx struct {
+	ports.Tx
+	repo *fakeRepo
+}
+
+func (t fakeTx) Checkouts() ports.CheckoutRepo { return t.repo }
+func (t fakeTx) Events() ports.EventRepo       { return t.repo }
+
+type fakeRepo struct {
+	ports.CheckoutRepo
+	ports.EventRepo
+	refund checkout.Refund
+	events int
+}
+
+func (r *fakeRepo) ListRefunds(context.Context, string) ([]checkout.Refund, error) {
+	return []checkout.Refund{r.refund}, nil
+}
+
+func (r *fakeRepo) UpdateRefund(_ context.Context, refund checkout.Refund) error {
+	r.refund = refund
+	return nil
+}
+
+func (r *fakeRepo) LockCheckout(_ context.Context, id string) (checkout.Checkout, error) {
+	return checkout.Checkout{ID: id}, nil
+}
+
+func (r *fakeRepo) FindPublicCheckout(_ context.Context, id string) (checkout.Checkout, error) {
+	return checkout.Checkout{ID: id, StartBlock: 7}, nil
+}
+
+func (r *fakeRepo) RecordEvent(context.Context, event.Event) (bool, error) {
+	r.events++
+	return true, nil
+}
+
+type fakeJobs struct{ ports.Jobs }
