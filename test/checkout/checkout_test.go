@@ -49,7 +49,7 @@ func TestCheckout_JourneyWithSignedWebhooks(t *testing.T) {
 	deliveries := rcv.Wait(t, 3)
 	seen := map[string]bool{}
 	for _, d := range deliveries {
-		if !verify(secret, d.Signature, d.Body) {
+		if !harness.VerifyWebhookSignature(secret, d.Signature, d.Body) {
 			t.Fatalf("delivery %s: the signature does not verify", d.Body)
 		}
 		data := d.Event["data"].(map[string]any)

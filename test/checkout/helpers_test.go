@@ -2,43 +2,14 @@ package checkout
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"math/big"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"corridor/test/harness"
 )
-
-// verify is the recipe of docs/webhooks.md: split the header into t and v1, HMAC-SHA256
-// "<t>.<raw body>" with the endpoint's secret, compare in constant time, refuse a timestamp
-// more than five minutes away.
-func verify(secret, header string, body []byte) bool {
-	var ts, sig string
-	for _, part := range strings.Split(header, ",") {
-		k, v, _ := strings.Cut(part, "=")
-		switch k {
-		case "t":
-			ts = v
-		case "v1":
-			sig = v
-		}
-	}
-	unix, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || time.Since(time.Unix(unix, 0)).Abs() > 5*time.Minute {
-		return false
-	}
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write([]byte(ts + "." + string(body)))
-	return hmac.Equal([]byte(hex.EncodeToString(mac.Sum(nil))), []byte(sig))
-}
 
 // create makes a checkout of amount USD (a JSON number) and returns its answer.
 func create(t *testing.T, c *harness.Client, amount float64) map[string]any {

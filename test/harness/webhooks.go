@@ -1,10 +1,15 @@
 package harness
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -70,4 +75,28 @@ func (r *WebhookReceiver) Wait(t *testing.T, n int) []Delivery {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// VerifyWebhookSignature is the recipe of docs/webhooks.md, written from the documentation:
+// split the Corridor-Signature header into t and v1, HMAC-SHA256 "<t>.<raw body>" with the
+// endpoint's secret, compare in constant time, and refuse a timestamp more than five minutes
+// away.
+func VerifyWebhookSignature(secret, header string, body []byte) bool {
+	var ts, sig string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sig = v
+		}
+	}
+	unix, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || time.Since(time.Unix(unix, 0)).Abs() > 5*time.Minute {
+		return false
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	mac.Write([]byte(ts + "." + string(body)))
+	return hmac.Equal([]byte(hex.EncodeToString(mac.Sum(nil))), []byte(sig))
 }

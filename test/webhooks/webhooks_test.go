@@ -38,10 +38,10 @@ func TestWebhooks_SignedDeliveryAndEvents(t *testing.T) {
 	agentID := suspendAgent(t, ten.Root)
 
 	got := rcv.Wait(t, 1)[0]
-	if !verify(secret, got.Signature, got.Body) {
+	if !harness.VerifyWebhookSignature(secret, got.Signature, got.Body) {
 		t.Fatalf("signature %q does not verify with the documented recipe", got.Signature)
 	}
-	if verify("whsec_wrong", got.Signature, got.Body) {
+	if harness.VerifyWebhookSignature("whsec_wrong", got.Signature, got.Body) {
 		t.Fatal("a wrong secret verifies")
 	}
 	ev := got.Event
@@ -103,7 +103,7 @@ func TestWebhooks_RetriedUntilSuccessWithTheSameEvent(t *testing.T) {
 
 	got := rcv.Wait(t, 3)
 	for i, d := range got {
-		if !verify(secret, d.Signature, d.Body) {
+		if !harness.VerifyWebhookSignature(secret, d.Signature, d.Body) {
 			t.Fatalf("attempt %d: signature does not verify", i+1)
 		}
 		if d.Event["id"] != got[0].Event["id"] {
@@ -158,7 +158,7 @@ func TestWebhooks_RedeliverAndRotate(t *testing.T) {
 	if second.Event["id"] != first.Event["id"] {
 		t.Fatalf("redelivered event %v, first %v", second.Event["id"], first.Event["id"])
 	}
-	if !verify(newSecret, second.Signature, second.Body) || verify(secret, second.Signature, second.Body) {
+	if !harness.VerifyWebhookSignature(newSecret, second.Signature, second.Body) || harness.VerifyWebhookSignature(secret, second.Signature, second.Body) {
 		t.Fatal("the redelivery is not signed with the rotated secret only")
 	}
 
