@@ -78,7 +78,7 @@ func TestConsole_CreateKeyFormRunsOnce(t *testing.T) {
 
 	// The same token with other values is another request: refused, nothing created.
 	other := v.Form("/console/keys", url.Values{"name": {"edited"}}) // the last page's fresh token…
-	form.Set("name", "edited")                                        // …but here the first form's, reused
+	form.Set("name", "edited")                                       // …but here the first form's, reused
 	if p := v.Post("/console/keys", form, false); p.Status != http.StatusUnprocessableEntity || !strings.Contains(p.Body, "already submitted with other values") {
 		t.Fatalf("the same token with other values: %d\n%s", p.Status, p.Body)
 	}
