@@ -242,9 +242,10 @@ func TestConsole_RotateAndRedeliverFormsRunOnce(t *testing.T) {
 	if ds["total"].(float64) != 2 {
 		t.Fatalf("deliveries after one redelivery form sent twice: %v, want 2", ds["total"])
 	}
-	got := rcv.Wait(t, 2)
+	rcv.Wait(t, 2)
 	time.Sleep(time.Second) // a second redelivery would have arrived by now
-	if got = rcv.Wait(t, 2); len(got) != 2 {
+	got := rcv.Wait(t, 2)
+	if len(got) != 2 {
 		t.Fatalf("the receiver got %d deliveries, want 2", len(got))
 	}
 	if !signedWith(shown, got[1].Signature, got[1].Body) {
