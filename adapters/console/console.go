@@ -17,6 +17,7 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	"corridor/app/finance"
+	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
@@ -45,6 +46,9 @@ type Services struct {
 	Agents   *agentsapp.Service
 	Cards    *cardsapp.Service
 	Webhooks *webhooksapp.Service
+	// Idempotency runs each state-changing form at most once per render, as it runs the API's
+	// POSTs once per Idempotency-Key.
+	Idempotency *kernel.Idempotency
 }
 
 // Config configures the console.
@@ -68,7 +72,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		return nil, errors.New("console: the cookie key must be at least 32 bytes")
 	}
 	if svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Offramp == nil ||
-		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || log == nil {
+		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Idempotency == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}
 	k := &Console{svc: svc, seal: sealer{key: cfg.CookieKey}, log: log}
@@ -168,6 +172,16 @@ type view struct {
 	Notice  string
 	Error   string
 	Data    any
+	once    func() string
+}
+
+// Once is a fresh idempotency token for one state-changing form: each call draws another, so
+// every form on every render has its own.
+func (v view) Once() string {
+	if v.once == nil {
+		return ""
+	}
+	return v.once()
 }
 
 func (k *Console) render(c *fiber.Ctx, status int, page, title, notice string, data any) error {
@@ -181,6 +195,7 @@ func (k *Console) render(c *fiber.Ctx, status int, page, title, notice string, d
 	}
 	if nonce, ok := c.Locals(localNonce).(string); ok {
 		v.CSRF = k.seal.csrf(nonce)
+		v.once = func() string { return k.seal.once(nonce) }
 	}
 	if e, ok := c.Locals("consoleError").(string); ok {
 		v.Error = e

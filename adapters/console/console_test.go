@@ -113,3 +113,34 @@ func TestPager(t *testing.T) {
 		t.Fatal("last page has a next link")
 	}
 }
+
+func TestOnceTokens(t *testing.T) {
+	s := sealer{key: []byte(strings.Repeat("k", 32))}
+	a, b := s.once("nonce-a"), s.once("nonce-a")
+	if a == b {
+		t.Fatal("two renders drew the same token")
+	}
+	ra, ok := s.onceValid("nonce-a", a)
+	rb, okb := s.onceValid("nonce-a", b)
+	if !ok || !okb || ra == rb || ra == "" {
+		t.Fatalf("the session's own tokens: %v %v %q %q", ok, okb, ra, rb)
+	}
+	forged := strings.SplitN(a, ".", 2)[0] + "." + strings.SplitN(b, ".", 2)[1]
+	for _, c := range []struct{ nonce, presented string }{
+		{"nonce-b", a}, {"nonce-a", ""}, {"", s.once("")}, {"nonce-a", "x.not base64!"}, {"nonce-a", forged}, {"nonce-a", s.csrf("nonce-a")},
+	} {
+		if _, ok := s.onceValid(c.nonce, c.presented); ok {
+			t.Errorf("onceValid(%q, %q) accepted", c.nonce, c.presented)
+		}
+	}
+	// The key is the member's, the action's and the token's: any other of the three is another key.
+	k := onceKey("u_1", "/console/keys", ra)
+	for _, other := range []string{onceKey("u_2", "/console/keys", ra), onceKey("u_1", "/console/webhooks", ra), onceKey("u_1", "/console/keys", rb)} {
+		if other == k {
+			t.Fatal("two different forms share an idempotency key")
+		}
+	}
+	if !strings.HasPrefix(k, onceKeyPrefix) || len(k) > 255 {
+		t.Fatalf("key %q", k)
+	}
+}

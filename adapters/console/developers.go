@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"time"
@@ -52,7 +53,10 @@ func (k *Console) keys(c *fiber.Ctx) error {
 	var created *flash
 	notice := ""
 	if f, ok := k.takeFlash(c, "key"); ok {
-		created, notice = &f, f.Notice
+		notice = f.Notice
+		if f.Secret != "" {
+			created = &f
+		}
 	}
 	page, pg := pageOf(c)
 	keys, total, err := k.svc.Tenancy.ListKeys(c.UserContext(), principal(c), page)
@@ -75,20 +79,31 @@ func (k *Console) createKey(c *fiber.Ctx) error {
 		at := k.svc.Tenancy.Now().Add(time.Duration(n) * 24 * time.Hour).UTC()
 		in.ExpiresAt = &at
 	}
-	created, err := k.svc.Tenancy.CreateKey(c.UserContext(), principal(c), in)
-	if err != nil {
-		return k.fail(c, err)
-	}
-	k.setFlash(c, flash{Kind: "key", ID: created.Key.ID, Label: created.Key.Name, Secret: created.Plaintext,
-		Notice: "Key created. Copy the secret now: it is shown only once."})
-	return c.Redirect(Prefix+"/keys", fiber.StatusSeeOther)
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		created, err := k.svc.Tenancy.CreateKey(ctx, principal(c), in)
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/keys",
+			First: flash{Kind: "key", ID: created.Key.ID, Label: created.Key.Name, Secret: created.Plaintext,
+				Notice: "Key created. Copy the secret now: it is shown only once."},
+			Again: flash{Kind: "key", ID: created.Key.ID, Label: created.Key.Name,
+				Notice: "This form was already submitted: the key \u201c" + created.Key.Name + "\u201d (" + created.Key.PubID +
+					") was created then, once. Its secret was shown on that first answer only and is not shown again: if you did not copy it, revoke the key and create another."},
+		}, nil
+	})
 }
 
 func (k *Console) revokeKey(c *fiber.Ctx) error {
-	if _, err := k.svc.Tenancy.RevokeKey(c.UserContext(), principal(c), c.Params("id")); err != nil {
-		return k.fail(c, err)
-	}
-	return c.Redirect(Prefix+"/keys", fiber.StatusSeeOther)
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		if _, err := k.svc.Tenancy.RevokeKey(ctx, principal(c), c.Params("id")); err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/keys",
+			First: flash{Kind: "key", Notice: "Key revoked."},
+			Again: flash{Kind: "key", Notice: "This form was already submitted: the key was revoked then."},
+		}, nil
+	})
 }
 
 // SuggestedEvents are offered as checkboxes when adding an endpoint; any other type is typed.
@@ -110,7 +125,10 @@ func (k *Console) webhooks(c *fiber.Ctx) error {
 	var created *flash
 	notice := ""
 	if f, ok := k.takeFlash(c, "endpoint"); ok {
-		created, notice = &f, f.Notice
+		notice = f.Notice
+		if f.Secret != "" {
+			created = &f
+		}
 	}
 	page, pg := pageOf(c)
 	eps, total, err := k.svc.Webhooks.ListEndpoints(c.UserContext(), principal(c), page)
@@ -131,13 +149,20 @@ func (k *Console) createWebhook(c *fiber.Ctx) error {
 	if len(events) == 0 {
 		events = []string{"*"}
 	}
-	ep, secret, err := k.svc.Webhooks.CreateEndpoint(c.UserContext(), principal(c), webhooksapp.EndpointInput{URL: strings.TrimSpace(c.FormValue("url")), Events: events})
-	if err != nil {
-		return k.fail(c, err)
-	}
-	k.setFlash(c, flash{Kind: "endpoint", ID: ep.ID, Label: ep.URL, Secret: secret,
-		Notice: "Endpoint added. Copy its signing secret now: it is shown only once."})
-	return c.Redirect(Prefix+"/webhooks", fiber.StatusSeeOther)
+	in := webhooksapp.EndpointInput{URL: strings.TrimSpace(c.FormValue("url")), Events: events}
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		ep, secret, err := k.svc.Webhooks.CreateEndpoint(ctx, principal(c), in)
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/webhooks",
+			First: flash{Kind: "endpoint", ID: ep.ID, Label: ep.URL, Secret: secret,
+				Notice: "Endpoint added. Copy its signing secret now: it is shown only once."},
+			Again: flash{Kind: "endpoint", ID: ep.ID, Label: ep.URL,
+				Notice: "This form was already submitted: the endpoint " + ep.URL + " (" + ep.ID +
+					") was added then, once. Its signing secret was shown on that first answer only and is not shown again: if you did not copy it, rotate it on the endpoint's page."},
+		}, nil
+	})
 }
 
 type webhookData struct {
@@ -149,7 +174,7 @@ type webhookData struct {
 
 func (k *Console) webhook(c *fiber.Ctx) error {
 	id, notice, secret := c.Params("id"), "", ""
-	if f, ok := k.takeFlash(c, "rotated"); ok && f.ID == id {
+	if f, ok := k.takeFlash(c, "webhook"); ok && f.ID == id {
 		notice, secret = f.Notice, f.Secret
 	}
 	ep, err := k.svc.Webhooks.GetEndpoint(c.UserContext(), principal(c), id)
@@ -166,20 +191,32 @@ func (k *Console) webhook(c *fiber.Ctx) error {
 }
 
 func (k *Console) rotateWebhook(c *fiber.Ctx) error {
-	_, secret, err := k.svc.Webhooks.UpdateEndpoint(c.UserContext(), principal(c), c.Params("id"), webhooksapp.EndpointPatch{RotateSecret: true})
-	if err != nil {
-		return k.fail(c, err)
-	}
-	k.setFlash(c, flash{Kind: "rotated", ID: c.Params("id"), Secret: secret,
-		Notice: "Secret rotated. Copy the new signing secret now: it is shown only once."})
-	return c.Redirect(Prefix+"/webhooks/"+c.Params("id"), fiber.StatusSeeOther)
+	id := c.Params("id")
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		_, secret, err := k.svc.Webhooks.UpdateEndpoint(ctx, principal(c), id, webhooksapp.EndpointPatch{RotateSecret: true})
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/webhooks/" + id,
+			First: flash{Kind: "webhook", ID: id, Secret: secret,
+				Notice: "Secret rotated. Copy the new signing secret now: it is shown only once."},
+			Again: flash{Kind: "webhook", ID: id,
+				Notice: "This form was already submitted: the secret was rotated then, once. The new secret was shown on that first answer only and is not shown again: if you did not copy it, rotate again."},
+		}, nil
+	})
 }
 
 func (k *Console) redeliver(c *fiber.Ctx) error {
-	if _, err := k.svc.Webhooks.Redeliver(c.UserContext(), principal(c), c.Params("delivery")); err != nil {
-		return k.fail(c, err)
-	}
-	return c.Redirect(Prefix+"/webhooks/"+c.Params("id"), fiber.StatusSeeOther)
+	id := c.Params("id")
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		if _, err := k.svc.Webhooks.Redeliver(ctx, principal(c), c.Params("delivery")); err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/webhooks/" + id,
+			First: flash{Kind: "webhook", ID: id, Notice: "Redelivery queued."},
+			Again: flash{Kind: "webhook", ID: id, Notice: "This form was already submitted: the delivery was redelivered then, once."},
+		}, nil
+	})
 }
 
 type eventsData struct {

@@ -21,7 +21,7 @@ const (
 
 // flash is what the cookie carries.
 type flash struct {
-	Kind   string `json:"k"` // "key" or "endpoint"
+	Kind   string `json:"k"` // the page it is for: "key", "endpoint" or "webhook"
 	ID     string `json:"i"`
 	Label  string `json:"l"`
 	Secret string `json:"s"`

@@ -153,6 +153,37 @@ func TestConsoleBrowser(t *testing.T) {
 	if strings.Contains(html, strings.TrimSpace(secret)) || strings.Contains(html, `id="key-secret"`) || !strings.Contains(html, "console key") {
 		t.Fatal("the key's secret is shown again after a reload, or the key is not listed")
 	}
+	// console.js sends a posting form once: a second click on its button is not sent (a page
+	// listener stops the navigation and counts the submissions that were not stopped).
+	var sent int
+	run(t, ctx, "a form is sent once",
+		chromedp.Navigate(base+"/console/keys"),
+		chromedp.WaitVisible("#create-key", chromedp.ByQuery),
+		chromedp.SetValue("#key-name", "never sent", chromedp.ByQuery),
+		chromedp.Evaluate(`window.sentForms = 0; document.getElementById("create-key").addEventListener("submit", function (e) {
+			if (!e.defaultPrevented) { window.sentForms++; } e.preventDefault(); });`, nil),
+		chromedp.Click("#create-key-submit", chromedp.ByQuery),
+		chromedp.Click("#create-key-submit", chromedp.ByQuery),
+		chromedp.Evaluate(`window.sentForms`, &sent),
+	)
+	if sent != 1 {
+		t.Fatalf("two clicks sent the form %d times, want once", sent)
+	}
+	// Two clicks on the create button create one key, and its secret is shown.
+	keysBefore := keyTotal(t, ten)
+	var doubled string
+	run(t, ctx, "double-click create key",
+		chromedp.Navigate(base+"/console/keys"),
+		chromedp.WaitVisible("#create-key", chromedp.ByQuery),
+		chromedp.SetValue("#key-name", "double clicked", chromedp.ByQuery),
+		chromedp.Click("#create-key-submit", chromedp.ByQuery),
+		chromedp.Click("#create-key-submit", chromedp.ByQuery),
+		chromedp.WaitVisible("#key-secret", chromedp.ByQuery),
+		chromedp.Text("#key-secret", &doubled, chromedp.ByQuery),
+	)
+	if after := keyTotal(t, ten); after != keysBefore+1 || !strings.HasPrefix(strings.TrimSpace(doubled), "csk_test_") {
+		t.Fatalf("a double click: keys %v → %v, secret %q; want one key and its secret", keysBefore, after, doubled)
+	}
 
 	// Add a webhook endpoint for every event.
 	var endpointSecret, endpoints string
@@ -226,7 +257,12 @@ func TestConsoleBrowser(t *testing.T) {
 		run(t, ctx, "reload deliveries", chromedp.Reload(), chromedp.WaitVisible("#deliveries", chromedp.ByQuery))
 	}
 	before := len(receiver.Wait(t, 1))
-	run(t, ctx, "redeliver", chromedp.Click(`#deliveries button[type="submit"]`, chromedp.ByQuery))
+	var redelivered string
+	run(t, ctx, "redeliver", chromedp.Click(`#deliveries button[type="submit"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#notice", chromedp.ByQuery), chromedp.Text("#notice", &redelivered, chromedp.ByQuery))
+	if !strings.Contains(redelivered, "Redelivery queued") {
+		t.Fatalf("after redeliver: notice %q", redelivered)
+	}
 	receiver.Wait(t, before+1)
 	run(t, ctx, "deliveries after", chromedp.Navigate(base+"/console/webhooks/"+endpointID), chromedp.WaitVisible("#deliveries", chromedp.ByQuery),
 		chromedp.Text("#deliveries", &deliveries, chromedp.ByQuery), screenshot(t, "webhook"))

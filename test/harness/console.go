@@ -17,7 +17,7 @@ const ConsolePrefix = "/console/"
 
 // ConsoleVisitor is a visitor of the console's pages over plain HTTP, as a browser without
 // JavaScript: a cookie jar, no redirects followed (each answer is seen as the server gave it),
-// and the CSRF token of the last page seen. It refuses any path outside /console/, so API
+// the CSRF token of the last page seen and the one-time token of each of its forms. It refuses any path outside /console/, so API
 // responses still go through the validating Client.
 type ConsoleVisitor struct {
 	t      testing.TB
@@ -25,6 +25,10 @@ type ConsoleVisitor struct {
 	base   string
 	// CSRF is the form token of the last page that carried one.
 	CSRF string
+	// once is the one-time (idempotency) token of each state-changing form of the last page,
+	// by the form's action.
+	once    map[string]string
+	anyOnce string
 }
 
 // ConsolePage is one answer of the console.
@@ -34,7 +38,11 @@ type ConsolePage struct {
 	Body   string
 }
 
-var consoleCSRF = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+var (
+	consoleCSRF = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+	consoleForm = regexp.MustCompile(`(?s)<form[^>]*\saction="([^"]+)"[^>]*>(.*?)</form>`)
+	consoleOnce = regexp.MustCompile(`name="_once" value="([^"]+)"`)
+)
 
 // ConsoleVisitor returns a fresh visitor (no cookies).
 func (e *Env) ConsoleVisitor(t testing.TB) *ConsoleVisitor {
@@ -87,6 +95,13 @@ func (v *ConsoleVisitor) send(method, path string, body io.Reader, contentType s
 	if m := consoleCSRF.FindStringSubmatch(p.Body); m != nil {
 		v.CSRF = m[1]
 	}
+	v.once, v.anyOnce = map[string]string{}, ""
+	for _, f := range consoleForm.FindAllStringSubmatch(p.Body, -1) {
+		if m := consoleOnce.FindStringSubmatch(f[2]); m != nil {
+			v.once[f[1]] = m[1]
+			v.anyOnce = m[1]
+		}
+	}
 	return p
 }
 
@@ -96,7 +111,11 @@ func (v *ConsoleVisitor) Get(path string) *ConsolePage {
 	return v.send(http.MethodGet, path, nil, "")
 }
 
-// Post submits a form; withCSRF adds the token of the last page seen as _csrf.
+// Post submits a form; withCSRF adds the token of the last page seen as _csrf and, unless the
+// form carries one, the one-time token the last page rendered in its form for path as _once
+// (as a browser submitting that form would), or else any one-time token of the last page (a
+// token is tied to the session, not to a form: a test reaching a form its page does not show,
+// another tenant's object or a refused role, sends one the session rendered).
 func (v *ConsoleVisitor) Post(path string, form url.Values, withCSRF bool) *ConsolePage {
 	v.t.Helper()
 	if form == nil {
@@ -104,8 +123,33 @@ func (v *ConsoleVisitor) Post(path string, form url.Values, withCSRF bool) *Cons
 	}
 	if withCSRF {
 		form.Set("_csrf", v.CSRF)
+		tok, ok := v.once[path]
+		if !ok {
+			tok = v.anyOnce
+		}
+		if tok != "" && form.Get("_once") == "" {
+			form.Set("_once", tok)
+		}
 	}
 	return v.send(http.MethodPost, path, strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+}
+
+// Form is the form of the last page whose action is path, filled with values: its CSRF and
+// one-time tokens included, ready to be submitted (once, twice, or in parallel) with
+// Post(path, form, false). A path with no such form on the last page fails the test.
+func (v *ConsoleVisitor) Form(path string, values url.Values) url.Values {
+	v.t.Helper()
+	tok, ok := v.once[path]
+	if !ok {
+		v.t.Fatalf("the last page has no form posting to %s with a one-time token", path)
+	}
+	form := url.Values{}
+	for k, vs := range values {
+		form[k] = append([]string(nil), vs...)
+	}
+	form.Set("_csrf", v.CSRF)
+	form.Set("_once", tok)
+	return form
 }
 
 // SignIn signs in with a session token in TEST and expects to land on the console.
