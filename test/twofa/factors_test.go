@@ -8,7 +8,9 @@ import (
 	"corridor/test/harness"
 )
 
-func factorVerifyPath(f map[string]any) string { return "/v1/twofactor/factors/" + f["id"].(string) + "/verify" }
+func factorVerifyPath(f map[string]any) string {
+	return "/v1/twofactor/factors/" + f["id"].(string) + "/verify"
+}
 
 // pendingFactor enrolls a factor of c's tenant without activating it.
 func pendingFactor(t *testing.T, c *harness.Client) (map[string]any, string) {
