@@ -1222,9 +1222,12 @@ CREATE TABLE public.twofactor_factors (
     created_at timestamp with time zone NOT NULL,
     verified_at timestamp with time zone,
     last_used_step bigint DEFAULT 0 NOT NULL,
+    attempts integer DEFAULT 0 NOT NULL,
+    CONSTRAINT twofactor_factors_attempts_check CHECK (((attempts >= 0) AND (attempts <= 5))),
+    CONSTRAINT twofactor_factors_cancelled CHECK (((status = 'CANCELLED'::text) = (attempts = 5))),
     CONSTRAINT twofactor_factors_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT twofactor_factors_last_used_step_check CHECK ((last_used_step >= 0)),
-    CONSTRAINT twofactor_factors_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'ACTIVE'::text]))),
+    CONSTRAINT twofactor_factors_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'ACTIVE'::text, 'CANCELLED'::text]))),
     CONSTRAINT twofactor_factors_type_check CHECK ((type = 'totp'::text)),
     CONSTRAINT twofactor_factors_verified_at CHECK (((status = 'ACTIVE'::text) = (verified_at IS NOT NULL)))
 );

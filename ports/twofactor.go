@@ -21,7 +21,10 @@ type TwoFactorRepo interface {
 	CreateFactor(ctx context.Context, f twofactor.Factor) error
 	// LockFactor finds the factor for update; not found: TWOFA_FACTOR_NOT_FOUND.
 	LockFactor(ctx context.Context, tenantID string, env core.Environment, id string) (twofactor.Factor, error)
+	// UpdateFactor saves the factor's label, status, verification time and wrong-code count.
 	UpdateFactor(ctx context.Context, f twofactor.Factor) error
+	// DeleteCancelledFactors removes the tenant's CANCELLED factors of env (never activated).
+	DeleteCancelledFactors(ctx context.Context, tenantID string, env core.Environment) error
 	// UseFactorStep records that the factor accepted a code of TOTP time step step, unless it
 	// already accepted one of that step or a later one; used=false (nothing changed) then. The
 	// check and the write are one conditional update, so two requests with one code cannot

@@ -42,7 +42,7 @@ type factorResponse struct {
 	ID         string     `json:"id" oas:"required"`
 	Type       string     `json:"type" oas:"required,enum=totp"`
 	Label      string     `json:"label" oas:"required"`
-	Status     string     `json:"status" oas:"required,enum=PENDING|ACTIVE"`
+	Status     string     `json:"status" oas:"required,enum=PENDING|ACTIVE|CANCELLED"`
 	CreatedAt  time.Time  `json:"createdAt" oas:"required"`
 	VerifiedAt *time.Time `json:"verifiedAt" oas:"required,nullable"`
 }
@@ -51,7 +51,7 @@ type factorEnrollResponse struct {
 	ID         string     `json:"id" oas:"required"`
 	Type       string     `json:"type" oas:"required,enum=totp"`
 	Label      string     `json:"label" oas:"required"`
-	Status     string     `json:"status" oas:"required,enum=PENDING|ACTIVE"`
+	Status     string     `json:"status" oas:"required,enum=PENDING|ACTIVE|CANCELLED"`
 	CreatedAt  time.Time  `json:"createdAt" oas:"required"`
 	VerifiedAt *time.Time `json:"verifiedAt" oas:"required,nullable"`
 	Secret     string     `json:"secret" oas:"required,nullable" description:"base32 TOTP secret, shown once: null when an idempotent retry replays this response"`

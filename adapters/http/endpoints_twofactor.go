@@ -23,7 +23,7 @@ func (s *Server) twoFactorEndpoints() []Endpoint {
 			Responses: map[int]any{201: factorEnrollResponse{}, 400: Envelope{}, 409: Envelope{}}, Handler: s.enrollFactor, SecretFields: []string{"secret", "otpauthUri"}},
 		{Method: "POST", Path: "/v1/twofactor/factors/{id}/verify", Summary: "Activate a factor with a current code", Tag: "twofactor",
 			Auth: authRequired, Scopes: manage, Params: pathID, Request: codeRequest{},
-			Responses: map[int]any{200: factorResponse{}, 400: Envelope{}, 404: Envelope{}}, Handler: s.verifyFactor},
+			Responses: map[int]any{200: factorResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: s.verifyFactor},
 		{Method: "GET", Path: "/v1/twofactor/factors", Summary: "List the tenant's factors of the caller's environment (never their secrets)", Tag: "twofactor",
 			Auth: authRequired, Scopes: read, Responses: map[int]any{200: factorListResponse{}}, Handler: s.listFactors},
 		{Method: "GET", Path: "/v1/twofactor/settings", Summary: "Which Safe payments need approval or a saved payee", Tag: "twofactor",

@@ -49,22 +49,23 @@ type factorModel struct {
 	CreatedAt        time.Time  `bun:"created_at"`
 	VerifiedAt       *time.Time `bun:"verified_at"`
 	LastUsedStep     int64      `bun:"last_used_step"`
+	Attempts         int        `bun:"attempts"`
 }
 
 func factorModelOf(f twofactor.Factor) factorModel {
 	return factorModel{ID: f.ID, TenantID: f.TenantID, Environment: string(f.Environment), Type: f.Type, Label: f.Label,
 		Status: string(f.Status), SecretCiphertext: f.SecretCiphertext, CreatedAt: f.CreatedAt, VerifiedAt: f.VerifiedAt,
-		LastUsedStep: f.LastUsedStep}
+		LastUsedStep: f.LastUsedStep, Attempts: f.Attempts}
 }
 
 func (m factorModel) domain() (twofactor.Factor, error) {
 	st := twofactor.FactorStatus(m.Status)
-	if st != twofactor.FactorPending && st != twofactor.FactorActive {
+	if st != twofactor.FactorPending && st != twofactor.FactorActive && st != twofactor.FactorCancelled {
 		return twofactor.Factor{}, core.E(core.CodeInternal, "factor %s has unknown status %q", m.ID, m.Status)
 	}
 	return twofactor.Factor{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), Type: m.Type,
 		Label: m.Label, Status: st, SecretCiphertext: m.SecretCiphertext, CreatedAt: m.CreatedAt.UTC(), VerifiedAt: utcPtr(m.VerifiedAt),
-		LastUsedStep: m.LastUsedStep}, nil
+		LastUsedStep: m.LastUsedStep, Attempts: m.Attempts}, nil
 }
 
 type settingsModel struct {
@@ -176,7 +177,13 @@ func (r twoFactorRepo) LockFactor(ctx context.Context, tenantID string, env core
 
 func (r twoFactorRepo) UpdateFactor(ctx context.Context, f twofactor.Factor) error {
 	m := factorModelOf(f)
-	_, err := r.db.NewUpdate().Model(&m).Column("label", "status", "verified_at").WherePK().Exec(ctx)
+	_, err := r.db.NewUpdate().Model(&m).Column("label", "status", "verified_at", "attempts").WherePK().Exec(ctx)
+	return err
+}
+
+func (r twoFactorRepo) DeleteCancelledFactors(ctx context.Context, tenantID string, env core.Environment) error {
+	_, err := r.db.NewDelete().Table("twofactor_factors").
+		Where("tenant_id = ? AND environment = ? AND status = ?", tenantID, env, string(twofactor.FactorCancelled)).Exec(ctx)
 	return err
 }
 

@@ -13,7 +13,6 @@ import (
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
-	"corridor/core/claim"
 	"corridor/core/twofactor"
 	"corridor/ports"
 )
@@ -58,6 +57,11 @@ func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label stri
 		return Enrollment{}, err
 	}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		// A CANCELLED factor never activated and can never be: enrolling again removes it, so
+		// the table keeps at most MaxFactors rows per tenant and environment.
+		if err := tx.TwoFactor().DeleteCancelledFactors(ctx, p.TenantID, p.Environment); err != nil {
+			return err
+		}
 		existing, err := tx.TwoFactor().ListFactors(ctx, p.TenantID, p.Environment)
 		if err != nil {
 			return err
@@ -70,8 +74,12 @@ func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label stri
 	return Enrollment{Factor: f, Secret: key.Secret(), OTPAuthURI: key.URL()}, err
 }
 
-// VerifyFactor activates a factor with a code from the authenticator. A wrong code answers
-// TWOFA_INVALID_CODE; an ACTIVE factor verified again stays ACTIVE.
+// VerifyFactor activates a PENDING factor with a code from the authenticator. A wrong code is
+// counted under the factor's row lock and committed before TWOFA_INVALID_CODE (with
+// details.attemptsRemaining) answers; the MaxAttempts-th cancels the factor
+// (TWOFA_TOO_MANY_ATTEMPTS), and a CANCELLED factor refuses every code, the right one too: the
+// tenant enrolls a new factor. An ACTIVE factor has nothing left to activate and compares no
+// code (INVALID_STATE), so this route is no guessing oracle for an active secret.
 func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code string) (twofactor.Factor, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
 		return twofactor.Factor{}, err
@@ -80,26 +88,36 @@ func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code s
 		return twofactor.Factor{}, err
 	}
 	var f twofactor.Factor
+	var refusal error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		refusal = nil
 		var err error
 		if f, err = tx.TwoFactor().LockFactor(ctx, p.TenantID, p.Environment, id); err != nil {
 			return err
 		}
-		ok, err := s.codeMatches(ctx, tx, f, code, s.clock.Now())
+		switch f.Status {
+		case twofactor.FactorCancelled:
+			return f.TooManyAttempts()
+		case twofactor.FactorActive:
+			return core.E(core.CodeInvalidState, "factor %s is already ACTIVE; it approves challenges with its codes", f.ID).
+				WithDetails(map[string]any{"factorId": f.ID, "status": string(f.Status)})
+		}
+		now := s.clock.Now().UTC()
+		ok, err := s.codeMatches(ctx, tx, f, code, now)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			return core.E(claim.CodeInvalidCode, "the code does not match factor %s; use the current code of the authenticator", f.ID)
+			refusal = f.WrongActivationCode()
+		} else {
+			f.Status, f.VerifiedAt = twofactor.FactorActive, &now
 		}
-		if f.Status == twofactor.FactorActive {
-			return nil
-		}
-		now := s.clock.Now().UTC()
-		f.Status, f.VerifiedAt = twofactor.FactorActive, &now
 		return tx.TwoFactor().UpdateFactor(ctx, f)
 	})
-	return f, err
+	if err != nil {
+		return twofactor.Factor{}, err
+	}
+	return f, refusal
 }
 
 // ListFactors lists the tenant's factors of this environment (never their secrets).

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"corridor/core"
+	"corridor/core/claim"
 )
 
 // Error codes of contacts and two-factor approval (SPEC.md Errors). The codes a challenge's
@@ -77,12 +78,14 @@ func (c Contact) CoolingOff(now time.Time, window time.Duration) *core.Error {
 		WithDetails(map[string]any{"contactId": c.ID, "availableAt": at.UTC().Format(time.RFC3339), "secondsRemaining": remaining})
 }
 
-// FactorStatus is a factor's state: PENDING until a first code verifies it, then ACTIVE.
+// FactorStatus is a factor's state: PENDING until a first code verifies it, then ACTIVE;
+// CANCELLED after MaxAttempts wrong activation codes (final: the tenant enrolls again).
 type FactorStatus string
 
 const (
-	FactorPending FactorStatus = "PENDING"
-	FactorActive  FactorStatus = "ACTIVE"
+	FactorPending   FactorStatus = "PENDING"
+	FactorActive    FactorStatus = "ACTIVE"
+	FactorCancelled FactorStatus = "CANCELLED"
 )
 
 // Factor is a TOTP authenticator of a tenant in one environment. The secret is stored
@@ -100,6 +103,37 @@ type Factor struct {
 	// LastUsedStep is the TOTP time step (unix seconds / 30) of the last code the factor
 	// accepted: a code is accepted once, so a code of that step or an earlier one is refused.
 	LastUsedStep int64
+	// Attempts counts the wrong activation codes of a PENDING factor; the MaxAttempts-th
+	// cancels it.
+	Attempts int
+}
+
+// AttemptsRemaining is how many wrong activation codes the factor still accepts.
+func (f Factor) AttemptsRemaining() int {
+	if n := MaxAttempts - f.Attempts; n > 0 {
+		return n
+	}
+	return 0
+}
+
+// WrongActivationCode counts one wrong code against a PENDING factor and returns the refusal:
+// TWOFA_INVALID_CODE with details.attemptsRemaining, or, for the MaxAttempts-th wrong code,
+// TWOFA_TOO_MANY_ATTEMPTS with the factor CANCELLED. The caller saves the factor before
+// answering, so the count survives the refusal.
+func (f *Factor) WrongActivationCode() *core.Error {
+	f.Attempts++
+	if f.Attempts >= MaxAttempts {
+		f.Attempts, f.Status = MaxAttempts, FactorCancelled
+		return f.TooManyAttempts()
+	}
+	return core.E(claim.CodeInvalidCode, "the code does not match factor %s; %d attempts remain, use the current code of the authenticator", f.ID, f.AttemptsRemaining()).
+		WithDetails(map[string]any{"factorId": f.ID, "attemptsRemaining": f.AttemptsRemaining()})
+}
+
+// TooManyAttempts is the refusal of a CANCELLED factor.
+func (f Factor) TooManyAttempts() *core.Error {
+	return core.E(claim.CodeTooManyAttempts, "factor %s was cancelled after %d wrong activation codes; enroll a new factor with POST /v1/twofactor/factors", f.ID, MaxAttempts).
+		WithDetails(map[string]any{"factorId": f.ID, "attemptsRemaining": 0})
 }
 
 // Settings say which Safe payments of a tenant's environment need approval.

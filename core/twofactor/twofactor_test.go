@@ -3,6 +3,8 @@ package twofactor
 import (
 	"testing"
 	"time"
+
+	"corridor/core"
 )
 
 func TestSettings_NeedsApproval(t *testing.T) {
@@ -44,5 +46,25 @@ func TestChallenge_Attempts(t *testing.T) {
 	}
 	if !(Challenge{ExpiresAt: time.Unix(10, 0)}).Expired(time.Unix(10, 0)) {
 		t.Fatal("a challenge is expired at its expiresAt")
+	}
+}
+
+// TestFactor_WrongActivationCode walks a PENDING factor's wrong codes row by row: each counts
+// one attempt and answers TWOFA_INVALID_CODE with the attempts left; the MaxAttempts-th
+// cancels the factor with TWOFA_TOO_MANY_ATTEMPTS.
+func TestFactor_WrongActivationCode(t *testing.T) {
+	f := Factor{ID: "fac_1", Status: FactorPending}
+	for n := 1; n <= MaxAttempts; n++ {
+		err := f.WrongActivationCode()
+		wantCode, wantStatus := core.Code("TWOFA_INVALID_CODE"), FactorPending
+		if n == MaxAttempts {
+			wantCode, wantStatus = "TWOFA_TOO_MANY_ATTEMPTS", FactorCancelled
+		}
+		if err == nil || err.Code != wantCode || f.Status != wantStatus || f.Attempts != n || f.AttemptsRemaining() != MaxAttempts-n {
+			t.Fatalf("wrong code %d: err %v, factor %+v", n, err, f)
+		}
+		if err.Details["attemptsRemaining"] != MaxAttempts-n || err.Details["factorId"] != "fac_1" {
+			t.Fatalf("wrong code %d: details %v", n, err.Details)
+		}
 	}
 }
