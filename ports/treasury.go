@@ -40,4 +40,7 @@ type TreasuryRepo interface {
 	ListSweeps(ctx context.Context, accountID string, page Page) ([]treasury.Sweep, int, error)
 	// LatestRuleSweep is the newest sweep a rule proposed, ok=false when none.
 	LatestRuleSweep(ctx context.Context, ruleID string) (s treasury.Sweep, ok bool, err error)
+	// FindSweepByPayment is the sweep whose payment is paymentID, ok=false when the payment is
+	// not a sweep's.
+	FindSweepByPayment(ctx context.Context, paymentID string) (s treasury.Sweep, ok bool, err error)
 }

@@ -91,7 +91,10 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		ScreeningGate: safePayScreening{p.screening},
-		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget)}); err != nil {
+		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
+		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
+		// reaches it through s once it exists.
+		Outcomes: sweepOutcomes{&s}}); err != nil {
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
@@ -248,6 +251,17 @@ type treasuryWallets struct{ wallets *wallets.Service }
 func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principal, in treasuryapp.BucketWallet) (wallet.Wallet, error) {
 	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: in.Threshold,
 		ChainID: in.ChainID, Purpose: wallet.PurposeTreasury})
+}
+
+// sweepOutcomes tells the treasury capability of final Safe payments, so a sweep announces
+// its outcome in the payment's unit of work.
+type sweepOutcomes struct{ s *http.Services }
+
+func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error {
+	if o.s.Treasury == nil {
+		return nil
+	}
+	return o.s.Treasury.PaymentFinal(ctx, tx, p)
 }
 
 // treasuryPayments proposes sweep payments through the Safe payments capability.

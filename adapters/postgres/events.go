@@ -125,8 +125,8 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 		return false, fmt.Errorf("event %s: data: %w", e.ID, err)
 	}
 	res, err := r.db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
-		SELECT ?, ?, ?, ?, ?, ?, ? WHERE coalesce((SELECT type FROM events WHERE resource_id = ? ORDER BY id DESC LIMIT 1), '') <> ?`,
-		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.ResourceID, e.Type).Exec(ctx)
+		SELECT ?, ?, ?, ?, ?, ?, ? WHERE ? OR coalesce((SELECT type FROM events WHERE resource_id = ? ORDER BY id DESC LIMIT 1), '') <> ?`,
+		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable, e.ResourceID, e.Type).Exec(ctx)
 	if err != nil {
 		return false, err
 	}

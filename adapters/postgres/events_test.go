@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -53,6 +54,21 @@ func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 			t.Fatalf("step %d (%s): recorded %v, want %v", i, step.typ, got, step.want)
 		}
 	}
+	// A repeatable event (a change other than a status) is recorded every time.
+	for i := range 2 {
+		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			e := event.New(tn.ID, core.EnvTest, "card.limits_updated", "crd_x", nil, at)
+			e.Repeatable = true
+			ok, err := tx.Events().RecordEvent(ctx, e)
+			if err == nil && !ok {
+				t.Errorf("repeatable event %d was not recorded", i)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	var claimed []event.Event
 	for range 2 {
 		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
@@ -64,7 +80,61 @@ func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(claimed) != 3 || claimed[0].Type != "agent.suspended" || claimed[0].Data["status"] != "agent.suspended" {
-		t.Fatalf("claimed %d events (want 3, once each): %+v", len(claimed), claimed)
+	if len(claimed) != 5 || claimed[0].Type != "agent.suspended" || claimed[0].Data["status"] != "agent.suspended" {
+		t.Fatalf("claimed %d events (want 5, once each): %+v", len(claimed), claimed)
+	}
+}
+
+// TestEventRepo_RolledBackChangeHasNoEvent: an event written in a unit of work that rolls back
+// (the state change it announces failed) is gone with it, and is never delivered.
+func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	store := postgres.NewStore(db)
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	tn := tenant.Tenant{ID: core.NewID(core.PrefixTenant), Slug: "events-rollback", Name: "Events", OwnerUserID: "user_events", CreatedAt: at}
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Tenants().CreateTenant(ctx, tn) }); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("the change failed after its event was written")
+	var id string
+	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		e := event.New(tn.ID, core.EnvTest, "card.frozen", "crd_rollback", map[string]any{"status": "inactive"}, at)
+		id = e.ID
+		if ok, err := tx.Events().RecordEvent(ctx, e); err != nil || !ok {
+			t.Fatalf("record: %v %v", ok, err)
+		}
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("InTx = %v, want the change's error", err)
+	}
+	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if _, err := tx.Events().FindEventByID(ctx, id); !errors.Is(err, event.ErrNotFound) {
+			t.Errorf("event of a rolled-back change: %v, want EVENT_NOT_FOUND", err)
+		}
+		list, total, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: tn.ID, Environment: core.EnvTest}, ports.Page{Take: 10})
+		if err != nil {
+			return err
+		}
+		if total != 0 || len(list) != 0 {
+			t.Errorf("listed %d events (total %d) after a rollback, want none", len(list), total)
+		}
+		claimed, err := tx.Events().ClaimUndispatchedEvents(ctx, 100)
+		if len(claimed) != 0 {
+			t.Errorf("claimed %d events after a rollback, want none", len(claimed))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -293,6 +293,14 @@ func (r treasuryRepo) ListSweeps(ctx context.Context, accountID string, page por
 	return out, int(total), err
 }
 
+func (r treasuryRepo) FindSweepByPayment(ctx context.Context, paymentID string) (treasury.Sweep, bool, error) {
+	s, err := oneRow[treasury.Sweep, treasurySweepModel](ctx, r.db.NewSelect().Where("payment_id = ?", paymentID), sql.ErrNoRows)
+	if errors.Is(err, sql.ErrNoRows) {
+		return treasury.Sweep{}, false, nil
+	}
+	return s, err == nil, err
+}
+
 func (r treasuryRepo) LatestRuleSweep(ctx context.Context, ruleID string) (treasury.Sweep, bool, error) {
 	s, err := oneRow[treasury.Sweep, treasurySweepModel](ctx, r.db.NewSelect().Where("rule_id = ?", ruleID).OrderExpr("id DESC").Limit(1), sql.ErrNoRows)
 	if errors.Is(err, sql.ErrNoRows) {

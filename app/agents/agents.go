@@ -24,7 +24,11 @@ func (s *Service) CreateAgent(ctx context.Context, p auth.Principal, name string
 	a := agent.Agent{ID: core.NewID(core.PrefixAgent), TenantID: p.TenantID, Environment: p.Environment, Name: n,
 		Status: agent.StatusActive, CreatedAt: now, UpdatedAt: now}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		return tx.Agents().CreateAgent(ctx, a)
+		if err := tx.Agents().CreateAgent(ctx, a); err != nil {
+			return err
+		}
+		return kernel.RecordEvent(ctx, tx, a.TenantID, a.Environment, "agent", a.ID, "CREATED", 0, now,
+			map[string]any{"status": string(a.Status), "name": a.Name})
 	})
 	return a, err
 }
@@ -102,7 +106,8 @@ func (s *Service) transition(ctx context.Context, p auth.Principal, id string, a
 	return a, err
 }
 
-// agentEventStatus names the agent event of a transition: agent.suspended or agent.reactivated.
+// agentEventStatus names the agent event of a transition: agent.suspended or agent.reactivated
+// (agent.created when it is made, agent.limits_updated on every change of its caps).
 func agentEventStatus(to agent.Status) string {
 	if to == agent.StatusSuspended {
 		return "SUSPENDED"

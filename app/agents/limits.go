@@ -48,7 +48,13 @@ func (s *Service) PutLimits(ctx context.Context, p auth.Principal, id string, in
 		a = locked
 		a.Limits = patch.Apply(locked.Limits)
 		a.UpdatedAt = s.clock.Now().UTC()
-		return tx.Agents().UpdateAgent(ctx, a)
+		if err := tx.Agents().UpdateAgent(ctx, a); err != nil {
+			return err
+		}
+		l := a.Limits
+		return kernel.RecordChangeEvent(ctx, tx, a.TenantID, a.Environment, "agent", a.ID, "LIMITS_UPDATED", string(a.Status), a.UpdatedAt,
+			map[string]any{"limits": map[string]any{"perTransactionUsd": kernel.USDOrNil(l.PerTransaction), "dailyUsd": kernel.USDOrNil(l.Daily),
+				"weeklyUsd": kernel.USDOrNil(l.Weekly), "monthlyUsd": kernel.USDOrNil(l.Monthly)}})
 	})
 	return a, err
 }

@@ -101,7 +101,10 @@ func (s *Service) UpdateLimits(ctx context.Context, p auth.Principal, id string,
 			return err
 		}
 		c.UpdatedAt = s.now()
-		return tx.Cards().UpdateCard(ctx, c)
+		if err := tx.Cards().UpdateCard(ctx, c); err != nil {
+			return err
+		}
+		return recordCardEvent(ctx, tx, c, cardLimits)
 	})
 	return c, err
 }
@@ -129,7 +132,14 @@ func (s *Service) SetFrozen(ctx context.Context, p auth.Principal, id string, fr
 			return nil
 		}
 		c = next
-		return tx.Cards().UpdateCard(ctx, c)
+		if err := tx.Cards().UpdateCard(ctx, c); err != nil {
+			return err
+		}
+		what := cardUnfrozen
+		if frozen {
+			what = cardFrozen
+		}
+		return recordCardEvent(ctx, tx, c, what)
 	})
 	return c, err
 }

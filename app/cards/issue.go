@@ -114,7 +114,10 @@ func (s *Service) Issue(ctx context.Context, p auth.Principal, read IssueRead) (
 			return err
 		}
 		c.IssuerCardID, c.Last4 = issued.IssuerCardID, issued.Last4
-		return tx.Cards().CreateCard(ctx, c)
+		if err := tx.Cards().CreateCard(ctx, c); err != nil {
+			return err
+		}
+		return recordCardEvent(ctx, tx, c, cardIssued)
 	})
 	return c, err
 }
@@ -233,7 +236,10 @@ func (s *Service) IssueCardholderCard(ctx context.Context, p auth.Principal, in 
 			return err
 		}
 		c.IssuerCardID, c.Last4, c.FundingAccountID = issued.IssuerCardID, issued.Last4, issued.FundingAccountID
-		return tx.Cards().CreateCard(ctx, c)
+		if err := tx.Cards().CreateCard(ctx, c); err != nil {
+			return err
+		}
+		return recordCardEvent(ctx, tx, c, cardIssued)
 	})
 	return c, err
 }

@@ -229,10 +229,14 @@ func (s *Service) recordSettlement(ctx context.Context, id string, status card.S
 		if a.SettlementStatus == card.SettlementConfirmed || a.SettlementStatus == card.SettlementFailed {
 			return nil
 		}
+		changed := a.SettlementStatus != status
 		a.SettlementStatus, a.SettlementError, a.UpdatedAt = status, failure, s.now()
 		if txHash != "" {
 			a.SettlementTxHash = txHash
 		}
-		return tx.Cards().UpdateAuthorization(ctx, a)
+		if err := tx.Cards().UpdateAuthorization(ctx, a); err != nil || !changed {
+			return err
+		}
+		return recordSettlementEvent(ctx, tx, a)
 	})
 }

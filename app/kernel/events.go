@@ -29,3 +29,30 @@ func RecordEvent(ctx context.Context, tx ports.Tx, tenantID string, env core.Env
 	_, err := tx.Events().RecordEvent(ctx, event.New(tenantID, env, event.TypeFor(kind, status), resourceID, data, at))
 	return err
 }
+
+// RecordChangeEvent writes, in the caller's unit of work, an event announcing a change other
+// than a status ("card", "LIMITS_UPDATED" give card.limits_updated). Unlike RecordEvent it is
+// recorded every time, even right after another of its type: each change is news. data
+// carries the resource's current status and extra.
+func RecordChangeEvent(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment, kind, resourceID, change, status string,
+	at time.Time, extra map[string]any) error {
+	data := map[string]any{"status": status}
+	for k, v := range extra {
+		data[k] = v
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	e := event.New(tenantID, env, event.TypeFor(kind, change), resourceID, data, at)
+	e.Repeatable = true
+	_, err := tx.Events().RecordEvent(ctx, e)
+	return err
+}
+
+// USDOrNil shows an optional amount (a cap) as a USD decimal string, or null when unset.
+func USDOrNil(v *int64) any {
+	if v == nil {
+		return nil
+	}
+	return core.FormatUSD(*v)
+}

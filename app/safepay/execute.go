@@ -75,7 +75,7 @@ func (s *Service) Execute(ctx context.Context, p auth.Principal, read ExecutionR
 		if err != nil {
 			return err
 		}
-		if err := savePayment(ctx, tx, next, false); err != nil {
+		if err := s.savePayment(ctx, tx, next, false); err != nil {
 			return err
 		}
 		pay = next
@@ -146,7 +146,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 			return err
 		}
 		pay = next
-		return savePayment(ctx, tx, next, false)
+		return s.savePayment(ctx, tx, next, false)
 	})
 	return pay, err
 }

@@ -220,7 +220,7 @@ func (s *Service) completePayment(ctx context.Context, pay safepay.Payment) erro
 		if err != nil {
 			return err
 		}
-		if err := savePayment(ctx, tx, done, false); err != nil {
+		if err := s.savePayment(ctx, tx, done, false); err != nil {
 			return err
 		}
 		next, err := tx.Payments().ListQueuedPayments(ctx, done.SourceWalletID, done.SafeNonce, 1)
@@ -265,7 +265,7 @@ func (s *Service) failPayment(ctx context.Context, chain ports.Chain, pay safepa
 		if err != nil {
 			return err
 		}
-		if err := savePayment(ctx, tx, failed, false); err != nil || !nonceUnused {
+		if err := s.savePayment(ctx, tx, failed, false); err != nil || !nonceUnused {
 			return err
 		}
 		later, err := tx.Payments().ListQueuedPayments(ctx, failed.SourceWalletID, failed.SafeNonce, safepay.MaxQueued)
@@ -284,7 +284,7 @@ func (s *Service) failPayment(ctx context.Context, chain ports.Chain, pay safepa
 			if err != nil {
 				return err
 			}
-			if err := savePayment(ctx, tx, gap, false); err != nil {
+			if err := s.savePayment(ctx, tx, gap, false); err != nil {
 				return err
 			}
 		}
@@ -318,7 +318,7 @@ func (s *Service) updatePayment(ctx context.Context, id string, change func(safe
 			return err
 		}
 		out = next
-		return savePayment(ctx, tx, next, false)
+		return s.savePayment(ctx, tx, next, false)
 	})
 	return out, err
 }

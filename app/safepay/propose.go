@@ -127,7 +127,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 			if pay, err = policyDeniedPayment(pay, denied, s.clock.Now()); err != nil {
 				return err
 			}
-			return savePayment(ctx, tx, pay, true)
+			return s.savePayment(ctx, tx, pay, true)
 		}
 		if err := s.agentGate.GateAgentPayment(ctx, p, pay); err != nil {
 			return err
@@ -137,7 +137,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		if denied, err = s.approvalGate.GateSafePayment(ctx, p, pay, read.challengeID); err != nil || denied != nil {
 			return err
 		}
-		return savePayment(ctx, tx, pay, true)
+		return s.savePayment(ctx, tx, pay, true)
 	})
 	if err == nil && denied != nil {
 		return pay, denied

@@ -46,7 +46,7 @@ func (s *Service) ReapStuckExecutions(ctx context.Context) (int, error) {
 				continue // it moved since the list was read
 			}
 			locked.UpdatedAt = now
-			if err := savePayment(ctx, tx, locked, false); err != nil {
+			if err := s.savePayment(ctx, tx, locked, false); err != nil {
 				return err
 			}
 			if err := s.enqueuePaymentExecution(ctx, locked.ID); err != nil {

@@ -60,10 +60,22 @@ type Deps struct {
 	ApprovalGate ApprovalGate
 	// RelayerBudget bounds relayer-paid executions per tenant, environment and day.
 	RelayerBudget kernel.RelayerBudget
+	// Outcomes hears, in the same unit of work, every save of a payment that is final
+	// (COMPLETED, FAILED, CANCELLED), so a capability that proposed it announces its own
+	// outcome (a treasury sweep). nil: nobody listens.
+	Outcomes PaymentOutcomes
+}
+
+// PaymentOutcomes is told, inside the unit of work that saves it, of a payment in a final
+// status. It may be told again of the same final payment (a retried job): it must be
+// idempotent.
+type PaymentOutcomes interface {
+	PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error
 }
 
 // Service runs the Safe payment use cases and the execution job.
 type Service struct {
+	outcomes      PaymentOutcomes
 	store         ports.Store
 	jobs          ports.Jobs
 	clock         ports.Clock
@@ -82,5 +94,5 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget, outcomes: d.Outcomes}, nil
 }

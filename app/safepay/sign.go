@@ -49,7 +49,7 @@ func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead
 		if err != nil {
 			return err
 		}
-		if err := savePayment(ctx, tx, next, false); err != nil {
+		if err := s.savePayment(ctx, tx, next, false); err != nil {
 			return err
 		}
 		pay = next

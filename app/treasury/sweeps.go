@@ -205,3 +205,25 @@ func (s *Service) checkProposer(ctx context.Context, p auth.Principal, src treas
 	errs.Add("ownerAddress", "must be an owner of the source bucket's Safe")
 	return ""
 }
+
+// PaymentFinal announces a sweep's outcome when its payment reaches a final status, in the
+// payment's unit of work: treasury_sweep.completed, .failed or .cancelled (LiveStatus). A
+// payment that is not a sweep's is ignored; telling it again records nothing more.
+func (s *Service) PaymentFinal(ctx context.Context, tx ports.Tx, pay safepay.Payment) error {
+	sw, ok, err := tx.Treasury().FindSweepByPayment(ctx, pay.ID)
+	if err != nil || !ok {
+		return err
+	}
+	status := treasury.LiveStatus(string(pay.Status))
+	if status == treasury.SweepProposed {
+		return nil
+	}
+	extra := map[string]any{"accountId": sw.AccountID, "paymentId": sw.PaymentID}
+	if sw.RuleID != "" {
+		extra["ruleId"] = sw.RuleID
+	}
+	if pay.FailureReason != "" {
+		extra["failureReason"] = pay.FailureReason
+	}
+	return kernel.RecordEvent(ctx, tx, sw.TenantID, sw.Environment, "treasury_sweep", sw.ID, status, sw.AmountBaseUnits, pay.UpdatedAt, extra)
+}

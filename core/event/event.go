@@ -36,6 +36,9 @@ type Event struct {
 	ResourceID  string
 	Data        map[string]any
 	CreatedAt   time.Time
+	// Repeatable marks an event that announces a change other than a status (a card's limits
+	// updated): it is recorded even when the resource's latest event has its type. Not stored.
+	Repeatable bool
 }
 
 // New builds an event with a fresh id; data always carries the resource's id.

@@ -121,4 +121,12 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	if _, err := svc.RunSettlement(ctx, a.ID); err != nil {
 		t.Fatal(err)
 	}
+	// The refusal is announced once; the node errors (PENDING to PENDING) announced nothing.
+	if failed := ten.Root.OneEventOf(t, "card_authorization.settlement_failed", a.ID); failed["settlementStatus"] != "FAILED" ||
+		failed["status"] != "CAPTURED" || failed["settlementError"] == nil || failed["amount"] != "3" {
+		t.Fatalf("settlement_failed: %v", failed)
+	}
+	if n := len(ten.Root.EventsOf(t, "card_authorization.settlement_submitted", a.ID)); n != 0 {
+		t.Fatalf("%d settlement_submitted events for a settlement never sent", n)
+	}
 }

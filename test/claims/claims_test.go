@@ -228,6 +228,16 @@ func TestClaim_ExpiryRefundsTheSender(t *testing.T) {
 			t.Fatalf("refund request %v", r)
 		}
 	}
+	// The expiry and the refund job each announced their statuses once, to the sender; the
+	// repeated refund requests announced nothing more.
+	for _, st := range []string{"open", "expired", "refunded"} {
+		if d := sender.Root.OneEventOf(t, "claim."+st, claimID); d["amount"] != "10" || d["paymentId"] != payID {
+			t.Fatalf("claim.%s: %v", st, d)
+		}
+	}
+	for _, st := range []string{"refund_pending", "refunded"} {
+		sender.Root.OneEventOf(t, "offramp_payment."+st, payID)
+	}
 }
 
 func TestClaim_SenderOnlyOperationsAndResendBudget(t *testing.T) {

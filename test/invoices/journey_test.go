@@ -109,6 +109,15 @@ func TestInvoice_ReleaseJourney(t *testing.T) {
 	if tot := rec["totals"].(map[string]any); tot["onchainBalance"] != "0" {
 		t.Fatalf("the hold Safe still holds funds: %v", rec)
 	}
+	// Each status the invoice reached was announced once, background polls included.
+	for _, st := range []string{"draft", "sent", "funded", "delivered", "released"} {
+		if d := ten.Root.OneEventOf(t, "invoice."+st, id); d["status"] != strings.ToUpper(st) || d["amount"] != "10" {
+			t.Fatalf("invoice.%s: %v", st, d)
+		}
+	}
+	if n := len(ten.Root.EventsOf(t, "invoice.*", id)); n != 5 {
+		t.Fatalf("%d invoice events, want 5", n)
+	}
 }
 
 // TestInvoice_ExpiredUnfundedHasNothingToRefund: a SENT invoice whose expiry passes with an
@@ -127,6 +136,9 @@ func TestInvoice_ExpiredUnfundedHasNothingToRefund(t *testing.T) {
 	ten.Root.Post("/v1/invoices/"+id+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
 	if got := ten.Root.Get("/v1/invoices/"+id).Expect(t, 200).JSON(t); got["status"] != "EXPIRED" || got["refundPaymentId"] != nil {
 		t.Fatalf("after refusals: %v", got)
+	}
+	if d := ten.Root.OneEventOf(t, "invoice.expired", id); d["status"] != "EXPIRED" {
+		t.Fatalf("invoice.expired: %v", d)
 	}
 }
 

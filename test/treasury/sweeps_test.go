@@ -85,4 +85,37 @@ func TestTreasury_ManualSweeps(t *testing.T) {
 	if bucketAt(got, 0)["balanceUsd"] != "45" || bucketAt(got, 1)["balanceUsd"] != "5" || got["totalUsd"] != "50" {
 		t.Fatalf("after the sweep: %v", got)
 	}
+
+	// Each sweep announced its proposal once; the completed one announces its outcome once,
+	// in its payment's unit of work, and the waiting ones none yet.
+	sweepID := s["sweepId"].(string)
+	ten.Root.OneEventOf(t, "treasury_sweep.proposed", sweepID)
+	if done := ten.Root.OneEventOf(t, "treasury_sweep.completed", sweepID); done["status"] != "COMPLETED" || done["amount"] != "5" ||
+		done["paymentId"] != s["paymentId"] || done["accountId"] != id {
+		t.Fatalf("treasury_sweep.completed: %v", done)
+	}
+	outcomes := 0
+	for _, x := range list {
+		outcomes += len(ten.Root.EventsOf(t, "treasury_sweep.*", x.(map[string]any)["sweepId"].(string))) - 1
+	}
+	if outcomes != 1 {
+		t.Fatalf("%d sweep outcome events, want 1", outcomes)
+	}
+	// A waiting sweep's payment cancelled (only the newest queued one can be, the others are
+	// 409; each cancel makes the next the newest): its sweep announces treasury_sweep.cancelled
+	// once.
+	cancelled := 0
+	for _, x := range list {
+		m := x.(map[string]any)
+		if m["sweepId"] == sweepID || ten.Root.Post("/v1/payments/"+m["paymentId"].(string)+"/cancel", nil).Status != 200 {
+			continue
+		}
+		cancelled++
+		if c := ten.Root.OneEventOf(t, "treasury_sweep.cancelled", m["sweepId"].(string)); c["status"] != "CANCELLED" || c["paymentId"] != m["paymentId"] {
+			t.Fatalf("treasury_sweep.cancelled: %v", c)
+		}
+	}
+	if cancelled == 0 {
+		t.Fatal("no sweep payment could be cancelled")
+	}
 }

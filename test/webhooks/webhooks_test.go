@@ -22,7 +22,7 @@ func endpoint(t *testing.T, c *harness.Client, url string, events ...string) (st
 	return ep["id"].(string), secret
 }
 
-// suspendAgent creates an agent and suspends it: one agent.suspended event.
+// suspendAgent creates an agent and suspends it: agent.created, then one agent.suspended event.
 func suspendAgent(t *testing.T, c *harness.Client) string {
 	t.Helper()
 	id := c.Post("/v1/agents", map[string]any{"name": "webhook agent"}).Expect(t, 201).JSON(t)["id"].(string)
@@ -60,7 +60,7 @@ func TestWebhooks_SignedDeliveryAndEvents(t *testing.T) {
 	if one["type"] != "agent.suspended" {
 		t.Fatalf("event: %v", one)
 	}
-	if n := len(ten.Root.Get("/v1/events?type=agent.*").Expect(t, 200).JSON(t)["events"].([]any)); n != 1 {
+	if n := len(ten.Root.Get("/v1/events?type=agent.*").Expect(t, 200).JSON(t)["events"].([]any)); n != 2 { // created, suspended
 		t.Fatalf("family filter: %d events", n)
 	}
 	if n := len(ten.Root.Get("/v1/events?type=invoice.paid").Expect(t, 200).JSON(t)["events"].([]any)); n != 0 {
@@ -98,7 +98,7 @@ func TestWebhooks_RetriedUntilSuccessWithTheSameEvent(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	rcv := harness.NewWebhookReceiver(t, 2)
-	epID, secret := endpoint(t, ten.Root, rcv.URL())
+	epID, secret := endpoint(t, ten.Root, rcv.URL(), "agent.suspended")
 	suspendAgent(t, ten.Root)
 
 	got := rcv.Wait(t, 3)
@@ -135,7 +135,7 @@ func TestWebhooks_RedeliverAndRotate(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	rcv := harness.NewWebhookReceiver(t, 0)
-	epID, secret := endpoint(t, ten.Root, rcv.URL())
+	epID, secret := endpoint(t, ten.Root, rcv.URL(), "agent.suspended")
 	suspendAgent(t, ten.Root)
 	first := rcv.Wait(t, 1)[0]
 	ds := poll(t, func() map[string]any {
@@ -213,7 +213,7 @@ func TestWebhooks_OtherTenantAnswers404(t *testing.T) {
 	t.Parallel()
 	victim, other := env().NewTenant(t), env().NewTenant(t)
 	rcv := harness.NewWebhookReceiver(t, 0)
-	epID, _ := endpoint(t, victim.Root, rcv.URL())
+	epID, _ := endpoint(t, victim.Root, rcv.URL(), "agent.suspended")
 	suspendAgent(t, victim.Root)
 	ev := rcv.Wait(t, 1)[0].Event
 	ds := poll(t, func() map[string]any {
