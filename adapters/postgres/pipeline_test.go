@@ -537,7 +537,16 @@ func TestPipeline_CrashChild(t *testing.T) {
 				if i%3 == 0 { // a hot account in the mix
 					from = accounts[0]
 				}
-				if err := postIn(s, move(ref, from, to, 1)); err != nil {
+				err := postIn(s, move(ref, from, to, 1))
+				// SERVICE_UNAVAILABLE asks the caller to retry, as a client would (the same
+				// reference: the ledger posts it at most once); only acknowledged transfers
+				// are checked by the parent.
+				for retry := 0; retry < 5 && unavailableErr(err); retry++ {
+					fmt.Fprintln(os.Stderr, "child: retrying after:", err)
+					time.Sleep(20 * time.Millisecond)
+					err = postIn(s, move(ref, from, to, 1))
+				}
+				if err != nil {
 					if errors.Is(err, core.ErrInsufficientFunds) {
 						continue
 					}
@@ -667,4 +676,10 @@ func TestPipeline_PanicAndClose(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 	p.verify(t)
+}
+
+// unavailableErr reports core's SERVICE_UNAVAILABLE.
+func unavailableErr(err error) bool {
+	var ce *core.Error
+	return errors.As(err, &ce) && ce.Code == core.CodeServiceUnavailable
 }
