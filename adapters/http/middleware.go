@@ -146,6 +146,11 @@ func endpointOf(c *fiber.Ctx) string {
 	if r, ok := c.Locals(localEndpoint).(string); ok {
 		return r
 	}
+	// Routes mounted beside the API on the same app (the console's pages) are labelled by
+	// their route template, which keeps the metrics' label set bounded.
+	if r := c.Route(); r != nil && r.Method != "USE" && r.Path != "/" && r.Path != "*" && r.Path != "/*" {
+		return r.Path
+	}
 	return "unmatched"
 }
 
