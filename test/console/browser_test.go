@@ -176,8 +176,9 @@ func TestConsoleBrowser(t *testing.T) {
 		chromedp.Navigate(base+"/console/keys"),
 		chromedp.WaitVisible("#create-key", chromedp.ByQuery),
 		chromedp.SetValue("#key-name", "double clicked", chromedp.ByQuery),
-		chromedp.Click("#create-key-submit", chromedp.ByQuery),
-		chromedp.Click("#create-key-submit", chromedp.ByQuery),
+		// Both clicks in one task, as a fast double click lands before the navigation starts
+		// (two separate protocol clicks race the navigation and may find the button gone).
+		chromedp.Evaluate(`(function () { var b = document.getElementById("create-key-submit"); b.click(); b.click(); })()`, nil),
 		chromedp.WaitVisible("#key-secret", chromedp.ByQuery),
 		chromedp.Text("#key-secret", &doubled, chromedp.ByQuery),
 	)
