@@ -16,6 +16,7 @@ type EventFilter struct {
 	Type        string    // "" = every type; a trailing ".*" selects a family ("card_authorization.*")
 	From        time.Time // zero = no lower bound (inclusive)
 	To          time.Time // zero = no upper bound (exclusive)
+	ResourceID  string    // "" = every resource; else the events of one object (its state history)
 }
 
 // EventRepo stores partner-facing events, webhook endpoints and their deliveries.

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -82,25 +83,17 @@ func (k *Console) payment(c *fiber.Ctx) error {
 	return k.render(c, fiber.StatusOK, "payment", "Safe payment "+p.ID, "", paymentData{Payment: p, History: k.history(c, "safe_payment.", p.ID)})
 }
 
-// historyWindow is how many of the newest events of a family are searched for one object's
-// state history.
-const historyWindow = 100
-
-// history is an object's state changes from the event log (oldest first): the events of its
-// family naming it, among the newest historyWindow of that family. A reader without the events
-// scope sees none.
+// history is an object's state changes from the event log, oldest first: the events of its
+// family naming it (the newest ports.MaxTake of them). A reader without the events scope sees
+// none.
 func (k *Console) history(c *fiber.Ctx, family, id string) []event.Event {
-	evs, _, err := k.svc.Webhooks.ListEvents(c.UserContext(), principal(c), webhooksapp.EventQuery{Type: family + "*"}, ports.Page{Take: historyWindow})
+	evs, _, err := k.svc.Webhooks.ListEvents(c.UserContext(), principal(c),
+		webhooksapp.EventQuery{Type: family + "*", ResourceID: id}, ports.Page{Take: ports.MaxTake})
 	if err != nil {
 		return nil
 	}
-	var out []event.Event
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].ResourceID == id {
-			out = append(out, evs[i])
-		}
-	}
-	return out
+	slices.Reverse(evs)
+	return evs
 }
 
 type offrampsData struct {

@@ -150,6 +150,9 @@ func (r eventRepo) ListEvents(ctx context.Context, f ports.EventFilter, page por
 	} else if f.Type != "" {
 		q = q.Where("type = ?", f.Type)
 	}
+	if f.ResourceID != "" {
+		q = q.Where("resource_id = ?", f.ResourceID)
+	}
 	if !f.From.IsZero() {
 		q = q.Where("created_at >= ?", f.From)
 	}

@@ -69,6 +69,16 @@ func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// One object's events are selected by its id.
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		got, total, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: tn.ID, Environment: core.EnvTest, ResourceID: "crd_x"}, ports.Page{Take: 10})
+		if err == nil && (total != 2 || len(got) != 2 || got[0].ResourceID != "crd_x" || got[1].ResourceID != "crd_x") {
+			t.Errorf("events of crd_x: total %d, %+v", total, got)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
 	var claimed []event.Event
 	for range 2 {
 		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {

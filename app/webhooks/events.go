@@ -22,6 +22,8 @@ const scope = auth.ScopeKeysManage
 type EventQuery struct {
 	Type     string
 	From, To time.Time
+	// ResourceID, when set, selects one object's events (its state history).
+	ResourceID string
 }
 
 // ListEvents lists the caller's events, newest first.
@@ -41,7 +43,7 @@ func (s *Service) ListEvents(ctx context.Context, p auth.Principal, q EventQuery
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		out, total, err = tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: p.TenantID, Environment: p.Environment,
-			Type: typ, From: q.From, To: q.To}, kernel.ClampPage(page))
+			Type: typ, From: q.From, To: q.To, ResourceID: strings.TrimSpace(q.ResourceID)}, kernel.ClampPage(page))
 		return err
 	})
 	return out, total, err
