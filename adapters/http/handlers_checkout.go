@@ -39,6 +39,18 @@ func isCheckoutID(id string) bool {
 
 // checkoutPathID checks the caller's scope, then answers the chk_ id of the path; any other id
 // is the payment not found, as for a Safe payment of another tenant.
+// sandboxCheckoutID is checkoutPathID for the TEST helpers: a LIVE caller is refused as
+// SANDBOX_ONLY before the id is looked at.
+func sandboxCheckoutID(c *fiber.Ctx) (string, error) {
+	if err := kernel.RequireTenantScope(principal(c), auth.ScopePaymentsCreate); err != nil {
+		return "", err
+	}
+	if principal(c).Environment != core.EnvTest {
+		return "", core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	}
+	return checkoutPathID(c, auth.ScopePaymentsCreate)
+}
+
 func checkoutPathID(c *fiber.Ctx, scope auth.Scope) (string, error) {
 	if err := kernel.RequireTenantScope(principal(c), scope); err != nil {
 		return "", err
@@ -163,13 +175,7 @@ func (s *Server) listCheckoutRefunds(c *fiber.Ctx) error {
 
 // expireCheckout serves the TEST helper POST /v1/sandbox/payments/{chk_id}/expire.
 func (s *Server) expireCheckout(c *fiber.Ctx) error {
-	if err := kernel.RequireTenantScope(principal(c), auth.ScopePaymentsCreate); err != nil {
-		return err
-	}
-	if principal(c).Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
-	}
-	id, err := checkoutPathID(c, auth.ScopePaymentsCreate)
+	id, err := sandboxCheckoutID(c)
 	if err != nil {
 		return err
 	}
@@ -182,11 +188,9 @@ func (s *Server) expireCheckout(c *fiber.Ctx) error {
 
 // sandboxPayCheckout serves the TEST helper POST /v1/sandbox/payments/{chk_id}/pay.
 func (s *Server) sandboxPayCheckout(c *fiber.Ctx) error {
-	if err := kernel.RequireTenantScope(principal(c), auth.ScopePaymentsCreate); err != nil {
+	id, err := sandboxCheckoutID(c)
+	if err != nil {
 		return err
-	}
-	if principal(c).Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
 	}
 	var req checkoutSandboxPayRequest
 	if err := decodeBody(c, &req); err != nil {
@@ -202,10 +206,6 @@ func (s *Server) sandboxPayCheckout(c *fiber.Ctx) error {
 			return core.Invalid("amount", "must be more than 0")
 		}
 		amount = units
-	}
-	id, err := checkoutPathID(c, auth.ScopePaymentsCreate)
-	if err != nil {
-		return err
 	}
 	paid, err := s.svc.Checkout.SandboxPay(c.UserContext(), principal(c), id, amount)
 	if err != nil {
