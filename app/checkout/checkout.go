@@ -199,10 +199,7 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 	}
 	var out checkout.Refund
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, err := tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id); err != nil {
-			return err
-		}
-		c, err := tx.Checkouts().LockCheckout(ctx, id)
+		c, err := lockOwnCheckout(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
@@ -269,21 +266,12 @@ func (s *Service) Refunds(ctx context.Context, p auth.Principal, id string) ([]c
 // ExpireNow is the TEST helper: the checkout's expires_at becomes now and it is watched at
 // once (a job, after commit), as the periodic watcher would after its expiry.
 func (s *Service) ExpireNow(ctx context.Context, p auth.Principal, id string) (checkout.Checkout, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+	if err := sandboxHelper(p, id); err != nil {
 		return checkout.Checkout{}, err
-	}
-	if p.Environment != core.EnvTest {
-		return checkout.Checkout{}, core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
-	}
-	if !core.HasPrefix(id, checkout.PrefixCheckout) {
-		return checkout.Checkout{}, checkout.ErrNotFound
 	}
 	var out checkout.Checkout
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, err := tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id); err != nil {
-			return err
-		}
-		c, err := tx.Checkouts().LockCheckout(ctx, id)
+		c, err := lockOwnCheckout(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
@@ -302,3 +290,27 @@ func (s *Service) ExpireNow(ctx context.Context, p auth.Principal, id string) (c
 
 // worldRail names the outside world of checkout money on the ledger.
 const worldRail = "checkout"
+
+// lockOwnCheckout locks the caller's checkout id: another tenant's (or environment's) answers
+// not found before any lock is taken.
+func lockOwnCheckout(ctx context.Context, tx ports.Tx, p auth.Principal, id string) (checkout.Checkout, error) {
+	if _, err := tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id); err != nil {
+		return checkout.Checkout{}, err
+	}
+	return tx.Checkouts().LockCheckout(ctx, id)
+}
+
+// sandboxHelper admits a TEST helper's call on a checkout id: payments:create, TEST only, and
+// an id that can be a checkout's.
+func sandboxHelper(p auth.Principal, id string) error {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
+		return err
+	}
+	if p.Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	}
+	if !core.HasPrefix(id, checkout.PrefixCheckout) {
+		return checkout.ErrNotFound
+	}
+	return nil
+}
