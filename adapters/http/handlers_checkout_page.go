@@ -30,19 +30,29 @@ func (s *Server) publicCheckout(c *fiber.Ctx) (checkout.Checkout, error) {
 	return s.svc.Checkout.Public(c.UserContext(), strings.TrimSpace(c.Params("id")))
 }
 
-// checkoutPage renders the payment page.
-func (s *Server) checkoutPage(c *fiber.Ctx) error {
+// payable is the path's checkout with its chain id and EIP-681 transfer URI (the page and its
+// QR code).
+func (s *Server) payable(c *fiber.Ctx) (checkout.Checkout, int64, string, error) {
 	ch, err := s.publicCheckout(c)
 	if err != nil {
-		return err
+		return checkout.Checkout{}, 0, "", err
 	}
 	token, chainID, ok := s.svc.Checkout.Token(ch.Environment)
 	if !ok {
-		return core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s", ch.Environment)
+		return checkout.Checkout{}, 0, "", core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s", ch.Environment)
+	}
+	return ch, chainID, webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount), nil
+}
+
+// checkoutPage renders the payment page.
+func (s *Server) checkoutPage(c *fiber.Ctx) error {
+	ch, chainID, uri, err := s.payable(c)
+	if err != nil {
+		return err
 	}
 	body, err := webcheckout.Render(webcheckout.Page{ID: ch.ID, Amount: usdAmount(ch.Amount), Currency: ch.Currency,
 		CryptoAmount: usdcAmount(ch.Amount), Cryptocurrency: ch.Cryptocurrency, Description: ch.Description,
-		DepositAddress: ch.DepositAddress, ChainID: chainID, PaymentURI: webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount),
+		DepositAddress: ch.DepositAddress, ChainID: chainID, PaymentURI: uri,
 		Status: checkoutStatus(ch), ExpiresAt: ch.ExpiresAt, Confirmations: s.svc.Checkout.Confirmations(),
 		StatusURL: "/pay/" + ch.ID + "/status", QRURL: "/pay/" + ch.ID + "/qr.png", AssetsBase: checkoutAssetsBase})
 	if err != nil {
@@ -68,15 +78,11 @@ func (s *Server) checkoutPageStatus(c *fiber.Ctx) error {
 
 // checkoutQR is the PNG QR code of the checkout's EIP-681 transfer URI.
 func (s *Server) checkoutQR(c *fiber.Ctx) error {
-	ch, err := s.publicCheckout(c)
+	_, _, uri, err := s.payable(c)
 	if err != nil {
 		return err
 	}
-	token, chainID, ok := s.svc.Checkout.Token(ch.Environment)
-	if !ok {
-		return core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s", ch.Environment)
-	}
-	png, err := webcheckout.QRPNG(webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount), 320)
+	png, err := webcheckout.QRPNG(uri, 320)
 	if err != nil {
 		return err
 	}
