@@ -35,7 +35,7 @@ type querier interface {
 func rawQuerier(db bun.IDB) querier {
 	switch d := db.(type) {
 	case bun.Tx:
-		return d.Tx
+		return txQuerier{d.Tx} // inside a pipeline batch: the unit's savepoint, lock waits noted
 	case *bun.DB:
 		return d.DB
 	case bun.Conn:

@@ -46,24 +46,27 @@ func newLedgerRepo(db bun.IDB) ledgerRepo {
 	return ledgerRepo{q: txQuerier{btx.Tx}}
 }
 
-// txQuerier runs the ledger's statements on a transaction and, inside a pipeline batch, notes
-// a statement that gave up waiting for a lock (pipeline.go) whatever the caller then makes of
-// its error.
+// txQuerier runs the ledger's statements on a transaction and, inside a pipeline batch, opens
+// the unit's savepoint before its first statement and notes a statement that gave up waiting
+// for a lock (pipeline.go) whatever the caller then makes of its error.
 type txQuerier struct{ tx *sql.Tx }
 
 func (q txQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	enterSQLFor(ctx)
 	rows, err := q.tx.QueryContext(ctx, query, args...)
 	noteLockWait(ctx, err)
 	return rows, err
 }
 
 func (q txQuerier) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	enterSQLFor(ctx)
 	row := q.tx.QueryRowContext(ctx, query, args...)
 	noteLockWait(ctx, row.Err())
 	return row
 }
 
 func (q txQuerier) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	enterSQLFor(ctx)
 	res, err := q.tx.ExecContext(ctx, query, args...)
 	noteLockWait(ctx, err)
 	return res, err

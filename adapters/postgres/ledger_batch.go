@@ -3,66 +3,98 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"errors"
+	"encoding/json"
 	"time"
 
 	"corridor/core"
 	"corridor/ledger"
 )
 
-// The ledger inside a pipeline batch (pipeline.go). The batch locks each balance row once and
-// keeps its balance in memory; a transfer is decided against those balances, inserts its
-// transfer row at once (the row claims its reference: a concurrent twin in another batch waits
-// on it, and a recorded one makes the insert do nothing), and buffers its postings and
-// balances-after. Before COMMIT the batch writes every buffered posting and one update per
-// touched account in one statement, so a hot account is written once per batch, not once per
-// transfer. The chain link is appended at commit by the trigger on ledger_transfers, as
-// without the pipeline.
+// The ledger inside a pipeline batch (pipeline.go). A transfer posted inside a batch costs no
+// round trip of its own:
 //
-// A unit keeps its own layer (balances it read or changed, postings it buffered) and merges it
-// into the batch when its savepoint is released; a unit rolled back drops its layer. Anything
-// that reads the ledger tables inside a batch (a replay, Transfer, Balances, the reports) or
-// writes them directly (a transfer with a target, a nested unit of work) writes the buffered
-// rows first; after a direct write the unit reads its balances again (the rows stay locked by
-// the batch, so that costs a query, never a wait). Buffered rows the batch's earlier units
-// wrote from inside a unit that is then rolled back go back into the batch's buffer.
+//   - The batch locks the balance rows its units need together: a unit that needs a row the
+//     batch has not locked yet parks, and when no unit can go on, one statement locks every
+//     row the parked units need and looks their references up. Rows locked once stay known in
+//     memory for the rest of the batch, so a hot account is read once per batch.
+//   - The transfer is decided in memory against those balances, in the batch's serial order
+//     (its units apply their transfers one after the other, in the order they joined), and
+//     buffered: its row, its postings and its balances-after.
+//   - Before COMMIT one statement writes every buffered transfer, every posting and one
+//     update per touched account, so a hot account is written once per batch. The chain link
+//     is appended at commit by the trigger on ledger_transfers, as without the pipeline.
+//
+// A unit keeps its own layer (balances it changed, transfers it buffered) and merges it into
+// the batch when it ends well; a unit that fails drops its layer. Anything that reads the
+// ledger tables inside a batch (a replay from the database, Transfer, Balances, the reports)
+// or writes them directly (a transfer with a target, a nested unit of work) writes the
+// buffered rows first; after a direct write the unit reads its balances again (the rows stay
+// locked by the batch, so that costs a query, never a wait). Buffered rows of the batch's
+// earlier units written from inside a unit that is then rolled back go back into the batch's
+// buffer.
 
-// batchLedger is the ledger state of a batch after its released units.
+// batchLedger is the ledger state of a batch after its finished units.
 type batchLedger struct {
-	known   map[string]knownBalance // balance rows this batch locked, as the batch left them
-	pending []bufferedPosting       // not yet written
+	known    map[string]knownBalance   // balance rows this batch locked, as its finished units left them
+	absent   map[string]bool           // account ids that do not exist
+	accounts map[string]ledger.Account // the accounts of known and absent-checked ids
+	dbRefs   map[refKey]string         // references looked up in the database: the recorded transfer's id, or ""
+	refs     map[refKey]ledger.Transfer
+	pending  []bufferedTransfer // buffered by finished units, not yet written
 }
+
+type refKey struct{ environment, reference string }
 
 type knownBalance struct {
 	balance ledger.Balance
 	at      time.Time // transfers on the account are never created before this
 }
 
-type bufferedPosting struct {
-	transferID, accountID string
-	sequence              int64
-	at                    time.Time
-	amount                int64
-	delta                 ledger.Delta
-	after                 ledger.Balance
+// bufferedTransfer is a decided transfer waiting for the batch's write.
+type bufferedTransfer struct {
+	row      transferRow
+	postings []bufferedPosting
 }
 
-func newBatchLedger() *batchLedger { return &batchLedger{known: map[string]knownBalance{}} }
+type transferRow struct {
+	id, environment, reference, typ, asset string
+	pendingID, reversedID                  *string
+	amount                                 int64
+	expiresAt                              *time.Time
+	metadata                               string
+	createdAt                              time.Time
+	status                                 string
+	canonical                              []byte
+}
+
+type bufferedPosting struct {
+	accountID string
+	amount    int64
+	delta     ledger.Delta
+	after     ledger.Balance
+}
+
+func newBatchLedger() *batchLedger {
+	return &batchLedger{known: map[string]knownBalance{}, absent: map[string]bool{}, accounts: map[string]ledger.Account{},
+		dbRefs: map[refKey]string{}, refs: map[refKey]ledger.Transfer{}}
+}
 
 // unitLedger is one unit's layer over its batch.
 type unitLedger struct {
+	m             *member
 	batch         *batchLedger
 	q             txQuerier
 	known         map[string]knownBalance
+	refs          map[refKey]ledger.Transfer
 	forget        bool // the batch's known balances are stale for this unit (a direct write ran)
-	pending       []bufferedPosting
-	flushedParent []bufferedPosting // the batch's rows this unit wrote; back to the batch on rollback
-	err           error             // a write the unit could not report (LedgerReports' flush)
-	lockConflict  bool              // a statement of the unit would have waited on a lock
+	pending       []bufferedTransfer
+	flushedParent []bufferedTransfer // the batch's rows this unit wrote; back to the batch on rollback
+	err           error              // a write the unit could not report (LedgerReports' flush)
+	lockConflict  bool               // a statement of the unit would have waited on a lock
 }
 
-func (b *batchLedger) unit(q *sql.Tx) *unitLedger {
-	return &unitLedger{batch: b, q: txQuerier{q}, known: map[string]knownBalance{}}
+func (b *batchLedger) unit(m *member, q *sql.Tx) *unitLedger {
+	return &unitLedger{m: m, batch: b, q: txQuerier{q}, known: map[string]knownBalance{}, refs: map[refKey]ledger.Transfer{}}
 }
 
 func (u *unitLedger) get(id string) (knownBalance, bool) {
@@ -76,7 +108,30 @@ func (u *unitLedger) get(id string) (knownBalance, bool) {
 	return k, ok
 }
 
-// merge folds a released unit into its batch.
+// missing lists the ids whose balance the unit cannot see yet and reports whether the
+// reference is still to be looked up.
+func (u *unitLedger) missing(ids []string, ref refKey) (out []string, refUnknown bool) {
+	for _, id := range ids {
+		if _, ok := u.get(id); !ok && !u.batch.absent[id] {
+			out = append(out, id)
+		}
+	}
+	_, mine := u.refs[ref]
+	_, inBatch := u.batch.refs[ref]
+	_, looked := u.batch.dbRefs[ref]
+	return out, !mine && !inBatch && !looked
+}
+
+// recorded returns the transfer this unit or a finished unit of the batch recorded under ref.
+func (u *unitLedger) recorded(ref refKey) (ledger.Transfer, bool) {
+	if t, ok := u.refs[ref]; ok {
+		return t, true
+	}
+	t, ok := u.batch.refs[ref]
+	return t, ok
+}
+
+// merge folds a unit that ended well into its batch.
 func (u *unitLedger) merge() {
 	if u.forget {
 		u.batch.known = make(map[string]knownBalance, len(u.known))
@@ -84,23 +139,30 @@ func (u *unitLedger) merge() {
 	for id, k := range u.known {
 		u.batch.known[id] = k
 	}
+	for ref, t := range u.refs {
+		u.batch.refs[ref] = t
+	}
 	u.batch.pending = append(u.batch.pending, u.pending...)
 }
 
-// discard drops a rolled-back unit's layer and gives the batch back the rows the unit wrote
-// for it.
+// discard drops a failed unit's layer and gives the batch back the rows the unit wrote for it.
 func (u *unitLedger) discard() {
 	if len(u.flushedParent) > 0 {
 		u.batch.pending = append(u.flushedParent, u.batch.pending...)
 	}
-	u.known, u.pending, u.flushedParent = map[string]knownBalance{}, nil, nil
+	u.known, u.refs, u.pending, u.flushedParent = map[string]knownBalance{}, map[refKey]ledger.Transfer{}, nil, nil
 }
 
 // flush writes the batch's and the unit's buffered rows inside the unit's savepoint.
 func (u *unitLedger) flush(ctx context.Context) error {
-	rows := append(append([]bufferedPosting(nil), u.batch.pending...), u.pending...)
+	rows := append(append([]bufferedTransfer(nil), u.batch.pending...), u.pending...)
 	if err := writeBuffered(ctx, u.q, rows); err != nil {
 		u.noteLock(err)
+		if referenceTaken(err) {
+			// A twin committed one of the buffered references after the batch looked it up:
+			// the batch cannot commit as it is, so every unit of it runs again alone.
+			u.m.b.poison(err)
+		}
 		return err
 	}
 	u.flushedParent = append(u.flushedParent, u.batch.pending...)
@@ -111,6 +173,7 @@ func (u *unitLedger) flush(ctx context.Context) error {
 // flushForDirect writes the buffered rows before a direct write and forgets the balances
 // the direct write may change.
 func (u *unitLedger) flushForDirect(ctx context.Context) error {
+	u.m.enterSQL()
 	if err := u.flush(ctx); err != nil {
 		return err
 	}
@@ -124,69 +187,285 @@ func (u *unitLedger) noteLock(err error) {
 	}
 }
 
+// errRowsBusy answers a Post whose balance rows another transaction holds; the unit runs
+// again first in the next batch whatever it makes of the error.
+var errRowsBusy = core.E(core.CodeServiceUnavailable, "the ledger accounts are busy; retry shortly")
+
+// loadNow locks and loads what a unit inside its savepoint needs, itself: rows it may wait for
+// when it is the batch's first holder of locks, rows another transaction holds skipped (and
+// the unit run again in the next batch) otherwise.
+func (u *unitLedger) loadNow(ctx context.Context, ids []string, ref refKey, refUnknown bool) error {
+	set := lockSet{}
+	if u.m.mayWait {
+		set.wait = ids
+	} else {
+		set.skip = ids
+	}
+	if refUnknown {
+		set.refs = []refKey{ref}
+	}
+	if err := u.batch.lock(ctx, u.q, set, u.known); err != nil {
+		u.noteLock(err)
+		return err
+	}
+	for _, id := range ids {
+		if _, ok := u.known[id]; !ok && !u.batch.absent[id] {
+			u.lockConflict = true
+			return errRowsBusy
+		}
+	}
+	return nil
+}
+
+// lockSet is what one locking read asks for.
+type lockSet struct {
+	wait, skip []string // balance rows to lock: waiting for them, or skipping those another transaction holds
+	refs       []refKey // references to look up
+}
+
+func (s lockSet) empty() bool { return len(s.wait) == 0 && len(s.skip) == 0 && len(s.refs) == 0 }
+
+// lockSQL locks balance rows and looks references up in one round trip: $1 the rows it waits
+// for, in account-id order; $2 the rows it takes unless another transaction holds them; $3
+// and $4 the references (environment, reference). Reference rows carry their environment.
+const lockSQL = `
+WITH w AS MATERIALIZED (
+    SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits, b.last_transfer_at
+    FROM ledger_balances b WHERE b.account_id = ANY($1::text[]) ORDER BY b.account_id FOR UPDATE
+), s AS MATERIALIZED (
+    SELECT b.account_id, b.posted, b.pending_debits, b.pending_credits, b.last_transfer_at
+    FROM ledger_balances b WHERE b.account_id = ANY($2::text[]) ORDER BY b.account_id FOR UPDATE SKIP LOCKED
+)
+SELECT account_id, posted, pending_debits, pending_credits, last_transfer_at, '' AS environment, '' AS reference FROM w
+UNION ALL
+SELECT account_id, posted, pending_debits, pending_credits, last_transfer_at, '', '' FROM s
+UNION ALL
+SELECT x.id, 0, 0, 0, NULL, x.environment, x.reference
+FROM ledger_transfers x JOIN unnest($3::text[], $4::text[]) AS q (environment, reference)
+    ON x.environment = q.environment AND x.reference = q.reference`
+
+// lock runs lockSQL for set: balances go into into, references into the batch. Accounts that
+// do not exist are noted absent and not asked for.
+func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into map[string]knownBalance) error {
+	var err error
+	if set.wait, err = b.existing(ctx, q, set.wait); err != nil {
+		return err
+	}
+	if set.skip, err = b.existing(ctx, q, set.skip); err != nil {
+		return err
+	}
+	if set.empty() {
+		return nil
+	}
+	envs, refs := make([]string, len(set.refs)), make([]string, len(set.refs))
+	for i, r := range set.refs {
+		envs[i], refs[i] = r.environment, r.reference
+	}
+	rows, err := q.QueryContext(ctx, lockSQL, nonNil(set.wait), nonNil(set.skip), envs, refs)
+	if err != nil {
+		return ledgerError("lock balances", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, env, ref string
+		var bal ledger.Balance
+		var lastAt sql.NullTime
+		if err := rows.Scan(&id, &bal.Posted, &bal.PendingDebits, &bal.PendingCredits, &lastAt, &env, &ref); err != nil {
+			return ledgerError("lock balances", err)
+		}
+		if env != "" {
+			b.dbRefs[refKey{env, ref}] = id
+			continue
+		}
+		k := knownBalance{balance: bal}
+		if lastAt.Valid {
+			k.at = lastAt.Time.UTC()
+		}
+		into[id] = k
+	}
+	if err := rows.Err(); err != nil {
+		return ledgerError("lock balances", err)
+	}
+	for _, r := range set.refs {
+		if _, ok := b.dbRefs[r]; !ok {
+			b.dbRefs[r] = ""
+		}
+	}
+	return nil
+}
+
+func nonNil(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
+// existing keeps the ids of accounts that exist, loading the accounts the batch lacks (from
+// the account cache or the database), and notes the others absent.
+func (b *batchLedger) existing(ctx context.Context, q txQuerier, ids []string) ([]string, error) {
+	var lookup []string
+	for _, id := range ids {
+		if _, ok := b.accounts[id]; ok || b.absent[id] {
+			continue
+		}
+		if a, ok := cachedAccounts.get(id); ok {
+			b.accounts[id] = a
+		} else {
+			lookup = append(lookup, id)
+		}
+	}
+	if len(lookup) > 0 {
+		rows, err := q.QueryContext(ctx, accountsByIDSQL, lookup)
+		if err != nil {
+			return nil, ledgerError("load accounts", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			a, err := scanAccount(rows)
+			if err != nil {
+				return nil, err
+			}
+			cachedAccounts.put(a)
+			b.accounts[a.ID] = a
+		}
+		if err := rows.Err(); err != nil {
+			return nil, ledgerError("load accounts", err)
+		}
+		for _, id := range lookup {
+			if _, ok := b.accounts[id]; !ok {
+				b.absent[id] = true
+			}
+		}
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !b.absent[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
 // flush writes the batch's buffered rows before its COMMIT.
-func (b *batchLedger) flush(ctx context.Context, q *sql.Tx) error {
-	err := writeBuffered(ctx, txQuerier{q}, b.pending)
+func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
+	err := writeBuffered(ctx, q, b.pending)
 	if err == nil {
 		b.pending = nil
 	}
 	return err
 }
 
+// writeBufferedSQL inserts transfers (in their serial order, which gives them their
+// sequence), their postings (with the sequence just given) and sets each touched account's
+// balance to its last posting's balance-after, in one statement.
 const writeBufferedSQL = `
-WITH p AS (
+WITH t AS (
+    INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
+        expires_at, metadata, created_at, status, canonical)
+    SELECT x.id, x.environment, x.reference, x.type, x.asset, x.pending_id, x.reversed_id, x.amount,
+        x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8[],
+        $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bytea[]) WITH ORDINALITY
+        AS x (id, environment, reference, type, asset, pending_id, reversed_id, amount, expires_at, metadata,
+            created_at, status, canonical, n)
+    ORDER BY x.n
+    RETURNING id, sequence, created_at
+), p AS (
     INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
         pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::timestamptz[], $5::int8[], $6::int8[],
-        $7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::int8[])
+    SELECT t.id, x.account_id, t.sequence, t.created_at, x.amount, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca
+    FROM unnest($14::text[], $15::text[], $16::int8[], $17::int8[], $18::int8[], $19::int8[], $20::int8[],
+        $21::int8[], $22::int8[]) AS x (transfer_id, account_id, amount, pd, pdd, pcd, pa, pda, pca)
+    JOIN t ON t.id = x.transfer_id
 )
 UPDATE ledger_balances bl SET posted = u.posted, pending_debits = u.pending_debits,
     pending_credits = u.pending_credits, last_transfer_at = u.at
-FROM unnest($12::text[], $13::int8[], $14::int8[], $15::int8[], $16::timestamptz[])
-    AS u(account_id, posted, pending_debits, pending_credits, at)
+FROM unnest($23::text[], $24::int8[], $25::int8[], $26::int8[], $27::timestamptz[])
+    AS u (account_id, posted, pending_debits, pending_credits, at)
 WHERE bl.account_id = u.account_id`
 
-// writeBuffered inserts rows and sets each touched account's balance to its last row's
-// balance-after, in one statement.
-func writeBuffered(ctx context.Context, q txQuerier, rows []bufferedPosting) error {
-	if len(rows) == 0 {
+// writeBuffered writes ts in one statement (nothing when ts is empty).
+func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer) error {
+	if len(ts) == 0 {
 		return nil
 	}
-	n := len(rows)
-	transfers, accounts := make([]string, n), make([]string, n)
-	sequences, amounts := make([]int64, n), make([]int64, n)
-	ats := make([]time.Time, n)
-	dp, dd, dc, ap, ad, ac := make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n), make([]int64, n)
+	n := len(ts)
+	ids, envs, refs, types, assets := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	pendingIDs, reversedIDs := make([]*string, n), make([]*string, n)
+	amounts := make([]int64, n)
+	expires := make([]*time.Time, n)
+	metadata, statuses := make([]string, n), make([]string, n)
+	created := make([]time.Time, n)
+	canonical := make([][]byte, n)
+	var pTransfers, pAccounts []string
+	var pAmounts, dp, dd, dc, ap, ad, ac []int64
 	last := map[string]int{}
 	var order []string
-	for i, r := range rows {
-		transfers[i], accounts[i], sequences[i], ats[i], amounts[i] = r.transferID, r.accountID, r.sequence, r.at, r.amount
-		dp[i], dd[i], dc[i] = r.delta.Posted, r.delta.PendingDebits, r.delta.PendingCredits
-		ap[i], ad[i], ac[i] = r.after.Posted, r.after.PendingDebits, r.after.PendingCredits
-		if _, ok := last[r.accountID]; !ok {
-			order = append(order, r.accountID)
+	type after struct {
+		b  ledger.Balance
+		at time.Time
+	}
+	var afters []after
+	for i, t := range ts {
+		r := t.row
+		ids[i], envs[i], refs[i], types[i], assets[i] = r.id, r.environment, r.reference, r.typ, r.asset
+		pendingIDs[i], reversedIDs[i], amounts[i], expires[i] = r.pendingID, r.reversedID, r.amount, r.expiresAt
+		metadata[i], created[i], statuses[i], canonical[i] = r.metadata, r.createdAt, r.status, r.canonical
+		for _, p := range t.postings {
+			pTransfers, pAccounts, pAmounts = append(pTransfers, r.id), append(pAccounts, p.accountID), append(pAmounts, p.amount)
+			dp, dd, dc = append(dp, p.delta.Posted), append(dd, p.delta.PendingDebits), append(dc, p.delta.PendingCredits)
+			ap, ad, ac = append(ap, p.after.Posted), append(ad, p.after.PendingDebits), append(ac, p.after.PendingCredits)
+			if _, ok := last[p.accountID]; !ok {
+				order = append(order, p.accountID)
+			}
+			last[p.accountID] = len(afters)
+			afters = append(afters, after{p.after, r.createdAt})
 		}
-		last[r.accountID] = i
 	}
-	ids := make([]string, len(order))
-	bp, bd, bc := make([]int64, len(order)), make([]int64, len(order)), make([]int64, len(order))
-	bat := make([]time.Time, len(order))
+	m := len(order)
+	bIDs, bp, bd, bc, bat := make([]string, m), make([]int64, m), make([]int64, m), make([]int64, m), make([]time.Time, m)
 	for j, id := range order {
-		r := rows[last[id]]
-		ids[j], bp[j], bd[j], bc[j], bat[j] = id, r.after.Posted, r.after.PendingDebits, r.after.PendingCredits, r.at
+		a := afters[last[id]]
+		bIDs[j], bp[j], bd[j], bc[j], bat[j] = id, a.b.Posted, a.b.PendingDebits, a.b.PendingCredits, a.at
 	}
-	_, err := q.ExecContext(ctx, writeBufferedSQL, transfers, accounts, sequences, ats, amounts, dp, dd, dc, ap, ad, ac,
-		ids, bp, bd, bc, bat)
+	_, err := q.ExecContext(ctx, writeBufferedSQL, ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts,
+		expires, metadata, created, statuses, canonical,
+		pTransfers, pAccounts, pAmounts, dp, dd, dc, ap, ad, ac,
+		bIDs, bp, bd, bc, bat)
 	return ledgerError("write batch", err)
 }
 
-const insertTransferSQL = `
-INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
-    expires_at, metadata, created_at, status, canonical)
-VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::int8, $9::timestamptz,
-    $10::jsonb, $11::timestamptz, $12::text, $13::bytea)
-ON CONFLICT (environment, reference) DO NOTHING
-RETURNING sequence`
+// referenceTaken reports a unique violation of a transfer's reference.
+func referenceTaken(err error) bool {
+	code, constraint := constraintOf(err)
+	return code == "23505" && constraint == "ledger_transfers_environment_reference_key"
+}
+
+// transferRowOf lays out an accepted transfer's row.
+func transferRowOf(res ledger.Result) (transferRow, error) {
+	t := res.Transfer
+	metadata := []byte("{}")
+	if len(t.Metadata) > 0 {
+		var err error
+		if metadata, err = json.Marshal(t.Metadata); err != nil {
+			return transferRow{}, err
+		}
+	}
+	row := transferRow{id: t.ID, environment: string(t.Environment), reference: t.Reference, typ: string(t.Type),
+		asset: t.Asset, amount: t.Amount, metadata: string(metadata), createdAt: t.CreatedAt,
+		status: string(res.State.Status), canonical: ledger.CanonicalBytes(t)}
+	if t.PendingID != "" {
+		row.pendingID = &t.PendingID
+	}
+	if t.ReversedID != "" {
+		row.reversedID = &t.ReversedID
+	}
+	if !t.ExpiresAt.IsZero() {
+		row.expiresAt = &t.ExpiresAt
+	}
+	return row, nil
+}
 
 // in binds the repository to a unit's layer of a batch (nil: no batch).
 func (r ledgerRepo) in(u *unitLedger) ledgerRepo {
@@ -198,6 +477,7 @@ func (r ledgerRepo) in(u *unitLedger) ledgerRepo {
 // are written first (an error fails the unit).
 func (r ledgerRepo) reading(u *unitLedger) ledgerRepo {
 	if u != nil && u.err == nil {
+		u.m.enterSQL()
 		u.err = u.flush(context.Background())
 	}
 	return r
@@ -205,14 +485,15 @@ func (r ledgerRepo) reading(u *unitLedger) ledgerRepo {
 
 // postBatched is Post inside a batch.
 func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+	u := r.u
 	if spec.TargetID() != "" {
 		// Rare on a hot path (holds posted or voided, reversals): written directly.
-		if err := r.u.flushForDirect(ctx); err != nil {
+		if err := u.flushForDirect(ctx); err != nil {
 			return ledger.Transfer{}, false, err
 		}
 		t, replayed, err := r.in(nil).Post(ctx, now, spec)
 		if err != nil {
-			r.u.noteLock(err)
+			u.noteLock(err)
 		}
 		return t, replayed, err
 	}
@@ -222,84 +503,76 @@ func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.
 	if err := storableMetadata(spec.Metadata); err != nil {
 		return ledger.Transfer{}, false, err
 	}
-	in := ledger.ApplyInput{Spec: spec, TransferID: core.NewID(core.PrefixTransfer), Now: now.UTC().Truncate(time.Microsecond),
-		Accounts: map[string]ledger.Account{}, Balances: map[string]ledger.Balance{}}
-	var missing []string
-	for _, id := range ledger.InvolvedAccountIDs(spec, nil) {
-		if k, ok := r.u.get(id); ok {
-			in.Balances[id] = k.balance
-			in.Now = latest(in.Now, k.at)
-		} else {
-			missing = append(missing, id)
+	ids := ledger.InvolvedAccountIDs(spec, nil)
+	ref := refKey{string(spec.Environment), spec.Reference}
+	for {
+		missing, refUnknown := u.missing(ids, ref)
+		if len(missing) == 0 && !refUnknown {
+			break
+		}
+		if u.m.sql {
+			if err := u.loadNow(ctx, missing, ref, refUnknown); err != nil {
+				return ledger.Transfer{}, false, err
+			}
+			continue
+		}
+		if u.m.park(memberParkedLoad, loadNeed{ids: missing, ref: ref, refUnknown: refUnknown}) {
+			return ledger.Transfer{}, false, errRowsBusy
 		}
 	}
-	if len(missing) > 0 {
-		known := len(in.Balances)
-		recorded, err := r.lockBalances(ctx, spec, missing, &in)
-		if err != nil {
-			r.u.noteLock(err)
-			return ledger.Transfer{}, false, err
+	if !u.m.awaitTurn() {
+		return ledger.Transfer{}, false, errRowsBusy
+	}
+	if t, ok := u.recorded(ref); ok {
+		t, err := ledger.ReplayOrConflict(spec, t)
+		return t, err == nil, err
+	}
+	if u.batch.dbRefs[ref] != "" {
+		return r.replayInBatch(ctx, spec)
+	}
+	in := ledger.ApplyInput{Spec: spec, TransferID: core.NewID(core.PrefixTransfer), Now: now.UTC().Truncate(time.Microsecond),
+		Accounts: make(map[string]ledger.Account, len(ids)), Balances: make(map[string]ledger.Balance, len(ids))}
+	for _, id := range ids {
+		if u.batch.absent[id] {
+			continue
 		}
-		if recorded {
-			return r.replayInBatch(ctx, spec, true)
-		}
-		for _, id := range missing {
-			if b, ok := in.Balances[id]; ok {
-				r.u.known[id] = knownBalance{balance: b, at: in.Now}
-			}
-		}
-		if len(in.Balances) == known { // nothing was locked, so nothing looked the reference up
-			if t, found, err := r.replayInBatch(ctx, spec, false); found || err != nil {
-				return t, found, err
-			}
-		}
-	} else if err := r.loadAccounts(ctx, &in); err != nil {
-		return ledger.Transfer{}, false, err
+		k, _ := u.get(id)
+		in.Balances[id], in.Accounts[id] = k.balance, u.batch.accounts[id]
+		in.Now = latest(in.Now, k.at)
 	}
 	res, err := ledger.Apply(in)
 	if err != nil {
-		// A twin may be recorded (committed by another batch, or by this one): its replay is
-		// the answer, not this refusal.
-		if t, found, rerr := r.replayInBatch(ctx, spec, false); found || rerr != nil {
-			return t, found && rerr == nil, rerr
-		}
 		return ledger.Transfer{}, false, err
 	}
 	deltas, err := ledger.Effects(res.Transfer, nil)
 	if err != nil {
 		return ledger.Transfer{}, false, err
 	}
-	args, err := writeArgs(res, deltas)
+	row, err := transferRowOf(res)
 	if err != nil {
 		return ledger.Transfer{}, false, err
 	}
-	var sequence int64
-	err = r.q.QueryRowContext(ctx, insertTransferSQL, args[:13]...).Scan(&sequence)
-	if errors.Is(err, sql.ErrNoRows) { // the reference is recorded
-		return r.replayInBatch(ctx, spec, true)
-	}
-	if err != nil {
-		r.u.noteLock(err)
-		return ledger.Transfer{}, false, ledgerError("write transfer", err)
-	}
 	t := res.Transfer
+	if len(deltas) != len(t.Postings) {
+		return ledger.Transfer{}, false, core.E(core.CodeInternal, "ledger: %s has %d postings and %d deltas", t.ID, len(t.Postings), len(deltas))
+	}
+	bt := bufferedTransfer{row: row, postings: make([]bufferedPosting, len(t.Postings))}
 	for i, p := range t.Postings {
 		after := res.Balances[p.AccountID]
-		r.u.pending = append(r.u.pending, bufferedPosting{transferID: t.ID, accountID: p.AccountID, sequence: sequence,
-			at: t.CreatedAt, amount: p.Amount, delta: deltas[i], after: after})
-		r.u.known[p.AccountID] = knownBalance{balance: after, at: t.CreatedAt}
+		bt.postings[i] = bufferedPosting{accountID: p.AccountID, amount: p.Amount, delta: deltas[i], after: after}
+		u.known[p.AccountID] = knownBalance{balance: after, at: t.CreatedAt}
 	}
+	u.pending = append(u.pending, bt)
+	u.refs[ref] = t
 	return t, false, nil
 }
 
-// replayInBatch writes the buffered rows (the recorded transfer may be one of them) and
-// answers with the recorded transfer; must means it is known to be recorded.
-func (r ledgerRepo) replayInBatch(ctx context.Context, spec ledger.TransferSpec, must bool) (ledger.Transfer, bool, error) {
+// replayInBatch writes the buffered rows and answers with the transfer the database holds
+// under the reference.
+func (r ledgerRepo) replayInBatch(ctx context.Context, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
+	r.u.m.enterSQL()
 	if err := r.u.flush(ctx); err != nil {
 		return ledger.Transfer{}, false, err
 	}
-	if must {
-		return r.mustReplay(ctx, spec)
-	}
-	return r.replay(ctx, spec)
+	return r.mustReplay(ctx, spec)
 }

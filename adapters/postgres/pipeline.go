@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,32 +15,41 @@ import (
 )
 
 // The commit pipeline. Without it every unit of work is its own transaction and pays its own
-// COMMIT, a WAL flush: with durability on, that flush is what bounds throughput. With it,
-// concurrent units of work join a shared transaction, a batch: each unit runs in its own
-// savepoint, one after the other on the batch's connection, and the batch commits once. A unit
-// that fails is rolled back to its savepoint and answered at once; the others are answered
-// only when the COMMIT has returned, so no unit is ever acknowledged before it is durable.
+// COMMIT, a WAL flush, and its own round trips. With it, concurrent units of work join a shared
+// transaction, a batch, that commits once; no unit is answered before its batch's COMMIT has
+// returned, so none is ever acknowledged before it is durable.
 //
 // Several lanes (each one batch at a time, on one pooled connection) run in parallel. A batch
-// closes when it holds MaxBatch units or when MaxWait has passed since it opened and no unit
-// is waiting.
+// admits units until it holds MaxBatch of them or MaxWait has passed since it opened and no
+// unit is waiting; then it runs the units it admitted to their ends and commits.
 //
-// Locks. Units of one batch share a transaction, so they never wait for each other (row and
-// advisory locks are the transaction's), and they run serially, so each sees the effects of
-// the ones before it as a serial history would. Waiting on another lane is the danger: a
-// batch holds every lock its units took until it commits, so a unit that waits on another
-// batch while its own batch holds locks can close a cycle. The first unit of a batch may wait
-// (its batch holds nothing else, exactly like a unit of work without the pipeline). Every
-// later unit runs under lock_timeout = 1ms: when it would wait, it is rolled back to its
-// savepoint, the batch commits without it, and it runs again as the first unit of the next
-// batch. A deadlock between first units is retried as without the pipeline.
+// Serial order. The units of a batch take effect one after the other, in the order they
+// joined: a unit changes anything (a ledger transfer decided, a statement run) only once every
+// unit before it has ended, so each sees the effects of the ones before it as a serial history
+// would. Before that, a unit may run as far as its first need: each unit runs on its caller's
+// goroutine, one at a time, handing the batch's connection back and forth with its lane.
 //
-// Ledger writes are set-wise (ledger_batch.go): the batch keeps the balances it has locked in
-// memory, a transfer inserts only its transfer row (which claims its reference) and buffers
-// its postings and balances, and the batch writes every buffered posting and one update per
-// touched account in one statement before COMMIT.
+// Ledger-only units cost no round trip of their own (ledger_batch.go). A unit that needs ledger
+// balance rows the batch has not locked yet parks; when no unit can go on, the lane locks the
+// rows every parked unit needs, and looks their references up, in one statement. Transfers are
+// decided in memory and written set-wise before COMMIT.
 //
-// A failed flush or COMMIT that PostgreSQL answered (nothing was committed) runs every unit of
+// Units that run statements. A unit's first statement (any repository's, or the unit's
+// transaction taken from its context) waits for the unit's turn and opens the unit's
+// savepoint, releasing the previous one in the same round trip. A unit that fails is rolled
+// back to its savepoint (a unit that ran no statement just drops its ledger layer) and is
+// answered with its error when the batch commits.
+//
+// Locks. Units of one batch share a transaction, so they never wait for each other. Waiting on
+// another transaction is the danger: a batch holds every lock its units took until it
+// commits, so a batch that waits while it holds locks can close a cycle. So a batch waits only
+// while it holds none: its first locking read waits for the rows of the first unit, and its
+// first unit to run statements runs them as a unit of work would. Every later locking read
+// skips rows another transaction holds (SKIP LOCKED), and every later unit's statements run
+// under lock_timeout = 1ms. A unit that meets a held lock is rolled back and runs again, first
+// in the lane's next batch. A deadlock between first units is retried as without the pipeline.
+//
+// A failed write or COMMIT that PostgreSQL answered (nothing was committed) runs every unit of
 // the batch again alone, as a unit of work without the pipeline; a COMMIT whose outcome is
 // unknown (the connection broke) answers every unit with the error, as a unit of work without
 // the pipeline would.
@@ -50,8 +58,9 @@ import (
 type PipelineOptions struct {
 	// Lanes is how many batches run at once, each on its own connection of the pool.
 	Lanes int
-	// MaxBatch closes a batch when it holds this many units (0: DefaultPipelineMaxBatch; at most 60: a batch's savepoints
-	// are subtransactions, and past 64 PostgreSQL's snapshots overflow to pg_subtrans).
+	// MaxBatch closes a batch when it holds this many units (0: DefaultPipelineMaxBatch; at
+	// most 1024). A batch also closes once 60 of its units ran statements: their savepoints
+	// are subtransactions, and past 64 PostgreSQL's snapshots overflow to pg_subtrans.
 	MaxBatch int
 	// MaxWait closes a batch when this long has passed since it opened and no unit is waiting
 	// (0: DefaultPipelineMaxWait; negative: close as soon as no unit is waiting).
@@ -66,7 +75,7 @@ const (
 	DefaultPipelineLanes    = 4
 	DefaultPipelineMaxBatch = 48
 	DefaultPipelineMaxWait  = time.Millisecond
-	maxPipelineBatch        = 60
+	maxPipelineBatch        = 1024
 )
 
 // ErrPipelineClosed answers units submitted after Close.
@@ -146,11 +155,19 @@ func (s *Store) PipelineStats() PipelineStats {
 	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load()}
 }
 
-// pipeUnit is one submitted unit of work and where its outcome goes.
+// pipeUnit is one submitted unit of work; its caller's goroutine runs it when a lane says so.
 type pipeUnit struct {
 	ctx  context.Context
 	fn   func(ctx context.Context, tx ports.Tx) error
-	done chan unitOutcome
+	wake chan wake
+}
+
+// wake is what a lane tells a unit's goroutine.
+type wake struct {
+	m      *member      // run in this batch (from its start)
+	abort  bool         // to a parked unit: give up (a held lock, or a batch that cannot commit)
+	direct bool         // run alone, without the pipeline
+	out    *unitOutcome // the unit's answer
 }
 
 type unitOutcome struct {
@@ -158,10 +175,10 @@ type unitOutcome struct {
 	panicked any
 }
 
-// submit runs fn in a batch and returns its outcome once its batch committed (or at once
-// when it failed). A panic in fn is raised again on the caller's goroutine.
+// submit runs fn in a batch and returns its outcome once its batch committed. A panic in fn
+// is raised again once the batch is done with the unit.
 func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
-	u := &pipeUnit{ctx: ctx, fn: fn, done: make(chan unitOutcome, 1)}
+	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1)}
 	select {
 	case p.queue <- u:
 	case <-ctx.Done():
@@ -169,243 +186,424 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 	case <-p.stop:
 		return ErrPipelineClosed
 	}
-	out := <-u.done
-	if out.panicked != nil {
-		panic(out.panicked)
+	for {
+		w := <-u.wake
+		switch {
+		case w.out != nil:
+			if w.out.panicked != nil {
+				panic(w.out.panicked)
+			}
+			return w.out.err
+		case w.direct:
+			return p.direct(ctx, fn)
+		default:
+			w.m.execute()
+		}
 	}
-	return out.err
 }
 
 // lane runs batches one after the other until the pipeline stops.
 func (p *pipeline) lane() {
 	defer p.wg.Done()
-	var carry *pipeUnit
+	var carry []*pipeUnit
 	for {
-		u := carry
-		if u == nil {
+		if len(carry) == 0 {
 			select {
-			case u = <-p.queue:
+			case u := <-p.queue:
+				carry = []*pipeUnit{u}
 			case <-p.stop:
 				return
 			}
 		}
-		carry = p.runBatch(u)
+		carry = p.runBatch(carry)
 	}
 }
 
-// unitState is what running one unit in a batch came to.
-type unitState int
+// memberState is where a unit of a batch stands.
+type memberState int
 
 const (
-	unitDone     unitState = iota // ran to its end; answered when its release and the commit succeed
-	unitFailed                    // rolled back and answered
-	unitConflict                  // would have waited on a lock: rolled back, runs first in the next batch
-	unitBroken                    // the batch's transaction is unusable
+	memberIdle        memberState = iota // admitted, not started
+	memberRunning                        // holds the batch's connection
+	memberParkedLoad                     // waits for ledger rows to be locked
+	memberParkedOrder                    // waits for the units before it to end
+	memberEnded                          // its function returned
 )
+
+// loadNeed is what a unit parked on ledger rows waits for.
+type loadNeed struct {
+	ids        []string
+	ref        refKey
+	refUnknown bool
+}
+
+// member is one run of a unit in a batch.
+type member struct {
+	u        *pipeUnit
+	b        *batch
+	l        *unitLedger
+	state    memberState
+	need     loadNeed
+	abort    bool // told to give up: it runs again
+	sql      bool // ran a statement: its savepoint is open
+	mayWait  bool // its statements may wait for locks (its batch held none when it started them)
+	carried  bool
+	waited   atomic.Bool // a statement of it gave up waiting for a lock
+	err      error
+	panicked any
+}
 
 // batch is one shared transaction.
 type batch struct {
-	p       *pipeline
-	tx      bun.Tx
-	ledger  *batchLedger
-	units   int       // units run, including the failed ones
-	open    *pipeUnit // the unit whose savepoint is not yet released
-	openL   *unitLedger
-	acked   []*pipeUnit // released units, answered at commit
-	timeout bool        // lock_timeout is set
+	p          *pipeline
+	tx         bun.Tx
+	q          txQuerier
+	ledger     *batchLedger
+	events     chan *member // a running unit hands the connection back
+	members    []*member
+	head       int     // the first member that has not ended
+	open       *member // the last member that ran statements, its savepoint not yet released
+	ended      []*member
+	carry      []*pipeUnit
+	sqlUnits   int
+	holdsLocks bool  // the batch's transaction may hold locks
+	timeout    bool  // lock_timeout is set
+	poisoned   error // the batch cannot commit: its units run again alone
 }
 
-// runBatch runs first and the units that join it, commits, answers, and returns a unit that
-// must run first in the next batch, if any.
-func (p *pipeline) runBatch(first *pipeUnit) (carry *pipeUnit) {
+// maxSQLUnits bounds the savepoints of a batch: they are subtransactions, and past 64
+// PostgreSQL's snapshots overflow to pg_subtrans.
+const maxSQLUnits = 60
+
+// runBatch admits carried and the units that join them, runs them, commits, answers, and
+// returns the units that must run first in the next batch.
+func (p *pipeline) runBatch(carried []*pipeUnit) []*pipeUnit {
 	ctx := context.Background()
 	btx, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
-		first.done <- unitOutcome{err: err}
-		return nil
-	}
-	b := &batch{p: p, tx: btx, ledger: newBatchLedger()}
-	if b.run(ctx, first) == unitBroken {
-		return nil
-	}
-	var timer *time.Timer
-	deadline := time.Now().Add(p.opts.MaxWait)
-	for b.units < p.opts.MaxBatch {
-		var u *pipeUnit
-		select {
-		case u = <-p.queue:
-		default:
+		for _, u := range carried {
+			u.wake <- wake{out: &unitOutcome{err: err}}
 		}
-		if u == nil {
-			wait := time.Until(deadline)
-			if wait <= 0 {
-				break
-			}
-			if timer == nil {
-				timer = time.NewTimer(wait)
-				defer timer.Stop()
+		return nil
+	}
+	b := &batch{p: p, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member)}
+	for _, u := range carried {
+		b.admit(u)
+	}
+	admitting := true
+	timer := time.NewTimer(p.opts.MaxWait)
+	defer timer.Stop()
+	for {
+		if b.poisoned != nil {
+			return b.runAlone()
+		}
+		if m, abort := b.runnable(); m != nil {
+			b.give(m, abort)
+			continue
+		}
+		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits < maxSQLUnits {
+			select {
+			case u := <-p.queue:
+				b.admit(u)
+				continue
+			default:
 			}
 			select {
-			case u = <-p.queue:
+			case u := <-p.queue:
+				b.admit(u)
+				continue
 			case <-timer.C:
 			case <-p.stop:
 			}
-			if u == nil {
-				break
-			}
 		}
-		switch b.run(ctx, u) {
-		case unitConflict:
-			carry = u
-		case unitBroken:
-			return nil
+		admitting = false
+		if set := b.loadSet(); !set.empty() {
+			b.load(ctx, set)
+			continue
 		}
-		if carry != nil {
-			break
-		}
+		break
 	}
-	b.commit(ctx)
-	return carry
+	return b.commit(ctx)
 }
 
-// run runs one unit in its own savepoint (releasing the previous unit's in the same round
-// trip) and reports what came of it.
-func (b *batch) run(ctx context.Context, u *pipeUnit) unitState {
-	first := b.units == 0
-	if err := b.savepoint(ctx, !first); err != nil {
-		b.fail(err, u)
-		return unitBroken
+func (b *batch) admit(u *pipeUnit) {
+	m := &member{u: u, b: b}
+	m.l = b.ledger.unit(m, b.tx.Tx)
+	b.members = append(b.members, m)
+}
+
+// runnable picks the member to run next: a new one (to its first need), one told to give up,
+// or the head once what it waits for is there.
+func (b *batch) runnable() (*member, bool) {
+	for _, m := range b.members[b.head:] {
+		switch {
+		case m.state == memberIdle:
+			return m, false
+		case m.abort && (m.state == memberParkedLoad || m.state == memberParkedOrder):
+			return m, true
+		}
 	}
-	b.units++
-	b.p.stats.units.Add(1)
-	ul := b.ledger.unit(b.tx.Tx)
+	if b.head == len(b.members) {
+		return nil, false
+	}
+	h := b.members[b.head]
+	if h.state == memberParkedOrder || (h.state == memberParkedLoad && b.satisfied(h)) {
+		return h, false
+	}
+	return nil, false
+}
+
+func (b *batch) satisfied(m *member) bool {
+	for _, id := range m.need.ids {
+		if _, ok := b.ledger.known[id]; !ok && !b.ledger.absent[id] {
+			return false
+		}
+	}
+	if m.need.refUnknown {
+		_, looked := b.ledger.dbRefs[m.need.ref]
+		_, inBatch := b.ledger.refs[m.need.ref]
+		return looked || inBatch
+	}
+	return true
+}
+
+// give hands the connection to m until it parks or ends.
+func (b *batch) give(m *member, abort bool) {
+	if m.state == memberIdle {
+		b.p.stats.units.Add(1)
+		m.state = memberRunning
+		m.u.wake <- wake{m: m}
+	} else {
+		m.state = memberRunning
+		m.u.wake <- wake{abort: abort}
+	}
+	<-b.events
+	if m.state == memberEnded {
+		b.end(m)
+	}
+}
+
+// execute runs the unit's function on its caller's goroutine, then hands the connection back.
+func (m *member) execute() {
+	b := m.b
 	// The unit's statements run without its caller's cancellation: a statement cancelled
 	// half-way would break the batch's connection for every unit in it. statement_timeout
 	// still bounds each statement.
-	waited := new(atomic.Bool)
-	uctx := context.WithValue(context.WithoutCancel(u.ctx), txKey{}, b.tx)
-	uctx = context.WithValue(context.WithValue(uctx, unitKey{}, ul), lockWaitKey{}, waited)
-	panicked, err := callUnit(uctx, u.fn, &tx{db: b.tx, unit: ul})
-	if err == nil && ul.err != nil {
-		err = ul.err
+	ctx := context.WithValue(context.WithoutCancel(m.u.ctx), txKey{}, b.tx)
+	ctx = context.WithValue(context.WithValue(ctx, unitKey{}, m.l), lockWaitKey{}, &m.waited)
+	m.panicked, m.err = callUnit(ctx, m.u.fn, &tx{db: b.tx, unit: m.l})
+	if m.err == nil && m.l.err != nil {
+		m.err = m.l.err
 	}
-	// A unit that gave up waiting for a lock runs again even when it returned nil: the use
-	// case may have turned the error into an answer (an HTTP 500 response it then returned).
-	conflict := !first && (waited.Load() || ul.lockConflict || lockNotAvailable(err))
-	if err == nil && panicked == nil && !conflict {
-		b.open, b.openL = u, ul
-		return unitDone
-	}
-	if rerr := b.rollbackUnit(ctx, ul); rerr != nil {
-		b.fail(rerr, u)
-		return unitBroken
-	}
-	if conflict && panicked == nil {
-		b.p.stats.conflicts.Add(1)
-		return unitConflict
-	}
-	u.done <- unitOutcome{err: err, panicked: panicked}
-	return unitFailed
+	m.state = memberEnded
+	b.events <- m
 }
 
 func callUnit(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error, t *tx) (panicked any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			if r == errGaveUp {
+				err = errRowsBusy // the member is carried or run alone, never answered with this
+				return
+			}
 			panicked = r
 		}
 	}()
 	return nil, fn(ctx, t)
 }
 
-// savepoint releases the open unit's savepoint (if any), sets lock_timeout once the first
-// unit is done, and opens a new savepoint, in one round trip. A release that fails (the unit
-// swallowed an error and left its savepoint aborted) fails that unit alone.
-func (b *batch) savepoint(ctx context.Context, setTimeout bool) error {
-	for {
-		sql := "SAVEPOINT corridor_unit"
-		if setTimeout && !b.timeout {
-			sql = "SET LOCAL lock_timeout = '1ms'; " + sql
-		}
-		released := b.open != nil
-		if released {
-			sql = "RELEASE SAVEPOINT corridor_unit; " + sql
-		}
-		_, err := b.tx.ExecContext(ctx, sql)
-		if err == nil {
-			b.timeout = b.timeout || setTimeout
-			b.released()
-			return nil
-		}
-		if !released || !b.abandonOpen(ctx, err) {
-			return err
-		}
-	}
+// errGaveUp is raised (as a panic) by a statement of a unit told to give up, so that the
+// statement never runs: the unit ran no statement yet, so nothing of it is to be undone.
+var errGaveUp = errors.New("postgres: the unit of work gave up its place in the batch")
+
+// park hands the connection back until the lane resumes m; true means m must give up.
+func (m *member) park(state memberState, need loadNeed) bool {
+	m.state, m.need = state, need
+	m.b.events <- m
+	return (<-m.u.wake).abort
 }
 
-// released moves the open unit (its savepoint released) to the acknowledged-at-commit list.
-func (b *batch) released() {
-	if b.open != nil {
-		b.openL.merge()
-		b.acked = append(b.acked, b.open)
-		b.open, b.openL = nil, nil
+// awaitTurn parks m until every unit before it has ended; false means m must give up.
+func (m *member) awaitTurn() bool {
+	for m.b.members[m.b.head] != m {
+		if m.park(memberParkedOrder, loadNeed{}) {
+			return false
+		}
 	}
-}
-
-// abandonOpen rolls the open unit back after its savepoint could not be released and answers
-// it with the error; false means the rollback failed too.
-func (b *batch) abandonOpen(ctx context.Context, err error) bool {
-	u, ul := b.open, b.openL
-	b.open, b.openL = nil, nil
-	if rerr := b.rollbackUnit(ctx, ul); rerr != nil {
-		b.fail(rerr, u)
-		return false
-	}
-	u.done <- unitOutcome{err: fmt.Errorf("a statement of the unit of work failed and its error was not returned: %w", err)}
 	return true
 }
 
-func (b *batch) rollbackUnit(ctx context.Context, ul *unitLedger) error {
-	ul.discard()
-	_, err := b.tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT corridor_unit; RELEASE SAVEPOINT corridor_unit")
-	return err
-}
-
-// fail rolls the batch back and answers every unit in it (and extra) with err.
-func (b *batch) fail(err error, extra ...*pipeUnit) {
-	_ = b.tx.Rollback()
-	units := append(b.acked, extra...)
+// enterSQL runs before every statement of a unit: the first waits for the unit's turn and
+// opens its savepoint (releasing the previous unit's and, when the batch may hold locks,
+// setting lock_timeout, in the same round trip).
+func (m *member) enterSQL() {
+	b := m.b
+	if m.sql {
+		return
+	}
+	if b.poisoned != nil || m.abort {
+		panic(errGaveUp)
+	}
+	if !m.awaitTurn() {
+		panic(errGaveUp)
+	}
+	m.mayWait = !b.holdsLocks
+	sql := "SAVEPOINT corridor_unit"
+	if !m.mayWait && !b.timeout {
+		sql = "SET LOCAL lock_timeout = '1ms'; " + sql
+	}
 	if b.open != nil {
-		units = append(units, b.open)
+		sql = "RELEASE SAVEPOINT corridor_unit; " + sql
 	}
-	for _, u := range units {
-		u.done <- unitOutcome{err: err}
+	if _, err := b.tx.Tx.ExecContext(context.Background(), sql); err != nil {
+		b.poison(err)
+		return
+	}
+	b.open = nil
+	b.timeout = b.timeout || !m.mayWait
+	b.holdsLocks = true
+	m.sql = true
+	b.sqlUnits++
+}
+
+// enterSQLFor runs enterSQL for the unit a statement's context belongs to, if any.
+func enterSQLFor(ctx context.Context) {
+	if ul, _ := ctx.Value(unitKey{}).(*unitLedger); ul != nil {
+		ul.m.enterSQL()
 	}
 }
 
-// commit releases the last unit, writes the buffered ledger rows, commits and answers.
-func (b *batch) commit(ctx context.Context) {
+// end settles a member whose function returned: kept (merged into the batch), rolled back,
+// or rolled back and carried to the next batch.
+func (b *batch) end(m *member) {
+	conflict := m.abort || m.l.lockConflict || (!m.mayWait && (m.waited.Load() || lockNotAvailable(m.err)))
+	if m.err == nil && m.panicked == nil && !conflict {
+		m.l.merge()
+		if m.sql {
+			b.open = m
+		}
+		b.ended = append(b.ended, m)
+	} else {
+		if m.sql {
+			if _, err := b.tx.Tx.ExecContext(context.Background(), "ROLLBACK TO SAVEPOINT corridor_unit; RELEASE SAVEPOINT corridor_unit"); err != nil {
+				b.poison(err)
+			}
+		}
+		m.l.discard()
+		// A unit that gave up on a lock runs again even when it returned nil: the use case may
+		// have turned the error into an answer (an HTTP 500 response it then returned).
+		if conflict && m.panicked == nil {
+			b.p.stats.conflicts.Add(1)
+			m.carried = true
+			b.carry = append(b.carry, m.u)
+		} else {
+			b.ended = append(b.ended, m)
+		}
+	}
+	for b.head < len(b.members) && b.members[b.head].state == memberEnded {
+		b.head++
+	}
+}
+
+// poison marks the batch unable to commit and rolls it back at once, so that the running
+// unit's further statements fail.
+func (b *batch) poison(err error) {
+	if b.poisoned == nil {
+		b.poisoned = err
+		_ = b.tx.Rollback()
+	}
+}
+
+// loadSet is what the parked units wait for: rows the batch has not locked and references
+// not looked up. When the batch holds no lock yet, the head's rows are waited for; the
+// others' are skipped when another transaction holds them.
+func (b *batch) loadSet() lockSet {
+	var set lockSet
+	seen := map[string]bool{}
+	seenRef := map[refKey]bool{}
+	for _, m := range b.members[b.head:] {
+		if m.state != memberParkedLoad || m.abort || b.satisfied(m) {
+			continue
+		}
+		for _, id := range m.need.ids {
+			if _, ok := b.ledger.known[id]; ok || seen[id] || b.ledger.absent[id] {
+				continue
+			}
+			seen[id] = true
+			if m == b.members[b.head] && !b.holdsLocks {
+				set.wait = append(set.wait, id)
+			} else {
+				set.skip = append(set.skip, id)
+			}
+		}
+		if m.need.refUnknown && !seenRef[m.need.ref] {
+			seenRef[m.need.ref] = true
+			set.refs = append(set.refs, m.need.ref)
+		}
+	}
+	return set
+}
+
+// load locks and looks up set for the parked units; a unit whose rows another transaction
+// holds is told to give up (it runs again first in the next batch).
+func (b *batch) load(ctx context.Context, set lockSet) {
+	if err := b.ledger.lock(ctx, b.q, set, b.ledger.known); err != nil {
+		b.poison(err)
+		return
+	}
+	b.holdsLocks = true
+	for _, m := range b.members[b.head:] {
+		if m.state == memberParkedLoad && !b.satisfied(m) {
+			m.abort = true
+		}
+	}
+}
+
+// runAlone answers a batch that cannot commit: it was rolled back, and every unit of it runs
+// again alone (the parked ones once they have given up).
+func (b *batch) runAlone() []*pipeUnit {
+	for _, m := range b.members[b.head:] {
+		switch m.state {
+		case memberIdle:
+			m.state = memberEnded
+			b.ended = append(b.ended, m)
+		case memberParkedLoad, memberParkedOrder:
+			m.abort = true
+			b.give(m, true)
+		}
+	}
+	for _, m := range b.ended {
+		b.p.stats.retried.Add(1)
+		m.u.wake <- wake{direct: true}
+	}
+	return b.carry
+}
+
+// commit releases the last savepoint, writes the buffered ledger rows, commits and answers.
+func (b *batch) commit(ctx context.Context) []*pipeUnit {
 	b.p.stats.batches.Add(1)
-	// The COMMIT may wait (the chain link's stripe head, a concurrent twin's reference):
-	// lock_timeout goes back to off first, in the same round trip as the last release.
-	for b.open != nil || b.timeout {
+	kept := false
+	for _, m := range b.ended {
+		kept = kept || (m.err == nil && m.panicked == nil)
+	}
+	if !kept {
+		_ = b.tx.Rollback()
+		b.answer(nil)
+		return b.carry
+	}
+	// The write and the COMMIT may wait (a concurrent twin's reference, the chain link's
+	// stripe head): lock_timeout goes back to off first, with the last release.
+	if b.open != nil || b.timeout {
 		sql := "SET LOCAL lock_timeout = 0"
 		if b.open != nil {
 			sql = "RELEASE SAVEPOINT corridor_unit; " + sql
 		}
-		_, err := b.tx.ExecContext(ctx, sql)
-		if err == nil {
-			b.released()
-			b.timeout = false
-		} else if b.open == nil || !b.abandonOpen(ctx, err) {
-			b.fail(err)
-			return
+		if _, err := b.tx.Tx.ExecContext(ctx, sql); err != nil {
+			b.poison(err)
+			return b.runAlone()
 		}
 	}
-	if len(b.acked) == 0 {
-		_ = b.tx.Rollback()
-		return
-	}
-	err := b.ledger.flush(ctx, b.tx.Tx)
+	err := b.ledger.flush(ctx, b.q)
 	if err == nil && b.p.opts.beforeCommit != nil {
 		b.p.opts.beforeCommit()
 	}
@@ -414,39 +612,32 @@ func (b *batch) commit(ctx context.Context) {
 	} else {
 		_ = b.tx.Rollback()
 	}
-	if err == nil {
-		for _, u := range b.acked {
-			u.done <- unitOutcome{}
-		}
-		return
-	}
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
+	switch {
+	case err == nil:
+		b.answer(nil)
+	case errors.As(err, &pgErr):
+		// PostgreSQL refused the batch, so nothing of it was committed: every unit runs again
+		// alone, so that one unit's failure at commit is answered to that unit only.
+		b.poisoned = err
+		return b.runAlone()
+	default:
 		// The outcome is unknown: the batch may have committed. Answer as a unit of work whose
 		// COMMIT broke would be answered.
-		for _, u := range b.acked {
-			u.done <- unitOutcome{err: err}
-		}
-		return
+		b.answer(err)
 	}
-	// PostgreSQL refused the batch, so nothing of it was committed: every unit runs again
-	// alone, so that one unit's failure at commit is answered to that unit only.
-	b.p.stats.retried.Add(int64(len(b.acked)))
-	for _, u := range b.acked {
-		go func(u *pipeUnit) {
-			panicked, err := callDirect(b.p.direct, u)
-			u.done <- unitOutcome{err: err, panicked: panicked}
-		}(u)
-	}
+	return b.carry
 }
 
-func callDirect(direct func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error, u *pipeUnit) (panicked any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			panicked = r
+// answer answers every ended unit: with its own outcome, or with err when err is not nil.
+func (b *batch) answer(err error) {
+	for _, m := range b.ended {
+		out := &unitOutcome{err: m.err, panicked: m.panicked}
+		if err != nil {
+			out = &unitOutcome{err: err}
 		}
-	}()
-	return nil, direct(u.ctx, u.fn)
+		m.u.wake <- wake{out: out}
+	}
 }
 
 // unitKey carries a unit's ledger layer in its context, for nested units of work.
@@ -465,10 +656,14 @@ func noteLockWait(ctx context.Context, err error) {
 	}
 }
 
-// lockWaitHook notes lock waits of the Bun repositories' statements (Open installs it).
+// lockWaitHook opens the savepoint of a batch's unit before its first Bun statement and notes
+// lock waits of the Bun repositories' statements (Open installs it).
 type lockWaitHook struct{}
 
-func (lockWaitHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+func (lockWaitHook) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context {
+	enterSQLFor(ctx)
+	return ctx
+}
 
 func (lockWaitHook) AfterQuery(ctx context.Context, e *bun.QueryEvent) { noteLockWait(ctx, e.Err) }
 

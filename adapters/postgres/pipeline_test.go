@@ -233,8 +233,8 @@ func TestPipeline_LockConflictCommitsEarly(t *testing.T) {
 	first := make(chan error, 1)
 	go func() {
 		first <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("first", p.world.ID, a.ID, 7))
 			close(firstRan)
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("first", p.world.ID, a.ID, 7))
 			return err
 		})
 	}()
@@ -400,19 +400,20 @@ func TestPipeline_MixedUnits(t *testing.T) {
 			return err
 		},
 	}
-	// One at a time, each submitted once the previous one ran, so that they land in one batch
-	// in this order.
+	// One at a time, each submitted once the previous one started, so that they join one
+	// batch in this order (the batch's serial order).
 	done := make([]chan error, len(units))
 	for i, fn := range units {
-		ran := make(chan struct{})
+		started := make(chan struct{})
+		var once sync.Once
 		done[i] = make(chan error, 1)
 		go func(i int, fn func(ctx context.Context, tx ports.Tx) error) {
 			done[i] <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-				defer close(ran)
+				once.Do(func() { close(started) })
 				return fn(ctx, tx)
 			})
 		}(i, fn)
-		<-ran
+		<-started
 	}
 	for i := range done {
 		if err := <-done[i]; err != nil {
@@ -608,13 +609,17 @@ func TestPipeline_IdempotencyRecordCommitsWithEffects(t *testing.T) {
 	errs := make([]error, len(units))
 	var wg sync.WaitGroup
 	for i, fn := range units {
-		ran := make(chan struct{})
+		started := make(chan struct{})
+		var once sync.Once
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { defer close(ran); return fn(ctx, tx) })
+			errs[i] = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				once.Do(func() { close(started) })
+				return fn(ctx, tx)
+			})
 		}()
-		<-ran
+		<-started
 	}
 	wg.Wait()
 	if errs[0] != nil || !errors.Is(errs[1], boom) || errs[2] != nil {

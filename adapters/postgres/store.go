@@ -159,6 +159,9 @@ func (t *tx) Checkouts() ports.CheckoutRepo          { return checkoutRepo{t.db}
 // ledger store) that must write inside the caller's transaction.
 func TxFromContext(ctx context.Context) (bun.Tx, bool) {
 	t, ok := ctx.Value(txKey{}).(bun.Tx)
+	if ok {
+		enterSQLFor(ctx) // inside a batch, statements on it run in the unit's savepoint
+	}
 	return t, ok
 }
 
