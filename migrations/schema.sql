@@ -40,11 +40,68 @@ BEGIN
 END
 $$;
 
+CREATE FUNCTION public.ledger_chain_stripe(p_environment text) RETURNS smallint
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    setting text := 'corridor.chain_stripe_' || lower(p_environment);
+    s       smallint := nullif(current_setting(setting, true), '')::smallint;
+BEGIN
+    IF s IS NOT NULL THEN
+        RETURN s;
+    END IF;
+    SELECT h.stripe INTO s FROM ledger_chain_heads h WHERE h.environment = p_environment
+    ORDER BY (h.stripe + txid_current()) % 16 LIMIT 1 FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        s := (txid_current() % 16)::smallint;
+        PERFORM 1 FROM ledger_chain_heads h WHERE h.environment = p_environment AND h.stripe = s FOR UPDATE;
+    END IF;
+    PERFORM set_config(setting, s::text, true);
+    RETURN s;
+END
+$$;
+
+CREATE FUNCTION public.ledger_link_batch(p_environments text[], p_ids text[], p_canonicals bytea[]) RETURNS integer
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    env    text;
+    s      smallint;
+    pos    bigint;
+    h      bytea;
+    n      integer := coalesce(array_length(p_ids, 1), 0);
+    ids    text[];
+    places bigint[];
+    hashes bytea[];
+BEGIN
+    FOR env IN SELECT DISTINCT e FROM unnest(p_environments) AS e LOOP
+        s := ledger_chain_stripe(env);
+        SELECT position, hash INTO STRICT pos, h FROM ledger_chain_heads WHERE environment = env AND stripe = s;
+        ids := '{}';
+        places := '{}';
+        hashes := '{}';
+        FOR i IN 1 .. n LOOP
+            IF p_environments[i] = env THEN
+                pos := pos + 1;
+                h := sha256(h || p_canonicals[i]);
+                ids := ids || p_ids[i];
+                places := places || pos;
+                hashes := hashes || h;
+            END IF;
+        END LOOP;
+        INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
+        SELECT x.id, env, s, x.position, x.hash FROM unnest(ids, places, hashes) AS x (id, position, hash);
+        UPDATE ledger_chain_heads SET position = pos, hash = h WHERE environment = env AND stripe = s;
+    END LOOP;
+    RETURN n;
+END
+$$;
+
 CREATE FUNCTION public.ledger_link_transfer() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    s        smallint := (txid_current() % 16)::smallint;
+    s        smallint := ledger_chain_stripe(NEW.environment);
     new_pos  bigint;
     new_hash bytea;
 BEGIN
@@ -540,6 +597,7 @@ CREATE TABLE public.ledger_transfers (
     status text NOT NULL,
     resolved_by text,
     canonical bytea NOT NULL,
+    chain_linked boolean DEFAULT false NOT NULL,
     CONSTRAINT ledger_transfers_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT ledger_transfers_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'POSTED'::text, 'VOIDED'::text, 'REVERSED'::text]))),
     CONSTRAINT ledger_transfers_type_check CHECK ((type = ANY (ARRAY['POSTED'::text, 'PENDING'::text, 'POST_PENDING'::text, 'VOID_PENDING'::text, 'REVERSAL'::text])))
@@ -1785,7 +1843,7 @@ CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries US
 
 CREATE INDEX webhook_endpoints_tenant_idx ON public.webhook_endpoints USING btree (tenant_id, environment, id) WHERE (deleted_at IS NULL);
 
-CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_transfers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION public.ledger_link_transfer();
+CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_transfers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((NOT new.chain_linked)) EXECUTE FUNCTION public.ledger_link_transfer();
 
 CREATE TRIGGER policy_versions_no_rewrite BEFORE DELETE OR UPDATE ON public.policy_versions FOR EACH ROW EXECUTE FUNCTION public.policy_versions_immutable();
 

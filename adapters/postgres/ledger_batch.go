@@ -357,14 +357,15 @@ func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
 }
 
 // writeBufferedSQL inserts transfers (in their serial order, which gives them their
-// sequence), their postings (with the sequence just given) and sets each touched account's
-// balance to its last posting's balance-after, in one statement.
+// sequence), their postings (with the sequence just given), sets each touched account's
+// balance to its last posting's balance-after, and links the transfers to their chains
+// (ledger_link_batch, migration 000042), in one statement.
 const writeBufferedSQL = `
 WITH t AS (
     INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
-        expires_at, metadata, created_at, status, canonical)
+        expires_at, metadata, created_at, status, canonical, chain_linked)
     SELECT x.id, x.environment, x.reference, x.type, x.asset, x.pending_id, x.reversed_id, x.amount,
-        x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical
+        x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical, true
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8[],
         $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bytea[]) WITH ORDINALITY
         AS x (id, environment, reference, type, asset, pending_id, reversed_id, amount, expires_at, metadata,
@@ -378,12 +379,14 @@ WITH t AS (
     FROM unnest($14::text[], $15::text[], $16::int8[], $17::int8[], $18::int8[], $19::int8[], $20::int8[],
         $21::int8[], $22::int8[]) AS x (transfer_id, account_id, amount, pd, pdd, pcd, pa, pda, pca)
     JOIN t ON t.id = x.transfer_id
+), b AS (
+    UPDATE ledger_balances bl SET posted = u.posted, pending_debits = u.pending_debits,
+        pending_credits = u.pending_credits, last_transfer_at = u.at
+    FROM unnest($23::text[], $24::int8[], $25::int8[], $26::int8[], $27::timestamptz[])
+        AS u (account_id, posted, pending_debits, pending_credits, at)
+    WHERE bl.account_id = u.account_id
 )
-UPDATE ledger_balances bl SET posted = u.posted, pending_debits = u.pending_debits,
-    pending_credits = u.pending_credits, last_transfer_at = u.at
-FROM unnest($23::text[], $24::int8[], $25::int8[], $26::int8[], $27::timestamptz[])
-    AS u (account_id, posted, pending_debits, pending_credits, at)
-WHERE bl.account_id = u.account_id`
+SELECT ledger_link_batch($2::text[], $1::text[], $13::bytea[])`
 
 // writeBuffered writes ts in one statement (nothing when ts is empty).
 func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer) error {

@@ -14,13 +14,14 @@ import (
 	"corridor/ledger"
 )
 
-// ChainStripes is how many hash chains each environment's transfers form (migration
-// 000002 seeds their heads and its link trigger picks txid mod 16). One chain would make every
-// commit wait for the previous one; with stripes, a commit waits only for the previous commit
-// of its stripe. The link is appended at commit by a deferred constraint trigger, so the head
-// is the last lock a transaction takes, held only while it commits, and a unit of work that
-// posts several transfers links them all in its one stripe: heads can never deadlock.
-// Changing the count needs a migration (new head rows and trigger); links keep their stripe.
+// ChainStripes is how many hash chains each environment's transfers form (migration 000002
+// seeds their heads). One chain would make every commit wait for the previous one; with
+// stripes, a transaction appends to a stripe no other transaction holds when one is free
+// (ledger_chain_stripe, migration 000042), and holds at most one head per environment. A
+// transfer written alone is linked at commit by a deferred constraint trigger, so the head is
+// the last lock its transaction takes, held only while it commits; a pipeline batch links its
+// transfers itself, set-wise, in the statement that writes them, just before its COMMIT.
+// Changing the count needs a migration (new head rows); links keep their stripe.
 const ChainStripes = 16
 
 const transferByReferenceSQL = `SELECT ` + transferColumns + `
