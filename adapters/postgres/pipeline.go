@@ -140,10 +140,11 @@ type PipelineStats struct {
 	Units     int64 // units run in a batch, including failed ones and each run of a carried one
 	Conflicts int64 // units that would have waited on a lock and ran again first in the next batch
 	Retried   int64 // units run again alone after their batch's flush or COMMIT was refused
+	Loads     int64 // locking reads the lanes ran for parked units (each for every unit parked at the time)
 }
 
 type pipelineCounters struct {
-	batches, units, conflicts, retried atomic.Int64
+	batches, units, conflicts, retried, loads atomic.Int64
 }
 
 // PipelineStats reports the pipeline's counters (zero without a pipeline).
@@ -152,7 +153,8 @@ func (s *Store) PipelineStats() PipelineStats {
 		return PipelineStats{}
 	}
 	c := &s.pipe.stats
-	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load()}
+	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load(),
+		Loads: c.loads.Load()}
 }
 
 // pipeUnit is one submitted unit of work; its caller's goroutine runs it when a lane says so.
@@ -547,6 +549,7 @@ func (b *batch) loadSet() lockSet {
 // load locks and looks up set for the parked units; a unit whose rows another transaction
 // holds is told to give up (it runs again first in the next batch).
 func (b *batch) load(ctx context.Context, set lockSet) {
+	b.p.stats.loads.Add(1)
 	if err := b.ledger.lock(ctx, b.q, set, b.ledger.known); err != nil {
 		b.poison(err)
 		return

@@ -688,3 +688,144 @@ func unavailableErr(err error) bool {
 	var ce *core.Error
 	return errors.As(err, &ce) && ce.Code == core.CodeServiceUnavailable
 }
+
+// submitInOrder submits fns one at a time, each once the previous one started, so that they
+// join one batch in this order (the batch's serial order), and returns their answers.
+func submitInOrder(s *postgres.Store, fns ...func(ctx context.Context, tx ports.Tx) error) []error {
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		started := make(chan struct{})
+		var once sync.Once
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+				once.Do(func() { close(started) })
+				return fn(ctx, tx)
+			})
+		}()
+		<-started
+	}
+	wg.Wait()
+	return errs
+}
+
+// TestPipeline_OneLockingReadPerBatch: twenty units that only post transfers share one batch
+// and one locking read (their balance rows and references, together), whatever their order.
+func TestPipeline_OneLockingReadPerBatch(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 10)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 20, MaxWait: time.Hour})
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := postIn(s, move(fmt.Sprintf("read-%d", i), p.world.ID, p.accounts[i%10].ID, int64(i+1))); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if st := s.PipelineStats(); st.Batches != 1 || st.Units != 20 || st.Loads != 1 {
+		t.Fatalf("stats %+v: want 20 units in one batch with one locking read", st)
+	}
+	if b := p.balance(t, p.accounts[3].ID); b.Posted != 4+14 {
+		t.Fatalf("account 3 posted %d, want 18", b.Posted)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_SerialOrderSkipsFailedUnits: in one batch, a unit never sees the effects of an
+// earlier unit that failed, whether that unit ran statements (rolled back to its savepoint) or
+// only posted (its layer dropped), and does see those of an earlier unit that ended well.
+func TestPipeline_SerialOrderSkipsFailedUnits(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 2)
+	a, b := p.accounts[0], p.accounts[1]
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 6, MaxWait: time.Hour})
+	boom0, boom2 := errors.New("failed after a statement"), errors.New("failed after posting")
+	post := func(spec ledger.TransferSpec) func(ctx context.Context, tx ports.Tx) error {
+		return func(ctx context.Context, tx ports.Tx) error {
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), spec)
+			return err
+		}
+	}
+	errs := submitInOrder(s,
+		func(ctx context.Context, tx ports.Tx) error {
+			if _, err := tx.Idempotency().TryLock(ctx, "tenant:order", core.EnvTest, "k"); err != nil {
+				return err
+			}
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("o-0", p.world.ID, a.ID, 100)); err != nil {
+				return err
+			}
+			return boom0
+		},
+		post(move("o-1", a.ID, b.ID, 50)),
+		func(ctx context.Context, tx ports.Tx) error {
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("o-2", p.world.ID, a.ID, 30)); err != nil {
+				return err
+			}
+			return boom2
+		},
+		post(move("o-3", a.ID, b.ID, 10)),
+		post(move("o-4", p.world.ID, a.ID, 5)),
+		post(move("o-5", a.ID, b.ID, 5)),
+	)
+	want := []error{boom0, core.ErrInsufficientFunds, boom2, core.ErrInsufficientFunds, nil, nil}
+	for i, err := range errs {
+		if (want[i] == nil) != (err == nil) || (want[i] != nil && !errors.Is(err, want[i])) {
+			t.Errorf("unit %d: %v, want %v", i, err, want[i])
+		}
+	}
+	if st := s.PipelineStats(); st.Batches != 1 {
+		t.Fatalf("stats %+v: want one batch", st)
+	}
+	if ba, bb := p.balance(t, a.ID), p.balance(t, b.ID); ba.Posted != 0 || bb.Posted != 5 {
+		t.Fatalf("a %+v, b %+v: want 0 and 5", ba, bb)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_TwinCommittedAfterLookup: a reference another transaction commits after the
+// batch looked it up makes the batch's write fail; nothing of the batch is committed and its
+// unit runs again alone, where it meets the twin (here with other content: a conflict).
+func TestPipeline_TwinCommittedAfterLookup(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 4)
+	a, c, d := p.accounts[0], p.accounts[2], p.accounts[3]
+	if err := postIn(p.direct, move("fund-c", p.world.ID, c.ID, 50)); err != nil {
+		t.Fatal(err)
+	}
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 1, MaxWait: -1})
+	posted, release := make(chan struct{}), make(chan struct{})
+	var runs atomic.Int64
+	done := make(chan error, 1)
+	go func() {
+		done <- s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("twin", p.world.ID, a.ID, 7))
+			if runs.Add(1) == 1 {
+				close(posted)
+				<-release
+			}
+			return err
+		})
+	}()
+	<-posted
+	if err := postIn(p.direct, move("twin", c.ID, d.ID, 7)); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	err := <-done
+	if !errors.Is(err, core.ErrReferenceConflict) {
+		t.Fatalf("unit: %v, want LEDGER_REFERENCE_CONFLICT from its run alone", err)
+	}
+	if runs.Load() != 2 || s.PipelineStats().Retried != 1 {
+		t.Fatalf("ran %d times, stats %+v: want a second run, alone", runs.Load(), s.PipelineStats())
+	}
+	if p.transfers(t, "twin") != 1 || p.balance(t, a.ID).Posted != 0 || p.balance(t, d.ID).Posted != 7 {
+		t.Fatal("the twin is not the only transfer of its reference")
+	}
+	p.verify(t)
+}
