@@ -545,6 +545,12 @@ func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.
 	}
 	res, err := ledger.Apply(in)
 	if err != nil {
+		// A twin may have committed the reference after the batch looked it up (while its
+		// locking read waited for the rows the twin held): then the twin's replay is the
+		// answer, not this refusal. Reading it runs a statement, so the unit's savepoint opens.
+		if t, found, rerr := r.replay(ctx, spec); found || rerr != nil {
+			return t, found && rerr == nil, rerr
+		}
 		return ledger.Transfer{}, false, err
 	}
 	deltas, err := ledger.Effects(res.Transfer, nil)
