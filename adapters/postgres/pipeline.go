@@ -72,8 +72,8 @@ type PipelineOptions struct {
 
 // Default pipeline settings (cmd/corridor/config.go documents them).
 const (
-	DefaultPipelineLanes    = 4
-	DefaultPipelineMaxBatch = 48
+	DefaultPipelineLanes    = 2
+	DefaultPipelineMaxBatch = 128
 	DefaultPipelineMaxWait  = time.Millisecond
 	maxPipelineBatch        = 1024
 )
