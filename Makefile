@@ -26,9 +26,17 @@ geth: ## build go-ethereum's geth v1.17.8 into bin/geth for the local dev chain,
 contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe v1.4.1) and Go bindings when an ABI changed
 	GO="$(GO)" bash contracts/build.sh
 
+# The money paths' black-box suites run a second time with the store's commit pipeline on
+# (docs/ledger.md, "Commit pipeline"); `make test-pipeline` runs every suite that way.
+PIPELINE_PKGS := ./test/api ./test/payments ./test/cards ./test/treasury ./test/invoices ./test/offramp ./test/checkout ./test/agents ./test/webhooks
+
 test: contracts browser ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
 	$(GO) vet $(PKGS)
 	$(GO) test -count=1 -timeout 15m $(PKGS)
+	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 10m $(PIPELINE_PKGS)
+
+test-pipeline: contracts browser ## every black-box suite with the store's commit pipeline on (2 lanes)
+	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 15m ./test/...
 
 test-short: contracts ## unit tests only (no database)
 	$(GO) test -count=1 -short $(PKGS)
@@ -61,7 +69,7 @@ lint: $(GOLANGCI_LINT) ## gofmt check, then golangci-lint (pinned; .golangci.yml
 bench: build contracts geth ## load-generate with vegeta (starts the service, with its dev chain, unless one answers; BENCH_ARGS="-duration 5s"; see bench/README.md)
 	$(GO) run ./bench/load $(BENCH_ARGS)
 
-.PHONY: bench-ledger
+.PHONY: bench-ledger test-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
 	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/valyala/fasthttp"
 
 	"corridor/app/kernel"
 	"corridor/core"
@@ -259,17 +260,17 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 	return p, true, err
 }
 
-// idempotent wraps a POST: with an Idempotency-Key the handler runs inside the kernel's
-// Idempotent, so the stored outcome commits with the effect; without one it runs as is.
-// secretFields are stored (and so replayed) as null.
-func (s *Server) idempotent(secretFields []string) fiber.Handler {
-	return func(c *fiber.Ctx) error { return s.runIdempotent(c, secretFields) }
+// idempotent wraps a POST's handler: with an Idempotency-Key the handler runs inside the
+// kernel's Idempotent, so the stored outcome commits with the effect; without one it runs as
+// is. secretFields are stored (and so replayed) as null.
+func (s *Server) idempotent(secretFields []string, handler fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error { return s.runIdempotent(c, secretFields, handler) }
 }
 
-func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
+func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string, handler fiber.Handler) error {
 	key := c.Get(headerIdemKey)
 	if key == "" {
-		return c.Next()
+		return handler(c)
 	}
 	if err := kernel.ValidateIdempotencyKey(key); err != nil {
 		return err
@@ -279,11 +280,18 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string) error {
 		// An anonymous write (a claim link's phone code, an invite accepted without a session)
 		// is never stored: anyone on the Internet could otherwise fill the table, and a
 		// replayed answer would skip the budgets those routes count. The key is ignored.
-		return c.Next()
+		return handler(c)
 	}
+	// The unit of work may run more than once (a retried deadlock, a pipeline batch's unit run
+	// again): every run starts from the response as it was before the first, and calls the
+	// handler itself (Fiber's c.Next advances past it and cannot run it twice).
+	var before fasthttp.ResponseHeader
+	c.Response().Header.CopyTo(&before)
 	out, replayed, err := s.svc.Idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
+		before.CopyTo(&c.Response().Header)
+		c.Response().ResetBody()
 		c.SetUserContext(ctx)
-		if err := c.Next(); err != nil {
+		if err := handler(c); err != nil {
 			_ = writeError(c, s.log, err)
 		}
 		resp := c.Response()

@@ -263,7 +263,7 @@ func (s *Server) register(r Endpoint) {
 	}
 	// Operator actions are idempotent by themselves; they have no tenant to scope a key to.
 	if r.Method == fiber.MethodPost && r.Auth != authOperator {
-		chain = append(chain, s.idempotent(r.SecretFields))
+		handler = s.idempotent(r.SecretFields, handler)
 	}
 	chain = append(chain, handler)
 	s.fiber.Add(r.Method, toFiberPath(r.Path), chain...)

@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strconv"
 	"testing"
 	"time"
 
 	"corridor/adapters/chain"
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
+	"corridor/adapters/postgres"
 	offrampapp "corridor/app/offramp"
 	"corridor/core"
 	"corridor/ports"
@@ -137,7 +139,18 @@ func NewServer(t testing.TB, modify func(*wiring.Config)) *Env {
 
 // DefaultConfig is the configuration tests run with: rate limiting generous enough for
 // parallel tests, everything else as in production.
+//
+// CORRIDOR_TEST_PIPELINE_LANES=n runs every test server's store through the commit pipeline
+// with n lanes (`make test-pipeline`), to check that the service behaves the same with it.
 func DefaultConfig(url string) wiring.Config {
+	cfg := defaultConfig(url)
+	if n, err := strconv.Atoi(os.Getenv("CORRIDOR_TEST_PIPELINE_LANES")); err == nil && n > 0 {
+		cfg.StorePipeline = postgres.PipelineOptions{Lanes: n}
+	}
+	return cfg
+}
+
+func defaultConfig(url string) wiring.Config {
 	return wiring.Config{
 		DatabaseURL: url, SessionSecret: SessionSecret, DBMaxConns: 30, IdempotencyTTL: 24 * time.Hour,
 		RateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
