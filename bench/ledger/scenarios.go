@@ -79,7 +79,7 @@ func (b *bench) plan() []step {
 	for i := 0; i < max(b.o.rounds, 1); i++ {
 		out = append(out,
 			step{ledger: &scenario{name: "pipeline", concurrency: 64, perUnit: 1, unit: b.pipelineUnit,
-				describe: "as single, through the store's commit pipeline (units share batches: one savepoint each, one COMMIT per batch)"}, pgbench: 64},
+				describe: "as single, through the store's commit pipeline (units share batches: one locking read for the parked units, transfers decided in memory, one write and one COMMIT per batch)"}, pgbench: 64},
 			step{ledger: &scenario{name: "pipeline-hot", concurrency: 64, perUnit: 1, unit: b.pipelineHotUnit,
 				describe: "as hot, through the store's commit pipeline"}})
 	}
