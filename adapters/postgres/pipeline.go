@@ -246,10 +246,9 @@ type member struct {
 	l        *unitLedger
 	state    memberState
 	need     loadNeed
-	abort    bool // told to give up: it runs again
-	sql      bool // ran a statement: its savepoint is open
-	mayWait  bool // its statements may wait for locks (its batch held none when it started them)
-	carried  bool
+	abort    bool        // told to give up: it runs again
+	sql      bool        // ran a statement: its savepoint is open
+	mayWait  bool        // its statements may wait for locks (its batch held none when it started them)
 	waited   atomic.Bool // a statement of it gave up waiting for a lock
 	err      error
 	panicked any
@@ -496,7 +495,6 @@ func (b *batch) end(m *member) {
 		// have turned the error into an answer (an HTTP 500 response it then returned).
 		if conflict && m.panicked == nil {
 			b.p.stats.conflicts.Add(1)
-			m.carried = true
 			b.carry = append(b.carry, m.u)
 		} else {
 			b.ended = append(b.ended, m)
