@@ -13,17 +13,18 @@ import (
 // before its last command: what the target needs from a fresh clone (contract
 // artifacts, bin/geth, bin/corridor) is built by the target itself, never assumed.
 var makeNeeds = map[string][]string{
-	"help":         nil,
-	"build":        nil,
-	"geth":         nil,
-	"contracts":    nil,
-	"fmt":          nil,
-	"browser":      nil,                 // Debian's chromium, installed with apt-get when missing
-	"lint":         {"golangci-lint@v"}, // the pinned golangci-lint, installed into bin/ when missing
-	"clean-data":   nil,
-	"bench-ledger": nil, // a throwaway PostgreSQL (installed when missing) and pgbench from it
-	"test":         {"contracts/build.sh"},
-	"test-short":   {"contracts/build.sh"},
+	"help":          nil,
+	"build":         nil,
+	"geth":          nil,
+	"contracts":     nil,
+	"fmt":           nil,
+	"browser":       nil,                 // Debian's chromium, installed with apt-get when missing
+	"lint":          {"golangci-lint@v"}, // the pinned golangci-lint, installed into bin/ when missing
+	"clean-data":    nil,
+	"bench-ledger":  nil, // a throwaway PostgreSQL (installed when missing) and pgbench from it
+	"test":          {"contracts/build.sh"},
+	"test-short":    {"contracts/build.sh"},
+	"test-pipeline": {"contracts/build.sh"},
 	// `corridor run` starts the local dev chain: geth, and the contracts it deploys there.
 	"run":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"bench": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
