@@ -365,22 +365,3 @@ func tail(path string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// LocalURL is URL over the cluster's Unix socket when the server has one (a cluster this
-// package runs under a data directory), else URL: a local socket costs a round trip less
-// processor time than TCP over loopback, on both sides.
-func (c *Cluster) LocalURL(dbname string) string {
-	if c.dataDir == "" || c.password != "" {
-		return c.URL(dbname)
-	}
-	dir := c.socketDir(c.port)
-	if dir == "" || strings.Contains(dir, "'") {
-		return c.URL(dbname)
-	}
-	if fi, err := os.Stat(filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(c.port))); err != nil || fi.Mode()&os.ModeSocket == 0 {
-		return c.URL(dbname)
-	}
-	q := url.Values{"host": {dir}, "port": {strconv.Itoa(c.port)}, "sslmode": {"disable"}}
-	u := url.URL{Scheme: "postgres", User: url.User(c.user), Path: "/" + dbname, RawQuery: q.Encode()}
-	return u.String()
-}

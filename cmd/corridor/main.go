@@ -107,7 +107,7 @@ func runLocal(ctx context.Context, cfg Config, log *slog.Logger) error {
 		}
 		log.Info("local PostgreSQL stopped", "dataDir", cluster.DataDir())
 	}()
-	return serveURL(ctx, cfg, cluster.LocalURL("corridor"), log)
+	return serveURL(ctx, cfg, cluster.URL("corridor"), log)
 }
 
 func localCluster(ctx context.Context, cfg Config, log *slog.Logger) (*pgcluster.Cluster, error) {
