@@ -20,8 +20,10 @@ import (
 //
 //   - BEGIN (a transaction with default options): sent with the transaction's first statement,
 //     and not at all when the transaction sends none;
-//   - a nested unit of work's SAVEPOINT (Store.nested): sent with the unit's first statement;
-//     a rollback to a savepoint that was never sent drops it instead;
+//   - a nested unit of work's SAVEPOINT and RELEASE (Store.nested): the SAVEPOINT is sent with
+//     the unit's first statement, the RELEASE with the next statement after the unit; a
+//     rollback to a savepoint that was never sent drops it and what follows it instead, and a
+//     rollback to a sent one drops whatever waits (it came after the savepoint);
 //   - a statement the caller marks deferrable (execDeferred: the idempotency record), only in
 //     a transaction the unit of work owns: sent with the next statement, or with COMMIT.
 //
@@ -103,8 +105,14 @@ func (c *lazyConn) ExecContext(ctx context.Context, query string, argsV []driver
 			c.pending = append(c.pending, queued{sql: query, args: namedArgs(argsV)})
 			return driver.ResultNoRows, nil
 		}
-		if name, ok := strings.CutPrefix(query, "ROLLBACK TO SAVEPOINT "); ok && c.dropSavepoint(name) {
-			return driver.RowsAffected(0), nil
+		if name, ok := strings.CutPrefix(query, "ROLLBACK TO SAVEPOINT "); ok {
+			if c.dropSavepoint(name) {
+				return driver.RowsAffected(0), nil
+			}
+			// The savepoint was sent, so everything still waiting was queued after it and is
+			// undone by the rollback: it is dropped unsent (a waiting RELEASE would fail in a
+			// failed transaction and take the rollback down with it).
+			c.pending = nil
 		}
 	}
 	if len(c.pending) == 0 {

@@ -128,6 +128,37 @@ func TestLazyTx_NestedUnitsRollBackAlone(t *testing.T) {
 	}
 }
 
+// A unit that swallows its failed statement's error leaves the transaction failed; its parent
+// failing after it rolls back to its own savepoint, and the transaction goes on.
+func TestLazyTx_RollbackAfterSwallowedFailure(t *testing.T) {
+	store := lazyStore(t)
+	ctx := context.Background()
+	failed := errors.New("the parent fails")
+	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			if err := tx.Idempotency().Save(ctx, lazyRecord("in-parent", core.EnvTest)); err != nil {
+				return err
+			}
+			_ = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				_ = tx.Idempotency().Save(ctx, lazyRecord("bad-env", "BOGUS")) // error swallowed
+				return nil
+			})
+			return failed
+		})
+		if !errors.Is(err, failed) {
+			t.Fatalf("parent unit: %v", err)
+		}
+		return tx.Idempotency().Save(ctx, lazyRecord("after", core.EnvTest))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := committed(t, store, "in-parent", "after")
+	if got["in-parent"] || !got["after"] {
+		t.Fatalf("committed %v, want only after", got)
+	}
+}
+
 // The record is the owning unit's last statement and travels with COMMIT: when it fails, the
 // unit fails with its error and nothing of the unit commits, as when Save returned the error.
 func TestLazyTx_HeldBackRecordFailsTheUnit(t *testing.T) {

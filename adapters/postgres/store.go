@@ -96,12 +96,11 @@ func deferrable(ctx context.Context) bool {
 // depthKey carries the nesting depth of units of work inside one transaction.
 type depthKey struct{}
 
-// nested runs fn in a savepoint of the outer transaction. The savepoint is named by its depth:
-// units of work nest strictly, so the newest savepoint of a name is always the running unit's.
-// It is never released: COMMIT keeps what a savepoint holds, a rollback to an outer savepoint
-// discards it with everything after, and a release would cost a round trip. The SAVEPOINT
-// itself travels with the unit's first statement, and a unit that fails before sending any
-// rolls back nothing (driver.go).
+// nested runs fn in a savepoint of the outer transaction, named by its depth: units of work
+// nest strictly, so the newest savepoint of a name is always the running unit's. The SAVEPOINT
+// travels with the unit's first statement and its RELEASE with the transaction's next statement
+// (driver.go), so neither costs a round trip; a unit that fails before sending any statement
+// rolls back nothing.
 func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Context, tx ports.Tx) error) error {
 	if ul, _ := ctx.Value(unitKey{}).(*unitLedger); ul != nil {
 		// Inside a batch, the nested unit writes the ledger directly: the batch's buffered
@@ -121,7 +120,8 @@ func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Co
 		_, _ = outer.Tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+name)
 		return err
 	}
-	return nil
+	_, err := outer.Tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name, deferExec{})
+	return err
 }
 
 // unavailable reports a statement cancelled by statement_timeout or by the caller's deadline
