@@ -125,7 +125,7 @@ func (c *lazyConn) ExecContext(ctx context.Context, query string, argsV []driver
 // after it was sent, so the savepoint and what follows it are dropped unsent.
 func (c *lazyConn) dropSavepoint(name string) bool {
 	for i := len(c.pending) - 1; i >= 0; i-- {
-		if c.pending[i].args == nil && c.pending[i].sql == "SAVEPOINT "+name {
+		if len(c.pending[i].args) == 0 && c.pending[i].sql == "SAVEPOINT "+name {
 			c.pending = c.pending[:i]
 			return true
 		}
@@ -259,7 +259,7 @@ type lazyTx struct {
 
 // unsent reports pending statements that begin with a BEGIN not sent yet.
 func unsent(pending []queued) bool {
-	return len(pending) > 0 && pending[0].sql == "begin" && pending[0].args == nil
+	return len(pending) > 0 && pending[0].sql == "begin" && len(pending[0].args) == 0
 }
 
 // Commit sends the waiting statements with COMMIT, or nothing when the transaction never sent
@@ -415,6 +415,9 @@ func allPlain(qs []queued) bool {
 }
 
 func namedArgs(argsV []driver.NamedValue) []any {
+	if len(argsV) == 0 {
+		return nil
+	}
 	args := make([]any, len(argsV))
 	for i, v := range argsV {
 		args[i] = v.Value

@@ -203,7 +203,24 @@ func TestLazyTx_UnitWithoutStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A nested unit that fails before sending anything, in a transaction that has sent
+	// statements: its savepoint is dropped unsent and the transaction goes on.
 	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if _, _, err := tx.Idempotency().Find(ctx, "tenant:ten_lazy", core.EnvTest, "none", lazyNow); err != nil {
+			return err
+		}
+		if err := store.InTx(ctx, func(context.Context, ports.Tx) error { return failed }); !errors.Is(err, failed) {
+			return errors.Join(err, errors.New("the nested unit did not fail with its error"))
+		}
+		return tx.Idempotency().Save(ctx, lazyRecord("after-empty-nested", core.EnvTest))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := committed(t, store, "after-empty-nested"); !got["after-empty-nested"] {
+		t.Fatal("the unit around an empty failing nested unit did not commit")
+	}
+	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		_, stored, claimed, err := tx.Idempotency().Claim(ctx, "tenant:ten_lazy", core.EnvTest, "claimed", lazyNow)
 		if err != nil || stored || !claimed {
 			return errors.Join(err, errors.New("the claim did not get the key"))
