@@ -55,7 +55,9 @@ func Open(ctx context.Context, url string, opts Options) (*bun.DB, error) {
 	for name, value := range opts.ServerTimeouts() {
 		connConfig.RuntimeParams[name] = value
 	}
-	sqldb := stdlib.OpenDB(*connConfig)
+	// pgx's stdlib driver with BEGIN, savepoints and deferrable statements sent with the next
+	// statement (driver.go).
+	sqldb := sql.OpenDB(lazyConnector{inner: stdlib.GetConnector(*connConfig)})
 	if opts.MaxOpenConns <= 0 {
 		opts.MaxOpenConns = 40
 	}

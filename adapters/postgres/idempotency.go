@@ -75,7 +75,8 @@ func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Envir
 		body                 []byte
 		createdAt, expiresAt sql.NullTime
 	)
-	err := rawQuerier(r.db).QueryRowContext(ctx, claimIdempotencySQL, scope, string(env), key, now).
+	// The claim is a unit's first statement: it carries the transaction's BEGIN (driver.go).
+	err := rawQuerier(r.db).QueryRowContext(ctx, claimIdempotencySQL, withPending{}, scope, string(env), key, now).
 		Scan(&claimed, &stored, &fingerprint, &status, &body, &ctype, &createdAt, &expiresAt)
 	if err != nil {
 		return ports.IdempotencyRecord{}, false, false, err
@@ -98,15 +99,22 @@ ON CONFLICT (scope, environment, key) DO UPDATE SET
 WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`
 
 // Save inserts the record, replacing an expired one with the same key (a live one is never
-// overwritten: the caller holds the key's lock and has checked for it).
+// overwritten: the caller holds the key's lock and has checked for it). Called by the unit of
+// work that owns its transaction, outside any nested unit (Idempotent, whose last statement
+// it is), the insert travels with the next statement, in practice with COMMIT (driver.go): its
+// failure, a constraint or serialization error, then fails the commit and so the unit, as the
+// unit fails when Save returns the error.
 func (r idempotencyRepo) Save(ctx context.Context, rec ports.IdempotencyRecord) error {
 	body := rec.Body
 	if body == nil {
 		body = []byte{} // NOT NULL: an empty body is stored as empty, not absent
 	}
-	_, err := rawQuerier(r.db).ExecContext(ctx, saveIdempotencySQL,
-		rec.Scope, string(rec.Environment), rec.Key, rec.Fingerprint, rec.StatusCode, body,
-		rec.ContentType, rec.CreatedAt, rec.ExpiresAt)
+	args := []any{rec.Scope, string(rec.Environment), rec.Key, rec.Fingerprint, rec.StatusCode, body,
+		rec.ContentType, rec.CreatedAt, rec.ExpiresAt}
+	if deferrable(ctx) {
+		args = append([]any{deferExec{}}, args...)
+	}
+	_, err := rawQuerier(r.db).ExecContext(ctx, saveIdempotencySQL, args...)
 	return err
 }
 

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -64,12 +65,13 @@ func (s *Store) pipelined(ctx context.Context, fn func(ctx context.Context, tx p
 	return err
 }
 
-// direct runs fn in its own transaction.
+// direct runs fn in its own transaction. The transaction is the unit's own, so statements it
+// marks deferrable may wait for the next one (driver.go).
 func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
-			ctx = context.WithValue(ctx, txKey{}, btx)
+			ctx = context.WithValue(context.WithValue(ctx, txKey{}, btx), ownTxKey{}, true)
 			return fn(ctx, &tx{db: btx})
 		})
 		if !retryable(err) {
@@ -80,6 +82,25 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 	return err
 }
 
+// ownTxKey marks a context whose transaction belongs to one unit of work (not a pipeline batch).
+type ownTxKey struct{}
+
+// deferrable reports a unit of work that owns its transaction, outside any nested unit: a
+// statement it marks deferExec fails the unit's COMMIT if it fails, as the unit would fail.
+func deferrable(ctx context.Context) bool {
+	owned, _ := ctx.Value(ownTxKey{}).(bool)
+	depth, _ := ctx.Value(depthKey{}).(int)
+	return owned && depth == 0
+}
+
+// depthKey carries the nesting depth of units of work inside one transaction.
+type depthKey struct{}
+
+// nested runs fn in a savepoint of the outer transaction, named by its depth: units of work
+// nest strictly, so the newest savepoint of a name is always the running unit's. The SAVEPOINT
+// travels with the unit's first statement and its RELEASE with the transaction's next statement
+// (driver.go), so neither costs a round trip; a unit that fails before sending any statement
+// rolls back nothing.
 func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Context, tx ports.Tx) error) error {
 	if ul, _ := ctx.Value(unitKey{}).(*unitLedger); ul != nil {
 		// Inside a batch, the nested unit writes the ledger directly: the batch's buffered
@@ -89,15 +110,18 @@ func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Co
 		}
 		ctx = context.WithValue(ctx, unitKey{}, (*unitLedger)(nil))
 	}
-	sp, err := outer.BeginTx(ctx, nil)
-	if err != nil {
+	depth, _ := ctx.Value(depthKey{}).(int)
+	depth++
+	name := "corridor_sp_" + strconv.Itoa(depth)
+	if _, err := outer.Tx.ExecContext(ctx, "SAVEPOINT "+name, deferExec{}); err != nil {
 		return err
 	}
-	if err := fn(context.WithValue(ctx, txKey{}, sp), &tx{db: sp}); err != nil {
-		_ = sp.Rollback()
+	if err := fn(context.WithValue(ctx, depthKey{}, depth), &tx{db: outer}); err != nil {
+		_, _ = outer.Tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+name)
 		return err
 	}
-	return sp.Commit()
+	_, err := outer.Tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name, deferExec{})
+	return err
 }
 
 // unavailable reports a statement cancelled by statement_timeout or by the caller's deadline
