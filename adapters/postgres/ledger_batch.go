@@ -261,7 +261,8 @@ func (b *batchLedger) lock(ctx context.Context, q txQuerier, set lockSet, into m
 	for i, r := range set.refs {
 		envs[i], refs[i] = r.environment, r.reference
 	}
-	rows, err := q.QueryContext(ctx, lockSQL, nonNil(set.wait), nonNil(set.skip), envs, refs)
+	// The batch's first locking read carries its BEGIN (driver.go).
+	rows, err := q.QueryContext(ctx, lockSQL, withPending{}, nonNil(set.wait), nonNil(set.skip), envs, refs)
 	if err != nil {
 		return ledgerError("lock balances", err)
 	}
@@ -347,9 +348,10 @@ func (b *batchLedger) existing(ctx context.Context, q txQuerier, ids []string) (
 	return out, nil
 }
 
-// flush writes the batch's buffered rows before its COMMIT.
+// flush writes the batch's buffered rows before its COMMIT. The write travels with the COMMIT
+// (driver.go): its failure fails the COMMIT, which PostgreSQL then refuses as a whole.
 func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
-	err := writeBuffered(ctx, q, b.pending)
+	err := writeBuffered(ctx, q, b.pending, deferExec{})
 	if err == nil {
 		b.pending = nil
 	}
@@ -388,8 +390,9 @@ WITH t AS (
 )
 SELECT ledger_link_batch($2::text[], $1::text[], $13::bytea[])`
 
-// writeBuffered writes ts in one statement (nothing when ts is empty).
-func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer) error {
+// writeBuffered writes ts in one statement (nothing when ts is empty); marker, if any, goes
+// first among the arguments (driver.go).
+func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, marker ...any) error {
 	if len(ts) == 0 {
 		return nil
 	}
@@ -432,10 +435,11 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer) erro
 		a := afters[last[id]]
 		bIDs[j], bp[j], bd[j], bc[j], bat[j] = id, a.b.Posted, a.b.PendingDebits, a.b.PendingCredits, a.at
 	}
-	_, err := q.ExecContext(ctx, writeBufferedSQL, ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts,
+	args := append(marker, ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts,
 		expires, metadata, created, statuses, canonical,
 		pTransfers, pAccounts, pAmounts, dp, dd, dc, ap, ad, ac,
 		bIDs, bp, bd, bc, bat)
+	_, err := q.ExecContext(ctx, writeBufferedSQL, args...)
 	return ledgerError("write batch", err)
 }
 

@@ -592,19 +592,20 @@ func (b *batch) commit(ctx context.Context) []*pipeUnit {
 		b.answer(nil)
 		return b.carry
 	}
-	// The write and the COMMIT may wait (a concurrent twin's reference, the chain link's
-	// stripe head): lock_timeout goes back to off first, with the last release.
-	if b.open != nil || b.timeout {
-		sql := "SET LOCAL lock_timeout = 0"
-		if b.open != nil {
-			sql = "RELEASE SAVEPOINT corridor_unit; " + sql
-		}
-		if _, err := b.tx.Tx.ExecContext(ctx, sql); err != nil {
-			b.poison(err)
-			return b.runAlone()
-		}
+	// The write and the COMMIT may wait (a concurrent twin's reference, a chain stripe's head):
+	// lock_timeout goes back to off first, after the last release. The three travel with the
+	// COMMIT (driver.go), so a batch of transfers costs two exchanges: its locking read (with
+	// BEGIN) and its COMMIT.
+	var err error
+	if b.open != nil {
+		_, err = b.tx.Tx.ExecContext(ctx, "RELEASE SAVEPOINT corridor_unit", deferExec{})
 	}
-	err := b.ledger.flush(ctx, b.q)
+	if err == nil && b.timeout {
+		_, err = b.tx.Tx.ExecContext(ctx, "SET LOCAL lock_timeout = 0", deferExec{})
+	}
+	if err == nil {
+		err = b.ledger.flush(ctx, b.q)
+	}
 	if err == nil && b.p.opts.beforeCommit != nil {
 		b.p.opts.beforeCommit()
 	}
