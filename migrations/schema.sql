@@ -50,8 +50,12 @@ BEGIN
     IF s IS NOT NULL THEN
         RETURN s;
     END IF;
-    SELECT h.stripe INTO s FROM ledger_chain_heads h WHERE h.environment = p_environment
-    ORDER BY (h.stripe + txid_current()) % 16 LIMIT 1 FOR UPDATE SKIP LOCKED;
+    SELECT h.stripe INTO s FROM ledger_chain_heads h
+    WHERE h.environment = p_environment AND h.stripe = txid_current() % 16 FOR UPDATE SKIP LOCKED;
+    IF NOT FOUND THEN
+        SELECT h.stripe INTO s FROM ledger_chain_heads h WHERE h.environment = p_environment
+        ORDER BY (h.stripe + txid_current()) % 16 LIMIT 1 FOR UPDATE SKIP LOCKED;
+    END IF;
     IF NOT FOUND THEN
         s := (txid_current() % 16)::smallint;
         PERFORM 1 FROM ledger_chain_heads h WHERE h.environment = p_environment AND h.stripe = s FOR UPDATE;
