@@ -344,7 +344,6 @@ func TestPipeline_MixedUnits(t *testing.T) {
 	p := newPipeDB(t, 3)
 	a, b, c := p.accounts[0], p.accounts[1], p.accounts[2]
 	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour})
-	ctx := context.Background()
 	units := []func(ctx context.Context, tx ports.Tx) error{
 		func(ctx context.Context, tx ports.Tx) error { // credit a with 100
 			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("m-fund", p.world.ID, a.ID, 100))
@@ -400,23 +399,8 @@ func TestPipeline_MixedUnits(t *testing.T) {
 			return err
 		},
 	}
-	// One at a time, each submitted once the previous one started, so that they join one
-	// batch in this order (the batch's serial order).
-	done := make([]chan error, len(units))
-	for i, fn := range units {
-		started := make(chan struct{})
-		var once sync.Once
-		done[i] = make(chan error, 1)
-		go func(i int, fn func(ctx context.Context, tx ports.Tx) error) {
-			done[i] <- s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-				once.Do(func() { close(started) })
-				return fn(ctx, tx)
-			})
-		}(i, fn)
-		<-started
-	}
-	for i := range done {
-		if err := <-done[i]; err != nil {
+	for i, err := range submitInOrder(s, units...) {
+		if err != nil {
 			t.Fatalf("unit %d: %v", i, err)
 		}
 	}
@@ -606,22 +590,7 @@ func TestPipeline_IdempotencyRecordCommitsWithEffects(t *testing.T) {
 			return err
 		},
 	}
-	errs := make([]error, len(units))
-	var wg sync.WaitGroup
-	for i, fn := range units {
-		started := make(chan struct{})
-		var once sync.Once
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-				once.Do(func() { close(started) })
-				return fn(ctx, tx)
-			})
-		}()
-		<-started
-	}
-	wg.Wait()
+	errs := submitInOrder(s, units...)
 	if errs[0] != nil || !errors.Is(errs[1], boom) || errs[2] != nil {
 		t.Fatalf("units answered %v", errs)
 	}
