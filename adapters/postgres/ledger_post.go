@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -266,29 +265,26 @@ func (r ledgerRepo) write(ctx context.Context, res ledger.Result, pending *ledge
 	return err == nil, ledgerError("write transfer", err)
 }
 
-// writeArgs lays out writeTransferSQL's parameters: the transfer, the target's new state, then
-// eight per posting in account-id order.
+// writeArgs lays out writeTransferSQL's parameters: the transfer (transferRowOf), the target's
+// new state, then eight per posting in account-id order.
 func writeArgs(res ledger.Result, deltas []ledger.Delta) ([]any, error) {
 	t := res.Transfer
-	metadata := []byte("{}")
-	if len(t.Metadata) > 0 {
-		var err error
-		if metadata, err = json.Marshal(t.Metadata); err != nil {
-			return nil, err
-		}
-	}
 	n := len(t.Postings)
 	if n < 2 || n > ledger.MaxPostings || len(deltas) != n || len(res.Balances) != n {
 		return nil, core.E(core.CodeInternal, "ledger: %s has %d postings, %d deltas, %d balances", t.ID, n, len(deltas), len(res.Balances))
+	}
+	row, err := transferRowOf(res)
+	if err != nil {
+		return nil, err
 	}
 	var targetID, targetStatus any
 	if res.Target != nil {
 		targetID, targetStatus = res.Target.Transfer.ID, string(res.Target.State.Status)
 	}
 	args := make([]any, 0, 15+8*n)
-	args = append(args, t.ID, string(t.Environment), t.Reference, string(t.Type), t.Asset, nullString(t.PendingID),
-		nullString(t.ReversedID), t.Amount, nullTime(t.ExpiresAt), string(metadata), t.CreatedAt, string(res.State.Status),
-		ledger.CanonicalBytes(t), targetID, targetStatus)
+	args = append(args, row.id, row.environment, row.reference, row.typ, row.asset, row.pendingID,
+		row.reversedID, row.amount, row.expiresAt, row.metadata, row.createdAt, row.status,
+		row.canonical, targetID, targetStatus)
 	for i, p := range t.Postings {
 		d, after := deltas[i], res.Balances[p.AccountID]
 		if d.AccountID != p.AccountID {
@@ -298,13 +294,6 @@ func writeArgs(res ledger.Result, deltas []ledger.Delta) ([]any, error) {
 			after.Posted, after.PendingDebits, after.PendingCredits)
 	}
 	return args, nil
-}
-
-func nullString(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 func nullTime(t time.Time) any {
