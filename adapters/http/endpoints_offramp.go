@@ -71,7 +71,7 @@ func (s *Server) offrampPaymentEndpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/offramp/payments/{id}/cancel", Summary: "Sender only, while unfunded: cancel and release the reservation", Tag: "offramp",
 			Auth: authRequired, Scopes: write, Params: pathID,
 			Responses: map[int]any{200: offrampPaymentResponse{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}}, Handler: s.cancelOfframpPayment},
-		{Method: "POST", Path: "/v1/providers/{provider}/webhooks", Summary: "Signed payout provider webhook: HMAC-SHA256 over \"<timestamp>.<raw body>\"", Tag: "providers",
+		{Method: "POST", Path: "/v1/providers/{provider}/webhooks", Public: "payout provider callback, authorized by its HMAC signature", Summary: "Signed payout provider webhook: HMAC-SHA256 over \"<timestamp>.<raw body>\"", Tag: "providers",
 			Auth: authNone, Params: []Param{{Name: "provider", In: "path"}},
 			Responses: map[int]any{200: providerWebhookResponse{}, 400: Envelope{}, 401: Envelope{}}, Handler: s.providerWebhook},
 		{Method: "POST", Path: "/v1/sandbox/offramp/payments/{id}/expire-quotes", Summary: "TEST only: expire the payment's active quote set now", Tag: "sandbox",

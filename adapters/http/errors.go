@@ -21,6 +21,7 @@ import (
 	"corridor/core/ramp"
 	"corridor/core/recipient"
 	"corridor/core/safepay"
+	"corridor/core/tenant"
 	"corridor/core/treasury"
 	"corridor/core/twofactor"
 	"corridor/core/wallet"
@@ -148,6 +149,7 @@ var statusByCode = map[core.Code]int{
 	twofactor.CodeBindingMismatch:   403,
 	twofactor.CodeNotEnrolled:       403,
 	twofactor.CodeAgentNotPermitted: 403,
+	tenant.CodeInviteEmailMismatch:  403,
 	twofactor.CodeNewPayeeNotSaved:  403,
 	twofactor.CodePayeeCoolingOff:   403,
 	twofactor.CodeContactNotFound:   404,

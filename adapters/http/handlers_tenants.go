@@ -9,6 +9,7 @@ import (
 
 	"corridor/app/tenancy"
 	"corridor/core"
+	"corridor/core/auth"
 	"corridor/ports"
 )
 
@@ -71,8 +72,8 @@ func (s *Server) acceptInvite(c *fiber.Ctx) error {
 		return err
 	}
 	in := tenancy.AcceptInput{Token: req.Token, SignerAddress: req.SignerAddress, DisplayName: req.DisplayName}
-	if p, ok := principalOf(c); ok {
-		in.IdentityUserID = p.UserID
+	if p, ok := principalOf(c); ok && p.Kind == auth.KindSession {
+		in.IdentityUserID, in.IdentityEmail = p.UserID, p.Email
 	}
 	m, err := s.svc.Tenancy.AcceptInvite(c.UserContext(), in)
 	if err != nil {

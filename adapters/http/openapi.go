@@ -86,6 +86,12 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 	if r.SandboxOnly {
 		op["x-corridor-sandbox-only"] = true
 	}
+	if r.Public != "" {
+		op["x-corridor-public"] = r.Public
+	}
+	if r.Grants != "" {
+		op["x-corridor-grants"] = r.Grants
+	}
 	switch r.Auth {
 	case authRequired:
 		op["security"] = []any{map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
