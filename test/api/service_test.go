@@ -156,9 +156,9 @@ func TestService_RateLimit(t *testing.T) {
 	other.Root.Get("/v1/tenants/current").Expect(t, 200)
 	// A 429 on a POST is not stored: the same Idempotency-Key runs once the bucket refills.
 	idem := reader.With("Idempotency-Key", "after-429")
-	idem.Post("/v1/tenants/members", map[string]any{"email": "rl@example.com"}).ExpectError(t, 429, "RATE_LIMITED")
+	idem.Post("/v1/api-keys", map[string]any{"name": "rl"}).ExpectError(t, 429, "RATE_LIMITED")
 	time.Sleep(2100 * time.Millisecond)
-	idem.Post("/v1/tenants/members", map[string]any{"email": "rl@example.com"}).Expect(t, 201)
+	idem.Post("/v1/api-keys", map[string]any{"name": "rl"}).Expect(t, 201)
 }
 
 // TestService_RateLimitFailedCredentialsPerIP: guesses without valid credentials are throttled

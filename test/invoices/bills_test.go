@@ -66,8 +66,8 @@ type billWorld struct {
 func newBillWorld(t *testing.T) billWorld {
 	t.Helper()
 	w := billWorld{sender: env().NewTenant(t), payer: env().NewTenant(t), signer: newKey(t)}
-	token := w.sender.Root.Post("/v1/tenants/members", map[string]any{"email": "biller@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
-	env().Client(t).Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": w.signer.address.Hex()}).Expect(t, 200)
+	token := w.sender.Session.Post("/v1/tenants/members", map[string]any{"email": "biller@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
+	env().AcceptInvite(t, "biller@example.com", token, map[string]any{"signerAddress": w.signer.address.Hex()}).Expect(t, 200)
 	id := w.payer.Root.Post("/v1/wallets", map[string]any{"name": "payables",
 		"owners": []map[string]any{{"address": newKey(t).address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
 	w.payerWallet = harness.Poll(t, "the payer wallet deploys", func() map[string]any { return w.payer.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },

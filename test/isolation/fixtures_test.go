@@ -32,7 +32,7 @@ type fixture struct {
 // here fails the matrix: a new resource brings its fixture.
 var fixtures = map[string]fixture{
 	"tenants/members": {notFound: "MEMBER_NOT_FOUND", tenantWide: true, make: func(t *testing.T, w *world) string {
-		return w.victim.Root.Post("/v1/tenants/members", map[string]any{"email": "matrix@example.com"}).Expect(t, 201).JSON(t)["id"].(string)
+		return w.victim.Session.Post("/v1/tenants/members", map[string]any{"email": "matrix@example.com"}).Expect(t, 201).JSON(t)["id"].(string)
 	}},
 	"api-keys": {notFound: "API_KEY_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.victim.Session.Post("/v1/api-keys", map[string]any{"name": "victim"}).Expect(t, 201).JSON(t)["id"].(string)
