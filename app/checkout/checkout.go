@@ -203,6 +203,10 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		if err != nil {
 			return err
 		}
+		// A refund moves the tenant's service balance, no wallet of an agent's: agents never may.
+		if err := kernel.RequireAgentWallet(ctx, tx.Agents(), p, ""); err != nil {
+			return err
+		}
 		refundable := c.Refundable()
 		if refundable <= 0 {
 			return core.E(checkout.CodeNothingToRefund, "this payment holds nothing to refund (nothing confirmed was received, or everything was refunded)")

@@ -293,7 +293,7 @@ func (s *Service) ReadAccept(ctx context.Context, p auth.Principal, id, walletID
 	req := safepay.Request{SourceWalletID: strings.TrimSpace(walletID),
 		Destination: &safepay.DestinationInput{Type: "address", Address: b.PayeeAddress, ChainID: &chain},
 		AmountValue: core.FormatUSD(b.AmountBaseUnits), AmountAsset: "usdc", Memo: "bill " + b.ID}
-	read, err := s.payments.ReadPayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), req)
+	read, err := s.payments.ReadPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), req)
 	if err != nil {
 		return AcceptRead{}, err
 	}
@@ -321,7 +321,7 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 		if err := checkAcceptable(b); err != nil {
 			return err
 		}
-		pay, err := s.payments.ProposePayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), read.payment)
+		pay, err := s.payments.ProposePayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
 		if err != nil {
 			return err
 		}

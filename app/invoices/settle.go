@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/invoice"
@@ -51,7 +52,7 @@ func (s *Service) ReadSettlement(ctx context.Context, p auth.Principal, id strin
 	if err != nil {
 		return SettlementRead{}, err
 	}
-	read, err := s.payments.ReadPayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), settlementRequest(inv, kind, amount))
+	read, err := s.payments.ReadPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), settlementRequest(inv, kind, amount))
 	if err != nil {
 		return SettlementRead{}, err
 	}
@@ -101,7 +102,7 @@ func (s *Service) Settle(ctx context.Context, p auth.Principal, read SettlementR
 		if _, err := invoice.CheckSettlement(inv, read.kind, read.balance, inv.Now(now)); err != nil {
 			return err
 		}
-		pay, err := s.payments.ProposePayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), read.payment)
+		pay, err := s.payments.ProposePayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
 		if err != nil {
 			return err
 		}
@@ -154,7 +155,7 @@ func (s *Service) ArbiterSign(ctx context.Context, operator, id string) (invoice
 	if err != nil {
 		return invoice.Invoice{}, err
 	}
-	p := acting(inv.TenantID, inv.Environment, auth.ScopePaymentsCreate)
+	p := kernel.System(inv.TenantID, inv.Environment, auth.ScopePaymentsCreate)
 	read, err := s.payments.ReadSignature(ctx, p, pay.ID, sig.Hex())
 	if err != nil {
 		return invoice.Invoice{}, err

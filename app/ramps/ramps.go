@@ -51,8 +51,12 @@ func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Rea
 	var chainID int64
 	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, req.WalletID)
+		if err != nil {
+			return err
+		}
 		chainID = w.ChainID
-		return err
+		// An agent ramps only its own wallet, in either direction.
+		return kernel.RequireAgentWallet(ctx, tx.Agents(), p, w.ID)
 	}); err != nil {
 		return Read{}, err
 	}
@@ -60,7 +64,7 @@ func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Rea
 	if req.Direction == ramp.DirectionOn {
 		return out, s.limits.CheckAmount(req.AmountBaseUnits)
 	}
-	out.payment, err = s.payments.ReadRampPayment(ctx, acting(p, auth.ScopePaymentsCreate), s.offRampRequest(req, chainID))
+	out.payment, err = s.payments.ReadRampPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), s.offRampRequest(req, chainID))
 	return out, err
 }
 
@@ -95,14 +99,14 @@ func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (
 			if err := s.checkDailyCap(ctx, tx, p, req.AmountBaseUnits); err != nil {
 				return err
 			}
-			d, err := s.credits.CreditFromPool(ctx, acting(p, auth.ScopeWalletsFund), req.WalletID, req.AmountBaseUnits)
+			d, err := s.credits.CreditFromPool(ctx, kernel.Acting(p, auth.ScopeWalletsFund), req.WalletID, req.AmountBaseUnits)
 			if err != nil {
 				return err
 			}
 			r.DripID = d.ID
 			out = onView(r, string(d.Status), d.TxHash, d.FailureReason)
 		} else {
-			pay, err := s.payments.ProposeRampPayment(ctx, acting(p, auth.ScopePaymentsCreate), read.payment)
+			pay, err := s.payments.ProposeRampPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,8 @@
 package auth
 
 import (
+	"slices"
+
 	"corridor/core"
 )
 
@@ -74,6 +76,10 @@ func AuthorizeGrant(grantor Principal, held Holding, g Grant) error {
 	}
 	agentSide := grantor.AgentID != "" || g.ToAgent
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
+		// A root grant needs a root holder; it is named as such in the refusal.
+		if !agentSide && slices.Contains(g.Scopes[env], ScopeRoot) && !held.Holds(env, ScopeRoot) {
+			return refuse(g, env, ScopeRoot, "this credential is not root in "+string(env)+", so it cannot grant *")
+		}
 		for _, s := range expand(g.Scopes[env]) {
 			if agentSide && AgentForbidden(s) {
 				return refuse(g, env, s, "an agent can never hold, or cause anyone to hold, "+string(s))

@@ -24,7 +24,7 @@ func TestAuthorizeGrant(t *testing.T) {
 		{"root key grants a narrow key", key, root, Grant{Kind: GrantKey, Scopes: Holding{test: {ScopePaymentsCreate}}}, ""},
 		{"root key grants *", key, root, Grant{Kind: GrantKey, Scopes: Holding{test: {ScopeRoot}}}, ""},
 		{"narrow key cannot grant a scope it lacks", key, narrow, Grant{Kind: GrantKey, Scopes: Holding{test: {ScopeWalletsRead, ScopeKeysManage}}}, ScopeKeysManage},
-		{"narrow key cannot grant *", key, narrow, Grant{Kind: GrantKey, Scopes: Holding{test: {ScopeRoot}}}, ScopeWalletsWrite},
+		{"narrow key cannot grant *", key, narrow, Grant{Kind: GrantKey, Scopes: Holding{test: {ScopeRoot}}}, ScopeRoot},
 		{"a TEST key cannot grant in LIVE", key, root, Grant{Kind: GrantMember, Scopes: Holding{test: {ScopeWalletsRead}, live: {ScopeWalletsRead}}}, ScopeWalletsRead},
 		{"members:manage alone cannot invite an ADMIN", key, narrow, Grant{Kind: GrantMember, Scopes: Holding{test: {ScopeAgentsManage}}}, ScopeAgentsManage},
 		{"a holder of both environments grants in both", key, rootBoth, Grant{Kind: GrantMember, Scopes: Holding{test: {ScopeRoot}, live: {ScopePaymentsExecute}}}, ""},

@@ -245,8 +245,9 @@ func TestIdempotency_SecretsAreNeverReplayed(t *testing.T) {
 	first := ten.Session.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).Expect(t, 201)
 	plaintext := first.JSON(t)["key"].(string)
 
-	reader := e.Client(t).WithKey(e.NewKey(t, ten.Root, map[string]any{"name": "reader"}))
-	reader.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
+	// Another credential allowed on the route (its scopes are checked before the key's record).
+	other := e.Client(t).WithKey(e.NewKey(t, ten.Root, map[string]any{"name": "other", "scopes": []string{"keys:manage"}}))
+	other.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
 
 	replay := ten.Session.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).Expect(t, 201)
 	if replay.Header.Get("Idempotent-Replayed") != "true" || !sameExceptSecret(t, first, replay, "key") {
