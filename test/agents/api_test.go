@@ -79,14 +79,15 @@ func TestAgents_StateMachine(t *testing.T) {
 	ten.Root.Post("/v1/agents/agt_nope/suspend", nil).ExpectError(t, 404, "AGENT_NOT_FOUND")
 }
 
-// TestAgents_KeysStripForbiddenScopes: the four scopes an agent may not hold are dropped
+// TestAgents_KeysStripForbiddenScopes: the six scopes an agent may not hold (SPEC's four, and
+// members:manage and twofactor:manage, D20) are dropped
 // silently, on every key of the agent, "*" included; an agent key cannot mint keys, may read
 // and evaluate policies, and its principal is the agent.
 func TestAgents_KeysStripForbiddenScopes(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "keys")["id"].(string)
-	forbidden := []string{"agents:manage", "keys:manage", "policies:write", "treasury:write"}
+	forbidden := []string{"agents:manage", "keys:manage", "policies:write", "treasury:write", "members:manage", "twofactor:manage"}
 	asked := append([]string{"payments:create", "policies:read", "policies:evaluate", "agents:read"}, forbidden...)
 	for round := 0; round < 2; round++ { // a second key for the same agent: the same stripping
 		k := agentKey(t, ten.Root, id, asked...)

@@ -296,3 +296,23 @@ func TestBills_ParallelAcceptsProposeOnce(t *testing.T) {
 		t.Fatalf("%v payments proposed, want 1", n)
 	}
 }
+
+// TestBills_AgentKeyCannotAcceptFromATenantWallet: accepting a bill proposes a Safe payment from
+// the wallet named; an agent key may only pay from its own agent's wallet, so accepting with the
+// tenant's wallet is refused AGENT_WALLET_ONLY and the bill stays undecided (D20).
+func TestBills_AgentKeyCannotAcceptFromATenantWallet(t *testing.T) {
+	w := newBillWorld(t)
+	a := w.auth(newKey(t), "41")
+	id := w.send(t, w.body(a, w.signer, a.sign(t, w.signer)))["invoiceId"].(string)
+	agentID := w.payer.Root.Post("/v1/agents", map[string]any{"name": "bot"}).Expect(t, 201).JSON(t)["id"].(string)
+	key := w.payer.Root.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "bot", "scopes": []string{"*"}}).Expect(t, 201).JSON(t)["key"].(string)
+	bot := env().Client(t).WithKey(key)
+	m := bot.Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	if d, _ := m["details"].(map[string]any); d["reason"] != "AGENT_WALLET_ONLY" {
+		t.Fatalf("refusal details %v", m["details"])
+	}
+	if got := w.payer.Root.Get("/v1/bills/inbound/" + id).Expect(t, 200).JSON(t); got["payerDecision"] != nil || got["payerPaymentId"] != nil {
+		t.Fatalf("a refused accept decided the bill: %v", got)
+	}
+	w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]}).Expect(t, 200)
+}
