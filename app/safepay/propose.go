@@ -140,7 +140,9 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		return s.savePayment(ctx, tx, pay, true)
 	})
 	if err == nil && denied != nil {
-		return pay, denied
+		// The refusal's unit committed (a new challenge, a FAILED record): a composing caller
+		// commits it too (kernel.CommittedRefusal).
+		return pay, kernel.Committed(denied)
 	}
 	return pay, err
 }

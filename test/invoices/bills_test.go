@@ -316,3 +316,29 @@ func TestBills_AgentKeyCannotAcceptFromATenantWallet(t *testing.T) {
 	}
 	w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]}).Expect(t, 200)
 }
+
+// TestBills_AcceptTwoFactorHandshake: accepting a bill proposes a payment the payer's settings
+// protect: TWOFA_REQUIRED with a challenge that survives the refused acceptance, then the same
+// acceptance with twofaChallengeId decides the bill.
+func TestBills_AcceptTwoFactorHandshake(t *testing.T) {
+	w := newBillWorld(t)
+	a := w.auth(newKey(t), "42")
+	id := w.send(t, w.body(a, w.signer, a.sign(t, w.signer)))["invoiceId"].(string)
+	w.payer.Root.Do("PUT", "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "1"}).Expect(t, 200)
+	f := w.payer.Root.Post("/v1/twofactor/factors", map[string]any{"label": "ops"}).Expect(t, 201).JSON(t)
+	secret := f["secret"].(string)
+	w.payer.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, 200)
+
+	body := map[string]any{"walletId": w.payerWallet["id"]}
+	refused := w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", body).ExpectError(t, 403, "TWOFA_REQUIRED")
+	chID := refused["details"].(map[string]any)["challengeId"].(string)
+	if got := w.payer.Root.Get("/v1/bills/inbound/" + id).JSON(t); got["payerDecision"] != nil {
+		t.Fatalf("a refused acceptance decided the bill: %v", got)
+	}
+	w.payer.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, 200)
+	body["twofaChallengeId"] = chID
+	accepted := w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", body).Expect(t, 200).JSON(t)
+	if accepted["payerDecision"] != "ACCEPTED" || accepted["payerPaymentId"] == nil {
+		t.Fatalf("accepted: %v", accepted)
+	}
+}
