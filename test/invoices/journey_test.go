@@ -1,12 +1,13 @@
 package invoices
 
 import (
-	"corridor/test/harness"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"corridor/test/harness"
 )
 
 // TestInvoice_ReleaseJourney: create → send (hold Safe) → fund from the faucet → the poller
