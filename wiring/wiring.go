@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"corridor/adapters/chain"
+	"corridor/adapters/custody"
 	"corridor/adapters/http"
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
@@ -78,6 +79,9 @@ type Config struct {
 	WrapStore func(ports.Store) ports.Store
 	// Payouts configures the payout providers (D9); the zero value has every provider off.
 	Payouts PayoutConfig
+	// CustodyPKCS11 names the HSM holding LIVE custody keys (D21); nil: LIVE offers no
+	// custodial wallets. TEST always uses the keystore sealed by the cipher.
+	CustodyPKCS11 *custody.PKCS11Config
 	// ClaimLifetime is a pending claim's lifetime (CLAIM_LIFETIME; 0 = 14 days); ClaimLinkBase
 	// (CLAIM_LINK_BASE) prefixes the link texted to the phone.
 	ClaimLifetime time.Duration
@@ -227,6 +231,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	outbox := sms.NewSandbox(db, protect)
+	signers, closeSigners, err := custodySigners(cfg, db, protect)
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
+	closeDBOnly := closeDB
+	closeDB = func() { closeSigners(); closeDBOnly() }
 	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters)
 	if err != nil {
 		closeDB()
@@ -236,7 +247,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg)}, log)
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers}, log)
 	if err != nil {
 		closeDB()
 		return nil, err

@@ -50,6 +50,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeServiceUnavailable:           503,
 	core.CodeChainUnavailable:             503,
 	core.CodeProviderUnavailable:          503,
+	wallet.CodeCustodyUnavailable:         503,
 	core.CodeTenantNotFound:               404,
 	core.CodeMemberNotFound:               404,
 	core.CodeAPIKeyNotFound:               404,
@@ -176,6 +177,7 @@ var retryableCodes = map[core.Code]bool{
 	core.CodeServiceUnavailable:           true,
 	core.CodeChainUnavailable:             true,
 	core.CodeProviderUnavailable:          true,
+	wallet.CodeCustodyUnavailable:         true,
 	policy.CodeUnavailable:                true,
 	agent.CodeLimitUnavailable:            true,
 }

@@ -63,24 +63,66 @@ func (s *Server) markSecondary(c *fiber.Ctx) error {
 }
 
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
-// (the register step marked a secondary body already).
-func (s *Server) createWalletEither(c *fiber.Ctx) error {
+// (the register step marked a secondary body already). It is staged: a custodial wallet's key
+// is made by the custody signer before the unit of work (D22).
+func (s *Server) createWalletEither(c *fiber.Ctx) (fiber.Handler, error) {
 	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
 		return s.createSecondaryWallet(c)
 	}
-	return s.createWallet(c)
+	return s.createWallet, nil
 }
 
 // secondaryCurrencies are the currencies a secondary wallet names, in the order answered.
 var secondaryCurrencies = []string{"USDC", "ETH"}
 
-// createSecondaryWallet creates a 1-of-1 Safe owned by owner_address and named after the
-// customer; every currency asked for is held at the Safe's one address.
-func (s *Server) createSecondaryWallet(c *fiber.Ctx) error {
+// createSecondaryWallet creates a 1-of-1 Safe named after the customer, owned by owner_address
+// when given, else by a fresh custody key (a custodial wallet, D21); every currency asked for is
+// held at the Safe's one address.
+func (s *Server) createSecondaryWallet(c *fiber.Ctx) (fiber.Handler, error) {
 	var req secondaryWalletCreateRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
+	customer, currencies, err := validSecondaryWallet(req)
+	if err != nil {
+		return nil, err
+	}
+	answer := func(c *fiber.Ctx, w wallet.Wallet) error {
+		out := secondaryWalletResponse{WalletID: w.ID, Addresses: map[string]string{}, CreatedAt: w.CreatedAt}
+		for _, cur := range currencies {
+			out.Addresses[cur] = w.Address
+		}
+		return c.Status(fiber.StatusCreated).JSON(out)
+	}
+	if req.OwnerAddress == "" {
+		key, err := s.svc.Wallets.ReadCustodyKey(c.UserContext(), principal(c))
+		if err != nil {
+			return nil, err
+		}
+		return func(c *fiber.Ctx) error {
+			w, err := s.svc.Wallets.CreateCustodialWallet(c.UserContext(), principal(c), key, customer)
+			if err != nil {
+				return err
+			}
+			return answer(c, w)
+		}, nil
+	}
+	return func(c *fiber.Ctx) error {
+		threshold := 1
+		w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), wallets.CreateWalletInput{
+			Name: customer, Threshold: &threshold,
+			Owners: []wallet.OwnerInput{{Address: req.OwnerAddress, Role: "ADMIN_OWNER"}},
+		})
+		if err != nil {
+			return err
+		}
+		return answer(c, w)
+	}, nil
+}
+
+// validSecondaryWallet checks the secondary body: the customer, the currencies (deduplicated,
+// upper case) and, when present, the owner's address.
+func validSecondaryWallet(req secondaryWalletCreateRequest) (string, []string, error) {
 	errs := core.FieldErrors{}
 	customer := strings.TrimSpace(req.CustomerID)
 	if customer == "" {
@@ -100,25 +142,10 @@ func (s *Server) createSecondaryWallet(c *fiber.Ctx) error {
 			currencies = append(currencies, up)
 		}
 	}
-	if !secondaryAddress.MatchString(req.OwnerAddress) {
-		errs.Add("owner_address", "is required: the 0x address of the key that owns the Safe (the service holds no owner keys)")
+	if req.OwnerAddress != "" && !secondaryAddress.MatchString(req.OwnerAddress) {
+		errs.Add("owner_address", "must be the 0x address of the key that owns the Safe, or be left out for a wallet the service signs for")
 	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	threshold := 1
-	w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), wallets.CreateWalletInput{
-		Name: customer, Threshold: &threshold,
-		Owners: []wallet.OwnerInput{{Address: req.OwnerAddress, Role: "ADMIN_OWNER"}},
-	})
-	if err != nil {
-		return err
-	}
-	out := secondaryWalletResponse{WalletID: w.ID, Addresses: map[string]string{}, CreatedAt: w.CreatedAt}
-	for _, cur := range currencies {
-		out.Addresses[cur] = w.Address
-	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return customer, currencies, errs.Err()
 }
 
 // secondaryBalance answers the wallet's live on-chain balances; USDC counts 1:1 in USD.

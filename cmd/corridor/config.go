@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/adapters/custody"
 	"corridor/adapters/http"
 	"corridor/adapters/postgres"
 	"corridor/app/checkout"
@@ -37,6 +38,7 @@ type Config struct {
 	Ramps    rampsConfig    `desc:"Sandbox ramps (docs/ramps.md)"`
 	Webhooks webhooksConfig `desc:"Events and webhooks (docs/webhooks.md)"`
 	Checkout checkoutConfig `desc:"Hosted checkout (docs/checkout.md)"`
+	Custody  custodyConfig  `desc:"Custody signers of custodial wallets (docs/security.md)"`
 	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
 	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
 	// sandbox defaults.
@@ -141,6 +143,14 @@ type webhooksConfig struct {
 	RetryWindow      time.Duration `env:"WEBHOOK_RETRY_WINDOW" envDefault:"72h" desc:"how long a delivery is retried, and how long an endpoint may fail without a success before it is disabled"`
 	Timeout          time.Duration `env:"WEBHOOK_TIMEOUT" envDefault:"10s" desc:"bound of one delivery attempt: a slower receiver is retried"`
 	AllowPrivateTest bool          `env:"WEBHOOK_ALLOW_PRIVATE_TEST" envDefault:"false" desc:"let TEST endpoints point at loopback and private addresses (local receivers during development); LIVE endpoints never may"`
+}
+
+// custodyConfig names the HSM that holds LIVE custody keys (D21). TEST custodial wallets use
+// the keystore sealed by CIPHER_KEY whatever this says.
+type custodyConfig struct {
+	PKCS11Module string `env:"CUSTODY_PKCS11_MODULE" defaultDesc:"unset: LIVE offers no custodial wallets" desc:"path of the HSM vendor's PKCS#11 library; its token holds the owner keys of LIVE custodial wallets"`
+	PKCS11Token  string `env:"CUSTODY_PKCS11_TOKEN" defaultDesc:"unset" desc:"label of the PKCS#11 token holding custody keys"`
+	PKCS11PIN    secret `env:"CUSTODY_PKCS11_PIN" defaultDesc:"unset" desc:"user PIN of that token"`
 }
 
 // checkoutConfig tunes hosted checkout: the watcher and the payment page.
@@ -283,7 +293,16 @@ func (c Config) wiringConfig() wiring.Config {
 			Lifetime:     c.Checkout.Lifetime,
 			PollInterval: c.Checkout.PollInterval, LateWindow: c.Checkout.LateWindow},
 		CheckoutPageBase: strings.TrimRight(c.Checkout.PageBaseURL, "/"),
+		CustodyPKCS11:    c.Custody.pkcs11(),
 	}
+}
+
+// pkcs11 is the HSM's configuration, nil when none is named.
+func (c custodyConfig) pkcs11() *custody.PKCS11Config {
+	if strings.TrimSpace(c.PKCS11Module) == "" {
+		return nil
+	}
+	return &custody.PKCS11Config{ModulePath: strings.TrimSpace(c.PKCS11Module), TokenLabel: c.PKCS11Token, PIN: c.PKCS11PIN.reveal()}
 }
 
 // servesLive says whether this deployment serves LIVE: LIVE money moves only on the LIVE
