@@ -143,15 +143,9 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 	if challengeID != "" {
 		return redeem(ctx, repo, p, pay.ID, challengeID, binding, now)
 	}
-	factors, err := repo.ListFactors(ctx, p.TenantID, p.Environment)
+	active, err := activeFactors(ctx, repo, p)
 	if err != nil {
 		return nil, err
-	}
-	var active []map[string]any
-	for _, f := range factors {
-		if f.Status == twofactor.FactorActive {
-			active = append(active, map[string]any{"id": f.ID, "type": f.Type, "label": f.Label})
-		}
 	}
 	if len(active) == 0 {
 		return core.E(twofactor.CodeNotEnrolled, "this payment needs two-factor approval, and no factor is active; enroll and verify one with POST /v1/twofactor/factors"), nil
@@ -168,6 +162,22 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 			"challengeId": ch.ID, "requiredFactors": 1, "factors": active, "expiresAt": ch.ExpiresAt.Format("2006-01-02T15:04:05Z07:00"),
 			"transaction": map[string]any{"amountUsd": core.FormatUSD(pay.AmountBaseUnits), "destinationAddress": pay.DestinationAddress, "destinationLabel": label},
 		}), nil
+}
+
+// activeFactors lists the tenant's ACTIVE factors of the environment as a TWOFA_REQUIRED
+// refusal names them.
+func activeFactors(ctx context.Context, repo ports.TwoFactorRepo, p auth.Principal) ([]map[string]any, error) {
+	factors, err := repo.ListFactors(ctx, p.TenantID, p.Environment)
+	if err != nil {
+		return nil, err
+	}
+	var active []map[string]any
+	for _, f := range factors {
+		if f.Status == twofactor.FactorActive {
+			active = append(active, map[string]any{"id": f.ID, "type": f.Type, "label": f.Label})
+		}
+	}
+	return active, nil
 }
 
 // redeem uses a satisfied challenge for usedBy (a payment's id, or the security change's

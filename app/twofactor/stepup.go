@@ -17,15 +17,9 @@ import (
 // what was written (the new challenge, or nothing) and does not make the change.
 func (s *Service) stepUp(ctx context.Context, tx ports.Tx, p auth.Principal, change twofactor.Change, usedBy, challengeID, describe string) (*core.Error, error) {
 	repo := tx.TwoFactor()
-	factors, err := repo.ListFactors(ctx, p.TenantID, p.Environment)
+	active, err := activeFactors(ctx, repo, p)
 	if err != nil {
 		return nil, err
-	}
-	var active []map[string]any
-	for _, f := range factors {
-		if f.Status == twofactor.FactorActive {
-			active = append(active, map[string]any{"id": f.ID, "type": f.Type, "label": f.Label})
-		}
 	}
 	if len(active) == 0 {
 		return nil, nil
