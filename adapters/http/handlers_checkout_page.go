@@ -39,7 +39,7 @@ func (s *Server) payable(c *fiber.Ctx) (checkout.Checkout, int64, string, error)
 	}
 	token, chainID, ok := s.svc.Checkout.Token(ch.Environment)
 	if !ok {
-		return checkout.Checkout{}, 0, "", core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s", ch.Environment)
+		return checkout.Checkout{}, 0, "", core.E(core.CodeChainUnavailable, "hosted checkout is not available in %s: no chain is configured for it in this deployment", ch.Environment)
 	}
 	return ch, chainID, webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount), nil
 }
