@@ -111,6 +111,12 @@ type checkoutResponse struct {
 	CompletedAt     *time.Time        `json:"completed_at" oas:"required"`
 }
 
+// checkoutListResponse is GET /v1/checkouts: a page of the merchant's checkouts, newest first.
+type checkoutListResponse struct {
+	Checkouts []checkoutResponse `json:"checkouts" oas:"required"`
+	Total     int                `json:"total" oas:"required" description:"how many checkouts match the filters"`
+}
+
 // checkoutStatusResponse is the public status of the payment page: nothing about the
 // merchant or the customer.
 type checkoutStatusResponse struct {

@@ -271,11 +271,18 @@ func parseSecondaryQuery(c *fiber.Ctx) (secondaryQuery, error) {
 	if q.status = strings.TrimSpace(c.Query("status")); q.status != "" && !slices.Contains(secondaryStatuses, q.status) {
 		errs.Add("status", "must be one of "+strings.Join(secondaryStatuses, ", "))
 	}
+	q.fromDate, q.toDate = parseDateWindow(c, errs)
+	return q, errs.Err()
+}
+
+// parseDateWindow reads from_date (inclusive) and to_date (exclusive as an instant, inclusive
+// as a whole YYYY-MM-DD day) into errs' fields; zero times when absent.
+func parseDateWindow(c *fiber.Ctx, errs core.FieldErrors) (from, to time.Time) {
 	for _, f := range []struct {
 		name string
 		dst  *time.Time
 		day  time.Duration
-	}{{"from_date", &q.fromDate, 0}, {"to_date", &q.toDate, 24 * time.Hour}} {
+	}{{"from_date", &from, 0}, {"to_date", &to, 24 * time.Hour}} {
 		raw := strings.TrimSpace(c.Query(f.name))
 		if raw == "" {
 			continue
@@ -288,10 +295,10 @@ func parseSecondaryQuery(c *fiber.Ctx) (secondaryQuery, error) {
 			errs.Add(f.name, "must be an RFC 3339 instant or a YYYY-MM-DD date")
 		}
 	}
-	if !q.fromDate.IsZero() && !q.toDate.IsZero() && !q.fromDate.Before(q.toDate) {
+	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
 		errs.Add("to_date", "must be after from_date")
 	}
-	return q, errs.Err()
+	return from, to
 }
 
 // MaxSecondaryHistory is how deep the secondary lists page (offset at most 1000): every row is
