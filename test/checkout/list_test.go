@@ -46,8 +46,8 @@ func TestCheckout_List(t *testing.T) {
 	for query, want := range map[string][]string{
 		"?status=completed": {paid["id"].(string)}, "?status=failed": {expired}, "?status=created": {open}, "?status=pending": nil,
 		"?take=2": {open, expired}, "?skip=2&take=2": {paid["id"].(string)}, "?skip=5": nil,
-		"?from_date=" + url.QueryEscape(before.Format(time.RFC3339Nano)): {open, expired, paid["id"].(string)},
-		"?to_date=" + url.QueryEscape(before.Format(time.RFC3339Nano)):   nil,
+		"?from_date=" + url.QueryEscape(before.Format(time.RFC3339Nano)):         {open, expired, paid["id"].(string)},
+		"?to_date=" + url.QueryEscape(before.Format(time.RFC3339Nano)):           nil,
 		"?from_date=" + time.Now().UTC().Add(48*time.Hour).Format(time.DateOnly): nil,
 	} {
 		got, total := checkoutIDs(t, ten.Root, "/v1/checkouts"+query)
@@ -69,7 +69,7 @@ func TestCheckout_List(t *testing.T) {
 		{"?status=paid", "status"}, {"?take=500", "take"}, {"?from_date=yesterday", "from_date"},
 		{"?from_date=2026-01-02&to_date=2026-01-01", "to_date"},
 	} {
-		r := ten.Root.Get("/v1/checkouts" + bad.query).Expect(t, 400)
+		r := ten.Root.Get("/v1/checkouts"+bad.query).Expect(t, 400)
 		e, _ := r.JSON(t)["error"].(map[string]any)
 		fields, _ := e["details"].(map[string]any)["fields"].(map[string]any)
 		if e["code"] != "validation_failed" || fields[bad.field] == nil {
