@@ -130,6 +130,8 @@ type checkoutStatusResponse struct {
 	RequiredConfirmations uint64    `json:"required_confirmations" oas:"required"`
 	FailureReason         *string   `json:"failure_reason" oas:"required,enum=expired|underpaid"`
 	ExpiresAt             time.Time `json:"expires_at" oas:"required"`
+	AmountReceived        string    `json:"amount_received" oas:"required" description:"USDC seen at the deposit address (the page says when it is short of the amount)"`
+	TransactionHash       *string   `json:"transaction_hash" oas:"required" description:"the latest transfer to the deposit address (public chain data); null before one is seen"`
 }
 
 // checkoutRefundRequest is POST /v1/payments/{chk_id}/refund.
