@@ -1718,6 +1718,8 @@ CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wal
 
 CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
 
+CREATE INDEX checkouts_tenant_created ON public.checkouts USING btree (tenant_id, environment, created_at DESC, id DESC);
+
 CREATE INDEX checkouts_watched ON public.checkouts USING btree (environment, watch_until, id);
 
 CREATE INDEX contacts_tenant_idx ON public.contacts USING btree (tenant_id, environment, created_at, id);

@@ -150,6 +150,12 @@ func (s *Server) revokeKey(c *fiber.Ctx) error {
 // pageOf reads skip and take (take at most 100, default 100).
 func pageOf(c *fiber.Ctx) (ports.Page, error) {
 	errs := core.FieldErrors{}
+	page := pageInto(c, errs)
+	return page, errs.Err()
+}
+
+// pageInto reads skip and take, recording a bad one in errs (for lists with more parameters).
+func pageInto(c *fiber.Ctx, errs core.FieldErrors) ports.Page {
 	skip, err := queryInt(c, "skip", 0, ports.MaxSkip)
 	if err != nil {
 		errs.Add("skip", "must be an integer from 0 to "+strconv.Itoa(ports.MaxSkip))
@@ -161,5 +167,5 @@ func pageOf(c *fiber.Ctx) (ports.Page, error) {
 	if take == 0 && c.Query("take") != "" {
 		errs.Add("take", "must be an integer from 1 to 100")
 	}
-	return ports.Page{Skip: skip, Take: take}, errs.Err()
+	return ports.Page{Skip: skip, Take: take}
 }

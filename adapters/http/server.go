@@ -192,8 +192,8 @@ type Server struct {
 	limiter *limiter
 	// claimLimiter throttles the public claim-link routes per client IP.
 	claimLimiter *limiter
-	// ephemeralKeyLimiter bounds push-provisioning keys per client IP.
-	ephemeralKeyLimiter *limiter
+	// ephemeralKeyLimiter bounds push-provisioning keys per client IP in a rolling minute.
+	ephemeralKeyLimiter *windowLimiter
 	fiber               *fiber.App
 	endpoints           []Endpoint
 	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
@@ -219,7 +219,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		cfg.ClaimLinkRateLimit = claimLimit
 	}
 	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
-		ephemeralKeyLimiter: newLimiter(RateLimit{PerSecond: ephemeralKeysPerMinute / 60.0, Burst: ephemeralKeysPerMinute})}
+		ephemeralKeyLimiter: newWindowLimiter(ephemeralKeysPerMinute, time.Minute)}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)

@@ -72,7 +72,7 @@ type serviceConfig struct {
 	// CipherPreviousKeys and CipherLookupKey rotate CIPHER_KEY (docs/security.md).
 	CipherPreviousKeys secret `env:"CIPHER_PREVIOUS_KEYS" defaultDesc:"unset" desc:"comma-separated hex keys CIPHER_KEY replaced: they open the ciphertexts they sealed and never seal new ones"`
 	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
-	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
+	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"corridor run: random, kept in the data dir (operator.token); serve: unset, admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
 	// InvoiceArbiterKey is the platform arbiter of escrow invoices (D16).
 	InvoiceArbiterKey   secret        `env:"INVOICE_ARBITER_KEY" defaultDesc:"a key derived from a public seed: TEST only (invoices are sandbox only)" desc:"secp256k1 private key (hex) of the platform arbiter, the default third owner of every invoice hold Safe; it signs settlements through POST /v1/admin/invoices/{id}/arbiter-sign"`
 	InvoicePollInterval time.Duration `env:"INVOICE_POLL_INTERVAL" envDefault:"5s" desc:"period of the invoice hold Safe balance poller (SENT to FUNDED or EXPIRED, settlement payments to RELEASED or REFUNDED)"`
@@ -342,6 +342,20 @@ func (c Config) cipherKey() (string, error) {
 		return c.Service.CipherKey.reveal(), nil
 	}
 	return c.dataDirSecret("cipher.key", 64)
+}
+
+// operatorTokenFile is where `corridor run` keeps the operator token it generated.
+const operatorTokenFile = "operator.token"
+
+// operatorToken returns OPERATOR_TOKEN; under `corridor run` without one, a random token kept in
+// the data dir, so a newcomer's operator actions (the platform arbiter's signature on an
+// invoice, a review approval) work without setup; `corridor serve` without one leaves the
+// admin routes off (503), as before.
+func (c Config) operatorToken() (string, error) {
+	if c.Service.OperatorToken.set() || !c.Local {
+		return c.Service.OperatorToken.reveal(), nil
+	}
+	return c.dataDirSecret(operatorTokenFile, 32)
 }
 
 // dataDirSecret reads a secret kept in a file of the data dir (at least minLength characters),

@@ -215,7 +215,8 @@ func TestAgents_Limits(t *testing.T) {
 }
 
 // TestAgents_FeatureSandboxOnly: features.agents is true in the sandbox (anonymous callers
-// and TEST keys) and false for LIVE keys, whose agent card issuance is SANDBOX_ONLY.
+// and TEST keys) and false for LIVE keys, whose agent card issuance is SANDBOX_ONLY (and whose
+// environment has no chain here: wallets false too, policies still true).
 func TestAgents_FeatureSandboxOnly(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -228,7 +229,7 @@ func TestAgents_FeatureSandboxOnly(t *testing.T) {
 	live := ten.Session.Post("/v1/api-keys", map[string]any{"name": "live", "environment": "live", "scopes": []string{"*"}}).Expect(t, 201).JSON(t)
 	liveKey := env().Client(t).WithKey(live["key"].(string))
 	caps := liveKey.Get("/v1/capabilities").Expect(t, 200).JSON(t)
-	if f := caps["features"].(map[string]any); caps["environment"] != "LIVE" || f["agents"] != false || f["wallets"] != true {
+	if f := caps["features"].(map[string]any); caps["environment"] != "LIVE" || f["agents"] != false || f["wallets"] != false || f["policies"] != true {
 		t.Fatalf("LIVE capabilities %v", caps)
 	}
 	liveAgent := createAgent(t, liveKey, "live")["id"].(string)
