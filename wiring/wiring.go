@@ -173,16 +173,33 @@ type Service struct {
 	Jobs     *jobs.Inserter
 	runner   *jobs.Runner
 	close    func()
+	// listen runs the key revocation listener (postgres.ListenKeyRevocations) until
+	// stopListen.
+	listen     func(ctx context.Context)
+	stopListen context.CancelFunc
 }
 
 // Close releases the database pool.
 func (s *Service) Close() { s.close() }
 
-// StartWorkers runs the background job workers until StopWorkers.
-func (s *Service) StartWorkers(ctx context.Context) error { return s.runner.Start(ctx) }
+// StartWorkers runs the background job workers until StopWorkers, and the listener that
+// hears every replica's API-key revocations (D23) until ctx ends.
+func (s *Service) StartWorkers(ctx context.Context) error {
+	if s.listen != nil {
+		listenCtx, cancel := context.WithCancel(ctx)
+		s.stopListen = cancel
+		go s.listen(listenCtx)
+	}
+	return s.runner.Start(ctx)
+}
 
-// StopWorkers lets running jobs finish up to ctx's deadline.
-func (s *Service) StopWorkers(ctx context.Context) error { return s.runner.Stop(ctx) }
+// StopWorkers lets running jobs finish up to ctx's deadline and stops the listener.
+func (s *Service) StopWorkers(ctx context.Context) error {
+	if s.stopListen != nil {
+		s.stopListen()
+	}
+	return s.runner.Stop(ctx)
+}
 
 // Migrate applies the project's embedded migrations, then River's job tables.
 func Migrate(ctx context.Context, url string) (uint, error) {
@@ -280,7 +297,10 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB,
+		listen: func(ctx context.Context) {
+			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
+		}}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.
