@@ -311,7 +311,7 @@ func TestBills_AgentKeyCannotAcceptFromATenantWallet(t *testing.T) {
 	if d, _ := m["details"].(map[string]any); d["reason"] != "AGENT_WALLET_ONLY" {
 		t.Fatalf("refusal details %v", m["details"])
 	}
-	if got := w.payer.Root.Get("/v1/bills/inbound/" + id).Expect(t, 200).JSON(t); got["payerDecision"] != nil || got["payerPaymentId"] != nil {
+	if got := w.payer.Root.Get("/v1/bills/inbound/"+id).Expect(t, 200).JSON(t); got["payerDecision"] != nil || got["payerPaymentId"] != nil {
 		t.Fatalf("a refused accept decided the bill: %v", got)
 	}
 	w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]}).Expect(t, 200)

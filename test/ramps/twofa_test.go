@@ -24,7 +24,7 @@ func TestRamps_OffRampTwoFactorHandshake(t *testing.T) {
 	body := map[string]any{"walletId": walletID, "direction": "off", "amount": "25"}
 	refused := ten.Root.Post("/v1/ramps", body).ExpectError(t, 403, "TWOFA_REQUIRED")
 	chID := refused["details"].(map[string]any)["challengeId"].(string)
-	if n := ten.Root.Get("/v1/ramps?walletId="+walletID).JSON(t)["total"]; n != float64(1) {
+	if n := ten.Root.Get("/v1/ramps?walletId=" + walletID).JSON(t)["total"]; n != float64(1) {
 		t.Fatalf("a refused off-ramp was recorded: %v ramps", n)
 	}
 	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, 200)
@@ -36,7 +36,7 @@ func TestRamps_OffRampTwoFactorHandshake(t *testing.T) {
 	}
 	// The challenge is used: the same approval does not make a second ramp.
 	ten.Root.Post("/v1/ramps", body).ExpectError(t, 403, "TWOFA_CHALLENGE_NOT_REDEEMABLE")
-	if n := ten.Root.Get("/v1/ramps?walletId="+walletID).JSON(t)["total"]; n != float64(2) {
+	if n := ten.Root.Get("/v1/ramps?walletId=" + walletID).JSON(t)["total"]; n != float64(2) {
 		t.Fatalf("ramps after the handshake: %v", n)
 	}
 }

@@ -60,7 +60,7 @@ func TestSecondary_CustodialWalletJourney(t *testing.T) {
 	if bal.Cmp(big.NewInt(7_500_000)) != 0 {
 		t.Fatalf("the destination holds %s base units, want 7500000", bal)
 	}
-	for _, body := range [][]byte{created.Body, ten.Root.Get("/v1/events").Body, ten.Root.Get("/v1/wallets/"+id).Body} {
+	for _, body := range [][]byte{created.Body, ten.Root.Get("/v1/events").Body, ten.Root.Get("/v1/wallets/" + id).Body} {
 		if strings.Contains(strings.ToLower(string(body)), "sealed") || strings.Contains(string(body), "cky_") {
 			t.Fatalf("an answer names custody key material: %s", body)
 		}
