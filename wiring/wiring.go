@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/big"
+	nethttp "net/http"
 	"net/netip"
 	"time"
 
@@ -167,8 +168,11 @@ type Service struct {
 	Checkout *checkout.Service
 	Store    *postgres.Store
 	Jobs     *jobs.Inserter
-	runner   *jobs.Runner
-	close    func()
+	// Metrics serves the Prometheus registry; cmd serves it on METRICS_ADDR, never on the API
+	// port.
+	Metrics nethttp.Handler
+	runner  *jobs.Runner
+	close   func()
 }
 
 // Close releases the database pool.
@@ -232,18 +236,28 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	obs, err := newObservability(db, store, cfg.ChainAdapters)
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
+	sender, err := obs.webhookSender(cfg.Webhooks)
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
 	var appStore ports.Store = store
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg)}, log)
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), webhookSender: sender}, log)
 	if err != nil {
 		closeDB()
 		return nil, err
 	}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump)...), Logger: log,
-		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout,
+		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
 	})
 	if err != nil {
 		closeDB()
@@ -259,6 +273,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
 		CheckoutPageBase:   cfg.CheckoutPageBase,
+		Readiness:          readinessChecks(cfg.ChainAdapters, runner),
+		Metrics:            obs.registry,
 	}, services, log)
 	if err != nil {
 		closeDB()
@@ -269,7 +285,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, Metrics: obs.handler(), runner: runner, close: closeDB}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
@@ -39,6 +40,12 @@ type Config struct {
 	Capabilities   CapabilitiesConfig
 	Version        string
 	Store          ports.Store // for /readyz
+	// Readiness are the checks /readyz runs besides the database's (each configured chain,
+	// the job workers).
+	Readiness []ReadinessCheck
+	// Metrics receives the HTTP layer's collectors; the separate metrics listener serves it
+	// (METRICS_ADDR). Nil: the counters are kept and served nowhere.
+	Metrics prometheus.Registerer
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates /v1/admin/...
 	// (D11). Empty: admin routes answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
@@ -210,7 +217,11 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 	if cfg.ClaimLinkRateLimit.PerSecond <= 0 || cfg.ClaimLinkRateLimit.Burst <= 0 {
 		cfg.ClaimLinkRateLimit = claimLimit
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
+	m, err := newMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, svc: svc, log: log, metrics: m, claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
 		ephemeralKeyLimiter: newLimiter(RateLimit{PerSecond: ephemeralKeysPerMinute / 60.0, Burst: ephemeralKeysPerMinute})}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
