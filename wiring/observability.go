@@ -3,6 +3,7 @@ package wiring
 import (
 	"context"
 	nethttp "net/http"
+	"regexp"
 	"sort"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,6 +50,28 @@ func (o *observability) webhookSender(cfg webhooksapp.Config) (webhooksapp.Sende
 
 // handler serves the registry on the metrics listener (METRICS_ADDR).
 func (o *observability) handler() nethttp.Handler { return metrics.Handler(o.registry) }
+
+// MetricNames lists every metric family the service's registry describes, whether or not it
+// has a series yet, so tests can check that dashboards and alert rules name only metrics that
+// exist.
+func (s *Service) MetricNames() []string {
+	descs := make(chan *prometheus.Desc, 64)
+	go func() {
+		s.obs.registry.Describe(descs)
+		close(descs)
+	}()
+	var names []string
+	for d := range descs {
+		if m := fqName.FindStringSubmatch(d.String()); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// fqName reads a Desc's name from its String form, the only place client_golang shows it.
+var fqName = regexp.MustCompile(`fqName: "([^"]+)"`)
 
 // metricChains lists the configured chains in a fixed order (TEST, then LIVE).
 func metricChains(chains map[core.Environment]ports.Chain) []metrics.Chain {

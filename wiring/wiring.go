@@ -171,6 +171,7 @@ type Service struct {
 	// Metrics serves the Prometheus registry; cmd serves it on METRICS_ADDR, never on the API
 	// port.
 	Metrics nethttp.Handler
+	obs     *observability
 	runner  *jobs.Runner
 	close   func()
 }
@@ -285,7 +286,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, Metrics: obs.handler(), runner: runner, close: closeDB}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, Metrics: obs.handler(), obs: obs, runner: runner, close: closeDB}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.
