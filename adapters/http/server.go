@@ -235,7 +235,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
-	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.markSecondary, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
+	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.markSecondary, s.traceRequest, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
 	s.endpoints = s.endpointTable()
 	for _, r := range s.endpoints {
 		s.register(r)

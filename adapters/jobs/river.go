@@ -34,7 +34,8 @@ var _ ports.Jobs = (*Inserter)(nil)
 
 // NewInserter builds the insert-only client over the Bun handle's *sql.DB.
 func NewInserter(db *sql.DB, log *slog.Logger) (*Inserter, error) {
-	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: riverLogger(log)})
+	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: riverLogger(log),
+		Middleware: []rivertype.Middleware{&traceInsert{}}})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: insert client: %w", err)
 	}
@@ -78,7 +79,7 @@ type Config struct {
 	IdleInTransactionTimeout time.Duration
 	// Metrics, when set, receives corridor_job_runs_total (jobs worked by kind and outcome).
 	Metrics prometheus.Registerer
-	// Middleware wraps every worked job after the metrics (the tracing middleware).
+	// Middleware wraps every worked job inside the metrics and tracing middleware.
 	Middleware []rivertype.Middleware
 }
 
@@ -114,7 +115,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("jobs: metrics: %w", err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Middleware:        append([]rivertype.Middleware{&observeWork{metrics: work}}, cfg.Middleware...),
+		Middleware:        append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{}}, cfg.Middleware...),
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           cfg.Workers,
 		PeriodicJobs:      cfg.PeriodicJobs,
