@@ -23,10 +23,12 @@ var _ bun.QueryHook = traceHook{}
 // traceSpanKey keeps the statement's span in the event between the two hook calls.
 type traceSpanKey struct{}
 
-// BeforeQuery starts the statement's span.
+// BeforeQuery starts the statement's span and returns ctx unchanged: a statement has no
+// children, and Bun keeps the context its BEGIN hook returned for the whole transaction, which
+// would hang the unit's later statements (and the jobs it enqueues) under the BEGIN.
 func (traceHook) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
 	operation := e.Operation()
-	ctx, span := tracing.Tracer().Start(ctx, "db "+operation, trace.WithSpanKind(trace.SpanKindClient),
+	_, span := tracing.Tracer().Start(ctx, "db "+operation, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.String("db.operation.name", operation)))
 	if e.Stash == nil {
 		e.Stash = map[any]any{}
