@@ -77,7 +77,7 @@ var (
 		[]string{"kind", "state"}, nil)
 	oldestJobDesc = prometheus.NewDesc("corridor_jobs_oldest_available_age_seconds", "Age of the oldest job that is available to work but not picked up, by kind.",
 		[]string{"kind"}, nil)
-	endpointsDisabledDesc = prometheus.NewDesc("corridor_webhook_endpoints_disabled", "Webhook endpoints disabled after failing for the whole retry window, by environment.",
+	endpointsDisabledDesc = prometheus.NewDesc("corridor_webhook_endpoints_disabled", "Webhook endpoints the service disabled after failing for the whole retry window (not those a tenant switched off), by environment.",
 		[]string{"environment"}, nil)
 	offrampDesc = prometheus.NewDesc("corridor_offramp_payments", "Off-ramp payments in a non-terminal status, by environment and status.",
 		[]string{"environment", "status"}, nil)
@@ -203,7 +203,8 @@ func (c *StateCollector) readWebhooks(ctx context.Context, out *[]prometheus.Met
 		err := rows.Scan(&env, &n)
 		counts[env] = n
 		return err
-	}, `SELECT environment, count(*) FROM webhook_endpoints WHERE NOT enabled AND deleted_at IS NULL GROUP BY environment`)
+	}, `SELECT environment, count(*) FROM webhook_endpoints WHERE NOT enabled AND disabled_reason <> '' AND deleted_at IS NULL
+		GROUP BY environment`)
 	for env, n := range counts {
 		*out = append(*out, gauge(endpointsDisabledDesc, float64(n), env))
 	}

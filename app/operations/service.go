@@ -1,0 +1,49 @@
+// Package operations is the operator's view across tenants (DESIGN.md D25): the off-ramp
+// payments, background jobs and webhook endpoints that wait for a person. Who may call it is
+// decided by its callers with the operator token (D11); tenants never reach it.
+package operations
+
+import (
+	"context"
+	"errors"
+
+	"corridor/ports"
+)
+
+// ListLimit bounds each list of the overview: past it the metrics and SQL in docs/runbooks.md
+// are the tools, not a page.
+const ListLimit = 100
+
+// Service reads the operator's lists.
+type Service struct {
+	reports ports.OperatorReports
+}
+
+// New fails at start-up when the reports port is missing.
+func New(reports ports.OperatorReports) (*Service, error) {
+	if reports == nil {
+		return nil, errors.New("operations: OperatorReports is required")
+	}
+	return &Service{reports: reports}, nil
+}
+
+// Overview is everything waiting for an operator, each list at most ListLimit long.
+type Overview struct {
+	Payments  []ports.OperatorPayment
+	Jobs      []ports.FailedJob
+	Endpoints []ports.DisabledEndpoint
+}
+
+// Overview reads the three lists.
+func (s *Service) Overview(ctx context.Context) (Overview, error) {
+	var out Overview
+	var err error
+	if out.Payments, err = s.reports.PaymentsAwaitingOperator(ctx, ListLimit); err != nil {
+		return out, err
+	}
+	if out.Jobs, err = s.reports.FailedJobs(ctx, ListLimit); err != nil {
+		return out, err
+	}
+	out.Endpoints, err = s.reports.DisabledEndpoints(ctx, ListLimit)
+	return out, err
+}

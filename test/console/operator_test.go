@@ -1,0 +1,171 @@
+package console
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"corridor/app/webhooks"
+	"corridor/core"
+	"corridor/ports"
+	"corridor/test/harness"
+	"corridor/wiring"
+)
+
+// operatorSignIn signs v in to the operator console with the test servers' operator token.
+func operatorSignIn(t *testing.T, v *harness.ConsoleVisitor) {
+	t.Helper()
+	if p := v.Get("/console/operator/signin"); p.Status != http.StatusOK || !strings.Contains(p.Body, "OPERATOR_TOKEN") {
+		t.Fatalf("operator sign-in page: %d %s", p.Status, p.Body)
+	}
+	p := v.Post("/console/operator/signin", url.Values{"token": {harness.OperatorToken}}, true)
+	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/operator" {
+		t.Fatalf("operator sign in: %d %s\n%s", p.Status, p.Header.Get("Location"), p.Body)
+	}
+}
+
+// TestOperatorConsole_SignIn: the page needs the operator token; a wrong token, a tenant's
+// session and a forged cookie get nothing; sign out ends it.
+func TestOperatorConsole_SignIn(t *testing.T) {
+	t.Parallel()
+	v := env().ConsoleVisitor(t)
+	if p := v.Get("/console/operator"); p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/operator/signin" {
+		t.Fatalf("anonymous operator page: %d %q", p.Status, p.Header.Get("Location"))
+	}
+	v.Get("/console/operator/signin")
+	if p := v.Post("/console/operator/signin", url.Values{"token": {"optok_wrong_0123456789abcdef0123456789abcdef"}}, true); p.Status != http.StatusUnauthorized || !strings.Contains(p.Body, "not the operator token") {
+		t.Fatalf("wrong operator token: %d %s", p.Status, p.Body)
+	}
+	if p := v.Post("/console/operator/signin", url.Values{"token": {harness.OperatorToken}}, false); p.Status != http.StatusForbidden {
+		t.Fatalf("operator sign-in without a CSRF token: %d", p.Status)
+	}
+	if p := v.Get("/console/operator"); p.Status != http.StatusSeeOther {
+		t.Fatalf("operator page after refused sign-ins: %d", p.Status)
+	}
+
+	member := env().ConsoleVisitor(t)
+	member.SignIn(env().NewTenant(t).SessionToken)
+	if p := member.Get("/console/operator"); p.Status != http.StatusSeeOther {
+		t.Fatalf("a tenant's console session reached the operator page: %d", p.Status)
+	}
+	forged := env().ConsoleVisitor(t)
+	forged.SetCookies([]*http.Cookie{{Name: "corridor_operator", Value: "eyJ0IjoieCIsIm4iOiJ5In0.AAAA", Path: "/console"}})
+	if p := forged.Get("/console/operator"); p.Status != http.StatusSeeOther {
+		t.Fatalf("forged operator cookie: %d", p.Status)
+	}
+
+	operatorSignIn(t, v)
+	page := v.Get("/console/operator")
+	if page.Status != http.StatusOK || !strings.Contains(page.Body, `id="operator-payments"`) || !strings.Contains(page.Body, `id="operator-jobs"`) ||
+		!strings.Contains(page.Body, `id="operator-endpoints"`) {
+		t.Fatalf("operator page: %d %s", page.Status, page.Body)
+	}
+	if p := v.Post("/console/operator/signout", nil, false); p.Status != http.StatusForbidden {
+		t.Fatalf("operator sign out without a CSRF token: %d", p.Status)
+	}
+	if p := v.Post("/console/operator/signout", nil, true); p.Status != http.StatusSeeOther {
+		t.Fatalf("operator sign out: %d", p.Status)
+	}
+	if p := v.Get("/console/operator"); p.Status != http.StatusSeeOther {
+		t.Fatalf("operator page after sign out: %d", p.Status)
+	}
+}
+
+// TestOperatorConsole_ListsDiscardedJobs: a job that ran out of attempts is listed with its
+// kind, arguments and state.
+func TestOperatorConsole_ListsDiscardedJobs(t *testing.T) {
+	t.Parallel()
+	probe := "whd_operator_probe_" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, _ ports.Tx) error {
+		// No such delivery: the attempt fails, and with one attempt allowed the job is discarded.
+		return env().Service.Jobs.Enqueue(ctx, webhooks.DeliverArgs{DeliveryID: probe}, ports.JobOptions{MaxAttempts: 1})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := env().ConsoleVisitor(t)
+	operatorSignIn(t, v)
+	row := waitForRow(t, v, "operator-jobs", probe)
+	if !strings.Contains(row, "webhooks.deliver") || !strings.Contains(row, "discarded") || !strings.Contains(row, "1 of 1") {
+		t.Fatalf("discarded job row: %s", row)
+	}
+}
+
+// TestOperatorConsole_ListsDisabledEndpoints: an endpoint the service disabled after failing
+// for the whole retry window is listed with its tenant and reason; one a tenant switched off
+// is not.
+func TestOperatorConsole_ListsDisabledEndpoints(t *testing.T) {
+	t.Parallel()
+	srv := harness.NewServer(t, func(c *wiring.Config) {
+		c.Webhooks = webhooks.Config{RetryBase: 50 * time.Millisecond, RetryMax: 100 * time.Millisecond, RetryWindow: 300 * time.Millisecond,
+			Timeout: time.Second, DispatchInterval: 50 * time.Millisecond, AllowPrivateTest: true}
+	})
+	ten := srv.NewTenant(t)
+	rcv := harness.NewWebhookReceiver(t, 1_000_000)
+	failing := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": rcv.URL() + "/hook"}).Expect(t, 201).JSON(t)["id"].(string)
+	switchedOff := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": rcv.URL() + "/off"}).Expect(t, 201).JSON(t)["id"].(string)
+	ten.Root.Do(http.MethodPatch, "/v1/webhook-endpoints/"+switchedOff, map[string]any{"enabled": false}).Expect(t, 200)
+	agent := ten.Root.Post("/v1/agents", map[string]any{"name": "operator probe"}).Expect(t, 201).JSON(t)["id"].(string)
+	// Failures continue until one comes a whole retry window after the first: then the
+	// service disables the endpoint. Each round makes one more event to fail on.
+	deadline := time.Now().Add(30 * time.Second)
+	for round := 0; ; round++ {
+		if got := ten.Root.Get("/v1/webhook-endpoints/"+failing).Expect(t, 200).JSON(t); got["enabled"] == false {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the failing endpoint was never disabled")
+		}
+		action := map[bool]string{true: "/suspend", false: "/reactivate"}[round%2 == 0]
+		ten.Root.Post("/v1/agents/"+agent+action, nil)
+		time.Sleep(100 * time.Millisecond)
+	}
+	v := srv.ConsoleVisitor(t)
+	operatorSignIn(t, v)
+	row := waitForRow(t, v, "operator-endpoints", failing)
+	if !strings.Contains(row, ten.ID) || !strings.Contains(row, string(core.EnvTest)) || !strings.Contains(row, "failing for the whole retry window") {
+		t.Fatalf("disabled endpoint row: %s", row)
+	}
+	if strings.Contains(v.Get("/console/operator").Body, switchedOff) {
+		t.Fatal("an endpoint the tenant switched off is listed as disabled by the service")
+	}
+}
+
+// waitForRow reloads the operator page until the table holds a row containing text (the job
+// runs, or the endpoint is disabled, in the background) and returns that row.
+func waitForRow(t *testing.T, v *harness.ConsoleVisitor, table, text string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		page := v.Get("/console/operator")
+		if page.Status != http.StatusOK {
+			t.Fatalf("operator page: %d %s", page.Status, page.Body)
+		}
+		if row := rowContaining(page.Body, table, text); row != "" {
+			return row
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never listed %s:\n%s", table, text, page.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// rowContaining is the <tr> of table id that contains text, or "".
+func rowContaining(body, table, text string) string {
+	start := strings.Index(body, `id="`+table+`"`)
+	if start < 0 {
+		return ""
+	}
+	end := strings.Index(body[start:], "</table>")
+	for _, row := range strings.Split(body[start:start+end], "<tr>") {
+		if strings.Contains(row, text) {
+			return row
+		}
+	}
+	return ""
+}
