@@ -16,18 +16,6 @@ import (
 	"corridor/wiring"
 )
 
-// operatorSignIn signs v in to the operator console with the test servers' operator token.
-func operatorSignIn(t *testing.T, v *harness.ConsoleVisitor) {
-	t.Helper()
-	if p := v.Get("/console/operator/signin"); p.Status != http.StatusOK || !strings.Contains(p.Body, "OPERATOR_TOKEN") {
-		t.Fatalf("operator sign-in page: %d %s", p.Status, p.Body)
-	}
-	p := v.Post("/console/operator/signin", url.Values{"token": {harness.OperatorToken}}, true)
-	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/operator" {
-		t.Fatalf("operator sign in: %d %s\n%s", p.Status, p.Header.Get("Location"), p.Body)
-	}
-}
-
 // TestOperatorConsole_SignIn: the page needs the operator token; a wrong token, a tenant's
 // session and a forged cookie get nothing; sign out ends it.
 func TestOperatorConsole_SignIn(t *testing.T) {
@@ -58,7 +46,7 @@ func TestOperatorConsole_SignIn(t *testing.T) {
 		t.Fatalf("forged operator cookie: %d", p.Status)
 	}
 
-	operatorSignIn(t, v)
+	v.OperatorSignIn()
 	page := v.Get("/console/operator")
 	if page.Status != http.StatusOK || !strings.Contains(page.Body, `id="operator-payments"`) || !strings.Contains(page.Body, `id="operator-jobs"`) ||
 		!strings.Contains(page.Body, `id="operator-endpoints"`) {
@@ -88,8 +76,8 @@ func TestOperatorConsole_ListsDiscardedJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := env().ConsoleVisitor(t)
-	operatorSignIn(t, v)
-	row := waitForRow(t, v, "operator-jobs", probe)
+	v.OperatorSignIn()
+	row := v.OperatorRow("operator-jobs", probe)
 	if !strings.Contains(row, "webhooks.deliver") || !strings.Contains(row, "discarded") || !strings.Contains(row, "1 of 1") {
 		t.Fatalf("discarded job row: %s", row)
 	}
@@ -125,47 +113,12 @@ func TestOperatorConsole_ListsDisabledEndpoints(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	v := srv.ConsoleVisitor(t)
-	operatorSignIn(t, v)
-	row := waitForRow(t, v, "operator-endpoints", failing)
+	v.OperatorSignIn()
+	row := v.OperatorRow("operator-endpoints", failing)
 	if !strings.Contains(row, ten.ID) || !strings.Contains(row, string(core.EnvTest)) || !strings.Contains(row, "failing for the whole retry window") {
 		t.Fatalf("disabled endpoint row: %s", row)
 	}
 	if strings.Contains(v.Get("/console/operator").Body, switchedOff) {
 		t.Fatal("an endpoint the tenant switched off is listed as disabled by the service")
 	}
-}
-
-// waitForRow reloads the operator page until the table holds a row containing text (the job
-// runs, or the endpoint is disabled, in the background) and returns that row.
-func waitForRow(t *testing.T, v *harness.ConsoleVisitor, table, text string) string {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		page := v.Get("/console/operator")
-		if page.Status != http.StatusOK {
-			t.Fatalf("operator page: %d %s", page.Status, page.Body)
-		}
-		if row := rowContaining(page.Body, table, text); row != "" {
-			return row
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never listed %s:\n%s", table, text, page.Body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-// rowContaining is the <tr> of table id that contains text, or "".
-func rowContaining(body, table, text string) string {
-	start := strings.Index(body, `id="`+table+`"`)
-	if start < 0 {
-		return ""
-	}
-	end := strings.Index(body[start:], "</table>")
-	for _, row := range strings.Split(body[start:start+end], "<tr>") {
-		if strings.Contains(row, text) {
-			return row
-		}
-	}
-	return ""
 }

@@ -120,4 +120,3 @@ func names(spans []sdktrace.ReadOnlySpan) []string {
 	}
 	return out
 }
-
