@@ -1,0 +1,55 @@
+package operations
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"corridor/ports"
+)
+
+// fakeReports answers each list with one row and records the limits asked for.
+type fakeReports struct {
+	limits []int
+	fail   error
+}
+
+func (f *fakeReports) PaymentsAwaitingOperator(_ context.Context, limit int) ([]ports.OperatorPayment, error) {
+	f.limits = append(f.limits, limit)
+	return []ports.OperatorPayment{{ID: "ofp_1"}}, f.fail
+}
+
+func (f *fakeReports) FailedJobs(_ context.Context, limit int) ([]ports.FailedJob, error) {
+	f.limits = append(f.limits, limit)
+	return []ports.FailedJob{{ID: 1}}, nil
+}
+
+func (f *fakeReports) DisabledEndpoints(_ context.Context, limit int) ([]ports.DisabledEndpoint, error) {
+	f.limits = append(f.limits, limit)
+	return []ports.DisabledEndpoint{{ID: "we_1"}}, nil
+}
+
+// TestOverview: the three lists, each bounded by ListLimit; a failing read is returned.
+func TestOverview(t *testing.T) {
+	if _, err := New(nil); err == nil {
+		t.Fatal("New without the reports port succeeded")
+	}
+	reports := &fakeReports{}
+	s, err := New(reports)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Overview(context.Background())
+	if err != nil || len(got.Payments) != 1 || len(got.Jobs) != 1 || len(got.Endpoints) != 1 {
+		t.Fatalf("overview %+v, %v", got, err)
+	}
+	for _, l := range reports.limits {
+		if l != ListLimit {
+			t.Fatalf("limits %v", reports.limits)
+		}
+	}
+	reports.fail = errors.New("database down")
+	if _, err := s.Overview(context.Background()); !errors.Is(err, reports.fail) {
+		t.Fatalf("failing read: %v", err)
+	}
+}
