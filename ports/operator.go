@@ -15,6 +15,8 @@ type OperatorReports interface {
 	// FailedJobs are background jobs whose last attempt failed: retryable (River tries again)
 	// and discarded (out of attempts: their work did not happen).
 	FailedJobs(ctx context.Context, limit int) ([]FailedJob, error)
+	// StuckRelayerTransactions are relayer nonces sent and still unmined after olderThan.
+	StuckRelayerTransactions(ctx context.Context, olderThan time.Duration, limit int) ([]StuckRelayerTransaction, error)
 	// DisabledEndpoints are webhook endpoints the service disabled after failing for the retry
 	// window (not those a tenant switched off).
 	DisabledEndpoints(ctx context.Context, limit int) ([]DisabledEndpoint, error)
@@ -52,4 +54,15 @@ type DisabledEndpoint struct {
 	Reason       string
 	FailingSince *time.Time
 	UpdatedAt    time.Time
+}
+
+// StuckRelayerTransaction is one relayer nonce whose transactions (the first send and its fee
+// bumps) are all still unmined.
+type StuckRelayerTransaction struct {
+	ChainID      int64
+	Address      string
+	Nonce        int64
+	FirstSentAt  time.Time
+	Sends        int    // the first send and every replacement
+	LatestTxHash string // the newest replacement's hash, the one to look up
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+	"time"
 
 	"github.com/uptrace/bun"
 
@@ -56,6 +57,22 @@ func (r *OperatorReports) FailedJobs(ctx context.Context, limit int) ([]ports.Fa
 	}, `SELECT id, kind, state::text, left(args::text, 200), attempt, max_attempts,
 		left(COALESCE(errors[array_length(errors, 1)]->>'error', ''), $2), COALESCE(finalized_at, attempted_at, scheduled_at)
 		FROM river_job WHERE state IN ('retryable', 'discarded') ORDER BY id DESC LIMIT $1`, limit, maxErrorChars)
+	return out, err
+}
+
+// StuckRelayerTransactions implements ports.OperatorReports, through the unsettled index.
+func (r *OperatorReports) StuckRelayerTransactions(ctx context.Context, olderThan time.Duration, limit int) ([]ports.StuckRelayerTransaction, error) {
+	var out []ports.StuckRelayerTransaction
+	err := r.each(ctx, func(rows *sql.Rows) error {
+		var s ports.StuckRelayerTransaction
+		if err := rows.Scan(&s.ChainID, &s.Address, &s.Nonce, &s.FirstSentAt, &s.Sends, &s.LatestTxHash); err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	}, `SELECT chain_id, address, nonce, min(sent_at), count(*), (array_agg(tx_hash ORDER BY sent_at DESC))[1]
+		FROM relayer_transactions WHERE settled_at IS NULL GROUP BY chain_id, address, nonce
+		HAVING min(sent_at) < now() - make_interval(secs => $1) ORDER BY min(sent_at) LIMIT $2`, olderThan.Seconds(), limit)
 	return out, err
 }
 

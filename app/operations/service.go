@@ -6,6 +6,7 @@ package operations
 import (
 	"context"
 	"errors"
+	"time"
 
 	"corridor/ports"
 )
@@ -13,6 +14,10 @@ import (
 // ListLimit bounds each list of the overview: past it the metrics and SQL in docs/runbooks.md
 // are the tools, not a page.
 const ListLimit = 100
+
+// StuckAfter is how long a relayer transaction may stay unmined before the operator sees it:
+// ten minutes, five fee bumps at the default RELAYER_BUMP_AFTER, as the metric's threshold.
+const StuckAfter = 10 * time.Minute
 
 // Service reads the operator's lists.
 type Service struct {
@@ -31,6 +36,7 @@ func New(reports ports.OperatorReports) (*Service, error) {
 type Overview struct {
 	Payments  []ports.OperatorPayment
 	Jobs      []ports.FailedJob
+	Relayer   []ports.StuckRelayerTransaction
 	Endpoints []ports.DisabledEndpoint
 }
 
@@ -42,6 +48,9 @@ func (s *Service) Overview(ctx context.Context) (Overview, error) {
 		return out, err
 	}
 	if out.Jobs, err = s.reports.FailedJobs(ctx, ListLimit); err != nil {
+		return out, err
+	}
+	if out.Relayer, err = s.reports.StuckRelayerTransactions(ctx, StuckAfter, ListLimit); err != nil {
 		return out, err
 	}
 	out.Endpoints, err = s.reports.DisabledEndpoints(ctx, ListLimit)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"corridor/ports"
 )
@@ -24,6 +25,14 @@ func (f *fakeReports) FailedJobs(_ context.Context, limit int) ([]ports.FailedJo
 	return []ports.FailedJob{{ID: 1}}, nil
 }
 
+func (f *fakeReports) StuckRelayerTransactions(_ context.Context, olderThan time.Duration, limit int) ([]ports.StuckRelayerTransaction, error) {
+	if olderThan != StuckAfter {
+		return nil, errors.New("unexpected threshold")
+	}
+	f.limits = append(f.limits, limit)
+	return []ports.StuckRelayerTransaction{{Nonce: 7}}, nil
+}
+
 func (f *fakeReports) DisabledEndpoints(_ context.Context, limit int) ([]ports.DisabledEndpoint, error) {
 	f.limits = append(f.limits, limit)
 	return []ports.DisabledEndpoint{{ID: "we_1"}}, nil
@@ -40,7 +49,7 @@ func TestOverview(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := s.Overview(context.Background())
-	if err != nil || len(got.Payments) != 1 || len(got.Jobs) != 1 || len(got.Endpoints) != 1 {
+	if err != nil || len(got.Payments) != 1 || len(got.Jobs) != 1 || len(got.Endpoints) != 1 || len(got.Relayer) != 1 {
 		t.Fatalf("overview %+v, %v", got, err)
 	}
 	for _, l := range reports.limits {

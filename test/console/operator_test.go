@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"corridor/app/webhooks"
 	"corridor/core"
 	"corridor/ports"
@@ -120,5 +122,45 @@ func TestOperatorConsole_ListsDisabledEndpoints(t *testing.T) {
 	}
 	if strings.Contains(v.Get("/console/operator").Body, switchedOff) {
 		t.Fatal("an endpoint the tenant switched off is listed as disabled by the service")
+	}
+}
+
+// TestOperatorConsole_ListsStuckRelayerTransactions: a relayer nonce unmined for more than ten
+// minutes is listed with its replacements' count and newest hash; a recent one is not. The
+// rows belong to a chain no adapter of this service serves, so no fee-bump pass touches them.
+func TestOperatorConsole_ListsStuckRelayerTransactions(t *testing.T) {
+	t.Parallel()
+	const chainID = 990001
+	address := "0x00000000000000000000000000000000c0ffee" + strconv.Itoa(int(time.Now().UnixNano()%90)+10)
+	insertRelayerTx(t, chainID, address, 7, "0x"+strings.Repeat("aa", 32), 30*time.Minute)
+	insertRelayerTx(t, chainID, address, 7, "0x"+strings.Repeat("bb", 32), 20*time.Minute)
+	insertRelayerTx(t, chainID, address, 8, "0x"+strings.Repeat("cc", 32), time.Minute)
+
+	v := env().ConsoleVisitor(t)
+	v.OperatorSignIn()
+	row := v.OperatorRow("operator-relayer", address)
+	if !strings.Contains(row, ">7<") || !strings.Contains(row, ">2<") || !strings.Contains(row, strings.Repeat("bb", 32)) {
+		t.Fatalf("stuck relayer row: %s", row)
+	}
+	if strings.Contains(v.Get("/console/operator").Body, strings.Repeat("cc", 32)) {
+		t.Fatal("a transaction sent a minute ago is listed as stuck")
+	}
+}
+
+// insertRelayerTx records a relayer transaction sent age ago and not settled, as the chain
+// adapter's transaction log would.
+func insertRelayerTx(t *testing.T, chainID int64, address string, nonce int64, hash string, age time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	_, err = conn.Exec(ctx, `INSERT INTO relayer_transactions (chain_id, address, nonce, tx_hash, to_address, value_wei, data, gas,
+		gas_fee_cap, gas_tip_cap, sent_at) VALUES ($1, $2, $3, $4, NULL, 0, '\x', 21000, 1, 1, now() - make_interval(secs => $5))`,
+		chainID, address, nonce, hash, age.Seconds())
+	if err != nil {
+		t.Fatal(err)
 	}
 }
