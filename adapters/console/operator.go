@@ -3,6 +3,7 @@ package console
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"strings"
 	"time"
 
@@ -28,6 +29,7 @@ func (k *Console) operatorRoutes(g fiber.Router) {
 	g.Post("/operator/signin", k.operatorSignin)
 	g.Get("/operator", k.operator, k.operatorOverview)
 	g.Post("/operator/signout", k.operator, k.operatorSignout)
+	g.Post("/operator/payments/:id/approve-review", k.operator, k.operatorApproveReview)
 }
 
 // operatorConfigured answers 503 while OPERATOR_TOKEN is unset, as the admin API does.
@@ -105,7 +107,34 @@ func (k *Console) operatorOverview(c *fiber.Ctx) error {
 	if err != nil {
 		return k.fail(c, err)
 	}
-	return k.render(c, fiber.StatusOK, "operator", "Operator", "", operatorView{Overview: overview, Limit: operationsapp.ListLimit})
+	notice := ""
+	if id := c.Query("approved"); id != "" {
+		notice = "Review approved for " + id + ": the payment's checks ran again."
+	}
+	return k.render(c, fiber.StatusOK, "operator", "Operator", notice, operatorView{Overview: overview, Limit: operationsapp.ListLimit})
+}
+
+// operatorApproveReview approves a held payment's review, as POST
+// /v1/admin/offramp/payments/{id}/approve-review does, once the operator ticked the confirmation.
+// The approval is recorded with the operator's name and time by the use case, and logged.
+func (k *Console) operatorApproveReview(c *fiber.Ctx) error {
+	id := strings.TrimSpace(c.Params("id"))
+	if c.FormValue("confirm") != "yes" {
+		return k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to approve the review of "+id+": nothing was changed.")
+	}
+	pay, err := k.svc.Offramp.ApproveReview(c.UserContext(), k.operatorName(), id)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	k.log.Info("console: operator approved a review", "operator", k.operatorName(), "paymentId", pay.ID, "status", string(pay.Status), "ip", c.IP())
+	return c.Redirect(operatorPrefix+"?approved="+pay.ID, fiber.StatusSeeOther)
+}
+
+// operatorName names the operator in approval records as the admin API does: a fingerprint of
+// the token, never the token.
+func (k *Console) operatorName() string {
+	sum := sha256.Sum256([]byte(k.operatorToken))
+	return "operator-token:" + hex.EncodeToString(sum[:6])
 }
 
 func (k *Console) operatorSignout(c *fiber.Ctx) error {
