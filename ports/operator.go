@@ -22,6 +22,13 @@ type OperatorReports interface {
 	DisabledEndpoints(ctx context.Context, limit int) ([]DisabledEndpoint, error)
 }
 
+// JobRetrier makes a failed background job available again, for an operator who fixed what
+// made it fail. Only a retryable or discarded job is retried; a job that is not is refused
+// with INVALID_STATE, an unknown one with JOB_NOT_FOUND.
+type JobRetrier interface {
+	RetryJob(ctx context.Context, id int64) error
+}
+
 // OperatorPayment is an off-ramp payment waiting for an operator.
 type OperatorPayment struct {
 	ID          string

@@ -281,7 +281,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
-	if err := mountConsole(srv, services, db, cfg.OperatorToken, protect, log); err != nil {
+	if err := mountConsole(srv, services, db, inserter, cfg.OperatorToken, protect, log); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,6 +31,7 @@ func (k *Console) operatorRoutes(g fiber.Router) {
 	g.Get("/operator", k.operator, k.operatorOverview)
 	g.Post("/operator/signout", k.operator, k.operatorSignout)
 	g.Post("/operator/payments/:id/approve-review", k.operator, k.operatorApproveReview)
+	g.Post("/operator/jobs/:id/retry", k.operator, k.operatorRetryJob)
 }
 
 // operatorConfigured answers 503 while OPERATOR_TOKEN is unset, as the admin API does.
@@ -111,6 +113,9 @@ func (k *Console) operatorOverview(c *fiber.Ctx) error {
 	if id := c.Query("approved"); id != "" {
 		notice = "Review approved for " + id + ": the payment's checks ran again."
 	}
+	if id := c.Query("retried"); id != "" {
+		notice = "Job " + id + " is available again: a worker takes it now."
+	}
 	return k.render(c, fiber.StatusOK, "operator", "Operator", notice, operatorView{Overview: overview, Limit: operationsapp.ListLimit})
 }
 
@@ -128,6 +133,22 @@ func (k *Console) operatorApproveReview(c *fiber.Ctx) error {
 	}
 	k.log.Info("console: operator approved a review", "operator", k.operatorName(), "paymentId", pay.ID, "status", string(pay.Status), "ip", c.IP())
 	return c.Redirect(operatorPrefix+"?approved="+pay.ID, fiber.StatusSeeOther)
+}
+
+// operatorRetryJob makes a failed job available again once the operator ticked the
+// confirmation; the use case logs who retried which job.
+func (k *Console) operatorRetryJob(c *fiber.Ctx) error {
+	id, err := strconv.ParseInt(strings.TrimSpace(c.Params("id")), 10, 64)
+	if err != nil || id <= 0 {
+		return k.renderError(c, fiber.StatusNotFound, "No such job.")
+	}
+	if c.FormValue("confirm") != "yes" {
+		return k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to retry job "+strconv.FormatInt(id, 10)+": nothing was changed.")
+	}
+	if err := k.svc.Operations.RetryJob(c.UserContext(), k.operatorName(), id); err != nil {
+		return k.fail(c, err)
+	}
+	return c.Redirect(operatorPrefix+"?retried="+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
 }
 
 // operatorName names the operator in approval records as the admin API does: a fingerprint of

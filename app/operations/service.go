@@ -6,6 +6,7 @@ package operations
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"corridor/ports"
@@ -19,17 +20,28 @@ const ListLimit = 100
 // ten minutes, five fee bumps at the default RELAYER_BUMP_AFTER, as the metric's threshold.
 const StuckAfter = 10 * time.Minute
 
-// Service reads the operator's lists.
+// Service reads the operator's lists and retries failed jobs.
 type Service struct {
 	reports ports.OperatorReports
+	jobs    ports.JobRetrier
+	log     *slog.Logger
 }
 
-// New fails at start-up when the reports port is missing.
-func New(reports ports.OperatorReports) (*Service, error) {
-	if reports == nil {
-		return nil, errors.New("operations: OperatorReports is required")
+// New fails at start-up when a port is missing.
+func New(reports ports.OperatorReports, jobs ports.JobRetrier, log *slog.Logger) (*Service, error) {
+	if reports == nil || jobs == nil || log == nil {
+		return nil, errors.New("operations: OperatorReports, JobRetrier and a logger are required")
 	}
-	return &Service{reports: reports}, nil
+	return &Service{reports: reports, jobs: jobs, log: log}, nil
+}
+
+// RetryJob makes a failed job available again; operator names who asked, for the audit line.
+func (s *Service) RetryJob(ctx context.Context, operator string, id int64) error {
+	if err := s.jobs.RetryJob(ctx, id); err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "operator retried a job", "operator", operator, "jobId", id)
+	return nil
 }
 
 // Overview is everything waiting for an operator, each list at most ListLimit long.

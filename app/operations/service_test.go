@@ -3,6 +3,8 @@ package operations
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -38,13 +40,34 @@ func (f *fakeReports) DisabledEndpoints(_ context.Context, limit int) ([]ports.D
 	return []ports.DisabledEndpoint{{ID: "we_1"}}, nil
 }
 
+// fakeRetrier records the jobs retried.
+type fakeRetrier struct{ retried []int64 }
+
+func (f *fakeRetrier) RetryJob(_ context.Context, id int64) error {
+	f.retried = append(f.retried, id)
+	return nil
+}
+
+// TestRetryJob: the job is handed to the port.
+func TestRetryJob(t *testing.T) {
+	jobs := &fakeRetrier{}
+	s, err := New(&fakeReports{}, jobs, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RetryJob(context.Background(), "operator-token:abc", 42); err != nil || len(jobs.retried) != 1 || jobs.retried[0] != 42 {
+		t.Fatalf("retried %v, %v", jobs.retried, err)
+	}
+}
+
 // TestOverview: the three lists, each bounded by ListLimit; a failing read is returned.
 func TestOverview(t *testing.T) {
-	if _, err := New(nil); err == nil {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if _, err := New(nil, &fakeRetrier{}, log); err == nil {
 		t.Fatal("New without the reports port succeeded")
 	}
 	reports := &fakeReports{}
-	s, err := New(reports)
+	s, err := New(reports, &fakeRetrier{}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

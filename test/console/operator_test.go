@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -65,9 +66,11 @@ func TestOperatorConsole_SignIn(t *testing.T) {
 	}
 }
 
-// TestOperatorConsole_ListsDiscardedJobs: a job that ran out of attempts is listed with its
-// kind, arguments and state.
-func TestOperatorConsole_ListsDiscardedJobs(t *testing.T) {
+// TestOperatorConsole_ListsAndRetriesDiscardedJobs: a job that ran out of attempts is listed
+// with its kind, arguments and state. Retrying it needs the confirmation and the CSRF token
+// (refusals change nothing); once retried it runs again (and, its delivery still missing,
+// fails again with one more attempt used). Unknown jobs answer 404.
+func TestOperatorConsole_ListsAndRetriesDiscardedJobs(t *testing.T) {
 	t.Parallel()
 	probe := "whd_operator_probe_" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, _ ports.Tx) error {
@@ -82,6 +85,37 @@ func TestOperatorConsole_ListsDiscardedJobs(t *testing.T) {
 	row := v.OperatorRow("operator-jobs", probe)
 	if !strings.Contains(row, "webhooks.deliver") || !strings.Contains(row, "discarded") || !strings.Contains(row, "1 of 1") {
 		t.Fatalf("discarded job row: %s", row)
+	}
+	jobID := regexp.MustCompile(`/console/operator/jobs/(\d+)/retry`).FindStringSubmatch(row)
+	if jobID == nil {
+		t.Fatalf("no retry form in the row: %s", row)
+	}
+	retry := "/console/operator/jobs/" + jobID[1] + "/retry"
+	if r := v.Post(retry, url.Values{}, true); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "Tick the confirmation") {
+		t.Fatalf("retry without the confirmation: %d %s", r.Status, r.Body)
+	}
+	if r := v.Post(retry, url.Values{"confirm": {"yes"}}, false); r.Status != http.StatusForbidden {
+		t.Fatalf("retry without a CSRF token: %d", r.Status)
+	}
+	if r := v.Post("/console/operator/jobs/999999999/retry", url.Values{"confirm": {"yes"}}, true); r.Status != http.StatusNotFound {
+		t.Fatalf("retry of an unknown job: %d", r.Status)
+	}
+	if r := v.Post("/console/operator/jobs/abc/retry", url.Values{"confirm": {"yes"}}, true); r.Status != http.StatusNotFound {
+		t.Fatalf("retry of a malformed job id: %d", r.Status)
+	}
+	if row := v.OperatorRow("operator-jobs", probe); !strings.Contains(row, "1 of 1") {
+		t.Fatalf("refused retries changed the job: %s", row)
+	}
+	if r := v.Post(retry, url.Values{"confirm": {"yes"}}, true); r.Status != http.StatusSeeOther {
+		t.Fatalf("retry: %d %s", r.Status, r.Body)
+	}
+	// The worker takes the job again; its second attempt fails as the first did.
+	deadline := time.Now().Add(30 * time.Second)
+	for row := v.OperatorRow("operator-jobs", probe); !strings.Contains(row, "2 of 2") || !strings.Contains(row, "discarded"); row = v.OperatorRow("operator-jobs", probe) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the retried job did not run again: %s", row)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
