@@ -30,9 +30,9 @@ contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe
 # (docs/ledger.md, "Commit pipeline"); `make test-pipeline` runs every suite that way.
 PIPELINE_PKGS := ./test/api ./test/payments ./test/cards ./test/treasury ./test/invoices ./test/offramp ./test/checkout ./test/agents ./test/webhooks
 
-test: contracts browser alerts-check ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
+test: contracts browser softhsm alerts-check ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
 	$(GO) vet $(PKGS)
-	$(GO) test -count=1 -timeout 15m $(PKGS)
+	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -count=1 -timeout 15m $(PKGS)
 	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 10m $(PIPELINE_PKGS)
 
 test-pipeline: contracts browser ## every black-box suite with the store's commit pipeline on (2 lanes)
@@ -58,6 +58,13 @@ alerts-check: ## check deploy/prometheus/alerts.yml and run its promtool unit te
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; }
 	promtool check rules deploy/prometheus/alerts.yml
 	promtool test rules deploy/prometheus/alerts_test.yml
+
+# The PKCS#11 custody signer is tested against SoftHSM2 (adapters/custody); make test requires it.
+.PHONY: softhsm
+softhsm: ## SoftHSM2 for the PKCS#11 custody signer's tests: Debian's softhsm2, installed with apt-get only when missing
+	@test -e /usr/lib/softhsm/libsofthsm2.so && command -v softhsm2-util >/dev/null 2>&1 || { \
+		echo "installing Debian's softhsm2 for the custody signer's tests (once)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends softhsm2; }
 
 fmt: ## gofmt the tree
 	gofmt -w $$(git ls-files '*.go')

@@ -429,6 +429,14 @@ CREATE TABLE public.contacts (
     CONSTRAINT contacts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
+CREATE TABLE public.custody_keys (
+    ref text NOT NULL,
+    address text NOT NULL,
+    sealed_key bytea NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT custody_keys_address_check CHECK ((address ~ '^0x[0-9a-fA-F]{40}$'::text))
+);
+
 CREATE TABLE public.drips (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1322,6 +1330,7 @@ CREATE TABLE public.wallets (
     deployed_at timestamp with time zone,
     purpose text DEFAULT 'GENERAL'::text NOT NULL,
     setup_module text,
+    custody_key_ref text,
     CONSTRAINT wallets_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT wallets_purpose_check CHECK ((purpose = ANY (ARRAY['GENERAL'::text, 'AGENT'::text, 'TREASURY'::text, 'ESCROW'::text]))),
     CONSTRAINT wallets_setup_module_check CHECK ((setup_module ~ '^0x[0-9a-fA-F]{40}$'::text)),
@@ -1435,6 +1444,12 @@ ALTER TABLE ONLY public.contacts
 
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.custody_keys
+    ADD CONSTRAINT custody_keys_address_key UNIQUE (address);
+
+ALTER TABLE ONLY public.custody_keys
+    ADD CONSTRAINT custody_keys_pkey PRIMARY KEY (ref);
 
 ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_chain_tx_hash_key UNIQUE (chain_id, tx_hash);
@@ -1702,6 +1717,8 @@ CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, enviro
 CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wallet_id IS NOT NULL);
 
 CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
+
+CREATE INDEX checkouts_tenant_created ON public.checkouts USING btree (tenant_id, environment, created_at DESC, id DESC);
 
 CREATE INDEX checkouts_watched ON public.checkouts USING btree (environment, watch_until, id);
 

@@ -57,6 +57,9 @@ type CheckoutRepo interface {
 	// LockCheckout returns the checkout with its row locked for the transaction.
 	LockCheckout(ctx context.Context, id string) (checkout.Checkout, error)
 	UpdateCheckout(ctx context.Context, c checkout.Checkout) error
+	// ListCheckouts returns a page of the tenant's checkouts in env, newest first, with how many
+	// match the query.
+	ListCheckouts(ctx context.Context, q CheckoutQuery, page Page) ([]checkout.Checkout, int, error)
 	// ListWatched returns, by id after after, the checkouts of env the watcher still reads:
 	// not terminal, or terminal with watchUntil after now.
 	ListWatched(ctx context.Context, env core.Environment, now time.Time, after string, limit int) ([]checkout.Checkout, error)
@@ -64,4 +67,13 @@ type CheckoutRepo interface {
 	UpdateRefund(ctx context.Context, r checkout.Refund) error
 	// ListRefunds returns a checkout's refunds, oldest first.
 	ListRefunds(ctx context.Context, checkoutID string) ([]checkout.Refund, error)
+}
+
+// CheckoutQuery selects a merchant's checkouts: Status when set, and a created_at window (From
+// inclusive, To exclusive; zero times do not filter).
+type CheckoutQuery struct {
+	TenantID    string
+	Environment core.Environment
+	Status      checkout.Status
+	From, To    time.Time
 }

@@ -61,6 +61,8 @@ type Tx interface {
 	Events() EventRepo
 	// Checkouts stores hosted-checkout payments and their refunds.
 	Checkouts() CheckoutRepo
+	// WalletActivity reads Safe payments and mirror lines together (the secondary lists).
+	WalletActivity() WalletActivityRepo
 }
 
 // TenantRepo stores tenants.

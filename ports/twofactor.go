@@ -23,6 +23,8 @@ type TwoFactorRepo interface {
 	LockFactor(ctx context.Context, tenantID string, env core.Environment, id string) (twofactor.Factor, error)
 	// UpdateFactor saves the factor's label, status, verification time and wrong-code count.
 	UpdateFactor(ctx context.Context, f twofactor.Factor) error
+	// DeleteFactor removes one factor of the tenant and environment.
+	DeleteFactor(ctx context.Context, tenantID string, env core.Environment, id string) error
 	// DeleteCancelledFactors removes the tenant's CANCELLED factors of env (never activated).
 	DeleteCancelledFactors(ctx context.Context, tenantID string, env core.Environment) error
 	// UseFactorStep records that the factor accepted a code of TOTP time step step, unless it

@@ -53,9 +53,17 @@ var Features = map[string]bool{
 	"checkout":           true,
 }
 
-// SandboxOnlyFeatures are reported false to LIVE callers: agents (their cards are issued in
-// the sandbox only, SPEC.md capabilities).
-var SandboxOnlyFeatures = []string{"agents"}
+// SandboxOnlyFeatures are reported false to LIVE callers, whose requests for them answer 403
+// SANDBOX_ONLY: agents (their cards are issued in the sandbox only, SPEC.md capabilities), and
+// the capabilities whose use cases refuse LIVE (cards, treasury, invoices, bills, ramps, the
+// faucet).
+var SandboxOnlyFeatures = []string{"agents", "cards", "treasury", "invoices", "bills", "ramps", "faucet"}
+
+// ChainFeatures need the environment's chain: an environment without one reports them false,
+// and their operations answer 503 CHAIN_UNAVAILABLE there (D1). Handles name wallets, so they
+// go with them.
+var ChainFeatures = []string{"wallets", "payments", "faucet", "handles", "cards", "agents", "treasury",
+	"invoices", "bills", "ramps", "pendingClaims", "checkout"}
 
 // UnbuiltPrefixes maps the path prefixes of SPEC.md capabilities that this build does not
 // serve to their feature name, so a partner calling them gets FEATURE_NOT_AVAILABLE rather
@@ -94,38 +102,30 @@ var UnbuiltPrefixes = map[string]string{
 }
 
 // Capabilities builds the capabilities configuration the HTTP adapter serves. A chain is
-// available when an adapter serves it; its USDC address is then the adapter's token.
+// available when an adapter serves it; its USDC address is then the adapter's token. Features
+// are decided per environment (what a caller of that environment can do now); a route is
+// served when some environment has its feature, and an unbuilt prefix answers
+// FEATURE_NOT_AVAILABLE only when none does.
 func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain) http.CapabilitiesConfig {
+	perEnv := map[core.Environment]map[string]bool{
+		core.EnvTest: environmentFeatures(core.EnvTest, chains),
+		core.EnvLive: environmentFeatures(core.EnvLive, chains),
+	}
 	features := make(map[string]bool, len(Features))
-	for k, v := range Features {
-		features[k] = v
+	for k := range Features {
+		features[k] = perEnv[core.EnvTest][k] || perEnv[core.EnvLive][k]
 	}
 	unbuilt := map[string]string{}
-	sources := SourceChains(addrs, chains)
-	sandbox := http.ChainInfo{ChainID: SandboxChainID, Name: "base-sepolia-sandbox", ChainKey: "eip155:84532",
-		Environment: "TEST", USDCAddress: optional(sources[core.EnvTest].USDC)}
-	live := http.ChainInfo{ChainID: LiveChainID, Name: "base", ChainKey: "eip155:8453",
-		Environment: "LIVE", USDCAddress: optional(sources[core.EnvLive].USDC)}
-	// Pending claims need a claim escrow: without one on any chain the feature is off (its
-	// routes answer FEATURE_NOT_AVAILABLE and unknown phones CHAIN_UNAVAILABLE).
-	if len(claimEscrows(chains)) == 0 {
-		features["pendingClaims"] = false
-	}
-	// Cards settle through the card spend module: without one on any chain they are off.
-	if len(cardSpendModules(chains)) == 0 {
-		features["cards"] = false
-		// Agents are complete with their card: without cards they are not.
-		features["agents"] = false
-	}
-	// Hosted checkout needs a checkout deposit factory on some chain.
-	if !hasCheckoutFactory(chains) {
-		features["checkout"] = false
-	}
 	for prefix, feature := range UnbuiltPrefixes {
 		if !features[feature] {
 			unbuilt[prefix] = feature
 		}
 	}
+	sources := SourceChains(addrs, chains)
+	sandbox := http.ChainInfo{ChainID: SandboxChainID, Name: "base-sepolia-sandbox", ChainKey: "eip155:84532",
+		Environment: "TEST", USDCAddress: optional(sources[core.EnvTest].USDC)}
+	live := http.ChainInfo{ChainID: LiveChainID, Name: "base", ChainKey: "eip155:8453",
+		Environment: "LIVE", USDCAddress: optional(sources[core.EnvLive].USDC)}
 	for env, info := range map[core.Environment]*http.ChainInfo{core.EnvTest: &sandbox, core.EnvLive: &live} {
 		if c, ok := chains[env]; ok && c != nil {
 			info.Available = true
@@ -134,9 +134,43 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 	return http.CapabilitiesConfig{
 		Chains:              []http.ChainInfo{sandbox, live},
 		Features:            features,
+		EnvironmentFeatures: perEnv,
 		UnbuiltPrefixes:     unbuilt,
-		SandboxOnlyFeatures: append([]string(nil), SandboxOnlyFeatures...),
 	}
+}
+
+// environmentFeatures is what a caller of env can do in this deployment: the built features,
+// less the chain features when env has no chain (or lacks the contract a feature settles
+// through), less the sandbox-only features in LIVE.
+func environmentFeatures(env core.Environment, chains map[core.Environment]ports.Chain) map[string]bool {
+	features := make(map[string]bool, len(Features))
+	for k, v := range Features {
+		features[k] = v
+	}
+	off := func(names ...string) {
+		for _, k := range names {
+			features[k] = false
+		}
+	}
+	if c, ok := chains[env]; !ok || c == nil {
+		off(ChainFeatures...)
+	}
+	// Pending claims need a claim escrow (without one, unknown phones answer CHAIN_UNAVAILABLE).
+	if _, ok := claimEscrows(chains)[env]; !ok {
+		off("pendingClaims")
+	}
+	// Cards settle through the card spend module; agents are complete with their card.
+	if _, ok := cardSpendModules(chains)[env]; !ok {
+		off("cards", "agents")
+	}
+	// Hosted checkout needs a checkout deposit factory.
+	if !hasCheckoutFactory(map[core.Environment]ports.Chain{env: chains[env]}) {
+		off("checkout")
+	}
+	if env == core.EnvLive {
+		off(SandboxOnlyFeatures...)
+	}
+	return features
 }
 
 // claimEscrows are the chain adapters that also serve a configured claim escrow.

@@ -29,6 +29,7 @@ import (
 	twofactorapp "corridor/app/twofactor"
 	"corridor/app/wallets"
 	webhooksapp "corridor/app/webhooks"
+	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/ramp"
 	"corridor/core/safepay"
@@ -48,6 +49,7 @@ type servicePorts struct {
 	}
 	payouts   map[string]ports.PayoutRail
 	screening ports.Screening
+	custody   map[core.Environment]ports.CustodySigner
 	// webhookSender delivers webhooks (the SSRF-checked sender, counted for the metrics).
 	webhookSender webhooksapp.Sender
 }
@@ -66,7 +68,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
 		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Card settlements debit the clearing account of the issuer the cards capability uses.
-		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name()}); err != nil {
+		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name(), Custody: p.custody}); err != nil {
 		return s, err
 	}
 	// The cards capability is built after agents (it takes their budget): agentCards reaches it
@@ -95,7 +97,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
 		// reaches it through s once it exists.
-		Outcomes: sweepOutcomes{&s}}); err != nil {
+		Outcomes: sweepOutcomes{&s}, Custody: p.custody}); err != nil {
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"corridor/adapters/chain"
+	"corridor/adapters/custody"
 	"corridor/adapters/http"
 	"corridor/adapters/jobs"
 	"corridor/adapters/postgres"
@@ -79,6 +80,9 @@ type Config struct {
 	WrapStore func(ports.Store) ports.Store
 	// Payouts configures the payout providers (D9); the zero value has every provider off.
 	Payouts PayoutConfig
+	// CustodyPKCS11 names the HSM holding LIVE custody keys (D21); nil: LIVE offers no
+	// custodial wallets. TEST always uses the keystore sealed by the cipher.
+	CustodyPKCS11 *custody.PKCS11Config
 	// ClaimLifetime is a pending claim's lifetime (CLAIM_LIFETIME; 0 = 14 days); ClaimLinkBase
 	// (CLAIM_LINK_BASE) prefixes the link texted to the phone.
 	ClaimLifetime time.Duration
@@ -168,22 +172,39 @@ type Service struct {
 	Checkout *checkout.Service
 	Store    *postgres.Store
 	Jobs     *jobs.Inserter
+	runner   *jobs.Runner
+	close    func()
+	// listen runs the key revocation listener (postgres.ListenKeyRevocations) until
+	// stopListen.
+	listen     func(ctx context.Context)
+	stopListen context.CancelFunc
 	// Metrics serves the Prometheus registry; cmd serves it on METRICS_ADDR, never on the API
 	// port.
 	Metrics nethttp.Handler
 	obs     *observability
-	runner  *jobs.Runner
-	close   func()
 }
 
 // Close releases the database pool.
 func (s *Service) Close() { s.close() }
 
-// StartWorkers runs the background job workers until StopWorkers.
-func (s *Service) StartWorkers(ctx context.Context) error { return s.runner.Start(ctx) }
+// StartWorkers runs the background job workers until StopWorkers, and the listener that
+// hears every replica's API-key revocations (D23) until ctx ends.
+func (s *Service) StartWorkers(ctx context.Context) error {
+	if s.listen != nil {
+		listenCtx, cancel := context.WithCancel(ctx)
+		s.stopListen = cancel
+		go s.listen(listenCtx)
+	}
+	return s.runner.Start(ctx)
+}
 
-// StopWorkers lets running jobs finish up to ctx's deadline.
-func (s *Service) StopWorkers(ctx context.Context) error { return s.runner.Stop(ctx) }
+// StopWorkers lets running jobs finish up to ctx's deadline and stops the listener.
+func (s *Service) StopWorkers(ctx context.Context) error {
+	if s.stopListen != nil {
+		s.stopListen()
+	}
+	return s.runner.Stop(ctx)
+}
 
 // Migrate applies the project's embedded migrations, then River's job tables.
 func Migrate(ctx context.Context, url string) (uint, error) {
@@ -232,6 +253,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	outbox := sms.NewSandbox(db, protect)
+	signers, closeSigners, err := custodySigners(cfg, db, protect)
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
+	closeDBOnly := closeDB
+	closeDB = func() { closeSigners(); closeDBOnly() }
 	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters)
 	if err != nil {
 		closeDB()
@@ -251,7 +279,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), webhookSender: sender}, log)
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender}, log)
 	if err != nil {
 		closeDB()
 		return nil, err
@@ -286,7 +314,11 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, Metrics: obs.handler(), obs: obs, runner: runner, close: closeDB}, nil
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB,
+		Metrics: obs.handler(), obs: obs,
+		listen: func(ctx context.Context) {
+			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
+		}}, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

@@ -23,8 +23,10 @@ type CapabilitiesConfig struct {
 	Features map[string]bool
 	// UnbuiltPrefixes maps path prefixes of unbuilt capabilities to their feature name.
 	UnbuiltPrefixes map[string]string
-	// SandboxOnlyFeatures are reported false to LIVE callers whatever Features says.
-	SandboxOnlyFeatures []string
+	// EnvironmentFeatures are the features a caller of each environment can use now (D1: an
+	// environment without a chain reports every chain feature false); an environment missing
+	// here reports Features.
+	EnvironmentFeatures map[core.Environment]map[string]bool
 }
 
 type capabilitiesResponse struct {
@@ -40,15 +42,9 @@ func (s *Server) capabilities(c *fiber.Ctx) error {
 	if p, ok := principalOf(c); ok {
 		env = p.Environment
 	}
-	features := s.cfg.Capabilities.Features
-	if env == core.EnvLive && len(s.cfg.Capabilities.SandboxOnlyFeatures) > 0 {
-		features = make(map[string]bool, len(s.cfg.Capabilities.Features))
-		for k, v := range s.cfg.Capabilities.Features {
-			features[k] = v
-		}
-		for _, k := range s.cfg.Capabilities.SandboxOnlyFeatures {
-			features[k] = false
-		}
+	features, ok := s.cfg.Capabilities.EnvironmentFeatures[env]
+	if !ok {
+		features = s.cfg.Capabilities.Features
 	}
 	return c.JSON(capabilitiesResponse{
 		APIVersion: "1", Environment: string(env),

@@ -111,6 +111,12 @@ type checkoutResponse struct {
 	CompletedAt     *time.Time        `json:"completed_at" oas:"required"`
 }
 
+// checkoutListResponse is GET /v1/checkouts: a page of the merchant's checkouts, newest first.
+type checkoutListResponse struct {
+	Checkouts []checkoutResponse `json:"checkouts" oas:"required"`
+	Total     int                `json:"total" oas:"required" description:"how many checkouts match the filters"`
+}
+
 // checkoutStatusResponse is the public status of the payment page: nothing about the
 // merchant or the customer.
 type checkoutStatusResponse struct {
@@ -124,6 +130,8 @@ type checkoutStatusResponse struct {
 	RequiredConfirmations uint64    `json:"required_confirmations" oas:"required"`
 	FailureReason         *string   `json:"failure_reason" oas:"required,enum=expired|underpaid"`
 	ExpiresAt             time.Time `json:"expires_at" oas:"required"`
+	AmountReceived        string    `json:"amount_received" oas:"required" description:"USDC seen at the deposit address (the page says when it is short of the amount)"`
+	TransactionHash       *string   `json:"transaction_hash" oas:"required" description:"the latest transfer to the deposit address (public chain data); null before one is seen"`
 }
 
 // checkoutRefundRequest is POST /v1/payments/{chk_id}/refund.

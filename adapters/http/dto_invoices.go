@@ -71,7 +71,8 @@ type invoiceDeliverRequest struct {
 }
 
 type invoiceSettleRequest struct {
-	OwnerAddress string `json:"ownerAddress,omitempty" description:"who asks: the payer, the payee or the arbiter"`
+	OwnerAddress     string `json:"ownerAddress,omitempty" description:"who asks: the payer, the payee or the arbiter"`
+	TwofaChallengeID string `json:"twofaChallengeId,omitempty" description:"a settlement refused TWOFA_REQUIRED: the SATISFIED challenge, sent with the same request"`
 }
 
 type invoiceAdvanceRequest struct {
@@ -136,5 +137,6 @@ type billListResponse struct {
 }
 
 type billAcceptRequest struct {
-	WalletID string `json:"walletId" oas:"required" description:"the payer's wallet the payment is proposed from"`
+	WalletID         string `json:"walletId" oas:"required" description:"the payer's wallet the payment is proposed from"`
+	TwofaChallengeID string `json:"twofaChallengeId,omitempty" description:"an acceptance refused TWOFA_REQUIRED: the SATISFIED challenge, sent with the same request"`
 }

@@ -13,6 +13,8 @@ type rampRequest struct {
 	Direction string  `json:"direction" oas:"required,enum=on|off"`
 	Amount    string  `json:"amount" oas:"required,pattern=^[0-9]+(\\.[0-9]+)?$" description:"USD, at most 6 fraction digits"`
 	Provider  *string `json:"provider,omitempty" description:"simulated (the default); moonpay, transak, ramp_network, stripe and coinbase are recognized and answer RAMP_PROVIDER_NOT_AVAILABLE"`
+	// TwofaChallengeID completes an off-ramp's two-factor handshake.
+	TwofaChallengeID string `json:"twofaChallengeId,omitempty" description:"an off-ramp refused TWOFA_REQUIRED: the SATISFIED challenge, sent with the same request"`
 }
 
 type rampResponse struct {
@@ -45,5 +47,5 @@ func toRamp(v ramps.View) rampResponse {
 }
 
 func rampInput(r rampRequest) ramps.Input {
-	return ramps.Input{WalletID: r.WalletID, Direction: r.Direction, Amount: r.Amount, Provider: r.Provider}
+	return ramps.Input{WalletID: r.WalletID, Direction: r.Direction, Amount: r.Amount, Provider: r.Provider, TwofaChallengeID: r.TwofaChallengeID}
 }

@@ -66,12 +66,14 @@ func toSecondaryError(de *core.Error, requestID string) secondaryErrorResponse {
 	return secondaryErrorResponse{Error: secondaryErrorBody{Code: secondaryCode(de), Message: de.Message, Details: details}}
 }
 
-// secondaryWalletCreateRequest is POST /v1/wallets in the secondary shape. owner_address is
-// this service's one addition: a Safe needs an owner, and the service holds no owner keys.
+// secondaryWalletCreateRequest is POST /v1/wallets in the secondary shape: SPEC's customer_id
+// and currencies make a custodial wallet, a 1-of-1 Safe owned by a key the service's custody
+// signer holds (D21). owner_address, this service's one addition, makes it non-custodial: the
+// partner's key owns the Safe and signs its payments.
 type secondaryWalletCreateRequest struct {
 	CustomerID   string   `json:"customer_id" oas:"required,maxLength=100" description:"the partner's customer; kept as the wallet's name"`
 	Currencies   []string `json:"currencies" oas:"required" description:"USDC and/or ETH; both live at the wallet's one Safe address"`
-	OwnerAddress string   `json:"owner_address" oas:"required,pattern=^0x[0-9a-fA-F]{40}$" description:"the 1-of-1 Safe's owner (a key the partner holds)"`
+	OwnerAddress string   `json:"owner_address,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$" description:"optional: the 1-of-1 Safe's owner, a key the partner holds (non-custodial); absent, the service holds the owner key and signs sends itself"`
 }
 
 // isSecondaryWalletBody reports whether a POST /v1/wallets body is the secondary shape: a JSON

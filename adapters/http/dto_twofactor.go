@@ -36,6 +36,8 @@ func toContact(c twofactor.Contact, window time.Duration) contactResponse {
 type factorCreateRequest struct {
 	Type  string `json:"type,omitempty" oas:"enum=totp" description:"totp (the default and only type)"`
 	Label string `json:"label,omitempty" oas:"maxLength=100"`
+	// TwofaChallengeID completes the step-up a new factor beside an ACTIVE one needs.
+	TwofaChallengeID string `json:"twofaChallengeId,omitempty" description:"a SATISFIED challenge bound to this enrollment, needed when the tenant already has an ACTIVE factor"`
 }
 
 type factorResponse struct {
@@ -74,6 +76,7 @@ type twoFactorSettingsRequest struct {
 	ApprovalAboveUSD   *string `json:"approvalAboveUsd,omitempty" oas:"nullable,pattern=^[0-9]+(\\.[0-9]+)?$" description:"payments of more than this amount need approval; null or absent: no threshold"`
 	ApproveNewPayees   bool    `json:"approveNewPayees,omitempty" description:"payments to a destination that is not a saved contact need approval"`
 	RequireSavedPayees bool    `json:"requireSavedPayees,omitempty" description:"payments to a destination that is not a saved contact are refused NEW_PAYEE_NOT_SAVED"`
+	TwofaChallengeID   string  `json:"twofaChallengeId,omitempty" description:"a SATISFIED challenge bound to this change, needed when the tenant has an ACTIVE factor"`
 }
 
 type twoFactorSettingsResponse struct {

@@ -22,10 +22,10 @@ const MinOperatorTokenLength = 32
 func (s *Server) adminEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
 	return []Endpoint{
-		{Method: "POST", Path: "/v1/admin/offramp/payments/{id}/approve-review", Summary: "Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)", Tag: "admin",
+		{Method: "POST", Path: "/v1/admin/offramp/payments/{id}/approve-review", Public: "operator action, authorized by the operator token (D11), never a tenant credential", Summary: "Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)", Tag: "admin",
 			Auth: authOperator, Params: pathID,
 			Responses: map[int]any{200: offrampPaymentResponse{}, 401: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Handler: s.approveOfframpReview},
-		{Method: "POST", Path: "/v1/admin/payout-providers/{provider}/liquidity", Summary: "Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)", Tag: "admin",
+		{Method: "POST", Path: "/v1/admin/payout-providers/{provider}/liquidity", Public: "operator action, authorized by the operator token (D11), never a tenant credential", Summary: "Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)", Tag: "admin",
 			Auth: authOperator, Params: []Param{{Name: "provider", In: "path"}}, Request: liquidityTopUpRequest{},
 			Responses: map[int]any{200: liquidityResponse{}, 400: Envelope{}, 401: Envelope{}, 404: Envelope{}, 503: Envelope{}}, Handler: s.topUpLiquidity},
 	}

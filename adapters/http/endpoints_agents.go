@@ -9,7 +9,7 @@ func (s *Server) agentEndpoints() []Endpoint {
 	manage := []auth.Scope{auth.ScopeAgentsManage}
 	read := []auth.Scope{auth.ScopeAgentsRead}
 	routes := []Endpoint{
-		{Method: "POST", Path: "/v1/agents", Summary: "Create an agent (ACTIVE, no limits, no wallet)", Tag: "agents",
+		{Method: "POST", Path: "/v1/agents", Grants: "agent", Summary: "Create an agent (ACTIVE, no limits, no wallet)", Tag: "agents",
 			Auth: authRequired, Scopes: manage, Request: agentCreateRequest{},
 			Responses: map[int]any{201: agentResponse{}}, Handler: s.createAgent},
 		{Method: "GET", Path: "/v1/agents", Summary: "List agents of the caller's environment", Tag: "agents",
@@ -24,7 +24,7 @@ func (s *Server) agentEndpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/agents/{id}/reactivate", Summary: "Reactivate a suspended agent (idempotent)", Tag: "agents",
 			Auth: authRequired, Scopes: manage, Params: pathID,
 			Responses: map[int]any{200: agentResponse{}, 404: Envelope{}}, Handler: s.reactivateAgent},
-		{Method: "POST", Path: "/v1/agents/{id}/keys", Summary: "Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently", Tag: "agents",
+		{Method: "POST", Path: "/v1/agents/{id}/keys", Grants: "agent_key", Summary: "Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently", Tag: "agents",
 			Auth: authRequired, Scopes: manage, Params: pathID, Request: agentKeyCreateRequest{},
 			Responses: map[int]any{201: apiKeyCreateResponse{}, 404: Envelope{}}, Handler: s.createAgentKey, SecretFields: []string{"key"}},
 		{Method: "GET", Path: "/v1/agents/{id}/limits", Summary: "An agent's spend limits", Tag: "agents",

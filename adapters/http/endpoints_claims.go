@@ -11,13 +11,13 @@ func (s *Server) claimEndpoints() []Endpoint {
 	claimID := []Param{{Name: "claimId", In: "path"}}
 	read, write := []auth.Scope{auth.ScopeRampsRead}, []auth.Scope{auth.ScopeRampsWrite}
 	return []Endpoint{
-		{Method: "GET", Path: "/v1/claims/{claimToken}", Summary: "Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)", Tag: "claims",
+		{Method: "GET", Path: "/v1/claims/{claimToken}", Public: "the claim link token authorizes it (SPEC.md Authentication 3)", Summary: "Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)", Tag: "claims",
 			Auth: authNone, Params: token,
 			Responses: map[int]any{200: claimPublicResponse{}, 404: Envelope{}, 409: Envelope{}, 429: Envelope{}}, Handler: s.inspectClaim},
-		{Method: "POST", Path: "/v1/claims/{claimToken}/phone-code", Summary: "Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)", Tag: "claims",
+		{Method: "POST", Path: "/v1/claims/{claimToken}/phone-code", Public: "the claim link token authorizes it (SPEC.md Authentication 3)", Summary: "Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)", Tag: "claims",
 			Auth: authNone, Params: token,
 			Responses: map[int]any{201: claimChallengeResponse{}, 404: Envelope{}, 409: Envelope{}, 429: Envelope{}, 501: Envelope{}}, Handler: s.sendClaimPhoneCode},
-		{Method: "POST", Path: "/v1/claims/{claimToken}/phone-code/verify", Summary: "Public: confirm the phone code (5 attempts per challenge, then it is cancelled)", Tag: "claims",
+		{Method: "POST", Path: "/v1/claims/{claimToken}/phone-code/verify", Public: "the claim link token authorizes it (SPEC.md Authentication 3)", Summary: "Public: confirm the phone code (5 attempts per challenge, then it is cancelled)", Tag: "claims",
 			Auth: authNone, Params: token, Request: claimCodeVerifyRequest{},
 			Responses: map[int]any{200: claimChallengeVerifyResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 429: Envelope{}, 501: Envelope{}}, Handler: s.verifyClaimPhoneCode},
 		{Method: "POST", Path: "/v1/claims/{claimToken}/redeem", Summary: "Redeem a claim into the caller's tenant: a VERIFIED challenge and one of the caller's ACTIVE destinations; the full policy composer runs", Tag: "claims",

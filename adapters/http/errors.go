@@ -21,6 +21,7 @@ import (
 	"corridor/core/ramp"
 	"corridor/core/recipient"
 	"corridor/core/safepay"
+	"corridor/core/tenant"
 	"corridor/core/treasury"
 	"corridor/core/twofactor"
 	"corridor/core/wallet"
@@ -49,6 +50,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeServiceUnavailable:           503,
 	core.CodeChainUnavailable:             503,
 	core.CodeProviderUnavailable:          503,
+	wallet.CodeCustodyUnavailable:         503,
 	core.CodeTenantNotFound:               404,
 	core.CodeMemberNotFound:               404,
 	core.CodeAPIKeyNotFound:               404,
@@ -149,6 +151,7 @@ var statusByCode = map[core.Code]int{
 	twofactor.CodeBindingMismatch:   403,
 	twofactor.CodeNotEnrolled:       403,
 	twofactor.CodeAgentNotPermitted: 403,
+	tenant.CodeInviteEmailMismatch:  403,
 	twofactor.CodeNewPayeeNotSaved:  403,
 	twofactor.CodePayeeCoolingOff:   403,
 	twofactor.CodeContactNotFound:   404,
@@ -175,6 +178,7 @@ var retryableCodes = map[core.Code]bool{
 	core.CodeServiceUnavailable:           true,
 	core.CodeChainUnavailable:             true,
 	core.CodeProviderUnavailable:          true,
+	wallet.CodeCustodyUnavailable:         true,
 	policy.CodeUnavailable:                true,
 	agent.CodeLimitUnavailable:            true,
 }

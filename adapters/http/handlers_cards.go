@@ -103,7 +103,9 @@ func (s *Server) setCardFrozen(c *fiber.Ctx, frozen bool) error {
 	return c.JSON(toCard(card))
 }
 
-// ephemeralKeysPerMinute bounds push-provisioning keys per client IP.
+// ephemeralKeysPerMinute bounds push-provisioning keys per client IP in any rolling minute
+// (SPEC.md: 5 per minute per IP); every request the limit lets through counts, whatever the
+// card or the issuer answers.
 const ephemeralKeysPerMinute = 5
 
 func (s *Server) createEphemeralKey(c *fiber.Ctx) error {

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,6 +12,7 @@ import (
 	"corridor/core/auth"
 	"corridor/core/checkout"
 	"corridor/core/safepay"
+	"corridor/ports"
 	webcheckout "corridor/web/checkout"
 )
 
@@ -213,4 +215,31 @@ func (s *Server) sandboxPayCheckout(c *fiber.Ctx) error {
 	}
 	return c.Status(fiber.StatusCreated).JSON(checkoutSandboxPayResponse{
 		PaymentID: paid.CheckoutID, Amount: usdcAmount(paid.Amount), TransactionHash: paid.TxHash})
+}
+
+// checkoutStatuses are the statuses GET /v1/checkouts filters on.
+var checkoutStatuses = []string{"created", "pending", "completed", "failed"}
+
+// listCheckouts serves GET /v1/checkouts: the merchant's checkouts, newest first.
+func (s *Server) listCheckouts(c *fiber.Ctx) error {
+	errs := core.FieldErrors{}
+	page := pageInto(c, errs)
+	status := strings.ToLower(strings.TrimSpace(c.Query("status")))
+	if status != "" && !slices.Contains(checkoutStatuses, status) {
+		errs.Add("status", "must be one of "+strings.Join(checkoutStatuses, ", "))
+	}
+	from, to := parseDateWindow(c, errs)
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	q := ports.CheckoutQuery{Status: checkout.Status(strings.ToUpper(status)), From: from, To: to}
+	all, total, err := s.svc.Checkout.List(c.UserContext(), principal(c), q, page)
+	if err != nil {
+		return err
+	}
+	out := checkoutListResponse{Checkouts: make([]checkoutResponse, 0, len(all)), Total: total}
+	for _, ch := range all {
+		out.Checkouts = append(out.Checkouts, toCheckout(ch))
+	}
+	return c.JSON(out)
 }

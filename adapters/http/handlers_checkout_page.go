@@ -39,29 +39,61 @@ func (s *Server) payable(c *fiber.Ctx) (checkout.Checkout, int64, string, error)
 	}
 	token, chainID, ok := s.svc.Checkout.Token(ch.Environment)
 	if !ok {
-		return checkout.Checkout{}, 0, "", core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s", ch.Environment)
+		return checkout.Checkout{}, 0, "", core.E(core.CodeChainUnavailable, "hosted checkout is not available in %s: no chain is configured for it in this deployment", ch.Environment)
 	}
 	return ch, chainID, webcheckout.PaymentURI(token, chainID, ch.DepositAddress, ch.Amount), nil
 }
 
-// checkoutPage renders the payment page.
+// checkoutPage renders the payment page; an unknown id or a payment the service cannot show
+// now answers an HTML page too (a payer's browser never sees the JSON envelope).
 func (s *Server) checkoutPage(c *fiber.Ctx) error {
 	ch, chainID, uri, err := s.payable(c)
 	if err != nil {
-		return err
+		return s.checkoutErrorPage(c, err)
 	}
 	body, err := webcheckout.Render(webcheckout.Page{ID: ch.ID, Amount: usdAmount(ch.Amount), Currency: ch.Currency,
 		CryptoAmount: usdcAmount(ch.Amount), Cryptocurrency: ch.Cryptocurrency, Description: ch.Description,
 		DepositAddress: ch.DepositAddress, ChainID: chainID, PaymentURI: uri,
-		Status: checkoutStatus(ch), ExpiresAt: ch.ExpiresAt, Confirmations: s.svc.Checkout.Confirmations(),
+		Status: checkoutStatus(ch), FailureReason: ch.FailureReason, Received: usdcAmount(ch.Received),
+		ReceivedBaseUnits: ch.Received, AmountBaseUnits: ch.Amount, TransactionHash: ch.TransactionHash,
+		ExpiresAt: ch.ExpiresAt, Confirmations: s.svc.Checkout.Confirmations(),
 		StatusURL: "/pay/" + ch.ID + "/status", QRURL: "/pay/" + ch.ID + "/qr.png", AssetsBase: checkoutAssetsBase})
 	if err != nil {
-		return err
+		return s.checkoutErrorPage(c, err)
 	}
+	return sendPage(c, fiber.StatusOK, body)
+}
+
+// checkoutErrorPage answers err as an HTML page with the status the error table gives it: a
+// payment that is not found, a chain that is not there, or (logged) anything else.
+func (s *Server) checkoutErrorPage(c *fiber.Ctx, err error) error {
+	de := toDomain(err)
+	if de == nil || de.Code == core.CodeInternal {
+		s.log.Error("checkout page failed", "requestId", requestID(c), "error", err.Error())
+		de = core.E(core.CodeInternal, "internal error")
+	}
+	status := StatusFor(de.Code)
+	e := webcheckout.ErrorPage{StatusCode: status, RequestID: requestID(c), AssetsBase: checkoutAssetsBase,
+		Title: "This payment page is unavailable", Message: "Something went wrong on our side. Try again in a moment."}
+	switch {
+	case status == fiber.StatusNotFound:
+		e.Title, e.Message = "Payment not found", "There is no payment request at this address. Check the link the merchant sent you."
+	case status == fiber.StatusServiceUnavailable:
+		e.Message = "The network this payment uses cannot be reached right now. Try again in a moment; nothing has been charged."
+	}
+	body, rerr := webcheckout.RenderError(e)
+	if rerr != nil {
+		return rerr
+	}
+	return sendPage(c, status, body)
+}
+
+// sendPage sends an HTML page with the page's security headers, never cached.
+func sendPage(c *fiber.Ctx, status int, body []byte) error {
 	pageHeaders(c)
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set(fiber.HeaderContentType, "text/html; charset=utf-8")
-	return c.Send(body)
+	return c.Status(status).Send(body)
 }
 
 // checkoutPageStatus is the page's live status: nothing about the merchant or the customer.
@@ -73,7 +105,8 @@ func (s *Server) checkoutPageStatus(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(checkoutStatusResponse{ID: ch.ID, Status: checkoutStatus(ch), Amount: usdAmount(ch.Amount), Currency: ch.Currency,
 		CryptoAmount: usdcAmount(ch.Amount), DepositAddress: ch.DepositAddress, Confirmations: ch.Confirmations,
-		RequiredConfirmations: s.svc.Checkout.Confirmations(), FailureReason: strPtr(ch.FailureReason), ExpiresAt: ch.ExpiresAt})
+		RequiredConfirmations: s.svc.Checkout.Confirmations(), FailureReason: strPtr(ch.FailureReason), ExpiresAt: ch.ExpiresAt,
+		AmountReceived: usdcAmount(ch.Received), TransactionHash: strPtr(ch.TransactionHash)})
 }
 
 // checkoutQR is the PNG QR code of the checkout's EIP-681 transfer URI.

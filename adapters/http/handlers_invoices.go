@@ -81,7 +81,7 @@ func (s *Server) settleInvoice(c *fiber.Ctx, kind invoice.Settlement) (fiber.Han
 			return nil, err
 		}
 	}
-	read, err := s.svc.Invoices.ReadSettlement(c.UserContext(), principal(c), c.Params("id"), kind, req.OwnerAddress)
+	read, err := s.svc.Invoices.ReadSettlement(c.UserContext(), principal(c), c.Params("id"), kind, req.OwnerAddress, req.TwofaChallengeID)
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (s *Server) acceptBill(c *fiber.Ctx) (fiber.Handler, error) {
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.Invoices.ReadAccept(c.UserContext(), principal(c), c.Params("invoiceId"), req.WalletID)
+	read, err := s.svc.Invoices.ReadAccept(c.UserContext(), principal(c), c.Params("invoiceId"), req.WalletID, req.TwofaChallengeID)
 	if err != nil {
 		return nil, err
 	}

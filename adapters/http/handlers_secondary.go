@@ -63,24 +63,66 @@ func (s *Server) markSecondary(c *fiber.Ctx) error {
 }
 
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
-// (the register step marked a secondary body already).
-func (s *Server) createWalletEither(c *fiber.Ctx) error {
+// (the register step marked a secondary body already). It is staged: a custodial wallet's key
+// is made by the custody signer before the unit of work (D22).
+func (s *Server) createWalletEither(c *fiber.Ctx) (fiber.Handler, error) {
 	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
 		return s.createSecondaryWallet(c)
 	}
-	return s.createWallet(c)
+	return s.createWallet, nil
 }
 
 // secondaryCurrencies are the currencies a secondary wallet names, in the order answered.
 var secondaryCurrencies = []string{"USDC", "ETH"}
 
-// createSecondaryWallet creates a 1-of-1 Safe owned by owner_address and named after the
-// customer; every currency asked for is held at the Safe's one address.
-func (s *Server) createSecondaryWallet(c *fiber.Ctx) error {
+// createSecondaryWallet creates a 1-of-1 Safe named after the customer, owned by owner_address
+// when given, else by a fresh custody key (a custodial wallet, D21); every currency asked for is
+// held at the Safe's one address.
+func (s *Server) createSecondaryWallet(c *fiber.Ctx) (fiber.Handler, error) {
 	var req secondaryWalletCreateRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
+	customer, currencies, err := validSecondaryWallet(req)
+	if err != nil {
+		return nil, err
+	}
+	answer := func(c *fiber.Ctx, w wallet.Wallet) error {
+		out := secondaryWalletResponse{WalletID: w.ID, Addresses: map[string]string{}, CreatedAt: w.CreatedAt}
+		for _, cur := range currencies {
+			out.Addresses[cur] = w.Address
+		}
+		return c.Status(fiber.StatusCreated).JSON(out)
+	}
+	if req.OwnerAddress == "" {
+		key, err := s.svc.Wallets.ReadCustodyKey(c.UserContext(), principal(c))
+		if err != nil {
+			return nil, err
+		}
+		return func(c *fiber.Ctx) error {
+			w, err := s.svc.Wallets.CreateCustodialWallet(c.UserContext(), principal(c), key, customer)
+			if err != nil {
+				return err
+			}
+			return answer(c, w)
+		}, nil
+	}
+	return func(c *fiber.Ctx) error {
+		threshold := 1
+		w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), wallets.CreateWalletInput{
+			Name: customer, Threshold: &threshold,
+			Owners: []wallet.OwnerInput{{Address: req.OwnerAddress, Role: "ADMIN_OWNER"}},
+		})
+		if err != nil {
+			return err
+		}
+		return answer(c, w)
+	}, nil
+}
+
+// validSecondaryWallet checks the secondary body: the customer, the currencies (deduplicated,
+// upper case) and, when present, the owner's address.
+func validSecondaryWallet(req secondaryWalletCreateRequest) (string, []string, error) {
 	errs := core.FieldErrors{}
 	customer := strings.TrimSpace(req.CustomerID)
 	if customer == "" {
@@ -100,25 +142,10 @@ func (s *Server) createSecondaryWallet(c *fiber.Ctx) error {
 			currencies = append(currencies, up)
 		}
 	}
-	if !secondaryAddress.MatchString(req.OwnerAddress) {
-		errs.Add("owner_address", "is required: the 0x address of the key that owns the Safe (the service holds no owner keys)")
+	if req.OwnerAddress != "" && !secondaryAddress.MatchString(req.OwnerAddress) {
+		errs.Add("owner_address", "must be the 0x address of the key that owns the Safe, or be left out for a wallet the service signs for")
 	}
-	if err := errs.Err(); err != nil {
-		return err
-	}
-	threshold := 1
-	w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), wallets.CreateWalletInput{
-		Name: customer, Threshold: &threshold,
-		Owners: []wallet.OwnerInput{{Address: req.OwnerAddress, Role: "ADMIN_OWNER"}},
-	})
-	if err != nil {
-		return err
-	}
-	out := secondaryWalletResponse{WalletID: w.ID, Addresses: map[string]string{}, CreatedAt: w.CreatedAt}
-	for _, cur := range currencies {
-		out.Addresses[cur] = w.Address
-	}
-	return c.Status(fiber.StatusCreated).JSON(out)
+	return customer, currencies, errs.Err()
 }
 
 // secondaryBalance answers the wallet's live on-chain balances; USDC counts 1:1 in USD.
@@ -271,11 +298,18 @@ func parseSecondaryQuery(c *fiber.Ctx) (secondaryQuery, error) {
 	if q.status = strings.TrimSpace(c.Query("status")); q.status != "" && !slices.Contains(secondaryStatuses, q.status) {
 		errs.Add("status", "must be one of "+strings.Join(secondaryStatuses, ", "))
 	}
+	q.fromDate, q.toDate = parseDateWindow(c, errs)
+	return q, errs.Err()
+}
+
+// parseDateWindow reads from_date (inclusive) and to_date (exclusive as an instant, inclusive
+// as a whole YYYY-MM-DD day) into errs' fields; zero times when absent.
+func parseDateWindow(c *fiber.Ctx, errs core.FieldErrors) (from, to time.Time) {
 	for _, f := range []struct {
 		name string
 		dst  *time.Time
 		day  time.Duration
-	}{{"from_date", &q.fromDate, 0}, {"to_date", &q.toDate, 24 * time.Hour}} {
+	}{{"from_date", &from, 0}, {"to_date", &to, 24 * time.Hour}} {
 		raw := strings.TrimSpace(c.Query(f.name))
 		if raw == "" {
 			continue
@@ -288,15 +322,16 @@ func parseSecondaryQuery(c *fiber.Ctx) (secondaryQuery, error) {
 			errs.Add(f.name, "must be an RFC 3339 instant or a YYYY-MM-DD date")
 		}
 	}
-	if !q.fromDate.IsZero() && !q.toDate.IsZero() && !q.fromDate.Before(q.toDate) {
+	if !from.IsZero() && !to.IsZero() && !from.Before(to) {
 		errs.Add("to_date", "must be after from_date")
 	}
-	return q, errs.Err()
+	return from, to
 }
 
-// MaxSecondaryHistory is the window the secondary lists page over: the newest 1000 Safe
-// payments of the tenant and the newest 1000 mirror lines of each wallet.
-const MaxSecondaryHistory = wallets.MaxHistoryLines
+// MaxSecondaryHistory is how deep the secondary lists page (offset at most 1000): every row is
+// counted and reachable by narrowing the dates, and a page reads at most offset+limit rows of
+// each source along its index.
+const MaxSecondaryHistory = ports.MaxActivitySkip
 
 func (s *Server) secondaryWalletTransactions(c *fiber.Ctx) error {
 	return s.secondaryTransactionList(c, strings.TrimSpace(c.Params("id")))
@@ -304,8 +339,8 @@ func (s *Server) secondaryWalletTransactions(c *fiber.Ctx) error {
 
 func (s *Server) secondaryTransactions(c *fiber.Ctx) error { return s.secondaryTransactionList(c, "") }
 
-// secondaryTransactionList merges a wallet's (or every wallet's) Safe payments and ledger mirror
-// lines, newest first, filters and pages them.
+// secondaryTransactionList pages a wallet's (or every wallet's) Safe payments and ledger mirror
+// lines, newest first, as the store merges, filters and counts them.
 func (s *Server) secondaryTransactionList(c *fiber.Ctx, walletID string) error {
 	p := principal(c)
 	if err := p.Require(auth.ScopeWalletsRead, auth.ScopePaymentsRead); err != nil {
@@ -315,80 +350,17 @@ func (s *Server) secondaryTransactionList(c *fiber.Ctx, walletID string) error {
 	if err != nil {
 		return err
 	}
-	var lines []wallets.MirrorLine
-	ours := map[string]bool{}
-	if walletID != "" {
-		w, l, err := s.svc.Wallets.WalletHistory(c.UserContext(), p, walletID)
-		if err != nil {
-			return err
-		}
-		ours[w.ID], lines = true, l
-	} else {
-		all, l, err := s.svc.Wallets.TenantHistory(c.UserContext(), p)
-		if err != nil {
-			return err
-		}
-		for _, w := range all {
-			ours[w.ID] = true
-		}
-		lines = l
+	rows, total, err := s.svc.Wallets.Activity(c.UserContext(), p, ports.ActivityQuery{WalletID: walletID, Type: q.typ,
+		Status: strings.ToUpper(q.status), From: q.fromDate, To: q.toDate}, ports.Page{Skip: q.offset, Take: q.limit})
+	if err != nil {
+		return err
 	}
-	var txs []secondaryTransaction
-	executed := map[string]bool{}
-	for skip := 0; skip < MaxSecondaryHistory; skip += 100 {
-		page, total, err := s.svc.SafePay.List(c.UserContext(), p, ports.Page{Skip: skip, Take: 100})
-		if err != nil {
-			return err
-		}
-		for _, pay := range page {
-			if !ours[pay.SourceWalletID] || pay.Kind == safepay.KindTransaction {
-				continue
-			}
-			if pay.ExecutedTxHash != "" {
-				executed[strings.ToLower(pay.ExecutedTxHash)] = true
-			}
-			txs = append(txs, secondaryTransaction{ID: pay.ID, WalletID: pay.SourceWalletID, Type: "withdrawal", Currency: "USDC",
-				Amount: wallet.FormatAmount(wallet.AssetUSDC, pay.AmountBaseUnits), Status: secondaryStatus(pay.Status),
-				TransactionHash: strPtr(pay.ExecutedTxHash), Counterparty: strPtr(pay.DestinationAddress), Note: strPtr(pay.Memo),
-				CreatedAt: pay.CreatedAt})
-		}
-		if skip+len(page) >= total || len(page) == 0 {
-			break
-		}
-	}
-	for _, l := range lines {
-		t := secondaryTransaction{ID: l.TransferID, WalletID: l.WalletID, Currency: "USDC", Status: "completed",
-			TransactionHash: strPtr(l.TxHash), Note: nil, CreatedAt: l.CreatedAt}
-		if l.Amount >= 0 {
-			t.Type, t.Amount, t.Counterparty = "payment", wallet.FormatAmount(wallet.AssetUSDC, l.Amount), strPtr(l.From)
-		} else {
-			if executed[strings.ToLower(l.TxHash)] {
-				continue // shown as its Safe payment
-			}
-			t.Type, t.Amount, t.Counterparty = "withdrawal", wallet.FormatAmount(wallet.AssetUSDC, -l.Amount), strPtr(l.To)
-		}
-		txs = append(txs, t)
-	}
-	filtered := txs[:0]
-	for _, t := range txs {
-		switch {
-		case q.typ != "" && t.Type != q.typ, q.status != "" && t.Status != q.status,
-			!q.fromDate.IsZero() && t.CreatedAt.Before(q.fromDate), !q.toDate.IsZero() && !t.CreatedAt.Before(q.toDate):
-			continue
-		}
-		filtered = append(filtered, t)
-	}
-	slices.SortStableFunc(filtered, func(a, b secondaryTransaction) int {
-		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-			return c
-		}
-		return strings.Compare(b.ID, a.ID)
-	})
-	out := secondaryTransactionListResponse{Data: []secondaryTransaction{}, Total: len(filtered)}
-	if q.offset < len(filtered) {
-		end := min(len(filtered), q.offset+q.limit)
-		out.Data = append(out.Data, filtered[q.offset:end]...)
-		out.HasMore = end < len(filtered)
+	out := secondaryTransactionListResponse{Data: make([]secondaryTransaction, 0, len(rows)), Total: total,
+		HasMore: q.offset+len(rows) < total}
+	for _, r := range rows {
+		out.Data = append(out.Data, secondaryTransaction{ID: r.ID, WalletID: r.WalletID, Type: r.Type, Currency: "USDC",
+			Amount: wallet.FormatAmount(wallet.AssetUSDC, r.AmountBaseUnits), Status: strings.ToLower(r.Status),
+			TransactionHash: strPtr(r.TxHash), Counterparty: strPtr(r.Counterparty), Note: strPtr(r.Note), CreatedAt: r.CreatedAt})
 	}
 	return c.JSON(out)
 }

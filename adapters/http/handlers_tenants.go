@@ -9,6 +9,7 @@ import (
 
 	"corridor/app/tenancy"
 	"corridor/core"
+	"corridor/core/auth"
 	"corridor/ports"
 )
 
@@ -71,8 +72,8 @@ func (s *Server) acceptInvite(c *fiber.Ctx) error {
 		return err
 	}
 	in := tenancy.AcceptInput{Token: req.Token, SignerAddress: req.SignerAddress, DisplayName: req.DisplayName}
-	if p, ok := principalOf(c); ok {
-		in.IdentityUserID = p.UserID
+	if p, ok := principalOf(c); ok && p.Kind == auth.KindSession {
+		in.IdentityUserID, in.IdentityEmail = p.UserID, p.Email
 	}
 	m, err := s.svc.Tenancy.AcceptInvite(c.UserContext(), in)
 	if err != nil {
@@ -149,6 +150,12 @@ func (s *Server) revokeKey(c *fiber.Ctx) error {
 // pageOf reads skip and take (take at most 100, default 100).
 func pageOf(c *fiber.Ctx) (ports.Page, error) {
 	errs := core.FieldErrors{}
+	page := pageInto(c, errs)
+	return page, errs.Err()
+}
+
+// pageInto reads skip and take, recording a bad one in errs (for lists with more parameters).
+func pageInto(c *fiber.Ctx, errs core.FieldErrors) ports.Page {
 	skip, err := queryInt(c, "skip", 0, ports.MaxSkip)
 	if err != nil {
 		errs.Add("skip", "must be an integer from 0 to "+strconv.Itoa(ports.MaxSkip))
@@ -160,5 +167,5 @@ func pageOf(c *fiber.Ctx) (ports.Page, error) {
 	if take == 0 && c.Query("take") != "" {
 		errs.Add("take", "must be an integer from 1 to 100")
 	}
-	return ports.Page{Skip: skip, Take: take}, errs.Err()
+	return ports.Page{Skip: skip, Take: take}
 }

@@ -49,13 +49,23 @@ func (s *Server) enrollFactor(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	e, err := s.svc.TwoFactor.EnrollFactor(c.UserContext(), principal(c), req.Label)
+	e, err := s.svc.TwoFactor.EnrollFactor(c.UserContext(), principal(c), req.Label, req.TwofaChallengeID)
 	if err != nil {
 		return err
 	}
 	f := e.Factor
 	return c.Status(fiber.StatusCreated).JSON(factorEnrollResponse{ID: f.ID, Type: f.Type, Label: f.Label, Status: string(f.Status),
 		CreatedAt: f.CreatedAt, VerifiedAt: f.VerifiedAt, Secret: e.Secret, OTPAuthURI: e.OTPAuthURI})
+}
+
+// deleteFactor removes a factor; the step-up challenge comes as ?twofaChallengeId= (a DELETE
+// has no body).
+func (s *Server) deleteFactor(c *fiber.Ctx) error {
+	f, err := s.svc.TwoFactor.DeleteFactor(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(c.Query("twofaChallengeId")))
+	if err != nil {
+		return err
+	}
+	return c.JSON(toFactor(f))
 }
 
 func (s *Server) verifyFactor(c *fiber.Ctx) error {
@@ -96,7 +106,8 @@ func (s *Server) putTwoFactorSettings(c *fiber.Ctx) error {
 		return err
 	}
 	st, err := s.svc.TwoFactor.PutSettings(c.UserContext(), principal(c), twofactorapp.SettingsInput{
-		ApprovalAboveValue: req.ApprovalAboveUSD, ApproveNewPayees: req.ApproveNewPayees, RequireSavedPayees: req.RequireSavedPayees})
+		ApprovalAboveValue: req.ApprovalAboveUSD, ApproveNewPayees: req.ApproveNewPayees, RequireSavedPayees: req.RequireSavedPayees,
+		TwofaChallengeID: req.TwofaChallengeID})
 	if err != nil {
 		return err
 	}

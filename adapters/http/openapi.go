@@ -86,6 +86,12 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 	if r.SandboxOnly {
 		op["x-corridor-sandbox-only"] = true
 	}
+	if r.Public != "" {
+		op["x-corridor-public"] = r.Public
+	}
+	if r.Grants != "" {
+		op["x-corridor-grants"] = r.Grants
+	}
 	switch r.Auth {
 	case authRequired:
 		op["security"] = []any{map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
@@ -116,7 +122,9 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 func (g *schemaGen) responses(r Endpoint) map[string]any {
 	out := map[string]any{}
 	for status, body := range r.Responses {
-		if status >= 400 {
+		// An error status is the shared envelope unless the route answers it with a body of
+		// its own content type (the payment page's HTML "not found").
+		if _, own := body.(Content); status >= 400 && !own {
 			continue
 		}
 		content := map[string]any{}
@@ -132,6 +140,9 @@ func (g *schemaGen) responses(r Endpoint) map[string]any {
 			"headers": requestIDHeader(), "content": content}
 	}
 	for _, status := range errorStatuses(r) {
+		if _, own := out[strconv.Itoa(status)]; own {
+			continue
+		}
 		out[strconv.Itoa(status)] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(status, errorShape(r))}
 	}
 	out["default"] = map[string]any{"$ref": "#/components/responses/" + g.errorResponse(0, errorShape(r))}

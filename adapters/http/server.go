@@ -120,6 +120,14 @@ type Endpoint struct {
 	// SecretFields name top-level response fields shown once (a key's plaintext, an invite
 	// token): an idempotent replay returns them as null.
 	SecretFields []string
+	// Public says why a route declares no scope (a public page, a token-authorized call, the
+	// operator's token); every other route declares Scopes, and a test holds the table to it.
+	Public string
+	// Grants names what the route creates when it creates a principal or a credential
+	// ("api_key", "agent_key", "agent", "member_invite", "member_accept"). Every such route
+	// goes through the grant rule (auth.AuthorizeGrant), and the privilege-graph test walks them
+	// from the document's x-corridor-grants.
+	Grants string
 	// SandboxOnly routes answer LIVE callers 403 SANDBOX_ONLY (D1); every /v1/sandbox/ route is
 	// one whatever this says. The document marks them x-corridor-sandbox-only.
 	SandboxOnly bool
@@ -191,8 +199,8 @@ type Server struct {
 	limiter *limiter
 	// claimLimiter throttles the public claim-link routes per client IP.
 	claimLimiter *limiter
-	// ephemeralKeyLimiter bounds push-provisioning keys per client IP.
-	ephemeralKeyLimiter *limiter
+	// ephemeralKeyLimiter bounds push-provisioning keys per client IP in a rolling minute.
+	ephemeralKeyLimiter *windowLimiter
 	fiber               *fiber.App
 	endpoints           []Endpoint
 	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
@@ -222,7 +230,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, svc: svc, log: log, metrics: m, claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
-		ephemeralKeyLimiter: newLimiter(RateLimit{PerSecond: ephemeralKeysPerMinute / 60.0, Burst: ephemeralKeysPerMinute})}
+		ephemeralKeyLimiter: newWindowLimiter(ephemeralKeysPerMinute, time.Minute)}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)
@@ -267,6 +275,9 @@ func (s *Server) register(r Endpoint) {
 		chain = append(chain, s.authenticate(false), s.rateLimit)
 	case authOperator:
 		chain = append(chain, s.authenticateOperator)
+	}
+	if len(r.Scopes) > 0 {
+		chain = append(chain, requireScopes(r.Scopes))
 	}
 	handler := r.Handler
 	if r.Staged != nil {
@@ -318,6 +329,25 @@ func (s *Server) Listen(addr string) error { return s.fiber.Listen(addr) }
 
 // Shutdown stops accepting connections and waits for in-flight requests up to ctx's deadline.
 func (s *Server) Shutdown(ctx context.Context) error { return s.fiber.ShutdownWithContext(ctx) }
+
+// requireScopes enforces a route's declared scopes before its handler runs (D20): the caller
+// must act for a tenant and hold every scope. The use case checks again, as a second line, so
+// a route that forgets its declaration is still closed.
+func requireScopes(scopes []auth.Scope) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		p, ok := principalOf(c)
+		if !ok {
+			return core.E(core.CodeUnauthenticated, "missing credentials: send X-Service-Api-Key or Authorization: Bearer <session token>")
+		}
+		if err := p.RequireTenant(); err != nil {
+			return err
+		}
+		if err := p.Require(scopes...); err != nil {
+			return err
+		}
+		return c.Next()
+	}
+}
 
 // principal returns the authenticated caller; routes with authRequired always have one.
 func principal(c *fiber.Ctx) auth.Principal {

@@ -41,3 +41,30 @@ func TestObserve_LabelsMountedRoutesByTemplate(t *testing.T) {
 		t.Fatalf("log:\n%s", out)
 	}
 }
+
+// TestEndpoints_EveryRouteDeclaresScopesOrIsPublic: a route that declares no scope must say why
+// it is public; every other route's scopes are enforced by the middleware (D20).
+func TestEndpoints_EveryRouteDeclaresScopesOrIsPublic(t *testing.T) {
+	features := map[string]bool{}
+	for _, f := range []string{"offrampPayments", "pendingClaims", "operatorReview", "cards", "treasury", "ramps", "invoices"} {
+		features[f] = true
+	}
+	s, err := New(Config{Store: nopStore{}, Capabilities: CapabilitiesConfig{Features: features}}, nopServices(t),
+		slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Endpoints()) < 130 {
+		t.Fatalf("only %d routes with every feature on", len(s.Endpoints()))
+	}
+	for _, r := range s.Endpoints() {
+		switch {
+		case len(r.Scopes) == 0 && r.Public == "":
+			t.Errorf("%s %s declares no scope and no reason to be public", r.Method, r.Path)
+		case len(r.Scopes) > 0 && r.Public != "":
+			t.Errorf("%s %s declares scopes and a public reason", r.Method, r.Path)
+		case len(r.Scopes) > 0 && r.Auth != authRequired:
+			t.Errorf("%s %s declares scopes on a route that does not require a credential", r.Method, r.Path)
+		}
+	}
+}

@@ -112,6 +112,15 @@ func (r apiKeyRepo) RevokeAPIKey(ctx context.Context, tenantID string, env core.
 	_, err := r.db.NewUpdate().Model((*apiKeyModel)(nil)).
 		Set("revoked_at = COALESCE(revoked_at, ?)", at).
 		Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	return r.notifyRevoked(ctx)
+}
+
+// notifyRevoked tells every replica's key cache, when this transaction commits (ListenKeyRevocations).
+func (r apiKeyRepo) notifyRevoked(ctx context.Context) error {
+	_, err := r.db.ExecContext(ctx, "SELECT pg_notify(?, '')", KeyRevokedChannel)
 	return err
 }
 
@@ -130,5 +139,8 @@ UPDATE api_keys SET revoked_at = ? WHERE id IN (SELECT id FROM tree) AND revoked
 		return 0, err
 	}
 	n, err := res.RowsAffected()
-	return int(n), err
+	if err != nil || n == 0 {
+		return int(n), err
+	}
+	return int(n), r.notifyRevoked(ctx)
 }

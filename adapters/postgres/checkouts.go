@@ -127,6 +127,26 @@ func (r checkoutRepo) UpdateCheckout(ctx context.Context, c checkout.Checkout) e
 	return err
 }
 
+func (r checkoutRepo) ListCheckouts(ctx context.Context, q ports.CheckoutQuery, page ports.Page) ([]checkout.Checkout, int, error) {
+	var rows []checkoutModel
+	sel := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND environment = ?", q.TenantID, q.Environment)
+	if q.Status != "" {
+		sel = sel.Where("status = ?", q.Status)
+	}
+	if !q.From.IsZero() {
+		sel = sel.Where("created_at >= ?", q.From)
+	}
+	if !q.To.IsZero() {
+		sel = sel.Where("created_at < ?", q.To)
+	}
+	total, err := sel.OrderExpr("created_at DESC, id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	out, err := domainRows[checkout.Checkout](rows)
+	return out, int(total), err
+}
+
 func (r checkoutRepo) ListWatched(ctx context.Context, env core.Environment, now time.Time, after string, limit int) ([]checkout.Checkout, error) {
 	var rows []checkoutModel
 	err := r.db.NewSelect().Model(&rows).Where("environment = ? AND watch_until > ? AND id > ?", env, now, after).

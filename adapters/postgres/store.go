@@ -156,30 +156,31 @@ type tx struct {
 	unit *unitLedger // the unit's share of a pipeline batch, nil outside the pipeline
 }
 
-func (t *tx) Tenants() ports.TenantRepo              { return tenantRepo{t.db} }
-func (t *tx) Members() ports.MemberRepo              { return memberRepo{t.db} }
-func (t *tx) APIKeys() ports.APIKeyRepo              { return apiKeyRepo{t.db} }
-func (t *tx) Idempotency() ports.IdempotencyRepo     { return idempotencyRepo{t.db} }
-func (t *tx) Ledger() ports.LedgerRepo               { return newLedgerRepo(t.db).in(t.unit) }
-func (t *tx) LedgerReports() ports.LedgerReports     { return newLedgerRepo(t.db).reading(t.unit) }
-func (t *tx) Wallets() ports.WalletRepo              { return walletRepo{t.db} }
-func (t *tx) Payments() ports.PaymentRepo            { return paymentRepo{t.db} }
-func (t *tx) RelayerBudget() ports.RelayerBudgetRepo { return relayerBudgetRepo{t.db} }
-func (t *tx) Handles() ports.HandleRepo              { return handleRepo{t.db} }
-func (t *tx) Drips() ports.DripRepo                  { return dripRepo{t.db} }
-func (t *tx) ChainIndex() ports.ChainIndexRepo       { return chainIndexRepo{t.db} }
-func (t *tx) Policies() ports.PolicyRepo             { return policyRepo{t.db} }
-func (t *tx) Recipients() ports.RecipientRepo        { return recipientRepo{t.db} }
-func (t *tx) Offramp() ports.OfframpRepo             { return offrampRepo{t.db} }
-func (t *tx) Claims() ports.ClaimRepo                { return claimRepo{t.db} }
-func (t *tx) Agents() ports.AgentRepo                { return agentRepo{t.db} }
-func (t *tx) Treasury() ports.TreasuryRepo           { return treasuryRepo{t.db} }
-func (t *tx) Cards() ports.CardRepo                  { return cardRepo{t.db} }
-func (t *tx) Ramps() ports.RampRepo                  { return rampRepo{t.db} }
-func (t *tx) TwoFactor() ports.TwoFactorRepo         { return twoFactorRepo{t.db} }
-func (t *tx) Invoices() ports.InvoiceRepo            { return invoiceRepo{t.db} }
-func (t *tx) Events() ports.EventRepo                { return eventRepo{t.db} }
-func (t *tx) Checkouts() ports.CheckoutRepo          { return checkoutRepo{t.db} }
+func (t *tx) Tenants() ports.TenantRepo                { return tenantRepo{t.db} }
+func (t *tx) Members() ports.MemberRepo                { return memberRepo{t.db} }
+func (t *tx) APIKeys() ports.APIKeyRepo                { return apiKeyRepo{t.db} }
+func (t *tx) Idempotency() ports.IdempotencyRepo       { return idempotencyRepo{t.db} }
+func (t *tx) Ledger() ports.LedgerRepo                 { return newLedgerRepo(t.db).in(t.unit) }
+func (t *tx) LedgerReports() ports.LedgerReports       { return newLedgerRepo(t.db).reading(t.unit) }
+func (t *tx) Wallets() ports.WalletRepo                { return walletRepo{t.db} }
+func (t *tx) Payments() ports.PaymentRepo              { return paymentRepo{t.db} }
+func (t *tx) RelayerBudget() ports.RelayerBudgetRepo   { return relayerBudgetRepo{t.db} }
+func (t *tx) Handles() ports.HandleRepo                { return handleRepo{t.db} }
+func (t *tx) Drips() ports.DripRepo                    { return dripRepo{t.db} }
+func (t *tx) ChainIndex() ports.ChainIndexRepo         { return chainIndexRepo{t.db} }
+func (t *tx) Policies() ports.PolicyRepo               { return policyRepo{t.db} }
+func (t *tx) Recipients() ports.RecipientRepo          { return recipientRepo{t.db} }
+func (t *tx) Offramp() ports.OfframpRepo               { return offrampRepo{t.db} }
+func (t *tx) Claims() ports.ClaimRepo                  { return claimRepo{t.db} }
+func (t *tx) Agents() ports.AgentRepo                  { return agentRepo{t.db} }
+func (t *tx) Treasury() ports.TreasuryRepo             { return treasuryRepo{t.db} }
+func (t *tx) Cards() ports.CardRepo                    { return cardRepo{t.db} }
+func (t *tx) Ramps() ports.RampRepo                    { return rampRepo{t.db} }
+func (t *tx) TwoFactor() ports.TwoFactorRepo           { return twoFactorRepo{t.db} }
+func (t *tx) Invoices() ports.InvoiceRepo              { return invoiceRepo{t.db} }
+func (t *tx) Events() ports.EventRepo                  { return eventRepo{t.db} }
+func (t *tx) Checkouts() ports.CheckoutRepo            { return checkoutRepo{t.db} }
+func (t *tx) WalletActivity() ports.WalletActivityRepo { return walletActivityRepo{t.db} }
 
 // TxFromContext returns the Bun transaction a unit of work carries, for adapters (such as the
 // ledger store) that must write inside the caller's transaction.

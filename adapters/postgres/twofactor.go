@@ -181,6 +181,12 @@ func (r twoFactorRepo) UpdateFactor(ctx context.Context, f twofactor.Factor) err
 	return err
 }
 
+func (r twoFactorRepo) DeleteFactor(ctx context.Context, tenantID string, env core.Environment, id string) error {
+	_, err := r.db.NewDelete().Table("twofactor_factors").
+		Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id).Exec(ctx)
+	return err
+}
+
 func (r twoFactorRepo) DeleteCancelledFactors(ctx context.Context, tenantID string, env core.Environment) error {
 	_, err := r.db.NewDelete().Table("twofactor_factors").
 		Where("tenant_id = ? AND environment = ? AND status = ?", tenantID, env, string(twofactor.FactorCancelled)).Exec(ctx)

@@ -37,6 +37,7 @@ type walletModel struct {
 	CreatedAt      time.Time       `bun:"created_at"`
 	DeployedAt     *time.Time      `bun:"deployed_at"`
 	SetupModule    *string         `bun:"setup_module"`
+	CustodyKeyRef  *string         `bun:"custody_key_ref"`
 }
 
 func walletFromDomain(w wallet.Wallet) (walletModel, error) {
@@ -50,6 +51,7 @@ func walletFromDomain(w wallet.Wallet) (walletModel, error) {
 		Address: w.Address, Owners: raw, Threshold: w.Threshold, Status: string(w.Status),
 		DeployTxHash: nullable(w.DeployTxHash), DeployAttempts: w.DeployAttempts, FailureReason: nullable(w.FailureReason),
 		CreatedAt: w.CreatedAt, DeployedAt: w.DeployedAt, SetupModule: nullable(w.SetupModule),
+		CustodyKeyRef: nullable(w.CustodyKeyRef),
 	}, err
 }
 
@@ -64,6 +66,7 @@ func (m walletModel) domain() (wallet.Wallet, error) {
 		ChainID: m.ChainID, Address: m.Address, Threshold: m.Threshold, Status: wallet.Status(m.Status),
 		DeployTxHash: deref(m.DeployTxHash), DeployAttempts: m.DeployAttempts, FailureReason: deref(m.FailureReason),
 		CreatedAt: m.CreatedAt.UTC(), DeployedAt: utcPtr(m.DeployedAt), SetupModule: deref(m.SetupModule),
+		CustodyKeyRef: deref(m.CustodyKeyRef),
 	}
 	for _, o := range owners {
 		w.Owners = append(w.Owners, wallet.Owner{Address: o.Address, Role: wallet.Role(o.Role), Label: deref(o.Label)})

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"time"
 
+	"code.dny.dev/ssrf"
+
 	"corridor/app/webhooks"
 )
 
@@ -60,20 +62,23 @@ func client(timeout time.Duration, guard bool) *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
-// Internal reports whether addr is one a webhook must never reach in LIVE.
+// Internal reports whether addr is one a webhook must never reach in LIVE. The address is
+// classified as parsed, whatever its spelling: an IPv4-mapped IPv6 address is its IPv4 address;
+// every other IPv6 address outside global unicast (IPv4-compatible ::a.b.c.d, NAT64's
+// 64:ff9b::/96 and 64:ff9b:1::/48, loopback, ULA, link-local, multicast) is refused; inside it,
+// 6to4, Teredo, documentation and the IETF protocol assignments are refused; IPv4 follows the
+// IANA special-purpose registry (0.0.0.0/8, private, shared, loopback, link-local, TEST-NETs,
+// benchmarking, multicast, reserved). The ranges come from the kept ssrf package
+// (code.dny.dev/ssrf), which generates them from the IANA registries.
 func Internal(addr netip.Addr) bool {
-	addr = addr.Unmap()
-	return !addr.IsValid() || addr.IsLoopback() || addr.IsPrivate() || addr.IsLinkLocalUnicast() ||
-		addr.IsLinkLocalMulticast() || addr.IsInterfaceLocalMulticast() || addr.IsMulticast() || addr.IsUnspecified() ||
-		sharedSpace.Contains(addr) || benchmarking.Contains(addr) || reserved.Contains(addr) || nat64.Contains(addr)
+	if !addr.IsValid() {
+		return true
+	}
+	return guardian.SafeAddr(addr.Unmap()) != nil
 }
 
-var (
-	sharedSpace  = netip.MustParsePrefix("100.64.0.0/10") // carrier-grade NAT
-	benchmarking = netip.MustParsePrefix("198.18.0.0/15")
-	reserved     = netip.MustParsePrefix("240.0.0.0/4")
-	nat64        = netip.MustParsePrefix("64:ff9b::/96")
-)
+// guardian holds the special-purpose ranges; only its address check is used (ports are free).
+var guardian = ssrf.New(ssrf.WithAnyPort())
 
 // CheckDestination resolves the URL's host and refuses it when any address is internal.
 func (s *Sender) CheckDestination(ctx context.Context, rawURL string, allowPrivate bool) error {

@@ -46,7 +46,31 @@ func TestSender_DialerRefusesInternalAddressAfterResolution(t *testing.T) {
 
 func TestInternal(t *testing.T) {
 	for addr, want := range map[string]bool{"127.0.0.1": true, "10.0.0.1": true, "172.16.0.1": true, "fd00::1": true,
-		"fe80::1": true, "0.0.0.0": true, "::ffff:127.0.0.1": true, "8.8.8.8": false, "2606:4700::1111": false} {
+		"fe80::1": true, "0.0.0.0": true, "::ffff:127.0.0.1": true, "8.8.8.8": false, "2606:4700::1111": false,
+		// Every spelling of an internal address, classified by the parsed address.
+		"2002:7f00:1::1":       true,  // 6to4 of 127.0.0.1
+		"2002:808:808::1":      true,  // 6to4 of a public address: 6to4 is refused whole
+		"::127.0.0.1":          true,  // IPv4-compatible
+		"::8.8.8.8":            true,  // IPv4-compatible (deprecated) of a public address
+		"64:ff9b::7f00:1":      true,  // NAT64 of 127.0.0.1
+		"64:ff9b:1::7f00:1":    true,  // local-use NAT64
+		"0.0.0.1":              true,  // "this network"
+		"::ffff:8.8.8.8":       false, // IPv4-mapped public address: the IPv4 address decides
+		"::ffff:169.254.1.1":   true,
+		"2001::1":              true, // Teredo
+		"2001:db8::1":          true, // documentation
+		"192.0.2.1":            true, // TEST-NET-1
+		"198.18.0.1":           true, // benchmarking
+		"100.100.100.100":      true, // shared address space
+		"224.0.0.1":            true, // multicast
+		"255.255.255.255":      true, // broadcast (reserved)
+		"ff02::1":              true, // multicast
+		"::":                   true, // unspecified
+		"::1":                  true,
+		"192.88.99.1":          true, // 6to4 relay anycast
+		"1.1.1.1":              false,
+		"2a00:1450:4001::200e": false,
+	} {
 		if got := Internal(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("Internal(%s) = %v, want %v", addr, got, want)
 		}

@@ -8,12 +8,16 @@ import (
 	"corridor/core"
 	"corridor/core/agent"
 	"corridor/core/auth"
+	"corridor/core/tenant"
 	"corridor/ports"
 )
 
 // CreateAgent creates an ACTIVE agent with no limits, no wallet and no key.
 func (s *Service) CreateAgent(ctx context.Context, p auth.Principal, name string) (agent.Agent, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+		return agent.Agent{}, err
+	}
+	if err := auth.AuthorizeGrant(p, tenant.HoldingOf(p), auth.Grant{Kind: auth.GrantAgent, ToAgent: true}); err != nil {
 		return agent.Agent{}, err
 	}
 	n, err := agent.ValidateName(name)

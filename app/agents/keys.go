@@ -38,10 +38,9 @@ func (s *Service) CreateAgentKey(ctx context.Context, p auth.Principal, agentID 
 	if err != nil {
 		return CreatedKey{}, err
 	}
-	for _, sc := range scopes {
-		if err := p.Require(sc); err != nil {
-			return CreatedKey{}, err
-		}
+	grant := auth.Grant{Kind: auth.GrantAgentKey, ToAgent: true, Scopes: auth.Holding{p.Environment: scopes}}
+	if err := auth.AuthorizeGrant(p, tenant.HoldingOf(p), grant); err != nil {
+		return CreatedKey{}, err
 	}
 	material := auth.MintKey(p.Environment)
 	k := tenant.APIKey{

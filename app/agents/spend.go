@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/agent"
 	"corridor/core/auth"
@@ -29,18 +30,13 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 	var refusal error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		refusal = nil
-		if p.AgentID != "" {
-			// An agent key spends only from its own agent's Safe, where its caps apply.
-			own, err := tx.Agents().FindAgent(ctx, pay.TenantID, pay.Environment, p.AgentID)
-			if err != nil {
-				return err
-			}
-			if own.WalletID != pay.SourceWalletID {
-				refusal = core.E(core.CodeInsufficientScope,
-					"an agent key pays only from its agent's wallet (%s); wallet %s belongs to the tenant", orNone(own.WalletID), pay.SourceWalletID).
-					WithDetails(map[string]any{"reason": "AGENT_WALLET_ONLY", "agentId": own.ID, "walletId": pay.SourceWalletID})
+		// An agent key spends only from its own agent's Safe, where its caps apply.
+		if err := kernel.RequireAgentWallet(ctx, tx.Agents(), p, pay.SourceWalletID); err != nil {
+			if errors.Is(err, core.ErrInsufficientScope) {
+				refusal = err
 				return nil
 			}
+			return err
 		}
 		a, found, err := tx.Agents().FindAgentByWallet(ctx, pay.TenantID, pay.Environment, pay.SourceWalletID)
 		if err != nil || !found {
@@ -69,14 +65,6 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 			pay.SourceWalletID).WithDetails(map[string]any{"walletId": pay.SourceWalletID})
 	}
 	return refusal
-}
-
-// orNone names a wallet id, or says the agent has none yet.
-func orNone(walletID string) string {
-	if walletID == "" {
-		return "none provisioned yet"
-	}
-	return walletID
 }
 
 // requestEnded tells the request's own deadline or cancellation, which the HTTP adapter answers

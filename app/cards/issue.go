@@ -59,7 +59,11 @@ func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID stri
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
 		w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, strings.TrimSpace(walletID))
-		return err
+		if err != nil {
+			return err
+		}
+		// A card spends its wallet's Safe: an agent issues cards only on its own wallet.
+		return kernel.RequireAgentWallet(ctx, tx.Agents(), p, w.ID)
 	})
 	if err != nil {
 		return IssueRead{}, err

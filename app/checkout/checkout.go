@@ -153,6 +153,22 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (checkou
 	return out, err
 }
 
+// List returns a page of the caller's checkouts, newest first, with how many match.
+func (s *Service) List(ctx context.Context, p auth.Principal, q ports.CheckoutQuery, page ports.Page) ([]checkout.Checkout, int, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsRead); err != nil {
+		return nil, 0, err
+	}
+	q.TenantID, q.Environment = p.TenantID, p.Environment
+	var out []checkout.Checkout
+	var total int
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		out, total, err = tx.Checkouts().ListCheckouts(ctx, q, page)
+		return err
+	})
+	return out, total, err
+}
+
 // Public returns any checkout by id, for the public payment page and its status endpoint (the
 // id is the capability: 26 random-ish characters of a UUIDv7, shown only to its payer).
 func (s *Service) Public(ctx context.Context, id string) (checkout.Checkout, error) {
@@ -201,6 +217,10 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		c, err := lockOwnCheckout(ctx, tx, p, id)
 		if err != nil {
+			return err
+		}
+		// A refund moves the tenant's service balance, no wallet of an agent's: agents never may.
+		if err := kernel.RequireAgentWallet(ctx, tx.Agents(), p, ""); err != nil {
 			return err
 		}
 		refundable := c.Refundable()

@@ -87,11 +87,13 @@ func (s *Service) Available(env core.Environment) bool {
 	return err == nil
 }
 
-// deposits is env's chain and its checkout factory, or CHECKOUT_NOT_AVAILABLE.
+// deposits is env's chain and its checkout factory. An environment without a chain answers
+// CHAIN_UNAVAILABLE (D1: a LIVE operation that needs an unconfigured chain); a chain without a
+// deposit factory is a build that does not serve checkout there (FEATURE_NOT_AVAILABLE).
 func (s *Service) deposits(env core.Environment) (ports.Chain, ports.CheckoutDeposits, error) {
 	c := s.chains[env]
 	if c == nil {
-		return nil, nil, core.E(core.CodeFeatureNotAvailable, "hosted checkout is not available in %s: no chain is configured", env)
+		return nil, nil, core.E(core.CodeChainUnavailable, "hosted checkout is not available in %s: no chain is configured for it in this deployment", env)
 	}
 	d, ok := c.(ports.CheckoutDeposits)
 	if !ok || d.CheckoutFactoryAddress().Cmp([20]byte{}) == 0 {

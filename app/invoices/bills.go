@@ -275,7 +275,7 @@ func checkAcceptable(b invoice.Bill) error {
 
 // ReadAccept validates the payer's acceptance and reads the chain for its Safe payment from
 // one of the payer's wallets to the payee (outside any unit of work).
-func (s *Service) ReadAccept(ctx context.Context, p auth.Principal, id, walletID string) (AcceptRead, error) {
+func (s *Service) ReadAccept(ctx context.Context, p auth.Principal, id, walletID, challengeID string) (AcceptRead, error) {
 	if err := authorize(p, auth.ScopeInvoicesPay); err != nil {
 		return AcceptRead{}, err
 	}
@@ -292,8 +292,9 @@ func (s *Service) ReadAccept(ctx context.Context, p auth.Principal, id, walletID
 	chain := b.ChainID
 	req := safepay.Request{SourceWalletID: strings.TrimSpace(walletID),
 		Destination: &safepay.DestinationInput{Type: "address", Address: b.PayeeAddress, ChainID: &chain},
-		AmountValue: core.FormatUSD(b.AmountBaseUnits), AmountAsset: "usdc", Memo: "bill " + b.ID}
-	read, err := s.payments.ReadPayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), req)
+		AmountValue: core.FormatUSD(b.AmountBaseUnits), AmountAsset: "usdc", Memo: "bill " + b.ID,
+		TwofaChallengeID: strings.TrimSpace(challengeID)}
+	read, err := s.payments.ReadPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), req)
 	if err != nil {
 		return AcceptRead{}, err
 	}
@@ -310,7 +311,9 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 		return invoice.Bill{}, core.E(core.CodeInternal, "invoices: an accept read for another tenant")
 	}
 	var out invoice.Bill
+	var refused error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		refused = nil
 		if _, err := tx.Invoices().FindInboundBill(ctx, p.TenantID, p.Environment, read.billID); err != nil {
 			return err
 		}
@@ -321,7 +324,13 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 		if err := checkAcceptable(b); err != nil {
 			return err
 		}
-		pay, err := s.payments.ProposePayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), read.payment)
+		pay, err := s.payments.ProposePayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
+		if kernel.IsCommitted(err) {
+			// A two-factor challenge (or a policy's FAILED record) outlives the refusal; the
+			// bill stays undecided until the payment is proposed.
+			refused = err
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -329,5 +338,8 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 		out = b
 		return tx.Invoices().UpdateBill(ctx, b)
 	})
+	if err == nil && refused != nil {
+		return invoice.Bill{}, refused
+	}
 	return out, err
 }

@@ -91,7 +91,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, id string) (invoic
 		if err != nil {
 			return err
 		}
-		w, err := s.wallets.CreateHoldWallet(ctx, acting(p.TenantID, p.Environment, auth.ScopeWalletsWrite), holdWallet(inv))
+		w, err := s.wallets.CreateHoldWallet(ctx, kernel.Acting(p, auth.ScopeWalletsWrite), holdWallet(inv))
 		if err != nil {
 			return err
 		}

@@ -129,10 +129,3 @@ func authorize(p auth.Principal, scope auth.Scope) error {
 	}
 	return requireSandbox(p)
 }
-
-// acting is the principal invoices act as towards wallets and payments: the tenant and
-// environment with exactly the scope that step needs (an invoices:release caller may propose
-// its settlement without payments scopes; nothing else is granted).
-func acting(tenantID string, env core.Environment, scope auth.Scope) auth.Principal {
-	return auth.Principal{Kind: auth.KindAPIKey, TenantID: tenantID, Environment: env, Scopes: []auth.Scope{scope}}
-}

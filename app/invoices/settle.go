@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/invoice"
@@ -28,7 +29,7 @@ type SettlementRead struct {
 // ReadSettlement validates a release or refund and reads the chain for it (outside any unit of
 // work): the hold Safe's balance, then the payment's nonce and threshold. ownerAddress, when
 // given, must be one of the three owners: it names who asked.
-func (s *Service) ReadSettlement(ctx context.Context, p auth.Principal, id string, kind invoice.Settlement, ownerAddress string) (SettlementRead, error) {
+func (s *Service) ReadSettlement(ctx context.Context, p auth.Principal, id string, kind invoice.Settlement, ownerAddress, challengeID string) (SettlementRead, error) {
 	if err := authorize(p, auth.ScopeInvoicesRelease); err != nil {
 		return SettlementRead{}, err
 	}
@@ -51,7 +52,9 @@ func (s *Service) ReadSettlement(ctx context.Context, p auth.Principal, id strin
 	if err != nil {
 		return SettlementRead{}, err
 	}
-	read, err := s.payments.ReadPayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), settlementRequest(inv, kind, amount))
+	req := settlementRequest(inv, kind, amount)
+	req.TwofaChallengeID = strings.TrimSpace(challengeID)
+	read, err := s.payments.ReadPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), req)
 	if err != nil {
 		return SettlementRead{}, err
 	}
@@ -92,7 +95,9 @@ func (s *Service) Settle(ctx context.Context, p auth.Principal, read SettlementR
 		return invoice.Invoice{}, core.E(core.CodeInternal, "invoices: a settlement read for another tenant")
 	}
 	var out invoice.Invoice
+	var refused error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		refused = nil
 		inv, err := s.lockCallerInvoice(ctx, tx, p, read.invoiceID)
 		if err != nil {
 			return err
@@ -101,13 +106,21 @@ func (s *Service) Settle(ctx context.Context, p auth.Principal, read SettlementR
 		if _, err := invoice.CheckSettlement(inv, read.kind, read.balance, inv.Now(now)); err != nil {
 			return err
 		}
-		pay, err := s.payments.ProposePayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), read.payment)
+		pay, err := s.payments.ProposePayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
+		if kernel.IsCommitted(err) {
+			// The two-factor challenge outlives the refusal; nothing is linked yet.
+			refused = err
+			return nil
+		}
 		if err != nil {
 			return err
 		}
 		out = inv.Link(read.kind, pay.ID, now)
 		return saveInvoice(ctx, tx, out, false)
 	})
+	if err == nil && refused != nil {
+		return invoice.Invoice{}, refused
+	}
 	return out, err
 }
 
@@ -154,7 +167,7 @@ func (s *Service) ArbiterSign(ctx context.Context, operator, id string) (invoice
 	if err != nil {
 		return invoice.Invoice{}, err
 	}
-	p := acting(inv.TenantID, inv.Environment, auth.ScopePaymentsCreate)
+	p := kernel.System(inv.TenantID, inv.Environment, auth.ScopePaymentsCreate)
 	read, err := s.payments.ReadSignature(ctx, p, pay.ID, sig.Hex())
 	if err != nil {
 		return invoice.Invoice{}, err

@@ -54,8 +54,11 @@ func (s *Service) recipientQuote(ctx context.Context, tx ports.Tx, pr auth.Princ
 	if err != nil {
 		return pay, q, false, err
 	}
-	if q.Status == offramp.QuoteSuperseded {
-		return pay, q, false, core.E(offramp.CodeQuoteExpired, "the route quote was superseded by a newer set (GET /v1/offramp/payments/%s/routes)", pay.ID)
+	// A quote of an earlier set (superseded, or expired and already requoted) leaves the
+	// current set alone: only an ACTIVE quote past its time sends the payment back to requote.
+	if q.Status != offramp.QuoteActive {
+		return pay, q, false, core.E(offramp.CodeQuoteExpired, "the route quote is %s: a newer set replaced it (GET /v1/offramp/payments/%s/routes)", q.Status, pay.ID).
+			WithDetails(map[string]any{"paymentId": pay.ID, "status": string(pay.Status)})
 	}
 	if !q.Usable(now) {
 		return pay, q, true, s.requoteExpired(ctx, tx, now, &pay)

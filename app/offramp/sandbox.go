@@ -10,8 +10,11 @@ import (
 	"corridor/ports"
 )
 
-// ExpireQuotes is the sandbox helper (D10): the payment's active quote set expires now,
-// as if its lifetime had passed. The next select or confirm requotes.
+// ExpireQuotes is the sandbox helper (D10): the payment's active quote set expires now and the
+// payment goes where time passing takes it (SPEC.md: AWAITING_RECIPIENT_CONFIRMATION, quote
+// expiry → POLICY_CHECK, a fresh set produced), in one unit of work, exactly as the periodic
+// quote-expiry pass does: a fresh set, or a hold or a rejection when the composer now says so.
+// A payment with no set awaiting confirmation answers INVALID_STATE and changes nothing.
 func (s *Service) ExpireQuotes(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
 	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
@@ -25,8 +28,14 @@ func (s *Service) ExpireQuotes(ctx context.Context, pr auth.Principal, id string
 		if err != nil {
 			return err
 		}
+		if pay.Status != offramp.StatusAwaitingRecipientConfirmation {
+			return core.E(core.CodeInvalidState, "the payment is %s: only a quote set awaiting the recipient's confirmation expires", pay.Status)
+		}
+		if err := s.requoteExpired(ctx, tx, s.clock.Now(), &pay); err != nil {
+			return err
+		}
 		out = pay
-		return tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteExpired)
+		return nil
 	})
 	return out, err
 }

@@ -18,6 +18,9 @@ type Input struct {
 	Direction string
 	Amount    string
 	Provider  *string
+	// TwofaChallengeID completes the two-factor handshake of an off-ramp's Safe payment, as on
+	// POST /v1/payments.
+	TwofaChallengeID string
 }
 
 // View is a ramp with its linked drip's or payment's state as it stands now.
@@ -51,8 +54,12 @@ func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Rea
 	var chainID int64
 	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, req.WalletID)
+		if err != nil {
+			return err
+		}
 		chainID = w.ChainID
-		return err
+		// An agent ramps only its own wallet, in either direction.
+		return kernel.RequireAgentWallet(ctx, tx.Agents(), p, w.ID)
 	}); err != nil {
 		return Read{}, err
 	}
@@ -60,7 +67,9 @@ func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Rea
 	if req.Direction == ramp.DirectionOn {
 		return out, s.limits.CheckAmount(req.AmountBaseUnits)
 	}
-	out.payment, err = s.payments.ReadRampPayment(ctx, acting(p, auth.ScopePaymentsCreate), s.offRampRequest(req, chainID))
+	pr := s.offRampRequest(req, chainID)
+	pr.TwofaChallengeID = strings.TrimSpace(in.TwofaChallengeID)
+	out.payment, err = s.payments.ReadRampPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), pr)
 	return out, err
 }
 
@@ -86,7 +95,9 @@ func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (
 	}
 	req := read.request
 	var out View
+	var refused error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		refused = nil
 		now := s.clock.Now().UTC()
 		r := ramp.Ramp{ID: core.NewID(core.PrefixRamp), TenantID: p.TenantID, Environment: p.Environment,
 			WalletID: req.WalletID, Direction: req.Direction, Provider: req.Provider, AmountBaseUnits: req.AmountBaseUnits,
@@ -95,14 +106,19 @@ func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (
 			if err := s.checkDailyCap(ctx, tx, p, req.AmountBaseUnits); err != nil {
 				return err
 			}
-			d, err := s.credits.CreditFromPool(ctx, acting(p, auth.ScopeWalletsFund), req.WalletID, req.AmountBaseUnits)
+			d, err := s.credits.CreditFromPool(ctx, kernel.Acting(p, auth.ScopeWalletsFund), req.WalletID, req.AmountBaseUnits)
 			if err != nil {
 				return err
 			}
 			r.DripID = d.ID
 			out = onView(r, string(d.Status), d.TxHash, d.FailureReason)
 		} else {
-			pay, err := s.payments.ProposeRampPayment(ctx, acting(p, auth.ScopePaymentsCreate), read.payment)
+			pay, err := s.payments.ProposeRampPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
+			if kernel.IsCommitted(err) {
+				// The two-factor challenge outlives the refusal; no ramp is recorded.
+				refused = err
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -111,6 +127,9 @@ func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (
 		}
 		return tx.Ramps().CreateRamp(ctx, r)
 	})
+	if err == nil && refused != nil {
+		return View{}, refused
+	}
 	return out, err
 }
 

@@ -99,9 +99,3 @@ func authorize(p auth.Principal, scope auth.Scope) error {
 	}
 	return nil
 }
-
-// acting is the principal ramps act as towards the wallets and payments capabilities: the
-// caller's tenant and environment with exactly the scope that step needs.
-func acting(p auth.Principal, scope auth.Scope) auth.Principal {
-	return auth.Principal{Kind: auth.KindAPIKey, TenantID: p.TenantID, Environment: p.Environment, Scopes: []auth.Scope{scope}}
-}

@@ -15,6 +15,7 @@ var _ kernel.Jobs = (*Service)(nil)
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &ExecutePaymentWorker{Service: s})
 	river.AddWorker(workers, &ReapPaymentsWorker{Service: s})
+	river.AddWorker(workers, &CustodySignWorker{Service: s})
 }
 
 // PeriodicJobs is the stuck-execution reaper; executions themselves are enqueued by the

@@ -137,10 +137,19 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		if denied, err = s.approvalGate.GateSafePayment(ctx, p, pay, read.challengeID); err != nil || denied != nil {
 			return err
 		}
-		return s.savePayment(ctx, tx, pay, true)
+		if err := s.savePayment(ctx, tx, pay, true); err != nil {
+			return err
+		}
+		// A custodial wallet's key signs after commit, from a job (the signer may be an HSM).
+		if locked.Custodial() {
+			return s.enqueueCustodySignature(ctx, pay.ID)
+		}
+		return nil
 	})
 	if err == nil && denied != nil {
-		return pay, denied
+		// The refusal's unit committed (a new challenge, a FAILED record): a composing caller
+		// commits it too (kernel.CommittedRefusal).
+		return pay, kernel.Committed(denied)
 	}
 	return pay, err
 }

@@ -64,6 +64,10 @@ type Deps struct {
 	// (COMPLETED, FAILED, CANCELLED), so a capability that proposed it announces its own
 	// outcome (a treasury sweep). nil: nobody listens.
 	Outcomes PaymentOutcomes
+	// Custody signs, per environment, for custodial wallets (D21): a payment proposed from one
+	// is signed by its custody key in a job after the proposal commits. nil: no custodial
+	// wallets in that environment.
+	Custody map[core.Environment]ports.CustodySigner
 }
 
 // PaymentOutcomes is told, inside the unit of work that saves it, of a payment in a final
@@ -85,6 +89,7 @@ type Service struct {
 	agentGate     AgentGate
 	approvalGate  ApprovalGate
 	relayerBudget kernel.RelayerBudget
+	custody       map[core.Environment]ports.CustodySigner
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -94,5 +99,5 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget, outcomes: d.Outcomes}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget, outcomes: d.Outcomes, custody: d.Custody}, nil
 }

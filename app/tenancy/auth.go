@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"corridor/core"
+	"corridor/core/agent"
 	"corridor/core/auth"
 	"corridor/core/tenant"
 	"corridor/ports"
@@ -61,9 +62,15 @@ func (s *Service) principalOfKey(ctx context.Context, k tenant.APIKey, parsed au
 			return auth.Principal{}, err
 		}
 	}
+	scopes := slices.Clone(k.Scopes)
+	if k.AgentID != "" {
+		// An agent key never holds a forbidden scope, whatever its row says: keys minted
+		// before the forbidden set grew (D20) lose members:manage and twofactor:manage here.
+		scopes = agent.StripScopes(scopes)
+	}
 	return auth.Principal{
 		Kind: auth.KindAPIKey, TenantID: k.TenantID, Environment: k.Environment,
-		Scopes: slices.Clone(k.Scopes), KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt, AgentID: k.AgentID,
+		Scopes: scopes, KeyID: k.ID, KeyPubID: k.PubID, KeyExpiresAt: k.ExpiresAt, AgentID: k.AgentID,
 	}, nil
 }
 

@@ -26,8 +26,9 @@ const (
 // row is cached: the secret is still checked against its hash, and revocation and expiry
 // against the cached row, on every request. Agent keys are never cached (their agent's
 // suspension is checked on every request). A revocation through this service empties it at
-// once and keeps it from caching for keyCacheQuiet; one made by another instance is seen
-// within the TTL.
+// once and keeps it from caching for keyCacheQuiet; one made by another instance empties it
+// when that instance commits (ForgetCachedKeys, called by the LISTEN/NOTIFY listener), and
+// within the TTL should the listener's connection be down.
 type keyCache struct {
 	ttl time.Duration // ≤ 0: off
 	now func() time.Time
@@ -82,6 +83,15 @@ func (c *keyCache) put(k tenant.APIKey, gen uint64) {
 		clear(c.entries)
 	}
 	c.entries[k.PubID] = keyCacheEntry{key: k, expires: now.Add(c.ttl)}
+}
+
+// forget drops every cached row after a revocation another instance committed (heard by
+// LISTEN/NOTIFY at its commit): no quiet period is needed, the revoked row is already visible.
+func (c *keyCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
+	c.gen++
 }
 
 // invalidate forgets every cached row; a revocation calls it before and after its unit of work.

@@ -95,29 +95,23 @@ func creatorOf(p auth.Principal) tenant.KeyCreator {
 	return tenant.KeyCreator{UserID: p.UserID, MemberID: p.MemberID}
 }
 
-// canGrant stops a caller from minting a key stronger than itself, a key in the other
-// environment (a key), a key outliving it (an expiring key), or a key in an environment where
-// its role may not manage keys (a session).
+// canGrant stops a caller from minting a key stronger than itself (the grant rule,
+// auth.AuthorizeGrant), a key in the other environment (a key), a key outliving it (an expiring
+// key), or a key in an environment where its role may not manage keys (a session).
 func canGrant(p auth.Principal, env core.Environment, scopes []auth.Scope, expiresAt *time.Time) error {
 	if env != p.Environment {
 		if p.Kind != auth.KindSession {
 			return core.Invalid("environment", "an API key can only create keys in its own environment")
 		}
-		p.Environment, p.Scopes = env, tenant.RoleScopes(tenant.Role(p.Role), env)
-		if err := p.Require(auth.ScopeKeysManage); err != nil {
-			return err
+		if !tenant.HoldingOf(p).Holds(env, auth.ScopeKeysManage) {
+			return auth.Principal{}.Require(auth.ScopeKeysManage)
 		}
 	}
 	if p.KeyExpiresAt != nil && (expiresAt == nil || expiresAt.After(*p.KeyExpiresAt)) {
 		return core.Invalid("expiresAt", "must be set, and no later than the expiry of the key making the request ("+
 			p.KeyExpiresAt.UTC().Format(time.RFC3339)+")")
 	}
-	for _, s := range scopes {
-		if !p.Has(s) {
-			return p.Require(s)
-		}
-	}
-	return nil
+	return auth.AuthorizeGrant(p, tenant.HoldingOf(p), auth.Grant{Kind: auth.GrantKey, Scopes: auth.Holding{env: scopes}})
 }
 
 // ListKeys returns key metadata for the caller's environment, never a secret.

@@ -51,6 +51,10 @@ func (s *Service) InviteMember(ctx context.Context, p auth.Principal, in InviteI
 	if err := errs.Err(); err != nil {
 		return Invited{}, err
 	}
+	// A member role is tenant-wide: the inviter must hold the role's scopes in both environments.
+	if err := auth.AuthorizeGrant(p, tenant.HoldingOf(p), auth.Grant{Kind: auth.GrantMember, Scopes: tenant.RoleGrant(role)}); err != nil {
+		return Invited{}, err
+	}
 	now := s.clock.Now()
 	token := "inv_" + core.RandomToken(inviteTokenBytes)
 	m := tenant.Member{
@@ -84,12 +88,15 @@ type AcceptInput struct {
 	Token         string
 	SignerAddress string
 	DisplayName   string
-	// IdentityUserID links the member to an identity-provider user when the accept request
-	// carried a valid session, so that session then resolves to this tenant.
+	// IdentityUserID links the member to an identity-provider user: the accept request's
+	// session, which then resolves to this tenant.
 	IdentityUserID string
+	// IdentityEmail is that session's verified email; it must equal the invited email.
+	IdentityEmail string
 }
 
-// AcceptInvite activates a member once; the token authorizes the call.
+// AcceptInvite activates a member once. The token names the invite; the caller's session must
+// be the invitee's (its verified email equals the invited one), so a leaked token is useless.
 func (s *Service) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Member, error) {
 	errs := core.FieldErrors{}
 	if strings.TrimSpace(in.Token) == "" {
@@ -107,10 +114,17 @@ func (s *Service) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Memb
 	if err := errs.Err(); err != nil {
 		return tenant.Member{}, err
 	}
+	if in.IdentityUserID == "" {
+		return tenant.Member{}, core.E(core.CodeUnauthenticated,
+			"accepting an invite needs the invited person's session (Authorization: Bearer <session token>) beside the invite token")
+	}
 	var m tenant.Member
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		found, err := tx.Members().FindMemberByInviteHashForUpdate(ctx, auth.HashSecret(in.Token))
 		if err != nil {
+			return err
+		}
+		if err := found.CheckInvitee(in.IdentityEmail); err != nil {
 			return err
 		}
 		m, err = found.Accept(signer, strings.TrimSpace(in.DisplayName), in.IdentityUserID, s.clock.Now())

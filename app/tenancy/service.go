@@ -65,3 +65,7 @@ func New(d Deps) (*Service, error) {
 // Now is the clock the use cases judge key expiry by, so a response computed outside a use
 // case (a key's status) agrees with them.
 func (s *Service) Now() time.Time { return s.clock.Now() }
+
+// ForgetCachedKeys drops every cached API-key row: another replica committed a revocation
+// (D23). The key revocation listener calls it.
+func (s *Service) ForgetCachedKeys() { s.keys.forget() }

@@ -47,7 +47,7 @@ func (s *Service) CreateAccount(ctx context.Context, p auth.Principal, in Create
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		for i := range a.Buckets {
 			b := &a.Buckets[i]
-			w, err := s.wallets.CreateBucketWallet(ctx, acting(p.TenantID, p.Environment, auth.ScopeWalletsWrite), BucketWallet{
+			w, err := s.wallets.CreateBucketWallet(ctx, kernel.Acting(p, auth.ScopeWalletsWrite), BucketWallet{
 				Name: bucketWalletName(name, b.Name), Owners: in.Owners, Threshold: in.Threshold, ChainID: in.ChainID})
 			if err != nil {
 				return err

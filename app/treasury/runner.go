@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/treasury"
@@ -99,7 +100,7 @@ func (s *Service) runRule(ctx context.Context, r treasury.Rule) (outcome, error)
 	}
 	sw := treasury.Sweep{ID: core.NewID(core.PrefixSweep), AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment,
 		RuleID: r.ID, SourceBucketID: d.SourceID, DestBucketID: d.DestID, AmountBaseUnits: d.Amount, Status: treasury.SweepProposed}
-	read, err := s.payments.ReadSweepPayment(ctx, acting(a.TenantID, a.Environment, auth.ScopePaymentsCreate), sweepRequest(a, sw))
+	read, err := s.payments.ReadSweepPayment(ctx, kernel.System(a.TenantID, a.Environment, auth.ScopePaymentsCreate), sweepRequest(a, sw))
 	if err != nil {
 		return outcomeSkipped, s.closeWindow(ctx, r.ID, now, notProposable(err))
 	}
@@ -118,7 +119,7 @@ func (s *Service) runRule(ctx context.Context, r treasury.Rule) (outcome, error)
 				return err
 			}
 		}
-		if _, err := s.recordSweep(ctx, tx, sw, read); err != nil {
+		if _, err := s.recordSweep(ctx, tx, kernel.System(sw.TenantID, sw.Environment, auth.ScopePaymentsCreate), sw, read); err != nil {
 			return err
 		}
 		locked.LastFiredAt, locked.LastEvaluatedAt = &now, &now

@@ -106,11 +106,3 @@ func authorize(p auth.Principal, scope auth.Scope) error {
 	}
 	return requireSandbox(p)
 }
-
-// acting is the principal treasury acts as towards the wallets and payments capabilities: the
-// caller's tenant and environment with exactly the scope that step needs. A treasury:write
-// caller may provision its buckets and propose sweeps between them without holding wallet or
-// payment scopes; nothing else is granted.
-func acting(tenantID string, env core.Environment, scope auth.Scope) auth.Principal {
-	return auth.Principal{Kind: auth.KindAPIKey, TenantID: tenantID, Environment: env, Scopes: []auth.Scope{scope}}
-}

@@ -66,7 +66,7 @@ func (s *Service) ReadSweep(ctx context.Context, p auth.Principal, accountID str
 	}
 	sw := treasury.Sweep{ID: core.NewID(core.PrefixSweep), AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment,
 		SourceBucketID: src.ID, DestBucketID: dst.ID, AmountBaseUnits: amount, Status: treasury.SweepProposed, ProposedBy: proposer}
-	read, err := s.payments.ReadSweepPayment(ctx, acting(p.TenantID, p.Environment, auth.ScopePaymentsCreate), sweepRequest(a, sw))
+	read, err := s.payments.ReadSweepPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), sweepRequest(a, sw))
 	if err != nil {
 		return SweepRead{}, err
 	}
@@ -85,15 +85,16 @@ func (s *Service) CreateSweep(ctx context.Context, p auth.Principal, read SweepR
 	var out SweepView
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, err = s.recordSweep(ctx, tx, read.sweep, read.payment)
+		out, err = s.recordSweep(ctx, tx, kernel.Acting(p, auth.ScopePaymentsCreate), read.sweep, read.payment)
 		return err
 	})
 	return out, err
 }
 
-// recordSweep proposes the payment and stores the sweep linked to it, inside tx.
-func (s *Service) recordSweep(ctx context.Context, tx ports.Tx, sw treasury.Sweep, read PaymentRead) (SweepView, error) {
-	pay, err := s.payments.ProposeSweepPayment(ctx, acting(sw.TenantID, sw.Environment, auth.ScopePaymentsCreate), read)
+// recordSweep proposes the payment as actor (the caller, or the rule runner) and stores the
+// sweep linked to it, inside tx.
+func (s *Service) recordSweep(ctx context.Context, tx ports.Tx, actor auth.Principal, sw treasury.Sweep, read PaymentRead) (SweepView, error) {
+	pay, err := s.payments.ProposeSweepPayment(ctx, actor, read)
 	if err != nil {
 		return SweepView{}, err
 	}

@@ -141,17 +141,11 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 	}
 	binding := twofactor.Bind(bound)
 	if challengeID != "" {
-		return redeem(ctx, repo, p, pay, challengeID, binding, now)
+		return redeem(ctx, repo, p, pay.ID, challengeID, binding, now)
 	}
-	factors, err := repo.ListFactors(ctx, p.TenantID, p.Environment)
+	active, err := activeFactors(ctx, repo, p)
 	if err != nil {
 		return nil, err
-	}
-	var active []map[string]any
-	for _, f := range factors {
-		if f.Status == twofactor.FactorActive {
-			active = append(active, map[string]any{"id": f.ID, "type": f.Type, "label": f.Label})
-		}
 	}
 	if len(active) == 0 {
 		return core.E(twofactor.CodeNotEnrolled, "this payment needs two-factor approval, and no factor is active; enroll and verify one with POST /v1/twofactor/factors"), nil
@@ -170,9 +164,25 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 		}), nil
 }
 
-// redeem uses a satisfied challenge for this payment; the row lock makes two parallel
-// retries with one challenge create one payment.
-func redeem(ctx context.Context, repo ports.TwoFactorRepo, p auth.Principal, pay safepay.Payment, id, binding string, now time.Time) (*core.Error, error) {
+// activeFactors lists the tenant's ACTIVE factors of the environment as a TWOFA_REQUIRED
+// refusal names them.
+func activeFactors(ctx context.Context, repo ports.TwoFactorRepo, p auth.Principal) ([]map[string]any, error) {
+	factors, err := repo.ListFactors(ctx, p.TenantID, p.Environment)
+	if err != nil {
+		return nil, err
+	}
+	var active []map[string]any
+	for _, f := range factors {
+		if f.Status == twofactor.FactorActive {
+			active = append(active, map[string]any{"id": f.ID, "type": f.Type, "label": f.Label})
+		}
+	}
+	return active, nil
+}
+
+// redeem uses a satisfied challenge for usedBy (a payment's id, or the security change's
+// subject); the row lock makes two parallel retries with one challenge act once.
+func redeem(ctx context.Context, repo ports.TwoFactorRepo, p auth.Principal, usedBy, id, binding string, now time.Time) (*core.Error, error) {
 	ch, err := repo.LockChallenge(ctx, p.TenantID, p.Environment, id)
 	if err != nil {
 		return nil, err
@@ -187,10 +197,10 @@ func redeem(ctx context.Context, repo ports.TwoFactorRepo, p auth.Principal, pay
 	case ch.Status != twofactor.ChallengeSatisfied:
 		return notRedeemable(ch, "has no verified code yet"), nil
 	case ch.Binding != binding:
-		return core.E(twofactor.CodeBindingMismatch, "challenge %s approved another transaction (wallet, destination, amount, asset or memo differ)", ch.ID).
+		return core.E(twofactor.CodeBindingMismatch, "challenge %s approved another request (for a payment: wallet, destination, amount, asset or memo differ; for a security change: the change differs)", ch.ID).
 			WithDetails(map[string]any{"challengeId": ch.ID}), nil
 	}
-	ch.Status, ch.RedeemedAt, ch.PaymentID = twofactor.ChallengeRedeemed, &now, pay.ID
+	ch.Status, ch.RedeemedAt, ch.PaymentID = twofactor.ChallengeRedeemed, &now, usedBy
 	return nil, repo.UpdateChallenge(ctx, ch)
 }
 

@@ -34,9 +34,15 @@ func secretContext(f twofactor.Factor) string {
 }
 
 // EnrollFactor creates a PENDING TOTP factor and returns its secret and otpauth URI once; a
-// first valid code (VerifyFactor) activates it.
-func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label string) (Enrollment, error) {
+// first valid code (VerifyFactor) activates it. Beside an ACTIVE factor, a new one is a change
+// of a security setting: it needs a satisfied challenge bound to it (challengeID; stepUp), or
+// anyone holding twofactor:manage could add an authenticator of their own and approve payments.
+// An agent never enrolls.
+func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label, challengeID string) (Enrollment, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
+		return Enrollment{}, err
+	}
+	if err := refuseAgent(p); err != nil {
 		return Enrollment{}, err
 	}
 	label = strings.TrimSpace(label)
@@ -56,7 +62,14 @@ func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label stri
 	if f.SecretCiphertext, err = s.cipher.Encrypt([]byte(key.Secret()), secretContext(f)); err != nil {
 		return Enrollment{}, err
 	}
+	change := twofactor.Change{TenantID: p.TenantID, Environment: p.Environment, Kind: twofactor.ChangeEnrollFactor, Subject: "label=" + label}
+	var refused *core.Error
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		refused, err = s.stepUp(ctx, tx, p, change, f.ID, challengeID, "enroll a new authenticator labelled "+label)
+		if err != nil || refused != nil {
+			return err
+		}
 		// A CANCELLED factor never activated and can never be: enrolling again removes it, so
 		// the table keeps at most MaxFactors rows per tenant and environment.
 		if err := tx.TwoFactor().DeleteCancelledFactors(ctx, p.TenantID, p.Environment); err != nil {
@@ -71,7 +84,41 @@ func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label stri
 		}
 		return tx.TwoFactor().CreateFactor(ctx, f)
 	})
+	if err == nil && refused != nil {
+		return Enrollment{}, refused
+	}
 	return Enrollment{Factor: f, Secret: key.Secret(), OTPAuthURI: key.URL()}, err
+}
+
+// DeleteFactor removes a factor of the tenant's environment and returns it. Removing a factor
+// weakens protection, so with an ACTIVE factor present (the one removed counts) it needs a
+// satisfied challenge bound to this removal (challengeID; stepUp). Once no factor is ACTIVE,
+// payments the settings protect answer TWOFA_NOT_ENROLLED: protection fails closed.
+func (s *Service) DeleteFactor(ctx context.Context, p auth.Principal, id, challengeID string) (twofactor.Factor, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
+		return twofactor.Factor{}, err
+	}
+	if err := refuseAgent(p); err != nil {
+		return twofactor.Factor{}, err
+	}
+	var f twofactor.Factor
+	var refused *core.Error
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		if f, err = tx.TwoFactor().LockFactor(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
+			return err
+		}
+		change := twofactor.Change{TenantID: p.TenantID, Environment: p.Environment, Kind: twofactor.ChangeDeleteFactor, Subject: f.ID}
+		refused, err = s.stepUp(ctx, tx, p, change, f.ID, challengeID, "remove the authenticator "+f.Label+" ("+f.ID+")")
+		if err != nil || refused != nil {
+			return err
+		}
+		return tx.TwoFactor().DeleteFactor(ctx, p.TenantID, p.Environment, f.ID)
+	})
+	if err == nil && refused != nil {
+		return twofactor.Factor{}, refused
+	}
+	return f, err
 }
 
 // VerifyFactor activates a PENDING factor with a code from the authenticator. A wrong code is

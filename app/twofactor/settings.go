@@ -11,11 +11,13 @@ import (
 )
 
 // SettingsInput is a PUT of the settings: every field is sent (a full replacement);
-// ApprovalAboveValue "" (or absent) clears the amount threshold.
+// ApprovalAboveValue "" (or absent) clears the amount threshold. TwofaChallengeID completes the
+// step-up a tenant with an active factor needs for the change.
 type SettingsInput struct {
 	ApprovalAboveValue *string
 	ApproveNewPayees   bool
 	RequireSavedPayees bool
+	TwofaChallengeID   string
 }
 
 // Settings answers the tenant's settings of this environment (zero: nothing protected).
@@ -33,9 +35,14 @@ func (s *Service) Settings(ctx context.Context, p auth.Principal) (twofactor.Set
 }
 
 // PutSettings replaces the settings. Turning approval on needs no factor yet: a payment that
-// then needs approval answers TWOFA_NOT_ENROLLED until one is ACTIVE.
+// then needs approval answers TWOFA_NOT_ENROLLED until one is ACTIVE. Once a factor is ACTIVE,
+// every change needs a satisfied challenge bound to it (stepUp), and an agent never changes
+// them (TWOFA_AGENT_NOT_PERMITTED).
 func (s *Service) PutSettings(ctx context.Context, p auth.Principal, in SettingsInput) (twofactor.Settings, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
+		return twofactor.Settings{}, err
+	}
+	if err := refuseAgent(p); err != nil {
 		return twofactor.Settings{}, err
 	}
 	out := twofactor.Settings{TenantID: p.TenantID, Environment: p.Environment, ApproveNewPayees: in.ApproveNewPayees,
@@ -47,8 +54,18 @@ func (s *Service) PutSettings(ctx context.Context, p auth.Principal, in Settings
 		}
 		out.ApprovalAboveBaseUnits = &amount
 	}
+	change := twofactor.Change{TenantID: p.TenantID, Environment: p.Environment, Kind: twofactor.ChangeSettings, Subject: twofactor.SettingsSubject(out)}
+	var refused *core.Error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		refused, err = s.stepUp(ctx, tx, p, change, twofactor.ChangeSettings, in.TwofaChallengeID, "change the two-factor settings to "+change.Subject)
+		if err != nil || refused != nil {
+			return err
+		}
 		return tx.TwoFactor().SaveSettings(ctx, out)
 	})
+	if err == nil && refused != nil {
+		return twofactor.Settings{}, refused
+	}
 	return out, err
 }

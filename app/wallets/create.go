@@ -22,6 +22,8 @@ type CreateWalletInput struct {
 	// Purpose is set by a capability provisioning a wallet for its own use (an agent's Safe, a
 	// treasury bucket); "" is GENERAL, what POST /v1/wallets creates.
 	Purpose wallet.Purpose
+	// custodyKeyRef is the custody key owning a custodial wallet (CreateCustodialWallet).
+	custodyKeyRef string
 }
 
 // CreateWallet validates the definition, predicts the Safe's CREATE2 address (a pure
@@ -52,7 +54,8 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 		ID: core.NewID(core.PrefixWallet), TenantID: p.TenantID, Environment: p.Environment, Name: def.Name, Purpose: purpose,
 		ChainID: def.ChainID, Owners: def.Owners, Threshold: def.Threshold,
 		Status: wallet.StatusPendingDeployment, CreatedAt: now,
-		SetupModule: setupModuleFor(p.Environment, s.cardModule(p.Environment)),
+		SetupModule:   setupModuleFor(p.Environment, s.cardModule(p.Environment)),
+		CustodyKeyRef: in.custodyKeyRef,
 	}
 	address, err := chain.PredictSafeAddress(safeConfigOf(w))
 	if err != nil {

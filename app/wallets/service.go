@@ -39,6 +39,9 @@ type Deps struct {
 	// CardIssuer names the issuer whose clearing account card settlements debit
 	// (ledger.IssuerClearing); "" is DefaultCardIssuer.
 	CardIssuer string
+	// Custody are the custody signers per environment (D21): a custodial wallet's owner key is
+	// made in its environment's signer. A missing environment answers CUSTODY_UNAVAILABLE.
+	Custody map[core.Environment]ports.CustodySigner
 }
 
 // DefaultCardIssuer is the card issuer when Deps.CardIssuer is empty: the sandbox issuer.
@@ -57,6 +60,7 @@ type Service struct {
 	relayerBudget       kernel.RelayerBudget
 	cardModules         map[core.Environment]ports.CardSpendModule
 	cardIssuer          string
+	custody             map[core.Environment]ports.CustodySigner
 }
 
 var _ kernel.Jobs = (*Service)(nil)
@@ -69,7 +73,7 @@ func New(d Deps) (*Service, error) {
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		faucet: d.Faucet.WithDefaults(), maxWalletsPerTenant: d.MaxWalletsPerTenant,
 		confirmations: d.Confirmations, log: loggerOrDiscard(d.Logger), relayerBudget: d.RelayerBudget,
-		cardModules: d.CardModules, cardIssuer: cardIssuerOrDefault(d.CardIssuer)}, nil
+		cardModules: d.CardModules, cardIssuer: cardIssuerOrDefault(d.CardIssuer), custody: d.Custody}, nil
 }
 
 func cardIssuerOrDefault(issuer string) string {

@@ -24,7 +24,10 @@ type env struct {
 	RunID    string // unique per run, so names, e-mails and idempotency keys never collide
 	TenantID string
 	RootKey  string // X-Service-Api-Key with scopes ["*"]
-	HTTP     *http.Client
+	// MembersKey is a LIVE root key: inviting a member grants a role in both environments, so
+	// only a credential holding LIVE powers may do it (D20); the invite scenarios use it.
+	MembersKey string
+	HTTP       *http.Client
 }
 
 var setupClient = &http.Client{Timeout: 30 * time.Second}
@@ -64,10 +67,16 @@ func bootstrap(ctx context.Context, t *target, token string) (*env, string, erro
 	if err := e.call(ctx, http.MethodPost, "/v1/api-keys", session, map[string]any{"name": "bench", "scopes": []string{"*"}}, &key, 201); err != nil {
 		return nil, "", fmt.Errorf("create root key: %w", err)
 	}
-	if key.Key == "" || tenant.ID == "" {
+	var members struct {
+		Key string `json:"key"`
+	}
+	if err := e.call(ctx, http.MethodPost, "/v1/api-keys", session, map[string]any{"name": "bench members", "environment": "live", "scopes": []string{"*"}}, &members, 201); err != nil {
+		return nil, "", fmt.Errorf("create LIVE root key: %w", err)
+	}
+	if key.Key == "" || members.Key == "" || tenant.ID == "" {
 		return nil, "", errors.New("tenant or key missing from the responses")
 	}
-	e.TenantID, e.RootKey = tenant.ID, key.Key
+	e.TenantID, e.RootKey, e.MembersKey = tenant.ID, key.Key, members.Key
 	return e, how, nil
 }
 

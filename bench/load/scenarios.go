@@ -33,6 +33,11 @@ func (e *env) keyHeader() http.Header {
 	return http.Header{"X-Service-Api-Key": {e.RootKey}, "Content-Type": {"application/json"}}
 }
 
+// membersHeader authenticates the invite scenarios (env.MembersKey).
+func (e *env) membersHeader() http.Header {
+	return http.Header{"X-Service-Api-Key": {e.MembersKey}, "Content-Type": {"application/json"}}
+}
+
 func capabilities(_ context.Context, e *env) (vegeta.Targeter, error) {
 	return vegeta.NewStaticTargeter(vegeta.Target{Method: http.MethodGet, URL: e.BaseURL + "/v1/capabilities"}), nil
 }
@@ -54,7 +59,7 @@ func idempotentPostFresh(_ context.Context, e *env) (vegeta.Targeter, error) {
 			return vegeta.ErrNilTarget
 		}
 		i := n.Add(1)
-		h := e.keyHeader()
+		h := e.membersHeader()
 		h.Set("Idempotency-Key", fmt.Sprintf("bench-%s-%d-%d", e.RunID, series, i))
 		*t = vegeta.Target{Method: http.MethodPost, URL: url, Header: h,
 			Body: fmt.Appendf(nil, `{"email":"bench+%s.%d.%d@example.com"}`, e.RunID, series, i)}
@@ -63,7 +68,7 @@ func idempotentPostFresh(_ context.Context, e *env) (vegeta.Targeter, error) {
 }
 
 func idempotentPostReplay(ctx context.Context, e *env) (vegeta.Targeter, error) {
-	h := e.keyHeader()
+	h := e.membersHeader()
 	h.Set("Idempotency-Key", "bench-"+e.RunID+"-replay")
 	body := fmt.Appendf(nil, `{"email":"bench+%s.replay@example.com"}`, e.RunID)
 	// The first call creates the member and stores the outcome; every later one replays it.

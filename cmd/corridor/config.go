@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"corridor/adapters/custody"
 	"corridor/adapters/http"
 	"corridor/adapters/postgres"
 	"corridor/app/checkout"
@@ -37,6 +38,7 @@ type Config struct {
 	Ramps    rampsConfig    `desc:"Sandbox ramps (docs/ramps.md)"`
 	Webhooks webhooksConfig `desc:"Events and webhooks (docs/webhooks.md)"`
 	Checkout checkoutConfig `desc:"Hosted checkout (docs/checkout.md)"`
+	Custody  custodyConfig  `desc:"Custody signers of custodial wallets (docs/security.md)"`
 	// Local is on under `corridor run` only (runLocal sets it; no variable can): the local dev
 	// chain serves TEST unless CHAIN_RPC_URL is set, and payout providers left unset take the
 	// sandbox defaults.
@@ -72,7 +74,7 @@ type serviceConfig struct {
 	// CipherPreviousKeys and CipherLookupKey rotate CIPHER_KEY (docs/security.md).
 	CipherPreviousKeys secret `env:"CIPHER_PREVIOUS_KEYS" defaultDesc:"unset" desc:"comma-separated hex keys CIPHER_KEY replaced: they open the ciphertexts they sealed and never seal new ones"`
 	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
-	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"unset: admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
+	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"corridor run: random, kept in the data dir (operator.token); serve: unset, admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
 	// InvoiceArbiterKey is the platform arbiter of escrow invoices (D16).
 	InvoiceArbiterKey   secret        `env:"INVOICE_ARBITER_KEY" defaultDesc:"a key derived from a public seed: TEST only (invoices are sandbox only)" desc:"secp256k1 private key (hex) of the platform arbiter, the default third owner of every invoice hold Safe; it signs settlements through POST /v1/admin/invoices/{id}/arbiter-sign"`
 	InvoicePollInterval time.Duration `env:"INVOICE_POLL_INTERVAL" envDefault:"5s" desc:"period of the invoice hold Safe balance poller (SENT to FUNDED or EXPIRED, settlement payments to RELEASED or REFUNDED)"`
@@ -143,6 +145,14 @@ type webhooksConfig struct {
 	RetryWindow      time.Duration `env:"WEBHOOK_RETRY_WINDOW" envDefault:"72h" desc:"how long a delivery is retried, and how long an endpoint may fail without a success before it is disabled"`
 	Timeout          time.Duration `env:"WEBHOOK_TIMEOUT" envDefault:"10s" desc:"bound of one delivery attempt: a slower receiver is retried"`
 	AllowPrivateTest bool          `env:"WEBHOOK_ALLOW_PRIVATE_TEST" envDefault:"false" desc:"let TEST endpoints point at loopback and private addresses (local receivers during development); LIVE endpoints never may"`
+}
+
+// custodyConfig names the HSM that holds LIVE custody keys (D21). TEST custodial wallets use
+// the keystore sealed by CIPHER_KEY whatever this says.
+type custodyConfig struct {
+	PKCS11Module string `env:"CUSTODY_PKCS11_MODULE" defaultDesc:"unset: LIVE offers no custodial wallets" desc:"path of the HSM vendor's PKCS#11 library; its token holds the owner keys of LIVE custodial wallets"`
+	PKCS11Token  string `env:"CUSTODY_PKCS11_TOKEN" defaultDesc:"unset" desc:"label of the PKCS#11 token holding custody keys"`
+	PKCS11PIN    secret `env:"CUSTODY_PKCS11_PIN" defaultDesc:"unset" desc:"user PIN of that token"`
 }
 
 // checkoutConfig tunes hosted checkout: the watcher and the payment page.
@@ -285,7 +295,16 @@ func (c Config) wiringConfig() wiring.Config {
 			Lifetime:     c.Checkout.Lifetime,
 			PollInterval: c.Checkout.PollInterval, LateWindow: c.Checkout.LateWindow},
 		CheckoutPageBase: strings.TrimRight(c.Checkout.PageBaseURL, "/"),
+		CustodyPKCS11:    c.Custody.pkcs11(),
 	}
+}
+
+// pkcs11 is the HSM's configuration, nil when none is named.
+func (c custodyConfig) pkcs11() *custody.PKCS11Config {
+	if strings.TrimSpace(c.PKCS11Module) == "" {
+		return nil
+	}
+	return &custody.PKCS11Config{ModulePath: strings.TrimSpace(c.PKCS11Module), TokenLabel: c.PKCS11Token, PIN: c.PKCS11PIN.reveal()}
 }
 
 // servesLive says whether this deployment serves LIVE: LIVE money moves only on the LIVE
@@ -325,6 +344,20 @@ func (c Config) cipherKey() (string, error) {
 		return c.Service.CipherKey.reveal(), nil
 	}
 	return c.dataDirSecret("cipher.key", 64)
+}
+
+// operatorTokenFile is where `corridor run` keeps the operator token it generated.
+const operatorTokenFile = "operator.token"
+
+// operatorToken returns OPERATOR_TOKEN; under `corridor run` without one, a random token kept in
+// the data dir, so a newcomer's operator actions (the platform arbiter's signature on an
+// invoice, a review approval) work without setup; `corridor serve` without one leaves the
+// admin routes off (503), as before.
+func (c Config) operatorToken() (string, error) {
+	if c.Service.OperatorToken.set() || !c.Local {
+		return c.Service.OperatorToken.reveal(), nil
+	}
+	return c.dataDirSecret(operatorTokenFile, 32)
 }
 
 // dataDirSecret reads a secret kept in a file of the data dir (at least minLength characters),

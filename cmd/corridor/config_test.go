@@ -446,3 +446,42 @@ func mergeEnv(maps ...map[string]string) map[string]string {
 	}
 	return out
 }
+
+// TestOperatorToken_KeptForLocalRuns: `corridor run` without OPERATOR_TOKEN generates one into
+// the data dir (0600) and keeps it across restarts, and its first steps say where it is (never
+// the token); a configured token wins; `corridor serve` generates nothing (admin routes off).
+func TestOperatorToken_KeptForLocalRuns(t *testing.T) {
+	t.Chdir(t.TempDir())
+	cfg, err := loadConfig(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token, err := cfg.operatorToken(); err != nil || token != "" {
+		t.Fatalf("serve: token %q, err %v; want none", token, err)
+	}
+	if _, err := os.Stat(".data/operator.token"); err == nil {
+		t.Fatal("serve wrote an operator token")
+	}
+	cfg.Local = true
+	first, err := cfg.operatorToken()
+	if err != nil || len(first) < 32 {
+		t.Fatalf("run: token %q, err %v", first, err)
+	}
+	again, _ := cfg.operatorToken()
+	info, err := os.Stat(".data/operator.token")
+	if err != nil || again != first || info.Mode().Perm() != 0o600 {
+		t.Fatalf("kept token %q (first %q), file %v, err %v", again, first, info, err)
+	}
+	hint := operatorTokenHint(cfg)
+	if !strings.Contains(hint, ".data/operator.token") || strings.Contains(hint, first) {
+		t.Fatalf("first steps: %q", hint)
+	}
+	set, err := loadConfig(map[string]string{"OPERATOR_TOKEN": hex32})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Local = true
+	if token, _ := set.operatorToken(); token != hex32 || operatorTokenHint(set) != "" {
+		t.Fatalf("configured token: %q, hint %q", token, operatorTokenHint(set))
+	}
+}

@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -163,6 +165,9 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	wcfg.DatabaseURL, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, cipherKey, chains
+	if wcfg.OperatorToken, err = cfg.operatorToken(); err != nil {
+		return err
+	}
 	if cfg.Local {
 		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
 		if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) && os.Getenv("CHECKOUT_CONFIRMATIONS") == "" {
@@ -224,11 +229,29 @@ func printFirstSteps(cfg Config) {
 	fmt.Fprintf(os.Stderr, `
 Corridor is listening on %s. First credential:
   TOKEN=$(./bin/corridor session --user u_1 --email you@example.com)
-  curl -s -X POST localhost:8080/v1/tenants -H "Authorization: Bearer $TOKEN" -d '{"name":"Acme"}'
-  curl -s -X POST localhost:8080/v1/api-keys -H "Authorization: Bearer $TOKEN" -d '{"name":"root","scopes":["*"]}'
-See README.md (Quickstart). Ctrl-C stops the service%s.
+  curl -s -X POST %s/v1/tenants -H "Authorization: Bearer $TOKEN" -d '{"name":"Acme"}'
+  curl -s -X POST %s/v1/api-keys -H "Authorization: Bearer $TOKEN" -d '{"name":"root","scopes":["*"]}'
+%sSee README.md (Quickstart). Ctrl-C stops the service%s.
 
-`, cfg.listenAddr(), map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.Service.DatabaseURL != ""])
+`, cfg.listenAddr(), localBase(cfg), localBase(cfg), operatorTokenHint(cfg), map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.Service.DatabaseURL != ""])
+}
+
+// localBase is where a curl on this machine reaches the service: localhost on the listen port.
+func localBase(cfg Config) string {
+	if _, port, err := net.SplitHostPort(cfg.listenAddr()); err == nil && port != "" {
+		return "localhost:" + port
+	}
+	return "localhost:8080"
+}
+
+// operatorTokenHint says where the operator token of a local run is (never the token itself:
+// the terminal's scrollback is not a secret store).
+func operatorTokenHint(cfg Config) string {
+	if !cfg.Local || cfg.Service.OperatorToken.set() {
+		return ""
+	}
+	return fmt.Sprintf("Operator token (X-Operator-Token, for /v1/admin/...): kept in %s\n  OPTOKEN=$(cat %s)\n",
+		filepath.Join(cfg.Service.DataDir, operatorTokenFile), filepath.Join(cfg.Service.DataDir, operatorTokenFile))
 }
 
 func migrateCmd(ctx context.Context, cfg Config, log *slog.Logger) error {

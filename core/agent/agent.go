@@ -94,10 +94,11 @@ func ValidateName(name string) (string, error) {
 	return n, nil
 }
 
-// ForbiddenScopes are the scopes an agent key can never hold (SPEC.md Authentication 6).
-var ForbiddenScopes = []auth.Scope{auth.ScopeAgentsManage, auth.ScopeKeysManage, auth.ScopePoliciesWrite, auth.ScopeTreasuryWrite}
+// ForbiddenScopes are the scopes an agent key can never hold: SPEC.md Authentication 6's four,
+// and the two that would let it regain them (auth.AgentForbiddenScopes, D20).
+var ForbiddenScopes = auth.AgentForbiddenScopes
 
-// StripScopes is what an agent key may hold of the scopes asked for: the forbidden four are
+// StripScopes is what an agent key may hold of the scopes asked for: the forbidden ones are
 // dropped silently, and "*" stands for every other scope, so a root-style request still yields
 // a key without them. The result is normalized.
 func StripScopes(requested []auth.Scope) []auth.Scope {
@@ -118,11 +119,4 @@ func StripScopes(requested []auth.Scope) []auth.Scope {
 	return auth.Normalize(out)
 }
 
-func forbidden(s auth.Scope) bool {
-	for _, f := range ForbiddenScopes {
-		if s == f {
-			return true
-		}
-	}
-	return false
-}
+func forbidden(s auth.Scope) bool { return auth.AgentForbidden(s) }

@@ -102,3 +102,17 @@ func (m Member) Revoke(now time.Time) Member {
 	m.RevokedAt = &now
 	return m
 }
+
+// CodeInviteEmailMismatch refuses an invite accepted by someone other than its invitee (D20).
+const CodeInviteEmailMismatch core.Code = "INVITE_EMAIL_MISMATCH"
+
+// CheckInvitee binds an invite to its email: only a session whose verified identity email
+// equals the invited one, compared case-insensitively, may accept it. An empty session email
+// (the provider did not verify one) never matches.
+func (m Member) CheckInvitee(sessionEmail string) error {
+	if sessionEmail == "" || !strings.EqualFold(strings.TrimSpace(sessionEmail), m.Email) {
+		return core.E(CodeInviteEmailMismatch,
+			"this invite was sent to another email address: sign in as the invited person (a verified identity email equal to the invite's) to accept it")
+	}
+	return nil
+}

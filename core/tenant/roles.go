@@ -46,3 +46,48 @@ func RoleScopes(role Role, env core.Environment) []auth.Scope {
 	}
 	return nil
 }
+
+// HoldingOf is what a principal holds for the grant rule (auth.AuthorizeGrant). A session holds
+// its role's scopes in each environment, since a role is tenant-wide. A key holds its scopes in
+// its own environment; a LIVE key's scopes also count in TEST, because a credential that moves
+// real money may configure the sandbox, while a TEST key never counts in LIVE (a leaked sandbox
+// key must not become a LIVE power). An agent key holds its scopes less the forbidden set,
+// whatever its row says (keys minted before the set grew).
+func HoldingOf(p auth.Principal) auth.Holding {
+	if p.Kind == auth.KindSession {
+		if p.TenantID == "" {
+			return auth.Holding{}
+		}
+		return RoleGrant(Role(p.Role))
+	}
+	scopes := p.Scopes
+	if p.AgentID != "" {
+		scopes = withoutAgentForbidden(scopes)
+	}
+	h := auth.Holding{p.Environment: scopes}
+	if p.Environment == core.EnvLive {
+		h[core.EnvTest] = scopes
+	}
+	return h
+}
+
+// RoleGrant is what giving a member role grants: the role's scopes in each environment.
+func RoleGrant(role Role) auth.Holding {
+	return auth.Holding{
+		core.EnvTest: RoleScopes(role, core.EnvTest),
+		core.EnvLive: RoleScopes(role, core.EnvLive),
+	}
+}
+
+func withoutAgentForbidden(scopes []auth.Scope) []auth.Scope {
+	var out []auth.Scope
+	for _, s := range scopes {
+		if s == auth.ScopeRoot {
+			return withoutAgentForbidden(auth.AllScopes[:len(auth.AllScopes)-1])
+		}
+		if !auth.AgentForbidden(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -51,3 +51,51 @@ func TestRoleScopes_Matrix(t *testing.T) {
 		}
 	}
 }
+
+func TestHoldingOf(t *testing.T) {
+	test, live := core.EnvTest, core.EnvLive
+	admin := auth.Principal{Kind: auth.KindSession, TenantID: "ten_1", Environment: test, Role: string(RoleAdmin)}
+	h := HoldingOf(admin)
+	if !h.Holds(live, auth.ScopePaymentsExecute) || h.Holds(live, auth.ScopeKeysManage) || !h.Holds(test, auth.ScopeKeysManage) {
+		t.Fatalf("an ADMIN session holds %v", h)
+	}
+	if len(HoldingOf(auth.Principal{Kind: auth.KindSession, Role: string(RoleOwner)})) != 0 {
+		t.Fatal("a session without a tenant holds something")
+	}
+	testKey := auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_1", Environment: test, Scopes: []auth.Scope{auth.ScopeRoot}}
+	if h := HoldingOf(testKey); !h.Holds(test, auth.ScopeMembersManage) || h.Holds(live, auth.ScopeWalletsRead) {
+		t.Fatalf("a TEST root key holds %v", h)
+	}
+	liveKey := testKey
+	liveKey.Environment = live
+	if h := HoldingOf(liveKey); !h.Holds(test, auth.ScopeMembersManage) || !h.Holds(live, auth.ScopeMembersManage) {
+		t.Fatalf("a LIVE root key holds %v", h)
+	}
+	agentKey := testKey
+	agentKey.AgentID = "agt_1"
+	for _, s := range auth.AgentForbiddenScopes {
+		if HoldingOf(agentKey).Holds(test, s) {
+			t.Errorf("an agent key minted with * holds %s", s)
+		}
+	}
+	if !HoldingOf(agentKey).Holds(test, auth.ScopePaymentsCreate) {
+		t.Error("an agent key lost an everyday scope")
+	}
+	// Inviting an ADMIN grants LIVE powers: a TEST root key cannot, a LIVE root key and the owner can.
+	invite := auth.Grant{Kind: auth.GrantMember, Scopes: RoleGrant(RoleAdmin)}
+	if auth.AuthorizeGrant(testKey, HoldingOf(testKey), invite) == nil {
+		t.Error("a TEST key invited an ADMIN")
+	}
+	if err := auth.AuthorizeGrant(liveKey, HoldingOf(liveKey), invite); err != nil {
+		t.Errorf("a LIVE root key could not invite an ADMIN: %v", err)
+	}
+	owner := auth.Principal{Kind: auth.KindSession, TenantID: "ten_1", Role: string(RoleOwner)}
+	if err := auth.AuthorizeGrant(owner, HoldingOf(owner), invite); err != nil {
+		t.Errorf("the owner could not invite an ADMIN: %v", err)
+	}
+	// An ADMIN holds what an ADMIN holds, so the grant rule allows it; the route's own
+	// members:manage, which ADMIN lacks, is what stops an ADMIN inviting.
+	if err := auth.AuthorizeGrant(admin, HoldingOf(admin), invite); err != nil {
+		t.Errorf("the grant rule refused an ADMIN granting ADMIN: %v", err)
+	}
+}

@@ -239,3 +239,42 @@ func Bind(t Transaction) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// Change is a security setting being changed (D20): the tenant's two-factor settings, a new
+// factor beside an active one, or a factor's removal. A change needs a satisfied challenge
+// bound to it when the tenant has an active factor.
+type Change struct {
+	TenantID    string
+	Environment core.Environment
+	// Kind says what changes: ChangeSettings, ChangeEnrollFactor or ChangeDeleteFactor.
+	Kind string
+	// Subject is the change's content in a canonical form: the new settings, the new factor's
+	// label, or the removed factor's id.
+	Subject string
+}
+
+// Kinds of Change.
+const (
+	ChangeSettings     = "twofactor_settings"
+	ChangeEnrollFactor = "twofactor_factor_enroll"
+	ChangeDeleteFactor = "twofactor_factor_delete"
+)
+
+// BindChange is the hex SHA-256 of a change's fields, in a domain of its own so that a change
+// and a transaction never share a binding.
+func BindChange(c Change) string {
+	h := sha256.New()
+	for _, f := range []string{"corridor-twofa-change-v1", c.TenantID, string(c.Environment), c.Kind, c.Subject} {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// SettingsSubject is the canonical form of settings for BindChange.
+func SettingsSubject(s Settings) string {
+	above := "none"
+	if s.ApprovalAboveBaseUnits != nil {
+		above = strconv.FormatInt(*s.ApprovalAboveBaseUnits, 10)
+	}
+	return fmt.Sprintf("above=%s;newPayees=%t;savedOnly=%t", above, s.ApproveNewPayees, s.RequireSavedPayees)
+}

@@ -24,6 +24,10 @@ const MaxWalletsPerTenant = 1000
 // CodeWalletQuotaExceeded refuses a wallet past MaxWalletsPerTenant.
 const CodeWalletQuotaExceeded core.Code = "WALLET_QUOTA_EXCEEDED"
 
+// CodeCustodyUnavailable answers a custodial wallet asked for in an environment without a
+// custody signer, or a signer that did not answer (LIVE accepts only an HSM, D21).
+const CodeCustodyUnavailable core.Code = "CUSTODY_UNAVAILABLE"
+
 // Bounds of a wallet's definition.
 const (
 	MaxOwners     = 20
@@ -94,7 +98,13 @@ type Wallet struct {
 	// none: the card spend module on TEST wallets created while the chain had one. It is part of
 	// the Safe's setup data, so of its address, and never changes.
 	SetupModule string
+	// CustodyKeyRef names the custody key that owns the Safe when the service signs for it (a
+	// custodial wallet of the secondary surface, D21); "" when the owners hold their own keys.
+	CustodyKeyRef string
 }
+
+// Custodial reports whether the service signs for the wallet with a custody key.
+func (w Wallet) Custodial() bool { return w.CustodyKeyRef != "" }
 
 // PredictedAddress is true until deployment completes.
 func (w Wallet) PredictedAddress() bool { return w.Status != StatusDeployed }

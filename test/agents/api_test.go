@@ -79,14 +79,15 @@ func TestAgents_StateMachine(t *testing.T) {
 	ten.Root.Post("/v1/agents/agt_nope/suspend", nil).ExpectError(t, 404, "AGENT_NOT_FOUND")
 }
 
-// TestAgents_KeysStripForbiddenScopes: the four scopes an agent may not hold are dropped
+// TestAgents_KeysStripForbiddenScopes: the six scopes an agent may not hold (SPEC's four, and
+// members:manage and twofactor:manage, D20) are dropped
 // silently, on every key of the agent, "*" included; an agent key cannot mint keys, may read
 // and evaluate policies, and its principal is the agent.
 func TestAgents_KeysStripForbiddenScopes(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	id := createAgent(t, ten.Root, "keys")["id"].(string)
-	forbidden := []string{"agents:manage", "keys:manage", "policies:write", "treasury:write"}
+	forbidden := []string{"agents:manage", "keys:manage", "policies:write", "treasury:write", "members:manage", "twofactor:manage"}
 	asked := append([]string{"payments:create", "policies:read", "policies:evaluate", "agents:read"}, forbidden...)
 	for round := 0; round < 2; round++ { // a second key for the same agent: the same stripping
 		k := agentKey(t, ten.Root, id, asked...)
@@ -214,7 +215,8 @@ func TestAgents_Limits(t *testing.T) {
 }
 
 // TestAgents_FeatureSandboxOnly: features.agents is true in the sandbox (anonymous callers
-// and TEST keys) and false for LIVE keys, whose agent card issuance is SANDBOX_ONLY.
+// and TEST keys) and false for LIVE keys, whose agent card issuance is SANDBOX_ONLY (and whose
+// environment has no chain here: wallets false too, policies still true).
 func TestAgents_FeatureSandboxOnly(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -227,7 +229,7 @@ func TestAgents_FeatureSandboxOnly(t *testing.T) {
 	live := ten.Session.Post("/v1/api-keys", map[string]any{"name": "live", "environment": "live", "scopes": []string{"*"}}).Expect(t, 201).JSON(t)
 	liveKey := env().Client(t).WithKey(live["key"].(string))
 	caps := liveKey.Get("/v1/capabilities").Expect(t, 200).JSON(t)
-	if f := caps["features"].(map[string]any); caps["environment"] != "LIVE" || f["agents"] != false || f["wallets"] != true {
+	if f := caps["features"].(map[string]any); caps["environment"] != "LIVE" || f["agents"] != false || f["wallets"] != false || f["policies"] != true {
 		t.Fatalf("LIVE capabilities %v", caps)
 	}
 	liveAgent := createAgent(t, liveKey, "live")["id"].(string)

@@ -55,8 +55,16 @@ func TestAuth_Matrix(t *testing.T) {
 			}
 		})
 	}
-	t.Run("the valid root key passes", func(t *testing.T) {
-		ten.Root.Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
+	t.Run("a valid LIVE root key passes", func(t *testing.T) {
+		// A member acts in both environments, so inviting one needs a credential that holds the
+		// role in both: a LIVE root key (its scopes count in TEST too) or the owner's session.
+		// A TEST root key does not hold LIVE powers and cannot create them (D20).
+		live := e.NewKey(t, ten.Session, map[string]any{"name": "live root", "environment": "live", "scopes": []string{"*"}})
+		e.Client(t).WithKey(live).Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
+		m := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "y@example.com"}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+		if d := m["details"].(map[string]any); d["environment"] != "LIVE" {
+			t.Fatalf("a TEST key's invite refused for %v, want the LIVE environment named", d)
+		}
 	})
 }
 

@@ -17,7 +17,7 @@ func TestIdempotency_ReplayReturnsStoredResponse(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	c := ten.Root.With("Idempotency-Key", "invite-1")
+	c := ten.Session.With("Idempotency-Key", "invite-1")
 	first := c.Post("/v1/tenants/members", map[string]any{"email": "one@example.com"}).Expect(t, 201)
 	if first.Header.Get("Idempotent-Replayed") != "" {
 		t.Fatal("first response marked as replayed")
@@ -39,7 +39,7 @@ func TestIdempotency_DifferentBodyIsRefused(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	c := ten.Root.With("Idempotency-Key", "invite-2")
+	c := ten.Session.With("Idempotency-Key", "invite-2")
 	c.Post("/v1/tenants/members", map[string]any{"email": "a@example.com"}).Expect(t, 201)
 	c.Post("/v1/tenants/members", map[string]any{"email": "b@example.com"}).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
 	if total := ten.Root.Get("/v1/tenants/members").JSON(t)["total"].(float64); total != 1 {
@@ -54,7 +54,7 @@ func TestIdempotency_ValidationRefusalsAreNotStored(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	c := ten.Root.With("Idempotency-Key", "bad-1")
+	c := ten.Session.With("Idempotency-Key", "bad-1")
 	c.Post("/v1/tenants/members", map[string]any{"email": "nope"}).ExpectError(t, 400, "VALIDATION_FAILED")
 	again := c.Post("/v1/tenants/members", map[string]any{"email": "nope"})
 	again.ExpectError(t, 400, "VALIDATION_FAILED")
@@ -73,8 +73,8 @@ func TestIdempotency_KeysAreScopedPerTenant(t *testing.T) {
 	t.Parallel()
 	e := env()
 	a, b := e.NewTenant(t), e.NewTenant(t)
-	a.Root.With("Idempotency-Key", "same").Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
-	r := b.Root.With("Idempotency-Key", "same").Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
+	a.Session.With("Idempotency-Key", "same").Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
+	r := b.Session.With("Idempotency-Key", "same").Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
 	if r.Header.Get("Idempotent-Replayed") != "" {
 		t.Fatal("tenant B got tenant A's stored response")
 	}
@@ -85,7 +85,7 @@ func TestIdempotency_BadKeyHeader(t *testing.T) {
 	e := env()
 	ten := e.NewTenant(t)
 	long := fmt.Sprintf("%0300d", 1)
-	m := ten.Root.With("Idempotency-Key", long).Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).ExpectError(t, 400, "VALIDATION_FAILED")
+	m := ten.Session.With("Idempotency-Key", long).Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).ExpectError(t, 400, "VALIDATION_FAILED")
 	if harnessField(m, "Idempotency-Key") == "" {
 		t.Fatalf("header not named: %v", m)
 	}
@@ -97,7 +97,7 @@ func TestIdempotency_ParallelDuplicatesCreateOne(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	c := ten.Root.With("Idempotency-Key", "parallel-1")
+	c := ten.Session.With("Idempotency-Key", "parallel-1")
 	var wg sync.WaitGroup
 	type result struct {
 		status   int
@@ -161,7 +161,7 @@ func TestIdempotency_InFlightIsConflict(t *testing.T) {
 	if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 2))", lockKey); err != nil {
 		t.Fatal(err)
 	}
-	c := ten.Root.With("Idempotency-Key", "inflight-1")
+	c := ten.Session.With("Idempotency-Key", "inflight-1")
 	c.Post("/v1/tenants/members", map[string]any{"email": "f@example.com"}).ExpectError(t, 409, "IDEMPOTENCY_REQUEST_IN_PROGRESS")
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
@@ -170,18 +170,19 @@ func TestIdempotency_InFlightIsConflict(t *testing.T) {
 }
 
 // TestIdempotency_AnonymousWritesAreNotStored: a POST without a credential ignores the
-// Idempotency-Key: nothing is stored for it, so the retry runs again (an accepted invite's token
-// is spent, so the retry is refused) and the table never holds anonymous callers' rows.
+// Idempotency-Key: nothing is stored for it, so the retry runs again (and is refused again: an
+// invite is accepted only with the invitee's session) and the table never holds anonymous
+// callers' rows.
 func TestIdempotency_AnonymousWritesAreNotStored(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	token := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "pub@example.com"}).Expect(t, 201).JSON(t)["inviteToken"]
+	token := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "pub@example.com"}).Expect(t, 201).JSON(t)["inviteToken"]
 	c := e.Client(t).With("Idempotency-Key", "accept-1")
 	body := map[string]any{"token": token, "signerAddress": signer}
-	c.Post("/v1/tenants/members/accept", body).Expect(t, 200)
+	c.Post("/v1/tenants/members/accept", body).ExpectError(t, 401, "UNAUTHENTICATED")
 	second := c.Post("/v1/tenants/members/accept", body)
-	if second.Header.Get("Idempotent-Replayed") != "" || second.Status == 200 {
+	if second.Header.Get("Idempotent-Replayed") != "" || second.Status != 401 {
 		t.Fatalf("an anonymous write was replayed: %d %s", second.Status, second.Body)
 	}
 	db, err := sql.Open("pgx", e.DatabaseURL)
@@ -204,7 +205,7 @@ func TestIdempotency_ConcurrentRetriesOfAFinishedRequestAllReplay(t *testing.T) 
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	c := ten.Root.With("Idempotency-Key", "done-1")
+	c := ten.Session.With("Idempotency-Key", "done-1")
 	first := c.Post("/v1/tenants/members", map[string]any{"email": "d@example.com"}).Expect(t, 201)
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
@@ -244,8 +245,9 @@ func TestIdempotency_SecretsAreNeverReplayed(t *testing.T) {
 	first := ten.Session.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).Expect(t, 201)
 	plaintext := first.JSON(t)["key"].(string)
 
-	reader := e.Client(t).WithKey(e.NewKey(t, ten.Root, map[string]any{"name": "reader"}))
-	reader.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
+	// Another credential allowed on the route (its scopes are checked before the key's record).
+	other := e.Client(t).WithKey(e.NewKey(t, ten.Root, map[string]any{"name": "other", "scopes": []string{"keys:manage"}}))
+	other.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).ExpectError(t, 422, "IDEMPOTENCY_KEY_REUSED")
 
 	replay := ten.Session.With("Idempotency-Key", "mint-1").Post("/v1/api-keys", body).Expect(t, 201)
 	if replay.Header.Get("Idempotent-Replayed") != "true" || !sameExceptSecret(t, first, replay, "key") {

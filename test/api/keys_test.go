@@ -186,9 +186,9 @@ func TestKeys_RevokedKeyStopsAtOnceAfterUse(t *testing.T) {
 	for range 3 {
 		key.Get("/v1/tenants/current").Expect(t, 200)
 	}
-	key.Post("/v1/tenants/members", map[string]any{"email": "before-revoke@example.com"}).Expect(t, 201)
+	key.Post("/v1/api-keys", map[string]any{"name": "before-revoke"}).Expect(t, 201)
 	ten.Root.Post("/v1/api-keys/"+created["id"].(string)+"/revoke", nil).Expect(t, 200)
 	key.Get("/v1/tenants/current").ExpectError(t, 401, "UNAUTHENTICATED")
-	key.Post("/v1/tenants/members", map[string]any{"email": "after-revoke@example.com"}).ExpectError(t, 401, "UNAUTHENTICATED")
+	key.Post("/v1/api-keys", map[string]any{"name": "after-revoke"}).ExpectError(t, 401, "UNAUTHENTICATED")
 	ten.Root.Get("/v1/tenants/current").Expect(t, 200)
 }

@@ -35,7 +35,7 @@ func TestLogging_JSONLinesWithoutSecrets(t *testing.T) {
 	var logs syncBuffer
 	srv := harness.NewServerWithLog(t, &logs)
 	ten := srv.NewTenant(t)
-	inv := ten.Root.With("X-Request-Id", "log-test-1").Post("/v1/tenants/members", map[string]any{"email": "l@example.com"}).Expect(t, 201).JSON(t)
+	inv := ten.Session.With("X-Request-Id", "log-test-1").Post("/v1/tenants/members", map[string]any{"email": "l@example.com"}).Expect(t, 201).JSON(t)
 	srv.Client(t).WithKey(ten.RootKey+"x").Get("/v1/tenants/current").Expect(t, 401)
 
 	out := logs.String()

@@ -12,7 +12,7 @@ func TestMembers_InviteAcceptOnce(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	inv := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "Ada@Example.com", "displayName": "Ada", "role": "ADMIN"}).Expect(t, 201).JSON(t)
+	inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "Ada@Example.com", "displayName": "Ada", "role": "ADMIN"}).Expect(t, 201).JSON(t)
 	if inv["status"] != "PENDING" || inv["role"] != "ADMIN" || inv["email"] != "ada@example.com" || inv["inviteToken"] == "" {
 		t.Fatalf("invite response: %v", inv)
 	}
@@ -29,26 +29,37 @@ func TestMembers_InviteAcceptOnce(t *testing.T) {
 	}
 	anon.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": "0x52908400098527886e0F7030069857D2E4169EE7"}).ExpectError(t, 400, "VALIDATION_FAILED") // bad checksum
 
-	accepted := anon.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).Expect(t, 200).JSON(t)
+	// The token alone no longer accepts: the invitee's own session must come with it.
+	anon.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).ExpectError(t, 401, "UNAUTHENTICATED")
+	_, mallory := e.SessionFor(t, "mallory@example.com")
+	mallory.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).ExpectError(t, 403, "INVITE_EMAIL_MISMATCH")
+	ten.Root.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).ExpectError(t, 401, "UNAUTHENTICATED")
+	if got := ten.Root.Get("/v1/tenants/members").JSON(t)["members"].([]any)[0].(map[string]any)["status"]; got != "PENDING" {
+		t.Fatalf("a refused accept changed the member: %v", got)
+	}
+
+	_, ada := e.SessionFor(t, "ADA@example.COM") // the email compares case-insensitively
+	accepted := ada.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).Expect(t, 200).JSON(t)
 	if accepted["status"] != "ACTIVE" || accepted["signerAddress"] != signer || accepted["acceptedAt"] == nil {
 		t.Fatalf("accept response: %v", accepted)
 	}
-	anon.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).ExpectError(t, 409, "INVALID_STATE")
-	anon.Post("/v1/tenants/members/accept", map[string]any{"token": "inv_unknown", "signerAddress": signer}).ExpectError(t, 404, "INVITE_NOT_FOUND")
+	ada.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).ExpectError(t, 409, "INVALID_STATE")
+	ada.Post("/v1/tenants/members/accept", map[string]any{"token": "inv_unknown", "signerAddress": signer}).ExpectError(t, 404, "INVITE_NOT_FOUND")
 }
 
 func TestMembers_ConcurrentAcceptsActivateOnce(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	token := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "race@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
+	token := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "race@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
+	_, racer := e.SessionFor(t, "race@example.com")
 	var wg sync.WaitGroup
 	statuses := make(chan int, 8)
 	for i := 0; i < 8; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			statuses <- e.Client(t).Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).Status
+			statuses <- racer.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).Status
 		}()
 	}
 	wg.Wait()
@@ -72,9 +83,8 @@ func TestMembers_AcceptWithSessionLinksTheUser(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten := e.NewTenant(t)
-	token := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "bob@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
-	userID, session := e.NewUser(t)
-	bob := e.Client(t).WithSession(session)
+	token := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "bob@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
+	userID, bob := e.SessionFor(t, "bob@example.com")
 	bob.Get("/v1/tenants/current").ExpectError(t, 403, "TENANT_REQUIRED")
 	m := bob.Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer, "displayName": "Bob"}).Expect(t, 200).JSON(t)
 	if m["privyUserId"] != userID || m["displayName"] != "Bob" {
@@ -90,7 +100,7 @@ func TestMembers_RevokeIsIdempotentAndTenantScoped(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten, other := e.NewTenant(t), e.NewTenant(t)
-	inv := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "c@example.com"}).Expect(t, 201).JSON(t)
+	inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "c@example.com"}).Expect(t, 201).JSON(t)
 	id := inv["id"].(string)
 	other.Root.Post("/v1/tenants/members/"+id+"/revoke", nil).ExpectError(t, 404, "MEMBER_NOT_FOUND")
 	r := ten.Root.Post("/v1/tenants/members/"+id+"/revoke", nil).Expect(t, 200).JSON(t)
@@ -98,7 +108,7 @@ func TestMembers_RevokeIsIdempotentAndTenantScoped(t *testing.T) {
 		t.Fatalf("revoke response: %v", r)
 	}
 	ten.Root.Post("/v1/tenants/members/"+id+"/revoke", nil).Expect(t, 200)
-	e.Client(t).Post("/v1/tenants/members/accept", map[string]any{"token": inv["inviteToken"], "signerAddress": signer}).ExpectError(t, 409, "INVALID_STATE")
+	e.AcceptInvite(t, "c@example.com", inv["inviteToken"].(string), map[string]any{"signerAddress": signer}).ExpectError(t, 409, "INVALID_STATE")
 }
 
 func TestMembers_InviteValidation(t *testing.T) {

@@ -47,7 +47,7 @@ func TestAuth_SessionRetriedAfterRevocation(t *testing.T) {
 	e := env()
 	ten := e.NewTenant(t)
 	inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "retry@example.com", "role": "ADMIN"}).Expect(t, 201).JSON(t)
-	userID, token := e.NewUser(t)
+	userID, token := e.NewUserWithEmail(t, "retry@example.com")
 	accepted := e.Client(t).WithSession(token).Post("/v1/tenants/members/accept", map[string]any{
 		"token": inv["inviteToken"], "signerAddress": signerN(7),
 	}).Expect(t, 200).JSON(t)

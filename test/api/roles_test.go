@@ -16,7 +16,7 @@ func roleSessions(t *testing.T) (*harness.Tenant, map[string]string) {
 	tokens := map[string]string{"OWNER": ten.SessionToken}
 	for i, role := range []string{"ADMIN", "MEMBER"} {
 		inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": role + "@example.com", "role": role}).Expect(t, 201).JSON(t)
-		_, token := e.NewUser(t)
+		_, token := e.NewUserWithEmail(t, role+"@example.com")
 		e.Client(t).WithSession(token).Post("/v1/tenants/members/accept", map[string]any{
 			"token": inv["inviteToken"], "signerAddress": signerN(i),
 		}).Expect(t, 200)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -447,6 +448,9 @@ func TestCards_Cardholders(t *testing.T) {
 	}
 }
 
+// TestCards_EphemeralKeys: keys for a known platform, at most 5 per client IP in a rolling
+// minute (the sixth answers 429 with the wait until the oldest leaves the window), and none under
+// the funding_account issuing provider.
 func TestCards_EphemeralKeys(t *testing.T) {
 	t.Parallel()
 	srv := harness.NewServer(t, nil) // its own per-IP budget
@@ -463,8 +467,10 @@ func TestCards_EphemeralKeys(t *testing.T) {
 	}
 	r := c.Post("/v1/cards/"+id+"/ephemeral-keys", map[string]any{"platform": "vendor_b"})
 	r.ExpectError(t, http.StatusTooManyRequests, "RATE_LIMITED")
-	if r.Header.Get("Retry-After") == "" {
-		t.Fatal("no Retry-After")
+	// A rolling minute: the sixth waits until the first leaves the window (about 60 s), not the
+	// 12 s a 5-a-minute token bucket refills one key in (which would let 9 through a minute).
+	if wait, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || wait <= 12 {
+		t.Fatalf("Retry-After %q, want the rest of the rolling minute", r.Header.Get("Retry-After"))
 	}
 
 	funding := harness.NewServer(t, func(cfg *wiring.Config) { cfg.IssuingProvider = "funding_account" })

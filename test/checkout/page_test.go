@@ -1,6 +1,8 @@
 package checkout
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -62,6 +64,105 @@ func TestCheckoutPage_PhonePaysAndSeesCompleted(t *testing.T) {
 	}
 	if status != "Payment completed" || kept != "kept" {
 		t.Fatalf("after payment: status %q, marker %q (the page reloaded?)", status, kept)
+	}
+	// Completed: the transaction is shown and nothing asks for payment any more, live and on a
+	// fresh load.
+	want := waitStatus(t, ten.Root, c["id"].(string), "completed")["transaction_hash"].(string)
+	for _, load := range []chromedp.Action{chromedp.ActionFunc(func(context.Context) error { return nil }), chromedp.Reload()} {
+		var hash string
+		var qrShown, copyShown, linkShown bool
+		if err := chromedp.Run(ctx, load,
+			chromedp.WaitVisible("#transaction-hash", chromedp.ByID),
+			chromedp.Text("#transaction-hash", &hash, chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById('qr').offsetParent !== null`, &qrShown),
+			chromedp.Evaluate(`document.getElementById('copy-address').offsetParent !== null`, &copyShown),
+			chromedp.Evaluate(`document.getElementById('wallet-link').offsetParent !== null`, &linkShown),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if hash != want || qrShown || copyShown || linkShown {
+			t.Fatalf("completed page: transaction %q (want %s), QR shown %v, copy shown %v, wallet link shown %v", hash, want, qrShown, copyShown, linkShown)
+		}
+	}
+}
+
+// TestCheckoutPage_WalletLinkIsEIP681: "Open in wallet" is the checkout's EIP-681 USDC transfer
+// URI (ethereum:<USDC>@<chain>/transfer?address=<deposit>&uint256=<units>), not the #ZgotmplZ
+// html/template puts in place of a scheme it does not know.
+func TestCheckoutPage_WalletLinkIsEIP681(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	c := create(t, ten.Root, 3.5)
+	ctx := harness.Browser(t)
+	var href string
+	if err := chromedp.Run(ctx, chromedp.Navigate(c["payment_url"].(string)),
+		chromedp.WaitVisible("#wallet-link", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById('wallet-link').getAttribute('href')`, &href)); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("ethereum:%s@%d/transfer?address=%s&uint256=3500000", env().Chain.USDCAddress().Hex(), int64(c["chain_id"].(float64)), c["deposit_address"])
+	if href != want || href != c["payment_uri"] {
+		t.Fatalf("wallet link %q, want %q (payment_uri %v)", href, want, c["payment_uri"])
+	}
+}
+
+// TestCheckoutPage_UnderpaidSaysSo: a partly paid page says how much arrived while there is
+// still time; once the request expires short, the page says it was underpaid (live, and on a
+// fresh load, where the status alone once read as merely expired) and stops asking for payment.
+func TestCheckoutPage_UnderpaidSaysSo(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	c := create(t, ten.Root, 10)
+	id := c["id"].(string)
+	pay(t, c["deposit_address"].(string), 4_000_000)
+	mine(t, confirmations)
+	waitStatus(t, ten.Root, id, "pending")
+	ctx := harness.Browser(t)
+	var received string
+	if err := chromedp.Run(ctx, chromedp.Navigate(c["payment_url"].(string)),
+		chromedp.WaitVisible("#partly-paid", chromedp.ByID),
+		chromedp.Text("#received-amount", &received, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	if received != "4.000000" {
+		t.Fatalf("partly paid: received %q", received)
+	}
+	ten.Root.Post("/v1/sandbox/payments/"+id+"/expire", nil).Expect(t, 200)
+	for _, load := range []chromedp.Action{chromedp.ActionFunc(func(context.Context) error { return nil }), chromedp.Reload()} {
+		var detail string
+		var payShown bool
+		if err := chromedp.Run(ctx, load,
+			chromedp.WaitVisible(`#status[data-status="failed"]`, chromedp.ByQuery),
+			chromedp.Text("#confirmations", &detail, chromedp.ByID),
+			chromedp.Evaluate(`document.getElementById('pay-section').offsetParent !== null`, &payShown)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(detail, "Underpaid: 4.000000 USDC arrived of the 10.000000 USDC requested") || payShown {
+			t.Fatalf("underpaid page: %q, payment section shown %v", detail, payShown)
+		}
+	}
+}
+
+// TestCheckoutPage_UnknownIsAnHTMLPage: a payer following a wrong or mistyped link gets a page,
+// with the page's security headers, never the JSON envelope.
+func TestCheckoutPage_UnknownIsAnHTMLPage(t *testing.T) {
+	t.Parallel()
+	for _, path := range []string{"/pay/chk_00000000000000000000000000", "/pay/not-a-checkout"} {
+		r := env().Client(t).Get(path).Expect(t, 404)
+		if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") || r.Header.Get("Content-Security-Policy") == "" {
+			t.Fatalf("%s: Content-Type %q, CSP %q", path, ct, r.Header.Get("Content-Security-Policy"))
+		}
+		if !strings.Contains(string(r.Body), "Payment not found") || strings.Contains(string(r.Body), `"code"`) {
+			t.Fatalf("%s: %s", path, r.Body)
+		}
+	}
+	var title string
+	if err := chromedp.Run(harness.Browser(t), chromedp.Navigate(env().BaseURL+"/pay/chk_00000000000000000000000000"),
+		chromedp.Text("#error-title", &title, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	if title != "Payment not found" {
+		t.Fatalf("title %q", title)
 	}
 }
 

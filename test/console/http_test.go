@@ -143,7 +143,7 @@ func TestConsole_RolesApply(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "member@example.com", "role": "MEMBER"}).Expect(t, 201).JSON(t)
-	_, token := env().NewUser(t)
+	_, token := env().NewUserWithEmail(t, "member@example.com")
 	env().Client(t).WithSession(token).Post("/v1/tenants/members/accept", map[string]any{
 		"token": inv["inviteToken"], "signerAddress": "0x0000000000000000000000000000000000000077",
 	}).Expect(t, 200)

@@ -52,3 +52,34 @@ func (e *Env) NewKey(t testing.TB, creator *Client, body map[string]any) string 
 	resp := creator.Post("/v1/api-keys", body).Expect(t, 201).JSON(t)
 	return resp["key"].(string)
 }
+
+// SessionFor mints a session for a fresh identity-provider user whose verified email is email,
+// the way an invitee signs in to accept an invite (D20).
+func (e *Env) SessionFor(t testing.TB, email string) (userID string, c *Client) {
+	t.Helper()
+	userID, token := e.NewUserWithEmail(t, email)
+	return userID, e.Client(t).WithSession(token)
+}
+
+// AcceptInvite accepts an invite as its invitee: a fresh session of the invited email.
+func (e *Env) AcceptInvite(t testing.TB, email, token string, body map[string]any) *Response {
+	t.Helper()
+	_, c := e.SessionFor(t, email)
+	if body == nil {
+		body = map[string]any{}
+	}
+	body["token"] = token
+	return c.Post("/v1/tenants/members/accept", body)
+}
+
+// NewUserWithEmail mints a session token for a fresh identity-provider user whose verified
+// email is email.
+func (e *Env) NewUserWithEmail(t testing.TB, email string) (userID, token string) {
+	t.Helper()
+	userID = core.NewID("usr") + "_" + string(rune('a'+userSeq.Add(1)%26))
+	token, err := e.Issuer.IssueSession(userID, email, time.Hour)
+	if err != nil {
+		t.Fatalf("issue session: %v", err)
+	}
+	return userID, token
+}

@@ -66,8 +66,8 @@ type billWorld struct {
 func newBillWorld(t *testing.T) billWorld {
 	t.Helper()
 	w := billWorld{sender: env().NewTenant(t), payer: env().NewTenant(t), signer: newKey(t)}
-	token := w.sender.Root.Post("/v1/tenants/members", map[string]any{"email": "biller@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
-	env().Client(t).Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": w.signer.address.Hex()}).Expect(t, 200)
+	token := w.sender.Session.Post("/v1/tenants/members", map[string]any{"email": "biller@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
+	env().AcceptInvite(t, "biller@example.com", token, map[string]any{"signerAddress": w.signer.address.Hex()}).Expect(t, 200)
 	id := w.payer.Root.Post("/v1/wallets", map[string]any{"name": "payables",
 		"owners": []map[string]any{{"address": newKey(t).address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
 	w.payerWallet = harness.Poll(t, "the payer wallet deploys", func() map[string]any { return w.payer.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
@@ -294,5 +294,51 @@ func TestBills_ParallelAcceptsProposeOnce(t *testing.T) {
 	}
 	if n := w.payer.Root.Get("/v1/payments").Expect(t, 200).JSON(t)["total"]; n != float64(1) {
 		t.Fatalf("%v payments proposed, want 1", n)
+	}
+}
+
+// TestBills_AgentKeyCannotAcceptFromATenantWallet: accepting a bill proposes a Safe payment from
+// the wallet named; an agent key may only pay from its own agent's wallet, so accepting with the
+// tenant's wallet is refused AGENT_WALLET_ONLY and the bill stays undecided (D20).
+func TestBills_AgentKeyCannotAcceptFromATenantWallet(t *testing.T) {
+	w := newBillWorld(t)
+	a := w.auth(newKey(t), "41")
+	id := w.send(t, w.body(a, w.signer, a.sign(t, w.signer)))["invoiceId"].(string)
+	agentID := w.payer.Root.Post("/v1/agents", map[string]any{"name": "bot"}).Expect(t, 201).JSON(t)["id"].(string)
+	key := w.payer.Root.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "bot", "scopes": []string{"*"}}).Expect(t, 201).JSON(t)["key"].(string)
+	bot := env().Client(t).WithKey(key)
+	m := bot.Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	if d, _ := m["details"].(map[string]any); d["reason"] != "AGENT_WALLET_ONLY" {
+		t.Fatalf("refusal details %v", m["details"])
+	}
+	if got := w.payer.Root.Get("/v1/bills/inbound/" + id).Expect(t, 200).JSON(t); got["payerDecision"] != nil || got["payerPaymentId"] != nil {
+		t.Fatalf("a refused accept decided the bill: %v", got)
+	}
+	w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", map[string]any{"walletId": w.payerWallet["id"]}).Expect(t, 200)
+}
+
+// TestBills_AcceptTwoFactorHandshake: accepting a bill proposes a payment the payer's settings
+// protect: TWOFA_REQUIRED with a challenge that survives the refused acceptance, then the same
+// acceptance with twofaChallengeId decides the bill.
+func TestBills_AcceptTwoFactorHandshake(t *testing.T) {
+	w := newBillWorld(t)
+	a := w.auth(newKey(t), "42")
+	id := w.send(t, w.body(a, w.signer, a.sign(t, w.signer)))["invoiceId"].(string)
+	w.payer.Root.Do("PUT", "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "1"}).Expect(t, 200)
+	f := w.payer.Root.Post("/v1/twofactor/factors", map[string]any{"label": "ops"}).Expect(t, 201).JSON(t)
+	secret := f["secret"].(string)
+	w.payer.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, 200)
+
+	body := map[string]any{"walletId": w.payerWallet["id"]}
+	refused := w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", body).ExpectError(t, 403, "TWOFA_REQUIRED")
+	chID := refused["details"].(map[string]any)["challengeId"].(string)
+	if got := w.payer.Root.Get("/v1/bills/inbound/" + id).JSON(t); got["payerDecision"] != nil {
+		t.Fatalf("a refused acceptance decided the bill: %v", got)
+	}
+	w.payer.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, 200)
+	body["twofaChallengeId"] = chID
+	accepted := w.payer.Root.Post("/v1/bills/inbound/"+id+"/accept", body).Expect(t, 200).JSON(t)
+	if accepted["payerDecision"] != "ACCEPTED" || accepted["payerPaymentId"] == nil {
+		t.Fatalf("accepted: %v", accepted)
 	}
 }

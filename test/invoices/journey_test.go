@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"corridor/test/harness"
 )
 
 // TestInvoice_ReleaseJourney: create → send (hold Safe) → fund from the faucet → the poller
@@ -227,4 +229,36 @@ func TestInvoice_ArbiterSignRefusals(t *testing.T) {
 	op.Post("/v1/admin/invoices/"+draft["invoiceId"].(string)+"/arbiter-sign", nil).ExpectError(t, 409, "INVALID_STATE")
 	op.Post("/v1/admin/invoices/inv_missing/arbiter-sign", nil).ExpectError(t, 404, "INVOICE_NOT_FOUND")
 	ten.Root.Post("/v1/admin/invoices/"+draft["invoiceId"].(string)+"/arbiter-sign", nil).ExpectError(t, 401, "UNAUTHENTICATED")
+}
+
+// TestInvoice_ReleaseTwoFactorHandshake: the release proposes a payment from the hold Safe to
+// the payee; with the tenant's approval on, it answers TWOFA_REQUIRED with a challenge that
+// survives the refused release, and the same release with twofaChallengeId proposes it.
+func TestInvoice_ReleaseTwoFactorHandshake(t *testing.T) {
+	ten := env().NewTenant(t)
+	payer, payee := newKey(t), newKey(t)
+	id := createInvoice(t, ten.Root, payer, payee, "10", nil)["invoiceId"].(string)
+	sent := sendInvoice(t, ten.Root, id)
+	fund(t, ten.Root, sent, "10")
+	if funded := pollNow(t, ten.Root, id, 1, "SENT"); funded["status"] != "FUNDED" {
+		t.Fatalf("funded: %v", funded)
+	}
+	ten.Root.Post("/v1/invoices/"+id+"/deliver", nil).Expect(t, 200)
+	ten.Root.Do("PUT", "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "5"}).Expect(t, 200)
+	f := ten.Root.Post("/v1/twofactor/factors", map[string]any{"label": "ops"}).Expect(t, 201).JSON(t)
+	secret := f["secret"].(string)
+	ten.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, 200)
+
+	body := map[string]any{"ownerAddress": payee.address.Hex()}
+	refused := ten.Root.Post("/v1/invoices/"+id+"/release", body).ExpectError(t, 403, "TWOFA_REQUIRED")
+	chID := refused["details"].(map[string]any)["challengeId"].(string)
+	if got := ten.Root.Get("/v1/invoices/" + id).JSON(t); got["releasePaymentId"] != nil {
+		t.Fatalf("a refused release linked a payment: %v", got)
+	}
+	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, 200)
+	body["twofaChallengeId"] = chID
+	released := ten.Root.Post("/v1/invoices/"+id+"/release", body).Expect(t, 200).JSON(t)
+	if released["releasePaymentId"] == nil {
+		t.Fatalf("release after approval: %v", released)
+	}
 }

@@ -32,7 +32,7 @@ type fixture struct {
 // here fails the matrix: a new resource brings its fixture.
 var fixtures = map[string]fixture{
 	"tenants/members": {notFound: "MEMBER_NOT_FOUND", tenantWide: true, make: func(t *testing.T, w *world) string {
-		return w.victim.Root.Post("/v1/tenants/members", map[string]any{"email": "matrix@example.com"}).Expect(t, 201).JSON(t)["id"].(string)
+		return w.victim.Session.Post("/v1/tenants/members", map[string]any{"email": "matrix@example.com"}).Expect(t, 201).JSON(t)["id"].(string)
 	}},
 	"api-keys": {notFound: "API_KEY_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.victim.Session.Post("/v1/api-keys", map[string]any{"name": "victim"}).Expect(t, 201).JSON(t)["id"].(string)
@@ -111,13 +111,13 @@ var fixtures = map[string]fixture{
 	}},
 	// A challenge: approval above 50 USD (the payments fixture pays 1) with an active factor.
 	"twofactor/challenges": {notFound: "TWOFA_CHALLENGE_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		w.victim.Root.Do("PUT", "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "50"}).Expect(t, 200)
 		f := w.victim.Root.Post("/v1/twofactor/factors", map[string]any{"label": "matrix approver"}).Expect(t, 201).JSON(t)
 		code, err := totp.GenerateCode(f["secret"].(string), time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		w.victim.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": code}).Expect(t, 200)
-		w.victim.Root.Do("PUT", "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "50"}).Expect(t, 200)
 		e := w.victim.Root.Post("/v1/payments", map[string]any{
 			"sourceWalletId": w.wallet(t),
 			"destination":    map[string]any{"type": "address", "address": newAddress(t), "chainId": wallet.SandboxChainID},
@@ -175,7 +175,7 @@ func (w *world) suspendedAgent(t *testing.T) {
 // webhookEndpoint is the victim's endpoint, made once.
 func (w *world) webhookEndpoint(t *testing.T) string {
 	if w.endpointID == "" {
-		w.endpointID = w.victim.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://203.0.113.10/matrix",
+		w.endpointID = w.victim.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/matrix",
 			"events": []string{"agent.suspended"}}).Expect(t, 201).JSON(t)["id"].(string)
 	}
 	return w.endpointID

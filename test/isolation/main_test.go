@@ -10,8 +10,14 @@ import (
 	"testing"
 
 	"corridor/test/harness"
+	"corridor/wiring"
 )
 
-func TestMain(m *testing.M) { harness.MainWithChain(m) }
+// The victim's webhook endpoint points at a closed loopback port: TEST may name private
+// receivers here, since every special-purpose address, documentation ranges included, is
+// refused otherwise.
+func TestMain(m *testing.M) {
+	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) { c.Webhooks.AllowPrivateTest = true }})
+}
 
 func env() *harness.Env { return harness.Shared() }

@@ -263,6 +263,10 @@ func TestOfframp_Roles(t *testing.T) {
 	p.sender.Root.Post(path+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
 }
 
+// TestOfframp_ExpiredQuote: the sandbox helper does what time passing would: the set expires,
+// the payment goes back through POLICY_CHECK and has a fresh set at once (the selection is
+// cleared); a quote of the expired set is refused QUOTE_EXPIRED without requoting again, and the
+// fresh set pays out.
 func TestOfframp_ExpiredQuote(t *testing.T) {
 	t.Parallel()
 	p := newPair(t, "20")
@@ -272,31 +276,61 @@ func TestOfframp_ExpiredQuote(t *testing.T) {
 	old := m["quotes"].([]any)[0].(map[string]any)["routeId"].(string)
 	path := "/v1/offramp/payments/" + id
 	p.recipient.Root.Post(path+"/select-route", map[string]any{"routeQuoteId": old}).Expect(t, 200)
-	p.sender.Root.Post("/v1/sandbox/offramp/payments/"+id+"/expire-quotes", nil).Expect(t, 200)
-	if r := p.recipient.Root.Get(path+"/routes").Expect(t, 200).JSON(t); len(r["routes"].([]any)) != 0 {
-		t.Fatalf("expired set still listed: %v", r)
+	expired := p.sender.Root.Post("/v1/sandbox/offramp/payments/"+id+"/expire-quotes", nil).Expect(t, 200).JSON(t)
+	if expired["status"] != "AWAITING_RECIPIENT_CONFIRMATION" || expired["selectedRouteQuoteId"] != nil {
+		t.Fatalf("after the helper: %v", expired)
 	}
-	// Confirming the expired quote requotes: back through POLICY_CHECK to a fresh set.
-	e := p.recipient.Root.Post(path+"/confirm", nil).ExpectError(t, 409, "QUOTE_EXPIRED")
+	routes := p.recipient.Root.Get(path+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	if len(routes) != 1 || routes[0].(map[string]any)["routeId"] == old {
+		t.Fatalf("want a fresh set of one route, got %v", routes)
+	}
+	fresh := routes[0].(map[string]any)["routeId"].(string)
+	// Nothing is selected any more; the expired quote can be neither confirmed nor selected,
+	// and refusing it leaves the fresh set in place.
+	p.recipient.Root.Post(path+"/confirm", nil).Expect(t, 409)
+	e := p.recipient.Root.Post(path+"/select-route", map[string]any{"routeQuoteId": old}).ExpectError(t, 409, "QUOTE_EXPIRED")
 	if e["details"].(map[string]any)["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
 		t.Fatalf("expired: %v", e)
 	}
-	g := get(t, p.recipient.Root, id)
-	if g["selectedRouteQuoteId"] != nil || g["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
-		t.Fatalf("after requote: %v", g)
+	if r := p.recipient.Root.Get(path+"/routes").Expect(t, 200).JSON(t)["routes"].([]any); len(r) != 1 || r[0].(map[string]any)["routeId"] != fresh {
+		t.Fatalf("refusing an old quote requoted: %v", r)
 	}
-	routes := p.recipient.Root.Get(path+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
-	fresh := routes[0].(map[string]any)["routeId"].(string)
-	if len(routes) != 1 || fresh == old {
-		t.Fatalf("fresh set %v", routes)
-	}
-	// The expired quote cannot be selected again either.
-	p.recipient.Root.Post(path+"/select-route", map[string]any{"routeQuoteId": old}).ExpectError(t, 409, "QUOTE_EXPIRED")
 	p.recipient.Root.Post(path+"/select-route", map[string]any{"routeQuoteId": "rq_nope"}).ExpectError(t, 404, "ROUTE_QUOTE_NOT_FOUND")
 	harness.ExpectServiceBalance(t, p.sender.Root, 17*usd, 3*usd)
 	selectAndConfirm(t, p, id)
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
 	harness.ExpectServiceBalance(t, p.sender.Root, 17*usd, 0)
+	trialBalanceZero(t, p.sender, p.recipient)
+	// A payment past confirmation has no set to expire: 409, nothing changes.
+	p.sender.Root.Post("/v1/sandbox/offramp/payments/"+id+"/expire-quotes", nil).ExpectError(t, 409, "INVALID_STATE")
+	if g := get(t, p.sender.Root, id); g["status"] != "DELIVERED" {
+		t.Fatalf("after a refused helper: %v", g)
+	}
+}
+
+// TestOfframp_ExpiredQuoteHolds: when the composer would hold the payment by the time its quotes
+// expire (the recipient's credential was suspended meanwhile), the helper leaves it held, as
+// time would: no routes, the reservation kept; reinstating the credential requotes.
+func TestOfframp_ExpiredQuoteHolds(t *testing.T) {
+	t.Parallel()
+	p := newPair(t, "20")
+	destination(t, p.recipient.Root, serviceBalance)
+	id := p.create(t, "4", nil).Expect(t, 201).JSON(t)["paymentId"].(string)
+	p.recipient.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "SUSPENDED"}).Expect(t, 200)
+	held := p.recipient.Root.Post("/v1/sandbox/offramp/payments/"+id+"/expire-quotes", nil).Expect(t, 200).JSON(t)
+	if held["status"] != "COMPLIANCE_HOLD" || fmt.Sprint(held["holdReasons"]) != "[CREDENTIAL_SUSPENDED]" {
+		t.Fatalf("after the helper: %v", held)
+	}
+	if r := p.recipient.Root.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any); len(r) != 0 {
+		t.Fatalf("a held payment lists routes: %v", r)
+	}
+	harness.ExpectServiceBalance(t, p.sender.Root, 16*usd, 4*usd)
+	p.recipient.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
+	if g := get(t, p.sender.Root, id); g["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
+		t.Fatalf("after reinstating: %v", g)
+	}
+	selectAndConfirm(t, p, id)
+	waitStatus(t, p.sender.Root, id, "DELIVERED")
 	trialBalanceZero(t, p.sender, p.recipient)
 }
 

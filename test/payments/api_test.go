@@ -34,10 +34,8 @@ func putHandle(t *testing.T, ten *harness.Tenant, w testWallet, handle string) {
 // addMember invites and accepts a member of ten with the given email and signer.
 func addMember(t *testing.T, ten *harness.Tenant, email string, signer owner) {
 	t.Helper()
-	inv := ten.Root.Post("/v1/tenants/members", map[string]any{"email": email}).Expect(t, 201).JSON(t)
-	env().Client(t).Post("/v1/tenants/members/accept", map[string]any{
-		"token": inv["inviteToken"], "signerAddress": signer.address.Hex(),
-	}).Expect(t, 200)
+	inv := ten.Session.Post("/v1/tenants/members", map[string]any{"email": email}).Expect(t, 201).JSON(t)
+	env().AcceptInvite(t, email, inv["inviteToken"].(string), map[string]any{"signerAddress": signer.address.Hex()}).Expect(t, 200)
 }
 
 func TestPayments_Destinations(t *testing.T) {

@@ -18,10 +18,10 @@ func TestSecondary_SendWithTwoFactor(t *testing.T) {
 	deployed(t, ten.Root, id)
 	fund(t, ten.Root, id, "50")
 
+	ten.Root.Do(http.MethodPut, "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "1"}).Expect(t, http.StatusOK)
 	f := ten.Root.Post("/v1/twofactor/factors", map[string]any{"label": "phone"}).Expect(t, http.StatusCreated).JSON(t)
 	secret := f["secret"].(string)
 	ten.Root.Post("/v1/twofactor/factors/"+f["id"].(string)+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, http.StatusOK)
-	ten.Root.Do(http.MethodPut, "/v1/twofactor/settings", map[string]any{"approvalAboveUsd": "1"}).Expect(t, http.StatusOK)
 
 	body := map[string]any{"currency": "USDC", "amount": "5", "destination": newOwner(t).address.Hex(), "note": "approved"}
 	e := secondaryError(t, ten.Root.With("Idempotency-Key", "twofa-1").Post("/v1/wallets/"+id+"/send", body), 403, "twofa_required")

@@ -74,8 +74,8 @@ func TestGateOrder_ContactsThenTwoFactor(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"requireSavedPayees": true, "approvalAboveUsd": "0", "approveNewPayees": true})
+	enroll(t, ten.Root)
 	// Unsaved and protected: saved payees answers, before approval.
 	ten.Root.Post("/v1/payments", payTo(w, freshAddress(t), "1")).ExpectError(t, http.StatusForbidden, "NEW_PAYEE_NOT_SAVED")
 	// Saved but cooling off and protected: the cooling-off answers, before approval.
@@ -90,8 +90,8 @@ func TestGateOrder_ContactLabel(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"requireSavedPayees": true, "approvalAboveUsd": "5"})
+	enroll(t, ten.Root)
 	clock := &testClock{}
 	c := harness.NewServer(t, func(c *wiring.Config) { c.Clock = clock }).Client(t).WithKey(ten.RootKey)
 	to := freshAddress(t)

@@ -38,7 +38,7 @@ func TestTwoFactor_Handshake(t *testing.T) {
 		t.Fatalf("factors: %v", fs)
 	}
 
-	putSettings(t, ten.Root, map[string]any{"approvalAboveUsd": "10"})
+	stepUpSettings(t, ten.Root, secret, map[string]any{"approvalAboveUsd": "10"})
 	to := freshAddress(t)
 	// At or below the threshold: no approval.
 	ten.Root.Post("/v1/payments", payTo(w, to, "10")).Expect(t, http.StatusCreated)
@@ -118,8 +118,8 @@ func TestTwoFactor_IdempotentRetryReplays(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approvalAboveUsd": "0"})
+	_, secret := enroll(t, ten.Root)
 	body := payTo(w, freshAddress(t), "3")
 	chID := details(t, ten.Root.Post("/v1/payments", body).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
 	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": code(t, secret)}).Expect(t, http.StatusOK)
@@ -138,8 +138,8 @@ func TestTwoFactor_TooManyAttempts(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
+	_, secret := enroll(t, ten.Root)
 	body := payTo(w, freshAddress(t), "2")
 	chID := details(t, ten.Root.Post("/v1/payments", body).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
 	for want := 4; want >= 1; want-- {
@@ -161,8 +161,8 @@ func TestTwoFactor_ChallengeExpired(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
+	_, secret := enroll(t, ten.Root)
 	clock := &testClock{}
 	c := harness.NewServer(t, func(c *wiring.Config) { c.Clock = clock }).Client(t).WithKey(ten.RootKey)
 	body := payTo(w, freshAddress(t), "2")
@@ -189,8 +189,8 @@ func TestTwoFactor_NotEnrolled(t *testing.T) {
 func TestTwoFactor_AgentNotPermitted(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
+	_, secret := enroll(t, ten.Root)
 	agent := ten.Root.Post("/v1/agents", map[string]any{"name": "buyer"}).Expect(t, http.StatusCreated).JSON(t)
 	// An agent key pays from its agent's Safe only.
 	w := ten.Root.Post("/v1/agents/"+agent["id"].(string)+"/wallet", map[string]any{
@@ -237,8 +237,8 @@ func TestTwoFactor_SettingsAndIsolation(t *testing.T) {
 	if fs := other.Root.Get("/v1/twofactor/factors").Expect(t, http.StatusOK).JSON(t)["factors"].([]any); len(fs) != 0 {
 		t.Fatalf("other tenant's factors: %v", fs)
 	}
-	enroll(t, other.Root)
 	putSettings(t, other.Root, map[string]any{"approveNewPayees": true})
+	enroll(t, other.Root)
 	ow := newWallet(t, other)
 	other.Root.Post("/v1/payments", withChallenge(payTo(ow, freshAddress(t), "2"), chID)).ExpectError(t, http.StatusNotFound, "TWOFA_CHALLENGE_NOT_FOUND")
 }
@@ -249,8 +249,8 @@ func TestTwoFactor_TransactionProposal(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approvalAboveUsd": "1000000"})
+	_, secret := enroll(t, ten.Root)
 	to := freshAddress(t)
 	body := map[string]any{"to": to, "data": "0x01020304"}
 	e := ten.Root.Post("/v1/wallets/"+w+"/transactions", body).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED")
@@ -277,8 +277,8 @@ func TestTwoFactor_ParallelWrongCodes(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
+	_, secret := enroll(t, ten.Root)
 	chID := details(t, ten.Root.Post("/v1/payments", payTo(w, freshAddress(t), "2")).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
 	wrong := wrongCode(t, secret)
 	var wg sync.WaitGroup
@@ -349,8 +349,8 @@ func TestTwoFactor_CodeAcceptedOnce(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten)
-	_, secret := enroll(t, ten.Root)
 	putSettings(t, ten.Root, map[string]any{"approvalAboveUsd": "0"})
+	_, secret := enroll(t, ten.Root)
 	first := details(t, ten.Root.Post("/v1/payments", payTo(w, freshAddress(t), "2")).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
 	second := details(t, ten.Root.Post("/v1/payments", payTo(w, freshAddress(t), "3")).ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED"))["challengeId"].(string)
 	c := code(t, secret)

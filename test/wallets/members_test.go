@@ -12,8 +12,8 @@ func TestMembers_RevokeListsWalletsTheSignerStillOwns(t *testing.T) {
 	ten := env().NewTenant(t)
 	_, addrs := owners(t, 3)
 	signer := addrs[0]
-	token := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "signer@example.com"}).Expect(t, 201).JSON(t)["inviteToken"]
-	member := env().Client(t).Post("/v1/tenants/members/accept", map[string]any{"token": token, "signerAddress": signer}).Expect(t, 200).JSON(t)
+	token := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "signer@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
+	member := env().AcceptInvite(t, "signer@example.com", token, map[string]any{"signerAddress": signer}).Expect(t, 200).JSON(t)
 
 	owned := ten.Root.Post("/v1/wallets", walletBody("owned", []string{signer, addrs[1]}, 1)).Expect(t, 201).JSON(t)
 	notOwned := ten.Root.Post("/v1/wallets", walletBody("other", addrs[1:], 2)).Expect(t, 201).JSON(t)
@@ -32,7 +32,7 @@ func TestMembers_RevokeListsWalletsTheSignerStillOwns(t *testing.T) {
 	}
 
 	// A member without a signer owns nothing.
-	pending := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "pending@example.com"}).Expect(t, 201).JSON(t)
+	pending := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "pending@example.com"}).Expect(t, 201).JSON(t)
 	out = ten.Root.Post("/v1/tenants/members/"+pending["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
 	if ids, ok := out["stillOwnerOfWalletIds"].([]any); !ok || len(ids) != 0 {
 		t.Fatalf("pending member: %v", out)

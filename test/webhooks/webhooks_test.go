@@ -197,7 +197,10 @@ func TestWebhooks_LiveRefusesInternalAddresses(t *testing.T) {
 	rcv := harness.NewWebhookReceiver(t, 0)
 	live := env().Client(t).WithKey(env().NewKey(t, ten.Session, map[string]any{"name": "live", "scopes": []string{"*"}, "environment": "live"}))
 	for _, url := range []string{rcv.URL(), strings.Replace(rcv.URL(), "127.0.0.1", "localhost", 1), "http://10.0.0.7/hook",
-		"http://169.254.169.254/latest/meta-data", "http://[::1]/hook", "http://192.168.1.1/hook"} {
+		"http://169.254.169.254/latest/meta-data", "http://[::1]/hook", "http://192.168.1.1/hook",
+		// Other spellings of loopback, by the parsed address: 6to4, IPv4-compatible, NAT64, "this network".
+		"http://[2002:7f00:1::1]/", "http://[::127.0.0.1]/", "http://[64:ff9b:1::7f00:1]/", "http://0.0.0.1/",
+		"http://[::ffff:127.0.0.1]/", "http://[64:ff9b::a00:1]/"} {
 		e := live.Post("/v1/webhook-endpoints", map[string]any{"url": url}).ExpectError(t, 400, "VALIDATION_FAILED")
 		if !strings.Contains(strings.ToLower(e["message"].(string)+toString(e["details"])), "url") {
 			t.Fatalf("%s: the error does not name url: %v", url, e)

@@ -11,15 +11,19 @@ import (
 	"html/template"
 	"io/fs"
 	"math/big"
+	"regexp"
 	"time"
 
 	qrcode "github.com/skip2/go-qrcode"
 )
 
-//go:embed page.html assets
+//go:embed page.html error.html assets
 var files embed.FS
 
-var page = template.Must(template.ParseFS(files, "page.html"))
+var (
+	page      = template.Must(template.ParseFS(files, "page.html"))
+	errorPage = template.Must(template.ParseFS(files, "error.html"))
+)
 
 // Assets are the page's static files (checkout.js, checkout.css) by name.
 func Assets() fs.FS {
@@ -48,17 +52,88 @@ type Page struct {
 	ChainID        int64
 	PaymentURI     string
 	Status         string // created, pending, completed, failed
-	ExpiresAt      time.Time
-	Confirmations  uint64
-	StatusURL      string
-	QRURL          string
-	AssetsBase     string // "/checkout-assets"
+	FailureReason  string // expired, underpaid (failed only)
+	// Received is the USDC seen at the deposit address ("4.000000"), ReceivedBaseUnits and
+	// AmountBaseUnits the same and the amount due in base units.
+	Received          string
+	ReceivedBaseUnits int64
+	AmountBaseUnits   int64
+	// TransactionHash is the latest transfer seen to the deposit address.
+	TransactionHash string
+	ExpiresAt       time.Time
+	Confirmations   uint64
+	StatusURL       string
+	QRURL           string
+	AssetsBase      string // "/checkout-assets"
 }
 
-// Render writes the page.
+// view is the page as the template reads it: the wallet link as a URL the template trusts
+// (validated here), and what the status says.
+type view struct {
+	Page
+	WalletURI   template.URL
+	Terminal    bool
+	PartlyPaid  bool
+	StatusLabel string
+	Detail      string
+}
+
+// StatusLabels are the payment page's status lines (checkout.js shows the same).
+var StatusLabels = map[string]string{
+	"created":   "Waiting for payment",
+	"pending":   "Payment seen, waiting for confirmations",
+	"completed": "Payment completed",
+	"failed":    "Payment failed",
+}
+
+// eip681Transfer is the only shape of wallet link the page renders: an ERC-20 transfer call.
+var eip681Transfer = regexp.MustCompile(`^ethereum:0x[0-9a-fA-F]{40}@[1-9][0-9]*/transfer\?address=0x[0-9a-fA-F]{40}&uint256=[0-9]+$`)
+
+// Render writes the page. The wallet link must be an EIP-681 USDC transfer: html/template
+// rewrites any other scheme than http(s) and mailto to "#ZgotmplZ", so a URI that passed the
+// check is handed over as template.URL, and any other is an error, never rendered.
 func Render(p Page) ([]byte, error) {
+	if !eip681Transfer.MatchString(p.PaymentURI) {
+		return nil, fmt.Errorf("checkout page %s: the payment URI %q is not an EIP-681 transfer", p.ID, p.PaymentURI)
+	}
+	v := view{Page: p, WalletURI: template.URL(p.PaymentURI), Terminal: p.Status == "completed" || p.Status == "failed",
+		StatusLabel: StatusLabels[p.Status], Detail: detail(p)}
+	v.PartlyPaid = !v.Terminal && p.ReceivedBaseUnits > 0 && p.ReceivedBaseUnits < p.AmountBaseUnits
 	var buf bytes.Buffer
-	if err := page.Execute(&buf, p); err != nil {
+	if err := page.Execute(&buf, v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// detail is the line under the status: why a payment failed, or what a completed one was.
+func detail(p Page) string {
+	switch {
+	case p.Status == "completed":
+		return "Thank you."
+	case p.Status == "failed" && p.FailureReason == "underpaid":
+		return fmt.Sprintf("Underpaid: %s %s arrived of the %s %s requested before the request expired. Contact the merchant for a refund.",
+			p.Received, p.Cryptocurrency, p.CryptoAmount, p.Cryptocurrency)
+	case p.Status == "failed":
+		return "This payment request expired."
+	}
+	return ""
+}
+
+// ErrorPage is the page shown instead of a payment page: an unknown id, or a service that
+// cannot show the payment now.
+type ErrorPage struct {
+	StatusCode int
+	Title      string
+	Message    string
+	RequestID  string
+	AssetsBase string
+}
+
+// RenderError writes an error page.
+func RenderError(e ErrorPage) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := errorPage.Execute(&buf, e); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

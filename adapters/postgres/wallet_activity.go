@@ -1,0 +1,115 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/uptrace/bun"
+
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// walletActivityRepo reads the secondary transaction lists in SQL: Safe payments and the
+// ledger mirror's lines, merged, filtered, ordered and paged by the database.
+type walletActivityRepo struct{ db bun.IDB }
+
+var _ ports.WalletActivityRepo = walletActivityRepo{}
+
+type walletActivityRow struct {
+	ID           string    `bun:"id"`
+	WalletID     string    `bun:"wallet_id"`
+	Type         string    `bun:"type"`
+	Amount       int64     `bun:"amount"`
+	Status       string    `bun:"status"`
+	TxHash       string    `bun:"tx_hash"`
+	Counterparty string    `bun:"counterparty"`
+	Note         string    `bun:"note"`
+	CreatedAt    time.Time `bun:"created_at"`
+}
+
+// The mirror account's reference is "wallet:<id>:onchain" (ledger.WalletOnchainRef).
+const (
+	activityWalletOfReference = "substr(a.reference, 8, length(a.reference) - 15)"
+
+	activityPaymentsSQL = `SELECT sp.id, sp.source_wallet_id AS wallet_id, 'withdrawal' AS type, sp.amount_base_units AS amount,
+    CASE WHEN sp.status = 'CREATED' THEN 'AWAITING_SIGNATURE' ELSE sp.status END AS status,
+    coalesce(sp.executed_tx_hash, '') AS tx_hash, sp.destination_address AS counterparty, coalesce(sp.memo, '') AS note, sp.created_at
+  FROM safe_payments sp
+  WHERE sp.tenant_id = ?tenant AND sp.environment = ?env AND sp.kind = 'transfer' AND (?wallet = '' OR sp.source_wallet_id = ?wallet)`
+
+	activityMirrorSQL = `SELECT t.id, ` + activityWalletOfReference + ` AS wallet_id,
+    CASE WHEN p.amount >= 0 THEN 'payment' ELSE 'withdrawal' END AS type, abs(p.amount) AS amount, 'COMPLETED' AS status,
+    coalesce(t.metadata->>'txHash', '') AS tx_hash,
+    coalesce(CASE WHEN p.amount >= 0 THEN t.metadata->>'from' ELSE t.metadata->>'to' END, '') AS counterparty,
+    '' AS note, t.created_at
+  FROM ledger_accounts a
+  JOIN ledger_postings p ON p.account_id = a.id
+  JOIN ledger_transfers t ON t.id = p.transfer_id
+  WHERE a.tenant_id = ?tenant AND a.environment = ?env AND a.kind = ?kind
+    AND (?wallet = '' OR a.reference = 'wallet:' || ?wallet || ':onchain')
+    AND NOT (p.amount < 0 AND EXISTS (SELECT 1 FROM safe_payments sp
+      WHERE sp.source_wallet_id = ` + activityWalletOfReference + ` AND sp.kind = 'transfer'
+        AND lower(sp.executed_tx_hash) = lower(t.metadata->>'txHash')))`
+
+	// activityFilterSQL applies the list's filters to a source's rows.
+	activityFilterSQL = `(?type = '' OR type = ?type) AND (?status = '' OR status = ?status)
+    AND (?from::timestamptz IS NULL OR created_at >= ?from) AND (?to::timestamptz IS NULL OR created_at < ?to)`
+)
+
+// ListWalletActivity reads one page: each source contributes at most skip+take rows, newest
+// first, so the merge sorts a bounded set; the total is a count over both sources.
+func (r walletActivityRepo) ListWalletActivity(ctx context.Context, q ports.ActivityQuery, page ports.Page) ([]ports.WalletActivity, int, error) {
+	if page.Skip < 0 || page.Skip > ports.MaxActivitySkip || page.Take <= 0 || page.Take > ports.MaxTake {
+		panic(fmt.Sprintf("postgres: wallet activity page out of bounds: %+v", page))
+	}
+	args := newActivityArgs(q)
+	depth := page.Skip + page.Take
+	pageSQL := fmt.Sprintf(`SELECT * FROM (
+  (SELECT * FROM (%s) s WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d)
+  UNION ALL
+  (SELECT * FROM (%s) m WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d)
+) u ORDER BY created_at DESC, id DESC LIMIT %d OFFSET %d`,
+		activityPaymentsSQL, activityFilterSQL, depth, activityMirrorSQL, activityFilterSQL, depth, page.Take, page.Skip)
+	var rows []walletActivityRow
+	if err := r.db.NewRaw(pageSQL, args).Scan(ctx, &rows); err != nil {
+		return nil, 0, err
+	}
+	countSQL := fmt.Sprintf(`SELECT (SELECT count(*) FROM (%s) s WHERE %s) + (SELECT count(*) FROM (%s) m WHERE %s)`,
+		activityPaymentsSQL, activityFilterSQL, activityMirrorSQL, activityFilterSQL)
+	var total int
+	if err := r.db.NewRaw(countSQL, args).Scan(ctx, &total); err != nil {
+		return nil, 0, err
+	}
+	out := make([]ports.WalletActivity, len(rows))
+	for i, row := range rows {
+		out[i] = ports.WalletActivity{ID: row.ID, WalletID: row.WalletID, Type: row.Type, AmountBaseUnits: row.Amount,
+			Status: row.Status, TxHash: row.TxHash, Counterparty: row.Counterparty, Note: row.Note, CreatedAt: row.CreatedAt.UTC()}
+	}
+	return out, total, nil
+}
+
+// activityArgs are the named arguments of the activity queries (a nil time filters nothing).
+type activityArgs struct {
+	Tenant string     `bun:"tenant"`
+	Env    string     `bun:"env"`
+	Wallet string     `bun:"wallet"`
+	Kind   string     `bun:"kind"`
+	Type   string     `bun:"type"`
+	Status string     `bun:"status"`
+	From   *time.Time `bun:"from"`
+	To     *time.Time `bun:"to"`
+}
+
+func newActivityArgs(q ports.ActivityQuery) *activityArgs {
+	a := &activityArgs{Tenant: q.TenantID, Env: string(q.Environment), Wallet: q.WalletID,
+		Kind: ledger.KindWalletOnchain, Type: q.Type, Status: q.Status}
+	if !q.From.IsZero() {
+		a.From = &q.From
+	}
+	if !q.To.IsZero() {
+		a.To = &q.To
+	}
+	return a
+}

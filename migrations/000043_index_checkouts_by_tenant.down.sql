@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS checkouts_tenant_created;

@@ -1,0 +1,25 @@
+package wiring
+
+import (
+	"github.com/uptrace/bun"
+
+	"corridor/adapters/custody"
+	"corridor/core"
+	"corridor/ports"
+)
+
+// custodySigners are the custody signers per environment (D21): TEST keeps custody keys in the
+// keystore sealed by the service cipher; LIVE only in an HSM, through PKCS#11, when one is
+// configured. The returned function closes the HSM session.
+func custodySigners(cfg Config, db bun.IDB, protect ports.Cipher) (map[core.Environment]ports.CustodySigner, func(), error) {
+	signers := map[core.Environment]ports.CustodySigner{core.EnvTest: custody.NewKeystore(db, protect)}
+	if cfg.CustodyPKCS11 == nil {
+		return signers, func() {}, nil
+	}
+	hsm, err := custody.OpenPKCS11(*cfg.CustodyPKCS11)
+	if err != nil {
+		return nil, nil, err
+	}
+	signers[core.EnvLive] = hsm
+	return signers, hsm.Close, nil
+}
