@@ -20,6 +20,7 @@ var makeNeeds = map[string][]string{
 	"fmt":           nil,
 	"browser":       nil,                 // Debian's chromium, installed with apt-get when missing
 	"alerts-check":  nil,                 // promtool from Debian's prometheus, installed with apt-get when missing
+	"softhsm":       nil,                 // Debian's softhsm2, installed with apt-get when missing
 	"lint":          {"golangci-lint@v"}, // the pinned golangci-lint, installed into bin/ when missing
 	"clean-data":    nil,
 	"bench-ledger":  nil, // a throwaway PostgreSQL (installed when missing) and pgbench from it
