@@ -13,9 +13,12 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/corridor /usr/local/bin/corridor
 # The data dir keeps the generated session secret; owned by nonroot so a named volume inherits it.
 COPY --from=build --chown=65532:65532 /out/data /var/lib/corridor
+# Metrics listen on every interface of the container (its loopback is unreachable from a
+# scraper); publish 9464 only to the monitoring network, never beside the API's 8080.
 ENV CORRIDOR_ADDR=:8080 \
+    METRICS_ADDR=:9464 \
     CORRIDOR_DATA_DIR=/var/lib/corridor
-EXPOSE 8080
+EXPOSE 8080 9464
 USER nonroot:nonroot
 ENTRYPOINT ["/usr/local/bin/corridor"]
 # `serve` applies the migrations to DATABASE_URL, then serves.

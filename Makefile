@@ -30,7 +30,7 @@ contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe
 # (docs/ledger.md, "Commit pipeline"); `make test-pipeline` runs every suite that way.
 PIPELINE_PKGS := ./test/api ./test/payments ./test/cards ./test/treasury ./test/invoices ./test/offramp ./test/checkout ./test/agents ./test/webhooks
 
-test: contracts browser softhsm ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
+test: contracts browser softhsm alerts-check ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
 	$(GO) vet $(PKGS)
 	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -count=1 -timeout 15m $(PKGS)
 	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 10m $(PIPELINE_PKGS)
@@ -49,6 +49,15 @@ browser: ## headless Chromium for the browser tests: Debian's chromium, installe
 	@test -n "$$CHROMIUM" || command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || command -v google-chrome >/dev/null 2>&1 || { \
 		echo "installing Debian's chromium for the browser tests (once)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; }
+
+# Alert rules are checked and unit-tested with promtool (docs/runbooks.md is what they link to).
+.PHONY: alerts-check
+alerts-check: ## check deploy/prometheus/alerts.yml and run its promtool unit tests (Debian's prometheus package provides promtool; installed with apt-get only when missing)
+	@command -v promtool >/dev/null 2>&1 || { \
+		echo "installing Debian's prometheus for promtool (once)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus; }
+	promtool check rules deploy/prometheus/alerts.yml
+	promtool test rules deploy/prometheus/alerts_test.yml
 
 # The PKCS#11 custody signer is tested against SoftHSM2 (adapters/custody); make test requires it.
 .PHONY: softhsm

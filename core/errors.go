@@ -42,6 +42,8 @@ const (
 	CodeHandleNotFound Code = "HANDLE_NOT_FOUND"
 	CodeHandleTaken    Code = "HANDLE_TAKEN"
 	CodeDripNotFound   Code = "DRIP_NOT_FOUND"
+	// CodeJobNotFound answers an operator naming a background job that does not exist.
+	CodeJobNotFound Code = "JOB_NOT_FOUND"
 
 	// Ledger codes.
 	CodeInsufficientFunds       Code = "INSUFFICIENT_FUNDS"

@@ -3,8 +3,12 @@ package wiring
 import (
 	"log/slog"
 
+	"github.com/uptrace/bun"
+
 	"corridor/adapters/console"
 	"corridor/adapters/http"
+	"corridor/adapters/postgres"
+	operationsapp "corridor/app/operations"
 	"corridor/ports"
 )
 
@@ -14,12 +18,16 @@ import (
 const consoleKeyPurpose = "console-cookie-key"
 
 // mountConsole mounts the tenant console (/console/) on the API's Fiber app, over the same
-// services.
-func mountConsole(srv *http.Server, svc http.Services, protect ports.Cipher, log *slog.Logger) error {
+// services, and the operator console (/console/operator) over the operator's reports.
+func mountConsole(srv *http.Server, svc http.Services, db *bun.DB, jobs ports.JobRetrier, operatorToken string, protect ports.Cipher, log *slog.Logger) error {
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
-	_, err := console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key)}, console.Services{
+	ops, err := operationsapp.New(postgres.NewOperatorReports(db), jobs, log)
+	if err != nil {
+		return err
+	}
+	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: operatorToken}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp,
-		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
+		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: ops, Idempotency: svc.Idempotency,
 	}, log)
 	return err
 }

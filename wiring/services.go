@@ -14,7 +14,6 @@ import (
 
 	"corridor/adapters/http"
 	"corridor/adapters/issuer"
-	webhooksender "corridor/adapters/webhook"
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
@@ -51,6 +50,8 @@ type servicePorts struct {
 	payouts   map[string]ports.PayoutRail
 	screening ports.Screening
 	custody   map[core.Environment]ports.CustodySigner
+	// webhookSender delivers webhooks (the SSRF-checked sender, counted for the metrics).
+	webhookSender webhooksapp.Sender
 }
 
 // newServices builds one service per capability of app/ and plugs them into each other
@@ -140,7 +141,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
-		Sender: webhooksender.New(webhookTimeout(cfg.Webhooks)), Config: cfg.Webhooks, Logger: log})
+		Sender: p.webhookSender, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
 		return s, err
 	}

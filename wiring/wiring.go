@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"math/big"
+	nethttp "net/http"
 	"net/netip"
 	"time"
 
@@ -177,6 +178,10 @@ type Service struct {
 	// stopListen.
 	listen     func(ctx context.Context)
 	stopListen context.CancelFunc
+	// Metrics serves the Prometheus registry; cmd serves it on METRICS_ADDR, never on the API
+	// port.
+	Metrics nethttp.Handler
+	obs     *observability
 }
 
 // Close releases the database pool.
@@ -260,18 +265,28 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	obs, err := newObservability(db, store, cfg.ChainAdapters)
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
+	sender, err := obs.webhookSender(cfg.Webhooks)
+	if err != nil {
+		closeDB()
+		return nil, err
+	}
 	var appStore ports.Store = store
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers}, log)
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender}, log)
 	if err != nil {
 		closeDB()
 		return nil, err
 	}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump)...), Logger: log,
-		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout,
+		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
 	})
 	if err != nil {
 		closeDB()
@@ -287,17 +302,20 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
 		CheckoutPageBase:   cfg.CheckoutPageBase,
+		Readiness:          readinessChecks(cfg.ChainAdapters, runner),
+		Metrics:            obs.registry,
 	}, services, log)
 	if err != nil {
 		closeDB()
 		return nil, err
 	}
-	if err := mountConsole(srv, services, protect, log); err != nil {
+	if err := mountConsole(srv, services, db, inserter, cfg.OperatorToken, protect, log); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
 		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB,
+		Metrics: obs.handler(), obs: obs,
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
 		}}, nil

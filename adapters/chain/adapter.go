@@ -109,7 +109,7 @@ func Dial(ctx context.Context, rpcURL string, relayerKey *ecdsa.PrivateKey, addr
 	if err != nil {
 		return nil, fmt.Errorf("chain: dialing %s: %w", redactedURL(rpcURL), err)
 	}
-	a, err := New(ctx, WithRPCTimeout(client, opts.RPCTimeout), relayerKey, addrs, nil)
+	a, err := New(ctx, WithTracing(WithRPCTimeout(client, opts.RPCTimeout)), relayerKey, addrs, nil)
 	if err != nil {
 		client.Close()
 		return nil, err

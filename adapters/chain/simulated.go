@@ -95,6 +95,7 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 	if opts.RPCTimeout > 0 {
 		adapterClient = WithRPCTimeout(adapterClient, opts.RPCTimeout)
 	}
+	adapterClient = WithTracing(adapterClient)
 	afterSend := commit
 	if opts.ManualMining {
 		afterSend = nil

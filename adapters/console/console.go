@@ -19,6 +19,7 @@ import (
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
+	operationsapp "corridor/app/operations"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
@@ -46,6 +47,8 @@ type Services struct {
 	Agents   *agentsapp.Service
 	Cards    *cardsapp.Service
 	Webhooks *webhooksapp.Service
+	// Operations lists what waits for an operator across tenants (the operator console).
+	Operations *operationsapp.Service
 	// Idempotency runs each state-changing form at most once per render, as it runs the API's
 	// POSTs once per Idempotency-Key.
 	Idempotency *kernel.Idempotency
@@ -56,14 +59,18 @@ type Config struct {
 	// CookieKey seals the session cookie and derives CSRF tokens (at least 32 bytes). Every
 	// replica must hold the same key; wiring derives it from the cipher's lookup key.
 	CookieKey []byte
+	// OperatorToken (OPERATOR_TOKEN) signs an operator in to /console/operator; empty turns
+	// the operator console off.
+	OperatorToken string
 }
 
 // Console is the mounted console.
 type Console struct {
-	svc   Services
-	seal  sealer
-	pages map[string]*template.Template
-	log   *slog.Logger
+	svc           Services
+	operatorToken string
+	seal          sealer
+	pages         map[string]*template.Template
+	log           *slog.Logger
 }
 
 // Mount registers the console's routes on app.
@@ -75,7 +82,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Idempotency == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}
-	k := &Console{svc: svc, seal: sealer{key: cfg.CookieKey}, log: log}
+	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log}
 	var err error
 	if k.pages, err = webconsole.Pages(funcs); err != nil {
 		return nil, err
@@ -84,6 +91,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	g.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(webconsole.Static()), MaxAge: 3600}))
 	g.Get("/signin", k.signinPage)
 	g.Post("/signin", k.signin)
+	k.operatorRoutes(g)
 	m := g.Group("", k.member, k.csrf)
 	m.Post("/signout", k.signout)
 	m.Post("/environment", k.switchEnvironment)

@@ -30,6 +30,8 @@ type cookieState struct {
 	Token string `json:"t,omitempty"`
 	Env   string `json:"e,omitempty"`
 	Nonce string `json:"n"`
+	// At is when an operator signed in (Unix seconds); member sessions end with their token.
+	At int64 `json:"a,omitempty"`
 }
 
 // sealer seals cookies and derives CSRF tokens from one key.

@@ -16,10 +16,8 @@ func (s *Server) endpointTable() []Endpoint {
 	routes := []Endpoint{
 		{Method: "GET", Path: "/healthz", Public: "liveness probe for load balancers; says nothing about any tenant", Summary: "Liveness: the process answers", Tag: "service",
 			Responses: map[int]any{200: healthResponse{}}, Handler: s.healthz},
-		{Method: "GET", Path: "/readyz", Public: "readiness probe for load balancers; says nothing about any tenant", Summary: "Readiness: the database answers", Tag: "service",
-			Responses: map[int]any{200: healthResponse{}, 503: Envelope{}}, Handler: s.readyz},
-		{Method: "GET", Path: "/metrics", Public: "Prometheus scrape; aggregate figures, no tenant data", Summary: "Prometheus metrics", Tag: "service",
-			Responses: map[int]any{200: Content{"text/plain": ""}}, Handler: s.metrics.handler()},
+		{Method: "GET", Path: "/readyz", Public: "readiness probe for load balancers; says nothing about any tenant", Summary: "Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)", Tag: "service",
+			Responses: map[int]any{200: readinessResponse{}, 503: Envelope{}}, Handler: s.readyz},
 		{Method: "GET", Path: "/v1/openapi.json", Public: "the public API contract", Summary: "This OpenAPI document", Tag: "service",
 			Responses: map[int]any{200: map[string]any{}}, Handler: s.openapi},
 		{Method: "GET", Path: "/v1/capabilities", Public: "self-description; a credential only narrows it to its environment", Summary: "API version, environment, chains and built features", Tag: "service",
@@ -96,12 +94,3 @@ func (s *Server) endpointTable() []Endpoint {
 }
 
 func (s *Server) healthz(c *fiber.Ctx) error { return c.JSON(healthResponse{Status: "ok"}) }
-
-func (s *Server) readyz(c *fiber.Ctx) error {
-	if err := s.cfg.Store.Ping(c.UserContext()); err != nil {
-		s.log.Warn("readiness check failed", "requestId", requestID(c), "error", err.Error())
-		return c.Status(fiber.StatusServiceUnavailable).JSON(Envelope{
-			StatusCode: 503, Code: "SERVICE_UNAVAILABLE", Message: "database unreachable", RequestID: requestID(c)})
-	}
-	return c.JSON(healthResponse{Status: "ok"})
-}

@@ -8,7 +8,6 @@ import (
 	"corridor/app/finance"
 	"corridor/core/auth"
 	"corridor/core/recipient"
-	"corridor/core/wallet"
 )
 
 // identityEndpoints are the caller's identity and the service's status (DESIGN.md §6).
@@ -88,8 +87,6 @@ type chainHealthResponse struct {
 	LatestBlock         *uint64 `json:"latestBlock" oas:"required" description:"null when the node could not be read"`
 	IndexedThroughBlock *uint64 `json:"indexedThroughBlock" oas:"required" description:"the last block the ledger mirror has posted; null before its first run"`
 	MirrorLagBlocks     *uint64 `json:"mirrorLagBlocks" oas:"required" description:"latestBlock minus indexedThroughBlock; past 600 the environment is degraded"`
-	RelayerAddress      *string `json:"relayerAddress" oas:"required"`
-	RelayerBalanceEth   *string `json:"relayerBalanceEth" oas:"required" description:"the gas account's balance; null when unread"`
 	Problem             *string `json:"problem" oas:"required"`
 }
 
@@ -111,11 +108,7 @@ func (s *Server) getStatus(c *fiber.Ctx) error {
 	for i, h := range rep.Chains {
 		out.Chains[i] = chainHealthResponse{Environment: string(h.Environment), Status: h.Status, ChainID: h.ChainID,
 			LatestBlock: h.LatestBlock, IndexedThroughBlock: h.IndexedThroughBlock, MirrorLagBlocks: h.MirrorLagBlocks,
-			RelayerAddress: strPtr(h.RelayerAddress), Problem: strPtr(h.Problem)}
-		if h.RelayerBalanceWei != nil {
-			eth := wallet.FormatBigAmount(wallet.AssetETH, h.RelayerBalanceWei)
-			out.Chains[i].RelayerBalanceEth = &eth
-		}
+			Problem: strPtr(h.Problem)}
 	}
 	return c.JSON(out)
 }

@@ -59,6 +59,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeHandleNotFound:               404,
 	core.CodeHandleTaken:                  409,
 	core.CodeDripNotFound:                 404,
+	core.CodeJobNotFound:                  404,
 	wallet.CodeWalletQuotaExceeded:        422,
 	safepay.CodePaymentNotFound:           404,
 	safepay.CodeSignatureDuplicate:        409,

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/valyala/fasthttp"
+	"go.opentelemetry.io/otel/trace"
 
 	"corridor/app/kernel"
 	"corridor/core"
@@ -199,6 +200,9 @@ func (s *Server) observe(c *fiber.Ctx) error {
 		"status", status, "latencyMs", float64(latency.Microseconds()) / 1000}
 	if p, ok := principalOf(c); ok {
 		attrs = append(attrs, "principal", p.LogID(), "tenantId", p.TenantID)
+	}
+	if sc := trace.SpanContextFromContext(c.UserContext()); sc.IsValid() {
+		attrs = append(attrs, "traceId", sc.TraceID().String())
 	}
 	level := slog.LevelInfo
 	if status >= 500 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/prometheus/client_golang/prometheus"
 
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
@@ -39,6 +40,12 @@ type Config struct {
 	Capabilities   CapabilitiesConfig
 	Version        string
 	Store          ports.Store // for /readyz
+	// Readiness are the checks /readyz runs besides the database's (each configured chain,
+	// the job workers).
+	Readiness []ReadinessCheck
+	// Metrics receives the HTTP layer's collectors; the separate metrics listener serves it
+	// (METRICS_ADDR). Nil: the counters are kept and served nowhere.
+	Metrics prometheus.Registerer
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates /v1/admin/...
 	// (D11). Empty: admin routes answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
@@ -218,7 +225,11 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 	if cfg.ClaimLinkRateLimit.PerSecond <= 0 || cfg.ClaimLinkRateLimit.Burst <= 0 {
 		cfg.ClaimLinkRateLimit = claimLimit
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, metrics: newMetrics(), claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
+	m, err := newMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, svc: svc, log: log, metrics: m, claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
 		ephemeralKeyLimiter: newWindowLimiter(ephemeralKeysPerMinute, time.Minute)}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
@@ -232,7 +243,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
-	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.markSecondary, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
+	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.markSecondary, s.traceRequest, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
 	s.endpoints = s.endpointTable()
 	for _, r := range s.endpoints {
 		s.register(r)

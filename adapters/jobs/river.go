@@ -9,14 +9,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"corridor/adapters/postgres"
 	"corridor/ports"
@@ -31,7 +34,8 @@ var _ ports.Jobs = (*Inserter)(nil)
 
 // NewInserter builds the insert-only client over the Bun handle's *sql.DB.
 func NewInserter(db *sql.DB, log *slog.Logger) (*Inserter, error) {
-	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: riverLogger(log)})
+	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: riverLogger(log),
+		Middleware: []rivertype.Middleware{&traceInsert{}}})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: insert client: %w", err)
 	}
@@ -56,6 +60,8 @@ func (q *Inserter) Enqueue(ctx context.Context, args ports.JobArgs, opts ports.J
 type Runner struct {
 	client *river.Client[pgx.Tx]
 	pool   *pgxpool.Pool
+	// running is true between Start and Stop: readiness fails outside it.
+	running atomic.Bool
 }
 
 // Config sets up the worker side.
@@ -71,6 +77,10 @@ type Config struct {
 	// workers' pool, as on the service's (postgres.Options; zero takes the defaults).
 	StatementTimeout         time.Duration
 	IdleInTransactionTimeout time.Duration
+	// Metrics, when set, receives corridor_job_runs_total (jobs worked by kind and outcome).
+	Metrics prometheus.Registerer
+	// Middleware wraps every worked job inside the metrics and tracing middleware.
+	Middleware []rivertype.Middleware
 }
 
 // NewRunner builds the worker client.
@@ -92,11 +102,20 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	for name, value := range timeouts.ServerTimeouts() {
 		poolConfig.ConnConfig.RuntimeParams[name] = value
 	}
+	work, err := newWorkMetrics(cfg.Metrics)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: metrics: %w", err)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, poolConfig)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: pool: %w", err)
 	}
+	if err := registerPoolMetrics(cfg.Metrics, pool); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("jobs: metrics: %w", err)
+	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		Middleware:        append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{}}, cfg.Middleware...),
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:           cfg.Workers,
 		PeriodicJobs:      cfg.PeriodicJobs,
@@ -112,10 +131,29 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 }
 
 // Start runs the workers until Stop.
-func (r *Runner) Start(ctx context.Context) error { return r.client.Start(ctx) }
+func (r *Runner) Start(ctx context.Context) error {
+	if err := r.client.Start(ctx); err != nil {
+		return err
+	}
+	r.running.Store(true)
+	return nil
+}
+
+// Ready reports whether the workers can take jobs: they run, and their own pool reaches the
+// database (a worker pool that cannot connect leaves every job waiting while the API answers).
+func (r *Runner) Ready(ctx context.Context) error {
+	if !r.running.Load() {
+		return errors.New("the job workers are not running")
+	}
+	if err := r.pool.Ping(ctx); err != nil {
+		return fmt.Errorf("the job workers' database pool: %w", err)
+	}
+	return nil
+}
 
 // Stop lets running jobs finish (up to ctx's deadline) and closes the pool.
 func (r *Runner) Stop(ctx context.Context) error {
+	r.running.Store(false)
 	err := r.client.Stop(ctx)
 	r.pool.Close()
 	return err

@@ -97,7 +97,7 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	case opts.MaxWait < 0:
 		opts.MaxWait = 0
 	}
-	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{})}
+	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics()}
 	out := &Store{db: s.db, pipe: p}
 	p.direct = out.direct
 	for i := 0; i < opts.Lanes; i++ {
@@ -119,14 +119,15 @@ func (s *Store) Close() {
 }
 
 type pipeline struct {
-	stats  pipelineCounters
-	db     *bun.DB
-	opts   PipelineOptions
-	queue  chan *pipeUnit
-	stop   chan struct{}
-	once   sync.Once
-	wg     sync.WaitGroup
-	direct func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
+	stats   pipelineCounters
+	metrics *pipelineMetrics
+	db      *bun.DB
+	opts    PipelineOptions
+	queue   chan *pipeUnit
+	stop    chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+	direct  func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
 }
 
 func (p *pipeline) close() {
@@ -270,6 +271,7 @@ type batch struct {
 	holdsLocks bool  // the batch's transaction may hold locks
 	timeout    bool  // lock_timeout is set
 	poisoned   error // the batch cannot commit: its units run again alone
+	openedAt   time.Time
 }
 
 // maxSQLUnits bounds the savepoints of a batch: they are subtransactions, and past 64
@@ -287,7 +289,7 @@ func (p *pipeline) runBatch(carried []*pipeUnit) []*pipeUnit {
 		}
 		return nil
 	}
-	b := &batch{p: p, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member)}
+	b := &batch{p: p, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now()}
 	for _, u := range carried {
 		b.admit(u)
 	}
@@ -583,6 +585,7 @@ func (b *batch) runAlone() []*pipeUnit {
 // commit releases the last savepoint, writes the buffered ledger rows, commits and answers.
 func (b *batch) commit(ctx context.Context) []*pipeUnit {
 	b.p.stats.batches.Add(1)
+	b.p.metrics.observe(len(b.ended), b.openedAt)
 	kept := false
 	for _, m := range b.ended {
 		kept = kept || (m.err == nil && m.panicked == nil)

@@ -20,6 +20,8 @@ const maxTxAttempts = 5
 type Store struct {
 	db   *bun.DB
 	pipe *pipeline // nil: every unit of work is its own transaction
+	// idleMetrics are the pipeline histograms of a store without a pipeline (never observed).
+	idleMetrics *pipelineMetrics
 }
 
 var _ ports.Store = (*Store)(nil)

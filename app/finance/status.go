@@ -2,10 +2,7 @@ package finance
 
 import (
 	"context"
-	"math/big"
 	"time"
-
-	"github.com/ethereum/go-ethereum/common"
 
 	"corridor/app/kernel"
 	"corridor/core"
@@ -40,8 +37,6 @@ type ChainHealth struct {
 	LatestBlock         *uint64
 	IndexedThroughBlock *uint64
 	MirrorLagBlocks     *uint64
-	RelayerAddress      string
-	RelayerBalanceWei   *big.Int
 	Problem             string
 }
 
@@ -51,11 +46,6 @@ type StatusReport struct {
 	Database  string
 	Chains    []ChainHealth
 	CheckedAt time.Time
-}
-
-// relayerChain is a chain adapter that names the account paying its gas.
-type relayerChain interface {
-	RelayerAddress() common.Address
 }
 
 // Status reports the database's and each environment's chain health. It never fails because a
@@ -80,7 +70,9 @@ func (s *Service) Status(ctx context.Context, p auth.Principal) (StatusReport, e
 	return rep, nil
 }
 
-// chainHealth reads the head, the mirror's cursor and the relayer's balance of env's chain.
+// chainHealth reads the head and the mirror's cursor of env's chain. The platform relayer
+// (its address, its gas balance) is not a tenant's business: operators read it from the
+// metrics listener (corridor_relayer_balance_eth).
 func (s *Service) chainHealth(ctx context.Context, env core.Environment, dbUp bool) ChainHealth {
 	h := ChainHealth{Environment: env, Status: HealthOK}
 	c, err := s.chains.Chain(env)
@@ -98,12 +90,6 @@ func (s *Service) chainHealth(ctx context.Context, env core.Environment, dbUp bo
 		return h
 	}
 	h.LatestBlock = &latest
-	if r, ok := c.(relayerChain); ok {
-		h.RelayerAddress = r.RelayerAddress().Hex()
-		if bal, err := c.ETHBalance(readCtx, r.RelayerAddress()); err == nil {
-			h.RelayerBalanceWei = bal
-		}
-	}
 	if dbUp {
 		s.mirrorLag(ctx, &h, env, id, latest)
 	}

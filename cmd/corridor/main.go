@@ -130,11 +130,19 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 	if err := cfg.checkServe(); err != nil {
 		return err
 	}
+	if err := checkMetricsAddr(cfg.Service.MetricsAddr, cfg.listenAddr()); err != nil {
+		return err
+	}
 	stopDebug, err := startDebugServer(cfg.Service.DebugAddr, log)
 	if err != nil {
 		return err
 	}
 	defer stopDebug()
+	stopTracing, err := startTracing(ctx, log)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	if dbURL == "" {
 		return errors.New("DATABASE_URL is not set (use `corridor run` for a local database)")
 	}
@@ -174,6 +182,11 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	defer svc.Close()
+	stopMetrics, err := startMetricsServer(cfg.Service.MetricsAddr, cfg.listenAddr(), svc.Metrics, log)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 	if err := svc.StartWorkers(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start job workers: %w", err)
 	}

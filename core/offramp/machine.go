@@ -32,6 +32,15 @@ const (
 	StatusCanceled                      Status = "CANCELED"
 )
 
+// Statuses lists every status in the order of the specification's table, for reports that
+// show each one (a metric's series exists before its first payment).
+func Statuses() []Status {
+	return []Status{StatusCreated, StatusRecipientResolution, StatusPendingClaim, StatusSourceFundsConfirmed,
+		StatusPolicyCheck, StatusRouteQuoted, StatusAwaitingRecipientConfirmation, StatusPayoutSelectionRequired,
+		StatusComplianceHold, StatusFundsLocked, StatusProviderSubmitted, StatusProviderProcessing, StatusActionRequired,
+		StatusDelivered, StatusFailed, StatusRefundPending, StatusRefunded, StatusCanceled}
+}
+
 // Trigger is what happened to a payment.
 type Trigger string
 

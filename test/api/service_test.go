@@ -1,12 +1,15 @@
 package api
 
 import (
+	"context"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"corridor/app/webhooks"
+	"corridor/ports"
 	"corridor/test/harness"
 	"corridor/wiring"
 )
@@ -52,8 +55,10 @@ func TestService_HealthAndReadiness(t *testing.T) {
 	if e.Client(t).Get("/healthz").Expect(t, 200).JSON(t)["status"] != "ok" {
 		t.Fatal("healthz not ok")
 	}
-	if e.Client(t).Get("/readyz").Expect(t, 200).JSON(t)["status"] != "ok" {
-		t.Fatal("readyz not ok")
+	got := e.Client(t).Get("/readyz").Expect(t, 200).JSON(t)
+	checks, _ := got["checks"].(map[string]any)
+	if got["status"] != "ok" || checks["database"] != "ok" || checks["jobs"] != "ok" {
+		t.Fatalf("readyz: %v", got)
 	}
 }
 
@@ -61,24 +66,75 @@ func TestService_ReadinessFailsWithoutDatabase(t *testing.T) {
 	t.Parallel()
 	broken := harness.NewServer(t, nil)
 	broken.Service.Close() // the pool is closed: the database is unreachable for this server
-	broken.Client(t).Get("/readyz").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
+	got := broken.Client(t).Get("/readyz").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
+	checks := got["details"].(map[string]any)["checks"].(map[string]any)
+	if checks["database"] != "the database does not answer" || !strings.Contains(got["message"].(string), "database") {
+		t.Fatalf("readyz without a database: %v", got)
+	}
 	broken.Client(t).Get("/healthz").Expect(t, 200)
 }
 
+// TestService_ReadinessFailsWithoutJobWorkers: a replica whose job workers stopped is not
+// ready, and the body says which part failed while the database still answers.
+func TestService_ReadinessFailsWithoutJobWorkers(t *testing.T) {
+	t.Parallel()
+	stopped := harness.NewServer(t, nil)
+	stopped.Client(t).Get("/readyz").Expect(t, 200)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := stopped.Service.StopWorkers(ctx); err != nil {
+		t.Fatalf("stop workers: %v", err)
+	}
+	got := stopped.Client(t).Get("/readyz").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
+	checks := got["details"].(map[string]any)["checks"].(map[string]any)
+	if checks["jobs"] != "the job workers cannot take jobs" || checks["database"] != "ok" || got["message"] != "not ready: jobs" {
+		t.Fatalf("readyz without job workers: %v", got)
+	}
+}
+
+// TestService_Metrics: the metrics listener serves every metric an alert or the dashboard
+// reads, and the public API port does not serve /metrics at all.
 func TestService_Metrics(t *testing.T) {
 	t.Parallel()
 	e := env()
 	e.Client(t).Get("/v1/capabilities").Expect(t, 200)
 	e.Client(t).Get("/v1/nothing").Expect(t, 404)
-	body := string(e.Client(t).Get("/metrics").Expect(t, 200).Body)
+	e.Client(t).Get("/metrics").Expect(t, 404)
+	enqueueScheduledJob(t, e)
+	body := e.Metrics(t)
 	for _, want := range []string{
 		`corridor_http_requests_total{method="GET",route="/v1/capabilities",status="200"}`,
 		`corridor_http_requests_total{method="GET",route="unmatched",status="404"}`,
 		`corridor_http_request_duration_seconds_bucket{method="GET",route="/v1/capabilities"`,
+		`corridor_jobs{kind="webhooks.deliver",state="scheduled"}`,
+		`corridor_jobs_oldest_available_age_seconds{kind="webhooks.deliver"}`,
+		`corridor_jobs_pool_in_use_connections `, `corridor_jobs_pool_waits_total `,
+		`corridor_webhook_attempts_total{outcome="unreachable"} `,
+		`corridor_webhook_endpoints_disabled{environment="LIVE"} `,
+		`corridor_offramp_payments{environment="TEST",status="ACTION_REQUIRED"} `,
+		`corridor_ledger_transfers_total{environment="TEST"} `,
+		`go_sql_in_use_connections{db_name="corridor"} `, `go_sql_wait_count_total{db_name="corridor"} `,
+		`corridor_pipeline_batch_units_bucket{`, `corridor_pipeline_batch_wait_seconds_bucket{`,
+		`corridor_metrics_source_up{source="jobs"} 1`, `corridor_metrics_source_up{source="relayer"} 1`,
+		`corridor_metrics_source_up{source="offramp"} 1`, `corridor_metrics_source_up{source="ledger"} 1`,
+		`go_goroutines `,
 	} {
 		if !strings.Contains(body, want) {
-			t.Fatalf("metrics lack %s", want)
+			t.Errorf("metrics lack %s", want)
 		}
+	}
+}
+
+// enqueueScheduledJob puts a delivery job an hour ahead into the queue, so the queue's gauges
+// have a kind to report; it never runs while the package's tests do.
+func enqueueScheduledJob(t *testing.T, e *harness.Env) {
+	t.Helper()
+	err := e.Service.Store.InTx(context.Background(), func(ctx context.Context, _ ports.Tx) error {
+		return e.Service.Jobs.Enqueue(ctx, webhooks.DeliverArgs{DeliveryID: "whd_metrics_probe"},
+			ports.JobOptions{ScheduledAt: time.Now().Add(time.Hour)})
+	})
+	if err != nil {
+		t.Fatalf("enqueue: %v", err)
 	}
 }
 

@@ -19,6 +19,7 @@ var makeNeeds = map[string][]string{
 	"contracts":     nil,
 	"fmt":           nil,
 	"browser":       nil,                 // Debian's chromium, installed with apt-get when missing
+	"alerts-check":  nil,                 // promtool from Debian's prometheus, installed with apt-get when missing
 	"softhsm":       nil,                 // Debian's softhsm2, installed with apt-get when missing
 	"lint":          {"golangci-lint@v"}, // the pinned golangci-lint, installed into bin/ when missing
 	"clean-data":    nil,

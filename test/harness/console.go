@@ -164,3 +164,55 @@ func (v *ConsoleVisitor) SignIn(token string) {
 	}
 	v.Get("/console/balances") // picks up the session's CSRF token
 }
+
+// OperatorSignIn signs in to the operator console (/console/operator) with the test servers'
+// operator token and expects to land on its overview.
+func (v *ConsoleVisitor) OperatorSignIn() {
+	v.t.Helper()
+	if p := v.Get("/console/operator/signin"); p.Status != http.StatusOK || !strings.Contains(p.Body, "OPERATOR_TOKEN") {
+		v.t.Fatalf("operator sign-in page: %d %s", p.Status, p.Body)
+	}
+	p := v.Post("/console/operator/signin", url.Values{"token": {OperatorToken}}, true)
+	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/operator" {
+		v.t.Fatalf("operator sign in: %d %s\n%s", p.Status, p.Header.Get("Location"), p.Body)
+	}
+}
+
+// OperatorRow reloads the operator console until its table (operator-payments, operator-jobs,
+// operator-endpoints) holds a row containing text, which background work may take a moment to
+// produce, and returns that row; it fails the test after 30 s.
+func (v *ConsoleVisitor) OperatorRow(table, text string) string {
+	v.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		page := v.Get("/console/operator")
+		if page.Status != http.StatusOK {
+			v.t.Fatalf("operator page: %d %s", page.Status, page.Body)
+		}
+		if row := tableRow(page.Body, table, text); row != "" {
+			return row
+		}
+		if time.Now().After(deadline) {
+			v.t.Fatalf("%s never listed %s:\n%s", table, text, page.Body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// tableRow is the <tr> of the table with id table that contains text, or "".
+func tableRow(body, table, text string) string {
+	start := strings.Index(body, `id="`+table+`"`)
+	if start < 0 {
+		return ""
+	}
+	end := strings.Index(body[start:], "</table>")
+	if end < 0 {
+		return ""
+	}
+	for _, row := range strings.Split(body[start:start+end], "<tr>") {
+		if strings.Contains(row, text) {
+			return row
+		}
+	}
+	return ""
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	nethttp "net/http"
 	"os"
 	"strconv"
 	"testing"
@@ -30,7 +31,10 @@ const SessionSecret = "test-session-secret-0123456789abcdef-0123456789"
 
 // Env is one running service.
 type Env struct {
-	BaseURL     string
+	BaseURL string
+	// MetricsURL is the service's metrics listener (METRICS_ADDR in production), a separate
+	// loopback port: the API's BaseURL never serves /metrics.
+	MetricsURL  string
 	DatabaseURL string
 	Service     *wiring.Service
 	Issuer      *identity.Sandbox
@@ -226,16 +230,25 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 		svc.Close()
 		return nil, err
 	}
+	metricsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		svc.Close()
+		return nil, err
+	}
+	metricsSrv := &nethttp.Server{Handler: svc.Metrics, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = metricsSrv.Serve(metricsLn) }()
 	go func() { _ = svc.Server.Fiber().Listener(ln) }()
 	issuer, err := identity.NewSandbox(cfg.SessionSecret)
 	if err != nil {
 		return nil, err
 	}
-	env := &Env{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), DatabaseURL: url, Service: svc, Issuer: issuer}
+	env := &Env{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), MetricsURL: fmt.Sprintf("http://%s/metrics", metricsLn.Addr()),
+		DatabaseURL: url, Service: svc, Issuer: issuer}
 	env.stop = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_ = svc.Server.Shutdown(ctx)
+		_ = metricsSrv.Shutdown(ctx)
 		_ = svc.StopWorkers(ctx)
 		svc.Close()
 	}

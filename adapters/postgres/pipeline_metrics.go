@@ -1,0 +1,48 @@
+package postgres
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// pipelineMetrics are the commit pipeline's histograms: how many units of work share a COMMIT,
+// and how long a batch stays open before it commits (the latency the pipeline adds to a unit).
+type pipelineMetrics struct {
+	units prometheus.Histogram
+	open  prometheus.Histogram
+}
+
+func newPipelineMetrics() *pipelineMetrics {
+	return &pipelineMetrics{
+		units: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corridor_pipeline_batch_units",
+			Help:    "Units of work per commit-pipeline batch (one COMMIT each).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}}),
+		open: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "corridor_pipeline_batch_wait_seconds",
+			Help:    "Time from a commit-pipeline batch's BEGIN to its COMMIT: the wait its units share.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1}}),
+	}
+}
+
+// observe records one batch that reached its COMMIT (or its rollback when no unit was kept).
+func (m *pipelineMetrics) observe(units int, openedAt time.Time) {
+	m.units.Observe(float64(units))
+	m.open.Observe(time.Since(openedAt).Seconds())
+}
+
+// PipelineCollectors are the pipeline's histograms for the metrics registry. Without a
+// pipeline they stay empty, so dashboards and alerts see the same names either way.
+func (s *Store) PipelineCollectors() []prometheus.Collector {
+	m := s.pipelineMetrics()
+	return []prometheus.Collector{m.units, m.open}
+}
+
+func (s *Store) pipelineMetrics() *pipelineMetrics {
+	if s.pipe != nil {
+		return s.pipe.metrics
+	}
+	if s.idleMetrics == nil {
+		s.idleMetrics = newPipelineMetrics()
+	}
+	return s.idleMetrics
+}

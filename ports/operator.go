@@ -1,0 +1,75 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"corridor/core"
+)
+
+// OperatorReports are the cross-tenant lists of the operator console (DESIGN.md D25): work that
+// waits for a person. Every list is bounded by limit and puts the longest-waiting item first.
+type OperatorReports interface {
+	// PaymentsAwaitingOperator are off-ramp payments in ACTION_REQUIRED or COMPLIANCE_HOLD.
+	PaymentsAwaitingOperator(ctx context.Context, limit int) ([]OperatorPayment, error)
+	// FailedJobs are background jobs whose last attempt failed: retryable (River tries again)
+	// and discarded (out of attempts: their work did not happen).
+	FailedJobs(ctx context.Context, limit int) ([]FailedJob, error)
+	// StuckRelayerTransactions are relayer nonces sent and still unmined after olderThan.
+	StuckRelayerTransactions(ctx context.Context, olderThan time.Duration, limit int) ([]StuckRelayerTransaction, error)
+	// DisabledEndpoints are webhook endpoints the service disabled after failing for the retry
+	// window (not those a tenant switched off).
+	DisabledEndpoints(ctx context.Context, limit int) ([]DisabledEndpoint, error)
+}
+
+// JobRetrier makes a failed background job available again, for an operator who fixed what
+// made it fail. Only a retryable or discarded job is retried; a job that is not is refused
+// with INVALID_STATE, an unknown one with JOB_NOT_FOUND.
+type JobRetrier interface {
+	RetryJob(ctx context.Context, id int64) error
+}
+
+// OperatorPayment is an off-ramp payment waiting for an operator.
+type OperatorPayment struct {
+	ID          string
+	TenantID    string
+	Environment core.Environment
+	Status      string
+	HoldReasons []string
+	Provider    string
+	UpdatedAt   time.Time
+}
+
+// FailedJob is a background job whose last attempt failed.
+type FailedJob struct {
+	ID          int64
+	Kind        string
+	State       string // retryable or discarded
+	Args        string // the job's arguments (JSON), at most 200 characters: the business object it names
+	Attempt     int
+	MaxAttempts int
+	LastError   string // the last attempt's error, at most 300 characters
+	At          time.Time
+}
+
+// DisabledEndpoint is a webhook endpoint disabled after failing for the whole retry window.
+type DisabledEndpoint struct {
+	ID           string
+	TenantID     string
+	Environment  core.Environment
+	URL          string
+	Reason       string
+	FailingSince *time.Time
+	UpdatedAt    time.Time
+}
+
+// StuckRelayerTransaction is one relayer nonce whose transactions (the first send and its fee
+// bumps) are all still unmined.
+type StuckRelayerTransaction struct {
+	ChainID      int64
+	Address      string
+	Nonce        int64
+	FirstSentAt  time.Time
+	Sends        int    // the first send and every replacement
+	LatestTxHash string // the newest replacement's hash, the one to look up
+}
