@@ -12,8 +12,9 @@ import (
 	"corridor/ports"
 )
 
-// GateSafePayment applies the spend policies of the payment's source wallet and of its agent
-// (the agent whose key proposes it, else the agent whose Safe the wallet is), per
+// GateSafePayment applies the spend policies of the payment's source wallet, of its agent (the
+// agent whose key proposes it, else the agent whose Safe the wallet is) and of its treasury
+// account (a sweep out of a bucket), per
 // POLICY_ENFORCEMENT (SPEC.md Policies): per transaction against a zero-spend window, with the
 // destination address as counterparty and no MCC. Each attached policy is evaluated and its
 // decision logged; the most restrictive wins (any deny declines).
@@ -72,6 +73,14 @@ func paymentDecision(ctx context.Context, tx ports.Tx, p auth.Principal, pay saf
 	}
 	if agentID != "" {
 		subjects = append(subjects, subject{policy.SubjectAgent, agentID})
+	}
+	// A payment out of a treasury bucket (a sweep) answers to its account's policy too.
+	accountID, isBucket, err := tx.Treasury().FindAccountIDByWallet(ctx, p.TenantID, p.Environment, pay.SourceWalletID)
+	if err != nil {
+		return nil, err
+	}
+	if isBucket {
+		subjects = append(subjects, subject{policy.SubjectTreasuryAccount, accountID})
 	}
 	txn := policy.Transaction{AmountBaseUnits: pay.AmountBaseUnits, Counterparty: strings.ToLower(pay.DestinationAddress)}
 	var decisions []*policy.Decision
