@@ -19,7 +19,7 @@ func mountConsole(srv *http.Server, svc http.Services, protect ports.Cipher, log
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
 	_, err := console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key)}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp,
-		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Idempotency: svc.Idempotency,
+		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
 	}, log)
 	return err
 }
