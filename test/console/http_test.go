@@ -395,7 +395,7 @@ func TestConsole_CheckoutsListed(t *testing.T) {
 	first := ten.Root.Post("/v1/payments", body).Expect(t, 201).JSON(t)["id"].(string)
 	second := ten.Root.Post("/v1/payments", body).Expect(t, 201).JSON(t)["id"].(string)
 	ten.Root.Post("/v1/sandbox/payments/"+first+"/expire", nil).Expect(t, 200)
-	harness.Poll(t, "the first checkout fails", func() map[string]any { return ten.Root.Get("/v1/payments/" + first).Expect(t, 200).JSON(t) },
+	harness.Poll(t, "the first checkout fails", func() map[string]any { return ten.Root.Get("/v1/payments/"+first).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "failed" })
 	other := env().NewTenant(t)
 	foreign := other.Root.Post("/v1/payments", body).Expect(t, 201).JSON(t)["id"].(string)
