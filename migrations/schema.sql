@@ -1842,6 +1842,8 @@ CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_
 
 CREATE INDEX treasury_accounts_tenant_idx ON public.treasury_accounts USING btree (tenant_id, environment, id);
 
+CREATE UNIQUE INDEX treasury_buckets_wallet ON public.treasury_buckets USING btree (wallet_id);
+
 CREATE INDEX treasury_rules_account_idx ON public.treasury_rules USING btree (account_id, id) WHERE (deleted_at IS NULL);
 
 CREATE INDEX treasury_rules_enabled_idx ON public.treasury_rules USING btree (environment, id) WHERE (enabled AND (deleted_at IS NULL));

@@ -15,6 +15,9 @@ type TreasuryRepo interface {
 	CreateAccount(ctx context.Context, a treasury.Account) error
 	// FindAccount returns a tenant's account in env, or TREASURY_ACCOUNT_NOT_FOUND.
 	FindAccount(ctx context.Context, tenantID string, env core.Environment, id string) (treasury.Account, error)
+	// FindAccountIDByWallet is the id of the tenant's account in env one of whose buckets is
+	// walletID; found is false for any other wallet.
+	FindAccountIDByWallet(ctx context.Context, tenantID string, env core.Environment, walletID string) (id string, found bool, err error)
 	// LockAccount loads an account by id alone and locks its row (the clock helper, jobs).
 	LockAccount(ctx context.Context, id string) (treasury.Account, error)
 	ListAccounts(ctx context.Context, tenantID string, env core.Environment, page Page) ([]treasury.Account, int, error)

@@ -122,7 +122,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	}
 	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
-		AgentBudget: s.Agents, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
+		AgentBudget: s.Agents, Mirror: s.Wallets, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
 	if err != nil {
 		return s, err
 	}

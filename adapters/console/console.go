@@ -16,6 +16,7 @@ import (
 
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
+	checkoutapp "corridor/app/checkout"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -49,6 +50,7 @@ type Services struct {
 	Webhooks *webhooksapp.Service
 	// Operations lists what waits for an operator across tenants (the operator console).
 	Operations *operationsapp.Service
+	Checkout   *checkoutapp.Service
 	// Idempotency runs each state-changing form at most once per render, as it runs the API's
 	// POSTs once per Idempotency-Key.
 	Idempotency *kernel.Idempotency
@@ -79,7 +81,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		return nil, errors.New("console: the cookie key must be at least 32 bytes")
 	}
 	if svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Offramp == nil ||
-		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Idempotency == nil || log == nil {
+		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Checkout == nil || svc.Idempotency == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}
 	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log}

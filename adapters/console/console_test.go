@@ -96,7 +96,7 @@ func TestEveryPageParses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"signin", "error", "notenant", "keys", "webhooks", "webhook", "events", "wallets", "wallet",
-		"payments", "payment", "offramps", "offramp", "cards", "agents", "balances", "entries", "trial", "reconciliation", "accounts", "account"} {
+		"payments", "payment", "checkouts", "offramps", "offramp", "cards", "agents", "balances", "entries", "trial", "reconciliation", "accounts", "account"} {
 		if pages[name] == nil {
 			t.Errorf("no page %s", name)
 		}

@@ -10,6 +10,7 @@ import (
 	webhooksapp "corridor/app/webhooks"
 	"corridor/core/agent"
 	"corridor/core/card"
+	"corridor/core/checkout"
 	"corridor/core/event"
 	"corridor/core/offramp"
 	"corridor/core/safepay"
@@ -22,6 +23,7 @@ func (k *Console) moneyRoutes(r fiber.Router) {
 	r.Get("/wallets/:id", k.wallet)
 	r.Get("/payments", k.payments)
 	r.Get("/payments/:id", k.payment)
+	r.Get("/checkouts", k.checkouts)
 	r.Get("/offramp", k.offrampPayments)
 	r.Get("/offramp/:id", k.offrampPayment)
 	r.Get("/cards", k.cards)
@@ -68,6 +70,29 @@ func (k *Console) payments(c *fiber.Ctx) error {
 	}
 	pg.Total = total
 	return k.render(c, fiber.StatusOK, "payments", "Safe payments", "", paymentsData{Payments: ps, Page: pg})
+}
+
+type checkoutsData struct {
+	Checkouts []checkout.Checkout
+	Statuses  []string
+	Status    string
+	Page      *pager
+}
+
+// checkouts lists the hosted checkouts, newest first; ?status= filters (as GET /v1/checkouts).
+func (k *Console) checkouts(c *fiber.Ctx) error {
+	page, pg := pageOf(c)
+	status := strings.ToUpper(strings.TrimSpace(c.Query("status")))
+	statuses := []string{string(checkout.StatusCreated), string(checkout.StatusPending), string(checkout.StatusCompleted), string(checkout.StatusFailed)}
+	if !slices.Contains(statuses, status) {
+		status = ""
+	}
+	cs, total, err := k.svc.Checkout.List(c.UserContext(), principal(c), ports.CheckoutQuery{Status: checkout.Status(status)}, page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "checkouts", "Checkouts", "", checkoutsData{Checkouts: cs, Statuses: statuses, Status: status, Page: pg})
 }
 
 type paymentData struct {

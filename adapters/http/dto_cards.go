@@ -24,7 +24,7 @@ type cardLimitsRequest struct {
 // cardIssueRequest documents POST /v1/wallets/{walletId}/cards.
 type cardIssueRequest struct {
 	cardLimitsRequest
-	AgentID *string `json:"agentId" description:"binding to an agent goes through POST /v1/agents/{id}/cards; only null is accepted here"`
+	AgentID *string `json:"agentId" description:"an agent of yours whose wallet this is: the card is bound to it by the rules of POST /v1/agents/{id}/cards (needs agents:manage too); null or absent: a card of the wallet alone"`
 }
 
 // limitsPatch decodes a limits body strictly and learns which fields were sent, and which as

@@ -10,9 +10,10 @@ func (s *Server) cardEndpoints() []Endpoint {
 	issue := []auth.Scope{auth.ScopeCardsIssue}
 	manage := []auth.Scope{auth.ScopeCardsManage}
 	return []Endpoint{
-		{Method: "POST", Path: "/v1/wallets/{walletId}/cards", Summary: "Issue a card spending from a DEPLOYED wallet's Safe (the Safe must have the card spend module enabled)", Tag: "cards",
+		{Method: "POST", Path: "/v1/wallets/{walletId}/cards", Summary: "Issue a card spending from a DEPLOYED wallet's Safe (the Safe must have the card spend module enabled); with agentId, the agent's card on its own wallet, as POST /v1/agents/{id}/cards", Tag: "cards",
 			Auth: authRequired, Scopes: issue, Params: []Param{{Name: "walletId", In: "path"}}, Request: cardIssueRequest{}, SandboxOnly: true,
-			Responses: map[int]any{201: cardResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Staged: s.issueWalletCard},
+			Responses: map[int]any{201: cardResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Staged: s.issueWalletCard,
+			AgentSuspendedConflict: true},
 		{Method: "POST", Path: "/v1/cardholders", Summary: "Create a cardholder", Tag: "cards",
 			Auth: authRequired, Scopes: issue, Request: cardholderRequest{},
 			Responses: map[int]any{201: cardholderResponse{}, 400: Envelope{}}, Handler: s.createCardholder},

@@ -8,6 +8,7 @@ import (
 
 	cardsapp "corridor/app/cards"
 	"corridor/core"
+	"corridor/core/card"
 )
 
 // issueWalletCard checks the wallet and its Safe's card spend module (a chain read) outside
@@ -18,6 +19,9 @@ func (s *Server) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.AgentID != nil {
+		return s.issueWalletAgentCard(c, *req.AgentID, patch)
+	}
 	read, err := s.svc.Cards.ReadIssue(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")),
 		cardsapp.IssueInput{Limits: patch, AgentID: req.AgentID})
 	if err != nil {
@@ -25,6 +29,22 @@ func (s *Server) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 	}
 	return func(c *fiber.Ctx) error {
 		card, err := s.svc.Cards.Issue(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toCard(card))
+	}, nil
+}
+
+// issueWalletAgentCard is POST /v1/wallets/{walletId}/cards with an agentId: the agent's card,
+// by the agents capability's rules (POST /v1/agents/{id}/cards), on the agent's own wallet.
+func (s *Server) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch card.LimitsPatch) (fiber.Handler, error) {
+	read, err := s.svc.Agents.ReadWalletCard(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")), agentID, patch)
+	if err != nil {
+		return nil, err
+	}
+	return func(c *fiber.Ctx) error {
+		card, err := s.svc.Agents.IssueCard(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}

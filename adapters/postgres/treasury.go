@@ -187,6 +187,18 @@ func (r treasuryRepo) FindAccount(ctx context.Context, tenantID string, env core
 	return r.oneAccount(ctx, r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), &m)
 }
 
+func (r treasuryRepo) FindAccountIDByWallet(ctx context.Context, tenantID string, env core.Environment, walletID string) (string, bool, error) {
+	var ids []string
+	err := r.db.NewSelect().TableExpr("treasury_buckets AS b").Column("b.account_id").
+		Join("JOIN treasury_accounts AS a ON a.id = b.account_id").
+		Where("b.wallet_id = ? AND a.tenant_id = ? AND a.environment = ?", walletID, tenantID, env).
+		Limit(1).Scan(ctx, &ids)
+	if err != nil || len(ids) == 0 {
+		return "", false, err
+	}
+	return ids[0], true, nil
+}
+
 func (r treasuryRepo) LockAccount(ctx context.Context, id string) (treasury.Account, error) {
 	var m treasuryAccountModel
 	return r.oneAccount(ctx, r.db.NewSelect().Model(&m).Where("id = ?", id).For("UPDATE"), &m)

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"corridor/app/kernel"
@@ -33,6 +34,24 @@ type CardRead struct {
 // cards capability validate the limits and read the wallet's Safe on chain
 // (WALLET_NOT_DEPLOYED, CARD_MODULE_NOT_ENABLED). Card issuance is sandbox only.
 func (s *Service) ReadCard(ctx context.Context, p auth.Principal, id string, limits card.LimitsPatch) (CardRead, error) {
+	return s.readCard(ctx, p, id, "", limits)
+}
+
+// ReadWalletCard is ReadCard for a card issued on a named wallet (SPEC's agentId on
+// POST /v1/wallets/{walletId}/cards): the same rules, and the wallet must be the agent's own
+// (an agent's card spends only from its wallet), else VALIDATION_FAILED naming agentId.
+func (s *Service) ReadWalletCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (CardRead, error) {
+	if strings.TrimSpace(agentID) == "" {
+		return CardRead{}, core.Invalid("agentId", "must be the id of one of your agents (agt_…), or null")
+	}
+	if strings.TrimSpace(walletID) == "" {
+		return CardRead{}, core.Invalid("walletId", "is required")
+	}
+	return s.readCard(ctx, p, agentID, strings.TrimSpace(walletID), limits)
+}
+
+// readCard checks what ReadCard says; onWallet, when set, must be the agent's wallet.
+func (s *Service) readCard(ctx context.Context, p auth.Principal, id, onWallet string, limits card.LimitsPatch) (CardRead, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage, auth.ScopeCardsIssue); err != nil {
 		return CardRead{}, err
 	}
@@ -45,7 +64,14 @@ func (s *Service) ReadCard(ctx context.Context, p auth.Principal, id string, lim
 		if a, err = tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
 			return err
 		}
-		return canHaveCard(ctx, tx, a)
+		if err := canHaveCard(ctx, tx, a); err != nil {
+			return err
+		}
+		if onWallet != "" && a.WalletID != onWallet {
+			return core.Invalid("agentId", fmt.Sprintf("agent %s spends from its own wallet %s: issue its card there (POST /v1/wallets/%s/cards) or on POST /v1/agents/%s/cards",
+				a.ID, a.WalletID, a.WalletID, a.ID))
+		}
+		return nil
 	})
 	if err != nil {
 		return CardRead{}, err

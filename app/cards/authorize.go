@@ -73,6 +73,9 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 	if err != nil {
 		return card.Authorization{}, err
 	}
+	if err := s.catchUpMirror(ctx, p, strings.TrimSpace(cardID), req.Amount); err != nil {
+		return card.Authorization{}, err
+	}
 	var a card.Authorization
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		c, err := tx.Cards().LockCard(ctx, p.TenantID, p.Environment, strings.TrimSpace(cardID))
@@ -109,6 +112,49 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 		return saveAuthorization(ctx, tx, a, true)
 	})
 	return a, err
+}
+
+// catchUpMirror runs before the authorization's unit of work: when a Safe card's mirror does
+// not cover the amount, the wallets capability brings the mirror up to the chain first (D13's
+// balance is the Safe's, and the wallet already reports what the chain holds). A mirror that
+// covers it costs one read and no chain call. A catch-up that cannot reach the chain leaves the
+// decision to the mirror as it stands; only a store failure is an error.
+func (s *Service) catchUpMirror(ctx context.Context, p auth.Principal, cardID string, amount int64) error {
+	if s.mirror == nil {
+		return nil
+	}
+	var c card.Card
+	var covered bool
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		if c, err = tx.Cards().FindCard(ctx, p.TenantID, p.Environment, cardID); err != nil {
+			return nil // the unit of work answers for a card that is not there
+		}
+		if c.Funding == card.FundingAccount || c.WalletID == "" {
+			covered = true
+			return nil
+		}
+		covered, err = mirrorCovers(ctx, tx, c, amount)
+		return err
+	})
+	if err != nil || covered || c.ID == "" {
+		return err
+	}
+	_ = s.mirror.CatchUpWalletMirror(ctx, c.TenantID, c.Environment, c.WalletID)
+	return nil
+}
+
+// mirrorCovers reports whether the wallet's mirror, less its open holds, covers amount.
+func mirrorCovers(ctx context.Context, tx ports.Tx, c card.Card, amount int64) (bool, error) {
+	account, err := tx.Ledger().FindAccountByReference(ctx, c.Environment, kernel.ServiceAsset, ledger.WalletOnchainRef(c.WalletID))
+	if isCode(err, core.CodeAccountNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	balances, err := tx.Ledger().Balances(ctx, []string{account.ID})
+	return balances[account.ID].Available() >= amount, err
 }
 
 // hold charges an agent's budget (for an agent's card) and opens the ledger hold, in one

@@ -51,6 +51,9 @@ type Deps struct {
 	PolicyGate PolicyGate
 	// AgentBudget is optional (see AgentCardBudget).
 	AgentBudget AgentCardBudget
+	// Mirror is optional (see MirrorCatchUp): without it a Safe card decides on the mirror as
+	// the indexer left it.
+	Mirror MirrorCatchUp
 	// AuthorizationLifetime is how long an approval may stay uncaptured before the expiry pass
 	// releases it (0: card.DefaultAuthorizationLifetime).
 	AuthorizationLifetime time.Duration
@@ -67,7 +70,15 @@ type Service struct {
 	chains      kernel.Chains
 	policyGate  PolicyGate
 	agentBudget AgentCardBudget
+	mirror      MirrorCatchUp
 	lifetime    time.Duration
+}
+
+// MirrorCatchUp brings the ledger's mirror of a wallet's Safe up to what the chain holds for
+// it (the wallets capability), so an authorization does not decline INSUFFICIENT_SAFE_BALANCE
+// for USDC the wallet already reports. It makes chain calls and runs outside any unit of work.
+type MirrorCatchUp interface {
+	CatchUpWalletMirror(ctx context.Context, tenantID string, env core.Environment, walletID string) error
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -85,7 +96,7 @@ func New(d Deps) (*Service, error) {
 		lifetime = card.DefaultAuthorizationLifetime
 	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), issuer: d.Issuer, provider: provider,
-		modules: d.Modules, chains: d.Chains, policyGate: d.PolicyGate, agentBudget: d.AgentBudget, lifetime: lifetime}, nil
+		modules: d.Modules, chains: d.Chains, policyGate: d.PolicyGate, agentBudget: d.AgentBudget, mirror: d.Mirror, lifetime: lifetime}, nil
 }
 
 // module returns the environment's card spend module, or CHAIN_UNAVAILABLE.

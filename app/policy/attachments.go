@@ -20,8 +20,8 @@ type AttachInput struct {
 // AttachPolicy attaches an active policy to a subject of the caller. A wallet must exist in the
 // caller's tenant and environment, as must a card; a service_balance subject is the caller's own
 // tenant id; an agent must exist in the caller's tenant and environment (the agents capability
-// answers); treasury accounts are refused with FEATURE_NOT_AVAILABLE until their
-// capabilities exist (docs/decisions.md, "Policies"). A subject with an active policy answers
+// answers); a treasury account must exist likewise (its policy gates the sweeps out of its
+// buckets). A subject with an active policy answers
 // POLICY_SUBJECT_ATTACHED (409): detach first.
 func (s *Service) AttachPolicy(ctx context.Context, p auth.Principal, id string, in AttachInput) (policy.Attachment, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePoliciesWrite); err != nil {
@@ -74,7 +74,7 @@ func parseSubject(rawType, rawID string) (policy.SubjectType, string, error) {
 
 // subjectFeatures maps subject types whose capability this build does not serve yet.
 var subjectFeatures = map[policy.SubjectType]string{
-	policy.SubjectAgent: "agents", policy.SubjectTreasuryAccount: "treasury",
+	policy.SubjectAgent: "agents",
 }
 
 // requireSubject checks that the subject exists in the caller's tenant and environment. The
@@ -91,6 +91,10 @@ func (s *Service) requireSubject(ctx context.Context, tx ports.Tx, p auth.Princi
 	}
 	if t == policy.SubjectCard {
 		_, err := tx.Cards().FindCard(ctx, p.TenantID, p.Environment, id)
+		return err
+	}
+	if t == policy.SubjectTreasuryAccount {
+		_, err := tx.Treasury().FindAccount(ctx, p.TenantID, p.Environment, id)
 		return err
 	}
 	if t == policy.SubjectServiceBalance {

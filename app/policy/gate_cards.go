@@ -9,10 +9,10 @@ import (
 	"corridor/ports"
 )
 
-// GateCardAuthorization applies the spend policy to a card authorization the card's own rules
-// approved, per POLICY_ENFORCEMENT. The policy that applies is the card's own attachment, else
-// its wallet's (a Safe card); a cardholder card without its own attachment has none. The
-// evaluation is cumulative (policy.EvaluateCumulative): the card's spend in each window plus
+// GateCardAuthorization applies the spend policies to a card authorization the card's own rules
+// approved, per POLICY_ENFORCEMENT. Every policy attached to the card, to its wallet (a Safe
+// card) and to its agent (an agent's card) is evaluated, each decision logged, and the most
+// restrictive wins: any deny declines. Each evaluation is cumulative (policy.EvaluateCumulative): the card's spend in each window plus
 // the amount against the caps, the most restrictive of policy and card limits winning.
 //
 //   - off: nothing is evaluated or recorded.
@@ -54,36 +54,41 @@ func (s *Service) GateCardAuthorization(ctx context.Context, c card.Card, a card
 	return out, nil
 }
 
-// cardPolicy finds the attachment that governs a card: its own, else its wallet's.
-func cardPolicy(ctx context.Context, tx ports.Tx, c card.Card) (policy.Attachment, bool, error) {
-	att, found, err := tx.Policies().FindSubjectAttachment(ctx, c.TenantID, c.Environment, policy.SubjectCard, c.ID)
-	if err != nil || found || c.WalletID == "" {
-		return att, found, err
+// cardSubjects are the subjects whose policies govern a card: itself, its wallet, its agent.
+func cardSubjects(c card.Card) []subject {
+	out := []subject{{policy.SubjectCard, c.ID}}
+	if c.WalletID != "" {
+		out = append(out, subject{policy.SubjectWallet, c.WalletID})
 	}
-	return tx.Policies().FindSubjectAttachment(ctx, c.TenantID, c.Environment, policy.SubjectWallet, c.WalletID)
+	if c.AgentID != "" {
+		out = append(out, subject{policy.SubjectAgent, c.AgentID})
+	}
+	return out
 }
 
 func cardDecision(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization, spent card.Spend, mode policy.Mode) (*policy.Decision, error) {
-	att, found, err := cardPolicy(ctx, tx, c)
-	if err != nil || !found {
-		return nil, err
-	}
-	pol, err := tx.Policies().FindPolicy(ctx, c.TenantID, c.Environment, att.PolicyID)
-	if err != nil {
-		return nil, err
-	}
-	v, err := tx.Policies().FindVersion(ctx, pol.ID, pol.ActiveVersionID)
-	if err != nil {
-		return nil, err
-	}
 	txn := policy.Transaction{AmountBaseUnits: a.Amount, MCC: card.Normalise4(a.MCC), Counterparty: a.Counterparty}
 	limits := policy.CardLimits{Limits: policy.Limits{PerTransaction: c.Limits.PerTransaction, Daily: c.Limits.Daily,
 		Weekly: c.Limits.Weekly, Monthly: c.Limits.Monthly}, MCC: policy.Lists{Blocked: c.Limits.BlockedMCC, Allowed: c.Limits.AllowedMCC}}
 	p := auth.Principal{TenantID: c.TenantID, Environment: c.Environment}
-	d := newDecision(p, pol, v, txn, a.CreatedAt)
-	d.Verdict = policy.EvaluateCumulative(&v.IR, limits, txn, policy.Spend{Daily: spent.Daily, Weekly: spent.Weekly, Monthly: spent.Monthly})
-	d.SubjectType, d.SubjectID = att.SubjectType, att.SubjectID
-	d.Source, d.ReferenceID, d.Mode = policy.SourceCard, a.ID, mode
-	d.Blocked = mode == policy.ModeEnforce && !d.Verdict.Allow
-	return &d, tx.Policies().CreateDecision(ctx, d)
+	var decisions []*policy.Decision
+	for _, sub := range cardSubjects(c) {
+		pol, v, found, err := attachedPolicy(ctx, tx, c.TenantID, c.Environment, sub)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			continue
+		}
+		d := newDecision(p, pol, v, txn, a.CreatedAt)
+		d.Verdict = policy.EvaluateCumulative(&v.IR, limits, txn, policy.Spend{Daily: spent.Daily, Weekly: spent.Weekly, Monthly: spent.Monthly})
+		d.SubjectType, d.SubjectID = sub.kind, sub.id
+		d.Source, d.ReferenceID, d.Mode = policy.SourceCard, a.ID, mode
+		d.Blocked = mode == policy.ModeEnforce && !d.Verdict.Allow
+		if err := tx.Policies().CreateDecision(ctx, d); err != nil {
+			return nil, err
+		}
+		decisions = append(decisions, &d)
+	}
+	return ruling(decisions), nil
 }

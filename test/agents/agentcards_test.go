@@ -335,11 +335,16 @@ func TestAgents_ActivityMergesThreeSources(t *testing.T) {
 			order = append(order, it["id"].(string))
 		}
 	}
-	want := []string{declined["authorizationId"].(string), "decision", approved, pay}
+	// The agent's policy, attached by then, is evaluated on its card's authorization too: that
+	// decision (about the agent, referencing the authorization, at its instant) comes first.
+	want := []string{"decision", declined["authorizationId"].(string), "decision", approved, pay}
 	if fmt.Sprint(order) != fmt.Sprint(want) {
 		t.Fatalf("timeline %v, want %v: %v", order, want, items)
 	}
-	newest := items[0].(map[string]any)
+	if d := items[0].(map[string]any); d["referenceId"] != declined["authorizationId"] {
+		t.Fatalf("the agent policy's decision on the authorization: %v", d)
+	}
+	newest := items[1].(map[string]any)
 	if newest["type"] != "card_authorization" || newest["status"] != "DECLINED" || newest["reason"] != "AGENT_LIMIT" ||
 		newest["amountUsd"] != "2" || newest["referenceId"] != cardID {
 		t.Fatalf("the declined authorization: %v", newest)

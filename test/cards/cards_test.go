@@ -46,7 +46,7 @@ func TestCards_IssueFromWallet(t *testing.T) {
 		body  map[string]any
 		field string
 	}{
-		{map[string]any{"agentId": "agt_1"}, "agentId"},
+		{map[string]any{"agentId": ""}, "agentId"},
 		{map[string]any{"dailyUsd": "0"}, "dailyUsd"},
 		{map[string]any{"weeklyUsd": "1.0000001"}, "weeklyUsd"},
 		{map[string]any{"blockedMcc": []string{"5"}}, "blockedMcc"},

@@ -65,7 +65,8 @@ func TestCards_PolicyEnforce(t *testing.T) {
 	}
 }
 
-// TestCards_PolicyFromWallet: a card without its own attachment follows its wallet's policy.
+// TestCards_PolicyFromWallet: a card without its own attachment follows its wallet's policy;
+// with its own too, both are evaluated and the most restrictive wins, whichever it is.
 func TestCards_PolicyFromWallet(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -77,11 +78,18 @@ func TestCards_PolicyFromWallet(t *testing.T) {
 	if d := authorize(t, c, id, "1", "7995"); declineReason(d) != "POLICY_DENIED" || d["policyId"] != pol {
 		t.Fatalf("wallet policy: %v", d)
 	}
-	// The card's own attachment takes precedence.
-	own := createPolicy(t, ten.Root, map[string]any{"limits": map[string]any{"perTransactionUsd": "100"}})
+	// A looser policy of the card's own does not lift the wallet's: the most restrictive wins.
+	own := createPolicy(t, ten.Root, map[string]any{"limits": map[string]any{"perTransactionUsd": "3"}})
 	attach(t, ten.Root, own, "card", id)
-	if a := authorize(t, c, id, "1", "7995"); a["status"] != "APPROVED" || a["policyId"] != own {
-		t.Fatalf("card policy: %v", a)
+	if d := authorize(t, c, id, "1", "7995"); declineReason(d) != "POLICY_DENIED" || d["policyId"] != pol {
+		t.Fatalf("the wallet's deny under a looser card policy: %v", d)
+	}
+	// And the card's stricter one applies where the wallet's allows.
+	if d := authorize(t, c, id, "4", "5411"); declineReason(d) != "POLICY_DENIED" || d["policyId"] != own {
+		t.Fatalf("the card's deny under an allowing wallet policy: %v", d)
+	}
+	if a := authorize(t, c, id, "1", "5411"); a["status"] != "APPROVED" {
+		t.Fatalf("within both policies: %v", a)
 	}
 }
 

@@ -384,3 +384,31 @@ func TestConsole_RevokeRotateAndFilteredCSV(t *testing.T) {
 		t.Fatalf("bad filter: %d", p.Status)
 	}
 }
+
+// TestConsole_CheckoutsListed: the console lists the tenant's checkouts, newest first, with
+// their status and a link to the payment page, and filters them by status; another tenant's
+// checkouts are not there.
+func TestConsole_CheckoutsListed(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	body := map[string]any{"amount": 3, "currency": "USD", "cryptocurrency": "USDC", "description": "Console order"}
+	first := ten.Root.Post("/v1/payments", body).Expect(t, 201).JSON(t)["id"].(string)
+	second := ten.Root.Post("/v1/payments", body).Expect(t, 201).JSON(t)["id"].(string)
+	ten.Root.Post("/v1/sandbox/payments/"+first+"/expire", nil).Expect(t, 200)
+	harness.Poll(t, "the first checkout fails", func() map[string]any { return ten.Root.Get("/v1/payments/"+first).Expect(t, 200).JSON(t) },
+		func(m map[string]any) bool { return m["status"] == "failed" })
+	other := env().NewTenant(t)
+	foreign := other.Root.Post("/v1/payments", body).Expect(t, 201).JSON(t)["id"].(string)
+
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	p := v.Get("/console/checkouts")
+	if p.Status != http.StatusOK || !strings.Contains(p.Body, `href="/pay/`+second+`"`) || strings.Contains(p.Body, foreign) ||
+		strings.Index(p.Body, second) > strings.Index(p.Body, first) || !strings.Contains(p.Body, "FAILED (expired)") {
+		t.Fatalf("checkouts page: %d\n%s", p.Status, p.Body)
+	}
+	failed := v.Get("/console/checkouts?status=failed")
+	if !strings.Contains(failed.Body, first) || strings.Contains(failed.Body, second) {
+		t.Fatalf("failed checkouts:\n%s", failed.Body)
+	}
+}

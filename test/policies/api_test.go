@@ -199,13 +199,8 @@ func TestPolicies_Attachments(t *testing.T) {
 			ExpectError(t, http.StatusNotFound, "AGENT_NOT_FOUND")
 		ten.Root.Post("/v1/policies/"+p2+"/attachments", map[string]any{"subjectType": "card", "subjectId": "card_missing"}).
 			ExpectError(t, http.StatusNotFound, "CARD_NOT_FOUND")
-		for _, st := range []string{"treasury_account"} {
-			m := ten.Root.Post("/v1/policies/"+p2+"/attachments", map[string]any{"subjectType": st, "subjectId": "x_1"}).
-				ExpectError(t, http.StatusNotImplemented, "FEATURE_NOT_AVAILABLE")
-			if m["details"].(map[string]any)["field"] != "subjectType" {
-				t.Fatalf("%s: %v", st, m)
-			}
-		}
+		ten.Root.Post("/v1/policies/"+p2+"/attachments", map[string]any{"subjectType": "treasury_account", "subjectId": "tra_missing"}).
+			ExpectError(t, http.StatusNotFound, "TREASURY_ACCOUNT_NOT_FOUND")
 		m := ten.Root.Post("/v1/policies/"+p2+"/attachments", map[string]any{"subjectType": "user", "subjectId": w}).
 			ExpectError(t, http.StatusBadRequest, "VALIDATION_FAILED")
 		if harness.Field(m, "subjectType") == "" {

@@ -1,0 +1,1 @@
+DROP INDEX IF EXISTS treasury_buckets_wallet;
