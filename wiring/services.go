@@ -14,6 +14,7 @@ import (
 
 	"corridor/adapters/http"
 	"corridor/adapters/issuer"
+	"corridor/adapters/outside"
 	webhooksender "corridor/adapters/webhook"
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
@@ -57,7 +58,7 @@ type servicePorts struct {
 func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, error) {
 	var s http.Services
 	var err error
-	cardIssuer := issuer.NewSandbox()
+	cardIssuer := outside.Issuer{CardIssuer: issuer.NewSandbox()}
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
 		return s, err
 	}

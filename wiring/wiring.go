@@ -14,6 +14,7 @@ import (
 	"corridor/adapters/chain"
 	"corridor/adapters/http"
 	"corridor/adapters/jobs"
+	"corridor/adapters/outside"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
 	"corridor/app/agents"
@@ -226,7 +227,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
-	outbox := sms.NewSandbox(db, protect)
+	sandboxSMS := sms.NewSandbox(db, protect)
+	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS}, SMSOutbox: sandboxSMS}
 	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters)
 	if err != nil {
 		closeDB()
@@ -295,4 +297,11 @@ func relayerBumpPass(a *chain.Adapter, cfg RelayerBumpConfig, log *slog.Logger) 
 		_, err := a.BumpStuck(ctx, chain.BumpOptions{After: after, MaxFeeCap: ceiling, Logger: log})
 		return err
 	}
+}
+
+// guardedSMS is the SMS adapter with its sends behind the outside-call guard; reading the
+// sandbox outbox stays in the process.
+type guardedSMS struct {
+	outside.SMS
+	ports.SMSOutbox
 }
