@@ -44,6 +44,7 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &SettleWorker{Service: s})
 	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
 	river.AddWorker(workers, &ExpireApprovalsWorker{Service: s})
+	river.AddWorker(workers, &IssuerStatusWorker{Service: s})
 }
 
 // PeriodicJobs is the settlement sweep; settlements themselves are enqueued by captures.
