@@ -238,6 +238,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
+	// Units of work that need a screening answer get it between their runs, outside any
+	// transaction (kernel.OutsideRead, DESIGN.md D22).
+	appStore = kernel.OutsideReadsStore{Store: appStore}
 	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg)}, log)
 	if err != nil {
 		closeDB()
