@@ -139,7 +139,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
-		Sender: webhooksender.New(webhookTimeout(cfg.Webhooks)), Config: cfg.Webhooks, Logger: log})
+		Sender: outside.Webhooks{WebhookSender: webhooksender.New(webhookTimeout(cfg.Webhooks))}, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
 		return s, err
 	}

@@ -101,3 +101,29 @@ func WrapPayout(p ports.PayoutProvider) ports.PayoutProvider {
 	}
 	return Payout{p}
 }
+
+// WebhookSender is the partner webhook sender as the webhooks capability declares it.
+type WebhookSender interface {
+	CheckDestination(ctx context.Context, rawURL string, allowPrivate bool) error
+	Send(ctx context.Context, rawURL string, body []byte, headers map[string]string, allowPrivate bool) (int, error)
+}
+
+// Webhooks guards the partner webhook sender: resolving a destination and delivering both
+// leave the process.
+type Webhooks struct{ WebhookSender }
+
+// CheckDestination resolves after the guard's check.
+func (w Webhooks) CheckDestination(ctx context.Context, rawURL string, allowPrivate bool) error {
+	if err := Check(ctx, "Webhooks.CheckDestination"); err != nil {
+		return err
+	}
+	return w.WebhookSender.CheckDestination(ctx, rawURL, allowPrivate)
+}
+
+// Send delivers after the guard's check.
+func (w Webhooks) Send(ctx context.Context, rawURL string, body []byte, headers map[string]string, allowPrivate bool) (int, error) {
+	if err := Check(ctx, "Webhooks.Send"); err != nil {
+		return 0, err
+	}
+	return w.WebhookSender.Send(ctx, rawURL, body, headers, allowPrivate)
+}
