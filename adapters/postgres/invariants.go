@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/big"
 	"sort"
@@ -193,7 +194,7 @@ func checkIdempotencyEffects(ctx context.Context, db *bun.DB) (InvariantCheck, e
 	for _, r := range refs {
 		var one int
 		err := db.QueryRowContext(ctx, "SELECT 1 FROM "+r.table+" WHERE id = ?", r.id).Scan(&one)
-		if err == sql.ErrNoRows {
+		if errors.Is(err, sql.ErrNoRows) {
 			c.add(fmt.Sprintf("idempotency record %s of %s answers %s, which does not exist (%s)", r.key, r.scope, r.id, r.table))
 			continue
 		}
@@ -245,7 +246,7 @@ func checkLedgerAgainstChain(ctx context.Context, db *bun.DB, env core.Environme
 	var next int64
 	err = db.QueryRowContext(ctx, `SELECT next_block FROM chain_index_cursors WHERE environment = ? AND chain_id = ?`,
 		string(env), chain.ChainID()).Scan(&next)
-	if err == sql.ErrNoRows || (err == nil && uint64(next) <= latest) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && uint64(next) <= latest) { // #nosec G115 -- next_block is checked non-negative
 		c.Skipped = fmt.Sprintf("the indexer has not caught up (next block %d, chain head %d)", next, latest)
 		return c, nil
 	}
