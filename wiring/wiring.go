@@ -118,6 +118,10 @@ type Config struct {
 	// idle_in_transaction_session_timeout of every pooled connection (zero: 30 s and 60 s).
 	DBStatementTimeout time.Duration
 	DBIdleInTxTimeout  time.Duration
+	// JobsRescueStuckAfter is how long a job may run before River takes it as stuck (its
+	// process died) and retries it (zero: River's hour). Below the jobs' two-minute default
+	// time-out it lowers that time-out too (crash tests).
+	JobsRescueStuckAfter time.Duration
 	// StorePipeline is the store's commit pipeline (STORE_PIPELINE_*): concurrent units of
 	// work share one COMMIT per batch. Lanes 0 leaves it off (every unit of work its own
 	// transaction); zero MaxBatch and MaxWait take the adapter's defaults.
@@ -249,6 +253,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout,
+		RescueStuckAfter: cfg.JobsRescueStuckAfter,
 	})
 	if err != nil {
 		closeDB()

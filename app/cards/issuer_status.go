@@ -6,6 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/card"
 	"corridor/ports"
@@ -48,7 +49,11 @@ func (s *Service) SyncIssuerStatus(ctx context.Context, tenantID string, env cor
 	if err != nil {
 		return err
 	}
-	return s.issuer.SetCardStatus(ctx, c.IssuerCardID, c.Status == card.StatusActive)
+	if err := s.issuer.SetCardStatus(ctx, c.IssuerCardID, c.Status == card.StatusActive); err != nil {
+		return err
+	}
+	kernel.CrashPoint(kernel.CrashCardIssuerStatusSent)
+	return nil
 }
 
 // IssuerStatusWorker works card.issuer_status jobs.

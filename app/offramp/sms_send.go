@@ -6,6 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -57,9 +58,13 @@ func (s *Service) SendQueuedSMS(ctx context.Context, a SMSSendArgs) error {
 	if err != nil {
 		return err
 	}
-	return s.sms.Send(ctx, ports.SMSMessage{IdempotencyKey: a.IdempotencyKey, TenantID: a.TenantID,
+	err = s.sms.Send(ctx, ports.SMSMessage{IdempotencyKey: a.IdempotencyKey, TenantID: a.TenantID,
 		Environment: core.Environment(a.Environment), ToHash: a.ToHash, ToMasked: a.ToMasked, ToCiphertext: a.ToCiphertext,
 		Body: string(body), Purpose: a.Purpose}, a.DecidedAt)
+	if err == nil {
+		kernel.CrashPoint(kernel.CrashSMSSent)
+	}
+	return err
 }
 
 // SMSSendWorker works sms.send jobs.

@@ -58,6 +58,7 @@ type serviceConfig struct {
 	StorePipelineMaxBatch int           `env:"STORE_PIPELINE_MAX_BATCH" envDefault:"128" min:"1" max:"1024" desc:"commit pipeline: a batch stops admitting units of work once it holds this many (or 60 that ran statements)"`
 	StorePipelineMaxWait  time.Duration `env:"STORE_PIPELINE_MAX_WAIT" envDefault:"1ms" desc:"commit pipeline: a batch commits once this long has passed since it opened and no unit of work is waiting (it never waits while units queue, up to STORE_PIPELINE_MAX_BATCH)"`
 	DBIdleInTxTimeout     time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
+	JobsRescueStuckAfter  time.Duration `env:"JOBS_RESCUE_STUCK_AFTER" envDefault:"1h" desc:"how long a background job may stay running before it is taken as stuck (its worker died, for instance killed) and retried; at least every job's time-out (2 minutes); lower it to recover sooner after a crash (docs/reliability.md)"`
 	LogLevel              logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
 	// DebugAddr serves Go's profiler for benchmarks and incidents; loopback only.
 	DebugAddr string `env:"DEBUG_ADDR" defaultDesc:"unset: no profiler" desc:"loopback address (127.0.0.1:port or [::1]:port) of a separate listener serving /debug/pprof/ (CPU, heap, goroutine, block and mutex profiles; block and mutex sampling is on only while it is set)"`
@@ -256,6 +257,7 @@ func (c Config) wiringConfig() wiring.Config {
 		APIKeyCacheTTL:            apiKeyCacheTTL(c.Service.APIKeyCache, c.Service.APIKeyCacheTTL),
 		DBStatementTimeout:        c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
+		JobsRescueStuckAfter:      c.Service.JobsRescueStuckAfter,
 		StorePipeline: postgres.PipelineOptions{Lanes: c.Service.StorePipelineLanes,
 			MaxBatch: c.Service.StorePipelineMaxBatch, MaxWait: pipelineWait(c.Service.StorePipelineMaxWait)},
 		TrustedProxies:      c.HTTP.TrustedProxies,
