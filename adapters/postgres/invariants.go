@@ -111,6 +111,11 @@ func CheckInvariants(ctx context.Context, db *bun.DB, chains map[core.Environmen
 			return rep, fmt.Errorf("ledger-vs-chain %s: %w", env, err)
 		}
 		rep.Checks = append(rep.Checks, c)
+		e, err := checkEscrowAgainstChain(ctx, db, env, chains[env])
+		if err != nil {
+			return rep, fmt.Errorf("escrow-vs-chain %s: %w", env, err)
+		}
+		rep.Checks = append(rep.Checks, e)
 	}
 	return rep, nil
 }
@@ -295,4 +300,56 @@ func walletMirrors(ctx context.Context, db *bun.DB, env core.Environment, chainI
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].walletID < out[j].walletID })
 	return out, rows.Err()
+}
+
+// checkEscrowAgainstChain compares the claim escrow accounts' posted total with the escrow
+// contract's USDC balance. The ledger posts a claim's escrow when its funding is indexed and
+// moves it out when the claim is redeemed or refunded, while the chain's release or refund is a
+// job after that commit; so they agree only at rest: the escrow indexer past the chain's head
+// and no escrow transaction queued. Otherwise the check is skipped, saying why.
+func checkEscrowAgainstChain(ctx context.Context, db *bun.DB, env core.Environment, chain ports.Chain) (InvariantCheck, error) {
+	c := InvariantCheck{Name: "escrow-vs-chain " + string(env)}
+	escrow, ok := chain.(ports.ClaimEscrow)
+	if chain == nil || !ok || escrow.ClaimEscrowAddress() == (common.Address{}) {
+		c.Skipped = "no claim escrow configured"
+		return c, nil
+	}
+	latest, err := chain.LatestBlock(ctx)
+	if err != nil {
+		c.Skipped = "the chain did not answer: " + err.Error()
+		return c, nil
+	}
+	var next int64
+	err = db.QueryRowContext(ctx, `SELECT next_block FROM offramp_escrow_cursors WHERE environment = ? AND chain_id = ?`,
+		string(env), chain.ChainID()).Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && uint64(next) <= latest) { // #nosec G115 -- next_block is checked non-negative
+		c.Skipped = fmt.Sprintf("the escrow indexer has not caught up (next block %d, chain head %d)", next, latest)
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	var queued, ledgerTotal int64
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM river_job WHERE kind = 'claim.chain'
+		AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')`).Scan(&queued); err != nil {
+		return c, err
+	}
+	if queued > 0 {
+		c.Skipped = fmt.Sprintf("%d escrow transactions are still queued", queued)
+		return c, nil
+	}
+	if err := db.QueryRowContext(ctx, `SELECT coalesce(sum(b.posted), 0)::bigint FROM ledger_accounts a
+		JOIN ledger_balances b ON b.account_id = a.id WHERE a.environment = ? AND a.kind = 'claim_escrow' AND a.asset = 'USDC'`,
+		string(env)).Scan(&ledgerTotal); err != nil {
+		return c, err
+	}
+	onchain, err := chain.USDCBalance(ctx, escrow.ClaimEscrowAddress())
+	if err != nil {
+		c.add(fmt.Sprintf("the chain did not answer the escrow's balance: %v", err))
+		return c, nil
+	}
+	if onchain.Cmp(big.NewInt(ledgerTotal)) != 0 {
+		c.add(fmt.Sprintf("claim escrow %s: ledger %d, chain %s base units", escrow.ClaimEscrowAddress().Hex(), ledgerTotal, onchain))
+	}
+	return c, nil
 }

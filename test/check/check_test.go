@@ -50,6 +50,10 @@ func runWorkload(t *testing.T) workload {
 	walletID := w["id"].(string)
 	sender.Root.WaitWalletDeployed(t, walletID)
 	sender.Root.Fund(t, walletID, "5")
+	// A payment to a phone nobody verified opens a claim, funded in the escrow contract.
+	claimPay := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": "+14155550" + fmt.Sprintf("%03d", len(sender.ID)%1000), "amountUsd": "3"}).
+		Expect(t, 201).JSON(t)
+	harness.WaitClaim(t, sender.Root, claimPay["claimId"].(string), "funded", func(c map[string]any) bool { return c["funded"] == true })
 	return workload{paymentID: id, walletID: walletID}
 }
 
@@ -112,10 +116,12 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 		!strings.Contains(out, "SKIPPED ledger-vs-chain TEST: no chain configured") {
 		t.Fatalf("healthy database: exit %d\n%s", code, out)
 	}
-	harness.Poll(t, "the indexer caught up and the ledger agrees with the chain", func() map[string]any {
-		c := find(checkWithChain(t), "ledger-vs-chain TEST")
-		return map[string]any{"skipped": c.Skipped, "problems": c.Problems}
-	}, func(m map[string]any) bool { return m["skipped"] == "" && len(m["problems"].([]string)) == 0 })
+	for _, name := range []string{"ledger-vs-chain TEST", "escrow-vs-chain TEST"} {
+		harness.Poll(t, "the indexers caught up and "+name+" agrees", func() map[string]any {
+			c := find(checkWithChain(t), name)
+			return map[string]any{"skipped": c.Skipped, "problems": c.Problems}
+		}, func(m map[string]any) bool { return m["skipped"] == "" && len(m["problems"].([]string)) == 0 })
+	}
 
 	conn, err := pgx.Connect(context.Background(), env().DatabaseURL)
 	if err != nil {
@@ -176,6 +182,8 @@ func corruptions(w workload) []corruption {
 	}
 	const restoreTransfers = `UPDATE ledger_transfers t SET reference = s.reference, metadata = s.metadata FROM check_saved s WHERE t.id = s.id; DROP TABLE check_saved`
 	account := `(SELECT account_id FROM ledger_postings WHERE transfer_id = ` + transfer("deliver") + ` ORDER BY account_id LIMIT 1)`
+	escrowAccount := `(SELECT b.account_id FROM ledger_balances b JOIN ledger_accounts a ON a.id = b.account_id
+		WHERE a.kind = 'claim_escrow' AND b.posted > 0 ORDER BY a.id LIMIT 1)`
 	payKey := `'check-pay-' || (SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `')`
 	return []corruption{
 		{name: "a balance that disagrees with its history",
@@ -211,6 +219,10 @@ func corruptions(w workload) []corruption {
 				UPDATE idempotency_keys SET body = convert_to(replace(convert_from(body, 'UTF8'), '` + p + `', 'ofp_planted'), 'UTF8') WHERE key = ` + payKey,
 			revert: `UPDATE idempotency_keys i SET body = s.body FROM check_saved s WHERE i.key = s.key; DROP TABLE check_saved`,
 			check:  "idempotency-effects", names: "answers ofp_planted, which does not exist"},
+		{name: "a claim escrow whose ledger drifts from the escrow contract",
+			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + escrowAccount,
+			revert: `UPDATE ledger_balances SET posted = posted - 1 WHERE account_id = ` + escrowAccount,
+			check:  "escrow-vs-chain TEST", names: "claim escrow", chain: true},
 		{name: "a wallet whose ledger mirror drifts from the chain",
 			plant: `CREATE TABLE check_saved AS SELECT id, address FROM wallets WHERE id = '` + w.walletID + `';
 				UPDATE wallets SET address = '0x00000000000000000000000000000000000C0FFE' WHERE id = '` + w.walletID + `'`,
