@@ -17,4 +17,11 @@ const (
 	CrashSMSSent = "sms.sent"
 	// CrashCardIssuerStatusSent: the issuer took a card's status; the job is not completed yet.
 	CrashCardIssuerStatusSent = "card.issuer_status.sent"
+	// CrashClaimChainSent: an escrow transaction (fund, lock, release, refund, cancel) was sent;
+	// its hash is not recorded on the claim yet.
+	CrashClaimChainSent = "claim.chain.sent"
+	// CrashSafeExecutionSent: a Safe payment's execTransaction was sent; not recorded yet.
+	CrashSafeExecutionSent = "safepay.execution.sent"
+	// CrashSafeDeploymentSent: a wallet's Safe deployment was sent; not recorded yet.
+	CrashSafeDeploymentSent = "wallet.deployment.sent"
 )
