@@ -54,6 +54,14 @@ func runWorkload(t *testing.T) workload {
 	claimPay := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": "+14155550" + fmt.Sprintf("%03d", len(sender.ID)%1000), "amountUsd": "3"}).
 		Expect(t, 201).JSON(t)
 	harness.WaitClaim(t, sender.Root, claimPay["claimId"].(string), "funded", func(c map[string]any) bool { return c["funded"] == true })
+	// A cardholder card draws on the service balance: its approved authorization is a hold.
+	holder := sender.Root.Post("/v1/cardholders", map[string]any{"name": "Ana Lima", "email": "ana@example.com"}).Expect(t, 201).JSON(t)
+	cardID := sender.Root.Post("/v1/cards", map[string]any{"cardholderId": holder["cardholderId"]}).Expect(t, 201).JSON(t)["cardId"].(string)
+	auth := sender.Root.Post("/v1/sandbox/cards/"+cardID+"/authorizations", map[string]any{"amountUsd": "1", "mcc": "5411", "merchantName": "Corner Shop"}).
+		Expect(t, 201).JSON(t)
+	if auth["status"] != "APPROVED" {
+		t.Fatalf("authorization %v", auth)
+	}
 	return workload{paymentID: id, walletID: walletID}
 }
 
@@ -219,6 +227,11 @@ func corruptions(w workload) []corruption {
 				UPDATE idempotency_keys SET body = convert_to(replace(convert_from(body, 'UTF8'), '` + p + `', 'ofp_planted'), 'UTF8') WHERE key = ` + payKey,
 			revert: `UPDATE idempotency_keys i SET body = s.body FROM check_saved s WHERE i.key = s.key; DROP TABLE check_saved`,
 			check:  "idempotency-effects", names: "answers ofp_planted, which does not exist"},
+		{name: "a card authorization without its hold",
+			plant: `CREATE TABLE check_saved AS SELECT id, hold_transfer_id FROM card_authorizations WHERE status = 'APPROVED' ORDER BY id LIMIT 1;
+				UPDATE card_authorizations SET hold_transfer_id = 'trf_planted' WHERE id IN (SELECT id FROM check_saved)`,
+			revert: `UPDATE card_authorizations a SET hold_transfer_id = s.hold_transfer_id FROM check_saved s WHERE a.id = s.id; DROP TABLE check_saved`,
+			check:  "card-holds-whole", names: "its hold transfer trf_planted is missing"},
 		{name: "a claim escrow whose ledger drifts from the escrow contract",
 			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + escrowAccount,
 			revert: `UPDATE ledger_balances SET posted = posted - 1 WHERE account_id = ` + escrowAccount,
