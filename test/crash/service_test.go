@@ -55,12 +55,13 @@ func buildCrashBinary(t *testing.T) string {
 }
 
 // serviceEnv is the environment of every run: the package's database, sandbox sessions the
-// harness can mint, the internal and wallet_a (mock) payout providers, quick polls, and stuck
-// jobs rescued after 3 s (a killed worker leaves its job running).
+// harness can mint, the internal and wallet_a (mock) payout providers, quick polls, webhooks to
+// the test's loopback receiver, and stuck jobs rescued after 3 s (a killed worker leaves its job
+// running).
 func serviceEnv(databaseURL, addr, crashPoint string) []string {
 	return append(os.Environ(), "DATABASE_URL="+databaseURL, "CORRIDOR_ADDR="+addr, "SESSION_SECRET="+harness.SessionSecret,
 		"CIPHER_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "RATE_LIMIT_PER_SECOND=0",
-		"PAYOUT_INTERNAL_MODE=live", "PAYOUT_WALLET_A_MODE=mock", "OFFRAMP_POLL_INTERVAL=200ms", "JOBS_RESCUE_STUCK_AFTER=3s",
+		"PAYOUT_INTERNAL_MODE=live", "PAYOUT_WALLET_A_MODE=mock", "OFFRAMP_POLL_INTERVAL=200ms", "JOBS_RESCUE_STUCK_AFTER=3s", "WEBHOOK_ALLOW_PRIVATE_TEST=true",
 		"CHAIN_RPC_URL=", "LIVE_CHAIN_RPC_URL=", "LOG_LEVEL=warn", "CORRIDOR_CRASH_POINT="+crashPoint)
 }
 
