@@ -196,6 +196,7 @@ func (s *Service) sendSettlement(ctx context.Context, c card.Card, a card.Author
 		// Already settled under this reference by an earlier run whose hash was not recorded.
 		return 0, s.recordSettlement(ctx, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
 	}
+	kernel.CrashPoint(kernel.CrashCardSettlementSent)
 	if err := s.recordSettlement(ctx, a.ID, card.SettlementSubmitted, hash.Hex(), ""); err != nil {
 		return 0, err
 	}

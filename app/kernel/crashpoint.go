@@ -24,4 +24,10 @@ const (
 	CrashSafeExecutionSent = "safepay.execution.sent"
 	// CrashSafeDeploymentSent: a wallet's Safe deployment was sent; not recorded yet.
 	CrashSafeDeploymentSent = "wallet.deployment.sent"
+	// CrashCardSettlementSent: a captured card spend's settlement was sent; not recorded yet.
+	CrashCardSettlementSent = "card.settlement.sent"
+	// CrashCheckoutSweepSent: a checkout deposit's sweep was sent; not recorded yet.
+	CrashCheckoutSweepSent = "checkout.sweep.sent"
+	// CrashCheckoutRefundSent: a checkout refund was sent; its hash is not recorded yet.
+	CrashCheckoutRefundSent = "checkout.refund.sent"
 )
