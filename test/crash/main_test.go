@@ -6,7 +6,7 @@ package crash
 import (
 	"testing"
 
-	"corridor/test/testdb"
+	"corridor/test/harness"
 )
 
-func TestMain(m *testing.M) { testdb.Main(m, nil) }
+func TestMain(m *testing.M) { harness.MainForBinary(m) }

@@ -43,7 +43,7 @@ func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 	routes := recipient.Root.Get("/v1/offramp/payments/"+payID+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
 	recipient.Root.Post("/v1/offramp/payments/"+payID+"/select-route", map[string]any{"routeQuoteId": routes[0].(map[string]any)["routeId"]}).Expect(t, 200)
 	// The submission job may kill the process before the confirmation's answer is read.
-	go postIgnoringAnswer(first.base+"/v1/offramp/payments/"+payID+"/confirm", recipient.RootKey, `{}`)
+	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 
 	first.waitKilled(t)
 	conn, err := pgx.Connect(ctx, url)

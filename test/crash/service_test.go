@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,24 +76,10 @@ func startService(t *testing.T, bin, databaseURL, crashPoint string) *service {
 	}
 	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
 	t.Cleanup(func() { s.stop(t) })
-	deadline := time.Now().Add(90 * time.Second)
-	for {
-		select {
-		case <-s.exited:
-			t.Fatalf("corridor serve exited before it was ready: %v\n%s", s.err, s.output)
-		default:
-		}
-		if resp, err := http.Get(s.base + "/healthz"); err == nil {
-			_ = resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return s
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("corridor serve never answered /healthz:\n%s", s.output)
-		}
-		time.Sleep(100 * time.Millisecond)
+	if err := harness.WaitHealthy(s.base, s.exited, 90*time.Second); err != nil {
+		t.Fatalf("corridor serve: %v (%v)\n%s", err, s.err, s.output)
 	}
+	return s
 }
 
 // waitKilled waits for the process to die and fails unless SIGKILL ended it (the crash point,

@@ -2,8 +2,6 @@ package crash
 
 import (
 	"context"
-	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -32,7 +30,7 @@ func TestCrash_SMSSentBeforeItsJobCompleted(t *testing.T) {
 	ten := env.NewTenant(t)
 	// The job may kill the process before the answer is read: send it without expecting one,
 	// and find the alias in the database.
-	go postIgnoringAnswer(first.base+"/v1/phone-aliases", ten.RootKey, `{"phone":"+14155550177"}`)
+	go ten.Root.PostIgnoringAnswer("/v1/phone-aliases", `{"phone":"+14155550177"}`)
 	first.waitKilled(t)
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
@@ -59,17 +57,4 @@ func TestCrash_SMSSentBeforeItsJobCompleted(t *testing.T) {
 	}
 	code := harness.SMSCode(t, msgs["messages"].([]any)[0].(map[string]any)["body"].(string))
 	ten.Root.Post("/v1/phone-aliases/"+aliasID+"/verify", map[string]any{"code": code}).Expect(t, 200)
-}
-
-// postIgnoringAnswer sends a POST with an API key and drops whatever comes back (or fails).
-func postIgnoringAnswer(url, key, body string) {
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	if err != nil {
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Service-Api-Key", key)
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		_ = resp.Body.Close()
-	}
 }

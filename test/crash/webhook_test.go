@@ -33,7 +33,7 @@ func TestCrash_WebhookDeliveredBeforeItsRecord(t *testing.T) {
 	phone := verifiedRecipient(t, recipient.Root)
 	// The payment's events are delivered after its commit; the first delivery may kill the
 	// process before the payment's answer is read.
-	go postIgnoringAnswer(first.base+"/v1/offramp/payments", sender.RootKey, `{"phone":"`+phone+`","amountUsd":"2"}`)
+	go sender.Root.PostIgnoringAnswer("/v1/offramp/payments", `{"phone":"`+phone+`","amountUsd":"2"}`)
 	first.waitKilled(t)
 	crashed := rcv.Wait(t, 1)[0].Event["id"]
 
