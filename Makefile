@@ -30,10 +30,26 @@ contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe
 # (docs/ledger.md, "Commit pipeline"); `make test-pipeline` runs every suite that way.
 PIPELINE_PKGS := ./test/api ./test/payments ./test/cards ./test/treasury ./test/invoices ./test/offramp ./test/checkout ./test/agents ./test/webhooks
 
-test: contracts browser softhsm alerts-check ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster)
+test: contracts browser softhsm alerts-check ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster), then a short fuzz run
 	$(GO) vet $(PKGS)
 	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -count=1 -timeout 15m $(PKGS)
 	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 10m $(PIPELINE_PKGS)
+	$(MAKE) fuzz
+
+# Native Go fuzz targets: package and function. Their seed corpora are committed under each
+# package's testdata/fuzz/<Fuzz…>/ and also run as plain tests in every `go test`; a crasher
+# found here is written there too, so it becomes a regression test once committed.
+FUZZ_TARGETS := ./core:FuzzParseUSD ./core/recipient:FuzzParsePhone ./core/tenant:FuzzValidateAddress \
+	./core/webhook:FuzzVerify ./core/policy:FuzzParseDocumentCompile ./adapters/http:FuzzDecodeJSON
+FUZZTIME ?= 3s
+
+.PHONY: fuzz
+fuzz: ## fuzz the request decoders (strict JSON, amounts, phones, addresses), the policy compiler and the webhook signature parser, FUZZTIME each (default 3s)
+	@for target in $(FUZZ_TARGETS); do \
+		pkg=$${target%%:*}; fn=$${target##*:}; \
+		echo "fuzz $$fn in $$pkg for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 $$pkg || exit 1; \
+	done
 
 test-pipeline: contracts browser ## every black-box suite with the store's commit pipeline on (2 lanes)
 	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 15m ./test/...

@@ -1171,6 +1171,7 @@ CREATE TABLE public.sms_messages (
     purpose text NOT NULL,
     created_at timestamp with time zone NOT NULL,
     body_ciphertext bytea NOT NULL,
+    idempotency_key text,
     CONSTRAINT sms_messages_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
@@ -1837,6 +1838,8 @@ CREATE INDEX safe_payments_tenant_env_idx ON public.safe_payments USING btree (t
 CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btree (source_wallet_id, safe_nonce) WHERE (status = ANY (ARRAY['CREATED'::text, 'AWAITING_SIGNATURE'::text, 'SIGNING'::text, 'READY_TO_EXECUTE'::text, 'EXECUTING'::text]));
 
 CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
+
+CREATE UNIQUE INDEX sms_messages_idempotency_key ON public.sms_messages USING btree (idempotency_key);
 
 CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
 

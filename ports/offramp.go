@@ -143,17 +143,22 @@ type AliasAttemptScope struct {
 // SMSMessage is one text to a phone. The number travels encrypted; ToMasked is what a sandbox
 // outbox may show.
 type SMSMessage struct {
-	TenantID     string
-	Environment  core.Environment
-	ToHash       string
-	ToMasked     string
-	ToCiphertext []byte
-	Body         string
-	Purpose      string
+	// IdempotencyKey is derived from the business object the text is about (an alias's code,
+	// a claim challenge, a claim link): a gateway sends one text per key, so a retried job
+	// never texts twice.
+	IdempotencyKey string
+	TenantID       string
+	Environment    core.Environment
+	ToHash         string
+	ToMasked       string
+	ToCiphertext   []byte
+	Body           string
+	Purpose        string
 }
 
-// SMS sends texts. The sandbox adapter stores them in an outbox inside the caller's unit of
-// work; a vendor adapter would be fed from a job after commit.
+// SMS sends texts. It leaves the process, so it is called only from the SMS outbox job after
+// the unit of work that decided the text committed (DESIGN.md D22), never inside one. The
+// sandbox adapter stores the text in the outbox TEST callers read.
 type SMS interface {
 	Send(ctx context.Context, m SMSMessage, now time.Time) error
 }

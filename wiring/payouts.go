@@ -7,6 +7,7 @@ import (
 
 	"github.com/uptrace/bun"
 
+	"corridor/adapters/outside"
 	"corridor/adapters/payout"
 	"corridor/core"
 	"corridor/core/offramp"
@@ -90,6 +91,7 @@ func payoutRails(cfg PayoutConfig, db *bun.DB, chains map[core.Environment]ports
 		default:
 			return nil, fmt.Errorf("wiring: payout provider %s: mode must be off, mock, sandbox or live", name)
 		}
+		rail.Provider = outside.WrapPayout(rail.Provider)
 		out[name] = rail
 	}
 	return out, nil

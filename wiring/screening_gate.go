@@ -3,8 +3,11 @@ package wiring
 import (
 	"context"
 
+	"corridor/app/kernel"
+	offrampapp "corridor/app/offramp"
 	"corridor/core"
 	"corridor/core/auth"
+	"corridor/core/offramp"
 	"corridor/core/safepay"
 	"corridor/ports"
 )
@@ -19,8 +22,15 @@ func (g safePayScreening) ScreenSafePayment(ctx context.Context, p auth.Principa
 	if g.screening == nil {
 		return nil, core.E(core.CodeProviderUnavailable, "no screening provider is configured for %s in this deployment", p.Environment)
 	}
-	reasons, err := g.screening.Screen(ctx, ports.ScreeningInput{Environment: pay.Environment, PaymentID: pay.ID,
-		SenderTenantID: pay.TenantID, AmountBaseUnits: pay.AmountBaseUnits, DestinationAddress: pay.DestinationAddress})
+	in := ports.ScreeningInput{Environment: pay.Environment, PaymentID: pay.ID,
+		SenderTenantID: pay.TenantID, AmountBaseUnits: pay.AmountBaseUnits, DestinationAddress: pay.DestinationAddress}
+	// Screening leaves the process, so it runs outside the proposal's unit of work (D22).
+	reasons, err := kernel.OutsideRead(ctx, offrampapp.ScreeningKey(in), func(ctx context.Context) ([]offramp.HoldReason, error) {
+		return g.screening.Screen(ctx, in)
+	})
+	if kernel.IsOutsideReadRequest(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, core.E(core.CodeProviderUnavailable, "destination screening is unavailable; nothing was proposed")
 	}

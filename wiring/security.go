@@ -6,6 +6,7 @@ import (
 
 	"corridor/adapters/cipher"
 	"corridor/adapters/identity"
+	"corridor/adapters/outside"
 	"corridor/adapters/payout"
 	"corridor/core"
 	"corridor/ports"
@@ -23,7 +24,7 @@ func sessionIdentity(cfg Config) (ports.Identity, error) {
 // the sandbox's triggers are public, so in LIVE it would clear anything. Without a vendor,
 // LIVE screening answers PROVIDER_UNAVAILABLE and payments hold.
 func screening(cfg Config) ports.Screening {
-	return payout.ScreeningByEnvironment{core.EnvTest: payout.SandboxScreening{}, core.EnvLive: cfg.LiveScreening}
+	return outside.Screening{Screening: payout.ScreeningByEnvironment{core.EnvTest: payout.SandboxScreening{}, core.EnvLive: cfg.LiveScreening}}
 }
 
 // newCipher builds the identifier cipher from the configured hex keys, or from a random key

@@ -14,6 +14,7 @@ import (
 
 	"corridor/adapters/http"
 	"corridor/adapters/issuer"
+	"corridor/adapters/outside"
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
@@ -60,7 +61,7 @@ type servicePorts struct {
 func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, error) {
 	var s http.Services
 	var err error
-	cardIssuer := issuer.NewSandbox()
+	cardIssuer := outside.Issuer{CardIssuer: issuer.NewSandbox()}
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
 		return s, err
 	}
@@ -141,7 +142,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		return s, err
 	}
 	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
-		Sender: p.webhookSender, Config: cfg.Webhooks, Logger: log})
+		Sender: outside.Webhooks{WebhookSender: p.webhookSender}, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
 		return s, err
 	}

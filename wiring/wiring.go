@@ -16,6 +16,7 @@ import (
 	"corridor/adapters/custody"
 	"corridor/adapters/http"
 	"corridor/adapters/jobs"
+	"corridor/adapters/outside"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
 	"corridor/app/agents"
@@ -122,6 +123,10 @@ type Config struct {
 	// idle_in_transaction_session_timeout of every pooled connection (zero: 30 s and 60 s).
 	DBStatementTimeout time.Duration
 	DBIdleInTxTimeout  time.Duration
+	// JobsRescueStuckAfter is how long a job may run before River takes it as stuck (its
+	// process died) and retries it (zero: River's hour). Below the jobs' two-minute default
+	// time-out it lowers that time-out too (crash tests).
+	JobsRescueStuckAfter time.Duration
 	// StorePipeline is the store's commit pipeline (STORE_PIPELINE_*): concurrent units of
 	// work share one COMMIT per batch. Lanes 0 leaves it off (every unit of work its own
 	// transaction); zero MaxBatch and MaxWait take the adapter's defaults.
@@ -252,7 +257,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
-	outbox := sms.NewSandbox(db, protect)
+	sandboxSMS := sms.NewSandbox(db, protect)
+	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS}, SMSOutbox: sandboxSMS}
 	signers, closeSigners, err := custodySigners(cfg, db, protect)
 	if err != nil {
 		closeDB()
@@ -279,6 +285,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(store)
 	}
+	// Units of work that need a screening answer get it between their runs, outside any
+	// transaction (kernel.OutsideRead, DESIGN.md D22).
+	appStore = kernel.OutsideReadsStore{Store: appStore}
 	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender}, log)
 	if err != nil {
 		closeDB()
@@ -287,6 +296,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
+		RescueStuckAfter: cfg.JobsRescueStuckAfter,
 	})
 	if err != nil {
 		closeDB()
@@ -344,4 +354,11 @@ func relayerBumpPass(a *chain.Adapter, cfg RelayerBumpConfig, log *slog.Logger) 
 		_, err := a.BumpStuck(ctx, chain.BumpOptions{After: after, MaxFeeCap: ceiling, Logger: log})
 		return err
 	}
+}
+
+// guardedSMS is the SMS adapter with its sends behind the outside-call guard; reading the
+// sandbox outbox stays in the process.
+type guardedSMS struct {
+	outside.SMS
+	ports.SMSOutbox
 }

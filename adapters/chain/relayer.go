@@ -18,6 +18,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 
+	"corridor/adapters/outside"
 	"corridor/ports"
 )
 
@@ -141,6 +142,9 @@ func (r *relayer) remember(key string, hash common.Hash) {
 
 // sendLocked estimates, signs and sends c. The caller holds r.mu.
 func (r *relayer) sendLocked(ctx context.Context, c call) (common.Hash, error) {
+	if err := outside.Check(ctx, "Chain.send"); err != nil {
+		return common.Hash{}, err
+	}
 	msg := ethereum.CallMsg{From: r.from, To: c.to, Value: c.value, Data: c.data}
 	gas, err := r.client.EstimateGas(ctx, msg)
 	if err != nil {

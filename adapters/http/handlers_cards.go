@@ -52,16 +52,24 @@ func (s *Server) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch card.L
 	}, nil
 }
 
-func (s *Server) issueCardholderCard(c *fiber.Ctx) error {
+// issueCardholderCard validates the body and issues the card at the issuer outside the
+// idempotent unit (no outside call inside a transaction, DESIGN.md D22), then records it inside.
+func (s *Server) issueCardholderCard(c *fiber.Ctx) (fiber.Handler, error) {
 	var req cardholderCardRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
-	card, err := s.svc.Cards.IssueCardholderCard(c.UserContext(), principal(c), req.input())
+	read, err := s.svc.Cards.ReadCardholderCard(c.UserContext(), principal(c), req.input())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toCard(card))
+	return func(c *fiber.Ctx) error {
+		card, err := s.svc.Cards.RecordCardholderCard(c.UserContext(), principal(c), read)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toCard(card))
+	}, nil
 }
 
 func (s *Server) listCards(c *fiber.Ctx) error {
@@ -128,23 +136,25 @@ func (s *Server) setCardFrozen(c *fiber.Ctx, frozen bool) error {
 // card or the issuer answers.
 const ephemeralKeysPerMinute = 5
 
-func (s *Server) createEphemeralKey(c *fiber.Ctx) error {
+// createEphemeralKey mints the key at the issuer outside the idempotent unit (DESIGN.md D22);
+// the unit only stores the answer for replays.
+func (s *Server) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) {
 	ok, wait := s.ephemeralKeyLimiter.allow("ephemeral-key-ip:"+c.IP(), time.Now())
 	if !ok {
 		c.Set(fiber.HeaderRetryAfter, retryAfter(wait))
-		return (&core.Error{Code: core.CodeRateLimited, Message: "at most 5 ephemeral keys a minute per client; retry after the Retry-After seconds"}).
+		return nil, (&core.Error{Code: core.CodeRateLimited, Message: "at most 5 ephemeral keys a minute per client; retry after the Retry-After seconds"}).
 			WithDetails(map[string]any{"retryAfterSeconds": retryAfter(wait)})
 	}
 	var req ephemeralKeyRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
 	card, key, err := s.svc.Cards.CreateEphemeralKey(c.UserContext(), principal(c), c.Params("id"), cardsapp.EphemeralKeyInput{
 		Platform: req.Platform, Nonce: req.Nonce, NonceSignature: req.NonceSignature, Certificates: req.Certificates})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toEphemeralKey(card, key))
+	return func(c *fiber.Ctx) error { return c.Status(fiber.StatusCreated).JSON(toEphemeralKey(card, key)) }, nil
 }
 
 func (s *Server) listCardAuthorizations(c *fiber.Ctx) error {

@@ -296,6 +296,9 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string, handler fibe
 		c.Response().ResetBody()
 		c.SetUserContext(ctx)
 		if err := handler(c); err != nil {
+			if kernel.IsOutsideReadRequest(err) {
+				return kernel.Outcome{}, err // the store reads outside the unit and runs it again
+			}
 			_ = writeError(c, s.log, err)
 		}
 		resp := c.Response()

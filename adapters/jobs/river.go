@@ -4,6 +4,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -81,7 +82,13 @@ type Config struct {
 	Metrics prometheus.Registerer
 	// Middleware wraps every worked job inside the metrics and tracing middleware.
 	Middleware []rivertype.Middleware
+	// RescueStuckAfter is how long a job may stay running before it is taken as stuck (its
+	// worker was killed) and retried; zero keeps River's hour.
+	RescueStuckAfter time.Duration
 }
+
+// defaultJobTimeout bounds a job whose worker sets no time-out of its own.
+const defaultJobTimeout = 2 * time.Minute
 
 // NewRunner builds the worker client.
 func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
@@ -115,13 +122,14 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("jobs: metrics: %w", err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Middleware:        append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{}}, cfg.Middleware...),
-		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
-		Workers:           cfg.Workers,
-		PeriodicJobs:      cfg.PeriodicJobs,
-		Logger:            riverLogger(cfg.Logger),
-		FetchPollInterval: cfg.FetchPollInterval,
-		JobTimeout:        2 * time.Minute,
+		Middleware:           append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{}}, cfg.Middleware...),
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
+		Workers:              cfg.Workers,
+		PeriodicJobs:         cfg.PeriodicJobs,
+		Logger:               riverLogger(cfg.Logger),
+		FetchPollInterval:    cfg.FetchPollInterval,
+		JobTimeout:           min(defaultJobTimeout, cmp.Or(cfg.RescueStuckAfter, defaultJobTimeout)),
+		RescueStuckJobsAfter: cfg.RescueStuckAfter,
 	})
 	if err != nil {
 		pool.Close()

@@ -192,6 +192,14 @@ func TxFromContext(ctx context.Context) (bun.Tx, bool) {
 	return t, ok
 }
 
+// InUnitOfWork reports whether ctx carries an open unit of work's transaction, without the side
+// effect TxFromContext has inside a batch (opening the unit's savepoint). The outside-call guard
+// asks it (adapters/outside).
+func InUnitOfWork(ctx context.Context) bool {
+	_, ok := ctx.Value(txKey{}).(bun.Tx)
+	return ok
+}
+
 // constraintOf names the violated constraint of a unique/check/foreign-key error.
 func constraintOf(err error) (code, constraint string) {
 	var pgErr *pgconn.PgError

@@ -1,5 +1,6 @@
-// Package sms holds the SMS adapters. Sandbox stores every text in a Postgres outbox (inside
-// the caller's unit of work, so a rolled-back request sends nothing) that TEST callers read at
+// Package sms holds the SMS adapters. Sandbox stores every text in a Postgres table, as a
+// gateway would send it: called from the service's SMS outbox job after commit (so a
+// rolled-back request sends nothing), once per idempotency key; TEST callers read it at
 // GET /v1/sandbox/sms-messages. Outbox entries show only the masked number. Bodies hold codes
 // and claim links, so they are stored only encrypted, bound to the message id; PurgeSMS is the
 // retention pass.
@@ -13,7 +14,6 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/postgres"
 	"corridor/core"
 	"corridor/ports"
 )
@@ -44,6 +44,7 @@ func bodyContext(id string) string { return "sms_message:" + id }
 type messageModel struct {
 	bun.BaseModel  `bun:"table:sms_messages"`
 	ID             string    `bun:"id,pk"`
+	IdempotencyKey string    `bun:"idempotency_key,nullzero"`
 	TenantID       string    `bun:"tenant_id"`
 	Environment    string    `bun:"environment"`
 	ToHash         string    `bun:"to_hash"`
@@ -54,20 +55,20 @@ type messageModel struct {
 	CreatedAt      time.Time `bun:"created_at"`
 }
 
-// Send writes the message to the outbox in the caller's transaction.
+// Send stores the message once per idempotency key, on its own connection, as a gateway
+// outside the service would: a second send of a key is a no-op.
 func (s *Sandbox) Send(ctx context.Context, m ports.SMSMessage, now time.Time) error {
-	tx, ok := postgres.TxFromContext(ctx)
-	if !ok {
-		return errors.New("sms: Send outside a unit of work")
+	if m.IdempotencyKey == "" {
+		return errors.New("sms: a text needs an idempotency key")
 	}
-	row := messageModel{ID: core.NewID("sms"), TenantID: m.TenantID, Environment: string(m.Environment), ToHash: m.ToHash,
+	row := messageModel{ID: core.NewID("sms"), IdempotencyKey: m.IdempotencyKey, TenantID: m.TenantID, Environment: string(m.Environment), ToHash: m.ToHash,
 		ToMasked: m.ToMasked, ToCiphertext: m.ToCiphertext, Purpose: m.Purpose, CreatedAt: now}
 	sealed, err := s.cipher.Encrypt([]byte(m.Body), bodyContext(row.ID))
 	if err != nil {
 		return err
 	}
 	row.BodyCiphertext = sealed
-	_, err = tx.NewInsert().Model(&row).Exec(ctx)
+	_, err = s.db.NewInsert().Model(&row).On("CONFLICT (idempotency_key) DO NOTHING").Exec(ctx)
 	return err
 }
 

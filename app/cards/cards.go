@@ -109,7 +109,9 @@ func (s *Service) UpdateLimits(ctx context.Context, p auth.Principal, id string,
 	return c, err
 }
 
-// SetFrozen freezes (frozen true) or unfreezes a card, at the issuer and here. Both are
+// SetFrozen freezes (frozen true) or unfreezes a card here, and tells the issuer after commit
+// through an outbox job (IssuerStatusArgs). The service's record is what authorizations are
+// decided on, so the response's status holds from the moment it is answered. Both are
 // reversible and idempotent.
 func (s *Service) SetFrozen(ctx context.Context, p auth.Principal, id string, frozen bool) (card.Card, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeCardsManage); err != nil {
@@ -125,14 +127,14 @@ func (s *Service) SetFrozen(ctx context.Context, p auth.Principal, id string, fr
 		if frozen {
 			next = c.Freeze(s.now())
 		}
-		if err := s.issuer.SetCardStatus(ctx, c.IssuerCardID, !frozen); err != nil {
-			return err
-		}
 		if next.Status == c.Status {
 			return nil
 		}
 		c = next
 		if err := tx.Cards().UpdateCard(ctx, c); err != nil {
+			return err
+		}
+		if err := s.enqueueIssuerStatus(ctx, c); err != nil {
 			return err
 		}
 		what := cardUnfrozen

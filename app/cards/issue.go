@@ -29,6 +29,8 @@ type IssueRead struct {
 	wallet   wallet.Wallet
 	limits   card.Limits
 	agentID  string
+	cardID   string
+	issued   ports.IssuedCard
 }
 
 // ReadIssue validates an issue-from-wallet request and checks on chain that the wallet's Safe
@@ -92,7 +94,26 @@ func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID stri
 			"the Safe of wallet %s does not have the card spend module enabled (wallets created before cards existed); create a new wallet for cards", w.ID).
 			WithDetails(map[string]any{"walletId": w.ID, "moduleAddress": module.CardModuleAddress().Hex()})
 	}
-	return IssueRead{tenantID: p.TenantID, env: p.Environment, wallet: w, limits: limits, agentID: agentID}, nil
+	read := IssueRead{tenantID: p.TenantID, env: p.Environment, wallet: w, limits: limits, agentID: agentID, cardID: core.NewID(core.PrefixCard)}
+	read.issued, err = s.issueAtIssuer(ctx, ports.IssueCardInput{Reference: read.cardID, TenantID: p.TenantID,
+		SafeAddress: common.HexToAddress(w.Address).Hex()})
+	return read, err
+}
+
+// issueAtIssuer asks the issuer for the card before the unit of work that records it, outside
+// any transaction (DESIGN.md D22), with the card's id as the issuer's idempotency reference.
+// SPEC.md answers the issuer card id and last4 in the issue response, so the call cannot wait
+// for a job after commit; a unit that then fails leaves an issuer card with no record here,
+// which never authorizes (the service decides every authorization, docs/reliability.md).
+func (s *Service) issueAtIssuer(ctx context.Context, in ports.IssueCardInput) (ports.IssuedCard, error) {
+	issued, err := s.issuer.IssueCard(ctx, in)
+	if err != nil {
+		return ports.IssuedCard{}, err
+	}
+	if issued.IssuerCardID == "" || issued.Last4 == "" {
+		return ports.IssuedCard{}, core.E(core.CodeProviderUnavailable, "the card issuer answered without a card id")
+	}
+	return issued, nil
 }
 
 // Issue records the card ReadIssue prepared, issued at the issuer under the card's id.
@@ -104,20 +125,14 @@ func (s *Service) Issue(ctx context.Context, p auth.Principal, read IssueRead) (
 		return card.Card{}, core.E(core.CodeInternal, "issue read of another principal")
 	}
 	now := s.now()
-	c := card.Card{ID: core.NewID(core.PrefixCard), TenantID: p.TenantID, Environment: p.Environment, Funding: card.FundingSafe,
+	c := card.Card{ID: read.cardID, TenantID: p.TenantID, Environment: p.Environment, Funding: card.FundingSafe,
 		WalletID: read.wallet.ID, SafeAddress: common.HexToAddress(read.wallet.Address).Hex(), AgentID: read.agentID,
 		Issuer: s.issuer.Name(), Status: card.StatusActive, Limits: read.limits, CreatedAt: now, UpdatedAt: now}
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if _, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, read.wallet.ID); err != nil {
 			return err
 		}
-		// The sandbox issuer answers from memory; a networked issuer would be called in the
-		// staged step with the card id as its idempotency reference.
-		issued, err := s.issuer.IssueCard(ctx, ports.IssueCardInput{Reference: c.ID, TenantID: p.TenantID, SafeAddress: c.SafeAddress})
-		if err != nil {
-			return err
-		}
-		c.IssuerCardID, c.Last4 = issued.IssuerCardID, issued.Last4
+		c.IssuerCardID, c.Last4 = read.issued.IssuerCardID, read.issued.Last4
 		if err := tx.Cards().CreateCard(ctx, c); err != nil {
 			return err
 		}
@@ -180,17 +195,34 @@ type CardholderCardInput struct {
 	CryptoAccountType    *string
 }
 
-// IssueCardholderCard issues a card for a cardholder. It has no Safe: it draws on the
-// tenant's funding card account, which is the tenant's service balance, and the issuer settles
-// it off chain (docs/cards.md). chain and cryptoAccountAddress describe the cardholder's
-// crypto account the issuer records; the address is checked for the chain (0x + 40 hex on
-// base and world_chain, base58 on solana) and needs the chain.
+// CardholderCardRead is a cardholder card validated and issued at the issuer, ready to be
+// recorded by RecordCardholderCard.
+type CardholderCardRead struct {
+	card card.Card
+}
+
+// IssueCardholderCard is ReadCardholderCard and RecordCardholderCard in one call, outside any
+// unit of work.
 func (s *Service) IssueCardholderCard(ctx context.Context, p auth.Principal, in CardholderCardInput) (card.Card, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+	read, err := s.ReadCardholderCard(ctx, p, in)
+	if err != nil {
 		return card.Card{}, err
 	}
+	return s.RecordCardholderCard(ctx, p, read)
+}
+
+// ReadCardholderCard validates a card for a cardholder and issues it at the issuer, outside any
+// unit of work (issueAtIssuer says why). It has no Safe: it draws on the tenant's funding card
+// account, which is the tenant's service balance, and the issuer settles it off chain
+// (docs/cards.md). chain and cryptoAccountAddress describe the cardholder's crypto account the
+// issuer records; the address is checked for the chain (0x + 40 hex on base and world_chain,
+// base58 on solana) and needs the chain.
+func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in CardholderCardInput) (CardholderCardRead, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+		return CardholderCardRead{}, err
+	}
 	if p.Environment != core.EnvTest {
-		return card.Card{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+		return CardholderCardRead{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
 	}
 	errs := core.FieldErrors{}
 	holderID := strings.TrimSpace(in.CardholderID)
@@ -221,7 +253,7 @@ func (s *Service) IssueCardholderCard(ctx context.Context, p auth.Principal, in 
 		}
 	}
 	if err := errs.Err(); err != nil {
-		return card.Card{}, err
+		return CardholderCardRead{}, err
 	}
 	now := s.now()
 	c := card.Card{ID: core.NewID(core.PrefixCard), TenantID: p.TenantID, Environment: p.Environment, Funding: card.FundingAccount,
@@ -230,16 +262,34 @@ func (s *Service) IssueCardholderCard(ctx context.Context, p auth.Principal, in 
 	if in.Chain != nil || in.CryptoAccountAddress != nil || in.CryptoAccountType != nil {
 		c.CryptoAccountType = typ
 	}
+	var holder card.Cardholder
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		h, err := tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID)
-		if err != nil {
+		var err error
+		holder, err = tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID)
+		return err
+	})
+	if err != nil {
+		return CardholderCardRead{}, err
+	}
+	issued, err := s.issueAtIssuer(ctx, ports.IssueCardInput{Reference: c.ID, TenantID: p.TenantID, FundingAccount: true, CardholderName: holder.Name})
+	if err != nil {
+		return CardholderCardRead{}, err
+	}
+	c.IssuerCardID, c.Last4, c.FundingAccountID = issued.IssuerCardID, issued.Last4, issued.FundingAccountID
+	return CardholderCardRead{card: c}, nil
+}
+
+// RecordCardholderCard records the card ReadCardholderCard issued, inside the caller's unit of
+// work when there is one. The cardholder is looked up again so a card never outlives a check.
+func (s *Service) RecordCardholderCard(ctx context.Context, p auth.Principal, read CardholderCardRead) (card.Card, error) {
+	c := read.card
+	if c.ID == "" || c.TenantID != p.TenantID || c.Environment != p.Environment {
+		return card.Card{}, core.E(core.CodeInternal, "cardholder card read of another principal")
+	}
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if _, err := tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, c.CardholderID); err != nil {
 			return err
 		}
-		issued, err := s.issuer.IssueCard(ctx, ports.IssueCardInput{Reference: c.ID, TenantID: p.TenantID, FundingAccount: true, CardholderName: h.Name})
-		if err != nil {
-			return err
-		}
-		c.IssuerCardID, c.Last4, c.FundingAccountID = issued.IssuerCardID, issued.Last4, issued.FundingAccountID
 		if err := tx.Cards().CreateCard(ctx, c); err != nil {
 			return err
 		}

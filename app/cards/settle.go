@@ -44,6 +44,7 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &SettleWorker{Service: s})
 	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
 	river.AddWorker(workers, &ExpireApprovalsWorker{Service: s})
+	river.AddWorker(workers, &IssuerStatusWorker{Service: s})
 }
 
 // PeriodicJobs is the settlement sweep; settlements themselves are enqueued by captures.
@@ -195,6 +196,7 @@ func (s *Service) sendSettlement(ctx context.Context, c card.Card, a card.Author
 		// Already settled under this reference by an earlier run whose hash was not recorded.
 		return 0, s.recordSettlement(ctx, a.ID, card.SettlementConfirmed, a.SettlementTxHash, "")
 	}
+	kernel.CrashPoint(kernel.CrashCardSettlementSent)
 	if err := s.recordSettlement(ctx, a.ID, card.SettlementSubmitted, hash.Hex(), ""); err != nil {
 		return 0, err
 	}

@@ -133,6 +133,7 @@ func (s *Service) SendRefund(ctx context.Context, checkoutID, refundID string) e
 		case err != nil:
 			return fmt.Errorf("checkout refund %s: %w", r.ID, err)
 		}
+		kernel.CrashPoint(kernel.CrashCheckoutRefundSent)
 		if err := s.setRefundHash(ctx, &r, hash.Hex()); err != nil {
 			return err
 		}

@@ -105,6 +105,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 		if err != nil {
 			return fmt.Errorf("checkout %s: sweep: %w", id, err)
 		}
+		kernel.CrashPoint(kernel.CrashCheckoutSweepSent)
 		return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 			locked, err := tx.Checkouts().LockCheckout(ctx, id)
 			if err != nil {

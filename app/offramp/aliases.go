@@ -75,7 +75,7 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 		if err := s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeSent, now); err != nil {
 			return err
 		}
-		return s.sms.Send(ctx, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
+		return s.queueSMS(ctx, "phone_alias:"+alias.ID+":code:"+alias.CodeHash, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
 			ToMasked: alias.Masked, ToCiphertext: alias.PhoneCiphertext, Purpose: "phone_alias_verification",
 			Body: fmt.Sprintf("Your Corridor verification code is %s. It expires in %d minutes.", code, int(recipient.CodeLifetime.Minutes()))}, now)
 	})
@@ -163,7 +163,7 @@ func (s *Service) ReverifyPhoneAlias(ctx context.Context, p auth.Principal, id, 
 		if err := s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeSent, now); err != nil {
 			return err
 		}
-		return s.sms.Send(ctx, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
+		return s.queueSMS(ctx, "phone_alias:"+out.ID+":code:"+out.CodeHash, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
 			ToMasked: alias.Masked, ToCiphertext: alias.PhoneCiphertext, Purpose: "phone_alias_verification",
 			Body: fmt.Sprintf("Your Corridor verification code is %s. It expires in %d minutes.", code, int(recipient.CodeLifetime.Minutes()))}, now)
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/claim"
 	"corridor/ports"
@@ -93,6 +94,7 @@ func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) err
 	default:
 		return errors.New("offramp: unknown claim chain action " + action)
 	}
+	kernel.CrashPoint(kernel.CrashClaimChainSent)
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if hash != (common.Hash{}) {
 			c, err := tx.Claims().LockClaim(ctx, claimID)

@@ -99,7 +99,7 @@ func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string
 			return err
 		}
 		out = ClaimChallenge{ChallengeID: ch.ID, ExpiresAt: ch.ExpiresAt}
-		return s.sms.Send(ctx, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
+		return s.queueSMS(ctx, "claim_challenge:"+ch.ID, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
 			ToMasked: c.PhoneMasked, ToCiphertext: c.PhoneCiphertext, Purpose: "claim_phone_code",
 			Body: "Your Corridor claim code is " + code + ". It expires in " + itoa(int(claim.ChallengeLifetime.Minutes())) + " minutes."}, now)
 	})

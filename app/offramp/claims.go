@@ -103,7 +103,7 @@ func (s *Service) sendClaimLink(ctx context.Context, tx ports.Tx, c claim.Claim,
 	}
 	body := "You have been sent " + core.FormatUSD(c.AmountBaseUnits) + " USD through Corridor. Claim it before " +
 		c.ExpiresAt.Format("2006-01-02") + ": " + s.claimLinkBase + token
-	return s.sms.Send(ctx, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
+	return s.queueSMS(ctx, "claim_link:"+hash, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
 		ToMasked: c.PhoneMasked, ToCiphertext: c.PhoneCiphertext, Purpose: "claim_link", Body: body}, now)
 }
 

@@ -19,6 +19,7 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
 	s.registerClaimWorkers(workers)
 	river.AddWorker(workers, &PurgeSMSOutboxWorker{Service: s})
+	river.AddWorker(workers, &SMSSendWorker{Service: s})
 	river.AddWorker(workers, &QuoteExpiryWorker{Service: s})
 	river.AddWorker(workers, &HoldRecheckWorker{Service: s})
 }

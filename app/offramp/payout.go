@@ -59,6 +59,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	kernel.CrashPoint(kernel.CrashPayoutSubmitted)
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/safepay"
 	"corridor/ports"
@@ -110,6 +111,7 @@ func (s *Service) sendPayment(ctx context.Context, chain ports.Chain, pay safepa
 	case err != nil:
 		return 0, err
 	}
+	kernel.CrashPoint(kernel.CrashSafeExecutionSent)
 	sent, err := s.updatePayment(ctx, pay.ID, func(p safepay.Payment) (safepay.Payment, error) {
 		if p.Status != safepay.StatusExecuting {
 			return p, errPaymentStepDone

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -82,6 +83,7 @@ func (s *Service) submitDeploy(ctx context.Context, chain ports.Chain, w wallet.
 	if err != nil {
 		return 0, err
 	}
+	kernel.CrashPoint(kernel.CrashSafeDeploymentSent)
 	if got != common.HexToAddress(w.Address) {
 		return 0, s.recordDeploy(ctx, w.ID, wallet.TriggerGaveUp, "",
 			"the chain's Safe factory deploys this wallet to a different address than the one predicted")

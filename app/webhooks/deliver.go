@@ -162,6 +162,7 @@ func (s *Service) Attempt(ctx context.Context, deliveryID string) error {
 	sendCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	status, sendErr := s.sender.Send(sendCtx, in.endpoint.URL, in.body, headers, s.allowPrivate(in.endpoint.Environment))
 	cancel()
+	kernel.CrashPoint(kernel.CrashWebhookDelivered)
 	took := s.clock.Now().Sub(at)
 	result := webhook.Attempt{DeliveryID: in.delivery.ID, At: at, StatusCode: status, DurationMs: took.Milliseconds(),
 		Succeeded: sendErr == nil && status >= 200 && status < 300}

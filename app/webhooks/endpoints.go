@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"corridor/app/kernel"
@@ -230,7 +231,16 @@ func (s *Service) checkPatch(ctx context.Context, env core.Environment, hasURL b
 		if err := webhook.CheckURL(url); err != nil {
 			return err
 		}
-		if err := s.sender.CheckDestination(ctx, url, s.allowPrivate(env)); err != nil {
+		// Resolving the host leaves the process, so it runs outside the unit of work
+		// (kernel.OutsideRead, DESIGN.md D22).
+		allow := s.allowPrivate(env)
+		_, err := kernel.OutsideRead(ctx, "webhook-destination:"+strconv.FormatBool(allow)+":"+url, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, s.sender.CheckDestination(ctx, url, allow)
+		})
+		if kernel.IsOutsideReadRequest(err) {
+			return err
+		}
+		if err != nil {
 			return core.Invalid("url", err.Error())
 		}
 	}

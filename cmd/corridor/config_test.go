@@ -485,3 +485,22 @@ func TestOperatorToken_KeptForLocalRuns(t *testing.T) {
 		t.Fatalf("configured token: %q, hint %q", token, operatorTokenHint(set))
 	}
 }
+
+// TestConfig_PipelineOnByDefault: `run` and `serve` commit through the store's pipeline (two
+// lanes) unless STORE_PIPELINE_LANES=0 turns it off (D22: no unit of work calls out).
+func TestConfig_PipelineOnByDefault(t *testing.T) {
+	c, err := loadConfig(map[string]string{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lanes := c.wiringConfig().StorePipeline.Lanes; lanes != 2 {
+		t.Fatalf("default pipeline lanes %d, want 2", lanes)
+	}
+	off, err := loadConfig(map[string]string{"STORE_PIPELINE_LANES": "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lanes := off.wiringConfig().StorePipeline.Lanes; lanes != 0 {
+		t.Fatalf("STORE_PIPELINE_LANES=0 left %d lanes", lanes)
+	}
+}

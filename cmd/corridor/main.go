@@ -33,6 +33,9 @@ Usage:
   corridor session --user U --email E [--ttl 24h]
                                     mint a sandbox identity-provider session token
   corridor ledger verify            recompute the ledger's hash chain and name the first break
+  corridor check                    verify the invariants (ledger, hash chains, ledger vs chain, payouts
+                                    and claims released once, idempotency records, whole units of work);
+                                    exits 1 naming what is wrong
   corridor help                     this text and every configuration variable
 
 `
@@ -67,6 +70,8 @@ func main() {
 		err = sessionCmd(cfg, os.Args[2:])
 	case "ledger":
 		err = ledgerCmd(ctx, cfg, log, os.Args[2:])
+	case "check":
+		err = checkCmd(ctx, cfg, log)
 	default:
 		fmt.Fprintf(os.Stderr, "corridor: unknown command %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)

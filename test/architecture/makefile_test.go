@@ -27,6 +27,7 @@ var makeNeeds = map[string][]string{
 	"test":          {"contracts/build.sh"},
 	"test-short":    {"contracts/build.sh"},
 	"test-pipeline": {"contracts/build.sh"},
+	"fuzz":          nil, // go test -fuzz over packages that need no artifacts
 	// `corridor run` starts the local dev chain: geth, and the contracts it deploys there.
 	"run":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"bench": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},

@@ -52,6 +52,9 @@ type Response struct {
 // A response that drifts from the OpenAPI document fails the test (without stopping it).
 func (c *Client) Do(method, path string, body any) *Response {
 	c.t.Helper()
+	if isSMSOutboxRead(method, path) {
+		c.env.settleSMS(c.t)
+	}
 	var reader io.Reader
 	switch b := body.(type) {
 	case nil:

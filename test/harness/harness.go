@@ -18,6 +18,7 @@ import (
 	"corridor/adapters/chain"
 	"corridor/adapters/http"
 	"corridor/adapters/identity"
+	"corridor/adapters/outside"
 	"corridor/adapters/postgres"
 	offrampapp "corridor/app/offramp"
 	"corridor/core"
@@ -76,8 +77,13 @@ type Options struct {
 }
 
 // MainWithOptions is Main with the options above.
+//
+// Every package runs with the outside-call guard on (adapters/outside): a call to the card
+// issuer, SMS, screening, a payout provider or a chain write while a unit of work's transaction
+// is open is refused, and the package fails after its tests, naming the calls.
 func MainWithOptions(m *testing.M, opts Options) {
-	testdb.Main(m, func(url string) error {
+	guard := outside.Enforce(postgres.InUnitOfWork)
+	testdb.MainThen(m, func(url string) error {
 		if _, err := wiring.Migrate(context.Background(), url); err != nil {
 			return err
 		}
@@ -111,7 +117,7 @@ func MainWithOptions(m *testing.M, opts Options) {
 		env.Chain, env.StallChain = sim, stall
 		shared = env
 		return nil
-	})
+	}, guard.Err)
 }
 
 // MainWithChainConfig is MainWithChain whose shared service runs with modify applied (for

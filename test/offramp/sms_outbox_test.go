@@ -3,11 +3,14 @@ package offramp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	offrampapp "corridor/app/offramp"
 )
 
 // The sandbox SMS outbox (docs/security.md, "SMS bodies and the outbox"): bodies carry codes
@@ -99,4 +102,46 @@ func TestSMSOutbox_PurgeIsAPeriodicJob(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// TestSMSOutbox_SentAfterCommitOncePerKey: creating an alias answers with its text queued as an
+// outbox job committed with it (not yet sent by the request); the job sends it; running the
+// job again with the same idempotency key sends nothing more.
+func TestSMSOutbox_SentAfterCommitOncePerKey(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	ctx := context.Background()
+	conn := outboxConn(t)
+	alias := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	var raw []byte
+	if err := conn.QueryRow(ctx, `SELECT args FROM river_job WHERE kind = 'sms.send' AND args->>'tenantId' = $1`, ten.ID).Scan(&raw); err != nil {
+		t.Fatalf("no sms.send job committed with the alias: %v", err)
+	}
+	var args offrampapp.SMSSendArgs
+	if err := json.Unmarshal(raw, &args); err != nil {
+		t.Fatal(err)
+	}
+	if args.IdempotencyKey != "phone_alias:"+alias["id"].(string)+":code:"+codeHashOf(t, conn, alias["id"].(string)) || bytes.Contains(raw, []byte("verification code")) {
+		t.Fatalf("job args %s: want the alias's key and a sealed body", raw)
+	}
+	if m := ten.Root.Get("/v1/sandbox/sms-messages").Expect(t, 200).JSON(t); m["total"] != float64(1) {
+		t.Fatalf("outbox after the job: %v", m)
+	}
+	for i := 0; i < 2; i++ {
+		if err := env().Service.Offramp.SendQueuedSMS(ctx, args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := ten.Root.Get("/v1/sandbox/sms-messages").Expect(t, 200).JSON(t); m["total"] != float64(1) {
+		t.Fatalf("a retried job texted again: %v", m)
+	}
+}
+
+func codeHashOf(t *testing.T, conn *pgx.Conn, aliasID string) string {
+	t.Helper()
+	var h string
+	if err := conn.QueryRow(context.Background(), `SELECT code_hash FROM phone_aliases WHERE id = $1`, aliasID).Scan(&h); err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -18,10 +18,16 @@ import (
 // the server and exits with the tests' status. Interrupts (Ctrl-C, SIGTERM)
 // clean up too. setup may be nil.
 func Main(m *testing.M, setup func(url string) error) {
-	os.Exit(run(m, setup))
+	os.Exit(run(m, setup, nil))
 }
 
-func run(m *testing.M, setup func(url string) error) int {
+// MainThen is Main with a check run after the tests: a package whose tests passed fails when
+// check reports an error (the harness's outside-call guard).
+func MainThen(m *testing.M, setup func(url string) error, check func() error) {
+	os.Exit(run(m, setup, check))
+}
+
+func run(m *testing.M, setup func(url string) error, check func() error) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	srv, err := Shared(ctx)
@@ -44,7 +50,14 @@ func run(m *testing.M, setup func(url string) error) int {
 			return 1
 		}
 	}
-	return m.Run()
+	code := m.Run()
+	if check != nil {
+		if err := check(); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // cleanupOnSignal drops the database and releases the server when the test

@@ -1,0 +1,73 @@
+package cards
+
+import (
+	"context"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"corridor/app/kernel"
+	"corridor/core"
+	"corridor/core/card"
+	"corridor/ports"
+)
+
+// IssuerStatusArgs is the outbox job that tells the issuer a card's status after the freeze or
+// unfreeze that changed it committed (DESIGN.md D22). It carries the card, never the status: the
+// job reads the status the card has when it runs, so jobs of a freeze and a later unfreeze
+// leave the issuer where the card is, whatever order they run in.
+type IssuerStatusArgs struct {
+	TenantID    string `json:"tenantId"`
+	Environment string `json:"environment"`
+	CardID      string `json:"cardId"`
+}
+
+// Kind names the job.
+func (IssuerStatusArgs) Kind() string { return "card.issuer_status" }
+
+const (
+	issuerStatusMaxAttempts = 25
+	issuerStatusTimeout     = 30 * time.Second
+)
+
+// enqueueIssuerStatus writes the outbox job in the caller's unit of work.
+func (s *Service) enqueueIssuerStatus(ctx context.Context, c card.Card) error {
+	return s.jobs.Enqueue(ctx, IssuerStatusArgs{TenantID: c.TenantID, Environment: string(c.Environment), CardID: c.ID},
+		ports.JobOptions{MaxAttempts: issuerStatusMaxAttempts})
+}
+
+// SyncIssuerStatus reads the card in its own unit of work, then sets its status at the issuer
+// outside any transaction. Setting a status the issuer already holds is a no-op there, so a
+// retried job is harmless: the card's id (its issuer card id) is the call's idempotency key.
+func (s *Service) SyncIssuerStatus(ctx context.Context, tenantID string, env core.Environment, cardID string) error {
+	var c card.Card
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		c, err = tx.Cards().FindCard(ctx, tenantID, env, cardID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.issuer.SetCardStatus(ctx, c.IssuerCardID, c.Status == card.StatusActive); err != nil {
+		return err
+	}
+	kernel.CrashPoint(kernel.CrashCardIssuerStatusSent)
+	return nil
+}
+
+// IssuerStatusWorker works card.issuer_status jobs.
+type IssuerStatusWorker struct {
+	river.WorkerDefaults[IssuerStatusArgs]
+	Service *Service
+}
+
+// Work syncs the issuer.
+func (w *IssuerStatusWorker) Work(ctx context.Context, job *river.Job[IssuerStatusArgs]) error {
+	return w.Service.SyncIssuerStatus(ctx, job.Args.TenantID, core.Environment(job.Args.Environment), job.Args.CardID)
+}
+
+// Timeout bounds one run.
+func (w *IssuerStatusWorker) Timeout(*river.Job[IssuerStatusArgs]) time.Duration {
+	return issuerStatusTimeout
+}

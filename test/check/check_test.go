@@ -1,0 +1,245 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"corridor/adapters/postgres"
+	"corridor/core"
+	"corridor/ports"
+	"corridor/test/harness"
+)
+
+// workload is what the checks look at: a delivered off-ramp payment (its reserve, lock, submit
+// and deliver transfers), idempotent creates with stored answers, and a funded wallet whose
+// ledger mirror the chain indexer keeps.
+type workload struct {
+	paymentID string
+	walletID  string
+}
+
+func runWorkload(t *testing.T) workload {
+	t.Helper()
+	sender, recipient := env().NewTenant(t), env().NewTenant(t)
+	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
+	phone := fmt.Sprintf("+1415%07d", 3_000_000+len(t.Name())*7919%6_000_000)
+	rc := recipient.Root
+	rc.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
+	alias := rc.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Expect(t, 201).JSON(t)
+	code := harness.SMSCode(t, harness.SMSBody(t, rc, "phone_alias_verification", nil))
+	rc.Post("/v1/phone-aliases/"+alias["id"].(string)+"/verify", map[string]any{"code": code}).Expect(t, 200)
+	rc.With("Idempotency-Key", "check-dest-"+recipient.ID).Post("/v1/payout-destinations", map[string]any{"type": "SERVICE_BALANCE"}).Expect(t, 201)
+	pay := sender.Root.With("Idempotency-Key", "check-pay-"+sender.ID).
+		Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": "7"}).Expect(t, 201).JSON(t)
+	id := pay["paymentId"].(string)
+	routes := rc.Get("/v1/offramp/payments/"+id+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	rc.Post("/v1/offramp/payments/"+id+"/select-route", map[string]any{"routeQuoteId": routes[0].(map[string]any)["routeId"]}).Expect(t, 200)
+	rc.Post("/v1/offramp/payments/"+id+"/confirm", nil).Expect(t, 200)
+	harness.WaitOfframpPayment(t, sender.Root, id, "DELIVERED")
+	owner := harness.NewOwner(t)
+	w := sender.Root.With("Idempotency-Key", "check-wallet-"+sender.ID).Post("/v1/wallets", map[string]any{
+		"name":   "check",
+		"owners": []any{map[string]any{"address": owner.Address.Hex(), "role": "FINANCE_OWNER"}}, "threshold": 1}).Expect(t, 201).JSON(t)
+	walletID := w["id"].(string)
+	sender.Root.WaitWalletDeployed(t, walletID)
+	sender.Root.Fund(t, walletID, "5")
+	// A payment to a phone nobody verified opens a claim, funded in the escrow contract.
+	claimPay := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": "+14155550" + fmt.Sprintf("%03d", len(sender.ID)%1000), "amountUsd": "3"}).
+		Expect(t, 201).JSON(t)
+	harness.WaitClaim(t, sender.Root, claimPay["claimId"].(string), "funded", func(c map[string]any) bool { return c["funded"] == true })
+	// A cardholder card draws on the service balance: its approved authorization is a hold.
+	holder := sender.Root.Post("/v1/cardholders", map[string]any{"name": "Ana Lima", "email": "ana@example.com"}).Expect(t, 201).JSON(t)
+	cardID := sender.Root.Post("/v1/cards", map[string]any{"cardholderId": holder["cardholderId"]}).Expect(t, 201).JSON(t)["cardId"].(string)
+	auth := sender.Root.Post("/v1/sandbox/cards/"+cardID+"/authorizations", map[string]any{"amountUsd": "1", "mcc": "5411", "merchantName": "Corner Shop"}).
+		Expect(t, 201).JSON(t)
+	if auth["status"] != "APPROVED" {
+		t.Fatalf("authorization %v", auth)
+	}
+	return workload{paymentID: id, walletID: walletID}
+}
+
+// corridorBinary builds the binary once per test run.
+func corridorBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "corridor")
+	if out, err := exec.Command("go", "build", "-o", bin, "corridor/cmd/corridor").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// runCheck runs `corridor check` against the package's database (no chain configured: the
+// ledger-against-chain check is skipped there and run in-process below).
+func runCheck(t *testing.T, bin string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, "check")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+env().DatabaseURL, "CHAIN_RPC_URL=", "LIVE_CHAIN_RPC_URL=")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return string(out) + stderr.String(), exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), 0
+}
+
+// checkWithChain runs the checks in-process with the simulated chain serving TEST.
+func checkWithChain(t *testing.T) postgres.InvariantReport {
+	t.Helper()
+	rep, err := postgres.CheckInvariants(context.Background(), env().Service.Store.DB(),
+		map[core.Environment]ports.Chain{core.EnvTest: env().Chain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func find(rep postgres.InvariantReport, prefix string) postgres.InvariantCheck {
+	for _, c := range rep.Checks {
+		if strings.HasPrefix(c.Name, prefix) {
+			return c
+		}
+	}
+	return postgres.InvariantCheck{Name: "(missing " + prefix + ")", Problems: []string{"no such check"}}
+}
+
+// TestCheck_HealthyThenEachCorruption: after the workload `corridor check` exits 0 and the
+// ledger agrees with the chain once the indexer caught up; then each corruption planted with
+// SQL makes it exit 1 naming the check and the object, and reverting it makes it pass again.
+// The tests of this package run one after the other: they plant on the shared database.
+func TestCheck_HealthyThenEachCorruption(t *testing.T) {
+	w := runWorkload(t)
+	bin := corridorBinary(t)
+	if out, code := runCheck(t, bin); code != 0 || !strings.Contains(out, "check OK") ||
+		!strings.Contains(out, "SKIPPED ledger-vs-chain TEST: no chain configured") {
+		t.Fatalf("healthy database: exit %d\n%s", code, out)
+	}
+	for _, name := range []string{"ledger-vs-chain TEST", "escrow-vs-chain TEST"} {
+		harness.Poll(t, "the indexers caught up and "+name+" agrees", func() map[string]any {
+			c := find(checkWithChain(t), name)
+			return map[string]any{"skipped": c.Skipped, "problems": c.Problems}
+		}, func(m map[string]any) bool { return m["skipped"] == "" && len(m["problems"].([]string)) == 0 })
+	}
+
+	conn, err := pgx.Connect(context.Background(), env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, tc := range corruptions(w) {
+		t.Run(tc.name, func(t *testing.T) {
+			exec := func(sql string) {
+				t.Helper()
+				if _, err := conn.Exec(context.Background(), sql); err != nil {
+					t.Fatalf("%s: %v", sql, err)
+				}
+			}
+			exec(tc.plant)
+			reverted := false
+			defer func() {
+				if !reverted {
+					exec(tc.revert)
+				}
+			}()
+			if tc.chain {
+				c := find(checkWithChain(t), tc.check)
+				if c.OK() || !strings.Contains(strings.Join(c.Problems, "\n"), tc.names) {
+					t.Fatalf("check %s after planting: %+v; want a problem naming %s", tc.check, c, tc.names)
+				}
+			} else {
+				out, code := runCheck(t, bin)
+				if code != 1 || !strings.Contains(out, "FAILED  "+tc.check) || !strings.Contains(out, tc.names) || !strings.Contains(out, "check FAILED") {
+					t.Fatalf("exit %d, want 1 with FAILED %s naming %s:\n%s", code, tc.check, tc.names, out)
+				}
+			}
+			exec(tc.revert)
+			reverted = true
+			if out, code := runCheck(t, bin); code != 0 {
+				t.Fatalf("after reverting: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
+
+type corruption struct {
+	name          string
+	plant, revert string
+	check, names  string
+	chain         bool // checked in-process against the simulated chain
+}
+
+// corruptions plants one broken invariant each. Each plant saves what it changes into the
+// table check_saved, and its revert restores it from there.
+func corruptions(w workload) []corruption {
+	p := w.paymentID
+	transfer := func(step string) string {
+		return fmt.Sprintf(`(SELECT id FROM ledger_transfers WHERE reference LIKE 'offramp:%s:%s:%%')`, p, step)
+	}
+	saveTransfers := func(ids ...string) string {
+		return `CREATE TABLE check_saved AS SELECT id, reference, metadata FROM ledger_transfers WHERE id IN (` + strings.Join(ids, ", ") + `); `
+	}
+	const restoreTransfers = `UPDATE ledger_transfers t SET reference = s.reference, metadata = s.metadata FROM check_saved s WHERE t.id = s.id; DROP TABLE check_saved`
+	account := `(SELECT account_id FROM ledger_postings WHERE transfer_id = ` + transfer("deliver") + ` ORDER BY account_id LIMIT 1)`
+	escrowAccount := `(SELECT b.account_id FROM ledger_balances b JOIN ledger_accounts a ON a.id = b.account_id
+		WHERE a.kind = 'claim_escrow' AND b.posted > 0 ORDER BY a.id LIMIT 1)`
+	payKey := `'check-pay-' || (SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `')`
+	return []corruption{
+		{name: "a balance that disagrees with its history",
+			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + account,
+			revert: `UPDATE ledger_balances SET posted = posted - 1 WHERE account_id = ` + account,
+			check:  "ledger", names: "balance row"},
+		{name: "a broken hash chain",
+			plant: `CREATE TABLE check_saved AS SELECT transfer_id, hash FROM ledger_chain WHERE transfer_id = ` + transfer("lock") + `;
+				UPDATE ledger_chain SET hash = sha256(hash) WHERE transfer_id = ` + transfer("lock"),
+			revert: `UPDATE ledger_chain c SET hash = s.hash FROM check_saved s WHERE c.transfer_id = s.transfer_id; DROP TABLE check_saved`,
+			check:  "ledger", names: "hash chain broken"},
+		{name: "a payout delivered twice",
+			plant:  saveTransfers(transfer("submit")) + `UPDATE ledger_transfers SET reference = 'offramp:` + p + `:deliver:99' WHERE id IN (SELECT id FROM check_saved)`,
+			revert: restoreTransfers,
+			check:  "payouts-delivered-once", names: p + " delivered 2 times"},
+		{name: "a claim released twice",
+			plant: saveTransfers(transfer("lock"), transfer("deliver")) + `UPDATE ledger_transfers
+				SET reference = 'offramp:` + p + `:claim-' || (CASE WHEN reference LIKE '%:lock:%' THEN 'lock' ELSE 'reject' END),
+				metadata = metadata || '{"claimId":"clm_planted"}' WHERE id IN (SELECT id FROM check_saved)`,
+			revert: restoreTransfers,
+			check:  "claims-released-once", names: "claim clm_planted released 2 times"},
+		{name: "a delivered payment without its deliver transfer",
+			plant:  saveTransfers(transfer("deliver")) + `UPDATE ledger_transfers SET reference = 'offramp:` + p + `:planted' WHERE id IN (SELECT id FROM check_saved)`,
+			revert: restoreTransfers,
+			check:  "offramp-units-whole", names: p + " is DELIVERED without its deliver transfer"},
+		{name: "a ledger effect of a payment that does not exist",
+			plant: saveTransfers(transfer("reserve")) + `UPDATE ledger_transfers SET metadata = metadata || '{"offrampPaymentId":"ofp_planted"}'
+				WHERE id IN (SELECT id FROM check_saved)`,
+			revert: restoreTransfers,
+			check:  "ledger-effects-owned", names: "ofp_planted, which does not exist"},
+		{name: "an idempotency record without its effect",
+			plant: `CREATE TABLE check_saved AS SELECT key, body FROM idempotency_keys WHERE key = ` + payKey + `;
+				UPDATE idempotency_keys SET body = convert_to(replace(convert_from(body, 'UTF8'), '` + p + `', 'ofp_planted'), 'UTF8') WHERE key = ` + payKey,
+			revert: `UPDATE idempotency_keys i SET body = s.body FROM check_saved s WHERE i.key = s.key; DROP TABLE check_saved`,
+			check:  "idempotency-effects", names: "answers ofp_planted, which does not exist"},
+		{name: "a card authorization without its hold",
+			plant: `CREATE TABLE check_saved AS SELECT id, hold_transfer_id FROM card_authorizations WHERE status = 'APPROVED' ORDER BY id LIMIT 1;
+				UPDATE card_authorizations SET hold_transfer_id = 'trf_planted' WHERE id IN (SELECT id FROM check_saved)`,
+			revert: `UPDATE card_authorizations a SET hold_transfer_id = s.hold_transfer_id FROM check_saved s WHERE a.id = s.id; DROP TABLE check_saved`,
+			check:  "card-holds-whole", names: "its hold transfer trf_planted is missing"},
+		{name: "a claim escrow whose ledger drifts from the escrow contract",
+			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + escrowAccount,
+			revert: `UPDATE ledger_balances SET posted = posted - 1 WHERE account_id = ` + escrowAccount,
+			check:  "escrow-vs-chain TEST", names: "claim escrow", chain: true},
+		{name: "a wallet whose ledger mirror drifts from the chain",
+			plant: `CREATE TABLE check_saved AS SELECT id, address FROM wallets WHERE id = '` + w.walletID + `';
+				UPDATE wallets SET address = '0x00000000000000000000000000000000000C0FFE' WHERE id = '` + w.walletID + `'`,
+			revert: `UPDATE wallets w SET address = s.address FROM check_saved s WHERE w.id = s.id; DROP TABLE check_saved`,
+			check:  "ledger-vs-chain TEST", names: w.walletID, chain: true},
+	}
+}

@@ -1,0 +1,136 @@
+package crash
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"corridor/adapters/identity"
+	"corridor/app/kernel"
+	"corridor/test/harness"
+	"corridor/test/testdb"
+)
+
+const usd = int64(1_000_000)
+
+// TestCrash_PayoutSubmittedBeforeItsRecord: the service is killed right after the payout
+// provider accepted a submission and before PROVIDER_SUBMITTED was recorded. Started again, the
+// stuck submission job is retried with the same idempotency key: the provider answers the payout
+// it already holds (one payout, not two), the payment is delivered, the sender is debited once,
+// the client's retried create replays the same payment, and `corridor check` passes.
+func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	bin := buildCrashBinary(t)
+	first := startService(t, bin, url, kernel.CrashPayoutSubmitted)
+	idp, err := identity.NewSandbox(harness.SessionSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &harness.Env{BaseURL: first.base, DatabaseURL: url, Issuer: idp}
+	sender, recipient := env.NewTenant(t), env.NewTenant(t)
+	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
+	phone := verifiedRecipient(t, recipient.Root)
+	recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "APP_WALLET_A", "email": "recipient@example.com"}).Expect(t, 201)
+	create := sender.Root.With("Idempotency-Key", "crash-pay-"+sender.ID)
+	body := map[string]any{"phone": phone, "amountUsd": "7"}
+	payID := create.Post("/v1/offramp/payments", body).Expect(t, 201).JSON(t)["paymentId"].(string)
+	routes := recipient.Root.Get("/v1/offramp/payments/"+payID+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	recipient.Root.Post("/v1/offramp/payments/"+payID+"/select-route", map[string]any{"routeQuoteId": routes[0].(map[string]any)["routeId"]}).Expect(t, 200)
+	// The submission job may kill the process before the confirmation's answer is read.
+	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
+
+	first.waitKilled(t)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if n := count(t, conn, `SELECT count(*) FROM payout_mock_transfers`); n != 1 {
+		t.Fatalf("the provider holds %d payouts at the crash, want the 1 it accepted", n)
+	}
+	if status := text(t, conn, `SELECT status FROM offramp_payments WHERE id = $1`, payID); status != "FUNDS_LOCKED" {
+		t.Fatalf("at the crash the payment is %s, want FUNDS_LOCKED (the submission not recorded)", status)
+	}
+
+	second := startService(t, bin, url, "")
+	env.BaseURL = second.base
+	again := create.Post("/v1/offramp/payments", body).Expect(t, 201)
+	if again.Header.Get("Idempotent-Replayed") != "true" || again.JSON(t)["paymentId"] != payID {
+		t.Fatalf("the client's retry after the crash: %s %s", again.Header.Get("Idempotent-Replayed"), again.Body)
+	}
+	waitDelivered(t, sender.Root, payID)
+	if n := count(t, conn, `SELECT count(*) FROM payout_mock_transfers`); n != 1 {
+		t.Fatalf("the provider holds %d payouts after the restart, want 1: the retry paid again", n)
+	}
+	harness.ExpectServiceBalance(t, sender.Root, 43*usd, 0)
+	if out, code := runCheck(t, bin, url); code != 0 || !strings.Contains(out, "check OK") {
+		t.Fatalf("corridor check after the crash: exit %d\n%s", code, out)
+	}
+}
+
+// waitDelivered polls the payment until DELIVERED. The bound is longer than the harness's: the
+// killed process's job is retried only once River's leader lease has passed to the new process
+// (up to 15 s), its rescuer has run (every 30 s) and its scheduler made the job available (5 s).
+func waitDelivered(t *testing.T, c *harness.Client, id string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		p := c.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t)
+		if p["status"] == "DELIVERED" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("payment %s never DELIVERED after the restart: %v", id, p)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// verifiedRecipient gives the tenant an ACTIVE credential and a verified phone alias.
+func verifiedRecipient(t *testing.T, c *harness.Client) string {
+	t.Helper()
+	c.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
+	phone := fmt.Sprintf("+1415555%04d", len(t.Name())%10_000)
+	alias := c.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Expect(t, 201).JSON(t)
+	code := harness.SMSCode(t, harness.SMSBody(t, c, "phone_alias_verification", nil))
+	c.Post("/v1/phone-aliases/"+alias["id"].(string)+"/verify", map[string]any{"code": code}).Expect(t, 200)
+	return phone
+}
+
+func runCheck(t *testing.T, bin, url string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, "check")
+	cmd.Env = serviceEnv(url, "127.0.0.1:0", "")
+	out, err := cmd.CombinedOutput()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return string(out), exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out), 0
+}
+
+func count(t *testing.T, conn *pgx.Conn, sql string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func text(t *testing.T, conn *pgx.Conn, sql string, args ...any) string {
+	t.Helper()
+	var s string
+	if err := conn.QueryRow(context.Background(), sql, args...).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

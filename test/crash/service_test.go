@@ -1,0 +1,127 @@
+package crash
+
+import (
+	"bytes"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"corridor/test/harness"
+)
+
+// syncBuffer collects a child's output while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// service is one run of the binary.
+type service struct {
+	cmd    *exec.Cmd
+	base   string
+	output *syncBuffer
+	exited chan struct{}
+	err    error
+}
+
+// buildCrashBinary builds bin/corridor with the crash points compiled in.
+func buildCrashBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "corridor")
+	if out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", bin, "corridor/cmd/corridor").CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags crashpoints: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// serviceEnv is the environment of every run: the package's database, sandbox sessions the
+// harness can mint, the internal and wallet_a (mock) payout providers, quick polls, webhooks to
+// the test's loopback receiver, and stuck jobs rescued after 3 s (a killed worker leaves its job
+// running).
+func serviceEnv(databaseURL, addr, crashPoint string) []string {
+	return append(os.Environ(), "DATABASE_URL="+databaseURL, "CORRIDOR_ADDR="+addr, "SESSION_SECRET="+harness.SessionSecret,
+		"CIPHER_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "RATE_LIMIT_PER_SECOND=0",
+		"PAYOUT_INTERNAL_MODE=live", "PAYOUT_WALLET_A_MODE=mock", "OFFRAMP_POLL_INTERVAL=200ms", "JOBS_RESCUE_STUCK_AFTER=3s", "WEBHOOK_ALLOW_PRIVATE_TEST=true",
+		"CHAIN_RPC_URL=", "LIVE_CHAIN_RPC_URL=", "LOG_LEVEL=warn", "CORRIDOR_CRASH_POINT="+crashPoint)
+}
+
+// startService runs `corridor serve` and waits until it answers /healthz.
+func startService(t *testing.T, bin, databaseURL, crashPoint string) *service {
+	t.Helper()
+	addr := freeAddr(t)
+	s := &service{cmd: exec.Command(bin, "serve"), base: "http://" + addr, output: &syncBuffer{}, exited: make(chan struct{})}
+	s.cmd.Env = serviceEnv(databaseURL, addr, crashPoint)
+	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
+	t.Cleanup(func() { s.stop(t) })
+	if err := harness.WaitHealthy(s.base, s.exited, 90*time.Second); err != nil {
+		t.Fatalf("corridor serve: %v (%v)\n%s", err, s.err, s.output)
+	}
+	return s
+}
+
+// waitKilled waits for the process to die and fails unless SIGKILL ended it (the crash point,
+// not an error exit).
+func (s *service) waitKilled(t *testing.T) {
+	t.Helper()
+	select {
+	case <-s.exited:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("the service never reached its crash point:\n%s", s.output)
+	}
+	var exit *exec.ExitError
+	if !errors.As(s.err, &exit) {
+		t.Fatalf("the service ended with %v, want SIGKILL:\n%s", s.err, s.output)
+	}
+	if ws, ok := exit.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the service ended with %v, want SIGKILL:\n%s", s.err, s.output)
+	}
+}
+
+// stop ends a running service gracefully (SIGINT), or does nothing when it already ended.
+func (s *service) stop(t *testing.T) {
+	select {
+	case <-s.exited:
+		return
+	default:
+	}
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return "127.0.0.1:" + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}

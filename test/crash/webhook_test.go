@@ -1,0 +1,76 @@
+package crash
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"corridor/adapters/identity"
+	"corridor/app/kernel"
+	"corridor/test/harness"
+	"corridor/test/testdb"
+)
+
+// TestCrash_WebhookDeliveredBeforeItsRecord: the service is killed right after a partner's
+// endpoint answered 200 and before the attempt was recorded. Started again, the delivery is
+// retried: the receiver gets the same event again (at least once, never lost; receivers
+// deduplicate on the event id), and every delivery ends SUCCEEDED.
+func TestCrash_WebhookDeliveredBeforeItsRecord(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	bin := buildCrashBinary(t)
+	first := startService(t, bin, url, kernel.CrashWebhookDelivered)
+	idp, err := identity.NewSandbox(harness.SessionSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &harness.Env{BaseURL: first.base, DatabaseURL: url, Issuer: idp}
+	sender, recipient := env.NewTenant(t), env.NewTenant(t)
+	rcv := harness.NewWebhookReceiver(t, 0)
+	ep := sender.Root.Post("/v1/webhook-endpoints", map[string]any{"url": rcv.URL() + "/hook", "events": []string{"*"}}).
+		Expect(t, 201).JSON(t)
+	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "20"}).Expect(t, 201)
+	phone := verifiedRecipient(t, recipient.Root)
+	// The payment's events are delivered after its commit; the first delivery may kill the
+	// process before the payment's answer is read.
+	go sender.Root.PostIgnoringAnswer("/v1/offramp/payments", `{"phone":"`+phone+`","amountUsd":"2"}`)
+	first.waitKilled(t)
+	crashed := rcv.Wait(t, 1)[0].Event["id"]
+
+	second := startService(t, bin, url, "")
+	env.BaseURL = second.base
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		list := sender.Root.Get("/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries").Expect(t, 200).JSON(t)
+		if allSucceeded(list["deliveries"].([]any)) && timesDelivered(t, rcv, crashed) >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the restart the deliveries are %v; the event delivered at the crash arrived %d times, want a retry",
+				list, timesDelivered(t, rcv, crashed))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// allSucceeded reports a non-empty list of deliveries that all succeeded.
+func allSucceeded(deliveries []any) bool {
+	for _, d := range deliveries {
+		if d.(map[string]any)["status"] != "SUCCEEDED" {
+			return false
+		}
+	}
+	return len(deliveries) > 0
+}
+
+// timesDelivered counts the requests the receiver got for an event.
+func timesDelivered(t *testing.T, rcv *harness.WebhookReceiver, eventID any) int {
+	t.Helper()
+	n := 0
+	for _, d := range rcv.Wait(t, 0) {
+		if d.Event["id"] == eventID {
+			n++
+		}
+	}
+	return n
+}
