@@ -4,15 +4,17 @@ import (
 	"github.com/uptrace/bun"
 
 	"corridor/adapters/custody"
+	"corridor/adapters/outside"
 	"corridor/core"
 	"corridor/ports"
 )
 
 // custodySigners are the custody signers per environment (D21): TEST keeps custody keys in the
 // keystore sealed by the service cipher; LIVE only in an HSM, through PKCS#11, when one is
-// configured. The returned function closes the HSM session.
+// configured. Both sit behind the outside-call guard; the returned function closes the HSM
+// session.
 func custodySigners(cfg Config, db bun.IDB, protect ports.Cipher) (map[core.Environment]ports.CustodySigner, func(), error) {
-	signers := map[core.Environment]ports.CustodySigner{core.EnvTest: custody.NewKeystore(db, protect)}
+	signers := map[core.Environment]ports.CustodySigner{core.EnvTest: outside.Custody{CustodySigner: custody.NewKeystore(db, protect)}}
 	if cfg.CustodyPKCS11 == nil {
 		return signers, func() {}, nil
 	}
@@ -20,6 +22,6 @@ func custodySigners(cfg Config, db bun.IDB, protect ports.Cipher) (map[core.Envi
 	if err != nil {
 		return nil, nil, err
 	}
-	signers[core.EnvLive] = hsm
+	signers[core.EnvLive] = outside.Custody{CustodySigner: hsm}
 	return signers, hsm.Close, nil
 }

@@ -127,3 +127,24 @@ func (w Webhooks) Send(ctx context.Context, rawURL string, body []byte, headers 
 	}
 	return w.WebhookSender.Send(ctx, rawURL, body, headers, allowPrivate)
 }
+
+// Custody guards a custody signer (D21): an HSM is outside the process.
+type Custody struct{ ports.CustodySigner }
+
+var _ ports.CustodySigner = Custody{}
+
+// CreateKey makes a key after the guard's check.
+func (c Custody) CreateKey(ctx context.Context) (ports.CustodyKey, error) {
+	if err := Check(ctx, "CustodySigner.CreateKey"); err != nil {
+		return ports.CustodyKey{}, err
+	}
+	return c.CustodySigner.CreateKey(ctx)
+}
+
+// SignHash signs after the guard's check.
+func (c Custody) SignHash(ctx context.Context, ref string, hash [32]byte) ([]byte, error) {
+	if err := Check(ctx, "CustodySigner.SignHash"); err != nil {
+		return nil, err
+	}
+	return c.CustodySigner.SignHash(ctx, ref, hash)
+}
