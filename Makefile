@@ -101,6 +101,22 @@ lint: $(GOLANGCI_LINT) ## gofmt check, then golangci-lint (pinned; .golangci.yml
 bench: build contracts geth ## load-generate with vegeta (starts the service, with its dev chain, unless one answers; BENCH_ARGS="-duration 5s"; see bench/README.md)
 	$(GO) run ./bench/load $(BENCH_ARGS)
 
+# The clients under sdk/ are generated from sdk/openapi.json, the document `corridor openapi`
+# prints (every route a build can serve), with pinned generators and no manual edit; a test in
+# sdk/go/corridor fails when either is stale.
+OAPI_CODEGEN_VERSION := v2.8.2
+SDK_DOCUMENT_VERSION := 1.0.0
+
+.PHONY: sdk
+sdk: ## regenerate sdk/openapi.json, the Go client sdk/go/corridor (oapi-codegen) and the TypeScript types sdk/typescript (openapi-typescript)
+	$(GO) run ./cmd/corridor openapi --version $(SDK_DOCUMENT_VERSION) > sdk/openapi.json.tmp && mv sdk/openapi.json.tmp sdk/openapi.json
+	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION) -config sdk/go/oapi-codegen.yaml sdk/openapi.json
+	cd sdk/typescript && npm ci --no-audit --no-fund && npm run generate && npm run typecheck
+
+.PHONY: examples
+examples: contracts ## run every program under examples/ (the Go client) against a throwaway service and simulated chain
+	$(GO) test -count=1 ./test/examples/
+
 .PHONY: bench-ledger test-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
 	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)

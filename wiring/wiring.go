@@ -312,6 +312,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
 		CheckoutPageBase:   cfg.CheckoutPageBase,
+		Version:            ReadBuild().String(),
+		Commit:             ReadBuild().Commit,
 		Readiness:          readinessChecks(cfg.ChainAdapters, runner),
 		Metrics:            obs.registry,
 	}, services, log)

@@ -29,8 +29,16 @@ type CapabilitiesConfig struct {
 	EnvironmentFeatures map[core.Environment]map[string]bool
 }
 
+// buildResponse is the build that answers: the version info.version of the OpenAPI document
+// also shows, and the VCS commit it was built from (null when the binary was built without it).
+type buildResponse struct {
+	Version string  `json:"version" oas:"required" example:"0.0.0-dev+0123456789ab" description:"the build's version (a module version, or 0.0.0-dev with the commit as build metadata); the OpenAPI document's info.version"`
+	Commit  *string `json:"commit" oas:"required" example:"0123456789abcdef0123456789abcdef01234567" description:"the VCS commit the binary was built from; null when it was built without VCS stamps"`
+}
+
 type capabilitiesResponse struct {
 	APIVersion  string          `json:"apiVersion" oas:"required"`
+	Build       buildResponse   `json:"build" oas:"required"`
 	Environment string          `json:"environment" oas:"required,enum=TEST|LIVE"`
 	Chains      []ChainInfo     `json:"chains" oas:"required"`
 	Features    map[string]bool `json:"features" oas:"required"`
@@ -47,7 +55,19 @@ func (s *Server) capabilities(c *fiber.Ctx) error {
 		features = s.cfg.Capabilities.Features
 	}
 	return c.JSON(capabilitiesResponse{
-		APIVersion: "1", Environment: string(env),
+		APIVersion: "1", Environment: string(env), Build: s.build(),
 		Chains: s.cfg.Capabilities.Chains, Features: features,
 	})
+}
+
+// build is the answering build; Config.Version empty is a binary that knows none.
+func (s *Server) build() buildResponse {
+	b := buildResponse{Version: s.cfg.Version}
+	if b.Version == "" {
+		b.Version = unversionedBuild
+	}
+	if s.cfg.Commit != "" {
+		b.Commit = &s.cfg.Commit
+	}
+	return b
 }

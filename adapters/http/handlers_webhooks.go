@@ -8,6 +8,24 @@ import (
 	"corridor/app/webhooks"
 )
 
+// triggerEventRequest is the body of POST /v1/sandbox/events.
+type triggerEventRequest struct {
+	Type string `json:"type" oas:"required" example:"safe_payment.completed" description:"the event type to emit, of a family docs/webhooks.md lists"`
+}
+
+// triggerEvent records a sample event of the asked type (TEST only).
+func (s *Server) triggerEvent(c *fiber.Ctx) error {
+	var req triggerEventRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	e, err := s.svc.Webhooks.TriggerEvent(c.UserContext(), principal(c), req.Type)
+	if err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusCreated).JSON(toEvent(e))
+}
+
 func (s *Server) listEvents(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {

@@ -2,6 +2,7 @@ package http
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -32,9 +33,17 @@ func (s *Server) openapi(c *fiber.Ctx) error { return c.JSON(s.OpenAPI()) }
 // OpenAPI builds the document: every route of the table with its parameters, request and
 // response schemas, and every error status it can answer. Every named DTO is one schema under
 // components, referenced wherever it appears, so a client generator sees one type per DTO.
-func (s *Server) OpenAPI() map[string]any { return buildOpenAPI(s.endpoints) }
+func (s *Server) OpenAPI() map[string]any { return buildOpenAPI(s.endpoints, s.cfg.Version) }
 
-func buildOpenAPI(routes []Endpoint) map[string]any {
+// unversionedBuild is info.version of a build that knows no version of its own (a test binary).
+const unversionedBuild = "0.0.0-dev"
+
+// buildOpenAPI builds the document of routes; version is the build's (info.version follows it,
+// so a partner can tell which build a document describes).
+func buildOpenAPI(routes []Endpoint, version string) map[string]any {
+	if version == "" {
+		version = unversionedBuild
+	}
 	g := newSchemaGen()
 	paths := map[string]any{}
 	for _, r := range routes {
@@ -45,14 +54,15 @@ func buildOpenAPI(routes []Endpoint) map[string]any {
 		}
 		item[strings.ToLower(r.Method)] = g.operation(r)
 	}
-	return map[string]any{
+	doc := map[string]any{
 		"openapi": OpenAPIVersion,
 		"info": map[string]any{
-			"title": "Corridor API", "version": "1.0.0",
+			"title": "Corridor API", "version": version,
 			"description": "Money movement for partner platforms. Authenticate with X-Service-Api-Key (csk_test_… / csk_live_…) or an identity-provider session (Authorization: Bearer). Every POST accepts an Idempotency-Key header. Every non-2xx response is an ErrorEnvelope. Nullable fields are always present: null, never omitted.",
 		},
-		"servers": []any{map[string]any{"url": "/"}},
-		"paths":   paths,
+		"servers":  []any{map[string]any{"url": "/"}},
+		"paths":    paths,
+		"webhooks": g.webhooks(),
 		"components": map[string]any{
 			"schemas":   g.components,
 			"responses": g.errorResponses,
@@ -68,11 +78,14 @@ func buildOpenAPI(routes []Endpoint) map[string]any {
 			},
 		},
 	}
+	g.describeComponents()
+	return doc
 }
 
 func (g *schemaGen) operation(r Endpoint) map[string]any {
+	summary, description := summarize(r)
 	op := map[string]any{
-		"summary": r.Summary, "tags": []string{r.Tag},
+		"summary": summary, "description": description, "tags": []string{r.Tag},
 		"operationId": operationID(r), "responses": g.responses(r),
 	}
 	if len(r.Scopes) > 0 {
@@ -106,8 +119,7 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 		op["parameters"] = params
 	}
 	if r.Request != nil {
-		op["requestBody"] = map[string]any{"required": false, "content": map[string]any{
-			"application/json": map[string]any{"schema": g.bodySchema(r.Request)}}}
+		op["requestBody"] = g.requestBody(r)
 	}
 	if shape := errorShape(r); shape != "" {
 		op["x-corridor-error-shape"] = shape
@@ -130,11 +142,14 @@ func (g *schemaGen) responses(r Endpoint) map[string]any {
 		content := map[string]any{}
 		switch b := body.(type) {
 		case Content:
-			for ct, dto := range b {
-				content[ct] = map[string]any{"schema": g.bodySchema(dto)}
+			for _, ct := range slices.Sorted(maps.Keys(b)) {
+				dto := b[ct]
+				content[ct] = g.mediaType(dto, operationID(r)+"Result")
+				g.useBody(content[ct].(map[string]any)["schema"].(map[string]any), r, strconv.Itoa(status))
 			}
 		default:
-			content["application/json"] = map[string]any{"schema": g.bodySchema(b)}
+			content["application/json"] = g.mediaType(b, operationID(r)+"Result")
+			g.useBody(content["application/json"].(map[string]any)["schema"].(map[string]any), r, strconv.Itoa(status))
 		}
 		out[strconv.Itoa(status)] = map[string]any{"description": http.StatusText(status),
 			"headers": requestIDHeader(), "content": content}
@@ -149,17 +164,49 @@ func (g *schemaGen) responses(r Endpoint) map[string]any {
 	return out
 }
 
+// requestBody documents a route's body. It is required when its schema requires a field (an
+// empty body reads as {}, so a body of optional fields may be left out), and always for a
+// body one of two shapes.
+func (g *schemaGen) requestBody(r Endpoint) map[string]any {
+	media := g.mediaType(r.Request, operationID(r)+"Body")
+	g.useBody(media["schema"].(map[string]any), r, "request")
+	_, isOneOf := r.Request.(OneOf)
+	required := isOneOf
+	if t := reflect.TypeOf(r.Request); !isOneOf && t.Kind() == reflect.Struct {
+		fields, _ := g.object(t)["required"].([]string)
+		required = len(fields) > 0
+	}
+	return map[string]any{"required": required, "content": map[string]any{"application/json": media}}
+}
+
+// mediaType is a body's schema with an example of it. A oneOf is registered as a component
+// named unionName, so generated clients get one named union type with a constructor per shape.
+func (g *schemaGen) mediaType(dto any, unionName string) map[string]any {
+	schema := g.bodySchema(dto, unionName)
+	out := map[string]any{"schema": schema}
+	if example, ok := g.example(dto); ok {
+		out["example"] = example
+	}
+	return out
+}
+
 // bodySchema is the schema of a body: a DTO, a text body for "", or a oneOf of DTOs.
-func (g *schemaGen) bodySchema(dto any) map[string]any {
+func (g *schemaGen) bodySchema(dto any, unionName string) map[string]any {
 	if s, ok := dto.(string); ok && s == "" {
 		return map[string]any{"type": "string"}
 	}
 	if alternatives, ok := dto.(OneOf); ok {
 		out := make([]any, len(alternatives))
+		titles := make([]string, len(alternatives))
+		name := strings.ToUpper(unionName[:1]) + unionName[1:]
 		for i, a := range alternatives {
 			out[i] = g.schema(reflect.TypeOf(a))
+			titles[i] = componentName(reflect.TypeOf(a))
+			g.use(titles[i], "One shape of "+name+".")
 		}
-		return map[string]any{"oneOf": out}
+		g.components[name] = map[string]any{"oneOf": out,
+			"description": "One of " + strings.Join(titles, " or ") + ": the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go)."}
+		return map[string]any{"$ref": "#/components/schemas/" + name}
 	}
 	return g.schema(reflect.TypeOf(dto))
 }
@@ -238,7 +285,7 @@ func (g *schemaGen) errorResponse(status int, shape string) string {
 		}
 		description = fmt.Sprintf("%d %s: the body is the ErrorEnvelope.", status, http.StatusText(status))
 	}
-	schema := g.schema(reflect.TypeOf(Envelope{}))
+	schema := g.statusErrorSchema(status)
 	switch shape {
 	case "secondary":
 		name, description = "Secondary"+name, strings.Replace(description, "the ErrorEnvelope", "the SecondaryError", 1)
@@ -299,34 +346,37 @@ func pathResource(path, param string) string {
 	return before
 }
 
-func operationID(r Endpoint) string {
-	var b strings.Builder
-	b.WriteString(strings.ToLower(r.Method))
-	for _, part := range strings.FieldsFunc(r.Path, func(c rune) bool { return c == '/' || c == '-' || c == '.' || c == '{' || c == '}' }) {
-		b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-	}
-	return b.String()
-}
-
 // schemaGen turns Go DTO types into JSON Schema (the OpenAPI 3.1 dialect) by reflection. Each
 // named struct becomes one component; every use of it is a $ref.
 type schemaGen struct {
 	components     map[string]any
 	errorResponses map[string]any
 	names          map[reflect.Type]string
+	// uses say where each component first appears (a body of an operation, a property of
+	// another component), for the components componentDescriptions does not describe.
+	uses    map[string]string
+	current string // the component whose properties are being generated
 }
 
 func newSchemaGen() *schemaGen {
-	return &schemaGen{components: map[string]any{}, errorResponses: map[string]any{}, names: map[reflect.Type]string{}}
+	return &schemaGen{components: map[string]any{}, errorResponses: map[string]any{}, names: map[reflect.Type]string{}, uses: map[string]string{}}
 }
 
 var timeType = reflect.TypeOf(time.Time{})
 
+// componentRenames name the components whose derived name would collide with a type a client
+// generator derives: oapi-codegen names the enum of Checkout.status CheckoutStatus, so the
+// payment page's status answer is CheckoutPageStatus.
+var componentRenames = map[string]string{"checkoutStatusResponse": "CheckoutPageStatus"}
+
 // componentName names a DTO's schema: the Go name, exported, without the "Response" suffix
 // every response DTO carries (tenantResponse is Tenant); the error envelope is ErrorEnvelope.
 func componentName(t reflect.Type) string {
-	if t == reflect.TypeOf(Envelope{}) {
+	if t == envelopeType {
 		return "ErrorEnvelope"
+	}
+	if name, ok := componentRenames[t.Name()]; ok {
+		return name
 	}
 	name := t.Name()
 	if trimmed := strings.TrimSuffix(name, "Response"); trimmed != "" {
@@ -344,7 +394,7 @@ func (g *schemaGen) schema(t reflect.Type) map[string]any {
 	case t == timeType:
 		return map[string]any{"type": "string", "format": "date-time"}
 	case t == jsonDecimalType:
-		return map[string]any{"type": "number"}
+		return decimalNumberSchema()
 	case t.Kind() == reflect.Struct && t.Name() != "":
 		return map[string]any{"$ref": "#/components/schemas/" + g.component(t)}
 	case t.Kind() == reflect.Struct:
@@ -379,12 +429,25 @@ func (g *schemaGen) component(t reflect.Type) string {
 	}
 	g.names[t] = name
 	g.components[name] = map[string]any{} // reserved first, so a recursive type terminates
-	g.components[name] = g.object(t)
+	if g.current != "" {
+		g.use(name, "Part of "+g.current+".")
+	}
+	parent := g.current
+	g.current = name
+	object := g.object(t)
+	g.current = parent
+	if t == envelopeType {
+		object["properties"].(map[string]any)["code"] = g.errorCodeSchema()
+	}
+	g.components[name] = object
 	return name
 }
 
-// nullable widens a schema to admit null: a type list for a plain schema, anyOf for a $ref
-// (whose siblings would narrow, not widen, it). An enum gains null as one of its values.
+// nullable widens a schema to admit null the OpenAPI 3.1 way: a type list for a plain schema,
+// anyOf with {type: null} for a $ref (whose siblings would narrow, not widen, it) and for an
+// enum. An enum's null must be one of its values for JSON Schema to admit it, and generators
+// turn every enum value into a constant (a constant named <nil>); anyOf keeps the enum's
+// values the named ones and makes the field a pointer to the enum's type.
 func nullable(s map[string]any) map[string]any {
 	if _, ok := s["$ref"]; ok {
 		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
@@ -393,14 +456,21 @@ func nullable(s map[string]any) map[string]any {
 		return s // the any schema already admits null
 	}
 	typ, ok := s["type"].(string)
-	if !ok {
+	_, isEnum := s["enum"]
+	if !ok || isEnum {
 		return map[string]any{"anyOf": []any{s, map[string]any{"type": "null"}}}
 	}
 	s["type"] = []string{typ, "null"}
-	if enum, ok := s["enum"].([]any); ok {
-		s["enum"] = append(enum, nil)
-	}
 	return s
+}
+
+// decimalNumberSchema is a money amount carried as a JSON number (the checkout amount): a
+// number whose format says it is an exact decimal, and which oapi-codegen generates as
+// json.Number, a decimal kept as its text, never as float32 or float64. No x-go-type-import:
+// a generated client imports encoding/json already, and naming it again duplicates the import.
+func decimalNumberSchema() map[string]any {
+	return map[string]any{"type": "number", "format": "decimal",
+		"x-go-type": "json.Number"}
 }
 
 func (g *schemaGen) object(t reflect.Type) map[string]any {
@@ -441,6 +511,17 @@ func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]str
 		}
 		if desc := f.Tag.Get("description"); desc != "" {
 			s = describe(s, desc)
+		} else if _, isRef := s["$ref"]; !isRef && s["anyOf"] == nil {
+			desc := propertyDescription(name)
+			if ft == jsonDecimalType {
+				desc = "An amount as a JSON number holding an exact decimal (format decimal): read and write it as text, never through a float."
+			}
+			if desc != "" {
+				s["description"] = desc // a plain schema only: wrapping a $ref would make generators mint a type
+			}
+		}
+		if goName := f.Tag.Get("goname"); goName != "" {
+			s["x-go-name"] = goName // a generated Go field's name where two JSON names would give one
 		}
 		props[name] = s
 	}

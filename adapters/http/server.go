@@ -38,8 +38,11 @@ type Config struct {
 	BodyLimitBytes int
 	RateLimit      RateLimit // PerSecond 0 disables the limit
 	Capabilities   CapabilitiesConfig
-	Version        string
-	Store          ports.Store // for /readyz
+	// Version is the build's version (GET /v1/capabilities build.version, the document's
+	// info.version) and Commit its VCS commit, empty when unknown.
+	Version string
+	Commit  string
+	Store   ports.Store // for /readyz
 	// Readiness are the checks /readyz runs besides the database's (each configured chain,
 	// the job workers).
 	Readiness []ReadinessCheck
@@ -278,6 +281,9 @@ func (s *Server) register(r Endpoint) {
 	}
 	if len(r.Scopes) > 0 {
 		chain = append(chain, requireScopes(r.Scopes))
+	}
+	if refuse := refuseUnknownQuery(r); refuse != nil {
+		chain = append(chain, refuse)
 	}
 	handler := r.Handler
 	if r.Staged != nil {

@@ -36,6 +36,12 @@ Usage:
   corridor check                    verify the invariants (ledger, hash chains, ledger vs chain, payouts
                                     and claims released once, idempotency records, whole units of work);
                                     exits 1 naming what is wrong
+  corridor version                  the build: version, module, VCS commit
+  corridor openapi [--version V]    print the OpenAPI document of every route (what sdk/ is generated from)
+  corridor listen --forward-to URL [--api URL] [--api-key K]
+                                    forward your events, signed with a printed secret, to a local URL
+  corridor trigger EVENT_TYPE [--api URL] [--api-key K]
+                                    make the sandbox emit an event of that type (TEST keys)
   corridor help                     this text and every configuration variable
 
 `
@@ -49,6 +55,22 @@ func main() {
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		writeConfigHelp(os.Stdout)
+		return
+	case "version", "--version":
+		exitOn(versionCmd(os.Stdout))
+		return
+	case "openapi":
+		exitOn(openapiCmd(os.Stdout, os.Args[2:]))
+		return
+	case "listen", "trigger":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		run := listenCmd
+		if os.Args[1] == "trigger" {
+			run = triggerCmd
+		}
+		err := run(ctx, os.Stdout, os.Args[2:])
+		stop()
+		exitOn(err)
 		return
 	}
 	cfg, err := loadConfig(env.ToMap(os.Environ()))
@@ -83,6 +105,14 @@ func main() {
 	}
 	if err != nil {
 		log.Error("corridor stopped with an error", "error", err.Error())
+		os.Exit(1)
+	}
+}
+
+// exitOn ends a command that needs no configuration: 1 with the error on stderr.
+func exitOn(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }

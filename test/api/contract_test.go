@@ -61,6 +61,8 @@ func TestContract_CatchesDrift(t *testing.T) {
 		{"missing X-Request-Id", "GET", "/v1/tenants/current", 200, jsonHeader(http.Header{}, "application/json"), good.Body, "X-Request-Id"},
 		{"error body that is not the envelope", "GET", "/v1/wallets/wal_nothere", 404, notFound.Header, []byte(`{"error":"nope"}`), "statusCode"},
 		{"genuine error", "GET", "/v1/wallets/wal_nothere", 404, notFound.Header, notFound.Body, ""},
+		{"error code its status cannot carry", "GET", "/v1/wallets/wal_nothere", 404, notFound.Header,
+			[]byte(strings.Replace(string(notFound.Body), "WALLET_NOT_FOUND", "INSUFFICIENT_FUNDS", 1)), "code"},
 		{"success on a path no operation has", "GET", "/v1/nothing-here", 200, good.Header, good.Body, "no operation matches"},
 		{"error envelope on a path no operation has", "GET", "/v1/nothing-here", 404, notFound.Header, notFound.Body, ""},
 	}

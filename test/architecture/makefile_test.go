@@ -28,6 +28,9 @@ var makeNeeds = map[string][]string{
 	"test-short":    {"contracts/build.sh"},
 	"test-pipeline": {"contracts/build.sh"},
 	"fuzz":          nil, // go test -fuzz over packages that need no artifacts
+	// The clients are generated from the document the binary prints, with the pinned generators.
+	"sdk":      {"cmd/corridor openapi", "oapi-codegen@v"},
+	"examples": {"contracts/build.sh"},
 	// `corridor run` starts the local dev chain: geth, and the contracts it deploys there.
 	"run":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"bench": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},

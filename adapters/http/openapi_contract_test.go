@@ -1,0 +1,197 @@
+package http
+
+import (
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// fullDocument is the document of every route a build can serve (Document), loaded.
+func fullDocument(t *testing.T) (*openapi3.T, map[string]any) {
+	t.Helper()
+	raw, err := json.Marshal(Document("1.2.3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		t.Fatalf("kin-openapi cannot load the document: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	return doc, m
+}
+
+// TestOpenAPI_Contract walks the document a client generator reads and asks of it what issue
+// #31 asks: names a person would write, words on every operation, an example on every body,
+// error codes as enums, required bodies marked, money never a float, nullable enums without a
+// null constant, the events in webhooks, and info.version following the build.
+func TestOpenAPI_Contract(t *testing.T) {
+	doc, raw := fullDocument(t)
+	if err := doc.Validate(t.Context(), openapi3.EnableSchemaFormatValidation()); err != nil {
+		t.Fatalf("the full document does not validate (examples included): %v", err)
+	}
+	t.Run("info.version follows the build", func(t *testing.T) {
+		if doc.Info.Version != "1.2.3" {
+			t.Fatalf("info.version %q", doc.Info.Version)
+		}
+	})
+	t.Run("every route has a named, unique, described operation", func(t *testing.T) {
+		lowerCamel := regexp.MustCompile(`^[a-z]+[A-Za-z0-9]*$`)
+		seen := map[string]string{}
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				route := method + " " + path
+				if _, ok := operationIDs[route]; !ok {
+					t.Errorf("%s has no entry in operationIDs", route)
+				}
+				if !lowerCamel.MatchString(op.OperationID) || seen[op.OperationID] != "" {
+					t.Errorf("%s: operationId %q is not lowerCamel or repeats %s", route, op.OperationID, seen[op.OperationID])
+				}
+				seen[op.OperationID] = route
+				if op.Summary == "" || op.Description == "" || len(op.Summary) > maxSummaryLength+3 {
+					t.Errorf("%s: summary %q, description %q", route, op.Summary, op.Description)
+				}
+			}
+		}
+		for route := range operationIDs {
+			method, path, _ := strings.Cut(route, " ")
+			if doc.Paths.Find(path) == nil || doc.Paths.Find(path).GetOperation(method) == nil {
+				t.Errorf("operationIDs names %s, which is no route", route)
+			}
+		}
+		for _, want := range []string{"createWallet", "listPayments", "createPayment", "getCheckoutPageStatus"} {
+			if seen[want] == "" {
+				t.Errorf("no operation %s", want)
+			}
+		}
+	})
+	t.Run("every JSON body has an example and required bodies are marked", func(t *testing.T) {
+		for path, item := range doc.Paths.Map() {
+			for method, op := range item.Operations() {
+				if rb := op.RequestBody; rb != nil {
+					media := rb.Value.Content.Get("application/json")
+					if media == nil || media.Example == nil {
+						t.Errorf("%s %s: request body without an example", method, path)
+					}
+					schema := media.Schema.Value
+					if (len(schema.Required) > 0 || len(schema.OneOf) > 0) != rb.Value.Required {
+						t.Errorf("%s %s: requestBody.required %t, yet its schema requires %v", method, path, rb.Value.Required, schema.Required)
+					}
+				}
+				for status, resp := range op.Responses.Map() {
+					if resp.Value == nil || resp.Ref != "" {
+						continue // a shared error response; checked below
+					}
+					if media := resp.Value.Content.Get("application/json"); media != nil && media.Example == nil {
+						t.Errorf("%s %s %s: response without an example", method, path, status)
+					}
+				}
+			}
+		}
+		if !doc.Paths.Find("/v1/payments").Post.RequestBody.Value.Required {
+			t.Errorf("POST /v1/payments: the body is not required")
+		}
+	})
+	t.Run("error codes are enums per status", func(t *testing.T) {
+		notFound := doc.Components.Responses["NotFound"].Value.Content.Get("application/json").Schema.Value
+		codes := notFound.AllOf[1].Value.Properties["code"].Value.Enum
+		if !slices.Contains(codes, any("WALLET_NOT_FOUND")) || slices.Contains(codes, any("INSUFFICIENT_FUNDS")) {
+			t.Errorf("404 codes %v", codes)
+		}
+		all := doc.Components.Schemas["ErrorCode"].Value.Enum
+		for _, code := range []string{"VALIDATION_FAILED", "INSUFFICIENT_FUNDS", "AGENT_SUSPENDED", "INTERNAL"} {
+			if !slices.Contains(all, any(code)) {
+				t.Errorf("ErrorCode lacks %s", code)
+			}
+		}
+		conflict := doc.Components.Responses["Conflict"].Value.Content.Get("application/json").Schema.Value
+		if !slices.Contains(conflict.AllOf[1].Value.Properties["code"].Value.Enum, any("AGENT_SUSPENDED")) {
+			t.Errorf("409 lacks AGENT_SUSPENDED, which provisioning routes answer with it")
+		}
+	})
+	t.Run("oneOf bodies are named unions", func(t *testing.T) {
+		for _, route := range [][2]string{{"POST", "/v1/payments"}, {"POST", "/v1/wallets"}} {
+			ref := doc.Paths.Find(route[1]).GetOperation(route[0]).RequestBody.Value.Content.Get("application/json").Schema
+			if ref.Ref == "" || len(ref.Value.OneOf) != 2 {
+				t.Errorf("%v: body schema %q is not a named union of two shapes", route, ref.Ref)
+			}
+		}
+	})
+	t.Run("money is never a float", func(t *testing.T) {
+		amount := doc.Components.Schemas["CheckoutCreateRequest"].Value.Properties["amount"].Value
+		if !amount.Type.Is("number") || amount.Format != "decimal" || amount.Extensions["x-go-type"] != "json.Number" {
+			t.Errorf("checkout amount %v %q %v", amount.Type, amount.Format, amount.Extensions)
+		}
+		components, _ := json.Marshal(raw["components"])
+		if strings.Contains(string(components), `"format":"float"`) || strings.Contains(string(components), `"format":"double"`) {
+			t.Errorf("a schema declares a float")
+		}
+	})
+	t.Run("nullable enums have no null value", func(t *testing.T) {
+		components, _ := json.Marshal(raw["components"])
+		if regexp.MustCompile(`"enum":\[[^\]]*null`).Match(components) {
+			t.Errorf("an enum lists null (generators name a constant <nil>)")
+		}
+		reason := doc.Components.Schemas["Checkout"].Value.Properties["failure_reason"].Value
+		if len(reason.AnyOf) != 2 || !reason.AnyOf[1].Value.Type.Is("null") {
+			t.Errorf("Checkout.failure_reason is not anyOf [enum, null]: %+v", reason)
+		}
+		if err := reason.VisitJSON(nil, openapi3.EnableJSONSchema2020()); err != nil {
+			t.Errorf("null is refused: %v", err)
+		}
+	})
+	t.Run("webhooks list every event type with its payload", func(t *testing.T) {
+		for _, typ := range []string{"safe_payment.completed", "payment.completed", "refund.processed", "card_authorization.approved", "webhook_endpoint.disabled"} {
+			item := doc.Webhooks[typ]
+			if item == nil || item.Post == nil || item.Post.RequestBody.Value.Content.Get("application/json").Schema.Ref != "#/components/schemas/WebhookPayload" {
+				t.Errorf("webhooks lacks %s", typ)
+			}
+		}
+	})
+}
+
+// TestOpenAPI_EverySchemaDescribed: every component schema carries a description, the
+// resources partners meet first in SPEC.md's words.
+func TestOpenAPI_EverySchemaDescribed(t *testing.T) {
+	doc, _ := fullDocument(t)
+	for name, s := range doc.Components.Schemas {
+		if s.Value.Description == "" {
+			t.Errorf("components.schemas.%s has no description", name)
+		}
+	}
+	if !strings.Contains(doc.Components.Schemas["SafePayment"].Value.Description, "safeTxHash") {
+		t.Errorf("SafePayment: %q", doc.Components.Schemas["SafePayment"].Value.Description)
+	}
+}
+
+// TestOpenAPI_PropertiesDescribed: properties carry descriptions from their tags or their
+// shared names; a checkout amount is described as the decimal number it is.
+func TestOpenAPI_PropertiesDescribed(t *testing.T) {
+	doc, _ := fullDocument(t)
+	total, described := 0, 0
+	for _, s := range doc.Components.Schemas {
+		for _, p := range s.Value.Properties {
+			total++
+			if p.Value != nil && p.Value.Description != "" {
+				described++
+			}
+		}
+	}
+	if described*10 < total*6 {
+		t.Errorf("%d of %d properties described", described, total)
+	}
+	amount := doc.Components.Schemas["CheckoutCreate"].Value.Properties["amount"].Value
+	if !strings.Contains(amount.Description, "JSON number") {
+		t.Errorf("CheckoutCreate.amount: %q", amount.Description)
+	}
+	if d := doc.Components.Schemas["Wallet"].Value.Properties["createdAt"].Value.Description; !strings.Contains(d, "RFC 3339") {
+		t.Errorf("Wallet.createdAt: %q", d)
+	}
+}

@@ -1,0 +1,91 @@
+package http
+
+import (
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+)
+
+// webhookPayload is the body of every webhook delivery (docs/webhooks.md): the event, with
+// event and created_at repeating type and createdAt in SPEC.md's webhook spelling.
+type webhookPayload struct {
+	ID         string         `json:"id" oas:"required" description:"the event's id (evt_…): the same on every attempt and redelivery, so a receiver deduplicates on it"`
+	Type       string         `json:"type" oas:"required" description:"<resource>.<state reached>, e.g. safe_payment.completed"`
+	Data       map[string]any `json:"data" oas:"required" description:"the resource's id, status and amount (USD) when it has one, and a few fields of its own"`
+	CreatedAt  time.Time      `json:"createdAt" oas:"required"`
+	Event      string         `json:"event" oas:"required" description:"type again, in SPEC.md's webhook spelling"`
+	CreatedAt2 time.Time      `json:"created_at" oas:"required" goname:"CreatedAtSnake" description:"createdAt again, in SPEC.md's webhook spelling"`
+}
+
+// webhookEventTypes are the event types a webhook endpoint receives, with when each is
+// recorded: docs/webhooks.md's table with every status spelled out, so a generator sees one
+// entry per type.
+var webhookEventTypes = func() map[string]string {
+	out := map[string]string{}
+	families := []struct {
+		kind, statuses, when string
+	}{
+		{"safe_payment", "awaiting_signature signing ready_to_execute executing completed failed cancelled", "a Safe payment is proposed or reaches this status"},
+		{"offramp_payment", "recipient_resolution pending_claim source_funds_confirmed policy_check route_quoted awaiting_recipient_confirmation payout_selection_required compliance_hold funds_locked provider_submitted provider_processing action_required delivered failed refund_pending refunded canceled", "an off-ramp payment reaches this status (to the sender tenant)"},
+		{"claim", "open locked released refunded expired canceled", "a pending claim is opened or reaches this status (never carries the phone number)"},
+		{"card", "issued frozen unfrozen limits_updated", "a card is issued, frozen, unfrozen or has its limits changed (data.limits)"},
+		{"card_authorization", "approved declined captured reversed settlement_submitted settlement_confirmed settlement_failed", "a card authorization is decided, captured, reversed, or its on-chain settlement moves"},
+		{"agent", "created limits_updated suspended reactivated", "an agent is created, has its caps changed, is suspended or reactivated"},
+		{"invoice", "draft sent funded delivered expired released refunded cancelled", "an escrow invoice is created or reaches this status"},
+		{"treasury_sweep", "proposed completed failed cancelled", "a treasury sweep is proposed or its payment reaches a final status"},
+		{"payment", "created pending completed failed", "a hosted checkout (chk_…) is created or reaches this status (docs/checkout.md)"},
+		{"refund", "processed", "a checkout's refund was sent on chain"},
+		{"webhook_endpoint", "disabled", "an endpoint failed for the whole retry window and was disabled"},
+	}
+	for _, f := range families {
+		for _, status := range strings.Fields(f.statuses) {
+			out[f.kind+"."+status] = f.when
+		}
+	}
+	return out
+}()
+
+// webhooks is the document's webhooks: one POST per event type the service sends to a
+// partner's endpoint, signed in Corridor-Signature.
+func (g *schemaGen) webhooks() map[string]any {
+	types := make([]string, 0, len(webhookEventTypes))
+	for t := range webhookEventTypes {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	out := map[string]any{}
+	for _, typ := range types {
+		out[typ] = map[string]any{"post": g.webhookOperation(typ, webhookEventTypes[typ])}
+	}
+	return out
+}
+
+// webhookOperation is the delivery of one event type: the signed POST a partner's endpoint
+// receives, answered 2xx to end it.
+func (g *schemaGen) webhookOperation(typ, when string) map[string]any {
+	example := exampleObject(reflect.TypeOf(webhookPayload{}))
+	example["type"], example["event"] = typ, typ
+	example["id"] = "evt_06h0c8y3a9xq2v5m7k1d4f6g8j"
+	example["data"] = map[string]any{"id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"}
+	var name strings.Builder
+	for _, word := range strings.FieldsFunc(typ, func(r rune) bool { return r == '.' || r == '_' }) {
+		name.WriteString(strings.ToUpper(word[:1]) + word[1:])
+	}
+	return map[string]any{
+		"operationId": "on" + name.String(),
+		"summary":     typ,
+		"description": sentence(when) + " Signed: Corridor-Signature t=<unix>,v1=<hex HMAC-SHA256 of \"t.body\"> with the endpoint's secret (docs/webhooks.md); retried with backoff for 3 days until a 2xx.",
+		"tags":        []string{"webhooks"},
+		"parameters": []any{
+			map[string]any{"name": "Corridor-Signature", "in": "header", "required": true, "schema": map[string]any{"type": "string"},
+				"description": "t=<unix seconds>,v1=<hex HMAC-SHA256 of \"<t>.<raw body>\"> keyed with the endpoint's whsec_… secret", "example": "t=1795773600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd"},
+			map[string]any{"name": "Corridor-Event-Id", "in": "header", "required": true, "schema": map[string]any{"type": "string"}, "example": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j"},
+			map[string]any{"name": "Corridor-Delivery-Id", "in": "header", "required": true, "schema": map[string]any{"type": "string"}, "example": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j"},
+		},
+		"requestBody": map[string]any{"required": true, "content": map[string]any{"application/json": map[string]any{
+			"schema": g.schema(reflect.TypeOf(webhookPayload{})), "example": example}}},
+		"responses": map[string]any{"2XX": map[string]any{"description": "Received: the delivery ends."},
+			"default": map[string]any{"description": "Not received: retried with backoff."}},
+	}
+}

@@ -1,0 +1,202 @@
+// Package forward is `corridor listen` and `corridor trigger`: local webhook development
+// against a running service (make run) without registering a reachable endpoint. Listen
+// follows the caller's events through GET /v1/events and forwards each to a local URL, signed
+// as a real delivery is (Corridor-Signature with a secret it makes and prints); Trigger asks
+// the sandbox to emit an event of a type.
+package forward
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"time"
+
+	"corridor/core/webhook"
+	"corridor/sdk/go/corridor"
+)
+
+// pageSize is how many events one poll reads; a burst larger than this between two polls is
+// read over the following polls, since the window starts at the oldest unforwarded event.
+const pageSize = 100
+
+// Options configure a Listener.
+type Options struct {
+	API       *corridor.ClientWithResponses
+	ForwardTo string
+	// Interval between two polls of GET /v1/events; zero is one second.
+	Interval time.Duration
+	// Out receives the secret line and one line per forwarded event.
+	Out io.Writer
+	// HTTP posts to ForwardTo; nil is a client with a 10 s time-out, as deliveries have.
+	HTTP *http.Client
+}
+
+// Listener forwards the events recorded after it starts.
+type Listener struct {
+	opts   Options
+	secret string
+	seen   map[string]time.Time
+	since  time.Time
+	ready  chan struct{}
+}
+
+// NewListener makes a listener with a fresh signing secret.
+func NewListener(opts Options) (*Listener, error) {
+	if opts.API == nil || opts.ForwardTo == "" || opts.Out == nil {
+		return nil, errors.New("forward: an API client, a URL to forward to and an output are required")
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	if opts.HTTP == nil {
+		opts.HTTP = &http.Client{Timeout: 10 * time.Second}
+	}
+	return &Listener{opts: opts, secret: webhook.NewSecret(), seen: map[string]time.Time{}, ready: make(chan struct{})}, nil
+}
+
+// Secret is the whsec_… secret every forwarded event is signed with.
+func (l *Listener) Secret() string { return l.secret }
+
+// Ready is closed once Run has marked the events that existed when it started: an event
+// recorded after that is forwarded.
+func (l *Listener) Ready() <-chan struct{} { return l.ready }
+
+// Run prints the secret, then forwards new events until ctx ends. Events that exist when it
+// starts are not forwarded: the newest one's time is the window's start.
+func (l *Listener) Run(ctx context.Context) error {
+	if err := l.start(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(l.opts.Out, "Ready: forwarding events to %s\nWebhook signing secret: %s\n", l.opts.ForwardTo, l.secret)
+	close(l.ready)
+	ticker := time.NewTicker(l.opts.Interval)
+	defer ticker.Stop()
+	for {
+		if err := l.poll(ctx); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(l.opts.Out, "%s  could not read events: %v\n", time.Now().UTC().Format(time.RFC3339), err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// start marks the events already recorded as seen and starts the window at the newest.
+func (l *Listener) start(ctx context.Context) error {
+	events, err := l.list(ctx, time.Time{})
+	if err != nil {
+		return fmt.Errorf("forward: read the events (the credential needs keys:manage): %w", err)
+	}
+	for _, e := range events {
+		l.seen[e.Id] = e.CreatedAt
+		if e.CreatedAt.After(l.since) {
+			l.since = e.CreatedAt
+		}
+	}
+	return nil
+}
+
+// poll forwards the events of the window not forwarded yet, oldest first.
+func (l *Listener) poll(ctx context.Context) error {
+	events, err := l.list(ctx, l.since)
+	if err != nil {
+		return err
+	}
+	slices.Reverse(events) // the API lists newest first
+	for _, e := range events {
+		if _, done := l.seen[e.Id]; done {
+			continue
+		}
+		l.seen[e.Id] = e.CreatedAt
+		l.forward(ctx, e)
+		if e.CreatedAt.After(l.since) {
+			l.since = e.CreatedAt
+		}
+	}
+	for id, at := range l.seen { // keep only what the window can still return
+		if at.Before(l.since) {
+			delete(l.seen, id)
+		}
+	}
+	return nil
+}
+
+// list reads one page of events created at or after since (the zero time: the newest page).
+func (l *Listener) list(ctx context.Context, since time.Time) ([]corridor.Event, error) {
+	take := pageSize
+	params := &corridor.ListEventsParams{Take: &take}
+	if !since.IsZero() {
+		from := since.UTC().Format(time.RFC3339Nano)
+		params.From = &from
+	}
+	resp, err := l.opts.API.ListEventsWithResponse(ctx, params)
+	if err != nil {
+		return nil, err
+	}
+	if resp.JSON200 == nil {
+		return nil, fmt.Errorf("GET /v1/events answered %d: %s", resp.StatusCode(), bytes.TrimSpace(resp.Body))
+	}
+	return resp.JSON200.Events, nil
+}
+
+// forward posts one event as a delivery would and prints the receiver's status.
+func (l *Listener) forward(ctx context.Context, e corridor.Event) {
+	at := e.CreatedAt.UTC().Format(time.RFC3339Nano)
+	body, err := json.Marshal(map[string]any{"id": e.Id, "type": e.Type, "data": e.Data, "createdAt": at, "event": e.Type, "created_at": at})
+	if err != nil {
+		fmt.Fprintf(l.opts.Out, "%s  %s %s  could not encode: %v\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, err)
+		return
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.opts.ForwardTo, bytes.NewReader(body))
+	if err != nil {
+		fmt.Fprintf(l.opts.Out, "%s  %s %s  bad URL: %v\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, err)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(webhook.SignatureHeader, webhook.Sign(l.secret, time.Now(), body))
+	req.Header.Set("Corridor-Event-Id", e.Id)
+	req.Header.Set("Corridor-Delivery-Id", "whd_listen_"+e.Id)
+	resp, err := l.opts.HTTP.Do(req)
+	if err != nil {
+		fmt.Fprintf(l.opts.Out, "%s  %s %s  → error: %v\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, err)
+		return
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	_ = resp.Body.Close()
+	fmt.Fprintf(l.opts.Out, "%s  %s %s  → %d\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, resp.StatusCode)
+}
+
+// Trigger asks the sandbox to emit an event of typ (TEST keys only) and returns it.
+func Trigger(ctx context.Context, api *corridor.ClientWithResponses, typ string) (corridor.Event, error) {
+	resp, err := api.SandboxTriggerEventWithResponse(ctx, &corridor.SandboxTriggerEventParams{}, corridor.TriggerEventRequest{Type: typ})
+	if err != nil {
+		return corridor.Event{}, err
+	}
+	if resp.JSON201 == nil {
+		return corridor.Event{}, fmt.Errorf("POST /v1/sandbox/events answered %d: %s", resp.StatusCode(), bytes.TrimSpace(resp.Body))
+	}
+	return *resp.JSON201, nil
+}
+
+// NewAPI is the generated client for baseURL authenticated by an API key or, when apiKey is
+// empty, a session token.
+func NewAPI(baseURL, apiKey, sessionToken string) (*corridor.ClientWithResponses, error) {
+	if apiKey == "" && sessionToken == "" {
+		return nil, errors.New("forward: an API key (CORRIDOR_API_KEY) or a session token (CORRIDOR_SESSION) is required")
+	}
+	return corridor.NewClientWithResponses(baseURL, corridor.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		if apiKey != "" {
+			r.Header.Set("X-Service-Api-Key", apiKey)
+		} else {
+			r.Header.Set("Authorization", "Bearer "+sessionToken)
+		}
+		return nil
+	}))
+}

@@ -1,0 +1,116 @@
+// Package listen holds the black-box test of local webhook development (`corridor listen`,
+// `corridor trigger`, package sdk/go/forward) against a running service.
+package listen
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"corridor/sdk/go/forward"
+	"corridor/test/harness"
+)
+
+func TestMain(m *testing.M) { harness.Main(m) }
+
+var env = harness.Shared
+
+// syncBuffer is the listener's output, read while it writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestListen_TriggeredEventReachesLocalReceiver/signed with the printed secret: an event
+// triggered in the sandbox reaches a local receiver through the listener, signed with the
+// secret the listener printed, with the delivery's headers and body; the listener prints the
+// receiver's status; events recorded before it started are not forwarded.
+func TestListen_TriggeredEventReachesLocalReceiver(t *testing.T) {
+	t.Parallel()
+	t.Run("signed with the printed secret", func(t *testing.T) {
+		t.Parallel()
+		ten := env().NewTenant(t)
+		api, err := forward.NewAPI(env().BaseURL, ten.RootKey, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		before, err := forward.Trigger(ctx, api, "agent.created")
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		receiver := harness.NewWebhookReceiver(t, 0)
+		out := &syncBuffer{}
+		l, err := forward.NewListener(forward.Options{API: api, ForwardTo: receiver.URL() + "/hooks", Interval: 100 * time.Millisecond, Out: out})
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- l.Run(ctx) }()
+		defer func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("the listener stopped with %v", err)
+			}
+		}()
+		secret := harness.Until(t, "the secret printed", func() string {
+			m := regexp.MustCompile(`Webhook signing secret: (whsec_\S+)`).FindStringSubmatch(out.String())
+			if m == nil {
+				return ""
+			}
+			return m[1]
+		}, func(s string) bool { return s != "" })
+
+		triggered, err := forward.Trigger(ctx, api, "safe_payment.completed")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := receiver.Wait(t, 1)[0]
+		if !harness.VerifyWebhookSignature(secret, got.Signature, got.Body) {
+			t.Fatalf("the signature %q does not verify with the printed secret", got.Signature)
+		}
+		payload := got.Event
+		data, _ := payload["data"].(map[string]any)
+		resourceID, _ := data["id"].(string)
+		if payload["id"] != triggered.Id || payload["type"] != "safe_payment.completed" || payload["event"] != "safe_payment.completed" ||
+			data["status"] != "COMPLETED" || data["sandboxTrigger"] != true || !strings.HasPrefix(resourceID, "pay_") {
+			t.Fatalf("forwarded %s", got.Body)
+		}
+		harness.Until(t, "the status printed", out.String, func(s string) bool { return strings.Contains(s, triggered.Id+"  → 200") })
+		for _, d := range receiver.Wait(t, 1) {
+			if d.Event["id"] == before.Id {
+				t.Fatalf("an event recorded before the listener started was forwarded")
+			}
+		}
+	})
+}
+
+// TestTrigger_Refusals: an unknown family is 400 naming type; a LIVE key is 403 SANDBOX_ONLY.
+func TestTrigger_Refusals(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "spaceship.launched"}).ExpectError(t, 400, "VALIDATION_FAILED")
+	if e["details"].(map[string]any)["fields"].(map[string]any)["type"] == nil {
+		t.Fatalf("details %v", e)
+	}
+	live := env().NewKey(t, ten.Session.With("X-Corridor-Environment", "live"), map[string]any{"name": "live", "scopes": []string{"*"}})
+	env().Client(t).WithKey(live).Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).ExpectError(t, 403, "SANDBOX_ONLY")
+}
