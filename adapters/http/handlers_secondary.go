@@ -241,12 +241,18 @@ func (s *Server) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 		if err != nil {
 			return err
 		}
-		return c.Status(fiber.StatusCreated).JSON(toSecondarySend(pay))
+		return c.Status(fiber.StatusCreated).JSON(toSecondarySend(pay, v.Wallet.Custodial()))
 	}, nil
 }
 
-func toSecondarySend(pay safepay.Payment) secondarySendResponse {
+// toSecondarySend answers a send. A custodial wallet's payment is signed by the service right
+// after its proposal commits, so it is on its way even while it awaits that signature.
+func toSecondarySend(pay safepay.Payment, custodial bool) secondarySendResponse {
 	out := secondarySendResponse{TransactionID: pay.ID, Status: secondaryStatus(pay.Status), TransactionHash: strPtr(pay.ExecutedTxHash)}
+	if pay.Status == safepay.StatusAwaitingSignature && custodial {
+		at := pay.UpdatedAt.Add(time.Minute).UTC()
+		out.EstimatedConfirmation = &at
+	}
 	switch pay.Status {
 	case safepay.StatusReadyToExecute, safepay.StatusExecuting:
 		// Executed by the relayer and confirmed within about a minute on the environment's chain.

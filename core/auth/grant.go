@@ -84,6 +84,10 @@ func AuthorizeGrant(grantor Principal, held Holding, g Grant) error {
 			if agentSide && AgentForbidden(s) {
 				return refuse(g, env, s, "an agent can never hold, or cause anyone to hold, "+string(s))
 			}
+			if len(held[env]) == 0 {
+				return refuse(g, env, s, "this credential holds nothing in "+string(env)+
+					" (a key acts in its own environment only), so it cannot grant a power there: use the owner's session or a LIVE key")
+			}
 			if !held.Holds(env, s) {
 				return refuse(g, env, s, "this credential does not hold "+string(s)+" in "+string(env)+", so it cannot grant it")
 			}

@@ -33,7 +33,7 @@ func TestSecondary_CustodialWalletJourney(t *testing.T) {
 	to := newOwner(t).address
 	sent := ten.Root.Post("/v1/wallets/"+id+"/send", map[string]any{"currency": "USDC", "amount": "7.5", "destination": to.Hex(), "note": "payout"}).Expect(t, 201).JSON(t)
 	txID, _ := sent["transaction_id"].(string)
-	if txID == "" || sent["status"] == nil {
+	if txID == "" || sent["status"] == nil || sent["estimated_confirmation"] == nil {
 		t.Fatalf("send: %v", sent)
 	}
 	for _, k := range []string{"transaction_id", "status", "transaction_hash", "estimated_confirmation"} {
