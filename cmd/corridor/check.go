@@ -18,23 +18,12 @@ var errInvariantsBroken = errors.New("invariant check failed")
 // postgres.CheckInvariants, against DATABASE_URL (or the local cluster) and the chains
 // configured by CHAIN_RPC_URL / LIVE_CHAIN_RPC_URL (none: ledger against chain is skipped).
 func checkCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
-	url := cfg.Service.DatabaseURL
-	if url == "" {
-		cluster, err := localCluster(ctx, cfg, log)
-		if err != nil {
-			return err
-		}
-		if cluster.StartedHere() {
-			defer func() { _ = cluster.Stop(context.Background()) }()
-		}
-		url = cluster.URL("corridor")
-	}
 	// As `ledger verify`: one long read, which the serving time-outs would cut short.
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 2, StatementTimeout: -1, IdleInTransactionTimeout: -1})
+	db, release, err := openLongRead(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer release()
 	cfg.Local = false // dial configured chains only; never start a dev chain to check against
 	chains, release, err := startChains(ctx, cfg, log)
 	if err != nil {

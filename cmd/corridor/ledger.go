@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/uptrace/bun"
+
 	"corridor/adapters/postgres"
 )
 
@@ -19,24 +21,11 @@ func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string)
 	if len(args) != 1 || args[0] != "verify" {
 		return errors.New("usage: corridor ledger verify")
 	}
-	url := cfg.Service.DatabaseURL
-	if url == "" {
-		cluster, err := localCluster(ctx, cfg, log)
-		if err != nil {
-			return err
-		}
-		if cluster.StartedHere() {
-			defer func() { _ = cluster.Stop(context.Background()) }()
-		}
-		url = cluster.URL("corridor")
-	}
-	// The verification reads the whole history in one repeatable-read transaction: the
-	// serving time-outs would cut a large ledger short, and an operator can interrupt it.
-	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 2, StatementTimeout: -1, IdleInTransactionTimeout: -1})
+	db, release, err := openLongRead(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
+	defer release()
 	v, err := postgres.VerifyLedger(ctx, db)
 	if err != nil {
 		return fmt.Errorf("ledger verify: %w", err)
@@ -72,4 +61,29 @@ func printVerification(w io.Writer, v postgres.LedgerVerification) {
 	if v.MoreProblems > 0 {
 		fmt.Fprintf(w, "  … and %d more problems\n", v.MoreProblems)
 	}
+}
+
+// openLongRead opens DATABASE_URL (or the local cluster, started when needed) for the
+// operator commands that read the whole history in one transaction: the serving time-outs
+// would cut a large ledger short, and an operator can interrupt it. release closes the pool
+// and stops a cluster this call started.
+func openLongRead(ctx context.Context, cfg Config, log *slog.Logger) (*bun.DB, func(), error) {
+	url := cfg.Service.DatabaseURL
+	stop := func() {}
+	if url == "" {
+		cluster, err := localCluster(ctx, cfg, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cluster.StartedHere() {
+			stop = func() { _ = cluster.Stop(context.Background()) }
+		}
+		url = cluster.URL("corridor")
+	}
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 2, StatementTimeout: -1, IdleInTransactionTimeout: -1})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return db, func() { _ = db.Close(); stop() }, nil
 }
