@@ -243,19 +243,8 @@ func checkLedgerAgainstChain(ctx context.Context, db *bun.DB, env core.Environme
 		c.Skipped = "no chain configured"
 		return c, nil
 	}
-	latest, err := chain.LatestBlock(ctx)
-	if err != nil {
-		c.Skipped = "the chain did not answer: " + err.Error()
-		return c, nil
-	}
-	var next int64
-	err = db.QueryRowContext(ctx, `SELECT next_block FROM chain_index_cursors WHERE environment = ? AND chain_id = ?`,
-		string(env), chain.ChainID()).Scan(&next)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && uint64(next) <= latest) { // #nosec G115 -- next_block is checked non-negative
-		c.Skipped = fmt.Sprintf("the indexer has not caught up (next block %d, chain head %d)", next, latest)
-		return c, nil
-	}
-	if err != nil {
+	var err error
+	if c.Skipped, err = indexerBehind(ctx, db, env, chain, "chain_index_cursors", "the indexer"); err != nil || c.Skipped != "" {
 		return c, err
 	}
 	mirrors, err := walletMirrors(ctx, db, env, chain.ChainID())
@@ -314,19 +303,8 @@ func checkEscrowAgainstChain(ctx context.Context, db *bun.DB, env core.Environme
 		c.Skipped = "no claim escrow configured"
 		return c, nil
 	}
-	latest, err := chain.LatestBlock(ctx)
-	if err != nil {
-		c.Skipped = "the chain did not answer: " + err.Error()
-		return c, nil
-	}
-	var next int64
-	err = db.QueryRowContext(ctx, `SELECT next_block FROM offramp_escrow_cursors WHERE environment = ? AND chain_id = ?`,
-		string(env), chain.ChainID()).Scan(&next)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && uint64(next) <= latest) { // #nosec G115 -- next_block is checked non-negative
-		c.Skipped = fmt.Sprintf("the escrow indexer has not caught up (next block %d, chain head %d)", next, latest)
-		return c, nil
-	}
-	if err != nil {
+	var err error
+	if c.Skipped, err = indexerBehind(ctx, db, env, chain, "offramp_escrow_cursors", "the escrow indexer"); err != nil || c.Skipped != "" {
 		return c, err
 	}
 	var queued, ledgerTotal int64
@@ -352,4 +330,20 @@ func checkEscrowAgainstChain(ctx context.Context, db *bun.DB, env core.Environme
 		c.add(fmt.Sprintf("claim escrow %s: ledger %d, chain %s base units", escrow.ClaimEscrowAddress().Hex(), ledgerTotal, onchain))
 	}
 	return c, nil
+}
+
+// indexerBehind says why a comparison with the chain is skipped ("" when it may run): the
+// chain does not answer, or the indexer whose cursor is in cursorTable has not passed the head.
+func indexerBehind(ctx context.Context, db *bun.DB, env core.Environment, chain ports.Chain, cursorTable, indexer string) (string, error) {
+	latest, err := chain.LatestBlock(ctx)
+	if err != nil {
+		return "the chain did not answer: " + err.Error(), nil
+	}
+	var next int64
+	err = db.NewRaw("SELECT next_block FROM ? WHERE environment = ? AND chain_id = ?", bun.Ident(cursorTable), string(env), chain.ChainID()).
+		Scan(ctx, &next)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && uint64(next) <= latest) { // #nosec G115 -- next_block is checked non-negative
+		return fmt.Sprintf("%s has not caught up (next block %d, chain head %d)", indexer, next, latest), nil
+	}
+	return "", err
 }
