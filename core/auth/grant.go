@@ -44,11 +44,10 @@ func (h Holding) Holds(env core.Environment, s Scope) bool {
 type GrantKind string
 
 const (
-	GrantKey        GrantKind = "API key"
-	GrantAgentKey   GrantKind = "agent key"
-	GrantMember     GrantKind = "member role"
-	GrantAgent      GrantKind = "agent"
-	GrantAcceptance GrantKind = "accepted invite"
+	GrantKey      GrantKind = "API key"
+	GrantAgentKey GrantKind = "agent key"
+	GrantMember   GrantKind = "member role"
+	GrantAgent    GrantKind = "agent"
 )
 
 // Grant is a power being created: the scopes a new principal or credential will hold, per
@@ -60,8 +59,9 @@ type Grant struct {
 }
 
 // AuthorizeGrant is the one rule every route that creates a principal or a power goes through
-// (D20): minting a key or an agent key, inviting a member, accepting an invite, creating an
-// agent. The grantor must hold every scope it grants, in every environment it grants it in (held
+// (D20): minting a key or an agent key, inviting a member, creating an agent. Accepting an
+// invite grants nothing new: the role was checked against its inviter when the invite was made,
+// and acceptance is bound to the invitee (tenant.Member.CheckInvitee). The grantor must hold every scope it grants, in every environment it grants it in (held
 // is the grantor's Holding); an agent grantor, or a grant to an agent, may never carry a scope of
 // AgentForbiddenScopes. A grant of "*" is a grant of every scope. A refusal is
 // INSUFFICIENT_SCOPE naming the first scope the grantor lacks.
