@@ -8,6 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"corridor/adapters/console"
 	"corridor/test/harness"
 )
 
@@ -257,6 +258,30 @@ func TestConsole_EmptyStates(t *testing.T) {
 		p := v.Get(path)
 		if p.Status != 200 || !strings.Contains(p.Body, `id="empty"`) || !strings.Contains(p.Body, want) {
 			t.Errorf("%s: %d, want an empty state naming %q\n%s", path, p.Status, want, p.Body)
+		}
+	}
+}
+
+// TestConsole_Overview: the first page shows the service balances, the count of each object
+// with a link to its list and the newest events linked to their payload; the new pages keep
+// the strict policy (no inline script or style).
+func TestConsole_Overview(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "12.5"}).Expect(t, 201)
+	agent := ten.Root.Post("/v1/agents", map[string]any{"name": "Counted"}).Expect(t, 201).JSON(t)["id"].(string)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	p := v.Get("/console/")
+	if p.Status != 200 || !strings.Contains(p.Body, `id="balances"`) || !strings.Contains(p.Body, "12.500000") ||
+		!strings.Contains(p.Body, `<a href="/console/agents">Agents</a></td><td class="num">1</td>`) ||
+		!strings.Contains(p.Body, agent) || !strings.Contains(p.Body, `href="/console/events/evt_`) {
+		t.Fatalf("overview: %d\n%s", p.Status, p.Body)
+	}
+	for _, path := range []string{"/console/", "/console/search", "/console/agents/" + agent, "/console/search?q=zzz"} {
+		p := v.Get(path)
+		if p.Header.Get("Content-Security-Policy") != console.ContentSecurityPolicy || styleAttr.MatchString(p.Body) || inlineScript.MatchString(p.Body) {
+			t.Errorf("%s: the policy's header is missing or the page has inline code", path)
 		}
 	}
 }
