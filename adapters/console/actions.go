@@ -32,10 +32,11 @@ func (k *Console) setCardFrozen(c *fiber.Ctx, frozen bool) error {
 		done, again = "Card "+id+" frozen: its authorizations are declined until it is unfrozen.", "This form was already submitted: the card was frozen then."
 	}
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
-		if _, err := k.svc.Cards.SetFrozen(ctx, principal(c), id, frozen); err != nil {
+		cd, err := k.svc.Cards.SetFrozen(ctx, principal(c), id, frozen)
+		if err != nil {
 			return outcome{}, err
 		}
-		return outcome{Location: Prefix + "/cards",
+		return outcome{Location: backTo(c, "/cards", cd.ID),
 			First: flash{Kind: "card", ID: id, Notice: done},
 			Again: flash{Kind: "card", ID: id, Notice: again},
 		}, nil
@@ -51,10 +52,11 @@ func (k *Console) setAgentSuspended(c *fiber.Ctx, suspend bool) error {
 		done, again = "Agent "+id+" suspended: its keys are declined AGENT_SUSPENDED from their next request.", "This form was already submitted: the agent was suspended then."
 	}
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
-		if _, err := act(ctx, principal(c), id); err != nil {
+		a, err := act(ctx, principal(c), id)
+		if err != nil {
 			return outcome{}, err
 		}
-		return outcome{Location: Prefix + "/agents",
+		return outcome{Location: backTo(c, "/agents", a.ID),
 			First: flash{Kind: "agent", ID: id, Notice: done},
 			Again: flash{Kind: "agent", ID: id, Notice: again},
 		}, nil
@@ -86,6 +88,16 @@ func (k *Console) putAgentLimits(c *fiber.Ctx) error {
 			Again: flash{Kind: "agent", ID: id, Notice: "This form was already submitted: the limits were updated then."},
 		}, nil
 	})
+}
+
+// backTo is where an action's outcome is shown: the object's own page when the form was
+// posted from it (from=page), else its list. The id is the one the use case answered, never
+// the request's text.
+func backTo(c *fiber.Ctx, list, id string) string {
+	if c.FormValue("from") == "page" {
+		return Prefix + list + "/" + id
+	}
+	return Prefix + list
 }
 
 // can tells a page whether to render a form: the member's role has the scope.

@@ -9,6 +9,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/core"
+	"corridor/core/agent"
+	"corridor/core/auth"
+	"corridor/core/card"
 )
 
 // searchTargets are the id prefixes the search box knows, with the object they name: an id
@@ -102,10 +105,20 @@ type fact struct {
 // objectData is the page of an object with no page of its own elsewhere (a card, an agent,
 // a checkout, an event): its facts, and for an event its payload as the webhook sends it.
 type objectData struct {
+	Actions []objectAction
 	Facts   []fact
 	Payload string
 	History []fact
 	Back    fact
+}
+
+// objectAction is a one-button form on an object's page (freeze a card, suspend an agent):
+// it posts from=page so the outcome is shown on the same page.
+type objectAction struct {
+	Path   string
+	Label  string
+	ID     string
+	Danger bool
 }
 
 func (k *Console) objectRoutes(r fiber.Router) {
@@ -116,11 +129,15 @@ func (k *Console) objectRoutes(r fiber.Router) {
 }
 
 func (k *Console) cardPage(c *fiber.Ctx) error {
+	notice := ""
+	if f, ok := k.takeFlash(c, "card"); ok {
+		notice = f.Notice
+	}
 	cd, err := k.svc.Cards.GetCard(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return k.fail(c, err)
 	}
-	d := objectData{Back: fact{Label: "All cards (freeze and unfreeze there)", Link: Prefix + "/cards"}, Facts: []fact{
+	d := objectData{Back: fact{Label: "All cards", Link: Prefix + "/cards"}, Facts: []fact{
 		{Label: "Card", Value: cd.ID}, {Label: "Last 4", Value: cd.Last4}, {Label: "Status", Value: string(cd.Status)},
 		{Label: "Funding", Value: string(cd.Funding)}, {Label: "Issuer", Value: cd.Issuer + " " + cd.IssuerCardID},
 		{Label: "Created", Value: cd.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")},
@@ -134,11 +151,22 @@ func (k *Console) cardPage(c *fiber.Ctx) error {
 	if cd.AgentID != "" {
 		d.Facts = append(d.Facts, fact{Label: "Agent", Value: cd.AgentID, Link: Prefix + "/agents/" + cd.AgentID})
 	}
+	if can(c, auth.ScopeCardsManage) {
+		if cd.Status == card.StatusInactive {
+			d.Actions = []objectAction{{Path: Prefix + "/cards/" + cd.ID + "/unfreeze", Label: "Unfreeze", ID: "unfreeze-" + cd.ID}}
+		} else {
+			d.Actions = []objectAction{{Path: Prefix + "/cards/" + cd.ID + "/freeze", Label: "Freeze", ID: "freeze-" + cd.ID, Danger: true}}
+		}
+	}
 	d.History = k.historyFacts(c, "card.", cd.ID)
-	return k.render(c, fiber.StatusOK, "object", "Card "+cd.ID, "", d)
+	return k.render(c, fiber.StatusOK, "object", "Card "+cd.ID, notice, d)
 }
 
 func (k *Console) agentPage(c *fiber.Ctx) error {
+	notice := ""
+	if f, ok := k.takeFlash(c, "agent"); ok {
+		notice = f.Notice
+	}
 	a, err := k.svc.Agents.GetAgent(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return k.fail(c, err)
@@ -149,7 +177,7 @@ func (k *Console) agentPage(c *fiber.Ctx) error {
 		}
 		return usd(*v) + " USD"
 	}
-	d := objectData{Back: fact{Label: "All agents (suspend, reactivate and set limits there)", Link: Prefix + "/agents"}, Facts: []fact{
+	d := objectData{Back: fact{Label: "All agents (set limits there)", Link: Prefix + "/agents"}, Facts: []fact{
 		{Label: "Agent", Value: a.ID}, {Label: "Name", Value: a.Name}, {Label: "Status", Value: string(a.Status)},
 		{Label: "Per transaction", Value: capOf(a.Limits.PerTransaction)}, {Label: "Daily", Value: capOf(a.Limits.Daily)},
 		{Label: "Weekly", Value: capOf(a.Limits.Weekly)}, {Label: "Monthly", Value: capOf(a.Limits.Monthly)},
@@ -158,8 +186,15 @@ func (k *Console) agentPage(c *fiber.Ctx) error {
 	if a.WalletID != "" {
 		d.Facts = append(d.Facts, fact{Label: "Wallet", Value: a.WalletID, Link: Prefix + "/wallets/" + a.WalletID})
 	}
+	if can(c, auth.ScopeAgentsManage) {
+		if a.Status == agent.StatusSuspended {
+			d.Actions = []objectAction{{Path: Prefix + "/agents/" + a.ID + "/reactivate", Label: "Reactivate", ID: "reactivate-" + a.ID}}
+		} else {
+			d.Actions = []objectAction{{Path: Prefix + "/agents/" + a.ID + "/suspend", Label: "Suspend", ID: "suspend-" + a.ID, Danger: true}}
+		}
+	}
 	d.History = k.historyFacts(c, "agent.", a.ID)
-	return k.render(c, fiber.StatusOK, "object", "Agent "+a.ID, "", d)
+	return k.render(c, fiber.StatusOK, "object", "Agent "+a.ID, notice, d)
 }
 
 func (k *Console) checkoutPage(c *fiber.Ctx) error {

@@ -285,3 +285,33 @@ func TestConsole_Overview(t *testing.T) {
 		}
 	}
 }
+
+// TestConsole_ActionsFromObjectPages: a card's and an agent's own pages (where search lands)
+// carry the same actions, and the outcome is shown on that page.
+func TestConsole_ActionsFromObjectPages(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	cardID := cardholderCard(t, ten)
+	agentID := ten.Root.Post("/v1/agents", map[string]any{"name": "Paged"}).Expect(t, 201).JSON(t)["id"].(string)
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+
+	v.Get("/console/cards/" + cardID)
+	p := v.Post("/console/cards/"+cardID+"/freeze", v.Form("/console/cards/"+cardID+"/freeze", url.Values{"from": {"page"}}), false)
+	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/cards/"+cardID {
+		t.Fatalf("freeze from the card's page: %d %q", p.Status, p.Header.Get("Location"))
+	}
+	if page := v.Get("/console/cards/" + cardID); !strings.Contains(page.Body, "frozen: its authorizations are declined") ||
+		!strings.Contains(page.Body, `id="unfreeze-`+cardID+`"`) || cardStatus(t, ten, cardID) != "inactive" {
+		t.Fatalf("the card's page after freezing:\n%s", page.Body)
+	}
+
+	v.Get("/console/agents/" + agentID)
+	p = v.Post("/console/agents/"+agentID+"/suspend", v.Form("/console/agents/"+agentID+"/suspend", url.Values{"from": {"page"}}), false)
+	if p.Status != http.StatusSeeOther || p.Header.Get("Location") != "/console/agents/"+agentID {
+		t.Fatalf("suspend from the agent's page: %d %q", p.Status, p.Header.Get("Location"))
+	}
+	if page := v.Get("/console/agents/" + agentID); !strings.Contains(page.Body, `id="reactivate-`+agentID+`"`) || agentOf(t, ten, agentID)["status"] != "SUSPENDED" {
+		t.Fatalf("the agent's page after suspending:\n%s", page.Body)
+	}
+}
