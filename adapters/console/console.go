@@ -100,6 +100,9 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	m.Get("/", k.home)
 	k.developerRoutes(m)
 	k.moneyRoutes(m)
+	k.actionRoutes(m)
+	k.objectRoutes(m)
+	m.Get("/search", k.search)
 	k.financeRoutes(m)
 	m.All("/*", func(c *fiber.Ctx) error { return k.renderError(c, fiber.StatusNotFound, "No console page here.") })
 	return k, nil

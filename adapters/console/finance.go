@@ -22,9 +22,7 @@ func (k *Console) financeRoutes(r fiber.Router) {
 }
 
 // home is the service balances: the first thing a finance person asks.
-func (k *Console) home(c *fiber.Ctx) error {
-	return c.Redirect(Prefix+"/balances", fiber.StatusSeeOther)
-}
+func (k *Console) home(c *fiber.Ctx) error { return k.overview(c) }
 
 func (k *Console) balances(c *fiber.Ctx) error {
 	v, err := k.svc.Finance.Balances(c.UserContext(), principal(c), nil)

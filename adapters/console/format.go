@@ -18,8 +18,15 @@ import (
 
 // funcs are the helpers templates call.
 var funcs = template.FuncMap{
-	"when":  when,
-	"usd":   usd,
+	"when": when,
+	"usd":  usd,
+	// usdCap is an agent's cap: "no cap" when unset.
+	"usdCap": func(v *int64) string {
+		if v == nil {
+			return "no cap"
+		}
+		return fixed(big.NewInt(*v))
+	},
 	"units": units,
 	"assetAmount": func(a wallet.Asset, n *big.Int) string {
 		if n == nil {

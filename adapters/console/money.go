@@ -9,6 +9,7 @@ import (
 	offrampapp "corridor/app/offramp"
 	webhooksapp "corridor/app/webhooks"
 	"corridor/core/agent"
+	"corridor/core/auth"
 	"corridor/core/card"
 	"corridor/core/checkout"
 	"corridor/core/event"
@@ -164,29 +165,41 @@ func (k *Console) offrampPayment(c *fiber.Ctx) error {
 type cardsData struct {
 	Cards []card.Card
 	Page  *pager
+	// Manage renders the freeze and unfreeze forms (the role holds cards:manage).
+	Manage bool
 }
 
 func (k *Console) cards(c *fiber.Ctx) error {
+	notice := ""
+	if f, ok := k.takeFlash(c, "card"); ok {
+		notice = f.Notice
+	}
 	page, pg := pageOf(c)
 	cs, total, err := k.svc.Cards.ListCards(c.UserContext(), principal(c), page)
 	if err != nil {
 		return k.fail(c, err)
 	}
 	pg.Total = total
-	return k.render(c, fiber.StatusOK, "cards", "Cards", "", cardsData{Cards: cs, Page: pg})
+	return k.render(c, fiber.StatusOK, "cards", "Cards", notice, cardsData{Cards: cs, Page: pg, Manage: can(c, auth.ScopeCardsManage)})
 }
 
 type agentsData struct {
 	Agents []agent.Agent
 	Page   *pager
+	// Manage renders the suspend, reactivate and limits forms (the role holds agents:manage).
+	Manage bool
 }
 
 func (k *Console) agents(c *fiber.Ctx) error {
+	notice := ""
+	if f, ok := k.takeFlash(c, "agent"); ok {
+		notice = f.Notice
+	}
 	page, pg := pageOf(c)
 	as, total, err := k.svc.Agents.ListAgents(c.UserContext(), principal(c), page)
 	if err != nil {
 		return k.fail(c, err)
 	}
 	pg.Total = total
-	return k.render(c, fiber.StatusOK, "agents", "Agents", "", agentsData{Agents: as, Page: pg})
+	return k.render(c, fiber.StatusOK, "agents", "Agents", notice, agentsData{Agents: as, Page: pg, Manage: can(c, auth.ScopeAgentsManage)})
 }
