@@ -39,6 +39,7 @@ func TestExamples(t *testing.T) {
 		{"offramp", regexp.MustCompile(`payment ofp_\S+ DELIVERED through \S+ to destination dst_\S+`)},
 		{"cards", regexp.MustCompile(`(?s)authorization of 12\.5 USD at Corner Grocery: APPROVED\n.*at Lucky Bets: DECLINED \(MCC_BLOCKED\)`)},
 		{"agents", regexp.MustCompile(`(?s)key \S+ for agent agt_\S+, scopes payments:create payments:read wallets:read.*per transaction 25, daily 100, weekly none, monthly 1000 USD`)},
+		{"invoices", regexp.MustCompile(`(?s)public view of inv_\S+: SENT, 10 USD on chain \d+, pay to 0x[0-9a-fA-F]{40}\n.*public view of inv_\S+: FUNDED`)},
 		{"ramps", regexp.MustCompile(`ramp rmp_\S+ CONFIRMED in transaction 0x[0-9a-f]{64}, fiat reference simfiat_on_\S+`)},
 	} {
 		t.Run(tc.program, func(t *testing.T) {
