@@ -3936,6 +3936,7 @@ type CardholderCardRequestCryptoAccountType string
 
 // CardholderList The 200 answer of GET /v1/cardholders (listCardholders).
 type CardholderList struct {
+	// Cardholders The listed objects: the page asked for (skip/take) where the list pages.
 	Cardholders []Cardholder `json:"cardholders"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -4216,8 +4217,10 @@ type CheckoutPageStatus struct {
 	FailureReason *CheckoutPageStatusFailureReason `json:"failure_reason"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
-	Id                    string `json:"id"`
-	RequiredConfirmations int    `json:"required_confirmations"`
+	Id string `json:"id"`
+
+	// RequiredConfirmations How many confirmations the deposit needs before the checkout completes.
+	RequiredConfirmations int `json:"required_confirmations"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status CheckoutPageStatusStatus `json:"status"`
@@ -4268,6 +4271,7 @@ type CheckoutRefundStatus string
 
 // CheckoutRefundList The 200 answer of GET /v1/payments/{id}/refunds (listCheckoutRefunds).
 type CheckoutRefundList struct {
+	// Data The listed objects: the page asked for (skip/take) where the list pages.
 	Data []CheckoutRefund `json:"data"`
 }
 
@@ -5416,6 +5420,7 @@ type LedgerAccountEnvironment string
 
 // LedgerAccountList The 200 answer of GET /v1/ledger/accounts (listLedgerAccounts).
 type LedgerAccountList struct {
+	// Accounts The listed objects: the page asked for (skip/take) where the list pages.
 	Accounts []LedgerAccount `json:"accounts"`
 	AsOf     *time.Time      `json:"asOf"`
 
@@ -5429,11 +5434,15 @@ type LedgerBalance struct {
 
 	// AvailableBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	AvailableBaseUnits string `json:"availableBaseUnits"`
-	PendingCredits     string `json:"pendingCredits"`
+
+	// PendingCredits The sum of the pending (not yet posted) credits.
+	PendingCredits string `json:"pendingCredits"`
 
 	// PendingCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingCreditsBaseUnits string `json:"pendingCreditsBaseUnits"`
-	PendingDebits           string `json:"pendingDebits"`
+
+	// PendingDebits The sum of the pending (not yet posted) debits.
+	PendingDebits string `json:"pendingDebits"`
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
@@ -5445,11 +5454,14 @@ type LedgerBalance struct {
 
 // LedgerChange Part of StatementLine.
 type LedgerChange struct {
+	// PendingCredits The sum of the pending (not yet posted) credits.
 	PendingCredits string `json:"pendingCredits"`
 
 	// PendingCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingCreditsBaseUnits string `json:"pendingCreditsBaseUnits"`
-	PendingDebits           string `json:"pendingDebits"`
+
+	// PendingDebits The sum of the pending (not yet posted) debits.
+	PendingDebits string `json:"pendingDebits"`
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
@@ -5695,11 +5707,16 @@ type OfframpPaymentList struct {
 
 // PayoutRouteQuote Part of OfframpPayment.
 type PayoutRouteQuote struct {
+	// DestinationAmountMinor An amount in the minor units of its currency (cents for USD), as an integer string.
 	DestinationAmountMinor string `json:"destinationAmountMinor"`
-	DestinationCurrency    string `json:"destinationCurrency"`
+
+	// DestinationCurrency The currency the recipient receives (ISO 4217).
+	DestinationCurrency string `json:"destinationCurrency"`
 
 	// DestinationId The id of the destination it refers to.
-	DestinationId            string `json:"destinationId"`
+	DestinationId string `json:"destinationId"`
+
+	// EstimatedDeliverySeconds How long delivery is expected to take, in seconds.
 	EstimatedDeliverySeconds int    `json:"estimatedDeliverySeconds"`
 	ExchangeRate             string `json:"exchangeRate"`
 
@@ -5711,10 +5728,14 @@ type PayoutRouteQuote struct {
 	Provider  string `json:"provider"`
 
 	// QuoteExpiresAt When it happened (RFC 3339, UTC); null until it has.
-	QuoteExpiresAt     time.Time `json:"quoteExpiresAt"`
-	RequiresBridge     bool      `json:"requiresBridge"`
-	RequiresConversion bool      `json:"requiresConversion"`
-	RequiresPrefunding bool      `json:"requiresPrefunding"`
+	QuoteExpiresAt time.Time `json:"quoteExpiresAt"`
+
+	// RequiresBridge Whether the route moves the funds across chains.
+	RequiresBridge bool `json:"requiresBridge"`
+
+	// RequiresConversion Whether the route converts the funds into another currency.
+	RequiresConversion bool `json:"requiresConversion"`
+	RequiresPrefunding bool `json:"requiresPrefunding"`
 
 	// RouteId The id of the route it refers to.
 	RouteId string `json:"routeId"`
@@ -5731,12 +5752,16 @@ type PayoutRouteQuote struct {
 
 // PayoutRouteQuoteFees Part of PayoutRouteQuote.
 type PayoutRouteQuoteFees struct {
-	NetworkFeeMinor  string `json:"networkFeeMinor"`
+	// NetworkFeeMinor An amount in the minor units of its currency (cents for USD), as an integer string.
+	NetworkFeeMinor string `json:"networkFeeMinor"`
+
+	// ProviderFeeMinor An amount in the minor units of its currency (cents for USD), as an integer string.
 	ProviderFeeMinor string `json:"providerFeeMinor"`
 }
 
 // PayoutRouteQuotes The 200 answer of GET /v1/offramp/payments/{id}/routes (listOfframpPaymentRoutes).
 type PayoutRouteQuotes struct {
+	// Routes The listed objects: the page asked for (skip/take) where the list pages.
 	Routes []PayoutRouteQuote `json:"routes"`
 }
 
@@ -5916,7 +5941,9 @@ type PolicyEvaluate struct {
 	PolicyVersion int         `json:"policyVersion"`
 	Reason        string      `json:"reason"`
 	RuleTrace     []RuleTrace `json:"ruleTrace"`
-	Sha256        string      `json:"sha256"`
+
+	// Sha256 The SHA-256 digest of the policy version's document.
+	Sha256 string `json:"sha256"`
 }
 
 // PolicyEvaluateRequest The request body of POST /v1/policies/evaluate (evaluatePolicy).
@@ -5956,8 +5983,10 @@ type PolicyVersion struct {
 
 	// PolicyId The id of the policy it refers to.
 	PolicyId string `json:"policyId"`
-	Sha256   string `json:"sha256"`
-	Version  int    `json:"version"`
+
+	// Sha256 The SHA-256 digest of the policy version's document.
+	Sha256  string `json:"sha256"`
+	Version int    `json:"version"`
 
 	// VersionId The id of the version it refers to.
 	VersionId string `json:"versionId"`
@@ -6109,15 +6138,20 @@ type ReconciliationEnvironment string
 
 // ReconciliationAmounts Part of Reconciliation.
 type ReconciliationAmounts struct {
+	// Drift The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read.
 	Drift *string `json:"drift"`
 
 	// DriftBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	DriftBaseUnits *string `json:"driftBaseUnits"`
-	LedgerBalance  string  `json:"ledgerBalance"`
+
+	// LedgerBalance The balance the ledger books.
+	LedgerBalance string `json:"ledgerBalance"`
 
 	// LedgerBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
-	LedgerBalanceBaseUnits string  `json:"ledgerBalanceBaseUnits"`
-	OnchainBalance         *string `json:"onchainBalance"`
+	LedgerBalanceBaseUnits string `json:"ledgerBalanceBaseUnits"`
+
+	// OnchainBalance The balance read from the chain; null when the chain could not be read.
+	OnchainBalance *string `json:"onchainBalance"`
 
 	// OnchainBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	OnchainBalanceBaseUnits *string `json:"onchainBalanceBaseUnits"`
@@ -6125,9 +6159,14 @@ type ReconciliationAmounts struct {
 
 // ReconciliationIndexer Part of Reconciliation.
 type ReconciliationIndexer struct {
+	// IndexedThroughBlock The last block the indexer has read; null before it has read one.
 	IndexedThroughBlock *int `json:"indexedThroughBlock"`
-	LagBlocks           *int `json:"lagBlocks"`
-	LatestBlock         *int `json:"latestBlock"`
+
+	// LagBlocks How many blocks the indexer is behind the chain's head; null when unknown.
+	LagBlocks *int `json:"lagBlocks"`
+
+	// LatestBlock The chain's latest block; null when the chain cannot be read.
+	LatestBlock *int `json:"latestBlock"`
 }
 
 // RuleTrace Part of PolicyEvaluate.
@@ -6182,7 +6221,9 @@ type SafePayment struct {
 	SafeNonce int `json:"safeNonce"`
 
 	// SafeTxHash The Safe transaction's EIP-712 hash the owners sign (0x…, 64 hex digits); not an on-chain transaction's hash.
-	SafeTxHash *string                `json:"safeTxHash"`
+	SafeTxHash *string `json:"safeTxHash"`
+
+	// Signatures The owners' signatures collected so far.
 	Signatures []SafePaymentSignature `json:"signatures"`
 
 	// SourceWalletId The id of the source wallet it refers to.
@@ -6287,7 +6328,9 @@ type SafePaymentSignRequest struct {
 type SafePaymentSignature struct {
 	// SignedAt When it happened (RFC 3339, UTC); null until it has.
 	SignedAt time.Time `json:"signedAt"`
-	Signer   string    `json:"signer"`
+
+	// Signer The owner address that signed.
+	Signer string `json:"signer"`
 }
 
 // SafeTransaction Part of SafePayment.
@@ -6451,8 +6494,11 @@ type SecondaryTransactionType string
 
 // SecondaryTransactionList The 200 answer of GET /v1/wallets/{id}/transactions (listWalletTransactions).
 type SecondaryTransactionList struct {
-	Data    []SecondaryTransaction `json:"data"`
-	HasMore bool                   `json:"has_more"`
+	// Data The listed objects: the page asked for (skip/take) where the list pages.
+	Data []SecondaryTransaction `json:"data"`
+
+	// HasMore Whether more objects follow this page.
+	HasMore bool `json:"has_more"`
 
 	// Total How many objects match, across every page (skip/take).
 	Total int `json:"total"`
@@ -6495,8 +6541,10 @@ type ServiceBalance struct {
 	AvailableBaseUnits string `json:"availableBaseUnits"`
 
 	// Decimals How many fraction digits the asset has (USDC 6, ETH 18).
-	Decimals int    `json:"decimals"`
-	Held     string `json:"held"`
+	Decimals int `json:"decimals"`
+
+	// Held The amount held for payments in flight, not available to spend, in the asset's unit.
+	Held string `json:"held"`
 
 	// HeldBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	HeldBaseUnits string `json:"heldBaseUnits"`
@@ -6513,6 +6561,7 @@ type ServiceBalanceAsset string
 
 // SmsMessage Part of SmsMessageList.
 type SmsMessage struct {
+	// Body The text as sent.
 	Body string `json:"body"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -6671,6 +6720,7 @@ type TreasuryAccount struct {
 
 // TreasuryAccountList The 200 answer of GET /v1/treasury/accounts (listTreasuryAccounts).
 type TreasuryAccountList struct {
+	// Accounts The listed objects: the page asked for (skip/take) where the list pages.
 	Accounts []TreasuryAccount `json:"accounts"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -6934,22 +6984,32 @@ type TreasurySweepRequest struct {
 // TrialAsset Part of TrialBalance.
 type TrialAsset struct {
 	// Asset The asset: USDC (6 decimals) or ETH (18).
-	Asset          string      `json:"asset"`
-	Balanced       bool        `json:"balanced"`
-	Lines          []TrialLine `json:"lines"`
-	PendingCredits string      `json:"pendingCredits"`
+	Asset string `json:"asset"`
+
+	// Balanced Whether the debits equal the credits.
+	Balanced bool        `json:"balanced"`
+	Lines    []TrialLine `json:"lines"`
+
+	// PendingCredits The sum of the pending (not yet posted) credits.
+	PendingCredits string `json:"pendingCredits"`
 
 	// PendingCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingCreditsBaseUnits string `json:"pendingCreditsBaseUnits"`
-	PendingDebits           string `json:"pendingDebits"`
+
+	// PendingDebits The sum of the pending (not yet posted) debits.
+	PendingDebits string `json:"pendingDebits"`
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
-	PostedCredits          string `json:"postedCredits"`
+
+	// PostedCredits The sum of the posted credits.
+	PostedCredits string `json:"postedCredits"`
 
 	// PostedCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PostedCreditsBaseUnits string `json:"postedCreditsBaseUnits"`
-	PostedDebits           string `json:"postedDebits"`
+
+	// PostedDebits The sum of the posted debits.
+	PostedDebits string `json:"postedDebits"`
 
 	// PostedDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PostedDebitsBaseUnits string `json:"postedDebitsBaseUnits"`
@@ -6998,10 +7058,14 @@ type TriggerEventRequest struct {
 type TwoFactorSettings struct {
 	// ApprovalAboveUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	ApprovalAboveUsd *string `json:"approvalAboveUsd"`
-	ApproveNewPayees bool    `json:"approveNewPayees"`
+
+	// ApproveNewPayees Whether a payment to a payee not yet paid needs a second-factor approval; absent in a PUT: off.
+	ApproveNewPayees bool `json:"approveNewPayees"`
 
 	// CoolingOffSeconds a new contact's cooling-off window (service configuration)
-	CoolingOffSeconds  int  `json:"coolingOffSeconds"`
+	CoolingOffSeconds int `json:"coolingOffSeconds"`
+
+	// RequireSavedPayees Whether payments go only to saved contacts (403 NEW_PAYEE_NOT_SAVED otherwise); absent in a PUT: off.
 	RequireSavedPayees bool `json:"requireSavedPayees"`
 
 	// UpdatedAt When it last changed (RFC 3339, UTC).
@@ -7159,16 +7223,22 @@ type WalletOwnerRequestRole string
 // WalletReconciliation Part of Reconciliation.
 type WalletReconciliation struct {
 	// Address An EVM address (0x…, 40 hex digits).
-	Address string  `json:"address"`
-	Drift   *string `json:"drift"`
+	Address string `json:"address"`
+
+	// Drift The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read.
+	Drift *string `json:"drift"`
 
 	// DriftBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	DriftBaseUnits *string `json:"driftBaseUnits"`
-	LedgerBalance  string  `json:"ledgerBalance"`
+
+	// LedgerBalance The balance the ledger books.
+	LedgerBalance string `json:"ledgerBalance"`
 
 	// LedgerBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
-	LedgerBalanceBaseUnits string  `json:"ledgerBalanceBaseUnits"`
-	OnchainBalance         *string `json:"onchainBalance"`
+	LedgerBalanceBaseUnits string `json:"ledgerBalanceBaseUnits"`
+
+	// OnchainBalance The balance read from the chain; null when the chain could not be read.
+	OnchainBalance *string `json:"onchainBalance"`
 
 	// OnchainBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	OnchainBalanceBaseUnits *string `json:"onchainBalanceBaseUnits"`
@@ -7179,18 +7249,23 @@ type WalletReconciliation struct {
 
 // WebhookAttempt Part of WebhookDelivery.
 type WebhookAttempt struct {
-	At         time.Time `json:"at"`
-	DurationMs int       `json:"durationMs"`
-	Error      *string   `json:"error"`
-	Number     int       `json:"number"`
+	At time.Time `json:"at"`
+
+	// DurationMs How long it took, in milliseconds.
+	DurationMs int     `json:"durationMs"`
+	Error      *string `json:"error"`
+	Number     int     `json:"number"`
 
 	// StatusCode the receiver's status; null when no response came back
 	StatusCode *int `json:"statusCode"`
-	Succeeded  bool `json:"succeeded"`
+
+	// Succeeded Whether the attempt succeeded.
+	Succeeded bool `json:"succeeded"`
 }
 
 // WebhookDelivery Part of WebhookDeliveryList.
 type WebhookDelivery struct {
+	// Attempts The delivery's attempts.
 	Attempts []WebhookAttempt `json:"attempts"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
@@ -7200,7 +7275,9 @@ type WebhookDelivery struct {
 	EndpointId string `json:"endpointId"`
 
 	// EventId The id of the event it refers to.
-	EventId   string `json:"eventId"`
+	EventId string `json:"eventId"`
+
+	// EventType The type of the event delivered (docs/webhooks.md).
 	EventType string `json:"eventType"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -7208,7 +7285,9 @@ type WebhookDelivery struct {
 
 	// NextAttemptAt When it happened (RFC 3339, UTC); null until it has.
 	NextAttemptAt *time.Time `json:"nextAttemptAt"`
-	RedeliveryOf  *string    `json:"redeliveryOf"`
+
+	// RedeliveryOf The delivery this one redelivers; null for a first delivery.
+	RedeliveryOf *string `json:"redeliveryOf"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status WebhookDeliveryStatus `json:"status"`
@@ -7229,14 +7308,18 @@ type WebhookDeliveryList struct {
 // WebhookEndpoint A URL the tenant's events are delivered to, signed with the endpoint's secret (shown once) and retried for 3 days.
 type WebhookEndpoint struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt      time.Time `json:"createdAt"`
-	DisabledReason *string   `json:"disabledReason"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DisabledReason Why it was disabled; null while it is not.
+	DisabledReason *string `json:"disabledReason"`
 
 	// Enabled Whether it is active.
 	Enabled bool `json:"enabled"`
 
 	// Events empty: every type
-	Events       []string   `json:"events"`
+	Events []string `json:"events"`
+
+	// FailingSince When deliveries to it started failing; null while they succeed.
 	FailingSince *time.Time `json:"failingSince"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).

@@ -5061,6 +5061,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/cardholders (listCardholders). */
         CardholderList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             cardholders: components["schemas"]["Cardholder"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5303,6 +5304,7 @@ export interface components {
             failure_reason: ("expired" | "underpaid") | null;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
+            /** @description How many confirmations the deposit needs before the checkout completes. */
             required_confirmations: number;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -5341,6 +5343,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/payments/{id}/refunds (listCheckoutRefunds). */
         CheckoutRefundList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             data: components["schemas"]["CheckoutRefund"][];
         };
         /** @description The request body of POST /v1/payments/{id}/refund (refundCheckout). */
@@ -6168,6 +6171,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/ledger/accounts (listLedgerAccounts). */
         LedgerAccountList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             accounts: components["schemas"]["LedgerAccount"][];
             /** Format: date-time */
             asOf: string | null;
@@ -6179,9 +6183,11 @@ export interface components {
             available: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             availableBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) credits. */
             pendingCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingCreditsBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) debits. */
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
@@ -6191,9 +6197,11 @@ export interface components {
         };
         /** @description Part of StatementLine. */
         LedgerChange: {
+            /** @description The sum of the pending (not yet posted) credits. */
             pendingCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingCreditsBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) debits. */
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
@@ -6395,10 +6403,13 @@ export interface components {
         };
         /** @description Part of OfframpPayment. */
         PayoutRouteQuote: {
+            /** @description An amount in the minor units of its currency (cents for USD), as an integer string. */
             destinationAmountMinor: string;
+            /** @description The currency the recipient receives (ISO 4217). */
             destinationCurrency: string;
             /** @description The id of the destination it refers to. */
             destinationId: string;
+            /** @description How long delivery is expected to take, in seconds. */
             estimatedDeliverySeconds: number;
             exchangeRate: string;
             fees: components["schemas"]["PayoutRouteQuoteFees"];
@@ -6410,7 +6421,9 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             quoteExpiresAt: string;
+            /** @description Whether the route moves the funds across chains. */
             requiresBridge: boolean;
+            /** @description Whether the route converts the funds into another currency. */
             requiresConversion: boolean;
             requiresPrefunding: boolean;
             /** @description The id of the route it refers to. */
@@ -6424,11 +6437,14 @@ export interface components {
         };
         /** @description Part of PayoutRouteQuote. */
         PayoutRouteQuoteFees: {
+            /** @description An amount in the minor units of its currency (cents for USD), as an integer string. */
             networkFeeMinor: string;
+            /** @description An amount in the minor units of its currency (cents for USD), as an integer string. */
             providerFeeMinor: string;
         };
         /** @description The 200 answer of GET /v1/offramp/payments/{id}/routes (listOfframpPaymentRoutes). */
         PayoutRouteQuotes: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             routes: components["schemas"]["PayoutRouteQuote"][];
         };
         /** @description The request body of POST /v1/offramp/payments/{id}/select-route (selectOfframpPaymentRoute). */
@@ -6581,6 +6597,7 @@ export interface components {
             policyVersion: number;
             reason: string;
             ruleTrace: components["schemas"]["RuleTrace"][];
+            /** @description The SHA-256 digest of the policy version's document. */
             sha256: string;
         };
         /** @description The request body of POST /v1/policies/evaluate (evaluatePolicy). */
@@ -6614,6 +6631,7 @@ export interface components {
             ir: unknown;
             /** @description The id of the policy it refers to. */
             policyId: string;
+            /** @description The SHA-256 digest of the policy version's document. */
             sha256: string;
             version: number;
             /** @description The id of the version it refers to. */
@@ -6737,20 +6755,26 @@ export interface components {
         };
         /** @description Part of Reconciliation. */
         ReconciliationAmounts: {
+            /** @description The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read. */
             drift: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             driftBaseUnits: string | null;
+            /** @description The balance the ledger books. */
             ledgerBalance: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             ledgerBalanceBaseUnits: string;
+            /** @description The balance read from the chain; null when the chain could not be read. */
             onchainBalance: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             onchainBalanceBaseUnits: string | null;
         };
         /** @description Part of Reconciliation. */
         ReconciliationIndexer: {
+            /** @description The last block the indexer has read; null before it has read one. */
             indexedThroughBlock: number | null;
+            /** @description How many blocks the indexer is behind the chain's head; null when unknown. */
             lagBlocks: number | null;
+            /** @description The chain's latest block; null when the chain cannot be read. */
             latestBlock: number | null;
         };
         /** @description Part of PolicyEvaluate. */
@@ -6802,6 +6826,7 @@ export interface components {
             safeNonce: number;
             /** @description The Safe transaction's EIP-712 hash the owners sign (0x…, 64 hex digits); not an on-chain transaction's hash. */
             safeTxHash: string | null;
+            /** @description The owners' signatures collected so far. */
             signatures: components["schemas"]["SafePaymentSignature"][];
             /** @description The id of the source wallet it refers to. */
             sourceWalletId: string;
@@ -6882,6 +6907,7 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             signedAt: string;
+            /** @description The owner address that signed. */
             signer: string;
         };
         /** @description Part of SafePayment. */
@@ -7015,7 +7041,9 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/wallets/{id}/transactions (listWalletTransactions). */
         SecondaryTransactionList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             data: components["schemas"]["SecondaryTransaction"][];
+            /** @description Whether more objects follow this page. */
             has_more: boolean;
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7057,6 +7085,7 @@ export interface components {
             availableBaseUnits: string;
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
+            /** @description The amount held for payments in flight, not available to spend, in the asset's unit. */
             held: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             heldBaseUnits: string;
@@ -7067,6 +7096,7 @@ export interface components {
         };
         /** @description Part of SmsMessageList. */
         SmsMessage: {
+            /** @description The text as sent. */
             body: string;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
@@ -7199,6 +7229,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/treasury/accounts (listTreasuryAccounts). */
         TreasuryAccountList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             accounts: components["schemas"]["TreasuryAccount"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7406,17 +7437,22 @@ export interface components {
         TrialAsset: {
             /** @description The asset: USDC (6 decimals) or ETH (18). */
             asset: string;
+            /** @description Whether the debits equal the credits. */
             balanced: boolean;
             lines: components["schemas"]["TrialLine"][];
+            /** @description The sum of the pending (not yet posted) credits. */
             pendingCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingCreditsBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) debits. */
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
+            /** @description The sum of the posted credits. */
             postedCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             postedCreditsBaseUnits: string;
+            /** @description The sum of the posted debits. */
             postedDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             postedDebitsBaseUnits: string;
@@ -7456,9 +7492,11 @@ export interface components {
         TwoFactorSettings: {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             approvalAboveUsd: string | null;
+            /** @description Whether a payment to a payee not yet paid needs a second-factor approval; absent in a PUT: off. */
             approveNewPayees: boolean;
             /** @description a new contact's cooling-off window (service configuration) */
             coolingOffSeconds: number;
+            /** @description Whether payments go only to saved contacts (403 NEW_PAYEE_NOT_SAVED otherwise); absent in a PUT: off. */
             requireSavedPayees: boolean;
             /**
              * Format: date-time
@@ -7585,12 +7623,15 @@ export interface components {
         WalletReconciliation: {
             /** @description An EVM address (0x…, 40 hex digits). */
             address: string;
+            /** @description The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read. */
             drift: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             driftBaseUnits: string | null;
+            /** @description The balance the ledger books. */
             ledgerBalance: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             ledgerBalanceBaseUnits: string;
+            /** @description The balance read from the chain; null when the chain could not be read. */
             onchainBalance: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             onchainBalanceBaseUnits: string | null;
@@ -7601,15 +7642,18 @@ export interface components {
         WebhookAttempt: {
             /** Format: date-time */
             at: string;
+            /** @description How long it took, in milliseconds. */
             durationMs: number;
             error: string | null;
             number: number;
             /** @description the receiver's status; null when no response came back */
             statusCode: number | null;
+            /** @description Whether the attempt succeeded. */
             succeeded: boolean;
         };
         /** @description Part of WebhookDeliveryList. */
         WebhookDelivery: {
+            /** @description The delivery's attempts. */
             attempts: components["schemas"]["WebhookAttempt"][];
             /**
              * Format: date-time
@@ -7620,6 +7664,7 @@ export interface components {
             endpointId: string;
             /** @description The id of the event it refers to. */
             eventId: string;
+            /** @description The type of the event delivered (docs/webhooks.md). */
             eventType: string;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
@@ -7628,6 +7673,7 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             nextAttemptAt: string | null;
+            /** @description The delivery this one redelivers; null for a first delivery. */
             redeliveryOf: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -7649,12 +7695,16 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description Why it was disabled; null while it is not. */
             disabledReason: string | null;
             /** @description Whether it is active. */
             enabled: boolean;
             /** @description empty: every type */
             events: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When deliveries to it started failing; null while they succeed.
+             */
             failingSince: string | null;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
