@@ -73,50 +73,124 @@ func (g *schemaGen) describeComponents() {
 
 // commonProperties describe properties by the name they share across resources, in the
 // conventions of DESIGN.md §4 and docs/api.md; a field's own description tag wins.
-var commonProperties = map[string]string{
-	"id":              "The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).",
-	"status":          "The object's state; the capability's docs list the states and their transitions.",
-	"createdAt":       "When it was created (RFC 3339, UTC).",
-	"created_at":      "When it was created (RFC 3339, UTC).",
-	"updatedAt":       "When it last changed (RFC 3339, UTC).",
-	"expiresAt":       "When it expires (RFC 3339, UTC).",
-	"total":           "How many objects match, across every page (skip/take).",
-	"name":            "A name the partner chose, shown in the console.",
-	"environment":     "TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.",
-	"chainId":         "The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).",
-	"address":         "An EVM address (0x…, 40 hex digits).",
-	"asset":           "The asset: USDC (6 decimals) or ETH (18).",
-	"currency":        "The currency of the amount.",
-	"amount":          "The amount as a decimal string in the asset's unit (not base units).",
-	"type":            "The kind of object or destination; the capability's docs list the values.",
-	"email":           "An email address.",
-	"threshold":       "How many owner signatures a Safe transaction needs.",
-	"label":           "A label the partner chose.",
-	"failureReason":   "Why it failed; null unless it failed.",
-	"displayName":     "The person's display name, null when unknown.",
-	"role":            "The role, which decides the scopes it holds (docs/api.md, Roles).",
-	"scopes":          "The scopes held (docs/api.md, Scopes).",
-	"owners":          "The Safe's owners: addresses and roles.",
-	"description":     "Free text the partner chose.",
-	"reference":       "The partner's own reference, unique per tenant and environment.",
-	"allowedMcc":      "Merchant category codes (4 digits, or a prefix) a card may spend at; empty: any not blocked.",
-	"blockedMcc":      "Merchant category codes (4 digits, or a prefix) a card may never spend at.",
-	"mcc":             "The merchant category code (ISO 18245, 4 digits).",
-	"handle":          "A directory handle (@name) that resolves to a wallet.",
-	"kind":            "The kind of object; the capability's docs list the values.",
-	"enabled":         "Whether it is active.",
-	"code":            "A one-time code (6 digits) or a stable error code.",
-	"decimals":        "How many fraction digits the asset has (USDC 6, ETH 18).",
-	"memo":            "A note kept with the payment, shown to the tenant only.",
-	"metadata":        "String keys and values the partner attaches; returned as given.",
-	"phone":           "A phone number in E.164 (+15555550123).",
-	"phoneMasked":     "The phone number with all but its last digits masked.",
-	"transactionHash": "The on-chain transaction's hash (0x…, 64 hex digits).",
-	"txHash":          "The on-chain transaction's hash (0x…, 64 hex digits).",
-	"signature":       "A 65-byte secp256k1 signature, 0x-prefixed hex (r ‖ s ‖ v, v 27 or 28).",
-	"secret":          "A secret shown once, in the answer that creates or rotates it; null afterwards.",
-	"url":             "An http(s) URL.",
-	"last4":           "The card number's last four digits.",
+var commonProperties = map[string]string{ //nolint:gosec // property descriptions, not credentials
+	"id":                       "The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).",
+	"status":                   "The object's state; the capability's docs list the states and their transitions.",
+	"createdAt":                "When it was created (RFC 3339, UTC).",
+	"created_at":               "When it was created (RFC 3339, UTC).",
+	"updatedAt":                "When it last changed (RFC 3339, UTC).",
+	"expiresAt":                "When it expires (RFC 3339, UTC).",
+	"total":                    "How many objects match, across every page (skip/take).",
+	"name":                     "A name the partner chose, shown in the console.",
+	"environment":              "TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.",
+	"chainId":                  "The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).",
+	"address":                  "An EVM address (0x…, 40 hex digits).",
+	"asset":                    "The asset: USDC (6 decimals) or ETH (18).",
+	"currency":                 "The currency of the amount.",
+	"amount":                   "The amount as a decimal string in the asset's unit (not base units).",
+	"type":                     "The kind of object or destination; the capability's docs list the values.",
+	"email":                    "An email address.",
+	"threshold":                "How many owner signatures a Safe transaction needs.",
+	"label":                    "A label the partner chose.",
+	"failureReason":            "Why it failed; null unless it failed.",
+	"displayName":              "The person's display name, null when unknown.",
+	"role":                     "The role, which decides the scopes it holds (docs/api.md, Roles).",
+	"scopes":                   "The scopes held (docs/api.md, Scopes).",
+	"owners":                   "The Safe's owners: addresses and roles.",
+	"description":              "Free text the partner chose.",
+	"reference":                "The partner's own reference, unique per tenant and environment.",
+	"allowedMcc":               "Merchant category codes (4 digits, or a prefix) a card may spend at; empty: any not blocked.",
+	"blockedMcc":               "Merchant category codes (4 digits, or a prefix) a card may never spend at.",
+	"mcc":                      "The merchant category code (ISO 18245, 4 digits).",
+	"handle":                   "A directory handle (@name) that resolves to a wallet.",
+	"kind":                     "The kind of object; the capability's docs list the values.",
+	"enabled":                  "Whether it is active.",
+	"code":                     "A one-time code (6 digits) or a stable error code.",
+	"decimals":                 "How many fraction digits the asset has (USDC 6, ETH 18).",
+	"memo":                     "A note kept with the payment, shown to the tenant only.",
+	"metadata":                 "String keys and values the partner attaches; returned as given.",
+	"phone":                    "A phone number in E.164 (+15555550123).",
+	"phoneMasked":              "The phone number with all but its last digits masked.",
+	"transactionHash":          "The on-chain transaction's hash (0x…, 64 hex digits).",
+	"txHash":                   "The on-chain transaction's hash (0x…, 64 hex digits).",
+	"signature":                "A 65-byte secp256k1 signature, 0x-prefixed hex (r ‖ s ‖ v, v 27 or 28).",
+	"secret":                   "A secret shown once, in the answer that creates or rotates it; null afterwards.",
+	"url":                      "An http(s) URL.",
+	"last4":                    "The card number's last four digits.",
+	"chainKey":                 "The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE).",
+	"attemptsRemaining":        "How many more codes may be tried before the challenge is refused.",
+	"holdReasons":              "Why it is held, when it is (the capability's docs list the reasons); empty otherwise.",
+	"quotes":                   "The payout routes quoted for it, one of which the recipient picks (docs/offramp.md).",
+	"payeeName":                "The payee's name, as the payer is shown it.",
+	"intervalSeconds":          "How often the rule runs, in seconds.",
+	"direction":                "on/ON: USD in, USDC credited to the wallet; off/OFF: USDC out of the wallet, USD paid out.",
+	"message":                  "A human-readable message; it may change, so match on code.",
+	"statusCode":               "The HTTP status of the answer, repeated in its body.",
+	"details":                  "Details particular to the error code (docs/api.md); absent when there are none.",
+	"transaction_hash":         "The on-chain transaction's hash (0x…, 64 hex digits).",
+	"deposit_address":          "The address the payer sends USDC to.",
+	"merchantName":             "The merchant's name, as the card network reports it.",
+	"simulated":                "True when the sandbox simulated it: no provider and no real money were involved.",
+	"redeemed":                 "Whether a recipient has redeemed the claim.",
+	"declineReason":            "Why it was declined (a stable code such as MCC_BLOCKED); null unless it was.",
+	"safeNonce":                "The Safe nonce the transaction uses.",
+	"walletStatus":             "The status of the bucket's Safe wallet (deployed by a job).",
+	"clockOffsetDays":          "How many days the account's simulated clock runs ahead (sandbox).",
+	"daysAdvanced":             "How many days this call moved the clock.",
+	"lastSkipReason":           "Why the rule's last window did nothing (such as PREVIOUS_SWEEP_PENDING); null until one did.",
+	"resendsInWindow":          "How many times the claim link was resent in the last 24 hours (3 allowed).",
+	"paymentStatus":            "The status of the payment it refers to, read live.",
+	"evidence":                 "Evidence of delivery the payee gives (a tracking number, a link).",
+	"verified":                 "Whether it is verified.",
+	"safeTxHash":               "The Safe transaction's EIP-712 hash the owners sign (0x…, 64 hex digits); not an on-chain transaction's hash.",
+	"chain_id":                 "The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).",
+	"has_more":                 "Whether more objects follow this page.",
+	"sha256":                   "The SHA-256 digest of the policy version's document.",
+	"signatures":               "The owners' signatures collected so far.",
+	"signer":                   "The owner address that signed.",
+	"durationMs":               "How long it took, in milliseconds.",
+	"succeeded":                "Whether the attempt succeeded.",
+	"eventType":                "The type of the event delivered (docs/webhooks.md).",
+	"redeliveryOf":             "The delivery this one redelivers; null for a first delivery.",
+	"attempts":                 "The delivery's attempts.",
+	"failingSince":             "When deliveries to it started failing; null while they succeed.",
+	"disabledReason":           "Why it was disabled; null while it is not.",
+	"estimatedDeliverySeconds": "How long delivery is expected to take, in seconds.",
+	"destinationCurrency":      "The currency the recipient receives (ISO 4217).",
+	"requiresBridge":           "Whether the route moves the funds across chains.",
+	"requiresConversion":       "Whether the route converts the funds into another currency.",
+	"approveNewPayees":         "Whether a payment to a payee not yet paid needs a second-factor approval; absent in a PUT: off.",
+	"requireSavedPayees":       "Whether payments go only to saved contacts (403 NEW_PAYEE_NOT_SAVED otherwise); absent in a PUT: off.",
+	"held":                     "The amount held for payments in flight, not available to spend, in the asset's unit.",
+	"required_confirmations":   "How many confirmations the deposit needs before the checkout completes.",
+	"lagBlocks":                "How many blocks the indexer is behind the chain's head; null when unknown.",
+	"latestBlock":              "The chain's latest block; null when the chain cannot be read.",
+	"indexedThroughBlock":      "The last block the indexer has read; null before it has read one.",
+	"onchainBalance":           "The balance read from the chain; null when the chain could not be read.",
+	"ledgerBalance":            "The balance the ledger books.",
+	"drift":                    "The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read.",
+	"balanced":                 "Whether the debits equal the credits.",
+	"pendingDebits":            "The sum of the pending (not yet posted) debits.",
+	"pendingCredits":           "The sum of the pending (not yet posted) credits.",
+	"postedDebits":             "The sum of the posted debits.",
+	"postedCredits":            "The sum of the posted credits.",
+	"body":                     "The text as sent.",
+}
+
+// listedObjects describes the array of a list answer, by its name.
+const listedObjects = "The listed objects: the page asked for (skip/take) where the list pages."
+
+// listNames are the names of list answers' arrays.
+var listNames = []string{"cards", "agents", "sweeps", "ramps", "factors", "checkouts", "authorizations", "deliveries",
+	"messages", "entries", "drips", "apiKeys", "attachments", "phoneAliases", "bills", "contacts", "invoices", "members",
+	"payoutDestinations", "endpoints", "versions", "policies", "payments", "accounts", "cardholders", "data", "routes"}
+
+func init() {
+	for _, name := range listNames {
+		if _, ok := commonProperties[name]; !ok {
+			commonProperties[name] = listedObjects
+		}
+	}
 }
 
 // propertyDescription is a property's description when its field has no tag of its own: by
@@ -129,6 +203,20 @@ func propertyDescription(name string) string {
 	switch {
 	case strings.HasSuffix(name, "BaseUnits"):
 		return "The same amount in the asset's base units (USDC: 6 decimals), as an integer string."
+	case strings.HasSuffix(name, "TxHash"):
+		return "The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one."
+	case strings.HasSuffix(name, "Address") && len(name) > 7:
+		return "An EVM address (0x…, 40 hex digits)."
+	case strings.HasSuffix(name, "Masked"):
+		return "The phone number with all but its last digits masked."
+	case strings.HasSuffix(name, "Bps"):
+		return "In basis points (100 bps = 1%)."
+	case strings.HasSuffix(name, "_at"):
+		return "When it happened (RFC 3339, UTC); null until it has."
+	case strings.HasSuffix(name, "_id"):
+		return "The id of the " + strings.ReplaceAll(strings.TrimSuffix(name, "_id"), "_", " ") + " it refers to."
+	case strings.HasSuffix(name, "Minor"):
+		return "An amount in the minor units of its currency (cents for USD), as an integer string."
 	case strings.HasSuffix(name, "Usd"):
 		return "A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign)."
 	case strings.HasSuffix(name, "At") && len(name) > 2:

@@ -141,13 +141,14 @@ func lastSMS(ctx context.Context, recipient *corridor.ClientWithResponses) (stri
 	}
 }
 
-// randomPhone is a fresh US number: one tenant per number, so every run needs its own.
+// randomPhone is a fresh US number: one tenant per number, so every run needs its own. Its
+// exchange (the 4th to 6th digits) starts with 2 to 9, or it is not a valid NANP number.
 func randomPhone() (string, error) {
-	n, err := rand.Int(rand.Reader, big.NewInt(9_000_000))
+	n, err := rand.Int(rand.Reader, big.NewInt(7_000_000))
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("+1415%07d", 1_000_000+n.Int64()), nil
+	return fmt.Sprintf("+1415%07d", 2_000_000+n.Int64()), nil
 }
 
 // client is the generated client for CORRIDOR_URL with the key in the variable keyVar.

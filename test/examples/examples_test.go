@@ -38,6 +38,12 @@ func TestExamples(t *testing.T) {
 		{"balances", regexp.MustCompile(`(?s)service balance USDC: 100(\.0+)? available.*trial balance \S+: balanced true`)},
 		{"offramp", regexp.MustCompile(`payment ofp_\S+ DELIVERED through \S+ to destination dst_\S+`)},
 		{"cards", regexp.MustCompile(`(?s)authorization of 12\.5 USD at Corner Grocery: APPROVED\n.*at Lucky Bets: DECLINED \(MCC_BLOCKED\)`)},
+		{"agents", regexp.MustCompile(`(?s)key \S+ for agent agt_\S+, scopes payments:create payments:read wallets:read.*per transaction 25, daily 100, weekly none, monthly 1000 USD`)},
+		{"invoices", regexp.MustCompile(`(?s)public view of inv_\S+: SENT, 10 USD on chain \d+, pay to 0x[0-9a-fA-F]{40}\n.*public view of inv_\S+: FUNDED`)},
+		{"twofactor", regexp.MustCompile(`(?s)payment of 25\.5 USD: TWOFA_REQUIRED, challenge \S+\n.* SATISFIED for 25\.5 USD.*\npayment pay_\S+ of 25\.5 USD AWAITING_SIGNATURE`)},
+		{"treasury", regexp.MustCompile(`sweep swp_\S+ of 60 USD from Operating to Reserve: PROPOSED, payment pay_\S+ AWAITING_SIGNATURE`)},
+		{"claims", regexp.MustCompile(`(?s)claim link: 12\.5 USD to [^\n]+, OPEN\n.*payment ofp_\S+ DELIVERED through \S+ to destination dst_\S+`)},
+		{"ramps", regexp.MustCompile(`ramp rmp_\S+ CONFIRMED in transaction 0x[0-9a-f]{64}, fiat reference simfiat_on_\S+`)},
 	} {
 		t.Run(tc.program, func(t *testing.T) {
 			t.Parallel()

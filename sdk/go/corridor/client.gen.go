@@ -3372,6 +3372,7 @@ type AgentLimitsRequest struct {
 
 // AgentList The 200 answer of GET /v1/agents (listAgents).
 type AgentList struct {
+	// Agents The listed objects: the page asked for (skip/take) where the list pages.
 	Agents []Agent `json:"agents"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -3512,6 +3513,7 @@ type ApiKeyCreator struct {
 
 // ApiKeyList The 200 answer of GET /v1/api-keys (listApiKeys).
 type ApiKeyList struct {
+	// ApiKeys The listed objects: the page asked for (skip/take) where the list pages.
 	ApiKeys []ApiKey `json:"apiKeys"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -3560,9 +3562,15 @@ type Bill struct {
 	Description string `json:"description"`
 
 	// InvoiceId The id of the invoice it refers to.
-	InvoiceId    string `json:"invoiceId"`
+	InvoiceId string `json:"invoiceId"`
+
+	// PayeeAddress An EVM address (0x…, 40 hex digits).
 	PayeeAddress string `json:"payeeAddress"`
-	PayeeName    string `json:"payeeName"`
+
+	// PayeeName The payee's name, as the payer is shown it.
+	PayeeName string `json:"payeeName"`
+
+	// PayerAddress An EVM address (0x…, 40 hex digits).
 	PayerAddress string `json:"payerAddress"`
 
 	// PayerDecision ACCEPTED once the payer proposed its payment
@@ -3573,6 +3581,8 @@ type Bill struct {
 
 	// PayerTenantId The id of the payer tenant it refers to.
 	PayerTenantId string `json:"payerTenantId"`
+
+	// SenderAddress An EVM address (0x…, 40 hex digits).
 	SenderAddress string `json:"senderAddress"`
 
 	// SenderTenantId The id of the sender tenant it refers to.
@@ -3600,6 +3610,7 @@ type BillAcceptRequest struct {
 
 // BillList The 200 answer of GET /v1/bills/inbound (listInboundBills).
 type BillList struct {
+	// Bills The listed objects: the page asked for (skip/take) where the list pages.
 	Bills []Bill `json:"bills"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -3622,8 +3633,12 @@ type BillRequest struct {
 
 	// DomainVerifyingContract default the zero address
 	DomainVerifyingContract *string `json:"domainVerifyingContract,omitempty"`
-	PayeeAddress            string  `json:"payeeAddress"`
-	PayeeName               *string `json:"payeeName,omitempty"`
+
+	// PayeeAddress An EVM address (0x…, 40 hex digits).
+	PayeeAddress string `json:"payeeAddress"`
+
+	// PayeeName The payee's name, as the payer is shown it.
+	PayeeName *string `json:"payeeName,omitempty"`
 
 	// SenderAddress the address that signed: an active member's signerAddress
 	SenderAddress string `json:"senderAddress"`
@@ -3685,9 +3700,11 @@ type Card struct {
 	Chain        *string `json:"chain"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt            time.Time `json:"createdAt"`
-	CryptoAccountAddress *string   `json:"cryptoAccountAddress"`
-	CryptoAccountType    *string   `json:"cryptoAccountType"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CryptoAccountAddress An EVM address (0x…, 40 hex digits).
+	CryptoAccountAddress *string `json:"cryptoAccountAddress"`
+	CryptoAccountType    *string `json:"cryptoAccountType"`
 
 	// FundingCardAccountId The id of the funding card account it refers to.
 	FundingCardAccountId *string `json:"fundingCardAccountId"`
@@ -3696,7 +3713,9 @@ type Card struct {
 	IssuerCardId string `json:"issuerCardId"`
 
 	// Last4 The card number's last four digits.
-	Last4       string  `json:"last4"`
+	Last4 string `json:"last4"`
+
+	// SafeAddress An EVM address (0x…, 40 hex digits).
 	SafeAddress *string `json:"safeAddress"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
@@ -3725,14 +3744,18 @@ type CardAuthorization struct {
 	Counterparty *string `json:"counterparty"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt     time.Time `json:"createdAt"`
-	DeclineReason *string   `json:"declineReason"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DeclineReason Why it was declined (a stable code such as MCC_BLOCKED); null unless it was.
+	DeclineReason *string `json:"declineReason"`
 
 	// HoldTransferId The id of the hold transfer it refers to.
 	HoldTransferId *string `json:"holdTransferId"`
 
 	// Mcc The merchant category code (ISO 18245, 4 digits).
-	Mcc          string `json:"mcc"`
+	Mcc string `json:"mcc"`
+
+	// MerchantName The merchant's name, as the card network reports it.
 	MerchantName string `json:"merchantName"`
 
 	// PolicyDecisionId The id of the policy decision it refers to.
@@ -3743,7 +3766,9 @@ type CardAuthorization struct {
 	ReversalReason   *CardAuthorizationReversalReason   `json:"reversalReason"`
 	SettlementError  *string                            `json:"settlementError"`
 	SettlementStatus *CardAuthorizationSettlementStatus `json:"settlementStatus"`
-	SettlementTxHash *string                            `json:"settlementTxHash"`
+
+	// SettlementTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	SettlementTxHash *string `json:"settlementTxHash"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status CardAuthorizationStatus `json:"status"`
@@ -3766,6 +3791,7 @@ type CardAuthorizationStatus string
 
 // CardAuthorizationList The 200 answer of GET /v1/cards/{id}/authorizations (listCardAuthorizations).
 type CardAuthorizationList struct {
+	// Authorizations The listed objects: the page asked for (skip/take) where the list pages.
 	Authorizations []CardAuthorization `json:"authorizations"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -3779,7 +3805,9 @@ type CardAuthorizationRequest struct {
 	Counterparty *string `json:"counterparty,omitempty"`
 
 	// Mcc The merchant category code (ISO 18245, 4 digits).
-	Mcc          string `json:"mcc"`
+	Mcc string `json:"mcc"`
+
+	// MerchantName The merchant's name, as the card network reports it.
 	MerchantName string `json:"merchantName"`
 }
 
@@ -3860,6 +3888,7 @@ type CardLimitsRequest struct {
 
 // CardList The 200 answer of GET /v1/cards (listCards).
 type CardList struct {
+	// Cards The listed objects: the page asked for (skip/take) where the list pages.
 	Cards []Card `json:"cards"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -3891,8 +3920,10 @@ type Cardholder struct {
 // CardholderCardRequest The request body of POST /v1/cards (createCard).
 type CardholderCardRequest struct {
 	// CardholderId The id of the cardholder it refers to.
-	CardholderId         string                                  `json:"cardholderId"`
-	Chain                *CardholderCardRequestChain             `json:"chain,omitempty"`
+	CardholderId string                      `json:"cardholderId"`
+	Chain        *CardholderCardRequestChain `json:"chain,omitempty"`
+
+	// CryptoAccountAddress An EVM address (0x…, 40 hex digits).
 	CryptoAccountAddress *string                                 `json:"cryptoAccountAddress,omitempty"`
 	CryptoAccountType    *CardholderCardRequestCryptoAccountType `json:"cryptoAccountType,omitempty"`
 }
@@ -3905,6 +3936,7 @@ type CardholderCardRequestCryptoAccountType string
 
 // CardholderList The 200 answer of GET /v1/cardholders (listCardholders).
 type CardholderList struct {
+	// Cardholders The listed objects: the page asked for (skip/take) where the list pages.
 	Cardholders []Cardholder `json:"cardholders"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -3953,14 +3985,18 @@ type ChainInfo struct {
 	Available bool `json:"available"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
-	ChainId  int    `json:"chainId"`
+	ChainId int `json:"chainId"`
+
+	// ChainKey The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE).
 	ChainKey string `json:"chainKey"`
 
 	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
 	Environment ChainInfoEnvironment `json:"environment"`
 
 	// Name A name the partner chose, shown in the console.
-	Name        string  `json:"name"`
+	Name string `json:"name"`
+
+	// UsdcAddress An EVM address (0x…, 40 hex digits).
 	UsdcAddress *string `json:"usdcAddress"`
 }
 
@@ -3969,6 +4005,7 @@ type ChainInfoEnvironment string
 
 // Challenge The 200 answer of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge).
 type Challenge struct {
+	// AttemptsRemaining How many more codes may be tried before the challenge is refused.
 	AttemptsRemaining int `json:"attemptsRemaining"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -3993,7 +4030,9 @@ type ChallengeStatus string
 // ChallengeTransaction Part of Challenge.
 type ChallengeTransaction struct {
 	// AmountUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
-	AmountUsd          string `json:"amountUsd"`
+	AmountUsd string `json:"amountUsd"`
+
+	// DestinationAddress An EVM address (0x…, 40 hex digits).
 	DestinationAddress string `json:"destinationAddress"`
 	DestinationLabel   string `json:"destinationLabel"`
 }
@@ -4004,9 +4043,11 @@ type Checkout struct {
 	Amount json.Number `json:"amount"`
 
 	// AmountReceived USDC seen at the deposit address
-	AmountReceived string     `json:"amount_received"`
-	AmountRefunded string     `json:"amount_refunded"`
-	CompletedAt    *time.Time `json:"completed_at"`
+	AmountReceived string `json:"amount_received"`
+	AmountRefunded string `json:"amount_refunded"`
+
+	// CompletedAt When it happened (RFC 3339, UTC); null until it has.
+	CompletedAt *time.Time `json:"completed_at"`
 
 	// Confirmations depth of that transfer
 	Confirmations int `json:"confirmations"`
@@ -4016,12 +4057,16 @@ type Checkout struct {
 	Cryptocurrency CheckoutCryptocurrency `json:"cryptocurrency"`
 
 	// Currency The currency of the amount.
-	Currency       CheckoutCurrency `json:"currency"`
-	DepositAddress string           `json:"deposit_address"`
+	Currency CheckoutCurrency `json:"currency"`
+
+	// DepositAddress The address the payer sends USDC to.
+	DepositAddress string `json:"deposit_address"`
 
 	// Description Free text the partner chose.
-	Description string    `json:"description"`
-	ExpiresAt   time.Time `json:"expires_at"`
+	Description string `json:"description"`
+
+	// ExpiresAt When it happened (RFC 3339, UTC); null until it has.
+	ExpiresAt time.Time `json:"expires_at"`
 
 	// FailureReason why a failed payment failed
 	FailureReason *CheckoutFailureReason `json:"failure_reason"`
@@ -4060,8 +4105,10 @@ type CheckoutStatus string
 // CheckoutCreate A checkout as created: its payment page (payment_url) and the deposit address the payer sends USDC to.
 type CheckoutCreate struct {
 	// Amount An amount as a JSON number holding an exact decimal (format decimal): read and write it as text, never through a float.
-	Amount  json.Number `json:"amount"`
-	ChainId int         `json:"chain_id"`
+	Amount json.Number `json:"amount"`
+
+	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
+	ChainId int `json:"chain_id"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at"`
@@ -4074,8 +4121,10 @@ type CheckoutCreate struct {
 	Currency CheckoutCreateCurrency `json:"currency"`
 
 	// DepositAddress this checkout's own CREATE2 deposit address
-	DepositAddress string    `json:"deposit_address"`
-	ExpiresAt      time.Time `json:"expires_at"`
+	DepositAddress string `json:"deposit_address"`
+
+	// ExpiresAt When it happened (RFC 3339, UTC); null until it has.
+	ExpiresAt time.Time `json:"expires_at"`
 
 	// Id the checkout's id (chk_…)
 	Id string `json:"id"`
@@ -4140,6 +4189,7 @@ type CheckoutCustomer struct {
 
 // CheckoutList The 200 answer of GET /v1/checkouts (listCheckouts).
 type CheckoutList struct {
+	// Checkouts The listed objects: the page asked for (skip/take) where the list pages.
 	Checkouts []Checkout `json:"checkouts"`
 
 	// Total how many checkouts match the filters
@@ -4157,14 +4207,20 @@ type CheckoutPageStatus struct {
 	CryptoAmount   string `json:"crypto_amount"`
 
 	// Currency The currency of the amount.
-	Currency       CheckoutPageStatusCurrency       `json:"currency"`
-	DepositAddress string                           `json:"deposit_address"`
-	ExpiresAt      time.Time                        `json:"expires_at"`
-	FailureReason  *CheckoutPageStatusFailureReason `json:"failure_reason"`
+	Currency CheckoutPageStatusCurrency `json:"currency"`
+
+	// DepositAddress The address the payer sends USDC to.
+	DepositAddress string `json:"deposit_address"`
+
+	// ExpiresAt When it happened (RFC 3339, UTC); null until it has.
+	ExpiresAt     time.Time                        `json:"expires_at"`
+	FailureReason *CheckoutPageStatusFailureReason `json:"failure_reason"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
-	Id                    string `json:"id"`
-	RequiredConfirmations int    `json:"required_confirmations"`
+	Id string `json:"id"`
+
+	// RequiredConfirmations How many confirmations the deposit needs before the checkout completes.
+	RequiredConfirmations int `json:"required_confirmations"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status CheckoutPageStatusStatus `json:"status"`
@@ -4195,12 +4251,16 @@ type CheckoutRefund struct {
 	Destination string                 `json:"destination"`
 
 	// Id the refund's id (crf_…)
-	Id        string `json:"id"`
+	Id string `json:"id"`
+
+	// PaymentId The id of the payment it refers to.
 	PaymentId string `json:"payment_id"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
-	Status          CheckoutRefundStatus `json:"status"`
-	TransactionHash *string              `json:"transaction_hash"`
+	Status CheckoutRefundStatus `json:"status"`
+
+	// TransactionHash The on-chain transaction's hash (0x…, 64 hex digits).
+	TransactionHash *string `json:"transaction_hash"`
 }
 
 // CheckoutRefundCurrency The currency of the amount.
@@ -4211,6 +4271,7 @@ type CheckoutRefundStatus string
 
 // CheckoutRefundList The 200 answer of GET /v1/payments/{id}/refunds (listCheckoutRefunds).
 type CheckoutRefundList struct {
+	// Data The listed objects: the page asked for (skip/take) where the list pages.
 	Data []CheckoutRefund `json:"data"`
 }
 
@@ -4247,9 +4308,13 @@ type Claim struct {
 	AmountUsd string `json:"amountUsd"`
 
 	// AssetId The id of the asset it refers to.
-	AssetId      string  `json:"assetId"`
+	AssetId string `json:"assetId"`
+
+	// CancelTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
 	CancelTxHash *string `json:"cancelTxHash"`
-	ChainKey     string  `json:"chainKey"`
+
+	// ChainKey The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE).
+	ChainKey string `json:"chainKey"`
 
 	// ClaimId The id of the claim it refers to.
 	ClaimId string `json:"claimId"`
@@ -4264,24 +4329,38 @@ type Claim struct {
 	EscrowClaimId string `json:"escrowClaimId"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
-	ExpiresAt  time.Time `json:"expiresAt"`
-	FundTxHash *string   `json:"fundTxHash"`
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// FundTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	FundTxHash *string `json:"fundTxHash"`
 
 	// Funded the escrow funding is indexed on chain
-	Funded       bool    `json:"funded"`
+	Funded bool `json:"funded"`
+
+	// LockTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
 	LockTxHash   *string `json:"lockTxHash"`
 	MetadataHash string  `json:"metadataHash"`
 
 	// PaymentId The id of the payment it refers to.
-	PaymentId     string `json:"paymentId"`
+	PaymentId string `json:"paymentId"`
+
+	// PaymentStatus The status of the payment it refers to, read live.
 	PaymentStatus string `json:"paymentStatus"`
 
 	// PhoneMasked The phone number with all but its last digits masked.
-	PhoneMasked     string  `json:"phoneMasked"`
-	Redeemed        bool    `json:"redeemed"`
-	RefundTxHash    *string `json:"refundTxHash"`
-	ReleaseTxHash   *string `json:"releaseTxHash"`
-	ResendsInWindow int     `json:"resendsInWindow"`
+	PhoneMasked string `json:"phoneMasked"`
+
+	// Redeemed Whether a recipient has redeemed the claim.
+	Redeemed bool `json:"redeemed"`
+
+	// RefundTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	RefundTxHash *string `json:"refundTxHash"`
+
+	// ReleaseTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	ReleaseTxHash *string `json:"releaseTxHash"`
+
+	// ResendsInWindow How many times the claim link was resent in the last 24 hours (3 allowed).
+	ResendsInWindow int `json:"resendsInWindow"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status string `json:"status"`
@@ -4300,7 +4379,9 @@ type ClaimChallenge struct {
 type ClaimChallengeVerify struct {
 	// ChallengeId The id of the challenge it refers to.
 	ChallengeId string `json:"challengeId"`
-	Verified    bool   `json:"verified"`
+
+	// Verified Whether it is verified.
+	Verified bool `json:"verified"`
 }
 
 // ClaimCodeVerifyRequest The request body of POST /v1/claims/{claimToken}/phone-code/verify (verifyClaimPhoneCode).
@@ -4318,7 +4399,9 @@ type ClaimPublic struct {
 	AmountUsd string `json:"amountUsd"`
 
 	// AssetId The id of the asset it refers to.
-	AssetId  string `json:"assetId"`
+	AssetId string `json:"assetId"`
+
+	// ChainKey The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE).
 	ChainKey string `json:"chainKey"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -4333,11 +4416,14 @@ type ClaimPublic struct {
 
 // ClaimRedeem The 200 answer of POST /v1/claims/{claimToken}/redeem (redeemClaim).
 type ClaimRedeem struct {
+	// HoldReasons Why it is held, when it is (the capability's docs list the reasons); empty otherwise.
 	HoldReasons []string `json:"holdReasons"`
 
 	// PaymentId The id of the payment it refers to.
-	PaymentId string             `json:"paymentId"`
-	Quotes    []PayoutRouteQuote `json:"quotes"`
+	PaymentId string `json:"paymentId"`
+
+	// Quotes The payout routes quoted for it, one of which the recipient picks (docs/offramp.md).
+	Quotes []PayoutRouteQuote `json:"quotes"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status string `json:"status"`
@@ -4354,9 +4440,13 @@ type ClaimRedeemRequest struct {
 
 // ClaimRefund The 200 answer of POST /v1/offramp/claims/{claimId}/refund-request (requestOfframpClaimRefund).
 type ClaimRefund struct {
-	ClaimStatus   string  `json:"claimStatus"`
-	PaymentStatus string  `json:"paymentStatus"`
-	RefundTxHash  *string `json:"refundTxHash"`
+	ClaimStatus string `json:"claimStatus"`
+
+	// PaymentStatus The status of the payment it refers to, read live.
+	PaymentStatus string `json:"paymentStatus"`
+
+	// RefundTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	RefundTxHash *string `json:"refundTxHash"`
 }
 
 // ClaimResend The 200 answer of POST /v1/offramp/claims/{claimId}/resend (resendOfframpClaim).
@@ -4406,6 +4496,7 @@ type ContactCreateRequest struct {
 
 // ContactList The 200 answer of GET /v1/contacts (listContacts).
 type ContactList struct {
+	// Contacts The listed objects: the page asked for (skip/take) where the list pages.
 	Contacts []Contact `json:"contacts"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -4561,6 +4652,7 @@ type DestinationCreateRequest struct {
 
 // DestinationList The 200 answer of GET /v1/payout-destinations (listPayoutDestinations).
 type DestinationList struct {
+	// PayoutDestinations The listed objects: the page asked for (skip/take) where the list pages.
 	PayoutDestinations []Destination `json:"payoutDestinations"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -4605,6 +4697,7 @@ type DripStatus string
 
 // DripList The 200 answer of GET /v1/faucet/drips (listFaucetDrips).
 type DripList struct {
+	// Drips The listed objects: the page asked for (skip/take) where the list pages.
 	Drips []Drip `json:"drips"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -4654,6 +4747,7 @@ type EntryType string
 
 // EntryList The 200 answer of GET /v1/ledger/entries (listLedgerEntries).
 type EntryList struct {
+	// Entries The listed objects: the page asked for (skip/take) where the list pages.
 	Entries []Entry `json:"entries"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -4707,24 +4801,36 @@ type ErrorCode string
 // ErrorEnvelope Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details.
 type ErrorEnvelope struct {
 	// Code A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
-	Code    ErrorCode               `json:"code"`
+	Code ErrorCode `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope400 The ErrorEnvelope of a 400 answer: its code is one of these.
 type ErrorEnvelope400 struct {
-	Code    ErrorEnvelope400Code    `json:"code"`
+	Code ErrorEnvelope400Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope400Code defines model for ErrorEnvelope400.Code.
@@ -4732,13 +4838,19 @@ type ErrorEnvelope400Code string
 
 // ErrorEnvelope401 The ErrorEnvelope of a 401 answer: its code is one of these.
 type ErrorEnvelope401 struct {
-	Code    ErrorEnvelope401Code    `json:"code"`
+	Code ErrorEnvelope401Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope401Code defines model for ErrorEnvelope401.Code.
@@ -4746,13 +4858,19 @@ type ErrorEnvelope401Code string
 
 // ErrorEnvelope403 The ErrorEnvelope of a 403 answer: its code is one of these.
 type ErrorEnvelope403 struct {
-	Code    ErrorEnvelope403Code    `json:"code"`
+	Code ErrorEnvelope403Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope403Code defines model for ErrorEnvelope403.Code.
@@ -4760,13 +4878,19 @@ type ErrorEnvelope403Code string
 
 // ErrorEnvelope404 The ErrorEnvelope of a 404 answer: its code is one of these.
 type ErrorEnvelope404 struct {
-	Code    ErrorEnvelope404Code    `json:"code"`
+	Code ErrorEnvelope404Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope404Code defines model for ErrorEnvelope404.Code.
@@ -4774,13 +4898,19 @@ type ErrorEnvelope404Code string
 
 // ErrorEnvelope409 The ErrorEnvelope of a 409 answer: its code is one of these.
 type ErrorEnvelope409 struct {
-	Code    ErrorEnvelope409Code    `json:"code"`
+	Code ErrorEnvelope409Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope409Code defines model for ErrorEnvelope409.Code.
@@ -4788,13 +4918,19 @@ type ErrorEnvelope409Code string
 
 // ErrorEnvelope413 The ErrorEnvelope of a 413 answer: its code is one of these.
 type ErrorEnvelope413 struct {
-	Code    ErrorEnvelope413Code    `json:"code"`
+	Code ErrorEnvelope413Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope413Code defines model for ErrorEnvelope413.Code.
@@ -4802,13 +4938,19 @@ type ErrorEnvelope413Code string
 
 // ErrorEnvelope422 The ErrorEnvelope of a 422 answer: its code is one of these.
 type ErrorEnvelope422 struct {
-	Code    ErrorEnvelope422Code    `json:"code"`
+	Code ErrorEnvelope422Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope422Code defines model for ErrorEnvelope422.Code.
@@ -4816,13 +4958,19 @@ type ErrorEnvelope422Code string
 
 // ErrorEnvelope429 The ErrorEnvelope of a 429 answer: its code is one of these.
 type ErrorEnvelope429 struct {
-	Code    ErrorEnvelope429Code    `json:"code"`
+	Code ErrorEnvelope429Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope429Code defines model for ErrorEnvelope429.Code.
@@ -4830,13 +4978,19 @@ type ErrorEnvelope429Code string
 
 // ErrorEnvelope500 The ErrorEnvelope of a 500 answer: its code is one of these.
 type ErrorEnvelope500 struct {
-	Code    ErrorEnvelope500Code    `json:"code"`
+	Code ErrorEnvelope500Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope500Code defines model for ErrorEnvelope500.Code.
@@ -4844,13 +4998,19 @@ type ErrorEnvelope500Code string
 
 // ErrorEnvelope501 The ErrorEnvelope of a 501 answer: its code is one of these.
 type ErrorEnvelope501 struct {
-	Code    ErrorEnvelope501Code    `json:"code"`
+	Code ErrorEnvelope501Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope501Code defines model for ErrorEnvelope501.Code.
@@ -4858,13 +5018,19 @@ type ErrorEnvelope501Code string
 
 // ErrorEnvelope503 The ErrorEnvelope of a 503 answer: its code is one of these.
 type ErrorEnvelope503 struct {
-	Code    ErrorEnvelope503Code    `json:"code"`
+	Code ErrorEnvelope503Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
 	Details *map[string]interface{} `json:"details,omitempty"`
-	Message string                  `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 
 	// RequestId The id of the request it refers to.
-	RequestId  string `json:"requestId"`
-	StatusCode int    `json:"statusCode"`
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
 }
 
 // ErrorEnvelope503Code defines model for ErrorEnvelope503.Code.
@@ -4970,6 +5136,7 @@ type FactorEnrollType string
 
 // FactorList The 200 answer of GET /v1/twofactor/factors (listTwoFactorFactors).
 type FactorList struct {
+	// Factors The listed objects: the page asked for (skip/take) where the list pages.
 	Factors []Factor `json:"factors"`
 }
 
@@ -5002,8 +5169,10 @@ type HandleInfo struct {
 	DisplayName *string `json:"displayName"`
 
 	// Handle A directory handle (@name) that resolves to a wallet.
-	Handle   string `json:"handle"`
-	Verified bool   `json:"verified"`
+	Handle string `json:"handle"`
+
+	// Verified Whether it is verified.
+	Verified bool `json:"verified"`
 }
 
 // HandlePutRequest The request body of PUT /v1/directory/handle (putDirectoryHandle).
@@ -5092,7 +5261,9 @@ type IdentityVerificationStatus string
 // Invoice An escrow invoice between tenants: held in a 2-of-3 Safe of payer, payee and arbiter until released or refunded (docs/invoices.md).
 type Invoice struct {
 	// AmountUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
-	AmountUsd      string `json:"amountUsd"`
+	AmountUsd string `json:"amountUsd"`
+
+	// ArbiterAddress An EVM address (0x…, 40 hex digits).
 	ArbiterAddress string `json:"arbiterAddress"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
@@ -5120,9 +5291,15 @@ type Invoice struct {
 	HoldWalletId *string `json:"holdWalletId"`
 
 	// InvoiceId The id of the invoice it refers to.
-	InvoiceId    string `json:"invoiceId"`
+	InvoiceId string `json:"invoiceId"`
+
+	// PayeeAddress An EVM address (0x…, 40 hex digits).
 	PayeeAddress string `json:"payeeAddress"`
-	PayeeName    string `json:"payeeName"`
+
+	// PayeeName The payee's name, as the payer is shown it.
+	PayeeName string `json:"payeeName"`
+
+	// PayerAddress An EVM address (0x…, 40 hex digits).
 	PayerAddress string `json:"payerAddress"`
 
 	// RefundPaymentId The id of the refund payment it refers to.
@@ -5146,11 +5323,13 @@ type InvoiceAdvanceRequest struct {
 
 // InvoiceDeliverRequest The request body of POST /v1/invoices/{id}/deliver (deliverInvoice).
 type InvoiceDeliverRequest struct {
+	// Evidence Evidence of delivery the payee gives (a tracking number, a link).
 	Evidence *string `json:"evidence,omitempty"`
 }
 
 // InvoiceList The 200 answer of GET /v1/invoices (listInvoices).
 type InvoiceList struct {
+	// Invoices The listed objects: the page asked for (skip/take) where the list pages.
 	Invoices []Invoice `json:"invoices"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5163,7 +5342,9 @@ type InvoicePublic struct {
 	AmountUsd string `json:"amountUsd"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
-	ChainId     int     `json:"chainId"`
+	ChainId int `json:"chainId"`
+
+	// HoldAddress An EVM address (0x…, 40 hex digits).
 	HoldAddress *string `json:"holdAddress"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
@@ -5188,10 +5369,16 @@ type InvoiceRequest struct {
 	Description *string `json:"description,omitempty"`
 
 	// ExpiresAt ISO-8601, in the future; a SENT invoice still under-funded then becomes EXPIRED
-	ExpiresAt    *time.Time `json:"expiresAt,omitempty"`
-	PayeeAddress string     `json:"payeeAddress"`
-	PayeeName    *string    `json:"payeeName,omitempty"`
-	PayerAddress string     `json:"payerAddress"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// PayeeAddress An EVM address (0x…, 40 hex digits).
+	PayeeAddress string `json:"payeeAddress"`
+
+	// PayeeName The payee's name, as the payer is shown it.
+	PayeeName *string `json:"payeeName,omitempty"`
+
+	// PayerAddress An EVM address (0x…, 40 hex digits).
+	PayerAddress string `json:"payerAddress"`
 }
 
 // InvoiceSettleRequest The request body of POST /v1/invoices/{id}/release (releaseInvoice).
@@ -5233,6 +5420,7 @@ type LedgerAccountEnvironment string
 
 // LedgerAccountList The 200 answer of GET /v1/ledger/accounts (listLedgerAccounts).
 type LedgerAccountList struct {
+	// Accounts The listed objects: the page asked for (skip/take) where the list pages.
 	Accounts []LedgerAccount `json:"accounts"`
 	AsOf     *time.Time      `json:"asOf"`
 
@@ -5246,11 +5434,15 @@ type LedgerBalance struct {
 
 	// AvailableBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	AvailableBaseUnits string `json:"availableBaseUnits"`
-	PendingCredits     string `json:"pendingCredits"`
+
+	// PendingCredits The sum of the pending (not yet posted) credits.
+	PendingCredits string `json:"pendingCredits"`
 
 	// PendingCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingCreditsBaseUnits string `json:"pendingCreditsBaseUnits"`
-	PendingDebits           string `json:"pendingDebits"`
+
+	// PendingDebits The sum of the pending (not yet posted) debits.
+	PendingDebits string `json:"pendingDebits"`
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
@@ -5262,11 +5454,14 @@ type LedgerBalance struct {
 
 // LedgerChange Part of StatementLine.
 type LedgerChange struct {
+	// PendingCredits The sum of the pending (not yet posted) credits.
 	PendingCredits string `json:"pendingCredits"`
 
 	// PendingCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingCreditsBaseUnits string `json:"pendingCreditsBaseUnits"`
-	PendingDebits           string `json:"pendingDebits"`
+
+	// PendingDebits The sum of the pending (not yet posted) debits.
+	PendingDebits string `json:"pendingDebits"`
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
@@ -5330,8 +5525,10 @@ type Member struct {
 	PrivyUserId *string `json:"privyUserId"`
 
 	// Role The role, which decides the scopes it holds (docs/api.md, Roles).
-	Role          MemberRole `json:"role"`
-	SignerAddress *string    `json:"signerAddress"`
+	Role MemberRole `json:"role"`
+
+	// SignerAddress An EVM address (0x…, 40 hex digits).
+	SignerAddress *string `json:"signerAddress"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status MemberStatus `json:"status"`
@@ -5346,9 +5543,11 @@ type MemberStatus string
 // MemberAcceptRequest The request body of POST /v1/tenants/members/accept (acceptInvite).
 type MemberAcceptRequest struct {
 	// DisplayName The person's display name, null when unknown.
-	DisplayName   *string `json:"displayName,omitempty"`
-	SignerAddress string  `json:"signerAddress"`
-	Token         string  `json:"token"`
+	DisplayName *string `json:"displayName,omitempty"`
+
+	// SignerAddress An EVM address (0x…, 40 hex digits).
+	SignerAddress string `json:"signerAddress"`
+	Token         string `json:"token"`
 }
 
 // MemberInvite The 201 answer of POST /v1/tenants/members (inviteMember).
@@ -5375,8 +5574,10 @@ type MemberInvite struct {
 	PrivyUserId *string `json:"privyUserId"`
 
 	// Role The role, which decides the scopes it holds (docs/api.md, Roles).
-	Role          MemberInviteRole `json:"role"`
-	SignerAddress *string          `json:"signerAddress"`
+	Role MemberInviteRole `json:"role"`
+
+	// SignerAddress An EVM address (0x…, 40 hex digits).
+	SignerAddress *string `json:"signerAddress"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status MemberInviteStatus `json:"status"`
@@ -5405,6 +5606,7 @@ type MemberInviteRequestRole string
 
 // MemberList The 200 answer of GET /v1/tenants/members (listMembers).
 type MemberList struct {
+	// Members The listed objects: the page asked for (skip/take) where the list pages.
 	Members []Member `json:"members"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5436,13 +5638,19 @@ type OfframpPayment struct {
 	DeliveredAt *time.Time `json:"deliveredAt"`
 
 	// FailureReason Why it failed; null unless it failed.
-	FailureReason *string  `json:"failureReason"`
-	HoldReasons   []string `json:"holdReasons"`
+	FailureReason *string `json:"failureReason"`
+
+	// HoldReasons Why it is held, when it is (the capability's docs list the reasons); empty otherwise.
+	HoldReasons []string `json:"holdReasons"`
 
 	// PaymentId The id of the payment it refers to.
-	PaymentId            string              `json:"paymentId"`
-	Quotes               *[]PayoutRouteQuote `json:"quotes,omitempty"`
-	RecipientPhoneMasked *string             `json:"recipientPhoneMasked"`
+	PaymentId string `json:"paymentId"`
+
+	// Quotes The payout routes quoted for it, one of which the recipient picks (docs/offramp.md).
+	Quotes *[]PayoutRouteQuote `json:"quotes,omitempty"`
+
+	// RecipientPhoneMasked The phone number with all but its last digits masked.
+	RecipientPhoneMasked *string `json:"recipientPhoneMasked"`
 
 	// RecipientTenantId The id of the recipient tenant it refers to.
 	RecipientTenantId *string `json:"recipientTenantId"`
@@ -5490,6 +5698,7 @@ type OfframpPaymentCreateRequestSpeedPreference string
 
 // OfframpPaymentList The 200 answer of GET /v1/offramp/payments (listOfframpPayments).
 type OfframpPaymentList struct {
+	// Payments The listed objects: the page asked for (skip/take) where the list pages.
 	Payments []OfframpPayment `json:"payments"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5498,11 +5707,16 @@ type OfframpPaymentList struct {
 
 // PayoutRouteQuote Part of OfframpPayment.
 type PayoutRouteQuote struct {
+	// DestinationAmountMinor An amount in the minor units of its currency (cents for USD), as an integer string.
 	DestinationAmountMinor string `json:"destinationAmountMinor"`
-	DestinationCurrency    string `json:"destinationCurrency"`
+
+	// DestinationCurrency The currency the recipient receives (ISO 4217).
+	DestinationCurrency string `json:"destinationCurrency"`
 
 	// DestinationId The id of the destination it refers to.
-	DestinationId            string `json:"destinationId"`
+	DestinationId string `json:"destinationId"`
+
+	// EstimatedDeliverySeconds How long delivery is expected to take, in seconds.
 	EstimatedDeliverySeconds int    `json:"estimatedDeliverySeconds"`
 	ExchangeRate             string `json:"exchangeRate"`
 
@@ -5514,10 +5728,14 @@ type PayoutRouteQuote struct {
 	Provider  string `json:"provider"`
 
 	// QuoteExpiresAt When it happened (RFC 3339, UTC); null until it has.
-	QuoteExpiresAt     time.Time `json:"quoteExpiresAt"`
-	RequiresBridge     bool      `json:"requiresBridge"`
-	RequiresConversion bool      `json:"requiresConversion"`
-	RequiresPrefunding bool      `json:"requiresPrefunding"`
+	QuoteExpiresAt time.Time `json:"quoteExpiresAt"`
+
+	// RequiresBridge Whether the route moves the funds across chains.
+	RequiresBridge bool `json:"requiresBridge"`
+
+	// RequiresConversion Whether the route converts the funds into another currency.
+	RequiresConversion bool `json:"requiresConversion"`
+	RequiresPrefunding bool `json:"requiresPrefunding"`
 
 	// RouteId The id of the route it refers to.
 	RouteId string `json:"routeId"`
@@ -5534,12 +5752,16 @@ type PayoutRouteQuote struct {
 
 // PayoutRouteQuoteFees Part of PayoutRouteQuote.
 type PayoutRouteQuoteFees struct {
-	NetworkFeeMinor  string `json:"networkFeeMinor"`
+	// NetworkFeeMinor An amount in the minor units of its currency (cents for USD), as an integer string.
+	NetworkFeeMinor string `json:"networkFeeMinor"`
+
+	// ProviderFeeMinor An amount in the minor units of its currency (cents for USD), as an integer string.
 	ProviderFeeMinor string `json:"providerFeeMinor"`
 }
 
 // PayoutRouteQuotes The 200 answer of GET /v1/offramp/payments/{id}/routes (listOfframpPaymentRoutes).
 type PayoutRouteQuotes struct {
+	// Routes The listed objects: the page asked for (skip/take) where the list pages.
 	Routes []PayoutRouteQuote `json:"routes"`
 }
 
@@ -5551,6 +5773,7 @@ type PayoutRouteSelectRequest struct {
 
 // PhoneAlias The 201 answer of POST /v1/phone-aliases (createPhoneAlias).
 type PhoneAlias struct {
+	// AttemptsRemaining How many more codes may be tried before the challenge is refused.
 	AttemptsRemaining int `json:"attemptsRemaining"`
 
 	// CodeExpiresAt When it happened (RFC 3339, UTC); null until it has.
@@ -5583,6 +5806,7 @@ type PhoneAliasCreateRequest struct {
 
 // PhoneAliasList The 200 answer of GET /v1/phone-aliases (listPhoneAliases).
 type PhoneAliasList struct {
+	// PhoneAliases The listed objects: the page asked for (skip/take) where the list pages.
 	PhoneAliases []PhoneAlias `json:"phoneAliases"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5655,6 +5879,7 @@ type PolicyAttachmentSubjectType string
 
 // PolicyAttachmentList The 200 answer of GET /v1/policies/{id}/attachments (listPolicyAttachments).
 type PolicyAttachmentList struct {
+	// Attachments The listed objects: the page asked for (skip/take) where the list pages.
 	Attachments []PolicyAttachment `json:"attachments"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5716,7 +5941,9 @@ type PolicyEvaluate struct {
 	PolicyVersion int         `json:"policyVersion"`
 	Reason        string      `json:"reason"`
 	RuleTrace     []RuleTrace `json:"ruleTrace"`
-	Sha256        string      `json:"sha256"`
+
+	// Sha256 The SHA-256 digest of the policy version's document.
+	Sha256 string `json:"sha256"`
 }
 
 // PolicyEvaluateRequest The request body of POST /v1/policies/evaluate (evaluatePolicy).
@@ -5741,6 +5968,7 @@ type PolicyEvaluateRequestSubjectType string
 
 // PolicyList The 200 answer of GET /v1/policies (listPolicies).
 type PolicyList struct {
+	// Policies The listed objects: the page asked for (skip/take) where the list pages.
 	Policies []Policy `json:"policies"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5755,8 +5983,10 @@ type PolicyVersion struct {
 
 	// PolicyId The id of the policy it refers to.
 	PolicyId string `json:"policyId"`
-	Sha256   string `json:"sha256"`
-	Version  int    `json:"version"`
+
+	// Sha256 The SHA-256 digest of the policy version's document.
+	Sha256  string `json:"sha256"`
+	Version int    `json:"version"`
 
 	// VersionId The id of the version it refers to.
 	VersionId string `json:"versionId"`
@@ -5765,7 +5995,9 @@ type PolicyVersion struct {
 // PolicyVersionList The 200 answer of GET /v1/policies/{id}/versions (listPolicyVersions).
 type PolicyVersionList struct {
 	// Total How many objects match, across every page (skip/take).
-	Total    int             `json:"total"`
+	Total int `json:"total"`
+
+	// Versions The listed objects: the page asked for (skip/take) where the list pages.
 	Versions []PolicyVersion `json:"versions"`
 }
 
@@ -5787,7 +6019,9 @@ type Ramp struct {
 	AmountUsd string `json:"amountUsd"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt time.Time     `json:"createdAt"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Direction on/ON: USD in, USDC credited to the wallet; off/OFF: USDC out of the wallet, USD paid out.
 	Direction RampDirection `json:"direction"`
 
 	// FailureReason Why it failed; null unless it failed.
@@ -5804,8 +6038,10 @@ type Ramp struct {
 	Provider      string  `json:"provider"`
 
 	// RampId The id of the ramp it refers to.
-	RampId    string `json:"rampId"`
-	Simulated bool   `json:"simulated"`
+	RampId string `json:"rampId"`
+
+	// Simulated True when the sandbox simulated it: no provider and no real money were involved.
+	Simulated bool `json:"simulated"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status RampStatus `json:"status"`
@@ -5817,7 +6053,7 @@ type Ramp struct {
 	WalletId string `json:"walletId"`
 }
 
-// RampDirection defines model for Ramp.Direction.
+// RampDirection on/ON: USD in, USDC credited to the wallet; off/OFF: USDC out of the wallet, USD paid out.
 type RampDirection string
 
 // RampStatus The object's state; the capability's docs list the states and their transitions.
@@ -5825,6 +6061,7 @@ type RampStatus string
 
 // RampList The 200 answer of GET /v1/ramps (listRamps).
 type RampList struct {
+	// Ramps The listed objects: the page asked for (skip/take) where the list pages.
 	Ramps []Ramp `json:"ramps"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5834,7 +6071,9 @@ type RampList struct {
 // RampRequest The request body of POST /v1/ramps (createRamp).
 type RampRequest struct {
 	// Amount USD, at most 6 fraction digits
-	Amount    string               `json:"amount"`
+	Amount string `json:"amount"`
+
+	// Direction on/ON: USD in, USDC credited to the wallet; off/OFF: USDC out of the wallet, USD paid out.
 	Direction RampRequestDirection `json:"direction"`
 
 	// Provider simulated (the default); moonpay, transak, ramp_network, stripe and coinbase are recognized and answer RAMP_PROVIDER_NOT_AVAILABLE
@@ -5847,7 +6086,7 @@ type RampRequest struct {
 	WalletId string `json:"walletId"`
 }
 
-// RampRequestDirection defines model for RampRequest.Direction.
+// RampRequestDirection on/ON: USD in, USDC credited to the wallet; off/OFF: USDC out of the wallet, USD paid out.
 type RampRequestDirection string
 
 // Readiness The 200 answer of GET /readyz (getReadiness).
@@ -5899,15 +6138,20 @@ type ReconciliationEnvironment string
 
 // ReconciliationAmounts Part of Reconciliation.
 type ReconciliationAmounts struct {
+	// Drift The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read.
 	Drift *string `json:"drift"`
 
 	// DriftBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	DriftBaseUnits *string `json:"driftBaseUnits"`
-	LedgerBalance  string  `json:"ledgerBalance"`
+
+	// LedgerBalance The balance the ledger books.
+	LedgerBalance string `json:"ledgerBalance"`
 
 	// LedgerBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
-	LedgerBalanceBaseUnits string  `json:"ledgerBalanceBaseUnits"`
-	OnchainBalance         *string `json:"onchainBalance"`
+	LedgerBalanceBaseUnits string `json:"ledgerBalanceBaseUnits"`
+
+	// OnchainBalance The balance read from the chain; null when the chain could not be read.
+	OnchainBalance *string `json:"onchainBalance"`
 
 	// OnchainBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	OnchainBalanceBaseUnits *string `json:"onchainBalanceBaseUnits"`
@@ -5915,9 +6159,14 @@ type ReconciliationAmounts struct {
 
 // ReconciliationIndexer Part of Reconciliation.
 type ReconciliationIndexer struct {
+	// IndexedThroughBlock The last block the indexer has read; null before it has read one.
 	IndexedThroughBlock *int `json:"indexedThroughBlock"`
-	LagBlocks           *int `json:"lagBlocks"`
-	LatestBlock         *int `json:"latestBlock"`
+
+	// LagBlocks How many blocks the indexer is behind the chain's head; null when unknown.
+	LagBlocks *int `json:"lagBlocks"`
+
+	// LatestBlock The chain's latest block; null when the chain cannot be read.
+	LatestBlock *int `json:"latestBlock"`
 }
 
 // RuleTrace Part of PolicyEvaluate.
@@ -5943,14 +6192,18 @@ type SafePayment struct {
 	Asset SafePaymentAsset `json:"asset"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt          time.Time `json:"createdAt"`
-	DestinationAddress string    `json:"destinationAddress"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DestinationAddress An EVM address (0x…, 40 hex digits).
+	DestinationAddress string `json:"destinationAddress"`
 
 	// DestinationChainId The id of the destination chain it refers to.
 	DestinationChainId int                        `json:"destinationChainId"`
 	DestinationHandle  *string                    `json:"destinationHandle"`
 	DestinationType    SafePaymentDestinationType `json:"destinationType"`
-	ExecutedTxHash     *string                    `json:"executedTxHash"`
+
+	// ExecutedTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	ExecutedTxHash *string `json:"executedTxHash"`
 
 	// FailureReason Why it failed; null unless it failed.
 	FailureReason *string `json:"failureReason"`
@@ -5962,9 +6215,15 @@ type SafePayment struct {
 	Kind SafePaymentKind `json:"kind"`
 
 	// Memo A note kept with the payment, shown to the tenant only.
-	Memo       *string                `json:"memo"`
-	SafeNonce  int                    `json:"safeNonce"`
-	SafeTxHash *string                `json:"safeTxHash"`
+	Memo *string `json:"memo"`
+
+	// SafeNonce The Safe nonce the transaction uses.
+	SafeNonce int `json:"safeNonce"`
+
+	// SafeTxHash The Safe transaction's EIP-712 hash the owners sign (0x…, 64 hex digits); not an on-chain transaction's hash.
+	SafeTxHash *string `json:"safeTxHash"`
+
+	// Signatures The owners' signatures collected so far.
 	Signatures []SafePaymentSignature `json:"signatures"`
 
 	// SourceWalletId The id of the source wallet it refers to.
@@ -6046,6 +6305,7 @@ type SafePaymentDestinationRequestType string
 
 // SafePaymentList The 200 answer of GET /v1/payments (listPayments).
 type SafePaymentList struct {
+	// Payments The listed objects: the page asked for (skip/take) where the list pages.
 	Payments []SafePayment `json:"payments"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -6054,6 +6314,7 @@ type SafePaymentList struct {
 
 // SafePaymentOwnerRequest The request body of POST /v1/payments/{id}/execute (executePayment).
 type SafePaymentOwnerRequest struct {
+	// OwnerAddress An EVM address (0x…, 40 hex digits).
 	OwnerAddress *string `json:"ownerAddress,omitempty"`
 }
 
@@ -6067,7 +6328,9 @@ type SafePaymentSignRequest struct {
 type SafePaymentSignature struct {
 	// SignedAt When it happened (RFC 3339, UTC); null until it has.
 	SignedAt time.Time `json:"signedAt"`
-	Signer   string    `json:"signer"`
+
+	// Signer The owner address that signed.
+	Signer string `json:"signer"`
 }
 
 // SafeTransaction Part of SafePayment.
@@ -6114,7 +6377,9 @@ type SecondaryBalance struct {
 
 	// TotalUsdValue the sum of the known usd_value
 	TotalUsdValue string `json:"total_usd_value"`
-	WalletId      string `json:"wallet_id"`
+
+	// WalletId The id of the wallet it refers to.
+	WalletId string `json:"wallet_id"`
 }
 
 // SecondaryBalanceLine Part of SecondaryBalance.
@@ -6145,7 +6410,9 @@ type SecondaryErrorBody struct {
 
 	// Details the canonical details, plus canonical_code and request_id
 	Details map[string]interface{} `json:"details"`
-	Message string                 `json:"message"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
 }
 
 // SecondarySend The 201 answer of POST /v1/wallets/{id}/send (sendFromWallet).
@@ -6175,8 +6442,10 @@ type SecondarySendRequest struct {
 	Currency SecondarySendRequestCurrency `json:"currency"`
 
 	// Destination a 0x address on the wallet's chain
-	Destination      string  `json:"destination"`
-	Note             *string `json:"note,omitempty"`
+	Destination string  `json:"destination"`
+	Note        *string `json:"note,omitempty"`
+
+	// TwofaChallengeId The id of the twofa challenge it refers to.
 	TwofaChallengeId *string `json:"twofa_challenge_id,omitempty"`
 }
 
@@ -6202,12 +6471,16 @@ type SecondaryTransaction struct {
 	Note *string `json:"note"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
-	Status          SecondaryTransactionStatus `json:"status"`
-	TransactionHash *string                    `json:"transaction_hash"`
+	Status SecondaryTransactionStatus `json:"status"`
+
+	// TransactionHash The on-chain transaction's hash (0x…, 64 hex digits).
+	TransactionHash *string `json:"transaction_hash"`
 
 	// Type The kind of object or destination; the capability's docs list the values.
-	Type     SecondaryTransactionType `json:"type"`
-	WalletId string                   `json:"wallet_id"`
+	Type SecondaryTransactionType `json:"type"`
+
+	// WalletId The id of the wallet it refers to.
+	WalletId string `json:"wallet_id"`
 }
 
 // SecondaryTransactionCurrency The currency of the amount.
@@ -6221,8 +6494,11 @@ type SecondaryTransactionType string
 
 // SecondaryTransactionList The 200 answer of GET /v1/wallets/{id}/transactions (listWalletTransactions).
 type SecondaryTransactionList struct {
-	Data    []SecondaryTransaction `json:"data"`
-	HasMore bool                   `json:"has_more"`
+	// Data The listed objects: the page asked for (skip/take) where the list pages.
+	Data []SecondaryTransaction `json:"data"`
+
+	// HasMore Whether more objects follow this page.
+	HasMore bool `json:"has_more"`
 
 	// Total How many objects match, across every page (skip/take).
 	Total int `json:"total"`
@@ -6235,7 +6511,9 @@ type SecondaryWallet struct {
 
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"created_at"`
-	WalletId  string    `json:"wallet_id"`
+
+	// WalletId The id of the wallet it refers to.
+	WalletId string `json:"wallet_id"`
 }
 
 // SecondaryWalletCreateRequest One shape of CreateWalletBody.
@@ -6263,8 +6541,10 @@ type ServiceBalance struct {
 	AvailableBaseUnits string `json:"availableBaseUnits"`
 
 	// Decimals How many fraction digits the asset has (USDC 6, ETH 18).
-	Decimals int    `json:"decimals"`
-	Held     string `json:"held"`
+	Decimals int `json:"decimals"`
+
+	// Held The amount held for payments in flight, not available to spend, in the asset's unit.
+	Held string `json:"held"`
 
 	// HeldBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	HeldBaseUnits string `json:"heldBaseUnits"`
@@ -6281,6 +6561,7 @@ type ServiceBalanceAsset string
 
 // SmsMessage Part of SmsMessageList.
 type SmsMessage struct {
+	// Body The text as sent.
 	Body string `json:"body"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -6288,12 +6569,15 @@ type SmsMessage struct {
 	Purpose string `json:"purpose"`
 
 	// SentAt When it happened (RFC 3339, UTC); null until it has.
-	SentAt   time.Time `json:"sentAt"`
-	ToMasked string    `json:"toMasked"`
+	SentAt time.Time `json:"sentAt"`
+
+	// ToMasked The phone number with all but its last digits masked.
+	ToMasked string `json:"toMasked"`
 }
 
 // SmsMessageList The 200 answer of GET /v1/sandbox/sms-messages (sandboxListSmsMessages).
 type SmsMessageList struct {
+	// Messages The listed objects: the page asked for (skip/take) where the list pages.
 	Messages []SmsMessage `json:"messages"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -6436,6 +6720,7 @@ type TreasuryAccount struct {
 
 // TreasuryAccountList The 200 answer of GET /v1/treasury/accounts (listTreasuryAccounts).
 type TreasuryAccountList struct {
+	// Accounts The listed objects: the page asked for (skip/take) where the list pages.
 	Accounts []TreasuryAccount `json:"accounts"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -6462,10 +6747,14 @@ type TreasuryAccountRequest struct {
 // TreasuryAdvance The 200 answer of POST /v1/sandbox/treasury/accounts/{id}/advance (sandboxAdvanceTreasuryAccount).
 type TreasuryAdvance struct {
 	// AccountId The id of the account it refers to.
-	AccountId       string    `json:"accountId"`
-	ClockOffsetDays int       `json:"clockOffsetDays"`
-	DaysAdvanced    int       `json:"daysAdvanced"`
-	SimulatedNow    time.Time `json:"simulatedNow"`
+	AccountId string `json:"accountId"`
+
+	// ClockOffsetDays How many days the account's simulated clock runs ahead (sandbox).
+	ClockOffsetDays int `json:"clockOffsetDays"`
+
+	// DaysAdvanced How many days this call moved the clock.
+	DaysAdvanced int       `json:"daysAdvanced"`
+	SimulatedNow time.Time `json:"simulatedNow"`
 }
 
 // TreasuryAdvanceRequest The request body of POST /v1/sandbox/treasury/accounts/{id}/advance (sandboxAdvanceTreasuryAccount).
@@ -6481,7 +6770,9 @@ type TreasuryBucket struct {
 
 	// Address An EVM address (0x…, 40 hex digits).
 	Address string `json:"address"`
-	ApyBps  int    `json:"apyBps"`
+
+	// ApyBps In basis points (100 bps = 1%).
+	ApyBps int `json:"apyBps"`
 
 	// BalanceUsd live on-chain USDC balance; null when the chain cannot be read (never zero for unknown)
 	BalanceUsd *string `json:"balanceUsd"`
@@ -6499,11 +6790,15 @@ type TreasuryBucket struct {
 	Kind TreasuryBucketKind `json:"kind"`
 
 	// Name A name the partner chose, shown in the console.
-	Name      string `json:"name"`
-	TargetBps int    `json:"targetBps"`
+	Name string `json:"name"`
+
+	// TargetBps In basis points (100 bps = 1%).
+	TargetBps int `json:"targetBps"`
 
 	// WalletId The id of the wallet it refers to.
-	WalletId     string `json:"walletId"`
+	WalletId string `json:"walletId"`
+
+	// WalletStatus The status of the bucket's Safe wallet (deployed by a job).
 	WalletStatus string `json:"walletStatus"`
 }
 
@@ -6512,14 +6807,17 @@ type TreasuryBucketKind string
 
 // TreasuryBucketRequest Part of TreasuryAccountRequest.
 type TreasuryBucketRequest struct {
+	// ApyBps In basis points (100 bps = 1%).
 	ApyBps *int `json:"apyBps,omitempty"`
 
 	// Kind The kind of object; the capability's docs list the values.
 	Kind TreasuryBucketRequestKind `json:"kind"`
 
 	// Name A name the partner chose, shown in the console.
-	Name      string `json:"name"`
-	TargetBps *int   `json:"targetBps"`
+	Name string `json:"name"`
+
+	// TargetBps In basis points (100 bps = 1%).
+	TargetBps *int `json:"targetBps"`
 }
 
 // TreasuryBucketRequestKind The kind of object; the capability's docs list the values.
@@ -6537,12 +6835,16 @@ type TreasuryRule struct {
 	DestBucketId *string `json:"destBucketId"`
 
 	// Enabled Whether it is active.
-	Enabled         bool `json:"enabled"`
-	IntervalSeconds int  `json:"intervalSeconds"`
+	Enabled bool `json:"enabled"`
+
+	// IntervalSeconds How often the rule runs, in seconds.
+	IntervalSeconds int `json:"intervalSeconds"`
 
 	// LastFiredAt When it happened (RFC 3339, UTC); null until it has.
-	LastFiredAt    *time.Time `json:"lastFiredAt"`
-	LastSkipReason *string    `json:"lastSkipReason"`
+	LastFiredAt *time.Time `json:"lastFiredAt"`
+
+	// LastSkipReason Why the rule's last window did nothing (such as PREVIOUS_SWEEP_PENDING); null until one did.
+	LastSkipReason *string `json:"lastSkipReason"`
 
 	// LastSkippedAt the last window the runner skipped (an unreadable balance, a pending sweep, a payment it could not propose)
 	LastSkippedAt *time.Time `json:"lastSkippedAt"`
@@ -6577,8 +6879,10 @@ type TreasuryRuleList struct {
 // TreasuryRulePatchRequest The request body of PATCH /v1/treasury/rules/{ruleId} (updateTreasuryRule).
 type TreasuryRulePatchRequest struct {
 	// Enabled Whether it is active.
-	Enabled         *bool `json:"enabled,omitempty"`
-	IntervalSeconds *int  `json:"intervalSeconds,omitempty"`
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// IntervalSeconds How often the rule runs, in seconds.
+	IntervalSeconds *int `json:"intervalSeconds,omitempty"`
 
 	// TargetUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	TargetUsd *string `json:"targetUsd,omitempty"`
@@ -6632,7 +6936,9 @@ type TreasurySweep struct {
 	FailureReason *string `json:"failureReason"`
 
 	// PaymentId The id of the payment it refers to.
-	PaymentId     string `json:"paymentId"`
+	PaymentId string `json:"paymentId"`
+
+	// PaymentStatus The status of the payment it refers to, read live.
 	PaymentStatus string `json:"paymentStatus"`
 
 	// RuleId The id of the rule it refers to.
@@ -6653,6 +6959,7 @@ type TreasurySweepStatus string
 
 // TreasurySweepList The 200 answer of GET /v1/treasury/accounts/{id}/sweeps (listTreasuryAccountSweeps).
 type TreasurySweepList struct {
+	// Sweeps The listed objects: the page asked for (skip/take) where the list pages.
 	Sweeps []TreasurySweep `json:"sweeps"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -6677,22 +6984,32 @@ type TreasurySweepRequest struct {
 // TrialAsset Part of TrialBalance.
 type TrialAsset struct {
 	// Asset The asset: USDC (6 decimals) or ETH (18).
-	Asset          string      `json:"asset"`
-	Balanced       bool        `json:"balanced"`
-	Lines          []TrialLine `json:"lines"`
-	PendingCredits string      `json:"pendingCredits"`
+	Asset string `json:"asset"`
+
+	// Balanced Whether the debits equal the credits.
+	Balanced bool        `json:"balanced"`
+	Lines    []TrialLine `json:"lines"`
+
+	// PendingCredits The sum of the pending (not yet posted) credits.
+	PendingCredits string `json:"pendingCredits"`
 
 	// PendingCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingCreditsBaseUnits string `json:"pendingCreditsBaseUnits"`
-	PendingDebits           string `json:"pendingDebits"`
+
+	// PendingDebits The sum of the pending (not yet posted) debits.
+	PendingDebits string `json:"pendingDebits"`
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
-	PostedCredits          string `json:"postedCredits"`
+
+	// PostedCredits The sum of the posted credits.
+	PostedCredits string `json:"postedCredits"`
 
 	// PostedCreditsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PostedCreditsBaseUnits string `json:"postedCreditsBaseUnits"`
-	PostedDebits           string `json:"postedDebits"`
+
+	// PostedDebits The sum of the posted debits.
+	PostedDebits string `json:"postedDebits"`
 
 	// PostedDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PostedDebitsBaseUnits string `json:"postedDebitsBaseUnits"`
@@ -6741,10 +7058,14 @@ type TriggerEventRequest struct {
 type TwoFactorSettings struct {
 	// ApprovalAboveUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	ApprovalAboveUsd *string `json:"approvalAboveUsd"`
-	ApproveNewPayees bool    `json:"approveNewPayees"`
+
+	// ApproveNewPayees Whether a payment to a payee not yet paid needs a second-factor approval; absent in a PUT: off.
+	ApproveNewPayees bool `json:"approveNewPayees"`
 
 	// CoolingOffSeconds a new contact's cooling-off window (service configuration)
-	CoolingOffSeconds  int  `json:"coolingOffSeconds"`
+	CoolingOffSeconds int `json:"coolingOffSeconds"`
+
+	// RequireSavedPayees Whether payments go only to saved contacts (403 NEW_PAYEE_NOT_SAVED otherwise); absent in a PUT: off.
 	RequireSavedPayees bool `json:"requireSavedPayees"`
 
 	// UpdatedAt When it last changed (RFC 3339, UTC).
@@ -6787,7 +7108,9 @@ type Wallet struct {
 	Name string `json:"name"`
 
 	// Owners The Safe's owners: addresses and roles.
-	Owners           []WalletOwner `json:"owners"`
+	Owners []WalletOwner `json:"owners"`
+
+	// PredictedAddress An EVM address (0x…, 40 hex digits).
 	PredictedAddress bool          `json:"predictedAddress"`
 	Purpose          WalletPurpose `json:"purpose"`
 
@@ -6841,7 +7164,9 @@ type WalletDetail struct {
 	Name string `json:"name"`
 
 	// Owners The Safe's owners: addresses and roles.
-	Owners           []WalletOwner       `json:"owners"`
+	Owners []WalletOwner `json:"owners"`
+
+	// PredictedAddress An EVM address (0x…, 40 hex digits).
 	PredictedAddress bool                `json:"predictedAddress"`
 	Purpose          WalletDetailPurpose `json:"purpose"`
 
@@ -6898,16 +7223,22 @@ type WalletOwnerRequestRole string
 // WalletReconciliation Part of Reconciliation.
 type WalletReconciliation struct {
 	// Address An EVM address (0x…, 40 hex digits).
-	Address string  `json:"address"`
-	Drift   *string `json:"drift"`
+	Address string `json:"address"`
+
+	// Drift The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read.
+	Drift *string `json:"drift"`
 
 	// DriftBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	DriftBaseUnits *string `json:"driftBaseUnits"`
-	LedgerBalance  string  `json:"ledgerBalance"`
+
+	// LedgerBalance The balance the ledger books.
+	LedgerBalance string `json:"ledgerBalance"`
 
 	// LedgerBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
-	LedgerBalanceBaseUnits string  `json:"ledgerBalanceBaseUnits"`
-	OnchainBalance         *string `json:"onchainBalance"`
+	LedgerBalanceBaseUnits string `json:"ledgerBalanceBaseUnits"`
+
+	// OnchainBalance The balance read from the chain; null when the chain could not be read.
+	OnchainBalance *string `json:"onchainBalance"`
 
 	// OnchainBalanceBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	OnchainBalanceBaseUnits *string `json:"onchainBalanceBaseUnits"`
@@ -6918,18 +7249,23 @@ type WalletReconciliation struct {
 
 // WebhookAttempt Part of WebhookDelivery.
 type WebhookAttempt struct {
-	At         time.Time `json:"at"`
-	DurationMs int       `json:"durationMs"`
-	Error      *string   `json:"error"`
-	Number     int       `json:"number"`
+	At time.Time `json:"at"`
+
+	// DurationMs How long it took, in milliseconds.
+	DurationMs int     `json:"durationMs"`
+	Error      *string `json:"error"`
+	Number     int     `json:"number"`
 
 	// StatusCode the receiver's status; null when no response came back
 	StatusCode *int `json:"statusCode"`
-	Succeeded  bool `json:"succeeded"`
+
+	// Succeeded Whether the attempt succeeded.
+	Succeeded bool `json:"succeeded"`
 }
 
 // WebhookDelivery Part of WebhookDeliveryList.
 type WebhookDelivery struct {
+	// Attempts The delivery's attempts.
 	Attempts []WebhookAttempt `json:"attempts"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
@@ -6939,7 +7275,9 @@ type WebhookDelivery struct {
 	EndpointId string `json:"endpointId"`
 
 	// EventId The id of the event it refers to.
-	EventId   string `json:"eventId"`
+	EventId string `json:"eventId"`
+
+	// EventType The type of the event delivered (docs/webhooks.md).
 	EventType string `json:"eventType"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -6947,7 +7285,9 @@ type WebhookDelivery struct {
 
 	// NextAttemptAt When it happened (RFC 3339, UTC); null until it has.
 	NextAttemptAt *time.Time `json:"nextAttemptAt"`
-	RedeliveryOf  *string    `json:"redeliveryOf"`
+
+	// RedeliveryOf The delivery this one redelivers; null for a first delivery.
+	RedeliveryOf *string `json:"redeliveryOf"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status WebhookDeliveryStatus `json:"status"`
@@ -6958,6 +7298,7 @@ type WebhookDeliveryStatus string
 
 // WebhookDeliveryList The 200 answer of GET /v1/webhook-endpoints/{id}/deliveries (listWebhookEndpointDeliveries).
 type WebhookDeliveryList struct {
+	// Deliveries The listed objects: the page asked for (skip/take) where the list pages.
 	Deliveries []WebhookDelivery `json:"deliveries"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -6967,14 +7308,18 @@ type WebhookDeliveryList struct {
 // WebhookEndpoint A URL the tenant's events are delivered to, signed with the endpoint's secret (shown once) and retried for 3 days.
 type WebhookEndpoint struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt      time.Time `json:"createdAt"`
-	DisabledReason *string   `json:"disabledReason"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// DisabledReason Why it was disabled; null while it is not.
+	DisabledReason *string `json:"disabledReason"`
 
 	// Enabled Whether it is active.
 	Enabled bool `json:"enabled"`
 
 	// Events empty: every type
-	Events       []string   `json:"events"`
+	Events []string `json:"events"`
+
+	// FailingSince When deliveries to it started failing; null while they succeed.
 	FailingSince *time.Time `json:"failingSince"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -6992,6 +7337,7 @@ type WebhookEndpoint struct {
 
 // WebhookEndpointList The 200 answer of GET /v1/webhook-endpoints (listWebhookEndpoints).
 type WebhookEndpointList struct {
+	// Endpoints The listed objects: the page asked for (skip/take) where the list pages.
 	Endpoints []WebhookEndpoint `json:"endpoints"`
 
 	// Total How many objects match, across every page (skip/take).

@@ -4610,6 +4610,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/agents (listAgents). */
         AgentList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             agents: components["schemas"]["Agent"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -4733,6 +4734,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/api-keys (listApiKeys). */
         ApiKeyList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             apiKeys: components["schemas"]["ApiKey"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -4775,8 +4777,11 @@ export interface components {
             description: string;
             /** @description The id of the invoice it refers to. */
             invoiceId: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             payeeAddress: string;
+            /** @description The payee's name, as the payer is shown it. */
             payeeName: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             payerAddress: string;
             /** @description ACCEPTED once the payer proposed its payment */
             payerDecision: string | null;
@@ -4784,6 +4789,7 @@ export interface components {
             payerPaymentId: string | null;
             /** @description The id of the payer tenant it refers to. */
             payerTenantId: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             senderAddress: string;
             /** @description The id of the sender tenant it refers to. */
             senderTenantId: string;
@@ -4806,6 +4812,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/bills/inbound (listInboundBills). */
         BillList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             bills: components["schemas"]["Bill"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -4822,7 +4829,9 @@ export interface components {
             domainChainId?: number;
             /** @description default the zero address */
             domainVerifyingContract?: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             payeeAddress: string;
+            /** @description The payee's name, as the payer is shown it. */
             payeeName?: string;
             /** @description the address that signed: an active member's signerAddress */
             senderAddress: string;
@@ -4877,6 +4886,7 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             cryptoAccountAddress: string | null;
             cryptoAccountType: string | null;
             /** @description The id of the funding card account it refers to. */
@@ -4885,6 +4895,7 @@ export interface components {
             issuerCardId: string;
             /** @description The card number's last four digits. */
             last4: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             safeAddress: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -4910,11 +4921,13 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description Why it was declined (a stable code such as MCC_BLOCKED); null unless it was. */
             declineReason: string | null;
             /** @description The id of the hold transfer it refers to. */
             holdTransferId: string | null;
             /** @description The merchant category code (ISO 18245, 4 digits). */
             mcc: string;
+            /** @description The merchant's name, as the card network reports it. */
             merchantName: string;
             /** @description The id of the policy decision it refers to. */
             policyDecisionId: string | null;
@@ -4923,6 +4936,7 @@ export interface components {
             reversalReason: ("MERCHANT" | "EXPIRED") | null;
             settlementError: string | null;
             settlementStatus: ("PENDING" | "SUBMITTED" | "CONFIRMED" | "FAILED" | "OFF_CHAIN") | null;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             settlementTxHash: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -4938,6 +4952,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/cards/{id}/authorizations (listCardAuthorizations). */
         CardAuthorizationList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             authorizations: components["schemas"]["CardAuthorization"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -4949,6 +4964,7 @@ export interface components {
             counterparty?: string;
             /** @description The merchant category code (ISO 18245, 4 digits). */
             mcc: string;
+            /** @description The merchant's name, as the card network reports it. */
             merchantName: string;
         };
         /** @description The request body of POST /v1/sandbox/card-authorizations/{id}/capture (sandboxCaptureCardAuthorization). */
@@ -5007,6 +5023,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/cards (listCards). */
         CardList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             cards: components["schemas"]["Card"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5037,12 +5054,14 @@ export interface components {
             cardholderId: string;
             /** @enum {string} */
             chain?: "solana" | "world_chain" | "base";
+            /** @description An EVM address (0x…, 40 hex digits). */
             cryptoAccountAddress?: string;
             /** @enum {string} */
             cryptoAccountType?: "standard" | "bridge_wallet";
         };
         /** @description The 200 answer of GET /v1/cardholders (listCardholders). */
         CardholderList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             cardholders: components["schemas"]["Cardholder"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5081,6 +5100,7 @@ export interface components {
             available: boolean;
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number;
+            /** @description The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE). */
             chainKey: string;
             /**
              * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
@@ -5089,10 +5109,12 @@ export interface components {
             environment: "TEST" | "LIVE";
             /** @description A name the partner chose, shown in the console. */
             name: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             usdcAddress: string | null;
         };
         /** @description The 200 answer of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge). */
         Challenge: {
+            /** @description How many more codes may be tried before the challenge is refused. */
             attemptsRemaining: number;
             /**
              * Format: date-time
@@ -5114,6 +5136,7 @@ export interface components {
         ChallengeTransaction: {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             amountUsd: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             destinationAddress: string;
             destinationLabel: string;
         };
@@ -5127,7 +5150,10 @@ export interface components {
             /** @description USDC seen at the deposit address */
             amount_received: string;
             amount_refunded: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339, UTC); null until it has.
+             */
             completed_at: string | null;
             /** @description depth of that transfer */
             confirmations: number;
@@ -5143,10 +5169,14 @@ export interface components {
              * @enum {string}
              */
             currency: "USD";
+            /** @description The address the payer sends USDC to. */
             deposit_address: string;
             /** @description Free text the partner chose. */
             description: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339, UTC); null until it has.
+             */
             expires_at: string;
             /** @description why a failed payment failed */
             failure_reason: ("expired" | "underpaid") | null;
@@ -5175,6 +5205,7 @@ export interface components {
              * @description An amount as a JSON number holding an exact decimal (format decimal): read and write it as text, never through a float.
              */
             amount: number;
+            /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chain_id: number;
             /**
              * Format: date-time
@@ -5192,7 +5223,10 @@ export interface components {
             currency: "USD";
             /** @description this checkout's own CREATE2 deposit address */
             deposit_address: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339, UTC); null until it has.
+             */
             expires_at: string;
             /** @description the checkout's id (chk_…) */
             id: string;
@@ -5242,6 +5276,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/checkouts (listCheckouts). */
         CheckoutList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             checkouts: components["schemas"]["Checkout"][];
             /** @description how many checkouts match the filters */
             total: number;
@@ -5259,12 +5294,17 @@ export interface components {
              * @enum {string}
              */
             currency: "USD";
+            /** @description The address the payer sends USDC to. */
             deposit_address: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339, UTC); null until it has.
+             */
             expires_at: string;
             failure_reason: ("expired" | "underpaid") | null;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
+            /** @description How many confirmations the deposit needs before the checkout completes. */
             required_confirmations: number;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -5291,16 +5331,19 @@ export interface components {
             destination: string;
             /** @description the refund's id (crf_…) */
             id: string;
+            /** @description The id of the payment it refers to. */
             payment_id: string;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
              * @enum {string}
              */
             status: "pending" | "processed";
+            /** @description The on-chain transaction's hash (0x…, 64 hex digits). */
             transaction_hash: string | null;
         };
         /** @description The 200 answer of GET /v1/payments/{id}/refunds (listCheckoutRefunds). */
         CheckoutRefundList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             data: components["schemas"]["CheckoutRefund"][];
         };
         /** @description The request body of POST /v1/payments/{id}/refund (refundCheckout). */
@@ -5336,7 +5379,9 @@ export interface components {
             amountUsd: string;
             /** @description The id of the asset it refers to. */
             assetId: string;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             cancelTxHash: string | null;
+            /** @description The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE). */
             chainKey: string;
             /** @description The id of the claim it refers to. */
             claimId: string;
@@ -5354,19 +5399,26 @@ export interface components {
              * @description When it expires (RFC 3339, UTC).
              */
             expiresAt: string;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             fundTxHash: string | null;
             /** @description the escrow funding is indexed on chain */
             funded: boolean;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             lockTxHash: string | null;
             metadataHash: string;
             /** @description The id of the payment it refers to. */
             paymentId: string;
+            /** @description The status of the payment it refers to, read live. */
             paymentStatus: string;
             /** @description The phone number with all but its last digits masked. */
             phoneMasked: string;
+            /** @description Whether a recipient has redeemed the claim. */
             redeemed: boolean;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             refundTxHash: string | null;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             releaseTxHash: string | null;
+            /** @description How many times the claim link was resent in the last 24 hours (3 allowed). */
             resendsInWindow: number;
             /** @description The object's state; the capability's docs list the states and their transitions. */
             status: string;
@@ -5385,6 +5437,7 @@ export interface components {
         ClaimChallengeVerify: {
             /** @description The id of the challenge it refers to. */
             challengeId: string;
+            /** @description Whether it is verified. */
             verified: boolean;
         };
         /** @description The request body of POST /v1/claims/{claimToken}/phone-code/verify (verifyClaimPhoneCode). */
@@ -5400,6 +5453,7 @@ export interface components {
             amountUsd: string;
             /** @description The id of the asset it refers to. */
             assetId: string;
+            /** @description The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE). */
             chainKey: string;
             /**
              * Format: date-time
@@ -5413,9 +5467,11 @@ export interface components {
         };
         /** @description The 200 answer of POST /v1/claims/{claimToken}/redeem (redeemClaim). */
         ClaimRedeem: {
+            /** @description Why it is held, when it is (the capability's docs list the reasons); empty otherwise. */
             holdReasons: string[];
             /** @description The id of the payment it refers to. */
             paymentId: string;
+            /** @description The payout routes quoted for it, one of which the recipient picks (docs/offramp.md). */
             quotes: components["schemas"]["PayoutRouteQuote"][];
             /** @description The object's state; the capability's docs list the states and their transitions. */
             status: string;
@@ -5430,7 +5486,9 @@ export interface components {
         /** @description The 200 answer of POST /v1/offramp/claims/{claimId}/refund-request (requestOfframpClaimRefund). */
         ClaimRefund: {
             claimStatus: string;
+            /** @description The status of the payment it refers to, read live. */
             paymentStatus: string;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             refundTxHash: string | null;
         };
         /** @description The 200 answer of POST /v1/offramp/claims/{claimId}/resend (resendOfframpClaim). */
@@ -5478,6 +5536,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/contacts (listContacts). */
         ContactList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             contacts: components["schemas"]["Contact"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5599,6 +5658,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/payout-destinations (listPayoutDestinations). */
         DestinationList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             payoutDestinations: components["schemas"]["Destination"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5635,6 +5695,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/faucet/drips (listFaucetDrips). */
         DripList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             drips: components["schemas"]["Drip"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5680,6 +5741,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/ledger/entries (listLedgerEntries). */
         EntryList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             entries: components["schemas"]["Entry"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5724,12 +5786,15 @@ export interface components {
         /** @description Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details. */
         ErrorEnvelope: {
             code: components["schemas"]["ErrorCode"];
+            /** @description Details particular to the error code (docs/api.md); absent when there are none. */
             details?: {
                 [key: string]: unknown;
             };
+            /** @description A human-readable message; it may change, so match on code. */
             message: string;
             /** @description The id of the request it refers to. */
             requestId: string;
+            /** @description The HTTP status of the answer, repeated in its body. */
             statusCode: number;
         };
         /** @description The ErrorEnvelope of a 400 answer: its code is one of these. */
@@ -5881,6 +5946,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/twofactor/factors (listTwoFactorFactors). */
         FactorList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             factors: components["schemas"]["Factor"][];
         };
         /** @description The request body of POST /v1/wallets/{id}/fund (fundWallet). */
@@ -5905,6 +5971,7 @@ export interface components {
             displayName: string | null;
             /** @description A directory handle (@name) that resolves to a wallet. */
             handle: string;
+            /** @description Whether it is verified. */
             verified: boolean;
         };
         /** @description The request body of PUT /v1/directory/handle (putDirectoryHandle). */
@@ -5974,6 +6041,7 @@ export interface components {
         Invoice: {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             amountUsd: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             arbiterAddress: string;
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number;
@@ -6002,8 +6070,11 @@ export interface components {
             holdWalletId: string | null;
             /** @description The id of the invoice it refers to. */
             invoiceId: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             payeeAddress: string;
+            /** @description The payee's name, as the payer is shown it. */
             payeeName: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             payerAddress: string;
             /** @description The id of the refund payment it refers to. */
             refundPaymentId: string | null;
@@ -6022,10 +6093,12 @@ export interface components {
         };
         /** @description The request body of POST /v1/invoices/{id}/deliver (deliverInvoice). */
         InvoiceDeliverRequest: {
+            /** @description Evidence of delivery the payee gives (a tracking number, a link). */
             evidence?: string;
         };
         /** @description The 200 answer of GET /v1/invoices (listInvoices). */
         InvoiceList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             invoices: components["schemas"]["Invoice"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -6036,6 +6109,7 @@ export interface components {
             amountUsd: string;
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number;
+            /** @description An EVM address (0x…, 40 hex digits). */
             holdAddress: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -6058,8 +6132,11 @@ export interface components {
              * @description ISO-8601, in the future; a SENT invoice still under-funded then becomes EXPIRED
              */
             expiresAt?: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             payeeAddress: string;
+            /** @description The payee's name, as the payer is shown it. */
             payeeName?: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             payerAddress: string;
         };
         /** @description The request body of POST /v1/invoices/{id}/release (releaseInvoice). */
@@ -6094,6 +6171,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/ledger/accounts (listLedgerAccounts). */
         LedgerAccountList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             accounts: components["schemas"]["LedgerAccount"][];
             /** Format: date-time */
             asOf: string | null;
@@ -6105,9 +6183,11 @@ export interface components {
             available: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             availableBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) credits. */
             pendingCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingCreditsBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) debits. */
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
@@ -6117,9 +6197,11 @@ export interface components {
         };
         /** @description Part of StatementLine. */
         LedgerChange: {
+            /** @description The sum of the pending (not yet posted) credits. */
             pendingCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingCreditsBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) debits. */
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
@@ -6177,6 +6259,7 @@ export interface components {
              * @enum {string}
              */
             role: "ADMIN" | "MEMBER";
+            /** @description An EVM address (0x…, 40 hex digits). */
             signerAddress: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -6188,6 +6271,7 @@ export interface components {
         MemberAcceptRequest: {
             /** @description The person's display name, null when unknown. */
             displayName?: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             signerAddress: string;
             token: string;
         };
@@ -6218,6 +6302,7 @@ export interface components {
              * @enum {string}
              */
             role: "ADMIN" | "MEMBER";
+            /** @description An EVM address (0x…, 40 hex digits). */
             signerAddress: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -6239,6 +6324,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/tenants/members (listMembers). */
         MemberList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             members: components["schemas"]["Member"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -6270,10 +6356,13 @@ export interface components {
             deliveredAt: string | null;
             /** @description Why it failed; null unless it failed. */
             failureReason: string | null;
+            /** @description Why it is held, when it is (the capability's docs list the reasons); empty otherwise. */
             holdReasons: string[];
             /** @description The id of the payment it refers to. */
             paymentId: string;
+            /** @description The payout routes quoted for it, one of which the recipient picks (docs/offramp.md). */
             quotes?: components["schemas"]["PayoutRouteQuote"][];
+            /** @description The phone number with all but its last digits masked. */
             recipientPhoneMasked: string | null;
             /** @description The id of the recipient tenant it refers to. */
             recipientTenantId: string | null;
@@ -6307,16 +6396,20 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/offramp/payments (listOfframpPayments). */
         OfframpPaymentList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             payments: components["schemas"]["OfframpPayment"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
         };
         /** @description Part of OfframpPayment. */
         PayoutRouteQuote: {
+            /** @description An amount in the minor units of its currency (cents for USD), as an integer string. */
             destinationAmountMinor: string;
+            /** @description The currency the recipient receives (ISO 4217). */
             destinationCurrency: string;
             /** @description The id of the destination it refers to. */
             destinationId: string;
+            /** @description How long delivery is expected to take, in seconds. */
             estimatedDeliverySeconds: number;
             exchangeRate: string;
             fees: components["schemas"]["PayoutRouteQuoteFees"];
@@ -6328,7 +6421,9 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             quoteExpiresAt: string;
+            /** @description Whether the route moves the funds across chains. */
             requiresBridge: boolean;
+            /** @description Whether the route converts the funds into another currency. */
             requiresConversion: boolean;
             requiresPrefunding: boolean;
             /** @description The id of the route it refers to. */
@@ -6342,11 +6437,14 @@ export interface components {
         };
         /** @description Part of PayoutRouteQuote. */
         PayoutRouteQuoteFees: {
+            /** @description An amount in the minor units of its currency (cents for USD), as an integer string. */
             networkFeeMinor: string;
+            /** @description An amount in the minor units of its currency (cents for USD), as an integer string. */
             providerFeeMinor: string;
         };
         /** @description The 200 answer of GET /v1/offramp/payments/{id}/routes (listOfframpPaymentRoutes). */
         PayoutRouteQuotes: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             routes: components["schemas"]["PayoutRouteQuote"][];
         };
         /** @description The request body of POST /v1/offramp/payments/{id}/select-route (selectOfframpPaymentRoute). */
@@ -6356,6 +6454,7 @@ export interface components {
         };
         /** @description The 201 answer of POST /v1/phone-aliases (createPhoneAlias). */
         PhoneAlias: {
+            /** @description How many more codes may be tried before the challenge is refused. */
             attemptsRemaining: number;
             /**
              * Format: date-time
@@ -6389,6 +6488,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/phone-aliases (listPhoneAliases). */
         PhoneAliasList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             phoneAliases: components["schemas"]["PhoneAlias"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -6453,6 +6553,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/policies/{id}/attachments (listPolicyAttachments). */
         PolicyAttachmentList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             attachments: components["schemas"]["PolicyAttachment"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -6496,6 +6597,7 @@ export interface components {
             policyVersion: number;
             reason: string;
             ruleTrace: components["schemas"]["RuleTrace"][];
+            /** @description The SHA-256 digest of the policy version's document. */
             sha256: string;
         };
         /** @description The request body of POST /v1/policies/evaluate (evaluatePolicy). */
@@ -6514,6 +6616,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/policies (listPolicies). */
         PolicyList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             policies: components["schemas"]["Policy"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -6528,6 +6631,7 @@ export interface components {
             ir: unknown;
             /** @description The id of the policy it refers to. */
             policyId: string;
+            /** @description The SHA-256 digest of the policy version's document. */
             sha256: string;
             version: number;
             /** @description The id of the version it refers to. */
@@ -6537,6 +6641,7 @@ export interface components {
         PolicyVersionList: {
             /** @description How many objects match, across every page (skip/take). */
             total: number;
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             versions: components["schemas"]["PolicyVersion"][];
         };
         /** @description The request body of POST /v1/policies/{id}/versions (createPolicyVersion). */
@@ -6557,7 +6662,10 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
-            /** @enum {string} */
+            /**
+             * @description on/ON: USD in, USDC credited to the wallet; off/OFF: USDC out of the wallet, USD paid out.
+             * @enum {string}
+             */
             direction: "ON" | "OFF";
             /** @description Why it failed; null unless it failed. */
             failureReason: string | null;
@@ -6570,6 +6678,7 @@ export interface components {
             provider: string;
             /** @description The id of the ramp it refers to. */
             rampId: string;
+            /** @description True when the sandbox simulated it: no provider and no real money were involved. */
             simulated: boolean;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -6583,6 +6692,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/ramps (listRamps). */
         RampList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             ramps: components["schemas"]["Ramp"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -6591,7 +6701,10 @@ export interface components {
         RampRequest: {
             /** @description USD, at most 6 fraction digits */
             amount: string;
-            /** @enum {string} */
+            /**
+             * @description on/ON: USD in, USDC credited to the wallet; off/OFF: USDC out of the wallet, USD paid out.
+             * @enum {string}
+             */
             direction: "on" | "off";
             /** @description simulated (the default); moonpay, transak, ramp_network, stripe and coinbase are recognized and answer RAMP_PROVIDER_NOT_AVAILABLE */
             provider?: string;
@@ -6642,20 +6755,26 @@ export interface components {
         };
         /** @description Part of Reconciliation. */
         ReconciliationAmounts: {
+            /** @description The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read. */
             drift: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             driftBaseUnits: string | null;
+            /** @description The balance the ledger books. */
             ledgerBalance: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             ledgerBalanceBaseUnits: string;
+            /** @description The balance read from the chain; null when the chain could not be read. */
             onchainBalance: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             onchainBalanceBaseUnits: string | null;
         };
         /** @description Part of Reconciliation. */
         ReconciliationIndexer: {
+            /** @description The last block the indexer has read; null before it has read one. */
             indexedThroughBlock: number | null;
+            /** @description How many blocks the indexer is behind the chain's head; null when unknown. */
             lagBlocks: number | null;
+            /** @description The chain's latest block; null when the chain cannot be read. */
             latestBlock: number | null;
         };
         /** @description Part of PolicyEvaluate. */
@@ -6683,12 +6802,14 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description An EVM address (0x…, 40 hex digits). */
             destinationAddress: string;
             /** @description The id of the destination chain it refers to. */
             destinationChainId: number;
             destinationHandle: string | null;
             /** @enum {string} */
             destinationType: "handle" | "email" | "address" | "wallet";
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             executedTxHash: string | null;
             /** @description Why it failed; null unless it failed. */
             failureReason: string | null;
@@ -6701,8 +6822,11 @@ export interface components {
             kind: "transfer" | "transaction";
             /** @description A note kept with the payment, shown to the tenant only. */
             memo: string | null;
+            /** @description The Safe nonce the transaction uses. */
             safeNonce: number;
+            /** @description The Safe transaction's EIP-712 hash the owners sign (0x…, 64 hex digits); not an on-chain transaction's hash. */
             safeTxHash: string | null;
+            /** @description The owners' signatures collected so far. */
             signatures: components["schemas"]["SafePaymentSignature"][];
             /** @description The id of the source wallet it refers to. */
             sourceWalletId: string;
@@ -6761,12 +6885,14 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/payments (listPayments). */
         SafePaymentList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             payments: components["schemas"]["SafePayment"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
         };
         /** @description The request body of POST /v1/payments/{id}/execute (executePayment). */
         SafePaymentOwnerRequest: {
+            /** @description An EVM address (0x…, 40 hex digits). */
             ownerAddress?: string;
         };
         /** @description The request body of POST /v1/payments/{id}/sign (signPayment). */
@@ -6781,6 +6907,7 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             signedAt: string;
+            /** @description The owner address that signed. */
             signer: string;
         };
         /** @description Part of SafePayment. */
@@ -6816,6 +6943,7 @@ export interface components {
             balances: components["schemas"]["SecondaryBalanceLine"][];
             /** @description the sum of the known usd_value */
             total_usd_value: string;
+            /** @description The id of the wallet it refers to. */
             wallet_id: string;
         };
         /** @description Part of SecondaryBalance. */
@@ -6842,6 +6970,7 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+            /** @description A human-readable message; it may change, so match on code. */
             message: string;
         };
         /** @description The 201 answer of POST /v1/wallets/{id}/send (sendFromWallet). */
@@ -6873,6 +7002,7 @@ export interface components {
             /** @description a 0x address on the wallet's chain */
             destination: string;
             note?: string;
+            /** @description The id of the twofa challenge it refers to. */
             twofa_challenge_id?: string;
         };
         /** @description Part of SecondaryTransactionList. */
@@ -6899,17 +7029,21 @@ export interface components {
              * @enum {string}
              */
             status: "awaiting_signature" | "signing" | "ready_to_execute" | "executing" | "completed" | "failed" | "cancelled";
+            /** @description The on-chain transaction's hash (0x…, 64 hex digits). */
             transaction_hash: string | null;
             /**
              * @description The kind of object or destination; the capability's docs list the values.
              * @enum {string}
              */
             type: "payment" | "withdrawal" | "refund";
+            /** @description The id of the wallet it refers to. */
             wallet_id: string;
         };
         /** @description The 200 answer of GET /v1/wallets/{id}/transactions (listWalletTransactions). */
         SecondaryTransactionList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             data: components["schemas"]["SecondaryTransaction"][];
+            /** @description Whether more objects follow this page. */
             has_more: boolean;
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -6925,6 +7059,7 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             created_at: string;
+            /** @description The id of the wallet it refers to. */
             wallet_id: string;
         };
         /** @description One shape of CreateWalletBody. */
@@ -6950,6 +7085,7 @@ export interface components {
             availableBaseUnits: string;
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
+            /** @description The amount held for payments in flight, not available to spend, in the asset's unit. */
             held: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             heldBaseUnits: string;
@@ -6960,6 +7096,7 @@ export interface components {
         };
         /** @description Part of SmsMessageList. */
         SmsMessage: {
+            /** @description The text as sent. */
             body: string;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
@@ -6969,10 +7106,12 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             sentAt: string;
+            /** @description The phone number with all but its last digits masked. */
             toMasked: string;
         };
         /** @description The 200 answer of GET /v1/sandbox/sms-messages (sandboxListSmsMessages). */
         SmsMessageList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             messages: components["schemas"]["SmsMessage"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7090,6 +7229,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/treasury/accounts (listTreasuryAccounts). */
         TreasuryAccountList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             accounts: components["schemas"]["TreasuryAccount"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7110,7 +7250,9 @@ export interface components {
         TreasuryAdvance: {
             /** @description The id of the account it refers to. */
             accountId: string;
+            /** @description How many days the account's simulated clock runs ahead (sandbox). */
             clockOffsetDays: number;
+            /** @description How many days this call moved the clock. */
             daysAdvanced: number;
             /** Format: date-time */
             simulatedNow: string;
@@ -7126,6 +7268,7 @@ export interface components {
             accruedYieldUsd: string;
             /** @description An EVM address (0x…, 40 hex digits). */
             address: string;
+            /** @description In basis points (100 bps = 1%). */
             apyBps: number;
             /** @description live on-chain USDC balance; null when the chain cannot be read (never zero for unknown) */
             balanceUsd: string | null;
@@ -7142,13 +7285,16 @@ export interface components {
             kind: "OPERATING" | "RESERVE" | "YIELD";
             /** @description A name the partner chose, shown in the console. */
             name: string;
+            /** @description In basis points (100 bps = 1%). */
             targetBps: number;
             /** @description The id of the wallet it refers to. */
             walletId: string;
+            /** @description The status of the bucket's Safe wallet (deployed by a job). */
             walletStatus: string;
         };
         /** @description Part of TreasuryAccountRequest. */
         TreasuryBucketRequest: {
+            /** @description In basis points (100 bps = 1%). */
             apyBps?: number;
             /**
              * @description The kind of object; the capability's docs list the values.
@@ -7157,6 +7303,7 @@ export interface components {
             kind: "OPERATING" | "RESERVE" | "YIELD";
             /** @description A name the partner chose, shown in the console. */
             name: string;
+            /** @description In basis points (100 bps = 1%). */
             targetBps: number | null;
         };
         /** @description The 201 answer of POST /v1/treasury/accounts/{id}/rules (createTreasuryAccountRule). */
@@ -7172,12 +7319,14 @@ export interface components {
             destBucketId: string | null;
             /** @description Whether it is active. */
             enabled: boolean;
+            /** @description How often the rule runs, in seconds. */
             intervalSeconds: number;
             /**
              * Format: date-time
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             lastFiredAt: string | null;
+            /** @description Why the rule's last window did nothing (such as PREVIOUS_SWEEP_PENDING); null until one did. */
             lastSkipReason: string | null;
             /**
              * Format: date-time
@@ -7208,6 +7357,7 @@ export interface components {
         TreasuryRulePatchRequest: {
             /** @description Whether it is active. */
             enabled?: boolean;
+            /** @description How often the rule runs, in seconds. */
             intervalSeconds?: number;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             targetUsd?: string | null;
@@ -7251,6 +7401,7 @@ export interface components {
             failureReason: string | null;
             /** @description The id of the payment it refers to. */
             paymentId: string;
+            /** @description The status of the payment it refers to, read live. */
             paymentStatus: string;
             /** @description The id of the rule it refers to. */
             ruleId: string | null;
@@ -7266,6 +7417,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/treasury/accounts/{id}/sweeps (listTreasuryAccountSweeps). */
         TreasurySweepList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             sweeps: components["schemas"]["TreasurySweep"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7285,17 +7437,22 @@ export interface components {
         TrialAsset: {
             /** @description The asset: USDC (6 decimals) or ETH (18). */
             asset: string;
+            /** @description Whether the debits equal the credits. */
             balanced: boolean;
             lines: components["schemas"]["TrialLine"][];
+            /** @description The sum of the pending (not yet posted) credits. */
             pendingCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingCreditsBaseUnits: string;
+            /** @description The sum of the pending (not yet posted) debits. */
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
+            /** @description The sum of the posted credits. */
             postedCredits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             postedCreditsBaseUnits: string;
+            /** @description The sum of the posted debits. */
             postedDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             postedDebitsBaseUnits: string;
@@ -7335,9 +7492,11 @@ export interface components {
         TwoFactorSettings: {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             approvalAboveUsd: string | null;
+            /** @description Whether a payment to a payee not yet paid needs a second-factor approval; absent in a PUT: off. */
             approveNewPayees: boolean;
             /** @description a new contact's cooling-off window (service configuration) */
             coolingOffSeconds: number;
+            /** @description Whether payments go only to saved contacts (403 NEW_PAYEE_NOT_SAVED otherwise); absent in a PUT: off. */
             requireSavedPayees: boolean;
             /**
              * Format: date-time
@@ -7375,6 +7534,7 @@ export interface components {
             name: string;
             /** @description The Safe's owners: addresses and roles. */
             owners: components["schemas"]["WalletOwner"][];
+            /** @description An EVM address (0x…, 40 hex digits). */
             predictedAddress: boolean;
             /** @enum {string} */
             purpose: "GENERAL" | "AGENT" | "TREASURY" | "ESCROW";
@@ -7417,6 +7577,7 @@ export interface components {
             name: string;
             /** @description The Safe's owners: addresses and roles. */
             owners: components["schemas"]["WalletOwner"][];
+            /** @description An EVM address (0x…, 40 hex digits). */
             predictedAddress: boolean;
             /** @enum {string} */
             purpose: "GENERAL" | "AGENT" | "TREASURY" | "ESCROW";
@@ -7462,12 +7623,15 @@ export interface components {
         WalletReconciliation: {
             /** @description An EVM address (0x…, 40 hex digits). */
             address: string;
+            /** @description The ledger balance less the on-chain one: positive when the ledger shows more than the chain holds; null when the chain could not be read. */
             drift: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             driftBaseUnits: string | null;
+            /** @description The balance the ledger books. */
             ledgerBalance: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             ledgerBalanceBaseUnits: string;
+            /** @description The balance read from the chain; null when the chain could not be read. */
             onchainBalance: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             onchainBalanceBaseUnits: string | null;
@@ -7478,15 +7642,18 @@ export interface components {
         WebhookAttempt: {
             /** Format: date-time */
             at: string;
+            /** @description How long it took, in milliseconds. */
             durationMs: number;
             error: string | null;
             number: number;
             /** @description the receiver's status; null when no response came back */
             statusCode: number | null;
+            /** @description Whether the attempt succeeded. */
             succeeded: boolean;
         };
         /** @description Part of WebhookDeliveryList. */
         WebhookDelivery: {
+            /** @description The delivery's attempts. */
             attempts: components["schemas"]["WebhookAttempt"][];
             /**
              * Format: date-time
@@ -7497,6 +7664,7 @@ export interface components {
             endpointId: string;
             /** @description The id of the event it refers to. */
             eventId: string;
+            /** @description The type of the event delivered (docs/webhooks.md). */
             eventType: string;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
@@ -7505,6 +7673,7 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             nextAttemptAt: string | null;
+            /** @description The delivery this one redelivers; null for a first delivery. */
             redeliveryOf: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -7514,6 +7683,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/webhook-endpoints/{id}/deliveries (listWebhookEndpointDeliveries). */
         WebhookDeliveryList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             deliveries: components["schemas"]["WebhookDelivery"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7525,12 +7695,16 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description Why it was disabled; null while it is not. */
             disabledReason: string | null;
             /** @description Whether it is active. */
             enabled: boolean;
             /** @description empty: every type */
             events: string[];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When deliveries to it started failing; null while they succeed.
+             */
             failingSince: string | null;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
@@ -7546,6 +7720,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/webhook-endpoints (listWebhookEndpoints). */
         WebhookEndpointList: {
+            /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             endpoints: components["schemas"]["WebhookEndpoint"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
