@@ -101,22 +101,6 @@ var ForbiddenScopes = auth.AgentForbiddenScopes
 // StripScopes is what an agent key may hold of the scopes asked for: the forbidden ones are
 // dropped silently, and "*" stands for every other scope, so a root-style request still yields
 // a key without them. The result is normalized.
-func StripScopes(requested []auth.Scope) []auth.Scope {
-	var out []auth.Scope
-	for _, s := range requested {
-		if s == auth.ScopeRoot {
-			for _, each := range auth.AllScopes {
-				if each != auth.ScopeRoot && !forbidden(each) {
-					out = append(out, each)
-				}
-			}
-			continue
-		}
-		if !forbidden(s) {
-			out = append(out, s)
-		}
-	}
-	return auth.Normalize(out)
-}
+func StripScopes(requested []auth.Scope) []auth.Scope { return auth.StripAgentForbidden(requested) }
 
 func forbidden(s auth.Scope) bool { return auth.AgentForbidden(s) }

@@ -26,6 +26,18 @@ func AgentForbidden(s Scope) bool {
 	return false
 }
 
+// StripAgentForbidden is what an agent may hold of scopes: the forbidden ones dropped, and "*"
+// standing for every other scope. The result is normalized.
+func StripAgentForbidden(scopes []Scope) []Scope {
+	var out []Scope
+	for _, s := range expand(scopes) {
+		if !AgentForbidden(s) {
+			out = append(out, s)
+		}
+	}
+	return Normalize(out)
+}
+
 // Holding is what a credential may do, per environment: a key holds scopes in its own
 // environment only; a session holds its role's scopes in both.
 type Holding map[core.Environment][]Scope

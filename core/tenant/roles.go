@@ -62,7 +62,7 @@ func HoldingOf(p auth.Principal) auth.Holding {
 	}
 	scopes := p.Scopes
 	if p.AgentID != "" {
-		scopes = withoutAgentForbidden(scopes)
+		scopes = auth.StripAgentForbidden(scopes)
 	}
 	h := auth.Holding{p.Environment: scopes}
 	if p.Environment == core.EnvLive {
@@ -77,17 +77,4 @@ func RoleGrant(role Role) auth.Holding {
 		core.EnvTest: RoleScopes(role, core.EnvTest),
 		core.EnvLive: RoleScopes(role, core.EnvLive),
 	}
-}
-
-func withoutAgentForbidden(scopes []auth.Scope) []auth.Scope {
-	var out []auth.Scope
-	for _, s := range scopes {
-		if s == auth.ScopeRoot {
-			return withoutAgentForbidden(auth.AllScopes[:len(auth.AllScopes)-1])
-		}
-		if !auth.AgentForbidden(s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

@@ -25,8 +25,14 @@ type Tenant struct {
 // NewUser mints a session token for a fresh identity-provider user.
 func (e *Env) NewUser(t testing.TB) (userID, token string) {
 	t.Helper()
+	return e.newUser(t, func(userID string) string { return userID + "@example.com" })
+}
+
+// newUser mints a session for a fresh user whose verified email emailOf derives from its id.
+func (e *Env) newUser(t testing.TB, emailOf func(userID string) string) (userID, token string) {
+	t.Helper()
 	userID = core.NewID("usr") + "_" + string(rune('a'+userSeq.Add(1)%26))
-	token, err := e.Issuer.IssueSession(userID, userID+"@example.com", time.Hour)
+	token, err := e.Issuer.IssueSession(userID, emailOf(userID), time.Hour)
 	if err != nil {
 		t.Fatalf("issue session: %v", err)
 	}
@@ -76,10 +82,5 @@ func (e *Env) AcceptInvite(t testing.TB, email, token string, body map[string]an
 // email is email.
 func (e *Env) NewUserWithEmail(t testing.TB, email string) (userID, token string) {
 	t.Helper()
-	userID = core.NewID("usr") + "_" + string(rune('a'+userSeq.Add(1)%26))
-	token, err := e.Issuer.IssueSession(userID, email, time.Hour)
-	if err != nil {
-		t.Fatalf("issue session: %v", err)
-	}
-	return userID, token
+	return e.newUser(t, func(string) string { return email })
 }
