@@ -16,7 +16,10 @@ import (
 	"corridor/core/webhook"
 )
 
-func (k *Console) developerRoutes(r fiber.Router) {
+// developerPages are the developers' pages: API keys, webhook endpoints and deliveries, events.
+type developerPages struct{ *Console }
+
+func (k developerPages) developerRoutes(r fiber.Router) {
 	r.Get("/keys", k.keys)
 	r.Post("/keys", k.createKey)
 	r.Post("/keys/:id/revoke", k.revokeKey)
@@ -49,7 +52,7 @@ type keysData struct {
 	Created *flash
 }
 
-func (k *Console) keys(c *fiber.Ctx) error {
+func (k developerPages) keys(c *fiber.Ctx) error {
 	var created *flash
 	notice := ""
 	if f, ok := k.takeFlash(c, "key"); ok {
@@ -68,7 +71,7 @@ func (k *Console) keys(c *fiber.Ctx) error {
 }
 
 // createKey mints a key and shows its secret on this one response; the list never shows it.
-func (k *Console) createKey(c *fiber.Ctx) error {
+func (k developerPages) createKey(c *fiber.Ctx) error {
 	scopes := formValues(c, "scopes")
 	in := tenancy.CreateKeyInput{Name: c.FormValue("name"), Scopes: scopes, ScopesSet: len(scopes) > 0}
 	if days := strings.TrimSpace(c.FormValue("expiresInDays")); days != "" && days != "0" {
@@ -94,7 +97,7 @@ func (k *Console) createKey(c *fiber.Ctx) error {
 	})
 }
 
-func (k *Console) revokeKey(c *fiber.Ctx) error {
+func (k developerPages) revokeKey(c *fiber.Ctx) error {
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
 		if _, err := k.svc.Tenancy.RevokeKey(ctx, principal(c), c.Params("id")); err != nil {
 			return outcome{}, err
@@ -121,7 +124,7 @@ type webhooksData struct {
 	Created   *flash
 }
 
-func (k *Console) webhooks(c *fiber.Ctx) error {
+func (k developerPages) webhooks(c *fiber.Ctx) error {
 	var created *flash
 	notice := ""
 	if f, ok := k.takeFlash(c, "endpoint"); ok {
@@ -139,7 +142,7 @@ func (k *Console) webhooks(c *fiber.Ctx) error {
 	return k.render(c, fiber.StatusOK, "webhooks", "Webhook endpoints", notice, webhooksData{Endpoints: eps, Page: pg, Events: SuggestedEvents, Created: created})
 }
 
-func (k *Console) createWebhook(c *fiber.Ctx) error {
+func (k developerPages) createWebhook(c *fiber.Ctx) error {
 	events := formValues(c, "events")
 	for _, t := range strings.Split(c.FormValue("otherEvents"), ",") {
 		if t = strings.TrimSpace(t); t != "" {
@@ -172,7 +175,7 @@ type webhookData struct {
 	Secret     string
 }
 
-func (k *Console) webhook(c *fiber.Ctx) error {
+func (k developerPages) webhook(c *fiber.Ctx) error {
 	id, notice, secret := c.Params("id"), "", ""
 	if f, ok := k.takeFlash(c, "webhook"); ok && f.ID == id {
 		notice, secret = f.Notice, f.Secret
@@ -190,7 +193,7 @@ func (k *Console) webhook(c *fiber.Ctx) error {
 	return k.render(c, fiber.StatusOK, "webhook", "Endpoint "+ep.ID, notice, webhookData{Endpoint: ep, Deliveries: ds, Page: pg, Secret: secret})
 }
 
-func (k *Console) rotateWebhook(c *fiber.Ctx) error {
+func (k developerPages) rotateWebhook(c *fiber.Ctx) error {
 	id := c.Params("id")
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
 		_, secret, err := k.svc.Webhooks.UpdateEndpoint(ctx, principal(c), id, webhooksapp.EndpointPatch{RotateSecret: true})
@@ -206,7 +209,7 @@ func (k *Console) rotateWebhook(c *fiber.Ctx) error {
 	})
 }
 
-func (k *Console) redeliver(c *fiber.Ctx) error {
+func (k developerPages) redeliver(c *fiber.Ctx) error {
 	id := c.Params("id")
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
 		if _, err := k.svc.Webhooks.Redeliver(ctx, principal(c), c.Params("delivery")); err != nil {
@@ -225,7 +228,7 @@ type eventsData struct {
 	Type   string
 }
 
-func (k *Console) events(c *fiber.Ctx) error {
+func (k developerPages) events(c *fiber.Ctx) error {
 	page, pg := pageOf(c)
 	q := webhooksapp.EventQuery{Type: strings.TrimSpace(c.Query("type"))}
 	evs, total, err := k.svc.Webhooks.ListEvents(c.UserContext(), principal(c), q, page)

@@ -19,7 +19,11 @@ import (
 	"corridor/ports"
 )
 
-func (k *Console) moneyRoutes(r fiber.Router) {
+// moneyPages list and show the objects that hold or move money: wallets, Safe payments,
+// checkouts, off-ramp payments, cards and agents.
+type moneyPages struct{ *Console }
+
+func (k moneyPages) moneyRoutes(r fiber.Router) {
 	r.Get("/wallets", k.wallets)
 	r.Get("/wallets/:id", k.wallet)
 	r.Get("/payments", k.payments)
@@ -36,7 +40,7 @@ type walletsData struct {
 	Page    *pager
 }
 
-func (k *Console) wallets(c *fiber.Ctx) error {
+func (k moneyPages) wallets(c *fiber.Ctx) error {
 	page, pg := pageOf(c)
 	ws, total, err := k.svc.Wallets.ListWallets(c.UserContext(), principal(c), page)
 	if err != nil {
@@ -46,7 +50,7 @@ func (k *Console) wallets(c *fiber.Ctx) error {
 	return k.render(c, fiber.StatusOK, "wallets", "Wallets", "", walletsData{Wallets: ws, Page: pg})
 }
 
-func (k *Console) wallet(c *fiber.Ctx) error {
+func (k moneyPages) wallet(c *fiber.Ctx) error {
 	w, err := k.svc.Wallets.GetWallet(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return k.fail(c, err)
@@ -60,7 +64,7 @@ type paymentsData struct {
 }
 
 // payments lists Safe payments; ?id= finds one by id.
-func (k *Console) payments(c *fiber.Ctx) error {
+func (k moneyPages) payments(c *fiber.Ctx) error {
 	if id := strings.TrimSpace(c.Query("id")); id != "" {
 		return c.Redirect(Prefix+"/payments/"+id, fiber.StatusSeeOther)
 	}
@@ -81,7 +85,7 @@ type checkoutsData struct {
 }
 
 // checkouts lists the hosted checkouts, newest first; ?status= filters (as GET /v1/checkouts).
-func (k *Console) checkouts(c *fiber.Ctx) error {
+func (k moneyPages) checkouts(c *fiber.Ctx) error {
 	page, pg := pageOf(c)
 	status := strings.ToUpper(strings.TrimSpace(c.Query("status")))
 	statuses := []string{string(checkout.StatusCreated), string(checkout.StatusPending), string(checkout.StatusCompleted), string(checkout.StatusFailed)}
@@ -101,7 +105,7 @@ type paymentData struct {
 	History []event.Event
 }
 
-func (k *Console) payment(c *fiber.Ctx) error {
+func (k moneyPages) payment(c *fiber.Ctx) error {
 	p, err := k.svc.SafePay.Get(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return k.fail(c, err)
@@ -127,7 +131,7 @@ type offrampsData struct {
 	Page     *pager
 }
 
-func (k *Console) offrampPayments(c *fiber.Ctx) error {
+func (k moneyPages) offrampPayments(c *fiber.Ctx) error {
 	if id := strings.TrimSpace(c.Query("id")); id != "" {
 		return c.Redirect(Prefix+"/offramp/"+id, fiber.StatusSeeOther)
 	}
@@ -147,7 +151,7 @@ type offrampData struct {
 	ClaimHistory []event.Event
 }
 
-func (k *Console) offrampPayment(c *fiber.Ctx) error {
+func (k moneyPages) offrampPayment(c *fiber.Ctx) error {
 	p, err := k.svc.Offramp.GetPayment(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return k.fail(c, err)
@@ -169,7 +173,7 @@ type cardsData struct {
 	Manage bool
 }
 
-func (k *Console) cards(c *fiber.Ctx) error {
+func (k moneyPages) cards(c *fiber.Ctx) error {
 	notice := ""
 	if f, ok := k.takeFlash(c, "card"); ok {
 		notice = f.Notice
@@ -190,7 +194,7 @@ type agentsData struct {
 	Manage bool
 }
 
-func (k *Console) agents(c *fiber.Ctx) error {
+func (k moneyPages) agents(c *fiber.Ctx) error {
 	notice := ""
 	if f, ok := k.takeFlash(c, "agent"); ok {
 		notice = f.Notice

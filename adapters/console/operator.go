@@ -25,7 +25,11 @@ const (
 // operatorRoutes mount the operator console: a sign-in with the operator token (D11) and the
 // overview of what waits for a person across tenants. They sit outside the member group: no
 // tenant session reaches them, and the operator token reaches nothing else.
-func (k *Console) operatorRoutes(g fiber.Router) {
+// operatorPages are the operator console's pages and actions (D11, D25): they share the console's
+// rendering and sealing, and reach only the operations use cases and the actions they audit.
+type operatorPages struct{ *Console }
+
+func (k operatorPages) operatorRoutes(g fiber.Router) {
 	g.Get("/operator/signin", k.operatorSigninPage)
 	g.Post("/operator/signin", k.operatorSignin)
 	g.Get("/operator", k.operator, k.operatorOverview)
@@ -35,11 +39,11 @@ func (k *Console) operatorRoutes(g fiber.Router) {
 }
 
 // operatorConfigured answers 503 while OPERATOR_TOKEN is unset, as the admin API does.
-func (k *Console) operatorConfigured(c *fiber.Ctx) bool {
+func (k operatorPages) operatorConfigured(c *fiber.Ctx) bool {
 	return k.operatorToken != "" && k.svc.Operations != nil
 }
 
-func (k *Console) operatorSigninPage(c *fiber.Ctx) error {
+func (k operatorPages) operatorSigninPage(c *fiber.Ctx) error {
 	if !k.operatorConfigured(c) {
 		return k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
 	}
@@ -56,7 +60,7 @@ func (k *Console) operatorSigninPage(c *fiber.Ctx) error {
 // operatorSignin checks the pasted token against OPERATOR_TOKEN in constant time and keeps it,
 // sealed, in the operator's cookie (checked again on every page, so rotating the token signs
 // every operator out).
-func (k *Console) operatorSignin(c *fiber.Ctx) error {
+func (k operatorPages) operatorSignin(c *fiber.Ctx) error {
 	if !k.operatorConfigured(c) {
 		return k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
 	}
@@ -78,14 +82,14 @@ func (k *Console) operatorSignin(c *fiber.Ctx) error {
 	return c.Redirect(operatorPrefix, fiber.StatusSeeOther)
 }
 
-func (k *Console) isOperatorToken(token string) bool {
+func (k operatorPages) isOperatorToken(token string) bool {
 	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(k.operatorToken))
 	return token != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
 // operator admits a request whose cookie holds the current operator token, signed in less
 // than operatorLifetime ago, and checks the CSRF token of its POSTs.
-func (k *Console) operator(c *fiber.Ctx) error {
+func (k operatorPages) operator(c *fiber.Ctx) error {
 	if !k.operatorConfigured(c) {
 		return k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
 	}
@@ -104,7 +108,7 @@ func (k *Console) operator(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-func (k *Console) operatorOverview(c *fiber.Ctx) error {
+func (k operatorPages) operatorOverview(c *fiber.Ctx) error {
 	overview, err := k.svc.Operations.Overview(c.UserContext())
 	if err != nil {
 		return k.fail(c, err)
@@ -122,7 +126,7 @@ func (k *Console) operatorOverview(c *fiber.Ctx) error {
 // operatorApproveReview approves a held payment's review, as POST
 // /v1/admin/offramp/payments/{id}/approve-review does, once the operator ticked the confirmation.
 // The approval is recorded with the operator's name and time by the use case, and logged.
-func (k *Console) operatorApproveReview(c *fiber.Ctx) error {
+func (k operatorPages) operatorApproveReview(c *fiber.Ctx) error {
 	id := strings.TrimSpace(c.Params("id"))
 	if c.FormValue("confirm") != "yes" {
 		return k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to approve the review of "+id+": nothing was changed.")
@@ -137,7 +141,7 @@ func (k *Console) operatorApproveReview(c *fiber.Ctx) error {
 
 // operatorRetryJob makes a failed job available again once the operator ticked the
 // confirmation; the use case logs who retried which job.
-func (k *Console) operatorRetryJob(c *fiber.Ctx) error {
+func (k operatorPages) operatorRetryJob(c *fiber.Ctx) error {
 	id, err := strconv.ParseInt(strings.TrimSpace(c.Params("id")), 10, 64)
 	if err != nil || id <= 0 {
 		return k.renderError(c, fiber.StatusNotFound, "No such job.")
@@ -153,12 +157,12 @@ func (k *Console) operatorRetryJob(c *fiber.Ctx) error {
 
 // operatorName names the operator in approval records as the admin API does: a fingerprint of
 // the token, never the token.
-func (k *Console) operatorName() string {
+func (k operatorPages) operatorName() string {
 	sum := sha256.Sum256([]byte(k.operatorToken))
 	return "operator-token:" + hex.EncodeToString(sum[:6])
 }
 
-func (k *Console) operatorSignout(c *fiber.Ctx) error {
+func (k operatorPages) operatorSignout(c *fiber.Ctx) error {
 	clearCookie(c, operatorCookie)
 	return c.Redirect(operatorPrefix+"/signin", fiber.StatusSeeOther)
 }
