@@ -789,6 +789,32 @@ CREATE TABLE public.offramp_review_approvals (
     updated_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.operator_actions (
+    id bigint NOT NULL,
+    at timestamp with time zone NOT NULL,
+    operator text NOT NULL,
+    action text NOT NULL,
+    object_id text NOT NULL,
+    tenant_id text,
+    environment text,
+    outcome text NOT NULL,
+    detail text DEFAULT ''::text NOT NULL,
+    via text NOT NULL,
+    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['approve-review'::text, 'arbiter-sign'::text, 'redeliver'::text, 'retry-job'::text]))),
+    CONSTRAINT operator_actions_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT operator_actions_outcome_check CHECK ((outcome = ANY (ARRAY['done'::text, 'refused'::text]))),
+    CONSTRAINT operator_actions_via_check CHECK ((via = ANY (ARRAY['console'::text, 'api'::text])))
+);
+
+ALTER TABLE public.operator_actions ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.operator_actions_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE public.payout_destinations (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1539,6 +1565,9 @@ ALTER TABLE ONLY public.offramp_returns
 ALTER TABLE ONLY public.offramp_review_approvals
     ADD CONSTRAINT offramp_review_approvals_pkey PRIMARY KEY (payment_id);
 
+ALTER TABLE ONLY public.operator_actions
+    ADD CONSTRAINT operator_actions_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
 
@@ -1774,6 +1803,8 @@ CREATE INDEX offramp_payments_recipient_idx ON public.offramp_payments USING btr
 CREATE INDEX offramp_payments_sender_idx ON public.offramp_payments USING btree (sender_tenant_id, environment, id);
 
 CREATE INDEX offramp_payments_status_idx ON public.offramp_payments USING btree (status);
+
+CREATE INDEX operator_actions_at_idx ON public.operator_actions USING btree (at DESC, id DESC);
 
 CREATE INDEX payout_destinations_tenant_idx ON public.payout_destinations USING btree (tenant_id, environment, id);
 

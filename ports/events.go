@@ -58,6 +58,9 @@ type EventRepo interface {
 	UpdateDelivery(ctx context.Context, d webhook.Delivery) error
 	// ListDeliveries lists an endpoint's deliveries newest first.
 	ListDeliveries(ctx context.Context, endpointID string, page Page) ([]webhook.Delivery, int, error)
+	// EventDeliveries lists an event's deliveries to every endpoint, newest first, at most
+	// MaxTake; another tenant's event has none.
+	EventDeliveries(ctx context.Context, tenantID string, env core.Environment, eventID string) ([]webhook.Delivery, error)
 	AddAttempt(ctx context.Context, a webhook.Attempt) error
 	// Attempts lists the attempts of the given deliveries, oldest first per delivery.
 	Attempts(ctx context.Context, deliveryIDs []string) (map[string][]webhook.Attempt, error)

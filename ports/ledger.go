@@ -116,4 +116,16 @@ type LedgerReports interface {
 	// Entries returns journal entries in sequence order, and how many match.
 	Entries(ctx context.Context, q EntryQuery, page Page) ([]JournalEntry, int, error)
 	TrialBalance(ctx context.Context, env core.Environment, tenantID string) ([]TrialBalanceRow, error)
+	// DailyVolume sums, per UTC day from since on and per asset, the posted money that came into
+	// and went out of the tenant's accounts of kind, oldest day first; days without postings
+	// are absent.
+	DailyVolume(ctx context.Context, env core.Environment, tenantID, kind string, since time.Time) ([]DayVolume, error)
+}
+
+// DayVolume is one UTC day's posted movements on a tenant's accounts of one kind and asset.
+type DayVolume struct {
+	Day       time.Time // midnight UTC
+	Asset     string
+	In, Out   int64 // base units credited and debited
+	Transfers int   // distinct transfers that moved them
 }

@@ -20,6 +20,47 @@ type OperatorReports interface {
 	// DisabledEndpoints are webhook endpoints the service disabled after failing for the retry
 	// window (not those a tenant switched off).
 	DisabledEndpoints(ctx context.Context, limit int) ([]DisabledEndpoint, error)
+	// FindDisabledEndpoint is one endpoint of DisabledEndpoints by id; one that is enabled,
+	// deleted or unknown is WEBHOOK_ENDPOINT_NOT_FOUND.
+	FindDisabledEndpoint(ctx context.Context, id string) (DisabledEndpoint, error)
+	// InvoicesAwaitingArbiter are invoices whose arbiter is arbiter (the platform's address)
+	// with a release or refund payment still waiting for signatures (D16).
+	InvoicesAwaitingArbiter(ctx context.Context, arbiter string, limit int) ([]ArbiterInvoice, error)
+	// RecentOperatorActions are the newest entries of the operator audit trail.
+	RecentOperatorActions(ctx context.Context, limit int) ([]OperatorAction, error)
+}
+
+// OperatorAudit keeps the operator audit trail: every operator action, done or refused, with
+// who, what, on which object and tenant, and when. Entries are only ever added.
+type OperatorAudit interface {
+	RecordOperatorAction(ctx context.Context, a OperatorAction) error
+}
+
+// OperatorAction is one entry of the operator audit trail.
+type OperatorAction struct {
+	ID          int64
+	At          time.Time
+	Operator    string // the operator's name: a fingerprint of the token, never the token
+	Action      string // approve-review, arbiter-sign, redeliver, retry-job
+	ObjectID    string // the payment, invoice, endpoint or job acted on
+	TenantID    string // empty when the object belongs to no tenant (a job)
+	Environment core.Environment
+	Outcome     string // "done", or "refused" with the code and message in Detail
+	Detail      string
+	Via         string // console or api
+}
+
+// ArbiterInvoice is an invoice whose settlement payment waits for the platform arbiter.
+type ArbiterInvoice struct {
+	ID            string
+	TenantID      string
+	Environment   core.Environment
+	Status        string
+	Settlement    string // release or refund
+	PaymentID     string
+	PaymentStatus string
+	Amount        int64 // USD base units
+	UpdatedAt     time.Time
 }
 
 // JobRetrier makes a failed background job available again, for an operator who fixed what

@@ -21,7 +21,9 @@ const consoleKeyPurpose = "console-cookie-key"
 // services, and the operator console (/console/operator) over the operator's reports.
 func mountConsole(srv *http.Server, svc http.Services, db *bun.DB, jobs ports.JobRetrier, operatorToken string, protect ports.Cipher, log *slog.Logger) error {
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
-	ops, err := operationsapp.New(postgres.NewOperatorReports(db), jobs, log)
+	reports := postgres.NewOperatorReports(db)
+	ops, err := operationsapp.New(operationsapp.Deps{Reports: reports, Audit: reports, Jobs: jobs,
+		Reviews: svc.Offramp, Arbiter: svc.Invoices, Endpoints: svc.Webhooks, Logger: log})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"strings"
 
+	"corridor/app/finance"
 	"corridor/ports"
 )
 
@@ -74,4 +75,44 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// volumeChart draws each day's money in (above the middle line) and out (below it) as bars,
+// scaled to the window's largest movement, with the first and last days and the largest
+// amount labelled. A window without movement says so.
+func volumeChart(v finance.VolumeView) template.HTML {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="chart" id="volume-chart" viewBox="0 0 %.0f %.0f" role="img" aria-label="Money in and out per day" xmlns="http://www.w3.org/2000/svg">`, chartW, chartH)
+	fmt.Fprintf(&b, `<rect class="chart-bg" x="%.0f" y="%.0f" width="%.0f" height="%.0f"/>`, chartLeft, chartTop, chartPlotW, chartPlotH)
+	var peak int64
+	for _, d := range v.Days {
+		peak = max(peak, d.In, d.Out)
+	}
+	mid := chartTop + chartPlotH/2
+	if peak == 0 || len(v.Days) == 0 {
+		fmt.Fprintf(&b, `<text class="chart-label" x="%.0f" y="%.0f">No money moved in these %d days</text></svg>`, chartLeft+chartPlotW/2-90, mid+chartEmptyMessageYOffset, len(v.Days))
+		return template.HTML(b.String()) //nolint:gosec // numbers and fixed text only
+	}
+	slot := chartPlotW / float64(len(v.Days))
+	bar := slot * 0.7
+	h := func(amount int64) float64 { return (chartPlotH / 2) * float64(amount) / float64(peak) }
+	for i, d := range v.Days {
+		x := chartLeft + slot*float64(i) + (slot-bar)/2
+		day := d.Day.Format("2006-01-02")
+		if d.In > 0 {
+			fmt.Fprintf(&b, `<rect class="chart-in" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s in %s (%d transfers)</title></rect>`,
+				x, mid-h(d.In), bar, h(d.In), day, html.EscapeString(usd(d.In)), d.Transfers)
+		}
+		if d.Out > 0 {
+			fmt.Fprintf(&b, `<rect class="chart-out" x="%.1f" y="%.1f" width="%.1f" height="%.1f"><title>%s out %s (%d transfers)</title></rect>`,
+				x, mid, bar, h(d.Out), day, html.EscapeString(usd(d.Out)), d.Transfers)
+		}
+	}
+	fmt.Fprintf(&b, `<line class="chart-zero" x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f"/>`, chartLeft, chartLeft+chartPlotW, mid, mid)
+	fmt.Fprintf(&b, `<text class="chart-label" x="%.0f" y="%.1f" text-anchor="end">in %s</text>`, chartLeft-6, chartTop+10, html.EscapeString(usd(peak)))
+	fmt.Fprintf(&b, `<text class="chart-label" x="%.0f" y="%.1f" text-anchor="end">out %s</text>`, chartLeft-6, chartTop+chartPlotH-2, html.EscapeString(usd(peak)))
+	fmt.Fprintf(&b, `<text class="chart-label" x="%.0f" y="%.0f">%s</text>`, chartLeft, chartH-8, v.Days[0].Day.Format("2006-01-02"))
+	fmt.Fprintf(&b, `<text class="chart-label" x="%.0f" y="%.0f" text-anchor="end">%s</text>`, chartLeft+chartPlotW, chartH-8, v.Days[len(v.Days)-1].Day.Format("2006-01-02"))
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()) //nolint:gosec // numbers, dates and formatted amounts only, escaped
 }

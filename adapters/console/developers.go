@@ -28,6 +28,7 @@ func (k developerPages) developerRoutes(r fiber.Router) {
 	r.Get("/webhooks/:id", k.webhook)
 	r.Post("/webhooks/:id/rotate", k.rotateWebhook)
 	r.Post("/webhooks/:id/deliveries/:delivery/redeliver", k.redeliver)
+	r.Post("/events/:id/deliveries/:delivery/redeliver", k.redeliverEvent)
 	r.Get("/events", k.events)
 }
 
@@ -218,6 +219,24 @@ func (k developerPages) redeliver(c *fiber.Ctx) error {
 		return outcome{Location: Prefix + "/webhooks/" + id,
 			First: flash{Kind: "webhook", ID: id, Notice: "Redelivery queued."},
 			Again: flash{Kind: "webhook", ID: id, Notice: "This form was already submitted: the delivery was redelivered then, once."},
+		}, nil
+	})
+}
+
+// redeliverEvent redelivers one of an event's deliveries from the event's page, and comes back
+// to it (the page of the delivery's event).
+func (k developerPages) redeliverEvent(c *fiber.Ctx) error {
+	id := c.Params("id")
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		d, err := k.svc.Webhooks.Redeliver(ctx, principal(c), c.Params("delivery"))
+		if err != nil {
+			return outcome{}, err
+		}
+		// The page shown is the delivery's own event's.
+		id = d.EventID
+		return outcome{Location: Prefix + "/events/" + id,
+			First: flash{Kind: "event", ID: id, Notice: "Redelivery queued to " + d.EndpointID + "."},
+			Again: flash{Kind: "event", ID: id, Notice: "This form was already submitted: the delivery was redelivered then, once."},
 		}, nil
 	})
 }

@@ -36,6 +36,8 @@ func (k operatorPages) operatorRoutes(g fiber.Router) {
 	g.Post("/operator/signout", k.operator, k.operatorSignout)
 	g.Post("/operator/payments/:id/approve-review", k.operator, k.operatorApproveReview)
 	g.Post("/operator/jobs/:id/retry", k.operator, k.operatorRetryJob)
+	g.Post("/operator/invoices/:id/arbiter-sign", k.operator, k.operatorArbiterSign)
+	g.Post("/operator/endpoints/:id/redeliver", k.operator, k.operatorRedeliver)
 }
 
 // operatorConfigured answers 503 while OPERATOR_TOKEN is unset, as the admin API does.
@@ -114,51 +116,96 @@ func (k operatorPages) operatorOverview(c *fiber.Ctx) error {
 		return k.fail(c, err)
 	}
 	notice := ""
-	if id := c.Query("approved"); id != "" {
-		notice = "Review approved for " + id + ": the payment's checks ran again."
+	for _, n := range []struct{ query, text string }{
+		{"approved", "Review approved for %s: the payment's checks ran again."},
+		{"retried", "Job %s is available again: a worker takes it now."},
+		{"signed", "The platform arbiter signed the settlement of invoice %s."},
+		{"redelivered", "Endpoint %s is enabled again and its failed deliveries were sent again."},
+	} {
+		if id := c.Query(n.query); id != "" {
+			notice = strings.Replace(n.text, "%s", id, 1)
+		}
 	}
-	if id := c.Query("retried"); id != "" {
-		notice = "Job " + id + " is available again: a worker takes it now."
+	return k.render(c, fiber.StatusOK, "operator", "Operator", notice, operatorView{Overview: overview,
+		Limit: operationsapp.ListLimit, Recent: operationsapp.RecentActions, Arbiter: k.svc.Operations.HasArbiter()})
+}
+
+// confirmed reports whether the operator ticked the action's confirmation; without it the page
+// says nothing was changed.
+func (k operatorPages) confirmed(c *fiber.Ctx, what string) (bool, error) {
+	if c.FormValue("confirm") == "yes" {
+		return true, nil
 	}
-	return k.render(c, fiber.StatusOK, "operator", "Operator", notice, operatorView{Overview: overview, Limit: operationsapp.ListLimit})
+	return false, k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to "+what+": nothing was changed.")
 }
 
 // operatorApproveReview approves a held payment's review, as POST
-// /v1/admin/offramp/payments/{id}/approve-review does, once the operator ticked the confirmation.
-// The approval is recorded with the operator's name and time by the use case, and logged.
+// /v1/admin/offramp/payments/{id}/approve-review does, once the operator ticked the confirmation;
+// the operations use case writes the audit entry.
 func (k operatorPages) operatorApproveReview(c *fiber.Ctx) error {
 	id := strings.TrimSpace(c.Params("id"))
-	if c.FormValue("confirm") != "yes" {
-		return k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to approve the review of "+id+": nothing was changed.")
+	if ok, err := k.confirmed(c, "approve the review of "+id); !ok {
+		return err
 	}
-	pay, err := k.svc.Offramp.ApproveReview(c.UserContext(), k.operatorName(), id)
+	pay, err := k.svc.Operations.ApproveReview(c.UserContext(), k.actor(), id)
 	if err != nil {
 		return k.fail(c, err)
 	}
-	k.log.Info("console: operator approved a review", "operator", k.operatorName(), "paymentId", pay.ID, "status", string(pay.Status), "ip", c.IP())
 	return c.Redirect(operatorPrefix+"?approved="+pay.ID, fiber.StatusSeeOther)
 }
 
+// operatorArbiterSign signs an invoice's pending release or refund as the platform arbiter, as
+// POST /v1/admin/invoices/{id}/arbiter-sign does, once confirmed.
+func (k operatorPages) operatorArbiterSign(c *fiber.Ctx) error {
+	id := strings.TrimSpace(c.Params("id"))
+	if ok, err := k.confirmed(c, "sign invoice "+id+" as the arbiter"); !ok {
+		return err
+	}
+	inv, err := k.svc.Operations.ArbiterSign(c.UserContext(), k.actor(), id)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	return c.Redirect(operatorPrefix+"?signed="+inv.ID, fiber.StatusSeeOther)
+}
+
+// operatorRedeliver enables a disabled webhook endpoint and redelivers what failed, once
+// confirmed.
+func (k operatorPages) operatorRedeliver(c *fiber.Ctx) error {
+	id := strings.TrimSpace(c.Params("id"))
+	if ok, err := k.confirmed(c, "enable endpoint "+id+" and redeliver"); !ok {
+		return err
+	}
+	if _, err := k.svc.Operations.Redeliver(c.UserContext(), k.actor(), id); err != nil {
+		return k.fail(c, err)
+	}
+	return c.Redirect(operatorPrefix+"?redelivered="+id, fiber.StatusSeeOther)
+}
+
 // operatorRetryJob makes a failed job available again once the operator ticked the
-// confirmation; the use case logs who retried which job.
+// confirmation.
 func (k operatorPages) operatorRetryJob(c *fiber.Ctx) error {
 	id, err := strconv.ParseInt(strings.TrimSpace(c.Params("id")), 10, 64)
 	if err != nil || id <= 0 {
 		return k.renderError(c, fiber.StatusNotFound, "No such job.")
 	}
-	if c.FormValue("confirm") != "yes" {
-		return k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to retry job "+strconv.FormatInt(id, 10)+": nothing was changed.")
+	if ok, err := k.confirmed(c, "retry job "+strconv.FormatInt(id, 10)); !ok {
+		return err
 	}
-	if err := k.svc.Operations.RetryJob(c.UserContext(), k.operatorName(), id); err != nil {
+	if err := k.svc.Operations.RetryJob(c.UserContext(), k.actor(), id); err != nil {
 		return k.fail(c, err)
 	}
 	return c.Redirect(operatorPrefix+"?retried="+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
 }
 
-// operatorName names the operator in approval records as the admin API does: a fingerprint of
-// the token, never the token.
-func (k operatorPages) operatorName() string {
-	sum := sha256.Sum256([]byte(k.operatorToken))
+// actor is the signed-in operator, as the audit trail names them.
+func (k operatorPages) actor() operationsapp.Actor {
+	return operationsapp.Actor{Operator: OperatorName(k.operatorToken), Via: "console"}
+}
+
+// OperatorName names the operator in approval records and the audit trail as the admin API
+// does: a fingerprint of the token, never the token.
+func OperatorName(token string) string {
+	sum := sha256.Sum256([]byte(token))
 	return "operator-token:" + hex.EncodeToString(sum[:6])
 }
 
@@ -170,5 +217,6 @@ func (k operatorPages) operatorSignout(c *fiber.Ctx) error {
 // operatorView is the overview page's data.
 type operatorView struct {
 	operationsapp.Overview
-	Limit int
+	Limit, Recent int
+	Arbiter       bool // a platform arbiter is configured
 }

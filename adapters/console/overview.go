@@ -1,6 +1,8 @@
 package console
 
 import (
+	"html/template"
+
 	"github.com/gofiber/fiber/v2"
 
 	"corridor/app/finance"
@@ -23,8 +25,11 @@ type count struct {
 
 type overviewData struct {
 	Balances *finance.BalancesView
-	Events   []event.Event
-	Counts   []count
+	// Volume is the chart of money in and out per day; empty when the role cannot read it.
+	Volume  template.HTML
+	In, Out int64 // the window's totals
+	Events  []event.Event
+	Counts  []count
 }
 
 // overview is the console's first page: the service balances, how many of each object the
@@ -36,6 +41,12 @@ func (k *Console) overview(c *fiber.Ctx) error {
 	var d overviewData
 	if b, err := k.svc.Finance.Balances(ctx, p, nil); err == nil {
 		d.Balances = &b
+	}
+	if v, err := k.svc.Finance.Volume(ctx, p); err == nil {
+		d.Volume = volumeChart(v)
+		for _, day := range v.Days {
+			d.In, d.Out = d.In+day.In, d.Out+day.Out
+		}
 	}
 	if evs, _, err := k.svc.Webhooks.ListEvents(ctx, p, webhooksapp.EventQuery{}, ports.Page{Take: overviewRecent}); err == nil {
 		d.Events = evs

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	webhooksapp "corridor/app/webhooks"
 	"corridor/core"
 	"corridor/core/agent"
 	"corridor/core/auth"
@@ -110,6 +111,9 @@ type objectData struct {
 	Payload string
 	History []fact
 	Back    fact
+	// EventID and Deliveries: an event's page lists its deliveries, each redeliverable.
+	EventID    string
+	Deliveries []webhooksapp.DeliveryView
 }
 
 // objectAction is a one-button form on an object's page (freeze a card, suspend an agent):
@@ -216,7 +220,8 @@ func (k *Console) checkoutPage(c *fiber.Ctx) error {
 	return k.render(c, fiber.StatusOK, "object", "Checkout "+ck.ID, "", d)
 }
 
-// eventPage shows an event and its payload (the data its webhook deliveries carry).
+// eventPage shows an event, its payload (the data its webhook deliveries carry) and its
+// deliveries to the tenant's endpoints, each with a redeliver button.
 func (k *Console) eventPage(c *fiber.Ctx) error {
 	ev, err := k.svc.Webhooks.GetEvent(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
@@ -229,8 +234,16 @@ func (k *Console) eventPage(c *fiber.Ctx) error {
 	d := objectData{Back: fact{Label: "All events", Link: Prefix + "/events"}, Payload: string(payload), Facts: []fact{
 		{Label: "Event", Value: ev.ID}, {Label: "Type", Value: ev.Type}, {Label: "Resource", Value: ev.ResourceID},
 		{Label: "Created", Value: ev.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")},
-	}}
-	return k.render(c, fiber.StatusOK, "object", "Event "+ev.ID, "", d)
+	}, EventID: ev.ID}
+	// A role that cannot manage webhooks sees the event without its deliveries.
+	if ds, err := k.svc.Webhooks.EventDeliveries(c.UserContext(), principal(c), ev.ID); err == nil {
+		d.Deliveries = ds
+	}
+	notice := ""
+	if f, ok := k.takeFlash(c, "event"); ok && f.ID == ev.ID {
+		notice = f.Notice
+	}
+	return k.render(c, fiber.StatusOK, "object", "Event "+ev.ID, notice, d)
 }
 
 // historyFacts is an object's history from the event log as lines of its page.

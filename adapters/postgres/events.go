@@ -282,6 +282,16 @@ func (r eventRepo) ListDeliveries(ctx context.Context, endpointID string, page p
 	return out, int(total), err
 }
 
+func (r eventRepo) EventDeliveries(ctx context.Context, tenantID string, env core.Environment, eventID string) ([]webhook.Delivery, error) {
+	var rows []deliveryModel
+	err := r.db.NewSelect().Model(&rows).Where("event_id = ? AND tenant_id = ? AND environment = ?", eventID, tenantID, string(env)).
+		OrderExpr("id DESC").Limit(ports.MaxTake).Scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return domainRows[webhook.Delivery](rows)
+}
+
 func (r eventRepo) AddAttempt(ctx context.Context, a webhook.Attempt) error {
 	m := attemptModel{DeliveryID: a.DeliveryID, Number: a.Number, At: a.At, StatusCode: a.StatusCode, Error: a.Error,
 		DurationMs: a.DurationMs, Succeeded: a.Succeeded}

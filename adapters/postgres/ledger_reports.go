@@ -336,3 +336,28 @@ func (r ledgerRepo) TrialBalance(ctx context.Context, env core.Environment, tena
 	}
 	return out, ledgerError("trial balance", rows.Err())
 }
+
+// DailyVolume implements ports.LedgerReports through the postings' (account_id, created_at)
+// index.
+func (r ledgerRepo) DailyVolume(ctx context.Context, env core.Environment, tenantID, kind string, since time.Time) ([]ports.DayVolume, error) {
+	rows, err := r.q.QueryContext(ctx, `SELECT date_trunc('day', p.created_at AT TIME ZONE 'UTC'), a.asset,
+			COALESCE(sum(p.posted_delta) FILTER (WHERE p.posted_delta > 0), 0),
+			COALESCE(-sum(p.posted_delta) FILTER (WHERE p.posted_delta < 0), 0), count(DISTINCT p.transfer_id)
+		FROM ledger_accounts a JOIN ledger_postings p ON p.account_id = a.id
+		WHERE a.tenant_id = $1 AND a.environment = $2 AND a.kind = $3 AND p.created_at >= $4 AND p.posted_delta <> 0
+		GROUP BY 1, 2 ORDER BY 1, 2`, tenantID, string(env), kind, since)
+	if err != nil {
+		return nil, ledgerError("daily volume", err)
+	}
+	defer rows.Close()
+	var out []ports.DayVolume
+	for rows.Next() {
+		var v ports.DayVolume
+		if err := rows.Scan(&v.Day, &v.Asset, &v.In, &v.Out, &v.Transfers); err != nil {
+			return nil, ledgerError("daily volume", err)
+		}
+		v.Day = time.Date(v.Day.Year(), v.Day.Month(), v.Day.Day(), 0, 0, 0, 0, time.UTC)
+		out = append(out, v)
+	}
+	return out, ledgerError("daily volume", rows.Err())
+}

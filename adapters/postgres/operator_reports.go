@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"corridor/core"
+	"corridor/core/webhook"
 	"corridor/ports"
 )
 
@@ -19,7 +20,10 @@ const maxErrorChars = 300
 // through the indexes the metrics use (the status index, River's state-led index).
 type OperatorReports struct{ db *bun.DB }
 
-var _ ports.OperatorReports = (*OperatorReports)(nil)
+var (
+	_ ports.OperatorReports = (*OperatorReports)(nil)
+	_ ports.OperatorAudit   = (*OperatorReports)(nil)
+)
 
 // NewOperatorReports reads from db.
 func NewOperatorReports(db *bun.DB) *OperatorReports { return &OperatorReports{db: db} }
@@ -80,19 +84,9 @@ func (r *OperatorReports) StuckRelayerTransactions(ctx context.Context, olderTha
 func (r *OperatorReports) DisabledEndpoints(ctx context.Context, limit int) ([]ports.DisabledEndpoint, error) {
 	var out []ports.DisabledEndpoint
 	err := r.each(ctx, func(rows *sql.Rows) error {
-		var e ports.DisabledEndpoint
-		var env string
-		var failing sql.NullTime
-		if err := rows.Scan(&e.ID, &e.TenantID, &env, &e.URL, &e.Reason, &failing, &e.UpdatedAt); err != nil {
-			return err
-		}
-		e.Environment = core.Environment(env)
-		if failing.Valid {
-			at := failing.Time.UTC()
-			e.FailingSince = &at
-		}
+		e, err := scanDisabledEndpoint(rows)
 		out = append(out, e)
-		return nil
+		return err
 	}, `SELECT id, tenant_id, environment, url, disabled_reason, failing_since, updated_at
 		FROM webhook_endpoints WHERE NOT enabled AND disabled_reason <> '' AND deleted_at IS NULL ORDER BY updated_at DESC LIMIT $1`, limit)
 	return out, err
@@ -111,4 +105,87 @@ func (r *OperatorReports) each(ctx context.Context, scan func(*sql.Rows) error, 
 		}
 	}
 	return rows.Err()
+}
+
+// FindDisabledEndpoint implements ports.OperatorReports.
+func (r *OperatorReports) FindDisabledEndpoint(ctx context.Context, id string) (ports.DisabledEndpoint, error) {
+	var out []ports.DisabledEndpoint
+	err := r.each(ctx, func(rows *sql.Rows) error {
+		e, err := scanDisabledEndpoint(rows)
+		out = append(out, e)
+		return err
+	}, `SELECT id, tenant_id, environment, url, disabled_reason, failing_since, updated_at
+		FROM webhook_endpoints WHERE id = $1 AND NOT enabled AND disabled_reason <> '' AND deleted_at IS NULL`, id)
+	if err != nil {
+		return ports.DisabledEndpoint{}, err
+	}
+	if len(out) == 0 {
+		return ports.DisabledEndpoint{}, core.E(webhook.CodeEndpointNotFound, "no disabled webhook endpoint %s", id)
+	}
+	return out[0], nil
+}
+
+// InvoicesAwaitingArbiter implements ports.OperatorReports, through the invoices' poll index.
+func (r *OperatorReports) InvoicesAwaitingArbiter(ctx context.Context, arbiter string, limit int) ([]ports.ArbiterInvoice, error) {
+	var out []ports.ArbiterInvoice
+	err := r.each(ctx, func(rows *sql.Rows) error {
+		var i ports.ArbiterInvoice
+		var env string
+		if err := rows.Scan(&i.ID, &i.TenantID, &env, &i.Status, &i.Settlement, &i.PaymentID, &i.PaymentStatus, &i.Amount, &i.UpdatedAt); err != nil {
+			return err
+		}
+		i.Environment = core.Environment(env)
+		out = append(out, i)
+		return nil
+	}, `SELECT i.id, i.tenant_id, i.environment, i.status,
+			CASE WHEN i.release_payment_id IS NOT NULL THEN 'release' ELSE 'refund' END,
+			p.id, p.status, i.amount_base_units, i.updated_at
+		FROM invoices i
+		JOIN safe_payments p ON p.id = COALESCE(i.release_payment_id, i.refund_payment_id) AND p.tenant_id = i.tenant_id
+		WHERE (i.release_payment_id IS NOT NULL OR i.refund_payment_id IS NOT NULL)
+			AND i.status NOT IN ('RELEASED', 'REFUNDED', 'CANCELLED', 'EXPIRED')
+			AND lower(i.arbiter_address) = lower($1)
+			AND p.status IN ('AWAITING_SIGNATURE', 'SIGNING')
+		ORDER BY i.updated_at LIMIT $2`, arbiter, limit)
+	return out, err
+}
+
+// RecentOperatorActions implements ports.OperatorReports.
+func (r *OperatorReports) RecentOperatorActions(ctx context.Context, limit int) ([]ports.OperatorAction, error) {
+	var out []ports.OperatorAction
+	err := r.each(ctx, func(rows *sql.Rows) error {
+		var a ports.OperatorAction
+		var env string
+		if err := rows.Scan(&a.ID, &a.At, &a.Operator, &a.Action, &a.ObjectID, &a.TenantID, &env, &a.Outcome, &a.Detail, &a.Via); err != nil {
+			return err
+		}
+		a.Environment = core.Environment(env)
+		out = append(out, a)
+		return nil
+	}, `SELECT id, at, operator, action, object_id, COALESCE(tenant_id, ''), COALESCE(environment, ''), outcome, detail, via
+		FROM operator_actions ORDER BY at DESC, id DESC LIMIT $1`, limit)
+	return out, err
+}
+
+// RecordOperatorAction implements ports.OperatorAudit.
+func (r *OperatorReports) RecordOperatorAction(ctx context.Context, a ports.OperatorAction) error {
+	_, err := r.db.DB.ExecContext(ctx, `INSERT INTO operator_actions (at, operator, action, object_id, tenant_id, environment, outcome, detail, via)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), NULLIF($6, ''), $7, $8, $9)`,
+		a.At, a.Operator, a.Action, a.ObjectID, a.TenantID, string(a.Environment), a.Outcome, a.Detail, a.Via)
+	return unavailable(err)
+}
+
+func scanDisabledEndpoint(rows *sql.Rows) (ports.DisabledEndpoint, error) {
+	var e ports.DisabledEndpoint
+	var env string
+	var failing sql.NullTime
+	if err := rows.Scan(&e.ID, &e.TenantID, &env, &e.URL, &e.Reason, &failing, &e.UpdatedAt); err != nil {
+		return e, err
+	}
+	e.Environment = core.Environment(env)
+	if failing.Valid {
+		at := failing.Time.UTC()
+		e.FailingSince = &at
+	}
+	return e, nil
 }

@@ -157,6 +157,43 @@ func TestOperatorConsole_ListsDisabledEndpoints(t *testing.T) {
 	if strings.Contains(v.Get("/console/operator").Body, switchedOff) {
 		t.Fatal("an endpoint the tenant switched off is listed as disabled by the service")
 	}
+
+	// The receiver answers again: the operator enables the endpoint and redelivers, once
+	// confirmed; the failed deliveries arrive again, and the trail records who did it.
+	rcv.Heal()
+	redeliver := "/console/operator/endpoints/" + failing + "/redeliver"
+	if r := v.Post(redeliver, url.Values{}, true); r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("redeliver without the confirmation: %d", r.Status)
+	}
+	if got := ten.Root.Get("/v1/webhook-endpoints/"+failing).Expect(t, 200).JSON(t); got["enabled"] != false {
+		t.Fatalf("a refused redeliver enabled the endpoint: %v", got)
+	}
+	before := len(rcv.Wait(t, 1))
+	if r := v.Post(redeliver, url.Values{"confirm": {"yes"}}, true); r.Status != http.StatusSeeOther {
+		t.Fatalf("redeliver: %d %s", r.Status, r.Body)
+	}
+	if got := ten.Root.Get("/v1/webhook-endpoints/"+failing).Expect(t, 200).JSON(t); got["enabled"] != true {
+		t.Fatalf("after the operator's redeliver: %v", got)
+	}
+	rcv.Wait(t, before+1)
+	deliveries := ten.Root.Get("/v1/webhook-endpoints/"+failing+"/deliveries").Expect(t, 200).JSON(t)["data"].([]any)
+	redelivered := 0
+	for _, d := range deliveries {
+		if d.(map[string]any)["redeliveryOf"] != nil {
+			redelivered++
+		}
+	}
+	if redelivered == 0 {
+		t.Fatalf("no delivery was made again: %v", deliveries)
+	}
+	row = v.OperatorRow("operator-audit", ">"+failing+"<")
+	if !strings.Contains(row, "redeliver") || !strings.Contains(row, "done") || !strings.Contains(row, ten.ID) {
+		t.Fatalf("audit entry: %s", row)
+	}
+	// Enabled now, it is no longer the operator's to recover.
+	if r := v.Post(redeliver, url.Values{"confirm": {"yes"}}, true); r.Status != http.StatusNotFound {
+		t.Fatalf("redeliver of an enabled endpoint: %d", r.Status)
+	}
 }
 
 // TestOperatorConsole_ListsStuckRelayerTransactions: a relayer nonce unmined for more than ten
