@@ -19,7 +19,7 @@ const consoleKeyPurpose = "console-cookie-key"
 
 // mountConsole mounts the tenant console (/console/) on the API's Fiber app, over the same
 // services, and the operator console (/console/operator) over the operator's reports.
-func mountConsole(srv *http.Server, svc http.Services, db *bun.DB, jobs ports.JobRetrier, operatorToken string, protect ports.Cipher, log *slog.Logger) error {
+func mountConsole(srv *http.Server, svc http.Services, db *bun.DB, jobs ports.JobRetrier, cfg Config, protect ports.Cipher, log *slog.Logger) error {
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
 	reports := postgres.NewOperatorReports(db)
 	ops, err := operationsapp.New(operationsapp.Deps{Reports: reports, Audit: reports, Jobs: jobs,
@@ -27,7 +27,8 @@ func mountConsole(srv *http.Server, svc http.Services, db *bun.DB, jobs ports.Jo
 	if err != nil {
 		return err
 	}
-	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: operatorToken}, console.Services{
+	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: cfg.OperatorToken,
+		SignIn: cfg.ConsoleSignIn, SignInIssuer: cfg.ConsoleSignInIssuer, SignInRedirectURL: cfg.ConsoleRedirectURL}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp,
 		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: ops, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
 	}, log)

@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"time"
 
+	"corridor/adapters/console"
 	"corridor/adapters/chain"
 	"corridor/adapters/custody"
 	"corridor/adapters/http"
@@ -111,6 +112,12 @@ type Config struct {
 	// Identity verifies session tokens (the OIDC adapter in a LIVE deployment). Nil: the
 	// sandbox adapter keyed with SessionSecret, for TEST and local runs.
 	Identity ports.Identity
+	// ConsoleSignIn signs console members in at the OIDC provider (OIDC_CLIENT_ID); nil: they
+	// paste a session token. ConsoleSignInIssuer names the provider on the sign-in page and
+	// ConsoleRedirectURL (OIDC_REDIRECT_URL) overrides the callback's URL.
+	ConsoleSignIn       console.SignInFlow
+	ConsoleSignInIssuer string
+	ConsoleRedirectURL  string
 	// CipherPreviousKeys (comma-separated hex) open ciphertexts sealed before CipherKey was
 	// rotated in; CipherLookupKey (hex; empty: CipherKey) keys the lookup hashes across
 	// rotations.
@@ -321,7 +328,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
-	if err := mountConsole(srv, services, db, inserter, cfg.OperatorToken, protect, log); err != nil {
+	if err := mountConsole(srv, services, db, inserter, cfg, protect, log); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

@@ -64,15 +64,25 @@ type Config struct {
 	// OperatorToken (OPERATOR_TOKEN) signs an operator in to /console/operator; empty turns
 	// the operator console off.
 	OperatorToken string
+	// SignIn is the OIDC provider's sign-in (IDENTITY_PROVIDER=oidc with OIDC_CLIENT_ID); nil:
+	// members paste a session token. SignInIssuer names the provider on the page and
+	// SignInRedirectURL (OIDC_REDIRECT_URL) is the callback the provider knows, empty for
+	// this request's origin + /console/signin/oidc/callback.
+	SignIn            SignInFlow
+	SignInIssuer      string
+	SignInRedirectURL string
 }
 
 // Console is the mounted console.
 type Console struct {
-	svc           Services
-	operatorToken string
-	seal          sealer
-	pages         map[string]*template.Template
-	log           *slog.Logger
+	svc            Services
+	operatorToken  string
+	signIn         SignInFlow
+	signInName     string
+	signInRedirect string
+	seal           sealer
+	pages          map[string]*template.Template
+	log            *slog.Logger
 }
 
 // Mount registers the console's routes on app.
@@ -84,7 +94,8 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Checkout == nil || svc.Idempotency == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}
-	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log}
+	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log,
+		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL}
 	var err error
 	if k.pages, err = webconsole.Pages(funcs); err != nil {
 		return nil, err
@@ -93,6 +104,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	g.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(webconsole.Static()), MaxAge: 3600}))
 	g.Get("/signin", k.signinPage)
 	g.Post("/signin", k.signin)
+	k.oidcRoutes(g)
 	operatorPages{k}.operatorRoutes(g)
 	m := g.Group("", k.member, k.csrf)
 	m.Post("/signout", k.signout)

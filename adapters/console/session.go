@@ -97,7 +97,13 @@ func newNonce() string {
 
 // setCookie writes an HttpOnly, SameSite=Strict cookie scoped to /console; Secure on https.
 func setCookie(c *fiber.Ctx, name, value string, maxAge time.Duration) {
-	ck := &fiber.Cookie{Name: name, Value: value, Path: "/console", HTTPOnly: true, SameSite: fiber.CookieSameSiteStrictMode, Secure: c.Protocol() == "https"}
+	writeCookie(c, name, value, maxAge, fiber.CookieSameSiteStrictMode)
+}
+
+// writeCookie writes an HttpOnly cookie scoped to /console with sameSite; Secure on https.
+// Only the sign-in's state cookie is Lax: it must come back with the provider's redirect.
+func writeCookie(c *fiber.Ctx, name, value string, maxAge time.Duration, sameSite string) {
+	ck := &fiber.Cookie{Name: name, Value: value, Path: "/console", HTTPOnly: true, SameSite: sameSite, Secure: c.Protocol() == "https"}
 	if maxAge > 0 {
 		ck.MaxAge = int(maxAge.Seconds())
 	}

@@ -15,7 +15,11 @@ const preCookieLifetime = time.Hour
 
 func statusFor(code core.Code) int { return httpapi.StatusFor(code) }
 
-type signinData struct{ Environment string }
+type signinData struct {
+	Environment string
+	// Provider names the OIDC provider the console signs in at; empty without one.
+	Provider string
+}
 
 // signinPage explains how to get a session token and takes it. The form's CSRF token is tied
 // to a short-lived cookie of its own, so a sign-in cannot be forged from another site either.
@@ -28,7 +32,7 @@ func (k *Console) signinPage(c *fiber.Ctx) error {
 		setCookie(c, preCookie, k.seal.seal(cookieState{Nonce: nonce}), preCookieLifetime)
 	}
 	c.Locals(localNonce, nonce)
-	return k.render(c, fiber.StatusOK, "signin", "Sign in", "", signinData{Environment: "test"})
+	return k.render(c, fiber.StatusOK, "signin", "Sign in", "", k.signinData("test"))
 }
 
 func (k *Console) signin(c *fiber.Ctx) error {
@@ -42,12 +46,12 @@ func (k *Console) signin(c *fiber.Ctx) error {
 	env, ok := parseEnv(c.FormValue("environment"))
 	if token == "" || !ok {
 		c.Locals("consoleError", "Paste a session token and choose TEST or LIVE.")
-		return k.render(c, fiber.StatusUnprocessableEntity, "signin", "Sign in", "", signinData{Environment: "test"})
+		return k.render(c, fiber.StatusUnprocessableEntity, "signin", "Sign in", "", k.signinData("test"))
 	}
 	p, err := k.svc.Tenancy.AuthenticateSession(c.UserContext(), token, env)
 	if err != nil {
 		c.Locals("consoleError", "The identity provider refused this session token: it may have expired. Mint a new one.")
-		return k.render(c, fiber.StatusUnauthorized, "signin", "Sign in", "", signinData{Environment: env.KeyLabel()})
+		return k.render(c, fiber.StatusUnauthorized, "signin", "Sign in", "", k.signinData(env.KeyLabel()))
 	}
 	clearCookie(c, preCookie)
 	setCookie(c, sessionCookie, k.seal.seal(cookieState{Token: token, Env: env.KeyLabel(), Nonce: newNonce()}), 0)

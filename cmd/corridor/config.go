@@ -114,6 +114,11 @@ type identityConfig struct {
 	JWKSURL          string           `env:"OIDC_JWKS_URL" defaultDesc:"$OIDC_ISSUER/.well-known/jwks.json" desc:"the provider's key set (https); set it for providers that publish it elsewhere (see their discovery document's jwks_uri)"`
 	MaxTokenLifetime time.Duration    `env:"OIDC_MAX_TOKEN_LIFETIME" envDefault:"24h" desc:"longest lifetime (exp - iat) of a token accepted; a token without iat is refused"`
 	JWKSTimeout      time.Duration    `env:"OIDC_JWKS_TIMEOUT" envDefault:"5s" desc:"deadline of one fetch of the key set (fetched at start, hourly, and at most once a minute when a token names an unknown key id)"`
+	ClientID         string           `env:"OIDC_CLIENT_ID" defaultDesc:"unset (the console takes pasted tokens)" desc:"the console's client at the provider: with it the console signs members in at the provider (authorization code flow with PKCE) and keeps the token it returns"`
+	ClientSecret     secret           `env:"OIDC_CLIENT_SECRET" defaultDesc:"unset (a public client, protected by PKCE)" desc:"the console client's secret, sent to the token endpoint"`
+	AuthorizationURL string           `env:"OIDC_AUTHORIZATION_URL" defaultDesc:"the discovery document's authorization_endpoint" desc:"where the console sends a member to sign in (https)"`
+	TokenURL         string           `env:"OIDC_TOKEN_URL" defaultDesc:"the discovery document's token_endpoint" desc:"where the console exchanges the sign-in's code (https)"`
+	RedirectURL      string           `env:"OIDC_REDIRECT_URL" defaultDesc:"the request's origin + /console/signin/oidc/callback" desc:"the console's callback as registered at the provider; set it behind a proxy that rewrites the host"`
 }
 
 // walletsConfig bounds wallets and sandbox drips per tenant.
@@ -253,6 +258,7 @@ func (c Config) listenAddr() string {
 // the database URL, the secrets it resolved and the chains it started.
 func (c Config) wiringConfig() wiring.Config {
 	return wiring.Config{
+		ConsoleSignInIssuer: c.Identity.Issuer, ConsoleRedirectURL: c.Identity.RedirectURL,
 		BodyLimitBytes: c.HTTP.BodyLimitBytes, DBMaxConns: c.Service.DBMaxConns, IdempotencyTTL: c.HTTP.IdempotencyTTL,
 		RateLimit:                 http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
 		HTTPTimeouts:              http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},

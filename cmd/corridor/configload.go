@@ -193,6 +193,8 @@ func loadConfig(environ map[string]string) (Config, error) {
 	c.Claims.LinkBase = strings.TrimSpace(c.Claims.LinkBase)
 	c.Identity.Issuer, c.Identity.Audience = strings.TrimSpace(c.Identity.Issuer), strings.TrimSpace(c.Identity.Audience)
 	c.Identity.JWKSURL = strings.TrimSpace(c.Identity.JWKSURL)
+	c.Identity.ClientID, c.Identity.RedirectURL = strings.TrimSpace(c.Identity.ClientID), strings.TrimSpace(c.Identity.RedirectURL)
+	c.Identity.AuthorizationURL, c.Identity.TokenURL = strings.TrimSpace(c.Identity.AuthorizationURL), strings.TrimSpace(c.Identity.TokenURL)
 	if err := checkBounds(c); err != nil {
 		return Config{}, err
 	}
@@ -321,9 +323,12 @@ func (c identityConfig) validate() error {
 	if c.Audience == "" {
 		return configError{"OIDC_AUDIENCE", "is required with IDENTITY_PROVIDER=oidc: without it a token minted for any application of the provider would do"}
 	}
-	if c.JWKSURL != "" {
-		if err := identity.CheckProviderURL("OIDC_JWKS_URL", c.JWKSURL); err != nil {
-			return configError{"OIDC_JWKS_URL", fmt.Sprintf("%q is not an https URL (http only on a loopback host)", c.JWKSURL)}
+	for name, u := range map[string]string{"OIDC_JWKS_URL": c.JWKSURL, "OIDC_AUTHORIZATION_URL": c.AuthorizationURL, "OIDC_TOKEN_URL": c.TokenURL} {
+		if u == "" {
+			continue
+		}
+		if err := identity.CheckProviderURL(name, u); err != nil {
+			return configError{name, fmt.Sprintf("%q is not an https URL (http only on a loopback host)", u)}
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"corridor/adapters/console"
 	"corridor/adapters/identity"
 	"corridor/adapters/pgcluster"
 	"corridor/core"
@@ -190,6 +191,9 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 	if wcfg.Identity, wcfg.SessionSecret, err = sessionVerifier(ctx, cfg, log); err != nil {
 		return err
 	}
+	if wcfg.ConsoleSignIn, err = consoleSignIn(cfg); err != nil {
+		return err
+	}
 	chains, releaseChains, err := startChains(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -325,6 +329,17 @@ func sessionVerifier(ctx context.Context, cfg Config, log *slog.Logger) (ports.I
 	}
 	log.Info("sessions verified by the OIDC provider", "issuer", cfg.Identity.Issuer, "audience", cfg.Identity.Audience)
 	return idp, "", nil
+}
+
+// consoleSignIn is the console's sign-in at the OIDC provider when OIDC_CLIENT_ID is set, else
+// nil (members paste a session token).
+func consoleSignIn(cfg Config) (console.SignInFlow, error) {
+	if cfg.Identity.Provider != providerOIDC || cfg.Identity.ClientID == "" {
+		return nil, nil
+	}
+	return identity.NewCodeFlow(identity.CodeFlowConfig{Issuer: cfg.Identity.Issuer, ClientID: cfg.Identity.ClientID,
+		ClientSecret: cfg.Identity.ClientSecret.reveal(), AuthorizationURL: cfg.Identity.AuthorizationURL, TokenURL: cfg.Identity.TokenURL,
+		Audience: cfg.Identity.Audience})
 }
 
 func sessionCmd(cfg Config, args []string) error {

@@ -176,7 +176,7 @@ func TestOperatorConsole_ListsDisabledEndpoints(t *testing.T) {
 		t.Fatalf("after the operator's redeliver: %v", got)
 	}
 	rcv.Wait(t, before+1)
-	deliveries := ten.Root.Get("/v1/webhook-endpoints/"+failing+"/deliveries").Expect(t, 200).JSON(t)["data"].([]any)
+	deliveries := ten.Root.Get("/v1/webhook-endpoints/"+failing+"/deliveries").Expect(t, 200).JSON(t)["deliveries"].([]any)
 	redelivered := 0
 	for _, d := range deliveries {
 		if d.(map[string]any)["redeliveryOf"] != nil {
