@@ -12,8 +12,8 @@ import (
 	"net/netip"
 	"time"
 
-	"corridor/adapters/console"
 	"corridor/adapters/chain"
+	"corridor/adapters/console"
 	"corridor/adapters/custody"
 	"corridor/adapters/http"
 	"corridor/adapters/jobs"

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"testing"
 	"strings"
+	"testing"
 	"time"
 
 	"corridor/core"
