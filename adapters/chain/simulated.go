@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +47,10 @@ type SimulatedOptions struct {
 	// (the contracts are still deployed and mined first), as on a real node that is slow to
 	// include them: for tests of fee bumps.
 	ManualMining bool
+	// HTTPAddr, when set ("127.0.0.1:PORT"), serves the chain's JSON-RPC (eth, net, web3) over
+	// HTTP there, so another process can use it as its node: a crash test's binary, killed and
+	// started again while the chain lives on in the test. Its sends are sealed by AutoMine.
+	HTTPAddr string
 }
 
 // simulatedRelayerBalance is what the relayer starts with: 1,000,000 ETH in wei.
@@ -76,7 +82,10 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 			return nil, err
 		}
 	}
-	backend := newSimulatedBackend(key, opts.Funded)
+	backend, err := newSimulatedBackend(key, opts.Funded, opts.HTTPAddr)
+	if err != nil {
+		return nil, err
+	}
 	commit := func() { backend.Commit() }
 	client := backend.Client()
 	grace := opts.ClaimGracePeriod
@@ -112,18 +121,55 @@ func NewSimulated(ctx context.Context, opts SimulatedOptions) (*Adapter, error) 
 }
 
 // newSimulatedBackend starts an empty simulated chain with chain id 84532, the relayer and the
-// funded accounts holding their genesis balances.
-func newSimulatedBackend(relayerKey *ecdsa.PrivateKey, funded []common.Address) *simulated.Backend {
+// funded accounts holding their genesis balances, serving JSON-RPC over HTTP at httpAddr when set.
+func newSimulatedBackend(relayerKey *ecdsa.PrivateKey, funded []common.Address, httpAddr string) (*simulated.Backend, error) {
 	alloc := types.GenesisAlloc{crypto.PubkeyToAddress(relayerKey.PublicKey): {Balance: simulatedRelayerBalance}}
 	for _, account := range funded {
 		alloc[account] = types.Account{Balance: FundedBalanceWei}
 	}
-	return simulated.NewBackend(alloc, func(_ *node.Config, ethConf *ethconfig.Config) {
+	host, port := "", 0
+	if httpAddr != "" {
+		h, p, err := net.SplitHostPort(httpAddr)
+		if err != nil {
+			return nil, fmt.Errorf("chain: simulated HTTPAddr %q: %w", httpAddr, err)
+		}
+		if host, port = h, 0; p != "" {
+			if port, err = strconv.Atoi(p); err != nil || port <= 0 {
+				return nil, fmt.Errorf("chain: simulated HTTPAddr %q needs a port", httpAddr)
+			}
+		}
+	}
+	return simulated.NewBackend(alloc, func(nodeConf *node.Config, ethConf *ethconfig.Config) {
 		config := *ethConf.Genesis.Config
 		config.ChainID = big.NewInt(SandboxChainID)
 		ethConf.Genesis.Config = &config
 		ethConf.NetworkId = SandboxChainID
-	})
+		if host != "" {
+			nodeConf.HTTPHost, nodeConf.HTTPPort = host, port
+			nodeConf.HTTPModules, nodeConf.HTTPVirtualHosts = []string{"eth", "net", "web3"}, []string{"*"}
+		}
+	}), nil
+}
+
+// AutoMine seals a block whenever transactions wait in the simulated chain's pool, checking
+// every interval until ctx ends: the block producer of a chain served over HTTP (HTTPAddr),
+// whose senders are other processes. Blocks are sealed only with transactions, so the chain's
+// clock keeps to the wall clock.
+func (a *Adapter) AutoMine(ctx context.Context, interval time.Duration) {
+	go func() {
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if n, err := a.client.PendingTransactionCount(ctx); err == nil && n > 0 {
+				_, _ = a.MineSimulated()
+			}
+		}
+	}()
 }
 
 // AdjustSimulatedTime moves the simulated chain's clock forward by d (whole seconds) and mines

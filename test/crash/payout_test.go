@@ -24,6 +24,7 @@ const usd = int64(1_000_000)
 // it already holds (one payout, not two), the payment is delivered, the sender is debited once,
 // the client's retried create replays the same payment, and `corridor check` passes.
 func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := testdb.NewDatabase(ctx, t)
 	bin := buildCrashBinary(t)
@@ -103,10 +104,10 @@ func verifiedRecipient(t *testing.T, c *harness.Client) string {
 	return phone
 }
 
-func runCheck(t *testing.T, bin, url string) (string, int) {
+func runCheck(t *testing.T, bin, url string, extra ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(bin, "check")
-	cmd.Env = serviceEnv(url, "127.0.0.1:0", "")
+	cmd.Env = append(serviceEnv(url, "127.0.0.1:0", ""), extra...)
 	out, err := cmd.CombinedOutput()
 	if exit, ok := err.(*exec.ExitError); ok {
 		return string(out), exit.ExitCode()

@@ -6,7 +6,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -43,14 +42,13 @@ type service struct {
 	err    error
 }
 
-// buildCrashBinary builds bin/corridor with the crash points compiled in.
+// buildCrashBinary is the binary TestMain built with the crash points compiled in.
 func buildCrashBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "corridor")
-	if out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", bin, "corridor/cmd/corridor").CombinedOutput(); err != nil {
-		t.Fatalf("go build -tags crashpoints: %v\n%s", err, out)
+	if crashBinary == "" {
+		t.Fatal("the crash binary was not built")
 	}
-	return bin
+	return crashBinary
 }
 
 // serviceEnv is the environment of every run: the package's database, sandbox sessions the
@@ -64,12 +62,13 @@ func serviceEnv(databaseURL, addr, crashPoint string) []string {
 		"CHAIN_RPC_URL=", "LIVE_CHAIN_RPC_URL=", "LOG_LEVEL=warn", "CORRIDOR_CRASH_POINT="+crashPoint)
 }
 
-// startService runs `corridor serve` and waits until it answers /healthz.
-func startService(t *testing.T, bin, databaseURL, crashPoint string) *service {
+// startService runs `corridor serve` and waits until it answers /healthz; extra environment
+// entries (a chain node's) override the defaults.
+func startService(t *testing.T, bin, databaseURL, crashPoint string, extra ...string) *service {
 	t.Helper()
 	addr := freeAddr(t)
 	s := &service{cmd: exec.Command(bin, "serve"), base: "http://" + addr, output: &syncBuffer{}, exited: make(chan struct{})}
-	s.cmd.Env = serviceEnv(databaseURL, addr, crashPoint)
+	s.cmd.Env = append(serviceEnv(databaseURL, addr, crashPoint), extra...)
 	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // stuck job is retried with the same idempotency key: the gateway keeps one text, and its code
 // verifies the alias.
 func TestCrash_SMSSentBeforeItsJobCompleted(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := testdb.NewDatabase(ctx, t)
 	bin := buildCrashBinary(t)

@@ -16,6 +16,7 @@ import (
 // retried: the receiver gets the same event again (at least once, never lost; receivers
 // deduplicate on the event id), and every delivery ends SUCCEEDED.
 func TestCrash_WebhookDeliveredBeforeItsRecord(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	url := testdb.NewDatabase(ctx, t)
 	bin := buildCrashBinary(t)
