@@ -50,7 +50,7 @@ func TestOpenAPI_GoldenDocument(t *testing.T) {
 			}
 			path := filepath.Join("testdata", name)
 			if *updateGolden {
-				if err := os.WriteFile(path, served, 0o600); err != nil {
+				if err := os.WriteFile(path, served, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -74,4 +74,38 @@ func firstDifference(got, want []byte) string {
 	from := max(i-120, 0)
 	return fmt.Sprintf("at byte %d (lengths %d and %d)\n got: …%s…\nwant: …%s…", i, len(got), len(want),
 		got[from:min(i+120, len(got))], want[from:min(i+120, len(want))])
+}
+
+// TestEndpoints_GoldenOrder: the endpoint table registers the same routes in the same order as
+// before the handler split (Fiber tries routes in registration order), each with the same kind
+// of handler (staged or not), authentication, scopes and flags.
+func TestEndpoints_GoldenOrder(t *testing.T) {
+	enabled := map[string]bool{}
+	for _, f := range contractFeatures {
+		enabled[f] = true
+	}
+	s, err := New(Config{Store: nopStore{}, Capabilities: CapabilitiesConfig{Features: enabled}},
+		nopServices(t), slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, r := range s.Endpoints() {
+		fmt.Fprintf(&b, "%s %s auth=%d scopes=%v staged=%t handler=%t sandbox=%t secondary=%t body=%t byID=%t agentConflict=%t secret=%v grants=%q\n",
+			r.Method, r.Path, r.Auth, r.Scopes, r.Staged != nil, r.Handler != nil, r.SandboxOnly, r.SecondaryErrors,
+			r.SecondaryBody != nil, r.SecondaryByID, r.AgentSuspendedConflict, r.SecretFields, r.Grants)
+	}
+	path := filepath.Join("testdata", "endpoints.txt")
+	if *updateGolden {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), golden) {
+		t.Fatalf("the endpoint table differs from %s: %s", path, firstDifference(b.Bytes(), golden))
+	}
 }
