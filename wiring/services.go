@@ -55,51 +55,81 @@ type servicePorts struct {
 	webhookSender webhooksapp.Sender
 }
 
+// registry is the service registry: one service per capability of app/, and the
+// Idempotency-Key store. The composition root owns it; the HTTP adapter (httpDeps), the console
+// and the job workers (jobCapabilities) each take from it what they use.
+type registry struct {
+	Tenancy     *tenancy.Service
+	Finance     *finance.Service
+	Wallets     *wallets.Service
+	SafePay     *safepayapp.Service
+	Policy      *policyapp.Service
+	Offramp     *offrampapp.Service
+	Agents      *agents.Service
+	Treasury    *treasuryapp.Service
+	Cards       *cardsapp.Service
+	Ramps       *rampsapp.Service
+	TwoFactor   *twofactorapp.Service
+	Invoices    *invoicesapp.Service
+	Webhooks    *webhooksapp.Service
+	Checkout    *checkoutapp.Service
+	Idempotency *kernel.Idempotency
+}
+
+// httpDeps are the services the HTTP adapter's handler types hold. The off-ramp service
+// serves three capabilities (payments, claims, recipients) until it is split.
+func (s *registry) httpDeps() http.Deps {
+	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, SafePay: s.SafePay, Policy: s.Policy,
+		Offramp: s.Offramp, Claims: s.Offramp, Recipients: s.Offramp, Agents: s.Agents, Treasury: s.Treasury,
+		Cards: s.Cards, Ramps: s.Ramps, TwoFactor: s.TwoFactor, Invoices: s.Invoices, Webhooks: s.Webhooks,
+		Checkout: s.Checkout, Idempotency: s.Idempotency}
+}
+
 // newServices builds one service per capability of app/ and plugs them into each other
 // through the small interfaces each caller declares: tenancy asks wallets which wallets a
 // signer owns; Safe payments and off-ramp payments ask policy for its gates.
-func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, error) {
-	var s http.Services
+func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error) {
+	s := &registry{}
 	var err error
 	cardIssuer := outside.Issuer{CardIssuer: issuer.NewSandbox()}
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
-		return s, err
+		return nil, err
 	}
 	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
 		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Card settlements debit the clearing account of the issuer the cards capability uses.
 		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name(), Custody: p.custody}); err != nil {
-		return s, err
+		return nil, err
 	}
 	// The cards capability is built after agents (it takes their budget): agentCards reaches it
 	// through s once it exists.
-	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{&s},
+	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{s},
 		Logger: log}); err != nil {
-		return s, err
+		return nil, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets,
 		Agents: s.Agents, KeyCacheTTL: cfg.APIKeyCacheTTL}); err != nil {
-		return s, err
+		return nil, err
 	}
 	if s.Finance, err = finance.New(finance.Deps{Store: p.store, Clock: cfg.Clock, Chains: cfg.ChainAdapters}); err != nil {
-		return s, err
+		return nil, err
 	}
 	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,
 		Agents: s.Agents}); err != nil {
-		return s, err
+		return nil, err
 	}
 	if s.TwoFactor, err = twofactorapp.New(twofactorapp.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		CoolingOff: cfg.ContactCoolingOff}); err != nil {
-		return s, err
+		return nil, err
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		ScreeningGate: safePayScreening{p.screening},
 		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
 		// reaches it through s once it exists.
-		Outcomes: sweepOutcomes{&s}, Custody: p.custody}); err != nil {
-		return s, err
+		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {
+		return nil, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: p.screening, Payouts: p.payouts,
@@ -114,41 +144,44 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,
 		Confirmations: cfg.ChainConfirmations})
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
 		AgentBudget: s.Agents, Mirror: s.Wallets, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	s.Ramps, err = rampsapp.New(rampsDeps(cfg, p, s))
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	arbiter, err := invoiceArbiterKey(cfg.InvoiceArbiterKey)
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	s.Invoices, err = invoicesapp.New(invoicesapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: invoiceWallets{s.Wallets}, Payments: invoicePayments{s.SafePay}, ArbiterKey: arbiter,
 		PollInterval: cfg.InvoicePollInterval, Logger: log})
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
 		Sender: outside.Webhooks{WebhookSender: p.webhookSender}, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	s.Checkout, err = checkoutapp.New(checkoutapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Config: cfg.Checkout, Logger: log})
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // webhookTimeout is one delivery attempt's bound (the configured one, or the default).
@@ -161,7 +194,7 @@ func webhookTimeout(c webhooksapp.Config) time.Duration {
 
 // rampsDeps wires sandbox ramps: on-ramp credits through the wallets capability's faucet job,
 // off-ramp debits through Safe payments.
-func rampsDeps(cfg Config, p servicePorts, s http.Services) rampsapp.Deps {
+func rampsDeps(cfg Config, p servicePorts, s *registry) rampsapp.Deps {
 	const usd = 1_000_000 // base units per USD
 	liquidation := cfg.Ramps.LiquidationAddress
 	if liquidation == "" {
@@ -259,7 +292,7 @@ func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principa
 
 // sweepOutcomes tells the treasury capability of final Safe payments, so a sweep announces
 // its outcome in the payment's unit of work.
-type sweepOutcomes struct{ s *http.Services }
+type sweepOutcomes struct{ s *registry }
 
 func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error {
 	if o.s.Treasury == nil {
@@ -284,12 +317,12 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.
-func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
+func jobCapabilities(s *registry, extra ...kernel.Jobs) []kernel.Jobs {
 	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.
-func newWorkers(s http.Services, extra ...kernel.Jobs) *river.Workers {
+func newWorkers(s *registry, extra ...kernel.Jobs) *river.Workers {
 	workers := river.NewWorkers()
 	kernel.RegisterWorkers(workers, jobCapabilities(s, extra...)...)
 	return workers
