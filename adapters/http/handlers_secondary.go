@@ -308,25 +308,23 @@ func (h *walletsHandlers) secondaryTransactions(c *fiber.Ctx) error {
 	return h.secondaryTransactionList(c, "")
 }
 
-// secondaryTransactionList pages a wallet's (or every wallet's) Safe payments and ledger mirror
-// lines, newest first, as the store merges, filters and counts them.
+// secondaryTransactionList answers a page of a wallet's (or every wallet's) transactions: it
+// decodes the query, asks the wallets capability's Activity use case (which checks the scopes
+// and pages the merged Safe payments and ledger mirror lines in the store) and encodes the
+// page in the secondary shape.
 func (h *walletsHandlers) secondaryTransactionList(c *fiber.Ctx, walletID string) error {
-	p := principal(c)
-	if err := p.Require(auth.ScopeWalletsRead, auth.ScopePaymentsRead); err != nil {
-		return err
-	}
 	q, err := parseSecondaryQuery(c)
 	if err != nil {
 		return err
 	}
-	rows, total, err := h.svc.Activity(c.UserContext(), p, ports.ActivityQuery{WalletID: walletID, Type: q.typ,
+	page, err := h.svc.Activity(c.UserContext(), principal(c), ports.ActivityQuery{WalletID: walletID, Type: q.typ,
 		Status: strings.ToUpper(q.status), From: q.fromDate, To: q.toDate}, ports.Page{Skip: q.offset, Take: q.limit})
 	if err != nil {
 		return err
 	}
-	out := secondaryTransactionListResponse{Data: make([]secondaryTransaction, 0, len(rows)), Total: total,
-		HasMore: q.offset+len(rows) < total}
-	for _, r := range rows {
+	out := secondaryTransactionListResponse{Data: make([]secondaryTransaction, 0, len(page.Rows)), Total: page.Total,
+		HasMore: page.HasMore}
+	for _, r := range page.Rows {
 		out.Data = append(out.Data, secondaryTransaction{ID: r.ID, WalletID: r.WalletID, Type: r.Type, Currency: "USDC",
 			Amount: wallet.FormatAmount(wallet.AssetUSDC, r.AmountBaseUnits), Status: strings.ToLower(r.Status),
 			TransactionHash: strPtr(r.TxHash), Counterparty: strPtr(r.Counterparty), Note: strPtr(r.Note), CreatedAt: r.CreatedAt})
