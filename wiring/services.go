@@ -93,35 +93,35 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	var err error
 	cardIssuer := outside.Issuer{CardIssuer: issuer.NewSandbox()}
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
 		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Card settlements debit the clearing account of the issuer the cards capability uses.
 		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name(), Custody: p.custody}); err != nil {
-		return nil, err
+		return s, err
 	}
 	// The cards capability is built after agents (it takes their budget): agentCards reaches it
 	// through s once it exists.
 	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{s},
 		Logger: log}); err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.Tenancy, err = tenancy.New(tenancy.Deps{Store: p.store, Identity: p.identity, Clock: cfg.Clock, WalletOwners: s.Wallets,
 		Agents: s.Agents, KeyCacheTTL: cfg.APIKeyCacheTTL}); err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.Finance, err = finance.New(finance.Deps{Store: p.store, Clock: cfg.Clock, Chains: cfg.ChainAdapters}); err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,
 		Agents: s.Agents}); err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.TwoFactor, err = twofactorapp.New(twofactorapp.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		CoolingOff: cfg.ContactCoolingOff}); err != nil {
-		return nil, err
+		return s, err
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		ScreeningGate: safePayScreening{p.screening},
@@ -129,7 +129,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
 		// reaches it through s once it exists.
 		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {
-		return nil, err
+		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: p.screening, Payouts: p.payouts,
@@ -144,44 +144,41 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,
 		Confirmations: cfg.ChainConfirmations})
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
 		AgentBudget: s.Agents, Mirror: s.Wallets, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	s.Ramps, err = rampsapp.New(rampsDeps(cfg, p, s))
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	arbiter, err := invoiceArbiterKey(cfg.InvoiceArbiterKey)
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	s.Invoices, err = invoicesapp.New(invoicesapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: invoiceWallets{s.Wallets}, Payments: invoicePayments{s.SafePay}, ArbiterKey: arbiter,
 		PollInterval: cfg.InvoicePollInterval, Logger: log})
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
 		Sender: outside.Webhooks{WebhookSender: p.webhookSender}, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
-		return nil, err
+		return s, err
 	}
 	s.Checkout, err = checkoutapp.New(checkoutapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Config: cfg.Checkout, Logger: log})
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return s, err
 }
 
 // webhookTimeout is one delivery attempt's bound (the configured one, or the default).
