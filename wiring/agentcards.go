@@ -3,7 +3,6 @@ package wiring
 import (
 	"context"
 
-	"corridor/adapters/http"
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/card"
@@ -11,7 +10,7 @@ import (
 
 // agentCards issues an agent's card through the cards capability, read from the services at
 // call time: cards is built after agents, since it takes the agents' card budget.
-type agentCards struct{ services *http.Services }
+type agentCards struct{ services *registry }
 
 func (a agentCards) PrepareAgentCard(ctx context.Context, p auth.Principal, walletID, agentID string,
 	limits card.LimitsPatch) (func(ctx context.Context, base card.Limits) (card.Card, error), error) {

@@ -19,7 +19,7 @@ const consoleKeyPurpose = "console-cookie-key"
 
 // mountConsole mounts the tenant console (/console/) on the API's Fiber app, over the same
 // services, and the operator console (/console/operator) over the operator's reports.
-func mountConsole(srv *http.Server, svc http.Services, db *bun.DB, jobs ports.JobRetrier, cfg Config, protect ports.Cipher, log *slog.Logger) error {
+func mountConsole(srv *http.Server, svc *registry, db *bun.DB, jobs ports.JobRetrier, cfg Config, protect ports.Cipher, log *slog.Logger) error {
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
 	reports := postgres.NewOperatorReports(db)
 	ops, err := operationsapp.New(operationsapp.Deps{Reports: reports, Audit: reports, Jobs: jobs,

@@ -55,11 +55,41 @@ type servicePorts struct {
 	webhookSender webhooksapp.Sender
 }
 
+// registry is the service registry: one service per capability of app/, and the
+// Idempotency-Key store. The composition root owns it; the HTTP adapter (httpDeps), the console
+// and the job workers (jobCapabilities) each take from it what they use.
+type registry struct {
+	Tenancy     *tenancy.Service
+	Finance     *finance.Service
+	Wallets     *wallets.Service
+	SafePay     *safepayapp.Service
+	Policy      *policyapp.Service
+	Offramp     *offrampapp.Service
+	Agents      *agents.Service
+	Treasury    *treasuryapp.Service
+	Cards       *cardsapp.Service
+	Ramps       *rampsapp.Service
+	TwoFactor   *twofactorapp.Service
+	Invoices    *invoicesapp.Service
+	Webhooks    *webhooksapp.Service
+	Checkout    *checkoutapp.Service
+	Idempotency *kernel.Idempotency
+}
+
+// httpDeps are the services the HTTP adapter's handler types hold. The off-ramp service
+// serves three capabilities (payments, claims, recipients) until it is split.
+func (s *registry) httpDeps() http.Deps {
+	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, SafePay: s.SafePay, Policy: s.Policy,
+		Offramp: s.Offramp, Claims: s.Offramp, Recipients: s.Offramp, Agents: s.Agents, Treasury: s.Treasury,
+		Cards: s.Cards, Ramps: s.Ramps, TwoFactor: s.TwoFactor, Invoices: s.Invoices, Webhooks: s.Webhooks,
+		Checkout: s.Checkout, Idempotency: s.Idempotency}
+}
+
 // newServices builds one service per capability of app/ and plugs them into each other
 // through the small interfaces each caller declares: tenancy asks wallets which wallets a
 // signer owns; Safe payments and off-ramp payments ask policy for its gates.
-func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, error) {
-	var s http.Services
+func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error) {
+	s := &registry{}
 	var err error
 	cardIssuer := outside.Issuer{CardIssuer: issuer.NewSandbox()}
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
@@ -74,7 +104,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 	}
 	// The cards capability is built after agents (it takes their budget): agentCards reaches it
 	// through s once it exists.
-	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{&s},
+	if s.Agents, err = agents.New(agents.Deps{Store: p.store, Clock: cfg.Clock, Wallets: agentWallets{s.Wallets}, Cards: agentCards{s},
 		Logger: log}); err != nil {
 		return s, err
 	}
@@ -98,7 +128,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
 		// reaches it through s once it exists.
-		Outcomes: sweepOutcomes{&s}, Custody: p.custody}); err != nil {
+		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {
 		return s, err
 	}
 	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
@@ -161,7 +191,7 @@ func webhookTimeout(c webhooksapp.Config) time.Duration {
 
 // rampsDeps wires sandbox ramps: on-ramp credits through the wallets capability's faucet job,
 // off-ramp debits through Safe payments.
-func rampsDeps(cfg Config, p servicePorts, s http.Services) rampsapp.Deps {
+func rampsDeps(cfg Config, p servicePorts, s *registry) rampsapp.Deps {
 	const usd = 1_000_000 // base units per USD
 	liquidation := cfg.Ramps.LiquidationAddress
 	if liquidation == "" {
@@ -259,7 +289,7 @@ func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principa
 
 // sweepOutcomes tells the treasury capability of final Safe payments, so a sweep announces
 // its outcome in the payment's unit of work.
-type sweepOutcomes struct{ s *http.Services }
+type sweepOutcomes struct{ s *registry }
 
 func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error {
 	if o.s.Treasury == nil {
@@ -284,12 +314,12 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.
-func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
+func jobCapabilities(s *registry, extra ...kernel.Jobs) []kernel.Jobs {
 	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.
-func newWorkers(s http.Services, extra ...kernel.Jobs) *river.Workers {
+func newWorkers(s *registry, extra ...kernel.Jobs) *river.Workers {
 	workers := river.NewWorkers()
 	kernel.RegisterWorkers(workers, jobCapabilities(s, extra...)...)
 	return workers

@@ -323,7 +323,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Commit:             ReadBuild().Commit,
 		Readiness:          readinessChecks(cfg.ChainAdapters, runner),
 		Metrics:            obs.registry,
-	}, services, log)
+	}, services.httpDeps(), log)
 	if err != nil {
 		closeDB()
 		return nil, err

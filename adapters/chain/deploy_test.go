@@ -65,7 +65,10 @@ func deployOnLateState(t *testing.T, ctx context.Context, lag int) (*lateStateCl
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := newSimulatedBackend(key, nil)
+	backend, err := newSimulatedBackend(key, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = backend.Close() })
 	client := &lateStateClient{Client: backend.Client(), lag: lag, hidden: map[common.Address]int{}}
 	commit := func() { backend.Commit() }

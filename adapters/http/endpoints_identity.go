@@ -1,24 +1,19 @@
 package http
 
 import (
-	"time"
-
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/finance"
 	"corridor/core/auth"
 	"corridor/core/recipient"
 )
 
-// identityEndpoints are the caller's identity and the service's status (DESIGN.md §6).
-func (s *Server) identityEndpoints() []Endpoint {
+// identityEndpoints is the caller's identity (DESIGN.md §6): who it is, and its
+// BUSINESS_IDENTITY credential, which the recipients capability keeps.
+func (h *recipientsHandlers) identityEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "GET", Path: "/v1/identity", Summary: "The caller: who is authenticated, for which tenant and environment with which scopes, and its verification and credentials", Tag: "identity",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeIdentityRead},
-			Responses: map[int]any{200: identityResponse{}}, Handler: s.getIdentity},
-		{Method: "GET", Path: "/v1/status", Summary: "Service, database and per-environment chain health; a part that is down is reported, never a 5xx", Tag: "service",
-			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeStatusRead},
-			Responses: map[int]any{200: statusResponse{}}, Handler: s.getStatus},
+			Responses: map[int]any{200: identityResponse{}}, Handler: h.getIdentity},
 	}
 }
 
@@ -46,9 +41,9 @@ type identityResponse struct {
 	Credentials  []credentialResponse `json:"credentials" oas:"required"`
 }
 
-func (s *Server) getIdentity(c *fiber.Ctx) error {
+func (h *recipientsHandlers) getIdentity(c *fiber.Ctx) error {
 	p := principal(c)
-	cred, ok, err := s.svc.Offramp.GetCredential(c.UserContext(), p)
+	cred, ok, err := h.svc.GetCredential(c.UserContext(), p)
 	if err != nil {
 		return err
 	}
@@ -78,37 +73,4 @@ func toIdentityPrincipal(p auth.Principal) identityPrincipal {
 		out.Scopes[i] = string(sc)
 	}
 	return out
-}
-
-type chainHealthResponse struct {
-	Environment         string  `json:"environment" oas:"required,enum=TEST|LIVE"`
-	Status              string  `json:"status" oas:"required,enum=ok|degraded|unavailable|not_configured"`
-	ChainID             *int64  `json:"chainId" oas:"required"`
-	LatestBlock         *uint64 `json:"latestBlock" oas:"required" description:"null when the node could not be read"`
-	IndexedThroughBlock *uint64 `json:"indexedThroughBlock" oas:"required" description:"the last block the ledger mirror has posted; null before its first run"`
-	MirrorLagBlocks     *uint64 `json:"mirrorLagBlocks" oas:"required" description:"latestBlock minus indexedThroughBlock; past 600 the environment is degraded"`
-	Problem             *string `json:"problem" oas:"required"`
-}
-
-type statusResponse struct {
-	Status    string                `json:"status" oas:"required,enum=ok|degraded"`
-	Service   string                `json:"service" oas:"required,enum=ok"`
-	Database  string                `json:"database" oas:"required,enum=ok|unavailable"`
-	Chains    []chainHealthResponse `json:"chains" oas:"required"`
-	CheckedAt time.Time             `json:"checkedAt" oas:"required"`
-}
-
-func (s *Server) getStatus(c *fiber.Ctx) error {
-	rep, err := s.svc.Finance.Status(c.UserContext(), principal(c))
-	if err != nil {
-		return err
-	}
-	out := statusResponse{Status: rep.Status, Service: finance.HealthOK, Database: rep.Database, CheckedAt: rep.CheckedAt,
-		Chains: make([]chainHealthResponse, len(rep.Chains))}
-	for i, h := range rep.Chains {
-		out.Chains[i] = chainHealthResponse{Environment: string(h.Environment), Status: h.Status, ChainID: h.ChainID,
-			LatestBlock: h.LatestBlock, IndexedThroughBlock: h.IndexedThroughBlock, MirrorLagBlocks: h.MirrorLagBlocks,
-			Problem: strPtr(h.Problem)}
-	}
-	return c.JSON(out)
 }

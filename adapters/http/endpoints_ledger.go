@@ -5,7 +5,7 @@ import "corridor/core/auth"
 // ledgerEndpoints are the routes of the ledger capability (balances, sandbox deposits, finance).
 // Scopes (docs/decisions.md, "Ledger"): the service balance is payments:read, a sandbox
 // deposit payments:create (TEST only), and every finance read treasury:read.
-func (s *Server) ledgerEndpoints() []Endpoint {
+func (h *financeHandlers) ledgerEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	window := []Param{
 		{Name: "from", In: "query", Description: "RFC 3339; only transfers created at or after it"},
@@ -16,16 +16,16 @@ func (s *Server) ledgerEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "GET", Path: "/v1/balances", Summary: "The caller's service balance per asset: available, held and total", Tag: "balances",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsRead}, Params: []Param{asOf},
-			Responses: map[int]any{200: balancesResponse{}}, Handler: s.getBalances},
+			Responses: map[int]any{200: balancesResponse{}}, Handler: h.getBalances},
 		{Method: "POST", Path: "/v1/sandbox/balance-deposits", Summary: "TEST only: credit the caller's service balance from the sandbox pool", Tag: "balances",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsCreate}, Request: depositRequest{},
-			Responses: map[int]any{201: depositResponse{}, 403: Envelope{}}, Handler: s.createDeposit},
+			Responses: map[int]any{201: depositResponse{}, 403: Envelope{}}, Handler: h.createDeposit},
 		{Method: "GET", Path: "/v1/ledger/accounts", Summary: "The caller's ledger accounts with balances (now or as of an instant)", Tag: "ledger",
 			Auth: authRequired, Scopes: finance, Params: append([]Param{asOf}, paging...),
-			Responses: map[int]any{200: ledgerAccountListResponse{}}, Handler: s.listLedgerAccounts},
+			Responses: map[int]any{200: ledgerAccountListResponse{}}, Handler: h.listLedgerAccounts},
 		{Method: "GET", Path: "/v1/ledger/accounts/{id}/statement", Summary: "An account statement with running balances over [from, to)", Tag: "ledger",
 			Auth: authRequired, Scopes: finance, Params: append(append([]Param{{Name: "id", In: "path"}}, window...), paging...),
-			Responses: map[int]any{200: statementResponse{}, 404: Envelope{}}, Handler: s.accountStatement},
+			Responses: map[int]any{200: statementResponse{}, 404: Envelope{}}, Handler: h.accountStatement},
 		{Method: "GET", Path: "/v1/ledger/entries", Summary: "Journal entries touching the caller's accounts; ?format=csv exports CSV (text/csv, see docs/ledger.md)", Tag: "ledger",
 			Auth: authRequired, Scopes: finance,
 			Params: append(append([]Param{
@@ -33,12 +33,12 @@ func (s *Server) ledgerEndpoints() []Endpoint {
 				{Name: "accountId", In: "query", Description: "only entries touching this account of the caller"},
 			}, window...), Param{Name: "skip", In: "query", Integer: true, Description: "at most 10000"},
 				Param{Name: "take", In: "query", Integer: true, Description: "at most 100 (JSON) or 10000 (CSV)"}),
-			Responses: map[int]any{200: Content{"application/json": entryListResponse{}, "text/csv": ""}, 404: Envelope{}}, Handler: s.listEntries},
+			Responses: map[int]any{200: Content{"application/json": entryListResponse{}, "text/csv": ""}, 404: Envelope{}}, Handler: h.listEntries},
 		{Method: "GET", Path: "/v1/ledger/trial-balance", Summary: "The caller's trial balance per asset; balanced means it sums to zero", Tag: "ledger",
 			Auth: authRequired, Scopes: finance,
-			Responses: map[int]any{200: trialBalanceResponse{}}, Handler: s.trialBalance},
+			Responses: map[int]any{200: trialBalanceResponse{}}, Handler: h.trialBalance},
 		{Method: "GET", Path: "/v1/ledger/reconciliation", Summary: "Per wallet: the ledger mirror's USDC balance, the live on-chain balance and the drift, with the indexer's block (docs/chain.md)", Tag: "ledger",
 			Auth: authRequired, Scopes: finance,
-			Responses: map[int]any{200: reconciliationResponse{}, 503: Envelope{}}, Handler: s.ledgerReconciliation},
+			Responses: map[int]any{200: reconciliationResponse{}, 503: Envelope{}}, Handler: h.ledgerReconciliation},
 	}
 }

@@ -6,7 +6,7 @@ import "corridor/core/auth"
 // documented shapes", D19): snake_case, errors in the secondary shape, mapped onto wallets,
 // Safe payments and the ledger. POST /v1/wallets is shared with the canonical surface and
 // stays in walletEndpoints (its body's shape selects the surface).
-func (s *Server) secondaryEndpoints() []Endpoint {
+func (h *walletsHandlers) secondaryEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path", Description: "the wallet's id (wal_…)"}}
 	history := []Param{
 		{Name: "limit", In: "query", Integer: true, Description: "1 to 100, default 100"},
@@ -23,15 +23,15 @@ func (s *Server) secondaryEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "GET", Path: "/v1/wallets/{id}/balance", Summary: "Secondary: a wallet's live balances with their USD value", Tag: "secondary",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsRead}, Params: pathID, SecondaryErrors: true,
-			Responses: map[int]any{200: secondaryBalanceResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Handler: s.secondaryBalance},
+			Responses: map[int]any{200: secondaryBalanceResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Handler: h.secondaryBalance},
 		{Method: "GET", Path: "/v1/wallets/{id}/transactions", Summary: "Secondary: a wallet's Safe payments and on-chain USDC movements, newest first", Tag: "secondary",
 			Auth: authRequired, Scopes: read, Params: append(pathID, history...), SecondaryErrors: true,
-			Responses: map[int]any{200: secondaryTransactionListResponse{}, 404: secondaryErrorResponse{}}, Handler: s.secondaryWalletTransactions},
+			Responses: map[int]any{200: secondaryTransactionListResponse{}, 404: secondaryErrorResponse{}}, Handler: h.secondaryWalletTransactions},
 		{Method: "POST", Path: "/v1/wallets/{id}/send", Summary: "Secondary: send USDC to an address (a Safe payment awaiting its owners' signatures)", Tag: "secondary",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsCreate, auth.ScopeWalletsRead}, Params: pathID, Request: secondarySendRequest{}, SecondaryErrors: true,
-			Responses: map[int]any{201: secondarySendResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Staged: s.secondarySend},
+			Responses: map[int]any{201: secondarySendResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Staged: h.secondarySend},
 		{Method: "GET", Path: "/v1/transactions", Summary: "Secondary: every wallet's Safe payments and on-chain USDC movements, newest first", Tag: "secondary",
 			Auth: authRequired, Scopes: read, Params: append(append([]Param{}, history...), dates...), SecondaryErrors: true,
-			Responses: map[int]any{200: secondaryTransactionListResponse{}}, Handler: s.secondaryTransactions},
+			Responses: map[int]any{200: secondaryTransactionListResponse{}}, Handler: h.secondaryTransactions},
 	}
 }

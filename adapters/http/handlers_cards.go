@@ -13,22 +13,22 @@ import (
 
 // issueWalletCard checks the wallet and its Safe's card spend module (a chain read) outside
 // the idempotent unit, then issues and records the card inside it.
-func (s *Server) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *cardsHandlers) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 	var req cardIssueRequest
 	patch, err := limitsPatch(c.Body(), &req, &req.cardLimitsRequest)
 	if err != nil {
 		return nil, err
 	}
 	if req.AgentID != nil {
-		return s.issueWalletAgentCard(c, *req.AgentID, patch)
+		return h.issueWalletAgentCard(c, *req.AgentID, patch)
 	}
-	read, err := s.svc.Cards.ReadIssue(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")),
+	read, err := h.svc.ReadIssue(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")),
 		cardsapp.IssueInput{Limits: patch, AgentID: req.AgentID})
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		card, err := s.svc.Cards.Issue(c.UserContext(), principal(c), read)
+		card, err := h.svc.Issue(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -38,13 +38,13 @@ func (s *Server) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 
 // issueWalletAgentCard is POST /v1/wallets/{walletId}/cards with an agentId: the agent's card,
 // by the agents capability's rules (POST /v1/agents/{id}/cards), on the agent's own wallet.
-func (s *Server) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch card.LimitsPatch) (fiber.Handler, error) {
-	read, err := s.svc.Agents.ReadWalletCard(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")), agentID, patch)
+func (h *cardsHandlers) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch card.LimitsPatch) (fiber.Handler, error) {
+	read, err := h.agents.ReadWalletCard(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")), agentID, patch)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		card, err := s.svc.Agents.IssueCard(c.UserContext(), principal(c), read)
+		card, err := h.agents.IssueCard(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -54,17 +54,17 @@ func (s *Server) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch card.L
 
 // issueCardholderCard validates the body and issues the card at the issuer outside the
 // idempotent unit (no outside call inside a transaction, DESIGN.md D22), then records it inside.
-func (s *Server) issueCardholderCard(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *cardsHandlers) issueCardholderCard(c *fiber.Ctx) (fiber.Handler, error) {
 	var req cardholderCardRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.Cards.ReadCardholderCard(c.UserContext(), principal(c), req.input())
+	read, err := h.svc.ReadCardholderCard(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		card, err := s.svc.Cards.RecordCardholderCard(c.UserContext(), principal(c), read)
+		card, err := h.svc.RecordCardholderCard(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -72,12 +72,12 @@ func (s *Server) issueCardholderCard(c *fiber.Ctx) (fiber.Handler, error) {
 	}, nil
 }
 
-func (s *Server) listCards(c *fiber.Ctx) error {
+func (h *cardsHandlers) listCards(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	cards, total, err := s.svc.Cards.ListCards(c.UserContext(), principal(c), page)
+	cards, total, err := h.svc.ListCards(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -88,43 +88,43 @@ func (s *Server) listCards(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getCard(c *fiber.Ctx) error {
-	card, err := s.svc.Cards.GetCard(c.UserContext(), principal(c), c.Params("id"))
+func (h *cardsHandlers) getCard(c *fiber.Ctx) error {
+	card, err := h.svc.GetCard(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toCard(card))
 }
 
-func (s *Server) getCardLimits(c *fiber.Ctx) error {
-	card, err := s.svc.Cards.GetCard(c.UserContext(), principal(c), c.Params("id"))
+func (h *cardsHandlers) getCardLimits(c *fiber.Ctx) error {
+	card, err := h.svc.GetCard(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toCardLimits(card))
 }
 
-func (s *Server) putCardLimits(c *fiber.Ctx) error {
+func (h *cardsHandlers) putCardLimits(c *fiber.Ctx) error {
 	var req cardLimitsRequest
 	patch, err := limitsPatch(c.Body(), &req, &req)
 	if err != nil {
 		return err
 	}
-	card, err := s.svc.Cards.UpdateLimits(c.UserContext(), principal(c), c.Params("id"), patch)
+	card, err := h.svc.UpdateLimits(c.UserContext(), principal(c), c.Params("id"), patch)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toCardLimits(card))
 }
 
-func (s *Server) freezeCard(c *fiber.Ctx) error   { return s.setCardFrozen(c, true) }
-func (s *Server) unfreezeCard(c *fiber.Ctx) error { return s.setCardFrozen(c, false) }
+func (h *cardsHandlers) freezeCard(c *fiber.Ctx) error   { return h.setCardFrozen(c, true) }
+func (h *cardsHandlers) unfreezeCard(c *fiber.Ctx) error { return h.setCardFrozen(c, false) }
 
-func (s *Server) setCardFrozen(c *fiber.Ctx, frozen bool) error {
+func (h *cardsHandlers) setCardFrozen(c *fiber.Ctx, frozen bool) error {
 	if err := decodeBody(c, &struct{}{}); err != nil {
 		return err
 	}
-	card, err := s.svc.Cards.SetFrozen(c.UserContext(), principal(c), c.Params("id"), frozen)
+	card, err := h.svc.SetFrozen(c.UserContext(), principal(c), c.Params("id"), frozen)
 	if err != nil {
 		return err
 	}
@@ -138,8 +138,8 @@ const ephemeralKeysPerMinute = 5
 
 // createEphemeralKey mints the key at the issuer outside the idempotent unit (DESIGN.md D22);
 // the unit only stores the answer for replays.
-func (s *Server) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) {
-	ok, wait := s.ephemeralKeyLimiter.allow("ephemeral-key-ip:"+c.IP(), time.Now())
+func (h *cardsHandlers) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) {
+	ok, wait := h.ephemeralKeys.allow("ephemeral-key-ip:"+c.IP(), time.Now())
 	if !ok {
 		c.Set(fiber.HeaderRetryAfter, retryAfter(wait))
 		return nil, (&core.Error{Code: core.CodeRateLimited, Message: "at most 5 ephemeral keys a minute per client; retry after the Retry-After seconds"}).
@@ -149,7 +149,7 @@ func (s *Server) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) {
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	card, key, err := s.svc.Cards.CreateEphemeralKey(c.UserContext(), principal(c), c.Params("id"), cardsapp.EphemeralKeyInput{
+	card, key, err := h.svc.CreateEphemeralKey(c.UserContext(), principal(c), c.Params("id"), cardsapp.EphemeralKeyInput{
 		Platform: req.Platform, Nonce: req.Nonce, NonceSignature: req.NonceSignature, Certificates: req.Certificates})
 	if err != nil {
 		return nil, err
@@ -157,12 +157,12 @@ func (s *Server) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) {
 	return func(c *fiber.Ctx) error { return c.Status(fiber.StatusCreated).JSON(toEphemeralKey(card, key)) }, nil
 }
 
-func (s *Server) listCardAuthorizations(c *fiber.Ctx) error {
+func (h *cardsHandlers) listCardAuthorizations(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	auths, total, err := s.svc.Cards.ListAuthorizations(c.UserContext(), principal(c), c.Params("id"), page)
+	auths, total, err := h.svc.ListAuthorizations(c.UserContext(), principal(c), c.Params("id"), page)
 	if err != nil {
 		return err
 	}
@@ -173,40 +173,40 @@ func (s *Server) listCardAuthorizations(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) createCardholder(c *fiber.Ctx) error {
+func (h *cardsHandlers) createCardholder(c *fiber.Ctx) error {
 	var req cardholderRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	h, err := s.svc.Cards.CreateCardholder(c.UserContext(), principal(c), req.Name, req.Email)
+	holder, err := h.svc.CreateCardholder(c.UserContext(), principal(c), req.Name, req.Email)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toCardholder(h))
+	return c.Status(fiber.StatusCreated).JSON(toCardholder(holder))
 }
 
-func (s *Server) listCardholders(c *fiber.Ctx) error {
+func (h *cardsHandlers) listCardholders(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	holders, total, err := s.svc.Cards.ListCardholders(c.UserContext(), principal(c), page)
+	holders, total, err := h.svc.ListCardholders(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
 	out := cardholderListResponse{Cardholders: make([]cardholderResponse, len(holders)), Total: total}
-	for i, h := range holders {
-		out.Cardholders[i] = toCardholder(h)
+	for i, holder := range holders {
+		out.Cardholders[i] = toCardholder(holder)
 	}
 	return c.JSON(out)
 }
 
-func (s *Server) sandboxAuthorize(c *fiber.Ctx) error {
+func (h *cardsHandlers) sandboxAuthorize(c *fiber.Ctx) error {
 	var req cardAuthorizationRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Cards.Authorize(c.UserContext(), principal(c), c.Params("id"), cardsapp.AuthorizeInput{
+	a, err := h.svc.Authorize(c.UserContext(), principal(c), c.Params("id"), cardsapp.AuthorizeInput{
 		AmountUsd: req.AmountUSD, MCC: req.MCC, MerchantName: req.MerchantName, Counterparty: req.Counterparty})
 	if err != nil {
 		return err
@@ -214,23 +214,23 @@ func (s *Server) sandboxAuthorize(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(toCardAuthorization(a))
 }
 
-func (s *Server) sandboxCapture(c *fiber.Ctx) error {
+func (h *cardsHandlers) sandboxCapture(c *fiber.Ctx) error {
 	var req cardCaptureRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Cards.Capture(c.UserContext(), principal(c), c.Params("id"), cardsapp.CaptureInput{AmountUsd: req.AmountUSD})
+	a, err := h.svc.Capture(c.UserContext(), principal(c), c.Params("id"), cardsapp.CaptureInput{AmountUsd: req.AmountUSD})
 	if err != nil {
 		return err
 	}
 	return c.JSON(toCardAuthorization(a))
 }
 
-func (s *Server) sandboxReverse(c *fiber.Ctx) error {
+func (h *cardsHandlers) sandboxReverse(c *fiber.Ctx) error {
 	if err := decodeBody(c, &struct{}{}); err != nil {
 		return err
 	}
-	a, err := s.svc.Cards.Reverse(c.UserContext(), principal(c), c.Params("id"))
+	a, err := h.svc.Reverse(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}

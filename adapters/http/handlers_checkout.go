@@ -19,20 +19,10 @@ import (
 // Hosted checkout (D19, docs/checkout.md): the secondary POST /v1/payments (selected by its
 // body's shape) and the chk_ ids of GET /v1/payments/{id} (selected by their prefix).
 
-// createPaymentEither serves POST /v1/payments for both surfaces.
-func (s *Server) createPaymentEither(c *fiber.Ctx) (fiber.Handler, error) {
-	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
-		return s.createCheckout(c)
-	}
-	return s.createSafePayment(c)
-}
-
-// getPaymentEither serves GET /v1/payments/{id}: a chk_ id is a checkout.
-func (s *Server) getPaymentEither(c *fiber.Ctx) error {
-	if isCheckoutID(c.Params("id")) {
-		return s.getCheckout(c)
-	}
-	return s.getSafePayment(c)
+// secondaryPayments are the checkout halves of POST /v1/payments and GET /v1/payments/{id},
+// which Safe payments' endpoint list serves beside its own.
+func (h *checkoutHandlers) secondaryPayments() secondaryPayments {
+	return secondaryPayments{create: h.createCheckout, get: h.getCheckout}
 }
 
 func isCheckoutID(id string) bool {
@@ -66,7 +56,7 @@ func checkoutPathID(c *fiber.Ctx, scope auth.Scope) (string, error) {
 
 // createCheckout checks the body and reads the chain's head outside the idempotent unit, then
 // stores the checkout inside it.
-func (s *Server) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *checkoutHandlers) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
 	var req checkoutCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
@@ -88,17 +78,17 @@ func (s *Server) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
 			in.CustomerName = *req.Customer.Name
 		}
 	}
-	prepared, err := s.svc.Checkout.Prepare(c.UserContext(), principal(c), in)
+	prepared, err := h.svc.Prepare(c.UserContext(), principal(c), in)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		ch, err := s.svc.Checkout.Create(c.UserContext(), principal(c), prepared)
+		ch, err := h.svc.Create(c.UserContext(), principal(c), prepared)
 		if err != nil {
 			return err
 		}
-		base := s.pageBase(c)
-		token, chainID, _ := s.svc.Checkout.Token(ch.Environment)
+		base := h.pageBase(c)
+		token, chainID, _ := h.svc.Token(ch.Environment)
 		return c.Status(fiber.StatusCreated).JSON(checkoutCreateResponse{ID: ch.ID, Amount: jsonDecimal(usdAmount(ch.Amount)),
 			Currency: ch.Currency, Cryptocurrency: ch.Cryptocurrency, CryptoAmount: usdcAmount(ch.Amount), Status: checkoutStatus(ch),
 			PaymentURL: base + "/pay/" + ch.ID, QRCode: base + "/pay/" + ch.ID + "/qr.png",
@@ -108,19 +98,19 @@ func (s *Server) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
 }
 
 // pageBase is the payment page's base URL: the configured one, else this request's origin.
-func (s *Server) pageBase(c *fiber.Ctx) string {
-	if s.cfg.CheckoutPageBase != "" {
-		return s.cfg.CheckoutPageBase
+func (h *checkoutHandlers) pageBase(c *fiber.Ctx) string {
+	if h.pageBaseURL != "" {
+		return h.pageBaseURL
 	}
 	return c.BaseURL()
 }
 
-func (s *Server) getCheckout(c *fiber.Ctx) error {
+func (h *checkoutHandlers) getCheckout(c *fiber.Ctx) error {
 	id, err := checkoutPathID(c, auth.ScopePaymentsRead)
 	if err != nil {
 		return err
 	}
-	ch, err := s.svc.Checkout.Get(c.UserContext(), principal(c), id)
+	ch, err := h.svc.Get(c.UserContext(), principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -128,7 +118,7 @@ func (s *Server) getCheckout(c *fiber.Ctx) error {
 }
 
 // refundCheckout serves POST /v1/payments/{chk_id}/refund.
-func (s *Server) refundCheckout(c *fiber.Ctx) error {
+func (h *checkoutHandlers) refundCheckout(c *fiber.Ctx) error {
 	var req checkoutRefundRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
@@ -151,7 +141,7 @@ func (s *Server) refundCheckout(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.svc.Checkout.Refund(c.UserContext(), principal(c), id, in)
+	r, err := h.svc.Refund(c.UserContext(), principal(c), id, in)
 	if err != nil {
 		return err
 	}
@@ -159,12 +149,12 @@ func (s *Server) refundCheckout(c *fiber.Ctx) error {
 }
 
 // listCheckoutRefunds serves GET /v1/payments/{chk_id}/refunds.
-func (s *Server) listCheckoutRefunds(c *fiber.Ctx) error {
+func (h *checkoutHandlers) listCheckoutRefunds(c *fiber.Ctx) error {
 	id, err := checkoutPathID(c, auth.ScopePaymentsRead)
 	if err != nil {
 		return err
 	}
-	all, err := s.svc.Checkout.Refunds(c.UserContext(), principal(c), id)
+	all, err := h.svc.Refunds(c.UserContext(), principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -176,12 +166,12 @@ func (s *Server) listCheckoutRefunds(c *fiber.Ctx) error {
 }
 
 // expireCheckout serves the TEST helper POST /v1/sandbox/payments/{chk_id}/expire.
-func (s *Server) expireCheckout(c *fiber.Ctx) error {
+func (h *checkoutHandlers) expireCheckout(c *fiber.Ctx) error {
 	id, err := sandboxCheckoutID(c)
 	if err != nil {
 		return err
 	}
-	ch, err := s.svc.Checkout.ExpireNow(c.UserContext(), principal(c), id)
+	ch, err := h.svc.ExpireNow(c.UserContext(), principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -189,7 +179,7 @@ func (s *Server) expireCheckout(c *fiber.Ctx) error {
 }
 
 // sandboxPayCheckout serves the TEST helper POST /v1/sandbox/payments/{chk_id}/pay.
-func (s *Server) sandboxPayCheckout(c *fiber.Ctx) error {
+func (h *checkoutHandlers) sandboxPayCheckout(c *fiber.Ctx) error {
 	id, err := sandboxCheckoutID(c)
 	if err != nil {
 		return err
@@ -209,7 +199,7 @@ func (s *Server) sandboxPayCheckout(c *fiber.Ctx) error {
 		}
 		amount = units
 	}
-	paid, err := s.svc.Checkout.SandboxPay(c.UserContext(), principal(c), id, amount)
+	paid, err := h.svc.SandboxPay(c.UserContext(), principal(c), id, amount)
 	if err != nil {
 		return err
 	}
@@ -221,7 +211,7 @@ func (s *Server) sandboxPayCheckout(c *fiber.Ctx) error {
 var checkoutStatuses = []string{"created", "pending", "completed", "failed"}
 
 // listCheckouts serves GET /v1/checkouts: the merchant's checkouts, newest first.
-func (s *Server) listCheckouts(c *fiber.Ctx) error {
+func (h *checkoutHandlers) listCheckouts(c *fiber.Ctx) error {
 	errs := core.FieldErrors{}
 	page := pageInto(c, errs)
 	status := strings.ToLower(strings.TrimSpace(c.Query("status")))
@@ -233,7 +223,7 @@ func (s *Server) listCheckouts(c *fiber.Ctx) error {
 		return err
 	}
 	q := ports.CheckoutQuery{Status: checkout.Status(strings.ToUpper(status)), From: from, To: to}
-	all, total, err := s.svc.Checkout.List(c.UserContext(), principal(c), q, page)
+	all, total, err := h.svc.List(c.UserContext(), principal(c), q, page)
 	if err != nil {
 		return err
 	}

@@ -26,18 +26,18 @@ func pageHeaders(c *fiber.Ctx) {
 }
 
 // publicCheckout is the checkout of the path, from any tenant (the id is the page's key).
-func (s *Server) publicCheckout(c *fiber.Ctx) (checkout.Checkout, error) {
-	return s.svc.Checkout.Public(c.UserContext(), strings.TrimSpace(c.Params("id")))
+func (h *checkoutHandlers) publicCheckout(c *fiber.Ctx) (checkout.Checkout, error) {
+	return h.svc.Public(c.UserContext(), strings.TrimSpace(c.Params("id")))
 }
 
 // payable is the path's checkout with its chain id and EIP-681 transfer URI (the page and its
 // QR code).
-func (s *Server) payable(c *fiber.Ctx) (checkout.Checkout, int64, string, error) {
-	ch, err := s.publicCheckout(c)
+func (h *checkoutHandlers) payable(c *fiber.Ctx) (checkout.Checkout, int64, string, error) {
+	ch, err := h.publicCheckout(c)
 	if err != nil {
 		return checkout.Checkout{}, 0, "", err
 	}
-	token, chainID, ok := s.svc.Checkout.Token(ch.Environment)
+	token, chainID, ok := h.svc.Token(ch.Environment)
 	if !ok {
 		return checkout.Checkout{}, 0, "", core.E(core.CodeChainUnavailable, "hosted checkout is not available in %s: no chain is configured for it in this deployment", ch.Environment)
 	}
@@ -46,30 +46,30 @@ func (s *Server) payable(c *fiber.Ctx) (checkout.Checkout, int64, string, error)
 
 // checkoutPage renders the payment page; an unknown id or a payment the service cannot show
 // now answers an HTML page too (a payer's browser never sees the JSON envelope).
-func (s *Server) checkoutPage(c *fiber.Ctx) error {
-	ch, chainID, uri, err := s.payable(c)
+func (h *checkoutHandlers) checkoutPage(c *fiber.Ctx) error {
+	ch, chainID, uri, err := h.payable(c)
 	if err != nil {
-		return s.checkoutErrorPage(c, err)
+		return h.checkoutErrorPage(c, err)
 	}
 	body, err := webcheckout.Render(webcheckout.Page{ID: ch.ID, Amount: usdAmount(ch.Amount), Currency: ch.Currency,
 		CryptoAmount: usdcAmount(ch.Amount), Cryptocurrency: ch.Cryptocurrency, Description: ch.Description,
 		DepositAddress: ch.DepositAddress, ChainID: chainID, PaymentURI: uri,
 		Status: checkoutStatus(ch), FailureReason: ch.FailureReason, Received: usdcAmount(ch.Received),
 		ReceivedBaseUnits: ch.Received, AmountBaseUnits: ch.Amount, TransactionHash: ch.TransactionHash,
-		ExpiresAt: ch.ExpiresAt, Confirmations: s.svc.Checkout.Confirmations(),
+		ExpiresAt: ch.ExpiresAt, Confirmations: h.svc.Confirmations(),
 		StatusURL: "/pay/" + ch.ID + "/status", QRURL: "/pay/" + ch.ID + "/qr.png", AssetsBase: checkoutAssetsBase})
 	if err != nil {
-		return s.checkoutErrorPage(c, err)
+		return h.checkoutErrorPage(c, err)
 	}
 	return sendPage(c, fiber.StatusOK, body)
 }
 
 // checkoutErrorPage answers err as an HTML page with the status the error table gives it: a
 // payment that is not found, a chain that is not there, or (logged) anything else.
-func (s *Server) checkoutErrorPage(c *fiber.Ctx, err error) error {
+func (h *checkoutHandlers) checkoutErrorPage(c *fiber.Ctx, err error) error {
 	de := toDomain(err)
 	if de == nil || de.Code == core.CodeInternal {
-		s.log.Error("checkout page failed", "requestId", requestID(c), "error", err.Error())
+		h.log.Error("checkout page failed", "requestId", requestID(c), "error", err.Error())
 		de = core.E(core.CodeInternal, "internal error")
 	}
 	status := StatusFor(de.Code)
@@ -97,21 +97,21 @@ func sendPage(c *fiber.Ctx, status int, body []byte) error {
 }
 
 // checkoutPageStatus is the page's live status: nothing about the merchant or the customer.
-func (s *Server) checkoutPageStatus(c *fiber.Ctx) error {
-	ch, err := s.publicCheckout(c)
+func (h *checkoutHandlers) checkoutPageStatus(c *fiber.Ctx) error {
+	ch, err := h.publicCheckout(c)
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(checkoutStatusResponse{ID: ch.ID, Status: checkoutStatus(ch), Amount: usdAmount(ch.Amount), Currency: ch.Currency,
 		CryptoAmount: usdcAmount(ch.Amount), DepositAddress: ch.DepositAddress, Confirmations: ch.Confirmations,
-		RequiredConfirmations: s.svc.Checkout.Confirmations(), FailureReason: strPtr(ch.FailureReason), ExpiresAt: ch.ExpiresAt,
+		RequiredConfirmations: h.svc.Confirmations(), FailureReason: strPtr(ch.FailureReason), ExpiresAt: ch.ExpiresAt,
 		AmountReceived: usdcAmount(ch.Received), TransactionHash: strPtr(ch.TransactionHash)})
 }
 
 // checkoutQR is the PNG QR code of the checkout's EIP-681 transfer URI.
-func (s *Server) checkoutQR(c *fiber.Ctx) error {
-	_, _, uri, err := s.payable(c)
+func (h *checkoutHandlers) checkoutQR(c *fiber.Ctx) error {
+	_, _, uri, err := h.payable(c)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,8 @@ func publicClaimHeaders(c *fiber.Ctx) {
 }
 
 // throttleClaimIP charges the client IP's claim-link bucket (SPEC.md: inspect is throttled).
-func (s *Server) throttleClaimIP(c *fiber.Ctx) error {
-	ok, wait := s.claimLimiter.allow("claim-ip:"+c.IP(), time.Now())
+func (h *claimsHandlers) throttleClaimIP(c *fiber.Ctx) error {
+	ok, wait := h.limiter.allow("claim-ip:"+c.IP(), time.Now())
 	if ok {
 		return nil
 	}
@@ -30,53 +30,53 @@ func (s *Server) throttleClaimIP(c *fiber.Ctx) error {
 
 func claimToken(c *fiber.Ctx) string { return strings.TrimSpace(c.Params("claimToken")) }
 
-func (s *Server) inspectClaim(c *fiber.Ctx) error {
+func (h *claimsHandlers) inspectClaim(c *fiber.Ctx) error {
 	publicClaimHeaders(c)
-	if err := s.throttleClaimIP(c); err != nil {
+	if err := h.throttleClaimIP(c); err != nil {
 		return err
 	}
-	v, err := s.svc.Offramp.InspectClaim(c.UserContext(), claimToken(c))
+	v, err := h.svc.InspectClaim(c.UserContext(), claimToken(c))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toClaimPublic(v))
 }
 
-func (s *Server) sendClaimPhoneCode(c *fiber.Ctx) error {
+func (h *claimsHandlers) sendClaimPhoneCode(c *fiber.Ctx) error {
 	publicClaimHeaders(c)
-	if err := s.throttleClaimIP(c); err != nil {
+	if err := h.throttleClaimIP(c); err != nil {
 		return err
 	}
-	ch, err := s.svc.Offramp.SendClaimPhoneCode(c.UserContext(), claimToken(c), c.IP())
+	ch, err := h.svc.SendClaimPhoneCode(c.UserContext(), claimToken(c), c.IP())
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
 	return c.Status(fiber.StatusCreated).JSON(claimChallengeResponse{ChallengeID: ch.ChallengeID, ExpiresAt: ch.ExpiresAt})
 }
 
-func (s *Server) verifyClaimPhoneCode(c *fiber.Ctx) error {
+func (h *claimsHandlers) verifyClaimPhoneCode(c *fiber.Ctx) error {
 	publicClaimHeaders(c)
-	if err := s.throttleClaimIP(c); err != nil {
+	if err := h.throttleClaimIP(c); err != nil {
 		return err
 	}
 	var req claimCodeVerifyRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	ch, err := s.svc.Offramp.VerifyClaimPhoneCode(c.UserContext(), claimToken(c), req.ChallengeID, req.Code)
+	ch, err := h.svc.VerifyClaimPhoneCode(c.UserContext(), claimToken(c), req.ChallengeID, req.Code)
 	if err != nil {
 		return err
 	}
 	return c.JSON(claimChallengeVerifyResponse{ChallengeID: ch.ChallengeID, Verified: ch.Verified})
 }
 
-func (s *Server) redeemClaim(c *fiber.Ctx) error {
+func (h *claimsHandlers) redeemClaim(c *fiber.Ctx) error {
 	publicClaimHeaders(c)
 	var req claimRedeemRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.svc.Offramp.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
+	v, err := h.svc.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
 		offrampapp.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
 	if err != nil {
 		return err
@@ -84,32 +84,32 @@ func (s *Server) redeemClaim(c *fiber.Ctx) error {
 	return c.JSON(toClaimRedeem(v))
 }
 
-func (s *Server) getClaim(c *fiber.Ctx) error {
-	v, err := s.svc.Offramp.GetClaim(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+func (h *claimsHandlers) getClaim(c *fiber.Ctx) error {
+	v, err := h.svc.GetClaim(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toClaim(v))
 }
 
-func (s *Server) resendClaim(c *fiber.Ctx) error {
-	cl, err := s.svc.Offramp.ResendClaimLink(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+func (h *claimsHandlers) resendClaim(c *fiber.Ctx) error {
+	cl, err := h.svc.ResendClaimLink(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(claimResendResponse{ExpiresAt: cl.ExpiresAt})
 }
 
-func (s *Server) requestClaimRefund(c *fiber.Ctx) error {
-	v, err := s.svc.Offramp.RequestClaimRefund(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+func (h *claimsHandlers) requestClaimRefund(c *fiber.Ctx) error {
+	v, err := h.svc.RequestClaimRefund(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toClaimRefund(v))
 }
 
-func (s *Server) expireClaim(c *fiber.Ctx) error {
-	v, err := s.svc.Offramp.ExpireClaimNow(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+func (h *claimsHandlers) expireClaim(c *fiber.Ctx) error {
+	v, err := h.svc.ExpireClaimNow(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}

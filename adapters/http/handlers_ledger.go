@@ -15,31 +15,31 @@ import (
 	"corridor/ports"
 )
 
-func (s *Server) getBalances(c *fiber.Ctx) error {
+func (h *financeHandlers) getBalances(c *fiber.Ctx) error {
 	asOf, err := queryTime(c, "asOf")
 	if err != nil {
 		return err
 	}
-	view, err := s.svc.Finance.Balances(c.UserContext(), principal(c), asOf)
+	view, err := h.svc.Balances(c.UserContext(), principal(c), asOf)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toBalances(view))
 }
 
-func (s *Server) createDeposit(c *fiber.Ctx) error {
+func (h *financeHandlers) createDeposit(c *fiber.Ctx) error {
 	var req depositRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.svc.Finance.SandboxDeposit(c.UserContext(), principal(c), finance.DepositInput{AmountUSD: req.AmountUSD})
+	d, err := h.svc.SandboxDeposit(c.UserContext(), principal(c), finance.DepositInput{AmountUSD: req.AmountUSD})
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toDeposit(d))
 }
 
-func (s *Server) listLedgerAccounts(c *fiber.Ctx) error {
+func (h *financeHandlers) listLedgerAccounts(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
@@ -48,7 +48,7 @@ func (s *Server) listLedgerAccounts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	accounts, total, err := s.svc.Finance.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
+	accounts, total, err := h.svc.LedgerAccounts(c.UserContext(), principal(c), page, asOf)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,7 @@ func (s *Server) listLedgerAccounts(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) accountStatement(c *fiber.Ctx) error {
+func (h *financeHandlers) accountStatement(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
@@ -68,14 +68,14 @@ func (s *Server) accountStatement(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	view, err := s.svc.Finance.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
+	view, err := h.svc.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toStatement(view))
 }
 
-func (s *Server) listEntries(c *fiber.Ctx) error {
+func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
 	format := c.Query("format", "json")
 	if format != "json" && format != "csv" {
 		return core.Invalid("format", "must be json or csv")
@@ -89,7 +89,7 @@ func (s *Server) listEntries(c *fiber.Ctx) error {
 		return err
 	}
 	in := finance.EntriesInput{AccountID: strings.TrimSpace(c.Query("accountId")), From: from, To: to, Export: format == "csv"}
-	entries, total, err := s.svc.Finance.LedgerEntries(c.UserContext(), principal(c), in, page)
+	entries, total, err := h.svc.LedgerEntries(c.UserContext(), principal(c), in, page)
 	if err != nil {
 		return err
 	}
@@ -110,8 +110,8 @@ func (s *Server) listEntries(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) trialBalance(c *fiber.Ctx) error {
-	view, err := s.svc.Finance.LedgerTrialBalance(c.UserContext(), principal(c))
+func (h *financeHandlers) trialBalance(c *fiber.Ctx) error {
+	view, err := h.svc.LedgerTrialBalance(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}

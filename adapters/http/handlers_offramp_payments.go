@@ -8,12 +8,12 @@ import (
 	offrampapp "corridor/app/offramp"
 )
 
-func (s *Server) createOfframpPayment(c *fiber.Ctx) error {
+func (h *offrampHandlers) createOfframpPayment(c *fiber.Ctx) error {
 	var req offrampPaymentCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.svc.Offramp.CreatePayment(c.UserContext(), principal(c), offrampapp.CreatePaymentInput{Phone: req.Phone,
+	v, err := h.svc.CreatePayment(c.UserContext(), principal(c), offrampapp.CreatePaymentInput{Phone: req.Phone,
 		AmountUSD: req.AmountUSD, ChainID: req.ChainID, FundingMode: req.FundingMode,
 		RequestedDestinationID: req.RequestedDestinationID, SpeedPreference: req.SpeedPreference})
 	if err != nil {
@@ -22,12 +22,12 @@ func (s *Server) createOfframpPayment(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(toOfframpPaymentCreated(v))
 }
 
-func (s *Server) listOfframpPayments(c *fiber.Ctx) error {
+func (h *offrampHandlers) listOfframpPayments(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	ps, total, err := s.svc.Offramp.ListPayments(c.UserContext(), principal(c), page)
+	ps, total, err := h.svc.ListPayments(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -38,60 +38,60 @@ func (s *Server) listOfframpPayments(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.svc.Offramp.GetPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *offrampHandlers) getOfframpPayment(c *fiber.Ctx) error {
+	p, err := h.svc.GetPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) offrampPaymentPayoutRoutes(c *fiber.Ctx) error {
-	qs, err := s.svc.Offramp.PayoutRouteQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *offrampHandlers) offrampPaymentPayoutRoutes(c *fiber.Ctx) error {
+	qs, err := h.svc.PayoutRouteQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(payoutRouteQuotesResponse{Routes: toPayoutRouteQuotes(qs)})
 }
 
-func (s *Server) selectPayoutRoute(c *fiber.Ctx) error {
+func (h *offrampHandlers) selectPayoutRoute(c *fiber.Ctx) error {
 	var req payoutRouteSelectRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	p, err := s.svc.Offramp.SelectPayoutRoute(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(req.RouteQuoteID))
+	p, err := h.svc.SelectPayoutRoute(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(req.RouteQuoteID))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) confirmOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.svc.Offramp.ConfirmPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *offrampHandlers) confirmOfframpPayment(c *fiber.Ctx) error {
+	p, err := h.svc.ConfirmPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) cancelOfframpPayment(c *fiber.Ctx) error {
-	p, err := s.svc.Offramp.CancelPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *offrampHandlers) cancelOfframpPayment(c *fiber.Ctx) error {
+	p, err := h.svc.CancelPayment(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) expireOfframpPaymentQuotes(c *fiber.Ctx) error {
-	p, err := s.svc.Offramp.ExpireQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *offrampHandlers) expireOfframpPaymentQuotes(c *fiber.Ctx) error {
+	p, err := h.svc.ExpireQuotes(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toOfframpPayment(p))
 }
 
-func (s *Server) offrampPaymentProviderStep(c *fiber.Ctx) error {
-	p, err := s.svc.Offramp.ProviderStep(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *offrampHandlers) offrampPaymentProviderStep(c *fiber.Ctx) error {
+	p, err := h.svc.ProviderStep(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -100,8 +100,8 @@ func (s *Server) offrampPaymentProviderStep(c *fiber.Ctx) error {
 
 // providerWebhook hands the raw body and its signature headers to the app; the signature is
 // over the exact bytes received.
-func (s *Server) providerWebhook(c *fiber.Ctx) error {
-	res, err := s.svc.Offramp.HandleProviderWebhook(c.UserContext(), offrampapp.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
+func (h *offrampHandlers) providerWebhook(c *fiber.Ctx) error {
+	res, err := h.svc.HandleProviderWebhook(c.UserContext(), offrampapp.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
 		Timestamp: c.Get(offrampapp.WebhookTimestampHeader), Signature: c.Get(offrampapp.WebhookSignatureHeader),
 		Body: append([]byte(nil), c.Body()...)})
 	if err != nil {

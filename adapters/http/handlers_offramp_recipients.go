@@ -9,44 +9,44 @@ import (
 	"corridor/core"
 )
 
-func (s *Server) createPhoneAlias(c *fiber.Ctx) error {
+func (h *recipientsHandlers) createPhoneAlias(c *fiber.Ctx) error {
 	var req phoneAliasCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Offramp.CreatePhoneAlias(c.UserContext(), principal(c), offrampapp.CreateAliasInput{Phone: req.Phone, ClientIP: c.IP()})
+	a, err := h.svc.CreatePhoneAlias(c.UserContext(), principal(c), offrampapp.CreateAliasInput{Phone: req.Phone, ClientIP: c.IP()})
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
 	return c.Status(fiber.StatusCreated).JSON(toPhoneAlias(a))
 }
 
-func (s *Server) verifyPhoneAlias(c *fiber.Ctx) error {
+func (h *recipientsHandlers) verifyPhoneAlias(c *fiber.Ctx) error {
 	var req phoneAliasVerifyRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Offramp.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code, c.IP())
+	a, err := h.svc.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code, c.IP())
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
 	return c.JSON(toPhoneAlias(a))
 }
 
-func (s *Server) reverifyPhoneAlias(c *fiber.Ctx) error {
-	a, err := s.svc.Offramp.ReverifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), c.IP())
+func (h *recipientsHandlers) reverifyPhoneAlias(c *fiber.Ctx) error {
+	a, err := h.svc.ReverifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), c.IP())
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
 	return c.JSON(toPhoneAlias(a))
 }
 
-func (s *Server) listPhoneAliases(c *fiber.Ctx) error {
+func (h *recipientsHandlers) listPhoneAliases(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	as, total, err := s.svc.Offramp.ListPhoneAliases(c.UserContext(), principal(c), page)
+	as, total, err := h.svc.ListPhoneAliases(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -57,27 +57,27 @@ func (s *Server) listPhoneAliases(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) listSandboxSMS(c *fiber.Ctx) error {
+func (h *recipientsHandlers) listSandboxSMS(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	ms, total, err := s.svc.Offramp.ListSandboxSMS(c.UserContext(), principal(c), page)
+	ms, total, err := h.svc.ListSandboxSMS(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toSMSList(ms, total))
 }
 
-func (s *Server) listCredentials(c *fiber.Ctx) error {
-	cred, ok, err := s.svc.Offramp.GetCredential(c.UserContext(), principal(c))
+func (h *recipientsHandlers) listCredentials(c *fiber.Ctx) error {
+	cred, ok, err := h.svc.GetCredential(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
 	return c.JSON(credentialListResponse{Credentials: []credentialResponse{toCredential(cred, ok)}})
 }
 
-func (s *Server) setSandboxCredential(c *fiber.Ctx) error {
+func (h *recipientsHandlers) setSandboxCredential(c *fiber.Ctx) error {
 	var req credentialSetRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
@@ -85,31 +85,31 @@ func (s *Server) setSandboxCredential(c *fiber.Ctx) error {
 	if req.Type != "" && req.Type != "BUSINESS_IDENTITY" {
 		return core.Invalid("type", "must be BUSINESS_IDENTITY")
 	}
-	cred, err := s.svc.Offramp.SetSandboxCredential(c.UserContext(), principal(c), req.Status)
+	cred, err := h.svc.SetSandboxCredential(c.UserContext(), principal(c), req.Status)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toCredential(cred, true))
 }
 
-func (s *Server) createDestination(c *fiber.Ctx) error {
+func (h *recipientsHandlers) createDestination(c *fiber.Ctx) error {
 	var req destinationCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.svc.Offramp.CreateDestination(c.UserContext(), principal(c), req.input())
+	d, err := h.svc.CreateDestination(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toDestination(d))
 }
 
-func (s *Server) listDestinations(c *fiber.Ctx) error {
+func (h *recipientsHandlers) listDestinations(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	ds, total, err := s.svc.Offramp.ListDestinations(c.UserContext(), principal(c), page)
+	ds, total, err := h.svc.ListDestinations(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -120,8 +120,8 @@ func (s *Server) listDestinations(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getDestination(c *fiber.Ctx) error {
-	d, err := s.svc.Offramp.GetDestination(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *recipientsHandlers) getDestination(c *fiber.Ctx) error {
+	d, err := h.svc.GetDestination(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}

@@ -8,24 +8,24 @@ import (
 	policyapp "corridor/app/policy"
 )
 
-func (s *Server) createPolicy(c *fiber.Ctx) error {
+func (h *policyHandlers) createPolicy(c *fiber.Ctx) error {
 	var req policyCreateBody
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	p, err := s.svc.Policy.CreatePolicy(c.UserContext(), principal(c), policyapp.CreatePolicyInput{Name: req.Name, Document: req.Document})
+	p, err := h.svc.CreatePolicy(c.UserContext(), principal(c), policyapp.CreatePolicyInput{Name: req.Name, Document: req.Document})
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toPolicy(p))
 }
 
-func (s *Server) listPolicies(c *fiber.Ctx) error {
+func (h *policyHandlers) listPolicies(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	policies, total, err := s.svc.Policy.ListPolicies(c.UserContext(), principal(c), page)
+	policies, total, err := h.svc.ListPolicies(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -36,40 +36,40 @@ func (s *Server) listPolicies(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getPolicy(c *fiber.Ctx) error {
-	p, err := s.svc.Policy.GetPolicy(c.UserContext(), principal(c), c.Params("id"))
+func (h *policyHandlers) getPolicy(c *fiber.Ctx) error {
+	p, err := h.svc.GetPolicy(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toPolicy(p))
 }
 
-func (s *Server) archivePolicy(c *fiber.Ctx) error {
-	p, err := s.svc.Policy.ArchivePolicy(c.UserContext(), principal(c), c.Params("id"))
+func (h *policyHandlers) archivePolicy(c *fiber.Ctx) error {
+	p, err := h.svc.ArchivePolicy(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toPolicy(p))
 }
 
-func (s *Server) createPolicyVersion(c *fiber.Ctx) error {
+func (h *policyHandlers) createPolicyVersion(c *fiber.Ctx) error {
 	var req policyVersionBody
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.svc.Policy.CreatePolicyVersion(c.UserContext(), principal(c), c.Params("id"), req.Document)
+	v, err := h.svc.CreatePolicyVersion(c.UserContext(), principal(c), c.Params("id"), req.Document)
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toPolicyVersion(v))
 }
 
-func (s *Server) listPolicyVersions(c *fiber.Ctx) error {
+func (h *policyHandlers) listPolicyVersions(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	versions, total, err := s.svc.Policy.ListPolicyVersions(c.UserContext(), principal(c), c.Params("id"), page)
+	versions, total, err := h.svc.ListPolicyVersions(c.UserContext(), principal(c), c.Params("id"), page)
 	if err != nil {
 		return err
 	}
@@ -80,12 +80,12 @@ func (s *Server) listPolicyVersions(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) attachPolicy(c *fiber.Ctx) error {
+func (h *policyHandlers) attachPolicy(c *fiber.Ctx) error {
 	var req policyAttachRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Policy.AttachPolicy(c.UserContext(), principal(c), c.Params("id"),
+	a, err := h.svc.AttachPolicy(c.UserContext(), principal(c), c.Params("id"),
 		policyapp.AttachInput{SubjectType: req.SubjectType, SubjectID: req.SubjectID})
 	if err != nil {
 		return err
@@ -93,8 +93,8 @@ func (s *Server) attachPolicy(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(toPolicyAttachment(a))
 }
 
-func (s *Server) listPolicyAttachments(c *fiber.Ctx) error {
-	atts, err := s.svc.Policy.ListPolicyAttachments(c.UserContext(), principal(c), c.Params("id"))
+func (h *policyHandlers) listPolicyAttachments(c *fiber.Ctx) error {
+	atts, err := h.svc.ListPolicyAttachments(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
@@ -105,20 +105,20 @@ func (s *Server) listPolicyAttachments(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) detachPolicy(c *fiber.Ctx) error {
-	a, err := s.svc.Policy.DetachPolicy(c.UserContext(), principal(c), strings.TrimSpace(c.Params("attachmentId")))
+func (h *policyHandlers) detachPolicy(c *fiber.Ctx) error {
+	a, err := h.svc.DetachPolicy(c.UserContext(), principal(c), strings.TrimSpace(c.Params("attachmentId")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toPolicyAttachment(a))
 }
 
-func (s *Server) evaluatePolicy(c *fiber.Ctx) error {
+func (h *policyHandlers) evaluatePolicy(c *fiber.Ctx) error {
 	var req policyEvaluateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.svc.Policy.EvaluatePolicy(c.UserContext(), principal(c), policyapp.EvaluateInput{
+	d, err := h.svc.EvaluatePolicy(c.UserContext(), principal(c), policyapp.EvaluateInput{
 		PolicyID: req.PolicyID, SubjectType: req.SubjectType, SubjectID: req.SubjectID,
 		AmountUSD: req.AmountUSD, MCC: req.MCC, Counterparty: req.Counterparty,
 	})

@@ -4,17 +4,17 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-func (s *Server) createRamp(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *rampsHandlers) createRamp(c *fiber.Ctx) (fiber.Handler, error) {
 	var req rampRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.Ramps.ReadRamp(c.UserContext(), principal(c), rampInput(req))
+	read, err := h.svc.ReadRamp(c.UserContext(), principal(c), rampInput(req))
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		v, err := s.svc.Ramps.CreateRamp(c.UserContext(), principal(c), read)
+		v, err := h.svc.CreateRamp(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -22,12 +22,12 @@ func (s *Server) createRamp(c *fiber.Ctx) (fiber.Handler, error) {
 	}, nil
 }
 
-func (s *Server) listRamps(c *fiber.Ctx) error {
+func (h *rampsHandlers) listRamps(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	views, total, err := s.svc.Ramps.ListRamps(c.UserContext(), principal(c), c.Query("walletId"), page)
+	views, total, err := h.svc.ListRamps(c.UserContext(), principal(c), c.Query("walletId"), page)
 	if err != nil {
 		return err
 	}
@@ -38,8 +38,8 @@ func (s *Server) listRamps(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getRamp(c *fiber.Ctx) error {
-	v, err := s.svc.Ramps.GetRamp(c.UserContext(), principal(c), c.Params("id"))
+func (h *rampsHandlers) getRamp(c *fiber.Ctx) error {
+	v, err := h.svc.GetRamp(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}

@@ -54,8 +54,8 @@ type reconciliationResponse struct {
 	GeneratedAt time.Time                     `json:"generatedAt" oas:"required"`
 }
 
-func (s *Server) ledgerReconciliation(c *fiber.Ctx) error {
-	rep, err := s.svc.Finance.LedgerReconciliation(c.UserContext(), principal(c))
+func (h *financeHandlers) ledgerReconciliation(c *fiber.Ctx) error {
+	rep, err := h.svc.LedgerReconciliation(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}

@@ -10,17 +10,17 @@ import (
 
 // createSafePayment reads the chain first (the Safe's nonce and threshold), outside the
 // idempotent unit, then records the payment inside it.
-func (s *Server) createSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *safePaymentsHandlers) createSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.SafePay.ReadProposal(c.UserContext(), principal(c), req.request())
+	read, err := h.svc.ReadProposal(c.UserContext(), principal(c), req.request())
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		pay, err := s.svc.SafePay.Propose(c.UserContext(), principal(c), read)
+		pay, err := h.svc.Propose(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -30,17 +30,17 @@ func (s *Server) createSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 
 // createSafeTransaction proposes an arbitrary Safe transaction: read first, then the same
 // idempotent propose as a payment.
-func (s *Server) createSafeTransaction(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *safePaymentsHandlers) createSafeTransaction(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safeTransactionRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.SafePay.ReadTransaction(c.UserContext(), principal(c), req.request(strings.TrimSpace(c.Params("id"))))
+	read, err := h.svc.ReadTransaction(c.UserContext(), principal(c), req.request(strings.TrimSpace(c.Params("id"))))
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		pay, err := s.svc.SafePay.Propose(c.UserContext(), principal(c), read)
+		pay, err := h.svc.Propose(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -48,12 +48,12 @@ func (s *Server) createSafeTransaction(c *fiber.Ctx) (fiber.Handler, error) {
 	}, nil
 }
 
-func (s *Server) listSafePayments(c *fiber.Ctx) error {
+func (h *safePaymentsHandlers) listSafePayments(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	payments, total, err := s.svc.SafePay.List(c.UserContext(), principal(c), page)
+	payments, total, err := h.svc.List(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -64,8 +64,8 @@ func (s *Server) listSafePayments(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getSafePayment(c *fiber.Ctx) error {
-	pay, err := s.svc.SafePay.Get(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *safePaymentsHandlers) getSafePayment(c *fiber.Ctx) error {
+	pay, err := h.svc.Get(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -74,47 +74,47 @@ func (s *Server) getSafePayment(c *fiber.Ctx) error {
 
 // signSafePayment verifies the signature against the Safe's on-chain owners outside the
 // idempotent unit, then applies it inside.
-func (s *Server) signSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *safePaymentsHandlers) signSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentSignRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.SafePay.ReadSignature(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Signature)
+	read, err := h.svc.ReadSignature(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Signature)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		return answerSafePayment(c)(s.svc.SafePay.Sign(c.UserContext(), principal(c), read))
+		return answerSafePayment(c)(h.svc.Sign(c.UserContext(), principal(c), read))
 	}, nil
 }
 
 // executeSafePayment checks the owner and the Safe's nonce outside the idempotent unit.
-func (s *Server) executeSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *safePaymentsHandlers) executeSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentOwnerRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.SafePay.ReadExecution(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
+	read, err := h.svc.ReadExecution(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		return answerSafePayment(c)(s.svc.SafePay.Execute(c.UserContext(), principal(c), read))
+		return answerSafePayment(c)(h.svc.Execute(c.UserContext(), principal(c), read))
 	}, nil
 }
 
 // cancelSafePayment checks the optional owner outside the idempotent unit.
-func (s *Server) cancelSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *safePaymentsHandlers) cancelSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentOwnerRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.SafePay.ReadCancel(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
+	read, err := h.svc.ReadCancel(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		return answerSafePayment(c)(s.svc.SafePay.Cancel(c.UserContext(), principal(c), read))
+		return answerSafePayment(c)(h.svc.Cancel(c.UserContext(), principal(c), read))
 	}, nil
 }
 

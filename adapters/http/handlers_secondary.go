@@ -13,7 +13,6 @@ import (
 	"corridor/app/wallets"
 	"corridor/core"
 	"corridor/core/auth"
-	"corridor/core/checkout"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
@@ -24,52 +23,14 @@ import (
 
 var secondaryAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
-// secondaryRoute is a SecondaryErrors route: its method and its path's segments ("{id}"
-// matches any one segment).
-type secondaryRoute struct {
-	method   string
-	segments []string
-}
-
-func (r secondaryRoute) matches(method, path string) bool {
-	got := strings.Split(path, "/")
-	if method != r.method || len(got) != len(r.segments) {
-		return false
-	}
-	for i, seg := range r.segments {
-		if seg != got[i] && !strings.HasPrefix(seg, "{") {
-			return false
-		}
-	}
-	return true
-}
-
-// markSecondary marks a request to a SecondaryErrors route before any other middleware can
-// refuse it, so every refusal of the route is in the secondary shape.
-func (s *Server) markSecondary(c *fiber.Ctx) error {
-	// GET /v1/payments/{chk_…}: the id's prefix selects the secondary surface (D19).
-	if id, ok := strings.CutPrefix(c.Path(), "/v1/payments/"); ok && c.Method() == fiber.MethodGet &&
-		strings.HasPrefix(id, checkout.PrefixCheckout+"_") && !strings.Contains(id, "/") {
-		c.Locals(localSecondary, true)
-		return c.Next()
-	}
-	for _, r := range s.secondaryRoutes {
-		if r.matches(c.Method(), c.Path()) {
-			c.Locals(localSecondary, true)
-			break
-		}
-	}
-	return c.Next()
-}
-
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
 // (the register step marked a secondary body already). It is staged: a custodial wallet's key
 // is made by the custody signer before the unit of work (D22).
-func (s *Server) createWalletEither(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *walletsHandlers) createWalletEither(c *fiber.Ctx) (fiber.Handler, error) {
 	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
-		return s.createSecondaryWallet(c)
+		return h.createSecondaryWallet(c)
 	}
-	return s.createWallet, nil
+	return h.createWallet, nil
 }
 
 // secondaryCurrencies are the currencies a secondary wallet names, in the order answered.
@@ -78,7 +39,7 @@ var secondaryCurrencies = []string{"USDC", "ETH"}
 // createSecondaryWallet creates a 1-of-1 Safe named after the customer, owned by owner_address
 // when given, else by a fresh custody key (a custodial wallet, D21); every currency asked for is
 // held at the Safe's one address.
-func (s *Server) createSecondaryWallet(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *walletsHandlers) createSecondaryWallet(c *fiber.Ctx) (fiber.Handler, error) {
 	var req secondaryWalletCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
@@ -95,12 +56,12 @@ func (s *Server) createSecondaryWallet(c *fiber.Ctx) (fiber.Handler, error) {
 		return c.Status(fiber.StatusCreated).JSON(out)
 	}
 	if req.OwnerAddress == "" {
-		key, err := s.svc.Wallets.ReadCustodyKey(c.UserContext(), principal(c))
+		key, err := h.svc.ReadCustodyKey(c.UserContext(), principal(c))
 		if err != nil {
 			return nil, err
 		}
 		return func(c *fiber.Ctx) error {
-			w, err := s.svc.Wallets.CreateCustodialWallet(c.UserContext(), principal(c), key, customer)
+			w, err := h.svc.CreateCustodialWallet(c.UserContext(), principal(c), key, customer)
 			if err != nil {
 				return err
 			}
@@ -109,7 +70,7 @@ func (s *Server) createSecondaryWallet(c *fiber.Ctx) (fiber.Handler, error) {
 	}
 	return func(c *fiber.Ctx) error {
 		threshold := 1
-		w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), wallets.CreateWalletInput{
+		w, err := h.svc.CreateWallet(c.UserContext(), principal(c), wallets.CreateWalletInput{
 			Name: customer, Threshold: &threshold,
 			Owners: []wallet.OwnerInput{{Address: req.OwnerAddress, Role: "ADMIN_OWNER"}},
 		})
@@ -149,8 +110,8 @@ func validSecondaryWallet(req secondaryWalletCreateRequest) (string, []string, e
 }
 
 // secondaryBalance answers the wallet's live on-chain balances; USDC counts 1:1 in USD.
-func (s *Server) secondaryBalance(c *fiber.Ctx) error {
-	v, err := s.svc.Wallets.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *walletsHandlers) secondaryBalance(c *fiber.Ctx) error {
+	v, err := h.svc.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
@@ -177,7 +138,7 @@ func (s *Server) secondaryBalance(c *fiber.Ctx) error {
 // secondarySend proposes a Safe payment of USDC to an address (the staged propose of POST
 // /v1/payments): the wallet's live USDC balance must cover it (insufficient_funds), and the
 // answer is the payment awaiting its owners' signatures.
-func (s *Server) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 	p := principal(c)
 	if err := p.Require(auth.ScopePaymentsCreate, auth.ScopeWalletsRead); err != nil {
 		return nil, err
@@ -211,7 +172,7 @@ func (s *Server) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 		return nil, err
 	}
 	walletID := strings.TrimSpace(c.Params("id"))
-	v, err := s.svc.Wallets.GetWallet(c.UserContext(), p, walletID)
+	v, err := h.svc.GetWallet(c.UserContext(), p, walletID)
 	if err != nil {
 		return nil, err
 	}
@@ -232,12 +193,12 @@ func (s *Server) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 	if req.TwofaChallengeID != nil {
 		in.TwofaChallengeID = *req.TwofaChallengeID
 	}
-	read, err := s.svc.SafePay.ReadProposal(c.UserContext(), p, in)
+	read, err := h.payments.ReadProposal(c.UserContext(), p, in)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		pay, err := s.svc.SafePay.Propose(c.UserContext(), principal(c), read)
+		pay, err := h.payments.Propose(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -339,31 +300,31 @@ func parseDateWindow(c *fiber.Ctx, errs core.FieldErrors) (from, to time.Time) {
 // each source along its index.
 const MaxSecondaryHistory = ports.MaxActivitySkip
 
-func (s *Server) secondaryWalletTransactions(c *fiber.Ctx) error {
-	return s.secondaryTransactionList(c, strings.TrimSpace(c.Params("id")))
+func (h *walletsHandlers) secondaryWalletTransactions(c *fiber.Ctx) error {
+	return h.secondaryTransactionList(c, strings.TrimSpace(c.Params("id")))
 }
 
-func (s *Server) secondaryTransactions(c *fiber.Ctx) error { return s.secondaryTransactionList(c, "") }
+func (h *walletsHandlers) secondaryTransactions(c *fiber.Ctx) error {
+	return h.secondaryTransactionList(c, "")
+}
 
-// secondaryTransactionList pages a wallet's (or every wallet's) Safe payments and ledger mirror
-// lines, newest first, as the store merges, filters and counts them.
-func (s *Server) secondaryTransactionList(c *fiber.Ctx, walletID string) error {
-	p := principal(c)
-	if err := p.Require(auth.ScopeWalletsRead, auth.ScopePaymentsRead); err != nil {
-		return err
-	}
+// secondaryTransactionList answers a page of a wallet's (or every wallet's) transactions: it
+// decodes the query, asks the wallets capability's Activity use case (which checks the scopes
+// and pages the merged Safe payments and ledger mirror lines in the store) and encodes the
+// page in the secondary shape.
+func (h *walletsHandlers) secondaryTransactionList(c *fiber.Ctx, walletID string) error {
 	q, err := parseSecondaryQuery(c)
 	if err != nil {
 		return err
 	}
-	rows, total, err := s.svc.Wallets.Activity(c.UserContext(), p, ports.ActivityQuery{WalletID: walletID, Type: q.typ,
+	page, err := h.svc.Activity(c.UserContext(), principal(c), ports.ActivityQuery{WalletID: walletID, Type: q.typ,
 		Status: strings.ToUpper(q.status), From: q.fromDate, To: q.toDate}, ports.Page{Skip: q.offset, Take: q.limit})
 	if err != nil {
 		return err
 	}
-	out := secondaryTransactionListResponse{Data: make([]secondaryTransaction, 0, len(rows)), Total: total,
-		HasMore: q.offset+len(rows) < total}
-	for _, r := range rows {
+	out := secondaryTransactionListResponse{Data: make([]secondaryTransaction, 0, len(page.Rows)), Total: page.Total,
+		HasMore: page.HasMore}
+	for _, r := range page.Rows {
 		out.Data = append(out.Data, secondaryTransaction{ID: r.ID, WalletID: r.WalletID, Type: r.Type, Currency: "USDC",
 			Amount: wallet.FormatAmount(wallet.AssetUSDC, r.AmountBaseUnits), Status: strings.ToLower(r.Status),
 			TransactionHash: strPtr(r.TxHash), Counterparty: strPtr(r.Counterparty), Note: strPtr(r.Note), CreatedAt: r.CreatedAt})

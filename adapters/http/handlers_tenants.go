@@ -13,12 +13,12 @@ import (
 	"corridor/ports"
 )
 
-func (s *Server) createTenant(c *fiber.Ctx) error {
+func (h *tenancyHandlers) createTenant(c *fiber.Ctx) error {
 	var req tenantCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	view, created, err := s.svc.Tenancy.CreateTenant(c.UserContext(), principal(c), tenancy.CreateTenantInput{Name: req.Name, Slug: req.Slug})
+	view, created, err := h.svc.CreateTenant(c.UserContext(), principal(c), tenancy.CreateTenantInput{Name: req.Name, Slug: req.Slug})
 	if err != nil {
 		return err
 	}
@@ -29,20 +29,20 @@ func (s *Server) createTenant(c *fiber.Ctx) error {
 	return c.Status(status).JSON(toTenant(view))
 }
 
-func (s *Server) currentTenant(c *fiber.Ctx) error {
-	view, err := s.svc.Tenancy.CurrentTenant(c.UserContext(), principal(c))
+func (h *tenancyHandlers) currentTenant(c *fiber.Ctx) error {
+	view, err := h.svc.CurrentTenant(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toTenant(view))
 }
 
-func (s *Server) inviteMember(c *fiber.Ctx) error {
+func (h *tenancyHandlers) inviteMember(c *fiber.Ctx) error {
 	var req memberInviteRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	inv, err := s.svc.Tenancy.InviteMember(c.UserContext(), principal(c),
+	inv, err := h.svc.InviteMember(c.UserContext(), principal(c),
 		tenancy.InviteInput{Email: req.Email, DisplayName: req.DisplayName, Role: req.Role})
 	if err != nil {
 		return err
@@ -50,12 +50,12 @@ func (s *Server) inviteMember(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(memberInviteResponse{memberResponse: toMember(inv.Member), InviteToken: inv.InviteToken})
 }
 
-func (s *Server) listMembers(c *fiber.Ctx) error {
+func (h *tenancyHandlers) listMembers(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	members, total, err := s.svc.Tenancy.ListMembers(c.UserContext(), principal(c), page)
+	members, total, err := h.svc.ListMembers(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (s *Server) listMembers(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) acceptInvite(c *fiber.Ctx) error {
+func (h *tenancyHandlers) acceptInvite(c *fiber.Ctx) error {
 	var req memberAcceptRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
@@ -75,7 +75,7 @@ func (s *Server) acceptInvite(c *fiber.Ctx) error {
 	if p, ok := principalOf(c); ok && p.Kind == auth.KindSession {
 		in.IdentityUserID, in.IdentityEmail = p.UserID, p.Email
 	}
-	m, err := s.svc.Tenancy.AcceptInvite(c.UserContext(), in)
+	m, err := h.svc.AcceptInvite(c.UserContext(), in)
 	if err != nil {
 		return err
 	}
@@ -84,13 +84,13 @@ func (s *Server) acceptInvite(c *fiber.Ctx) error {
 
 // revokeMember reads which wallets the member's signer still owns on chain outside the
 // idempotent unit, then revokes inside it.
-func (s *Server) revokeMember(c *fiber.Ctx) (fiber.Handler, error) {
-	read, err := s.svc.Tenancy.ReadRevocation(c.UserContext(), principal(c), c.Params("id"))
+func (h *tenancyHandlers) revokeMember(c *fiber.Ctx) (fiber.Handler, error) {
+	read, err := h.svc.ReadRevocation(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		out, err := s.svc.Tenancy.RevokeMember(c.UserContext(), principal(c), read)
+		out, err := h.svc.RevokeMember(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -98,7 +98,7 @@ func (s *Server) revokeMember(c *fiber.Ctx) (fiber.Handler, error) {
 	}, nil
 }
 
-func (s *Server) createKey(c *fiber.Ctx) error {
+func (h *tenancyHandlers) createKey(c *fiber.Ctx) error {
 	var req apiKeyCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
@@ -115,23 +115,23 @@ func (s *Server) createKey(c *fiber.Ctx) error {
 		t = t.UTC().Truncate(time.Microsecond)
 		in.ExpiresAt = &t
 	}
-	k, err := s.svc.Tenancy.CreateKey(c.UserContext(), principal(c), in)
+	k, err := h.svc.CreateKey(c.UserContext(), principal(c), in)
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(apiKeyCreateResponse{apiKeyResponse: toAPIKey(k.Key, s.svc.Tenancy.Now()), Key: k.Plaintext})
+	return c.Status(fiber.StatusCreated).JSON(apiKeyCreateResponse{apiKeyResponse: toAPIKey(k.Key, h.svc.Now()), Key: k.Plaintext})
 }
 
-func (s *Server) listKeys(c *fiber.Ctx) error {
+func (h *tenancyHandlers) listKeys(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	keys, total, err := s.svc.Tenancy.ListKeys(c.UserContext(), principal(c), page)
+	keys, total, err := h.svc.ListKeys(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
-	now := s.svc.Tenancy.Now()
+	now := h.svc.Now()
 	out := apiKeyListResponse{APIKeys: make([]apiKeyResponse, len(keys)), Total: total}
 	for i, k := range keys {
 		out.APIKeys[i] = toAPIKey(k, now)
@@ -139,12 +139,12 @@ func (s *Server) listKeys(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) revokeKey(c *fiber.Ctx) error {
-	k, err := s.svc.Tenancy.RevokeKey(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *tenancyHandlers) revokeKey(c *fiber.Ctx) error {
+	k, err := h.svc.RevokeKey(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
-	return c.JSON(toAPIKey(k, s.svc.Tenancy.Now()))
+	return c.JSON(toAPIKey(k, h.svc.Now()))
 }
 
 // pageOf reads skip and take (take at most 100, default 100).

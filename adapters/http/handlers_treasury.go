@@ -6,30 +6,30 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-func (s *Server) createTreasuryAccount(c *fiber.Ctx) error {
+func (h *treasuryHandlers) createTreasuryAccount(c *fiber.Ctx) error {
 	var req treasuryAccountRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Treasury.CreateAccount(c.UserContext(), principal(c), req.input())
+	a, err := h.svc.CreateAccount(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return err
 	}
 	// A fresh account: buckets hold nothing yet and nothing has accrued, so the view needs no
 	// chain read (a replay returns this same body).
-	view, err := s.svc.Treasury.NewAccountView(a)
+	view, err := h.svc.NewAccountView(a)
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusAccepted).JSON(toTreasuryAccount(view))
 }
 
-func (s *Server) listTreasuryAccounts(c *fiber.Ctx) error {
+func (h *treasuryHandlers) listTreasuryAccounts(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	views, total, err := s.svc.Treasury.ListAccounts(c.UserContext(), principal(c), page)
+	views, total, err := h.svc.ListAccounts(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -40,32 +40,32 @@ func (s *Server) listTreasuryAccounts(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getTreasuryAccount(c *fiber.Ctx) error {
-	v, err := s.svc.Treasury.GetAccount(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *treasuryHandlers) getTreasuryAccount(c *fiber.Ctx) error {
+	v, err := h.svc.GetAccount(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toTreasuryAccount(v))
 }
 
-func (s *Server) createTreasuryRule(c *fiber.Ctx) error {
+func (h *treasuryHandlers) createTreasuryRule(c *fiber.Ctx) error {
 	var req treasuryRuleRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	r, err := s.svc.Treasury.CreateRule(c.UserContext(), principal(c), c.Params("id"), req.input())
+	r, err := h.svc.CreateRule(c.UserContext(), principal(c), c.Params("id"), req.input())
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toTreasuryRule(r))
 }
 
-func (s *Server) listTreasuryRules(c *fiber.Ctx) error {
+func (h *treasuryHandlers) listTreasuryRules(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	rules, total, err := s.svc.Treasury.ListRules(c.UserContext(), principal(c), c.Params("id"), page)
+	rules, total, err := h.svc.ListRules(c.UserContext(), principal(c), c.Params("id"), page)
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (s *Server) listTreasuryRules(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) patchTreasuryRule(c *fiber.Ctx) error {
+func (h *treasuryHandlers) patchTreasuryRule(c *fiber.Ctx) error {
 	var body treasuryRulePatchBody
 	if err := decodeBody(c, &body); err != nil {
 		return err
@@ -85,32 +85,32 @@ func (s *Server) patchTreasuryRule(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	r, err := s.svc.Treasury.UpdateRule(c.UserContext(), principal(c), c.Params("ruleId"), patch)
+	r, err := h.svc.UpdateRule(c.UserContext(), principal(c), c.Params("ruleId"), patch)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toTreasuryRule(r))
 }
 
-func (s *Server) deleteTreasuryRule(c *fiber.Ctx) error {
-	r, err := s.svc.Treasury.DeleteRule(c.UserContext(), principal(c), c.Params("ruleId"))
+func (h *treasuryHandlers) deleteTreasuryRule(c *fiber.Ctx) error {
+	r, err := h.svc.DeleteRule(c.UserContext(), principal(c), c.Params("ruleId"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toTreasuryRule(r))
 }
 
-func (s *Server) createTreasurySweep(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *treasuryHandlers) createTreasurySweep(c *fiber.Ctx) (fiber.Handler, error) {
 	var req treasurySweepRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.Treasury.ReadSweep(c.UserContext(), principal(c), c.Params("id"), treasurySweepInput(req))
+	read, err := h.svc.ReadSweep(c.UserContext(), principal(c), c.Params("id"), treasurySweepInput(req))
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		v, err := s.svc.Treasury.CreateSweep(c.UserContext(), principal(c), read)
+		v, err := h.svc.CreateSweep(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
@@ -118,12 +118,12 @@ func (s *Server) createTreasurySweep(c *fiber.Ctx) (fiber.Handler, error) {
 	}, nil
 }
 
-func (s *Server) listTreasurySweeps(c *fiber.Ctx) error {
+func (h *treasuryHandlers) listTreasurySweeps(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	sweeps, total, err := s.svc.Treasury.ListSweeps(c.UserContext(), principal(c), c.Params("id"), page)
+	sweeps, total, err := h.svc.ListSweeps(c.UserContext(), principal(c), c.Params("id"), page)
 	if err != nil {
 		return err
 	}
@@ -134,17 +134,17 @@ func (s *Server) listTreasurySweeps(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) advanceTreasury(c *fiber.Ctx) (fiber.Handler, error) {
+func (h *treasuryHandlers) advanceTreasury(c *fiber.Ctx) (fiber.Handler, error) {
 	var req treasuryAdvanceRequest
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := s.svc.Treasury.ReadAdvance(c.UserContext(), principal(c), c.Params("id"), req.Days)
+	read, err := h.svc.ReadAdvance(c.UserContext(), principal(c), c.Params("id"), req.Days)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		r, err := s.svc.Treasury.Advance(c.UserContext(), principal(c), read)
+		r, err := h.svc.Advance(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}

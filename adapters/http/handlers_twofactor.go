@@ -8,48 +8,48 @@ import (
 	twofactorapp "corridor/app/twofactor"
 )
 
-func (s *Server) createContact(c *fiber.Ctx) error {
+func (h *twoFactorHandlers) createContact(c *fiber.Ctx) error {
 	var req contactCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	contact, err := s.svc.TwoFactor.CreateContact(c.UserContext(), principal(c), twofactorapp.ContactInput{Address: req.Address, Label: req.Label, ChainID: req.ChainID})
+	contact, err := h.svc.CreateContact(c.UserContext(), principal(c), twofactorapp.ContactInput{Address: req.Address, Label: req.Label, ChainID: req.ChainID})
 	if err != nil {
 		return err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toContact(contact, s.svc.TwoFactor.CoolingOff()))
+	return c.Status(fiber.StatusCreated).JSON(toContact(contact, h.svc.CoolingOff()))
 }
 
-func (s *Server) listContacts(c *fiber.Ctx) error {
+func (h *twoFactorHandlers) listContacts(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	contacts, total, err := s.svc.TwoFactor.ListContacts(c.UserContext(), principal(c), page)
+	contacts, total, err := h.svc.ListContacts(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
 	out := contactListResponse{Contacts: make([]contactResponse, len(contacts)), Total: total}
 	for i, ct := range contacts {
-		out.Contacts[i] = toContact(ct, s.svc.TwoFactor.CoolingOff())
+		out.Contacts[i] = toContact(ct, h.svc.CoolingOff())
 	}
 	return c.JSON(out)
 }
 
-func (s *Server) deleteContact(c *fiber.Ctx) error {
-	contact, err := s.svc.TwoFactor.DeleteContact(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *twoFactorHandlers) deleteContact(c *fiber.Ctx) error {
+	contact, err := h.svc.DeleteContact(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
-	return c.JSON(toContact(contact, s.svc.TwoFactor.CoolingOff()))
+	return c.JSON(toContact(contact, h.svc.CoolingOff()))
 }
 
-func (s *Server) enrollFactor(c *fiber.Ctx) error {
+func (h *twoFactorHandlers) enrollFactor(c *fiber.Ctx) error {
 	var req factorCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	e, err := s.svc.TwoFactor.EnrollFactor(c.UserContext(), principal(c), req.Label, req.TwofaChallengeID)
+	e, err := h.svc.EnrollFactor(c.UserContext(), principal(c), req.Label, req.TwofaChallengeID)
 	if err != nil {
 		return err
 	}
@@ -60,28 +60,28 @@ func (s *Server) enrollFactor(c *fiber.Ctx) error {
 
 // deleteFactor removes a factor; the step-up challenge comes as ?twofaChallengeId= (a DELETE
 // has no body).
-func (s *Server) deleteFactor(c *fiber.Ctx) error {
-	f, err := s.svc.TwoFactor.DeleteFactor(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(c.Query("twofaChallengeId")))
+func (h *twoFactorHandlers) deleteFactor(c *fiber.Ctx) error {
+	f, err := h.svc.DeleteFactor(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), strings.TrimSpace(c.Query("twofaChallengeId")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toFactor(f))
 }
 
-func (s *Server) verifyFactor(c *fiber.Ctx) error {
+func (h *twoFactorHandlers) verifyFactor(c *fiber.Ctx) error {
 	var req codeRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	f, err := s.svc.TwoFactor.VerifyFactor(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
+	f, err := h.svc.VerifyFactor(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
 	if err != nil {
 		return err
 	}
 	return c.JSON(toFactor(f))
 }
 
-func (s *Server) listFactors(c *fiber.Ctx) error {
-	factors, err := s.svc.TwoFactor.ListFactors(c.UserContext(), principal(c))
+func (h *twoFactorHandlers) listFactors(c *fiber.Ctx) error {
+	factors, err := h.svc.ListFactors(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
@@ -92,34 +92,34 @@ func (s *Server) listFactors(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getTwoFactorSettings(c *fiber.Ctx) error {
-	st, err := s.svc.TwoFactor.Settings(c.UserContext(), principal(c))
+func (h *twoFactorHandlers) getTwoFactorSettings(c *fiber.Ctx) error {
+	st, err := h.svc.Settings(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
-	return c.JSON(toTwoFactorSettings(st, s.svc.TwoFactor.CoolingOff()))
+	return c.JSON(toTwoFactorSettings(st, h.svc.CoolingOff()))
 }
 
-func (s *Server) putTwoFactorSettings(c *fiber.Ctx) error {
+func (h *twoFactorHandlers) putTwoFactorSettings(c *fiber.Ctx) error {
 	var req twoFactorSettingsRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	st, err := s.svc.TwoFactor.PutSettings(c.UserContext(), principal(c), twofactorapp.SettingsInput{
+	st, err := h.svc.PutSettings(c.UserContext(), principal(c), twofactorapp.SettingsInput{
 		ApprovalAboveValue: req.ApprovalAboveUSD, ApproveNewPayees: req.ApproveNewPayees, RequireSavedPayees: req.RequireSavedPayees,
 		TwofaChallengeID: req.TwofaChallengeID})
 	if err != nil {
 		return err
 	}
-	return c.JSON(toTwoFactorSettings(st, s.svc.TwoFactor.CoolingOff()))
+	return c.JSON(toTwoFactorSettings(st, h.svc.CoolingOff()))
 }
 
-func (s *Server) verifyChallenge(c *fiber.Ctx) error {
+func (h *twoFactorHandlers) verifyChallenge(c *fiber.Ctx) error {
 	var req codeRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	ch, err := s.svc.TwoFactor.VerifyChallenge(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
+	ch, err := h.svc.VerifyChallenge(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
 	if err != nil {
 		return err
 	}

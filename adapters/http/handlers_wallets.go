@@ -11,24 +11,24 @@ import (
 	"corridor/core"
 )
 
-func (s *Server) createWallet(c *fiber.Ctx) error {
+func (h *walletsHandlers) createWallet(c *fiber.Ctx) error {
 	var req walletCreateRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	w, err := s.svc.Wallets.CreateWallet(c.UserContext(), principal(c), req.input())
+	w, err := h.svc.CreateWallet(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toWallet(w))
 }
 
-func (s *Server) listWallets(c *fiber.Ctx) error {
+func (h *walletsHandlers) listWallets(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	list, total, err := s.svc.Wallets.ListWallets(c.UserContext(), principal(c), page)
+	list, total, err := h.svc.ListWallets(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -39,20 +39,20 @@ func (s *Server) listWallets(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getWallet(c *fiber.Ctx) error {
-	v, err := s.svc.Wallets.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+func (h *walletsHandlers) getWallet(c *fiber.Ctx) error {
+	v, err := h.svc.GetWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toWalletDetail(v))
 }
 
-func (s *Server) fundWallet(c *fiber.Ctx) error {
+func (h *walletsHandlers) fundWallet(c *fiber.Ctx) error {
 	var req fundRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.svc.Wallets.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
+	d, err := h.svc.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
 		wallets.FundInput{Asset: req.Asset, Amount: req.Amount})
 	if err != nil {
 		return withRetryAfter(c, err)
@@ -75,12 +75,12 @@ func withRetryAfter(c *fiber.Ctx, err error) error {
 	return err
 }
 
-func (s *Server) listDrips(c *fiber.Ctx) error {
+func (h *walletsHandlers) listDrips(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	drips, total, err := s.svc.Wallets.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
+	drips, total, err := h.svc.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
 	if err != nil {
 		return err
 	}
@@ -91,20 +91,20 @@ func (s *Server) listDrips(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getDrip(c *fiber.Ctx) error {
-	d, err := s.svc.Wallets.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
+func (h *walletsHandlers) getDrip(c *fiber.Ctx) error {
+	d, err := h.svc.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toDrip(d))
 }
 
-func (s *Server) putHandle(c *fiber.Ctx) error {
+func (h *walletsHandlers) putHandle(c *fiber.Ctx) error {
 	var req handlePutRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.svc.Wallets.PutHandle(c.UserContext(), principal(c),
+	v, err := h.svc.PutHandle(c.UserContext(), principal(c),
 		wallets.PutHandleInput{Handle: req.Handle, WalletID: req.WalletID, DisplayName: req.DisplayName})
 	if err != nil {
 		return err

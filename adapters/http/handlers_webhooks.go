@@ -14,19 +14,19 @@ type triggerEventRequest struct {
 }
 
 // triggerEvent records a sample event of the asked type (TEST only).
-func (s *Server) triggerEvent(c *fiber.Ctx) error {
+func (h *webhooksHandlers) triggerEvent(c *fiber.Ctx) error {
 	var req triggerEventRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	e, err := s.svc.Webhooks.TriggerEvent(c.UserContext(), principal(c), req.Type)
+	e, err := h.svc.TriggerEvent(c.UserContext(), principal(c), req.Type)
 	if err != nil {
 		return err
 	}
 	return c.Status(fiber.StatusCreated).JSON(toEvent(e))
 }
 
-func (s *Server) listEvents(c *fiber.Ctx) error {
+func (h *webhooksHandlers) listEvents(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
@@ -41,7 +41,7 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 			*dst = *t
 		}
 	}
-	events, total, err := s.svc.Webhooks.ListEvents(c.UserContext(), principal(c), q, page)
+	events, total, err := h.svc.ListEvents(c.UserContext(), principal(c), q, page)
 	if err != nil {
 		return err
 	}
@@ -52,20 +52,20 @@ func (s *Server) listEvents(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getEvent(c *fiber.Ctx) error {
-	e, err := s.svc.Webhooks.GetEvent(c.UserContext(), principal(c), c.Params("id"))
+func (h *webhooksHandlers) getEvent(c *fiber.Ctx) error {
+	e, err := h.svc.GetEvent(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toEvent(e))
 }
 
-func (s *Server) createWebhookEndpoint(c *fiber.Ctx) error {
+func (h *webhooksHandlers) createWebhookEndpoint(c *fiber.Ctx) error {
 	var req webhookEndpointRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	e, secret, err := s.svc.Webhooks.CreateEndpoint(c.UserContext(), principal(c),
+	e, secret, err := h.svc.CreateEndpoint(c.UserContext(), principal(c),
 		webhooks.EndpointInput{URL: req.URL, Events: req.Events, Enabled: req.Enabled})
 	if err != nil {
 		return err
@@ -73,12 +73,12 @@ func (s *Server) createWebhookEndpoint(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(toWebhookEndpoint(e, secret))
 }
 
-func (s *Server) listWebhookEndpoints(c *fiber.Ctx) error {
+func (h *webhooksHandlers) listWebhookEndpoints(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	list, total, err := s.svc.Webhooks.ListEndpoints(c.UserContext(), principal(c), page)
+	list, total, err := h.svc.ListEndpoints(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -89,20 +89,20 @@ func (s *Server) listWebhookEndpoints(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) getWebhookEndpoint(c *fiber.Ctx) error {
-	e, err := s.svc.Webhooks.GetEndpoint(c.UserContext(), principal(c), c.Params("id"))
+func (h *webhooksHandlers) getWebhookEndpoint(c *fiber.Ctx) error {
+	e, err := h.svc.GetEndpoint(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toWebhookEndpoint(e, ""))
 }
 
-func (s *Server) patchWebhookEndpoint(c *fiber.Ctx) error {
+func (h *webhooksHandlers) patchWebhookEndpoint(c *fiber.Ctx) error {
 	var req webhookEndpointPatchRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	e, secret, err := s.svc.Webhooks.UpdateEndpoint(c.UserContext(), principal(c), c.Params("id"),
+	e, secret, err := h.svc.UpdateEndpoint(c.UserContext(), principal(c), c.Params("id"),
 		webhooks.EndpointPatch{URL: req.URL, Events: req.Events, Enabled: req.Enabled, RotateSecret: req.RotateSecret})
 	if err != nil {
 		return err
@@ -110,20 +110,20 @@ func (s *Server) patchWebhookEndpoint(c *fiber.Ctx) error {
 	return c.JSON(toWebhookEndpoint(e, secret))
 }
 
-func (s *Server) deleteWebhookEndpoint(c *fiber.Ctx) error {
-	e, err := s.svc.Webhooks.DeleteEndpoint(c.UserContext(), principal(c), c.Params("id"))
+func (h *webhooksHandlers) deleteWebhookEndpoint(c *fiber.Ctx) error {
+	e, err := h.svc.DeleteEndpoint(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
 	return c.JSON(toWebhookEndpoint(e, ""))
 }
 
-func (s *Server) listWebhookDeliveries(c *fiber.Ctx) error {
+func (h *webhooksHandlers) listWebhookDeliveries(c *fiber.Ctx) error {
 	page, err := pageOf(c)
 	if err != nil {
 		return err
 	}
-	list, total, err := s.svc.Webhooks.ListDeliveries(c.UserContext(), principal(c), c.Params("id"), page)
+	list, total, err := h.svc.ListDeliveries(c.UserContext(), principal(c), c.Params("id"), page)
 	if err != nil {
 		return err
 	}
@@ -134,8 +134,8 @@ func (s *Server) listWebhookDeliveries(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Server) redeliverWebhook(c *fiber.Ctx) error {
-	d, err := s.svc.Webhooks.Redeliver(c.UserContext(), principal(c), c.Params("id"))
+func (h *webhooksHandlers) redeliverWebhook(c *fiber.Ctx) error {
+	d, err := h.svc.Redeliver(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {
 		return err
 	}

@@ -241,7 +241,7 @@ func (s *Server) authenticate(required bool) fiber.Handler {
 
 func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error) {
 	if key := c.Get(headerAPIKey); key != "" {
-		p, err := s.svc.Tenancy.AuthenticateKey(c.UserContext(), key)
+		p, err := s.authn.AuthenticateKey(c.UserContext(), key)
 		return p, true, err
 	}
 	authz := c.Get(fiber.HeaderAuthorization)
@@ -260,7 +260,7 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 		}
 		env = parsed
 	}
-	p, err := s.svc.Tenancy.AuthenticateSession(c.UserContext(), strings.TrimSpace(token), env)
+	p, err := s.authn.AuthenticateSession(c.UserContext(), strings.TrimSpace(token), env)
 	return p, true, err
 }
 
@@ -291,7 +291,7 @@ func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string, handler fibe
 	// handler itself (Fiber's c.Next advances past it and cannot run it twice).
 	var before fasthttp.ResponseHeader
 	c.Response().Header.CopyTo(&before)
-	out, replayed, err := s.svc.Idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
+	out, replayed, err := s.idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
 		before.CopyTo(&c.Response().Header)
 		c.Response().ResetBody()
 		c.SetUserContext(ctx)
@@ -364,7 +364,7 @@ func (s *Server) hasStoredOutcome(c *fiber.Ctx) bool {
 	if !ok {
 		return false
 	}
-	found, err := s.svc.Idempotency.HasOutcome(c.UserContext(), req)
+	found, err := s.idempotency.HasOutcome(c.UserContext(), req)
 	return err == nil && found
 }
 

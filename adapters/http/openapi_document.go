@@ -14,5 +14,5 @@ func Document(version string) map[string]any {
 		features[f] = true
 	}
 	s := &Server{cfg: Config{Capabilities: CapabilitiesConfig{Features: features}, Version: version}}
-	return buildOpenAPI(s.endpointTable(), version)
+	return buildOpenAPI(s.endpointTable(s.newHandlers(Deps{})), version)
 }

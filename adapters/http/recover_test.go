@@ -95,7 +95,7 @@ func TestStatusTable_CoversEveryD4Code(t *testing.T) {
 func coreCode(s string) core.Code { return core.Code(s) }
 
 // nopServices wires every service over ports that do nothing: enough to build the server.
-func nopServices(t *testing.T) Services {
+func nopServices(t *testing.T) Deps {
 	t.Helper()
 	must := func(err error) {
 		t.Helper()
@@ -134,7 +134,7 @@ func nopServices(t *testing.T) Services {
 	must(err)
 	checkoutSvc, err := checkoutapp.New(checkoutapp.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	return Services{Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	return Deps{Claims: offrampSvc, Recipients: offrampSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 

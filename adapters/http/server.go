@@ -154,37 +154,44 @@ type Endpoint struct {
 	SecondaryByID bool
 }
 
-// Services are the capability services the routes call, one per capability of app/, and the
-// Idempotency-Key store that wraps every POST. Handlers hold exactly these; no route reaches
-// a use case through another capability.
-type Services struct {
-	Tenancy     *tenancy.Service
-	Finance     *finance.Service
-	Wallets     *wallets.Service
-	SafePay     *safepayapp.Service
-	Policy      *policyapp.Service
-	Offramp     *offrampapp.Service
-	Agents      *agentsapp.Service
-	Treasury    *treasuryapp.Service
-	Cards       *cardsapp.Service
-	Ramps       *rampsapp.Service
-	TwoFactor   *twofactorapp.Service
-	Invoices    *invoicesapp.Service
-	Webhooks    *webhooksapp.Service
-	Checkout    *checkoutapp.Service
+// Deps are what the server is built from: each capability's service, which its handler type
+// holds (and no other), and what the middleware authenticates and replays with. The service
+// registry is the composition root's (wiring); the adapter only receives. Claims and
+// Recipients are their own capabilities served by the off-ramp service for now.
+type Deps struct {
+	Tenancy    *tenancy.Service
+	Finance    *finance.Service
+	Wallets    *wallets.Service
+	SafePay    *safepayapp.Service
+	Policy     *policyapp.Service
+	Offramp    *offrampapp.Service // off-ramp payments
+	Claims     *offrampapp.Service // pending claims and claim links
+	Recipients *offrampapp.Service // phone aliases, credentials, payout destinations
+	Agents     *agentsapp.Service
+	Treasury   *treasuryapp.Service
+	Cards      *cardsapp.Service
+	Ramps      *rampsapp.Service
+	TwoFactor  *twofactorapp.Service
+	Invoices   *invoicesapp.Service
+	Webhooks   *webhooksapp.Service
+	Checkout   *checkoutapp.Service
+	// Idempotency is the Idempotency-Key store that wraps every POST.
 	Idempotency *kernel.Idempotency
 }
 
-// missing names the services that are nil, so a wiring mistake fails at start-up.
-func (s Services) missing() []string {
+// missing names the dependencies that are nil, so a wiring mistake fails at start-up.
+func (d Deps) missing() []string {
 	var out []string
 	for _, c := range []struct {
 		name   string
 		absent bool
 	}{
-		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
-		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
-		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Invoices", s.Invoices == nil}, {"Webhooks", s.Webhooks == nil}, {"Checkout", s.Checkout == nil}, {"Idempotency", s.Idempotency == nil},
+		{"Tenancy", d.Tenancy == nil}, {"Finance", d.Finance == nil}, {"Wallets", d.Wallets == nil},
+		{"SafePay", d.SafePay == nil}, {"Policy", d.Policy == nil}, {"Offramp", d.Offramp == nil},
+		{"Claims", d.Claims == nil}, {"Recipients", d.Recipients == nil},
+		{"Agents", d.Agents == nil}, {"Treasury", d.Treasury == nil}, {"Cards", d.Cards == nil}, {"Ramps", d.Ramps == nil},
+		{"TwoFactor", d.TwoFactor == nil}, {"Invoices", d.Invoices == nil}, {"Webhooks", d.Webhooks == nil},
+		{"Checkout", d.Checkout == nil}, {"Idempotency", d.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)
@@ -193,27 +200,32 @@ func (s Services) missing() []string {
 	return out
 }
 
+// authenticator turns an API key or a session token into the caller's principal (the tenancy
+// capability).
+type authenticator interface {
+	AuthenticateKey(ctx context.Context, raw string) (auth.Principal, error)
+	AuthenticateSession(ctx context.Context, token string, env core.Environment) (auth.Principal, error)
+}
+
 // Server is the Fiber application with its endpoint table.
 type Server struct {
-	cfg     Config
-	svc     Services
-	log     *slog.Logger
-	metrics *metrics
-	limiter *limiter
-	// claimLimiter throttles the public claim-link routes per client IP.
-	claimLimiter *limiter
-	// ephemeralKeyLimiter bounds push-provisioning keys per client IP in a rolling minute.
-	ephemeralKeyLimiter *windowLimiter
-	fiber               *fiber.App
-	endpoints           []Endpoint
+	cfg Config
+	// authn authenticates keys and sessions; idempotency stores and replays POST outcomes.
+	authn       authenticator
+	idempotency *kernel.Idempotency
+	log         *slog.Logger
+	metrics     *metrics
+	limiter     *limiter
+	fiber       *fiber.App
+	endpoints   []Endpoint
 	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
 	// refusal before the route's own chain (a bad query string, a deadline) takes their shape.
 	secondaryRoutes []secondaryRoute
 }
 
-// New builds the server and registers every route.
-func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
-	if missing := svc.missing(); len(missing) > 0 {
+// New builds the server, each capability's handler type from deps, and registers every route.
+func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
+	if missing := deps.missing(); len(missing) > 0 {
 		return nil, errors.New("http: missing services: " + strings.Join(missing, ", "))
 	}
 	if log == nil || cfg.Store == nil {
@@ -232,8 +244,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, metrics: m, claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
-		ephemeralKeyLimiter: newWindowLimiter(ephemeralKeysPerMinute, time.Minute)}
+	s := &Server{cfg: cfg, authn: deps.Tenancy, idempotency: deps.Idempotency, log: log, metrics: m}
 	if cfg.RateLimit.PerSecond > 0 {
 		if cfg.RateLimit.Burst <= 0 {
 			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)
@@ -247,7 +258,7 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
 	s.fiber.Use(resolveClientAddress(cfg.TrustedProxies), withRequestID, s.markSecondary, s.traceRequest, s.observe, s.recoverPanics, withDeadline(timeouts.Request), checkQuery)
-	s.endpoints = s.endpointTable()
+	s.endpoints = s.endpointTable(s.newHandlers(deps))
 	for _, r := range s.endpoints {
 		s.register(r)
 		if r.SecondaryErrors {

@@ -1,0 +1,52 @@
+package http
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/app/finance"
+	"corridor/core/auth"
+)
+
+// statusEndpoints are the service's status as the caller's environment sees it (DESIGN.md §6).
+func (h *financeHandlers) statusEndpoints() []Endpoint {
+	return []Endpoint{
+		{Method: "GET", Path: "/v1/status", Summary: "Service, database and per-environment chain health; a part that is down is reported, never a 5xx", Tag: "service",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeStatusRead},
+			Responses: map[int]any{200: statusResponse{}}, Handler: h.getStatus},
+	}
+}
+
+type chainHealthResponse struct {
+	Environment         string  `json:"environment" oas:"required,enum=TEST|LIVE"`
+	Status              string  `json:"status" oas:"required,enum=ok|degraded|unavailable|not_configured"`
+	ChainID             *int64  `json:"chainId" oas:"required"`
+	LatestBlock         *uint64 `json:"latestBlock" oas:"required" description:"null when the node could not be read"`
+	IndexedThroughBlock *uint64 `json:"indexedThroughBlock" oas:"required" description:"the last block the ledger mirror has posted; null before its first run"`
+	MirrorLagBlocks     *uint64 `json:"mirrorLagBlocks" oas:"required" description:"latestBlock minus indexedThroughBlock; past 600 the environment is degraded"`
+	Problem             *string `json:"problem" oas:"required"`
+}
+
+type statusResponse struct {
+	Status    string                `json:"status" oas:"required,enum=ok|degraded"`
+	Service   string                `json:"service" oas:"required,enum=ok"`
+	Database  string                `json:"database" oas:"required,enum=ok|unavailable"`
+	Chains    []chainHealthResponse `json:"chains" oas:"required"`
+	CheckedAt time.Time             `json:"checkedAt" oas:"required"`
+}
+
+func (h *financeHandlers) getStatus(c *fiber.Ctx) error {
+	rep, err := h.svc.Status(c.UserContext(), principal(c))
+	if err != nil {
+		return err
+	}
+	out := statusResponse{Status: rep.Status, Service: finance.HealthOK, Database: rep.Database, CheckedAt: rep.CheckedAt,
+		Chains: make([]chainHealthResponse, len(rep.Chains))}
+	for i, health := range rep.Chains {
+		out.Chains[i] = chainHealthResponse{Environment: string(health.Environment), Status: health.Status, ChainID: health.ChainID,
+			LatestBlock: health.LatestBlock, IndexedThroughBlock: health.IndexedThroughBlock, MirrorLagBlocks: health.MirrorLagBlocks,
+			Problem: strPtr(health.Problem)}
+	}
+	return c.JSON(out)
+}

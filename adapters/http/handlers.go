@@ -1,0 +1,178 @@
+package http
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	agentsapp "corridor/app/agents"
+	cardsapp "corridor/app/cards"
+	checkoutapp "corridor/app/checkout"
+	"corridor/app/finance"
+	invoicesapp "corridor/app/invoices"
+	offrampapp "corridor/app/offramp"
+	policyapp "corridor/app/policy"
+	rampsapp "corridor/app/ramps"
+	safepayapp "corridor/app/safepay"
+	"corridor/app/tenancy"
+	treasuryapp "corridor/app/treasury"
+	twofactorapp "corridor/app/twofactor"
+	"corridor/app/wallets"
+	webhooksapp "corridor/app/webhooks"
+	"corridor/core/auth"
+	"corridor/core/card"
+	"corridor/core/safepay"
+)
+
+// Each capability has a handler type that holds its own service and lists its own endpoints;
+// Server keeps what every route shares (middleware, the error table, registration and the
+// OpenAPI document). A handler that needs another capability declares the small interface it
+// uses, as app packages do.
+
+// tenancyHandlers serve the caller's tenant, its members and its API keys.
+type tenancyHandlers struct{ svc *tenancy.Service }
+
+// financeHandlers serve the service balance, the ledger's finance reads, reconciliation and
+// the service's status.
+type financeHandlers struct{ svc *finance.Service }
+
+// walletsHandlers serve wallets, the faucet, handles and the secondary wallet surface. A
+// secondary send is a Safe payment: payments proposes it.
+type walletsHandlers struct {
+	svc      *wallets.Service
+	payments walletSends
+}
+
+// walletSends proposes the Safe payment of a secondary send (POST /v1/wallets/{id}/send).
+type walletSends interface {
+	ReadProposal(ctx context.Context, p auth.Principal, in safepay.Request) (safepayapp.ProposalRead, error)
+	Propose(ctx context.Context, p auth.Principal, read safepayapp.ProposalRead) (safepay.Payment, error)
+}
+
+// safePaymentsHandlers serve Safe payments.
+type safePaymentsHandlers struct{ svc *safepayapp.Service }
+
+// policyHandlers serve spend policies, their versions and attachments.
+type policyHandlers struct{ svc *policyapp.Service }
+
+// agentsHandlers serve agents, their keys, limits, wallets and cards. now is the clock a new
+// agent key's status is read at (the tenancy capability's, as for every key).
+type agentsHandlers struct {
+	svc          *agentsapp.Service
+	now          func() time.Time
+	cardsEnabled bool // POST /v1/agents/{id}/cards is served when cards are
+}
+
+// cardsHandlers serve cards, cardholders, authorizations and push-provisioning keys. A wallet
+// card issued for an agent follows the agents capability's rules: agents issues it.
+type cardsHandlers struct {
+	svc           *cardsapp.Service
+	agents        agentCards
+	ephemeralKeys *windowLimiter // per client IP, a rolling minute
+}
+
+// agentCards issues an agent's card on its wallet (POST /v1/wallets/{walletId}/cards with an
+// agentId).
+type agentCards interface {
+	ReadWalletCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (agentsapp.CardRead, error)
+	IssueCard(ctx context.Context, p auth.Principal, read agentsapp.CardRead) (card.Card, error)
+}
+
+// treasuryHandlers serve treasury accounts, their rules and sweeps.
+type treasuryHandlers struct{ svc *treasuryapp.Service }
+
+// rampsHandlers serve on- and off-ramps.
+type rampsHandlers struct{ svc *rampsapp.Service }
+
+// twoFactorHandlers serve factors, challenges, two-factor settings and contacts.
+type twoFactorHandlers struct{ svc *twofactorapp.Service }
+
+// webhooksHandlers serve events, webhook endpoints and deliveries.
+type webhooksHandlers struct{ svc *webhooksapp.Service }
+
+// invoicesHandlers serve invoices and bills. operator names the operator token in the arbiter's
+// record; limitAnonymous throttles the public invoice read per client IP.
+type invoicesHandlers struct {
+	svc            *invoicesapp.Service
+	operator       string
+	limitAnonymous func(c *fiber.Ctx) error
+}
+
+// checkoutHandlers serve hosted checkouts and their payment page. pageBaseURL is the configured
+// public base of the page (empty: the request's own origin).
+type checkoutHandlers struct {
+	svc         *checkoutapp.Service
+	pageBaseURL string
+	log         *slog.Logger
+}
+
+// offrampHandlers serve off-ramp payments, provider webhooks and the operator's off-ramp
+// actions. operator names the operator token in the durable record of an approval.
+type offrampHandlers struct {
+	svc      *offrampapp.Service
+	operator string
+}
+
+// claimsHandlers serve pending claims and their public claim links, throttled per client IP.
+type claimsHandlers struct {
+	svc     *offrampapp.Service
+	limiter *limiter
+}
+
+// recipientsHandlers serve phone aliases, credentials (and the caller's identity, which shows
+// them) and payout destinations.
+type recipientsHandlers struct{ svc *offrampapp.Service }
+
+// handlers are the server's handler types, one per capability.
+type handlers struct {
+	tenancy      *tenancyHandlers
+	finance      *financeHandlers
+	wallets      *walletsHandlers
+	safePayments *safePaymentsHandlers
+	policy       *policyHandlers
+	agents       *agentsHandlers
+	cards        *cardsHandlers
+	treasury     *treasuryHandlers
+	ramps        *rampsHandlers
+	twoFactor    *twoFactorHandlers
+	webhooks     *webhooksHandlers
+	invoices     *invoicesHandlers
+	checkout     *checkoutHandlers
+	offramp      *offrampHandlers
+	claims       *claimsHandlers
+	recipients   *recipientsHandlers
+}
+
+// newHandlers gives each handler type its service from deps, and what it takes from the
+// server's configuration.
+func (s *Server) newHandlers(d Deps) handlers {
+	operator := operatorName(s.cfg.OperatorToken)
+	var walletPayments walletSends
+	if d.SafePay != nil {
+		walletPayments = d.SafePay
+	}
+	var cardAgents agentCards
+	if d.Agents != nil {
+		cardAgents = d.Agents
+	}
+	return handlers{
+		tenancy:      &tenancyHandlers{svc: d.Tenancy},
+		finance:      &financeHandlers{svc: d.Finance},
+		wallets:      &walletsHandlers{svc: d.Wallets, payments: walletPayments},
+		safePayments: &safePaymentsHandlers{svc: d.SafePay},
+		policy:       &policyHandlers{svc: d.Policy},
+		agents:       &agentsHandlers{svc: d.Agents, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},
+		cards:        &cardsHandlers{svc: d.Cards, agents: cardAgents, ephemeralKeys: newWindowLimiter(ephemeralKeysPerMinute, time.Minute)},
+		treasury:     &treasuryHandlers{svc: d.Treasury},
+		ramps:        &rampsHandlers{svc: d.Ramps},
+		twoFactor:    &twoFactorHandlers{svc: d.TwoFactor},
+		webhooks:     &webhooksHandlers{svc: d.Webhooks},
+		invoices:     &invoicesHandlers{svc: d.Invoices, operator: operator, limitAnonymous: s.limitAnonymous},
+		checkout:     &checkoutHandlers{svc: d.Checkout, pageBaseURL: s.cfg.CheckoutPageBase, log: s.log},
+		offramp:      &offrampHandlers{svc: d.Offramp, operator: operator},
+		claims:       &claimsHandlers{svc: d.Claims, limiter: newLimiter(s.cfg.ClaimLinkRateLimit)},
+		recipients:   &recipientsHandlers{svc: d.Recipients},
+	}
+}

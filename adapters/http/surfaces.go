@@ -1,0 +1,82 @@
+package http
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"corridor/core/checkout"
+)
+
+// Paths both surfaces share (D19): POST /v1/payments and POST /v1/wallets take either body
+// shape, GET /v1/payments/{id} either id family. Which surface answers is the adapter's
+// decision, made here, so a handler type never reaches another capability's handlers: the
+// endpoint list of the canonical capability is given the secondary alternative.
+
+// staged is the first step of a staged endpoint (Endpoint.Staged).
+type staged = func(c *fiber.Ctx) (fiber.Handler, error)
+
+// eitherBody serves a shared POST: a body the route's SecondaryBody recognised (the register
+// step marked it) goes to secondary, any other to canonical.
+func eitherBody(canonical, secondary staged) staged {
+	return func(c *fiber.Ctx) (fiber.Handler, error) {
+		if isSecondary, _ := c.Locals(localSecondary).(bool); isSecondary {
+			return secondary(c)
+		}
+		return canonical(c)
+	}
+}
+
+// eitherCheckoutID serves a shared GET by its id: a chk_ id is a checkout.
+func eitherCheckoutID(canonical, checkout fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		if isCheckoutID(c.Params("id")) {
+			return checkout(c)
+		}
+		return canonical(c)
+	}
+}
+
+// secondaryPayments are the checkout capability's halves of the shared payment paths.
+type secondaryPayments struct {
+	create staged        // POST /v1/payments with a checkout body
+	get    fiber.Handler // GET /v1/payments/{chk_…}
+}
+
+// secondaryRoute is a SecondaryErrors route: its method and its path's segments ("{id}"
+// matches any one segment).
+type secondaryRoute struct {
+	method   string
+	segments []string
+}
+
+func (r secondaryRoute) matches(method, path string) bool {
+	got := strings.Split(path, "/")
+	if method != r.method || len(got) != len(r.segments) {
+		return false
+	}
+	for i, seg := range r.segments {
+		if seg != got[i] && !strings.HasPrefix(seg, "{") {
+			return false
+		}
+	}
+	return true
+}
+
+// markSecondary marks a request to a SecondaryErrors route before any other middleware can
+// refuse it, so every refusal of the route is in the secondary shape.
+func (s *Server) markSecondary(c *fiber.Ctx) error {
+	// GET /v1/payments/{chk_…}: the id's prefix selects the secondary surface (D19).
+	if id, ok := strings.CutPrefix(c.Path(), "/v1/payments/"); ok && c.Method() == fiber.MethodGet &&
+		strings.HasPrefix(id, checkout.PrefixCheckout+"_") && !strings.Contains(id, "/") {
+		c.Locals(localSecondary, true)
+		return c.Next()
+	}
+	for _, r := range s.secondaryRoutes {
+		if r.matches(c.Method(), c.Path()) {
+			c.Locals(localSecondary, true)
+			break
+		}
+	}
+	return c.Next()
+}
