@@ -19,18 +19,20 @@ const consoleKeyPurpose = "console-cookie-key"
 
 // mountConsole mounts the tenant console (/console/) on the API's Fiber app, over the same
 // services, and the operator console (/console/operator) over the operator's reports.
-func mountConsole(srv *http.Server, svc *registry, db *bun.DB, jobs ports.JobRetrier, cfg Config, protect ports.Cipher, log *slog.Logger) error {
+func mountConsole(srv *http.Server, svc *registry, cfg Config, protect ports.Cipher, log *slog.Logger) error {
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
-	reports := postgres.NewOperatorReports(db)
-	ops, err := operationsapp.New(operationsapp.Deps{Reports: reports, Audit: reports, Jobs: jobs,
-		Reviews: svc.Offramp, Arbiter: svc.Invoices, Endpoints: svc.Webhooks, Logger: log})
-	if err != nil {
-		return err
-	}
-	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: cfg.OperatorToken,
+	_, err := console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: cfg.OperatorToken,
 		SignIn: cfg.ConsoleSignIn, SignInIssuer: cfg.ConsoleSignInIssuer, SignInRedirectURL: cfg.ConsoleRedirectURL}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp,
-		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: ops, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
+		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: svc.Operations, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
 	}, log)
 	return err
+}
+
+// newOperations builds the operator's capability: the cross-tenant reports and the audit trail
+// over the database, the job retrier, and the capabilities whose operator actions it runs.
+func newOperations(svc *registry, db *bun.DB, jobs ports.JobRetrier, log *slog.Logger) (*operationsapp.Service, error) {
+	reports := postgres.NewOperatorReports(db)
+	return operationsapp.New(operationsapp.Deps{Reports: reports, Audit: reports, Jobs: jobs,
+		Reviews: svc.Offramp, Arbiter: svc.Invoices, Endpoints: svc.Webhooks, Logger: log})
 }

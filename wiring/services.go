@@ -22,6 +22,7 @@ import (
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
+	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
@@ -59,20 +60,23 @@ type servicePorts struct {
 // Idempotency-Key store. The composition root owns it; the HTTP adapter (httpDeps), the console
 // and the job workers (jobCapabilities) each take from it what they use.
 type registry struct {
-	Tenancy     *tenancy.Service
-	Finance     *finance.Service
-	Wallets     *wallets.Service
-	SafePay     *safepayapp.Service
-	Policy      *policyapp.Service
-	Offramp     *offrampapp.Service
-	Agents      *agents.Service
-	Treasury    *treasuryapp.Service
-	Cards       *cardsapp.Service
-	Ramps       *rampsapp.Service
-	TwoFactor   *twofactorapp.Service
-	Invoices    *invoicesapp.Service
-	Webhooks    *webhooksapp.Service
-	Checkout    *checkoutapp.Service
+	Tenancy   *tenancy.Service
+	Finance   *finance.Service
+	Wallets   *wallets.Service
+	SafePay   *safepayapp.Service
+	Policy    *policyapp.Service
+	Offramp   *offrampapp.Service
+	Agents    *agents.Service
+	Treasury  *treasuryapp.Service
+	Cards     *cardsapp.Service
+	Ramps     *rampsapp.Service
+	TwoFactor *twofactorapp.Service
+	Invoices  *invoicesapp.Service
+	Webhooks  *webhooksapp.Service
+	Checkout  *checkoutapp.Service
+	// Operations is the operator's capability, built once the others are (it runs their
+	// operator actions).
+	Operations  *operationsapp.Service
 	Idempotency *kernel.Idempotency
 }
 
@@ -82,7 +86,7 @@ func (s *registry) httpDeps() http.Deps {
 	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, SafePay: s.SafePay, Policy: s.Policy,
 		Offramp: s.Offramp, Claims: s.Offramp, Recipients: s.Offramp, Agents: s.Agents, Treasury: s.Treasury,
 		Cards: s.Cards, Ramps: s.Ramps, TwoFactor: s.TwoFactor, Invoices: s.Invoices, Webhooks: s.Webhooks,
-		Checkout: s.Checkout, Idempotency: s.Idempotency}
+		Checkout: s.Checkout, Operations: s.Operations, Idempotency: s.Idempotency}
 }
 
 // newServices builds one service per capability of app/ and plugs them into each other

@@ -309,6 +309,10 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	if services.Operations, err = newOperations(services, db, inserter, log); err != nil {
+		closeDB()
+		return nil, err
+	}
 	srv, err := http.New(http.Config{
 		BodyLimitBytes:     cfg.BodyLimitBytes,
 		RateLimit:          cfg.RateLimit,
@@ -328,7 +332,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
-	if err := mountConsole(srv, services, db, inserter, cfg, protect, log); err != nil {
+	if err := mountConsole(srv, services, cfg, protect, log); err != nil {
 		_ = db.Close()
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func (h *offrampHandlers) adminEndpoints() []Endpoint {
 }
 
 func (h *offrampHandlers) approveOfframpReview(c *fiber.Ctx) error {
-	p, err := h.svc.ApproveReview(c.UserContext(), h.operator, strings.TrimSpace(c.Params("id")))
+	p, err := h.reviews.ApproveReview(c.UserContext(), h.actor, strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}

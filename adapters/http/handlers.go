@@ -13,6 +13,7 @@ import (
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	offrampapp "corridor/app/offramp"
+	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
@@ -23,6 +24,8 @@ import (
 	webhooksapp "corridor/app/webhooks"
 	"corridor/core/auth"
 	"corridor/core/card"
+	"corridor/core/invoice"
+	"corridor/core/offramp"
 	"corridor/core/safepay"
 )
 
@@ -92,12 +95,20 @@ type twoFactorHandlers struct{ svc *twofactorapp.Service }
 // webhooksHandlers serve events, webhook endpoints and deliveries.
 type webhooksHandlers struct{ svc *webhooksapp.Service }
 
-// invoicesHandlers serve invoices and bills. operator names the operator token in the arbiter's
-// record; limitAnonymous throttles the public invoice read per client IP.
+// invoicesHandlers serve invoices and bills. The operator's arbiter signature goes through the
+// operations capability, which audits it (actor names the operator token); limitAnonymous
+// throttles the public invoice read per client IP.
 type invoicesHandlers struct {
 	svc            *invoicesapp.Service
-	operator       string
+	arbiter        arbiterSignatures
+	actor          operationsapp.Actor
 	limitAnonymous func(c *fiber.Ctx) error
+}
+
+// arbiterSignatures signs an invoice's settlement as the platform arbiter, audited
+// (POST /v1/admin/invoices/{id}/arbiter-sign).
+type arbiterSignatures interface {
+	ArbiterSign(ctx context.Context, by operationsapp.Actor, id string) (invoice.Invoice, error)
 }
 
 // checkoutHandlers serve hosted checkouts and their payment page. pageBaseURL is the configured
@@ -109,10 +120,19 @@ type checkoutHandlers struct {
 }
 
 // offrampHandlers serve off-ramp payments, provider webhooks and the operator's off-ramp
-// actions. operator names the operator token in the durable record of an approval.
+// actions. operator names the operator token in the durable record of a top-up; a review's
+// approval goes through the operations capability, which audits it as actor.
 type offrampHandlers struct {
 	svc      *offrampapp.Service
 	operator string
+	reviews  reviewApprovals
+	actor    operationsapp.Actor
+}
+
+// reviewApprovals approves an off-ramp payment's review holds, audited
+// (POST /v1/admin/offramp/payments/{id}/approve-review).
+type reviewApprovals interface {
+	ApproveReview(ctx context.Context, by operationsapp.Actor, id string) (offramp.Payment, error)
 }
 
 // claimsHandlers serve pending claims and their public claim links, throttled per client IP.
@@ -149,6 +169,7 @@ type handlers struct {
 // server's configuration.
 func (s *Server) newHandlers(d Deps) handlers {
 	operator := operatorName(s.cfg.OperatorToken)
+	actor := operationsapp.Actor{Operator: operator, Via: "api"}
 	var walletPayments walletSends
 	if d.SafePay != nil {
 		walletPayments = d.SafePay
@@ -169,9 +190,9 @@ func (s *Server) newHandlers(d Deps) handlers {
 		ramps:        &rampsHandlers{svc: d.Ramps},
 		twoFactor:    &twoFactorHandlers{svc: d.TwoFactor},
 		webhooks:     &webhooksHandlers{svc: d.Webhooks},
-		invoices:     &invoicesHandlers{svc: d.Invoices, operator: operator, limitAnonymous: s.limitAnonymous},
+		invoices:     &invoicesHandlers{svc: d.Invoices, arbiter: d.Operations, actor: actor, limitAnonymous: s.limitAnonymous},
 		checkout:     &checkoutHandlers{svc: d.Checkout, pageBaseURL: s.cfg.CheckoutPageBase, log: s.log},
-		offramp:      &offrampHandlers{svc: d.Offramp, operator: operator},
+		offramp:      &offrampHandlers{svc: d.Offramp, operator: operator, reviews: d.Operations, actor: actor},
 		claims:       &claimsHandlers{svc: d.Claims, limiter: newLimiter(s.cfg.ClaimLinkRateLimit)},
 		recipients:   &recipientsHandlers{svc: d.Recipients},
 	}

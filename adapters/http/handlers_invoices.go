@@ -134,7 +134,7 @@ func (h *invoicesHandlers) advanceInvoice(c *fiber.Ctx) error {
 }
 
 func (h *invoicesHandlers) arbiterSign(c *fiber.Ctx) error {
-	inv, err := h.svc.ArbiterSign(c.UserContext(), h.operator, strings.TrimSpace(c.Params("id")))
+	inv, err := h.arbiter.ArbiterSign(c.UserContext(), h.actor, strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}

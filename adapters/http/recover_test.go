@@ -20,6 +20,7 @@ import (
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
+	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
@@ -134,7 +135,10 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	checkoutSvc, err := checkoutapp.New(checkoutapp.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	return Deps{Claims: offrampSvc, Recipients: offrampSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	operationsSvc, err := operationsapp.New(operationsapp.Deps{Reports: nopOperator{}, Audit: nopOperator{}, Jobs: nopOperator{},
+		Reviews: offrampSvc, Arbiter: invoicesSvc, Endpoints: webhooksSvc, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	must(err)
+	return Deps{Operations: operationsSvc, Claims: offrampSvc, Recipients: offrampSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 
@@ -208,3 +212,28 @@ type nopScreeningGate struct{}
 func (nopScreeningGate) ScreenSafePayment(context.Context, auth.Principal, safepay.Payment) (*core.Error, error) {
 	return nil, nil
 }
+
+// nopOperator is an operator's world with nothing waiting and an audit trail that forgets.
+type nopOperator struct{}
+
+func (nopOperator) PaymentsAwaitingOperator(context.Context, int) ([]ports.OperatorPayment, error) {
+	return nil, nil
+}
+func (nopOperator) FailedJobs(context.Context, int) ([]ports.FailedJob, error) { return nil, nil }
+func (nopOperator) StuckRelayerTransactions(context.Context, time.Duration, int) ([]ports.StuckRelayerTransaction, error) {
+	return nil, nil
+}
+func (nopOperator) DisabledEndpoints(context.Context, int) ([]ports.DisabledEndpoint, error) {
+	return nil, nil
+}
+func (nopOperator) FindDisabledEndpoint(context.Context, string) (ports.DisabledEndpoint, error) {
+	return ports.DisabledEndpoint{}, nil
+}
+func (nopOperator) InvoicesAwaitingArbiter(context.Context, string, int) ([]ports.ArbiterInvoice, error) {
+	return nil, nil
+}
+func (nopOperator) RecentOperatorActions(context.Context, int) ([]ports.OperatorAction, error) {
+	return nil, nil
+}
+func (nopOperator) RecordOperatorAction(context.Context, ports.OperatorAction) error { return nil }
+func (nopOperator) RetryJob(context.Context, int64) error                            { return nil }

@@ -20,6 +20,7 @@ import (
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
+	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
@@ -175,6 +176,9 @@ type Deps struct {
 	Invoices   *invoicesapp.Service
 	Webhooks   *webhooksapp.Service
 	Checkout   *checkoutapp.Service
+	// Operations runs the operator's actions of /v1/admin (approve review, arbiter sign) and
+	// writes each to the operator audit trail.
+	Operations *operationsapp.Service
 	// Idempotency is the Idempotency-Key store that wraps every POST.
 	Idempotency *kernel.Idempotency
 }
@@ -191,7 +195,7 @@ func (d Deps) missing() []string {
 		{"Claims", d.Claims == nil}, {"Recipients", d.Recipients == nil},
 		{"Agents", d.Agents == nil}, {"Treasury", d.Treasury == nil}, {"Cards", d.Cards == nil}, {"Ramps", d.Ramps == nil},
 		{"TwoFactor", d.TwoFactor == nil}, {"Invoices", d.Invoices == nil}, {"Webhooks", d.Webhooks == nil},
-		{"Checkout", d.Checkout == nil}, {"Idempotency", d.Idempotency == nil},
+		{"Checkout", d.Checkout == nil}, {"Operations", d.Operations == nil}, {"Idempotency", d.Idempotency == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)

@@ -45,7 +45,14 @@ func TestOfframp_OperatorConsoleListsAndApprovesHeldPayments(t *testing.T) {
 	if g := get(t, p.sender.Root, id); g["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
 		t.Fatalf("after the console's approval: %v", g)
 	}
-	if page := v.Get("/console/operator?approved=" + id); !strings.Contains(page.Body, "Review approved for "+id) || strings.Contains(page.Body, "<code>"+id+"</code>") {
+	page := v.Get("/console/operator?approved=" + id)
+	held := page.Body[strings.Index(page.Body, `id="operator-payments"`):]
+	held = held[:strings.Index(held, "</table>")]
+	if !strings.Contains(page.Body, "Review approved for "+id) || strings.Contains(held, "<code>"+id+"</code>") {
 		t.Fatalf("after approval the page: %s", page.Body)
+	}
+	// The approval is in the audit trail, from the console.
+	if row := v.OperatorRow("operator-audit", ">"+id+"<"); !strings.Contains(row, "approve-review") || !strings.Contains(row, ">console<") {
+		t.Fatalf("audit entry: %s", row)
 	}
 }

@@ -2,6 +2,7 @@ package offramp
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"corridor/test/harness"
@@ -46,6 +47,17 @@ func TestOfframp_OperatorApprovesReview(t *testing.T) {
 	again := operator(t).Post(approvePath(id), nil).Expect(t, 200).JSON(t)
 	if again["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
 		t.Fatalf("second approval: %v", again)
+	}
+	// Both approvals through the API are in the operator audit trail, with the payment's
+	// sender and the API as where they came from; the unauthenticated tries are not actions.
+	v := env().ConsoleVisitor(t)
+	v.OperatorSignIn()
+	if row := v.OperatorRow("operator-audit", ">"+id+"<"); !strings.Contains(row, "approve-review") || !strings.Contains(row, "done") ||
+		!strings.Contains(row, p.sender.ID) || !strings.Contains(row, ">api<") {
+		t.Fatalf("audit entry of the API's approval: %s", row)
+	}
+	if n := strings.Count(v.Get("/console/operator").Body, "<code>"+id+"</code></td><td><code>"+p.sender.ID); n != 2 {
+		t.Fatalf("%d audit entries for the payment, want the 2 approvals", n)
 	}
 	selectAndConfirm(t, p, id)
 	waitStatus(t, p.sender.Root, id, "DELIVERED")
