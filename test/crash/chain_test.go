@@ -68,8 +68,15 @@ type chainCrash struct {
 
 func newChainCrash(t *testing.T, point string) (*chainCrash, *service) {
 	t.Helper()
+	return newChainCrashWith(t, point)
+}
+
+// newChainCrashWith is newChainCrash with more environment for every run of the binary.
+func newChainCrashWith(t *testing.T, point string, extra ...string) (*chainCrash, *service) {
+	t.Helper()
 	ctx := context.Background()
 	c := &chainCrash{url: testdb.NewDatabase(ctx, t), bin: buildCrashBinary(t), node: startChainNode(t)}
+	c.node.env = append(c.node.env, extra...)
 	first := startService(t, c.bin, c.url, point, c.node.env...)
 	idp, err := identity.NewSandbox(harness.SessionSecret)
 	if err != nil {
@@ -245,4 +252,191 @@ func afterRestart(t *testing.T, what string, get func() map[string]any, ok func(
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// checkoutEnv makes the checkout watcher quick and a deposit final in its own block.
+var checkoutEnv = []string{"CHECKOUT_CONFIRMATIONS=1", "CHECKOUT_POLL_INTERVAL=200ms"}
+
+// paidCheckout creates a checkout of amount USD and pays its deposit address through the
+// sandbox, returning its id and deposit address.
+func paidCheckout(t *testing.T, c *harness.Client, amount float64) (string, common.Address) {
+	t.Helper()
+	ck := c.Post("/v1/payments", map[string]any{"amount": amount, "currency": "USD", "cryptocurrency": "USDC",
+		"description": "crash order", "customer": map[string]any{"email": "payer@example.com"}}).Expect(t, 201).JSON(t)
+	id := ck["id"].(string)
+	c.Post("/v1/sandbox/payments/"+id+"/pay", nil).Expect(t, 201)
+	return id, common.HexToAddress(ck["deposit_address"].(string))
+}
+
+// TestCrash_CheckoutSweepSentBeforeItsRecord: the service is killed right after it sent the sweep
+// of a paid checkout's deposit and before it recorded the sweep. Started again, the checkout is
+// completed and credited once, the deposit address is empty, and no second sweep is sent.
+func TestCrash_CheckoutSweepSentBeforeItsRecord(t *testing.T) {
+	t.Parallel()
+	c, first := newChainCrashWith(t, "checkout.sweep.sent", checkoutEnv...)
+	ten := c.env.NewTenant(t)
+	id, deposit := paidCheckout(t, ten.Root, 6)
+
+	first.waitKilled(t)
+	factory := c.node.Addresses().CheckoutFactory
+	if n := c.sends(t, factory); n != 1 {
+		t.Fatalf("%d sweeps sent at the crash, want 1", n)
+	}
+
+	c.restart(t)
+	ck := afterRestart(t, "the checkout completes after the restart", func() map[string]any {
+		return ten.Root.Get("/v1/payments/" + id).Expect(t, 200).JSON(t)
+	}, func(m map[string]any) bool { return m["status"] == "completed" })
+	if ck["status"] != "completed" {
+		t.Fatalf("checkout: %v", ck)
+	}
+	afterRestart(t, "the deposit address is empty after the restart", func() map[string]any {
+		b, err := c.node.USDCBalance(context.Background(), deposit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return map[string]any{"balance": b.String(), "sweeps": c.sends(t, factory)}
+	}, func(m map[string]any) bool { return m["balance"] == "0" })
+	harness.ExpectServiceBalance(t, ten.Root, 6*usd, 0)
+	time.Sleep(time.Second) // a few more watcher passes, which must send nothing
+	if n := c.sends(t, factory); n != 1 {
+		t.Fatalf("%d sweeps sent in all, want 1", n)
+	}
+	c.check(t)
+}
+
+// TestCrash_CheckoutRefundSentBeforeItsRecord: the service is killed right after it sent a
+// checkout refund and before it recorded its hash. Started again, the refund job finds the key
+// paid on chain (the factory pays a key once) and adopts that transaction: the customer is paid
+// once, the refund is processed, and the client's retried refund replays the same one.
+func TestCrash_CheckoutRefundSentBeforeItsRecord(t *testing.T) {
+	t.Parallel()
+	c, first := newChainCrashWith(t, "checkout.refund.sent", checkoutEnv...)
+	ten := c.env.NewTenant(t)
+	factory := c.node.Addresses().CheckoutFactory
+	id, deposit := paidCheckout(t, ten.Root, 9)
+	harness.Poll(t, "the checkout completes and is swept", func() map[string]any {
+		b, _ := c.node.USDCBalance(context.Background(), deposit)
+		return map[string]any{"status": ten.Root.Get("/v1/payments/" + id).Expect(t, 200).JSON(t)["status"], "swept": b != nil && b.Sign() == 0}
+	}, func(m map[string]any) bool { return m["status"] == "completed" && m["swept"] == true })
+	sweeps := c.sends(t, factory)
+
+	to := common.HexToAddress("0x00000000000000000000000000000000000c4a55")
+	refund := ten.Root.With("Idempotency-Key", "crash-refund-"+id)
+	body := map[string]any{"amount": 4, "address": to.Hex()}
+	refundID := refund.Post("/v1/payments/"+id+"/refund", body).Expect(t, 201).JSON(t)["id"].(string)
+
+	first.waitKilled(t)
+	if n := c.sends(t, factory) - sweeps; n != 1 {
+		t.Fatalf("%d refunds sent at the crash, want 1", n)
+	}
+
+	c.restart(t)
+	if again := refund.Post("/v1/payments/"+id+"/refund", body).Expect(t, 201).JSON(t); again["id"] != refundID {
+		t.Fatalf("the client's retried refund: %v", again)
+	}
+	afterRestart(t, "the refund is processed after the restart", func() map[string]any {
+		return ten.Root.Get("/v1/payments/" + id + "/refunds").Expect(t, 200).JSON(t)
+	}, func(m map[string]any) bool {
+		data := m["data"].([]any)
+		return len(data) == 1 && data[0].(map[string]any)["status"] == "processed"
+	})
+	if b, err := c.node.USDCBalance(context.Background(), to); err != nil || b.Int64() != 4*usd {
+		t.Fatalf("the customer holds %v (%v), want 4 USDC once", b, err)
+	}
+	if n := c.sends(t, factory) - sweeps; n != 1 {
+		t.Fatalf("%d refunds sent in all, want 1", n)
+	}
+	c.check(t)
+}
+
+// TestCrash_CardSettlementSentBeforeItsRecord: the service is killed right after it sent a
+// captured card spend's settlement to the card module and before it recorded it. Started
+// again, the settlement job finds the reference settled (the module refuses a reference it has
+// seen) and confirms it: the Safe paid the capture once.
+func TestCrash_CardSettlementSentBeforeItsRecord(t *testing.T) {
+	t.Parallel()
+	c, first := newChainCrash(t, "card.settlement.sent")
+	ten := c.env.NewTenant(t)
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	walletID, safeAddress := deployedWallet(t, ten, key, "30")
+	cardID := ten.Root.Post("/v1/wallets/"+walletID+"/cards", map[string]any{"dailyUsd": "20"}).Expect(t, 201).JSON(t)["cardId"].(string)
+	a := ten.Root.Post("/v1/sandbox/cards/"+cardID+"/authorizations", map[string]any{"amountUsd": "7", "mcc": "5411", "merchantName": "Corner Shop"}).
+		Expect(t, 201).JSON(t)
+	if a["status"] != "APPROVED" {
+		t.Fatalf("authorization: %v", a)
+	}
+	module := c.node.Addresses().CardSpendModule
+	before := c.sends(t, module)
+	aid := a["authorizationId"].(string)
+	// The capture enqueues the settlement, which may kill the process before its answer is read.
+	go ten.Root.PostIgnoringAnswer("/v1/sandbox/card-authorizations/"+aid+"/capture", `{"amountUsd":"7"}`)
+
+	first.waitKilled(t)
+	if n := c.sends(t, module) - before; n != 1 {
+		t.Fatalf("%d settlements sent at the crash, want 1", n)
+	}
+
+	c.restart(t)
+	afterRestart(t, "the settlement is confirmed after the restart", func() map[string]any {
+		for _, raw := range ten.Root.Get("/v1/cards/"+cardID+"/authorizations").Expect(t, 200).JSON(t)["authorizations"].([]any) {
+			if m := raw.(map[string]any); m["authorizationId"] == aid {
+				return m
+			}
+		}
+		return nil
+	}, func(m map[string]any) bool { return m != nil && (m["settlementStatus"] == "CONFIRMED" || m["settlementStatus"] == "FAILED") })
+	if b, err := c.node.USDCBalance(context.Background(), safeAddress); err != nil || b.Int64() != 23*usd {
+		t.Fatalf("the Safe holds %v (%v) after the settlement, want 23 USDC: paid once", b, err)
+	}
+	if n := c.sends(t, module) - before; n != 1 {
+		t.Fatalf("%d settlements sent in all, want 1", n)
+	}
+	c.check(t)
+}
+
+// TestCrash_ClaimEscrowSentBeforeItsRecord: the service is killed right after it sent a pending
+// claim's escrow funding and before it recorded the transaction. Started again, the claim job
+// finds the escrow funded for the claim's id (the contract refuses a second funding) and
+// records it: the escrow holds the amount once, the sender is debited once, the client's
+// retried create replays the same payment, and `corridor check` (escrow against chain
+// included) passes.
+func TestCrash_ClaimEscrowSentBeforeItsRecord(t *testing.T) {
+	t.Parallel()
+	c, first := newChainCrash(t, "claim.chain.sent")
+	sender := c.env.NewTenant(t)
+	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "40"}).Expect(t, 201)
+	create := sender.Root.With("Idempotency-Key", "crash-claim-"+sender.ID)
+	body := map[string]any{"phone": "+16285550147", "amountUsd": "15"}
+	created := create.Post("/v1/offramp/payments", body).Expect(t, 201).JSON(t)
+	if created["status"] != "PENDING_CLAIM" {
+		t.Fatalf("created %v", created)
+	}
+	payID, claimID := created["paymentId"].(string), created["claimId"].(string)
+
+	first.waitKilled(t)
+	escrow := c.node.Addresses().ClaimEscrow
+	if n := c.sends(t, escrow); n != 1 {
+		t.Fatalf("%d escrow transactions sent at the crash, want 1", n)
+	}
+
+	c.restart(t)
+	again := create.Post("/v1/offramp/payments", body).Expect(t, 201)
+	if again.Header.Get("Idempotent-Replayed") != "true" || again.JSON(t)["paymentId"] != payID {
+		t.Fatalf("the client's retry after the crash: %s", again.Body)
+	}
+	afterRestart(t, "the claim is funded after the restart", func() map[string]any {
+		return sender.Root.Get("/v1/offramp/claims/" + claimID).Expect(t, 200).JSON(t)
+	}, func(m map[string]any) bool { return m["funded"] == true })
+	if b, err := c.node.USDCBalance(context.Background(), escrow); err != nil || b.Int64() != 15*usd {
+		t.Fatalf("the escrow holds %v (%v), want 15 USDC once", b, err)
+	}
+	harness.ExpectServiceBalance(t, sender.Root, 25*usd, 0)
+	if n := c.sends(t, escrow); n != 1 {
+		t.Fatalf("%d escrow transactions sent in all, want 1", n)
+	}
+	c.check(t)
 }

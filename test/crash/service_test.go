@@ -59,7 +59,7 @@ func serviceEnv(databaseURL, addr, crashPoint string) []string {
 	return append(os.Environ(), "DATABASE_URL="+databaseURL, "CORRIDOR_ADDR="+addr, "SESSION_SECRET="+harness.SessionSecret,
 		"CIPHER_KEY=00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "RATE_LIMIT_PER_SECOND=0",
 		"PAYOUT_INTERNAL_MODE=live", "PAYOUT_WALLET_A_MODE=mock", "OFFRAMP_POLL_INTERVAL=200ms", "JOBS_RESCUE_STUCK_AFTER=3s", "WEBHOOK_ALLOW_PRIVATE_TEST=true",
-		"CHAIN_RPC_URL=", "LIVE_CHAIN_RPC_URL=", "LOG_LEVEL=warn", "CORRIDOR_CRASH_POINT="+crashPoint)
+		"CHAIN_RPC_URL=", "LIVE_CHAIN_RPC_URL=", "LOG_LEVEL=warn", "METRICS_ADDR=off", "CORRIDOR_CRASH_POINT="+crashPoint)
 }
 
 // startService runs `corridor serve` and waits until it answers /healthz; extra environment
