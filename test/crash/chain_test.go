@@ -151,7 +151,7 @@ func TestCrash_WalletDeploymentSentBeforeItsRecord(t *testing.T) {
 		t.Fatalf("the client's retry after the crash: %s", again.Body)
 	}
 	got := afterRestart(t, "the wallet is deployed after the restart", func() map[string]any {
-		return ten.Root.Get("/v1/wallets/" + id).Expect(t, 200).JSON(t)
+		return ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool { return m["status"] == "DEPLOYED" || m["status"] == "FAILED" })
 	if got["status"] != "DEPLOYED" || common.HexToAddress(got["address"].(string)) != address {
 		t.Fatalf("after the restart: %v", got)
@@ -169,13 +169,13 @@ func deployedWallet(t *testing.T, ten *harness.Tenant, key *ecdsa.PrivateKey, am
 	body := map[string]any{"name": "crash", "threshold": 1,
 		"owners": []map[string]any{{"address": crypto.PubkeyToAddress(key.PublicKey).Hex(), "role": "FINANCE_OWNER"}}}
 	id := ten.Root.Post("/v1/wallets", body).Expect(t, 201).JSON(t)["id"].(string)
-	w := harness.Poll(t, "the wallet deploys", func() map[string]any { return ten.Root.Get("/v1/wallets/" + id).Expect(t, 200).JSON(t) },
+	w := harness.Poll(t, "the wallet deploys", func() map[string]any { return ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] == "DEPLOYED" || m["status"] == "FAILED" })
 	if w["status"] != "DEPLOYED" {
 		t.Fatalf("wallet: %v", w)
 	}
 	drip := ten.Root.Post("/v1/wallets/"+id+"/fund", map[string]any{"asset": "usdc", "amount": amount}).Expect(t, 201).JSON(t)["id"].(string)
-	if d := harness.Poll(t, "the drip lands", func() map[string]any { return ten.Root.Get("/v1/faucet/drips/" + drip).Expect(t, 200).JSON(t) },
+	if d := harness.Poll(t, "the drip lands", func() map[string]any { return ten.Root.Get("/v1/faucet/drips/"+drip).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return m["status"] != "SUBMITTED" }); d["status"] != "CONFIRMED" {
 		t.Fatalf("drip: %v", d)
 	}
@@ -218,7 +218,7 @@ func TestCrash_SafeExecutionSentBeforeItsRecord(t *testing.T) {
 
 	c.restart(t)
 	done := afterRestart(t, "the payment completes after the restart", func() map[string]any {
-		return ten.Root.Get("/v1/payments/" + id).Expect(t, 200).JSON(t)
+		return ten.Root.Get("/v1/payments/"+id).Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool { return m["status"] == "COMPLETED" || m["status"] == "FAILED" })
 	if done["status"] != "COMPLETED" {
 		t.Fatalf("after the restart: %v", done)
@@ -285,7 +285,7 @@ func TestCrash_CheckoutSweepSentBeforeItsRecord(t *testing.T) {
 
 	c.restart(t)
 	ck := afterRestart(t, "the checkout completes after the restart", func() map[string]any {
-		return ten.Root.Get("/v1/payments/" + id).Expect(t, 200).JSON(t)
+		return ten.Root.Get("/v1/payments/"+id).Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool { return m["status"] == "completed" })
 	if ck["status"] != "completed" {
 		t.Fatalf("checkout: %v", ck)
@@ -317,7 +317,7 @@ func TestCrash_CheckoutRefundSentBeforeItsRecord(t *testing.T) {
 	id, deposit := paidCheckout(t, ten.Root, 9)
 	harness.Poll(t, "the checkout completes and is swept", func() map[string]any {
 		b, _ := c.node.USDCBalance(context.Background(), deposit)
-		return map[string]any{"status": ten.Root.Get("/v1/payments/" + id).Expect(t, 200).JSON(t)["status"], "swept": b != nil && b.Sign() == 0}
+		return map[string]any{"status": ten.Root.Get("/v1/payments/"+id).Expect(t, 200).JSON(t)["status"], "swept": b != nil && b.Sign() == 0}
 	}, func(m map[string]any) bool { return m["status"] == "completed" && m["swept"] == true })
 	sweeps := c.sends(t, factory)
 
@@ -336,7 +336,7 @@ func TestCrash_CheckoutRefundSentBeforeItsRecord(t *testing.T) {
 		t.Fatalf("the client's retried refund: %v", again)
 	}
 	afterRestart(t, "the refund is processed after the restart", func() map[string]any {
-		return ten.Root.Get("/v1/payments/" + id + "/refunds").Expect(t, 200).JSON(t)
+		return ten.Root.Get("/v1/payments/"+id+"/refunds").Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool {
 		data := m["data"].([]any)
 		return len(data) == 1 && data[0].(map[string]any)["status"] == "processed"
@@ -388,7 +388,9 @@ func TestCrash_CardSettlementSentBeforeItsRecord(t *testing.T) {
 			}
 		}
 		return nil
-	}, func(m map[string]any) bool { return m != nil && (m["settlementStatus"] == "CONFIRMED" || m["settlementStatus"] == "FAILED") })
+	}, func(m map[string]any) bool {
+		return m != nil && (m["settlementStatus"] == "CONFIRMED" || m["settlementStatus"] == "FAILED")
+	})
 	if b, err := c.node.USDCBalance(context.Background(), safeAddress); err != nil || b.Int64() != 23*usd {
 		t.Fatalf("the Safe holds %v (%v) after the settlement, want 23 USDC: paid once", b, err)
 	}
@@ -429,7 +431,7 @@ func TestCrash_ClaimEscrowSentBeforeItsRecord(t *testing.T) {
 		t.Fatalf("the client's retry after the crash: %s", again.Body)
 	}
 	afterRestart(t, "the claim is funded after the restart", func() map[string]any {
-		return sender.Root.Get("/v1/offramp/claims/" + claimID).Expect(t, 200).JSON(t)
+		return sender.Root.Get("/v1/offramp/claims/"+claimID).Expect(t, 200).JSON(t)
 	}, func(m map[string]any) bool { return m["funded"] == true })
 	if b, err := c.node.USDCBalance(context.Background(), escrow); err != nil || b.Int64() != 15*usd {
 		t.Fatalf("the escrow holds %v (%v), want 15 USDC once", b, err)

@@ -36,7 +36,7 @@ func TestCrash_IssuerStatusSentBeforeItsJobCompleted(t *testing.T) {
 	if n := count(t, conn, jobs, card); n != 1 {
 		t.Fatalf("%d issuer status jobs after the restart, want 1", n)
 	}
-	if got := ten.Root.Get("/v1/cards/" + card).Expect(t, 200).JSON(t); got["status"] != "inactive" {
+	if got := ten.Root.Get("/v1/cards/"+card).Expect(t, 200).JSON(t); got["status"] != "inactive" {
 		t.Fatalf("the card after the restart: %v", got)
 	}
 	c.check(t)
