@@ -26,7 +26,7 @@ func mountConsole(srv *http.Server, svc http.Services, db *bun.DB, jobs ports.Jo
 		return err
 	}
 	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: operatorToken}, console.Services{
-		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp,
+		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp, Claims: svc.Claims,
 		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: ops, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
 	}, log)
 	return err

@@ -21,7 +21,6 @@ import (
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
-	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
 	safepayapp "corridor/app/safepay"
@@ -101,19 +100,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (http.Services, e
 		Outcomes: sweepOutcomes{&s}, Custody: p.custody}); err != nil {
 		return s, err
 	}
-	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: p.screening, Payouts: p.payouts,
-		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
-		PollWindow: cfg.Payouts.PollWindow, QuoteExpiryInterval: cfg.Payouts.QuoteExpiryInterval,
-		HoldRecheckInterval: cfg.Payouts.HoldRecheckInterval, PhoneReverifyAfter: cfg.Payouts.PhoneReverifyAfter,
-		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
-		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,
-		RelayerBudget:      kernel.RelayerBudget(cfg.RelayerTxBudget),
-		ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim,
-		AliasBudget: cfg.AliasBudget, SMSOutboxRetention: cfg.SMSOutboxRetention,
-		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,
-		Confirmations: cfg.ChainConfirmations})
-	if err != nil {
+	if err := newOfframp(cfg, p, &s, log); err != nil {
 		return s, err
 	}
 	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
@@ -285,7 +272,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s http.Services, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "corridor/app/offramp"
+	claimsapp "corridor/app/claims"
 	webhooksapp "corridor/app/webhooks"
 	"corridor/core/agent"
 	"corridor/core/auth"
@@ -142,7 +142,7 @@ func (k *Console) offrampPayments(c *fiber.Ctx) error {
 
 type offrampData struct {
 	Payment      offramp.Payment
-	Claim        *offrampapp.ClaimView
+	Claim        *claimsapp.ClaimView
 	History      []event.Event
 	ClaimHistory []event.Event
 }
@@ -154,7 +154,7 @@ func (k *Console) offrampPayment(c *fiber.Ctx) error {
 	}
 	d := offrampData{Payment: p, History: k.history(c, "offramp_payment.", p.ID)}
 	if p.ClaimID != "" {
-		if cv, err := k.svc.Offramp.GetClaim(c.UserContext(), principal(c), p.ClaimID); err == nil {
+		if cv, err := k.svc.Claims.GetClaim(c.UserContext(), principal(c), p.ClaimID); err == nil {
 			d.Claim = &cv
 			d.ClaimHistory = k.history(c, "claim.", p.ClaimID)
 		}

@@ -48,7 +48,7 @@ type identityResponse struct {
 
 func (s *Server) getIdentity(c *fiber.Ctx) error {
 	p := principal(c)
-	cred, ok, err := s.svc.Offramp.GetCredential(c.UserContext(), p)
+	cred, ok, err := s.svc.Recipients.GetCredential(c.UserContext(), p)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "corridor/app/offramp"
+	claimsapp "corridor/app/claims"
 	"corridor/core"
 	"corridor/core/claim"
 )
@@ -35,7 +35,7 @@ func (s *Server) inspectClaim(c *fiber.Ctx) error {
 	if err := s.throttleClaimIP(c); err != nil {
 		return err
 	}
-	v, err := s.svc.Offramp.InspectClaim(c.UserContext(), claimToken(c))
+	v, err := s.svc.Claims.InspectClaim(c.UserContext(), claimToken(c))
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (s *Server) sendClaimPhoneCode(c *fiber.Ctx) error {
 	if err := s.throttleClaimIP(c); err != nil {
 		return err
 	}
-	ch, err := s.svc.Offramp.SendClaimPhoneCode(c.UserContext(), claimToken(c), c.IP())
+	ch, err := s.svc.Claims.SendClaimPhoneCode(c.UserContext(), claimToken(c), c.IP())
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
@@ -63,7 +63,7 @@ func (s *Server) verifyClaimPhoneCode(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	ch, err := s.svc.Offramp.VerifyClaimPhoneCode(c.UserContext(), claimToken(c), req.ChallengeID, req.Code)
+	ch, err := s.svc.Claims.VerifyClaimPhoneCode(c.UserContext(), claimToken(c), req.ChallengeID, req.Code)
 	if err != nil {
 		return err
 	}
@@ -76,8 +76,8 @@ func (s *Server) redeemClaim(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := s.svc.Offramp.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
-		offrampapp.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
+	v, err := s.svc.Claims.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
+		claimsapp.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *Server) redeemClaim(c *fiber.Ctx) error {
 }
 
 func (s *Server) getClaim(c *fiber.Ctx) error {
-	v, err := s.svc.Offramp.GetClaim(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	v, err := s.svc.Claims.GetClaim(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (s *Server) getClaim(c *fiber.Ctx) error {
 }
 
 func (s *Server) resendClaim(c *fiber.Ctx) error {
-	cl, err := s.svc.Offramp.ResendClaimLink(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	cl, err := s.svc.Claims.ResendClaimLink(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func (s *Server) resendClaim(c *fiber.Ctx) error {
 }
 
 func (s *Server) requestClaimRefund(c *fiber.Ctx) error {
-	v, err := s.svc.Offramp.RequestClaimRefund(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	v, err := s.svc.Claims.RequestClaimRefund(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Server) requestClaimRefund(c *fiber.Ctx) error {
 }
 
 func (s *Server) expireClaim(c *fiber.Ctx) error {
-	v, err := s.svc.Offramp.ExpireClaimNow(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
+	v, err := s.svc.Claims.ExpireClaimNow(c.UserContext(), principal(c), strings.TrimSpace(c.Params("claimId")))
 	if err != nil {
 		return err
 	}

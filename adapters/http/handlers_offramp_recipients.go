@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "corridor/app/offramp"
+	recipientsapp "corridor/app/recipients"
 	"corridor/core"
 )
 
@@ -14,7 +14,7 @@ func (s *Server) createPhoneAlias(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Offramp.CreatePhoneAlias(c.UserContext(), principal(c), offrampapp.CreateAliasInput{Phone: req.Phone, ClientIP: c.IP()})
+	a, err := s.svc.Recipients.CreatePhoneAlias(c.UserContext(), principal(c), recipientsapp.CreateAliasInput{Phone: req.Phone, ClientIP: c.IP()})
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
@@ -26,7 +26,7 @@ func (s *Server) verifyPhoneAlias(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := s.svc.Offramp.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code, c.IP())
+	a, err := s.svc.Recipients.VerifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code, c.IP())
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
@@ -34,7 +34,7 @@ func (s *Server) verifyPhoneAlias(c *fiber.Ctx) error {
 }
 
 func (s *Server) reverifyPhoneAlias(c *fiber.Ctx) error {
-	a, err := s.svc.Offramp.ReverifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), c.IP())
+	a, err := s.svc.Recipients.ReverifyPhoneAlias(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), c.IP())
 	if err != nil {
 		return withRetryAfter(c, err)
 	}
@@ -46,7 +46,7 @@ func (s *Server) listPhoneAliases(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	as, total, err := s.svc.Offramp.ListPhoneAliases(c.UserContext(), principal(c), page)
+	as, total, err := s.svc.Recipients.ListPhoneAliases(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (s *Server) listSandboxSMS(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ms, total, err := s.svc.Offramp.ListSandboxSMS(c.UserContext(), principal(c), page)
+	ms, total, err := s.svc.Recipients.ListSandboxSMS(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *Server) listSandboxSMS(c *fiber.Ctx) error {
 }
 
 func (s *Server) listCredentials(c *fiber.Ctx) error {
-	cred, ok, err := s.svc.Offramp.GetCredential(c.UserContext(), principal(c))
+	cred, ok, err := s.svc.Recipients.GetCredential(c.UserContext(), principal(c))
 	if err != nil {
 		return err
 	}
@@ -85,7 +85,7 @@ func (s *Server) setSandboxCredential(c *fiber.Ctx) error {
 	if req.Type != "" && req.Type != "BUSINESS_IDENTITY" {
 		return core.Invalid("type", "must be BUSINESS_IDENTITY")
 	}
-	cred, err := s.svc.Offramp.SetSandboxCredential(c.UserContext(), principal(c), req.Status)
+	cred, err := s.svc.Recipients.SetSandboxCredential(c.UserContext(), principal(c), req.Status)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (s *Server) createDestination(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := s.svc.Offramp.CreateDestination(c.UserContext(), principal(c), req.input())
+	d, err := s.svc.Recipients.CreateDestination(c.UserContext(), principal(c), req.input())
 	if err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (s *Server) listDestinations(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	ds, total, err := s.svc.Offramp.ListDestinations(c.UserContext(), principal(c), page)
+	ds, total, err := s.svc.Recipients.ListDestinations(c.UserContext(), principal(c), page)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (s *Server) listDestinations(c *fiber.Ctx) error {
 }
 
 func (s *Server) getDestination(c *fiber.Ctx) error {
-	d, err := s.svc.Offramp.GetDestination(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
+	d, err := s.svc.Recipients.GetDestination(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return err
 	}

@@ -16,12 +16,14 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
+	claimsapp "corridor/app/claims"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
+	recipientsapp "corridor/app/recipients"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
@@ -164,6 +166,8 @@ type Services struct {
 	SafePay     *safepayapp.Service
 	Policy      *policyapp.Service
 	Offramp     *offrampapp.Service
+	Claims      *claimsapp.Service
+	Recipients  *recipientsapp.Service
 	Agents      *agentsapp.Service
 	Treasury    *treasuryapp.Service
 	Cards       *cardsapp.Service
@@ -183,7 +187,7 @@ func (s Services) missing() []string {
 		absent bool
 	}{
 		{"Tenancy", s.Tenancy == nil}, {"Finance", s.Finance == nil}, {"Wallets", s.Wallets == nil},
-		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil},
+		{"SafePay", s.SafePay == nil}, {"Policy", s.Policy == nil}, {"Offramp", s.Offramp == nil}, {"Claims", s.Claims == nil}, {"Recipients", s.Recipients == nil},
 		{"Agents", s.Agents == nil}, {"Treasury", s.Treasury == nil}, {"Cards", s.Cards == nil}, {"Ramps", s.Ramps == nil}, {"TwoFactor", s.TwoFactor == nil}, {"Invoices", s.Invoices == nil}, {"Webhooks", s.Webhooks == nil}, {"Checkout", s.Checkout == nil}, {"Idempotency", s.Idempotency == nil},
 	} {
 		if c.absent {

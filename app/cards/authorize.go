@@ -147,7 +147,7 @@ func (s *Service) catchUpMirror(ctx context.Context, p auth.Principal, cardID st
 // mirrorCovers reports whether the wallet's mirror, less its open holds, covers amount.
 func mirrorCovers(ctx context.Context, tx ports.Tx, c card.Card, amount int64) (bool, error) {
 	account, err := tx.Ledger().FindAccountByReference(ctx, c.Environment, kernel.ServiceAsset, ledger.WalletOnchainRef(c.WalletID))
-	if isCode(err, core.CodeAccountNotFound) {
+	if core.HasCode(err, core.CodeAccountNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -184,7 +184,7 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 		t, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":hold", Type: ledger.TypePending,
 			Environment: c.Environment, Asset: kernel.ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, a.Amount),
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate())
-		if isCode(err, core.CodeInsufficientFunds) {
+		if core.HasCode(err, core.CodeInsufficientFunds) {
 			reason = insufficient
 			return errRollback
 		}
@@ -213,11 +213,6 @@ func fundingSource(c card.Card) (ledger.AccountSpec, string) {
 
 // errRollback rolls a savepoint back without failing the enclosing unit of work.
 var errRollback = core.E(core.CodeInsufficientFunds, "hold refused")
-
-func isCode(err error, code core.Code) bool {
-	e, ok := err.(*core.Error)
-	return ok && e.Code == code
-}
 
 // CaptureInput is the body of POST /v1/sandbox/card-authorizations/{id}/capture.
 type CaptureInput struct {

@@ -199,7 +199,7 @@ func (s *Service) resolvePayer(ctx context.Context, tx ports.Tx, p auth.Principa
 	} else {
 		tenantID, err := tx.Invoices().WalletTenant(ctx, p.Environment, b.PayerAddress)
 		if err != nil {
-			if isCode(err, core.CodeWalletNotFound) {
+			if core.HasCode(err, core.CodeWalletNotFound) {
 				return core.Invalid("toAddress", "is not the address of a wallet of any tenant")
 			}
 			return err
@@ -210,11 +210,6 @@ func (s *Service) resolvePayer(ctx context.Context, tx ports.Tx, p auth.Principa
 		return core.Invalid("toAddress", "names the sending tenant: a bill goes to another tenant")
 	}
 	return nil
-}
-
-func isCode(err error, code core.Code) bool {
-	var e *core.Error
-	return errors.As(err, &e) && e.Code == code
 }
 
 // ListInbound is the bills sent to the caller's tenant, newest first, optionally filtered by

@@ -12,24 +12,17 @@ import (
 
 var _ kernel.Jobs = (*Service)(nil)
 
-// RegisterWorkers adds the off-ramp workers (provider submission and polling) and the
-// pending-claim workers.
+// RegisterWorkers adds the off-ramp payment workers: provider submission and polling, and
+// the quote-expiry and hold recheck passes.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &SubmitPayoutWorker{Service: s})
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
-	s.registerClaimWorkers(workers)
-	river.AddWorker(workers, &PurgeSMSOutboxWorker{Service: s})
-	river.AddWorker(workers, &SMSSendWorker{Service: s})
 	river.AddWorker(workers, &QuoteExpiryWorker{Service: s})
 	river.AddWorker(workers, &HoldRecheckWorker{Service: s})
 }
 
-// PeriodicJobs are the pending claims' escrow indexer and expiry pass, the SMS outbox's
-// retention purge, and the payments' quote-expiry and hold recheck passes.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob {
-	jobs := append(s.claimPeriodicJobs(), s.smsPeriodicJobs()...)
-	return append(jobs, s.sweepPeriodicJobs()...)
-}
+// PeriodicJobs are the quote-expiry and hold recheck passes.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return s.sweepPeriodicJobs() }
 
 const (
 	offrampJobMaxAttempts = 25

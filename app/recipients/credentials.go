@@ -1,4 +1,4 @@
-package offramp
+package recipients
 
 import (
 	"context"
@@ -47,7 +47,7 @@ func (s *Service) SetSandboxCredential(ctx context.Context, p auth.Principal, st
 		if err := tx.Recipients().PutCredential(ctx, c); err != nil {
 			return err
 		}
-		return s.reevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+		return s.held.ReevaluateHeld(ctx, tx, p.Environment, p.TenantID)
 	})
 	return c, err
 }

@@ -1,4 +1,4 @@
-package offramp
+package recipients
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"
@@ -6,8 +6,11 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"corridor/app/kernel"
 	"corridor/core"
 )
+
+var _ kernel.Jobs = (*Service)(nil)
 
 // Timing of pending-claim jobs.
 const (
@@ -126,16 +129,16 @@ func (w *ClaimExpiryWorker) Timeout(*river.Job[ClaimExpiryArgs]) time.Duration {
 	return claimJobTimeout
 }
 
-// registerClaimWorkers adds the pending-claim workers.
-func (s *Service) registerClaimWorkers(workers *river.Workers) {
+// RegisterWorkers adds the pending-claim workers.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &ClaimChainWorker{Service: s})
 	river.AddWorker(workers, &ClaimNotifyWorker{Service: s})
 	river.AddWorker(workers, &ClaimIndexWorker{Service: s})
 	river.AddWorker(workers, &ClaimExpiryWorker{Service: s})
 }
 
-// claimPeriodicJobs are the escrow indexer per environment with an escrow, and the expiry pass.
-func (s *Service) claimPeriodicJobs() []*river.PeriodicJob {
+// PeriodicJobs are the escrow indexer per environment with an escrow, and the expiry pass.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
 	var jobs []*river.PeriodicJob
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
 		if _, err := s.escrow(env); err != nil {

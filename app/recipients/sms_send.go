@@ -1,4 +1,4 @@
-package offramp
+package recipients
 
 import (
 	"context"
@@ -38,10 +38,10 @@ const (
 // smsJobContext binds a queued body's ciphertext to its idempotency key.
 func smsJobContext(key string) string { return "sms_job:" + key }
 
-// queueSMS writes m to the SMS outbox inside the caller's unit of work. key is derived from
+// QueueSMS writes m to the SMS outbox inside the caller's unit of work. key is derived from
 // the business object the text is about, so the gateway sends it once however often the job
 // runs.
-func (s *Service) queueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error {
+func (s *Service) QueueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error {
 	sealed, err := s.cipher.Encrypt([]byte(m.Body), smsJobContext(key))
 	if err != nil {
 		return err
