@@ -17,6 +17,9 @@ import (
 	"corridor/ports"
 )
 
+// sandboxMessage is the refusal of a LIVE caller: cards is sandbox only (D1).
+const sandboxMessage = "the card authorization helpers are sandbox only"
+
 // AuthorizeInput is the sandbox till's request: POST /v1/sandbox/cards/{id}/authorizations.
 type AuthorizeInput struct {
 	AmountUsd    string
@@ -66,7 +69,7 @@ func Gated(c card.Card) bool { return c.TenantID != "" }
 // is locked for the whole decision, so concurrent authorizations on one card see each other's
 // window spend; an approval consumes its windows at once. Every decision is recorded.
 func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string, in AuthorizeInput) (card.Authorization, error) {
-	if err := requireSandbox(p, auth.ScopeCardsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
 	}
 	req, merchant, counterparty, err := parseAuthorize(in)
@@ -225,7 +228,7 @@ type CaptureInput struct {
 // card's captured spend is then settled on chain by the settlement job, enqueued in this unit
 // of work; a funding-account card's is settled off chain by the issuer at once.
 func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in CaptureInput) (card.Authorization, error) {
-	if err := requireSandbox(p, auth.ScopeCardsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
 	}
 	var amount *int64
@@ -301,7 +304,7 @@ func (s *Service) settleOffChain(ctx context.Context, tx ports.Tx, c card.Card, 
 // Reverse voids an APPROVED authorization's hold and credits its amount back to the windows
 // it consumed (the authorization's own day, week and month, not today's).
 func (s *Service) Reverse(ctx context.Context, p auth.Principal, id string) (card.Authorization, error) {
-	if err := requireSandbox(p, auth.ScopeCardsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
 	}
 	return s.resolve(ctx, p, id, func(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization) (card.Authorization, error) {
@@ -404,15 +407,4 @@ func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
 		return saveAuthorization(ctx, tx, out, false)
 	})
 	return out, err
-}
-
-// requireSandbox guards the sandbox till helpers: the scope, then TEST only (D1).
-func requireSandbox(p auth.Principal, scope auth.Scope) error {
-	if err := kernel.RequireTenantScope(p, scope); err != nil {
-		return err
-	}
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "the card authorization helpers are sandbox only")
-	}
-	return nil
 }

@@ -50,8 +50,8 @@ func (s *Service) ReadIssue(ctx context.Context, p auth.Principal, walletID stri
 }
 
 func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID string, patch card.LimitsPatch, agentID string) (IssueRead, error) {
-	if p.Environment != core.EnvTest {
-		return IssueRead{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+	if err := kernel.RequireSandbox(p, "card issuance is sandbox only"); err != nil {
+		return IssueRead{}, err
 	}
 	limits, err := card.Limits{}.Apply(patch)
 	if err != nil {
@@ -221,8 +221,8 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
 		return CardholderCardRead{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return CardholderCardRead{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+	if err := kernel.RequireSandbox(p, "card issuance is sandbox only"); err != nil {
+		return CardholderCardRead{}, err
 	}
 	errs := core.FieldErrors{}
 	holderID := strings.TrimSpace(in.CardholderID)

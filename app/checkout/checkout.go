@@ -326,8 +326,8 @@ func sandboxHelper(p auth.Principal, id string) error {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return err
 	}
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	if err := kernel.RequireSandbox(p, "this helper is available in TEST only"); err != nil {
+		return err
 	}
 	if !core.HasPrefix(id, checkout.PrefixCheckout) {
 		return checkout.ErrNotFound

@@ -95,8 +95,8 @@ func (s *Service) ExpireClaimNow(ctx context.Context, p auth.Principal, id strin
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return ClaimView{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return ClaimView{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
+	if err := kernel.RequireSandbox(p, "sandbox helpers exist only in TEST"); err != nil {
+		return ClaimView{}, err
 	}
 	return s.expireForSender(ctx, p, id, true)
 }

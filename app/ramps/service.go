@@ -13,6 +13,9 @@ import (
 	"corridor/ports"
 )
 
+// sandboxMessage is the refusal of a LIVE caller: ramps is sandbox only (D1).
+const sandboxMessage = "ramps are sandbox only: use a TEST key"
+
 // PoolCredits mints test USDC into a wallet's Safe from the platform test pool. It joins the
 // caller's unit of work: the drip and its job are recorded with the ramp or not at all.
 type PoolCredits interface {
@@ -87,15 +90,4 @@ func isAddress(s string) bool {
 		}
 	}
 	return true
-}
-
-// authorize checks the caller's tenant, scope and environment: ramps are sandbox only.
-func authorize(p auth.Principal, scope auth.Scope) error {
-	if err := kernel.RequireTenantScope(p, scope); err != nil {
-		return err
-	}
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "ramps are sandbox only: use a TEST key")
-	}
-	return nil
 }

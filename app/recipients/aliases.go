@@ -174,8 +174,8 @@ func (s *Service) ListSandboxSMS(ctx context.Context, p auth.Principal, page por
 	if err := p.RequireTenant(); err != nil {
 		return nil, 0, err
 	}
-	if p.Environment != core.EnvTest {
-		return nil, 0, core.E(core.CodeSandboxOnly, "the SMS outbox exists only in TEST")
+	if err := kernel.RequireSandbox(p, "the SMS outbox exists only in TEST"); err != nil {
+		return nil, 0, err
 	}
 	if err := p.Require(auth.ScopeIdentityRead); err != nil {
 		return nil, 0, err
