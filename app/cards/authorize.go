@@ -3,7 +3,6 @@ package cards
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -28,8 +27,6 @@ type AuthorizeInput struct {
 	Counterparty *string
 }
 
-var counterpartyPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-
 func parseAuthorize(in AuthorizeInput) (card.Request, string, string, error) {
 	errs := core.FieldErrors{}
 	amount, err := core.ParseUSD("amountUsd", in.AmountUsd)
@@ -47,7 +44,7 @@ func parseAuthorize(in AuthorizeInput) (card.Request, string, string, error) {
 	}
 	counterparty := ""
 	if in.Counterparty != nil {
-		if !counterpartyPattern.MatchString(*in.Counterparty) {
+		if !core.IsEVMAddress(*in.Counterparty) {
 			errs.Add("counterparty", "must be 0x followed by 40 hex digits")
 		}
 		counterparty = strings.ToLower(*in.Counterparty)

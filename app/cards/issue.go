@@ -182,7 +182,6 @@ func (s *Service) PrepareAgentCard(ctx context.Context, p auth.Principal, wallet
 var (
 	cardChains       = map[string]bool{"solana": true, "world_chain": true, "base": true}
 	cryptoTypes      = map[string]bool{"standard": true, "bridge_wallet": true}
-	evmAddress       = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 	solanaAddress    = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
 	maxCardholderLen = 200
 )
@@ -245,7 +244,7 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 			errs.Add("chain", "is required with cryptoAccountAddress")
 		case chain == "solana" && !solanaAddress.MatchString(addr):
 			errs.Add("cryptoAccountAddress", "must be a base58 Solana address")
-		case (chain == "base" || chain == "world_chain") && !evmAddress.MatchString(addr):
+		case (chain == "base" || chain == "world_chain") && !core.IsEVMAddress(addr):
 			errs.Add("cryptoAccountAddress", "must be 0x followed by 40 hex digits")
 		}
 		if chain == "base" || chain == "world_chain" {

@@ -66,7 +66,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	addr := strings.TrimSpace(d.LiquidationAddress)
-	if !isAddress(addr) {
+	if !core.IsEVMAddress(addr) {
 		return nil, core.E(core.CodeInternal, "ramps: the liquidation address %q is not an EVM address", d.LiquidationAddress)
 	}
 	limits := d.Limits
@@ -78,16 +78,4 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), credits: d.Credits, payments: d.Payments,
 		limits: limits, liquidation: addr}, nil
-}
-
-func isAddress(s string) bool {
-	if len(s) != 42 || !strings.HasPrefix(s, "0x") {
-		return false
-	}
-	for _, c := range s[2:] {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
 }
