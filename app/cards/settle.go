@@ -2,6 +2,7 @@ package cards
 
 import (
 	"context"
+	"corridor/core"
 	"errors"
 	"math/big"
 	"time"
@@ -41,10 +42,14 @@ func SettlementRef(authorizationID string) [32]byte {
 
 // RegisterWorkers adds the settlement worker.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &SettleWorker{Service: s})
+	kernel.AddRetryingWorker(workers, settleTimeout, settleRetryCap, func(ctx context.Context, a SettleArgs) error {
+		return kernel.StepResult(s.RunSettlement(ctx, a.AuthorizationID))
+	})
 	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
 	river.AddWorker(workers, &ExpireApprovalsWorker{Service: s})
-	river.AddWorker(workers, &IssuerStatusWorker{Service: s})
+	kernel.AddWorker(workers, issuerStatusTimeout, func(ctx context.Context, a IssuerStatusArgs) error {
+		return s.SyncIssuerStatus(ctx, a.TenantID, core.Environment(a.Environment), a.CardID)
+	})
 }
 
 // PeriodicJobs is the settlement sweep; settlements themselves are enqueued by captures.
@@ -129,25 +134,6 @@ func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
 	})
 	return n, err
 }
-
-// SettleWorker works card.settle jobs.
-type SettleWorker struct {
-	river.WorkerDefaults[SettleArgs]
-	Service *Service
-}
-
-// Work runs one settlement step.
-func (w *SettleWorker) Work(ctx context.Context, job *river.Job[SettleArgs]) error {
-	return kernel.StepResult(w.Service.RunSettlement(ctx, job.Args.AuthorizationID))
-}
-
-// NextRetry backs off 2 s, 4 s, 8 s, … capped at settleRetryCap.
-func (w *SettleWorker) NextRetry(job *river.Job[SettleArgs]) time.Time {
-	return kernel.RetryAt(job.Attempt, settleRetryCap)
-}
-
-// Timeout bounds one run.
-func (w *SettleWorker) Timeout(*river.Job[SettleArgs]) time.Duration { return settleTimeout }
 
 // RunSettlement advances one settlement: PENDING sends SettleCardSpend (outside any unit of
 // work) and records SUBMITTED with the hash; SUBMITTED waits for the receipt and records

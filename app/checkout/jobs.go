@@ -25,7 +25,7 @@ const (
 
 // RegisterWorkers adds the watcher and the refund sender.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &WatchWorker{Service: s})
+	kernel.AddWorker(workers, watchJobTimeout, func(ctx context.Context, a WatchArgs) error { return s.WatchAll(ctx, a.Environment) })
 	river.AddWorker(workers, &WatchOneWorker{Service: s})
 	river.AddWorker(workers, &SendRefundWorker{Service: s})
 }
@@ -51,20 +51,6 @@ type WatchArgs struct {
 
 // Kind names the job.
 func (WatchArgs) Kind() string { return "checkout.watch" }
-
-// WatchWorker works checkout.watch jobs.
-type WatchWorker struct {
-	river.WorkerDefaults[WatchArgs]
-	Service *Service
-}
-
-// Work runs one pass.
-func (w *WatchWorker) Work(ctx context.Context, job *river.Job[WatchArgs]) error {
-	return w.Service.WatchAll(ctx, job.Args.Environment)
-}
-
-// Timeout bounds one pass.
-func (w *WatchWorker) Timeout(*river.Job[WatchArgs]) time.Duration { return watchJobTimeout }
 
 // WatchOneArgs watches one checkout now.
 type WatchOneArgs struct {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/ports"
@@ -66,17 +64,3 @@ func (s *Service) SendQueuedSMS(ctx context.Context, a SMSSendArgs) error {
 	}
 	return err
 }
-
-// SMSSendWorker works sms.send jobs.
-type SMSSendWorker struct {
-	river.WorkerDefaults[SMSSendArgs]
-	Service *Service
-}
-
-// Work sends the text.
-func (w *SMSSendWorker) Work(ctx context.Context, job *river.Job[SMSSendArgs]) error {
-	return w.Service.SendQueuedSMS(ctx, job.Args)
-}
-
-// Timeout bounds one run.
-func (w *SMSSendWorker) Timeout(*river.Job[SMSSendArgs]) time.Duration { return smsSendTimeout }
