@@ -45,8 +45,14 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	kernel.AddRetryingWorker(workers, settleTimeout, settleRetryCap, func(ctx context.Context, a SettleArgs) error {
 		return kernel.StepResult(s.RunSettlement(ctx, a.AuthorizationID))
 	})
-	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
-	river.AddWorker(workers, &ExpireApprovalsWorker{Service: s})
+	kernel.AddWorker(workers, 0, func(ctx context.Context, _ SweepSettlementsArgs) error {
+		_, err := s.SweepSettlements(ctx)
+		return err
+	})
+	kernel.AddWorker(workers, 0, func(ctx context.Context, _ ExpireApprovalsArgs) error {
+		_, err := s.ExpireApprovals(ctx)
+		return err
+	})
 	kernel.AddWorker(workers, issuerStatusTimeout, func(ctx context.Context, a IssuerStatusArgs) error {
 		return s.SyncIssuerStatus(ctx, a.TenantID, core.Environment(a.Environment), a.CardID)
 	})
@@ -75,18 +81,6 @@ type ExpireApprovalsArgs struct{}
 // Kind names the job.
 func (ExpireApprovalsArgs) Kind() string { return "card.expire_approvals" }
 
-// ExpireApprovalsWorker works card.expire_approvals jobs.
-type ExpireApprovalsWorker struct {
-	river.WorkerDefaults[ExpireApprovalsArgs]
-	Service *Service
-}
-
-// Work runs one expiry pass.
-func (w *ExpireApprovalsWorker) Work(ctx context.Context, _ *river.Job[ExpireApprovalsArgs]) error {
-	_, err := w.Service.ExpireApprovals(ctx)
-	return err
-}
-
 // SettlementSweepInterval is how often the sweep runs; a settlement untouched for
 // settlementStaleAfter (its job gave up after its attempts, or was lost) is enqueued again.
 const (
@@ -100,18 +94,6 @@ type SweepSettlementsArgs struct{}
 
 // Kind names the job.
 func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
-
-// SweepSettlementsWorker works card.settle_sweep jobs.
-type SweepSettlementsWorker struct {
-	river.WorkerDefaults[SweepSettlementsArgs]
-	Service *Service
-}
-
-// Work runs one sweep.
-func (w *SweepSettlementsWorker) Work(ctx context.Context, _ *river.Job[SweepSettlementsArgs]) error {
-	_, err := w.Service.SweepSettlements(ctx)
-	return err
-}
 
 // SweepSettlements enqueues a settlement job again for every capture whose settlement is still
 // PENDING or SUBMITTED and untouched for settlementStaleAfter, so a settlement whose job ran

@@ -26,8 +26,8 @@ const (
 // RegisterWorkers adds the watcher and the refund sender.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	kernel.AddWorker(workers, watchJobTimeout, func(ctx context.Context, a WatchArgs) error { return s.WatchAll(ctx, a.Environment) })
-	river.AddWorker(workers, &WatchOneWorker{Service: s})
-	river.AddWorker(workers, &SendRefundWorker{Service: s})
+	kernel.AddWorker(workers, 0, func(ctx context.Context, a WatchOneArgs) error { return s.WatchOne(ctx, a.CheckoutID) })
+	kernel.AddWorker(workers, 0, func(ctx context.Context, a SendRefundArgs) error { return s.SendRefund(ctx, a.CheckoutID, a.RefundID) })
 }
 
 // PeriodicJobs is the watcher's pass, per environment.
@@ -60,17 +60,6 @@ type WatchOneArgs struct {
 // Kind names the job.
 func (WatchOneArgs) Kind() string { return "checkout.watch_one" }
 
-// WatchOneWorker works checkout.watch_one jobs.
-type WatchOneWorker struct {
-	river.WorkerDefaults[WatchOneArgs]
-	Service *Service
-}
-
-// Work watches the checkout.
-func (w *WatchOneWorker) Work(ctx context.Context, job *river.Job[WatchOneArgs]) error {
-	return w.Service.WatchOne(ctx, job.Args.CheckoutID)
-}
-
 // SendRefundArgs sends one refund's USDC.
 type SendRefundArgs struct {
 	CheckoutID string `json:"checkoutId"`
@@ -79,17 +68,6 @@ type SendRefundArgs struct {
 
 // Kind names the job.
 func (SendRefundArgs) Kind() string { return "checkout.send_refund" }
-
-// SendRefundWorker works checkout.send_refund jobs.
-type SendRefundWorker struct {
-	river.WorkerDefaults[SendRefundArgs]
-	Service *Service
-}
-
-// Work sends the refund.
-func (w *SendRefundWorker) Work(ctx context.Context, job *river.Job[SendRefundArgs]) error {
-	return w.Service.SendRefund(ctx, job.Args.CheckoutID, job.Args.RefundID)
-}
 
 // SendRefund pays a PENDING refund's USDC from the service's own account (where sweeps go) to
 // its destination through the checkout factory's refund, under the refund's key

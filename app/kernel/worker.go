@@ -8,7 +8,7 @@ import (
 )
 
 // Worker is the one shape of a job worker whose work is a single call of its capability's use
-// case: Run gets the job's arguments, Limit bounds one run, and RetryCap, when set, retries a
+// case: Run gets the job's arguments, Limit bounds one run (0: River's default), and RetryCap, when set, retries a
 // failed run soon, then less often (RetryAt), instead of River's default policy. River finds a worker by its
 // arguments' Kind, so the kind names of durable queued jobs are all a Worker needs to keep. A
 // worker that decides more than that (snoozes, gives up, looks at the attempt) keeps its own

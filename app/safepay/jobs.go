@@ -16,7 +16,10 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	kernel.AddRetryingWorker(workers, paymentJobTimeout, paymentRetryCap, func(ctx context.Context, a ExecutePaymentArgs) error {
 		return kernel.StepResult(s.RunExecution(ctx, a.PaymentID))
 	})
-	river.AddWorker(workers, &ReapPaymentsWorker{Service: s})
+	kernel.AddWorker(workers, 0, func(ctx context.Context, _ ReapPaymentsArgs) error {
+		_, err := s.ReapStuckExecutions(ctx)
+		return err
+	})
 	kernel.AddRetryingWorker(workers, custodySignTimeout, paymentRetryCap, func(ctx context.Context, a CustodySignArgs) error { return s.SignCustodial(ctx, a.PaymentID) })
 }
 
