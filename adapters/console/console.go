@@ -95,7 +95,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	g.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(webconsole.Static()), MaxAge: 3600}))
 	g.Get("/signin", k.signinPage)
 	g.Post("/signin", k.signin)
-	k.operatorRoutes(g)
+	operatorConsole{k: k}.operatorRoutes(g)
 	m := g.Group("", k.member, k.csrf)
 	m.Post("/signout", k.signout)
 	m.Post("/environment", k.switchEnvironment)

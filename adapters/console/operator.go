@@ -22,92 +22,96 @@ const (
 	operatorPrefix   = Prefix + "/operator"
 )
 
+// operatorConsole is the operator's side of the console (/console/operator): its own pages
+// and sign-in over the tenant console's rendering, session sealing and services.
+type operatorConsole struct{ k *Console }
+
 // operatorRoutes mount the operator console: a sign-in with the operator token (D11) and the
 // overview of what waits for a person across tenants. They sit outside the member group: no
 // tenant session reaches them, and the operator token reaches nothing else.
-func (k *Console) operatorRoutes(g fiber.Router) {
-	g.Get("/operator/signin", k.operatorSigninPage)
-	g.Post("/operator/signin", k.operatorSignin)
-	g.Get("/operator", k.operator, k.operatorOverview)
-	g.Post("/operator/signout", k.operator, k.operatorSignout)
-	g.Post("/operator/payments/:id/approve-review", k.operator, k.operatorApproveReview)
-	g.Post("/operator/jobs/:id/retry", k.operator, k.operatorRetryJob)
+func (o operatorConsole) operatorRoutes(g fiber.Router) {
+	g.Get("/operator/signin", o.operatorSigninPage)
+	g.Post("/operator/signin", o.operatorSignin)
+	g.Get("/operator", o.operator, o.operatorOverview)
+	g.Post("/operator/signout", o.operator, o.operatorSignout)
+	g.Post("/operator/payments/:id/approve-review", o.operator, o.operatorApproveReview)
+	g.Post("/operator/jobs/:id/retry", o.operator, o.operatorRetryJob)
 }
 
 // operatorConfigured answers 503 while OPERATOR_TOKEN is unset, as the admin API does.
-func (k *Console) operatorConfigured(c *fiber.Ctx) bool {
-	return k.operatorToken != "" && k.svc.Operations != nil
+func (o operatorConsole) operatorConfigured(c *fiber.Ctx) bool {
+	return o.k.operatorToken != "" && o.k.svc.Operations != nil
 }
 
-func (k *Console) operatorSigninPage(c *fiber.Ctx) error {
-	if !k.operatorConfigured(c) {
-		return k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
+func (o operatorConsole) operatorSigninPage(c *fiber.Ctx) error {
+	if !o.operatorConfigured(c) {
+		return o.k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
 	}
 	nonce := newNonce()
-	if st, err := k.seal.open(c.Cookies(preCookie)); err == nil {
+	if st, err := o.k.seal.open(c.Cookies(preCookie)); err == nil {
 		nonce = st.Nonce
 	} else {
-		setCookie(c, preCookie, k.seal.seal(cookieState{Nonce: nonce}), preCookieLifetime)
+		setCookie(c, preCookie, o.k.seal.seal(cookieState{Nonce: nonce}), preCookieLifetime)
 	}
 	c.Locals(localNonce, nonce)
-	return k.render(c, fiber.StatusOK, "operatorsignin", "Operator sign in", "", nil)
+	return o.k.render(c, fiber.StatusOK, "operatorsignin", "Operator sign in", "", nil)
 }
 
 // operatorSignin checks the pasted token against OPERATOR_TOKEN in constant time and keeps it,
 // sealed, in the operator's cookie (checked again on every page, so rotating the token signs
 // every operator out).
-func (k *Console) operatorSignin(c *fiber.Ctx) error {
-	if !k.operatorConfigured(c) {
-		return k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
+func (o operatorConsole) operatorSignin(c *fiber.Ctx) error {
+	if !o.operatorConfigured(c) {
+		return o.k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
 	}
-	pre, err := k.seal.open(c.Cookies(preCookie))
-	if err != nil || !k.seal.csrfValid(pre.Nonce, c.FormValue(csrfField)) {
-		return k.renderError(c, fiber.StatusForbidden, "This sign-in form has expired or did not come from the console (CSRF token missing or wrong). Reload the sign-in page.")
+	pre, err := o.k.seal.open(c.Cookies(preCookie))
+	if err != nil || !o.k.seal.csrfValid(pre.Nonce, c.FormValue(csrfField)) {
+		return o.k.renderError(c, fiber.StatusForbidden, "This sign-in form has expired or did not come from the console (CSRF token missing or wrong). Reload the sign-in page.")
 	}
 	c.Locals(localNonce, pre.Nonce)
 	token := strings.TrimSpace(c.FormValue("token"))
-	if !k.isOperatorToken(token) {
-		k.log.Warn("console: operator sign-in refused", "ip", c.IP())
+	if !o.isOperatorToken(token) {
+		o.k.log.Warn("console: operator sign-in refused", "ip", c.IP())
 		c.Locals("consoleError", "That is not the operator token.")
-		return k.render(c, fiber.StatusUnauthorized, "operatorsignin", "Operator sign in", "", nil)
+		return o.k.render(c, fiber.StatusUnauthorized, "operatorsignin", "Operator sign in", "", nil)
 	}
 	clearCookie(c, preCookie)
 	st := cookieState{Token: token, Nonce: newNonce(), At: time.Now().Unix()}
-	setCookie(c, operatorCookie, k.seal.seal(st), operatorLifetime)
-	k.log.Info("console: operator signed in", "ip", c.IP())
+	setCookie(c, operatorCookie, o.k.seal.seal(st), operatorLifetime)
+	o.k.log.Info("console: operator signed in", "ip", c.IP())
 	return c.Redirect(operatorPrefix, fiber.StatusSeeOther)
 }
 
-func (k *Console) isOperatorToken(token string) bool {
-	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(k.operatorToken))
+func (o operatorConsole) isOperatorToken(token string) bool {
+	got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(o.k.operatorToken))
 	return token != "" && subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }
 
 // operator admits a request whose cookie holds the current operator token, signed in less
 // than operatorLifetime ago, and checks the CSRF token of its POSTs.
-func (k *Console) operator(c *fiber.Ctx) error {
-	if !k.operatorConfigured(c) {
-		return k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
+func (o operatorConsole) operator(c *fiber.Ctx) error {
+	if !o.operatorConfigured(c) {
+		return o.k.renderError(c, fiber.StatusServiceUnavailable, "The operator console is off: OPERATOR_TOKEN is not configured.")
 	}
-	st, err := k.seal.open(c.Cookies(operatorCookie))
-	if err != nil || !k.isOperatorToken(st.Token) || time.Since(time.Unix(st.At, 0)) > operatorLifetime {
+	st, err := o.k.seal.open(c.Cookies(operatorCookie))
+	if err != nil || !o.isOperatorToken(st.Token) || time.Since(time.Unix(st.At, 0)) > operatorLifetime {
 		clearCookie(c, operatorCookie)
 		if c.Method() != fiber.MethodGet {
-			return k.renderError(c, fiber.StatusUnauthorized, "Your operator session has ended: sign in again.")
+			return o.k.renderError(c, fiber.StatusUnauthorized, "Your operator session has ended: sign in again.")
 		}
 		return c.Redirect(operatorPrefix+"/signin", fiber.StatusSeeOther)
 	}
-	if c.Method() == fiber.MethodPost && !k.seal.csrfValid(st.Nonce, c.FormValue(csrfField)) {
-		return k.renderError(c, fiber.StatusForbidden, "This form has expired or did not come from the console (CSRF token missing or wrong). Reload the page and try again.")
+	if c.Method() == fiber.MethodPost && !o.k.seal.csrfValid(st.Nonce, c.FormValue(csrfField)) {
+		return o.k.renderError(c, fiber.StatusForbidden, "This form has expired or did not come from the console (CSRF token missing or wrong). Reload the page and try again.")
 	}
 	c.Locals(localNonce, st.Nonce)
 	return c.Next()
 }
 
-func (k *Console) operatorOverview(c *fiber.Ctx) error {
-	overview, err := k.svc.Operations.Overview(c.UserContext())
+func (o operatorConsole) operatorOverview(c *fiber.Ctx) error {
+	overview, err := o.k.svc.Operations.Overview(c.UserContext())
 	if err != nil {
-		return k.fail(c, err)
+		return o.k.fail(c, err)
 	}
 	notice := ""
 	if id := c.Query("approved"); id != "" {
@@ -116,49 +120,49 @@ func (k *Console) operatorOverview(c *fiber.Ctx) error {
 	if id := c.Query("retried"); id != "" {
 		notice = "Job " + id + " is available again: a worker takes it now."
 	}
-	return k.render(c, fiber.StatusOK, "operator", "Operator", notice, operatorView{Overview: overview, Limit: operationsapp.ListLimit})
+	return o.k.render(c, fiber.StatusOK, "operator", "Operator", notice, operatorView{Overview: overview, Limit: operationsapp.ListLimit})
 }
 
 // operatorApproveReview approves a held payment's review, as POST
 // /v1/admin/offramp/payments/{id}/approve-review does, once the operator ticked the confirmation.
 // The approval is recorded with the operator's name and time by the use case, and logged.
-func (k *Console) operatorApproveReview(c *fiber.Ctx) error {
+func (o operatorConsole) operatorApproveReview(c *fiber.Ctx) error {
 	id := strings.TrimSpace(c.Params("id"))
 	if c.FormValue("confirm") != "yes" {
-		return k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to approve the review of "+id+": nothing was changed.")
+		return o.k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to approve the review of "+id+": nothing was changed.")
 	}
-	pay, err := k.svc.Offramp.ApproveReview(c.UserContext(), k.operatorName(), id)
+	pay, err := o.k.svc.Offramp.ApproveReview(c.UserContext(), o.operatorName(), id)
 	if err != nil {
-		return k.fail(c, err)
+		return o.k.fail(c, err)
 	}
-	k.log.Info("console: operator approved a review", "operator", k.operatorName(), "paymentId", pay.ID, "status", string(pay.Status), "ip", c.IP())
+	o.k.log.Info("console: operator approved a review", "operator", o.operatorName(), "paymentId", pay.ID, "status", string(pay.Status), "ip", c.IP())
 	return c.Redirect(operatorPrefix+"?approved="+pay.ID, fiber.StatusSeeOther)
 }
 
 // operatorRetryJob makes a failed job available again once the operator ticked the
 // confirmation; the use case logs who retried which job.
-func (k *Console) operatorRetryJob(c *fiber.Ctx) error {
+func (o operatorConsole) operatorRetryJob(c *fiber.Ctx) error {
 	id, err := strconv.ParseInt(strings.TrimSpace(c.Params("id")), 10, 64)
 	if err != nil || id <= 0 {
-		return k.renderError(c, fiber.StatusNotFound, "No such job.")
+		return o.k.renderError(c, fiber.StatusNotFound, "No such job.")
 	}
 	if c.FormValue("confirm") != "yes" {
-		return k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to retry job "+strconv.FormatInt(id, 10)+": nothing was changed.")
+		return o.k.renderError(c, fiber.StatusUnprocessableEntity, "Tick the confirmation to retry job "+strconv.FormatInt(id, 10)+": nothing was changed.")
 	}
-	if err := k.svc.Operations.RetryJob(c.UserContext(), k.operatorName(), id); err != nil {
-		return k.fail(c, err)
+	if err := o.k.svc.Operations.RetryJob(c.UserContext(), o.operatorName(), id); err != nil {
+		return o.k.fail(c, err)
 	}
 	return c.Redirect(operatorPrefix+"?retried="+strconv.FormatInt(id, 10), fiber.StatusSeeOther)
 }
 
 // operatorName names the operator in approval records as the admin API does: a fingerprint of
 // the token, never the token.
-func (k *Console) operatorName() string {
-	sum := sha256.Sum256([]byte(k.operatorToken))
+func (o operatorConsole) operatorName() string {
+	sum := sha256.Sum256([]byte(o.k.operatorToken))
 	return "operator-token:" + hex.EncodeToString(sum[:6])
 }
 
-func (k *Console) operatorSignout(c *fiber.Ctx) error {
+func (o operatorConsole) operatorSignout(c *fiber.Ctx) error {
 	clearCookie(c, operatorCookie)
 	return c.Redirect(operatorPrefix+"/signin", fiber.StatusSeeOther)
 }
