@@ -98,7 +98,7 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 // logged and recorded as DEAD in background_failures (a retry would meet the same claim in the
 // same state), so it does not stall the logs after it; an error is returned only when even the
 // failure cannot be recorded.
-func (s *Service) applyEscrowLogOnce(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
+func (s *Service) applyEscrowLogOnce(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	var items []string
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error

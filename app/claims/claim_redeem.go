@@ -17,7 +17,7 @@ import (
 )
 
 // claimByToken resolves a link token to its locked link and claim; the link must be usable.
-func (s *Service) claimByToken(ctx context.Context, tx ports.Tx, token string, now time.Time) (claim.Link, claim.Claim, error) {
+func (s *Service) claimByToken(ctx context.Context, tx txView, token string, now time.Time) (claim.Link, claim.Claim, error) {
 	notFound := core.E(claim.CodeClaimNotFound, "this claim link is not valid")
 	if !claim.WellFormedToken(token) {
 		return claim.Link{}, claim.Claim{}, notFound

@@ -99,7 +99,7 @@ func claimPhoneContext(claimID string) string { return "offramp_claim:" + claimI
 
 // sendClaimLink supersedes the claim's live links, stores a fresh one (only its sha256) and
 // texts it to the number on the claim record. The SMS adapter gets the number encrypted.
-func (s *Service) sendClaimLink(ctx context.Context, tx ports.Tx, c claim.Claim, now time.Time) error {
+func (s *Service) sendClaimLink(ctx context.Context, tx txView, c claim.Claim, now time.Time) error {
 	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
 		return err
 	}

@@ -111,7 +111,7 @@ var reviewReasons = map[offramp.HoldReason]bool{
 
 // dropApprovedReviews removes the review reasons an operator has approved for the payment
 // (D11); every other reason the composer found stays.
-func dropApprovedReviews(ctx context.Context, tx ports.Tx, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
+func dropApprovedReviews(ctx context.Context, tx txView, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
 	hasReview := false
 	for _, r := range reasons {
 		hasReview = hasReview || reviewReasons[r]
@@ -142,7 +142,7 @@ const maxDestinationsConsidered = 100
 // eligiblePayoutRoutes lists the payout routes of the recipient's ACTIVE, routable destinations
 // (only the requested one when set) whose provider may pay out, or the hold reason why there
 // are none.
-func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.PayoutRoute, offramp.HoldReason, error) {
+func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx txView, p offramp.Payment) ([]offramp.PayoutRoute, offramp.HoldReason, error) {
 	dests, _, err := tx.Recipients().ListDestinations(ctx, p.RecipientTenantID, p.Environment, ports.Page{Take: maxDestinationsConsidered})
 	if err != nil {
 		return nil, "", err

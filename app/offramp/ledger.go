@@ -18,7 +18,7 @@ type offrampAccounts struct {
 	senderAvailable, locked ledger.Account
 }
 
-func openPaymentAccounts(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment) (offrampAccounts, error) {
+func openPaymentAccounts(ctx context.Context, tx txView, now time.Time, p offramp.Payment) (offrampAccounts, error) {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now,
 		ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID),
 		ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID))
@@ -28,6 +28,9 @@ func openPaymentAccounts(ctx context.Context, tx ports.Tx, now time.Time, p offr
 	return offrampAccounts{senderAvailable: accs[0], locked: accs[1]}, nil
 }
 
+// Post posts a transfer of the payment in the caller's unit of work: in the service asset
+// (a resolving transfer takes its hold's), with the payment named in its metadata. Claims post
+// their escrow legs through it, so every transfer of a payment carries the same metadata.
 func (s *Service) Post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
 	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
@@ -62,6 +65,7 @@ func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *of
 	return nil
 }
 
+// VoidReservation voids the payment's reservation hold, if it holds one, and forgets it.
 func (s *Service) VoidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	if p.HoldTransferID == "" {
 		return nil
@@ -143,7 +147,7 @@ func (s *Service) refund(ctx context.Context, tx ports.Tx, now time.Time, p *off
 
 // findForParty loads a payment the caller sends or receives, locked when lock is set; any
 // other caller gets OFFRAMP_PAYMENT_NOT_FOUND, as for a payment that does not exist.
-func findForParty(ctx context.Context, tx ports.Tx, p auth.Principal, id string, lock bool) (offramp.Payment, error) {
+func findForParty(ctx context.Context, tx txView, p auth.Principal, id string, lock bool) (offramp.Payment, error) {
 	pay, err := tx.Offramp().FindPayment(ctx, p.Environment, p.TenantID, id)
 	if err != nil || !lock {
 		return pay, err

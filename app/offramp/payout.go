@@ -148,7 +148,7 @@ func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment,
 // credentialChangedSince reports an ACTIVE credential of the recipient issued or updated after
 // the quote was made (the payment's consent was given against another credential), unless an
 // operator has already approved that review for the payment.
-func (s *Service) credentialChangedSince(ctx context.Context, tx ports.Tx, pay offramp.Payment, quotedAt time.Time) (bool, error) {
+func (s *Service) credentialChangedSince(ctx context.Context, tx txView, pay offramp.Payment, quotedAt time.Time) (bool, error) {
 	cred, ok, err := tx.Recipients().FindCredential(ctx, pay.RecipientTenantID, pay.Environment)
 	if err != nil || !ok || cred.Status != recipient.CredentialActive || !cred.UpdatedAt.After(quotedAt) {
 		return false, err
