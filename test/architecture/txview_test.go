@@ -59,19 +59,7 @@ func TestTxViews(t *testing.T) {
 			t.Errorf("app/%s declares no txView: list the repositories it asks a transaction for", e.Name())
 			continue
 		}
-		var missing, unused []string
-		for r := range used {
-			if !view[r] {
-				missing = append(missing, r)
-			}
-		}
-		for r := range view {
-			if !used[r] {
-				unused = append(unused, r)
-			}
-		}
-		sort.Strings(missing)
-		sort.Strings(unused)
+		missing, unused := notIn(used, view), notIn(view, used)
 		if len(missing) > 0 {
 			t.Errorf("app/%s asks a transaction for %s, which its txView does not list", e.Name(), strings.Join(missing, ", "))
 		}
@@ -83,6 +71,18 @@ func TestTxViews(t *testing.T) {
 	if checked < 10 {
 		t.Fatalf("checked only %d app packages", checked)
 	}
+}
+
+// notIn lists the keys of a that b lacks, sorted.
+func notIn(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // txViewOf reads one package's (non-test) files: the methods of its txView, or nil without
