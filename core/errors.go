@@ -72,6 +72,14 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
+// HasCode reports whether err is, or wraps, the domain error with code. It looks through
+// wrapping (errors.As), as every other error check in the project does: a cause wrapped with
+// %w on its way up keeps its code.
+func HasCode(err error, code Code) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
 // Sentinels for errors.Is checks; compare by code, never by message.
 var (
 	ErrValidation        = &Error{Code: CodeValidationFailed}

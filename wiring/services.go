@@ -18,6 +18,7 @@ import (
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
+	claimsapp "corridor/app/claims"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
@@ -25,6 +26,7 @@ import (
 	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
+	recipientsapp "corridor/app/recipients"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
@@ -60,31 +62,32 @@ type servicePorts struct {
 // Idempotency-Key store. The composition root owns it; the HTTP adapter (httpDeps), the console
 // and the job workers (jobCapabilities) each take from it what they use.
 type registry struct {
-	Tenancy   *tenancy.Service
-	Finance   *finance.Service
-	Wallets   *wallets.Service
-	SafePay   *safepayapp.Service
-	Policy    *policyapp.Service
-	Offramp   *offrampapp.Service
-	Agents    *agents.Service
-	Treasury  *treasuryapp.Service
-	Cards     *cardsapp.Service
-	Ramps     *rampsapp.Service
-	TwoFactor *twofactorapp.Service
-	Invoices  *invoicesapp.Service
-	Webhooks  *webhooksapp.Service
-	Checkout  *checkoutapp.Service
+	Tenancy    *tenancy.Service
+	Finance    *finance.Service
+	Wallets    *wallets.Service
+	SafePay    *safepayapp.Service
+	Policy     *policyapp.Service
+	Offramp    *offrampapp.Service
+	Claims     *claimsapp.Service
+	Recipients *recipientsapp.Service
+	Agents     *agents.Service
+	Treasury   *treasuryapp.Service
+	Cards      *cardsapp.Service
+	Ramps      *rampsapp.Service
+	TwoFactor  *twofactorapp.Service
+	Invoices   *invoicesapp.Service
+	Webhooks   *webhooksapp.Service
+	Checkout   *checkoutapp.Service
 	// Operations is the operator's capability, built once the others are (it runs their
 	// operator actions).
 	Operations  *operationsapp.Service
 	Idempotency *kernel.Idempotency
 }
 
-// httpDeps are the services the HTTP adapter's handler types hold. The off-ramp service
-// serves three capabilities (payments, claims, recipients) until it is split.
+// httpDeps are the services the HTTP adapter's handler types hold.
 func (s *registry) httpDeps() http.Deps {
 	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, SafePay: s.SafePay, Policy: s.Policy,
-		Offramp: s.Offramp, Claims: s.Offramp, Recipients: s.Offramp, Agents: s.Agents, Treasury: s.Treasury,
+		Offramp: s.Offramp, Claims: s.Claims, Recipients: s.Recipients, Agents: s.Agents, Treasury: s.Treasury,
 		Cards: s.Cards, Ramps: s.Ramps, TwoFactor: s.TwoFactor, Invoices: s.Invoices, Webhooks: s.Webhooks,
 		Checkout: s.Checkout, Operations: s.Operations, Idempotency: s.Idempotency}
 }
@@ -135,19 +138,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {
 		return s, err
 	}
-	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, Screening: p.screening, Payouts: p.payouts,
-		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
-		PollWindow: cfg.Payouts.PollWindow, QuoteExpiryInterval: cfg.Payouts.QuoteExpiryInterval,
-		HoldRecheckInterval: cfg.Payouts.HoldRecheckInterval, PhoneReverifyAfter: cfg.Payouts.PhoneReverifyAfter,
-		ClaimEscrows: claimEscrows(cfg.ChainAdapters), ClaimLifetime: cfg.ClaimLifetime, ClaimLinkBase: cfg.ClaimLinkBase,
-		ClaimCodesPerIP:    cfg.ClaimCodesPerIP,
-		RelayerBudget:      kernel.RelayerBudget(cfg.RelayerTxBudget),
-		ClaimCodesPerPhone: cfg.ClaimCodesPerPhone, ClaimResendsPerClaim: cfg.ClaimResendsPerClaim,
-		AliasBudget: cfg.AliasBudget, SMSOutboxRetention: cfg.SMSOutboxRetention,
-		SourceChains: SourceChains(cfg.Chains, cfg.ChainAdapters), SpendPolicy: s.Policy, Logger: log,
-		Confirmations: cfg.ChainConfirmations})
-	if err != nil {
+	if err := newOfframp(cfg, p, s, log); err != nil {
 		return s, err
 	}
 	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
@@ -319,7 +310,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s *registry, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

@@ -23,10 +23,12 @@ import (
 	"corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	"corridor/app/checkout"
+	claimsapp "corridor/app/claims"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
 	policyapp "corridor/app/policy"
+	recipientsapp "corridor/app/recipients"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	"corridor/app/wallets"
@@ -101,7 +103,7 @@ type Config struct {
 	// AliasBudget bounds phone-alias codes sent and wrong codes per phone, tenant and client
 	// IP, and pending aliases per tenant (zero fields: the defaults); SMSOutboxRetention is
 	// how long the sandbox outbox keeps a message (0 = 7 days).
-	AliasBudget        offrampapp.AliasBudget
+	AliasBudget        recipientsapp.AliasBudget
 	SMSOutboxRetention time.Duration
 	// HTTPTimeouts bound reading a request, writing a response and an idle connection; zero
 	// fields take http.DefaultTimeouts.
@@ -176,8 +178,11 @@ type Service struct {
 	SafePay *safepayapp.Service
 	Policy  *policyapp.Service
 	Offramp *offrampapp.Service
-	Agents  *agents.Service
-	Cards   *cardsapp.Service
+	// Claims and Recipients are the other two capabilities of "pay a phone number".
+	Claims     *claimsapp.Service
+	Recipients *recipientsapp.Service
+	Agents     *agents.Service
+	Cards      *cardsapp.Service
 	// Webhooks lists events and delivers them to webhook endpoints.
 	Webhooks *webhooks.Service
 	// Checkout is hosted checkout (tests run its refund job directly).
@@ -337,7 +342,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB,
+		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Claims: services.Claims, Recipients: services.Recipients, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB,
 		Metrics: obs.handler(), obs: obs,
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)

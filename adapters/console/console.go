@@ -17,6 +17,7 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
+	claimsapp "corridor/app/claims"
 	"corridor/app/finance"
 	"corridor/app/kernel"
 	offrampapp "corridor/app/offramp"
@@ -45,6 +46,7 @@ type Services struct {
 	Wallets  *wallets.Service
 	SafePay  *safepayapp.Service
 	Offramp  *offrampapp.Service
+	Claims   *claimsapp.Service
 	Agents   *agentsapp.Service
 	Cards    *cardsapp.Service
 	Webhooks *webhooksapp.Service
@@ -90,7 +92,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	if len(cfg.CookieKey) < 32 {
 		return nil, errors.New("console: the cookie key must be at least 32 bytes")
 	}
-	if svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Offramp == nil ||
+	if svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Offramp == nil || svc.Claims == nil ||
 		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Checkout == nil || svc.Idempotency == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}

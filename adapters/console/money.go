@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "corridor/app/offramp"
+	claimsapp "corridor/app/claims"
 	webhooksapp "corridor/app/webhooks"
 	"corridor/core/agent"
 	"corridor/core/auth"
@@ -146,7 +146,7 @@ func (k moneyPages) offrampPayments(c *fiber.Ctx) error {
 
 type offrampData struct {
 	Payment      offramp.Payment
-	Claim        *offrampapp.ClaimView
+	Claim        *claimsapp.ClaimView
 	History      []event.Event
 	ClaimHistory []event.Event
 }
@@ -158,7 +158,7 @@ func (k moneyPages) offrampPayment(c *fiber.Ctx) error {
 	}
 	d := offrampData{Payment: p, History: k.history(c, "offramp_payment.", p.ID)}
 	if p.ClaimID != "" {
-		if cv, err := k.svc.Offramp.GetClaim(c.UserContext(), principal(c), p.ClaimID); err == nil {
+		if cv, err := k.svc.Claims.GetClaim(c.UserContext(), principal(c), p.ClaimID); err == nil {
 			d.Claim = &cv
 			d.ClaimHistory = k.history(c, "claim.", p.ClaimID)
 		}

@@ -68,7 +68,7 @@ func (k *Console) search(c *fiber.Ctx) error {
 		_, err = k.svc.Offramp.GetPayment(ctx, p, q)
 		location = "/offramp/" + q
 	case strings.HasPrefix(q, "clm_"):
-		view, gerr := k.svc.Offramp.GetClaim(ctx, p, q)
+		view, gerr := k.svc.Claims.GetClaim(ctx, p, q)
 		err, location = gerr, "/offramp/"+view.Payment.ID
 	default:
 		return k.notFound(c, data, "No object has an id like \u201c"+q+"\u201d: the search knows ids starting with "+strings.Join(prefixes(), ", ")+".")

@@ -3,7 +3,7 @@ package http
 import (
 	"time"
 
-	offrampapp "corridor/app/offramp"
+	claimsapp "corridor/app/claims"
 	"corridor/core"
 	"corridor/core/claim"
 )
@@ -85,12 +85,12 @@ func toClaimPublic(v claim.PublicView) claimPublicResponse {
 		Status: string(v.Status), ExpiresAt: v.ExpiresAt, PhoneMasked: v.PhoneMasked}
 }
 
-func toClaimRefund(v offrampapp.ClaimView) claimRefundResponse {
+func toClaimRefund(v claimsapp.ClaimView) claimRefundResponse {
 	return claimRefundResponse{ClaimStatus: string(v.Claim.Status), PaymentStatus: string(v.Payment.Status),
 		RefundTxHash: strPtr(v.Claim.RefundTxHash)}
 }
 
-func toClaim(v offrampapp.ClaimView) claimResponse {
+func toClaim(v claimsapp.ClaimView) claimResponse {
 	c := v.Claim
 	return claimResponse{ClaimID: c.ID, PaymentID: c.PaymentID, Status: string(c.Status), PaymentStatus: string(v.Payment.Status),
 		Funded: c.Funded, AmountUSD: core.FormatUSD(c.AmountBaseUnits), AssetID: c.AssetID, ChainKey: c.ChainKey,
@@ -100,7 +100,7 @@ func toClaim(v offrampapp.ClaimView) claimResponse {
 		CancelTxHash: strPtr(c.CancelTxHash), CreatedAt: c.CreatedAt, ResendsInWindow: c.ResendCount}
 }
 
-func toClaimRedeem(v offrampapp.PaymentView) claimRedeemResponse {
+func toClaimRedeem(v claimsapp.RedeemView) claimRedeemResponse {
 	p := toOfframpPayment(v.Payment)
 	return claimRedeemResponse{PaymentID: p.PaymentID, Status: p.Status, HoldReasons: p.HoldReasons, Quotes: toPayoutRouteQuotes(v.Quotes)}
 }

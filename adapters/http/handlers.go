@@ -10,12 +10,14 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
+	claimsapp "corridor/app/claims"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	offrampapp "corridor/app/offramp"
 	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
+	recipientsapp "corridor/app/recipients"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
@@ -137,13 +139,13 @@ type reviewApprovals interface {
 
 // claimsHandlers serve pending claims and their public claim links, throttled per client IP.
 type claimsHandlers struct {
-	svc     *offrampapp.Service
+	svc     *claimsapp.Service
 	limiter *limiter
 }
 
 // recipientsHandlers serve phone aliases, credentials (and the caller's identity, which shows
 // them) and payout destinations.
-type recipientsHandlers struct{ svc *offrampapp.Service }
+type recipientsHandlers struct{ svc *recipientsapp.Service }
 
 // handlers are the server's handler types, one per capability.
 type handlers struct {

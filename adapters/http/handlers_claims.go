@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "corridor/app/offramp"
+	claimsapp "corridor/app/claims"
 	"corridor/core"
 	"corridor/core/claim"
 )
@@ -77,7 +77,7 @@ func (h *claimsHandlers) redeemClaim(c *fiber.Ctx) error {
 		return err
 	}
 	v, err := h.svc.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
-		offrampapp.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
+		claimsapp.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
 	if err != nil {
 		return err
 	}

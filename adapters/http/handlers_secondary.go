@@ -2,7 +2,6 @@ package http
 
 import (
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,7 +20,6 @@ import (
 // The secondary surface (D19, docs/api.md "Secondary surface"): thin mappings onto the
 // canonical use cases; nothing here stores anything of its own.
 
-var secondaryAddress = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
 // (the register step marked a secondary body already). It is staged: a custodial wallet's key
@@ -103,7 +101,7 @@ func validSecondaryWallet(req secondaryWalletCreateRequest) (string, []string, e
 			currencies = append(currencies, up)
 		}
 	}
-	if req.OwnerAddress != "" && !secondaryAddress.MatchString(req.OwnerAddress) {
+	if req.OwnerAddress != "" && !core.IsEVMAddress(req.OwnerAddress) {
 		errs.Add("owner_address", "must be the 0x address of the key that owns the Safe, or be left out for a wallet the service signs for")
 	}
 	return customer, currencies, errs.Err()
@@ -158,7 +156,7 @@ func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 	case units <= 0:
 		errs.Add("amount", "must be greater than 0")
 	}
-	if !secondaryAddress.MatchString(strings.TrimSpace(req.Destination)) {
+	if !core.IsEVMAddress(strings.TrimSpace(req.Destination)) {
 		errs.Add("destination", "must be a 0x address of 40 hex digits")
 	}
 	note := ""

@@ -16,6 +16,7 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
+	claimsapp "corridor/app/claims"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
@@ -23,6 +24,7 @@ import (
 	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
+	recipientsapp "corridor/app/recipients"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
@@ -32,8 +34,11 @@ import (
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/card"
+	"corridor/core/offramp"
+	"corridor/core/recipient"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
+	"corridor/ledger"
 	"corridor/ports"
 )
 
@@ -118,7 +123,12 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, ScreeningGate: nopScreeningGate{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
-	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc})
+	recipientsSvc, err := recipientsapp.New(recipientsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, HeldPayments: nopOfframpPorts{}})
+	must(err)
+	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc,
+		Claims: nopOfframpPorts{}, Recipients: recipientsSvc})
+	must(err)
+	claimsSvc, err := claimsapp.New(claimsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Payments: offrampSvc, Recipients: recipientsSvc})
 	must(err)
 	treasurySvc, err := treasuryapp.New(treasuryapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopTreasuryPorts{}, Payments: nopTreasuryPorts{}})
 	must(err)
@@ -138,7 +148,7 @@ func nopServices(t *testing.T) Deps {
 	operationsSvc, err := operationsapp.New(operationsapp.Deps{Reports: nopOperator{}, Audit: nopOperator{}, Jobs: nopOperator{},
 		Reviews: offrampSvc, Arbiter: invoicesSvc, Endpoints: webhooksSvc, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	must(err)
-	return Deps{Operations: operationsSvc, Claims: offrampSvc, Recipients: offrampSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	return Deps{Operations: operationsSvc, Claims: claimsSvc, Recipients: recipientsSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 
@@ -190,6 +200,24 @@ func (nopInvoicePorts) Sign(context.Context, auth.Principal, invoicesapp.Payment
 func (nopAgentWallets) PrepareAgentCard(context.Context, auth.Principal, string, string,
 	card.LimitsPatch) (func(context.Context, card.Limits) (card.Card, error), error) {
 	return func(context.Context, card.Limits) (card.Card, error) { return card.Card{}, nil }, nil
+}
+
+// nopOfframpPorts stands in for the claims the payments open and the payments recipients
+// re-run.
+type nopOfframpPorts struct{}
+
+func (nopOfframpPorts) ReevaluateHeld(context.Context, ports.Tx, core.Environment, string) error {
+	return nil
+}
+func (nopOfframpPorts) EscrowReady(core.Environment) error { return nil }
+func (nopOfframpPorts) OpenClaim(context.Context, ports.Tx, time.Time, *offramp.Payment, recipient.Phone) error {
+	return core.E(core.CodeInternal, "not wired")
+}
+func (nopOfframpPorts) CancelPendingClaim(context.Context, ports.Tx, time.Time, *offramp.Payment) error {
+	return core.E(core.CodeInternal, "not wired")
+}
+func (nopOfframpPorts) ReleaseClaimFunds(context.Context, ports.Tx, time.Time, *offramp.Payment, ledger.AccountSpec, string) error {
+	return core.E(core.CodeInternal, "not wired")
 }
 
 // nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.

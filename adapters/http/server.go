@@ -16,6 +16,7 @@ import (
 	agentsapp "corridor/app/agents"
 	cardsapp "corridor/app/cards"
 	checkoutapp "corridor/app/checkout"
+	claimsapp "corridor/app/claims"
 	"corridor/app/finance"
 	invoicesapp "corridor/app/invoices"
 	"corridor/app/kernel"
@@ -23,6 +24,7 @@ import (
 	operationsapp "corridor/app/operations"
 	policyapp "corridor/app/policy"
 	rampsapp "corridor/app/ramps"
+	recipientsapp "corridor/app/recipients"
 	safepayapp "corridor/app/safepay"
 	"corridor/app/tenancy"
 	treasuryapp "corridor/app/treasury"
@@ -157,8 +159,7 @@ type Endpoint struct {
 
 // Deps are what the server is built from: each capability's service, which its handler type
 // holds (and no other), and what the middleware authenticates and replays with. The service
-// registry is the composition root's (wiring); the adapter only receives. Claims and
-// Recipients are their own capabilities served by the off-ramp service for now.
+// registry is the composition root's (wiring); the adapter only receives.
 type Deps struct {
 	Tenancy    *tenancy.Service
 	Finance    *finance.Service
@@ -166,8 +167,8 @@ type Deps struct {
 	SafePay    *safepayapp.Service
 	Policy     *policyapp.Service
 	Offramp    *offrampapp.Service // off-ramp payments
-	Claims     *offrampapp.Service // pending claims and claim links
-	Recipients *offrampapp.Service // phone aliases, credentials, payout destinations
+	Claims     *claimsapp.Service     // pending claims and claim links
+	Recipients *recipientsapp.Service // phone aliases, credentials, payout destinations
 	Agents     *agentsapp.Service
 	Treasury   *treasuryapp.Service
 	Cards      *cardsapp.Service

@@ -247,10 +247,10 @@ LIMIT ?`,
 	if err != nil {
 		return nil, err
 	}
-	out := make([]agent.ActivityItem, len(rows))
-	for i, row := range rows {
-		out[i] = agent.ActivityItem{Kind: row.Kind, ID: row.ID, At: row.At.UTC(), AmountBaseUnits: row.Amount,
-			Status: row.Status, Reason: deref(row.Reason), SHA256: deref(row.SHA256), PolicyID: deref(row.PolicyID), ReferenceID: deref(row.RefID)}
-	}
-	return out, nil
+	return infallibleRows(rows), nil
+}
+
+func (row activityRow) domain() agent.ActivityItem {
+	return agent.ActivityItem{Kind: row.Kind, ID: row.ID, At: row.At.UTC(), AmountBaseUnits: row.Amount,
+		Status: row.Status, Reason: deref(row.Reason), SHA256: deref(row.SHA256), PolicyID: deref(row.PolicyID), ReferenceID: deref(row.RefID)}
 }

@@ -100,11 +100,7 @@ func (r apiKeyRepo) ListAPIKeys(ctx context.Context, tenantID string, env core.E
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]tenant.APIKey, len(rows))
-	for i, m := range rows {
-		out[i] = m.domain()
-	}
-	return out, int(total), nil
+	return infallibleRows(rows), int(total), nil
 }
 
 // RevokeAPIKey sets revoked_at once; a second revoke keeps the first time (soft, idempotent).

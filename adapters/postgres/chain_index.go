@@ -85,21 +85,24 @@ func (r chainIndexRepo) ListChainWallets(ctx context.Context, env core.Environme
 	if limit <= 0 || limit > ports.MaxChainWallets+1 {
 		limit = ports.MaxChainWallets + 1
 	}
-	var rows []struct {
-		ID       string `bun:"id"`
-		TenantID string `bun:"tenant_id"`
-		Address  string `bun:"address"`
-	}
+	var rows []chainWalletRow
 	err := r.db.NewRaw(`SELECT id, tenant_id, address FROM wallets WHERE environment = ? AND chain_id = ?
 		ORDER BY id LIMIT ?`, string(env), chainID, limit).Scan(ctx, &rows)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ports.ChainWallet, len(rows))
-	for i, row := range rows {
-		out[i] = ports.ChainWallet{ID: row.ID, TenantID: row.TenantID, Address: row.Address}
-	}
-	return out, nil
+	return infallibleRows(rows), nil
+}
+
+// chainWalletRow is a wallet as the chain watchers see it.
+type chainWalletRow struct {
+	ID       string `bun:"id"`
+	TenantID string `bun:"tenant_id"`
+	Address  string `bun:"address"`
+}
+
+func (row chainWalletRow) domain() ports.ChainWallet {
+	return ports.ChainWallet{ID: row.ID, TenantID: row.TenantID, Address: row.Address}
 }
 
 type indexedBlockRow struct {
@@ -119,18 +122,6 @@ func (r indexedBlockRow) domain() (ports.IndexedBlock, error) {
 	}
 	return ports.IndexedBlock{Indexer: ports.Indexer(r.Indexer), Environment: env, ChainID: r.ChainID, Number: uint64(r.BlockNumber),
 		Hash: r.BlockHash, Items: r.Items, RecordedAt: r.RecordedAt.UTC()}, nil
-}
-
-func indexedBlocks(rows []indexedBlockRow) ([]ports.IndexedBlock, error) {
-	out := make([]ports.IndexedBlock, len(rows))
-	for i, row := range rows {
-		b, err := row.domain()
-		if err != nil {
-			return nil, err
-		}
-		out[i] = b
-	}
-	return out, nil
 }
 
 func (r chainIndexRepo) RecordIndexedBlock(ctx context.Context, b ports.IndexedBlock) error {
@@ -167,7 +158,7 @@ func (r chainIndexRepo) RecentIndexedBlocks(ctx context.Context, indexer ports.I
 	if err != nil {
 		return nil, err
 	}
-	return indexedBlocks(rows)
+	return domainRows(rows)
 }
 
 func (r chainIndexRepo) DeleteIndexedBlocksFrom(ctx context.Context, indexer ports.Indexer, env core.Environment, chainID int64, from uint64) ([]ports.IndexedBlock, error) {
@@ -182,7 +173,7 @@ func (r chainIndexRepo) DeleteIndexedBlocksFrom(ctx context.Context, indexer por
 		return nil, err
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].BlockNumber < rows[j].BlockNumber })
-	return indexedBlocks(rows)
+	return domainRows(rows)
 }
 
 func (r chainIndexRepo) PruneIndexedBlocks(ctx context.Context, indexer ports.Indexer, env core.Environment, chainID int64, below uint64) error {
@@ -249,9 +240,5 @@ func (r chainIndexRepo) ListFailures(ctx context.Context, pass string, limit int
 	if err != nil {
 		return nil, err
 	}
-	out := make([]ports.BackgroundFailure, len(rows))
-	for i, row := range rows {
-		out[i] = row.domain()
-	}
-	return out, nil
+	return infallibleRows(rows), nil
 }

@@ -170,7 +170,7 @@ func (r invoiceRepo) ListInvoices(ctx context.Context, tenantID string, env core
 	if err != nil {
 		return nil, 0, err
 	}
-	out, err := invoicesOf(rows)
+	out, err := domainRows(rows)
 	return out, int(total), err
 }
 
@@ -183,18 +183,7 @@ func (r invoiceRepo) ListPollable(ctx context.Context, env core.Environment, aft
 	if err != nil {
 		return nil, err
 	}
-	return invoicesOf(rows)
-}
-
-func invoicesOf(rows []invoiceModel) ([]invoice.Invoice, error) {
-	out := make([]invoice.Invoice, len(rows))
-	for i, m := range rows {
-		var err error
-		if out[i], err = m.domain(); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return domainRows(rows)
 }
 
 func (r invoiceRepo) CreateBill(ctx context.Context, b invoice.Bill) error {
@@ -246,13 +235,8 @@ func (r invoiceRepo) ListInboundBills(ctx context.Context, payerTenantID string,
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]invoice.Bill, len(rows))
-	for i, m := range rows {
-		if out[i], err = m.domain(); err != nil {
-			return nil, 0, err
-		}
-	}
-	return out, int(total), nil
+	out, err := domainRows(rows)
+	return out, int(total), err
 }
 
 func (r invoiceRepo) WalletTenant(ctx context.Context, env core.Environment, address string) (string, error) {

@@ -90,11 +90,7 @@ func (r memberRepo) ListMembers(ctx context.Context, tenantID string, page ports
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]tenant.Member, len(rows))
-	for i, m := range rows {
-		out[i] = m.domain()
-	}
-	return out, int(total), nil
+	return infallibleRows(rows), int(total), nil
 }
 
 func (r memberRepo) UpdateMember(ctx context.Context, m tenant.Member) error {

@@ -181,15 +181,8 @@ func (r offrampRepo) ListPayments(ctx context.Context, f ports.OfframpFilter, pa
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]offramp.Payment, 0, len(rows))
-	for _, m := range rows {
-		p, err := m.domain()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, p)
-	}
-	return out, int(total), nil
+	out, err := domainRows(rows)
+	return out, int(total), err
 }
 
 func (r offrampRepo) HeldPaymentIDs(ctx context.Context, env core.Environment, recipientTenantID string, limit int) ([]string, error) {
@@ -307,11 +300,7 @@ func (r offrampRepo) ActiveQuotes(ctx context.Context, paymentID string) ([]offr
 	var rows []quoteModel
 	err := r.db.NewSelect().Model(&rows).Where("payment_id = ? AND status = 'ACTIVE'", paymentID).
 		OrderExpr("set_version, position").Limit(ports.MaxTake).Scan(ctx)
-	out := make([]offramp.Quote, len(rows))
-	for i, m := range rows {
-		out[i] = m.domain()
-	}
-	return out, err
+	return infallibleRows(rows), err
 }
 
 func (r offrampRepo) FindQuote(ctx context.Context, paymentID, quoteID string) (offramp.Quote, error) {

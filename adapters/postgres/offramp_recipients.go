@@ -120,15 +120,8 @@ func (r recipientRepo) ListAliases(ctx context.Context, tenantID string, env cor
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]recipient.Alias, 0, len(rows))
-	for _, m := range rows {
-		a, err := m.domain()
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, a)
-	}
-	return out, int(total), nil
+	out, err := domainRows(rows)
+	return out, int(total), err
 }
 
 func (r recipientRepo) FindVerifiedAlias(ctx context.Context, env core.Environment, phoneHash string) (recipient.Alias, error) {
@@ -272,9 +265,5 @@ func (r recipientRepo) ListDestinations(ctx context.Context, tenantID string, en
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]recipient.Destination, len(rows))
-	for i, m := range rows {
-		out[i] = m.domain()
-	}
-	return out, int(total), nil
+	return infallibleRows(rows), int(total), nil
 }

@@ -281,11 +281,7 @@ func (r policyRepo) ListAttachments(ctx context.Context, policyID string, limit 
 	if err != nil {
 		return nil, err
 	}
-	out := make([]policy.Attachment, len(rows))
-	for i, m := range rows {
-		out[i] = m.domain()
-	}
-	return out, nil
+	return infallibleRows(rows), nil
 }
 
 func (r policyRepo) FindSubjectAttachment(ctx context.Context, tenantID string, env core.Environment, t policy.SubjectType, subjectID string) (policy.Attachment, bool, error) {

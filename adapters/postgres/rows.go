@@ -25,6 +25,18 @@ func domainRows[D any, M rowModel[D]](rows []M) ([]D, error) {
 	return out, nil
 }
 
+// infallibleModel is a Bun model whose conversion back cannot fail (every column is valid as stored).
+type infallibleModel[D any] interface{ domain() D }
+
+// infallibleRows converts rows in order.
+func infallibleRows[D any, M infallibleModel[D]](rows []M) []D {
+	out := make([]D, len(rows))
+	for i, m := range rows {
+		out[i] = m.domain()
+	}
+	return out
+}
+
 // oneRow scans the single row q selects into a model and converts it; no row is notFound.
 func oneRow[D any, M rowModel[D]](ctx context.Context, q *bun.SelectQuery, notFound error) (D, error) {
 	var m M

@@ -82,12 +82,12 @@ func (r walletActivityRepo) ListWalletActivity(ctx context.Context, q ports.Acti
 	if err := r.db.NewRaw(countSQL, args).Scan(ctx, &total); err != nil {
 		return nil, 0, err
 	}
-	out := make([]ports.WalletActivity, len(rows))
-	for i, row := range rows {
-		out[i] = ports.WalletActivity{ID: row.ID, WalletID: row.WalletID, Type: row.Type, AmountBaseUnits: row.Amount,
-			Status: row.Status, TxHash: row.TxHash, Counterparty: row.Counterparty, Note: row.Note, CreatedAt: row.CreatedAt.UTC()}
-	}
-	return out, total, nil
+	return infallibleRows(rows), total, nil
+}
+
+func (row walletActivityRow) domain() ports.WalletActivity {
+	return ports.WalletActivity{ID: row.ID, WalletID: row.WalletID, Type: row.Type, AmountBaseUnits: row.Amount,
+		Status: row.Status, TxHash: row.TxHash, Counterparty: row.Counterparty, Note: row.Note, CreatedAt: row.CreatedAt.UTC()}
 }
 
 // activityArgs are the named arguments of the activity queries (a nil time filters nothing).

@@ -55,8 +55,8 @@ func (s *Service) readCard(ctx context.Context, p auth.Principal, id, onWallet s
 	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage, auth.ScopeCardsIssue); err != nil {
 		return CardRead{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return CardRead{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+	if err := kernel.RequireSandbox(p, "card issuance is sandbox only"); err != nil {
+		return CardRead{}, err
 	}
 	var a agent.Agent
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {

@@ -3,7 +3,6 @@ package cards
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -17,6 +16,9 @@ import (
 	"corridor/ports"
 )
 
+// sandboxMessage is the refusal of a LIVE caller: cards is sandbox only (D1).
+const sandboxMessage = "the card authorization helpers are sandbox only"
+
 // AuthorizeInput is the sandbox till's request: POST /v1/sandbox/cards/{id}/authorizations.
 type AuthorizeInput struct {
 	AmountUsd    string
@@ -24,8 +26,6 @@ type AuthorizeInput struct {
 	MerchantName string
 	Counterparty *string
 }
-
-var counterpartyPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 
 func parseAuthorize(in AuthorizeInput) (card.Request, string, string, error) {
 	errs := core.FieldErrors{}
@@ -44,7 +44,7 @@ func parseAuthorize(in AuthorizeInput) (card.Request, string, string, error) {
 	}
 	counterparty := ""
 	if in.Counterparty != nil {
-		if !counterpartyPattern.MatchString(*in.Counterparty) {
+		if !core.IsEVMAddress(*in.Counterparty) {
 			errs.Add("counterparty", "must be 0x followed by 40 hex digits")
 		}
 		counterparty = strings.ToLower(*in.Counterparty)
@@ -66,7 +66,7 @@ func Gated(c card.Card) bool { return c.TenantID != "" }
 // is locked for the whole decision, so concurrent authorizations on one card see each other's
 // window spend; an approval consumes its windows at once. Every decision is recorded.
 func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string, in AuthorizeInput) (card.Authorization, error) {
-	if err := requireSandbox(p, auth.ScopeCardsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
 	}
 	req, merchant, counterparty, err := parseAuthorize(in)
@@ -147,7 +147,7 @@ func (s *Service) catchUpMirror(ctx context.Context, p auth.Principal, cardID st
 // mirrorCovers reports whether the wallet's mirror, less its open holds, covers amount.
 func mirrorCovers(ctx context.Context, tx ports.Tx, c card.Card, amount int64) (bool, error) {
 	account, err := tx.Ledger().FindAccountByReference(ctx, c.Environment, kernel.ServiceAsset, ledger.WalletOnchainRef(c.WalletID))
-	if isCode(err, core.CodeAccountNotFound) {
+	if core.HasCode(err, core.CodeAccountNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -184,7 +184,7 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 		t, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "card-auth:" + a.ID + ":hold", Type: ledger.TypePending,
 			Environment: c.Environment, Asset: kernel.ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, a.Amount),
 			Metadata: map[string]string{"cardId": c.ID, "cardAuthorizationId": a.ID}}.MustValidate())
-		if isCode(err, core.CodeInsufficientFunds) {
+		if core.HasCode(err, core.CodeInsufficientFunds) {
 			reason = insufficient
 			return errRollback
 		}
@@ -214,11 +214,6 @@ func fundingSource(c card.Card) (ledger.AccountSpec, string) {
 // errRollback rolls a savepoint back without failing the enclosing unit of work.
 var errRollback = core.E(core.CodeInsufficientFunds, "hold refused")
 
-func isCode(err error, code core.Code) bool {
-	e, ok := err.(*core.Error)
-	return ok && e.Code == code
-}
-
 // CaptureInput is the body of POST /v1/sandbox/card-authorizations/{id}/capture.
 type CaptureInput struct {
 	AmountUsd *string
@@ -230,7 +225,7 @@ type CaptureInput struct {
 // card's captured spend is then settled on chain by the settlement job, enqueued in this unit
 // of work; a funding-account card's is settled off chain by the issuer at once.
 func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in CaptureInput) (card.Authorization, error) {
-	if err := requireSandbox(p, auth.ScopeCardsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
 	}
 	var amount *int64
@@ -306,7 +301,7 @@ func (s *Service) settleOffChain(ctx context.Context, tx ports.Tx, c card.Card, 
 // Reverse voids an APPROVED authorization's hold and credits its amount back to the windows
 // it consumed (the authorization's own day, week and month, not today's).
 func (s *Service) Reverse(ctx context.Context, p auth.Principal, id string) (card.Authorization, error) {
-	if err := requireSandbox(p, auth.ScopeCardsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
 	}
 	return s.resolve(ctx, p, id, func(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization) (card.Authorization, error) {
@@ -409,15 +404,4 @@ func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
 		return saveAuthorization(ctx, tx, out, false)
 	})
 	return out, err
-}
-
-// requireSandbox guards the sandbox till helpers: the scope, then TEST only (D1).
-func requireSandbox(p auth.Principal, scope auth.Scope) error {
-	if err := kernel.RequireTenantScope(p, scope); err != nil {
-		return err
-	}
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "the card authorization helpers are sandbox only")
-	}
-	return nil
 }

@@ -50,8 +50,8 @@ func (s *Service) ReadIssue(ctx context.Context, p auth.Principal, walletID stri
 }
 
 func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID string, patch card.LimitsPatch, agentID string) (IssueRead, error) {
-	if p.Environment != core.EnvTest {
-		return IssueRead{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+	if err := kernel.RequireSandbox(p, "card issuance is sandbox only"); err != nil {
+		return IssueRead{}, err
 	}
 	limits, err := card.Limits{}.Apply(patch)
 	if err != nil {
@@ -182,7 +182,6 @@ func (s *Service) PrepareAgentCard(ctx context.Context, p auth.Principal, wallet
 var (
 	cardChains       = map[string]bool{"solana": true, "world_chain": true, "base": true}
 	cryptoTypes      = map[string]bool{"standard": true, "bridge_wallet": true}
-	evmAddress       = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 	solanaAddress    = regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`)
 	maxCardholderLen = 200
 )
@@ -221,8 +220,8 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
 		return CardholderCardRead{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return CardholderCardRead{}, core.E(core.CodeSandboxOnly, "card issuance is sandbox only")
+	if err := kernel.RequireSandbox(p, "card issuance is sandbox only"); err != nil {
+		return CardholderCardRead{}, err
 	}
 	errs := core.FieldErrors{}
 	holderID := strings.TrimSpace(in.CardholderID)
@@ -245,7 +244,7 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 			errs.Add("chain", "is required with cryptoAccountAddress")
 		case chain == "solana" && !solanaAddress.MatchString(addr):
 			errs.Add("cryptoAccountAddress", "must be a base58 Solana address")
-		case (chain == "base" || chain == "world_chain") && !evmAddress.MatchString(addr):
+		case (chain == "base" || chain == "world_chain") && !core.IsEVMAddress(addr):
 			errs.Add("cryptoAccountAddress", "must be 0x followed by 40 hex digits")
 		}
 		if chain == "base" || chain == "world_chain" {

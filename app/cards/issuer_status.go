@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/card"
@@ -54,20 +52,4 @@ func (s *Service) SyncIssuerStatus(ctx context.Context, tenantID string, env cor
 	}
 	kernel.CrashPoint(kernel.CrashCardIssuerStatusSent)
 	return nil
-}
-
-// IssuerStatusWorker works card.issuer_status jobs.
-type IssuerStatusWorker struct {
-	river.WorkerDefaults[IssuerStatusArgs]
-	Service *Service
-}
-
-// Work syncs the issuer.
-func (w *IssuerStatusWorker) Work(ctx context.Context, job *river.Job[IssuerStatusArgs]) error {
-	return w.Service.SyncIssuerStatus(ctx, job.Args.TenantID, core.Environment(job.Args.Environment), job.Args.CardID)
-}
-
-// Timeout bounds one run.
-func (w *IssuerStatusWorker) Timeout(*river.Job[IssuerStatusArgs]) time.Duration {
-	return issuerStatusTimeout
 }

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"context"
+	"corridor/core"
 	"errors"
 	"math/big"
 	"time"
@@ -41,10 +42,20 @@ func SettlementRef(authorizationID string) [32]byte {
 
 // RegisterWorkers adds the settlement worker.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &SettleWorker{Service: s})
-	river.AddWorker(workers, &SweepSettlementsWorker{Service: s})
-	river.AddWorker(workers, &ExpireApprovalsWorker{Service: s})
-	river.AddWorker(workers, &IssuerStatusWorker{Service: s})
+	kernel.AddRetryingWorker(workers, settleTimeout, settleRetryCap, func(ctx context.Context, a SettleArgs) error {
+		return kernel.StepResult(s.RunSettlement(ctx, a.AuthorizationID))
+	})
+	kernel.AddWorker(workers, 0, func(ctx context.Context, _ SweepSettlementsArgs) error {
+		_, err := s.SweepSettlements(ctx)
+		return err
+	})
+	kernel.AddWorker(workers, 0, func(ctx context.Context, _ ExpireApprovalsArgs) error {
+		_, err := s.ExpireApprovals(ctx)
+		return err
+	})
+	kernel.AddWorker(workers, issuerStatusTimeout, func(ctx context.Context, a IssuerStatusArgs) error {
+		return s.SyncIssuerStatus(ctx, a.TenantID, core.Environment(a.Environment), a.CardID)
+	})
 }
 
 // PeriodicJobs is the settlement sweep; settlements themselves are enqueued by captures.
@@ -70,18 +81,6 @@ type ExpireApprovalsArgs struct{}
 // Kind names the job.
 func (ExpireApprovalsArgs) Kind() string { return "card.expire_approvals" }
 
-// ExpireApprovalsWorker works card.expire_approvals jobs.
-type ExpireApprovalsWorker struct {
-	river.WorkerDefaults[ExpireApprovalsArgs]
-	Service *Service
-}
-
-// Work runs one expiry pass.
-func (w *ExpireApprovalsWorker) Work(ctx context.Context, _ *river.Job[ExpireApprovalsArgs]) error {
-	_, err := w.Service.ExpireApprovals(ctx)
-	return err
-}
-
 // SettlementSweepInterval is how often the sweep runs; a settlement untouched for
 // settlementStaleAfter (its job gave up after its attempts, or was lost) is enqueued again.
 const (
@@ -95,18 +94,6 @@ type SweepSettlementsArgs struct{}
 
 // Kind names the job.
 func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
-
-// SweepSettlementsWorker works card.settle_sweep jobs.
-type SweepSettlementsWorker struct {
-	river.WorkerDefaults[SweepSettlementsArgs]
-	Service *Service
-}
-
-// Work runs one sweep.
-func (w *SweepSettlementsWorker) Work(ctx context.Context, _ *river.Job[SweepSettlementsArgs]) error {
-	_, err := w.Service.SweepSettlements(ctx)
-	return err
-}
 
 // SweepSettlements enqueues a settlement job again for every capture whose settlement is still
 // PENDING or SUBMITTED and untouched for settlementStaleAfter, so a settlement whose job ran
@@ -129,25 +116,6 @@ func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
 	})
 	return n, err
 }
-
-// SettleWorker works card.settle jobs.
-type SettleWorker struct {
-	river.WorkerDefaults[SettleArgs]
-	Service *Service
-}
-
-// Work runs one settlement step.
-func (w *SettleWorker) Work(ctx context.Context, job *river.Job[SettleArgs]) error {
-	return kernel.StepResult(w.Service.RunSettlement(ctx, job.Args.AuthorizationID))
-}
-
-// NextRetry backs off 2 s, 4 s, 8 s, … capped at settleRetryCap.
-func (w *SettleWorker) NextRetry(job *river.Job[SettleArgs]) time.Time {
-	return kernel.RetryAt(job.Attempt, settleRetryCap)
-}
-
-// Timeout bounds one run.
-func (w *SettleWorker) Timeout(*river.Job[SettleArgs]) time.Duration { return settleTimeout }
 
 // RunSettlement advances one settlement: PENDING sends SettleCardSpend (outside any unit of
 // work) and records SUBMITTED with the hash; SUBMITTED waits for the receipt and records

@@ -191,8 +191,6 @@ type RefundInput struct {
 	Address string
 }
 
-var addressPattern = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
-
 // Refund takes amount back from the merchant's service balance for the checkout and queues
 // its USDC transfer to the payer. Under the checkout's lock: what refunds take never exceeds
 // what was credited for the checkout, so parallel refunds cannot over-refund.
@@ -204,7 +202,7 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 	if in.Amount != nil && *in.Amount <= 0 {
 		errs.Add("amount", "must be greater than 0")
 	}
-	if in.Address != "" && !addressPattern.MatchString(in.Address) {
+	if in.Address != "" && !core.IsEVMAddress(in.Address) {
 		errs.Add("address", "must be a 0x address of 40 hex digits")
 	}
 	if err := errs.Err(); err != nil {
@@ -326,8 +324,8 @@ func sandboxHelper(p auth.Principal, id string) error {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
 		return err
 	}
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "this helper is available in TEST only")
+	if err := kernel.RequireSandbox(p, "this helper is available in TEST only"); err != nil {
+		return err
 	}
 	if !core.HasPrefix(id, checkout.PrefixCheckout) {
 		return checkout.ErrNotFound

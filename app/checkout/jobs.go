@@ -25,9 +25,9 @@ const (
 
 // RegisterWorkers adds the watcher and the refund sender.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &WatchWorker{Service: s})
-	river.AddWorker(workers, &WatchOneWorker{Service: s})
-	river.AddWorker(workers, &SendRefundWorker{Service: s})
+	kernel.AddWorker(workers, watchJobTimeout, func(ctx context.Context, a WatchArgs) error { return s.WatchAll(ctx, a.Environment) })
+	kernel.AddWorker(workers, 0, func(ctx context.Context, a WatchOneArgs) error { return s.WatchOne(ctx, a.CheckoutID) })
+	kernel.AddWorker(workers, 0, func(ctx context.Context, a SendRefundArgs) error { return s.SendRefund(ctx, a.CheckoutID, a.RefundID) })
 }
 
 // PeriodicJobs is the watcher's pass, per environment.
@@ -52,20 +52,6 @@ type WatchArgs struct {
 // Kind names the job.
 func (WatchArgs) Kind() string { return "checkout.watch" }
 
-// WatchWorker works checkout.watch jobs.
-type WatchWorker struct {
-	river.WorkerDefaults[WatchArgs]
-	Service *Service
-}
-
-// Work runs one pass.
-func (w *WatchWorker) Work(ctx context.Context, job *river.Job[WatchArgs]) error {
-	return w.Service.WatchAll(ctx, job.Args.Environment)
-}
-
-// Timeout bounds one pass.
-func (w *WatchWorker) Timeout(*river.Job[WatchArgs]) time.Duration { return watchJobTimeout }
-
 // WatchOneArgs watches one checkout now.
 type WatchOneArgs struct {
 	CheckoutID string `json:"checkoutId"`
@@ -73,17 +59,6 @@ type WatchOneArgs struct {
 
 // Kind names the job.
 func (WatchOneArgs) Kind() string { return "checkout.watch_one" }
-
-// WatchOneWorker works checkout.watch_one jobs.
-type WatchOneWorker struct {
-	river.WorkerDefaults[WatchOneArgs]
-	Service *Service
-}
-
-// Work watches the checkout.
-func (w *WatchOneWorker) Work(ctx context.Context, job *river.Job[WatchOneArgs]) error {
-	return w.Service.WatchOne(ctx, job.Args.CheckoutID)
-}
 
 // SendRefundArgs sends one refund's USDC.
 type SendRefundArgs struct {
@@ -93,17 +68,6 @@ type SendRefundArgs struct {
 
 // Kind names the job.
 func (SendRefundArgs) Kind() string { return "checkout.send_refund" }
-
-// SendRefundWorker works checkout.send_refund jobs.
-type SendRefundWorker struct {
-	river.WorkerDefaults[SendRefundArgs]
-	Service *Service
-}
-
-// Work sends the refund.
-func (w *SendRefundWorker) Work(ctx context.Context, job *river.Job[SendRefundArgs]) error {
-	return w.Service.SendRefund(ctx, job.Args.CheckoutID, job.Args.RefundID)
-}
 
 // SendRefund pays a PENDING refund's USDC from the service's own account (where sweeps go) to
 // its destination through the checkout factory's refund, under the refund's key

@@ -38,8 +38,8 @@ func (s *Service) SandboxDeposit(ctx context.Context, p auth.Principal, in Depos
 	if err := p.RequireTenant(); err != nil {
 		return Deposit{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return Deposit{}, core.E(core.CodeSandboxOnly, "sandbox deposits exist only in TEST; use a csk_test_ key")
+	if err := kernel.RequireSandbox(p, "sandbox deposits exist only in TEST; use a csk_test_ key"); err != nil {
+		return Deposit{}, err
 	}
 	if err := p.Require(auth.ScopePaymentsCreate); err != nil {
 		return Deposit{}, err

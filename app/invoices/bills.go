@@ -46,7 +46,7 @@ type billRequest struct {
 // used the nonce; otherwise FAILED with the reason. The nonce's single use is the store's
 // unique index: of two replays racing, one is VERIFIED and the other FAILED NONCE_REPLAYED.
 func (s *Service) SendBill(ctx context.Context, p auth.Principal, in BillInput) (invoice.Bill, error) {
-	if err := authorize(p, auth.ScopeInvoicesWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesWrite); err != nil {
 		return invoice.Bill{}, err
 	}
 	req, err := validateBill(p, in)
@@ -199,7 +199,7 @@ func (s *Service) resolvePayer(ctx context.Context, tx ports.Tx, p auth.Principa
 	} else {
 		tenantID, err := tx.Invoices().WalletTenant(ctx, p.Environment, b.PayerAddress)
 		if err != nil {
-			if isCode(err, core.CodeWalletNotFound) {
+			if core.HasCode(err, core.CodeWalletNotFound) {
 				return core.Invalid("toAddress", "is not the address of a wallet of any tenant")
 			}
 			return err
@@ -212,15 +212,10 @@ func (s *Service) resolvePayer(ctx context.Context, tx ports.Tx, p auth.Principa
 	return nil
 }
 
-func isCode(err error, code core.Code) bool {
-	var e *core.Error
-	return errors.As(err, &e) && e.Code == code
-}
-
 // ListInbound is the bills sent to the caller's tenant, newest first, optionally filtered by
 // verification status.
 func (s *Service) ListInbound(ctx context.Context, p auth.Principal, verification string, page ports.Page) ([]invoice.Bill, int, error) {
-	if err := authorize(p, auth.ScopeInvoicesRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesRead); err != nil {
 		return nil, 0, err
 	}
 	status := invoice.Verification(strings.ToUpper(strings.TrimSpace(verification)))
@@ -239,7 +234,7 @@ func (s *Service) ListInbound(ctx context.Context, p auth.Principal, verificatio
 
 // GetInbound is one bill sent to the caller's tenant.
 func (s *Service) GetInbound(ctx context.Context, p auth.Principal, id string) (invoice.Bill, error) {
-	if err := authorize(p, auth.ScopeInvoicesRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesRead); err != nil {
 		return invoice.Bill{}, err
 	}
 	return s.findBill(ctx, p, id)
@@ -276,7 +271,7 @@ func checkAcceptable(b invoice.Bill) error {
 // ReadAccept validates the payer's acceptance and reads the chain for its Safe payment from
 // one of the payer's wallets to the payee (outside any unit of work).
 func (s *Service) ReadAccept(ctx context.Context, p auth.Principal, id, walletID, challengeID string) (AcceptRead, error) {
-	if err := authorize(p, auth.ScopeInvoicesPay); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesPay); err != nil {
 		return AcceptRead{}, err
 	}
 	b, err := s.findBill(ctx, p, id)
@@ -304,7 +299,7 @@ func (s *Service) ReadAccept(ctx context.Context, p auth.Principal, id, walletID
 // Accept proposes the payment and records the payer's decision, in one unit of work under the
 // bill's lock: two concurrent acceptances propose one payment.
 func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead) (invoice.Bill, error) {
-	if err := authorize(p, auth.ScopeInvoicesPay); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesPay); err != nil {
 		return invoice.Bill{}, err
 	}
 	if read.tenantID != p.TenantID {

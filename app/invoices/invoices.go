@@ -18,7 +18,7 @@ import (
 
 // Create validates and stores a DRAFT invoice. The arbiter defaults to the platform's.
 func (s *Service) Create(ctx context.Context, p auth.Principal, in invoice.DraftInput) (invoice.Invoice, error) {
-	if err := authorize(p, auth.ScopeInvoicesWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesWrite); err != nil {
 		return invoice.Invoice{}, err
 	}
 	now := s.clock.Now().UTC()
@@ -41,7 +41,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in invoice.Draft
 
 // Get is one of the caller's invoices.
 func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (invoice.Invoice, error) {
-	if err := authorize(p, auth.ScopeInvoicesRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesRead); err != nil {
 		return invoice.Invoice{}, err
 	}
 	return s.find(ctx, p, id)
@@ -49,7 +49,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (invoice
 
 // List is the caller's invoices, newest first.
 func (s *Service) List(ctx context.Context, p auth.Principal, page ports.Page) ([]invoice.Invoice, int, error) {
-	if err := authorize(p, auth.ScopeInvoicesRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesRead); err != nil {
 		return nil, 0, err
 	}
 	var out []invoice.Invoice
@@ -78,7 +78,7 @@ func (s *Service) Public(ctx context.Context, id string) (invoice.Invoice, error
 // and arbiter, in the same unit of work: its CREATE2 address is final at once (funds sent
 // before deployment are safe) and the wallets capability's job deploys it.
 func (s *Service) Send(ctx context.Context, p auth.Principal, id string) (invoice.Invoice, error) {
-	if err := authorize(p, auth.ScopeInvoicesWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesWrite); err != nil {
 		return invoice.Invoice{}, err
 	}
 	var out invoice.Invoice
@@ -113,7 +113,7 @@ func holdWallet(inv invoice.Invoice) HoldWallet {
 
 // Deliver marks a FUNDED invoice DELIVERED, with optional evidence.
 func (s *Service) Deliver(ctx context.Context, p auth.Principal, id, evidence string) (invoice.Invoice, error) {
-	if err := authorize(p, auth.ScopeInvoicesWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesWrite); err != nil {
 		return invoice.Invoice{}, err
 	}
 	evidence = strings.TrimSpace(evidence)
@@ -144,7 +144,7 @@ type CancelRead struct {
 // ReadCancel reads the hold Safe's balance for a cancel (outside any unit of work): funds that
 // arrived before the poller saw them still forbid the cancel.
 func (s *Service) ReadCancel(ctx context.Context, p auth.Principal, id string) (CancelRead, error) {
-	if err := authorize(p, auth.ScopeInvoicesWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesWrite); err != nil {
 		return CancelRead{}, err
 	}
 	inv, err := s.find(ctx, p, id)
@@ -165,7 +165,7 @@ func (s *Service) ReadCancel(ctx context.Context, p auth.Principal, id string) (
 
 // Cancel cancels a DRAFT or SENT invoice whose Safe holds nothing.
 func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead) (invoice.Invoice, error) {
-	if err := authorize(p, auth.ScopeInvoicesWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesWrite); err != nil {
 		return invoice.Invoice{}, err
 	}
 	if read.tenantID != p.TenantID {

@@ -19,8 +19,8 @@ const (
 
 // RegisterWorkers adds the poller's workers.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &PollInvoicesWorker{Service: s})
-	river.AddWorker(workers, &PollInvoiceWorker{Service: s})
+	kernel.AddWorker(workers, pollJobTimeout, func(ctx context.Context, _ PollInvoicesArgs) error { return s.PollInvoices(ctx, core.EnvTest) })
+	kernel.AddWorker(workers, pollJobTimeout, func(ctx context.Context, a PollInvoiceArgs) error { return s.PollInvoice(ctx, a.InvoiceID) })
 }
 
 // PeriodicJobs is the balance poller, in TEST only (invoices are sandbox only).
@@ -39,22 +39,6 @@ type PollInvoicesArgs struct{}
 // Kind names the job.
 func (PollInvoicesArgs) Kind() string { return "invoices.poll" }
 
-// PollInvoicesWorker works invoices.poll jobs.
-type PollInvoicesWorker struct {
-	river.WorkerDefaults[PollInvoicesArgs]
-	Service *Service
-}
-
-// Work runs one pass.
-func (w *PollInvoicesWorker) Work(ctx context.Context, _ *river.Job[PollInvoicesArgs]) error {
-	return w.Service.PollInvoices(ctx, core.EnvTest)
-}
-
-// Timeout bounds one pass.
-func (w *PollInvoicesWorker) Timeout(*river.Job[PollInvoicesArgs]) time.Duration {
-	return pollJobTimeout
-}
-
 // PollInvoiceArgs polls one invoice now (after the sandbox clock helper moved its clock).
 type PollInvoiceArgs struct {
 	InvoiceID string `json:"invoiceId"`
@@ -62,17 +46,3 @@ type PollInvoiceArgs struct {
 
 // Kind names the job.
 func (PollInvoiceArgs) Kind() string { return "invoices.poll_one" }
-
-// PollInvoiceWorker works invoices.poll_one jobs.
-type PollInvoiceWorker struct {
-	river.WorkerDefaults[PollInvoiceArgs]
-	Service *Service
-}
-
-// Work polls the invoice.
-func (w *PollInvoiceWorker) Work(ctx context.Context, job *river.Job[PollInvoiceArgs]) error {
-	return w.Service.PollInvoice(ctx, job.Args.InvoiceID)
-}
-
-// Timeout bounds one poll.
-func (w *PollInvoiceWorker) Timeout(*river.Job[PollInvoiceArgs]) time.Duration { return pollJobTimeout }

@@ -2,6 +2,7 @@ package invoices
 
 import (
 	"context"
+	"corridor/app/kernel"
 	"fmt"
 
 	"corridor/core"
@@ -120,7 +121,7 @@ func (s *Service) pollSettlement(ctx context.Context, inv invoice.Invoice) error
 // Advance is the TEST clock helper: it moves the invoice's clock seconds ahead and polls it at
 // once (a job, after commit), as the periodic poller would at that instant.
 func (s *Service) Advance(ctx context.Context, p auth.Principal, id string, seconds *int64) (invoice.Invoice, error) {
-	if err := authorize(p, auth.ScopeInvoicesWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesWrite); err != nil {
 		return invoice.Invoice{}, err
 	}
 	if seconds == nil {

@@ -17,6 +17,9 @@ import (
 	"corridor/ports"
 )
 
+// sandboxMessage is the refusal of a LIVE caller: invoices is sandbox only (D1).
+const sandboxMessage = "invoices and bills are sandbox only: use a TEST key"
+
 // HoldWallet is what an invoice's hold Safe is made of: payer, payee and arbiter, 2 of 3.
 type HoldWallet struct {
 	Name      string
@@ -113,19 +116,3 @@ func New(d Deps) (*Service, error) {
 
 // ArbiterAddress is the platform arbiter's address ("" when none is configured).
 func (s *Service) ArbiterAddress() string { return s.arbiter }
-
-// requireSandbox refuses LIVE: invoices are sandbox only (SPEC.md Limits); the HTTP layer
-// answers SANDBOX_ONLY first, and this guards any other caller.
-func requireSandbox(p auth.Principal) error {
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "invoices and bills are sandbox only: use a TEST key")
-	}
-	return nil
-}
-
-func authorize(p auth.Principal, scope auth.Scope) error {
-	if err := kernel.RequireTenantScope(p, scope); err != nil {
-		return err
-	}
-	return requireSandbox(p)
-}

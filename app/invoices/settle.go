@@ -30,7 +30,7 @@ type SettlementRead struct {
 // work): the hold Safe's balance, then the payment's nonce and threshold. ownerAddress, when
 // given, must be one of the three owners: it names who asked.
 func (s *Service) ReadSettlement(ctx context.Context, p auth.Principal, id string, kind invoice.Settlement, ownerAddress, challengeID string) (SettlementRead, error) {
-	if err := authorize(p, auth.ScopeInvoicesRelease); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesRelease); err != nil {
 		return SettlementRead{}, err
 	}
 	inv, err := s.find(ctx, p, id)
@@ -88,7 +88,7 @@ func checkOwner(inv invoice.Invoice, owner string) error {
 // the one-settlement-in-flight rule are checked again under the invoice's lock, so two
 // concurrent releases propose one payment.
 func (s *Service) Settle(ctx context.Context, p auth.Principal, read SettlementRead) (invoice.Invoice, error) {
-	if err := authorize(p, auth.ScopeInvoicesRelease); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeInvoicesRelease); err != nil {
 		return invoice.Invoice{}, err
 	}
 	if read.tenantID != p.TenantID {

@@ -26,3 +26,18 @@ func (s SourceChains) For(env core.Environment) (SourceChain, bool) {
 	c, ok := s[env]
 	return c, ok && c.ChainID != 0
 }
+
+// defaultSourceChainIDs are SPEC.md's source chains (the sandbox on Base Sepolia's id, live on
+// Base), used when wiring names no source chain for an environment.
+var defaultSourceChainIDs = map[core.Environment]int64{core.EnvTest: 84532, core.EnvLive: 8453}
+
+// Require is the chain and USDC token an environment's off-ramp payments and claims come from,
+// as wiring decided them; without one the chain id is SPEC.md's and the token unknown (an empty
+// address in sourceAssetId would be wrong, so the caller refuses with CHAIN_UNAVAILABLE).
+func (s SourceChains) Require(env core.Environment) (SourceChain, error) {
+	if c, ok := s.For(env); ok && c.USDC != "" {
+		return c, nil
+	}
+	return SourceChain{ChainID: defaultSourceChainIDs[env]},
+		core.E(core.CodeChainUnavailable, "no USDC source chain is configured for %s in this deployment", env)
+}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"corridor/core"
+	"corridor/core/auth"
 	"corridor/ports"
 )
 
@@ -55,5 +56,24 @@ func TestValidateIdempotencyKey(t *testing.T) {
 		if got := ValidateIdempotencyKey(key) == nil; got != ok {
 			t.Errorf("ValidateIdempotencyKey(%q) ok = %v, want %v", key, got, ok)
 		}
+	}
+}
+
+// TestRequireSandbox: TEST passes; LIVE is SANDBOX_ONLY with the feature's message; the scope
+// guard refuses a missing scope before the environment.
+func TestRequireSandbox(t *testing.T) {
+	test := auth.Principal{Kind: auth.KindAPIKey, TenantID: "ten_1", Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRampsWrite}}
+	live := test
+	live.Environment = core.EnvLive
+	if err := RequireSandboxScope(test, "ramps are sandbox only", auth.ScopeRampsWrite); err != nil {
+		t.Fatalf("TEST caller refused: %v", err)
+	}
+	err := RequireSandbox(live, "ramps are sandbox only")
+	var e *core.Error
+	if !errors.As(err, &e) || e.Code != core.CodeSandboxOnly || e.Message != "ramps are sandbox only" {
+		t.Fatalf("LIVE caller: %v, want SANDBOX_ONLY with the message", err)
+	}
+	if err := RequireSandboxScope(live, "x", auth.ScopeTreasuryWrite); !core.HasCode(err, core.CodeInsufficientScope) {
+		t.Fatalf("missing scope on LIVE: %v, want INSUFFICIENT_SCOPE first", err)
 	}
 }

@@ -26,3 +26,22 @@ func FieldReason(err error, field string) string {
 	}
 	return err.Error()
 }
+
+// RequireSandbox is the one guard of a sandbox-only feature (D1): a LIVE caller is refused with
+// SANDBOX_ONLY and message, which names the feature. The HTTP layer answers SANDBOX_ONLY first
+// where a route is marked sandbox-only; this guards every other caller.
+func RequireSandbox(p auth.Principal, message string) error {
+	if p.Environment != core.EnvTest {
+		return core.E(core.CodeSandboxOnly, "%s", message)
+	}
+	return nil
+}
+
+// RequireSandboxScope is the guard of a sandbox-only tenant use case: RequireTenantScope, then
+// RequireSandbox.
+func RequireSandboxScope(p auth.Principal, message string, scopes ...auth.Scope) error {
+	if err := RequireTenantScope(p, scopes...); err != nil {
+		return err
+	}
+	return RequireSandbox(p, message)
+}

@@ -2,12 +2,10 @@ package offramp
 
 import (
 	"context"
-	"time"
 
 	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/auth"
-	"corridor/core/claim"
 	"corridor/core/offramp"
 	"corridor/ports"
 )
@@ -30,19 +28,19 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 			return core.E(offramp.CodeSenderOnly, "only the sender may cancel this payment")
 		}
 		if pay.Status == offramp.StatusPendingClaim {
-			if err := s.cancelPendingClaim(ctx, tx, now, &pay); err != nil {
+			if err := s.claims.CancelPendingClaim(ctx, tx, now, &pay); err != nil {
 				return err
 			}
 			out = pay
 			return savePayment(ctx, tx, pay)
 		}
-		if !pay.Status.Cancelable() || claimFunded(pay) {
+		if !pay.Status.Cancelable() || pay.ClaimFunded() {
 			return core.E(core.CodeInvalidState, "the payment is %s: only an unfunded payment can be canceled", pay.Status)
 		}
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardUnfundedPayment}, now); err != nil {
 			return err
 		}
-		if err := s.voidReservation(ctx, tx, now, &pay); err != nil {
+		if err := s.VoidReservation(ctx, tx, now, &pay); err != nil {
 			return err
 		}
 		if err := tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteSuperseded); err != nil {
@@ -53,41 +51,4 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 		return savePayment(ctx, tx, pay)
 	})
 	return out, err
-}
-
-// cancelPendingClaim cancels a PENDING_CLAIM payment whose escrow funding has not been indexed:
-// its reservation is voided, the payment ends CANCELED, and the claim closes (EXPIRED, then
-// CANCELED once the escrow's cancel is indexed) with its link dead. The escrow id is cancelled
-// on chain, so a funding still in flight reverts; a funding that landed first is refunded to
-// the settlement account when indexed (the ledger never recorded it). A funded claim is
-// refused: its money leaves only by the claim's refund at expiry.
-func (s *Service) cancelPendingClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
-	c, err := tx.Claims().LockClaim(ctx, pay.ClaimID)
-	if err != nil {
-		return err
-	}
-	if c.Funded || pay.HoldTransferID == "" {
-		return core.E(offramp.CodeClaimFunded, "the claim's escrow is funded: it can no longer be canceled; it is refunded if nobody claims it by %s",
-			c.ExpiresAt.UTC().Format(time.RFC3339))
-	}
-	if c.Status != claim.StatusOpen || c.RedeemedAt != nil {
-		return core.E(core.CodeInvalidState, "the claim is %s: only an open claim can be canceled", c.Status)
-	}
-	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardClaimUnfunded}, now); err != nil {
-		return err
-	}
-	if err := s.voidReservation(ctx, tx, now, pay); err != nil {
-		return err
-	}
-	pay.FailureReason = "CANCELED_BY_SENDER"
-	if err := c.Apply(claim.TrigExpiry, now); err != nil {
-		return err
-	}
-	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
-		return err
-	}
-	if err := saveClaim(ctx, tx, c); err != nil {
-		return err
-	}
-	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionCancel}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
 }

@@ -60,7 +60,7 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (
 		case err == nil && alias.TenantID == p.RecipientTenantID && alias.VerifiedAt != nil &&
 			s.clock.Now().Sub(*alias.VerifiedAt) > s.phoneReverifyAfter:
 			reasons = append(reasons, offramp.HoldPhoneReverificationRequired)
-		case err != nil && !isCode(err, recipient.CodePhoneAliasNotFound):
+		case err != nil && !core.HasCode(err, recipient.CodePhoneAliasNotFound):
 			return composition{}, err
 		}
 	}
@@ -111,7 +111,7 @@ var reviewReasons = map[offramp.HoldReason]bool{
 
 // dropApprovedReviews removes the review reasons an operator has approved for the payment
 // (D11); every other reason the composer found stays.
-func dropApprovedReviews(ctx context.Context, tx ports.Tx, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
+func dropApprovedReviews(ctx context.Context, tx txView, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
 	hasReview := false
 	for _, r := range reasons {
 		hasReview = hasReview || reviewReasons[r]
@@ -142,7 +142,7 @@ const maxDestinationsConsidered = 100
 // eligiblePayoutRoutes lists the payout routes of the recipient's ACTIVE, routable destinations
 // (only the requested one when set) whose provider may pay out, or the hold reason why there
 // are none.
-func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.PayoutRoute, offramp.HoldReason, error) {
+func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx txView, p offramp.Payment) ([]offramp.PayoutRoute, offramp.HoldReason, error) {
 	dests, _, err := tx.Recipients().ListDestinations(ctx, p.RecipientTenantID, p.Environment, ports.Page{Take: maxDestinationsConsidered})
 	if err != nil {
 		return nil, "", err
@@ -163,7 +163,7 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offra
 		}
 		network := ""
 		if d.Type == recipient.DestOnchainWallet {
-			id, err := s.destinationIdentifier(d)
+			id, err := s.recipients.DestinationIdentifier(d)
 			if err != nil {
 				return nil, "", err
 			}
@@ -199,9 +199,9 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx ports.Tx, p offra
 	return payoutRoutes, "", nil
 }
 
-// runPolicyCheck takes a payment in POLICY_CHECK to its next status: a fresh quote set
+// RunPolicyCheck takes a payment in POLICY_CHECK to its next status: a fresh quote set
 // (superseding any earlier one) and AWAITING_RECIPIENT_CONFIRMATION, a hold, or a rejection.
-func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func (s *Service) RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	c, err := s.compose(ctx, tx, *p)
 	if err != nil {
 		return err
@@ -215,8 +215,8 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 			c.decision = offramp.Compose([]offramp.HoldReason{offramp.HoldPayoutDestinationNotSelected})
 		}
 	}
-	fromClaim := claimFunded(*p)
-	row, err := p.Apply(c.decision.Step(paymentFunded(*p)), now)
+	fromClaim := p.ClaimFunded()
+	row, err := p.Apply(c.decision.Step(p.Funded()), now)
 	if err != nil {
 		return err
 	}
@@ -234,13 +234,13 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 		return err
 	case offramp.EffectVoidHold:
 		p.FailureReason = string(c.decision.Reasons[0])
-		return s.voidReservation(ctx, tx, now, p)
+		return s.VoidReservation(ctx, tx, now, p)
 	case offramp.EffectRefund:
 		p.FailureReason = string(c.decision.Reasons[0])
 		refund := func() error { return s.refund(ctx, tx, now, p, lockedSpec(*p)) }
 		if fromClaim {
 			refund = func() error {
-				return s.releaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")
+				return s.claims.ReleaseClaimFunds(ctx, tx, now, p, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID), "reject")
 			}
 		}
 		if err := refund(); err != nil {
@@ -252,10 +252,10 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 	return nil
 }
 
-// reevaluateHeld re-runs the composer for a recipient's held payments after something they
+// ReevaluateHeld re-runs the composer for a recipient's held payments after something they
 // control changed (a credential, a destination, an alias): holds clear when their condition
 // does. Holds only an operator clears stay held, because the composer finds them again.
-func (s *Service) reevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error {
+func (s *Service) ReevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error {
 	ids, err := tx.Offramp().HeldPaymentIDs(ctx, env, recipientTenantID, maxDestinationsConsidered)
 	if err != nil {
 		return err
@@ -272,7 +272,7 @@ func (s *Service) reevaluateHeld(ctx context.Context, tx ports.Tx, env core.Envi
 		if _, err := p.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {
 			return err
 		}
-		if err := s.runPolicyCheck(ctx, tx, now, &p); err != nil {
+		if err := s.RunPolicyCheck(ctx, tx, now, &p); err != nil {
 			return err
 		}
 		if err := savePayment(ctx, tx, p); err != nil {

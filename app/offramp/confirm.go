@@ -27,7 +27,7 @@ func (s *Service) requoteExpired(ctx context.Context, tx ports.Tx, now time.Time
 	if err := tx.Offramp().SupersedeQuotes(ctx, p.ID, offramp.QuoteExpired); err != nil {
 		return err
 	}
-	if err := s.runPolicyCheck(ctx, tx, now, p); err != nil {
+	if err := s.RunPolicyCheck(ctx, tx, now, p); err != nil {
 		return err
 	}
 	return savePayment(ctx, tx, *p)
@@ -113,7 +113,7 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 		if err != nil || exp {
 			return err
 		}
-		fromClaim := claimFunded(pay)
+		fromClaim := pay.ClaimFunded()
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigRecipientConfirm, Guard: offramp.GuardQuoteValid}, now); err != nil {
 			return err
 		}
@@ -121,7 +121,7 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 		if fromClaim {
 			// A redeemed claim's money leaves the claim's escrow account; the composer's
 			// decision hash goes on chain with the escrow's release.
-			lock = func() error { return s.releaseClaimFunds(ctx, tx, now, &pay, lockedSpec(pay), "lock") }
+			lock = func() error { return s.claims.ReleaseClaimFunds(ctx, tx, now, &pay, lockedSpec(pay), "lock") }
 		}
 		if err := lock(); err != nil {
 			return err

@@ -2,6 +2,7 @@ package offramp
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +42,7 @@ type createPlan struct {
 
 func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPlan, error) {
 	f := core.FieldErrors{}
-	source, err := s.sourceChain(p.Environment)
+	source, err := s.sourceChains.Require(p.Environment)
 	if err != nil {
 		return createPlan{}, err
 	}
@@ -70,7 +71,7 @@ func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPla
 	}
 	plan.amount = amount
 	if in.ChainID != nil && *in.ChainID != plan.source.ChainID {
-		f.Add("chainId", "must be "+itoa(int(plan.source.ChainID))+" for "+string(p.Environment)+" keys")
+		f.Add("chainId", "must be "+strconv.Itoa(int(plan.source.ChainID))+" for "+string(p.Environment)+" keys")
 	}
 	switch plan.speed {
 	case "":
@@ -85,12 +86,12 @@ func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPla
 // CreatePayment is intake (SPEC.md intake outcomes 1, 3, 4 and 5) in one unit of work:
 // resolve the phone to its recipient, reserve the amount on the sender's service balance,
 // run the policy composer and, when it allows, create the first quote set. A phone no tenant
-// has verified opens a pending claim (PENDING_CLAIM; see claims.go).
+// has verified opens a pending claim (PENDING_CLAIM; see app/claims).
 func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in CreatePaymentInput) (PaymentView, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return PaymentView{}, err
 	}
-	if err := s.requireRecipients(); err != nil {
+	if err := s.recipients.Ready(); err != nil {
 		return PaymentView{}, err
 	}
 	plan, err := s.planCreate(p, in)
@@ -102,7 +103,7 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 	// serialization failure retries it), so each run starts again from base and only the
 	// committed run's result leaves the closure.
 	base := offramp.Payment{ID: core.NewID(core.PrefixOffRamp), Environment: p.Environment, SenderTenantID: p.TenantID,
-		RecipientPhoneHash:   s.cipher.LookupHash(hashPurposePhone, plan.phone.E164),
+		RecipientPhoneHash:   s.recipients.PhoneHash(plan.phone.E164),
 		RecipientPhoneMasked: recipient.MaskPhone(plan.phone.E164), SourceChainKey: offramp.ChainKey(plan.source.ChainID),
 		SourceAssetID: offramp.SourceAssetID(plan.source.ChainID, plan.source.USDC), SourceAmountBaseUnits: plan.amount,
 		FundingMode: plan.funding, RequestedDestinationID: plan.destID, SpeedPreference: plan.speed,
@@ -117,9 +118,9 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 		if err := tx.Offramp().CreatePayment(ctx, pay); err != nil {
 			return err
 		}
-		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay) }
+		next := func() error { return s.RunPolicyCheck(ctx, tx, now, &pay) }
 		if pay.Status == offramp.StatusPendingClaim {
-			next = func() error { return s.openClaim(ctx, tx, now, &pay, plan.phone) }
+			next = func() error { return s.claims.OpenClaim(ctx, tx, now, &pay, plan.phone) }
 		}
 		if err := next(); err != nil {
 			return err
@@ -141,7 +142,7 @@ func (s *Service) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment)
 		return err
 	}
 	alias, err := tx.Recipients().FindVerifiedAlias(ctx, pay.Environment, pay.RecipientPhoneHash)
-	if isCode(err, recipient.CodePhoneAliasNotFound) {
+	if core.HasCode(err, recipient.CodePhoneAliasNotFound) {
 		return s.intakeUnknown(pay, now)
 	}
 	if err != nil {
@@ -174,7 +175,7 @@ func (s *Service) intakeUnknown(pay *offramp.Payment, now time.Time) error {
 	if pay.RequestedDestinationID != "" {
 		return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
 	}
-	if _, err := s.escrow(pay.Environment); err != nil {
+	if err := s.claims.EscrowReady(pay.Environment); err != nil {
 		return err
 	}
 	_, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneUnknown}, now)

@@ -1,9 +1,10 @@
-// Package offramp is the off-ramp capability: "pay a phone number". It holds the recipient
-// side (phone aliases proved by SMS, the BUSINESS_IDENTITY credential, payout destinations),
+// Package offramp is the off-ramp payments capability: "pay a phone number". It holds
 // off-ramp payments (intake, the policy composer and its holds, payout route quotes, the
 // recipient's route selection and confirmation, provider submission, polling and signed
-// webhooks, operator review), and pending claims for phones nobody has verified yet (the claim
-// link, phone challenge, redeem, escrow jobs, indexer and expiry). These are not Safe payments
+// webhooks, operator review, route liquidity and the quote-expiry and hold recheck sweeps).
+// The recipient side (phone aliases, credentials, payout destinations, the SMS outbox) is
+// app/recipients, and pending claims for phones nobody has verified yet are app/claims; each
+// side reaches the other through the small interface it declares. These are not Safe payments
 // (package app/safepay): an off-ramp payment spends the sender's service balance and is paid
 // out by a payout provider.
 package offramp

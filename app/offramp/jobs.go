@@ -12,24 +12,17 @@ import (
 
 var _ kernel.Jobs = (*Service)(nil)
 
-// RegisterWorkers adds the off-ramp workers (provider submission and polling) and the
-// pending-claim workers.
+// RegisterWorkers adds the off-ramp payment workers: provider submission and polling, and
+// the quote-expiry and hold recheck passes.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &SubmitPayoutWorker{Service: s})
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a SubmitPayoutArgs) error { return s.RunSubmission(ctx, a.PaymentID) })
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
-	s.registerClaimWorkers(workers)
-	river.AddWorker(workers, &PurgeSMSOutboxWorker{Service: s})
-	river.AddWorker(workers, &SMSSendWorker{Service: s})
-	river.AddWorker(workers, &QuoteExpiryWorker{Service: s})
-	river.AddWorker(workers, &HoldRecheckWorker{Service: s})
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ QuoteExpiryArgs) error { return s.ExpireQuoteSets(ctx) })
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ HoldRecheckArgs) error { return s.RecheckHeldPayments(ctx) })
 }
 
-// PeriodicJobs are the pending claims' escrow indexer and expiry pass, the SMS outbox's
-// retention purge, and the payments' quote-expiry and hold recheck passes.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob {
-	jobs := append(s.claimPeriodicJobs(), s.smsPeriodicJobs()...)
-	return append(jobs, s.sweepPeriodicJobs()...)
-}
+// PeriodicJobs are the quote-expiry and hold recheck passes.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return s.sweepPeriodicJobs() }
 
 const (
 	offrampJobMaxAttempts = 25
@@ -43,22 +36,6 @@ type SubmitPayoutArgs struct {
 
 // Kind names the job.
 func (SubmitPayoutArgs) Kind() string { return "offramp.submit" }
-
-// SubmitPayoutWorker works offramp.submit jobs.
-type SubmitPayoutWorker struct {
-	river.WorkerDefaults[SubmitPayoutArgs]
-	Service *Service
-}
-
-// Work runs the submission.
-func (w *SubmitPayoutWorker) Work(ctx context.Context, job *river.Job[SubmitPayoutArgs]) error {
-	return w.Service.RunSubmission(ctx, job.Args.PaymentID)
-}
-
-// Timeout bounds one run.
-func (w *SubmitPayoutWorker) Timeout(*river.Job[SubmitPayoutArgs]) time.Duration {
-	return offrampJobTimeout
-}
 
 // PollPayoutArgs polls a submitted payment's provider until its status is final.
 type PollPayoutArgs struct {

@@ -18,7 +18,7 @@ type offrampAccounts struct {
 	senderAvailable, locked ledger.Account
 }
 
-func openPaymentAccounts(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment) (offrampAccounts, error) {
+func openPaymentAccounts(ctx context.Context, tx txView, now time.Time, p offramp.Payment) (offrampAccounts, error) {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now,
 		ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID),
 		ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID))
@@ -28,11 +28,10 @@ func openPaymentAccounts(ctx context.Context, tx ports.Tx, now time.Time, p offr
 	return offrampAccounts{senderAvailable: accs[0], locked: accs[1]}, nil
 }
 
-func paymentRef(p offramp.Payment, step string, n int) string {
-	return "offramp:" + p.ID + ":" + step + ":" + itoa(n)
-}
-
-func (s *Service) post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
+// Post posts a transfer of the payment in the caller's unit of work: in the service asset
+// (a resolving transfer takes its hold's), with the payment named in its metadata. Claims post
+// their escrow legs through it, so every transfer of a payment carries the same metadata.
+func (s *Service) Post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
 	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
 		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
@@ -53,9 +52,9 @@ func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *of
 		return err
 	}
 	p.Reservation++
-	t, err := s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: paymentRef(*p, "reserve", p.Reservation),
+	t, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs.senderAvailable.ID, accs.locked.ID, p.SourceAmountBaseUnits)})
-	if isCode(err, core.CodeInsufficientFunds) {
+	if core.HasCode(err, core.CodeInsufficientFunds) {
 		return core.E(core.CodeInsufficientFunds, "the service balance does not cover %s USD; nothing was reserved",
 			core.FormatUSD(p.SourceAmountBaseUnits))
 	}
@@ -66,18 +65,19 @@ func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *of
 	return nil
 }
 
-func (s *Service) voidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+// VoidReservation voids the payment's reservation hold, if it holds one, and forgets it.
+func (s *Service) VoidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	if p.HoldTransferID == "" {
 		return nil
 	}
-	_, err := s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: paymentRef(*p, "void", p.Reservation),
+	_, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
 		Type: ledger.TypeVoidPending, PendingID: p.HoldTransferID})
 	p.HoldTransferID = ""
 	return err
 }
 
 func (s *Service) lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
-	_, err := s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: paymentRef(*p, "lock", p.Reservation),
+	_, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
 		Type: ledger.TypePostPending, PendingID: p.HoldTransferID, Amount: p.SourceAmountBaseUnits})
 	p.HoldTransferID = ""
 	return err
@@ -89,7 +89,7 @@ func (s *Service) unlock(ctx context.Context, tx ports.Tx, now time.Time, p *off
 	if err != nil {
 		return err
 	}
-	_, err = s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: paymentRef(*p, "unlock", p.Reservation),
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, accs.senderAvailable.ID, p.SourceAmountBaseUnits)})
 	return err
 }
@@ -103,7 +103,7 @@ func (s *Service) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p 
 	if err != nil {
 		return err
 	}
-	_, err = s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: paymentRef(*p, "submit", p.Attempt),
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, clearing[0].ID, p.SourceAmountBaseUnits)})
 	return err
 }
@@ -129,7 +129,7 @@ func (s *Service) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *of
 	if q.FeeBaseUnits > 0 {
 		postings = append(postings, ledger.Posting{AccountID: accs[2].ID, Amount: q.FeeBaseUnits})
 	}
-	_, err = s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: paymentRef(*p, "deliver", p.Attempt),
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("deliver", p.Attempt),
 		Type: ledger.TypePosted, Postings: postings, Metadata: map[string]string{"routeQuoteId": q.ID}})
 	return err
 }
@@ -140,14 +140,14 @@ func (s *Service) refund(ctx context.Context, tx ports.Tx, now time.Time, p *off
 	if err != nil {
 		return err
 	}
-	_, err = s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: paymentRef(*p, "refund", p.Attempt),
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits)})
 	return err
 }
 
 // findForParty loads a payment the caller sends or receives, locked when lock is set; any
 // other caller gets OFFRAMP_PAYMENT_NOT_FOUND, as for a payment that does not exist.
-func findForParty(ctx context.Context, tx ports.Tx, p auth.Principal, id string, lock bool) (offramp.Payment, error) {
+func findForParty(ctx context.Context, tx txView, p auth.Principal, id string, lock bool) (offramp.Payment, error) {
 	pay, err := tx.Offramp().FindPayment(ctx, p.Environment, p.TenantID, id)
 	if err != nil || !lock {
 		return pay, err

@@ -42,7 +42,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 			return s.recheckFailed(ctx, tx, now, &pay, hold)
 		}
 		rail, _ = s.provider(pay.Provider)
-		ident, err := s.destinationIdentifier(dest)
+		ident, err := s.recipients.DestinationIdentifier(dest)
 		if err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment,
 		return false, "", recipient.Destination{}, nil
 	}
 	dest, err := tx.Recipients().FindDestination(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID)
-	if isCode(err, recipient.CodeDestinationNotFound) {
+	if core.HasCode(err, recipient.CodeDestinationNotFound) {
 		return false, "", dest, nil
 	}
 	if err != nil {
@@ -148,7 +148,7 @@ func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment,
 // credentialChangedSince reports an ACTIVE credential of the recipient issued or updated after
 // the quote was made (the payment's consent was given against another credential), unless an
 // operator has already approved that review for the payment.
-func (s *Service) credentialChangedSince(ctx context.Context, tx ports.Tx, pay offramp.Payment, quotedAt time.Time) (bool, error) {
+func (s *Service) credentialChangedSince(ctx context.Context, tx txView, pay offramp.Payment, quotedAt time.Time) (bool, error) {
 	cred, ok, err := tx.Recipients().FindCredential(ctx, pay.RecipientTenantID, pay.Environment)
 	if err != nil || !ok || cred.Status != recipient.CredentialActive || !cred.UpdatedAt.After(quotedAt) {
 		return false, err
@@ -178,7 +178,7 @@ func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time,
 	if hold != "" {
 		pay.HoldReasons = []offramp.HoldReason{hold}
 	}
-	if err := s.runPolicyCheck(ctx, tx, now, pay); err != nil {
+	if err := s.RunPolicyCheck(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	return savePayment(ctx, tx, *pay)
@@ -352,7 +352,7 @@ func (s *Service) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, 
 	if err != nil {
 		return err
 	}
-	t, err := s.post(ctx, tx, now, pay, ledger.TransferSpec{Reference: paymentRef(pay, "return", pay.Attempt),
+	t, err := s.Post(ctx, tx, now, pay, ledger.TransferSpec{Reference: pay.LedgerRef("return", pay.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, q.DeliverBaseUnits)})
 	if err != nil {
 		return err

@@ -1,26 +1,10 @@
 package offramp
 
 import (
-	"corridor/app/kernel"
 	"corridor/core"
 	"corridor/core/recipient"
 	"corridor/ports"
 )
-
-// defaultSourceChainIDs are SPEC.md's source chains (the sandbox on Base Sepolia's id, live on
-// Base), used when wiring names no source chain for an environment.
-var defaultSourceChainIDs = map[core.Environment]int64{core.EnvTest: 84532, core.EnvLive: 8453}
-
-// sourceChain is the chain and USDC token an environment's payments come from, as wiring
-// decided them; without one the chain id is SPEC.md's and the token unknown (an empty address
-// in sourceAssetId would be wrong, so create refuses with CHAIN_UNAVAILABLE instead).
-func (s *Service) sourceChain(env core.Environment) (kernel.SourceChain, error) {
-	if c, ok := s.sourceChains.For(env); ok && c.USDC != "" {
-		return c, nil
-	}
-	return kernel.SourceChain{ChainID: defaultSourceChainIDs[env]},
-		core.E(core.CodeChainUnavailable, "no USDC source chain is configured for %s in this deployment", env)
-}
 
 // rail returns the configured provider of a destination type when it may pay out in env:
 // internal unless off; external rails in mock mode only in TEST (the mock moves no real

@@ -48,7 +48,7 @@ func (s *Service) ApproveReview(ctx context.Context, operator, id string) (offra
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {
 			return err
 		}
-		if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
+		if err := s.RunPolicyCheck(ctx, tx, now, &pay); err != nil {
 			return err
 		}
 		out = pay

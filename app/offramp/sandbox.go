@@ -19,8 +19,8 @@ func (s *Service) ExpireQuotes(ctx context.Context, pr auth.Principal, id string
 	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
-	if pr.Environment != core.EnvTest {
-		return offramp.Payment{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
+	if err := kernel.RequireSandbox(pr, "sandbox helpers exist only in TEST"); err != nil {
+		return offramp.Payment{}, err
 	}
 	var out offramp.Payment
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
@@ -46,8 +46,8 @@ func (s *Service) ProviderStep(ctx context.Context, pr auth.Principal, id string
 	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err
 	}
-	if pr.Environment != core.EnvTest {
-		return offramp.Payment{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
+	if err := kernel.RequireSandbox(pr, "sandbox helpers exist only in TEST"); err != nil {
+		return offramp.Payment{}, err
 	}
 	pay, err := s.GetPayment(ctx, pr, id)
 	if err != nil {

@@ -8,8 +8,9 @@ import (
 
 	"corridor/app/kernel"
 	"corridor/core"
-	"corridor/core/claim"
 	"corridor/core/offramp"
+	"corridor/core/recipient"
+	"corridor/ledger"
 	"corridor/ports"
 )
 
@@ -21,20 +22,44 @@ type SpendPolicy interface {
 	SenderSpendHolds(ctx context.Context, pay offramp.Payment) []offramp.HoldReason
 }
 
-// Deps are the ports and settings of the off-ramp capability.
+// Claims is what payments need from the pending-claims capability (app/claims), inside the
+// payment's unit of work: a payment to an unknown phone opens a claim, a sender's cancel
+// cancels it, and a claim-funded payment's money leaves the claim's escrow at FUNDS_LOCKED or
+// on a rejection.
+type Claims interface {
+	// EscrowReady is CHAIN_UNAVAILABLE when env has no claim escrow.
+	EscrowReady(env core.Environment) error
+	OpenClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error
+	CancelPendingClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error
+	ReleaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error
+}
+
+// Recipients is what payments need from the recipients capability (app/recipients).
+type Recipients interface {
+	// Ready is FEATURE_NOT_AVAILABLE when the cipher or SMS port is not wired.
+	Ready() error
+	// PhoneHash is the lookup hash a verified alias is found by.
+	PhoneHash(e164 string) string
+	// DestinationIdentifier decrypts a payout destination's identifier.
+	DestinationIdentifier(d recipient.Destination) (recipient.Identifier, error)
+}
+
+// txView is the part of a unit of work the payments capability touches: its own tables, the
+// ledger, the recipients' aliases, destinations and credentials it routes by, and the approved
+// operator reviews. Claims and the spend policy get the whole transaction for their own part.
+type txView interface {
+	Offramp() ports.OfframpRepo
+	Ledger() ports.LedgerRepo
+	Recipients() ports.RecipientRepo
+}
+
+var _ txView = ports.Tx(nil)
+
+// Deps are the ports and settings of the off-ramp payments capability.
 type Deps struct {
 	Store ports.Store
 	Jobs  ports.Jobs
 	Clock ports.Clock // nil: the wall clock
-	// Chains are the configured chains per environment; the claim escrow indexer runs only
-	// where one is configured (D1).
-	Chains map[core.Environment]ports.Chain
-	// Cipher and SMS serve phone aliases, payout destinations and claims. Without them those
-	// use cases answer FEATURE_NOT_AVAILABLE rather than refuse to start: a deployment may
-	// serve wallets and Safe payments without off-ramp.
-	Cipher    ports.Cipher
-	SMS       ports.SMS
-	SMSOutbox ports.SMSOutbox // the sandbox outbox (TEST); nil: the outbox route answers FEATURE_NOT_AVAILABLE
 	// Screening is the compliance screening of the composer; nil holds every payment with
 	// POLICY_SUBSYSTEM_ERROR (fail closed).
 	Screening ports.Screening
@@ -56,45 +81,24 @@ type Deps struct {
 	// HoldRecheckInterval is how often the hold recheck pass runs and each held payment's
 	// first backoff (0 = 30 s).
 	HoldRecheckInterval time.Duration
-	// ClaimEscrows are the claim-escrow contracts per environment; without one, a payment to an
-	// unknown phone answers CHAIN_UNAVAILABLE. ClaimLifetime is a pending claim's lifetime
-	// (0 = 14 days); ClaimLinkBase prefixes the texted link's token.
-	ClaimEscrows  map[core.Environment]ports.ClaimEscrow
-	ClaimLifetime time.Duration
-	ClaimLinkBase string
-	// ClaimCodesPerIP bounds phone codes per client IP per hour across claims (0 = 20);
-	// ClaimCodesPerPhone bounds them per phone per hour (0 = claim.MaxCodesPerPhone), and
-	// ClaimResendsPerClaim bounds link resends per claim (0 = claim.MaxResends).
-	ClaimCodesPerIP int
-	// RelayerBudget bounds relayer-paid claim escrow fundings per tenant, environment and day.
-	RelayerBudget        kernel.RelayerBudget
-	ClaimCodesPerPhone   int
-	ClaimResendsPerClaim int
-	// AliasBudget bounds phone-alias codes sent and wrong codes per phone, tenant and client
-	// IP, and pending aliases per tenant; zero fields take the recipient package's defaults.
-	AliasBudget AliasBudget
-	// SMSOutboxRetention is how long the sandbox outbox keeps a message (0 = 7 days).
-	SMSOutboxRetention time.Duration
-	// SourceChains name each environment's chain and USDC token (sourceAssetId, claims).
+	// SourceChains name each environment's chain and USDC token (sourceAssetId).
 	SourceChains kernel.SourceChains
 	// SpendPolicy is the policy capability's verdict on the sender's spend.
 	SpendPolicy SpendPolicy
-	// Logger records escrow transactions the contract refused; nil discards them.
+	// Claims and Recipients are the capabilities a payment to a phone works with.
+	Claims     Claims
+	Recipients Recipients
+	// Logger records refused submissions and sweep failures; nil discards them.
 	Logger *slog.Logger
-	// Confirmations is the escrow indexer's confirmation depth per environment (0: the head).
-	Confirmations map[core.Environment]uint64
 }
 
-// Service runs the off-ramp use cases and jobs: phone aliases, credentials, payout
-// destinations, off-ramp payments, provider webhooks, operator review and pending claims.
+// Service runs the off-ramp payment use cases and jobs: intake, the policy composer and its
+// holds, payout route quotes, the recipient's route selection and confirmation, provider
+// submission, polling and signed webhooks, operator review, liquidity and the sweeps.
 type Service struct {
 	store         ports.Store
 	jobs          ports.Jobs
 	clock         ports.Clock
-	chains        kernel.Chains
-	cipher        ports.Cipher
-	sms           ports.SMS
-	smsOutbox     ports.SMSOutbox
 	screening     ports.Screening
 	payouts       map[string]ports.PayoutRail
 	quoteLifetime time.Duration
@@ -104,41 +108,26 @@ type Service struct {
 	quoteExpiryInterval time.Duration
 	holdRecheckInterval time.Duration
 	phoneReverifyAfter  time.Duration
-	escrows             map[core.Environment]ports.ClaimEscrow
-	claimLifetime       time.Duration
-	claimLinkBase       string
-	// claimCodesPerIP bounds claim phone codes per client IP per hour.
-	claimCodesPerIP int
-	relayerBudget   kernel.RelayerBudget
-	// claimCodesPerPhone bounds claim phone codes per phone per hour.
-	claimCodesPerPhone int
-	// claimResendsPerClaim bounds how often a sender may resend one claim's link.
-	claimResendsPerClaim int
-	aliasBudget          AliasBudget
-	smsOutboxRetention   time.Duration
-	sourceChains         kernel.SourceChains
-	spendPolicy          SpendPolicy
-	log                  *slog.Logger
-	confirmations        map[core.Environment]uint64
+	sourceChains        kernel.SourceChains
+	spendPolicy         SpendPolicy
+	claims              Claims
+	recipients          Recipients
+	log                 *slog.Logger
 }
 
 // New checks the wiring, applies the defaults and fails at start-up when a required port is
 // missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("offramp", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "SpendPolicy", Value: d.SpendPolicy}); err != nil {
+		kernel.Port{Name: "SpendPolicy", Value: d.SpendPolicy}, kernel.Port{Name: "Claims", Value: d.Claims},
+		kernel.Port{Name: "Recipients", Value: d.Recipients}); err != nil {
 		return nil, err
 	}
-	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
-		cipher: d.Cipher, sms: d.SMS, smsOutbox: d.SMSOutbox, screening: d.Screening, payouts: d.Payouts,
+	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), screening: d.Screening, payouts: d.Payouts,
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
 		quoteExpiryInterval: d.QuoteExpiryInterval, holdRecheckInterval: d.HoldRecheckInterval,
-		phoneReverifyAfter: d.PhoneReverifyAfter,
-		escrows:            d.ClaimEscrows, claimLifetime: d.ClaimLifetime, claimLinkBase: d.ClaimLinkBase, claimCodesPerIP: d.ClaimCodesPerIP,
-		relayerBudget:      d.RelayerBudget,
-		claimCodesPerPhone: d.ClaimCodesPerPhone, claimResendsPerClaim: d.ClaimResendsPerClaim,
-		aliasBudget: d.AliasBudget.withDefaults(), smsOutboxRetention: d.SMSOutboxRetention,
-		sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy, log: d.Logger, confirmations: d.Confirmations}
+		phoneReverifyAfter: d.PhoneReverifyAfter, sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy,
+		claims: d.Claims, recipients: d.Recipients, log: d.Logger}
 	if s.quoteLifetime <= 0 {
 		s.quoteLifetime = offramp.DefaultQuoteLifetime
 	}
@@ -157,26 +146,21 @@ func New(d Deps) (*Service, error) {
 	if s.pollWindow <= 0 {
 		s.pollWindow = DefaultPollWindow
 	}
-	if s.claimCodesPerIP <= 0 {
-		s.claimCodesPerIP = claim.MaxCodesPerIP
-	}
-	if s.claimCodesPerPhone <= 0 {
-		s.claimCodesPerPhone = claim.MaxCodesPerPhone
-	}
-	if s.claimResendsPerClaim <= 0 {
-		s.claimResendsPerClaim = claim.MaxResends
-	}
-	if s.smsOutboxRetention <= 0 {
-		s.smsOutboxRetention = DefaultSMSOutboxRetention
-	}
-	if s.claimLifetime <= 0 {
-		s.claimLifetime = claim.DefaultLifetime
-	}
-	if s.claimLinkBase == "" {
-		s.claimLinkBase = DefaultClaimLinkBase
-	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return s, nil
+}
+
+// SavePayment writes a payment and its status event inside the caller's unit of work (claims
+// save the payment a claim belongs to this way).
+func (s *Service) SavePayment(ctx context.Context, tx ports.Tx, p offramp.Payment) error {
+	return savePayment(ctx, tx, p)
+}
+
+// Decide is the full composer's decision on a payment, without applying it: a claim's release
+// commits its hash on chain.
+func (s *Service) Decide(ctx context.Context, tx ports.Tx, p offramp.Payment) (offramp.Decision, error) {
+	c, err := s.compose(ctx, tx, p)
+	return c.decision, err
 }

@@ -97,7 +97,7 @@ func (s *Service) RecheckHeldPayments(ctx context.Context) error {
 				if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigHoldCleared}, now); err != nil {
 					return err
 				}
-				if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
+				if err := s.RunPolicyCheck(ctx, tx, now, &pay); err != nil {
 					return err
 				}
 				if err := savePayment(ctx, tx, pay); err != nil {
@@ -129,43 +129,11 @@ type HoldRecheckArgs struct{}
 // Kind names the job.
 func (HoldRecheckArgs) Kind() string { return "offramp.hold_recheck" }
 
-// HoldRecheckWorker works offramp.hold_recheck jobs.
-type HoldRecheckWorker struct {
-	river.WorkerDefaults[HoldRecheckArgs]
-	Service *Service
-}
-
-// Work runs one pass.
-func (w *HoldRecheckWorker) Work(ctx context.Context, _ *river.Job[HoldRecheckArgs]) error {
-	return w.Service.RecheckHeldPayments(ctx)
-}
-
-// Timeout bounds one run.
-func (w *HoldRecheckWorker) Timeout(*river.Job[HoldRecheckArgs]) time.Duration {
-	return offrampJobTimeout
-}
-
 // QuoteExpiryArgs is one quote-expiry pass.
 type QuoteExpiryArgs struct{}
 
 // Kind names the job.
 func (QuoteExpiryArgs) Kind() string { return "offramp.quote_expiry" }
-
-// QuoteExpiryWorker works offramp.quote_expiry jobs.
-type QuoteExpiryWorker struct {
-	river.WorkerDefaults[QuoteExpiryArgs]
-	Service *Service
-}
-
-// Work runs one pass.
-func (w *QuoteExpiryWorker) Work(ctx context.Context, _ *river.Job[QuoteExpiryArgs]) error {
-	return w.Service.ExpireQuoteSets(ctx)
-}
-
-// Timeout bounds one run.
-func (w *QuoteExpiryWorker) Timeout(*river.Job[QuoteExpiryArgs]) time.Duration {
-	return offrampJobTimeout
-}
 
 // sweepPeriodicJobs are the off-ramp payments' own passes.
 func (s *Service) sweepPeriodicJobs() []*river.PeriodicJob {

@@ -79,7 +79,7 @@ func (s *Service) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) 
 			return err
 		}
 		pay, err := tx.Offramp().LockPaymentByProviderReference(ctx, w.Provider, body.Reference)
-		if isCode(err, offramp.CodePaymentNotFound) {
+		if core.HasCode(err, offramp.CodePaymentNotFound) {
 			return nil
 		}
 		res.PaymentID = pay.ID

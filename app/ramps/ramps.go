@@ -44,7 +44,7 @@ type Read struct {
 // ReadRamp validates a ramp request and, for an off-ramp, reads the chain for its payment. It
 // runs outside any unit of work. An on-ramp over the per-transaction cap is refused here.
 func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Read, error) {
-	if err := authorize(p, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeRampsWrite); err != nil {
 		return Read{}, err
 	}
 	req, err := ramp.ParseRequest(in.WalletID, in.Direction, in.Amount, in.Provider)
@@ -87,7 +87,7 @@ func (s *Service) offRampRequest(req ramp.Request, chainID int64) safepay.Reques
 // mint is mined). An off-ramp records its Safe payment (AWAITING_SIGNATURE): nothing moves
 // until the wallet's owners sign it.
 func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (View, error) {
-	if err := authorize(p, auth.ScopeRampsWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeRampsWrite); err != nil {
 		return View{}, err
 	}
 	if read.tenantID != p.TenantID {
@@ -146,7 +146,7 @@ func (s *Service) checkDailyCap(ctx context.Context, tx ports.Tx, p auth.Princip
 
 // GetRamp returns one of the caller's ramps with its live status.
 func (s *Service) GetRamp(ctx context.Context, p auth.Principal, id string) (View, error) {
-	if err := authorize(p, auth.ScopeRampsRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeRampsRead); err != nil {
 		return View{}, err
 	}
 	var out View
@@ -164,7 +164,7 @@ func (s *Service) GetRamp(ctx context.Context, p auth.Principal, id string) (Vie
 // ListRamps lists the caller's ramps, newest first, optionally of one wallet (which must be
 // the caller's: WALLET_NOT_FOUND otherwise).
 func (s *Service) ListRamps(ctx context.Context, p auth.Principal, walletID string, page ports.Page) ([]View, int, error) {
-	if err := authorize(p, auth.ScopeRampsRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeRampsRead); err != nil {
 		return nil, 0, err
 	}
 	var out []View

@@ -13,6 +13,9 @@ import (
 	"corridor/ports"
 )
 
+// sandboxMessage is the refusal of a LIVE caller: ramps is sandbox only (D1).
+const sandboxMessage = "ramps are sandbox only: use a TEST key"
+
 // PoolCredits mints test USDC into a wallet's Safe from the platform test pool. It joins the
 // caller's unit of work: the drip and its job are recorded with the ramp or not at all.
 type PoolCredits interface {
@@ -63,7 +66,7 @@ func New(d Deps) (*Service, error) {
 		return nil, err
 	}
 	addr := strings.TrimSpace(d.LiquidationAddress)
-	if !isAddress(addr) {
+	if !core.IsEVMAddress(addr) {
 		return nil, core.E(core.CodeInternal, "ramps: the liquidation address %q is not an EVM address", d.LiquidationAddress)
 	}
 	limits := d.Limits
@@ -75,27 +78,4 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), credits: d.Credits, payments: d.Payments,
 		limits: limits, liquidation: addr}, nil
-}
-
-func isAddress(s string) bool {
-	if len(s) != 42 || !strings.HasPrefix(s, "0x") {
-		return false
-	}
-	for _, c := range s[2:] {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", c) {
-			return false
-		}
-	}
-	return true
-}
-
-// authorize checks the caller's tenant, scope and environment: ramps are sandbox only.
-func authorize(p auth.Principal, scope auth.Scope) error {
-	if err := kernel.RequireTenantScope(p, scope); err != nil {
-		return err
-	}
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "ramps are sandbox only: use a TEST key")
-	}
-	return nil
 }

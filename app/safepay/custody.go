@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
-	"github.com/riverqueue/river"
 
 	"corridor/app/kernel"
 	"corridor/core"
@@ -81,25 +80,4 @@ func alreadyDone(err error) error {
 		return nil
 	}
 	return err
-}
-
-// CustodySignWorker works payment.custody_sign jobs.
-type CustodySignWorker struct {
-	river.WorkerDefaults[CustodySignArgs]
-	Service *Service
-}
-
-// Work signs the payment.
-func (w *CustodySignWorker) Work(ctx context.Context, job *river.Job[CustodySignArgs]) error {
-	return w.Service.SignCustodial(ctx, job.Args.PaymentID)
-}
-
-// NextRetry retries soon, then less often, like the execution job.
-func (w *CustodySignWorker) NextRetry(job *river.Job[CustodySignArgs]) time.Time {
-	return kernel.RetryAt(job.Attempt, paymentRetryCap)
-}
-
-// Timeout bounds one run.
-func (w *CustodySignWorker) Timeout(*river.Job[CustodySignArgs]) time.Duration {
-	return custodySignTimeout
 }

@@ -13,9 +13,14 @@ var _ kernel.Jobs = (*Service)(nil)
 
 // RegisterWorkers adds the Safe payment execution worker.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &ExecutePaymentWorker{Service: s})
-	river.AddWorker(workers, &ReapPaymentsWorker{Service: s})
-	river.AddWorker(workers, &CustodySignWorker{Service: s})
+	kernel.AddRetryingWorker(workers, paymentJobTimeout, paymentRetryCap, func(ctx context.Context, a ExecutePaymentArgs) error {
+		return kernel.StepResult(s.RunExecution(ctx, a.PaymentID))
+	})
+	kernel.AddWorker(workers, 0, func(ctx context.Context, _ ReapPaymentsArgs) error {
+		_, err := s.ReapStuckExecutions(ctx)
+		return err
+	})
+	kernel.AddRetryingWorker(workers, custodySignTimeout, paymentRetryCap, func(ctx context.Context, a CustodySignArgs) error { return s.SignCustodial(ctx, a.PaymentID) })
 }
 
 // PeriodicJobs is the stuck-execution reaper; executions themselves are enqueued by the
@@ -48,24 +53,3 @@ const (
 	// paymentRetryCap caps the delay between failed runs.
 	paymentRetryCap = 2 * time.Minute
 )
-
-// ExecutePaymentWorker works payment.execute jobs.
-type ExecutePaymentWorker struct {
-	river.WorkerDefaults[ExecutePaymentArgs]
-	Service *Service
-}
-
-// Work runs one execution step.
-func (w *ExecutePaymentWorker) Work(ctx context.Context, job *river.Job[ExecutePaymentArgs]) error {
-	return kernel.StepResult(w.Service.RunExecution(ctx, job.Args.PaymentID))
-}
-
-// NextRetry retries soon, then less often: 2 s, 4 s, 8 s, … capped at paymentRetryCap.
-func (w *ExecutePaymentWorker) NextRetry(job *river.Job[ExecutePaymentArgs]) time.Time {
-	return kernel.RetryAt(job.Attempt, paymentRetryCap)
-}
-
-// Timeout bounds one run.
-func (w *ExecutePaymentWorker) Timeout(*river.Job[ExecutePaymentArgs]) time.Duration {
-	return paymentJobTimeout
-}

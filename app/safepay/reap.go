@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/riverqueue/river"
-
 	"corridor/core/safepay"
 	"corridor/ports"
 )
@@ -64,15 +62,3 @@ type ReapPaymentsArgs struct{}
 
 // Kind names the job.
 func (ReapPaymentsArgs) Kind() string { return "payment.reap" }
-
-// ReapPaymentsWorker works payment.reap jobs.
-type ReapPaymentsWorker struct {
-	river.WorkerDefaults[ReapPaymentsArgs]
-	Service *Service
-}
-
-// Work runs one reaper pass.
-func (w *ReapPaymentsWorker) Work(ctx context.Context, _ *river.Job[ReapPaymentsArgs]) error {
-	_, err := w.Service.ReapStuckExecutions(ctx)
-	return err
-}

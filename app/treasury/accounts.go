@@ -31,7 +31,7 @@ type CreateAccountInput struct {
 // deployed by the wallets capability's durable job) and the account. Any refusal leaves
 // nothing behind.
 func (s *Service) CreateAccount(ctx context.Context, p auth.Principal, in CreateAccountInput) (treasury.Account, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return treasury.Account{}, err
 	}
 	errs := core.FieldErrors{}
@@ -88,7 +88,7 @@ func mergeFieldErrors(errs core.FieldErrors, err error) {
 
 // GetAccount returns the live view of one of the caller's accounts.
 func (s *Service) GetAccount(ctx context.Context, p auth.Principal, id string) (treasury.View, error) {
-	if err := authorize(p, auth.ScopeTreasuryRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryRead); err != nil {
 		return treasury.View{}, err
 	}
 	a, err := s.findAccount(ctx, p, id)
@@ -102,7 +102,7 @@ func (s *Service) GetAccount(ctx context.Context, p auth.Principal, id string) (
 
 // ListAccounts lists the caller's accounts, oldest first, each with its live view.
 func (s *Service) ListAccounts(ctx context.Context, p auth.Principal, page ports.Page) ([]treasury.View, int, error) {
-	if err := authorize(p, auth.ScopeTreasuryRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryRead); err != nil {
 		return nil, 0, err
 	}
 	var accounts []treasury.Account

@@ -26,9 +26,15 @@ const (
 
 // RegisterWorkers adds the runner and accrual workers.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &RunRulesWorker{Service: s})
-	river.AddWorker(workers, &RunAccountRulesWorker{Service: s})
-	river.AddWorker(workers, &AccrueYieldWorker{Service: s})
+	kernel.AddWorker(workers, runJobTimeout, func(ctx context.Context, _ RunRulesArgs) error {
+		_, err := s.RunRules(ctx, core.EnvTest, "")
+		return err
+	})
+	kernel.AddWorker(workers, runJobTimeout, func(ctx context.Context, a RunAccountRulesArgs) error {
+		_, err := s.RunRules(ctx, core.EnvTest, a.AccountID)
+		return err
+	})
+	kernel.AddWorker(workers, runJobTimeout, func(ctx context.Context, _ AccrueYieldArgs) error { return s.AccrueYield(ctx, core.EnvTest) })
 }
 
 // PeriodicJobs are the rule runner and the daily accrual, in TEST only (treasury is sandbox
@@ -50,21 +56,6 @@ type RunRulesArgs struct{}
 // Kind names the job.
 func (RunRulesArgs) Kind() string { return "treasury.run_rules" }
 
-// RunRulesWorker works treasury.run_rules jobs.
-type RunRulesWorker struct {
-	river.WorkerDefaults[RunRulesArgs]
-	Service *Service
-}
-
-// Work runs one pass.
-func (w *RunRulesWorker) Work(ctx context.Context, _ *river.Job[RunRulesArgs]) error {
-	_, err := w.Service.RunRules(ctx, core.EnvTest, "")
-	return err
-}
-
-// Timeout bounds one pass.
-func (w *RunRulesWorker) Timeout(*river.Job[RunRulesArgs]) time.Duration { return runJobTimeout }
-
 // RunAccountRulesArgs runs one account's rules now, after the sandbox clock helper moved its
 // clock.
 type RunAccountRulesArgs struct {
@@ -74,39 +65,8 @@ type RunAccountRulesArgs struct {
 // Kind names the job.
 func (RunAccountRulesArgs) Kind() string { return "treasury.run_account_rules" }
 
-// RunAccountRulesWorker works treasury.run_account_rules jobs.
-type RunAccountRulesWorker struct {
-	river.WorkerDefaults[RunAccountRulesArgs]
-	Service *Service
-}
-
-// Work runs the account's rules.
-func (w *RunAccountRulesWorker) Work(ctx context.Context, job *river.Job[RunAccountRulesArgs]) error {
-	_, err := w.Service.RunRules(ctx, core.EnvTest, job.Args.AccountID)
-	return err
-}
-
-// Timeout bounds one run.
-func (w *RunAccountRulesWorker) Timeout(*river.Job[RunAccountRulesArgs]) time.Duration {
-	return runJobTimeout
-}
-
 // AccrueYieldArgs is one accrual pass over every earning TEST bucket.
 type AccrueYieldArgs struct{}
 
 // Kind names the job.
 func (AccrueYieldArgs) Kind() string { return "treasury.accrue_yield" }
-
-// AccrueYieldWorker works treasury.accrue_yield jobs.
-type AccrueYieldWorker struct {
-	river.WorkerDefaults[AccrueYieldArgs]
-	Service *Service
-}
-
-// Work runs one pass.
-func (w *AccrueYieldWorker) Work(ctx context.Context, _ *river.Job[AccrueYieldArgs]) error {
-	return w.Service.AccrueYield(ctx, core.EnvTest)
-}
-
-// Timeout bounds one pass.
-func (w *AccrueYieldWorker) Timeout(*river.Job[AccrueYieldArgs]) time.Duration { return runJobTimeout }

@@ -14,7 +14,7 @@ import (
 // CreateRule validates a rule against the account (its bucket ids must be the account's) and
 // stores it. Its first window ends one interval after its creation.
 func (s *Service) CreateRule(ctx context.Context, p auth.Principal, accountID string, in treasury.RuleInput) (treasury.Rule, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return treasury.Rule{}, err
 	}
 	var r treasury.Rule
@@ -44,7 +44,7 @@ func (s *Service) CreateRule(ctx context.Context, p auth.Principal, accountID st
 
 // ListRules lists an account's rules, oldest first.
 func (s *Service) ListRules(ctx context.Context, p auth.Principal, accountID string, page ports.Page) ([]treasury.Rule, int, error) {
-	if err := authorize(p, auth.ScopeTreasuryRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryRead); err != nil {
 		return nil, 0, err
 	}
 	var out []treasury.Rule
@@ -63,7 +63,7 @@ func (s *Service) ListRules(ctx context.Context, p auth.Principal, accountID str
 // UpdateRule applies a PATCH: only sent fields change, an explicit null clears an amount, and
 // the result is checked as a whole (a TOP_UP keeps its target, a SWEEP_EXCESS its threshold).
 func (s *Service) UpdateRule(ctx context.Context, p auth.Principal, id string, patch treasury.RulePatch) (treasury.Rule, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return treasury.Rule{}, err
 	}
 	var r treasury.Rule
@@ -83,7 +83,7 @@ func (s *Service) UpdateRule(ctx context.Context, p auth.Principal, id string, p
 // DeleteRule deletes a rule: it stops firing at once and is no longer listed; sweeps it
 // proposed keep their ruleId. Deleting it again answers TREASURY_RULE_NOT_FOUND.
 func (s *Service) DeleteRule(ctx context.Context, p auth.Principal, id string) (treasury.Rule, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return treasury.Rule{}, err
 	}
 	var r treasury.Rule

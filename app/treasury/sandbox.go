@@ -2,6 +2,7 @@ package treasury
 
 import (
 	"context"
+	"corridor/app/kernel"
 	"time"
 
 	"corridor/core"
@@ -29,7 +30,7 @@ type AdvanceResult struct {
 // ReadAdvance validates the sandbox clock helper's request and reads the buckets' balances
 // (outside any unit of work).
 func (s *Service) ReadAdvance(ctx context.Context, p auth.Principal, accountID string, days *int) (AdvanceRead, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return AdvanceRead{}, err
 	}
 	if days == nil {
@@ -50,7 +51,7 @@ func (s *Service) ReadAdvance(ctx context.Context, p auth.Principal, accountID s
 // calendar day, so a day already booked is not booked again), and a job runs the account's
 // rules at the new instant: every rule whose interval has passed fires or records its skip.
 func (s *Service) Advance(ctx context.Context, p auth.Principal, read AdvanceRead) (AdvanceResult, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return AdvanceResult{}, err
 	}
 	if read.tenantID != p.TenantID {

@@ -14,6 +14,9 @@ import (
 	"corridor/ports"
 )
 
+// sandboxMessage is the refusal of a LIVE caller: treasury is sandbox only (D1).
+const sandboxMessage = "treasury is sandbox only: use a TEST key"
+
 // BucketWallet is what a bucket Safe is made of: the account's owners and threshold.
 type BucketWallet struct {
 	Name      string
@@ -88,21 +91,4 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
 		payments: d.Payments, log: log}, nil
-}
-
-// requireSandbox refuses LIVE: treasury is sandbox only (SPEC.md), and the HTTP layer answers
-// SANDBOX_ONLY before reaching here; this guards any other caller.
-func requireSandbox(p auth.Principal) error {
-	if p.Environment != core.EnvTest {
-		return core.E(core.CodeSandboxOnly, "treasury is sandbox only: use a TEST key")
-	}
-	return nil
-}
-
-// authorize checks the caller's tenant, scope and environment.
-func authorize(p auth.Principal, scope auth.Scope) error {
-	if err := kernel.RequireTenantScope(p, scope); err != nil {
-		return err
-	}
-	return requireSandbox(p)
 }

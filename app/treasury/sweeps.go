@@ -41,7 +41,7 @@ type SweepRead struct {
 // unit of work. ownerAddress is required when the source Safe has several owners, and must
 // then be one of them: it names who asked for the sweep.
 func (s *Service) ReadSweep(ctx context.Context, p auth.Principal, accountID string, in SweepInput) (SweepRead, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return SweepRead{}, err
 	}
 	a, err := s.findAccount(ctx, p, accountID)
@@ -76,7 +76,7 @@ func (s *Service) ReadSweep(ctx context.Context, p auth.Principal, accountID str
 // CreateSweep records the sweep and its Safe payment (AWAITING_SIGNATURE) in one unit of work.
 // Nothing moves until the bucket's owners sign the payment.
 func (s *Service) CreateSweep(ctx context.Context, p auth.Principal, read SweepRead) (SweepView, error) {
-	if err := authorize(p, auth.ScopeTreasuryWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryWrite); err != nil {
 		return SweepView{}, err
 	}
 	if read.tenantID != p.TenantID {
@@ -111,7 +111,7 @@ func (s *Service) recordSweep(ctx context.Context, tx ports.Tx, actor auth.Princ
 
 // ListSweeps lists an account's sweeps, newest first, each with its payment's live status.
 func (s *Service) ListSweeps(ctx context.Context, p auth.Principal, accountID string, page ports.Page) ([]SweepView, int, error) {
-	if err := authorize(p, auth.ScopeTreasuryRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeTreasuryRead); err != nil {
 		return nil, 0, err
 	}
 	var out []SweepView

@@ -2,6 +2,7 @@ package wallets
 
 import (
 	"context"
+	"corridor/core"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -13,7 +14,10 @@ import (
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &DeployWalletWorker{Service: s})
 	river.AddWorker(workers, &DripWorker{Service: s})
-	river.AddWorker(workers, &ChainIndexWorker{Service: s})
+	kernel.AddWorker(workers, chainIndexTimeout, func(ctx context.Context, a ChainIndexArgs) error {
+		_, err := s.IndexChain(ctx, core.Environment(a.Environment))
+		return err
+	})
 }
 
 // PeriodicJobs are the ledger mirror's indexer runs (see chainPeriodicJobs).

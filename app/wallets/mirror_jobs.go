@@ -1,7 +1,6 @@
 package wallets
 
 import (
-	"context"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -24,24 +23,6 @@ type ChainIndexArgs struct {
 
 // Kind names the job.
 func (ChainIndexArgs) Kind() string { return "chain.index" }
-
-// ChainIndexWorker runs the indexer (Service.IndexChain).
-type ChainIndexWorker struct {
-	river.WorkerDefaults[ChainIndexArgs]
-	Service *Service
-}
-
-// Work runs one indexer pass. A failure is retried by River with backoff; the periodic job
-// tries again within seconds anyway, so a run gets few attempts.
-func (w *ChainIndexWorker) Work(ctx context.Context, job *river.Job[ChainIndexArgs]) error {
-	_, err := w.Service.IndexChain(ctx, core.Environment(job.Args.Environment))
-	return err
-}
-
-// Timeout bounds one run.
-func (w *ChainIndexWorker) Timeout(*river.Job[ChainIndexArgs]) time.Duration {
-	return chainIndexTimeout
-}
 
 // chainPeriodicJobs are the indexer's periodic jobs: one per environment that has a chain,
 // deduplicated per interval so a slow run does not pile up twins.

@@ -29,7 +29,10 @@ const (
 // RegisterWorkers adds the fan-out and delivery workers.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &DispatchWorker{Service: s})
-	river.AddWorker(workers, &DeliverWorker{Service: s})
+	// An attempt's run leaves room for the receiver's time-out and the bookkeeping around it.
+	kernel.AddWorker(workers, s.cfg.Timeout+30*time.Second, func(ctx context.Context, a DeliverArgs) error {
+		return s.Attempt(ctx, a.DeliveryID)
+	})
 }
 
 // PeriodicJobs is the fan-out pass.
@@ -121,22 +124,6 @@ type DeliverArgs struct {
 
 // Kind names the job.
 func (DeliverArgs) Kind() string { return "webhooks.deliver" }
-
-// DeliverWorker makes one attempt of a delivery.
-type DeliverWorker struct {
-	river.WorkerDefaults[DeliverArgs]
-	Service *Service
-}
-
-// Work runs Attempt.
-func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	return w.Service.Attempt(ctx, job.Args.DeliveryID)
-}
-
-// Timeout leaves room for the receiver's time-out and the bookkeeping around it.
-func (w *DeliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration {
-	return w.Service.cfg.Timeout + 30*time.Second
-}
 
 // attemptInput is what one attempt needs, read before the request is sent.
 type attemptInput struct {

@@ -50,8 +50,8 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ string
 	if err := kernel.RequireTenantScope(p, scope); err != nil {
 		return event.Event{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return event.Event{}, core.E(core.CodeSandboxOnly, "triggered events are sandbox only: use a TEST key")
+	if err := kernel.RequireSandbox(p, "triggered events are sandbox only: use a TEST key"); err != nil {
+		return event.Event{}, err
 	}
 	typ = strings.TrimSpace(typ)
 	kind, state, _ := strings.Cut(typ, ".")

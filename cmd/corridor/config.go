@@ -13,7 +13,7 @@ import (
 	"corridor/adapters/http"
 	"corridor/adapters/postgres"
 	"corridor/app/checkout"
-	offrampapp "corridor/app/offramp"
+	recipientsapp "corridor/app/recipients"
 	"corridor/app/webhooks"
 	"corridor/core/policy"
 	"corridor/core/wallet"
@@ -294,7 +294,7 @@ func (c Config) wiringConfig() wiring.Config {
 			LiquidationAddress: c.Ramps.LiquidationAddress},
 		ClaimCodesPerPhone:   c.Claims.CodesPerPhone,
 		ClaimResendsPerClaim: c.Claims.ResendsPerClaim,
-		AliasBudget: offrampapp.AliasBudget{PerPhone: c.Aliases.CodesPerPhone, PerTenant: c.Aliases.CodesPerTenant,
+		AliasBudget: recipientsapp.AliasBudget{PerPhone: c.Aliases.CodesPerPhone, PerTenant: c.Aliases.CodesPerTenant,
 			PerIP: c.Aliases.CodesPerIP, MaxPending: c.Aliases.MaxPending, Window: c.Aliases.BudgetWindow},
 		SMSOutboxRetention: c.Aliases.SMSRetention,
 		Webhooks: webhooks.Config{RetryBase: c.Webhooks.RetryBase, RetryMax: c.Webhooks.RetryMax, RetryWindow: c.Webhooks.RetryWindow,

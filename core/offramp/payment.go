@@ -95,3 +95,20 @@ func ChainKey(chainID int64) string { return "eip155:" + strconv.FormatInt(chain
 func (p Payment) IdempotencyKey() string {
 	return p.ID + ":attempt:" + strconv.Itoa(p.Attempt)
 }
+
+// ClaimFunded reports whether the payment's money sits in its claim's escrow account: the claim
+// was funded (its reservation posted) and the payment has not locked or re-reserved since.
+func (p Payment) ClaimFunded() bool {
+	return p.ClaimID != "" && p.HoldTransferID == "" && !p.Status.Funded() && p.Status != StatusPendingClaim &&
+		!p.Status.Terminal()
+}
+
+// Funded is D12's funded for the composer's REJECT guard: the status is funded, or the money
+// sits in the claim's escrow account.
+func (p Payment) Funded() bool { return p.Status.Funded() || p.ClaimFunded() }
+
+// LedgerRef is the idempotency reference of the payment's n-th ledger transfer of a step
+// ("offramp:{paymentId}:{step}:{n}"). Payments and their claims post under it.
+func (p Payment) LedgerRef(step string, n int) string {
+	return "offramp:" + p.ID + ":" + step + ":" + strconv.Itoa(n)
+}

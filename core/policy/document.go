@@ -39,7 +39,6 @@ type Lists struct {
 
 var (
 	mccEntryPattern = regexp.MustCompile(`^[0-9]{2,4}$`)
-	addressPattern  = regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`)
 )
 
 // field names of schemaVersion 1, per object.
@@ -224,7 +223,7 @@ func checkMCC(s string) string {
 }
 
 func checkAddress(s string) string {
-	if !addressPattern.MatchString(s) {
+	if !core.IsEVMAddress(s) {
 		return "must be an address: 0x followed by 40 hex digits"
 	}
 	return ""
@@ -247,4 +246,4 @@ func checkDisjoint(errs core.FieldErrors, field string, l Lists) {
 func ValidMCC(s string) bool { return len(s) == 4 && mccEntryPattern.MatchString(s) }
 
 // ValidAddress reports whether s is 0x followed by 40 hex digits (any case).
-func ValidAddress(s string) bool { return addressPattern.MatchString(s) }
+func ValidAddress(s string) bool { return core.IsEVMAddress(s) }

@@ -94,10 +94,10 @@ type Destination struct {
 }
 
 // Supported on-chain networks and their address shapes. Addresses are stored verbatim.
-var networkAddress = map[string]*regexp.Regexp{
-	"eip155:84532": regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`),
-	"eip155:8453":  regexp.MustCompile(`^0x[0-9a-fA-F]{40}$`),
-	"solana":       regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`),
+var networkAddress = map[string]func(string) bool{
+	"eip155:84532": core.IsEVMAddress,
+	"eip155:8453":  core.IsEVMAddress,
+	"solana":       regexp.MustCompile(`^[1-9A-HJ-NP-Za-km-z]{32,44}$`).MatchString,
 }
 
 var (
@@ -146,7 +146,7 @@ func validateOnchain(in DestinationInput) (Identifier, string, error) {
 	shape, ok := networkAddress[in.Network]
 	if !ok {
 		f.Add("network", "must be eip155:84532, eip155:8453 or solana")
-	} else if !shape.MatchString(in.Address) {
+	} else if !shape(in.Address) {
 		f.Add("address", "is not an address of network "+in.Network)
 	}
 	extraneous(f, in, "asset", "network", "address")

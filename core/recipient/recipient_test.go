@@ -157,3 +157,12 @@ func TestAlias_Reverification(t *testing.T) {
 		t.Fatalf("expired code: %v", err)
 	}
 }
+
+// TestNewCode: a code is six decimal digits.
+func TestNewCode(t *testing.T) {
+	for range 50 {
+		if c := NewCode(); len(c) != 6 || strings.Trim(c, "0123456789") != "" {
+			t.Fatalf("NewCode() = %q, want six digits", c)
+		}
+	}
+}

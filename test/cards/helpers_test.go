@@ -108,15 +108,10 @@ func mirrorBalance(t *testing.T, walletID string) ledger.Balance {
 		b = balances[account.ID]
 		return err
 	})
-	if err != nil && !isCode(err, core.CodeAccountNotFound) {
+	if err != nil && !core.HasCode(err, core.CodeAccountNotFound) {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func isCode(err error, code core.Code) bool {
-	e, ok := err.(*core.Error)
-	return ok && e.Code == code
 }
 
 func awaitMirrored(t *testing.T, walletID string, posted int64) {

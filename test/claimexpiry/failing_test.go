@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	offrampapp "corridor/app/offramp"
+	claimsapp "corridor/app/claims"
 	"corridor/core/claim"
 	"corridor/ports"
 	"corridor/test/harness"
@@ -70,7 +70,7 @@ func expiryFailure(t *testing.T, claimID string) ports.BackgroundFailure {
 	t.Helper()
 	var out ports.BackgroundFailure
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		failures, err := tx.ChainIndex().ListFailures(ctx, offrampapp.PassClaimExpiry, 1000)
+		failures, err := tx.ChainIndex().ListFailures(ctx, claimsapp.PassClaimExpiry, 1000)
 		for _, f := range failures {
 			if f.Item == claimID {
 				out = f

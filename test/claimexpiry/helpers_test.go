@@ -93,7 +93,7 @@ func onchainState(t *testing.T, escrowClaimID string) ports.EscrowState {
 // expireDue runs srv's expiry pass at its app clock.
 func expireDue(t *testing.T, srv *harness.Env) {
 	t.Helper()
-	if err := srv.Service.Offramp.ExpireDueClaims(context.Background()); err != nil {
+	if err := srv.Service.Claims.ExpireDueClaims(context.Background()); err != nil {
 		t.Fatalf("expiry pass: %v", err)
 	}
 }

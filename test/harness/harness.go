@@ -20,7 +20,7 @@ import (
 	"corridor/adapters/identity"
 	"corridor/adapters/outside"
 	"corridor/adapters/postgres"
-	offrampapp "corridor/app/offramp"
+	recipientsapp "corridor/app/recipients"
 	"corridor/core"
 	"corridor/ports"
 	"corridor/test/testdb"
@@ -185,7 +185,7 @@ func defaultConfig(url string) wiring.Config {
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
 		ClaimCodesPerIP:    10_000,
 		// Every test client is 127.0.0.1: the per-IP alias budget is tested on its own server.
-		AliasBudget: offrampapp.AliasBudget{PerIP: 10_000},
+		AliasBudget: recipientsapp.AliasBudget{PerIP: 10_000},
 	}
 }
 

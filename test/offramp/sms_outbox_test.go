@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	offrampapp "corridor/app/offramp"
+	recipientsapp "corridor/app/recipients"
 )
 
 // The sandbox SMS outbox (docs/security.md, "SMS bodies and the outbox"): bodies carry codes
@@ -68,7 +68,7 @@ func TestSMSOutbox_RetentionPurge(t *testing.T) {
 		t.Fatal(err)
 	}
 	ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
-	if _, err := env().Service.Offramp.PurgeSMSOutbox(ctx); err != nil {
+	if _, err := env().Service.Recipients.PurgeSMSOutbox(ctx); err != nil {
 		t.Fatal(err)
 	}
 	msgs := ten.Root.Get("/v1/sandbox/sms-messages").Expect(t, 200).JSON(t)["messages"].([]any)
@@ -117,7 +117,7 @@ func TestSMSOutbox_SentAfterCommitOncePerKey(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT args FROM river_job WHERE kind = 'sms.send' AND args->>'tenantId' = $1`, ten.ID).Scan(&raw); err != nil {
 		t.Fatalf("no sms.send job committed with the alias: %v", err)
 	}
-	var args offrampapp.SMSSendArgs
+	var args recipientsapp.SMSSendArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestSMSOutbox_SentAfterCommitOncePerKey(t *testing.T) {
 		t.Fatalf("outbox after the job: %v", m)
 	}
 	for i := 0; i < 2; i++ {
-		if err := env().Service.Offramp.SendQueuedSMS(ctx, args); err != nil {
+		if err := env().Service.Recipients.SendQueuedSMS(ctx, args); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -95,7 +95,7 @@ func mine(t *testing.T, blocks int) {
 
 func indexEscrow(t *testing.T) {
 	t.Helper()
-	if err := env().Service.Offramp.IndexClaimEscrow(context.Background(), core.EnvTest); err != nil {
+	if err := env().Service.Claims.IndexClaimEscrow(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,10 +1,9 @@
-package offramp
+package recipients
 
 import (
 	"context"
 
 	"corridor/app/kernel"
-	"corridor/core"
 	"corridor/core/auth"
 	"corridor/core/recipient"
 	"corridor/ports"
@@ -31,8 +30,8 @@ func (s *Service) SetSandboxCredential(ctx context.Context, p auth.Principal, st
 	if err := p.RequireTenant(); err != nil {
 		return recipient.Credential{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return recipient.Credential{}, core.E(core.CodeSandboxOnly, "sandbox credentials exist only in TEST")
+	if err := kernel.RequireSandbox(p, "sandbox credentials exist only in TEST"); err != nil {
+		return recipient.Credential{}, err
 	}
 	if err := p.Require(auth.ScopeIdentityWrite); err != nil {
 		return recipient.Credential{}, err
@@ -47,7 +46,7 @@ func (s *Service) SetSandboxCredential(ctx context.Context, p auth.Principal, st
 		if err := tx.Recipients().PutCredential(ctx, c); err != nil {
 			return err
 		}
-		return s.reevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+		return s.held.ReevaluateHeld(ctx, tx, p.Environment, p.TenantID)
 	})
 	return c, err
 }

@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"
@@ -26,6 +26,13 @@ import (
 // DefaultClaimLinkBase prefixes the claim link texted to the phone.
 const DefaultClaimLinkBase = "https://claim.corridor.test/c/"
 
+// EscrowReady is CHAIN_UNAVAILABLE when env has no claim escrow (D1): a payment to an unknown
+// phone needs one before it waits in PENDING_CLAIM.
+func (s *Service) EscrowReady(env core.Environment) error {
+	_, err := s.escrow(env)
+	return err
+}
+
 // escrow returns the environment's claim escrow, or CHAIN_UNAVAILABLE (D1).
 func (s *Service) escrow(env core.Environment) (ports.ClaimEscrow, error) {
 	if e, ok := s.escrows[env]; ok && e != nil && e.ClaimEscrowAddress() != ([20]byte{}) {
@@ -43,12 +50,12 @@ func claimEscrowSpec(c claim.Claim) ledger.AccountSpec {
 	return ledger.ClaimEscrow(c.Environment, kernel.ServiceAsset, c.SenderTenantID, c.ID)
 }
 
-// openClaim is intake outcome 2 (unknown phone): it opens the claim, reserves the amount on the
+// OpenClaim is intake outcome 2 (unknown phone): it opens the claim, reserves the amount on the
 // sender's balance towards the claim's escrow account (a pending transfer; INSUFFICIENT_FUNDS
 // reserves nothing), and enqueues the escrow funding and the link notification. Neither job's
 // payload carries the phone number. pay is already stored in PENDING_CLAIM.
-func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
-	source, err := s.sourceChain(pay.Environment)
+func (s *Service) OpenClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
+	source, err := s.sourceChains.Require(pay.Environment)
 	if err != nil {
 		return err
 	}
@@ -59,7 +66,7 @@ func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay
 	}
 	chainID := source.ChainID
 	c := claim.New(pay.Environment, pay.ID, pay.SenderTenantID, pay.SourceAmountBaseUnits, chainID, pay.SourceChainKey,
-		pay.SourceAssetID, pay.RecipientPhoneHash, pay.RecipientPhoneMasked, nil, s.claimLifetime, now)
+		pay.SourceAssetID, pay.RecipientPhoneHash, pay.RecipientPhoneMasked, nil, s.lifetime, now)
 	if c.PhoneCiphertext, err = s.cipher.Encrypt([]byte(phone.E164), claimPhoneContext(c.ID)); err != nil {
 		return err
 	}
@@ -68,10 +75,10 @@ func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay
 		return err
 	}
 	pay.Reservation++
-	t, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: paymentRef(*pay, "reserve", pay.Reservation),
+	t, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}})
-	if isCode(err, core.CodeInsufficientFunds) {
+	if core.HasCode(err, core.CodeInsufficientFunds) {
 		return core.E(core.CodeInsufficientFunds, "the service balance does not cover %s USD; nothing was reserved",
 			core.FormatUSD(pay.SourceAmountBaseUnits))
 	}
@@ -92,7 +99,7 @@ func claimPhoneContext(claimID string) string { return "offramp_claim:" + claimI
 
 // sendClaimLink supersedes the claim's live links, stores a fresh one (only its sha256) and
 // texts it to the number on the claim record. The SMS adapter gets the number encrypted.
-func (s *Service) sendClaimLink(ctx context.Context, tx ports.Tx, c claim.Claim, now time.Time) error {
+func (s *Service) sendClaimLink(ctx context.Context, tx txView, c claim.Claim, now time.Time) error {
 	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
 		return err
 	}
@@ -102,8 +109,8 @@ func (s *Service) sendClaimLink(ctx context.Context, tx ports.Tx, c claim.Claim,
 		return err
 	}
 	body := "You have been sent " + core.FormatUSD(c.AmountBaseUnits) + " USD through Corridor. Claim it before " +
-		c.ExpiresAt.Format("2006-01-02") + ": " + s.claimLinkBase + token
-	return s.queueSMS(ctx, "claim_link:"+hash, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
+		c.ExpiresAt.Format("2006-01-02") + ": " + s.linkBase + token
+	return s.recipients.QueueSMS(ctx, "claim_link:"+hash, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
 		ToMasked: c.PhoneMasked, ToCiphertext: c.PhoneCiphertext, Purpose: "claim_link", Body: body}, now)
 }
 
@@ -118,16 +125,6 @@ func (s *Service) NotifyClaim(ctx context.Context, claimID string) error {
 	})
 }
 
-// claimFunded reports whether a payment's money sits in its claim's escrow account: the claim
-// was funded (its reservation posted) and the payment has not locked or re-reserved since.
-func claimFunded(p offramp.Payment) bool {
-	return p.ClaimID != "" && p.HoldTransferID == "" && !p.Status.Funded() && p.Status != offramp.StatusPendingClaim &&
-		!p.Status.Terminal()
-}
-
-// paymentFunded is D12's funded for the composer's REJECT guard.
-func paymentFunded(p offramp.Payment) bool { return p.Status.Funded() || claimFunded(p) }
-
 // decisionHash is the hash of the composer's decision that a release commits on chain.
 func decisionHash(c claim.Claim, p offramp.Payment, d offramp.Decision, now time.Time) string {
 	reasons := make([]string, len(d.Reasons))
@@ -139,11 +136,11 @@ func decisionHash(c claim.Claim, p offramp.Payment, d offramp.Decision, now time
 	return "0x" + hex.EncodeToString(sum[:])
 }
 
-// releaseClaimFunds moves a claim-funded payment's money out of the claim's escrow account
+// ReleaseClaimFunds moves a claim-funded payment's money out of the claim's escrow account
 // (to the payment's locked account at FUNDS_LOCKED, or back to the sender on a REJECT), re-runs
 // the full composer for the decision hash, and enqueues the on-chain release of the escrow to
 // the service's settlement address.
-func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error {
+func (s *Service) ReleaseClaimFunds(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, to ledger.AccountSpec, step string) error {
 	c, err := tx.Claims().LockClaim(ctx, p.ClaimID)
 	if err != nil {
 		return err
@@ -152,18 +149,55 @@ func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.T
 	if err != nil {
 		return err
 	}
-	if _, err := s.post(ctx, tx, now, *p, ledger.TransferSpec{Reference: "offramp:" + p.ID + ":claim-" + step,
+	if _, err := s.payments.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: "offramp:" + p.ID + ":claim-" + step,
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}}); err != nil {
 		return err
 	}
-	comp, err := s.compose(ctx, tx, *p)
+	decision, err := s.payments.Decide(ctx, tx, *p)
 	if err != nil {
 		return err
 	}
-	c.DecisionHash, c.UpdatedAt = decisionHash(c, *p, comp.decision, now), now
+	c.DecisionHash, c.UpdatedAt = decisionHash(c, *p, decision, now), now
 	if err := saveClaim(ctx, tx, c); err != nil {
 		return err
 	}
 	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionRelease}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
+}
+
+// CancelPendingClaim cancels a PENDING_CLAIM payment whose escrow funding has not been indexed:
+// its reservation is voided, the payment ends CANCELED, and the claim closes (EXPIRED, then
+// CANCELED once the escrow's cancel is indexed) with its link dead. The escrow id is cancelled
+// on chain, so a funding still in flight reverts; a funding that landed first is refunded to
+// the settlement account when indexed (the ledger never recorded it). A funded claim is
+// refused: its money leaves only by the claim's refund at expiry.
+func (s *Service) CancelPendingClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+	c, err := tx.Claims().LockClaim(ctx, pay.ClaimID)
+	if err != nil {
+		return err
+	}
+	if c.Funded || pay.HoldTransferID == "" {
+		return core.E(offramp.CodeClaimFunded, "the claim's escrow is funded: it can no longer be canceled; it is refunded if nobody claims it by %s",
+			c.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	if c.Status != claim.StatusOpen || c.RedeemedAt != nil {
+		return core.E(core.CodeInvalidState, "the claim is %s: only an open claim can be canceled", c.Status)
+	}
+	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardClaimUnfunded}, now); err != nil {
+		return err
+	}
+	if err := s.payments.VoidReservation(ctx, tx, now, pay); err != nil {
+		return err
+	}
+	pay.FailureReason = "CANCELED_BY_SENDER"
+	if err := c.Apply(claim.TrigExpiry, now); err != nil {
+		return err
+	}
+	if err := tx.Claims().SupersedeLinks(ctx, c.ID, now); err != nil {
+		return err
+	}
+	if err := saveClaim(ctx, tx, c); err != nil {
+		return err
+	}
+	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionCancel}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})
 }

@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"

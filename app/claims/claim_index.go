@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"
@@ -98,7 +98,7 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 // logged and recorded as DEAD in background_failures (a retry would meet the same claim in the
 // same state), so it does not stall the logs after it; an error is returned only when even the
 // failure cannot be recorded.
-func (s *Service) applyEscrowLogOnce(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
+func (s *Service) applyEscrowLogOnce(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	var items []string
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
@@ -126,7 +126,7 @@ func (s *Service) applyEscrowLogOnce(ctx context.Context, tx ports.Tx, env core.
 // funding transfer it posted (escrowTransferItem).
 func (s *Service) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	c, err := tx.Claims().LockClaimByOnchainID(ctx, env, chainID, "0x"+hex.EncodeToString(l.ClaimID[:]))
-	if isCode(err, claim.CodeClaimNotFound) {
+	if core.HasCode(err, claim.CodeClaimNotFound) {
 		return nil, nil // an escrow id this deployment did not open
 	}
 	if err != nil {
@@ -171,7 +171,7 @@ func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.T
 					return err
 				}
 				pay.FailureReason = "CLAIM_EXPIRED"
-				if err := s.voidReservation(ctx, tx, now, &pay); err != nil {
+				if err := s.payments.VoidReservation(ctx, tx, now, &pay); err != nil {
 					return err
 				}
 			}
@@ -183,7 +183,7 @@ func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.T
 	if err := saveClaim(ctx, tx, c); err != nil {
 		return err
 	}
-	return savePayment(ctx, tx, pay)
+	return s.payments.SavePayment(ctx, tx, pay)
 }
 
 // postClaimReservation posts a claim payment's reservation into the claim's escrow account
@@ -199,7 +199,7 @@ func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now tim
 	if pay.Status != offramp.StatusPendingClaim || pay.HoldTransferID == "" {
 		return "", nil
 	}
-	t, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: paymentRef(*pay, "claim-funded", pay.Reservation),
+	t, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("claim-funded", pay.Reservation),
 		Type: ledger.TypePostPending, PendingID: pay.HoldTransferID, Amount: pay.SourceAmountBaseUnits})
 	if err != nil {
 		return "", err
@@ -231,7 +231,7 @@ func (s *Service) settleClaimRefund(ctx context.Context, tx ports.Tx, now time.T
 	if err != nil {
 		return err
 	}
-	if _, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-refund",
+	if _, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-refund",
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID, "refundTxHash": c.RefundTxHash}}); err != nil {
 		return err

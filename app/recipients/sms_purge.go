@@ -1,4 +1,4 @@
-package offramp
+package recipients
 
 import (
 	"context"
@@ -15,23 +15,6 @@ type PurgeSMSOutboxArgs struct{}
 
 // Kind names the job.
 func (PurgeSMSOutboxArgs) Kind() string { return "sms.outbox_purge" }
-
-// PurgeSMSOutboxWorker deletes old outbox messages in bounded batches.
-type PurgeSMSOutboxWorker struct {
-	river.WorkerDefaults[PurgeSMSOutboxArgs]
-	Service *Service
-}
-
-// Work runs one purge.
-func (w *PurgeSMSOutboxWorker) Work(ctx context.Context, _ *river.Job[PurgeSMSOutboxArgs]) error {
-	_, err := w.Service.PurgeSMSOutbox(ctx)
-	return err
-}
-
-// Timeout bounds one run.
-func (w *PurgeSMSOutboxWorker) Timeout(*river.Job[PurgeSMSOutboxArgs]) time.Duration {
-	return time.Minute
-}
 
 const (
 	smsPurgeBatch      = 1000

@@ -1,10 +1,8 @@
-package offramp
+package recipients
 
 import (
 	"context"
 	"time"
-
-	"github.com/riverqueue/river"
 
 	"corridor/app/kernel"
 	"corridor/core"
@@ -38,10 +36,10 @@ const (
 // smsJobContext binds a queued body's ciphertext to its idempotency key.
 func smsJobContext(key string) string { return "sms_job:" + key }
 
-// queueSMS writes m to the SMS outbox inside the caller's unit of work. key is derived from
+// QueueSMS writes m to the SMS outbox inside the caller's unit of work. key is derived from
 // the business object the text is about, so the gateway sends it once however often the job
 // runs.
-func (s *Service) queueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error {
+func (s *Service) QueueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error {
 	sealed, err := s.cipher.Encrypt([]byte(m.Body), smsJobContext(key))
 	if err != nil {
 		return err
@@ -66,17 +64,3 @@ func (s *Service) SendQueuedSMS(ctx context.Context, a SMSSendArgs) error {
 	}
 	return err
 }
-
-// SMSSendWorker works sms.send jobs.
-type SMSSendWorker struct {
-	river.WorkerDefaults[SMSSendArgs]
-	Service *Service
-}
-
-// Work sends the text.
-func (w *SMSSendWorker) Work(ctx context.Context, job *river.Job[SMSSendArgs]) error {
-	return w.Service.SendQueuedSMS(ctx, job.Args)
-}
-
-// Timeout bounds one run.
-func (w *SMSSendWorker) Timeout(*river.Job[SMSSendArgs]) time.Duration { return smsSendTimeout }

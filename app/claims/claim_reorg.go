@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"
@@ -122,7 +122,7 @@ func (s *Service) stepBackEscrowEvent(ctx context.Context, tx ports.Tx, env core
 // unfundClaim steps a claim whose funding was dropped back to OPEN and unfunded, with its
 // payment's reservation held again (D12: reserved, not funded).
 func (s *Service) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c *claim.Claim, pay *offramp.Payment, fundingID string, b ports.IndexedBlock) error {
-	if _, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-reorg:" + fundingID,
+	if _, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-reorg:" + fundingID,
 		Type: ledger.TypeReversal, ReversedID: fundingID,
 		Metadata: map[string]string{"claimId": c.ID, "droppedBlockNumber": strconv.FormatUint(b.Number, 10), "droppedBlockHash": b.Hash}}); err != nil {
 		return err
@@ -132,7 +132,7 @@ func (s *Service) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c
 		return err
 	}
 	pay.Reservation++
-	hold, err := s.post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: paymentRef(*pay, "reserve", pay.Reservation),
+	hold, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}})
 	if err != nil {
@@ -145,5 +145,5 @@ func (s *Service) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c
 	}
 	s.log.Warn("claim escrow indexer: a reorg dropped a claim's funding; the claim is unfunded again",
 		"claimId", c.ID, "paymentId", pay.ID, "droppedBlockNumber", b.Number)
-	return savePayment(ctx, tx, *pay)
+	return s.payments.SavePayment(ctx, tx, *pay)
 }

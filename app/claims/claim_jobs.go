@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"
@@ -6,8 +6,11 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"corridor/app/kernel"
 	"corridor/core"
 )
+
+var _ kernel.Jobs = (*Service)(nil)
 
 // Timing of pending-claim jobs.
 const (
@@ -66,76 +69,18 @@ type ClaimExpiryArgs struct{}
 // Kind names the job.
 func (ClaimExpiryArgs) Kind() string { return "claim.expiry" }
 
-// ClaimChainWorker works claim.chain jobs.
-type ClaimChainWorker struct {
-	river.WorkerDefaults[ClaimChainArgs]
-	Service *Service
+// RegisterWorkers adds the pending-claim workers.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	kernel.AddWorker(workers, claimJobTimeout, func(ctx context.Context, a ClaimChainArgs) error { return s.RunClaimChain(ctx, a.ClaimID, a.Action) })
+	kernel.AddWorker(workers, claimJobTimeout, func(ctx context.Context, a ClaimNotifyArgs) error { return s.NotifyClaim(ctx, a.ClaimID) })
+	kernel.AddWorker(workers, claimJobTimeout, func(ctx context.Context, a ClaimIndexArgs) error {
+		return s.IndexClaimEscrow(ctx, core.Environment(a.Environment))
+	})
+	kernel.AddWorker(workers, claimJobTimeout, func(ctx context.Context, _ ClaimExpiryArgs) error { return s.ExpireDueClaims(ctx) })
 }
 
-// Work sends the transaction.
-func (w *ClaimChainWorker) Work(ctx context.Context, job *river.Job[ClaimChainArgs]) error {
-	return w.Service.RunClaimChain(ctx, job.Args.ClaimID, job.Args.Action)
-}
-
-// Timeout bounds one run.
-func (w *ClaimChainWorker) Timeout(*river.Job[ClaimChainArgs]) time.Duration { return claimJobTimeout }
-
-// ClaimNotifyWorker works claim.notify jobs.
-type ClaimNotifyWorker struct {
-	river.WorkerDefaults[ClaimNotifyArgs]
-	Service *Service
-}
-
-// Work texts the link.
-func (w *ClaimNotifyWorker) Work(ctx context.Context, job *river.Job[ClaimNotifyArgs]) error {
-	return w.Service.NotifyClaim(ctx, job.Args.ClaimID)
-}
-
-// Timeout bounds one run.
-func (w *ClaimNotifyWorker) Timeout(*river.Job[ClaimNotifyArgs]) time.Duration {
-	return claimJobTimeout
-}
-
-// ClaimIndexWorker works claim.index jobs.
-type ClaimIndexWorker struct {
-	river.WorkerDefaults[ClaimIndexArgs]
-	Service *Service
-}
-
-// Work runs one indexer pass.
-func (w *ClaimIndexWorker) Work(ctx context.Context, job *river.Job[ClaimIndexArgs]) error {
-	return w.Service.IndexClaimEscrow(ctx, core.Environment(job.Args.Environment))
-}
-
-// Timeout bounds one run.
-func (w *ClaimIndexWorker) Timeout(*river.Job[ClaimIndexArgs]) time.Duration { return claimJobTimeout }
-
-// ClaimExpiryWorker works claim.expiry jobs.
-type ClaimExpiryWorker struct {
-	river.WorkerDefaults[ClaimExpiryArgs]
-	Service *Service
-}
-
-// Work runs one expiry pass.
-func (w *ClaimExpiryWorker) Work(ctx context.Context, _ *river.Job[ClaimExpiryArgs]) error {
-	return w.Service.ExpireDueClaims(ctx)
-}
-
-// Timeout bounds one run.
-func (w *ClaimExpiryWorker) Timeout(*river.Job[ClaimExpiryArgs]) time.Duration {
-	return claimJobTimeout
-}
-
-// registerClaimWorkers adds the pending-claim workers.
-func (s *Service) registerClaimWorkers(workers *river.Workers) {
-	river.AddWorker(workers, &ClaimChainWorker{Service: s})
-	river.AddWorker(workers, &ClaimNotifyWorker{Service: s})
-	river.AddWorker(workers, &ClaimIndexWorker{Service: s})
-	river.AddWorker(workers, &ClaimExpiryWorker{Service: s})
-}
-
-// claimPeriodicJobs are the escrow indexer per environment with an escrow, and the expiry pass.
-func (s *Service) claimPeriodicJobs() []*river.PeriodicJob {
+// PeriodicJobs are the escrow indexer per environment with an escrow, and the expiry pass.
+func (s *Service) PeriodicJobs() []*river.PeriodicJob {
 	var jobs []*river.PeriodicJob
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
 		if _, err := s.escrow(env); err != nil {

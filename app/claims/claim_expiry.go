@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"
@@ -103,7 +103,7 @@ func (s *Service) expireClaim(ctx context.Context, tx ports.Tx, now time.Time, c
 			}
 			pay.FailureReason = "CLAIM_EXPIRED"
 		}
-	case c.RedeemedAt != nil && c.Refundable(now, s.claimGrace()) && claimFunded(*pay):
+	case c.RedeemedAt != nil && c.Refundable(now, s.claimGrace()) && pay.ClaimFunded():
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
 			return err
 		}
@@ -118,7 +118,7 @@ func (s *Service) expireClaim(ctx context.Context, tx ports.Tx, now time.Time, c
 	if err := saveClaim(ctx, tx, *c); err != nil {
 		return err
 	}
-	if err := savePayment(ctx, tx, *pay); err != nil {
+	if err := s.payments.SavePayment(ctx, tx, *pay); err != nil {
 		return err
 	}
 	return s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: action}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts})

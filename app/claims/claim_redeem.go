@@ -1,8 +1,9 @@
-package offramp
+package claims
 
 import (
 	"context"
 	"crypto/hmac"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 )
 
 // claimByToken resolves a link token to its locked link and claim; the link must be usable.
-func (s *Service) claimByToken(ctx context.Context, tx ports.Tx, token string, now time.Time) (claim.Link, claim.Claim, error) {
+func (s *Service) claimByToken(ctx context.Context, tx txView, token string, now time.Time) (claim.Link, claim.Claim, error) {
 	notFound := core.E(claim.CodeClaimNotFound, "this claim link is not valid")
 	if !claim.WellFormedToken(token) {
 		return claim.Link{}, claim.Claim{}, notFound
@@ -60,7 +61,7 @@ type ClaimChallenge struct {
 // client-supplied number), budgeted per phone and per client IP (both counted in the
 // database, so every replica shares the budget).
 func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string) (ClaimChallenge, error) {
-	if err := s.requireRecipients(); err != nil {
+	if err := s.ready(); err != nil {
 		return ClaimChallenge{}, err
 	}
 	now := s.clock.Now()
@@ -79,7 +80,7 @@ func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string
 			phone, ip string
 			max       int
 			scope     string
-		}{{c.PhoneHash, "", s.claimCodesPerPhone, "phone"}, {"", ipHash, s.claimCodesPerIP, "ip"}} {
+		}{{c.PhoneHash, "", s.codesPerPhone, "phone"}, {"", ipHash, s.codesPerIP, "ip"}} {
 			n, err := tx.Claims().CountChallengesSince(ctx, b.phone, b.ip, since)
 			if err != nil {
 				return err
@@ -90,7 +91,7 @@ func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string
 						"retryAfterSeconds": int(claim.CodeBudgetWindow.Seconds())})
 			}
 		}
-		code := sixDigits()
+		code := recipient.NewCode()
 		ch := claim.Challenge{ID: core.NewID(claim.PrefixChallenge), ClaimID: c.ID, Environment: c.Environment,
 			PhoneHash: c.PhoneHash, IPHash: ipHash, Status: claim.ChallengePending, AttemptsRemaining: claim.ChallengeAttempts,
 			ExpiresAt: now.Add(claim.ChallengeLifetime), CreatedAt: now, UpdatedAt: now}
@@ -99,9 +100,9 @@ func (s *Service) SendClaimPhoneCode(ctx context.Context, token, clientIP string
 			return err
 		}
 		out = ClaimChallenge{ChallengeID: ch.ID, ExpiresAt: ch.ExpiresAt}
-		return s.queueSMS(ctx, "claim_challenge:"+ch.ID, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
+		return s.recipients.QueueSMS(ctx, "claim_challenge:"+ch.ID, ports.SMSMessage{TenantID: c.SenderTenantID, Environment: c.Environment, ToHash: c.PhoneHash,
 			ToMasked: c.PhoneMasked, ToCiphertext: c.PhoneCiphertext, Purpose: "claim_phone_code",
-			Body: "Your Corridor claim code is " + code + ". It expires in " + itoa(int(claim.ChallengeLifetime.Minutes())) + " minutes."}, now)
+			Body: "Your Corridor claim code is " + code + ". It expires in " + strconv.Itoa(int(claim.ChallengeLifetime.Minutes())) + " minutes."}, now)
 	})
 	return out, err
 }
@@ -114,7 +115,7 @@ func (s *Service) claimCodeHash(challengeID, code string) string {
 // the challenge is cancelled; codes expire. A wrong attempt is saved even though the request
 // fails.
 func (s *Service) VerifyClaimPhoneCode(ctx context.Context, token, challengeID, code string) (ClaimChallenge, error) {
-	if err := s.requireRecipients(); err != nil {
+	if err := s.ready(); err != nil {
 		return ClaimChallenge{}, err
 	}
 	f := core.FieldErrors{}
@@ -154,6 +155,12 @@ func (s *Service) VerifyClaimPhoneCode(ctx context.Context, token, challengeID, 
 	return out, verdict
 }
 
+// RedeemView is the redeemed claim's payment with its current quote set.
+type RedeemView struct {
+	Payment offramp.Payment
+	Quotes  []offramp.Quote
+}
+
 // RedeemClaimInput is POST /v1/claims/{claimToken}/redeem.
 type RedeemClaimInput struct {
 	ChallengeID   string
@@ -164,12 +171,12 @@ type RedeemClaimInput struct {
 // this claim and one of the caller's ACTIVE destinations. The phone becomes a verified alias
 // of the caller's tenant, the link is used up, and the payment goes to POLICY_CHECK, where the
 // full composer runs before money moves. The escrow lock is sent after commit.
-func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token string, in RedeemClaimInput) (PaymentView, error) {
+func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token string, in RedeemClaimInput) (RedeemView, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
-		return PaymentView{}, err
+		return RedeemView{}, err
 	}
-	if err := s.requireRecipients(); err != nil {
-		return PaymentView{}, err
+	if err := s.ready(); err != nil {
+		return RedeemView{}, err
 	}
 	f := core.FieldErrors{}
 	in.ChallengeID, in.DestinationID = strings.TrimSpace(in.ChallengeID), strings.TrimSpace(in.DestinationID)
@@ -180,10 +187,10 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		f.Add("destinationId", "is required")
 	}
 	if err := f.Err(); err != nil {
-		return PaymentView{}, err
+		return RedeemView{}, err
 	}
 	now := s.clock.Now()
-	var view PaymentView
+	var view RedeemView
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		link, c, err := s.claimByToken(ctx, tx, token, now)
 		if err != nil {
@@ -196,7 +203,7 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 			return err
 		}
 		ch, err := tx.Claims().LockChallenge(ctx, c.ID, in.ChallengeID)
-		if isCode(err, claim.CodeChallengeNotFound) {
+		if core.HasCode(err, claim.CodeChallengeNotFound) {
 			return core.E(claim.CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
 		}
 		if err != nil {
@@ -232,17 +239,17 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimRedeemed}, now); err != nil {
 			return err
 		}
-		if err := s.runPolicyCheck(ctx, tx, now, &pay); err != nil {
+		if err := s.payments.RunPolicyCheck(ctx, tx, now, &pay); err != nil {
 			return err
 		}
-		if err := savePayment(ctx, tx, pay); err != nil {
+		if err := s.payments.SavePayment(ctx, tx, pay); err != nil {
 			return err
 		}
 		if err := s.jobs.Enqueue(ctx, ClaimChainArgs{ClaimID: c.ID, Action: claimActionLock}, ports.JobOptions{MaxAttempts: claimJobMaxAttempts}); err != nil {
 			return err
 		}
 		quotes, err := tx.Offramp().ActiveQuotes(ctx, pay.ID)
-		view = PaymentView{Payment: pay, Quotes: quotes}
+		view = RedeemView{Payment: pay, Quotes: quotes}
 		return err
 	})
 	return view, err
@@ -267,29 +274,9 @@ func redeemable(c claim.Claim, p auth.Principal, now time.Time) error {
 // adoptClaimPhone makes the claim's phone a verified alias of the redeeming tenant (proved by
 // the claim's challenge). A number another tenant verified meanwhile is PHONE_ALIAS_TAKEN.
 func (s *Service) adoptClaimPhone(ctx context.Context, tx ports.Tx, p auth.Principal, c claim.Claim, now time.Time) error {
-	owner, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, c.PhoneHash)
-	switch {
-	case err == nil && owner.TenantID == p.TenantID:
-		return nil
-	case err == nil:
-		return core.E(recipient.CodePhoneAliasTaken, "this phone number is already verified by another tenant")
-	case !isCode(err, recipient.CodePhoneAliasNotFound):
-		return err
-	}
 	raw, err := s.cipher.Decrypt(c.PhoneCiphertext, claimPhoneContext(c.ID))
 	if err != nil {
 		return err
 	}
-	alias := recipient.Alias{ID: core.NewID("pha"), TenantID: p.TenantID, Environment: p.Environment, PhoneHash: c.PhoneHash,
-		Masked: c.PhoneMasked, Status: recipient.AliasPending, CodeExpiresAt: now, CreatedAt: now}
-	if alias.PhoneCiphertext, err = s.cipher.Encrypt(raw, "phone_alias:"+alias.ID); err != nil {
-		return err
-	}
-	if err := tx.Recipients().CreateAlias(ctx, alias); err != nil {
-		return err
-	}
-	// Verified by update, as an SMS-verified alias is: the unique index on verified numbers
-	// answers a tenant that verified it meanwhile with PHONE_ALIAS_TAKEN.
-	alias.Status, alias.VerifiedAt = recipient.AliasVerified, &now
-	return tx.Recipients().UpdateAlias(ctx, alias)
+	return s.recipients.AdoptPhone(ctx, tx, p, c.PhoneHash, c.PhoneMasked, raw, now)
 }

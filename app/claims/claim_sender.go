@@ -1,4 +1,4 @@
-package offramp
+package claims
 
 import (
 	"context"
@@ -42,7 +42,7 @@ func (s *Service) ResendClaimLink(ctx context.Context, p auth.Principal, id stri
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return claim.Claim{}, err
 	}
-	if err := s.requireRecipients(); err != nil {
+	if err := s.ready(); err != nil {
 		return claim.Claim{}, err
 	}
 	now := s.clock.Now()
@@ -62,11 +62,11 @@ func (s *Service) ResendClaimLink(ctx context.Context, p auth.Principal, id stri
 		if c.ResendWindowStart == nil || !now.Before(c.ResendWindowStart.Add(claim.ResendWindow)) {
 			c.ResendWindowStart, c.ResendCount = &now, 0
 		}
-		if c.ResendCount >= s.claimResendsPerClaim {
+		if c.ResendCount >= s.resendsPerClaim {
 			retry := c.ResendWindowStart.Add(claim.ResendWindow).Sub(now)
 			return core.E(claim.CodeResendBudget, "the claim link was re-sent %d times in the last %d hours; try again later",
-				s.claimResendsPerClaim, int(claim.ResendWindow.Hours())).
-				WithDetails(map[string]any{"limit": s.claimResendsPerClaim, "retryAfterSeconds": int(retry.Seconds()) + 1})
+				s.resendsPerClaim, int(claim.ResendWindow.Hours())).
+				WithDetails(map[string]any{"limit": s.resendsPerClaim, "retryAfterSeconds": int(retry.Seconds()) + 1})
 		}
 		c.ResendCount++
 		c.UpdatedAt = now
@@ -95,8 +95,8 @@ func (s *Service) ExpireClaimNow(ctx context.Context, p auth.Principal, id strin
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return ClaimView{}, err
 	}
-	if p.Environment != core.EnvTest {
-		return ClaimView{}, core.E(core.CodeSandboxOnly, "sandbox helpers exist only in TEST")
+	if err := kernel.RequireSandbox(p, "sandbox helpers exist only in TEST"); err != nil {
+		return ClaimView{}, err
 	}
 	return s.expireForSender(ctx, p, id, true)
 }

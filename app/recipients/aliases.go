@@ -1,11 +1,9 @@
-package offramp
+package recipients
 
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"fmt"
-	"math/big"
 
 	"corridor/app/kernel"
 	"corridor/core"
@@ -13,20 +11,6 @@ import (
 	"corridor/core/recipient"
 	"corridor/ports"
 )
-
-// Lookup-hash purposes: a phone hashed for alias lookup never equals any other hash.
-const (
-	hashPurposePhone = "phone"
-	hashPurposeCode  = "phone-code"
-)
-
-// requireRecipients fails closed when the recipient ports are not wired.
-func (s *Service) requireRecipients() error {
-	if s.cipher == nil || s.sms == nil {
-		return core.E(core.CodeFeatureNotAvailable, "phone aliases and payout destinations are not configured in this deployment")
-	}
-	return nil
-}
 
 // CreateAliasInput is POST /v1/phone-aliases; ClientIP is the caller's address (budgets).
 type CreateAliasInput struct{ Phone, ClientIP string }
@@ -39,7 +23,7 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Alias{}, err
 	}
-	if err := s.requireRecipients(); err != nil {
+	if err := s.Ready(); err != nil {
 		return recipient.Alias{}, err
 	}
 	phone, err := recipient.ParsePhone("phone", in.Phone)
@@ -48,12 +32,12 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 	}
 	now := s.clock.Now()
 	alias := recipient.Alias{ID: core.NewID("pha"), TenantID: p.TenantID, Environment: p.Environment,
-		PhoneHash: s.cipher.LookupHash(hashPurposePhone, phone.E164), Masked: recipient.MaskPhone(phone.E164),
+		PhoneHash: s.PhoneHash(phone.E164), Masked: recipient.MaskPhone(phone.E164),
 		Status: recipient.AliasPending, CodeExpiresAt: now.Add(recipient.CodeLifetime), CreatedAt: now}
 	if alias.PhoneCiphertext, err = s.cipher.Encrypt([]byte(phone.E164), "phone_alias:"+alias.ID); err != nil {
 		return recipient.Alias{}, err
 	}
-	code := sixDigits()
+	code := recipient.NewCode()
 	alias.CodeHash = s.codeHash(alias.ID, code)
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		owner, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, alias.PhoneHash)
@@ -62,7 +46,7 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 			return core.E(recipient.CodePhoneAliasTaken, "this phone number is already verified by another tenant")
 		case err == nil:
 			return core.E(core.CodeInvalidState, "this phone number is already verified for your tenant (%s)", owner.ID)
-		case !isCode(err, recipient.CodePhoneAliasNotFound):
+		case !core.HasCode(err, recipient.CodePhoneAliasNotFound):
 			return err
 		}
 		ipHash := s.cipher.LookupHash(hashPurposeIP, in.ClientIP)
@@ -75,7 +59,7 @@ func (s *Service) CreatePhoneAlias(ctx context.Context, p auth.Principal, in Cre
 		if err := s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeSent, now); err != nil {
 			return err
 		}
-		return s.queueSMS(ctx, "phone_alias:"+alias.ID+":code:"+alias.CodeHash, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
+		return s.QueueSMS(ctx, "phone_alias:"+alias.ID+":code:"+alias.CodeHash, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
 			ToMasked: alias.Masked, ToCiphertext: alias.PhoneCiphertext, Purpose: "phone_alias_verification",
 			Body: fmt.Sprintf("Your Corridor verification code is %s. It expires in %d minutes.", code, int(recipient.CodeLifetime.Minutes()))}, now)
 	})
@@ -90,7 +74,7 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Alias{}, err
 	}
-	if err := s.requireRecipients(); err != nil {
+	if err := s.Ready(); err != nil {
 		return recipient.Alias{}, err
 	}
 	if !recipient.ValidCodeFormat(code) {
@@ -122,7 +106,7 @@ func (s *Service) VerifyPhoneAlias(ctx context.Context, p auth.Principal, id, co
 			return s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeFailed, now)
 		}
 		if out.Status == recipient.AliasVerified {
-			return s.reevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+			return s.held.ReevaluateHeld(ctx, tx, p.Environment, p.TenantID)
 		}
 		return nil
 	})
@@ -139,7 +123,7 @@ func (s *Service) ReverifyPhoneAlias(ctx context.Context, p auth.Principal, id, 
 	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Alias{}, err
 	}
-	if err := s.requireRecipients(); err != nil {
+	if err := s.Ready(); err != nil {
 		return recipient.Alias{}, err
 	}
 	var out recipient.Alias
@@ -149,7 +133,7 @@ func (s *Service) ReverifyPhoneAlias(ctx context.Context, p auth.Principal, id, 
 			return err
 		}
 		now := s.clock.Now()
-		code := sixDigits()
+		code := recipient.NewCode()
 		if out, err = alias.StartReverification(s.codeHash(alias.ID, code), now); err != nil {
 			return err
 		}
@@ -163,7 +147,7 @@ func (s *Service) ReverifyPhoneAlias(ctx context.Context, p auth.Principal, id, 
 		if err := s.recordAliasAttempt(ctx, tx, p, alias.PhoneHash, ipHash, ports.AliasCodeSent, now); err != nil {
 			return err
 		}
-		return s.queueSMS(ctx, "phone_alias:"+out.ID+":code:"+out.CodeHash, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
+		return s.QueueSMS(ctx, "phone_alias:"+out.ID+":code:"+out.CodeHash, ports.SMSMessage{TenantID: p.TenantID, Environment: p.Environment, ToHash: alias.PhoneHash,
 			ToMasked: alias.Masked, ToCiphertext: alias.PhoneCiphertext, Purpose: "phone_alias_verification",
 			Body: fmt.Sprintf("Your Corridor verification code is %s. It expires in %d minutes.", code, int(recipient.CodeLifetime.Minutes()))}, now)
 	})
@@ -190,8 +174,8 @@ func (s *Service) ListSandboxSMS(ctx context.Context, p auth.Principal, page por
 	if err := p.RequireTenant(); err != nil {
 		return nil, 0, err
 	}
-	if p.Environment != core.EnvTest {
-		return nil, 0, core.E(core.CodeSandboxOnly, "the SMS outbox exists only in TEST")
+	if err := kernel.RequireSandbox(p, "the SMS outbox exists only in TEST"); err != nil {
+		return nil, 0, err
 	}
 	if err := p.Require(auth.ScopeIdentityRead); err != nil {
 		return nil, 0, err
@@ -206,12 +190,4 @@ func (s *Service) ListSandboxSMS(ctx context.Context, p auth.Principal, page por
 // code cannot be brute-forced offline without the key.
 func (s *Service) codeHash(aliasID, code string) string {
 	return s.cipher.LookupHash(hashPurposeCode, aliasID+":"+code)
-}
-
-func sixDigits() string {
-	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
-	if err != nil {
-		panic("offramp: crypto/rand: " + err.Error())
-	}
-	return fmt.Sprintf("%06d", n.Int64())
 }

@@ -1,4 +1,4 @@
-package offramp
+package recipients
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func (s *Service) CreateDestination(ctx context.Context, p auth.Principal, in re
 	if err := kernel.RequireTenantScope(p, auth.ScopeIdentityWrite); err != nil {
 		return recipient.Destination{}, err
 	}
-	if err := s.requireRecipients(); err != nil {
+	if err := s.Ready(); err != nil {
 		return recipient.Destination{}, err
 	}
 	typ, ident, masked, err := recipient.ValidateDestination(in)
@@ -48,7 +48,7 @@ func (s *Service) CreateDestination(ctx context.Context, p auth.Principal, in re
 		if err := tx.Recipients().CreateDestination(ctx, d); err != nil {
 			return err
 		}
-		return s.reevaluateHeld(ctx, tx, p.Environment, p.TenantID)
+		return s.held.ReevaluateHeld(ctx, tx, p.Environment, p.TenantID)
 	})
 	return d, err
 }
@@ -82,8 +82,8 @@ func (s *Service) ListDestinations(ctx context.Context, p auth.Principal, page p
 	return out, total, err
 }
 
-// destinationIdentifier decrypts a destination's identifier (for routing and submission only).
-func (s *Service) destinationIdentifier(d recipient.Destination) (recipient.Identifier, error) {
+// DestinationIdentifier decrypts a destination's identifier (for routing and submission only).
+func (s *Service) DestinationIdentifier(d recipient.Destination) (recipient.Identifier, error) {
 	var id recipient.Identifier
 	if len(d.IdentifierCiphertext) == 0 {
 		return id, nil

@@ -1,4 +1,4 @@
-package offramp
+package recipients
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func (s *Service) aliasScopes(p auth.Principal, phoneHash, ipHash string, kind p
 // the caller records next is counted by every concurrent request, then answers RATE_LIMITED (details.scope, retryAfterSeconds) when one of the
 // scopes has spent its budget. kind "" counts sends and wrong codes (a new alias); a verify
 // counts only wrong codes, so the code just sent can still be entered.
-func (s *Service) checkAliasBudget(ctx context.Context, tx ports.Tx, p auth.Principal, phoneHash, ipHash string,
+func (s *Service) checkAliasBudget(ctx context.Context, tx txView, p auth.Principal, phoneHash, ipHash string,
 	kind ports.AliasAttemptKind, now time.Time) error {
 	window := s.aliasBudget.Window
 	scopes := s.aliasScopes(p, phoneHash, ipHash, kind)
@@ -102,7 +102,7 @@ func aliasRateLimited(scope string, limit int, window, wait time.Duration) error
 }
 
 // recordAliasAttempt counts a code sent or a wrong code against every alias budget.
-func (s *Service) recordAliasAttempt(ctx context.Context, tx ports.Tx, p auth.Principal, phoneHash, ipHash string,
+func (s *Service) recordAliasAttempt(ctx context.Context, tx txView, p auth.Principal, phoneHash, ipHash string,
 	kind ports.AliasAttemptKind, now time.Time) error {
 	return tx.Recipients().RecordAliasAttempt(ctx, ports.AliasAttempt{Environment: p.Environment, Kind: kind,
 		PhoneHash: phoneHash, TenantID: p.TenantID, IPHash: ipHash, At: now})

@@ -1,0 +1,14 @@
+package checkout
+
+import "corridor/ports"
+
+// txView is the part of a unit of work this capability touches: checkouts, the ledger they settle
+// on, and the agents a refund is guarded by. A reader sees the capability's tables here;
+// test/architecture checks that every repository the package asks a transaction for is listed.
+type txView interface {
+	Agents() ports.AgentRepo
+	Checkouts() ports.CheckoutRepo
+	Ledger() ports.LedgerRepo
+}
+
+var _ txView = ports.Tx(nil)

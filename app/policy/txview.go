@@ -1,0 +1,18 @@
+package policy
+
+import "corridor/ports"
+
+// txView is the part of a unit of work this capability touches: policies and their attachments, and
+// what a verdict reads: agents, cards, wallets, treasury buckets and off-ramp payments. A reader
+// sees the capability's tables here; test/architecture checks that every repository the package
+// asks a transaction for is listed.
+type txView interface {
+	Agents() ports.AgentRepo
+	Cards() ports.CardRepo
+	Offramp() ports.OfframpRepo
+	Policies() ports.PolicyRepo
+	Treasury() ports.TreasuryRepo
+	Wallets() ports.WalletRepo
+}
+
+var _ txView = ports.Tx(nil)

@@ -1,0 +1,12 @@
+package webhooks
+
+import "corridor/ports"
+
+// txView is the part of a unit of work this capability touches: events (the deliveries are its own
+// tables behind EventRepo). A reader sees the capability's tables here; test/architecture checks
+// that every repository the package asks a transaction for is listed.
+type txView interface {
+	Events() ports.EventRepo
+}
+
+var _ txView = ports.Tx(nil)
