@@ -25,6 +25,8 @@ func forbidden(layer, imp string) string {
 		layer = "app"
 	}
 	switch {
+	case (project("ports/fake") || project("ports/portstest")) && !strings.HasPrefix(layer, "ports"):
+		return "the fakes and contract suites of ports/ are for tests only"
 	case project("adapters"), project("cmd"), project("test"), project("wiring"):
 		return "only cmd and test wire adapters"
 	case strings.HasPrefix(imp, "github.com/gofiber/"), strings.HasPrefix(imp, "github.com/uptrace/bun"),
@@ -41,7 +43,7 @@ func forbidden(layer, imp string) string {
 			return "core and ledger import no project package but core"
 		}
 	case "ports":
-		if strings.HasPrefix(imp, module+"/") && !project("core") && !project("ledger") {
+		if strings.HasPrefix(imp, module+"/") && !project("core") && !project("ledger") && !project("ports") {
 			return "ports imports only core and ledger"
 		}
 	case "app":
@@ -147,6 +149,10 @@ func TestForbiddenCatchesViolations(t *testing.T) {
 		{"ports", "corridor/ledger"}:           false,
 		{"app", "corridor/ports"}:              false,
 		{"app", "github.com/riverqueue/river"}: false,
+		// ports/fake and ports/portstest build on ports; production code never imports them.
+		{"ports", "corridor/ports"}:          false,
+		{"app/cards", "corridor/ports/fake"}: true,
+		{"app", "corridor/ports/portstest"}:  true,
 		// Capability packages under app/ import the kernel, core, ledger and ports, never
 		// each other.
 		{"app/offramp", "corridor/app/policy"}:                   true,

@@ -1,0 +1,176 @@
+// Package fake holds in-memory implementations of the ports that behave as the real adapters
+// do where the application can tell: the ledger keeps balances and refuses overdrafts through
+// ledger.Book, units of work commit or roll back (nested ones as savepoints), the payout
+// provider and the SMS gateway are idempotent per key, and the chain keeps balances, blocks and
+// logs in order. The contract suites in ports/portstest hold each fake to the same behaviour
+// as its real adapter; use-case tests in app/ run on them, without a database.
+//
+// A repository of ports.Tx that no fake models yet panics with its name when a use case asks
+// for it, so a test that reaches it fails loudly instead of passing on a nil.
+package fake
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"corridor/ledger"
+	"corridor/ports"
+)
+
+// Store is an in-memory ports.Store. Units of work run one at a time (a mutex stands in for
+// the database's locks, so every schedule is serial); a unit that returns an error, or panics,
+// leaves the state as it found it. An InTx inside another (the context carries the unit) is a
+// savepoint: its failure rolls back only its own writes.
+type Store struct {
+	mu    sync.Mutex
+	state *state
+	// Commits counts the outermost units of work that committed.
+	commits int
+}
+
+var _ ports.Store = (*Store)(nil)
+
+// NewStore returns an empty store.
+func NewStore() *Store { return &Store{state: newState()} }
+
+type unitKey struct{}
+
+// InTx runs fn as a unit of work (see Store).
+func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) (err error) {
+	if ctx.Value(unitKey{}) == s {
+		return s.run(ctx, fn)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err = s.run(context.WithValue(ctx, unitKey{}, s), fn); err == nil {
+		s.commits++
+	}
+	return err
+}
+
+// run is one unit or savepoint: a snapshot to roll back to, then fn.
+func (s *Store) run(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) (err error) {
+	saved := s.state.clone()
+	defer func() {
+		if p := recover(); p != nil {
+			s.state = saved
+			panic(p)
+		}
+		if err != nil {
+			s.state = saved
+		}
+	}()
+	return fn(ctx, &Tx{s: s})
+}
+
+// Ping always answers.
+func (s *Store) Ping(context.Context) error { return nil }
+
+// Commits is how many outermost units of work committed.
+func (s *Store) Commits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commits
+}
+
+// Read runs fn over the committed state, outside any unit of work: for test assertions.
+func (s *Store) Read(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
+	return s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := fn(ctx, tx); err != nil {
+			return err
+		}
+		return errReadOnly
+	}) // a read commits nothing
+}
+
+// errReadOnly rolls a read back; Read turns it into success.
+var errReadOnly = fmt.Errorf("fake: read only")
+
+// state is everything a unit of work may change; clone is the snapshot a rollback restores.
+type state struct {
+	book   *ledger.Book
+	cards  cardTables
+	events eventTables
+	jobs   []EnqueuedJob
+}
+
+func newState() *state {
+	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables()}
+}
+
+func (st *state) clone() *state {
+	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
+}
+
+// table is rows by id, remembering insertion order (ids are time-ordered, so this is also id
+// order for ids minted by core.NewID).
+type table[T any] struct {
+	rows  map[string]T
+	order []string
+}
+
+func newTable[T any]() table[T] { return table[T]{rows: map[string]T{}} }
+
+func (t table[T]) clone() table[T] {
+	out := table[T]{rows: make(map[string]T, len(t.rows)), order: append([]string(nil), t.order...)}
+	for id, row := range t.rows {
+		out.rows[id] = row
+	}
+	return out
+}
+
+// insert adds a row; a taken id is a programmer error in a fake (the database would refuse it).
+func (t *table[T]) insert(id string, row T) error {
+	if _, taken := t.rows[id]; taken {
+		return fmt.Errorf("fake: duplicate id %s", id)
+	}
+	t.rows[id] = row
+	t.order = append(t.order, id)
+	return nil
+}
+
+// update replaces an existing row.
+func (t *table[T]) update(id string, row T) error {
+	if _, ok := t.rows[id]; !ok {
+		return fmt.Errorf("fake: update of unknown id %s", id)
+	}
+	t.rows[id] = row
+	return nil
+}
+
+// filter returns the rows keep accepts, in insertion order, newest first when newestFirst.
+func (t table[T]) filter(keep func(T) bool, newestFirst bool) []T {
+	var out []T
+	for _, id := range t.order {
+		if row, ok := t.rows[id]; ok && keep(row) {
+			out = append(out, row)
+		}
+	}
+	if newestFirst {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out
+}
+
+// page cuts a list as skip/take does, returning the page and the total.
+func page[T any](rows []T, p ports.Page) ([]T, int) {
+	total := len(rows)
+	if p.Skip >= total {
+		return nil, total
+	}
+	end := total
+	if p.Take > 0 && p.Skip+p.Take < end {
+		end = p.Skip + p.Take
+	}
+	return rows[p.Skip:end], total
+}
+
+// sortByTime orders rows oldest first by at, ties by insertion order.
+func sortByTime[T any](rows []T, at func(T) time.Time) {
+	sort.SliceStable(rows, func(i, j int) bool { return at(rows[i]).Before(at(rows[j])) })
+}

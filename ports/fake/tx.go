@@ -1,0 +1,89 @@
+package fake
+
+import "corridor/ports"
+
+// Tx is the fake unit of work's repositories. Each reads the store's current state when
+// called, so a rolled-back savepoint is invisible to the rest of the unit.
+type Tx struct{ s *Store }
+
+var _ ports.Tx = (*Tx)(nil)
+
+// notModelled fails a test that reaches a repository the fakes do not model yet.
+func notModelled(repo string) {
+	panic("fake: the " + repo + " repository is not modelled by ports/fake; model it there before a test leans on it")
+}
+
+// Ledger posts to the store's ledger.Book.
+func (t *Tx) Ledger() ports.LedgerRepo { return ledgerRepo{t.s} }
+
+// Cards stores cards, cardholders, authorizations and window spend in maps.
+func (t *Tx) Cards() ports.CardRepo { return cardRepo{t.s} }
+
+// Events stores events, webhook endpoints and deliveries in maps.
+func (t *Tx) Events() ports.EventRepo { return eventRepo{t.s} }
+
+// Tenants is not modelled.
+func (t *Tx) Tenants() ports.TenantRepo { notModelled("Tenants"); return nil }
+
+// Members is not modelled.
+func (t *Tx) Members() ports.MemberRepo { notModelled("Members"); return nil }
+
+// APIKeys is not modelled.
+func (t *Tx) APIKeys() ports.APIKeyRepo { notModelled("APIKeys"); return nil }
+
+// Idempotency is not modelled.
+func (t *Tx) Idempotency() ports.IdempotencyRepo { notModelled("Idempotency"); return nil }
+
+// LedgerReports is not modelled.
+func (t *Tx) LedgerReports() ports.LedgerReports { notModelled("LedgerReports"); return nil }
+
+// Wallets is not modelled.
+func (t *Tx) Wallets() ports.WalletRepo { notModelled("Wallets"); return nil }
+
+// RelayerBudget is not modelled.
+func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { notModelled("RelayerBudget"); return nil }
+
+// Payments is not modelled.
+func (t *Tx) Payments() ports.PaymentRepo { notModelled("Payments"); return nil }
+
+// Handles is not modelled.
+func (t *Tx) Handles() ports.HandleRepo { notModelled("Handles"); return nil }
+
+// Drips is not modelled.
+func (t *Tx) Drips() ports.DripRepo { notModelled("Drips"); return nil }
+
+// ChainIndex is not modelled.
+func (t *Tx) ChainIndex() ports.ChainIndexRepo { notModelled("ChainIndex"); return nil }
+
+// Policies is not modelled.
+func (t *Tx) Policies() ports.PolicyRepo { notModelled("Policies"); return nil }
+
+// Recipients is not modelled.
+func (t *Tx) Recipients() ports.RecipientRepo { notModelled("Recipients"); return nil }
+
+// Offramp is not modelled.
+func (t *Tx) Offramp() ports.OfframpRepo { notModelled("Offramp"); return nil }
+
+// Claims is not modelled.
+func (t *Tx) Claims() ports.ClaimRepo { notModelled("Claims"); return nil }
+
+// Agents is not modelled.
+func (t *Tx) Agents() ports.AgentRepo { notModelled("Agents"); return nil }
+
+// Treasury is not modelled.
+func (t *Tx) Treasury() ports.TreasuryRepo { notModelled("Treasury"); return nil }
+
+// Ramps is not modelled.
+func (t *Tx) Ramps() ports.RampRepo { notModelled("Ramps"); return nil }
+
+// TwoFactor is not modelled.
+func (t *Tx) TwoFactor() ports.TwoFactorRepo { notModelled("TwoFactor"); return nil }
+
+// Invoices is not modelled.
+func (t *Tx) Invoices() ports.InvoiceRepo { notModelled("Invoices"); return nil }
+
+// Checkouts is not modelled.
+func (t *Tx) Checkouts() ports.CheckoutRepo { notModelled("Checkouts"); return nil }
+
+// WalletActivity is not modelled.
+func (t *Tx) WalletActivity() ports.WalletActivityRepo { notModelled("WalletActivity"); return nil }
