@@ -35,6 +35,7 @@ type Chain struct {
 	receipts   map[common.Hash]ports.Receipt
 	safes      map[common.Address]*fakeSafe
 	executed   map[common.Hash]common.Hash // SafeTx hash -> transaction
+	unreadable map[common.Address]bool
 	sent       int
 }
 
@@ -304,9 +305,23 @@ func (c *Chain) SendETH(_ context.Context, to common.Address, amount *big.Int) (
 	return tx, nil
 }
 
+// FailBalanceReads makes USDCBalance of address fail, as a node that times out for it would.
+func (c *Chain) FailBalanceReads(address common.Address) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.unreadable == nil {
+		c.unreadable = map[common.Address]bool{}
+	}
+	c.unreadable[address] = true
+}
+
+// USDCBalance is the address's USDC, or an error for an address made unreadable.
 func (c *Chain) USDCBalance(_ context.Context, address common.Address) (*big.Int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.unreadable[address] {
+		return nil, fmt.Errorf("chain: balance of %s: read timed out", address.Hex())
+	}
 	return new(big.Int).Set(c.balance(c.usdcOf, address)), nil
 }
 

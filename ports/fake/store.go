@@ -11,11 +11,13 @@ package fake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
 
+	"corridor/core/safepay"
 	"corridor/ledger"
 	"corridor/ports"
 )
@@ -76,33 +78,43 @@ func (s *Store) Commits() int {
 	return s.commits
 }
 
-// Read runs fn over the committed state, outside any unit of work: for test assertions.
+// Read runs fn in a unit of work that always rolls back, so it changes nothing: for test
+// assertions over the committed state.
 func (s *Store) Read(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
-	return s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if err := fn(ctx, tx); err != nil {
-			return err
+	var fnErr error
+	err := s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if fnErr = fn(ctx, tx); fnErr != nil {
+			return fnErr
 		}
 		return errReadOnly
-	}) // a read commits nothing
+	})
+	if errors.Is(err, errReadOnly) {
+		return nil
+	}
+	return err
 }
 
 // errReadOnly rolls a read back; Read turns it into success.
-var errReadOnly = fmt.Errorf("fake: read only")
+var errReadOnly = errors.New("fake: read only")
 
 // state is everything a unit of work may change; clone is the snapshot a rollback restores.
 type state struct {
-	book   *ledger.Book
-	cards  cardTables
-	events eventTables
-	jobs   []EnqueuedJob
+	book     *ledger.Book
+	cards    cardTables
+	events   eventTables
+	treasury treasuryTables
+	payments table[safepay.Payment]
+	jobs     []EnqueuedJob
 }
 
 func newState() *state {
-	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables()}
+	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(),
+		payments: newTable[safepay.Payment]()}
 }
 
 func (st *state) clone() *state {
-	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
+	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(),
+		payments: st.payments.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 
 // table is rows by id, remembering insertion order (ids are time-ordered, so this is also id

@@ -43,8 +43,8 @@ func (t *Tx) Wallets() ports.WalletRepo { notModelled("Wallets"); return nil }
 // RelayerBudget is not modelled.
 func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { notModelled("RelayerBudget"); return nil }
 
-// Payments is not modelled.
-func (t *Tx) Payments() ports.PaymentRepo { notModelled("Payments"); return nil }
+// Payments stores Safe payments in a map.
+func (t *Tx) Payments() ports.PaymentRepo { return paymentRepo{t.s} }
 
 // Handles is not modelled.
 func (t *Tx) Handles() ports.HandleRepo { notModelled("Handles"); return nil }
@@ -70,8 +70,8 @@ func (t *Tx) Claims() ports.ClaimRepo { notModelled("Claims"); return nil }
 // Agents is not modelled.
 func (t *Tx) Agents() ports.AgentRepo { notModelled("Agents"); return nil }
 
-// Treasury is not modelled.
-func (t *Tx) Treasury() ports.TreasuryRepo { notModelled("Treasury"); return nil }
+// Treasury stores treasury accounts, rules and sweeps in maps.
+func (t *Tx) Treasury() ports.TreasuryRepo { return treasuryRepo{t.s} }
 
 // Ramps is not modelled.
 func (t *Tx) Ramps() ports.RampRepo { notModelled("Ramps"); return nil }
