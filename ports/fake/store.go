@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"corridor/core/safepay"
@@ -29,6 +30,8 @@ import (
 type Store struct {
 	mu    sync.Mutex
 	state *state
+	// open is how many units of work (savepoints included) are running.
+	open atomic.Int32
 	// Commits counts the outermost units of work that committed.
 	commits int
 }
@@ -56,7 +59,9 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.
 // run is one unit or savepoint: a snapshot to roll back to, then fn.
 func (s *Store) run(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) (err error) {
 	saved := s.state.clone()
+	s.open.Add(1)
 	defer func() {
+		s.open.Add(-1)
 		if p := recover(); p != nil {
 			s.state = saved
 			panic(p)
@@ -67,6 +72,10 @@ func (s *Store) run(ctx context.Context, fn func(ctx context.Context, tx ports.T
 	}()
 	return fn(ctx, &Tx{s: s})
 }
+
+// InUnit reports whether a unit of work is running: tests use it to prove a use case makes
+// no outside call inside one.
+func (s *Store) InUnit() bool { return s.open.Load() > 0 }
 
 // Ping always answers.
 func (s *Store) Ping(context.Context) error { return nil }
@@ -103,17 +112,18 @@ type state struct {
 	cards    cardTables
 	events   eventTables
 	treasury treasuryTables
+	invoices invoiceTables
 	payments table[safepay.Payment]
 	jobs     []EnqueuedJob
 }
 
 func newState() *state {
-	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(),
+	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
 		payments: newTable[safepay.Payment]()}
 }
 
 func (st *state) clone() *state {
-	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(),
+	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
 		payments: st.payments.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 

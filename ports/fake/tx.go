@@ -79,8 +79,8 @@ func (t *Tx) Ramps() ports.RampRepo { notModelled("Ramps"); return nil }
 // TwoFactor is not modelled.
 func (t *Tx) TwoFactor() ports.TwoFactorRepo { notModelled("TwoFactor"); return nil }
 
-// Invoices is not modelled.
-func (t *Tx) Invoices() ports.InvoiceRepo { notModelled("Invoices"); return nil }
+// Invoices stores invoices and bills in maps.
+func (t *Tx) Invoices() ports.InvoiceRepo { return invoiceRepo{t.s} }
 
 // Checkouts is not modelled.
 func (t *Tx) Checkouts() ports.CheckoutRepo { notModelled("Checkouts"); return nil }
