@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"corridor/core/safepay"
+	"corridor/core/wallet"
 	"corridor/ledger"
 	"corridor/ports"
 )
@@ -114,17 +115,18 @@ type state struct {
 	treasury treasuryTables
 	invoices invoiceTables
 	payments table[safepay.Payment]
+	wallets  table[wallet.Wallet]
 	jobs     []EnqueuedJob
 }
 
 func newState() *state {
 	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
-		payments: newTable[safepay.Payment]()}
+		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet]()}
 }
 
 func (st *state) clone() *state {
 	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
-		payments: st.payments.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
+		payments: st.payments.clone(), wallets: st.wallets.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 
 // table is rows by id, remembering insertion order (ids are time-ordered, so this is also id

@@ -37,8 +37,8 @@ func (t *Tx) Idempotency() ports.IdempotencyRepo { notModelled("Idempotency"); r
 // LedgerReports is not modelled.
 func (t *Tx) LedgerReports() ports.LedgerReports { notModelled("LedgerReports"); return nil }
 
-// Wallets is not modelled.
-func (t *Tx) Wallets() ports.WalletRepo { notModelled("Wallets"); return nil }
+// Wallets stores wallets in a map.
+func (t *Tx) Wallets() ports.WalletRepo { return walletRepo{t.s} }
 
 // RelayerBudget is not modelled.
 func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { notModelled("RelayerBudget"); return nil }
