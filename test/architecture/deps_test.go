@@ -174,3 +174,70 @@ func TestForbiddenCatchesViolations(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitTests_NeedNoDatabase: the tests of core, ledger, ports and app run without
+// PostgreSQL, a chain or the HTTP server (`make test-unit`): they import no adapter, no test
+// harness or database helper, no wiring and no database driver. Use cases are tested on
+// ports/fake, whose behaviour the contract suites of ports/portstest hold to the adapters'.
+func TestUnitTests_NeedNoDatabase(t *testing.T) {
+	root := filepath.Join("..", "..")
+	checked := 0
+	for _, layer := range []string{"core", "ledger", "ports", "app"} {
+		err := filepath.WalkDir(filepath.Join(root, layer), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			checked++
+			for _, spec := range f.Imports {
+				imp, _ := strconv.Unquote(spec.Path.Value)
+				if why := needsOutside(imp); why != "" {
+					t.Errorf("%s imports %s: %s", path, imp, why)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked only %d test files: is the test looking at the right tree?", checked)
+	}
+}
+
+// needsOutside says why a unit test may not import imp, or "".
+func needsOutside(imp string) string {
+	for _, prefix := range []string{module + "/adapters", module + "/test", module + "/wiring", module + "/cmd", module + "/web"} {
+		if imp == prefix || strings.HasPrefix(imp, prefix+"/") {
+			return "unit tests of core, ledger, ports and app run on ports/fake, without adapters, harnesses or a database"
+		}
+	}
+	for _, driver := range []string{"database/sql", "github.com/uptrace/bun", "github.com/jackc/", "github.com/testcontainers/", "github.com/riverqueue/river/riverdriver"} {
+		if strings.HasPrefix(imp, driver) {
+			return "unit tests of core, ledger, ports and app reach no database"
+		}
+	}
+	return ""
+}
+
+func TestNeedsOutside(t *testing.T) {
+	for imp, wantRefused := range map[string]bool{
+		"corridor/test/testdb":                   true,
+		"corridor/adapters/postgres":             true,
+		"corridor/wiring":                        true,
+		"database/sql":                           true,
+		"github.com/jackc/pgx/v5":                true,
+		"corridor/ports/fake":                    false,
+		"corridor/ledger":                        false,
+		"github.com/riverqueue/river":            false,
+		"github.com/ethereum/go-ethereum/crypto": false,
+	} {
+		if got := needsOutside(imp) != ""; got != wantRefused {
+			t.Errorf("needsOutside(%q) refused = %v, want %v", imp, got, wantRefused)
+		}
+	}
+}
