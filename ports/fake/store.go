@@ -109,24 +109,28 @@ var errReadOnly = errors.New("fake: read only")
 
 // state is everything a unit of work may change; clone is the snapshot a rollback restores.
 type state struct {
-	book     *ledger.Book
-	cards    cardTables
-	events   eventTables
-	treasury treasuryTables
-	invoices invoiceTables
-	payments table[safepay.Payment]
-	wallets  table[wallet.Wallet]
-	jobs     []EnqueuedJob
+	book       *ledger.Book
+	cards      cardTables
+	events     eventTables
+	treasury   treasuryTables
+	invoices   invoiceTables
+	payments   table[safepay.Payment]
+	wallets    table[wallet.Wallet]
+	offramp    offrampTables
+	recipients recipientTables
+	jobs       []EnqueuedJob
 }
 
 func newState() *state {
 	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
-		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet]()}
+		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet](),
+		offramp: newOfframpTables(), recipients: newRecipientTables()}
 }
 
 func (st *state) clone() *state {
 	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
-		payments: st.payments.clone(), wallets: st.wallets.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
+		payments: st.payments.clone(), wallets: st.wallets.clone(),
+		offramp: st.offramp.clone(), recipients: st.recipients.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 
 // table is rows by id, remembering insertion order (ids are time-ordered, so this is also id

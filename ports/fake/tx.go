@@ -58,11 +58,11 @@ func (t *Tx) ChainIndex() ports.ChainIndexRepo { notModelled("ChainIndex"); retu
 // Policies is not modelled.
 func (t *Tx) Policies() ports.PolicyRepo { notModelled("Policies"); return nil }
 
-// Recipients is not modelled.
-func (t *Tx) Recipients() ports.RecipientRepo { notModelled("Recipients"); return nil }
+// Recipients stores phone aliases, credentials and payout destinations in maps.
+func (t *Tx) Recipients() ports.RecipientRepo { return recipientRepo{t.s} }
 
-// Offramp is not modelled.
-func (t *Tx) Offramp() ports.OfframpRepo { notModelled("Offramp"); return nil }
+// Offramp stores off-ramp payments and their quote sets in maps.
+func (t *Tx) Offramp() ports.OfframpRepo { return offrampRepo{t.s} }
 
 // Claims is not modelled.
 func (t *Tx) Claims() ports.ClaimRepo { notModelled("Claims"); return nil }
