@@ -64,8 +64,9 @@ func (t *Tx) Recipients() ports.RecipientRepo { return recipientRepo{t.s} }
 // Offramp stores off-ramp payments and their quote sets in maps.
 func (t *Tx) Offramp() ports.OfframpRepo { return offrampRepo{t.s} }
 
-// Claims is not modelled.
-func (t *Tx) Claims() ports.ClaimRepo { notModelled("Claims"); return nil }
+// Claims stores claims, links, phone challenges, applied escrow events and the indexer's
+// cursors in maps.
+func (t *Tx) Claims() ports.ClaimRepo { return claimRepo{t.s} }
 
 // Agents is not modelled.
 func (t *Tx) Agents() ports.AgentRepo { notModelled("Agents"); return nil }
