@@ -26,7 +26,9 @@ import (
 // claimScreening clears every payment.
 type claimScreening struct{}
 
-func (claimScreening) Screen(context.Context, ports.ScreeningInput) ([]offramp.HoldReason, error) { return nil, nil }
+func (claimScreening) Screen(context.Context, ports.ScreeningInput) ([]offramp.HoldReason, error) {
+	return nil, nil
+}
 
 // claimSpend is a spend policy that never holds.
 type claimSpend struct{}
