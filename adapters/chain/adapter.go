@@ -46,7 +46,8 @@ type Addresses struct {
 	CheckoutFactory common.Address `json:"checkoutFactory,omitempty"`
 }
 
-// Adapter implements ports.Chain and ports.ClaimEscrow over a node client.
+// Adapter implements ports.Chain over a node client, and through its embedded contract parts
+// ports.ClaimEscrow, ports.CardSpendModule and ports.CheckoutDeposits.
 type Adapter struct {
 	// reader answers every read (balances, Safe state, blocks, logs); Adapter adds what sends:
 	// Safe deployment and execution, USDC and ETH from the relayer, receipts, fee bumps.

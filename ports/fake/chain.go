@@ -344,7 +344,7 @@ func (c *Chain) Receipt(_ context.Context, txHash common.Hash) (ports.Receipt, e
 func (c *Chain) LatestBlock(context.Context) (uint64, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return uint64(len(c.blocks) - 1), nil
+	return uint64(len(c.blocks)) - 1, nil
 }
 
 func (c *Chain) BlockHash(_ context.Context, number uint64) (common.Hash, bool, error) {

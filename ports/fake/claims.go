@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -189,7 +190,7 @@ func (r claimRepo) CountChallengesSince(_ context.Context, phoneHash, ipHash str
 }
 
 func escrowEventKey(chainID int64, txHash string, logIndex uint) string {
-	return big.NewInt(chainID).String() + "|" + strings.ToLower(txHash) + "|" + big.NewInt(int64(logIndex)).String()
+	return strconv.FormatInt(chainID, 10) + "|" + strings.ToLower(txHash) + "|" + strconv.FormatUint(uint64(logIndex), 10)
 }
 
 func (r claimRepo) DeleteEscrowEvent(_ context.Context, chainID int64, txHash string, logIndex uint) (string, claim.EventKind, bool, error) {
@@ -212,7 +213,7 @@ func (r claimRepo) RecordEscrowEvent(_ context.Context, chainID int64, txHash st
 }
 
 func (r claimRepo) LockEscrowCursor(_ context.Context, env core.Environment, chainID int64, now time.Time) (ports.ChainCursor, error) {
-	key := string(env) + "|" + big.NewInt(chainID).String()
+	key := string(env) + "|" + strconv.FormatInt(chainID, 10)
 	c, ok := r.t().cursors[key]
 	if !ok {
 		c = ports.ChainCursor{Environment: env, ChainID: chainID, UpdatedAt: now}
@@ -222,7 +223,7 @@ func (r claimRepo) LockEscrowCursor(_ context.Context, env core.Environment, cha
 }
 
 func (r claimRepo) SaveEscrowCursor(_ context.Context, c ports.ChainCursor) error {
-	r.t().cursors[string(c.Environment)+"|"+big.NewInt(c.ChainID).String()] = c
+	r.t().cursors[string(c.Environment)+"|"+strconv.FormatInt(c.ChainID, 10)] = c
 	return nil
 }
 
