@@ -116,6 +116,7 @@ type state struct {
 	invoices   invoiceTables
 	payments   table[safepay.Payment]
 	wallets    table[wallet.Wallet]
+	drips      table[wallet.Drip]
 	offramp    offrampTables
 	recipients recipientTables
 	claims     claimTables
@@ -124,13 +125,13 @@ type state struct {
 
 func newState() *state {
 	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
-		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet](),
+		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet](), drips: newTable[wallet.Drip](),
 		offramp: newOfframpTables(), recipients: newRecipientTables(), claims: newClaimTables()}
 }
 
 func (st *state) clone() *state {
 	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
-		payments: st.payments.clone(), wallets: st.wallets.clone(),
+		payments: st.payments.clone(), wallets: st.wallets.clone(), drips: st.drips.clone(),
 		offramp: st.offramp.clone(), recipients: st.recipients.clone(), claims: st.claims.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 

@@ -49,8 +49,8 @@ func (t *Tx) Payments() ports.PaymentRepo { return paymentRepo{t.s} }
 // Handles is not modelled.
 func (t *Tx) Handles() ports.HandleRepo { notModelled("Handles"); return nil }
 
-// Drips is not modelled.
-func (t *Tx) Drips() ports.DripRepo { notModelled("Drips"); return nil }
+// Drips stores faucet drips in a map.
+func (t *Tx) Drips() ports.DripRepo { return dripRepo{t.s} }
 
 // ChainIndex is not modelled.
 func (t *Tx) ChainIndex() ports.ChainIndexRepo { notModelled("ChainIndex"); return nil }
