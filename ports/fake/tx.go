@@ -83,8 +83,8 @@ func (t *Tx) TwoFactor() ports.TwoFactorRepo { notModelled("TwoFactor"); return 
 // Invoices stores invoices and bills in maps.
 func (t *Tx) Invoices() ports.InvoiceRepo { return invoiceRepo{t.s} }
 
-// Checkouts is not modelled.
-func (t *Tx) Checkouts() ports.CheckoutRepo { notModelled("Checkouts"); return nil }
+// Checkouts stores hosted checkouts and their refunds in maps.
+func (t *Tx) Checkouts() ports.CheckoutRepo { return checkoutRepo{t.s} }
 
 // WalletActivity is not modelled.
 func (t *Tx) WalletActivity() ports.WalletActivityRepo { notModelled("WalletActivity"); return nil }
