@@ -32,9 +32,10 @@ type Store struct {
 	mu    sync.Mutex
 	state *state
 	// open is how many units of work (savepoints included) are running.
-	open atomic.Int32
-	// Commits counts the outermost units of work that committed.
+	open    atomic.Int32
 	commits int
+	// PingErr is what Ping answers, for tests of a store that is down.
+	PingErr error
 }
 
 var _ ports.Store = (*Store)(nil)
@@ -78,8 +79,8 @@ func (s *Store) run(ctx context.Context, fn func(ctx context.Context, tx ports.T
 // no outside call inside one.
 func (s *Store) InUnit() bool { return s.open.Load() > 0 }
 
-// Ping always answers.
-func (s *Store) Ping(context.Context) error { return nil }
+// Ping answers PingErr (nil: the store is up).
+func (s *Store) Ping(context.Context) error { return s.PingErr }
 
 // Commits is how many outermost units of work committed.
 func (s *Store) Commits() int {
@@ -121,19 +122,22 @@ type state struct {
 	recipients recipientTables
 	claims     claimTables
 	checkouts  checkoutTables
+	chainIndex chainIndexTables
 	jobs       []EnqueuedJob
 }
 
 func newState() *state {
 	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
 		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet](), drips: newTable[wallet.Drip](),
-		offramp: newOfframpTables(), recipients: newRecipientTables(), claims: newClaimTables(), checkouts: newCheckoutTables()}
+		offramp: newOfframpTables(), recipients: newRecipientTables(), claims: newClaimTables(), checkouts: newCheckoutTables(),
+		chainIndex: newChainIndexTables()}
 }
 
 func (st *state) clone() *state {
 	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
 		payments: st.payments.clone(), wallets: st.wallets.clone(), drips: st.drips.clone(),
-		offramp: st.offramp.clone(), recipients: st.recipients.clone(), claims: st.claims.clone(), checkouts: st.checkouts.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
+		offramp: st.offramp.clone(), recipients: st.recipients.clone(), claims: st.claims.clone(), checkouts: st.checkouts.clone(),
+		chainIndex: st.chainIndex.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 
 // table is rows by id, remembering insertion order (ids are time-ordered, so this is also id

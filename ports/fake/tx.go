@@ -52,8 +52,8 @@ func (t *Tx) Handles() ports.HandleRepo { notModelled("Handles"); return nil }
 // Drips stores faucet drips in a map.
 func (t *Tx) Drips() ports.DripRepo { return dripRepo{t.s} }
 
-// ChainIndex is not modelled.
-func (t *Tx) ChainIndex() ports.ChainIndexRepo { notModelled("ChainIndex"); return nil }
+// ChainIndex stores the mirror's cursors, recorded blocks and background failures in maps.
+func (t *Tx) ChainIndex() ports.ChainIndexRepo { return chainIndexRepo{t.s} }
 
 // Policies is not modelled.
 func (t *Tx) Policies() ports.PolicyRepo { notModelled("Policies"); return nil }
