@@ -77,8 +77,8 @@ func (t *Tx) Treasury() ports.TreasuryRepo { return treasuryRepo{t.s} }
 // Ramps is not modelled.
 func (t *Tx) Ramps() ports.RampRepo { notModelled("Ramps"); return nil }
 
-// TwoFactor is not modelled.
-func (t *Tx) TwoFactor() ports.TwoFactorRepo { notModelled("TwoFactor"); return nil }
+// TwoFactor stores contacts, factors, approval settings and challenges in maps.
+func (t *Tx) TwoFactor() ports.TwoFactorRepo { return twoFactorRepo{t.s} }
 
 // Invoices stores invoices and bills in maps.
 func (t *Tx) Invoices() ports.InvoiceRepo { return invoiceRepo{t.s} }
