@@ -27,7 +27,9 @@ import (
 // Store is an in-memory ports.Store. Units of work run one at a time (a mutex stands in for
 // the database's locks, so every schedule is serial); a unit that returns an error, or panics,
 // leaves the state as it found it. An InTx inside another (the context carries the unit) is a
-// savepoint: its failure rolls back only its own writes.
+// savepoint: its failure rolls back only its own writes. The accessors tests assert with
+// (Book, Events, Jobs, Card, Payment, …) read the committed state under the same mutex, so
+// they are called between units of work, never inside one.
 type Store struct {
 	mu    sync.Mutex
 	state *state
