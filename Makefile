@@ -3,7 +3,7 @@ GO        ?= go
 BIN       := bin/corridor
 PKGS      := ./...
 
-.PHONY: run build test test-short vet fmt lint bench clean-data help
+.PHONY: run build test test-short test-unit vet fmt lint bench clean-data help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -56,6 +56,14 @@ test-pipeline: contracts browser ## every black-box suite with the store's commi
 
 test-short: contracts ## unit tests only (no database)
 	$(GO) test -count=1 -short $(PKGS)
+
+# The use cases, the domain, the ledger and the port fakes and contracts are tested without a
+# database (ports/fake stands in for the adapters): with no database URL and the test-database
+# helper pointed at a source that does not exist, a package that reached for PostgreSQL fails.
+UNIT_PKGS := ./app/... ./core/... ./ledger/... ./ports/...
+
+test-unit: ## the app, core, ledger and ports tests, in seconds, with no database reachable (they use ports/fake)
+	env -u DATABASE_URL -u TEST_DATABASE_URL CORRIDOR_TESTDB_SOURCE=none-in-unit-tests $(GO) test -count=1 $(UNIT_PKGS)
 
 # Browser tests (the hosted checkout page, the console) drive headless Chromium through chromedp.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

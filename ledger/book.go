@@ -226,3 +226,28 @@ func (b *Book) AuditInput() AuditInput {
 	in.Chain = append([]ChainEntry(nil), b.chain...)
 	return in
 }
+
+// Clone returns an independent copy of the book: an in-memory unit of work takes one before it
+// runs and keeps it to roll back to, as a database transaction discards its writes.
+func (b *Book) Clone() *Book {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := NewBook()
+	for id, a := range b.accounts {
+		out.accounts[id] = a
+	}
+	for k, id := range b.accountByRef {
+		out.accountByRef[k] = id
+	}
+	for id, balance := range b.balances {
+		out.balances[id] = balance
+	}
+	for id, stored := range b.transfers {
+		out.transfers[id] = stored
+	}
+	for k, id := range b.transferByRef {
+		out.transferByRef[k] = id
+	}
+	out.chain = append([]ChainEntry(nil), b.chain...)
+	return out
+}

@@ -136,3 +136,26 @@ func TestImports(t *testing.T) {
 		}
 	}
 }
+
+// A clone is a snapshot: what is written to the original after it does not reach the clone,
+// so an in-memory unit of work can roll back to it.
+func TestBook_CloneIsIndependent(t *testing.T) {
+	book := NewBook()
+	payer := mustOpen(t, book, World(core.EnvTest, AssetUSDC, "test"))
+	payee := mustOpen(t, book, TenantAvailable(core.EnvTest, AssetUSDC, "ten_1"))
+	snapshot := book.Clone()
+	spec := TransferSpec{Reference: "clone:1", Type: TypePosted, Environment: core.EnvTest, Asset: AssetUSDC,
+		Postings: Move(payer.ID, payee.ID, 5)}
+	if _, _, err := book.Post(spec, core.NewID(core.PrefixTransfer), t0); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := snapshot.Balance(payee.ID); b.Posted != 0 {
+		t.Fatalf("the clone saw a later post: %+v", b)
+	}
+	if len(snapshot.Chain()) != 0 || len(book.Chain()) != 1 {
+		t.Fatalf("chains: clone %d, book %d", len(snapshot.Chain()), len(book.Chain()))
+	}
+	if _, _, err := snapshot.Post(spec, core.NewID(core.PrefixTransfer), t0); err != nil {
+		t.Fatalf("the clone refused a reference only the original recorded: %v", err)
+	}
+}

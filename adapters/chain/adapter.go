@@ -10,15 +10,11 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"math"
 	"math/big"
 	"net/http"
 	"net/url"
-	"sort"
-	"sync"
 	"time"
 
-	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
@@ -50,35 +46,23 @@ type Addresses struct {
 	CheckoutFactory common.Address `json:"checkoutFactory,omitempty"`
 }
 
-// Adapter implements ports.Chain and ports.ClaimEscrow over a node client.
+// Adapter implements ports.Chain over a node client, and through its embedded contract parts
+// ports.ClaimEscrow, ports.CardSpendModule and ports.CheckoutDeposits.
 type Adapter struct {
-	client     Client
+	// reader answers every read (balances, Safe state, blocks, logs); Adapter adds what sends:
+	// Safe deployment and execution, USDC and ETH from the relayer, receipts, fee bumps.
+	*reader
 	relay      *relayer
-	chainID    int64
-	addrs      Addresses
 	deployment safe.Deployment
 	close      func() error
+	factory    *bindings.SafeProxyFactory
 
-	safeL2  *bindings.SafeL2
-	factory *bindings.SafeProxyFactory
-	usdc    *bindings.TestUSDC
-	escrow  *bindings.ClaimEscrow
+	// The project's own contracts, each with its own type: the claim escrow, the card spend
+	// module and the checkout deposit factory.
+	*ClaimEscrow
+	*CardModule
+	*CheckoutFactory
 
-	cardModule *bindings.CardSpendModule
-	// cardSettlement is the card module's settlement address, read at start-up (zero without
-	// a module).
-	cardSettlement common.Address
-
-	checkoutFactory *bindings.CheckoutDepositFactory
-	// checkoutCodeHash is the factory's depositCodeHash, read at start-up (zero without one).
-	checkoutCodeHash common.Hash
-
-	// escrowConfig is read from the contract at start-up (zero without an escrow); fundMu
-	// keeps one FundClaim at a time between reading the relayer's USDC and spending it, and
-	// guards lastFund, the latest fund transaction sent (see prepareFunding).
-	escrowConfig escrowConfig
-	fundMu       sync.Mutex
-	lastFund     common.Hash
 	// adjustTime moves the simulated chain's clock (nil on a real node).
 	adjustTime func(time.Duration) error
 	// fork and mine rewind and extend the simulated chain (nil on a real node).
@@ -141,12 +125,13 @@ func New(ctx context.Context, client Client, relayerKey *ecdsa.PrivateKey, addrs
 	if err != nil {
 		return nil, fmt.Errorf("chain: reading the chain id: %w", err)
 	}
+	r := &reader{client: client, chainID: chainID.Int64(), addrs: addrs, safeL2: bindings.NewSafeL2(), usdc: bindings.NewTestUSDC()}
+	relay := newRelayer(client, relayerKey, chainID, afterSend)
 	a := &Adapter{
-		client: client, relay: newRelayer(client, relayerKey, chainID, afterSend),
-		chainID: chainID.Int64(), addrs: addrs, close: func() error { return nil },
-		safeL2: bindings.NewSafeL2(), factory: bindings.NewSafeProxyFactory(), usdc: bindings.NewTestUSDC(),
-		escrow: bindings.NewClaimEscrow(), cardModule: bindings.NewCardSpendModule(),
-		checkoutFactory: bindings.NewCheckoutDepositFactory(),
+		reader: r, relay: relay, close: func() error { return nil }, factory: bindings.NewSafeProxyFactory(),
+		ClaimEscrow:     &ClaimEscrow{reader: r, relay: relay, escrow: bindings.NewClaimEscrow()},
+		CardModule:      &CardModule{reader: r, relay: relay, cardModule: bindings.NewCardSpendModule()},
+		CheckoutFactory: &CheckoutFactory{reader: r, relay: relay, checkoutFactory: bindings.NewCheckoutDepositFactory()},
 	}
 	for name, addr := range map[string]common.Address{
 		"Safe singleton": addrs.SafeSingleton, "SafeProxyFactory": addrs.SafeProxyFactory,
@@ -189,12 +174,6 @@ func (a *Adapter) Addresses() Addresses { return a.addrs }
 
 // RelayerAddress is the account that pays gas.
 func (a *Adapter) RelayerAddress() common.Address { return a.relay.from }
-
-// ChainID implements ports.Chain.
-func (a *Adapter) ChainID() int64 { return a.chainID }
-
-// USDCAddress implements ports.Chain.
-func (a *Adapter) USDCAddress() common.Address { return a.addrs.USDC }
 
 // SafeDeployment implements ports.Chain.
 func (a *Adapter) SafeDeployment() ports.SafeDeployment {
@@ -250,62 +229,6 @@ func (a *Adapter) DeploySafe(ctx context.Context, cfg ports.SafeConfig) (common.
 	return hash, address, nil
 }
 
-// IsDeployed implements ports.Chain.
-func (a *Adapter) IsDeployed(ctx context.Context, address common.Address) (bool, error) {
-	code, err := a.client.CodeAt(ctx, address, nil)
-	if err != nil {
-		return false, fmt.Errorf("chain: code at %s: %w", address.Hex(), err)
-	}
-	return len(code) > 0, nil
-}
-
-// SafeNonce implements ports.Chain.
-func (a *Adapter) SafeNonce(ctx context.Context, safeAddress common.Address) (uint64, error) {
-	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackNonce())
-	if err != nil {
-		return 0, err
-	}
-	nonce, err := a.safeL2.UnpackNonce(out)
-	if err != nil || !nonce.IsUint64() {
-		return 0, fmt.Errorf("chain: Safe %s nonce %v: %v", safeAddress.Hex(), nonce, err)
-	}
-	return nonce.Uint64(), nil
-}
-
-// SafeOwners implements ports.Chain.
-func (a *Adapter) SafeOwners(ctx context.Context, safeAddress common.Address) ([]common.Address, error) {
-	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackGetOwners())
-	if err != nil {
-		return nil, err
-	}
-	return a.safeL2.UnpackGetOwners(out)
-}
-
-// SafeThreshold implements ports.Chain.
-func (a *Adapter) SafeThreshold(ctx context.Context, safeAddress common.Address) (int, error) {
-	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackGetThreshold())
-	if err != nil {
-		return 0, err
-	}
-	threshold, err := a.safeL2.UnpackGetThreshold(out)
-	if err != nil || !threshold.IsInt64() || threshold.Int64() > math.MaxInt32 {
-		return 0, fmt.Errorf("chain: Safe %s threshold %v: %v", safeAddress.Hex(), threshold, err)
-	}
-	return int(threshold.Int64()), nil
-}
-
-// SafeTransactionHash asks the Safe contract for its getTransactionHash of tx. The application
-// computes the hash itself with safe.TransactionHash; this exists to prove the two agree.
-func (a *Adapter) SafeTransactionHash(ctx context.Context, safeAddress common.Address, tx safe.Transaction) (common.Hash, error) {
-	out, err := a.callSafe(ctx, safeAddress, a.safeL2.PackGetTransactionHash(tx.To, orZero(tx.Value), tx.Data, uint8(tx.Operation),
-		orZero(tx.SafeTxGas), orZero(tx.BaseGas), orZero(tx.GasPrice), tx.GasToken, tx.RefundReceiver, new(big.Int).SetUint64(tx.Nonce)))
-	if err != nil {
-		return common.Hash{}, err
-	}
-	hash, err := a.safeL2.UnpackGetTransactionHash(out)
-	return common.Hash(hash), err
-}
-
 // ExecSafeTransaction implements ports.Chain.
 func (a *Adapter) ExecSafeTransaction(ctx context.Context, safeAddress common.Address, tx safe.Transaction, signatures []byte) (common.Hash, error) {
 	if err := tx.Validate(); err != nil {
@@ -356,132 +279,10 @@ func (a *Adapter) SendETH(ctx context.Context, to common.Address, amountWei *big
 	return a.relay.sendOnce(ctx, "", nil, call{to: &to, value: amountWei})
 }
 
-// USDCBalance implements ports.Chain.
-func (a *Adapter) USDCBalance(ctx context.Context, address common.Address) (*big.Int, error) {
-	out, err := a.call(ctx, a.addrs.USDC, a.usdc.PackBalanceOf(address))
-	if err != nil {
-		return nil, err
-	}
-	return a.usdc.UnpackBalanceOf(out)
-}
-
-// ETHBalance implements ports.Chain.
-func (a *Adapter) ETHBalance(ctx context.Context, address common.Address) (*big.Int, error) {
-	balance, err := a.client.BalanceAt(ctx, address, nil)
-	if err != nil {
-		return nil, fmt.Errorf("chain: balance of %s: %w", address.Hex(), err)
-	}
-	return balance, nil
-}
-
 // Receipt implements ports.Chain.
 func (a *Adapter) Receipt(ctx context.Context, txHash common.Hash) (ports.Receipt, error) {
 	// The nonce is the identity: a fee-bumped replacement that was mined answers for txHash.
 	return a.relay.receipt(ctx, txHash)
-}
-
-// LatestBlock implements ports.Chain.
-func (a *Adapter) LatestBlock(ctx context.Context) (uint64, error) {
-	n, err := a.client.BlockNumber(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("chain: block number: %w", err)
-	}
-	return n, nil
-}
-
-// BlockHash implements ports.Chain.
-func (a *Adapter) BlockHash(ctx context.Context, number uint64) (common.Hash, bool, error) {
-	head, err := a.client.BlockNumber(ctx)
-	if err != nil {
-		return common.Hash{}, false, fmt.Errorf("chain: block number: %w", err)
-	}
-	if number > head {
-		return common.Hash{}, false, nil
-	}
-	h, err := a.client.HeaderByNumber(ctx, new(big.Int).SetUint64(number))
-	if errors.Is(err, ethereum.NotFound) {
-		return common.Hash{}, false, nil
-	}
-	if err != nil {
-		return common.Hash{}, false, fmt.Errorf("chain: header %d: %w", number, err)
-	}
-	return h.Hash(), true, nil
-}
-
-// USDCTransferLogs implements ports.Chain. With parties it runs two topic-filtered queries
-// (parties as sender, parties as recipient) and merges them, so a busy public USDC contract is
-// never scanned whole.
-func (a *Adapter) USDCTransferLogs(ctx context.Context, fromBlock, toBlock uint64, parties []common.Address) ([]ports.TransferLog, error) {
-	switch {
-	case toBlock < fromBlock:
-		return nil, fmt.Errorf("chain: log range %d..%d is backwards", fromBlock, toBlock)
-	case toBlock-fromBlock >= ports.MaxLogBlockRange:
-		return nil, fmt.Errorf("chain: log range %d..%d spans more than %d blocks", fromBlock, toBlock, ports.MaxLogBlockRange)
-	case len(parties) > ports.MaxLogParties:
-		return nil, fmt.Errorf("chain: %d parties, at most %d per log query", len(parties), ports.MaxLogParties)
-	}
-	base := ethereum.FilterQuery{
-		FromBlock: new(big.Int).SetUint64(fromBlock), ToBlock: new(big.Int).SetUint64(toBlock),
-		Addresses: []common.Address{a.addrs.USDC},
-	}
-	queries := [][][]common.Hash{{{transferTopic}}}
-	if len(parties) > 0 {
-		topics := make([]common.Hash, len(parties))
-		for i, p := range parties {
-			topics[i] = common.BytesToHash(p.Bytes())
-		}
-		queries = [][][]common.Hash{{{transferTopic}, topics}, {{transferTopic}, nil, topics}}
-	}
-	seen := map[string]bool{}
-	var out []ports.TransferLog
-	for _, topics := range queries {
-		q := base
-		q.Topics = topics
-		logs, err := a.client.FilterLogs(ctx, q)
-		if err != nil {
-			return nil, fmt.Errorf("chain: USDC logs %d..%d: %w", fromBlock, toBlock, err)
-		}
-		for i := range logs {
-			key := fmt.Sprintf("%s/%d", logs[i].TxHash.Hex(), logs[i].Index)
-			if logs[i].Removed || seen[key] {
-				continue
-			}
-			seen[key] = true
-			event, err := a.usdc.UnpackTransferEvent(&logs[i])
-			if err != nil {
-				return nil, fmt.Errorf("chain: USDC Transfer log %s: %w", key, err)
-			}
-			out = append(out, ports.TransferLog{
-				TxHash: logs[i].TxHash, LogIndex: logs[i].Index, BlockNumber: logs[i].BlockNumber, BlockHash: logs[i].BlockHash,
-				From: event.From, To: event.To, AmountBaseUnits: event.Value,
-			})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].BlockNumber != out[j].BlockNumber {
-			return out[i].BlockNumber < out[j].BlockNumber
-		}
-		return out[i].LogIndex < out[j].LogIndex
-	})
-	return out, nil
-}
-
-func (a *Adapter) call(ctx context.Context, to common.Address, data []byte) ([]byte, error) {
-	out, err := a.client.CallContract(ctx, ethereum.CallMsg{To: &to, Data: data}, nil)
-	if err != nil {
-		return nil, fmt.Errorf("chain: call to %s: %w", to.Hex(), asRevert(err))
-	}
-	return out, nil
-}
-
-// callSafe calls a Safe and says so plainly when there is no contract at the address (an
-// undeployed wallet answers every call with empty data).
-func (a *Adapter) callSafe(ctx context.Context, safeAddress common.Address, data []byte) ([]byte, error) {
-	out, err := a.call(ctx, safeAddress, data)
-	if err == nil && len(out) == 0 {
-		return nil, fmt.Errorf("chain: no Safe deployed at %s", safeAddress.Hex())
-	}
-	return out, err
 }
 
 func positive(amount *big.Int) error {
@@ -493,41 +294,6 @@ func positive(amount *big.Int) error {
 
 // executionSuccessTopic is Safe's ExecutionSuccess(bytes32 indexed txHash, uint256 payment).
 var executionSuccessTopic = crypto.Keccak256Hash([]byte("ExecutionSuccess(bytes32,uint256)"))
-
-// SafeExecution scans the lookback window in bounded ranges, newest first.
-func (a *Adapter) SafeExecution(ctx context.Context, safeAddress common.Address, safeTxHash common.Hash) (common.Hash, bool, error) {
-	latest, err := a.client.BlockNumber(ctx)
-	if err != nil {
-		return common.Hash{}, false, err
-	}
-	floor := uint64(0)
-	if latest > ports.SafeExecutionLookback {
-		floor = latest - ports.SafeExecutionLookback
-	}
-	for to := latest; ; {
-		from := floor
-		if to-floor >= ports.MaxLogBlockRange {
-			from = to - ports.MaxLogBlockRange + 1
-		}
-		logs, err := a.client.FilterLogs(ctx, ethereum.FilterQuery{
-			FromBlock: new(big.Int).SetUint64(from), ToBlock: new(big.Int).SetUint64(to),
-			Addresses: []common.Address{safeAddress},
-			Topics:    [][]common.Hash{{executionSuccessTopic}, {safeTxHash}},
-		})
-		if err != nil {
-			return common.Hash{}, false, err
-		}
-		for _, l := range logs {
-			if !l.Removed {
-				return l.TxHash, true, nil
-			}
-		}
-		if from == floor {
-			return common.Hash{}, false, nil
-		}
-		to = from - 1
-	}
-}
 
 // dialRedacted dials an HTTP(S) endpoint under its bare scheme://host and lets a transport put
 // the real path and query (where providers keep API keys) back on each request. Errors that Go

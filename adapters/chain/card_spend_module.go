@@ -17,6 +17,17 @@ import (
 
 var _ ports.CardSpendModule = (*Adapter)(nil)
 
+// CardModule is the card spend module's side of the adapter (ports.CardSpendModule): whether
+// a Safe enabled it, its settlement state per Safe, and settling card spend.
+type CardModule struct {
+	*reader
+	relay      *relayer
+	cardModule *bindings.CardSpendModule
+	// cardSettlement is the card module's settlement address, read at start-up (zero without
+	// a module).
+	cardSettlement common.Address
+}
+
 // ErrCardModuleNotConfigured is every card module method's answer on a chain configured without
 // a cardSpendModule address (public chains: card issuance is sandbox-only).
 var ErrCardModuleNotConfigured = errors.New("chain: the card spend module is not configured on this chain (no cardSpendModule address)")
@@ -33,7 +44,7 @@ var errSettled = errors.New("chain: the card settlement is already on chain")
 // readCardModuleConfig checks the configured card spend module at start-up: it has code, moves
 // this USDC and is operated by this relayer. It returns the module's settlement address (zero
 // without a module).
-func (a *Adapter) readCardModuleConfig(ctx context.Context) (common.Address, error) {
+func (a *CardModule) readCardModuleConfig(ctx context.Context) (common.Address, error) {
 	address := a.addrs.CardSpendModule
 	if address == (common.Address{}) {
 		return common.Address{}, nil
@@ -64,21 +75,21 @@ func (a *Adapter) readCardModuleConfig(ctx context.Context) (common.Address, err
 	return settlement, nil
 }
 
-func (a *Adapter) cardModuleConfigured() bool {
+func (a *CardModule) cardModuleConfigured() bool {
 	return a.addrs.CardSpendModule != (common.Address{})
 }
 
 // CardModuleAddress implements ports.CardSpendModule: the zero address when not configured.
-func (a *Adapter) CardModuleAddress() common.Address { return a.addrs.CardSpendModule }
+func (a *CardModule) CardModuleAddress() common.Address { return a.addrs.CardSpendModule }
 
 // CardSettlementAddress implements ports.CardSpendModule: the module's immutable settlement
 // address (the relayer on chains Corridor deploys itself, as for the claim escrow), zero when
 // not configured.
-func (a *Adapter) CardSettlementAddress() common.Address { return a.cardSettlement }
+func (a *CardModule) CardSettlementAddress() common.Address { return a.cardSettlement }
 
 // CardModuleEnabled implements ports.CardSpendModule through the Safe's isModuleEnabled. A Safe
 // not deployed yet has no module enabled (false, no error).
-func (a *Adapter) CardModuleEnabled(ctx context.Context, safeAddress common.Address) (bool, error) {
+func (a *CardModule) CardModuleEnabled(ctx context.Context, safeAddress common.Address) (bool, error) {
 	if !a.cardModuleConfigured() {
 		return false, ErrCardModuleNotConfigured
 	}
@@ -96,7 +107,7 @@ type CardSettlement struct {
 }
 
 // CardSettlementOf reads the module's record of ref.
-func (a *Adapter) CardSettlementOf(ctx context.Context, ref [32]byte) (CardSettlement, error) {
+func (a *CardModule) CardSettlementOf(ctx context.Context, ref [32]byte) (CardSettlement, error) {
 	if !a.cardModuleConfigured() {
 		return CardSettlement{}, ErrCardModuleNotConfigured
 	}
@@ -113,7 +124,7 @@ func (a *Adapter) CardSettlementOf(ctx context.Context, ref [32]byte) (CardSettl
 // retries send at most one transaction, and a retry while the first is pending gets its hash.
 // Anything else the contract would refuse (GS104: the module is not enabled; the token's
 // balance error) comes back as *ports.RevertError from the gas estimate.
-func (a *Adapter) SettleCardSpend(ctx context.Context, safeAddress common.Address, amount *big.Int, ref [32]byte) (common.Hash, error) {
+func (a *CardModule) SettleCardSpend(ctx context.Context, safeAddress common.Address, amount *big.Int, ref [32]byte) (common.Hash, error) {
 	if !a.cardModuleConfigured() {
 		return common.Hash{}, ErrCardModuleNotConfigured
 	}
@@ -154,7 +165,7 @@ func (a *Adapter) SettleCardSpend(ctx context.Context, safeAddress common.Addres
 
 // CardSettlementLogs implements ports.CardSpendModule: the module's CardSpendSettled events in
 // [fromBlock, toBlock], sorted by block and log index. Removed (reorged) logs are dropped.
-func (a *Adapter) CardSettlementLogs(ctx context.Context, fromBlock, toBlock uint64) ([]ports.CardSettlementLog, error) {
+func (a *CardModule) CardSettlementLogs(ctx context.Context, fromBlock, toBlock uint64) ([]ports.CardSettlementLog, error) {
 	if !a.cardModuleConfigured() {
 		return nil, ErrCardModuleNotConfigured
 	}

@@ -18,6 +18,16 @@ import (
 
 var _ ports.CheckoutDeposits = (*Adapter)(nil)
 
+// CheckoutFactory is the checkout deposit factory's side of the adapter
+// (ports.CheckoutDeposits): deposit addresses, sweeps and refunds.
+type CheckoutFactory struct {
+	*reader
+	relay           *relayer
+	checkoutFactory *bindings.CheckoutDepositFactory
+	// checkoutCodeHash is the factory's depositCodeHash, read at start-up (zero without one).
+	checkoutCodeHash common.Hash
+}
+
 // ErrCheckoutNotConfigured is every checkout factory method's answer on a chain configured
 // without a checkoutFactory address.
 var ErrCheckoutNotConfigured = errors.New("chain: the checkout deposit factory is not configured on this chain (no checkoutFactory address)")
@@ -35,7 +45,7 @@ var errRefundPaid = errors.New("chain: the checkout refund is already on chain")
 // readCheckoutFactoryConfig checks the configured factory at start-up (it has code, sweeps this
 // USDC, is operated by this relayer, settles to it and pays refunds once each) and returns its
 // deposit code hash.
-func (a *Adapter) readCheckoutFactoryConfig(ctx context.Context) (common.Hash, error) {
+func (a *CheckoutFactory) readCheckoutFactoryConfig(ctx context.Context) (common.Hash, error) {
 	address := a.addrs.CheckoutFactory
 	if address == (common.Address{}) {
 		return common.Hash{}, nil
@@ -74,11 +84,11 @@ func (a *Adapter) readCheckoutFactoryConfig(ctx context.Context) (common.Hash, e
 }
 
 // CheckoutFactoryAddress implements ports.CheckoutDeposits.
-func (a *Adapter) CheckoutFactoryAddress() common.Address { return a.addrs.CheckoutFactory }
+func (a *CheckoutFactory) CheckoutFactoryAddress() common.Address { return a.addrs.CheckoutFactory }
 
 // CheckoutDepositAddress implements ports.CheckoutDeposits: CREATE2(factory, salt, code hash),
 // what the factory's depositAddress answers, computed without a chain read.
-func (a *Adapter) CheckoutDepositAddress(salt [32]byte) (common.Address, error) {
+func (a *CheckoutFactory) CheckoutDepositAddress(salt [32]byte) (common.Address, error) {
 	if a.addrs.CheckoutFactory == (common.Address{}) {
 		return common.Address{}, ErrCheckoutNotConfigured
 	}
@@ -87,7 +97,7 @@ func (a *Adapter) CheckoutDepositAddress(salt [32]byte) (common.Address, error) 
 
 // SweepCheckoutDeposit implements ports.CheckoutDeposits through the factory's sweep. Concurrent
 // sweeps of one salt and received total in this process send one transaction.
-func (a *Adapter) SweepCheckoutDeposit(ctx context.Context, salt [32]byte, received int64) (common.Hash, error) {
+func (a *CheckoutFactory) SweepCheckoutDeposit(ctx context.Context, salt [32]byte, received int64) (common.Hash, error) {
 	if a.addrs.CheckoutFactory == (common.Address{}) {
 		return common.Hash{}, ErrCheckoutNotConfigured
 	}
@@ -99,7 +109,7 @@ func (a *Adapter) SweepCheckoutDeposit(ctx context.Context, salt [32]byte, recei
 }
 
 // CheckoutRefundOf implements ports.CheckoutDeposits through the factory's refundOf.
-func (a *Adapter) CheckoutRefundOf(ctx context.Context, refundID [32]byte) (ports.CheckoutRefundRecord, error) {
+func (a *CheckoutFactory) CheckoutRefundOf(ctx context.Context, refundID [32]byte) (ports.CheckoutRefundRecord, error) {
 	if a.addrs.CheckoutFactory == (common.Address{}) {
 		return ports.CheckoutRefundRecord{}, ErrCheckoutNotConfigured
 	}
@@ -116,7 +126,7 @@ func (a *Adapter) CheckoutRefundOf(ctx context.Context, refundID [32]byte) (port
 // record is read before sending and again under the relayer's lock, so a retry of a paid refund
 // sends nothing; a refund still pending when a second is sent makes the second revert
 // (CDF:refunded) on chain, never pay.
-func (a *Adapter) RefundCheckout(ctx context.Context, refundID [32]byte, to common.Address, amountBaseUnits *big.Int) (common.Hash, error) {
+func (a *CheckoutFactory) RefundCheckout(ctx context.Context, refundID [32]byte, to common.Address, amountBaseUnits *big.Int) (common.Hash, error) {
 	if a.addrs.CheckoutFactory == (common.Address{}) {
 		return common.Hash{}, ErrCheckoutNotConfigured
 	}
@@ -160,7 +170,7 @@ func (a *Adapter) RefundCheckout(ctx context.Context, refundID [32]byte, to comm
 // approveCheckoutRefunds makes sure the relayer lets the factory pull amount USDC from it (an
 // unlimited approval, sent once and mined before returning). Only the factory's refund pulls
 // under it, and only the relayer may call refund.
-func (a *Adapter) approveCheckoutRefunds(ctx context.Context, amount *big.Int) error {
+func (a *CheckoutFactory) approveCheckoutRefunds(ctx context.Context, amount *big.Int) error {
 	relayer, factory := a.relay.from, a.addrs.CheckoutFactory
 	allowance, err := callUnpack(ctx, a, a.addrs.USDC, a.usdc.PackAllowance(relayer, factory), a.usdc.UnpackAllowance)
 	if err != nil {
@@ -183,7 +193,7 @@ func (a *Adapter) approveCheckoutRefunds(ctx context.Context, amount *big.Int) e
 // CheckoutRefundTx implements ports.CheckoutDeposits: the factory's Refunded log of refundID,
 // read a range at a time from the head back to fromBlock (at most checkoutRefundLogRanges
 // ranges). Removed (reorged) logs are skipped.
-func (a *Adapter) CheckoutRefundTx(ctx context.Context, refundID [32]byte, fromBlock uint64) (common.Hash, bool, error) {
+func (a *CheckoutFactory) CheckoutRefundTx(ctx context.Context, refundID [32]byte, fromBlock uint64) (common.Hash, bool, error) {
 	if a.addrs.CheckoutFactory == (common.Address{}) {
 		return common.Hash{}, false, ErrCheckoutNotConfigured
 	}

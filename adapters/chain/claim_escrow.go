@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/big"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/ethereum/go-ethereum"
@@ -20,6 +21,20 @@ import (
 )
 
 var _ ports.ClaimEscrow = (*Adapter)(nil)
+
+// ClaimEscrow is the claim-escrow contract's side of the adapter (ports.ClaimEscrow): funding,
+// locking, releasing, refunding and cancelling claims, reading them, and their events.
+type ClaimEscrow struct {
+	*reader
+	relay  *relayer
+	escrow *bindings.ClaimEscrow
+	// escrowConfig is read from the contract at start-up (zero without an escrow); fundMu
+	// keeps one FundClaim at a time between reading the relayer's USDC and spending it, and
+	// guards lastFund, the latest fund transaction sent (see prepareFunding).
+	escrowConfig escrowConfig
+	fundMu       sync.Mutex
+	lastFund     common.Hash
+}
 
 // ErrClaimEscrowNotConfigured is every escrow method's answer on a chain configured without a
 // claimEscrow address (a public chain nobody deployed the contract on yet).
@@ -59,7 +74,7 @@ var errEffectDone = errors.New("chain: the escrow already reflects this step")
 // readEscrowConfig checks the configured escrow at start-up: it has code, escrows this USDC and
 // is operated by this relayer (otherwise every sending method would revert with CE:operator).
 // Without an address it returns the zero config and the methods say "not configured".
-func (a *Adapter) readEscrowConfig(ctx context.Context) (escrowConfig, error) {
+func (a *ClaimEscrow) readEscrowConfig(ctx context.Context) (escrowConfig, error) {
 	address := a.addrs.ClaimEscrow
 	if address == (common.Address{}) {
 		return escrowConfig{}, nil
@@ -97,7 +112,7 @@ func (a *Adapter) readEscrowConfig(ctx context.Context) (escrowConfig, error) {
 }
 
 // callUnpack calls a view function and decodes its answer.
-func callUnpack[T any](ctx context.Context, a *Adapter, to common.Address, data []byte, unpack func([]byte) (T, error)) (T, error) {
+func callUnpack[T any](ctx context.Context, a caller, to common.Address, data []byte, unpack func([]byte) (T, error)) (T, error) {
 	out, err := a.call(ctx, to, data)
 	if err != nil {
 		var zero T
@@ -110,18 +125,18 @@ func callUnpack[T any](ctx context.Context, a *Adapter, to common.Address, data 
 	return v, nil
 }
 
-func (a *Adapter) escrowConfigured() bool { return a.addrs.ClaimEscrow != (common.Address{}) }
+func (a *ClaimEscrow) escrowConfigured() bool { return a.addrs.ClaimEscrow != (common.Address{}) }
 
 // ClaimEscrowAddress implements ports.ClaimEscrow: the zero address when not configured.
-func (a *Adapter) ClaimEscrowAddress() common.Address { return a.addrs.ClaimEscrow }
+func (a *ClaimEscrow) ClaimEscrowAddress() common.Address { return a.addrs.ClaimEscrow }
 
 // SettlementAddress implements ports.ClaimEscrow: the escrow's immutable refund address (the
 // relayer on chains Corridor deploys itself), the zero address when not configured.
-func (a *Adapter) SettlementAddress() common.Address { return a.escrowConfig.settlement }
+func (a *ClaimEscrow) SettlementAddress() common.Address { return a.escrowConfig.settlement }
 
 // ClaimGracePeriod implements ports.ClaimEscrow. Without an escrow it is the default a
 // deployment would get, so a caller never treats a lock as refundable sooner than policy.
-func (a *Adapter) ClaimGracePeriod() time.Duration {
+func (a *ClaimEscrow) ClaimGracePeriod() time.Duration {
 	if !a.escrowConfigured() {
 		return claim.DefaultGracePeriod
 	}
@@ -129,7 +144,7 @@ func (a *Adapter) ClaimGracePeriod() time.Duration {
 }
 
 // EscrowClaim implements ports.ClaimEscrow.
-func (a *Adapter) EscrowClaim(ctx context.Context, id [32]byte) (ports.EscrowClaim, error) {
+func (a *ClaimEscrow) EscrowClaim(ctx context.Context, id [32]byte) (ports.EscrowClaim, error) {
 	if !a.escrowConfigured() {
 		return ports.EscrowClaim{}, ErrClaimEscrowNotConfigured
 	}
@@ -153,7 +168,7 @@ func (a *Adapter) EscrowClaim(ctx context.Context, id [32]byte) (ports.EscrowCla
 // once for an unlimited amount. A claim already funded with the same amount and metadata hash
 // is a retry (zero hash); with different ones the contract would refuse (CE:state). On-chain
 // expiry is whole seconds: expiresAt is truncated, never rounded later.
-func (a *Adapter) FundClaim(ctx context.Context, id [32]byte, amount *big.Int, expiresAt time.Time, metadataHash [32]byte) (common.Hash, error) {
+func (a *ClaimEscrow) FundClaim(ctx context.Context, id [32]byte, amount *big.Int, expiresAt time.Time, metadataHash [32]byte) (common.Hash, error) {
 	if !a.escrowConfigured() {
 		return common.Hash{}, ErrClaimEscrowNotConfigured
 	}
@@ -208,7 +223,7 @@ func (a *Adapter) FundClaim(ctx context.Context, id [32]byte, amount *big.Int, e
 // each step mined before the fund is estimated. It first lets the previous fund settle: until
 // that one is mined the relayer's balance still shows the money it is about to pull, and two
 // funds could be sent against one balance. The caller holds fundMu.
-func (a *Adapter) prepareFunding(ctx context.Context, amount *big.Int) error {
+func (a *ClaimEscrow) prepareFunding(ctx context.Context, amount *big.Int) error {
 	ctx, cancel := context.WithTimeout(ctx, fundingStepTimeout)
 	defer cancel()
 	if previous := a.lastFund; previous != (common.Hash{}) {
@@ -259,7 +274,7 @@ func (a *Adapter) prepareFunding(ctx context.Context, amount *big.Int) error {
 
 // relayerMintsUSDC reports whether the configured USDC is a TestUSDC whose minter is the
 // relayer. Circle's USDC has no minter() and reverts: not a minter.
-func (a *Adapter) relayerMintsUSDC(ctx context.Context) (bool, error) {
+func (a *ClaimEscrow) relayerMintsUSDC(ctx context.Context) (bool, error) {
 	out, err := a.call(ctx, a.addrs.USDC, a.usdc.PackMinter())
 	var revert *ports.RevertError
 	if errors.As(err, &revert) {
@@ -274,7 +289,7 @@ func (a *Adapter) relayerMintsUSDC(ctx context.Context) (bool, error) {
 
 // LockClaim implements ports.ClaimEscrow. A claim already locked, or already released (the
 // lock's purpose is served), is a retry.
-func (a *Adapter) LockClaim(ctx context.Context, id [32]byte) (common.Hash, error) {
+func (a *ClaimEscrow) LockClaim(ctx context.Context, id [32]byte) (common.Hash, error) {
 	done := func(_ context.Context, c ports.EscrowClaim) (bool, error) {
 		return c.State == ports.EscrowLocked || c.State == ports.EscrowReleased, nil
 	}
@@ -284,7 +299,7 @@ func (a *Adapter) LockClaim(ctx context.Context, id [32]byte) (common.Hash, erro
 // ReleaseClaim implements ports.ClaimEscrow. A released claim is a retry; the contract keeps no
 // recipient, so a retry with another recipient is not detected here (the ClaimReleased event
 // has the one that was paid).
-func (a *Adapter) ReleaseClaim(ctx context.Context, id [32]byte, to common.Address, decisionHash [32]byte) (common.Hash, error) {
+func (a *ClaimEscrow) ReleaseClaim(ctx context.Context, id [32]byte, to common.Address, decisionHash [32]byte) (common.Hash, error) {
 	done := func(_ context.Context, c ports.EscrowClaim) (bool, error) {
 		return c.State == ports.EscrowReleased, nil
 	}
@@ -293,7 +308,7 @@ func (a *Adapter) ReleaseClaim(ctx context.Context, id [32]byte, to common.Addre
 
 // ExpireClaimNow implements ports.ClaimEscrow. A funded claim whose expiry is already at or
 // before the latest block, or a refunded one, is a retry.
-func (a *Adapter) ExpireClaimNow(ctx context.Context, id [32]byte) (common.Hash, error) {
+func (a *ClaimEscrow) ExpireClaimNow(ctx context.Context, id [32]byte) (common.Hash, error) {
 	done := func(ctx context.Context, c ports.EscrowClaim) (bool, error) {
 		switch c.State {
 		case ports.EscrowRefunded:
@@ -311,7 +326,7 @@ func (a *Adapter) ExpireClaimNow(ctx context.Context, id [32]byte) (common.Hash,
 }
 
 // RefundClaim implements ports.ClaimEscrow. A refunded claim is a retry.
-func (a *Adapter) RefundClaim(ctx context.Context, id [32]byte) (common.Hash, error) {
+func (a *ClaimEscrow) RefundClaim(ctx context.Context, id [32]byte) (common.Hash, error) {
 	done := func(_ context.Context, c ports.EscrowClaim) (bool, error) {
 		return c.State == ports.EscrowRefunded, nil
 	}
@@ -319,7 +334,7 @@ func (a *Adapter) RefundClaim(ctx context.Context, id [32]byte) (common.Hash, er
 }
 
 // CancelClaim implements ports.ClaimEscrow. A canceled claim is a retry.
-func (a *Adapter) CancelClaim(ctx context.Context, id [32]byte) (common.Hash, error) {
+func (a *ClaimEscrow) CancelClaim(ctx context.Context, id [32]byte) (common.Hash, error) {
 	done := func(_ context.Context, c ports.EscrowClaim) (bool, error) {
 		return c.State == ports.EscrowCanceled, nil
 	}
@@ -331,7 +346,7 @@ func (a *Adapter) CancelClaim(ctx context.Context, id [32]byte) (common.Hash, er
 // concurrent retries of one step send at most one transaction; a retry while the first is
 // still pending gets the first's hash. A call the contract would refuse comes back as
 // *ports.RevertError from the gas estimate, before anything is sent.
-func (a *Adapter) sendEscrow(ctx context.Context, step string, id [32]byte, done func(context.Context, ports.EscrowClaim) (bool, error), data []byte) (common.Hash, error) {
+func (a *ClaimEscrow) sendEscrow(ctx context.Context, step string, id [32]byte, done func(context.Context, ports.EscrowClaim) (bool, error), data []byte) (common.Hash, error) {
 	if !a.escrowConfigured() {
 		return common.Hash{}, ErrClaimEscrowNotConfigured
 	}
@@ -363,7 +378,7 @@ func (a *Adapter) sendEscrow(ctx context.Context, step string, id [32]byte, done
 
 // ClaimEscrowLogs implements ports.ClaimEscrow: one query for the six event topics of the
 // escrow, decoded and sorted by block and log index. Removed (reorged) logs are dropped.
-func (a *Adapter) ClaimEscrowLogs(ctx context.Context, fromBlock, toBlock uint64) ([]ports.EscrowLog, error) {
+func (a *ClaimEscrow) ClaimEscrowLogs(ctx context.Context, fromBlock, toBlock uint64) ([]ports.EscrowLog, error) {
 	if !a.escrowConfigured() {
 		return nil, ErrClaimEscrowNotConfigured
 	}
@@ -404,7 +419,7 @@ func (a *Adapter) ClaimEscrowLogs(ctx context.Context, fromBlock, toBlock uint64
 	return out, nil
 }
 
-func (a *Adapter) decodeEscrowLog(l *types.Log) (ports.EscrowLog, error) {
+func (a *ClaimEscrow) decodeEscrowLog(l *types.Log) (ports.EscrowLog, error) {
 	if len(l.Topics) < 2 {
 		return ports.EscrowLog{}, errors.New("not an escrow event: too few topics")
 	}

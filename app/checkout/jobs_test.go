@@ -12,8 +12,8 @@ import (
 
 	"corridor/core"
 	"corridor/core/checkout"
-	"corridor/core/event"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
 
 // The refund job's rows, each against a scripted chain: what it sends, what it records, what
@@ -69,14 +69,26 @@ func TestSendRefund_Rows(t *testing.T) {
 	}
 	for _, row := range rows {
 		t.Run(row.name, func(t *testing.T) {
-			repo := &fakeRepo{refund: checkout.Refund{ID: "crf_1", CheckoutID: "chk_1", TenantID: "ten_1", Environment: core.EnvTest,
-				Amount: amount, Destination: dest, Status: checkout.RefundPending, TxHash: row.storedHash}}
+			store := fake.NewStore()
+			chk := checkout.Checkout{ID: core.NewID(checkout.PrefixCheckout), TenantID: "ten_1", Environment: core.EnvTest, ChainID: 84532,
+				Amount: amount, Currency: "USD", Cryptocurrency: "USDC", DepositAddress: dest, StartBlock: 7, Status: checkout.StatusCompleted,
+				Received: amount, Credited: amount}
+			refund := checkout.Refund{ID: core.NewID(checkout.PrefixRefund), CheckoutID: chk.ID, TenantID: "ten_1", Environment: core.EnvTest,
+				Amount: amount, Destination: dest, Status: checkout.RefundPending, TxHash: row.storedHash}
+			if err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+				if err := tx.Checkouts().CreateCheckout(ctx, chk); err != nil {
+					return err
+				}
+				return tx.Checkouts().CreateRefund(ctx, refund)
+			}); err != nil {
+				t.Fatal(err)
+			}
 			chain := row.chain
-			s, err := New(Deps{Store: &fakeStore{repo: repo}, Jobs: fakeJobs{}, Chains: map[core.Environment]ports.Chain{core.EnvTest: &chain}})
+			s, err := New(Deps{Store: store, Jobs: fake.Jobs{Store: store}, Chains: map[core.Environment]ports.Chain{core.EnvTest: &chain}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = s.SendRefund(context.Background(), "chk_1", "crf_1")
+			err = s.SendRefund(context.Background(), chk.ID, refund.ID)
 			var snooze *river.JobSnoozeError
 			switch {
 			case row.wantErr == "" && err != nil:
@@ -89,11 +101,12 @@ func TestSendRefund_Rows(t *testing.T) {
 			if chain.sends != row.wantSends {
 				t.Fatalf("%d sends, want %d", chain.sends, row.wantSends)
 			}
-			if repo.refund.Status != row.wantStatus || repo.refund.TxHash != row.wantHash {
-				t.Fatalf("refund %s %q, want %s %q", repo.refund.Status, repo.refund.TxHash, row.wantStatus, row.wantHash)
+			stored := store.CheckoutRefunds(chk.ID)
+			if len(stored) != 1 || stored[0].Status != row.wantStatus || stored[0].TxHash != row.wantHash {
+				t.Fatalf("refunds %+v, want one %s %q", stored, row.wantStatus, row.wantHash)
 			}
-			if wantEvents := map[bool]int{true: 1, false: 0}[row.wantStatus == checkout.RefundProcessed]; repo.events != wantEvents {
-				t.Fatalf("%d refund.processed events, want %d", repo.events, wantEvents)
+			if wantEvents := map[bool]int{true: 1, false: 0}[row.wantStatus == checkout.RefundProcessed]; len(store.Events(refund.ID)) != wantEvents {
+				t.Fatalf("refund events %+v, want %d", store.Events(refund.ID), wantEvents)
 			}
 		})
 	}
@@ -149,56 +162,3 @@ func (f *fakeDeposits) Receipt(_ context.Context, hash common.Hash) (ports.Recei
 	}
 	return ports.Receipt{Status: status}, nil
 }
-
-type fakeStore struct {
-	ports.Store
-	repo *fakeRepo
-}
-
-func (s *fakeStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
-	saved := s.repo.refund
-	err := fn(ctx, fakeTx{repo: s.repo})
-	if err != nil {
-		s.repo.refund = saved // rolled back
-	}
-	return err
-}
-
-type fakeTx struct {
-	ports.Tx
-	repo *fakeRepo
-}
-
-func (t fakeTx) Checkouts() ports.CheckoutRepo { return t.repo }
-func (t fakeTx) Events() ports.EventRepo       { return t.repo }
-
-type fakeRepo struct {
-	ports.CheckoutRepo
-	ports.EventRepo
-	refund checkout.Refund
-	events int
-}
-
-func (r *fakeRepo) ListRefunds(context.Context, string) ([]checkout.Refund, error) {
-	return []checkout.Refund{r.refund}, nil
-}
-
-func (r *fakeRepo) UpdateRefund(_ context.Context, refund checkout.Refund) error {
-	r.refund = refund
-	return nil
-}
-
-func (r *fakeRepo) LockCheckout(_ context.Context, id string) (checkout.Checkout, error) {
-	return checkout.Checkout{ID: id}, nil
-}
-
-func (r *fakeRepo) FindPublicCheckout(_ context.Context, id string) (checkout.Checkout, error) {
-	return checkout.Checkout{ID: id, StartBlock: 7}, nil
-}
-
-func (r *fakeRepo) RecordEvent(context.Context, event.Event) (bool, error) {
-	r.events++
-	return true, nil
-}
-
-type fakeJobs struct{ ports.Jobs }

@@ -8,36 +8,28 @@ import (
 	"corridor/core"
 	"corridor/core/auth"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
 
-// statusStore answers Ping with pingErr and serves the mirror's cursor.
+// statusStore is the ports/fake store, down when pingErr is set, with the mirror's cursor on
+// TEST's chain when cursor is set.
 type statusStore struct {
 	pingErr error
 	cursor  *ports.ChainCursor
 }
 
-func (s statusStore) Ping(context.Context) error { return s.pingErr }
-func (s statusStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
-	return fn(ctx, statusTx{cursor: s.cursor})
-}
-
-type statusTx struct {
-	ports.Tx
-	cursor *ports.ChainCursor
-}
-
-func (t statusTx) ChainIndex() ports.ChainIndexRepo { return statusCursors{cursor: t.cursor} }
-
-type statusCursors struct {
-	ports.ChainIndexRepo
-	cursor *ports.ChainCursor
-}
-
-func (c statusCursors) FindCursor(context.Context, core.Environment, int64) (ports.ChainCursor, bool, error) {
-	if c.cursor == nil {
-		return ports.ChainCursor{}, false, nil
+func (s statusStore) build(t *testing.T) *fake.Store {
+	t.Helper()
+	store := fake.NewStore()
+	store.PingErr = s.pingErr
+	if s.cursor != nil {
+		c := *s.cursor
+		c.Environment, c.ChainID = core.EnvTest, 84532
+		if err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return tx.ChainIndex().SaveCursor(ctx, c) }); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return *c.cursor, true, nil
+	return store
 }
 
 // statusChain is a chain double whose head is latest, or unreadable when err is set.
@@ -61,7 +53,7 @@ func newStatusService(t *testing.T, store statusStore, chain ports.Chain) *Servi
 	if chain != nil {
 		chains[core.EnvTest] = chain
 	}
-	s, err := New(Deps{Store: store, Chains: chains})
+	s, err := New(Deps{Store: store.build(t), Chains: chains})
 	if err != nil {
 		t.Fatal(err)
 	}

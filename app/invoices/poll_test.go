@@ -11,11 +11,11 @@ import (
 
 	"corridor/core"
 	"corridor/core/auth"
-	"corridor/core/event"
 	"corridor/core/invoice"
 	"corridor/core/safepay"
 	"corridor/core/wallet"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
 
 // fakeClock is a clock the test sets.
@@ -23,106 +23,133 @@ type fakeClock struct{ now time.Time }
 
 func (c *fakeClock) Now() time.Time { return c.now }
 
-// store runs units of work over one in-memory invoice and counts the open ones, so the chain
-// double can tell whether it is read inside a transaction.
-type store struct {
-	repo *repo
-	open int
+// watchedChain is the fake chain, failing the test when the hold Safe's balance is read inside
+// a unit of work, and counting the reads.
+type watchedChain struct {
+	*fake.Chain
+	t     *testing.T
+	store *fake.Store
+	reads int
 }
 
-func (s *store) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
-	s.open++
-	defer func() { s.open-- }()
-	return fn(ctx, tx{repo: s.repo})
-}
-func (*store) Ping(context.Context) error { return nil }
-
-type tx struct {
-	ports.Tx
-	repo *repo
-}
-
-func (t tx) Invoices() ports.InvoiceRepo { return t.repo }
-func (t tx) Payments() ports.PaymentRepo { return payments{repo: t.repo} }
-func (t tx) Events() ports.EventRepo     { return events{} }
-
-// events accepts every event the poll records.
-type events struct{ ports.EventRepo }
-
-func (events) RecordEvent(context.Context, event.Event) (bool, error) { return true, nil }
-
-type payments struct {
-	ports.PaymentRepo
-	repo *repo
-}
-
-func (p payments) FindPayment(_ context.Context, _ string, _ core.Environment, id string) (safepay.Payment, error) {
-	return safepay.Payment{ID: id, Status: p.repo.paymentStatus}, nil
-}
-
-type repo struct {
-	ports.InvoiceRepo // anything else panics
-	inv               invoice.Invoice
-	paymentStatus     safepay.Status
-}
-
-func (r *repo) FindPublicInvoice(context.Context, string) (invoice.Invoice, error) { return r.inv, nil }
-func (r *repo) LockInvoice(context.Context, string) (invoice.Invoice, error)       { return r.inv, nil }
-func (r *repo) UpdateInvoice(_ context.Context, i invoice.Invoice) error {
-	r.inv = i
-	return nil
-}
-
-// chain answers the hold Safe's balance and fails the test when read inside a transaction.
-type chain struct {
-	ports.Chain
-	t       *testing.T
-	store   *store
-	balance int64
-	reads   int
-}
-
-func (c *chain) USDCBalance(context.Context, common.Address) (*big.Int, error) {
+func (c *watchedChain) USDCBalance(ctx context.Context, a common.Address) (*big.Int, error) {
 	c.reads++
-	if c.store.open > 0 {
+	if c.store.InUnit() {
 		c.t.Error("the hold Safe's balance was read inside a unit of work")
 	}
-	return big.NewInt(c.balance), nil
+	return c.Chain.USDCBalance(ctx, a)
 }
 
-type noPorts struct{}
-
-func (noPorts) CreateHoldWallet(context.Context, auth.Principal, HoldWallet) (wallet.Wallet, error) {
-	return wallet.Wallet{}, errors.New("unused")
-}
-func (noPorts) ReadPayment(context.Context, auth.Principal, safepay.Request) (PaymentRead, error) {
-	return nil, errors.New("unused")
-}
-func (noPorts) ProposePayment(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	return safepay.Payment{}, errors.New("unused")
-}
-func (noPorts) ReadSignature(context.Context, auth.Principal, string, string) (PaymentRead, error) {
-	return nil, errors.New("unused")
-}
-func (noPorts) Sign(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	return safepay.Payment{}, errors.New("unused")
+// invoiceWorld is the invoices service over ports/fake.
+type invoiceWorld struct {
+	store    *fake.Store
+	chain    *watchedChain
+	payments *safePayments
+	clock    *fakeClock
+	svc      *Service
 }
 
-type nopJobs struct{}
-
-func (nopJobs) Enqueue(context.Context, ports.JobArgs, ports.JobOptions) error { return nil }
-
-func newPollerWorld(t *testing.T, inv invoice.Invoice, balance int64, now time.Time) (*Service, *repo, *chain) {
+func newInvoiceWorld(t *testing.T, inv invoice.Invoice, balance int64, now time.Time) *invoiceWorld {
 	t.Helper()
-	r := &repo{inv: inv}
-	st := &store{repo: r}
-	ch := &chain{t: t, store: st, balance: balance}
-	svc, err := New(Deps{Store: st, Jobs: nopJobs{}, Clock: &fakeClock{now: now}, Chains: map[core.Environment]ports.Chain{core.EnvTest: ch},
-		Wallets: noPorts{}, Payments: noPorts{}})
+	w := &invoiceWorld{store: fake.NewStore(), clock: &fakeClock{now: now}}
+	w.chain = &watchedChain{Chain: fake.NewChain(84532), t: t, store: w.store}
+	w.payments = &safePayments{store: w.store}
+	if inv.HoldAddress == "" {
+		inv.HoldAddress = "0x00000000000000000000000000000000000000aa"
+	}
+	if balance > 0 {
+		if _, err := w.chain.MintUSDC(context.Background(), common.HexToAddress(inv.HoldAddress), big.NewInt(balance)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return tx.Invoices().CreateInvoice(ctx, inv) }); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(Deps{Store: w.store, Jobs: fake.Jobs{Store: w.store}, Clock: w.clock, Chains: map[core.Environment]ports.Chain{core.EnvTest: w.chain},
+		Wallets: noWallets{}, Payments: w.payments})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return svc, r, ch
+	w.svc = svc
+	return w
+}
+
+// invoice reads the stored invoice back.
+func (w *invoiceWorld) invoice(t *testing.T, id string) invoice.Invoice {
+	t.Helper()
+	var inv invoice.Invoice
+	if err := w.store.Read(context.Background(), func(ctx context.Context, tx ports.Tx) (err error) {
+		inv, err = tx.Invoices().FindPublicInvoice(ctx, id)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return inv
+}
+
+// seedPayment stores a Safe payment in status and returns its id.
+func (w *invoiceWorld) seedPayment(t *testing.T, inv invoice.Invoice, status safepay.Status) string {
+	t.Helper()
+	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: inv.TenantID, Environment: inv.Environment, Status: status}
+	if err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return tx.Payments().CreatePayment(ctx, pay) }); err != nil {
+		t.Fatal(err)
+	}
+	return pay.ID
+}
+
+// setPaymentStatus moves a stored payment, as the payments capability would.
+func (w *invoiceWorld) setPaymentStatus(t *testing.T, id string, status safepay.Status) {
+	t.Helper()
+	err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		pay, err := tx.Payments().LockPayment(ctx, id)
+		if err != nil {
+			return err
+		}
+		pay.Status = status
+		return tx.Payments().UpdatePayment(ctx, pay)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// safePayments proposes payments in the caller's unit of work, as the safepay capability does:
+// the read carries the request, the proposal stores an AWAITING_SIGNATURE payment.
+type safePayments struct {
+	store    *fake.Store
+	requests []safepay.Request
+}
+
+func (p *safePayments) ReadPayment(_ context.Context, _ auth.Principal, in safepay.Request) (PaymentRead, error) {
+	if p.store.InUnit() {
+		return nil, errors.New("the payment was read inside a unit of work")
+	}
+	return in, nil
+}
+
+func (p *safePayments) ProposePayment(ctx context.Context, actor auth.Principal, read PaymentRead) (safepay.Payment, error) {
+	in := read.(safepay.Request)
+	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: actor.TenantID, Environment: actor.Environment,
+		SourceWalletID: in.SourceWalletID, Status: safepay.StatusAwaitingSignature}
+	err := p.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Payments().CreatePayment(ctx, pay) })
+	if err == nil {
+		p.requests = append(p.requests, in)
+	}
+	return pay, err
+}
+
+func (p *safePayments) ReadSignature(context.Context, auth.Principal, string, string) (PaymentRead, error) {
+	return nil, errors.New("unused")
+}
+
+func (p *safePayments) Sign(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
+	return safepay.Payment{}, errors.New("unused")
+}
+
+type noWallets struct{}
+
+func (noWallets) CreateHoldWallet(context.Context, auth.Principal, HoldWallet) (wallet.Wallet, error) {
+	return wallet.Wallet{}, errors.New("unused")
 }
 
 // TestPoll_FundsWinAtExpiry: with the clock past expiresAt, a Safe that covers the amount makes
@@ -130,7 +157,7 @@ func newPollerWorld(t *testing.T, inv invoice.Invoice, balance int64, now time.T
 // outside any unit of work; a FUNDED invoice is not polled for funds again.
 func TestPoll_FundsWinAtExpiry(t *testing.T) {
 	expires := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	sent := invoice.Invoice{ID: "inv_1", Environment: core.EnvTest, Status: invoice.StatusSent, AmountBaseUnits: 5_000_000,
+	sent := invoice.Invoice{ID: "inv_1", TenantID: "ten_1", Environment: core.EnvTest, Status: invoice.StatusSent, AmountBaseUnits: 5_000_000,
 		HoldAddress: "0x00000000000000000000000000000000000000aa", ExpiresAt: &expires}
 	cases := []struct {
 		name    string
@@ -146,17 +173,16 @@ func TestPoll_FundsWinAtExpiry(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			svc, r, ch := newPollerWorld(t, sent, c.balance, c.now)
-			if err := svc.PollInvoice(context.Background(), sent.ID); err != nil {
+			w := newInvoiceWorld(t, sent, c.balance, c.now)
+			if err := w.svc.PollInvoice(context.Background(), sent.ID); err != nil {
 				t.Fatal(err)
 			}
-			if r.inv.Status != c.want || ch.reads != 1 {
-				t.Fatalf("status %s after %d reads, want %s", r.inv.Status, ch.reads, c.want)
+			if got := w.invoice(t, sent.ID); got.Status != c.want || w.chain.reads != 1 {
+				t.Fatalf("status %s after %d reads, want %s", got.Status, w.chain.reads, c.want)
 			}
 			if c.want == invoice.StatusFunded {
-				ch.balance = 0
-				if err := svc.PollInvoice(context.Background(), sent.ID); err != nil || r.inv.Status != invoice.StatusFunded || ch.reads != 1 {
-					t.Fatalf("a FUNDED invoice was polled again: %s, %d reads, %v", r.inv.Status, ch.reads, err)
+				if err := w.svc.PollInvoice(context.Background(), sent.ID); err != nil || w.invoice(t, sent.ID).Status != invoice.StatusFunded || w.chain.reads != 1 {
+					t.Fatalf("a FUNDED invoice was polled again: %d reads, %v", w.chain.reads, err)
 				}
 			}
 		})
@@ -166,7 +192,7 @@ func TestPoll_FundsWinAtExpiry(t *testing.T) {
 // TestPoll_SettlementFollowsThePayment: the linked payment completing settles the invoice; a
 // failed or cancelled one is unlinked; a pending one changes nothing.
 func TestPoll_SettlementFollowsThePayment(t *testing.T) {
-	funded := invoice.Invoice{ID: "inv_2", Environment: core.EnvTest, Status: invoice.StatusDelivered, AmountBaseUnits: 1}
+	funded := invoice.Invoice{ID: "inv_2", TenantID: "ten_1", Environment: core.EnvTest, Status: invoice.StatusDelivered, AmountBaseUnits: 1}
 	cases := []struct {
 		kind     invoice.Settlement
 		payment  safepay.Status
@@ -181,13 +207,18 @@ func TestPoll_SettlementFollowsThePayment(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind)+" "+string(c.payment), func(t *testing.T) {
-			svc, r, _ := newPollerWorld(t, funded.Link(c.kind, "pay_1", time.Now()), 0, time.Now())
-			r.paymentStatus = c.payment
-			if err := svc.PollInvoice(context.Background(), funded.ID); err != nil {
+			w := newInvoiceWorld(t, funded, 0, time.Now())
+			payID := w.seedPayment(t, funded, c.payment)
+			if err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+				return tx.Invoices().UpdateInvoice(ctx, funded.Link(c.kind, payID, time.Now()))
+			}); err != nil {
 				t.Fatal(err)
 			}
-			if r.inv.Status != c.want || (r.inv.SettlementPaymentID() == "") != c.unlinked {
-				t.Fatalf("status %s, payment %q", r.inv.Status, r.inv.SettlementPaymentID())
+			if err := w.svc.PollInvoice(context.Background(), funded.ID); err != nil {
+				t.Fatal(err)
+			}
+			if got := w.invoice(t, funded.ID); got.Status != c.want || (got.SettlementPaymentID() == "") != c.unlinked {
+				t.Fatalf("status %s, payment %q", got.Status, got.SettlementPaymentID())
 			}
 		})
 	}

@@ -7,26 +7,18 @@ import (
 
 	"corridor/core"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
-
-type txOpen struct{}
-
-// txStore runs units with a marker in the context, as a transaction would be carried; nested
-// units keep the outer one's marker.
-type txStore struct{ ports.Store }
-
-func (txStore) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
-	return fn(context.WithValue(ctx, txOpen{}, true), nil)
-}
 
 // TestOutsideReads_ReadBetweenRuns: a unit that asks for an outside read is run again with the
 // answer; the read runs once and never while a transaction is open, even when a nested unit
 // asked; a read's failure is the answer, not the unit's.
 func TestOutsideReads_ReadBetweenRuns(t *testing.T) {
-	store := OutsideReadsStore{Store: txStore{}}
+	units := fake.NewStore()
+	store := OutsideReadsStore{Store: units}
 	reads, runs := 0, 0
 	read := func(ctx context.Context) (string, error) {
-		if ctx.Value(txOpen{}) != nil {
+		if units.InUnit() {
 			t.Fatal("the outside read ran inside a transaction")
 		}
 		reads++
@@ -53,7 +45,7 @@ func TestOutsideReads_ReadBetweenRuns(t *testing.T) {
 
 // TestOutsideReads_Bounded: a unit whose questions never settle fails INTERNAL after the bound.
 func TestOutsideReads_Bounded(t *testing.T) {
-	store := OutsideReadsStore{Store: txStore{}}
+	store := OutsideReadsStore{Store: fake.NewStore()}
 	n := 0
 	err := store.InTx(context.Background(), func(ctx context.Context, _ ports.Tx) error {
 		n++

@@ -18,69 +18,71 @@ import (
 	"corridor/core/safepay"
 	"corridor/core/treasury"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
 
-// flakyChain is a test double of the Chain port: it knows some balances and fails to read
-// the others, as a node that times out for one address would.
-type flakyChain struct {
-	ports.Chain // any other method panics: the code under test must not call it
-	balances    map[common.Address]int64
+// treasuryWorld is the treasury service over ports/fake: an in-memory store and chain.
+type treasuryWorld struct {
+	store *fake.Store
+	chain *fake.Chain
+	svc   *Service
 }
 
-func (c flakyChain) USDCBalance(_ context.Context, a common.Address) (*big.Int, error) {
-	if v, ok := c.balances[a]; ok {
-		return big.NewInt(v), nil
+// newTreasuryWorld stores account a (its bucket addresses are the fake chain's) and rule, and
+// builds the service at now with the given payments port.
+func newTreasuryWorld(t *testing.T, a treasury.Account, rule treasury.Rule, now time.Time, payments SweepPayments) *treasuryWorld {
+	t.Helper()
+	w := &treasuryWorld{store: fake.NewStore(), chain: fake.NewChain(84532)}
+	err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Treasury().CreateAccount(ctx, a); err != nil {
+			return err
+		}
+		return tx.Treasury().CreateRule(ctx, rule)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return nil, errors.New("read timed out")
+	w.svc = &Service{store: w.store, clock: fixedClock{now}, chains: kernel.Chains{core.EnvTest: w.chain},
+		payments: payments, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return w
 }
 
-// memoryStore runs units of work over one in-memory treasury repository.
-type memoryStore struct{ repo *memoryTreasury }
-
-func (s memoryStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
-	return fn(ctx, memoryTx{repo: s.repo})
-}
-func (memoryStore) Ping(context.Context) error { return nil }
-
-type memoryTx struct {
-	ports.Tx
-	repo *memoryTreasury
-}
-
-func (t memoryTx) Treasury() ports.TreasuryRepo { return t.repo }
-func (t memoryTx) Payments() ports.PaymentRepo  { return memoryPayments{repo: t.repo} }
-
-// memoryPayments answers the status of the payment linked to the repository's sweep.
-type memoryPayments struct {
-	ports.PaymentRepo
-	repo *memoryTreasury
-}
-
-func (p memoryPayments) FindPayment(_ context.Context, _ string, _ core.Environment, id string) (safepay.Payment, error) {
-	return safepay.Payment{ID: id, Status: p.repo.paymentStatus}, nil
-}
-
-type memoryTreasury struct {
-	ports.TreasuryRepo // CreateSweep and the rest panic: a skipped window proposes nothing
-	account            treasury.Account
-	rule               treasury.Rule
-	sweep              *treasury.Sweep // the rule's latest sweep, nil when none
-	paymentStatus      safepay.Status
-}
-
-func (m *memoryTreasury) FindAccount(context.Context, string, core.Environment, string) (treasury.Account, error) {
-	return m.account, nil
-}
-func (m *memoryTreasury) LatestRuleSweep(context.Context, string) (treasury.Sweep, bool, error) {
-	if m.sweep == nil {
-		return treasury.Sweep{}, false, nil
+// fund mints USDC to a bucket's address on the fake chain.
+func (w *treasuryWorld) fund(t *testing.T, b treasury.Bucket, amount int64) {
+	t.Helper()
+	if _, err := w.chain.MintUSDC(context.Background(), common.HexToAddress(b.Address), big.NewInt(amount)); err != nil {
+		t.Fatal(err)
 	}
-	return *m.sweep, true, nil
 }
-func (m *memoryTreasury) LockRule(context.Context, string) (treasury.Rule, error) { return m.rule, nil }
-func (m *memoryTreasury) UpdateRule(_ context.Context, r treasury.Rule) error {
-	m.rule = r
-	return nil
+
+// rule reads the stored rule back.
+func (w *treasuryWorld) rule(t *testing.T, id string) treasury.Rule {
+	t.Helper()
+	var r treasury.Rule
+	err := w.store.Read(context.Background(), func(ctx context.Context, tx ports.Tx) (err error) {
+		r, err = tx.Treasury().LockRule(ctx, id)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// seedSweep stores a previous sweep of the rule with its payment in status.
+func (w *treasuryWorld) seedSweep(t *testing.T, a treasury.Account, rule treasury.Rule, status safepay.Status) {
+	t.Helper()
+	err := w.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: a.TenantID, Environment: a.Environment, Status: status}
+		if err := tx.Payments().CreatePayment(ctx, pay); err != nil {
+			return err
+		}
+		return tx.Treasury().CreateSweep(ctx, treasury.Sweep{ID: core.NewID(core.PrefixSweep), AccountID: a.ID, TenantID: a.TenantID,
+			Environment: a.Environment, RuleID: rule.ID, PaymentID: pay.ID, Status: treasury.SweepProposed})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // noPayments fails the test if a skipped window tries to propose a payment.
@@ -115,18 +117,15 @@ func threeBuckets() treasury.Account {
 // still decides.
 func TestTreasury_UnreadableBucket(t *testing.T) {
 	a := threeBuckets()
-	chain := flakyChain{balances: map[common.Address]int64{
-		common.HexToAddress(a.Buckets[0].Address): 100_000000,
-		common.HexToAddress(a.Buckets[1].Address): 0,
-	}}
 	threshold := int64(40_000000)
 	rule := treasury.Rule{ID: "trl_1", AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment, Type: treasury.RuleSweepExcess,
 		SourceBucketID: a.Buckets[2].ID, DestBucketID: a.Buckets[0].ID, Threshold: &threshold, IntervalSeconds: 3600, Enabled: true,
 		CreatedAt: a.CreatedAt}
-	repo := &memoryTreasury{account: a, rule: rule}
 	now := a.CreatedAt.Add(2 * time.Hour)
-	s := &Service{store: memoryStore{repo}, clock: fixedClock{now}, chains: kernel.Chains{core.EnvTest: chain},
-		payments: noPayments{t}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	w := newTreasuryWorld(t, a, rule, now, noPayments{t})
+	w.fund(t, a.Buckets[0], 100_000000)
+	w.chain.FailBalanceReads(common.HexToAddress(a.Buckets[2].Address))
+	s := w.svc
 	ctx := context.Background()
 
 	view := treasury.BuildView(a, s.readBalances(ctx, a), nil)
@@ -153,12 +152,13 @@ func TestTreasury_UnreadableBucket(t *testing.T) {
 	if err != nil || got != outcomeSkipped {
 		t.Fatalf("runRule = %v, %v; want skipped", got, err)
 	}
-	if repo.rule.LastSkipReason != treasury.SkipUnreadable || repo.rule.LastSkippedAt == nil || !repo.rule.LastSkippedAt.Equal(now) ||
-		repo.rule.LastEvaluatedAt == nil || repo.rule.LastFiredAt != nil {
-		t.Fatalf("recorded rule: %+v", repo.rule)
+	stored := w.rule(t, rule.ID)
+	if stored.LastSkipReason != treasury.SkipUnreadable || stored.LastSkippedAt == nil || !stored.LastSkippedAt.Equal(now) ||
+		stored.LastEvaluatedAt == nil || stored.LastFiredAt != nil {
+		t.Fatalf("recorded rule: %+v", stored)
 	}
 	// The window is closed: the same instant does not evaluate again.
-	if got, err := s.runRule(ctx, repo.rule); err != nil || got != outcomeNotDue {
+	if got, err := s.runRule(ctx, stored); err != nil || got != outcomeNotDue {
 		t.Fatalf("second run in the same window = %v, %v", got, err)
 	}
 
@@ -186,37 +186,111 @@ func TestTreasury_NoChain(t *testing.T) {
 	}
 }
 
+// sweepExcess is a SWEEP_EXCESS rule of a from its first bucket to its second above 1 USD.
+func sweepExcess(a treasury.Account) treasury.Rule {
+	threshold := int64(1_000000)
+	return treasury.Rule{ID: core.NewID(core.PrefixTreasuryRule), AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment,
+		Type: treasury.RuleSweepExcess, SourceBucketID: a.Buckets[0].ID, DestBucketID: a.Buckets[1].ID, Threshold: &threshold,
+		IntervalSeconds: 3600, Enabled: true, CreatedAt: a.CreatedAt}
+}
+
 // TestTreasury_PendingSweepIsNotStacked: every balance readable and the condition holding, a
 // rule whose previous sweep still awaits signatures records the window and proposes nothing;
 // once that payment is final, the window asks the payments port for the excess.
 func TestTreasury_PendingSweepIsNotStacked(t *testing.T) {
 	a := threeBuckets()
-	chain := flakyChain{balances: map[common.Address]int64{}}
-	for _, b := range a.Buckets {
-		chain.balances[common.HexToAddress(b.Address)] = 100_000000
-	}
-	threshold := int64(1_000000)
-	rule := treasury.Rule{ID: "trl_1", AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment, Type: treasury.RuleSweepExcess,
-		SourceBucketID: a.Buckets[0].ID, DestBucketID: a.Buckets[1].ID, Threshold: &threshold, IntervalSeconds: 3600, Enabled: true,
-		CreatedAt: a.CreatedAt}
+	rule := sweepExcess(a)
+	now := a.CreatedAt.Add(2 * time.Hour)
 	for _, status := range []safepay.Status{safepay.StatusAwaitingSignature, safepay.StatusReadyToExecute, safepay.StatusExecuting} {
-		repo := &memoryTreasury{account: a, rule: rule, sweep: &treasury.Sweep{ID: "swp_1", RuleID: rule.ID, PaymentID: "pay_1"}, paymentStatus: status}
-		s := &Service{store: memoryStore{repo}, clock: fixedClock{a.CreatedAt.Add(2 * time.Hour)}, chains: kernel.Chains{core.EnvTest: chain},
-			payments: noPayments{t}, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-		got, err := s.runRule(context.Background(), rule)
-		if err != nil || got != outcomeSkipped || repo.rule.LastSkipReason != SkipPreviousPending || repo.rule.LastFiredAt != nil {
-			t.Fatalf("previous payment %s: runRule = %v, %v; rule %+v", status, got, err, repo.rule)
+		w := newTreasuryWorld(t, a, rule, now, noPayments{t})
+		w.fund(t, a.Buckets[0], 100_000000)
+		w.seedSweep(t, a, rule, status)
+		got, err := w.svc.runRule(context.Background(), rule)
+		if stored := w.rule(t, rule.ID); err != nil || got != outcomeSkipped || stored.LastSkipReason != SkipPreviousPending || stored.LastFiredAt != nil {
+			t.Fatalf("previous payment %s: runRule = %v, %v; rule %+v", status, got, err, stored)
 		}
 	}
 	// The previous payment is final: the window reaches the payments port with the excess.
-	repo := &memoryTreasury{account: a, rule: rule, sweep: &treasury.Sweep{ID: "swp_1", RuleID: rule.ID, PaymentID: "pay_1"}, paymentStatus: safepay.StatusCompleted}
 	asked := &refusingPayments{}
-	s := &Service{store: memoryStore{repo}, clock: fixedClock{a.CreatedAt.Add(2 * time.Hour)}, chains: kernel.Chains{core.EnvTest: chain},
-		payments: asked, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	got, err := s.runRule(context.Background(), rule)
+	w := newTreasuryWorld(t, a, rule, now, asked)
+	w.fund(t, a.Buckets[0], 100_000000)
+	w.seedSweep(t, a, rule, safepay.StatusCompleted)
+	got, err := w.svc.runRule(context.Background(), rule)
+	stored := w.rule(t, rule.ID)
 	if err != nil || got != outcomeSkipped || asked.request.AmountValue != "99" || asked.request.SourceWalletID != a.Buckets[0].WalletID ||
-		!strings.HasPrefix(repo.rule.LastSkipReason, SkipNotProposable+": INVALID_STATE") {
-		t.Fatalf("after a final payment: %v, %v, asked %+v, rule %+v", got, err, asked.request, repo.rule)
+		!strings.HasPrefix(stored.LastSkipReason, SkipNotProposable+": INVALID_STATE") {
+		t.Fatalf("after a final payment: %v, %v, asked %+v, rule %+v", got, err, asked.request, stored)
+	}
+}
+
+// proposingPayments proposes the sweep's payment in the caller's unit of work, as the safepay
+// capability does, and counts the proposals.
+type proposingPayments struct {
+	store    *fake.Store
+	proposed []safepay.Request
+}
+
+func (p *proposingPayments) ReadSweepPayment(_ context.Context, _ auth.Principal, in safepay.Request) (PaymentRead, error) {
+	return in, nil
+}
+
+func (p *proposingPayments) ProposeSweepPayment(ctx context.Context, actor auth.Principal, read PaymentRead) (safepay.Payment, error) {
+	in := read.(safepay.Request)
+	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: actor.TenantID, Environment: actor.Environment,
+		SourceWalletID: in.SourceWalletID, Status: safepay.StatusAwaitingSignature}
+	err := p.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Payments().CreatePayment(ctx, pay) })
+	if err == nil {
+		p.proposed = append(p.proposed, in)
+	}
+	return pay, err
+}
+
+// TestTreasury_RuleFires: a due SWEEP_EXCESS rule whose source holds more than its threshold
+// proposes one payment of the excess, records the sweep linked to it with its event, and
+// closes the window; the next window, with that payment still awaiting signatures, stacks
+// nothing. RunRules finds the rule due through the repository and reports the firing.
+func TestTreasury_RuleFires(t *testing.T) {
+	a := threeBuckets()
+	rule := sweepExcess(a)
+	now := a.CreatedAt.Add(2 * time.Hour)
+	payments := &proposingPayments{}
+	w := newTreasuryWorld(t, a, rule, now, payments)
+	payments.store = w.store
+	w.fund(t, a.Buckets[0], 25_500000)
+
+	report, err := w.svc.RunRules(context.Background(), core.EnvTest, "")
+	if err != nil || report != (RunReport{Evaluated: 1, Fired: 1}) {
+		t.Fatalf("RunRules = %+v, %v", report, err)
+	}
+	if len(payments.proposed) != 1 || payments.proposed[0].AmountValue != "24.5" || payments.proposed[0].Destination.WalletID != a.Buckets[1].WalletID {
+		t.Fatalf("proposed %+v", payments.proposed)
+	}
+	stored := w.rule(t, rule.ID)
+	if stored.LastFiredAt == nil || !stored.LastFiredAt.Equal(now) || stored.LastEvaluatedAt == nil || stored.LastSkipReason != "" {
+		t.Fatalf("rule after firing %+v", stored)
+	}
+	var sweep treasury.Sweep
+	err = w.store.Read(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		var ok bool
+		sweep, ok, err = tx.Treasury().LatestRuleSweep(ctx, rule.ID)
+		if !ok {
+			return errors.New("no sweep recorded")
+		}
+		_, err = tx.Payments().FindPayment(ctx, a.TenantID, a.Environment, sweep.PaymentID)
+		return err
+	})
+	if err != nil || sweep.AmountBaseUnits != 24_500000 || sweep.SourceBucketID != a.Buckets[0].ID || sweep.Status != treasury.SweepProposed {
+		t.Fatalf("sweep %+v, %v", sweep, err)
+	}
+	if events := w.store.Events(sweep.ID); len(events) != 1 || events[0].Type != "treasury_sweep.proposed" {
+		t.Fatalf("sweep events %+v", events)
+	}
+
+	// An hour later the rule is due again; its payment still waits, so nothing is stacked.
+	w.svc.clock = fixedClock{now.Add(time.Hour)}
+	report, err = w.svc.RunRules(context.Background(), core.EnvTest, "")
+	if err != nil || report != (RunReport{Evaluated: 1, Skipped: 1}) || len(payments.proposed) != 1 {
+		t.Fatalf("next window: %+v, %v, %d proposals", report, err, len(payments.proposed))
 	}
 }
 

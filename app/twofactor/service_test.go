@@ -11,61 +11,31 @@ import (
 	"corridor/core/safepay"
 	"corridor/core/twofactor"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
-
-// memoryStore runs units of work over one in-memory repository holding contacts and settings.
-type memoryStore struct{ repo *memoryRepo }
-
-func (s memoryStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
-	return fn(ctx, memoryTx{repo: s.repo})
-}
-func (memoryStore) Ping(context.Context) error { return nil }
-
-type memoryTx struct {
-	ports.Tx
-	repo *memoryRepo
-}
-
-func (t memoryTx) TwoFactor() ports.TwoFactorRepo { return t.repo }
-
-type memoryRepo struct {
-	ports.TwoFactorRepo // any other method panics: the gate must not call it
-	contacts            []twofactor.Contact
-	settings            twofactor.Settings
-}
-
-func (r *memoryRepo) FindSettings(context.Context, string, core.Environment) (twofactor.Settings, error) {
-	return r.settings, nil
-}
-
-func (r *memoryRepo) FindContactByAddress(_ context.Context, _ string, _ core.Environment, address string) (twofactor.Contact, bool, error) {
-	for _, c := range r.contacts {
-		if strings.EqualFold(c.Address, address) {
-			return c, true, nil
-		}
-	}
-	return twofactor.Contact{}, false, nil
-}
 
 type movedClock struct{ now time.Time }
 
 func (c *movedClock) Now() time.Time { return c.now }
-
-type plainCipher struct{}
-
-func (plainCipher) Encrypt(p []byte, _ string) ([]byte, error) { return p, nil }
-func (plainCipher) Decrypt(c []byte, _ string) ([]byte, error) { return c, nil }
-func (plainCipher) LookupHash(_, v string) string              { return v }
 
 // TestGate_CoolingOffWithMovedClock: a contact saved at t0 is refused PAYEE_COOLING_OFF with
 // the time left until t0 + window, up to the last microsecond, and passes from t0 + window on.
 func TestGate_CoolingOffWithMovedClock(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	const addr = "0x00000000000000000000000000000000000000Cc"
-	repo := &memoryRepo{contacts: []twofactor.Contact{{ID: "con_1", Address: addr, Label: "Supplier", CreatedAt: t0}},
-		settings: twofactor.Settings{RequireSavedPayees: true}}
+	store := fake.NewStore()
+	err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.TwoFactor().CreateContact(ctx, twofactor.Contact{ID: "con_1", TenantID: "ten_1", Environment: core.EnvTest,
+			Address: addr, Label: "Supplier", CreatedAt: t0}); err != nil {
+			return err
+		}
+		return tx.TwoFactor().SaveSettings(ctx, twofactor.Settings{TenantID: "ten_1", Environment: core.EnvTest, RequireSavedPayees: true})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	clock := &movedClock{now: t0}
-	svc, err := New(Deps{Store: memoryStore{repo}, Cipher: plainCipher{}, Clock: clock, CoolingOff: 2 * time.Hour})
+	svc, err := New(Deps{Store: store, Cipher: fake.Cipher{}, Clock: clock, CoolingOff: 2 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

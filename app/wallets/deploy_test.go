@@ -14,6 +14,7 @@ import (
 	"corridor/core"
 	"corridor/core/wallet"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
 
 // Worker-level tests of the deployment and faucet steps, with in-memory fakes for the store and
@@ -32,96 +33,25 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// fakeStore serialises units of work, which is what row locks give the real store here.
-type fakeStore struct {
-	mu      sync.Mutex
-	wallets map[string]wallet.Wallet
-	drips   map[string]wallet.Drip
+// testStore is the ports/fake store with readers for the one wallet and drip the tests use.
+type testStore struct{ *fake.Store }
+
+func (s testStore) wallet(id string) wallet.Wallet {
+	w, _ := s.Wallet(id)
+	return w
 }
 
-func (s *fakeStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fn(ctx, fakeTx{s: s})
-}
-func (s *fakeStore) Ping(context.Context) error { return nil }
-
-// fakeTx serves the wallet and drip repositories; any other repository panics (nil embedded Tx).
-type fakeTx struct {
-	ports.Tx
-	s *fakeStore
+func (s testStore) drip(id string) wallet.Drip {
+	d, _ := s.Drip(id)
+	return d
 }
 
-func (t fakeTx) Wallets() ports.WalletRepo { return fakeWallets{t.s} }
-func (t fakeTx) Drips() ports.DripRepo     { return fakeDrips{t.s} }
-
-type fakeWallets struct {
-	s *fakeStore
-}
-
-func (r fakeWallets) CountWalletsLocked(context.Context, string, core.Environment) (int, error) {
-	return 0, nil
-}
-
-func (r fakeWallets) CreateWallet(_ context.Context, w wallet.Wallet) error {
-	r.s.wallets[w.ID] = w
-	return nil
-}
-func (r fakeWallets) FindWallet(_ context.Context, _ string, _ core.Environment, id string) (wallet.Wallet, error) {
-	return r.LockWallet(context.Background(), id)
-}
-func (r fakeWallets) LockWallet(_ context.Context, id string) (wallet.Wallet, error) {
-	w, ok := r.s.wallets[id]
-	if !ok {
-		return w, core.NotFound(core.CodeWalletNotFound, "wallet")
+// put stores rows in a unit of work of their own.
+func (s testStore) put(t *testing.T, fn func(ctx context.Context, tx ports.Tx) error) {
+	t.Helper()
+	if err := s.InTx(context.Background(), fn); err != nil {
+		t.Fatal(err)
 	}
-	return w, nil
-}
-func (r fakeWallets) ListWallets(context.Context, string, core.Environment, ports.Page) ([]wallet.Wallet, int, error) {
-	return nil, 0, errors.New("not used")
-}
-func (r fakeWallets) UpdateWallet(_ context.Context, w wallet.Wallet) error {
-	r.s.wallets[w.ID] = w
-	return nil
-}
-func (r fakeWallets) ListTenantWallets(context.Context, string, core.Environment, int) ([]wallet.Wallet, error) {
-	return nil, errors.New("not used")
-}
-
-type fakeDrips struct{ s *fakeStore }
-
-func (r fakeDrips) CreateDrip(_ context.Context, d wallet.Drip) error {
-	r.s.drips[d.ID] = d
-	return nil
-}
-func (r fakeDrips) FindDrip(_ context.Context, _ string, _ core.Environment, id string) (wallet.Drip, error) {
-	return r.LockDrip(context.Background(), id)
-}
-func (r fakeDrips) LockDrip(_ context.Context, id string) (wallet.Drip, error) {
-	d, ok := r.s.drips[id]
-	if !ok {
-		return d, core.NotFound(core.CodeDripNotFound, "drip")
-	}
-	return d, nil
-}
-func (r fakeDrips) UpdateDrip(_ context.Context, d wallet.Drip) error {
-	r.s.drips[d.ID] = d
-	return nil
-}
-func (r fakeDrips) ListDrips(context.Context, ports.DripFilter, ports.Page) ([]wallet.Drip, int, error) {
-	return nil, 0, errors.New("not used")
-}
-func (r fakeDrips) LockFaucet(context.Context, string) error { return nil }
-func (r fakeDrips) NthNewestDripSince(context.Context, ports.DripFilter, time.Time, int) (time.Time, bool, error) {
-	return time.Time{}, false, nil
-}
-func (r fakeDrips) DripTxHashUsed(_ context.Context, _ int64, hash string) (bool, error) {
-	for _, d := range r.s.drips {
-		if d.TxHash == hash {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // scriptedChain answers from fields; unset behaviour panics through the nil embedded Chain.
@@ -193,18 +123,19 @@ func (noJobs) Enqueue(context.Context, ports.JobArgs, ports.JobOptions) error { 
 
 const testAddress = "0x52908400098527886E0F7030069857D2E4169EE7"
 
-func newTestService(t *testing.T, chain *scriptedChain) (*Service, *fakeStore, *fakeClock) {
+func newTestService(t *testing.T, chain *scriptedChain) (*Service, testStore, *fakeClock) {
 	t.Helper()
-	store := &fakeStore{wallets: map[string]wallet.Wallet{}, drips: map[string]wallet.Drip{}}
+	store := testStore{fake.NewStore()}
 	clock := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	a, err := New(Deps{Store: store, Jobs: noJobs{}, Clock: clock,
 		Chains: map[core.Environment]ports.Chain{core.EnvTest: chain}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	store.wallets["wal_1"] = wallet.Wallet{ID: "wal_1", Environment: core.EnvTest, ChainID: wallet.SandboxChainID,
+	w := wallet.Wallet{ID: "wal_1", Environment: core.EnvTest, ChainID: wallet.SandboxChainID,
 		Address: testAddress, Owners: []wallet.Owner{{Address: testAddress, Role: wallet.RoleAdminOwner}}, Threshold: 1,
 		Status: wallet.StatusPendingDeployment, CreatedAt: clock.Now()}
+	store.put(t, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, w) })
 	return a, store, clock
 }
 
@@ -215,7 +146,7 @@ func TestDeployWorker_SubmitsAndConfirmsOnce(t *testing.T) {
 	if snooze, err := a.DeployWallet(ctx, "wal_1"); err != nil || snooze != 0 {
 		t.Fatalf("step: %v %v", snooze, err)
 	}
-	w := store.wallets["wal_1"]
+	w := store.wallet("wal_1")
 	if w.Status != wallet.StatusDeployed || w.DeployAttempts != 1 || w.DeployTxHash != chain.lastHash.Hex() || w.DeployedAt == nil {
 		t.Fatalf("wallet: %+v", w)
 	}
@@ -230,8 +161,8 @@ func TestDeployWorker_AlreadyDeployedIsConfirmedWithoutSending(t *testing.T) {
 	if _, err := a.DeployWallet(context.Background(), "wal_1"); err != nil {
 		t.Fatal(err)
 	}
-	if store.wallets["wal_1"].Status != wallet.StatusDeployed || chain.deployCalls != 0 {
-		t.Fatalf("wallet %+v after %d deploy calls", store.wallets["wal_1"], chain.deployCalls)
+	if store.wallet("wal_1").Status != wallet.StatusDeployed || chain.deployCalls != 0 {
+		t.Fatalf("wallet %+v after %d deploy calls", store.wallet("wal_1"), chain.deployCalls)
 	}
 }
 
@@ -241,7 +172,7 @@ func TestDeployWorker_FailsAfterBoundedResubmissions(t *testing.T) {
 	if _, err := a.DeployWallet(context.Background(), "wal_1"); err != nil {
 		t.Fatal(err)
 	}
-	w := store.wallets["wal_1"]
+	w := store.wallet("wal_1")
 	if w.Status != wallet.StatusFailed || chain.deployCalls != wallet.MaxDeployAttempts || w.DeployAttempts != wallet.MaxDeployAttempts ||
 		!strings.Contains(w.FailureReason, "failed 5 times") {
 		t.Fatalf("wallet %+v after %d deploy calls", w, chain.deployCalls)
@@ -257,14 +188,14 @@ func TestDeployWorker_PendingSnoozesThenTimesOut(t *testing.T) {
 			t.Fatalf("pending step %d: %v %v", i, snooze, err)
 		}
 	}
-	if w := store.wallets["wal_1"]; w.Status != wallet.StatusDeploying || chain.deployCalls != 1 {
+	if w := store.wallet("wal_1"); w.Status != wallet.StatusDeploying || chain.deployCalls != 1 {
 		t.Fatalf("waiting re-sent: %+v, %d calls", w, chain.deployCalls)
 	}
 	clock.advance(deployTimeout + time.Second)
 	if snooze, err := a.DeployWallet(ctx, "wal_1"); err != nil || snooze != 0 {
 		t.Fatalf("timed-out step: %v %v", snooze, err)
 	}
-	if w := store.wallets["wal_1"]; w.Status != wallet.StatusFailed || !strings.Contains(w.FailureReason, "not mined") {
+	if w := store.wallet("wal_1"); w.Status != wallet.StatusFailed || !strings.Contains(w.FailureReason, "not mined") {
 		t.Fatalf("wallet %+v", w)
 	}
 }
@@ -275,31 +206,33 @@ func TestDeployWorker_LastAttemptRecordsFailed(t *testing.T) {
 	ctx := context.Background()
 	snooze, err := a.DeployWallet(ctx, "wal_1")
 	giveUp := func(ctx context.Context, cause error) error { return a.GiveUpDeploy(ctx, "wal_1", cause) }
-	if got := stepResult(ctx, 1, 3, snooze, err, giveUp); got == nil || store.wallets["wal_1"].Status != wallet.StatusPendingDeployment {
-		t.Fatalf("an early attempt must retry: %v %+v", got, store.wallets["wal_1"])
+	if got := stepResult(ctx, 1, 3, snooze, err, giveUp); got == nil || store.wallet("wal_1").Status != wallet.StatusPendingDeployment {
+		t.Fatalf("an early attempt must retry: %v %+v", got, store.wallet("wal_1"))
 	}
 	if got := stepResult(ctx, 3, 3, snooze, err, giveUp); got != nil {
 		t.Fatalf("last attempt: %v", got)
 	}
-	if w := store.wallets["wal_1"]; w.Status != wallet.StatusFailed || !strings.Contains(w.FailureReason, "GS000") {
+	if w := store.wallet("wal_1"); w.Status != wallet.StatusFailed || !strings.Contains(w.FailureReason, "GS000") {
 		t.Fatalf("wallet %+v", w)
 	}
 }
 
-func addDrip(store *fakeStore, asset wallet.Asset) {
-	store.drips["drp_1"] = wallet.Drip{ID: "drp_1", Environment: core.EnvTest, WalletID: "wal_1", Address: testAddress,
+func addDrip(t *testing.T, store testStore, asset wallet.Asset) {
+	t.Helper()
+	d := wallet.Drip{ID: "drp_1", Environment: core.EnvTest, WalletID: "wal_1", Address: testAddress,
 		ChainID: wallet.SandboxChainID, Asset: asset, AmountBaseUnits: 5_000_000, Status: wallet.DripSubmitted}
+	store.put(t, func(ctx context.Context, tx ports.Tx) error { return tx.Drips().CreateDrip(ctx, d) })
 }
 
 func TestDripWorker_SendsOnceAndConfirms(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxSucceeded}
 	a, store, _ := newTestService(t, chain)
-	addDrip(store, wallet.AssetUSDC)
+	addDrip(t, store, wallet.AssetUSDC)
 	ctx := context.Background()
 	if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze != 0 {
 		t.Fatalf("step: %v %v", snooze, err)
 	}
-	d := store.drips["drp_1"]
+	d := store.drip("drp_1")
 	if d.Status != wallet.DripConfirmed || d.TxHash == "" || d.SendFromBlock != 10 || chain.sendCalls != 1 {
 		t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
 	}
@@ -311,7 +244,7 @@ func TestDripWorker_SendsOnceAndConfirms(t *testing.T) {
 func TestDripWorker_PendingWaitsWithoutResending(t *testing.T) {
 	chain := &scriptedChain{receipt: ports.TxPending}
 	a, store, _ := newTestService(t, chain)
-	addDrip(store, wallet.AssetETH)
+	addDrip(t, store, wallet.AssetETH)
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
 		if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze <= 0 {
@@ -322,7 +255,7 @@ func TestDripWorker_PendingWaitsWithoutResending(t *testing.T) {
 	if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
 		t.Fatal(err)
 	}
-	d := store.drips["drp_1"]
+	d := store.drip("drp_1")
 	if d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "reverted: boom") || chain.sendCalls != 1 {
 		t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
 	}
@@ -336,7 +269,7 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 	t.Run("usdc mint found in the logs is adopted", func(t *testing.T) {
 		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
 		a, store, _ := newTestService(t, chain)
-		addDrip(store, wallet.AssetUSDC)
+		addDrip(t, store, wallet.AssetUSDC)
 		if _, err := a.RunDrip(ctx, "drp_1"); err == nil {
 			t.Fatal("an ambiguous send must fail the run")
 		}
@@ -348,14 +281,14 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
 			t.Fatal(err)
 		}
-		if d := store.drips["drp_1"]; d.Status != wallet.DripConfirmed || d.TxHash != mined.Hex() || chain.sendCalls != 1 {
+		if d := store.drip("drp_1"); d.Status != wallet.DripConfirmed || d.TxHash != mined.Hex() || chain.sendCalls != 1 {
 			t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
 		}
 	})
 	t.Run("nothing found fails after the grace period", func(t *testing.T) {
 		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
 		a, store, clock := newTestService(t, chain)
-		addDrip(store, wallet.AssetUSDC)
+		addDrip(t, store, wallet.AssetUSDC)
 		_, _ = a.RunDrip(ctx, "drp_1")
 		if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze <= 0 {
 			t.Fatalf("within grace: %v %v", snooze, err)
@@ -364,30 +297,30 @@ func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
 		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
 			t.Fatal(err)
 		}
-		if d := store.drips["drp_1"]; d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "did not send again") || chain.sendCalls != 1 {
+		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "did not send again") || chain.sendCalls != 1 {
 			t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
 		}
 	})
 	t.Run("eth has no logs and fails at once", func(t *testing.T) {
 		chain := &scriptedChain{sendErr: errors.New("connection reset")}
 		a, store, _ := newTestService(t, chain)
-		addDrip(store, wallet.AssetETH)
+		addDrip(t, store, wallet.AssetETH)
 		_, _ = a.RunDrip(ctx, "drp_1")
 		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
 			t.Fatal(err)
 		}
-		if d := store.drips["drp_1"]; d.Status != wallet.DripFailed || chain.sendCalls != 1 {
+		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || chain.sendCalls != 1 {
 			t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
 		}
 	})
 	t.Run("a refused send fails with its reason", func(t *testing.T) {
 		chain := &scriptedChain{sendErr: &ports.RevertError{Reason: "not minter"}}
 		a, store, _ := newTestService(t, chain)
-		addDrip(store, wallet.AssetUSDC)
+		addDrip(t, store, wallet.AssetUSDC)
 		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
 			t.Fatal(err)
 		}
-		if d := store.drips["drp_1"]; d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "not minter") {
+		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "not minter") {
 			t.Fatalf("drip %+v", d)
 		}
 	})

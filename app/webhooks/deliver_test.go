@@ -10,67 +10,8 @@ import (
 	"corridor/core/event"
 	"corridor/core/webhook"
 	"corridor/ports"
+	"corridor/ports/fake"
 )
-
-// memStore runs units of work over one in-memory endpoint, delivery and event.
-type memStore struct{ repo *memRepo }
-
-func (s memStore) InTx(ctx context.Context, fn func(context.Context, ports.Tx) error) error {
-	return fn(ctx, memTx{repo: s.repo})
-}
-func (memStore) Ping(context.Context) error { return nil }
-
-type memTx struct {
-	ports.Tx
-	repo *memRepo
-}
-
-func (t memTx) Events() ports.EventRepo { return t.repo }
-
-type memRepo struct {
-	ports.EventRepo // anything else panics
-	endpoint        webhook.Endpoint
-	delivery        webhook.Delivery
-	event           event.Event
-	attempts        []webhook.Attempt
-	recorded        []event.Event
-}
-
-func (r *memRepo) LockDeliveryByID(context.Context, string) (webhook.Delivery, error) {
-	return r.delivery, nil
-}
-func (r *memRepo) LockEndpointByID(context.Context, string) (webhook.Endpoint, error) {
-	return r.endpoint, nil
-}
-func (r *memRepo) FindEventByID(context.Context, string) (event.Event, error) { return r.event, nil }
-func (r *memRepo) UpdateDelivery(_ context.Context, d webhook.Delivery) error {
-	r.delivery = d
-	return nil
-}
-func (r *memRepo) UpdateEndpoint(_ context.Context, e webhook.Endpoint) error {
-	r.endpoint = e
-	return nil
-}
-func (r *memRepo) AddAttempt(_ context.Context, a webhook.Attempt) error {
-	r.attempts = append(r.attempts, a)
-	return nil
-}
-func (r *memRepo) RecordEvent(_ context.Context, e event.Event) (bool, error) {
-	r.recorded = append(r.recorded, e)
-	return true, nil
-}
-
-type memJobs struct{ scheduled []time.Time }
-
-func (j *memJobs) Enqueue(_ context.Context, _ ports.JobArgs, o ports.JobOptions) error {
-	j.scheduled = append(j.scheduled, o.ScheduledAt)
-	return nil
-}
-
-type clearCipher struct{ ports.Cipher }
-
-func (clearCipher) Encrypt(p []byte, _ string) ([]byte, error) { return p, nil }
-func (clearCipher) Decrypt(c []byte, _ string) ([]byte, error) { return c, nil }
 
 type failingSender struct{ status int }
 
@@ -86,83 +27,152 @@ type fixedClock struct{ now *time.Time }
 
 func (c fixedClock) Now() time.Time { return *c.now }
 
-func newFixture(t *testing.T, now *time.Time, status int) (*Service, *memRepo, *memJobs) {
+// fixture is one endpoint, one event and its pending delivery in a ports/fake store.
+type fixture struct {
+	t          *testing.T
+	store      *fake.Store
+	endpointID string
+	deliveryID string
+}
+
+// newFixture stores the endpoint and delivery after edit (nil: as they are) changed them.
+func newFixture(t *testing.T, now *time.Time, status int, edit func(*webhook.Endpoint, *webhook.Delivery)) (*Service, *fixture) {
 	t.Helper()
 	ep := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: "ten_1", Environment: core.EnvLive,
 		URL: "https://example.com/hook", Enabled: true, SealedSecret: []byte("whsec_x"), CreatedAt: *now, UpdatedAt: *now}
 	ev := event.New("ten_1", core.EnvLive, "agent.suspended", "agt_1", nil, *now)
-	repo := &memRepo{endpoint: ep, event: ev, delivery: webhook.Delivery{ID: core.NewID(core.PrefixWebhookDelivery), TenantID: "ten_1",
-		Environment: core.EnvLive, EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, Status: webhook.DeliveryPending, CreatedAt: *now, UpdatedAt: *now}}
-	jobs := &memJobs{}
-	s, err := New(Deps{Store: memStore{repo: repo}, Jobs: jobs, Clock: fixedClock{now: now}, Cipher: clearCipher{}, Sender: failingSender{status: status},
+	d := webhook.Delivery{ID: core.NewID(core.PrefixWebhookDelivery), TenantID: "ten_1", Environment: core.EnvLive,
+		EndpointID: ep.ID, EventID: ev.ID, EventType: ev.Type, Status: webhook.DeliveryPending, CreatedAt: *now, UpdatedAt: *now}
+	sealed, err := fake.Cipher{}.Encrypt([]byte("whsec_x"), secretContext(ep.ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep.SealedSecret = sealed
+	if edit != nil {
+		edit(&ep, &d)
+	}
+	fx := &fixture{t: t, store: fake.NewStore(), endpointID: ep.ID, deliveryID: d.ID}
+	err = fx.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Events().CreateEndpoint(ctx, ep); err != nil {
+			return err
+		}
+		if _, err := tx.Events().RecordEvent(ctx, ev); err != nil {
+			return err
+		}
+		return tx.Events().CreateDelivery(ctx, d)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Deps{Store: fx.store, Jobs: fake.Jobs{Store: fx.store}, Clock: fixedClock{now: now}, Cipher: fake.Cipher{}, Sender: failingSender{status: status},
 		Config: Config{RetryBase: time.Minute, RetryMax: time.Hour, RetryWindow: 72 * time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, repo, jobs
+	return s, fx
+}
+
+func (fx *fixture) read(fn func(ctx context.Context, r ports.EventRepo) error) {
+	fx.t.Helper()
+	if err := fx.store.Read(context.Background(), func(ctx context.Context, tx ports.Tx) error { return fn(ctx, tx.Events()) }); err != nil {
+		fx.t.Fatal(err)
+	}
+}
+
+func (fx *fixture) delivery() (d webhook.Delivery) {
+	fx.read(func(ctx context.Context, r ports.EventRepo) (err error) {
+		d, err = r.LockDeliveryByID(ctx, fx.deliveryID)
+		return err
+	})
+	return d
+}
+
+func (fx *fixture) endpoint() (e webhook.Endpoint) {
+	fx.read(func(ctx context.Context, r ports.EventRepo) (err error) {
+		e, err = r.LockEndpointByID(ctx, fx.endpointID)
+		return err
+	})
+	return e
+}
+
+func (fx *fixture) attempts() (a []webhook.Attempt) {
+	fx.read(func(ctx context.Context, r ports.EventRepo) error {
+		all, err := r.Attempts(ctx, []string{fx.deliveryID})
+		a = all[fx.deliveryID]
+		return err
+	})
+	return a
+}
+
+// scheduled is when each enqueued retry runs.
+func (fx *fixture) scheduled() []time.Time {
+	var out []time.Time
+	for _, j := range fx.store.Jobs() {
+		out = append(out, j.Opts.ScheduledAt)
+	}
+	return out
 }
 
 func TestAttempt_FailureSchedulesRetryWithinBackoff(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s, repo, jobs := newFixture(t, &now, 503)
-	if err := s.Attempt(context.Background(), repo.delivery.ID); err != nil {
+	s, fx := newFixture(t, &now, 503, nil)
+	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
-	if repo.delivery.Status != webhook.DeliveryPending || repo.delivery.Attempts != 1 || len(jobs.scheduled) != 1 {
-		t.Fatalf("after a 503: %+v, jobs %v", repo.delivery, jobs.scheduled)
+	d, scheduled := fx.delivery(), fx.scheduled()
+	if d.Status != webhook.DeliveryPending || d.Attempts != 1 || len(scheduled) != 1 {
+		t.Fatalf("after a 503: %+v, jobs %v", d, scheduled)
 	}
-	if d := jobs.scheduled[0].Sub(now); d < 30*time.Second || d > time.Minute {
+	if d := scheduled[0].Sub(now); d < 30*time.Second || d > time.Minute {
 		t.Fatalf("first retry after %v, want between half and all of a minute", d)
 	}
-	if repo.endpoint.FailingSince == nil || !repo.endpoint.FailingSince.Equal(now) {
-		t.Fatalf("failure run not started: %v", repo.endpoint.FailingSince)
+	if ep := fx.endpoint(); ep.FailingSince == nil || !ep.FailingSince.Equal(now) {
+		t.Fatalf("failure run not started: %v", ep.FailingSince)
 	}
-	if a := repo.attempts[0]; a.StatusCode != 503 || a.Succeeded || a.Number != 1 {
-		t.Fatalf("attempt: %+v", a)
+	if a := fx.attempts(); len(a) != 1 || a[0].StatusCode != 503 || a[0].Succeeded || a[0].Number != 1 {
+		t.Fatalf("attempts: %+v", a)
 	}
 }
 
 func TestAttempt_EndpointFailingForTheWindowIsDisabledWithAnEvent(t *testing.T) {
 	now := time.Date(2026, 1, 4, 0, 0, 1, 0, time.UTC)
-	s, repo, jobs := newFixture(t, &now, 0)
 	since := now.Add(-72*time.Hour - time.Second)
-	repo.endpoint.FailingSince = &since
-	if err := s.Attempt(context.Background(), repo.delivery.ID); err != nil {
+	s, fx := newFixture(t, &now, 0, func(e *webhook.Endpoint, _ *webhook.Delivery) { e.FailingSince = &since })
+	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
-	if repo.endpoint.Enabled || repo.delivery.Status != webhook.DeliveryFailed || len(jobs.scheduled) != 0 {
-		t.Fatalf("endpoint %+v, delivery %+v, jobs %v", repo.endpoint, repo.delivery, jobs.scheduled)
+	if ep, d := fx.endpoint(), fx.delivery(); ep.Enabled || d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 {
+		t.Fatalf("endpoint %+v, delivery %+v, jobs %v", ep, d, fx.scheduled())
 	}
-	if len(repo.recorded) != 1 || repo.recorded[0].Type != "webhook_endpoint.disabled" || repo.recorded[0].ResourceID != repo.endpoint.ID {
-		t.Fatalf("events: %+v", repo.recorded)
+	if recorded := fx.store.Events(fx.endpointID); len(recorded) != 1 || recorded[0].Type != "webhook_endpoint.disabled" {
+		t.Fatalf("events: %+v", recorded)
 	}
-	if repo.attempts[0].Error == "" {
-		t.Fatal("a timeout is recorded without its error")
+	if a := fx.attempts(); len(a) != 1 || a[0].Error == "" {
+		t.Fatalf("a timeout is recorded without its error: %+v", a)
 	}
 }
 
 func TestAttempt_DeliveryPastTheWindowFails(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s, repo, jobs := newFixture(t, &now, 500)
-	repo.delivery.CreatedAt = now.Add(-72*time.Hour + time.Second) // the next retry would fall past the window
-	if err := s.Attempt(context.Background(), repo.delivery.ID); err != nil {
+	// The next retry would fall past the window.
+	s, fx := newFixture(t, &now, 500, func(_ *webhook.Endpoint, d *webhook.Delivery) { d.CreatedAt = now.Add(-72*time.Hour + time.Second) })
+	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
-	if repo.delivery.Status != webhook.DeliveryFailed || len(jobs.scheduled) != 0 || !repo.endpoint.Enabled {
-		t.Fatalf("delivery %+v, jobs %v, endpoint %+v", repo.delivery, jobs.scheduled, repo.endpoint)
+	if d, ep := fx.delivery(), fx.endpoint(); d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 || !ep.Enabled {
+		t.Fatalf("delivery %+v, jobs %v, endpoint %+v", d, fx.scheduled(), ep)
 	}
 }
 
 func TestAttempt_SuccessEndsTheFailureRun(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s, repo, jobs := newFixture(t, &now, 204)
 	since := now.Add(-time.Hour)
-	repo.endpoint.FailingSince = &since
-	if err := s.Attempt(context.Background(), repo.delivery.ID); err != nil {
+	s, fx := newFixture(t, &now, 204, func(e *webhook.Endpoint, _ *webhook.Delivery) { e.FailingSince = &since })
+	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
-	if repo.delivery.Status != webhook.DeliverySucceeded || repo.endpoint.FailingSince != nil || len(jobs.scheduled) != 0 {
-		t.Fatalf("delivery %+v, endpoint %+v", repo.delivery, repo.endpoint)
+	if d, ep := fx.delivery(), fx.endpoint(); d.Status != webhook.DeliverySucceeded || ep.FailingSince != nil || len(fx.scheduled()) != 0 {
+		t.Fatalf("delivery %+v, endpoint %+v", d, ep)
 	}
 }
 

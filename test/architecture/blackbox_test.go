@@ -44,7 +44,8 @@ func TestBlackBox_EveryPackageUsesTheValidatingHarness(t *testing.T) {
 			src := string(raw)
 			if strings.Contains(src, "harness.Main(m)") || strings.Contains(src, "harness.MainWithChain(m)") ||
 				strings.Contains(src, "harness.MainWithChainConfig(m,") ||
-				strings.Contains(src, "harness.MainWithOptions(m,") || strings.Contains(src, "harness.MainForBinary(m)") {
+				strings.Contains(src, "harness.MainWithOptions(m,") || strings.Contains(src, "harness.MainForBinary(m)") ||
+				strings.Contains(src, "harness.MainForBinaryThen(m,") {
 				startsHarness = true
 			}
 			for i, line := range strings.Split(src, "\n") {
@@ -54,7 +55,7 @@ func TestBlackBox_EveryPackageUsesTheValidatingHarness(t *testing.T) {
 			}
 		}
 		if !startsHarness {
-			t.Errorf("test/%s does not start its service with harness.Main, MainWithChain, MainWithChainConfig, MainWithOptions or MainForBinary", entry.Name())
+			t.Errorf("test/%s does not start its service with harness.Main, MainWithChain, MainWithChainConfig, MainWithOptions, MainForBinary or MainForBinaryThen", entry.Name())
 		}
 	}
 	if packages < 9 {

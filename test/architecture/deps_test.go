@@ -25,6 +25,8 @@ func forbidden(layer, imp string) string {
 		layer = "app"
 	}
 	switch {
+	case (project("ports/fake") || project("ports/portstest")) && !strings.HasPrefix(layer, "ports"):
+		return "the fakes and contract suites of ports/ are for tests only"
 	case project("adapters"), project("cmd"), project("test"), project("wiring"):
 		return "only cmd and test wire adapters"
 	case strings.HasPrefix(imp, "github.com/gofiber/"), strings.HasPrefix(imp, "github.com/uptrace/bun"),
@@ -41,7 +43,7 @@ func forbidden(layer, imp string) string {
 			return "core and ledger import no project package but core"
 		}
 	case "ports":
-		if strings.HasPrefix(imp, module+"/") && !project("core") && !project("ledger") {
+		if strings.HasPrefix(imp, module+"/") && !project("core") && !project("ledger") && !project("ports") {
 			return "ports imports only core and ledger"
 		}
 	case "app":
@@ -147,6 +149,10 @@ func TestForbiddenCatchesViolations(t *testing.T) {
 		{"ports", "corridor/ledger"}:           false,
 		{"app", "corridor/ports"}:              false,
 		{"app", "github.com/riverqueue/river"}: false,
+		// ports/fake and ports/portstest build on ports; production code never imports them.
+		{"ports", "corridor/ports"}:          false,
+		{"app/cards", "corridor/ports/fake"}: true,
+		{"app", "corridor/ports/portstest"}:  true,
 		// Capability packages under app/ import the kernel, core, ledger and ports, never
 		// each other.
 		{"app/offramp", "corridor/app/policy"}:                   true,
@@ -165,6 +171,73 @@ func TestForbiddenCatchesViolations(t *testing.T) {
 	for pair, wantBad := range bad {
 		if got := forbidden(pair[0], pair[1]) != ""; got != wantBad {
 			t.Errorf("forbidden(%q, %q) = %v, want %v", pair[0], pair[1], got, wantBad)
+		}
+	}
+}
+
+// TestUnitTests_NeedNoDatabase: the tests of core, ledger, ports and app run without
+// PostgreSQL, a chain or the HTTP server (`make test-unit`): they import no adapter, no test
+// harness or database helper, no wiring and no database driver. Use cases are tested on
+// ports/fake, whose behaviour the contract suites of ports/portstest hold to the adapters'.
+func TestUnitTests_NeedNoDatabase(t *testing.T) {
+	root := filepath.Join("..", "..")
+	checked := 0
+	for _, layer := range []string{"core", "ledger", "ports", "app"} {
+		err := filepath.WalkDir(filepath.Join(root, layer), func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			checked++
+			for _, spec := range f.Imports {
+				imp, _ := strconv.Unquote(spec.Path.Value)
+				if why := needsOutside(imp); why != "" {
+					t.Errorf("%s imports %s: %s", path, imp, why)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("checked only %d test files: is the test looking at the right tree?", checked)
+	}
+}
+
+// needsOutside says why a unit test may not import imp, or "".
+func needsOutside(imp string) string {
+	for _, prefix := range []string{module + "/adapters", module + "/test", module + "/wiring", module + "/cmd", module + "/web"} {
+		if imp == prefix || strings.HasPrefix(imp, prefix+"/") {
+			return "unit tests of core, ledger, ports and app run on ports/fake, without adapters, harnesses or a database"
+		}
+	}
+	for _, driver := range []string{"database/sql", "github.com/uptrace/bun", "github.com/jackc/", "github.com/testcontainers/", "github.com/riverqueue/river/riverdriver"} {
+		if strings.HasPrefix(imp, driver) {
+			return "unit tests of core, ledger, ports and app reach no database"
+		}
+	}
+	return ""
+}
+
+func TestNeedsOutside(t *testing.T) {
+	for imp, wantRefused := range map[string]bool{
+		"corridor/test/testdb":                   true,
+		"corridor/adapters/postgres":             true,
+		"corridor/wiring":                        true,
+		"database/sql":                           true,
+		"github.com/jackc/pgx/v5":                true,
+		"corridor/ports/fake":                    false,
+		"corridor/ledger":                        false,
+		"github.com/riverqueue/river":            false,
+		"github.com/ethereum/go-ethereum/crypto": false,
+	} {
+		if got := needsOutside(imp) != ""; got != wantRefused {
+			t.Errorf("needsOutside(%q) refused = %v, want %v", imp, got, wantRefused)
 		}
 	}
 }

@@ -26,6 +26,7 @@ var makeNeeds = map[string][]string{
 	"bench-ledger":  nil, // a throwaway PostgreSQL (installed when missing) and pgbench from it
 	"test":          {"contracts/build.sh"},
 	"test-short":    {"contracts/build.sh"},
+	"test-unit":     nil, // the app, core, ledger and ports tests need nothing built, and no database
 	"test-pipeline": {"contracts/build.sh"},
 	"fuzz":          nil, // go test -fuzz over packages that need no artifacts
 	// The clients are generated from the document the binary prints, with the pinned generators.

@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"net/http"
-	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"testing"
@@ -47,32 +46,18 @@ func oidcServer(t *testing.T) (*harness.Env, *harness.OIDCProvider, string) {
 func TestConsoleOIDC_SignIn(t *testing.T) {
 	t.Parallel()
 	srv, prov, tenantID := oidcServer(t)
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	page := func(u string) (int, string, *url.URL) {
+	v := srv.ConsoleVisitor(t)
+	page := func(path string) (int, string, *url.URL) {
 		t.Helper()
-		resp, err := browser.Get(u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = resp.Body.Close() }()
-		var b strings.Builder
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := resp.Body.Read(buf)
-			b.Write(buf[:n])
-			if err != nil {
-				break
-			}
-		}
-		return resp.StatusCode, b.String(), resp.Request.URL
+		p, at := v.Follow(path)
+		return p.Status, p.Body, at
 	}
 
-	if status, body, _ := page(srv.BaseURL + "/console/signin"); status != 200 || !strings.Contains(body, `href="/console/signin/oidc?environment=test"`) {
+	if status, body, _ := page("/console/signin"); status != 200 || !strings.Contains(body, `href="/console/signin/oidc?environment=test"`) {
 		t.Fatalf("sign-in page: %d %s", status, body)
 	}
 	// The whole round trip: to the provider, back with a code, exchanged, signed in.
-	status, body, at := page(srv.BaseURL + "/console/signin/oidc?environment=live")
+	status, body, at := page("/console/signin/oidc?environment=live")
 	if status != 200 || !strings.Contains(body, `id="signed-in"`) || at.Path != "/console/signin/oidc/callback" {
 		t.Fatalf("callback: %d at %s: %s", status, at, body)
 	}
@@ -84,23 +69,22 @@ func TestConsoleOIDC_SignIn(t *testing.T) {
 	if tok := prov.Last["/token"]; tok.Get("code_verifier") == "" || tok.Get("client_secret") != prov.ClientSecret {
 		t.Fatalf("token request: %v", tok)
 	}
-	status, body, _ = page(srv.BaseURL + "/console/")
+	status, body, _ = page("/console/")
 	if status != 200 || !strings.Contains(body, tenantID) || !strings.Contains(body, "LIVE") {
 		t.Fatalf("console after the provider's sign-in: %d %s", status, body)
 	}
 
 	// A callback this browser did not start (another state), and the same code again.
 	replay := "/console/signin/oidc/callback?" + url.Values{"state": {"forged"}, "code": {"whatever"}}.Encode()
-	if status, _, _ := page(srv.BaseURL + replay); status != http.StatusForbidden {
+	if status, _, _ := page(replay); status != http.StatusForbidden {
 		t.Fatalf("forged callback: %d", status)
 	}
-	fresh, _ := cookiejar.New(nil)
-	browser.Jar = fresh
+	v.Forget()
 	prov.Denied = "access_denied"
-	if status, body, _ := page(srv.BaseURL + "/console/signin/oidc?environment=test"); status != http.StatusUnauthorized || !strings.Contains(body, "access_denied") {
+	if status, body, _ := page("/console/signin/oidc?environment=test"); status != http.StatusUnauthorized || !strings.Contains(body, "access_denied") {
 		t.Fatalf("refused at the provider: %d %s", status, body)
 	}
-	if status, _, at := page(srv.BaseURL + "/console/"); status != 200 || at.Path != "/console/signin" {
+	if status, _, at := page("/console/"); status != 200 || at.Path != "/console/signin" {
 		t.Fatalf("after a refusal the console is at %s (%d), not the sign-in page", at, status)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"corridor/test/testdb"
+	"corridor/test/harness"
 )
 
 // crashBinary is the package's `corridor` built with -tags crashpoints.
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	testdb.MainThen(m, func(string) error {
+	harness.MainForBinaryThen(m, func(string) error {
 		crashBinary = filepath.Join(dir, "corridor")
 		if out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", crashBinary, "corridor/cmd/corridor").CombinedOutput(); err != nil {
 			return fmt.Errorf("go build -tags crashpoints: %w\n%s", err, out)

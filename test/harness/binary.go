@@ -16,6 +16,12 @@ import (
 // an Env whose BaseURL is the binary's.
 func MainForBinary(m *testing.M) { testdb.Main(m, nil) }
 
+// MainForBinaryThen is MainForBinary with a setup run once before the tests (building the
+// binary they start) and a check run after them (removing it).
+func MainForBinaryThen(m *testing.M, setup func(databaseURL string) error, after func() error) {
+	testdb.MainThen(m, setup, after)
+}
+
 // WaitHealthy polls base/healthz until it answers 200, the process ends (exited closes) or limit
 // passes.
 func WaitHealthy(base string, exited <-chan struct{}, limit time.Duration) error {

@@ -216,3 +216,33 @@ func tableRow(body, table, text string) string {
 	}
 	return ""
 }
+
+// Follow GETs a console path and follows every redirect, as a browser does through a sign-in at
+// the identity provider, with the visitor's jar; it answers the last page and where it was.
+// The path must be under /console/; the redirects may leave it (the provider) and come back.
+func (v *ConsoleVisitor) Follow(path string) (*ConsolePage, *url.URL) {
+	v.t.Helper()
+	if !strings.HasPrefix(path, ConsolePrefix) {
+		v.t.Fatalf("console visitor: %s is not a console page", path)
+	}
+	follow := &http.Client{Jar: v.client.Jar, Timeout: v.client.Timeout}
+	resp, err := follow.Get(v.base + path)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	return &ConsolePage{Status: resp.StatusCode, Header: resp.Header, Body: string(body)}, resp.Request.URL
+}
+
+// Forget drops the visitor's cookies: a new browser.
+func (v *ConsoleVisitor) Forget() {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		v.t.Fatal(err)
+	}
+	v.client.Jar = jar
+}

@@ -1,0 +1,15 @@
+package chain
+
+import (
+	"testing"
+
+	"corridor/ports"
+	"corridor/ports/portstest"
+)
+
+// TestChainReadsContract holds the simulated chain to the chain-read contract that ports/fake's
+// in-memory chain meets too.
+func TestChainReadsContract(t *testing.T) {
+	shared := newChain(t)
+	portstest.ChainReads(t, func(*testing.T) ports.Chain { return shared })
+}

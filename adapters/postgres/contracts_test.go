@@ -1,0 +1,56 @@
+package postgres_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/uptrace/bun"
+
+	"corridor/adapters/cipher"
+	"corridor/adapters/payout"
+	"corridor/adapters/postgres"
+	"corridor/adapters/sms"
+	"corridor/ports"
+	"corridor/ports/portstest"
+	"corridor/test/testdb"
+)
+
+// The contract suites of ports/portstest against the adapters that keep their state in
+// Postgres: the ledger store, the mock payout provider and the sandbox SMS outbox. ports/fake
+// runs the same suites against the in-memory fakes.
+
+// migratedDB is one migrated database shared by the contract suites of a test.
+func migratedDB(t *testing.T) *bun.DB {
+	t.Helper()
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func TestContracts(t *testing.T) {
+	db := migratedDB(t)
+	t.Run("LedgerStore", func(t *testing.T) {
+		store := postgres.NewStore(db)
+		portstest.LedgerStore(t, func(*testing.T) ports.Store { return store })
+	})
+	t.Run("PayoutProvider/mock", func(t *testing.T) {
+		portstest.PayoutProvider(t, func(*testing.T) ports.PayoutProvider { return payout.NewMock("contract_mock", db) })
+	})
+	t.Run("SMS/sandbox", func(t *testing.T) {
+		c, err := cipher.New([]byte("contract-suite-secret-of-32-bytes!"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		gateway := sms.NewSandbox(db, c)
+		tenants := claimDB{db: db, store: postgres.NewStore(db)}
+		portstest.SMS(t, func(*testing.T) portstest.SMSGateway { return gateway }, tenants.newTenant)
+	})
+}

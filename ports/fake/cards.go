@@ -1,0 +1,162 @@
+package fake
+
+import (
+	"context"
+	"time"
+
+	"corridor/core"
+	"corridor/core/card"
+	"corridor/ports"
+)
+
+// cardTables are the card capability's rows. Window spend is kept per card and window key, as
+// the Postgres accumulators are.
+type cardTables struct {
+	holders        table[card.Cardholder]
+	cards          table[card.Card]
+	authorizations table[card.Authorization]
+	spend          map[string]int64 // cardID + "|" + window key
+}
+
+func newCardTables() cardTables {
+	return cardTables{holders: newTable[card.Cardholder](), cards: newTable[card.Card](),
+		authorizations: newTable[card.Authorization](), spend: map[string]int64{}}
+}
+
+func (c cardTables) clone() cardTables {
+	out := cardTables{holders: c.holders.clone(), cards: c.cards.clone(), authorizations: c.authorizations.clone(), spend: map[string]int64{}}
+	for k, v := range c.spend {
+		out.spend[k] = v
+	}
+	return out
+}
+
+type cardRepo struct{ s *Store }
+
+var _ ports.CardRepo = cardRepo{}
+
+func (r cardRepo) t() *cardTables { return &r.s.state.cards }
+
+func (r cardRepo) CreateCardholder(_ context.Context, h card.Cardholder) error {
+	return r.t().holders.insert(h.ID, h)
+}
+
+func (r cardRepo) FindCardholder(_ context.Context, tenantID string, env core.Environment, id string) (card.Cardholder, error) {
+	h, ok := r.t().holders.rows[id]
+	if !ok || h.TenantID != tenantID || h.Environment != env {
+		return card.Cardholder{}, core.NotFound(card.CodeCardholderNotFound, "cardholder "+id)
+	}
+	return h, nil
+}
+
+func (r cardRepo) ListCardholders(_ context.Context, tenantID string, env core.Environment, p ports.Page) ([]card.Cardholder, int, error) {
+	rows := r.t().holders.filter(func(h card.Cardholder) bool { return h.TenantID == tenantID && h.Environment == env }, true)
+	out, total := page(rows, p)
+	return out, total, nil
+}
+
+func (r cardRepo) CreateCard(_ context.Context, c card.Card) error {
+	return r.t().cards.insert(c.ID, c)
+}
+
+func (r cardRepo) FindCard(_ context.Context, tenantID string, env core.Environment, id string) (card.Card, error) {
+	c, ok := r.t().cards.rows[id]
+	if !ok || c.TenantID != tenantID || c.Environment != env {
+		return card.Card{}, core.NotFound(card.CodeCardNotFound, "card "+id)
+	}
+	return c, nil
+}
+
+// LockCard is FindCard: units of work already run one at a time.
+func (r cardRepo) LockCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error) {
+	return r.FindCard(ctx, tenantID, env, id)
+}
+
+func (r cardRepo) UpdateCard(_ context.Context, c card.Card) error {
+	return r.t().cards.update(c.ID, c)
+}
+
+func (r cardRepo) ListCards(_ context.Context, tenantID string, env core.Environment, p ports.Page) ([]card.Card, int, error) {
+	rows := r.t().cards.filter(func(c card.Card) bool { return c.TenantID == tenantID && c.Environment == env }, true)
+	out, total := page(rows, p)
+	return out, total, nil
+}
+
+func (r cardRepo) WindowSpend(_ context.Context, cardID string, w card.Windows) (card.Spend, error) {
+	s := r.t().spend
+	return card.Spend{Daily: s[cardID+"|"+w.Day], Weekly: s[cardID+"|"+w.Week], Monthly: s[cardID+"|"+w.Month]}, nil
+}
+
+func (r cardRepo) AddWindowSpend(_ context.Context, cardID string, w card.Windows, delta int64) error {
+	for _, key := range []string{w.Day, w.Week, w.Month} {
+		r.t().spend[cardID+"|"+key] += delta
+	}
+	return nil
+}
+
+func (r cardRepo) CreateAuthorization(_ context.Context, a card.Authorization) error {
+	return r.t().authorizations.insert(a.ID, a)
+}
+
+func (r cardRepo) FindAuthorization(_ context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error) {
+	a, ok := r.t().authorizations.rows[id]
+	if !ok || a.TenantID != tenantID || a.Environment != env {
+		return card.Authorization{}, core.NotFound(card.CodeAuthorizationNotFound, "card authorization "+id)
+	}
+	return a, nil
+}
+
+func (r cardRepo) LockAuthorizationByID(_ context.Context, id string) (card.Authorization, error) {
+	a, ok := r.t().authorizations.rows[id]
+	if !ok {
+		return card.Authorization{}, core.NotFound(card.CodeAuthorizationNotFound, "card authorization "+id)
+	}
+	return a, nil
+}
+
+func (r cardRepo) UpdateAuthorization(_ context.Context, a card.Authorization) error {
+	return r.t().authorizations.update(a.ID, a)
+}
+
+func (r cardRepo) OpenApprovals(_ context.Context, createdBefore time.Time, limit int) ([]card.Authorization, error) {
+	rows := r.t().authorizations.filter(func(a card.Authorization) bool {
+		return a.Status == card.AuthApproved && a.CreatedAt.Before(createdBefore)
+	}, false)
+	sortByTime(rows, func(a card.Authorization) time.Time { return a.CreatedAt })
+	out, _ := page(rows, ports.Page{Take: limit})
+	return out, nil
+}
+
+func (r cardRepo) StaleSettlements(_ context.Context, before time.Time, limit int) ([]string, error) {
+	rows := r.t().authorizations.filter(func(a card.Authorization) bool {
+		return (a.SettlementStatus == card.SettlementPending || a.SettlementStatus == card.SettlementSubmitted) && a.UpdatedAt.Before(before)
+	}, false)
+	sortByTime(rows, func(a card.Authorization) time.Time { return a.UpdatedAt })
+	rows, _ = page(rows, ports.Page{Take: limit})
+	ids := make([]string, len(rows))
+	for i, a := range rows {
+		ids[i] = a.ID
+	}
+	return ids, nil
+}
+
+func (r cardRepo) ListAuthorizations(_ context.Context, cardID string, p ports.Page) ([]card.Authorization, int, error) {
+	rows := r.t().authorizations.filter(func(a card.Authorization) bool { return a.CardID == cardID }, true)
+	out, total := page(rows, p)
+	return out, total, nil
+}
+
+// Card returns a stored card by id, for assertions.
+func (s *Store) Card(id string) (card.Card, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.state.cards.cards.rows[id]
+	return c, ok
+}
+
+// CardAuthorizations returns every stored authorization of a card, oldest first.
+func (s *Store) CardAuthorizations(cardID string) []card.Authorization {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state.cards.authorizations.filter(func(a card.Authorization) bool { return a.CardID == cardID }, false)
+}

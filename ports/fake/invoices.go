@@ -1,0 +1,173 @@
+package fake
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"corridor/core"
+	"corridor/core/invoice"
+	"corridor/ports"
+)
+
+// invoiceTables hold invoices, bills and the two directory answers bills need, which the
+// Postgres store reads from the wallets and members tables: the fake keeps them as registered
+// with RegisterWalletTenant and RegisterSigner.
+type invoiceTables struct {
+	invoices      table[invoice.Invoice]
+	bills         table[invoice.Bill]
+	walletTenants map[string]string // environment + "|" + lower-case address -> tenant id
+	signers       map[string]bool   // tenant id + "|" + lower-case address
+}
+
+func newInvoiceTables() invoiceTables {
+	return invoiceTables{invoices: newTable[invoice.Invoice](), bills: newTable[invoice.Bill](), walletTenants: map[string]string{},
+		signers: map[string]bool{}}
+}
+
+func (t invoiceTables) clone() invoiceTables {
+	out := invoiceTables{invoices: t.invoices.clone(), bills: t.bills.clone(), walletTenants: map[string]string{}, signers: map[string]bool{}}
+	for k, v := range t.walletTenants {
+		out.walletTenants[k] = v
+	}
+	for k, v := range t.signers {
+		out.signers[k] = v
+	}
+	return out
+}
+
+type invoiceRepo struct{ s *Store }
+
+var _ ports.InvoiceRepo = invoiceRepo{}
+
+var (
+	errInvoiceNotFound = core.NotFound(invoice.CodeInvoiceNotFound, "invoice")
+	errBillNotFound    = core.NotFound(invoice.CodeBillNotFound, "bill")
+)
+
+func (r invoiceRepo) t() *invoiceTables { return &r.s.state.invoices }
+
+func (r invoiceRepo) CreateInvoice(_ context.Context, i invoice.Invoice) error {
+	return r.t().invoices.insert(i.ID, i)
+}
+
+func (r invoiceRepo) FindInvoice(_ context.Context, tenantID string, env core.Environment, id string) (invoice.Invoice, error) {
+	i, ok := r.t().invoices.rows[id]
+	if !ok || i.TenantID != tenantID || i.Environment != env {
+		return invoice.Invoice{}, errInvoiceNotFound
+	}
+	return i, nil
+}
+
+func (r invoiceRepo) FindPublicInvoice(_ context.Context, id string) (invoice.Invoice, error) {
+	i, ok := r.t().invoices.rows[id]
+	if !ok {
+		return invoice.Invoice{}, errInvoiceNotFound
+	}
+	return i, nil
+}
+
+func (r invoiceRepo) LockInvoice(ctx context.Context, id string) (invoice.Invoice, error) {
+	return r.FindPublicInvoice(ctx, id)
+}
+
+func (r invoiceRepo) UpdateInvoice(_ context.Context, i invoice.Invoice) error {
+	return r.t().invoices.update(i.ID, i)
+}
+
+func (r invoiceRepo) ListInvoices(_ context.Context, tenantID string, env core.Environment, p ports.Page) ([]invoice.Invoice, int, error) {
+	rows := r.t().invoices.filter(func(i invoice.Invoice) bool { return i.TenantID == tenantID && i.Environment == env }, true)
+	out, total := page(rows, p)
+	return out, total, nil
+}
+
+// ListPollable: SENT, or with a settlement payment linked, and not final; by id.
+func (r invoiceRepo) ListPollable(_ context.Context, env core.Environment, afterID string, limit int) ([]invoice.Invoice, error) {
+	rows := r.t().invoices.filter(func(i invoice.Invoice) bool {
+		switch i.Status {
+		case invoice.StatusReleased, invoice.StatusRefunded, invoice.StatusCancelled:
+			return false
+		}
+		return i.Environment == env && i.ID > afterID && (i.Status == invoice.StatusSent || i.SettlementPaymentID() != "")
+	}, false)
+	sort.SliceStable(rows, func(a, b int) bool { return rows[a].ID < rows[b].ID })
+	out, _ := page(rows, ports.Page{Take: limit})
+	return out, nil
+}
+
+// CreateBill refuses a VERIFIED bill whose signer already used its nonce, as the partial
+// unique index does, writing nothing.
+func (r invoiceRepo) CreateBill(_ context.Context, b invoice.Bill) error {
+	if b.VerificationStatus == invoice.Verified {
+		used := r.t().bills.filter(func(x invoice.Bill) bool {
+			return x.VerificationStatus == invoice.Verified && x.Environment == b.Environment &&
+				strings.EqualFold(x.SenderAddress, b.SenderAddress) && x.SigNonce == b.SigNonce
+		}, false)
+		if len(used) > 0 {
+			return ports.ErrBillNonceUsed
+		}
+	}
+	return r.t().bills.insert(b.ID, b)
+}
+
+func (r invoiceRepo) FindInboundBill(_ context.Context, payerTenantID string, env core.Environment, id string) (invoice.Bill, error) {
+	b, ok := r.t().bills.rows[id]
+	if !ok || b.PayerTenantID != payerTenantID || b.Environment != env {
+		return invoice.Bill{}, errBillNotFound
+	}
+	return b, nil
+}
+
+func (r invoiceRepo) LockBill(_ context.Context, id string) (invoice.Bill, error) {
+	b, ok := r.t().bills.rows[id]
+	if !ok {
+		return invoice.Bill{}, errBillNotFound
+	}
+	return b, nil
+}
+
+// UpdateBill writes the payer's decision and payment, the columns the Postgres store writes.
+func (r invoiceRepo) UpdateBill(_ context.Context, b invoice.Bill) error {
+	stored, ok := r.t().bills.rows[b.ID]
+	if !ok {
+		return errBillNotFound
+	}
+	stored.PayerDecision, stored.PayerPaymentID = b.PayerDecision, b.PayerPaymentID
+	r.t().bills.rows[b.ID] = stored
+	return nil
+}
+
+func (r invoiceRepo) ListInboundBills(_ context.Context, payerTenantID string, env core.Environment, status invoice.Verification, p ports.Page) ([]invoice.Bill, int, error) {
+	rows := r.t().bills.filter(func(b invoice.Bill) bool {
+		return b.PayerTenantID == payerTenantID && b.Environment == env && (status == "" || b.VerificationStatus == status)
+	}, true)
+	out, total := page(rows, p)
+	return out, total, nil
+}
+
+func (r invoiceRepo) WalletTenant(_ context.Context, env core.Environment, address string) (string, error) {
+	id, ok := r.t().walletTenants[string(env)+"|"+strings.ToLower(address)]
+	if !ok {
+		return "", core.NotFound(core.CodeWalletNotFound, "wallet")
+	}
+	return id, nil
+}
+
+func (r invoiceRepo) ActiveSigner(_ context.Context, tenantID, address string) (bool, error) {
+	return r.t().signers[tenantID+"|"+strings.ToLower(address)], nil
+}
+
+// RegisterWalletTenant records that tenantID holds a wallet at address in env (what
+// WalletTenant answers from the wallets table in Postgres).
+func (s *Store) RegisterWalletTenant(env core.Environment, address, tenantID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.invoices.walletTenants[string(env)+"|"+strings.ToLower(address)] = tenantID
+}
+
+// RegisterSigner records address as an ACTIVE member's signer of tenantID.
+func (s *Store) RegisterSigner(tenantID, address string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.state.invoices.signers[tenantID+"|"+strings.ToLower(address)] = true
+}

@@ -1,0 +1,67 @@
+package fake_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"corridor/core/card"
+	"corridor/ports"
+	"corridor/ports/fake"
+)
+
+type testJob struct{ n int }
+
+func (testJob) Kind() string { return "test" }
+
+// Jobs are part of the unit of work that enqueues them, a Read changes nothing, and a panic
+// inside a unit rolls it back.
+func TestStore_JobsReadsAndPanicsFollowTheUnit(t *testing.T) {
+	ctx := context.Background()
+	s := fake.NewStore()
+	jobs := fake.Jobs{Store: s}
+	if err := jobs.Enqueue(ctx, testJob{0}, ports.JobOptions{}); err == nil {
+		t.Fatal("a job was enqueued outside a unit of work")
+	}
+	_ = s.InTx(ctx, func(ctx context.Context, _ ports.Tx) error {
+		if err := jobs.Enqueue(ctx, testJob{1}, ports.JobOptions{}); err != nil {
+			return err
+		}
+		return errors.New("roll back")
+	})
+	_ = s.InTx(ctx, func(ctx context.Context, _ ports.Tx) error { return jobs.Enqueue(ctx, testJob{2}, ports.JobOptions{}) })
+	if got := s.Jobs(); len(got) != 1 || got[0].Args.(testJob).n != 2 {
+		t.Fatalf("committed jobs %+v", got)
+	}
+	c := card.Card{ID: "card_1", TenantID: "ten_1", Status: card.StatusActive}
+	_ = s.Read(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Cards().CreateCard(ctx, c) })
+	if _, ok := s.Card(c.ID); ok {
+		t.Fatal("a Read committed a write")
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_ = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			_ = tx.Cards().CreateCard(ctx, c)
+			panic("boom")
+		})
+	}()
+	if _, ok := s.Card(c.ID); ok {
+		t.Fatal("a unit that panicked committed its write")
+	}
+	if s.Commits() != 1 {
+		t.Fatalf("%d commits, want 1", s.Commits())
+	}
+}
+
+// A repository the fakes do not model fails loudly, naming itself.
+func TestTx_UnmodelledRepositoryPanics(t *testing.T) {
+	defer func() {
+		if p := recover(); p == nil {
+			t.Fatal("an unmodelled repository answered")
+		}
+	}()
+	_ = fake.NewStore().InTx(context.Background(), func(_ context.Context, tx ports.Tx) error {
+		tx.Ramps()
+		return nil
+	})
+}

@@ -1,0 +1,90 @@
+package fake
+
+import "corridor/ports"
+
+// Tx is the fake unit of work's repositories. Each reads the store's current state when
+// called, so a rolled-back savepoint is invisible to the rest of the unit.
+type Tx struct{ s *Store }
+
+var _ ports.Tx = (*Tx)(nil)
+
+// notModelled fails a test that reaches a repository the fakes do not model yet.
+func notModelled(repo string) {
+	panic("fake: the " + repo + " repository is not modelled by ports/fake; model it there before a test leans on it")
+}
+
+// Ledger posts to the store's ledger.Book.
+func (t *Tx) Ledger() ports.LedgerRepo { return ledgerRepo{t.s} }
+
+// Cards stores cards, cardholders, authorizations and window spend in maps.
+func (t *Tx) Cards() ports.CardRepo { return cardRepo{t.s} }
+
+// Events stores events, webhook endpoints and deliveries in maps.
+func (t *Tx) Events() ports.EventRepo { return eventRepo{t.s} }
+
+// Tenants is not modelled.
+func (t *Tx) Tenants() ports.TenantRepo { notModelled("Tenants"); return nil }
+
+// Members is not modelled.
+func (t *Tx) Members() ports.MemberRepo { notModelled("Members"); return nil }
+
+// APIKeys is not modelled.
+func (t *Tx) APIKeys() ports.APIKeyRepo { notModelled("APIKeys"); return nil }
+
+// Idempotency is not modelled.
+func (t *Tx) Idempotency() ports.IdempotencyRepo { notModelled("Idempotency"); return nil }
+
+// LedgerReports is not modelled.
+func (t *Tx) LedgerReports() ports.LedgerReports { notModelled("LedgerReports"); return nil }
+
+// Wallets stores wallets in a map.
+func (t *Tx) Wallets() ports.WalletRepo { return walletRepo{t.s} }
+
+// RelayerBudget is not modelled.
+func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { notModelled("RelayerBudget"); return nil }
+
+// Payments stores Safe payments in a map.
+func (t *Tx) Payments() ports.PaymentRepo { return paymentRepo{t.s} }
+
+// Handles is not modelled.
+func (t *Tx) Handles() ports.HandleRepo { notModelled("Handles"); return nil }
+
+// Drips stores faucet drips in a map.
+func (t *Tx) Drips() ports.DripRepo { return dripRepo{t.s} }
+
+// ChainIndex stores the mirror's cursors, recorded blocks and background failures in maps.
+func (t *Tx) ChainIndex() ports.ChainIndexRepo { return chainIndexRepo{t.s} }
+
+// Policies is not modelled.
+func (t *Tx) Policies() ports.PolicyRepo { notModelled("Policies"); return nil }
+
+// Recipients stores phone aliases, credentials and payout destinations in maps.
+func (t *Tx) Recipients() ports.RecipientRepo { return recipientRepo{t.s} }
+
+// Offramp stores off-ramp payments and their quote sets in maps.
+func (t *Tx) Offramp() ports.OfframpRepo { return offrampRepo{t.s} }
+
+// Claims stores claims, links, phone challenges, applied escrow events and the indexer's
+// cursors in maps.
+func (t *Tx) Claims() ports.ClaimRepo { return claimRepo{t.s} }
+
+// Agents is not modelled.
+func (t *Tx) Agents() ports.AgentRepo { notModelled("Agents"); return nil }
+
+// Treasury stores treasury accounts, rules and sweeps in maps.
+func (t *Tx) Treasury() ports.TreasuryRepo { return treasuryRepo{t.s} }
+
+// Ramps is not modelled.
+func (t *Tx) Ramps() ports.RampRepo { notModelled("Ramps"); return nil }
+
+// TwoFactor stores contacts, factors, approval settings and challenges in maps.
+func (t *Tx) TwoFactor() ports.TwoFactorRepo { return twoFactorRepo{t.s} }
+
+// Invoices stores invoices and bills in maps.
+func (t *Tx) Invoices() ports.InvoiceRepo { return invoiceRepo{t.s} }
+
+// Checkouts stores hosted checkouts and their refunds in maps.
+func (t *Tx) Checkouts() ports.CheckoutRepo { return checkoutRepo{t.s} }
+
+// WalletActivity is not modelled.
+func (t *Tx) WalletActivity() ports.WalletActivityRepo { notModelled("WalletActivity"); return nil }
