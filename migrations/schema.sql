@@ -967,6 +967,17 @@ CREATE TABLE public.ramps (
     CONSTRAINT ramps_provider_check CHECK ((provider <> ''::text))
 );
 
+CREATE UNLOGGED TABLE public.rate_limit_buckets (
+    key text NOT NULL,
+    tat timestamp with time zone NOT NULL
+);
+
+CREATE UNLOGGED TABLE public.rate_limit_windows (
+    key text NOT NULL,
+    times timestamp with time zone[] NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.recipient_credentials (
     tenant_id text NOT NULL,
     environment text NOT NULL,
@@ -1589,6 +1600,12 @@ ALTER TABLE ONLY public.ramps
 
 ALTER TABLE ONLY public.ramps
     ADD CONSTRAINT ramps_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.rate_limit_buckets
+    ADD CONSTRAINT rate_limit_buckets_pkey PRIMARY KEY (key);
+
+ALTER TABLE ONLY public.rate_limit_windows
+    ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (key);
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_pkey PRIMARY KEY (tenant_id, environment, type);

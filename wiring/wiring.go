@@ -38,13 +38,16 @@ import (
 
 // Config is everything Build needs; cmd reads it from the environment.
 type Config struct {
-	DatabaseURL    string
-	SessionSecret  string
-	RateLimit      http.RateLimit
-	BodyLimitBytes int
-	DBMaxConns     int
-	IdempotencyTTL time.Duration
-	Chains         ChainAddresses
+	DatabaseURL   string
+	SessionSecret string
+	RateLimit     http.RateLimit
+	// SharedRateLimits counts the request limits in the database every replica shares
+	// (RATE_LIMIT_STORE=postgres) instead of in this process.
+	SharedRateLimits bool
+	BodyLimitBytes   int
+	DBMaxConns       int
+	IdempotencyTTL   time.Duration
+	Chains           ChainAddresses
 	// ChainAdapters are the chains per environment (the simulated chain in tests, a dev or
 	// real node in serve). Capabilities report a chain available only when it is here.
 	ChainAdapters map[core.Environment]ports.Chain
@@ -293,8 +296,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump)...), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
 		RescueStuckAfter: cfg.JobsRescueStuckAfter,
 	})
@@ -309,6 +313,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
+		SharedLimits:       sharedLimits(cfg, db),
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
 		CheckoutPageBase:   cfg.CheckoutPageBase,

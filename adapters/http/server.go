@@ -55,6 +55,10 @@ type Config struct {
 	// ClaimLinkRateLimit throttles the public claim-link routes per client IP; zero is the
 	// default of 30 requests a minute.
 	ClaimLinkRateLimit RateLimit
+	// SharedLimits keeps the general, claim-link and ephemeral-key limits where every replica
+	// counts against the same figure (RATE_LIMIT_STORE=postgres). Nil: each process counts
+	// its own, for a single replica.
+	SharedLimits SharedLimits
 	// Timeouts bound reading a request, writing a response and keeping an idle connection;
 	// zero fields take DefaultTimeouts.
 	Timeouts Timeouts
@@ -199,11 +203,12 @@ type Server struct {
 	svc     Services
 	log     *slog.Logger
 	metrics *metrics
-	limiter *limiter
+	// limiter is the general per-credential limit (nil: off).
+	limiter callerLimiter
 	// claimLimiter throttles the public claim-link routes per client IP.
-	claimLimiter *limiter
+	claimLimiter callerLimiter
 	// ephemeralKeyLimiter bounds push-provisioning keys per client IP in a rolling minute.
-	ephemeralKeyLimiter *windowLimiter
+	ephemeralKeyLimiter callerLimiter
 	fiber               *fiber.App
 	endpoints           []Endpoint
 	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
@@ -232,14 +237,11 @@ func New(cfg Config, svc Services, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, svc: svc, log: log, metrics: m, claimLimiter: newLimiter(cfg.ClaimLinkRateLimit),
-		ephemeralKeyLimiter: newWindowLimiter(ephemeralKeysPerMinute, time.Minute)}
-	if cfg.RateLimit.PerSecond > 0 {
-		if cfg.RateLimit.Burst <= 0 {
-			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)
-		}
-		s.limiter = newLimiter(cfg.RateLimit)
+	if cfg.RateLimit.PerSecond > 0 && cfg.RateLimit.Burst <= 0 {
+		cfg.RateLimit.Burst = max(int(cfg.RateLimit.PerSecond), 1)
 	}
+	s := &Server{cfg: cfg, svc: svc, log: log, metrics: m}
+	s.limiter, s.claimLimiter, s.ephemeralKeyLimiter = newLimiters(cfg, log)
 	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{
 		AppName: "corridor", Immutable: true, BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,

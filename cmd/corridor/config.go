@@ -94,15 +94,16 @@ type serviceConfig struct {
 
 // httpConfig bounds the HTTP adapter.
 type httpConfig struct {
-	BodyLimitBytes     int           `env:"BODY_LIMIT_BYTES" envDefault:"1048576" min:"1" desc:"request body limit"`
-	RateLimitPerSecond float64       `env:"RATE_LIMIT_PER_SECOND" envDefault:"100" min:"0" desc:"per-credential (per IP when anonymous) request rate; 0 disables the limit"`
-	RateLimitBurst     int           `env:"RATE_LIMIT_BURST" envDefault:"200" min:"0" desc:"burst of the per-credential limit; 0 is the per-second rate"`
-	IdempotencyTTL     time.Duration `env:"IDEMPOTENCY_TTL" envDefault:"24h" desc:"how long a POST outcome stays replayable under its Idempotency-Key"`
-	ReadTimeout        time.Duration `env:"HTTP_READ_TIMEOUT" envDefault:"15s" desc:"time to read a request"`
-	WriteTimeout       time.Duration `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
-	RequestTimeout     time.Duration `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
-	IdleTimeout        time.Duration `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
-	TrustedProxies     cidrList      `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
+	BodyLimitBytes     int            `env:"BODY_LIMIT_BYTES" envDefault:"1048576" min:"1" desc:"request body limit"`
+	RateLimitPerSecond float64        `env:"RATE_LIMIT_PER_SECOND" envDefault:"100" min:"0" desc:"per-credential (per IP when anonymous) request rate; 0 disables the limit"`
+	RateLimitBurst     int            `env:"RATE_LIMIT_BURST" envDefault:"200" min:"0" desc:"burst of the per-credential limit; 0 is the per-second rate"`
+	RateLimitStore     rateLimitStore `env:"RATE_LIMIT_STORE" envDefault:"memory" desc:"where the per-credential, claim-link and ephemeral-key limits are counted: memory (each process on its own; one replica) or postgres (one count every replica shares, one upsert per request; set it when more than one replica serves)"`
+	IdempotencyTTL     time.Duration  `env:"IDEMPOTENCY_TTL" envDefault:"24h" desc:"how long a POST outcome stays replayable under its Idempotency-Key"`
+	ReadTimeout        time.Duration  `env:"HTTP_READ_TIMEOUT" envDefault:"15s" desc:"time to read a request"`
+	WriteTimeout       time.Duration  `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
+	RequestTimeout     time.Duration  `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
+	IdleTimeout        time.Duration  `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
+	TrustedProxies     cidrList       `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
 }
 
 // identityConfig chooses the identity provider of sessions (D3). LIVE is never served with the
@@ -255,6 +256,7 @@ func (c Config) wiringConfig() wiring.Config {
 	return wiring.Config{
 		BodyLimitBytes: c.HTTP.BodyLimitBytes, DBMaxConns: c.Service.DBMaxConns, IdempotencyTTL: c.HTTP.IdempotencyTTL,
 		RateLimit:                 http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
+		SharedRateLimits:          c.HTTP.RateLimitStore == rateLimitPostgres,
 		HTTPTimeouts:              http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
 		Chains:                    wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant:       c.Wallets.MaxWalletsPerTenant,
