@@ -789,6 +789,12 @@ CREATE TABLE public.offramp_review_approvals (
     updated_at timestamp with time zone NOT NULL
 );
 
+CREATE TABLE public.pass_leases (
+    name text NOT NULL,
+    holder text NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.payout_destinations (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1549,6 +1555,9 @@ ALTER TABLE ONLY public.offramp_returns
 
 ALTER TABLE ONLY public.offramp_review_approvals
     ADD CONSTRAINT offramp_review_approvals_pkey PRIMARY KEY (payment_id);
+
+ALTER TABLE ONLY public.pass_leases
+    ADD CONSTRAINT pass_leases_pkey PRIMARY KEY (name);
 
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
