@@ -41,6 +41,10 @@ type Config struct {
 	DatabaseURL   string
 	SessionSecret string
 	RateLimit     http.RateLimit
+	// DatabaseReadURL is a streaming standby of DatabaseURL that serves reads which may lag
+	// (DATABASE_READ_URL; empty: none) while its lag is within ReadMaxLag (0: 5 s).
+	DatabaseReadURL string
+	ReadMaxLag      time.Duration
 	// SharedRateLimits counts the request limits in the database every replica shares
 	// (RATE_LIMIT_STORE=postgres) instead of in this process.
 	SharedRateLimits bool
@@ -285,8 +289,18 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	var appStore ports.Store = store
+	if cfg.DatabaseReadURL != "" {
+		router, closeReads, err := readRouter(ctx, cfg, store, obs)
+		if err != nil {
+			closeDB()
+			return nil, err
+		}
+		appStore = router
+		closeWithoutReads := closeDB
+		closeDB = func() { closeReads(); closeWithoutReads() }
+	}
 	if cfg.WrapStore != nil {
-		appStore = cfg.WrapStore(store)
+		appStore = cfg.WrapStore(appStore)
 	}
 	// Units of work that need a screening answer get it between their runs, outside any
 	// transaction (kernel.OutsideRead, DESIGN.md D22).
@@ -326,6 +340,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	srv.MarkLaggingReads(consoleListPaths...)
 	if err := mountConsole(srv, services, db, inserter, cfg.OperatorToken, protect, log); err != nil {
 		_ = db.Close()
 		return nil, err

@@ -263,8 +263,12 @@ func (s *Server) register(r Endpoint) {
 	route := r.Path
 	conflict := r.AgentSuspendedConflict
 	secondary, secondaryBody := r.SecondaryErrors, r.SecondaryBody
+	lagging := laggingReadRoutes[r.Method+" "+r.Path]
 	chain := []fiber.Handler{func(c *fiber.Ctx) error {
 		c.Locals(localEndpoint, route)
+		if lagging {
+			c.SetUserContext(ports.WithLaggingReads(c.UserContext()))
+		}
 		if conflict {
 			c.Locals(localAgentConflict, true)
 		}

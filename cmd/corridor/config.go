@@ -47,12 +47,14 @@ type Config struct {
 
 // serviceConfig is the process itself: where it listens, its database, its secrets.
 type serviceConfig struct {
-	DatabaseURL  string `env:"DATABASE_URL" defaultDesc:"unset: run starts a project-local PostgreSQL" desc:"PostgreSQL URL (PostgreSQL 15+); serve requires it"`
-	Addr         string `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
-	Port         int    `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
-	DataDir      string `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
-	PostgresPort int    `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
-	DBMaxConns   int    `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
+	DatabaseURL        string        `env:"DATABASE_URL" defaultDesc:"unset: run starts a project-local PostgreSQL" desc:"PostgreSQL URL (PostgreSQL 15+); serve requires it"`
+	DatabaseReadURL    string        `env:"DATABASE_READ_URL" defaultDesc:"unset: every read goes to DATABASE_URL" desc:"PostgreSQL URL of a streaming-replication standby of DATABASE_URL: finance exports and statements, the console's lists and the secondary transaction lists read from it while its replay lag is within DATABASE_READ_MAX_LAG"`
+	DatabaseReadMaxLag time.Duration `env:"DATABASE_READ_MAX_LAG" envDefault:"5s" desc:"replay lag of DATABASE_READ_URL past which its reads go to the primary (corridor_db_read_replica_lag_seconds reports it)"`
+	Addr               string        `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
+	Port               int           `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
+	DataDir            string        `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
+	PostgresPort       int           `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
+	DBMaxConns         int           `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
 	// DBStatementTimeout and DBIdleInTxTimeout are set on every connection of the pool.
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
 	// StorePipeline* configure the store's commit pipeline (docs/performance.md).
@@ -257,6 +259,8 @@ func (c Config) wiringConfig() wiring.Config {
 		BodyLimitBytes: c.HTTP.BodyLimitBytes, DBMaxConns: c.Service.DBMaxConns, IdempotencyTTL: c.HTTP.IdempotencyTTL,
 		RateLimit:                 http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
 		SharedRateLimits:          c.HTTP.RateLimitStore == rateLimitPostgres,
+		DatabaseReadURL:           c.Service.DatabaseReadURL,
+		ReadMaxLag:                c.Service.DatabaseReadMaxLag,
 		HTTPTimeouts:              http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
 		Chains:                    wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant:       c.Wallets.MaxWalletsPerTenant,

@@ -103,6 +103,8 @@ func TestConfig_Overrides(t *testing.T) {
 		{"empty is the default", map[string]string{"DB_MAX_CONNS": ""}, func(c Config) any { return c.Service.DBMaxConns }, 40},
 		{"db pool", map[string]string{"DB_MAX_CONNS": "7"}, func(c Config) any { return c.wiringConfig().DBMaxConns }, 7},
 		{"rate limit off", map[string]string{"RATE_LIMIT_PER_SECOND": "0"}, func(c Config) any { return c.wiringConfig().RateLimit.PerSecond }, 0.0},
+		{"read replica", map[string]string{"DATABASE_READ_URL": "postgres://standby/corridor", "DATABASE_READ_MAX_LAG": "2s"},
+			func(c Config) any { w := c.wiringConfig(); return w.DatabaseReadURL + " " + w.ReadMaxLag.String() }, "postgres://standby/corridor 2s"},
 		{"rate limits shared", map[string]string{"RATE_LIMIT_STORE": "Postgres"}, func(c Config) any { return c.wiringConfig().SharedRateLimits }, true},
 		{"rate limits in the process", map[string]string{}, func(c Config) any { return c.wiringConfig().SharedRateLimits }, false},
 		{"fractional rate", map[string]string{"RATE_LIMIT_PER_SECOND": "2.5"}, func(c Config) any { return c.wiringConfig().RateLimit.PerSecond }, 2.5},

@@ -147,6 +147,18 @@ func NewServer(t testing.TB, modify func(*wiring.Config)) *Env {
 	return env
 }
 
+// NewServerOn starts a service on another database (already migrated), stopped when the test
+// ends: a cluster test's own primary with its standby.
+func NewServerOn(t testing.TB, url string, modify func(*wiring.Config)) *Env {
+	t.Helper()
+	env, err := start(url, modify)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(env.stop)
+	return env
+}
+
 // DefaultConfig is the configuration tests run with: rate limiting generous enough for
 // parallel tests, everything else as in production.
 //

@@ -1,0 +1,149 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/uptrace/bun"
+
+	"corridor/ports"
+)
+
+// ReadRouterOptions configure a ReadRouter.
+type ReadRouterOptions struct {
+	// MaxLag is the replay lag past which marked reads go to the primary (DATABASE_READ_MAX_LAG;
+	// 0: 5 s).
+	MaxLag time.Duration
+	// CheckEvery is how long one lag measurement is trusted (0: 500 ms); a marked read after
+	// that measures again.
+	CheckEvery time.Duration
+	// Metrics receives corridor_db_read_replica_lag_seconds and corridor_db_reads_total.
+	Metrics prometheus.Registerer
+}
+
+// ReadRouter is the unit of work with a read replica (DESIGN.md D23): a unit of work whose
+// context is marked by ports.WithLaggingReads runs on the replica while its replay lag is
+// within MaxLag, and every other unit runs on the primary. A marked unit that tries to write
+// (the standby refuses, SQLSTATE 25006) runs again on the primary, so a marked route that
+// happens to write is slower, never wrong.
+type ReadRouter struct {
+	primary ports.Store
+	replica *Store
+	opts    ReadRouterOptions
+
+	mu       sync.Mutex
+	lag      time.Duration // the last measurement; math.MaxInt64 when unknown or not streaming
+	measured time.Time
+
+	reads *prometheus.CounterVec
+}
+
+var _ ports.Store = (*ReadRouter)(nil)
+
+// Lagging is the lag recorded when the replica cannot say how far behind it is (it does not
+// answer, or does not stream from the primary).
+const Lagging = time.Duration(math.MaxInt64)
+
+// NewReadRouter routes marked reads to replica (a pool on the standby) and the rest to primary.
+func NewReadRouter(primary ports.Store, replica *bun.DB, opts ReadRouterOptions) (*ReadRouter, error) {
+	if opts.MaxLag <= 0 {
+		opts.MaxLag = 5 * time.Second
+	}
+	if opts.CheckEvery <= 0 {
+		opts.CheckEvery = 500 * time.Millisecond
+	}
+	r := &ReadRouter{primary: primary, replica: NewStore(replica), opts: opts, lag: Lagging,
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corridor_db_reads_total",
+			Help: "Units of work marked as reads that may lag, by where they ran (replica, primary)."}, []string{"target"})}
+	if opts.Metrics != nil {
+		lagGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "corridor_db_read_replica_lag_seconds",
+			Help: "Replay lag of the read replica (DATABASE_READ_URL), measured at scrape; +Inf when it does not stream from the primary."},
+			func() float64 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				lag := r.measure(ctx)
+				if lag == Lagging {
+					return math.Inf(1)
+				}
+				return lag.Seconds()
+			})
+		for _, c := range []prometheus.Collector{lagGauge, r.reads} {
+			if err := opts.Metrics.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// Ping checks the primary, which every write needs.
+func (r *ReadRouter) Ping(ctx context.Context) error { return r.primary.Ping(ctx) }
+
+// InTx runs fn on the replica when ctx is marked and the replica is within its bound, else on
+// the primary. A unit nested in a running one stays in that one's transaction.
+func (r *ReadRouter) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
+	if _, nested := ctx.Value(txKey{}).(bun.Tx); nested || !ports.LaggingReadsAllowed(ctx) {
+		return r.primary.InTx(ctx, fn)
+	}
+	if !r.fresh(ctx) {
+		r.reads.WithLabelValues("primary").Inc()
+		return r.primary.InTx(ctx, fn)
+	}
+	err := r.replica.InTx(ctx, fn)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "25006" { // read_only_sql_transaction
+		r.reads.WithLabelValues("primary").Inc()
+		return r.primary.InTx(ctx, fn)
+	}
+	r.reads.WithLabelValues("replica").Inc()
+	return err
+}
+
+// Lag is the replica's replay lag now (Lagging when unknown).
+func (r *ReadRouter) Lag(ctx context.Context) time.Duration { return r.measure(ctx) }
+
+// fresh reports whether the replica's lag, measured at most CheckEvery ago, is within MaxLag.
+func (r *ReadRouter) fresh(ctx context.Context) bool {
+	r.mu.Lock()
+	lag, at := r.lag, r.measured
+	r.mu.Unlock()
+	if time.Since(at) > r.opts.CheckEvery {
+		lag = r.measure(ctx)
+	}
+	return lag <= r.opts.MaxLag
+}
+
+// measure reads the replica's replay lag and records it: zero when it has replayed all it
+// received, else the age of the last transaction it replayed. A replica that is not in
+// recovery (DATABASE_READ_URL names a primary) has none; one whose WAL receiver does not
+// stream cannot know what it misses and counts as Lagging.
+func (r *ReadRouter) measure(ctx context.Context) time.Duration {
+	var inRecovery, streaming bool
+	var caughtUp sql.NullBool
+	var ageSeconds sql.NullFloat64
+	err := r.replica.db.QueryRowContext(ctx, `SELECT pg_is_in_recovery(),
+		coalesce((SELECT status = 'streaming' FROM pg_stat_wal_receiver), false),
+		pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn(),
+		extract(epoch FROM now() - pg_last_xact_replay_timestamp())::float8`).Scan(&inRecovery, &streaming, &caughtUp, &ageSeconds)
+	lag := Lagging
+	switch {
+	case err != nil:
+	case !inRecovery:
+		lag = 0
+	case !streaming:
+	case caughtUp.Valid && caughtUp.Bool:
+		lag = 0
+	case ageSeconds.Valid:
+		lag = time.Duration(max(ageSeconds.Float64, 0) * float64(time.Second))
+	}
+	r.mu.Lock()
+	r.lag, r.measured = lag, time.Now()
+	r.mu.Unlock()
+	return lag
+}
