@@ -76,6 +76,15 @@ alerts-check: ## check deploy/prometheus/alerts.yml and run its promtool unit te
 	promtool test rules deploy/prometheus/alerts_test.yml
 
 # The PKCS#11 custody signer is tested against SoftHSM2 (adapters/custody); make test requires it.
+.PHONY: haproxy run-cluster
+haproxy: ## HAProxy for make run-cluster: Debian's haproxy, installed with apt-get only when missing
+	@command -v haproxy >/dev/null 2>&1 || { \
+		echo "installing Debian's haproxy for the local cluster (once)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy; }
+
+run-cluster: build contracts geth haproxy ## HAProxy on :8080 (health checks on /readyz) in front of three replicas, one local primary and a hot standby for lagging reads (deploy/cluster/run-cluster.sh)
+	exec bash deploy/cluster/run-cluster.sh
+
 .PHONY: softhsm
 softhsm: ## SoftHSM2 for the PKCS#11 custody signer's tests: Debian's softhsm2, installed with apt-get only when missing
 	@test -e /usr/lib/softhsm/libsofthsm2.so && command -v softhsm2-util >/dev/null 2>&1 || { \
