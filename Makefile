@@ -76,6 +76,10 @@ alerts-check: ## check deploy/prometheus/alerts.yml and run its promtool unit te
 	promtool test rules deploy/prometheus/alerts_test.yml
 
 # The PKCS#11 custody signer is tested against SoftHSM2 (adapters/custody); make test requires it.
+.PHONY: chaos
+chaos: contracts ## the full cluster test: more tenants and rounds of the load journey across replicas, each round stopping a replica and pausing the standby (not part of .ci/run)
+	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 20m -run 'TestCluster|TestReadReplica|TestReplicas' ./test/cluster/ ./test/api/ ./test/cards/
+
 .PHONY: haproxy run-cluster
 haproxy: ## HAProxy for make run-cluster: Debian's haproxy, installed with apt-get only when missing
 	@command -v haproxy >/dev/null 2>&1 || { \

@@ -9,4 +9,4 @@ import (
 	"corridor/test/harness"
 )
 
-func TestMain(m *testing.M) { harness.Main(m) }
+func TestMain(m *testing.M) { harness.MainWithChain(m) }

@@ -12,6 +12,7 @@ import (
 	nethttp "net/http"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -262,13 +263,20 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 	}
 	env := &Env{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), MetricsURL: fmt.Sprintf("http://%s/metrics", metricsLn.Addr()),
 		DatabaseURL: url, Service: svc, Issuer: issuer}
+	var once sync.Once
 	env.stop = func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = svc.Server.Shutdown(ctx)
-		_ = metricsSrv.Shutdown(ctx)
-		_ = svc.StopWorkers(ctx)
-		svc.Close()
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = svc.Server.Shutdown(ctx)
+			_ = metricsSrv.Shutdown(ctx)
+			_ = svc.StopWorkers(ctx)
+			svc.Close()
+		})
 	}
 	return env, nil
 }
+
+// Stop stops the service as SIGTERM stops a replica: it refuses new connections, finishes the
+// requests and jobs in flight, and closes its pools. Stopping twice is harmless.
+func (e *Env) Stop() { e.stop() }
