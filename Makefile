@@ -131,8 +131,8 @@ examples: contracts ## run every program under examples/ (the Go client) against
 	$(GO) test -count=1 ./test/examples/
 
 .PHONY: bench-cluster
-bench-cluster: contracts ## one replica against three on one throwaway primary, limits in the process or shared (docs/scaling.md, docs/performance.md)
-	$(GO) test -count=1 -run '^$$' -bench BenchmarkCluster_Replicas -benchtime $(or $(BENCH_CLUSTER_N),3000x) ./test/cluster/
+bench-cluster: contracts ## one replica against three on one throwaway primary, limits in the process or shared (BENCH_CLUSTER_ARGS; docs/scaling.md, docs/performance.md)
+	$(GO) run ./bench/cluster $(BENCH_CLUSTER_ARGS)
 
 .PHONY: bench-ledger test-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
