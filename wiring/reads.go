@@ -21,16 +21,12 @@ var consoleListPaths = []string{
 }
 
 // readRouter opens the standby's pool and the unit of work that sends marked reads to it.
-func readRouter(ctx context.Context, cfg Config, primary ports.Store, obs *observability) (*postgres.ReadRouter, func(), error) {
+func readRouter(ctx context.Context, cfg Config, primary ports.Store, readMetrics *postgres.ReadMetrics) (*postgres.ReadRouter, func(), error) {
 	readDB, err := postgres.Open(ctx, cfg.DatabaseReadURL, postgres.Options{MaxOpenConns: max(cfg.DBMaxConns/2, 4),
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout})
 	if err != nil {
 		return nil, nil, fmt.Errorf("read replica: %w", err)
 	}
-	router, err := postgres.NewReadRouter(primary, readDB, postgres.ReadRouterOptions{MaxLag: cfg.ReadMaxLag, Metrics: obs.registry})
-	if err != nil {
-		_ = readDB.Close()
-		return nil, nil, err
-	}
+	router := postgres.NewReadRouter(primary, readDB, postgres.ReadRouterOptions{MaxLag: cfg.ReadMaxLag, Metrics: readMetrics})
 	return router, func() { _ = readDB.Close() }, nil
 }

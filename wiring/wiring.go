@@ -289,8 +289,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	var appStore ports.Store = store
+	readMetrics := postgres.NewReadMetrics()
+	if err := obs.registry.Register(readMetrics); err != nil {
+		closeDB()
+		return nil, err
+	}
 	if cfg.DatabaseReadURL != "" {
-		router, closeReads, err := readRouter(ctx, cfg, store, obs)
+		router, closeReads, err := readRouter(ctx, cfg, store, readMetrics)
 		if err != nil {
 			closeDB()
 			return nil, err

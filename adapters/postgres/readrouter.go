@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -23,8 +24,8 @@ type ReadRouterOptions struct {
 	// CheckEvery is how long one lag measurement is trusted (0: 500 ms); a marked read after
 	// that measures again.
 	CheckEvery time.Duration
-	// Metrics receives corridor_db_read_replica_lag_seconds and corridor_db_reads_total.
-	Metrics prometheus.Registerer
+	// Metrics are the registered collectors the router reports to (nil: unregistered ones).
+	Metrics *ReadMetrics
 }
 
 // ReadRouter is the unit of work with a read replica (DESIGN.md D23): a unit of work whose
@@ -51,35 +52,63 @@ var _ ports.Store = (*ReadRouter)(nil)
 const Lagging = time.Duration(math.MaxInt64)
 
 // NewReadRouter routes marked reads to replica (a pool on the standby) and the rest to primary.
-func NewReadRouter(primary ports.Store, replica *bun.DB, opts ReadRouterOptions) (*ReadRouter, error) {
+func NewReadRouter(primary ports.Store, replica *bun.DB, opts ReadRouterOptions) *ReadRouter {
 	if opts.MaxLag <= 0 {
 		opts.MaxLag = 5 * time.Second
 	}
 	if opts.CheckEvery <= 0 {
 		opts.CheckEvery = 500 * time.Millisecond
 	}
-	r := &ReadRouter{primary: primary, replica: NewStore(replica), opts: opts, lag: Lagging,
-		reads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corridor_db_reads_total",
-			Help: "Units of work marked as reads that may lag, by where they ran (replica, primary)."}, []string{"target"})}
-	if opts.Metrics != nil {
-		lagGauge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "corridor_db_read_replica_lag_seconds",
-			Help: "Replay lag of the read replica (DATABASE_READ_URL), measured at scrape; +Inf when it does not stream from the primary."},
-			func() float64 {
-				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-				defer cancel()
-				lag := r.measure(ctx)
-				if lag == Lagging {
-					return math.Inf(1)
-				}
-				return lag.Seconds()
-			})
-		for _, c := range []prometheus.Collector{lagGauge, r.reads} {
-			if err := opts.Metrics.Register(c); err != nil {
-				return nil, err
-			}
-		}
+	r := &ReadRouter{primary: primary, replica: NewStore(replica), opts: opts, lag: Lagging}
+	if opts.Metrics == nil {
+		opts.Metrics = NewReadMetrics()
 	}
-	return r, nil
+	opts.Metrics.router.Store(r)
+	r.reads = opts.Metrics.reads
+	return r
+}
+
+// ReadMetrics are the read replica's collectors. They are described whether or not a replica is
+// configured, so dashboards and alerts may name them everywhere, and collected only once a
+// ReadRouter uses them.
+type ReadMetrics struct {
+	lag    *prometheus.Desc
+	reads  *prometheus.CounterVec
+	router atomic.Pointer[ReadRouter]
+}
+
+var _ prometheus.Collector = (*ReadMetrics)(nil)
+
+// NewReadMetrics returns the collectors, to register once.
+func NewReadMetrics() *ReadMetrics {
+	return &ReadMetrics{
+		lag: prometheus.NewDesc("corridor_db_read_replica_lag_seconds",
+			"Replay lag of the read replica (DATABASE_READ_URL), measured at scrape; +Inf when it does not stream from the primary.", nil, nil),
+		reads: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corridor_db_reads_total",
+			Help: "Units of work marked as reads that may lag, by where they ran (replica, primary)."}, []string{"target"}),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (m *ReadMetrics) Describe(ch chan<- *prometheus.Desc) {
+	ch <- m.lag
+	m.reads.Describe(ch)
+}
+
+// Collect measures the lag now (nothing without a replica) and reports the read counts.
+func (m *ReadMetrics) Collect(ch chan<- prometheus.Metric) {
+	r := m.router.Load()
+	if r == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	lag := math.Inf(1)
+	if d := r.measure(ctx); d != Lagging {
+		lag = d.Seconds()
+	}
+	ch <- prometheus.MustNewConstMetric(m.lag, prometheus.GaugeValue, lag)
+	m.reads.Collect(ch)
 }
 
 // Ping checks the primary, which every write needs.
