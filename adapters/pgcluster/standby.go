@@ -78,8 +78,9 @@ func (s *Cluster) baseBackup(ctx context.Context, primary *Cluster) error {
 		os.RemoveAll(tmp)
 		return err
 	}
-	// The primary's log and lock files came along; the standby starts its own.
-	for _, f := range []string{LogFile, "postmaster.opts"} {
+	// The primary's log, start options and managed settings (its port) came along; the
+	// standby writes its own on start, on a free port of its own.
+	for _, f := range []string{LogFile, "postmaster.opts", confFile} {
 		_ = os.Remove(filepath.Join(tmp, f))
 	}
 	if err := os.Remove(s.dataDir); err != nil && !errors.Is(err, os.ErrNotExist) {
