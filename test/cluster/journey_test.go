@@ -238,6 +238,11 @@ func (jt *journeyTenant) round(t *testing.T, lb *balancer, rc recipient, round, 
 	if got, want := serviceTotal(t, lb, key)-before, int64(deposits)*10_000_000; got != want {
 		t.Errorf("tenant %s round %d: deposits added %d base units, want %d (lost or doubled)", jt.ten.ID, round, got, want)
 	}
+	// The finance export reads the standby, paused by now in most rounds: within the lag bound
+	// or from the primary past it, it shows every deposit (at least one entry each) soon.
+	harness.Poll(t, "the journal export to show the deposits", func() map[string]any {
+		return lb.send(t, key, "GET", "/v1/ledger/entries", nil).Expect(t, 200).JSON(t)
+	}, func(m map[string]any) bool { total, _ := m["total"].(float64); return int(total) >= deposits*(round+1) })
 	auth := twice(t, lb, key, "/v1/sandbox/cards/"+jt.cardID+"/authorizations", fmt.Sprintf("auth-%s-%d", jt.ten.ID, round),
 		map[string]any{"amountUsd": "1", "mcc": "5411", "merchantName": "Corner Shop"})
 	if auth["status"] != "APPROVED" {
