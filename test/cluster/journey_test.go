@@ -198,7 +198,7 @@ type recipient struct {
 func newRecipient(t *testing.T, e *harness.Env) recipient {
 	t.Helper()
 	rt := e.NewTenant(t)
-	phone := fmt.Sprintf("+1415%07d", 1_000_000+rand.IntN(8_000_000))
+	phone := fmt.Sprintf("+141523%05d", rand.IntN(100_000)) // exchange 23x: a valid NANP number
 	rc := rt.Root
 	rc.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
 	alias := rc.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Expect(t, 201).JSON(t)
