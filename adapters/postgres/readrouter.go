@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/uptrace/bun"
 
+	"corridor/core"
 	"corridor/ports"
 )
 
@@ -31,8 +32,9 @@ type ReadRouterOptions struct {
 // ReadRouter is the unit of work with a read replica (DESIGN.md D23): a unit of work whose
 // context is marked by ports.WithLaggingReads runs on the replica while its replay lag is
 // within MaxLag, and every other unit runs on the primary. A marked unit that tries to write
-// (the standby refuses, SQLSTATE 25006) runs again on the primary, so a marked route that
-// happens to write is slower, never wrong.
+// (the standby refuses, SQLSTATE 25006) or meets a failing standby runs again on the primary,
+// so a marked route that happens to write, or a standby that goes away, costs time, not an
+// error.
 type ReadRouter struct {
 	primary ports.Store
 	replica *Store
@@ -125,13 +127,35 @@ func (r *ReadRouter) InTx(ctx context.Context, fn func(ctx context.Context, tx p
 		return r.primary.InTx(ctx, fn)
 	}
 	err := r.replica.InTx(ctx, fn)
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "25006" { // read_only_sql_transaction
+	if r.replicaFailed(ctx, err) {
 		r.reads.WithLabelValues("primary").Inc()
 		return r.primary.InTx(ctx, fn)
 	}
 	r.reads.WithLabelValues("replica").Inc()
 	return err
+}
+
+// replicaFailed reports an error of the standby rather than an answer: it refused a write
+// (SQLSTATE 25006), or failed without a domain error (a lost connection, a standby shutting
+// down) while the request still runs. The unit then runs on the primary, and the lag is
+// measured afresh before the next marked read trusts the standby again. A domain error (a row
+// not found) is the standby's answer, within the lag bound.
+func (r *ReadRouter) replicaFailed(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "25006" { // read_only_sql_transaction
+		return true
+	}
+	var domain *core.Error
+	if errors.As(err, &domain) && domain.Code != core.CodeServiceUnavailable {
+		return false
+	}
+	r.mu.Lock()
+	r.measured = time.Time{}
+	r.mu.Unlock()
+	return true
 }
 
 // Lag is the replica's replay lag now (Lagging when unknown).

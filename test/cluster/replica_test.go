@@ -18,6 +18,7 @@ import (
 // replicated is a throwaway primary with a hot standby streaming from it, both migrated.
 type replicated struct {
 	primaryURL, standbyURL string
+	standby                *pgcluster.Cluster
 }
 
 func startReplicated(t *testing.T) replicated {
@@ -40,7 +41,7 @@ func startReplicated(t *testing.T) replicated {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = standby.Remove() })
-	return replicated{primaryURL: primary.URL("corridor"), standbyURL: standby.URL("corridor")}
+	return replicated{primaryURL: primary.URL("corridor"), standbyURL: standby.URL("corridor"), standby: standby}
 }
 
 // onStandby runs one statement on the standby (pause or resume its replay).
@@ -81,7 +82,8 @@ func metric(t *testing.T, e *harness.Env, pattern string) float64 {
 // standby's replay paused behind a new deposit, the tolerant instance answers from the standby
 // (the deposit is missing: the read really came from there) while the strict one falls back to
 // the primary (the deposit is there) and reports the lag; once replay resumes both agree.
-// Writes and reads of one's own writes (the balance) always go to the primary.
+// Writes and reads of one's own writes (the balance) always go to the primary. A stopped
+// standby costs the exports nothing but the fallback.
 func TestReadReplica_ServesExportsWithinTheLagBound(t *testing.T) {
 	r := startReplicated(t)
 	reads := func(maxLag time.Duration) func(*wiring.Config) {
@@ -124,4 +126,14 @@ func TestReadReplica_ServesExportsWithinTheLagBound(t *testing.T) {
 	harness.Poll(t, "the standby to catch up", func() map[string]any {
 		return map[string]any{"n": entries(t, onTolerant)}
 	}, func(m map[string]any) bool { return m["n"].(int) == strictSaw })
+
+	// The standby goes away: the exports are served by the primary, not refused.
+	if err := r.standby.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if got := entries(t, onTolerant); got != strictSaw {
+			t.Fatalf("with the standby stopped the export shows %d entries, want %d", got, strictSaw)
+		}
+	}
 }
