@@ -84,6 +84,19 @@ alerts-check: ## check deploy/prometheus/alerts.yml and run its promtool unit te
 	promtool test rules deploy/prometheus/alerts_test.yml
 
 # The PKCS#11 custody signer is tested against SoftHSM2 (adapters/custody); make test requires it.
+.PHONY: chaos
+chaos: contracts ## the full cluster test: more tenants and rounds of the load journey across replicas, each round stopping a replica and pausing the standby (not part of .ci/run)
+	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 20m -run 'TestCluster|TestReadReplica|TestReplicas' ./test/cluster/ ./test/api/ ./test/cards/
+
+.PHONY: haproxy run-cluster
+haproxy: ## HAProxy for make run-cluster: Debian's haproxy, installed with apt-get only when missing
+	@command -v haproxy >/dev/null 2>&1 || { \
+		echo "installing Debian's haproxy for the local cluster (once)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy; }
+
+run-cluster: build contracts geth haproxy ## HAProxy on :8080 (health checks on /readyz) in front of three replicas, one local primary and a hot standby for lagging reads (deploy/cluster/run-cluster.sh)
+	exec bash deploy/cluster/run-cluster.sh
+
 .PHONY: softhsm
 softhsm: ## SoftHSM2 for the PKCS#11 custody signer's tests: Debian's softhsm2, installed with apt-get only when missing
 	@test -e /usr/lib/softhsm/libsofthsm2.so && command -v softhsm2-util >/dev/null 2>&1 || { \
@@ -124,6 +137,10 @@ sdk: ## regenerate sdk/openapi.json, the Go client sdk/go/corridor (oapi-codegen
 .PHONY: examples
 examples: contracts ## run every program under examples/ (the Go client) against a throwaway service and simulated chain
 	$(GO) test -count=1 ./test/examples/
+
+.PHONY: bench-cluster
+bench-cluster: contracts ## one replica against three on one throwaway primary, limits in the process or shared (BENCH_CLUSTER_ARGS; docs/scaling.md, docs/performance.md)
+	$(GO) run ./bench/cluster $(BENCH_CLUSTER_ARGS)
 
 .PHONY: bench-ledger test-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)

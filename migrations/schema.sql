@@ -815,6 +815,12 @@ ALTER TABLE public.operator_actions ALTER COLUMN id ADD GENERATED ALWAYS AS IDEN
     CACHE 1
 );
 
+CREATE TABLE public.pass_leases (
+    name text NOT NULL,
+    holder text NOT NULL,
+    expires_at timestamp with time zone NOT NULL
+);
+
 CREATE TABLE public.payout_destinations (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -991,6 +997,17 @@ CREATE TABLE public.ramps (
     CONSTRAINT ramps_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT ramps_linked CHECK ((((direction = 'ON'::text) AND (drip_id IS NOT NULL) AND (payment_id IS NULL)) OR ((direction = 'OFF'::text) AND (payment_id IS NOT NULL) AND (drip_id IS NULL)))),
     CONSTRAINT ramps_provider_check CHECK ((provider <> ''::text))
+);
+
+CREATE UNLOGGED TABLE public.rate_limit_buckets (
+    key text NOT NULL,
+    tat timestamp with time zone NOT NULL
+);
+
+CREATE UNLOGGED TABLE public.rate_limit_windows (
+    key text NOT NULL,
+    times timestamp with time zone[] NOT NULL,
+    expires_at timestamp with time zone NOT NULL
 );
 
 CREATE TABLE public.recipient_credentials (
@@ -1568,6 +1585,9 @@ ALTER TABLE ONLY public.offramp_review_approvals
 ALTER TABLE ONLY public.operator_actions
     ADD CONSTRAINT operator_actions_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.pass_leases
+    ADD CONSTRAINT pass_leases_pkey PRIMARY KEY (name);
+
 ALTER TABLE ONLY public.payout_destinations
     ADD CONSTRAINT payout_destinations_pkey PRIMARY KEY (id);
 
@@ -1618,6 +1638,12 @@ ALTER TABLE ONLY public.ramps
 
 ALTER TABLE ONLY public.ramps
     ADD CONSTRAINT ramps_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.rate_limit_buckets
+    ADD CONSTRAINT rate_limit_buckets_pkey PRIMARY KEY (key);
+
+ALTER TABLE ONLY public.rate_limit_windows
+    ADD CONSTRAINT rate_limit_windows_pkey PRIMARY KEY (key);
 
 ALTER TABLE ONLY public.recipient_credentials
     ADD CONSTRAINT recipient_credentials_pkey PRIMARY KEY (tenant_id, environment, type);

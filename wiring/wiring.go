@@ -41,13 +41,20 @@ import (
 
 // Config is everything Build needs; cmd reads it from the environment.
 type Config struct {
-	DatabaseURL    string
-	SessionSecret  string
-	RateLimit      http.RateLimit
-	BodyLimitBytes int
-	DBMaxConns     int
-	IdempotencyTTL time.Duration
-	Chains         ChainAddresses
+	DatabaseURL   string
+	SessionSecret string
+	RateLimit     http.RateLimit
+	// DatabaseReadURL is a streaming standby of DatabaseURL that serves reads which may lag
+	// (DATABASE_READ_URL; empty: none) while its lag is within ReadMaxLag (0: 5 s).
+	DatabaseReadURL string
+	ReadMaxLag      time.Duration
+	// SharedRateLimits counts the request limits in the database every replica shares
+	// (RATE_LIMIT_STORE=postgres) instead of in this process.
+	SharedRateLimits bool
+	BodyLimitBytes   int
+	DBMaxConns       int
+	IdempotencyTTL   time.Duration
+	Chains           ChainAddresses
 	// ChainAdapters are the chains per environment (the simulated chain in tests, a dev or
 	// real node in serve). Capabilities report a chain available only when it is here.
 	ChainAdapters map[core.Environment]ports.Chain
@@ -294,8 +301,23 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	var appStore ports.Store = store
+	readMetrics := postgres.NewReadMetrics()
+	if err := obs.registry.Register(readMetrics); err != nil {
+		closeDB()
+		return nil, err
+	}
+	if cfg.DatabaseReadURL != "" {
+		router, closeReads, err := readRouter(ctx, cfg, store, readMetrics)
+		if err != nil {
+			closeDB()
+			return nil, err
+		}
+		appStore = router
+		closeWithoutReads := closeDB
+		closeDB = func() { closeReads(); closeWithoutReads() }
+	}
 	if cfg.WrapStore != nil {
-		appStore = cfg.WrapStore(store)
+		appStore = cfg.WrapStore(appStore)
 	}
 	// Units of work that need a screening answer get it between their runs, outside any
 	// transaction (kernel.OutsideRead, DESIGN.md D22).
@@ -305,8 +327,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump)...), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
 		RescueStuckAfter: cfg.JobsRescueStuckAfter,
 	})
@@ -325,6 +348,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Store:              store,
 		OperatorToken:      cfg.OperatorToken,
 		ClaimLinkRateLimit: cfg.ClaimLinkRateLimit,
+		SharedLimits:       sharedLimits(cfg, db),
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
 		CheckoutPageBase:   cfg.CheckoutPageBase,
@@ -337,6 +361,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	srv.MarkLaggingReads(consoleListPaths...)
 	if err := mountConsole(srv, services, cfg, protect, log); err != nil {
 		_ = db.Close()
 		return nil, err

@@ -75,7 +75,7 @@ type agentsHandlers struct {
 type cardsHandlers struct {
 	svc           *cardsapp.Service
 	agents        agentCards
-	ephemeralKeys *windowLimiter // per client IP, a rolling minute
+	ephemeralKeys callerLimiter // per client IP, a rolling minute
 }
 
 // agentCards issues an agent's card on its wallet (POST /v1/wallets/{walletId}/cards with an
@@ -140,7 +140,7 @@ type reviewApprovals interface {
 // claimsHandlers serve pending claims and their public claim links, throttled per client IP.
 type claimsHandlers struct {
 	svc     *claimsapp.Service
-	limiter *limiter
+	limiter callerLimiter
 }
 
 // recipientsHandlers serve phone aliases, credentials (and the caller's identity, which shows
@@ -187,7 +187,7 @@ func (s *Server) newHandlers(d Deps) handlers {
 		safePayments: &safePaymentsHandlers{svc: d.SafePay},
 		policy:       &policyHandlers{svc: d.Policy},
 		agents:       &agentsHandlers{svc: d.Agents, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},
-		cards:        &cardsHandlers{svc: d.Cards, agents: cardAgents, ephemeralKeys: newWindowLimiter(ephemeralKeysPerMinute, time.Minute)},
+		cards:        &cardsHandlers{svc: d.Cards, agents: cardAgents, ephemeralKeys: s.ephemeralKeyLimiter},
 		treasury:     &treasuryHandlers{svc: d.Treasury},
 		ramps:        &rampsHandlers{svc: d.Ramps},
 		twoFactor:    &twoFactorHandlers{svc: d.TwoFactor},
@@ -195,7 +195,7 @@ func (s *Server) newHandlers(d Deps) handlers {
 		invoices:     &invoicesHandlers{svc: d.Invoices, arbiter: d.Operations, actor: actor, limitAnonymous: s.limitAnonymous},
 		checkout:     &checkoutHandlers{svc: d.Checkout, pageBaseURL: s.cfg.CheckoutPageBase, log: s.log},
 		offramp:      &offrampHandlers{svc: d.Offramp, operator: operator, reviews: d.Operations, actor: actor},
-		claims:       &claimsHandlers{svc: d.Claims, limiter: newLimiter(s.cfg.ClaimLinkRateLimit)},
+		claims:       &claimsHandlers{svc: d.Claims, limiter: s.claimLimiter},
 		recipients:   &recipientsHandlers{svc: d.Recipients},
 	}
 }

@@ -58,6 +58,10 @@ type Config struct {
 	// ClaimLinkRateLimit throttles the public claim-link routes per client IP; zero is the
 	// default of 30 requests a minute.
 	ClaimLinkRateLimit RateLimit
+	// SharedLimits keeps the general, claim-link and ephemeral-key limits where every replica
+	// counts against the same figure (RATE_LIMIT_STORE=postgres). Nil: each process counts
+	// its own, for a single replica.
+	SharedLimits SharedLimits
 	// Timeouts bound reading a request, writing a response and keeping an idle connection;
 	// zero fields take DefaultTimeouts.
 	Timeouts Timeouts
@@ -220,9 +224,13 @@ type Server struct {
 	idempotency *kernel.Idempotency
 	log         *slog.Logger
 	metrics     *metrics
-	limiter     *limiter
-	fiber       *fiber.App
-	endpoints   []Endpoint
+	// limiter is the general per-credential limit (nil: off); claimLimiter and
+	// ephemeralKeyLimiter are handed to the claims and cards handlers (per client IP).
+	limiter             callerLimiter
+	claimLimiter        callerLimiter
+	ephemeralKeyLimiter callerLimiter
+	fiber               *fiber.App
+	endpoints           []Endpoint
 	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
 	// refusal before the route's own chain (a bad query string, a deadline) takes their shape.
 	secondaryRoutes []secondaryRoute
@@ -249,13 +257,11 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, authn: deps.Tenancy, idempotency: deps.Idempotency, log: log, metrics: m}
-	if cfg.RateLimit.PerSecond > 0 {
-		if cfg.RateLimit.Burst <= 0 {
-			cfg.RateLimit.Burst = int(cfg.RateLimit.PerSecond)
-		}
-		s.limiter = newLimiter(cfg.RateLimit)
+	if cfg.RateLimit.PerSecond > 0 && cfg.RateLimit.Burst <= 0 {
+		cfg.RateLimit.Burst = max(int(cfg.RateLimit.PerSecond), 1)
 	}
+	s := &Server{cfg: cfg, authn: deps.Tenancy, idempotency: deps.Idempotency, log: log, metrics: m}
+	s.limiter, s.claimLimiter, s.ephemeralKeyLimiter = newLimiters(cfg, log)
 	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{
 		AppName: "corridor", Immutable: true, BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
@@ -277,8 +283,12 @@ func (s *Server) register(r Endpoint) {
 	route := r.Path
 	conflict := r.AgentSuspendedConflict
 	secondary, secondaryBody := r.SecondaryErrors, r.SecondaryBody
+	lagging := laggingReadRoutes[r.Method+" "+r.Path]
 	chain := []fiber.Handler{func(c *fiber.Ctx) error {
 		c.Locals(localEndpoint, route)
+		if lagging {
+			c.SetUserContext(ports.WithLaggingReads(c.UserContext()))
+		}
 		if conflict {
 			c.Locals(localAgentConflict, true)
 		}

@@ -122,7 +122,8 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 		return nil, fmt.Errorf("jobs: metrics: %w", err)
 	}
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		Middleware:           append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{}}, cfg.Middleware...),
+		Middleware: append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{},
+			&singleFlight{pool: pool, log: cmp.Or(cfg.Logger, slog.Default())}}, cfg.Middleware...),
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:              cfg.Workers,
 		PeriodicJobs:         cfg.PeriodicJobs,

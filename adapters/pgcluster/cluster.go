@@ -35,6 +35,9 @@ type Options struct {
 	// Throwaway tunes the cluster for disposable test data: fsync,
 	// synchronous_commit and full_page_writes off, 200 connections.
 	Throwaway bool
+	// Replicated keeps a throwaway cluster's WAL fit for streaming replication, so
+	// StartStandby can follow it (kept clusters always are).
+	Replicated bool
 	// ComposeFile, when set, lets Ensure fall back to `docker compose` (see
 	// EnsureCompose) where binaries are missing and a Docker engine runs.
 	ComposeFile string
@@ -57,6 +60,7 @@ type Cluster struct {
 	port           int
 	user, password string
 	throwaway      bool
+	replicated     bool
 	started        bool
 	bins           *binaries
 	osUser         osUser
@@ -107,7 +111,7 @@ func Ensure(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{
-		dataDir: dataDir, host: "127.0.0.1", user: Superuser, throwaway: o.Throwaway,
+		dataDir: dataDir, host: "127.0.0.1", user: Superuser, throwaway: o.Throwaway, replicated: o.Replicated,
 		bins: bins, osUser: u, logf: o.Logf,
 	}
 	if err := c.bringUp(ctx, o.Port); err != nil {

@@ -31,6 +31,8 @@ const hbaConf = `# Written by corridor/adapters/pgcluster: a development/test cl
 # TYPE  DATABASE  USER  ADDRESS       METHOD
 local   all       all                 trust
 host    all       all   127.0.0.1/32  trust
+local   replication all               trust
+host    replication all 127.0.0.1/32  trust
 `
 
 // initCluster runs initdb into a sibling temporary directory and renames it
@@ -112,11 +114,16 @@ func (c *Cluster) writeConf(dir string, port int) error {
 		fmt.Sprintf("unix_socket_directories = '%s'", c.socketDir(port)),
 		"timezone = 'UTC'",
 	}
-	if c.throwaway {
+	switch {
+	case c.throwaway && c.replicated:
+		// Throwaway test data with a standby: durability off, WAL for streaming kept.
+		lines = append(lines, "max_connections = 200", "fsync = off", "synchronous_commit = off",
+			"full_page_writes = off", "wal_level = replica", "max_wal_senders = 5", "checkpoint_timeout = '1h'")
+	case c.throwaway:
 		// Throwaway test data: trade durability for speed.
 		lines = append(lines, "max_connections = 200", "fsync = off", "synchronous_commit = off",
 			"full_page_writes = off", "wal_level = minimal", "max_wal_senders = 0", "checkpoint_timeout = '1h'")
-	} else {
+	default:
 		lines = append(lines, "max_connections = 150")
 	}
 	body := "# Written by corridor/adapters/pgcluster; rewritten when the port changes.\n" + strings.Join(lines, "\n") + "\n"

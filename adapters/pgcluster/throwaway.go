@@ -26,6 +26,15 @@ const (
 // that died without Remove (a panicking or killed `go test`) are swept,
 // their servers stopped, on the next call.
 func NewThrowaway(ctx context.Context, logf func(string, ...any)) (*Cluster, error) {
+	return newThrowaway(ctx, false, logf)
+}
+
+// NewReplicatedThrowaway is NewThrowaway whose WAL a standby can stream (StartStandby).
+func NewReplicatedThrowaway(ctx context.Context, logf func(string, ...any)) (*Cluster, error) {
+	return newThrowaway(ctx, true, logf)
+}
+
+func newThrowaway(ctx context.Context, replicated bool, logf func(string, ...any)) (*Cluster, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -42,7 +51,7 @@ func NewThrowaway(ctx context.Context, logf func(string, ...any)) (*Cluster, err
 	if err != nil {
 		return nil, err
 	}
-	c, err := Ensure(ctx, Options{DataDir: filepath.Join(root, "data"), Throwaway: true, Logf: logf})
+	c, err := Ensure(ctx, Options{DataDir: filepath.Join(root, "data"), Throwaway: true, Replicated: replicated, Logf: logf})
 	if err != nil {
 		owner.unlock()
 		os.RemoveAll(root)

@@ -47,12 +47,14 @@ type Config struct {
 
 // serviceConfig is the process itself: where it listens, its database, its secrets.
 type serviceConfig struct {
-	DatabaseURL  string `env:"DATABASE_URL" defaultDesc:"unset: run starts a project-local PostgreSQL" desc:"PostgreSQL URL (PostgreSQL 15+); serve requires it"`
-	Addr         string `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
-	Port         int    `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
-	DataDir      string `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
-	PostgresPort int    `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
-	DBMaxConns   int    `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
+	DatabaseURL        string        `env:"DATABASE_URL" defaultDesc:"unset: run starts a project-local PostgreSQL" desc:"PostgreSQL URL (PostgreSQL 15+); serve requires it"`
+	DatabaseReadURL    string        `env:"DATABASE_READ_URL" defaultDesc:"unset: every read goes to DATABASE_URL" desc:"PostgreSQL URL of a streaming-replication standby of DATABASE_URL: finance exports and statements, the console's lists and the secondary transaction lists read from it while its replay lag is within DATABASE_READ_MAX_LAG"`
+	DatabaseReadMaxLag time.Duration `env:"DATABASE_READ_MAX_LAG" envDefault:"5s" desc:"replay lag of DATABASE_READ_URL past which its reads go to the primary (corridor_db_read_replica_lag_seconds reports it)"`
+	Addr               string        `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
+	Port               int           `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
+	DataDir            string        `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
+	PostgresPort       int           `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
+	DBMaxConns         int           `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
 	// DBStatementTimeout and DBIdleInTxTimeout are set on every connection of the pool.
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
 	// StorePipeline* configure the store's commit pipeline (docs/performance.md).
@@ -94,15 +96,16 @@ type serviceConfig struct {
 
 // httpConfig bounds the HTTP adapter.
 type httpConfig struct {
-	BodyLimitBytes     int           `env:"BODY_LIMIT_BYTES" envDefault:"1048576" min:"1" desc:"request body limit"`
-	RateLimitPerSecond float64       `env:"RATE_LIMIT_PER_SECOND" envDefault:"100" min:"0" desc:"per-credential (per IP when anonymous) request rate; 0 disables the limit"`
-	RateLimitBurst     int           `env:"RATE_LIMIT_BURST" envDefault:"200" min:"0" desc:"burst of the per-credential limit; 0 is the per-second rate"`
-	IdempotencyTTL     time.Duration `env:"IDEMPOTENCY_TTL" envDefault:"24h" desc:"how long a POST outcome stays replayable under its Idempotency-Key"`
-	ReadTimeout        time.Duration `env:"HTTP_READ_TIMEOUT" envDefault:"15s" desc:"time to read a request"`
-	WriteTimeout       time.Duration `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
-	RequestTimeout     time.Duration `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
-	IdleTimeout        time.Duration `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
-	TrustedProxies     cidrList      `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
+	BodyLimitBytes     int            `env:"BODY_LIMIT_BYTES" envDefault:"1048576" min:"1" desc:"request body limit"`
+	RateLimitPerSecond float64        `env:"RATE_LIMIT_PER_SECOND" envDefault:"100" min:"0" desc:"per-credential (per IP when anonymous) request rate; 0 disables the limit"`
+	RateLimitBurst     int            `env:"RATE_LIMIT_BURST" envDefault:"200" min:"0" desc:"burst of the per-credential limit; 0 is the per-second rate"`
+	RateLimitStore     rateLimitStore `env:"RATE_LIMIT_STORE" envDefault:"memory" desc:"where the per-credential, claim-link and ephemeral-key limits are counted: memory (each process on its own; one replica) or postgres (one count every replica shares, one upsert per request; set it when more than one replica serves)"`
+	IdempotencyTTL     time.Duration  `env:"IDEMPOTENCY_TTL" envDefault:"24h" desc:"how long a POST outcome stays replayable under its Idempotency-Key"`
+	ReadTimeout        time.Duration  `env:"HTTP_READ_TIMEOUT" envDefault:"15s" desc:"time to read a request"`
+	WriteTimeout       time.Duration  `env:"HTTP_WRITE_TIMEOUT" envDefault:"30s" desc:"time to answer a request"`
+	RequestTimeout     time.Duration  `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
+	IdleTimeout        time.Duration  `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
+	TrustedProxies     cidrList       `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
 }
 
 // identityConfig chooses the identity provider of sessions (D3). LIVE is never served with the
@@ -261,6 +264,9 @@ func (c Config) wiringConfig() wiring.Config {
 		ConsoleSignInIssuer: c.Identity.Issuer, ConsoleRedirectURL: c.Identity.RedirectURL,
 		BodyLimitBytes: c.HTTP.BodyLimitBytes, DBMaxConns: c.Service.DBMaxConns, IdempotencyTTL: c.HTTP.IdempotencyTTL,
 		RateLimit:                 http.RateLimit{PerSecond: c.HTTP.RateLimitPerSecond, Burst: c.HTTP.RateLimitBurst},
+		SharedRateLimits:          c.HTTP.RateLimitStore == rateLimitPostgres,
+		DatabaseReadURL:           c.Service.DatabaseReadURL,
+		ReadMaxLag:                c.Service.DatabaseReadMaxLag,
 		HTTPTimeouts:              http.Timeouts{Read: c.HTTP.ReadTimeout, Write: c.HTTP.WriteTimeout, Idle: c.HTTP.IdleTimeout, Request: c.HTTP.RequestTimeout},
 		Chains:                    wiring.ChainAddresses{SandboxUSDC: string(c.Chain.SandboxUSDC), LiveUSDC: string(c.Chain.LiveUSDC)},
 		MaxWalletsPerTenant:       c.Wallets.MaxWalletsPerTenant,

@@ -103,6 +103,10 @@ func TestConfig_Overrides(t *testing.T) {
 		{"empty is the default", map[string]string{"DB_MAX_CONNS": ""}, func(c Config) any { return c.Service.DBMaxConns }, 40},
 		{"db pool", map[string]string{"DB_MAX_CONNS": "7"}, func(c Config) any { return c.wiringConfig().DBMaxConns }, 7},
 		{"rate limit off", map[string]string{"RATE_LIMIT_PER_SECOND": "0"}, func(c Config) any { return c.wiringConfig().RateLimit.PerSecond }, 0.0},
+		{"read replica", map[string]string{"DATABASE_READ_URL": "postgres://standby/corridor", "DATABASE_READ_MAX_LAG": "2s"},
+			func(c Config) any { w := c.wiringConfig(); return w.DatabaseReadURL + " " + w.ReadMaxLag.String() }, "postgres://standby/corridor 2s"},
+		{"rate limits shared", map[string]string{"RATE_LIMIT_STORE": "Postgres"}, func(c Config) any { return c.wiringConfig().SharedRateLimits }, true},
+		{"rate limits in the process", map[string]string{}, func(c Config) any { return c.wiringConfig().SharedRateLimits }, false},
 		{"fractional rate", map[string]string{"RATE_LIMIT_PER_SECOND": "2.5"}, func(c Config) any { return c.wiringConfig().RateLimit.PerSecond }, 2.5},
 		{"key cache default", map[string]string{}, func(c Config) any { return c.wiringConfig().APIKeyCacheTTL }, time.Second},
 		{"key cache off", map[string]string{"API_KEY_CACHE": "off"}, func(c Config) any { return c.wiringConfig().APIKeyCacheTTL < 0 }, true},
@@ -197,6 +201,7 @@ func TestConfig_BadValues(t *testing.T) {
 	}{
 		{"not an integer", map[string]string{"FAUCET_DRIPS_PER_WALLET": "abc"}, `config: FAUCET_DRIPS_PER_WALLET: "abc" is not an integer`},
 		{"not a number", map[string]string{"RATE_LIMIT_PER_SECOND": "fast"}, `config: RATE_LIMIT_PER_SECOND: "fast" is not a number`},
+		{"unknown rate limit store", map[string]string{"RATE_LIMIT_STORE": "redis"}, `config: RATE_LIMIT_STORE: "redis" is not memory or postgres`},
 		{"not a boolean", map[string]string{"WEBHOOK_ALLOW_PRIVATE_TEST": "maybe"}, `config: WEBHOOK_ALLOW_PRIVATE_TEST: "maybe" is not true or false`},
 		{"not a finite number", map[string]string{"RATE_LIMIT_PER_SECOND": "NaN"}, `config: RATE_LIMIT_PER_SECOND: "NaN" is not a number`},
 		{"not a duration", map[string]string{"HTTP_READ_TIMEOUT": "15"}, `config: HTTP_READ_TIMEOUT: "15" is not a positive duration such as 90s, 5m or 24h`},

@@ -46,6 +46,16 @@ type onOff bool
 // hexAddress is a 0x-prefixed 20-byte hex address.
 type hexAddress string
 
+// rateLimitStore is RATE_LIMIT_STORE: where the request limits are counted.
+type rateLimitStore string
+
+// The rate limit stores: memory counts in each process (one replica), postgres in the
+// database every replica shares.
+const (
+	rateLimitMemory   rateLimitStore = "memory"
+	rateLimitPostgres rateLimitStore = "postgres"
+)
+
 // identityProvider is IDENTITY_PROVIDER.
 type identityProvider string
 
@@ -140,6 +150,13 @@ var valueParsers = map[reflect.Type]func(string) (any, error){
 			return p, nil
 		}
 		return nil, fmt.Errorf("%q is not sandbox or oidc", v)
+	},
+	reflect.TypeFor[rateLimitStore](): func(v string) (any, error) {
+		switch st := rateLimitStore(strings.ToLower(strings.TrimSpace(v))); st {
+		case rateLimitMemory, rateLimitPostgres:
+			return st, nil
+		}
+		return nil, fmt.Errorf("%q is not memory or postgres", v)
 	},
 	reflect.TypeFor[cidrList](): func(v string) (any, error) { return parseCIDRList(v) },
 	reflect.TypeFor[policy.Mode](): func(v string) (any, error) {

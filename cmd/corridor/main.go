@@ -37,6 +37,8 @@ Usage:
   corridor check                    verify the invariants (ledger, hash chains, ledger vs chain, payouts
                                     and claims released once, idempotency records, whole units of work);
                                     exits 1 naming what is wrong
+  corridor databases                the local primary (migrated) and a hot standby streaming from it, until
+                                    SIGTERM; their URLs in $CORRIDOR_DATA_DIR/cluster/databases.env (make run-cluster)
   corridor version                  the build: version, module, VCS commit
   corridor openapi [--version V]    print the OpenAPI document of every route (what sdk/ is generated from)
   corridor listen --forward-to URL [--api URL] [--api-key K]
@@ -95,6 +97,8 @@ func main() {
 		err = ledgerCmd(ctx, cfg, log, os.Args[2:])
 	case "check":
 		err = checkCmd(ctx, cfg, log)
+	case "databases":
+		err = databasesCmd(ctx, cfg, log)
 	default:
 		fmt.Fprintf(os.Stderr, "corridor: unknown command %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)

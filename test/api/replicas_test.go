@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"corridor/adapters/http"
 	"corridor/test/harness"
 	"corridor/wiring"
 )
@@ -33,5 +34,51 @@ func TestReplicas_KeyRevocationSeenAtOnce(t *testing.T) {
 	}, func(m map[string]any) bool { return m["status"] == 401 })
 	if got["status"] != 401 {
 		t.Fatalf("the revoked key still works on the other instance: %v", got)
+	}
+}
+
+// TestReplicas_RateLimitShared: two instances on one database, each allowing a burst of four
+// and one more request an hour per credential. With RATE_LIMIT_STORE=postgres the two count
+// against one bucket: eight requests alternating between them let four through. Counted in
+// each process, the same eight all pass (the per-replica figure the shared store removes).
+func TestReplicas_RateLimitShared(t *testing.T) {
+	t.Parallel()
+	tight := func(shared bool) func(*wiring.Config) {
+		return func(c *wiring.Config) {
+			c.RateLimit = http.RateLimit{PerSecond: 1.0 / 3600, Burst: 4}
+			c.SharedRateLimits = shared
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		shared bool
+		want   int
+	}{{"shared", true, 4}, {"per process", false, 8}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, b := harness.NewServer(t, tight(tc.shared)), harness.NewServer(t, tight(tc.shared))
+			ten := harness.Shared().NewTenant(t)
+			passed := 0
+			for i := range 8 {
+				srv := a
+				if i%2 == 1 {
+					srv = b
+				}
+				r := srv.Client(t).WithKey(ten.RootKey).Get("/v1/tenants/current")
+				switch r.Status {
+				case 200:
+					passed++
+				case 429:
+					if r.Header.Get("Retry-After") == "" {
+						t.Fatal("429 without Retry-After")
+					}
+				default:
+					t.Fatalf("request %d: status %d", i+1, r.Status)
+				}
+			}
+			if passed != tc.want {
+				t.Fatalf("%d of 8 requests passed across two replicas, want %d", passed, tc.want)
+			}
+		})
 	}
 }

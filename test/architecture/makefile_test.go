@@ -33,8 +33,13 @@ var makeNeeds = map[string][]string{
 	"sdk":      {"cmd/corridor openapi", "oapi-codegen@v"},
 	"examples": {"contracts/build.sh"},
 	// `corridor run` starts the local dev chain: geth, and the contracts it deploys there.
-	"run":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
-	"bench": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
+	"run":           {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
+	"bench":         {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
+	"chaos":         {"contracts/build.sh"},
+	"bench-cluster": {"contracts/build.sh"},
+	"haproxy":       nil, // Debian's haproxy, installed with apt-get when missing
+	// Three `corridor run` replicas on one dev chain, behind HAProxy.
+	"run-cluster": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 }
 
 // makeTarget matches a rule line of the Makefile ("name: prerequisites").

@@ -77,17 +77,53 @@ func (c *Client) Do(method, path string, body any) *Response {
 	for k, v := range c.headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := httpClient.Do(req)
+	r, err := c.send(req)
 	if err != nil {
 		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	c.env.checkContract(c.t, method, path, r.Status, r.Header, r.Body)
+	return r
+}
+
+// Try is Do that returns a transport error (a replica that stopped, a connection reset)
+// instead of failing the test, for clients that retry elsewhere as a load balancer's do.
+func (c *Client) Try(method, path string, body any) (*Response, error) {
+	c.t.Helper()
+	raw, err := json.Marshal(body)
+	if err != nil {
+		c.t.Fatalf("encode body: %v", err)
+	}
+	var reader io.Reader
+	if body != nil {
+		reader = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequest(method, c.env.BaseURL+path, reader)
+	if err != nil {
+		c.t.Fatalf("new request: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range c.headers {
+		req.Header.Set(k, v)
+	}
+	r, err := c.send(req)
+	if err != nil {
+		return nil, err
+	}
+	c.env.checkContract(c.t, method, path, r.Status, r.Header, r.Body)
+	return r, nil
+}
+
+func (c *Client) send(req *http.Request) (*Response, error) {
+	resp, err := httpClient.Do(req)
+	if err != nil {
+		return nil, err
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		c.t.Fatalf("read body: %v", err)
+		return nil, err
 	}
-	c.env.checkContract(c.t, method, path, resp.StatusCode, resp.Header, raw)
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: raw}, nil
 }
 
 // Get and Post are shorthands.

@@ -12,6 +12,7 @@ import (
 	nethttp "net/http"
 	"os"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -147,6 +148,18 @@ func NewServer(t testing.TB, modify func(*wiring.Config)) *Env {
 	return env
 }
 
+// NewServerOn starts a service on another database (already migrated), stopped when the test
+// ends: a cluster test's own primary with its standby.
+func NewServerOn(t testing.TB, url string, modify func(*wiring.Config)) *Env {
+	t.Helper()
+	env, err := start(url, modify)
+	if err != nil {
+		t.Fatalf("start server: %v", err)
+	}
+	t.Cleanup(env.stop)
+	return env
+}
+
 // DefaultConfig is the configuration tests run with: rate limiting generous enough for
 // parallel tests, everything else as in production.
 //
@@ -250,13 +263,20 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 	}
 	env := &Env{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), MetricsURL: fmt.Sprintf("http://%s/metrics", metricsLn.Addr()),
 		DatabaseURL: url, Service: svc, Issuer: issuer}
+	var once sync.Once
 	env.stop = func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = svc.Server.Shutdown(ctx)
-		_ = metricsSrv.Shutdown(ctx)
-		_ = svc.StopWorkers(ctx)
-		svc.Close()
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = svc.Server.Shutdown(ctx)
+			_ = metricsSrv.Shutdown(ctx)
+			_ = svc.StopWorkers(ctx)
+			svc.Close()
+		})
 	}
 	return env, nil
 }
+
+// Stop stops the service as SIGTERM stops a replica: it refuses new connections, finishes the
+// requests and jobs in flight, and closes its pools. Stopping twice is harmless.
+func (e *Env) Stop() { e.stop() }
