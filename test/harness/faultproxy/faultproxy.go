@@ -1,7 +1,6 @@
 // Package faultproxy is a TCP proxy for tests that puts network faults between the service and
 // what it dials (PostgreSQL, a chain node): latency, every connection reset at once, a
-// connection reset when the client sends a chosen statement (before or after it reaches the
-// server), a blackhole that accepts connections and never answers, and a pause that holds bytes
+// connection reset when the client sends, or the server answers, chosen bytes, a blackhole that accepts connections and never answers, and a pause that holds bytes
 // until resumed. It is written for the fault tests of issue #30; nothing in production uses it.
 package faultproxy
 
@@ -34,16 +33,16 @@ type Proxy struct {
 	wg      sync.WaitGroup
 }
 
-// CutRule resets a connection when a chunk the client sends contains Pattern (compared without
-// regard to case). With Deliver the chunk reaches the server first and the connection is reset
-// before its answer comes back, as when a network drops between a COMMIT and its reply: the
-// client cannot tell whether it committed. Every n > 1 cuts only each n-th match, so some
-// units get through; Limit > 0 stops after that many cuts.
+// CutRule resets a connection when a chunk contains Pattern (bytes, case-sensitive): a chunk
+// the client sends (the statement never reaches the server, so its transaction cannot commit)
+// or, with FromServer, a chunk the server answers (the server did the work, a COMMIT committed,
+// and the client cannot tell). The matching chunk is dropped. Every n > 1 cuts only each n-th
+// match, so some units get through; Limit > 0 stops after that many cuts.
 type CutRule struct {
-	Pattern []byte
-	Deliver bool
-	Every   int
-	Limit   int
+	Pattern    []byte
+	FromServer bool
+	Every      int
+	Limit      int
 }
 
 // Start listens on 127.0.0.1 and forwards to target (host:port).
@@ -234,38 +233,28 @@ func (p *Proxy) forward(l *link, dst net.Conn, chunk []byte, fromClient bool) bo
 		l.dropped.Store(true)
 		return true
 	}
-	cut, deliver := false, false
-	if fromClient {
-		cut, deliver = p.matchCut(chunk)
-	}
-	if cut && !deliver {
+	if p.matchCut(chunk, fromClient) {
 		l.reset()
 		return false
 	}
-	if _, err := dst.Write(chunk); err != nil {
-		return false
-	}
-	if cut {
-		l.reset()
-		return false
-	}
-	return true
+	_, err := dst.Write(chunk)
+	return err == nil
 }
 
-// matchCut reports whether chunk triggers the cut rule, and whether it is delivered first.
-func (p *Proxy) matchCut(chunk []byte) (cut, deliver bool) {
+// matchCut reports whether chunk, sent by the client or the server, triggers the cut rule.
+func (p *Proxy) matchCut(chunk []byte, fromClient bool) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	rule := p.cut
-	if rule == nil || (rule.Limit > 0 && p.cuts >= rule.Limit) || !bytes.Contains(bytes.ToLower(chunk), bytes.ToLower(rule.Pattern)) {
-		return false, false
+	if rule == nil || rule.FromServer == fromClient || (rule.Limit > 0 && p.cuts >= rule.Limit) || !bytes.Contains(chunk, rule.Pattern) {
+		return false
 	}
 	p.matches++
 	if rule.Every > 1 && p.matches%rule.Every != 0 {
-		return false, false
+		return false
 	}
 	p.cuts++
-	return true, rule.Deliver
+	return true
 }
 
 // nopConn stands in for a server that could not be dialled.

@@ -139,7 +139,7 @@ func TestProxy_ResetAll(t *testing.T) {
 func TestProxy_CutBeforeDelivery(t *testing.T) {
 	s := newServer(t)
 	p := start(t, s)
-	p.Cut(&CutRule{Pattern: []byte("commit")})
+	p.Cut(&CutRule{Pattern: []byte("COMMIT")})
 	c := dial(t, p)
 	mustAsk(t, c, "insert")
 	if _, err := c.ask("COMMIT", 10*time.Second); !isReset(err) {
@@ -153,16 +153,18 @@ func TestProxy_CutBeforeDelivery(t *testing.T) {
 	}
 }
 
-func TestProxy_CutAfterDelivery(t *testing.T) {
+func TestProxy_CutTheAnswer(t *testing.T) {
 	s := newServer(t)
 	p := start(t, s)
-	p.Cut(&CutRule{Pattern: []byte("commit"), Deliver: true, Every: 2, Limit: 1})
+	p.Cut(&CutRule{Pattern: []byte("echo commit"), FromServer: true, Every: 2, Limit: 1})
 	c := dial(t, p)
 	mustAsk(t, c, "commit 1") // the first match passes (Every 2)
 	if _, err := c.ask("commit 2", 10*time.Second); !isReset(err) {
 		t.Fatalf("second commit: %v, want a reset", err)
 	}
-	waitFor(t, func() bool { return len(s.received()) == 2 })
+	if got := s.received(); len(got) != 2 {
+		t.Fatalf("server received %v; it must have answered the cut commit", got)
+	}
 	c = dial(t, p)
 	mustAsk(t, c, "commit 3")
 	mustAsk(t, c, "commit 4") // the limit of one cut is spent
