@@ -21,6 +21,33 @@ type sendSwallower struct {
 	mu       sync.Mutex
 	armed    bool
 	swallows []common.Hash
+	sent     []sentTx // every transaction the node was given, in order
+}
+
+// sentTx is one transaction handed to the node.
+type sentTx struct {
+	hash common.Hash
+	to   common.Address
+}
+
+// sentSince counts the distinct transactions sent to to after the first mark sends.
+func (s *sendSwallower) sentSince(mark int, to common.Address) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	distinct := map[common.Hash]bool{}
+	for _, tx := range s.sent[mark:] {
+		if tx.to == to {
+			distinct[tx.hash] = true
+		}
+	}
+	return len(distinct)
+}
+
+// mark is the number of sends so far, for sentSince.
+func (s *sendSwallower) mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sent)
 }
 
 // arm makes the next send the swallowed one.
@@ -41,6 +68,9 @@ func (s *sendSwallower) SendTransaction(ctx context.Context, tx *types.Transacti
 	s.mu.Lock()
 	take := s.armed
 	s.armed = false
+	if tx.To() != nil {
+		s.sent = append(s.sent, sentTx{hash: tx.Hash(), to: *tx.To()})
+	}
 	s.mu.Unlock()
 	if !take {
 		return s.Client.SendTransaction(ctx, tx)
