@@ -104,8 +104,10 @@ func TestChainFaults_NodeTakesTheSafePaymentAndGoesSilent(t *testing.T) {
 	taken := waitSwallowed(t, swallowed)
 	silentThenBack(t, ten, walletID)
 
-	done := harness.Poll(t, "payment "+id+" ends", func() map[string]any { return ten.Root.Get("/v1/payments/" + id).Expect(t, 200).JSON(t) },
-		func(m map[string]any) bool { return m["status"] == "COMPLETED" || m["status"] == "FAILED" || m["status"] == "CANCELLED" })
+	done := harness.Poll(t, "payment "+id+" ends", func() map[string]any { return ten.Root.Get("/v1/payments/"+id).Expect(t, 200).JSON(t) },
+		func(m map[string]any) bool {
+			return m["status"] == "COMPLETED" || m["status"] == "FAILED" || m["status"] == "CANCELLED"
+		})
 	if done["status"] != "COMPLETED" {
 		t.Fatalf("payment %s: %v", id, done)
 	}
