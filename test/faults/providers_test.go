@@ -199,7 +199,7 @@ func signedWebhook(t *testing.T, body []byte, secret string) *harness.Response {
 // bound.
 func waitOfframp(t *testing.T, p offrampPair, id string, done func(status string) bool) string {
 	t.Helper()
-	got := harness.Poll(t, "payment "+id, func() map[string]any { return p.sender.Root.Get("/v1/offramp/payments/" + id).Expect(t, 200).JSON(t) },
+	got := harness.Poll(t, "payment "+id, func() map[string]any { return p.sender.Root.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t) },
 		func(m map[string]any) bool { return done(m["status"].(string)) })
 	return got["status"].(string)
 }

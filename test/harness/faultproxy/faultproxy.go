@@ -1,6 +1,7 @@
 // Package faultproxy is a TCP proxy for tests that puts network faults between the service and
 // what it dials (PostgreSQL, a chain node): latency, every connection reset at once, a
-// connection reset when the client sends, or the server answers, chosen bytes, a blackhole that accepts connections and never answers, and a pause that holds bytes
+// connection reset when the client sends, or the server answers, chosen bytes, a server whose
+// answers are held, a blackhole that accepts connections and never answers, and a pause that holds bytes
 // until resumed. It is written for the fault tests of issue #30; nothing in production uses it.
 package faultproxy
 
@@ -26,6 +27,7 @@ type Proxy struct {
 	mu      sync.Mutex
 	links   map[*link]struct{}
 	resumed chan struct{} // closed while not paused
+	replies chan struct{} // closed while the server's answers are not held
 	cut     *CutRule
 	cuts    int // connections reset by cut so far
 	matches int // chunks that matched cut's pattern so far
@@ -53,7 +55,9 @@ func Start(target string) (*Proxy, error) {
 	}
 	resumed := make(chan struct{})
 	close(resumed)
-	p := &Proxy{target: target, listener: ln, links: map[*link]struct{}{}, resumed: resumed}
+	replies := make(chan struct{})
+	close(replies)
+	p := &Proxy{target: target, listener: ln, links: map[*link]struct{}{}, resumed: resumed, replies: replies}
 	p.wg.Add(1)
 	go p.accept()
 	return p, nil
@@ -123,14 +127,28 @@ func (p *Proxy) Pause() {
 	}
 }
 
-// Resume forwards what Pause held and everything after it.
+// Resume forwards what Pause or HoldReplies held and everything after it.
 func (p *Proxy) Resume() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for _, ch := range []chan struct{}{p.resumed, p.replies} {
+		select {
+		case <-ch:
+		default:
+			close(ch)
+		}
+	}
+}
+
+// HoldReplies forwards what the client sends and holds what the server answers until Resume:
+// a server that does the work and then does not answer in time.
+func (p *Proxy) HoldReplies() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	select {
-	case <-p.resumed:
+	case <-p.replies:
+		p.replies = make(chan struct{})
 	default:
-		close(p.resumed)
 	}
 }
 
@@ -223,9 +241,12 @@ func (p *Proxy) pipe(l *link, src, dst net.Conn, fromClient bool) {
 // forward writes one chunk, or drops it (blackhole), or resets the link (cut); false ends the pipe.
 func (p *Proxy) forward(l *link, dst net.Conn, chunk []byte, fromClient bool) bool {
 	p.mu.Lock()
-	resumed := p.resumed
+	resumed, replies := p.resumed, p.replies
 	p.mu.Unlock()
 	<-resumed
+	if !fromClient {
+		<-replies
+	}
 	if d := time.Duration(p.latency.Load()); d > 0 {
 		time.Sleep(d)
 	}

@@ -220,3 +220,19 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("condition not reached")
 }
+
+func TestProxy_HoldRepliesAfterTheServerGotTheRequest(t *testing.T) {
+	s := newServer(t)
+	p := start(t, s)
+	c := dial(t, p)
+	p.HoldReplies()
+	if _, err := c.ask("slow", 200*time.Millisecond); !isSilent(err) {
+		t.Fatalf("while replies are held: %v, want no answer yet", err)
+	}
+	waitFor(t, func() bool { return len(s.received()) == 1 })
+	p.Resume()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if got, err := c.r.ReadString('\n'); err != nil || strings.TrimSpace(got) != "echo slow" {
+		t.Fatalf("after resume: %q, %v", got, err)
+	}
+}
