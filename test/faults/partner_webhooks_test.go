@@ -35,7 +35,7 @@ func TestWebhookFaults_ReceiverTimesOutAfterProcessing(t *testing.T) {
 	// The receiver has the event; the service, not hearing back, records a failed attempt.
 	first := rcv.Wait(t, 1)[0]
 	deliveries := func() map[string]any {
-		return ten.Root.Get("/v1/webhook-endpoints/" + epID + "/deliveries").Expect(t, 200).JSON(t)
+		return ten.Root.Get("/v1/webhook-endpoints/"+epID+"/deliveries").Expect(t, 200).JSON(t)
 	}
 	harness.Poll(t, "a failed attempt", deliveries, func(m map[string]any) bool {
 		ds := m["deliveries"].([]any)
