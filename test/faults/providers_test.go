@@ -34,7 +34,6 @@ type flakyProvider struct {
 	submitFailures map[string]int    // by payment id; negative: until heal
 	pollFailures   map[string]int    // by payment id
 	references     map[string]string // provider reference → payment id
-	submitCalls    map[string]int
 }
 
 type flakyRail struct {
