@@ -170,7 +170,7 @@ func connectionLost(err error) bool {
 	return errors.As(err, &netErr) || errors.As(err, &connectErr) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, pgx.ErrTxClosed) || pgconn.SafeToRetry(err)
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, pgx.ErrTxClosed)
 }
 
 // retryable reports a serialization failure (40001) or deadlock (40P01).
