@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -11,6 +12,8 @@ import (
 
 	"corridor/test/harness"
 	"corridor/test/harness/faultproxy"
+	"corridor/test/testdb"
+	"corridor/wiring"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
@@ -229,5 +232,45 @@ func TestDatabaseFaults_Unreachable(t *testing.T) {
 		t.Fatal("no request was refused during the outage")
 	}
 	harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten)
+	expectInvariants(t)
+}
+
+// TestDatabaseFaults_PostgreSQLRestart (c, full version, CORRIDOR_CHAOS=1): the package's
+// PostgreSQL really restarts (pg_ctl restart -m fast) under a load of idempotent deposits, on
+// a second service and on the package's shared one. Sessions are terminated (57P01), new ones
+// refused while it starts; requests answer 503 SERVICE_UNAVAILABLE; both services recover
+// without an operator and every deposit completes exactly once on retry.
+func TestDatabaseFaults_PostgreSQLRestart(t *testing.T) {
+	if !chaos() {
+		t.Skip("a real restart runs under CORRIDOR_CHAOS=1 (make chaos); TestDatabaseFaults_Unreachable stands in for it")
+	}
+	ctx := context.Background()
+	srv, err := testdb.Shared(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := harness.NewServer(t, func(c *wiring.Config) { c.HTTPTimeouts.Request = requestTimeout })
+	ten, sharedTen := env.NewTenant(t), harness.Shared().NewTenant(t)
+	c, sharedC := as(t, env, ten), as(t, harness.Shared(), sharedTen)
+	first, firstTotal := load(c, "restart-before", 5, 1)
+
+	var during, sharedDuring []*deposit
+	var duringTotal, sharedTotal int64
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); during, duringTotal = load(c, "restart-during", 100, 4) }()
+	go func() { defer wg.Done(); sharedDuring, sharedTotal = load(sharedC, "restart-shared", 40, 2) }()
+	if err := srv.Restart(ctx); err != nil {
+		t.Skipf("this PostgreSQL cannot be restarted here: %v", err)
+	}
+	wg.Wait()
+
+	harness.Poll(t, "ready after the restart", func() map[string]any {
+		return map[string]any{"status": env.Client(t).Get("/readyz").Status}
+	}, func(m map[string]any) bool { return m["status"] == 200 })
+	refused := expectExactlyOnce(t, c, append(first, during...), firstTotal+duringTotal)
+	refused += expectExactlyOnce(t, sharedC, sharedDuring, sharedTotal)
+	t.Logf("%d answers refused and retried across the restart", refused)
+	harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten, sharedTen)
 	expectInvariants(t)
 }
