@@ -85,8 +85,9 @@ alerts-check: ## check deploy/prometheus/alerts.yml and run its promtool unit te
 
 # The PKCS#11 custody signer is tested against SoftHSM2 (adapters/custody); make test requires it.
 .PHONY: chaos
-chaos: contracts ## the full cluster test: more tenants and rounds of the load journey across replicas, each round stopping a replica and pausing the standby (not part of .ci/run)
-	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 20m -run 'TestCluster|TestReadReplica|TestReplicas' ./test/cluster/ ./test/api/ ./test/cards/
+chaos: contracts ## every crash, fault and cluster scenario at full length (docs/reliability.md), each ending with corridor check's checks; not part of .ci/run
+	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 20m ./test/crash/ ./test/faults/ ./test/cluster/
+	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 10m -run 'TestReadReplica|TestReplicas' ./test/api/ ./test/cards/
 
 .PHONY: haproxy run-cluster
 haproxy: ## HAProxy for make run-cluster: Debian's haproxy, installed with apt-get only when missing

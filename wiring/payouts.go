@@ -39,6 +39,10 @@ type PayoutConfig struct {
 	// Liquidity is a provider's route liquidity in base units: the largest payout it takes
 	// before operators top it up (unset or 0: uncapped).
 	Liquidity map[string]int64
+	// Decorate, when set, wraps each configured provider (by name) before the outside-call
+	// guard: tests put faults between the service and a provider with it (a 5xx after the
+	// provider acted). Production configuration leaves it nil.
+	Decorate func(name string, p ports.PayoutProvider) ports.PayoutProvider
 }
 
 // providerSpec is one provider this build knows.
@@ -90,6 +94,9 @@ func payoutRails(cfg PayoutConfig, db *bun.DB, chains map[core.Environment]ports
 			return nil, fmt.Errorf("wiring: payout provider %s has no %s adapter in this build; use mock or off", name, mode)
 		default:
 			return nil, fmt.Errorf("wiring: payout provider %s: mode must be off, mock, sandbox or live", name)
+		}
+		if cfg.Decorate != nil {
+			rail.Provider = cfg.Decorate(name, rail.Provider)
 		}
 		rail.Provider = outside.WrapPayout(rail.Provider)
 		out[name] = rail

@@ -234,19 +234,20 @@ func errorStatuses(r Endpoint) []int {
 
 // impliedErrors are the statuses the middleware chain lets a route answer whatever its
 // handler does, so no endpoint table entry has to repeat them: every route refuses a query
-// string with NUL or invalid UTF-8 (400) and can fail (500); authenticated routes refuse
+// string with NUL or invalid UTF-8 (400), can fail (500) and can find the database or a node
+// unavailable (503: the request's deadline passed, or the connection was lost); authenticated routes refuse
 // missing or bad credentials (401), a missing scope or tenant or a suspended agent's key (403)
 // and a caller over its rate (429); a POST takes an Idempotency-Key, which can be malformed (400), in flight (409) or
 // reused with another body (422); a request body can be too large (413).
 func impliedErrors(r Endpoint) []int {
-	out := []int{400, 500}
+	out := []int{400, 500, 503}
 	switch r.Auth {
 	case authRequired:
 		out = append(out, 401, 403, 429)
 	case authOptional:
 		out = append(out, 401, 403, 429) // 403: a suspended agent's key (AGENT_SUSPENDED)
 	case authOperator:
-		out = append(out, 401, 429, 503)
+		out = append(out, 401, 429)
 	}
 	if r.Method == fiber.MethodPost && r.Auth != authOperator {
 		out = append(out, 409, 422)

@@ -307,6 +307,23 @@ func (c *Cluster) Stop(ctx context.Context) error {
 	return nil
 }
 
+// Restart stops the server fast (every session is disconnected, 57P01) and starts it again on
+// the same port and data, waiting until it answers: what an operator's restart does to the
+// service's connections, for fault tests. Only a server this process started is restarted.
+func (c *Cluster) Restart(ctx context.Context) error {
+	switch {
+	case c.compose != nil:
+		return errors.New("pgcluster: Restart does not apply to a compose cluster")
+	case !c.started:
+		return errors.New("pgcluster: Restart only restarts a server this process started")
+	}
+	logPath := filepath.Join(c.dataDir, LogFile)
+	if _, err := c.osUser.run(ctx, c.bins.pgctl, "restart", "-D", c.dataDir, "-l", logPath, "-m", "fast", "-w", "-t", "60", "-s"); err != nil {
+		return fmt.Errorf("pgcluster: restart: %w\nserver log %s ends:\n%s", err, logPath, tail(logPath, 15))
+	}
+	return WaitReady(ctx, c.URL("postgres"), 30*time.Second)
+}
+
 // Remove stops the server, whoever started it, without a checkpoint and
 // deletes the data directory: for throwaway clusters only.
 func (c *Cluster) Remove() error {

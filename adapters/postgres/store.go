@@ -2,10 +2,17 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
@@ -128,7 +135,10 @@ func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Co
 
 // unavailable reports a statement cancelled by statement_timeout or by the caller's deadline
 // (SQLSTATE 57014), and a deadline that passed while waiting for a connection, as
-// SERVICE_UNAVAILABLE: the database did not answer in time, and a retry may succeed.
+// SERVICE_UNAVAILABLE: the database did not answer in time, and a retry may succeed. A lost
+// connection (reset, closed, refused, or a server shutting down or starting) is
+// SERVICE_UNAVAILABLE too: the unit either committed with its idempotency record or not at all,
+// so a client's retry with the same Idempotency-Key replays it or runs it once.
 func unavailable(err error) error {
 	var de *core.Error
 	if errors.As(err, &de) {
@@ -138,7 +148,29 @@ func unavailable(err error) error {
 	if (errors.As(err, &pgErr) && pgErr.Code == "57014") || errors.Is(err, context.DeadlineExceeded) {
 		return core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly")
 	}
+	if connectionLost(err) {
+		return fmt.Errorf("%w: %w", core.E(core.CodeServiceUnavailable, "the connection to the database was lost; retry shortly"), err)
+	}
 	return err
+}
+
+// connectionLost reports an error that says the connection to PostgreSQL failed rather than
+// the statement: a network error, an unexpected end of the stream, a connection pgx or
+// database/sql already closed, a transaction whose connection closed under it (pgx's
+// ErrTxClosed: the store never reuses a finished transaction, so only a lost connection closes
+// one), a failed connect, or the server's own shutdown and start-up refusals (SQLSTATE class
+// 08, 57P01-57P03).
+func connectionLost(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	var netErr net.Error
+	var connectErr *pgconn.ConnectError
+	return errors.As(err, &netErr) || errors.As(err, &connectErr) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, pgx.ErrTxClosed)
 }
 
 // retryable reports a serialization failure (40001) or deadlock (40P01).

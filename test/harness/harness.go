@@ -73,6 +73,10 @@ type Options struct {
 	// (Env.StallChain).
 	StallableChain  bool
 	ChainRPCTimeout time.Duration
+	// ChainIntercept (with Chain) wraps the node client the chain adapter talks through, under
+	// the stall and the RPC time-out (SimulatedOptions.Intercept): for faults a stall cannot
+	// show, such as a node that takes a transaction and then stops answering.
+	ChainIntercept func(chain.Client) chain.Client
 	// Modify adjusts the shared service's configuration (for example a small pool).
 	Modify func(*wiring.Config)
 }
@@ -91,10 +95,15 @@ func MainWithOptions(m *testing.M, opts Options) {
 		var sim *chain.Adapter
 		stall := func(bool) {}
 		if opts.Chain {
-			simOpts := chain.SimulatedOptions{}
-			if opts.StallableChain {
-				simOpts.RPCTimeout = opts.ChainRPCTimeout
+			simOpts := chain.SimulatedOptions{RPCTimeout: opts.ChainRPCTimeout}
+			if opts.StallableChain || opts.ChainIntercept != nil {
 				simOpts.Intercept = func(c chain.Client) chain.Client {
+					if opts.ChainIntercept != nil {
+						c = opts.ChainIntercept(c)
+					}
+					if !opts.StallableChain {
+						return c
+					}
 					s := chain.NewStallable(c)
 					stall = s.Stall
 					return s

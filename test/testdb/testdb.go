@@ -32,6 +32,18 @@ type Server struct {
 	URL string
 	// Source says where the server came from, for the log line.
 	Source string
+	// local is the throwaway cluster behind a local server (nil for the others).
+	local *pgcluster.Cluster
+}
+
+// Restart restarts the server, disconnecting every session, and returns once it answers
+// again: for tests of a PostgreSQL restart under load. Only the throwaway local cluster can be
+// restarted (a container or TEST_DATABASE_URL's server is not this process's to restart).
+func (s *Server) Restart(ctx context.Context) error {
+	if s.local == nil {
+		return fmt.Errorf("testdb: only the throwaway local cluster can be restarted, not %s", s.Source)
+	}
+	return s.local.Restart(ctx)
 }
 
 // Provision returns a server chosen as the package documentation says, and
@@ -89,7 +101,7 @@ func fromLocalCluster(ctx context.Context) (*Server, func(), error) {
 			fmt.Fprintf(os.Stderr, "testdb: removing local cluster: %v\n", err)
 		}
 	}
-	return &Server{URL: c.URL("postgres"), Source: "throwaway local cluster " + c.DataDir()}, cleanup, nil
+	return &Server{URL: c.URL("postgres"), Source: "throwaway local cluster " + c.DataDir(), local: c}, cleanup, nil
 }
 
 var credentials = regexp.MustCompile(`//[^@/]*@`)

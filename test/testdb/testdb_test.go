@@ -93,3 +93,32 @@ func TestParallelDatabases(t *testing.T) {
 		})
 	}
 }
+
+// TestRestart: the throwaway local cluster restarts and keeps its data; a server this process
+// did not start (a container, TEST_DATABASE_URL's) is never restarted.
+func TestRestart(t *testing.T) {
+	ctx := context.Background()
+	foreign := &testdb.Server{URL: "postgres://elsewhere/x", Source: "TEST_DATABASE_URL postgres://elsewhere/x"}
+	if err := foreign.Restart(ctx); err == nil || !strings.Contains(err.Error(), "only the throwaway local cluster") {
+		t.Fatalf("restarting a server this process did not start: %v", err)
+	}
+	srv, err := testdb.Shared(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(srv.Source, "throwaway local cluster") {
+		t.Skipf("the server is %s: only the local cluster restarts", srv.Source)
+	}
+	if err := srv.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, packageURL)
+	if err != nil {
+		t.Fatalf("after the restart: %v", err)
+	}
+	defer conn.Close(ctx)
+	var v int
+	if err := conn.QueryRow(ctx, "select v from marker").Scan(&v); err != nil || v != 42 {
+		t.Fatalf("after the restart the marker is %d, %v", v, err)
+	}
+}

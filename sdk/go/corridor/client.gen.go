@@ -28777,6 +28777,11 @@ type GetCheckoutPageStylesheetResponse500Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageStylesheetResponse503Headers the declared response headers of an HTTP 503 response for GetCheckoutPageStylesheet
+type GetCheckoutPageStylesheetResponse503Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageStylesheetResponseDefaultHeaders the declared response headers of an HTTP default response for GetCheckoutPageStylesheet
 type GetCheckoutPageStylesheetResponseDefaultHeaders struct {
 	XRequestId string
@@ -28789,6 +28794,8 @@ type GetCheckoutPageStylesheetResponse struct {
 	JSON400 *BadRequest
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -28797,6 +28804,8 @@ type GetCheckoutPageStylesheetResponse struct {
 	Headers400 *GetCheckoutPageStylesheetResponse400Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageStylesheetResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCheckoutPageStylesheetResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetCheckoutPageStylesheetResponseDefaultHeaders
 }
@@ -28809,6 +28818,11 @@ func (r GetCheckoutPageStylesheetResponse) GetJSON400() *BadRequest {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCheckoutPageStylesheetResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCheckoutPageStylesheetResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -28860,6 +28874,11 @@ type GetCheckoutPageScriptResponse500Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageScriptResponse503Headers the declared response headers of an HTTP 503 response for GetCheckoutPageScript
+type GetCheckoutPageScriptResponse503Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageScriptResponseDefaultHeaders the declared response headers of an HTTP default response for GetCheckoutPageScript
 type GetCheckoutPageScriptResponseDefaultHeaders struct {
 	XRequestId string
@@ -28872,6 +28891,8 @@ type GetCheckoutPageScriptResponse struct {
 	JSON400 *BadRequest
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -28880,6 +28901,8 @@ type GetCheckoutPageScriptResponse struct {
 	Headers400 *GetCheckoutPageScriptResponse400Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageScriptResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCheckoutPageScriptResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetCheckoutPageScriptResponseDefaultHeaders
 }
@@ -28892,6 +28915,11 @@ func (r GetCheckoutPageScriptResponse) GetJSON400() *BadRequest {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCheckoutPageScriptResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCheckoutPageScriptResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -28943,6 +28971,11 @@ type GetHealthResponse500Headers struct {
 	XRequestId string
 }
 
+// GetHealthResponse503Headers the declared response headers of an HTTP 503 response for GetHealth
+type GetHealthResponse503Headers struct {
+	XRequestId string
+}
+
 // GetHealthResponseDefaultHeaders the declared response headers of an HTTP default response for GetHealth
 type GetHealthResponseDefaultHeaders struct {
 	XRequestId string
@@ -28957,6 +28990,8 @@ type GetHealthResponse struct {
 	JSON400 *BadRequest
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -28965,6 +29000,8 @@ type GetHealthResponse struct {
 	Headers400 *GetHealthResponse400Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetHealthResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetHealthResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetHealthResponseDefaultHeaders
 }
@@ -28982,6 +29019,11 @@ func (r GetHealthResponse) GetJSON400() *BadRequest {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetHealthResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetHealthResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29246,6 +29288,11 @@ type GetCheckoutPageStatusResponse500Headers struct {
 	XRequestId string
 }
 
+// GetCheckoutPageStatusResponse503Headers the declared response headers of an HTTP 503 response for GetCheckoutPageStatus
+type GetCheckoutPageStatusResponse503Headers struct {
+	XRequestId string
+}
+
 // GetCheckoutPageStatusResponseDefaultHeaders the declared response headers of an HTTP default response for GetCheckoutPageStatus
 type GetCheckoutPageStatusResponseDefaultHeaders struct {
 	XRequestId string
@@ -29262,6 +29309,8 @@ type GetCheckoutPageStatusResponse struct {
 	JSON404 *NotFound
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -29272,6 +29321,8 @@ type GetCheckoutPageStatusResponse struct {
 	Headers404 *GetCheckoutPageStatusResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCheckoutPageStatusResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCheckoutPageStatusResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetCheckoutPageStatusResponseDefaultHeaders
 }
@@ -29294,6 +29345,11 @@ func (r GetCheckoutPageStatusResponse) GetJSON404() *NotFound {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCheckoutPageStatusResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCheckoutPageStatusResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29986,6 +30042,11 @@ type ListAgentsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListAgentsResponse503Headers the declared response headers of an HTTP 503 response for ListAgents
+type ListAgentsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListAgentsResponseDefaultHeaders the declared response headers of an HTTP default response for ListAgents
 type ListAgentsResponseDefaultHeaders struct {
 	XRequestId string
@@ -30006,6 +30067,8 @@ type ListAgentsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -30020,6 +30083,8 @@ type ListAgentsResponse struct {
 	Headers429 *ListAgentsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListAgentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAgentsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListAgentsResponseDefaultHeaders
 }
@@ -30052,6 +30117,11 @@ func (r ListAgentsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAgentsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAgentsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30133,6 +30203,11 @@ type CreateAgentResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateAgentResponse503Headers the declared response headers of an HTTP 503 response for CreateAgent
+type CreateAgentResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateAgentResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAgent
 type CreateAgentResponseDefaultHeaders struct {
 	XRequestId string
@@ -30159,6 +30234,8 @@ type CreateAgentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -30179,6 +30256,8 @@ type CreateAgentResponse struct {
 	Headers429 *CreateAgentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateAgentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateAgentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateAgentResponseDefaultHeaders
 }
@@ -30226,6 +30305,11 @@ func (r CreateAgentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateAgentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateAgentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30297,6 +30381,11 @@ type GetAgentResponse500Headers struct {
 	XRequestId string
 }
 
+// GetAgentResponse503Headers the declared response headers of an HTTP 503 response for GetAgent
+type GetAgentResponse503Headers struct {
+	XRequestId string
+}
+
 // GetAgentResponseDefaultHeaders the declared response headers of an HTTP default response for GetAgent
 type GetAgentResponseDefaultHeaders struct {
 	XRequestId string
@@ -30319,6 +30408,8 @@ type GetAgentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -30335,6 +30426,8 @@ type GetAgentResponse struct {
 	Headers429 *GetAgentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetAgentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAgentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetAgentResponseDefaultHeaders
 }
@@ -30372,6 +30465,11 @@ func (r GetAgentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetAgentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAgentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30443,6 +30541,11 @@ type ListAgentActivityResponse500Headers struct {
 	XRequestId string
 }
 
+// ListAgentActivityResponse503Headers the declared response headers of an HTTP 503 response for ListAgentActivity
+type ListAgentActivityResponse503Headers struct {
+	XRequestId string
+}
+
 // ListAgentActivityResponseDefaultHeaders the declared response headers of an HTTP default response for ListAgentActivity
 type ListAgentActivityResponseDefaultHeaders struct {
 	XRequestId string
@@ -30465,6 +30568,8 @@ type ListAgentActivityResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -30481,6 +30586,8 @@ type ListAgentActivityResponse struct {
 	Headers429 *ListAgentActivityResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListAgentActivityResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAgentActivityResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListAgentActivityResponseDefaultHeaders
 }
@@ -30518,6 +30625,11 @@ func (r ListAgentActivityResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListAgentActivityResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListAgentActivityResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30806,6 +30918,11 @@ type CreateAgentKeyResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateAgentKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateAgentKey
+type CreateAgentKeyResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateAgentKeyResponseDefaultHeaders the declared response headers of an HTTP default response for CreateAgentKey
 type CreateAgentKeyResponseDefaultHeaders struct {
 	XRequestId string
@@ -30834,6 +30951,8 @@ type CreateAgentKeyResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -30856,6 +30975,8 @@ type CreateAgentKeyResponse struct {
 	Headers429 *CreateAgentKeyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateAgentKeyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateAgentKeyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateAgentKeyResponseDefaultHeaders
 }
@@ -30908,6 +31029,11 @@ func (r CreateAgentKeyResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateAgentKeyResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateAgentKeyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30979,6 +31105,11 @@ type GetAgentLimitsResponse500Headers struct {
 	XRequestId string
 }
 
+// GetAgentLimitsResponse503Headers the declared response headers of an HTTP 503 response for GetAgentLimits
+type GetAgentLimitsResponse503Headers struct {
+	XRequestId string
+}
+
 // GetAgentLimitsResponseDefaultHeaders the declared response headers of an HTTP default response for GetAgentLimits
 type GetAgentLimitsResponseDefaultHeaders struct {
 	XRequestId string
@@ -31001,6 +31132,8 @@ type GetAgentLimitsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -31017,6 +31150,8 @@ type GetAgentLimitsResponse struct {
 	Headers429 *GetAgentLimitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetAgentLimitsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetAgentLimitsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetAgentLimitsResponseDefaultHeaders
 }
@@ -31054,6 +31189,11 @@ func (r GetAgentLimitsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetAgentLimitsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetAgentLimitsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -31130,6 +31270,11 @@ type UpdateAgentLimitsResponse500Headers struct {
 	XRequestId string
 }
 
+// UpdateAgentLimitsResponse503Headers the declared response headers of an HTTP 503 response for UpdateAgentLimits
+type UpdateAgentLimitsResponse503Headers struct {
+	XRequestId string
+}
+
 // UpdateAgentLimitsResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateAgentLimits
 type UpdateAgentLimitsResponseDefaultHeaders struct {
 	XRequestId string
@@ -31154,6 +31299,8 @@ type UpdateAgentLimitsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -31172,6 +31319,8 @@ type UpdateAgentLimitsResponse struct {
 	Headers429 *UpdateAgentLimitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateAgentLimitsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateAgentLimitsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *UpdateAgentLimitsResponseDefaultHeaders
 }
@@ -31214,6 +31363,11 @@ func (r UpdateAgentLimitsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateAgentLimitsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateAgentLimitsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -31300,6 +31454,11 @@ type ReactivateAgentResponse500Headers struct {
 	XRequestId string
 }
 
+// ReactivateAgentResponse503Headers the declared response headers of an HTTP 503 response for ReactivateAgent
+type ReactivateAgentResponse503Headers struct {
+	XRequestId string
+}
+
 // ReactivateAgentResponseDefaultHeaders the declared response headers of an HTTP default response for ReactivateAgent
 type ReactivateAgentResponseDefaultHeaders struct {
 	XRequestId string
@@ -31328,6 +31487,8 @@ type ReactivateAgentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -31350,6 +31511,8 @@ type ReactivateAgentResponse struct {
 	Headers429 *ReactivateAgentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ReactivateAgentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReactivateAgentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ReactivateAgentResponseDefaultHeaders
 }
@@ -31402,6 +31565,11 @@ func (r ReactivateAgentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReactivateAgentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReactivateAgentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -31488,6 +31656,11 @@ type SuspendAgentResponse500Headers struct {
 	XRequestId string
 }
 
+// SuspendAgentResponse503Headers the declared response headers of an HTTP 503 response for SuspendAgent
+type SuspendAgentResponse503Headers struct {
+	XRequestId string
+}
+
 // SuspendAgentResponseDefaultHeaders the declared response headers of an HTTP default response for SuspendAgent
 type SuspendAgentResponseDefaultHeaders struct {
 	XRequestId string
@@ -31516,6 +31689,8 @@ type SuspendAgentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -31538,6 +31713,8 @@ type SuspendAgentResponse struct {
 	Headers429 *SuspendAgentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SuspendAgentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SuspendAgentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SuspendAgentResponseDefaultHeaders
 }
@@ -31590,6 +31767,11 @@ func (r SuspendAgentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SuspendAgentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SuspendAgentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -31858,6 +32040,11 @@ type ListApiKeysResponse500Headers struct {
 	XRequestId string
 }
 
+// ListApiKeysResponse503Headers the declared response headers of an HTTP 503 response for ListApiKeys
+type ListApiKeysResponse503Headers struct {
+	XRequestId string
+}
+
 // ListApiKeysResponseDefaultHeaders the declared response headers of an HTTP default response for ListApiKeys
 type ListApiKeysResponseDefaultHeaders struct {
 	XRequestId string
@@ -31878,6 +32065,8 @@ type ListApiKeysResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -31892,6 +32081,8 @@ type ListApiKeysResponse struct {
 	Headers429 *ListApiKeysResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListApiKeysResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListApiKeysResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListApiKeysResponseDefaultHeaders
 }
@@ -31924,6 +32115,11 @@ func (r ListApiKeysResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListApiKeysResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListApiKeysResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -32005,6 +32201,11 @@ type CreateApiKeyResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateApiKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateApiKey
+type CreateApiKeyResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateApiKeyResponseDefaultHeaders the declared response headers of an HTTP default response for CreateApiKey
 type CreateApiKeyResponseDefaultHeaders struct {
 	XRequestId string
@@ -32031,6 +32232,8 @@ type CreateApiKeyResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -32051,6 +32254,8 @@ type CreateApiKeyResponse struct {
 	Headers429 *CreateApiKeyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateApiKeyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateApiKeyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateApiKeyResponseDefaultHeaders
 }
@@ -32098,6 +32303,11 @@ func (r CreateApiKeyResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateApiKeyResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateApiKeyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -32184,6 +32394,11 @@ type RevokeApiKeyResponse500Headers struct {
 	XRequestId string
 }
 
+// RevokeApiKeyResponse503Headers the declared response headers of an HTTP 503 response for RevokeApiKey
+type RevokeApiKeyResponse503Headers struct {
+	XRequestId string
+}
+
 // RevokeApiKeyResponseDefaultHeaders the declared response headers of an HTTP default response for RevokeApiKey
 type RevokeApiKeyResponseDefaultHeaders struct {
 	XRequestId string
@@ -32212,6 +32427,8 @@ type RevokeApiKeyResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -32234,6 +32451,8 @@ type RevokeApiKeyResponse struct {
 	Headers429 *RevokeApiKeyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RevokeApiKeyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeApiKeyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *RevokeApiKeyResponseDefaultHeaders
 }
@@ -32286,6 +32505,11 @@ func (r RevokeApiKeyResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RevokeApiKeyResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeApiKeyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -32352,6 +32576,11 @@ type ListBalancesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListBalancesResponse503Headers the declared response headers of an HTTP 503 response for ListBalances
+type ListBalancesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListBalancesResponseDefaultHeaders the declared response headers of an HTTP default response for ListBalances
 type ListBalancesResponseDefaultHeaders struct {
 	XRequestId string
@@ -32372,6 +32601,8 @@ type ListBalancesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -32386,6 +32617,8 @@ type ListBalancesResponse struct {
 	Headers429 *ListBalancesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListBalancesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBalancesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListBalancesResponseDefaultHeaders
 }
@@ -32418,6 +32651,11 @@ func (r ListBalancesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListBalancesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBalancesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -32504,6 +32742,11 @@ type CreateBillResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateBillResponse503Headers the declared response headers of an HTTP 503 response for CreateBill
+type CreateBillResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateBillResponseDefaultHeaders the declared response headers of an HTTP default response for CreateBill
 type CreateBillResponseDefaultHeaders struct {
 	XRequestId string
@@ -32532,6 +32775,8 @@ type CreateBillResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -32554,6 +32799,8 @@ type CreateBillResponse struct {
 	Headers429 *CreateBillResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateBillResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateBillResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateBillResponseDefaultHeaders
 }
@@ -32606,6 +32853,11 @@ func (r CreateBillResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateBillResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateBillResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -32672,6 +32924,11 @@ type ListInboundBillsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListInboundBillsResponse503Headers the declared response headers of an HTTP 503 response for ListInboundBills
+type ListInboundBillsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListInboundBillsResponseDefaultHeaders the declared response headers of an HTTP default response for ListInboundBills
 type ListInboundBillsResponseDefaultHeaders struct {
 	XRequestId string
@@ -32692,6 +32949,8 @@ type ListInboundBillsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -32706,6 +32965,8 @@ type ListInboundBillsResponse struct {
 	Headers429 *ListInboundBillsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListInboundBillsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListInboundBillsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListInboundBillsResponseDefaultHeaders
 }
@@ -32738,6 +32999,11 @@ func (r ListInboundBillsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListInboundBillsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListInboundBillsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -32809,6 +33075,11 @@ type GetInboundBillResponse500Headers struct {
 	XRequestId string
 }
 
+// GetInboundBillResponse503Headers the declared response headers of an HTTP 503 response for GetInboundBill
+type GetInboundBillResponse503Headers struct {
+	XRequestId string
+}
+
 // GetInboundBillResponseDefaultHeaders the declared response headers of an HTTP default response for GetInboundBill
 type GetInboundBillResponseDefaultHeaders struct {
 	XRequestId string
@@ -32831,6 +33102,8 @@ type GetInboundBillResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -32847,6 +33120,8 @@ type GetInboundBillResponse struct {
 	Headers429 *GetInboundBillResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetInboundBillResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetInboundBillResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetInboundBillResponseDefaultHeaders
 }
@@ -32884,6 +33159,11 @@ func (r GetInboundBillResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetInboundBillResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetInboundBillResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -33152,6 +33432,11 @@ type GetCapabilitiesResponse500Headers struct {
 	XRequestId string
 }
 
+// GetCapabilitiesResponse503Headers the declared response headers of an HTTP 503 response for GetCapabilities
+type GetCapabilitiesResponse503Headers struct {
+	XRequestId string
+}
+
 // GetCapabilitiesResponseDefaultHeaders the declared response headers of an HTTP default response for GetCapabilities
 type GetCapabilitiesResponseDefaultHeaders struct {
 	XRequestId string
@@ -33172,6 +33457,8 @@ type GetCapabilitiesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -33186,6 +33473,8 @@ type GetCapabilitiesResponse struct {
 	Headers429 *GetCapabilitiesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCapabilitiesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCapabilitiesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetCapabilitiesResponseDefaultHeaders
 }
@@ -33218,6 +33507,11 @@ func (r GetCapabilitiesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCapabilitiesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCapabilitiesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -33284,6 +33578,11 @@ type ListCardholdersResponse500Headers struct {
 	XRequestId string
 }
 
+// ListCardholdersResponse503Headers the declared response headers of an HTTP 503 response for ListCardholders
+type ListCardholdersResponse503Headers struct {
+	XRequestId string
+}
+
 // ListCardholdersResponseDefaultHeaders the declared response headers of an HTTP default response for ListCardholders
 type ListCardholdersResponseDefaultHeaders struct {
 	XRequestId string
@@ -33304,6 +33603,8 @@ type ListCardholdersResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -33318,6 +33619,8 @@ type ListCardholdersResponse struct {
 	Headers429 *ListCardholdersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCardholdersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCardholdersResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListCardholdersResponseDefaultHeaders
 }
@@ -33350,6 +33653,11 @@ func (r ListCardholdersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCardholdersResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCardholdersResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -33431,6 +33739,11 @@ type CreateCardholderResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateCardholderResponse503Headers the declared response headers of an HTTP 503 response for CreateCardholder
+type CreateCardholderResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateCardholderResponseDefaultHeaders the declared response headers of an HTTP default response for CreateCardholder
 type CreateCardholderResponseDefaultHeaders struct {
 	XRequestId string
@@ -33457,6 +33770,8 @@ type CreateCardholderResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -33477,6 +33792,8 @@ type CreateCardholderResponse struct {
 	Headers429 *CreateCardholderResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCardholderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCardholderResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateCardholderResponseDefaultHeaders
 }
@@ -33524,6 +33841,11 @@ func (r CreateCardholderResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateCardholderResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCardholderResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -33590,6 +33912,11 @@ type ListCardsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListCardsResponse503Headers the declared response headers of an HTTP 503 response for ListCards
+type ListCardsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListCardsResponseDefaultHeaders the declared response headers of an HTTP default response for ListCards
 type ListCardsResponseDefaultHeaders struct {
 	XRequestId string
@@ -33610,6 +33937,8 @@ type ListCardsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -33624,6 +33953,8 @@ type ListCardsResponse struct {
 	Headers429 *ListCardsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCardsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCardsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListCardsResponseDefaultHeaders
 }
@@ -33656,6 +33987,11 @@ func (r ListCardsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCardsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCardsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -33742,6 +34078,11 @@ type CreateCardResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateCardResponse503Headers the declared response headers of an HTTP 503 response for CreateCard
+type CreateCardResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateCardResponseDefaultHeaders the declared response headers of an HTTP default response for CreateCard
 type CreateCardResponseDefaultHeaders struct {
 	XRequestId string
@@ -33770,6 +34111,8 @@ type CreateCardResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -33792,6 +34135,8 @@ type CreateCardResponse struct {
 	Headers429 *CreateCardResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCardResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCardResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateCardResponseDefaultHeaders
 }
@@ -33844,6 +34189,11 @@ func (r CreateCardResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateCardResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCardResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -33915,6 +34265,11 @@ type GetCardResponse500Headers struct {
 	XRequestId string
 }
 
+// GetCardResponse503Headers the declared response headers of an HTTP 503 response for GetCard
+type GetCardResponse503Headers struct {
+	XRequestId string
+}
+
 // GetCardResponseDefaultHeaders the declared response headers of an HTTP default response for GetCard
 type GetCardResponseDefaultHeaders struct {
 	XRequestId string
@@ -33937,6 +34292,8 @@ type GetCardResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -33953,6 +34310,8 @@ type GetCardResponse struct {
 	Headers429 *GetCardResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCardResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetCardResponseDefaultHeaders
 }
@@ -33990,6 +34349,11 @@ func (r GetCardResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCardResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -34061,6 +34425,11 @@ type ListCardAuthorizationsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListCardAuthorizationsResponse503Headers the declared response headers of an HTTP 503 response for ListCardAuthorizations
+type ListCardAuthorizationsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListCardAuthorizationsResponseDefaultHeaders the declared response headers of an HTTP default response for ListCardAuthorizations
 type ListCardAuthorizationsResponseDefaultHeaders struct {
 	XRequestId string
@@ -34083,6 +34452,8 @@ type ListCardAuthorizationsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -34099,6 +34470,8 @@ type ListCardAuthorizationsResponse struct {
 	Headers429 *ListCardAuthorizationsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCardAuthorizationsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCardAuthorizationsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListCardAuthorizationsResponseDefaultHeaders
 }
@@ -34136,6 +34509,11 @@ func (r ListCardAuthorizationsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCardAuthorizationsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCardAuthorizationsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -34222,6 +34600,11 @@ type CreateCardEphemeralKeyResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateCardEphemeralKeyResponse503Headers the declared response headers of an HTTP 503 response for CreateCardEphemeralKey
+type CreateCardEphemeralKeyResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateCardEphemeralKeyResponseDefaultHeaders the declared response headers of an HTTP default response for CreateCardEphemeralKey
 type CreateCardEphemeralKeyResponseDefaultHeaders struct {
 	XRequestId string
@@ -34250,6 +34633,8 @@ type CreateCardEphemeralKeyResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -34272,6 +34657,8 @@ type CreateCardEphemeralKeyResponse struct {
 	Headers429 *CreateCardEphemeralKeyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateCardEphemeralKeyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCardEphemeralKeyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateCardEphemeralKeyResponseDefaultHeaders
 }
@@ -34324,6 +34711,11 @@ func (r CreateCardEphemeralKeyResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateCardEphemeralKeyResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCardEphemeralKeyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -34410,6 +34802,11 @@ type FreezeCardResponse500Headers struct {
 	XRequestId string
 }
 
+// FreezeCardResponse503Headers the declared response headers of an HTTP 503 response for FreezeCard
+type FreezeCardResponse503Headers struct {
+	XRequestId string
+}
+
 // FreezeCardResponseDefaultHeaders the declared response headers of an HTTP default response for FreezeCard
 type FreezeCardResponseDefaultHeaders struct {
 	XRequestId string
@@ -34438,6 +34835,8 @@ type FreezeCardResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -34460,6 +34859,8 @@ type FreezeCardResponse struct {
 	Headers429 *FreezeCardResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *FreezeCardResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FreezeCardResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *FreezeCardResponseDefaultHeaders
 }
@@ -34512,6 +34913,11 @@ func (r FreezeCardResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r FreezeCardResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r FreezeCardResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -34583,6 +34989,11 @@ type GetCardLimitsResponse500Headers struct {
 	XRequestId string
 }
 
+// GetCardLimitsResponse503Headers the declared response headers of an HTTP 503 response for GetCardLimits
+type GetCardLimitsResponse503Headers struct {
+	XRequestId string
+}
+
 // GetCardLimitsResponseDefaultHeaders the declared response headers of an HTTP default response for GetCardLimits
 type GetCardLimitsResponseDefaultHeaders struct {
 	XRequestId string
@@ -34605,6 +35016,8 @@ type GetCardLimitsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -34621,6 +35034,8 @@ type GetCardLimitsResponse struct {
 	Headers429 *GetCardLimitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCardLimitsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardLimitsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetCardLimitsResponseDefaultHeaders
 }
@@ -34658,6 +35073,11 @@ func (r GetCardLimitsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCardLimitsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardLimitsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -34734,6 +35154,11 @@ type UpdateCardLimitsResponse500Headers struct {
 	XRequestId string
 }
 
+// UpdateCardLimitsResponse503Headers the declared response headers of an HTTP 503 response for UpdateCardLimits
+type UpdateCardLimitsResponse503Headers struct {
+	XRequestId string
+}
+
 // UpdateCardLimitsResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateCardLimits
 type UpdateCardLimitsResponseDefaultHeaders struct {
 	XRequestId string
@@ -34758,6 +35183,8 @@ type UpdateCardLimitsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -34776,6 +35203,8 @@ type UpdateCardLimitsResponse struct {
 	Headers429 *UpdateCardLimitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateCardLimitsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCardLimitsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *UpdateCardLimitsResponseDefaultHeaders
 }
@@ -34818,6 +35247,11 @@ func (r UpdateCardLimitsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateCardLimitsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateCardLimitsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -34904,6 +35338,11 @@ type UnfreezeCardResponse500Headers struct {
 	XRequestId string
 }
 
+// UnfreezeCardResponse503Headers the declared response headers of an HTTP 503 response for UnfreezeCard
+type UnfreezeCardResponse503Headers struct {
+	XRequestId string
+}
+
 // UnfreezeCardResponseDefaultHeaders the declared response headers of an HTTP default response for UnfreezeCard
 type UnfreezeCardResponseDefaultHeaders struct {
 	XRequestId string
@@ -34932,6 +35371,8 @@ type UnfreezeCardResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -34954,6 +35395,8 @@ type UnfreezeCardResponse struct {
 	Headers429 *UnfreezeCardResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UnfreezeCardResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UnfreezeCardResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *UnfreezeCardResponseDefaultHeaders
 }
@@ -35006,6 +35449,11 @@ func (r UnfreezeCardResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UnfreezeCardResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UnfreezeCardResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -35072,6 +35520,11 @@ type ListCheckoutsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListCheckoutsResponse503Headers the declared response headers of an HTTP 503 response for ListCheckouts
+type ListCheckoutsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListCheckoutsResponseDefaultHeaders the declared response headers of an HTTP default response for ListCheckouts
 type ListCheckoutsResponseDefaultHeaders struct {
 	XRequestId string
@@ -35092,6 +35545,8 @@ type ListCheckoutsResponse struct {
 	JSON429 *SecondaryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *SecondaryServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *SecondaryError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -35106,6 +35561,8 @@ type ListCheckoutsResponse struct {
 	Headers429 *ListCheckoutsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCheckoutsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCheckoutsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListCheckoutsResponseDefaultHeaders
 }
@@ -35138,6 +35595,11 @@ func (r ListCheckoutsResponse) GetJSON429() *SecondaryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCheckoutsResponse) GetJSON500() *SecondaryInternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCheckoutsResponse) GetJSON503() *SecondaryServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -35204,6 +35666,11 @@ type GetClaimResponse500Headers struct {
 	XRequestId string
 }
 
+// GetClaimResponse503Headers the declared response headers of an HTTP 503 response for GetClaim
+type GetClaimResponse503Headers struct {
+	XRequestId string
+}
+
 // GetClaimResponseDefaultHeaders the declared response headers of an HTTP default response for GetClaim
 type GetClaimResponseDefaultHeaders struct {
 	XRequestId string
@@ -35224,6 +35691,8 @@ type GetClaimResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -35238,6 +35707,8 @@ type GetClaimResponse struct {
 	Headers429 *GetClaimResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetClaimResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetClaimResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetClaimResponseDefaultHeaders
 }
@@ -35270,6 +35741,11 @@ func (r GetClaimResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetClaimResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetClaimResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -35351,6 +35827,11 @@ type SendClaimPhoneCodeResponse501Headers struct {
 	XRequestId string
 }
 
+// SendClaimPhoneCodeResponse503Headers the declared response headers of an HTTP 503 response for SendClaimPhoneCode
+type SendClaimPhoneCodeResponse503Headers struct {
+	XRequestId string
+}
+
 // SendClaimPhoneCodeResponseDefaultHeaders the declared response headers of an HTTP default response for SendClaimPhoneCode
 type SendClaimPhoneCodeResponseDefaultHeaders struct {
 	XRequestId string
@@ -35377,6 +35858,8 @@ type SendClaimPhoneCodeResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -35397,6 +35880,8 @@ type SendClaimPhoneCodeResponse struct {
 	Headers500 *SendClaimPhoneCodeResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *SendClaimPhoneCodeResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SendClaimPhoneCodeResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SendClaimPhoneCodeResponseDefaultHeaders
 }
@@ -35444,6 +35929,11 @@ func (r SendClaimPhoneCodeResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r SendClaimPhoneCodeResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SendClaimPhoneCodeResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -35530,6 +36020,11 @@ type VerifyClaimPhoneCodeResponse501Headers struct {
 	XRequestId string
 }
 
+// VerifyClaimPhoneCodeResponse503Headers the declared response headers of an HTTP 503 response for VerifyClaimPhoneCode
+type VerifyClaimPhoneCodeResponse503Headers struct {
+	XRequestId string
+}
+
 // VerifyClaimPhoneCodeResponseDefaultHeaders the declared response headers of an HTTP default response for VerifyClaimPhoneCode
 type VerifyClaimPhoneCodeResponseDefaultHeaders struct {
 	XRequestId string
@@ -35558,6 +36053,8 @@ type VerifyClaimPhoneCodeResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -35580,6 +36077,8 @@ type VerifyClaimPhoneCodeResponse struct {
 	Headers500 *VerifyClaimPhoneCodeResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *VerifyClaimPhoneCodeResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyClaimPhoneCodeResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *VerifyClaimPhoneCodeResponseDefaultHeaders
 }
@@ -35632,6 +36131,11 @@ func (r VerifyClaimPhoneCodeResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r VerifyClaimPhoneCodeResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyClaimPhoneCodeResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -35723,6 +36227,11 @@ type RedeemClaimResponse501Headers struct {
 	XRequestId string
 }
 
+// RedeemClaimResponse503Headers the declared response headers of an HTTP 503 response for RedeemClaim
+type RedeemClaimResponse503Headers struct {
+	XRequestId string
+}
+
 // RedeemClaimResponseDefaultHeaders the declared response headers of an HTTP default response for RedeemClaim
 type RedeemClaimResponseDefaultHeaders struct {
 	XRequestId string
@@ -35753,6 +36262,8 @@ type RedeemClaimResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -35777,6 +36288,8 @@ type RedeemClaimResponse struct {
 	Headers500 *RedeemClaimResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *RedeemClaimResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RedeemClaimResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *RedeemClaimResponseDefaultHeaders
 }
@@ -35834,6 +36347,11 @@ func (r RedeemClaimResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r RedeemClaimResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RedeemClaimResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -35900,6 +36418,11 @@ type ListContactsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListContactsResponse503Headers the declared response headers of an HTTP 503 response for ListContacts
+type ListContactsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListContactsResponseDefaultHeaders the declared response headers of an HTTP default response for ListContacts
 type ListContactsResponseDefaultHeaders struct {
 	XRequestId string
@@ -35920,6 +36443,8 @@ type ListContactsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -35934,6 +36459,8 @@ type ListContactsResponse struct {
 	Headers429 *ListContactsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListContactsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListContactsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListContactsResponseDefaultHeaders
 }
@@ -35966,6 +36493,11 @@ func (r ListContactsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListContactsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListContactsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -36225,6 +36757,11 @@ type DeleteContactResponse500Headers struct {
 	XRequestId string
 }
 
+// DeleteContactResponse503Headers the declared response headers of an HTTP 503 response for DeleteContact
+type DeleteContactResponse503Headers struct {
+	XRequestId string
+}
+
 // DeleteContactResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteContact
 type DeleteContactResponseDefaultHeaders struct {
 	XRequestId string
@@ -36247,6 +36784,8 @@ type DeleteContactResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -36263,6 +36802,8 @@ type DeleteContactResponse struct {
 	Headers429 *DeleteContactResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteContactResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteContactResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *DeleteContactResponseDefaultHeaders
 }
@@ -36300,6 +36841,11 @@ func (r DeleteContactResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteContactResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteContactResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -36366,6 +36912,11 @@ type ListCredentialsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListCredentialsResponse503Headers the declared response headers of an HTTP 503 response for ListCredentials
+type ListCredentialsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListCredentialsResponseDefaultHeaders the declared response headers of an HTTP default response for ListCredentials
 type ListCredentialsResponseDefaultHeaders struct {
 	XRequestId string
@@ -36386,6 +36937,8 @@ type ListCredentialsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -36400,6 +36953,8 @@ type ListCredentialsResponse struct {
 	Headers429 *ListCredentialsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCredentialsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCredentialsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListCredentialsResponseDefaultHeaders
 }
@@ -36432,6 +36987,11 @@ func (r ListCredentialsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCredentialsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCredentialsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -36513,6 +37073,11 @@ type PutDirectoryHandleResponse500Headers struct {
 	XRequestId string
 }
 
+// PutDirectoryHandleResponse503Headers the declared response headers of an HTTP 503 response for PutDirectoryHandle
+type PutDirectoryHandleResponse503Headers struct {
+	XRequestId string
+}
+
 // PutDirectoryHandleResponseDefaultHeaders the declared response headers of an HTTP default response for PutDirectoryHandle
 type PutDirectoryHandleResponseDefaultHeaders struct {
 	XRequestId string
@@ -36539,6 +37104,8 @@ type PutDirectoryHandleResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -36559,6 +37126,8 @@ type PutDirectoryHandleResponse struct {
 	Headers429 *PutDirectoryHandleResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *PutDirectoryHandleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutDirectoryHandleResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *PutDirectoryHandleResponseDefaultHeaders
 }
@@ -36606,6 +37175,11 @@ func (r PutDirectoryHandleResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r PutDirectoryHandleResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PutDirectoryHandleResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -36672,6 +37246,11 @@ type ListEventsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListEventsResponse503Headers the declared response headers of an HTTP 503 response for ListEvents
+type ListEventsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListEventsResponseDefaultHeaders the declared response headers of an HTTP default response for ListEvents
 type ListEventsResponseDefaultHeaders struct {
 	XRequestId string
@@ -36692,6 +37271,8 @@ type ListEventsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -36706,6 +37287,8 @@ type ListEventsResponse struct {
 	Headers429 *ListEventsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEventsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListEventsResponseDefaultHeaders
 }
@@ -36738,6 +37321,11 @@ func (r ListEventsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListEventsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListEventsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -36809,6 +37397,11 @@ type GetEventResponse500Headers struct {
 	XRequestId string
 }
 
+// GetEventResponse503Headers the declared response headers of an HTTP 503 response for GetEvent
+type GetEventResponse503Headers struct {
+	XRequestId string
+}
+
 // GetEventResponseDefaultHeaders the declared response headers of an HTTP default response for GetEvent
 type GetEventResponseDefaultHeaders struct {
 	XRequestId string
@@ -36831,6 +37424,8 @@ type GetEventResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -36847,6 +37442,8 @@ type GetEventResponse struct {
 	Headers429 *GetEventResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetEventResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEventResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetEventResponseDefaultHeaders
 }
@@ -36884,6 +37481,11 @@ func (r GetEventResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetEventResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetEventResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -36955,6 +37557,11 @@ type ListFaucetDripsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListFaucetDripsResponse503Headers the declared response headers of an HTTP 503 response for ListFaucetDrips
+type ListFaucetDripsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListFaucetDripsResponseDefaultHeaders the declared response headers of an HTTP default response for ListFaucetDrips
 type ListFaucetDripsResponseDefaultHeaders struct {
 	XRequestId string
@@ -36977,6 +37584,8 @@ type ListFaucetDripsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -36993,6 +37602,8 @@ type ListFaucetDripsResponse struct {
 	Headers429 *ListFaucetDripsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListFaucetDripsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListFaucetDripsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListFaucetDripsResponseDefaultHeaders
 }
@@ -37030,6 +37641,11 @@ func (r ListFaucetDripsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListFaucetDripsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListFaucetDripsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -37101,6 +37717,11 @@ type GetFaucetDripResponse500Headers struct {
 	XRequestId string
 }
 
+// GetFaucetDripResponse503Headers the declared response headers of an HTTP 503 response for GetFaucetDrip
+type GetFaucetDripResponse503Headers struct {
+	XRequestId string
+}
+
 // GetFaucetDripResponseDefaultHeaders the declared response headers of an HTTP default response for GetFaucetDrip
 type GetFaucetDripResponseDefaultHeaders struct {
 	XRequestId string
@@ -37123,6 +37744,8 @@ type GetFaucetDripResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -37139,6 +37762,8 @@ type GetFaucetDripResponse struct {
 	Headers429 *GetFaucetDripResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetFaucetDripResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetFaucetDripResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetFaucetDripResponseDefaultHeaders
 }
@@ -37176,6 +37801,11 @@ func (r GetFaucetDripResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetFaucetDripResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetFaucetDripResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -37242,6 +37872,11 @@ type GetIdentityResponse500Headers struct {
 	XRequestId string
 }
 
+// GetIdentityResponse503Headers the declared response headers of an HTTP 503 response for GetIdentity
+type GetIdentityResponse503Headers struct {
+	XRequestId string
+}
+
 // GetIdentityResponseDefaultHeaders the declared response headers of an HTTP default response for GetIdentity
 type GetIdentityResponseDefaultHeaders struct {
 	XRequestId string
@@ -37262,6 +37897,8 @@ type GetIdentityResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -37276,6 +37913,8 @@ type GetIdentityResponse struct {
 	Headers429 *GetIdentityResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetIdentityResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetIdentityResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetIdentityResponseDefaultHeaders
 }
@@ -37308,6 +37947,11 @@ func (r GetIdentityResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetIdentityResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetIdentityResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -37374,6 +38018,11 @@ type ListInvoicesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListInvoicesResponse503Headers the declared response headers of an HTTP 503 response for ListInvoices
+type ListInvoicesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListInvoicesResponseDefaultHeaders the declared response headers of an HTTP default response for ListInvoices
 type ListInvoicesResponseDefaultHeaders struct {
 	XRequestId string
@@ -37394,6 +38043,8 @@ type ListInvoicesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -37408,6 +38059,8 @@ type ListInvoicesResponse struct {
 	Headers429 *ListInvoicesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListInvoicesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListInvoicesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListInvoicesResponseDefaultHeaders
 }
@@ -37440,6 +38093,11 @@ func (r ListInvoicesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListInvoicesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListInvoicesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -37521,6 +38179,11 @@ type CreateInvoiceResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateInvoiceResponse503Headers the declared response headers of an HTTP 503 response for CreateInvoice
+type CreateInvoiceResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateInvoiceResponseDefaultHeaders the declared response headers of an HTTP default response for CreateInvoice
 type CreateInvoiceResponseDefaultHeaders struct {
 	XRequestId string
@@ -37547,6 +38210,8 @@ type CreateInvoiceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -37567,6 +38232,8 @@ type CreateInvoiceResponse struct {
 	Headers429 *CreateInvoiceResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateInvoiceResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateInvoiceResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateInvoiceResponseDefaultHeaders
 }
@@ -37614,6 +38281,11 @@ func (r CreateInvoiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateInvoiceResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateInvoiceResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -37675,6 +38347,11 @@ type GetPublicInvoiceResponse500Headers struct {
 	XRequestId string
 }
 
+// GetPublicInvoiceResponse503Headers the declared response headers of an HTTP 503 response for GetPublicInvoice
+type GetPublicInvoiceResponse503Headers struct {
+	XRequestId string
+}
+
 // GetPublicInvoiceResponseDefaultHeaders the declared response headers of an HTTP default response for GetPublicInvoice
 type GetPublicInvoiceResponseDefaultHeaders struct {
 	XRequestId string
@@ -37693,6 +38370,8 @@ type GetPublicInvoiceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -37705,6 +38384,8 @@ type GetPublicInvoiceResponse struct {
 	Headers429 *GetPublicInvoiceResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPublicInvoiceResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPublicInvoiceResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetPublicInvoiceResponseDefaultHeaders
 }
@@ -37732,6 +38413,11 @@ func (r GetPublicInvoiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPublicInvoiceResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPublicInvoiceResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -37803,6 +38489,11 @@ type GetInvoiceResponse500Headers struct {
 	XRequestId string
 }
 
+// GetInvoiceResponse503Headers the declared response headers of an HTTP 503 response for GetInvoice
+type GetInvoiceResponse503Headers struct {
+	XRequestId string
+}
+
 // GetInvoiceResponseDefaultHeaders the declared response headers of an HTTP default response for GetInvoice
 type GetInvoiceResponseDefaultHeaders struct {
 	XRequestId string
@@ -37825,6 +38516,8 @@ type GetInvoiceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -37841,6 +38534,8 @@ type GetInvoiceResponse struct {
 	Headers429 *GetInvoiceResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetInvoiceResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetInvoiceResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetInvoiceResponseDefaultHeaders
 }
@@ -37878,6 +38573,11 @@ func (r GetInvoiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetInvoiceResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetInvoiceResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -38166,6 +38866,11 @@ type DeliverInvoiceResponse500Headers struct {
 	XRequestId string
 }
 
+// DeliverInvoiceResponse503Headers the declared response headers of an HTTP 503 response for DeliverInvoice
+type DeliverInvoiceResponse503Headers struct {
+	XRequestId string
+}
+
 // DeliverInvoiceResponseDefaultHeaders the declared response headers of an HTTP default response for DeliverInvoice
 type DeliverInvoiceResponseDefaultHeaders struct {
 	XRequestId string
@@ -38194,6 +38899,8 @@ type DeliverInvoiceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -38216,6 +38923,8 @@ type DeliverInvoiceResponse struct {
 	Headers429 *DeliverInvoiceResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeliverInvoiceResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeliverInvoiceResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *DeliverInvoiceResponseDefaultHeaders
 }
@@ -38268,6 +38977,11 @@ func (r DeliverInvoiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeliverInvoiceResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeliverInvoiceResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -38758,6 +39472,11 @@ type SendInvoiceResponse500Headers struct {
 	XRequestId string
 }
 
+// SendInvoiceResponse503Headers the declared response headers of an HTTP 503 response for SendInvoice
+type SendInvoiceResponse503Headers struct {
+	XRequestId string
+}
+
 // SendInvoiceResponseDefaultHeaders the declared response headers of an HTTP default response for SendInvoice
 type SendInvoiceResponseDefaultHeaders struct {
 	XRequestId string
@@ -38786,6 +39505,8 @@ type SendInvoiceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers202 the parsed response headers for an HTTP 202 response
@@ -38808,6 +39529,8 @@ type SendInvoiceResponse struct {
 	Headers429 *SendInvoiceResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SendInvoiceResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SendInvoiceResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SendInvoiceResponseDefaultHeaders
 }
@@ -38860,6 +39583,11 @@ func (r SendInvoiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SendInvoiceResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SendInvoiceResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -38926,6 +39654,11 @@ type ListLedgerAccountsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListLedgerAccountsResponse503Headers the declared response headers of an HTTP 503 response for ListLedgerAccounts
+type ListLedgerAccountsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListLedgerAccountsResponseDefaultHeaders the declared response headers of an HTTP default response for ListLedgerAccounts
 type ListLedgerAccountsResponseDefaultHeaders struct {
 	XRequestId string
@@ -38946,6 +39679,8 @@ type ListLedgerAccountsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -38960,6 +39695,8 @@ type ListLedgerAccountsResponse struct {
 	Headers429 *ListLedgerAccountsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListLedgerAccountsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListLedgerAccountsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListLedgerAccountsResponseDefaultHeaders
 }
@@ -38992,6 +39729,11 @@ func (r ListLedgerAccountsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListLedgerAccountsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListLedgerAccountsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -39063,6 +39805,11 @@ type GetLedgerAccountStatementResponse500Headers struct {
 	XRequestId string
 }
 
+// GetLedgerAccountStatementResponse503Headers the declared response headers of an HTTP 503 response for GetLedgerAccountStatement
+type GetLedgerAccountStatementResponse503Headers struct {
+	XRequestId string
+}
+
 // GetLedgerAccountStatementResponseDefaultHeaders the declared response headers of an HTTP default response for GetLedgerAccountStatement
 type GetLedgerAccountStatementResponseDefaultHeaders struct {
 	XRequestId string
@@ -39085,6 +39832,8 @@ type GetLedgerAccountStatementResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -39101,6 +39850,8 @@ type GetLedgerAccountStatementResponse struct {
 	Headers429 *GetLedgerAccountStatementResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetLedgerAccountStatementResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLedgerAccountStatementResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetLedgerAccountStatementResponseDefaultHeaders
 }
@@ -39138,6 +39889,11 @@ func (r GetLedgerAccountStatementResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetLedgerAccountStatementResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetLedgerAccountStatementResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -39209,6 +39965,11 @@ type ListLedgerEntriesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListLedgerEntriesResponse503Headers the declared response headers of an HTTP 503 response for ListLedgerEntries
+type ListLedgerEntriesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListLedgerEntriesResponseDefaultHeaders the declared response headers of an HTTP default response for ListLedgerEntries
 type ListLedgerEntriesResponseDefaultHeaders struct {
 	XRequestId string
@@ -39231,6 +39992,8 @@ type ListLedgerEntriesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -39247,6 +40010,8 @@ type ListLedgerEntriesResponse struct {
 	Headers429 *ListLedgerEntriesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListLedgerEntriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListLedgerEntriesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListLedgerEntriesResponseDefaultHeaders
 }
@@ -39284,6 +40049,11 @@ func (r ListLedgerEntriesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListLedgerEntriesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListLedgerEntriesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -39496,6 +40266,11 @@ type GetTrialBalanceResponse500Headers struct {
 	XRequestId string
 }
 
+// GetTrialBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetTrialBalance
+type GetTrialBalanceResponse503Headers struct {
+	XRequestId string
+}
+
 // GetTrialBalanceResponseDefaultHeaders the declared response headers of an HTTP default response for GetTrialBalance
 type GetTrialBalanceResponseDefaultHeaders struct {
 	XRequestId string
@@ -39516,6 +40291,8 @@ type GetTrialBalanceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -39530,6 +40307,8 @@ type GetTrialBalanceResponse struct {
 	Headers429 *GetTrialBalanceResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTrialBalanceResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTrialBalanceResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetTrialBalanceResponseDefaultHeaders
 }
@@ -39562,6 +40341,11 @@ func (r GetTrialBalanceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTrialBalanceResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTrialBalanceResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -39633,6 +40417,11 @@ type GetOfframpClaimResponse500Headers struct {
 	XRequestId string
 }
 
+// GetOfframpClaimResponse503Headers the declared response headers of an HTTP 503 response for GetOfframpClaim
+type GetOfframpClaimResponse503Headers struct {
+	XRequestId string
+}
+
 // GetOfframpClaimResponseDefaultHeaders the declared response headers of an HTTP default response for GetOfframpClaim
 type GetOfframpClaimResponseDefaultHeaders struct {
 	XRequestId string
@@ -39655,6 +40444,8 @@ type GetOfframpClaimResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -39671,6 +40462,8 @@ type GetOfframpClaimResponse struct {
 	Headers429 *GetOfframpClaimResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOfframpClaimResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOfframpClaimResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetOfframpClaimResponseDefaultHeaders
 }
@@ -39708,6 +40501,11 @@ func (r GetOfframpClaimResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOfframpClaimResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetOfframpClaimResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -39794,6 +40592,11 @@ type RequestOfframpClaimRefundResponse500Headers struct {
 	XRequestId string
 }
 
+// RequestOfframpClaimRefundResponse503Headers the declared response headers of an HTTP 503 response for RequestOfframpClaimRefund
+type RequestOfframpClaimRefundResponse503Headers struct {
+	XRequestId string
+}
+
 // RequestOfframpClaimRefundResponseDefaultHeaders the declared response headers of an HTTP default response for RequestOfframpClaimRefund
 type RequestOfframpClaimRefundResponseDefaultHeaders struct {
 	XRequestId string
@@ -39822,6 +40625,8 @@ type RequestOfframpClaimRefundResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -39844,6 +40649,8 @@ type RequestOfframpClaimRefundResponse struct {
 	Headers429 *RequestOfframpClaimRefundResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RequestOfframpClaimRefundResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RequestOfframpClaimRefundResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *RequestOfframpClaimRefundResponseDefaultHeaders
 }
@@ -39896,6 +40703,11 @@ func (r RequestOfframpClaimRefundResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RequestOfframpClaimRefundResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RequestOfframpClaimRefundResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -39987,6 +40799,11 @@ type ResendOfframpClaimResponse501Headers struct {
 	XRequestId string
 }
 
+// ResendOfframpClaimResponse503Headers the declared response headers of an HTTP 503 response for ResendOfframpClaim
+type ResendOfframpClaimResponse503Headers struct {
+	XRequestId string
+}
+
 // ResendOfframpClaimResponseDefaultHeaders the declared response headers of an HTTP default response for ResendOfframpClaim
 type ResendOfframpClaimResponseDefaultHeaders struct {
 	XRequestId string
@@ -40017,6 +40834,8 @@ type ResendOfframpClaimResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -40041,6 +40860,8 @@ type ResendOfframpClaimResponse struct {
 	Headers500 *ResendOfframpClaimResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *ResendOfframpClaimResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResendOfframpClaimResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ResendOfframpClaimResponseDefaultHeaders
 }
@@ -40098,6 +40919,11 @@ func (r ResendOfframpClaimResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r ResendOfframpClaimResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResendOfframpClaimResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -40164,6 +40990,11 @@ type ListOfframpPaymentsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListOfframpPaymentsResponse503Headers the declared response headers of an HTTP 503 response for ListOfframpPayments
+type ListOfframpPaymentsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListOfframpPaymentsResponseDefaultHeaders the declared response headers of an HTTP default response for ListOfframpPayments
 type ListOfframpPaymentsResponseDefaultHeaders struct {
 	XRequestId string
@@ -40184,6 +41015,8 @@ type ListOfframpPaymentsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -40198,6 +41031,8 @@ type ListOfframpPaymentsResponse struct {
 	Headers429 *ListOfframpPaymentsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListOfframpPaymentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListOfframpPaymentsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListOfframpPaymentsResponseDefaultHeaders
 }
@@ -40230,6 +41065,11 @@ func (r ListOfframpPaymentsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListOfframpPaymentsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListOfframpPaymentsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -40503,6 +41343,11 @@ type GetOfframpPaymentResponse500Headers struct {
 	XRequestId string
 }
 
+// GetOfframpPaymentResponse503Headers the declared response headers of an HTTP 503 response for GetOfframpPayment
+type GetOfframpPaymentResponse503Headers struct {
+	XRequestId string
+}
+
 // GetOfframpPaymentResponseDefaultHeaders the declared response headers of an HTTP default response for GetOfframpPayment
 type GetOfframpPaymentResponseDefaultHeaders struct {
 	XRequestId string
@@ -40525,6 +41370,8 @@ type GetOfframpPaymentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -40541,6 +41388,8 @@ type GetOfframpPaymentResponse struct {
 	Headers429 *GetOfframpPaymentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOfframpPaymentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOfframpPaymentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetOfframpPaymentResponseDefaultHeaders
 }
@@ -40578,6 +41427,11 @@ func (r GetOfframpPaymentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOfframpPaymentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetOfframpPaymentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -40664,6 +41518,11 @@ type CancelOfframpPaymentResponse500Headers struct {
 	XRequestId string
 }
 
+// CancelOfframpPaymentResponse503Headers the declared response headers of an HTTP 503 response for CancelOfframpPayment
+type CancelOfframpPaymentResponse503Headers struct {
+	XRequestId string
+}
+
 // CancelOfframpPaymentResponseDefaultHeaders the declared response headers of an HTTP default response for CancelOfframpPayment
 type CancelOfframpPaymentResponseDefaultHeaders struct {
 	XRequestId string
@@ -40692,6 +41551,8 @@ type CancelOfframpPaymentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -40714,6 +41575,8 @@ type CancelOfframpPaymentResponse struct {
 	Headers429 *CancelOfframpPaymentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CancelOfframpPaymentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelOfframpPaymentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CancelOfframpPaymentResponseDefaultHeaders
 }
@@ -40766,6 +41629,11 @@ func (r CancelOfframpPaymentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CancelOfframpPaymentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CancelOfframpPaymentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -40852,6 +41720,11 @@ type ConfirmOfframpPaymentResponse500Headers struct {
 	XRequestId string
 }
 
+// ConfirmOfframpPaymentResponse503Headers the declared response headers of an HTTP 503 response for ConfirmOfframpPayment
+type ConfirmOfframpPaymentResponse503Headers struct {
+	XRequestId string
+}
+
 // ConfirmOfframpPaymentResponseDefaultHeaders the declared response headers of an HTTP default response for ConfirmOfframpPayment
 type ConfirmOfframpPaymentResponseDefaultHeaders struct {
 	XRequestId string
@@ -40880,6 +41753,8 @@ type ConfirmOfframpPaymentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -40902,6 +41777,8 @@ type ConfirmOfframpPaymentResponse struct {
 	Headers429 *ConfirmOfframpPaymentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ConfirmOfframpPaymentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ConfirmOfframpPaymentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ConfirmOfframpPaymentResponseDefaultHeaders
 }
@@ -40954,6 +41831,11 @@ func (r ConfirmOfframpPaymentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ConfirmOfframpPaymentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ConfirmOfframpPaymentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -41025,6 +41907,11 @@ type ListOfframpPaymentRoutesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListOfframpPaymentRoutesResponse503Headers the declared response headers of an HTTP 503 response for ListOfframpPaymentRoutes
+type ListOfframpPaymentRoutesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListOfframpPaymentRoutesResponseDefaultHeaders the declared response headers of an HTTP default response for ListOfframpPaymentRoutes
 type ListOfframpPaymentRoutesResponseDefaultHeaders struct {
 	XRequestId string
@@ -41047,6 +41934,8 @@ type ListOfframpPaymentRoutesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -41063,6 +41952,8 @@ type ListOfframpPaymentRoutesResponse struct {
 	Headers429 *ListOfframpPaymentRoutesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListOfframpPaymentRoutesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListOfframpPaymentRoutesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListOfframpPaymentRoutesResponseDefaultHeaders
 }
@@ -41100,6 +41991,11 @@ func (r ListOfframpPaymentRoutesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListOfframpPaymentRoutesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListOfframpPaymentRoutesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -41186,6 +42082,11 @@ type SelectOfframpPaymentRouteResponse500Headers struct {
 	XRequestId string
 }
 
+// SelectOfframpPaymentRouteResponse503Headers the declared response headers of an HTTP 503 response for SelectOfframpPaymentRoute
+type SelectOfframpPaymentRouteResponse503Headers struct {
+	XRequestId string
+}
+
 // SelectOfframpPaymentRouteResponseDefaultHeaders the declared response headers of an HTTP default response for SelectOfframpPaymentRoute
 type SelectOfframpPaymentRouteResponseDefaultHeaders struct {
 	XRequestId string
@@ -41214,6 +42115,8 @@ type SelectOfframpPaymentRouteResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -41236,6 +42139,8 @@ type SelectOfframpPaymentRouteResponse struct {
 	Headers429 *SelectOfframpPaymentRouteResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SelectOfframpPaymentRouteResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SelectOfframpPaymentRouteResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SelectOfframpPaymentRouteResponseDefaultHeaders
 }
@@ -41290,6 +42195,11 @@ func (r SelectOfframpPaymentRouteResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SelectOfframpPaymentRouteResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
 // GetJSONDefault returns the response for an HTTP default `application/json` response
 func (r SelectOfframpPaymentRouteResponse) GetJSONDefault() *Error {
 	return r.JSONDefault
@@ -41339,6 +42249,11 @@ type GetOpenAPIDocumentResponse500Headers struct {
 	XRequestId string
 }
 
+// GetOpenAPIDocumentResponse503Headers the declared response headers of an HTTP 503 response for GetOpenAPIDocument
+type GetOpenAPIDocumentResponse503Headers struct {
+	XRequestId string
+}
+
 // GetOpenAPIDocumentResponseDefaultHeaders the declared response headers of an HTTP default response for GetOpenAPIDocument
 type GetOpenAPIDocumentResponseDefaultHeaders struct {
 	XRequestId string
@@ -41353,6 +42268,8 @@ type GetOpenAPIDocumentResponse struct {
 	JSON400 *BadRequest
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -41361,6 +42278,8 @@ type GetOpenAPIDocumentResponse struct {
 	Headers400 *GetOpenAPIDocumentResponse400Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetOpenAPIDocumentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOpenAPIDocumentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetOpenAPIDocumentResponseDefaultHeaders
 }
@@ -41378,6 +42297,11 @@ func (r GetOpenAPIDocumentResponse) GetJSON400() *BadRequest {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetOpenAPIDocumentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetOpenAPIDocumentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -41444,6 +42368,11 @@ type ListPaymentsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListPaymentsResponse503Headers the declared response headers of an HTTP 503 response for ListPayments
+type ListPaymentsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListPaymentsResponseDefaultHeaders the declared response headers of an HTTP default response for ListPayments
 type ListPaymentsResponseDefaultHeaders struct {
 	XRequestId string
@@ -41464,6 +42393,8 @@ type ListPaymentsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -41478,6 +42409,8 @@ type ListPaymentsResponse struct {
 	Headers429 *ListPaymentsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPaymentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPaymentsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListPaymentsResponseDefaultHeaders
 }
@@ -41510,6 +42443,11 @@ func (r ListPaymentsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPaymentsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPaymentsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -41783,6 +42721,11 @@ type GetPaymentResponse500Headers struct {
 	XRequestId string
 }
 
+// GetPaymentResponse503Headers the declared response headers of an HTTP 503 response for GetPayment
+type GetPaymentResponse503Headers struct {
+	XRequestId string
+}
+
 // GetPaymentResponseDefaultHeaders the declared response headers of an HTTP default response for GetPayment
 type GetPaymentResponseDefaultHeaders struct {
 	XRequestId string
@@ -41805,6 +42748,8 @@ type GetPaymentResponse struct {
 	JSON429 *EitherShapeTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *EitherShapeInternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *EitherShapeServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *EitherShapeError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -41821,6 +42766,8 @@ type GetPaymentResponse struct {
 	Headers429 *GetPaymentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPaymentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPaymentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetPaymentResponseDefaultHeaders
 }
@@ -41858,6 +42805,11 @@ func (r GetPaymentResponse) GetJSON429() *EitherShapeTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPaymentResponse) GetJSON500() *EitherShapeInternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPaymentResponse) GetJSON503() *EitherShapeServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -42535,6 +43487,11 @@ type ListCheckoutRefundsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListCheckoutRefundsResponse503Headers the declared response headers of an HTTP 503 response for ListCheckoutRefunds
+type ListCheckoutRefundsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListCheckoutRefundsResponseDefaultHeaders the declared response headers of an HTTP default response for ListCheckoutRefunds
 type ListCheckoutRefundsResponseDefaultHeaders struct {
 	XRequestId string
@@ -42557,6 +43514,8 @@ type ListCheckoutRefundsResponse struct {
 	JSON429 *SecondaryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *SecondaryServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *SecondaryError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -42573,6 +43532,8 @@ type ListCheckoutRefundsResponse struct {
 	Headers429 *ListCheckoutRefundsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListCheckoutRefundsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCheckoutRefundsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListCheckoutRefundsResponseDefaultHeaders
 }
@@ -42610,6 +43571,11 @@ func (r ListCheckoutRefundsResponse) GetJSON429() *SecondaryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCheckoutRefundsResponse) GetJSON500() *SecondaryInternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCheckoutRefundsResponse) GetJSON503() *SecondaryServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -42878,6 +43844,11 @@ type ListPayoutDestinationsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListPayoutDestinationsResponse503Headers the declared response headers of an HTTP 503 response for ListPayoutDestinations
+type ListPayoutDestinationsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListPayoutDestinationsResponseDefaultHeaders the declared response headers of an HTTP default response for ListPayoutDestinations
 type ListPayoutDestinationsResponseDefaultHeaders struct {
 	XRequestId string
@@ -42898,6 +43869,8 @@ type ListPayoutDestinationsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -42912,6 +43885,8 @@ type ListPayoutDestinationsResponse struct {
 	Headers429 *ListPayoutDestinationsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPayoutDestinationsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPayoutDestinationsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListPayoutDestinationsResponseDefaultHeaders
 }
@@ -42944,6 +43919,11 @@ func (r ListPayoutDestinationsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPayoutDestinationsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPayoutDestinationsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -43030,6 +44010,11 @@ type CreatePayoutDestinationResponse501Headers struct {
 	XRequestId string
 }
 
+// CreatePayoutDestinationResponse503Headers the declared response headers of an HTTP 503 response for CreatePayoutDestination
+type CreatePayoutDestinationResponse503Headers struct {
+	XRequestId string
+}
+
 // CreatePayoutDestinationResponseDefaultHeaders the declared response headers of an HTTP default response for CreatePayoutDestination
 type CreatePayoutDestinationResponseDefaultHeaders struct {
 	XRequestId string
@@ -43058,6 +44043,8 @@ type CreatePayoutDestinationResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -43080,6 +44067,8 @@ type CreatePayoutDestinationResponse struct {
 	Headers500 *CreatePayoutDestinationResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *CreatePayoutDestinationResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePayoutDestinationResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreatePayoutDestinationResponseDefaultHeaders
 }
@@ -43132,6 +44121,11 @@ func (r CreatePayoutDestinationResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r CreatePayoutDestinationResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePayoutDestinationResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -43203,6 +44197,11 @@ type GetPayoutDestinationResponse500Headers struct {
 	XRequestId string
 }
 
+// GetPayoutDestinationResponse503Headers the declared response headers of an HTTP 503 response for GetPayoutDestination
+type GetPayoutDestinationResponse503Headers struct {
+	XRequestId string
+}
+
 // GetPayoutDestinationResponseDefaultHeaders the declared response headers of an HTTP default response for GetPayoutDestination
 type GetPayoutDestinationResponseDefaultHeaders struct {
 	XRequestId string
@@ -43225,6 +44224,8 @@ type GetPayoutDestinationResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -43241,6 +44242,8 @@ type GetPayoutDestinationResponse struct {
 	Headers429 *GetPayoutDestinationResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPayoutDestinationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPayoutDestinationResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetPayoutDestinationResponseDefaultHeaders
 }
@@ -43278,6 +44281,11 @@ func (r GetPayoutDestinationResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPayoutDestinationResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPayoutDestinationResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -43344,6 +44352,11 @@ type ListPhoneAliasesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListPhoneAliasesResponse503Headers the declared response headers of an HTTP 503 response for ListPhoneAliases
+type ListPhoneAliasesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListPhoneAliasesResponseDefaultHeaders the declared response headers of an HTTP default response for ListPhoneAliases
 type ListPhoneAliasesResponseDefaultHeaders struct {
 	XRequestId string
@@ -43364,6 +44377,8 @@ type ListPhoneAliasesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -43378,6 +44393,8 @@ type ListPhoneAliasesResponse struct {
 	Headers429 *ListPhoneAliasesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPhoneAliasesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPhoneAliasesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListPhoneAliasesResponseDefaultHeaders
 }
@@ -43410,6 +44427,11 @@ func (r ListPhoneAliasesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPhoneAliasesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPhoneAliasesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -43496,6 +44518,11 @@ type CreatePhoneAliasResponse501Headers struct {
 	XRequestId string
 }
 
+// CreatePhoneAliasResponse503Headers the declared response headers of an HTTP 503 response for CreatePhoneAlias
+type CreatePhoneAliasResponse503Headers struct {
+	XRequestId string
+}
+
 // CreatePhoneAliasResponseDefaultHeaders the declared response headers of an HTTP default response for CreatePhoneAlias
 type CreatePhoneAliasResponseDefaultHeaders struct {
 	XRequestId string
@@ -43524,6 +44551,8 @@ type CreatePhoneAliasResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -43546,6 +44575,8 @@ type CreatePhoneAliasResponse struct {
 	Headers500 *CreatePhoneAliasResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *CreatePhoneAliasResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePhoneAliasResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreatePhoneAliasResponseDefaultHeaders
 }
@@ -43598,6 +44629,11 @@ func (r CreatePhoneAliasResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r CreatePhoneAliasResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePhoneAliasResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -43689,6 +44725,11 @@ type ReverifyPhoneAliasResponse501Headers struct {
 	XRequestId string
 }
 
+// ReverifyPhoneAliasResponse503Headers the declared response headers of an HTTP 503 response for ReverifyPhoneAlias
+type ReverifyPhoneAliasResponse503Headers struct {
+	XRequestId string
+}
+
 // ReverifyPhoneAliasResponseDefaultHeaders the declared response headers of an HTTP default response for ReverifyPhoneAlias
 type ReverifyPhoneAliasResponseDefaultHeaders struct {
 	XRequestId string
@@ -43719,6 +44760,8 @@ type ReverifyPhoneAliasResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -43743,6 +44786,8 @@ type ReverifyPhoneAliasResponse struct {
 	Headers500 *ReverifyPhoneAliasResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *ReverifyPhoneAliasResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReverifyPhoneAliasResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ReverifyPhoneAliasResponseDefaultHeaders
 }
@@ -43800,6 +44845,11 @@ func (r ReverifyPhoneAliasResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r ReverifyPhoneAliasResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReverifyPhoneAliasResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -43891,6 +44941,11 @@ type VerifyPhoneAliasResponse501Headers struct {
 	XRequestId string
 }
 
+// VerifyPhoneAliasResponse503Headers the declared response headers of an HTTP 503 response for VerifyPhoneAlias
+type VerifyPhoneAliasResponse503Headers struct {
+	XRequestId string
+}
+
 // VerifyPhoneAliasResponseDefaultHeaders the declared response headers of an HTTP default response for VerifyPhoneAlias
 type VerifyPhoneAliasResponseDefaultHeaders struct {
 	XRequestId string
@@ -43921,6 +44976,8 @@ type VerifyPhoneAliasResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -43945,6 +45002,8 @@ type VerifyPhoneAliasResponse struct {
 	Headers500 *VerifyPhoneAliasResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *VerifyPhoneAliasResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyPhoneAliasResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *VerifyPhoneAliasResponseDefaultHeaders
 }
@@ -44002,6 +45061,11 @@ func (r VerifyPhoneAliasResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r VerifyPhoneAliasResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyPhoneAliasResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -44068,6 +45132,11 @@ type ListPoliciesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListPoliciesResponse503Headers the declared response headers of an HTTP 503 response for ListPolicies
+type ListPoliciesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListPoliciesResponseDefaultHeaders the declared response headers of an HTTP default response for ListPolicies
 type ListPoliciesResponseDefaultHeaders struct {
 	XRequestId string
@@ -44088,6 +45157,8 @@ type ListPoliciesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -44102,6 +45173,8 @@ type ListPoliciesResponse struct {
 	Headers429 *ListPoliciesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPoliciesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPoliciesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListPoliciesResponseDefaultHeaders
 }
@@ -44134,6 +45207,11 @@ func (r ListPoliciesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPoliciesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPoliciesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -44215,6 +45293,11 @@ type CreatePolicyResponse500Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyResponse503Headers the declared response headers of an HTTP 503 response for CreatePolicy
+type CreatePolicyResponse503Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyResponseDefaultHeaders the declared response headers of an HTTP default response for CreatePolicy
 type CreatePolicyResponseDefaultHeaders struct {
 	XRequestId string
@@ -44241,6 +45324,8 @@ type CreatePolicyResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -44261,6 +45346,8 @@ type CreatePolicyResponse struct {
 	Headers429 *CreatePolicyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePolicyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePolicyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreatePolicyResponseDefaultHeaders
 }
@@ -44308,6 +45395,11 @@ func (r CreatePolicyResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreatePolicyResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePolicyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -44379,6 +45471,11 @@ type DeletePolicyAttachmentResponse500Headers struct {
 	XRequestId string
 }
 
+// DeletePolicyAttachmentResponse503Headers the declared response headers of an HTTP 503 response for DeletePolicyAttachment
+type DeletePolicyAttachmentResponse503Headers struct {
+	XRequestId string
+}
+
 // DeletePolicyAttachmentResponseDefaultHeaders the declared response headers of an HTTP default response for DeletePolicyAttachment
 type DeletePolicyAttachmentResponseDefaultHeaders struct {
 	XRequestId string
@@ -44401,6 +45498,8 @@ type DeletePolicyAttachmentResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -44417,6 +45516,8 @@ type DeletePolicyAttachmentResponse struct {
 	Headers429 *DeletePolicyAttachmentResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeletePolicyAttachmentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeletePolicyAttachmentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *DeletePolicyAttachmentResponseDefaultHeaders
 }
@@ -44454,6 +45555,11 @@ func (r DeletePolicyAttachmentResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeletePolicyAttachmentResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeletePolicyAttachmentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -44545,6 +45651,11 @@ type EvaluatePolicyResponse501Headers struct {
 	XRequestId string
 }
 
+// EvaluatePolicyResponse503Headers the declared response headers of an HTTP 503 response for EvaluatePolicy
+type EvaluatePolicyResponse503Headers struct {
+	XRequestId string
+}
+
 // EvaluatePolicyResponseDefaultHeaders the declared response headers of an HTTP default response for EvaluatePolicy
 type EvaluatePolicyResponseDefaultHeaders struct {
 	XRequestId string
@@ -44575,6 +45686,8 @@ type EvaluatePolicyResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -44599,6 +45712,8 @@ type EvaluatePolicyResponse struct {
 	Headers500 *EvaluatePolicyResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *EvaluatePolicyResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EvaluatePolicyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *EvaluatePolicyResponseDefaultHeaders
 }
@@ -44656,6 +45771,11 @@ func (r EvaluatePolicyResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r EvaluatePolicyResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r EvaluatePolicyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -44727,6 +45847,11 @@ type DeletePolicyResponse500Headers struct {
 	XRequestId string
 }
 
+// DeletePolicyResponse503Headers the declared response headers of an HTTP 503 response for DeletePolicy
+type DeletePolicyResponse503Headers struct {
+	XRequestId string
+}
+
 // DeletePolicyResponseDefaultHeaders the declared response headers of an HTTP default response for DeletePolicy
 type DeletePolicyResponseDefaultHeaders struct {
 	XRequestId string
@@ -44749,6 +45874,8 @@ type DeletePolicyResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -44765,6 +45892,8 @@ type DeletePolicyResponse struct {
 	Headers429 *DeletePolicyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeletePolicyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeletePolicyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *DeletePolicyResponseDefaultHeaders
 }
@@ -44802,6 +45931,11 @@ func (r DeletePolicyResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeletePolicyResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeletePolicyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -44873,6 +46007,11 @@ type GetPolicyResponse500Headers struct {
 	XRequestId string
 }
 
+// GetPolicyResponse503Headers the declared response headers of an HTTP 503 response for GetPolicy
+type GetPolicyResponse503Headers struct {
+	XRequestId string
+}
+
 // GetPolicyResponseDefaultHeaders the declared response headers of an HTTP default response for GetPolicy
 type GetPolicyResponseDefaultHeaders struct {
 	XRequestId string
@@ -44895,6 +46034,8 @@ type GetPolicyResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -44911,6 +46052,8 @@ type GetPolicyResponse struct {
 	Headers429 *GetPolicyResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPolicyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPolicyResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetPolicyResponseDefaultHeaders
 }
@@ -44948,6 +46091,11 @@ func (r GetPolicyResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetPolicyResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPolicyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -45019,6 +46167,11 @@ type ListPolicyAttachmentsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListPolicyAttachmentsResponse503Headers the declared response headers of an HTTP 503 response for ListPolicyAttachments
+type ListPolicyAttachmentsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListPolicyAttachmentsResponseDefaultHeaders the declared response headers of an HTTP default response for ListPolicyAttachments
 type ListPolicyAttachmentsResponseDefaultHeaders struct {
 	XRequestId string
@@ -45041,6 +46194,8 @@ type ListPolicyAttachmentsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -45057,6 +46212,8 @@ type ListPolicyAttachmentsResponse struct {
 	Headers429 *ListPolicyAttachmentsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPolicyAttachmentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPolicyAttachmentsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListPolicyAttachmentsResponseDefaultHeaders
 }
@@ -45094,6 +46251,11 @@ func (r ListPolicyAttachmentsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPolicyAttachmentsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPolicyAttachmentsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -45185,6 +46347,11 @@ type CreatePolicyAttachmentResponse501Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyAttachmentResponse503Headers the declared response headers of an HTTP 503 response for CreatePolicyAttachment
+type CreatePolicyAttachmentResponse503Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyAttachmentResponseDefaultHeaders the declared response headers of an HTTP default response for CreatePolicyAttachment
 type CreatePolicyAttachmentResponseDefaultHeaders struct {
 	XRequestId string
@@ -45215,6 +46382,8 @@ type CreatePolicyAttachmentResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -45239,6 +46408,8 @@ type CreatePolicyAttachmentResponse struct {
 	Headers500 *CreatePolicyAttachmentResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *CreatePolicyAttachmentResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePolicyAttachmentResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreatePolicyAttachmentResponseDefaultHeaders
 }
@@ -45296,6 +46467,11 @@ func (r CreatePolicyAttachmentResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r CreatePolicyAttachmentResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePolicyAttachmentResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -45367,6 +46543,11 @@ type ListPolicyVersionsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListPolicyVersionsResponse503Headers the declared response headers of an HTTP 503 response for ListPolicyVersions
+type ListPolicyVersionsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListPolicyVersionsResponseDefaultHeaders the declared response headers of an HTTP default response for ListPolicyVersions
 type ListPolicyVersionsResponseDefaultHeaders struct {
 	XRequestId string
@@ -45389,6 +46570,8 @@ type ListPolicyVersionsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -45405,6 +46588,8 @@ type ListPolicyVersionsResponse struct {
 	Headers429 *ListPolicyVersionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListPolicyVersionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPolicyVersionsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListPolicyVersionsResponseDefaultHeaders
 }
@@ -45442,6 +46627,11 @@ func (r ListPolicyVersionsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListPolicyVersionsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPolicyVersionsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -45528,6 +46718,11 @@ type CreatePolicyVersionResponse500Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyVersionResponse503Headers the declared response headers of an HTTP 503 response for CreatePolicyVersion
+type CreatePolicyVersionResponse503Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyVersionResponseDefaultHeaders the declared response headers of an HTTP default response for CreatePolicyVersion
 type CreatePolicyVersionResponseDefaultHeaders struct {
 	XRequestId string
@@ -45556,6 +46751,8 @@ type CreatePolicyVersionResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -45578,6 +46775,8 @@ type CreatePolicyVersionResponse struct {
 	Headers429 *CreatePolicyVersionResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreatePolicyVersionResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePolicyVersionResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreatePolicyVersionResponseDefaultHeaders
 }
@@ -45630,6 +46829,11 @@ func (r CreatePolicyVersionResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreatePolicyVersionResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePolicyVersionResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -45701,6 +46905,11 @@ type ReceiveProviderWebhookResponse500Headers struct {
 	XRequestId string
 }
 
+// ReceiveProviderWebhookResponse503Headers the declared response headers of an HTTP 503 response for ReceiveProviderWebhook
+type ReceiveProviderWebhookResponse503Headers struct {
+	XRequestId string
+}
+
 // ReceiveProviderWebhookResponseDefaultHeaders the declared response headers of an HTTP default response for ReceiveProviderWebhook
 type ReceiveProviderWebhookResponseDefaultHeaders struct {
 	XRequestId string
@@ -45723,6 +46932,8 @@ type ReceiveProviderWebhookResponse struct {
 	JSON422 *UnprocessableEntity
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -45739,6 +46950,8 @@ type ReceiveProviderWebhookResponse struct {
 	Headers422 *ReceiveProviderWebhookResponse422Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ReceiveProviderWebhookResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReceiveProviderWebhookResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ReceiveProviderWebhookResponseDefaultHeaders
 }
@@ -45776,6 +46989,11 @@ func (r ReceiveProviderWebhookResponse) GetJSON422() *UnprocessableEntity {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReceiveProviderWebhookResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReceiveProviderWebhookResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -45847,6 +47065,11 @@ type ListRampsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListRampsResponse503Headers the declared response headers of an HTTP 503 response for ListRamps
+type ListRampsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListRampsResponseDefaultHeaders the declared response headers of an HTTP default response for ListRamps
 type ListRampsResponseDefaultHeaders struct {
 	XRequestId string
@@ -45869,6 +47092,8 @@ type ListRampsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -45885,6 +47110,8 @@ type ListRampsResponse struct {
 	Headers429 *ListRampsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListRampsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRampsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListRampsResponseDefaultHeaders
 }
@@ -45922,6 +47149,11 @@ func (r ListRampsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListRampsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRampsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -46195,6 +47427,11 @@ type GetRampResponse500Headers struct {
 	XRequestId string
 }
 
+// GetRampResponse503Headers the declared response headers of an HTTP 503 response for GetRamp
+type GetRampResponse503Headers struct {
+	XRequestId string
+}
+
 // GetRampResponseDefaultHeaders the declared response headers of an HTTP default response for GetRamp
 type GetRampResponseDefaultHeaders struct {
 	XRequestId string
@@ -46217,6 +47454,8 @@ type GetRampResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -46233,6 +47472,8 @@ type GetRampResponse struct {
 	Headers429 *GetRampResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetRampResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRampResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetRampResponseDefaultHeaders
 }
@@ -46270,6 +47511,11 @@ func (r GetRampResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetRampResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRampResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -46351,6 +47597,11 @@ type SandboxCreateBalanceDepositResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxCreateBalanceDepositResponse503Headers the declared response headers of an HTTP 503 response for SandboxCreateBalanceDeposit
+type SandboxCreateBalanceDepositResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxCreateBalanceDepositResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxCreateBalanceDeposit
 type SandboxCreateBalanceDepositResponseDefaultHeaders struct {
 	XRequestId string
@@ -46377,6 +47628,8 @@ type SandboxCreateBalanceDepositResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -46397,6 +47650,8 @@ type SandboxCreateBalanceDepositResponse struct {
 	Headers429 *SandboxCreateBalanceDepositResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxCreateBalanceDepositResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxCreateBalanceDepositResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxCreateBalanceDepositResponseDefaultHeaders
 }
@@ -46444,6 +47699,11 @@ func (r SandboxCreateBalanceDepositResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxCreateBalanceDepositResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxCreateBalanceDepositResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -46530,6 +47790,11 @@ type SandboxCaptureCardAuthorizationResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxCaptureCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxCaptureCardAuthorization
+type SandboxCaptureCardAuthorizationResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxCaptureCardAuthorizationResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxCaptureCardAuthorization
 type SandboxCaptureCardAuthorizationResponseDefaultHeaders struct {
 	XRequestId string
@@ -46558,6 +47823,8 @@ type SandboxCaptureCardAuthorizationResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -46580,6 +47847,8 @@ type SandboxCaptureCardAuthorizationResponse struct {
 	Headers429 *SandboxCaptureCardAuthorizationResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxCaptureCardAuthorizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxCaptureCardAuthorizationResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxCaptureCardAuthorizationResponseDefaultHeaders
 }
@@ -46632,6 +47901,11 @@ func (r SandboxCaptureCardAuthorizationResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxCaptureCardAuthorizationResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxCaptureCardAuthorizationResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -46718,6 +47992,11 @@ type SandboxReverseCardAuthorizationResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxReverseCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxReverseCardAuthorizationResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxReverseCardAuthorization
 type SandboxReverseCardAuthorizationResponseDefaultHeaders struct {
 	XRequestId string
@@ -46746,6 +48025,8 @@ type SandboxReverseCardAuthorizationResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -46768,6 +48049,8 @@ type SandboxReverseCardAuthorizationResponse struct {
 	Headers429 *SandboxReverseCardAuthorizationResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxReverseCardAuthorizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxReverseCardAuthorizationResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxReverseCardAuthorizationResponseDefaultHeaders
 }
@@ -46820,6 +48103,11 @@ func (r SandboxReverseCardAuthorizationResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxReverseCardAuthorizationResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -46906,6 +48194,11 @@ type SandboxCreateCardAuthorizationResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxCreateCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxCreateCardAuthorization
+type SandboxCreateCardAuthorizationResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxCreateCardAuthorizationResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxCreateCardAuthorization
 type SandboxCreateCardAuthorizationResponseDefaultHeaders struct {
 	XRequestId string
@@ -46934,6 +48227,8 @@ type SandboxCreateCardAuthorizationResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -46956,6 +48251,8 @@ type SandboxCreateCardAuthorizationResponse struct {
 	Headers429 *SandboxCreateCardAuthorizationResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxCreateCardAuthorizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxCreateCardAuthorizationResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxCreateCardAuthorizationResponseDefaultHeaders
 }
@@ -47008,6 +48305,11 @@ func (r SandboxCreateCardAuthorizationResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxCreateCardAuthorizationResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxCreateCardAuthorizationResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -47089,6 +48391,11 @@ type SandboxSetCredentialResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxSetCredentialResponse503Headers the declared response headers of an HTTP 503 response for SandboxSetCredential
+type SandboxSetCredentialResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxSetCredentialResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxSetCredential
 type SandboxSetCredentialResponseDefaultHeaders struct {
 	XRequestId string
@@ -47115,6 +48422,8 @@ type SandboxSetCredentialResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -47135,6 +48444,8 @@ type SandboxSetCredentialResponse struct {
 	Headers429 *SandboxSetCredentialResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxSetCredentialResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxSetCredentialResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxSetCredentialResponseDefaultHeaders
 }
@@ -47182,6 +48493,11 @@ func (r SandboxSetCredentialResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxSetCredentialResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxSetCredentialResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -47263,6 +48579,11 @@ type SandboxTriggerEventResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxTriggerEventResponse503Headers the declared response headers of an HTTP 503 response for SandboxTriggerEvent
+type SandboxTriggerEventResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxTriggerEventResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxTriggerEvent
 type SandboxTriggerEventResponseDefaultHeaders struct {
 	XRequestId string
@@ -47289,6 +48610,8 @@ type SandboxTriggerEventResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -47309,6 +48632,8 @@ type SandboxTriggerEventResponse struct {
 	Headers429 *SandboxTriggerEventResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxTriggerEventResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxTriggerEventResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxTriggerEventResponseDefaultHeaders
 }
@@ -47356,6 +48681,11 @@ func (r SandboxTriggerEventResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxTriggerEventResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxTriggerEventResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -47442,6 +48772,11 @@ type SandboxAdvanceInvoiceResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceInvoiceResponse503Headers the declared response headers of an HTTP 503 response for SandboxAdvanceInvoice
+type SandboxAdvanceInvoiceResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceInvoiceResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxAdvanceInvoice
 type SandboxAdvanceInvoiceResponseDefaultHeaders struct {
 	XRequestId string
@@ -47470,6 +48805,8 @@ type SandboxAdvanceInvoiceResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -47492,6 +48829,8 @@ type SandboxAdvanceInvoiceResponse struct {
 	Headers429 *SandboxAdvanceInvoiceResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxAdvanceInvoiceResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxAdvanceInvoiceResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxAdvanceInvoiceResponseDefaultHeaders
 }
@@ -47544,6 +48883,11 @@ func (r SandboxAdvanceInvoiceResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxAdvanceInvoiceResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxAdvanceInvoiceResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -47630,6 +48974,11 @@ type SandboxExpireOfframpClaimResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxExpireOfframpClaimResponse503Headers the declared response headers of an HTTP 503 response for SandboxExpireOfframpClaim
+type SandboxExpireOfframpClaimResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxExpireOfframpClaimResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxExpireOfframpClaim
 type SandboxExpireOfframpClaimResponseDefaultHeaders struct {
 	XRequestId string
@@ -47658,6 +49007,8 @@ type SandboxExpireOfframpClaimResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -47680,6 +49031,8 @@ type SandboxExpireOfframpClaimResponse struct {
 	Headers429 *SandboxExpireOfframpClaimResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxExpireOfframpClaimResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxExpireOfframpClaimResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxExpireOfframpClaimResponseDefaultHeaders
 }
@@ -47732,6 +49085,11 @@ func (r SandboxExpireOfframpClaimResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxExpireOfframpClaimResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxExpireOfframpClaimResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -47818,6 +49176,11 @@ type SandboxExpireOfframpQuotesResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxExpireOfframpQuotesResponse503Headers the declared response headers of an HTTP 503 response for SandboxExpireOfframpQuotes
+type SandboxExpireOfframpQuotesResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxExpireOfframpQuotesResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxExpireOfframpQuotes
 type SandboxExpireOfframpQuotesResponseDefaultHeaders struct {
 	XRequestId string
@@ -47846,6 +49209,8 @@ type SandboxExpireOfframpQuotesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -47868,6 +49233,8 @@ type SandboxExpireOfframpQuotesResponse struct {
 	Headers429 *SandboxExpireOfframpQuotesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxExpireOfframpQuotesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxExpireOfframpQuotesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxExpireOfframpQuotesResponseDefaultHeaders
 }
@@ -47920,6 +49287,11 @@ func (r SandboxExpireOfframpQuotesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxExpireOfframpQuotesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxExpireOfframpQuotesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -48006,6 +49378,11 @@ type SandboxAdvanceOfframpProviderResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceOfframpProviderResponse503Headers the declared response headers of an HTTP 503 response for SandboxAdvanceOfframpProvider
+type SandboxAdvanceOfframpProviderResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceOfframpProviderResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxAdvanceOfframpProvider
 type SandboxAdvanceOfframpProviderResponseDefaultHeaders struct {
 	XRequestId string
@@ -48034,6 +49411,8 @@ type SandboxAdvanceOfframpProviderResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -48056,6 +49435,8 @@ type SandboxAdvanceOfframpProviderResponse struct {
 	Headers429 *SandboxAdvanceOfframpProviderResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxAdvanceOfframpProviderResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxAdvanceOfframpProviderResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxAdvanceOfframpProviderResponseDefaultHeaders
 }
@@ -48108,6 +49489,11 @@ func (r SandboxAdvanceOfframpProviderResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxAdvanceOfframpProviderResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxAdvanceOfframpProviderResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -48194,6 +49580,11 @@ type SandboxExpireCheckoutResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxExpireCheckoutResponse503Headers the declared response headers of an HTTP 503 response for SandboxExpireCheckout
+type SandboxExpireCheckoutResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxExpireCheckoutResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxExpireCheckout
 type SandboxExpireCheckoutResponseDefaultHeaders struct {
 	XRequestId string
@@ -48222,6 +49613,8 @@ type SandboxExpireCheckoutResponse struct {
 	JSON429 *SecondaryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *SecondaryServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *SecondaryError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -48244,6 +49637,8 @@ type SandboxExpireCheckoutResponse struct {
 	Headers429 *SandboxExpireCheckoutResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxExpireCheckoutResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxExpireCheckoutResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxExpireCheckoutResponseDefaultHeaders
 }
@@ -48296,6 +49691,11 @@ func (r SandboxExpireCheckoutResponse) GetJSON429() *SecondaryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxExpireCheckoutResponse) GetJSON500() *SecondaryInternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxExpireCheckoutResponse) GetJSON503() *SecondaryServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -48569,6 +49969,11 @@ type SandboxListSmsMessagesResponse501Headers struct {
 	XRequestId string
 }
 
+// SandboxListSmsMessagesResponse503Headers the declared response headers of an HTTP 503 response for SandboxListSmsMessages
+type SandboxListSmsMessagesResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxListSmsMessagesResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxListSmsMessages
 type SandboxListSmsMessagesResponseDefaultHeaders struct {
 	XRequestId string
@@ -48591,6 +49996,8 @@ type SandboxListSmsMessagesResponse struct {
 	JSON500 *InternalServerError
 	// JSON501 the response for an HTTP 501 `application/json` response
 	JSON501 *NotImplemented
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -48607,6 +50014,8 @@ type SandboxListSmsMessagesResponse struct {
 	Headers500 *SandboxListSmsMessagesResponse500Headers
 	// Headers501 the parsed response headers for an HTTP 501 response
 	Headers501 *SandboxListSmsMessagesResponse501Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxListSmsMessagesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxListSmsMessagesResponseDefaultHeaders
 }
@@ -48644,6 +50053,11 @@ func (r SandboxListSmsMessagesResponse) GetJSON500() *InternalServerError {
 // GetJSON501 returns the response for an HTTP 501 `application/json` response
 func (r SandboxListSmsMessagesResponse) GetJSON501() *NotImplemented {
 	return r.JSON501
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxListSmsMessagesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -48730,6 +50144,11 @@ type SandboxAdvanceTreasuryAccountResponse500Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceTreasuryAccountResponse503Headers the declared response headers of an HTTP 503 response for SandboxAdvanceTreasuryAccount
+type SandboxAdvanceTreasuryAccountResponse503Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceTreasuryAccountResponseDefaultHeaders the declared response headers of an HTTP default response for SandboxAdvanceTreasuryAccount
 type SandboxAdvanceTreasuryAccountResponseDefaultHeaders struct {
 	XRequestId string
@@ -48758,6 +50177,8 @@ type SandboxAdvanceTreasuryAccountResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -48780,6 +50201,8 @@ type SandboxAdvanceTreasuryAccountResponse struct {
 	Headers429 *SandboxAdvanceTreasuryAccountResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SandboxAdvanceTreasuryAccountResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxAdvanceTreasuryAccountResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *SandboxAdvanceTreasuryAccountResponseDefaultHeaders
 }
@@ -48832,6 +50255,11 @@ func (r SandboxAdvanceTreasuryAccountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r SandboxAdvanceTreasuryAccountResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxAdvanceTreasuryAccountResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -48898,6 +50326,11 @@ type GetStatusResponse500Headers struct {
 	XRequestId string
 }
 
+// GetStatusResponse503Headers the declared response headers of an HTTP 503 response for GetStatus
+type GetStatusResponse503Headers struct {
+	XRequestId string
+}
+
 // GetStatusResponseDefaultHeaders the declared response headers of an HTTP default response for GetStatus
 type GetStatusResponseDefaultHeaders struct {
 	XRequestId string
@@ -48918,6 +50351,8 @@ type GetStatusResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -48932,6 +50367,8 @@ type GetStatusResponse struct {
 	Headers429 *GetStatusResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetStatusResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStatusResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetStatusResponseDefaultHeaders
 }
@@ -48964,6 +50401,11 @@ func (r GetStatusResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetStatusResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetStatusResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -49050,6 +50492,11 @@ type CreateTenantResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateTenantResponse503Headers the declared response headers of an HTTP 503 response for CreateTenant
+type CreateTenantResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateTenantResponseDefaultHeaders the declared response headers of an HTTP default response for CreateTenant
 type CreateTenantResponseDefaultHeaders struct {
 	XRequestId string
@@ -49078,6 +50525,8 @@ type CreateTenantResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -49100,6 +50549,8 @@ type CreateTenantResponse struct {
 	Headers429 *CreateTenantResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTenantResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTenantResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateTenantResponseDefaultHeaders
 }
@@ -49152,6 +50603,11 @@ func (r CreateTenantResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateTenantResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateTenantResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -49218,6 +50674,11 @@ type GetCurrentTenantResponse500Headers struct {
 	XRequestId string
 }
 
+// GetCurrentTenantResponse503Headers the declared response headers of an HTTP 503 response for GetCurrentTenant
+type GetCurrentTenantResponse503Headers struct {
+	XRequestId string
+}
+
 // GetCurrentTenantResponseDefaultHeaders the declared response headers of an HTTP default response for GetCurrentTenant
 type GetCurrentTenantResponseDefaultHeaders struct {
 	XRequestId string
@@ -49238,6 +50699,8 @@ type GetCurrentTenantResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -49252,6 +50715,8 @@ type GetCurrentTenantResponse struct {
 	Headers429 *GetCurrentTenantResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetCurrentTenantResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCurrentTenantResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetCurrentTenantResponseDefaultHeaders
 }
@@ -49284,6 +50749,11 @@ func (r GetCurrentTenantResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCurrentTenantResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCurrentTenantResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -49350,6 +50820,11 @@ type ListMembersResponse500Headers struct {
 	XRequestId string
 }
 
+// ListMembersResponse503Headers the declared response headers of an HTTP 503 response for ListMembers
+type ListMembersResponse503Headers struct {
+	XRequestId string
+}
+
 // ListMembersResponseDefaultHeaders the declared response headers of an HTTP default response for ListMembers
 type ListMembersResponseDefaultHeaders struct {
 	XRequestId string
@@ -49370,6 +50845,8 @@ type ListMembersResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -49384,6 +50861,8 @@ type ListMembersResponse struct {
 	Headers429 *ListMembersResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListMembersResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListMembersResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListMembersResponseDefaultHeaders
 }
@@ -49416,6 +50895,11 @@ func (r ListMembersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListMembersResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListMembersResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -49497,6 +50981,11 @@ type InviteMemberResponse500Headers struct {
 	XRequestId string
 }
 
+// InviteMemberResponse503Headers the declared response headers of an HTTP 503 response for InviteMember
+type InviteMemberResponse503Headers struct {
+	XRequestId string
+}
+
 // InviteMemberResponseDefaultHeaders the declared response headers of an HTTP default response for InviteMember
 type InviteMemberResponseDefaultHeaders struct {
 	XRequestId string
@@ -49523,6 +51012,8 @@ type InviteMemberResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -49543,6 +51034,8 @@ type InviteMemberResponse struct {
 	Headers429 *InviteMemberResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *InviteMemberResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *InviteMemberResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *InviteMemberResponseDefaultHeaders
 }
@@ -49590,6 +51083,11 @@ func (r InviteMemberResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r InviteMemberResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r InviteMemberResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -49676,6 +51174,11 @@ type AcceptInviteResponse500Headers struct {
 	XRequestId string
 }
 
+// AcceptInviteResponse503Headers the declared response headers of an HTTP 503 response for AcceptInvite
+type AcceptInviteResponse503Headers struct {
+	XRequestId string
+}
+
 // AcceptInviteResponseDefaultHeaders the declared response headers of an HTTP default response for AcceptInvite
 type AcceptInviteResponseDefaultHeaders struct {
 	XRequestId string
@@ -49704,6 +51207,8 @@ type AcceptInviteResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -49726,6 +51231,8 @@ type AcceptInviteResponse struct {
 	Headers429 *AcceptInviteResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *AcceptInviteResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AcceptInviteResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *AcceptInviteResponseDefaultHeaders
 }
@@ -49778,6 +51285,11 @@ func (r AcceptInviteResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r AcceptInviteResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AcceptInviteResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -49864,6 +51376,11 @@ type RevokeMemberResponse500Headers struct {
 	XRequestId string
 }
 
+// RevokeMemberResponse503Headers the declared response headers of an HTTP 503 response for RevokeMember
+type RevokeMemberResponse503Headers struct {
+	XRequestId string
+}
+
 // RevokeMemberResponseDefaultHeaders the declared response headers of an HTTP default response for RevokeMember
 type RevokeMemberResponseDefaultHeaders struct {
 	XRequestId string
@@ -49892,6 +51409,8 @@ type RevokeMemberResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -49914,6 +51433,8 @@ type RevokeMemberResponse struct {
 	Headers429 *RevokeMemberResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RevokeMemberResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeMemberResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *RevokeMemberResponseDefaultHeaders
 }
@@ -49966,6 +51487,11 @@ func (r RevokeMemberResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RevokeMemberResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RevokeMemberResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -50032,6 +51558,11 @@ type ListTransactionsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListTransactions
+type ListTransactionsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListTransactionsResponseDefaultHeaders the declared response headers of an HTTP default response for ListTransactions
 type ListTransactionsResponseDefaultHeaders struct {
 	XRequestId string
@@ -50052,6 +51583,8 @@ type ListTransactionsResponse struct {
 	JSON429 *SecondaryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *SecondaryServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *SecondaryError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -50066,6 +51599,8 @@ type ListTransactionsResponse struct {
 	Headers429 *ListTransactionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTransactionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTransactionsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListTransactionsResponseDefaultHeaders
 }
@@ -50098,6 +51633,11 @@ func (r ListTransactionsResponse) GetJSON429() *SecondaryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTransactionsResponse) GetJSON500() *SecondaryInternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTransactionsResponse) GetJSON503() *SecondaryServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -50164,6 +51704,11 @@ type ListTreasuryAccountsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListTreasuryAccountsResponse503Headers the declared response headers of an HTTP 503 response for ListTreasuryAccounts
+type ListTreasuryAccountsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListTreasuryAccountsResponseDefaultHeaders the declared response headers of an HTTP default response for ListTreasuryAccounts
 type ListTreasuryAccountsResponseDefaultHeaders struct {
 	XRequestId string
@@ -50184,6 +51729,8 @@ type ListTreasuryAccountsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -50198,6 +51745,8 @@ type ListTreasuryAccountsResponse struct {
 	Headers429 *ListTreasuryAccountsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTreasuryAccountsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTreasuryAccountsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListTreasuryAccountsResponseDefaultHeaders
 }
@@ -50230,6 +51779,11 @@ func (r ListTreasuryAccountsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTreasuryAccountsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTreasuryAccountsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -50489,6 +52043,11 @@ type GetTreasuryAccountResponse500Headers struct {
 	XRequestId string
 }
 
+// GetTreasuryAccountResponse503Headers the declared response headers of an HTTP 503 response for GetTreasuryAccount
+type GetTreasuryAccountResponse503Headers struct {
+	XRequestId string
+}
+
 // GetTreasuryAccountResponseDefaultHeaders the declared response headers of an HTTP default response for GetTreasuryAccount
 type GetTreasuryAccountResponseDefaultHeaders struct {
 	XRequestId string
@@ -50511,6 +52070,8 @@ type GetTreasuryAccountResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -50527,6 +52088,8 @@ type GetTreasuryAccountResponse struct {
 	Headers429 *GetTreasuryAccountResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTreasuryAccountResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTreasuryAccountResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetTreasuryAccountResponseDefaultHeaders
 }
@@ -50564,6 +52127,11 @@ func (r GetTreasuryAccountResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTreasuryAccountResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTreasuryAccountResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -50635,6 +52203,11 @@ type ListTreasuryAccountRulesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListTreasuryAccountRulesResponse503Headers the declared response headers of an HTTP 503 response for ListTreasuryAccountRules
+type ListTreasuryAccountRulesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListTreasuryAccountRulesResponseDefaultHeaders the declared response headers of an HTTP default response for ListTreasuryAccountRules
 type ListTreasuryAccountRulesResponseDefaultHeaders struct {
 	XRequestId string
@@ -50657,6 +52230,8 @@ type ListTreasuryAccountRulesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -50673,6 +52248,8 @@ type ListTreasuryAccountRulesResponse struct {
 	Headers429 *ListTreasuryAccountRulesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTreasuryAccountRulesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTreasuryAccountRulesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListTreasuryAccountRulesResponseDefaultHeaders
 }
@@ -50710,6 +52287,11 @@ func (r ListTreasuryAccountRulesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTreasuryAccountRulesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTreasuryAccountRulesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -50796,6 +52378,11 @@ type CreateTreasuryAccountRuleResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateTreasuryAccountRuleResponse503Headers the declared response headers of an HTTP 503 response for CreateTreasuryAccountRule
+type CreateTreasuryAccountRuleResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateTreasuryAccountRuleResponseDefaultHeaders the declared response headers of an HTTP default response for CreateTreasuryAccountRule
 type CreateTreasuryAccountRuleResponseDefaultHeaders struct {
 	XRequestId string
@@ -50824,6 +52411,8 @@ type CreateTreasuryAccountRuleResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -50846,6 +52435,8 @@ type CreateTreasuryAccountRuleResponse struct {
 	Headers429 *CreateTreasuryAccountRuleResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateTreasuryAccountRuleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTreasuryAccountRuleResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateTreasuryAccountRuleResponseDefaultHeaders
 }
@@ -50898,6 +52489,11 @@ func (r CreateTreasuryAccountRuleResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateTreasuryAccountRuleResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateTreasuryAccountRuleResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -50969,6 +52565,11 @@ type ListTreasuryAccountSweepsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListTreasuryAccountSweepsResponse503Headers the declared response headers of an HTTP 503 response for ListTreasuryAccountSweeps
+type ListTreasuryAccountSweepsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListTreasuryAccountSweepsResponseDefaultHeaders the declared response headers of an HTTP default response for ListTreasuryAccountSweeps
 type ListTreasuryAccountSweepsResponseDefaultHeaders struct {
 	XRequestId string
@@ -50991,6 +52592,8 @@ type ListTreasuryAccountSweepsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -51007,6 +52610,8 @@ type ListTreasuryAccountSweepsResponse struct {
 	Headers429 *ListTreasuryAccountSweepsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTreasuryAccountSweepsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTreasuryAccountSweepsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListTreasuryAccountSweepsResponseDefaultHeaders
 }
@@ -51044,6 +52649,11 @@ func (r ListTreasuryAccountSweepsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTreasuryAccountSweepsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTreasuryAccountSweepsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -51317,6 +52927,11 @@ type DeleteTreasuryRuleResponse500Headers struct {
 	XRequestId string
 }
 
+// DeleteTreasuryRuleResponse503Headers the declared response headers of an HTTP 503 response for DeleteTreasuryRule
+type DeleteTreasuryRuleResponse503Headers struct {
+	XRequestId string
+}
+
 // DeleteTreasuryRuleResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteTreasuryRule
 type DeleteTreasuryRuleResponseDefaultHeaders struct {
 	XRequestId string
@@ -51339,6 +52954,8 @@ type DeleteTreasuryRuleResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -51355,6 +52972,8 @@ type DeleteTreasuryRuleResponse struct {
 	Headers429 *DeleteTreasuryRuleResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteTreasuryRuleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteTreasuryRuleResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *DeleteTreasuryRuleResponseDefaultHeaders
 }
@@ -51392,6 +53011,11 @@ func (r DeleteTreasuryRuleResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteTreasuryRuleResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteTreasuryRuleResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -51463,6 +53087,11 @@ type UpdateTreasuryRuleResponse500Headers struct {
 	XRequestId string
 }
 
+// UpdateTreasuryRuleResponse503Headers the declared response headers of an HTTP 503 response for UpdateTreasuryRule
+type UpdateTreasuryRuleResponse503Headers struct {
+	XRequestId string
+}
+
 // UpdateTreasuryRuleResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateTreasuryRule
 type UpdateTreasuryRuleResponseDefaultHeaders struct {
 	XRequestId string
@@ -51485,6 +53114,8 @@ type UpdateTreasuryRuleResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -51501,6 +53132,8 @@ type UpdateTreasuryRuleResponse struct {
 	Headers429 *UpdateTreasuryRuleResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateTreasuryRuleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateTreasuryRuleResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *UpdateTreasuryRuleResponseDefaultHeaders
 }
@@ -51538,6 +53171,11 @@ func (r UpdateTreasuryRuleResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateTreasuryRuleResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateTreasuryRuleResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -51624,6 +53262,11 @@ type VerifyTwoFactorChallengeResponse500Headers struct {
 	XRequestId string
 }
 
+// VerifyTwoFactorChallengeResponse503Headers the declared response headers of an HTTP 503 response for VerifyTwoFactorChallenge
+type VerifyTwoFactorChallengeResponse503Headers struct {
+	XRequestId string
+}
+
 // VerifyTwoFactorChallengeResponseDefaultHeaders the declared response headers of an HTTP default response for VerifyTwoFactorChallenge
 type VerifyTwoFactorChallengeResponseDefaultHeaders struct {
 	XRequestId string
@@ -51652,6 +53295,8 @@ type VerifyTwoFactorChallengeResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -51674,6 +53319,8 @@ type VerifyTwoFactorChallengeResponse struct {
 	Headers429 *VerifyTwoFactorChallengeResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *VerifyTwoFactorChallengeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyTwoFactorChallengeResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *VerifyTwoFactorChallengeResponseDefaultHeaders
 }
@@ -51726,6 +53373,11 @@ func (r VerifyTwoFactorChallengeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r VerifyTwoFactorChallengeResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyTwoFactorChallengeResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -51792,6 +53444,11 @@ type ListTwoFactorFactorsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListTwoFactorFactorsResponse503Headers the declared response headers of an HTTP 503 response for ListTwoFactorFactors
+type ListTwoFactorFactorsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListTwoFactorFactorsResponseDefaultHeaders the declared response headers of an HTTP default response for ListTwoFactorFactors
 type ListTwoFactorFactorsResponseDefaultHeaders struct {
 	XRequestId string
@@ -51812,6 +53469,8 @@ type ListTwoFactorFactorsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -51826,6 +53485,8 @@ type ListTwoFactorFactorsResponse struct {
 	Headers429 *ListTwoFactorFactorsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListTwoFactorFactorsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTwoFactorFactorsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListTwoFactorFactorsResponseDefaultHeaders
 }
@@ -51858,6 +53519,11 @@ func (r ListTwoFactorFactorsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTwoFactorFactorsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTwoFactorFactorsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -51939,6 +53605,11 @@ type EnrollTwoFactorFactorResponse500Headers struct {
 	XRequestId string
 }
 
+// EnrollTwoFactorFactorResponse503Headers the declared response headers of an HTTP 503 response for EnrollTwoFactorFactor
+type EnrollTwoFactorFactorResponse503Headers struct {
+	XRequestId string
+}
+
 // EnrollTwoFactorFactorResponseDefaultHeaders the declared response headers of an HTTP default response for EnrollTwoFactorFactor
 type EnrollTwoFactorFactorResponseDefaultHeaders struct {
 	XRequestId string
@@ -51965,6 +53636,8 @@ type EnrollTwoFactorFactorResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -51985,6 +53658,8 @@ type EnrollTwoFactorFactorResponse struct {
 	Headers429 *EnrollTwoFactorFactorResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *EnrollTwoFactorFactorResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnrollTwoFactorFactorResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *EnrollTwoFactorFactorResponseDefaultHeaders
 }
@@ -52032,6 +53707,11 @@ func (r EnrollTwoFactorFactorResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r EnrollTwoFactorFactorResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r EnrollTwoFactorFactorResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -52103,6 +53783,11 @@ type DeleteTwoFactorFactorResponse500Headers struct {
 	XRequestId string
 }
 
+// DeleteTwoFactorFactorResponse503Headers the declared response headers of an HTTP 503 response for DeleteTwoFactorFactor
+type DeleteTwoFactorFactorResponse503Headers struct {
+	XRequestId string
+}
+
 // DeleteTwoFactorFactorResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteTwoFactorFactor
 type DeleteTwoFactorFactorResponseDefaultHeaders struct {
 	XRequestId string
@@ -52125,6 +53810,8 @@ type DeleteTwoFactorFactorResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -52141,6 +53828,8 @@ type DeleteTwoFactorFactorResponse struct {
 	Headers429 *DeleteTwoFactorFactorResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteTwoFactorFactorResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteTwoFactorFactorResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *DeleteTwoFactorFactorResponseDefaultHeaders
 }
@@ -52178,6 +53867,11 @@ func (r DeleteTwoFactorFactorResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteTwoFactorFactorResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteTwoFactorFactorResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -52264,6 +53958,11 @@ type VerifyTwoFactorFactorResponse500Headers struct {
 	XRequestId string
 }
 
+// VerifyTwoFactorFactorResponse503Headers the declared response headers of an HTTP 503 response for VerifyTwoFactorFactor
+type VerifyTwoFactorFactorResponse503Headers struct {
+	XRequestId string
+}
+
 // VerifyTwoFactorFactorResponseDefaultHeaders the declared response headers of an HTTP default response for VerifyTwoFactorFactor
 type VerifyTwoFactorFactorResponseDefaultHeaders struct {
 	XRequestId string
@@ -52292,6 +53991,8 @@ type VerifyTwoFactorFactorResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -52314,6 +54015,8 @@ type VerifyTwoFactorFactorResponse struct {
 	Headers429 *VerifyTwoFactorFactorResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *VerifyTwoFactorFactorResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VerifyTwoFactorFactorResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *VerifyTwoFactorFactorResponseDefaultHeaders
 }
@@ -52366,6 +54069,11 @@ func (r VerifyTwoFactorFactorResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r VerifyTwoFactorFactorResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifyTwoFactorFactorResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -52432,6 +54140,11 @@ type GetTwoFactorSettingsResponse500Headers struct {
 	XRequestId string
 }
 
+// GetTwoFactorSettingsResponse503Headers the declared response headers of an HTTP 503 response for GetTwoFactorSettings
+type GetTwoFactorSettingsResponse503Headers struct {
+	XRequestId string
+}
+
 // GetTwoFactorSettingsResponseDefaultHeaders the declared response headers of an HTTP default response for GetTwoFactorSettings
 type GetTwoFactorSettingsResponseDefaultHeaders struct {
 	XRequestId string
@@ -52452,6 +54165,8 @@ type GetTwoFactorSettingsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -52466,6 +54181,8 @@ type GetTwoFactorSettingsResponse struct {
 	Headers429 *GetTwoFactorSettingsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetTwoFactorSettingsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTwoFactorSettingsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetTwoFactorSettingsResponseDefaultHeaders
 }
@@ -52498,6 +54215,11 @@ func (r GetTwoFactorSettingsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetTwoFactorSettingsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTwoFactorSettingsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -52569,6 +54291,11 @@ type UpdateTwoFactorSettingsResponse500Headers struct {
 	XRequestId string
 }
 
+// UpdateTwoFactorSettingsResponse503Headers the declared response headers of an HTTP 503 response for UpdateTwoFactorSettings
+type UpdateTwoFactorSettingsResponse503Headers struct {
+	XRequestId string
+}
+
 // UpdateTwoFactorSettingsResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateTwoFactorSettings
 type UpdateTwoFactorSettingsResponseDefaultHeaders struct {
 	XRequestId string
@@ -52591,6 +54318,8 @@ type UpdateTwoFactorSettingsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -52607,6 +54336,8 @@ type UpdateTwoFactorSettingsResponse struct {
 	Headers429 *UpdateTwoFactorSettingsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateTwoFactorSettingsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateTwoFactorSettingsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *UpdateTwoFactorSettingsResponseDefaultHeaders
 }
@@ -52644,6 +54375,11 @@ func (r UpdateTwoFactorSettingsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateTwoFactorSettingsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateTwoFactorSettingsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -52710,6 +54446,11 @@ type ListWalletsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListWallets
+type ListWalletsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListWalletsResponseDefaultHeaders the declared response headers of an HTTP default response for ListWallets
 type ListWalletsResponseDefaultHeaders struct {
 	XRequestId string
@@ -52730,6 +54471,8 @@ type ListWalletsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -52744,6 +54487,8 @@ type ListWalletsResponse struct {
 	Headers429 *ListWalletsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWalletsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWalletsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListWalletsResponseDefaultHeaders
 }
@@ -52776,6 +54521,11 @@ func (r ListWalletsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWalletsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWalletsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -53035,6 +54785,11 @@ type GetWalletResponse500Headers struct {
 	XRequestId string
 }
 
+// GetWalletResponse503Headers the declared response headers of an HTTP 503 response for GetWallet
+type GetWalletResponse503Headers struct {
+	XRequestId string
+}
+
 // GetWalletResponseDefaultHeaders the declared response headers of an HTTP default response for GetWallet
 type GetWalletResponseDefaultHeaders struct {
 	XRequestId string
@@ -53057,6 +54812,8 @@ type GetWalletResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -53073,6 +54830,8 @@ type GetWalletResponse struct {
 	Headers429 *GetWalletResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetWalletResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWalletResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetWalletResponseDefaultHeaders
 }
@@ -53110,6 +54869,11 @@ func (r GetWalletResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetWalletResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWalletResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -53745,6 +55509,11 @@ type ListWalletTransactionsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListWalletTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListWalletTransactions
+type ListWalletTransactionsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListWalletTransactionsResponseDefaultHeaders the declared response headers of an HTTP default response for ListWalletTransactions
 type ListWalletTransactionsResponseDefaultHeaders struct {
 	XRequestId string
@@ -53767,6 +55536,8 @@ type ListWalletTransactionsResponse struct {
 	JSON429 *SecondaryTooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *SecondaryInternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *SecondaryServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *SecondaryError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -53783,6 +55554,8 @@ type ListWalletTransactionsResponse struct {
 	Headers429 *ListWalletTransactionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWalletTransactionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWalletTransactionsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListWalletTransactionsResponseDefaultHeaders
 }
@@ -53820,6 +55593,11 @@ func (r ListWalletTransactionsResponse) GetJSON429() *SecondaryTooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWalletTransactionsResponse) GetJSON500() *SecondaryInternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON503() *SecondaryServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -54310,6 +56088,11 @@ type RedeliverWebhookDeliveryResponse500Headers struct {
 	XRequestId string
 }
 
+// RedeliverWebhookDeliveryResponse503Headers the declared response headers of an HTTP 503 response for RedeliverWebhookDelivery
+type RedeliverWebhookDeliveryResponse503Headers struct {
+	XRequestId string
+}
+
 // RedeliverWebhookDeliveryResponseDefaultHeaders the declared response headers of an HTTP default response for RedeliverWebhookDelivery
 type RedeliverWebhookDeliveryResponseDefaultHeaders struct {
 	XRequestId string
@@ -54338,6 +56121,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -54360,6 +56145,8 @@ type RedeliverWebhookDeliveryResponse struct {
 	Headers429 *RedeliverWebhookDeliveryResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *RedeliverWebhookDeliveryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RedeliverWebhookDeliveryResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *RedeliverWebhookDeliveryResponseDefaultHeaders
 }
@@ -54412,6 +56199,11 @@ func (r RedeliverWebhookDeliveryResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r RedeliverWebhookDeliveryResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RedeliverWebhookDeliveryResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -54478,6 +56270,11 @@ type ListWebhookEndpointsResponse500Headers struct {
 	XRequestId string
 }
 
+// ListWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse503Headers struct {
+	XRequestId string
+}
+
 // ListWebhookEndpointsResponseDefaultHeaders the declared response headers of an HTTP default response for ListWebhookEndpoints
 type ListWebhookEndpointsResponseDefaultHeaders struct {
 	XRequestId string
@@ -54498,6 +56295,8 @@ type ListWebhookEndpointsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -54512,6 +56311,8 @@ type ListWebhookEndpointsResponse struct {
 	Headers429 *ListWebhookEndpointsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWebhookEndpointsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWebhookEndpointsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListWebhookEndpointsResponseDefaultHeaders
 }
@@ -54544,6 +56345,11 @@ func (r ListWebhookEndpointsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWebhookEndpointsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWebhookEndpointsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -54625,6 +56431,11 @@ type CreateWebhookEndpointResponse500Headers struct {
 	XRequestId string
 }
 
+// CreateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse503Headers struct {
+	XRequestId string
+}
+
 // CreateWebhookEndpointResponseDefaultHeaders the declared response headers of an HTTP default response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponseDefaultHeaders struct {
 	XRequestId string
@@ -54651,6 +56462,8 @@ type CreateWebhookEndpointResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers201 the parsed response headers for an HTTP 201 response
@@ -54671,6 +56484,8 @@ type CreateWebhookEndpointResponse struct {
 	Headers429 *CreateWebhookEndpointResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateWebhookEndpointResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWebhookEndpointResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *CreateWebhookEndpointResponseDefaultHeaders
 }
@@ -54718,6 +56533,11 @@ func (r CreateWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateWebhookEndpointResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -54789,6 +56609,11 @@ type DeleteWebhookEndpointResponse500Headers struct {
 	XRequestId string
 }
 
+// DeleteWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse503Headers struct {
+	XRequestId string
+}
+
 // DeleteWebhookEndpointResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponseDefaultHeaders struct {
 	XRequestId string
@@ -54811,6 +56636,8 @@ type DeleteWebhookEndpointResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -54827,6 +56654,8 @@ type DeleteWebhookEndpointResponse struct {
 	Headers429 *DeleteWebhookEndpointResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteWebhookEndpointResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWebhookEndpointResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *DeleteWebhookEndpointResponseDefaultHeaders
 }
@@ -54864,6 +56693,11 @@ func (r DeleteWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteWebhookEndpointResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -54935,6 +56769,11 @@ type GetWebhookEndpointResponse500Headers struct {
 	XRequestId string
 }
 
+// GetWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse503Headers struct {
+	XRequestId string
+}
+
 // GetWebhookEndpointResponseDefaultHeaders the declared response headers of an HTTP default response for GetWebhookEndpoint
 type GetWebhookEndpointResponseDefaultHeaders struct {
 	XRequestId string
@@ -54957,6 +56796,8 @@ type GetWebhookEndpointResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -54973,6 +56814,8 @@ type GetWebhookEndpointResponse struct {
 	Headers429 *GetWebhookEndpointResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetWebhookEndpointResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWebhookEndpointResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *GetWebhookEndpointResponseDefaultHeaders
 }
@@ -55010,6 +56853,11 @@ func (r GetWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetWebhookEndpointResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -55081,6 +56929,11 @@ type UpdateWebhookEndpointResponse500Headers struct {
 	XRequestId string
 }
 
+// UpdateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse503Headers struct {
+	XRequestId string
+}
+
 // UpdateWebhookEndpointResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponseDefaultHeaders struct {
 	XRequestId string
@@ -55103,6 +56956,8 @@ type UpdateWebhookEndpointResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -55119,6 +56974,8 @@ type UpdateWebhookEndpointResponse struct {
 	Headers429 *UpdateWebhookEndpointResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *UpdateWebhookEndpointResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateWebhookEndpointResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *UpdateWebhookEndpointResponseDefaultHeaders
 }
@@ -55156,6 +57013,11 @@ func (r UpdateWebhookEndpointResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateWebhookEndpointResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -55227,6 +57089,11 @@ type ListWebhookEndpointDeliveriesResponse500Headers struct {
 	XRequestId string
 }
 
+// ListWebhookEndpointDeliveriesResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpointDeliveries
+type ListWebhookEndpointDeliveriesResponse503Headers struct {
+	XRequestId string
+}
+
 // ListWebhookEndpointDeliveriesResponseDefaultHeaders the declared response headers of an HTTP default response for ListWebhookEndpointDeliveries
 type ListWebhookEndpointDeliveriesResponseDefaultHeaders struct {
 	XRequestId string
@@ -55249,6 +57116,8 @@ type ListWebhookEndpointDeliveriesResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -55265,6 +57134,8 @@ type ListWebhookEndpointDeliveriesResponse struct {
 	Headers429 *ListWebhookEndpointDeliveriesResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListWebhookEndpointDeliveriesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWebhookEndpointDeliveriesResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
 	HeadersDefault *ListWebhookEndpointDeliveriesResponseDefaultHeaders
 }
@@ -55302,6 +57173,11 @@ func (r ListWebhookEndpointDeliveriesResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListWebhookEndpointDeliveriesResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWebhookEndpointDeliveriesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -59342,6 +61218,13 @@ func ParseGetCheckoutPageStylesheetResponse(rsp *http.Response) (*GetCheckoutPag
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -59382,6 +61265,16 @@ func ParseGetCheckoutPageStylesheetResponse(rsp *http.Response) (*GetCheckoutPag
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCheckoutPageStylesheetResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetCheckoutPageStylesheetResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -59425,6 +61318,13 @@ func ParseGetCheckoutPageScriptResponse(rsp *http.Response) (*GetCheckoutPageScr
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -59465,6 +61365,16 @@ func ParseGetCheckoutPageScriptResponse(rsp *http.Response) (*GetCheckoutPageScr
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCheckoutPageScriptResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetCheckoutPageScriptResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -59515,6 +61425,13 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -59555,6 +61472,16 @@ func ParseGetHealthResponse(rsp *http.Response) (*GetHealthResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetHealthResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetHealthResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -59832,6 +61759,13 @@ func ParseGetCheckoutPageStatusResponse(rsp *http.Response) (*GetCheckoutPageSta
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -59882,6 +61816,16 @@ func ParseGetCheckoutPageStatusResponse(rsp *http.Response) (*GetCheckoutPageSta
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCheckoutPageStatusResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetCheckoutPageStatusResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -60636,6 +62580,13 @@ func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -60706,6 +62657,16 @@ func ParseListAgentsResponse(rsp *http.Response) (*ListAgentsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAgentsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListAgentsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -60797,6 +62758,13 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -60898,6 +62866,16 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateAgentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateAgentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -60975,6 +62953,13 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -61056,6 +63041,16 @@ func ParseGetAgentResponse(rsp *http.Response) (*GetAgentResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAgentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetAgentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -61133,6 +63128,13 @@ func ParseListAgentActivityResponse(rsp *http.Response) (*ListAgentActivityRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -61214,6 +63216,16 @@ func ParseListAgentActivityResponse(rsp *http.Response) (*ListAgentActivityRespo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAgentActivityResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListAgentActivityResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -61539,6 +63551,13 @@ func ParseCreateAgentKeyResponse(rsp *http.Response) (*CreateAgentKeyResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -61649,6 +63668,16 @@ func ParseCreateAgentKeyResponse(rsp *http.Response) (*CreateAgentKeyResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateAgentKeyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateAgentKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -61726,6 +63755,13 @@ func ParseGetAgentLimitsResponse(rsp *http.Response) (*GetAgentLimitsResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -61807,6 +63843,16 @@ func ParseGetAgentLimitsResponse(rsp *http.Response) (*GetAgentLimitsResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetAgentLimitsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetAgentLimitsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -61891,6 +63937,13 @@ func ParseUpdateAgentLimitsResponse(rsp *http.Response) (*UpdateAgentLimitsRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -61982,6 +64035,16 @@ func ParseUpdateAgentLimitsResponse(rsp *http.Response) (*UpdateAgentLimitsRespo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateAgentLimitsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers UpdateAgentLimitsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -62080,6 +64143,13 @@ func ParseReactivateAgentResponse(rsp *http.Response) (*ReactivateAgentResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -62191,6 +64261,16 @@ func ParseReactivateAgentResponse(rsp *http.Response) (*ReactivateAgentResponse,
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReactivateAgentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ReactivateAgentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -62289,6 +64369,13 @@ func ParseSuspendAgentResponse(rsp *http.Response) (*SuspendAgentResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -62400,6 +64487,16 @@ func ParseSuspendAgentResponse(rsp *http.Response) (*SuspendAgentResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SuspendAgentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SuspendAgentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -62697,6 +64794,13 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -62767,6 +64871,16 @@ func ParseListApiKeysResponse(rsp *http.Response) (*ListApiKeysResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListApiKeysResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListApiKeysResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -62858,6 +64972,13 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -62959,6 +65080,16 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateApiKeyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateApiKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -63057,6 +65188,13 @@ func ParseRevokeApiKeyResponse(rsp *http.Response) (*RevokeApiKeyResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -63168,6 +65306,16 @@ func ParseRevokeApiKeyResponse(rsp *http.Response) (*RevokeApiKeyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeApiKeyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers RevokeApiKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -63239,6 +65387,13 @@ func ParseListBalancesResponse(rsp *http.Response) (*ListBalancesResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -63309,6 +65464,16 @@ func ParseListBalancesResponse(rsp *http.Response) (*ListBalancesResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListBalancesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListBalancesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -63407,6 +65572,13 @@ func ParseCreateBillResponse(rsp *http.Response) (*CreateBillResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -63518,6 +65690,16 @@ func ParseCreateBillResponse(rsp *http.Response) (*CreateBillResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateBillResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateBillResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -63589,6 +65771,13 @@ func ParseListInboundBillsResponse(rsp *http.Response) (*ListInboundBillsRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -63659,6 +65848,16 @@ func ParseListInboundBillsResponse(rsp *http.Response) (*ListInboundBillsRespons
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListInboundBillsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListInboundBillsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -63736,6 +65935,13 @@ func ParseGetInboundBillResponse(rsp *http.Response) (*GetInboundBillResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -63817,6 +66023,16 @@ func ParseGetInboundBillResponse(rsp *http.Response) (*GetInboundBillResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetInboundBillResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetInboundBillResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -64114,6 +66330,13 @@ func ParseGetCapabilitiesResponse(rsp *http.Response) (*GetCapabilitiesResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -64184,6 +66407,16 @@ func ParseGetCapabilitiesResponse(rsp *http.Response) (*GetCapabilitiesResponse,
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCapabilitiesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetCapabilitiesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -64255,6 +66488,13 @@ func ParseListCardholdersResponse(rsp *http.Response) (*ListCardholdersResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -64325,6 +66565,16 @@ func ParseListCardholdersResponse(rsp *http.Response) (*ListCardholdersResponse,
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCardholdersResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListCardholdersResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -64416,6 +66666,13 @@ func ParseCreateCardholderResponse(rsp *http.Response) (*CreateCardholderRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -64517,6 +66774,16 @@ func ParseCreateCardholderResponse(rsp *http.Response) (*CreateCardholderRespons
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCardholderResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateCardholderResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -64588,6 +66855,13 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -64658,6 +66932,16 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCardsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListCardsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -64756,6 +67040,13 @@ func ParseCreateCardResponse(rsp *http.Response) (*CreateCardResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -64867,6 +67158,16 @@ func ParseCreateCardResponse(rsp *http.Response) (*CreateCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCardResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateCardResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -64944,6 +67245,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -65025,6 +67333,16 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCardResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetCardResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -65102,6 +67420,13 @@ func ParseListCardAuthorizationsResponse(rsp *http.Response) (*ListCardAuthoriza
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -65183,6 +67508,16 @@ func ParseListCardAuthorizationsResponse(rsp *http.Response) (*ListCardAuthoriza
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCardAuthorizationsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListCardAuthorizationsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -65281,6 +67616,13 @@ func ParseCreateCardEphemeralKeyResponse(rsp *http.Response) (*CreateCardEphemer
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -65392,6 +67734,16 @@ func ParseCreateCardEphemeralKeyResponse(rsp *http.Response) (*CreateCardEphemer
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCardEphemeralKeyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateCardEphemeralKeyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -65490,6 +67842,13 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -65601,6 +67960,16 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers FreezeCardResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers FreezeCardResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -65678,6 +68047,13 @@ func ParseGetCardLimitsResponse(rsp *http.Response) (*GetCardLimitsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -65759,6 +68135,16 @@ func ParseGetCardLimitsResponse(rsp *http.Response) (*GetCardLimitsResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCardLimitsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetCardLimitsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -65843,6 +68229,13 @@ func ParseUpdateCardLimitsResponse(rsp *http.Response) (*UpdateCardLimitsRespons
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -65934,6 +68327,16 @@ func ParseUpdateCardLimitsResponse(rsp *http.Response) (*UpdateCardLimitsRespons
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateCardLimitsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers UpdateCardLimitsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -66032,6 +68435,13 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -66143,6 +68553,16 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UnfreezeCardResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers UnfreezeCardResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -66214,6 +68634,13 @@ func ParseListCheckoutsResponse(rsp *http.Response) (*ListCheckoutsResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest SecondaryServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest SecondaryError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -66284,6 +68711,16 @@ func ParseListCheckoutsResponse(rsp *http.Response) (*ListCheckoutsResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCheckoutsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListCheckoutsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -66355,6 +68792,13 @@ func ParseGetClaimResponse(rsp *http.Response) (*GetClaimResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -66425,6 +68869,16 @@ func ParseGetClaimResponse(rsp *http.Response) (*GetClaimResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetClaimResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetClaimResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -66516,6 +68970,13 @@ func ParseSendClaimPhoneCodeResponse(rsp *http.Response) (*SendClaimPhoneCodeRes
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -66617,6 +69078,16 @@ func ParseSendClaimPhoneCodeResponse(rsp *http.Response) (*SendClaimPhoneCodeRes
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers SendClaimPhoneCodeResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SendClaimPhoneCodeResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -66715,6 +69186,13 @@ func ParseVerifyClaimPhoneCodeResponse(rsp *http.Response) (*VerifyClaimPhoneCod
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -66826,6 +69304,16 @@ func ParseVerifyClaimPhoneCodeResponse(rsp *http.Response) (*VerifyClaimPhoneCod
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyClaimPhoneCodeResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers VerifyClaimPhoneCodeResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -66931,6 +69419,13 @@ func ParseRedeemClaimResponse(rsp *http.Response) (*RedeemClaimResponse, error) 
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -67052,6 +69547,16 @@ func ParseRedeemClaimResponse(rsp *http.Response) (*RedeemClaimResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers RedeemClaimResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers RedeemClaimResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -67123,6 +69628,13 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -67193,6 +69705,16 @@ func ParseListContactsResponse(rsp *http.Response) (*ListContactsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListContactsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListContactsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -67480,6 +70002,13 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -67560,6 +70089,16 @@ func ParseDeleteContactResponse(rsp *http.Response) (*DeleteContactResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteContactResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers DeleteContactResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -67631,6 +70170,13 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -67701,6 +70247,16 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCredentialsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListCredentialsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -67792,6 +70348,13 @@ func ParsePutDirectoryHandleResponse(rsp *http.Response) (*PutDirectoryHandleRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -67893,6 +70456,16 @@ func ParsePutDirectoryHandleResponse(rsp *http.Response) (*PutDirectoryHandleRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PutDirectoryHandleResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers PutDirectoryHandleResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -67964,6 +70537,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -68034,6 +70614,16 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListEventsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListEventsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -68111,6 +70701,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -68192,6 +70789,16 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEventResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetEventResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -68269,6 +70876,13 @@ func ParseListFaucetDripsResponse(rsp *http.Response) (*ListFaucetDripsResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -68350,6 +70964,16 @@ func ParseListFaucetDripsResponse(rsp *http.Response) (*ListFaucetDripsResponse,
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListFaucetDripsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListFaucetDripsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -68427,6 +71051,13 @@ func ParseGetFaucetDripResponse(rsp *http.Response) (*GetFaucetDripResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -68508,6 +71139,16 @@ func ParseGetFaucetDripResponse(rsp *http.Response) (*GetFaucetDripResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetFaucetDripResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetFaucetDripResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -68579,6 +71220,13 @@ func ParseGetIdentityResponse(rsp *http.Response) (*GetIdentityResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -68649,6 +71297,16 @@ func ParseGetIdentityResponse(rsp *http.Response) (*GetIdentityResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetIdentityResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetIdentityResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -68720,6 +71378,13 @@ func ParseListInvoicesResponse(rsp *http.Response) (*ListInvoicesResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -68790,6 +71455,16 @@ func ParseListInvoicesResponse(rsp *http.Response) (*ListInvoicesResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListInvoicesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListInvoicesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -68881,6 +71556,13 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -68982,6 +71664,16 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateInvoiceResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateInvoiceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -69046,6 +71738,13 @@ func ParseGetPublicInvoiceResponse(rsp *http.Response) (*GetPublicInvoiceRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -69106,6 +71805,16 @@ func ParseGetPublicInvoiceResponse(rsp *http.Response) (*GetPublicInvoiceRespons
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPublicInvoiceResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetPublicInvoiceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -69183,6 +71892,13 @@ func ParseGetInvoiceResponse(rsp *http.Response) (*GetInvoiceResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -69264,6 +71980,16 @@ func ParseGetInvoiceResponse(rsp *http.Response) (*GetInvoiceResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetInvoiceResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetInvoiceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -69589,6 +72315,13 @@ func ParseDeliverInvoiceResponse(rsp *http.Response) (*DeliverInvoiceResponse, e
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -69699,6 +72432,16 @@ func ParseDeliverInvoiceResponse(rsp *http.Response) (*DeliverInvoiceResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeliverInvoiceResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers DeliverInvoiceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -70250,6 +72993,13 @@ func ParseSendInvoiceResponse(rsp *http.Response) (*SendInvoiceResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -70360,6 +73110,16 @@ func ParseSendInvoiceResponse(rsp *http.Response) (*SendInvoiceResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SendInvoiceResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SendInvoiceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -70431,6 +73191,13 @@ func ParseListLedgerAccountsResponse(rsp *http.Response) (*ListLedgerAccountsRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -70501,6 +73268,16 @@ func ParseListLedgerAccountsResponse(rsp *http.Response) (*ListLedgerAccountsRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListLedgerAccountsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListLedgerAccountsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -70578,6 +73355,13 @@ func ParseGetLedgerAccountStatementResponse(rsp *http.Response) (*GetLedgerAccou
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -70659,6 +73443,16 @@ func ParseGetLedgerAccountStatementResponse(rsp *http.Response) (*GetLedgerAccou
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLedgerAccountStatementResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetLedgerAccountStatementResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -70736,6 +73530,13 @@ func ParseListLedgerEntriesResponse(rsp *http.Response) (*ListLedgerEntriesRespo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -70820,6 +73621,16 @@ func ParseListLedgerEntriesResponse(rsp *http.Response) (*ListLedgerEntriesRespo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListLedgerEntriesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListLedgerEntriesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -71049,6 +73860,13 @@ func ParseGetTrialBalanceResponse(rsp *http.Response) (*GetTrialBalanceResponse,
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -71119,6 +73937,16 @@ func ParseGetTrialBalanceResponse(rsp *http.Response) (*GetTrialBalanceResponse,
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTrialBalanceResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetTrialBalanceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -71196,6 +74024,13 @@ func ParseGetOfframpClaimResponse(rsp *http.Response) (*GetOfframpClaimResponse,
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -71277,6 +74112,16 @@ func ParseGetOfframpClaimResponse(rsp *http.Response) (*GetOfframpClaimResponse,
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOfframpClaimResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetOfframpClaimResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -71375,6 +74220,13 @@ func ParseRequestOfframpClaimRefundResponse(rsp *http.Response) (*RequestOfframp
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -71486,6 +74338,16 @@ func ParseRequestOfframpClaimRefundResponse(rsp *http.Response) (*RequestOfframp
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RequestOfframpClaimRefundResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers RequestOfframpClaimRefundResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -71591,6 +74453,13 @@ func ParseResendOfframpClaimResponse(rsp *http.Response) (*ResendOfframpClaimRes
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -71712,6 +74581,16 @@ func ParseResendOfframpClaimResponse(rsp *http.Response) (*ResendOfframpClaimRes
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers ResendOfframpClaimResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ResendOfframpClaimResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -71783,6 +74662,13 @@ func ParseListOfframpPaymentsResponse(rsp *http.Response) (*ListOfframpPaymentsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -71853,6 +74739,16 @@ func ParseListOfframpPaymentsResponse(rsp *http.Response) (*ListOfframpPaymentsR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListOfframpPaymentsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListOfframpPaymentsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -72157,6 +75053,13 @@ func ParseGetOfframpPaymentResponse(rsp *http.Response) (*GetOfframpPaymentRespo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -72237,6 +75140,16 @@ func ParseGetOfframpPaymentResponse(rsp *http.Response) (*GetOfframpPaymentRespo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOfframpPaymentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetOfframpPaymentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -72335,6 +75248,13 @@ func ParseCancelOfframpPaymentResponse(rsp *http.Response) (*CancelOfframpPaymen
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -72446,6 +75366,16 @@ func ParseCancelOfframpPaymentResponse(rsp *http.Response) (*CancelOfframpPaymen
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelOfframpPaymentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CancelOfframpPaymentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -72544,6 +75474,13 @@ func ParseConfirmOfframpPaymentResponse(rsp *http.Response) (*ConfirmOfframpPaym
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -72655,6 +75592,16 @@ func ParseConfirmOfframpPaymentResponse(rsp *http.Response) (*ConfirmOfframpPaym
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ConfirmOfframpPaymentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ConfirmOfframpPaymentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -72732,6 +75679,13 @@ func ParseListOfframpPaymentRoutesResponse(rsp *http.Response) (*ListOfframpPaym
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -72813,6 +75767,16 @@ func ParseListOfframpPaymentRoutesResponse(rsp *http.Response) (*ListOfframpPaym
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListOfframpPaymentRoutesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListOfframpPaymentRoutesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -72911,6 +75875,13 @@ func ParseSelectOfframpPaymentRouteResponse(rsp *http.Response) (*SelectOfframpP
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -73022,6 +75993,16 @@ func ParseSelectOfframpPaymentRouteResponse(rsp *http.Response) (*SelectOfframpP
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SelectOfframpPaymentRouteResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SelectOfframpPaymentRouteResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -73072,6 +76053,13 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -73112,6 +76100,16 @@ func ParseGetOpenAPIDocumentResponse(rsp *http.Response) (*GetOpenAPIDocumentRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOpenAPIDocumentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetOpenAPIDocumentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -73183,6 +76181,13 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -73253,6 +76258,16 @@ func ParseListPaymentsResponse(rsp *http.Response) (*ListPaymentsResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPaymentsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListPaymentsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -73557,6 +76572,13 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest EitherShapeServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest EitherShapeError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -73637,6 +76659,16 @@ func ParseGetPaymentResponse(rsp *http.Response) (*GetPaymentResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPaymentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetPaymentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -74393,6 +77425,13 @@ func ParseListCheckoutRefundsResponse(rsp *http.Response) (*ListCheckoutRefundsR
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest SecondaryServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest SecondaryError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -74473,6 +77512,16 @@ func ParseListCheckoutRefundsResponse(rsp *http.Response) (*ListCheckoutRefundsR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCheckoutRefundsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListCheckoutRefundsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -74770,6 +77819,13 @@ func ParseListPayoutDestinationsResponse(rsp *http.Response) (*ListPayoutDestina
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -74840,6 +77896,16 @@ func ParseListPayoutDestinationsResponse(rsp *http.Response) (*ListPayoutDestina
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPayoutDestinationsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListPayoutDestinationsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -74938,6 +78004,13 @@ func ParseCreatePayoutDestinationResponse(rsp *http.Response) (*CreatePayoutDest
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -75049,6 +78122,16 @@ func ParseCreatePayoutDestinationResponse(rsp *http.Response) (*CreatePayoutDest
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePayoutDestinationResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreatePayoutDestinationResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -75126,6 +78209,13 @@ func ParseGetPayoutDestinationResponse(rsp *http.Response) (*GetPayoutDestinatio
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -75207,6 +78297,16 @@ func ParseGetPayoutDestinationResponse(rsp *http.Response) (*GetPayoutDestinatio
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPayoutDestinationResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetPayoutDestinationResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -75278,6 +78378,13 @@ func ParseListPhoneAliasesResponse(rsp *http.Response) (*ListPhoneAliasesRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -75348,6 +78455,16 @@ func ParseListPhoneAliasesResponse(rsp *http.Response) (*ListPhoneAliasesRespons
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPhoneAliasesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListPhoneAliasesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -75446,6 +78563,13 @@ func ParseCreatePhoneAliasResponse(rsp *http.Response) (*CreatePhoneAliasRespons
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -75557,6 +78681,16 @@ func ParseCreatePhoneAliasResponse(rsp *http.Response) (*CreatePhoneAliasRespons
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePhoneAliasResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreatePhoneAliasResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -75662,6 +78796,13 @@ func ParseReverifyPhoneAliasResponse(rsp *http.Response) (*ReverifyPhoneAliasRes
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -75783,6 +78924,16 @@ func ParseReverifyPhoneAliasResponse(rsp *http.Response) (*ReverifyPhoneAliasRes
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReverifyPhoneAliasResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ReverifyPhoneAliasResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -75888,6 +79039,13 @@ func ParseVerifyPhoneAliasResponse(rsp *http.Response) (*VerifyPhoneAliasRespons
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -76009,6 +79167,16 @@ func ParseVerifyPhoneAliasResponse(rsp *http.Response) (*VerifyPhoneAliasRespons
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyPhoneAliasResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers VerifyPhoneAliasResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -76080,6 +79248,13 @@ func ParseListPoliciesResponse(rsp *http.Response) (*ListPoliciesResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -76150,6 +79325,16 @@ func ParseListPoliciesResponse(rsp *http.Response) (*ListPoliciesResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPoliciesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListPoliciesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -76241,6 +79426,13 @@ func ParseCreatePolicyResponse(rsp *http.Response) (*CreatePolicyResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -76342,6 +79534,16 @@ func ParseCreatePolicyResponse(rsp *http.Response) (*CreatePolicyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePolicyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreatePolicyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -76419,6 +79621,13 @@ func ParseDeletePolicyAttachmentResponse(rsp *http.Response) (*DeletePolicyAttac
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -76500,6 +79709,16 @@ func ParseDeletePolicyAttachmentResponse(rsp *http.Response) (*DeletePolicyAttac
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeletePolicyAttachmentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers DeletePolicyAttachmentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -76605,6 +79824,13 @@ func ParseEvaluatePolicyResponse(rsp *http.Response) (*EvaluatePolicyResponse, e
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -76726,6 +79952,16 @@ func ParseEvaluatePolicyResponse(rsp *http.Response) (*EvaluatePolicyResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers EvaluatePolicyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers EvaluatePolicyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -76803,6 +80039,13 @@ func ParseDeletePolicyResponse(rsp *http.Response) (*DeletePolicyResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -76884,6 +80127,16 @@ func ParseDeletePolicyResponse(rsp *http.Response) (*DeletePolicyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeletePolicyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers DeletePolicyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -76961,6 +80214,13 @@ func ParseGetPolicyResponse(rsp *http.Response) (*GetPolicyResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -77042,6 +80302,16 @@ func ParseGetPolicyResponse(rsp *http.Response) (*GetPolicyResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPolicyResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetPolicyResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -77119,6 +80389,13 @@ func ParseListPolicyAttachmentsResponse(rsp *http.Response) (*ListPolicyAttachme
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -77200,6 +80477,16 @@ func ParseListPolicyAttachmentsResponse(rsp *http.Response) (*ListPolicyAttachme
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPolicyAttachmentsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListPolicyAttachmentsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -77305,6 +80592,13 @@ func ParseCreatePolicyAttachmentResponse(rsp *http.Response) (*CreatePolicyAttac
 			return nil, err
 		}
 		response.JSON501 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -77426,6 +80720,16 @@ func ParseCreatePolicyAttachmentResponse(rsp *http.Response) (*CreatePolicyAttac
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePolicyAttachmentResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreatePolicyAttachmentResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -77503,6 +80807,13 @@ func ParseListPolicyVersionsResponse(rsp *http.Response) (*ListPolicyVersionsRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -77584,6 +80895,16 @@ func ParseListPolicyVersionsResponse(rsp *http.Response) (*ListPolicyVersionsRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPolicyVersionsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListPolicyVersionsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -77682,6 +81003,13 @@ func ParseCreatePolicyVersionResponse(rsp *http.Response) (*CreatePolicyVersionR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -77793,6 +81121,16 @@ func ParseCreatePolicyVersionResponse(rsp *http.Response) (*CreatePolicyVersionR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePolicyVersionResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreatePolicyVersionResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -77870,6 +81208,13 @@ func ParseReceiveProviderWebhookResponse(rsp *http.Response) (*ReceiveProviderWe
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -77951,6 +81296,16 @@ func ParseReceiveProviderWebhookResponse(rsp *http.Response) (*ReceiveProviderWe
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReceiveProviderWebhookResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ReceiveProviderWebhookResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -78028,6 +81383,13 @@ func ParseListRampsResponse(rsp *http.Response) (*ListRampsResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -78109,6 +81471,16 @@ func ParseListRampsResponse(rsp *http.Response) (*ListRampsResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRampsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListRampsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -78413,6 +81785,13 @@ func ParseGetRampResponse(rsp *http.Response) (*GetRampResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -78493,6 +81872,16 @@ func ParseGetRampResponse(rsp *http.Response) (*GetRampResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRampResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetRampResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -78584,6 +81973,13 @@ func ParseSandboxCreateBalanceDepositResponse(rsp *http.Response) (*SandboxCreat
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -78685,6 +82081,16 @@ func ParseSandboxCreateBalanceDepositResponse(rsp *http.Response) (*SandboxCreat
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxCreateBalanceDepositResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxCreateBalanceDepositResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -78783,6 +82189,13 @@ func ParseSandboxCaptureCardAuthorizationResponse(rsp *http.Response) (*SandboxC
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -78894,6 +82307,16 @@ func ParseSandboxCaptureCardAuthorizationResponse(rsp *http.Response) (*SandboxC
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxCaptureCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxCaptureCardAuthorizationResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -78992,6 +82415,13 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -79103,6 +82533,16 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxReverseCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxReverseCardAuthorizationResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -79201,6 +82641,13 @@ func ParseSandboxCreateCardAuthorizationResponse(rsp *http.Response) (*SandboxCr
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -79312,6 +82759,16 @@ func ParseSandboxCreateCardAuthorizationResponse(rsp *http.Response) (*SandboxCr
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxCreateCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxCreateCardAuthorizationResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -79403,6 +82860,13 @@ func ParseSandboxSetCredentialResponse(rsp *http.Response) (*SandboxSetCredentia
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -79504,6 +82968,16 @@ func ParseSandboxSetCredentialResponse(rsp *http.Response) (*SandboxSetCredentia
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxSetCredentialResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxSetCredentialResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -79595,6 +83069,13 @@ func ParseSandboxTriggerEventResponse(rsp *http.Response) (*SandboxTriggerEventR
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -79696,6 +83177,16 @@ func ParseSandboxTriggerEventResponse(rsp *http.Response) (*SandboxTriggerEventR
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxTriggerEventResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxTriggerEventResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -79794,6 +83285,13 @@ func ParseSandboxAdvanceInvoiceResponse(rsp *http.Response) (*SandboxAdvanceInvo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -79905,6 +83403,16 @@ func ParseSandboxAdvanceInvoiceResponse(rsp *http.Response) (*SandboxAdvanceInvo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxAdvanceInvoiceResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxAdvanceInvoiceResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -80003,6 +83511,13 @@ func ParseSandboxExpireOfframpClaimResponse(rsp *http.Response) (*SandboxExpireO
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -80114,6 +83629,16 @@ func ParseSandboxExpireOfframpClaimResponse(rsp *http.Response) (*SandboxExpireO
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxExpireOfframpClaimResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxExpireOfframpClaimResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -80212,6 +83737,13 @@ func ParseSandboxExpireOfframpQuotesResponse(rsp *http.Response) (*SandboxExpire
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -80323,6 +83855,16 @@ func ParseSandboxExpireOfframpQuotesResponse(rsp *http.Response) (*SandboxExpire
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxExpireOfframpQuotesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxExpireOfframpQuotesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -80421,6 +83963,13 @@ func ParseSandboxAdvanceOfframpProviderResponse(rsp *http.Response) (*SandboxAdv
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -80532,6 +84081,16 @@ func ParseSandboxAdvanceOfframpProviderResponse(rsp *http.Response) (*SandboxAdv
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxAdvanceOfframpProviderResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxAdvanceOfframpProviderResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -80630,6 +84189,13 @@ func ParseSandboxExpireCheckoutResponse(rsp *http.Response) (*SandboxExpireCheck
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest SecondaryServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest SecondaryError
@@ -80741,6 +84307,16 @@ func ParseSandboxExpireCheckoutResponse(rsp *http.Response) (*SandboxExpireCheck
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxExpireCheckoutResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxExpireCheckoutResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -81045,6 +84621,13 @@ func ParseSandboxListSmsMessagesResponse(rsp *http.Response) (*SandboxListSmsMes
 		}
 		response.JSON501 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -81125,6 +84708,16 @@ func ParseSandboxListSmsMessagesResponse(rsp *http.Response) (*SandboxListSmsMes
 			headers.XRequestId = value
 		}
 		response.Headers501 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxListSmsMessagesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxListSmsMessagesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -81223,6 +84816,13 @@ func ParseSandboxAdvanceTreasuryAccountResponse(rsp *http.Response) (*SandboxAdv
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -81334,6 +84934,16 @@ func ParseSandboxAdvanceTreasuryAccountResponse(rsp *http.Response) (*SandboxAdv
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxAdvanceTreasuryAccountResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers SandboxAdvanceTreasuryAccountResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -81405,6 +85015,13 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -81475,6 +85092,16 @@ func ParseGetStatusResponse(rsp *http.Response) (*GetStatusResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStatusResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetStatusResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -81573,6 +85200,13 @@ func ParseCreateTenantResponse(rsp *http.Response) (*CreateTenantResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -81684,6 +85318,16 @@ func ParseCreateTenantResponse(rsp *http.Response) (*CreateTenantResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTenantResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateTenantResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -81755,6 +85399,13 @@ func ParseGetCurrentTenantResponse(rsp *http.Response) (*GetCurrentTenantRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -81825,6 +85476,16 @@ func ParseGetCurrentTenantResponse(rsp *http.Response) (*GetCurrentTenantRespons
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCurrentTenantResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetCurrentTenantResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -81896,6 +85557,13 @@ func ParseListMembersResponse(rsp *http.Response) (*ListMembersResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -81966,6 +85634,16 @@ func ParseListMembersResponse(rsp *http.Response) (*ListMembersResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListMembersResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListMembersResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -82057,6 +85735,13 @@ func ParseInviteMemberResponse(rsp *http.Response) (*InviteMemberResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -82158,6 +85843,16 @@ func ParseInviteMemberResponse(rsp *http.Response) (*InviteMemberResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers InviteMemberResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers InviteMemberResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -82256,6 +85951,13 @@ func ParseAcceptInviteResponse(rsp *http.Response) (*AcceptInviteResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -82367,6 +86069,16 @@ func ParseAcceptInviteResponse(rsp *http.Response) (*AcceptInviteResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers AcceptInviteResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers AcceptInviteResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -82465,6 +86177,13 @@ func ParseRevokeMemberResponse(rsp *http.Response) (*RevokeMemberResponse, error
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -82576,6 +86295,16 @@ func ParseRevokeMemberResponse(rsp *http.Response) (*RevokeMemberResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeMemberResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers RevokeMemberResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -82647,6 +86376,13 @@ func ParseListTransactionsResponse(rsp *http.Response) (*ListTransactionsRespons
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest SecondaryServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest SecondaryError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -82717,6 +86453,16 @@ func ParseListTransactionsResponse(rsp *http.Response) (*ListTransactionsRespons
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTransactionsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListTransactionsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -82788,6 +86534,13 @@ func ParseListTreasuryAccountsResponse(rsp *http.Response) (*ListTreasuryAccount
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -82858,6 +86611,16 @@ func ParseListTreasuryAccountsResponse(rsp *http.Response) (*ListTreasuryAccount
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTreasuryAccountsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListTreasuryAccountsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -83145,6 +86908,13 @@ func ParseGetTreasuryAccountResponse(rsp *http.Response) (*GetTreasuryAccountRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -83225,6 +86995,16 @@ func ParseGetTreasuryAccountResponse(rsp *http.Response) (*GetTreasuryAccountRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTreasuryAccountResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetTreasuryAccountResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -83302,6 +87082,13 @@ func ParseListTreasuryAccountRulesResponse(rsp *http.Response) (*ListTreasuryAcc
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -83383,6 +87170,16 @@ func ParseListTreasuryAccountRulesResponse(rsp *http.Response) (*ListTreasuryAcc
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTreasuryAccountRulesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListTreasuryAccountRulesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -83481,6 +87278,13 @@ func ParseCreateTreasuryAccountRuleResponse(rsp *http.Response) (*CreateTreasury
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -83592,6 +87396,16 @@ func ParseCreateTreasuryAccountRuleResponse(rsp *http.Response) (*CreateTreasury
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTreasuryAccountRuleResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateTreasuryAccountRuleResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -83669,6 +87483,13 @@ func ParseListTreasuryAccountSweepsResponse(rsp *http.Response) (*ListTreasuryAc
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -83750,6 +87571,16 @@ func ParseListTreasuryAccountSweepsResponse(rsp *http.Response) (*ListTreasuryAc
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTreasuryAccountSweepsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListTreasuryAccountSweepsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -84054,6 +87885,13 @@ func ParseDeleteTreasuryRuleResponse(rsp *http.Response) (*DeleteTreasuryRuleRes
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -84134,6 +87972,16 @@ func ParseDeleteTreasuryRuleResponse(rsp *http.Response) (*DeleteTreasuryRuleRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteTreasuryRuleResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers DeleteTreasuryRuleResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -84211,6 +88059,13 @@ func ParseUpdateTreasuryRuleResponse(rsp *http.Response) (*UpdateTreasuryRuleRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -84292,6 +88147,16 @@ func ParseUpdateTreasuryRuleResponse(rsp *http.Response) (*UpdateTreasuryRuleRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateTreasuryRuleResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers UpdateTreasuryRuleResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -84390,6 +88255,13 @@ func ParseVerifyTwoFactorChallengeResponse(rsp *http.Response) (*VerifyTwoFactor
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -84501,6 +88373,16 @@ func ParseVerifyTwoFactorChallengeResponse(rsp *http.Response) (*VerifyTwoFactor
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyTwoFactorChallengeResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers VerifyTwoFactorChallengeResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -84572,6 +88454,13 @@ func ParseListTwoFactorFactorsResponse(rsp *http.Response) (*ListTwoFactorFactor
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -84642,6 +88531,16 @@ func ParseListTwoFactorFactorsResponse(rsp *http.Response) (*ListTwoFactorFactor
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTwoFactorFactorsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListTwoFactorFactorsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -84733,6 +88632,13 @@ func ParseEnrollTwoFactorFactorResponse(rsp *http.Response) (*EnrollTwoFactorFac
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -84834,6 +88740,16 @@ func ParseEnrollTwoFactorFactorResponse(rsp *http.Response) (*EnrollTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers EnrollTwoFactorFactorResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers EnrollTwoFactorFactorResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -84911,6 +88827,13 @@ func ParseDeleteTwoFactorFactorResponse(rsp *http.Response) (*DeleteTwoFactorFac
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -84992,6 +88915,16 @@ func ParseDeleteTwoFactorFactorResponse(rsp *http.Response) (*DeleteTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteTwoFactorFactorResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers DeleteTwoFactorFactorResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -85090,6 +89023,13 @@ func ParseVerifyTwoFactorFactorResponse(rsp *http.Response) (*VerifyTwoFactorFac
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -85201,6 +89141,16 @@ func ParseVerifyTwoFactorFactorResponse(rsp *http.Response) (*VerifyTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers VerifyTwoFactorFactorResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers VerifyTwoFactorFactorResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -85272,6 +89222,13 @@ func ParseGetTwoFactorSettingsResponse(rsp *http.Response) (*GetTwoFactorSetting
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -85342,6 +89299,16 @@ func ParseGetTwoFactorSettingsResponse(rsp *http.Response) (*GetTwoFactorSetting
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTwoFactorSettingsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetTwoFactorSettingsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -85419,6 +89386,13 @@ func ParseUpdateTwoFactorSettingsResponse(rsp *http.Response) (*UpdateTwoFactorS
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -85500,6 +89474,16 @@ func ParseUpdateTwoFactorSettingsResponse(rsp *http.Response) (*UpdateTwoFactorS
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateTwoFactorSettingsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers UpdateTwoFactorSettingsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -85571,6 +89555,13 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -85641,6 +89632,16 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWalletsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListWalletsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -85928,6 +89929,13 @@ func ParseGetWalletResponse(rsp *http.Response) (*GetWalletResponse, error) {
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -86008,6 +90016,16 @@ func ParseGetWalletResponse(rsp *http.Response) (*GetWalletResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWalletResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetWalletResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -86713,6 +90731,13 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest SecondaryServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest SecondaryError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -86793,6 +90818,16 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWalletTransactionsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListWalletTransactionsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -87344,6 +91379,13 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -87454,6 +91496,16 @@ func ParseRedeliverWebhookDeliveryResponse(rsp *http.Response) (*RedeliverWebhoo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RedeliverWebhookDeliveryResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers RedeliverWebhookDeliveryResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -87525,6 +91577,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -87595,6 +91654,16 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWebhookEndpointsResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListWebhookEndpointsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -87686,6 +91755,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -87787,6 +91863,16 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers CreateWebhookEndpointResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -87864,6 +91950,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -87945,6 +92038,16 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers DeleteWebhookEndpointResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -88022,6 +92125,13 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -88103,6 +92213,16 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers GetWebhookEndpointResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -88180,6 +92300,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -88261,6 +92388,16 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers UpdateWebhookEndpointResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -88338,6 +92475,13 @@ func ParseListWebhookEndpointDeliveriesResponse(rsp *http.Response) (*ListWebhoo
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -88419,6 +92563,16 @@ func ParseListWebhookEndpointDeliveriesResponse(rsp *http.Response) (*ListWebhoo
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListWebhookEndpointDeliveriesResponse503Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
 	case true:
 		var headers ListWebhookEndpointDeliveriesResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
