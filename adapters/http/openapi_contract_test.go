@@ -2,6 +2,7 @@ package http
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -174,21 +175,53 @@ func TestOpenAPI_EverySchemaDescribed(t *testing.T) {
 	}
 }
 
-// TestOpenAPI_PropertiesDescribed: properties carry descriptions from their tags or their
-// shared names; a checkout amount is described as the decimal number it is.
+// undescribedProperties may lack a description: none today. A property that truly cannot be
+// described goes here with its reason, and in docs/decisions.md ("#31 third pass").
+var undescribedProperties = map[string]string{}
+
+// TestOpenAPI_PropertiesDescribed: every property of every component, at any depth (inline
+// objects, array items, allOf/anyOf/oneOf branches), carries a description, from its tag, its
+// shared name or the component it references; a checkout amount is described as the decimal
+// number it is.
 func TestOpenAPI_PropertiesDescribed(t *testing.T) {
 	doc, _ := fullDocument(t)
-	total, described := 0, 0
-	for _, s := range doc.Components.Schemas {
-		for _, p := range s.Value.Properties {
+	total := 0
+	var walk func(path string, s *openapi3.SchemaRef)
+	walk = func(path string, s *openapi3.SchemaRef) {
+		if s == nil || s.Value == nil {
+			return
+		}
+		for _, name := range slices.Sorted(maps.Keys(s.Value.Properties)) {
+			p := s.Value.Properties[name]
 			total++
-			if p.Value != nil && p.Value.Description != "" {
-				described++
+			if (p.Value == nil || strings.TrimSpace(p.Value.Description) == "") && undescribedProperties[path+"."+name] == "" {
+				t.Errorf("%s.%s has no description", path, name)
+			}
+			if p.Ref == "" { // a referenced component is walked as itself
+				walk(path+"."+name, p)
+			}
+		}
+		branches := []*openapi3.SchemaRef{s.Value.Items}
+		branches = append(branches, s.Value.AllOf...)
+		branches = append(branches, s.Value.AnyOf...)
+		branches = append(branches, s.Value.OneOf...)
+		for _, b := range branches {
+			if b != nil && b.Ref == "" {
+				walk(path, b)
 			}
 		}
 	}
-	if described*100 < total*85 {
-		t.Errorf("%d of %d properties described", described, total)
+	for _, name := range slices.Sorted(maps.Keys(doc.Components.Schemas)) {
+		walk(name, doc.Components.Schemas[name])
+	}
+	if total < 1000 {
+		t.Errorf("only %d properties walked: the walk misses components", total)
+	}
+	for path := range undescribedProperties {
+		name, prop, _ := strings.Cut(path, ".")
+		if s := doc.Components.Schemas[name]; s == nil || s.Value.Properties[prop] == nil || s.Value.Properties[prop].Value.Description != "" {
+			t.Errorf("undescribedProperties lists %s, which is no undescribed property", path)
+		}
 	}
 	amount := doc.Components.Schemas["CheckoutCreate"].Value.Properties["amount"].Value
 	if !strings.Contains(amount.Description, "JSON number") {

@@ -69,7 +69,8 @@ func (g *schemaGen) statusErrorSchema(status int) map[string]any {
 		g.components[component] = map[string]any{
 			"description": "The ErrorEnvelope of a " + strconv.Itoa(status) + " answer: its code is one of these.",
 			"allOf": []any{envelope, map[string]any{"type": "object",
-				"properties": map[string]any{"code": map[string]any{"type": "string", "enum": toAny(codes)}}}}}
+				"properties": map[string]any{"code": map[string]any{"type": "string", "enum": toAny(codes),
+					"description": "The stable codes a " + strconv.Itoa(status) + " answer can carry (ErrorCode lists every code)."}}}}}
 	}
 	return map[string]any{"$ref": "#/components/schemas/" + component}
 }
@@ -135,7 +136,8 @@ func (g *schemaGen) statusSecondaryErrorSchema(status int) map[string]any {
 		g.components["SecondaryErrorBody"+suffix] = map[string]any{
 			"description": "The SecondaryErrorBody of a " + suffix + " answer: its code is one of these.",
 			"allOf": []any{body, map[string]any{"type": "object",
-				"properties": map[string]any{"code": map[string]any{"type": "string", "enum": toAny(codes)}}}}}
+				"properties": map[string]any{"code": map[string]any{"type": "string", "enum": toAny(codes),
+				"description": "The secondary codes a " + suffix + " answer can carry (SecondaryErrorCode lists every code)."}}}}}
 		g.components[secondaryErrorComponent+suffix] = map[string]any{
 			"description": "The SecondaryError of a " + suffix + " answer: its error's code is one of that status's secondary codes.",
 			"type":        "object", "additionalProperties": false, "required": []string{"error"},
