@@ -37,7 +37,7 @@ type buildResponse struct {
 }
 
 type capabilitiesResponse struct {
-	APIVersion  string          `json:"apiVersion" oas:"required" description:"The API's version: "1" for every /v1 path."`
+	APIVersion  string          `json:"apiVersion" oas:"required" description:"The API's version: 1 for every /v1 path."`
 	Build       buildResponse   `json:"build" oas:"required"`
 	Environment string          `json:"environment" oas:"required,enum=TEST|LIVE"`
 	Chains      []ChainInfo     `json:"chains" oas:"required" description:"The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address."`

@@ -37,7 +37,7 @@ type payoutRouteQuoteResponse struct {
 	DestinationAmountMinor   string               `json:"destinationAmountMinor" oas:"required"`
 	DestinationCurrency      string               `json:"destinationCurrency" oas:"required"`
 	Fees                     payoutRouteQuoteFees `json:"fees" oas:"required"`
-	ExchangeRate             string               `json:"exchangeRate" oas:"required" description:"USD to the destination currency, a decimal string ("1" for USD)."`
+	ExchangeRate             string               `json:"exchangeRate" oas:"required" description:"USD to the destination currency, a decimal string (1 for USD)."`
 	EstimatedDeliverySeconds int                  `json:"estimatedDeliverySeconds" oas:"required"`
 	RequiresBridge           bool                 `json:"requiresBridge" oas:"required"`
 	RequiresConversion       bool                 `json:"requiresConversion" oas:"required"`

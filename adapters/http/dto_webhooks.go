@@ -34,7 +34,7 @@ type webhookEndpointRequest struct {
 // webhookEndpointPatchRequest is the body of PATCH /v1/webhook-endpoints/{id}.
 type webhookEndpointPatchRequest struct {
 	URL          *string   `json:"url,omitempty"`
-	Events       *[]string `json:"events,omitempty" description:"The event types to receive; empty or ["*"]: every type; absent: unchanged."`
+	Events       *[]string `json:"events,omitempty" description:"The event types to receive; empty or [*]: every type; absent: unchanged."`
 	Enabled      *bool     `json:"enabled,omitempty" description:"true re-enables an endpoint disabled after failing, and clears its failure run"`
 	RotateSecret bool      `json:"rotateSecret,omitempty" description:"replace the signing secret; the new one is in this answer only"`
 }
