@@ -20,7 +20,9 @@ type secondaryErrorResponse struct {
 }
 
 type secondaryErrorBody struct {
-	Code    string         `json:"code" oas:"required" description:"invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded, wallet_not_found, or the canonical code in lower case"`
+	// Code is documented as the SecondaryErrorCode enum (secondaryErrorCodeSchema), narrowed per
+	// status by SecondaryErrorBody<status>.
+	Code    string         `json:"code" oas:"required"`
 	Message string         `json:"message" oas:"required"`
 	Details map[string]any `json:"details" oas:"required" description:"the canonical details, plus canonical_code and request_id"`
 }
