@@ -99,7 +99,7 @@ type checkoutResponse struct {
 	TransactionHash *string           `json:"transaction_hash" oas:"required" description:"the latest transfer to the deposit address; null before one is seen"`
 	Confirmations   int64             `json:"confirmations" oas:"required" description:"depth of that transfer"`
 	AmountReceived  string            `json:"amount_received" oas:"required" description:"USDC seen at the deposit address"`
-	AmountRefunded  string            `json:"amount_refunded" oas:"required" description:"How much has been refunded to the payer so far, a decimal string in the currency's unit (0 before any refund)."`
+	AmountRefunded  string            `json:"amount_refunded" oas:"required" description:"How much has been refunded to the payer so far, a decimal string with 6 fraction digits (0.000000 before any refund)."`
 	Refundable      string            `json:"refundable" oas:"required" description:"credited to the merchant's balance and not refunded"`
 	FailureReason   *string           `json:"failure_reason" oas:"required,enum=expired|underpaid" description:"why a failed payment failed"`
 	DepositAddress  string            `json:"deposit_address" oas:"required"`

@@ -114,7 +114,7 @@ type destinationResponse struct {
 	ID                     string    `json:"id" oas:"required"`
 	Type                   string    `json:"type" oas:"required"`
 	Status                 string    `json:"status" oas:"required,enum=ACTIVE|DISABLED|REVOKED"`
-	MaskedLabel            string    `json:"maskedLabel" oas:"required" description:"The destination's identifier masked for display (such as •••• 6789); the full identifier is stored encrypted and never returned."`
+	MaskedLabel            string    `json:"maskedLabel" oas:"required" description:"The destination's identifier masked for display; the full identifier is stored encrypted and never returned."`
 	AllowAutomaticFallback bool      `json:"allowAutomaticFallback" oas:"required"`
 	Routable               bool      `json:"routable" oas:"required" description:"Whether payouts can be routed to it now: false for rails created but not routable (US_BANK_ACH, SEPA) and for a destination the provider revoked."`
 	CreatedAt              time.Time `json:"createdAt" oas:"required"`

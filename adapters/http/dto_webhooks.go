@@ -69,7 +69,7 @@ type webhookAttemptResponse struct {
 	Number     int       `json:"number" oas:"required" description:"The attempt's number, from 1."`
 	At         time.Time `json:"at" oas:"required" description:"When the attempt was made (RFC 3339, UTC)."`
 	StatusCode *int      `json:"statusCode" oas:"required,nullable" description:"the receiver's status; null when no response came back"`
-	Error      *string   `json:"error" oas:"required,nullable" description:"Why the attempt failed (the receiver's status or a network error); null when it succeeded."`
+	Error      *string   `json:"error" oas:"required,nullable" description:"Why an attempt failed without an HTTP status (a timeout, a refused address); null when a response came back (statusCode holds its status)."`
 	DurationMs int64     `json:"durationMs" oas:"required"`
 	Succeeded  bool      `json:"succeeded" oas:"required"`
 }

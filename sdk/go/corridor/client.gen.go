@@ -4918,7 +4918,7 @@ type Checkout struct {
 	// AmountReceived USDC seen at the deposit address
 	AmountReceived string `json:"amount_received"`
 
-	// AmountRefunded How much has been refunded to the payer so far, a decimal string in the currency's unit (0 before any refund).
+	// AmountRefunded How much has been refunded to the payer so far, a decimal string with 6 fraction digits (0.000000 before any refund).
 	AmountRefunded string `json:"amount_refunded"`
 
 	// CompletedAt When it happened (RFC 3339, UTC); null until it has.
@@ -5499,7 +5499,7 @@ type Destination struct {
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
 	Id string `json:"id"`
 
-	// MaskedLabel The destination's identifier masked for display (such as •••• 6789); the full identifier is stored encrypted and never returned.
+	// MaskedLabel The destination's identifier masked for display; the full identifier is stored encrypted and never returned.
 	MaskedLabel string `json:"maskedLabel"`
 
 	// Routable Whether payouts can be routed to it now: false for rails created but not routable (US_BANK_ACH, SEPA) and for a destination the provider revoked.
@@ -8531,7 +8531,7 @@ type WebhookAttempt struct {
 	// DurationMs How long it took, in milliseconds.
 	DurationMs int `json:"durationMs"`
 
-	// Error Why the attempt failed (the receiver's status or a network error); null when it succeeded.
+	// Error Why an attempt failed without an HTTP status (a timeout, a refused address); null when a response came back (statusCode holds its status).
 	Error *string `json:"error"`
 
 	// Number The attempt's number, from 1.

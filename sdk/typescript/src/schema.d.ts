@@ -5179,7 +5179,7 @@ export interface components {
             amount: number;
             /** @description USDC seen at the deposit address */
             amount_received: string;
-            /** @description How much has been refunded to the payer so far, a decimal string in the currency's unit (0 before any refund). */
+            /** @description How much has been refunded to the payer so far, a decimal string with 6 fraction digits (0.000000 before any refund). */
             amount_refunded: string;
             /**
              * Format: date-time
@@ -5668,7 +5668,7 @@ export interface components {
             createdAt: string;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
-            /** @description The destination's identifier masked for display (such as •••• 6789); the full identifier is stored encrypted and never returned. */
+            /** @description The destination's identifier masked for display; the full identifier is stored encrypted and never returned. */
             maskedLabel: string;
             /** @description Whether payouts can be routed to it now: false for rails created but not routable (US_BANK_ACH, SEPA) and for a destination the provider revoked. */
             routable: boolean;
@@ -7975,7 +7975,7 @@ export interface components {
             at: string;
             /** @description How long it took, in milliseconds. */
             durationMs: number;
-            /** @description Why the attempt failed (the receiver's status or a network error); null when it succeeded. */
+            /** @description Why an attempt failed without an HTTP status (a timeout, a refused address); null when a response came back (statusCode holds its status). */
             error: string | null;
             /** @description The attempt's number, from 1. */
             number: number;
