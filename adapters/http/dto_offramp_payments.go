@@ -76,7 +76,7 @@ type payoutRouteQuotesResponse struct {
 }
 
 type providerWebhookResponse struct {
-	Received  bool `json:"received" oas:"required" description:"Always true: the event was verified and recorded."`
+	Received  bool `json:"received" oas:"required" description:"Always true: the event's signature verified and it was accepted."`
 	Duplicate bool `json:"duplicate" oas:"required" description:"Whether the provider had sent this event before: a duplicate changes nothing."`
 }
 

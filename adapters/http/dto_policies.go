@@ -54,7 +54,7 @@ type policyResponse struct {
 	Name            string     `json:"name" oas:"required"`
 	Status          string     `json:"status" oas:"required,enum=ACTIVE|ARCHIVED"`
 	ActiveVersionID string     `json:"activeVersionId" oas:"required"`
-	ActiveVersion   int        `json:"activeVersion" oas:"required" description:"The number of the version in force (1 for a new policy, one more per new version)."`
+	ActiveVersion   int        `json:"activeVersion" oas:"required" description:"The number of the version in force, the one evaluated: 1 for a new policy; each new version becomes the active one."`
 	CreatedAt       time.Time  `json:"createdAt" oas:"required"`
 	ArchivedAt      *time.Time `json:"archivedAt" oas:"required"`
 }

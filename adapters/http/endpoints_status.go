@@ -25,7 +25,7 @@ type chainHealthResponse struct {
 	LatestBlock         *uint64 `json:"latestBlock" oas:"required" description:"null when the node could not be read"`
 	IndexedThroughBlock *uint64 `json:"indexedThroughBlock" oas:"required" description:"the last block the ledger mirror has posted; null before its first run"`
 	MirrorLagBlocks     *uint64 `json:"mirrorLagBlocks" oas:"required" description:"latestBlock minus indexedThroughBlock; past 600 the environment is degraded"`
-	Problem             *string `json:"problem" oas:"required" description:"What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null while its status is ok."`
+	Problem             *string `json:"problem" oas:"required" description:"What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null when there is nothing to report."`
 }
 
 type statusResponse struct {

@@ -4837,7 +4837,7 @@ type ChainHealth struct {
 	// MirrorLagBlocks latestBlock minus indexedThroughBlock; past 600 the environment is degraded
 	MirrorLagBlocks *int `json:"mirrorLagBlocks"`
 
-	// Problem What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null while its status is ok.
+	// Problem What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null when there is nothing to report.
 	Problem *string `json:"problem"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
@@ -6788,7 +6788,7 @@ type PhoneAliasVerifyRequest struct {
 
 // Policy A spending policy: versioned rules evaluated on payments, card authorizations and off-ramps of the subjects it is attached to (docs/policies.md).
 type Policy struct {
-	// ActiveVersion The number of the version in force (1 for a new policy, one more per new version).
+	// ActiveVersion The number of the version in force, the one evaluated: 1 for a new policy; each new version becomes the active one.
 	ActiveVersion int `json:"activeVersion"`
 
 	// ActiveVersionId The id of the active version it refers to.
@@ -7004,7 +7004,7 @@ type ProviderWebhook struct {
 	// Duplicate Whether the provider had sent this event before: a duplicate changes nothing.
 	Duplicate bool `json:"duplicate"`
 
-	// Received Always true: the event was verified and recorded.
+	// Received Always true: the event's signature verified and it was accepted.
 	Received bool `json:"received"`
 }
 

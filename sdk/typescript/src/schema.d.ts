@@ -5115,7 +5115,7 @@ export interface components {
             latestBlock: number | null;
             /** @description latestBlock minus indexedThroughBlock; past 600 the environment is degraded */
             mirrorLagBlocks: number | null;
-            /** @description What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null while its status is ok. */
+            /** @description What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null when there is nothing to report. */
             problem: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -6623,7 +6623,7 @@ export interface components {
         };
         /** @description A spending policy: versioned rules evaluated on payments, card authorizations and off-ramps of the subjects it is attached to (docs/policies.md). */
         Policy: {
-            /** @description The number of the version in force (1 for a new policy, one more per new version). */
+            /** @description The number of the version in force, the one evaluated: 1 for a new policy; each new version becomes the active one. */
             activeVersion: number;
             /** @description The id of the active version it refers to. */
             activeVersionId: string;
@@ -6795,7 +6795,7 @@ export interface components {
         ProviderWebhook: {
             /** @description Whether the provider had sent this event before: a duplicate changes nothing. */
             duplicate: boolean;
-            /** @description Always true: the event was verified and recorded. */
+            /** @description Always true: the event's signature verified and it was accepted. */
             received: boolean;
         };
         /** @description The 201 answer of POST /v1/ramps (createRamp). */
