@@ -137,7 +137,7 @@ func (g *schemaGen) statusSecondaryErrorSchema(status int) map[string]any {
 			"description": "The SecondaryErrorBody of a " + suffix + " answer: its code is one of these.",
 			"allOf": []any{body, map[string]any{"type": "object",
 				"properties": map[string]any{"code": map[string]any{"type": "string", "enum": toAny(codes),
-				"description": "The secondary codes a " + suffix + " answer can carry (SecondaryErrorCode lists every code)."}}}}}
+					"description": "The secondary codes a " + suffix + " answer can carry (SecondaryErrorCode lists every code)."}}}}}
 		g.components[secondaryErrorComponent+suffix] = map[string]any{
 			"description": "The SecondaryError of a " + suffix + " answer: its error's code is one of that status's secondary codes.",
 			"type":        "object", "additionalProperties": false, "required": []string{"error"},
