@@ -13,7 +13,7 @@ type ChainInfo struct {
 	ChainKey    string  `json:"chainKey" oas:"required"`
 	Environment string  `json:"environment" oas:"required,enum=TEST|LIVE"`
 	USDCAddress *string `json:"usdcAddress" oas:"required"`
-	Available   bool    `json:"available" oas:"required"`
+	Available   bool    `json:"available" oas:"required" description:"Whether this deployment has a node for the chain, so its wallets and payments work."`
 }
 
 // CapabilitiesConfig is what the composition root knows is built and configured. Features
@@ -37,11 +37,11 @@ type buildResponse struct {
 }
 
 type capabilitiesResponse struct {
-	APIVersion  string          `json:"apiVersion" oas:"required"`
+	APIVersion  string          `json:"apiVersion" oas:"required" description:"The API's version: 1 for every /v1 path."`
 	Build       buildResponse   `json:"build" oas:"required"`
 	Environment string          `json:"environment" oas:"required,enum=TEST|LIVE"`
-	Chains      []ChainInfo     `json:"chains" oas:"required"`
-	Features    map[string]bool `json:"features" oas:"required"`
+	Chains      []ChainInfo     `json:"chains" oas:"required" description:"The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address."`
+	Features    map[string]bool `json:"features" oas:"required" description:"Feature name → whether it works end to end for the caller's environment in this build (sandbox-only features are false for LIVE keys)."`
 }
 
 // capabilities answers without credentials (environment TEST) or with them (the key's).

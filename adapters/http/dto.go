@@ -14,12 +14,12 @@ import (
 
 type tenantCreateRequest struct {
 	Name string `json:"name,omitempty" oas:"maxLength=200"`
-	Slug string `json:"slug,omitempty" oas:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$"`
+	Slug string `json:"slug,omitempty" oas:"pattern=^[a-z0-9]+(-[a-z0-9]+)*$" description:"Lowercase letters, digits and single hyphens; a taken slug gets -2, -3, …; absent: derived from the name."`
 }
 
 type tenantResponse struct {
 	ID        string    `json:"id" oas:"required"`
-	Slug      string    `json:"slug" oas:"required"`
+	Slug      string    `json:"slug" oas:"required" description:"The tenant's unique slug: lowercase letters, digits and single hyphens."`
 	Name      string    `json:"name" oas:"required"`
 	Role      string    `json:"role" oas:"required,enum=OWNER|ADMIN|MEMBER"`
 	CreatedAt time.Time `json:"createdAt" oas:"required"`
@@ -36,7 +36,7 @@ type memberInviteRequest struct {
 }
 
 type memberAcceptRequest struct {
-	Token         string `json:"token" oas:"required"`
+	Token         string `json:"token" oas:"required" description:"The invite token shown once in the invite answer: valid 7 days, accepted once, by a session whose verified email is the invited one."`
 	SignerAddress string `json:"signerAddress" oas:"required,pattern=^0x[0-9a-fA-F]{40}$"`
 	DisplayName   string `json:"displayName,omitempty"`
 }
@@ -66,7 +66,7 @@ type memberListResponse struct {
 type memberRevokeResponse struct {
 	ID                    string   `json:"id" oas:"required"`
 	Status                string   `json:"status" oas:"required,enum=REVOKED"`
-	StillOwnerOfWalletIDs []string `json:"stillOwnerOfWalletIds" oas:"required"`
+	StillOwnerOfWalletIDs []string `json:"stillOwnerOfWalletIds" oas:"required" description:"The wallets of the caller's environment whose Safe still has the member's signer as an owner: revoking access does not change a Safe's owners on chain."`
 }
 
 func toMember(m tenant.Member) memberResponse {

@@ -107,7 +107,7 @@ type agentActivityItem struct {
 }
 
 type agentActivityResponse struct {
-	Items      []agentActivityItem `json:"items" oas:"required"`
+	Items      []agentActivityItem `json:"items" oas:"required" description:"The agent's timeline, newest first: its payments, card authorizations and policy decisions (docs/agents.md)."`
 	NextCursor *string             `json:"nextCursor" oas:"required,nullable" description:"pass as cursor for the next (older) page; null at the end"`
 }
 

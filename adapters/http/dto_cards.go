@@ -155,16 +155,16 @@ func (r cardholderCardRequest) input() cardsapp.CardholderCardInput {
 }
 
 type ephemeralKeyRequest struct {
-	Platform       string   `json:"platform" oas:"required,enum=vendor_a|vendor_b"`
-	Nonce          string   `json:"nonce,omitempty" oas:"maxLength=512"`
-	NonceSignature string   `json:"nonceSignature,omitempty" oas:"maxLength=2048"`
-	Certificates   []string `json:"certificates,omitempty"`
+	Platform       string   `json:"platform" oas:"required,enum=vendor_a|vendor_b" description:"The card wallet vendor asking for the key (vendor_a or vendor_b)."`
+	Nonce          string   `json:"nonce,omitempty" oas:"maxLength=512" description:"The vendor's nonce, as its push-provisioning protocol sends it; optional."`
+	NonceSignature string   `json:"nonceSignature,omitempty" oas:"maxLength=2048" description:"The device's signature over the nonce, when the vendor's protocol sends one."`
+	Certificates   []string `json:"certificates,omitempty" description:"The vendor's certificates, as its push-provisioning protocol sends them; optional."`
 }
 
 type ephemeralKeyResponse struct {
 	CardID       string         `json:"cardId" oas:"required"`
 	IssuerCardID string         `json:"issuerCardId" oas:"required"`
-	Platform     string         `json:"platform" oas:"required,enum=vendor_a|vendor_b"`
+	Platform     string         `json:"platform" oas:"required,enum=vendor_a|vendor_b" description:"The card wallet vendor the key was minted for."`
 	EphemeralKey map[string]any `json:"ephemeralKey" oas:"required,nullable" description:"the issuer's key object {id, secret, expiresAt}, shown once (null on an idempotent replay)"`
 }
 
@@ -177,7 +177,7 @@ type cardAuthorizationRequest struct {
 	AmountUSD    string  `json:"amountUsd" oas:"required,pattern=^[0-9]+(\\.[0-9]+)?$"`
 	MCC          string  `json:"mcc" oas:"required,pattern=^[0-9]{4}$"`
 	MerchantName string  `json:"merchantName" oas:"required,maxLength=200"`
-	Counterparty *string `json:"counterparty,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$"`
+	Counterparty *string `json:"counterparty,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$" description:"The EVM address the spend pays (0x…, 40 hex digits), checked against the policies' counterparty lists; absent: none."`
 }
 
 type cardCaptureRequest struct {
@@ -185,9 +185,9 @@ type cardCaptureRequest struct {
 }
 
 type cardWindowsResponse struct {
-	Day   string `json:"day" oas:"required"`
-	Week  string `json:"week" oas:"required"`
-	Month string `json:"month" oas:"required"`
+	Day   string `json:"day" oas:"required" description:"The UTC day the authorization counted in (YYYY-MM-DD, 2026-03-01)."`
+	Week  string `json:"week" oas:"required" description:"The ISO week the authorization counted in, starting Monday 00:00 UTC (YYYY-Www, 2026-W09)."`
+	Month string `json:"month" oas:"required" description:"The calendar month (UTC) the authorization counted in (YYYY-MM, 2026-03)."`
 }
 
 // cardAuthorizationResponse is one recorded decision.
@@ -198,17 +198,17 @@ type cardAuthorizationResponse struct {
 	CapturedAmountUSD string              `json:"capturedAmountUsd" oas:"required"`
 	MCC               string              `json:"mcc" oas:"required"`
 	MerchantName      string              `json:"merchantName" oas:"required"`
-	Counterparty      *string             `json:"counterparty" oas:"required"`
+	Counterparty      *string             `json:"counterparty" oas:"required" description:"The EVM address the spend pays, checked against counterparty allow and block lists; null when the authorization named none."`
 	Status            string              `json:"status" oas:"required,enum=APPROVED|DECLINED|CAPTURED|REVERSED"`
 	DeclineReason     *string             `json:"declineReason" oas:"required"`
-	ReversalReason    *string             `json:"reversalReason" oas:"required,enum=MERCHANT|EXPIRED"`
+	ReversalReason    *string             `json:"reversalReason" oas:"required,enum=MERCHANT|EXPIRED" description:"Why an authorization was reversed: MERCHANT (the merchant reversed it) or EXPIRED (not captured within its lifetime); null unless REVERSED."`
 	Windows           cardWindowsResponse `json:"windows" oas:"required"`
 	HoldTransferID    *string             `json:"holdTransferId" oas:"required"`
 	PolicyID          *string             `json:"policyId" oas:"required"`
 	PolicyDecisionID  *string             `json:"policyDecisionId" oas:"required"`
-	SettlementStatus  *string             `json:"settlementStatus" oas:"required,enum=PENDING|SUBMITTED|CONFIRMED|FAILED|OFF_CHAIN"`
+	SettlementStatus  *string             `json:"settlementStatus" oas:"required,enum=PENDING|SUBMITTED|CONFIRMED|FAILED|OFF_CHAIN" description:"Where a captured spend's settlement stands: PENDING, SUBMITTED (sent on chain), CONFIRMED, FAILED, or OFF_CHAIN (a cardholder card, settled by the issuer); null until captured."`
 	SettlementTxHash  *string             `json:"settlementTxHash" oas:"required"`
-	SettlementError   *string             `json:"settlementError" oas:"required"`
+	SettlementError   *string             `json:"settlementError" oas:"required" description:"Why the on-chain settlement failed, or the last node error it is retried after; null while none occurred."`
 	CreatedAt         time.Time           `json:"createdAt" oas:"required"`
 	UpdatedAt         time.Time           `json:"updatedAt" oas:"required"`
 }

@@ -77,7 +77,7 @@ type checkoutCreateResponse struct {
 	ID             string      `json:"id" oas:"required" description:"the checkout's id (chk_…)"`
 	Amount         jsonDecimal `json:"amount" oas:"required"`
 	Currency       string      `json:"currency" oas:"required,enum=USD"`
-	Cryptocurrency string      `json:"cryptocurrency" oas:"required,enum=USDC"`
+	Cryptocurrency string      `json:"cryptocurrency" oas:"required,enum=USDC" description:"The asset the payer sends: USDC."`
 	CryptoAmount   string      `json:"crypto_amount" oas:"required" description:"USDC to send, a decimal string with 6 fraction digits"`
 	Status         string      `json:"status" oas:"required,enum=created|pending|completed|failed"`
 	PaymentURL     string      `json:"payment_url" oas:"required" description:"the hosted payment page (GET /pay/{id})"`
@@ -94,12 +94,12 @@ type checkoutResponse struct {
 	ID              string            `json:"id" oas:"required"`
 	Amount          jsonDecimal       `json:"amount" oas:"required"`
 	Currency        string            `json:"currency" oas:"required,enum=USD"`
-	Cryptocurrency  string            `json:"cryptocurrency" oas:"required,enum=USDC"`
+	Cryptocurrency  string            `json:"cryptocurrency" oas:"required,enum=USDC" description:"The asset the payer sends: USDC."`
 	Status          string            `json:"status" oas:"required,enum=created|pending|completed|failed"`
 	TransactionHash *string           `json:"transaction_hash" oas:"required" description:"the latest transfer to the deposit address; null before one is seen"`
 	Confirmations   int64             `json:"confirmations" oas:"required" description:"depth of that transfer"`
 	AmountReceived  string            `json:"amount_received" oas:"required" description:"USDC seen at the deposit address"`
-	AmountRefunded  string            `json:"amount_refunded" oas:"required"`
+	AmountRefunded  string            `json:"amount_refunded" oas:"required" description:"How much has been refunded to the payer so far, a decimal string with 6 fraction digits (0.000000 before any refund)."`
 	Refundable      string            `json:"refundable" oas:"required" description:"credited to the merchant's balance and not refunded"`
 	FailureReason   *string           `json:"failure_reason" oas:"required,enum=expired|underpaid" description:"why a failed payment failed"`
 	DepositAddress  string            `json:"deposit_address" oas:"required"`
@@ -124,11 +124,11 @@ type checkoutStatusResponse struct {
 	Status                string    `json:"status" oas:"required,enum=created|pending|completed|failed"`
 	Amount                string    `json:"amount" oas:"required"`
 	Currency              string    `json:"currency" oas:"required,enum=USD"`
-	CryptoAmount          string    `json:"crypto_amount" oas:"required"`
+	CryptoAmount          string    `json:"crypto_amount" oas:"required" description:"The USDC the payer sends, a decimal string with 6 fraction digits (12.500000)."`
 	DepositAddress        string    `json:"deposit_address" oas:"required"`
-	Confirmations         int64     `json:"confirmations" oas:"required"`
+	Confirmations         int64     `json:"confirmations" oas:"required" description:"How many blocks deep the paying transfer is; 0 before one is seen."`
 	RequiredConfirmations uint64    `json:"required_confirmations" oas:"required"`
-	FailureReason         *string   `json:"failure_reason" oas:"required,enum=expired|underpaid"`
+	FailureReason         *string   `json:"failure_reason" oas:"required,enum=expired|underpaid" description:"Why the checkout failed: expired (nothing arrived in time) or underpaid (less than the amount arrived); null unless it failed."`
 	ExpiresAt             time.Time `json:"expires_at" oas:"required"`
 	AmountReceived        string    `json:"amount_received" oas:"required" description:"USDC seen at the deposit address (the page says when it is short of the amount)"`
 	TransactionHash       *string   `json:"transaction_hash" oas:"required" description:"the latest transfer to the deposit address (public chain data); null before one is seen"`
@@ -145,7 +145,7 @@ type checkoutRefundResponse struct {
 	PaymentID       string    `json:"payment_id" oas:"required"`
 	Amount          string    `json:"amount" oas:"required"`
 	Currency        string    `json:"currency" oas:"required,enum=USDC"`
-	Destination     string    `json:"destination" oas:"required"`
+	Destination     string    `json:"destination" oas:"required" description:"The address the refund is sent to: the one asked for, else the payer (the sender of the first transfer)."`
 	Status          string    `json:"status" oas:"required,enum=pending|processed"`
 	TransactionHash *string   `json:"transaction_hash" oas:"required"`
 	CreatedAt       time.Time `json:"created_at" oas:"required"`

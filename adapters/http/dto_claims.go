@@ -50,7 +50,7 @@ type claimResendResponse struct {
 }
 
 type claimRefundResponse struct {
-	ClaimStatus   string  `json:"claimStatus" oas:"required"`
+	ClaimStatus   string  `json:"claimStatus" oas:"required" description:"The claim's status after the request (docs/claims.md lists the states); REFUNDED once the escrow has been refunded to the sender."`
 	PaymentStatus string  `json:"paymentStatus" oas:"required"`
 	RefundTxHash  *string `json:"refundTxHash" oas:"required"`
 }
@@ -69,7 +69,7 @@ type claimResponse struct {
 	ExpiresAt       time.Time `json:"expiresAt" oas:"required"`
 	Redeemed        bool      `json:"redeemed" oas:"required"`
 	EscrowClaimID   string    `json:"escrowClaimId" oas:"required" description:"the opaque bytes32 id in the escrow contract"`
-	MetadataHash    string    `json:"metadataHash" oas:"required"`
+	MetadataHash    string    `json:"metadataHash" oas:"required" description:"The hash the escrow contract records with the claim: sha256 over the domain corridor.claim.metadata.v1, the escrow id and the payment id (0x…, 64 hex digits); never the phone."`
 	DecisionHash    *string   `json:"decisionHash" oas:"required" description:"committed on chain with the release"`
 	FundTxHash      *string   `json:"fundTxHash" oas:"required"`
 	LockTxHash      *string   `json:"lockTxHash" oas:"required"`

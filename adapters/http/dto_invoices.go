@@ -115,7 +115,7 @@ type billResponse struct {
 	PayerTenantID      string    `json:"payerTenantId" oas:"required"`
 	SenderTenantID     string    `json:"senderTenantId" oas:"required"`
 	SenderAddress      string    `json:"senderAddress" oas:"required"`
-	VerificationStatus string    `json:"verificationStatus" oas:"required,enum=UNVERIFIED|VERIFIED|FAILED"`
+	VerificationStatus string    `json:"verificationStatus" oas:"required,enum=UNVERIFIED|VERIFIED|FAILED" description:"Whether the bill's signature verified against the sender's registered signer (docs/invoices.md); UNVERIFIED is never stored today, since verification is synchronous."`
 	VerificationReason *string   `json:"verificationReason" oas:"required" description:"why a bill FAILED: SIGNATURE_INVALID, SIGNER_MISMATCH (wrong key or wrong EIP-712 domain), SIGNER_NOT_ACTIVE_MEMBER, SIGNATURE_EXPIRED, NONCE_REPLAYED; null otherwise"`
 	PayerDecision      *string   `json:"payerDecision" oas:"required" description:"ACCEPTED once the payer proposed its payment"`
 	PayerPaymentID     *string   `json:"payerPaymentId" oas:"required"`

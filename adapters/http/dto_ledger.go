@@ -19,7 +19,7 @@ type serviceBalanceResponse struct {
 	Asset              string  `json:"asset" oas:"required,enum=USDC"`
 	Decimals           int     `json:"decimals" oas:"required"`
 	AccountID          *string `json:"accountId" oas:"required"`
-	Available          string  `json:"available" oas:"required"`
+	Available          string  `json:"available" oas:"required" description:"What you can spend: posted less the open holds, in the asset's unit."`
 	AvailableBaseUnits string  `json:"availableBaseUnits" oas:"required"`
 	Held               string  `json:"held" oas:"required"`
 	HeldBaseUnits      string  `json:"heldBaseUnits" oas:"required"`
@@ -30,7 +30,7 @@ type serviceBalanceResponse struct {
 type balancesResponse struct {
 	Environment string                   `json:"environment" oas:"required,enum=TEST|LIVE"`
 	AsOf        *time.Time               `json:"asOf" oas:"required"`
-	Balances    []serviceBalanceResponse `json:"balances" oas:"required"`
+	Balances    []serviceBalanceResponse `json:"balances" oas:"required" description:"One line per asset, USDC first: available, held and total, each also in base units."`
 }
 
 func toServiceBalance(b finance.ServiceBalance) serviceBalanceResponse {
@@ -76,13 +76,13 @@ func toDeposit(d finance.Deposit) depositResponse {
 // ledgerBalanceResponse is an account balance: posted, the open holds against it and on
 // their way into it, and what it may spend (posted − pendingDebits).
 type ledgerBalanceResponse struct {
-	Posted                  string `json:"posted" oas:"required"`
+	Posted                  string `json:"posted" oas:"required" description:"The balance of posted transfers, in the asset's unit."`
 	PostedBaseUnits         string `json:"postedBaseUnits" oas:"required"`
 	PendingDebits           string `json:"pendingDebits" oas:"required"`
 	PendingDebitsBaseUnits  string `json:"pendingDebitsBaseUnits" oas:"required"`
 	PendingCredits          string `json:"pendingCredits" oas:"required"`
 	PendingCreditsBaseUnits string `json:"pendingCreditsBaseUnits" oas:"required"`
-	Available               string `json:"available" oas:"required"`
+	Available               string `json:"available" oas:"required" description:"What the account may spend: posted less the pending debits, in the asset's unit."`
 	AvailableBaseUnits      string `json:"availableBaseUnits" oas:"required"`
 }
 
@@ -98,7 +98,7 @@ func toLedgerBalance(b ledger.Balance) ledgerBalanceResponse {
 
 // ledgerChangeResponse is what one transfer did to an account's balance.
 type ledgerChangeResponse struct {
-	Posted                  string `json:"posted" oas:"required"`
+	Posted                  string `json:"posted" oas:"required" description:"The change to the posted balance, signed: positive credits, negative debits."`
 	PostedBaseUnits         string `json:"postedBaseUnits" oas:"required"`
 	PendingDebits           string `json:"pendingDebits" oas:"required"`
 	PendingDebitsBaseUnits  string `json:"pendingDebitsBaseUnits" oas:"required"`
@@ -120,7 +120,7 @@ type ledgerAccountResponse struct {
 	Asset       string                `json:"asset" oas:"required"`
 	Kind        string                `json:"kind" oas:"required"`
 	Reference   string                `json:"reference" oas:"required"`
-	NonNegative bool                  `json:"nonNegative" oas:"required"`
+	NonNegative bool                  `json:"nonNegative" oas:"required" description:"Whether the ledger refuses any transfer that would take the account's balance below zero."`
 	CreatedAt   time.Time             `json:"createdAt" oas:"required"`
 	Balance     ledgerBalanceResponse `json:"balance" oas:"required"`
 }
@@ -140,7 +140,7 @@ type ledgerAccountListResponse struct {
 }
 
 type statementLineResponse struct {
-	Sequence        int64                 `json:"sequence" oas:"required"`
+	Sequence        int64                 `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID      string                `json:"transferId" oas:"required"`
 	Reference       string                `json:"reference" oas:"required"`
 	Type            string                `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
@@ -156,11 +156,11 @@ type statementLineResponse struct {
 
 type statementResponse struct {
 	Account ledgerAccountResponse   `json:"account" oas:"required"`
-	From    *time.Time              `json:"from" oas:"required"`
-	To      *time.Time              `json:"to" oas:"required"`
+	From    *time.Time              `json:"from" oas:"required" description:"The start of the period, inclusive (RFC 3339, UTC); null: from the account's first transfer."`
+	To      *time.Time              `json:"to" oas:"required" description:"The end of the period, exclusive (RFC 3339, UTC); null: until now."`
 	Opening ledgerBalanceResponse   `json:"opening" oas:"required"`
 	Closing ledgerBalanceResponse   `json:"closing" oas:"required"`
-	Lines   []statementLineResponse `json:"lines" oas:"required"`
+	Lines   []statementLineResponse `json:"lines" oas:"required" description:"The account's lines in [from, to), oldest first, each with its running balance."`
 	Total   int                     `json:"total" oas:"required"`
 }
 
@@ -184,14 +184,14 @@ func toStatement(v finance.StatementView) statementResponse {
 
 type entryPostingResponse struct {
 	AccountID        *string `json:"accountId" oas:"required"`
-	AccountReference string  `json:"accountReference" oas:"required"`
-	AccountKind      string  `json:"accountKind" oas:"required"`
+	AccountReference string  `json:"accountReference" oas:"required" description:"The account's reference (tenant:ten_…:available, platform:sandbox_pool), or counterparty for another tenant's account."`
+	AccountKind      string  `json:"accountKind" oas:"required" description:"The kind of the posting's account (such as tenant_available); kept for another tenant's account."`
 	Amount           string  `json:"amount" oas:"required"`
 	AmountBaseUnits  string  `json:"amountBaseUnits" oas:"required"`
 }
 
 type entryResponse struct {
-	Sequence     int64                  `json:"sequence" oas:"required"`
+	Sequence     int64                  `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID   string                 `json:"transferId" oas:"required"`
 	Reference    string                 `json:"reference" oas:"required"`
 	Type         string                 `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
@@ -202,7 +202,7 @@ type entryResponse struct {
 	CreatedAt    time.Time              `json:"createdAt" oas:"required"`
 	ExpiresAt    *time.Time             `json:"expiresAt" oas:"required"`
 	Metadata     map[string]string      `json:"metadata" oas:"required"`
-	Postings     []entryPostingResponse `json:"postings" oas:"required"`
+	Postings     []entryPostingResponse `json:"postings" oas:"required" description:"Every posting of the transfer, on your accounts and the others it touches, so the entry balances."`
 }
 
 type entryListResponse struct {
@@ -232,7 +232,7 @@ type trialLineResponse struct {
 	AccountID *string               `json:"accountId" oas:"required"`
 	Reference string                `json:"reference" oas:"required"`
 	Kind      string                `json:"kind" oas:"required"`
-	Scope     string                `json:"scope" oas:"required,enum=OWN|PLATFORM|COUNTERPARTY"`
+	Scope     string                `json:"scope" oas:"required,enum=OWN|PLATFORM|COUNTERPARTY" description:"OWN: your account; PLATFORM: a platform account, by reference; COUNTERPARTY: every other tenant's accounts folded into one line."`
 	Balance   ledgerBalanceResponse `json:"balance" oas:"required"`
 }
 
@@ -247,13 +247,13 @@ type trialAssetResponse struct {
 	PendingDebitsBaseUnits  string              `json:"pendingDebitsBaseUnits" oas:"required"`
 	PendingCredits          string              `json:"pendingCredits" oas:"required"`
 	PendingCreditsBaseUnits string              `json:"pendingCreditsBaseUnits" oas:"required"`
-	Lines                   []trialLineResponse `json:"lines" oas:"required"`
+	Lines                   []trialLineResponse `json:"lines" oas:"required" description:"Your accounts (OWN), platform accounts and one COUNTERPARTY line for every other tenant's."`
 }
 
 type trialBalanceResponse struct {
 	Environment string               `json:"environment" oas:"required,enum=TEST|LIVE"`
 	GeneratedAt time.Time            `json:"generatedAt" oas:"required"`
-	Assets      []trialAssetResponse `json:"assets" oas:"required"`
+	Assets      []trialAssetResponse `json:"assets" oas:"required" description:"One trial balance per asset."`
 }
 
 func toTrialBalance(v finance.TrialBalanceView) trialBalanceResponse {

@@ -45,7 +45,7 @@ type smsMessageResponse struct {
 	ID       string    `json:"id" oas:"required"`
 	ToMasked string    `json:"toMasked" oas:"required"`
 	Body     string    `json:"body" oas:"required"`
-	Purpose  string    `json:"purpose" oas:"required"`
+	Purpose  string    `json:"purpose" oas:"required" description:"Why it was sent: phone_alias_verification, claim_link or claim_phone_code."`
 	SentAt   time.Time `json:"sentAt" oas:"required"`
 }
 
@@ -89,16 +89,16 @@ func toCredential(c recipient.Credential, ok bool) credentialResponse {
 type destinationCreateRequest struct {
 	Type                   string `json:"type" oas:"required"`
 	Asset                  string `json:"asset,omitempty"`
-	Network                string `json:"network,omitempty"`
+	Network                string `json:"network,omitempty" description:"ONCHAIN_WALLET: the network as a chain key (eip155:84532, eip155:8453) or solana."`
 	Address                string `json:"address,omitempty"`
 	Email                  string `json:"email,omitempty"`
 	Phone                  string `json:"phone,omitempty"`
 	Handle                 string `json:"handle,omitempty"`
-	Country                string `json:"country,omitempty"`
+	Country                string `json:"country,omitempty" description:"APP_WALLET_B: the recipient's country (ISO 3166-1 alpha-2; US only)."`
 	Currency               string `json:"currency,omitempty"`
-	RoutingNumber          string `json:"routingNumber,omitempty"`
-	AccountNumber          string `json:"accountNumber,omitempty"`
-	IBAN                   string `json:"iban,omitempty"`
+	RoutingNumber          string `json:"routingNumber,omitempty" description:"US_BANK_ACH: the ABA routing number (9 digits, checksum validated)."`
+	AccountNumber          string `json:"accountNumber,omitempty" description:"US_BANK_ACH: the bank account number (stored encrypted)."`
+	IBAN                   string `json:"iban,omitempty" description:"SEPA: the IBAN, checksum validated (stored encrypted)."`
 	AllowAutomaticFallback bool   `json:"allowAutomaticFallback,omitempty"`
 }
 
@@ -114,9 +114,9 @@ type destinationResponse struct {
 	ID                     string    `json:"id" oas:"required"`
 	Type                   string    `json:"type" oas:"required"`
 	Status                 string    `json:"status" oas:"required,enum=ACTIVE|DISABLED|REVOKED"`
-	MaskedLabel            string    `json:"maskedLabel" oas:"required"`
+	MaskedLabel            string    `json:"maskedLabel" oas:"required" description:"The destination's identifier masked for display; the full identifier is stored encrypted and never returned."`
 	AllowAutomaticFallback bool      `json:"allowAutomaticFallback" oas:"required"`
-	Routable               bool      `json:"routable" oas:"required"`
+	Routable               bool      `json:"routable" oas:"required" description:"Whether payouts can be routed to it now: false for rails created but not routable (US_BANK_ACH, SEPA) and for a destination the provider revoked."`
 	CreatedAt              time.Time `json:"createdAt" oas:"required"`
 }
 

@@ -12,9 +12,9 @@ type offrampPaymentCreateRequest struct {
 	Phone                  string `json:"phone" oas:"required,maxLength=32"`
 	AmountUSD              string `json:"amountUsd" oas:"required"`
 	ChainID                *int64 `json:"chainId,omitempty"`
-	FundingMode            string `json:"fundingMode,omitempty" oas:"enum=INTERNAL_BALANCE|ONCHAIN_DEPOSIT|SAFE_PROPOSAL"`
+	FundingMode            string `json:"fundingMode,omitempty" oas:"enum=INTERNAL_BALANCE|ONCHAIN_DEPOSIT|SAFE_PROPOSAL" description:"How the payment is funded; only INTERNAL_BALANCE (the default) works, the others answer 400 FUNDING_MODE_NOT_AVAILABLE."`
 	RequestedDestinationID string `json:"requestedDestinationId,omitempty"`
-	SpeedPreference        string `json:"speedPreference,omitempty" oas:"enum=FASTEST|CHEAPEST"`
+	SpeedPreference        string `json:"speedPreference,omitempty" oas:"enum=FASTEST|CHEAPEST" description:"Which route to prefer when several fit: FASTEST or CHEAPEST."`
 }
 
 type payoutRouteSelectRequest struct {
@@ -31,17 +31,17 @@ type payoutRouteQuoteResponse struct {
 	RouteID                  string               `json:"routeId" oas:"required"`
 	PaymentID                string               `json:"paymentId" oas:"required"`
 	DestinationID            string               `json:"destinationId" oas:"required"`
-	Provider                 string               `json:"provider" oas:"required"`
+	Provider                 string               `json:"provider" oas:"required" description:"The payout provider of the route (lower case)."`
 	SourceAmountBaseUnits    string               `json:"sourceAmountBaseUnits" oas:"required"`
 	SourceAssetID            string               `json:"sourceAssetId" oas:"required"`
 	DestinationAmountMinor   string               `json:"destinationAmountMinor" oas:"required"`
 	DestinationCurrency      string               `json:"destinationCurrency" oas:"required"`
 	Fees                     payoutRouteQuoteFees `json:"fees" oas:"required"`
-	ExchangeRate             string               `json:"exchangeRate" oas:"required"`
+	ExchangeRate             string               `json:"exchangeRate" oas:"required" description:"USD to the destination currency, a decimal string (1 for USD)."`
 	EstimatedDeliverySeconds int                  `json:"estimatedDeliverySeconds" oas:"required"`
 	RequiresBridge           bool                 `json:"requiresBridge" oas:"required"`
 	RequiresConversion       bool                 `json:"requiresConversion" oas:"required"`
-	RequiresPrefunding       bool                 `json:"requiresPrefunding" oas:"required"`
+	RequiresPrefunding       bool                 `json:"requiresPrefunding" oas:"required" description:"Whether the provider must be prefunded before it pays out on this route."`
 	Status                   string               `json:"status" oas:"required"`
 	QuoteExpiresAt           time.Time            `json:"quoteExpiresAt" oas:"required"`
 }
@@ -53,10 +53,10 @@ type offrampPaymentResponse struct {
 	RecipientPhoneMasked   *string                     `json:"recipientPhoneMasked" oas:"required"`
 	RecipientTenantID      *string                     `json:"recipientTenantId" oas:"required"`
 	ClaimID                *string                     `json:"claimId" oas:"required"`
-	SourceChainKey         string                      `json:"sourceChainKey" oas:"required"`
+	SourceChainKey         string                      `json:"sourceChainKey" oas:"required" description:"The chain the USDC comes from, as a CAIP-2 key (eip155:<chain id>)."`
 	SourceAssetID          string                      `json:"sourceAssetId" oas:"required"`
 	SourceAmountBaseUnits  string                      `json:"sourceAmountBaseUnits" oas:"required"`
-	SourceFundingMode      string                      `json:"sourceFundingMode" oas:"required"`
+	SourceFundingMode      string                      `json:"sourceFundingMode" oas:"required" description:"How the payment is funded: INTERNAL_BALANCE (the service balance), ONCHAIN_DEPOSIT or SAFE_PROPOSAL."`
 	RequestedDestinationID *string                     `json:"requestedDestinationId" oas:"required"`
 	SelectedRouteQuoteID   *string                     `json:"selectedRouteQuoteId" oas:"required"`
 	HoldReasons            []string                    `json:"holdReasons" oas:"required"`
@@ -76,8 +76,8 @@ type payoutRouteQuotesResponse struct {
 }
 
 type providerWebhookResponse struct {
-	Received  bool `json:"received" oas:"required"`
-	Duplicate bool `json:"duplicate" oas:"required"`
+	Received  bool `json:"received" oas:"required" description:"Always true: the event's signature verified and it was accepted."`
+	Duplicate bool `json:"duplicate" oas:"required" description:"Whether the provider had sent this event before: a duplicate changes nothing."`
 }
 
 func toPayoutRouteQuote(q offramp.Quote) payoutRouteQuoteResponse {

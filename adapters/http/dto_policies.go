@@ -11,7 +11,7 @@ import (
 // into it: the document is kept raw and parsed by core/policy, so an unknown field at any
 // depth is refused with its full path (document.limits.yearlyUsd).
 type policyDocument struct {
-	SchemaVersion  int                   `json:"schemaVersion" oas:"required"`
+	SchemaVersion  int                   `json:"schemaVersion" oas:"required" description:"The document format's version: must be the integer 1."`
 	Limits         *policyDocumentLimits `json:"limits,omitempty"`
 	MCC            *policyDocumentLists  `json:"mcc,omitempty"`
 	Counterparties *policyDocumentLists  `json:"counterparties,omitempty"`
@@ -25,8 +25,8 @@ type policyDocumentLimits struct {
 }
 
 type policyDocumentLists struct {
-	Blocked *[]string `json:"blocked,omitempty"`
-	Allowed *[]string `json:"allowed,omitempty"`
+	Blocked *[]string `json:"blocked,omitempty" description:"Values never allowed. At most 1000 entries."`
+	Allowed *[]string `json:"allowed,omitempty" description:"The only values allowed (an allowlist); absent or empty: no allowlist. At most 1000 entries."`
 }
 
 // policyCreateRequest documents POST /v1/policies; policyCreateBody decodes it.
@@ -54,7 +54,7 @@ type policyResponse struct {
 	Name            string     `json:"name" oas:"required"`
 	Status          string     `json:"status" oas:"required,enum=ACTIVE|ARCHIVED"`
 	ActiveVersionID string     `json:"activeVersionId" oas:"required"`
-	ActiveVersion   int        `json:"activeVersion" oas:"required"`
+	ActiveVersion   int        `json:"activeVersion" oas:"required" description:"The number of the version in force, the one evaluated: 1 for a new policy; each new version becomes the active one."`
 	CreatedAt       time.Time  `json:"createdAt" oas:"required"`
 	ArchivedAt      *time.Time `json:"archivedAt" oas:"required"`
 }
@@ -74,9 +74,9 @@ func toPolicy(p policy.Policy) policyResponse {
 type policyVersionResponse struct {
 	VersionID string    `json:"versionId" oas:"required"`
 	PolicyID  string    `json:"policyId" oas:"required"`
-	Version   int       `json:"version" oas:"required"`
+	Version   int       `json:"version" oas:"required" description:"The version's number within its policy, from 1."`
 	SHA256    string    `json:"sha256" oas:"required"`
-	IR        any       `json:"ir" oas:"required"`
+	IR        any       `json:"ir" oas:"required" description:"The compiled policy, canonical JSON (keys sorted, empty sections omitted): sha256 is the hash of exactly these bytes (docs/policies.md)."`
 	CreatedAt time.Time `json:"createdAt" oas:"required"`
 }
 
@@ -120,22 +120,22 @@ type policyEvaluateRequest struct {
 	SubjectID    string  `json:"subjectId,omitempty"`
 	AmountUSD    string  `json:"amountUsd" oas:"required"`
 	MCC          *string `json:"mcc,omitempty" oas:"pattern=^[0-9]{4}$"`
-	Counterparty *string `json:"counterparty,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$"`
+	Counterparty *string `json:"counterparty,omitempty" oas:"pattern=^0x[0-9a-fA-F]{40}$" description:"The counterparty's EVM address, checked against the counterparties lists; absent: none."`
 }
 
 type ruleTraceResponse struct {
-	Rule   string `json:"rule" oas:"required"`
-	Result string `json:"result" oas:"required,enum=pass|fail|skip"`
+	Rule   string `json:"rule" oas:"required" description:"The rule's name, the document's path (mcc.blocked, counterparties.allowed)."`
+	Result string `json:"result" oas:"required,enum=pass|fail|skip" description:"The rule's outcome: pass, fail, or skip when it does not apply."`
 	Code   string `json:"code" oas:"required,enum=COUNTERPARTY_BLOCKED|COUNTERPARTY_NOT_ALLOWED|MCC_BLOCKED|MCC_NOT_ALLOWED|PER_TXN_LIMIT|DAILY_CAP|WEEKLY_CAP|MONTHLY_CAP"`
 }
 
 type policyEvaluateResponse struct {
-	Allow         bool                `json:"allow" oas:"required"`
-	Reason        string              `json:"reason" oas:"required"`
+	Allow         bool                `json:"allow" oas:"required" description:"Whether the policy allows the transaction."`
+	Reason        string              `json:"reason" oas:"required" description:"ALLOWED, or the code of the first rule that failed (such as MCC_BLOCKED)."`
 	PolicyID      string              `json:"policyId" oas:"required"`
-	PolicyVersion int                 `json:"policyVersion" oas:"required"`
+	PolicyVersion int                 `json:"policyVersion" oas:"required" description:"The number of the policy version evaluated."`
 	SHA256        string              `json:"sha256" oas:"required"`
-	RuleTrace     []ruleTraceResponse `json:"ruleTrace" oas:"required"`
+	RuleTrace     []ruleTraceResponse `json:"ruleTrace" oas:"required" description:"Each rule the policy has, in order, with whether it passed, failed or was skipped."`
 	DecisionLogID string              `json:"decisionLogId" oas:"required"`
 }
 

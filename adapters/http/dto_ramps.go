@@ -21,7 +21,7 @@ type rampResponse struct {
 	RampID        string    `json:"rampId" oas:"required"`
 	WalletID      string    `json:"walletId" oas:"required"`
 	Direction     string    `json:"direction" oas:"required,enum=ON|OFF"`
-	Provider      string    `json:"provider" oas:"required"`
+	Provider      string    `json:"provider" oas:"required" description:"The ramp provider, lower case (simulated in the sandbox)."`
 	AmountUsd     string    `json:"amountUsd" oas:"required"`
 	Status        string    `json:"status" oas:"required,enum=SUBMITTED|CONFIRMED|FAILED"`
 	TxHash        *string   `json:"txHash" oas:"required" description:"the on-chain credit (ON) or the payment's execution (OFF); null until sent"`

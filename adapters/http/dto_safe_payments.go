@@ -21,14 +21,14 @@ type safePaymentDestinationRequest struct {
 }
 
 type safePaymentAmountRequest struct {
-	Value string `json:"value" oas:"required"`
+	Value string `json:"value" oas:"required" description:"The amount, a decimal string in the asset's unit (at most 6 fraction digits)."`
 	Asset string `json:"asset,omitempty" oas:"enum=usdc"`
 }
 
 type safePaymentCreateRequest struct {
 	SourceWalletID string                         `json:"sourceWalletId" oas:"required"`
-	Destination    *safePaymentDestinationRequest `json:"destination" oas:"required"`
-	Amount         *safePaymentAmountRequest      `json:"amount" oas:"required"`
+	Destination    *safePaymentDestinationRequest `json:"destination" oas:"required" description:"Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet."`
+	Amount         *safePaymentAmountRequest      `json:"amount" oas:"required" description:"How much to pay."`
 	Memo           *string                        `json:"memo,omitempty" oas:"maxLength=500"`
 	// TwofaChallengeID redeems a satisfied two-factor challenge bound to this very request.
 	TwofaChallengeID *string `json:"twofaChallengeId,omitempty"`
@@ -70,8 +70,8 @@ type safePaymentSignatureResponse struct {
 type safePaymentResponse struct {
 	ID                 string                         `json:"id" oas:"required"`
 	SourceWalletID     string                         `json:"sourceWalletId" oas:"required"`
-	DestinationType    string                         `json:"destinationType" oas:"required,enum=handle|email|address|wallet"`
-	DestinationHandle  *string                        `json:"destinationHandle" oas:"required"`
+	DestinationType    string                         `json:"destinationType" oas:"required,enum=handle|email|address|wallet" description:"How the destination was given: handle, email, address or wallet; every kind resolves to an address."`
+	DestinationHandle  *string                        `json:"destinationHandle" oas:"required" description:"The handle paid (@name) when the destination was a handle; null otherwise."`
 	DestinationAddress string                         `json:"destinationAddress" oas:"required"`
 	DestinationChainID int64                          `json:"destinationChainId" oas:"required"`
 	Asset              string                         `json:"asset" oas:"required,enum=usdc"`
@@ -113,10 +113,10 @@ func (r safeTransactionRequest) request(walletID string) safepay.TransactionRequ
 
 // safeTransactionResponse is the call a payment of kind transaction executes.
 type safeTransactionResponse struct {
-	To        string `json:"to" oas:"required"`
+	To        string `json:"to" oas:"required" description:"The address the Safe calls (0x…, 40 hex digits)."`
 	Value     string `json:"value" oas:"required" description:"wei, decimal string"`
 	Data      string `json:"data" oas:"required" description:"0x-prefixed hex"`
-	Operation string `json:"operation" oas:"required,enum=CALL"`
+	Operation string `json:"operation" oas:"required,enum=CALL" description:"How the Safe makes the call: CALL (DELEGATECALL is never proposed)."`
 }
 
 type safePaymentListResponse struct {

@@ -20,7 +20,9 @@ type secondaryErrorResponse struct {
 }
 
 type secondaryErrorBody struct {
-	Code    string         `json:"code" oas:"required" description:"invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded, wallet_not_found, or the canonical code in lower case"`
+	// Code is documented as the SecondaryErrorCode enum (secondaryErrorCodeSchema), narrowed per
+	// status by SecondaryErrorBody<status>.
+	Code    string         `json:"code" oas:"required"`
 	Message string         `json:"message" oas:"required"`
 	Details map[string]any `json:"details" oas:"required" description:"the canonical details, plus canonical_code and request_id"`
 }
@@ -105,7 +107,7 @@ type secondaryBalanceLine struct {
 
 type secondaryBalanceResponse struct {
 	WalletID      string                 `json:"wallet_id" oas:"required"`
-	Balances      []secondaryBalanceLine `json:"balances" oas:"required"`
+	Balances      []secondaryBalanceLine `json:"balances" oas:"required" description:"One line per currency the wallet holds."`
 	TotalUSDValue string                 `json:"total_usd_value" oas:"required" description:"the sum of the known usd_value"`
 }
 
@@ -115,7 +117,7 @@ type secondarySendRequest struct {
 	Currency    string      `json:"currency" oas:"required,enum=USDC|usdc"`
 	Amount      json.Number `json:"amount" oas:"required" description:"a decimal string or a JSON number, at most 6 fraction digits"`
 	Destination string      `json:"destination" oas:"required" description:"a 0x address on the wallet's chain"`
-	Note        *string     `json:"note,omitempty" oas:"maxLength=500"`
+	Note        *string     `json:"note,omitempty" oas:"maxLength=500" description:"A note kept with the send (at most 500 characters), returned as note on the transaction."`
 	// TwofaChallengeID redeems a satisfied two-factor challenge (a send answered 403
 	// twofa_required names it in details.challengeId), as twofaChallengeId does on a propose.
 	TwofaChallengeID *string `json:"twofa_challenge_id,omitempty"`
@@ -137,7 +139,7 @@ type secondaryTransaction struct {
 	Status          string    `json:"status" oas:"required,enum=awaiting_signature|signing|ready_to_execute|executing|completed|failed|cancelled"`
 	TransactionHash *string   `json:"transaction_hash" oas:"required"`
 	Counterparty    *string   `json:"counterparty" oas:"required" description:"the sender of a payment received, the destination of a withdrawal"`
-	Note            *string   `json:"note" oas:"required"`
+	Note            *string   `json:"note" oas:"required" description:"The note given with the send; null when none was."`
 	CreatedAt       time.Time `json:"created_at" oas:"required"`
 }
 

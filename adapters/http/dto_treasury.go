@@ -23,7 +23,7 @@ type treasuryAccountRequest struct {
 	Owners    []walletOwnerRequest    `json:"owners" oas:"required"`
 	Threshold *int                    `json:"threshold,omitempty"`
 	ChainID   *int64                  `json:"chainId,omitempty"`
-	Buckets   []treasuryBucketRequest `json:"buckets" oas:"required"`
+	Buckets   []treasuryBucketRequest `json:"buckets" oas:"required" description:"The buckets (OPERATING, RESERVE, YIELD) and their target shares in basis points; one Safe wallet is made per bucket."`
 }
 
 func (r treasuryAccountRequest) input() treasury.CreateAccountInput {
@@ -58,7 +58,7 @@ type treasuryAccountResponse struct {
 	Name            string                   `json:"name" oas:"required"`
 	ChainID         int64                    `json:"chainId" oas:"required"`
 	Threshold       int                      `json:"threshold" oas:"required"`
-	Buckets         []treasuryBucketResponse `json:"buckets" oas:"required"`
+	Buckets         []treasuryBucketResponse `json:"buckets" oas:"required" description:"The account's buckets, each a Safe wallet, with its target share and live balance."`
 	TotalUsd        *string                  `json:"totalUsd" oas:"required" description:"sum of the bucket balances; null while any bucket is unreadable"`
 	ClockOffsetDays int                      `json:"clockOffsetDays" oas:"required" description:"days the sandbox clock helper moved this account ahead"`
 	CreatedAt       time.Time                `json:"createdAt" oas:"required"`
@@ -157,7 +157,7 @@ type treasuryRuleResponse struct {
 }
 
 type treasuryRuleListResponse struct {
-	Rules []treasuryRuleResponse `json:"rules" oas:"required"`
+	Rules []treasuryRuleResponse `json:"rules" oas:"required" description:"The account's rules."`
 	Total int                    `json:"total" oas:"required"`
 }
 
@@ -213,7 +213,7 @@ type treasuryAdvanceResponse struct {
 	AccountID       string    `json:"accountId" oas:"required"`
 	DaysAdvanced    int       `json:"daysAdvanced" oas:"required"`
 	ClockOffsetDays int       `json:"clockOffsetDays" oas:"required"`
-	SimulatedNow    time.Time `json:"simulatedNow" oas:"required"`
+	SimulatedNow    time.Time `json:"simulatedNow" oas:"required" description:"The account's simulated time after the advance (RFC 3339, UTC)."`
 }
 
 func treasurySweepInput(r treasurySweepRequest) treasury.SweepInput {

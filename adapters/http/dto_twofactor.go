@@ -100,7 +100,7 @@ func toTwoFactorSettings(s twofactor.Settings, window time.Duration) twoFactorSe
 type challengeTransactionResponse struct {
 	AmountUSD          string `json:"amountUsd" oas:"required"`
 	DestinationAddress string `json:"destinationAddress" oas:"required"`
-	DestinationLabel   string `json:"destinationLabel" oas:"required"`
+	DestinationLabel   string `json:"destinationLabel" oas:"required" description:"The saved contact's label for the destination, or the handle paid; empty for an unsaved address."`
 }
 
 type challengeResponse struct {

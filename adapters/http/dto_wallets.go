@@ -44,7 +44,7 @@ type walletResponse struct {
 	Threshold        int                   `json:"threshold" oas:"required"`
 	PredictedAddress bool                  `json:"predictedAddress" oas:"required"`
 	Name             string                `json:"name" oas:"required"`
-	Purpose          string                `json:"purpose" oas:"required,enum=GENERAL|AGENT|TREASURY|ESCROW"`
+	Purpose          string                `json:"purpose" oas:"required,enum=GENERAL|AGENT|TREASURY|ESCROW" description:"What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe)."`
 	Owners           []walletOwnerResponse `json:"owners" oas:"required"`
 	FailureReason    *string               `json:"failureReason" oas:"required"`
 	CreatedAt        time.Time             `json:"createdAt" oas:"required"`
@@ -60,11 +60,11 @@ type balanceResponse struct {
 // not be read.
 type walletDetailResponse struct {
 	walletResponse
-	Balances *[]balanceResponse `json:"balances" oas:"required"` // pointer: documented as nullable
+	Balances *[]balanceResponse `json:"balances" oas:"required" description:"The wallet's live balances (USDC and ETH) read from the chain; null when the chain cannot be read."` // pointer: documented as nullable
 }
 
 type walletListResponse struct {
-	Wallets []walletResponse `json:"wallets" oas:"required"`
+	Wallets []walletResponse `json:"wallets" oas:"required" description:"The wallets; the page asked for (skip/take)."`
 	Total   int              `json:"total" oas:"required"`
 }
 

@@ -16,7 +16,7 @@ type eventResponse struct {
 }
 
 type eventListResponse struct {
-	Events []eventResponse `json:"events" oas:"required"`
+	Events []eventResponse `json:"events" oas:"required" description:"The events, newest first; the page asked for (skip/take)."`
 	Total  int             `json:"total" oas:"required"`
 }
 
@@ -34,7 +34,7 @@ type webhookEndpointRequest struct {
 // webhookEndpointPatchRequest is the body of PATCH /v1/webhook-endpoints/{id}.
 type webhookEndpointPatchRequest struct {
 	URL          *string   `json:"url,omitempty"`
-	Events       *[]string `json:"events,omitempty"`
+	Events       *[]string `json:"events,omitempty" description:"The event types to receive; empty or [*]: every type; absent: unchanged."`
 	Enabled      *bool     `json:"enabled,omitempty" description:"true re-enables an endpoint disabled after failing, and clears its failure run"`
 	RotateSecret bool      `json:"rotateSecret,omitempty" description:"replace the signing secret; the new one is in this answer only"`
 }
@@ -66,10 +66,10 @@ func toWebhookEndpoint(e webhook.Endpoint, secret string) webhookEndpointRespons
 }
 
 type webhookAttemptResponse struct {
-	Number     int       `json:"number" oas:"required"`
-	At         time.Time `json:"at" oas:"required"`
+	Number     int       `json:"number" oas:"required" description:"The attempt's number, from 1."`
+	At         time.Time `json:"at" oas:"required" description:"When the attempt was made (RFC 3339, UTC)."`
 	StatusCode *int      `json:"statusCode" oas:"required,nullable" description:"the receiver's status; null when no response came back"`
-	Error      *string   `json:"error" oas:"required,nullable"`
+	Error      *string   `json:"error" oas:"required,nullable" description:"Why an attempt failed without an HTTP status (a timeout, a refused address); null when a response came back (statusCode holds its status)."`
 	DurationMs int64     `json:"durationMs" oas:"required"`
 	Succeeded  bool      `json:"succeeded" oas:"required"`
 }

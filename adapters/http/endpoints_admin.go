@@ -38,14 +38,14 @@ type liquidityTopUpRequest struct {
 }
 
 type liquidityResponse struct {
-	Provider    string `json:"provider" oas:"required"`
+	Provider    string `json:"provider" oas:"required" description:"The payout provider topped up (lower case)."`
 	Environment string `json:"environment" oas:"required"`
 	// ConfiguredUSD is PAYOUT_{PROVIDER}_LIQUIDITY_USD ("0": uncapped); LiquidityUSD is it
 	// plus every top-up, null when uncapped.
 	ConfiguredUSD string  `json:"configuredUsd" oas:"required"`
 	ToppedUpUSD   string  `json:"toppedUpUsd" oas:"required"`
 	LiquidityUSD  *string `json:"liquidityUsd" oas:"required"`
-	Added         bool    `json:"added" oas:"required"`
+	Added         bool    `json:"added" oas:"required" description:"Whether this call added liquidity: false for a retry with a reference already recorded."`
 }
 
 func (h *offrampHandlers) topUpLiquidity(c *fiber.Ctx) error {

@@ -25,14 +25,14 @@ type chainHealthResponse struct {
 	LatestBlock         *uint64 `json:"latestBlock" oas:"required" description:"null when the node could not be read"`
 	IndexedThroughBlock *uint64 `json:"indexedThroughBlock" oas:"required" description:"the last block the ledger mirror has posted; null before its first run"`
 	MirrorLagBlocks     *uint64 `json:"mirrorLagBlocks" oas:"required" description:"latestBlock minus indexedThroughBlock; past 600 the environment is degraded"`
-	Problem             *string `json:"problem" oas:"required"`
+	Problem             *string `json:"problem" oas:"required" description:"What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null when there is nothing to report."`
 }
 
 type statusResponse struct {
 	Status    string                `json:"status" oas:"required,enum=ok|degraded"`
-	Service   string                `json:"service" oas:"required,enum=ok"`
-	Database  string                `json:"database" oas:"required,enum=ok|unavailable"`
-	Chains    []chainHealthResponse `json:"chains" oas:"required"`
+	Service   string                `json:"service" oas:"required,enum=ok" description:"Always ok: the service answered."`
+	Database  string                `json:"database" oas:"required,enum=ok|unavailable" description:"ok while the database answers, else unavailable."`
+	Chains    []chainHealthResponse `json:"chains" oas:"required" description:"One chain per environment, with its indexer's lag."`
 	CheckedAt time.Time             `json:"checkedAt" oas:"required"`
 }
 

@@ -45,10 +45,10 @@ type reconciliationResponse struct {
 	ChainID     int64                          `json:"chainId" oas:"required"`
 	Asset       string                         `json:"asset" oas:"required,enum=USDC"`
 	Decimals    int                            `json:"decimals" oas:"required"`
-	Wallets     []walletReconciliationResponse `json:"wallets" oas:"required"`
+	Wallets     []walletReconciliationResponse `json:"wallets" oas:"required" description:"Each wallet's ledger balance against its on-chain balance, at most 1000."`
 	Total       int                            `json:"total" oas:"required"`
 	// Truncated is true when the tenant has more wallets than one report covers (1000).
-	Truncated   bool                          `json:"truncated" oas:"required"`
+	Truncated   bool                          `json:"truncated" oas:"required" description:"Whether more wallets exist than the 1000 listed (total counts them all)."`
 	Totals      reconciliationAmounts         `json:"totals" oas:"required"`
 	Indexer     reconciliationIndexerResponse `json:"indexer" oas:"required"`
 	GeneratedAt time.Time                     `json:"generatedAt" oas:"required"`

@@ -290,10 +290,10 @@ func (g *schemaGen) errorResponse(status int, shape string) string {
 	switch shape {
 	case "secondary":
 		name, description = "Secondary"+name, strings.Replace(description, "the ErrorEnvelope", "the SecondaryError", 1)
-		schema = g.schema(reflect.TypeOf(secondaryErrorResponse{}))
+		schema = g.statusSecondaryErrorSchema(status)
 	case "by-body":
 		name, description = "EitherShape"+name, strings.Replace(description, "the ErrorEnvelope", "the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id)", 1)
-		schema = map[string]any{"oneOf": []any{schema, g.schema(reflect.TypeOf(secondaryErrorResponse{}))}}
+		schema = map[string]any{"oneOf": []any{schema, g.statusSecondaryErrorSchema(status)}}
 	}
 	if _, ok := g.errorResponses[name]; !ok {
 		g.errorResponses[name] = map[string]any{"description": description, "headers": requestIDHeader(),
@@ -437,8 +437,11 @@ func (g *schemaGen) component(t reflect.Type) string {
 	g.current = name
 	object := g.object(t)
 	g.current = parent
-	if t == envelopeType {
+	switch t {
+	case envelopeType:
 		object["properties"].(map[string]any)["code"] = g.errorCodeSchema()
+	case secondaryErrorBodyType:
+		object["properties"].(map[string]any)["code"] = g.secondaryErrorCodeSchema()
 	}
 	g.components[name] = object
 	return name

@@ -175,6 +175,12 @@ var commonProperties = map[string]string{ //nolint:gosec // property description
 	"postedDebits":             "The sum of the posted debits.",
 	"postedCredits":            "The sum of the posted credits.",
 	"body":                     "The text as sent.",
+	"asOf":                     "The instant the balances are read at (RFC 3339, UTC): the asOf asked for; null for now.",
+	"chain":                    "A cardholder card's crypto account chain: solana, world_chain or base; null for a wallet card or a card issued without one (absent in a request: none).",
+	"cryptoAccountType":        "A cardholder card's crypto account type: standard (the default when a chain or address is given) or bridge_wallet; null for a wallet card or a card issued without a crypto account.",
+	"credentials":              "The tenant's credentials (BUSINESS_IDENTITY) with their statuses; an ACTIVE one is needed to create payout destinations.",
+	"allowAutomaticFallback":   "Whether the recipient lets a payout fall back automatically to another of their destinations; recorded as given (routing does not act on it yet).",
+	"subjectType":              "The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.",
 }
 
 // listedObjects describes the array of a list answer, by its name.

@@ -2666,6 +2666,840 @@ func (e SecondaryBalanceLineCurrency) Valid() bool {
 	}
 }
 
+// Defines values for SecondaryErrorBody400Code.
+const (
+	SecondaryErrorBody400CodeEphemeralKeysNotSupported SecondaryErrorBody400Code = "ephemeral_keys_not_supported"
+	SecondaryErrorBody400CodeFundingModeNotAvailable   SecondaryErrorBody400Code = "funding_mode_not_available"
+	SecondaryErrorBody400CodeInvalidAddress            SecondaryErrorBody400Code = "invalid_address"
+	SecondaryErrorBody400CodePhoneCodeInvalid          SecondaryErrorBody400Code = "phone_code_invalid"
+	SecondaryErrorBody400CodeTwofaInvalidCode          SecondaryErrorBody400Code = "twofa_invalid_code"
+	SecondaryErrorBody400CodeValidationFailed          SecondaryErrorBody400Code = "validation_failed"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody400Code enum.
+func (e SecondaryErrorBody400Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody400CodeEphemeralKeysNotSupported:
+		return true
+	case SecondaryErrorBody400CodeFundingModeNotAvailable:
+		return true
+	case SecondaryErrorBody400CodeInvalidAddress:
+		return true
+	case SecondaryErrorBody400CodePhoneCodeInvalid:
+		return true
+	case SecondaryErrorBody400CodeTwofaInvalidCode:
+		return true
+	case SecondaryErrorBody400CodeValidationFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody401Code.
+const (
+	SecondaryErrorBody401CodeInvalidApiKey SecondaryErrorBody401Code = "invalid_api_key"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody401Code enum.
+func (e SecondaryErrorBody401Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody401CodeInvalidApiKey:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody403Code.
+const (
+	SecondaryErrorBody403CodeAgentLimit                   SecondaryErrorBody403Code = "agent_limit"
+	SecondaryErrorBody403CodeAgentSuspended               SecondaryErrorBody403Code = "agent_suspended"
+	SecondaryErrorBody403CodeCredentialRequired           SecondaryErrorBody403Code = "credential_required"
+	SecondaryErrorBody403CodeDestinationNotEligible       SecondaryErrorBody403Code = "destination_not_eligible"
+	SecondaryErrorBody403CodeDestinationScreeningRejected SecondaryErrorBody403Code = "destination_screening_rejected"
+	SecondaryErrorBody403CodeInsufficientScope            SecondaryErrorBody403Code = "insufficient_scope"
+	SecondaryErrorBody403CodeInviteEmailMismatch          SecondaryErrorBody403Code = "invite_email_mismatch"
+	SecondaryErrorBody403CodeNewPayeeNotSaved             SecondaryErrorBody403Code = "new_payee_not_saved"
+	SecondaryErrorBody403CodePayeeCoolingOff              SecondaryErrorBody403Code = "payee_cooling_off"
+	SecondaryErrorBody403CodePhoneCodeExpired             SecondaryErrorBody403Code = "phone_code_expired"
+	SecondaryErrorBody403CodePhoneCodeTooManyAttempts     SecondaryErrorBody403Code = "phone_code_too_many_attempts"
+	SecondaryErrorBody403CodePolicyDenied                 SecondaryErrorBody403Code = "policy_denied"
+	SecondaryErrorBody403CodeRecipientConsentRequired     SecondaryErrorBody403Code = "recipient_consent_required"
+	SecondaryErrorBody403CodeSandboxOnly                  SecondaryErrorBody403Code = "sandbox_only"
+	SecondaryErrorBody403CodeSenderOnly                   SecondaryErrorBody403Code = "sender_only"
+	SecondaryErrorBody403CodeTenantRequired               SecondaryErrorBody403Code = "tenant_required"
+	SecondaryErrorBody403CodeTwofaAgentNotPermitted       SecondaryErrorBody403Code = "twofa_agent_not_permitted"
+	SecondaryErrorBody403CodeTwofaBindingMismatch         SecondaryErrorBody403Code = "twofa_binding_mismatch"
+	SecondaryErrorBody403CodeTwofaChallengeExpired        SecondaryErrorBody403Code = "twofa_challenge_expired"
+	SecondaryErrorBody403CodeTwofaChallengeNotRedeemable  SecondaryErrorBody403Code = "twofa_challenge_not_redeemable"
+	SecondaryErrorBody403CodeTwofaNotEnrolled             SecondaryErrorBody403Code = "twofa_not_enrolled"
+	SecondaryErrorBody403CodeTwofaRequired                SecondaryErrorBody403Code = "twofa_required"
+	SecondaryErrorBody403CodeTwofaTooManyAttempts         SecondaryErrorBody403Code = "twofa_too_many_attempts"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody403Code enum.
+func (e SecondaryErrorBody403Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody403CodeAgentLimit:
+		return true
+	case SecondaryErrorBody403CodeAgentSuspended:
+		return true
+	case SecondaryErrorBody403CodeCredentialRequired:
+		return true
+	case SecondaryErrorBody403CodeDestinationNotEligible:
+		return true
+	case SecondaryErrorBody403CodeDestinationScreeningRejected:
+		return true
+	case SecondaryErrorBody403CodeInsufficientScope:
+		return true
+	case SecondaryErrorBody403CodeInviteEmailMismatch:
+		return true
+	case SecondaryErrorBody403CodeNewPayeeNotSaved:
+		return true
+	case SecondaryErrorBody403CodePayeeCoolingOff:
+		return true
+	case SecondaryErrorBody403CodePhoneCodeExpired:
+		return true
+	case SecondaryErrorBody403CodePhoneCodeTooManyAttempts:
+		return true
+	case SecondaryErrorBody403CodePolicyDenied:
+		return true
+	case SecondaryErrorBody403CodeRecipientConsentRequired:
+		return true
+	case SecondaryErrorBody403CodeSandboxOnly:
+		return true
+	case SecondaryErrorBody403CodeSenderOnly:
+		return true
+	case SecondaryErrorBody403CodeTenantRequired:
+		return true
+	case SecondaryErrorBody403CodeTwofaAgentNotPermitted:
+		return true
+	case SecondaryErrorBody403CodeTwofaBindingMismatch:
+		return true
+	case SecondaryErrorBody403CodeTwofaChallengeExpired:
+		return true
+	case SecondaryErrorBody403CodeTwofaChallengeNotRedeemable:
+		return true
+	case SecondaryErrorBody403CodeTwofaNotEnrolled:
+		return true
+	case SecondaryErrorBody403CodeTwofaRequired:
+		return true
+	case SecondaryErrorBody403CodeTwofaTooManyAttempts:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody404Code.
+const (
+	SecondaryErrorBody404CodeAccountNotFound           SecondaryErrorBody404Code = "account_not_found"
+	SecondaryErrorBody404CodeAgentNotFound             SecondaryErrorBody404Code = "agent_not_found"
+	SecondaryErrorBody404CodeApiKeyNotFound            SecondaryErrorBody404Code = "api_key_not_found"
+	SecondaryErrorBody404CodeAttachmentNotFound        SecondaryErrorBody404Code = "attachment_not_found"
+	SecondaryErrorBody404CodeBillNotFound              SecondaryErrorBody404Code = "bill_not_found"
+	SecondaryErrorBody404CodeCardAuthorizationNotFound SecondaryErrorBody404Code = "card_authorization_not_found"
+	SecondaryErrorBody404CodeCardNotFound              SecondaryErrorBody404Code = "card_not_found"
+	SecondaryErrorBody404CodeCardholderNotFound        SecondaryErrorBody404Code = "cardholder_not_found"
+	SecondaryErrorBody404CodeClaimChallengeNotFound    SecondaryErrorBody404Code = "claim_challenge_not_found"
+	SecondaryErrorBody404CodeClaimNotFound             SecondaryErrorBody404Code = "claim_not_found"
+	SecondaryErrorBody404CodeContactNotFound           SecondaryErrorBody404Code = "contact_not_found"
+	SecondaryErrorBody404CodeDripNotFound              SecondaryErrorBody404Code = "drip_not_found"
+	SecondaryErrorBody404CodeEventNotFound             SecondaryErrorBody404Code = "event_not_found"
+	SecondaryErrorBody404CodeHandleNotFound            SecondaryErrorBody404Code = "handle_not_found"
+	SecondaryErrorBody404CodeInviteNotFound            SecondaryErrorBody404Code = "invite_not_found"
+	SecondaryErrorBody404CodeInvoiceNotFound           SecondaryErrorBody404Code = "invoice_not_found"
+	SecondaryErrorBody404CodeJobNotFound               SecondaryErrorBody404Code = "job_not_found"
+	SecondaryErrorBody404CodeMemberNotFound            SecondaryErrorBody404Code = "member_not_found"
+	SecondaryErrorBody404CodeOfframpPaymentNotFound    SecondaryErrorBody404Code = "offramp_payment_not_found"
+	SecondaryErrorBody404CodePaymentNotFound           SecondaryErrorBody404Code = "payment_not_found"
+	SecondaryErrorBody404CodePayoutDestinationNotFound SecondaryErrorBody404Code = "payout_destination_not_found"
+	SecondaryErrorBody404CodePayoutProviderNotFound    SecondaryErrorBody404Code = "payout_provider_not_found"
+	SecondaryErrorBody404CodePhoneAliasNotFound        SecondaryErrorBody404Code = "phone_alias_not_found"
+	SecondaryErrorBody404CodePolicyNotFound            SecondaryErrorBody404Code = "policy_not_found"
+	SecondaryErrorBody404CodeRampNotFound              SecondaryErrorBody404Code = "ramp_not_found"
+	SecondaryErrorBody404CodeRouteNotFound             SecondaryErrorBody404Code = "route_not_found"
+	SecondaryErrorBody404CodeRouteQuoteNotFound        SecondaryErrorBody404Code = "route_quote_not_found"
+	SecondaryErrorBody404CodeTenantNotFound            SecondaryErrorBody404Code = "tenant_not_found"
+	SecondaryErrorBody404CodeTransferNotFound          SecondaryErrorBody404Code = "transfer_not_found"
+	SecondaryErrorBody404CodeTreasuryAccountNotFound   SecondaryErrorBody404Code = "treasury_account_not_found"
+	SecondaryErrorBody404CodeTreasuryRuleNotFound      SecondaryErrorBody404Code = "treasury_rule_not_found"
+	SecondaryErrorBody404CodeTwofaChallengeNotFound    SecondaryErrorBody404Code = "twofa_challenge_not_found"
+	SecondaryErrorBody404CodeTwofaFactorNotFound       SecondaryErrorBody404Code = "twofa_factor_not_found"
+	SecondaryErrorBody404CodeWalletNotFound            SecondaryErrorBody404Code = "wallet_not_found"
+	SecondaryErrorBody404CodeWebhookDeliveryNotFound   SecondaryErrorBody404Code = "webhook_delivery_not_found"
+	SecondaryErrorBody404CodeWebhookEndpointNotFound   SecondaryErrorBody404Code = "webhook_endpoint_not_found"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody404Code enum.
+func (e SecondaryErrorBody404Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody404CodeAccountNotFound:
+		return true
+	case SecondaryErrorBody404CodeAgentNotFound:
+		return true
+	case SecondaryErrorBody404CodeApiKeyNotFound:
+		return true
+	case SecondaryErrorBody404CodeAttachmentNotFound:
+		return true
+	case SecondaryErrorBody404CodeBillNotFound:
+		return true
+	case SecondaryErrorBody404CodeCardAuthorizationNotFound:
+		return true
+	case SecondaryErrorBody404CodeCardNotFound:
+		return true
+	case SecondaryErrorBody404CodeCardholderNotFound:
+		return true
+	case SecondaryErrorBody404CodeClaimChallengeNotFound:
+		return true
+	case SecondaryErrorBody404CodeClaimNotFound:
+		return true
+	case SecondaryErrorBody404CodeContactNotFound:
+		return true
+	case SecondaryErrorBody404CodeDripNotFound:
+		return true
+	case SecondaryErrorBody404CodeEventNotFound:
+		return true
+	case SecondaryErrorBody404CodeHandleNotFound:
+		return true
+	case SecondaryErrorBody404CodeInviteNotFound:
+		return true
+	case SecondaryErrorBody404CodeInvoiceNotFound:
+		return true
+	case SecondaryErrorBody404CodeJobNotFound:
+		return true
+	case SecondaryErrorBody404CodeMemberNotFound:
+		return true
+	case SecondaryErrorBody404CodeOfframpPaymentNotFound:
+		return true
+	case SecondaryErrorBody404CodePaymentNotFound:
+		return true
+	case SecondaryErrorBody404CodePayoutDestinationNotFound:
+		return true
+	case SecondaryErrorBody404CodePayoutProviderNotFound:
+		return true
+	case SecondaryErrorBody404CodePhoneAliasNotFound:
+		return true
+	case SecondaryErrorBody404CodePolicyNotFound:
+		return true
+	case SecondaryErrorBody404CodeRampNotFound:
+		return true
+	case SecondaryErrorBody404CodeRouteNotFound:
+		return true
+	case SecondaryErrorBody404CodeRouteQuoteNotFound:
+		return true
+	case SecondaryErrorBody404CodeTenantNotFound:
+		return true
+	case SecondaryErrorBody404CodeTransferNotFound:
+		return true
+	case SecondaryErrorBody404CodeTreasuryAccountNotFound:
+		return true
+	case SecondaryErrorBody404CodeTreasuryRuleNotFound:
+		return true
+	case SecondaryErrorBody404CodeTwofaChallengeNotFound:
+		return true
+	case SecondaryErrorBody404CodeTwofaFactorNotFound:
+		return true
+	case SecondaryErrorBody404CodeWalletNotFound:
+		return true
+	case SecondaryErrorBody404CodeWebhookDeliveryNotFound:
+		return true
+	case SecondaryErrorBody404CodeWebhookEndpointNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody409Code.
+const (
+	SecondaryErrorBody409CodeAgentCardExists              SecondaryErrorBody409Code = "agent_card_exists"
+	SecondaryErrorBody409CodeAgentSuspended               SecondaryErrorBody409Code = "agent_suspended"
+	SecondaryErrorBody409CodeAgentWalletExists            SecondaryErrorBody409Code = "agent_wallet_exists"
+	SecondaryErrorBody409CodeAgentWalletRequired          SecondaryErrorBody409Code = "agent_wallet_required"
+	SecondaryErrorBody409CodeCardModuleNotEnabled         SecondaryErrorBody409Code = "card_module_not_enabled"
+	SecondaryErrorBody409CodeCheckoutNothingToRefund      SecondaryErrorBody409Code = "checkout_nothing_to_refund"
+	SecondaryErrorBody409CodeClaimAlreadyFunded           SecondaryErrorBody409Code = "claim_already_funded"
+	SecondaryErrorBody409CodeClaimLinkExpired             SecondaryErrorBody409Code = "claim_link_expired"
+	SecondaryErrorBody409CodeClaimLinkUsed                SecondaryErrorBody409Code = "claim_link_used"
+	SecondaryErrorBody409CodeClaimNotExpired              SecondaryErrorBody409Code = "claim_not_expired"
+	SecondaryErrorBody409CodeClaimNotFunded               SecondaryErrorBody409Code = "claim_not_funded"
+	SecondaryErrorBody409CodeClaimNotRedeemable           SecondaryErrorBody409Code = "claim_not_redeemable"
+	SecondaryErrorBody409CodeContactExists                SecondaryErrorBody409Code = "contact_exists"
+	SecondaryErrorBody409CodeHandleTaken                  SecondaryErrorBody409Code = "handle_taken"
+	SecondaryErrorBody409CodeIdempotencyRequestInProgress SecondaryErrorBody409Code = "idempotency_request_in_progress"
+	SecondaryErrorBody409CodeInvalidState                 SecondaryErrorBody409Code = "invalid_state"
+	SecondaryErrorBody409CodeInvoiceNothingToRefund       SecondaryErrorBody409Code = "invoice_nothing_to_refund"
+	SecondaryErrorBody409CodeLedgerReferenceConflict      SecondaryErrorBody409Code = "ledger_reference_conflict"
+	SecondaryErrorBody409CodePaymentQueueFull             SecondaryErrorBody409Code = "payment_queue_full"
+	SecondaryErrorBody409CodePhoneAliasNotPending         SecondaryErrorBody409Code = "phone_alias_not_pending"
+	SecondaryErrorBody409CodePhoneAliasTaken              SecondaryErrorBody409Code = "phone_alias_taken"
+	SecondaryErrorBody409CodePolicySubjectAttached        SecondaryErrorBody409Code = "policy_subject_attached"
+	SecondaryErrorBody409CodeQuoteExpired                 SecondaryErrorBody409Code = "quote_expired"
+	SecondaryErrorBody409CodeRouteNotSelected             SecondaryErrorBody409Code = "route_not_selected"
+	SecondaryErrorBody409CodeSettlementInFlight           SecondaryErrorBody409Code = "settlement_in_flight"
+	SecondaryErrorBody409CodeSignatureDuplicate           SecondaryErrorBody409Code = "signature_duplicate"
+	SecondaryErrorBody409CodeWalletNotDeployed            SecondaryErrorBody409Code = "wallet_not_deployed"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody409Code enum.
+func (e SecondaryErrorBody409Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody409CodeAgentCardExists:
+		return true
+	case SecondaryErrorBody409CodeAgentSuspended:
+		return true
+	case SecondaryErrorBody409CodeAgentWalletExists:
+		return true
+	case SecondaryErrorBody409CodeAgentWalletRequired:
+		return true
+	case SecondaryErrorBody409CodeCardModuleNotEnabled:
+		return true
+	case SecondaryErrorBody409CodeCheckoutNothingToRefund:
+		return true
+	case SecondaryErrorBody409CodeClaimAlreadyFunded:
+		return true
+	case SecondaryErrorBody409CodeClaimLinkExpired:
+		return true
+	case SecondaryErrorBody409CodeClaimLinkUsed:
+		return true
+	case SecondaryErrorBody409CodeClaimNotExpired:
+		return true
+	case SecondaryErrorBody409CodeClaimNotFunded:
+		return true
+	case SecondaryErrorBody409CodeClaimNotRedeemable:
+		return true
+	case SecondaryErrorBody409CodeContactExists:
+		return true
+	case SecondaryErrorBody409CodeHandleTaken:
+		return true
+	case SecondaryErrorBody409CodeIdempotencyRequestInProgress:
+		return true
+	case SecondaryErrorBody409CodeInvalidState:
+		return true
+	case SecondaryErrorBody409CodeInvoiceNothingToRefund:
+		return true
+	case SecondaryErrorBody409CodeLedgerReferenceConflict:
+		return true
+	case SecondaryErrorBody409CodePaymentQueueFull:
+		return true
+	case SecondaryErrorBody409CodePhoneAliasNotPending:
+		return true
+	case SecondaryErrorBody409CodePhoneAliasTaken:
+		return true
+	case SecondaryErrorBody409CodePolicySubjectAttached:
+		return true
+	case SecondaryErrorBody409CodeQuoteExpired:
+		return true
+	case SecondaryErrorBody409CodeRouteNotSelected:
+		return true
+	case SecondaryErrorBody409CodeSettlementInFlight:
+		return true
+	case SecondaryErrorBody409CodeSignatureDuplicate:
+		return true
+	case SecondaryErrorBody409CodeWalletNotDeployed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody413Code.
+const (
+	SecondaryErrorBody413CodePayloadTooLarge SecondaryErrorBody413Code = "payload_too_large"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody413Code enum.
+func (e SecondaryErrorBody413Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody413CodePayloadTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody422Code.
+const (
+	SecondaryErrorBody422CodeAmountOverflow              SecondaryErrorBody422Code = "amount_overflow"
+	SecondaryErrorBody422CodeDestinationRailConstraint   SecondaryErrorBody422Code = "destination_rail_constraint"
+	SecondaryErrorBody422CodeDestinationRailNotAvailable SecondaryErrorBody422Code = "destination_rail_not_available"
+	SecondaryErrorBody422CodeIdempotencyKeyReused        SecondaryErrorBody422Code = "idempotency_key_reused"
+	SecondaryErrorBody422CodeInsufficientFunds           SecondaryErrorBody422Code = "insufficient_funds"
+	SecondaryErrorBody422CodeInvalidAddress              SecondaryErrorBody422Code = "invalid_address"
+	SecondaryErrorBody422CodeRampAmountTooLarge          SecondaryErrorBody422Code = "ramp_amount_too_large"
+	SecondaryErrorBody422CodeRampDailyCap                SecondaryErrorBody422Code = "ramp_daily_cap"
+	SecondaryErrorBody422CodeRampProviderNotAvailable    SecondaryErrorBody422Code = "ramp_provider_not_available"
+	SecondaryErrorBody422CodeRecipientUnknown            SecondaryErrorBody422Code = "recipient_unknown"
+	SecondaryErrorBody422CodeSelfPaymentNotAllowed       SecondaryErrorBody422Code = "self_payment_not_allowed"
+	SecondaryErrorBody422CodeSignerNotOwner              SecondaryErrorBody422Code = "signer_not_owner"
+	SecondaryErrorBody422CodeWalletQuotaExceeded         SecondaryErrorBody422Code = "wallet_quota_exceeded"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody422Code enum.
+func (e SecondaryErrorBody422Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody422CodeAmountOverflow:
+		return true
+	case SecondaryErrorBody422CodeDestinationRailConstraint:
+		return true
+	case SecondaryErrorBody422CodeDestinationRailNotAvailable:
+		return true
+	case SecondaryErrorBody422CodeIdempotencyKeyReused:
+		return true
+	case SecondaryErrorBody422CodeInsufficientFunds:
+		return true
+	case SecondaryErrorBody422CodeInvalidAddress:
+		return true
+	case SecondaryErrorBody422CodeRampAmountTooLarge:
+		return true
+	case SecondaryErrorBody422CodeRampDailyCap:
+		return true
+	case SecondaryErrorBody422CodeRampProviderNotAvailable:
+		return true
+	case SecondaryErrorBody422CodeRecipientUnknown:
+		return true
+	case SecondaryErrorBody422CodeSelfPaymentNotAllowed:
+		return true
+	case SecondaryErrorBody422CodeSignerNotOwner:
+		return true
+	case SecondaryErrorBody422CodeWalletQuotaExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody429Code.
+const (
+	SecondaryErrorBody429CodeClaimResendLimit  SecondaryErrorBody429Code = "claim_resend_limit"
+	SecondaryErrorBody429CodeRateLimitExceeded SecondaryErrorBody429Code = "rate_limit_exceeded"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody429Code enum.
+func (e SecondaryErrorBody429Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody429CodeClaimResendLimit:
+		return true
+	case SecondaryErrorBody429CodeRateLimitExceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody500Code.
+const (
+	SecondaryErrorBody500CodeInternal SecondaryErrorBody500Code = "internal"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody500Code enum.
+func (e SecondaryErrorBody500Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody500CodeInternal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody503Code.
+const (
+	SecondaryErrorBody503CodeAgentLimitUnavailable SecondaryErrorBody503Code = "agent_limit_unavailable"
+	SecondaryErrorBody503CodeChainUnavailable      SecondaryErrorBody503Code = "chain_unavailable"
+	SecondaryErrorBody503CodeCustodyUnavailable    SecondaryErrorBody503Code = "custody_unavailable"
+	SecondaryErrorBody503CodePolicyUnavailable     SecondaryErrorBody503Code = "policy_unavailable"
+	SecondaryErrorBody503CodeProviderUnavailable   SecondaryErrorBody503Code = "provider_unavailable"
+	SecondaryErrorBody503CodeServiceUnavailable    SecondaryErrorBody503Code = "service_unavailable"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody503Code enum.
+func (e SecondaryErrorBody503Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody503CodeAgentLimitUnavailable:
+		return true
+	case SecondaryErrorBody503CodeChainUnavailable:
+		return true
+	case SecondaryErrorBody503CodeCustodyUnavailable:
+		return true
+	case SecondaryErrorBody503CodePolicyUnavailable:
+		return true
+	case SecondaryErrorBody503CodeProviderUnavailable:
+		return true
+	case SecondaryErrorBody503CodeServiceUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorCode.
+const (
+	SecondaryErrorCodeAccountNotFound              SecondaryErrorCode = "account_not_found"
+	SecondaryErrorCodeAgentCardExists              SecondaryErrorCode = "agent_card_exists"
+	SecondaryErrorCodeAgentLimit                   SecondaryErrorCode = "agent_limit"
+	SecondaryErrorCodeAgentLimitUnavailable        SecondaryErrorCode = "agent_limit_unavailable"
+	SecondaryErrorCodeAgentNotFound                SecondaryErrorCode = "agent_not_found"
+	SecondaryErrorCodeAgentSuspended               SecondaryErrorCode = "agent_suspended"
+	SecondaryErrorCodeAgentWalletExists            SecondaryErrorCode = "agent_wallet_exists"
+	SecondaryErrorCodeAgentWalletRequired          SecondaryErrorCode = "agent_wallet_required"
+	SecondaryErrorCodeAmountOverflow               SecondaryErrorCode = "amount_overflow"
+	SecondaryErrorCodeApiKeyNotFound               SecondaryErrorCode = "api_key_not_found"
+	SecondaryErrorCodeAttachmentNotFound           SecondaryErrorCode = "attachment_not_found"
+	SecondaryErrorCodeBillNotFound                 SecondaryErrorCode = "bill_not_found"
+	SecondaryErrorCodeCardAuthorizationNotFound    SecondaryErrorCode = "card_authorization_not_found"
+	SecondaryErrorCodeCardModuleNotEnabled         SecondaryErrorCode = "card_module_not_enabled"
+	SecondaryErrorCodeCardNotFound                 SecondaryErrorCode = "card_not_found"
+	SecondaryErrorCodeCardholderNotFound           SecondaryErrorCode = "cardholder_not_found"
+	SecondaryErrorCodeChainUnavailable             SecondaryErrorCode = "chain_unavailable"
+	SecondaryErrorCodeCheckoutNothingToRefund      SecondaryErrorCode = "checkout_nothing_to_refund"
+	SecondaryErrorCodeClaimAlreadyFunded           SecondaryErrorCode = "claim_already_funded"
+	SecondaryErrorCodeClaimChallengeNotFound       SecondaryErrorCode = "claim_challenge_not_found"
+	SecondaryErrorCodeClaimLinkExpired             SecondaryErrorCode = "claim_link_expired"
+	SecondaryErrorCodeClaimLinkUsed                SecondaryErrorCode = "claim_link_used"
+	SecondaryErrorCodeClaimNotExpired              SecondaryErrorCode = "claim_not_expired"
+	SecondaryErrorCodeClaimNotFound                SecondaryErrorCode = "claim_not_found"
+	SecondaryErrorCodeClaimNotFunded               SecondaryErrorCode = "claim_not_funded"
+	SecondaryErrorCodeClaimNotRedeemable           SecondaryErrorCode = "claim_not_redeemable"
+	SecondaryErrorCodeClaimResendLimit             SecondaryErrorCode = "claim_resend_limit"
+	SecondaryErrorCodeContactExists                SecondaryErrorCode = "contact_exists"
+	SecondaryErrorCodeContactNotFound              SecondaryErrorCode = "contact_not_found"
+	SecondaryErrorCodeCredentialRequired           SecondaryErrorCode = "credential_required"
+	SecondaryErrorCodeCustodyUnavailable           SecondaryErrorCode = "custody_unavailable"
+	SecondaryErrorCodeDestinationNotEligible       SecondaryErrorCode = "destination_not_eligible"
+	SecondaryErrorCodeDestinationRailConstraint    SecondaryErrorCode = "destination_rail_constraint"
+	SecondaryErrorCodeDestinationRailNotAvailable  SecondaryErrorCode = "destination_rail_not_available"
+	SecondaryErrorCodeDestinationScreeningRejected SecondaryErrorCode = "destination_screening_rejected"
+	SecondaryErrorCodeDripNotFound                 SecondaryErrorCode = "drip_not_found"
+	SecondaryErrorCodeEphemeralKeysNotSupported    SecondaryErrorCode = "ephemeral_keys_not_supported"
+	SecondaryErrorCodeEventNotFound                SecondaryErrorCode = "event_not_found"
+	SecondaryErrorCodeFeatureNotAvailable          SecondaryErrorCode = "feature_not_available"
+	SecondaryErrorCodeFundingModeNotAvailable      SecondaryErrorCode = "funding_mode_not_available"
+	SecondaryErrorCodeHandleNotFound               SecondaryErrorCode = "handle_not_found"
+	SecondaryErrorCodeHandleTaken                  SecondaryErrorCode = "handle_taken"
+	SecondaryErrorCodeIdempotencyKeyReused         SecondaryErrorCode = "idempotency_key_reused"
+	SecondaryErrorCodeIdempotencyRequestInProgress SecondaryErrorCode = "idempotency_request_in_progress"
+	SecondaryErrorCodeInsufficientFunds            SecondaryErrorCode = "insufficient_funds"
+	SecondaryErrorCodeInsufficientScope            SecondaryErrorCode = "insufficient_scope"
+	SecondaryErrorCodeInternal                     SecondaryErrorCode = "internal"
+	SecondaryErrorCodeInvalidAddress               SecondaryErrorCode = "invalid_address"
+	SecondaryErrorCodeInvalidApiKey                SecondaryErrorCode = "invalid_api_key"
+	SecondaryErrorCodeInvalidState                 SecondaryErrorCode = "invalid_state"
+	SecondaryErrorCodeInviteEmailMismatch          SecondaryErrorCode = "invite_email_mismatch"
+	SecondaryErrorCodeInviteNotFound               SecondaryErrorCode = "invite_not_found"
+	SecondaryErrorCodeInvoiceNotFound              SecondaryErrorCode = "invoice_not_found"
+	SecondaryErrorCodeInvoiceNothingToRefund       SecondaryErrorCode = "invoice_nothing_to_refund"
+	SecondaryErrorCodeJobNotFound                  SecondaryErrorCode = "job_not_found"
+	SecondaryErrorCodeLedgerReferenceConflict      SecondaryErrorCode = "ledger_reference_conflict"
+	SecondaryErrorCodeMemberNotFound               SecondaryErrorCode = "member_not_found"
+	SecondaryErrorCodeMethodNotAllowed             SecondaryErrorCode = "method_not_allowed"
+	SecondaryErrorCodeNewPayeeNotSaved             SecondaryErrorCode = "new_payee_not_saved"
+	SecondaryErrorCodeOfframpPaymentNotFound       SecondaryErrorCode = "offramp_payment_not_found"
+	SecondaryErrorCodePayeeCoolingOff              SecondaryErrorCode = "payee_cooling_off"
+	SecondaryErrorCodePayloadTooLarge              SecondaryErrorCode = "payload_too_large"
+	SecondaryErrorCodePaymentNotFound              SecondaryErrorCode = "payment_not_found"
+	SecondaryErrorCodePaymentQueueFull             SecondaryErrorCode = "payment_queue_full"
+	SecondaryErrorCodePayoutDestinationNotFound    SecondaryErrorCode = "payout_destination_not_found"
+	SecondaryErrorCodePayoutProviderNotFound       SecondaryErrorCode = "payout_provider_not_found"
+	SecondaryErrorCodePhoneAliasNotFound           SecondaryErrorCode = "phone_alias_not_found"
+	SecondaryErrorCodePhoneAliasNotPending         SecondaryErrorCode = "phone_alias_not_pending"
+	SecondaryErrorCodePhoneAliasTaken              SecondaryErrorCode = "phone_alias_taken"
+	SecondaryErrorCodePhoneCodeExpired             SecondaryErrorCode = "phone_code_expired"
+	SecondaryErrorCodePhoneCodeInvalid             SecondaryErrorCode = "phone_code_invalid"
+	SecondaryErrorCodePhoneCodeTooManyAttempts     SecondaryErrorCode = "phone_code_too_many_attempts"
+	SecondaryErrorCodePolicyDenied                 SecondaryErrorCode = "policy_denied"
+	SecondaryErrorCodePolicyNotFound               SecondaryErrorCode = "policy_not_found"
+	SecondaryErrorCodePolicySubjectAttached        SecondaryErrorCode = "policy_subject_attached"
+	SecondaryErrorCodePolicyUnavailable            SecondaryErrorCode = "policy_unavailable"
+	SecondaryErrorCodeProviderUnavailable          SecondaryErrorCode = "provider_unavailable"
+	SecondaryErrorCodeQuoteExpired                 SecondaryErrorCode = "quote_expired"
+	SecondaryErrorCodeRampAmountTooLarge           SecondaryErrorCode = "ramp_amount_too_large"
+	SecondaryErrorCodeRampDailyCap                 SecondaryErrorCode = "ramp_daily_cap"
+	SecondaryErrorCodeRampNotFound                 SecondaryErrorCode = "ramp_not_found"
+	SecondaryErrorCodeRampProviderNotAvailable     SecondaryErrorCode = "ramp_provider_not_available"
+	SecondaryErrorCodeRateLimitExceeded            SecondaryErrorCode = "rate_limit_exceeded"
+	SecondaryErrorCodeRecipientConsentRequired     SecondaryErrorCode = "recipient_consent_required"
+	SecondaryErrorCodeRecipientUnknown             SecondaryErrorCode = "recipient_unknown"
+	SecondaryErrorCodeRequestTimeout               SecondaryErrorCode = "request_timeout"
+	SecondaryErrorCodeRouteNotFound                SecondaryErrorCode = "route_not_found"
+	SecondaryErrorCodeRouteNotSelected             SecondaryErrorCode = "route_not_selected"
+	SecondaryErrorCodeRouteQuoteNotFound           SecondaryErrorCode = "route_quote_not_found"
+	SecondaryErrorCodeSandboxOnly                  SecondaryErrorCode = "sandbox_only"
+	SecondaryErrorCodeSelfPaymentNotAllowed        SecondaryErrorCode = "self_payment_not_allowed"
+	SecondaryErrorCodeSenderOnly                   SecondaryErrorCode = "sender_only"
+	SecondaryErrorCodeServiceUnavailable           SecondaryErrorCode = "service_unavailable"
+	SecondaryErrorCodeSettlementInFlight           SecondaryErrorCode = "settlement_in_flight"
+	SecondaryErrorCodeSignatureDuplicate           SecondaryErrorCode = "signature_duplicate"
+	SecondaryErrorCodeSignerNotOwner               SecondaryErrorCode = "signer_not_owner"
+	SecondaryErrorCodeTenantNotFound               SecondaryErrorCode = "tenant_not_found"
+	SecondaryErrorCodeTenantRequired               SecondaryErrorCode = "tenant_required"
+	SecondaryErrorCodeTransferNotFound             SecondaryErrorCode = "transfer_not_found"
+	SecondaryErrorCodeTreasuryAccountNotFound      SecondaryErrorCode = "treasury_account_not_found"
+	SecondaryErrorCodeTreasuryRuleNotFound         SecondaryErrorCode = "treasury_rule_not_found"
+	SecondaryErrorCodeTwofaAgentNotPermitted       SecondaryErrorCode = "twofa_agent_not_permitted"
+	SecondaryErrorCodeTwofaBindingMismatch         SecondaryErrorCode = "twofa_binding_mismatch"
+	SecondaryErrorCodeTwofaChallengeExpired        SecondaryErrorCode = "twofa_challenge_expired"
+	SecondaryErrorCodeTwofaChallengeNotFound       SecondaryErrorCode = "twofa_challenge_not_found"
+	SecondaryErrorCodeTwofaChallengeNotRedeemable  SecondaryErrorCode = "twofa_challenge_not_redeemable"
+	SecondaryErrorCodeTwofaFactorNotFound          SecondaryErrorCode = "twofa_factor_not_found"
+	SecondaryErrorCodeTwofaInvalidCode             SecondaryErrorCode = "twofa_invalid_code"
+	SecondaryErrorCodeTwofaNotEnrolled             SecondaryErrorCode = "twofa_not_enrolled"
+	SecondaryErrorCodeTwofaRequired                SecondaryErrorCode = "twofa_required"
+	SecondaryErrorCodeTwofaTooManyAttempts         SecondaryErrorCode = "twofa_too_many_attempts"
+	SecondaryErrorCodeUnsupportedMediaType         SecondaryErrorCode = "unsupported_media_type"
+	SecondaryErrorCodeValidationFailed             SecondaryErrorCode = "validation_failed"
+	SecondaryErrorCodeWalletNotDeployed            SecondaryErrorCode = "wallet_not_deployed"
+	SecondaryErrorCodeWalletNotFound               SecondaryErrorCode = "wallet_not_found"
+	SecondaryErrorCodeWalletQuotaExceeded          SecondaryErrorCode = "wallet_quota_exceeded"
+	SecondaryErrorCodeWebhookDeliveryNotFound      SecondaryErrorCode = "webhook_delivery_not_found"
+	SecondaryErrorCodeWebhookEndpointNotFound      SecondaryErrorCode = "webhook_endpoint_not_found"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorCode enum.
+func (e SecondaryErrorCode) Valid() bool {
+	switch e {
+	case SecondaryErrorCodeAccountNotFound:
+		return true
+	case SecondaryErrorCodeAgentCardExists:
+		return true
+	case SecondaryErrorCodeAgentLimit:
+		return true
+	case SecondaryErrorCodeAgentLimitUnavailable:
+		return true
+	case SecondaryErrorCodeAgentNotFound:
+		return true
+	case SecondaryErrorCodeAgentSuspended:
+		return true
+	case SecondaryErrorCodeAgentWalletExists:
+		return true
+	case SecondaryErrorCodeAgentWalletRequired:
+		return true
+	case SecondaryErrorCodeAmountOverflow:
+		return true
+	case SecondaryErrorCodeApiKeyNotFound:
+		return true
+	case SecondaryErrorCodeAttachmentNotFound:
+		return true
+	case SecondaryErrorCodeBillNotFound:
+		return true
+	case SecondaryErrorCodeCardAuthorizationNotFound:
+		return true
+	case SecondaryErrorCodeCardModuleNotEnabled:
+		return true
+	case SecondaryErrorCodeCardNotFound:
+		return true
+	case SecondaryErrorCodeCardholderNotFound:
+		return true
+	case SecondaryErrorCodeChainUnavailable:
+		return true
+	case SecondaryErrorCodeCheckoutNothingToRefund:
+		return true
+	case SecondaryErrorCodeClaimAlreadyFunded:
+		return true
+	case SecondaryErrorCodeClaimChallengeNotFound:
+		return true
+	case SecondaryErrorCodeClaimLinkExpired:
+		return true
+	case SecondaryErrorCodeClaimLinkUsed:
+		return true
+	case SecondaryErrorCodeClaimNotExpired:
+		return true
+	case SecondaryErrorCodeClaimNotFound:
+		return true
+	case SecondaryErrorCodeClaimNotFunded:
+		return true
+	case SecondaryErrorCodeClaimNotRedeemable:
+		return true
+	case SecondaryErrorCodeClaimResendLimit:
+		return true
+	case SecondaryErrorCodeContactExists:
+		return true
+	case SecondaryErrorCodeContactNotFound:
+		return true
+	case SecondaryErrorCodeCredentialRequired:
+		return true
+	case SecondaryErrorCodeCustodyUnavailable:
+		return true
+	case SecondaryErrorCodeDestinationNotEligible:
+		return true
+	case SecondaryErrorCodeDestinationRailConstraint:
+		return true
+	case SecondaryErrorCodeDestinationRailNotAvailable:
+		return true
+	case SecondaryErrorCodeDestinationScreeningRejected:
+		return true
+	case SecondaryErrorCodeDripNotFound:
+		return true
+	case SecondaryErrorCodeEphemeralKeysNotSupported:
+		return true
+	case SecondaryErrorCodeEventNotFound:
+		return true
+	case SecondaryErrorCodeFeatureNotAvailable:
+		return true
+	case SecondaryErrorCodeFundingModeNotAvailable:
+		return true
+	case SecondaryErrorCodeHandleNotFound:
+		return true
+	case SecondaryErrorCodeHandleTaken:
+		return true
+	case SecondaryErrorCodeIdempotencyKeyReused:
+		return true
+	case SecondaryErrorCodeIdempotencyRequestInProgress:
+		return true
+	case SecondaryErrorCodeInsufficientFunds:
+		return true
+	case SecondaryErrorCodeInsufficientScope:
+		return true
+	case SecondaryErrorCodeInternal:
+		return true
+	case SecondaryErrorCodeInvalidAddress:
+		return true
+	case SecondaryErrorCodeInvalidApiKey:
+		return true
+	case SecondaryErrorCodeInvalidState:
+		return true
+	case SecondaryErrorCodeInviteEmailMismatch:
+		return true
+	case SecondaryErrorCodeInviteNotFound:
+		return true
+	case SecondaryErrorCodeInvoiceNotFound:
+		return true
+	case SecondaryErrorCodeInvoiceNothingToRefund:
+		return true
+	case SecondaryErrorCodeJobNotFound:
+		return true
+	case SecondaryErrorCodeLedgerReferenceConflict:
+		return true
+	case SecondaryErrorCodeMemberNotFound:
+		return true
+	case SecondaryErrorCodeMethodNotAllowed:
+		return true
+	case SecondaryErrorCodeNewPayeeNotSaved:
+		return true
+	case SecondaryErrorCodeOfframpPaymentNotFound:
+		return true
+	case SecondaryErrorCodePayeeCoolingOff:
+		return true
+	case SecondaryErrorCodePayloadTooLarge:
+		return true
+	case SecondaryErrorCodePaymentNotFound:
+		return true
+	case SecondaryErrorCodePaymentQueueFull:
+		return true
+	case SecondaryErrorCodePayoutDestinationNotFound:
+		return true
+	case SecondaryErrorCodePayoutProviderNotFound:
+		return true
+	case SecondaryErrorCodePhoneAliasNotFound:
+		return true
+	case SecondaryErrorCodePhoneAliasNotPending:
+		return true
+	case SecondaryErrorCodePhoneAliasTaken:
+		return true
+	case SecondaryErrorCodePhoneCodeExpired:
+		return true
+	case SecondaryErrorCodePhoneCodeInvalid:
+		return true
+	case SecondaryErrorCodePhoneCodeTooManyAttempts:
+		return true
+	case SecondaryErrorCodePolicyDenied:
+		return true
+	case SecondaryErrorCodePolicyNotFound:
+		return true
+	case SecondaryErrorCodePolicySubjectAttached:
+		return true
+	case SecondaryErrorCodePolicyUnavailable:
+		return true
+	case SecondaryErrorCodeProviderUnavailable:
+		return true
+	case SecondaryErrorCodeQuoteExpired:
+		return true
+	case SecondaryErrorCodeRampAmountTooLarge:
+		return true
+	case SecondaryErrorCodeRampDailyCap:
+		return true
+	case SecondaryErrorCodeRampNotFound:
+		return true
+	case SecondaryErrorCodeRampProviderNotAvailable:
+		return true
+	case SecondaryErrorCodeRateLimitExceeded:
+		return true
+	case SecondaryErrorCodeRecipientConsentRequired:
+		return true
+	case SecondaryErrorCodeRecipientUnknown:
+		return true
+	case SecondaryErrorCodeRequestTimeout:
+		return true
+	case SecondaryErrorCodeRouteNotFound:
+		return true
+	case SecondaryErrorCodeRouteNotSelected:
+		return true
+	case SecondaryErrorCodeRouteQuoteNotFound:
+		return true
+	case SecondaryErrorCodeSandboxOnly:
+		return true
+	case SecondaryErrorCodeSelfPaymentNotAllowed:
+		return true
+	case SecondaryErrorCodeSenderOnly:
+		return true
+	case SecondaryErrorCodeServiceUnavailable:
+		return true
+	case SecondaryErrorCodeSettlementInFlight:
+		return true
+	case SecondaryErrorCodeSignatureDuplicate:
+		return true
+	case SecondaryErrorCodeSignerNotOwner:
+		return true
+	case SecondaryErrorCodeTenantNotFound:
+		return true
+	case SecondaryErrorCodeTenantRequired:
+		return true
+	case SecondaryErrorCodeTransferNotFound:
+		return true
+	case SecondaryErrorCodeTreasuryAccountNotFound:
+		return true
+	case SecondaryErrorCodeTreasuryRuleNotFound:
+		return true
+	case SecondaryErrorCodeTwofaAgentNotPermitted:
+		return true
+	case SecondaryErrorCodeTwofaBindingMismatch:
+		return true
+	case SecondaryErrorCodeTwofaChallengeExpired:
+		return true
+	case SecondaryErrorCodeTwofaChallengeNotFound:
+		return true
+	case SecondaryErrorCodeTwofaChallengeNotRedeemable:
+		return true
+	case SecondaryErrorCodeTwofaFactorNotFound:
+		return true
+	case SecondaryErrorCodeTwofaInvalidCode:
+		return true
+	case SecondaryErrorCodeTwofaNotEnrolled:
+		return true
+	case SecondaryErrorCodeTwofaRequired:
+		return true
+	case SecondaryErrorCodeTwofaTooManyAttempts:
+		return true
+	case SecondaryErrorCodeUnsupportedMediaType:
+		return true
+	case SecondaryErrorCodeValidationFailed:
+		return true
+	case SecondaryErrorCodeWalletNotDeployed:
+		return true
+	case SecondaryErrorCodeWalletNotFound:
+		return true
+	case SecondaryErrorCodeWalletQuotaExceeded:
+		return true
+	case SecondaryErrorCodeWebhookDeliveryNotFound:
+		return true
+	case SecondaryErrorCodeWebhookEndpointNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SecondarySendStatus.
 const (
 	SecondarySendStatusAwaitingSignature SecondarySendStatus = "awaiting_signature"
@@ -3265,6 +4099,7 @@ type AgentStatus string
 
 // AgentActivity The 200 answer of GET /v1/agents/{id}/activity (listAgentActivity).
 type AgentActivity struct {
+	// Items The agent's timeline, newest first: its payments, card authorizations and policy decisions (docs/agents.md).
 	Items []AgentActivityItem `json:"items"`
 
 	// NextCursor pass as cursor for the next (older) page; null at the end
@@ -3537,7 +4372,10 @@ type BalanceAsset string
 
 // Balances The 200 answer of GET /v1/balances (listBalances).
 type Balances struct {
-	AsOf     *time.Time       `json:"asOf"`
+	// AsOf The instant the balances are read at (RFC 3339, UTC): the asOf asked for; null for now.
+	AsOf *time.Time `json:"asOf"`
+
+	// Balances One line per asset, USDC first: available, held and total, each also in base units.
 	Balances []ServiceBalance `json:"balances"`
 
 	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
@@ -3592,11 +4430,13 @@ type Bill struct {
 	SigExpiresAt time.Time `json:"sigExpiresAt"`
 
 	// VerificationReason why a bill FAILED: SIGNATURE_INVALID, SIGNER_MISMATCH (wrong key or wrong EIP-712 domain), SIGNER_NOT_ACTIVE_MEMBER, SIGNATURE_EXPIRED, NONCE_REPLAYED; null otherwise
-	VerificationReason *string                `json:"verificationReason"`
+	VerificationReason *string `json:"verificationReason"`
+
+	// VerificationStatus Whether the bill's signature verified against the sender's registered signer (docs/invoices.md); UNVERIFIED is never stored today, since verification is synchronous.
 	VerificationStatus BillVerificationStatus `json:"verificationStatus"`
 }
 
-// BillVerificationStatus defines model for Bill.VerificationStatus.
+// BillVerificationStatus Whether the bill's signature verified against the sender's registered signer (docs/invoices.md); UNVERIFIED is never stored today, since verification is synchronous.
 type BillVerificationStatus string
 
 // BillAcceptRequest The request body of POST /v1/bills/inbound/{invoiceId}/accept (acceptInboundBill).
@@ -3673,15 +4513,20 @@ type Build struct {
 
 // Capabilities What this deployment serves for the caller's environment: the build, chains and features.
 type Capabilities struct {
+	// ApiVersion The API's version: 1 for every /v1 path.
 	ApiVersion string `json:"apiVersion"`
 
 	// Build The build that answers: the version the OpenAPI document's info.version also shows, and its VCS commit.
-	Build  Build       `json:"build"`
+	Build Build `json:"build"`
+
+	// Chains The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address.
 	Chains []ChainInfo `json:"chains"`
 
 	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
 	Environment CapabilitiesEnvironment `json:"environment"`
-	Features    map[string]bool         `json:"features"`
+
+	// Features Feature name → whether it works end to end for the caller's environment in this build (sandbox-only features are false for LIVE keys).
+	Features map[string]bool `json:"features"`
 }
 
 // CapabilitiesEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
@@ -3697,14 +4542,18 @@ type Card struct {
 
 	// CardholderId The id of the cardholder it refers to.
 	CardholderId *string `json:"cardholderId"`
-	Chain        *string `json:"chain"`
+
+	// Chain A cardholder card's crypto account chain: solana, world_chain or base; null for a wallet card or a card issued without one (absent in a request: none).
+	Chain *string `json:"chain"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
 	// CryptoAccountAddress An EVM address (0x…, 40 hex digits).
 	CryptoAccountAddress *string `json:"cryptoAccountAddress"`
-	CryptoAccountType    *string `json:"cryptoAccountType"`
+
+	// CryptoAccountType A cardholder card's crypto account type: standard (the default when a chain or address is given) or bridge_wallet; null for a wallet card or a card issued without a crypto account.
+	CryptoAccountType *string `json:"cryptoAccountType"`
 
 	// FundingCardAccountId The id of the funding card account it refers to.
 	FundingCardAccountId *string `json:"fundingCardAccountId"`
@@ -3740,7 +4589,9 @@ type CardAuthorization struct {
 	CapturedAmountUsd string `json:"capturedAmountUsd"`
 
 	// CardId The id of the card it refers to.
-	CardId       string  `json:"cardId"`
+	CardId string `json:"cardId"`
+
+	// Counterparty The EVM address the spend pays, checked against counterparty allow and block lists; null when the authorization named none.
 	Counterparty *string `json:"counterparty"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
@@ -3762,9 +4613,15 @@ type CardAuthorization struct {
 	PolicyDecisionId *string `json:"policyDecisionId"`
 
 	// PolicyId The id of the policy it refers to.
-	PolicyId         *string                            `json:"policyId"`
-	ReversalReason   *CardAuthorizationReversalReason   `json:"reversalReason"`
-	SettlementError  *string                            `json:"settlementError"`
+	PolicyId *string `json:"policyId"`
+
+	// ReversalReason Why an authorization was reversed: MERCHANT (the merchant reversed it) or EXPIRED (not captured within its lifetime); null unless REVERSED.
+	ReversalReason *CardAuthorizationReversalReason `json:"reversalReason"`
+
+	// SettlementError Why the on-chain settlement failed, or the last node error it is retried after; null while none occurred.
+	SettlementError *string `json:"settlementError"`
+
+	// SettlementStatus Where a captured spend's settlement stands: PENDING, SUBMITTED (sent on chain), CONFIRMED, FAILED, or OFF_CHAIN (a cardholder card, settled by the issuer); null until captured.
 	SettlementStatus *CardAuthorizationSettlementStatus `json:"settlementStatus"`
 
 	// SettlementTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
@@ -3801,7 +4658,9 @@ type CardAuthorizationList struct {
 // CardAuthorizationRequest The request body of POST /v1/sandbox/cards/{id}/authorizations (sandboxCreateCardAuthorization).
 type CardAuthorizationRequest struct {
 	// AmountUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
-	AmountUsd    string  `json:"amountUsd"`
+	AmountUsd string `json:"amountUsd"`
+
+	// Counterparty The EVM address the spend pays (0x…, 40 hex digits), checked against the policies' counterparty lists; absent: none.
 	Counterparty *string `json:"counterparty,omitempty"`
 
 	// Mcc The merchant category code (ISO 18245, 4 digits).
@@ -3897,9 +4756,14 @@ type CardList struct {
 
 // CardWindows Part of CardAuthorization.
 type CardWindows struct {
-	Day   string `json:"day"`
+	// Day The UTC day the authorization counted in (YYYY-MM-DD, 2026-03-01).
+	Day string `json:"day"`
+
+	// Month The calendar month (UTC) the authorization counted in (YYYY-MM, 2026-03).
 	Month string `json:"month"`
-	Week  string `json:"week"`
+
+	// Week The ISO week the authorization counted in, starting Monday 00:00 UTC (YYYY-Www, 2026-W09).
+	Week string `json:"week"`
 }
 
 // Cardholder The 201 answer of POST /v1/cardholders (createCardholder).
@@ -3920,18 +4784,22 @@ type Cardholder struct {
 // CardholderCardRequest The request body of POST /v1/cards (createCard).
 type CardholderCardRequest struct {
 	// CardholderId The id of the cardholder it refers to.
-	CardholderId string                      `json:"cardholderId"`
-	Chain        *CardholderCardRequestChain `json:"chain,omitempty"`
+	CardholderId string `json:"cardholderId"`
+
+	// Chain A cardholder card's crypto account chain: solana, world_chain or base; null for a wallet card or a card issued without one (absent in a request: none).
+	Chain *CardholderCardRequestChain `json:"chain,omitempty"`
 
 	// CryptoAccountAddress An EVM address (0x…, 40 hex digits).
-	CryptoAccountAddress *string                                 `json:"cryptoAccountAddress,omitempty"`
-	CryptoAccountType    *CardholderCardRequestCryptoAccountType `json:"cryptoAccountType,omitempty"`
+	CryptoAccountAddress *string `json:"cryptoAccountAddress,omitempty"`
+
+	// CryptoAccountType A cardholder card's crypto account type: standard (the default when a chain or address is given) or bridge_wallet; null for a wallet card or a card issued without a crypto account.
+	CryptoAccountType *CardholderCardRequestCryptoAccountType `json:"cryptoAccountType,omitempty"`
 }
 
-// CardholderCardRequestChain defines model for CardholderCardRequest.Chain.
+// CardholderCardRequestChain A cardholder card's crypto account chain: solana, world_chain or base; null for a wallet card or a card issued without one (absent in a request: none).
 type CardholderCardRequestChain string
 
-// CardholderCardRequestCryptoAccountType defines model for CardholderCardRequest.CryptoAccountType.
+// CardholderCardRequestCryptoAccountType A cardholder card's crypto account type: standard (the default when a chain or address is given) or bridge_wallet; null for a wallet card or a card issued without a crypto account.
 type CardholderCardRequestCryptoAccountType string
 
 // CardholderList The 200 answer of GET /v1/cardholders (listCardholders).
@@ -3967,8 +4835,10 @@ type ChainHealth struct {
 	LatestBlock *int `json:"latestBlock"`
 
 	// MirrorLagBlocks latestBlock minus indexedThroughBlock; past 600 the environment is degraded
-	MirrorLagBlocks *int    `json:"mirrorLagBlocks"`
-	Problem         *string `json:"problem"`
+	MirrorLagBlocks *int `json:"mirrorLagBlocks"`
+
+	// Problem What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null when there is nothing to report.
+	Problem *string `json:"problem"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status ChainHealthStatus `json:"status"`
@@ -3982,6 +4852,7 @@ type ChainHealthStatus string
 
 // ChainInfo Part of Capabilities.
 type ChainInfo struct {
+	// Available Whether this deployment has a node for the chain, so its wallets and payments work.
 	Available bool `json:"available"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
@@ -4034,7 +4905,9 @@ type ChallengeTransaction struct {
 
 	// DestinationAddress An EVM address (0x…, 40 hex digits).
 	DestinationAddress string `json:"destinationAddress"`
-	DestinationLabel   string `json:"destinationLabel"`
+
+	// DestinationLabel The saved contact's label for the destination, or the handle paid; empty for an unsaved address.
+	DestinationLabel string `json:"destinationLabel"`
 }
 
 // Checkout A hosted checkout (chk_…): a payment request priced in USD that a payer settles in USDC at a fresh deposit address through the payment page (docs/checkout.md).
@@ -4044,6 +4917,8 @@ type Checkout struct {
 
 	// AmountReceived USDC seen at the deposit address
 	AmountReceived string `json:"amount_received"`
+
+	// AmountRefunded How much has been refunded to the payer so far, a decimal string with 6 fraction digits (0.000000 before any refund).
 	AmountRefunded string `json:"amount_refunded"`
 
 	// CompletedAt When it happened (RFC 3339, UTC); null until it has.
@@ -4053,7 +4928,9 @@ type Checkout struct {
 	Confirmations int `json:"confirmations"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt      time.Time              `json:"created_at"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Cryptocurrency The asset the payer sends: USDC.
 	Cryptocurrency CheckoutCryptocurrency `json:"cryptocurrency"`
 
 	// Currency The currency of the amount.
@@ -4090,7 +4967,7 @@ type Checkout struct {
 	TransactionHash *string `json:"transaction_hash"`
 }
 
-// CheckoutCryptocurrency defines model for Checkout.Cryptocurrency.
+// CheckoutCryptocurrency The asset the payer sends: USDC.
 type CheckoutCryptocurrency string
 
 // CheckoutCurrency The currency of the amount.
@@ -4114,7 +4991,9 @@ type CheckoutCreate struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// CryptoAmount USDC to send, a decimal string with 6 fraction digits
-	CryptoAmount   string                       `json:"crypto_amount"`
+	CryptoAmount string `json:"crypto_amount"`
+
+	// Cryptocurrency The asset the payer sends: USDC.
 	Cryptocurrency CheckoutCreateCryptocurrency `json:"cryptocurrency"`
 
 	// Currency The currency of the amount.
@@ -4142,7 +5021,7 @@ type CheckoutCreate struct {
 	Status CheckoutCreateStatus `json:"status"`
 }
 
-// CheckoutCreateCryptocurrency defines model for CheckoutCreate.Cryptocurrency.
+// CheckoutCreateCryptocurrency The asset the payer sends: USDC.
 type CheckoutCreateCryptocurrency string
 
 // CheckoutCreateCurrency The currency of the amount.
@@ -4203,8 +5082,12 @@ type CheckoutPageStatus struct {
 
 	// AmountReceived USDC seen at the deposit address (the page says when it is short of the amount)
 	AmountReceived string `json:"amount_received"`
-	Confirmations  int    `json:"confirmations"`
-	CryptoAmount   string `json:"crypto_amount"`
+
+	// Confirmations How many blocks deep the paying transfer is; 0 before one is seen.
+	Confirmations int `json:"confirmations"`
+
+	// CryptoAmount The USDC the payer sends, a decimal string with 6 fraction digits (12.500000).
+	CryptoAmount string `json:"crypto_amount"`
 
 	// Currency The currency of the amount.
 	Currency CheckoutPageStatusCurrency `json:"currency"`
@@ -4213,7 +5096,9 @@ type CheckoutPageStatus struct {
 	DepositAddress string `json:"deposit_address"`
 
 	// ExpiresAt When it happened (RFC 3339, UTC); null until it has.
-	ExpiresAt     time.Time                        `json:"expires_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+
+	// FailureReason Why the checkout failed: expired (nothing arrived in time) or underpaid (less than the amount arrived); null unless it failed.
 	FailureReason *CheckoutPageStatusFailureReason `json:"failure_reason"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -4247,8 +5132,10 @@ type CheckoutRefund struct {
 	CreatedAt time.Time `json:"created_at"`
 
 	// Currency The currency of the amount.
-	Currency    CheckoutRefundCurrency `json:"currency"`
-	Destination string                 `json:"destination"`
+	Currency CheckoutRefundCurrency `json:"currency"`
+
+	// Destination The address the refund is sent to: the one asked for, else the payer (the sender of the first transfer).
+	Destination string `json:"destination"`
 
 	// Id the refund's id (crf_…)
 	Id string `json:"id"`
@@ -4338,8 +5225,10 @@ type Claim struct {
 	Funded bool `json:"funded"`
 
 	// LockTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
-	LockTxHash   *string `json:"lockTxHash"`
-	MetadataHash string  `json:"metadataHash"`
+	LockTxHash *string `json:"lockTxHash"`
+
+	// MetadataHash The hash the escrow contract records with the claim: sha256 over the domain corridor.claim.metadata.v1, the escrow id and the payment id (0x…, 64 hex digits); never the phone.
+	MetadataHash string `json:"metadataHash"`
 
 	// PaymentId The id of the payment it refers to.
 	PaymentId string `json:"paymentId"`
@@ -4440,6 +5329,7 @@ type ClaimRedeemRequest struct {
 
 // ClaimRefund The 200 answer of POST /v1/offramp/claims/{claimId}/refund-request (requestOfframpClaimRefund).
 type ClaimRefund struct {
+	// ClaimStatus The claim's status after the request (docs/claims.md lists the states); REFUNDED once the escrow has been refunded to the sender.
 	ClaimStatus string `json:"claimStatus"`
 
 	// PaymentStatus The status of the payment it refers to, read live.
@@ -4540,6 +5430,7 @@ type CredentialType string
 
 // CredentialList The 200 answer of GET /v1/credentials (listCredentials).
 type CredentialList struct {
+	// Credentials The tenant's credentials (BUSINESS_IDENTITY) with their statuses; an ACTIVE one is needed to create payout destinations.
 	Credentials []Credential `json:"credentials"`
 }
 
@@ -4599,15 +5490,20 @@ type DepositRequest struct {
 
 // Destination The 201 answer of POST /v1/payout-destinations (createPayoutDestination).
 type Destination struct {
+	// AllowAutomaticFallback Whether the recipient lets a payout fall back automatically to another of their destinations; recorded as given (routing does not act on it yet).
 	AllowAutomaticFallback bool `json:"allowAutomaticFallback"`
 
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
-	Id          string `json:"id"`
+	Id string `json:"id"`
+
+	// MaskedLabel The destination's identifier masked for display; the full identifier is stored encrypted and never returned.
 	MaskedLabel string `json:"maskedLabel"`
-	Routable    bool   `json:"routable"`
+
+	// Routable Whether payouts can be routed to it now: false for rails created but not routable (US_BANK_ACH, SEPA) and for a destination the provider revoked.
+	Routable bool `json:"routable"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status DestinationStatus `json:"status"`
@@ -4621,14 +5517,19 @@ type DestinationStatus string
 
 // DestinationCreateRequest The request body of POST /v1/payout-destinations (createPayoutDestination).
 type DestinationCreateRequest struct {
+	// AccountNumber US_BANK_ACH: the bank account number (stored encrypted).
 	AccountNumber *string `json:"accountNumber,omitempty"`
 
 	// Address An EVM address (0x…, 40 hex digits).
-	Address                *string `json:"address,omitempty"`
-	AllowAutomaticFallback *bool   `json:"allowAutomaticFallback,omitempty"`
+	Address *string `json:"address,omitempty"`
+
+	// AllowAutomaticFallback Whether the recipient lets a payout fall back automatically to another of their destinations; recorded as given (routing does not act on it yet).
+	AllowAutomaticFallback *bool `json:"allowAutomaticFallback,omitempty"`
 
 	// Asset The asset: USDC (6 decimals) or ETH (18).
-	Asset   *string `json:"asset,omitempty"`
+	Asset *string `json:"asset,omitempty"`
+
+	// Country APP_WALLET_B: the recipient's country (ISO 3166-1 alpha-2; US only).
 	Country *string `json:"country,omitempty"`
 
 	// Currency The currency of the amount.
@@ -4638,12 +5539,18 @@ type DestinationCreateRequest struct {
 	Email *string `json:"email,omitempty"`
 
 	// Handle A directory handle (@name) that resolves to a wallet.
-	Handle  *string `json:"handle,omitempty"`
-	Iban    *string `json:"iban,omitempty"`
+	Handle *string `json:"handle,omitempty"`
+
+	// Iban SEPA: the IBAN, checksum validated (stored encrypted).
+	Iban *string `json:"iban,omitempty"`
+
+	// Network ONCHAIN_WALLET: the network as a chain key (eip155:84532, eip155:8453) or solana.
 	Network *string `json:"network,omitempty"`
 
 	// Phone A phone number in E.164 (+15555550123).
-	Phone         *string `json:"phone,omitempty"`
+	Phone *string `json:"phone,omitempty"`
+
+	// RoutingNumber US_BANK_ACH: the ABA routing number (9 digits, checksum validated).
 	RoutingNumber *string `json:"routingNumber,omitempty"`
 
 	// Type The kind of object or destination; the capability's docs list the values.
@@ -4717,14 +5624,18 @@ type Entry struct {
 
 	// Metadata String keys and values the partner attaches; returned as given.
 	Metadata map[string]string `json:"metadata"`
-	Postings []EntryPosting    `json:"postings"`
+
+	// Postings Every posting of the transfer, on your accounts and the others it touches, so the entry balances.
+	Postings []EntryPosting `json:"postings"`
 
 	// Reference The partner's own reference, unique per tenant and environment.
 	Reference string `json:"reference"`
 
 	// ResolvedById The id of the resolved by it refers to.
 	ResolvedById *string `json:"resolvedById"`
-	Sequence     int     `json:"sequence"`
+
+	// Sequence The transfer's position in the journal (increasing).
+	Sequence int `json:"sequence"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status EntryStatus `json:"status"`
@@ -4757,9 +5668,13 @@ type EntryList struct {
 // EntryPosting Part of Entry.
 type EntryPosting struct {
 	// AccountId The id of the account it refers to.
-	AccountId        *string `json:"accountId"`
-	AccountKind      string  `json:"accountKind"`
-	AccountReference string  `json:"accountReference"`
+	AccountId *string `json:"accountId"`
+
+	// AccountKind The kind of the posting's account (such as tenant_available); kept for another tenant's account.
+	AccountKind string `json:"accountKind"`
+
+	// AccountReference The account's reference (tenant:ten_…:available, platform:sandbox_pool), or counterparty for another tenant's account.
+	AccountReference string `json:"accountReference"`
 
 	// Amount The amount as a decimal string in the asset's unit (not base units).
 	Amount string `json:"amount"`
@@ -4777,22 +5692,31 @@ type EphemeralKey struct {
 	EphemeralKey *map[string]interface{} `json:"ephemeralKey"`
 
 	// IssuerCardId The id of the issuer card it refers to.
-	IssuerCardId string               `json:"issuerCardId"`
-	Platform     EphemeralKeyPlatform `json:"platform"`
+	IssuerCardId string `json:"issuerCardId"`
+
+	// Platform The card wallet vendor the key was minted for.
+	Platform EphemeralKeyPlatform `json:"platform"`
 }
 
-// EphemeralKeyPlatform defines model for EphemeralKey.Platform.
+// EphemeralKeyPlatform The card wallet vendor the key was minted for.
 type EphemeralKeyPlatform string
 
 // EphemeralKeyRequest The request body of POST /v1/cards/{id}/ephemeral-keys (createCardEphemeralKey).
 type EphemeralKeyRequest struct {
-	Certificates   *[]string                   `json:"certificates,omitempty"`
-	Nonce          *string                     `json:"nonce,omitempty"`
-	NonceSignature *string                     `json:"nonceSignature,omitempty"`
-	Platform       EphemeralKeyRequestPlatform `json:"platform"`
+	// Certificates The vendor's certificates, as its push-provisioning protocol sends them; optional.
+	Certificates *[]string `json:"certificates,omitempty"`
+
+	// Nonce The vendor's nonce, as its push-provisioning protocol sends it; optional.
+	Nonce *string `json:"nonce,omitempty"`
+
+	// NonceSignature The device's signature over the nonce, when the vendor's protocol sends one.
+	NonceSignature *string `json:"nonceSignature,omitempty"`
+
+	// Platform The card wallet vendor asking for the key (vendor_a or vendor_b).
+	Platform EphemeralKeyRequestPlatform `json:"platform"`
 }
 
-// EphemeralKeyRequestPlatform defines model for EphemeralKeyRequest.Platform.
+// EphemeralKeyRequestPlatform The card wallet vendor asking for the key (vendor_a or vendor_b).
 type EphemeralKeyRequestPlatform string
 
 // ErrorCode A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
@@ -4818,6 +5742,7 @@ type ErrorEnvelope struct {
 
 // ErrorEnvelope400 The ErrorEnvelope of a 400 answer: its code is one of these.
 type ErrorEnvelope400 struct {
+	// Code The stable codes a 400 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope400Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4833,11 +5758,12 @@ type ErrorEnvelope400 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope400Code defines model for ErrorEnvelope400.Code.
+// ErrorEnvelope400Code The stable codes a 400 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope400Code string
 
 // ErrorEnvelope401 The ErrorEnvelope of a 401 answer: its code is one of these.
 type ErrorEnvelope401 struct {
+	// Code The stable codes a 401 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope401Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4853,11 +5779,12 @@ type ErrorEnvelope401 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope401Code defines model for ErrorEnvelope401.Code.
+// ErrorEnvelope401Code The stable codes a 401 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope401Code string
 
 // ErrorEnvelope403 The ErrorEnvelope of a 403 answer: its code is one of these.
 type ErrorEnvelope403 struct {
+	// Code The stable codes a 403 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope403Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4873,11 +5800,12 @@ type ErrorEnvelope403 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope403Code defines model for ErrorEnvelope403.Code.
+// ErrorEnvelope403Code The stable codes a 403 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope403Code string
 
 // ErrorEnvelope404 The ErrorEnvelope of a 404 answer: its code is one of these.
 type ErrorEnvelope404 struct {
+	// Code The stable codes a 404 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope404Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4893,11 +5821,12 @@ type ErrorEnvelope404 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope404Code defines model for ErrorEnvelope404.Code.
+// ErrorEnvelope404Code The stable codes a 404 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope404Code string
 
 // ErrorEnvelope409 The ErrorEnvelope of a 409 answer: its code is one of these.
 type ErrorEnvelope409 struct {
+	// Code The stable codes a 409 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope409Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4913,11 +5842,12 @@ type ErrorEnvelope409 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope409Code defines model for ErrorEnvelope409.Code.
+// ErrorEnvelope409Code The stable codes a 409 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope409Code string
 
 // ErrorEnvelope413 The ErrorEnvelope of a 413 answer: its code is one of these.
 type ErrorEnvelope413 struct {
+	// Code The stable codes a 413 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope413Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4933,11 +5863,12 @@ type ErrorEnvelope413 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope413Code defines model for ErrorEnvelope413.Code.
+// ErrorEnvelope413Code The stable codes a 413 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope413Code string
 
 // ErrorEnvelope422 The ErrorEnvelope of a 422 answer: its code is one of these.
 type ErrorEnvelope422 struct {
+	// Code The stable codes a 422 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope422Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4953,11 +5884,12 @@ type ErrorEnvelope422 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope422Code defines model for ErrorEnvelope422.Code.
+// ErrorEnvelope422Code The stable codes a 422 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope422Code string
 
 // ErrorEnvelope429 The ErrorEnvelope of a 429 answer: its code is one of these.
 type ErrorEnvelope429 struct {
+	// Code The stable codes a 429 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope429Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4973,11 +5905,12 @@ type ErrorEnvelope429 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope429Code defines model for ErrorEnvelope429.Code.
+// ErrorEnvelope429Code The stable codes a 429 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope429Code string
 
 // ErrorEnvelope500 The ErrorEnvelope of a 500 answer: its code is one of these.
 type ErrorEnvelope500 struct {
+	// Code The stable codes a 500 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope500Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -4993,11 +5926,12 @@ type ErrorEnvelope500 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope500Code defines model for ErrorEnvelope500.Code.
+// ErrorEnvelope500Code The stable codes a 500 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope500Code string
 
 // ErrorEnvelope501 The ErrorEnvelope of a 501 answer: its code is one of these.
 type ErrorEnvelope501 struct {
+	// Code The stable codes a 501 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope501Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -5013,11 +5947,12 @@ type ErrorEnvelope501 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope501Code defines model for ErrorEnvelope501.Code.
+// ErrorEnvelope501Code The stable codes a 501 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope501Code string
 
 // ErrorEnvelope503 The ErrorEnvelope of a 503 answer: its code is one of these.
 type ErrorEnvelope503 struct {
+	// Code The stable codes a 503 answer can carry (ErrorCode lists every code).
 	Code ErrorEnvelope503Code `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -5033,7 +5968,7 @@ type ErrorEnvelope503 struct {
 	StatusCode int `json:"statusCode"`
 }
 
-// ErrorEnvelope503Code defines model for ErrorEnvelope503.Code.
+// ErrorEnvelope503Code The stable codes a 503 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope503Code string
 
 // Event A state change a partner cares about (docs/webhooks.md): listed by GET /v1/events and delivered to webhook endpoints.
@@ -5053,6 +5988,7 @@ type Event struct {
 
 // EventList The 200 answer of GET /v1/events (listEvents).
 type EventList struct {
+	// Events The events, newest first; the page asked for (skip/take).
 	Events []Event `json:"events"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -5198,6 +6134,7 @@ type HealthStatus string
 
 // Identity The 200 answer of GET /v1/identity (getIdentity).
 type Identity struct {
+	// Credentials The tenant's credentials (BUSINESS_IDENTITY) with their statuses; an ACTIVE one is needed to create payout destinations.
 	Credentials []Credential `json:"credentials"`
 
 	// Principal Part of Identity.
@@ -5408,8 +6345,10 @@ type LedgerAccount struct {
 	Id string `json:"id"`
 
 	// Kind The kind of object; the capability's docs list the values.
-	Kind        string `json:"kind"`
-	NonNegative bool   `json:"nonNegative"`
+	Kind string `json:"kind"`
+
+	// NonNegative Whether the ledger refuses any transfer that would take the account's balance below zero.
+	NonNegative bool `json:"nonNegative"`
 
 	// Reference The partner's own reference, unique per tenant and environment.
 	Reference string `json:"reference"`
@@ -5422,7 +6361,9 @@ type LedgerAccountEnvironment string
 type LedgerAccountList struct {
 	// Accounts The listed objects: the page asked for (skip/take) where the list pages.
 	Accounts []LedgerAccount `json:"accounts"`
-	AsOf     *time.Time      `json:"asOf"`
+
+	// AsOf The instant the balances are read at (RFC 3339, UTC): the asOf asked for; null for now.
+	AsOf *time.Time `json:"asOf"`
 
 	// Total How many objects match, across every page (skip/take).
 	Total int `json:"total"`
@@ -5430,6 +6371,7 @@ type LedgerAccountList struct {
 
 // LedgerBalance Part of LedgerAccount.
 type LedgerBalance struct {
+	// Available What the account may spend: posted less the pending debits, in the asset's unit.
 	Available string `json:"available"`
 
 	// AvailableBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
@@ -5446,7 +6388,9 @@ type LedgerBalance struct {
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
-	Posted                 string `json:"posted"`
+
+	// Posted The balance of posted transfers, in the asset's unit.
+	Posted string `json:"posted"`
 
 	// PostedBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PostedBaseUnits string `json:"postedBaseUnits"`
@@ -5465,7 +6409,9 @@ type LedgerChange struct {
 
 	// PendingDebitsBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PendingDebitsBaseUnits string `json:"pendingDebitsBaseUnits"`
-	Posted                 string `json:"posted"`
+
+	// Posted The change to the posted balance, signed: positive credits, negative debits.
+	Posted string `json:"posted"`
 
 	// PostedBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	PostedBaseUnits string `json:"postedBaseUnits"`
@@ -5473,6 +6419,7 @@ type LedgerChange struct {
 
 // Liquidity The 200 answer of POST /v1/admin/payout-providers/{provider}/liquidity (adminSetProviderLiquidity).
 type Liquidity struct {
+	// Added Whether this call added liquidity: false for a retry with a reference already recorded.
 	Added bool `json:"added"`
 
 	// ConfiguredUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
@@ -5483,7 +6430,9 @@ type Liquidity struct {
 
 	// LiquidityUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	LiquidityUsd *string `json:"liquidityUsd"`
-	Provider     string  `json:"provider"`
+
+	// Provider The payout provider topped up (lower case).
+	Provider string `json:"provider"`
 
 	// ToppedUpUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	ToppedUpUsd string `json:"toppedUpUsd"`
@@ -5547,7 +6496,9 @@ type MemberAcceptRequest struct {
 
 	// SignerAddress An EVM address (0x…, 40 hex digits).
 	SignerAddress string `json:"signerAddress"`
-	Token         string `json:"token"`
+
+	// Token The invite token shown once in the invite answer: valid 7 days, accepted once, by a session whose verified email is the invited one.
+	Token string `json:"token"`
 }
 
 // MemberInvite The 201 answer of POST /v1/tenants/members (inviteMember).
@@ -5619,8 +6570,10 @@ type MemberRevoke struct {
 	Id string `json:"id"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
-	Status                MemberRevokeStatus `json:"status"`
-	StillOwnerOfWalletIds []string           `json:"stillOwnerOfWalletIds"`
+	Status MemberRevokeStatus `json:"status"`
+
+	// StillOwnerOfWalletIds The wallets of the caller's environment whose Safe still has the member's signer as an owner: revoking access does not change a Safe's owners on chain.
+	StillOwnerOfWalletIds []string `json:"stillOwnerOfWalletIds"`
 }
 
 // MemberRevokeStatus The object's state; the capability's docs list the states and their transitions.
@@ -5665,8 +6618,12 @@ type OfframpPayment struct {
 	SourceAmountBaseUnits string `json:"sourceAmountBaseUnits"`
 
 	// SourceAssetId The id of the source asset it refers to.
-	SourceAssetId     string `json:"sourceAssetId"`
-	SourceChainKey    string `json:"sourceChainKey"`
+	SourceAssetId string `json:"sourceAssetId"`
+
+	// SourceChainKey The chain the USDC comes from, as a CAIP-2 key (eip155:<chain id>).
+	SourceChainKey string `json:"sourceChainKey"`
+
+	// SourceFundingMode How the payment is funded: INTERNAL_BALANCE (the service balance), ONCHAIN_DEPOSIT or SAFE_PROPOSAL.
 	SourceFundingMode string `json:"sourceFundingMode"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
@@ -5679,21 +6636,25 @@ type OfframpPaymentCreateRequest struct {
 	AmountUsd string `json:"amountUsd"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
-	ChainId     *int                                    `json:"chainId,omitempty"`
+	ChainId *int `json:"chainId,omitempty"`
+
+	// FundingMode How the payment is funded; only INTERNAL_BALANCE (the default) works, the others answer 400 FUNDING_MODE_NOT_AVAILABLE.
 	FundingMode *OfframpPaymentCreateRequestFundingMode `json:"fundingMode,omitempty"`
 
 	// Phone A phone number in E.164 (+15555550123).
 	Phone string `json:"phone"`
 
 	// RequestedDestinationId The id of the requested destination it refers to.
-	RequestedDestinationId *string                                     `json:"requestedDestinationId,omitempty"`
-	SpeedPreference        *OfframpPaymentCreateRequestSpeedPreference `json:"speedPreference,omitempty"`
+	RequestedDestinationId *string `json:"requestedDestinationId,omitempty"`
+
+	// SpeedPreference Which route to prefer when several fit: FASTEST or CHEAPEST.
+	SpeedPreference *OfframpPaymentCreateRequestSpeedPreference `json:"speedPreference,omitempty"`
 }
 
-// OfframpPaymentCreateRequestFundingMode defines model for OfframpPaymentCreateRequest.FundingMode.
+// OfframpPaymentCreateRequestFundingMode How the payment is funded; only INTERNAL_BALANCE (the default) works, the others answer 400 FUNDING_MODE_NOT_AVAILABLE.
 type OfframpPaymentCreateRequestFundingMode string
 
-// OfframpPaymentCreateRequestSpeedPreference defines model for OfframpPaymentCreateRequest.SpeedPreference.
+// OfframpPaymentCreateRequestSpeedPreference Which route to prefer when several fit: FASTEST or CHEAPEST.
 type OfframpPaymentCreateRequestSpeedPreference string
 
 // OfframpPaymentList The 200 answer of GET /v1/offramp/payments (listOfframpPayments).
@@ -5717,15 +6678,19 @@ type PayoutRouteQuote struct {
 	DestinationId string `json:"destinationId"`
 
 	// EstimatedDeliverySeconds How long delivery is expected to take, in seconds.
-	EstimatedDeliverySeconds int    `json:"estimatedDeliverySeconds"`
-	ExchangeRate             string `json:"exchangeRate"`
+	EstimatedDeliverySeconds int `json:"estimatedDeliverySeconds"`
+
+	// ExchangeRate USD to the destination currency, a decimal string (1 for USD).
+	ExchangeRate string `json:"exchangeRate"`
 
 	// Fees Part of PayoutRouteQuote.
 	Fees PayoutRouteQuoteFees `json:"fees"`
 
 	// PaymentId The id of the payment it refers to.
 	PaymentId string `json:"paymentId"`
-	Provider  string `json:"provider"`
+
+	// Provider The payout provider of the route (lower case).
+	Provider string `json:"provider"`
 
 	// QuoteExpiresAt When it happened (RFC 3339, UTC); null until it has.
 	QuoteExpiresAt time.Time `json:"quoteExpiresAt"`
@@ -5735,6 +6700,8 @@ type PayoutRouteQuote struct {
 
 	// RequiresConversion Whether the route converts the funds into another currency.
 	RequiresConversion bool `json:"requiresConversion"`
+
+	// RequiresPrefunding Whether the provider must be prefunded before it pays out on this route.
 	RequiresPrefunding bool `json:"requiresPrefunding"`
 
 	// RouteId The id of the route it refers to.
@@ -5821,6 +6788,7 @@ type PhoneAliasVerifyRequest struct {
 
 // Policy A spending policy: versioned rules evaluated on payments, card authorizations and off-ramps of the subjects it is attached to (docs/policies.md).
 type Policy struct {
+	// ActiveVersion The number of the version in force, the one evaluated: 1 for a new policy; each new version becomes the active one.
 	ActiveVersion int `json:"activeVersion"`
 
 	// ActiveVersionId The id of the active version it refers to.
@@ -5848,11 +6816,13 @@ type PolicyStatus string
 // PolicyAttachRequest The request body of POST /v1/policies/{id}/attachments (createPolicyAttachment).
 type PolicyAttachRequest struct {
 	// SubjectId The id of the subject it refers to.
-	SubjectId   string                         `json:"subjectId"`
+	SubjectId string `json:"subjectId"`
+
+	// SubjectType The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
 	SubjectType PolicyAttachRequestSubjectType `json:"subjectType"`
 }
 
-// PolicyAttachRequestSubjectType defines model for PolicyAttachRequest.SubjectType.
+// PolicyAttachRequestSubjectType The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
 type PolicyAttachRequestSubjectType string
 
 // PolicyAttachment The 200 answer of DELETE /v1/policies/attachments/{attachmentId} (deletePolicyAttachment).
@@ -5870,11 +6840,13 @@ type PolicyAttachment struct {
 	PolicyId string `json:"policyId"`
 
 	// SubjectId The id of the subject it refers to.
-	SubjectId   string                      `json:"subjectId"`
+	SubjectId string `json:"subjectId"`
+
+	// SubjectType The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
 	SubjectType PolicyAttachmentSubjectType `json:"subjectType"`
 }
 
-// PolicyAttachmentSubjectType defines model for PolicyAttachment.SubjectType.
+// PolicyAttachmentSubjectType The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
 type PolicyAttachmentSubjectType string
 
 // PolicyAttachmentList The 200 answer of GET /v1/policies/{id}/attachments (listPolicyAttachments).
@@ -5904,8 +6876,10 @@ type PolicyDocument struct {
 	Limits *PolicyDocumentLimits `json:"limits,omitempty"`
 
 	// Mcc Part of PolicyDocument.
-	Mcc           *PolicyDocumentLists `json:"mcc,omitempty"`
-	SchemaVersion int                  `json:"schemaVersion"`
+	Mcc *PolicyDocumentLists `json:"mcc,omitempty"`
+
+	// SchemaVersion The document format's version: must be the integer 1.
+	SchemaVersion int `json:"schemaVersion"`
 }
 
 // PolicyDocumentLimits Part of PolicyDocument.
@@ -5925,22 +6899,32 @@ type PolicyDocumentLimits struct {
 
 // PolicyDocumentLists Part of PolicyDocument.
 type PolicyDocumentLists struct {
+	// Allowed The only values allowed (an allowlist); absent or empty: no allowlist. At most 1000 entries.
 	Allowed *[]string `json:"allowed,omitempty"`
+
+	// Blocked Values never allowed. At most 1000 entries.
 	Blocked *[]string `json:"blocked,omitempty"`
 }
 
 // PolicyEvaluate The 200 answer of POST /v1/policies/evaluate (evaluatePolicy).
 type PolicyEvaluate struct {
+	// Allow Whether the policy allows the transaction.
 	Allow bool `json:"allow"`
 
 	// DecisionLogId The id of the decision log it refers to.
 	DecisionLogId string `json:"decisionLogId"`
 
 	// PolicyId The id of the policy it refers to.
-	PolicyId      string      `json:"policyId"`
-	PolicyVersion int         `json:"policyVersion"`
-	Reason        string      `json:"reason"`
-	RuleTrace     []RuleTrace `json:"ruleTrace"`
+	PolicyId string `json:"policyId"`
+
+	// PolicyVersion The number of the policy version evaluated.
+	PolicyVersion int `json:"policyVersion"`
+
+	// Reason ALLOWED, or the code of the first rule that failed (such as MCC_BLOCKED).
+	Reason string `json:"reason"`
+
+	// RuleTrace Each rule the policy has, in order, with whether it passed, failed or was skipped.
+	RuleTrace []RuleTrace `json:"ruleTrace"`
 
 	// Sha256 The SHA-256 digest of the policy version's document.
 	Sha256 string `json:"sha256"`
@@ -5949,7 +6933,9 @@ type PolicyEvaluate struct {
 // PolicyEvaluateRequest The request body of POST /v1/policies/evaluate (evaluatePolicy).
 type PolicyEvaluateRequest struct {
 	// AmountUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
-	AmountUsd    string  `json:"amountUsd"`
+	AmountUsd string `json:"amountUsd"`
+
+	// Counterparty The counterparty's EVM address, checked against the counterparties lists; absent: none.
 	Counterparty *string `json:"counterparty,omitempty"`
 
 	// Mcc The merchant category code (ISO 18245, 4 digits).
@@ -5959,11 +6945,13 @@ type PolicyEvaluateRequest struct {
 	PolicyId *string `json:"policyId,omitempty"`
 
 	// SubjectId The id of the subject it refers to.
-	SubjectId   *string                           `json:"subjectId,omitempty"`
+	SubjectId *string `json:"subjectId,omitempty"`
+
+	// SubjectType The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
 	SubjectType *PolicyEvaluateRequestSubjectType `json:"subjectType,omitempty"`
 }
 
-// PolicyEvaluateRequestSubjectType defines model for PolicyEvaluateRequest.SubjectType.
+// PolicyEvaluateRequestSubjectType The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
 type PolicyEvaluateRequestSubjectType string
 
 // PolicyList The 200 answer of GET /v1/policies (listPolicies).
@@ -5978,15 +6966,19 @@ type PolicyList struct {
 // PolicyVersion The 201 answer of POST /v1/policies/{id}/versions (createPolicyVersion).
 type PolicyVersion struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt time.Time   `json:"createdAt"`
-	Ir        interface{} `json:"ir"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Ir The compiled policy, canonical JSON (keys sorted, empty sections omitted): sha256 is the hash of exactly these bytes (docs/policies.md).
+	Ir interface{} `json:"ir"`
 
 	// PolicyId The id of the policy it refers to.
 	PolicyId string `json:"policyId"`
 
 	// Sha256 The SHA-256 digest of the policy version's document.
-	Sha256  string `json:"sha256"`
-	Version int    `json:"version"`
+	Sha256 string `json:"sha256"`
+
+	// Version The version's number within its policy, from 1.
+	Version int `json:"version"`
 
 	// VersionId The id of the version it refers to.
 	VersionId string `json:"versionId"`
@@ -6009,8 +7001,11 @@ type PolicyVersionRequest struct {
 
 // ProviderWebhook The 200 answer of POST /v1/providers/{provider}/webhooks (receiveProviderWebhook).
 type ProviderWebhook struct {
+	// Duplicate Whether the provider had sent this event before: a duplicate changes nothing.
 	Duplicate bool `json:"duplicate"`
-	Received  bool `json:"received"`
+
+	// Received Always true: the event's signature verified and it was accepted.
+	Received bool `json:"received"`
 }
 
 // Ramp The 201 answer of POST /v1/ramps (createRamp).
@@ -6035,7 +7030,9 @@ type Ramp struct {
 
 	// PaymentStatus OFF: the linked payment's status; null for ON
 	PaymentStatus *string `json:"paymentStatus"`
-	Provider      string  `json:"provider"`
+
+	// Provider The ramp provider, lower case (simulated in the sandbox).
+	Provider string `json:"provider"`
 
 	// RampId The id of the ramp it refers to.
 	RampId string `json:"rampId"`
@@ -6125,9 +7122,13 @@ type Reconciliation struct {
 	Total int `json:"total"`
 
 	// Totals Part of Reconciliation.
-	Totals    ReconciliationAmounts  `json:"totals"`
-	Truncated bool                   `json:"truncated"`
-	Wallets   []WalletReconciliation `json:"wallets"`
+	Totals ReconciliationAmounts `json:"totals"`
+
+	// Truncated Whether more wallets exist than the 1000 listed (total counts them all).
+	Truncated bool `json:"truncated"`
+
+	// Wallets Each wallet's ledger balance against its on-chain balance, at most 1000.
+	Wallets []WalletReconciliation `json:"wallets"`
 }
 
 // ReconciliationAsset The asset: USDC (6 decimals) or ETH (18).
@@ -6172,15 +7173,19 @@ type ReconciliationIndexer struct {
 // RuleTrace Part of PolicyEvaluate.
 type RuleTrace struct {
 	// Code A one-time code (6 digits) or a stable error code.
-	Code   RuleTraceCode   `json:"code"`
+	Code RuleTraceCode `json:"code"`
+
+	// Result The rule's outcome: pass, fail, or skip when it does not apply.
 	Result RuleTraceResult `json:"result"`
-	Rule   string          `json:"rule"`
+
+	// Rule The rule's name, the document's path (mcc.blocked, counterparties.allowed).
+	Rule string `json:"rule"`
 }
 
 // RuleTraceCode A one-time code (6 digits) or a stable error code.
 type RuleTraceCode string
 
-// RuleTraceResult defines model for RuleTrace.Result.
+// RuleTraceResult The rule's outcome: pass, fail, or skip when it does not apply.
 type RuleTraceResult string
 
 // SafePayment A USDC payment (or an arbitrary Safe transaction) from a wallet: proposed with a safeTxHash the owners sign, executed by the relayer once the threshold is met (docs/payments.md).
@@ -6198,9 +7203,13 @@ type SafePayment struct {
 	DestinationAddress string `json:"destinationAddress"`
 
 	// DestinationChainId The id of the destination chain it refers to.
-	DestinationChainId int                        `json:"destinationChainId"`
-	DestinationHandle  *string                    `json:"destinationHandle"`
-	DestinationType    SafePaymentDestinationType `json:"destinationType"`
+	DestinationChainId int `json:"destinationChainId"`
+
+	// DestinationHandle The handle paid (@name) when the destination was a handle; null otherwise.
+	DestinationHandle *string `json:"destinationHandle"`
+
+	// DestinationType How the destination was given: handle, email, address or wallet; every kind resolves to an address.
+	DestinationType SafePaymentDestinationType `json:"destinationType"`
 
 	// ExecutedTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
 	ExecutedTxHash *string `json:"executedTxHash"`
@@ -6245,7 +7254,7 @@ type SafePayment struct {
 // SafePaymentAsset The asset: USDC (6 decimals) or ETH (18).
 type SafePaymentAsset string
 
-// SafePaymentDestinationType defines model for SafePayment.DestinationType.
+// SafePaymentDestinationType How the destination was given: handle, email, address or wallet; every kind resolves to an address.
 type SafePaymentDestinationType string
 
 // SafePaymentKind transfer: a USDC payment; transaction: a call proposed with POST /v1/wallets/{id}/transactions (amount 0)
@@ -6258,7 +7267,9 @@ type SafePaymentStatus string
 type SafePaymentAmountRequest struct {
 	// Asset The asset: USDC (6 decimals) or ETH (18).
 	Asset *SafePaymentAmountRequestAsset `json:"asset,omitempty"`
-	Value string                         `json:"value"`
+
+	// Value The amount, a decimal string in the asset's unit (at most 6 fraction digits).
+	Value string `json:"value"`
 }
 
 // SafePaymentAmountRequestAsset The asset: USDC (6 decimals) or ETH (18).
@@ -6266,7 +7277,10 @@ type SafePaymentAmountRequestAsset string
 
 // SafePaymentCreateRequest One shape of CreatePaymentBody.
 type SafePaymentCreateRequest struct {
-	Amount      *SafePaymentAmountRequest      `json:"amount"`
+	// Amount How much to pay.
+	Amount *SafePaymentAmountRequest `json:"amount"`
+
+	// Destination Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet.
 	Destination *SafePaymentDestinationRequest `json:"destination"`
 
 	// Memo A note kept with the payment, shown to the tenant only.
@@ -6336,15 +7350,19 @@ type SafePaymentSignature struct {
 // SafeTransaction Part of SafePayment.
 type SafeTransaction struct {
 	// Data 0x-prefixed hex
-	Data      string                   `json:"data"`
+	Data string `json:"data"`
+
+	// Operation How the Safe makes the call: CALL (DELEGATECALL is never proposed).
 	Operation SafeTransactionOperation `json:"operation"`
-	To        string                   `json:"to"`
+
+	// To The address the Safe calls (0x…, 40 hex digits).
+	To string `json:"to"`
 
 	// Value wei, decimal string
 	Value string `json:"value"`
 }
 
-// SafeTransactionOperation defines model for SafeTransaction.Operation.
+// SafeTransactionOperation How the Safe makes the call: CALL (DELEGATECALL is never proposed).
 type SafeTransactionOperation string
 
 // SafeTransactionRequest The request body of POST /v1/wallets/{id}/transactions (createSafeTransaction).
@@ -6373,6 +7391,7 @@ type SafeTransactionRequestOperation string
 
 // SecondaryBalance The 200 answer of GET /v1/wallets/{id}/balance (getWalletBalance).
 type SecondaryBalance struct {
+	// Balances One line per currency the wallet holds.
 	Balances []SecondaryBalanceLine `json:"balances"`
 
 	// TotalUsdValue the sum of the known usd_value
@@ -6403,10 +7422,70 @@ type SecondaryError struct {
 	Error SecondaryErrorBody `json:"error"`
 }
 
+// SecondaryError400 The SecondaryError of a 400 answer: its error's code is one of that status's secondary codes.
+type SecondaryError400 struct {
+	// Error The SecondaryErrorBody of a 400 answer: its code is one of these.
+	Error SecondaryErrorBody400 `json:"error"`
+}
+
+// SecondaryError401 The SecondaryError of a 401 answer: its error's code is one of that status's secondary codes.
+type SecondaryError401 struct {
+	// Error The SecondaryErrorBody of a 401 answer: its code is one of these.
+	Error SecondaryErrorBody401 `json:"error"`
+}
+
+// SecondaryError403 The SecondaryError of a 403 answer: its error's code is one of that status's secondary codes.
+type SecondaryError403 struct {
+	// Error The SecondaryErrorBody of a 403 answer: its code is one of these.
+	Error SecondaryErrorBody403 `json:"error"`
+}
+
+// SecondaryError404 The SecondaryError of a 404 answer: its error's code is one of that status's secondary codes.
+type SecondaryError404 struct {
+	// Error The SecondaryErrorBody of a 404 answer: its code is one of these.
+	Error SecondaryErrorBody404 `json:"error"`
+}
+
+// SecondaryError409 The SecondaryError of a 409 answer: its error's code is one of that status's secondary codes.
+type SecondaryError409 struct {
+	// Error The SecondaryErrorBody of a 409 answer: its code is one of these.
+	Error SecondaryErrorBody409 `json:"error"`
+}
+
+// SecondaryError413 The SecondaryError of a 413 answer: its error's code is one of that status's secondary codes.
+type SecondaryError413 struct {
+	// Error The SecondaryErrorBody of a 413 answer: its code is one of these.
+	Error SecondaryErrorBody413 `json:"error"`
+}
+
+// SecondaryError422 The SecondaryError of a 422 answer: its error's code is one of that status's secondary codes.
+type SecondaryError422 struct {
+	// Error The SecondaryErrorBody of a 422 answer: its code is one of these.
+	Error SecondaryErrorBody422 `json:"error"`
+}
+
+// SecondaryError429 The SecondaryError of a 429 answer: its error's code is one of that status's secondary codes.
+type SecondaryError429 struct {
+	// Error The SecondaryErrorBody of a 429 answer: its code is one of these.
+	Error SecondaryErrorBody429 `json:"error"`
+}
+
+// SecondaryError500 The SecondaryError of a 500 answer: its error's code is one of that status's secondary codes.
+type SecondaryError500 struct {
+	// Error The SecondaryErrorBody of a 500 answer: its code is one of these.
+	Error SecondaryErrorBody500 `json:"error"`
+}
+
+// SecondaryError503 The SecondaryError of a 503 answer: its error's code is one of that status's secondary codes.
+type SecondaryError503 struct {
+	// Error The SecondaryErrorBody of a 503 answer: its code is one of these.
+	Error SecondaryErrorBody503 `json:"error"`
+}
+
 // SecondaryErrorBody Part of SecondaryError.
 type SecondaryErrorBody struct {
-	// Code invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded, wallet_not_found, or the canonical code in lower case
-	Code string `json:"code"`
+	// Code A secondary-surface error code (docs/api.md, Secondary surface): invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded and wallet_not_found, else the canonical code in lower case (details.canonical_code holds it as is). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know.
+	Code SecondaryErrorCode `json:"code"`
 
 	// Details the canonical details, plus canonical_code and request_id
 	Details map[string]interface{} `json:"details"`
@@ -6414,6 +7493,159 @@ type SecondaryErrorBody struct {
 	// Message A human-readable message; it may change, so match on code.
 	Message string `json:"message"`
 }
+
+// SecondaryErrorBody400 The SecondaryErrorBody of a 400 answer: its code is one of these.
+type SecondaryErrorBody400 struct {
+	// Code The secondary codes a 400 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody400Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody400Code The secondary codes a 400 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody400Code string
+
+// SecondaryErrorBody401 The SecondaryErrorBody of a 401 answer: its code is one of these.
+type SecondaryErrorBody401 struct {
+	// Code The secondary codes a 401 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody401Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody401Code The secondary codes a 401 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody401Code string
+
+// SecondaryErrorBody403 The SecondaryErrorBody of a 403 answer: its code is one of these.
+type SecondaryErrorBody403 struct {
+	// Code The secondary codes a 403 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody403Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody403Code The secondary codes a 403 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody403Code string
+
+// SecondaryErrorBody404 The SecondaryErrorBody of a 404 answer: its code is one of these.
+type SecondaryErrorBody404 struct {
+	// Code The secondary codes a 404 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody404Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody404Code The secondary codes a 404 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody404Code string
+
+// SecondaryErrorBody409 The SecondaryErrorBody of a 409 answer: its code is one of these.
+type SecondaryErrorBody409 struct {
+	// Code The secondary codes a 409 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody409Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody409Code The secondary codes a 409 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody409Code string
+
+// SecondaryErrorBody413 The SecondaryErrorBody of a 413 answer: its code is one of these.
+type SecondaryErrorBody413 struct {
+	// Code The secondary codes a 413 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody413Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody413Code The secondary codes a 413 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody413Code string
+
+// SecondaryErrorBody422 The SecondaryErrorBody of a 422 answer: its code is one of these.
+type SecondaryErrorBody422 struct {
+	// Code The secondary codes a 422 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody422Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody422Code The secondary codes a 422 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody422Code string
+
+// SecondaryErrorBody429 The SecondaryErrorBody of a 429 answer: its code is one of these.
+type SecondaryErrorBody429 struct {
+	// Code The secondary codes a 429 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody429Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody429Code The secondary codes a 429 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody429Code string
+
+// SecondaryErrorBody500 The SecondaryErrorBody of a 500 answer: its code is one of these.
+type SecondaryErrorBody500 struct {
+	// Code The secondary codes a 500 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody500Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody500Code The secondary codes a 500 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody500Code string
+
+// SecondaryErrorBody503 The SecondaryErrorBody of a 503 answer: its code is one of these.
+type SecondaryErrorBody503 struct {
+	// Code The secondary codes a 503 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody503Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody503Code The secondary codes a 503 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody503Code string
+
+// SecondaryErrorCode A secondary-surface error code (docs/api.md, Secondary surface): invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded and wallet_not_found, else the canonical code in lower case (details.canonical_code holds it as is). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know.
+type SecondaryErrorCode string
 
 // SecondarySend The 201 answer of POST /v1/wallets/{id}/send (sendFromWallet).
 type SecondarySend struct {
@@ -6442,8 +7674,10 @@ type SecondarySendRequest struct {
 	Currency SecondarySendRequestCurrency `json:"currency"`
 
 	// Destination a 0x address on the wallet's chain
-	Destination string  `json:"destination"`
-	Note        *string `json:"note,omitempty"`
+	Destination string `json:"destination"`
+
+	// Note A note kept with the send (at most 500 characters), returned as note on the transaction.
+	Note *string `json:"note,omitempty"`
 
 	// TwofaChallengeId The id of the twofa challenge it refers to.
 	TwofaChallengeId *string `json:"twofa_challenge_id,omitempty"`
@@ -6467,7 +7701,9 @@ type SecondaryTransaction struct {
 	Currency SecondaryTransactionCurrency `json:"currency"`
 
 	// Id a Safe payment (pay_…) or a ledger transfer of the on-chain mirror
-	Id   string  `json:"id"`
+	Id string `json:"id"`
+
+	// Note The note given with the send; null when none was.
 	Note *string `json:"note"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
@@ -6534,8 +7770,10 @@ type ServiceBalance struct {
 	AccountId *string `json:"accountId"`
 
 	// Asset The asset: USDC (6 decimals) or ETH (18).
-	Asset     ServiceBalanceAsset `json:"asset"`
-	Available string              `json:"available"`
+	Asset ServiceBalanceAsset `json:"asset"`
+
+	// Available What you can spend: posted less the open holds, in the asset's unit.
+	Available string `json:"available"`
 
 	// AvailableBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
 	AvailableBaseUnits string `json:"availableBaseUnits"`
@@ -6565,7 +7803,9 @@ type SmsMessage struct {
 	Body string `json:"body"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
-	Id      string `json:"id"`
+	Id string `json:"id"`
+
+	// Purpose Why it was sent: phone_alias_verification, claim_link or claim_phone_code.
 	Purpose string `json:"purpose"`
 
 	// SentAt When it happened (RFC 3339, UTC); null until it has.
@@ -6590,13 +7830,19 @@ type Statement struct {
 	Account LedgerAccount `json:"account"`
 
 	// Closing Part of LedgerAccount.
-	Closing LedgerBalance   `json:"closing"`
-	From    *time.Time      `json:"from"`
-	Lines   []StatementLine `json:"lines"`
+	Closing LedgerBalance `json:"closing"`
+
+	// From The start of the period, inclusive (RFC 3339, UTC); null: from the account's first transfer.
+	From *time.Time `json:"from"`
+
+	// Lines The account's lines in [from, to), oldest first, each with its running balance.
+	Lines []StatementLine `json:"lines"`
 
 	// Opening Part of LedgerAccount.
 	Opening LedgerBalance `json:"opening"`
-	To      *time.Time    `json:"to"`
+
+	// To The end of the period, exclusive (RFC 3339, UTC); null: until now.
+	To *time.Time `json:"to"`
 
 	// Total How many objects match, across every page (skip/take).
 	Total int `json:"total"`
@@ -6624,7 +7870,9 @@ type StatementLine struct {
 
 	// Reference The partner's own reference, unique per tenant and environment.
 	Reference string `json:"reference"`
-	Sequence  int    `json:"sequence"`
+
+	// Sequence The transfer's position in the journal (increasing).
+	Sequence int `json:"sequence"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status StatementLineStatus `json:"status"`
@@ -6647,21 +7895,26 @@ type StatementLineType string
 
 // Status The 200 answer of GET /v1/status (getStatus).
 type Status struct {
+	// Chains One chain per environment, with its indexer's lag.
 	Chains []ChainHealth `json:"chains"`
 
 	// CheckedAt When it happened (RFC 3339, UTC); null until it has.
-	CheckedAt time.Time      `json:"checkedAt"`
-	Database  StatusDatabase `json:"database"`
-	Service   StatusService  `json:"service"`
+	CheckedAt time.Time `json:"checkedAt"`
+
+	// Database ok while the database answers, else unavailable.
+	Database StatusDatabase `json:"database"`
+
+	// Service Always ok: the service answered.
+	Service StatusService `json:"service"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status StatusStatus `json:"status"`
 }
 
-// StatusDatabase defines model for Status.Database.
+// StatusDatabase ok while the database answers, else unavailable.
 type StatusDatabase string
 
-// StatusService defines model for Status.Service.
+// StatusService Always ok: the service answered.
 type StatusService string
 
 // StatusStatus The object's state; the capability's docs list the states and their transitions.
@@ -6680,7 +7933,9 @@ type Tenant struct {
 
 	// Role The role, which decides the scopes it holds (docs/api.md, Roles).
 	Role TenantRole `json:"role"`
-	Slug string     `json:"slug"`
+
+	// Slug The tenant's unique slug: lowercase letters, digits and single hyphens.
+	Slug string `json:"slug"`
 }
 
 // TenantRole The role, which decides the scopes it holds (docs/api.md, Roles).
@@ -6690,14 +7945,18 @@ type TenantRole string
 type TenantCreateRequest struct {
 	// Name A name the partner chose, shown in the console.
 	Name *string `json:"name,omitempty"`
+
+	// Slug Lowercase letters, digits and single hyphens; a taken slug gets -2, -3, …; absent: derived from the name.
 	Slug *string `json:"slug,omitempty"`
 }
 
 // TreasuryAccount A treasury account: buckets that are Safe wallets, with rules that sweep between them and a simulated yield in TEST (docs/treasury.md).
 type TreasuryAccount struct {
 	// AccountId The id of the account it refers to.
-	AccountId string           `json:"accountId"`
-	Buckets   []TreasuryBucket `json:"buckets"`
+	AccountId string `json:"accountId"`
+
+	// Buckets The account's buckets, each a Safe wallet, with its target share and live balance.
+	Buckets []TreasuryBucket `json:"buckets"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
 	ChainId int `json:"chainId"`
@@ -6729,6 +7988,7 @@ type TreasuryAccountList struct {
 
 // TreasuryAccountRequest The request body of POST /v1/treasury/accounts (createTreasuryAccount).
 type TreasuryAccountRequest struct {
+	// Buckets The buckets (OPERATING, RESERVE, YIELD) and their target shares in basis points; one Safe wallet is made per bucket.
 	Buckets []TreasuryBucketRequest `json:"buckets"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
@@ -6753,7 +8013,9 @@ type TreasuryAdvance struct {
 	ClockOffsetDays int `json:"clockOffsetDays"`
 
 	// DaysAdvanced How many days this call moved the clock.
-	DaysAdvanced int       `json:"daysAdvanced"`
+	DaysAdvanced int `json:"daysAdvanced"`
+
+	// SimulatedNow The account's simulated time after the advance (RFC 3339, UTC).
 	SimulatedNow time.Time `json:"simulatedNow"`
 }
 
@@ -6870,6 +8132,7 @@ type TreasuryRuleType string
 
 // TreasuryRuleList The 200 answer of GET /v1/treasury/accounts/{id}/rules (listTreasuryAccountRules).
 type TreasuryRuleList struct {
+	// Rules The account's rules.
 	Rules []TreasuryRule `json:"rules"`
 
 	// Total How many objects match, across every page (skip/take).
@@ -6987,8 +8250,10 @@ type TrialAsset struct {
 	Asset string `json:"asset"`
 
 	// Balanced Whether the debits equal the credits.
-	Balanced bool        `json:"balanced"`
-	Lines    []TrialLine `json:"lines"`
+	Balanced bool `json:"balanced"`
+
+	// Lines Your accounts (OWN), platform accounts and one COUNTERPARTY line for every other tenant's.
+	Lines []TrialLine `json:"lines"`
 
 	// PendingCredits The sum of the pending (not yet posted) credits.
 	PendingCredits string `json:"pendingCredits"`
@@ -7017,6 +8282,7 @@ type TrialAsset struct {
 
 // TrialBalance The 200 answer of GET /v1/ledger/trial-balance (getTrialBalance).
 type TrialBalance struct {
+	// Assets One trial balance per asset.
 	Assets []TrialAsset `json:"assets"`
 
 	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
@@ -7041,11 +8307,13 @@ type TrialLine struct {
 	Kind string `json:"kind"`
 
 	// Reference The partner's own reference, unique per tenant and environment.
-	Reference string         `json:"reference"`
-	Scope     TrialLineScope `json:"scope"`
+	Reference string `json:"reference"`
+
+	// Scope OWN: your account; PLATFORM: a platform account, by reference; COUNTERPARTY: every other tenant's accounts folded into one line.
+	Scope TrialLineScope `json:"scope"`
 }
 
-// TrialLineScope defines model for TrialLine.Scope.
+// TrialLineScope OWN: your account; PLATFORM: a platform account, by reference; COUNTERPARTY: every other tenant's accounts folded into one line.
 type TrialLineScope string
 
 // TriggerEventRequest The request body of POST /v1/sandbox/events (sandboxTriggerEvent).
@@ -7111,8 +8379,10 @@ type Wallet struct {
 	Owners []WalletOwner `json:"owners"`
 
 	// PredictedAddress An EVM address (0x…, 40 hex digits).
-	PredictedAddress bool          `json:"predictedAddress"`
-	Purpose          WalletPurpose `json:"purpose"`
+	PredictedAddress bool `json:"predictedAddress"`
+
+	// Purpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
+	Purpose WalletPurpose `json:"purpose"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status WalletStatus `json:"status"`
@@ -7121,7 +8391,7 @@ type Wallet struct {
 	Threshold int `json:"threshold"`
 }
 
-// WalletPurpose defines model for Wallet.Purpose.
+// WalletPurpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
 type WalletPurpose string
 
 // WalletStatus The object's state; the capability's docs list the states and their transitions.
@@ -7145,7 +8415,9 @@ type WalletCreateRequest struct {
 // WalletDetail A wallet with its live USDC and ETH balances read from the chain (null when the chain cannot be read).
 type WalletDetail struct {
 	// Address An EVM address (0x…, 40 hex digits).
-	Address  string     `json:"address"`
+	Address string `json:"address"`
+
+	// Balances The wallet's live balances (USDC and ETH) read from the chain; null when the chain cannot be read.
 	Balances *[]Balance `json:"balances"`
 
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
@@ -7167,8 +8439,10 @@ type WalletDetail struct {
 	Owners []WalletOwner `json:"owners"`
 
 	// PredictedAddress An EVM address (0x…, 40 hex digits).
-	PredictedAddress bool                `json:"predictedAddress"`
-	Purpose          WalletDetailPurpose `json:"purpose"`
+	PredictedAddress bool `json:"predictedAddress"`
+
+	// Purpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
+	Purpose WalletDetailPurpose `json:"purpose"`
 
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status WalletDetailStatus `json:"status"`
@@ -7177,7 +8451,7 @@ type WalletDetail struct {
 	Threshold int `json:"threshold"`
 }
 
-// WalletDetailPurpose defines model for WalletDetail.Purpose.
+// WalletDetailPurpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
 type WalletDetailPurpose string
 
 // WalletDetailStatus The object's state; the capability's docs list the states and their transitions.
@@ -7186,7 +8460,9 @@ type WalletDetailStatus string
 // WalletList The 200 answer of GET /v1/wallets (listWallets).
 type WalletList struct {
 	// Total How many objects match, across every page (skip/take).
-	Total   int      `json:"total"`
+	Total int `json:"total"`
+
+	// Wallets The wallets; the page asked for (skip/take).
 	Wallets []Wallet `json:"wallets"`
 }
 
@@ -7249,12 +8525,17 @@ type WalletReconciliation struct {
 
 // WebhookAttempt Part of WebhookDelivery.
 type WebhookAttempt struct {
+	// At When the attempt was made (RFC 3339, UTC).
 	At time.Time `json:"at"`
 
 	// DurationMs How long it took, in milliseconds.
-	DurationMs int     `json:"durationMs"`
-	Error      *string `json:"error"`
-	Number     int     `json:"number"`
+	DurationMs int `json:"durationMs"`
+
+	// Error Why an attempt failed without an HTTP status (a timeout, a refused address); null when a response came back (statusCode holds its status).
+	Error *string `json:"error"`
+
+	// Number The attempt's number, from 1.
+	Number int `json:"number"`
 
 	// StatusCode the receiver's status; null when no response came back
 	StatusCode *int `json:"statusCode"`
@@ -7347,8 +8628,10 @@ type WebhookEndpointList struct {
 // WebhookEndpointPatchRequest The request body of PATCH /v1/webhook-endpoints/{id} (updateWebhookEndpoint).
 type WebhookEndpointPatchRequest struct {
 	// Enabled true re-enables an endpoint disabled after failing, and clears its failure run
-	Enabled *bool     `json:"enabled,omitempty"`
-	Events  *[]string `json:"events,omitempty"`
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// Events The event types to receive; empty or [*]: every type; absent: unchanged.
+	Events *[]string `json:"events,omitempty"`
 
 	// RotateSecret replace the signing secret; the new one is in this answer only
 	RotateSecret *bool `json:"rotateSecret,omitempty"`
@@ -7469,35 +8752,35 @@ type NotImplemented = ErrorEnvelope501
 // RequestEntityTooLarge The ErrorEnvelope of a 413 answer: its code is one of these.
 type RequestEntityTooLarge = ErrorEnvelope413
 
-// SecondaryBadRequest Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryBadRequest = SecondaryError
+// SecondaryBadRequest The SecondaryError of a 400 answer: its error's code is one of that status's secondary codes.
+type SecondaryBadRequest = SecondaryError400
 
-// SecondaryConflict Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryConflict = SecondaryError
+// SecondaryConflict The SecondaryError of a 409 answer: its error's code is one of that status's secondary codes.
+type SecondaryConflict = SecondaryError409
 
-// SecondaryForbidden Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryForbidden = SecondaryError
+// SecondaryForbidden The SecondaryError of a 403 answer: its error's code is one of that status's secondary codes.
+type SecondaryForbidden = SecondaryError403
 
-// SecondaryInternalServerError Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryInternalServerError = SecondaryError
+// SecondaryInternalServerError The SecondaryError of a 500 answer: its error's code is one of that status's secondary codes.
+type SecondaryInternalServerError = SecondaryError500
 
-// SecondaryNotFound Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryNotFound = SecondaryError
+// SecondaryNotFound The SecondaryError of a 404 answer: its error's code is one of that status's secondary codes.
+type SecondaryNotFound = SecondaryError404
 
-// SecondaryRequestEntityTooLarge Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryRequestEntityTooLarge = SecondaryError
+// SecondaryRequestEntityTooLarge The SecondaryError of a 413 answer: its error's code is one of that status's secondary codes.
+type SecondaryRequestEntityTooLarge = SecondaryError413
 
-// SecondaryServiceUnavailable Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryServiceUnavailable = SecondaryError
+// SecondaryServiceUnavailable The SecondaryError of a 503 answer: its error's code is one of that status's secondary codes.
+type SecondaryServiceUnavailable = SecondaryError503
 
-// SecondaryTooManyRequests Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryTooManyRequests = SecondaryError
+// SecondaryTooManyRequests The SecondaryError of a 429 answer: its error's code is one of that status's secondary codes.
+type SecondaryTooManyRequests = SecondaryError429
 
-// SecondaryUnauthorized Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryUnauthorized = SecondaryError
+// SecondaryUnauthorized The SecondaryError of a 401 answer: its error's code is one of that status's secondary codes.
+type SecondaryUnauthorized = SecondaryError401
 
-// SecondaryUnprocessableEntity Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).
-type SecondaryUnprocessableEntity = SecondaryError
+// SecondaryUnprocessableEntity The SecondaryError of a 422 answer: its error's code is one of that status's secondary codes.
+type SecondaryUnprocessableEntity = SecondaryError422
 
 // ServiceUnavailable The ErrorEnvelope of a 503 answer: its code is one of these.
 type ServiceUnavailable = ErrorEnvelope503
@@ -9572,22 +10855,22 @@ func (t *EitherShapeBadRequest) MergeErrorEnvelope400(v ErrorEnvelope400) error 
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeBadRequest as a SecondaryError
-func (t EitherShapeBadRequest) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError400 returns the union data inside the EitherShapeBadRequest as a SecondaryError400
+func (t EitherShapeBadRequest) AsSecondaryError400() (SecondaryError400, error) {
+	var body SecondaryError400
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeBadRequest as the provided SecondaryError
-func (t *EitherShapeBadRequest) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError400 overwrites any union data inside the EitherShapeBadRequest as the provided SecondaryError400
+func (t *EitherShapeBadRequest) FromSecondaryError400(v SecondaryError400) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeBadRequest, using the provided SecondaryError
-func (t *EitherShapeBadRequest) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError400 performs a merge with any union data inside the EitherShapeBadRequest, using the provided SecondaryError400
+func (t *EitherShapeBadRequest) MergeSecondaryError400(v SecondaryError400) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -9634,22 +10917,22 @@ func (t *EitherShapeConflict) MergeErrorEnvelope409(v ErrorEnvelope409) error {
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeConflict as a SecondaryError
-func (t EitherShapeConflict) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError409 returns the union data inside the EitherShapeConflict as a SecondaryError409
+func (t EitherShapeConflict) AsSecondaryError409() (SecondaryError409, error) {
+	var body SecondaryError409
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeConflict as the provided SecondaryError
-func (t *EitherShapeConflict) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError409 overwrites any union data inside the EitherShapeConflict as the provided SecondaryError409
+func (t *EitherShapeConflict) FromSecondaryError409(v SecondaryError409) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeConflict, using the provided SecondaryError
-func (t *EitherShapeConflict) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError409 performs a merge with any union data inside the EitherShapeConflict, using the provided SecondaryError409
+func (t *EitherShapeConflict) MergeSecondaryError409(v SecondaryError409) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -9758,22 +11041,22 @@ func (t *EitherShapeForbidden) MergeErrorEnvelope403(v ErrorEnvelope403) error {
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeForbidden as a SecondaryError
-func (t EitherShapeForbidden) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError403 returns the union data inside the EitherShapeForbidden as a SecondaryError403
+func (t EitherShapeForbidden) AsSecondaryError403() (SecondaryError403, error) {
+	var body SecondaryError403
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeForbidden as the provided SecondaryError
-func (t *EitherShapeForbidden) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError403 overwrites any union data inside the EitherShapeForbidden as the provided SecondaryError403
+func (t *EitherShapeForbidden) FromSecondaryError403(v SecondaryError403) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeForbidden, using the provided SecondaryError
-func (t *EitherShapeForbidden) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError403 performs a merge with any union data inside the EitherShapeForbidden, using the provided SecondaryError403
+func (t *EitherShapeForbidden) MergeSecondaryError403(v SecondaryError403) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -9820,22 +11103,22 @@ func (t *EitherShapeInternalServerError) MergeErrorEnvelope500(v ErrorEnvelope50
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeInternalServerError as a SecondaryError
-func (t EitherShapeInternalServerError) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError500 returns the union data inside the EitherShapeInternalServerError as a SecondaryError500
+func (t EitherShapeInternalServerError) AsSecondaryError500() (SecondaryError500, error) {
+	var body SecondaryError500
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeInternalServerError as the provided SecondaryError
-func (t *EitherShapeInternalServerError) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError500 overwrites any union data inside the EitherShapeInternalServerError as the provided SecondaryError500
+func (t *EitherShapeInternalServerError) FromSecondaryError500(v SecondaryError500) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeInternalServerError, using the provided SecondaryError
-func (t *EitherShapeInternalServerError) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError500 performs a merge with any union data inside the EitherShapeInternalServerError, using the provided SecondaryError500
+func (t *EitherShapeInternalServerError) MergeSecondaryError500(v SecondaryError500) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -9882,22 +11165,22 @@ func (t *EitherShapeNotFound) MergeErrorEnvelope404(v ErrorEnvelope404) error {
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeNotFound as a SecondaryError
-func (t EitherShapeNotFound) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError404 returns the union data inside the EitherShapeNotFound as a SecondaryError404
+func (t EitherShapeNotFound) AsSecondaryError404() (SecondaryError404, error) {
+	var body SecondaryError404
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeNotFound as the provided SecondaryError
-func (t *EitherShapeNotFound) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError404 overwrites any union data inside the EitherShapeNotFound as the provided SecondaryError404
+func (t *EitherShapeNotFound) FromSecondaryError404(v SecondaryError404) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeNotFound, using the provided SecondaryError
-func (t *EitherShapeNotFound) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError404 performs a merge with any union data inside the EitherShapeNotFound, using the provided SecondaryError404
+func (t *EitherShapeNotFound) MergeSecondaryError404(v SecondaryError404) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -9944,22 +11227,22 @@ func (t *EitherShapeRequestEntityTooLarge) MergeErrorEnvelope413(v ErrorEnvelope
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeRequestEntityTooLarge as a SecondaryError
-func (t EitherShapeRequestEntityTooLarge) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError413 returns the union data inside the EitherShapeRequestEntityTooLarge as a SecondaryError413
+func (t EitherShapeRequestEntityTooLarge) AsSecondaryError413() (SecondaryError413, error) {
+	var body SecondaryError413
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeRequestEntityTooLarge as the provided SecondaryError
-func (t *EitherShapeRequestEntityTooLarge) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError413 overwrites any union data inside the EitherShapeRequestEntityTooLarge as the provided SecondaryError413
+func (t *EitherShapeRequestEntityTooLarge) FromSecondaryError413(v SecondaryError413) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeRequestEntityTooLarge, using the provided SecondaryError
-func (t *EitherShapeRequestEntityTooLarge) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError413 performs a merge with any union data inside the EitherShapeRequestEntityTooLarge, using the provided SecondaryError413
+func (t *EitherShapeRequestEntityTooLarge) MergeSecondaryError413(v SecondaryError413) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -10006,22 +11289,22 @@ func (t *EitherShapeServiceUnavailable) MergeErrorEnvelope503(v ErrorEnvelope503
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeServiceUnavailable as a SecondaryError
-func (t EitherShapeServiceUnavailable) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError503 returns the union data inside the EitherShapeServiceUnavailable as a SecondaryError503
+func (t EitherShapeServiceUnavailable) AsSecondaryError503() (SecondaryError503, error) {
+	var body SecondaryError503
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeServiceUnavailable as the provided SecondaryError
-func (t *EitherShapeServiceUnavailable) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError503 overwrites any union data inside the EitherShapeServiceUnavailable as the provided SecondaryError503
+func (t *EitherShapeServiceUnavailable) FromSecondaryError503(v SecondaryError503) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeServiceUnavailable, using the provided SecondaryError
-func (t *EitherShapeServiceUnavailable) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError503 performs a merge with any union data inside the EitherShapeServiceUnavailable, using the provided SecondaryError503
+func (t *EitherShapeServiceUnavailable) MergeSecondaryError503(v SecondaryError503) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -10068,22 +11351,22 @@ func (t *EitherShapeTooManyRequests) MergeErrorEnvelope429(v ErrorEnvelope429) e
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeTooManyRequests as a SecondaryError
-func (t EitherShapeTooManyRequests) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError429 returns the union data inside the EitherShapeTooManyRequests as a SecondaryError429
+func (t EitherShapeTooManyRequests) AsSecondaryError429() (SecondaryError429, error) {
+	var body SecondaryError429
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeTooManyRequests as the provided SecondaryError
-func (t *EitherShapeTooManyRequests) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError429 overwrites any union data inside the EitherShapeTooManyRequests as the provided SecondaryError429
+func (t *EitherShapeTooManyRequests) FromSecondaryError429(v SecondaryError429) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeTooManyRequests, using the provided SecondaryError
-func (t *EitherShapeTooManyRequests) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError429 performs a merge with any union data inside the EitherShapeTooManyRequests, using the provided SecondaryError429
+func (t *EitherShapeTooManyRequests) MergeSecondaryError429(v SecondaryError429) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -10130,22 +11413,22 @@ func (t *EitherShapeUnauthorized) MergeErrorEnvelope401(v ErrorEnvelope401) erro
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeUnauthorized as a SecondaryError
-func (t EitherShapeUnauthorized) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError401 returns the union data inside the EitherShapeUnauthorized as a SecondaryError401
+func (t EitherShapeUnauthorized) AsSecondaryError401() (SecondaryError401, error) {
+	var body SecondaryError401
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeUnauthorized as the provided SecondaryError
-func (t *EitherShapeUnauthorized) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError401 overwrites any union data inside the EitherShapeUnauthorized as the provided SecondaryError401
+func (t *EitherShapeUnauthorized) FromSecondaryError401(v SecondaryError401) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeUnauthorized, using the provided SecondaryError
-func (t *EitherShapeUnauthorized) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError401 performs a merge with any union data inside the EitherShapeUnauthorized, using the provided SecondaryError401
+func (t *EitherShapeUnauthorized) MergeSecondaryError401(v SecondaryError401) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -10192,22 +11475,22 @@ func (t *EitherShapeUnprocessableEntity) MergeErrorEnvelope422(v ErrorEnvelope42
 	return err
 }
 
-// AsSecondaryError returns the union data inside the EitherShapeUnprocessableEntity as a SecondaryError
-func (t EitherShapeUnprocessableEntity) AsSecondaryError() (SecondaryError, error) {
-	var body SecondaryError
+// AsSecondaryError422 returns the union data inside the EitherShapeUnprocessableEntity as a SecondaryError422
+func (t EitherShapeUnprocessableEntity) AsSecondaryError422() (SecondaryError422, error) {
+	var body SecondaryError422
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSecondaryError overwrites any union data inside the EitherShapeUnprocessableEntity as the provided SecondaryError
-func (t *EitherShapeUnprocessableEntity) FromSecondaryError(v SecondaryError) error {
+// FromSecondaryError422 overwrites any union data inside the EitherShapeUnprocessableEntity as the provided SecondaryError422
+func (t *EitherShapeUnprocessableEntity) FromSecondaryError422(v SecondaryError422) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSecondaryError performs a merge with any union data inside the EitherShapeUnprocessableEntity, using the provided SecondaryError
-func (t *EitherShapeUnprocessableEntity) MergeSecondaryError(v SecondaryError) error {
+// MergeSecondaryError422 performs a merge with any union data inside the EitherShapeUnprocessableEntity, using the provided SecondaryError422
+func (t *EitherShapeUnprocessableEntity) MergeSecondaryError422(v SecondaryError422) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

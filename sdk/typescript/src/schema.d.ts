@@ -4528,6 +4528,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/agents/{id}/activity (listAgentActivity). */
         AgentActivity: {
+            /** @description The agent's timeline, newest first: its payments, card authorizations and policy decisions (docs/agents.md). */
             items: components["schemas"]["AgentActivityItem"][];
             /** @description pass as cursor for the next (older) page; null at the end */
             nextCursor: string | null;
@@ -4753,8 +4754,12 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/balances (listBalances). */
         Balances: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The instant the balances are read at (RFC 3339, UTC): the asOf asked for; null for now.
+             */
             asOf: string | null;
+            /** @description One line per asset, USDC first: available, held and total, each also in base units. */
             balances: components["schemas"]["ServiceBalance"][];
             /**
              * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
@@ -4800,7 +4805,10 @@ export interface components {
             sigExpiresAt: string;
             /** @description why a bill FAILED: SIGNATURE_INVALID, SIGNER_MISMATCH (wrong key or wrong EIP-712 domain), SIGNER_NOT_ACTIVE_MEMBER, SIGNATURE_EXPIRED, NONCE_REPLAYED; null otherwise */
             verificationReason: string | null;
-            /** @enum {string} */
+            /**
+             * @description Whether the bill's signature verified against the sender's registered signer (docs/invoices.md); UNVERIFIED is never stored today, since verification is synchronous.
+             * @enum {string}
+             */
             verificationStatus: "UNVERIFIED" | "VERIFIED" | "FAILED";
         };
         /** @description The request body of POST /v1/bills/inbound/{invoiceId}/accept (acceptInboundBill). */
@@ -4860,14 +4868,17 @@ export interface components {
         };
         /** @description What this deployment serves for the caller's environment: the build, chains and features. */
         Capabilities: {
+            /** @description The API's version: 1 for every /v1 path. */
             apiVersion: string;
             build: components["schemas"]["Build"];
+            /** @description The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address. */
             chains: components["schemas"]["ChainInfo"][];
             /**
              * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
+            /** @description Feature name → whether it works end to end for the caller's environment in this build (sandbox-only features are false for LIVE keys). */
             features: {
                 [key: string]: boolean;
             };
@@ -4880,6 +4891,7 @@ export interface components {
             cardId: string;
             /** @description The id of the cardholder it refers to. */
             cardholderId: string | null;
+            /** @description A cardholder card's crypto account chain: solana, world_chain or base; null for a wallet card or a card issued without one (absent in a request: none). */
             chain: string | null;
             /**
              * Format: date-time
@@ -4888,6 +4900,7 @@ export interface components {
             createdAt: string;
             /** @description An EVM address (0x…, 40 hex digits). */
             cryptoAccountAddress: string | null;
+            /** @description A cardholder card's crypto account type: standard (the default when a chain or address is given) or bridge_wallet; null for a wallet card or a card issued without a crypto account. */
             cryptoAccountType: string | null;
             /** @description The id of the funding card account it refers to. */
             fundingCardAccountId: string | null;
@@ -4915,6 +4928,7 @@ export interface components {
             capturedAmountUsd: string;
             /** @description The id of the card it refers to. */
             cardId: string;
+            /** @description The EVM address the spend pays, checked against counterparty allow and block lists; null when the authorization named none. */
             counterparty: string | null;
             /**
              * Format: date-time
@@ -4933,8 +4947,11 @@ export interface components {
             policyDecisionId: string | null;
             /** @description The id of the policy it refers to. */
             policyId: string | null;
+            /** @description Why an authorization was reversed: MERCHANT (the merchant reversed it) or EXPIRED (not captured within its lifetime); null unless REVERSED. */
             reversalReason: ("MERCHANT" | "EXPIRED") | null;
+            /** @description Why the on-chain settlement failed, or the last node error it is retried after; null while none occurred. */
             settlementError: string | null;
+            /** @description Where a captured spend's settlement stands: PENDING, SUBMITTED (sent on chain), CONFIRMED, FAILED, or OFF_CHAIN (a cardholder card, settled by the issuer); null until captured. */
             settlementStatus: ("PENDING" | "SUBMITTED" | "CONFIRMED" | "FAILED" | "OFF_CHAIN") | null;
             /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             settlementTxHash: string | null;
@@ -4961,6 +4978,7 @@ export interface components {
         CardAuthorizationRequest: {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             amountUsd: string;
+            /** @description The EVM address the spend pays (0x…, 40 hex digits), checked against the policies' counterparty lists; absent: none. */
             counterparty?: string;
             /** @description The merchant category code (ISO 18245, 4 digits). */
             mcc: string;
@@ -5030,8 +5048,11 @@ export interface components {
         };
         /** @description Part of CardAuthorization. */
         CardWindows: {
+            /** @description The UTC day the authorization counted in (YYYY-MM-DD, 2026-03-01). */
             day: string;
+            /** @description The calendar month (UTC) the authorization counted in (YYYY-MM, 2026-03). */
             month: string;
+            /** @description The ISO week the authorization counted in, starting Monday 00:00 UTC (YYYY-Www, 2026-W09). */
             week: string;
         };
         /** @description The 201 answer of POST /v1/cardholders (createCardholder). */
@@ -5052,11 +5073,17 @@ export interface components {
         CardholderCardRequest: {
             /** @description The id of the cardholder it refers to. */
             cardholderId: string;
-            /** @enum {string} */
+            /**
+             * @description A cardholder card's crypto account chain: solana, world_chain or base; null for a wallet card or a card issued without one (absent in a request: none).
+             * @enum {string}
+             */
             chain?: "solana" | "world_chain" | "base";
             /** @description An EVM address (0x…, 40 hex digits). */
             cryptoAccountAddress?: string;
-            /** @enum {string} */
+            /**
+             * @description A cardholder card's crypto account type: standard (the default when a chain or address is given) or bridge_wallet; null for a wallet card or a card issued without a crypto account.
+             * @enum {string}
+             */
             cryptoAccountType?: "standard" | "bridge_wallet";
         };
         /** @description The 200 answer of GET /v1/cardholders (listCardholders). */
@@ -5088,6 +5115,7 @@ export interface components {
             latestBlock: number | null;
             /** @description latestBlock minus indexedThroughBlock; past 600 the environment is degraded */
             mirrorLagBlocks: number | null;
+            /** @description What is wrong with the chain in a sentence (the node cannot be read, the mirror trails the head); null when there is nothing to report. */
             problem: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -5097,6 +5125,7 @@ export interface components {
         };
         /** @description Part of Capabilities. */
         ChainInfo: {
+            /** @description Whether this deployment has a node for the chain, so its wallets and payments work. */
             available: boolean;
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number;
@@ -5138,6 +5167,7 @@ export interface components {
             amountUsd: string;
             /** @description An EVM address (0x…, 40 hex digits). */
             destinationAddress: string;
+            /** @description The saved contact's label for the destination, or the handle paid; empty for an unsaved address. */
             destinationLabel: string;
         };
         /** @description A hosted checkout (chk_…): a payment request priced in USD that a payer settles in USDC at a fresh deposit address through the payment page (docs/checkout.md). */
@@ -5149,6 +5179,7 @@ export interface components {
             amount: number;
             /** @description USDC seen at the deposit address */
             amount_received: string;
+            /** @description How much has been refunded to the payer so far, a decimal string with 6 fraction digits (0.000000 before any refund). */
             amount_refunded: string;
             /**
              * Format: date-time
@@ -5162,7 +5193,10 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             created_at: string;
-            /** @enum {string} */
+            /**
+             * @description The asset the payer sends: USDC.
+             * @enum {string}
+             */
             cryptocurrency: "USDC";
             /**
              * @description The currency of the amount.
@@ -5214,7 +5248,10 @@ export interface components {
             created_at: string;
             /** @description USDC to send, a decimal string with 6 fraction digits */
             crypto_amount: string;
-            /** @enum {string} */
+            /**
+             * @description The asset the payer sends: USDC.
+             * @enum {string}
+             */
             cryptocurrency: "USDC";
             /**
              * @description The currency of the amount.
@@ -5287,7 +5324,9 @@ export interface components {
             amount: string;
             /** @description USDC seen at the deposit address (the page says when it is short of the amount) */
             amount_received: string;
+            /** @description How many blocks deep the paying transfer is; 0 before one is seen. */
             confirmations: number;
+            /** @description The USDC the payer sends, a decimal string with 6 fraction digits (12.500000). */
             crypto_amount: string;
             /**
              * @description The currency of the amount.
@@ -5301,6 +5340,7 @@ export interface components {
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             expires_at: string;
+            /** @description Why the checkout failed: expired (nothing arrived in time) or underpaid (less than the amount arrived); null unless it failed. */
             failure_reason: ("expired" | "underpaid") | null;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
@@ -5328,6 +5368,7 @@ export interface components {
              * @enum {string}
              */
             currency: "USDC";
+            /** @description The address the refund is sent to: the one asked for, else the payer (the sender of the first transfer). */
             destination: string;
             /** @description the refund's id (crf_…) */
             id: string;
@@ -5405,6 +5446,7 @@ export interface components {
             funded: boolean;
             /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             lockTxHash: string | null;
+            /** @description The hash the escrow contract records with the claim: sha256 over the domain corridor.claim.metadata.v1, the escrow id and the payment id (0x…, 64 hex digits); never the phone. */
             metadataHash: string;
             /** @description The id of the payment it refers to. */
             paymentId: string;
@@ -5485,6 +5527,7 @@ export interface components {
         };
         /** @description The 200 answer of POST /v1/offramp/claims/{claimId}/refund-request (requestOfframpClaimRefund). */
         ClaimRefund: {
+            /** @description The claim's status after the request (docs/claims.md lists the states); REFUNDED once the escrow has been refunded to the sender. */
             claimStatus: string;
             /** @description The status of the payment it refers to, read live. */
             paymentStatus: string;
@@ -5566,6 +5609,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/credentials (listCredentials). */
         CredentialList: {
+            /** @description The tenant's credentials (BUSINESS_IDENTITY) with their statuses; an ACTIVE one is needed to create payout destinations. */
             credentials: components["schemas"]["Credential"][];
         };
         /** @description The request body of POST /v1/sandbox/credentials (sandboxSetCredential). */
@@ -5615,6 +5659,7 @@ export interface components {
         };
         /** @description The 201 answer of POST /v1/payout-destinations (createPayoutDestination). */
         Destination: {
+            /** @description Whether the recipient lets a payout fall back automatically to another of their destinations; recorded as given (routing does not act on it yet). */
             allowAutomaticFallback: boolean;
             /**
              * Format: date-time
@@ -5623,7 +5668,9 @@ export interface components {
             createdAt: string;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
+            /** @description The destination's identifier masked for display; the full identifier is stored encrypted and never returned. */
             maskedLabel: string;
+            /** @description Whether payouts can be routed to it now: false for rails created but not routable (US_BANK_ACH, SEPA) and for a destination the provider revoked. */
             routable: boolean;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -5635,12 +5682,15 @@ export interface components {
         };
         /** @description The request body of POST /v1/payout-destinations (createPayoutDestination). */
         DestinationCreateRequest: {
+            /** @description US_BANK_ACH: the bank account number (stored encrypted). */
             accountNumber?: string;
             /** @description An EVM address (0x…, 40 hex digits). */
             address?: string;
+            /** @description Whether the recipient lets a payout fall back automatically to another of their destinations; recorded as given (routing does not act on it yet). */
             allowAutomaticFallback?: boolean;
             /** @description The asset: USDC (6 decimals) or ETH (18). */
             asset?: string;
+            /** @description APP_WALLET_B: the recipient's country (ISO 3166-1 alpha-2; US only). */
             country?: string;
             /** @description The currency of the amount. */
             currency?: string;
@@ -5648,10 +5698,13 @@ export interface components {
             email?: string;
             /** @description A directory handle (@name) that resolves to a wallet. */
             handle?: string;
+            /** @description SEPA: the IBAN, checksum validated (stored encrypted). */
             iban?: string;
+            /** @description ONCHAIN_WALLET: the network as a chain key (eip155:84532, eip155:8453) or solana. */
             network?: string;
             /** @description A phone number in E.164 (+15555550123). */
             phone?: string;
+            /** @description US_BANK_ACH: the ABA routing number (9 digits, checksum validated). */
             routingNumber?: string;
             /** @description The kind of object or destination; the capability's docs list the values. */
             type: string;
@@ -5718,11 +5771,13 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description Every posting of the transfer, on your accounts and the others it touches, so the entry balances. */
             postings: components["schemas"]["EntryPosting"][];
             /** @description The partner's own reference, unique per tenant and environment. */
             reference: string;
             /** @description The id of the resolved by it refers to. */
             resolvedById: string | null;
+            /** @description The transfer's position in the journal (increasing). */
             sequence: number;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -5750,7 +5805,9 @@ export interface components {
         EntryPosting: {
             /** @description The id of the account it refers to. */
             accountId: string | null;
+            /** @description The kind of the posting's account (such as tenant_available); kept for another tenant's account. */
             accountKind: string;
+            /** @description The account's reference (tenant:ten_…:available, platform:sandbox_pool), or counterparty for another tenant's account. */
             accountReference: string;
             /** @description The amount as a decimal string in the asset's unit (not base units). */
             amount: string;
@@ -5767,15 +5824,24 @@ export interface components {
             } | null;
             /** @description The id of the issuer card it refers to. */
             issuerCardId: string;
-            /** @enum {string} */
+            /**
+             * @description The card wallet vendor the key was minted for.
+             * @enum {string}
+             */
             platform: "vendor_a" | "vendor_b";
         };
         /** @description The request body of POST /v1/cards/{id}/ephemeral-keys (createCardEphemeralKey). */
         EphemeralKeyRequest: {
+            /** @description The vendor's certificates, as its push-provisioning protocol sends them; optional. */
             certificates?: string[];
+            /** @description The vendor's nonce, as its push-provisioning protocol sends it; optional. */
             nonce?: string;
+            /** @description The device's signature over the nonce, when the vendor's protocol sends one. */
             nonceSignature?: string;
-            /** @enum {string} */
+            /**
+             * @description The card wallet vendor asking for the key (vendor_a or vendor_b).
+             * @enum {string}
+             */
             platform: "vendor_a" | "vendor_b";
         };
         /**
@@ -5799,57 +5865,90 @@ export interface components {
         };
         /** @description The ErrorEnvelope of a 400 answer: its code is one of these. */
         ErrorEnvelope400: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 400 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "EPHEMERAL_KEYS_NOT_SUPPORTED" | "FUNDING_MODE_NOT_AVAILABLE" | "PHONE_CODE_INVALID" | "TWOFA_INVALID_CODE" | "VALIDATION_FAILED";
         };
         /** @description The ErrorEnvelope of a 401 answer: its code is one of these. */
         ErrorEnvelope401: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 401 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "UNAUTHENTICATED";
         };
         /** @description The ErrorEnvelope of a 403 answer: its code is one of these. */
         ErrorEnvelope403: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 403 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "AGENT_LIMIT" | "AGENT_SUSPENDED" | "CREDENTIAL_REQUIRED" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_SCREENING_REJECTED" | "INSUFFICIENT_SCOPE" | "INVITE_EMAIL_MISMATCH" | "NEW_PAYEE_NOT_SAVED" | "PAYEE_COOLING_OFF" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "RECIPIENT_CONSENT_REQUIRED" | "SANDBOX_ONLY" | "SENDER_ONLY" | "TENANT_REQUIRED" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS";
         };
         /** @description The ErrorEnvelope of a 404 answer: its code is one of these. */
         ErrorEnvelope404: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 404 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "ACCOUNT_NOT_FOUND" | "AGENT_NOT_FOUND" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_NOT_FOUND" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DRIP_NOT_FOUND" | "EVENT_NOT_FOUND" | "HANDLE_NOT_FOUND" | "INVITE_NOT_FOUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "MEMBER_NOT_FOUND" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "POLICY_NOT_FOUND" | "RAMP_NOT_FOUND" | "ROUTE_NOT_FOUND" | "ROUTE_QUOTE_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_FACTOR_NOT_FOUND" | "WALLET_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         };
         /** @description The ErrorEnvelope of a 409 answer: its code is one of these. */
         ErrorEnvelope409: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 409 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "AGENT_CARD_EXISTS" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "CARD_MODULE_NOT_ENABLED" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CONTACT_EXISTS" | "HANDLE_TAKEN" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INVALID_STATE" | "INVOICE_NOTHING_TO_REFUND" | "LEDGER_REFERENCE_CONFLICT" | "PAYMENT_QUEUE_FULL" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "POLICY_SUBJECT_ATTACHED" | "QUOTE_EXPIRED" | "ROUTE_NOT_SELECTED" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "WALLET_NOT_DEPLOYED";
         };
         /** @description The ErrorEnvelope of a 413 answer: its code is one of these. */
         ErrorEnvelope413: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 413 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "PAYLOAD_TOO_LARGE";
         };
         /** @description The ErrorEnvelope of a 422 answer: its code is one of these. */
         ErrorEnvelope422: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 422 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "AMOUNT_OVERFLOW" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RECIPIENT_UNKNOWN" | "SELF_PAYMENT_NOT_ALLOWED" | "SIGNER_NOT_OWNER" | "WALLET_QUOTA_EXCEEDED";
         };
         /** @description The ErrorEnvelope of a 429 answer: its code is one of these. */
         ErrorEnvelope429: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 429 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "CLAIM_RESEND_LIMIT" | "RATE_LIMITED";
         };
         /** @description The ErrorEnvelope of a 500 answer: its code is one of these. */
         ErrorEnvelope500: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 500 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "INTERNAL";
         };
         /** @description The ErrorEnvelope of a 501 answer: its code is one of these. */
         ErrorEnvelope501: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 501 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "FEATURE_NOT_AVAILABLE";
         };
         /** @description The ErrorEnvelope of a 503 answer: its code is one of these. */
         ErrorEnvelope503: components["schemas"]["ErrorEnvelope"] & {
-            /** @enum {string} */
+            /**
+             * @description The stable codes a 503 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
             code?: "AGENT_LIMIT_UNAVAILABLE" | "CHAIN_UNAVAILABLE" | "CUSTODY_UNAVAILABLE" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "SERVICE_UNAVAILABLE";
         };
         /** @description A state change a partner cares about (docs/webhooks.md): listed by GET /v1/events and delivered to webhook endpoints. */
@@ -5870,6 +5969,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/events (listEvents). */
         EventList: {
+            /** @description The events, newest first; the page asked for (skip/take). */
             events: components["schemas"]["Event"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -5993,6 +6093,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/identity (getIdentity). */
         Identity: {
+            /** @description The tenant's credentials (BUSINESS_IDENTITY) with their statuses; an ACTIVE one is needed to create payout destinations. */
             credentials: components["schemas"]["Credential"][];
             principal: components["schemas"]["IdentityPrincipal"];
             /** @description VERIFIED when the tenant's BUSINESS_IDENTITY credential is ACTIVE */
@@ -6165,6 +6266,7 @@ export interface components {
             id: string;
             /** @description The kind of object; the capability's docs list the values. */
             kind: string;
+            /** @description Whether the ledger refuses any transfer that would take the account's balance below zero. */
             nonNegative: boolean;
             /** @description The partner's own reference, unique per tenant and environment. */
             reference: string;
@@ -6173,13 +6275,17 @@ export interface components {
         LedgerAccountList: {
             /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             accounts: components["schemas"]["LedgerAccount"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The instant the balances are read at (RFC 3339, UTC): the asOf asked for; null for now.
+             */
             asOf: string | null;
             /** @description How many objects match, across every page (skip/take). */
             total: number;
         };
         /** @description Part of LedgerAccount. */
         LedgerBalance: {
+            /** @description What the account may spend: posted less the pending debits, in the asset's unit. */
             available: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             availableBaseUnits: string;
@@ -6191,6 +6297,7 @@ export interface components {
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
+            /** @description The balance of posted transfers, in the asset's unit. */
             posted: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             postedBaseUnits: string;
@@ -6205,12 +6312,14 @@ export interface components {
             pendingDebits: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             pendingDebitsBaseUnits: string;
+            /** @description The change to the posted balance, signed: positive credits, negative debits. */
             posted: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             postedBaseUnits: string;
         };
         /** @description The 200 answer of POST /v1/admin/payout-providers/{provider}/liquidity (adminSetProviderLiquidity). */
         Liquidity: {
+            /** @description Whether this call added liquidity: false for a retry with a reference already recorded. */
             added: boolean;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             configuredUsd: string;
@@ -6218,6 +6327,7 @@ export interface components {
             environment: string;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             liquidityUsd: string | null;
+            /** @description The payout provider topped up (lower case). */
             provider: string;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             toppedUpUsd: string;
@@ -6273,6 +6383,7 @@ export interface components {
             displayName?: string;
             /** @description An EVM address (0x…, 40 hex digits). */
             signerAddress: string;
+            /** @description The invite token shown once in the invite answer: valid 7 days, accepted once, by a session whose verified email is the invited one. */
             token: string;
         };
         /** @description The 201 answer of POST /v1/tenants/members (inviteMember). */
@@ -6338,6 +6449,7 @@ export interface components {
              * @enum {string}
              */
             status: "REVOKED";
+            /** @description The wallets of the caller's environment whose Safe still has the member's signer as an owner: revoking access does not change a Safe's owners on chain. */
             stillOwnerOfWalletIds: string[];
         };
         /** @description A payment to a phone number that the recipient takes out through a payout route (service balance, app wallet, on-chain), through its state machine (docs/offramp.md). */
@@ -6374,7 +6486,9 @@ export interface components {
             sourceAmountBaseUnits: string;
             /** @description The id of the source asset it refers to. */
             sourceAssetId: string;
+            /** @description The chain the USDC comes from, as a CAIP-2 key (eip155:<chain id>). */
             sourceChainKey: string;
+            /** @description How the payment is funded: INTERNAL_BALANCE (the service balance), ONCHAIN_DEPOSIT or SAFE_PROPOSAL. */
             sourceFundingMode: string;
             /** @description The object's state; the capability's docs list the states and their transitions. */
             status: string;
@@ -6385,13 +6499,19 @@ export interface components {
             amountUsd: string;
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId?: number;
-            /** @enum {string} */
+            /**
+             * @description How the payment is funded; only INTERNAL_BALANCE (the default) works, the others answer 400 FUNDING_MODE_NOT_AVAILABLE.
+             * @enum {string}
+             */
             fundingMode?: "INTERNAL_BALANCE" | "ONCHAIN_DEPOSIT" | "SAFE_PROPOSAL";
             /** @description A phone number in E.164 (+15555550123). */
             phone: string;
             /** @description The id of the requested destination it refers to. */
             requestedDestinationId?: string;
-            /** @enum {string} */
+            /**
+             * @description Which route to prefer when several fit: FASTEST or CHEAPEST.
+             * @enum {string}
+             */
             speedPreference?: "FASTEST" | "CHEAPEST";
         };
         /** @description The 200 answer of GET /v1/offramp/payments (listOfframpPayments). */
@@ -6411,10 +6531,12 @@ export interface components {
             destinationId: string;
             /** @description How long delivery is expected to take, in seconds. */
             estimatedDeliverySeconds: number;
+            /** @description USD to the destination currency, a decimal string (1 for USD). */
             exchangeRate: string;
             fees: components["schemas"]["PayoutRouteQuoteFees"];
             /** @description The id of the payment it refers to. */
             paymentId: string;
+            /** @description The payout provider of the route (lower case). */
             provider: string;
             /**
              * Format: date-time
@@ -6425,6 +6547,7 @@ export interface components {
             requiresBridge: boolean;
             /** @description Whether the route converts the funds into another currency. */
             requiresConversion: boolean;
+            /** @description Whether the provider must be prefunded before it pays out on this route. */
             requiresPrefunding: boolean;
             /** @description The id of the route it refers to. */
             routeId: string;
@@ -6500,6 +6623,7 @@ export interface components {
         };
         /** @description A spending policy: versioned rules evaluated on payments, card authorizations and off-ramps of the subjects it is attached to (docs/policies.md). */
         Policy: {
+            /** @description The number of the version in force, the one evaluated: 1 for a new policy; each new version becomes the active one. */
             activeVersion: number;
             /** @description The id of the active version it refers to. */
             activeVersionId: string;
@@ -6527,7 +6651,10 @@ export interface components {
         PolicyAttachRequest: {
             /** @description The id of the subject it refers to. */
             subjectId: string;
-            /** @enum {string} */
+            /**
+             * @description The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
+             * @enum {string}
+             */
             subjectType: "wallet" | "card" | "agent" | "treasury_account" | "service_balance";
         };
         /** @description The 200 answer of DELETE /v1/policies/attachments/{attachmentId} (deletePolicyAttachment). */
@@ -6548,7 +6675,10 @@ export interface components {
             policyId: string;
             /** @description The id of the subject it refers to. */
             subjectId: string;
-            /** @enum {string} */
+            /**
+             * @description The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
+             * @enum {string}
+             */
             subjectType: "wallet" | "card" | "agent" | "treasury_account" | "service_balance";
         };
         /** @description The 200 answer of GET /v1/policies/{id}/attachments (listPolicyAttachments). */
@@ -6569,6 +6699,7 @@ export interface components {
             counterparties?: components["schemas"]["PolicyDocumentLists"];
             limits?: components["schemas"]["PolicyDocumentLimits"];
             mcc?: components["schemas"]["PolicyDocumentLists"];
+            /** @description The document format's version: must be the integer 1. */
             schemaVersion: number;
         };
         /** @description Part of PolicyDocument. */
@@ -6584,18 +6715,24 @@ export interface components {
         };
         /** @description Part of PolicyDocument. */
         PolicyDocumentLists: {
+            /** @description The only values allowed (an allowlist); absent or empty: no allowlist. At most 1000 entries. */
             allowed?: string[];
+            /** @description Values never allowed. At most 1000 entries. */
             blocked?: string[];
         };
         /** @description The 200 answer of POST /v1/policies/evaluate (evaluatePolicy). */
         PolicyEvaluate: {
+            /** @description Whether the policy allows the transaction. */
             allow: boolean;
             /** @description The id of the decision log it refers to. */
             decisionLogId: string;
             /** @description The id of the policy it refers to. */
             policyId: string;
+            /** @description The number of the policy version evaluated. */
             policyVersion: number;
+            /** @description ALLOWED, or the code of the first rule that failed (such as MCC_BLOCKED). */
             reason: string;
+            /** @description Each rule the policy has, in order, with whether it passed, failed or was skipped. */
             ruleTrace: components["schemas"]["RuleTrace"][];
             /** @description The SHA-256 digest of the policy version's document. */
             sha256: string;
@@ -6604,6 +6741,7 @@ export interface components {
         PolicyEvaluateRequest: {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             amountUsd: string;
+            /** @description The counterparty's EVM address, checked against the counterparties lists; absent: none. */
             counterparty?: string;
             /** @description The merchant category code (ISO 18245, 4 digits). */
             mcc?: string;
@@ -6611,7 +6749,10 @@ export interface components {
             policyId?: string;
             /** @description The id of the subject it refers to. */
             subjectId?: string;
-            /** @enum {string} */
+            /**
+             * @description The kind of subject a policy is attached to: wallet, card, agent, treasury_account or service_balance.
+             * @enum {string}
+             */
             subjectType?: "wallet" | "card" | "agent" | "treasury_account" | "service_balance";
         };
         /** @description The 200 answer of GET /v1/policies (listPolicies). */
@@ -6628,11 +6769,13 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description The compiled policy, canonical JSON (keys sorted, empty sections omitted): sha256 is the hash of exactly these bytes (docs/policies.md). */
             ir: unknown;
             /** @description The id of the policy it refers to. */
             policyId: string;
             /** @description The SHA-256 digest of the policy version's document. */
             sha256: string;
+            /** @description The version's number within its policy, from 1. */
             version: number;
             /** @description The id of the version it refers to. */
             versionId: string;
@@ -6650,7 +6793,9 @@ export interface components {
         };
         /** @description The 200 answer of POST /v1/providers/{provider}/webhooks (receiveProviderWebhook). */
         ProviderWebhook: {
+            /** @description Whether the provider had sent this event before: a duplicate changes nothing. */
             duplicate: boolean;
+            /** @description Always true: the event's signature verified and it was accepted. */
             received: boolean;
         };
         /** @description The 201 answer of POST /v1/ramps (createRamp). */
@@ -6675,6 +6820,7 @@ export interface components {
             paymentId: string | null;
             /** @description OFF: the linked payment's status; null for ON */
             paymentStatus: string | null;
+            /** @description The ramp provider, lower case (simulated in the sandbox). */
             provider: string;
             /** @description The id of the ramp it refers to. */
             rampId: string;
@@ -6750,7 +6896,9 @@ export interface components {
             /** @description How many objects match, across every page (skip/take). */
             total: number;
             totals: components["schemas"]["ReconciliationAmounts"];
+            /** @description Whether more wallets exist than the 1000 listed (total counts them all). */
             truncated: boolean;
+            /** @description Each wallet's ledger balance against its on-chain balance, at most 1000. */
             wallets: components["schemas"]["WalletReconciliation"][];
         };
         /** @description Part of Reconciliation. */
@@ -6784,8 +6932,12 @@ export interface components {
              * @enum {string}
              */
             code: "COUNTERPARTY_BLOCKED" | "COUNTERPARTY_NOT_ALLOWED" | "MCC_BLOCKED" | "MCC_NOT_ALLOWED" | "PER_TXN_LIMIT" | "DAILY_CAP" | "WEEKLY_CAP" | "MONTHLY_CAP";
-            /** @enum {string} */
+            /**
+             * @description The rule's outcome: pass, fail, or skip when it does not apply.
+             * @enum {string}
+             */
             result: "pass" | "fail" | "skip";
+            /** @description The rule's name, the document's path (mcc.blocked, counterparties.allowed). */
             rule: string;
         };
         /** @description A USDC payment (or an arbitrary Safe transaction) from a wallet: proposed with a safeTxHash the owners sign, executed by the relayer once the threshold is met (docs/payments.md). */
@@ -6806,8 +6958,12 @@ export interface components {
             destinationAddress: string;
             /** @description The id of the destination chain it refers to. */
             destinationChainId: number;
+            /** @description The handle paid (@name) when the destination was a handle; null otherwise. */
             destinationHandle: string | null;
-            /** @enum {string} */
+            /**
+             * @description How the destination was given: handle, email, address or wallet; every kind resolves to an address.
+             * @enum {string}
+             */
             destinationType: "handle" | "email" | "address" | "wallet";
             /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
             executedTxHash: string | null;
@@ -6852,11 +7008,14 @@ export interface components {
              * @enum {string}
              */
             asset?: "usdc";
+            /** @description The amount, a decimal string in the asset's unit (at most 6 fraction digits). */
             value: string;
         };
         /** @description One shape of CreatePaymentBody. */
         SafePaymentCreateRequest: {
+            /** @description How much to pay. */
             amount: components["schemas"]["SafePaymentAmountRequest"] | null;
+            /** @description Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet. */
             destination: components["schemas"]["SafePaymentDestinationRequest"] | null;
             /** @description A note kept with the payment, shown to the tenant only. */
             memo?: string;
@@ -6914,8 +7073,12 @@ export interface components {
         SafeTransaction: {
             /** @description 0x-prefixed hex */
             data: string;
-            /** @enum {string} */
+            /**
+             * @description How the Safe makes the call: CALL (DELEGATECALL is never proposed).
+             * @enum {string}
+             */
             operation: "CALL";
+            /** @description The address the Safe calls (0x…, 40 hex digits). */
             to: string;
             /** @description wei, decimal string */
             value: string;
@@ -6940,6 +7103,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/wallets/{id}/balance (getWalletBalance). */
         SecondaryBalance: {
+            /** @description One line per currency the wallet holds. */
             balances: components["schemas"]["SecondaryBalanceLine"][];
             /** @description the sum of the known usd_value */
             total_usd_value: string;
@@ -6962,10 +7126,49 @@ export interface components {
         SecondaryError: {
             error: components["schemas"]["SecondaryErrorBody"];
         };
+        /** @description The SecondaryError of a 400 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError400: {
+            error: components["schemas"]["SecondaryErrorBody400"];
+        };
+        /** @description The SecondaryError of a 401 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError401: {
+            error: components["schemas"]["SecondaryErrorBody401"];
+        };
+        /** @description The SecondaryError of a 403 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError403: {
+            error: components["schemas"]["SecondaryErrorBody403"];
+        };
+        /** @description The SecondaryError of a 404 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError404: {
+            error: components["schemas"]["SecondaryErrorBody404"];
+        };
+        /** @description The SecondaryError of a 409 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError409: {
+            error: components["schemas"]["SecondaryErrorBody409"];
+        };
+        /** @description The SecondaryError of a 413 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError413: {
+            error: components["schemas"]["SecondaryErrorBody413"];
+        };
+        /** @description The SecondaryError of a 422 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError422: {
+            error: components["schemas"]["SecondaryErrorBody422"];
+        };
+        /** @description The SecondaryError of a 429 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError429: {
+            error: components["schemas"]["SecondaryErrorBody429"];
+        };
+        /** @description The SecondaryError of a 500 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError500: {
+            error: components["schemas"]["SecondaryErrorBody500"];
+        };
+        /** @description The SecondaryError of a 503 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError503: {
+            error: components["schemas"]["SecondaryErrorBody503"];
+        };
         /** @description Part of SecondaryError. */
         SecondaryErrorBody: {
-            /** @description invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded, wallet_not_found, or the canonical code in lower case */
-            code: string;
+            code: components["schemas"]["SecondaryErrorCode"];
             /** @description the canonical details, plus canonical_code and request_id */
             details: {
                 [key: string]: unknown;
@@ -6973,6 +7176,91 @@ export interface components {
             /** @description A human-readable message; it may change, so match on code. */
             message: string;
         };
+        /** @description The SecondaryErrorBody of a 400 answer: its code is one of these. */
+        SecondaryErrorBody400: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 400 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "ephemeral_keys_not_supported" | "funding_mode_not_available" | "invalid_address" | "phone_code_invalid" | "twofa_invalid_code" | "validation_failed";
+        };
+        /** @description The SecondaryErrorBody of a 401 answer: its code is one of these. */
+        SecondaryErrorBody401: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 401 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "invalid_api_key";
+        };
+        /** @description The SecondaryErrorBody of a 403 answer: its code is one of these. */
+        SecondaryErrorBody403: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 403 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "agent_limit" | "agent_suspended" | "credential_required" | "destination_not_eligible" | "destination_screening_rejected" | "insufficient_scope" | "invite_email_mismatch" | "new_payee_not_saved" | "payee_cooling_off" | "phone_code_expired" | "phone_code_too_many_attempts" | "policy_denied" | "recipient_consent_required" | "sandbox_only" | "sender_only" | "tenant_required" | "twofa_agent_not_permitted" | "twofa_binding_mismatch" | "twofa_challenge_expired" | "twofa_challenge_not_redeemable" | "twofa_not_enrolled" | "twofa_required" | "twofa_too_many_attempts";
+        };
+        /** @description The SecondaryErrorBody of a 404 answer: its code is one of these. */
+        SecondaryErrorBody404: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 404 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "account_not_found" | "agent_not_found" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_not_found" | "cardholder_not_found" | "claim_challenge_not_found" | "claim_not_found" | "contact_not_found" | "drip_not_found" | "event_not_found" | "handle_not_found" | "invite_not_found" | "invoice_not_found" | "job_not_found" | "member_not_found" | "offramp_payment_not_found" | "payment_not_found" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "policy_not_found" | "ramp_not_found" | "route_not_found" | "route_quote_not_found" | "tenant_not_found" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_challenge_not_found" | "twofa_factor_not_found" | "wallet_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
+        };
+        /** @description The SecondaryErrorBody of a 409 answer: its code is one of these. */
+        SecondaryErrorBody409: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 409 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "agent_card_exists" | "agent_suspended" | "agent_wallet_exists" | "agent_wallet_required" | "card_module_not_enabled" | "checkout_nothing_to_refund" | "claim_already_funded" | "claim_link_expired" | "claim_link_used" | "claim_not_expired" | "claim_not_funded" | "claim_not_redeemable" | "contact_exists" | "handle_taken" | "idempotency_request_in_progress" | "invalid_state" | "invoice_nothing_to_refund" | "ledger_reference_conflict" | "payment_queue_full" | "phone_alias_not_pending" | "phone_alias_taken" | "policy_subject_attached" | "quote_expired" | "route_not_selected" | "settlement_in_flight" | "signature_duplicate" | "wallet_not_deployed";
+        };
+        /** @description The SecondaryErrorBody of a 413 answer: its code is one of these. */
+        SecondaryErrorBody413: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 413 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "payload_too_large";
+        };
+        /** @description The SecondaryErrorBody of a 422 answer: its code is one of these. */
+        SecondaryErrorBody422: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 422 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "amount_overflow" | "destination_rail_constraint" | "destination_rail_not_available" | "idempotency_key_reused" | "insufficient_funds" | "invalid_address" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_provider_not_available" | "recipient_unknown" | "self_payment_not_allowed" | "signer_not_owner" | "wallet_quota_exceeded";
+        };
+        /** @description The SecondaryErrorBody of a 429 answer: its code is one of these. */
+        SecondaryErrorBody429: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 429 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "claim_resend_limit" | "rate_limit_exceeded";
+        };
+        /** @description The SecondaryErrorBody of a 500 answer: its code is one of these. */
+        SecondaryErrorBody500: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 500 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "internal";
+        };
+        /** @description The SecondaryErrorBody of a 503 answer: its code is one of these. */
+        SecondaryErrorBody503: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 503 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "agent_limit_unavailable" | "chain_unavailable" | "custody_unavailable" | "policy_unavailable" | "provider_unavailable" | "service_unavailable";
+        };
+        /**
+         * @description A secondary-surface error code (docs/api.md, Secondary surface): invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded and wallet_not_found, else the canonical code in lower case (details.canonical_code holds it as is). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know.
+         * @enum {string}
+         */
+        SecondaryErrorCode: "account_not_found" | "agent_card_exists" | "agent_limit" | "agent_limit_unavailable" | "agent_not_found" | "agent_suspended" | "agent_wallet_exists" | "agent_wallet_required" | "amount_overflow" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_module_not_enabled" | "card_not_found" | "cardholder_not_found" | "chain_unavailable" | "checkout_nothing_to_refund" | "claim_already_funded" | "claim_challenge_not_found" | "claim_link_expired" | "claim_link_used" | "claim_not_expired" | "claim_not_found" | "claim_not_funded" | "claim_not_redeemable" | "claim_resend_limit" | "contact_exists" | "contact_not_found" | "credential_required" | "custody_unavailable" | "destination_not_eligible" | "destination_rail_constraint" | "destination_rail_not_available" | "destination_screening_rejected" | "drip_not_found" | "ephemeral_keys_not_supported" | "event_not_found" | "feature_not_available" | "funding_mode_not_available" | "handle_not_found" | "handle_taken" | "idempotency_key_reused" | "idempotency_request_in_progress" | "insufficient_funds" | "insufficient_scope" | "internal" | "invalid_address" | "invalid_api_key" | "invalid_state" | "invite_email_mismatch" | "invite_not_found" | "invoice_not_found" | "invoice_nothing_to_refund" | "job_not_found" | "ledger_reference_conflict" | "member_not_found" | "method_not_allowed" | "new_payee_not_saved" | "offramp_payment_not_found" | "payee_cooling_off" | "payload_too_large" | "payment_not_found" | "payment_queue_full" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "phone_alias_not_pending" | "phone_alias_taken" | "phone_code_expired" | "phone_code_invalid" | "phone_code_too_many_attempts" | "policy_denied" | "policy_not_found" | "policy_subject_attached" | "policy_unavailable" | "provider_unavailable" | "quote_expired" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_not_found" | "ramp_provider_not_available" | "rate_limit_exceeded" | "recipient_consent_required" | "recipient_unknown" | "request_timeout" | "route_not_found" | "route_not_selected" | "route_quote_not_found" | "sandbox_only" | "self_payment_not_allowed" | "sender_only" | "service_unavailable" | "settlement_in_flight" | "signature_duplicate" | "signer_not_owner" | "tenant_not_found" | "tenant_required" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_agent_not_permitted" | "twofa_binding_mismatch" | "twofa_challenge_expired" | "twofa_challenge_not_found" | "twofa_challenge_not_redeemable" | "twofa_factor_not_found" | "twofa_invalid_code" | "twofa_not_enrolled" | "twofa_required" | "twofa_too_many_attempts" | "unsupported_media_type" | "validation_failed" | "wallet_not_deployed" | "wallet_not_found" | "wallet_quota_exceeded" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
         /** @description The 201 answer of POST /v1/wallets/{id}/send (sendFromWallet). */
         SecondarySend: {
             /**
@@ -7001,6 +7289,7 @@ export interface components {
             currency: "USDC" | "usdc";
             /** @description a 0x address on the wallet's chain */
             destination: string;
+            /** @description A note kept with the send (at most 500 characters), returned as note on the transaction. */
             note?: string;
             /** @description The id of the twofa challenge it refers to. */
             twofa_challenge_id?: string;
@@ -7023,6 +7312,7 @@ export interface components {
             currency: "USDC";
             /** @description a Safe payment (pay_…) or a ledger transfer of the on-chain mirror */
             id: string;
+            /** @description The note given with the send; null when none was. */
             note: string | null;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -7080,6 +7370,7 @@ export interface components {
              * @enum {string}
              */
             asset: "USDC";
+            /** @description What you can spend: posted less the open holds, in the asset's unit. */
             available: string;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
             availableBaseUnits: string;
@@ -7100,6 +7391,7 @@ export interface components {
             body: string;
             /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
             id: string;
+            /** @description Why it was sent: phone_alias_verification, claim_link or claim_phone_code. */
             purpose: string;
             /**
              * Format: date-time
@@ -7120,11 +7412,18 @@ export interface components {
         Statement: {
             account: components["schemas"]["LedgerAccount"];
             closing: components["schemas"]["LedgerBalance"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The start of the period, inclusive (RFC 3339, UTC); null: from the account's first transfer.
+             */
             from: string | null;
+            /** @description The account's lines in [from, to), oldest first, each with its running balance. */
             lines: components["schemas"]["StatementLine"][];
             opening: components["schemas"]["LedgerBalance"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The end of the period, exclusive (RFC 3339, UTC); null: until now.
+             */
             to: string | null;
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7148,6 +7447,7 @@ export interface components {
             };
             /** @description The partner's own reference, unique per tenant and environment. */
             reference: string;
+            /** @description The transfer's position in the journal (increasing). */
             sequence: number;
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -7166,15 +7466,22 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/status (getStatus). */
         Status: {
+            /** @description One chain per environment, with its indexer's lag. */
             chains: components["schemas"]["ChainHealth"][];
             /**
              * Format: date-time
              * @description When it happened (RFC 3339, UTC); null until it has.
              */
             checkedAt: string;
-            /** @enum {string} */
+            /**
+             * @description ok while the database answers, else unavailable.
+             * @enum {string}
+             */
             database: "ok" | "unavailable";
-            /** @enum {string} */
+            /**
+             * @description Always ok: the service answered.
+             * @enum {string}
+             */
             service: "ok";
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -7198,18 +7505,21 @@ export interface components {
              * @enum {string}
              */
             role: "OWNER" | "ADMIN" | "MEMBER";
+            /** @description The tenant's unique slug: lowercase letters, digits and single hyphens. */
             slug: string;
         };
         /** @description The request body of POST /v1/tenants (createTenant). */
         TenantCreateRequest: {
             /** @description A name the partner chose, shown in the console. */
             name?: string;
+            /** @description Lowercase letters, digits and single hyphens; a taken slug gets -2, -3, …; absent: derived from the name. */
             slug?: string;
         };
         /** @description A treasury account: buckets that are Safe wallets, with rules that sweep between them and a simulated yield in TEST (docs/treasury.md). */
         TreasuryAccount: {
             /** @description The id of the account it refers to. */
             accountId: string;
+            /** @description The account's buckets, each a Safe wallet, with its target share and live balance. */
             buckets: components["schemas"]["TreasuryBucket"][];
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number;
@@ -7236,6 +7546,7 @@ export interface components {
         };
         /** @description The request body of POST /v1/treasury/accounts (createTreasuryAccount). */
         TreasuryAccountRequest: {
+            /** @description The buckets (OPERATING, RESERVE, YIELD) and their target shares in basis points; one Safe wallet is made per bucket. */
             buckets: components["schemas"]["TreasuryBucketRequest"][];
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId?: number;
@@ -7254,7 +7565,10 @@ export interface components {
             clockOffsetDays: number;
             /** @description How many days this call moved the clock. */
             daysAdvanced: number;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description The account's simulated time after the advance (RFC 3339, UTC).
+             */
             simulatedNow: string;
         };
         /** @description The request body of POST /v1/sandbox/treasury/accounts/{id}/advance (sandboxAdvanceTreasuryAccount). */
@@ -7349,6 +7663,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/treasury/accounts/{id}/rules (listTreasuryAccountRules). */
         TreasuryRuleList: {
+            /** @description The account's rules. */
             rules: components["schemas"]["TreasuryRule"][];
             /** @description How many objects match, across every page (skip/take). */
             total: number;
@@ -7439,6 +7754,7 @@ export interface components {
             asset: string;
             /** @description Whether the debits equal the credits. */
             balanced: boolean;
+            /** @description Your accounts (OWN), platform accounts and one COUNTERPARTY line for every other tenant's. */
             lines: components["schemas"]["TrialLine"][];
             /** @description The sum of the pending (not yet posted) credits. */
             pendingCredits: string;
@@ -7459,6 +7775,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/ledger/trial-balance (getTrialBalance). */
         TrialBalance: {
+            /** @description One trial balance per asset. */
             assets: components["schemas"]["TrialAsset"][];
             /**
              * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
@@ -7480,7 +7797,10 @@ export interface components {
             kind: string;
             /** @description The partner's own reference, unique per tenant and environment. */
             reference: string;
-            /** @enum {string} */
+            /**
+             * @description OWN: your account; PLATFORM: a platform account, by reference; COUNTERPARTY: every other tenant's accounts folded into one line.
+             * @enum {string}
+             */
             scope: "OWN" | "PLATFORM" | "COUNTERPARTY";
         };
         /** @description The request body of POST /v1/sandbox/events (sandboxTriggerEvent). */
@@ -7536,7 +7856,10 @@ export interface components {
             owners: components["schemas"]["WalletOwner"][];
             /** @description An EVM address (0x…, 40 hex digits). */
             predictedAddress: boolean;
-            /** @enum {string} */
+            /**
+             * @description What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
+             * @enum {string}
+             */
             purpose: "GENERAL" | "AGENT" | "TREASURY" | "ESCROW";
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -7561,6 +7884,7 @@ export interface components {
         WalletDetail: {
             /** @description An EVM address (0x…, 40 hex digits). */
             address: string;
+            /** @description The wallet's live balances (USDC and ETH) read from the chain; null when the chain cannot be read. */
             balances: components["schemas"]["Balance"][] | null;
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number;
@@ -7579,7 +7903,10 @@ export interface components {
             owners: components["schemas"]["WalletOwner"][];
             /** @description An EVM address (0x…, 40 hex digits). */
             predictedAddress: boolean;
-            /** @enum {string} */
+            /**
+             * @description What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
+             * @enum {string}
+             */
             purpose: "GENERAL" | "AGENT" | "TREASURY" | "ESCROW";
             /**
              * @description The object's state; the capability's docs list the states and their transitions.
@@ -7593,6 +7920,7 @@ export interface components {
         WalletList: {
             /** @description How many objects match, across every page (skip/take). */
             total: number;
+            /** @description The wallets; the page asked for (skip/take). */
             wallets: components["schemas"]["Wallet"][];
         };
         /** @description Part of Wallet. */
@@ -7640,11 +7968,16 @@ export interface components {
         };
         /** @description Part of WebhookDelivery. */
         WebhookAttempt: {
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the attempt was made (RFC 3339, UTC).
+             */
             at: string;
             /** @description How long it took, in milliseconds. */
             durationMs: number;
+            /** @description Why an attempt failed without an HTTP status (a timeout, a refused address); null when a response came back (statusCode holds its status). */
             error: string | null;
+            /** @description The attempt's number, from 1. */
             number: number;
             /** @description the receiver's status; null when no response came back */
             statusCode: number | null;
@@ -7729,6 +8062,7 @@ export interface components {
         WebhookEndpointPatchRequest: {
             /** @description true re-enables an endpoint disabled after failing, and clears its failure run */
             enabled?: boolean;
+            /** @description The event types to receive; empty or [*]: every type; absent: unchanged. */
             events?: string[];
             /** @description replace the signing secret; the new one is in this answer only */
             rotateSecret?: boolean;
@@ -7796,7 +8130,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope400"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope400"] | components["schemas"]["SecondaryError400"];
             };
         };
         /** @description 409 Conflict: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7806,7 +8140,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope409"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope409"] | components["schemas"]["SecondaryError409"];
             };
         };
         /** @description An error: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7826,7 +8160,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope403"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope403"] | components["schemas"]["SecondaryError403"];
             };
         };
         /** @description 500 Internal Server Error: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7836,7 +8170,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope500"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope500"] | components["schemas"]["SecondaryError500"];
             };
         };
         /** @description 404 Not Found: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7846,7 +8180,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope404"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope404"] | components["schemas"]["SecondaryError404"];
             };
         };
         /** @description 413 Request Entity Too Large: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7856,7 +8190,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope413"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope413"] | components["schemas"]["SecondaryError413"];
             };
         };
         /** @description 503 Service Unavailable: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7866,7 +8200,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope503"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope503"] | components["schemas"]["SecondaryError503"];
             };
         };
         /** @description 429 Too Many Requests: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7876,7 +8210,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope429"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope429"] | components["schemas"]["SecondaryError429"];
             };
         };
         /** @description 401 Unauthorized: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7886,7 +8220,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope401"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope401"] | components["schemas"]["SecondaryError401"];
             };
         };
         /** @description 422 Unprocessable Entity: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
@@ -7896,7 +8230,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope422"] | components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["ErrorEnvelope422"] | components["schemas"]["SecondaryError422"];
             };
         };
         /** @description An error: the body is the ErrorEnvelope. */
@@ -7966,7 +8300,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError400"];
             };
         };
         /** @description 409 Conflict: the body is the SecondaryError. */
@@ -7976,7 +8310,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError409"];
             };
         };
         /** @description An error: the body is the SecondaryError. */
@@ -7996,7 +8330,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError403"];
             };
         };
         /** @description 500 Internal Server Error: the body is the SecondaryError. */
@@ -8006,7 +8340,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError500"];
             };
         };
         /** @description 404 Not Found: the body is the SecondaryError. */
@@ -8016,7 +8350,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError404"];
             };
         };
         /** @description 413 Request Entity Too Large: the body is the SecondaryError. */
@@ -8026,7 +8360,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError413"];
             };
         };
         /** @description 503 Service Unavailable: the body is the SecondaryError. */
@@ -8036,7 +8370,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError503"];
             };
         };
         /** @description 429 Too Many Requests: the body is the SecondaryError. */
@@ -8046,7 +8380,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError429"];
             };
         };
         /** @description 401 Unauthorized: the body is the SecondaryError. */
@@ -8056,7 +8390,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError401"];
             };
         };
         /** @description 422 Unprocessable Entity: the body is the SecondaryError. */
@@ -8066,7 +8400,7 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["SecondaryError"];
+                "application/json": components["schemas"]["SecondaryError422"];
             };
         };
         /** @description 503 Service Unavailable: the body is the ErrorEnvelope. */
