@@ -20,7 +20,6 @@ import (
 // The secondary surface (D19, docs/api.md "Secondary surface"): thin mappings onto the
 // canonical use cases; nothing here stores anything of its own.
 
-
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
 // (the register step marked a secondary body already). It is staged: a custodial wallet's key
 // is made by the custody signer before the unit of work (D22).

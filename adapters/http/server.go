@@ -170,7 +170,7 @@ type Deps struct {
 	Wallets    *wallets.Service
 	SafePay    *safepayapp.Service
 	Policy     *policyapp.Service
-	Offramp    *offrampapp.Service // off-ramp payments
+	Offramp    *offrampapp.Service    // off-ramp payments
 	Claims     *claimsapp.Service     // pending claims and claim links
 	Recipients *recipientsapp.Service // phone aliases, credentials, payout destinations
 	Agents     *agentsapp.Service
