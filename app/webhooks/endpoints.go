@@ -179,21 +179,28 @@ func (s *Service) ListDeliveries(ctx context.Context, p auth.Principal, endpoint
 		if err != nil {
 			return err
 		}
-		ids := make([]string, len(rows))
-		for i, d := range rows {
-			ids[i] = d.ID
-		}
-		attempts, err := tx.Events().Attempts(ctx, ids)
-		if err != nil {
-			return err
-		}
-		out, total = make([]DeliveryView, len(rows)), n
-		for i, d := range rows {
-			out[i] = DeliveryView{Delivery: d, Attempts: attempts[d.ID]}
-		}
-		return nil
+		total = n
+		out, err = withAttempts(ctx, tx, rows)
+		return err
 	})
 	return out, total, err
+}
+
+// withAttempts reads the attempts of deliveries, each beside its delivery.
+func withAttempts(ctx context.Context, tx txView, rows []webhook.Delivery) ([]DeliveryView, error) {
+	ids := make([]string, len(rows))
+	for i, d := range rows {
+		ids[i] = d.ID
+	}
+	attempts, err := tx.Events().Attempts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeliveryView, len(rows))
+	for i, d := range rows {
+		out[i] = DeliveryView{Delivery: d, Attempts: attempts[d.ID]}
+	}
+	return out, nil
 }
 
 // Redeliver sends a delivery's event to its endpoint again, now, as a new delivery with its

@@ -23,19 +23,8 @@ func (s *Service) EventDeliveries(ctx context.Context, p auth.Principal, eventID
 		if err != nil {
 			return err
 		}
-		ids := make([]string, len(rows))
-		for i, d := range rows {
-			ids[i] = d.ID
-		}
-		attempts, err := tx.Events().Attempts(ctx, ids)
-		if err != nil {
-			return err
-		}
-		out = make([]DeliveryView, len(rows))
-		for i, d := range rows {
-			out[i] = DeliveryView{Delivery: d, Attempts: attempts[d.ID]}
-		}
-		return nil
+		out, err = withAttempts(ctx, tx, rows)
+		return err
 	})
 	return out, err
 }
