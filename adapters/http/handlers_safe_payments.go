@@ -1,11 +1,14 @@
 package http
 
 import (
+	"context"
 	"strings"
 
-	"corridor/core/safepay"
-
 	"github.com/gofiber/fiber/v2"
+
+	safepayapp "corridor/app/safepay"
+	"corridor/core/auth"
+	"corridor/core/safepay"
 )
 
 // createSafePayment reads the chain first (the Safe's nonce and threshold), outside the
@@ -72,49 +75,42 @@ func (h *safePaymentsHandlers) getSafePayment(c *fiber.Ctx) error {
 	return c.JSON(toSafePayment(pay))
 }
 
-// signSafePayment verifies the signature against the Safe's on-chain owners outside the
-// idempotent unit, then applies it inside.
+// signSafePayment verifies the signature outside the idempotent unit.
 func (h *safePaymentsHandlers) signSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	var req safePaymentSignRequest
-	if err := decodeBody(c, &req); err != nil {
-		return nil, err
-	}
-	read, err := h.svc.ReadSignature(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Signature)
-	if err != nil {
-		return nil, err
-	}
-	return func(c *fiber.Ctx) error {
-		return answerSafePayment(c)(h.svc.Sign(c.UserContext(), principal(c), read))
-	}, nil
+	return stagedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentSignRequest) (safepayapp.SignatureRead, error) {
+		return h.svc.ReadSignature(ctx, p, id, req.Signature)
+	}, h.svc.Sign)
 }
 
 // executeSafePayment checks the owner and the Safe's nonce outside the idempotent unit.
 func (h *safePaymentsHandlers) executeSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	var req safePaymentOwnerRequest
-	if err := decodeBody(c, &req); err != nil {
-		return nil, err
-	}
-	read, err := h.svc.ReadExecution(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
-	if err != nil {
-		return nil, err
-	}
-	return func(c *fiber.Ctx) error {
-		return answerSafePayment(c)(h.svc.Execute(c.UserContext(), principal(c), read))
-	}, nil
+	return stagedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayapp.ExecutionRead, error) {
+		return h.svc.ReadExecution(ctx, p, id, req.OwnerAddress)
+	}, h.svc.Execute)
 }
 
 // cancelSafePayment checks the optional owner outside the idempotent unit.
 func (h *safePaymentsHandlers) cancelSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	var req safePaymentOwnerRequest
+	return stagedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayapp.CancelRead, error) {
+		return h.svc.ReadCancel(ctx, p, id, req.OwnerAddress)
+	}, h.svc.Cancel)
+}
+
+// stagedPaymentAction is the shape of a payment's sign, execute and cancel: decode the body,
+// read (and check) outside the idempotent unit, then apply the read inside it and answer the
+// payment.
+func stagedPaymentAction[B any, R any](c *fiber.Ctx, read func(context.Context, auth.Principal, string, B) (R, error),
+	apply func(context.Context, auth.Principal, R) (safepay.Payment, error)) (fiber.Handler, error) {
+	var req B
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	read, err := h.svc.ReadCancel(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.OwnerAddress)
+	r, err := read(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		return answerSafePayment(c)(h.svc.Cancel(c.UserContext(), principal(c), read))
+		return answerSafePayment(c)(apply(c.UserContext(), principal(c), r))
 	}, nil
 }
 
