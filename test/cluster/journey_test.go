@@ -109,13 +109,15 @@ func clusterConfig(standbyURL string) func(*wiring.Config) {
 		c.DatabaseReadURL, c.ReadMaxLag = standbyURL, 200*time.Millisecond
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
 		c.Checkout = checkout.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
+		// A killed replica's running jobs are rescued by the others soon after.
+		c.JobsRescueStuckAfter = 3 * time.Second
 	}
 }
 
 // TestCluster_JourneyAcrossReplicas: three replicas on one primary with a lagging standby take
 // deposits, off-ramp payments, card authorizations, checkouts and Safe payments, each POST with
-// an Idempotency-Key and sent again to another replica, while one replica is stopped and a new
-// one started in its place and the standby's replay is paused. Nothing is lost or doubled: each
+// an Idempotency-Key and sent again to another replica, while one replica is killed (cut off
+// mid-request and mid-job) and a new one started in its place and the standby's replay is paused. Nothing is lost or doubled: each
 // tenant's balance is its deposits to the unit, every payment and authorization exists once, a
 // shared limit holds across the replicas, and the invariants of `corridor check` pass.
 func TestCluster_JourneyAcrossReplicas(t *testing.T) {
@@ -143,7 +145,7 @@ func TestCluster_JourneyAcrossReplicas(t *testing.T) {
 				jt.round(t, lb, recipient, round, size.deposits, halfway)
 			}()
 		}
-		// Mid-load: the standby stops replaying and the first live replica is stopped.
+		// Mid-load: the standby stops replaying and the first live replica is killed.
 		for range tenants {
 			<-halfway
 		}
@@ -152,9 +154,10 @@ func TestCluster_JourneyAcrossReplicas(t *testing.T) {
 		if round > 0 {
 			victim = lb.pick()
 		}
-		victim.Stop()
+		victim.Kill()
 		wg.Wait()
-		// A new replica takes the stopped one's place; the standby catches up.
+		// A new replica takes the killed one's place (and rescues its jobs); the standby
+		// catches up.
 		lb.add(harness.NewServerOn(t, r.primaryURL, cfg))
 		r.onStandby(t, "SELECT pg_wal_replay_resume()")
 	}

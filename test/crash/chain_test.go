@@ -128,6 +128,7 @@ func owners(t *testing.T, n int) []map[string]any {
 // the Safe at its predicted address and records it without sending again: one deployment, the
 // client's retried create replays the same wallet, and `corridor check` passes.
 func TestCrash_WalletDeploymentSentBeforeItsRecord(t *testing.T) {
+	chaosOnly(t)
 	t.Parallel()
 	c, first := newChainCrash(t, "wallet.deployment.sent")
 	ten := c.env.NewTenant(t)
@@ -272,6 +273,7 @@ func paidCheckout(t *testing.T, c *harness.Client, amount float64) (string, comm
 // of a paid checkout's deposit and before it recorded the sweep. Started again, the checkout is
 // completed and credited once, the deposit address is empty, and no second sweep is sent.
 func TestCrash_CheckoutSweepSentBeforeItsRecord(t *testing.T) {
+	chaosOnly(t)
 	t.Parallel()
 	c, first := newChainCrashWith(t, "checkout.sweep.sent", checkoutEnv...)
 	ten := c.env.NewTenant(t)
@@ -355,6 +357,7 @@ func TestCrash_CheckoutRefundSentBeforeItsRecord(t *testing.T) {
 // again, the settlement job finds the reference settled (the module refuses a reference it has
 // seen) and confirms it: the Safe paid the capture once.
 func TestCrash_CardSettlementSentBeforeItsRecord(t *testing.T) {
+	chaosOnly(t)
 	t.Parallel()
 	c, first := newChainCrash(t, "card.settlement.sent")
 	ten := c.env.NewTenant(t)

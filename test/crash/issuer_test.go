@@ -13,6 +13,7 @@ import (
 // stays frozen. The sandbox issuer lives in the process, so what it holds is not read across
 // the restart: the test asserts the job's outcome and the card.
 func TestCrash_IssuerStatusSentBeforeItsJobCompleted(t *testing.T) {
+	chaosOnly(t)
 	t.Parallel()
 	// Cards are served where a chain is: the test's node serves it.
 	c, first := newChainCrash(t, kernel.CrashCardIssuerStatusSent)

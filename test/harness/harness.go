@@ -47,6 +47,7 @@ type Env struct {
 	// (true) or answer again (false), as a node that accepts connections and hangs would.
 	StallChain func(stalled bool)
 	stop       func()
+	kill       func()
 	contractState
 }
 
@@ -273,6 +274,19 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 	env := &Env{BaseURL: fmt.Sprintf("http://%s", ln.Addr()), MetricsURL: fmt.Sprintf("http://%s/metrics", metricsLn.Addr()),
 		DatabaseURL: url, Service: svc, Issuer: issuer}
 	var once sync.Once
+	env.kill = func() {
+		once.Do(func() {
+			// No grace: the listener and every connection close now, the workers stop without
+			// waiting for their jobs (left running, for another replica to rescue), and the
+			// pools close under whatever was in flight.
+			done, cancel := context.WithCancel(context.Background())
+			cancel()
+			_ = svc.Server.Shutdown(done)
+			_ = metricsSrv.Close()
+			_ = svc.StopWorkers(done)
+			svc.Close()
+		})
+	}
 	env.stop = func() {
 		once.Do(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -289,3 +303,9 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 // Stop stops the service as SIGTERM stops a replica: it refuses new connections, finishes the
 // requests and jobs in flight, and closes its pools. Stopping twice is harmless.
 func (e *Env) Stop() { e.stop() }
+
+// Kill ends the service as abruptly as a process can end inside a test: connections closed,
+// requests and jobs cut off where they are (jobs stay running in River's table until another
+// replica rescues them). The crash tests (test/crash) kill the real binary with SIGKILL.
+// Killing (or stopping) twice is harmless; Stop after Kill does nothing.
+func (e *Env) Kill() { e.kill() }
