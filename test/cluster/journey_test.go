@@ -231,11 +231,20 @@ func twice(t *testing.T, lb *balancer, key, path, idem string, body any) map[str
 // each payment kind, each awaited to its end so the next round's deposits count alone.
 func (jt *journeyTenant) round(t *testing.T, lb *balancer, rc recipient, round, deposits int, halfway chan<- struct{}) {
 	key := jt.ten.RootKey
+	// A round that fails before its halfway mark still signals it, so the test ends with the
+	// failure rather than waiting for the mark.
+	signalled := false
+	defer func() {
+		if !signalled {
+			halfway <- struct{}{}
+		}
+	}()
 	before := serviceTotal(t, lb, key)
 	for k := range deposits {
 		twice(t, lb, key, "/v1/sandbox/balance-deposits", fmt.Sprintf("dep-%s-%d-%d", jt.ten.ID, round, k), map[string]any{"amountUsd": "10"})
 		if k == deposits/2 {
 			halfway <- struct{}{}
+			signalled = true
 		}
 	}
 	if got, want := serviceTotal(t, lb, key)-before, int64(deposits)*10_000_000; got != want {

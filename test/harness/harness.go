@@ -266,7 +266,8 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 	}
 	metricsSrv := &nethttp.Server{Handler: svc.Metrics, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = metricsSrv.Serve(metricsLn) }()
-	go func() { _ = svc.Server.Fiber().Listener(ln) }()
+	conns := &trackedListener{Listener: ln, open: map[net.Conn]struct{}{}}
+	go func() { _ = svc.Server.Fiber().Listener(conns) }()
 	issuer, err := identity.NewSandbox(cfg.SessionSecret)
 	if err != nil {
 		return nil, err
@@ -281,6 +282,7 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 			// pools close under whatever was in flight.
 			done, cancel := context.WithCancel(context.Background())
 			cancel()
+			conns.closeAll() // as the kernel resets a dead process's connections
 			_ = svc.Server.Shutdown(done)
 			_ = metricsSrv.Close()
 			_ = svc.StopWorkers(done)
@@ -309,3 +311,42 @@ func (e *Env) Stop() { e.stop() }
 // replica rescues them). The crash tests (test/crash) kill the real binary with SIGKILL.
 // Killing (or stopping) twice is harmless; Stop after Kill does nothing.
 func (e *Env) Kill() { e.kill() }
+
+// trackedListener keeps the connections it accepted, so Kill can reset them all at once, as the
+// kernel does for a process that dies: a keep-alive connection to a killed replica must fail,
+// not be served by what is left of it.
+type trackedListener struct {
+	net.Listener
+	mu   sync.Mutex
+	open map[net.Conn]struct{}
+}
+
+func (l *trackedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.open[c] = struct{}{}
+	return killableConn{c}, nil
+}
+
+// killableConn is a connection the kill may reset under the server: its deadlines are set
+// quietly once it is closed (fasthttp panics on a deadline it cannot set), and its reads and
+// writes fail, which ends the server's handling of it.
+type killableConn struct{ net.Conn }
+
+func (c killableConn) SetDeadline(t time.Time) error      { _ = c.Conn.SetDeadline(t); return nil }
+func (c killableConn) SetReadDeadline(t time.Time) error  { _ = c.Conn.SetReadDeadline(t); return nil }
+func (c killableConn) SetWriteDeadline(t time.Time) error { _ = c.Conn.SetWriteDeadline(t); return nil }
+
+func (l *trackedListener) closeAll() {
+	_ = l.Listener.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.open {
+		_ = c.Close()
+	}
+	l.open = map[net.Conn]struct{}{}
+}
