@@ -125,9 +125,39 @@ func (c *Cluster) writeConf(dir string, port int) error {
 			"full_page_writes = off", "wal_level = minimal", "max_wal_senders = 0", "checkpoint_timeout = '1h'")
 	default:
 		lines = append(lines, "max_connections = 150")
+		lines = append(lines, durableWALSettings...)
 	}
 	body := "# Written by corridor/adapters/pgcluster; rewritten when the port changes.\n" + strings.Join(lines, "\n") + "\n"
 	return c.writeOwned(filepath.Join(dir, confFile), body)
+}
+
+// durableWALSettings are the WAL, checkpoint and diagnostic settings of a
+// regular (durable) cluster, chosen for a stable commit latency (issue #34,
+// docs/performance.md "A stable write tail"): a committing request waits for
+// its WAL flush, so anything that makes one flush slower or bigger reaches the
+// write path's tail.
+//   - wal_compression: the full-page images written after each checkpoint
+//     (full_page_writes stays on) are compressed, so the flushes right after a
+//     checkpoint carry about half the bytes;
+//   - checkpoint_timeout / max_wal_size: a checkpoint (its data-file writes and
+//     the full-page-image burst after it) every 15 minutes, not every 5, and
+//     never forced early by WAL volume on a busy development machine;
+//   - min_wal_size: a checkpoint keeps this much WAL as recycled segments, so a
+//     segment switch renames an old file instead of zero-filling and fsyncing
+//     16 MB while every committer waits on the WAL write lock (WALInitWrite);
+//   - log_checkpoints, log_lock_waits, log_autovacuum_min_duration and
+//     track_wal_io_timing: what the server log and pg_stat_wal need to tell a
+//     slow flush from a checkpoint, a lock wait or a vacuum.
+var durableWALSettings = []string{
+	"wal_compression = on",
+	"checkpoint_timeout = '15min'",
+	"checkpoint_completion_target = 0.9",
+	"max_wal_size = '2GB'",
+	"min_wal_size = '512MB'",
+	"log_checkpoints = on",
+	"log_lock_waits = on",
+	"log_autovacuum_min_duration = '250ms'",
+	"track_wal_io_timing = on",
 }
 
 // socketDir is the data directory, or "" (no Unix socket, TCP only) when the

@@ -39,6 +39,9 @@ type options struct {
 	cpuProfile string
 	rounds     int
 	pipeline   postgres.PipelineOptions
+	// experimentSQL runs once after the migrations (a candidate schema change, measured
+	// against a run without it; such a run is not comparable to the recorded figures).
+	experimentSQL string
 }
 
 func main() {
@@ -51,6 +54,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "", "run only these scenarios, e.g. single:32,hot:32,pgbench:32,pgbench-hot:32 (default: all)")
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the run to this file")
 	flag.IntVar(&o.rounds, "rounds", 3, "how often the concurrency-32 scenarios (single, pgbench, hot, pgbench-hot) run; the ratios use medians")
+	flag.StringVar(&o.experimentSQL, "experiment-sql", "", "SQL run once after the migrations, e.g. a candidate journal layout's DDL (docs/performance.md, issue #34); the figures are then not comparable to recorded runs")
 	flag.IntVar(&o.pipeline.Lanes, "pipeline-lanes", postgres.DefaultPipelineLanes, "commit pipeline: batches at once")
 	flag.IntVar(&o.pipeline.MaxBatch, "pipeline-batch", postgres.DefaultPipelineMaxBatch, "commit pipeline: units per batch at most")
 	flag.DurationVar(&o.pipeline.MaxWait, "pipeline-wait", postgres.DefaultPipelineMaxWait, "commit pipeline: how long a batch waits for units")

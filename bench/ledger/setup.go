@@ -92,6 +92,12 @@ func newBench(ctx context.Context, d database, o options) (*bench, error) {
 			return nil, err
 		}
 	}
+	if o.experimentSQL != "" {
+		if _, err := db.ExecContext(ctx, o.experimentSQL); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("bench-ledger: -experiment-sql: %w", err)
+		}
+	}
 	b := &bench{o: o, db: db, store: postgres.NewStore(db), hot: benchAccountID(hotAccount), dataDir: d.dataDir}
 	b.pipe = b.store.WithPipeline(o.pipeline)
 	for n := 1; n <= o.accounts; n++ {
