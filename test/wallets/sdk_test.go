@@ -42,7 +42,10 @@ func TestWallets_GoClient(t *testing.T) {
 				t.Fatalf("read: %v, status %d", err, read.StatusCode())
 			}
 			return *read.JSON200
-		}, func(d corridor.WalletDetail) bool { return d.Status != corridor.WalletDetailStatusPENDINGDEPLOYMENT })
+		}, func(d corridor.WalletDetail) bool {
+			// Until the deployment ends: DEPLOYING may be read between PENDING_DEPLOYMENT and DEPLOYED.
+			return d.Status == corridor.WalletDetailStatusDEPLOYED || d.Status == corridor.WalletDetailStatusFAILED
+		})
 		if deployed.Status != corridor.WalletDetailStatusDEPLOYED || deployed.Address != w.Address || deployed.Name != "treasury ops" {
 			t.Fatalf("deployed %+v", deployed)
 		}
