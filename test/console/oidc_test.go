@@ -80,7 +80,7 @@ func TestConsoleOIDC_SignIn(t *testing.T) {
 		t.Fatalf("forged callback: %d", status)
 	}
 	v.Forget()
-	prov.Denied = "access_denied"
+	prov.Deny("access_denied")
 	if status, body, _ := page("/console/signin/oidc?environment=test"); status != http.StatusUnauthorized || !strings.Contains(body, "access_denied") {
 		t.Fatalf("refused at the provider: %d %s", status, body)
 	}

@@ -66,13 +66,9 @@ type chainCrash struct {
 	conn *pgx.Conn
 }
 
-func newChainCrash(t *testing.T, point string) (*chainCrash, *service) {
-	t.Helper()
-	return newChainCrashWith(t, point)
-}
-
-// newChainCrashWith is newChainCrash with more environment for every run of the binary.
-func newChainCrashWith(t *testing.T, point string, extra ...string) (*chainCrash, *service) {
+// newChainCrash starts the world and the first run of the binary, armed at point; extra is more
+// environment for every run.
+func newChainCrash(t *testing.T, point string, extra ...string) (*chainCrash, *service) {
 	t.Helper()
 	ctx := context.Background()
 	c := &chainCrash{url: testdb.NewDatabase(ctx, t), bin: buildCrashBinary(t), node: startChainNode(t)}
@@ -275,7 +271,7 @@ func paidCheckout(t *testing.T, c *harness.Client, amount float64) (string, comm
 func TestCrash_CheckoutSweepSentBeforeItsRecord(t *testing.T) {
 	chaosOnly(t)
 	t.Parallel()
-	c, first := newChainCrashWith(t, "checkout.sweep.sent", checkoutEnv...)
+	c, first := newChainCrash(t, "checkout.sweep.sent", checkoutEnv...)
 	ten := c.env.NewTenant(t)
 	id, deposit := paidCheckout(t, ten.Root, 6)
 
@@ -313,7 +309,7 @@ func TestCrash_CheckoutSweepSentBeforeItsRecord(t *testing.T) {
 // once, the refund is processed, and the client's retried refund replays the same one.
 func TestCrash_CheckoutRefundSentBeforeItsRecord(t *testing.T) {
 	t.Parallel()
-	c, first := newChainCrashWith(t, "checkout.refund.sent", checkoutEnv...)
+	c, first := newChainCrash(t, "checkout.refund.sent", checkoutEnv...)
 	ten := c.env.NewTenant(t)
 	factory := c.node.Addresses().CheckoutFactory
 	id, deposit := paidCheckout(t, ten.Root, 9)

@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -80,17 +79,9 @@ func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 // (up to 15 s), its rescuer has run (every 30 s) and its scheduler made the job available (5 s).
 func waitDelivered(t *testing.T, c *harness.Client, id string) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		p := c.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t)
-		if p["status"] == "DELIVERED" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("payment %s never DELIVERED after the restart: %v", id, p)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	afterRestart(t, "payment "+id+" DELIVERED after the restart", func() map[string]any {
+		return c.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t)
+	}, func(p map[string]any) bool { return p["status"] == "DELIVERED" })
 }
 
 // verifiedRecipient gives the tenant an ACTIVE credential and a verified phone alias.

@@ -329,13 +329,24 @@ func (l *trackedListener) Accept() (net.Conn, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.open[c] = struct{}{}
-	return killableConn{c}, nil
+	return killableConn{Conn: c, l: l}, nil
 }
 
 // killableConn is a connection the kill may reset under the server: its deadlines are set
 // quietly once it is closed (fasthttp panics on a deadline it cannot set), and its reads and
 // writes fail, which ends the server's handling of it.
-type killableConn struct{ net.Conn }
+type killableConn struct {
+	net.Conn
+	l *trackedListener
+}
+
+// Close forgets the connection, so a long-lived server's list holds only open ones.
+func (c killableConn) Close() error {
+	c.l.mu.Lock()
+	delete(c.l.open, c.Conn)
+	c.l.mu.Unlock()
+	return c.Conn.Close()
+}
 
 func (c killableConn) SetDeadline(t time.Time) error      { _ = c.Conn.SetDeadline(t); return nil }
 func (c killableConn) SetReadDeadline(t time.Time) error  { _ = c.Conn.SetReadDeadline(t); return nil }

@@ -33,7 +33,7 @@ type OIDCProvider struct {
 	mu     sync.Mutex
 	user   [2]string              // subject and email the next authorization signs in
 	codes  map[string]pendingCode // code -> what it was issued for
-	Denied string                 // when set, /authorize answers this error instead
+	denied string                 // when set, /authorize answers this error instead (Deny)
 	Calls  map[string]int         // endpoint path -> calls
 	Last   map[string]url.Values  // endpoint path -> last request's parameters
 }
@@ -71,6 +71,13 @@ func (p *OIDCProvider) SignInAs(subject, email string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.user = [2]string{subject, email}
+}
+
+// Deny makes the next authorizations answer error (access_denied, …) instead of a code.
+func (p *OIDCProvider) Deny(error string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.denied = error
 }
 
 // Token mints an access token for subject, as the provider would for the API.
@@ -122,7 +129,7 @@ func (p *OIDCProvider) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.mu.Lock()
-	denied := p.Denied
+	denied := p.denied
 	code := rand.Text()
 	p.codes[code] = pendingCode{user: p.user, clientID: q.Get("client_id"), redirectURI: q.Get("redirect_uri"),
 		challenge: q.Get("code_challenge"), issuedAt: time.Now()}
