@@ -53,6 +53,18 @@ import (
 // the batch again alone, as a unit of work without the pipeline; a COMMIT whose outcome is
 // unknown (the connection broke) answers every unit with the error, as a unit of work without
 // the pipeline would.
+//
+// Overlap. With Overlap on, a lane hands a batch that has run its units to a committer (a
+// goroutine that sends the write and the COMMIT) and opens its next batch at once, on another
+// pooled connection, so that admission and the locking read of batch N+1 run while batch N's
+// COMMIT waits for its WAL flush. It is safe because the two are separate transactions:
+// N+1 cannot read what N has not committed, its first locking read waits for rows N holds (and
+// then reads them as N committed them), and its later reads skip them, as for any other
+// transaction's rows. N's write and COMMIT never wait for N+1: they touch only the rows N
+// locked and the chain heads, which a batch takes only in its own write. Order is kept at the
+// end: N+1's write and COMMIT wait until N's COMMIT has returned and N's units were answered,
+// so a lane's batches commit and answer in the order they opened, and a unit is never
+// answered before a batch it could have followed.
 
 // PipelineOptions configure the commit pipeline; Lanes <= 0 turns it off.
 type PipelineOptions struct {
@@ -65,6 +77,9 @@ type PipelineOptions struct {
 	// MaxWait closes a batch when this long has passed since it opened and no unit is waiting
 	// (0: DefaultPipelineMaxWait; negative: close as soon as no unit is waiting).
 	MaxWait time.Duration
+	// Overlap lets a lane open its next batch while the previous one writes and commits (a
+	// lane then uses up to two connections); its batches still commit in order.
+	Overlap bool
 
 	// beforeCommit, in tests, runs after the flush and before the COMMIT of every batch.
 	beforeCommit func()
@@ -209,6 +224,12 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 func (p *pipeline) lane() {
 	defer p.wg.Done()
 	var carry []*pipeUnit
+	var prev <-chan struct{} // closed once the lane's previous batch committed and answered
+	defer func() {
+		if prev != nil {
+			<-prev
+		}
+	}()
 	for {
 		if len(carry) == 0 {
 			select {
@@ -218,7 +239,7 @@ func (p *pipeline) lane() {
 				return
 			}
 		}
-		carry = p.runBatch(carry)
+		carry, prev = p.runBatch(carry, prev)
 	}
 }
 
@@ -278,16 +299,18 @@ type batch struct {
 // PostgreSQL's snapshots overflow to pg_subtrans.
 const maxSQLUnits = 60
 
-// runBatch admits carried and the units that join them, runs them, commits, answers, and
-// returns the units that must run first in the next batch.
-func (p *pipeline) runBatch(carried []*pipeUnit) []*pipeUnit {
+// runBatch admits carried and the units that join them, runs them, commits (after prev, the
+// lane's previous batch, is done), answers, and returns the units that must run first in the
+// next batch. With Overlap it returns once the units have run, and the commit goes on in a
+// committer whose end the returned channel signals.
+func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
 	ctx := context.Background()
 	btx, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
 		for _, u := range carried {
 			u.wake <- wake{out: &unitOutcome{err: err}}
 		}
-		return nil
+		return nil, prev
 	}
 	b := &batch{p: p, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now()}
 	for _, u := range carried {
@@ -298,7 +321,7 @@ func (p *pipeline) runBatch(carried []*pipeUnit) []*pipeUnit {
 	defer timer.Stop()
 	for {
 		if b.poisoned != nil {
-			return b.runAlone()
+			return b.runAlone(), prev
 		}
 		if m, abort := b.runnable(); m != nil {
 			b.give(m, abort)
@@ -326,7 +349,21 @@ func (p *pipeline) runBatch(carried []*pipeUnit) []*pipeUnit {
 		}
 		break
 	}
-	return b.commit(ctx)
+	if !p.opts.Overlap {
+		return b.commit(ctx, prev), nil
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.commit(ctx, prev)
+	}()
+	// At most one batch of a lane commits while the next runs: the next opens once this
+	// batch's predecessor is done. Every member has ended (the loop above ends only then), so
+	// the carried units are known.
+	if prev != nil {
+		<-prev
+	}
+	return b.carry, done
 }
 
 func (b *batch) admit(u *pipeUnit) {
@@ -582,8 +619,12 @@ func (b *batch) runAlone() []*pipeUnit {
 	return b.carry
 }
 
-// commit releases the last savepoint, writes the buffered ledger rows, commits and answers.
-func (b *batch) commit(ctx context.Context) []*pipeUnit {
+// commit releases the last savepoint, writes the buffered ledger rows, commits and answers,
+// once prev (the lane's previous batch, nil when it is done) has committed and answered.
+func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
+	if prev != nil {
+		<-prev
+	}
 	b.p.stats.batches.Add(1)
 	b.p.metrics.observe(len(b.ended), b.openedAt)
 	kept := false

@@ -506,7 +506,7 @@ func TestPipeline_CrashChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := postgres.NewStore(db).WithPipeline(postgres.PipelineOptions{Lanes: 3, MaxBatch: 20, MaxWait: 2 * time.Millisecond})
+	s := postgres.NewStore(db).WithPipeline(postgres.PipelineOptions{Lanes: 3, MaxBatch: 20, MaxWait: 2 * time.Millisecond, Overlap: true})
 	world := os.Getenv("CORRIDOR_CRASH_CHILD_WORLD")
 	accounts := strings.Split(os.Getenv("CORRIDOR_CRASH_CHILD_ACCOUNTS"), ",")
 	var mu sync.Mutex
@@ -795,6 +795,168 @@ func TestPipeline_TwinCommittedAfterLookup(t *testing.T) {
 	}
 	if p.transfers(t, "twin") != 1 || p.balance(t, a.ID).Posted != 0 || p.balance(t, d.ID).Posted != 7 {
 		t.Fatal("the twin is not the only transfer of its reference")
+	}
+	p.verify(t)
+}
+
+// commitGate is a beforeCommit hook that holds the first batch to reach its COMMIT until
+// released; later batches pass.
+type commitGate struct {
+	once     sync.Once
+	reached  chan struct{}
+	released chan struct{}
+}
+
+func newCommitGate() *commitGate {
+	return &commitGate{reached: make(chan struct{}), released: make(chan struct{})}
+}
+
+func (g *commitGate) hook() {
+	first := false
+	g.once.Do(func() { first = true })
+	if first {
+		close(g.reached)
+		<-g.released
+	}
+}
+
+// TestPipeline_OverlapRunsNextBatchDuringCommit: with Overlap, while a lane's batch waits at
+// its COMMIT, the lane's next batch opens and runs its unit; that unit is answered only after
+// the earlier batch committed and answered.
+func TestPipeline_OverlapRunsNextBatchDuringCommit(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 2)
+	gate := newCommitGate()
+	s := p.pipeline(t, postgres.WithBeforeCommit(postgres.PipelineOptions{Lanes: 1, MaxBatch: 1, MaxWait: -1, Overlap: true}, gate.hook))
+	var order []string
+	var mu sync.Mutex
+	answered := func(name string) {
+		mu.Lock()
+		order = append(order, name)
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := postIn(s, move("overlap-a", p.world.ID, p.accounts[0].ID, 5)); err != nil {
+			t.Error(err)
+		}
+		answered("a")
+	}()
+	<-gate.reached
+	ran := make(chan struct{})
+	go func() {
+		defer wg.Done()
+		err := s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			close(ran)
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("overlap-b", p.world.ID, p.accounts[1].ID, 7))
+			return err
+		})
+		if err != nil {
+			t.Error(err)
+		}
+		answered("b")
+	}()
+	// The second unit runs while the first batch is held at its COMMIT: without Overlap the
+	// lane would wait for that COMMIT, and this would block until the test's deadline.
+	<-ran
+	mu.Lock()
+	early := len(order)
+	mu.Unlock()
+	close(gate.released)
+	wg.Wait()
+	if early != 0 {
+		t.Fatalf("%d units answered while the first batch was held at its COMMIT", early)
+	}
+	if len(order) != 2 || order[0] != "a" {
+		t.Fatalf("answered in the order %v, want a first", order)
+	}
+	if st := s.PipelineStats(); st.Batches != 2 {
+		t.Fatalf("stats %+v: want two batches", st)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_OverlapSeesCommittedRows: the next batch's unit that needs a row the
+// committing batch holds waits for that COMMIT and decides on the committed balance: of two
+// debits of a whole balance, the second is refused.
+func TestPipeline_OverlapSeesCommittedRows(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	payer := p.accounts[0]
+	if err := postIn(p.direct, move("overlap-fund", p.world.ID, payer.ID, 100)); err != nil {
+		t.Fatal(err)
+	}
+	gate := newCommitGate()
+	s := p.pipeline(t, postgres.WithBeforeCommit(postgres.PipelineOptions{Lanes: 1, MaxBatch: 1, MaxWait: -1, Overlap: true}, gate.hook))
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		errs[0] = postIn(s, move("overlap-spend-1", payer.ID, p.accounts[1].ID, 100))
+	}()
+	<-gate.reached
+	go func() {
+		defer wg.Done()
+		errs[1] = postIn(s, move("overlap-spend-2", payer.ID, p.accounts[2].ID, 100))
+	}()
+	close(gate.released)
+	wg.Wait()
+	if errs[0] != nil {
+		t.Fatalf("first debit: %v", errs[0])
+	}
+	if !errors.Is(errs[1], core.ErrInsufficientFunds) {
+		t.Fatalf("second debit: %v, want insufficient funds", errs[1])
+	}
+	if bal := p.balance(t, payer.ID); bal != (ledger.Balance{}) {
+		t.Fatalf("payer: %+v, want zero", bal)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_OverlapExactUnderConcurrency: 64 clients debit one account funded with N
+// units, one unit each, 3N times in all, through two overlapping lanes, while others move
+// money between spread accounts: exactly N debits succeed, and the ledger verifies.
+func TestPipeline_OverlapExactUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	const n = 150
+	p := newPipeDB(t, 9)
+	hot := p.accounts[0]
+	if err := postIn(p.direct, move("exact-fund", p.world.ID, hot.ID, n)); err != nil {
+		t.Fatal(err)
+	}
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 2, MaxBatch: 16, MaxWait: time.Millisecond, Overlap: true})
+	var ok, refused atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 64; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 3*n/64+1; i++ {
+				to := p.accounts[1+(w+i)%8].ID
+				err := postIn(s, move(fmt.Sprintf("exact:%d:%d", w, i), hot.ID, to, 1))
+				switch {
+				case err == nil:
+					ok.Add(1)
+				case errors.Is(err, core.ErrInsufficientFunds):
+					refused.Add(1)
+				default:
+					t.Error(err)
+				}
+				if err := postIn(s, move(fmt.Sprintf("spread:%d:%d", w, i), p.world.ID, to, 1)); err != nil {
+					t.Error(err)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	if ok.Load() != n {
+		t.Fatalf("%d debits succeeded (%d refused), want exactly %d", ok.Load(), refused.Load(), n)
+	}
+	if bal := p.balance(t, hot.ID); bal != (ledger.Balance{}) {
+		t.Fatalf("hot account: %+v, want zero", bal)
 	}
 	p.verify(t)
 }

@@ -58,6 +58,7 @@ func main() {
 	flag.IntVar(&o.pipeline.Lanes, "pipeline-lanes", postgres.DefaultPipelineLanes, "commit pipeline: batches at once")
 	flag.IntVar(&o.pipeline.MaxBatch, "pipeline-batch", postgres.DefaultPipelineMaxBatch, "commit pipeline: units per batch at most")
 	flag.DurationVar(&o.pipeline.MaxWait, "pipeline-wait", postgres.DefaultPipelineMaxWait, "commit pipeline: how long a batch waits for units")
+	flag.BoolVar(&o.pipeline.Overlap, "pipeline-overlap", true, "commit pipeline: a lane opens its next batch while the previous one commits")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -85,7 +86,7 @@ func run(ctx context.Context, o options) error {
 	}
 	defer b.close()
 	report := newReport(o, db)
-	report.Pipeline = pipelineSettings{Lanes: o.pipeline.Lanes, MaxBatch: o.pipeline.MaxBatch, MaxWait: o.pipeline.MaxWait.String()}
+	report.Pipeline = pipelineSettings{Lanes: o.pipeline.Lanes, MaxBatch: o.pipeline.MaxBatch, MaxWait: o.pipeline.MaxWait.String(), Overlap: o.pipeline.Overlap}
 	fmt.Fprintf(os.Stderr, "bench-ledger: %s; %d spread accounts; %s per scenario\n", db.source, o.accounts, o.duration)
 	stopProfile, err := startProfile(o.cpuProfile)
 	if err != nil {

@@ -61,6 +61,7 @@ type serviceConfig struct {
 	StorePipelineLanes    int           `env:"STORE_PIPELINE_LANES" envDefault:"2" min:"0" max:"32" desc:"commit pipeline (on by default: no unit of work calls out of the process, DESIGN.md D22): how many shared transactions (batches) run at once, each on one pooled connection; concurrent units of work join a batch, take effect one after the other in it (a unit that runs statements in its own savepoint; ledger transfers decided in memory and written set-wise) and share its one COMMIT; 0 turns the pipeline off (one transaction per unit of work)"`
 	StorePipelineMaxBatch int           `env:"STORE_PIPELINE_MAX_BATCH" envDefault:"128" min:"1" max:"1024" desc:"commit pipeline: a batch stops admitting units of work once it holds this many (or 60 that ran statements)"`
 	StorePipelineMaxWait  time.Duration `env:"STORE_PIPELINE_MAX_WAIT" envDefault:"1ms" desc:"commit pipeline: a batch commits once this long has passed since it opened and no unit of work is waiting (it never waits while units queue, up to STORE_PIPELINE_MAX_BATCH)"`
+	StorePipelineOverlap  bool          `env:"STORE_PIPELINE_OVERLAP" envDefault:"true" desc:"commit pipeline: a lane opens its next batch while the previous one writes and commits (each lane then uses up to two pooled connections); a lane's batches still commit and answer in order"`
 	DBIdleInTxTimeout     time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
 	JobsRescueStuckAfter  time.Duration `env:"JOBS_RESCUE_STUCK_AFTER" envDefault:"1h" desc:"how long a background job may stay running before it is taken as stuck (its worker died, for instance killed) and retried; at least every job's time-out (2 minutes); lower it to recover sooner after a crash (docs/reliability.md)"`
 	LogLevel              logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
@@ -283,7 +284,8 @@ func (c Config) wiringConfig() wiring.Config {
 		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
 		JobsRescueStuckAfter:      c.Service.JobsRescueStuckAfter,
 		StorePipeline: postgres.PipelineOptions{Lanes: c.Service.StorePipelineLanes,
-			MaxBatch: c.Service.StorePipelineMaxBatch, MaxWait: pipelineWait(c.Service.StorePipelineMaxWait)},
+			MaxBatch: c.Service.StorePipelineMaxBatch, MaxWait: pipelineWait(c.Service.StorePipelineMaxWait),
+			Overlap: c.Service.StorePipelineOverlap},
 		TrustedProxies:      c.HTTP.TrustedProxies,
 		CipherPreviousKeys:  c.Service.CipherPreviousKeys.reveal(),
 		CipherLookupKey:     c.Service.CipherLookupKey.reveal(),
