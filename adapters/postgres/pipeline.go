@@ -56,8 +56,9 @@ import (
 //
 // Overlap. With Overlap on, a lane hands a batch that has run its units to a committer (a
 // goroutine that sends the write and the COMMIT) and opens its next batch at once, on another
-// pooled connection, so that admission and the locking read of batch N+1 run while batch N's
-// COMMIT waits for its WAL flush. It is safe because the two are separate transactions:
+// pooled connection, so that batch N+1 admits units and runs them to their first needs while
+// batch N's COMMIT waits for its WAL flush; N+1 keeps admitting until N has committed (it
+// could not commit earlier anyway), so it is no smaller than it would have been. It is safe because the two are separate transactions:
 // N+1 cannot read what N has not committed, its first locking read waits for rows N holds (and
 // then reads them as N committed them), and its later reads skip them, as for any other
 // transaction's rows. N's write and COMMIT never wait for N+1: they touch only the rows N
@@ -157,10 +158,18 @@ type PipelineStats struct {
 	Conflicts int64 // units that would have waited on a lock and ran again first in the next batch
 	Retried   int64 // units run again alone after their batch's flush or COMMIT was refused
 	Loads     int64 // locking reads the lanes ran for parked units (each for every unit parked at the time)
+
+	// Where the lanes' time went, summed over the lanes: waiting for units to arrive (an
+	// empty queue, a batch's MaxWait; with Overlap also the previous batch's COMMIT while the
+	// next batch admits), waiting for a COMMIT to return (the batch's own without Overlap; the
+	// previous batch's, once the next has run its units, with it), and the rest (running
+	// units, locking reads, opening batches): LaneTime minus the two waits.
+	LaneTime, LaneWaitUnits, LaneWaitCommit time.Duration
 }
 
 type pipelineCounters struct {
 	batches, units, conflicts, retried, loads atomic.Int64
+	laneTime, waitUnits, waitCommit         atomic.Int64 // nanoseconds
 }
 
 // PipelineStats reports the pipeline's counters (zero without a pipeline).
@@ -170,7 +179,8 @@ func (s *Store) PipelineStats() PipelineStats {
 	}
 	c := &s.pipe.stats
 	return PipelineStats{Batches: c.batches.Load(), Units: c.units.Load(), Conflicts: c.conflicts.Load(), Retried: c.retried.Load(),
-		Loads: c.loads.Load()}
+		Loads: c.loads.Load(), LaneTime: time.Duration(c.laneTime.Load()), LaneWaitUnits: time.Duration(c.waitUnits.Load()),
+		LaneWaitCommit: time.Duration(c.waitCommit.Load())}
 }
 
 // pipeUnit is one submitted unit of work; its caller's goroutine runs it when a lane says so.
@@ -231,6 +241,7 @@ func (p *pipeline) lane() {
 		}
 	}()
 	for {
+		start := time.Now()
 		if len(carry) == 0 {
 			select {
 			case u := <-p.queue:
@@ -238,8 +249,10 @@ func (p *pipeline) lane() {
 			case <-p.stop:
 				return
 			}
+			p.stats.waitUnits.Add(int64(time.Since(start)))
 		}
 		carry, prev = p.runBatch(carry, prev)
+		p.stats.laneTime.Add(int64(time.Since(start)))
 	}
 }
 
@@ -319,6 +332,9 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 	admitting := true
 	timer := time.NewTimer(p.opts.MaxWait)
 	defer timer.Stop()
+	// With Overlap, the batch admits units until its MaxWait is over and the lane's previous
+	// batch has committed: it could not commit before that anyway.
+	timerC, prevC := timer.C, prev
 	for {
 		if b.poisoned != nil {
 			return b.runAlone(), prev
@@ -334,12 +350,22 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 				continue
 			default:
 			}
+			waiting := time.Now()
 			select {
 			case u := <-p.queue:
 				b.admit(u)
+				p.stats.waitUnits.Add(int64(time.Since(waiting)))
 				continue
-			case <-timer.C:
+			case <-timerC:
+				timerC = nil
+			case <-prevC:
+				prevC = nil
 			case <-p.stop:
+				timerC, prevC = nil, nil
+			}
+			p.stats.waitUnits.Add(int64(time.Since(waiting)))
+			if timerC != nil || prevC != nil {
+				continue
 			}
 		}
 		admitting = false
@@ -349,6 +375,8 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 		}
 		break
 	}
+	committing := time.Now()
+	defer func() { p.stats.waitCommit.Add(int64(time.Since(committing))) }()
 	if !p.opts.Overlap {
 		return b.commit(ctx, prev), nil
 	}

@@ -99,9 +99,13 @@ func run(ctx context.Context, o options) error {
 		}
 		if st.ledger != nil && selected(o.only, st.ledger.name, st.ledger.concurrency) {
 			fmt.Fprintf(os.Stderr, "  running %-8s c=%-3d …\n", st.ledger.name, st.ledger.concurrency)
+			before := b.pipe.PipelineStats()
 			res, err := b.measure(ctx, *st.ledger)
 			if err != nil {
 				return fmt.Errorf("%s c=%d: %w", st.ledger.name, st.ledger.concurrency, err)
+			}
+			if strings.HasPrefix(st.ledger.name, "pipeline") {
+				report.Pipeline.addLaneTime(before, b.pipe.PipelineStats())
 			}
 			report.add(res)
 		}

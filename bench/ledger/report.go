@@ -86,6 +86,22 @@ type pipelineSettings struct {
 	Overlap   bool                   `json:"overlap"`
 	Stats     postgres.PipelineStats `json:"stats"`
 	MeanBatch float64                `json:"meanUnitsPerBatch"`
+	// LaneTime is where the lanes' time went during the pipeline scenarios (summed over lanes).
+	LaneTime laneTime `json:"laneTime"`
+}
+
+type laneTime struct {
+	TimeMs       float64 `json:"timeMs"`
+	WaitUnitsMs  float64 `json:"waitUnitsMs"`
+	WaitCommitMs float64 `json:"waitCommitMs"`
+}
+
+// addLaneTime adds what the lanes did between two snapshots of the pipeline's counters.
+func (s *pipelineSettings) addLaneTime(before, after postgres.PipelineStats) {
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	s.LaneTime.TimeMs += ms(after.LaneTime - before.LaneTime)
+	s.LaneTime.WaitUnitsMs += ms(after.LaneWaitUnits - before.LaneWaitUnits)
+	s.LaneTime.WaitCommitMs += ms(after.LaneWaitCommit - before.LaneWaitCommit)
 }
 
 func newReport(o options, d database) *report {
@@ -197,6 +213,10 @@ func (r *report) print(w io.Writer) {
 		r.Ratios.PipelineHotToSpreadAt64, targetPipelineHotRate, met(r.Ratios.PipelineHotTargetMet), r.Ratios.PipelineHotToSpreadRounds)
 	fmt.Fprintf(w, "pipeline: %d lanes, batches of at most %d, wait %s, overlap %t; %+v, %.1f units per batch\n",
 		r.Pipeline.Lanes, r.Pipeline.MaxBatch, r.Pipeline.MaxWait, r.Pipeline.Overlap, r.Pipeline.Stats, r.Pipeline.MeanBatch)
+	if l := r.Pipeline.LaneTime; l.TimeMs > 0 {
+		fmt.Fprintf(w, "pipeline lanes' time in the pipeline scenarios: %.1f %% waiting for units, %.1f %% waiting for a COMMIT, %.1f %% running\n",
+			100*l.WaitUnitsMs/l.TimeMs, 100*l.WaitCommitMs/l.TimeMs, 100*(l.TimeMs-l.WaitUnitsMs-l.WaitCommitMs)/l.TimeMs)
+	}
 }
 
 func median(xs []float64) float64 {
