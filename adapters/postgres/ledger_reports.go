@@ -297,7 +297,9 @@ func (r ledgerRepo) accountsOfTransfers(ctx context.Context, transferIDs []strin
 // and every other account's share of the tenant's transfers (from the postings' deltas). Per
 // asset they sum to zero exactly when the balance rows agree with the postings. The tenant's
 // transfers are found through its accounts' history; the other legs through each transfer's
-// arrays, then the history's primary key (account_id, created_at, sequence).
+// arrays, then the history's primary key (account_id, created_at, sequence): LIMIT 1 (the key
+// finds at most one row) keeps that lookup a per-leg index probe, which the planner would
+// otherwise turn into a join of whole tables on its underestimate of the three equalities.
 const trialBalanceSQL = `
 WITH own AS (
     SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.environment = $2
@@ -305,8 +307,8 @@ WITH own AS (
     SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own)
 ), legs AS (
     SELECT l.account_id, t.created_at, t.sequence
-    FROM ledger_transfers t CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
-    WHERE t.id IN (SELECT transfer_id FROM tt) AND l.account_id NOT IN (SELECT id FROM own)
+    FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+    WHERE l.account_id NOT IN (SELECT id FROM own)
 ), rows AS (
     SELECT ` + accountColumns + `, true AS own, b.posted, b.pending_debits, b.pending_credits
     FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
@@ -315,8 +317,12 @@ WITH own AS (
     SELECT ` + accountColumns + `, false, sum(p.posted_delta)::int8, sum(p.pending_debits_delta)::int8,
         sum(p.pending_credits_delta)::int8
     FROM legs l
-    JOIN ledger_postings p ON p.account_id = l.account_id AND p.created_at = l.created_at AND p.sequence = l.sequence
-    JOIN ledger_accounts a ON a.id = p.account_id
+    CROSS JOIN LATERAL (
+        SELECT p.posted_delta, p.pending_debits_delta, p.pending_credits_delta FROM ledger_postings p
+        WHERE p.account_id = l.account_id AND p.created_at = l.created_at AND p.sequence = l.sequence
+        LIMIT 1
+    ) p
+    JOIN ledger_accounts a ON a.id = l.account_id
     GROUP BY a.id
 )
 SELECT * FROM rows ORDER BY 3, 9 DESC, 1`

@@ -75,15 +75,14 @@ ORDER BY t.sequence`
 	// missing, or it does not name their account, or it has another created_at or sequence),
 	// and rows whose account does not exist: what the postings' foreign keys guarded before
 	// migration 000050.
-	verifyStrayHistorySQL = `SELECT p.account_id, p.sequence, p.transfer_id,
-    NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = p.account_id) AS no_account,
-    NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = p.transfer_id AND t.sequence = p.sequence
-        AND t.created_at = p.created_at AND p.account_id = ANY (t.posting_accounts)) AS no_transfer
-FROM ledger_postings p
-WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = p.account_id)
-   OR NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = p.transfer_id AND t.sequence = p.sequence
+	verifyStrayHistorySQL = `SELECT * FROM (
+    SELECT p.account_id, p.sequence, p.transfer_id, 'account' AS missing FROM ledger_postings p
+    WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = p.account_id)
+    UNION ALL
+    SELECT p.account_id, p.sequence, p.transfer_id, 'transfer' FROM ledger_postings p
+    WHERE NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = p.transfer_id AND t.sequence = p.sequence
         AND t.created_at = p.created_at AND p.account_id = ANY (t.posting_accounts))
-ORDER BY p.sequence, p.account_id LIMIT $1`
+) s ORDER BY sequence, account_id, missing LIMIT $1`
 )
 
 // VerifyLedger checks the whole ledger in one read-only snapshot:
@@ -314,16 +313,14 @@ func (v *verifier) strayHistory(ctx context.Context) error {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var account, transfer string
+		var account, transfer, missing string
 		var sequence int64
-		var noAccount, noTransfer bool
-		if err := rows.Scan(&account, &sequence, &transfer, &noAccount, &noTransfer); err != nil {
+		if err := rows.Scan(&account, &sequence, &transfer, &missing); err != nil {
 			return err
 		}
-		if noAccount {
+		if missing == "account" {
 			v.problem("history row of account %s at sequence %d: the account does not exist", account, sequence)
-		}
-		if noTransfer {
+		} else {
 			v.problem("history row of account %s at sequence %d: transfer %s does not list it", account, sequence, transfer)
 		}
 	}
