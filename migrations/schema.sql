@@ -610,7 +610,10 @@ CREATE TABLE public.ledger_transfers (
     resolved_by text,
     canonical bytea NOT NULL,
     chain_linked boolean DEFAULT false NOT NULL,
+    posting_accounts text[] NOT NULL,
+    posting_amounts bigint[] NOT NULL,
     CONSTRAINT ledger_transfers_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT ledger_transfers_postings_check CHECK (((array_ndims(posting_accounts) = 1) AND (array_ndims(posting_amounts) = 1) AND (cardinality(posting_accounts) >= 2) AND (cardinality(posting_accounts) = cardinality(posting_amounts)) AND (array_position(posting_accounts, NULL::text) IS NULL) AND (array_position(posting_amounts, NULL::bigint) IS NULL) AND (0 <> ALL (posting_amounts)))),
     CONSTRAINT ledger_transfers_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'POSTED'::text, 'VOIDED'::text, 'REVERSED'::text]))),
     CONSTRAINT ledger_transfers_type_check CHECK ((type = ANY (ARRAY['POSTED'::text, 'PENDING'::text, 'POST_PENDING'::text, 'VOID_PENDING'::text, 'REVERSAL'::text])))
 );
@@ -1532,7 +1535,7 @@ ALTER TABLE ONLY public.ledger_chain
     ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
 
 ALTER TABLE ONLY public.ledger_postings
-    ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (transfer_id, account_id);
+    ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence);
 
 ALTER TABLE ONLY public.ledger_transfers
     ADD CONSTRAINT ledger_transfers_pkey PRIMARY KEY (id);
@@ -1802,8 +1805,6 @@ CREATE INDEX invoices_tenant_idx ON public.invoices USING btree (tenant_id, envi
 
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
 
-CREATE INDEX ledger_postings_account_idx ON public.ledger_postings USING btree (account_id, created_at, sequence);
-
 CREATE INDEX members_identity_user_idx ON public.members USING btree (identity_user_id) WHERE (status = 'ACTIVE'::text);
 
 CREATE INDEX members_tenant_idx ON public.members USING btree (tenant_id, id);
@@ -2013,12 +2014,6 @@ ALTER TABLE ONLY public.invoices
 
 ALTER TABLE ONLY public.ledger_balances
     ADD CONSTRAINT ledger_balances_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.ledger_accounts(id);
-
-ALTER TABLE ONLY public.ledger_postings
-    ADD CONSTRAINT ledger_postings_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.ledger_accounts(id);
-
-ALTER TABLE ONLY public.ledger_postings
-    ADD CONSTRAINT ledger_postings_transfer_id_fkey FOREIGN KEY (transfer_id) REFERENCES public.ledger_transfers(id);
 
 ALTER TABLE ONLY public.ledger_transfers
     ADD CONSTRAINT ledger_transfers_pending_id_fkey FOREIGN KEY (pending_id) REFERENCES public.ledger_transfers(id);

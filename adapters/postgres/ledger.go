@@ -301,13 +301,11 @@ func (r ledgerRepo) FindAccountByReference(ctx context.Context, env core.Environ
 	return a, nil
 }
 
-// transferColumns reads a transfer with its postings (as two arrays sorted by account id) and
-// its state. It works under FOR UPDATE OF t, which locks the transfer row only.
+// transferColumns reads a transfer with its postings (the row's two arrays, in account-id
+// order, migration 000050) and its state.
 const transferColumns = `t.id, t.sequence, t.environment, t.reference, t.type, t.asset,
     coalesce(t.pending_id, ''), coalesce(t.reversed_id, ''), t.amount, t.expires_at, t.metadata,
-    t.created_at, t.status, coalesce(t.resolved_by, ''),
-    (SELECT array_agg(p.account_id ORDER BY p.account_id) FROM ledger_postings p WHERE p.transfer_id = t.id),
-    (SELECT array_agg(p.amount ORDER BY p.account_id) FROM ledger_postings p WHERE p.transfer_id = t.id)`
+    t.created_at, t.status, coalesce(t.resolved_by, ''), t.posting_accounts, t.posting_amounts`
 
 // scanTransfer reads transferColumns.
 func scanTransfer(row rowScanner) (ledger.StoredTransfer, int64, error) {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strconv"
+	"strings"
 	"time"
 
 	"corridor/core"
@@ -359,19 +361,22 @@ func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
 }
 
 // writeBufferedSQL inserts transfers (in their serial order, which gives them their
-// sequence), their postings (with the sequence just given), sets each touched account's
+// sequence) with their posting arrays ($28, $29: one array literal per transfer, cast per row,
+// so no aggregate runs), their postings (with the sequence just given), sets each touched account's
 // balance to its last posting's balance-after, and links the transfers to their chains
 // (ledger_link_batch, migration 000042), in one statement.
 const writeBufferedSQL = `
 WITH t AS (
     INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
-        expires_at, metadata, created_at, status, canonical, chain_linked)
+        expires_at, metadata, created_at, status, canonical, chain_linked, posting_accounts, posting_amounts)
     SELECT x.id, x.environment, x.reference, x.type, x.asset, x.pending_id, x.reversed_id, x.amount,
-        x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical, true
+        x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical, true, x.accounts::text[],
+        x.amounts::int8[]
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8[],
-        $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bytea[]) WITH ORDINALITY
+        $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bytea[], $28::text[],
+        $29::text[]) WITH ORDINALITY
         AS x (id, environment, reference, type, asset, pending_id, reversed_id, amount, expires_at, metadata,
-            created_at, status, canonical, n)
+            created_at, status, canonical, accounts, amounts, n)
     ORDER BY x.n
     RETURNING id, sequence, created_at
 ), p AS (
@@ -404,6 +409,7 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 	metadata, statuses := make([]string, n), make([]string, n)
 	created := make([]time.Time, n)
 	canonical := make([][]byte, n)
+	postingAccounts, postingAmounts := make([]string, n), make([]string, n)
 	var pTransfers, pAccounts []string
 	var pAmounts, dp, dd, dc, ap, ad, ac []int64
 	last := map[string]int{}
@@ -418,6 +424,7 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 		ids[i], envs[i], refs[i], types[i], assets[i] = r.id, r.environment, r.reference, r.typ, r.asset
 		pendingIDs[i], reversedIDs[i], amounts[i], expires[i] = r.pendingID, r.reversedID, r.amount, r.expiresAt
 		metadata[i], created[i], statuses[i], canonical[i] = r.metadata, r.createdAt, r.status, r.canonical
+		postingAccounts[i], postingAmounts[i] = postingArrays(t.postings)
 		for _, p := range t.postings {
 			pTransfers, pAccounts, pAmounts = append(pTransfers, r.id), append(pAccounts, p.accountID), append(pAmounts, p.amount)
 			dp, dd, dc = append(dp, p.delta.Posted), append(dd, p.delta.PendingDebits), append(dc, p.delta.PendingCredits)
@@ -438,9 +445,36 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 	args := append(marker, ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts,
 		expires, metadata, created, statuses, canonical,
 		pTransfers, pAccounts, pAmounts, dp, dd, dc, ap, ad, ac,
-		bIDs, bp, bd, bc, bat)
+		bIDs, bp, bd, bc, bat, postingAccounts, postingAmounts)
 	_, err := q.ExecContext(ctx, writeBufferedSQL, args...)
 	return ledgerError("write batch", err)
+}
+
+// postingArrays writes a transfer's postings (in their account-id order) as the array literals
+// of its posting_accounts and posting_amounts columns: every account id double-quoted, with
+// backslash and double quote escaped.
+func postingArrays(ps []bufferedPosting) (accounts, amounts string) {
+	var a, m strings.Builder
+	a.WriteByte('{')
+	m.WriteByte('{')
+	for i, p := range ps {
+		if i > 0 {
+			a.WriteByte(',')
+			m.WriteByte(',')
+		}
+		a.WriteByte('"')
+		for _, c := range []byte(p.accountID) {
+			if c == '"' || c == '\\' {
+				a.WriteByte('\\')
+			}
+			a.WriteByte(c)
+		}
+		a.WriteByte('"')
+		m.WriteString(strconv.FormatInt(p.amount, 10))
+	}
+	a.WriteByte('}')
+	m.WriteByte('}')
+	return a.String(), m.String()
 }
 
 // referenceTaken reports a unique violation of a transfer's reference.

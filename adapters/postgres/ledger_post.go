@@ -62,15 +62,17 @@ FOR UPDATE`
 // first, in which case every other part, all joined to t, does nothing either. p inserts the
 // postings, b sets the new balances and r records the target's new state. The chain link is
 // appended at commit by the ledger_transfers_link trigger, from canonical. One text per
-// posting count (rather than arrays) lets PostgreSQL reuse a generic plan.
+// posting count (rather than arrays) lets PostgreSQL reuse a generic plan. The transfer's
+// posting arrays are built from the same parameters, in the postings' (account-id) order.
 var writeTransferSQL = func() []string {
 	out := make([]string, ledger.MaxPostings+1)
 	for n := 2; n <= ledger.MaxPostings; n++ {
-		rows := make([]string, n)
+		rows, accounts, amounts := make([]string, n), make([]string, n), make([]string, n)
 		for i := range rows {
 			p := 16 + 8*i
 			rows[i] = fmt.Sprintf("($%d::text, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8, $%d::int8)",
 				p, p+1, p+2, p+3, p+4, p+5, p+6, p+7)
+			accounts[i], amounts[i] = fmt.Sprintf("$%d::text", p), fmt.Sprintf("$%d::int8", p+1)
 		}
 		out[n] = `
 WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_delta, posted_after,
@@ -78,9 +80,10 @@ WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_
     VALUES ` + strings.Join(rows, ",\n        ") + `
 ), t AS (
     INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
-        expires_at, metadata, created_at, status, canonical)
+        expires_at, metadata, created_at, status, canonical, posting_accounts, posting_amounts)
     VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::int8, $9::timestamptz,
-        $10::jsonb, $11::timestamptz, $12::text, $13::bytea)
+        $10::jsonb, $11::timestamptz, $12::text, $13::bytea,
+        ARRAY[` + strings.Join(accounts, ", ") + `], ARRAY[` + strings.Join(amounts, ", ") + `])
     ON CONFLICT (environment, reference) DO NOTHING
     RETURNING id, sequence
 ), p AS (

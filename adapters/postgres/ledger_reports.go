@@ -218,7 +218,7 @@ const entryTransfersSQL = `SELECT ` + transferColumns + ` FROM ledger_transfers 
 
 const entryAccountsSQL = `
 SELECT ` + accountColumns + ` FROM ledger_accounts a
-WHERE a.id IN (SELECT p.account_id FROM ledger_postings p WHERE p.transfer_id = ANY($1::text[]))`
+WHERE a.id IN (SELECT unnest(t.posting_accounts) FROM ledger_transfers t WHERE t.id = ANY($1::text[]))`
 
 // Entries returns the journal entries of a tenant (transfers touching its accounts) in sequence
 // order, with every posting's account.
@@ -295,12 +295,20 @@ func (r ledgerRepo) accountsOfTransfers(ctx context.Context, transferIDs []strin
 
 // trialBalanceSQL computes, in one snapshot, the tenant's own balances (from the balance rows)
 // and every other account's share of the tenant's transfers (from the postings' deltas). Per
-// asset they sum to zero exactly when the balance rows agree with the postings.
+// asset they sum to zero exactly when the balance rows agree with the postings. The tenant's
+// transfers are found through its accounts' history; the other legs through each transfer's
+// arrays, then the history's primary key (account_id, created_at, sequence): LIMIT 1 (the key
+// finds at most one row) keeps that lookup a per-leg index probe, which the planner would
+// otherwise turn into a join of whole tables on its underestimate of the three equalities.
 const trialBalanceSQL = `
 WITH own AS (
     SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.environment = $2
 ), tt AS (
     SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own)
+), legs AS (
+    SELECT l.account_id, t.created_at, t.sequence
+    FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+    WHERE l.account_id NOT IN (SELECT id FROM own)
 ), rows AS (
     SELECT ` + accountColumns + `, true AS own, b.posted, b.pending_debits, b.pending_credits
     FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
@@ -308,8 +316,13 @@ WITH own AS (
     UNION ALL
     SELECT ` + accountColumns + `, false, sum(p.posted_delta)::int8, sum(p.pending_debits_delta)::int8,
         sum(p.pending_credits_delta)::int8
-    FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
-    WHERE p.transfer_id IN (SELECT transfer_id FROM tt) AND p.account_id NOT IN (SELECT id FROM own)
+    FROM legs l
+    CROSS JOIN LATERAL (
+        SELECT p.posted_delta, p.pending_debits_delta, p.pending_credits_delta FROM ledger_postings p
+        WHERE p.account_id = l.account_id AND p.created_at = l.created_at AND p.sequence = l.sequence
+        LIMIT 1
+    ) p
+    JOIN ledger_accounts a ON a.id = l.account_id
     GROUP BY a.id
 )
 SELECT * FROM rows ORDER BY 3, 9 DESC, 1`

@@ -54,16 +54,35 @@ FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
 WHERE c.environment = $1 AND c.stripe = $2 AND c.position > $3 ORDER BY c.position LIMIT $4`
 	verifyUnlinkedSQL = `SELECT t.id FROM ledger_transfers t
 WHERE NOT EXISTS (SELECT 1 FROM ledger_chain c WHERE c.transfer_id = t.id) ORDER BY t.sequence LIMIT 10`
-	verifyHistorySQL = `SELECT ` + transferColumns + `, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca
+	// verifyHistorySQL reads each transfer with the history rows its arrays name, found by the
+	// history's primary key (account_id, created_at, sequence) from the transfer's own columns.
+	// A leg without its history row reads as found = false (and zeros).
+	verifyHistorySQL = `SELECT ` + transferColumns + `, x.pd, x.pdd, x.pcd, x.pa, x.pda, x.pca, x.amount, x.found
 FROM ledger_transfers t, LATERAL (
-    SELECT array_agg(p.posted_delta ORDER BY p.account_id) AS pd,
-           array_agg(p.pending_debits_delta ORDER BY p.account_id) AS pdd,
-           array_agg(p.pending_credits_delta ORDER BY p.account_id) AS pcd,
-           array_agg(p.posted_after ORDER BY p.account_id) AS pa,
-           array_agg(p.pending_debits_after ORDER BY p.account_id) AS pda,
-           array_agg(p.pending_credits_after ORDER BY p.account_id) AS pca
-    FROM ledger_postings p WHERE p.transfer_id = t.id) x
+    SELECT array_agg(coalesce(p.posted_delta, 0) ORDER BY l.n) AS pd,
+           array_agg(coalesce(p.pending_debits_delta, 0) ORDER BY l.n) AS pdd,
+           array_agg(coalesce(p.pending_credits_delta, 0) ORDER BY l.n) AS pcd,
+           array_agg(coalesce(p.posted_after, 0) ORDER BY l.n) AS pa,
+           array_agg(coalesce(p.pending_debits_after, 0) ORDER BY l.n) AS pda,
+           array_agg(coalesce(p.pending_credits_after, 0) ORDER BY l.n) AS pca,
+           array_agg(coalesce(p.amount, 0) ORDER BY l.n) AS amount,
+           array_agg(p.transfer_id IS NOT DISTINCT FROM t.id ORDER BY l.n) AS found
+    FROM unnest(t.posting_accounts) WITH ORDINALITY AS l (account_id, n)
+    LEFT JOIN ledger_postings p
+        ON p.account_id = l.account_id AND p.created_at = t.created_at AND p.sequence = t.sequence) x
 ORDER BY t.sequence`
+	// verifyStrayHistorySQL finds history rows that no transfer's arrays list (their transfer is
+	// missing, or it does not name their account, or it has another created_at or sequence),
+	// and rows whose account does not exist: what the postings' foreign keys guarded before
+	// migration 000050.
+	verifyStrayHistorySQL = `SELECT * FROM (
+    SELECT p.account_id, p.sequence, p.transfer_id, 'account' AS missing FROM ledger_postings p
+    WHERE NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.id = p.account_id)
+    UNION ALL
+    SELECT p.account_id, p.sequence, p.transfer_id, 'transfer' FROM ledger_postings p
+    WHERE NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = p.transfer_id AND t.sequence = p.sequence
+        AND t.created_at = p.created_at AND p.account_id = ANY (t.posting_accounts))
+) s ORDER BY sequence, account_id, missing LIMIT $1`
 )
 
 // VerifyLedger checks the whole ledger in one read-only snapshot:
@@ -75,6 +94,9 @@ ORDER BY t.sequence`
 //  2. the history, in sequence order: each posting's recorded balance change is what
 //     ledger.Effects says the transfer does, and the recorded balance after it is the running
 //     sum; holds are resolved at most once and transfer states match their resolutions;
+//     every leg of a transfer's arrays has its history row with the same amount, and every
+//     history row is listed by its transfer's arrays and has an account (migration 000050
+//     dropped the foreign keys that guarded the last two);
 //  3. every balance row equals its account's history, and the trial balance of every
 //     environment and asset sums to zero.
 //
@@ -248,17 +270,59 @@ func (v *verifier) history(ctx context.Context) error {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var cols [6][]int64
-		extra := make([]any, len(cols))
+		var cols [7][]int64
+		var found []bool
+		extra := make([]any, 0, len(cols)+1)
 		for i := range cols {
-			extra[i] = typeMap.SQLScanner(&cols[i])
+			extra = append(extra, typeMap.SQLScanner(&cols[i]))
 		}
+		extra = append(extra, typeMap.SQLScanner(&found))
 		stored, _, err := scanTransfer(extraScanner{rows, extra})
 		if err != nil {
 			return err
 		}
 		v.out.Transfers++
-		v.transfer(stored, cols)
+		v.legs(stored.Transfer, cols[6], found)
+		v.transfer(stored, [6][]int64(cols[:6]))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+	return v.strayHistory(ctx)
+}
+
+// legs checks that every leg of a transfer's arrays has its history row, with the same amount
+// (the hash chain covers the arrays; the history rows are what statements read).
+func (v *verifier) legs(t ledger.Transfer, amounts []int64, found []bool) {
+	for i, p := range t.Postings {
+		switch {
+		case i >= len(found) || i >= len(amounts) || !found[i]:
+			v.problem("transfer %s: its posting on %s has no history row", t.ID, p.AccountID)
+		case amounts[i] != p.Amount:
+			v.problem("transfer %s: its posting on %s is %d, the history row says %d", t.ID, p.AccountID, p.Amount, amounts[i])
+		}
+	}
+}
+
+// strayHistory reports history rows that belong to no transfer's arrays or to no account.
+func (v *verifier) strayHistory(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, verifyStrayHistorySQL, maxProblems+1)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var account, transfer, missing string
+		var sequence int64
+		if err := rows.Scan(&account, &sequence, &transfer, &missing); err != nil {
+			return err
+		}
+		if missing == "account" {
+			v.problem("history row of account %s at sequence %d: the account does not exist", account, sequence)
+		} else {
+			v.problem("history row of account %s at sequence %d: transfer %s does not list it", account, sequence, transfer)
+		}
 	}
 	return rows.Err()
 }

@@ -21,9 +21,9 @@ import (
 // ceilingScript is the equivalent raw SQL of one two-posting transfer, the way a hand-written
 // client would do it: update the two balance rows (in id order, so clients cannot deadlock),
 // insert the transfer, insert its two postings with the balances after them, commit. Six round
-// trips with prepared statements, into the very tables, indexes, foreign keys and CHECK
-// constraints the ledger writes (with an empty canonical column and the chain-link trigger
-// disabled). It does not look the reference up, lock and read the balances, run the engine or
+// trips with prepared statements, into the very tables, indexes and CHECK constraints the
+// ledger writes (the transfer row with its posting arrays, the postings as account history,
+// migration 000050; an empty canonical column and the chain-link trigger disabled). It does not look the reference up, lock and read the balances, run the engine or
 // extend the hash chain: that difference is what the ratio measures. With hot=1 every transfer
 // debits account 0, the ledger's hot account, as the hot scenario does.
 const ceilingScript = `\set a random(1, :naccounts) * (1 - :hot)
@@ -37,7 +37,7 @@ const ceilingScript = `\set a random(1, :naccounts) * (1 - :hot)
 BEGIN;
 UPDATE ledger_balances SET posted = posted + :dlo, last_transfer_at = now() WHERE account_id = 'acc_bench' || lpad(:lo::text, 21, '0') RETURNING posted AS plo \gset
 UPDATE ledger_balances SET posted = posted + :dhi, last_transfer_at = now() WHERE account_id = 'acc_bench' || lpad(:hi::text, 21, '0') RETURNING posted AS phi \gset
-INSERT INTO ledger_transfers (id, environment, reference, type, asset, amount, metadata, created_at, status, canonical) VALUES ('trf_' || md5(random()::text), 'TEST', 'pgbench:' || gen_random_uuid(), 'POSTED', 'USDC', 0, '{}', now(), 'POSTED', ''::bytea) RETURNING id AS tid, sequence AS tseq \gset
+INSERT INTO ledger_transfers (id, environment, reference, type, asset, amount, metadata, created_at, status, canonical, posting_accounts, posting_amounts) VALUES ('trf_' || md5(random()::text), 'TEST', 'pgbench:' || gen_random_uuid(), 'POSTED', 'USDC', 0, '{}', now(), 'POSTED', ''::bytea, ARRAY['acc_bench' || lpad(:lo::text, 21, '0'), 'acc_bench' || lpad(:hi::text, 21, '0')], ARRAY[:dlo, :dhi]::int8[]) RETURNING id AS tid, sequence AS tseq \gset
 INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta, pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after) VALUES (:tid, 'acc_bench' || lpad(:lo::text, 21, '0'), :tseq, now(), :dlo, :dlo, 0, 0, :plo, 0, 0), (:tid, 'acc_bench' || lpad(:hi::text, 21, '0'), :tseq, now(), :dhi, :dhi, 0, 0, :phi, 0, 0);
 END;
 `

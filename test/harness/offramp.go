@@ -52,8 +52,10 @@ func PaymentLedger(t testing.TB, databaseURL, paymentID string) map[string]int64
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT a.reference, sum(p.posted_delta)::bigint FROM ledger_postings p
-		JOIN ledger_transfers t ON t.id = p.transfer_id JOIN ledger_accounts a ON a.id = p.account_id
+	rows, err := conn.Query(ctx, `SELECT a.reference, sum(p.posted_delta)::bigint FROM ledger_transfers t
+		CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+		JOIN ledger_postings p ON p.account_id = l.account_id AND p.created_at = t.created_at AND p.sequence = t.sequence
+		JOIN ledger_accounts a ON a.id = p.account_id
 		WHERE t.metadata->>'offrampPaymentId' = $1 GROUP BY a.reference`, paymentID)
 	if err != nil {
 		t.Fatal(err)

@@ -99,31 +99,59 @@ func (p privateLedger) exec(t *testing.T, query string, args ...any) {
 }
 
 // TestVerify_Tamper: verify passes on an honest ledger and names the first broken transfer,
-// with its stripe, after a posting's amount, a transfer's amount or a balance row is edited.
+// with its stripe, after a posting's amount, a transfer's amount or a balance row is edited;
+// and it reports the account history rows that the foreign keys dropped by migration 000050
+// used to refuse, or that disagree with their transfer's posting arrays.
 func TestVerify_Tamper(t *testing.T) {
 	t.Parallel()
+	// copyRow inserts a copy of the victim's credit history row with changed columns.
+	copyRow := func(t *testing.T, p privateLedger, v ledger.Transfer, transferID, accountID, sequence string) {
+		p.exec(t, `INSERT INTO ledger_postings (transfer_id, account_id, sequence, created_at, amount, posted_delta,
+			pending_debits_delta, pending_credits_delta, posted_after, pending_debits_after, pending_credits_after)
+		SELECT `+transferID+`, `+accountID+`, `+sequence+`, created_at, amount, posted_delta, pending_debits_delta,
+			pending_credits_delta, posted_after, pending_debits_after, pending_credits_after
+		FROM ledger_postings WHERE transfer_id = ? AND amount > 0`, v.ID)
+	}
 	cases := []struct {
 		name   string
 		tamper func(t *testing.T, p privateLedger, victim ledger.Transfer)
-		chain  bool // whether the chain itself breaks (else only the history check notices)
+		chain  bool   // whether the chain itself breaks (else only the history check notices)
+		want   string // a problem verify must report, if any
 	}{
 		{"posting amount", func(t *testing.T, p privateLedger, v ledger.Transfer) {
+			p.exec(t, "UPDATE ledger_transfers SET posting_amounts = ARRAY[posting_amounts[1] * 2, posting_amounts[2] * 2] WHERE id = ?", v.ID)
+		}, true, ""},
+		{"history amount differs from the arrays", func(t *testing.T, p privateLedger, v ledger.Transfer) {
 			p.exec(t, "UPDATE ledger_postings SET amount = amount + 1 WHERE transfer_id = ? AND amount > 0", v.ID)
-		}, true},
+		}, false, "the history row says"},
+		{"history row of no account", func(t *testing.T, p privateLedger, v ledger.Transfer) {
+			copyRow(t, p, v, "transfer_id", "'acc_nobody'", "sequence")
+		}, false, "the account does not exist"},
+		{"history row of no transfer", func(t *testing.T, p privateLedger, v ledger.Transfer) {
+			copyRow(t, p, v, "'trf_nobody'", "account_id", "sequence + 1000000")
+		}, false, "transfer trf_nobody does not list it"},
+		{"history row its transfer does not list", func(t *testing.T, p privateLedger, v ledger.Transfer) {
+			p.exec(t, `UPDATE ledger_postings SET account_id = (SELECT a.id FROM ledger_accounts a
+				WHERE a.id <> ALL (SELECT unnest(posting_accounts) FROM ledger_transfers WHERE id = ?) ORDER BY a.id LIMIT 1)
+			WHERE transfer_id = ? AND amount > 0`, v.ID, v.ID)
+		}, false, "does not list it"},
+		{"leg without a history row", func(t *testing.T, p privateLedger, v ledger.Transfer) {
+			p.exec(t, "DELETE FROM ledger_postings WHERE transfer_id = ? AND amount > 0", v.ID)
+		}, false, "has no history row"},
 		{"transfer amount", func(t *testing.T, p privateLedger, v ledger.Transfer) {
 			p.exec(t, "UPDATE ledger_transfers SET amount = 5 WHERE id = ?", v.ID)
-		}, true},
+		}, true, ""},
 		{"link hash", func(t *testing.T, p privateLedger, v ledger.Transfer) {
 			p.exec(t, "UPDATE ledger_chain SET hash = sha256(hash) WHERE transfer_id = ?", v.ID)
-		}, true},
+		}, true, ""},
 		{"transfer deleted", func(t *testing.T, p privateLedger, v ledger.Transfer) {
 			p.exec(t, "DELETE FROM ledger_chain WHERE transfer_id = ?", v.ID)
 			p.exec(t, "DELETE FROM ledger_postings WHERE transfer_id = ?", v.ID)
 			p.exec(t, "DELETE FROM ledger_transfers WHERE id = ?", v.ID)
-		}, true},
+		}, true, ""},
 		{"balance row", func(t *testing.T, p privateLedger, v ledger.Transfer) {
 			p.exec(t, "UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ?", v.Postings[1].AccountID)
-		}, false},
+		}, false, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -143,6 +171,9 @@ func TestVerify_Tamper(t *testing.T) {
 			first, broken := v.FirstBreak()
 			if broken != c.chain {
 				t.Fatalf("chain broken = %v, want %v: %+v", broken, c.chain, v)
+			}
+			if c.want != "" && !strings.Contains(strings.Join(v.Problems, "\n"), c.want) {
+				t.Fatalf("no problem mentions %q: %+v", c.want, v)
 			}
 			if !c.chain {
 				return
@@ -188,7 +219,7 @@ func TestVerify_Command(t *testing.T) {
 		t.Fatalf("honest ledger: exit %d, output %q", code, out)
 	}
 	victim := transfers[12]
-	p.exec(t, "UPDATE ledger_postings SET amount = amount - 1 WHERE transfer_id = ? AND amount < 0", victim.ID)
+	p.exec(t, "UPDATE ledger_transfers SET posting_amounts = ARRAY[posting_amounts[1] * 2, posting_amounts[2] * 2] WHERE id = ?", victim.ID)
 	out, code = run()
 	want := fmt.Sprintf("first break at transfer %s (environment TEST, stripe %d, ", victim.ID, p.stripeOf(t, victim.ID))
 	if code != 1 || !strings.Contains(out, want) {
