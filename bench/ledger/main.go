@@ -58,7 +58,7 @@ func main() {
 	flag.IntVar(&o.pipeline.Lanes, "pipeline-lanes", postgres.DefaultPipelineLanes, "commit pipeline: batches at once")
 	flag.IntVar(&o.pipeline.MaxBatch, "pipeline-batch", postgres.DefaultPipelineMaxBatch, "commit pipeline: units per batch at most")
 	flag.DurationVar(&o.pipeline.MaxWait, "pipeline-wait", postgres.DefaultPipelineMaxWait, "commit pipeline: how long a batch waits for units")
-	flag.BoolVar(&o.pipeline.Overlap, "pipeline-overlap", true, "commit pipeline: a lane opens its next batch while the previous one commits")
+	flag.BoolVar(&o.pipeline.Overlap, "pipeline-overlap", false, "commit pipeline: a lane opens its next batch while the previous one commits")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -508,4 +508,14 @@ func TestConfig_PipelineOnByDefault(t *testing.T) {
 	if lanes := off.wiringConfig().StorePipeline.Lanes; lanes != 0 {
 		t.Fatalf("STORE_PIPELINE_LANES=0 left %d lanes", lanes)
 	}
+	if c.wiringConfig().StorePipeline.Overlap {
+		t.Fatal("the lanes overlap their batches by default")
+	}
+	overlap, err := loadConfig(map[string]string{"STORE_PIPELINE_OVERLAP": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !overlap.wiringConfig().StorePipeline.Overlap {
+		t.Fatal("STORE_PIPELINE_OVERLAP=true did not reach the store")
+	}
 }
