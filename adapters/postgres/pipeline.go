@@ -81,6 +81,10 @@ type PipelineOptions struct {
 	// Overlap lets a lane open its next batch while the previous one writes and commits (a
 	// lane then uses up to two connections); its batches still commit in order.
 	Overlap bool
+	// AlwaysWait makes a batch wait MaxWait even when no unit of work is in flight outside
+	// it. Without it such a batch commits at once: nothing is coming to share its COMMIT, and
+	// the wait would only delay the units it holds (PostgreSQL's commit_siblings reasoning).
+	AlwaysWait bool
 
 	// beforeCommit, in tests, runs after the flush and before the COMMIT of every batch.
 	beforeCommit func()
@@ -141,9 +145,11 @@ type pipeline struct {
 	opts    PipelineOptions
 	queue   chan *pipeUnit
 	stop    chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup
-	direct  func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
+	// inflight counts the units submitted and not yet answered.
+	inflight atomic.Int64
+	once     sync.Once
+	wg       sync.WaitGroup
+	direct   func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
 }
 
 func (p *pipeline) close() {
@@ -207,6 +213,8 @@ type unitOutcome struct {
 // is raised again once the batch is done with the unit.
 func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1)}
+	p.inflight.Add(1)
+	defer p.inflight.Add(-1)
 	select {
 	case p.queue <- u:
 	case <-ctx.Done():
@@ -349,6 +357,13 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 				b.admit(u)
 				continue
 			default:
+			}
+			if timerC != nil && !p.opts.AlwaysWait && p.inflight.Load() <= int64(len(b.members)) {
+				timerC = nil // alone: no unit outside the batch could join it soon
+			}
+			if timerC == nil && prevC == nil {
+				admitting = false
+				continue
 			}
 			waiting := time.Now()
 			select {

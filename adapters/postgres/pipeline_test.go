@@ -135,7 +135,7 @@ func TestPipeline_FailingUnitAlone(t *testing.T) {
 	if err := postIn(p.direct, move("fund", p.world.ID, payer.ID, 100)); err != nil {
 		t.Fatal(err)
 	}
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 6, MaxWait: time.Hour})
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 6, MaxWait: time.Hour, AlwaysWait: true})
 	boom := errors.New("business step failed")
 	errs := make([]error, 6)
 	var wg sync.WaitGroup
@@ -191,7 +191,7 @@ func TestPipeline_NoAckBeforeCommit(t *testing.T) {
 	p := newPipeDB(t, 4)
 	var returned, atCommit atomic.Int64
 	atCommit.Store(-1)
-	s := p.pipeline(t, postgres.WithBeforeCommit(postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour},
+	s := p.pipeline(t, postgres.WithBeforeCommit(postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour, AlwaysWait: true},
 		func() { atCommit.Store(returned.Load()) }))
 	var wg sync.WaitGroup
 	for i := 0; i < 4; i++ {
@@ -219,7 +219,7 @@ func TestPipeline_LockConflictCommitsEarly(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 4)
 	a, b, x := p.accounts[0], p.accounts[1], p.accounts[2]
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour})
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
 	ctx := context.Background()
 	holder, err := p.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -297,7 +297,7 @@ func TestPipeline_RefusedCommitRetriesAlone(t *testing.T) {
 		parent int REFERENCES probe (id) DEFERRABLE INITIALLY DEFERRED)`); err != nil {
 		t.Fatal(err)
 	}
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour})
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour, AlwaysWait: true})
 	errs := make([]error, 3)
 	var wg sync.WaitGroup
 	for i := 0; i < 3; i++ {
@@ -343,7 +343,7 @@ func TestPipeline_MixedUnits(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 3)
 	a, b, c := p.accounts[0], p.accounts[1], p.accounts[2]
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour})
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour, AlwaysWait: true})
 	units := []func(ctx context.Context, tx ports.Tx) error{
 		func(ctx context.Context, tx ports.Tx) error { // credit a with 100
 			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("m-fund", p.world.ID, a.ID, 100))
@@ -553,7 +553,7 @@ func TestPipeline_CrashChild(t *testing.T) {
 func TestPipeline_IdempotencyRecordCommitsWithEffects(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 3)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour})
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 3, MaxWait: time.Hour, AlwaysWait: true})
 	ctx := context.Background()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	record := func(key string) ports.IdempotencyRecord {
@@ -685,7 +685,7 @@ func submitInOrder(s *postgres.Store, fns ...func(ctx context.Context, tx ports.
 func TestPipeline_OneLockingReadPerBatch(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 10)
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 20, MaxWait: time.Hour})
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 20, MaxWait: time.Hour, AlwaysWait: true})
 	var wg sync.WaitGroup
 	for i := 0; i < 20; i++ {
 		wg.Add(1)
@@ -713,7 +713,7 @@ func TestPipeline_SerialOrderSkipsFailedUnits(t *testing.T) {
 	t.Parallel()
 	p := newPipeDB(t, 2)
 	a, b := p.accounts[0], p.accounts[1]
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 6, MaxWait: time.Hour})
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 6, MaxWait: time.Hour, AlwaysWait: true})
 	boom0, boom2 := errors.New("failed after a statement"), errors.New("failed after posting")
 	post := func(spec ledger.TransferSpec) func(ctx context.Context, tx ports.Tx) error {
 		return func(ctx context.Context, tx ports.Tx) error {
@@ -957,6 +957,39 @@ func TestPipeline_OverlapExactUnderConcurrency(t *testing.T) {
 	}
 	if bal := p.balance(t, hot.ID); bal != (ledger.Balance{}) {
 		t.Fatalf("hot account: %+v, want zero", bal)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_AloneDoesNotWait: a batch whose unit is the only one in flight commits without
+// waiting for MaxWait (here an hour: with the wait, the test would time out); with AlwaysWait
+// it waits for a second unit, and both share one COMMIT.
+func TestPipeline_AloneDoesNotWait(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 2)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxWait: time.Hour})
+	for i := 0; i < 3; i++ {
+		if err := postIn(s, move(fmt.Sprintf("alone-%d", i), p.world.ID, p.accounts[0].ID, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := s.PipelineStats(); st.Batches != 3 || st.Units != 3 {
+		t.Fatalf("stats %+v: want three batches of one unit", st)
+	}
+	waiting := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			if err := postIn(waiting, move(fmt.Sprintf("together-%d", i), p.world.ID, p.accounts[1].ID, 1)); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+	if st := waiting.PipelineStats(); st.Batches != 1 || st.Units != 2 {
+		t.Fatalf("stats %+v: want one batch of two units", st)
 	}
 	p.verify(t)
 }
