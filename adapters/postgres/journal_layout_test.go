@@ -139,21 +139,9 @@ func TestMigration_JournalLayout(t *testing.T) {
 // dumpPostings renders every posting row, in a fixed order.
 func dumpPostings(ctx context.Context, t *testing.T, db *sql.DB) string {
 	t.Helper()
-	rows, err := db.QueryContext(ctx, `SELECT p::text FROM ledger_postings p ORDER BY transfer_id, account_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil || len(out) != 7 {
-		t.Fatalf("%d posting rows (%v), want 7", len(out), err)
+	out := queryStrings(ctx, t, db, `SELECT p::text FROM ledger_postings p ORDER BY transfer_id, account_id`)
+	if len(out) != 7 {
+		t.Fatalf("%d posting rows, want 7", len(out))
 	}
 	return strings.Join(out, "\n")
 }
@@ -171,9 +159,9 @@ func indexesOf(ctx context.Context, t *testing.T, db *sql.DB) []string {
 	return queryStrings(ctx, t, db, `SELECT indexname::text FROM pg_indexes WHERE tablename = $1 ORDER BY 1`, "ledger_postings")
 }
 
-func queryStrings(ctx context.Context, t *testing.T, db *sql.DB, query string, arg any) []string {
+func queryStrings(ctx context.Context, t *testing.T, db *sql.DB, query string, args ...any) []string {
 	t.Helper()
-	rows, err := db.QueryContext(ctx, query, arg)
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
