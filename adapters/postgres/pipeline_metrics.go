@@ -30,11 +30,25 @@ func (m *pipelineMetrics) observe(units int, openedAt time.Time) {
 	m.open.Observe(time.Since(openedAt).Seconds())
 }
 
-// PipelineCollectors are the pipeline's histograms for the metrics registry. Without a
-// pipeline they stay empty, so dashboards and alerts see the same names either way.
+// PipelineCollectors are the pipeline's histograms and the lanes' time for the metrics
+// registry. Without a pipeline they stay empty (zero), so dashboards and alerts see the same
+// names either way.
 func (s *Store) PipelineCollectors() []prometheus.Collector {
 	m := s.pipelineMetrics()
-	return []prometheus.Collector{m.units, m.open}
+	seconds := func(read func(PipelineStats) time.Duration) func() float64 {
+		return func() float64 { return read(s.PipelineStats()).Seconds() }
+	}
+	lanes := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "corridor_pipeline_lane_seconds_total",
+		Help: "Time the commit pipeline's lanes have run, summed over the lanes (counted as each batch ends)."},
+		seconds(func(st PipelineStats) time.Duration { return st.LaneTime }))
+	wait := func(state string, read func(PipelineStats) time.Duration) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "corridor_pipeline_lane_wait_seconds_total",
+			Help:        "Time the commit pipeline's lanes waited, summed over the lanes: for units of work to arrive, or for a COMMIT to return.",
+			ConstLabels: prometheus.Labels{"for": state}}, seconds(read))
+	}
+	return []prometheus.Collector{m.units, m.open, lanes,
+		wait("units", func(st PipelineStats) time.Duration { return st.LaneWaitUnits }),
+		wait("commit", func(st PipelineStats) time.Duration { return st.LaneWaitCommit })}
 }
 
 func (s *Store) pipelineMetrics() *pipelineMetrics {

@@ -115,6 +115,8 @@ func TestService_Metrics(t *testing.T) {
 		`corridor_ledger_transfers_total{environment="TEST"} `,
 		`go_sql_in_use_connections{db_name="corridor"} `, `go_sql_wait_count_total{db_name="corridor"} `,
 		`corridor_pipeline_batch_units_bucket{`, `corridor_pipeline_batch_wait_seconds_bucket{`,
+		`corridor_pipeline_lane_seconds_total `, `corridor_pipeline_lane_wait_seconds_total{for="units"} `,
+		`corridor_pipeline_lane_wait_seconds_total{for="commit"} `,
 		`corridor_metrics_source_up{source="jobs"} 1`, `corridor_metrics_source_up{source="relayer"} 1`,
 		`corridor_metrics_source_up{source="offramp"} 1`, `corridor_metrics_source_up{source="ledger"} 1`,
 		`go_goroutines `,
