@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"maps"
 	"sort"
 	"sync"
 	"time"
@@ -233,21 +234,11 @@ func (b *Book) Clone() *Book {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	out := NewBook()
-	for id, a := range b.accounts {
-		out.accounts[id] = a
-	}
-	for k, id := range b.accountByRef {
-		out.accountByRef[k] = id
-	}
-	for id, balance := range b.balances {
-		out.balances[id] = balance
-	}
-	for id, stored := range b.transfers {
-		out.transfers[id] = stored
-	}
-	for k, id := range b.transferByRef {
-		out.transferByRef[k] = id
-	}
+	maps.Copy(out.accounts, b.accounts)
+	maps.Copy(out.accountByRef, b.accountByRef)
+	maps.Copy(out.balances, b.balances)
+	maps.Copy(out.transfers, b.transfers)
+	maps.Copy(out.transferByRef, b.transferByRef)
 	out.chain = append([]ChainEntry(nil), b.chain...)
 	return out
 }

@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -90,11 +91,26 @@ type Chain interface {
 // minutes of being sent, and 10,000 blocks is hours on Base.
 const SafeExecutionLookback = 10_000
 
-// Bounds of USDCTransferLogs.
+// Bounds of USDCTransferLogs (and of the other log reads' block ranges).
 const (
 	MaxLogBlockRange = 2000
 	MaxLogParties    = 500
 )
+
+// CheckLogRange refuses a log query whose block range is backwards or wider than
+// MaxLogBlockRange, or that names more than MaxLogParties parties: the bounds every log read of
+// the chain port keeps, adapters and fakes alike.
+func CheckLogRange(fromBlock, toBlock uint64, parties int) error {
+	switch {
+	case toBlock < fromBlock:
+		return fmt.Errorf("chain: log range %d..%d is backwards", fromBlock, toBlock)
+	case toBlock-fromBlock >= MaxLogBlockRange:
+		return fmt.Errorf("chain: log range %d..%d spans more than %d blocks", fromBlock, toBlock, MaxLogBlockRange)
+	case parties > MaxLogParties:
+		return fmt.Errorf("chain: %d parties, at most %d per log query", parties, MaxLogParties)
+	}
+	return nil
+}
 
 // SafeConfig is what decides a new Safe: its owners (any order; they are encoded sorted),
 // threshold and salt nonce (safe.SaltNonceFor(walletID)). The fallback handler is the

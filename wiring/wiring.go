@@ -20,18 +20,9 @@ import (
 	"corridor/adapters/outside"
 	"corridor/adapters/postgres"
 	"corridor/adapters/sms"
-	"corridor/app/agents"
-	cardsapp "corridor/app/cards"
 	"corridor/app/checkout"
-	claimsapp "corridor/app/claims"
-	"corridor/app/finance"
 	"corridor/app/kernel"
-	offrampapp "corridor/app/offramp"
-	policyapp "corridor/app/policy"
 	recipientsapp "corridor/app/recipients"
-	safepayapp "corridor/app/safepay"
-	"corridor/app/tenancy"
-	"corridor/app/wallets"
 	"corridor/app/webhooks"
 	"corridor/core"
 	"corridor/core/policy"
@@ -178,26 +169,13 @@ const DefaultLiquidationAddress = "0x000000000000000000000000000000000000dEaD"
 // Service is the wired application: the HTTP server, one service per capability of app/ (tests
 // call use cases and jobs on them directly), the store and the job inserter.
 type Service struct {
-	Server  *http.Server
-	Tenancy *tenancy.Service
-	Finance *finance.Service
-	Wallets *wallets.Service
-	SafePay *safepayapp.Service
-	Policy  *policyapp.Service
-	Offramp *offrampapp.Service
-	// Claims and Recipients are the other two capabilities of "pay a phone number".
-	Claims     *claimsapp.Service
-	Recipients *recipientsapp.Service
-	Agents     *agents.Service
-	Cards      *cardsapp.Service
-	// Webhooks lists events and delivers them to webhook endpoints.
-	Webhooks *webhooks.Service
-	// Checkout is hosted checkout (tests run its refund job directly).
-	Checkout *checkout.Service
-	Store    *postgres.Store
-	Jobs     *jobs.Inserter
-	runner   *jobs.Runner
-	close    func()
+	Server *http.Server
+	// The registry's services (one per capability of app/) are the Service's fields too.
+	*registry
+	Store  *postgres.Store
+	Jobs   *jobs.Inserter
+	runner *jobs.Runner
+	close  func()
 	// listen runs the key revocation listener (postgres.ListenKeyRevocations) until
 	// stopListen.
 	listen     func(ctx context.Context)
@@ -366,8 +344,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, Tenancy: services.Tenancy, Finance: services.Finance, Wallets: services.Wallets,
-		SafePay: services.SafePay, Policy: services.Policy, Offramp: services.Offramp, Claims: services.Claims, Recipients: services.Recipients, Agents: services.Agents, Cards: services.Cards, Webhooks: services.Webhooks, Checkout: services.Checkout, Store: store, Jobs: inserter, runner: runner, close: closeDB,
+	return &Service{Server: srv, registry: services, Store: store, Jobs: inserter, runner: runner, close: closeDB,
 		Metrics: obs.handler(), obs: obs,
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)

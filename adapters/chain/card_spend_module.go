@@ -169,11 +169,8 @@ func (a *CardModule) CardSettlementLogs(ctx context.Context, fromBlock, toBlock 
 	if !a.cardModuleConfigured() {
 		return nil, ErrCardModuleNotConfigured
 	}
-	switch {
-	case toBlock < fromBlock:
-		return nil, fmt.Errorf("chain: log range %d..%d is backwards", fromBlock, toBlock)
-	case toBlock-fromBlock >= ports.MaxLogBlockRange:
-		return nil, fmt.Errorf("chain: log range %d..%d spans more than %d blocks", fromBlock, toBlock, ports.MaxLogBlockRange)
+	if err := ports.CheckLogRange(fromBlock, toBlock, 0); err != nil {
+		return nil, err
 	}
 	logs, err := a.client.FilterLogs(ctx, ethereum.FilterQuery{
 		FromBlock: new(big.Int).SetUint64(fromBlock), ToBlock: new(big.Int).SetUint64(toBlock),

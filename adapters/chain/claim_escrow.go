@@ -382,11 +382,8 @@ func (a *ClaimEscrow) ClaimEscrowLogs(ctx context.Context, fromBlock, toBlock ui
 	if !a.escrowConfigured() {
 		return nil, ErrClaimEscrowNotConfigured
 	}
-	switch {
-	case toBlock < fromBlock:
-		return nil, fmt.Errorf("chain: log range %d..%d is backwards", fromBlock, toBlock)
-	case toBlock-fromBlock >= ports.MaxLogBlockRange:
-		return nil, fmt.Errorf("chain: log range %d..%d spans more than %d blocks", fromBlock, toBlock, ports.MaxLogBlockRange)
+	if err := ports.CheckLogRange(fromBlock, toBlock, 0); err != nil {
+		return nil, err
 	}
 	topics := make([]common.Hash, 0, len(escrowEventKinds))
 	for topic := range escrowEventKinds {

@@ -140,13 +140,8 @@ func (a *reader) BlockHash(ctx context.Context, number uint64) (common.Hash, boo
 // (parties as sender, parties as recipient) and merges them, so a busy public USDC contract is
 // never scanned whole.
 func (a *reader) USDCTransferLogs(ctx context.Context, fromBlock, toBlock uint64, parties []common.Address) ([]ports.TransferLog, error) {
-	switch {
-	case toBlock < fromBlock:
-		return nil, fmt.Errorf("chain: log range %d..%d is backwards", fromBlock, toBlock)
-	case toBlock-fromBlock >= ports.MaxLogBlockRange:
-		return nil, fmt.Errorf("chain: log range %d..%d spans more than %d blocks", fromBlock, toBlock, ports.MaxLogBlockRange)
-	case len(parties) > ports.MaxLogParties:
-		return nil, fmt.Errorf("chain: %d parties, at most %d per log query", len(parties), ports.MaxLogParties)
+	if err := ports.CheckLogRange(fromBlock, toBlock, len(parties)); err != nil {
+		return nil, err
 	}
 	base := ethereum.FilterQuery{
 		FromBlock: new(big.Int).SetUint64(fromBlock), ToBlock: new(big.Int).SetUint64(toBlock),

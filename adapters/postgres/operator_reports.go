@@ -80,15 +80,23 @@ func (r *OperatorReports) StuckRelayerTransactions(ctx context.Context, olderTha
 	return out, err
 }
 
+// disabledEndpointsSQL reads the endpoints the service disabled (and nobody deleted); the
+// caller adds its condition and order.
+const disabledEndpointsSQL = `SELECT id, tenant_id, environment, url, disabled_reason, failing_since, updated_at
+		FROM webhook_endpoints WHERE NOT enabled AND disabled_reason <> '' AND deleted_at IS NULL `
+
 // DisabledEndpoints implements ports.OperatorReports.
 func (r *OperatorReports) DisabledEndpoints(ctx context.Context, limit int) ([]ports.DisabledEndpoint, error) {
+	return r.disabledEndpoints(ctx, disabledEndpointsSQL+`ORDER BY updated_at DESC LIMIT $1`, limit)
+}
+
+func (r *OperatorReports) disabledEndpoints(ctx context.Context, query string, args ...any) ([]ports.DisabledEndpoint, error) {
 	var out []ports.DisabledEndpoint
 	err := r.each(ctx, func(rows *sql.Rows) error {
 		e, err := scanDisabledEndpoint(rows)
 		out = append(out, e)
 		return err
-	}, `SELECT id, tenant_id, environment, url, disabled_reason, failing_since, updated_at
-		FROM webhook_endpoints WHERE NOT enabled AND disabled_reason <> '' AND deleted_at IS NULL ORDER BY updated_at DESC LIMIT $1`, limit)
+	}, query, args...)
 	return out, err
 }
 
@@ -109,13 +117,7 @@ func (r *OperatorReports) each(ctx context.Context, scan func(*sql.Rows) error, 
 
 // FindDisabledEndpoint implements ports.OperatorReports.
 func (r *OperatorReports) FindDisabledEndpoint(ctx context.Context, id string) (ports.DisabledEndpoint, error) {
-	var out []ports.DisabledEndpoint
-	err := r.each(ctx, func(rows *sql.Rows) error {
-		e, err := scanDisabledEndpoint(rows)
-		out = append(out, e)
-		return err
-	}, `SELECT id, tenant_id, environment, url, disabled_reason, failing_since, updated_at
-		FROM webhook_endpoints WHERE id = $1 AND NOT enabled AND disabled_reason <> '' AND deleted_at IS NULL`, id)
+	out, err := r.disabledEndpoints(ctx, disabledEndpointsSQL+`AND id = $1`, id)
 	if err != nil {
 		return ports.DisabledEndpoint{}, err
 	}

@@ -48,11 +48,7 @@ func (s *Service) ResendClaimLink(ctx context.Context, p auth.Principal, id stri
 	now := s.clock.Now()
 	var out claim.Claim
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		found, err := tx.Claims().FindClaimForSender(ctx, p.Environment, p.TenantID, strings.TrimSpace(id))
-		if err != nil {
-			return err
-		}
-		c, err := tx.Claims().LockClaim(ctx, found.ID)
+		c, err := lockSenderClaim(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
@@ -105,11 +101,7 @@ func (s *Service) expireForSender(ctx context.Context, p auth.Principal, id stri
 	now := s.clock.Now()
 	var out ClaimView
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		found, err := tx.Claims().FindClaimForSender(ctx, p.Environment, p.TenantID, strings.TrimSpace(id))
-		if err != nil {
-			return err
-		}
-		c, err := tx.Claims().LockClaim(ctx, found.ID)
+		c, err := lockSenderClaim(ctx, tx, p, id)
 		if err != nil {
 			return err
 		}
@@ -131,4 +123,13 @@ func (s *Service) expireForSender(ctx context.Context, p auth.Principal, id stri
 		return nil
 	})
 	return out, err
+}
+
+// lockSenderClaim finds the sender's claim id (another tenant's answers not found) and locks it.
+func lockSenderClaim(ctx context.Context, tx ports.Tx, p auth.Principal, id string) (claim.Claim, error) {
+	found, err := tx.Claims().FindClaimForSender(ctx, p.Environment, p.TenantID, strings.TrimSpace(id))
+	if err != nil {
+		return claim.Claim{}, err
+	}
+	return tx.Claims().LockClaim(ctx, found.ID)
 }

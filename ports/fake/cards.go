@@ -24,11 +24,7 @@ func newCardTables() cardTables {
 }
 
 func (c cardTables) clone() cardTables {
-	out := cardTables{holders: c.holders.clone(), cards: c.cards.clone(), authorizations: c.authorizations.clone(), spend: map[string]int64{}}
-	for k, v := range c.spend {
-		out.spend[k] = v
-	}
-	return out
+	return cardTables{holders: c.holders.clone(), cards: c.cards.clone(), authorizations: c.authorizations.clone(), spend: copyOf(c.spend)}
 }
 
 type cardRepo struct{ s *Store }

@@ -358,13 +358,8 @@ func (c *Chain) BlockHash(_ context.Context, number uint64) (common.Hash, bool, 
 
 // USDCTransferLogs keeps the adapter's bounds and order.
 func (c *Chain) USDCTransferLogs(_ context.Context, fromBlock, toBlock uint64, parties []common.Address) ([]ports.TransferLog, error) {
-	switch {
-	case toBlock < fromBlock:
-		return nil, fmt.Errorf("chain: log range %d..%d is backwards", fromBlock, toBlock)
-	case toBlock-fromBlock >= ports.MaxLogBlockRange:
-		return nil, fmt.Errorf("chain: log range %d..%d spans more than %d blocks", fromBlock, toBlock, ports.MaxLogBlockRange)
-	case len(parties) > ports.MaxLogParties:
-		return nil, fmt.Errorf("chain: %d parties, at most %d per log query", len(parties), ports.MaxLogParties)
+	if err := ports.CheckLogRange(fromBlock, toBlock, len(parties)); err != nil {
+		return nil, err
 	}
 	wanted := map[common.Address]bool{}
 	for _, p := range parties {

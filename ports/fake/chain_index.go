@@ -26,15 +26,10 @@ func newChainIndexTables() chainIndexTables {
 
 func (t chainIndexTables) clone() chainIndexTables {
 	out := newChainIndexTables()
-	for k, v := range t.cursors {
-		out.cursors[k] = v
-	}
+	out.cursors, out.failures = copyOf(t.cursors), copyOf(t.failures)
 	for k, v := range t.blocks {
 		v.Items = append([]string(nil), v.Items...)
 		out.blocks[k] = v
-	}
-	for k, v := range t.failures {
-		out.failures[k] = v
 	}
 	return out
 }

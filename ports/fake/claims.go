@@ -39,15 +39,8 @@ func newClaimTables() claimTables {
 }
 
 func (t claimTables) clone() claimTables {
-	out := claimTables{claims: t.claims.clone(), links: t.links.clone(), challenges: t.challenges.clone(),
-		events: map[string]escrowEvent{}, cursors: map[string]ports.ChainCursor{}}
-	for k, v := range t.events {
-		out.events[k] = v
-	}
-	for k, v := range t.cursors {
-		out.cursors[k] = v
-	}
-	return out
+	return claimTables{claims: t.claims.clone(), links: t.links.clone(), challenges: t.challenges.clone(),
+		events: copyOf(t.events), cursors: copyOf(t.cursors)}
 }
 
 type claimRepo struct{ s *Store }
@@ -382,8 +375,8 @@ func (e *ClaimEscrow) EscrowClaim(_ context.Context, id [32]byte) (ports.EscrowC
 // ClaimEscrowLogs returns the logs of blocks [fromBlock, toBlock]; each transition is its own
 // block, numbered from 1.
 func (e *ClaimEscrow) ClaimEscrowLogs(_ context.Context, fromBlock, toBlock uint64) ([]ports.EscrowLog, error) {
-	if toBlock < fromBlock || toBlock-fromBlock >= ports.MaxLogBlockRange {
-		return nil, errors.New("fake escrow: log range out of bounds")
+	if err := ports.CheckLogRange(fromBlock, toBlock, 0); err != nil {
+		return nil, err
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -28,14 +28,8 @@ func newEventTables() eventTables {
 }
 
 func (e eventTables) clone() eventTables {
-	out := eventTables{events: e.events.clone(), dispatched: map[string]bool{}, endpoints: e.endpoints.clone(),
-		deleted: map[string]bool{}, deliveries: e.deliveries.clone(), attempts: map[string][]webhook.Attempt{}}
-	for k, v := range e.dispatched {
-		out.dispatched[k] = v
-	}
-	for k, v := range e.deleted {
-		out.deleted[k] = v
-	}
+	out := eventTables{events: e.events.clone(), dispatched: copyOf(e.dispatched), endpoints: e.endpoints.clone(),
+		deleted: copyOf(e.deleted), deliveries: e.deliveries.clone(), attempts: map[string][]webhook.Attempt{}}
 	for k, v := range e.attempts {
 		out.attempts[k] = append([]webhook.Attempt(nil), v...)
 	}

@@ -26,14 +26,7 @@ func newInvoiceTables() invoiceTables {
 }
 
 func (t invoiceTables) clone() invoiceTables {
-	out := invoiceTables{invoices: t.invoices.clone(), bills: t.bills.clone(), walletTenants: map[string]string{}, signers: map[string]bool{}}
-	for k, v := range t.walletTenants {
-		out.walletTenants[k] = v
-	}
-	for k, v := range t.signers {
-		out.signers[k] = v
-	}
-	return out
+	return invoiceTables{invoices: t.invoices.clone(), bills: t.bills.clone(), walletTenants: copyOf(t.walletTenants), signers: copyOf(t.signers)}
 }
 
 type invoiceRepo struct{ s *Store }

@@ -36,20 +36,8 @@ func newOfframpTables() offrampTables {
 }
 
 func (t offrampTables) clone() offrampTables {
-	out := offrampTables{payments: t.payments.clone(), quotes: t.quotes.clone(), rechecks: map[string]recheck{}, topUps: map[string]int64{},
-		returns: map[string]bool{}, events: map[string]bool{}, approvals: map[string][]offramp.HoldReason{}}
-	for k, v := range t.rechecks {
-		out.rechecks[k] = v
-	}
-	for k, v := range t.topUps {
-		out.topUps[k] = v
-	}
-	for k, v := range t.returns {
-		out.returns[k] = v
-	}
-	for k, v := range t.events {
-		out.events[k] = v
-	}
+	out := offrampTables{payments: t.payments.clone(), quotes: t.quotes.clone(), rechecks: copyOf(t.rechecks), topUps: copyOf(t.topUps),
+		returns: copyOf(t.returns), events: copyOf(t.events), approvals: map[string][]offramp.HoldReason{}}
 	for k, v := range t.approvals {
 		out.approvals[k] = append([]offramp.HoldReason(nil), v...)
 	}
@@ -345,12 +333,8 @@ func newRecipientTables() recipientTables {
 }
 
 func (t recipientTables) clone() recipientTables {
-	out := recipientTables{aliases: t.aliases.clone(), attempts: append([]ports.AliasAttempt(nil), t.attempts...),
-		credentials: map[string]recipient.Credential{}, destinations: t.destinations.clone()}
-	for k, v := range t.credentials {
-		out.credentials[k] = v
-	}
-	return out
+	return recipientTables{aliases: t.aliases.clone(), attempts: append([]ports.AliasAttempt(nil), t.attempts...),
+		credentials: copyOf(t.credentials), destinations: t.destinations.clone()}
 }
 
 type recipientRepo struct{ s *Store }

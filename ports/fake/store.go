@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -153,10 +154,13 @@ type table[T any] struct {
 func newTable[T any]() table[T] { return table[T]{rows: map[string]T{}} }
 
 func (t table[T]) clone() table[T] {
-	out := table[T]{rows: make(map[string]T, len(t.rows)), order: append([]string(nil), t.order...)}
-	for id, row := range t.rows {
-		out.rows[id] = row
-	}
+	return table[T]{rows: copyOf(t.rows), order: append([]string(nil), t.order...)}
+}
+
+// copyOf returns a copy of m that can be written to (never nil).
+func copyOf[K comparable, V any](m map[K]V) map[K]V {
+	out := make(map[K]V, len(m))
+	maps.Copy(out, m)
 	return out
 }
 

@@ -24,12 +24,8 @@ func newTwoFactorTables() twoFactorTables {
 }
 
 func (t twoFactorTables) clone() twoFactorTables {
-	out := twoFactorTables{contacts: t.contacts.clone(), factors: t.factors.clone(), settings: map[string]twofactor.Settings{},
+	return twoFactorTables{contacts: t.contacts.clone(), factors: t.factors.clone(), settings: copyOf(t.settings),
 		challenges: t.challenges.clone()}
-	for k, v := range t.settings {
-		out.settings[k] = v
-	}
-	return out
 }
 
 type twoFactorRepo struct{ s *Store }

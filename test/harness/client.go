@@ -55,6 +55,17 @@ func (c *Client) Do(method, path string, body any) *Response {
 	if isSMSOutboxRead(method, path) {
 		c.env.settleSMS(c.t)
 	}
+	r, err := c.Try(method, path, body)
+	if err != nil {
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return r
+}
+
+// Try is Do that returns a transport error (a replica that stopped, a connection reset)
+// instead of failing the test, for clients that retry elsewhere as a load balancer's do.
+func (c *Client) Try(method, path string, body any) (*Response, error) {
+	c.t.Helper()
 	var reader io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -67,34 +78,6 @@ func (c *Client) Do(method, path string, body any) *Response {
 		if err != nil {
 			c.t.Fatalf("encode body: %v", err)
 		}
-		reader = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, c.env.BaseURL+path, reader)
-	if err != nil {
-		c.t.Fatalf("new request: %v", err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range c.headers {
-		req.Header.Set(k, v)
-	}
-	r, err := c.send(req)
-	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	c.env.checkContract(c.t, method, path, r.Status, r.Header, r.Body)
-	return r
-}
-
-// Try is Do that returns a transport error (a replica that stopped, a connection reset)
-// instead of failing the test, for clients that retry elsewhere as a load balancer's do.
-func (c *Client) Try(method, path string, body any) (*Response, error) {
-	c.t.Helper()
-	raw, err := json.Marshal(body)
-	if err != nil {
-		c.t.Fatalf("encode body: %v", err)
-	}
-	var reader io.Reader
-	if body != nil {
 		reader = bytes.NewReader(raw)
 	}
 	req, err := http.NewRequest(method, c.env.BaseURL+path, reader)
