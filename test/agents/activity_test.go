@@ -40,13 +40,11 @@ func TestAgents_Activity(t *testing.T) {
 	if all["nextCursor"] != nil || len(items) != 5 {
 		t.Fatalf("timeline of %d items: %v", len(items), all)
 	}
+	harness.NewestFirst(t, items, "occurredAt")
 	kinds := map[string]int{}
-	for i, raw := range items {
+	for _, raw := range items {
 		it := raw.(map[string]any)
 		kinds[it["type"].(string)]++
-		if i > 0 && it["occurredAt"].(string) > items[i-1].(map[string]any)["occurredAt"].(string) {
-			t.Fatalf("not newest first at %d: %v", i, items)
-		}
 		if it["type"] == "policy_decision" && len(it["sha256"].(string)) != 64 {
 			t.Fatalf("decision without sha256: %v", it)
 		}

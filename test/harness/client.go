@@ -176,3 +176,22 @@ func Field(m map[string]any, name string) string {
 	s, _ := fields[name].(string)
 	return s
 }
+
+// NewestFirst fails the test unless items (JSON objects) are ordered by the timestamp in field,
+// newest first. Timestamps are compared as instants: RFC 3339 strings drop trailing zeros of
+// the fraction, so ".8501Z" and ".850118Z" do not order as strings.
+func NewestFirst(t testing.TB, items []any, field string) {
+	t.Helper()
+	var prev time.Time
+	for i, raw := range items {
+		s, _ := raw.(map[string]any)[field].(string)
+		at, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatalf("item %d: %s %q: %v", i, field, s, err)
+		}
+		if i > 0 && at.After(prev) {
+			t.Fatalf("not newest first at %d: %v", i, items)
+		}
+		prev = at
+	}
+}
