@@ -29,7 +29,7 @@ func runWorkload(t *testing.T) workload {
 	t.Helper()
 	sender, recipient := env().NewTenant(t), env().NewTenant(t)
 	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
-	phone := fmt.Sprintf("+1415%07d", 3_000_000+len(t.Name())*7919%6_000_000)
+	phone := harness.Phone("415")
 	rc := recipient.Root
 	rc.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
 	alias := rc.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Expect(t, 201).JSON(t)
@@ -51,7 +51,7 @@ func runWorkload(t *testing.T) workload {
 	sender.Root.WaitWalletDeployed(t, walletID)
 	sender.Root.Fund(t, walletID, "5")
 	// A payment to a phone nobody verified opens a claim, funded in the escrow contract.
-	claimPay := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": "+14155550" + fmt.Sprintf("%03d", len(sender.ID)%1000), "amountUsd": "3"}).
+	claimPay := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("415"), "amountUsd": "3"}).
 		Expect(t, 201).JSON(t)
 	harness.WaitClaim(t, sender.Root, claimPay["claimId"].(string), "funded", func(c map[string]any) bool { return c["funded"] == true })
 	// A cardholder card draws on the service balance: its approved authorization is a hold.

@@ -19,7 +19,7 @@ func TestClaimExpiry_RedeemRefusesExpiredChallenge(t *testing.T) {
 		c.ClaimLifetime = time.Hour // the claim outlives the challenge
 	})
 	sender := fundedOn(t, srv, "40")
-	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "10"}).Expect(t, 201).JSON(t)
+	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "10"}).Expect(t, 201).JSON(t)
 	payID, claimID := created["paymentId"].(string), created["claimId"].(string)
 	harness.WaitClaim(t, sender.Root, claimID, "funded", func(c map[string]any) bool { return c["funded"] == true })
 

@@ -19,7 +19,7 @@ func TestClaimExpiry_StuckRedeemedClaimRefundedAfterGrace(t *testing.T) {
 	srv := clockServer(t, clk)
 	sender := fundedOn(t, srv, "100")
 
-	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "25"}).Expect(t, 201).JSON(t)
+	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "25"}).Expect(t, 201).JSON(t)
 	if created["status"] != "PENDING_CLAIM" || created["claimId"] == nil {
 		t.Fatalf("unknown phone: %v", created)
 	}
@@ -140,7 +140,7 @@ func TestClaimExpiry_UnfundedClaimCanceled(t *testing.T) {
 
 	// The chain runs well past the expiry of any claim opened now.
 	advanceChainTo(t, clk.Now().Add(lifetime+10*time.Minute))
-	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "20"}).Expect(t, 201).JSON(t)
+	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "20"}).Expect(t, 201).JSON(t)
 	if created["status"] != "PENDING_CLAIM" || created["claimId"] == nil {
 		t.Fatalf("unknown phone: %v", created)
 	}

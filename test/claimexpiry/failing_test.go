@@ -29,9 +29,9 @@ func TestClaimExpiry_FailingClaimDoesNotStallThePass(t *testing.T) {
 	})
 	sender := fundedOn(t, srv, "50")
 	advanceChainTo(t, clk.Now().Add(lifetime+10*time.Minute)) // no funding can land: both stay unfunded
-	first := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "10"}).Expect(t, 201).JSON(t)
+	first := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "10"}).Expect(t, 201).JSON(t)
 	clk.Advance(time.Second)
-	second := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "10"}).Expect(t, 201).JSON(t)
+	second := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "10"}).Expect(t, 201).JSON(t)
 	bad, good := first["claimId"].(string), second["claimId"].(string)
 	poisoned.Store(bad)
 

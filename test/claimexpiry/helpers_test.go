@@ -2,9 +2,7 @@ package claimexpiry
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -56,13 +54,6 @@ func onboardedOn(t *testing.T, srv *harness.Env) (*harness.Tenant, string) {
 	ten.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
 	d := ten.Root.Post("/v1/payout-destinations", map[string]any{"type": "SERVICE_BALANCE"}).Expect(t, 201).JSON(t)
 	return ten, d["id"].(string)
-}
-
-var phoneSeq atomic.Int64
-
-// newPhone is a fresh US number nobody has verified (the exchange starts 2-8).
-func newPhone() string {
-	return fmt.Sprintf("+1628%07d", 2_000_000+phoneSeq.Add(1)*7727%7_000_000)
 }
 
 // getClaim is the sender's view of a claim.

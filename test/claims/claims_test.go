@@ -37,7 +37,7 @@ func (s *syncBuffer) String() string {
 // openClaim pays amount to a fresh unknown phone and waits until the escrow funding is indexed.
 func openClaim(t *testing.T, sender *harness.Tenant, amount string) (phone string, payment, cl map[string]any) {
 	t.Helper()
-	phone = newPhone()
+	phone = harness.Phone("628")
 	payment = sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": amount}).Expect(t, 201).JSON(t)
 	if payment["status"] != "PENDING_CLAIM" || payment["claimId"] == nil || len(payment["quotes"].([]any)) != 0 {
 		t.Fatalf("unknown phone: %v", payment)
@@ -55,7 +55,7 @@ func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 
 	sender := funded(t, "100")
 	sender.Root = srv.Client(t).WithKey(sender.RootKey)
-	phone := newPhone()
+	phone := harness.Phone("628")
 	created := seen(sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": "25"})).Expect(t, 201).JSON(t)
 	if created["status"] != "PENDING_CLAIM" || created["recipientTenantId"] != nil {
 		t.Fatalf("created %v", created)
@@ -297,17 +297,17 @@ func TestClaim_PhoneCodeBudgetPerPhone(t *testing.T) {
 func TestClaim_CreateGuards(t *testing.T) {
 	t.Parallel()
 	poor := funded(t, "1")
-	poor.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "2"}).ExpectError(t, 422, "INSUFFICIENT_FUNDS")
+	poor.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "2"}).ExpectError(t, 422, "INSUFFICIENT_FUNDS")
 	harness.ExpectServiceBalance(t, poor.Root, 1_000_000, 0)
 	if n := len(poor.Root.Get("/v1/offramp/payments").Expect(t, 200).JSON(t)["payments"].([]any)); n != 0 {
 		t.Fatalf("a refused create leaves no payment: %d", n)
 	}
-	poor.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "1", "requestedDestinationId": "dst_x"}).
+	poor.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "1", "requestedDestinationId": "dst_x"}).
 		ExpectError(t, 403, "DESTINATION_NOT_ELIGIBLE")
 
 	// One Idempotency-Key, parallel retries: one payment, one claim, one reservation.
 	sender := funded(t, "10")
-	phone := newPhone()
+	phone := harness.Phone("628")
 	var wg sync.WaitGroup
 	ids := make([]string, 8)
 	for i := range ids {

@@ -1,20 +1,11 @@
 package claims
 
 import (
-	"fmt"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"corridor/test/harness"
 )
-
-var phoneSeq atomic.Int64
-
-// newPhone is a fresh US number nobody has verified.
-func newPhone() string {
-	return fmt.Sprintf("+1628%07d", 2_000_000+phoneSeq.Add(1)*7727%7_000_000)
-}
 
 // onboarded is a tenant with an ACTIVE credential and a SERVICE_BALANCE destination.
 func onboarded(t *testing.T) (*harness.Tenant, string) {

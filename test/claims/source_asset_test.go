@@ -3,6 +3,8 @@ package claims
 import (
 	"strings"
 	"testing"
+
+	"corridor/test/harness"
 )
 
 // TestOfframp_SourceAssetIsTheChainsUSDC: a sandbox payment names, in sourceAssetId, the USDC
@@ -25,7 +27,7 @@ func TestOfframp_SourceAssetIsTheChainsUSDC(t *testing.T) {
 		t.Fatalf("capabilities list no TEST chain with a USDC address: %v", caps["chains"])
 	}
 	// An unknown phone: the payment opens a claim whose escrow holds this very token.
-	pay := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "1.00"}).Expect(t, 201).JSON(t)
+	pay := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "1.00"}).Expect(t, 201).JSON(t)
 	want := "eip155:84532/erc20:" + strings.ToLower(usdc)
 	if got, _ := pay["sourceAssetId"].(string); !strings.EqualFold(got, want) {
 		t.Fatalf("sourceAssetId = %q, want %q (the TEST chain's USDC in capabilities)", got, want)

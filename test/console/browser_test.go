@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -54,7 +53,7 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	ten.Root.Post("/v1/agents", map[string]any{"name": "Procurement agent"}).Expect(t, 201)
 	// An off-ramp payment to a phone without an account: it waits as a funded claim.
-	phone := fmt.Sprintf("+1628%07d", 2_000_000+time.Now().UnixNano()%7_000_000)
+	phone := harness.Phone("628")
 	offramp := ten.Root.Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": "10"}).Expect(t, 201).JSON(t)
 	claimID, _ := offramp["claimId"].(string)
 	if claimID == "" {

@@ -32,7 +32,7 @@ func oidcServer(t *testing.T) (*harness.Env, *harness.OIDCProvider, string) {
 	srv := harness.NewServer(t, func(c *wiring.Config) {
 		c.Identity, c.ConsoleSignIn, c.ConsoleSignInIssuer = verifier, flow, prov.Issuer()
 	})
-	subject := "oidc|" + strings.ReplaceAll(t.Name(), "/", "-")
+	subject := "oidc|" + strings.ReplaceAll(t.Name(), "/", "-") + time.Now().Format("-150405.000000")
 	owner := srv.Client(t).WithSession(prov.Token(subject, "owner@corridor.test"))
 	tenantID := owner.Post("/v1/tenants", map[string]any{"name": "OIDC tenant " + time.Now().Format("150405.000000")}).Expect(t, 201).JSON(t)["id"].(string)
 	prov.SignInAs(subject, "owner@corridor.test")

@@ -102,24 +102,12 @@ type offrampPair struct {
 	phone             string
 }
 
-var phoneSeq struct {
-	sync.Mutex
-	n int
-}
-
-func newPhone() string {
-	phoneSeq.Lock()
-	defer phoneSeq.Unlock()
-	phoneSeq.n++
-	return fmt.Sprintf("+1415%07d", 3_000_000+(phoneSeq.n*7919+rand.IntN(1000)*13)%6_000_000)
-}
-
 var sixDigits = regexp.MustCompile(`\b(\d{6})\b`)
 
 func newOfframpPair(t *testing.T, fundUSD string) offrampPair {
 	t.Helper()
 	env := harness.Shared()
-	p := offrampPair{sender: env.NewTenant(t), recipient: env.NewTenant(t), phone: newPhone()}
+	p := offrampPair{sender: env.NewTenant(t), recipient: env.NewTenant(t), phone: harness.Phone("415")}
 	p.sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": fundUSD}).Expect(t, 201)
 	rc := p.recipient.Root
 	rc.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)

@@ -2,8 +2,10 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,6 +13,19 @@ import (
 )
 
 // Helpers shared by the off-ramp and claim test packages.
+
+var (
+	phoneSeq  atomic.Int64
+	phoneSalt = time.Now().UnixNano() / 1000
+)
+
+// Phone returns a valid US number in the area code given (its exchange starts 2-8, as
+// libphonenumber requires) that no other call in this process returned: 7919 is prime to the
+// 7,000,000 lines, so the first 7,000,000 calls differ. The start is salted with the clock, so a
+// second run against the same database (go test -count=2) draws other numbers.
+func Phone(area string) string {
+	return fmt.Sprintf("+1%s%07d", area, 2_000_000+(phoneSalt+phoneSeq.Add(1)*7919)%7_000_000)
+}
 
 // waitLimit bounds every poll of a background outcome (jobs, the chain indexer).
 const waitLimit = 60 * time.Second

@@ -1,10 +1,8 @@
 package isolation
 
 import (
-	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,7 +44,7 @@ var fixtures = map[string]fixture{
 		return accounts[0].(map[string]any)["id"].(string)
 	}},
 	"phone-aliases": {notFound: "PHONE_ALIAS_NOT_FOUND", make: func(t *testing.T, w *world) string {
-		return w.victim.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)["id"].(string)
+		return w.victim.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("628")}).Expect(t, 201).JSON(t)["id"].(string)
 	}},
 	"payout-destinations": {notFound: "PAYOUT_DESTINATION_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		w.victim.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
@@ -242,7 +240,7 @@ func (w *world) deposit(t *testing.T) {
 func (w *world) claimPayment(t *testing.T) map[string]any {
 	if w.claimPay == nil {
 		w.deposit(t)
-		w.claimPay = w.victim.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "3"}).Expect(t, 201).JSON(t)
+		w.claimPay = w.victim.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "3"}).Expect(t, 201).JSON(t)
 		if w.claimPay["claimId"] == nil {
 			t.Fatalf("the payment opened no claim: %v", w.claimPay)
 		}
@@ -278,12 +276,6 @@ func (w *world) policy(t *testing.T) string {
 			Expect(t, 201).JSON(t)["policyId"].(string)
 	}
 	return w.policyID
-}
-
-var phoneSeq atomic.Int64
-
-func newPhone() string {
-	return fmt.Sprintf("+1628%07d", 2_000_000+(time.Now().UnixNano()/1000+phoneSeq.Add(1)*7919)%7_000_000)
 }
 
 func newAddress(t *testing.T) string {

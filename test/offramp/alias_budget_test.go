@@ -44,7 +44,7 @@ func expectBudget(t *testing.T, r *harness.Response, scope string) {
 func TestPhoneAliases_GuessingLoopStops(t *testing.T) {
 	t.Parallel()
 	attacker := env().NewTenant(t)
-	phone := newPhone()
+	phone := harness.Phone("415")
 	guesses := 0
 	var refused *harness.Response
 	for round := 0; round < 1000 && refused == nil; round++ {
@@ -85,7 +85,7 @@ func TestPhoneAliases_GuessingLoopStops(t *testing.T) {
 func TestPhoneAliases_LegitimateVerifyWithinBudget(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	code := lastCode(t, ten.Root)
 	path := "/v1/phone-aliases/" + a["id"].(string) + "/verify"
 	for i := 0; i < 2; i++ {
@@ -119,7 +119,7 @@ func TestPhoneAliases_BudgetPerPhoneRefusesVerify(t *testing.T) {
 	srv := budgetServer(t, recipientsapp.AliasBudget{PerPhone: 3, PerIP: 10_000})
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
-	a := c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	a := c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	code := lastCode(t, c)
 	path := "/v1/phone-aliases/" + a["id"].(string) + "/verify"
 	for i := 0; i < 3; i++ {
@@ -140,11 +140,11 @@ func TestPhoneAliases_BudgetPerTenant(t *testing.T) {
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
 	for i := 0; i < 3; i++ {
-		c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+		c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 	}
-	expectBudget(t, c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}), "tenant")
+	expectBudget(t, c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}), "tenant")
 	// Another tenant is not affected.
-	srv.NewTenant(t).Root.With("X-Forwarded-For", freshIP()).Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+	srv.NewTenant(t).Root.With("X-Forwarded-For", freshIP()).Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 }
 
 func TestPhoneAliases_BudgetPerIP(t *testing.T) {
@@ -152,11 +152,11 @@ func TestPhoneAliases_BudgetPerIP(t *testing.T) {
 	srv := budgetServer(t, recipientsapp.AliasBudget{PerIP: 2})
 	ip := freshIP()
 	for i := 0; i < 2; i++ {
-		srv.NewTenant(t).Root.With("X-Forwarded-For", ip).Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+		srv.NewTenant(t).Root.With("X-Forwarded-For", ip).Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 	}
 	third := srv.NewTenant(t)
-	expectBudget(t, third.Root.With("X-Forwarded-For", ip).Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}), "ip")
-	third.Root.With("X-Forwarded-For", freshIP()).Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+	expectBudget(t, third.Root.With("X-Forwarded-For", ip).Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}), "ip")
+	third.Root.With("X-Forwarded-For", freshIP()).Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 }
 
 func TestPhoneAliases_PendingCap(t *testing.T) {
@@ -164,13 +164,13 @@ func TestPhoneAliases_PendingCap(t *testing.T) {
 	srv := budgetServer(t, recipientsapp.AliasBudget{MaxPending: 2, PerIP: 10_000})
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
-	first := c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	first := c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	firstCode := lastCode(t, c)
-	c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
-	expectBudget(t, c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}), "pendingAliases")
+	c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
+	expectBudget(t, c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}), "pendingAliases")
 	// Verifying one frees its place.
 	c.Post("/v1/phone-aliases/"+first["id"].(string)+"/verify", map[string]any{"code": firstCode}).Expect(t, 200)
-	c.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+	c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 }
 
 // TestPhoneAliases_BudgetHoldsUnderConcurrency: requests fired at once cannot all pass the
@@ -180,7 +180,7 @@ func TestPhoneAliases_BudgetHoldsUnderConcurrency(t *testing.T) {
 	srv := budgetServer(t, recipientsapp.AliasBudget{PerPhone: 3, PerTenant: 100, MaxPending: 100, PerIP: 10_000})
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
-	phone := newPhone()
+	phone := harness.Phone("415")
 	var created, limited atomic.Int64
 	var wg sync.WaitGroup
 	for i := 0; i < 12; i++ {

@@ -23,7 +23,7 @@ func deposit(t *testing.T, c *harness.Client, amountUSD string) {
 // onboarded recipient.
 func newPair(t *testing.T, fundUSD string) pair {
 	t.Helper()
-	p := pair{sender: env().NewTenant(t), recipient: onboarded(t), phone: newPhone()}
+	p := pair{sender: env().NewTenant(t), recipient: onboarded(t), phone: harness.Phone("415")}
 	if fundUSD != "" {
 		deposit(t, p.sender.Root, fundUSD)
 	}

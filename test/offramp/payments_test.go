@@ -39,7 +39,7 @@ func TestOfframp_IntakeOutcomes(t *testing.T) {
 
 	// Unknown phone: a pending claim needs the claim escrow; this server has no chain, so the
 	// payment is refused and nothing is reserved (test/claims covers the claim itself).
-	p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": newPhone(), "amountUsd": "1"}).ExpectError(t, 503, "CHAIN_UNAVAILABLE")
+	p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("415"), "amountUsd": "1"}).ExpectError(t, 503, "CHAIN_UNAVAILABLE")
 	// Funding modes other than INTERNAL_BALANCE.
 	for _, mode := range []string{"ONCHAIN_DEPOSIT", "SAFE_PROPOSAL"} {
 		p.create(t, "1", map[string]any{"fundingMode": mode}).ExpectError(t, 400, "FUNDING_MODE_NOT_AVAILABLE")
@@ -60,7 +60,7 @@ func TestOfframp_IntakeOutcomes(t *testing.T) {
 	p.create(t, "1000", nil).ExpectError(t, 422, "INSUFFICIENT_FUNDS")
 	harness.ExpectServiceBalance(t, p.sender.Root, 89*usd, 11*usd)
 	// Paying one's own number.
-	selfPhone := newPhone()
+	selfPhone := harness.Phone("415")
 	verifiedAlias(t, p.sender.Root, selfPhone)
 	p.sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": selfPhone, "amountUsd": "1"}).ExpectError(t, 422, "SELF_PAYMENT_NOT_ALLOWED")
 	trialBalanceZero(t, p.sender, p.recipient)
@@ -87,7 +87,7 @@ func TestOfframp_HoldsAndRejections(t *testing.T) {
 	if m["status"] != "COMPLIANCE_HOLD" || fmt.Sprint(m["holdReasons"]) != "[TRANSACTION_MONITORING_REVIEW]" {
 		t.Fatalf("monitoring hold: %v", m)
 	}
-	fresh := pair{sender: p.sender, recipient: env().NewTenant(t), phone: newPhone()}
+	fresh := pair{sender: p.sender, recipient: env().NewTenant(t), phone: harness.Phone("415")}
 	verifiedAlias(t, fresh.recipient.Root, fresh.phone)
 	m = fresh.create(t, "1", nil).Expect(t, 201).JSON(t)
 	if m["status"] != "COMPLIANCE_HOLD" || !strings.Contains(fmt.Sprint(m["holdReasons"]), "RECIPIENT_NOT_ONBOARDED") {

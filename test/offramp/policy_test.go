@@ -130,7 +130,7 @@ func TestOfframpPolicy_DailyCapIsCumulative(t *testing.T) {
 
 	// Before any policy: one payment refunded by the provider (mock 03) and one the sender
 	// canceled. Both would overflow the cap below if they counted.
-	other := pair{sender: p.sender, recipient: onboarded(t), phone: newPhone()}
+	other := pair{sender: p.sender, recipient: onboarded(t), phone: harness.Phone("415")}
 	verifiedAlias(t, other.recipient.Root, other.phone)
 	destination(t, other.recipient.Root, walletA)
 	refunded := other.create(t, "6.000003", nil).Expect(t, http.StatusCreated).JSON(t)["paymentId"].(string)

@@ -5,21 +5,12 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"corridor/test/harness"
 	"corridor/wiring"
 )
-
-var phoneSeq atomic.Int64
-
-// newPhone returns a fresh valid US number per call (555-01xx style numbers are not valid in
-// libphonenumber, so a real area code is used with a unique line number).
-func newPhone() string {
-	return fmt.Sprintf("+1415%07d", 2_000_000+phoneSeq.Add(1)*7919%7_000_000)
-}
 
 var codeInBody = regexp.MustCompile(`\b(\d{6})\b`)
 
@@ -59,7 +50,7 @@ func verifiedAlias(t *testing.T, c *harness.Client, phone string) map[string]any
 func TestPhoneAliases_VerifyBySMSCode(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	phone := newPhone()
+	phone := harness.Phone("415")
 	created := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Expect(t, 201)
 	a := created.JSON(t)
 	if a["status"] != "PENDING_VERIFICATION" || a["attemptsRemaining"] != float64(5) || a["codeExpiresAt"] == nil ||
@@ -98,20 +89,20 @@ func TestPhoneAliases_Validation(t *testing.T) {
 	}
 	ten.Root.Post("/v1/phone-aliases/pha_nope/verify", map[string]any{"code": "123456"}).ExpectError(t, 404, "PHONE_ALIAS_NOT_FOUND")
 	other := env().NewTenant(t)
-	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	other.Root.Post("/v1/phone-aliases/"+a["id"].(string)+"/verify", map[string]any{"code": "123456"}).ExpectError(t, 404, "PHONE_ALIAS_NOT_FOUND")
 	if m := other.Root.Get("/v1/sandbox/sms-messages").Expect(t, 200).JSON(t); m["total"] != float64(0) {
 		t.Fatalf("another tenant's outbox leaked: %v", m)
 	}
 	readOnly := env().Client(t).WithKey(env().NewKey(t, ten.Session, map[string]any{"name": "ro"}))
-	readOnly.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	readOnly.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
 	readOnly.Get("/v1/phone-aliases").Expect(t, 200)
 }
 
 func TestPhoneAliases_FiveWrongCodesFail(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	code := lastCode(t, ten.Root)
 	wrong := fmt.Sprintf("%06d", (atoi(code)+1)%1_000_000)
 	path := "/v1/phone-aliases/" + a["id"].(string) + "/verify"
@@ -124,7 +115,7 @@ func TestPhoneAliases_FiveWrongCodesFail(t *testing.T) {
 
 func TestPhoneAliases_OneTenantPerNumber(t *testing.T) {
 	t.Parallel()
-	phone := newPhone()
+	phone := harness.Phone("415")
 	a, b := env().NewTenant(t), env().NewTenant(t)
 	pa := a.Root.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Expect(t, 201).JSON(t)
 	pb := b.Root.Post("/v1/phone-aliases", map[string]any{"phone": phone}).Expect(t, 201).JSON(t)
@@ -192,7 +183,7 @@ func atoi(s string) int {
 func TestPhoneAliases_WrongCodesCountUnderOneIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	a := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	code := lastCode(t, ten.Root)
 	wrong := fmt.Sprintf("%06d", (atoi(code)+1)%1_000_000)
 	path := "/v1/phone-aliases/" + a["id"].(string) + "/verify"
@@ -233,7 +224,7 @@ func TestOfframp_PhoneReverification(t *testing.T) {
 	if g := get(t, p.sender.Root, m["paymentId"].(string)); g["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
 		t.Fatalf("after re-verification: %v", g)
 	}
-	pending := p.recipient.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	pending := p.recipient.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	p.recipient.Root.Post("/v1/phone-aliases/"+pending["id"].(string)+"/reverify", nil).ExpectError(t, 409, "INVALID_STATE")
 	env().NewTenant(t).Root.Post("/v1/phone-aliases/"+aliasID+"/reverify", nil).ExpectError(t, 404, "PHONE_ALIAS_NOT_FOUND")
 }

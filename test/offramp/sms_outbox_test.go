@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	recipientsapp "corridor/app/recipients"
+	"corridor/test/harness"
 )
 
 // The sandbox SMS outbox (docs/security.md, "SMS bodies and the outbox"): bodies carry codes
@@ -30,7 +31,7 @@ func outboxConn(t *testing.T) *pgx.Conn {
 func TestSMSOutbox_BodyNeverStoredInClear(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+	ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 	code := lastCode(t, ten.Root) // the TEST caller still reads it through the API
 	conn := outboxConn(t)
 	ctx := context.Background()
@@ -59,7 +60,7 @@ func TestSMSOutbox_BodyNeverStoredInClear(t *testing.T) {
 func TestSMSOutbox_RetentionPurge(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+	ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 	old := ten.Root.Get("/v1/sandbox/sms-messages").Expect(t, 200).JSON(t)["messages"].([]any)[0].(map[string]any)["id"].(string)
 	conn := outboxConn(t)
 	ctx := context.Background()
@@ -67,7 +68,7 @@ func TestSMSOutbox_RetentionPurge(t *testing.T) {
 	if _, err := conn.Exec(ctx, `UPDATE sms_messages SET created_at = now() - interval '8 days' WHERE id = $1`, old); err != nil {
 		t.Fatal(err)
 	}
-	ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201)
+	ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
 	if _, err := env().Service.Recipients.PurgeSMSOutbox(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func TestSMSOutbox_SentAfterCommitOncePerKey(t *testing.T) {
 	ten := env().NewTenant(t)
 	ctx := context.Background()
 	conn := outboxConn(t)
-	alias := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": newPhone()}).Expect(t, 201).JSON(t)
+	alias := ten.Root.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
 	var raw []byte
 	if err := conn.QueryRow(ctx, `SELECT args FROM river_job WHERE kind = 'sms.send' AND args->>'tenantId' = $1`, ten.ID).Scan(&raw); err != nil {
 		t.Fatalf("no sms.send job committed with the alias: %v", err)

@@ -1,21 +1,12 @@
 package payouts
 
 import (
-	"fmt"
 	"regexp"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"corridor/test/harness"
 )
-
-var phoneSeq atomic.Int64
-
-// newPhone is a fresh US number nobody has verified.
-func newPhone() string {
-	return fmt.Sprintf("+1312%07d", 2_000_000+phoneSeq.Add(1)*7717%7_000_000)
-}
 
 var codeInBody = regexp.MustCompile(`\b(\d{6})\b`)
 
@@ -27,7 +18,7 @@ type pair struct {
 
 func newPair(t *testing.T, fundUSD string) pair {
 	t.Helper()
-	p := pair{sender: env().NewTenant(t), recipient: env().NewTenant(t), phone: newPhone()}
+	p := pair{sender: env().NewTenant(t), recipient: env().NewTenant(t), phone: harness.Phone("312")}
 	p.sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": fundUSD}).Expect(t, 201)
 	c := p.recipient.Root
 	c.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)

@@ -2,8 +2,6 @@ package reorg
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -22,7 +20,7 @@ func TestReorg_DroppedClaimFundingStepsBack(t *testing.T) {
 	chain := env().Chain
 	sender := env().NewTenant(t)
 	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "100"}).Expect(t, 201)
-	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": fmt.Sprintf("+1628%07d", 2_000_000+phoneSeq.Add(1)), "amountUsd": "25"}).Expect(t, 201).JSON(t)
+	created := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": harness.Phone("628"), "amountUsd": "25"}).Expect(t, 201).JSON(t)
 	if created["status"] != "PENDING_CLAIM" || created["claimId"] == nil {
 		t.Fatalf("unknown phone: %v", created)
 	}
@@ -81,8 +79,6 @@ func TestReorg_DroppedClaimFundingStepsBack(t *testing.T) {
 	}, func(c map[string]any) bool { return c["funded"] == true })
 	harness.ExpectServiceBalance(t, sender.Root, 75_000_000, 0)
 }
-
-var phoneSeq atomic.Int64
 
 func mine(t *testing.T, blocks int) {
 	t.Helper()
