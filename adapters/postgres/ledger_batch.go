@@ -519,7 +519,7 @@ func (r ledgerRepo) in(u *unitLedger) ledgerRepo {
 func (r ledgerRepo) reading(u *unitLedger) ledgerRepo {
 	if u != nil && u.err == nil {
 		u.m.enterSQL()
-		u.err = u.flush(context.Background())
+		u.err = u.flush(u.m.b.bc.ctx)
 	}
 	return r
 }

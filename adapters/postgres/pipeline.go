@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +54,16 @@ import (
 // the batch again alone, as a unit of work without the pipeline; a COMMIT whose outcome is
 // unknown (the connection broke) answers every unit with the error, as a unit of work without
 // the pipeline would.
+//
+// Abandoned batches. A batch's statements, its BEGIN and its COMMIT run under the batch's
+// own context, not a unit's: one caller's deadline must not break the connection the others
+// share. The batch's context is cancelled once the context of every unit it admitted is done,
+// so that a batch nobody waits for any more gives up. When the database stops answering (a
+// partition, a silent network), that is what bounds a request: its unit's deadline passes, the
+// statement or COMMIT it waits on is interrupted, and it is answered SERVICE_UNAVAILABLE, as it
+// would be without the pipeline. The units of a batch usually share one deadline (the HTTP
+// request timeout); a unit whose context has no deadline keeps its batch waiting as long as it
+// would wait alone.
 //
 // Overlap. With Overlap on, a lane hands a batch that has run its units to a committer (a
 // goroutine that sends the write and the COMMIT) and opens its next batch at once, on another
@@ -300,6 +311,7 @@ type member struct {
 // batch is one shared transaction.
 type batch struct {
 	p          *pipeline
+	bc         *batchContext // the context of the batch's BEGIN, statements and COMMIT
 	tx         bun.Tx
 	q          txQuerier
 	ledger     *batchLedger
@@ -325,18 +337,30 @@ const maxSQLUnits = 60
 // next batch. With Overlap it returns once the units have run, and the commit goes on in a
 // committer whose end the returned channel signals.
 func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
-	ctx := context.Background()
-	btx, err := p.db.BeginTx(ctx, nil)
+	bc := newBatchContext()
+	for _, u := range carried {
+		bc.watch(u.ctx)
+	}
+	btx, err := p.db.BeginTx(bc.ctx, nil)
 	if err != nil {
+		err = bc.failure(err)
+		bc.done()
 		for _, u := range carried {
 			u.wake <- wake{out: &unitOutcome{err: err}}
 		}
 		return nil, prev
 	}
-	b := &batch{p: p, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now()}
+	b := &batch{p: p, bc: bc, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now()}
 	for _, u := range carried {
-		b.admit(u)
+		b.add(u)
 	}
+	ctx := bc.ctx
+	overlapped := false // with Overlap, the committer ends the batch's context
+	defer func() {
+		if !overlapped {
+			bc.done()
+		}
+	}()
 	admitting := true
 	timer := time.NewTimer(p.opts.MaxWait)
 	defer timer.Stop()
@@ -395,9 +419,11 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 	if !p.opts.Overlap {
 		return b.commit(ctx, prev), nil
 	}
+	overlapped = true
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
+		defer bc.done()
 		b.commit(ctx, prev)
 	}()
 	// At most one batch of a lane commits while the next runs: the next opens once this
@@ -409,7 +435,14 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 	return b.carry, done
 }
 
+// admit adds a unit that joined the batch, watching its context.
 func (b *batch) admit(u *pipeUnit) {
+	b.bc.watch(u.ctx)
+	b.add(u)
+}
+
+// add adds u to the batch (a carried unit's context was watched before BEGIN).
+func (b *batch) add(u *pipeUnit) {
 	m := &member{u: u, b: b}
 	m.l = b.ledger.unit(m, b.tx.Tx)
 	b.members = append(b.members, m)
@@ -469,10 +502,10 @@ func (b *batch) give(m *member, abort bool) {
 // execute runs the unit's function on its caller's goroutine, then hands the connection back.
 func (m *member) execute() {
 	b := m.b
-	// The unit's statements run without its caller's cancellation: a statement cancelled
-	// half-way would break the batch's connection for every unit in it. statement_timeout
-	// still bounds each statement.
-	ctx := context.WithValue(context.WithoutCancel(m.u.ctx), txKey{}, b.tx)
+	// The unit's statements run under the batch's context, not their caller's: a statement
+	// cancelled half-way would break the batch's connection for every unit in it. The batch's
+	// context ends once no caller waits (batchContext); statement_timeout bounds each statement.
+	ctx := context.WithValue(unitValues{Context: b.bc.ctx, values: m.u.ctx}, txKey{}, b.tx)
 	ctx = context.WithValue(context.WithValue(ctx, unitKey{}, m.l), lockWaitKey{}, &m.waited)
 	m.panicked, m.err = callUnit(ctx, m.u.fn, &tx{db: b.tx, unit: m.l})
 	if m.err == nil && m.l.err != nil {
@@ -538,7 +571,7 @@ func (m *member) enterSQL() {
 	if b.open != nil {
 		sql = "RELEASE SAVEPOINT corridor_unit; " + sql
 	}
-	if _, err := b.tx.Tx.ExecContext(context.Background(), sql); err != nil {
+	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, sql); err != nil {
 		b.poison(err)
 		return
 	}
@@ -568,7 +601,7 @@ func (b *batch) end(m *member) {
 		b.ended = append(b.ended, m)
 	} else {
 		if m.sql {
-			if _, err := b.tx.Tx.ExecContext(context.Background(), "ROLLBACK TO SAVEPOINT corridor_unit; RELEASE SAVEPOINT corridor_unit"); err != nil {
+			if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "ROLLBACK TO SAVEPOINT corridor_unit; RELEASE SAVEPOINT corridor_unit"); err != nil {
 				b.poison(err)
 			}
 		}
@@ -713,7 +746,7 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	default:
 		// The outcome is unknown: the batch may have committed. Answer as a unit of work whose
 		// COMMIT broke would be answered.
-		b.answer(err)
+		b.answer(b.bc.failure(err))
 	}
 	return b.carry
 }
@@ -761,3 +794,65 @@ func lockNotAvailable(err error) bool {
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
+
+// batchContext is a batch's context. It is cancelled once the context of every unit the batch
+// watches is done: nobody waits for the batch any more, so a BEGIN, statement or COMMIT the
+// database does not answer is interrupted instead of holding the lane. A context that is never
+// done (no deadline) keeps the batch going.
+type batchContext struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	live   atomic.Int64 // watched contexts not done yet
+	mu     sync.Mutex
+	stops  []func() bool
+}
+
+func newBatchContext() *batchContext {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &batchContext{ctx: ctx, cancel: cancel}
+}
+
+// watch counts a unit's context among those the batch serves.
+func (c *batchContext) watch(ctx context.Context) {
+	c.live.Add(1)
+	stop := context.AfterFunc(ctx, func() {
+		if c.live.Add(-1) == 0 {
+			c.cancel()
+		}
+	})
+	c.mu.Lock()
+	c.stops = append(c.stops, stop)
+	c.mu.Unlock()
+}
+
+// done ends the batch's context once the batch has committed or given up.
+func (c *batchContext) done() {
+	c.mu.Lock()
+	for _, stop := range c.stops {
+		stop()
+	}
+	c.stops = nil
+	c.mu.Unlock()
+	c.cancel()
+}
+
+// errBatchAbandoned answers the units of a batch interrupted because every caller had gone.
+var errBatchAbandoned = core.E(core.CodeServiceUnavailable, "the database did not answer in time; retry shortly")
+
+// failure maps an error the batch met once its context was cancelled to SERVICE_UNAVAILABLE:
+// the database did not answer before the callers' deadlines.
+func (c *batchContext) failure(err error) error {
+	if err != nil && c.ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", errBatchAbandoned, err)
+	}
+	return err
+}
+
+// unitValues is the context of a unit's statements in a batch: the unit's values (its
+// transaction, ledger layer, trace) under the batch's cancellation.
+type unitValues struct {
+	context.Context
+	values context.Context
+}
+
+func (c unitValues) Value(key any) any { return c.values.Value(key) }

@@ -993,3 +993,62 @@ func TestPipeline_AloneDoesNotWait(t *testing.T) {
 	}
 	p.verify(t)
 }
+
+// TestPipeline_AbandonedBatchGivesUp: a batch whose callers' contexts have all ended gives up
+// the statement it waits on (a pg_sleep of 20 s, under the 30 s statement_timeout, stands in
+// for a database that does not answer); its unit is answered SERVICE_UNAVAILABLE and the lane
+// serves the next unit. Without that, the unit would succeed after the 20 s, as if nobody had
+// gone. A unit whose context ends while another unit of its batch still waits is not
+// interrupted: the batch is theirs together.
+func TestPipeline_AbandonedBatchGivesUp(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 2)
+	sleep := func(seconds string) func(ctx context.Context, tx ports.Tx) error {
+		return func(ctx context.Context, _ ports.Tx) error {
+			btx, _ := postgres.TxFromContext(ctx)
+			_, err := btx.ExecContext(ctx, "SELECT pg_sleep("+seconds+")")
+			return err
+		}
+	}
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxWait: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := s.InTx(ctx, sleep("20")); !unavailableErr(err) {
+		t.Fatalf("abandoned batch: %v, want SERVICE_UNAVAILABLE", err)
+	}
+	if err := postIn(s, move("after-abandoned", p.world.ID, p.accounts[0].ID, 1)); err != nil {
+		t.Fatalf("the lane after an abandoned batch: %v", err)
+	}
+
+	// Shared: a transfer with no deadline joins first, then a unit whose deadline passes
+	// during its statement; the statement runs to its end and both commit.
+	shared := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	started := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	var transferErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		transferErr = shared.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			once.Do(func() { close(started) })
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("shared-transfer", p.world.ID, p.accounts[1].ID, 1))
+			return err
+		})
+	}()
+	<-started
+	short, cancelShort := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancelShort()
+	sleepErr := shared.InTx(short, sleep("0.5"))
+	wg.Wait()
+	if sleepErr != nil || transferErr != nil {
+		t.Fatalf("shared batch: %v, %v; want both committed", sleepErr, transferErr)
+	}
+	if st := shared.PipelineStats(); st.Batches != 1 || st.Units != 2 {
+		t.Fatalf("stats %+v: want one batch of two units", st)
+	}
+	if p.transfers(t, "shared-transfer") != 1 {
+		t.Fatal("the shared batch's transfer was lost")
+	}
+	p.verify(t)
+}

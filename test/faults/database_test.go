@@ -117,15 +117,17 @@ func expectExactlyOnce(t *testing.T, c *harness.Client, deposits []*deposit, tot
 // TestDatabaseFaults_Latency (a): every byte to and from PostgreSQL is late; the service is
 // slower and exact.
 func TestDatabaseFaults_Latency(t *testing.T) {
-	env, proxy := proxiedServer(t, nil)
-	proxy.SetLatency(3 * time.Millisecond)
-	ten := env.NewTenant(t)
-	c := as(t, env, ten)
-	deposits, total := load(c, "latency", scale(24, 5), 6)
-	expectExactlyOnce(t, c, deposits, total)
-	env.Client(t).Get("/readyz").Expect(t, 200)
-	harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten)
-	expectInvariants(t)
+	eachStoreMode(t, func(t *testing.T, mode func(*wiring.Config)) {
+		env, proxy := proxiedServer(t, mode)
+		proxy.SetLatency(3 * time.Millisecond)
+		ten := env.NewTenant(t)
+		c := as(t, env, ten)
+		deposits, total := load(c, "latency", scale(24, 5), 6)
+		expectExactlyOnce(t, c, deposits, total)
+		env.Client(t).Get("/readyz").Expect(t, 200)
+		harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten)
+		expectInvariants(t)
+	})
 }
 
 // TestDatabaseFaults_ResetsMidCommit (b): under a load of idempotent deposits, connections are
@@ -135,104 +137,111 @@ func TestDatabaseFaults_Latency(t *testing.T) {
 // exactly once, a retry after a lost COMMIT answer replays it, and every retry after the
 // faults replays.
 func TestDatabaseFaults_ResetsMidCommit(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		rule      faultproxy.CutRule
-		committed bool // a refused try had committed
-	}{
-		// The ledger transfer's INSERT, sent by the service when a connection first prepares it
-		// (later units on the connection name the prepared statement): the first few are lost.
-		{"statement lost", faultproxy.CutRule{Pattern: []byte("INSERT INTO ledger_transfers"), Limit: scale(6, 5)}, false},
-		// PostgreSQL's CommandComplete tag of a COMMIT.
-		{"commit answer lost", faultproxy.CutRule{Pattern: []byte("COMMIT\x00"), FromServer: true, Every: 3}, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			env, proxy := proxiedServer(t, nil)
-			ten := env.NewTenant(t)
-			c := as(t, env, ten)
-			rule := tc.rule
-			proxy.Cut(&rule)
-			deposits, total := load(c, strings.ReplaceAll(tc.name, " ", "-"), scale(30, 5), 6)
-			cuts := proxy.Cuts()
-			proxy.Cut(nil)
-			if cuts == 0 {
-				t.Fatal("nothing was cut: the proxy did not see the pattern")
-			}
-			refused := expectExactlyOnce(t, c, deposits, total)
-			replays := 0
-			for _, d := range deposits {
-				if d.replayed {
-					replays++
+	eachStoreMode(t, func(t *testing.T, mode func(*wiring.Config)) {
+		for _, tc := range []struct {
+			name      string
+			rule      faultproxy.CutRule
+			committed bool // a refused try had committed
+		}{
+			// The ledger transfer's INSERT, sent by the service when a connection first prepares it
+			// (later units on the connection name the prepared statement): the first few are lost.
+			{"statement lost", faultproxy.CutRule{Pattern: []byte("INSERT INTO ledger_transfers"), Limit: scale(6, 5)}, false},
+			// PostgreSQL's CommandComplete tag of a COMMIT.
+			{"commit answer lost", faultproxy.CutRule{Pattern: []byte("COMMIT\x00"), FromServer: true, Every: 3}, true},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				env, proxy := proxiedServer(t, mode)
+				ten := env.NewTenant(t)
+				c := as(t, env, ten)
+				rule := tc.rule
+				proxy.Cut(&rule)
+				deposits, total := load(c, strings.ReplaceAll(tc.name, " ", "-"), scale(30, 5), 6)
+				cuts := proxy.Cuts()
+				proxy.Cut(nil)
+				if cuts == 0 {
+					t.Fatal("nothing was cut: the proxy did not see the pattern")
 				}
-				if d.replayed && !tc.committed {
-					t.Errorf("deposit %s replayed although its transaction never committed", d.key)
+				refused := expectExactlyOnce(t, c, deposits, total)
+				replays := 0
+				for _, d := range deposits {
+					if d.replayed {
+						replays++
+					}
+					if d.replayed && !tc.committed {
+						t.Errorf("deposit %s replayed although its transaction never committed", d.key)
+					}
 				}
-			}
-			// A request commits more than its unit (an API key's last use, River's jobs), so a
-			// refused deposit may have lost another commit's answer and rightly run again; with a
-			// third of all COMMIT answers cut, some are the deposits' own.
-			if tc.committed && replays == 0 {
-				t.Error("no retry replayed a deposit whose COMMIT answer was lost")
-			}
-			if refused == 0 {
-				t.Fatal("no deposit was refused: the cuts hit only other connections")
-			}
-			t.Logf("%d cuts, %d answers refused and retried, %d retries replayed", cuts, refused, replays)
-			harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten)
-			expectInvariants(t)
-		})
-	}
+				// A request commits more than its unit (an API key's last use, River's jobs), so a
+				// refused deposit may have lost another commit's answer and rightly run again; with a
+				// third of all COMMIT answers cut, some are the deposits' own.
+				if tc.committed && replays == 0 {
+					t.Error("no retry replayed a deposit whose COMMIT answer was lost")
+				}
+				if refused == 0 {
+					t.Fatal("no deposit was refused: the cuts hit only other connections")
+				}
+				t.Logf("%d cuts, %d answers refused and retried, %d retries replayed", cuts, refused, replays)
+				harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten)
+				expectInvariants(t)
+			})
+		}
+	})
 }
 
 // TestDatabaseFaults_Unreachable (c): PostgreSQL stops answering for a while under load
 // (connections accepted, nothing answered, then every connection reset). Requests answer 503
-// SERVICE_UNAVAILABLE in the error envelope, /readyz names the database, and once it answers
-// again the service recovers without an operator: the clients' retries complete exactly once.
+// SERVICE_UNAVAILABLE in the error envelope by their deadline, /readyz names the database, and
+// once it answers again the service recovers without an operator: the clients' retries
+// complete exactly once. With the commit pipeline, a batch whose callers' deadlines have all
+// passed gives up its BEGIN, statement or COMMIT (batchContext in adapters/postgres), so no
+// request waits past its deadline for a lane stuck on the silent database.
 func TestDatabaseFaults_Unreachable(t *testing.T) {
-	env, proxy := proxiedServer(t, nil)
-	ten := env.NewTenant(t)
-	c := as(t, env, ten)
-	first, firstTotal := load(c, "before", 5, 1)
+	eachStoreMode(t, func(t *testing.T, mode func(*wiring.Config)) {
+		env, proxy := proxiedServer(t, mode)
+		ten := env.NewTenant(t)
+		c := as(t, env, ten)
+		first, firstTotal := load(c, "before", 5, 1)
 
-	proxy.Blackhole(true)
-	got := env.Client(t).Get("/readyz").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
-	if checks := got["details"].(map[string]any)["checks"].(map[string]any); checks["database"] != "the database does not answer" ||
-		!strings.HasPrefix(got["message"].(string), "not ready: database") {
-		t.Fatalf("readyz while the database is unreachable: %v", got)
-	}
-	c.Get("/v1/balances").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
-
-	outage := make(chan struct{})
-	var during []*deposit
-	var duringTotal int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		during, duringTotal = load(c, "during", scale(12, 5), 4)
-	}()
-	refusedBefore := refusedSoFar.Load()
-	go func() {
-		// The outage lasts until the load has been refused a few times (more under chaos).
-		defer close(outage)
-		for range 600 {
-			time.Sleep(100 * time.Millisecond)
-			if refusedSoFar.Load()-refusedBefore >= int64(scale(4, 5)) {
-				return
-			}
+		proxy.Blackhole(true)
+		got := env.Client(t).Get("/readyz").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
+		if checks := got["details"].(map[string]any)["checks"].(map[string]any); checks["database"] != "the database does not answer" ||
+			!strings.HasPrefix(got["message"].(string), "not ready: database") {
+			t.Fatalf("readyz while the database is unreachable: %v", got)
 		}
-	}()
-	<-outage
-	proxy.Blackhole(false)
-	wg.Wait()
+		c.Get("/v1/balances").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
 
-	env.Client(t).Get("/readyz").Expect(t, 200)
-	refused := expectExactlyOnce(t, c, append(first, during...), firstTotal+duringTotal)
-	if refused == 0 {
-		t.Fatal("no request was refused during the outage")
-	}
-	harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten)
-	expectInvariants(t)
+		outage := make(chan struct{})
+		var during []*deposit
+		var duringTotal int64
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			during, duringTotal = load(c, "during", scale(12, 5), 4)
+		}()
+		refusedBefore := refusedSoFar.Load()
+		go func() {
+			// The outage lasts until the load has been refused a few times (more under chaos).
+			defer close(outage)
+			for range 600 {
+				time.Sleep(100 * time.Millisecond)
+				if refusedSoFar.Load()-refusedBefore >= int64(scale(4, 5)) {
+					return
+				}
+			}
+		}()
+		<-outage
+		proxy.Blackhole(false)
+		wg.Wait()
+
+		env.Client(t).Get("/readyz").Expect(t, 200)
+		refused := expectExactlyOnce(t, c, append(first, during...), firstTotal+duringTotal)
+		if refused == 0 {
+			t.Fatal("no request was refused during the outage")
+		}
+		harness.ExpectLedgerBalanced(t, env.DatabaseURL, ten)
+		expectInvariants(t)
+	})
 }
 
 // TestDatabaseFaults_PostgreSQLRestart (c, full version, CORRIDOR_CHAOS=1): the package's

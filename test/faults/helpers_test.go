@@ -77,3 +77,20 @@ func expectInvariants(t *testing.T) {
 		}
 	}
 }
+
+// eachStoreMode runs a scenario once per way the store commits: one transaction per unit of
+// work, and the commit pipeline (on in production by default, STORE_PIPELINE_LANES=2). mode
+// sets the server's configuration accordingly, whatever CORRIDOR_TEST_PIPELINE_LANES says.
+func eachStoreMode(t *testing.T, run func(t *testing.T, mode func(*wiring.Config))) {
+	for _, m := range []struct {
+		name     string
+		pipeline postgres.PipelineOptions
+	}{
+		{"unit transactions", postgres.PipelineOptions{}},
+		{"commit pipeline", postgres.PipelineOptions{Lanes: postgres.DefaultPipelineLanes}},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			run(t, func(c *wiring.Config) { c.StorePipeline = m.pipeline })
+		})
+	}
+}
