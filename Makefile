@@ -26,14 +26,15 @@ geth: ## build go-ethereum's geth v1.17.8 into bin/geth for the local dev chain,
 contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe v1.4.1) and Go bindings when an ABI changed
 	GO="$(GO)" bash contracts/build.sh
 
-# The money paths' black-box suites run a second time with the store's commit pipeline on
-# (docs/ledger.md, "Commit pipeline"); `make test-pipeline` runs every suite that way.
-PIPELINE_PKGS := ./test/api ./test/payments ./test/cards ./test/treasury ./test/invoices ./test/offramp ./test/checkout ./test/agents ./test/webhooks
+# Every suite runs as production does, through the store's commit pipeline (STORE_PIPELINE_LANES=2,
+# docs/ledger.md, "Commit pipeline"); the money paths' black-box suites run a second time with one
+# transaction per unit of work (lanes 0); `make test-no-pipeline` runs every suite that way.
+UNIT_TX_PKGS := ./test/api ./test/payments ./test/cards ./test/treasury ./test/invoices ./test/offramp ./test/checkout ./test/agents ./test/webhooks
 
 test: contracts browser softhsm alerts-check ## unit + integration tests against a real PostgreSQL (TEST_DATABASE_URL, testcontainers, or a throwaway local cluster), then a short fuzz run
 	$(GO) vet $(PKGS)
 	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -count=1 -timeout 15m $(PKGS)
-	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 10m $(PIPELINE_PKGS)
+	CORRIDOR_TEST_PIPELINE_LANES=0 $(GO) test -count=1 -timeout 10m $(UNIT_TX_PKGS)
 	$(MAKE) fuzz
 
 # Native Go fuzz targets: package and function. Their seed corpora are committed under each
@@ -51,8 +52,8 @@ fuzz: ## fuzz the request decoders (strict JSON, amounts, phones, addresses), th
 		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) -parallel 2 $$pkg || exit 1; \
 	done
 
-test-pipeline: contracts browser ## every black-box suite with the store's commit pipeline on (2 lanes)
-	CORRIDOR_TEST_PIPELINE_LANES=2 $(GO) test -count=1 -timeout 15m ./test/...
+test-no-pipeline: contracts browser ## every black-box suite with one transaction per unit of work (the commit pipeline off, as STORE_PIPELINE_LANES=0)
+	CORRIDOR_TEST_PIPELINE_LANES=0 $(GO) test -count=1 -timeout 15m ./test/...
 
 test-short: contracts ## unit tests only (no database)
 	$(GO) test -count=1 -short $(PKGS)
@@ -144,7 +145,7 @@ examples: contracts ## run every program under examples/ (the Go client) against
 bench-cluster: contracts ## one replica against three on one throwaway primary, limits in the process or shared (BENCH_CLUSTER_ARGS; docs/scaling.md, docs/performance.md)
 	$(GO) run ./bench/cluster $(BENCH_CLUSTER_ARGS)
 
-.PHONY: bench-ledger test-pipeline
+.PHONY: bench-ledger test-no-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
 	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)
 

@@ -13,22 +13,22 @@ import (
 // before its last command: what the target needs from a fresh clone (contract
 // artifacts, bin/geth, bin/corridor) is built by the target itself, never assumed.
 var makeNeeds = map[string][]string{
-	"help":          nil,
-	"build":         nil,
-	"geth":          nil,
-	"contracts":     nil,
-	"fmt":           nil,
-	"browser":       nil,                 // Debian's chromium, installed with apt-get when missing
-	"alerts-check":  nil,                 // promtool from Debian's prometheus, installed with apt-get when missing
-	"softhsm":       nil,                 // Debian's softhsm2, installed with apt-get when missing
-	"lint":          {"golangci-lint@v"}, // the pinned golangci-lint, installed into bin/ when missing
-	"clean-data":    nil,
-	"bench-ledger":  nil, // a throwaway PostgreSQL (installed when missing) and pgbench from it
-	"test":          {"contracts/build.sh"},
-	"test-short":    {"contracts/build.sh"},
-	"test-unit":     nil, // the app, core, ledger and ports tests need nothing built, and no database
-	"test-pipeline": {"contracts/build.sh"},
-	"fuzz":          nil, // go test -fuzz over packages that need no artifacts
+	"help":             nil,
+	"build":            nil,
+	"geth":             nil,
+	"contracts":        nil,
+	"fmt":              nil,
+	"browser":          nil,                 // Debian's chromium, installed with apt-get when missing
+	"alerts-check":     nil,                 // promtool from Debian's prometheus, installed with apt-get when missing
+	"softhsm":          nil,                 // Debian's softhsm2, installed with apt-get when missing
+	"lint":             {"golangci-lint@v"}, // the pinned golangci-lint, installed into bin/ when missing
+	"clean-data":       nil,
+	"bench-ledger":     nil, // a throwaway PostgreSQL (installed when missing) and pgbench from it
+	"test":             {"contracts/build.sh"},
+	"test-short":       {"contracts/build.sh"},
+	"test-unit":        nil, // the app, core, ledger and ports tests need nothing built, and no database
+	"test-no-pipeline": {"contracts/build.sh"},
+	"fuzz":             nil, // go test -fuzz over packages that need no artifacts
 	// The clients are generated from the document the binary prints, with the pinned generators.
 	"sdk":      {"cmd/corridor openapi", "oapi-codegen@v"},
 	"examples": {"contracts/build.sh"},

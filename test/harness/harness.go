@@ -171,13 +171,16 @@ func NewServerOn(t testing.TB, url string, modify func(*wiring.Config)) *Env {
 }
 
 // DefaultConfig is the configuration tests run with: rate limiting generous enough for
-// parallel tests, everything else as in production.
+// parallel tests, everything else as in production, the store's commit pipeline included
+// (STORE_PIPELINE_LANES' default).
 //
-// CORRIDOR_TEST_PIPELINE_LANES=n runs every test server's store through the commit pipeline
-// with n lanes (`make test-pipeline`), to check that the service behaves the same with it.
+// CORRIDOR_TEST_PIPELINE_LANES=n gives every test server's store n lanes instead; 0 runs one
+// transaction per unit of work (`make test-no-pipeline`), to check that the service behaves
+// the same without the pipeline.
 func DefaultConfig(url string) wiring.Config {
 	cfg := defaultConfig(url)
-	if n, err := strconv.Atoi(os.Getenv("CORRIDOR_TEST_PIPELINE_LANES")); err == nil && n > 0 {
+	cfg.StorePipeline = postgres.PipelineOptions{Lanes: postgres.DefaultPipelineLanes}
+	if n, err := strconv.Atoi(os.Getenv("CORRIDOR_TEST_PIPELINE_LANES")); err == nil && n >= 0 {
 		cfg.StorePipeline = postgres.PipelineOptions{Lanes: n}
 	}
 	return cfg
