@@ -117,6 +117,20 @@ func Poll(t testing.TB, what string, get func() map[string]any, ok func(map[stri
 	}
 }
 
+// Eventually calls cond until it holds, failing after a minute (waitLimit) with what: a background
+// outcome (a job, the indexer) may take seconds on a loaded machine, and a tighter bound only
+// makes the test flaky.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never %s", what)
+		}
+		time.Sleep(40 * time.Millisecond)
+	}
+}
+
 // WaitClaim polls the sender's claim until ok accepts it.
 func WaitClaim(t testing.TB, c *Client, id, what string, ok func(map[string]any) bool) map[string]any {
 	t.Helper()

@@ -186,13 +186,9 @@ func TestOfframp_MockOutcomes(t *testing.T) {
 
 func waitLedger(t *testing.T, id, ref string, want int64) {
 	t.Helper()
-	for i := 0; i < 300; i++ {
-		if harness.PaymentLedger(t, env().DatabaseURL, id)[ref] == want {
-			return
-		}
-		sleep()
-	}
-	t.Fatalf("ledger of %s: %s never reached %d: %v", id, ref, want, harness.PaymentLedger(t, env().DatabaseURL, id))
+	harness.Eventually(t, fmt.Sprintf("reached %d on %s of %s", want, ref, id), func() bool {
+		return harness.PaymentLedger(t, env().DatabaseURL, id)[ref] == want
+	})
 }
 
 func TestOfframp_Roles(t *testing.T) {

@@ -27,17 +27,13 @@ func providerReference(t *testing.T, id string) string {
 	}
 	defer conn.Close(ctx)
 	var ref *string
-	for i := 0; i < 300; i++ {
+	harness.Eventually(t, "submitted payment "+id+" to its provider", func() bool {
 		if err := conn.QueryRow(ctx, "SELECT provider_reference FROM offramp_payments WHERE id = $1", id).Scan(&ref); err != nil {
 			t.Fatal(err)
 		}
-		if ref != nil {
-			return *ref
-		}
-		sleep()
-	}
-	t.Fatalf("payment %s was never submitted", id)
-	return ""
+		return ref != nil
+	})
+	return *ref
 }
 
 // webhook posts a raw body signed with secret at ts.
