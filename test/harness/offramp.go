@@ -104,17 +104,7 @@ func PaymentLedger(t testing.TB, databaseURL, paymentID string) map[string]int64
 // Poll calls get until ok accepts its result, failing after a minute with what.
 func Poll(t testing.TB, what string, get func() map[string]any, ok func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
-		v := get()
-		if ok(v) {
-			return v
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("never %s: %v", what, v)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return Until(t, what, get, ok)
 }
 
 // Eventually calls cond until it holds, failing after a minute (waitLimit) with what: a background
@@ -122,13 +112,7 @@ func Poll(t testing.TB, what string, get func() map[string]any, ok func(map[stri
 // makes the test flaky.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never %s", what)
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
+	Until(t, what, cond, func(held bool) bool { return held })
 }
 
 // WaitClaim polls the sender's claim until ok accepts it.

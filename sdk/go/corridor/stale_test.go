@@ -30,6 +30,17 @@ func makeVariable(t *testing.T, name string) string {
 	return string(m[1])
 }
 
+// runIn runs a command in dir ("" for this package's directory), failing the test with its
+// output if it fails.
+func runIn(t *testing.T, dir, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+}
+
 // TestSDK_IsCurrent: the committed document (sdk/openapi.json) is the one the route table
 // builds, and the committed Go client is what the pinned oapi-codegen generates from it, byte
 // for byte; otherwise `make sdk` was not run after a change to the API.
@@ -58,12 +69,7 @@ func TestSDK_IsCurrent(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), config, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run := func(name string, args ...string) {
-		t.Helper()
-		if out, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
+	run := func(name string, args ...string) { runIn(t, "", name, args...) }
 	run("go", "run", "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@"+makeVariable(t, "OAPI_CODEGEN_VERSION"),
 		"-config", filepath.Join(dir, "config.yaml"), filepath.Join(root, "sdk", "openapi.json"))
 	split := filepath.Join(dir, "split")
@@ -101,14 +107,7 @@ func TestSDK_TypeScriptIsCurrent(t *testing.T) {
 		t.Skip("installs the pinned openapi-typescript with npm; not in -short")
 	}
 	dir := filepath.Join(root, "sdk", "typescript")
-	run := func(name string, args ...string) {
-		t.Helper()
-		cmd := exec.Command(name, args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-		}
-	}
+	run := func(name string, args ...string) { runIn(t, dir, name, args...) }
 	run("npm", "ci", "--no-audit", "--no-fund")
 	fresh := filepath.Join(t.TempDir(), "schema.d.ts")
 	run("npx", "--no-install", "openapi-typescript", "../openapi.json", "--output", fresh)
