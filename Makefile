@@ -140,7 +140,7 @@ SDK_DOCUMENT_VERSION := 1.0.0
 sdk: ## regenerate sdk/openapi.json, the Go client sdk/go/corridor (oapi-codegen) and the TypeScript types sdk/typescript (openapi-typescript)
 	$(GO) run ./cmd/corridor openapi --version $(SDK_DOCUMENT_VERSION) > sdk/openapi.json.tmp && mv sdk/openapi.json.tmp sdk/openapi.json
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION) -config sdk/go/oapi-codegen.yaml sdk/openapi.json
-	rm -f sdk/go/corridor/*.gen.go && $(GO) run ./sdk/go/gensplit -in sdk/go/corridor.gen.tmp -out sdk/go/corridor && rm sdk/go/corridor.gen.tmp
+	rm -f sdk/go/corridor/*.gen.go && $(GO) run ./sdk/gensplit -in sdk/go/corridor.gen.tmp -out sdk/go/corridor && rm sdk/go/corridor.gen.tmp
 	cd sdk/typescript && npm ci --no-audit --no-fund && npm run generate && npm run typecheck
 
 .PHONY: examples

@@ -3,7 +3,7 @@ package ledger
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Assets the service books. An asset is an upper-case code; the ledger never converts between

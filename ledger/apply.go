@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // ApplyInput is everything Apply needs, loaded by the store under lock (see the package

@@ -3,7 +3,7 @@ package ledger
 import (
 	"math"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Balance is an account's running totals, kept in the same transaction as the postings that

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Book is the in-memory reference ledger: it runs, step by step, the algorithm the package

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestBook_OpenAccount(t *testing.T) {
@@ -129,7 +129,7 @@ func TestImports(t *testing.T) {
 			test := strings.HasSuffix(name, "_test.go")
 			stdlib := !strings.Contains(strings.Split(path, "/")[0], ".") && !strings.HasPrefix(path, "corridor")
 			io := path == "database/sql" || strings.HasPrefix(path, "net") || strings.HasPrefix(path, "os")
-			ok := (stdlib && (test || !io)) || path == "corridor/core" || (test && path == "pgregory.net/rapid")
+			ok := (stdlib && (test || !io)) || path == "github.com/corridorhq/corridor/core" || (test && path == "pgregory.net/rapid")
 			if !ok {
 				t.Errorf("%s imports %s", name, path)
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // fixedTransfer has fixed ids so its encoding can be pinned.

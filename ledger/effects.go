@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Effects returns the balance change a recorded transfer makes to each of its accounts, in

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // t0 is the tests' fixed "now": times are explicit inputs, never the wall clock.

@@ -10,7 +10,7 @@ import (
 
 	"pgregory.net/rapid"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // model is the test's own idea of the ledger, in plain maps and without any ledger code: the

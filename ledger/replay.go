@@ -3,7 +3,7 @@ package ledger
 import (
 	"slices"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Spec returns the request a transfer answers, as far as idempotency compares it: the derived

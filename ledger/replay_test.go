@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestReplayOrConflict(t *testing.T) {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // TransferType says how a transfer changes balances. See the package documentation.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestTransferSpec_Validate(t *testing.T) {

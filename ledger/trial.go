@@ -3,7 +3,7 @@ package ledger
 import (
 	"sort"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // TrialLine is the trial balance of one environment and asset. Posted balances are split into

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // bookWithHistory records: a deposit of 100 to alice, a hold of 60 alice → bob posted for 25,

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/agent"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
 )
 
 // AgentRepo stores agents, the card budget their authorizations consume, and reads the spend

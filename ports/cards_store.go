@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/card"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/card"
 )
 
 // CardRepo stores cardholders, cards, authorizations and the per-card window accumulators.

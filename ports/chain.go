@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core/safe"
+	"github.com/corridorhq/corridor/core/safe"
 )
 
 // Chain is what the application needs from one EVM chain: Safe wallets (predict, deploy, read,

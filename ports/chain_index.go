@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // ChainCursor is where the ledger mirror's indexer stands on one environment's chain: every

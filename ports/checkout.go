@@ -7,8 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core"
-	"corridor/core/checkout"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/checkout"
 )
 
 // CheckoutDeposits is the per-checkout deposit address of hosted checkout on one chain

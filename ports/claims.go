@@ -7,8 +7,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core"
-	"corridor/core/claim"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // ClaimRepo stores pending claims, their links, phone challenges, the escrow events already

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/event"
-	"corridor/core/webhook"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/webhook"
 )
 
 // EventFilter selects events of one tenant and environment.

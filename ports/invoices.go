@@ -3,8 +3,8 @@ package ports
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/invoice"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/invoice"
 )
 
 // InvoiceRepo stores escrow invoices and verifiable bills, and answers the two directory

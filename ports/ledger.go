@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/ledger"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
 )
 
 // LedgerRepo is the ledger store bound to one unit of work: what every capability that moves

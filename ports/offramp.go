@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/policy"
-	"corridor/core/recipient"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/recipient"
 )
 
 // RecipientRepo stores what makes a tenant a payable recipient: phone aliases, the

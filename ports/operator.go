@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // OperatorReports are the cross-tenant lists of the operator console (DESIGN.md D25): work that

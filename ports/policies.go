@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/policy"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/policy"
 )
 
 // PolicyRepo stores spend policies, their immutable versions, attachments and decision logs.

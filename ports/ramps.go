@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/ramp"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/ramp"
 )
 
 // RampFilter selects ramps of one tenant and environment, optionally of one wallet.

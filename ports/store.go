@@ -6,8 +6,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/tenant"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/tenant"
 )
 
 // Store runs units of work. InTx runs fn in one database transaction and commits when fn returns

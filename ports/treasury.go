@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/treasury"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/treasury"
 )
 
 // TreasuryRepo stores treasury accounts with their buckets, rules and sweeps. Accounts read

@@ -3,8 +3,8 @@ package ports
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/twofactor"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/twofactor"
 )
 
 // TwoFactorRepo stores contacts, TOTP factors, approval settings and challenges, per tenant

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // MaxActivitySkip bounds how deep a wallet activity list may page: each source is read only

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/safepay"
-	"corridor/core/wallet"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
 )
 
 // WalletRepo stores wallets. Lookups scoped by tenant and environment answer WALLET_NOT_FOUND

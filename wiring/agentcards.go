@@ -3,9 +3,9 @@ package wiring
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/card"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
 )
 
 // agentCards issues an agent's card through the cards capability, read from the services at

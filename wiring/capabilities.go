@@ -3,10 +3,10 @@ package wiring
 import (
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/adapters/http"
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // ChainAddresses are the USDC token addresses per chain, from configuration.

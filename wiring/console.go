@@ -5,11 +5,11 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/console"
-	"corridor/adapters/http"
-	"corridor/adapters/postgres"
-	operationsapp "corridor/app/operations"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/console"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	operationsapp "github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // consoleKeyPurpose names the console's cookie key among the cipher's lookup hashes: derived

@@ -3,10 +3,10 @@ package wiring
 import (
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/custody"
-	"corridor/adapters/outside"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/custody"
+	"github.com/corridorhq/corridor/adapters/outside"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // custodySigners are the custody signers per environment (D21): TEST keeps custody keys in the

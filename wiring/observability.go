@@ -10,14 +10,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/http"
-	"corridor/adapters/jobs"
-	"corridor/adapters/metrics"
-	"corridor/adapters/postgres"
-	webhooksender "corridor/adapters/webhook"
-	webhooksapp "corridor/app/webhooks"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/jobs"
+	"github.com/corridorhq/corridor/adapters/metrics"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	webhooksender "github.com/corridorhq/corridor/adapters/webhook"
+	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // observability is the service's metrics registry with the collectors that read the database,

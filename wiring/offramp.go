@@ -5,15 +5,15 @@ import (
 	"log/slog"
 	"time"
 
-	claimsapp "corridor/app/claims"
-	"corridor/app/kernel"
-	offrampapp "corridor/app/offramp"
-	recipientsapp "corridor/app/recipients"
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ledger"
-	"corridor/ports"
+	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/kernel"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // newOfframp builds the three capabilities of "pay a phone number" into s: recipients (aliases,

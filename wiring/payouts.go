@@ -7,12 +7,12 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/outside"
-	"corridor/adapters/payout"
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/outside"
+	"github.com/corridorhq/corridor/adapters/payout"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // PayoutConfig configures the payout providers (D9).

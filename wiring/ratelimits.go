@@ -7,9 +7,9 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/http"
-	"corridor/adapters/postgres"
-	"corridor/app/kernel"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/app/kernel"
 )
 
 // sharedLimits is the database's shared limiter when the replicas share their limits

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"corridor/adapters/console"
-	"corridor/adapters/postgres"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/console"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // consoleListPaths are the console pages the read replica may serve: its lists, finance

@@ -3,13 +3,13 @@ package wiring
 import (
 	"context"
 
-	"corridor/app/kernel"
-	offrampapp "corridor/app/offramp"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/offramp"
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // safePayScreening is Safe payments' ScreeningGate over the screening port the off-ramp

@@ -4,12 +4,12 @@ import (
 	"crypto/rand"
 	"log/slog"
 
-	"corridor/adapters/cipher"
-	"corridor/adapters/identity"
-	"corridor/adapters/outside"
-	"corridor/adapters/payout"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/cipher"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/adapters/outside"
+	"github.com/corridorhq/corridor/adapters/payout"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // sessionIdentity is the configured identity provider, else the sandbox's HS256 sessions.

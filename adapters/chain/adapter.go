@@ -20,9 +20,9 @@ import (
 	"github.com/ethereum/go-ethereum/ethclient"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"corridor/adapters/chain/bindings"
-	"corridor/core/safe"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain/bindings"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ ports.Chain = (*Adapter)(nil)

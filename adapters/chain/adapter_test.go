@@ -19,8 +19,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/safe"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestMain refuses to run without the contract build, with the one instruction that fixes it,

@@ -13,7 +13,7 @@ import (
 	"github.com/ethereum/go-ethereum/accounts/abi"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"corridor/adapters/chain/bindings"
+	"github.com/corridorhq/corridor/adapters/chain/bindings"
 )
 
 // ArtifactsDirEnv overrides where contract artifacts are read from (default: contracts/build

@@ -11,8 +11,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/common/hexutil"
 
-	"corridor/adapters/chain/bindings"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain/bindings"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ ports.CardSpendModule = (*Adapter)(nil)

@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/adapters/chain/bindings"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain/bindings"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ ports.CheckoutDeposits = (*Adapter)(nil)

@@ -9,7 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestCheckoutFactory_PredictsAndSweeps: the address computed off chain is the factory's own

@@ -15,9 +15,9 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"corridor/adapters/chain/bindings"
-	"corridor/core/claim"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain/bindings"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ ports.ClaimEscrow = (*Adapter)(nil)

@@ -3,8 +3,8 @@ package chain
 import (
 	"testing"
 
-	"corridor/ports"
-	"corridor/ports/portstest"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/portstest"
 )
 
 // TestChainReadsContract holds the simulated chain to the chain-read contract that ports/fake's

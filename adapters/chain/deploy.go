@@ -9,8 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/adapters/chain/bindings"
-	"corridor/core/claim"
+	"github.com/corridorhq/corridor/adapters/chain/bindings"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // DeployContracts puts SafeL2, SafeProxyFactory, CompatibilityFallbackHandler, TestUSDC

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/claim"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // lateStateClient plays a node whose receipts are served before its latest state shows the

@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // feeBumpPercent raises both the fee cap and the tip of a replacement: nodes refuse a

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // newManualChain is a simulated chain that leaves sent transactions pending until mined.

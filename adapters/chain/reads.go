@@ -11,9 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum"
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/adapters/chain/bindings"
-	"corridor/core/safe"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain/bindings"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // reader is the reading side of one chain: the node, the contracts the adapter was given, and

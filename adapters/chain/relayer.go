@@ -18,8 +18,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"corridor/adapters/outside"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/outside"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Client is the part of a node's JSON-RPC API the adapter uses. go-ethereum's ethclient.Client

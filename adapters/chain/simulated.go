@@ -19,7 +19,7 @@ import (
 	"github.com/ethereum/go-ethereum/node"
 	"github.com/ethereum/go-ethereum/params"
 
-	"corridor/core/claim"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // SandboxChainID is the sandbox's chain id (Base Sepolia's), on the simulated chain and on the

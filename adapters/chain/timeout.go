@@ -14,7 +14,7 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/rpc"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // DefaultRPCTimeout bounds one call to a node when no time-out is configured.

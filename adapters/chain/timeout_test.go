@@ -16,8 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/core/types"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // silentNode is a loopback listener that accepts connections, reads what it is sent and never

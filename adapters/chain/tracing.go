@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"corridor/adapters/tracing"
+	"github.com/corridorhq/corridor/adapters/tracing"
 )
 
 // WithTracing wraps a node client so that every call is a client span ("chain BlockNumber",

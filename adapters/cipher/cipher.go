@@ -20,7 +20,7 @@ import (
 	"fmt"
 	"strings"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Ciphertext formats. The first byte says which one follows.
@@ -104,7 +104,7 @@ func NewWithKeys(k Keys) (*AESGCM, error) {
 	if len(lookup) < MinKeyLength {
 		return nil, errors.New("cipher: the lookup key must be at least 32 bytes (CIPHER_LOOKUP_KEY, hex)")
 	}
-	c.hashKey = derive(lookup, "corridor/cipher/lookup/v1")
+	c.hashKey = derive(lookup, "github.com/corridorhq/corridor/cipher/lookup/v1")
 	return c, nil
 }
 
@@ -152,7 +152,7 @@ func hexKey(name, s string) ([]byte, error) {
 }
 
 func newSealer(secret []byte) (sealer, error) {
-	block, err := aes.NewCipher(derive(secret, "corridor/cipher/encrypt/v1"))
+	block, err := aes.NewCipher(derive(secret, "github.com/corridorhq/corridor/cipher/encrypt/v1"))
 	if err != nil {
 		return sealer{}, err
 	}
@@ -161,7 +161,7 @@ func newSealer(secret []byte) (sealer, error) {
 		return sealer{}, err
 	}
 	s := sealer{aead: aead}
-	copy(s.id[:], derive(secret, "corridor/cipher/key-id/v2"))
+	copy(s.id[:], derive(secret, "github.com/corridorhq/corridor/cipher/key-id/v2"))
 	return s, nil
 }
 

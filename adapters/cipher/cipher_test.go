@@ -50,7 +50,7 @@ func TestAESGCM(t *testing.T) {
 // the first release of this package wrote it, so the test proves old rows still read.
 func sealNoKeyID(t *testing.T, secret []byte, plaintext, context string) []byte {
 	t.Helper()
-	block, err := aes.NewCipher(derive(secret, "corridor/cipher/encrypt/v1"))
+	block, err := aes.NewCipher(derive(secret, "github.com/corridorhq/corridor/cipher/encrypt/v1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	agentsapp "corridor/app/agents"
-	"corridor/core/auth"
+	agentsapp "github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/core/auth"
 )
 
 // The actions a tenant takes on its cards and agents: freeze and unfreeze a card, suspend and

@@ -6,8 +6,8 @@ import (
 	"html/template"
 	"strings"
 
-	"corridor/app/finance"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/finance"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Chart geometry, in SVG user units; the SVG scales to its container.

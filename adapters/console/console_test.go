@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"corridor/ledger"
-	"corridor/ports"
-	webconsole "corridor/web/console"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+	webconsole "github.com/corridorhq/corridor/web/console"
 )
 
 func TestSealerRefusesTamperedCookies(t *testing.T) {

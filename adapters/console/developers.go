@@ -8,12 +8,12 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/tenancy"
-	webhooksapp "corridor/app/webhooks"
-	"corridor/core/auth"
-	"corridor/core/event"
-	"corridor/core/tenant"
-	"corridor/core/webhook"
+	"github.com/corridorhq/corridor/app/tenancy"
+	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/webhook"
 )
 
 // developerPages are the developers' pages: API keys, webhook endpoints and deliveries, events.

@@ -6,9 +6,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	httpapi "corridor/adapters/http"
-	"corridor/app/finance"
-	"corridor/ports"
+	httpapi "github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/app/finance"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // financePages are the finance pages: balances, the journal and its CSV, the trial balance,

@@ -6,17 +6,17 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	claimsapp "corridor/app/claims"
-	webhooksapp "corridor/app/webhooks"
-	"corridor/core/agent"
-	"corridor/core/auth"
-	"corridor/core/card"
-	"corridor/core/checkout"
-	"corridor/core/event"
-	"corridor/core/offramp"
-	"corridor/core/safepay"
-	"corridor/core/wallet"
-	"corridor/ports"
+	claimsapp "github.com/corridorhq/corridor/app/claims"
+	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // moneyPages list and show the objects that hold or move money: wallets, Safe payments,

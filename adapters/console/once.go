@@ -15,8 +15,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/kernel"
-	"corridor/core"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Every state-changing form (create or revoke a key, add an endpoint, rotate its secret,

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	operationsapp "corridor/app/operations"
+	operationsapp "github.com/corridorhq/corridor/app/operations"
 )
 
 const (

@@ -5,10 +5,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/finance"
-	webhooksapp "corridor/app/webhooks"
-	"corridor/core/event"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/finance"
+	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // overviewRecent is how many of the newest events the overview shows.

@@ -8,11 +8,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	webhooksapp "corridor/app/webhooks"
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/core/auth"
-	"corridor/core/card"
+	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
 )
 
 // searchTargets are the id prefixes the search box knows, with the object they name: an id

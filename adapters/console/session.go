@@ -13,7 +13,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 const (

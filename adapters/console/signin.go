@@ -6,8 +6,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	httpapi "corridor/adapters/http"
-	"corridor/core"
+	httpapi "github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/core"
 )
 
 // preCookieLifetime bounds how long a sign-in form stays usable.

@@ -18,12 +18,12 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
-	"corridor/adapters/cipher"
-	"corridor/adapters/custody"
-	"corridor/core/safe"
-	"corridor/ports"
-	"corridor/test/testdb"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/cipher"
+	"github.com/corridorhq/corridor/adapters/custody"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m, nil) }

@@ -6,7 +6,7 @@ import (
 	"context"
 	"errors"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // PKCS11Config names the module, the token and its user PIN.

@@ -16,8 +16,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"corridor/adapters/chain"
-	"corridor/core/claim"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // AddressesFile is where the deployed contracts are recorded, in the dev chain's directory.

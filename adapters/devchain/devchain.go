@@ -30,7 +30,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/chain"
 )
 
 // ChainID is the dev chain's id: Base Sepolia's, as on the simulated chain (chain.SandboxChainID).

@@ -13,8 +13,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/adapters/chain"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // gethBinary finds bin/geth at the module root (or GETH_BINARY), or skips: CI does not build

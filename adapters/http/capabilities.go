@@ -3,7 +3,7 @@ package http
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // ChainInfo describes one chain the deployment knows.

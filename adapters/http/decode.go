@@ -12,7 +12,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // decodeBody decodes a request body strictly; see decodeJSON.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // FuzzDecodeJSON: any body decodes into a request DTO or is refused with VALIDATION_FAILED

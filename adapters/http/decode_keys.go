@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // checkKeys walks a body that already decoded into a value of type t and refuses any object

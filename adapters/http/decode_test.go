@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // decodeTarget stands for a request DTO: nested objects, pointers, lists of objects, an

@@ -3,8 +3,8 @@ package http
 import (
 	"time"
 
-	"corridor/app/tenancy"
-	"corridor/core/tenant"
+	"github.com/corridorhq/corridor/app/tenancy"
+	"github.com/corridorhq/corridor/core/tenant"
 )
 
 // Response and request bodies. JSON names are camelCase as in SPEC.md; nullable fields are

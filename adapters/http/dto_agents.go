@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"time"
 
-	"corridor/app/agents"
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/core/wallet"
+	"github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/wallet"
 )
 
 type agentCreateRequest struct {

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"time"
 
-	cardsapp "corridor/app/cards"
-	"corridor/core"
-	"corridor/core/card"
-	"corridor/ports"
+	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // cardLimitsRequest documents PUT /v1/cards/{id}/limits: any subset of the fields; only sent

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/checkout"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/checkout"
 )
 
 // Hosted checkout's DTOs (SPEC.md "Secondary documented shapes", D19, docs/checkout.md).

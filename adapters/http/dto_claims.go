@@ -3,9 +3,9 @@ package http
 import (
 	"time"
 
-	claimsapp "corridor/app/claims"
-	"corridor/core"
-	"corridor/core/claim"
+	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // claimPublicResponse is SPEC.md's claim public view: nothing personal beyond the masked phone.

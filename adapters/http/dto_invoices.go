@@ -3,9 +3,9 @@ package http
 import (
 	"time"
 
-	invoicesapp "corridor/app/invoices"
-	"corridor/core"
-	"corridor/core/invoice"
+	invoicesapp "github.com/corridorhq/corridor/app/invoices"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/invoice"
 )
 
 // invoiceRequest is the body of POST /v1/invoices.

@@ -4,10 +4,10 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/app/finance"
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/finance"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Ledger DTOs. Amounts are decimal strings (core.FormatUSD: 6 decimals at most, trailing zeros

@@ -3,8 +3,8 @@ package http
 import (
 	"time"
 
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 type phoneAliasCreateRequest struct {

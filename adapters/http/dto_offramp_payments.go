@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"time"
 
-	offrampapp "corridor/app/offramp"
-	"corridor/core/offramp"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/core/offramp"
 )
 
 type offrampPaymentCreateRequest struct {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"corridor/core/policy"
+	"github.com/corridorhq/corridor/core/policy"
 )
 
 // policyDocument documents the schemaVersion 1 document in OpenAPI. Requests are not decoded

@@ -3,8 +3,8 @@ package http
 import (
 	"time"
 
-	"corridor/app/ramps"
-	"corridor/core"
+	"github.com/corridorhq/corridor/app/ramps"
+	"github.com/corridorhq/corridor/core"
 )
 
 // rampRequest is the body of POST /v1/ramps.

@@ -4,8 +4,8 @@ import (
 	"encoding/hex"
 	"time"
 
-	"corridor/core"
-	"corridor/core/safepay"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safepay"
 )
 
 // Safe payment DTOs (SPEC.md Payment (Safe payment)). amount is a decimal string; safeNonce,

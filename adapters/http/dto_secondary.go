@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/safepay"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safepay"
 )
 
 // The secondary surface's DTOs (SPEC.md "Secondary documented shapes", D19): snake_case fields,

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"time"
 
-	"corridor/app/treasury"
-	"corridor/core"
-	coretreasury "corridor/core/treasury"
-	"corridor/core/wallet"
+	"github.com/corridorhq/corridor/app/treasury"
+	"github.com/corridorhq/corridor/core"
+	coretreasury "github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/core/wallet"
 )
 
 type treasuryBucketRequest struct {

@@ -3,8 +3,8 @@ package http
 import (
 	"time"
 
-	"corridor/core"
-	"corridor/core/twofactor"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/twofactor"
 )
 
 // Contacts and two-factor DTOs (docs/twofactor.md).

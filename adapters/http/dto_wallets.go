@@ -3,8 +3,8 @@ package http
 import (
 	"time"
 
-	"corridor/app/wallets"
-	"corridor/core/wallet"
+	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/core/wallet"
 )
 
 type walletOwnerRequest struct {

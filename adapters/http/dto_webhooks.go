@@ -3,9 +3,9 @@ package http
 import (
 	"time"
 
-	"corridor/app/webhooks"
-	"corridor/core/event"
-	"corridor/core/webhook"
+	"github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/webhook"
 )
 
 type eventResponse struct {

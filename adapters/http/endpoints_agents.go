@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // agentEndpoints are the routes of agents (SPEC.md Endpoints, Agents).
 func (h *agentsHandlers) agentEndpoints() []Endpoint {

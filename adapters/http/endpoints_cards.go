@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // cardEndpoints are the routes of cards (SPEC.md Cards, DESIGN.md D13 and §6).
 func (h *cardsHandlers) cardEndpoints() []Endpoint {

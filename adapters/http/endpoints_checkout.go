@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // checkoutEndpoints are hosted checkout's own routes (D19, docs/checkout.md). POST /v1/payments
 // and GET /v1/payments/{id} are shared with Safe payments and stay in paymentEndpoints (the

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // claimEndpoints are the pending-claim operations (SPEC.md Claims; paths of DESIGN.md §6): the
 // token-authorized public inspect, phone code and confirm; redeem with the recipient's

@@ -3,8 +3,8 @@ package http
 import (
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core/auth"
-	"corridor/core/recipient"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/recipient"
 )
 
 // identityEndpoints is the caller's identity (DESIGN.md §6): who it is, and its

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // invoiceEndpoints are the routes of escrow invoices and bills (SPEC.md Endpoints, Invoices;
 // DESIGN.md §6 for the bill paths) and the invoice clock helper. Invoices and bills are

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // ledgerEndpoints are the routes of the ledger capability (balances, sandbox deposits, finance).
 // Scopes (docs/decisions.md, "Ledger"): the service balance is payments:read, a sandbox

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // offrampPaymentEndpoints are SPEC.md's off-ramp payment table, the signed provider webhooks
 // and the sandbox helpers (D10). Served only when the offrampPayments feature is on.

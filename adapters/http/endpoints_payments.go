@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // safePaymentEndpoints are the routes of Safe payments (SPEC.md Endpoints, Safe payments). POST
 // /v1/payments and GET /v1/payments/{id} are shared with the checkout surface: secondary serves

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // policyEndpoints are the routes of spend policies (SPEC.md Endpoints, Policies). Reads take
 // policies:read, writes policies:write (which agent keys never hold), the dry run

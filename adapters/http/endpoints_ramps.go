@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // rampEndpoints are the sandbox ramps (SPEC.md Endpoints, Ramps). Ramps are sandbox only: every
 // route answers LIVE keys 403 SANDBOX_ONLY.

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // recipientEndpoints are the routes of off-ramp recipients: phone aliases, credentials, payout
 // destinations and their sandbox helpers. They take identity:read / identity:write (SPEC.md

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // secondaryEndpoints are the wallet routes of the secondary surface (SPEC.md "Secondary
 // documented shapes", D19): snake_case, errors in the secondary shape, mapped onto wallets,

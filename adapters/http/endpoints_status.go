@@ -5,8 +5,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/finance"
-	"corridor/core/auth"
+	"github.com/corridorhq/corridor/app/finance"
+	"github.com/corridorhq/corridor/core/auth"
 )
 
 // statusEndpoints are the service's status as the caller's environment sees it (DESIGN.md §6).

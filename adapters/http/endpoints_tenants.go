@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // endpoints are the routes of tenancy: the caller's tenant, its members and its API keys.
 func (h *tenancyHandlers) endpoints() []Endpoint {

@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // treasuryEndpoints are the routes of treasury accounts (SPEC.md Endpoints, Treasury) and the
 // sandbox clock helper (DESIGN.md D15). Treasury is sandbox only: every route answers LIVE

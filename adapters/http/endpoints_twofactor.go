@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // twoFactorEndpoints are the routes of contacts and two-factor approval (DESIGN.md §6).
 func (h *twoFactorHandlers) twoFactorEndpoints() []Endpoint {

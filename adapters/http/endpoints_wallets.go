@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // walletEndpoints are the routes of wallets, the faucet and the handle directory. Claiming a
 // handle (scope not shown in SPEC.md) takes wallets:write, as it publishes a wallet.

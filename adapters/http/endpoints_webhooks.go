@@ -1,6 +1,6 @@
 package http
 
-import "corridor/core/auth"
+import "github.com/corridorhq/corridor/core/auth"
 
 // webhookEndpoints are events and webhooks (DESIGN.md D18, §6). Every route needs keys:manage:
 // an event feed spans every capability, and an endpoint's secret is a credential.

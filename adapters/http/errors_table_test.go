@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // declaredCodes walks core and its packages and returns every constant of type core.Code (or

@@ -5,9 +5,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/agents"
-	"corridor/core"
-	"corridor/core/agent"
+	"github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
 )
 
 func (h *agentsHandlers) createAgent(c *fiber.Ctx) error {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	cardsapp "corridor/app/cards"
-	"corridor/core"
-	"corridor/core/card"
+	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/card"
 )
 
 // issueWalletCard checks the wallet and its Safe's card spend module (a chain read) outside

@@ -6,14 +6,14 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	checkoutapp "corridor/app/checkout"
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/checkout"
-	"corridor/core/safepay"
-	"corridor/ports"
-	webcheckout "corridor/web/checkout"
+	checkoutapp "github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
+	webcheckout "github.com/corridorhq/corridor/web/checkout"
 )
 
 // Hosted checkout (D19, docs/checkout.md): the secondary POST /v1/payments (selected by its

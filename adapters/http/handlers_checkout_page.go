@@ -6,9 +6,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core"
-	"corridor/core/checkout"
-	webcheckout "corridor/web/checkout"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/checkout"
+	webcheckout "github.com/corridorhq/corridor/web/checkout"
 )
 
 // The hosted payment page (GET /pay/{id}, docs/checkout.md): public, keyed by the checkout's

@@ -6,9 +6,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	claimsapp "corridor/app/claims"
-	"corridor/core"
-	"corridor/core/claim"
+	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // publicClaimHeaders keep the link token out of referrers and caches.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/invoice"
 )
 
 func (h *invoicesHandlers) createInvoice(c *fiber.Ctx) error {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/finance"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/finance"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 func (h *financeHandlers) getBalances(c *fiber.Ctx) error {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "corridor/app/offramp"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
 )
 
 func (h *offrampHandlers) createOfframpPayment(c *fiber.Ctx) error {

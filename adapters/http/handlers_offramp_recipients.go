@@ -5,8 +5,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	recipientsapp "corridor/app/recipients"
-	"corridor/core"
+	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/core"
 )
 
 func (h *recipientsHandlers) createPhoneAlias(c *fiber.Ctx) error {

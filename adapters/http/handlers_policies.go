@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	policyapp "corridor/app/policy"
+	policyapp "github.com/corridorhq/corridor/app/policy"
 )
 
 func (h *policyHandlers) createPolicy(c *fiber.Ctx) error {

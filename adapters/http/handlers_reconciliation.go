@@ -7,8 +7,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/shopspring/decimal"
 
-	"corridor/app/finance"
-	"corridor/core"
+	"github.com/corridorhq/corridor/app/finance"
+	"github.com/corridorhq/corridor/core"
 )
 
 // GET /v1/ledger/reconciliation: the ledger mirror versus the chain, per wallet (docs/chain.md).

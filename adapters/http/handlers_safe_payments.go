@@ -6,9 +6,9 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	safepayapp "corridor/app/safepay"
-	"corridor/core/auth"
-	"corridor/core/safepay"
+	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/safepay"
 )
 
 // createSafePayment reads the chain first (the Safe's nonce and threshold), outside the

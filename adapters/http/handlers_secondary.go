@@ -9,12 +9,12 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/wallets"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/safepay"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // The secondary surface (D19, docs/api.md "Secondary surface"): thin mappings onto the

@@ -7,10 +7,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/tenancy"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/tenancy"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ports"
 )
 
 func (h *tenancyHandlers) createTenant(c *fiber.Ctx) error {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	twofactorapp "corridor/app/twofactor"
+	twofactorapp "github.com/corridorhq/corridor/app/twofactor"
 )
 
 func (h *twoFactorHandlers) createContact(c *fiber.Ctx) error {

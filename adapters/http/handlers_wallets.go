@@ -7,8 +7,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/wallets"
-	"corridor/core"
+	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/core"
 )
 
 func (h *walletsHandlers) createWallet(c *fiber.Ctx) error {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 )
 
 // triggerEventRequest is the body of POST /v1/sandbox/events.

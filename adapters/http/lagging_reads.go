@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // laggingReadRoutes are the API reads that may be served by the read replica within its lag

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestLaggingReads_RoutesExistAndAreReads: every route the read replica may serve is in the

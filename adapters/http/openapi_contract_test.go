@@ -11,7 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // fullDocument is the document of every route a build can serve (Document), loaded.

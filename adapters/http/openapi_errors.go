@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	"corridor/core"
-	"corridor/core/agent"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
 )
 
 var (

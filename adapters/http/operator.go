@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // headerOperatorToken carries the operator token of D11 on /v1/admin/... routes.

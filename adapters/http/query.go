@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // refuseUnknownQuery answers 400 VALIDATION_FAILED, naming each parameter, for a query

@@ -7,7 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"golang.org/x/time/rate"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // RateLimit configures the general per-credential limit (per client IP when anonymous).

@@ -3,9 +3,9 @@ package http
 import (
 	"testing"
 
-	"corridor/core"
-	"corridor/core/claim"
-	"corridor/core/safepay"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/safepay"
 )
 
 // TestRetryableCodes: the refusals that tell a client to try again later are declared beside the

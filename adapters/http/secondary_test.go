@@ -3,8 +3,8 @@ package http
 import (
 	"testing"
 
-	"corridor/core"
-	"corridor/core/safepay"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safepay"
 )
 
 // TestSecondaryCode: the canonical codes the secondary surface names map onto its five codes;

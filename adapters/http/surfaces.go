@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"corridor/core/checkout"
+	"github.com/corridorhq/corridor/core/checkout"
 )
 
 // Paths both surfaces share (D19): POST /v1/payments and POST /v1/wallets take either body

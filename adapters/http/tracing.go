@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"corridor/adapters/tracing"
+	"github.com/corridorhq/corridor/adapters/tracing"
 )
 
 // traceRequest starts the request's server span (the parent of its statements, chain calls

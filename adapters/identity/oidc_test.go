@@ -23,7 +23,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 const (

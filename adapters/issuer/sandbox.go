@@ -13,8 +13,8 @@ import (
 	"sync"
 	"time"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Sandbox is the sandbox issuer. Card ids and last4 derive from the service's reference, so a

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 func TestSandbox_BehavesLikeAnIssuer(t *testing.T) {

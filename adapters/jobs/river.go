@@ -22,8 +22,8 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
-	"corridor/adapters/postgres"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Inserter enqueues jobs inside the caller's Bun transaction (River's database/sql driver).

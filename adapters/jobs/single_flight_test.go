@@ -12,9 +12,9 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
-	"corridor/adapters/jobs"
-	"corridor/adapters/postgres"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/jobs"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m, nil) }

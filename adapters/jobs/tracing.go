@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"corridor/adapters/tracing"
+	"github.com/corridorhq/corridor/adapters/tracing"
 )
 
 // traceMetadataKey is the job metadata field that carries the enqueuing span's W3C trace

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	webhooksapp "corridor/app/webhooks"
+	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
 )
 
 // Outcomes of one webhook delivery attempt, the outcome label of

@@ -14,7 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Guard records and refuses outside calls made while a transaction is open.

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/outside"
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/outside"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 type openTx struct{}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Issuer guards a card issuer.

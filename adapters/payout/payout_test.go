@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 func TestScript(t *testing.T) {

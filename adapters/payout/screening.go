@@ -3,9 +3,9 @@ package payout
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // SandboxScreening is the sandbox Screening adapter. Its triggers are the last two digits of

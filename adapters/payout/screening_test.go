@@ -6,9 +6,9 @@ import (
 	"reflect"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestScreeningByEnvironment: TEST screens with the sandbox triggers; LIVE without a

@@ -8,9 +8,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var errAgentNotFound = core.NotFound(agent.CodeNotFound, "agent")

@@ -8,10 +8,10 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/tenant"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
 )
 
 type apiKeyModel struct {

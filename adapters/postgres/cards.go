@@ -7,9 +7,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/card"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
 )
 
 type cardholderModel struct {

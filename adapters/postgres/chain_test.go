@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/adapters/postgres"
 )
 
 // TestChain_CommitTakesAFreeStripe: with fifteen of the environment's sixteen chain heads

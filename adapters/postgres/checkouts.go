@@ -6,9 +6,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/checkout"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ ports.CheckoutRepo = checkoutRepo{}

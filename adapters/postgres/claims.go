@@ -11,9 +11,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/claim"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // claimRepo implements ports.ClaimRepo over offramp_claims, offramp_claim_links,

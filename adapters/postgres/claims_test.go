@@ -15,13 +15,13 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/core/claim"
-	"corridor/core/offramp"
-	"corridor/core/tenant"
-	"corridor/ports"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // claimDB is one migrated database shared by the claim repository's subtests. Each subtest

@@ -6,13 +6,13 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/cipher"
-	"corridor/adapters/payout"
-	"corridor/adapters/postgres"
-	"corridor/adapters/sms"
-	"corridor/ports"
-	"corridor/ports/portstest"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/cipher"
+	"github.com/corridorhq/corridor/adapters/payout"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/adapters/sms"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/portstest"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // The contract suites of ports/portstest against the adapters that keep their state in

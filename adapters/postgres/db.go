@@ -18,7 +18,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"corridor/migrations"
+	"github.com/corridorhq/corridor/migrations"
 )
 
 // Default server-side time-outs of every pooled connection.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"corridor/adapters/postgres"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestOpen_ServerTimeouts: every pooled connection carries statement_timeout and

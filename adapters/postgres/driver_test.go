@@ -8,10 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ports"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // The driver sends BEGIN, savepoints and the idempotency record with the next statement

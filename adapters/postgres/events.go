@@ -9,10 +9,10 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/event"
-	"corridor/core/webhook"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ ports.EventRepo = eventRepo{}

@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/core/event"
-	"corridor/core/tenant"
-	"corridor/ports"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestEventRepo_RecordsStatusChangesOnly: an event whose type equals its resource's latest is

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ports"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestIdempotencyClaim walks Claim through its three answers with two transactions: the first

@@ -9,9 +9,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/invoice"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var (

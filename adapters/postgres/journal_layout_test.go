@@ -13,8 +13,8 @@ import (
 	"github.com/golang-migrate/migrate/v4/source/iofs"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
-	"corridor/migrations"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/migrations"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestMigration_JournalLayout migrates a database holding transfers up to 000050 and back to

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/ledger"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
 )
 
 // The ledger inside a pipeline batch (pipeline.go). A transfer posted inside a batch costs no

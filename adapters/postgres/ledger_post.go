@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/ledger"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
 )
 
 // ChainStripes is how many hash chains each environment's transfers form (migration 000002

@@ -6,9 +6,9 @@ import (
 	"errors"
 	"time"
 
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // The finance reads (ports.LedgerReports). A balance as of an instant and a statement's running

@@ -9,8 +9,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/ledger"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
 )
 
 // LedgerVerification is what `corridor ledger verify` found.

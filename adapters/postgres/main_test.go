@@ -3,7 +3,7 @@ package postgres_test
 import (
 	"testing"
 
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 func TestMain(m *testing.M) { testdb.Main(m, nil) }

@@ -8,9 +8,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/webhook"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // maxErrorChars bounds a failed job's error on the operator's page.

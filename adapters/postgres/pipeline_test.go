@@ -18,11 +18,11 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // pipeDB is a private migrated database with a world account and n funded-from-world accounts.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/policy"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
 )
 
 type policyModel struct {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/ramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/ramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ ports.RampRepo = rampRepo{}

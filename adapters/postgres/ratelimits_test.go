@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // twoPools opens two pools on one fresh migrated database, as two replicas hold them.

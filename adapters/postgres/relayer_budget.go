@@ -8,8 +8,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 type relayerBudgetRepo struct{ db bun.IDB }

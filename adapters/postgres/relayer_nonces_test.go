@@ -11,9 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/chain"
-	"corridor/adapters/postgres"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestRelayerNonces_TwoReplicas: two adapters over one database and one chain, sharing the

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/uptrace/bun"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // RelayerTransactions records the relayer's transactions in relayer_transactions (ports.RelayerTxLog),

@@ -8,9 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/adapters/chain"
-	"corridor/adapters/postgres"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestRelayerTransactions_AnotherReplicaBumps: one replica sends, the transaction stays in the

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/testdb"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/testdb"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 var update = flag.Bool("update", false, "rewrite migrations/schema.sql from the migrations")

@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"corridor/adapters/tracing"
+	"github.com/corridorhq/corridor/adapters/tracing"
 )
 
 // traceHook gives every Bun statement a client span under the span of the request or job that

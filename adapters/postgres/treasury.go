@@ -9,9 +9,9 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/core/treasury"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var (

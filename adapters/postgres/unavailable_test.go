@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // A statement cancelled by statement_timeout or the request's deadline, a deadline passed

@@ -7,8 +7,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // walletActivityRepo reads the secondary transaction lists in SQL: Safe payments and the

@@ -14,8 +14,8 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Sandbox is the outbox SMS adapter.

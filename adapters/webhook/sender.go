@@ -21,7 +21,7 @@ import (
 
 	"code.dny.dev/ssrf"
 
-	"corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 )
 
 var _ webhooks.Sender = (*Sender)(nil)

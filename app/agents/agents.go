@@ -4,12 +4,12 @@ import (
 	"context"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/core/auth"
-	"corridor/core/tenant"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // CreateAgent creates an ACTIVE agent with no limits, no wallet and no key.

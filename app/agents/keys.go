@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/core/auth"
-	"corridor/core/tenant"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // KeyInput is the body of POST /v1/agents/{id}/keys.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/core/auth"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // CapInput is one field of a PUT of limits as sent: Set false when the body omitted it,

@@ -4,10 +4,10 @@ import (
 	"context"
 	"log/slog"
 
-	"corridor/app/kernel"
-	"corridor/core/auth"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // WalletInput is what an agent's Safe is made of: the body of POST /v1/agents/{id}/wallet.

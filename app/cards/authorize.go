@@ -7,13 +7,13 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/card"
-	"corridor/core/policy"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // sandboxMessage is the refusal of a LIVE caller: cards is sandbox only (D1).

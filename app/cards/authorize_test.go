@@ -3,7 +3,7 @@ package cards
 import (
 	"testing"
 
-	"corridor/core/card"
+	"github.com/corridorhq/corridor/core/card"
 )
 
 // Legacy cards without a tenant are never gated by a spend policy (SPEC.md Policies).

@@ -3,9 +3,9 @@ package cards
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/card"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // saveAuthorization writes an authorization and, in the same unit of work, the event of its

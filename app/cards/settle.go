@@ -2,8 +2,8 @@ package cards
 
 import (
 	"context"
-	"corridor/core"
 	"errors"
+	"github.com/corridorhq/corridor/core"
 	"math/big"
 	"time"
 
@@ -11,9 +11,9 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/riverqueue/river"
 
-	"corridor/app/kernel"
-	"corridor/core/card"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var _ kernel.Jobs = (*Service)(nil)

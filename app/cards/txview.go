@@ -1,6 +1,6 @@
 package cards
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: cards, the agents and wallets a
 // card spends for, and the ledger its holds post to. A reader sees the capability's tables here;

@@ -10,10 +10,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/riverqueue/river"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/checkout"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Bounds of the jobs.

@@ -10,10 +10,10 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/riverqueue/river"
 
-	"corridor/core"
-	"corridor/core/checkout"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 // The refund job's rows, each against a scripted chain: what it sends, what it records, what

@@ -7,10 +7,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/checkout"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // MaxSandboxPayment bounds one sandbox payment (1,000,000 USDC in base units): enough for any

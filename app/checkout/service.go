@@ -10,9 +10,9 @@ import (
 	"log/slog"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Config tunes checkouts; zero fields take DefaultConfig's.

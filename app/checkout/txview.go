@@ -1,6 +1,6 @@
 package checkout
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: checkouts, the ledger they settle
 // on, and the agents a refund is guarded by. A reader sees the capability's tables here;

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"corridor/core/claim"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // ExpireDueClaims is the periodic expiry pass. A claim that fails is logged and counted in

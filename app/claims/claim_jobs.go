@@ -6,8 +6,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"corridor/app/kernel"
-	"corridor/core"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
 )
 
 var _ kernel.Jobs = (*Service)(nil)

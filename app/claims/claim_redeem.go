@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/claim"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // claimByToken resolves a link token to its locked link and claim; the link must be usable.

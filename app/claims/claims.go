@@ -7,13 +7,13 @@ import (
 	"strings"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/claim"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Pending claims (SPEC.md Claim). A payment to a phone number nobody has verified opens a

@@ -3,9 +3,9 @@ package claims
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/claim"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // createClaim records a new claim and its opening event (claim.<status>).

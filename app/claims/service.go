@@ -6,13 +6,13 @@ import (
 	"log/slog"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/claim"
-	"corridor/core/offramp"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Payments is what claims need from the off-ramp payments capability, inside the claim's unit

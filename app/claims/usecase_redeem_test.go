@@ -13,17 +13,17 @@ import (
 	"testing"
 	"time"
 
-	"corridor/app/kernel"
-	offrampapp "corridor/app/offramp"
-	recipientsapp "corridor/app/recipients"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/claim"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ledger"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/app/kernel"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 // claimScreening clears every payment.

@@ -5,11 +5,11 @@ import (
 	"sort"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // The finance reads of DESIGN.md §6. Every one is scoped to the caller's tenant and

@@ -1,9 +1,9 @@
 package finance
 
 import (
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Deps are the ports of the finance capability.

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 // statusStore is the ports/fake store, down when pingErr is set, with the mirror's cursor on

@@ -1,6 +1,6 @@
 package finance
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: the ledger and its reports, the
 // wallets and the chain index the reconciliation reads. A reader sees the capability's tables here;

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core/auth"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // VolumeDays is how many UTC days the console's volume chart covers, today included.

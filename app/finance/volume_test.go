@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestDailySeries: every day of the window is present, oldest first; rows of another asset or

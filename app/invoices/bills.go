@@ -9,14 +9,14 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/invoice"
-	"corridor/core/safepay"
-	"corridor/core/tenant"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // BillInput is the body of POST /v1/bills.

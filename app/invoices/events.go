@@ -3,9 +3,9 @@ package invoices
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/invoice"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // saveInvoice writes an invoice and, in the same unit of work, the event of the status it

@@ -8,12 +8,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/invoice"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Create validates and stores a DRAFT invoice. The arbiter defaults to the platform's.

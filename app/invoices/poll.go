@@ -2,14 +2,14 @@ package invoices
 
 import (
 	"context"
-	"corridor/app/kernel"
 	"fmt"
+	"github.com/corridorhq/corridor/app/kernel"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/invoice"
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // PollInvoices is one pass of the balance poller over env's watched invoices: a SENT invoice

@@ -1,6 +1,6 @@
 package invoices
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: invoices and bills, the wallets and
 // handles they are addressed to, and the Safe payments that settle them. A reader sees the

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/invoice"
-	"corridor/core/safepay"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/safepay"
 )
 
 // Fast tests of settlement (ReadSettlement, Settle, and the poller following the payment) over

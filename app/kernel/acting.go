@@ -3,9 +3,9 @@ package kernel
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Acting is the principal a capability acts as when it asks another capability to do a step on

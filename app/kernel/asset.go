@@ -1,8 +1,8 @@
 package kernel
 
 import (
-	"corridor/core"
-	"corridor/ledger"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
 )
 
 // ServiceAsset is the asset of every tenant's service balance (DESIGN.md D6). Finance reports

@@ -1,8 +1,8 @@
 package kernel
 
 import (
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Chains are the configured chains per environment. One deployment serves TEST and LIVE (D1),

@@ -1,6 +1,6 @@
 package kernel
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // ClockOrSystem returns c, or the wall clock when c is nil: production wires no clock, tests
 // that travel in time wire their own.

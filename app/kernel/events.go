@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/event"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // RecordEvent writes a partner-facing event in the caller's unit of work (DESIGN.md D18): the

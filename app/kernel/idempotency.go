@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // IdempotencyDeps are the ports of the Idempotency-Key store.

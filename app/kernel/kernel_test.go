@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ports"
 )
 
 type nopStore struct{ ports.Store }

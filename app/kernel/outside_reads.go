@@ -5,8 +5,8 @@ import (
 	"errors"
 	"sync"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // An outside read is a call that leaves the process only to learn something (screening), made

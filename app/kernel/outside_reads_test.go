@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 // TestOutsideReads_ReadBetweenRuns: a unit that asks for an outside read is run again with the

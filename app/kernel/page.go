@@ -1,6 +1,6 @@
 package kernel
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // ClampPage applies the list bounds of DESIGN.md §4: a negative skip is 0, a skip is at most
 // ports.MaxSkip (the HTTP layer refuses more with 400; this keeps any other caller from asking

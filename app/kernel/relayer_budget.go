@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // RelayerBudget is how many relayer-paid transactions (Safe deployments, Safe payment

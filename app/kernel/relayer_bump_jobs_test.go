@@ -7,7 +7,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/kernel"
 )
 
 func TestRelayerBump_EveryChainRunsAndFailuresAreReported(t *testing.T) {

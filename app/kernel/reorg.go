@@ -10,8 +10,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Reorg detection shared by the chain indexers (docs/chain.md, Confirmations and reorgs).

@@ -7,7 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // hashChain answers BlockHash from a fixed list of canonical hashes (index = block number).

@@ -1,8 +1,8 @@
 package kernel
 
 import (
-	"corridor/core"
-	"corridor/core/auth"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 )
 
 // RequireTenantScope is the guard every tenant use case starts with: the caller must act for a

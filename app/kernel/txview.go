@@ -1,6 +1,6 @@
 package kernel
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work the kernel touches: the shared tables every capability
 // writes through the kernel: events, idempotency records, the relayer budget and the chain index. A

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // composition is the policy composer's answer for one payment.

@@ -4,11 +4,11 @@ import (
 	"context"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // errQuoteExpired answers a select or confirm on an expired quote; the payment has already

@@ -3,9 +3,9 @@ package offramp
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // savePayment writes an off-ramp payment and, in the same unit of work, the sender's event of

@@ -4,9 +4,9 @@ import (
 	"context"
 	"strings"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Liquidity is a payout provider's route liquidity in one environment: the configured

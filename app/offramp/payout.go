@@ -4,12 +4,12 @@ import (
 	"context"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // RunSubmission re-checks a FUNDS_LOCKED payment (its confirmed quote still the active

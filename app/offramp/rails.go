@@ -1,9 +1,9 @@
 package offramp
 
 import (
-	"corridor/core"
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // rail returns the configured provider of a destination type when it may pay out in env:

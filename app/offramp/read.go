@@ -3,10 +3,10 @@ package offramp
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/auth"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // GetPayment returns a payment the caller sends or receives.

@@ -3,9 +3,9 @@ package offramp
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // ApproveReview is an operator's approval of a payment's review holds (D11, POST

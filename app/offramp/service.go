@@ -6,12 +6,12 @@ import (
 	"log/slog"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/recipient"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // SpendPolicy applies the spend policy attached to the sender's service balance to an

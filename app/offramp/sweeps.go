@@ -6,8 +6,8 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Cadence of the off-ramp's periodic passes (defaults; configuration sets them).

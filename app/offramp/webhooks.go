@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Webhook headers: the unix-seconds timestamp and the hex HMAC-SHA256 signature.

@@ -10,10 +10,10 @@ import (
 	"log/slog"
 	"time"
 
-	"corridor/core/auth"
-	"corridor/core/invoice"
-	"corridor/core/offramp"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // ListLimit bounds each list of the overview: past it the metrics and SQL in docs/runbooks.md

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/invoice"
-	"corridor/core/webhook"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // fakeReports answers each list with one row and records the limits asked for.

@@ -3,10 +3,10 @@ package policy
 import (
 	"context"
 
-	"corridor/core/auth"
-	"corridor/core/card"
-	"corridor/core/policy"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // GateCardAuthorization applies the spend policies to a card authorization the card's own rules

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/policy"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // SenderSpendHolds applies the spend policy attached to the sender's service balance

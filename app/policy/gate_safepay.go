@@ -5,11 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/policy"
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // GateSafePayment applies the spend policies of the payment's source wallet, of its agent (the

@@ -5,10 +5,10 @@ import (
 	"io"
 	"log/slog"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/policy"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Agents answers whether an agent exists in the tenant and environment (AGENT_NOT_FOUND

@@ -3,7 +3,7 @@ package policy
 import (
 	"testing"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // nopStore stands in for the store where a test only builds the service.

@@ -1,6 +1,6 @@
 package policy
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: policies and their attachments, and
 // what a verdict reads: agents, cards, wallets, treasury buckets and off-ramp payments. A reader

@@ -4,12 +4,12 @@ import (
 	"context"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/ramp"
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/ramp"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Input is the body of POST /v1/ramps.

@@ -1,6 +1,6 @@
 package ramps
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: ramps and drips, the wallets they
 // credit, the Safe payments they propose, and the agents they are guarded by. A reader sees the

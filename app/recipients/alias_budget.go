@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // AliasBudget bounds how many phone-alias codes may be sent and guessed wrong. Sends and wrong

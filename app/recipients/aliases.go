@@ -5,11 +5,11 @@ import (
 	"crypto/hmac"
 	"fmt"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // CreateAliasInput is POST /v1/phone-aliases; ClientIP is the caller's address (budgets).

@@ -3,10 +3,10 @@ package recipients
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/auth"
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // GetCredential returns the caller's BUSINESS_IDENTITY credential; ok=false when it has none.

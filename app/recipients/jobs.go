@@ -5,7 +5,7 @@ import (
 	"github.com/riverqueue/river"
 	"time"
 
-	"corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/kernel"
 )
 
 var _ kernel.Jobs = (*Service)(nil)

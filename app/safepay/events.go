@@ -3,9 +3,9 @@ package safepay
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // savePayment writes a payment and, in the same unit of work, the event of the status it

@@ -6,7 +6,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/kernel"
 )
 
 var _ kernel.Jobs = (*Service)(nil)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Get returns one of the caller's payments.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 const (

@@ -7,13 +7,13 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/safe"
-	"corridor/core/safepay"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Sign adds one owner's signature: 65 bytes r ‖ s ‖ v (v 27 or 28) over the raw

@@ -1,6 +1,6 @@
 package safepay
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: Safe payments, the wallets they
 // spend from, handles and members. A reader sees the capability's tables here; test/architecture

@@ -10,15 +10,15 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/policy"
-	"corridor/core/safe"
-	"corridor/core/safepay"
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 // Fast tests of ReadProposal and Propose over ports/fake: an in-memory store and chain.

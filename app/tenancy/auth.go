@@ -5,11 +5,11 @@ import (
 	"errors"
 	"slices"
 
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/core/auth"
-	"corridor/core/tenant"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
 )
 
 var errBadKey = core.E(core.CodeUnauthenticated, "invalid API key")

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/tenant"
 )
 
 // Defaults of the API-key cache.

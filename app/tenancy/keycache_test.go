@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/tenant"
 )
 
 func testCache(ttl time.Duration) (*keyCache, *time.Time) {

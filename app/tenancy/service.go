@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // WalletOwners tells which of the given wallets signer still owns. Revoking a member does not

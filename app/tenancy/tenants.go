@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/tenant"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // maxSlugAttempts bounds the numeric suffixes (slug-2 … slug-20) tried for a taken slug.

@@ -1,6 +1,6 @@
 package tenancy
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: tenants, members, API keys, and the
 // wallets a signer owns. A reader sees the capability's tables here; test/architecture checks that

@@ -4,11 +4,11 @@ import (
 	"context"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/treasury"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // CreateRule validates a rule against the account (its bucket ids must be the account's) and

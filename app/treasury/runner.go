@@ -5,11 +5,11 @@ import (
 	"errors"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/treasury"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Skip reasons the runner records on a rule besides treasury.SkipUnreadable.

@@ -2,13 +2,13 @@ package treasury
 
 import (
 	"context"
-	"corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/kernel"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/treasury"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // AdvanceRead is a validated clock advance with the balances its accrual uses, read before

@@ -1,6 +1,6 @@
 package treasury
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: treasury buckets and rules, the
 // wallets and Safe payments a sweep uses, and the ledger of yield. A reader sees the capability's

@@ -5,10 +5,10 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/core"
-	"corridor/core/treasury"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // YieldRef is the ledger reference of one bucket's accrual for one UTC day: posting it twice is

@@ -4,13 +4,13 @@ import (
 	"context"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/claim"
-	"corridor/core/safepay"
-	"corridor/core/twofactor"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // VerifyChallenge checks a TOTP code of any ACTIVE factor against a PENDING challenge. A wrong

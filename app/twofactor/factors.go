@@ -10,11 +10,11 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/twofactor"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // totpOptions are the RFC 6238 parameters every authenticator app understands: SHA-1, six

@@ -6,10 +6,10 @@ package twofactor
 import (
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/twofactor"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Deps are the ports of the capability.

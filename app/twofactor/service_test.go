@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/safepay"
-	"corridor/core/twofactor"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 type movedClock struct{ now time.Time }

@@ -3,10 +3,10 @@ package twofactor
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/twofactor"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // stepUp guards a security change (D20) inside its unit of work. A tenant with no ACTIVE factor

@@ -1,6 +1,6 @@
 package twofactor
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: two-factor settings and challenges.
 // A reader sees the capability's tables here; test/architecture checks that every repository the

@@ -3,10 +3,10 @@ package wallets
 import (
 	"context"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // CreditFromPool records a drip that mints amountBaseUnits of test USDC into a TEST wallet's

@@ -11,10 +11,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core"
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 // Worker-level tests of the deployment and faucet steps, with in-memory fakes for the store and

@@ -3,9 +3,9 @@ package wallets
 import (
 	"context"
 
-	"corridor/app/kernel"
-	"corridor/core/auth"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // ActivityPage is one page of wallet activity: its rows, how many rows the query matches in

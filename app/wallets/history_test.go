@@ -5,10 +5,10 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // activityStore is a store whose one transaction knows a set of wallets and answers the

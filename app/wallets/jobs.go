@@ -2,12 +2,12 @@ package wallets
 
 import (
 	"context"
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 	"time"
 
 	"github.com/riverqueue/river"
 
-	"corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/kernel"
 )
 
 // RegisterWorkers adds the wallet deployment, faucet and ledger mirror workers.

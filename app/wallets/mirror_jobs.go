@@ -5,7 +5,7 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Timing of the ledger mirror's indexer.

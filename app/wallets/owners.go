@@ -7,7 +7,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core/wallet"
+	"github.com/corridorhq/corridor/core/wallet"
 )
 
 // ownershipReadConcurrency bounds parallel owner reads against the chain.

@@ -6,10 +6,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Deps are the ports and settings of the wallets capability.

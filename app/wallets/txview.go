@@ -1,6 +1,6 @@
 package wallets
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: wallets, drips, handles, wallet
 // activity, the chain index and the ledger of mirrored balances. A reader sees the capability's

@@ -9,11 +9,11 @@ import (
 
 	"github.com/riverqueue/river"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/event"
-	"corridor/core/webhook"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Bounds of the delivery jobs.

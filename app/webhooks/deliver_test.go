@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/event"
-	"corridor/core/webhook"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 type failingSender struct{ status int }

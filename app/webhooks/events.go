@@ -5,11 +5,11 @@ import (
 	"strings"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/event"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Scope: events and webhook endpoints are read and managed under keys:manage. An event feed

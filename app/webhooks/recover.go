@@ -4,11 +4,11 @@ import (
 	"context"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/webhook"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // EventDeliveries lists an event's deliveries to the tenant's endpoints, newest first, with

@@ -9,9 +9,9 @@ import (
 	"log/slog"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Sender posts one signed delivery. Implementations refuse destinations that are not allowed

@@ -5,11 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"corridor/app/kernel"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/event"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // sampleResources are the event families a sandbox trigger can emit, with the id prefix of the

@@ -1,6 +1,6 @@
 package webhooks
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: events (the deliveries are its own
 // tables behind EventRepo). A reader sees the capability's tables here; test/architecture checks

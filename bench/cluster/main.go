@@ -26,11 +26,11 @@ import (
 	"syscall"
 	"time"
 
-	corridorhttp "corridor/adapters/http"
-	"corridor/adapters/identity"
-	"corridor/adapters/pgcluster"
-	"corridor/core"
-	"corridor/wiring"
+	corridorhttp "github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 const sessionSecret = "bench-cluster-session-secret-0123456789abcdef"

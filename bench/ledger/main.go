@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"time"
 
-	"corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/adapters/postgres"
 )
 
 type options struct {

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/adapters/postgres"
 )
 
 // Performance targets of the ledger: at concurrency 32 it reaches 0.7 of the raw-SQL ceiling,

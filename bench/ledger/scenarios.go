@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // scenario is one measured workload: concurrency workers each running units of work back to

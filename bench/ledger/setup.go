@@ -11,11 +11,11 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/pgcluster"
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // database is the scratch database the bench runs in.

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/adapters/identity"
+	"github.com/corridorhq/corridor/adapters/identity"
 )
 
 // env is what scenarios build their targets from.

@@ -15,11 +15,11 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 
-	"corridor/adapters/chain"
-	"corridor/adapters/devchain"
-	"corridor/core"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/devchain"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // chainConfig is the chain configuration per environment. TEST is served by CHAIN_RPC_URL, or

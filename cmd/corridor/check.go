@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"os"
 
-	"corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/adapters/postgres"
 )
 
 // errInvariantsBroken makes `corridor check` exit with status 1 after printing the report.

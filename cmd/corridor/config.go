@@ -9,16 +9,16 @@ import (
 	"strings"
 	"time"
 
-	"corridor/adapters/custody"
-	"corridor/adapters/http"
-	"corridor/adapters/postgres"
-	"corridor/app/checkout"
-	recipientsapp "corridor/app/recipients"
-	"corridor/app/webhooks"
-	"corridor/core/policy"
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/custody"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/app/checkout"
+	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // Config is every setting of the corridor binary, read once from the environment at start.

@@ -14,16 +14,16 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/chain"
-	"corridor/adapters/http"
-	"corridor/adapters/identity"
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/core/claim"
-	"corridor/core/policy"
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite the configuration table of docs/operations.md")

@@ -16,10 +16,10 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/adapters/cipher"
-	"corridor/adapters/identity"
-	"corridor/core/policy"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/cipher"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // configError is a configuration value the binary refuses: one line naming the variable, so

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	httpadapter "corridor/adapters/http"
-	"corridor/wiring"
+	httpadapter "github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // versionCmd prints the build: its version, module, commit and Go version.

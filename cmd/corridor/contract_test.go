@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestVersionCmd: corridor version prints the build's version, module and commit.

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"corridor/adapters/pgcluster"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // databasesCmd is `corridor databases`, the data tier of `make run-cluster`: the project-local

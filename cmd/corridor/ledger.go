@@ -10,7 +10,7 @@ import (
 
 	"github.com/uptrace/bun"
 
-	"corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/adapters/postgres"
 )
 
 // errLedgerBroken makes `corridor ledger verify` exit with status 1 after printing the report.

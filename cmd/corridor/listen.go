@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"corridor/sdk/go/forward"
+	"github.com/corridorhq/corridor/sdk/forward"
 )
 
 // defaultAPI is where `make run` serves.

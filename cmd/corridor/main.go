@@ -17,12 +17,12 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
-	"corridor/adapters/console"
-	"corridor/adapters/identity"
-	"corridor/adapters/pgcluster"
-	"corridor/core"
-	"corridor/ports"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/console"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 const usage = `corridor — money movement for partner platforms

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"corridor/ports"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // sandboxPayoutDefaults is `corridor run`'s sandbox: providers left unset run internal on and

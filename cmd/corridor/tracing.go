@@ -7,7 +7,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"corridor/adapters/tracing"
+	"github.com/corridorhq/corridor/adapters/tracing"
 )
 
 // startTracing sets up OpenTelemetry from the OTEL_* variables (off unless an OTLP endpoint or

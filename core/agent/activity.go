@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Activity kinds of the timeline. Card authorizations join as a third source once cards exist.

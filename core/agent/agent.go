@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 )
 
 // Codes of the agents capability (SPEC.md Errors).

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/auth"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 )
 
 func TestAgent_StateMachine(t *testing.T) {

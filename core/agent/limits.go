@@ -3,7 +3,7 @@ package agent
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Windows are the starts of the spend windows an instant falls in (D14): the UTC day, the ISO

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"strings"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // KeyPrefix is the service prefix of every API key string.

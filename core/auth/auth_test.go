@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestMintAndParseKey(t *testing.T) {

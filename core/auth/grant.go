@@ -3,7 +3,7 @@ package auth
 import (
 	"slices"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // AgentForbiddenScopes are the scopes an agent key can never hold, nor cause anyone to hold

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestAuthorizeGrant(t *testing.T) {

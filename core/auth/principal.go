@@ -3,7 +3,7 @@ package auth
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Kind says how a caller authenticated.

@@ -3,7 +3,7 @@ package card
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // AuthStatus is an authorization's state: APPROVED (a hold is open) moves once, to CAPTURED

@@ -6,7 +6,7 @@ package card
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Codes of the card capability.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func i64(v int64) *int64   { return &v }

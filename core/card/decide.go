@@ -1,6 +1,6 @@
 package card
 
-import "corridor/core"
+import "github.com/corridorhq/corridor/core"
 
 // Decline reasons (SPEC.md Errors, card decline reasons), recorded on the authorization.
 const (

@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"sort"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Limits are a card's software spend limits. A nil cap is unlimited; BlockedMCC is never nil

@@ -10,8 +10,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
-	"corridor/core/safepay"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safepay"
 )
 
 // Prefixes of checkout and refund ids.

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestObserve_RowByRow(t *testing.T) {

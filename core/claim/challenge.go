@@ -3,7 +3,7 @@ package claim
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // ChallengeStatus is a phone challenge's status.

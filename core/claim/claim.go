@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Error codes of claims (D4 statuses: business refusals 422, conflicts 409).

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // specRows is SPEC.md's Claim table, row by row.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // CodeEventNotFound is the 404 of an event that is not the caller's.

@@ -8,7 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Verification is a bill's verification status.

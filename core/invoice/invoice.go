@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/tenant"
-	"corridor/core/wallet"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/wallet"
 )
 
 // Codes of the invoices capability.

@@ -3,7 +3,7 @@ package invoice
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Status is an invoice's state (SPEC.md States, Escrow invoice).

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 var allTriggers = []Trigger{TriggerSend, TriggerCancel, TriggerFunded, TriggerExpire, TriggerDeliver, TriggerReleased, TriggerRefunded}

@@ -5,7 +5,7 @@ package offramp
 import (
 	"fmt"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Status is an off-ramp payment's status (SPEC.md, States and transitions).

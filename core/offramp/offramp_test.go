@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core/recipient"
+	"github.com/corridorhq/corridor/core/recipient"
 )
 
 // specRows is SPEC.md's off-ramp table, row by row, as (from, trigger, guard, to).

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Error codes of off-ramp payments (SPEC.md Errors and D4).

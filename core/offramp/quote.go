@@ -4,8 +4,8 @@ import (
 	"sort"
 	"time"
 
-	"corridor/core"
-	"corridor/core/recipient"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/recipient"
 )
 
 // DefaultQuoteLifetime is SPEC.md's route quote lifetime.

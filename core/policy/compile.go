@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // IR is a compiled document: lists deduplicated and sorted, MCCs left-padded to four digits,

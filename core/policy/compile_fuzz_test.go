@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // FuzzParseDocumentCompile: a policy document either parses, and then compiles to an IR whose

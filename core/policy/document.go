@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // SchemaVersion is the only document schema this build reads.

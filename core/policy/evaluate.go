@@ -3,7 +3,7 @@ package policy
 import (
 	"strings"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Rule-trace codes (SPEC.md Policies; the same codes are card authorization decline reasons).

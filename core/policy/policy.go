@@ -7,7 +7,7 @@ package policy
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Codes of spend policies beyond the shared ones (the HTTP adapter maps them to statuses).

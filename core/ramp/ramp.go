@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Direction is ON (fiat to USDC) or OFF (USDC to fiat); requests spell it on or off.

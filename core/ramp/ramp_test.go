@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // TestLiveStatus walks every linked status of a drip (ON) and a Safe payment (OFF).

@@ -3,7 +3,7 @@ package recipient
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Phone alias rules (D7; SPEC.md Limits: a 6-digit code, 5 attempts).

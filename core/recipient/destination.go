@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // DestinationType is a payout destination's rail (SPEC.md PayoutDestination).

@@ -8,7 +8,7 @@ import (
 
 	"github.com/nyaruka/phonenumbers"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // maxPhoneInputBytes bounds what is handed to the parser.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // FuzzParsePhone: a phone number either parses to a canonical E.164 form that parses to itself

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // MaxOwners bounds a Safe's owner list. Safe itself has no limit, but checkNSignatures loops

@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common/hexutil"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 var (

@@ -12,7 +12,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // SignatureLength is r ‖ s ‖ v.

@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Private keys 1, 2 and 3: well-known test keys with well-known addresses.

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"corridor/core"
-	"corridor/core/tenant"
-	"corridor/core/wallet"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/wallet"
 )
 
 // Bounds of a payment request.

@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
-	"corridor/core/safe"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safe"
 )
 
 func i64p(v int64) *int64 { return &v }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Status of a Safe payment.

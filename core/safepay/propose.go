@@ -8,8 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core"
-	"corridor/core/safe"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safe"
 )
 
 // Codes of Safe payments beyond the shared ones.

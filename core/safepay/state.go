@@ -3,7 +3,7 @@ package safepay
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Trigger is an event in a payment's life.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 var allStatuses = []Status{StatusCreated, StatusAwaitingSignature, StatusSigning, StatusReadyToExecute, StatusExecuting, StatusCompleted, StatusFailed, StatusCancelled}

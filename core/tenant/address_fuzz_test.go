@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // FuzzValidateAddress: an address either validates to its EIP-55 form, which validates to

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Role of a member in a tenant.

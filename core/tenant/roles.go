@@ -1,8 +1,8 @@
 package tenant
 
 import (
-	"corridor/core"
-	"corridor/core/auth"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 )
 
 // RoleOwner is the tenant creator's role. It is never stored on a member row and cannot be

@@ -3,8 +3,8 @@ package tenant
 import (
 	"testing"
 
-	"corridor/core"
-	"corridor/core/auth"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 )
 
 func holds(scopes []auth.Scope, s auth.Scope) bool {

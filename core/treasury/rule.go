@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Rule moves money between an account's buckets when its condition holds. Amounts are USD

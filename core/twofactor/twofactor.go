@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/claim"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
 )
 
 // Error codes of contacts and two-factor approval (SPEC.md Errors). The codes a challenge's

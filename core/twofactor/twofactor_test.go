@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestSettings_NeedsApproval(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Asset is a faucet asset (SPEC.md Drip.asset) and the asset of a wallet balance.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 func TestParseDripRequest(t *testing.T) {

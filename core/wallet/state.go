@@ -3,7 +3,7 @@ package wallet
 import (
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 // Status of a wallet's deployment (SPEC.md Wallet).

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/tenant"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/tenant"
 )
 
 // Chain ids of SPEC.md: the sandbox chain and the live chain.

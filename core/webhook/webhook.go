@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/event"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
 )
 
 // Codes of the webhook resources.

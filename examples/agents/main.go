@@ -13,7 +13,7 @@ import (
 	"os"
 	"strings"
 
-	"corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
 
 func main() {

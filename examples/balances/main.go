@@ -12,7 +12,7 @@ import (
 	"net/http"
 	"os"
 
-	"corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	"net/http"
 	"os"
 
-	"corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
 
 func main() {

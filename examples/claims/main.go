@@ -20,7 +20,7 @@ import (
 	"regexp"
 	"time"
 
-	"corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
 
 // waitLimit bounds every wait.

@@ -18,7 +18,7 @@ import (
 	"regexp"
 	"time"
 
-	"corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
 
 // waitLimit bounds the wait for the payout.

@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	"corridor/sdk/go/forward"
+	"github.com/corridorhq/corridor/sdk/forward"
 )
 
 // tolerance refuses a signature timestamp this far from the receiver's clock (a replay).

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/core/card"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // cardTables are the card capability's rows. Window spend is kept per card and window key, as

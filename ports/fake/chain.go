@@ -12,8 +12,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/safe"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Chain is an in-memory EVM as the application sees it through ports.Chain: USDC and ETH

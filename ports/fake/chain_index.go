@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"time"
 
-	"corridor/core"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // chainIndexTables hold the ledger mirror's cursors, the indexers' recorded blocks and the

@@ -5,9 +5,9 @@ import (
 	"sort"
 	"time"
 
-	"corridor/core"
-	"corridor/core/checkout"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // checkoutTables hold hosted checkouts and their refunds.

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Cipher is a transparent ports.Cipher: a sealed value is its context and plaintext, so

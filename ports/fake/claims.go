@@ -13,9 +13,9 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
-	"corridor/core/claim"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // claimTables hold claims, links (by token hash), phone challenges, the escrow events already

@@ -3,11 +3,11 @@ package fake_test
 import (
 	"testing"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 
-	"corridor/ports"
-	"corridor/ports/fake"
-	"corridor/ports/portstest"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
+	"github.com/corridorhq/corridor/ports/portstest"
 )
 
 // The fakes meet the same contracts as the adapters they stand in for (adapters/postgres and

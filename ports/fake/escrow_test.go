@@ -9,9 +9,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core/claim"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 // The fake escrow walks the contract's states, answers a repeated call with the zero hash and

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"time"
 
-	"corridor/core"
-	"corridor/core/event"
-	"corridor/core/webhook"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // eventTables are the events capability's rows: events (with whether each was fanned out),

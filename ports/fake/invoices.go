@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"corridor/core"
-	"corridor/core/invoice"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // invoiceTables hold invoices, bills and the two directory answers bills need, which the

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // CardIssuer is an in-memory card issuer: one card per reference (a retried issuance returns

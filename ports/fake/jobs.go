@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // EnqueuedJob is a job a unit of work enqueued.

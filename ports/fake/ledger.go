@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // ledgerRepo is ports.LedgerRepo over the store's ledger.Book: the reference ledger, running

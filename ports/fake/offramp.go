@@ -6,11 +6,11 @@ import (
 	"sort"
 	"time"
 
-	"corridor/core"
-	"corridor/core/offramp"
-	"corridor/core/policy"
-	"corridor/core/recipient"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // offrampTables hold off-ramp payments with their quote sets and the bookkeeping rows beside

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Payout is an in-memory payout provider. Submit records a payout once per idempotency key

@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // SMS is an in-memory gateway and its outbox: one text per idempotency key (a second Send of

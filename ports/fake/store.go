@@ -19,10 +19,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"corridor/core/safepay"
-	"corridor/core/wallet"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // Store is an in-memory ports.Store. Units of work run one at a time (a mutex stands in for

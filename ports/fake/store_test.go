@@ -5,9 +5,9 @@ import (
 	"errors"
 	"testing"
 
-	"corridor/core/card"
-	"corridor/ports"
-	"corridor/ports/fake"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
 )
 
 type testJob struct{ n int }

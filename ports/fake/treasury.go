@@ -5,10 +5,10 @@ import (
 	"sort"
 	"time"
 
-	"corridor/core"
-	"corridor/core/safepay"
-	"corridor/core/treasury"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // treasuryTables hold accounts with their buckets as created (a bucket's Address and

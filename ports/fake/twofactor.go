@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"corridor/core"
-	"corridor/core/twofactor"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // twoFactorTables hold contacts, TOTP factors, approval settings and challenges.

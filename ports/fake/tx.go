@@ -1,6 +1,6 @@
 package fake
 
-import "corridor/ports"
+import "github.com/corridorhq/corridor/ports"
 
 // Tx is the fake unit of work's repositories. Each reads the store's current state when
 // called, so a rolled-back savepoint is invisible to the rest of the unit.

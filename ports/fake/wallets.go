@@ -6,10 +6,10 @@ import (
 	"sort"
 	"time"
 
-	"corridor/core"
-	"corridor/core/safepay"
-	"corridor/core/wallet"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // walletRepo stores wallets in a map, listed by id as the Postgres store lists them.

@@ -8,8 +8,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/safe"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // ChainReads is the contract of the reading side of ports.Chain, with the relayer's sends as

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // LedgerStore is the contract of ports.LedgerRepo as a store hands it out in a unit of work

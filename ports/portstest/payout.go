@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // PayoutProvider is the contract of ports.PayoutProvider for a provider in its default,

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // SMSGateway is an SMS adapter and the outbox that shows what it sent.

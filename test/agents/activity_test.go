@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestAgents_Activity: the timeline merges the payments of the agent's wallet and the policy

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestAgents_CreateListGet(t *testing.T) {

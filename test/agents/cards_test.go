@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/ports"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // consume runs the card seam as the cards capability will: inside its own unit of work.

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // agentWalletOnly asserts a refusal of an agent moving money outside its own wallet.

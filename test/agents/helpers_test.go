@@ -6,8 +6,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core/wallet"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // owner is a Safe owner key the test signs with.

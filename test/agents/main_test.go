@@ -10,10 +10,10 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/core/agent"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // The shared service's store fails the spend read of the agents in unreadable, so a test can

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/agent"
-	"corridor/ports"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestAgents_Wallet: one Safe per agent, purpose AGENT, its address usable at once; a second

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestAgents_CardIssueOnWalletWithAgentID: SPEC's agentId on POST /v1/wallets/{walletId}/cards

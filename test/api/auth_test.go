@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestAuth_Matrix walks every way a credential can fail, on an endpoint that needs a scope.

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestErrors_EnvelopeEverywhere(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/app/kernel"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestJobs_EnqueueCommitsWithTheTransaction: a job enqueued in a unit of work exists only if

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 type syncBuffer struct {

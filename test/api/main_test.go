@@ -4,7 +4,7 @@ package api
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestMain(m *testing.M) { harness.Main(m) }

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/http"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestReplicas_KeyRevocationSeenAtOnce: two instances on one database, each caching API-key

@@ -5,10 +5,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"corridor/core/tenant"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // A unit of work the store retries (a serialization failure at commit) runs its closure again

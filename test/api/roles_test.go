@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // roleSessions gives a tenant and the sessions of its OWNER, an ADMIN and a MEMBER (each an

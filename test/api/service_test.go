@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/app/webhooks"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestService_Capabilities(t *testing.T) {

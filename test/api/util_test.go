@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 var slugSeq atomic.Int64

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-const module = "corridor"
+const module = "github.com/corridorhq/corridor"
 
 // forbidden returns why layer may not import imp, or "" when it may. layer is a top-level
 // directory ("core", "app", …) or, under app/, a capability package ("app/wallets").
@@ -135,38 +135,38 @@ func TestDependencyRule(t *testing.T) {
 
 func TestForbiddenCatchesViolations(t *testing.T) {
 	bad := map[[2]string]bool{
-		{"core", "corridor/adapters/postgres"}: true,
-		{"core", "corridor/app"}:               true,
-		{"core", "corridor/ports"}:             true,
-		{"ledger", "corridor/ports"}:           true,
-		{"ports", "corridor/app"}:              true,
-		{"app", "corridor/adapters/http"}:      true,
-		{"app", "github.com/uptrace/bun"}:      true,
-		{"app", "database/sql"}:                true,
-		{"app", "corridor/wiring"}:             true,
-		{"core", "corridor/core/auth"}:         false,
-		{"ledger", "corridor/core"}:            false,
-		{"ports", "corridor/ledger"}:           false,
-		{"app", "corridor/ports"}:              false,
-		{"app", "github.com/riverqueue/river"}: false,
+		{"core", "github.com/corridorhq/corridor/adapters/postgres"}: true,
+		{"core", "github.com/corridorhq/corridor/app"}:               true,
+		{"core", "github.com/corridorhq/corridor/ports"}:             true,
+		{"ledger", "github.com/corridorhq/corridor/ports"}:           true,
+		{"ports", "github.com/corridorhq/corridor/app"}:              true,
+		{"app", "github.com/corridorhq/corridor/adapters/http"}:      true,
+		{"app", "github.com/uptrace/bun"}:                            true,
+		{"app", "database/sql"}:                                      true,
+		{"app", "github.com/corridorhq/corridor/wiring"}:             true,
+		{"core", "github.com/corridorhq/corridor/core/auth"}:         false,
+		{"ledger", "github.com/corridorhq/corridor/core"}:            false,
+		{"ports", "github.com/corridorhq/corridor/ledger"}:           false,
+		{"app", "github.com/corridorhq/corridor/ports"}:              false,
+		{"app", "github.com/riverqueue/river"}:                       false,
 		// ports/fake and ports/portstest build on ports; production code never imports them.
-		{"ports", "corridor/ports"}:          false,
-		{"app/cards", "corridor/ports/fake"}: true,
-		{"app", "corridor/ports/portstest"}:  true,
+		{"ports", "github.com/corridorhq/corridor/ports"}:          false,
+		{"app/cards", "github.com/corridorhq/corridor/ports/fake"}: true,
+		{"app", "github.com/corridorhq/corridor/ports/portstest"}:  true,
 		// Capability packages under app/ import the kernel, core, ledger and ports, never
 		// each other.
-		{"app/offramp", "corridor/app/policy"}:                   true,
-		{"app/safepay", "corridor/app/wallets"}:                  true,
-		{"app/tenancy", "corridor/app/wallets/internal"}:         true,
-		{"app/kernel", "corridor/app/tenancy"}:                   true,
-		{"app/wallets", "corridor/app"}:                          true,
-		{"app/wallets", "corridor/adapters/postgres"}:            true,
-		{"app/offramp", "corridor/app/kernel"}:                   false,
-		{"app/offramp", "corridor/app/offramp"}:                  false,
-		{"app/policy", "corridor/core/policy"}:                   false,
-		{"app/finance", "corridor/ledger"}:                       false,
-		{"app/safepay", "github.com/riverqueue/river"}:           false,
-		{"app/wallets", "github.com/riverqueue/river/rivertype"}: true,
+		{"app/offramp", "github.com/corridorhq/corridor/app/policy"}:           true,
+		{"app/safepay", "github.com/corridorhq/corridor/app/wallets"}:          true,
+		{"app/tenancy", "github.com/corridorhq/corridor/app/wallets/internal"}: true,
+		{"app/kernel", "github.com/corridorhq/corridor/app/tenancy"}:           true,
+		{"app/wallets", "github.com/corridorhq/corridor/app"}:                  true,
+		{"app/wallets", "github.com/corridorhq/corridor/adapters/postgres"}:    true,
+		{"app/offramp", "github.com/corridorhq/corridor/app/kernel"}:           false,
+		{"app/offramp", "github.com/corridorhq/corridor/app/offramp"}:          false,
+		{"app/policy", "github.com/corridorhq/corridor/core/policy"}:           false,
+		{"app/finance", "github.com/corridorhq/corridor/ledger"}:               false,
+		{"app/safepay", "github.com/riverqueue/river"}:                         false,
+		{"app/wallets", "github.com/riverqueue/river/rivertype"}:               true,
 	}
 	for pair, wantBad := range bad {
 		if got := forbidden(pair[0], pair[1]) != ""; got != wantBad {
@@ -226,15 +226,15 @@ func needsOutside(imp string) string {
 
 func TestNeedsOutside(t *testing.T) {
 	for imp, wantRefused := range map[string]bool{
-		"corridor/test/testdb":                   true,
-		"corridor/adapters/postgres":             true,
-		"corridor/wiring":                        true,
-		"database/sql":                           true,
-		"github.com/jackc/pgx/v5":                true,
-		"corridor/ports/fake":                    false,
-		"corridor/ledger":                        false,
-		"github.com/riverqueue/river":            false,
-		"github.com/ethereum/go-ethereum/crypto": false,
+		"github.com/corridorhq/corridor/test/testdb":       true,
+		"github.com/corridorhq/corridor/adapters/postgres": true,
+		"github.com/corridorhq/corridor/wiring":            true,
+		"database/sql":                                     true,
+		"github.com/jackc/pgx/v5":                          true,
+		"github.com/corridorhq/corridor/ports/fake":        false,
+		"github.com/corridorhq/corridor/ledger":            false,
+		"github.com/riverqueue/river":                      false,
+		"github.com/ethereum/go-ethereum/crypto":           false,
 	} {
 		if got := needsOutside(imp) != ""; got != wantRefused {
 			t.Errorf("needsOutside(%q) refused = %v, want %v", imp, got, wantRefused)

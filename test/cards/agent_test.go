@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/issuer"
-	cardsapp "corridor/app/cards"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/card"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/issuer"
+	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // fakeAgentBudget stands in for the agents capability: it allows spend up to limit per agent

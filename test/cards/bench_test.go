@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	cardsapp "corridor/app/cards"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/card"
-	"corridor/core/wallet"
-	"corridor/ledger"
-	"corridor/ports"
+	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // benchCards makes n Safe cards of one tenant, each on its own wallet whose on-chain mirror

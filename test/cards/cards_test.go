@@ -12,8 +12,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestCards_IssueFromWallet(t *testing.T) {

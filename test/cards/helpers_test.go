@@ -9,12 +9,12 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core"
-	"corridor/core/safe"
-	"corridor/core/wallet"
-	"corridor/ledger"
-	"corridor/ports"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 type testWallet struct {

@@ -8,7 +8,7 @@ package cards
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestMain(m *testing.M) { harness.MainWithChain(m) }

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestCards_SpendableOnceTheWalletShowsIt: USDC that reaches the Safe is spendable by the card as

@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // issuerStatusJobs lists the states of a card's card.issuer_status outbox jobs, oldest first.

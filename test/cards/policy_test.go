@@ -6,11 +6,11 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/policy"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func serverWith(t *testing.T, mode policy.Mode, wrap func(ports.Store) ports.Store) *harness.Env {

@@ -7,8 +7,8 @@ import (
 	"net/netip"
 	"testing"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestReplicas_EphemeralKeysShared: two instances behind one proxy (the loopback is trusted,

@@ -5,10 +5,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"corridor/core/card"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // authSpyTx reports when the unit of work records an authorization.

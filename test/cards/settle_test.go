@@ -10,12 +10,12 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/adapters/issuer"
-	cardsapp "corridor/app/cards"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/card"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/issuer"
+	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // scriptedModule is the real module's reads with a scripted SettleCardSpend.

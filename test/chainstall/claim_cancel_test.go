@@ -3,7 +3,7 @@ package chainstall
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestClaimCancel_UnfundedEndsCanceled: a pending claim whose escrow funding has not been

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // rpcTimeout is the chain deadline of this package's service (CHAIN_RPC_TIMEOUT).

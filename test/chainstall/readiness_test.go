@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestReadiness_FailsWhileTheChainNodeStalls: /readyz checks the configured chain's node, says

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/wallet"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // deployedWallet creates a wallet through the API and waits until its Safe is deployed.

@@ -11,10 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ports"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // workload is what the checks look at: a delivered off-ramp payment (its reserve, lock, submit
@@ -69,7 +69,7 @@ func runWorkload(t *testing.T) workload {
 func corridorBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "corridor")
-	if out, err := exec.Command("go", "build", "-o", bin, "corridor/cmd/corridor").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/corridorhq/corridor/cmd/corridor").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

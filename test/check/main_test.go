@@ -5,7 +5,7 @@ package check
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestMain(m *testing.M) { harness.MainWithChain(m) }

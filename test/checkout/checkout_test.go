@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestCheckout_JourneyWithSignedWebhooks: created → pending (seen, not deep enough) →

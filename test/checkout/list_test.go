@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // checkoutIDs is GET path's checkout ids in order, and its total.

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/app/checkout"
-	"corridor/app/webhooks"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // confirmations is the depth the tests' service requires.

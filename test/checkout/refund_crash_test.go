@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestCheckout_RefundPaidOnceAcrossACrash: a refund whose USDC went out but whose transaction

@@ -3,7 +3,7 @@ package checkout
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestCheckout_SandboxPayCompletesWithoutAWallet: the TEST helper pays what is due by minting

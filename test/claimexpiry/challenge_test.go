@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core/claim"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // A verified phone challenge proves the phone only until it expires: a redeem that presents

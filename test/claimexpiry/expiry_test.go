@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core/claim"
-	"corridor/ports"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // A recipient redeems and never confirms: the claim is LOCKED on chain and its payment waits

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	claimsapp "corridor/app/claims"
-	"corridor/core/claim"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestClaimExpiry_FailingClaimDoesNotStallThePass: one due claim whose expiry fails (an injected

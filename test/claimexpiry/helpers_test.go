@@ -8,10 +8,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/core/claim"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/claim"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // waitFor bounds every poll: jobs, the escrow indexer (every 2 s and after each send) and

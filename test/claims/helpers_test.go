@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // onboarded is a tenant with an ACTIVE credential and a SERVICE_BALANCE destination.

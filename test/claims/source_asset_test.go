@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestOfframp_SourceAssetIsTheChainsUSDC: a sandbox payment names, in sourceAssetId, the USDC

@@ -16,13 +16,13 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/adapters/postgres"
-	"corridor/app/checkout"
-	"corridor/core"
-	"corridor/core/safe"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // balancer stands for HAProxy in the test: round robin over the replicas it believes up, a

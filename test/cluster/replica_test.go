@@ -10,9 +10,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/adapters/pgcluster"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // replicated is a throwaway primary with a hot standby streaming from it, both migrated.

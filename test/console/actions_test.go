@@ -8,8 +8,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/adapters/console"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/adapters/console"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // cardholderCard issues a funding-account card to a new cardholder of ten (no wallet, no

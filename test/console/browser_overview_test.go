@@ -6,7 +6,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestConsoleBrowserVolumeAndEventRedeliver: the overview charts the money moved per day (a

@@ -16,8 +16,8 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"corridor/core"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/adapters/console"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/adapters/console"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func keyTotal(t *testing.T, ten *harness.Tenant) float64 {

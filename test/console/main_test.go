@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"corridor/app/webhooks"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestMain(m *testing.M) {

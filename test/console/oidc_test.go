@@ -10,9 +10,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"corridor/adapters/identity"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // oidcServer starts a service whose sessions come from an OIDC provider and whose console

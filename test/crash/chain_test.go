@@ -15,12 +15,12 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/jackc/pgx/v5"
 
-	"corridor/adapters/chain"
-	"corridor/adapters/devchain"
-	"corridor/adapters/identity"
-	"corridor/core/safe"
-	"corridor/test/harness"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/devchain"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // chainNode is a simulated chain served over HTTP by the test process: it outlives the killed

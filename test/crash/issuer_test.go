@@ -3,7 +3,7 @@ package crash
 import (
 	"testing"
 
-	"corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/kernel"
 )
 
 // TestCrash_IssuerStatusSentBeforeItsJobCompleted: the service is killed right after the card

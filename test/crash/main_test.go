@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // crashBinary is the package's `corridor` built with -tags crashpoints.
@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	}
 	harness.MainForBinaryThen(m, func(string) error {
 		crashBinary = filepath.Join(dir, "corridor")
-		if out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", crashBinary, "corridor/cmd/corridor").CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-tags", "crashpoints", "-o", crashBinary, "github.com/corridorhq/corridor/cmd/corridor").CombinedOutput(); err != nil {
 			return fmt.Errorf("go build -tags crashpoints: %w\n%s", err, out)
 		}
 		return nil

@@ -9,10 +9,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/adapters/identity"
-	"corridor/app/kernel"
-	"corridor/test/harness"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 const usd = int64(1_000_000)

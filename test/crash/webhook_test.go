@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/identity"
-	"corridor/app/kernel"
-	"corridor/test/harness"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestCrash_WebhookDeliveredBeforeItsRecord: the service is killed right after a partner's

@@ -8,9 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // waitSwallowed waits until the node took a transaction without answering.

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
-	"corridor/test/harness/faultproxy"
-	"corridor/test/testdb"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness/faultproxy"
+	"github.com/corridorhq/corridor/test/testdb"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/test/harness/faultproxy"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness/faultproxy"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // requestTimeout is the proxied service's REQUEST_TIMEOUT: a request stuck on a database that

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/chain"
-	"corridor/app/webhooks"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // rpcTimeout is the chain deadline of the package's service (CHAIN_RPC_TIMEOUT).

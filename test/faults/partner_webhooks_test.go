@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"testing"
 
-	"corridor/test/harness"
-	"corridor/test/harness/faultproxy"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness/faultproxy"
 )
 
 // TestWebhookFaults_ReceiverTimesOutAfterProcessing: a partner's receiver takes a delivery and

@@ -14,10 +14,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	offrampapp "corridor/app/offramp"
-	"corridor/core"
-	"corridor/ports"
-	"corridor/test/harness"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // usd is one USD in base units.

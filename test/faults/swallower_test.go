@@ -7,8 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/core/types"
 
-	"corridor/adapters/chain"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // sendSwallower is a chain node client that, once armed, takes the next transaction sent (it

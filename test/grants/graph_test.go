@@ -12,10 +12,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/core/tenant"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestMain(m *testing.M) { harness.Main(m) }

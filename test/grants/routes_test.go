@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestGrants_RouteScopesEnforcedBeforeTheHandler walks the served document: for every operation

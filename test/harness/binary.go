@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // MainForBinary is the TestMain of a package whose tests run the real binary themselves (the

@@ -16,16 +16,16 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/chain"
-	"corridor/adapters/http"
-	"corridor/adapters/identity"
-	"corridor/adapters/outside"
-	"corridor/adapters/postgres"
-	recipientsapp "corridor/app/recipients"
-	"corridor/core"
-	"corridor/ports"
-	"corridor/test/testdb"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/adapters/outside"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // SessionSecret signs the sandbox session tokens of tests.

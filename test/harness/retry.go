@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"corridor/ports"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // RetryOnce is a store (for wiring.Config.WrapStore) whose first unit of work that does the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
+	"github.com/corridorhq/corridor/core"
 )
 
 var userSeq, tenantSeq atomic.Int64

@@ -7,7 +7,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/safe"
+	"github.com/corridorhq/corridor/core/safe"
 )
 
 // Owner is a Safe owner's key, as a partner's signer holds it.

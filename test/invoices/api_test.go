@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/http"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestInvoice_Validation(t *testing.T) {

@@ -10,8 +10,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/core/safe"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 type key struct {

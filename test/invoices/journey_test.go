@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestInvoice_ReleaseJourney: create → send (hold Safe) → fund from the faucet → the poller

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestMain(m *testing.M) {

@@ -9,8 +9,8 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/pquerna/otp/totp"
 
-	"corridor/core/wallet"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // fixture makes one object of a resource for the victim tenant and says how another tenant

@@ -9,8 +9,8 @@ package isolation
 import (
 	"testing"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // The victim's webhook endpoint points at a closed loopback port: TEST may name private

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // bodies are request bodies that reach an operation's object lookup and scope check: an

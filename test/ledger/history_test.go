@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/core/auth"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestStore_TwinCommitsFirst: a transfer decided while a concurrent transaction holds the same

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/tenant"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestStore_ConcurrentSpend: 64 goroutines each spend from one balance that covers exactly N of

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // usd is n whole dollars in base units.

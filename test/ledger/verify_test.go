@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"corridor/adapters/postgres"
-	"corridor/core"
-	"corridor/ledger"
-	"corridor/ports"
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // privateLedger is a migrated database of its own, for tests that tamper with rows.
@@ -196,7 +196,7 @@ func TestVerify_Command(t *testing.T) {
 	}
 	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "corridor")
-	build := exec.Command("go", "build", "-o", bin, "corridor/cmd/corridor")
+	build := exec.Command("go", "build", "-o", bin, "github.com/corridorhq/corridor/cmd/corridor")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

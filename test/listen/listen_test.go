@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/sdk/go/forward"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/sdk/forward"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestMain(m *testing.M) { harness.Main(m) }

@@ -10,12 +10,12 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/app/wallets"
-	"corridor/core"
-	"corridor/core/safe"
-	"corridor/core/wallet"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // newCardWallet is newWallet for a deployed Safe that enabled the card spend module in its

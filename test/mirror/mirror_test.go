@@ -8,9 +8,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/app/wallets"
-	"corridor/core"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestMirror_LedgerFollowsChain: mints, a payment between two wallets of one tenant, one to

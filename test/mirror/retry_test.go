@@ -5,11 +5,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // listSpyTx reports when the closure lists a tenant's wallets (the reconciliation's ledger side).

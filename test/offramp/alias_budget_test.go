@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	recipientsapp "corridor/app/recipients"
-	"corridor/core/recipient"
-	"corridor/test/harness"
-	"corridor/wiring"
+	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // Phone-alias code budgets (docs/security.md, "Phone-alias code budgets"): codes sent and

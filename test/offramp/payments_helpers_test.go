@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // pair is a sender with a funded service balance and a recipient whose phone is verified.

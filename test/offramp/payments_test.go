@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 const usd = 1_000_000

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core"
-	"corridor/core/policy"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // The spend policy of the sender's service balance in the off-ramp composer (subject

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 var codeInBody = regexp.MustCompile(`\b(\d{6})\b`)

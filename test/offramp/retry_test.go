@@ -6,10 +6,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"corridor/core/offramp"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // A unit of work the store retries (a serialization failure at commit) runs its closure

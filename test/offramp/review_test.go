@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func operator(t *testing.T) *harness.Client {

@@ -3,7 +3,7 @@ package offramp
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // confirmRoute has the recipient select the quote of provider and confirm.

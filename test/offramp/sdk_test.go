@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"corridor/sdk/go/corridor"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestOfframp_GoClient/delivered to a service balance through the generated client: the

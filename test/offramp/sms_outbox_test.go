@@ -10,8 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	recipientsapp "corridor/app/recipients"
-	"corridor/test/harness"
+	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // The sandbox SMS outbox (docs/security.md, "SMS bodies and the outbox"): bodies carry codes

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core/policy"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestOfframp_QuoteExpiryPass: a quote set whose lifetime passes is expired by the periodic

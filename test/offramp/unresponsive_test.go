@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestOfframp_PollsExhausted: a provider that never gives a final answer within the poll

@@ -13,8 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	offrampapp "corridor/app/offramp"
-	"corridor/test/harness"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // providerReference is what the provider knows about a payment (a test plays the provider).

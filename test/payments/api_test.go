@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core/safepay"
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // putHandle names w with handle: through the directory API once it is served, else the store.

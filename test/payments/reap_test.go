@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/core/safepay"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestPayments_ReapStuckExecution: a payment left EXECUTING after its execution job ended (its

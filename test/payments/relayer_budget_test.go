@@ -3,8 +3,8 @@ package payments
 import (
 	"testing"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestPayments_RelayerBudget spends a tenant's daily relayer budget (a deployment and an

@@ -6,9 +6,9 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core/safe"
-	"corridor/sdk/go/corridor"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestSafePayment_GoClient/proposed, signed and executed through the generated client: the

@@ -7,8 +7,8 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/core"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestTransactions_ExecuteAContractCall proposes USDC.transfer(recipient, 1.25) as an

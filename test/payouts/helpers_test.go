@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 var codeInBody = regexp.MustCompile(`\b(\d{6})\b`)

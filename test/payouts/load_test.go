@@ -12,9 +12,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/adapters/payout"
-	offrampapp "corridor/app/offramp"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/adapters/payout"
+	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // loadRoute is one recipient's destination type and the provider its quote comes from.

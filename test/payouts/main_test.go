@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestMain: the load journey queues hundreds of payout jobs at once, so polls get a window

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/core"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 var limitsDoc = doc(map[string]any{"limits": map[string]any{"perTransactionUsd": "100.00", "dailyUsd": "500"}})

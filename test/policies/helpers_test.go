@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/policy"
-	"corridor/ports"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 const (

@@ -6,7 +6,7 @@ package policies
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestMain(m *testing.M) { harness.MainWithChain(m) }

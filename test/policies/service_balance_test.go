@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/core/policy"
+	"github.com/corridorhq/corridor/core/policy"
 )
 
 // TestPolicies_ServiceBalanceSubject: a tenant's service balance is a subject of its own

@@ -3,7 +3,7 @@ package ramps
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // owner is a Safe owner key the test signs with.

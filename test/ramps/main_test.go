@@ -7,8 +7,8 @@ package ramps
 import (
 	"testing"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // Caps small enough to reach: 100 USD per on-ramp, 1050 USD per tenant per 24 hours (ten

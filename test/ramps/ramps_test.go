@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/wiring"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestRamps_OnRampCreditsTheSafeAndTheMirror: an on-ramp answers SUBMITTED, its credit is

@@ -3,7 +3,7 @@ package ramps
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestRamps_OffRampTwoFactorHandshake: an off-ramp the tenant's settings protect answers

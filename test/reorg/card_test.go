@@ -9,12 +9,12 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"corridor/app/wallets"
-	"corridor/core"
-	"corridor/core/safe"
-	"corridor/core/wallet"
-	"corridor/ledger"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/safe"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestReorg_DroppedCardSettlementIsReversed: a card settlement booked from the issuer's clearing

@@ -7,8 +7,8 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/jackc/pgx/v5"
 
-	"corridor/core"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestReorg_DroppedClaimFundingStepsBack: a claim's escrow funding is indexed only once it has

@@ -6,9 +6,9 @@ import (
 	"math/big"
 	"testing"
 
-	"corridor/app/wallets"
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestMirror_UnpostableLogIsSkipped: a Transfer log the ledger cannot hold (an amount beyond

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestSecondary_SendWithTwoFactor: a send above the tenant's approval threshold answers

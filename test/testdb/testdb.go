@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/adapters/pgcluster"
 )
 
 // Server is a PostgreSQL server on which tests create databases.

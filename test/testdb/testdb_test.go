@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"corridor/test/testdb"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // packageURL is this package's database, made and set up by testdb.Main.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func accountBody(o owner, buckets ...map[string]any) map[string]any {

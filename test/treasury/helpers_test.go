@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // owner is a Safe owner key the test signs with.

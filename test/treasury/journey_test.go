@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestTreasury_SweepExcessJourney: an account of three buckets; one funded from the faucet; a

@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/core/policy"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestTreasury_AccountPolicyGatesSweeps: a policy attaches to a treasury account of the caller

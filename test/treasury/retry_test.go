@@ -5,11 +5,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"corridor/core"
-	"corridor/core/treasury"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // A unit of work the store retries (a serialization failure at commit) runs its closure again

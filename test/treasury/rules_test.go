@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestTreasury_RuleValidation: each refusal names its field and stores nothing.

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestTreasury_ManualSweeps: with several owners ownerAddress is required and must be an

@@ -7,10 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/core"
-	coretreasury "corridor/core/treasury"
+	"github.com/corridorhq/corridor/core"
+	coretreasury "github.com/corridorhq/corridor/core/treasury"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestTreasury_YieldAfter30Days: a YIELD bucket holding 1000 USDC at 450 bps accrues, after

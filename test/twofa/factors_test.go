@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func factorVerifyPath(f map[string]any) string {

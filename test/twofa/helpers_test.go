@@ -11,8 +11,8 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
-	"corridor/core/wallet"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // freshAddress is a random address no other test pays.

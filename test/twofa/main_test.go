@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/ports"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestMain(m *testing.M) { harness.MainWithChain(m) }

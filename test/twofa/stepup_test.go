@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // stepUpSettings changes the settings of a tenant with an active factor: the PUT is refused

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestTwoFactor_Handshake walks the whole handshake: enroll and verify a TOTP factor, a

@@ -3,7 +3,7 @@ package wallets
 import (
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // chainFeatures are the features that need the environment's chain (wiring.ChainFeatures).

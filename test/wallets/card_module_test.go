@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"corridor/core"
-	"corridor/ports"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
 )
 
 // TestWallets_TestWalletsEnableTheCardModuleAtSetup: a TEST wallet's Safe enables the card

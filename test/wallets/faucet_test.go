@@ -8,10 +8,10 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"corridor/core/wallet"
-	"corridor/ports"
-	"corridor/test/harness"
-	"corridor/wiring"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestFaucet_USDCDripConfirmsWithTxHash(t *testing.T) {

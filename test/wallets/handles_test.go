@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func TestHandles_PutTakenAndValidation(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/sdk/go/corridor"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestWallets_GoClient/created, listed and read through the generated client: the wallets flow

@@ -5,8 +5,8 @@ import (
 	"encoding/hex"
 	"testing"
 
-	"corridor/core/wallet"
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 func newAddress(t *testing.T) string {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // endpoint registers url for the agent events and returns its id and secret.

@@ -1,4 +1,4 @@
-package corridor_test
+package sdk_test
 
 import (
 	"bytes"
@@ -10,11 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	httpadapter "corridor/adapters/http"
+	httpadapter "github.com/corridorhq/corridor/adapters/http"
 )
 
-// root is the module's root, from this package's directory.
-const root = "../../.."
+// root is the repository root, from this package's directory.
+const root = ".."
 
 // makeVariable reads NAME := value from the Makefile, where the pinned versions live once.
 func makeVariable(t *testing.T, name string) string {
@@ -76,10 +76,11 @@ func TestSDK_IsCurrent(t *testing.T) {
 	if err := os.Mkdir(split, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	run("go", "run", filepath.Join(root, "sdk", "go", "gensplit"), "-in", generated, "-out", split)
+	run("go", "run", filepath.Join(root, "sdk", "gensplit"), "-in", generated, "-out", split)
 
 	fresh, _ := filepath.Glob(filepath.Join(split, "*.gen.go"))
-	current, _ := filepath.Glob("*.gen.go")
+	client := filepath.Join(root, "sdk", "go", "corridor")
+	current, _ := filepath.Glob(filepath.Join(client, "*.gen.go"))
 	if len(fresh) != len(current) {
 		t.Fatalf("generated files %v, committed %v: run make sdk", fresh, current)
 	}
@@ -88,7 +89,7 @@ func TestSDK_IsCurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := os.ReadFile(filepath.Base(path))
+		got, err := os.ReadFile(filepath.Join(client, filepath.Base(path)))
 		if err != nil || !bytes.Equal(want, got) {
 			t.Fatalf("sdk/go/corridor/%s is stale: run make sdk", filepath.Base(path))
 		}

@@ -16,8 +16,8 @@ import (
 	"slices"
 	"time"
 
-	"corridor/core/webhook"
-	"corridor/sdk/go/corridor"
+	"github.com/corridorhq/corridor/core/webhook"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
 
 // pageSize is how many events one poll reads; a burst larger than this between two polls is
