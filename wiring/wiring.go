@@ -22,6 +22,7 @@ import (
 	"github.com/corridorhq/corridor/adapters/sms"
 	"github.com/corridorhq/corridor/app/checkout"
 	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/spendguard"
 	recipientsapp "github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
@@ -294,6 +295,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeWithoutReads := closeDB
 		closeDB = func() { closeReads(); closeWithoutReads() }
 	}
+	// Every ledger debit posted on a caller's behalf passes the spend guard's confinement.
+	appStore = spendguard.Ledger(appStore)
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(appStore)
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/spendguard"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
@@ -40,6 +41,7 @@ type Service struct {
 	wallets WalletProvisioner
 	cards   CardIssuer
 	log     *slog.Logger
+	guard   *spendguard.Guard
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -52,5 +54,6 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), wallets: d.Wallets, cards: d.Cards, log: log}, nil
+	clock := kernel.ClockOrSystem(d.Clock)
+	return &Service{store: d.Store, clock: clock, wallets: d.Wallets, cards: d.Cards, log: log, guard: spendguard.New(clock.Now)}, nil
 }

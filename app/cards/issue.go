@@ -8,9 +8,11 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/spendguard"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -264,8 +266,12 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 	var holder card.Cardholder
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		holder, err = tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID)
-		return err
+		if holder, err = tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID); err != nil {
+			return err
+		}
+		// A funding-account card spends the tenant's service balance: an agent key may not
+		// issue one (the spend guard's confinement).
+		return spendguard.Confine(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceCardFunding}})
 	})
 	if err != nil {
 		return CardholderCardRead{}, err
