@@ -30,30 +30,37 @@ func (s guardedStore) InTx(ctx context.Context, fn func(ctx context.Context, tx 
 		if _, acting := spend.ActorFrom(ctx); !acting {
 			return fn(ctx, tx)
 		}
-		return fn(ctx, guardedTx{Tx: tx})
+		return fn(ctx, guardedTx{Tx: tx, known: &accountMemo{byID: map[string]ledger.Account{}}})
 	})
 }
 
-type guardedTx struct{ ports.Tx }
-
-func (t guardedTx) Ledger() ports.LedgerRepo {
-	return &guardedLedger{LedgerRepo: t.Tx.Ledger(), tx: t.Tx, known: map[string]ledger.Account{}}
+type guardedTx struct {
+	ports.Tx
+	known *accountMemo
 }
 
-// guardedLedger remembers the accounts its unit opened or found, so a Post names its sources
-// without another read.
+func (t guardedTx) Ledger() ports.LedgerRepo {
+	return &guardedLedger{LedgerRepo: t.Tx.Ledger(), tx: t.Tx, known: t.known}
+}
+
+// accountMemo remembers the accounts a unit of work opened or found, so a Post names its
+// sources without another read.
+type accountMemo struct {
+	mu   sync.Mutex
+	byID map[string]ledger.Account
+}
+
 type guardedLedger struct {
 	ports.LedgerRepo
 	tx    ports.Tx
-	mu    sync.Mutex
-	known map[string]ledger.Account
+	known *accountMemo
 }
 
 func (l *guardedLedger) remember(accs ...ledger.Account) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.known.mu.Lock()
+	defer l.known.mu.Unlock()
 	for _, a := range accs {
-		l.known[a.ID] = a
+		l.known.byID[a.ID] = a
 	}
 }
 
@@ -109,9 +116,9 @@ func (l *guardedLedger) confine(ctx context.Context, p auth.Principal, spec ledg
 // account is an account of the spec, from memory or read as one of the caller's tenant's; an
 // account of no tenant of the caller's (a platform account, the world) reads as such.
 func (l *guardedLedger) account(ctx context.Context, p auth.Principal, env core.Environment, id string) (ledger.Account, error) {
-	l.mu.Lock()
-	a, ok := l.known[id]
-	l.mu.Unlock()
+	l.known.mu.Lock()
+	a, ok := l.known.byID[id]
+	l.known.mu.Unlock()
 	if ok {
 		return a, nil
 	}
