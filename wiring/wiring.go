@@ -23,7 +23,6 @@ import (
 	"github.com/corridorhq/corridor/app/checkout"
 	"github.com/corridorhq/corridor/app/kernel"
 	recipientsapp "github.com/corridorhq/corridor/app/recipients"
-	"github.com/corridorhq/corridor/app/spendguard"
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/policy"
@@ -296,7 +295,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB = func() { closeReads(); closeWithoutReads() }
 	}
 	// Every ledger debit posted on a caller's behalf passes the spend guard's confinement.
-	appStore = spendguard.Ledger(appStore)
+	appStore = kernel.GuardLedger(appStore)
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(appStore)
 	}

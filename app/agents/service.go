@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/corridorhq/corridor/app/kernel"
-	"github.com/corridorhq/corridor/app/spendguard"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
@@ -41,7 +40,7 @@ type Service struct {
 	wallets WalletProvisioner
 	cards   CardIssuer
 	log     *slog.Logger
-	guard   *spendguard.Guard
+	guard   *kernel.SpendGuard
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -55,5 +54,5 @@ func New(d Deps) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	clock := kernel.ClockOrSystem(d.Clock)
-	return &Service{store: d.Store, clock: clock, wallets: d.Wallets, cards: d.Cards, log: log, guard: spendguard.New(clock.Now)}, nil
+	return &Service{store: d.Store, clock: clock, wallets: d.Wallets, cards: d.Cards, log: log, guard: kernel.NewSpendGuard(clock.Now)}, nil
 }

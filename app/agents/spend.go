@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/corridorhq/corridor/app/spendguard"
+	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
@@ -14,7 +14,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// GateAgentPayment puts a Safe payment being proposed to the spend guard (app/spendguard): an
+// GateAgentPayment puts a Safe payment being proposed to the spend guard (kernel.SpendGuard): an
 // agent key pays only from its own agent's wallet (INSUFFICIENT_SCOPE with details.reason
 // AGENT_WALLET_ONLY), a suspended agent pays nothing (AGENT_SUSPENDED), and a payment from an
 // agent's wallet reserves its amount against the agent's windows at once, under the payment
@@ -31,7 +31,7 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 	var refusal error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		refusal = s.guard.Authorize(ctx, tx, req)
-		if spendguard.IsRefusal(refusal) {
+		if kernel.IsSpendRefusal(refusal) {
 			return refusal
 		}
 		err := refusal

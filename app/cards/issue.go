@@ -8,7 +8,6 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/app/kernel"
-	"github.com/corridorhq/corridor/app/spendguard"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
@@ -271,7 +270,7 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 		}
 		// A funding-account card spends the tenant's service balance: an agent key may not
 		// issue one (the spend guard's confinement).
-		return spendguard.Confine(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceCardFunding}})
+		return kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceCardFunding}})
 	})
 	if err != nil {
 		return CardholderCardRead{}, err

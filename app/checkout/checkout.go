@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/corridorhq/corridor/app/kernel"
-	"github.com/corridorhq/corridor/app/spendguard"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/checkout"
@@ -220,7 +219,7 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 			return err
 		}
 		// A refund moves the tenant's service balance, no wallet of an agent's: agents never may.
-		if err := spendguard.Confine(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}}); err != nil {
+		if err := kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}}); err != nil {
 			return err
 		}
 		refundable := c.Refundable()

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
-	"github.com/corridorhq/corridor/app/spendguard"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
@@ -147,7 +146,7 @@ func spendFrom(ctx context.Context, tx ports.Tx, p auth.Principal, funding strin
 	if funding != offramp.FundingInternalBalance {
 		return nil
 	}
-	return spendguard.Confine(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance},
+	return kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance},
 		AmountBaseUnits: amount})
 }
 

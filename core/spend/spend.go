@@ -1,7 +1,7 @@
 // Package spend is the rule money obeys where it leaves a tenant's control: a debit of a
 // tenant-owned account toward another owner or the world, or a custody signature. The rule is
 // pure: it sees who acts (an agent included), from which source, how much in USD and to whom,
-// and the application's spend guard (app/spendguard) feeds it what the store knows.
+// and the application's spend guard (kernel.SpendGuard in app/kernel) feeds it what the store knows.
 package spend
 
 import (

@@ -1,4 +1,4 @@
-package spendguard
+package kernel
 
 import (
 	"testing"
@@ -7,9 +7,9 @@ import (
 	"github.com/corridorhq/corridor/ledger"
 )
 
-// TestSourceOf: the accounts that hold a tenant's money are guarded sources, each of its kind;
+// TestSpendSourceOf: the accounts that hold a tenant's money are guarded sources, each of its kind;
 // holds on their way out, platform accounts and another tenant's accounts are not.
-func TestSourceOf(t *testing.T) {
+func TestSpendSourceOf(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		account ledger.Account
@@ -25,9 +25,9 @@ func TestSourceOf(t *testing.T) {
 		{"platform account", ledger.Account{Kind: ledger.KindWorld}, spend.Source{}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, guarded := SourceOf(c.account, "ten_1")
+			got, guarded := SpendSourceOf(c.account, "ten_1")
 			if got != c.want || guarded != c.guarded {
-				t.Fatalf("SourceOf = %+v, %v; want %+v, %v", got, guarded, c.want, c.guarded)
+				t.Fatalf("SpendSourceOf = %+v, %v; want %+v, %v", got, guarded, c.want, c.guarded)
 			}
 		})
 	}

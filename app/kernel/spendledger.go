@@ -1,4 +1,4 @@
-package spendguard
+package kernel
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// Ledger wraps a store so that every ledger debit posted on a caller's behalf (the context
+// GuardLedger wraps a store so that every ledger debit posted on a caller's behalf (the context
 // carries the caller, spend.WithActor) passes agent confinement: a transfer that debits one of
 // the caller's tenant's accounts that hold money the tenant controls (the service balance, a
 // wallet's mirror, an escrow, a card hold) toward anything but the tenant's own service
 // balance is refused for an agent unless the account is its own wallet's mirror. Background
 // work carries no caller and passes; the use cases' own guard calls decide the rest (caps,
 // policies, two-factor) at acceptance, where the error can be clear.
-func Ledger(s ports.Store) ports.Store { return guardedStore{Store: s} }
+func GuardLedger(s ports.Store) ports.Store { return guardedStore{Store: s} }
 
 type guardedStore struct{ ports.Store }
 
@@ -40,7 +40,8 @@ type guardedTx struct {
 }
 
 func (t guardedTx) Ledger() ports.LedgerRepo {
-	return &guardedLedger{LedgerRepo: t.Tx.Ledger(), tx: t.Tx, known: t.known}
+	tx := t.Tx
+	return &guardedLedger{LedgerRepo: tx.Ledger(), tx: tx, known: t.known}
 }
 
 // accountMemo remembers the accounts a unit of work opened or found, so a Post names its
@@ -102,11 +103,11 @@ func (l *guardedLedger) confine(ctx context.Context, p auth.Principal, spec ledg
 		accounts = append(accounts, a)
 	}
 	for i, posting := range spec.Postings {
-		src, guarded := SourceOf(accounts[i], p.TenantID)
+		src, guarded := SpendSourceOf(accounts[i], p.TenantID)
 		if posting.Amount >= 0 || !guarded || returnsToBalance(spec.Postings, accounts, p.TenantID) {
 			continue
 		}
-		if err := Confine(ctx, l.tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: -posting.Amount}); err != nil {
+		if err := ConfineSpend(ctx, l.tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: -posting.Amount}); err != nil {
 			return err
 		}
 	}
@@ -122,7 +123,8 @@ func (l *guardedLedger) account(ctx context.Context, p auth.Principal, env core.
 	if ok {
 		return a, nil
 	}
-	found, err := l.tx.LedgerReports().FindAccount(ctx, env, p.TenantID, id)
+	tx := l.tx
+	found, err := tx.LedgerReports().FindAccount(ctx, env, p.TenantID, id)
 	if err != nil {
 		if errors.Is(err, core.ErrAccountNotFound) {
 			return ledger.Account{ID: id}, nil
@@ -133,10 +135,10 @@ func (l *guardedLedger) account(ctx context.Context, p auth.Principal, env core.
 	return found.Account, nil
 }
 
-// SourceOf names the spend source a tenant's account is, and whether debiting it is guarded:
+// SpendSourceOf names the spend source a tenant's account is, and whether debiting it is guarded:
 // the accounts that hold money the tenant controls. Holds already on their way out (an
 // off-ramp's reservation, a card's authorization) were guarded when they were placed.
-func SourceOf(a ledger.Account, tenantID string) (spend.Source, bool) {
+func SpendSourceOf(a ledger.Account, tenantID string) (spend.Source, bool) {
 	if a.TenantID == "" || a.TenantID != tenantID {
 		return spend.Source{}, false
 	}

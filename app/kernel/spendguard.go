@@ -1,4 +1,4 @@
-package spendguard
+package kernel
 
 import (
 	"context"
@@ -11,18 +11,22 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// Guard decides spends inside the caller's unit of work. It holds no state: the windows and
-// reservations live in the agents' store, locked per agent.
-type Guard struct {
+// SpendGuard is the one spend guard: money leaves a tenant's control only through a debit of a
+// tenant-owned ledger account or a custody signature, and both pass here (the rule is
+// core/spend). Use cases call it at acceptance for clear errors; GuardLedger puts every debit
+// posted on a caller's behalf to it as well, so a new route cannot forget it. It decides inside
+// the caller's unit of work and holds no state: the windows and reservations live in the
+// agents' store, locked per agent.
+type SpendGuard struct {
 	now func() time.Time
 }
 
-// New returns a guard reading time from now (nil: the wall clock).
-func New(now func() time.Time) *Guard {
+// NewSpendGuard returns a guard reading time from now (nil: the wall clock).
+func NewSpendGuard(now func() time.Time) *SpendGuard {
 	if now == nil {
 		now = time.Now
 	}
-	return &Guard{now: now}
+	return &SpendGuard{now: now}
 }
 
 // Authorize decides req in tx: agent confinement first (an agent key spends only its own
@@ -31,16 +35,16 @@ func New(now func() time.Time) *Guard {
 // at a time and never together exceed a cap. A refusal is a *core.Error (INSUFFICIENT_SCOPE,
 // AGENT_SUSPENDED, AGENT_LIMIT); any other error is the store's, for the caller to fail closed.
 // Deciding one reference twice reserves once.
-func (g *Guard) Authorize(ctx context.Context, tx ports.Tx, req spend.Request) error {
-	if err := Confine(ctx, tx, req); err != nil {
+func (g *SpendGuard) Authorize(ctx context.Context, tx ports.Tx, req spend.Request) error {
+	if err := ConfineSpend(ctx, tx, req); err != nil {
 		return err
 	}
 	return g.reserveAgentCaps(ctx, tx, req)
 }
 
-// Confine is agent confinement alone, with the acting agent read from the store (its wallet,
+// ConfineSpend is agent confinement alone, with the acting agent read from the store (its wallet,
 // its status).
-func Confine(ctx context.Context, tx ports.Tx, req spend.Request) error {
+func ConfineSpend(ctx context.Context, tx ports.Tx, req spend.Request) error {
 	p := req.Principal
 	if p.AgentID == "" {
 		return nil
@@ -60,12 +64,12 @@ func Confine(ctx context.Context, tx ports.Tx, req spend.Request) error {
 // (a wallet no agent owns has no caps). The reservation counts while its payment is live and
 // stops counting when the payment fails or is cancelled (the store's SpentInWindows reads it
 // so), which is the release.
-func (g *Guard) reserveAgentCaps(ctx context.Context, tx ports.Tx, req spend.Request) error {
+func (g *SpendGuard) reserveAgentCaps(ctx context.Context, tx ports.Tx, req spend.Request) error {
 	if req.Source.Kind != spend.SourceWallet || req.Source.WalletID == "" || req.AmountBaseUnits <= 0 {
 		return nil
 	}
 	if req.Reference == "" {
-		return core.E(core.CodeInternal, "spendguard: a wallet spend needs a reference to reserve under")
+		return core.E(core.CodeInternal, "kernel: a wallet spend needs a reference to reserve under")
 	}
 	p := req.Principal
 	owner, found, err := tx.Agents().FindAgentByWallet(ctx, p.TenantID, p.Environment, req.Source.WalletID)
@@ -92,8 +96,8 @@ func (g *Guard) reserveAgentCaps(ctx context.Context, tx ports.Tx, req spend.Req
 		TenantID: a.TenantID, Environment: a.Environment, AmountBaseUnits: req.AmountBaseUnits, Windows: windows, ConsumedAt: now})
 }
 
-// IsRefusal tells a guard refusal (answered to the caller as is) from a store failure.
-func IsRefusal(err error) bool {
+// IsSpendRefusal tells a guard refusal (answered to the caller as is) from a store failure.
+func IsSpendRefusal(err error) bool {
 	var e *core.Error
 	if !errors.As(err, &e) {
 		return false
