@@ -134,11 +134,10 @@ bench: build contracts geth ## load-generate with vegeta (starts the service, wi
 # prints (every route a build can serve), with pinned generators and no manual edit; a test in
 # sdk/go/corridor fails when either is stale.
 OAPI_CODEGEN_VERSION := v2.8.2
-SDK_DOCUMENT_VERSION := 1.0.0
 
 .PHONY: sdk
 sdk: ## regenerate sdk/openapi.json, the Go client sdk/go/corridor (oapi-codegen) and the TypeScript types sdk/typescript (openapi-typescript)
-	$(GO) run ./cmd/corridor openapi --version $(SDK_DOCUMENT_VERSION) > sdk/openapi.json.tmp && mv sdk/openapi.json.tmp sdk/openapi.json
+	$(GO) run ./cmd/corridor openapi > sdk/openapi.json.tmp && mv sdk/openapi.json.tmp sdk/openapi.json
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION) -config sdk/go/oapi-codegen.yaml sdk/openapi.json
 	rm -f sdk/go/corridor/*.gen.go && $(GO) run ./sdk/gensplit -in sdk/go/corridor.gen.tmp -out sdk/go/corridor && rm sdk/go/corridor.gen.tmp
 	cd sdk/typescript && npm ci --no-audit --no-fund && npm run generate && npm run typecheck
