@@ -114,7 +114,7 @@ type secondaryBalanceResponse struct {
 // secondarySendRequest is POST /v1/wallets/{id}/send. amount is a decimal string or a JSON
 // number (its text is parsed exactly, never through a float).
 type secondarySendRequest struct {
-	Currency    string      `json:"currency" oas:"required,enum=USDC|usdc"`
+	Currency    string      `json:"currency" oas:"required,enum=USDC" description:"USDC, the only currency sent (accepted in any case)"`
 	Amount      json.Number `json:"amount" oas:"required" description:"a decimal string or a JSON number, at most 6 fraction digits"`
 	Destination string      `json:"destination" oas:"required" description:"a 0x address on the wallet's chain"`
 	Note        *string     `json:"note,omitempty" oas:"maxLength=500" description:"A note kept with the send (at most 500 characters), returned as note on the transaction."`

@@ -4,6 +4,7 @@ package http
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -33,6 +34,7 @@ import (
 	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -265,6 +267,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{
 		AppName: "corridor", Immutable: true, BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
+		JSONEncoder: encodeJSON,
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
@@ -400,4 +403,14 @@ func toFiberPath(p string) string {
 		}
 	}
 	return string(out)
+}
+
+// encodeJSON is every JSON body's encoder: encoding/json, then each instant in the API's one
+// form (core/timestamp: UTC, six-digit fraction), so string order is time order for a partner.
+func encodeJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return timestamp.NormalizeJSON(raw), nil
 }

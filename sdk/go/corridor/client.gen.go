@@ -807,6 +807,15 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/events/{id} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetEventPayload The exact body every webhook delivery of an event carries
+	//
+	// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+	//
+	// Requires the scopes `keys:manage`.
+	//
+	// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+	GetEventPayload(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListFaucetDrips TEST only: list faucet drips, newest first
 	//
 	// TEST only: list faucet drips, newest first.
@@ -3914,6 +3923,25 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // Corresponds with GET /v1/events/{id} (the `GetEvent` operationId).
 func (c *Client) GetEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetEventRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetEventPayload The exact body every webhook delivery of an event carries
+//
+// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+//
+// Requires the scopes `keys:manage`.
+//
+// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+func (c *Client) GetEventPayload(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEventPayloadRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -9865,6 +9893,40 @@ func NewGetEventRequest(server string, id string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/v1/events/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetEventPayloadRequest constructs an http.Request for the GetEventPayload method
+func NewGetEventPayloadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events/%s/payload", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}

@@ -558,15 +558,12 @@ func (e CheckoutCreateStatus) Valid() bool {
 // Defines values for CheckoutCreateRequestCryptocurrency.
 const (
 	CheckoutCreateRequestCryptocurrencyUSDC CheckoutCreateRequestCryptocurrency = "USDC"
-	CheckoutCreateRequestCryptocurrencyUsdc CheckoutCreateRequestCryptocurrency = "usdc"
 )
 
 // Valid indicates whether the value is a known member of the CheckoutCreateRequestCryptocurrency enum.
 func (e CheckoutCreateRequestCryptocurrency) Valid() bool {
 	switch e {
 	case CheckoutCreateRequestCryptocurrencyUSDC:
-		return true
-	case CheckoutCreateRequestCryptocurrencyUsdc:
 		return true
 	default:
 		return false
@@ -576,15 +573,12 @@ func (e CheckoutCreateRequestCryptocurrency) Valid() bool {
 // Defines values for CheckoutCreateRequestCurrency.
 const (
 	CheckoutCreateRequestCurrencyUSD CheckoutCreateRequestCurrency = "USD"
-	CheckoutCreateRequestCurrencyUsd CheckoutCreateRequestCurrency = "usd"
 )
 
 // Valid indicates whether the value is a known member of the CheckoutCreateRequestCurrency enum.
 func (e CheckoutCreateRequestCurrency) Valid() bool {
 	switch e {
 	case CheckoutCreateRequestCurrencyUSD:
-		return true
-	case CheckoutCreateRequestCurrencyUsd:
 		return true
 	default:
 		return false
@@ -3528,15 +3522,12 @@ func (e SecondarySendStatus) Valid() bool {
 // Defines values for SecondarySendRequestCurrency.
 const (
 	SecondarySendRequestCurrencyUSDC SecondarySendRequestCurrency = "USDC"
-	SecondarySendRequestCurrencyUsdc SecondarySendRequestCurrency = "usdc"
 )
 
 // Valid indicates whether the value is a known member of the SecondarySendRequestCurrency enum.
 func (e SecondarySendRequestCurrency) Valid() bool {
 	switch e {
 	case SecondarySendRequestCurrencyUSDC:
-		return true
-	case SecondarySendRequestCurrencyUsdc:
 		return true
 	default:
 		return false
@@ -4499,7 +4490,7 @@ type Build struct {
 	// Commit the VCS commit the binary was built from; null when it was built without VCS stamps
 	Commit *string `json:"commit"`
 
-	// Version the build's version (a module version, or 0.0.0-dev with the commit as build metadata); the OpenAPI document's info.version
+	// Version the build's version (a module version, or the API version with the commit as build metadata); the OpenAPI document's info.version
 	Version string `json:"version"`
 }
 
@@ -5027,10 +5018,10 @@ type CheckoutCreateRequest struct {
 	// Amount the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
 	Amount json.Number `json:"amount"`
 
-	// Cryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC)
+	// Cryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
 	Cryptocurrency CheckoutCreateRequestCryptocurrency `json:"cryptocurrency"`
 
-	// Currency USD, the only currency hosted checkout prices in
+	// Currency USD, the only currency hosted checkout prices in (accepted in any case)
 	Currency CheckoutCreateRequestCurrency `json:"currency"`
 
 	// Customer Part of CheckoutCreateRequest.
@@ -5043,10 +5034,10 @@ type CheckoutCreateRequest struct {
 	Metadata *map[string]string `json:"metadata,omitempty"`
 }
 
-// CheckoutCreateRequestCryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC)
+// CheckoutCreateRequestCryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
 type CheckoutCreateRequestCryptocurrency string
 
-// CheckoutCreateRequestCurrency USD, the only currency hosted checkout prices in
+// CheckoutCreateRequestCurrency USD, the only currency hosted checkout prices in (accepted in any case)
 type CheckoutCreateRequestCurrency string
 
 // CheckoutCustomer Part of CheckoutCreateRequest.
@@ -7662,7 +7653,7 @@ type SecondarySendRequest struct {
 	// Amount a decimal string or a JSON number, at most 6 fraction digits
 	Amount string `json:"amount"`
 
-	// Currency The currency of the amount.
+	// Currency USDC, the only currency sent (accepted in any case)
 	Currency SecondarySendRequestCurrency `json:"currency"`
 
 	// Destination a 0x address on the wallet's chain
@@ -7675,7 +7666,7 @@ type SecondarySendRequest struct {
 	TwofaChallengeId *string `json:"twofa_challenge_id,omitempty"`
 }
 
-// SecondarySendRequestCurrency The currency of the amount.
+// SecondarySendRequestCurrency USDC, the only currency sent (accepted in any case)
 type SecondarySendRequestCurrency string
 
 // SecondaryTransaction Part of SecondaryTransactionList.
@@ -8646,16 +8637,13 @@ type WebhookEndpointRequest struct {
 
 // WebhookPayload The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in SPEC.md's spelling.
 type WebhookPayload struct {
-	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt time.Time `json:"createdAt"`
-
-	// CreatedAtSnake createdAt again, in SPEC.md's webhook spelling
-	CreatedAtSnake time.Time `json:"created_at"`
+	// CreatedAt when the event was recorded (the createdAt of GET /v1/events/{id})
+	CreatedAt time.Time `json:"created_at"`
 
 	// Data the resource's id, status and amount (USD) when it has one, and a few fields of its own
 	Data map[string]interface{} `json:"data"`
 
-	// Event type again, in SPEC.md's webhook spelling
+	// Event the same as type, under the name the documented webhook payload gives it
 	Event string `json:"event"`
 
 	// Id the event's id (evt_…): the same on every attempt and redelivery, so a receiver deduplicates on it

@@ -829,6 +829,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/events/{id} (the `GetEvent` operationId).
 	GetEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
 
+	// GetEventPayloadWithResponse The exact body every webhook delivery of an event carries
+	//
+	// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+	//
+	// Requires the scopes `keys:manage`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+	GetEventPayloadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventPayloadResponse, error)
+
 	// ListFaucetDripsWithResponse TEST only: list faucet drips, newest first
 	//
 	// TEST only: list faucet drips, newest first.
@@ -11414,6 +11425,166 @@ func (r GetEventResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEventPayloadResponse200Headers the declared response headers of an HTTP 200 response for GetEventPayload
+type GetEventPayloadResponse200Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse400Headers the declared response headers of an HTTP 400 response for GetEventPayload
+type GetEventPayloadResponse400Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse401Headers the declared response headers of an HTTP 401 response for GetEventPayload
+type GetEventPayloadResponse401Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse403Headers the declared response headers of an HTTP 403 response for GetEventPayload
+type GetEventPayloadResponse403Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse404Headers the declared response headers of an HTTP 404 response for GetEventPayload
+type GetEventPayloadResponse404Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse429Headers the declared response headers of an HTTP 429 response for GetEventPayload
+type GetEventPayloadResponse429Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse500Headers the declared response headers of an HTTP 500 response for GetEventPayload
+type GetEventPayloadResponse500Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse503Headers the declared response headers of an HTTP 503 response for GetEventPayload
+type GetEventPayloadResponse503Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponseDefaultHeaders the declared response headers of an HTTP default response for GetEventPayload
+type GetEventPayloadResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type GetEventPayloadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookPayload
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetEventPayloadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetEventPayloadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetEventPayloadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetEventPayloadResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetEventPayloadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventPayloadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetEventPayloadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEventPayloadResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetEventPayloadResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEventPayloadResponse) GetJSON200() *WebhookPayload {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetEventPayloadResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetEventPayloadResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetEventPayloadResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetEventPayloadResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetEventPayloadResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetEventPayloadResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetEventPayloadResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetEventPayloadResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEventPayloadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEventPayloadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEventPayloadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEventPayloadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -32320,6 +32491,23 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id strin
 		return nil, err
 	}
 	return ParseGetEventResponse(rsp)
+}
+
+// GetEventPayloadWithResponse The exact body every webhook delivery of an event carries
+//
+// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+//
+// Requires the scopes `keys:manage`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+func (c *ClientWithResponses) GetEventPayloadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventPayloadResponse, error) {
+	rsp, err := c.GetEventPayload(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEventPayloadResponse(rsp)
 }
 
 // ListFaucetDripsWithResponse TEST only: list faucet drips, newest first
