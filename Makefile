@@ -123,7 +123,7 @@ $(GOLANGCI_LINT):
 	GOBIN="$(CURDIR)/bin/.golangci-lint" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	@mv bin/.golangci-lint/golangci-lint $@ && rm -rf bin/.golangci-lint
 
-lint: $(GOLANGCI_LINT) ## gofmt check, then golangci-lint (pinned; .golangci.yml: staticcheck, errcheck, gosec, govet, depguard, ...)
+lint: $(GOLANGCI_LINT) tidy-check ## gofmt check, go.mod tidy (both modules), then golangci-lint (pinned; .golangci.yml: staticcheck, errcheck, gosec, govet, depguard, ...)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GOLANGCI_LINT) run ./...
 
@@ -134,6 +134,13 @@ bench: build contracts geth ## load-generate with vegeta (starts the service, wi
 # prints (every route a build can serve), with pinned generators and no manual edit; a test in
 # sdk/go/corridor fails when either is stale.
 OAPI_CODEGEN_VERSION := v2.8.2
+
+# A go.mod that `go mod tidy` would change (a directly used module marked // indirect, a missing
+# or unused requirement) fails here, for the service's module and the Go client's.
+.PHONY: tidy-check
+tidy-check: ## fail when go mod tidy would change go.mod or go.sum (the service's module and sdk/go's)
+	$(GO) mod tidy -diff
+	cd sdk/go && $(GO) mod tidy -diff
 
 .PHONY: sdk
 sdk: ## regenerate sdk/openapi.json, the Go client sdk/go/corridor (oapi-codegen) and the TypeScript types sdk/typescript (openapi-typescript)

@@ -78,8 +78,8 @@ func buildOpenAPI(routes []Endpoint, version string) map[string]any {
 					"description": "The request's id (the caller's well-formed X-Request-Id, or a generated one); error envelopes repeat it as requestId."},
 			},
 			"securitySchemes": map[string]any{
-				"apiKey":  map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey},
-				"session": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+				"serviceApiKey": map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey},
+				"session":       map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
 				"operatorToken": map[string]any{"type": "apiKey", "in": "header", "name": headerOperatorToken,
 					"description": "Operator token from OPERATOR_TOKEN (D11); /v1/admin/... only, never tenant keys"},
 			},
@@ -114,9 +114,9 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 	}
 	switch r.Auth {
 	case authRequired:
-		op["security"] = []any{map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
+		op["security"] = []any{map[string]any{"serviceApiKey": []string{}}, map[string]any{"session": []string{}}}
 	case authOptional:
-		op["security"] = []any{map[string]any{}, map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
+		op["security"] = []any{map[string]any{}, map[string]any{"serviceApiKey": []string{}}, map[string]any{"session": []string{}}}
 	case authOperator:
 		op["security"] = []any{map[string]any{"operatorToken": []string{}}}
 	default:
