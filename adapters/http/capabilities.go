@@ -23,7 +23,7 @@ type CapabilitiesConfig struct {
 	Features map[string]bool
 	// UnbuiltPrefixes maps path prefixes of unbuilt capabilities to their feature name.
 	UnbuiltPrefixes map[string]string
-	// EnvironmentFeatures are the features a caller of each environment can use now (D1: an
+	// EnvironmentFeatures are the features a caller of each environment can use now (docs/decisions/tenancy.md: an
 	// environment without a chain reports every chain feature false); an environment missing
 	// here reports Features.
 	EnvironmentFeatures map[core.Environment]map[string]bool

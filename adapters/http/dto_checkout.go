@@ -12,7 +12,7 @@ import (
 	"github.com/corridorhq/corridor/core/checkout"
 )
 
-// Hosted checkout's DTOs (SPEC.md "Secondary documented shapes", D19, docs/checkout.md).
+// Hosted checkout's DTOs (docs/api.md "Secondary documented shapes", docs/decisions/checkout.md, docs/checkout.md).
 
 // jsonDecimal is a decimal carried as a JSON number (never through a float): a request's text
 // is kept as given and parsed with core.ParseAmount; a response writes its text as a number.

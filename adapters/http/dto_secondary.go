@@ -10,7 +10,7 @@ import (
 	"github.com/corridorhq/corridor/core/safepay"
 )
 
-// The secondary surface's DTOs (SPEC.md "Secondary documented shapes", D19): snake_case fields,
+// The secondary surface's DTOs (docs/api.md "Secondary documented shapes", docs/decisions/checkout.md): snake_case fields,
 // each mapped onto the canonical wallets, Safe payments and ledger (docs/api.md, "Secondary
 // surface").
 
@@ -70,7 +70,7 @@ func toSecondaryError(de *core.Error, requestID string) secondaryErrorResponse {
 
 // secondaryWalletCreateRequest is POST /v1/wallets in the secondary shape: SPEC's customer_id
 // and currencies make a custodial wallet, a 1-of-1 Safe owned by a key the service's custody
-// signer holds (D21). owner_address, this service's one addition, makes it non-custodial: the
+// signer holds (docs/decisions/wallets.md). owner_address, this service's one addition, makes it non-custodial: the
 // partner's key owns the Safe and signs its payments.
 type secondaryWalletCreateRequest struct {
 	CustomerID   string   `json:"customer_id" oas:"required,maxLength=100" description:"the partner's customer; kept as the wallet's name"`

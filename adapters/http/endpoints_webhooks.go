@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// webhookEndpoints are events and webhooks (DESIGN.md D18, §6). Every route needs keys:manage:
+// webhookEndpoints are events and webhooks (docs/decisions/webhooks.md). Every route needs keys:manage:
 // an event feed spans every capability, and an endpoint's secret is a credential.
 func (h *webhooksHandlers) webhookEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}

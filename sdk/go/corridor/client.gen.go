@@ -154,27 +154,27 @@ type ClientInterface interface {
 
 	// AdminArbiterSignInvoice Operator
 	//
-	// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+	// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Corresponds with POST /v1/admin/invoices/{id}/arbiter-sign (the `AdminArbiterSignInvoice` operationId).
 	AdminArbiterSignInvoice(ctx context.Context, id string, params *AdminArbiterSignInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminApproveOfframpReview Operator
 	//
-	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Corresponds with POST /v1/admin/offramp/payments/{id}/approve-review (the `AdminApproveOfframpReview` operationId).
 	AdminApproveOfframpReview(ctx context.Context, id string, params *AdminApproveOfframpReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminSetProviderLiquidityWithBody Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -183,9 +183,9 @@ type ClientInterface interface {
 
 	// AdminSetProviderLiquidity Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -660,7 +660,7 @@ type ClientInterface interface {
 	//
 	// Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Corresponds with GET /v1/claims/{claimToken} (the `GetClaim` operationId).
 	GetClaim(ctx context.Context, claimToken string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -669,7 +669,7 @@ type ClientInterface interface {
 	//
 	// Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Corresponds with POST /v1/claims/{claimToken}/phone-code (the `SendClaimPhoneCode` operationId).
 	SendClaimPhoneCode(ctx context.Context, claimToken string, params *SendClaimPhoneCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -678,7 +678,7 @@ type ClientInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -689,7 +689,7 @@ type ClientInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -888,7 +888,7 @@ type ClientInterface interface {
 	//
 	// Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 	//
-	// No scope: The invoice's public view (SPEC.md Authentication 3)
+	// No scope: The invoice's public view (docs/api.md Authentication 3)
 	//
 	// Corresponds with GET /v1/invoices/public/{id} (the `GetPublicInvoice` operationId).
 	GetPublicInvoice(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1360,9 +1360,9 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/phone-aliases (the `ListPhoneAliases` operationId).
 	ListPhoneAliases(ctx context.Context, params *ListPhoneAliasesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePhoneAliasWithBody Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAliasWithBody Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1371,9 +1371,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/phone-aliases (the `CreatePhoneAlias` operationId).
 	CreatePhoneAliasWithBody(ctx context.Context, params *CreatePhoneAliasParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePhoneAlias Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAlias Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1701,9 +1701,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/sandbox/cards/{id}/authorizations (the `SandboxCreateCardAuthorization` operationId).
 	SandboxCreateCardAuthorization(ctx context.Context, id string, params *SandboxCreateCardAuthorizationParams, body SandboxCreateCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSetCredentialWithBody TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredentialWithBody TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1714,9 +1714,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/sandbox/credentials (the `SandboxSetCredential` operationId).
 	SandboxSetCredentialWithBody(ctx context.Context, params *SandboxSetCredentialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSetCredential TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredential TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1961,7 +1961,7 @@ type ClientInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1972,7 +1972,7 @@ type ClientInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2650,9 +2650,9 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 
 // AdminArbiterSignInvoice Operator
 //
-// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Corresponds with POST /v1/admin/invoices/{id}/arbiter-sign (the `AdminArbiterSignInvoice` operationId).
 func (c *Client) AdminArbiterSignInvoice(ctx context.Context, id string, params *AdminArbiterSignInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2669,9 +2669,9 @@ func (c *Client) AdminArbiterSignInvoice(ctx context.Context, id string, params 
 
 // AdminApproveOfframpReview Operator
 //
-// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Corresponds with POST /v1/admin/offramp/payments/{id}/approve-review (the `AdminApproveOfframpReview` operationId).
 func (c *Client) AdminApproveOfframpReview(ctx context.Context, id string, params *AdminApproveOfframpReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2688,9 +2688,9 @@ func (c *Client) AdminApproveOfframpReview(ctx context.Context, id string, param
 
 // AdminSetProviderLiquidityWithBody Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2709,9 +2709,9 @@ func (c *Client) AdminSetProviderLiquidityWithBody(ctx context.Context, provider
 
 // AdminSetProviderLiquidity Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3636,7 +3636,7 @@ func (c *Client) ListCheckouts(ctx context.Context, params *ListCheckoutsParams,
 //
 // Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Corresponds with GET /v1/claims/{claimToken} (the `GetClaim` operationId).
 func (c *Client) GetClaim(ctx context.Context, claimToken string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3655,7 +3655,7 @@ func (c *Client) GetClaim(ctx context.Context, claimToken string, reqEditors ...
 //
 // Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Corresponds with POST /v1/claims/{claimToken}/phone-code (the `SendClaimPhoneCode` operationId).
 func (c *Client) SendClaimPhoneCode(ctx context.Context, claimToken string, params *SendClaimPhoneCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3674,7 +3674,7 @@ func (c *Client) SendClaimPhoneCode(ctx context.Context, claimToken string, para
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes any type of body and a specified content type.
 //
@@ -3695,7 +3695,7 @@ func (c *Client) VerifyClaimPhoneCodeWithBody(ctx context.Context, claimToken st
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4084,7 +4084,7 @@ func (c *Client) CreateInvoice(ctx context.Context, params *CreateInvoiceParams,
 //
 // Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 //
-// No scope: The invoice's public view (SPEC.md Authentication 3)
+// No scope: The invoice's public view (docs/api.md Authentication 3)
 //
 // Corresponds with GET /v1/invoices/public/{id} (the `GetPublicInvoice` operationId).
 func (c *Client) GetPublicInvoice(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5016,9 +5016,9 @@ func (c *Client) ListPhoneAliases(ctx context.Context, params *ListPhoneAliasesP
 	return c.Client.Do(req)
 }
 
-// CreatePhoneAliasWithBody Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAliasWithBody Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5037,9 +5037,9 @@ func (c *Client) CreatePhoneAliasWithBody(ctx context.Context, params *CreatePho
 	return c.Client.Do(req)
 }
 
-// CreatePhoneAlias Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAlias Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5667,9 +5667,9 @@ func (c *Client) SandboxCreateCardAuthorization(ctx context.Context, id string, 
 	return c.Client.Do(req)
 }
 
-// SandboxSetCredentialWithBody TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredentialWithBody TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5690,9 +5690,9 @@ func (c *Client) SandboxSetCredentialWithBody(ctx context.Context, params *Sandb
 	return c.Client.Do(req)
 }
 
-// SandboxSetCredential TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredential TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -6147,7 +6147,7 @@ func (c *Client) InviteMember(ctx context.Context, params *InviteMemberParams, b
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes any type of body and a specified content type.
 //
@@ -6168,7 +6168,7 @@ func (c *Client) AcceptInviteWithBody(ctx context.Context, params *AcceptInviteP
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes a body of the `application/json` content type.
 //

@@ -4223,7 +4223,7 @@ type ApiKey struct {
 	// CreatedBy Part of ApiKeyCreate.
 	CreatedBy ApiKeyCreator `json:"createdBy"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ApiKeyEnvironment `json:"environment"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -4248,7 +4248,7 @@ type ApiKey struct {
 	Status ApiKeyStatus `json:"status"`
 }
 
-// ApiKeyEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ApiKeyEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ApiKeyEnvironment string
 
 // ApiKeyStatus The object's state; the capability's docs list the states and their transitions.
@@ -4265,7 +4265,7 @@ type ApiKeyCreate struct {
 	// CreatedBy Part of ApiKeyCreate.
 	CreatedBy ApiKeyCreator `json:"createdBy"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ApiKeyCreateEnvironment `json:"environment"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -4293,7 +4293,7 @@ type ApiKeyCreate struct {
 	Status ApiKeyCreateStatus `json:"status"`
 }
 
-// ApiKeyCreateEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ApiKeyCreateEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ApiKeyCreateEnvironment string
 
 // ApiKeyCreateStatus The object's state; the capability's docs list the states and their transitions.
@@ -4301,7 +4301,7 @@ type ApiKeyCreateStatus string
 
 // ApiKeyCreateRequest The request body of POST /v1/api-keys (createApiKey).
 type ApiKeyCreateRequest struct {
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment *ApiKeyCreateRequestEnvironment `json:"environment,omitempty"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -4314,7 +4314,7 @@ type ApiKeyCreateRequest struct {
 	Scopes *[]string `json:"scopes,omitempty"`
 }
 
-// ApiKeyCreateRequestEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ApiKeyCreateRequestEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ApiKeyCreateRequestEnvironment string
 
 // ApiKeyCreator Part of ApiKeyCreate.
@@ -4361,11 +4361,11 @@ type Balances struct {
 	// Balances One line per asset, USDC first: available, held and total, each also in base units.
 	Balances []ServiceBalance `json:"balances"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment BalancesEnvironment `json:"environment"`
 }
 
-// BalancesEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// BalancesEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type BalancesEnvironment string
 
 // Bill The 201 answer of POST /v1/bills (createBill).
@@ -4505,14 +4505,14 @@ type Capabilities struct {
 	// Chains The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address.
 	Chains []ChainInfo `json:"chains"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment CapabilitiesEnvironment `json:"environment"`
 
 	// Features Feature name → whether it works end to end for the caller's environment in this build (sandbox-only features are false for LIVE keys).
 	Features map[string]bool `json:"features"`
 }
 
-// CapabilitiesEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// CapabilitiesEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type CapabilitiesEnvironment string
 
 // Card A card spending from a wallet's Safe (or a funding card account), with its limits and status (docs/cards.md).
@@ -4808,7 +4808,7 @@ type ChainHealth struct {
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
 	ChainId *int `json:"chainId"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ChainHealthEnvironment `json:"environment"`
 
 	// IndexedThroughBlock the last block the ledger mirror has posted; null before its first run
@@ -4827,7 +4827,7 @@ type ChainHealth struct {
 	Status ChainHealthStatus `json:"status"`
 }
 
-// ChainHealthEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ChainHealthEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ChainHealthEnvironment string
 
 // ChainHealthStatus The object's state; the capability's docs list the states and their transitions.
@@ -4844,7 +4844,7 @@ type ChainInfo struct {
 	// ChainKey The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE).
 	ChainKey string `json:"chainKey"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ChainInfoEnvironment `json:"environment"`
 
 	// Name A name the partner chose, shown in the console.
@@ -4854,7 +4854,7 @@ type ChainInfo struct {
 	UsdcAddress *string `json:"usdcAddress"`
 }
 
-// ChainInfoEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ChainInfoEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ChainInfoEnvironment string
 
 // Challenge The 200 answer of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge).
@@ -5376,22 +5376,22 @@ type ContactList struct {
 	Total int `json:"total"`
 }
 
-// CreatePaymentBody One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreatePaymentBody One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreatePaymentBody struct {
 	union json.RawMessage
 }
 
-// CreatePaymentResult One of SafePayment or CheckoutCreate: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreatePaymentResult One of SafePayment or CheckoutCreate: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreatePaymentResult struct {
 	union json.RawMessage
 }
 
-// CreateWalletBody One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreateWalletBody One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreateWalletBody struct {
 	union json.RawMessage
 }
 
-// CreateWalletResult One of Wallet or SecondaryWallet: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreateWalletResult One of Wallet or SecondaryWallet: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreateWalletResult struct {
 	union json.RawMessage
 }
@@ -5449,7 +5449,7 @@ type Deposit struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment DepositEnvironment `json:"environment"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -5462,7 +5462,7 @@ type Deposit struct {
 // DepositAsset The asset: USDC (6 decimals) or ETH (18).
 type DepositAsset string
 
-// DepositEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// DepositEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type DepositEnvironment string
 
 // DepositRequest The request body of POST /v1/sandbox/balance-deposits (sandboxCreateBalanceDeposit).
@@ -5702,12 +5702,12 @@ type EphemeralKeyRequest struct {
 // EphemeralKeyRequestPlatform The card wallet vendor asking for the key (vendor_a or vendor_b).
 type EphemeralKeyRequestPlatform string
 
-// ErrorCode A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
+// ErrorCode A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
 type ErrorCode string
 
-// ErrorEnvelope Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details.
+// ErrorEnvelope Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details.
 type ErrorEnvelope struct {
-	// Code A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
+	// Code A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
 	Code ErrorCode `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -6071,7 +6071,7 @@ type FundRequest struct {
 // FundRequestAsset The asset: USDC (6 decimals) or ETH (18).
 type FundRequestAsset string
 
-// GetPaymentResult One of SafePayment or Checkout: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// GetPaymentResult One of SafePayment or Checkout: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type GetPaymentResult struct {
 	union json.RawMessage
 }
@@ -6135,7 +6135,7 @@ type IdentityPrincipal struct {
 	// Email An email address.
 	Email *string `json:"email"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment IdentityPrincipalEnvironment `json:"environment"`
 
 	// KeyId the API key's id; null for a session
@@ -6160,7 +6160,7 @@ type IdentityPrincipal struct {
 	UserId *string `json:"userId"`
 }
 
-// IdentityPrincipalEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// IdentityPrincipalEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type IdentityPrincipalEnvironment string
 
 // IdentityPrincipalType The kind of object or destination; the capability's docs list the values.
@@ -6321,7 +6321,7 @@ type LedgerAccount struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment LedgerAccountEnvironment `json:"environment"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -6337,7 +6337,7 @@ type LedgerAccount struct {
 	Reference string `json:"reference"`
 }
 
-// LedgerAccountEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// LedgerAccountEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type LedgerAccountEnvironment string
 
 // LedgerAccountList The 200 answer of GET /v1/ledger/accounts (listLedgerAccounts).
@@ -6408,7 +6408,7 @@ type Liquidity struct {
 	// ConfiguredUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	ConfiguredUsd string `json:"configuredUsd"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment string `json:"environment"`
 
 	// LiquidityUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
@@ -6426,14 +6426,14 @@ type LiquidityTopUpRequest struct {
 	// AmountUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	AmountUsd string `json:"amountUsd"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment LiquidityTopUpRequestEnvironment `json:"environment"`
 
 	// Reference The partner's own reference, unique per tenant and environment.
 	Reference string `json:"reference"`
 }
 
-// LiquidityTopUpRequestEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// LiquidityTopUpRequestEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type LiquidityTopUpRequestEnvironment string
 
 // Member A person with access to the tenant through identity-provider sessions, with a role (OWNER, ADMIN, MEMBER) that decides their scopes.
@@ -7092,7 +7092,7 @@ type Reconciliation struct {
 	// Decimals How many fraction digits the asset has (USDC 6, ETH 18).
 	Decimals int `json:"decimals"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ReconciliationEnvironment `json:"environment"`
 
 	// GeneratedAt When it happened (RFC 3339, UTC); null until it has.
@@ -7117,7 +7117,7 @@ type Reconciliation struct {
 // ReconciliationAsset The asset: USDC (6 decimals) or ETH (18).
 type ReconciliationAsset string
 
-// ReconciliationEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ReconciliationEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ReconciliationEnvironment string
 
 // ReconciliationAmounts Part of Reconciliation.
@@ -8268,14 +8268,14 @@ type TrialBalance struct {
 	// Assets One trial balance per asset.
 	Assets []TrialAsset `json:"assets"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment TrialBalanceEnvironment `json:"environment"`
 
 	// GeneratedAt When it happened (RFC 3339, UTC); null until it has.
 	GeneratedAt time.Time `json:"generatedAt"`
 }
 
-// TrialBalanceEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// TrialBalanceEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type TrialBalanceEnvironment string
 
 // TrialLine Part of TrialAsset.
@@ -8635,7 +8635,7 @@ type WebhookEndpointRequest struct {
 	Url string `json:"url"`
 }
 
-// WebhookPayload The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in SPEC.md's spelling.
+// WebhookPayload The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in docs/api.md's spelling.
 type WebhookPayload struct {
 	// CreatedAt when the event was recorded (the createdAt of GET /v1/events/{id})
 	CreatedAt time.Time `json:"created_at"`
@@ -8714,7 +8714,7 @@ type EitherShapeUnprocessableEntity struct {
 	union json.RawMessage
 }
 
-// Error Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details.
+// Error Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details.
 type Error = ErrorEnvelope
 
 // Forbidden The ErrorEnvelope of a 403 answer: its code is one of these.

@@ -118,9 +118,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminArbiterSignInvoiceWithResponse Operator
 	//
-	// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+	// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -129,9 +129,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminApproveOfframpReviewWithResponse Operator
 	//
-	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -140,9 +140,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminSetProviderLiquidityWithBodyWithResponse Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -151,9 +151,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminSetProviderLiquidityWithResponse Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -668,7 +668,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -679,7 +679,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -690,7 +690,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -701,7 +701,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -920,7 +920,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 	//
-	// No scope: The invoice's public view (SPEC.md Authentication 3)
+	// No scope: The invoice's public view (docs/api.md Authentication 3)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1440,9 +1440,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/phone-aliases (the `ListPhoneAliases` operationId).
 	ListPhoneAliasesWithResponse(ctx context.Context, params *ListPhoneAliasesParams, reqEditors ...RequestEditorFn) (*ListPhoneAliasesResponse, error)
 
-	// CreatePhoneAliasWithBodyWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAliasWithBodyWithResponse Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1451,9 +1451,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/phone-aliases (the `CreatePhoneAlias` operationId).
 	CreatePhoneAliasWithBodyWithResponse(ctx context.Context, params *CreatePhoneAliasParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePhoneAliasResponse, error)
 
-	// CreatePhoneAliasWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAliasWithResponse Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1803,9 +1803,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/sandbox/cards/{id}/authorizations (the `SandboxCreateCardAuthorization` operationId).
 	SandboxCreateCardAuthorizationWithResponse(ctx context.Context, id string, params *SandboxCreateCardAuthorizationParams, body SandboxCreateCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxCreateCardAuthorizationResponse, error)
 
-	// SandboxSetCredentialWithBodyWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredentialWithBodyWithResponse TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1816,9 +1816,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/sandbox/credentials (the `SandboxSetCredential` operationId).
 	SandboxSetCredentialWithBodyWithResponse(ctx context.Context, params *SandboxSetCredentialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSetCredentialResponse, error)
 
-	// SandboxSetCredentialWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredentialWithResponse TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -2079,7 +2079,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2090,7 +2090,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -31404,9 +31404,9 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 
 // AdminArbiterSignInvoiceWithResponse Operator
 //
-// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31421,9 +31421,9 @@ func (c *ClientWithResponses) AdminArbiterSignInvoiceWithResponse(ctx context.Co
 
 // AdminApproveOfframpReviewWithResponse Operator
 //
-// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31438,9 +31438,9 @@ func (c *ClientWithResponses) AdminApproveOfframpReviewWithResponse(ctx context.
 
 // AdminSetProviderLiquidityWithBodyWithResponse Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31455,9 +31455,9 @@ func (c *ClientWithResponses) AdminSetProviderLiquidityWithBodyWithResponse(ctx 
 
 // AdminSetProviderLiquidityWithResponse Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32242,7 +32242,7 @@ func (c *ClientWithResponses) ListCheckoutsWithResponse(ctx context.Context, par
 //
 // Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32259,7 +32259,7 @@ func (c *ClientWithResponses) GetClaimWithResponse(ctx context.Context, claimTok
 //
 // Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32276,7 +32276,7 @@ func (c *ClientWithResponses) SendClaimPhoneCodeWithResponse(ctx context.Context
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32293,7 +32293,7 @@ func (c *ClientWithResponses) VerifyClaimPhoneCodeWithBodyWithResponse(ctx conte
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32626,7 +32626,7 @@ func (c *ClientWithResponses) CreateInvoiceWithResponse(ctx context.Context, par
 //
 // Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 //
-// No scope: The invoice's public view (SPEC.md Authentication 3)
+// No scope: The invoice's public view (docs/api.md Authentication 3)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33422,9 +33422,9 @@ func (c *ClientWithResponses) ListPhoneAliasesWithResponse(ctx context.Context, 
 	return ParseListPhoneAliasesResponse(rsp)
 }
 
-// CreatePhoneAliasWithBodyWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAliasWithBodyWithResponse Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -33439,9 +33439,9 @@ func (c *ClientWithResponses) CreatePhoneAliasWithBodyWithResponse(ctx context.C
 	return ParseCreatePhoneAliasResponse(rsp)
 }
 
-// CreatePhoneAliasWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAliasWithResponse Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -33971,9 +33971,9 @@ func (c *ClientWithResponses) SandboxCreateCardAuthorizationWithResponse(ctx con
 	return ParseSandboxCreateCardAuthorizationResponse(rsp)
 }
 
-// SandboxSetCredentialWithBodyWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredentialWithBodyWithResponse TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -33990,9 +33990,9 @@ func (c *ClientWithResponses) SandboxSetCredentialWithBodyWithResponse(ctx conte
 	return ParseSandboxSetCredentialResponse(rsp)
 }
 
-// SandboxSetCredentialWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredentialWithResponse TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -34379,7 +34379,7 @@ func (c *ClientWithResponses) InviteMemberWithResponse(ctx context.Context, para
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -34396,7 +34396,7 @@ func (c *ClientWithResponses) AcceptInviteWithBodyWithResponse(ctx context.Conte
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

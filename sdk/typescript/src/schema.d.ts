@@ -169,9 +169,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+         * @description Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminArbiterSignInvoice"];
         delete?: never;
@@ -191,9 +191,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+         * @description Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminApproveOfframpReview"];
         delete?: never;
@@ -213,9 +213,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+         * @description Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminSetProviderLiquidity"];
         delete?: never;
@@ -855,7 +855,7 @@ export interface paths {
          * Public
          * @description Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         get: operations["getClaim"];
         put?: never;
@@ -879,7 +879,7 @@ export interface paths {
          * Public
          * @description Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         post: operations["sendClaimPhoneCode"];
         delete?: never;
@@ -901,7 +901,7 @@ export interface paths {
          * Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
          * @description Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         post: operations["verifyClaimPhoneCode"];
         delete?: never;
@@ -1205,7 +1205,7 @@ export interface paths {
          * Public view of an invoice: amountUsd, status, holdAddress and chainId only
          * @description Public view of an invoice: amountUsd, status, holdAddress and chainId only.
          *
-         *     No scope: The invoice's public view (SPEC.md Authentication 3)
+         *     No scope: The invoice's public view (docs/api.md Authentication 3)
          */
         get: operations["getPublicInvoice"];
         put?: never;
@@ -1922,8 +1922,8 @@ export interface paths {
         get: operations["listPhoneAliases"];
         put?: never;
         /**
-         * Start proving a phone number: a 6-digit code is sent by SMS (D7)
-         * @description Start proving a phone number: a 6-digit code is sent by SMS (D7)
+         * Start proving a phone number
+         * @description Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
          *
          *     Requires the scopes `identity:write`.
          */
@@ -2318,8 +2318,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
-         * @description TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+         * TEST only
+         * @description TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
          *
          *     Requires the scopes `identity:write`.
          *
@@ -2655,7 +2655,7 @@ export interface paths {
          * Accept an invite with its one-time token
          * @description Accept an invite with its one-time token.
          *
-         *     No scope: The one-time invite token and the invitee's own session authorize it (D20)
+         *     No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
          */
         post: operations["acceptInvite"];
         delete?: never;
@@ -4660,7 +4660,7 @@ export interface components {
             createdAt: string;
             createdBy: components["schemas"]["ApiKeyCreator"];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4699,7 +4699,7 @@ export interface components {
             createdAt: string;
             createdBy: components["schemas"]["ApiKeyCreator"];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4732,7 +4732,7 @@ export interface components {
         /** @description The request body of POST /v1/api-keys (createApiKey). */
         ApiKeyCreateRequest: {
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment?: "test" | "live";
@@ -4784,7 +4784,7 @@ export interface components {
             /** @description One line per asset, USDC first: available, held and total, each also in base units. */
             balances: components["schemas"]["ServiceBalance"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4896,7 +4896,7 @@ export interface components {
             /** @description The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address. */
             chains: components["schemas"]["ChainInfo"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5127,7 +5127,7 @@ export interface components {
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number | null;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5154,7 +5154,7 @@ export interface components {
             /** @description The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE). */
             chainKey: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5606,13 +5606,13 @@ export interface components {
             /** @description How many objects match, across every page (skip/take). */
             total: number;
         };
-        /** @description One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreatePaymentBody: components["schemas"]["SafePaymentCreateRequest"] | components["schemas"]["CheckoutCreateRequest"];
-        /** @description One of SafePayment or CheckoutCreate: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePayment or CheckoutCreate: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreatePaymentResult: components["schemas"]["SafePayment"] | components["schemas"]["CheckoutCreate"];
-        /** @description One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreateWalletBody: components["schemas"]["WalletCreateRequest"] | components["schemas"]["SecondaryWalletCreateRequest"];
-        /** @description One of Wallet or SecondaryWallet: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of Wallet or SecondaryWallet: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreateWalletResult: components["schemas"]["Wallet"] | components["schemas"]["SecondaryWallet"];
         /** @description Part of Identity. */
         Credential: {
@@ -5665,7 +5665,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST";
@@ -5867,11 +5867,11 @@ export interface components {
             platform: "vendor_a" | "vendor_b";
         };
         /**
-         * @description A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
+         * @description A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
          * @enum {string}
          */
         ErrorCode: "ACCOUNT_NOT_FOUND" | "AGENT_CARD_EXISTS" | "AGENT_LIMIT" | "AGENT_LIMIT_UNAVAILABLE" | "AGENT_NOT_FOUND" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "AMOUNT_OVERFLOW" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_MODULE_NOT_ENABLED" | "CARD_NOT_FOUND" | "CHAIN_UNAVAILABLE" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FOUND" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CLAIM_RESEND_LIMIT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "CREDENTIAL_REQUIRED" | "CUSTODY_UNAVAILABLE" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "DESTINATION_SCREENING_REJECTED" | "DRIP_NOT_FOUND" | "EPHEMERAL_KEYS_NOT_SUPPORTED" | "EVENT_NOT_FOUND" | "FEATURE_NOT_AVAILABLE" | "FUNDING_MODE_NOT_AVAILABLE" | "HANDLE_NOT_FOUND" | "HANDLE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_STATE" | "INVITE_EMAIL_MISMATCH" | "INVITE_NOT_FOUND" | "INVOICE_NOTHING_TO_REFUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "LEDGER_REFERENCE_CONFLICT" | "MEMBER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NEW_PAYEE_NOT_SAVED" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYEE_COOLING_OFF" | "PAYLOAD_TOO_LARGE" | "PAYMENT_NOT_FOUND" | "PAYMENT_QUEUE_FULL" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_INVALID" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "POLICY_NOT_FOUND" | "POLICY_SUBJECT_ATTACHED" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "QUOTE_EXPIRED" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_NOT_FOUND" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RATE_LIMITED" | "RECIPIENT_CONSENT_REQUIRED" | "RECIPIENT_UNKNOWN" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "ROUTE_NOT_SELECTED" | "ROUTE_QUOTE_NOT_FOUND" | "SANDBOX_ONLY" | "SELF_PAYMENT_NOT_ALLOWED" | "SENDER_ONLY" | "SERVICE_UNAVAILABLE" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "SIGNER_NOT_OWNER" | "TENANT_NOT_FOUND" | "TENANT_REQUIRED" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_FACTOR_NOT_FOUND" | "TWOFA_INVALID_CODE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "WALLET_NOT_DEPLOYED" | "WALLET_NOT_FOUND" | "WALLET_QUOTA_EXCEEDED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
-        /** @description Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details. */
+        /** @description Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details. */
         ErrorEnvelope: {
             code: components["schemas"]["ErrorCode"];
             /** @description Details particular to the error code (docs/api.md); absent when there are none. */
@@ -6081,7 +6081,7 @@ export interface components {
              */
             asset?: "usdc" | "eth";
         };
-        /** @description One of SafePayment or Checkout: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePayment or Checkout: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         GetPaymentResult: components["schemas"]["SafePayment"] | components["schemas"]["Checkout"];
         /** @description The 200 answer of PUT /v1/directory/handle (putDirectoryHandle). */
         HandleInfo: {
@@ -6128,7 +6128,7 @@ export interface components {
             /** @description An email address. */
             email: string | null;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6280,7 +6280,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6345,7 +6345,7 @@ export interface components {
             added: boolean;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             configuredUsd: string;
-            /** @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own. */
+            /** @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own. */
             environment: string;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             liquidityUsd: string | null;
@@ -6359,7 +6359,7 @@ export interface components {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             amountUsd: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6905,7 +6905,7 @@ export interface components {
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -7800,7 +7800,7 @@ export interface components {
             /** @description One trial balance per asset. */
             assets: components["schemas"]["TrialAsset"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -8100,7 +8100,7 @@ export interface components {
             /** @description http(s); in LIVE never a loopback, private or link-local address */
             url: string;
         };
-        /** @description The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in SPEC.md's spelling. */
+        /** @description The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in docs/api.md's spelling. */
         WebhookPayload: {
             /**
              * Format: date-time
