@@ -127,8 +127,17 @@ func (s *Service) DeleteFactor(ctx context.Context, p auth.Principal, id, challe
 // (TWOFA_TOO_MANY_ATTEMPTS), and a CANCELLED factor refuses every code, the right one too: the
 // tenant enrolls a new factor. An ACTIVE factor has nothing left to activate and compares no
 // code (INVALID_STATE), so this route is no guessing oracle for an active secret.
-func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code string) (twofactor.Factor, error) {
+//
+// Activating a factor while another is ACTIVE adds an approver as enrolling one does, so it
+// needs the same step-up (challengeID, bound to this factor's activation): a factor enrolled
+// while the tenant had no protection, and left PENDING, is no back door once protection is on.
+// The step-up is checked before the code, and a redeemed challenge stays used whatever the code.
+// An agent never activates a factor.
+func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code, challengeID string) (twofactor.Factor, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
+		return twofactor.Factor{}, err
+	}
+	if err := refuseAgent(p); err != nil {
 		return twofactor.Factor{}, err
 	}
 	if err := validCodeShape(code); err != nil {
@@ -148,6 +157,11 @@ func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code s
 		case twofactor.FactorActive:
 			return core.E(core.CodeInvalidState, "factor %s is already ACTIVE; it approves challenges with its codes", f.ID).
 				WithDetails(map[string]any{"factorId": f.ID, "status": string(f.Status)})
+		}
+		change := twofactor.Change{TenantID: p.TenantID, Environment: p.Environment, Kind: twofactor.ChangeActivateFactor, Subject: f.ID}
+		if refused, err := s.stepUp(ctx, tx, p, change, f.ID, challengeID, "activate the authenticator "+f.Label+" ("+f.ID+")"); err != nil || refused != nil {
+			refusal = refused
+			return err
 		}
 		now := s.clock.Now().UTC()
 		ok, err := s.codeMatches(ctx, tx, f, code, now)
