@@ -126,7 +126,8 @@ func (s *Service) DeleteFactor(ctx context.Context, p auth.Principal, id, challe
 // details.attemptsRemaining) answers; the MaxAttempts-th cancels the factor
 // (TWOFA_TOO_MANY_ATTEMPTS), and a CANCELLED factor refuses every code, the right one too: the
 // tenant enrolls a new factor. An ACTIVE factor has nothing left to activate and compares no
-// code (INVALID_STATE), so this route is no guessing oracle for an active secret.
+// code (INVALID_STATE), so this route is no guessing oracle for an active secret. Wrong codes
+// spend the tenant's and the factor's failure budgets as a challenge's do (VerifyChallenge).
 //
 // Activating a factor while another is ACTIVE adds an approver as enrolling one does, so it
 // needs the same step-up (challengeID, bound to this factor's activation): a factor enrolled
@@ -164,14 +165,25 @@ func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code, 
 			return err
 		}
 		now := s.clock.Now().UTC()
+		budgets, locked, err := lockBudgets(ctx, tx.TwoFactor(), p, []string{f.ID}, now)
+		if err != nil || locked != nil {
+			refusal = locked
+			return err
+		}
 		ok, err := s.codeMatches(ctx, tx, f, code, now)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			refusal = f.WrongActivationCode()
-		} else {
+		if ok {
 			f.Status, f.VerifiedAt = twofactor.FactorActive, &now
+			return tx.TwoFactor().UpdateFactor(ctx, f)
+		}
+		refusal = f.WrongActivationCode()
+		if locked, err := spendBudgets(ctx, tx, budgets, now); err != nil || locked != nil {
+			refusal = locked
+			if err != nil {
+				return err
+			}
 		}
 		return tx.TwoFactor().UpdateFactor(ctx, f)
 	})
