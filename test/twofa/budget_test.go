@@ -2,6 +2,7 @@ package twofa
 
 import (
 	"net/http"
+	"regexp"
 	"strconv"
 	"testing"
 
@@ -61,9 +62,17 @@ func TestBudget_WrongCodesAcrossChallengesLockVerification(t *testing.T) {
 		t.Fatalf("event data: %v", data)
 	}
 
+	// The gauge the CorridorTwoFactorLocked alert reads counts the lock.
+	harness.Eventually(t, "corridor_twofactor_locked counts the lock", func() bool {
+		return lockedGauge.FindStringSubmatch(env().Metrics(t)) != nil
+	})
+
 	other := env().NewTenant(t)
 	enroll(t, other.Root)
 }
+
+// lockedGauge matches a TEST locked gauge of at least 1.
+var lockedGauge = regexp.MustCompile(`(?m)^corridor_twofactor_locked\{environment="TEST"\} [1-9]`)
 
 // TestBudget_WrongActivationCodesSpendTheBudgetToo: activation codes of PENDING factors are
 // guesses as well; enrolling new factors does not reset the count.
