@@ -246,16 +246,18 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 	for _, mod := range sharedMods {
 		mod(&cfg)
 	}
+	// The public origin is the listener's, as PUBLIC_BASE_URL would say in a deployment.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	cfg.PublicBaseURL = "http://" + ln.Addr().String()
 	if modify != nil {
 		modify(&cfg)
 	}
 	svc, err := wiring.Build(context.Background(), cfg, log)
 	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		svc.Close()
+		_ = ln.Close()
 		return nil, err
 	}
 	if err := svc.StartWorkers(context.Background()); err != nil {
