@@ -119,6 +119,9 @@ type Config struct {
 	ConsoleSignIn       console.SignInFlow
 	ConsoleSignInIssuer string
 	ConsoleRedirectURL  string
+	// ConsoleSignInsPerMinute bounds sign-in attempts per client address and form on the
+	// console and the operator console (0: console.DefaultSignInsPerMinute).
+	ConsoleSignInsPerMinute int
 	// CipherPreviousKeys (comma-separated hex) open ciphertexts sealed before CipherKey was
 	// rotated in; CipherLookupKey (hex; empty: CipherKey) keys the lookup hashes across
 	// rotations.

@@ -209,7 +209,9 @@ func defaultConfig(url string) wiring.Config {
 		},
 		OperatorToken:      OperatorToken,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
-		ClaimCodesPerIP:    10_000,
+		// Parallel tests sign in to the console from one address.
+		ConsoleSignInsPerMinute: 100_000,
+		ClaimCodesPerIP:         10_000,
 		// Every test client is 127.0.0.1: the per-IP alias budget is tested on its own server.
 		AliasBudget: recipientsapp.AliasBudget{PerIP: 10_000},
 	}
