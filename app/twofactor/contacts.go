@@ -3,7 +3,6 @@ package twofactor
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -34,8 +33,10 @@ func (s *Service) CreateContact(ctx context.Context, p auth.Principal, in Contac
 		errs.Add("address", "must not be the zero address")
 	}
 	label := strings.TrimSpace(in.Label)
-	if label == "" || len(label) > twofactor.MaxLabelLength || !utf8.ValidString(label) {
+	if label == "" || len(label) > twofactor.MaxLabelLength {
 		errs.Add("label", "is required, at most 100 bytes")
+	} else if why := core.TextProblem(label); why != "" {
+		errs.Add("label", why)
 	}
 	if in.ChainID != nil && *in.ChainID <= 0 {
 		errs.Add("chainId", "must be a positive chain id")

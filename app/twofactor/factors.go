@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
@@ -49,8 +48,11 @@ func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label, cha
 	if label == "" {
 		label = "Authenticator"
 	}
-	if len(label) > twofactor.MaxLabelLength || !utf8.ValidString(label) {
+	if len(label) > twofactor.MaxLabelLength {
 		return Enrollment{}, core.Invalid("label", "must be at most 100 bytes")
+	}
+	if err := core.ValidateText("label", label); err != nil {
+		return Enrollment{}, err
 	}
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: s.issuer, AccountName: label + " (" + string(p.Environment) + ")",
 		Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})

@@ -54,6 +54,8 @@ func (s *Service) PutHandle(ctx context.Context, p auth.Principal, in PutHandleI
 		displayName = strings.TrimSpace(*in.DisplayName)
 		if len(displayName) > wallet.MaxHandleDisplayName {
 			errs.Add("displayName", fmt.Sprintf("must be at most %d characters", wallet.MaxHandleDisplayName))
+		} else if why := core.TextProblem(displayName); why != "" {
+			errs.Add("displayName", why)
 		}
 	}
 	if err := errs.Err(); err != nil {
