@@ -121,7 +121,11 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 	if err != nil {
 		return nil, err
 	}
-	if saved {
+	if s.isPlatform(pay.DestinationAddress) {
+		// The platform is no payee: a contact saved for it (before this rule) neither cools
+		// off nor is needed, so a contact can never block an off-ramp. Amount approval stays.
+		contact, saved = twofactor.Contact{}, true
+	} else if saved {
 		if refused := contact.CoolingOff(now, s.coolingOff); refused != nil {
 			return refused, nil
 		}

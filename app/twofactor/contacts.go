@@ -31,6 +31,8 @@ func (s *Service) CreateContact(ctx context.Context, p auth.Principal, in Contac
 		errs.Add("address", "must be a 0x-prefixed 20-byte hex address")
 	} else if common.HexToAddress(addr) == (common.Address{}) {
 		errs.Add("address", "must not be the zero address")
+	} else if s.isPlatform(addr) {
+		errs.Add("address", "is an address of the platform itself (such as the ramps' liquidation address), not a payee: it cannot be saved as a contact")
 	}
 	label := strings.TrimSpace(in.Label)
 	if label == "" || len(label) > twofactor.MaxLabelLength {
