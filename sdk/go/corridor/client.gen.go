@@ -2209,9 +2209,9 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/twofactor/factors/{id} (the `DeleteTwoFactorFactor` operationId).
 	DeleteTwoFactorFactor(ctx context.Context, id string, params *DeleteTwoFactorFactorParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// VerifyTwoFactorFactorWithBody Activate a factor with a current code
+	// VerifyTwoFactorFactorWithBody Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2220,9 +2220,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/twofactor/factors/{id}/verify (the `VerifyTwoFactorFactor` operationId).
 	VerifyTwoFactorFactorWithBody(ctx context.Context, id string, params *VerifyTwoFactorFactorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// VerifyTwoFactorFactor Activate a factor with a current code
+	// VerifyTwoFactorFactor Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -6606,9 +6606,9 @@ func (c *Client) DeleteTwoFactorFactor(ctx context.Context, id string, params *D
 	return c.Client.Do(req)
 }
 
-// VerifyTwoFactorFactorWithBody Activate a factor with a current code
+// VerifyTwoFactorFactorWithBody Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -6627,9 +6627,9 @@ func (c *Client) VerifyTwoFactorFactorWithBody(ctx context.Context, id string, p
 	return c.Client.Do(req)
 }
 
-// VerifyTwoFactorFactor Activate a factor with a current code
+// VerifyTwoFactorFactor Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
