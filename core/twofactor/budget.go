@@ -9,8 +9,8 @@ import (
 // Failure budget of code verification. Each challenge allows MaxAttempts wrong codes, but
 // challenges are cheap, so a budget that spans challenges bounds guessing: FailureBudget wrong
 // codes within FailureWindow lock verification for LockoutDuration. A six-digit code with one
-// step of skew either way is guessed with probability 3/10⁶ a try, so ten tries per fifteen
-// minutes leave a guesser about 1 in 33 over a year, against about an hour unbounded.
+// step of skew either way is guessed with probability 3/10⁶ a try, so at ten tries per fifteen
+// minutes a guesser needs about a year on average, against about an hour unbounded.
 const (
 	FailureBudget   = 10
 	FailureWindow   = 15 * time.Minute
