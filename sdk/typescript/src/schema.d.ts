@@ -20828,10 +20828,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LOCKED"
                  *       },
                  *       "event": "twofactor.locked",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
