@@ -7,6 +7,7 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/twofactor"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -49,7 +50,7 @@ func spendBudgets(ctx context.Context, tx ports.Tx, budgets []twofactor.Budget, 
 				resource = b.Subject[len(twofactor.SubjectFactor("")):]
 			}
 			if err := kernel.RecordChangeEvent(ctx, tx, b.TenantID, b.Environment, "twofactor", resource, "LOCKED", "LOCKED", now,
-				map[string]any{"subject": b.Subject, "lockedUntil": b.LockedUntil.UTC().Format(time.RFC3339), "failures": twofactor.FailureBudget}); err != nil {
+				map[string]any{"subject": b.Subject, "lockedUntil": timestamp.Format(*b.LockedUntil), "failures": twofactor.FailureBudget}); err != nil {
 				return nil, err
 			}
 		}

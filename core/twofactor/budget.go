@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/timestamp"
 )
 
 // Failure budget of code verification. Each challenge allows MaxAttempts wrong codes, but
@@ -82,7 +83,7 @@ func LockedError(b Budget, now time.Time) *core.Error {
 	}
 	return core.E(core.CodeRateLimited, "%s is locked after %d wrong codes within %s; retry after %d seconds",
 		what, FailureBudget, FailureWindow, secs).
-		WithDetails(map[string]any{"retryAfterSeconds": secs, "lockedUntil": b.LockedUntil.UTC().Format(time.RFC3339)})
+		WithDetails(map[string]any{"retryAfterSeconds": secs, "lockedUntil": timestamp.Format(*b.LockedUntil)})
 }
 
 // ChallengesExhausted is the refusal of a new challenge once ChallengeBudget were created
