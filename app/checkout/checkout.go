@@ -76,6 +76,8 @@ func validate(in *CreateInput) error {
 	}
 	if len([]rune(in.Description)) > checkout.MaxDescription {
 		errs.Add("description", "must be at most 500 characters")
+	} else if why := core.TextProblem(in.Description); why != "" {
+		errs.Add("description", why)
 	}
 	in.CustomerEmail = strings.TrimSpace(in.CustomerEmail)
 	if in.CustomerEmail != "" && (len(in.CustomerEmail) > 254 || !emailPattern.MatchString(in.CustomerEmail)) {
@@ -83,6 +85,8 @@ func validate(in *CreateInput) error {
 	}
 	if len([]rune(in.CustomerName)) > 200 {
 		errs.Add("customer.name", "must be at most 200 characters")
+	} else if why := core.TextProblem(in.CustomerName); why != "" {
+		errs.Add("customer.name", why)
 	}
 	if len(in.Metadata) > checkout.MaxMetadataKeys {
 		errs.Add("metadata", "must hold at most 20 keys")

@@ -2218,9 +2218,9 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/twofactor/factors/{id} (the `DeleteTwoFactorFactor` operationId).
 	DeleteTwoFactorFactor(ctx context.Context, id string, params *DeleteTwoFactorFactorParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// VerifyTwoFactorFactorWithBody Activate a factor with a current code
+	// VerifyTwoFactorFactorWithBody Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2229,9 +2229,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/twofactor/factors/{id}/verify (the `VerifyTwoFactorFactor` operationId).
 	VerifyTwoFactorFactorWithBody(ctx context.Context, id string, params *VerifyTwoFactorFactorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// VerifyTwoFactorFactor Activate a factor with a current code
+	// VerifyTwoFactorFactor Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -6634,9 +6634,9 @@ func (c *Client) DeleteTwoFactorFactor(ctx context.Context, id string, params *D
 	return c.Client.Do(req)
 }
 
-// VerifyTwoFactorFactorWithBody Activate a factor with a current code
+// VerifyTwoFactorFactorWithBody Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -6655,9 +6655,9 @@ func (c *Client) VerifyTwoFactorFactorWithBody(ctx context.Context, id string, p
 	return c.Client.Do(req)
 }
 
-// VerifyTwoFactorFactor Activate a factor with a current code
+// VerifyTwoFactorFactor Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //

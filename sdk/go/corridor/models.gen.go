@@ -4163,6 +4163,9 @@ type AgentCreateRequest struct {
 
 // AgentKeyCreateRequest The request body of POST /v1/agents/{id}/keys (createAgentKey).
 type AgentKeyCreateRequest struct {
+	// ExpiresAt When it expires (RFC 3339, UTC).
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
 	// Name A name the partner chose, shown in the console.
 	Name string `json:"name"`
 
@@ -5340,7 +5343,7 @@ type ClaimResend struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// CodeRequest The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor).
+// CodeRequest The request body of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge).
 type CodeRequest struct {
 	// Code A one-time code (6 digits) or a stable error code.
 	Code string `json:"code"`
@@ -6069,6 +6072,15 @@ type FactorEnrollType string
 type FactorList struct {
 	// Factors The listed objects: the page asked for (skip/take) where the list pages.
 	Factors []Factor `json:"factors"`
+}
+
+// FactorVerifyRequest The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor).
+type FactorVerifyRequest struct {
+	// Code A one-time code (6 digits) or a stable error code.
+	Code string `json:"code"`
+
+	// TwofaChallengeId a SATISFIED challenge bound to this activation, needed when the tenant already has an ACTIVE factor
+	TwofaChallengeId *string `json:"twofaChallengeId,omitempty"`
 }
 
 // FundRequest The request body of POST /v1/wallets/{id}/fund (fundWallet).
@@ -10128,6 +10140,14 @@ type OnTreasurySweepProposedParams struct {
 	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
 }
 
+// OnTwofactorLockedParams defines parameters for OnTwofactorLocked.
+type OnTwofactorLockedParams struct {
+	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
+	CorridorSignature  string `json:"Corridor-Signature"`
+	CorridorEventId    string `json:"Corridor-Event-Id"`
+	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
+}
+
 // OnWebhookEndpointDisabledParams defines parameters for OnWebhookEndpointDisabled.
 type OnWebhookEndpointDisabledParams struct {
 	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
@@ -10296,7 +10316,7 @@ type VerifyTwoFactorChallengeJSONRequestBody = CodeRequest
 type EnrollTwoFactorFactorJSONRequestBody = FactorCreateRequest
 
 // VerifyTwoFactorFactorJSONRequestBody defines body for VerifyTwoFactorFactor for application/json ContentType.
-type VerifyTwoFactorFactorJSONRequestBody = CodeRequest
+type VerifyTwoFactorFactorJSONRequestBody = FactorVerifyRequest
 
 // UpdateTwoFactorSettingsJSONRequestBody defines body for UpdateTwoFactorSettings for application/json ContentType.
 type UpdateTwoFactorSettingsJSONRequestBody = TwoFactorSettingsRequest
@@ -10507,6 +10527,9 @@ type OnTreasurySweepFailedJSONRequestBody = WebhookPayload
 
 // OnTreasurySweepProposedJSONRequestBody defines body for OnTreasurySweepProposed for application/json ContentType.
 type OnTreasurySweepProposedJSONRequestBody = WebhookPayload
+
+// OnTwofactorLockedJSONRequestBody defines body for OnTwofactorLocked for application/json ContentType.
+type OnTwofactorLockedJSONRequestBody = WebhookPayload
 
 // OnWebhookEndpointDisabledJSONRequestBody defines body for OnWebhookEndpointDisabled for application/json ContentType.
 type OnWebhookEndpointDisabledJSONRequestBody = WebhookPayload

@@ -2354,9 +2354,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/twofactor/factors/{id} (the `DeleteTwoFactorFactor` operationId).
 	DeleteTwoFactorFactorWithResponse(ctx context.Context, id string, params *DeleteTwoFactorFactorParams, reqEditors ...RequestEditorFn) (*DeleteTwoFactorFactorResponse, error)
 
-	// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code
+	// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2365,9 +2365,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/twofactor/factors/{id}/verify (the `VerifyTwoFactorFactor` operationId).
 	VerifyTwoFactorFactorWithBodyWithResponse(ctx context.Context, id string, params *VerifyTwoFactorFactorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*VerifyTwoFactorFactorResponse, error)
 
-	// VerifyTwoFactorFactorWithResponse Activate a factor with a current code
+	// VerifyTwoFactorFactorWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -34792,9 +34792,9 @@ func (c *ClientWithResponses) DeleteTwoFactorFactorWithResponse(ctx context.Cont
 	return ParseDeleteTwoFactorFactorResponse(rsp)
 }
 
-// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code
+// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -34809,9 +34809,9 @@ func (c *ClientWithResponses) VerifyTwoFactorFactorWithBodyWithResponse(ctx cont
 	return ParseVerifyTwoFactorFactorResponse(rsp)
 }
 
-// VerifyTwoFactorFactorWithResponse Activate a factor with a current code
+// VerifyTwoFactorFactorWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //

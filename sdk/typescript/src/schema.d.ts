@@ -2942,8 +2942,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Activate a factor with a current code
-         * @description Activate a factor with a current code.
+         * Activate a factor with a current code (beside an ACTIVE factor, with step-up)
+         * @description Activate a factor with a current code (beside an ACTIVE factor, with step-up)
          *
          *     Requires the scopes `twofactor:manage`.
          */
@@ -4500,6 +4500,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "twofactor.locked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * twofactor.locked
+         * @description Two-factor verification was locked after too many wrong codes (data.subject: the tenant's environment or factor:<id>; data.lockedUntil) Signed: Corridor-Signature t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the endpoint's secret (docs/webhooks.md); retried with backoff for 3 days until a 2xx.
+         */
+        post: operations["onTwofactorLocked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook_endpoint.disabled": {
         parameters: {
             query?: never;
@@ -4604,6 +4624,11 @@ export interface components {
         };
         /** @description The request body of POST /v1/agents/{id}/keys (createAgentKey). */
         AgentKeyCreateRequest: {
+            /**
+             * Format: date-time
+             * @description When it expires (RFC 3339, UTC).
+             */
+            expiresAt?: string;
             /** @description A name the partner chose, shown in the console. */
             name: string;
             /** @description The scopes held (docs/api.md, Scopes). */
@@ -5564,7 +5589,7 @@ export interface components {
              */
             expiresAt: string;
         };
-        /** @description The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor). */
+        /** @description The request body of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge). */
         CodeRequest: {
             /** @description A one-time code (6 digits) or a stable error code. */
             code: string;
@@ -6070,6 +6095,13 @@ export interface components {
         FactorList: {
             /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             factors: components["schemas"]["Factor"][];
+        };
+        /** @description The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor). */
+        FactorVerifyRequest: {
+            /** @description A one-time code (6 digits) or a stable error code. */
+            code: string;
+            /** @description a SATISFIED challenge bound to this activation, needed when the tenant already has an ACTIVE factor */
+            twofaChallengeId?: string;
         };
         /** @description The request body of POST /v1/wallets/{id}/fund (fundWallet). */
         FundRequest: {
@@ -16559,7 +16591,7 @@ export interface operations {
                  *       "code": "123456"
                  *     }
                  */
-                "application/json": components["schemas"]["CodeRequest"];
+                "application/json": components["schemas"]["FactorVerifyRequest"];
             };
         };
         responses: {
@@ -20753,6 +20785,57 @@ export interface operations {
                  *       "event": "treasury_sweep.proposed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "type": "treasury_sweep.proposed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery ends. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTwofactorLocked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
+                 * @example t=1795773600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Corridor-Signature": string;
+                /** @example evt_06h0c8y3a9xq2v5m7k1d4f6g8j */
+                "Corridor-Event-Id": string;
+                /** @example whd_06h0c8y3a9xq2v5m7k1d4f6g8j */
+                "Corridor-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
+                 *       "data": {
+                 *         "id": "_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LOCKED"
+                 *       },
+                 *       "event": "twofactor.locked",
+                 *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *       "type": "twofactor.locked"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPayload"];
