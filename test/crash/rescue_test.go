@@ -63,7 +63,7 @@ func TestCrash_SubmissionCutOffDeliversOnItsConfirmedQuote(t *testing.T) {
 	restarted := time.Now()
 	env.BaseURL = second.base
 	for {
-		pay := sender.Root.Get("/v1/offramp/payments/" + payID).Expect(t, 200).JSON(t)
+		pay := sender.Root.Get("/v1/offramp/payments/"+payID).Expect(t, 200).JSON(t)
 		if pay["status"] == "DELIVERED" {
 			break
 		}
