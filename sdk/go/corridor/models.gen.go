@@ -2375,12 +2375,15 @@ func (e RampRequestDirection) Valid() bool {
 
 // Defines values for ReadinessStatus.
 const (
-	ReadinessStatusOk ReadinessStatus = "ok"
+	ReadinessStatusDegraded ReadinessStatus = "degraded"
+	ReadinessStatusOk       ReadinessStatus = "ok"
 )
 
 // Valid indicates whether the value is a known member of the ReadinessStatus enum.
 func (e ReadinessStatus) Valid() bool {
 	switch e {
+	case ReadinessStatusDegraded:
+		return true
 	case ReadinessStatusOk:
 		return true
 	default:
@@ -7080,14 +7083,17 @@ type RampRequestDirection string
 
 // Readiness The 200 answer of GET /readyz (getReadiness).
 type Readiness struct {
-	// Checks each part checked (database, jobs, chain:TEST, chain:LIVE) and ok
+	// Checks each part checked (database, jobs, chain:TEST, chain:LIVE) and ok, or its problem
 	Checks map[string]string `json:"checks"`
 
-	// Status The object's state; the capability's docs list the states and their transitions.
+	// Degraded the dependencies that fail; the routes that need them answer 503
+	Degraded *[]string `json:"degraded,omitempty"`
+
+	// Status ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
 	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus The object's state; the capability's docs list the states and their transitions.
+// ReadinessStatus ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
 type ReadinessStatus string
 
 // Reconciliation The 200 answer of GET /v1/ledger/reconciliation (getReconciliation).

@@ -145,7 +145,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+         * @description Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
          *
          *     No scope: Readiness probe for load balancers; says nothing about any tenant.
          */
@@ -6861,15 +6861,17 @@ export interface components {
         };
         /** @description The 200 answer of GET /readyz (getReadiness). */
         Readiness: {
-            /** @description each part checked (database, jobs, chain:TEST, chain:LIVE) and ok */
+            /** @description each part checked (database, jobs, chain:TEST, chain:LIVE) and ok, or its problem */
             checks: {
                 [key: string]: string;
             };
+            /** @description the dependencies that fail; the routes that need them answer 503 */
+            degraded?: string[];
             /**
-             * @description The object's state; the capability's docs list the states and their transitions.
+             * @description ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
              * @enum {string}
              */
-            status: "ok";
+            status: "ok" | "degraded";
         };
         /** @description The 200 answer of GET /v1/ledger/reconciliation (getReconciliation). */
         Reconciliation: {
