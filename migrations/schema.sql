@@ -778,6 +778,7 @@ CREATE TABLE public.offramp_payments (
     delivered_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    requote_reason text,
     CONSTRAINT offramp_payments_delivered_at CHECK (((status <> 'DELIVERED'::text) OR (delivered_at IS NOT NULL))),
     CONSTRAINT offramp_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT offramp_payments_source_amount_base_units_check CHECK ((source_amount_base_units > 0))

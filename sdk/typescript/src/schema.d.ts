@@ -6480,6 +6480,8 @@ export interface components {
             recipientTenantId: string | null;
             /** @description The id of the requested destination it refers to. */
             requestedDestinationId: string | null;
+            /** @description Why the check just before submission sent this confirmed payment back to quoting: QUOTE_EXPIRED (the confirmed quote lapsed: rates may have changed, the recipient confirms a new quote), DESTINATION_UNAVAILABLE, DESTINATION_REVOKED, RAIL_UNAVAILABLE, CREDENTIAL_CHANGED or POLICY_CHANGED; null when that never happened or once the recipient confirmed again. */
+            requoteReason: ("QUOTE_EXPIRED" | "DESTINATION_UNAVAILABLE" | "DESTINATION_REVOKED" | "RAIL_UNAVAILABLE" | "CREDENTIAL_CHANGED" | "POLICY_CHANGED") | null;
             /** @description The id of the selected route quote it refers to. */
             selectedRouteQuoteId: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
@@ -8781,6 +8783,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -12458,6 +12461,7 @@ export interface operations {
                      *           "recipientPhoneMasked": "+15555550123",
                      *           "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "requoteReason": "QUOTE_EXPIRED",
                      *           "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
                      *           "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -12523,6 +12527,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -12578,6 +12583,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -12633,6 +12639,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -12691,6 +12698,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -12816,6 +12824,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -15019,6 +15028,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -15077,6 +15087,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
