@@ -69,7 +69,7 @@ type serviceConfig struct {
 	// DebugAddr serves Go's profiler for benchmarks and incidents; loopback only.
 	DebugAddr string `env:"DEBUG_ADDR" defaultDesc:"unset: no profiler" desc:"loopback address (127.0.0.1:port or [::1]:port) of a separate listener serving /debug/pprof/ (CPU, heap, goroutine, block and mutex profiles; block and mutex sampling is on only while it is set)"`
 	// MetricsAddr serves Prometheus metrics on their own listener, never beside the public API.
-	MetricsAddr string `env:"METRICS_ADDR" envDefault:"127.0.0.1:9464" desc:"address (host:port) of a separate listener serving Prometheus metrics at /metrics (the public API port answers 404 there); loopback by default: set e.g. :9464 or a private interface for a scraper on another host, never one the internet reaches; off disables it"`
+	MetricsAddr string `env:"METRICS_ADDR" envDefault:"127.0.0.1:9464" desc:"address (host:port) of a separate listener serving Prometheus metrics at /metrics (the public API port answers 404 there); loopback by default, and the default falls back to a free loopback port (logged) when another process holds it: set e.g. :9464 or a private interface for a scraper on another host, never one the internet reaches; off disables it"`
 	// ShutdownHTTPGrace and ShutdownWorkersGrace are separate budgets, spent at the same time,
 	// so a slow drain of one does not eat the other's.
 	ShutdownHTTPGrace    time.Duration `env:"SHUTDOWN_HTTP_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight HTTP requests before closing their connections"`
