@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -107,6 +108,14 @@ func TestCluster_AnyReplicaMayDie(t *testing.T) {
 // startReplica runs `corridor run` as run-cluster does and waits until it is ready.
 func startReplica(t *testing.T, bin string, env func(addr string) []string) *service {
 	t.Helper()
+	s := launchRun(t, bin, env)
+	s.awaitReady(t)
+	return s
+}
+
+// launchRun starts `corridor run` without waiting for it.
+func launchRun(t *testing.T, bin string, env func(addr string) []string) *service {
+	t.Helper()
 	addr := freeAddr(t)
 	s := &service{cmd: exec.Command(bin, "run"), base: "http://" + addr, output: &syncBuffer{}, exited: make(chan struct{})}
 	s.cmd.Env = env(addr)
@@ -116,19 +125,60 @@ func startReplica(t *testing.T, bin string, env func(addr string) []string) *ser
 	}
 	go func() { s.err = s.cmd.Wait(); close(s.exited) }()
 	t.Cleanup(func() { s.stop(t) })
-	deadline := time.Now().Add(90 * time.Second)
+	return s
+}
+
+// awaitReady polls /readyz until 200; the process ending fails the test.
+func (s *service) awaitReady(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		if code, _ := readyz(s.base); code == 200 {
-			return s
+			return
 		}
 		select {
 		case <-s.exited:
-			t.Fatalf("replica ended: %v\n%s", s.err, s.output)
+			t.Fatalf("corridor run ended: %v\n%s", s.err, s.output)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("replica not ready:\n%s", s.output)
+			t.Fatalf("corridor run not ready:\n%s", s.output)
 		}
 		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// TestRun_TwoCheckoutsOnOneMachine: two `corridor run` of two checkouts (two data directories)
+// started together, with the shipped port choices (the dev chain's previous port, else 8545,
+// else a free one; metrics on the default 127.0.0.1:9464), both come up ready, each on a dev
+// chain it started itself, never the other's node, and neither exits over a taken metrics port.
+func TestRun_TwoCheckoutsOnOneMachine(t *testing.T) {
+	t.Parallel()
+	geth := repoFile(t, "bin/geth")
+	if _, err := os.Stat(geth); err != nil {
+		t.Skipf("no geth at %s (make geth)", geth)
+	}
+	bin := buildCrashBinary(t)
+	runs := make([]*service, 2)
+	for i := range runs {
+		url := testdb.NewDatabase(context.Background(), t)
+		data := t.TempDir()
+		runs[i] = launchRun(t, bin, func(addr string) []string {
+			return append(serviceEnv(url, addr, ""), "CORRIDOR_DATA_DIR="+data, "GETH_BINARY="+geth, "METRICS_ADDR=127.0.0.1:9464",
+				"CORRIDOR_CONTRACTS_DIR="+repoFile(t, "contracts/build"), "CHAIN_RPC_URL=", "CORRIDOR_DEV_CHAIN=on", "LOG_LEVEL=info")
+		})
+	}
+	for _, s := range runs {
+		s.awaitReady(t)
+	}
+	for i, s := range runs {
+		code, body := readyz(s.base)
+		checks, _ := body["checks"].(map[string]any)
+		if code != 200 || checks["chain:TEST"] != "ok" {
+			t.Fatalf("run %d: %d %v\n%s", i, code, body, s.output)
+		}
+		if !strings.Contains(s.output.String(), "devchain: started geth") {
+			t.Fatalf("run %d did not start its own dev chain:\n%s", i, s.output)
+		}
 	}
 }
