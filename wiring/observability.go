@@ -95,7 +95,7 @@ func sortedEnvironments(chains map[core.Environment]ports.Chain) []core.Environm
 // pool that reaches the database (required), and every configured chain's node answers (a
 // dependency: a silent node degrades the chain routes to 503 CHAIN_UNAVAILABLE but leaves the
 // replica ready, since every replica shares the node). An unconfigured chain is not checked: its
-// environment answers CHAIN_UNAVAILABLE by design.
+// environment answers CHAIN_UNAVAILABLE by design (docs/decisions/tenancy.md).
 func readinessChecks(chains map[core.Environment]ports.Chain, runner *jobs.Runner) []http.ReadinessCheck {
 	out := []http.ReadinessCheck{{Name: "jobs", Check: runner.Ready, Problem: "the job workers cannot take jobs"}}
 	for _, env := range sortedEnvironments(chains) {

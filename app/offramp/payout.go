@@ -111,7 +111,7 @@ func (s *Service) destinationRevoked(ctx context.Context, tx ports.Tx, now time.
 	return s.recheckFailed(ctx, tx, now, pay, offramp.RequoteDestinationRevoked, "")
 }
 
-// recheck is the pre-submission re-check: the confirmed quote still in force, its rail and
+// recheck is the pre-submission re-check (docs/api.md): the confirmed quote still in force, its rail and
 // provider offered, the destination ACTIVE, the credential unchanged, the policy verdict ALLOW.
 // why is empty when every check passes, else the first that failed; hold is a reason the
 // re-check itself found that the composer would not (the recipient's credential changed since
