@@ -138,6 +138,9 @@ type Config struct {
 	// process died) and retries it (zero: River's hour). Below the jobs' two-minute default
 	// time-out it lowers that time-out too (crash tests).
 	JobsRescueStuckAfter time.Duration
+	// Replica names this replica across restarts (jobs.Config.Replica): a restarted process
+	// rescues its previous incarnation's jobs at once.
+	Replica string
 	// StorePipeline is the store's commit pipeline (STORE_PIPELINE_*): concurrent units of
 	// work share one COMMIT per batch. Lanes 0 leaves it off (every unit of work its own
 	// transaction); zero MaxBatch and MaxWait take the adapter's defaults.
@@ -337,7 +340,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
-		RescueStuckAfter: cfg.JobsRescueStuckAfter,
+		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
 	})
 	if err != nil {
 		closeDB()

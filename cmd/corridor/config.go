@@ -64,12 +64,13 @@ type serviceConfig struct {
 	StorePipelineMaxWait  time.Duration `env:"STORE_PIPELINE_MAX_WAIT" envDefault:"1ms" desc:"commit pipeline: a batch commits once this long has passed since it opened and no unit of work is waiting (it never waits while units queue, up to STORE_PIPELINE_MAX_BATCH)"`
 	StorePipelineOverlap  bool          `env:"STORE_PIPELINE_OVERLAP" envDefault:"false" desc:"commit pipeline: a lane opens its next batch while the previous one writes and commits (each lane then uses up to two pooled connections; its batches still commit and answer in order). Off by default: on two cores at concurrency 64 it removed the lanes' wait for COMMIT but not a transfer per second, and its smaller batches cost more processor time per transfer (docs/performance.md)"`
 	DBIdleInTxTimeout     time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
-	JobsRescueStuckAfter  time.Duration `env:"JOBS_RESCUE_STUCK_AFTER" envDefault:"1h" desc:"how long a background job may stay running before it is taken as stuck (its worker died, for instance killed) and retried; at least every job's time-out (2 minutes); lower it to recover sooner after a crash (docs/reliability.md)"`
+	JobsRescueStuckAfter  time.Duration `env:"JOBS_RESCUE_STUCK_AFTER" envDefault:"1h" desc:"backstop only: how long a background job may stay running before River takes it as stuck and retries it, for a job no live worker's heartbeat row claims (a dead worker's jobs are rescued within seconds by the worker heartbeat, docs/reliability.md); at least every job's time-out (2 minutes)"`
+	Replica               string        `env:"CORRIDOR_REPLICA" defaultDesc:"the host name and listen address" desc:"this replica's name, unique among running processes and kept across its restarts: a restarted replica puts the jobs its previous incarnation was running back to work as it starts (a dead replica's jobs are otherwise rescued once its heartbeat is 10 s stale, docs/reliability.md)"`
 	LogLevel              logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
 	// DebugAddr serves Go's profiler for benchmarks and incidents; loopback only.
 	DebugAddr string `env:"DEBUG_ADDR" defaultDesc:"unset: no profiler" desc:"loopback address (127.0.0.1:port or [::1]:port) of a separate listener serving /debug/pprof/ (CPU, heap, goroutine, block and mutex profiles; block and mutex sampling is on only while it is set)"`
 	// MetricsAddr serves Prometheus metrics on their own listener, never beside the public API.
-	MetricsAddr string `env:"METRICS_ADDR" envDefault:"127.0.0.1:9464" desc:"address (host:port) of a separate listener serving Prometheus metrics at /metrics (the public API port answers 404 there); loopback by default: set e.g. :9464 or a private interface for a scraper on another host, never one the internet reaches; off disables it"`
+	MetricsAddr string `env:"METRICS_ADDR" envDefault:"127.0.0.1:9464" desc:"address (host:port) of a separate listener serving Prometheus metrics at /metrics (the public API port answers 404 there); loopback by default, and the default falls back to a free loopback port (logged) when another process holds it: set e.g. :9464 or a private interface for a scraper on another host, never one the internet reaches; off disables it"`
 	// ShutdownHTTPGrace and ShutdownWorkersGrace are separate budgets, spent at the same time,
 	// so a slow drain of one does not eat the other's.
 	ShutdownHTTPGrace    time.Duration `env:"SHUTDOWN_HTTP_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight HTTP requests before closing their connections"`
@@ -274,6 +275,23 @@ func (c Config) publicBaseURL() string {
 	return "http://localhost:" + port
 }
 
+// replica is CORRIDOR_REPLICA, else the host name and the listen address: stable across a
+// restart on the same address, distinct for two processes on one machine (they cannot share it).
+// A port chosen at random (:0) names nothing stable: the replica is then anonymous.
+func (c Config) replica() string {
+	if c.Service.Replica != "" {
+		return c.Service.Replica
+	}
+	if strings.HasSuffix(c.listenAddr(), ":0") {
+		return ""
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	return host + c.listenAddr()
+}
+
 // wiringConfig is the part of wiring.Config that comes from the environment; serveURL adds
 // the database URL, the secrets it resolved and the chains it started.
 func (c Config) wiringConfig() wiring.Config {
@@ -299,6 +317,7 @@ func (c Config) wiringConfig() wiring.Config {
 		DBStatementTimeout:        c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
 		JobsRescueStuckAfter:      c.Service.JobsRescueStuckAfter,
+		Replica:                   c.replica(),
 		StorePipeline: postgres.PipelineOptions{Lanes: c.Service.StorePipelineLanes,
 			MaxBatch: c.Service.StorePipelineMaxBatch, MaxWait: pipelineWait(c.Service.StorePipelineMaxWait),
 			Overlap: c.Service.StorePipelineOverlap},

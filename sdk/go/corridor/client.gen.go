@@ -145,7 +145,7 @@ type ClientInterface interface {
 
 	// GetReadiness Readiness
 	//
-	// Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+	// Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
 	//
 	// No scope: Readiness probe for load balancers; says nothing about any tenant.
 	//
@@ -2631,7 +2631,7 @@ func (c *Client) GetCheckoutPageStatus(ctx context.Context, id string, reqEditor
 
 // GetReadiness Readiness
 //
-// Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+// Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
 //
 // No scope: Readiness probe for load balancers; says nothing about any tenant.
 //

@@ -2157,6 +2157,36 @@ func (e MemberRevokeStatus) Valid() bool {
 	}
 }
 
+// Defines values for OfframpPaymentRequoteReason.
+const (
+	OfframpPaymentRequoteReasonCREDENTIALCHANGED      OfframpPaymentRequoteReason = "CREDENTIAL_CHANGED"
+	OfframpPaymentRequoteReasonDESTINATIONREVOKED     OfframpPaymentRequoteReason = "DESTINATION_REVOKED"
+	OfframpPaymentRequoteReasonDESTINATIONUNAVAILABLE OfframpPaymentRequoteReason = "DESTINATION_UNAVAILABLE"
+	OfframpPaymentRequoteReasonPOLICYCHANGED          OfframpPaymentRequoteReason = "POLICY_CHANGED"
+	OfframpPaymentRequoteReasonQUOTEEXPIRED           OfframpPaymentRequoteReason = "QUOTE_EXPIRED"
+	OfframpPaymentRequoteReasonRAILUNAVAILABLE        OfframpPaymentRequoteReason = "RAIL_UNAVAILABLE"
+)
+
+// Valid indicates whether the value is a known member of the OfframpPaymentRequoteReason enum.
+func (e OfframpPaymentRequoteReason) Valid() bool {
+	switch e {
+	case OfframpPaymentRequoteReasonCREDENTIALCHANGED:
+		return true
+	case OfframpPaymentRequoteReasonDESTINATIONREVOKED:
+		return true
+	case OfframpPaymentRequoteReasonDESTINATIONUNAVAILABLE:
+		return true
+	case OfframpPaymentRequoteReasonPOLICYCHANGED:
+		return true
+	case OfframpPaymentRequoteReasonQUOTEEXPIRED:
+		return true
+	case OfframpPaymentRequoteReasonRAILUNAVAILABLE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OfframpPaymentCreateRequestFundingMode.
 const (
 	OfframpPaymentCreateRequestFundingModeINTERNALBALANCE OfframpPaymentCreateRequestFundingMode = "INTERNAL_BALANCE"
@@ -2375,12 +2405,15 @@ func (e RampRequestDirection) Valid() bool {
 
 // Defines values for ReadinessStatus.
 const (
-	ReadinessStatusOk ReadinessStatus = "ok"
+	ReadinessStatusDegraded ReadinessStatus = "degraded"
+	ReadinessStatusOk       ReadinessStatus = "ok"
 )
 
 // Valid indicates whether the value is a known member of the ReadinessStatus enum.
 func (e ReadinessStatus) Valid() bool {
 	switch e {
+	case ReadinessStatusDegraded:
+		return true
 	case ReadinessStatusOk:
 		return true
 	default:
@@ -6618,6 +6651,9 @@ type OfframpPayment struct {
 	// RequestedDestinationId The id of the requested destination it refers to.
 	RequestedDestinationId *string `json:"requestedDestinationId"`
 
+	// RequoteReason Why the check just before submission sent this confirmed payment back to quoting: QUOTE_EXPIRED (the confirmed quote lapsed: rates may have changed, the recipient confirms a new quote), DESTINATION_UNAVAILABLE, DESTINATION_REVOKED, RAIL_UNAVAILABLE, CREDENTIAL_CHANGED or POLICY_CHANGED; null when that never happened or once the recipient confirmed again.
+	RequoteReason *OfframpPaymentRequoteReason `json:"requoteReason"`
+
 	// SelectedRouteQuoteId The id of the selected route quote it refers to.
 	SelectedRouteQuoteId *string `json:"selectedRouteQuoteId"`
 
@@ -6636,6 +6672,9 @@ type OfframpPayment struct {
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status string `json:"status"`
 }
+
+// OfframpPaymentRequoteReason defines model for OfframpPayment.RequoteReason.
+type OfframpPaymentRequoteReason string
 
 // OfframpPaymentCreateRequest The request body of POST /v1/offramp/payments (createOfframpPayment).
 type OfframpPaymentCreateRequest struct {
@@ -7095,14 +7134,17 @@ type RampRequestDirection string
 
 // Readiness The 200 answer of GET /readyz (getReadiness).
 type Readiness struct {
-	// Checks each part checked (database, jobs, chain:TEST, chain:LIVE) and ok
+	// Checks each part checked (database, jobs, chain:TEST, chain:LIVE) and ok, or its problem
 	Checks map[string]string `json:"checks"`
 
-	// Status The object's state; the capability's docs list the states and their transitions.
+	// Degraded the dependencies that fail; the routes that need them answer 503
+	Degraded *[]string `json:"degraded,omitempty"`
+
+	// Status ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
 	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus The object's state; the capability's docs list the states and their transitions.
+// ReadinessStatus ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
 type ReadinessStatus string
 
 // Reconciliation The 200 answer of GET /v1/ledger/reconciliation (getReconciliation).

@@ -145,7 +145,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+         * @description Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
          *
          *     No scope: Readiness probe for load balancers; says nothing about any tenant.
          */
@@ -6534,6 +6534,8 @@ export interface components {
             recipientTenantId: string | null;
             /** @description The id of the requested destination it refers to. */
             requestedDestinationId: string | null;
+            /** @description Why the check just before submission sent this confirmed payment back to quoting: QUOTE_EXPIRED (the confirmed quote lapsed: rates may have changed, the recipient confirms a new quote), DESTINATION_UNAVAILABLE, DESTINATION_REVOKED, RAIL_UNAVAILABLE, CREDENTIAL_CHANGED or POLICY_CHANGED; null when that never happened or once the recipient confirmed again. */
+            requoteReason: ("QUOTE_EXPIRED" | "DESTINATION_UNAVAILABLE" | "DESTINATION_REVOKED" | "RAIL_UNAVAILABLE" | "CREDENTIAL_CHANGED" | "POLICY_CHANGED") | null;
             /** @description The id of the selected route quote it refers to. */
             selectedRouteQuoteId: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
@@ -6915,15 +6917,17 @@ export interface components {
         };
         /** @description The 200 answer of GET /readyz (getReadiness). */
         Readiness: {
-            /** @description each part checked (database, jobs, chain:TEST, chain:LIVE) and ok */
+            /** @description each part checked (database, jobs, chain:TEST, chain:LIVE) and ok, or its problem */
             checks: {
                 [key: string]: string;
             };
+            /** @description the dependencies that fail; the routes that need them answer 503 */
+            degraded?: string[];
             /**
-             * @description The object's state; the capability's docs list the states and their transitions.
+             * @description ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
              * @enum {string}
              */
-            status: "ok";
+            status: "ok" | "degraded";
         };
         /** @description The 200 answer of GET /v1/ledger/reconciliation (getReconciliation). */
         Reconciliation: {
@@ -8828,6 +8832,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -12545,6 +12550,7 @@ export interface operations {
                      *           "recipientPhoneMasked": "+15555550123",
                      *           "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "requoteReason": "QUOTE_EXPIRED",
                      *           "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
                      *           "sourceAssetId": "usdc-base-sepolia",
@@ -12610,6 +12616,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -12665,6 +12672,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -12720,6 +12728,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -12778,6 +12787,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -12903,6 +12913,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -15106,6 +15117,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -15164,6 +15176,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
