@@ -96,13 +96,36 @@ chaos: contracts ## every crash, fault and cluster scenario at full length (docs
 	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 20m ./test/crash/ ./test/faults/ ./test/cluster/
 	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 10m -run 'TestReadReplica|TestReplicas' ./test/api/ ./test/cards/
 
+# Citus (docs/scaling.md, step two). The extension is installed from a release source tarball
+# only when CITUS_SOURCE names one (CI points it at the tarball kept beside the checkout);
+# otherwise the target says how to get Citus the ordinary way.
+CITUS_SOURCE ?=
+CITUS_LIB    := $(shell pg_config --pkglibdir 2>/dev/null)/citus.so
+
+.PHONY: citus run-citus
+citus: ## the Citus extension for make run-citus and the Citus test pass: built from $$CITUS_SOURCE (a release tarball) only when missing
+	@if [ -e "$(CITUS_LIB)" ]; then :; \
+	elif [ -n "$(CITUS_SOURCE)" ]; then \
+		echo "building Citus from $(CITUS_SOURCE) into $$(pg_config --pkglibdir) (once; a few minutes)"; \
+		SUDO="$(SUDO)" bash deploy/citus/build-citus.sh "$(CITUS_SOURCE)"; \
+	else \
+		echo "Citus is not installed. Either:"; \
+		echo "  - install it from Citus's apt repository (postgresql-15-citus-13.2, https://docs.citusdata.com), or"; \
+		echo "  - run the citusdata/citus image: docker compose --profile citus up -d citus, then DATABASE_URL=... make run, or"; \
+		echo "  - build it from a release tarball: make citus CITUS_SOURCE=path/to/citus-13.2.2.tar.gz"; \
+		exit 1; \
+	fi
+
+run-citus: build contracts geth citus ## make run on a local Citus cluster: a coordinator and two workers under .data/citus, migrated and distributed by tenant, with the dev chain
+	CORRIDOR_LOCAL_DATABASE=citus exec ./$(BIN) run
+
 .PHONY: haproxy run-cluster
 haproxy: ## HAProxy for make run-cluster: Debian's haproxy, installed with apt-get only when missing
 	@command -v haproxy >/dev/null 2>&1 || { \
 		echo "installing Debian's haproxy for the local cluster (once)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy; }
 
-run-cluster: build contracts geth haproxy ## HAProxy on :8080 (health checks on /readyz) in front of three replicas, one local primary and a hot standby for lagging reads (deploy/cluster/run-cluster.sh)
+run-cluster: build contracts geth haproxy $(if $(filter citus,$(CORRIDOR_LOCAL_DATABASE)),citus) ## HAProxy on :8080 (health checks on /readyz) in front of three replicas, one local primary and a hot standby for lagging reads, or with CORRIDOR_LOCAL_DATABASE=citus a local Citus cluster (deploy/cluster/run-cluster.sh)
 	exec bash deploy/cluster/run-cluster.sh
 
 .PHONY: softhsm
