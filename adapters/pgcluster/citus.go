@@ -101,6 +101,19 @@ func citusHint(err error) error {
 // URL is the coordinator's URL of dbname: what the service connects to.
 func (cc *Citus) URL(dbname string) string { return cc.Coordinator.URL(dbname) }
 
+// StartedHere reports whether this process started any node (Stop stops only those).
+func (cc *Citus) StartedHere() bool {
+	for _, n := range cc.Nodes() {
+		if n.StartedHere() {
+			return true
+		}
+	}
+	return false
+}
+
+// DataDir is the directory holding the nodes' data directories.
+func (cc *Citus) DataDir() string { return filepath.Dir(cc.Coordinator.DataDir()) }
+
 // Nodes is the coordinator then the workers.
 func (cc *Citus) Nodes() []*Cluster { return append([]*Cluster{cc.Coordinator}, cc.Workers...) }
 
@@ -112,14 +125,14 @@ func (cc *Citus) CreateDatabase(ctx context.Context, dbname string) error {
 		if err := n.CreateDatabase(ctx, dbname); err != nil {
 			return err
 		}
-		if err := withConn(ctx, n.URL(dbname), func(conn *pgx.Conn) error {
+		if err := inDatabase(ctx, n.URL(dbname), func(conn *pgx.Conn) error {
 			_, err := conn.Exec(ctx, "create extension if not exists citus")
 			return err
 		}); err != nil {
 			return fmt.Errorf("pgcluster: citus extension in %s on port %d: %w", dbname, n.Port(), err)
 		}
 	}
-	return withConn(ctx, cc.URL(dbname), func(conn *pgx.Conn) error {
+	return inDatabase(ctx, cc.URL(dbname), func(conn *pgx.Conn) error {
 		if _, err := conn.Exec(ctx, "select citus_set_coordinator_host('127.0.0.1', $1)", cc.Coordinator.Port()); err != nil {
 			return fmt.Errorf("pgcluster: citus_set_coordinator_host: %w", err)
 		}
@@ -130,6 +143,16 @@ func (cc *Citus) CreateDatabase(ctx context.Context, dbname string) error {
 		}
 		return nil
 	})
+}
+
+// inDatabase runs fn on a connection to url's own database (withConn goes to `postgres`).
+func inDatabase(ctx context.Context, url string, fn func(*pgx.Conn) error) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return fmt.Errorf("pgcluster: connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	return fn(conn)
 }
 
 // DropDatabase drops dbname on every node.

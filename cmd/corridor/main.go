@@ -147,13 +147,34 @@ func runLocal(ctx context.Context, cfg Config, log *slog.Logger) error {
 			log.Error("stopping local PostgreSQL failed", "error", err.Error())
 			return
 		}
-		log.Info("local PostgreSQL stopped", "dataDir", cluster.DataDir())
+		log.Info("local database stopped", "dataDir", cluster.DataDir())
 	}()
 	return serveURL(ctx, cfg, cluster.URL("corridor"), log)
 }
 
-func localCluster(ctx context.Context, cfg Config, log *slog.Logger) (*pgcluster.Cluster, error) {
+// localServer is the local database `corridor run` starts: one PostgreSQL cluster, or a Citus
+// coordinator with its workers (CORRIDOR_LOCAL_DATABASE=citus), which the service reaches
+// through the coordinator alone.
+type localServer interface {
+	URL(dbname string) string
+	StartedHere() bool
+	Stop(ctx context.Context) error
+	DataDir() string
+}
+
+func localCluster(ctx context.Context, cfg Config, log *slog.Logger) (localServer, error) {
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	if cfg.Service.LocalDatabase == localCitus {
+		cc, err := pgcluster.EnsureCitus(ctx, pgcluster.CitusOptions{
+			Dir: cfg.Service.DataDir + "/citus", Port: cfg.Service.PostgresPort, Database: "corridor", Logf: logf,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("local Citus cluster: %w (or set DATABASE_URL)", err)
+		}
+		log.Info("local Citus cluster ready", "coordinator", cc.URL("corridor"), "workers", len(cc.Workers),
+			"startedHere", cc.StartedHere())
+		return cc, nil
+	}
 	cluster, err := pgcluster.Ensure(ctx, pgcluster.Options{
 		DataDir: cfg.Service.DataDir + "/postgres", Port: cfg.Service.PostgresPort, Database: "corridor",
 		ComposeFile: "docker-compose.yml", Logf: logf,
