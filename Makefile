@@ -26,6 +26,10 @@ geth: ## build go-ethereum's geth v1.17.8 into bin/geth for the local dev chain,
 contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe v1.4.1) and Go bindings when an ABI changed
 	GO="$(GO)" bash contracts/build.sh
 
+# The money paths' suites and corridor check's run a third time on a throwaway Citus cluster
+# (a coordinator and two workers; docs/scaling.md): `make test-citus`.
+CITUS_PKGS := ./test/payments ./test/cards ./test/offramp ./test/checkout ./test/treasury ./test/check
+
 # Every suite runs as production does, through the store's commit pipeline (STORE_PIPELINE_LANES=2,
 # docs/ledger.md, "Commit pipeline"); the money paths' black-box suites run a second time with one
 # transaction per unit of work (lanes 0); `make test-no-pipeline` runs every suite that way.
@@ -35,6 +39,8 @@ test: contracts browser softhsm alerts-check ## unit + integration tests against
 	$(GO) vet $(PKGS)
 	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -count=1 -timeout 15m $(PKGS)
 	CORRIDOR_TEST_PIPELINE_LANES=0 $(GO) test -count=1 -timeout 10m $(UNIT_TX_PKGS)
+	@if [ -n "$(CITUS_SOURCE)" ] || [ -e "$(CITUS_LIB)" ]; then $(MAKE) test-citus; else \
+		echo "make test: no Citus here (set CITUS_SOURCE to a Citus release tarball, or install it): the Citus pass is not run"; fi
 	$(MAKE) fuzz
 
 # Native Go fuzz targets: package, function and budget. Their seed corpora are committed under
@@ -100,14 +106,16 @@ chaos: contracts ## every crash, fault and cluster scenario at full length (docs
 # only when CITUS_SOURCE names one (CI points it at the tarball kept beside the checkout);
 # otherwise the target says how to get Citus the ordinary way.
 CITUS_SOURCE ?=
+# The checksum of the 13.2.2 release tarball; set CITUS_SHA256= to build another release.
+CITUS_SHA256 ?= dd2453caec20a830e5e63f1def5c5a98cb6f57ae510407cdcd800916fcdab430
 CITUS_LIB    := $(shell pg_config --pkglibdir 2>/dev/null)/citus.so
 
-.PHONY: citus run-citus
-citus: ## the Citus extension for make run-citus and the Citus test pass: built from $$CITUS_SOURCE (a release tarball) only when missing
+.PHONY: citus run-citus test-citus
+citus: ## the Citus extension for make run-citus and the Citus test pass: built from the release tarball CITUS_SOURCE names only when missing
 	@if [ -e "$(CITUS_LIB)" ]; then :; \
 	elif [ -n "$(CITUS_SOURCE)" ]; then \
 		echo "building Citus from $(CITUS_SOURCE) into $$(pg_config --pkglibdir) (once; a few minutes)"; \
-		SUDO="$(SUDO)" bash deploy/citus/build-citus.sh "$(CITUS_SOURCE)"; \
+		SUDO="$(SUDO)" CITUS_SHA256="$(CITUS_SHA256)" bash deploy/citus/build-citus.sh "$(CITUS_SOURCE)"; \
 	else \
 		echo "Citus is not installed. Either:"; \
 		echo "  - install it from Citus's apt repository (postgresql-15-citus-13.2, https://docs.citusdata.com), or"; \
@@ -115,6 +123,9 @@ citus: ## the Citus extension for make run-citus and the Citus test pass: built 
 		echo "  - build it from a release tarball: make citus CITUS_SOURCE=path/to/citus-13.2.2.tar.gz"; \
 		exit 1; \
 	fi
+
+test-citus: contracts citus ## the money paths' black-box suites and corridor check's on a throwaway Citus cluster (coordinator + 2 workers; part of make test when Citus is available)
+	CORRIDOR_TESTDB_SOURCE=citus $(GO) test -count=1 -timeout 15m $(CITUS_PKGS)
 
 run-citus: build contracts geth citus ## make run on a local Citus cluster: a coordinator and two workers under .data/citus, migrated and distributed by tenant, with the dev chain
 	CORRIDOR_LOCAL_DATABASE=citus exec ./$(BIN) run

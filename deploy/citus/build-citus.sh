@@ -8,6 +8,11 @@ set -euo pipefail
 src="${1:?usage: build-citus.sh CITUS_TARBALL}"
 case "$src" in /*) ;; *) src="$PWD/$src" ;; esac
 [ -r "$src" ] || { echo "build-citus: no readable tarball at $src" >&2; exit 1; }
+# CITUS_SHA256, when set, is the tarball's expected checksum: a different file is refused.
+if [ -n "${CITUS_SHA256:-}" ]; then
+	got="$(sha256sum "$src" | cut -d' ' -f1)"
+	[ "$got" = "$CITUS_SHA256" ] || { echo "build-citus: $src has sha256 $got, want $CITUS_SHA256" >&2; exit 1; }
+fi
 
 SUDO="${SUDO:-}"
 if [ -z "$SUDO" ] && [ "$(id -u)" != 0 ] && command -v sudo >/dev/null 2>&1; then SUDO=sudo; fi
