@@ -56,7 +56,8 @@ func EnsureCitus(ctx context.Context, o CitusOptions) (*Citus, error) {
 		return Ensure(ctx, Options{DataDir: filepath.Join(o.Dir, name), Port: port, Settings: citusSettings,
 			NoInstall: true, Logf: o.Logf})
 	}
-	return assembleCitus(ctx, o.Database, o.Port, node)
+	stop := func(cc *Citus) error { return cc.Stop(context.Background()) }
+	return assembleCitus(ctx, o.Database, o.Port, node, stop)
 }
 
 // NewCitusThrowaway starts a throwaway Citus cluster (coordinator and workers, each a
@@ -65,10 +66,13 @@ func NewCitusThrowaway(ctx context.Context, logf func(string, ...any)) (*Citus, 
 	node := func(string, int) (*Cluster, error) {
 		return newThrowaway(ctx, Options{Settings: citusSettings}, logf)
 	}
-	return assembleCitus(ctx, "", 0, node)
+	return assembleCitus(ctx, "", 0, node, (*Citus).Remove)
 }
 
-func assembleCitus(ctx context.Context, database string, port int, node func(string, int) (*Cluster, error)) (*Citus, error) {
+// assembleCitus starts the coordinator and the workers with node and prepares database; undo
+// stops (kept clusters) or removes (throwaway ones) what started when a later step fails.
+func assembleCitus(ctx context.Context, database string, port int, node func(string, int) (*Cluster, error),
+	undo func(*Citus) error) (*Citus, error) {
 	cc := &Citus{}
 	coord, err := node("coordinator", port)
 	if err != nil {
@@ -78,15 +82,13 @@ func assembleCitus(ctx context.Context, database string, port int, node func(str
 	for i := 1; i <= CitusWorkers; i++ {
 		w, err := node("worker"+strconv.Itoa(i), 0)
 		if err != nil {
-			cc.Stop(context.Background())
-			return nil, citusHint(err)
+			return nil, errors.Join(citusHint(err), undo(cc))
 		}
 		cc.Workers = append(cc.Workers, w)
 	}
 	if database != "" {
 		if err := cc.CreateDatabase(ctx, database); err != nil {
-			cc.Stop(context.Background())
-			return nil, err
+			return nil, errors.Join(err, undo(cc))
 		}
 	}
 	return cc, nil
