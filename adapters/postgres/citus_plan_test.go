@@ -1,12 +1,14 @@
 package postgres_test
 
 import (
+	"context"
 	"os"
 	"regexp"
 	"sort"
 	"testing"
 
 	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/test/testdb"
 )
 
 // TestCitusPlan_NamesEveryTableOnce: every table of the committed schema (and no other) has
@@ -47,5 +49,19 @@ func TestCitusPlan_NamesEveryTableOnce(t *testing.T) {
 	sort.Strings(missing)
 	if len(missing) > 0 {
 		t.Errorf("tables without a placement on Citus: %v", missing)
+	}
+}
+
+// TestDistribute_NoOpOnPostgres: on plain PostgreSQL the distribution step of migrate reports
+// "not Citus" and changes nothing (TestSchemaIsCurrent compares the whole schema after it).
+func TestDistribute_NoOpOnPostgres(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	citus, err := postgres.Distribute(ctx, url)
+	if err != nil || citus {
+		t.Fatalf("Distribute on PostgreSQL: citus %v, err %v; want false, nil", citus, err)
 	}
 }
