@@ -28,14 +28,17 @@ import (
 const usage = `corridor — money movement for partner platforms
 
 Usage:
-  corridor run                      start a local PostgreSQL (unless DATABASE_URL is set), migrate, serve
+  corridor run                      start a local PostgreSQL (unless DATABASE_URL is set; a local Citus
+                                    cluster with CORRIDOR_LOCAL_DATABASE=citus), migrate, serve
   corridor serve                    migrate DATABASE_URL and serve
-  corridor migrate                  apply the embedded migrations to DATABASE_URL (or the local cluster)
+  corridor migrate                  apply the embedded migrations to DATABASE_URL (or the local cluster);
+                                    on a Citus coordinator, then distribute the tables as planned
   corridor session --user U --email E [--ttl 24h]
                                     mint a sandbox identity-provider session token
   corridor ledger verify            recompute the ledger's hash chain and name the first break
   corridor check                    verify the invariants (ledger, hash chains, ledger vs chain, payouts
-                                    and claims released once, idempotency records, whole units of work);
+                                    and claims released once, idempotency records, whole units of work,
+                                    the Citus distribution);
                                     exits 1 naming what is wrong
   corridor databases                the local primary (migrated) and a hot standby streaming from it, until
                                     SIGTERM; their URLs in $CORRIDOR_DATA_DIR/cluster/databases.env (make run-cluster)
