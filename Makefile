@@ -26,6 +26,12 @@ geth: ## build go-ethereum's geth v1.17.8 into bin/geth for the local dev chain,
 contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe v1.4.1) and Go bindings when an ABI changed
 	GO="$(GO)" bash contracts/build.sh
 
+# The money paths' suites and corridor check's run a third time on a throwaway Citus cluster
+# (a coordinator and two workers; docs/scaling.md): `make test-citus`. The list is kept to the
+# payments, off-ramp and card paths for CI's time (each package starts three servers); every
+# money suite passes there too: make test-citus CITUS_PKGS="./test/... of your choice".
+CITUS_PKGS ?= ./test/payments ./test/offramp ./test/cards ./test/check ./test/citus
+
 # Every suite runs as production does, through the store's commit pipeline (STORE_PIPELINE_LANES=2,
 # docs/ledger.md, "Commit pipeline"); the money paths' black-box suites run a second time with one
 # transaction per unit of work (lanes 0); `make test-no-pipeline` runs every suite that way.
@@ -35,6 +41,8 @@ test: contracts browser softhsm alerts-check ## unit + integration tests against
 	$(GO) vet $(PKGS)
 	CORRIDOR_REQUIRE_SOFTHSM=1 $(GO) test -count=1 -timeout 15m $(PKGS)
 	CORRIDOR_TEST_PIPELINE_LANES=0 $(GO) test -count=1 -timeout 10m $(UNIT_TX_PKGS)
+	@if [ -n "$(CITUS_SOURCE)" ] || [ -e "$(CITUS_LIB)" ]; then $(MAKE) test-citus; else \
+		echo "make test: no Citus here (set CITUS_SOURCE to a Citus release tarball, or install it): the Citus pass is not run"; fi
 	$(MAKE) fuzz
 
 # Native Go fuzz targets: package, function and budget. Their seed corpora are committed under
@@ -96,13 +104,41 @@ chaos: contracts ## every crash, fault and cluster scenario at full length (docs
 	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 20m ./test/crash/ ./test/faults/ ./test/cluster/
 	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 10m -run 'TestReadReplica|TestReplicas' ./test/api/ ./test/cards/
 
+# Citus (docs/scaling.md, step two). The extension is installed from a release source tarball
+# only when CITUS_SOURCE names one (CI points it at the tarball kept beside the checkout);
+# otherwise the target says how to get Citus the ordinary way.
+CITUS_SOURCE ?=
+# The checksum of the 13.2.2 release tarball; set CITUS_SHA256= to build another release.
+CITUS_SHA256 ?= dd2453caec20a830e5e63f1def5c5a98cb6f57ae510407cdcd800916fcdab430
+CITUS_LIB    := $(shell pg_config --pkglibdir 2>/dev/null)/citus.so
+
+.PHONY: citus run-citus test-citus
+citus: ## the Citus extension for make run-citus and the Citus test pass: built from the release tarball CITUS_SOURCE names only when missing
+	@if [ -e "$(CITUS_LIB)" ]; then :; \
+	elif [ -n "$(CITUS_SOURCE)" ]; then \
+		echo "building Citus from $(CITUS_SOURCE) into $$(pg_config --pkglibdir) (once; a few minutes)"; \
+		SUDO="$(SUDO)" CITUS_SHA256="$(CITUS_SHA256)" bash deploy/citus/build-citus.sh "$(CITUS_SOURCE)"; \
+	else \
+		echo "Citus is not installed. Either:"; \
+		echo "  - install it from Citus's apt repository (postgresql-15-citus-13.2, https://docs.citusdata.com), or"; \
+		echo "  - run the citusdata/citus image: docker compose --profile citus up -d citus, then DATABASE_URL=... make run, or"; \
+		echo "  - build it from a release tarball: make citus CITUS_SOURCE=path/to/citus-13.2.2.tar.gz"; \
+		exit 1; \
+	fi
+
+test-citus: contracts citus ## the money paths' black-box suites and corridor check's on a throwaway Citus cluster (coordinator + 2 workers; part of make test when Citus is available)
+	CORRIDOR_TESTDB_SOURCE=citus $(GO) test -count=1 -timeout 15m $(CITUS_PKGS)
+
+run-citus: build contracts geth citus ## make run on a local Citus cluster: a coordinator and two workers under .data/citus, migrated and distributed by tenant, with the dev chain
+	CORRIDOR_LOCAL_DATABASE=citus exec ./$(BIN) run
+
 .PHONY: haproxy run-cluster
 haproxy: ## HAProxy for make run-cluster: Debian's haproxy, installed with apt-get only when missing
 	@command -v haproxy >/dev/null 2>&1 || { \
 		echo "installing Debian's haproxy for the local cluster (once)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy; }
 
-run-cluster: build contracts geth haproxy ## HAProxy on :8080 (health checks on /readyz) in front of three replicas, one local primary and a hot standby for lagging reads (deploy/cluster/run-cluster.sh)
+run-cluster: build contracts geth haproxy $(if $(filter citus,$(CORRIDOR_LOCAL_DATABASE)),citus) ## HAProxy on :8080 (health checks on /readyz) in front of three replicas, one local primary and a hot standby for lagging reads, or with CORRIDOR_LOCAL_DATABASE=citus a local Citus cluster (deploy/cluster/run-cluster.sh)
 	exec bash deploy/cluster/run-cluster.sh
 
 .PHONY: softhsm

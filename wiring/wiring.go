@@ -237,13 +237,19 @@ func (s *Service) StopWorkers(ctx context.Context) error {
 	return s.runner.Stop(ctx)
 }
 
-// Migrate applies the project's embedded migrations, then River's job tables.
+// Migrate applies the project's embedded migrations, then River's job tables, then on a Citus
+// coordinator places every table as postgres.CitusPlan says.
 func Migrate(ctx context.Context, url string) (uint, error) {
 	v, err := postgres.Migrate(url)
 	if err != nil {
 		return v, err
 	}
-	return v, jobs.Migrate(ctx, url)
+	if err := jobs.Migrate(ctx, url); err != nil {
+		return v, err
+	}
+	// On a Citus coordinator the schema is then distributed (a no-op on plain PostgreSQL).
+	_, err = postgres.Distribute(ctx, url)
+	return v, err
 }
 
 // Build connects to the database (already migrated) and wires every adapter.

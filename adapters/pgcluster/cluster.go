@@ -38,6 +38,9 @@ type Options struct {
 	// Replicated keeps a throwaway cluster's WAL fit for streaming replication, so
 	// StartStandby can follow it (kept clusters always are).
 	Replicated bool
+	// Settings are extra postgresql.conf lines written after the managed ones (so they win):
+	// how a Citus node preloads the extension.
+	Settings []string
 	// ComposeFile, when set, lets Ensure fall back to `docker compose` (see
 	// EnsureCompose) where binaries are missing and a Docker engine runs.
 	ComposeFile string
@@ -61,6 +64,7 @@ type Cluster struct {
 	user, password string
 	throwaway      bool
 	replicated     bool
+	settings       []string
 	started        bool
 	bins           *binaries
 	osUser         osUser
@@ -112,7 +116,7 @@ func Ensure(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		dataDir: dataDir, host: "127.0.0.1", user: Superuser, throwaway: o.Throwaway, replicated: o.Replicated,
-		bins: bins, osUser: u, logf: o.Logf,
+		settings: o.Settings, bins: bins, osUser: u, logf: o.Logf,
 	}
 	if err := c.bringUp(ctx, o.Port); err != nil {
 		return nil, err

@@ -127,6 +127,7 @@ func (c *Cluster) writeConf(dir string, port int) error {
 		lines = append(lines, "max_connections = 150")
 		lines = append(lines, durableWALSettings...)
 	}
+	lines = append(lines, c.settings...)
 	body := "# Written by corridor/adapters/pgcluster; rewritten when the port changes.\n" + strings.Join(lines, "\n") + "\n"
 	return c.writeOwned(filepath.Join(dir, confFile), body)
 }

@@ -26,15 +26,16 @@ const (
 // that died without Remove (a panicking or killed `go test`) are swept,
 // their servers stopped, on the next call.
 func NewThrowaway(ctx context.Context, logf func(string, ...any)) (*Cluster, error) {
-	return newThrowaway(ctx, false, logf)
+	return newThrowaway(ctx, Options{}, logf)
 }
 
 // NewReplicatedThrowaway is NewThrowaway whose WAL a standby can stream (StartStandby).
 func NewReplicatedThrowaway(ctx context.Context, logf func(string, ...any)) (*Cluster, error) {
-	return newThrowaway(ctx, true, logf)
+	return newThrowaway(ctx, Options{Replicated: true}, logf)
 }
 
-func newThrowaway(ctx context.Context, replicated bool, logf func(string, ...any)) (*Cluster, error) {
+// newThrowaway makes a throwaway cluster with o's Replicated and Settings (the rest is set here).
+func newThrowaway(ctx context.Context, o Options, logf func(string, ...any)) (*Cluster, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -51,7 +52,8 @@ func newThrowaway(ctx context.Context, replicated bool, logf func(string, ...any
 	if err != nil {
 		return nil, err
 	}
-	c, err := Ensure(ctx, Options{DataDir: filepath.Join(root, "data"), Throwaway: true, Replicated: replicated, Logf: logf})
+	o.DataDir, o.Throwaway, o.Logf = filepath.Join(root, "data"), true, logf
+	c, err := Ensure(ctx, o)
 	if err != nil {
 		owner.unlock()
 		os.RemoveAll(root)

@@ -22,6 +22,8 @@ type InvariantCheck struct {
 	Name     string
 	Problems []string
 	Skipped  string
+	// Note is what a passing check adds for the reader (citus-distribution: shards per worker).
+	Note string
 }
 
 // OK reports a check that ran and found nothing wrong.
@@ -105,6 +107,11 @@ func CheckInvariants(ctx context.Context, db *bun.DB, chains map[core.Environmen
 		return rep, fmt.Errorf("idempotency-effects: %w", err)
 	}
 	rep.Checks = append(rep.Checks, idem)
+	dist, err := checkCitusDistribution(ctx, db)
+	if err != nil {
+		return rep, fmt.Errorf("citus-distribution: %w", err)
+	}
+	rep.Checks = append(rep.Checks, dist)
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
 		c, err := checkLedgerAgainstChain(ctx, db, env, chains[env])
 		if err != nil {

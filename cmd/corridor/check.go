@@ -53,6 +53,8 @@ func printInvariants(w io.Writer, rep postgres.InvariantReport) {
 			}
 		case c.Skipped != "":
 			fmt.Fprintf(w, "SKIPPED %s: %s\n", c.Name, c.Skipped)
+		case c.Note != "":
+			fmt.Fprintf(w, "ok      %s (%s)\n", c.Name, c.Note)
 		default:
 			fmt.Fprintf(w, "ok      %s\n", c.Name)
 		}

@@ -54,6 +54,7 @@ type serviceConfig struct {
 	Addr               string        `env:"CORRIDOR_ADDR" defaultDesc:":$PORT" desc:"listen address"`
 	Port               int           `env:"PORT" envDefault:"8080" min:"1" max:"65535" desc:"listen port when CORRIDOR_ADDR is unset"`
 	DataDir            string        `env:"CORRIDOR_DATA_DIR" envDefault:".data" desc:"local state of run and session: the local cluster, the dev chain, the dev session secret and cipher key"`
+	LocalDatabase      localDatabase `env:"CORRIDOR_LOCAL_DATABASE" envDefault:"postgres" desc:"what run and databases start when DATABASE_URL is unset: postgres (one cluster under the data dir) or citus (a Citus coordinator and two workers under the data dir's citus/, the schema distributed by tenant; the citus extension must be installed, make citus)"`
 	PostgresPort       int           `env:"CORRIDOR_PG_PORT" min:"0" max:"65535" defaultDesc:"the saved port, else a free one" desc:"port of the local cluster (run)"`
 	DBMaxConns         int           `env:"DB_MAX_CONNS" envDefault:"40" min:"1" desc:"database pool size (the job workers hold a separate small pool)"`
 	// DBStatementTimeout and DBIdleInTxTimeout are set on every connection of the pool.

@@ -56,6 +56,15 @@ const (
 	rateLimitPostgres rateLimitStore = "postgres"
 )
 
+// localDatabase is CORRIDOR_LOCAL_DATABASE: what `corridor run` starts when DATABASE_URL is unset.
+type localDatabase string
+
+// The local databases: one PostgreSQL cluster, or a Citus coordinator with two workers.
+const (
+	localPostgres localDatabase = "postgres"
+	localCitus    localDatabase = "citus"
+)
+
 // identityProvider is IDENTITY_PROVIDER.
 type identityProvider string
 
@@ -157,6 +166,13 @@ var valueParsers = map[reflect.Type]func(string) (any, error){
 			return st, nil
 		}
 		return nil, fmt.Errorf("%q is not memory or postgres", v)
+	},
+	reflect.TypeFor[localDatabase](): func(v string) (any, error) {
+		switch db := localDatabase(strings.ToLower(strings.TrimSpace(v))); db {
+		case localPostgres, localCitus:
+			return db, nil
+		}
+		return nil, fmt.Errorf("%q is not postgres or citus", v)
 	},
 	reflect.TypeFor[cidrList](): func(v string) (any, error) { return parseCIDRList(v) },
 	reflect.TypeFor[policy.Mode](): func(v string) (any, error) {

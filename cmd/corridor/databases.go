@@ -14,7 +14,8 @@ import (
 
 // databasesCmd is `corridor databases`, the data tier of `make run-cluster`: the project-local
 // primary (CORRIDOR_DATA_DIR/postgres, migrated) and a hot standby streaming from it
-// (CORRIDOR_DATA_DIR/standby), both started or reused. It writes their URLs as
+// (CORRIDOR_DATA_DIR/standby), both started or reused; with CORRIDOR_LOCAL_DATABASE=citus the
+// local Citus cluster (CORRIDOR_DATA_DIR/citus, migrated and distributed) and no standby. It writes their URLs as
 // DATABASE_URL and DATABASE_READ_URL lines to CORRIDOR_DATA_DIR/cluster/databases.env, then
 // waits for SIGINT or SIGTERM and stops the servers it started (standby first).
 func databasesCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
@@ -22,7 +23,7 @@ func databasesCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	stopStarted := func(c *pgcluster.Cluster, name string) {
+	stopStarted := func(c localServer, name string) {
 		if c == nil || !c.StartedHere() {
 			return
 		}
@@ -36,16 +37,22 @@ func databasesCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if _, err := wiring.Migrate(ctx, primary.URL("corridor")); err != nil {
 		return err
 	}
-	standby, err := primary.StartStandby(ctx, filepath.Join(cfg.Service.DataDir, "standby"))
-	if err != nil {
-		return fmt.Errorf("standby: %w", err)
+	readURL := ""
+	if single, ok := primary.(*pgcluster.Cluster); ok {
+		standby, err := single.StartStandby(ctx, filepath.Join(cfg.Service.DataDir, "standby"))
+		if err != nil {
+			return fmt.Errorf("standby: %w", err)
+		}
+		defer stopStarted(standby, "standby")
+		readURL = standby.URL("corridor")
 	}
-	defer stopStarted(standby, "standby")
 	dir := filepath.Join(cfg.Service.DataDir, "cluster")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	body := fmt.Sprintf("DATABASE_URL=%s\nDATABASE_READ_URL=%s\n", primary.URL("corridor"), standby.URL("corridor"))
+	// On Citus there is no standby yet (one per worker is step two's remaining work): reads go
+	// to the coordinator, DATABASE_READ_URL stays empty.
+	body := fmt.Sprintf("DATABASE_URL=%s\nDATABASE_READ_URL=%s\n", primary.URL("corridor"), readURL)
 	tmp := filepath.Join(dir, "databases.env.tmp")
 	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
 		return err
@@ -53,7 +60,7 @@ func databasesCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
 	if err := os.Rename(tmp, filepath.Join(dir, "databases.env")); err != nil {
 		return err
 	}
-	log.Info("primary and standby ready", "primary", primary.URL("corridor"), "standby", standby.URL("corridor"))
+	log.Info("databases ready", "primary", primary.URL("corridor"), "standby", readURL)
 	<-ctx.Done()
 	return nil
 }

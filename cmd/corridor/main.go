@@ -28,14 +28,17 @@ import (
 const usage = `corridor — money movement for partner platforms
 
 Usage:
-  corridor run                      start a local PostgreSQL (unless DATABASE_URL is set), migrate, serve
+  corridor run                      start a local PostgreSQL (unless DATABASE_URL is set; a local Citus
+                                    cluster with CORRIDOR_LOCAL_DATABASE=citus), migrate, serve
   corridor serve                    migrate DATABASE_URL and serve
-  corridor migrate                  apply the embedded migrations to DATABASE_URL (or the local cluster)
+  corridor migrate                  apply the embedded migrations to DATABASE_URL (or the local cluster);
+                                    on a Citus coordinator, then distribute the tables as planned
   corridor session --user U --email E [--ttl 24h]
                                     mint a sandbox identity-provider session token
   corridor ledger verify            recompute the ledger's hash chain and name the first break
   corridor check                    verify the invariants (ledger, hash chains, ledger vs chain, payouts
-                                    and claims released once, idempotency records, whole units of work);
+                                    and claims released once, idempotency records, whole units of work,
+                                    the Citus distribution);
                                     exits 1 naming what is wrong
   corridor databases                the local primary (migrated) and a hot standby streaming from it, until
                                     SIGTERM; their URLs in $CORRIDOR_DATA_DIR/cluster/databases.env (make run-cluster)
@@ -151,13 +154,34 @@ func runLocal(ctx context.Context, cfg Config, log *slog.Logger) error {
 			log.Error("stopping local PostgreSQL failed", "error", err.Error())
 			return
 		}
-		log.Info("local PostgreSQL stopped", "dataDir", cluster.DataDir())
+		log.Info("local database stopped", "dataDir", cluster.DataDir())
 	}()
 	return serveURL(ctx, cfg, cluster.URL("corridor"), log)
 }
 
-func localCluster(ctx context.Context, cfg Config, log *slog.Logger) (*pgcluster.Cluster, error) {
+// localServer is the local database `corridor run` starts: one PostgreSQL cluster, or a Citus
+// coordinator with its workers (CORRIDOR_LOCAL_DATABASE=citus), which the service reaches
+// through the coordinator alone.
+type localServer interface {
+	URL(dbname string) string
+	StartedHere() bool
+	Stop(ctx context.Context) error
+	DataDir() string
+}
+
+func localCluster(ctx context.Context, cfg Config, log *slog.Logger) (localServer, error) {
 	logf := func(format string, args ...any) { log.Info(fmt.Sprintf(format, args...)) }
+	if cfg.Service.LocalDatabase == localCitus {
+		cc, err := pgcluster.EnsureCitus(ctx, pgcluster.CitusOptions{
+			Dir: cfg.Service.DataDir + "/citus", Port: cfg.Service.PostgresPort, Database: "corridor", Logf: logf,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("local Citus cluster: %w (or set DATABASE_URL)", err)
+		}
+		log.Info("local Citus cluster ready", "coordinator", cc.URL("corridor"), "workers", len(cc.Workers),
+			"startedHere", cc.StartedHere())
+		return cc, nil
+	}
 	cluster, err := pgcluster.Ensure(ctx, pgcluster.Options{
 		DataDir: cfg.Service.DataDir + "/postgres", Port: cfg.Service.PostgresPort, Database: "corridor",
 		ComposeFile: "docker-compose.yml", Logf: logf,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make run-cluster: HAProxy on $PORT (default 8080) in front of three replicas of Corridor,
 # all on one local primary with a hot standby for reads that may lag, everything local and
-# stopped again on Ctrl-C. Logs under $CORRIDOR_DATA_DIR/cluster/.
+# stopped again on Ctrl-C. With CORRIDOR_LOCAL_DATABASE=citus the replicas share a local Citus
+# coordinator (two workers, the schema distributed by tenant) instead, with no standby. Logs under $CORRIDOR_DATA_DIR/cluster/.
 set -euo pipefail
 
 BIN=${BIN:-bin/corridor}
@@ -29,7 +30,7 @@ alive() { kill -0 "$1" 2>/dev/null; }
 rm -f "$DIR/databases.env"
 "$BIN" databases >"$DIR/databases.log" 2>&1 &
 pids+=($!)
-echo "starting the primary and its standby (log: $DIR/databases.log)"
+echo "starting the databases (${CORRIDOR_LOCAL_DATABASE:-postgres}; log: $DIR/databases.log)"
 until [ -s "$DIR/databases.env" ]; do
 	alive "${pids[0]}" || { tail -20 "$DIR/databases.log"; exit 1; }
 	sleep 0.5
@@ -86,7 +87,7 @@ Corridor cluster ready:
   API (HAProxy)     http://127.0.0.1:$LB_PORT      (stats: http://127.0.0.1:$STATS_PORT/)
   replicas          127.0.0.1:$FIRST_REPLICA_PORT-$((FIRST_REPLICA_PORT + 2)), metrics 127.0.0.1:$FIRST_METRICS_PORT-$((FIRST_METRICS_PORT + 2))
   primary           $DATABASE_URL
-  standby (reads)   $DATABASE_READ_URL
+  standby (reads)   ${DATABASE_READ_URL:-none: reads go to the primary}
 Kill a replica (kill <pid>) and HAProxy routes around it within two health checks;
 Ctrl-C stops everything.
 Replica pids: ${pids[*]:2:3}

@@ -41,6 +41,12 @@ var makeNeeds = map[string][]string{
 	"haproxy":       nil, // Debian's haproxy, installed with apt-get when missing
 	// Three `corridor run` replicas on one dev chain, behind HAProxy.
 	"run-cluster": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
+	// The Citus extension, built from CITUS_SOURCE's tarball (Debian's build dependencies
+	// installed with apt-get) only when missing.
+	"citus":      nil,
+	"test-citus": {"contracts/build.sh"},
+	// `corridor run` on a local Citus cluster: the same needs as run.
+	"run-citus": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 }
 
 // makeTarget matches a rule line of the Makefile ("name: prerequisites").

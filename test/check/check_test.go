@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -124,6 +125,7 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 		!strings.Contains(out, "SKIPPED ledger-vs-chain TEST: no chain configured") {
 		t.Fatalf("healthy database: exit %d\n%s", code, out)
 	}
+	assertCitusLine(t, out0(t, bin))
 	for _, name := range []string{"ledger-vs-chain TEST", "escrow-vs-chain TEST"} {
 		harness.Poll(t, "the indexers caught up and "+name+" agrees", func() map[string]any {
 			c := find(checkWithChain(t), name)
@@ -136,7 +138,11 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	for _, tc := range corruptions(w) {
+	cases := corruptions(w)
+	if onCitus(t) {
+		cases = append(cases, citusCorruptions()...)
+	}
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			exec := func(sql string) {
 				t.Helper()
@@ -168,6 +174,62 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 				t.Fatalf("after reverting: exit %d\n%s", code, out)
 			}
 		})
+	}
+}
+
+// out0 is a healthy run's output.
+func out0(t *testing.T, bin string) string {
+	t.Helper()
+	out, code := runCheck(t, bin)
+	if code != 0 {
+		t.Fatalf("healthy database: exit %d\n%s", code, out)
+	}
+	return out
+}
+
+func onCitus(t *testing.T) bool {
+	t.Helper()
+	ok, err := postgres.IsCitus(context.Background(), env().Service.Store.DB().DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ok
+}
+
+// citusLine is the citus-distribution line of a healthy Citus cluster: shards on both workers.
+var citusLine = regexp.MustCompile(`(?m)^ok      citus-distribution \(shard placements per worker: [0-9.]+:\d+ [1-9]\d*, [0-9.]+:\d+ [1-9]\d*\)$`)
+
+// assertCitusLine: on Citus (make test's Citus pass) the citus-distribution line is ok and names
+// both workers with shards; on PostgreSQL it is skipped, saying why.
+func assertCitusLine(t *testing.T, out string) {
+	t.Helper()
+	if onCitus(t) {
+		if !citusLine.MatchString(out) {
+			t.Fatalf("want an ok citus-distribution line with shards on two workers:\n%s", out)
+		}
+		return
+	}
+	if !strings.Contains(out, "SKIPPED citus-distribution: plain PostgreSQL") {
+		t.Fatalf("want citus-distribution skipped on PostgreSQL:\n%s", out)
+	}
+}
+
+// citusCorruptions break the distribution: a distributed table turned back into a local one,
+// a reference table made local, and a table no placement plan names.
+func citusCorruptions() []corruption {
+	return []corruption{
+		{name: "a tenant table no longer distributed",
+			plant:  `SELECT undistribute_table('relayer_tx_counts')`,
+			revert: `SELECT create_distributed_table('relayer_tx_counts', 'tenant_id', colocate_with => 'twofactor_settings')`,
+			check:  "citus-distribution", names: "table relayer_tx_counts should be distributed but is local to the coordinator"},
+		{name: "a reference table made local",
+			plant:  `SELECT undistribute_table('provider_events')`,
+			revert: `SELECT create_reference_table('provider_events')`,
+			check:  "citus-distribution", names: "table provider_events should be reference but is local to the coordinator"},
+		{name: "a table outside the plan",
+			plant:  `CREATE TABLE citus_stray (id int)`,
+			revert: `DROP TABLE citus_stray`,
+			check:  "citus-distribution", names: "table citus_stray has no placement in the distribution plan"},
 	}
 }
 

@@ -8,7 +8,10 @@
 //  3. a throwaway local cluster from the installed binaries (pgcluster),
 //     deleted on cleanup.
 //
-// CORRIDOR_TESTDB_SOURCE=docker or =local forces 2 or 3.
+// CORRIDOR_TESTDB_SOURCE=docker or =local forces 2 or 3; =citus starts a throwaway Citus
+// cluster instead (a coordinator and two workers from the local binaries with the citus
+// extension installed, `make citus`), on which every database is a Citus database that
+// migrating distributes: how `make test` runs the money paths' suites on Citus.
 package testdb
 
 import (
@@ -34,7 +37,12 @@ type Server struct {
 	Source string
 	// local is the throwaway cluster behind a local server (nil for the others).
 	local *pgcluster.Cluster
+	// citus is the throwaway Citus cluster behind a citus server (nil for the others).
+	citus *pgcluster.Citus
 }
+
+// Citus reports whether the server is a Citus coordinator (CORRIDOR_TESTDB_SOURCE=citus).
+func (s *Server) Citus() bool { return s.citus != nil }
 
 // Restart restarts the server, disconnecting every session, and returns once it answers
 // again: for tests of a PostgreSQL restart under load. Only the throwaway local cluster can be
@@ -68,9 +76,11 @@ func provision(ctx context.Context) (*Server, func(), error) {
 		return fromContainer(ctx)
 	case "local":
 		return fromLocalCluster(ctx)
+	case "citus":
+		return fromCitus(ctx)
 	case "":
 	default:
-		return nil, nil, fmt.Errorf("CORRIDOR_TESTDB_SOURCE must be docker or local, not %q", os.Getenv("CORRIDOR_TESTDB_SOURCE"))
+		return nil, nil, fmt.Errorf("CORRIDOR_TESTDB_SOURCE must be docker, local or citus, not %q", os.Getenv("CORRIDOR_TESTDB_SOURCE"))
 	}
 	if pgcluster.DockerAvailable(ctx) {
 		srv, cleanup, err := fromContainer(ctx)
@@ -104,6 +114,21 @@ func fromLocalCluster(ctx context.Context) (*Server, func(), error) {
 	return &Server{URL: c.URL("postgres"), Source: "throwaway local cluster " + c.DataDir(), local: c}, cleanup, nil
 }
 
+// fromCitus starts a throwaway Citus cluster; its Remove is the cleanup.
+func fromCitus(ctx context.Context) (*Server, func(), error) {
+	c, err := pgcluster.NewCitusThrowaway(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() {
+		if err := c.Remove(); err != nil {
+			fmt.Fprintf(os.Stderr, "testdb: removing Citus cluster: %v\n", err)
+		}
+	}
+	src := fmt.Sprintf("throwaway Citus cluster (coordinator %s, %d workers)", c.Coordinator.DataDir(), len(c.Workers))
+	return &Server{URL: c.URL("postgres"), Source: src, citus: c}, cleanup, nil
+}
+
 var credentials = regexp.MustCompile(`//[^@/]*@`)
 
 // redact hides credentials of a URL for logs.
@@ -120,7 +145,7 @@ func (s *Server) NewDatabase(ctx context.Context, name string) (url string, drop
 	if err != nil {
 		return "", nil, err
 	}
-	if err := pgcluster.CreateDatabase(ctx, s.URL, dbname); err != nil {
+	if err := s.createDatabase(ctx, dbname); err != nil {
 		return "", nil, fmt.Errorf("testdb: %w", err)
 	}
 	url, err = pgcluster.WithDatabase(s.URL, dbname)
@@ -132,9 +157,21 @@ func (s *Server) NewDatabase(ctx context.Context, name string) (url string, drop
 		// CI machine can take long over: a bound for failure, not a target.
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
+		if s.citus != nil {
+			return s.citus.DropDatabase(ctx, dbname)
+		}
 		return pgcluster.DropDatabase(ctx, s.URL, dbname)
 	}
 	return url, drop, nil
+}
+
+// createDatabase creates dbname: on a Citus server on every node, with the extension and the
+// workers registered, so the migrations distribute it.
+func (s *Server) createDatabase(ctx context.Context, dbname string) error {
+	if s.citus != nil {
+		return s.citus.CreateDatabase(ctx, dbname)
+	}
+	return pgcluster.CreateDatabase(ctx, s.URL, dbname)
 }
 
 var unsafeChars = regexp.MustCompile(`[^a-z0-9]+`)

@@ -1,0 +1,193 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Placement is where a table lives on a Citus cluster.
+type Placement string
+
+const (
+	// Distributed tables are hash-distributed by their tenant column and co-located, so a
+	// tenant's rows of every such table share one shard group (one worker).
+	Distributed Placement = "distributed"
+	// Reference tables are small and global: a copy on every node, written in one distributed
+	// transaction, joinable with anything.
+	Reference Placement = "reference"
+	// Local tables stay plain PostgreSQL tables on the coordinator, invisible to Citus.
+	Local Placement = "local"
+)
+
+// TablePlacement is one table's place in the distribution plan.
+type TablePlacement struct {
+	Table     string
+	Placement Placement
+	// Column is the distribution column of a Distributed table.
+	Column string
+	// Pending, for a Local table, names the placement it is meant to reach once its keys carry
+	// the tenant (docs/scaling.md); empty for a table meant to stay on the coordinator.
+	Pending Placement
+}
+
+// tenantColocation is the co-location group's first table: every distributed table is
+// co-located with it, so a tenant's rows of each share a worker.
+const tenantColocation = "twofactor_settings"
+
+func dist(t string) TablePlacement {
+	return TablePlacement{Table: t, Placement: Distributed, Column: "tenant_id"}
+}
+func ref(t string) TablePlacement { return TablePlacement{Table: t, Placement: Reference} }
+func coord(t string) TablePlacement {
+	return TablePlacement{Table: t, Placement: Local}
+}
+func pending(p Placement, tables ...string) []TablePlacement {
+	out := make([]TablePlacement, 0, len(tables))
+	for _, t := range tables {
+		out = append(out, TablePlacement{Table: t, Placement: Local, Pending: p})
+	}
+	return out
+}
+
+// CitusPlan is the placement of every table of the schema (a test keeps it complete): the
+// tables whose keys already lead with the tenant are distributed; the small global ones are
+// reference tables; River's, the leases, the limits and the coordinator's bookkeeping stay
+// local for good; the rest stay local until a migration puts the tenant in their keys, and
+// say where they go then. Order matters: the co-location group's first table comes first.
+var CitusPlan = concatPlans(
+	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts")},
+	[]TablePlacement{ref("custody_keys"), ref("chain_index_cursors"), ref("offramp_escrow_cursors"),
+		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
+	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.
+	pending(Reference, "chain_indexed_blocks"),
+	[]TablePlacement{coord("river_job"), coord("river_leader"), coord("river_migration"), coord("river_notification"),
+		coord("river_queue"), coord("pass_leases"), coord("rate_limit_buckets"), coord("rate_limit_windows"),
+		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
+		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions")},
+	pending(Distributed, "tenants", "members", "api_keys", "twofactor_factors", "twofactor_challenges", "contacts",
+		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
+		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
+		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
+		"invoices", "bills", "checkouts", "checkout_refunds", "events", "webhook_endpoints", "webhook_deliveries",
+		"webhook_attempts", "phone_aliases", "phone_alias_attempts", "payout_destinations", "sms_messages",
+		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
+		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
+		"idempotency_keys", "ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
+		"ledger_chain", "ledger_chain_heads"),
+)
+
+func concatPlans(parts ...[]TablePlacement) []TablePlacement {
+	var out []TablePlacement
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// distributeLock serializes migrators distributing the same database (any fixed key).
+const distributeLock = 7_413_001
+
+// IsCitus reports whether the database has the citus extension: only then does Distribute act.
+func IsCitus(ctx context.Context, db *sql.DB) (bool, error) {
+	var ok bool
+	err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus')`).Scan(&ok)
+	return ok, err
+}
+
+// Distribute applies CitusPlan to a migrated database on a Citus coordinator, and does nothing
+// on plain PostgreSQL: the same migrations serve both, and `corridor migrate` (every start)
+// distributes on Citus. Each table is placed once; a table already placed is left alone, so it
+// runs on every start and after every new migration. It reports whether the database is Citus.
+func Distribute(ctx context.Context, url string) (bool, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	citus, err := IsCitus(ctx, db)
+	if err != nil || !citus {
+		return false, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return true, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, distributeLock); err != nil {
+		return true, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, distributeLock) //nolint:errcheck // the session ends anyway
+	for _, p := range CitusPlan {
+		if err := place(ctx, conn, p); err != nil {
+			return true, fmt.Errorf("citus: %s %s: %w", p.Placement, p.Table, err)
+		}
+	}
+	return true, nil
+}
+
+// place puts one table where the plan says, unless Citus already knows it.
+func place(ctx context.Context, conn *sql.Conn, p TablePlacement) error {
+	if p.Placement == Local {
+		return nil
+	}
+	var known bool
+	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass)`,
+		p.Table).Scan(&known); err != nil || known {
+		return err
+	}
+	if err := dropForeignKeysToLocal(ctx, conn, p.Table); err != nil {
+		return err
+	}
+	var err error
+	switch {
+	case p.Placement == Reference:
+		_, err = conn.ExecContext(ctx, `SELECT create_reference_table($1)`, p.Table)
+	case p.Table == tenantColocation:
+		_, err = conn.ExecContext(ctx, `SELECT create_distributed_table($1, $2, colocate_with => 'none')`, p.Table, p.Column)
+	default:
+		_, err = conn.ExecContext(ctx, `SELECT create_distributed_table($1, $2, colocate_with => $3)`, p.Table, p.Column, tenantColocation)
+	}
+	if err != nil {
+		return err
+	}
+	// An existing database's rows were copied into the shards; the coordinator's own copy goes.
+	_, err = conn.ExecContext(ctx, `SELECT truncate_local_data_after_distributing_table($1)`, p.Table)
+	return err
+}
+
+// dropForeignKeysToLocal drops table's foreign keys to tables that stay local on the
+// coordinator (tenants, today): Citus cannot enforce a key from shards on the workers to a
+// table only the coordinator holds. The rows referenced are never deleted, and the key comes
+// back, co-located, when the referenced table is distributed.
+func dropForeignKeysToLocal(ctx context.Context, conn *sql.Conn, table string) error {
+	rows, err := conn.QueryContext(ctx, `SELECT c.conname FROM pg_constraint c
+		WHERE c.contype = 'f' AND c.conrelid = $1::regclass
+		AND NOT EXISTS (SELECT 1 FROM pg_dist_partition d WHERE d.logicalrelid = c.confrelid)`, table)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return err
+	}
+	for _, n := range names {
+		q := fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT %s`, quoteIdent(table), quoteIdent(n))
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
