@@ -31,7 +31,7 @@ type CreatedKey struct {
 // Every key of an agent is minted here, so the stripping holds for each later key too. The
 // key expires no later than the caller's own key.
 func (s *Service) CreateAgentKey(ctx context.Context, p auth.Principal, agentID string, in KeyInput) (CreatedKey, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage); err != nil {
 		return CreatedKey{}, err
 	}
 	scopes, err := validateKeyInput(in)
