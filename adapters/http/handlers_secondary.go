@@ -292,7 +292,7 @@ func parseDateWindow(c *fiber.Ctx, errs core.FieldErrors) (from, to time.Time) {
 	return from, to
 }
 
-// MaxSecondaryHistory is how deep the secondary lists page (offset at most 1000): every row is
+// MaxSecondaryHistory is how deep the secondary lists page (offset at most 10000): every row is
 // counted and reachable by narrowing the dates, and a page reads at most offset+limit rows of
 // each source along its index.
 const MaxSecondaryHistory = ports.MaxActivitySkip
@@ -322,7 +322,7 @@ func (h *walletsHandlers) secondaryTransactionList(c *fiber.Ctx, walletID string
 	out := secondaryTransactionListResponse{Data: make([]secondaryTransaction, 0, len(page.Rows)), Total: page.Total,
 		HasMore: page.HasMore}
 	for _, r := range page.Rows {
-		out.Data = append(out.Data, secondaryTransaction{ID: r.ID, WalletID: r.WalletID, Type: r.Type, Currency: "USDC",
+		out.Data = append(out.Data, secondaryTransaction{ID: r.ID, WalletID: strPtr(r.WalletID), Type: r.Type, Currency: "USDC",
 			Amount: wallet.FormatAmount(wallet.AssetUSDC, r.AmountBaseUnits), Status: strings.ToLower(r.Status),
 			TransactionHash: strPtr(r.TxHash), Counterparty: strPtr(r.Counterparty), Note: strPtr(r.Note), CreatedAt: r.CreatedAt})
 	}
