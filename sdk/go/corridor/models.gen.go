@@ -5152,6 +5152,12 @@ type CheckoutRefundStatus string
 type CheckoutRefundList struct {
 	// Data The listed objects: the page asked for (skip/take) where the list pages.
 	Data []CheckoutRefund `json:"data"`
+
+	// HasMore always false: a checkout's refunds come in one page (they are bounded by what it received)
+	HasMore bool `json:"has_more"`
+
+	// Total how many refunds the checkout has
+	Total int `json:"total"`
 }
 
 // CheckoutRefundRequest The request body of POST /v1/payments/{id}/refund (refundCheckout).
@@ -7218,6 +7224,12 @@ type SafePayment struct {
 	// Memo A note kept with the payment, shown to the tenant only.
 	Memo *string `json:"memo"`
 
+	// RejectionPaymentId On a payment cancelled while later payments were queued behind it: the rejection transaction proposed at its Safe nonce, which the owners sign so the later payments can execute. Null otherwise.
+	RejectionPaymentId *string `json:"rejectionPaymentId"`
+
+	// RejectsPaymentId On a rejection transaction: the cancelled payment whose Safe nonce it uses (a zero-value call of the Safe itself). Null otherwise.
+	RejectsPaymentId *string `json:"rejectsPaymentId"`
+
 	// SafeNonce The Safe nonce the transaction uses.
 	SafeNonce int `json:"safeNonce"`
 
@@ -7692,7 +7704,7 @@ type SecondaryTransaction struct {
 	// Currency The currency of the amount.
 	Currency SecondaryTransactionCurrency `json:"currency"`
 
-	// Id a Safe payment (pay_…) or a ledger transfer of the on-chain mirror
+	// Id a Safe payment (pay_…), a ledger transfer of the on-chain mirror, a completed checkout (chk_…, a payment received) or a checkout refund (a refund)
 	Id string `json:"id"`
 
 	// Note The note given with the send; null when none was.
@@ -7707,8 +7719,8 @@ type SecondaryTransaction struct {
 	// Type The kind of object or destination; the capability's docs list the values.
 	Type SecondaryTransactionType `json:"type"`
 
-	// WalletId The id of the wallet it refers to.
-	WalletId string `json:"wallet_id"`
+	// WalletId The wallet moved; null for a checkout or a checkout refund, which move the merchant's service balance.
+	WalletId *string `json:"wallet_id"`
 }
 
 // SecondaryTransactionCurrency The currency of the amount.

@@ -166,6 +166,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/agents (the `ListAgents` operationId).
@@ -176,6 +178,8 @@ type ClientWithResponsesInterface interface {
 	// Create an agent (ACTIVE, no limits, no wallet)
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -188,6 +192,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents (the `CreateAgent` operationId).
@@ -199,6 +205,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/agents/{id} (the `GetAgent` operationId).
@@ -209,6 +217,8 @@ type ClientWithResponsesInterface interface {
 	// The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
 	//
 	// Requires the scopes `agents:read`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -247,6 +257,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents/{id}/keys (the `CreateAgentKey` operationId).
@@ -257,6 +269,8 @@ type ClientWithResponsesInterface interface {
 	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -269,6 +283,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/agents/{id}/limits (the `GetAgentLimits` operationId).
@@ -279,6 +295,8 @@ type ClientWithResponsesInterface interface {
 	// Set spend limits: only sent fields change, null clears, caps must be positive.
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -291,6 +309,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /v1/agents/{id}/limits (the `UpdateAgentLimits` operationId).
@@ -301,6 +321,8 @@ type ClientWithResponsesInterface interface {
 	// Reactivate a suspended agent (idempotent)
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -313,6 +335,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents/{id}/suspend (the `SuspendAgent` operationId).
@@ -324,6 +348,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`, `wallets:write`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents/{id}/wallet (the `CreateAgentWallet` operationId).
@@ -334,6 +360,8 @@ type ClientWithResponsesInterface interface {
 	// Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 	//
 	// Requires the scopes `agents:manage`, `wallets:write`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -490,6 +518,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `cards:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/cardholders (the `ListCardholders` operationId).
@@ -501,6 +531,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `cards:issue`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/cardholders (the `CreateCardholder` operationId).
@@ -511,6 +543,8 @@ type ClientWithResponsesInterface interface {
 	// Create a cardholder.
 	//
 	// Requires the scopes `cards:issue`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -653,9 +687,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/cards/{id}/unfreeze (the `UnfreezeCard` operationId).
 	UnfreezeCardWithResponse(ctx context.Context, id string, params *UnfreezeCardParams, reqEditors ...RequestEditorFn) (*UnfreezeCardResponse, error)
 
-	// ListCheckoutsWithResponse Secondary: the merchant's checkouts, newest first, by status and creation date
+	// ListCheckoutsWithResponse The merchant's checkouts, newest first, by status and creation date
 	//
-	// Secondary: the merchant's checkouts, newest first, by status and creation date.
+	// The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
 	//
 	// Requires the scopes `payments:read`.
 	//
@@ -1275,9 +1309,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/payments/{id} (the `GetPayment` operationId).
 	GetPaymentWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetPaymentResponse, error)
 
-	// CancelPaymentWithBodyWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// CancelPaymentWithBodyWithResponse Cancel any payment that has not been sent
 	//
-	// Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -1286,9 +1320,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/payments/{id}/cancel (the `CancelPayment` operationId).
 	CancelPaymentWithBodyWithResponse(ctx context.Context, id string, params *CancelPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelPaymentResponse, error)
 
-	// CancelPaymentWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// CancelPaymentWithResponse Cancel any payment that has not been sent
 	//
-	// Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -1664,7 +1698,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateRampWithBodyWithResponse TEST only
 	//
-	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 	//
 	// Requires the scopes `ramps:write`.
 	//
@@ -1677,7 +1711,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateRampWithResponse TEST only
 	//
-	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 	//
 	// Requires the scopes `ramps:write`.
 	//
@@ -9434,19 +9468,19 @@ type ListCheckoutsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CheckoutList
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *SecondaryBadRequest
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *SecondaryUnauthorized
+	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *SecondaryForbidden
+	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *SecondaryTooManyRequests
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
-	JSON500 *SecondaryInternalServerError
+	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *SecondaryServiceUnavailable
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *SecondaryError
+	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCheckoutsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9471,37 +9505,37 @@ func (r ListCheckoutsResponse) GetJSON200() *CheckoutList {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListCheckoutsResponse) GetJSON400() *SecondaryBadRequest {
+func (r ListCheckoutsResponse) GetJSON400() *BadRequest {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListCheckoutsResponse) GetJSON401() *SecondaryUnauthorized {
+func (r ListCheckoutsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListCheckoutsResponse) GetJSON403() *SecondaryForbidden {
+func (r ListCheckoutsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListCheckoutsResponse) GetJSON429() *SecondaryTooManyRequests {
+func (r ListCheckoutsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListCheckoutsResponse) GetJSON500() *SecondaryInternalServerError {
+func (r ListCheckoutsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListCheckoutsResponse) GetJSON503() *SecondaryServiceUnavailable {
+func (r ListCheckoutsResponse) GetJSON503() *ServiceUnavailable {
 	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ListCheckoutsResponse) GetJSONDefault() *SecondaryError {
+func (r ListCheckoutsResponse) GetJSONDefault() *Error {
 	return r.JSONDefault
 }
 
@@ -31305,6 +31339,8 @@ func (c *ClientWithResponses) AdminSetProviderLiquidityWithResponse(ctx context.
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/agents (the `ListAgents` operationId).
@@ -31321,6 +31357,8 @@ func (c *ClientWithResponses) ListAgentsWithResponse(ctx context.Context, params
 // Create an agent (ACTIVE, no limits, no wallet)
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31339,6 +31377,8 @@ func (c *ClientWithResponses) CreateAgentWithBodyWithResponse(ctx context.Contex
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents (the `CreateAgent` operationId).
@@ -31356,6 +31396,8 @@ func (c *ClientWithResponses) CreateAgentWithResponse(ctx context.Context, param
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/agents/{id} (the `GetAgent` operationId).
@@ -31372,6 +31414,8 @@ func (c *ClientWithResponses) GetAgentWithResponse(ctx context.Context, id strin
 // The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
 //
 // Requires the scopes `agents:read`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31428,6 +31472,8 @@ func (c *ClientWithResponses) CreateAgentCardWithResponse(ctx context.Context, i
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents/{id}/keys (the `CreateAgentKey` operationId).
@@ -31444,6 +31490,8 @@ func (c *ClientWithResponses) CreateAgentKeyWithBodyWithResponse(ctx context.Con
 // Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31462,6 +31510,8 @@ func (c *ClientWithResponses) CreateAgentKeyWithResponse(ctx context.Context, id
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/agents/{id}/limits (the `GetAgentLimits` operationId).
@@ -31478,6 +31528,8 @@ func (c *ClientWithResponses) GetAgentLimitsWithResponse(ctx context.Context, id
 // Set spend limits: only sent fields change, null clears, caps must be positive.
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31496,6 +31548,8 @@ func (c *ClientWithResponses) UpdateAgentLimitsWithBodyWithResponse(ctx context.
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /v1/agents/{id}/limits (the `UpdateAgentLimits` operationId).
@@ -31512,6 +31566,8 @@ func (c *ClientWithResponses) UpdateAgentLimitsWithResponse(ctx context.Context,
 // Reactivate a suspended agent (idempotent)
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31530,6 +31586,8 @@ func (c *ClientWithResponses) ReactivateAgentWithResponse(ctx context.Context, i
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents/{id}/suspend (the `SuspendAgent` operationId).
@@ -31547,6 +31605,8 @@ func (c *ClientWithResponses) SuspendAgentWithResponse(ctx context.Context, id s
 //
 // Requires the scopes `agents:manage`, `wallets:write`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents/{id}/wallet (the `CreateAgentWallet` operationId).
@@ -31563,6 +31623,8 @@ func (c *ClientWithResponses) CreateAgentWalletWithBodyWithResponse(ctx context.
 // Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 //
 // Requires the scopes `agents:manage`, `wallets:write`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31797,6 +31859,8 @@ func (c *ClientWithResponses) GetCapabilitiesWithResponse(ctx context.Context, r
 //
 // Requires the scopes `cards:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/cardholders (the `ListCardholders` operationId).
@@ -31814,6 +31878,8 @@ func (c *ClientWithResponses) ListCardholdersWithResponse(ctx context.Context, p
 //
 // Requires the scopes `cards:issue`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/cardholders (the `CreateCardholder` operationId).
@@ -31830,6 +31896,8 @@ func (c *ClientWithResponses) CreateCardholderWithBodyWithResponse(ctx context.C
 // Create a cardholder.
 //
 // Requires the scopes `cards:issue`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32050,9 +32118,9 @@ func (c *ClientWithResponses) UnfreezeCardWithResponse(ctx context.Context, id s
 	return ParseUnfreezeCardResponse(rsp)
 }
 
-// ListCheckoutsWithResponse Secondary: the merchant's checkouts, newest first, by status and creation date
+// ListCheckoutsWithResponse The merchant's checkouts, newest first, by status and creation date
 //
-// Secondary: the merchant's checkouts, newest first, by status and creation date.
+// The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
 //
 // Requires the scopes `payments:read`.
 //
@@ -32996,9 +33064,9 @@ func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, id str
 	return ParseGetPaymentResponse(rsp)
 }
 
-// CancelPaymentWithBodyWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+// CancelPaymentWithBodyWithResponse Cancel any payment that has not been sent
 //
-// Cancel a payment that has not been sent (the wallet's newest queued payment)
+// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 //
 // Requires the scopes `payments:create`.
 //
@@ -33013,9 +33081,9 @@ func (c *ClientWithResponses) CancelPaymentWithBodyWithResponse(ctx context.Cont
 	return ParseCancelPaymentResponse(rsp)
 }
 
-// CancelPaymentWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+// CancelPaymentWithResponse Cancel any payment that has not been sent
 //
-// Cancel a payment that has not been sent (the wallet's newest queued payment)
+// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 //
 // Requires the scopes `payments:create`.
 //
@@ -33595,7 +33663,7 @@ func (c *ClientWithResponses) ListRampsWithResponse(ctx context.Context, params 
 
 // CreateRampWithBodyWithResponse TEST only
 //
-// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 //
 // Requires the scopes `ramps:write`.
 //
@@ -33614,7 +33682,7 @@ func (c *ClientWithResponses) CreateRampWithBodyWithResponse(ctx context.Context
 
 // CreateRampWithResponse TEST only
 //
-// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 //
 // Requires the scopes `ramps:write`.
 //

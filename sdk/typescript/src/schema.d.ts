@@ -236,6 +236,8 @@ export interface paths {
          * @description List agents of the caller's environment.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["listAgents"];
         put?: never;
@@ -244,6 +246,8 @@ export interface paths {
          * @description Create an agent (ACTIVE, no limits, no wallet)
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createAgent"];
         delete?: never;
@@ -264,6 +268,8 @@ export interface paths {
          * @description An agent.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["getAgent"];
         put?: never;
@@ -286,6 +292,8 @@ export interface paths {
          * @description The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["listAgentActivity"];
         put?: never;
@@ -334,6 +342,8 @@ export interface paths {
          * @description Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createAgentKey"];
         delete?: never;
@@ -354,6 +364,8 @@ export interface paths {
          * @description An agent's spend limits.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["getAgentLimits"];
         /**
@@ -361,6 +373,8 @@ export interface paths {
          * @description Set spend limits: only sent fields change, null clears, caps must be positive.
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         put: operations["updateAgentLimits"];
         post?: never;
@@ -384,6 +398,8 @@ export interface paths {
          * @description Reactivate a suspended agent (idempotent)
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["reactivateAgent"];
         delete?: never;
@@ -406,6 +422,8 @@ export interface paths {
          * @description Suspend an agent: its keys are declined AGENT_SUSPENDED from their next request (idempotent)
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["suspendAgent"];
         delete?: never;
@@ -428,6 +446,8 @@ export interface paths {
          * @description Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
          *
          *     Requires the scopes `agents:manage`, `wallets:write`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createAgentWallet"];
         delete?: never;
@@ -638,6 +658,8 @@ export interface paths {
          * @description List cardholders, newest first.
          *
          *     Requires the scopes `cards:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["listCardholders"];
         put?: never;
@@ -646,6 +668,8 @@ export interface paths {
          * @description Create a cardholder.
          *
          *     Requires the scopes `cards:issue`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createCardholder"];
         delete?: never;
@@ -830,8 +854,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Secondary: the merchant's checkouts, newest first, by status and creation date
-         * @description Secondary: the merchant's checkouts, newest first, by status and creation date.
+         * The merchant's checkouts, newest first, by status and creation date
+         * @description The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
          *
          *     Requires the scopes `payments:read`.
          */
@@ -1734,8 +1758,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a payment that has not been sent (the wallet's newest queued payment)
-         * @description Cancel a payment that has not been sent (the wallet's newest queued payment)
+         * Cancel any payment that has not been sent
+         * @description Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
          *
          *     Requires the scopes `payments:create`.
          */
@@ -2153,7 +2177,7 @@ export interface paths {
         put?: never;
         /**
          * TEST only
-         * @description TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+         * @description TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
          *
          *     Requires the scopes `ramps:write`.
          *
@@ -5386,6 +5410,10 @@ export interface components {
         CheckoutRefundList: {
             /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             data: components["schemas"]["CheckoutRefund"][];
+            /** @description always false: a checkout's refunds come in one page (they are bounded by what it received) */
+            has_more: boolean;
+            /** @description how many refunds the checkout has */
+            total: number;
         };
         /** @description The request body of POST /v1/payments/{id}/refund (refundCheckout). */
         CheckoutRefundRequest: {
@@ -6978,6 +7006,10 @@ export interface components {
             kind: "transfer" | "transaction";
             /** @description A note kept with the payment, shown to the tenant only. */
             memo: string | null;
+            /** @description On a payment cancelled while later payments were queued behind it: the rejection transaction proposed at its Safe nonce, which the owners sign so the later payments can execute. Null otherwise. */
+            rejectionPaymentId: string | null;
+            /** @description On a rejection transaction: the cancelled payment whose Safe nonce it uses (a zero-value call of the Safe itself). Null otherwise. */
+            rejectsPaymentId: string | null;
             /** @description The Safe nonce the transaction uses. */
             safeNonce: number;
             /** @description The Safe transaction's EIP-712 hash the owners sign (0x…, 64 hex digits); not an on-chain transaction's hash. */
@@ -7310,7 +7342,7 @@ export interface components {
              * @enum {string}
              */
             currency: "USDC";
-            /** @description a Safe payment (pay_…) or a ledger transfer of the on-chain mirror */
+            /** @description a Safe payment (pay_…), a ledger transfer of the on-chain mirror, a completed checkout (chk_…, a payment received) or a checkout refund (a refund) */
             id: string;
             /** @description The note given with the send; null when none was. */
             note: string | null;
@@ -7326,8 +7358,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment" | "withdrawal" | "refund";
-            /** @description The id of the wallet it refers to. */
-            wallet_id: string;
+            /** @description The wallet moved; null for a checkout or a checkout refund, which move the merchant's service balance. */
+            wallet_id: string | null;
         };
         /** @description The 200 answer of GET /v1/wallets/{id}/transactions (listWalletTransactions). */
         SecondaryTransactionList: {
@@ -10666,13 +10698,13 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutList"];
                 };
             };
-            400: components["responses"]["SecondaryBadRequest"];
-            401: components["responses"]["SecondaryUnauthorized"];
-            403: components["responses"]["SecondaryForbidden"];
-            429: components["responses"]["SecondaryTooManyRequests"];
-            500: components["responses"]["SecondaryInternalServerError"];
-            503: components["responses"]["SecondaryServiceUnavailable"];
-            default: components["responses"]["SecondaryError"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
         };
     };
     getClaim: {
@@ -12907,6 +12939,8 @@ export interface operations {
                      *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "kind": "transfer",
                      *           "memo": "memo",
+                     *           "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "safeNonce": 1,
                      *           "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "signatures": [
@@ -12990,6 +13024,8 @@ export interface operations {
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "memo",
+                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13058,6 +13094,8 @@ export interface operations {
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "memo",
+                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13131,6 +13169,8 @@ export interface operations {
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "memo",
+                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13207,6 +13247,8 @@ export interface operations {
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "memo",
+                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13330,7 +13372,9 @@ export interface operations {
                      *           "status": "pending",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "has_more": true,
+                     *       "total": 1
                      *     }
                      */
                     "application/json": components["schemas"]["CheckoutRefundList"];
@@ -13390,6 +13434,8 @@ export interface operations {
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "memo",
+                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -17071,6 +17117,8 @@ export interface operations {
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "memo",
+                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
