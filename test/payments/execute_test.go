@@ -348,7 +348,7 @@ func TestPayments_CancelQueuedPaymentProposesARejection(t *testing.T) {
 	if cancelled["status"] != "CANCELLED" || rejectionID == "" {
 		t.Fatalf("cancel of the oldest queued payment: status %v, rejectionPaymentId %v", cancelled["status"], cancelled["rejectionPaymentId"])
 	}
-	rejection := ten.Root.Get("/v1/payments/" + rejectionID).Expect(t, 200).JSON(t)
+	rejection := ten.Root.Get("/v1/payments/"+rejectionID).Expect(t, 200).JSON(t)
 	call, _ := rejection["transaction"].(map[string]any)
 	if rejection["status"] != "AWAITING_SIGNATURE" || rejection["safeNonce"] != float64(0) || rejection["kind"] != "transaction" ||
 		rejection["amount"] != "0" || rejection["rejectsPaymentId"] != firstID || call == nil ||
@@ -356,7 +356,7 @@ func TestPayments_CancelQueuedPaymentProposesARejection(t *testing.T) {
 		t.Fatalf("rejection: %v", rejection)
 	}
 	for _, p := range []map[string]any{second, third} {
-		got := ten.Root.Get("/v1/payments/" + p["id"].(string)).Expect(t, 200).JSON(t)
+		got := ten.Root.Get("/v1/payments/"+p["id"].(string)).Expect(t, 200).JSON(t)
 		if got["status"] != "READY_TO_EXECUTE" || got["safeNonce"] != p["safeNonce"] || got["safeTxHash"] != p["safeTxHash"] {
 			t.Fatalf("a later payment changed when an earlier one was cancelled: %v", got)
 		}
@@ -373,7 +373,7 @@ func TestPayments_CancelQueuedPaymentProposesARejection(t *testing.T) {
 	if n := safeNonce(t, w.Address); n != 3 {
 		t.Fatalf("Safe nonce %d, want 3", n)
 	}
-	if s := ten.Root.Get("/v1/payments/" + firstID).Expect(t, 200).JSON(t)["status"]; s != "CANCELLED" {
+	if s := ten.Root.Get("/v1/payments/"+firstID).Expect(t, 200).JSON(t)["status"]; s != "CANCELLED" {
 		t.Fatalf("cancelled payment is %v", s)
 	}
 }
