@@ -2,10 +2,10 @@ package ramps
 
 import (
 	"context"
-	"time"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
