@@ -169,9 +169,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+         * @description Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminArbiterSignInvoice"];
         delete?: never;
@@ -191,9 +191,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+         * @description Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminApproveOfframpReview"];
         delete?: never;
@@ -213,9 +213,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+         * @description Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminSetProviderLiquidity"];
         delete?: never;
@@ -879,7 +879,7 @@ export interface paths {
          * Public
          * @description Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         get: operations["getClaim"];
         put?: never;
@@ -903,7 +903,7 @@ export interface paths {
          * Public
          * @description Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         post: operations["sendClaimPhoneCode"];
         delete?: never;
@@ -925,7 +925,7 @@ export interface paths {
          * Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
          * @description Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         post: operations["verifyClaimPhoneCode"];
         delete?: never;
@@ -1094,6 +1094,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{id}/payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The exact body every webhook delivery of an event carries
+         * @description The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+         *
+         *     Requires the scopes `keys:manage`.
+         */
+        get: operations["getEventPayload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/faucet/drips": {
         parameters: {
             query?: never;
@@ -1207,7 +1229,7 @@ export interface paths {
          * Public view of an invoice: amountUsd, status, holdAddress and chainId only
          * @description Public view of an invoice: amountUsd, status, holdAddress and chainId only.
          *
-         *     No scope: The invoice's public view (SPEC.md Authentication 3)
+         *     No scope: The invoice's public view (docs/api.md Authentication 3)
          */
         get: operations["getPublicInvoice"];
         put?: never;
@@ -1924,8 +1946,8 @@ export interface paths {
         get: operations["listPhoneAliases"];
         put?: never;
         /**
-         * Start proving a phone number: a 6-digit code is sent by SMS (D7)
-         * @description Start proving a phone number: a 6-digit code is sent by SMS (D7)
+         * Start proving a phone number
+         * @description Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
          *
          *     Requires the scopes `identity:write`.
          */
@@ -2320,8 +2342,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
-         * @description TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+         * TEST only
+         * @description TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
          *
          *     Requires the scopes `identity:write`.
          *
@@ -2657,7 +2679,7 @@ export interface paths {
          * Accept an invite with its one-time token
          * @description Accept an invite with its one-time token.
          *
-         *     No scope: The one-time invite token and the invitee's own session authorize it (D20)
+         *     No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
          */
         post: operations["acceptInvite"];
         delete?: never;
@@ -4662,7 +4684,7 @@ export interface components {
             createdAt: string;
             createdBy: components["schemas"]["ApiKeyCreator"];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4701,7 +4723,7 @@ export interface components {
             createdAt: string;
             createdBy: components["schemas"]["ApiKeyCreator"];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4734,7 +4756,7 @@ export interface components {
         /** @description The request body of POST /v1/api-keys (createApiKey). */
         ApiKeyCreateRequest: {
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment?: "test" | "live";
@@ -4786,7 +4808,7 @@ export interface components {
             /** @description One line per asset, USDC first: available, held and total, each also in base units. */
             balances: components["schemas"]["ServiceBalance"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4887,7 +4909,7 @@ export interface components {
         Build: {
             /** @description the VCS commit the binary was built from; null when it was built without VCS stamps */
             commit: string | null;
-            /** @description the build's version (a module version, or 0.0.0-dev with the commit as build metadata); the OpenAPI document's info.version */
+            /** @description the build's version (a module version, or the API version with the commit as build metadata); the OpenAPI document's info.version */
             version: string;
         };
         /** @description What this deployment serves for the caller's environment: the build, chains and features. */
@@ -4898,7 +4920,7 @@ export interface components {
             /** @description The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address. */
             chains: components["schemas"]["ChainInfo"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5129,7 +5151,7 @@ export interface components {
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number | null;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5156,7 +5178,7 @@ export interface components {
             /** @description The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE). */
             chainKey: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5311,15 +5333,15 @@ export interface components {
              */
             amount: number;
             /**
-             * @description USDC, the only cryptocurrency accepted (1 USD = 1 USDC)
+             * @description USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
              * @enum {string}
              */
-            cryptocurrency: "USDC" | "usdc";
+            cryptocurrency: "USDC";
             /**
-             * @description USD, the only currency hosted checkout prices in
+             * @description USD, the only currency hosted checkout prices in (accepted in any case)
              * @enum {string}
              */
-            currency: "USD" | "usd";
+            currency: "USD";
             customer?: components["schemas"]["CheckoutCustomer"];
             /** @description shown on the payment page */
             description?: string;
@@ -5612,13 +5634,13 @@ export interface components {
             /** @description How many objects match, across every page (skip/take). */
             total: number;
         };
-        /** @description One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreatePaymentBody: components["schemas"]["SafePaymentCreateRequest"] | components["schemas"]["CheckoutCreateRequest"];
-        /** @description One of SafePayment or CheckoutCreate: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePayment or CheckoutCreate: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreatePaymentResult: components["schemas"]["SafePayment"] | components["schemas"]["CheckoutCreate"];
-        /** @description One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreateWalletBody: components["schemas"]["WalletCreateRequest"] | components["schemas"]["SecondaryWalletCreateRequest"];
-        /** @description One of Wallet or SecondaryWallet: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of Wallet or SecondaryWallet: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreateWalletResult: components["schemas"]["Wallet"] | components["schemas"]["SecondaryWallet"];
         /** @description Part of Identity. */
         Credential: {
@@ -5671,7 +5693,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST";
@@ -5873,11 +5895,11 @@ export interface components {
             platform: "vendor_a" | "vendor_b";
         };
         /**
-         * @description A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
+         * @description A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
          * @enum {string}
          */
         ErrorCode: "ACCOUNT_NOT_FOUND" | "AGENT_CARD_EXISTS" | "AGENT_LIMIT" | "AGENT_LIMIT_UNAVAILABLE" | "AGENT_NOT_FOUND" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "AMOUNT_OVERFLOW" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_MODULE_NOT_ENABLED" | "CARD_NOT_FOUND" | "CHAIN_UNAVAILABLE" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FOUND" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CLAIM_RESEND_LIMIT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "CREDENTIAL_REQUIRED" | "CUSTODY_UNAVAILABLE" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "DESTINATION_SCREENING_REJECTED" | "DRIP_NOT_FOUND" | "EPHEMERAL_KEYS_NOT_SUPPORTED" | "EVENT_NOT_FOUND" | "FEATURE_NOT_AVAILABLE" | "FUNDING_MODE_NOT_AVAILABLE" | "HANDLE_NOT_FOUND" | "HANDLE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_STATE" | "INVITE_EMAIL_MISMATCH" | "INVITE_NOT_FOUND" | "INVOICE_NOTHING_TO_REFUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "LEDGER_REFERENCE_CONFLICT" | "MEMBER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NEW_PAYEE_NOT_SAVED" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYEE_COOLING_OFF" | "PAYLOAD_TOO_LARGE" | "PAYMENT_NOT_FOUND" | "PAYMENT_QUEUE_FULL" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_INVALID" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "POLICY_NOT_FOUND" | "POLICY_SUBJECT_ATTACHED" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "QUOTE_EXPIRED" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_NOT_FOUND" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RATE_LIMITED" | "RECIPIENT_CONSENT_REQUIRED" | "RECIPIENT_UNKNOWN" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "ROUTE_NOT_SELECTED" | "ROUTE_QUOTE_NOT_FOUND" | "SANDBOX_ONLY" | "SELF_PAYMENT_NOT_ALLOWED" | "SENDER_ONLY" | "SERVICE_UNAVAILABLE" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "SIGNER_NOT_OWNER" | "TENANT_NOT_FOUND" | "TENANT_REQUIRED" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_FACTOR_NOT_FOUND" | "TWOFA_INVALID_CODE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "WALLET_NOT_DEPLOYED" | "WALLET_NOT_FOUND" | "WALLET_QUOTA_EXCEEDED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
-        /** @description Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details. */
+        /** @description Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details. */
         ErrorEnvelope: {
             code: components["schemas"]["ErrorCode"];
             /** @description Details particular to the error code (docs/api.md); absent when there are none. */
@@ -5938,6 +5960,14 @@ export interface components {
              * @enum {string}
              */
             code?: "PAYLOAD_TOO_LARGE";
+        };
+        /** @description The ErrorEnvelope of a 415 answer: its code is one of these. */
+        ErrorEnvelope415: components["schemas"]["ErrorEnvelope"] & {
+            /**
+             * @description The stable codes a 415 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "UNSUPPORTED_MEDIA_TYPE";
         };
         /** @description The ErrorEnvelope of a 422 answer: its code is one of these. */
         ErrorEnvelope422: components["schemas"]["ErrorEnvelope"] & {
@@ -6087,7 +6117,7 @@ export interface components {
              */
             asset?: "usdc" | "eth";
         };
-        /** @description One of SafePayment or Checkout: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePayment or Checkout: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         GetPaymentResult: components["schemas"]["SafePayment"] | components["schemas"]["Checkout"];
         /** @description The 200 answer of PUT /v1/directory/handle (putDirectoryHandle). */
         HandleInfo: {
@@ -6134,7 +6164,7 @@ export interface components {
             /** @description An email address. */
             email: string | null;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6286,7 +6316,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6351,7 +6381,7 @@ export interface components {
             added: boolean;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             configuredUsd: string;
-            /** @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own. */
+            /** @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own. */
             environment: string;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             liquidityUsd: string | null;
@@ -6365,7 +6395,7 @@ export interface components {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             amountUsd: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6911,7 +6941,7 @@ export interface components {
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -7182,6 +7212,10 @@ export interface components {
         SecondaryError413: {
             error: components["schemas"]["SecondaryErrorBody413"];
         };
+        /** @description The SecondaryError of a 415 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError415: {
+            error: components["schemas"]["SecondaryErrorBody415"];
+        };
         /** @description The SecondaryError of a 422 answer: its error's code is one of that status's secondary codes. */
         SecondaryError422: {
             error: components["schemas"]["SecondaryErrorBody422"];
@@ -7256,6 +7290,14 @@ export interface components {
              */
             code?: "payload_too_large";
         };
+        /** @description The SecondaryErrorBody of a 415 answer: its code is one of these. */
+        SecondaryErrorBody415: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 415 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "unsupported_media_type";
+        };
         /** @description The SecondaryErrorBody of a 422 answer: its code is one of these. */
         SecondaryErrorBody422: components["schemas"]["SecondaryErrorBody"] & {
             /**
@@ -7315,10 +7357,10 @@ export interface components {
             /** @description a decimal string or a JSON number, at most 6 fraction digits */
             amount: string;
             /**
-             * @description The currency of the amount.
+             * @description USDC, the only currency sent (accepted in any case)
              * @enum {string}
              */
-            currency: "USDC" | "usdc";
+            currency: "USDC";
             /** @description a 0x address on the wallet's chain */
             destination: string;
             /** @description A note kept with the send (at most 500 characters), returned as note on the transaction. */
@@ -7810,7 +7852,7 @@ export interface components {
             /** @description One trial balance per asset. */
             assets: components["schemas"]["TrialAsset"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -8110,23 +8152,18 @@ export interface components {
             /** @description http(s); in LIVE never a loopback, private or link-local address */
             url: string;
         };
-        /** @description The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in SPEC.md's spelling. */
+        /** @description The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in docs/api.md's spelling. */
         WebhookPayload: {
             /**
              * Format: date-time
-             * @description When it was created (RFC 3339, UTC).
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description createdAt again, in SPEC.md's webhook spelling
+             * @description when the event was recorded (the createdAt of GET /v1/events/{id})
              */
             created_at: string;
             /** @description the resource's id, status and amount (USD) when it has one, and a few fields of its own */
             data: {
                 [key: string]: unknown;
             };
-            /** @description type again, in SPEC.md's webhook spelling */
+            /** @description the same as type, under the name the documented webhook payload gives it */
             event: string;
             /** @description the event's id (evt_…): the same on every attempt and redelivery, so a receiver deduplicates on it */
             id: string;
@@ -8263,6 +8300,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope422"] | components["schemas"]["SecondaryError422"];
+            };
+        };
+        /** @description 415 Unsupported Media Type: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
+        EitherShapeUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope415"] | components["schemas"]["SecondaryError415"];
             };
         };
         /** @description An error: the body is the ErrorEnvelope. */
@@ -8435,6 +8482,16 @@ export interface components {
                 "application/json": components["schemas"]["SecondaryError422"];
             };
         };
+        /** @description 415 Unsupported Media Type: the body is the SecondaryError. */
+        SecondaryUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SecondaryError415"];
+            };
+        };
         /** @description 503 Service Unavailable: the body is the ErrorEnvelope. */
         ServiceUnavailable: {
             headers: {
@@ -8473,6 +8530,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope422"];
+            };
+        };
+        /** @description 415 Unsupported Media Type: the body is the ErrorEnvelope. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope415"];
             };
         };
     };
@@ -8669,9 +8736,9 @@ export interface operations {
                      *       "crypto_amount": "25.5",
                      *       "currency": "USD",
                      *       "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "expires_at": "2026-11-27T10:00:00Z",
+                     *       "expires_at": "2026-11-27T10:00:00.000000Z",
                      *       "failure_reason": "expired",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "required_confirmations": 1,
                      *       "status": "created",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
@@ -8746,19 +8813,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -8801,22 +8868,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -8851,7 +8918,7 @@ export interface operations {
                  * @example {
                  *       "amountUsd": "25.5",
                  *       "environment": "TEST",
-                 *       "reference": "reference"
+                 *       "reference": "INV-1042"
                  *     }
                  */
                 "application/json": components["schemas"]["LiquidityTopUpRequest"];
@@ -8869,9 +8936,9 @@ export interface operations {
                      * @example {
                      *       "added": true,
                      *       "configuredUsd": "25.5",
-                     *       "environment": "environment",
+                     *       "environment": "TEST",
                      *       "liquidityUsd": "25.5",
-                     *       "provider": "provider",
+                     *       "provider": "mock",
                      *       "toppedUpUsd": "25.5"
                      *     }
                      */
@@ -8882,6 +8949,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -8913,8 +8981,8 @@ export interface operations {
                      * @example {
                      *       "agents": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "limits": {
                      *             "dailyUsd": "25.5",
                      *             "monthlyUsd": "25.5",
@@ -8923,7 +8991,7 @@ export interface operations {
                      *           },
                      *           "name": "Acme Payouts",
                      *           "status": "ACTIVE",
-                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
                      *       ],
@@ -8972,8 +9040,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -8982,7 +9050,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -8994,6 +9062,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9021,8 +9090,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -9031,7 +9100,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -9076,17 +9145,17 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "amountUsd": "25.5",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "occurredAt": "2026-11-27T10:00:00Z",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "occurredAt": "2026-11-27T10:00:00.000000Z",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "reason": "reason",
-                     *           "referenceId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sha256": "sha256",
-                     *           "status": "status",
+                     *           "reason": "the customer asked to cancel",
+                     *           "referenceId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f",
+                     *           "status": "PENDING",
                      *           "type": "payment"
                      *         }
                      *       ],
-                     *       "nextCursor": "nextCursor"
+                     *       "nextCursor": "eyJza2lwIjoxMDB9"
                      *     }
                      */
                     "application/json": components["schemas"]["AgentActivity"];
@@ -9119,10 +9188,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "allowedMcc": [
-                 *         "allowedMcc"
+                 *         "5411"
                  *       ],
                  *       "blockedMcc": [
-                 *         "blockedMcc"
+                 *         "7995"
                  *       ],
                  *       "dailyUsd": "25.5",
                  *       "monthlyUsd": "25.5",
@@ -9146,13 +9215,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -9167,6 +9236,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9192,7 +9262,7 @@ export interface operations {
                  * @example {
                  *       "name": "Acme Payouts",
                  *       "scopes": [
-                 *         "scopes"
+                 *         "payments:read"
                  *       ]
                  *     }
                  */
@@ -9210,21 +9280,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "createdBy": {
                      *         "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "environment": "TEST",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "key": "key",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "key": "order",
                      *       "name": "Acme Payouts",
-                     *       "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "revokedAt": "2026-11-27T10:00:00Z",
+                     *       "pubId": "k7d2m9q4x8",
+                     *       "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *       "scopes": [
-                     *         "scopes"
+                     *         "payments:read"
                      *       ],
                      *       "status": "ACTIVE"
                      *     }
@@ -9238,6 +9308,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9323,6 +9394,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9352,8 +9424,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -9362,7 +9434,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -9405,8 +9477,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -9415,7 +9487,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -9474,14 +9546,14 @@ export interface operations {
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "owners": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "label": "label",
+                     *           "label": "Operating account",
                      *           "role": "ADMIN_OWNER"
                      *         }
                      *       ],
@@ -9500,6 +9572,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9533,20 +9606,20 @@ export interface operations {
                      *       "apiKeys": [
                      *         {
                      *           "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "createdBy": {
                      *             "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *             "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *             "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *             "userId": "did:privy:cm3x9v2k40001abcd"
                      *           },
                      *           "environment": "TEST",
-                     *           "expiresAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "name": "Acme Payouts",
-                     *           "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "revokedAt": "2026-11-27T10:00:00Z",
+                     *           "pubId": "k7d2m9q4x8",
+                     *           "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *           "scopes": [
-                     *             "scopes"
+                     *             "payments:read"
                      *           ],
                      *           "status": "ACTIVE"
                      *         }
@@ -9597,21 +9670,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "createdBy": {
                      *         "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "environment": "TEST",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "key": "key",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "key": "order",
                      *       "name": "Acme Payouts",
-                     *       "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "revokedAt": "2026-11-27T10:00:00Z",
+                     *       "pubId": "k7d2m9q4x8",
+                     *       "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *       "scopes": [
-                     *         "scopes"
+                     *         "payments:read"
                      *       ],
                      *       "status": "ACTIVE"
                      *     }
@@ -9624,6 +9697,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9655,20 +9729,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "createdBy": {
                      *         "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "environment": "TEST",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
-                     *       "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "revokedAt": "2026-11-27T10:00:00Z",
+                     *       "pubId": "k7d2m9q4x8",
+                     *       "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *       "scopes": [
-                     *         "scopes"
+                     *         "payments:read"
                      *       ],
                      *       "status": "ACTIVE"
                      *     }
@@ -9710,18 +9784,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "asOf": "2026-11-27T10:00:00Z",
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "balances": [
                      *         {
                      *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "asset": "USDC",
-                     *           "available": "available",
-                     *           "availableBaseUnits": "availableBaseUnits",
+                     *           "available": "1250.5",
+                     *           "availableBaseUnits": "1250500000",
                      *           "decimals": 1,
-                     *           "held": "held",
-                     *           "heldBaseUnits": "heldBaseUnits",
-                     *           "total": "total",
-                     *           "totalBaseUnits": "totalBaseUnits"
+                     *           "held": "25.5",
+                     *           "heldBaseUnits": "25500000",
+                     *           "total": "1276",
+                     *           "totalBaseUnits": "1276000000"
                      *         }
                      *       ],
                      *       "environment": "TEST"
@@ -9756,9 +9830,9 @@ export interface operations {
                  *       "amountUsd": "25.5",
                  *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                  *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                 *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                 *       "sigNonce": "sigNonce",
-                 *       "signature": "signature"
+                 *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                 *       "sigNonce": "7",
+                 *       "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"
                  *     }
                  */
                 "application/json": components["schemas"]["BillRequest"];
@@ -9776,19 +9850,19 @@ export interface operations {
                      * @example {
                      *       "amountUsd": "25.5",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "payerDecision": "payerDecision",
-                     *       "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerDecision": "APPROVED",
+                     *       "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "verificationReason": "verificationReason",
+                     *       "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "verificationReason": "the signature matches the registered key",
                      *       "verificationStatus": "UNVERIFIED"
                      *     }
                      */
@@ -9801,6 +9875,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9837,19 +9912,19 @@ export interface operations {
                      *         {
                      *           "amountUsd": "25.5",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "description": "description",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
                      *           "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "payeeName": "Acme Payouts",
                      *           "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "payerDecision": "payerDecision",
-                     *           "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "payerDecision": "APPROVED",
+                     *           "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *           "verificationReason": "verificationReason",
+                     *           "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "verificationReason": "the signature matches the registered key",
                      *           "verificationStatus": "UNVERIFIED"
                      *         }
                      *       ],
@@ -9890,19 +9965,19 @@ export interface operations {
                      * @example {
                      *       "amountUsd": "25.5",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "payerDecision": "payerDecision",
-                     *       "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerDecision": "APPROVED",
+                     *       "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "verificationReason": "verificationReason",
+                     *       "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "verificationReason": "the signature matches the registered key",
                      *       "verificationStatus": "UNVERIFIED"
                      *     }
                      */
@@ -9953,19 +10028,19 @@ export interface operations {
                      * @example {
                      *       "amountUsd": "25.5",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "payerDecision": "payerDecision",
-                     *       "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerDecision": "APPROVED",
+                     *       "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "verificationReason": "verificationReason",
+                     *       "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "verificationReason": "the signature matches the registered key",
                      *       "verificationStatus": "UNVERIFIED"
                      *     }
                      */
@@ -9978,6 +10053,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10003,16 +10079,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "apiVersion": "apiVersion",
+                     *       "apiVersion": "1",
                      *       "build": {
                      *         "commit": "0123456789abcdef0123456789abcdef01234567",
-                     *         "version": "0.0.0-dev+0123456789ab"
+                     *         "version": "1.0.0+0123456789ab"
                      *       },
                      *       "chains": [
                      *         {
                      *           "available": true,
                      *           "chainId": 1,
-                     *           "chainKey": "chainKey",
+                     *           "chainKey": "base-sepolia",
                      *           "environment": "TEST",
                      *           "name": "Acme Payouts",
                      *           "usdcAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
@@ -10062,7 +10138,7 @@ export interface operations {
                      *       "cardholders": [
                      *         {
                      *           "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "email": "ada@example.com",
                      *           "name": "Acme Payouts"
                      *         }
@@ -10114,7 +10190,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "email": "ada@example.com",
                      *       "name": "Acme Payouts"
                      *     }
@@ -10127,6 +10203,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10162,13 +10239,13 @@ export interface operations {
                      *           "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "chain": "chain",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "chain": "base-sepolia",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "cryptoAccountType": "cryptoAccountType",
-                     *           "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "last4": "last4",
+                     *           "cryptoAccountType": "SAFE",
+                     *           "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *           "last4": "4242",
                      *           "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "status": "active",
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10222,13 +10299,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10243,6 +10320,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10273,13 +10351,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10329,24 +10407,24 @@ export interface operations {
                      *           "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "capturedAmountUsd": "25.5",
                      *           "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "counterparty": "counterparty",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "declineReason": "declineReason",
-                     *           "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "mcc": "mcc",
+                     *           "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "declineReason": "over the card's daily limit",
+                     *           "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "mcc": "5411",
                      *           "merchantName": "Acme Payouts",
-                     *           "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "reversalReason": "MERCHANT",
-                     *           "settlementError": "settlementError",
+                     *           "settlementError": "the relayer ran out of gas",
                      *           "settlementStatus": "PENDING",
                      *           "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "status": "APPROVED",
-                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *           "windows": {
-                     *             "day": "day",
-                     *             "month": "month",
-                     *             "week": "week"
+                     *             "day": "500",
+                     *             "month": "5000",
+                     *             "week": "2000"
                      *           }
                      *         }
                      *       ],
@@ -10400,7 +10478,7 @@ export interface operations {
                      * @example {
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "ephemeralKey": {},
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
                      *       "platform": "vendor_a"
                      *     }
                      */
@@ -10413,6 +10491,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10446,13 +10525,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10495,10 +10574,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowedMcc": [
-                     *         "allowedMcc"
+                     *         "5411"
                      *       ],
                      *       "blockedMcc": [
-                     *         "blockedMcc"
+                     *         "7995"
                      *       ],
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "dailyUsd": "25.5",
@@ -10534,10 +10613,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "allowedMcc": [
-                 *         "allowedMcc"
+                 *         "5411"
                  *       ],
                  *       "blockedMcc": [
-                 *         "blockedMcc"
+                 *         "7995"
                  *       ],
                  *       "dailyUsd": "25.5",
                  *       "monthlyUsd": "25.5",
@@ -10559,10 +10638,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowedMcc": [
-                     *         "allowedMcc"
+                     *         "5411"
                      *       ],
                      *       "blockedMcc": [
-                     *         "blockedMcc"
+                     *         "7995"
                      *       ],
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "dailyUsd": "25.5",
@@ -10579,6 +10658,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10611,13 +10691,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10673,21 +10753,21 @@ export interface operations {
                      *           "amount": 131072.01,
                      *           "amount_received": "25.5",
                      *           "amount_refunded": "25.5",
-                     *           "completed_at": "2026-11-27T10:00:00Z",
+                     *           "completed_at": "2026-11-27T10:00:00.000000Z",
                      *           "confirmations": 1,
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "cryptocurrency": "USDC",
                      *           "currency": "USD",
                      *           "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "description": "description",
-                     *           "expires_at": "2026-11-27T10:00:00Z",
+                     *           "description": "Order #1042: 3 seats",
+                     *           "expires_at": "2026-11-27T10:00:00.000000Z",
                      *           "failure_reason": "expired",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "metadata": {
                      *             "key": ""
                      *           },
                      *           "payer_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "refundable": "refundable",
+                     *           "refundable": "25.5",
                      *           "status": "created",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *         }
@@ -10729,11 +10809,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "assetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chainKey": "chainKey",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
+                     *       "assetId": "usdc-base-sepolia",
+                     *       "chainKey": "base-sepolia",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
                      *       "phoneMasked": "+15555550123",
-                     *       "status": "status"
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimPublic"];
@@ -10773,7 +10853,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "challengeId": "tfc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "expiresAt": "2026-11-27T10:00:00Z"
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimChallenge"];
@@ -10809,7 +10889,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "challengeId": "tfc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *       "code": "code"
+                 *       "code": "VALIDATION_FAILED"
                  *     }
                  */
                 "application/json": components["schemas"]["ClaimCodeVerifyRequest"];
@@ -10837,6 +10917,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10880,33 +10961,33 @@ export interface operations {
                     /**
                      * @example {
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "quotes": [
                      *         {
                      *           "destinationAmountMinor": "25.5",
-                     *           "destinationCurrency": "destinationCurrency",
+                     *           "destinationCurrency": "MXN",
                      *           "destinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "estimatedDeliverySeconds": 1,
-                     *           "exchangeRate": "exchangeRate",
+                     *           "exchangeRate": "17.1523",
                      *           "fees": {
-                     *             "networkFeeMinor": "networkFeeMinor",
-                     *             "providerFeeMinor": "providerFeeMinor"
+                     *             "networkFeeMinor": "12",
+                     *             "providerFeeMinor": "150"
                      *           },
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "provider": "provider",
-                     *           "quoteExpiresAt": "2026-11-27T10:00:00Z",
+                     *           "provider": "mock",
+                     *           "quoteExpiresAt": "2026-11-27T10:00:00.000000Z",
                      *           "requiresBridge": true,
                      *           "requiresConversion": true,
                      *           "requiresPrefunding": true,
-                     *           "routeId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "routeId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
-                     *           "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "status": "status"
+                     *           "sourceAssetId": "usdc-base-sepolia",
+                     *           "status": "PENDING"
                      *         }
                      *       ],
-                     *       "status": "status"
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimRedeem"];
@@ -10918,6 +10999,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10952,11 +11034,11 @@ export interface operations {
                      *       "contacts": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "availableAt": "2026-11-27T10:00:00Z",
+                     *           "availableAt": "2026-11-27T10:00:00.000000Z",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "label": "label"
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "con_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "label": "Operating account"
                      *         }
                      *       ],
                      *       "total": 1
@@ -10989,7 +11071,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                 *       "label": "label"
+                 *       "label": "Operating account"
                  *     }
                  */
                 "application/json": components["schemas"]["ContactCreateRequest"];
@@ -11006,11 +11088,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "availableAt": "2026-11-27T10:00:00Z",
+                     *       "availableAt": "2026-11-27T10:00:00.000000Z",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label"
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "con_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account"
                      *     }
                      */
                     "application/json": components["schemas"]["Contact"];
@@ -11021,6 +11103,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11049,11 +11132,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "availableAt": "2026-11-27T10:00:00Z",
+                     *       "availableAt": "2026-11-27T10:00:00.000000Z",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label"
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "con_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account"
                      *     }
                      */
                     "application/json": components["schemas"]["Contact"];
@@ -11089,9 +11172,9 @@ export interface operations {
                      * @example {
                      *       "credentials": [
                      *         {
-                     *           "status": "status",
+                     *           "status": "PENDING",
                      *           "type": "BUSINESS_IDENTITY",
-                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ]
                      *     }
@@ -11139,7 +11222,7 @@ export interface operations {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
                      *       "displayName": "Acme Payouts",
-                     *       "handle": "handle",
+                     *       "handle": "acme",
                      *       "verified": true
                      *     }
                      */
@@ -11152,6 +11235,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11189,10 +11273,10 @@ export interface operations {
                      * @example {
                      *       "events": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "data": {},
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "type": "type"
+                     *           "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "type": "payment"
                      *         }
                      *       ],
                      *       "total": 1
@@ -11230,13 +11314,53 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "data": {},
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "type": "type"
+                     *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getEventPayload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-27T10:00:00.000000Z",
+                     *       "data": {},
+                     *       "event": "safe_payment.completed",
+                     *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "type": "payment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPayload"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11279,9 +11403,9 @@ export interface operations {
                      *           "amount": "25.5",
                      *           "asset": "usdc",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "failureReason": "failureReason",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "failureReason": "the payout provider rejected the account number",
+                     *           "id": "drp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "SUBMITTED",
                      *           "txHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -11326,9 +11450,9 @@ export interface operations {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "drp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "SUBMITTED",
                      *       "txHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -11367,9 +11491,9 @@ export interface operations {
                      * @example {
                      *       "credentials": [
                      *         {
-                     *           "status": "status",
+                     *           "status": "PENDING",
                      *           "type": "BUSINESS_IDENTITY",
-                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ],
                      *       "principal": {
@@ -11378,16 +11502,16 @@ export interface operations {
                      *         "environment": "TEST",
                      *         "keyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "role": "role",
+                     *         "role": "DEVELOPER",
                      *         "scopes": [
-                     *           "scopes"
+                     *           "payments:read"
                      *         ],
                      *         "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "type": "API_KEY",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "verification": {
-                     *         "businessIdentityStatus": "businessIdentityStatus",
+                     *         "businessIdentityStatus": "VERIFIED",
                      *         "status": "VERIFIED"
                      *       }
                      *     }
@@ -11432,19 +11556,19 @@ export interface operations {
                      *           "amountUsd": "25.5",
                      *           "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "description": "description",
-                     *           "evidence": "evidence",
-                     *           "expiresAt": "2026-11-27T10:00:00Z",
-                     *           "fundedAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
+                     *           "evidence": "signed delivery note, 2026-11-27",
+                     *           "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *           "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "payeeName": "Acme Payouts",
                      *           "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "DRAFT"
                      *         }
                      *       ],
@@ -11498,19 +11622,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -11522,6 +11646,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11589,19 +11714,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -11644,19 +11769,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -11707,19 +11832,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -11732,6 +11857,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11770,19 +11896,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -11795,6 +11921,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11833,19 +11960,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -11858,6 +11985,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11891,19 +12019,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -11952,24 +12080,24 @@ export interface operations {
                      *         {
                      *           "asset": "USDC",
                      *           "balance": {
-                     *             "available": "available",
-                     *             "availableBaseUnits": "availableBaseUnits",
-                     *             "pendingCredits": "pendingCredits",
-                     *             "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *             "pendingDebits": "pendingDebits",
-                     *             "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *             "posted": "posted",
-                     *             "postedBaseUnits": "postedBaseUnits"
+                     *             "available": "1250.5",
+                     *             "availableBaseUnits": "1250500000",
+                     *             "pendingCredits": "0",
+                     *             "pendingCreditsBaseUnits": "0",
+                     *             "pendingDebits": "25.5",
+                     *             "pendingDebitsBaseUnits": "25500000",
+                     *             "posted": "1276",
+                     *             "postedBaseUnits": "1276000000"
                      *           },
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "environment": "TEST",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "kind": "kind",
+                     *           "id": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "kind": "payment",
                      *           "nonNegative": true,
-                     *           "reference": "reference"
+                     *           "reference": "INV-1042"
                      *         }
                      *       ],
-                     *       "asOf": "2026-11-27T10:00:00Z",
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "total": 1
                      *     }
                      */
@@ -12017,78 +12145,78 @@ export interface operations {
                      *       "account": {
                      *         "asset": "USDC",
                      *         "balance": {
-                     *           "available": "available",
-                     *           "availableBaseUnits": "availableBaseUnits",
-                     *           "pendingCredits": "pendingCredits",
-                     *           "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *           "pendingDebits": "pendingDebits",
-                     *           "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *           "posted": "posted",
-                     *           "postedBaseUnits": "postedBaseUnits"
+                     *           "available": "1250.5",
+                     *           "availableBaseUnits": "1250500000",
+                     *           "pendingCredits": "0",
+                     *           "pendingCreditsBaseUnits": "0",
+                     *           "pendingDebits": "25.5",
+                     *           "pendingDebitsBaseUnits": "25500000",
+                     *           "posted": "1276",
+                     *           "postedBaseUnits": "1276000000"
                      *         },
-                     *         "createdAt": "2026-11-27T10:00:00Z",
+                     *         "createdAt": "2026-11-27T10:00:00.000000Z",
                      *         "environment": "TEST",
-                     *         "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "kind": "kind",
+                     *         "id": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *         "kind": "payment",
                      *         "nonNegative": true,
-                     *         "reference": "reference"
+                     *         "reference": "INV-1042"
                      *       },
                      *       "closing": {
-                     *         "available": "available",
-                     *         "availableBaseUnits": "availableBaseUnits",
-                     *         "pendingCredits": "pendingCredits",
-                     *         "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *         "pendingDebits": "pendingDebits",
-                     *         "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *         "posted": "posted",
-                     *         "postedBaseUnits": "postedBaseUnits"
+                     *         "available": "1250.5",
+                     *         "availableBaseUnits": "1250500000",
+                     *         "pendingCredits": "0",
+                     *         "pendingCreditsBaseUnits": "0",
+                     *         "pendingDebits": "25.5",
+                     *         "pendingDebitsBaseUnits": "25500000",
+                     *         "posted": "1276",
+                     *         "postedBaseUnits": "1276000000"
                      *       },
-                     *       "from": "2026-11-27T10:00:00Z",
+                     *       "from": "2026-11-27T10:00:00.000000Z",
                      *       "lines": [
                      *         {
                      *           "amount": "25.5",
                      *           "amountBaseUnits": "25.5",
                      *           "balanceAfter": {
-                     *             "available": "available",
-                     *             "availableBaseUnits": "availableBaseUnits",
-                     *             "pendingCredits": "pendingCredits",
-                     *             "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *             "pendingDebits": "pendingDebits",
-                     *             "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *             "posted": "posted",
-                     *             "postedBaseUnits": "postedBaseUnits"
+                     *             "available": "1250.5",
+                     *             "availableBaseUnits": "1250500000",
+                     *             "pendingCredits": "0",
+                     *             "pendingCreditsBaseUnits": "0",
+                     *             "pendingDebits": "25.5",
+                     *             "pendingDebitsBaseUnits": "25500000",
+                     *             "posted": "1276",
+                     *             "postedBaseUnits": "1276000000"
                      *           },
                      *           "change": {
-                     *             "pendingCredits": "pendingCredits",
-                     *             "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *             "pendingDebits": "pendingDebits",
-                     *             "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *             "posted": "posted",
-                     *             "postedBaseUnits": "postedBaseUnits"
+                     *             "pendingCredits": "0",
+                     *             "pendingCreditsBaseUnits": "0",
+                     *             "pendingDebits": "25.5",
+                     *             "pendingDebitsBaseUnits": "25500000",
+                     *             "posted": "1276",
+                     *             "postedBaseUnits": "1276000000"
                      *           },
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "metadata": {
                      *             "key": ""
                      *           },
-                     *           "reference": "reference",
+                     *           "reference": "INV-1042",
                      *           "sequence": 1,
                      *           "status": "PENDING",
-                     *           "targetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "targetId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "type": "POSTED"
                      *         }
                      *       ],
                      *       "opening": {
-                     *         "available": "available",
-                     *         "availableBaseUnits": "availableBaseUnits",
-                     *         "pendingCredits": "pendingCredits",
-                     *         "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *         "pendingDebits": "pendingDebits",
-                     *         "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *         "posted": "posted",
-                     *         "postedBaseUnits": "postedBaseUnits"
+                     *         "available": "1250.5",
+                     *         "availableBaseUnits": "1250500000",
+                     *         "pendingCredits": "0",
+                     *         "pendingCreditsBaseUnits": "0",
+                     *         "pendingDebits": "25.5",
+                     *         "pendingDebitsBaseUnits": "25500000",
+                     *         "posted": "1276",
+                     *         "postedBaseUnits": "1276000000"
                      *       },
-                     *       "to": "2026-11-27T10:00:00Z",
+                     *       "to": "2026-11-27T10:00:00.000000Z",
                      *       "total": 1
                      *     }
                      */
@@ -12139,25 +12267,25 @@ export interface operations {
                      *       "entries": [
                      *         {
                      *           "asset": "USDC",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "expiresAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "expiresAt": "2026-11-27T10:00:00.000000Z",
                      *           "metadata": {
                      *             "key": ""
                      *           },
                      *           "postings": [
                      *             {
                      *               "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *               "accountKind": "accountKind",
-                     *               "accountReference": "accountReference",
+                     *               "accountKind": "TENANT_WALLET",
+                     *               "accountReference": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *               "amount": "25.5",
                      *               "amountBaseUnits": "25.5"
                      *             }
                      *           ],
-                     *           "reference": "reference",
-                     *           "resolvedById": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "reference": "INV-1042",
+                     *           "resolvedById": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sequence": 1,
                      *           "status": "PENDING",
-                     *           "targetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "targetId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "type": "POSTED"
                      *         }
@@ -12201,7 +12329,7 @@ export interface operations {
                      *       "chainId": 1,
                      *       "decimals": 1,
                      *       "environment": "TEST",
-                     *       "generatedAt": "2026-11-27T10:00:00Z",
+                     *       "generatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "indexer": {
                      *         "indexedThroughBlock": 1,
                      *         "lagBlocks": 1,
@@ -12209,8 +12337,8 @@ export interface operations {
                      *       },
                      *       "total": 1,
                      *       "totals": {
-                     *         "drift": "drift",
-                     *         "driftBaseUnits": "driftBaseUnits",
+                     *         "drift": "0",
+                     *         "driftBaseUnits": "0",
                      *         "ledgerBalance": "25.5",
                      *         "ledgerBalanceBaseUnits": "25.5",
                      *         "onchainBalance": "25.5",
@@ -12220,8 +12348,8 @@ export interface operations {
                      *       "wallets": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "drift": "drift",
-                     *           "driftBaseUnits": "driftBaseUnits",
+                     *           "drift": "0",
+                     *           "driftBaseUnits": "0",
                      *           "ledgerBalance": "25.5",
                      *           "ledgerBalanceBaseUnits": "25.5",
                      *           "onchainBalance": "25.5",
@@ -12269,32 +12397,32 @@ export interface operations {
                      *             {
                      *               "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *               "balance": {
-                     *                 "available": "available",
-                     *                 "availableBaseUnits": "availableBaseUnits",
-                     *                 "pendingCredits": "pendingCredits",
-                     *                 "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *                 "pendingDebits": "pendingDebits",
-                     *                 "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *                 "posted": "posted",
-                     *                 "postedBaseUnits": "postedBaseUnits"
+                     *                 "available": "1250.5",
+                     *                 "availableBaseUnits": "1250500000",
+                     *                 "pendingCredits": "0",
+                     *                 "pendingCreditsBaseUnits": "0",
+                     *                 "pendingDebits": "25.5",
+                     *                 "pendingDebitsBaseUnits": "25500000",
+                     *                 "posted": "1276",
+                     *                 "postedBaseUnits": "1276000000"
                      *               },
-                     *               "kind": "kind",
-                     *               "reference": "reference",
+                     *               "kind": "payment",
+                     *               "reference": "INV-1042",
                      *               "scope": "OWN"
                      *             }
                      *           ],
-                     *           "pendingCredits": "pendingCredits",
-                     *           "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *           "pendingDebits": "pendingDebits",
-                     *           "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *           "postedCredits": "postedCredits",
-                     *           "postedCreditsBaseUnits": "postedCreditsBaseUnits",
-                     *           "postedDebits": "postedDebits",
-                     *           "postedDebitsBaseUnits": "postedDebitsBaseUnits"
+                     *           "pendingCredits": "0",
+                     *           "pendingCreditsBaseUnits": "0",
+                     *           "pendingDebits": "25.5",
+                     *           "pendingDebitsBaseUnits": "25500000",
+                     *           "postedCredits": "1300",
+                     *           "postedCreditsBaseUnits": "1300000000",
+                     *           "postedDebits": "24",
+                     *           "postedDebitsBaseUnits": "24000000"
                      *         }
                      *       ],
                      *       "environment": "TEST",
-                     *       "generatedAt": "2026-11-27T10:00:00Z"
+                     *       "generatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TrialBalance"];
@@ -12330,26 +12458,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "assetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "assetId": "usdc-base-sepolia",
                      *       "cancelTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "chainKey": "chainKey",
+                     *       "chainKey": "base-sepolia",
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "decisionHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "escrowClaimId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
+                     *       "escrowClaimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
                      *       "fundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "funded": true,
                      *       "lockTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "metadataHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "paymentStatus": "COMPLETED",
                      *       "phoneMasked": "+15555550123",
                      *       "redeemed": true,
                      *       "refundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "releaseTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "resendsInWindow": 1,
-                     *       "status": "status"
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["Claim"];
@@ -12388,8 +12516,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "claimStatus": "claimStatus",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "claimStatus": "OPEN",
+                     *       "paymentStatus": "COMPLETED",
                      *       "refundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
                      */
@@ -12432,7 +12560,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "expiresAt": "2026-11-27T10:00:00Z"
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimResend"];
@@ -12478,22 +12606,22 @@ export interface operations {
                      *       "payments": [
                      *         {
                      *           "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "deliveredAt": "2026-11-27T10:00:00Z",
-                     *           "failureReason": "failureReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *           "failureReason": "the payout provider rejected the account number",
                      *           "holdReasons": [
-                     *             "holdReasons"
+                     *             "NEW_COUNTERPARTY"
                      *           ],
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "recipientPhoneMasked": "+15555550123",
-                     *           "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
-                     *           "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sourceChainKey": "sourceChainKey",
-                     *           "sourceFundingMode": "sourceFundingMode",
-                     *           "status": "status"
+                     *           "sourceAssetId": "usdc-base-sepolia",
+                     *           "sourceChainKey": "base-sepolia",
+                     *           "sourceFundingMode": "TENANT_WALLET",
+                     *           "status": "PENDING"
                      *         }
                      *       ],
                      *       "total": 1
@@ -12543,22 +12671,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -12569,6 +12697,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -12598,22 +12727,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -12653,22 +12782,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -12711,22 +12840,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -12768,24 +12897,24 @@ export interface operations {
                      *       "routes": [
                      *         {
                      *           "destinationAmountMinor": "25.5",
-                     *           "destinationCurrency": "destinationCurrency",
+                     *           "destinationCurrency": "MXN",
                      *           "destinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "estimatedDeliverySeconds": 1,
-                     *           "exchangeRate": "exchangeRate",
+                     *           "exchangeRate": "17.1523",
                      *           "fees": {
-                     *             "networkFeeMinor": "networkFeeMinor",
-                     *             "providerFeeMinor": "providerFeeMinor"
+                     *             "networkFeeMinor": "12",
+                     *             "providerFeeMinor": "150"
                      *           },
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "provider": "provider",
-                     *           "quoteExpiresAt": "2026-11-27T10:00:00Z",
+                     *           "provider": "mock",
+                     *           "quoteExpiresAt": "2026-11-27T10:00:00.000000Z",
                      *           "requiresBridge": true,
                      *           "requiresConversion": true,
                      *           "requiresPrefunding": true,
-                     *           "routeId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "routeId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
-                     *           "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "status": "status"
+                     *           "sourceAssetId": "usdc-base-sepolia",
+                     *           "status": "PENDING"
                      *         }
                      *       ]
                      *     }
@@ -12836,22 +12965,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -12863,6 +12992,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -12929,36 +13059,36 @@ export interface operations {
                      *         {
                      *           "amount": "25.5",
                      *           "asset": "usdc",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "destinationChainId": 1,
-                     *           "destinationHandle": "destinationHandle",
+                     *           "destinationHandle": "@acme",
                      *           "destinationType": "handle",
                      *           "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *           "failureReason": "failureReason",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "failureReason": "the payout provider rejected the account number",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "kind": "transfer",
-                     *           "memo": "memo",
-                     *           "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "memo": "Invoice 1042",
+                     *           "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "safeNonce": 1,
                      *           "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "signatures": [
                      *             {
-                     *               "signedAt": "2026-11-27T10:00:00Z",
-                     *               "signer": "signer"
+                     *               "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *               "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *             }
                      *           ],
-                     *           "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "CREATED",
                      *           "threshold": 1,
                      *           "transaction": {
-                     *             "data": "data",
+                     *             "data": "0x",
                      *             "operation": "CALL",
-                     *             "to": "to",
+                     *             "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *             "value": "25.5"
                      *           },
-                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ],
                      *       "total": 1
@@ -12996,7 +13126,7 @@ export interface operations {
                  *       "destination": {
                  *         "type": "handle"
                  *       },
-                 *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePaymentBody"];
@@ -13014,36 +13144,36 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
-                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["CreatePaymentResult"];
@@ -13055,6 +13185,7 @@ export interface operations {
             404: components["responses"]["EitherShapeNotFound"];
             409: components["responses"]["EitherShapeConflict"];
             413: components["responses"]["EitherShapeRequestEntityTooLarge"];
+            415: components["responses"]["EitherShapeUnsupportedMediaType"];
             422: components["responses"]["EitherShapeUnprocessableEntity"];
             429: components["responses"]["EitherShapeTooManyRequests"];
             500: components["responses"]["EitherShapeInternalServerError"];
@@ -13084,36 +13215,36 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
-                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["GetPaymentResult"];
@@ -13159,36 +13290,36 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
-                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -13200,6 +13331,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13237,36 +13369,36 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
-                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -13278,6 +13410,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13315,11 +13448,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "amount": "25.5",
-                     *       "created_at": "2026-11-27T10:00:00Z",
+                     *       "created_at": "2026-11-27T10:00:00.000000Z",
                      *       "currency": "USDC",
-                     *       "destination": "destination",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payment_id": "payment_id",
+                     *       "destination": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "id": "crf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payment_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "pending",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
@@ -13333,6 +13466,7 @@ export interface operations {
             404: components["responses"]["SecondaryNotFound"];
             409: components["responses"]["SecondaryConflict"];
             413: components["responses"]["SecondaryRequestEntityTooLarge"];
+            415: components["responses"]["SecondaryUnsupportedMediaType"];
             422: components["responses"]["SecondaryUnprocessableEntity"];
             429: components["responses"]["SecondaryTooManyRequests"];
             500: components["responses"]["SecondaryInternalServerError"];
@@ -13364,11 +13498,11 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "amount": "25.5",
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "currency": "USDC",
-                     *           "destination": "destination",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "payment_id": "payment_id",
+                     *           "destination": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "id": "crf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "payment_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "pending",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *         }
@@ -13424,36 +13558,36 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
-                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -13465,6 +13599,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13498,12 +13633,12 @@ export interface operations {
                      *       "payoutDestinations": [
                      *         {
                      *           "allowAutomaticFallback": true,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "maskedLabel": "maskedLabel",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "maskedLabel": "•••• 6789",
                      *           "routable": true,
                      *           "status": "ACTIVE",
-                     *           "type": "type"
+                     *           "type": "payment"
                      *         }
                      *       ],
                      *       "total": 1
@@ -13535,7 +13670,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "type": "type"
+                 *       "type": "payment"
                  *     }
                  */
                 "application/json": components["schemas"]["DestinationCreateRequest"];
@@ -13552,12 +13687,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowAutomaticFallback": true,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "maskedLabel": "maskedLabel",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "maskedLabel": "•••• 6789",
                      *       "routable": true,
                      *       "status": "ACTIVE",
-                     *       "type": "type"
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Destination"];
@@ -13568,6 +13703,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13597,12 +13733,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowAutomaticFallback": true,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "maskedLabel": "maskedLabel",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "maskedLabel": "•••• 6789",
                      *       "routable": true,
                      *       "status": "ACTIVE",
-                     *       "type": "type"
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Destination"];
@@ -13644,12 +13780,12 @@ export interface operations {
                      *       "phoneAliases": [
                      *         {
                      *           "attemptsRemaining": 1,
-                     *           "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "phoneMasked": "+15555550123",
                      *           "status": "PENDING_VERIFICATION",
-                     *           "verifiedAt": "2026-11-27T10:00:00Z"
+                     *           "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ],
                      *       "total": 1
@@ -13698,12 +13834,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "phoneMasked": "+15555550123",
                      *       "status": "PENDING_VERIFICATION",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["PhoneAlias"];
@@ -13714,6 +13850,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13746,12 +13883,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "phoneMasked": "+15555550123",
                      *       "status": "PENDING_VERIFICATION",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["PhoneAlias"];
@@ -13804,12 +13941,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "phoneMasked": "+15555550123",
                      *       "status": "PENDING_VERIFICATION",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["PhoneAlias"];
@@ -13821,6 +13958,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13855,9 +13993,9 @@ export interface operations {
                      *       "policies": [
                      *         {
                      *           "activeVersion": 1,
-                     *           "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "archivedAt": "2026-11-27T10:00:00Z",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "name": "Acme Payouts",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "ACTIVE"
@@ -13912,9 +14050,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "activeVersion": 1,
-                     *       "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "archivedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "ACTIVE"
@@ -13928,6 +14066,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13955,11 +14094,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attachedAt": "2026-11-27T10:00:00Z",
+                     *       "attachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "attachmentId": "pat_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "detachedAt": "2026-11-27T10:00:00Z",
+                     *       "detachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "subjectType": "wallet"
                      *     }
                      */
@@ -14007,18 +14146,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "allow": true,
-                     *       "decisionLogId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "decisionLogId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyVersion": 1,
-                     *       "reason": "reason",
+                     *       "reason": "the customer asked to cancel",
                      *       "ruleTrace": [
                      *         {
                      *           "code": "COUNTERPARTY_BLOCKED",
                      *           "result": "pass",
-                     *           "rule": "rule"
+                     *           "rule": "daily sweep above 5000"
                      *         }
                      *       ],
-                     *       "sha256": "sha256"
+                     *       "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f"
                      *     }
                      */
                     "application/json": components["schemas"]["PolicyEvaluate"];
@@ -14030,6 +14169,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14059,9 +14199,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "activeVersion": 1,
-                     *       "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "archivedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "ACTIVE"
@@ -14101,9 +14241,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "activeVersion": 1,
-                     *       "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "archivedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "ACTIVE"
@@ -14144,11 +14284,11 @@ export interface operations {
                      * @example {
                      *       "attachments": [
                      *         {
-                     *           "attachedAt": "2026-11-27T10:00:00Z",
+                     *           "attachedAt": "2026-11-27T10:00:00.000000Z",
                      *           "attachmentId": "pat_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "detachedAt": "2026-11-27T10:00:00Z",
+                     *           "detachedAt": "2026-11-27T10:00:00.000000Z",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "subjectType": "wallet"
                      *         }
                      *       ],
@@ -14184,7 +14324,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *       "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "subjectType": "wallet"
                  *     }
                  */
@@ -14201,11 +14341,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attachedAt": "2026-11-27T10:00:00Z",
+                     *       "attachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "attachmentId": "pat_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "detachedAt": "2026-11-27T10:00:00Z",
+                     *       "detachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "subjectType": "wallet"
                      *     }
                      */
@@ -14218,6 +14358,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14254,10 +14395,10 @@ export interface operations {
                      *       "total": 1,
                      *       "versions": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "ir": {},
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sha256": "sha256",
+                     *           "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f",
                      *           "version": 1,
                      *           "versionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
@@ -14311,10 +14452,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "ir": {},
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sha256": "sha256",
+                     *       "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f",
                      *       "version": 1,
                      *       "versionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
@@ -14328,6 +14469,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14403,13 +14545,13 @@ export interface operations {
                      *       "ramps": [
                      *         {
                      *           "amountUsd": "25.5",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "direction": "ON",
-                     *           "failureReason": "failureReason",
-                     *           "fiatRef": "fiatRef",
+                     *           "failureReason": "the payout provider rejected the account number",
+                     *           "fiatRef": "MOCK-7Q2K9D",
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "paymentStatus": "paymentStatus",
-                     *           "provider": "provider",
+                     *           "paymentStatus": "COMPLETED",
+                     *           "provider": "mock",
                      *           "rampId": "rmp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "simulated": true,
                      *           "status": "SUBMITTED",
@@ -14466,13 +14608,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "direction": "ON",
-                     *       "failureReason": "failureReason",
-                     *       "fiatRef": "fiatRef",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "fiatRef": "MOCK-7Q2K9D",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
-                     *       "provider": "provider",
+                     *       "paymentStatus": "COMPLETED",
+                     *       "provider": "mock",
                      *       "rampId": "rmp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "simulated": true,
                      *       "status": "SUBMITTED",
@@ -14489,6 +14631,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14517,13 +14660,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "direction": "ON",
-                     *       "failureReason": "failureReason",
-                     *       "fiatRef": "fiatRef",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "fiatRef": "MOCK-7Q2K9D",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
-                     *       "provider": "provider",
+                     *       "paymentStatus": "COMPLETED",
+                     *       "provider": "mock",
                      *       "rampId": "rmp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "simulated": true,
                      *       "status": "SUBMITTED",
@@ -14580,17 +14723,17 @@ export interface operations {
                      *       "balance": {
                      *         "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "asset": "USDC",
-                     *         "available": "available",
-                     *         "availableBaseUnits": "availableBaseUnits",
+                     *         "available": "1250.5",
+                     *         "availableBaseUnits": "1250500000",
                      *         "decimals": 1,
-                     *         "held": "held",
-                     *         "heldBaseUnits": "heldBaseUnits",
-                     *         "total": "total",
-                     *         "totalBaseUnits": "totalBaseUnits"
+                     *         "held": "25.5",
+                     *         "heldBaseUnits": "25500000",
+                     *         "total": "1276",
+                     *         "totalBaseUnits": "1276000000"
                      *       },
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "environment": "TEST",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -14602,6 +14745,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14641,24 +14785,24 @@ export interface operations {
                      *       "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "capturedAmountUsd": "25.5",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "counterparty": "counterparty",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "declineReason": "declineReason",
-                     *       "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "mcc": "mcc",
+                     *       "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "declineReason": "over the card's daily limit",
+                     *       "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "mcc": "5411",
                      *       "merchantName": "Acme Payouts",
-                     *       "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "reversalReason": "MERCHANT",
-                     *       "settlementError": "settlementError",
+                     *       "settlementError": "the relayer ran out of gas",
                      *       "settlementStatus": "PENDING",
                      *       "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "status": "APPROVED",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "windows": {
-                     *         "day": "day",
-                     *         "month": "month",
-                     *         "week": "week"
+                     *         "day": "500",
+                     *         "month": "5000",
+                     *         "week": "2000"
                      *       }
                      *     }
                      */
@@ -14671,6 +14815,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14705,24 +14850,24 @@ export interface operations {
                      *       "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "capturedAmountUsd": "25.5",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "counterparty": "counterparty",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "declineReason": "declineReason",
-                     *       "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "mcc": "mcc",
+                     *       "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "declineReason": "over the card's daily limit",
+                     *       "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "mcc": "5411",
                      *       "merchantName": "Acme Payouts",
-                     *       "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "reversalReason": "MERCHANT",
-                     *       "settlementError": "settlementError",
+                     *       "settlementError": "the relayer ran out of gas",
                      *       "settlementStatus": "PENDING",
                      *       "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "status": "APPROVED",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "windows": {
-                     *         "day": "day",
-                     *         "month": "month",
-                     *         "week": "week"
+                     *         "day": "500",
+                     *         "month": "5000",
+                     *         "week": "2000"
                      *       }
                      *     }
                      */
@@ -14780,24 +14925,24 @@ export interface operations {
                      *       "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "capturedAmountUsd": "25.5",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "counterparty": "counterparty",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "declineReason": "declineReason",
-                     *       "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "mcc": "mcc",
+                     *       "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "declineReason": "over the card's daily limit",
+                     *       "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "mcc": "5411",
                      *       "merchantName": "Acme Payouts",
-                     *       "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "reversalReason": "MERCHANT",
-                     *       "settlementError": "settlementError",
+                     *       "settlementError": "the relayer ran out of gas",
                      *       "settlementStatus": "PENDING",
                      *       "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "status": "APPROVED",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "windows": {
-                     *         "day": "day",
-                     *         "month": "month",
-                     *         "week": "week"
+                     *         "day": "500",
+                     *         "month": "5000",
+                     *         "week": "2000"
                      *       }
                      *     }
                      */
@@ -14810,6 +14955,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14847,9 +14993,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "status",
+                     *       "status": "PENDING",
                      *       "type": "BUSINESS_IDENTITY",
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Credential"];
@@ -14860,6 +15006,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14897,10 +15044,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "data": {},
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "type": "type"
+                     *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Event"];
@@ -14911,6 +15058,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14953,19 +15101,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -14978,6 +15126,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15008,8 +15157,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "claimStatus": "claimStatus",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "claimStatus": "OPEN",
+                     *       "paymentStatus": "COMPLETED",
                      *       "refundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
                      */
@@ -15053,22 +15202,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -15111,22 +15260,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -15172,21 +15321,21 @@ export interface operations {
                      *       "amount": 131072.01,
                      *       "amount_received": "25.5",
                      *       "amount_refunded": "25.5",
-                     *       "completed_at": "2026-11-27T10:00:00Z",
+                     *       "completed_at": "2026-11-27T10:00:00.000000Z",
                      *       "confirmations": 1,
-                     *       "created_at": "2026-11-27T10:00:00Z",
+                     *       "created_at": "2026-11-27T10:00:00.000000Z",
                      *       "cryptocurrency": "USDC",
                      *       "currency": "USD",
                      *       "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "description": "description",
-                     *       "expires_at": "2026-11-27T10:00:00Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "expires_at": "2026-11-27T10:00:00.000000Z",
                      *       "failure_reason": "expired",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "metadata": {
                      *         "key": ""
                      *       },
                      *       "payer_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundable": "refundable",
+                     *       "refundable": "25.5",
                      *       "status": "created",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
@@ -15237,7 +15386,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "amount": "25.5",
-                     *       "payment_id": "payment_id",
+                     *       "payment_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
                      */
@@ -15250,6 +15399,7 @@ export interface operations {
             404: components["responses"]["SecondaryNotFound"];
             409: components["responses"]["SecondaryConflict"];
             413: components["responses"]["SecondaryRequestEntityTooLarge"];
+            415: components["responses"]["SecondaryUnsupportedMediaType"];
             422: components["responses"]["SecondaryUnprocessableEntity"];
             429: components["responses"]["SecondaryTooManyRequests"];
             500: components["responses"]["SecondaryInternalServerError"];
@@ -15282,11 +15432,11 @@ export interface operations {
                      * @example {
                      *       "messages": [
                      *         {
-                     *           "body": "body",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "purpose": "purpose",
-                     *           "sentAt": "2026-11-27T10:00:00Z",
-                     *           "toMasked": "toMasked"
+                     *           "body": "Your Corridor code is 482913",
+                     *           "id": "sms_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "purpose": "claim_link",
+                     *           "sentAt": "2026-11-27T10:00:00.000000Z",
+                     *           "toMasked": "+1 •••-•••-0123"
                      *         }
                      *       ],
                      *       "total": 1
@@ -15340,7 +15490,7 @@ export interface operations {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "clockOffsetDays": 1,
                      *       "daysAdvanced": 1,
-                     *       "simulatedNow": "2026-11-27T10:00:00Z"
+                     *       "simulatedNow": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TreasuryAdvance"];
@@ -15352,6 +15502,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15384,11 +15535,11 @@ export interface operations {
                      *           "indexedThroughBlock": 1,
                      *           "latestBlock": 1,
                      *           "mirrorLagBlocks": 1,
-                     *           "problem": "problem",
+                     *           "problem": "the ledger balance differs from the chain by 0.5 USDC",
                      *           "status": "ok"
                      *         }
                      *       ],
-                     *       "checkedAt": "2026-11-27T10:00:00Z",
+                     *       "checkedAt": "2026-11-27T10:00:00.000000Z",
                      *       "database": "ok",
                      *       "service": "ok",
                      *       "status": "ok"
@@ -15432,11 +15583,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "role": "OWNER",
-                     *       "slug": "slug"
+                     *       "slug": "acme-payouts"
                      *     }
                      */
                     "application/json": components["schemas"]["Tenant"];
@@ -15451,11 +15602,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "role": "OWNER",
-                     *       "slug": "slug"
+                     *       "slug": "acme-payouts"
                      *     }
                      */
                     "application/json": components["schemas"]["Tenant"];
@@ -15466,6 +15617,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15491,11 +15643,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "role": "OWNER",
-                     *       "slug": "slug"
+                     *       "slug": "acme-payouts"
                      *     }
                      */
                     "application/json": components["schemas"]["Tenant"];
@@ -15535,12 +15687,12 @@ export interface operations {
                      * @example {
                      *       "members": [
                      *         {
-                     *           "acceptedAt": "2026-11-27T10:00:00Z",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "acceptedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "displayName": "Acme Payouts",
                      *           "email": "ada@example.com",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "privyUserId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "privyUserId": "did:privy:cm3x9v2k40001abcd",
                      *           "role": "ADMIN",
                      *           "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "status": "PENDING"
@@ -15591,13 +15743,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "acceptedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "acceptedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "displayName": "Acme Payouts",
                      *       "email": "ada@example.com",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "inviteToken": "inviteToken",
-                     *       "privyUserId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "inviteToken": "inv_9d4c2a7f1e8b6d3c5a2f9e7d4b1c8a6f",
+                     *       "privyUserId": "did:privy:cm3x9v2k40001abcd",
                      *       "role": "ADMIN",
                      *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "PENDING"
@@ -15611,6 +15763,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15633,7 +15786,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                 *       "token": "token"
+                 *       "token": "clt_3f8a1d6c9e2b7f4a5d8c1e6b9f2a7d4c"
                  *     }
                  */
                 "application/json": components["schemas"]["MemberAcceptRequest"];
@@ -15649,12 +15802,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "acceptedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "acceptedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "displayName": "Acme Payouts",
                      *       "email": "ada@example.com",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "privyUserId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "privyUserId": "did:privy:cm3x9v2k40001abcd",
                      *       "role": "ADMIN",
                      *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "PENDING"
@@ -15669,6 +15822,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15699,10 +15853,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "REVOKED",
                      *       "stillOwnerOfWalletIds": [
-                     *         "stillOwnerOfWalletIds"
+                     *         "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *       ]
                      *     }
                      */
@@ -15758,15 +15912,15 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "amount": "25.5",
-                     *           "counterparty": "counterparty",
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "currency": "USDC",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "note": "note",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "note": "Invoice 1042",
                      *           "status": "awaiting_signature",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "type": "payment",
-                     *           "wallet_id": "wallet_id"
+                     *           "wallet_id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
                      *       ],
                      *       "has_more": true,
@@ -15824,12 +15978,12 @@ export interface operations {
                      *               "name": "Acme Payouts",
                      *               "targetBps": 1,
                      *               "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *               "walletStatus": "walletStatus"
+                     *               "walletStatus": "ACTIVE"
                      *             }
                      *           ],
                      *           "chainId": 1,
                      *           "clockOffsetDays": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "name": "Acme Payouts",
                      *           "threshold": 1,
                      *           "totalUsd": "25.5"
@@ -15907,12 +16061,12 @@ export interface operations {
                      *           "name": "Acme Payouts",
                      *           "targetBps": 1,
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "walletStatus": "walletStatus"
+                     *           "walletStatus": "ACTIVE"
                      *         }
                      *       ],
                      *       "chainId": 1,
                      *       "clockOffsetDays": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "threshold": 1,
                      *       "totalUsd": "25.5"
@@ -15926,6 +16080,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15967,12 +16122,12 @@ export interface operations {
                      *           "name": "Acme Payouts",
                      *           "targetBps": 1,
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "walletStatus": "walletStatus"
+                     *           "walletStatus": "ACTIVE"
                      *         }
                      *       ],
                      *       "chainId": 1,
                      *       "clockOffsetDays": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "threshold": 1,
                      *       "totalUsd": "25.5"
@@ -16019,15 +16174,15 @@ export interface operations {
                      *       "rules": [
                      *         {
                      *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "enabled": true,
                      *           "intervalSeconds": 1,
-                     *           "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *           "lastSkipReason": "lastSkipReason",
-                     *           "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *           "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *           "lastSkipReason": "the source bucket is below its floor",
+                     *           "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *           "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "targetUsd": "25.5",
                      *           "thresholdUsd": "25.5",
                      *           "type": "SWEEP_EXCESS"
@@ -16082,15 +16237,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "enabled": true,
                      *       "intervalSeconds": 1,
-                     *       "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *       "lastSkipReason": "lastSkipReason",
-                     *       "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *       "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "lastSkipReason": "the source bucket is below its floor",
+                     *       "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "targetUsd": "25.5",
                      *       "thresholdUsd": "25.5",
                      *       "type": "SWEEP_EXCESS"
@@ -16105,6 +16260,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16141,13 +16297,13 @@ export interface operations {
                      *         {
                      *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "amountUsd": "25.5",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "failureReason": "failureReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "failureReason": "the payout provider rejected the account number",
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "paymentStatus": "paymentStatus",
+                     *           "paymentStatus": "COMPLETED",
                      *           "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "PROPOSED",
                      *           "sweepId": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
@@ -16185,8 +16341,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "amountUsd": "25.5",
-                 *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j"
                  *     }
                  */
                 "application/json": components["schemas"]["TreasurySweepRequest"];
@@ -16204,13 +16360,13 @@ export interface operations {
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "amountUsd": "25.5",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "paymentStatus": "COMPLETED",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "PROPOSED",
                      *       "sweepId": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
@@ -16224,6 +16380,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16252,15 +16409,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "enabled": true,
                      *       "intervalSeconds": 1,
-                     *       "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *       "lastSkipReason": "lastSkipReason",
-                     *       "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *       "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "lastSkipReason": "the source bucket is below its floor",
+                     *       "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "targetUsd": "25.5",
                      *       "thresholdUsd": "25.5",
                      *       "type": "SWEEP_EXCESS"
@@ -16305,15 +16462,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "enabled": true,
                      *       "intervalSeconds": 1,
-                     *       "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *       "lastSkipReason": "lastSkipReason",
-                     *       "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *       "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "lastSkipReason": "the source bucket is below its floor",
+                     *       "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "targetUsd": "25.5",
                      *       "thresholdUsd": "25.5",
                      *       "type": "SWEEP_EXCESS"
@@ -16326,6 +16483,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16365,14 +16523,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "PENDING",
                      *       "transaction": {
                      *         "amountUsd": "25.5",
                      *         "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *         "destinationLabel": "destinationLabel"
+                     *         "destinationLabel": "BBVA •••• 6789"
                      *       }
                      *     }
                      */
@@ -16385,6 +16543,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16412,12 +16571,12 @@ export interface operations {
                      * @example {
                      *       "factors": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "label": "label",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "label": "Operating account",
                      *           "status": "PENDING",
                      *           "type": "totp",
-                     *           "verifiedAt": "2026-11-27T10:00:00Z"
+                     *           "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ]
                      *     }
@@ -16460,14 +16619,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label",
-                     *       "otpauthUri": "otpauthUri",
-                     *       "secret": "secret",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account",
+                     *       "otpauthUri": "otpauth://totp/Corridor:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Corridor",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
                      *       "status": "PENDING",
                      *       "type": "totp",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FactorEnroll"];
@@ -16478,6 +16637,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16508,12 +16668,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account",
                      *       "status": "PENDING",
                      *       "type": "totp",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Factor"];
@@ -16561,12 +16721,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account",
                      *       "status": "PENDING",
                      *       "type": "totp",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Factor"];
@@ -16578,6 +16738,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16607,7 +16768,7 @@ export interface operations {
                      *       "approveNewPayees": true,
                      *       "coolingOffSeconds": 1,
                      *       "requireSavedPayees": true,
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TwoFactorSettings"];
@@ -16649,7 +16810,7 @@ export interface operations {
                      *       "approveNewPayees": true,
                      *       "coolingOffSeconds": 1,
                      *       "requireSavedPayees": true,
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TwoFactorSettings"];
@@ -16659,6 +16820,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16693,14 +16855,14 @@ export interface operations {
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "failureReason": "failureReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "failureReason": "the payout provider rejected the account number",
                      *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "name": "Acme Payouts",
                      *           "owners": [
                      *             {
                      *               "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *               "label": "label",
+                     *               "label": "Operating account",
                      *               "role": "ADMIN_OWNER"
                      *             }
                      *           ],
@@ -16762,14 +16924,14 @@ export interface operations {
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "owners": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "label": "label",
+                     *           "label": "Operating account",
                      *           "role": "ADMIN_OWNER"
                      *         }
                      *       ],
@@ -16787,6 +16949,7 @@ export interface operations {
             403: components["responses"]["EitherShapeForbidden"];
             409: components["responses"]["EitherShapeConflict"];
             413: components["responses"]["EitherShapeRequestEntityTooLarge"];
+            415: components["responses"]["EitherShapeUnsupportedMediaType"];
             422: components["responses"]["EitherShapeUnprocessableEntity"];
             429: components["responses"]["EitherShapeTooManyRequests"];
             500: components["responses"]["EitherShapeInternalServerError"];
@@ -16823,14 +16986,14 @@ export interface operations {
                      *         }
                      *       ],
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "owners": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "label": "label",
+                     *           "label": "Operating account",
                      *           "role": "ADMIN_OWNER"
                      *         }
                      *       ],
@@ -16882,7 +17045,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "total_usd_value": "25.5",
-                     *       "wallet_id": "wallet_id"
+                     *       "wallet_id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
                     "application/json": components["schemas"]["SecondaryBalance"];
@@ -16929,9 +17092,9 @@ export interface operations {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "drp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "SUBMITTED",
                      *       "txHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -16946,6 +17109,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16972,7 +17136,7 @@ export interface operations {
                  * @example {
                  *       "amount": "25.5",
                  *       "currency": "USDC",
-                 *       "destination": "destination"
+                 *       "destination": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                  *     }
                  */
                 "application/json": components["schemas"]["SecondarySendRequest"];
@@ -16988,10 +17152,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "estimated_confirmation": "2026-11-27T10:00:00Z",
+                     *       "estimated_confirmation": "2026-11-27T10:00:00.000000Z",
                      *       "status": "awaiting_signature",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "transaction_id": "transaction_id"
+                     *       "transaction_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
                     "application/json": components["schemas"]["SecondarySend"];
@@ -17003,6 +17167,7 @@ export interface operations {
             404: components["responses"]["SecondaryNotFound"];
             409: components["responses"]["SecondaryConflict"];
             413: components["responses"]["SecondaryRequestEntityTooLarge"];
+            415: components["responses"]["SecondaryUnsupportedMediaType"];
             422: components["responses"]["SecondaryUnprocessableEntity"];
             429: components["responses"]["SecondaryTooManyRequests"];
             500: components["responses"]["SecondaryInternalServerError"];
@@ -17045,15 +17210,15 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "amount": "25.5",
-                     *           "counterparty": "counterparty",
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "currency": "USDC",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "note": "note",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "note": "Invoice 1042",
                      *           "status": "awaiting_signature",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "type": "payment",
-                     *           "wallet_id": "wallet_id"
+                     *           "wallet_id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
                      *       ],
                      *       "has_more": true,
@@ -17107,36 +17272,36 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
-                     *       "rejectionPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "rejectsPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -17148,6 +17313,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -17173,10 +17339,10 @@ export interface operations {
                  * @example {
                  *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "allowedMcc": [
-                 *         "allowedMcc"
+                 *         "5411"
                  *       ],
                  *       "blockedMcc": [
-                 *         "blockedMcc"
+                 *         "7995"
                  *       ],
                  *       "dailyUsd": "25.5",
                  *       "monthlyUsd": "25.5",
@@ -17200,13 +17366,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -17221,6 +17387,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -17253,21 +17420,21 @@ export interface operations {
                      * @example {
                      *       "attempts": [
                      *         {
-                     *           "at": "2026-11-27T10:00:00Z",
+                     *           "at": "2026-11-27T10:00:00.000000Z",
                      *           "durationMs": 1,
-                     *           "error": "error",
+                     *           "error": "connection refused",
                      *           "number": 1,
                      *           "statusCode": 1,
                      *           "succeeded": true
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "endpointId": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "eventId": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "eventType": "eventType",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "nextAttemptAt": "2026-11-27T10:00:00Z",
-                     *       "redeliveryOf": "redeliveryOf",
+                     *       "eventType": "safe_payment.completed",
+                     *       "id": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "nextAttemptAt": "2026-11-27T10:00:00.000000Z",
+                     *       "redeliveryOf": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "PENDING"
                      *     }
                      */
@@ -17312,16 +17479,16 @@ export interface operations {
                      * @example {
                      *       "endpoints": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "disabledReason": "disabledReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "disabledReason": "every attempt failed for 3 days",
                      *           "enabled": true,
                      *           "events": [
-                     *             "events"
+                     *             "safe_payment.completed"
                      *           ],
-                     *           "failingSince": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "secret": "secret",
-                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *           "url": "https://partner.example.com/corridor"
                      *         }
                      *       ],
@@ -17370,16 +17537,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -17391,6 +17558,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -17418,16 +17586,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -17464,16 +17632,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -17515,16 +17683,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -17535,6 +17703,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -17570,21 +17739,21 @@ export interface operations {
                      *         {
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-27T10:00:00Z",
+                     *               "at": "2026-11-27T10:00:00.000000Z",
                      *               "durationMs": 1,
-                     *               "error": "error",
+                     *               "error": "connection refused",
                      *               "number": 1,
                      *               "statusCode": 1,
                      *               "succeeded": true
                      *             }
                      *           ],
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "endpointId": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "eventId": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "eventType": "eventType",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "nextAttemptAt": "2026-11-27T10:00:00Z",
-                     *           "redeliveryOf": "redeliveryOf",
+                     *           "eventType": "safe_payment.completed",
+                     *           "id": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "nextAttemptAt": "2026-11-27T10:00:00.000000Z",
+                     *           "redeliveryOf": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "PENDING"
                      *         }
                      *       ],
@@ -17625,10 +17794,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CREATED"
                  *       },
                  *       "event": "agent.created",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -17676,10 +17845,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LIMITS_UPDATED"
                  *       },
                  *       "event": "agent.limits_updated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -17727,10 +17896,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REACTIVATED"
                  *       },
                  *       "event": "agent.reactivated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -17778,10 +17947,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SUSPENDED"
                  *       },
                  *       "event": "agent.suspended",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -17829,10 +17998,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FROZEN"
                  *       },
                  *       "event": "card.frozen",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -17880,10 +18049,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "ISSUED"
                  *       },
                  *       "event": "card.issued",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -17931,10 +18100,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LIMITS_UPDATED"
                  *       },
                  *       "event": "card.limits_updated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -17982,10 +18151,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "UNFROZEN"
                  *       },
                  *       "event": "card.unfrozen",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18033,10 +18202,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "APPROVED"
                  *       },
                  *       "event": "card_authorization.approved",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18084,10 +18253,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CAPTURED"
                  *       },
                  *       "event": "card_authorization.captured",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18135,10 +18304,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DECLINED"
                  *       },
                  *       "event": "card_authorization.declined",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18186,10 +18355,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REVERSED"
                  *       },
                  *       "event": "card_authorization.reversed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18237,10 +18406,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SETTLEMENT_CONFIRMED"
                  *       },
                  *       "event": "card_authorization.settlement_confirmed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18288,10 +18457,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SETTLEMENT_FAILED"
                  *       },
                  *       "event": "card_authorization.settlement_failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18339,10 +18508,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SETTLEMENT_SUBMITTED"
                  *       },
                  *       "event": "card_authorization.settlement_submitted",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18390,10 +18559,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELED"
                  *       },
                  *       "event": "claim.canceled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18441,10 +18610,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "EXPIRED"
                  *       },
                  *       "event": "claim.expired",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18492,10 +18661,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LOCKED"
                  *       },
                  *       "event": "claim.locked",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18543,10 +18712,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "OPEN"
                  *       },
                  *       "event": "claim.open",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18594,10 +18763,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUNDED"
                  *       },
                  *       "event": "claim.refunded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18645,10 +18814,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "RELEASED"
                  *       },
                  *       "event": "claim.released",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18696,10 +18865,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELLED"
                  *       },
                  *       "event": "invoice.cancelled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18747,10 +18916,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DELIVERED"
                  *       },
                  *       "event": "invoice.delivered",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18798,10 +18967,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DRAFT"
                  *       },
                  *       "event": "invoice.draft",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18849,10 +19018,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "EXPIRED"
                  *       },
                  *       "event": "invoice.expired",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18900,10 +19069,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FUNDED"
                  *       },
                  *       "event": "invoice.funded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18951,10 +19120,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUNDED"
                  *       },
                  *       "event": "invoice.refunded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19002,10 +19171,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "RELEASED"
                  *       },
                  *       "event": "invoice.released",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19053,10 +19222,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SENT"
                  *       },
                  *       "event": "invoice.sent",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19104,10 +19273,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "ACTION_REQUIRED"
                  *       },
                  *       "event": "offramp_payment.action_required",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19155,10 +19324,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "AWAITING_RECIPIENT_CONFIRMATION"
                  *       },
                  *       "event": "offramp_payment.awaiting_recipient_confirmation",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19206,10 +19375,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELED"
                  *       },
                  *       "event": "offramp_payment.canceled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19257,10 +19426,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLIANCE_HOLD"
                  *       },
                  *       "event": "offramp_payment.compliance_hold",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19308,10 +19477,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DELIVERED"
                  *       },
                  *       "event": "offramp_payment.delivered",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19359,10 +19528,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "offramp_payment.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19410,10 +19579,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FUNDS_LOCKED"
                  *       },
                  *       "event": "offramp_payment.funds_locked",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19461,10 +19630,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PAYOUT_SELECTION_REQUIRED"
                  *       },
                  *       "event": "offramp_payment.payout_selection_required",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19512,10 +19681,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PENDING_CLAIM"
                  *       },
                  *       "event": "offramp_payment.pending_claim",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19563,10 +19732,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "POLICY_CHECK"
                  *       },
                  *       "event": "offramp_payment.policy_check",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19614,10 +19783,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROVIDER_PROCESSING"
                  *       },
                  *       "event": "offramp_payment.provider_processing",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19665,10 +19834,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROVIDER_SUBMITTED"
                  *       },
                  *       "event": "offramp_payment.provider_submitted",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19716,10 +19885,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "RECIPIENT_RESOLUTION"
                  *       },
                  *       "event": "offramp_payment.recipient_resolution",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19767,10 +19936,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUND_PENDING"
                  *       },
                  *       "event": "offramp_payment.refund_pending",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19818,10 +19987,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUNDED"
                  *       },
                  *       "event": "offramp_payment.refunded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19869,10 +20038,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "ROUTE_QUOTED"
                  *       },
                  *       "event": "offramp_payment.route_quoted",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19920,10 +20089,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SOURCE_FUNDS_CONFIRMED"
                  *       },
                  *       "event": "offramp_payment.source_funds_confirmed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19971,10 +20140,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLETED"
                  *       },
                  *       "event": "payment.completed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20022,10 +20191,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CREATED"
                  *       },
                  *       "event": "payment.created",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20073,10 +20242,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "payment.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20124,10 +20293,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PENDING"
                  *       },
                  *       "event": "payment.pending",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20175,10 +20344,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "crf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROCESSED"
                  *       },
                  *       "event": "refund.processed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20226,10 +20395,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "AWAITING_SIGNATURE"
                  *       },
                  *       "event": "safe_payment.awaiting_signature",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20277,10 +20446,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELLED"
                  *       },
                  *       "event": "safe_payment.cancelled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20328,10 +20497,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLETED"
                  *       },
                  *       "event": "safe_payment.completed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20379,10 +20548,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "EXECUTING"
                  *       },
                  *       "event": "safe_payment.executing",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20430,10 +20599,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "safe_payment.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20481,10 +20650,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "READY_TO_EXECUTE"
                  *       },
                  *       "event": "safe_payment.ready_to_execute",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20532,10 +20701,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SIGNING"
                  *       },
                  *       "event": "safe_payment.signing",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20583,10 +20752,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELLED"
                  *       },
                  *       "event": "treasury_sweep.cancelled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20634,10 +20803,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLETED"
                  *       },
                  *       "event": "treasury_sweep.completed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20685,10 +20854,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "treasury_sweep.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20736,10 +20905,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROPOSED"
                  *       },
                  *       "event": "treasury_sweep.proposed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20787,10 +20956,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DISABLED"
                  *       },
                  *       "event": "webhook_endpoint.disabled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
