@@ -67,6 +67,12 @@ var SandboxOnlyFeatures = []string{"agents", "cards", "treasury", "invoices", "b
 var ChainFeatures = []string{"wallets", "payments", "faucet", "handles", "cards", "agents", "treasury",
 	"invoices", "bills", "ramps", "pendingClaims", "checkout", "ledgerReconciliation"}
 
+// servedWhenIncomplete are built features that report false where a caller cannot complete
+// them end to end, while their routes keep being served for what they can do (an off-ramp to a
+// known phone where no claim escrow exists): the routes are registered and never answer
+// FEATURE_NOT_AVAILABLE.
+var servedWhenIncomplete = map[string]bool{"offrampPayments": true}
+
 // SandboxCredentialFeatures need a BUSINESS_IDENTITY credential, which this build issues only
 // through the sandbox helper (no identity-verification vendor serves LIVE): LIVE reports them
 // false, as its payout-destination creation answers 403 CREDENTIAL_REQUIRED.
@@ -121,7 +127,7 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 	}
 	features := make(map[string]bool, len(Features))
 	for k := range Features {
-		features[k] = perEnv[core.EnvTest][k] || perEnv[core.EnvLive][k]
+		features[k] = perEnv[core.EnvTest][k] || perEnv[core.EnvLive][k] || (servedWhenIncomplete[k] && Features[k])
 	}
 	unbuilt := map[string]string{}
 	for prefix, feature := range UnbuiltPrefixes {
