@@ -1202,6 +1202,8 @@ CREATE TABLE public.safe_payments (
     kind text DEFAULT 'transfer'::text NOT NULL,
     call_value text,
     call_data bytea,
+    rejection_payment_id text,
+    rejects_payment_id text,
     CONSTRAINT safe_payments_call_value_check CHECK ((call_value ~ '^[0-9]{1,78}$'::text)),
     CONSTRAINT safe_payments_destination_type_check CHECK ((destination_type = ANY (ARRAY['handle'::text, 'email'::text, 'address'::text, 'wallet'::text]))),
     CONSTRAINT safe_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),

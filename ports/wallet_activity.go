@@ -8,17 +8,19 @@ import (
 )
 
 // MaxActivitySkip bounds how deep a wallet activity list may page: each source is read only
-// to skip+take rows along its index, so a page costs the same whatever the tenant's history.
-const MaxActivitySkip = 1000
+// to skip+take rows along its index, so a page's cost is bounded whatever the tenant's history.
+// It matches the skip bound of the other lists.
+const MaxActivitySkip = 10000
 
 // ActivityQuery selects a tenant's wallet activity: its Safe payments of kind transfer and the
 // ledger mirror's lines of its wallets' on-chain USDC (an outgoing line already shown as its
-// executed Safe payment left out). Empty fields do not filter.
+// executed Safe payment left out), and, when no wallet is named, its completed checkouts
+// (payments received) and checkout refunds (refunds). Empty fields do not filter.
 type ActivityQuery struct {
 	TenantID    string
 	Environment core.Environment
 	WalletID    string
-	// Type is payment (received), withdrawal (sent) or refund.
+	// Type is payment (received), withdrawal (sent) or refund (a checkout refund).
 	Type string
 	// Status is a Safe payment status (CREATED shows as AWAITING_SIGNATURE; mirror lines are
 	// COMPLETED).

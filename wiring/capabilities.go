@@ -24,33 +24,35 @@ const (
 // Features lists every capability of docs/api.md and whether this build serves it end to end.
 // A feature flips to true only in the change that builds and tests it.
 var Features = map[string]bool{
-	"tenants":            true,
-	"members":            true,
-	"apiKeys":            true,
-	"sessions":           true,
-	"idempotency":        true,
-	"ledger":             true,
-	"balances":           true,
-	"wallets":            true,
-	"payments":           true,
-	"faucet":             true,
-	"handles":            true,
-	"cards":              true,
-	"agents":             true,
-	"treasury":           true,
-	"invoices":           true,
-	"bills":              true,
-	"ramps":              true,
-	"policies":           true,
-	"offrampPayments":    true,
-	"phoneAliases":       true,
-	"payoutDestinations": true,
-	"pendingClaims":      true,
-	"operatorReview":     true,
-	"twoFactor":          true,
-	"contacts":           true,
-	"webhooks":           true,
-	"checkout":           true,
+	"tenants":     true,
+	"members":     true,
+	"apiKeys":     true,
+	"sessions":    true,
+	"idempotency": true,
+	"ledger":      true,
+	// ledgerReconciliation compares the ledger with the chain's balances: it needs the chain.
+	"ledgerReconciliation": true,
+	"balances":             true,
+	"wallets":              true,
+	"payments":             true,
+	"faucet":               true,
+	"handles":              true,
+	"cards":                true,
+	"agents":               true,
+	"treasury":             true,
+	"invoices":             true,
+	"bills":                true,
+	"ramps":                true,
+	"policies":             true,
+	"offrampPayments":      true,
+	"phoneAliases":         true,
+	"payoutDestinations":   true,
+	"pendingClaims":        true,
+	"operatorReview":       true,
+	"twoFactor":            true,
+	"contacts":             true,
+	"webhooks":             true,
+	"checkout":             true,
 }
 
 // SandboxOnlyFeatures are reported false to LIVE callers, whose requests for them answer 403
@@ -63,7 +65,18 @@ var SandboxOnlyFeatures = []string{"agents", "cards", "treasury", "invoices", "b
 // and their operations answer 503 CHAIN_UNAVAILABLE there (docs/decisions/tenancy.md). Handles name wallets, so they
 // go with them.
 var ChainFeatures = []string{"wallets", "payments", "faucet", "handles", "cards", "agents", "treasury",
-	"invoices", "bills", "ramps", "pendingClaims", "checkout"}
+	"invoices", "bills", "ramps", "pendingClaims", "checkout", "ledgerReconciliation"}
+
+// servedWhenIncomplete are built features that report false where a caller cannot complete
+// them end to end, while their routes keep being served for what they can do (an off-ramp to a
+// known phone where no claim escrow exists): the routes are registered and never answer
+// FEATURE_NOT_AVAILABLE.
+var servedWhenIncomplete = map[string]bool{"offrampPayments": true}
+
+// SandboxCredentialFeatures need a BUSINESS_IDENTITY credential, which this build issues only
+// through the sandbox helper (no identity-verification vendor serves LIVE): LIVE reports them
+// false, as its payout-destination creation answers 403 CREDENTIAL_REQUIRED.
+var SandboxCredentialFeatures = []string{"payoutDestinations"}
 
 // UnbuiltPrefixes maps the path prefixes of docs/api.md capabilities that this build does not
 // serve to their feature name, so a partner calling them gets FEATURE_NOT_AVAILABLE rather
@@ -76,19 +89,20 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/cards":       "cards",
 	"/v1/cardholders": "cards",
 	// An agent's card is a card: without a card spend module its route is unavailable.
-	"/v1/agents/*/cards":      "cards",
-	"/v1/policies":            "policies",
-	"/v1/offramp":             "offrampPayments",
-	"/v1/claims":              "pendingClaims",
-	"/v1/phone-aliases":       "phoneAliases",
-	"/v1/payout-destinations": "payoutDestinations",
-	"/v1/credentials":         "payoutDestinations",
-	"/v1/balances":            "balances",
-	"/v1/ledger":              "ledger",
-	"/v1/sandbox":             "balances",
-	"/v1/providers":           "offrampPayments",
-	"/v1/admin":               "operatorReview",
-	"/v1/offramp/claims":      "pendingClaims",
+	"/v1/agents/*/cards":        "cards",
+	"/v1/policies":              "policies",
+	"/v1/offramp":               "offrampPayments",
+	"/v1/claims":                "pendingClaims",
+	"/v1/phone-aliases":         "phoneAliases",
+	"/v1/payout-destinations":   "payoutDestinations",
+	"/v1/credentials":           "payoutDestinations",
+	"/v1/balances":              "balances",
+	"/v1/ledger":                "ledger",
+	"/v1/ledger/reconciliation": "ledgerReconciliation",
+	"/v1/sandbox":               "balances",
+	"/v1/providers":             "offrampPayments",
+	"/v1/admin":                 "operatorReview",
+	"/v1/offramp/claims":        "pendingClaims",
 
 	// The other sandbox helpers of docs/architecture.md belong to their own capabilities.
 	"/v1/sandbox/credentials":         "payoutDestinations",
@@ -113,7 +127,7 @@ func Capabilities(addrs ChainAddresses, chains map[core.Environment]ports.Chain)
 	}
 	features := make(map[string]bool, len(Features))
 	for k := range Features {
-		features[k] = perEnv[core.EnvTest][k] || perEnv[core.EnvLive][k]
+		features[k] = perEnv[core.EnvTest][k] || perEnv[core.EnvLive][k] || (servedWhenIncomplete[k] && Features[k])
 	}
 	unbuilt := map[string]string{}
 	for prefix, feature := range UnbuiltPrefixes {
@@ -169,6 +183,12 @@ func environmentFeatures(env core.Environment, chains map[core.Environment]ports
 	}
 	if env == core.EnvLive {
 		off(SandboxOnlyFeatures...)
+		off(SandboxCredentialFeatures...)
+	}
+	// An off-ramp payment pays a phone: an unknown one opens a pending claim, a known one is
+	// routed to the recipient's payout destinations. Without either the feature is not whole.
+	if !features["pendingClaims"] || !features["payoutDestinations"] {
+		off("offrampPayments")
 	}
 	return features
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"reflect"
 	"strings"
 	"unicode/utf8"
@@ -17,7 +18,27 @@ import (
 
 // decodeBody decodes a request body strictly; see decodeJSON.
 func decodeBody(c *fiber.Ctx, dst any) error {
+	if err := requireJSONMediaType(c); err != nil {
+		return err
+	}
 	return decodeJSON(c.Body(), dst)
+}
+
+// requireJSONMediaType refuses a body sent under a media type other than JSON with 415
+// UNSUPPORTED_MEDIA_TYPE: JSON under text/plain or a form type is a client bug (or a browser
+// form posted across sites) better named than parsed. A body without a Content-Type, and an
+// empty body, are read as JSON.
+func requireJSONMediaType(c *fiber.Ctx) error {
+	raw := strings.TrimSpace(string(c.Request().Header.ContentType()))
+	if raw == "" || len(bytes.TrimSpace(c.Body())) == 0 {
+		return nil
+	}
+	media, _, err := mime.ParseMediaType(raw)
+	if err == nil && (media == "application/json" || strings.HasSuffix(media, "+json")) {
+		return nil
+	}
+	return core.E(core.CodeUnsupportedMediaType, "request bodies are JSON: send Content-Type: application/json").
+		WithDetails(map[string]any{"supported": []string{"application/json"}})
 }
 
 // decodeJSON decodes a JSON body strictly: unknown fields, wrong types, malformed JSON and

@@ -152,7 +152,9 @@ type checkoutRefundResponse struct {
 }
 
 type checkoutRefundListResponse struct {
-	Data []checkoutRefundResponse `json:"data" oas:"required"`
+	Data    []checkoutRefundResponse `json:"data" oas:"required"`
+	Total   int                      `json:"total" oas:"required" description:"how many refunds the checkout has"`
+	HasMore bool                     `json:"has_more" oas:"required" description:"always false: a checkout's refunds come in one page (they are bounded by what it received)"`
 }
 
 // usdAmount is a USDC base-unit amount as a USD decimal with 2 to 6 fraction digits.

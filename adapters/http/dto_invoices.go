@@ -1,6 +1,7 @@
 package http
 
 import (
+	"strings"
 	"time"
 
 	invoicesapp "github.com/corridorhq/corridor/app/invoices"
@@ -10,19 +11,29 @@ import (
 
 // invoiceRequest is the body of POST /v1/invoices.
 type invoiceRequest struct {
-	AmountUsd      string     `json:"amountUsd" oas:"required" description:"decimal USD string, at most 6 fraction digits, greater than zero"`
-	PayerAddress   string     `json:"payerAddress" oas:"required"`
-	PayeeAddress   string     `json:"payeeAddress" oas:"required"`
-	ArbiterAddress string     `json:"arbiterAddress,omitempty" description:"default: the platform arbiter; payer, payee and arbiter must be three distinct addresses"`
-	PayeeName      string     `json:"payeeName,omitempty" oas:"maxLength=200"`
-	Description    string     `json:"description,omitempty" oas:"maxLength=2000"`
-	ChainID        *int64     `json:"chainId,omitempty" description:"default 84532 (the sandbox chain)"`
-	ExpiresAt      *time.Time `json:"expiresAt,omitempty" description:"ISO-8601, in the future; a SENT invoice still under-funded then becomes EXPIRED"`
+	AmountUsd      string `json:"amountUsd" oas:"required" description:"decimal USD string, at most 6 fraction digits, greater than zero"`
+	PayerAddress   string `json:"payerAddress" oas:"required"`
+	PayeeAddress   string `json:"payeeAddress" oas:"required"`
+	ArbiterAddress string `json:"arbiterAddress,omitempty" description:"default: the platform arbiter; payer, payee and arbiter must be three distinct addresses"`
+	PayeeName      string `json:"payeeName,omitempty" oas:"maxLength=200"`
+	Description    string `json:"description,omitempty" oas:"maxLength=2000"`
+	ChainID        *int64 `json:"chainId,omitempty" description:"default 84532 (the sandbox chain)"`
+	// ExpiresAt is decoded as a string and parsed here, so a bad value is refused on its own
+	// field with a plain message rather than as the body with Go's time layout.
+	ExpiresAt *string `json:"expiresAt,omitempty" oas:"format=date-time" description:"ISO-8601, in the future; a SENT invoice still under-funded then becomes EXPIRED"`
 }
 
-func (r invoiceRequest) input() invoice.DraftInput {
-	return invoice.DraftInput{AmountUsd: r.AmountUsd, PayerAddress: r.PayerAddress, PayeeAddress: r.PayeeAddress,
-		ArbiterAddress: r.ArbiterAddress, PayeeName: r.PayeeName, Description: r.Description, ChainID: r.ChainID, ExpiresAt: r.ExpiresAt}
+func (r invoiceRequest) input() (invoice.DraftInput, error) {
+	in := invoice.DraftInput{AmountUsd: r.AmountUsd, PayerAddress: r.PayerAddress, PayeeAddress: r.PayeeAddress,
+		ArbiterAddress: r.ArbiterAddress, PayeeName: r.PayeeName, Description: r.Description, ChainID: r.ChainID}
+	if r.ExpiresAt != nil {
+		at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(*r.ExpiresAt))
+		if err != nil {
+			return in, core.Invalid("expiresAt", "must be an ISO-8601 timestamp with a time zone, for example 2026-12-31T23:59:59Z")
+		}
+		in.ExpiresAt = &at
+	}
+	return in, nil
 }
 
 type invoiceResponse struct {

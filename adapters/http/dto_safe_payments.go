@@ -88,6 +88,8 @@ type safePaymentResponse struct {
 	UpdatedAt          time.Time                      `json:"updatedAt" oas:"required"`
 	Kind               string                         `json:"kind" oas:"required,enum=transfer|transaction" description:"transfer: a USDC payment; transaction: a call proposed with POST /v1/wallets/{id}/transactions (amount 0)"`
 	Transaction        *safeTransactionResponse       `json:"transaction" oas:"required,nullable" description:"the call of a kind transaction payment; null for a transfer"`
+	RejectionPaymentID *string                        `json:"rejectionPaymentId" oas:"required,nullable" description:"On a payment cancelled while later payments were queued behind it: the rejection transaction proposed at its Safe nonce, which the owners sign so the later payments can execute. Null otherwise."`
+	RejectsPaymentID   *string                        `json:"rejectsPaymentId" oas:"required,nullable" description:"On a rejection transaction: the cancelled payment whose Safe nonce it uses (a zero-value call of the Safe itself). Null otherwise."`
 }
 
 // safeTransactionRequest is a transaction proposal (POST /v1/wallets/{id}/transactions).
@@ -137,6 +139,7 @@ func toSafePayment(p safepay.Payment) safePaymentResponse {
 		Memo: strPtr(p.Memo), FailureReason: strPtr(p.FailureReason), CreatedAt: p.CreatedAt,
 		SafeNonce: p.SafeNonce, Threshold: p.Threshold, Signatures: sigs, UpdatedAt: p.UpdatedAt,
 		Kind: string(safepay.KindTransfer), Transaction: toSafeTransaction(p.Call),
+		RejectionPaymentID: strPtr(p.RejectionPaymentID), RejectsPaymentID: strPtr(p.RejectsPaymentID),
 	}
 	if p.Call != nil {
 		out.Kind = string(safepay.KindTransaction)

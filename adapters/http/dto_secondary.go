@@ -131,8 +131,8 @@ type secondarySendResponse struct {
 }
 
 type secondaryTransaction struct {
-	ID              string    `json:"id" oas:"required" description:"a Safe payment (pay_…) or a ledger transfer of the on-chain mirror"`
-	WalletID        string    `json:"wallet_id" oas:"required"`
+	ID              string    `json:"id" oas:"required" description:"a Safe payment (pay_…), a ledger transfer of the on-chain mirror, a completed checkout (chk_…, a payment received) or a checkout refund (a refund)"`
+	WalletID        *string   `json:"wallet_id" oas:"required" description:"The wallet moved; null for a checkout or a checkout refund, which move the merchant's service balance."`
 	Type            string    `json:"type" oas:"required,enum=payment|withdrawal|refund"`
 	Currency        string    `json:"currency" oas:"required,enum=USDC"`
 	Amount          string    `json:"amount" oas:"required"`

@@ -12,9 +12,9 @@ func (h *checkoutHandlers) checkoutEndpoints() []Endpoint {
 		{Name: "from_date", In: "query", Description: "created at or after: RFC 3339 instant or YYYY-MM-DD"},
 		{Name: "to_date", In: "query", Description: "created before: RFC 3339 instant (exclusive) or YYYY-MM-DD (inclusive)"}}
 	return []Endpoint{
-		{Method: "GET", Path: "/v1/checkouts", Summary: "Secondary: the merchant's checkouts, newest first, by status and creation date", Tag: "checkout",
-			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsRead}, Params: list, SecondaryErrors: true,
-			Responses: map[int]any{200: checkoutListResponse{}, 400: secondaryErrorResponse{}}, Handler: h.listCheckouts},
+		{Method: "GET", Path: "/v1/checkouts", Summary: "The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)", Tag: "checkout",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsRead}, Params: list,
+			Responses: map[int]any{200: checkoutListResponse{}, 400: Envelope{}}, Handler: h.listCheckouts},
 		{Method: "POST", Path: "/v1/payments/{id}/refund", Summary: "Secondary: refund a checkout (chk_…) from the merchant's service balance, up to what it received; the USDC goes to the payer", Tag: "checkout",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsExecute}, Params: chk, Request: checkoutRefundRequest{}, SecondaryErrors: true,
 			Responses: map[int]any{201: checkoutRefundResponse{}, 404: secondaryErrorResponse{}, 409: secondaryErrorResponse{}, 422: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Handler: h.refundCheckout},

@@ -28,7 +28,7 @@ func (h *safePaymentsHandlers) safePaymentEndpoints(secondary secondaryPayments)
 		{Method: "POST", Path: "/v1/payments/{id}/execute", Summary: "Execute a READY_TO_EXECUTE payment through the relayer", Tag: "payments",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsExecute}, Params: pathID, Request: safePaymentOwnerRequest{},
 			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: h.executeSafePayment},
-		{Method: "POST", Path: "/v1/payments/{id}/cancel", Summary: "Cancel a payment that has not been sent (the wallet's newest queued payment)", Tag: "payments",
+		{Method: "POST", Path: "/v1/payments/{id}/cancel", Summary: "Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable", Tag: "payments",
 			Auth: authRequired, Scopes: create, Params: pathID, Request: safePaymentOwnerRequest{},
 			Responses: map[int]any{200: safePaymentResponse{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: h.cancelSafePayment},
 	}

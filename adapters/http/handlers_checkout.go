@@ -158,7 +158,7 @@ func (h *checkoutHandlers) listCheckoutRefunds(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := checkoutRefundListResponse{Data: []checkoutRefundResponse{}}
+	out := checkoutRefundListResponse{Data: []checkoutRefundResponse{}, Total: len(all)}
 	for _, r := range all {
 		out.Data = append(out.Data, toCheckoutRefund(r))
 	}

@@ -13,7 +13,11 @@ func (h *invoicesHandlers) createInvoice(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	inv, err := h.svc.Create(c.UserContext(), principal(c), req.input())
+	in, err := req.input()
+	if err != nil {
+		return err
+	}
+	inv, err := h.svc.Create(c.UserContext(), principal(c), in)
 	if err != nil {
 		return err
 	}

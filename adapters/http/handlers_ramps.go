@@ -1,6 +1,8 @@
 package http
 
 import (
+	"encoding/json"
+
 	"github.com/gofiber/fiber/v2"
 )
 
@@ -20,6 +22,21 @@ func (h *rampsHandlers) createRamp(c *fiber.Ctx) (fiber.Handler, error) {
 		}
 		return c.Status(fiber.StatusCreated).JSON(toRamp(v))
 	}, nil
+}
+
+// completeRamp answers a new on-ramp complete: after its unit of work committed, it waits for
+// the credit's mint (ramps.Service.CompleteOnRamp) and answers CONFIRMED with the txHash. If
+// the ramp cannot be read back, the committed answer stands.
+func (h *rampsHandlers) completeRamp(c *fiber.Ctx) error {
+	var created rampResponse
+	if err := json.Unmarshal(c.Response().Body(), &created); err != nil || created.Direction != "ON" {
+		return nil
+	}
+	v, err := h.svc.CompleteOnRamp(c.UserContext(), principal(c), created.RampID)
+	if err != nil {
+		return nil
+	}
+	return c.Status(fiber.StatusCreated).JSON(toRamp(v))
 }
 
 func (h *rampsHandlers) listRamps(c *fiber.Ctx) error {

@@ -1,6 +1,7 @@
 package http
 
 import (
+	"errors"
 	"math/big"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/twofactor"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -192,15 +194,27 @@ func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {
 	}
 	read, err := h.payments.ReadProposal(c.UserContext(), p, in)
 	if err != nil {
-		return nil, err
+		return nil, secondaryChallengeField(err)
 	}
 	return func(c *fiber.Ctx) error {
 		pay, err := h.payments.Propose(c.UserContext(), principal(c), read)
 		if err != nil {
-			return err
+			return secondaryChallengeField(err)
 		}
 		return c.Status(fiber.StatusCreated).JSON(toSecondarySend(pay, v.Wallet.Custodial()))
 	}, nil
+}
+
+// secondaryChallengeField makes a TWOFA_REQUIRED refusal name this route's body field,
+// twofa_challenge_id, where the canonical routes' message says twofaChallengeId. The error is
+// changed in place (it is made fresh for each refusal) so whatever wraps it, such as the
+// marker that commits the new challenge with the refusal, still wraps it.
+func secondaryChallengeField(err error) error {
+	var e *core.Error
+	if errors.As(err, &e) && e.Code == twofactor.CodeRequired {
+		e.Message = strings.ReplaceAll(e.Message, "twofaChallengeId", "twofa_challenge_id")
+	}
+	return err
 }
 
 // toSecondarySend answers a send. A custodial wallet's payment is signed by the service right
@@ -292,7 +306,7 @@ func parseDateWindow(c *fiber.Ctx, errs core.FieldErrors) (from, to time.Time) {
 	return from, to
 }
 
-// MaxSecondaryHistory is how deep the secondary lists page (offset at most 1000): every row is
+// MaxSecondaryHistory is how deep the secondary lists page (offset at most 10000): every row is
 // counted and reachable by narrowing the dates, and a page reads at most offset+limit rows of
 // each source along its index.
 const MaxSecondaryHistory = ports.MaxActivitySkip
@@ -322,7 +336,7 @@ func (h *walletsHandlers) secondaryTransactionList(c *fiber.Ctx, walletID string
 	out := secondaryTransactionListResponse{Data: make([]secondaryTransaction, 0, len(page.Rows)), Total: page.Total,
 		HasMore: page.HasMore}
 	for _, r := range page.Rows {
-		out.Data = append(out.Data, secondaryTransaction{ID: r.ID, WalletID: r.WalletID, Type: r.Type, Currency: "USDC",
+		out.Data = append(out.Data, secondaryTransaction{ID: r.ID, WalletID: strPtr(r.WalletID), Type: r.Type, Currency: "USDC",
 			Amount: wallet.FormatAmount(wallet.AssetUSDC, r.AmountBaseUnits), Status: strings.ToLower(r.Status),
 			TransactionHash: strPtr(r.TxHash), Counterparty: strPtr(r.Counterparty), Note: strPtr(r.Note), CreatedAt: r.CreatedAt})
 	}

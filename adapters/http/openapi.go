@@ -245,7 +245,8 @@ func errorStatuses(r Endpoint) []int {
 // unavailable (503: the request's deadline passed, or the connection was lost); authenticated routes refuse
 // missing or bad credentials (401), a missing scope or tenant or a suspended agent's key (403)
 // and a caller over its rate (429); a POST takes an Idempotency-Key, which can be malformed (400), in flight (409) or
-// reused with another body (422); a request body can be too large (413).
+// reused with another body (422); a request body can be too large (413), and a route that reads
+// one refuses a media type other than JSON (415).
 func impliedErrors(r Endpoint) []int {
 	out := []int{400, 500, 503}
 	switch r.Auth {
@@ -261,6 +262,9 @@ func impliedErrors(r Endpoint) []int {
 	}
 	if r.Method == fiber.MethodPost || r.Method == fiber.MethodPut {
 		out = append(out, 413)
+	}
+	if r.Request != nil {
+		out = append(out, 415)
 	}
 	return out
 }

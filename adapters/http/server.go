@@ -161,6 +161,11 @@ type Endpoint struct {
 	// SecondaryByID, on a path shared by both surfaces, selects the secondary surface for a
 	// request whose path names a checkout id (chk_…): markSecondary marks it.
 	SecondaryByID bool
+	// Committed runs after the route's unit of work has committed a first (not replayed)
+	// success, outside any transaction, and may replace the body with the resource as it now
+	// stands (an on-ramp waits there for its mint). The effect is committed, so it never turns
+	// the answer into an error; a replay returns the answer the unit stored.
+	Committed fiber.Handler
 }
 
 // Deps are what the server is built from: each capability's service, which its handler type
@@ -322,6 +327,9 @@ func (s *Server) register(r Endpoint) {
 	if r.Method == fiber.MethodPost && r.Auth != authOperator {
 		handler = s.idempotent(r.SecretFields, handler)
 	}
+	if r.Committed != nil {
+		handler = afterCommit(handler, r.Committed)
+	}
 	chain = append(chain, handler)
 	s.fiber.Add(r.Method, toFiberPath(r.Path), chain...)
 }
@@ -341,6 +349,23 @@ func (s *Server) stage(first func(c *fiber.Ctx) (fiber.Handler, error)) fiber.Ha
 		}
 		c.Locals(localStaged, then)
 		return c.Next()
+	}
+}
+
+// afterCommit runs then once handler (the idempotent unit) has answered a first success. The
+// unit may have bound a transaction to the request's context; then gets the context as it was
+// before.
+func afterCommit(handler, then fiber.Handler) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		outer := c.UserContext()
+		if err := handler(c); err != nil {
+			return err
+		}
+		c.SetUserContext(outer)
+		if c.Response().StatusCode() >= fiber.StatusMultipleChoices || c.GetRespHeader(headerReplayed) != "" {
+			return nil
+		}
+		return then(c)
 	}
 }
 

@@ -48,6 +48,8 @@ type paymentModel struct {
 	Kind                string          `bun:"kind"`
 	CallValue           *string         `bun:"call_value"`
 	CallData            []byte          `bun:"call_data"`
+	RejectionPaymentID  *string         `bun:"rejection_payment_id"`
+	RejectsPaymentID    *string         `bun:"rejects_payment_id"`
 }
 
 func paymentFromDomain(p safepay.Payment) (paymentModel, error) {
@@ -66,6 +68,7 @@ func paymentFromDomain(p safepay.Payment) (paymentModel, error) {
 		ExecutedTxHash: nullable(p.ExecutedTxHash), FailureReason: nullable(p.FailureReason),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Kind: string(paymentKind(p)),
 		CallValue: callValue(p.Call), CallData: callData(p.Call),
+		RejectionPaymentID: nullable(p.RejectionPaymentID), RejectsPaymentID: nullable(p.RejectsPaymentID),
 	}, err
 }
 
@@ -111,6 +114,7 @@ func (m paymentModel) domain() (safepay.Payment, error) {
 		Asset: m.Asset, AmountBaseUnits: m.AmountBaseUnits, Memo: deref(m.Memo), Status: safepay.Status(m.Status),
 		SafeNonce: nonce, SafeTxHash: deref(m.SafeTxHash), Threshold: m.Threshold,
 		ExecutedTxHash: deref(m.ExecutedTxHash), FailureReason: deref(m.FailureReason),
+		RejectionPaymentID: deref(m.RejectionPaymentID), RejectsPaymentID: deref(m.RejectsPaymentID),
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 	}
 	switch safepay.Kind(m.Kind) {

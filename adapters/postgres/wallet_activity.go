@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -53,12 +54,30 @@ const (
       WHERE sp.source_wallet_id = ` + activityWalletOfReference + ` AND sp.kind = 'transfer'
         AND lower(sp.executed_tx_hash) = lower(t.metadata->>'txHash')))`
 
+	// activityCheckoutsSQL: a completed checkout is a payment received, at the moment it
+	// completed, for the amount its deposit address received. Checkouts are paid into the
+	// merchant's service balance, not a wallet, so a wallet's own list leaves them out.
+	activityCheckoutsSQL = `SELECT c.id, '' AS wallet_id, 'payment' AS type, c.received AS amount, 'COMPLETED' AS status,
+    c.transaction_hash AS tx_hash, c.payer_address AS counterparty, c.description AS note,
+    coalesce(c.completed_at, c.created_at) AS created_at
+  FROM checkouts c
+  WHERE c.tenant_id = ?tenant AND c.environment = ?env AND ?wallet = '' AND c.status = 'COMPLETED'`
+
+	// activityRefundsSQL: a checkout refund is a refund, EXECUTING until its transfer to the
+	// payer is processed; like checkouts it leaves the service balance, not a wallet.
+	activityRefundsSQL = `SELECT r.id, '' AS wallet_id, 'refund' AS type, r.amount_base_units AS amount,
+    CASE WHEN r.status = 'PROCESSED' THEN 'COMPLETED' ELSE 'EXECUTING' END AS status,
+    r.tx_hash, r.destination AS counterparty, 'refund of ' || r.checkout_id AS note, r.created_at
+  FROM checkout_refunds r
+  WHERE r.tenant_id = ?tenant AND r.environment = ?env AND ?wallet = ''`
+
 	// activityFilterSQL applies the list's filters to a source's rows.
 	activityFilterSQL = `(?type = '' OR type = ?type) AND (?status = '' OR status = ?status)
     AND (?from::timestamptz IS NULL OR created_at >= ?from) AND (?to::timestamptz IS NULL OR created_at < ?to)`
 )
 
-// ListWalletActivity reads one page: each source contributes at most skip+take rows, newest
+// ListWalletActivity reads one page of four sources (Safe payments, mirror lines, completed
+// checkouts, checkout refunds): each source contributes at most skip+take rows, newest
 // first, so the merge sorts a bounded set; the total is a count over both sources.
 func (r walletActivityRepo) ListWalletActivity(ctx context.Context, q ports.ActivityQuery, page ports.Page) ([]ports.WalletActivity, int, error) {
 	if page.Skip < 0 || page.Skip > ports.MaxActivitySkip || page.Take <= 0 || page.Take > ports.MaxTake {
@@ -66,18 +85,19 @@ func (r walletActivityRepo) ListWalletActivity(ctx context.Context, q ports.Acti
 	}
 	args := newActivityArgs(q)
 	depth := page.Skip + page.Take
-	pageSQL := fmt.Sprintf(`SELECT * FROM (
-  (SELECT * FROM (%s) s WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d)
-  UNION ALL
-  (SELECT * FROM (%s) m WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d)
-) u ORDER BY created_at DESC, id DESC LIMIT %d OFFSET %d`,
-		activityPaymentsSQL, activityFilterSQL, depth, activityMirrorSQL, activityFilterSQL, depth, page.Take, page.Skip)
+	sources := []string{activityPaymentsSQL, activityMirrorSQL, activityCheckoutsSQL, activityRefundsSQL}
+	parts, counts := make([]string, len(sources)), make([]string, len(sources))
+	for i, src := range sources {
+		parts[i] = fmt.Sprintf("(SELECT * FROM (%s) s WHERE %s ORDER BY created_at DESC, id DESC LIMIT %d)", src, activityFilterSQL, depth)
+		counts[i] = fmt.Sprintf("(SELECT count(*) FROM (%s) s WHERE %s)", src, activityFilterSQL)
+	}
+	pageSQL := fmt.Sprintf("SELECT * FROM (\n%s\n) u ORDER BY created_at DESC, id DESC LIMIT %d OFFSET %d",
+		strings.Join(parts, "\n  UNION ALL\n"), page.Take, page.Skip)
 	var rows []walletActivityRow
 	if err := r.db.NewRaw(pageSQL, args).Scan(ctx, &rows); err != nil {
 		return nil, 0, err
 	}
-	countSQL := fmt.Sprintf(`SELECT (SELECT count(*) FROM (%s) s WHERE %s) + (SELECT count(*) FROM (%s) m WHERE %s)`,
-		activityPaymentsSQL, activityFilterSQL, activityMirrorSQL, activityFilterSQL)
+	countSQL := "SELECT " + strings.Join(counts, " + ")
 	var total int
 	if err := r.db.NewRaw(countSQL, args).Scan(ctx, &total); err != nil {
 		return nil, 0, err

@@ -24,7 +24,7 @@ const DefaultActivityLimit = 50
 // decisions about it (subject the agent or its wallet), newest first; (time, id) breaks ties, so the cursor is stable while new
 // items arrive at the head.
 func (s *Service) Activity(ctx context.Context, p auth.Principal, id string, limit int, cursor string) (ActivityPage, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsRead); err != nil {
 		return ActivityPage{}, err
 	}
 	if limit <= 0 {

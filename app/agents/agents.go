@@ -14,7 +14,7 @@ import (
 
 // CreateAgent creates an ACTIVE agent with no limits, no wallet and no key.
 func (s *Service) CreateAgent(ctx context.Context, p auth.Principal, name string) (agent.Agent, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage); err != nil {
 		return agent.Agent{}, err
 	}
 	if err := auth.AuthorizeGrant(p, tenant.HoldingOf(p), auth.Grant{Kind: auth.GrantAgent, ToAgent: true}); err != nil {
@@ -39,7 +39,7 @@ func (s *Service) CreateAgent(ctx context.Context, p auth.Principal, name string
 
 // ListAgents lists the caller's agents in creation order.
 func (s *Service) ListAgents(ctx context.Context, p auth.Principal, page ports.Page) ([]agent.Agent, int, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsRead); err != nil {
 		return nil, 0, err
 	}
 	var list []agent.Agent
@@ -54,7 +54,7 @@ func (s *Service) ListAgents(ctx context.Context, p auth.Principal, page ports.P
 
 // GetAgent returns one agent of the caller; another tenant's agent is AGENT_NOT_FOUND.
 func (s *Service) GetAgent(ctx context.Context, p auth.Principal, id string) (agent.Agent, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsRead); err != nil {
 		return agent.Agent{}, err
 	}
 	var a agent.Agent
@@ -79,7 +79,7 @@ func (s *Service) ReactivateAgent(ctx context.Context, p auth.Principal, id stri
 }
 
 func (s *Service) transition(ctx context.Context, p auth.Principal, id string, action agent.Action) (agent.Agent, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage); err != nil {
 		return agent.Agent{}, err
 	}
 	var a agent.Agent

@@ -52,7 +52,7 @@ func (s *Service) ReadWalletCard(ctx context.Context, p auth.Principal, walletID
 
 // readCard checks what ReadCard says; onWallet, when set, must be the agent's wallet.
 func (s *Service) readCard(ctx context.Context, p auth.Principal, id, onWallet string, limits card.LimitsPatch) (CardRead, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage, auth.ScopeCardsIssue); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage, auth.ScopeCardsIssue); err != nil {
 		return CardRead{}, err
 	}
 	if err := kernel.RequireSandbox(p, "card issuance is sandbox only"); err != nil {
@@ -88,7 +88,7 @@ func (s *Service) readCard(ctx context.Context, p auth.Principal, id, onWallet s
 // exactly one card (the others AGENT_CARD_EXISTS). Caps the body omitted are a copy of the
 // agent's caps as they are under the lock; later changes to the agent's limits do not follow.
 func (s *Service) IssueCard(ctx context.Context, p auth.Principal, read CardRead) (card.Card, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage, auth.ScopeCardsIssue); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage, auth.ScopeCardsIssue); err != nil {
 		return card.Card{}, err
 	}
 	if read.record == nil || read.tenantID != p.TenantID || read.env != p.Environment {

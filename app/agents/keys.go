@@ -39,7 +39,7 @@ type CreatedKey struct {
 // needs keys:manage in LIVE, as POST /v1/api-keys does, and it always expires
 // (LiveAgentKeyLifetime at most).
 func (s *Service) CreateAgentKey(ctx context.Context, p auth.Principal, agentID string, in KeyInput) (CreatedKey, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage); err != nil {
 		return CreatedKey{}, err
 	}
 	now := s.clock.Now().UTC()

@@ -32,7 +32,7 @@ func (s *Service) GetLimits(ctx context.Context, p auth.Principal, id string) (a
 // positive decimal string: zero and negative caps are VALIDATION_FAILED naming the field (use
 // suspend to stop an agent), and nothing changes when any field is bad.
 func (s *Service) PutLimits(ctx context.Context, p auth.Principal, id string, in LimitsInput) (agent.Agent, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage); err != nil {
 		return agent.Agent{}, err
 	}
 	patch, err := parseLimits(in)

@@ -17,7 +17,7 @@ import (
 // second call is AGENT_WALLET_EXISTS and a suspended agent AGENT_SUSPENDED (both 409). The
 // agent row stays locked while the wallet is created, so two concurrent calls make one Safe.
 func (s *Service) ProvisionWallet(ctx context.Context, p auth.Principal, id string, in WalletInput) (wallet.Wallet, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeAgentsManage, auth.ScopeWalletsWrite); err != nil {
+	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeAgentsManage, auth.ScopeWalletsWrite); err != nil {
 		return wallet.Wallet{}, err
 	}
 	var w wallet.Wallet

@@ -13,9 +13,13 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
+// cardholderSandboxMessage refuses LIVE callers: cardholders exist for card issuance, which is
+// sandbox only, and LIVE reports the cards feature false.
+const cardholderSandboxMessage = "cardholders are sandbox only: card issuance is sandbox only; use a TEST key"
+
 // CreateCardholder records a cardholder {name, email}.
 func (s *Service) CreateCardholder(ctx context.Context, p auth.Principal, name, email string) (card.Cardholder, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeCardsIssue); err != nil {
+	if err := kernel.RequireSandboxScope(p, cardholderSandboxMessage, auth.ScopeCardsIssue); err != nil {
 		return card.Cardholder{}, err
 	}
 	errs := core.FieldErrors{}
@@ -42,7 +46,7 @@ func (s *Service) CreateCardholder(ctx context.Context, p auth.Principal, name, 
 
 // ListCardholders lists the caller's cardholders, newest first.
 func (s *Service) ListCardholders(ctx context.Context, p auth.Principal, page ports.Page) ([]card.Cardholder, int, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeCardsRead); err != nil {
+	if err := kernel.RequireSandboxScope(p, cardholderSandboxMessage, auth.ScopeCardsRead); err != nil {
 		return nil, 0, err
 	}
 	var out []card.Cardholder

@@ -31,6 +31,11 @@ func (s SourceChains) For(env core.Environment) (SourceChain, bool) {
 // Base), used when wiring names no source chain for an environment.
 var defaultSourceChainIDs = map[core.Environment]int64{core.EnvTest: 84532, core.EnvLive: 8453}
 
+// DefaultChainID is the chain an environment's resources name when no chain adapter serves it
+// (84532 for TEST, 8453 for LIVE): a record that only names a chain, such as a saved contact,
+// needs no node to be written.
+func DefaultChainID(env core.Environment) int64 { return defaultSourceChainIDs[env] }
+
 // Require is the chain and USDC token an environment's off-ramp payments and claims come from,
 // as wiring decided them; without one the chain id is docs/api.md's and the token unknown (an empty
 // address in sourceAssetId would be wrong, so the caller refuses with CHAIN_UNAVAILABLE).

@@ -3,6 +3,7 @@ package ramps
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
@@ -18,8 +19,11 @@ const sandboxMessage = "ramps are sandbox only: use a TEST key"
 
 // PoolCredits mints test USDC into a wallet's Safe from the platform test pool. It joins the
 // caller's unit of work: the drip and its job are recorded with the ramp or not at all.
+// RunDrip runs one step of a recorded credit outside any unit of work and says when to look
+// again (0: the credit is over, mined or failed); it is safe beside the credit's own job.
 type PoolCredits interface {
 	CreditFromPool(ctx context.Context, p auth.Principal, walletID string, amountBaseUnits int64) (wallet.Drip, error)
+	RunDrip(ctx context.Context, dripID string) (time.Duration, error)
 }
 
 // PaymentRead is what the payments capability read from the chain for a proposal, handed back

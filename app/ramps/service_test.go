@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
@@ -20,6 +21,8 @@ type nopCredits struct{}
 func (nopCredits) CreditFromPool(context.Context, auth.Principal, string, int64) (wallet.Drip, error) {
 	return wallet.Drip{}, nil
 }
+
+func (nopCredits) RunDrip(context.Context, string) (time.Duration, error) { return 0, nil }
 
 type nopPayments struct{}
 

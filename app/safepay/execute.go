@@ -113,11 +113,13 @@ func (s *Service) ReadCancel(ctx context.Context, p auth.Principal, id, ownerAdd
 	return CancelRead{tenantID: p.TenantID, paymentID: pay.ID}, nil
 }
 
-// Cancel cancels a payment that has not been sent (CREATED, AWAITING_SIGNATURE or
-// READY_TO_EXECUTE). Only the newest queued payment of a wallet can be cancelled: cancelling
-// an earlier one would leave a Safe nonce that nothing uses, and no later payment could
-// execute (safepay.Payment.Cancel). The wallet row is locked first, as propose does, so no
-// payment is queued behind this one while it is being cancelled.
+// Cancel cancels a payment that has not been sent (CREATED, AWAITING_SIGNATURE, SIGNING or
+// READY_TO_EXECUTE). When later payments of the wallet are queued behind it, its Safe nonce is
+// taken over by a rejection transaction proposed in the same unit of work
+// (safepay.Payment.Cancel): the owners sign that one like any payment (a custodial wallet's
+// custody key signs it by itself), and once it executes every later payment executes with the
+// signatures it already has. The wallet row is locked first, as propose does, so no payment is
+// queued behind this one while it is being cancelled.
 func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead) (safepay.Payment, error) {
 	if err := checkRead(p, auth.ScopePaymentsCreate, read.tenantID); err != nil {
 		return safepay.Payment{}, err
@@ -130,7 +132,8 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 	// above, never from what a rolled-back run made of it.
 	pay := found
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, err := tx.Wallets().LockWallet(ctx, found.SourceWalletID); err != nil {
+		w, err := tx.Wallets().LockWallet(ctx, found.SourceWalletID)
+		if err != nil {
 			return err
 		}
 		locked, err := lockCallerPayment(ctx, tx, p, found.ID)
@@ -141,12 +144,21 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 		if err != nil {
 			return err
 		}
-		next, err := locked.Cancel(later, s.clock.Now())
+		next, rejection, err := locked.Cancel(later, core.NewID(core.PrefixPayment), s.clock.Now())
 		if err != nil {
 			return err
 		}
 		pay = next
-		return s.savePayment(ctx, tx, next, false)
+		if err := s.savePayment(ctx, tx, next, false); err != nil || rejection == nil {
+			return err
+		}
+		if err := s.savePayment(ctx, tx, *rejection, true); err != nil {
+			return err
+		}
+		if w.CustodyKeyRef != "" {
+			return s.enqueueCustodySignature(ctx, rejection.ID)
+		}
+		return nil
 	})
 	return pay, err
 }

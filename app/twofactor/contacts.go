@@ -46,14 +46,12 @@ func (s *Service) CreateContact(ctx context.Context, p auth.Principal, in Contac
 	if err := errs.Err(); err != nil {
 		return twofactor.Contact{}, err
 	}
-	var chainID int64
+	// A contact only names its chain: without a node for the environment it takes the
+	// environment's chain id, so contacts work where no chain is configured (LIVE here).
+	chainID := kernel.DefaultChainID(p.Environment)
 	if in.ChainID != nil {
 		chainID = *in.ChainID
-	} else {
-		chain, err := s.chains.Chain(p.Environment)
-		if err != nil {
-			return twofactor.Contact{}, err
-		}
+	} else if chain, err := s.chains.Chain(p.Environment); err == nil {
 		chainID = chain.ChainID()
 	}
 	c := twofactor.Contact{ID: core.NewID(core.PrefixContact), TenantID: p.TenantID, Environment: p.Environment,

@@ -14,22 +14,25 @@ import (
 
 // sampleResources are the event families a sandbox trigger can emit, with the id prefix of the
 // resource each announces and a few fields its real events carry (docs/webhooks.md), so a
-// partner's handler sees the shape it will see in production.
+// partner's handler sees the shape it will see in production. lowerStatus marks the checkout
+// families (payment, refund), whose real events carry their status in lower case
+// ("completed", "processed") like the rest of that surface.
 var sampleResources = map[string]struct {
-	prefix string
-	data   map[string]any
+	prefix      string
+	data        map[string]any
+	lowerStatus bool
 }{
-	"safe_payment":       {core.PrefixPayment, map[string]any{"amount": "12.5", "walletId": "wal_sandbox"}},
-	"offramp_payment":    {core.PrefixOffRamp, map[string]any{"amount": "25"}},
-	"claim":              {core.PrefixClaim, map[string]any{"amount": "25", "paymentId": "ofp_sandbox"}},
-	"card":               {core.PrefixCard, map[string]any{"walletId": "wal_sandbox", "last4": "4242", "funding": "SAFE"}},
-	"card_authorization": {core.PrefixCardAuth, map[string]any{"amount": "9.99", "cardId": "card_sandbox", "merchantName": "Sandbox Coffee", "mcc": "5814"}},
-	"agent":              {core.PrefixAgent, map[string]any{"name": "sandbox agent"}},
-	"invoice":            {"inv", map[string]any{"amount": "100"}},
-	"treasury_sweep":     {core.PrefixSweep, map[string]any{"amount": "50", "paymentId": "pay_sandbox"}},
-	"payment":            {"chk", map[string]any{"amount": "19.99", "currency": "USD"}},
-	"refund":             {"chk", map[string]any{"amount": "19.99", "paymentId": "chk_sandbox"}},
-	"webhook_endpoint":   {core.PrefixWebhookEndpoint, map[string]any{"url": "https://partner.example.com/webhooks"}},
+	"safe_payment":       {core.PrefixPayment, map[string]any{"amount": "12.5", "walletId": "wal_sandbox"}, false},
+	"offramp_payment":    {core.PrefixOffRamp, map[string]any{"amount": "25"}, false},
+	"claim":              {core.PrefixClaim, map[string]any{"amount": "25", "paymentId": "ofp_sandbox"}, false},
+	"card":               {core.PrefixCard, map[string]any{"walletId": "wal_sandbox", "last4": "4242", "funding": "SAFE"}, false},
+	"card_authorization": {core.PrefixCardAuth, map[string]any{"amount": "9.99", "cardId": "card_sandbox", "merchantName": "Sandbox Coffee", "mcc": "5814"}, false},
+	"agent":              {core.PrefixAgent, map[string]any{"name": "sandbox agent"}, false},
+	"invoice":            {"inv", map[string]any{"amount": "100"}, false},
+	"treasury_sweep":     {core.PrefixSweep, map[string]any{"amount": "50", "paymentId": "pay_sandbox"}, false},
+	"payment":            {"chk", map[string]any{"amount": "19.99", "currency": "USD"}, true},
+	"refund":             {"chk", map[string]any{"amount": "19.99", "paymentId": "chk_sandbox"}, true},
+	"webhook_endpoint":   {core.PrefixWebhookEndpoint, map[string]any{"url": "https://partner.example.com/webhooks"}, false},
 }
 
 // TriggerFamilies lists the event families TriggerEvent emits, sorted.
@@ -59,7 +62,11 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ string
 	if !event.ValidType(typ) || !ok {
 		return event.Event{}, core.Invalid("type", "an event type of a known family ("+strings.Join(TriggerFamilies(), ", ")+"), such as safe_payment.completed")
 	}
-	data := map[string]any{"status": strings.ToUpper(state), "sandboxTrigger": true}
+	status := strings.ToUpper(state)
+	if sample.lowerStatus {
+		status = state
+	}
+	data := map[string]any{"status": status, "sandboxTrigger": true}
 	for k, v := range sample.data {
 		data[k] = v
 	}

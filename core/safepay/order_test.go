@@ -167,20 +167,33 @@ func TestPackedSignatures_SortedBySigner(t *testing.T) {
 	}
 }
 
-func TestCancel_OnlyTheNewestQueued(t *testing.T) {
+func TestCancel_QueuedPaymentLeavesARejectionAtItsNonce(t *testing.T) {
 	now := time.Now()
-	p := Payment{ID: "pay_1", Status: StatusAwaitingSignature, SafeNonce: 3}
+	safeAddr := "0x00000000000000000000000000000000000000aA"
+	p := Payment{ID: "pay_1", Status: StatusReadyToExecute, SafeNonce: 3, SafeAddress: safeAddr, ChainID: 84532, Threshold: 2}
 	later := []Payment{{ID: "pay_2", SafeNonce: 4, Status: StatusReadyToExecute}}
-	_, err := p.Cancel(later, now)
-	var de *core.Error
-	if !errors.As(err, &de) || de.Code != core.CodeInvalidState || len(de.Details["laterPaymentIds"].([]string)) != 1 {
-		t.Fatalf("cancel with a later payment: %v", err)
+	got, rejection, err := p.Cancel(later, "pay_r", now)
+	if err != nil || got.Status != StatusCancelled || rejection == nil {
+		t.Fatalf("cancel with a later payment: %v %s %v", err, got.Status, rejection)
 	}
-	if got, err := p.Cancel(nil, now); err != nil || got.Status != StatusCancelled {
-		t.Fatalf("cancel newest: %v %s", err, got.Status)
+	r := *rejection
+	if r.ID != "pay_r" || got.RejectionPaymentID != "pay_r" || r.RejectsPaymentID != "pay_1" {
+		t.Fatalf("links: cancelled %q, rejection %q rejects %q", got.RejectionPaymentID, r.ID, r.RejectsPaymentID)
+	}
+	if r.SafeNonce != 3 || r.Status != StatusAwaitingSignature || r.Threshold != 2 || r.AmountBaseUnits != 0 ||
+		r.Call == nil || r.Call.To != safeAddr || r.Call.ValueWei.Sign() != 0 || len(r.Call.Data) != 0 {
+		t.Fatalf("rejection: %+v", r)
+	}
+	want := safe.TransactionHash(84532, common.HexToAddress(safeAddr),
+		safe.Transaction{To: common.HexToAddress(safeAddr), Value: new(big.Int), Data: []byte{}, Operation: safe.Call, Nonce: 3})
+	if r.SafeTxHash != want.Hex() {
+		t.Fatalf("rejection safeTxHash %s, want %s", r.SafeTxHash, want.Hex())
+	}
+	if got, rejection, err := p.Cancel(nil, "pay_r", now); err != nil || got.Status != StatusCancelled || rejection != nil || got.RejectionPaymentID != "" {
+		t.Fatalf("cancel newest: %v %s %v", err, got.Status, rejection)
 	}
 	for _, s := range []Status{StatusExecuting, StatusCompleted, StatusFailed, StatusCancelled} {
-		if _, err := (Payment{Status: s}).Cancel(nil, now); !errors.Is(err, core.ErrInvalidState) {
+		if _, _, err := (Payment{Status: s}).Cancel(later, "pay_r", now); !errors.Is(err, core.ErrInvalidState) {
 			t.Errorf("cancel from %s: %v", s, err)
 		}
 	}

@@ -74,8 +74,13 @@ type Payment struct {
 	Signatures         []Signature
 	ExecutedTxHash     string
 	FailureReason      string
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
+	// RejectionPaymentID is set on a cancelled payment whose nonce a rejection transaction
+	// took over, because later payments were queued behind it (Cancel).
+	RejectionPaymentID string
+	// RejectsPaymentID is set on that rejection transaction: the cancelled payment it replaces.
+	RejectsPaymentID string
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
 
 // SignedBy reports whether signer (any case) already signed.

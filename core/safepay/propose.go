@@ -149,23 +149,49 @@ func (p Payment) PackedSignatures() ([]byte, error) {
 }
 
 // Cancel moves a payment that has not been sent to CANCELLED. later are the wallet's other
-// queued payments with a higher nonce: while any exists the cancel is refused, because a
-// cancelled payment leaves its nonce unused and nothing at a higher nonce could execute until
-// the gap was filled. Cancelling from the newest down never leaves a gap.
-func (p Payment) Cancel(later []Payment, now time.Time) (Payment, error) {
+// queued payments with a higher nonce. With none, the nonce is simply freed for the next
+// proposal. With some, leaving nonce n unused would block every one of them (the Safe executes
+// nonces in order), so Cancel also returns a rejection: a Safe transaction at the same nonce that
+// calls the Safe itself with no value and no data. Once the owners sign and it executes, nonce n
+// is used, the cancelled payment's signatures are void on chain, and every later payment executes
+// with the signatures it already holds (nothing is renumbered or re-signed). rejectionID names
+// the new payment; it is unused when no rejection is needed.
+func (p Payment) Cancel(later []Payment, rejectionID string, now time.Time) (Payment, *Payment, error) {
 	if !p.Can(TriggerCancel) {
-		return p.Apply(TriggerCancel, now)
+		out, err := p.Apply(TriggerCancel, now)
+		return out, nil, err
 	}
-	if len(later) > 0 {
-		ids := make([]string, len(later))
-		for i, l := range later {
-			ids[i] = l.ID
-		}
-		return p, core.E(core.CodeInvalidState,
-			"payment %s holds Safe nonce %d and %d later payment(s) of this wallet are queued behind it; cancel those first (newest first)",
-			p.ID, p.SafeNonce, len(later)).WithDetails(map[string]any{"status": string(p.Status), "laterPaymentIds": ids})
+	cancelled, err := p.Apply(TriggerCancel, now)
+	if err != nil || len(later) == 0 {
+		return cancelled, nil, err
 	}
-	return p.Apply(TriggerCancel, now)
+	rejection, err := p.rejection(rejectionID, now)
+	if err != nil {
+		return p, nil, err
+	}
+	cancelled.RejectionPaymentID = rejection.ID
+	return cancelled, &rejection, nil
+}
+
+// rejection is the payment that uses a cancelled payment's nonce without moving anything:
+// Safe{Wallet} calls the same construction an on-chain rejection. It needs the wallet's
+// threshold of signatures like any other Safe transaction.
+func (p Payment) rejection(id string, now time.Time) (Payment, error) {
+	r := Payment{
+		ID: id, Kind: KindTransaction, TenantID: p.TenantID, Environment: p.Environment,
+		Call:           &Call{To: p.SafeAddress, ValueWei: new(big.Int), Data: []byte{}},
+		SourceWalletID: p.SourceWalletID, SafeAddress: p.SafeAddress, ChainID: p.ChainID,
+		DestinationType: DestinationAddress, DestinationAddress: p.SafeAddress, DestinationChainID: p.ChainID,
+		Asset: AssetUSDC, Memo: fmt.Sprintf("Rejection of cancelled payment %s at Safe nonce %d", p.ID, p.SafeNonce),
+		Status: StatusCreated, SafeNonce: p.SafeNonce, Threshold: p.Threshold,
+		RejectsPaymentID: p.ID, CreatedAt: now, UpdatedAt: now,
+	}
+	tx, err := r.transaction(common.Address{})
+	if err != nil {
+		return Payment{}, err
+	}
+	r.SafeTxHash = safe.TransactionHash(r.ChainID, common.HexToAddress(r.SafeAddress), tx).Hex()
+	return r.Apply(TriggerPropose, now)
 }
 
 // NonceGapReason is the failureReason of a queued payment whose predecessor failed without

@@ -232,8 +232,12 @@ func TestAgents_FeatureSandboxOnly(t *testing.T) {
 	if f := caps["features"].(map[string]any); caps["environment"] != "LIVE" || f["agents"] != false || f["wallets"] != false || f["policies"] != true {
 		t.Fatalf("LIVE capabilities %v", caps)
 	}
-	liveAgent := createAgent(t, liveKey, "live")["id"].(string)
-	liveKey.Post("/v1/agents/"+liveAgent+"/cards", map[string]any{}).ExpectError(t, http.StatusForbidden, "SANDBOX_ONLY")
+	// LIVE reports agents (and cards) false, so their routes refuse LIVE keys rather than
+	// create what LIVE cannot complete.
+	liveKey.Post("/v1/agents", map[string]any{"name": "live"}).ExpectError(t, http.StatusForbidden, "SANDBOX_ONLY")
+	liveKey.Get("/v1/agents").ExpectError(t, http.StatusForbidden, "SANDBOX_ONLY")
+	liveKey.Post("/v1/agents/"+id+"/cards", map[string]any{}).ExpectError(t, http.StatusForbidden, "SANDBOX_ONLY")
+	liveKey.Post("/v1/cardholders", map[string]any{"name": "Live", "email": "live@example.com"}).ExpectError(t, http.StatusForbidden, "SANDBOX_ONLY")
 	ten.Root.Get("/v1/agents/"+id+"/nope").ExpectError(t, 404, "ROUTE_NOT_FOUND")
 }
 

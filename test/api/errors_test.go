@@ -59,6 +59,22 @@ func TestErrors_BodyTooLarge(t *testing.T) {
 	}
 }
 
+// TestErrors_BodyMediaType: JSON sent under text/plain (or a form type) answers 415
+// UNSUPPORTED_MEDIA_TYPE and creates nothing; application/json with a charset is accepted.
+func TestErrors_BodyMediaType(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	for _, ct := range []string{"text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded"} {
+		ten.Root.With("Content-Type", ct).Post("/v1/tenants/members", `{"email":"plain@example.com"}`).
+			ExpectError(t, 415, "UNSUPPORTED_MEDIA_TYPE")
+	}
+	if total := ten.Root.Get("/v1/tenants/members").JSON(t)["total"].(float64); total != 0 {
+		t.Fatal("a text/plain request created a member")
+	}
+	ten.Session.With("Content-Type", "application/json; charset=utf-8").Post("/v1/tenants/members", `{"email":"json@example.com"}`).Expect(t, 201)
+
+}
+
 func TestErrors_RequestIDEchoedOrGenerated(t *testing.T) {
 	t.Parallel()
 	e := env()

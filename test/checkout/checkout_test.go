@@ -197,6 +197,26 @@ func TestCheckout_RefundsIdempotentAndBounded(t *testing.T) {
 			}
 			return len(m["data"].([]any)) == 2
 		})
+	if refunds := ten.Root.Get("/v1/payments/"+id+"/refunds").Expect(t, 200).JSON(t); refunds["total"] != float64(2) || refunds["has_more"] != false {
+		t.Fatalf("refunds list without total/has_more: %v", refunds)
+	}
+	// The secondary transactions list shows the refunds (type=refund) and the completed
+	// checkout (a payment received); neither moves a wallet.
+	byType := ten.Root.Get("/v1/transactions?type=refund").Expect(t, 200).JSON(t)
+	if byType["total"] != float64(2) || byType["has_more"] != false {
+		t.Fatalf("type=refund: %v", byType)
+	}
+	for _, r := range byType["data"].([]any) {
+		if r := r.(map[string]any); r["type"] != "refund" || r["status"] != "completed" || r["wallet_id"] != nil ||
+			!strings.EqualFold(fmt.Sprint(r["counterparty"]), to) || r["transaction_hash"] == nil {
+			t.Fatalf("refund row %v", r)
+		}
+	}
+	received := ten.Root.Get("/v1/transactions?type=payment&status=completed").Expect(t, 200).JSON(t)
+	if rows := received["data"].([]any); received["total"] != float64(1) || rows[0].(map[string]any)["id"] != id ||
+		rows[0].(map[string]any)["amount"] != "10" && rows[0].(map[string]any)["amount"] != "10.000000" {
+		t.Fatalf("completed checkout in /v1/transactions: %v", received)
+	}
 	if b := usdcBalance(t, to); b != 8_000_000 {
 		t.Fatalf("refund address holds %d, want 8000000", b)
 	}

@@ -114,3 +114,18 @@ func TestTrigger_Refusals(t *testing.T) {
 	live := env().NewKey(t, ten.Session.With("X-Corridor-Environment", "live"), map[string]any{"name": "live", "scopes": []string{"*"}})
 	env().Client(t).WithKey(live).Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).ExpectError(t, 403, "SANDBOX_ONLY")
 }
+
+// TestTrigger_StatusMatchesRealEvents: a triggered event's data.status is spelled as the real
+// events of its family spell it: lower case for the checkout families (payment.completed,
+// refund.processed), the resource's status for the others (safe_payment.completed).
+func TestTrigger_StatusMatchesRealEvents(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	for typ, want := range map[string]string{"payment.completed": "completed", "refund.processed": "processed",
+		"safe_payment.completed": "COMPLETED"} {
+		e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": typ}).Expect(t, 201).JSON(t)
+		if data, _ := e["data"].(map[string]any); data["status"] != want {
+			t.Errorf("%s: data.status %v, want %q (%v)", typ, data["status"], want, e)
+		}
+	}
+}

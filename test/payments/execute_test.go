@@ -250,7 +250,7 @@ func TestPayments_RacingExecutes(t *testing.T) {
 }
 
 // TestPayments_QueueCancelAndGaps walks the nonce queue: a later payment waits for the earlier
-// one, only the newest can be cancelled, a revert fails the payment and the ones queued behind
+// one, the newest is cancelled without a rejection, a revert fails the payment and the ones queued behind
 // it (NONCE_GAP), the freed nonce is reused, and a completion starts the next ready payment.
 func TestPayments_QueueCancelAndGaps(t *testing.T) {
 	t.Parallel()
@@ -279,15 +279,12 @@ func TestPayments_QueueCancelAndGaps(t *testing.T) {
 		t.Fatalf("queued execute details: %v", d)
 	}
 
-	// Only the newest queued payment can be cancelled.
-	m = ten.Root.Post("/v1/payments/"+tooBig["id"].(string)+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
-	if ids := m["details"].(map[string]any)["laterPaymentIds"].([]any); len(ids) != 2 {
-		t.Fatalf("laterPaymentIds %v", ids)
-	}
+	// The newest queued payment is cancelled outright: nothing waits behind its nonce, so no
+	// rejection is proposed (TestPayments_CancelQueuedPaymentProposesARejection covers the rest).
 	ten.Root.Post("/v1/payments/"+thirdID+"/cancel", map[string]any{"ownerAddress": randomAddress(t).Hex()}).
 		ExpectError(t, 422, "SIGNER_NOT_OWNER")
-	if s := ten.Root.Post("/v1/payments/"+thirdID+"/cancel", map[string]any{"ownerAddress": o.address.Hex()}).Expect(t, 200).JSON(t)["status"]; s != "CANCELLED" {
-		t.Fatalf("cancel newest: %v", s)
+	if c := ten.Root.Post("/v1/payments/"+thirdID+"/cancel", map[string]any{"ownerAddress": o.address.Hex()}).Expect(t, 200).JSON(t); c["status"] != "CANCELLED" || c["rejectionPaymentId"] != nil {
+		t.Fatalf("cancel newest: %v, rejection %v", c["status"], c["rejectionPaymentId"])
 	}
 	ten.Root.Post("/v1/payments/"+thirdID+"/cancel", nil).ExpectError(t, 409, "INVALID_STATE")
 	sign(t, ten.Root, third, o).ExpectError(t, 409, "INVALID_STATE")
@@ -323,6 +320,61 @@ func TestPayments_QueueCancelAndGaps(t *testing.T) {
 	}
 	if n := safeNonce(t, w.Address); n != 2 {
 		t.Fatalf("Safe nonce %d, want 2", n)
+	}
+}
+
+// TestPayments_CancelQueuedPaymentProposesARejection: any pending payment can be cancelled,
+// also one with later payments queued behind its Safe nonce. Its nonce goes to a rejection
+// transaction (a zero-value call of the Safe itself) that the owners sign; once it executes, the
+// later payments execute with the signatures they already hold, and the cancelled payment's
+// transfer never happens.
+func TestPayments_CancelQueuedPaymentProposesARejection(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	owners := newOwners(t, 1)
+	w := newWallet(t, ten, owners, 1, "10")
+	to := randomAddress(t)
+	o := owners[0]
+
+	first := propose(t, ten.Root, toAddress(w, to, "1"))  // nonce 0
+	second := propose(t, ten.Root, toAddress(w, to, "2")) // nonce 1
+	third := propose(t, ten.Root, toAddress(w, to, "3"))  // nonce 2
+	sign(t, ten.Root, second, o).Expect(t, 200)
+	sign(t, ten.Root, third, o).Expect(t, 200)
+	firstID := first["id"].(string)
+
+	cancelled := ten.Root.Post("/v1/payments/"+firstID+"/cancel", nil).Expect(t, 200).JSON(t)
+	rejectionID, _ := cancelled["rejectionPaymentId"].(string)
+	if cancelled["status"] != "CANCELLED" || rejectionID == "" {
+		t.Fatalf("cancel of the oldest queued payment: status %v, rejectionPaymentId %v", cancelled["status"], cancelled["rejectionPaymentId"])
+	}
+	rejection := ten.Root.Get("/v1/payments/"+rejectionID).Expect(t, 200).JSON(t)
+	call, _ := rejection["transaction"].(map[string]any)
+	if rejection["status"] != "AWAITING_SIGNATURE" || rejection["safeNonce"] != float64(0) || rejection["kind"] != "transaction" ||
+		rejection["amount"] != "0" || rejection["rejectsPaymentId"] != firstID || call == nil ||
+		!strings.EqualFold(call["to"].(string), w.Address.Hex()) || call["value"] != "0" || call["data"] != "0x" {
+		t.Fatalf("rejection: %v", rejection)
+	}
+	for _, p := range []map[string]any{second, third} {
+		got := ten.Root.Get("/v1/payments/"+p["id"].(string)).Expect(t, 200).JSON(t)
+		if got["status"] != "READY_TO_EXECUTE" || got["safeNonce"] != p["safeNonce"] || got["safeTxHash"] != p["safeTxHash"] {
+			t.Fatalf("a later payment changed when an earlier one was cancelled: %v", got)
+		}
+	}
+	sign(t, ten.Root, first, o).ExpectError(t, 409, "INVALID_STATE")
+
+	sign(t, ten.Root, rejection, o).Expect(t, 200)
+	waitStatus(t, ten.Root, rejectionID, "COMPLETED")
+	waitStatus(t, ten.Root, second["id"].(string), "COMPLETED")
+	waitStatus(t, ten.Root, third["id"].(string), "COMPLETED")
+	if got, want := balance(t, to), usdc(t, "5"); got.Cmp(want) != 0 {
+		t.Fatalf("destination holds %s, want %s (the cancelled 1 must never arrive)", got, want)
+	}
+	if n := safeNonce(t, w.Address); n != 3 {
+		t.Fatalf("Safe nonce %d, want 3", n)
+	}
+	if s := ten.Root.Get("/v1/payments/"+firstID).Expect(t, 200).JSON(t)["status"]; s != "CANCELLED" {
+		t.Fatalf("cancelled payment is %v", s)
 	}
 }
 

@@ -11,24 +11,23 @@ import (
 	"github.com/corridorhq/corridor/test/harness"
 )
 
-// TestRamps_OnRampCreditsTheSafeAndTheMirror: an on-ramp answers SUBMITTED, its credit is
-// minted to the Safe, it turns CONFIRMED with the transaction and a simulated fiatRef, and the
-// ledger mirror books the credit with zero drift.
+// TestRamps_OnRampCreditsTheSafeAndTheMirror: an on-ramp completes immediately: the create
+// response is already CONFIRMED with the mint's transaction and a simulated fiatRef, the Safe
+// holds the credit, and the ledger mirror books it with zero drift.
 func TestRamps_OnRampCreditsTheSafeAndTheMirror(t *testing.T) {
 	ten := env().NewTenant(t)
 	walletID := newWallet(t, ten.Root, harness.NewOwner(t))
 
 	created := ten.Root.Post("/v1/ramps", onRamp(walletID, "25.5")).Expect(t, 201).JSON(t)
-	if created["status"] != "SUBMITTED" || created["direction"] != "ON" || created["provider"] != "simulated" ||
+	if created["status"] != "CONFIRMED" || created["direction"] != "ON" || created["provider"] != "simulated" ||
 		created["amountUsd"] != "25.5" || created["paymentId"] != nil || created["paymentStatus"] != nil ||
-		created["fiatRef"] != nil || created["simulated"] != true || created["walletId"] != walletID ||
-		!strings.HasPrefix(created["rampId"].(string), "rmp_") {
-		t.Fatalf("created: %v", created)
+		created["txHash"] == nil || created["failureReason"] != nil ||
+		!strings.HasPrefix(fmt.Sprint(created["fiatRef"]), "simfiat_on_") || created["simulated"] != true ||
+		created["walletId"] != walletID || !strings.HasPrefix(created["rampId"].(string), "rmp_") {
+		t.Fatalf("created (an on-ramp completes immediately): %v", created)
 	}
-	done := waitRamp(t, ten.Root, created["rampId"].(string))
-	if done["status"] != "CONFIRMED" || done["txHash"] == nil || done["failureReason"] != nil ||
-		!strings.HasPrefix(fmt.Sprint(done["fiatRef"]), "simfiat_on_") {
-		t.Fatalf("confirmed: %v", done)
+	if got := ten.Root.Get("/v1/ramps/"+created["rampId"].(string)).Expect(t, 200).JSON(t); got["status"] != "CONFIRMED" || got["txHash"] != created["txHash"] {
+		t.Fatalf("read back: %v", got)
 	}
 	waitMirror(t, ten.Root, walletID, "25.5")
 

@@ -93,7 +93,11 @@ func TestSecondary_HistoryPagesEveryRow(t *testing.T) {
 	if total != 10 || more || len(page) != 10 || page[9]["id"] != fmt.Sprintf("%s_%04d", newest, seededPayments) {
 		t.Fatalf("date window: total %d has_more %v %s", total, more, ids(page))
 	}
-	// Paging stays bounded: past offset 1000 is refused, not read.
-	transactions(t, ten.Root, "/v1/transactions?offset=1000")
-	ten.Root.Get("/v1/transactions?offset=1001").Expect(t, 400)
+	// Paging reaches past 1000 (offset 1001 is the next-to-last row of this history) and stays
+	// bounded: past offset 10000 is refused, not read.
+	if page, total, more := transactions(t, ten.Root, "/v1/transactions?offset=1001&limit=1"); total != all || !more || len(page) != 1 {
+		t.Fatalf("offset 1001: total %d has_more %v %s", total, more, ids(page))
+	}
+	transactions(t, ten.Root, "/v1/transactions?offset=10000")
+	ten.Root.Get("/v1/transactions?offset=10001").Expect(t, 400)
 }

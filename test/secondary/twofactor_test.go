@@ -2,6 +2,7 @@ package secondary
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/corridorhq/corridor/test/harness"
@@ -28,6 +29,10 @@ func TestSecondary_SendWithTwoFactor(t *testing.T) {
 	chID, _ := e["details"].(map[string]any)["challengeId"].(string)
 	if chID == "" {
 		t.Fatalf("details: %v", e["details"])
+	}
+	// The message names this route's own field.
+	if msg, _ := e["message"].(string); !strings.Contains(msg, "twofa_challenge_id") || strings.Contains(msg, "twofaChallengeId") {
+		t.Fatalf("message %q must name twofa_challenge_id", msg)
 	}
 	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": harness.TOTP(t, secret)}).Expect(t, http.StatusOK)
 

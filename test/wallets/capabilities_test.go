@@ -8,11 +8,16 @@ import (
 
 // chainFeatures are the features that need the environment's chain (wiring.ChainFeatures).
 var chainFeatures = []string{"wallets", "payments", "faucet", "handles", "cards", "agents", "treasury",
-	"invoices", "bills", "ramps", "pendingClaims", "checkout"}
+	"invoices", "bills", "ramps", "pendingClaims", "checkout", "ledgerReconciliation"}
 
 // offChainFeatures work in an environment without a chain.
-var offChainFeatures = []string{"tenants", "apiKeys", "ledger", "balances", "policies", "offrampPayments",
+var offChainFeatures = []string{"tenants", "apiKeys", "ledger", "balances", "policies",
 	"phoneAliases", "webhooks", "twoFactor", "contacts"}
+
+// sandboxFeatures work only where the sandbox issues credentials and a chain holds claims:
+// payout destinations need a BUSINESS_IDENTITY credential, off-ramp payments need payout
+// destinations and pending claims.
+var sandboxFeatures = []string{"payoutDestinations", "offrampPayments"}
 
 // features is the capabilities document c's environment reads, checked to be envName's.
 func features(t *testing.T, c *harness.Client, envName string) map[string]any {
@@ -32,14 +37,14 @@ func TestCapabilities_PerEnvironment(t *testing.T) {
 	ten := env().NewTenant(t)
 	for name, c := range map[string]*harness.Client{"anonymous": env().Client(t), "TEST key": ten.Root} {
 		f := features(t, c, "TEST")
-		for _, k := range append(append([]string{}, chainFeatures...), offChainFeatures...) {
+		for _, k := range append(append(append([]string{}, chainFeatures...), offChainFeatures...), sandboxFeatures...) {
 			if f[k] != true {
 				t.Errorf("%s: features.%s = %v, want true", name, k, f[k])
 			}
 		}
 	}
 	f := features(t, liveClient(t, ten), "LIVE")
-	for _, k := range chainFeatures {
+	for _, k := range append(append([]string{}, chainFeatures...), sandboxFeatures...) {
 		if f[k] != false {
 			t.Errorf("LIVE without a chain: features.%s = %v, want false", k, f[k])
 		}
@@ -64,9 +69,7 @@ func TestCapabilities_LiveChainOperationsAnswerChainUnavailable(t *testing.T) {
 	live.Post("/v1/payments", map[string]any{"sourceWalletId": "wal_06h1ymvyv1s8faeg1ekrjqegdr",
 		"destination": map[string]any{"type": "address", "address": addrs[0], "chainId": 8453},
 		"amount":      map[string]any{"value": "1", "asset": "usdc"}}).ExpectError(t, 503, "CHAIN_UNAVAILABLE")
-	agent := live.Post("/v1/agents", map[string]any{"name": "live agent"}).Expect(t, 201).JSON(t)["id"].(string)
-	live.Post("/v1/agents/"+agent+"/wallet", map[string]any{"owners": []map[string]any{{"address": addrs[0], "role": "ADMIN_OWNER"}}}).
-		ExpectError(t, 503, "CHAIN_UNAVAILABLE")
+	live.Get("/v1/ledger/reconciliation").ExpectError(t, 503, "CHAIN_UNAVAILABLE")
 
 	secondaryUnavailable(t, live.Post("/v1/wallets", map[string]any{"customer_id": "c", "currencies": []string{"USDC"},
 		"owner_address": addrs[0]}))

@@ -198,6 +198,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Corresponds with GET /v1/agents (the `ListAgents` operationId).
 	ListAgents(ctx context.Context, params *ListAgentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -206,6 +208,8 @@ type ClientInterface interface {
 	// Create an agent (ACTIVE, no limits, no wallet)
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -218,6 +222,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/agents (the `CreateAgent` operationId).
@@ -229,6 +235,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Corresponds with GET /v1/agents/{id} (the `GetAgent` operationId).
 	GetAgent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -237,6 +245,8 @@ type ClientInterface interface {
 	// The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
 	//
 	// Requires the scopes `agents:read`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Corresponds with GET /v1/agents/{id}/activity (the `ListAgentActivity` operationId).
 	ListAgentActivity(ctx context.Context, id string, params *ListAgentActivityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -273,6 +283,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/agents/{id}/keys (the `CreateAgentKey` operationId).
@@ -283,6 +295,8 @@ type ClientInterface interface {
 	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -295,6 +309,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Corresponds with GET /v1/agents/{id}/limits (the `GetAgentLimits` operationId).
 	GetAgentLimits(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -303,6 +319,8 @@ type ClientInterface interface {
 	// Set spend limits: only sent fields change, null clears, caps must be positive.
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -315,6 +333,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PUT /v1/agents/{id}/limits (the `UpdateAgentLimits` operationId).
@@ -326,6 +346,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Corresponds with POST /v1/agents/{id}/reactivate (the `ReactivateAgent` operationId).
 	ReactivateAgent(ctx context.Context, id string, params *ReactivateAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -335,6 +357,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Corresponds with POST /v1/agents/{id}/suspend (the `SuspendAgent` operationId).
 	SuspendAgent(ctx context.Context, id string, params *SuspendAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -343,6 +367,8 @@ type ClientInterface interface {
 	// Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 	//
 	// Requires the scopes `agents:manage`, `wallets:write`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -354,6 +380,8 @@ type ClientInterface interface {
 	// Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 	//
 	// Requires the scopes `agents:manage`, `wallets:write`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -498,6 +526,8 @@ type ClientInterface interface {
 	//
 	// Requires the scopes `cards:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Corresponds with GET /v1/cardholders (the `ListCardholders` operationId).
 	ListCardholders(ctx context.Context, params *ListCardholdersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -506,6 +536,8 @@ type ClientInterface interface {
 	// Create a cardholder.
 	//
 	// Requires the scopes `cards:issue`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -517,6 +549,8 @@ type ClientInterface interface {
 	// Create a cardholder.
 	//
 	// Requires the scopes `cards:issue`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -647,9 +681,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/cards/{id}/unfreeze (the `UnfreezeCard` operationId).
 	UnfreezeCard(ctx context.Context, id string, params *UnfreezeCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCheckouts Secondary: the merchant's checkouts, newest first, by status and creation date
+	// ListCheckouts The merchant's checkouts, newest first, by status and creation date
 	//
-	// Secondary: the merchant's checkouts, newest first, by status and creation date.
+	// The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
 	//
 	// Requires the scopes `payments:read`.
 	//
@@ -1214,9 +1248,9 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/payments/{id} (the `GetPayment` operationId).
 	GetPayment(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelPaymentWithBody Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// CancelPaymentWithBody Cancel any payment that has not been sent
 	//
-	// Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -1225,9 +1259,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/payments/{id}/cancel (the `CancelPayment` operationId).
 	CancelPaymentWithBody(ctx context.Context, id string, params *CancelPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CancelPayment Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// CancelPayment Cancel any payment that has not been sent
 	//
-	// Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -1577,7 +1611,7 @@ type ClientInterface interface {
 
 	// CreateRampWithBody TEST only
 	//
-	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 	//
 	// Requires the scopes `ramps:write`.
 	//
@@ -1590,7 +1624,7 @@ type ClientInterface interface {
 
 	// CreateRamp TEST only
 	//
-	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 	//
 	// Requires the scopes `ramps:write`.
 	//
@@ -2734,6 +2768,8 @@ func (c *Client) AdminSetProviderLiquidity(ctx context.Context, provider string,
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Corresponds with GET /v1/agents (the `ListAgents` operationId).
 func (c *Client) ListAgents(ctx context.Context, params *ListAgentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListAgentsRequest(c.Server, params)
@@ -2752,6 +2788,8 @@ func (c *Client) ListAgents(ctx context.Context, params *ListAgentsParams, reqEd
 // Create an agent (ACTIVE, no limits, no wallet)
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2774,6 +2812,8 @@ func (c *Client) CreateAgentWithBody(ctx context.Context, params *CreateAgentPar
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/agents (the `CreateAgent` operationId).
@@ -2795,6 +2835,8 @@ func (c *Client) CreateAgent(ctx context.Context, params *CreateAgentParams, bod
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Corresponds with GET /v1/agents/{id} (the `GetAgent` operationId).
 func (c *Client) GetAgent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAgentRequest(c.Server, id)
@@ -2813,6 +2855,8 @@ func (c *Client) GetAgent(ctx context.Context, id string, reqEditors ...RequestE
 // The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
 //
 // Requires the scopes `agents:read`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Corresponds with GET /v1/agents/{id}/activity (the `ListAgentActivity` operationId).
 func (c *Client) ListAgentActivity(ctx context.Context, id string, params *ListAgentActivityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2879,6 +2923,8 @@ func (c *Client) CreateAgentCard(ctx context.Context, id string, params *CreateA
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/agents/{id}/keys (the `CreateAgentKey` operationId).
@@ -2899,6 +2945,8 @@ func (c *Client) CreateAgentKeyWithBody(ctx context.Context, id string, params *
 // Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2921,6 +2969,8 @@ func (c *Client) CreateAgentKey(ctx context.Context, id string, params *CreateAg
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Corresponds with GET /v1/agents/{id}/limits (the `GetAgentLimits` operationId).
 func (c *Client) GetAgentLimits(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAgentLimitsRequest(c.Server, id)
@@ -2939,6 +2989,8 @@ func (c *Client) GetAgentLimits(ctx context.Context, id string, reqEditors ...Re
 // Set spend limits: only sent fields change, null clears, caps must be positive.
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2961,6 +3013,8 @@ func (c *Client) UpdateAgentLimitsWithBody(ctx context.Context, id string, conte
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PUT /v1/agents/{id}/limits (the `UpdateAgentLimits` operationId).
@@ -2982,6 +3036,8 @@ func (c *Client) UpdateAgentLimits(ctx context.Context, id string, body UpdateAg
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Corresponds with POST /v1/agents/{id}/reactivate (the `ReactivateAgent` operationId).
 func (c *Client) ReactivateAgent(ctx context.Context, id string, params *ReactivateAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewReactivateAgentRequest(c.Server, id, params)
@@ -3001,6 +3057,8 @@ func (c *Client) ReactivateAgent(ctx context.Context, id string, params *Reactiv
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Corresponds with POST /v1/agents/{id}/suspend (the `SuspendAgent` operationId).
 func (c *Client) SuspendAgent(ctx context.Context, id string, params *SuspendAgentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSuspendAgentRequest(c.Server, id, params)
@@ -3019,6 +3077,8 @@ func (c *Client) SuspendAgent(ctx context.Context, id string, params *SuspendAge
 // Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 //
 // Requires the scopes `agents:manage`, `wallets:write`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3040,6 +3100,8 @@ func (c *Client) CreateAgentWalletWithBody(ctx context.Context, id string, param
 // Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 //
 // Requires the scopes `agents:manage`, `wallets:write`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3314,6 +3376,8 @@ func (c *Client) GetCapabilities(ctx context.Context, reqEditors ...RequestEdito
 //
 // Requires the scopes `cards:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Corresponds with GET /v1/cardholders (the `ListCardholders` operationId).
 func (c *Client) ListCardholders(ctx context.Context, params *ListCardholdersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCardholdersRequest(c.Server, params)
@@ -3332,6 +3396,8 @@ func (c *Client) ListCardholders(ctx context.Context, params *ListCardholdersPar
 // Create a cardholder.
 //
 // Requires the scopes `cards:issue`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3353,6 +3419,8 @@ func (c *Client) CreateCardholderWithBody(ctx context.Context, params *CreateCar
 // Create a cardholder.
 //
 // Requires the scopes `cards:issue`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3613,9 +3681,9 @@ func (c *Client) UnfreezeCard(ctx context.Context, id string, params *UnfreezeCa
 	return c.Client.Do(req)
 }
 
-// ListCheckouts Secondary: the merchant's checkouts, newest first, by status and creation date
+// ListCheckouts The merchant's checkouts, newest first, by status and creation date
 //
-// Secondary: the merchant's checkouts, newest first, by status and creation date.
+// The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
 //
 // Requires the scopes `payments:read`.
 //
@@ -4730,9 +4798,9 @@ func (c *Client) GetPayment(ctx context.Context, id string, reqEditors ...Reques
 	return c.Client.Do(req)
 }
 
-// CancelPaymentWithBody Cancel a payment that has not been sent (the wallet's newest queued payment)
+// CancelPaymentWithBody Cancel any payment that has not been sent
 //
-// Cancel a payment that has not been sent (the wallet's newest queued payment)
+// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 //
 // Requires the scopes `payments:create`.
 //
@@ -4751,9 +4819,9 @@ func (c *Client) CancelPaymentWithBody(ctx context.Context, id string, params *C
 	return c.Client.Do(req)
 }
 
-// CancelPayment Cancel a payment that has not been sent (the wallet's newest queued payment)
+// CancelPayment Cancel any payment that has not been sent
 //
-// Cancel a payment that has not been sent (the wallet's newest queued payment)
+// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 //
 // Requires the scopes `payments:create`.
 //
@@ -5443,7 +5511,7 @@ func (c *Client) ListRamps(ctx context.Context, params *ListRampsParams, reqEdit
 
 // CreateRampWithBody TEST only
 //
-// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 //
 // Requires the scopes `ramps:write`.
 //
@@ -5466,7 +5534,7 @@ func (c *Client) CreateRampWithBody(ctx context.Context, params *CreateRampParam
 
 // CreateRamp TEST only
 //
-// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 //
 // Requires the scopes `ramps:write`.
 //

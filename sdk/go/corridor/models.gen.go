@@ -1626,6 +1626,21 @@ func (e ErrorEnvelope413Code) Valid() bool {
 	}
 }
 
+// Defines values for ErrorEnvelope415Code.
+const (
+	ErrorEnvelope415CodeUNSUPPORTEDMEDIATYPE ErrorEnvelope415Code = "UNSUPPORTED_MEDIA_TYPE"
+)
+
+// Valid indicates whether the value is a known member of the ErrorEnvelope415Code enum.
+func (e ErrorEnvelope415Code) Valid() bool {
+	switch e {
+	case ErrorEnvelope415CodeUNSUPPORTEDMEDIATYPE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorEnvelope422Code.
 const (
 	ErrorEnvelope422CodeAMOUNTOVERFLOW              ErrorEnvelope422Code = "AMOUNT_OVERFLOW"
@@ -3039,6 +3054,21 @@ const (
 func (e SecondaryErrorBody413Code) Valid() bool {
 	switch e {
 	case SecondaryErrorBody413CodePayloadTooLarge:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SecondaryErrorBody415Code.
+const (
+	SecondaryErrorBody415CodeUnsupportedMediaType SecondaryErrorBody415Code = "unsupported_media_type"
+)
+
+// Valid indicates whether the value is a known member of the SecondaryErrorBody415Code enum.
+func (e SecondaryErrorBody415Code) Valid() bool {
+	switch e {
+	case SecondaryErrorBody415CodeUnsupportedMediaType:
 		return true
 	default:
 		return false
@@ -5191,6 +5221,12 @@ type CheckoutRefundStatus string
 type CheckoutRefundList struct {
 	// Data The listed objects: the page asked for (skip/take) where the list pages.
 	Data []CheckoutRefund `json:"data"`
+
+	// HasMore always false: a checkout's refunds come in one page (they are bounded by what it received)
+	HasMore bool `json:"has_more"`
+
+	// Total how many refunds the checkout has
+	Total int `json:"total"`
 }
 
 // CheckoutRefundRequest The request body of POST /v1/payments/{id}/refund (refundCheckout).
@@ -5896,6 +5932,27 @@ type ErrorEnvelope413 struct {
 
 // ErrorEnvelope413Code The stable codes a 413 answer can carry (ErrorCode lists every code).
 type ErrorEnvelope413Code string
+
+// ErrorEnvelope415 The ErrorEnvelope of a 415 answer: its code is one of these.
+type ErrorEnvelope415 struct {
+	// Code The stable codes a 415 answer can carry (ErrorCode lists every code).
+	Code ErrorEnvelope415Code `json:"code"`
+
+	// Details Details particular to the error code (docs/api.md); absent when there are none.
+	Details *map[string]interface{} `json:"details,omitempty"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+
+	// RequestId The id of the request it refers to.
+	RequestId string `json:"requestId"`
+
+	// StatusCode The HTTP status of the answer, repeated in its body.
+	StatusCode int `json:"statusCode"`
+}
+
+// ErrorEnvelope415Code The stable codes a 415 answer can carry (ErrorCode lists every code).
+type ErrorEnvelope415Code string
 
 // ErrorEnvelope422 The ErrorEnvelope of a 422 answer: its code is one of these.
 type ErrorEnvelope422 struct {
@@ -7275,6 +7332,12 @@ type SafePayment struct {
 	// Memo A note kept with the payment, shown to the tenant only.
 	Memo *string `json:"memo"`
 
+	// RejectionPaymentId On a payment cancelled while later payments were queued behind it: the rejection transaction proposed at its Safe nonce, which the owners sign so the later payments can execute. Null otherwise.
+	RejectionPaymentId *string `json:"rejectionPaymentId"`
+
+	// RejectsPaymentId On a rejection transaction: the cancelled payment whose Safe nonce it uses (a zero-value call of the Safe itself). Null otherwise.
+	RejectsPaymentId *string `json:"rejectsPaymentId"`
+
 	// SafeNonce The Safe nonce the transaction uses.
 	SafeNonce int `json:"safeNonce"`
 
@@ -7507,6 +7570,12 @@ type SecondaryError413 struct {
 	Error SecondaryErrorBody413 `json:"error"`
 }
 
+// SecondaryError415 The SecondaryError of a 415 answer: its error's code is one of that status's secondary codes.
+type SecondaryError415 struct {
+	// Error The SecondaryErrorBody of a 415 answer: its code is one of these.
+	Error SecondaryErrorBody415 `json:"error"`
+}
+
 // SecondaryError422 The SecondaryError of a 422 answer: its error's code is one of that status's secondary codes.
 type SecondaryError422 struct {
 	// Error The SecondaryErrorBody of a 422 answer: its code is one of these.
@@ -7633,6 +7702,21 @@ type SecondaryErrorBody413 struct {
 // SecondaryErrorBody413Code The secondary codes a 413 answer can carry (SecondaryErrorCode lists every code).
 type SecondaryErrorBody413Code string
 
+// SecondaryErrorBody415 The SecondaryErrorBody of a 415 answer: its code is one of these.
+type SecondaryErrorBody415 struct {
+	// Code The secondary codes a 415 answer can carry (SecondaryErrorCode lists every code).
+	Code SecondaryErrorBody415Code `json:"code"`
+
+	// Details the canonical details, plus canonical_code and request_id
+	Details map[string]interface{} `json:"details"`
+
+	// Message A human-readable message; it may change, so match on code.
+	Message string `json:"message"`
+}
+
+// SecondaryErrorBody415Code The secondary codes a 415 answer can carry (SecondaryErrorCode lists every code).
+type SecondaryErrorBody415Code string
+
 // SecondaryErrorBody422 The SecondaryErrorBody of a 422 answer: its code is one of these.
 type SecondaryErrorBody422 struct {
 	// Code The secondary codes a 422 answer can carry (SecondaryErrorCode lists every code).
@@ -7749,7 +7833,7 @@ type SecondaryTransaction struct {
 	// Currency The currency of the amount.
 	Currency SecondaryTransactionCurrency `json:"currency"`
 
-	// Id a Safe payment (pay_…) or a ledger transfer of the on-chain mirror
+	// Id a Safe payment (pay_…), a ledger transfer of the on-chain mirror, a completed checkout (chk_…, a payment received) or a checkout refund (a refund)
 	Id string `json:"id"`
 
 	// Note The note given with the send; null when none was.
@@ -7764,8 +7848,8 @@ type SecondaryTransaction struct {
 	// Type The kind of object or destination; the capability's docs list the values.
 	Type SecondaryTransactionType `json:"type"`
 
-	// WalletId The id of the wallet it refers to.
-	WalletId string `json:"wallet_id"`
+	// WalletId The wallet moved; null for a checkout or a checkout refund, which move the merchant's service balance.
+	WalletId *string `json:"wallet_id"`
 }
 
 // SecondaryTransactionCurrency The currency of the amount.
@@ -8780,6 +8864,11 @@ type EitherShapeUnprocessableEntity struct {
 	union json.RawMessage
 }
 
+// EitherShapeUnsupportedMediaType defines model for EitherShapeUnsupportedMediaType.
+type EitherShapeUnsupportedMediaType struct {
+	union json.RawMessage
+}
+
 // Error Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details.
 type Error = ErrorEnvelope
 
@@ -8828,6 +8917,9 @@ type SecondaryUnauthorized = SecondaryError401
 // SecondaryUnprocessableEntity The SecondaryError of a 422 answer: its error's code is one of that status's secondary codes.
 type SecondaryUnprocessableEntity = SecondaryError422
 
+// SecondaryUnsupportedMediaType The SecondaryError of a 415 answer: its error's code is one of that status's secondary codes.
+type SecondaryUnsupportedMediaType = SecondaryError415
+
 // ServiceUnavailable The ErrorEnvelope of a 503 answer: its code is one of these.
 type ServiceUnavailable = ErrorEnvelope503
 
@@ -8839,6 +8931,9 @@ type Unauthorized = ErrorEnvelope401
 
 // UnprocessableEntity The ErrorEnvelope of a 422 answer: its code is one of these.
 type UnprocessableEntity = ErrorEnvelope422
+
+// UnsupportedMediaType The ErrorEnvelope of a 415 answer: its code is one of these.
+type UnsupportedMediaType = ErrorEnvelope415
 
 // AdminArbiterSignInvoiceParams defines parameters for AdminArbiterSignInvoice.
 type AdminArbiterSignInvoiceParams struct {
@@ -11564,6 +11659,68 @@ func (t EitherShapeUnprocessableEntity) MarshalJSON() ([]byte, error) {
 }
 
 func (t *EitherShapeUnprocessableEntity) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsErrorEnvelope415 returns the union data inside the EitherShapeUnsupportedMediaType as a ErrorEnvelope415
+func (t EitherShapeUnsupportedMediaType) AsErrorEnvelope415() (ErrorEnvelope415, error) {
+	var body ErrorEnvelope415
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromErrorEnvelope415 overwrites any union data inside the EitherShapeUnsupportedMediaType as the provided ErrorEnvelope415
+func (t *EitherShapeUnsupportedMediaType) FromErrorEnvelope415(v ErrorEnvelope415) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeErrorEnvelope415 performs a merge with any union data inside the EitherShapeUnsupportedMediaType, using the provided ErrorEnvelope415
+func (t *EitherShapeUnsupportedMediaType) MergeErrorEnvelope415(v ErrorEnvelope415) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSecondaryError415 returns the union data inside the EitherShapeUnsupportedMediaType as a SecondaryError415
+func (t EitherShapeUnsupportedMediaType) AsSecondaryError415() (SecondaryError415, error) {
+	var body SecondaryError415
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSecondaryError415 overwrites any union data inside the EitherShapeUnsupportedMediaType as the provided SecondaryError415
+func (t *EitherShapeUnsupportedMediaType) FromSecondaryError415(v SecondaryError415) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSecondaryError415 performs a merge with any union data inside the EitherShapeUnsupportedMediaType, using the provided SecondaryError415
+func (t *EitherShapeUnsupportedMediaType) MergeSecondaryError415(v SecondaryError415) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EitherShapeUnsupportedMediaType) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EitherShapeUnsupportedMediaType) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

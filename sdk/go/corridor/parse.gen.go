@@ -1222,6 +1222,13 @@ func ParseAdminSetProviderLiquidityResponse(rsp *http.Response) (*AdminSetProvid
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1303,6 +1310,16 @@ func ParseAdminSetProviderLiquidityResponse(rsp *http.Response) (*AdminSetProvid
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers AdminSetProviderLiquidityResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers AdminSetProviderLiquidityResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -1562,6 +1579,13 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -1660,6 +1684,16 @@ func ParseCreateAgentResponse(rsp *http.Response) (*CreateAgentResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateAgentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateAgentResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2128,6 +2162,13 @@ func ParseCreateAgentCardResponse(rsp *http.Response) (*CreateAgentCardResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2236,6 +2277,16 @@ func ParseCreateAgentCardResponse(rsp *http.Response) (*CreateAgentCardResponse,
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateAgentCardResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateAgentCardResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2354,6 +2405,13 @@ func ParseCreateAgentKeyResponse(rsp *http.Response) (*CreateAgentKeyResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2462,6 +2520,16 @@ func ParseCreateAgentKeyResponse(rsp *http.Response) (*CreateAgentKeyResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateAgentKeyResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateAgentKeyResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -2748,6 +2816,13 @@ func ParseUpdateAgentLimitsResponse(rsp *http.Response) (*UpdateAgentLimitsRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -2839,6 +2914,16 @@ func ParseUpdateAgentLimitsResponse(rsp *http.Response) (*UpdateAgentLimitsRespo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateAgentLimitsResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateAgentLimitsResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -3399,6 +3484,13 @@ func ParseCreateAgentWalletResponse(rsp *http.Response) (*CreateAgentWalletRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3507,6 +3599,16 @@ func ParseCreateAgentWalletResponse(rsp *http.Response) (*CreateAgentWalletRespo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateAgentWalletResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateAgentWalletResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -3776,6 +3878,13 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -3874,6 +3983,16 @@ func ParseCreateApiKeyResponse(rsp *http.Response) (*CreateApiKeyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateApiKeyResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateApiKeyResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -4376,6 +4495,13 @@ func ParseCreateBillResponse(rsp *http.Response) (*CreateBillResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -4484,6 +4610,16 @@ func ParseCreateBillResponse(rsp *http.Response) (*CreateBillResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateBillResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateBillResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -4935,6 +5071,13 @@ func ParseAcceptInboundBillResponse(rsp *http.Response) (*AcceptInboundBillRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5043,6 +5186,16 @@ func ParseAcceptInboundBillResponse(rsp *http.Response) (*AcceptInboundBillRespo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers AcceptInboundBillResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers AcceptInboundBillResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5470,6 +5623,13 @@ func ParseCreateCardholderResponse(rsp *http.Response) (*CreateCardholderRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5568,6 +5728,16 @@ func ParseCreateCardholderResponse(rsp *http.Response) (*CreateCardholderRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateCardholderResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateCardholderResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -5844,6 +6014,13 @@ func ParseCreateCardResponse(rsp *http.Response) (*CreateCardResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5952,6 +6129,16 @@ func ParseCreateCardResponse(rsp *http.Response) (*CreateCardResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateCardResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateCardResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -6420,6 +6607,13 @@ func ParseCreateCardEphemeralKeyResponse(rsp *http.Response) (*CreateCardEphemer
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6528,6 +6722,16 @@ func ParseCreateCardEphemeralKeyResponse(rsp *http.Response) (*CreateCardEphemer
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateCardEphemeralKeyResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateCardEphemeralKeyResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7040,6 +7244,13 @@ func ParseUpdateCardLimitsResponse(rsp *http.Response) (*UpdateCardLimitsRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7131,6 +7342,16 @@ func ParseUpdateCardLimitsResponse(rsp *http.Response) (*UpdateCardLimitsRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateCardLimitsResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateCardLimitsResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -7424,49 +7645,49 @@ func ParseListCheckoutsResponse(rsp *http.Response) (*ListCheckoutsResponse, err
 		response.JSON200 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
-		var dest SecondaryBadRequest
+		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON400 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
-		var dest SecondaryUnauthorized
+		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest SecondaryForbidden
+		var dest Forbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest SecondaryTooManyRequests
+		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
-		var dest SecondaryInternalServerError
+		var dest InternalServerError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest SecondaryServiceUnavailable
+		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON503 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
-		var dest SecondaryError
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -7983,6 +8204,13 @@ func ParseVerifyClaimPhoneCodeResponse(rsp *http.Response) (*VerifyClaimPhoneCod
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8088,6 +8316,16 @@ func ParseVerifyClaimPhoneCodeResponse(rsp *http.Response) (*VerifyClaimPhoneCod
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers VerifyClaimPhoneCodeResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers VerifyClaimPhoneCodeResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -8216,6 +8454,13 @@ func ParseRedeemClaimResponse(rsp *http.Response) (*RedeemClaimResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8331,6 +8576,16 @@ func ParseRedeemClaimResponse(rsp *http.Response) (*RedeemClaimResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers RedeemClaimResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers RedeemClaimResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -8610,6 +8865,13 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -8708,6 +8970,16 @@ func ParseCreateContactResponse(rsp *http.Response) (*CreateContactResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateContactResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateContactResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -9159,6 +9431,13 @@ func ParsePutDirectoryHandleResponse(rsp *http.Response) (*PutDirectoryHandleRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -9260,6 +9539,16 @@ func ParsePutDirectoryHandleResponse(rsp *http.Response) (*PutDirectoryHandleRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PutDirectoryHandleResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers PutDirectoryHandleResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -10535,6 +10824,13 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10633,6 +10929,16 @@ func ParseCreateInvoiceResponse(rsp *http.Response) (*CreateInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateInvoiceResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11293,6 +11599,13 @@ func ParseDeliverInvoiceResponse(rsp *http.Response) (*DeliverInvoiceResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11401,6 +11714,16 @@ func ParseDeliverInvoiceResponse(rsp *http.Response) (*DeliverInvoiceResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers DeliverInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers DeliverInvoiceResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11519,6 +11842,13 @@ func ParseRefundInvoiceResponse(rsp *http.Response) (*RefundInvoiceResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11627,6 +11957,16 @@ func ParseRefundInvoiceResponse(rsp *http.Response) (*RefundInvoiceResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers RefundInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers RefundInvoiceResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -11745,6 +12085,13 @@ func ParseReleaseInvoiceResponse(rsp *http.Response) (*ReleaseInvoiceResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11853,6 +12200,16 @@ func ParseReleaseInvoiceResponse(rsp *http.Response) (*ReleaseInvoiceResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ReleaseInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers ReleaseInvoiceResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -13819,6 +14176,13 @@ func ParseCreateOfframpPaymentResponse(rsp *http.Response) (*CreateOfframpPaymen
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -13924,6 +14288,16 @@ func ParseCreateOfframpPaymentResponse(rsp *http.Response) (*CreateOfframpPaymen
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateOfframpPaymentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateOfframpPaymentResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -14854,6 +15228,13 @@ func ParseSelectOfframpPaymentRouteResponse(rsp *http.Response) (*SelectOfframpP
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14962,6 +15343,16 @@ func ParseSelectOfframpPaymentRouteResponse(rsp *http.Response) (*SelectOfframpP
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SelectOfframpPaymentRouteResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SelectOfframpPaymentRouteResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15345,6 +15736,13 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest EitherShapeUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest EitherShapeUnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15453,6 +15851,16 @@ func ParseCreatePaymentResponse(rsp *http.Response) (*CreatePaymentResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePaymentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePaymentResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15746,6 +16154,13 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -15854,6 +16269,16 @@ func ParseCancelPaymentResponse(rsp *http.Response) (*CancelPaymentResponse, err
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CancelPaymentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CancelPaymentResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -15972,6 +16397,13 @@ func ParseExecutePaymentResponse(rsp *http.Response) (*ExecutePaymentResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16080,6 +16512,16 @@ func ParseExecutePaymentResponse(rsp *http.Response) (*ExecutePaymentResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ExecutePaymentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers ExecutePaymentResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16198,6 +16640,13 @@ func ParseRefundCheckoutResponse(rsp *http.Response) (*RefundCheckoutResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SecondaryUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest SecondaryUnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16306,6 +16755,16 @@ func ParseRefundCheckoutResponse(rsp *http.Response) (*RefundCheckoutResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers RefundCheckoutResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers RefundCheckoutResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16599,6 +17058,13 @@ func ParseSignPaymentResponse(rsp *http.Response) (*SignPaymentResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16707,6 +17173,16 @@ func ParseSignPaymentResponse(rsp *http.Response) (*SignPaymentResponse, error) 
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SignPaymentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SignPaymentResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -16976,6 +17452,13 @@ func ParseCreatePayoutDestinationResponse(rsp *http.Response) (*CreatePayoutDest
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17081,6 +17564,16 @@ func ParseCreatePayoutDestinationResponse(rsp *http.Response) (*CreatePayoutDest
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePayoutDestinationResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePayoutDestinationResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -17535,6 +18028,13 @@ func ParseCreatePhoneAliasResponse(rsp *http.Response) (*CreatePhoneAliasRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -17640,6 +18140,16 @@ func ParseCreatePhoneAliasResponse(rsp *http.Response) (*CreatePhoneAliasRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePhoneAliasResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePhoneAliasResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18011,6 +18521,13 @@ func ParseVerifyPhoneAliasResponse(rsp *http.Response) (*VerifyPhoneAliasRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18126,6 +18643,16 @@ func ParseVerifyPhoneAliasResponse(rsp *http.Response) (*VerifyPhoneAliasRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers VerifyPhoneAliasResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers VerifyPhoneAliasResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18405,6 +18932,13 @@ func ParseCreatePolicyResponse(rsp *http.Response) (*CreatePolicyResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18503,6 +19037,16 @@ func ParseCreatePolicyResponse(rsp *http.Response) (*CreatePolicyResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePolicyResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePolicyResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -18796,6 +19340,13 @@ func ParseEvaluatePolicyResponse(rsp *http.Response) (*EvaluatePolicyResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -18911,6 +19462,16 @@ func ParseEvaluatePolicyResponse(rsp *http.Response) (*EvaluatePolicyResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers EvaluatePolicyResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers EvaluatePolicyResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19564,6 +20125,13 @@ func ParseCreatePolicyAttachmentResponse(rsp *http.Response) (*CreatePolicyAttac
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -19679,6 +20247,16 @@ func ParseCreatePolicyAttachmentResponse(rsp *http.Response) (*CreatePolicyAttac
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePolicyAttachmentResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePolicyAttachmentResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -19982,6 +20560,13 @@ func ParseCreatePolicyVersionResponse(rsp *http.Response) (*CreatePolicyVersionR
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20090,6 +20675,16 @@ func ParseCreatePolicyVersionResponse(rsp *http.Response) (*CreatePolicyVersionR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePolicyVersionResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePolicyVersionResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20558,6 +21153,13 @@ func ParseCreateRampResponse(rsp *http.Response) (*CreateRampResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -20666,6 +21268,16 @@ func ParseCreateRampResponse(rsp *http.Response) (*CreateRampResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateRampResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateRampResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -20952,6 +21564,13 @@ func ParseSandboxCreateBalanceDepositResponse(rsp *http.Response) (*SandboxCreat
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21050,6 +21669,16 @@ func ParseSandboxCreateBalanceDepositResponse(rsp *http.Response) (*SandboxCreat
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxCreateBalanceDepositResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxCreateBalanceDepositResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21168,6 +21797,13 @@ func ParseSandboxCaptureCardAuthorizationResponse(rsp *http.Response) (*SandboxC
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21276,6 +21912,16 @@ func ParseSandboxCaptureCardAuthorizationResponse(rsp *http.Response) (*SandboxC
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxCaptureCardAuthorizationResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxCaptureCardAuthorizationResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21620,6 +22266,13 @@ func ParseSandboxCreateCardAuthorizationResponse(rsp *http.Response) (*SandboxCr
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21728,6 +22381,16 @@ func ParseSandboxCreateCardAuthorizationResponse(rsp *http.Response) (*SandboxCr
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxCreateCardAuthorizationResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxCreateCardAuthorizationResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -21839,6 +22502,13 @@ func ParseSandboxSetCredentialResponse(rsp *http.Response) (*SandboxSetCredentia
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -21937,6 +22607,16 @@ func ParseSandboxSetCredentialResponse(rsp *http.Response) (*SandboxSetCredentia
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxSetCredentialResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxSetCredentialResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22048,6 +22728,13 @@ func ParseSandboxTriggerEventResponse(rsp *http.Response) (*SandboxTriggerEventR
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22146,6 +22833,16 @@ func ParseSandboxTriggerEventResponse(rsp *http.Response) (*SandboxTriggerEventR
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxTriggerEventResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxTriggerEventResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -22264,6 +22961,13 @@ func ParseSandboxAdvanceInvoiceResponse(rsp *http.Response) (*SandboxAdvanceInvo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22372,6 +23076,16 @@ func ParseSandboxAdvanceInvoiceResponse(rsp *http.Response) (*SandboxAdvanceInvo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxAdvanceInvoiceResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxAdvanceInvoiceResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -23394,6 +24108,13 @@ func ParseSandboxPayCheckoutResponse(rsp *http.Response) (*SandboxPayCheckoutRes
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SecondaryUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest SecondaryUnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23502,6 +24223,16 @@ func ParseSandboxPayCheckoutResponse(rsp *http.Response) (*SandboxPayCheckoutRes
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxPayCheckoutResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxPayCheckoutResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -23795,6 +24526,13 @@ func ParseSandboxAdvanceTreasuryAccountResponse(rsp *http.Response) (*SandboxAdv
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23903,6 +24641,16 @@ func ParseSandboxAdvanceTreasuryAccountResponse(rsp *http.Response) (*SandboxAdv
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SandboxAdvanceTreasuryAccountResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SandboxAdvanceTreasuryAccountResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24179,6 +24927,13 @@ func ParseCreateTenantResponse(rsp *http.Response) (*CreateTenantResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24287,6 +25042,16 @@ func ParseCreateTenantResponse(rsp *http.Response) (*CreateTenantResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTenantResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateTenantResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24714,6 +25479,13 @@ func ParseInviteMemberResponse(rsp *http.Response) (*InviteMemberResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24812,6 +25584,16 @@ func ParseInviteMemberResponse(rsp *http.Response) (*InviteMemberResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers InviteMemberResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers InviteMemberResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -24930,6 +25712,13 @@ func ParseAcceptInviteResponse(rsp *http.Response) (*AcceptInviteResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25038,6 +25827,16 @@ func ParseAcceptInviteResponse(rsp *http.Response) (*AcceptInviteResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers AcceptInviteResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers AcceptInviteResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -25691,6 +26490,13 @@ func ParseCreateTreasuryAccountResponse(rsp *http.Response) (*CreateTreasuryAcco
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25789,6 +26595,16 @@ func ParseCreateTreasuryAccountResponse(rsp *http.Response) (*CreateTreasuryAcco
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTreasuryAccountResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateTreasuryAccountResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26257,6 +27073,13 @@ func ParseCreateTreasuryAccountRuleResponse(rsp *http.Response) (*CreateTreasury
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26365,6 +27188,16 @@ func ParseCreateTreasuryAccountRuleResponse(rsp *http.Response) (*CreateTreasury
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTreasuryAccountRuleResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateTreasuryAccountRuleResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -26658,6 +27491,13 @@ func ParseCreateTreasuryAccountSweepResponse(rsp *http.Response) (*CreateTreasur
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26766,6 +27606,16 @@ func ParseCreateTreasuryAccountSweepResponse(rsp *http.Response) (*CreateTreasur
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTreasuryAccountSweepResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateTreasuryAccountSweepResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27045,6 +27895,13 @@ func ParseUpdateTreasuryRuleResponse(rsp *http.Response) (*UpdateTreasuryRuleRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27126,6 +27983,16 @@ func ParseUpdateTreasuryRuleResponse(rsp *http.Response) (*UpdateTreasuryRuleRes
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateTreasuryRuleResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateTreasuryRuleResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27233,6 +28100,13 @@ func ParseVerifyTwoFactorChallengeResponse(rsp *http.Response) (*VerifyTwoFactor
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
@@ -27342,6 +28216,16 @@ func ParseVerifyTwoFactorChallengeResponse(rsp *http.Response) (*VerifyTwoFactor
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers VerifyTwoFactorChallengeResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers VerifyTwoFactorChallengeResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -27611,6 +28495,13 @@ func ParseEnrollTwoFactorFactorResponse(rsp *http.Response) (*EnrollTwoFactorFac
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27709,6 +28600,16 @@ func ParseEnrollTwoFactorFactorResponse(rsp *http.Response) (*EnrollTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers EnrollTwoFactorFactorResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers EnrollTwoFactorFactorResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -28002,6 +28903,13 @@ func ParseVerifyTwoFactorFactorResponse(rsp *http.Response) (*VerifyTwoFactorFac
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28110,6 +29018,16 @@ func ParseVerifyTwoFactorFactorResponse(rsp *http.Response) (*VerifyTwoFactorFac
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers VerifyTwoFactorFactorResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers VerifyTwoFactorFactorResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -28372,6 +29290,13 @@ func ParseUpdateTwoFactorSettingsResponse(rsp *http.Response) (*UpdateTwoFactorS
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28453,6 +29378,16 @@ func ParseUpdateTwoFactorSettingsResponse(rsp *http.Response) (*UpdateTwoFactorS
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateTwoFactorSettingsResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateTwoFactorSettingsResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -28712,6 +29647,13 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest EitherShapeUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest EitherShapeUnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28810,6 +29752,16 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateWalletResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateWalletResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29278,6 +30230,13 @@ func ParseFundWalletResponse(rsp *http.Response) (*FundWalletResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29386,6 +30345,16 @@ func ParseFundWalletResponse(rsp *http.Response) (*FundWalletResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers FundWalletResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers FundWalletResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29504,6 +30473,13 @@ func ParseSendFromWalletResponse(rsp *http.Response) (*SendFromWalletResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest SecondaryUnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest SecondaryUnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29612,6 +30588,16 @@ func ParseSendFromWalletResponse(rsp *http.Response) (*SendFromWalletResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SendFromWalletResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers SendFromWalletResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -29905,6 +30891,13 @@ func ParseCreateSafeTransactionResponse(rsp *http.Response) (*CreateSafeTransact
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30013,6 +31006,16 @@ func ParseCreateSafeTransactionResponse(rsp *http.Response) (*CreateSafeTransact
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateSafeTransactionResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateSafeTransactionResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30131,6 +31134,13 @@ func ParseCreateWalletCardResponse(rsp *http.Response) (*CreateWalletCardRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30239,6 +31249,16 @@ func ParseCreateWalletCardResponse(rsp *http.Response) (*CreateWalletCardRespons
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateWalletCardResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateWalletCardResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -30734,6 +31754,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest UnprocessableEntity
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30832,6 +31859,16 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateWebhookEndpointResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateWebhookEndpointResponse422Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
@@ -31286,6 +32323,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31367,6 +32411,16 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			headers.XRequestId = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 415:
+		var headers UpdateWebhookEndpointResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
 		var headers UpdateWebhookEndpointResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {

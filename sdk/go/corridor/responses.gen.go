@@ -166,6 +166,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/agents (the `ListAgents` operationId).
@@ -176,6 +178,8 @@ type ClientWithResponsesInterface interface {
 	// Create an agent (ACTIVE, no limits, no wallet)
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -188,6 +192,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents (the `CreateAgent` operationId).
@@ -199,6 +205,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/agents/{id} (the `GetAgent` operationId).
@@ -209,6 +217,8 @@ type ClientWithResponsesInterface interface {
 	// The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
 	//
 	// Requires the scopes `agents:read`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -247,6 +257,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents/{id}/keys (the `CreateAgentKey` operationId).
@@ -257,6 +269,8 @@ type ClientWithResponsesInterface interface {
 	// Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -269,6 +283,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/agents/{id}/limits (the `GetAgentLimits` operationId).
@@ -279,6 +295,8 @@ type ClientWithResponsesInterface interface {
 	// Set spend limits: only sent fields change, null clears, caps must be positive.
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -291,6 +309,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /v1/agents/{id}/limits (the `UpdateAgentLimits` operationId).
@@ -301,6 +321,8 @@ type ClientWithResponsesInterface interface {
 	// Reactivate a suspended agent (idempotent)
 	//
 	// Requires the scopes `agents:manage`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -313,6 +335,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents/{id}/suspend (the `SuspendAgent` operationId).
@@ -324,6 +348,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `agents:manage`, `wallets:write`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/agents/{id}/wallet (the `CreateAgentWallet` operationId).
@@ -334,6 +360,8 @@ type ClientWithResponsesInterface interface {
 	// Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 	//
 	// Requires the scopes `agents:manage`, `wallets:write`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -490,6 +518,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `cards:read`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/cardholders (the `ListCardholders` operationId).
@@ -501,6 +531,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Requires the scopes `cards:issue`.
 	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/cardholders (the `CreateCardholder` operationId).
@@ -511,6 +543,8 @@ type ClientWithResponsesInterface interface {
 	// Create a cardholder.
 	//
 	// Requires the scopes `cards:issue`.
+	//
+	// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -653,9 +687,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/cards/{id}/unfreeze (the `UnfreezeCard` operationId).
 	UnfreezeCardWithResponse(ctx context.Context, id string, params *UnfreezeCardParams, reqEditors ...RequestEditorFn) (*UnfreezeCardResponse, error)
 
-	// ListCheckoutsWithResponse Secondary: the merchant's checkouts, newest first, by status and creation date
+	// ListCheckoutsWithResponse The merchant's checkouts, newest first, by status and creation date
 	//
-	// Secondary: the merchant's checkouts, newest first, by status and creation date.
+	// The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
 	//
 	// Requires the scopes `payments:read`.
 	//
@@ -1286,9 +1320,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/payments/{id} (the `GetPayment` operationId).
 	GetPaymentWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetPaymentResponse, error)
 
-	// CancelPaymentWithBodyWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// CancelPaymentWithBodyWithResponse Cancel any payment that has not been sent
 	//
-	// Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -1297,9 +1331,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/payments/{id}/cancel (the `CancelPayment` operationId).
 	CancelPaymentWithBodyWithResponse(ctx context.Context, id string, params *CancelPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CancelPaymentResponse, error)
 
-	// CancelPaymentWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// CancelPaymentWithResponse Cancel any payment that has not been sent
 	//
-	// Cancel a payment that has not been sent (the wallet's newest queued payment)
+	// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -1675,7 +1709,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateRampWithBodyWithResponse TEST only
 	//
-	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 	//
 	// Requires the scopes `ramps:write`.
 	//
@@ -1688,7 +1722,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateRampWithResponse TEST only
 	//
-	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+	// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 	//
 	// Requires the scopes `ramps:write`.
 	//
@@ -3786,6 +3820,11 @@ type AdminSetProviderLiquidityResponse413Headers struct {
 	XRequestId string
 }
 
+// AdminSetProviderLiquidityResponse415Headers the declared response headers of an HTTP 415 response for AdminSetProviderLiquidity
+type AdminSetProviderLiquidityResponse415Headers struct {
+	XRequestId string
+}
+
 // AdminSetProviderLiquidityResponse429Headers the declared response headers of an HTTP 429 response for AdminSetProviderLiquidity
 type AdminSetProviderLiquidityResponse429Headers struct {
 	XRequestId string
@@ -3819,6 +3858,8 @@ type AdminSetProviderLiquidityResponse struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3837,6 +3878,8 @@ type AdminSetProviderLiquidityResponse struct {
 	Headers404 *AdminSetProviderLiquidityResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *AdminSetProviderLiquidityResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *AdminSetProviderLiquidityResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *AdminSetProviderLiquidityResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -3870,6 +3913,11 @@ func (r AdminSetProviderLiquidityResponse) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdminSetProviderLiquidityResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminSetProviderLiquidityResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4097,6 +4145,11 @@ type CreateAgentResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateAgentResponse415Headers the declared response headers of an HTTP 415 response for CreateAgent
+type CreateAgentResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateAgentResponse422Headers the declared response headers of an HTTP 422 response for CreateAgent
 type CreateAgentResponse422Headers struct {
 	XRequestId string
@@ -4137,6 +4190,8 @@ type CreateAgentResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4159,6 +4214,8 @@ type CreateAgentResponse struct {
 	Headers409 *CreateAgentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateAgentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateAgentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateAgentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4199,6 +4256,11 @@ func (r CreateAgentResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateAgentResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateAgentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -4610,6 +4672,11 @@ type CreateAgentCardResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateAgentCardResponse415Headers the declared response headers of an HTTP 415 response for CreateAgentCard
+type CreateAgentCardResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateAgentCardResponse422Headers the declared response headers of an HTTP 422 response for CreateAgentCard
 type CreateAgentCardResponse422Headers struct {
 	XRequestId string
@@ -4652,6 +4719,8 @@ type CreateAgentCardResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4676,6 +4745,8 @@ type CreateAgentCardResponse struct {
 	Headers409 *CreateAgentCardResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateAgentCardResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateAgentCardResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateAgentCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4721,6 +4792,11 @@ func (r CreateAgentCardResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateAgentCardResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateAgentCardResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -4812,6 +4888,11 @@ type CreateAgentKeyResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateAgentKeyResponse415Headers the declared response headers of an HTTP 415 response for CreateAgentKey
+type CreateAgentKeyResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateAgentKeyResponse422Headers the declared response headers of an HTTP 422 response for CreateAgentKey
 type CreateAgentKeyResponse422Headers struct {
 	XRequestId string
@@ -4854,6 +4935,8 @@ type CreateAgentKeyResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4878,6 +4961,8 @@ type CreateAgentKeyResponse struct {
 	Headers409 *CreateAgentKeyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateAgentKeyResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateAgentKeyResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateAgentKeyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4923,6 +5008,11 @@ func (r CreateAgentKeyResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateAgentKeyResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateAgentKeyResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -5169,6 +5259,11 @@ type UpdateAgentLimitsResponse413Headers struct {
 	XRequestId string
 }
 
+// UpdateAgentLimitsResponse415Headers the declared response headers of an HTTP 415 response for UpdateAgentLimits
+type UpdateAgentLimitsResponse415Headers struct {
+	XRequestId string
+}
+
 // UpdateAgentLimitsResponse429Headers the declared response headers of an HTTP 429 response for UpdateAgentLimits
 type UpdateAgentLimitsResponse429Headers struct {
 	XRequestId string
@@ -5204,6 +5299,8 @@ type UpdateAgentLimitsResponse struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -5224,6 +5321,8 @@ type UpdateAgentLimitsResponse struct {
 	Headers404 *UpdateAgentLimitsResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateAgentLimitsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateAgentLimitsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateAgentLimitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -5262,6 +5361,11 @@ func (r UpdateAgentLimitsResponse) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateAgentLimitsResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateAgentLimitsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5752,6 +5856,11 @@ type CreateAgentWalletResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateAgentWalletResponse415Headers the declared response headers of an HTTP 415 response for CreateAgentWallet
+type CreateAgentWalletResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateAgentWalletResponse422Headers the declared response headers of an HTTP 422 response for CreateAgentWallet
 type CreateAgentWalletResponse422Headers struct {
 	XRequestId string
@@ -5794,6 +5903,8 @@ type CreateAgentWalletResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -5818,6 +5929,8 @@ type CreateAgentWalletResponse struct {
 	Headers409 *CreateAgentWalletResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateAgentWalletResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateAgentWalletResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateAgentWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -5863,6 +5976,11 @@ func (r CreateAgentWalletResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateAgentWalletResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateAgentWalletResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -6095,6 +6213,11 @@ type CreateApiKeyResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateApiKeyResponse415Headers the declared response headers of an HTTP 415 response for CreateApiKey
+type CreateApiKeyResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateApiKeyResponse422Headers the declared response headers of an HTTP 422 response for CreateApiKey
 type CreateApiKeyResponse422Headers struct {
 	XRequestId string
@@ -6135,6 +6258,8 @@ type CreateApiKeyResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -6157,6 +6282,8 @@ type CreateApiKeyResponse struct {
 	Headers409 *CreateApiKeyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateApiKeyResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateApiKeyResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateApiKeyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -6197,6 +6324,11 @@ func (r CreateApiKeyResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateApiKeyResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateApiKeyResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -6636,6 +6768,11 @@ type CreateBillResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateBillResponse415Headers the declared response headers of an HTTP 415 response for CreateBill
+type CreateBillResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateBillResponse422Headers the declared response headers of an HTTP 422 response for CreateBill
 type CreateBillResponse422Headers struct {
 	XRequestId string
@@ -6678,6 +6815,8 @@ type CreateBillResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -6702,6 +6841,8 @@ type CreateBillResponse struct {
 	Headers409 *CreateBillResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateBillResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateBillResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateBillResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -6747,6 +6888,11 @@ func (r CreateBillResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateBillResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateBillResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -7144,6 +7290,11 @@ type AcceptInboundBillResponse413Headers struct {
 	XRequestId string
 }
 
+// AcceptInboundBillResponse415Headers the declared response headers of an HTTP 415 response for AcceptInboundBill
+type AcceptInboundBillResponse415Headers struct {
+	XRequestId string
+}
+
 // AcceptInboundBillResponse422Headers the declared response headers of an HTTP 422 response for AcceptInboundBill
 type AcceptInboundBillResponse422Headers struct {
 	XRequestId string
@@ -7186,6 +7337,8 @@ type AcceptInboundBillResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -7210,6 +7363,8 @@ type AcceptInboundBillResponse struct {
 	Headers409 *AcceptInboundBillResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *AcceptInboundBillResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *AcceptInboundBillResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *AcceptInboundBillResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -7255,6 +7410,11 @@ func (r AcceptInboundBillResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AcceptInboundBillResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AcceptInboundBillResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -7633,6 +7793,11 @@ type CreateCardholderResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateCardholderResponse415Headers the declared response headers of an HTTP 415 response for CreateCardholder
+type CreateCardholderResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateCardholderResponse422Headers the declared response headers of an HTTP 422 response for CreateCardholder
 type CreateCardholderResponse422Headers struct {
 	XRequestId string
@@ -7673,6 +7838,8 @@ type CreateCardholderResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -7695,6 +7862,8 @@ type CreateCardholderResponse struct {
 	Headers409 *CreateCardholderResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateCardholderResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateCardholderResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateCardholderResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -7735,6 +7904,11 @@ func (r CreateCardholderResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateCardholderResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCardholderResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -7972,6 +8146,11 @@ type CreateCardResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateCardResponse415Headers the declared response headers of an HTTP 415 response for CreateCard
+type CreateCardResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateCardResponse422Headers the declared response headers of an HTTP 422 response for CreateCard
 type CreateCardResponse422Headers struct {
 	XRequestId string
@@ -8014,6 +8193,8 @@ type CreateCardResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -8038,6 +8219,8 @@ type CreateCardResponse struct {
 	Headers409 *CreateCardResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateCardResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateCardResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -8083,6 +8266,11 @@ func (r CreateCardResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateCardResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCardResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -8494,6 +8682,11 @@ type CreateCardEphemeralKeyResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateCardEphemeralKeyResponse415Headers the declared response headers of an HTTP 415 response for CreateCardEphemeralKey
+type CreateCardEphemeralKeyResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateCardEphemeralKeyResponse422Headers the declared response headers of an HTTP 422 response for CreateCardEphemeralKey
 type CreateCardEphemeralKeyResponse422Headers struct {
 	XRequestId string
@@ -8536,6 +8729,8 @@ type CreateCardEphemeralKeyResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -8560,6 +8755,8 @@ type CreateCardEphemeralKeyResponse struct {
 	Headers409 *CreateCardEphemeralKeyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateCardEphemeralKeyResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateCardEphemeralKeyResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateCardEphemeralKeyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -8605,6 +8802,11 @@ func (r CreateCardEphemeralKeyResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateCardEphemeralKeyResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCardEphemeralKeyResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -9053,6 +9255,11 @@ type UpdateCardLimitsResponse413Headers struct {
 	XRequestId string
 }
 
+// UpdateCardLimitsResponse415Headers the declared response headers of an HTTP 415 response for UpdateCardLimits
+type UpdateCardLimitsResponse415Headers struct {
+	XRequestId string
+}
+
 // UpdateCardLimitsResponse429Headers the declared response headers of an HTTP 429 response for UpdateCardLimits
 type UpdateCardLimitsResponse429Headers struct {
 	XRequestId string
@@ -9088,6 +9295,8 @@ type UpdateCardLimitsResponse struct {
 	JSON404 *NotFound
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -9108,6 +9317,8 @@ type UpdateCardLimitsResponse struct {
 	Headers404 *UpdateCardLimitsResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateCardLimitsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateCardLimitsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateCardLimitsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -9146,6 +9357,11 @@ func (r UpdateCardLimitsResponse) GetJSON404() *NotFound {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateCardLimitsResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateCardLimitsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -9445,19 +9661,19 @@ type ListCheckoutsResponse struct {
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CheckoutList
 	// JSON400 the response for an HTTP 400 `application/json` response
-	JSON400 *SecondaryBadRequest
+	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
-	JSON401 *SecondaryUnauthorized
+	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
-	JSON403 *SecondaryForbidden
+	JSON403 *Forbidden
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *SecondaryTooManyRequests
+	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
-	JSON500 *SecondaryInternalServerError
+	JSON500 *InternalServerError
 	// JSON503 the response for an HTTP 503 `application/json` response
-	JSON503 *SecondaryServiceUnavailable
+	JSON503 *ServiceUnavailable
 	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *SecondaryError
+	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCheckoutsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -9482,37 +9698,37 @@ func (r ListCheckoutsResponse) GetJSON200() *CheckoutList {
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r ListCheckoutsResponse) GetJSON400() *SecondaryBadRequest {
+func (r ListCheckoutsResponse) GetJSON400() *BadRequest {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r ListCheckoutsResponse) GetJSON401() *SecondaryUnauthorized {
+func (r ListCheckoutsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r ListCheckoutsResponse) GetJSON403() *SecondaryForbidden {
+func (r ListCheckoutsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r ListCheckoutsResponse) GetJSON429() *SecondaryTooManyRequests {
+func (r ListCheckoutsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r ListCheckoutsResponse) GetJSON500() *SecondaryInternalServerError {
+func (r ListCheckoutsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r ListCheckoutsResponse) GetJSON503() *SecondaryServiceUnavailable {
+func (r ListCheckoutsResponse) GetJSON503() *ServiceUnavailable {
 	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ListCheckoutsResponse) GetJSONDefault() *SecondaryError {
+func (r ListCheckoutsResponse) GetJSONDefault() *Error {
 	return r.JSONDefault
 }
 
@@ -9909,6 +10125,11 @@ type VerifyClaimPhoneCodeResponse413Headers struct {
 	XRequestId string
 }
 
+// VerifyClaimPhoneCodeResponse415Headers the declared response headers of an HTTP 415 response for VerifyClaimPhoneCode
+type VerifyClaimPhoneCodeResponse415Headers struct {
+	XRequestId string
+}
+
 // VerifyClaimPhoneCodeResponse422Headers the declared response headers of an HTTP 422 response for VerifyClaimPhoneCode
 type VerifyClaimPhoneCodeResponse422Headers struct {
 	XRequestId string
@@ -9954,6 +10175,8 @@ type VerifyClaimPhoneCodeResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -9978,6 +10201,8 @@ type VerifyClaimPhoneCodeResponse struct {
 	Headers409 *VerifyClaimPhoneCodeResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *VerifyClaimPhoneCodeResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *VerifyClaimPhoneCodeResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *VerifyClaimPhoneCodeResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10020,6 +10245,11 @@ func (r VerifyClaimPhoneCodeResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyClaimPhoneCodeResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyClaimPhoneCodeResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -10116,6 +10346,11 @@ type RedeemClaimResponse413Headers struct {
 	XRequestId string
 }
 
+// RedeemClaimResponse415Headers the declared response headers of an HTTP 415 response for RedeemClaim
+type RedeemClaimResponse415Headers struct {
+	XRequestId string
+}
+
 // RedeemClaimResponse422Headers the declared response headers of an HTTP 422 response for RedeemClaim
 type RedeemClaimResponse422Headers struct {
 	XRequestId string
@@ -10163,6 +10398,8 @@ type RedeemClaimResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10189,6 +10426,8 @@ type RedeemClaimResponse struct {
 	Headers409 *RedeemClaimResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *RedeemClaimResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *RedeemClaimResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *RedeemClaimResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10236,6 +10475,11 @@ func (r RedeemClaimResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RedeemClaimResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RedeemClaimResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -10473,6 +10717,11 @@ type CreateContactResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateContactResponse415Headers the declared response headers of an HTTP 415 response for CreateContact
+type CreateContactResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateContactResponse422Headers the declared response headers of an HTTP 422 response for CreateContact
 type CreateContactResponse422Headers struct {
 	XRequestId string
@@ -10513,6 +10762,8 @@ type CreateContactResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -10535,6 +10786,8 @@ type CreateContactResponse struct {
 	Headers409 *CreateContactResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateContactResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateContactResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateContactResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -10575,6 +10828,11 @@ func (r CreateContactResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateContactResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateContactResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -10972,6 +11230,11 @@ type PutDirectoryHandleResponse413Headers struct {
 	XRequestId string
 }
 
+// PutDirectoryHandleResponse415Headers the declared response headers of an HTTP 415 response for PutDirectoryHandle
+type PutDirectoryHandleResponse415Headers struct {
+	XRequestId string
+}
+
 // PutDirectoryHandleResponse429Headers the declared response headers of an HTTP 429 response for PutDirectoryHandle
 type PutDirectoryHandleResponse429Headers struct {
 	XRequestId string
@@ -11009,6 +11272,8 @@ type PutDirectoryHandleResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -11031,6 +11296,8 @@ type PutDirectoryHandleResponse struct {
 	Headers409 *PutDirectoryHandleResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PutDirectoryHandleResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PutDirectoryHandleResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *PutDirectoryHandleResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -11074,6 +11341,11 @@ func (r PutDirectoryHandleResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PutDirectoryHandleResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PutDirectoryHandleResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -12233,6 +12505,11 @@ type CreateInvoiceResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateInvoiceResponse415Headers the declared response headers of an HTTP 415 response for CreateInvoice
+type CreateInvoiceResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateInvoiceResponse422Headers the declared response headers of an HTTP 422 response for CreateInvoice
 type CreateInvoiceResponse422Headers struct {
 	XRequestId string
@@ -12273,6 +12550,8 @@ type CreateInvoiceResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -12295,6 +12574,8 @@ type CreateInvoiceResponse struct {
 	Headers409 *CreateInvoiceResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateInvoiceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateInvoiceResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -12335,6 +12616,11 @@ func (r CreateInvoiceResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateInvoiceResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateInvoiceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -12920,6 +13206,11 @@ type DeliverInvoiceResponse413Headers struct {
 	XRequestId string
 }
 
+// DeliverInvoiceResponse415Headers the declared response headers of an HTTP 415 response for DeliverInvoice
+type DeliverInvoiceResponse415Headers struct {
+	XRequestId string
+}
+
 // DeliverInvoiceResponse422Headers the declared response headers of an HTTP 422 response for DeliverInvoice
 type DeliverInvoiceResponse422Headers struct {
 	XRequestId string
@@ -12962,6 +13253,8 @@ type DeliverInvoiceResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -12986,6 +13279,8 @@ type DeliverInvoiceResponse struct {
 	Headers409 *DeliverInvoiceResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *DeliverInvoiceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *DeliverInvoiceResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *DeliverInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -13031,6 +13326,11 @@ func (r DeliverInvoiceResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r DeliverInvoiceResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeliverInvoiceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -13122,6 +13422,11 @@ type RefundInvoiceResponse413Headers struct {
 	XRequestId string
 }
 
+// RefundInvoiceResponse415Headers the declared response headers of an HTTP 415 response for RefundInvoice
+type RefundInvoiceResponse415Headers struct {
+	XRequestId string
+}
+
 // RefundInvoiceResponse422Headers the declared response headers of an HTTP 422 response for RefundInvoice
 type RefundInvoiceResponse422Headers struct {
 	XRequestId string
@@ -13164,6 +13469,8 @@ type RefundInvoiceResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -13188,6 +13495,8 @@ type RefundInvoiceResponse struct {
 	Headers409 *RefundInvoiceResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *RefundInvoiceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *RefundInvoiceResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *RefundInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -13233,6 +13542,11 @@ func (r RefundInvoiceResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RefundInvoiceResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RefundInvoiceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -13324,6 +13638,11 @@ type ReleaseInvoiceResponse413Headers struct {
 	XRequestId string
 }
 
+// ReleaseInvoiceResponse415Headers the declared response headers of an HTTP 415 response for ReleaseInvoice
+type ReleaseInvoiceResponse415Headers struct {
+	XRequestId string
+}
+
 // ReleaseInvoiceResponse422Headers the declared response headers of an HTTP 422 response for ReleaseInvoice
 type ReleaseInvoiceResponse422Headers struct {
 	XRequestId string
@@ -13366,6 +13685,8 @@ type ReleaseInvoiceResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -13390,6 +13711,8 @@ type ReleaseInvoiceResponse struct {
 	Headers409 *ReleaseInvoiceResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ReleaseInvoiceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ReleaseInvoiceResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *ReleaseInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -13435,6 +13758,11 @@ func (r ReleaseInvoiceResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ReleaseInvoiceResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ReleaseInvoiceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -15205,6 +15533,11 @@ type CreateOfframpPaymentResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateOfframpPaymentResponse415Headers the declared response headers of an HTTP 415 response for CreateOfframpPayment
+type CreateOfframpPaymentResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateOfframpPaymentResponse422Headers the declared response headers of an HTTP 422 response for CreateOfframpPayment
 type CreateOfframpPaymentResponse422Headers struct {
 	XRequestId string
@@ -15250,6 +15583,8 @@ type CreateOfframpPaymentResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -15274,6 +15609,8 @@ type CreateOfframpPaymentResponse struct {
 	Headers409 *CreateOfframpPaymentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateOfframpPaymentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateOfframpPaymentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateOfframpPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -15316,6 +15653,11 @@ func (r CreateOfframpPaymentResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateOfframpPaymentResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateOfframpPaymentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -16136,6 +16478,11 @@ type SelectOfframpPaymentRouteResponse413Headers struct {
 	XRequestId string
 }
 
+// SelectOfframpPaymentRouteResponse415Headers the declared response headers of an HTTP 415 response for SelectOfframpPaymentRoute
+type SelectOfframpPaymentRouteResponse415Headers struct {
+	XRequestId string
+}
+
 // SelectOfframpPaymentRouteResponse422Headers the declared response headers of an HTTP 422 response for SelectOfframpPaymentRoute
 type SelectOfframpPaymentRouteResponse422Headers struct {
 	XRequestId string
@@ -16178,6 +16525,8 @@ type SelectOfframpPaymentRouteResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -16202,6 +16551,8 @@ type SelectOfframpPaymentRouteResponse struct {
 	Headers409 *SelectOfframpPaymentRouteResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SelectOfframpPaymentRouteResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SelectOfframpPaymentRouteResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SelectOfframpPaymentRouteResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -16247,6 +16598,11 @@ func (r SelectOfframpPaymentRouteResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SelectOfframpPaymentRouteResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SelectOfframpPaymentRouteResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -16588,6 +16944,11 @@ type CreatePaymentResponse413Headers struct {
 	XRequestId string
 }
 
+// CreatePaymentResponse415Headers the declared response headers of an HTTP 415 response for CreatePayment
+type CreatePaymentResponse415Headers struct {
+	XRequestId string
+}
+
 // CreatePaymentResponse422Headers the declared response headers of an HTTP 422 response for CreatePayment
 type CreatePaymentResponse422Headers struct {
 	XRequestId string
@@ -16630,6 +16991,8 @@ type CreatePaymentResponse struct {
 	JSON409 *EitherShapeConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *EitherShapeRequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *EitherShapeUnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *EitherShapeUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -16654,6 +17017,8 @@ type CreatePaymentResponse struct {
 	Headers409 *CreatePaymentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePaymentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePaymentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -16699,6 +17064,11 @@ func (r CreatePaymentResponse) GetJSON409() *EitherShapeConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePaymentResponse) GetJSON413() *EitherShapeRequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePaymentResponse) GetJSON415() *EitherShapeUnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -16950,6 +17320,11 @@ type CancelPaymentResponse413Headers struct {
 	XRequestId string
 }
 
+// CancelPaymentResponse415Headers the declared response headers of an HTTP 415 response for CancelPayment
+type CancelPaymentResponse415Headers struct {
+	XRequestId string
+}
+
 // CancelPaymentResponse422Headers the declared response headers of an HTTP 422 response for CancelPayment
 type CancelPaymentResponse422Headers struct {
 	XRequestId string
@@ -16992,6 +17367,8 @@ type CancelPaymentResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -17016,6 +17393,8 @@ type CancelPaymentResponse struct {
 	Headers409 *CancelPaymentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CancelPaymentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CancelPaymentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CancelPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -17061,6 +17440,11 @@ func (r CancelPaymentResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CancelPaymentResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CancelPaymentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -17152,6 +17536,11 @@ type ExecutePaymentResponse413Headers struct {
 	XRequestId string
 }
 
+// ExecutePaymentResponse415Headers the declared response headers of an HTTP 415 response for ExecutePayment
+type ExecutePaymentResponse415Headers struct {
+	XRequestId string
+}
+
 // ExecutePaymentResponse422Headers the declared response headers of an HTTP 422 response for ExecutePayment
 type ExecutePaymentResponse422Headers struct {
 	XRequestId string
@@ -17194,6 +17583,8 @@ type ExecutePaymentResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -17218,6 +17609,8 @@ type ExecutePaymentResponse struct {
 	Headers409 *ExecutePaymentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *ExecutePaymentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ExecutePaymentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *ExecutePaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -17263,6 +17656,11 @@ func (r ExecutePaymentResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ExecutePaymentResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ExecutePaymentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -17354,6 +17752,11 @@ type RefundCheckoutResponse413Headers struct {
 	XRequestId string
 }
 
+// RefundCheckoutResponse415Headers the declared response headers of an HTTP 415 response for RefundCheckout
+type RefundCheckoutResponse415Headers struct {
+	XRequestId string
+}
+
 // RefundCheckoutResponse422Headers the declared response headers of an HTTP 422 response for RefundCheckout
 type RefundCheckoutResponse422Headers struct {
 	XRequestId string
@@ -17396,6 +17799,8 @@ type RefundCheckoutResponse struct {
 	JSON409 *SecondaryConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *SecondaryRequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SecondaryUnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *SecondaryUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -17420,6 +17825,8 @@ type RefundCheckoutResponse struct {
 	Headers409 *RefundCheckoutResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *RefundCheckoutResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *RefundCheckoutResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *RefundCheckoutResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -17465,6 +17872,11 @@ func (r RefundCheckoutResponse) GetJSON409() *SecondaryConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RefundCheckoutResponse) GetJSON413() *SecondaryRequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RefundCheckoutResponse) GetJSON415() *SecondaryUnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -17716,6 +18128,11 @@ type SignPaymentResponse413Headers struct {
 	XRequestId string
 }
 
+// SignPaymentResponse415Headers the declared response headers of an HTTP 415 response for SignPayment
+type SignPaymentResponse415Headers struct {
+	XRequestId string
+}
+
 // SignPaymentResponse422Headers the declared response headers of an HTTP 422 response for SignPayment
 type SignPaymentResponse422Headers struct {
 	XRequestId string
@@ -17758,6 +18175,8 @@ type SignPaymentResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -17782,6 +18201,8 @@ type SignPaymentResponse struct {
 	Headers409 *SignPaymentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SignPaymentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SignPaymentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SignPaymentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -17827,6 +18248,11 @@ func (r SignPaymentResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SignPaymentResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SignPaymentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -18059,6 +18485,11 @@ type CreatePayoutDestinationResponse413Headers struct {
 	XRequestId string
 }
 
+// CreatePayoutDestinationResponse415Headers the declared response headers of an HTTP 415 response for CreatePayoutDestination
+type CreatePayoutDestinationResponse415Headers struct {
+	XRequestId string
+}
+
 // CreatePayoutDestinationResponse422Headers the declared response headers of an HTTP 422 response for CreatePayoutDestination
 type CreatePayoutDestinationResponse422Headers struct {
 	XRequestId string
@@ -18104,6 +18535,8 @@ type CreatePayoutDestinationResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -18128,6 +18561,8 @@ type CreatePayoutDestinationResponse struct {
 	Headers409 *CreatePayoutDestinationResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePayoutDestinationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePayoutDestinationResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePayoutDestinationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -18170,6 +18605,11 @@ func (r CreatePayoutDestinationResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePayoutDestinationResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePayoutDestinationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -18567,6 +19007,11 @@ type CreatePhoneAliasResponse413Headers struct {
 	XRequestId string
 }
 
+// CreatePhoneAliasResponse415Headers the declared response headers of an HTTP 415 response for CreatePhoneAlias
+type CreatePhoneAliasResponse415Headers struct {
+	XRequestId string
+}
+
 // CreatePhoneAliasResponse422Headers the declared response headers of an HTTP 422 response for CreatePhoneAlias
 type CreatePhoneAliasResponse422Headers struct {
 	XRequestId string
@@ -18612,6 +19057,8 @@ type CreatePhoneAliasResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -18636,6 +19083,8 @@ type CreatePhoneAliasResponse struct {
 	Headers409 *CreatePhoneAliasResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePhoneAliasResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePhoneAliasResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePhoneAliasResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -18678,6 +19127,11 @@ func (r CreatePhoneAliasResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePhoneAliasResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePhoneAliasResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -18990,6 +19444,11 @@ type VerifyPhoneAliasResponse413Headers struct {
 	XRequestId string
 }
 
+// VerifyPhoneAliasResponse415Headers the declared response headers of an HTTP 415 response for VerifyPhoneAlias
+type VerifyPhoneAliasResponse415Headers struct {
+	XRequestId string
+}
+
 // VerifyPhoneAliasResponse422Headers the declared response headers of an HTTP 422 response for VerifyPhoneAlias
 type VerifyPhoneAliasResponse422Headers struct {
 	XRequestId string
@@ -19037,6 +19496,8 @@ type VerifyPhoneAliasResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -19063,6 +19524,8 @@ type VerifyPhoneAliasResponse struct {
 	Headers409 *VerifyPhoneAliasResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *VerifyPhoneAliasResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *VerifyPhoneAliasResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *VerifyPhoneAliasResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -19110,6 +19573,11 @@ func (r VerifyPhoneAliasResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyPhoneAliasResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyPhoneAliasResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -19347,6 +19815,11 @@ type CreatePolicyResponse413Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyResponse415Headers the declared response headers of an HTTP 415 response for CreatePolicy
+type CreatePolicyResponse415Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyResponse422Headers the declared response headers of an HTTP 422 response for CreatePolicy
 type CreatePolicyResponse422Headers struct {
 	XRequestId string
@@ -19387,6 +19860,8 @@ type CreatePolicyResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -19409,6 +19884,8 @@ type CreatePolicyResponse struct {
 	Headers409 *CreatePolicyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePolicyResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePolicyResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePolicyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -19449,6 +19926,11 @@ func (r CreatePolicyResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePolicyResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePolicyResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -19700,6 +20182,11 @@ type EvaluatePolicyResponse413Headers struct {
 	XRequestId string
 }
 
+// EvaluatePolicyResponse415Headers the declared response headers of an HTTP 415 response for EvaluatePolicy
+type EvaluatePolicyResponse415Headers struct {
+	XRequestId string
+}
+
 // EvaluatePolicyResponse422Headers the declared response headers of an HTTP 422 response for EvaluatePolicy
 type EvaluatePolicyResponse422Headers struct {
 	XRequestId string
@@ -19747,6 +20234,8 @@ type EvaluatePolicyResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -19773,6 +20262,8 @@ type EvaluatePolicyResponse struct {
 	Headers409 *EvaluatePolicyResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *EvaluatePolicyResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *EvaluatePolicyResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *EvaluatePolicyResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -19820,6 +20311,11 @@ func (r EvaluatePolicyResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r EvaluatePolicyResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r EvaluatePolicyResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -20396,6 +20892,11 @@ type CreatePolicyAttachmentResponse413Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyAttachmentResponse415Headers the declared response headers of an HTTP 415 response for CreatePolicyAttachment
+type CreatePolicyAttachmentResponse415Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyAttachmentResponse422Headers the declared response headers of an HTTP 422 response for CreatePolicyAttachment
 type CreatePolicyAttachmentResponse422Headers struct {
 	XRequestId string
@@ -20443,6 +20944,8 @@ type CreatePolicyAttachmentResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -20469,6 +20972,8 @@ type CreatePolicyAttachmentResponse struct {
 	Headers409 *CreatePolicyAttachmentResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePolicyAttachmentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePolicyAttachmentResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePolicyAttachmentResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -20516,6 +21021,11 @@ func (r CreatePolicyAttachmentResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePolicyAttachmentResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePolicyAttachmentResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -20772,6 +21282,11 @@ type CreatePolicyVersionResponse413Headers struct {
 	XRequestId string
 }
 
+// CreatePolicyVersionResponse415Headers the declared response headers of an HTTP 415 response for CreatePolicyVersion
+type CreatePolicyVersionResponse415Headers struct {
+	XRequestId string
+}
+
 // CreatePolicyVersionResponse422Headers the declared response headers of an HTTP 422 response for CreatePolicyVersion
 type CreatePolicyVersionResponse422Headers struct {
 	XRequestId string
@@ -20814,6 +21329,8 @@ type CreatePolicyVersionResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -20838,6 +21355,8 @@ type CreatePolicyVersionResponse struct {
 	Headers409 *CreatePolicyVersionResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePolicyVersionResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePolicyVersionResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreatePolicyVersionResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -20883,6 +21402,11 @@ func (r CreatePolicyVersionResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreatePolicyVersionResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePolicyVersionResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -21294,6 +21818,11 @@ type CreateRampResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateRampResponse415Headers the declared response headers of an HTTP 415 response for CreateRamp
+type CreateRampResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateRampResponse422Headers the declared response headers of an HTTP 422 response for CreateRamp
 type CreateRampResponse422Headers struct {
 	XRequestId string
@@ -21336,6 +21865,8 @@ type CreateRampResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -21360,6 +21891,8 @@ type CreateRampResponse struct {
 	Headers409 *CreateRampResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateRampResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateRampResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateRampResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -21405,6 +21938,11 @@ func (r CreateRampResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRampResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateRampResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -21651,6 +22189,11 @@ type SandboxCreateBalanceDepositResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxCreateBalanceDepositResponse415Headers the declared response headers of an HTTP 415 response for SandboxCreateBalanceDeposit
+type SandboxCreateBalanceDepositResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxCreateBalanceDepositResponse422Headers the declared response headers of an HTTP 422 response for SandboxCreateBalanceDeposit
 type SandboxCreateBalanceDepositResponse422Headers struct {
 	XRequestId string
@@ -21691,6 +22234,8 @@ type SandboxCreateBalanceDepositResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -21713,6 +22258,8 @@ type SandboxCreateBalanceDepositResponse struct {
 	Headers409 *SandboxCreateBalanceDepositResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxCreateBalanceDepositResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxCreateBalanceDepositResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxCreateBalanceDepositResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -21753,6 +22300,11 @@ func (r SandboxCreateBalanceDepositResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxCreateBalanceDepositResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxCreateBalanceDepositResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -21844,6 +22396,11 @@ type SandboxCaptureCardAuthorizationResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxCaptureCardAuthorizationResponse415Headers the declared response headers of an HTTP 415 response for SandboxCaptureCardAuthorization
+type SandboxCaptureCardAuthorizationResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxCaptureCardAuthorizationResponse422Headers the declared response headers of an HTTP 422 response for SandboxCaptureCardAuthorization
 type SandboxCaptureCardAuthorizationResponse422Headers struct {
 	XRequestId string
@@ -21886,6 +22443,8 @@ type SandboxCaptureCardAuthorizationResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -21910,6 +22469,8 @@ type SandboxCaptureCardAuthorizationResponse struct {
 	Headers409 *SandboxCaptureCardAuthorizationResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxCaptureCardAuthorizationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxCaptureCardAuthorizationResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxCaptureCardAuthorizationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -21955,6 +22516,11 @@ func (r SandboxCaptureCardAuthorizationResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxCaptureCardAuthorizationResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxCaptureCardAuthorizationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22248,6 +22814,11 @@ type SandboxCreateCardAuthorizationResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxCreateCardAuthorizationResponse415Headers the declared response headers of an HTTP 415 response for SandboxCreateCardAuthorization
+type SandboxCreateCardAuthorizationResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxCreateCardAuthorizationResponse422Headers the declared response headers of an HTTP 422 response for SandboxCreateCardAuthorization
 type SandboxCreateCardAuthorizationResponse422Headers struct {
 	XRequestId string
@@ -22290,6 +22861,8 @@ type SandboxCreateCardAuthorizationResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22314,6 +22887,8 @@ type SandboxCreateCardAuthorizationResponse struct {
 	Headers409 *SandboxCreateCardAuthorizationResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxCreateCardAuthorizationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxCreateCardAuthorizationResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxCreateCardAuthorizationResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -22359,6 +22934,11 @@ func (r SandboxCreateCardAuthorizationResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxCreateCardAuthorizationResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxCreateCardAuthorizationResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22445,6 +23025,11 @@ type SandboxSetCredentialResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxSetCredentialResponse415Headers the declared response headers of an HTTP 415 response for SandboxSetCredential
+type SandboxSetCredentialResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxSetCredentialResponse422Headers the declared response headers of an HTTP 422 response for SandboxSetCredential
 type SandboxSetCredentialResponse422Headers struct {
 	XRequestId string
@@ -22485,6 +23070,8 @@ type SandboxSetCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22507,6 +23094,8 @@ type SandboxSetCredentialResponse struct {
 	Headers409 *SandboxSetCredentialResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxSetCredentialResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxSetCredentialResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxSetCredentialResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -22547,6 +23136,11 @@ func (r SandboxSetCredentialResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxSetCredentialResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxSetCredentialResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22633,6 +23227,11 @@ type SandboxTriggerEventResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxTriggerEventResponse415Headers the declared response headers of an HTTP 415 response for SandboxTriggerEvent
+type SandboxTriggerEventResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxTriggerEventResponse422Headers the declared response headers of an HTTP 422 response for SandboxTriggerEvent
 type SandboxTriggerEventResponse422Headers struct {
 	XRequestId string
@@ -22673,6 +23272,8 @@ type SandboxTriggerEventResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22695,6 +23296,8 @@ type SandboxTriggerEventResponse struct {
 	Headers409 *SandboxTriggerEventResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxTriggerEventResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxTriggerEventResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxTriggerEventResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -22735,6 +23338,11 @@ func (r SandboxTriggerEventResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxTriggerEventResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxTriggerEventResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22826,6 +23434,11 @@ type SandboxAdvanceInvoiceResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceInvoiceResponse415Headers the declared response headers of an HTTP 415 response for SandboxAdvanceInvoice
+type SandboxAdvanceInvoiceResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceInvoiceResponse422Headers the declared response headers of an HTTP 422 response for SandboxAdvanceInvoice
 type SandboxAdvanceInvoiceResponse422Headers struct {
 	XRequestId string
@@ -22868,6 +23481,8 @@ type SandboxAdvanceInvoiceResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22892,6 +23507,8 @@ type SandboxAdvanceInvoiceResponse struct {
 	Headers409 *SandboxAdvanceInvoiceResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxAdvanceInvoiceResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxAdvanceInvoiceResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxAdvanceInvoiceResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -22937,6 +23554,11 @@ func (r SandboxAdvanceInvoiceResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxAdvanceInvoiceResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxAdvanceInvoiceResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -23836,6 +24458,11 @@ type SandboxPayCheckoutResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxPayCheckoutResponse415Headers the declared response headers of an HTTP 415 response for SandboxPayCheckout
+type SandboxPayCheckoutResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxPayCheckoutResponse422Headers the declared response headers of an HTTP 422 response for SandboxPayCheckout
 type SandboxPayCheckoutResponse422Headers struct {
 	XRequestId string
@@ -23878,6 +24505,8 @@ type SandboxPayCheckoutResponse struct {
 	JSON409 *SecondaryConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *SecondaryRequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SecondaryUnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *SecondaryUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -23902,6 +24531,8 @@ type SandboxPayCheckoutResponse struct {
 	Headers409 *SandboxPayCheckoutResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxPayCheckoutResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxPayCheckoutResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxPayCheckoutResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -23947,6 +24578,11 @@ func (r SandboxPayCheckoutResponse) GetJSON409() *SecondaryConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxPayCheckoutResponse) GetJSON413() *SecondaryRequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxPayCheckoutResponse) GetJSON415() *SecondaryUnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -24198,6 +24834,11 @@ type SandboxAdvanceTreasuryAccountResponse413Headers struct {
 	XRequestId string
 }
 
+// SandboxAdvanceTreasuryAccountResponse415Headers the declared response headers of an HTTP 415 response for SandboxAdvanceTreasuryAccount
+type SandboxAdvanceTreasuryAccountResponse415Headers struct {
+	XRequestId string
+}
+
 // SandboxAdvanceTreasuryAccountResponse422Headers the declared response headers of an HTTP 422 response for SandboxAdvanceTreasuryAccount
 type SandboxAdvanceTreasuryAccountResponse422Headers struct {
 	XRequestId string
@@ -24240,6 +24881,8 @@ type SandboxAdvanceTreasuryAccountResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24264,6 +24907,8 @@ type SandboxAdvanceTreasuryAccountResponse struct {
 	Headers409 *SandboxAdvanceTreasuryAccountResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SandboxAdvanceTreasuryAccountResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SandboxAdvanceTreasuryAccountResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SandboxAdvanceTreasuryAccountResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -24309,6 +24954,11 @@ func (r SandboxAdvanceTreasuryAccountResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SandboxAdvanceTreasuryAccountResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxAdvanceTreasuryAccountResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -24546,6 +25196,11 @@ type CreateTenantResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateTenantResponse415Headers the declared response headers of an HTTP 415 response for CreateTenant
+type CreateTenantResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateTenantResponse422Headers the declared response headers of an HTTP 422 response for CreateTenant
 type CreateTenantResponse422Headers struct {
 	XRequestId string
@@ -24588,6 +25243,8 @@ type CreateTenantResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24612,6 +25269,8 @@ type CreateTenantResponse struct {
 	Headers409 *CreateTenantResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateTenantResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTenantResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateTenantResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -24657,6 +25316,11 @@ func (r CreateTenantResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateTenantResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateTenantResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25035,6 +25699,11 @@ type InviteMemberResponse413Headers struct {
 	XRequestId string
 }
 
+// InviteMemberResponse415Headers the declared response headers of an HTTP 415 response for InviteMember
+type InviteMemberResponse415Headers struct {
+	XRequestId string
+}
+
 // InviteMemberResponse422Headers the declared response headers of an HTTP 422 response for InviteMember
 type InviteMemberResponse422Headers struct {
 	XRequestId string
@@ -25075,6 +25744,8 @@ type InviteMemberResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25097,6 +25768,8 @@ type InviteMemberResponse struct {
 	Headers409 *InviteMemberResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *InviteMemberResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *InviteMemberResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *InviteMemberResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -25137,6 +25810,11 @@ func (r InviteMemberResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r InviteMemberResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r InviteMemberResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25228,6 +25906,11 @@ type AcceptInviteResponse413Headers struct {
 	XRequestId string
 }
 
+// AcceptInviteResponse415Headers the declared response headers of an HTTP 415 response for AcceptInvite
+type AcceptInviteResponse415Headers struct {
+	XRequestId string
+}
+
 // AcceptInviteResponse422Headers the declared response headers of an HTTP 422 response for AcceptInvite
 type AcceptInviteResponse422Headers struct {
 	XRequestId string
@@ -25270,6 +25953,8 @@ type AcceptInviteResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25294,6 +25979,8 @@ type AcceptInviteResponse struct {
 	Headers409 *AcceptInviteResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *AcceptInviteResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *AcceptInviteResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *AcceptInviteResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -25339,6 +26026,11 @@ func (r AcceptInviteResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AcceptInviteResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AcceptInviteResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25919,6 +26611,11 @@ type CreateTreasuryAccountResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateTreasuryAccountResponse415Headers the declared response headers of an HTTP 415 response for CreateTreasuryAccount
+type CreateTreasuryAccountResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateTreasuryAccountResponse422Headers the declared response headers of an HTTP 422 response for CreateTreasuryAccount
 type CreateTreasuryAccountResponse422Headers struct {
 	XRequestId string
@@ -25959,6 +26656,8 @@ type CreateTreasuryAccountResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25981,6 +26680,8 @@ type CreateTreasuryAccountResponse struct {
 	Headers409 *CreateTreasuryAccountResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateTreasuryAccountResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTreasuryAccountResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateTreasuryAccountResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26021,6 +26722,11 @@ func (r CreateTreasuryAccountResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateTreasuryAccountResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateTreasuryAccountResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -26432,6 +27138,11 @@ type CreateTreasuryAccountRuleResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateTreasuryAccountRuleResponse415Headers the declared response headers of an HTTP 415 response for CreateTreasuryAccountRule
+type CreateTreasuryAccountRuleResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateTreasuryAccountRuleResponse422Headers the declared response headers of an HTTP 422 response for CreateTreasuryAccountRule
 type CreateTreasuryAccountRuleResponse422Headers struct {
 	XRequestId string
@@ -26474,6 +27185,8 @@ type CreateTreasuryAccountRuleResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -26498,6 +27211,8 @@ type CreateTreasuryAccountRuleResponse struct {
 	Headers409 *CreateTreasuryAccountRuleResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateTreasuryAccountRuleResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTreasuryAccountRuleResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateTreasuryAccountRuleResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26543,6 +27258,11 @@ func (r CreateTreasuryAccountRuleResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateTreasuryAccountRuleResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateTreasuryAccountRuleResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -26794,6 +27514,11 @@ type CreateTreasuryAccountSweepResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateTreasuryAccountSweepResponse415Headers the declared response headers of an HTTP 415 response for CreateTreasuryAccountSweep
+type CreateTreasuryAccountSweepResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateTreasuryAccountSweepResponse422Headers the declared response headers of an HTTP 422 response for CreateTreasuryAccountSweep
 type CreateTreasuryAccountSweepResponse422Headers struct {
 	XRequestId string
@@ -26836,6 +27561,8 @@ type CreateTreasuryAccountSweepResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -26860,6 +27587,8 @@ type CreateTreasuryAccountSweepResponse struct {
 	Headers409 *CreateTreasuryAccountSweepResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateTreasuryAccountSweepResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTreasuryAccountSweepResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateTreasuryAccountSweepResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26905,6 +27634,11 @@ func (r CreateTreasuryAccountSweepResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateTreasuryAccountSweepResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateTreasuryAccountSweepResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -27146,6 +27880,11 @@ type UpdateTreasuryRuleResponse404Headers struct {
 	XRequestId string
 }
 
+// UpdateTreasuryRuleResponse415Headers the declared response headers of an HTTP 415 response for UpdateTreasuryRule
+type UpdateTreasuryRuleResponse415Headers struct {
+	XRequestId string
+}
+
 // UpdateTreasuryRuleResponse429Headers the declared response headers of an HTTP 429 response for UpdateTreasuryRule
 type UpdateTreasuryRuleResponse429Headers struct {
 	XRequestId string
@@ -27179,6 +27918,8 @@ type UpdateTreasuryRuleResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -27197,6 +27938,8 @@ type UpdateTreasuryRuleResponse struct {
 	Headers403 *UpdateTreasuryRuleResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateTreasuryRuleResponse404Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateTreasuryRuleResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateTreasuryRuleResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -27230,6 +27973,11 @@ func (r UpdateTreasuryRuleResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateTreasuryRuleResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateTreasuryRuleResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -27316,6 +28064,11 @@ type VerifyTwoFactorChallengeResponse413Headers struct {
 	XRequestId string
 }
 
+// VerifyTwoFactorChallengeResponse415Headers the declared response headers of an HTTP 415 response for VerifyTwoFactorChallenge
+type VerifyTwoFactorChallengeResponse415Headers struct {
+	XRequestId string
+}
+
 // VerifyTwoFactorChallengeResponse422Headers the declared response headers of an HTTP 422 response for VerifyTwoFactorChallenge
 type VerifyTwoFactorChallengeResponse422Headers struct {
 	XRequestId string
@@ -27358,6 +28111,8 @@ type VerifyTwoFactorChallengeResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -27382,6 +28137,8 @@ type VerifyTwoFactorChallengeResponse struct {
 	Headers409 *VerifyTwoFactorChallengeResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *VerifyTwoFactorChallengeResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *VerifyTwoFactorChallengeResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *VerifyTwoFactorChallengeResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -27427,6 +28184,11 @@ func (r VerifyTwoFactorChallengeResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyTwoFactorChallengeResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyTwoFactorChallengeResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -27659,6 +28421,11 @@ type EnrollTwoFactorFactorResponse413Headers struct {
 	XRequestId string
 }
 
+// EnrollTwoFactorFactorResponse415Headers the declared response headers of an HTTP 415 response for EnrollTwoFactorFactor
+type EnrollTwoFactorFactorResponse415Headers struct {
+	XRequestId string
+}
+
 // EnrollTwoFactorFactorResponse422Headers the declared response headers of an HTTP 422 response for EnrollTwoFactorFactor
 type EnrollTwoFactorFactorResponse422Headers struct {
 	XRequestId string
@@ -27699,6 +28466,8 @@ type EnrollTwoFactorFactorResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -27721,6 +28490,8 @@ type EnrollTwoFactorFactorResponse struct {
 	Headers409 *EnrollTwoFactorFactorResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *EnrollTwoFactorFactorResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *EnrollTwoFactorFactorResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *EnrollTwoFactorFactorResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -27761,6 +28532,11 @@ func (r EnrollTwoFactorFactorResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r EnrollTwoFactorFactorResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r EnrollTwoFactorFactorResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -28012,6 +28788,11 @@ type VerifyTwoFactorFactorResponse413Headers struct {
 	XRequestId string
 }
 
+// VerifyTwoFactorFactorResponse415Headers the declared response headers of an HTTP 415 response for VerifyTwoFactorFactor
+type VerifyTwoFactorFactorResponse415Headers struct {
+	XRequestId string
+}
+
 // VerifyTwoFactorFactorResponse422Headers the declared response headers of an HTTP 422 response for VerifyTwoFactorFactor
 type VerifyTwoFactorFactorResponse422Headers struct {
 	XRequestId string
@@ -28054,6 +28835,8 @@ type VerifyTwoFactorFactorResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -28078,6 +28861,8 @@ type VerifyTwoFactorFactorResponse struct {
 	Headers409 *VerifyTwoFactorFactorResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *VerifyTwoFactorFactorResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *VerifyTwoFactorFactorResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *VerifyTwoFactorFactorResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -28123,6 +28908,11 @@ func (r VerifyTwoFactorFactorResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r VerifyTwoFactorFactorResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r VerifyTwoFactorFactorResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -28350,6 +29140,11 @@ type UpdateTwoFactorSettingsResponse413Headers struct {
 	XRequestId string
 }
 
+// UpdateTwoFactorSettingsResponse415Headers the declared response headers of an HTTP 415 response for UpdateTwoFactorSettings
+type UpdateTwoFactorSettingsResponse415Headers struct {
+	XRequestId string
+}
+
 // UpdateTwoFactorSettingsResponse429Headers the declared response headers of an HTTP 429 response for UpdateTwoFactorSettings
 type UpdateTwoFactorSettingsResponse429Headers struct {
 	XRequestId string
@@ -28383,6 +29178,8 @@ type UpdateTwoFactorSettingsResponse struct {
 	JSON403 *Forbidden
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -28401,6 +29198,8 @@ type UpdateTwoFactorSettingsResponse struct {
 	Headers403 *UpdateTwoFactorSettingsResponse403Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *UpdateTwoFactorSettingsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateTwoFactorSettingsResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateTwoFactorSettingsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -28434,6 +29233,11 @@ func (r UpdateTwoFactorSettingsResponse) GetJSON403() *Forbidden {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateTwoFactorSettingsResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateTwoFactorSettingsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -28661,6 +29465,11 @@ type CreateWalletResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateWalletResponse415Headers the declared response headers of an HTTP 415 response for CreateWallet
+type CreateWalletResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateWalletResponse422Headers the declared response headers of an HTTP 422 response for CreateWallet
 type CreateWalletResponse422Headers struct {
 	XRequestId string
@@ -28701,6 +29510,8 @@ type CreateWalletResponse struct {
 	JSON409 *EitherShapeConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *EitherShapeRequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *EitherShapeUnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *EitherShapeUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -28723,6 +29534,8 @@ type CreateWalletResponse struct {
 	Headers409 *CreateWalletResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateWalletResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateWalletResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -28763,6 +29576,11 @@ func (r CreateWalletResponse) GetJSON409() *EitherShapeConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateWalletResponse) GetJSON413() *EitherShapeRequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWalletResponse) GetJSON415() *EitherShapeUnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -29174,6 +29992,11 @@ type FundWalletResponse413Headers struct {
 	XRequestId string
 }
 
+// FundWalletResponse415Headers the declared response headers of an HTTP 415 response for FundWallet
+type FundWalletResponse415Headers struct {
+	XRequestId string
+}
+
 // FundWalletResponse422Headers the declared response headers of an HTTP 422 response for FundWallet
 type FundWalletResponse422Headers struct {
 	XRequestId string
@@ -29216,6 +30039,8 @@ type FundWalletResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -29240,6 +30065,8 @@ type FundWalletResponse struct {
 	Headers409 *FundWalletResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *FundWalletResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *FundWalletResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *FundWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -29285,6 +30112,11 @@ func (r FundWalletResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r FundWalletResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r FundWalletResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -29376,6 +30208,11 @@ type SendFromWalletResponse413Headers struct {
 	XRequestId string
 }
 
+// SendFromWalletResponse415Headers the declared response headers of an HTTP 415 response for SendFromWallet
+type SendFromWalletResponse415Headers struct {
+	XRequestId string
+}
+
 // SendFromWalletResponse422Headers the declared response headers of an HTTP 422 response for SendFromWallet
 type SendFromWalletResponse422Headers struct {
 	XRequestId string
@@ -29418,6 +30255,8 @@ type SendFromWalletResponse struct {
 	JSON409 *SecondaryConflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *SecondaryRequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *SecondaryUnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *SecondaryUnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -29442,6 +30281,8 @@ type SendFromWalletResponse struct {
 	Headers409 *SendFromWalletResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *SendFromWalletResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SendFromWalletResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SendFromWalletResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -29487,6 +30328,11 @@ func (r SendFromWalletResponse) GetJSON409() *SecondaryConflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SendFromWalletResponse) GetJSON413() *SecondaryRequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SendFromWalletResponse) GetJSON415() *SecondaryUnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -29738,6 +30584,11 @@ type CreateSafeTransactionResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateSafeTransactionResponse415Headers the declared response headers of an HTTP 415 response for CreateSafeTransaction
+type CreateSafeTransactionResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateSafeTransactionResponse422Headers the declared response headers of an HTTP 422 response for CreateSafeTransaction
 type CreateSafeTransactionResponse422Headers struct {
 	XRequestId string
@@ -29780,6 +30631,8 @@ type CreateSafeTransactionResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -29804,6 +30657,8 @@ type CreateSafeTransactionResponse struct {
 	Headers409 *CreateSafeTransactionResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateSafeTransactionResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateSafeTransactionResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateSafeTransactionResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -29849,6 +30704,11 @@ func (r CreateSafeTransactionResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateSafeTransactionResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateSafeTransactionResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -29940,6 +30800,11 @@ type CreateWalletCardResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateWalletCardResponse415Headers the declared response headers of an HTTP 415 response for CreateWalletCard
+type CreateWalletCardResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateWalletCardResponse422Headers the declared response headers of an HTTP 422 response for CreateWalletCard
 type CreateWalletCardResponse422Headers struct {
 	XRequestId string
@@ -29982,6 +30847,8 @@ type CreateWalletCardResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -30006,6 +30873,8 @@ type CreateWalletCardResponse struct {
 	Headers409 *CreateWalletCardResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateWalletCardResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateWalletCardResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateWalletCardResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -30051,6 +30920,11 @@ func (r CreateWalletCardResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateWalletCardResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWalletCardResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -30485,6 +31359,11 @@ type CreateWebhookEndpointResponse413Headers struct {
 	XRequestId string
 }
 
+// CreateWebhookEndpointResponse415Headers the declared response headers of an HTTP 415 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse415Headers struct {
+	XRequestId string
+}
+
 // CreateWebhookEndpointResponse422Headers the declared response headers of an HTTP 422 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse422Headers struct {
 	XRequestId string
@@ -30525,6 +31404,8 @@ type CreateWebhookEndpointResponse struct {
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *RequestEntityTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *UnprocessableEntity
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -30547,6 +31428,8 @@ type CreateWebhookEndpointResponse struct {
 	Headers409 *CreateWebhookEndpointResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateWebhookEndpointResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateWebhookEndpointResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *CreateWebhookEndpointResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -30587,6 +31470,11 @@ func (r CreateWebhookEndpointResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateWebhookEndpointResponse) GetJSON413() *RequestEntityTooLarge {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -30988,6 +31876,11 @@ type UpdateWebhookEndpointResponse404Headers struct {
 	XRequestId string
 }
 
+// UpdateWebhookEndpointResponse415Headers the declared response headers of an HTTP 415 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse415Headers struct {
+	XRequestId string
+}
+
 // UpdateWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse429Headers struct {
 	XRequestId string
@@ -31021,6 +31914,8 @@ type UpdateWebhookEndpointResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -31039,6 +31934,8 @@ type UpdateWebhookEndpointResponse struct {
 	Headers403 *UpdateWebhookEndpointResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateWebhookEndpointResponse404Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *UpdateWebhookEndpointResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateWebhookEndpointResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -31072,6 +31969,11 @@ func (r UpdateWebhookEndpointResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateWebhookEndpointResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -31476,6 +32378,8 @@ func (c *ClientWithResponses) AdminSetProviderLiquidityWithResponse(ctx context.
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/agents (the `ListAgents` operationId).
@@ -31492,6 +32396,8 @@ func (c *ClientWithResponses) ListAgentsWithResponse(ctx context.Context, params
 // Create an agent (ACTIVE, no limits, no wallet)
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31510,6 +32416,8 @@ func (c *ClientWithResponses) CreateAgentWithBodyWithResponse(ctx context.Contex
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents (the `CreateAgent` operationId).
@@ -31527,6 +32435,8 @@ func (c *ClientWithResponses) CreateAgentWithResponse(ctx context.Context, param
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/agents/{id} (the `GetAgent` operationId).
@@ -31543,6 +32453,8 @@ func (c *ClientWithResponses) GetAgentWithResponse(ctx context.Context, id strin
 // The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
 //
 // Requires the scopes `agents:read`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31599,6 +32511,8 @@ func (c *ClientWithResponses) CreateAgentCardWithResponse(ctx context.Context, i
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents/{id}/keys (the `CreateAgentKey` operationId).
@@ -31615,6 +32529,8 @@ func (c *ClientWithResponses) CreateAgentKeyWithBodyWithResponse(ctx context.Con
 // Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31633,6 +32549,8 @@ func (c *ClientWithResponses) CreateAgentKeyWithResponse(ctx context.Context, id
 //
 // Requires the scopes `agents:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/agents/{id}/limits (the `GetAgentLimits` operationId).
@@ -31649,6 +32567,8 @@ func (c *ClientWithResponses) GetAgentLimitsWithResponse(ctx context.Context, id
 // Set spend limits: only sent fields change, null clears, caps must be positive.
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31667,6 +32587,8 @@ func (c *ClientWithResponses) UpdateAgentLimitsWithBodyWithResponse(ctx context.
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /v1/agents/{id}/limits (the `UpdateAgentLimits` operationId).
@@ -31683,6 +32605,8 @@ func (c *ClientWithResponses) UpdateAgentLimitsWithResponse(ctx context.Context,
 // Reactivate a suspended agent (idempotent)
 //
 // Requires the scopes `agents:manage`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31701,6 +32625,8 @@ func (c *ClientWithResponses) ReactivateAgentWithResponse(ctx context.Context, i
 //
 // Requires the scopes `agents:manage`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents/{id}/suspend (the `SuspendAgent` operationId).
@@ -31718,6 +32644,8 @@ func (c *ClientWithResponses) SuspendAgentWithResponse(ctx context.Context, id s
 //
 // Requires the scopes `agents:manage`, `wallets:write`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/agents/{id}/wallet (the `CreateAgentWallet` operationId).
@@ -31734,6 +32662,8 @@ func (c *ClientWithResponses) CreateAgentWalletWithBodyWithResponse(ctx context.
 // Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
 //
 // Requires the scopes `agents:manage`, `wallets:write`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31968,6 +32898,8 @@ func (c *ClientWithResponses) GetCapabilitiesWithResponse(ctx context.Context, r
 //
 // Requires the scopes `cards:read`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/cardholders (the `ListCardholders` operationId).
@@ -31985,6 +32917,8 @@ func (c *ClientWithResponses) ListCardholdersWithResponse(ctx context.Context, p
 //
 // Requires the scopes `cards:issue`.
 //
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/cardholders (the `CreateCardholder` operationId).
@@ -32001,6 +32935,8 @@ func (c *ClientWithResponses) CreateCardholderWithBodyWithResponse(ctx context.C
 // Create a cardholder.
 //
 // Requires the scopes `cards:issue`.
+//
+// TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32221,9 +33157,9 @@ func (c *ClientWithResponses) UnfreezeCardWithResponse(ctx context.Context, id s
 	return ParseUnfreezeCardResponse(rsp)
 }
 
-// ListCheckoutsWithResponse Secondary: the merchant's checkouts, newest first, by status and creation date
+// ListCheckoutsWithResponse The merchant's checkouts, newest first, by status and creation date
 //
-// Secondary: the merchant's checkouts, newest first, by status and creation date.
+// The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
 //
 // Requires the scopes `payments:read`.
 //
@@ -33184,9 +34120,9 @@ func (c *ClientWithResponses) GetPaymentWithResponse(ctx context.Context, id str
 	return ParseGetPaymentResponse(rsp)
 }
 
-// CancelPaymentWithBodyWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+// CancelPaymentWithBodyWithResponse Cancel any payment that has not been sent
 //
-// Cancel a payment that has not been sent (the wallet's newest queued payment)
+// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 //
 // Requires the scopes `payments:create`.
 //
@@ -33201,9 +34137,9 @@ func (c *ClientWithResponses) CancelPaymentWithBodyWithResponse(ctx context.Cont
 	return ParseCancelPaymentResponse(rsp)
 }
 
-// CancelPaymentWithResponse Cancel a payment that has not been sent (the wallet's newest queued payment)
+// CancelPaymentWithResponse Cancel any payment that has not been sent
 //
-// Cancel a payment that has not been sent (the wallet's newest queued payment)
+// Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
 //
 // Requires the scopes `payments:create`.
 //
@@ -33783,7 +34719,7 @@ func (c *ClientWithResponses) ListRampsWithResponse(ctx context.Context, params 
 
 // CreateRampWithBodyWithResponse TEST only
 //
-// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 //
 // Requires the scopes `ramps:write`.
 //
@@ -33802,7 +34738,7 @@ func (c *ClientWithResponses) CreateRampWithBodyWithResponse(ctx context.Context
 
 // CreateRampWithResponse TEST only
 //
-// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+// TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
 //
 // Requires the scopes `ramps:write`.
 //

@@ -236,6 +236,8 @@ export interface paths {
          * @description List agents of the caller's environment.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["listAgents"];
         put?: never;
@@ -244,6 +246,8 @@ export interface paths {
          * @description Create an agent (ACTIVE, no limits, no wallet)
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createAgent"];
         delete?: never;
@@ -264,6 +268,8 @@ export interface paths {
          * @description An agent.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["getAgent"];
         put?: never;
@@ -286,6 +292,8 @@ export interface paths {
          * @description The agent's timeline, newest first: Safe payments from its wallet, its card's authorizations and policy decisions about it.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["listAgentActivity"];
         put?: never;
@@ -334,6 +342,8 @@ export interface paths {
          * @description Mint a key whose principal is the agent (plaintext once); agents:manage, keys:manage, policies:write and treasury:write are dropped silently.
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createAgentKey"];
         delete?: never;
@@ -354,6 +364,8 @@ export interface paths {
          * @description An agent's spend limits.
          *
          *     Requires the scopes `agents:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["getAgentLimits"];
         /**
@@ -361,6 +373,8 @@ export interface paths {
          * @description Set spend limits: only sent fields change, null clears, caps must be positive.
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         put: operations["updateAgentLimits"];
         post?: never;
@@ -384,6 +398,8 @@ export interface paths {
          * @description Reactivate a suspended agent (idempotent)
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["reactivateAgent"];
         delete?: never;
@@ -406,6 +422,8 @@ export interface paths {
          * @description Suspend an agent: its keys are declined AGENT_SUSPENDED from their next request (idempotent)
          *
          *     Requires the scopes `agents:manage`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["suspendAgent"];
         delete?: never;
@@ -428,6 +446,8 @@ export interface paths {
          * @description Provision the agent's one Safe (purpose AGENT): the predicted address is usable at once and a job deploys it.
          *
          *     Requires the scopes `agents:manage`, `wallets:write`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createAgentWallet"];
         delete?: never;
@@ -638,6 +658,8 @@ export interface paths {
          * @description List cardholders, newest first.
          *
          *     Requires the scopes `cards:read`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         get: operations["listCardholders"];
         put?: never;
@@ -646,6 +668,8 @@ export interface paths {
          * @description Create a cardholder.
          *
          *     Requires the scopes `cards:issue`.
+         *
+         *     TEST only: a LIVE credential is answered 403 SANDBOX_ONLY.
          */
         post: operations["createCardholder"];
         delete?: never;
@@ -830,8 +854,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Secondary: the merchant's checkouts, newest first, by status and creation date
-         * @description Secondary: the merchant's checkouts, newest first, by status and creation date.
+         * The merchant's checkouts, newest first, by status and creation date
+         * @description The merchant's checkouts, newest first, by status and creation date: a list of the primary kind (skip/take, {checkouts, total}, the canonical error envelope)
          *
          *     Requires the scopes `payments:read`.
          */
@@ -1756,8 +1780,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Cancel a payment that has not been sent (the wallet's newest queued payment)
-         * @description Cancel a payment that has not been sent (the wallet's newest queued payment)
+         * Cancel any payment that has not been sent
+         * @description Cancel any payment that has not been sent; with later payments queued behind it, a rejection transaction takes its Safe nonce (rejectionPaymentId) so they stay executable.
          *
          *     Requires the scopes `payments:create`.
          */
@@ -2175,7 +2199,7 @@ export interface paths {
         put?: never;
         /**
          * TEST only
-         * @description TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
+         * @description TEST only: a simulated on-ramp (credits the wallet's Safe from the platform test pool and completes immediately: CONFIRMED with txHash) or off-ramp (a Safe payment to the platform liquidation address that owners sign)
          *
          *     Requires the scopes `ramps:write`.
          *
@@ -5433,6 +5457,10 @@ export interface components {
         CheckoutRefundList: {
             /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             data: components["schemas"]["CheckoutRefund"][];
+            /** @description always false: a checkout's refunds come in one page (they are bounded by what it received) */
+            has_more: boolean;
+            /** @description how many refunds the checkout has */
+            total: number;
         };
         /** @description The request body of POST /v1/payments/{id}/refund (refundCheckout). */
         CheckoutRefundRequest: {
@@ -5957,6 +5985,14 @@ export interface components {
              * @enum {string}
              */
             code?: "PAYLOAD_TOO_LARGE";
+        };
+        /** @description The ErrorEnvelope of a 415 answer: its code is one of these. */
+        ErrorEnvelope415: components["schemas"]["ErrorEnvelope"] & {
+            /**
+             * @description The stable codes a 415 answer can carry (ErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "UNSUPPORTED_MEDIA_TYPE";
         };
         /** @description The ErrorEnvelope of a 422 answer: its code is one of these. */
         ErrorEnvelope422: components["schemas"]["ErrorEnvelope"] & {
@@ -7036,6 +7072,10 @@ export interface components {
             kind: "transfer" | "transaction";
             /** @description A note kept with the payment, shown to the tenant only. */
             memo: string | null;
+            /** @description On a payment cancelled while later payments were queued behind it: the rejection transaction proposed at its Safe nonce, which the owners sign so the later payments can execute. Null otherwise. */
+            rejectionPaymentId: string | null;
+            /** @description On a rejection transaction: the cancelled payment whose Safe nonce it uses (a zero-value call of the Safe itself). Null otherwise. */
+            rejectsPaymentId: string | null;
             /** @description The Safe nonce the transaction uses. */
             safeNonce: number;
             /** @description The Safe transaction's EIP-712 hash the owners sign (0x…, 64 hex digits); not an on-chain transaction's hash. */
@@ -7208,6 +7248,10 @@ export interface components {
         SecondaryError413: {
             error: components["schemas"]["SecondaryErrorBody413"];
         };
+        /** @description The SecondaryError of a 415 answer: its error's code is one of that status's secondary codes. */
+        SecondaryError415: {
+            error: components["schemas"]["SecondaryErrorBody415"];
+        };
         /** @description The SecondaryError of a 422 answer: its error's code is one of that status's secondary codes. */
         SecondaryError422: {
             error: components["schemas"]["SecondaryErrorBody422"];
@@ -7281,6 +7325,14 @@ export interface components {
              * @enum {string}
              */
             code?: "payload_too_large";
+        };
+        /** @description The SecondaryErrorBody of a 415 answer: its code is one of these. */
+        SecondaryErrorBody415: components["schemas"]["SecondaryErrorBody"] & {
+            /**
+             * @description The secondary codes a 415 answer can carry (SecondaryErrorCode lists every code).
+             * @enum {string}
+             */
+            code?: "unsupported_media_type";
         };
         /** @description The SecondaryErrorBody of a 422 answer: its code is one of these. */
         SecondaryErrorBody422: components["schemas"]["SecondaryErrorBody"] & {
@@ -7368,7 +7420,7 @@ export interface components {
              * @enum {string}
              */
             currency: "USDC";
-            /** @description a Safe payment (pay_…) or a ledger transfer of the on-chain mirror */
+            /** @description a Safe payment (pay_…), a ledger transfer of the on-chain mirror, a completed checkout (chk_…, a payment received) or a checkout refund (a refund) */
             id: string;
             /** @description The note given with the send; null when none was. */
             note: string | null;
@@ -7384,8 +7436,8 @@ export interface components {
              * @enum {string}
              */
             type: "payment" | "withdrawal" | "refund";
-            /** @description The id of the wallet it refers to. */
-            wallet_id: string;
+            /** @description The wallet moved; null for a checkout or a checkout refund, which move the merchant's service balance. */
+            wallet_id: string | null;
         };
         /** @description The 200 answer of GET /v1/wallets/{id}/transactions (listWalletTransactions). */
         SecondaryTransactionList: {
@@ -8286,6 +8338,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope422"] | components["schemas"]["SecondaryError422"];
             };
         };
+        /** @description 415 Unsupported Media Type: the body is the ErrorEnvelope, or the SecondaryError for a secondary request (a secondary-shaped body, a chk_ id). */
+        EitherShapeUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope415"] | components["schemas"]["SecondaryError415"];
+            };
+        };
         /** @description An error: the body is the ErrorEnvelope. */
         Error: {
             headers: {
@@ -8456,6 +8518,16 @@ export interface components {
                 "application/json": components["schemas"]["SecondaryError422"];
             };
         };
+        /** @description 415 Unsupported Media Type: the body is the SecondaryError. */
+        SecondaryUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["SecondaryError415"];
+            };
+        };
         /** @description 503 Service Unavailable: the body is the ErrorEnvelope. */
         ServiceUnavailable: {
             headers: {
@@ -8494,6 +8566,16 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope422"];
+            };
+        };
+        /** @description 415 Unsupported Media Type: the body is the ErrorEnvelope. */
+        UnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope415"];
             };
         };
     };
@@ -8904,6 +8986,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9016,6 +9099,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9189,6 +9273,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9260,6 +9345,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9345,6 +9431,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9522,6 +9609,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9646,6 +9734,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -9823,6 +9912,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10000,6 +10090,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10149,6 +10240,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10265,6 +10357,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10435,6 +10528,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10601,6 +10695,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -10720,13 +10815,13 @@ export interface operations {
                     "application/json": components["schemas"]["CheckoutList"];
                 };
             };
-            400: components["responses"]["SecondaryBadRequest"];
-            401: components["responses"]["SecondaryUnauthorized"];
-            403: components["responses"]["SecondaryForbidden"];
-            429: components["responses"]["SecondaryTooManyRequests"];
-            500: components["responses"]["SecondaryInternalServerError"];
-            503: components["responses"]["SecondaryServiceUnavailable"];
-            default: components["responses"]["SecondaryError"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
         };
     };
     getClaim: {
@@ -10859,6 +10954,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -10940,6 +11036,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11043,6 +11140,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11174,6 +11272,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -11584,6 +11683,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11794,6 +11894,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11857,6 +11958,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -11920,6 +12022,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -12633,6 +12736,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -12931,6 +13035,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13007,6 +13112,8 @@ export interface operations {
                      *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "kind": "transfer",
                      *           "memo": "Invoice 1042",
+                     *           "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "safeNonce": 1,
                      *           "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "signatures": [
@@ -13090,6 +13197,8 @@ export interface operations {
                      *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13119,6 +13228,7 @@ export interface operations {
             404: components["responses"]["EitherShapeNotFound"];
             409: components["responses"]["EitherShapeConflict"];
             413: components["responses"]["EitherShapeRequestEntityTooLarge"];
+            415: components["responses"]["EitherShapeUnsupportedMediaType"];
             422: components["responses"]["EitherShapeUnprocessableEntity"];
             429: components["responses"]["EitherShapeTooManyRequests"];
             500: components["responses"]["EitherShapeInternalServerError"];
@@ -13158,6 +13268,8 @@ export interface operations {
                      *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13231,6 +13343,8 @@ export interface operations {
                      *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13260,6 +13374,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13307,6 +13422,8 @@ export interface operations {
                      *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13336,6 +13453,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13391,6 +13509,7 @@ export interface operations {
             404: components["responses"]["SecondaryNotFound"];
             409: components["responses"]["SecondaryConflict"];
             413: components["responses"]["SecondaryRequestEntityTooLarge"];
+            415: components["responses"]["SecondaryUnsupportedMediaType"];
             422: components["responses"]["SecondaryUnprocessableEntity"];
             429: components["responses"]["SecondaryTooManyRequests"];
             500: components["responses"]["SecondaryInternalServerError"];
@@ -13430,7 +13549,9 @@ export interface operations {
                      *           "status": "pending",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "has_more": true,
+                     *       "total": 1
                      *     }
                      */
                     "application/json": components["schemas"]["CheckoutRefundList"];
@@ -13490,6 +13611,8 @@ export interface operations {
                      *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -13519,6 +13642,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13622,6 +13746,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13768,6 +13893,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13875,6 +14001,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -13982,6 +14109,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14084,6 +14212,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14272,6 +14401,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14382,6 +14512,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14543,6 +14674,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14656,6 +14788,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14725,6 +14858,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14864,6 +14998,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14914,6 +15049,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -14965,6 +15101,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15032,6 +15169,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15306,6 +15444,7 @@ export interface operations {
             404: components["responses"]["SecondaryNotFound"];
             409: components["responses"]["SecondaryConflict"];
             413: components["responses"]["SecondaryRequestEntityTooLarge"];
+            415: components["responses"]["SecondaryUnsupportedMediaType"];
             422: components["responses"]["SecondaryUnprocessableEntity"];
             429: components["responses"]["SecondaryTooManyRequests"];
             500: components["responses"]["SecondaryInternalServerError"];
@@ -15408,6 +15547,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15522,6 +15662,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15667,6 +15808,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15725,6 +15867,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -15982,6 +16125,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16161,6 +16305,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16280,6 +16425,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16382,6 +16528,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16441,6 +16588,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16534,6 +16682,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16634,6 +16783,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -16715,6 +16865,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -16843,6 +16994,7 @@ export interface operations {
             403: components["responses"]["EitherShapeForbidden"];
             409: components["responses"]["EitherShapeConflict"];
             413: components["responses"]["EitherShapeRequestEntityTooLarge"];
+            415: components["responses"]["EitherShapeUnsupportedMediaType"];
             422: components["responses"]["EitherShapeUnprocessableEntity"];
             429: components["responses"]["EitherShapeTooManyRequests"];
             500: components["responses"]["EitherShapeInternalServerError"];
@@ -17002,6 +17154,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -17059,6 +17212,7 @@ export interface operations {
             404: components["responses"]["SecondaryNotFound"];
             409: components["responses"]["SecondaryConflict"];
             413: components["responses"]["SecondaryRequestEntityTooLarge"];
+            415: components["responses"]["SecondaryUnsupportedMediaType"];
             422: components["responses"]["SecondaryUnprocessableEntity"];
             429: components["responses"]["SecondaryTooManyRequests"];
             500: components["responses"]["SecondaryInternalServerError"];
@@ -17173,6 +17327,8 @@ export interface operations {
                      *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
                      *       "memo": "Invoice 1042",
+                     *       "rejectionPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "rejectsPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
@@ -17202,6 +17358,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -17275,6 +17432,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -17445,6 +17603,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["RequestEntityTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
@@ -17589,6 +17748,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
