@@ -56,8 +56,8 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ string
 	typ = strings.TrimSpace(typ)
 	kind, state, _ := strings.Cut(typ, ".")
 	sample, ok := sampleResources[kind]
-	if !event.ValidType(typ) || !ok {
-		return event.Event{}, core.Invalid("type", "an event type of a known family ("+strings.Join(TriggerFamilies(), ", ")+"), such as safe_payment.completed")
+	if _, documented := event.Documented(typ); !documented || !ok {
+		return event.Event{}, core.Invalid("type", "a documented event type (docs/webhooks.md; the OpenAPI document's webhooks list them all), such as safe_payment.completed; families: "+strings.Join(TriggerFamilies(), ", "))
 	}
 	data := map[string]any{"status": strings.ToUpper(state), "sandboxTrigger": true}
 	for k, v := range sample.data {

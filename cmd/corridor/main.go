@@ -41,8 +41,9 @@ Usage:
                                     SIGTERM; their URLs in $CORRIDOR_DATA_DIR/cluster/databases.env (make run-cluster)
   corridor version                  the build: version, module, VCS commit
   corridor openapi [--version V]    print the OpenAPI document of every route (what sdk/ is generated from)
-  corridor listen --forward-to URL [--api URL] [--api-key K]
-                                    forward your events, signed with a printed secret, to a local URL
+  corridor listen --forward-to URL [--events T,F.*] [--resend EVT] [--rotate-secret] [--print-secret]
+                                    forward your events to a local URL, signed with the secret this
+                                    machine keeps for the tenant (printed; CORRIDOR_CONFIG_DIR)
   corridor trigger EVENT_TYPE [--api URL] [--api-key K]
                                     make the sandbox emit an event of that type (TEST keys)
   corridor help                     this text and every configuration variable

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/sdk/forward"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -103,13 +104,27 @@ func TestListen_TriggeredEventReachesLocalReceiver(t *testing.T) {
 	})
 }
 
-// TestTrigger_Refusals: an unknown family is 400 naming type; a LIVE key is 403 SANDBOX_ONLY.
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestTrigger_Refusals: an unknown family, or an undocumented type of a known family
+// (claim.redeemed, invoice.paid), is 400 naming type and records nothing; a LIVE key is 403
+// SANDBOX_ONLY.
 func TestTrigger_Refusals(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "spaceship.launched"}).ExpectError(t, 400, "VALIDATION_FAILED")
-	if e["details"].(map[string]any)["fields"].(map[string]any)["type"] == nil {
-		t.Fatalf("details %v", e)
+	for _, typ := range []string{"spaceship.launched", "claim.redeemed", "invoice.paid"} {
+		e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": typ}).ExpectError(t, 400, "VALIDATION_FAILED")
+		if e["details"].(map[string]any)["fields"].(map[string]any)["type"] == nil {
+			t.Fatalf("%s: details %v", typ, e)
+		}
+	}
+	api, err := forward.NewAPI(env().BaseURL, ten.RootKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := 10
+	if resp, err := api.ListEventsWithResponse(context.Background(), &corridor.ListEventsParams{Take: &take}); err != nil || resp.JSON200 == nil || len(resp.JSON200.Events) != 0 {
+		t.Fatalf("refused triggers recorded events: %v %v", err, resp.JSON200)
 	}
 	live := env().NewKey(t, ten.Session.With("X-Corridor-Environment", "live"), map[string]any{"name": "live", "scopes": []string{"*"}})
 	env().Client(t).WithKey(live).Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).ExpectError(t, 403, "SANDBOX_ONLY")
