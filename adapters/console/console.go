@@ -73,6 +73,10 @@ type Config struct {
 	SignIn            SignInFlow
 	SignInIssuer      string
 	SignInRedirectURL string
+	// LocalOwner mints a TEST session for the local owner (`make run` with the sandbox identity
+	// provider): the sign-in page then offers one click instead of a token pasted from a
+	// terminal. Nil everywhere else, a LIVE deployment above all: there the route does not exist.
+	LocalOwner func() (token string, err error)
 }
 
 // Console is the mounted console.
@@ -82,6 +86,7 @@ type Console struct {
 	signIn         SignInFlow
 	signInName     string
 	signInRedirect string
+	localOwner     func() (string, error)
 	seal           sealer
 	pages          map[string]*template.Template
 	log            *slog.Logger
@@ -97,7 +102,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		return nil, errors.New("console: every service and the logger are required")
 	}
 	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log,
-		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL}
+		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL, localOwner: cfg.LocalOwner}
 	var err error
 	if k.pages, err = webconsole.Pages(funcs); err != nil {
 		return nil, err
@@ -106,6 +111,9 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	g.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(webconsole.Static()), MaxAge: 3600}))
 	g.Get("/signin", k.signinPage)
 	g.Post("/signin", k.signin)
+	if k.localOwner != nil {
+		g.Post("/signin/local", k.signinLocalOwner)
+	}
 	k.oidcRoutes(g)
 	operatorPages{k}.operatorRoutes(g)
 	m := g.Group("", k.member, k.csrf)
