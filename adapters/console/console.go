@@ -121,6 +121,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	m.Post("/environment", k.switchEnvironment)
 	m.Get("/", financePages{k}.home)
 	developerPages{k}.developerRoutes(m)
+	memberPages{k}.memberRoutes(m)
 	moneyPages{k}.moneyRoutes(m)
 	k.actionRoutes(m)
 	k.objectRoutes(m)
