@@ -122,6 +122,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	m.Get("/", financePages{k}.home)
 	developerPages{k}.developerRoutes(m)
 	memberPages{k}.memberRoutes(m)
+	checkoutPages{k}.checkoutRoutes(m)
 	moneyPages{k}.moneyRoutes(m)
 	k.actionRoutes(m)
 	k.objectRoutes(m)
