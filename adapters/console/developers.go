@@ -233,7 +233,7 @@ func (k developerPages) sendTestEvent(c *fiber.Ctx) error {
 		return k.fail(c, err)
 	}
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
-		e, err := k.svc.Webhooks.TriggerEvent(ctx, principal(c), typ)
+		e, err := k.svc.Webhooks.TriggerEvent(ctx, principal(c), typ, "")
 		if err != nil {
 			return outcome{}, err
 		}

@@ -129,3 +129,38 @@ func TestTrigger_Refusals(t *testing.T) {
 	live := env().NewKey(t, ten.Session.With("X-Corridor-Environment", "live"), map[string]any{"name": "live", "scopes": []string{"*"}})
 	env().Client(t).WithKey(live).Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).ExpectError(t, 403, "SANDBOX_ONLY")
 }
+
+// TestTrigger_EventsAreAboutRealObjects: an agent.* trigger creates the agent it is about (GET
+// answers 200); a trigger without a fixture is about the tenant's newest object of the family,
+// or the one named by resourceId; naming another tenant's object is 400 and records nothing.
+func TestTrigger_EventsAreAboutRealObjects(t *testing.T) {
+	t.Parallel()
+	ten, other := env().NewTenant(t), env().NewTenant(t)
+	api, err := forward.NewAPI(env().BaseURL, ten.RootKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := forward.Trigger(context.Background(), api, "agent.suspended")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := e.Data["id"].(string)
+	if got := ten.Root.Get("/v1/agents/"+id).Expect(t, 200).JSON(t); got["id"] != id || e.Data["status"] != "SUSPENDED" {
+		t.Fatalf("triggered %v about %v", e.Data, got)
+	}
+	older := ten.Root.Post("/v1/agents", map[string]any{"name": "older"}).Expect(t, 201).JSON(t)["id"].(string)
+	newest := ten.Root.Post("/v1/agents", map[string]any{"name": "newest"}).Expect(t, 201).JSON(t)["id"].(string)
+	if got := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.reactivated"}).Expect(t, 201).JSON(t); got["data"].(map[string]any)["id"] != newest {
+		t.Fatalf("without resourceId: %v, want the newest agent %s", got, newest)
+	}
+	if got := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.limits_updated", "resourceId": older}).Expect(t, 201).JSON(t); got["data"].(map[string]any)["id"] != older ||
+		got["data"].(map[string]any)["name"] != "older" {
+		t.Fatalf("with resourceId: %v, want %s with its data", got, older)
+	}
+	theirs := other.Root.Post("/v1/agents", map[string]any{"name": "theirs"}).Expect(t, 201).JSON(t)["id"].(string)
+	before := ten.Root.Get("/v1/events").Expect(t, 200).JSON(t)["total"]
+	ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.suspended", "resourceId": theirs}).ExpectError(t, 400, "VALIDATION_FAILED")
+	if after := ten.Root.Get("/v1/events").Expect(t, 200).JSON(t)["total"]; after != before {
+		t.Fatalf("a refused trigger recorded an event: %v → %v", before, after)
+	}
+}
