@@ -266,17 +266,20 @@ func TenantID(ctx context.Context, api *corridor.ClientWithResponses) (string, e
 }
 
 // Trigger asks the sandbox to emit an event of typ (TEST keys only) about a real object of the
-// caller's, and returns it. For the agent family it first creates a fresh agent, as a fixture,
-// so the event's data.id answers GET /v1/agents/{id}; for the other families the service picks
-// the caller's newest object of the family (a sample id when there is none).
+// caller's, and returns it. For the families a fixture can make without a chain (agent, card,
+// card_authorization: fixtures.go) it first creates a fresh object, so the event's data.id is
+// one GET answers 200 for; for the other families the service picks the caller's newest object
+// of the family (a sample id when there is none), and so do the fixture families when their
+// fixture cannot be made (a build without the capability): the event is still emitted.
 func Trigger(ctx context.Context, api *corridor.ClientWithResponses, typ string) (corridor.Event, error) {
 	req := corridor.TriggerEventRequest{Type: typ}
-	if _, ok := event.Documented(typ); ok && strings.HasPrefix(typ, "agent.") {
-		id, err := agentFixture(ctx, api)
-		if err != nil {
-			return corridor.Event{}, err
+	family, _, _ := strings.Cut(typ, ".")
+	if fixture, ok := fixtures[family]; ok {
+		if _, documented := event.Documented(typ); documented {
+			if id, err := fixture(ctx, api); err == nil {
+				req.ResourceId = &id
+			}
 		}
-		req.ResourceId = &id
 	}
 	resp, err := api.SandboxTriggerEventWithResponse(ctx, &corridor.SandboxTriggerEventParams{}, req)
 	if err != nil {
@@ -286,18 +289,6 @@ func Trigger(ctx context.Context, api *corridor.ClientWithResponses, typ string)
 		return corridor.Event{}, fmt.Errorf("POST /v1/sandbox/events answered %d: %s", resp.StatusCode(), bytes.TrimSpace(resp.Body))
 	}
 	return *resp.JSON201, nil
-}
-
-// agentFixture creates the agent a triggered agent.* event is about.
-func agentFixture(ctx context.Context, api *corridor.ClientWithResponses) (string, error) {
-	resp, err := api.CreateAgentWithResponse(ctx, &corridor.CreateAgentParams{}, corridor.AgentCreateRequest{Name: "corridor trigger fixture"})
-	if err != nil {
-		return "", err
-	}
-	if resp.JSON201 == nil {
-		return "", fmt.Errorf("POST /v1/agents (the trigger's fixture) answered %d: %s", resp.StatusCode(), bytes.TrimSpace(resp.Body))
-	}
-	return resp.JSON201.Id, nil
 }
 
 // NewAPI is the generated client for baseURL authenticated by an API key or, when apiKey is

@@ -16,7 +16,8 @@ import (
 	"github.com/corridorhq/corridor/test/harness"
 )
 
-func TestMain(m *testing.M) { harness.Main(m) }
+// The chain is there so the cards capability is, and trigger's card fixtures can be made.
+func TestMain(m *testing.M) { harness.MainWithOptions(m, harness.Options{Chain: true}) }
 
 var env = harness.Shared
 
@@ -147,6 +148,20 @@ func TestTrigger_EventsAreAboutRealObjects(t *testing.T) {
 	id, _ := e.Data["id"].(string)
 	if got := ten.Root.Get("/v1/agents/"+id).Expect(t, 200).JSON(t); got["id"] != id || e.Data["status"] != "SUSPENDED" {
 		t.Fatalf("triggered %v about %v", e.Data, got)
+	}
+	card, err := forward.Trigger(context.Background(), api, "card.frozen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cardID, _ := card.Data["id"].(string)
+	ten.Root.Get("/v1/cards/" + cardID).Expect(t, 200)
+	auth, err := forward.Trigger(context.Background(), api, "card_authorization.captured")
+	if err != nil {
+		t.Fatal(err)
+	}
+	authCard, _ := auth.Data["cardId"].(string)
+	if list := ten.Root.Get("/v1/cards/" + authCard + "/authorizations").Expect(t, 200).Body; !strings.Contains(string(list), auth.Data["id"].(string)) {
+		t.Fatalf("the triggered authorization %v is not among its card's: %s", auth.Data, list)
 	}
 	older := ten.Root.Post("/v1/agents", map[string]any{"name": "older"}).Expect(t, 201).JSON(t)["id"].(string)
 	newest := ten.Root.Post("/v1/agents", map[string]any{"name": "newest"}).Expect(t, 201).JSON(t)["id"].(string)

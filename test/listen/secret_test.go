@@ -61,7 +61,7 @@ func TestListen_SecretSurvivesRestarts(t *testing.T) {
 		if l.Secret() != first {
 			t.Fatalf("the listener signs with %q", l.Secret())
 		}
-		e, err := forward.Trigger(ctx, api, "card.frozen")
+		e, err := forward.Trigger(ctx, api, "claim.open")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,8 +84,8 @@ func TestListen_SecretSurvivesRestarts(t *testing.T) {
 	}
 }
 
-// TestListen_EventsFilter: with --events card.*, a safe_payment event recorded before a card
-// event is not forwarded while the card event is; an undocumented type in the filter is
+// TestListen_EventsFilter: with --events claim.*, a safe_payment event recorded before a claim
+// event is not forwarded while the claim event is; an undocumented type in the filter is
 // refused at start.
 func TestListen_EventsFilter(t *testing.T) {
 	t.Parallel()
@@ -98,13 +98,13 @@ func TestListen_EventsFilter(t *testing.T) {
 		t.Fatal("a filter naming the undocumented claim.redeemed was accepted")
 	}
 	receiver := harness.NewWebhookReceiver(t, 0)
-	_, out := runListener(t, forward.Options{API: api, ForwardTo: receiver.URL(), Events: []string{"card.*"}})
+	_, out := runListener(t, forward.Options{API: api, ForwardTo: receiver.URL(), Events: []string{"claim.*"}})
 	ctx := context.Background()
 	skipped, err := forward.Trigger(ctx, api, "safe_payment.completed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wanted, err := forward.Trigger(ctx, api, "card.frozen")
+	wanted, err := forward.Trigger(ctx, api, "claim.expired")
 	if err != nil {
 		t.Fatal(err)
 	}
