@@ -154,13 +154,13 @@ func TestTrigger_EventsAreAboutRealObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	cardID, _ := card.Data["id"].(string)
-	ten.Root.Get("/v1/cards/" + cardID).Expect(t, 200)
+	ten.Root.Get("/v1/cards/"+cardID).Expect(t, 200)
 	auth, err := forward.Trigger(context.Background(), api, "card_authorization.captured")
 	if err != nil {
 		t.Fatal(err)
 	}
 	authCard, _ := auth.Data["cardId"].(string)
-	if list := ten.Root.Get("/v1/cards/" + authCard + "/authorizations").Expect(t, 200).Body; !strings.Contains(string(list), auth.Data["id"].(string)) {
+	if list := ten.Root.Get("/v1/cards/"+authCard+"/authorizations").Expect(t, 200).Body; !strings.Contains(string(list), auth.Data["id"].(string)) {
 		t.Fatalf("the triggered authorization %v is not among its card's: %s", auth.Data, list)
 	}
 	older := ten.Root.Post("/v1/agents", map[string]any{"name": "older"}).Expect(t, 201).JSON(t)["id"].(string)
