@@ -91,6 +91,9 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 // events its real changes recorded (each object records one when it is created): the one named,
 // or the newest. An empty id with no error: the caller has none.
 func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, named string) (string, map[string]any, error) {
+	if kind == "webhook_endpoint" {
+		return realEndpoint(ctx, tx, p, named)
+	}
 	events, _, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: p.TenantID, Environment: p.Environment,
 		Type: kind + ".*", ResourceID: named}, ports.Page{Take: maxResourceScan})
 	if err != nil {
@@ -105,4 +108,21 @@ func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, name
 		return "", nil, core.Invalid("resourceId", "names no "+kind+" of yours in this environment")
 	}
 	return "", nil, nil
+}
+
+// realEndpoint is the named endpoint of the caller's, or its first listed: an endpoint records
+// no event when it is registered, so the endpoints themselves are read.
+func realEndpoint(ctx context.Context, tx ports.Tx, p auth.Principal, named string) (string, map[string]any, error) {
+	if named != "" {
+		ep, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, named)
+		if err != nil {
+			return "", nil, core.Invalid("resourceId", "names no webhook_endpoint of yours in this environment")
+		}
+		return ep.ID, map[string]any{"url": ep.URL}, nil
+	}
+	eps, _, err := tx.Events().ListEndpoints(ctx, p.TenantID, p.Environment, ports.Page{Take: 1})
+	if err != nil || len(eps) == 0 {
+		return "", nil, err
+	}
+	return eps[0].ID, map[string]any{"url": eps[0].URL}, nil
 }

@@ -14,10 +14,14 @@ import (
 	"github.com/corridorhq/corridor/sdk/forward"
 	"github.com/corridorhq/corridor/sdk/go/corridor"
 	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
-// The chain is there so the cards capability is, and trigger's card fixtures can be made.
-func TestMain(m *testing.M) { harness.MainWithOptions(m, harness.Options{Chain: true}) }
+// The chain is there so the cards capability is, and trigger's card fixtures can be made; local
+// endpoints are allowed in TEST, as on a developer's machine.
+func TestMain(m *testing.M) {
+	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) { c.Webhooks.AllowPrivateTest = true }})
+}
 
 var env = harness.Shared
 
@@ -163,6 +167,11 @@ func TestTrigger_EventsAreAboutRealObjects(t *testing.T) {
 	if list := ten.Root.Get("/v1/cards/"+authCard+"/authorizations").Expect(t, 200).Body; !strings.Contains(string(list), auth.Data["id"].(string)) {
 		t.Fatalf("the triggered authorization %v is not among its card's: %s", auth.Data, list)
 	}
+	endpoint := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook"}).Expect(t, 201).JSON(t)["id"].(string)
+	if got := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "webhook_endpoint.disabled"}).Expect(t, 201).JSON(t); got["data"].(map[string]any)["id"] != endpoint {
+		t.Fatalf("webhook_endpoint.disabled about %v, want %s", got["data"], endpoint)
+	}
+	ten.Root.Get("/v1/webhook-endpoints/"+endpoint).Expect(t, 200)
 	older := ten.Root.Post("/v1/agents", map[string]any{"name": "older"}).Expect(t, 201).JSON(t)["id"].(string)
 	newest := ten.Root.Post("/v1/agents", map[string]any{"name": "newest"}).Expect(t, 201).JSON(t)["id"].(string)
 	if got := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.reactivated"}).Expect(t, 201).JSON(t); got["data"].(map[string]any)["id"] != newest {
