@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
@@ -230,8 +231,7 @@ func (l *Listener) forward(ctx context.Context, e corridor.Event) (int, error) {
 
 // post sends one event, signed, and returns the receiver's status.
 func (l *Listener) post(ctx context.Context, e corridor.Event) (int, error) {
-	at := e.CreatedAt.UTC().Format(time.RFC3339Nano)
-	body, err := json.Marshal(map[string]any{"id": e.Id, "type": e.Type, "data": e.Data, "createdAt": at, "event": e.Type, "created_at": at})
+	body, err := json.Marshal(map[string]any{"id": e.Id, "type": e.Type, "event": e.Type, "data": e.Data, "created_at": timestamp.Format(e.CreatedAt)})
 	if err != nil {
 		return 0, fmt.Errorf("could not encode: %w", err)
 	}

@@ -154,27 +154,27 @@ type ClientInterface interface {
 
 	// AdminArbiterSignInvoice Operator
 	//
-	// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+	// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Corresponds with POST /v1/admin/invoices/{id}/arbiter-sign (the `AdminArbiterSignInvoice` operationId).
 	AdminArbiterSignInvoice(ctx context.Context, id string, params *AdminArbiterSignInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminApproveOfframpReview Operator
 	//
-	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Corresponds with POST /v1/admin/offramp/payments/{id}/approve-review (the `AdminApproveOfframpReview` operationId).
 	AdminApproveOfframpReview(ctx context.Context, id string, params *AdminApproveOfframpReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminSetProviderLiquidityWithBody Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -183,9 +183,9 @@ type ClientInterface interface {
 
 	// AdminSetProviderLiquidity Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -660,7 +660,7 @@ type ClientInterface interface {
 	//
 	// Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Corresponds with GET /v1/claims/{claimToken} (the `GetClaim` operationId).
 	GetClaim(ctx context.Context, claimToken string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -669,7 +669,7 @@ type ClientInterface interface {
 	//
 	// Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Corresponds with POST /v1/claims/{claimToken}/phone-code (the `SendClaimPhoneCode` operationId).
 	SendClaimPhoneCode(ctx context.Context, claimToken string, params *SendClaimPhoneCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -678,7 +678,7 @@ type ClientInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -689,7 +689,7 @@ type ClientInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -807,6 +807,15 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/events/{id} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetEventPayload The exact body every webhook delivery of an event carries
+	//
+	// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+	//
+	// Requires the scopes `keys:manage`.
+	//
+	// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+	GetEventPayload(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListFaucetDrips TEST only: list faucet drips, newest first
 	//
 	// TEST only: list faucet drips, newest first.
@@ -879,7 +888,7 @@ type ClientInterface interface {
 	//
 	// Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 	//
-	// No scope: The invoice's public view (SPEC.md Authentication 3)
+	// No scope: The invoice's public view (docs/api.md Authentication 3)
 	//
 	// Corresponds with GET /v1/invoices/public/{id} (the `GetPublicInvoice` operationId).
 	GetPublicInvoice(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1351,9 +1360,9 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/phone-aliases (the `ListPhoneAliases` operationId).
 	ListPhoneAliases(ctx context.Context, params *ListPhoneAliasesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePhoneAliasWithBody Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAliasWithBody Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1362,9 +1371,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/phone-aliases (the `CreatePhoneAlias` operationId).
 	CreatePhoneAliasWithBody(ctx context.Context, params *CreatePhoneAliasParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePhoneAlias Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAlias Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1692,9 +1701,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/sandbox/cards/{id}/authorizations (the `SandboxCreateCardAuthorization` operationId).
 	SandboxCreateCardAuthorization(ctx context.Context, id string, params *SandboxCreateCardAuthorizationParams, body SandboxCreateCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSetCredentialWithBody TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredentialWithBody TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1705,9 +1714,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/sandbox/credentials (the `SandboxSetCredential` operationId).
 	SandboxSetCredentialWithBody(ctx context.Context, params *SandboxSetCredentialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSetCredential TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredential TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1952,7 +1961,7 @@ type ClientInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1963,7 +1972,7 @@ type ClientInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2641,9 +2650,9 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 
 // AdminArbiterSignInvoice Operator
 //
-// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Corresponds with POST /v1/admin/invoices/{id}/arbiter-sign (the `AdminArbiterSignInvoice` operationId).
 func (c *Client) AdminArbiterSignInvoice(ctx context.Context, id string, params *AdminArbiterSignInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2660,9 +2669,9 @@ func (c *Client) AdminArbiterSignInvoice(ctx context.Context, id string, params 
 
 // AdminApproveOfframpReview Operator
 //
-// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Corresponds with POST /v1/admin/offramp/payments/{id}/approve-review (the `AdminApproveOfframpReview` operationId).
 func (c *Client) AdminApproveOfframpReview(ctx context.Context, id string, params *AdminApproveOfframpReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2679,9 +2688,9 @@ func (c *Client) AdminApproveOfframpReview(ctx context.Context, id string, param
 
 // AdminSetProviderLiquidityWithBody Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2700,9 +2709,9 @@ func (c *Client) AdminSetProviderLiquidityWithBody(ctx context.Context, provider
 
 // AdminSetProviderLiquidity Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3627,7 +3636,7 @@ func (c *Client) ListCheckouts(ctx context.Context, params *ListCheckoutsParams,
 //
 // Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Corresponds with GET /v1/claims/{claimToken} (the `GetClaim` operationId).
 func (c *Client) GetClaim(ctx context.Context, claimToken string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3646,7 +3655,7 @@ func (c *Client) GetClaim(ctx context.Context, claimToken string, reqEditors ...
 //
 // Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Corresponds with POST /v1/claims/{claimToken}/phone-code (the `SendClaimPhoneCode` operationId).
 func (c *Client) SendClaimPhoneCode(ctx context.Context, claimToken string, params *SendClaimPhoneCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3665,7 +3674,7 @@ func (c *Client) SendClaimPhoneCode(ctx context.Context, claimToken string, para
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes any type of body and a specified content type.
 //
@@ -3686,7 +3695,7 @@ func (c *Client) VerifyClaimPhoneCodeWithBody(ctx context.Context, claimToken st
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3924,6 +3933,25 @@ func (c *Client) GetEvent(ctx context.Context, id string, reqEditors ...RequestE
 	return c.Client.Do(req)
 }
 
+// GetEventPayload The exact body every webhook delivery of an event carries
+//
+// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+//
+// Requires the scopes `keys:manage`.
+//
+// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+func (c *Client) GetEventPayload(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEventPayloadRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListFaucetDrips TEST only: list faucet drips, newest first
 //
 // TEST only: list faucet drips, newest first.
@@ -4056,7 +4084,7 @@ func (c *Client) CreateInvoice(ctx context.Context, params *CreateInvoiceParams,
 //
 // Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 //
-// No scope: The invoice's public view (SPEC.md Authentication 3)
+// No scope: The invoice's public view (docs/api.md Authentication 3)
 //
 // Corresponds with GET /v1/invoices/public/{id} (the `GetPublicInvoice` operationId).
 func (c *Client) GetPublicInvoice(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4988,9 +5016,9 @@ func (c *Client) ListPhoneAliases(ctx context.Context, params *ListPhoneAliasesP
 	return c.Client.Do(req)
 }
 
-// CreatePhoneAliasWithBody Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAliasWithBody Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5009,9 +5037,9 @@ func (c *Client) CreatePhoneAliasWithBody(ctx context.Context, params *CreatePho
 	return c.Client.Do(req)
 }
 
-// CreatePhoneAlias Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAlias Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5639,9 +5667,9 @@ func (c *Client) SandboxCreateCardAuthorization(ctx context.Context, id string, 
 	return c.Client.Do(req)
 }
 
-// SandboxSetCredentialWithBody TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredentialWithBody TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5662,9 +5690,9 @@ func (c *Client) SandboxSetCredentialWithBody(ctx context.Context, params *Sandb
 	return c.Client.Do(req)
 }
 
-// SandboxSetCredential TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredential TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -6119,7 +6147,7 @@ func (c *Client) InviteMember(ctx context.Context, params *InviteMemberParams, b
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes any type of body and a specified content type.
 //
@@ -6140,7 +6168,7 @@ func (c *Client) AcceptInviteWithBody(ctx context.Context, params *AcceptInviteP
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9865,6 +9893,40 @@ func NewGetEventRequest(server string, id string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/v1/events/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetEventPayloadRequest constructs an http.Request for the GetEventPayload method
+func NewGetEventPayloadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events/%s/payload", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
