@@ -2,11 +2,13 @@ package wiring
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/corridorhq/corridor/adapters/console"
 	"github.com/corridorhq/corridor/adapters/http"
+	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/adapters/postgres"
 	operationsapp "github.com/corridorhq/corridor/app/operations"
 	"github.com/corridorhq/corridor/ports"
@@ -21,13 +23,39 @@ const consoleKeyPurpose = "console-cookie-key"
 // services, and the operator console (/console/operator) over the operator's reports.
 func mountConsole(srv *http.Server, svc *registry, cfg Config, protect ports.Cipher, log *slog.Logger) error {
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
-	_, err := console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: cfg.OperatorToken,
+	localOwner, err := localOwnerSignIn(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: cfg.OperatorToken,
 		SignIn: cfg.ConsoleSignIn, SignInIssuer: cfg.ConsoleSignInIssuer, SignInRedirectURL: cfg.consoleRedirectURL(),
-		SignInsPerMinute: cfg.ConsoleSignInsPerMinute}, console.Services{
+		SignInsPerMinute: cfg.ConsoleSignInsPerMinute, LocalOwner: localOwner}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp, Claims: svc.Claims,
 		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: svc.Operations, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
 	}, log)
 	return err
+}
+
+// The local owner is the user the quickstart mints a session for (README, `make run`'s first
+// steps), so the one-click sign-in lands in the tenant that user created.
+const (
+	LocalOwnerUser  = "u_1"
+	LocalOwnerEmail = "you@example.com"
+	localOwnerTTL   = 8 * time.Hour
+)
+
+// localOwnerSignIn mints the local owner's sandbox sessions when the configuration asks for it
+// and sessions are the sandbox's; nil otherwise (a deployment with a real identity provider,
+// LIVE above all, never has it).
+func localOwnerSignIn(cfg Config) (func() (string, error), error) {
+	if !cfg.ConsoleLocalOwner || cfg.Identity != nil {
+		return nil, nil
+	}
+	idp, err := identity.NewSandbox(cfg.SessionSecret)
+	if err != nil {
+		return nil, err
+	}
+	return func() (string, error) { return idp.IssueSession(LocalOwnerUser, LocalOwnerEmail, localOwnerTTL) }, nil
 }
 
 // newOperations builds the operator's capability: the cross-tenant reports and the audit trail

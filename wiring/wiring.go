@@ -122,6 +122,10 @@ type Config struct {
 	// ConsoleSignInsPerMinute bounds sign-in attempts per client address and form on the
 	// console and the operator console (0: console.DefaultSignInsPerMinute).
 	ConsoleSignInsPerMinute int
+	// ConsoleLocalOwner offers the console's one-click TEST sign-in for the local owner
+	// (LocalOwnerUser): `corridor run` only, with the sandbox identity provider. Ignored when
+	// Identity is set.
+	ConsoleLocalOwner bool
 	// CipherPreviousKeys (comma-separated hex) open ciphertexts sealed before CipherKey was
 	// rotated in; CipherLookupKey (hex; empty: CipherKey) keys the lookup hashes across
 	// rotations.

@@ -76,6 +76,10 @@ type Config struct {
 	// SignInsPerMinute bounds the sign-in attempts of one client address per minute on each
 	// sign-in form (CONSOLE_SIGNINS_PER_MINUTE); 0 is DefaultSignInsPerMinute.
 	SignInsPerMinute int
+	// LocalOwner mints a TEST session for the local owner (`make run` with the sandbox identity
+	// provider): the sign-in page then offers one click instead of a token pasted from a
+	// terminal. Nil everywhere else, a LIVE deployment above all: there the route does not exist.
+	LocalOwner func() (token string, err error)
 }
 
 // Console is the mounted console.
@@ -85,6 +89,7 @@ type Console struct {
 	signIn         SignInFlow
 	signInName     string
 	signInRedirect string
+	localOwner     func() (string, error)
 	seal           sealer
 	throttle       *signInThrottle
 	pages          map[string]*template.Template
@@ -101,7 +106,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		return nil, errors.New("console: every service and the logger are required")
 	}
 	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log, throttle: newSignInThrottle(cfg.SignInsPerMinute),
-		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL}
+		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL, localOwner: cfg.LocalOwner}
 	var err error
 	if k.pages, err = webconsole.Pages(funcs); err != nil {
 		return nil, err
@@ -110,6 +115,9 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	g.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(webconsole.Static()), MaxAge: 3600}))
 	g.Get("/signin", k.signinPage)
 	g.Post("/signin", k.throttled("member"), k.signin)
+	if k.localOwner != nil {
+		g.Post("/signin/local", k.throttled("member"), k.signinLocalOwner)
+	}
 	k.oidcRoutes(g)
 	operatorPages{k}.operatorRoutes(g)
 	m := g.Group("", k.member, k.csrf)
@@ -117,6 +125,8 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	m.Post("/environment", k.switchEnvironment)
 	m.Get("/", financePages{k}.home)
 	developerPages{k}.developerRoutes(m)
+	memberPages{k}.memberRoutes(m)
+	checkoutPages{k}.checkoutRoutes(m)
 	moneyPages{k}.moneyRoutes(m)
 	k.actionRoutes(m)
 	k.objectRoutes(m)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/corridorhq/corridor/app/tenancy"
 	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/core/tenant"
@@ -27,6 +28,7 @@ func (k developerPages) developerRoutes(r fiber.Router) {
 	r.Post("/webhooks", k.createWebhook)
 	r.Get("/webhooks/:id", k.webhook)
 	r.Post("/webhooks/:id/rotate", k.rotateWebhook)
+	r.Post("/webhooks/:id/test", k.sendTestEvent)
 	r.Post("/webhooks/:id/deliveries/:delivery/redeliver", k.redeliver)
 	r.Post("/events/:id/deliveries/:delivery/redeliver", k.redeliverEvent)
 	r.Get("/events", k.events)
@@ -110,18 +112,30 @@ func (k developerPages) revokeKey(c *fiber.Ctx) error {
 	})
 }
 
-// SuggestedEvents are offered as checkboxes when adding an endpoint; any other type is typed.
-var SuggestedEvents = []string{
-	"safe_payment.awaiting_signature", "safe_payment.completed", "safe_payment.failed", "safe_payment.cancelled",
-	"offramp_payment.delivered", "offramp_payment.failed", "claim.redeemed", "claim.expired",
-	"card_authorization.approved", "card_authorization.declined", "agent.suspended", "agent.reactivated",
-	"invoice.paid", "treasury_sweep.proposed", "webhook_endpoint.disabled",
+// EventFamily is one family's documented types as the endpoint form offers them.
+type EventFamily struct {
+	Kind  string
+	Types []string
+}
+
+// EventFamilies are exactly the documented event types, by family: the endpoint form offers
+// these and no other (it once offered types the service never sends, and missed the checkout's).
+func EventFamilies() []EventFamily {
+	out := make([]EventFamily, 0, len(event.Families))
+	for _, f := range event.Families {
+		ef := EventFamily{Kind: f.Kind}
+		for _, s := range f.Statuses {
+			ef.Types = append(ef.Types, f.Kind+"."+s)
+		}
+		out = append(out, ef)
+	}
+	return out
 }
 
 type webhooksData struct {
 	Endpoints []webhook.Endpoint
 	Page      *pager
-	Events    []string
+	Families  []EventFamily
 	Created   *flash
 }
 
@@ -140,14 +154,14 @@ func (k developerPages) webhooks(c *fiber.Ctx) error {
 		return k.fail(c, err)
 	}
 	pg.Total = total
-	return k.render(c, fiber.StatusOK, "webhooks", "Webhook endpoints", notice, webhooksData{Endpoints: eps, Page: pg, Events: SuggestedEvents, Created: created})
+	return k.render(c, fiber.StatusOK, "webhooks", "Webhook endpoints", notice, webhooksData{Endpoints: eps, Page: pg, Families: EventFamilies(), Created: created})
 }
 
 func (k developerPages) createWebhook(c *fiber.Ctx) error {
 	events := formValues(c, "events")
-	for _, t := range strings.Split(c.FormValue("otherEvents"), ",") {
-		if t = strings.TrimSpace(t); t != "" {
-			events = append(events, t)
+	for _, t := range events {
+		if _, ok := event.Documented(t); !ok && t != "*" {
+			return k.renderError(c, fiber.StatusUnprocessableEntity, "“"+t+"” is not a documented event type: choose among the listed ones")
 		}
 	}
 	if len(events) == 0 {
@@ -174,6 +188,10 @@ type webhookData struct {
 	Deliveries []webhooksapp.DeliveryView
 	Page       *pager
 	Secret     string
+	// TestTypes are the documented types the endpoint receives, offered by "Send test event"
+	// (TEST only); Sandbox says the page is in TEST.
+	TestTypes []string
+	Sandbox   bool
 }
 
 func (k developerPages) webhook(c *fiber.Ctx) error {
@@ -191,7 +209,39 @@ func (k developerPages) webhook(c *fiber.Ctx) error {
 		return k.fail(c, err)
 	}
 	pg.Total = total
-	return k.render(c, fiber.StatusOK, "webhook", "Endpoint "+ep.ID, notice, webhookData{Endpoint: ep, Deliveries: ds, Page: pg, Secret: secret})
+	return k.render(c, fiber.StatusOK, "webhook", "Endpoint "+ep.ID, notice, webhookData{Endpoint: ep, Deliveries: ds, Page: pg, Secret: secret,
+		TestTypes: testTypes(ep), Sandbox: principal(c).Environment == core.EnvTest})
+}
+
+// testTypes are the documented types an endpoint subscribes to (every one for "*" or none).
+func testTypes(ep webhook.Endpoint) []string {
+	var out []string
+	for _, t := range event.DocumentedTypes() {
+		if ep.Wants(t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sendTestEvent records a sample event of the chosen type, as `corridor trigger` does (TEST
+// only: the use case refuses LIVE), so it is delivered, signed, to this endpoint and every
+// other one subscribed to the type; its delivery shows in the list it comes back to.
+func (k developerPages) sendTestEvent(c *fiber.Ctx) error {
+	id, typ := c.Params("id"), strings.TrimSpace(c.FormValue("type"))
+	if _, err := k.svc.Webhooks.GetEndpoint(c.UserContext(), principal(c), id); err != nil {
+		return k.fail(c, err)
+	}
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		e, err := k.svc.Webhooks.TriggerEvent(ctx, principal(c), typ, "")
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/webhooks/" + id,
+			First: flash{Kind: "webhook", ID: id, Notice: "Test event " + e.ID + " (" + e.Type + ") sent: its delivery shows below in a moment."},
+			Again: flash{Kind: "webhook", ID: id, Notice: "This form was already submitted: the test event was sent then, once."},
+		}, nil
+	})
 }
 
 func (k developerPages) rotateWebhook(c *fiber.Ctx) error {

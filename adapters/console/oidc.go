@@ -31,7 +31,7 @@ const (
 )
 
 func (k *Console) signinData(env string) signinData {
-	d := signinData{Environment: env}
+	d := signinData{Environment: env, LocalOwner: k.localOwner != nil}
 	if k.signIn != nil {
 		d.Provider = k.signInName
 	}

@@ -123,6 +123,8 @@ type objectAction struct {
 	Label  string
 	ID     string
 	Danger bool
+	// Field names an optional text input the form carries (a refund's address), with its hint.
+	Field, Hint string
 }
 
 func (k *Console) objectRoutes(r fiber.Router) {
@@ -215,9 +217,20 @@ func (k *Console) checkoutPage(c *fiber.Ctx) error {
 		{Label: "Amount", Value: usd(ck.Amount) + " " + ck.Currency}, {Label: "Received", Value: usd(ck.Received) + " " + ck.Cryptocurrency},
 		{Label: "Status", Value: status}, {Label: "Deposit address", Value: ck.DepositAddress},
 		{Label: "Payment page", Value: "/pay/" + ck.ID, Link: "/pay/" + ck.ID},
+		{Label: "Refunded", Value: usd(ck.Refunded) + " " + ck.Cryptocurrency},
 		{Label: "Created", Value: ck.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC")},
 	}}
-	return k.render(c, fiber.StatusOK, "object", "Checkout "+ck.ID, "", d)
+	// What was credited and not yet refunded can go back to the payer (the use case holds the
+	// ceiling; the button only appears where there is something to refund).
+	if can(c, auth.ScopePaymentsExecute) && ck.Credited > ck.Refunded {
+		d.Actions = []objectAction{{Path: Prefix + "/checkouts/" + ck.ID + "/refund", Label: "Refund " + usd(ck.Credited-ck.Refunded) + " USDC to the payer", ID: "refund-" + ck.ID, Danger: true,
+			Field: "address", Hint: "to address (empty: the payer)"}}
+	}
+	notice := ""
+	if f, ok := k.takeFlash(c, "checkout"); ok && f.ID == ck.ID {
+		notice = f.Notice
+	}
+	return k.render(c, fiber.StatusOK, "object", "Checkout "+ck.ID, notice, d)
 }
 
 // eventPage shows an event, its payload (the data its webhook deliveries carry) and its

@@ -19,6 +19,8 @@ type signinData struct {
 	Environment string
 	// Provider names the OIDC provider the console signs in at; empty without one.
 	Provider string
+	// LocalOwner offers the one-click TEST sign-in of a local run.
+	LocalOwner bool
 }
 
 // signinPage explains how to get a session token and takes it. The form's CSRF token is tied
@@ -56,6 +58,29 @@ func (k *Console) signin(c *fiber.Ctx) error {
 	clearCookie(c, preCookie)
 	setCookie(c, sessionCookie, k.seal.seal(cookieState{Token: token, Env: env.KeyLabel(), Nonce: newNonce()}), 0)
 	k.log.Info("console: signed in", "user", p.UserID, "tenantId", p.TenantID, "environment", env)
+	return c.Redirect(Prefix+"/", fiber.StatusSeeOther)
+}
+
+// signinLocalOwner signs the local owner in to TEST with a session minted here (a local run
+// only: the route exists only when Config.LocalOwner is set). The form is CSRF-checked like the
+// token form, so another site cannot sign a visitor in.
+func (k *Console) signinLocalOwner(c *fiber.Ctx) error {
+	pre, err := k.seal.open(c.Cookies(preCookie))
+	if err != nil || !k.seal.csrfValid(pre.Nonce, c.FormValue(csrfField)) {
+		return k.renderError(c, fiber.StatusForbidden, "This sign-in form has expired or did not come from the console (CSRF token missing or wrong). Reload the sign-in page.")
+	}
+	token, err := k.localOwner()
+	if err != nil {
+		k.log.Error("console: local owner sign-in", "error", err.Error())
+		return k.renderError(c, fiber.StatusInternalServerError, "Could not mint the local owner's session.")
+	}
+	p, err := k.svc.Tenancy.AuthenticateSession(c.UserContext(), token, core.EnvTest)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	clearCookie(c, preCookie)
+	setCookie(c, sessionCookie, k.seal.seal(cookieState{Token: token, Env: core.EnvTest.KeyLabel(), Nonce: newNonce()}), 0)
+	k.log.Info("console: local owner signed in", "user", p.UserID, "tenantId", p.TenantID)
 	return c.Redirect(Prefix+"/", fiber.StatusSeeOther)
 }
 

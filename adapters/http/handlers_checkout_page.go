@@ -37,6 +37,11 @@ func (h *checkoutHandlers) payable(c *fiber.Ctx) (checkout.Checkout, int64, stri
 	if err != nil {
 		return checkout.Checkout{}, 0, "", err
 	}
+	return h.payableURI(ch)
+}
+
+// payableURI is a checkout's chain id and EIP-681 transfer URI.
+func (h *checkoutHandlers) payableURI(ch checkout.Checkout) (checkout.Checkout, int64, string, error) {
 	token, chainID, ok := h.svc.Token(ch.Environment)
 	if !ok {
 		return checkout.Checkout{}, 0, "", core.E(core.CodeChainUnavailable, "hosted checkout is not available in %s: no chain is configured for it in this deployment", ch.Environment)
@@ -47,11 +52,16 @@ func (h *checkoutHandlers) payable(c *fiber.Ctx) (checkout.Checkout, int64, stri
 // checkoutPage renders the payment page; an unknown id or a payment the service cannot show
 // now answers an HTML page too (a payer's browser never sees the JSON envelope).
 func (h *checkoutHandlers) checkoutPage(c *fiber.Ctx) error {
-	ch, chainID, uri, err := h.payable(c)
+	found, merchant, err := h.svc.PublicPage(c.UserContext(), strings.TrimSpace(c.Params("id")))
 	if err != nil {
 		return h.checkoutErrorPage(c, err)
 	}
-	body, err := webcheckout.Render(webcheckout.Page{ID: ch.ID, Amount: usdAmount(ch.Amount), Currency: ch.Currency,
+	ch, chainID, uri, err := h.payableURI(found)
+	if err != nil {
+		return h.checkoutErrorPage(c, err)
+	}
+	body, err := webcheckout.Render(webcheckout.Page{ID: ch.ID, Merchant: merchant, Seen: ch.Confirmations,
+		Amount: usdAmount(ch.Amount), Currency: ch.Currency,
 		CryptoAmount: usdcAmount(ch.Amount), Cryptocurrency: ch.Cryptocurrency, Description: ch.Description,
 		DepositAddress: ch.DepositAddress, ChainID: chainID, PaymentURI: uri,
 		Status: checkoutStatus(ch), FailureReason: ch.FailureReason, Received: usdcAmount(ch.Received),

@@ -10,7 +10,9 @@ import (
 
 // triggerEventRequest is the body of POST /v1/sandbox/events.
 type triggerEventRequest struct {
-	Type string `json:"type" oas:"required" example:"safe_payment.completed" description:"the event type to emit, of a family docs/webhooks.md lists"`
+	Type string `json:"type" oas:"required" example:"safe_payment.completed" description:"the event type to emit: one of the documented types (the document's webhooks)"`
+	// ResourceID names the object the event is about; omitted, the newest of the family.
+	ResourceID string `json:"resourceId" example:"agt_06h0c8y3a9xq2v5m7k1d4f6g8j" description:"the object of yours the event is about (an object of the type's family); omitted: your newest one, or a sample id when you have none"`
 }
 
 // triggerEvent records a sample event of the asked type (TEST only).
@@ -19,7 +21,7 @@ func (h *webhooksHandlers) triggerEvent(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	e, err := h.svc.TriggerEvent(c.UserContext(), principal(c), req.Type)
+	e, err := h.svc.TriggerEvent(c.UserContext(), principal(c), req.Type, req.ResourceID)
 	if err != nil {
 		return err
 	}

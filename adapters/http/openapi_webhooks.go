@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/corridorhq/corridor/core/event"
 )
 
 // webhookPayload is the body of every webhook delivery (docs/webhooks.md): the event's id and
@@ -20,30 +22,11 @@ type webhookPayload struct {
 }
 
 // webhookEventTypes are the event types a webhook endpoint receives, with when each is
-// recorded: docs/webhooks.md's table with every status spelled out, so a generator sees one
-// entry per type.
+// recorded: the documented list (core/event), one entry per type.
 var webhookEventTypes = func() map[string]string {
 	out := map[string]string{}
-	families := []struct {
-		kind, statuses, when string
-	}{
-		{"safe_payment", "awaiting_signature signing ready_to_execute executing completed failed cancelled", "a Safe payment is proposed or reaches this status"},
-		{"offramp_payment", "recipient_resolution pending_claim source_funds_confirmed policy_check route_quoted awaiting_recipient_confirmation payout_selection_required compliance_hold funds_locked provider_submitted provider_processing action_required delivered failed refund_pending refunded canceled", "an off-ramp payment reaches this status (to the sender tenant)"},
-		{"claim", "open locked released refunded expired canceled", "a pending claim is opened or reaches this status (never carries the phone number)"},
-		{"card", "issued frozen unfrozen limits_updated", "a card is issued, frozen, unfrozen or has its limits changed (data.limits)"},
-		{"card_authorization", "approved declined captured reversed settlement_submitted settlement_confirmed settlement_failed", "a card authorization is decided, captured, reversed, or its on-chain settlement moves"},
-		{"agent", "created limits_updated suspended reactivated", "an agent is created, has its caps changed, is suspended or reactivated"},
-		{"invoice", "draft sent funded delivered expired released refunded cancelled", "an escrow invoice is created or reaches this status"},
-		{"treasury_sweep", "proposed completed failed cancelled", "a treasury sweep is proposed or its payment reaches a final status"},
-		{"payment", "created pending completed failed", "a hosted checkout (chk_…) is created or reaches this status (docs/checkout.md)"},
-		{"refund", "processed", "a checkout's refund was sent on chain"},
-		{"webhook_endpoint", "disabled", "an endpoint failed for the whole retry window and was disabled"},
-		{"twofactor", "locked", "two-factor verification was locked after too many wrong codes (data.subject: the tenant's environment or factor:<id>; data.lockedUntil)"},
-	}
-	for _, f := range families {
-		for _, status := range strings.Fields(f.statuses) {
-			out[f.kind+"."+status] = f.when
-		}
+	for _, typ := range event.DocumentedTypes() {
+		out[typ], _ = event.Documented(typ)
 	}
 	return out
 }()

@@ -189,6 +189,26 @@ func (s *Service) Public(ctx context.Context, id string) (checkout.Checkout, err
 	return out, err
 }
 
+// PublicPage is the checkout of id with its merchant's display name, for the hosted page: a
+// payer should see whom they pay, not only an amount and an address.
+func (s *Service) PublicPage(ctx context.Context, id string) (checkout.Checkout, string, error) {
+	if !core.HasPrefix(id, checkout.PrefixCheckout) {
+		return checkout.Checkout{}, "", checkout.ErrNotFound
+	}
+	var out checkout.Checkout
+	var merchant string
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		if out, err = tx.Checkouts().FindPublicCheckout(ctx, id); err != nil {
+			return err
+		}
+		t, err := tx.Tenants().FindTenant(ctx, out.TenantID)
+		merchant = t.Name
+		return err
+	})
+	return out, merchant, err
+}
+
 // RefundInput is a refund request: Amount nil refunds everything still refundable; Address
 // empty refunds to the payer (the sender of the first transfer).
 type RefundInput struct {

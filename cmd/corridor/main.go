@@ -46,8 +46,9 @@ Usage:
                                     own, until SIGTERM; replicas reuse it and never stop it (make run-cluster)
   corridor version                  the build: version, module, VCS commit
   corridor openapi [--version V]    print the OpenAPI document of every route (what sdk/ is generated from)
-  corridor listen --forward-to URL [--api URL] [--api-key K]
-                                    forward your events, signed with a printed secret, to a local URL
+  corridor listen --forward-to URL [--events T,F.*] [--resend EVT] [--rotate-secret] [--print-secret]
+                                    forward your events to a local URL, signed with the secret this
+                                    machine keeps for the tenant (printed; CORRIDOR_CONFIG_DIR)
   corridor trigger EVENT_TYPE [--api URL] [--api-key K]
                                     make the sandbox emit an event of that type (TEST keys)
   corridor help                     this text and every configuration variable
@@ -240,6 +241,7 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	if cfg.Local {
+		wcfg.ConsoleLocalOwner = wcfg.Identity == nil // the console's one-click TEST sign-in (sandbox sessions only)
 		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
 		if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) && os.Getenv("CHECKOUT_CONFIRMATIONS") == "" {
 			// The local dev chain mines a block only when a transaction arrives, so a deeper
@@ -302,9 +304,9 @@ Corridor is listening on %s. First credential:
   TOKEN=$(./bin/corridor session --user u_1 --email you@example.com)
   curl -s -X POST %s/v1/tenants -H "Authorization: Bearer $TOKEN" -d '{"name":"Acme"}'
   curl -s -X POST %s/v1/api-keys -H "Authorization: Bearer $TOKEN" -d '{"name":"root","scopes":["*"]}'
-%sSee README.md (Quickstart). Ctrl-C stops the service%s.
+%s%sSee README.md (Quickstart). Ctrl-C stops the service%s.
 
-`, cfg.listenAddr(), localBase(cfg), localBase(cfg), operatorTokenHint(cfg), map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.Service.DatabaseURL != ""])
+`, cfg.listenAddr(), localBase(cfg), localBase(cfg), consoleHint(cfg), operatorTokenHint(cfg), map[bool]string{true: "", false: " and the local PostgreSQL"}[cfg.Service.DatabaseURL != ""])
 }
 
 // localBase is where a curl on this machine reaches the service: localhost on the listen port.
@@ -313,6 +315,14 @@ func localBase(cfg Config) string {
 		return "localhost:" + port
 	}
 	return "localhost:8080"
+}
+
+// consoleHint points a local run at the console and its one-click sign-in.
+func consoleHint(cfg Config) string {
+	if !cfg.Local || cfg.Identity.Provider == providerOIDC {
+		return ""
+	}
+	return fmt.Sprintf("Console: http://%s/console/ (one click signs the local owner u_1 in to TEST)\n", localBase(cfg))
 }
 
 // operatorTokenHint says where the operator token of a local run is (never the token itself:

@@ -1,8 +1,8 @@
 // Package forward is `corridor listen` and `corridor trigger`: local webhook development
 // against a running service (make run) without registering a reachable endpoint. Listen
 // follows the caller's events through GET /v1/events and forwards each to a local URL, signed
-// as a real delivery is (Corridor-Signature with a secret it makes and prints); Trigger asks
-// the sandbox to emit an event of a type.
+// as a real delivery is (Corridor-Signature with a secret kept on this machine per service and
+// tenant, SecretStore, and printed); Trigger asks the sandbox to emit an event of a type.
 package forward
 
 import (
@@ -14,8 +14,10 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/sdk/go/corridor"
@@ -35,6 +37,12 @@ type Options struct {
 	Out io.Writer
 	// HTTP posts to ForwardTo; nil is a client with a 10 s time-out, as deliveries have.
 	HTTP *http.Client
+	// Secret signs every forwarded event (SecretStore keeps one per tenant); empty is a fresh
+	// one for this listener only.
+	Secret string
+	// Events are the types forwarded: documented types, families ("card_authorization.*") or
+	// "*"; empty is every type.
+	Events []string
 }
 
 // Listener forwards the events recorded after it starts.
@@ -57,7 +65,50 @@ func NewListener(opts Options) (*Listener, error) {
 	if opts.HTTP == nil {
 		opts.HTTP = &http.Client{Timeout: 10 * time.Second}
 	}
-	return &Listener{opts: opts, secret: webhook.NewSecret(), seen: map[string]time.Time{}, ready: make(chan struct{})}, nil
+	if err := checkFilter(opts.Events); err != nil {
+		return nil, err
+	}
+	secret := opts.Secret
+	if secret == "" {
+		secret = webhook.NewSecret()
+	} else if !strings.HasPrefix(secret, webhook.SecretPrefix) {
+		return nil, fmt.Errorf("forward: the signing secret must start with %s", webhook.SecretPrefix)
+	}
+	return &Listener{opts: opts, secret: secret, seen: map[string]time.Time{}, ready: make(chan struct{})}, nil
+}
+
+// checkFilter refuses an --events entry that names no documented type or family: a typo would
+// otherwise make the listener wait for an event that never comes.
+func checkFilter(types []string) error {
+	for _, t := range types {
+		if t == "*" {
+			continue
+		}
+		if family, ok := strings.CutSuffix(t, ".*"); ok {
+			if !slices.ContainsFunc(event.Families, func(f event.Family) bool { return f.Kind == family }) {
+				return fmt.Errorf("forward: --events: %q names no documented family", t)
+			}
+			continue
+		}
+		if _, ok := event.Documented(t); !ok {
+			return fmt.Errorf("forward: --events: %q is not a documented event type (the OpenAPI document's webhooks list them)", t)
+		}
+	}
+	return nil
+}
+
+// wants reports whether the filter lets an event of typ through.
+func (l *Listener) wants(typ string) bool {
+	if len(l.opts.Events) == 0 {
+		return true
+	}
+	family, _, _ := strings.Cut(typ, ".")
+	for _, t := range l.opts.Events {
+		if t == "*" || t == typ || t == family+".*" {
+			return true
+		}
+	}
+	return false
 }
 
 // Secret is the whsec_… secret every forwarded event is signed with.
@@ -73,7 +124,11 @@ func (l *Listener) Run(ctx context.Context) error {
 	if err := l.start(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(l.opts.Out, "Ready: forwarding events to %s\nWebhook signing secret: %s\n", l.opts.ForwardTo, l.secret)
+	which := "every event"
+	if len(l.opts.Events) > 0 {
+		which = strings.Join(l.opts.Events, ", ")
+	}
+	fmt.Fprintf(l.opts.Out, "Ready: forwarding %s to %s\nWebhook signing secret: %s\n", which, l.opts.ForwardTo, l.secret)
 	close(l.ready)
 	ticker := time.NewTicker(l.opts.Interval)
 	defer ticker.Stop()
@@ -116,7 +171,9 @@ func (l *Listener) poll(ctx context.Context) error {
 			continue
 		}
 		l.seen[e.Id] = e.CreatedAt
-		l.forward(ctx, e)
+		if l.wants(e.Type) {
+			l.forward(ctx, e)
+		}
 		if e.CreatedAt.After(l.since) {
 			l.since = e.CreatedAt
 		}
@@ -147,17 +204,40 @@ func (l *Listener) list(ctx context.Context, since time.Time) ([]corridor.Event,
 	return resp.JSON200.Events, nil
 }
 
-// forward posts one event as a delivery would and prints the receiver's status.
-func (l *Listener) forward(ctx context.Context, e corridor.Event) {
+// Resend forwards one past event again, by id, whether or not the filter wants it (the person
+// asked for it by name), and returns the receiver's status.
+func (l *Listener) Resend(ctx context.Context, eventID string) (int, error) {
+	resp, err := l.opts.API.GetEventWithResponse(ctx, strings.TrimSpace(eventID))
+	if err != nil {
+		return 0, err
+	}
+	if resp.JSON200 == nil {
+		return 0, fmt.Errorf("GET /v1/events/%s answered %d: %s", eventID, resp.StatusCode(), bytes.TrimSpace(resp.Body))
+	}
+	return l.forward(ctx, *resp.JSON200)
+}
+
+// forward posts one event as a delivery would, prints the receiver's status and returns it.
+func (l *Listener) forward(ctx context.Context, e corridor.Event) (int, error) {
+	status, err := l.post(ctx, e)
+	now := time.Now().UTC().Format(time.RFC3339)
+	if err != nil {
+		fmt.Fprintf(l.opts.Out, "%s  %s %s  → error: %v\n", now, e.Type, e.Id, err)
+		return 0, err
+	}
+	fmt.Fprintf(l.opts.Out, "%s  %s %s  → %d\n", now, e.Type, e.Id, status)
+	return status, nil
+}
+
+// post sends one event, signed, and returns the receiver's status.
+func (l *Listener) post(ctx context.Context, e corridor.Event) (int, error) {
 	body, err := json.Marshal(map[string]any{"id": e.Id, "type": e.Type, "event": e.Type, "data": e.Data, "created_at": timestamp.Format(e.CreatedAt)})
 	if err != nil {
-		fmt.Fprintf(l.opts.Out, "%s  %s %s  could not encode: %v\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, err)
-		return
+		return 0, fmt.Errorf("could not encode: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.opts.ForwardTo, bytes.NewReader(body))
 	if err != nil {
-		fmt.Fprintf(l.opts.Out, "%s  %s %s  bad URL: %v\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, err)
-		return
+		return 0, fmt.Errorf("bad URL: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(webhook.SignatureHeader, webhook.Sign(l.secret, time.Now(), body))
@@ -165,17 +245,43 @@ func (l *Listener) forward(ctx context.Context, e corridor.Event) {
 	req.Header.Set("Corridor-Delivery-Id", "whd_listen_"+e.Id)
 	resp, err := l.opts.HTTP.Do(req)
 	if err != nil {
-		fmt.Fprintf(l.opts.Out, "%s  %s %s  → error: %v\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, err)
-		return
+		return 0, err
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
 	_ = resp.Body.Close()
-	fmt.Fprintf(l.opts.Out, "%s  %s %s  → %d\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, resp.StatusCode)
+	return resp.StatusCode, nil
 }
 
-// Trigger asks the sandbox to emit an event of typ (TEST keys only) and returns it.
+// TenantID is the id of the tenant the client's credential belongs to (the listen secret is
+// kept per tenant).
+func TenantID(ctx context.Context, api *corridor.ClientWithResponses) (string, error) {
+	resp, err := api.GetCurrentTenantWithResponse(ctx)
+	if err != nil {
+		return "", err
+	}
+	if resp.JSON200 == nil {
+		return "", fmt.Errorf("GET /v1/tenants/current answered %d: %s", resp.StatusCode(), bytes.TrimSpace(resp.Body))
+	}
+	return resp.JSON200.Id, nil
+}
+
+// Trigger asks the sandbox to emit an event of typ (TEST keys only) about a real object of the
+// caller's, and returns it. For the families a fixture can make without a chain (agent, card,
+// card_authorization: fixtures.go) it first creates a fresh object, so the event's data.id is
+// one GET answers 200 for; for the other families the service picks the caller's newest object
+// of the family (a sample id when there is none), and so do the fixture families when their
+// fixture cannot be made (a build without the capability): the event is still emitted.
 func Trigger(ctx context.Context, api *corridor.ClientWithResponses, typ string) (corridor.Event, error) {
-	resp, err := api.SandboxTriggerEventWithResponse(ctx, &corridor.SandboxTriggerEventParams{}, corridor.TriggerEventRequest{Type: typ})
+	req := corridor.TriggerEventRequest{Type: typ}
+	family, _, _ := strings.Cut(typ, ".")
+	if fixture, ok := fixtures[family]; ok {
+		if _, documented := event.Documented(typ); documented {
+			if id, err := fixture(ctx, api); err == nil {
+				req.ResourceId = &id
+			}
+		}
+	}
+	resp, err := api.SandboxTriggerEventWithResponse(ctx, &corridor.SandboxTriggerEventParams{}, req)
 	if err != nil {
 		return corridor.Event{}, err
 	}

@@ -12,10 +12,16 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/sdk/forward"
+	"github.com/corridorhq/corridor/sdk/go/corridor"
 	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
-func TestMain(m *testing.M) { harness.Main(m) }
+// The chain is there so the cards capability is, and trigger's card fixtures can be made; local
+// endpoints are allowed in TEST, as on a developer's machine.
+func TestMain(m *testing.M) {
+	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) { c.Webhooks.AllowPrivateTest = true }})
+}
 
 var env = harness.Shared
 
@@ -103,13 +109,27 @@ func TestListen_TriggeredEventReachesLocalReceiver(t *testing.T) {
 	})
 }
 
-// TestTrigger_Refusals: an unknown family is 400 naming type; a LIVE key is 403 SANDBOX_ONLY.
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// TestTrigger_Refusals: an unknown family, or an undocumented type of a known family
+// (claim.redeemed, invoice.paid), is 400 naming type and records nothing; a LIVE key is 403
+// SANDBOX_ONLY.
 func TestTrigger_Refusals(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "spaceship.launched"}).ExpectError(t, 400, "VALIDATION_FAILED")
-	if e["details"].(map[string]any)["fields"].(map[string]any)["type"] == nil {
-		t.Fatalf("details %v", e)
+	for _, typ := range []string{"spaceship.launched", "claim.redeemed", "invoice.paid"} {
+		e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": typ}).ExpectError(t, 400, "VALIDATION_FAILED")
+		if e["details"].(map[string]any)["fields"].(map[string]any)["type"] == nil {
+			t.Fatalf("%s: details %v", typ, e)
+		}
+	}
+	api, err := forward.NewAPI(env().BaseURL, ten.RootKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	take := 10
+	if resp, err := api.ListEventsWithResponse(context.Background(), &corridor.ListEventsParams{Take: &take}); err != nil || resp.JSON200 == nil || len(resp.JSON200.Events) != 0 {
+		t.Fatalf("refused triggers recorded events: %v %v", err, resp.JSON200)
 	}
 	live := env().NewKey(t, ten.Session.With("X-Corridor-Environment", "live"), map[string]any{"name": "live", "scopes": []string{"*"}})
 	env().Client(t).WithKey(live).Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).ExpectError(t, 403, "SANDBOX_ONLY")
@@ -127,5 +147,59 @@ func TestTrigger_StatusMatchesRealEvents(t *testing.T) {
 		if data, _ := e["data"].(map[string]any); data["status"] != want {
 			t.Errorf("%s: data.status %v, want %q (%v)", typ, data["status"], want, e)
 		}
+	}
+}
+
+// TestTrigger_EventsAreAboutRealObjects: an agent.* trigger creates the agent it is about (GET
+// answers 200); a trigger without a fixture is about the tenant's newest object of the family,
+// or the one named by resourceId; naming another tenant's object is 400 and records nothing.
+func TestTrigger_EventsAreAboutRealObjects(t *testing.T) {
+	t.Parallel()
+	ten, other := env().NewTenant(t), env().NewTenant(t)
+	api, err := forward.NewAPI(env().BaseURL, ten.RootKey, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := forward.Trigger(context.Background(), api, "agent.suspended")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := e.Data["id"].(string)
+	if got := ten.Root.Get("/v1/agents/"+id).Expect(t, 200).JSON(t); got["id"] != id || e.Data["status"] != "SUSPENDED" {
+		t.Fatalf("triggered %v about %v", e.Data, got)
+	}
+	card, err := forward.Trigger(context.Background(), api, "card.frozen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cardID, _ := card.Data["id"].(string)
+	ten.Root.Get("/v1/cards/"+cardID).Expect(t, 200)
+	auth, err := forward.Trigger(context.Background(), api, "card_authorization.captured")
+	if err != nil {
+		t.Fatal(err)
+	}
+	authCard, _ := auth.Data["cardId"].(string)
+	if list := ten.Root.Get("/v1/cards/"+authCard+"/authorizations").Expect(t, 200).Body; !strings.Contains(string(list), auth.Data["id"].(string)) {
+		t.Fatalf("the triggered authorization %v is not among its card's: %s", auth.Data, list)
+	}
+	endpoint := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook"}).Expect(t, 201).JSON(t)["id"].(string)
+	if got := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "webhook_endpoint.disabled"}).Expect(t, 201).JSON(t); got["data"].(map[string]any)["id"] != endpoint {
+		t.Fatalf("webhook_endpoint.disabled about %v, want %s", got["data"], endpoint)
+	}
+	ten.Root.Get("/v1/webhook-endpoints/"+endpoint).Expect(t, 200)
+	older := ten.Root.Post("/v1/agents", map[string]any{"name": "older"}).Expect(t, 201).JSON(t)["id"].(string)
+	newest := ten.Root.Post("/v1/agents", map[string]any{"name": "newest"}).Expect(t, 201).JSON(t)["id"].(string)
+	if got := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.reactivated"}).Expect(t, 201).JSON(t); got["data"].(map[string]any)["id"] != newest {
+		t.Fatalf("without resourceId: %v, want the newest agent %s", got, newest)
+	}
+	if got := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.limits_updated", "resourceId": older}).Expect(t, 201).JSON(t); got["data"].(map[string]any)["id"] != older ||
+		got["data"].(map[string]any)["name"] != "older" {
+		t.Fatalf("with resourceId: %v, want %s with its data", got, older)
+	}
+	theirs := other.Root.Post("/v1/agents", map[string]any{"name": "theirs"}).Expect(t, 201).JSON(t)["id"].(string)
+	before := ten.Root.Get("/v1/events").Expect(t, 200).JSON(t)["total"]
+	ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.suspended", "resourceId": theirs}).ExpectError(t, 400, "VALIDATION_FAILED")
+	if after := ten.Root.Get("/v1/events").Expect(t, 200).JSON(t)["total"]; after != before {
+		t.Fatalf("a refused trigger recorded an event: %v → %v", before, after)
 	}
 }

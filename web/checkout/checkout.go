@@ -61,10 +61,12 @@ type Page struct {
 	// TransactionHash is the latest transfer seen to the deposit address.
 	TransactionHash string
 	ExpiresAt       time.Time
-	Confirmations   uint64
-	StatusURL       string
-	QRURL           string
-	AssetsBase      string // "/checkout-assets"
+	// Confirmations is the depth a payment needs; Seen the depth of the latest transfer.
+	Confirmations uint64
+	Seen          int64
+	StatusURL     string
+	QRURL         string
+	AssetsBase    string // "/checkout-assets"
 }
 
 // view is the page as the template reads it: the wallet link as a URL the template trusts
@@ -76,14 +78,56 @@ type view struct {
 	PartlyPaid  bool
 	StatusLabel string
 	Detail      string
+	Network     string
+	// DepthRule is the footer's "1 confirmation" or "3 confirmations".
+	DepthRule string
 }
 
-// StatusLabels are the payment page's status lines (checkout.js shows the same).
+// StatusLabels are the payment page's status lines by state (checkout.js shows the same): the
+// API's status, with a failure told apart by its reason and an overpayment by its amount.
 var StatusLabels = map[string]string{
 	"created":   "Waiting for payment",
-	"pending":   "Payment seen, waiting for confirmations",
+	"pending":   "Payment seen",
 	"completed": "Payment completed",
-	"failed":    "Payment failed",
+	"overpaid":  "Payment completed: overpaid",
+	"expired":   "Payment request expired",
+	"underpaid": "Underpaid",
+}
+
+// networks name the chains a payer's wallet shows by name; any other is "chain <id>".
+var networks = map[int64]string{
+	1: "Ethereum", 8453: "Base", 84532: "Base Sepolia (testnet)", 11155111: "Sepolia (testnet)",
+	137: "Polygon", 10: "Optimism", 42161: "Arbitrum One", 1337: "a local development chain", 31337: "a local development chain",
+}
+
+// NetworkName is how the page names a chain, with its id so a payer can check the wallet's.
+func NetworkName(chainID int64) string {
+	if name, ok := networks[chainID]; ok {
+		return fmt.Sprintf("%s (chain id %d)", name, chainID)
+	}
+	return fmt.Sprintf("chain id %d", chainID)
+}
+
+// Plural is n and the noun, in the singular for one ("1 confirmation", "3 confirmations").
+func Plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// state is the page's state: the API's status, a failure named by its reason, and a completed
+// payment that received more than it asked for called overpaid.
+func state(p Page) string {
+	switch {
+	case p.Status == "failed" && p.FailureReason == "underpaid":
+		return "underpaid"
+	case p.Status == "failed":
+		return "expired"
+	case p.Status == "completed" && p.ReceivedBaseUnits > p.AmountBaseUnits:
+		return "overpaid"
+	}
+	return p.Status
 }
 
 // eip681Transfer is the only shape of wallet link the page renders: an ERC-20 transfer call.
@@ -98,7 +142,8 @@ func Render(p Page) ([]byte, error) {
 	}
 	uri := template.URL(p.PaymentURI) //nolint:gosec // matched eip681Transfer above: only 0x hex, digits and the fixed path reach the page
 	v := view{Page: p, WalletURI: uri, Terminal: p.Status == "completed" || p.Status == "failed",
-		StatusLabel: StatusLabels[p.Status], Detail: detail(p)}
+		StatusLabel: StatusLabels[state(p)], Detail: detail(p), Network: NetworkName(p.ChainID),
+		DepthRule: Plural(int64(p.Confirmations), "confirmation")}
 	v.PartlyPaid = !v.Terminal && p.ReceivedBaseUnits > 0 && p.ReceivedBaseUnits < p.AmountBaseUnits
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, v); err != nil {
@@ -107,16 +152,23 @@ func Render(p Page) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// detail is the line under the status: why a payment failed, or what a completed one was.
+// detail is the line under the status: how deep a seen payment is, why a payment failed, or
+// what a completed one was.
 func detail(p Page) string {
-	switch {
-	case p.Status == "completed":
+	switch state(p) {
+	case "pending":
+		// A transfer deeper than needed while the amount is still short counts as fully deep.
+		return fmt.Sprintf("%d of %s", min(p.Seen, int64(p.Confirmations)), Plural(int64(p.Confirmations), "confirmation"))
+	case "completed":
 		return "Thank you."
-	case p.Status == "failed" && p.FailureReason == "underpaid":
+	case "overpaid":
+		return fmt.Sprintf("Overpaid: %s %s arrived for the %s %s requested. Contact the merchant for a refund of the difference.",
+			p.Received, p.Cryptocurrency, p.CryptoAmount, p.Cryptocurrency)
+	case "underpaid":
 		return fmt.Sprintf("Underpaid: %s %s arrived of the %s %s requested before the request expired. Contact the merchant for a refund.",
 			p.Received, p.Cryptocurrency, p.CryptoAmount, p.Cryptocurrency)
-	case p.Status == "failed":
-		return "This payment request expired."
+	case "expired":
+		return "This payment request expired before a payment arrived."
 	}
 	return ""
 }

@@ -58,3 +58,47 @@ func TestRender_Terminal(t *testing.T) {
 		t.Errorf("a partly paid open page hides the shortfall or the payment details:\n%s", body)
 	}
 }
+
+// TestRender_EveryStateHasItsWords: each state of the page has its own status line and detail,
+// the network is named, and one confirmation is singular.
+func TestRender_EveryStateHasItsWords(t *testing.T) {
+	cases := []struct {
+		name                  string
+		status, reason        string
+		received              int64
+		seen                  int64
+		required              uint64
+		wantLabel, wantDetail string
+	}{
+		{"waiting", "created", "", 0, 0, 3, "Waiting for payment", ""},
+		{"seen", "pending", "", 12_500_000, 1, 3, "Payment seen", "1 of 3 confirmations"},
+		{"seen, one needed", "pending", "", 12_500_000, 0, 1, "Payment seen", "0 of 1 confirmation"},
+		{"completed", "completed", "", 12_500_000, 3, 3, "Payment completed", "Thank you."},
+		{"overpaid", "completed", "", 15_000_000, 3, 3, "Payment completed: overpaid", "Overpaid: 15.000000 USDC arrived for the 12.500000 USDC requested"},
+		{"expired", "failed", "expired", 0, 0, 3, "Payment request expired", "expired before a payment arrived"},
+		{"underpaid", "failed", "underpaid", 4_000_000, 3, 3, "Underpaid", "Underpaid: 4.000000 USDC arrived of the 12.500000 USDC"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := testPage()
+			p.Merchant, p.Status, p.FailureReason, p.Seen, p.Confirmations = "Acme Coffee", c.status, c.reason, c.seen, c.required
+			p.ReceivedBaseUnits = c.received
+			p.Received = map[int64]string{0: "0.000000", 4_000_000: "4.000000", 12_500_000: "12.500000", 15_000_000: "15.000000"}[c.received]
+			body, err := Render(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page := string(body)
+			if !strings.Contains(page, `data-status="`+c.status+`">`+c.wantLabel+`</p>`) || !strings.Contains(page, c.wantDetail) {
+				t.Fatalf("want %q and %q in\n%s", c.wantLabel, c.wantDetail, page)
+			}
+			if !strings.Contains(page, `<strong id="merchant">Acme Coffee</strong>`) || !strings.Contains(page, "Base Sepolia (testnet) (chain id 84532)") {
+				t.Fatalf("no merchant or network in\n%s", page)
+			}
+			wantRule := "once " + map[bool]string{true: "1 confirmation deep", false: "3 confirmations deep"}[c.required == 1]
+			if !strings.Contains(page, wantRule) {
+				t.Fatalf("the depth rule is not %q in\n%s", wantRule, page)
+			}
+		})
+	}
+}

@@ -8451,7 +8451,10 @@ type TrialLineScope string
 
 // TriggerEventRequest The request body of POST /v1/sandbox/events (sandboxTriggerEvent).
 type TriggerEventRequest struct {
-	// Type the event type to emit, of a family docs/webhooks.md lists
+	// ResourceId the object of yours the event is about (an object of the type's family); omitted: your newest one, or a sample id when you have none
+	ResourceId *string `json:"resourceId,omitempty"`
+
+	// Type the event type to emit: one of the documented types (the document's webhooks)
 	Type string `json:"type"`
 }
 

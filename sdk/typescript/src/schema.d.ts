@@ -7915,7 +7915,9 @@ export interface components {
         };
         /** @description The request body of POST /v1/sandbox/events (sandboxTriggerEvent). */
         TriggerEventRequest: {
-            /** @description the event type to emit, of a family docs/webhooks.md lists */
+            /** @description the object of yours the event is about (an object of the type's family); omitted: your newest one, or a sample id when you have none */
+            resourceId?: string;
+            /** @description the event type to emit: one of the documented types (the document's webhooks) */
             type: string;
         };
         /** @description The 200 answer of GET /v1/twofactor/settings (getTwoFactorSettings). */
@@ -15071,6 +15073,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
+                 *       "resourceId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "type": "safe_payment.completed"
                  *     }
                  */

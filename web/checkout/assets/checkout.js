@@ -10,27 +10,44 @@
   var cryptoAmount = root.getAttribute('data-crypto-amount');
   var currency = root.getAttribute('data-cryptocurrency');
   var el = function (id) { return document.getElementById(id); };
+  // The same words as the server's (web/checkout StatusLabels), by state.
   var labels = {
     created: 'Waiting for payment',
-    pending: 'Payment seen, waiting for confirmations',
+    pending: 'Payment seen',
     completed: 'Payment completed',
-    failed: 'Payment failed'
+    overpaid: 'Payment completed: overpaid',
+    expired: 'Payment request expired',
+    underpaid: 'Underpaid'
   };
   var status = root.getAttribute('data-status');
 
   function terminal(s) { return s === 'completed' || s === 'failed'; }
 
+  function plural(n, noun) { return n === 1 ? '1 ' + noun : n + ' ' + noun + 's'; }
+
+  // state is the API's status, a failure named by its reason, an overpayment by its amount.
+  function state(body) {
+    if (body.status === 'failed') { return body.failure_reason === 'underpaid' ? 'underpaid' : 'expired'; }
+    if (body.status === 'completed' && parseFloat(body.amount_received) > parseFloat(cryptoAmount)) { return 'overpaid'; }
+    return body.status;
+  }
+
   // detail is the line under the status, as the server renders it.
   function detail(body) {
-    if (body.status === 'pending' && typeof body.confirmations === 'number') {
-      return body.confirmations + ' of ' + body.required_confirmations + ' confirmations';
+    switch (state(body)) {
+      case 'pending':
+        return Math.min(body.confirmations || 0, body.required_confirmations) + ' of ' + plural(body.required_confirmations, 'confirmation');
+      case 'completed':
+        return 'Thank you.';
+      case 'overpaid':
+        return 'Overpaid: ' + body.amount_received + ' ' + currency + ' arrived for the ' + cryptoAmount + ' ' + currency +
+          ' requested. Contact the merchant for a refund of the difference.';
+      case 'underpaid':
+        return 'Underpaid: ' + body.amount_received + ' ' + currency + ' arrived of the ' + cryptoAmount + ' ' + currency +
+          ' requested before the request expired. Contact the merchant for a refund.';
+      case 'expired':
+        return 'This payment request expired before a payment arrived.';
     }
-    if (body.status === 'completed') { return 'Thank you.'; }
-    if (body.status === 'failed' && body.failure_reason === 'underpaid') {
-      return 'Underpaid: ' + body.amount_received + ' ' + currency + ' arrived of the ' + cryptoAmount + ' ' + currency +
-        ' requested before the request expired. Contact the merchant for a refund.';
-    }
-    if (body.status === 'failed') { return 'This payment request expired.'; }
     return '';
   }
 
@@ -38,7 +55,7 @@
     status = body.status;
     el('status').setAttribute('data-status', status);
     root.setAttribute('data-status', status);
-    el('status').textContent = labels[status] || status;
+    el('status').textContent = labels[state(body)] || status;
     el('confirmations').textContent = detail(body);
     if (body.transaction_hash) {
       el('transaction-hash').textContent = body.transaction_hash;

@@ -1,0 +1,90 @@
+package console
+
+import (
+	"context"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/corridorhq/corridor/app/tenancy"
+	"github.com/corridorhq/corridor/core/tenant"
+)
+
+// memberPages are the tenant's members: the list, an invite (its one-time token shown once)
+// and a revoke. Each form calls the same use case as the API (members:manage, the grant rule),
+// so the console never decides who may grant what.
+type memberPages struct{ *Console }
+
+func (k memberPages) memberRoutes(r fiber.Router) {
+	r.Get("/members", k.members)
+	r.Post("/members", k.invite)
+	r.Post("/members/:id/revoke", k.revoke)
+}
+
+type membersData struct {
+	Members []tenant.Member
+	Page    *pager
+	Roles   []tenant.Role
+	Invited *flash
+}
+
+func (k memberPages) members(c *fiber.Ctx) error {
+	var invited *flash
+	notice := ""
+	if f, ok := k.takeFlash(c, "member"); ok {
+		notice = f.Notice
+		if f.Secret != "" {
+			invited = &f
+		}
+	}
+	page, pg := pageOf(c)
+	list, total, err := k.svc.Tenancy.ListMembers(c.UserContext(), principal(c), page)
+	if err != nil {
+		return k.fail(c, err)
+	}
+	pg.Total = total
+	return k.render(c, fiber.StatusOK, "members", "Members", notice,
+		membersData{Members: list, Page: pg, Roles: []tenant.Role{tenant.RoleMember, tenant.RoleAdmin}, Invited: invited})
+}
+
+// invite creates a pending member; the invite token is shown on the next page only, since only
+// its hash is kept.
+func (k memberPages) invite(c *fiber.Ctx) error {
+	in := tenancy.InviteInput{Email: strings.TrimSpace(c.FormValue("email")), DisplayName: strings.TrimSpace(c.FormValue("displayName")),
+		Role: c.FormValue("role")}
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		inv, err := k.svc.Tenancy.InviteMember(ctx, principal(c), in)
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/members",
+			First: flash{Kind: "member", ID: inv.Member.ID, Label: inv.Member.Email, Secret: inv.InviteToken,
+				Notice: "Invited " + inv.Member.Email + ". Send them the invite token now: it is shown only once."},
+			Again: flash{Kind: "member", ID: inv.Member.ID,
+				Notice: "This form was already submitted: " + inv.Member.Email + " was invited then, once. The token was shown on that first answer only: if it was lost, revoke the invite and invite again."},
+		}, nil
+	})
+}
+
+// revoke reads what the revocation needs (the wallets the member's signer still owns) and then
+// revokes the member and its keys, as POST /v1/tenants/members/{id}/revoke does.
+func (k memberPages) revoke(c *fiber.Ctx) error {
+	read, err := k.svc.Tenancy.ReadRevocation(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return k.fail(c, err)
+	}
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		out, err := k.svc.Tenancy.RevokeMember(ctx, principal(c), read)
+		if err != nil {
+			return outcome{}, err
+		}
+		notice := "Member " + out.Member.Email + " revoked, with the API keys they created."
+		if n := len(out.StillOwnerOfWalletIDs); n > 0 {
+			notice += " Their signer still owns " + strings.Join(out.StillOwnerOfWalletIDs, ", ") + ": change those Safes' owners."
+		}
+		return outcome{Location: Prefix + "/members",
+			First: flash{Kind: "member", Notice: notice},
+			Again: flash{Kind: "member", Notice: "This form was already submitted: the member was revoked then."},
+		}, nil
+	})
+}

@@ -1,0 +1,95 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/corridorhq/corridor/test/harness"
+)
+
+// memberStatus is a member's status through the API.
+func memberStatus(t *testing.T, ten *harness.Tenant, email string) (id, status string) {
+	t.Helper()
+	for _, m := range ten.Session.Get("/v1/tenants/members").Expect(t, 200).JSON(t)["members"].([]any) {
+		if m := m.(map[string]any); m["email"] == email {
+			return m["id"].(string), m["status"].(string)
+		}
+	}
+	return "", ""
+}
+
+// TestConsoleBrowserMembers: the owner invites a member from the members page (the invite token
+// shown once), the invitee accepts it with that token, and the owner revokes them with a click;
+// each step is what the API then reports.
+func TestConsoleBrowserMembers(t *testing.T) {
+	ten := env().NewTenant(t)
+	email := strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")) + "@example.com"
+	ctx := harness.Browser(t)
+	base := env().BaseURL
+	var token string
+	run(t, ctx, "invite",
+		chromedp.Navigate(base+"/console/signin"),
+		chromedp.WaitVisible("#signin-form", chromedp.ByQuery),
+		chromedp.SetValue("#token", ten.SessionToken, chromedp.ByQuery),
+		chromedp.Click("#signin", chromedp.ByQuery),
+		chromedp.WaitVisible("nav", chromedp.ByQuery),
+		chromedp.Click(`a[href="/console/members"]`, chromedp.ByQuery),
+		chromedp.WaitVisible("#invite-member", chromedp.ByID),
+		chromedp.SetValue("#invite-email", email, chromedp.ByID),
+		chromedp.SetValue("#invite-role", "ADMIN", chromedp.ByID),
+		chromedp.Click("#invite-submit", chromedp.ByID),
+		chromedp.WaitVisible("#invite-token", chromedp.ByID),
+		chromedp.Text("#invite-token", &token, chromedp.ByID),
+	)
+	id, status := memberStatus(t, ten, email)
+	if status != "PENDING" || !strings.HasPrefix(strings.TrimSpace(token), "inv_") {
+		t.Fatalf("after the invite: member %s %q, token %q", id, status, token)
+	}
+	env().AcceptInvite(t, email, strings.TrimSpace(token), map[string]any{"signerAddress": "0x0000000000000000000000000000000000000078"}).Expect(t, 200)
+	var row string
+	run(t, ctx, "revoke",
+		chromedp.Navigate(base+"/console/members"),
+		chromedp.WaitVisible("#revoke-"+id, chromedp.ByID),
+		chromedp.Text("#member-"+id+" .role", &row, chromedp.ByQuery),
+		chromedp.Click("#revoke-"+id, chromedp.ByID),
+		chromedp.WaitVisible("#notice", chromedp.ByID),
+	)
+	if row != "ADMIN" {
+		t.Fatalf("the member's role shows %q", row)
+	}
+	if _, status := memberStatus(t, ten, email); status != "REVOKED" {
+		t.Fatalf("after the revoke: %q", status)
+	}
+}
+
+// TestConsole_MembersFollowTheAPI: a member without members:manage sees the list but its
+// forged invite changes nothing; another tenant's member cannot be revoked (404).
+func TestConsole_MembersFollowTheAPI(t *testing.T) {
+	t.Parallel()
+	ten, other := env().NewTenant(t), env().NewTenant(t)
+	inv := other.Session.Post("/v1/tenants/members", map[string]any{"email": "theirs@example.com", "role": "MEMBER"}).Expect(t, 201).JSON(t)
+	theirID := inv["id"].(string)
+
+	v := env().ConsoleVisitor(t)
+	v.SignIn(ten.SessionToken)
+	v.Get("/console/members")
+	form := v.Form("/console/members", url.Values{}) // a one-time token of this session, used elsewhere
+	if p := v.Post("/console/members/"+theirID+"/revoke", form, false); p.Status != http.StatusNotFound {
+		t.Fatalf("revoking another tenant's member: %d", p.Status)
+	}
+	if _, status := memberStatus(t, other, "theirs@example.com"); status != "PENDING" {
+		t.Fatalf("another tenant's member is %q", status)
+	}
+	v.Get("/console/members")
+	bad := v.Form("/console/members", url.Values{"email": {"not-an-email"}, "role": {"MEMBER"}})
+	if p := v.Post("/console/members", bad, false); p.Status != http.StatusBadRequest && p.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("a bad email: %d", p.Status)
+	}
+	if id, _ := memberStatus(t, ten, "not-an-email"); id != "" {
+		t.Fatal("a bad email was invited")
+	}
+}
