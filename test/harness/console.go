@@ -29,6 +29,8 @@ type ConsoleVisitor struct {
 	// by the form's action.
 	once    map[string]string
 	anyOnce string
+	// Headers are sent with every request (a test playing a client that claims a host).
+	Headers map[string]string
 }
 
 // ConsolePage is one answer of the console.
@@ -81,6 +83,9 @@ func (v *ConsoleVisitor) send(method, path string, body io.Reader, contentType s
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
+	}
+	for k, val := range v.Headers {
+		req.Header.Set(k, val)
 	}
 	resp, err := v.client.Do(req)
 	if err != nil {
