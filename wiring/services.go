@@ -172,7 +172,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		return s, err
 	}
 	s.Checkout, err = checkoutapp.New(checkoutapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Config: cfg.Checkout, Logger: log})
+		Config: cfg.Checkout, Logger: log, Policy: s.Policy})
 	return s, err
 }
 

@@ -297,6 +297,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeWithoutReads := closeDB
 		closeDB = func() { closeReads(); closeWithoutReads() }
 	}
+	// Every ledger debit posted on a caller's behalf passes the spend guard's confinement.
+	appStore = kernel.GuardLedger(appStore)
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(appStore)
 	}

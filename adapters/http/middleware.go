@@ -22,6 +22,7 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/spend"
 )
 
 const (
@@ -235,6 +236,9 @@ func (s *Server) authenticate(required bool) fiber.Handler {
 			return c.Next()
 		}
 		c.Locals(localPrincipal, p)
+		// The ledger's debit path reads the caller from the context (the spend guard), so a
+		// debit posted by any route is put to the rule on the caller's behalf.
+		c.SetUserContext(spend.WithActor(c.UserContext(), p))
 		return c.Next()
 	}
 }

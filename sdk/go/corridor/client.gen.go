@@ -2379,7 +2379,7 @@ type ClientInterface interface {
 
 	// CreateSafeTransactionWithBody Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2390,7 +2390,7 @@ type ClientInterface interface {
 
 	// CreateSafeTransaction Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -6945,7 +6945,7 @@ func (c *Client) ListWalletTransactions(ctx context.Context, id string, params *
 
 // CreateSafeTransactionWithBody Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //
@@ -6966,7 +6966,7 @@ func (c *Client) CreateSafeTransactionWithBody(ctx context.Context, id string, p
 
 // CreateSafeTransaction Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //

@@ -938,6 +938,7 @@ const (
 	ErrorCodeCONTACTEXISTS                ErrorCode = "CONTACT_EXISTS"
 	ErrorCodeCONTACTNOTFOUND              ErrorCode = "CONTACT_NOT_FOUND"
 	ErrorCodeCREDENTIALREQUIRED           ErrorCode = "CREDENTIAL_REQUIRED"
+	ErrorCodeCUSTODYCALLREFUSED           ErrorCode = "CUSTODY_CALL_REFUSED"
 	ErrorCodeCUSTODYUNAVAILABLE           ErrorCode = "CUSTODY_UNAVAILABLE"
 	ErrorCodeDESTINATIONNOTELIGIBLE       ErrorCode = "DESTINATION_NOT_ELIGIBLE"
 	ErrorCodeDESTINATIONNOTRESOLVED       ErrorCode = "DESTINATION_NOT_RESOLVED"
@@ -1090,6 +1091,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCONTACTNOTFOUND:
 		return true
 	case ErrorCodeCREDENTIALREQUIRED:
+		return true
+	case ErrorCodeCUSTODYCALLREFUSED:
 		return true
 	case ErrorCodeCUSTODYUNAVAILABLE:
 		return true
@@ -1626,6 +1629,7 @@ func (e ErrorEnvelope413Code) Valid() bool {
 // Defines values for ErrorEnvelope422Code.
 const (
 	ErrorEnvelope422CodeAMOUNTOVERFLOW              ErrorEnvelope422Code = "AMOUNT_OVERFLOW"
+	ErrorEnvelope422CodeCUSTODYCALLREFUSED          ErrorEnvelope422Code = "CUSTODY_CALL_REFUSED"
 	ErrorEnvelope422CodeDESTINATIONNOTRESOLVED      ErrorEnvelope422Code = "DESTINATION_NOT_RESOLVED"
 	ErrorEnvelope422CodeDESTINATIONRAILCONSTRAINT   ErrorEnvelope422Code = "DESTINATION_RAIL_CONSTRAINT"
 	ErrorEnvelope422CodeDESTINATIONRAILNOTAVAILABLE ErrorEnvelope422Code = "DESTINATION_RAIL_NOT_AVAILABLE"
@@ -1644,6 +1648,8 @@ const (
 func (e ErrorEnvelope422Code) Valid() bool {
 	switch e {
 	case ErrorEnvelope422CodeAMOUNTOVERFLOW:
+		return true
+	case ErrorEnvelope422CodeCUSTODYCALLREFUSED:
 		return true
 	case ErrorEnvelope422CodeDESTINATIONNOTRESOLVED:
 		return true
@@ -3042,6 +3048,7 @@ func (e SecondaryErrorBody413Code) Valid() bool {
 // Defines values for SecondaryErrorBody422Code.
 const (
 	SecondaryErrorBody422CodeAmountOverflow              SecondaryErrorBody422Code = "amount_overflow"
+	SecondaryErrorBody422CodeCustodyCallRefused          SecondaryErrorBody422Code = "custody_call_refused"
 	SecondaryErrorBody422CodeDestinationRailConstraint   SecondaryErrorBody422Code = "destination_rail_constraint"
 	SecondaryErrorBody422CodeDestinationRailNotAvailable SecondaryErrorBody422Code = "destination_rail_not_available"
 	SecondaryErrorBody422CodeIdempotencyKeyReused        SecondaryErrorBody422Code = "idempotency_key_reused"
@@ -3060,6 +3067,8 @@ const (
 func (e SecondaryErrorBody422Code) Valid() bool {
 	switch e {
 	case SecondaryErrorBody422CodeAmountOverflow:
+		return true
+	case SecondaryErrorBody422CodeCustodyCallRefused:
 		return true
 	case SecondaryErrorBody422CodeDestinationRailConstraint:
 		return true
@@ -3185,6 +3194,7 @@ const (
 	SecondaryErrorCodeContactExists                SecondaryErrorCode = "contact_exists"
 	SecondaryErrorCodeContactNotFound              SecondaryErrorCode = "contact_not_found"
 	SecondaryErrorCodeCredentialRequired           SecondaryErrorCode = "credential_required"
+	SecondaryErrorCodeCustodyCallRefused           SecondaryErrorCode = "custody_call_refused"
 	SecondaryErrorCodeCustodyUnavailable           SecondaryErrorCode = "custody_unavailable"
 	SecondaryErrorCodeDestinationNotEligible       SecondaryErrorCode = "destination_not_eligible"
 	SecondaryErrorCodeDestinationRailConstraint    SecondaryErrorCode = "destination_rail_constraint"
@@ -3337,6 +3347,8 @@ func (e SecondaryErrorCode) Valid() bool {
 	case SecondaryErrorCodeContactNotFound:
 		return true
 	case SecondaryErrorCodeCredentialRequired:
+		return true
+	case SecondaryErrorCodeCustodyCallRefused:
 		return true
 	case SecondaryErrorCodeCustodyUnavailable:
 		return true

@@ -2525,7 +2525,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSafeTransactionWithBodyWithResponse Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2536,7 +2536,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSafeTransactionWithResponse Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -35053,7 +35053,7 @@ func (c *ClientWithResponses) ListWalletTransactionsWithResponse(ctx context.Con
 
 // CreateSafeTransactionWithBodyWithResponse Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //
@@ -35070,7 +35070,7 @@ func (c *ClientWithResponses) CreateSafeTransactionWithBodyWithResponse(ctx cont
 
 // CreateSafeTransactionWithResponse Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //
