@@ -185,6 +185,16 @@ sdk: ## regenerate sdk/openapi.json, the Go client sdk/go/corridor (oapi-codegen
 	rm -f sdk/go/corridor/*.gen.go && $(GO) run ./sdk/gensplit -in sdk/go/corridor.gen.tmp -out sdk/go/corridor && rm sdk/go/corridor.gen.tmp
 	cd sdk/typescript && npm ci --no-audit --no-fund && npm run generate && npm run typecheck
 
+# The document must work with the generators partners use, unchanged: sdk/check/run.sh runs
+# oapi-codegen (default configuration), ogen, openapi-typescript, @hey-api/openapi-ts and
+# openapi-typescript-codegen over it and compiles what each wrote. It downloads generator modules
+# and npm packages and takes minutes, so it is its own target, not part of make test.
+OGEN_VERSION := v1.25.0
+
+.PHONY: sdk-check
+sdk-check: ## generate clients from the document with oapi-codegen (default config), ogen, openapi-typescript, @hey-api/openapi-ts and openapi-typescript-codegen, and compile each (sdk/check/run.sh)
+	GO="$(GO)" OAPI_CODEGEN_VERSION=$(OAPI_CODEGEN_VERSION) OGEN_VERSION=$(OGEN_VERSION) bash sdk/check/run.sh
+
 .PHONY: examples
 examples: contracts ## run every program under examples/ (the Go client) against a throwaway service and simulated chain
 	$(GO) test -count=1 ./test/examples/

@@ -30,6 +30,7 @@ var makeNeeds = map[string][]string{
 	"test-no-pipeline": {"contracts/build.sh"},
 	"fuzz":             nil, // go test -fuzz over packages that need no artifacts
 	"tidy-check":       nil, // go mod tidy -diff on both modules
+	"sdk-check":        nil, // sdk/check/run.sh prints the document and fetches the pinned generators and npm packages itself
 	// The clients are generated from the document the binary prints, with the pinned generators.
 	"sdk":      {"cmd/corridor openapi", "oapi-codegen@v"},
 	"examples": {"contracts/build.sh"},

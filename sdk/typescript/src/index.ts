@@ -1,9 +1,9 @@
 // The Corridor client for TypeScript: openapi-fetch typed by the generated schema (schema.d.ts,
 // from ../openapi.json by `make sdk`; never edited by hand).
 import createFetchClient from "openapi-fetch";
-import type { components, paths } from "./schema";
+import type { components, paths } from "./schema.js";
 
-export type { components, paths, webhooks } from "./schema";
+export type { components, paths, webhooks } from "./schema.js";
 
 /** A named schema of the API, e.g. Schema<"Wallet">. */
 export type Schema<Name extends keyof components["schemas"]> = components["schemas"][Name];
