@@ -1307,6 +1307,16 @@ CREATE TABLE public.treasury_sweeps (
     CONSTRAINT treasury_sweeps_status_check CHECK ((status = 'PROPOSED'::text))
 );
 
+CREATE TABLE public.twofactor_budgets (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    subject text NOT NULL,
+    failures timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
+    locked_until timestamp with time zone,
+    CONSTRAINT twofactor_budgets_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT twofactor_budgets_failures_bounded CHECK ((cardinality(failures) <= 10))
+);
+
 CREATE TABLE public.twofactor_challenges (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1719,6 +1729,9 @@ ALTER TABLE ONLY public.treasury_sweeps
 ALTER TABLE ONLY public.treasury_sweeps
     ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.twofactor_budgets
+    ADD CONSTRAINT twofactor_budgets_pkey PRIMARY KEY (tenant_id, environment, subject);
+
 ALTER TABLE ONLY public.twofactor_challenges
     ADD CONSTRAINT twofactor_challenges_pkey PRIMARY KEY (id);
 
@@ -1914,6 +1927,8 @@ CREATE INDEX treasury_rules_enabled_idx ON public.treasury_rules USING btree (en
 CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (account_id, id);
 
 CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (rule_id, id) WHERE (rule_id IS NOT NULL);
+
+CREATE INDEX twofactor_budgets_locked_idx ON public.twofactor_budgets USING btree (locked_until) WHERE (locked_until IS NOT NULL);
 
 CREATE INDEX twofactor_challenges_tenant_idx ON public.twofactor_challenges USING btree (tenant_id, environment, created_at);
 

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	nethttp "net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/corridorhq/corridor/adapters/chain"
@@ -118,6 +119,9 @@ type Config struct {
 	ConsoleSignIn       console.SignInFlow
 	ConsoleSignInIssuer string
 	ConsoleRedirectURL  string
+	// ConsoleSignInsPerMinute bounds sign-in attempts per client address and form on the
+	// console and the operator console (0: console.DefaultSignInsPerMinute).
+	ConsoleSignInsPerMinute int
 	// CipherPreviousKeys (comma-separated hex) open ciphertexts sealed before CipherKey was
 	// rotated in; CipherLookupKey (hex; empty: CipherKey) keys the lookup hashes across
 	// rotations.
@@ -154,6 +158,28 @@ type Config struct {
 	// is the public base URL of the payment page (empty: the request's own scheme and host).
 	Checkout         checkout.Config
 	CheckoutPageBase string
+	// PublicBaseURL (PUBLIC_BASE_URL) is the service's public origin, as clients and the
+	// identity provider reach it. URLs the service hands to others are built from it, never
+	// from the request's Host or forwarded headers: the payment page (unless CheckoutPageBase
+	// says otherwise) and the OIDC callback (unless ConsoleRedirectURL does). Empty: the
+	// request's own origin, for programs that embed the service without one.
+	PublicBaseURL string
+}
+
+// checkoutPageBase is the payment page's public base URL: CheckoutPageBase, else PublicBaseURL.
+func (cfg Config) checkoutPageBase() string {
+	if cfg.CheckoutPageBase != "" {
+		return cfg.CheckoutPageBase
+	}
+	return strings.TrimRight(cfg.PublicBaseURL, "/")
+}
+
+// consoleRedirectURL is the OIDC callback: ConsoleRedirectURL, else under PublicBaseURL.
+func (cfg Config) consoleRedirectURL() string {
+	if cfg.ConsoleRedirectURL != "" || cfg.PublicBaseURL == "" {
+		return cfg.ConsoleRedirectURL
+	}
+	return strings.TrimRight(cfg.PublicBaseURL, "/") + console.Prefix + "/signin/oidc/callback"
 }
 
 // RampConfig configures sandbox ramps: caps in whole USD and the platform liquidation address.
@@ -294,6 +320,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeWithoutReads := closeDB
 		closeDB = func() { closeReads(); closeWithoutReads() }
 	}
+	// Every ledger debit posted on a caller's behalf passes the spend guard's confinement.
+	appStore = kernel.GuardLedger(appStore)
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(appStore)
 	}
@@ -329,7 +357,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		SharedLimits:       sharedLimits(cfg, db),
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
-		CheckoutPageBase:   cfg.CheckoutPageBase,
+		CheckoutPageBase:   cfg.checkoutPageBase(),
 		Version:            ReadBuild().String(),
 		Commit:             ReadBuild().Commit,
 		Readiness:          readinessChecks(cfg.ChainAdapters, runner),

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,6 +108,8 @@ type httpConfig struct {
 	RequestTimeout     time.Duration  `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
 	IdleTimeout        time.Duration  `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
 	TrustedProxies     cidrList       `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
+	PublicBaseURL      string         `env:"PUBLIC_BASE_URL" defaultDesc:"http://localhost:$PORT (the listen address's port)" desc:"the service's public origin (scheme and host, as clients reach it): checkout payment_url and the OIDC redirect_uri are built from it, never from the request's Host or X-Forwarded-* headers; set it in every deployment behind a domain"`
+	ConsoleSignIns     int            `env:"CONSOLE_SIGNINS_PER_MINUTE" envDefault:"10" min:"1" desc:"sign-in attempts one client address may make per minute on the console's and the operator console's sign-in forms (each replica counts on its own); past it 429 with Retry-After"`
 }
 
 // identityConfig chooses the identity provider of sessions (docs/decisions/tenancy.md). LIVE is never served with the
@@ -258,6 +261,19 @@ func (c Config) listenAddr() string {
 	return fmt.Sprintf(":%d", c.Service.Port)
 }
 
+// publicBaseURL is PUBLIC_BASE_URL, else http://localhost on the listen address's port (a
+// local run), without a trailing slash.
+func (c Config) publicBaseURL() string {
+	if base := strings.TrimRight(strings.TrimSpace(c.HTTP.PublicBaseURL), "/"); base != "" {
+		return base
+	}
+	port := fmt.Sprint(c.Service.Port)
+	if _, p, err := net.SplitHostPort(c.listenAddr()); err == nil && p != "" {
+		port = p
+	}
+	return "http://localhost:" + port
+}
+
 // wiringConfig is the part of wiring.Config that comes from the environment; serveURL adds
 // the database URL, the secrets it resolved and the chains it started.
 func (c Config) wiringConfig() wiring.Config {
@@ -310,8 +326,10 @@ func (c Config) wiringConfig() wiring.Config {
 		Checkout: checkout.Config{Confirmations: uint64(c.Checkout.Confirmations), //nolint:gosec // min 1
 			Lifetime:     c.Checkout.Lifetime,
 			PollInterval: c.Checkout.PollInterval, LateWindow: c.Checkout.LateWindow},
-		CheckoutPageBase: strings.TrimRight(c.Checkout.PageBaseURL, "/"),
-		CustodyPKCS11:    c.Custody.pkcs11(),
+		CheckoutPageBase:        strings.TrimRight(c.Checkout.PageBaseURL, "/"),
+		PublicBaseURL:           c.publicBaseURL(),
+		ConsoleSignInsPerMinute: c.HTTP.ConsoleSignIns,
+		CustodyPKCS11:           c.Custody.pkcs11(),
 	}
 }
 

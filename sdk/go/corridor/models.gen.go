@@ -938,6 +938,7 @@ const (
 	ErrorCodeCONTACTEXISTS                ErrorCode = "CONTACT_EXISTS"
 	ErrorCodeCONTACTNOTFOUND              ErrorCode = "CONTACT_NOT_FOUND"
 	ErrorCodeCREDENTIALREQUIRED           ErrorCode = "CREDENTIAL_REQUIRED"
+	ErrorCodeCUSTODYCALLREFUSED           ErrorCode = "CUSTODY_CALL_REFUSED"
 	ErrorCodeCUSTODYUNAVAILABLE           ErrorCode = "CUSTODY_UNAVAILABLE"
 	ErrorCodeDESTINATIONNOTELIGIBLE       ErrorCode = "DESTINATION_NOT_ELIGIBLE"
 	ErrorCodeDESTINATIONNOTRESOLVED       ErrorCode = "DESTINATION_NOT_RESOLVED"
@@ -1090,6 +1091,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCONTACTNOTFOUND:
 		return true
 	case ErrorCodeCREDENTIALREQUIRED:
+		return true
+	case ErrorCodeCUSTODYCALLREFUSED:
 		return true
 	case ErrorCodeCUSTODYUNAVAILABLE:
 		return true
@@ -1641,6 +1644,7 @@ func (e ErrorEnvelope415Code) Valid() bool {
 // Defines values for ErrorEnvelope422Code.
 const (
 	ErrorEnvelope422CodeAMOUNTOVERFLOW              ErrorEnvelope422Code = "AMOUNT_OVERFLOW"
+	ErrorEnvelope422CodeCUSTODYCALLREFUSED          ErrorEnvelope422Code = "CUSTODY_CALL_REFUSED"
 	ErrorEnvelope422CodeDESTINATIONNOTRESOLVED      ErrorEnvelope422Code = "DESTINATION_NOT_RESOLVED"
 	ErrorEnvelope422CodeDESTINATIONRAILCONSTRAINT   ErrorEnvelope422Code = "DESTINATION_RAIL_CONSTRAINT"
 	ErrorEnvelope422CodeDESTINATIONRAILNOTAVAILABLE ErrorEnvelope422Code = "DESTINATION_RAIL_NOT_AVAILABLE"
@@ -1659,6 +1663,8 @@ const (
 func (e ErrorEnvelope422Code) Valid() bool {
 	switch e {
 	case ErrorEnvelope422CodeAMOUNTOVERFLOW:
+		return true
+	case ErrorEnvelope422CodeCUSTODYCALLREFUSED:
 		return true
 	case ErrorEnvelope422CodeDESTINATIONNOTRESOLVED:
 		return true
@@ -3039,6 +3045,7 @@ func (e SecondaryErrorBody415Code) Valid() bool {
 // Defines values for SecondaryErrorBody422Code.
 const (
 	SecondaryErrorBody422CodeAmountOverflow              SecondaryErrorBody422Code = "amount_overflow"
+	SecondaryErrorBody422CodeCustodyCallRefused          SecondaryErrorBody422Code = "custody_call_refused"
 	SecondaryErrorBody422CodeDestinationRailConstraint   SecondaryErrorBody422Code = "destination_rail_constraint"
 	SecondaryErrorBody422CodeDestinationRailNotAvailable SecondaryErrorBody422Code = "destination_rail_not_available"
 	SecondaryErrorBody422CodeIdempotencyKeyReused        SecondaryErrorBody422Code = "idempotency_key_reused"
@@ -3057,6 +3064,8 @@ const (
 func (e SecondaryErrorBody422Code) Valid() bool {
 	switch e {
 	case SecondaryErrorBody422CodeAmountOverflow:
+		return true
+	case SecondaryErrorBody422CodeCustodyCallRefused:
 		return true
 	case SecondaryErrorBody422CodeDestinationRailConstraint:
 		return true
@@ -3182,6 +3191,7 @@ const (
 	SecondaryErrorCodeContactExists                SecondaryErrorCode = "contact_exists"
 	SecondaryErrorCodeContactNotFound              SecondaryErrorCode = "contact_not_found"
 	SecondaryErrorCodeCredentialRequired           SecondaryErrorCode = "credential_required"
+	SecondaryErrorCodeCustodyCallRefused           SecondaryErrorCode = "custody_call_refused"
 	SecondaryErrorCodeCustodyUnavailable           SecondaryErrorCode = "custody_unavailable"
 	SecondaryErrorCodeDestinationNotEligible       SecondaryErrorCode = "destination_not_eligible"
 	SecondaryErrorCodeDestinationRailConstraint    SecondaryErrorCode = "destination_rail_constraint"
@@ -3334,6 +3344,8 @@ func (e SecondaryErrorCode) Valid() bool {
 	case SecondaryErrorCodeContactNotFound:
 		return true
 	case SecondaryErrorCodeCredentialRequired:
+		return true
+	case SecondaryErrorCodeCustodyCallRefused:
 		return true
 	case SecondaryErrorCodeCustodyUnavailable:
 		return true
@@ -4181,6 +4193,9 @@ type AgentCreateRequest struct {
 
 // AgentKeyCreateRequest The request body of POST /v1/agents/{id}/keys (createAgentKey).
 type AgentKeyCreateRequest struct {
+	// ExpiresAt When it expires (RFC 3339, UTC).
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
 	// Name A name the partner chose, shown in the console.
 	Name string `json:"name"`
 
@@ -5364,7 +5379,7 @@ type ClaimResend struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// CodeRequest The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor).
+// CodeRequest The request body of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge).
 type CodeRequest struct {
 	// Code A one-time code (6 digits) or a stable error code.
 	Code string `json:"code"`
@@ -6114,6 +6129,15 @@ type FactorEnrollType string
 type FactorList struct {
 	// Factors The listed objects: the page asked for (skip/take) where the list pages.
 	Factors []Factor `json:"factors"`
+}
+
+// FactorVerifyRequest The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor).
+type FactorVerifyRequest struct {
+	// Code A one-time code (6 digits) or a stable error code.
+	Code string `json:"code"`
+
+	// TwofaChallengeId a SATISFIED challenge bound to this activation, needed when the tenant already has an ACTIVE factor
+	TwofaChallengeId *string `json:"twofaChallengeId,omitempty"`
 }
 
 // FundRequest The request body of POST /v1/wallets/{id}/fund (fundWallet).
@@ -10211,6 +10235,14 @@ type OnTreasurySweepProposedParams struct {
 	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
 }
 
+// OnTwofactorLockedParams defines parameters for OnTwofactorLocked.
+type OnTwofactorLockedParams struct {
+	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
+	CorridorSignature  string `json:"Corridor-Signature"`
+	CorridorEventId    string `json:"Corridor-Event-Id"`
+	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
+}
+
 // OnWebhookEndpointDisabledParams defines parameters for OnWebhookEndpointDisabled.
 type OnWebhookEndpointDisabledParams struct {
 	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
@@ -10379,7 +10411,7 @@ type VerifyTwoFactorChallengeJSONRequestBody = CodeRequest
 type EnrollTwoFactorFactorJSONRequestBody = FactorCreateRequest
 
 // VerifyTwoFactorFactorJSONRequestBody defines body for VerifyTwoFactorFactor for application/json ContentType.
-type VerifyTwoFactorFactorJSONRequestBody = CodeRequest
+type VerifyTwoFactorFactorJSONRequestBody = FactorVerifyRequest
 
 // UpdateTwoFactorSettingsJSONRequestBody defines body for UpdateTwoFactorSettings for application/json ContentType.
 type UpdateTwoFactorSettingsJSONRequestBody = TwoFactorSettingsRequest
@@ -10590,6 +10622,9 @@ type OnTreasurySweepFailedJSONRequestBody = WebhookPayload
 
 // OnTreasurySweepProposedJSONRequestBody defines body for OnTreasurySweepProposed for application/json ContentType.
 type OnTreasurySweepProposedJSONRequestBody = WebhookPayload
+
+// OnTwofactorLockedJSONRequestBody defines body for OnTwofactorLocked for application/json ContentType.
+type OnTwofactorLockedJSONRequestBody = WebhookPayload
 
 // OnWebhookEndpointDisabledJSONRequestBody defines body for OnWebhookEndpointDisabled for application/json ContentType.
 type OnWebhookEndpointDisabledJSONRequestBody = WebhookPayload

@@ -2388,9 +2388,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/twofactor/factors/{id} (the `DeleteTwoFactorFactor` operationId).
 	DeleteTwoFactorFactorWithResponse(ctx context.Context, id string, params *DeleteTwoFactorFactorParams, reqEditors ...RequestEditorFn) (*DeleteTwoFactorFactorResponse, error)
 
-	// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code
+	// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2399,9 +2399,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/twofactor/factors/{id}/verify (the `VerifyTwoFactorFactor` operationId).
 	VerifyTwoFactorFactorWithBodyWithResponse(ctx context.Context, id string, params *VerifyTwoFactorFactorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*VerifyTwoFactorFactorResponse, error)
 
-	// VerifyTwoFactorFactorWithResponse Activate a factor with a current code
+	// VerifyTwoFactorFactorWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2559,7 +2559,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSafeTransactionWithBodyWithResponse Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2570,7 +2570,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSafeTransactionWithResponse Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -35728,9 +35728,9 @@ func (c *ClientWithResponses) DeleteTwoFactorFactorWithResponse(ctx context.Cont
 	return ParseDeleteTwoFactorFactorResponse(rsp)
 }
 
-// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code
+// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -35745,9 +35745,9 @@ func (c *ClientWithResponses) VerifyTwoFactorFactorWithBodyWithResponse(ctx cont
 	return ParseVerifyTwoFactorFactorResponse(rsp)
 }
 
-// VerifyTwoFactorFactorWithResponse Activate a factor with a current code
+// VerifyTwoFactorFactorWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -35989,7 +35989,7 @@ func (c *ClientWithResponses) ListWalletTransactionsWithResponse(ctx context.Con
 
 // CreateSafeTransactionWithBodyWithResponse Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //
@@ -36006,7 +36006,7 @@ func (c *ClientWithResponses) CreateSafeTransactionWithBodyWithResponse(ctx cont
 
 // CreateSafeTransactionWithResponse Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //
