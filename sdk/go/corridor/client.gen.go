@@ -400,6 +400,15 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/api-keys/{id}/revoke (the `RevokeApiKey` operationId).
 	RevokeApiKey(ctx context.Context, id string, params *RevokeApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
+	//
+	// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+	//
+	// Requires the scopes `treasury:read`.
+	//
+	// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
+	GetBalanceTransactions(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListBalances The caller's service balance per asset: available, held and total
 	//
 	// The caller's service balance per asset: available, held and total.
@@ -1004,9 +1013,9 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/ledger/accounts (the `ListLedgerAccounts` operationId).
 	ListLedgerAccounts(ctx context.Context, params *ListLedgerAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLedgerAccountStatement An account statement with running balances over [from, to)
+	// GetLedgerAccountStatement An account statement with running balances over [from, to) or up to asOf
 	//
-	// An account statement with running balances over [from, to)
+	// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 	//
 	// Requires the scopes `treasury:read`.
 	//
@@ -1031,14 +1040,14 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/ledger/reconciliation (the `GetReconciliation` operationId).
 	GetReconciliation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetTrialBalance The caller's trial balance per asset; balanced means it sums to zero
+	// GetTrialBalance The caller's trial balance per asset, now or as of an instant
 	//
-	// The caller's trial balance per asset; balanced means it sums to zero.
+	// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 	//
 	// Requires the scopes `treasury:read`.
 	//
 	// Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-	GetTrialBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetTrialBalance(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOfframpClaim Sender only: a claim with its escrow transactions
 	//
@@ -3127,6 +3136,25 @@ func (c *Client) RevokeApiKey(ctx context.Context, id string, params *RevokeApiK
 	return c.Client.Do(req)
 }
 
+// GetBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
+//
+// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+//
+// Requires the scopes `treasury:read`.
+//
+// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
+func (c *Client) GetBalanceTransactions(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBalanceTransactionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListBalances The caller's service balance per asset: available, held and total
 //
 // The caller's service balance per asset: available, held and total.
@@ -4291,9 +4319,9 @@ func (c *Client) ListLedgerAccounts(ctx context.Context, params *ListLedgerAccou
 	return c.Client.Do(req)
 }
 
-// GetLedgerAccountStatement An account statement with running balances over [from, to)
+// GetLedgerAccountStatement An account statement with running balances over [from, to) or up to asOf
 //
-// An account statement with running balances over [from, to)
+// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 //
 // Requires the scopes `treasury:read`.
 //
@@ -4348,15 +4376,15 @@ func (c *Client) GetReconciliation(ctx context.Context, reqEditors ...RequestEdi
 	return c.Client.Do(req)
 }
 
-// GetTrialBalance The caller's trial balance per asset; balanced means it sums to zero
+// GetTrialBalance The caller's trial balance per asset, now or as of an instant
 //
-// The caller's trial balance per asset; balanced means it sums to zero.
+// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 //
 // Requires the scopes `treasury:read`.
 //
 // Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-func (c *Client) GetTrialBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetTrialBalanceRequest(c.Server)
+func (c *Client) GetTrialBalance(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTrialBalanceRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8315,6 +8343,96 @@ func NewRevokeApiKeyRequest(server string, id string, params *RevokeApiKeyParams
 	return req, nil
 }
 
+// NewGetBalanceTransactionsRequest constructs an http.Request for the GetBalanceTransactions method
+func NewGetBalanceTransactionsRequest(server string, params *GetBalanceTransactionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/balance-transactions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Skip != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Take != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListBalancesRequest constructs an http.Request for the ListBalances method
 func NewListBalancesRequest(server string, params *ListBalancesParams) (*http.Request, error) {
 	var err error
@@ -10607,6 +10725,18 @@ func NewGetLedgerAccountStatementRequest(server string, id string, params *GetLe
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.From != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -10811,7 +10941,7 @@ func NewGetReconciliationRequest(server string) (*http.Request, error) {
 }
 
 // NewGetTrialBalanceRequest constructs an http.Request for the GetTrialBalance method
-func NewGetTrialBalanceRequest(server string) (*http.Request, error) {
+func NewGetTrialBalanceRequest(server string, params *GetTrialBalanceParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -10827,6 +10957,33 @@ func NewGetTrialBalanceRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)

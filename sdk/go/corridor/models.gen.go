@@ -162,6 +162,87 @@ func (e BalanceAsset) Valid() bool {
 	}
 }
 
+// Defines values for BalanceTransactionAccountKind.
+const (
+	BalanceTransactionAccountKindTenantAvailable BalanceTransactionAccountKind = "tenant_available"
+	BalanceTransactionAccountKindWalletOnchain   BalanceTransactionAccountKind = "wallet_onchain"
+)
+
+// Valid indicates whether the value is a known member of the BalanceTransactionAccountKind enum.
+func (e BalanceTransactionAccountKind) Valid() bool {
+	switch e {
+	case BalanceTransactionAccountKindTenantAvailable:
+		return true
+	case BalanceTransactionAccountKindWalletOnchain:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BalanceTransactionObjectType.
+const (
+	BalanceTransactionObjectTypeCardAuthorization BalanceTransactionObjectType = "card_authorization"
+	BalanceTransactionObjectTypeChainTransfer     BalanceTransactionObjectType = "chain_transfer"
+	BalanceTransactionObjectTypeCheckout          BalanceTransactionObjectType = "checkout"
+	BalanceTransactionObjectTypeCheckoutRefund    BalanceTransactionObjectType = "checkout_refund"
+	BalanceTransactionObjectTypeLedgerTransfer    BalanceTransactionObjectType = "ledger_transfer"
+	BalanceTransactionObjectTypeOfframpPayment    BalanceTransactionObjectType = "offramp_payment"
+	BalanceTransactionObjectTypeSandboxDeposit    BalanceTransactionObjectType = "sandbox_deposit"
+	BalanceTransactionObjectTypeTreasuryBucket    BalanceTransactionObjectType = "treasury_bucket"
+)
+
+// Valid indicates whether the value is a known member of the BalanceTransactionObjectType enum.
+func (e BalanceTransactionObjectType) Valid() bool {
+	switch e {
+	case BalanceTransactionObjectTypeCardAuthorization:
+		return true
+	case BalanceTransactionObjectTypeChainTransfer:
+		return true
+	case BalanceTransactionObjectTypeCheckout:
+		return true
+	case BalanceTransactionObjectTypeCheckoutRefund:
+		return true
+	case BalanceTransactionObjectTypeLedgerTransfer:
+		return true
+	case BalanceTransactionObjectTypeOfframpPayment:
+		return true
+	case BalanceTransactionObjectTypeSandboxDeposit:
+		return true
+	case BalanceTransactionObjectTypeTreasuryBucket:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BalanceTransactionType.
+const (
+	BalanceTransactionTypePENDING     BalanceTransactionType = "PENDING"
+	BalanceTransactionTypePOSTED      BalanceTransactionType = "POSTED"
+	BalanceTransactionTypePOSTPENDING BalanceTransactionType = "POST_PENDING"
+	BalanceTransactionTypeREVERSAL    BalanceTransactionType = "REVERSAL"
+	BalanceTransactionTypeVOIDPENDING BalanceTransactionType = "VOID_PENDING"
+)
+
+// Valid indicates whether the value is a known member of the BalanceTransactionType enum.
+func (e BalanceTransactionType) Valid() bool {
+	switch e {
+	case BalanceTransactionTypePENDING:
+		return true
+	case BalanceTransactionTypePOSTED:
+		return true
+	case BalanceTransactionTypePOSTPENDING:
+		return true
+	case BalanceTransactionTypeREVERSAL:
+		return true
+	case BalanceTransactionTypeVOIDPENDING:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BalancesEnvironment.
 const (
 	BalancesEnvironmentLIVE BalancesEnvironment = "LIVE"
@@ -4362,6 +4443,75 @@ type Balance struct {
 // BalanceAsset The asset: USDC (6 decimals) or ETH (18).
 type BalanceAsset string
 
+// BalanceTransaction Part of BalanceTransactionList.
+type BalanceTransaction struct {
+	// AccountId The id of the account it refers to.
+	AccountId string `json:"accountId"`
+
+	// AccountKind Which balance moved: the service balance or a wallet's on-chain mirror.
+	AccountKind BalanceTransactionAccountKind `json:"accountKind"`
+
+	// Asset The asset: USDC (6 decimals) or ETH (18).
+	Asset string `json:"asset"`
+
+	// CreatedAt When it was created (RFC 3339, UTC).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description The movement in words, such as Off-ramp payment: funds locked.
+	Description string `json:"description"`
+
+	// Fee What the platform took in the same transfer (zero or more).
+	Fee string `json:"fee"`
+
+	// FeeBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
+	FeeBaseUnits string `json:"feeBaseUnits"`
+
+	// Gross net + fee, signed.
+	Gross string `json:"gross"`
+
+	// GrossBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
+	GrossBaseUnits string `json:"grossBaseUnits"`
+
+	// Net The signed change to the balance: positive credits, negative debits.
+	Net string `json:"net"`
+
+	// NetBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
+	NetBaseUnits string `json:"netBaseUnits"`
+
+	// ObjectId The id of that object (for an on-chain transfer: its transaction hash and log index).
+	ObjectId string `json:"objectId"`
+
+	// ObjectType What the movement belongs to.
+	ObjectType BalanceTransactionObjectType `json:"objectType"`
+
+	// Reference The transfer's ledger reference, as in the journal.
+	Reference string `json:"reference"`
+
+	// TransferId The ledger transfer that moved the balance.
+	TransferId string `json:"transferId"`
+
+	// Type The kind of object or destination; the capability's docs list the values.
+	Type BalanceTransactionType `json:"type"`
+}
+
+// BalanceTransactionAccountKind Which balance moved: the service balance or a wallet's on-chain mirror.
+type BalanceTransactionAccountKind string
+
+// BalanceTransactionObjectType What the movement belongs to.
+type BalanceTransactionObjectType string
+
+// BalanceTransactionType The kind of object or destination; the capability's docs list the values.
+type BalanceTransactionType string
+
+// BalanceTransactionList The 200 answer of GET /v1/balance-transactions (getBalanceTransactions).
+type BalanceTransactionList struct {
+	// BalanceTransactions Oldest first.
+	BalanceTransactions []BalanceTransaction `json:"balanceTransactions"`
+
+	// Total How many objects match, across every page (skip/take).
+	Total int `json:"total"`
+}
+
 // Balances The 200 answer of GET /v1/balances (listBalances).
 type Balances struct {
 	// AsOf The instant the balances are read at (RFC 3339, UTC): the asOf asked for; null for now.
@@ -7821,6 +7971,9 @@ type Statement struct {
 	// Account Part of LedgerAccountList.
 	Account LedgerAccount `json:"account"`
 
+	// AsOf The instant the statement was asked as of (its closing balance is the balance then); null when the period was given by to.
+	AsOf *time.Time `json:"asOf"`
+
 	// Closing Part of LedgerAccount.
 	Closing LedgerBalance `json:"closing"`
 
@@ -8274,6 +8427,9 @@ type TrialAsset struct {
 
 // TrialBalance The 200 answer of GET /v1/ledger/trial-balance (getTrialBalance).
 type TrialBalance struct {
+	// AsOf The instant the balances are as of, recomputed from the accounts' history; null: now.
+	AsOf *time.Time `json:"asOf"`
+
 	// Assets One trial balance per asset.
 	Assets []TrialAsset `json:"assets"`
 
@@ -8879,6 +9035,21 @@ type RevokeApiKeyParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GetBalanceTransactionsParams defines parameters for GetBalanceTransactions.
+type GetBalanceTransactionsParams struct {
+	// From RFC 3339; only transfers created at or after it
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To RFC 3339; only transfers created before it
+	To *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// Skip at most 10000
+	Skip *int `form:"skip,omitempty" json:"skip,omitempty"`
+
+	// Take at most 100 (JSON) or 10000 (CSV)
+	Take *int `form:"take,omitempty" json:"take,omitempty"`
+}
+
 // ListBalancesParams defines parameters for ListBalances.
 type ListBalancesParams struct {
 	// AsOf RFC 3339; balances as of this instant, recomputed from the ledger's history
@@ -9106,6 +9277,9 @@ type ListLedgerAccountsParams struct {
 
 // GetLedgerAccountStatementParams defines parameters for GetLedgerAccountStatement.
 type GetLedgerAccountStatementParams struct {
+	// AsOf RFC 3339; the statement up to and including this instant (instead of to)
+	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
+
 	// From RFC 3339; only transfers created at or after it
 	From *string `form:"from,omitempty" json:"from,omitempty"`
 
@@ -9115,7 +9289,7 @@ type GetLedgerAccountStatementParams struct {
 	// Skip at most 10000
 	Skip *int `form:"skip,omitempty" json:"skip,omitempty"`
 
-	// Take at most 100
+	// Take at most 100 (JSON) or 10000 (CSV)
 	Take *int `form:"take,omitempty" json:"take,omitempty"`
 }
 
@@ -9138,6 +9312,12 @@ type ListLedgerEntriesParams struct {
 
 	// Take at most 100 (JSON) or 10000 (CSV)
 	Take *int `form:"take,omitempty" json:"take,omitempty"`
+}
+
+// GetTrialBalanceParams defines parameters for GetTrialBalance.
+type GetTrialBalanceParams struct {
+	// AsOf RFC 3339; the trial balance as of this instant, recomputed from the accounts' history
+	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
 }
 
 // RequestOfframpClaimRefundParams defines parameters for RequestOfframpClaimRefund.

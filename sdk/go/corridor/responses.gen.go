@@ -384,6 +384,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/api-keys/{id}/revoke (the `RevokeApiKey` operationId).
 	RevokeApiKeyWithResponse(ctx context.Context, id string, params *RevokeApiKeyParams, reqEditors ...RequestEditorFn) (*RevokeApiKeyResponse, error)
 
+	// GetBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
+	//
+	// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+	//
+	// Requires the scopes `treasury:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
+	GetBalanceTransactionsWithResponse(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*GetBalanceTransactionsResponse, error)
+
 	// ListBalancesWithResponse The caller's service balance per asset: available, held and total
 	//
 	// The caller's service balance per asset: available, held and total.
@@ -1044,9 +1055,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/ledger/accounts (the `ListLedgerAccounts` operationId).
 	ListLedgerAccountsWithResponse(ctx context.Context, params *ListLedgerAccountsParams, reqEditors ...RequestEditorFn) (*ListLedgerAccountsResponse, error)
 
-	// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to)
+	// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to) or up to asOf
 	//
-	// An account statement with running balances over [from, to)
+	// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 	//
 	// Requires the scopes `treasury:read`.
 	//
@@ -1077,16 +1088,16 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/ledger/reconciliation (the `GetReconciliation` operationId).
 	GetReconciliationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReconciliationResponse, error)
 
-	// GetTrialBalanceWithResponse The caller's trial balance per asset; balanced means it sums to zero
+	// GetTrialBalanceWithResponse The caller's trial balance per asset, now or as of an instant
 	//
-	// The caller's trial balance per asset; balanced means it sums to zero.
+	// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 	//
 	// Requires the scopes `treasury:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-	GetTrialBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error)
+	GetTrialBalanceWithResponse(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error)
 
 	// GetOfframpClaimWithResponse Sender only: a claim with its escrow transactions
 	//
@@ -6438,6 +6449,152 @@ func (r RevokeApiKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RevokeApiKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBalanceTransactionsResponse200Headers the declared response headers of an HTTP 200 response for GetBalanceTransactions
+type GetBalanceTransactionsResponse200Headers struct {
+	XRequestId string
+}
+
+// GetBalanceTransactionsResponse400Headers the declared response headers of an HTTP 400 response for GetBalanceTransactions
+type GetBalanceTransactionsResponse400Headers struct {
+	XRequestId string
+}
+
+// GetBalanceTransactionsResponse401Headers the declared response headers of an HTTP 401 response for GetBalanceTransactions
+type GetBalanceTransactionsResponse401Headers struct {
+	XRequestId string
+}
+
+// GetBalanceTransactionsResponse403Headers the declared response headers of an HTTP 403 response for GetBalanceTransactions
+type GetBalanceTransactionsResponse403Headers struct {
+	XRequestId string
+}
+
+// GetBalanceTransactionsResponse429Headers the declared response headers of an HTTP 429 response for GetBalanceTransactions
+type GetBalanceTransactionsResponse429Headers struct {
+	XRequestId string
+}
+
+// GetBalanceTransactionsResponse500Headers the declared response headers of an HTTP 500 response for GetBalanceTransactions
+type GetBalanceTransactionsResponse500Headers struct {
+	XRequestId string
+}
+
+// GetBalanceTransactionsResponse503Headers the declared response headers of an HTTP 503 response for GetBalanceTransactions
+type GetBalanceTransactionsResponse503Headers struct {
+	XRequestId string
+}
+
+// GetBalanceTransactionsResponseDefaultHeaders the declared response headers of an HTTP default response for GetBalanceTransactions
+type GetBalanceTransactionsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type GetBalanceTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BalanceTransactionList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBalanceTransactionsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetBalanceTransactionsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetBalanceTransactionsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetBalanceTransactionsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBalanceTransactionsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBalanceTransactionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBalanceTransactionsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetBalanceTransactionsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSON200() *BalanceTransactionList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetBalanceTransactionsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBalanceTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBalanceTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBalanceTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBalanceTransactionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -31643,6 +31800,23 @@ func (c *ClientWithResponses) RevokeApiKeyWithResponse(ctx context.Context, id s
 	return ParseRevokeApiKeyResponse(rsp)
 }
 
+// GetBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
+//
+// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+//
+// Requires the scopes `treasury:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
+func (c *ClientWithResponses) GetBalanceTransactionsWithResponse(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*GetBalanceTransactionsResponse, error) {
+	rsp, err := c.GetBalanceTransactions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBalanceTransactionsResponse(rsp)
+}
+
 // ListBalancesWithResponse The caller's service balance per asset: available, held and total
 //
 // The caller's service balance per asset: available, held and total.
@@ -32639,9 +32813,9 @@ func (c *ClientWithResponses) ListLedgerAccountsWithResponse(ctx context.Context
 	return ParseListLedgerAccountsResponse(rsp)
 }
 
-// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to)
+// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to) or up to asOf
 //
-// An account statement with running balances over [from, to)
+// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 //
 // Requires the scopes `treasury:read`.
 //
@@ -32690,17 +32864,17 @@ func (c *ClientWithResponses) GetReconciliationWithResponse(ctx context.Context,
 	return ParseGetReconciliationResponse(rsp)
 }
 
-// GetTrialBalanceWithResponse The caller's trial balance per asset; balanced means it sums to zero
+// GetTrialBalanceWithResponse The caller's trial balance per asset, now or as of an instant
 //
-// The caller's trial balance per asset; balanced means it sums to zero.
+// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 //
 // Requires the scopes `treasury:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-func (c *ClientWithResponses) GetTrialBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error) {
-	rsp, err := c.GetTrialBalance(ctx, reqEditors...)
+func (c *ClientWithResponses) GetTrialBalanceWithResponse(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error) {
+	rsp, err := c.GetTrialBalance(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

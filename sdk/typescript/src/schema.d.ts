@@ -486,6 +486,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every movement of the caller's balances with its object, gross, fee and net
+         * @description Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+         *
+         *     Requires the scopes `treasury:read`.
+         */
+        get: operations["getBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/balances": {
         parameters: {
             query?: never;
@@ -1368,8 +1390,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account statement with running balances over [from, to)
-         * @description An account statement with running balances over [from, to)
+         * An account statement with running balances over [from, to) or up to asOf
+         * @description An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
          *
          *     Requires the scopes `treasury:read`.
          */
@@ -1434,8 +1456,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's trial balance per asset; balanced means it sums to zero
-         * @description The caller's trial balance per asset; balanced means it sums to zero.
+         * The caller's trial balance per asset, now or as of an instant
+         * @description The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
          *
          *     Requires the scopes `treasury:read`.
          */
@@ -4752,6 +4774,60 @@ export interface components {
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
         };
+        /** @description Part of BalanceTransactionList. */
+        BalanceTransaction: {
+            /** @description The id of the account it refers to. */
+            accountId: string;
+            /**
+             * @description Which balance moved: the service balance or a wallet's on-chain mirror.
+             * @enum {string}
+             */
+            accountKind: "tenant_available" | "wallet_onchain";
+            /** @description The asset: USDC (6 decimals) or ETH (18). */
+            asset: string;
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339, UTC).
+             */
+            createdAt: string;
+            /** @description The movement in words, such as Off-ramp payment: funds locked. */
+            description: string;
+            /** @description What the platform took in the same transfer (zero or more). */
+            fee: string;
+            /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
+            feeBaseUnits: string;
+            /** @description net + fee, signed. */
+            gross: string;
+            /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
+            grossBaseUnits: string;
+            /** @description The signed change to the balance: positive credits, negative debits. */
+            net: string;
+            /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
+            netBaseUnits: string;
+            /** @description The id of that object (for an on-chain transfer: its transaction hash and log index). */
+            objectId: string;
+            /**
+             * @description What the movement belongs to.
+             * @enum {string}
+             */
+            objectType: "sandbox_deposit" | "offramp_payment" | "chain_transfer" | "card_authorization" | "checkout" | "checkout_refund" | "treasury_bucket" | "ledger_transfer";
+            /** @description The transfer's ledger reference, as in the journal. */
+            reference: string;
+            /** @description The ledger transfer that moved the balance. */
+            transferId: string;
+            /**
+             * @description The kind of object or destination; the capability's docs list the values.
+             * @enum {string}
+             */
+            type: "POSTED" | "PENDING" | "POST_PENDING" | "VOID_PENDING" | "REVERSAL";
+        };
+        /** @description The 200 answer of GET /v1/balance-transactions (getBalanceTransactions). */
+        BalanceTransactionList: {
+            /** @description Oldest first. */
+            balanceTransactions: components["schemas"]["BalanceTransaction"][];
+            /** @description How many objects match, across every page (skip/take). */
+            total: number;
+        };
         /** @description The 200 answer of GET /v1/balances (listBalances). */
         Balances: {
             /**
@@ -7411,6 +7487,11 @@ export interface components {
         /** @description The 200 answer of GET /v1/ledger/accounts/{id}/statement (getLedgerAccountStatement). */
         Statement: {
             account: components["schemas"]["LedgerAccount"];
+            /**
+             * Format: date-time
+             * @description The instant the statement was asked as of (its closing balance is the balance then); null when the period was given by to.
+             */
+            asOf: string | null;
             closing: components["schemas"]["LedgerBalance"];
             /**
              * Format: date-time
@@ -7775,6 +7856,11 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/ledger/trial-balance (getTrialBalance). */
         TrialBalance: {
+            /**
+             * Format: date-time
+             * @description The instant the balances are as of, recomputed from the accounts' history; null: now.
+             */
+            asOf: string | null;
             /** @description One trial balance per asset. */
             assets: components["schemas"]["TrialAsset"][];
             /**
@@ -9657,6 +9743,69 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    getBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339; only transfers created at or after it */
+                from?: string;
+                /** @description RFC 3339; only transfers created before it */
+                to?: string;
+                /** @description at most 10000 */
+                skip?: number;
+                /** @description at most 100 (JSON) or 10000 (CSV) */
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "balanceTransactions": [
+                     *         {
+                     *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "accountKind": "tenant_available",
+                     *           "asset": "USDC",
+                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "description": "description",
+                     *           "fee": "fee",
+                     *           "feeBaseUnits": "feeBaseUnits",
+                     *           "gross": "gross",
+                     *           "grossBaseUnits": "grossBaseUnits",
+                     *           "net": "net",
+                     *           "netBaseUnits": "netBaseUnits",
+                     *           "objectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "sandbox_deposit",
+                     *           "reference": "reference",
+                     *           "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "type": "POSTED"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceTransactionList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
     listBalances: {
         parameters: {
             query?: {
@@ -9696,6 +9845,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Balances"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11942,6 +12092,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LedgerAccountList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11956,13 +12107,15 @@ export interface operations {
     getLedgerAccountStatement: {
         parameters: {
             query?: {
+                /** @description RFC 3339; the statement up to and including this instant (instead of to) */
+                asOf?: string;
                 /** @description RFC 3339; only transfers created at or after it */
                 from?: string;
                 /** @description RFC 3339; only transfers created before it */
                 to?: string;
                 /** @description at most 10000 */
                 skip?: number;
-                /** @description at most 100 */
+                /** @description at most 100 (JSON) or 10000 (CSV) */
                 take?: number;
             };
             header?: never;
@@ -12001,6 +12154,7 @@ export interface operations {
                      *         "nonNegative": true,
                      *         "reference": "reference"
                      *       },
+                     *       "asOf": "2026-11-27T10:00:00Z",
                      *       "closing": {
                      *         "available": "available",
                      *         "availableBaseUnits": "availableBaseUnits",
@@ -12061,6 +12215,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Statement"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12213,7 +12368,10 @@ export interface operations {
     };
     getTrialBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description RFC 3339; the trial balance as of this instant, recomputed from the accounts' history */
+                asOf?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12229,6 +12387,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "asOf": "2026-11-27T10:00:00Z",
                      *       "assets": [
                      *         {
                      *           "asset": "USDC",
@@ -12266,6 +12425,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TrialBalance"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
