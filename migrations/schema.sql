@@ -803,7 +803,7 @@ CREATE TABLE public.operator_actions (
     outcome text NOT NULL,
     detail text DEFAULT ''::text NOT NULL,
     via text NOT NULL,
-    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['approve-review'::text, 'arbiter-sign'::text, 'redeliver'::text, 'retry-job'::text]))),
+    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['approve-review'::text, 'arbiter-sign'::text, 'redeliver'::text, 'retry-job'::text, 'list-tenants'::text, 'list-stuck-work'::text, 'list-failed-jobs'::text, 'list-disabled-endpoints'::text]))),
     CONSTRAINT operator_actions_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT operator_actions_outcome_check CHECK ((outcome = ANY (ARRAY['done'::text, 'refused'::text]))),
     CONSTRAINT operator_actions_via_check CHECK ((via = ANY (ARRAY['console'::text, 'api'::text])))
@@ -1804,6 +1804,8 @@ CREATE INDEX invoices_poll_idx ON public.invoices USING btree (environment, id) 
 CREATE INDEX invoices_tenant_idx ON public.invoices USING btree (tenant_id, environment, created_at DESC, id);
 
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
+
+CREATE INDEX members_email_lower_idx ON public.members USING btree (lower(email));
 
 CREATE INDEX members_identity_user_idx ON public.members USING btree (identity_user_id) WHERE (status = 'ACTIVE'::text);
 

@@ -29,6 +29,7 @@ var operationIDs = map[string]string{
 	"GET /v1/ledger/accounts":                              "listLedgerAccounts",
 	"GET /v1/ledger/accounts/{id}/statement":               "getLedgerAccountStatement",
 	"GET /v1/ledger/entries":                               "listLedgerEntries",
+	"GET /v1/balance-transactions":                         "listBalanceTransactions",
 	"GET /v1/ledger/trial-balance":                         "getTrialBalance",
 	"GET /v1/ledger/reconciliation":                        "getReconciliation",
 	"POST /v1/wallets":                                     "createWallet",

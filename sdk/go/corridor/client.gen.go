@@ -400,14 +400,14 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/api-keys/{id}/revoke (the `RevokeApiKey` operationId).
 	RevokeApiKey(ctx context.Context, id string, params *RevokeApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
+	// ListBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
 	//
 	// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
 	//
 	// Requires the scopes `treasury:read`.
 	//
-	// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
-	GetBalanceTransactions(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+	ListBalanceTransactions(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListBalances The caller's service balance per asset: available, held and total
 	//
@@ -3136,15 +3136,15 @@ func (c *Client) RevokeApiKey(ctx context.Context, id string, params *RevokeApiK
 	return c.Client.Do(req)
 }
 
-// GetBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
+// ListBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
 //
 // Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
 //
 // Requires the scopes `treasury:read`.
 //
-// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
-func (c *Client) GetBalanceTransactions(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetBalanceTransactionsRequest(c.Server, params)
+// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+func (c *Client) ListBalanceTransactions(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBalanceTransactionsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8343,8 +8343,8 @@ func NewRevokeApiKeyRequest(server string, id string, params *RevokeApiKeyParams
 	return req, nil
 }
 
-// NewGetBalanceTransactionsRequest constructs an http.Request for the GetBalanceTransactions method
-func NewGetBalanceTransactionsRequest(server string, params *GetBalanceTransactionsParams) (*http.Request, error) {
+// NewListBalanceTransactionsRequest constructs an http.Request for the ListBalanceTransactions method
+func NewListBalanceTransactionsRequest(server string, params *ListBalanceTransactionsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)

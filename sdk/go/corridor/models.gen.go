@@ -4503,7 +4503,7 @@ type BalanceTransactionObjectType string
 // BalanceTransactionType The kind of object or destination; the capability's docs list the values.
 type BalanceTransactionType string
 
-// BalanceTransactionList The 200 answer of GET /v1/balance-transactions (getBalanceTransactions).
+// BalanceTransactionList The 200 answer of GET /v1/balance-transactions (listBalanceTransactions).
 type BalanceTransactionList struct {
 	// BalanceTransactions Oldest first.
 	BalanceTransactions []BalanceTransaction `json:"balanceTransactions"`
@@ -9035,8 +9035,8 @@ type RevokeApiKeyParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
-// GetBalanceTransactionsParams defines parameters for GetBalanceTransactions.
-type GetBalanceTransactionsParams struct {
+// ListBalanceTransactionsParams defines parameters for ListBalanceTransactions.
+type ListBalanceTransactionsParams struct {
 	// From RFC 3339; only transfers created at or after it
 	From *string `form:"from,omitempty" json:"from,omitempty"`
 

@@ -4155,15 +4155,15 @@ func ParseRevokeApiKeyResponse(rsp *http.Response) (*RevokeApiKeyResponse, error
 	return response, nil
 }
 
-// ParseGetBalanceTransactionsResponse parses an HTTP response from a GetBalanceTransactionsWithResponse call
-func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransactionsResponse, error) {
+// ParseListBalanceTransactionsResponse parses an HTTP response from a ListBalanceTransactionsWithResponse call
+func ParseListBalanceTransactionsResponse(rsp *http.Response) (*ListBalanceTransactionsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &GetBalanceTransactionsResponse{
+	response := &ListBalanceTransactionsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -4232,7 +4232,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers GetBalanceTransactionsResponse200Headers
+		var headers ListBalanceTransactionsResponse200Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4242,7 +4242,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
-		var headers GetBalanceTransactionsResponse400Headers
+		var headers ListBalanceTransactionsResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4252,7 +4252,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
-		var headers GetBalanceTransactionsResponse401Headers
+		var headers ListBalanceTransactionsResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4262,7 +4262,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers GetBalanceTransactionsResponse403Headers
+		var headers ListBalanceTransactionsResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4272,7 +4272,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 		}
 		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
-		var headers GetBalanceTransactionsResponse429Headers
+		var headers ListBalanceTransactionsResponse429Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4282,7 +4282,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers GetBalanceTransactionsResponse500Headers
+		var headers ListBalanceTransactionsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4292,7 +4292,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers GetBalanceTransactionsResponse503Headers
+		var headers ListBalanceTransactionsResponse503Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -4302,7 +4302,7 @@ func ParseGetBalanceTransactionsResponse(rsp *http.Response) (*GetBalanceTransac
 		}
 		response.Headers503 = &headers
 	case true:
-		var headers GetBalanceTransactionsResponseDefaultHeaders
+		var headers ListBalanceTransactionsResponseDefaultHeaders
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

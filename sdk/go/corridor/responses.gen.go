@@ -384,7 +384,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/api-keys/{id}/revoke (the `RevokeApiKey` operationId).
 	RevokeApiKeyWithResponse(ctx context.Context, id string, params *RevokeApiKeyParams, reqEditors ...RequestEditorFn) (*RevokeApiKeyResponse, error)
 
-	// GetBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
+	// ListBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
 	//
 	// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
 	//
@@ -392,8 +392,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
-	GetBalanceTransactionsWithResponse(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*GetBalanceTransactionsResponse, error)
+	// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+	ListBalanceTransactionsWithResponse(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*ListBalanceTransactionsResponse, error)
 
 	// ListBalancesWithResponse The caller's service balance per asset: available, held and total
 	//
@@ -6455,47 +6455,47 @@ func (r RevokeApiKeyResponse) ContentType() string {
 	return ""
 }
 
-// GetBalanceTransactionsResponse200Headers the declared response headers of an HTTP 200 response for GetBalanceTransactions
-type GetBalanceTransactionsResponse200Headers struct {
+// ListBalanceTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse200Headers struct {
 	XRequestId string
 }
 
-// GetBalanceTransactionsResponse400Headers the declared response headers of an HTTP 400 response for GetBalanceTransactions
-type GetBalanceTransactionsResponse400Headers struct {
+// ListBalanceTransactionsResponse400Headers the declared response headers of an HTTP 400 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse400Headers struct {
 	XRequestId string
 }
 
-// GetBalanceTransactionsResponse401Headers the declared response headers of an HTTP 401 response for GetBalanceTransactions
-type GetBalanceTransactionsResponse401Headers struct {
+// ListBalanceTransactionsResponse401Headers the declared response headers of an HTTP 401 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse401Headers struct {
 	XRequestId string
 }
 
-// GetBalanceTransactionsResponse403Headers the declared response headers of an HTTP 403 response for GetBalanceTransactions
-type GetBalanceTransactionsResponse403Headers struct {
+// ListBalanceTransactionsResponse403Headers the declared response headers of an HTTP 403 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse403Headers struct {
 	XRequestId string
 }
 
-// GetBalanceTransactionsResponse429Headers the declared response headers of an HTTP 429 response for GetBalanceTransactions
-type GetBalanceTransactionsResponse429Headers struct {
+// ListBalanceTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse429Headers struct {
 	XRequestId string
 }
 
-// GetBalanceTransactionsResponse500Headers the declared response headers of an HTTP 500 response for GetBalanceTransactions
-type GetBalanceTransactionsResponse500Headers struct {
+// ListBalanceTransactionsResponse500Headers the declared response headers of an HTTP 500 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse500Headers struct {
 	XRequestId string
 }
 
-// GetBalanceTransactionsResponse503Headers the declared response headers of an HTTP 503 response for GetBalanceTransactions
-type GetBalanceTransactionsResponse503Headers struct {
+// ListBalanceTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse503Headers struct {
 	XRequestId string
 }
 
-// GetBalanceTransactionsResponseDefaultHeaders the declared response headers of an HTTP default response for GetBalanceTransactions
-type GetBalanceTransactionsResponseDefaultHeaders struct {
+// ListBalanceTransactionsResponseDefaultHeaders the declared response headers of an HTTP default response for ListBalanceTransactions
+type ListBalanceTransactionsResponseDefaultHeaders struct {
 	XRequestId string
 }
 
-type GetBalanceTransactionsResponse struct {
+type ListBalanceTransactionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
@@ -6515,70 +6515,70 @@ type GetBalanceTransactionsResponse struct {
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *GetBalanceTransactionsResponse200Headers
+	Headers200 *ListBalanceTransactionsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *GetBalanceTransactionsResponse400Headers
+	Headers400 *ListBalanceTransactionsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *GetBalanceTransactionsResponse401Headers
+	Headers401 *ListBalanceTransactionsResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *GetBalanceTransactionsResponse403Headers
+	Headers403 *ListBalanceTransactionsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *GetBalanceTransactionsResponse429Headers
+	Headers429 *ListBalanceTransactionsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *GetBalanceTransactionsResponse500Headers
+	Headers500 *ListBalanceTransactionsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *GetBalanceTransactionsResponse503Headers
+	Headers503 *ListBalanceTransactionsResponse503Headers
 	// HeadersDefault the parsed response headers for an HTTP default response
-	HeadersDefault *GetBalanceTransactionsResponseDefaultHeaders
+	HeadersDefault *ListBalanceTransactionsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSON200() *BalanceTransactionList {
+func (r ListBalanceTransactionsResponse) GetJSON200() *BalanceTransactionList {
 	return r.JSON200
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSON400() *BadRequest {
+func (r ListBalanceTransactionsResponse) GetJSON400() *BadRequest {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSON401() *Unauthorized {
+func (r ListBalanceTransactionsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSON403() *Forbidden {
+func (r ListBalanceTransactionsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSON429() *TooManyRequests {
+func (r ListBalanceTransactionsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSON500() *InternalServerError {
+func (r ListBalanceTransactionsResponse) GetJSON500() *InternalServerError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSON503() *ServiceUnavailable {
+func (r ListBalanceTransactionsResponse) GetJSON503() *ServiceUnavailable {
 	return r.JSON503
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r GetBalanceTransactionsResponse) GetJSONDefault() *Error {
+func (r ListBalanceTransactionsResponse) GetJSONDefault() *Error {
 	return r.JSONDefault
 }
 
 // GetBody returns the raw response body bytes
-func (r GetBalanceTransactionsResponse) GetBody() []byte {
+func (r ListBalanceTransactionsResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r GetBalanceTransactionsResponse) Status() string {
+func (r ListBalanceTransactionsResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -6586,7 +6586,7 @@ func (r GetBalanceTransactionsResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r GetBalanceTransactionsResponse) StatusCode() int {
+func (r ListBalanceTransactionsResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -6594,7 +6594,7 @@ func (r GetBalanceTransactionsResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r GetBalanceTransactionsResponse) ContentType() string {
+func (r ListBalanceTransactionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -31800,7 +31800,7 @@ func (c *ClientWithResponses) RevokeApiKeyWithResponse(ctx context.Context, id s
 	return ParseRevokeApiKeyResponse(rsp)
 }
 
-// GetBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
+// ListBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
 //
 // Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
 //
@@ -31808,13 +31808,13 @@ func (c *ClientWithResponses) RevokeApiKeyWithResponse(ctx context.Context, id s
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /v1/balance-transactions (the `GetBalanceTransactions` operationId).
-func (c *ClientWithResponses) GetBalanceTransactionsWithResponse(ctx context.Context, params *GetBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*GetBalanceTransactionsResponse, error) {
-	rsp, err := c.GetBalanceTransactions(ctx, params, reqEditors...)
+// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+func (c *ClientWithResponses) ListBalanceTransactionsWithResponse(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*ListBalanceTransactionsResponse, error) {
+	rsp, err := c.ListBalanceTransactions(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseGetBalanceTransactionsResponse(rsp)
+	return ParseListBalanceTransactionsResponse(rsp)
 }
 
 // ListBalancesWithResponse The caller's service balance per asset: available, held and total

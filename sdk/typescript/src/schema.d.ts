@@ -499,7 +499,7 @@ export interface paths {
          *
          *     Requires the scopes `treasury:read`.
          */
-        get: operations["getBalanceTransactions"];
+        get: operations["listBalanceTransactions"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4821,7 +4821,7 @@ export interface components {
              */
             type: "POSTED" | "PENDING" | "POST_PENDING" | "VOID_PENDING" | "REVERSAL";
         };
-        /** @description The 200 answer of GET /v1/balance-transactions (getBalanceTransactions). */
+        /** @description The 200 answer of GET /v1/balance-transactions (listBalanceTransactions). */
         BalanceTransactionList: {
             /** @description Oldest first. */
             balanceTransactions: components["schemas"]["BalanceTransaction"][];
@@ -9743,7 +9743,7 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
-    getBalanceTransactions: {
+    listBalanceTransactions: {
         parameters: {
             query?: {
                 /** @description RFC 3339; only transfers created at or after it */
