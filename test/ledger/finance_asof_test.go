@@ -18,7 +18,7 @@ import (
 // window [start, to): the journal "summed to an instant" the as-of reports must agree with.
 func journalSums(t *testing.T, c *harness.Client, to time.Time) map[string]int64 {
 	t.Helper()
-	body := c.Get("/v1/ledger/entries?format=csv&to=" + url.QueryEscape(to.Format(time.RFC3339Nano))).Expect(t, 200).Body
+	body := c.Get("/v1/ledger/entries?format=csv&to="+url.QueryEscape(to.Format(time.RFC3339Nano))).Expect(t, 200).Body
 	rows := readCSV(t, body)
 	sums := map[string]int64{}
 	for _, r := range rows[1:] {
@@ -91,7 +91,7 @@ func TestFinance_AsOfAgreesWithJournal(t *testing.T) {
 		t.Fatalf("current trial balance: %v %s", err, now.Body)
 	}
 	// The same as CSV.
-	csvTB := ten.Root.With("Accept", "text/csv").Get("/v1/ledger/trial-balance?asOf=" + url.QueryEscape(instant)).Expect(t, 200)
+	csvTB := ten.Root.With("Accept", "text/csv").Get("/v1/ledger/trial-balance?asOf="+url.QueryEscape(instant)).Expect(t, 200)
 	rows := readCSV(t, csvTB.Body)
 	if !strings.HasPrefix(csvTB.Header.Get("Content-Type"), "text/csv") || strings.Join(rows[0][:8], ",") != "environment,asOf,asset,scope,accountId,reference,kind,posted" || len(rows) != 3 {
 		t.Fatalf("trial balance csv:\n%s", csvTB.Body)
@@ -169,7 +169,7 @@ func TestFinance_BalanceTransactions(t *testing.T) {
 	if n := other.Root.Get("/v1/balance-transactions").Expect(t, 200).JSON(t)["total"]; n != float64(0) {
 		t.Fatalf("another tenant sees %v balance transactions", n)
 	}
-	ten.Root.Get("/v1/balance-transactions?from=" + url.QueryEscape(from) + "&to=2001-01-01T00:00:00Z").ExpectError(t, 400, "VALIDATION_FAILED")
+	ten.Root.Get("/v1/balance-transactions?from="+url.QueryEscape(from)+"&to=2001-01-01T00:00:00Z").ExpectError(t, 400, "VALIDATION_FAILED")
 	ten.Root.Get("/v1/balance-transactions?take=101").ExpectError(t, 400, "VALIDATION_FAILED")
 	ten.Root.Get("/v1/balance-transactions?since=x").ExpectError(t, 400, "VALIDATION_FAILED")
 	payments := env().Client(t).WithKey(env().NewKey(t, ten.Session, map[string]any{"name": "p", "scopes": []string{"payments:read"}}))
