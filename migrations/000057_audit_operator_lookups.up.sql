@@ -7,3 +7,6 @@ ALTER TABLE operator_actions ADD CONSTRAINT operator_actions_action_check CHECK 
 
 -- The operator's tenant lookup by a member's email, in any case.
 CREATE INDEX members_email_lower_idx ON members (lower(email));
+
+-- The webhook backlog's age (a metric read at every scrape) reads only pending deliveries.
+CREATE INDEX webhook_deliveries_pending_idx ON webhook_deliveries (environment, next_attempt_at) WHERE status = 'PENDING';

@@ -1927,6 +1927,8 @@ CREATE INDEX webhook_deliveries_endpoint_idx ON public.webhook_deliveries USING 
 
 CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries USING btree (event_id, endpoint_id) WHERE (redelivery_of IS NULL);
 
+CREATE INDEX webhook_deliveries_pending_idx ON public.webhook_deliveries USING btree (environment, next_attempt_at) WHERE (status = 'PENDING'::text);
+
 CREATE INDEX webhook_endpoints_tenant_idx ON public.webhook_endpoints USING btree (tenant_id, environment, id) WHERE (deleted_at IS NULL);
 
 CREATE CONSTRAINT TRIGGER ledger_transfers_link AFTER INSERT ON public.ledger_transfers DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((NOT new.chain_linked)) EXECUTE FUNCTION public.ledger_link_transfer();

@@ -78,7 +78,7 @@ func TestAdmin_FindTenants(t *testing.T) {
 	other.Root.With("X-Operator-Token", harness.OperatorToken).Get(path).ExpectError(t, 401, "UNAUTHENTICATED")
 	env().Client(t).With("X-Operator-Token", harness.OperatorToken+"x").Get(path).ExpectError(t, 401, "UNAUTHENTICATED")
 	operatorClient(t).Get("/v1/admin/tenants").ExpectError(t, 400, "VALIDATION_FAILED")
-	operatorClient(t).Get("/v1/admin/tenants?q=" + strings.Repeat("x", 321)).ExpectError(t, 400, "VALIDATION_FAILED")
+	operatorClient(t).Get("/v1/admin/tenants?q="+strings.Repeat("x", 321)).ExpectError(t, 400, "VALIDATION_FAILED")
 }
 
 // TestAdmin_Lists: stuck work, failed jobs and disabled endpoints answer their lists to the

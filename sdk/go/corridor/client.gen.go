@@ -152,6 +152,24 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AdminListDisabledWebhookEndpoints Operator
+	//
+	// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+	AdminListDisabledWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminListFailedJobs Operator
+	//
+	// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+	AdminListFailedJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AdminArbiterSignInvoice Operator
 	//
 	// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
@@ -191,6 +209,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/admin/payout-providers/{provider}/liquidity (the `AdminSetProviderLiquidity` operationId).
 	AdminSetProviderLiquidity(ctx context.Context, provider string, params *AdminSetProviderLiquidityParams, body AdminSetProviderLiquidityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminListStuckWork Operator
+	//
+	// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+	AdminListStuckWork(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminFindTenants Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+	AdminFindTenants(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAgents List agents of the caller's environment
 	//
@@ -2648,6 +2684,44 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
+// AdminListDisabledWebhookEndpoints Operator
+//
+// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+func (c *Client) AdminListDisabledWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminListDisabledWebhookEndpointsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminListFailedJobs Operator
+//
+// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+func (c *Client) AdminListFailedJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminListFailedJobsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AdminArbiterSignInvoice Operator
 //
 // Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
@@ -2718,6 +2792,44 @@ func (c *Client) AdminSetProviderLiquidityWithBody(ctx context.Context, provider
 // Corresponds with POST /v1/admin/payout-providers/{provider}/liquidity (the `AdminSetProviderLiquidity` operationId).
 func (c *Client) AdminSetProviderLiquidity(ctx context.Context, provider string, params *AdminSetProviderLiquidityParams, body AdminSetProviderLiquidityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdminSetProviderLiquidityRequest(c.Server, provider, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminListStuckWork Operator
+//
+// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+func (c *Client) AdminListStuckWork(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminListStuckWorkRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminFindTenants Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+func (c *Client) AdminFindTenants(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminFindTenantsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7420,6 +7532,60 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewAdminListDisabledWebhookEndpointsRequest constructs an http.Request for the AdminListDisabledWebhookEndpoints method
+func NewAdminListDisabledWebhookEndpointsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/disabled-webhook-endpoints")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdminListFailedJobsRequest constructs an http.Request for the AdminListFailedJobs method
+func NewAdminListFailedJobsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/failed-jobs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAdminArbiterSignInvoiceRequest constructs an http.Request for the AdminArbiterSignInvoice method
 func NewAdminArbiterSignInvoiceRequest(server string, id string, params *AdminArbiterSignInvoiceParams) (*http.Request, error) {
 	var err error
@@ -7575,6 +7741,87 @@ func NewAdminSetProviderLiquidityRequestWithBody(server string, provider string,
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewAdminListStuckWorkRequest constructs an http.Request for the AdminListStuckWork method
+func NewAdminListStuckWorkRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/stuck-work")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdminFindTenantsRequest constructs an http.Request for the AdminFindTenants method
+func NewAdminFindTenantsRequest(server string, params *AdminFindTenantsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/tenants")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil

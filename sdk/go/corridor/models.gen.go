@@ -9,6 +9,81 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AdminDisabledEndpointEnvironment.
+const (
+	AdminDisabledEndpointEnvironmentLIVE AdminDisabledEndpointEnvironment = "LIVE"
+	AdminDisabledEndpointEnvironmentTEST AdminDisabledEndpointEnvironment = "TEST"
+)
+
+// Valid indicates whether the value is a known member of the AdminDisabledEndpointEnvironment enum.
+func (e AdminDisabledEndpointEnvironment) Valid() bool {
+	switch e {
+	case AdminDisabledEndpointEnvironmentLIVE:
+		return true
+	case AdminDisabledEndpointEnvironmentTEST:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminFailedJobState.
+const (
+	AdminFailedJobStateDiscarded AdminFailedJobState = "discarded"
+	AdminFailedJobStateRetryable AdminFailedJobState = "retryable"
+)
+
+// Valid indicates whether the value is a known member of the AdminFailedJobState enum.
+func (e AdminFailedJobState) Valid() bool {
+	switch e {
+	case AdminFailedJobStateDiscarded:
+		return true
+	case AdminFailedJobStateRetryable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminPaymentEnvironment.
+const (
+	AdminPaymentEnvironmentLIVE AdminPaymentEnvironment = "LIVE"
+	AdminPaymentEnvironmentTEST AdminPaymentEnvironment = "TEST"
+)
+
+// Valid indicates whether the value is a known member of the AdminPaymentEnvironment enum.
+func (e AdminPaymentEnvironment) Valid() bool {
+	switch e {
+	case AdminPaymentEnvironmentLIVE:
+		return true
+	case AdminPaymentEnvironmentTEST:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminTenantMatchedBy.
+const (
+	AdminTenantMatchedByEmail AdminTenantMatchedBy = "email"
+	AdminTenantMatchedById    AdminTenantMatchedBy = "id"
+	AdminTenantMatchedBySlug  AdminTenantMatchedBy = "slug"
+)
+
+// Valid indicates whether the value is a known member of the AdminTenantMatchedBy enum.
+func (e AdminTenantMatchedBy) Valid() bool {
+	switch e {
+	case AdminTenantMatchedByEmail:
+		return true
+	case AdminTenantMatchedById:
+		return true
+	case AdminTenantMatchedBySlug:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AgentStatus.
 const (
 	AgentStatusACTIVE    AgentStatus = "ACTIVE"
@@ -4141,6 +4216,162 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	default:
 		return false
 	}
+}
+
+// AdminDisabledEndpoint Part of AdminDisabledEndpointList.
+type AdminDisabledEndpoint struct {
+	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	Environment AdminDisabledEndpointEnvironment `json:"environment"`
+
+	// FailingSince When deliveries to it started failing; null while they succeed.
+	FailingSince *time.Time `json:"failingSince"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id string `json:"id"`
+
+	// Reason Why the service disabled the endpoint.
+	Reason string `json:"reason"`
+
+	// TenantId The id of the tenant it refers to.
+	TenantId string `json:"tenantId"`
+
+	// UpdatedAt When it last changed (RFC 3339, UTC).
+	UpdatedAt time.Time `json:"updatedAt"`
+
+	// Url An http(s) URL.
+	Url string `json:"url"`
+}
+
+// AdminDisabledEndpointEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+type AdminDisabledEndpointEnvironment string
+
+// AdminDisabledEndpointList The 200 answer of GET /v1/admin/disabled-webhook-endpoints (adminListDisabledWebhookEndpoints).
+type AdminDisabledEndpointList struct {
+	// Endpoints At most 100.
+	Endpoints []AdminDisabledEndpoint `json:"endpoints"`
+}
+
+// AdminFailedJob Part of AdminFailedJobList.
+type AdminFailedJob struct {
+	// Args The job's arguments (JSON), at most 200 characters.
+	Args string `json:"args"`
+
+	// At When the last attempt failed.
+	At time.Time `json:"at"`
+
+	// Attempt Attempts made so far.
+	Attempt int `json:"attempt"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id int `json:"id"`
+
+	// Kind The kind of object; the capability's docs list the values.
+	Kind string `json:"kind"`
+
+	// LastError The last attempt's error, at most 300 characters.
+	LastError string `json:"lastError"`
+
+	// MaxAttempts Attempts allowed before the job is discarded.
+	MaxAttempts int `json:"maxAttempts"`
+
+	// State retryable: tried again later; discarded: out of attempts, its work did not happen.
+	State AdminFailedJobState `json:"state"`
+}
+
+// AdminFailedJobState retryable: tried again later; discarded: out of attempts, its work did not happen.
+type AdminFailedJobState string
+
+// AdminFailedJobList The 200 answer of GET /v1/admin/failed-jobs (adminListFailedJobs).
+type AdminFailedJobList struct {
+	// Jobs At most 100, oldest failure first.
+	Jobs []AdminFailedJob `json:"jobs"`
+}
+
+// AdminPayment Part of AdminStuckWork.
+type AdminPayment struct {
+	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	Environment AdminPaymentEnvironment `json:"environment"`
+
+	// HoldReasons Why it is held, when it is (the capability's docs list the reasons); empty otherwise.
+	HoldReasons []string `json:"holdReasons"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id string `json:"id"`
+
+	// Provider The payout provider, empty before one was chosen.
+	Provider string `json:"provider"`
+
+	// Status The object's state; the capability's docs list the states and their transitions.
+	Status string `json:"status"`
+
+	// TenantId The id of the tenant it refers to.
+	TenantId string `json:"tenantId"`
+
+	// UpdatedAt When it last changed (RFC 3339, UTC).
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// AdminPaymentEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+type AdminPaymentEnvironment string
+
+// AdminRelayerTransaction Part of AdminStuckWork.
+type AdminRelayerTransaction struct {
+	// Address An EVM address (0x…, 40 hex digits).
+	Address string `json:"address"`
+
+	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
+	ChainId int `json:"chainId"`
+
+	// FirstSentAt When it happened (RFC 3339, UTC); null until it has.
+	FirstSentAt time.Time `json:"firstSentAt"`
+
+	// LatestTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	LatestTxHash string `json:"latestTxHash"`
+
+	// Nonce The relayer account nonce whose transactions are unmined.
+	Nonce int `json:"nonce"`
+
+	// Sends The first send and every fee bump.
+	Sends int `json:"sends"`
+}
+
+// AdminStuckWork The 200 answer of GET /v1/admin/stuck-work (adminListStuckWork).
+type AdminStuckWork struct {
+	// Payments Off-ramp payments in ACTION_REQUIRED or COMPLIANCE_HOLD, longest waiting first.
+	Payments []AdminPayment `json:"payments"`
+
+	// RelayerTransactions Relayer nonces unmined for 10 minutes, oldest first.
+	RelayerTransactions []AdminRelayerTransaction `json:"relayerTransactions"`
+}
+
+// AdminTenant Part of AdminTenantList.
+type AdminTenant struct {
+	// CreatedAt When it was created (RFC 3339, UTC).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id string `json:"id"`
+
+	// MatchedBy What the query matched.
+	MatchedBy AdminTenantMatchedBy `json:"matchedBy"`
+
+	// Members Active and pending members.
+	Members int `json:"members"`
+
+	// Name A name the partner chose, shown in the console.
+	Name string `json:"name"`
+
+	// Slug The tenant's unique short name.
+	Slug string `json:"slug"`
+}
+
+// AdminTenantMatchedBy What the query matched.
+type AdminTenantMatchedBy string
+
+// AdminTenantList The 200 answer of GET /v1/admin/tenants (adminFindTenants).
+type AdminTenantList struct {
+	// Tenants Oldest first, at most 100.
+	Tenants []AdminTenant `json:"tenants"`
 }
 
 // Agent An AI agent principal of the tenant, with spending limits and optionally a wallet and a card of its own (docs/agents.md).
@@ -8958,6 +9189,12 @@ type AdminApproveOfframpReviewParams struct {
 type AdminSetProviderLiquidityParams struct {
 	// IdempotencyKey Retries with the same key and body replay the first outcome (24 h).
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// AdminFindTenantsParams defines parameters for AdminFindTenants.
+type AdminFindTenantsParams struct {
+	// Q required: a tenant id, a slug or a member's email (any case); at most 320 characters
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
 // ListAgentsParams defines parameters for ListAgents.

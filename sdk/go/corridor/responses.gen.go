@@ -116,6 +116,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
 
+	// AdminListDisabledWebhookEndpointsWithResponse Operator
+	//
+	// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+	AdminListDisabledWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListDisabledWebhookEndpointsResponse, error)
+
+	// AdminListFailedJobsWithResponse Operator
+	//
+	// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+	AdminListFailedJobsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListFailedJobsResponse, error)
+
 	// AdminArbiterSignInvoiceWithResponse Operator
 	//
 	// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
@@ -159,6 +181,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/admin/payout-providers/{provider}/liquidity (the `AdminSetProviderLiquidity` operationId).
 	AdminSetProviderLiquidityWithResponse(ctx context.Context, provider string, params *AdminSetProviderLiquidityParams, body AdminSetProviderLiquidityJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminSetProviderLiquidityResponse, error)
+
+	// AdminListStuckWorkWithResponse Operator
+	//
+	// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+	AdminListStuckWorkWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListStuckWorkResponse, error)
+
+	// AdminFindTenantsWithResponse Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+	AdminFindTenantsWithResponse(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*AdminFindTenantsResponse, error)
 
 	// ListAgentsWithResponse List agents of the caller's environment
 	//
@@ -3399,6 +3443,270 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+// AdminListDisabledWebhookEndpointsResponse200Headers the declared response headers of an HTTP 200 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse400Headers the declared response headers of an HTTP 400 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse401Headers the declared response headers of an HTTP 401 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse429Headers the declared response headers of an HTTP 429 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse500Headers the declared response headers of an HTTP 500 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponseDefaultHeaders the declared response headers of an HTTP default response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminListDisabledWebhookEndpointsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminDisabledEndpointList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminListDisabledWebhookEndpointsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminListDisabledWebhookEndpointsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminListDisabledWebhookEndpointsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminListDisabledWebhookEndpointsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminListDisabledWebhookEndpointsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminListDisabledWebhookEndpointsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminListDisabledWebhookEndpointsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON200() *AdminDisabledEndpointList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminListDisabledWebhookEndpointsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminListDisabledWebhookEndpointsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminListDisabledWebhookEndpointsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminListDisabledWebhookEndpointsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AdminListFailedJobsResponse200Headers the declared response headers of an HTTP 200 response for AdminListFailedJobs
+type AdminListFailedJobsResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse400Headers the declared response headers of an HTTP 400 response for AdminListFailedJobs
+type AdminListFailedJobsResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse401Headers the declared response headers of an HTTP 401 response for AdminListFailedJobs
+type AdminListFailedJobsResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse429Headers the declared response headers of an HTTP 429 response for AdminListFailedJobs
+type AdminListFailedJobsResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse500Headers the declared response headers of an HTTP 500 response for AdminListFailedJobs
+type AdminListFailedJobsResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse503Headers the declared response headers of an HTTP 503 response for AdminListFailedJobs
+type AdminListFailedJobsResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponseDefaultHeaders the declared response headers of an HTTP default response for AdminListFailedJobs
+type AdminListFailedJobsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminListFailedJobsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminFailedJobList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminListFailedJobsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminListFailedJobsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminListFailedJobsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminListFailedJobsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminListFailedJobsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminListFailedJobsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminListFailedJobsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON200() *AdminFailedJobList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminListFailedJobsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminListFailedJobsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminListFailedJobsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminListFailedJobsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminListFailedJobsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // AdminArbiterSignInvoiceResponse200Headers the declared response headers of an HTTP 200 response for AdminArbiterSignInvoice
 type AdminArbiterSignInvoiceResponse200Headers struct {
 	XRequestId string
@@ -3915,6 +4223,270 @@ func (r AdminSetProviderLiquidityResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdminSetProviderLiquidityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AdminListStuckWorkResponse200Headers the declared response headers of an HTTP 200 response for AdminListStuckWork
+type AdminListStuckWorkResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse400Headers the declared response headers of an HTTP 400 response for AdminListStuckWork
+type AdminListStuckWorkResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse401Headers the declared response headers of an HTTP 401 response for AdminListStuckWork
+type AdminListStuckWorkResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse429Headers the declared response headers of an HTTP 429 response for AdminListStuckWork
+type AdminListStuckWorkResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse500Headers the declared response headers of an HTTP 500 response for AdminListStuckWork
+type AdminListStuckWorkResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse503Headers the declared response headers of an HTTP 503 response for AdminListStuckWork
+type AdminListStuckWorkResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponseDefaultHeaders the declared response headers of an HTTP default response for AdminListStuckWork
+type AdminListStuckWorkResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminListStuckWorkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminStuckWork
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminListStuckWorkResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminListStuckWorkResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminListStuckWorkResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminListStuckWorkResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminListStuckWorkResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminListStuckWorkResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminListStuckWorkResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON200() *AdminStuckWork {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminListStuckWorkResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminListStuckWorkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminListStuckWorkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminListStuckWorkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminListStuckWorkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AdminFindTenantsResponse200Headers the declared response headers of an HTTP 200 response for AdminFindTenants
+type AdminFindTenantsResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse400Headers the declared response headers of an HTTP 400 response for AdminFindTenants
+type AdminFindTenantsResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse401Headers the declared response headers of an HTTP 401 response for AdminFindTenants
+type AdminFindTenantsResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse429Headers the declared response headers of an HTTP 429 response for AdminFindTenants
+type AdminFindTenantsResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse500Headers the declared response headers of an HTTP 500 response for AdminFindTenants
+type AdminFindTenantsResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse503Headers the declared response headers of an HTTP 503 response for AdminFindTenants
+type AdminFindTenantsResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponseDefaultHeaders the declared response headers of an HTTP default response for AdminFindTenants
+type AdminFindTenantsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminFindTenantsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTenantList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminFindTenantsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminFindTenantsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminFindTenantsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminFindTenantsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminFindTenantsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminFindTenantsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminFindTenantsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON200() *AdminTenantList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminFindTenantsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminFindTenantsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminFindTenantsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminFindTenantsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminFindTenantsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -31388,6 +31960,40 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 	return ParseGetReadinessResponse(rsp)
 }
 
+// AdminListDisabledWebhookEndpointsWithResponse Operator
+//
+// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+func (c *ClientWithResponses) AdminListDisabledWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListDisabledWebhookEndpointsResponse, error) {
+	rsp, err := c.AdminListDisabledWebhookEndpoints(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminListDisabledWebhookEndpointsResponse(rsp)
+}
+
+// AdminListFailedJobsWithResponse Operator
+//
+// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+func (c *ClientWithResponses) AdminListFailedJobsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListFailedJobsResponse, error) {
+	rsp, err := c.AdminListFailedJobs(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminListFailedJobsResponse(rsp)
+}
+
 // AdminArbiterSignInvoiceWithResponse Operator
 //
 // Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
@@ -31454,6 +32060,40 @@ func (c *ClientWithResponses) AdminSetProviderLiquidityWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseAdminSetProviderLiquidityResponse(rsp)
+}
+
+// AdminListStuckWorkWithResponse Operator
+//
+// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+func (c *ClientWithResponses) AdminListStuckWorkWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListStuckWorkResponse, error) {
+	rsp, err := c.AdminListStuckWork(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminListStuckWorkResponse(rsp)
+}
+
+// AdminFindTenantsWithResponse Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+func (c *ClientWithResponses) AdminFindTenantsWithResponse(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*AdminFindTenantsResponse, error) {
+	rsp, err := c.AdminFindTenants(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminFindTenantsResponse(rsp)
 }
 
 // ListAgentsWithResponse List agents of the caller's environment

@@ -158,6 +158,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/disabled-webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator
+         * @description Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminListDisabledWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/failed-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator
+         * @description Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminListFailedJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/invoices/{id}/arbiter-sign": {
         parameters: {
             query?: never;
@@ -218,6 +262,50 @@ export interface paths {
          *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
          */
         post: operations["adminSetProviderLiquidity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/stuck-work": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator
+         * @description Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminListStuckWork"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator: look a tenant up by its id, its slug or a member's email (audited)
+         * @description Operator: look a tenant up by its id, its slug or a member's email (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminFindTenants"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4523,6 +4611,141 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Part of AdminDisabledEndpointList. */
+        AdminDisabledEndpoint: {
+            /**
+             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @enum {string}
+             */
+            environment: "TEST" | "LIVE";
+            /**
+             * Format: date-time
+             * @description When deliveries to it started failing; null while they succeed.
+             */
+            failingSince: string | null;
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: string;
+            /** @description Why the service disabled the endpoint. */
+            reason: string;
+            /** @description The id of the tenant it refers to. */
+            tenantId: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (RFC 3339, UTC).
+             */
+            updatedAt: string;
+            /** @description An http(s) URL. */
+            url: string;
+        };
+        /** @description The 200 answer of GET /v1/admin/disabled-webhook-endpoints (adminListDisabledWebhookEndpoints). */
+        AdminDisabledEndpointList: {
+            /** @description At most 100. */
+            endpoints: components["schemas"]["AdminDisabledEndpoint"][];
+        };
+        /** @description Part of AdminFailedJobList. */
+        AdminFailedJob: {
+            /** @description The job's arguments (JSON), at most 200 characters. */
+            args: string;
+            /**
+             * Format: date-time
+             * @description When the last attempt failed.
+             */
+            at: string;
+            /** @description Attempts made so far. */
+            attempt: number;
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: number;
+            /** @description The kind of object; the capability's docs list the values. */
+            kind: string;
+            /** @description The last attempt's error, at most 300 characters. */
+            lastError: string;
+            /** @description Attempts allowed before the job is discarded. */
+            maxAttempts: number;
+            /**
+             * @description retryable: tried again later; discarded: out of attempts, its work did not happen.
+             * @enum {string}
+             */
+            state: "retryable" | "discarded";
+        };
+        /** @description The 200 answer of GET /v1/admin/failed-jobs (adminListFailedJobs). */
+        AdminFailedJobList: {
+            /** @description At most 100, oldest failure first. */
+            jobs: components["schemas"]["AdminFailedJob"][];
+        };
+        /** @description Part of AdminStuckWork. */
+        AdminPayment: {
+            /**
+             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @enum {string}
+             */
+            environment: "TEST" | "LIVE";
+            /** @description Why it is held, when it is (the capability's docs list the reasons); empty otherwise. */
+            holdReasons: string[];
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: string;
+            /** @description The payout provider, empty before one was chosen. */
+            provider: string;
+            /** @description The object's state; the capability's docs list the states and their transitions. */
+            status: string;
+            /** @description The id of the tenant it refers to. */
+            tenantId: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (RFC 3339, UTC).
+             */
+            updatedAt: string;
+        };
+        /** @description Part of AdminStuckWork. */
+        AdminRelayerTransaction: {
+            /** @description An EVM address (0x…, 40 hex digits). */
+            address: string;
+            /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
+            chainId: number;
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339, UTC); null until it has.
+             */
+            firstSentAt: string;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
+            latestTxHash: string;
+            /** @description The relayer account nonce whose transactions are unmined. */
+            nonce: number;
+            /** @description The first send and every fee bump. */
+            sends: number;
+        };
+        /** @description The 200 answer of GET /v1/admin/stuck-work (adminListStuckWork). */
+        AdminStuckWork: {
+            /** @description Off-ramp payments in ACTION_REQUIRED or COMPLIANCE_HOLD, longest waiting first. */
+            payments: components["schemas"]["AdminPayment"][];
+            /** @description Relayer nonces unmined for 10 minutes, oldest first. */
+            relayerTransactions: components["schemas"]["AdminRelayerTransaction"][];
+        };
+        /** @description Part of AdminTenantList. */
+        AdminTenant: {
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339, UTC).
+             */
+            createdAt: string;
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: string;
+            /**
+             * @description What the query matched.
+             * @enum {string}
+             */
+            matchedBy: "id" | "slug" | "email";
+            /** @description Active and pending members. */
+            members: number;
+            /** @description A name the partner chose, shown in the console. */
+            name: string;
+            /** @description The tenant's unique short name. */
+            slug: string;
+        };
+        /** @description The 200 answer of GET /v1/admin/tenants (adminFindTenants). */
+        AdminTenantList: {
+            /** @description Oldest first, at most 100. */
+            tenants: components["schemas"]["AdminTenant"][];
+        };
         /** @description An AI agent principal of the tenant, with spending limits and optionally a wallet and a card of its own (docs/agents.md). */
         Agent: {
             /**
@@ -8774,6 +8997,91 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    adminListDisabledWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         {
+                     *           "environment": "TEST",
+                     *           "failingSince": "2026-11-27T10:00:00Z",
+                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "reason": "reason",
+                     *           "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "url": "https://partner.example.com/corridor"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminDisabledEndpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminListFailedJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jobs": [
+                     *         {
+                     *           "args": "args",
+                     *           "at": "2026-11-27T10:00:00Z",
+                     *           "attempt": 1,
+                     *           "id": 1,
+                     *           "kind": "kind",
+                     *           "lastError": "lastError",
+                     *           "maxAttempts": 1,
+                     *           "state": "retryable"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminFailedJobList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
     adminArbiterSignInvoice: {
         parameters: {
             query?: never;
@@ -8936,6 +9244,104 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminListStuckWork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payments": [
+                     *         {
+                     *           "environment": "TEST",
+                     *           "holdReasons": [
+                     *             "holdReasons"
+                     *           ],
+                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "provider": "provider",
+                     *           "status": "status",
+                     *           "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *         }
+                     *       ],
+                     *       "relayerTransactions": [
+                     *         {
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "chainId": 1,
+                     *           "firstSentAt": "2026-11-27T10:00:00Z",
+                     *           "latestTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
+                     *           "nonce": 1,
+                     *           "sends": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminStuckWork"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminFindTenants: {
+        parameters: {
+            query?: {
+                /** @description required: a tenant id, a slug or a member's email (any case); at most 320 characters */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenants": [
+                     *         {
+                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "matchedBy": "id",
+                     *           "members": 1,
+                     *           "name": "Acme Payouts",
+                     *           "slug": "slug"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminTenantList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
