@@ -54,6 +54,7 @@ type StateCollector struct {
 	mu     sync.Mutex
 	readAt time.Time
 	cached []prometheus.Metric
+	drift  driftState // guarded by mu, like every read
 }
 
 var _ prometheus.Collector = (*StateCollector)(nil)
@@ -104,7 +105,8 @@ var (
 // Describe sends every metric the collector may report.
 func (c *StateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{jobsDesc, oldestJobDesc, webhookBacklogDesc, endpointsDisabledDesc, offrampDesc, relayerPendingDesc,
-		relayerStuckDesc, relayerBalanceDesc, chainHeadDesc, indexerLagDesc, chainUpDesc, transfersDesc, sourceUpDesc} {
+		relayerStuckDesc, relayerBalanceDesc, chainHeadDesc, indexerLagDesc, chainUpDesc, transfersDesc, sourceUpDesc,
+		driftWalletsDesc, driftUSDCDesc} {
 		ch <- d
 	}
 }
@@ -348,7 +350,7 @@ func (c *StateCollector) chainReader(ch Chain) func(ctx context.Context, out *[]
 		}
 		lag := max(float64(head)-float64(next-1), 0)
 		*out = append(*out, gauge(indexerLagDesc, lag, ch.Environment, id))
-		return nil
+		return c.readDrift(ctx, ch, out)
 	}
 }
 
