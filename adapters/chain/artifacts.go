@@ -45,7 +45,7 @@ type Artifacts struct {
 }
 
 // DefaultArtifactsDir is $CORRIDOR_CONTRACTS_DIR when set, else contracts/build in the nearest
-// directory at or above the working directory whose go.mod declares module corridor. Tests run
+// directory at or above the working directory whose go.mod declares module github.com/corridorhq/corridor. Tests run
 // in their package directory, so they find the module's build output without configuration.
 func DefaultArtifactsDir() (string, error) {
 	if dir := os.Getenv(ArtifactsDirEnv); dir != "" {
@@ -74,7 +74,7 @@ func isCorridorModule(goMod string) bool {
 	}
 	for _, line := range strings.Split(string(content), "\n") {
 		if fields := strings.Fields(line); len(fields) == 2 && fields[0] == "module" {
-			return strings.Trim(fields[1], `"`) == "corridor"
+			return strings.Trim(fields[1], `"`) == "github.com/corridorhq/corridor"
 		}
 	}
 	return false
