@@ -53,3 +53,16 @@ func TestBalanceTransaction_Fee(t *testing.T) {
 		t.Fatalf("credit: %+v %v", bt, err)
 	}
 }
+
+// TestClampPage_Export: a CSV export pages up to MaxExportTake rows, JSON up to ports.MaxTake.
+func TestClampPage_Export(t *testing.T) {
+	if got := clampPage(ports.Page{Take: 5000}, true); got.Take != 5000 {
+		t.Fatalf("export page of 5000: %+v", got)
+	}
+	if got := clampPage(ports.Page{}, true); got.Take != MaxExportTake {
+		t.Fatalf("default export page: %+v", got)
+	}
+	if got := clampPage(ports.Page{Take: 5000}, false); got.Take != ports.MaxTake {
+		t.Fatalf("JSON page of 5000: %+v", got)
+	}
+}

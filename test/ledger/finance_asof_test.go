@@ -112,6 +112,15 @@ func TestFinance_AsOfAgreesWithJournal(t *testing.T) {
 	}
 
 	acct, _ := serviceAccount(t, ten.Root, "")
+	accCSV := readCSV(t, ten.Root.With("Accept", "text/csv").Get("/v1/ledger/accounts?asOf="+url.QueryEscape(instant)).Expect(t, 200).Body)
+	if len(accCSV) != 2 || accCSV[1][0] != acct.ID || accCSV[1][3] != own || units(t, accCSV[1][7]) != journal[own] {
+		t.Fatalf("accounts csv %v", accCSV)
+	}
+	// The journal honours Accept as well as ?format=csv.
+	byAccept := ten.Root.With("Accept", "text/csv").Get("/v1/ledger/entries").Expect(t, 200)
+	if !strings.HasPrefix(byAccept.Header.Get("Content-Type"), "text/csv") || byAccept.Header.Get("X-Total-Count") != "4" {
+		t.Fatalf("entries with Accept: text/csv: %v", byAccept.Header)
+	}
 	st, err := api.GetLedgerAccountStatementWithResponse(ctx, acct.ID, &corridor.GetLedgerAccountStatementParams{AsOf: &instant})
 	if err != nil || st.JSON200 == nil || st.JSON200.Total != 2 || units(t, st.JSON200.Closing.PostedBaseUnits) != journal[own] {
 		t.Fatalf("statement as of: %v %s", err, st.Body)
