@@ -22,8 +22,9 @@ import (
 const csvContentType = "text/csv; charset=utf-8"
 
 // wantsCSV says whether the caller prefers CSV to JSON; without an Accept header (or with */*)
-// the answer is JSON.
+// the answer is JSON. The answer then varies by Accept, which caches are told.
 func wantsCSV(c *fiber.Ctx) bool {
+	c.Vary(fiber.HeaderAccept)
 	return c.Accepts(fiber.MIMEApplicationJSON, "text/csv") == "text/csv"
 }
 
