@@ -143,6 +143,9 @@ type statementLineResponse struct {
 	Sequence        int64                 `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID      string                `json:"transferId" oas:"required"`
 	Reference       string                `json:"reference" oas:"required"`
+	ObjectType      string                `json:"objectType" oas:"required" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
+	ObjectID        string                `json:"objectId" oas:"required"`
+	Description     string                `json:"description" oas:"required" description:"The transfer in words, such as Sandbox deposit."`
 	Type            string                `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
 	Status          string                `json:"status" oas:"required,enum=PENDING|POSTED|VOIDED|REVERSED"`
 	TargetID        *string               `json:"targetId" oas:"required"`
@@ -173,8 +176,10 @@ func toStatement(v finance.StatementView) statementResponse {
 		Lines: make([]statementLineResponse, len(st.Lines)), Total: st.Total,
 	}
 	for i, l := range st.Lines {
+		d := finance.DescribeReference(l.Transfer.Reference, l.Transfer.ID)
 		out.Lines[i] = statementLineResponse{
 			Sequence: l.Sequence, TransferID: l.Transfer.ID, Reference: l.Transfer.Reference, Type: string(l.Transfer.Type),
+			ObjectType: d.ObjectType, ObjectID: d.ObjectID, Description: d.Description,
 			Status: string(l.State.Status), TargetID: strPtr(l.Transfer.TargetID()), CreatedAt: l.Transfer.CreatedAt,
 			Amount: core.FormatUSD(l.Amount), AmountBaseUnits: baseUnits(l.Amount),
 			Change: toLedgerChange(l.Delta), BalanceAfter: toLedgerBalance(l.After), Metadata: metadataOf(l.Transfer),
@@ -195,6 +200,9 @@ type entryResponse struct {
 	Sequence     int64                  `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID   string                 `json:"transferId" oas:"required"`
 	Reference    string                 `json:"reference" oas:"required"`
+	ObjectType   string                 `json:"objectType" oas:"required" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
+	ObjectID     string                 `json:"objectId" oas:"required"`
+	Description  string                 `json:"description" oas:"required" description:"The transfer in words, such as Sandbox deposit."`
 	Type         string                 `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
 	Status       string                 `json:"status" oas:"required,enum=PENDING|POSTED|VOIDED|REVERSED"`
 	TargetID     *string                `json:"targetId" oas:"required"`
@@ -213,8 +221,10 @@ type entryListResponse struct {
 
 func toEntry(e finance.JournalEntryView) entryResponse {
 	t := e.Transfer
+	d := finance.DescribeReference(t.Reference, t.ID)
 	out := entryResponse{
 		Sequence: e.Sequence, TransferID: t.ID, Reference: t.Reference, Type: string(t.Type), Status: string(e.State.Status),
+		ObjectType: d.ObjectType, ObjectID: d.ObjectID, Description: d.Description,
 		TargetID: strPtr(t.TargetID()), ResolvedByID: strPtr(e.State.ResolvedByID), Asset: t.Asset, CreatedAt: t.CreatedAt,
 		Metadata: metadataOf(t), Postings: make([]entryPostingResponse, len(e.Lines)),
 	}

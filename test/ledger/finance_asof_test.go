@@ -125,6 +125,9 @@ func TestFinance_AsOfAgreesWithJournal(t *testing.T) {
 	if err != nil || st.JSON200 == nil || st.JSON200.Total != 2 || units(t, st.JSON200.Closing.PostedBaseUnits) != journal[own] {
 		t.Fatalf("statement as of: %v %s", err, st.Body)
 	}
+	if l := st.JSON200.Lines[0]; l.ObjectType != "sandbox_deposit" || !strings.HasPrefix(l.ObjectId, "dep_") || l.Description != "Sandbox deposit" {
+		t.Fatalf("statement line reads %q %q %q", l.ObjectType, l.ObjectId, l.Description)
+	}
 	stCSV := readCSV(t, ten.Root.With("Accept", "text/csv").Get("/v1/ledger/accounts/"+acct.ID+"/statement?asOf="+url.QueryEscape(instant)).Expect(t, 200).Body)
 	if len(stCSV) != 1+1+2+1 || stCSV[1][0] != "OPENING" || stCSV[4][0] != "CLOSING" || units(t, stCSV[4][10]) != journal[own] || units(t, stCSV[3][10]) != journal[own] {
 		t.Fatalf("statement csv %v", stCSV)

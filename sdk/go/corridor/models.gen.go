@@ -5992,11 +5992,20 @@ type Entry struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
+	// Description The transfer in words, such as Sandbox deposit.
+	Description string `json:"description"`
+
 	// ExpiresAt When it expires (RFC 3339, UTC).
 	ExpiresAt *time.Time `json:"expiresAt"`
 
 	// Metadata String keys and values the partner attaches; returned as given.
 	Metadata map[string]string `json:"metadata"`
+
+	// ObjectId The id of the object it refers to.
+	ObjectId string `json:"objectId"`
+
+	// ObjectType The business object the transfer belongs to, read from its reference (as in balance transactions).
+	ObjectType string `json:"objectType"`
 
 	// Postings Every posting of the transfer, on your accounts and the others it touches, so the entry balances.
 	Postings []EntryPosting `json:"postings"`
@@ -8241,8 +8250,17 @@ type StatementLine struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
+	// Description The transfer in words, such as Sandbox deposit.
+	Description string `json:"description"`
+
 	// Metadata String keys and values the partner attaches; returned as given.
 	Metadata map[string]string `json:"metadata"`
+
+	// ObjectId The id of the object it refers to.
+	ObjectId string `json:"objectId"`
+
+	// ObjectType The business object the transfer belongs to, read from its reference (as in balance transactions).
+	ObjectType string `json:"objectType"`
 
 	// Reference The partner's own reference, unique per tenant and environment.
 	Reference string `json:"reference"`

@@ -6061,6 +6061,8 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description The transfer in words, such as Sandbox deposit. */
+            description: string;
             /**
              * Format: date-time
              * @description When it expires (RFC 3339, UTC).
@@ -6070,6 +6072,10 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The id of the object it refers to. */
+            objectId: string;
+            /** @description The business object the transfer belongs to, read from its reference (as in balance transactions). */
+            objectType: string;
             /** @description Every posting of the transfer, on your accounts and the others it touches, so the entry balances. */
             postings: components["schemas"]["EntryPosting"][];
             /** @description The partner's own reference, unique per tenant and environment. */
@@ -7745,10 +7751,16 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description The transfer in words, such as Sandbox deposit. */
+            description: string;
             /** @description String keys and values the partner attaches; returned as given. */
             metadata: {
                 [key: string]: string;
             };
+            /** @description The id of the object it refers to. */
+            objectId: string;
+            /** @description The business object the transfer belongs to, read from its reference (as in balance transactions). */
+            objectType: string;
             /** @description The partner's own reference, unique per tenant and environment. */
             reference: string;
             /** @description The transfer's position in the journal (increasing). */
@@ -12595,9 +12607,12 @@ export interface operations {
                      *             "postedBaseUnits": "postedBaseUnits"
                      *           },
                      *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "description": "description",
                      *           "metadata": {
                      *             "key": ""
                      *           },
+                     *           "objectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "objectType",
                      *           "reference": "reference",
                      *           "sequence": 1,
                      *           "status": "PENDING",
@@ -12669,10 +12684,13 @@ export interface operations {
                      *         {
                      *           "asset": "USDC",
                      *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "description": "description",
                      *           "expiresAt": "2026-11-27T10:00:00Z",
                      *           "metadata": {
                      *             "key": ""
                      *           },
+                     *           "objectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "objectType",
                      *           "postings": [
                      *             {
                      *               "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
