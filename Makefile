@@ -123,7 +123,7 @@ $(GOLANGCI_LINT):
 	GOBIN="$(CURDIR)/bin/.golangci-lint" $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
 	@mv bin/.golangci-lint/golangci-lint $@ && rm -rf bin/.golangci-lint
 
-lint: $(GOLANGCI_LINT) ## gofmt check, then golangci-lint (pinned; .golangci.yml: staticcheck, errcheck, gosec, govet, depguard, ...)
+lint: $(GOLANGCI_LINT) tidy-check ## gofmt check, go.mod tidy (both modules), then golangci-lint (pinned; .golangci.yml: staticcheck, errcheck, gosec, govet, depguard, ...)
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GOLANGCI_LINT) run ./...
 
@@ -134,11 +134,17 @@ bench: build contracts geth ## load-generate with vegeta (starts the service, wi
 # prints (every route a build can serve), with pinned generators and no manual edit; a test in
 # sdk/go/corridor fails when either is stale.
 OAPI_CODEGEN_VERSION := v2.8.2
-SDK_DOCUMENT_VERSION := 1.0.0
+
+# A go.mod that `go mod tidy` would change (a directly used module marked // indirect, a missing
+# or unused requirement) fails here, for the service's module and the Go client's.
+.PHONY: tidy-check
+tidy-check: ## fail when go mod tidy would change go.mod or go.sum (the service's module and sdk/go's)
+	$(GO) mod tidy -diff
+	cd sdk/go && $(GO) mod tidy -diff
 
 .PHONY: sdk
 sdk: ## regenerate sdk/openapi.json, the Go client sdk/go/corridor (oapi-codegen) and the TypeScript types sdk/typescript (openapi-typescript)
-	$(GO) run ./cmd/corridor openapi --version $(SDK_DOCUMENT_VERSION) > sdk/openapi.json.tmp && mv sdk/openapi.json.tmp sdk/openapi.json
+	$(GO) run ./cmd/corridor openapi > sdk/openapi.json.tmp && mv sdk/openapi.json.tmp sdk/openapi.json
 	$(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$(OAPI_CODEGEN_VERSION) -config sdk/go/oapi-codegen.yaml sdk/openapi.json
 	rm -f sdk/go/corridor/*.gen.go && $(GO) run ./sdk/gensplit -in sdk/go/corridor.gen.tmp -out sdk/go/corridor && rm sdk/go/corridor.gen.tmp
 	cd sdk/typescript && npm ci --no-audit --no-fund && npm run generate && npm run typecheck

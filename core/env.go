@@ -3,7 +3,7 @@ package core
 import "strings"
 
 // Environment separates sandbox (TEST) from production (LIVE) data inside one deployment
-// (DESIGN.md D1). Every stored resource records one; a key only sees its own.
+// (docs/decisions/tenancy.md). Every stored resource records one; a key only sees its own.
 type Environment string
 
 const (

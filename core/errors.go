@@ -12,7 +12,7 @@ import (
 // Code is a stable machine-readable error code. Clients branch on it, so a code is never renamed.
 type Code string
 
-// Codes of SPEC.md (Errors) and DESIGN.md D4. The HTTP adapter owns the code → status table.
+// Codes of docs/api.md (Errors) and docs/decisions/api.md. The HTTP adapter owns the code → status table.
 const (
 	CodeValidationFailed             Code = "VALIDATION_FAILED"
 	CodeUnauthenticated              Code = "UNAUTHENTICATED"

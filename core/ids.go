@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Identifier prefixes (DESIGN.md §4). Ids are opaque, type-prefixed and time-ordered.
+// Identifier prefixes (docs/architecture.md). Ids are opaque, type-prefixed and time-ordered.
 const (
 	PrefixTenant     = "ten"
 	PrefixMember     = "mem"

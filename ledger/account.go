@@ -14,7 +14,7 @@ const (
 )
 
 // Well-known account kinds. Other packages may book other kinds (any lower-case snake_case
-// word passes validation) without editing the ledger; these are the ones DESIGN.md §2 names.
+// word passes validation) without editing the ledger; these are the ones docs/architecture.md names.
 const (
 	KindTenantAvailable      = "tenant_available"
 	KindOfframpReserved      = "offramp_reserved"
@@ -127,7 +127,7 @@ func (a Account) Validate() error {
 	return f.Err()
 }
 
-// TenantAvailableRef is the reference of a tenant's spendable service balance (DESIGN.md D6).
+// TenantAvailableRef is the reference of a tenant's spendable service balance (docs/decisions/ledger.md).
 func TenantAvailableRef(tenantID string) string { return "tenant:" + tenantID + ":available" }
 
 // OfframpReservedRef is the reference of an off-ramp payment's reservation account.
@@ -222,13 +222,13 @@ func PlatformFees(env core.Environment, asset string) AccountSpec {
 	return AccountSpec{env, asset, "", KindPlatformFees, PlatformFeesRef, true}
 }
 
-// PlatformSandboxPool is the TEST-only source of sandbox deposits (DESIGN.md D6). It issues
+// PlatformSandboxPool is the TEST-only source of sandbox deposits (docs/decisions/ledger.md). It issues
 // play money, so it goes negative by design.
 func PlatformSandboxPool(env core.Environment, asset string) AccountSpec {
 	return AccountSpec{env, asset, "", KindPlatformSandboxPool, PlatformSandboxPoolRef, false}
 }
 
-// PlatformSandboxYield is the TEST-only source of simulated treasury yield (DESIGN.md D15). It
+// PlatformSandboxYield is the TEST-only source of simulated treasury yield (docs/decisions/treasury.md). It
 // pays play money, so it goes negative by design.
 func PlatformSandboxYield(env core.Environment, asset string) AccountSpec {
 	return AccountSpec{env, asset, "", KindPlatformSandboxYield, PlatformSandboxYieldRef, false}

@@ -112,7 +112,7 @@ func TestBook_Post(t *testing.T) {
 	}
 }
 
-// TestImports enforces DESIGN.md's dependency rule for this package: the standard library and
+// TestImports enforces docs/architecture.md's dependency rule for this package: the standard library and
 // corridor/core only (tests may also use rapid).
 func TestImports(t *testing.T) {
 	files, err := filepath.Glob("*.go")

@@ -36,7 +36,7 @@ func (t TransferType) resolvesTarget() bool {
 	return t == TypePostPending || t == TypeVoidPending || t == TypeReversal
 }
 
-// Limits that keep a transfer bounded (STYLE.md: everything has a bound).
+// Limits that keep a transfer bounded (docs/architecture.md: everything has a bound).
 const (
 	MaxPostings           = 64
 	MaxMetadataEntries    = 32
@@ -209,7 +209,7 @@ func (s TransferSpec) Validate() error {
 }
 
 // MustValidate is Validate for specs our own code builds from constants and loaded state: an
-// invalid one there is a programming error (STYLE.md), so it panics with the reason. Apply
+// invalid one there is a programming error (docs/architecture.md), so it panics with the reason. Apply
 // itself never panics on a bad spec; it returns the Validate error.
 func (s TransferSpec) MustValidate() TransferSpec {
 	if err := s.Validate(); err != nil {

@@ -43,7 +43,7 @@ CREATE TABLE api_keys (
 );
 CREATE INDEX api_keys_tenant_env_idx ON api_keys (tenant_id, environment, id);
 
--- Idempotency records (D5): scope is the tenant (or the session user before it has a tenant).
+-- Idempotency records (docs/decisions/api.md): scope is the tenant (or the session user before it has a tenant).
 CREATE TABLE idempotency_keys (
     scope        text NOT NULL,
     environment  text NOT NULL CHECK (environment IN ('TEST', 'LIVE')),

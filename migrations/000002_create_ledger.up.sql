@@ -1,4 +1,4 @@
--- The double-entry ledger (DESIGN.md §2, docs/ledger.md). Amounts are bigint base units
+-- The double-entry ledger (docs/architecture.md, docs/ledger.md). Amounts are bigint base units
 -- (USDC: 6 decimals). The pure rules live in package ledger; these tables are its store, and
 -- the CHECK constraints are backstops for rules the store already enforces before writing.
 
@@ -22,7 +22,7 @@ CREATE INDEX ledger_accounts_tenant_idx ON ledger_accounts (tenant_id, environme
 -- non_negative repeats the account's flag because a CHECK sees only its own row: the store maps
 -- a violation of ledger_balances_non_negative_check to INSUFFICIENT_FUNDS.
 -- last_transfer_at is the creation time of the account's latest transfer; a new transfer is
--- never created before it, so every account's history is ordered in time (docs/decisions.md).
+-- never created before it, so every account's history is ordered in time (docs/decisions/README.md).
 CREATE TABLE ledger_balances (
     account_id       text PRIMARY KEY REFERENCES ledger_accounts (id),
     non_negative     boolean NOT NULL,
@@ -78,7 +78,7 @@ CREATE TABLE ledger_postings (
 );
 CREATE INDEX ledger_postings_account_idx ON ledger_postings (account_id, created_at, sequence);
 
--- The hash chain (docs/decisions.md, "Ledger"). Each environment's transfers form 16 chains
+-- The hash chain (docs/decisions/README.md, "Ledger"). Each environment's transfers form 16 chains
 -- ("stripes"). A transfer's link is written when its transaction commits: a deferred
 -- constraint trigger locks the head of the transaction's stripe (txid mod 16, so one unit of
 -- work holds at most one head per environment, and only during its commit) and appends

@@ -17,7 +17,7 @@ CREATE TABLE wallets (
 );
 CREATE INDEX wallets_tenant_env_idx ON wallets (tenant_id, environment, id);
 
--- Safe payments (SPEC.md Safe payment). Signatures are kept with their signer, in order.
+-- Safe payments (docs/api.md Safe payment). Signatures are kept with their signer, in order.
 CREATE TABLE safe_payments (
     id                    text PRIMARY KEY,
     tenant_id             text NOT NULL REFERENCES tenants (id),

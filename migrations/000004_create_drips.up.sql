@@ -1,4 +1,4 @@
--- Faucet drips (SPEC.md Drip; POST /v1/wallets/{id}/fund). send_started_at is written and
+-- Faucet drips (docs/api.md Drip; POST /v1/wallets/{id}/fund). send_started_at is written and
 -- committed before the faucet job sends, so a retried job never sends twice for one drip;
 -- (chain_id, tx_hash) is unique, so one transaction never confirms two drips.
 CREATE TABLE drips (

@@ -1,4 +1,4 @@
--- Spend policies (SPEC.md Policy). A policy points at its active version; versions are
+-- Spend policies (docs/api.md Policy). A policy points at its active version; versions are
 -- immutable (a trigger refuses UPDATE and DELETE), so history is never rewritten.
 CREATE TABLE policies (
     id                text PRIMARY KEY,

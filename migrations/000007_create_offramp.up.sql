@@ -1,4 +1,4 @@
--- Phone-addressed off-ramp payments (SPEC.md; DESIGN.md D7–D12). Phone numbers and payout
+-- Phone-addressed off-ramp payments (docs/api.md; docs/decisions/offramp.md–docs/decisions/ledger.md). Phone numbers and payout
 -- identifiers are stored only AES-GCM encrypted plus a keyed lookup hash; responses use the
 -- masked column.
 CREATE TABLE phone_aliases (
@@ -15,7 +15,7 @@ CREATE TABLE phone_aliases (
     verified_at      timestamptz,
     created_at       timestamptz NOT NULL
 );
--- One tenant per number (D7): at most one VERIFIED alias per number and environment.
+-- One tenant per number (docs/decisions/offramp.md): at most one VERIFIED alias per number and environment.
 CREATE UNIQUE INDEX phone_aliases_verified_key ON phone_aliases (environment, phone_hash) WHERE status = 'VERIFIED';
 CREATE INDEX phone_aliases_tenant_idx ON phone_aliases (tenant_id, environment, id);
 
@@ -132,7 +132,7 @@ CREATE TABLE sms_messages (
 );
 CREATE INDEX sms_messages_tenant_idx ON sms_messages (tenant_id, environment, id);
 
--- The mock payout provider's scripted payouts (D9): one row per idempotency key.
+-- The mock payout provider's scripted payouts (docs/decisions/offramp.md): one row per idempotency key.
 CREATE TABLE payout_mock_transfers (
     provider          text NOT NULL,
     reference         text NOT NULL,

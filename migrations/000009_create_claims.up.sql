@@ -1,5 +1,5 @@
--- Pending claims of off-ramp payments to a phone number nobody has verified (SPEC.md Claim;
--- DESIGN.md §2 and D12). The phone is stored only as its keyed hash, its mask and its AES-GCM
+-- Pending claims of off-ramp payments to a phone number nobody has verified (docs/api.md Claim;
+-- docs/architecture.md and docs/decisions/ledger.md). The phone is stored only as its keyed hash, its mask and its AES-GCM
 -- ciphertext; link tokens and phone codes only as hashes. Status changes other than expiry come
 -- from the claim-escrow contract's indexed events.
 CREATE TABLE offramp_claims (

@@ -1,4 +1,4 @@
--- Off-ramp spend policies (docs/decisions.md, "Off-ramp spend policies"): a tenant's service
+-- Off-ramp spend policies (docs/decisions/README.md, "Off-ramp spend policies"): a tenant's service
 -- balance becomes a policy subject (subject id = the tenant's id), and the off-ramp composer
 -- records its decisions with source OFFRAMP.
 ALTER TABLE policy_attachments DROP CONSTRAINT policy_attachments_subject_type_check;

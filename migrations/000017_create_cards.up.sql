@@ -1,4 +1,4 @@
--- Cards (DESIGN.md D13): cardholders, issued cards with their limits, every authorization
+-- Cards (docs/decisions/cards.md): cardholders, issued cards with their limits, every authorization
 -- decision with its reason and the window keys it consumed, and per-card spend accumulators
 -- per window (a UTC day "2026-03-01", an ISO week "2026-W09", a calendar month "2026-03").
 CREATE TABLE cardholders (

@@ -1,4 +1,4 @@
--- The onchain payout provider's transfers (D9): one row per payout attempt (idempotency key).
+-- The onchain payout provider's transfers (docs/decisions/offramp.md): one row per payout attempt (idempotency key).
 -- sending_at marks a send in progress, so one attempt never sends twice; tx_hash is recorded
 -- once the node accepted the USDC transfer, and polls read its receipt.
 CREATE TABLE payout_onchain_transfers (
@@ -24,7 +24,7 @@ CREATE TABLE offramp_hold_rechecks (
 CREATE INDEX offramp_payments_awaiting_idx ON offramp_payments (id) WHERE status = 'AWAITING_RECIPIENT_CONFIRMATION';
 CREATE INDEX offramp_payments_held_idx ON offramp_payments (id) WHERE status IN ('PAYOUT_SELECTION_REQUIRED', 'COMPLIANCE_HOLD');
 
--- Operators' route liquidity top-ups (D11): each raises the provider's configured per-payout
+-- Operators' route liquidity top-ups (docs/decisions/operations.md): each raises the provider's configured per-payout
 -- liquidity in one environment; the operator's reference makes a retried top-up harmless.
 CREATE TABLE payout_liquidity_top_ups (
     environment       text NOT NULL CHECK (environment IN ('TEST', 'LIVE')),

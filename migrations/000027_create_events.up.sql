@@ -1,4 +1,4 @@
--- Partner-facing events (DESIGN.md D18), written in the transaction of the state change they
+-- Partner-facing events (docs/decisions/webhooks.md), written in the transaction of the state change they
 -- announce, and the webhook endpoints and deliveries that carry them out.
 CREATE TABLE events (
     id            text PRIMARY KEY,

@@ -1,4 +1,4 @@
--- Custody keys of the keystore signer (D21): a secp256k1 private key sealed by the service
+-- Custody keys of the keystore signer (docs/decisions/wallets.md): a secp256k1 private key sealed by the service
 -- cipher (AES-GCM with a key id, so CIPHER_KEY rotation reads old rows), bound to its ref.
 -- PKCS#11 keys live in the HSM and have no row here. A custodial wallet names its key.
 CREATE TABLE custody_keys (

@@ -21,7 +21,7 @@ import (
 //
 // Transactions are submitted, not awaited: methods that send return the transaction hash once
 // the node accepted it, and Receipt tells when it is mined. Methods never run inside a database
-// transaction (STYLE.md): a job calls them after commit and records the outcome.
+// transaction (docs/architecture.md): a job calls them after commit and records the outcome.
 type Chain interface {
 	// ChainID is the EIP-155 chain id, e.g. 84532 in the sandbox.
 	ChainID() int64

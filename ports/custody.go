@@ -2,7 +2,7 @@ package ports
 
 import "context"
 
-// CustodySigner holds owner keys the service signs Safe transactions with (D21). A key is made
+// CustodySigner holds owner keys the service signs Safe transactions with (docs/decisions/wallets.md). A key is made
 // inside the signer and never leaves it: callers see its reference and its address, and ask for
 // signatures over 32-byte hashes. Every call may leave the process (an HSM), so none is made
 // inside a unit of work.

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// IssuingProvider is ISSUING_PROVIDER: the issuer program cards are issued under (DESIGN.md D13).
+// IssuingProvider is ISSUING_PROVIDER: the issuer program cards are issued under (docs/decisions/cards.md).
 type IssuingProvider string
 
 const (

@@ -102,7 +102,7 @@ type TrialBalanceRow struct {
 	Balance ledger.Balance
 }
 
-// LedgerReports are the finance reads over the ledger (DESIGN.md §6). Every method answers
+// LedgerReports are the finance reads over the ledger (docs/architecture.md). Every method answers
 // from one consistent snapshot where its result must add up (TrialBalance, BalancesAsOf).
 type LedgerReports interface {
 	ListAccounts(ctx context.Context, q AccountQuery, page Page) ([]AccountBalance, int, error)

@@ -104,7 +104,7 @@ type OfframpRepo interface {
 	// RecordProviderEvent stores a webhook event id once (false on a replay).
 	RecordProviderEvent(ctx context.Context, provider, eventID string, at time.Time) (bool, error)
 
-	// ApproveReview records an operator's approval of review hold reasons (D11), adding them
+	// ApproveReview records an operator's approval of review hold reasons (docs/decisions/operations.md), adding them
 	// to any earlier approval of the payment (the first approver and time are kept).
 	ApproveReview(ctx context.Context, paymentID, operator string, reasons []offramp.HoldReason, at time.Time) error
 	// ApprovedReviewReasons returns the review reasons an operator approved (none: nil).
@@ -157,7 +157,7 @@ type SMSMessage struct {
 }
 
 // SMS sends texts. It leaves the process, so it is called only from the SMS outbox job after
-// the unit of work that decided the text committed (DESIGN.md D22), never inside one. The
+// the unit of work that decided the text committed (docs/decisions/reliability.md), never inside one. The
 // sandbox adapter stores the text in the outbox TEST callers read.
 type SMS interface {
 	Send(ctx context.Context, m SMSMessage, now time.Time) error
@@ -179,7 +179,7 @@ type SMSOutbox interface {
 	PurgeSMS(ctx context.Context, before time.Time, limit int) (int, error)
 }
 
-// Cipher protects identifiers at rest (DESIGN.md §4): AES-GCM encryption bound to a context
+// Cipher protects identifiers at rest (docs/architecture.md): AES-GCM encryption bound to a context
 // string, and a keyed hash for equality lookups that reveals nothing without the key.
 type Cipher interface {
 	Encrypt(plaintext []byte, context string) ([]byte, error)
@@ -187,7 +187,7 @@ type Cipher interface {
 	LookupHash(purpose, value string) string
 }
 
-// ProviderMode is a payout provider's mode (D9). Unset means off.
+// ProviderMode is a payout provider's mode (docs/decisions/offramp.md). Unset means off.
 type ProviderMode string
 
 const (

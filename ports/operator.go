@@ -7,7 +7,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// OperatorReports are the cross-tenant lists of the operator console (DESIGN.md D25): work that
+// OperatorReports are the cross-tenant lists of the operator console (docs/decisions/operations.md): work that
 // waits for a person. Every list is bounded by limit and puts the longest-waiting item first.
 type OperatorReports interface {
 	// PaymentsAwaitingOperator are off-ramp payments in ACTION_REQUIRED or COMPLIANCE_HOLD.
@@ -24,7 +24,7 @@ type OperatorReports interface {
 	// deleted or unknown is WEBHOOK_ENDPOINT_NOT_FOUND.
 	FindDisabledEndpoint(ctx context.Context, id string) (DisabledEndpoint, error)
 	// InvoicesAwaitingArbiter are invoices whose arbiter is arbiter (the platform's address)
-	// with a release or refund payment still waiting for signatures (D16).
+	// with a release or refund payment still waiting for signatures (docs/decisions/invoices.md).
 	InvoicesAwaitingArbiter(ctx context.Context, arbiter string, limit int) ([]ArbiterInvoice, error)
 	// FindTenants looks tenants up by id or slug (exactly) or by a member's email (exactly, in
 	// any case), each tenant once, oldest first.

@@ -5,7 +5,7 @@ import "context"
 type laggingReadsKey struct{}
 
 // WithLaggingReads marks ctx as a read that may be served a little behind the primary: a
-// finance export, a statement, a console list, a secondary transaction list (DESIGN.md D23).
+// finance export, a statement, a console list, a secondary transaction list (docs/decisions/scaling.md).
 // A Store with a read replica runs such a unit of work there while the replica's lag is within
 // its bound; every other unit of work, and every unit past the bound, runs on the primary.
 func WithLaggingReads(ctx context.Context) context.Context {

@@ -103,7 +103,7 @@ type APIKeyRepo interface {
 	RevokeKeysCreatedByMember(ctx context.Context, tenantID, memberID string, at time.Time) (int, error)
 }
 
-// Page is skip/take paging (DESIGN.md §4: take at most 100).
+// Page is skip/take paging (docs/architecture.md: take at most 100).
 type Page struct {
 	Skip int
 	Take int
@@ -117,7 +117,7 @@ const MaxTake = 100
 // whole history. Beyond it, a client narrows the list (a time window, a filter) instead.
 const MaxSkip = 10_000
 
-// IdempotencyRecord is a stored POST outcome, keyed by (scope, environment, key) per D5.
+// IdempotencyRecord is a stored POST outcome, keyed by (scope, environment, key) per docs/decisions/api.md.
 type IdempotencyRecord struct {
 	Scope       string // "tenant:{id}" or "user:{sub}" for sessions without a tenant
 	Environment core.Environment

@@ -44,7 +44,7 @@ type PaymentRepo interface {
 	ListStalePayments(ctx context.Context, status safepay.Status, updatedBefore time.Time, limit int) ([]safepay.Payment, error)
 }
 
-// Handle names a wallet in the directory (HandleInfo of SPEC.md).
+// Handle names a wallet in the directory (HandleInfo of docs/api.md).
 type Handle struct {
 	Environment core.Environment
 	Handle      string

@@ -22,7 +22,7 @@ type Session struct {
 	ExpiresAt time.Time
 }
 
-// Identity verifies identity-provider session tokens (D3).
+// Identity verifies identity-provider session tokens (docs/decisions/tenancy.md).
 type Identity interface {
 	// VerifySession returns the session or an UNAUTHENTICATED error.
 	VerifySession(ctx context.Context, token string) (Session, error)

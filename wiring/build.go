@@ -3,6 +3,8 @@ package wiring
 import (
 	"runtime/debug"
 	"strings"
+
+	httpadapter "github.com/corridorhq/corridor/adapters/http"
 )
 
 // BuildInfo is what a binary knows of its own build, from the module and VCS stamps the Go
@@ -35,13 +37,14 @@ func ReadBuild() BuildInfo {
 	return b
 }
 
-// String is the build in one word: the module version, or for a development build "0.0.0-dev"
-// with the commit's first twelve characters as build metadata ("0.0.0-dev+0123456789ab",
+// String is the build in one word: the module version, or for a development build the API
+// version this tree serves (httpadapter.APIVersion) with the commit's first twelve characters as
+// build metadata ("1.0.0+0123456789ab",
 // "+…-dirty" when the tree had uncommitted changes), a valid semantic version either way.
 func (b BuildInfo) String() string {
 	version := b.Version
 	if version == "" || version == "(devel)" || version == "(unknown)" {
-		version = "0.0.0-dev"
+		version = httpadapter.APIVersion
 	}
 	if b.Commit == "" {
 		return version

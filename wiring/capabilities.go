@@ -15,13 +15,13 @@ type ChainAddresses struct {
 	LiveUSDC    string // Base mainnet USDC
 }
 
-// Chain ids of SPEC.md: the sandbox (Base Sepolia id) and live (Base).
+// Chain ids of docs/api.md: the sandbox (Base Sepolia id) and live (Base).
 const (
 	SandboxChainID = 84532
 	LiveChainID    = 8453
 )
 
-// Features lists every capability of SPEC.md and whether this build serves it end to end.
+// Features lists every capability of docs/api.md and whether this build serves it end to end.
 // A feature flips to true only in the change that builds and tests it.
 var Features = map[string]bool{
 	"tenants":            true,
@@ -54,18 +54,18 @@ var Features = map[string]bool{
 }
 
 // SandboxOnlyFeatures are reported false to LIVE callers, whose requests for them answer 403
-// SANDBOX_ONLY: agents (their cards are issued in the sandbox only, SPEC.md capabilities), and
+// SANDBOX_ONLY: agents (their cards are issued in the sandbox only, docs/api.md capabilities), and
 // the capabilities whose use cases refuse LIVE (cards, treasury, invoices, bills, ramps, the
 // faucet).
 var SandboxOnlyFeatures = []string{"agents", "cards", "treasury", "invoices", "bills", "ramps", "faucet"}
 
 // ChainFeatures need the environment's chain: an environment without one reports them false,
-// and their operations answer 503 CHAIN_UNAVAILABLE there (D1). Handles name wallets, so they
+// and their operations answer 503 CHAIN_UNAVAILABLE there (docs/decisions/tenancy.md). Handles name wallets, so they
 // go with them.
 var ChainFeatures = []string{"wallets", "payments", "faucet", "handles", "cards", "agents", "treasury",
 	"invoices", "bills", "ramps", "pendingClaims", "checkout"}
 
-// UnbuiltPrefixes maps the path prefixes of SPEC.md capabilities that this build does not
+// UnbuiltPrefixes maps the path prefixes of docs/api.md capabilities that this build does not
 // serve to their feature name, so a partner calling them gets FEATURE_NOT_AVAILABLE rather
 // than a bare 404.
 var UnbuiltPrefixes = map[string]string{
@@ -90,7 +90,7 @@ var UnbuiltPrefixes = map[string]string{
 	"/v1/admin":               "operatorReview",
 	"/v1/offramp/claims":      "pendingClaims",
 
-	// The other sandbox helpers of DESIGN.md §6 belong to their own capabilities.
+	// The other sandbox helpers of docs/architecture.md belong to their own capabilities.
 	"/v1/sandbox/credentials":         "payoutDestinations",
 	"/v1/sandbox/sms-messages":        "phoneAliases",
 	"/v1/sandbox/offramp":             "offrampPayments",
@@ -206,7 +206,7 @@ func optional(s string) *string {
 
 // SourceChains decides, once per deployment, each environment's chain and USDC token: a
 // configured chain adapter's own token (on the local dev chain, the TestUSDC it deployed),
-// otherwise the configured address on SPEC.md's chain. Capabilities, off-ramp payments'
+// otherwise the configured address on docs/api.md's chain. Capabilities, off-ramp payments'
 // sourceAssetId and claims all read this one answer.
 func SourceChains(addrs ChainAddresses, chains map[core.Environment]ports.Chain) kernel.SourceChains {
 	out := kernel.SourceChains{

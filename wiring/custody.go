@@ -9,7 +9,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// custodySigners are the custody signers per environment (D21): TEST keeps custody keys in the
+// custodySigners are the custody signers per environment (docs/decisions/wallets.md): TEST keeps custody keys in the
 // keystore sealed by the service cipher; LIVE only in an HSM, through PKCS#11, when one is
 // configured. Both sit behind the outside-call guard; the returned function closes the HSM
 // session.

@@ -93,7 +93,7 @@ func sortedEnvironments(chains map[core.Environment]ports.Chain) []core.Environm
 
 // readinessChecks are what /readyz requires besides the database: every configured chain's
 // node answers, and the job workers run with a pool that reaches the database. An unconfigured
-// chain is not checked: its environment answers CHAIN_UNAVAILABLE by design (D1).
+// chain is not checked: its environment answers CHAIN_UNAVAILABLE by design (docs/decisions/tenancy.md).
 func readinessChecks(chains map[core.Environment]ports.Chain, runner *jobs.Runner) []http.ReadinessCheck {
 	out := []http.ReadinessCheck{{Name: "jobs", Check: runner.Ready, Problem: "the job workers cannot take jobs"}}
 	for _, env := range sortedEnvironments(chains) {

@@ -15,7 +15,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// PayoutConfig configures the payout providers (D9).
+// PayoutConfig configures the payout providers (docs/decisions/offramp.md).
 type PayoutConfig struct {
 	// Modes maps a provider name (PayoutProviderNames) to its mode; unset = off (fails closed:
 	// the provider's routes are ineligible and nothing falls back to it).

@@ -24,7 +24,7 @@ func (g safePayScreening) ScreenSafePayment(ctx context.Context, p auth.Principa
 	}
 	in := ports.ScreeningInput{Environment: pay.Environment, PaymentID: pay.ID,
 		SenderTenantID: pay.TenantID, AmountBaseUnits: pay.AmountBaseUnits, DestinationAddress: pay.DestinationAddress}
-	// Screening leaves the process, so it runs outside the proposal's unit of work (D22).
+	// Screening leaves the process, so it runs outside the proposal's unit of work (docs/decisions/reliability.md).
 	reasons, err := kernel.OutsideRead(ctx, offrampapp.ScreeningKey(in), func(ctx context.Context) ([]offramp.HoldReason, error) {
 		return g.screening.Screen(ctx, in)
 	})

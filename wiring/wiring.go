@@ -65,7 +65,7 @@ type Config struct {
 	// rest. Empty: a random key for this process only (tests); cmd always sets one.
 	CipherKey string
 	// IssuingProvider is ISSUING_PROVIDER: safe_debit (the default when empty) or
-	// funding_account (DESIGN.md D13).
+	// funding_account (docs/decisions/cards.md).
 	IssuingProvider ports.IssuingProvider
 	// CardAuthorizationLifetime is how long a card approval may stay uncaptured before the
 	// expiry pass releases it (CARD_AUTHORIZATION_LIFETIME; 0 = 7 days).
@@ -80,9 +80,9 @@ type Config struct {
 	// WrapStore, when set, wraps the store the use cases see: tests inject a failing
 	// repository at the port boundary with it. Nil in production.
 	WrapStore func(ports.Store) ports.Store
-	// Payouts configures the payout providers (D9); the zero value has every provider off.
+	// Payouts configures the payout providers (docs/decisions/offramp.md); the zero value has every provider off.
 	Payouts PayoutConfig
-	// CustodyPKCS11 names the HSM holding LIVE custody keys (D21); nil: LIVE offers no
+	// CustodyPKCS11 names the HSM holding LIVE custody keys (docs/decisions/wallets.md); nil: LIVE offers no
 	// custodial wallets. TEST always uses the keystore sealed by the cipher.
 	CustodyPKCS11 *custody.PKCS11Config
 	// ClaimLifetime is a pending claim's lifetime (CLAIM_LIFETIME; 0 = 14 days); ClaimLinkBase
@@ -107,7 +107,7 @@ type Config struct {
 	// fields take http.DefaultTimeouts.
 	HTTPTimeouts http.Timeouts
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates the operator routes
-	// /v1/admin/... (D11). Empty: they answer 503 SERVICE_UNAVAILABLE.
+	// /v1/admin/... (docs/decisions/operations.md). Empty: they answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
 	// Identity verifies session tokens (the OIDC adapter in a LIVE deployment). Nil: the
 	// sandbox adapter keyed with SessionSecret, for TEST and local runs.
@@ -190,7 +190,7 @@ type Service struct {
 func (s *Service) Close() { s.close() }
 
 // StartWorkers runs the background job workers until StopWorkers, and the listener that
-// hears every replica's API-key revocations (D23) until ctx ends.
+// hears every replica's API-key revocations (docs/decisions/scaling.md) until ctx ends.
 func (s *Service) StartWorkers(ctx context.Context) error {
 	if s.listen != nil {
 		listenCtx, cancel := context.WithCancel(ctx)
@@ -298,7 +298,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		appStore = cfg.WrapStore(appStore)
 	}
 	// Units of work that need a screening answer get it between their runs, outside any
-	// transaction (kernel.OutsideRead, DESIGN.md D22).
+	// transaction (kernel.OutsideRead, docs/decisions/reliability.md).
 	appStore = kernel.OutsideReadsStore{Store: appStore}
 	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender}, log)
 	if err != nil {

@@ -45,7 +45,7 @@ type Artifacts struct {
 }
 
 // DefaultArtifactsDir is $CORRIDOR_CONTRACTS_DIR when set, else contracts/build in the nearest
-// directory at or above the working directory whose go.mod declares module github.com/corridorhq/corridor. Tests run
+// directory at or above the working directory whose go.mod declares the service's module (modulePath). Tests run
 // in their package directory, so they find the module's build output without configuration.
 func DefaultArtifactsDir() (string, error) {
 	if dir := os.Getenv(ArtifactsDirEnv); dir != "" {
@@ -67,6 +67,9 @@ func DefaultArtifactsDir() (string, error) {
 	}
 }
 
+// modulePath is the service's module path, which names the repository root in a go.mod.
+const modulePath = "github.com/corridorhq/corridor"
+
 func isCorridorModule(goMod string) bool {
 	content, err := os.ReadFile(goMod)
 	if err != nil {
@@ -74,7 +77,7 @@ func isCorridorModule(goMod string) bool {
 	}
 	for _, line := range strings.Split(string(content), "\n") {
 		if fields := strings.Fields(line); len(fields) == 2 && fields[0] == "module" {
-			return strings.Trim(fields[1], `"`) == "github.com/corridorhq/corridor"
+			return strings.Trim(fields[1], `"`) == modulePath
 		}
 	}
 	return false

@@ -22,10 +22,10 @@ const (
 	operatorPrefix   = Prefix + "/operator"
 )
 
-// operatorRoutes mount the operator console: a sign-in with the operator token (D11) and the
+// operatorRoutes mount the operator console: a sign-in with the operator token (docs/decisions/operations.md) and the
 // overview of what waits for a person across tenants. They sit outside the member group: no
 // tenant session reaches them, and the operator token reaches nothing else.
-// operatorPages are the operator console's pages and actions (D11, D25): they share the console's
+// operatorPages are the operator console's pages and actions (docs/decisions/operations.md): they share the console's
 // rendering and sealing, and reach only the operations use cases and the actions they audit.
 type operatorPages struct{ *Console }
 

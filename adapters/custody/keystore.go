@@ -1,4 +1,4 @@
-// Package custody holds the custody signers (D21): owner keys the service signs Safe
+// Package custody holds the custody signers (docs/decisions/wallets.md): owner keys the service signs Safe
 // transactions with. The keystore keeps each private key sealed by the service cipher in
 // PostgreSQL, for TEST and local runs; the PKCS#11 signer keeps keys in an HSM, the only kind
 // LIVE accepts. Neither ever returns, logs or emits a private key.

@@ -58,7 +58,7 @@ func limitsPatch(raw []byte, dst any, lr *cardLimitsRequest) (card.LimitsPatch, 
 	}, nil
 }
 
-// cardResponse is a card: SPEC.md's issue and freeze responses, and the fields of both kinds.
+// cardResponse is a card: docs/api.md's issue and freeze responses, and the fields of both kinds.
 type cardResponse struct {
 	CardID               string    `json:"cardId" oas:"required"`
 	IssuerCardID         string    `json:"issuerCardId" oas:"required"`
@@ -88,7 +88,7 @@ func toCard(c card.Card) cardResponse {
 		CreatedAt: c.CreatedAt}
 }
 
-// cardLimitsResponse is SPEC.md's CardLimits.
+// cardLimitsResponse is docs/api.md's CardLimits.
 type cardLimitsResponse struct {
 	CardID            string    `json:"cardId" oas:"required"`
 	PerTransactionUSD *string   `json:"perTransactionUsd" oas:"required"`

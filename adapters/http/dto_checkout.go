@@ -12,7 +12,7 @@ import (
 	"github.com/corridorhq/corridor/core/checkout"
 )
 
-// Hosted checkout's DTOs (SPEC.md "Secondary documented shapes", D19, docs/checkout.md).
+// Hosted checkout's DTOs (docs/api.md "Secondary documented shapes", docs/decisions/checkout.md, docs/checkout.md).
 
 // jsonDecimal is a decimal carried as a JSON number (never through a float): a request's text
 // is kept as given and parsed with core.ParseAmount; a response writes its text as a number.
@@ -46,8 +46,8 @@ type checkoutCustomer struct {
 // checkoutCreateRequest is POST /v1/payments in the secondary shape (a checkout).
 type checkoutCreateRequest struct {
 	Amount         jsonDecimal       `json:"amount" oas:"required" description:"the price in currency, a JSON number with at most 2 fraction digits, at most 1000000"`
-	Currency       string            `json:"currency" oas:"required,enum=USD|usd" description:"USD, the only currency hosted checkout prices in"`
-	Cryptocurrency string            `json:"cryptocurrency" oas:"required,enum=USDC|usdc" description:"USDC, the only cryptocurrency accepted (1 USD = 1 USDC)"`
+	Currency       string            `json:"currency" oas:"required,enum=USD" description:"USD, the only currency hosted checkout prices in (accepted in any case)"`
+	Cryptocurrency string            `json:"cryptocurrency" oas:"required,enum=USDC" description:"USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case"`
 	Description    *string           `json:"description,omitempty" oas:"maxLength=500" description:"shown on the payment page"`
 	Customer       *checkoutCustomer `json:"customer,omitempty"`
 	Metadata       map[string]string `json:"metadata,omitempty" description:"up to 20 string keys (1 to 40 characters) and values (at most 500)"`

@@ -8,7 +8,7 @@ import (
 	"github.com/corridorhq/corridor/core/claim"
 )
 
-// claimPublicResponse is SPEC.md's claim public view: nothing personal beyond the masked phone.
+// claimPublicResponse is docs/api.md's claim public view: nothing personal beyond the masked phone.
 type claimPublicResponse struct {
 	AmountUSD   string    `json:"amountUsd" oas:"required"`
 	AssetID     string    `json:"assetId" oas:"required"`

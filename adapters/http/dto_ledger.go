@@ -143,8 +143,8 @@ type statementLineResponse struct {
 	Sequence        int64                 `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID      string                `json:"transferId" oas:"required"`
 	Reference       string                `json:"reference" oas:"required"`
-	ObjectType      string                `json:"objectType" oas:"required" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
-	ObjectID        string                `json:"objectId" oas:"required"`
+	ObjectType      string                `json:"objectType" oas:"required" example:"sandbox_deposit" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
+	ObjectID        string                `json:"objectId" oas:"required" example:"dep_06h0c8y3a9xq2v5m7k1d4f6g8j"`
 	Description     string                `json:"description" oas:"required" description:"The transfer in words, such as Sandbox deposit."`
 	Type            string                `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
 	Status          string                `json:"status" oas:"required,enum=PENDING|POSTED|VOIDED|REVERSED"`
@@ -200,8 +200,8 @@ type entryResponse struct {
 	Sequence     int64                  `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID   string                 `json:"transferId" oas:"required"`
 	Reference    string                 `json:"reference" oas:"required"`
-	ObjectType   string                 `json:"objectType" oas:"required" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
-	ObjectID     string                 `json:"objectId" oas:"required"`
+	ObjectType   string                 `json:"objectType" oas:"required" example:"sandbox_deposit" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
+	ObjectID     string                 `json:"objectId" oas:"required" example:"dep_06h0c8y3a9xq2v5m7k1d4f6g8j"`
 	Description  string                 `json:"description" oas:"required" description:"The transfer in words, such as Sandbox deposit."`
 	Type         string                 `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
 	Status       string                 `json:"status" oas:"required,enum=PENDING|POSTED|VOIDED|REVERSED"`
@@ -303,17 +303,17 @@ type balanceTransactionResponse struct {
 	TransferID     string    `json:"transferId" oas:"required" description:"The ledger transfer that moved the balance."`
 	CreatedAt      time.Time `json:"createdAt" oas:"required"`
 	ObjectType     string    `json:"objectType" oas:"required,enum=sandbox_deposit|offramp_payment|chain_transfer|card_authorization|checkout|checkout_refund|treasury_bucket|ledger_transfer" description:"What the movement belongs to."`
-	ObjectID       string    `json:"objectId" oas:"required" description:"The id of that object (for an on-chain transfer: its transaction hash and log index)."`
+	ObjectID       string    `json:"objectId" oas:"required" example:"dep_06h0c8y3a9xq2v5m7k1d4f6g8j" description:"The id of that object (for an on-chain transfer: its transaction hash and log index)."`
 	Description    string    `json:"description" oas:"required" description:"The movement in words, such as Off-ramp payment: funds locked."`
 	Asset          string    `json:"asset" oas:"required"`
 	AccountID      string    `json:"accountId" oas:"required"`
 	AccountKind    string    `json:"accountKind" oas:"required,enum=tenant_available|wallet_onchain" description:"Which balance moved: the service balance or a wallet's on-chain mirror."`
-	Gross          string    `json:"gross" oas:"required" description:"net + fee, signed."`
-	GrossBaseUnits string    `json:"grossBaseUnits" oas:"required"`
-	Fee            string    `json:"fee" oas:"required" description:"What the platform took in the same transfer (zero or more)."`
-	FeeBaseUnits   string    `json:"feeBaseUnits" oas:"required"`
-	Net            string    `json:"net" oas:"required" description:"The signed change to the balance: positive credits, negative debits."`
-	NetBaseUnits   string    `json:"netBaseUnits" oas:"required"`
+	Gross          string    `json:"gross" oas:"required" example:"-97" description:"net + fee, signed."`
+	GrossBaseUnits string    `json:"grossBaseUnits" oas:"required" example:"-97000000"`
+	Fee            string    `json:"fee" oas:"required" example:"3" description:"What the platform took in the same transfer (zero or more)."`
+	FeeBaseUnits   string    `json:"feeBaseUnits" oas:"required" example:"3000000"`
+	Net            string    `json:"net" oas:"required" example:"-100" description:"The signed change to the balance: positive credits, negative debits."`
+	NetBaseUnits   string    `json:"netBaseUnits" oas:"required" example:"-100000000"`
 	Type           string    `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
 	Reference      string    `json:"reference" oas:"required" description:"The transfer's ledger reference, as in the journal."`
 }

@@ -108,7 +108,7 @@ func (r destinationCreateRequest) input() recipient.DestinationInput {
 		AccountNumber: r.AccountNumber, IBAN: r.IBAN, AllowAutomaticFallback: r.AllowAutomaticFallback}
 }
 
-// destinationResponse is SPEC.md's PayoutDestination: type, status, masked label and
+// destinationResponse is docs/api.md's PayoutDestination: type, status, masked label and
 // allowAutomaticFallback, plus id and createdAt. Identifiers are never returned.
 type destinationResponse struct {
 	ID                     string    `json:"id" oas:"required"`

@@ -26,7 +26,7 @@ type payoutRouteQuoteFees struct {
 	NetworkFeeMinor  string `json:"networkFeeMinor" oas:"required"`
 }
 
-// payoutRouteQuoteResponse is SPEC.md's RouteQuote.
+// payoutRouteQuoteResponse is docs/api.md's RouteQuote.
 type payoutRouteQuoteResponse struct {
 	RouteID                  string               `json:"routeId" oas:"required"`
 	PaymentID                string               `json:"paymentId" oas:"required"`
@@ -46,7 +46,7 @@ type payoutRouteQuoteResponse struct {
 	QuoteExpiresAt           time.Time            `json:"quoteExpiresAt" oas:"required"`
 }
 
-// offrampPaymentResponse is SPEC.md's OffRampPayment; quotes only in the create response.
+// offrampPaymentResponse is docs/api.md's OffRampPayment; quotes only in the create response.
 type offrampPaymentResponse struct {
 	PaymentID              string                      `json:"paymentId" oas:"required"`
 	Status                 string                      `json:"status" oas:"required"`

@@ -8,7 +8,7 @@ import (
 	"github.com/corridorhq/corridor/core/safepay"
 )
 
-// Safe payment DTOs (SPEC.md Payment (Safe payment)). amount is a decimal string; safeNonce,
+// Safe payment DTOs (docs/api.md Payment (Safe payment)). amount is a decimal string; safeNonce,
 // threshold and signatures are additions that let a client see where a payment stands.
 
 type safePaymentDestinationRequest struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/corridorhq/corridor/core/safepay"
 )
 
-// The secondary surface's DTOs (SPEC.md "Secondary documented shapes", D19): snake_case fields,
+// The secondary surface's DTOs (docs/api.md "Secondary documented shapes", docs/decisions/checkout.md): snake_case fields,
 // each mapped onto the canonical wallets, Safe payments and ledger (docs/api.md, "Secondary
 // surface").
 
@@ -70,7 +70,7 @@ func toSecondaryError(de *core.Error, requestID string) secondaryErrorResponse {
 
 // secondaryWalletCreateRequest is POST /v1/wallets in the secondary shape: SPEC's customer_id
 // and currencies make a custodial wallet, a 1-of-1 Safe owned by a key the service's custody
-// signer holds (D21). owner_address, this service's one addition, makes it non-custodial: the
+// signer holds (docs/decisions/wallets.md). owner_address, this service's one addition, makes it non-custodial: the
 // partner's key owns the Safe and signs its payments.
 type secondaryWalletCreateRequest struct {
 	CustomerID   string   `json:"customer_id" oas:"required,maxLength=100" description:"the partner's customer; kept as the wallet's name"`
@@ -114,7 +114,7 @@ type secondaryBalanceResponse struct {
 // secondarySendRequest is POST /v1/wallets/{id}/send. amount is a decimal string or a JSON
 // number (its text is parsed exactly, never through a float).
 type secondarySendRequest struct {
-	Currency    string      `json:"currency" oas:"required,enum=USDC|usdc"`
+	Currency    string      `json:"currency" oas:"required,enum=USDC" description:"USDC, the only currency sent (accepted in any case)"`
 	Amount      json.Number `json:"amount" oas:"required" description:"a decimal string or a JSON number, at most 6 fraction digits"`
 	Destination string      `json:"destination" oas:"required" description:"a 0x address on the wallet's chain"`
 	Note        *string     `json:"note,omitempty" oas:"maxLength=500" description:"A note kept with the send (at most 500 characters), returned as note on the transaction."`

@@ -34,7 +34,7 @@ type walletOwnerResponse struct {
 	Label   *string `json:"label" oas:"required"`
 }
 
-// walletResponse is SPEC.md's Wallet without balances (lists), plus failureReason, null unless
+// walletResponse is docs/api.md's Wallet without balances (lists), plus failureReason, null unless
 // the deployment FAILED.
 type walletResponse struct {
 	ID               string                `json:"id" oas:"required"`
@@ -114,7 +114,7 @@ type dripListResponse struct {
 	Total int            `json:"total" oas:"required"`
 }
 
-// toDrip renders a drip. txHash shows once the drip is CONFIRMED (SPEC.md: "set when
+// toDrip renders a drip. txHash shows once the drip is CONFIRMED (docs/api.md: "set when
 // confirmed"); while SUBMITTED the hash the job recorded stays internal.
 func toDrip(d wallet.Drip) dripResponse {
 	out := dripResponse{

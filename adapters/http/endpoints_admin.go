@@ -8,15 +8,15 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// adminEndpoints are the operator routes of D11. They authenticate with the configured operator
+// adminEndpoints are the operator routes of docs/decisions/operations.md. They authenticate with the configured operator
 // token only; a tenant API key or session is never accepted there.
 func (h *offrampHandlers) adminEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
 	return []Endpoint{
-		{Method: "POST", Path: "/v1/admin/offramp/payments/{id}/approve-review", Public: "operator action, authorized by the operator token (D11), never a tenant credential", Summary: "Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)", Tag: "admin",
+		{Method: "POST", Path: "/v1/admin/offramp/payments/{id}/approve-review", Public: "operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential", Summary: "Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)", Tag: "admin",
 			Auth: authOperator, Params: pathID,
 			Responses: map[int]any{200: offrampPaymentResponse{}, 401: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Handler: h.approveOfframpReview},
-		{Method: "POST", Path: "/v1/admin/payout-providers/{provider}/liquidity", Public: "operator action, authorized by the operator token (D11), never a tenant credential", Summary: "Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)", Tag: "admin",
+		{Method: "POST", Path: "/v1/admin/payout-providers/{provider}/liquidity", Public: "operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential", Summary: "Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)", Tag: "admin",
 			Auth: authOperator, Params: []Param{{Name: "provider", In: "path"}}, Request: liquidityTopUpRequest{},
 			Responses: map[int]any{200: liquidityResponse{}, 400: Envelope{}, 401: Envelope{}, 404: Envelope{}, 503: Envelope{}}, Handler: h.topUpLiquidity},
 	}

@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// agentEndpoints are the routes of agents (SPEC.md Endpoints, Agents).
+// agentEndpoints are the routes of agents (docs/api.md Endpoints, Agents).
 func (h *agentsHandlers) agentEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}

@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// cardEndpoints are the routes of cards (SPEC.md Cards, DESIGN.md D13 and §6).
+// cardEndpoints are the routes of cards (docs/api.md Cards, docs/decisions/cards.md).
 func (h *cardsHandlers) cardEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}

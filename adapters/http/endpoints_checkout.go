@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// checkoutEndpoints are hosted checkout's own routes (D19, docs/checkout.md). POST /v1/payments
+// checkoutEndpoints are hosted checkout's own routes (docs/decisions/checkout.md, docs/checkout.md). POST /v1/payments
 // and GET /v1/payments/{id} are shared with Safe payments and stay in paymentEndpoints (the
 // body's shape, the id's prefix select the surface).
 func (h *checkoutHandlers) checkoutEndpoints() []Endpoint {

@@ -7,7 +7,7 @@ import (
 	"github.com/corridorhq/corridor/core/recipient"
 )
 
-// identityEndpoints is the caller's identity (DESIGN.md §6): who it is, and its
+// identityEndpoints is the caller's identity (docs/architecture.md): who it is, and its
 // BUSINESS_IDENTITY credential, which the recipients capability keeps.
 func (h *recipientsHandlers) identityEndpoints() []Endpoint {
 	return []Endpoint{

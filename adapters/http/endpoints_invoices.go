@@ -2,8 +2,8 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// invoiceEndpoints are the routes of escrow invoices and bills (SPEC.md Endpoints, Invoices;
-// DESIGN.md §6 for the bill paths) and the invoice clock helper. Invoices and bills are
+// invoiceEndpoints are the routes of escrow invoices and bills (docs/api.md Endpoints, Invoices;
+// docs/architecture.md for the bill paths) and the invoice clock helper. Invoices and bills are
 // sandbox only: every route but the public view answers LIVE keys 403 SANDBOX_ONLY.
 func (h *invoicesHandlers) invoiceEndpoints() []Endpoint {
 	read := []auth.Scope{auth.ScopeInvoicesRead}
@@ -39,7 +39,7 @@ func (h *invoicesHandlers) invoiceEndpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/invoices/{id}/cancel", Summary: "Cancel a DRAFT or SENT invoice before any funds arrive", Tag: "invoices",
 			Auth: authRequired, Scopes: write, Params: pathID, SandboxOnly: true,
 			Responses: map[int]any{200: invoiceResponse{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Staged: h.cancelInvoice},
-		{Method: "GET", Path: "/v1/invoices/public/{id}", Public: "the invoice's public view (SPEC.md Authentication 3)", Summary: "Public view of an invoice: amountUsd, status, holdAddress and chainId only", Tag: "invoices",
+		{Method: "GET", Path: "/v1/invoices/public/{id}", Public: "the invoice's public view (docs/api.md Authentication 3)", Summary: "Public view of an invoice: amountUsd, status, holdAddress and chainId only", Tag: "invoices",
 			Auth: authNone, Params: pathID,
 			Responses: map[int]any{200: invoicePublicResponse{}, 404: Envelope{}, 429: Envelope{}}, Handler: h.publicInvoice},
 		{Method: "POST", Path: "/v1/sandbox/invoices/{id}/advance", Summary: "TEST only: move the invoice's clock seconds ahead and run the balance poller on it", Tag: "sandbox",
@@ -58,7 +58,7 @@ func (h *invoicesHandlers) invoiceEndpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/bills/inbound/{invoiceId}/accept", Summary: "Accept a VERIFIED bill: proposes a Safe payment of amountUsd from one of this tenant's wallets to the payee (payerDecision ACCEPTED)", Tag: "bills",
 			Auth: authRequired, Scopes: pay, Params: billID, Request: billAcceptRequest{}, SandboxOnly: true,
 			Responses: map[int]any{200: billResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 429: Envelope{}, 503: Envelope{}}, Staged: h.acceptBill},
-		{Method: "POST", Path: "/v1/admin/invoices/{id}/arbiter-sign", Public: "operator action, authorized by the operator token (D11), never a tenant credential", Summary: "Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)", Tag: "admin",
+		{Method: "POST", Path: "/v1/admin/invoices/{id}/arbiter-sign", Public: "operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential", Summary: "Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)", Tag: "admin",
 			Auth: authOperator, Params: pathID,
 			Responses: map[int]any{200: invoiceResponse{}, 401: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 429: Envelope{}, 503: Envelope{}}, Handler: h.arbiterSign},
 	}

@@ -3,7 +3,7 @@ package http
 import "github.com/corridorhq/corridor/core/auth"
 
 // ledgerEndpoints are the routes of the ledger capability (balances, sandbox deposits, finance).
-// Scopes (docs/decisions.md, "Ledger"): the service balance is payments:read, a sandbox
+// Scopes (docs/decisions/README.md, "Ledger"): the service balance is payments:read, a sandbox
 // deposit payments:create (TEST only), and every finance read treasury:read.
 func (h *financeHandlers) ledgerEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}

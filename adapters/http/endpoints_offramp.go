@@ -2,8 +2,8 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// offrampPaymentEndpoints are SPEC.md's off-ramp payment table, the signed provider webhooks
-// and the sandbox helpers (D10). Served only when the offrampPayments feature is on.
+// offrampPaymentEndpoints are docs/api.md's off-ramp payment table, the signed provider webhooks
+// and the sandbox helpers (docs/decisions/api.md). Served only when the offrampPayments feature is on.
 func (h *offrampHandlers) offrampPaymentEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}

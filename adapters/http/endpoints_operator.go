@@ -107,13 +107,13 @@ func (h *operatorHandlers) stuckWork(c *fiber.Ctx) error {
 }
 
 type adminFailedJobResponse struct {
-	ID          int64     `json:"id" oas:"required"`
+	ID          int64     `json:"id" oas:"required" example:"4211" description:"The job's id (River's), for retrying it."`
 	Kind        string    `json:"kind" oas:"required"`
 	State       string    `json:"state" oas:"required,enum=retryable|discarded" description:"retryable: tried again later; discarded: out of attempts, its work did not happen."`
-	Args        string    `json:"args" oas:"required" description:"The job's arguments (JSON), at most 200 characters."`
+	Args        string    `json:"args" oas:"required" example:"{\"deliveryId\":\"whd_06h0c8y3a9xq2v5m7k1d4f6g8j\"}" description:"The job's arguments (JSON), at most 200 characters."`
 	Attempt     int       `json:"attempt" oas:"required" description:"Attempts made so far."`
 	MaxAttempts int       `json:"maxAttempts" oas:"required" description:"Attempts allowed before the job is discarded."`
-	LastError   string    `json:"lastError" oas:"required" description:"The last attempt's error, at most 300 characters."`
+	LastError   string    `json:"lastError" oas:"required" example:"endpoint answered 503" description:"The last attempt's error, at most 300 characters."`
 	At          time.Time `json:"at" oas:"required" description:"When the last attempt failed."`
 }
 

@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// safePaymentEndpoints are the routes of Safe payments (SPEC.md Endpoints, Safe payments). POST
+// safePaymentEndpoints are the routes of Safe payments (docs/api.md Endpoints, Safe payments). POST
 // /v1/payments and GET /v1/payments/{id} are shared with the checkout surface: secondary serves
 // a checkout body or a chk_ id.
 func (h *safePaymentsHandlers) safePaymentEndpoints(secondary secondaryPayments) []Endpoint {

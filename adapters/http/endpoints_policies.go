@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// policyEndpoints are the routes of spend policies (SPEC.md Endpoints, Policies). Reads take
+// policyEndpoints are the routes of spend policies (docs/api.md Endpoints, Policies). Reads take
 // policies:read, writes policies:write (which agent keys never hold), the dry run
 // policies:evaluate.
 func (h *policyHandlers) policyEndpoints() []Endpoint {

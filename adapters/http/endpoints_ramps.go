@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// rampEndpoints are the sandbox ramps (SPEC.md Endpoints, Ramps). Ramps are sandbox only: every
+// rampEndpoints are the sandbox ramps (docs/api.md Endpoints, Ramps). Ramps are sandbox only: every
 // route answers LIVE keys 403 SANDBOX_ONLY.
 func (h *rampsHandlers) rampEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}

@@ -2,8 +2,8 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// secondaryEndpoints are the wallet routes of the secondary surface (SPEC.md "Secondary
-// documented shapes", D19): snake_case, errors in the secondary shape, mapped onto wallets,
+// secondaryEndpoints are the wallet routes of the secondary surface (docs/api.md "Secondary
+// documented shapes", docs/decisions/checkout.md): snake_case, errors in the secondary shape, mapped onto wallets,
 // Safe payments and the ledger. POST /v1/wallets is shared with the canonical surface and
 // stays in walletEndpoints (its body's shape selects the surface).
 func (h *walletsHandlers) secondaryEndpoints() []Endpoint {

@@ -9,7 +9,7 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 )
 
-// statusEndpoints are the service's status as the caller's environment sees it (DESIGN.md §6).
+// statusEndpoints are the service's status as the caller's environment sees it (docs/architecture.md).
 func (h *financeHandlers) statusEndpoints() []Endpoint {
 	return []Endpoint{
 		{Method: "GET", Path: "/v1/status", Summary: "Service, database and per-environment chain health; a part that is down is reported, never a 5xx", Tag: "service",

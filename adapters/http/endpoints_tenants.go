@@ -18,7 +18,7 @@ func (h *tenancyHandlers) endpoints() []Endpoint {
 		{Method: "GET", Path: "/v1/tenants/members", Summary: "List members", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersRead}, Params: paging,
 			Responses: map[int]any{200: memberListResponse{}}, Handler: h.listMembers},
-		{Method: "POST", Path: "/v1/tenants/members/accept", Grants: "member_accept", Public: "the one-time invite token and the invitee's own session authorize it (D20)", Summary: "Accept an invite with its one-time token", Tag: "members",
+		{Method: "POST", Path: "/v1/tenants/members/accept", Grants: "member_accept", Public: "the one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)", Summary: "Accept an invite with its one-time token", Tag: "members",
 			Auth: authOptional, Request: memberAcceptRequest{},
 			Responses: map[int]any{200: memberResponse{}, 404: Envelope{}}, Handler: h.acceptInvite},
 		{Method: "POST", Path: "/v1/tenants/members/{id}/revoke", Summary: "Revoke a member", Tag: "members",

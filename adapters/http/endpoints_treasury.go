@@ -2,8 +2,8 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// treasuryEndpoints are the routes of treasury accounts (SPEC.md Endpoints, Treasury) and the
-// sandbox clock helper (DESIGN.md D15). Treasury is sandbox only: every route answers LIVE
+// treasuryEndpoints are the routes of treasury accounts (docs/api.md Endpoints, Treasury) and the
+// sandbox clock helper (docs/decisions/treasury.md). Treasury is sandbox only: every route answers LIVE
 // keys 403 SANDBOX_ONLY.
 func (h *treasuryHandlers) treasuryEndpoints() []Endpoint {
 	read := []auth.Scope{auth.ScopeTreasuryRead}

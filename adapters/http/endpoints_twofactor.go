@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// twoFactorEndpoints are the routes of contacts and two-factor approval (DESIGN.md §6).
+// twoFactorEndpoints are the routes of contacts and two-factor approval (docs/architecture.md).
 func (h *twoFactorHandlers) twoFactorEndpoints() []Endpoint {
 	pathID := []Param{{Name: "id", In: "path"}}
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}

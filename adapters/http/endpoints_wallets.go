@@ -3,7 +3,7 @@ package http
 import "github.com/corridorhq/corridor/core/auth"
 
 // walletEndpoints are the routes of wallets, the faucet and the handle directory. Claiming a
-// handle (scope not shown in SPEC.md) takes wallets:write, as it publishes a wallet.
+// handle (scope not shown in docs/api.md) takes wallets:write, as it publishes a wallet.
 func (h *walletsHandlers) walletEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}

@@ -2,7 +2,7 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// webhookEndpoints are events and webhooks (DESIGN.md D18, §6). Every route needs keys:manage:
+// webhookEndpoints are events and webhooks (docs/decisions/webhooks.md). Every route needs keys:manage:
 // an event feed spans every capability, and an endpoint's secret is a credential.
 func (h *webhooksHandlers) webhookEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
@@ -22,6 +22,9 @@ func (h *webhooksHandlers) webhookEndpoints() []Endpoint {
 		{Method: "GET", Path: "/v1/events/{id}", Summary: "An event", Tag: "events",
 			Auth: authRequired, Scopes: scopes, Params: pathID,
 			Responses: map[int]any{200: eventResponse{}, 403: Envelope{}, 404: Envelope{}}, Handler: h.getEvent},
+		{Method: "GET", Path: "/v1/events/{id}/payload", Summary: "The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against", Tag: "events",
+			Auth: authRequired, Scopes: scopes, Params: pathID,
+			Responses: map[int]any{200: webhookPayload{}, 403: Envelope{}, 404: Envelope{}}, Handler: h.getEventPayload},
 		{Method: "POST", Path: "/v1/webhook-endpoints", Summary: "Register a webhook endpoint (its signing secret is returned once)", Tag: "webhooks",
 			Auth: authRequired, Scopes: scopes, Request: webhookEndpointRequest{}, SecretFields: []string{"secret"},
 			Responses: map[int]any{201: webhookEndpointResponse{}, 400: Envelope{}, 403: Envelope{}, 409: Envelope{}}, Handler: h.createWebhookEndpoint},

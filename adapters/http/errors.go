@@ -28,8 +28,8 @@ import (
 	"github.com/corridorhq/corridor/core/webhook"
 )
 
-// statusByCode is the one table mapping domain codes to HTTP statuses (STYLE.md, Errors).
-// Business-rule refusals are 422 and conflicts with in-flight work 409 (D4).
+// statusByCode is the one table mapping domain codes to HTTP statuses (docs/architecture.md, Errors).
+// Business-rule refusals are 422 and conflicts with in-flight work 409 (docs/decisions/api.md).
 var statusByCode = map[core.Code]int{
 	core.CodeValidationFailed:             400,
 	core.CodeUnauthenticated:              401,
@@ -75,7 +75,7 @@ var statusByCode = map[core.Code]int{
 	policy.CodePolicyNotFound:             404,
 	treasury.CodeAccountNotFound:          404,
 	ramp.CodeRampNotFound:                 404,
-	// Ramp refusals are business rules (D4): 422.
+	// Ramp refusals are business rules (docs/decisions/api.md): 422.
 	ramp.CodeRampProviderNotAvailable: 422,
 	ramp.CodeRampAmountTooLarge:       422,
 	ramp.CodeRampDailyCap:             422,
@@ -199,7 +199,7 @@ func StatusFor(code core.Code) int {
 	return 500
 }
 
-// Envelope is SPEC.md's error body.
+// Envelope is docs/api.md's error body.
 type Envelope struct {
 	StatusCode int            `json:"statusCode" oas:"required"`
 	Message    string         `json:"message" oas:"required"`

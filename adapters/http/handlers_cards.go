@@ -53,7 +53,7 @@ func (h *cardsHandlers) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch
 }
 
 // issueCardholderCard validates the body and issues the card at the issuer outside the
-// idempotent unit (no outside call inside a transaction, DESIGN.md D22), then records it inside.
+// idempotent unit (no outside call inside a transaction, docs/decisions/reliability.md), then records it inside.
 func (h *cardsHandlers) issueCardholderCard(c *fiber.Ctx) (fiber.Handler, error) {
 	var req cardholderCardRequest
 	if err := decodeBody(c, &req); err != nil {
@@ -132,11 +132,11 @@ func (h *cardsHandlers) setCardFrozen(c *fiber.Ctx, frozen bool) error {
 }
 
 // ephemeralKeysPerMinute bounds push-provisioning keys per client IP in any rolling minute
-// (SPEC.md: 5 per minute per IP); every request the limit lets through counts, whatever the
+// (docs/api.md: 5 per minute per IP); every request the limit lets through counts, whatever the
 // card or the issuer answers.
 const ephemeralKeysPerMinute = 5
 
-// createEphemeralKey mints the key at the issuer outside the idempotent unit (DESIGN.md D22);
+// createEphemeralKey mints the key at the issuer outside the idempotent unit (docs/decisions/reliability.md);
 // the unit only stores the answer for replays.
 func (h *cardsHandlers) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) {
 	ok, wait := h.ephemeralKeys.allow("ephemeral-key-ip:"+c.IP(), time.Now())

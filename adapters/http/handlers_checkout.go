@@ -16,7 +16,7 @@ import (
 	webcheckout "github.com/corridorhq/corridor/web/checkout"
 )
 
-// Hosted checkout (D19, docs/checkout.md): the secondary POST /v1/payments (selected by its
+// Hosted checkout (docs/decisions/checkout.md, docs/checkout.md): the secondary POST /v1/payments (selected by its
 // body's shape) and the chk_ ids of GET /v1/payments/{id} (selected by their prefix).
 
 // secondaryPayments are the checkout halves of POST /v1/payments and GET /v1/payments/{id},

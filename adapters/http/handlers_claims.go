@@ -17,7 +17,7 @@ func publicClaimHeaders(c *fiber.Ctx) {
 	c.Set(fiber.HeaderCacheControl, "no-store")
 }
 
-// throttleClaimIP charges the client IP's claim-link bucket (SPEC.md: inspect is throttled).
+// throttleClaimIP charges the client IP's claim-link bucket (docs/api.md: inspect is throttled).
 func (h *claimsHandlers) throttleClaimIP(c *fiber.Ctx) error {
 	ok, wait := h.limiter.allow("claim-ip:"+c.IP(), time.Now())
 	if ok {

@@ -17,12 +17,12 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// The secondary surface (D19, docs/api.md "Secondary surface"): thin mappings onto the
+// The secondary surface (docs/decisions/checkout.md, docs/api.md "Secondary surface"): thin mappings onto the
 // canonical use cases; nothing here stores anything of its own.
 
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
 // (the register step marked a secondary body already). It is staged: a custodial wallet's key
-// is made by the custody signer before the unit of work (D22).
+// is made by the custody signer before the unit of work (docs/decisions/reliability.md).
 func (h *walletsHandlers) createWalletEither(c *fiber.Ctx) (fiber.Handler, error) {
 	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
 		return h.createSecondaryWallet(c)
@@ -34,7 +34,7 @@ func (h *walletsHandlers) createWalletEither(c *fiber.Ctx) (fiber.Handler, error
 var secondaryCurrencies = []string{"USDC", "ETH"}
 
 // createSecondaryWallet creates a 1-of-1 Safe named after the customer, owned by owner_address
-// when given, else by a fresh custody key (a custodial wallet, D21); every currency asked for is
+// when given, else by a fresh custody key (a custodial wallet, docs/decisions/wallets.md); every currency asked for is
 // held at the Safe's one address.
 func (h *walletsHandlers) createSecondaryWallet(c *fiber.Ctx) (fiber.Handler, error) {
 	var req secondaryWalletCreateRequest

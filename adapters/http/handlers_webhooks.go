@@ -60,6 +60,21 @@ func (h *webhooksHandlers) getEvent(c *fiber.Ctx) error {
 	return c.JSON(toEvent(e))
 }
 
+// getEventPayload answers the delivery body itself, byte for byte, rather than a re-encoding:
+// a receiver checking a signature needs the exact bytes.
+func (h *webhooksHandlers) getEventPayload(c *fiber.Ctx) error {
+	e, err := h.svc.GetEvent(c.UserContext(), principal(c), c.Params("id"))
+	if err != nil {
+		return err
+	}
+	raw, err := webhooks.Payload(e)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(raw)
+}
+
 func (h *webhooksHandlers) createWebhookEndpoint(c *fiber.Ctx) error {
 	var req webhookEndpointRequest
 	if err := decodeBody(c, &req); err != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // laggingReadRoutes are the API reads that may be served by the read replica within its lag
-// bound (DESIGN.md D23): finance exports and statements, and the secondary surface's lists.
+// bound (docs/decisions/scaling.md): finance exports and statements, and the secondary surface's lists.
 // Everything else reads the primary, so a partner reads its own writes.
 var laggingReadRoutes = map[string]bool{
 	"GET /v1/ledger/accounts":                true,

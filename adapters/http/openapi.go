@@ -16,14 +16,14 @@ import (
 
 // OpenAPIVersion is the version of the OpenAPI specification the document follows. 3.1 lets
 // a schema say "string or null" with a type list, which is how the present-and-null
-// convention of DESIGN.md §4 is written down.
+// convention of docs/architecture.md is written down.
 const OpenAPIVersion = "3.1.0"
 
 // Content is a response body offered in more than one content type: content type → the zero
 // value of its DTO, or "" for a text body (a CSV export beside the JSON one).
 type Content map[string]any
 
-// OneOf is a request or success body of a path both surfaces share (D19): the document offers
+// OneOf is a request or success body of a path both surfaces share (docs/decisions/checkout.md): the document offers
 // each DTO as one alternative of a oneOf.
 type OneOf []any
 
@@ -35,8 +35,15 @@ func (s *Server) openapi(c *fiber.Ctx) error { return c.JSON(s.OpenAPI()) }
 // components, referenced wherever it appears, so a client generator sees one type per DTO.
 func (s *Server) OpenAPI() map[string]any { return buildOpenAPI(s.endpoints, s.cfg.Version) }
 
+// APIVersion is the version of the contract this source tree serves, and the release version
+// of the service and of both SDKs built from it: `corridor openapi` prints it as info.version,
+// a development build reports it with its commit as build metadata (1.0.0+0123456789ab), and
+// CHANGELOG.md's newest entry names it. Bump it, with a CHANGELOG entry, in the change that
+// alters the contract; a test in sdk/ fails when they disagree.
+const APIVersion = "1.0.0"
+
 // unversionedBuild is info.version of a build that knows no version of its own (a test binary).
-const unversionedBuild = "0.0.0-dev"
+const unversionedBuild = APIVersion
 
 // buildOpenAPI builds the document of routes; version is the build's (info.version follows it,
 // so a partner can tell which build a document describes).
@@ -71,10 +78,10 @@ func buildOpenAPI(routes []Endpoint, version string) map[string]any {
 					"description": "The request's id (the caller's well-formed X-Request-Id, or a generated one); error envelopes repeat it as requestId."},
 			},
 			"securitySchemes": map[string]any{
-				"apiKey":  map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey},
-				"session": map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
+				"serviceApiKey": map[string]any{"type": "apiKey", "in": "header", "name": headerAPIKey},
+				"session":       map[string]any{"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
 				"operatorToken": map[string]any{"type": "apiKey", "in": "header", "name": headerOperatorToken,
-					"description": "Operator token from OPERATOR_TOKEN (D11); /v1/admin/... only, never tenant keys"},
+					"description": "Operator token from OPERATOR_TOKEN (docs/decisions/operations.md); /v1/admin/... only, never tenant keys"},
 			},
 		},
 	}
@@ -107,9 +114,9 @@ func (g *schemaGen) operation(r Endpoint) map[string]any {
 	}
 	switch r.Auth {
 	case authRequired:
-		op["security"] = []any{map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
+		op["security"] = []any{map[string]any{"serviceApiKey": []string{}}, map[string]any{"session": []string{}}}
 	case authOptional:
-		op["security"] = []any{map[string]any{}, map[string]any{"apiKey": []string{}}, map[string]any{"session": []string{}}}
+		op["security"] = []any{map[string]any{}, map[string]any{"serviceApiKey": []string{}}, map[string]any{"session": []string{}}}
 	case authOperator:
 		op["security"] = []any{map[string]any{"operatorToken": []string{}}}
 	default:
@@ -205,7 +212,7 @@ func (g *schemaGen) bodySchema(dto any, unionName string) map[string]any {
 			g.use(titles[i], "One shape of "+name+".")
 		}
 		g.components[name] = map[string]any{"oneOf": out,
-			"description": "One of " + strings.Join(titles, " or ") + ": the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go)."}
+			"description": "One of " + strings.Join(titles, " or ") + ": the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go)."}
 		return map[string]any{"$ref": "#/components/schemas/" + name}
 	}
 	return g.schema(reflect.TypeOf(dto))
@@ -490,7 +497,7 @@ func (g *schemaGen) object(t reflect.Type) map[string]any {
 }
 
 // fields collects the properties of a struct, embedded structs' fields inlined. A pointer field
-// is nullable unless it is omitempty: then nil is absent, never null (DESIGN.md §4 keeps null
+// is nullable unless it is omitempty: then nil is absent, never null (docs/architecture.md keeps null
 // for fields that are always present).
 func (g *schemaGen) fields(t reflect.Type, props map[string]any, required *[]string) {
 	for i := 0; i < t.NumField(); i++ {

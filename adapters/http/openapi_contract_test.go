@@ -162,7 +162,7 @@ func TestOpenAPI_Contract(t *testing.T) {
 }
 
 // TestOpenAPI_EverySchemaDescribed: every component schema carries a description, the
-// resources partners meet first in SPEC.md's words.
+// resources partners meet first in docs/api.md's words.
 func TestOpenAPI_EverySchemaDescribed(t *testing.T) {
 	doc, _ := fullDocument(t)
 	for name, s := range doc.Components.Schemas {
@@ -176,7 +176,7 @@ func TestOpenAPI_EverySchemaDescribed(t *testing.T) {
 }
 
 // undescribedProperties may lack a description: none today. A property that truly cannot be
-// described goes here with its reason, and in docs/decisions.md ("#31 third pass").
+// described goes here with its reason, and in docs/decisions/README.md ("#31 third pass").
 var undescribedProperties = map[string]string{}
 
 // TestOpenAPI_PropertiesDescribed: every property of every component, at any depth (inline

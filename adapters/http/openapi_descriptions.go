@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// componentDescriptions describe the resources a partner meets first, in SPEC.md's and the
+// componentDescriptions describe the resources a partner meets first, in docs/api.md's and the
 // capability docs' words. Every other component is described by where it is used (use).
 var componentDescriptions = map[string]string{ //nolint:gosec // schema descriptions, not credentials
 	"Tenant":            "A partner's account: every key, member, wallet and payment belongs to one tenant, in one environment (TEST or LIVE).",
@@ -26,8 +26,8 @@ var componentDescriptions = map[string]string{ //nolint:gosec // schema descript
 	"TreasuryAccount":   "A treasury account: buckets that are Safe wallets, with rules that sweep between them and a simulated yield in TEST (docs/treasury.md).",
 	"Event":             "A state change a partner cares about (docs/webhooks.md): listed by GET /v1/events and delivered to webhook endpoints.",
 	"WebhookEndpoint":   "A URL the tenant's events are delivered to, signed with the endpoint's secret (shown once) and retried for 3 days.",
-	"WebhookPayload":    "The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in SPEC.md's spelling.",
-	"ErrorEnvelope":     "Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details.",
+	"WebhookPayload":    "The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in docs/api.md's spelling.",
+	"ErrorEnvelope":     "Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details.",
 	"SecondaryError":    "Every error of the secondary surface: {error: {code, message, details}} with lower-case codes (docs/api.md, Secondary surface).",
 	"Capabilities":      "What this deployment serves for the caller's environment: the build, chains and features.",
 	"Build":             "The build that answers: the version the OpenAPI document's info.version also shows, and its VCS commit.",
@@ -72,7 +72,7 @@ func (g *schemaGen) describeComponents() {
 }
 
 // commonProperties describe properties by the name they share across resources, in the
-// conventions of DESIGN.md §4 and docs/api.md; a field's own description tag wins.
+// conventions of docs/architecture.md and docs/api.md; a field's own description tag wins.
 var commonProperties = map[string]string{ //nolint:gosec // property descriptions, not credentials
 	"id":                       "The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).",
 	"status":                   "The object's state; the capability's docs list the states and their transitions.",
@@ -82,7 +82,7 @@ var commonProperties = map[string]string{ //nolint:gosec // property description
 	"expiresAt":                "When it expires (RFC 3339, UTC).",
 	"total":                    "How many objects match, across every page (skip/take).",
 	"name":                     "A name the partner chose, shown in the console.",
-	"environment":              "TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.",
+	"environment":              "TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.",
 	"chainId":                  "The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).",
 	"address":                  "An EVM address (0x…, 40 hex digits).",
 	"asset":                    "The asset: USDC (6 decimals) or ETH (18).",

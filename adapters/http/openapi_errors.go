@@ -44,12 +44,12 @@ func allErrorCodes() []string {
 	return slices.Compact(out)
 }
 
-// errorCodeSchema is the ErrorCode component: every stable code (SPEC.md Errors, D4), the
+// errorCodeSchema is the ErrorCode component: every stable code (docs/api.md Errors, docs/decisions/api.md), the
 // enum of the envelope's code. It is registered once and referenced.
 func (g *schemaGen) errorCodeSchema() map[string]any {
 	if _, ok := g.components["ErrorCode"]; !ok {
 		g.components["ErrorCode"] = map[string]any{"type": "string", "enum": toAny(allErrorCodes()),
-			"description": "A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; " +
+			"description": "A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; " +
 				"a client should still accept a code it does not know as a new refusal of that status."}
 	}
 	return map[string]any{"$ref": "#/components/schemas/ErrorCode"}

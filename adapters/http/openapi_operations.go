@@ -137,6 +137,7 @@ var operationIDs = map[string]string{
 	"POST /v1/twofactor/challenges/{id}/verify":            "verifyTwoFactorChallenge",
 	"GET /v1/events":                                       "listEvents",
 	"GET /v1/events/{id}":                                  "getEvent",
+	"GET /v1/events/{id}/payload":                          "getEventPayload",
 	"POST /v1/sandbox/events":                              "sandboxTriggerEvent",
 	"POST /v1/webhook-endpoints":                           "createWebhookEndpoint",
 	"GET /v1/webhook-endpoints":                            "listWebhookEndpoints",

@@ -96,7 +96,7 @@ func TestOpenAPI_SharedSchemasAreReferenced(t *testing.T) {
 				}
 				schema := jsonBody.Schema
 				// The secondary surface's routes answer the SecondaryError, or on the path both
-				// surfaces share, either shape by the body's (D19).
+				// surfaces share, either shape by the body's (docs/decisions/checkout.md).
 				switch shape, _ := op.Extensions["x-corridor-error-shape"].(string); shape {
 				case "secondary":
 					if !strings.HasPrefix(ref.Ref, "#/components/responses/Secondary") || secondaryRef(schema) != "#/components/schemas/SecondaryErrorBody" {

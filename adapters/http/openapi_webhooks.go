@@ -7,15 +7,16 @@ import (
 	"time"
 )
 
-// webhookPayload is the body of every webhook delivery (docs/webhooks.md): the event, with
-// event and created_at repeating type and createdAt in SPEC.md's webhook spelling.
+// webhookPayload is the body of every webhook delivery (docs/webhooks.md): the event's id and
+// type, and the payload fields every webhook of the API's documented shape carries (event,
+// data, created_at). It has one spelling of each instant, so generators that derive one name
+// per property (ogen) accept it.
 type webhookPayload struct {
-	ID         string         `json:"id" oas:"required" description:"the event's id (evt_…): the same on every attempt and redelivery, so a receiver deduplicates on it"`
-	Type       string         `json:"type" oas:"required" description:"<resource>.<state reached>, e.g. safe_payment.completed"`
-	Data       map[string]any `json:"data" oas:"required" description:"the resource's id, status and amount (USD) when it has one, and a few fields of its own"`
-	CreatedAt  time.Time      `json:"createdAt" oas:"required"`
-	Event      string         `json:"event" oas:"required" description:"type again, in SPEC.md's webhook spelling"`
-	CreatedAt2 time.Time      `json:"created_at" oas:"required" goname:"CreatedAtSnake" description:"createdAt again, in SPEC.md's webhook spelling"`
+	ID        string         `json:"id" oas:"required" description:"the event's id (evt_…): the same on every attempt and redelivery, so a receiver deduplicates on it"`
+	Type      string         `json:"type" oas:"required" description:"<resource>.<state reached>, e.g. safe_payment.completed"`
+	Event     string         `json:"event" oas:"required" description:"the same as type, under the name the documented webhook payload gives it"`
+	Data      map[string]any `json:"data" oas:"required" description:"the resource's id, status and amount (USD) when it has one, and a few fields of its own"`
+	CreatedAt time.Time      `json:"created_at" oas:"required" description:"when the event was recorded (the createdAt of GET /v1/events/{id})"`
 }
 
 // webhookEventTypes are the event types a webhook endpoint receives, with when each is
@@ -46,6 +47,12 @@ var webhookEventTypes = func() map[string]string {
 	return out
 }()
 
+// webhookFamilyPrefixes are the id prefixes of the resource each event family is about.
+var webhookFamilyPrefixes = map[string]string{
+	"safe_payment": "pay", "offramp_payment": "ofp", "claim": "clm", "card": "card", "card_authorization": "cau",
+	"agent": "agt", "invoice": "inv", "treasury_sweep": "swp", "payment": "chk", "refund": "crf", "webhook_endpoint": "whe",
+}
+
 // webhooks is the document's webhooks: one POST per event type the service sends to a
 // partner's endpoint, signed in Corridor-Signature.
 func (g *schemaGen) webhooks() map[string]any {
@@ -66,8 +73,9 @@ func (g *schemaGen) webhooks() map[string]any {
 func (g *schemaGen) webhookOperation(typ, when string) map[string]any {
 	example := exampleObject(reflect.TypeOf(webhookPayload{}))
 	example["type"], example["event"] = typ, typ
-	example["id"] = "evt_06h0c8y3a9xq2v5m7k1d4f6g8j"
-	example["data"] = map[string]any{"id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"}
+	family, status, _ := strings.Cut(typ, ".")
+	example["id"] = "evt" + exampleIDSuffix
+	example["data"] = map[string]any{"id": webhookFamilyPrefixes[family] + exampleIDSuffix, "status": strings.ToUpper(status)}
 	var name strings.Builder
 	for _, word := range strings.FieldsFunc(typ, func(r rune) bool { return r == '.' || r == '_' }) {
 		name.WriteString(strings.ToUpper(word[:1]) + word[1:])

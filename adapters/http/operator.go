@@ -10,7 +10,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// headerOperatorToken carries the operator token of D11 on /v1/admin/... routes.
+// headerOperatorToken carries the operator token of docs/decisions/operations.md on /v1/admin/... routes.
 const headerOperatorToken = "X-Operator-Token"
 
 // MinOperatorTokenLength is the shortest operator token configuration accepts.

@@ -8,7 +8,7 @@ import (
 // windowLimiter allows at most limit requests per caller in any rolling window: it keeps the
 // times of the caller's last limit requests, so a refusal's wait is exactly until the oldest
 // leaves the window. A token bucket of the same rate lets a burst through and then one more per
-// refill period, more than limit in a minute; SPEC.md's "5 per minute per IP" is a count over a
+// refill period, more than limit in a minute; docs/api.md's "5 per minute per IP" is a count over a
 // rolling minute. Each replica counts on its own, like the general limiter.
 type windowLimiter struct {
 	limit  int

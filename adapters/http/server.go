@@ -4,6 +4,7 @@ package http
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/netip"
@@ -33,6 +34,7 @@ import (
 	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -53,7 +55,7 @@ type Config struct {
 	// (METRICS_ADDR). Nil: the counters are kept and served nowhere.
 	Metrics prometheus.Registerer
 	// OperatorToken (OPERATOR_TOKEN, at least 32 characters) authenticates /v1/admin/...
-	// (D11). Empty: admin routes answer 503 SERVICE_UNAVAILABLE.
+	// (docs/decisions/operations.md). Empty: admin routes answer 503 SERVICE_UNAVAILABLE.
 	OperatorToken string
 	// ClaimLinkRateLimit throttles the public claim-link routes per client IP; zero is the
 	// default of 30 requests a minute.
@@ -109,7 +111,7 @@ const (
 	authNone     authMode = iota // public: no credentials read
 	authOptional                 // credentials used when present
 	authRequired                 // API key or session
-	authOperator                 // the operator token of D11 (X-Operator-Token), never tenant keys
+	authOperator                 // the operator token of docs/decisions/operations.md (X-Operator-Token), never tenant keys
 )
 
 // Param documents a path or query parameter.
@@ -138,7 +140,7 @@ type Endpoint struct {
 	// goes through the grant rule (auth.AuthorizeGrant), and the privilege-graph test walks them
 	// from the document's x-corridor-grants.
 	Grants string
-	// SandboxOnly routes answer LIVE callers 403 SANDBOX_ONLY (D1); every /v1/sandbox/ route is
+	// SandboxOnly routes answer LIVE callers 403 SANDBOX_ONLY (docs/decisions/tenancy.md); every /v1/sandbox/ route is
 	// one whatever this says. The document marks them x-corridor-sandbox-only.
 	SandboxOnly bool
 	Handler     fiber.Handler
@@ -148,7 +150,7 @@ type Endpoint struct {
 	Staged func(c *fiber.Ctx) (fiber.Handler, error)
 	// AgentSuspendedConflict marks a provisioning route (an agent's wallet or card): a
 	// suspended agent, or a suspended agent's key, is answered 409 AGENT_SUSPENDED there
-	// instead of the 403 of every other route (SPEC.md Errors).
+	// instead of the 403 of every other route (docs/api.md Errors).
 	AgentSuspendedConflict bool
 	// SecondaryErrors answers every error of the route in the secondary error shape
 	// ({error: {code, message, details}}, docs/api.md "Secondary surface").
@@ -265,6 +267,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{
 		AppName: "corridor", Immutable: true, BodyLimit: cfg.BodyLimitBytes, DisableStartupMessage: true,
+		JSONEncoder: encodeJSON,
 		ReadTimeout: timeouts.Read, WriteTimeout: timeouts.Write, IdleTimeout: timeouts.Idle,
 		ErrorHandler: func(c *fiber.Ctx, err error) error { return s.renderError(c, err) },
 	})
@@ -362,7 +365,7 @@ func (s *Server) Listen(addr string) error { return s.fiber.Listen(addr) }
 // Shutdown stops accepting connections and waits for in-flight requests up to ctx's deadline.
 func (s *Server) Shutdown(ctx context.Context) error { return s.fiber.ShutdownWithContext(ctx) }
 
-// requireScopes enforces a route's declared scopes before its handler runs (D20): the caller
+// requireScopes enforces a route's declared scopes before its handler runs (docs/decisions/tenancy.md): the caller
 // must act for a tenant and hold every scope. The use case checks again, as a second line, so
 // a route that forgets its declaration is still closed.
 func requireScopes(scopes []auth.Scope) fiber.Handler {
@@ -400,4 +403,14 @@ func toFiberPath(p string) string {
 		}
 	}
 	return string(out)
+}
+
+// encodeJSON is every JSON body's encoder: encoding/json, then each instant in the API's one
+// form (core/timestamp: UTC, six-digit fraction), so string order is time order for a partner.
+func encodeJSON(v any) ([]byte, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return timestamp.NormalizeJSON(raw), nil
 }

@@ -43,7 +43,7 @@ func TestObserve_LabelsMountedRoutesByTemplate(t *testing.T) {
 }
 
 // TestEndpoints_EveryRouteDeclaresScopesOrIsPublic: a route that declares no scope must say why
-// it is public; every other route's scopes are enforced by the middleware (D20).
+// it is public; every other route's scopes are enforced by the middleware (docs/decisions/tenancy.md).
 func TestEndpoints_EveryRouteDeclaresScopesOrIsPublic(t *testing.T) {
 	features := map[string]bool{}
 	for _, f := range []string{"offrampPayments", "pendingClaims", "operatorReview", "cards", "treasury", "ramps", "invoices"} {

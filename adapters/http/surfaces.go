@@ -8,7 +8,7 @@ import (
 	"github.com/corridorhq/corridor/core/checkout"
 )
 
-// Paths both surfaces share (D19): POST /v1/payments and POST /v1/wallets take either body
+// Paths both surfaces share (docs/decisions/checkout.md): POST /v1/payments and POST /v1/wallets take either body
 // shape, GET /v1/payments/{id} either id family. Which surface answers is the adapter's
 // decision, made here, so a handler type never reaches another capability's handlers: the
 // endpoint list of the canonical capability is given the secondary alternative.
@@ -66,7 +66,7 @@ func (r secondaryRoute) matches(method, path string) bool {
 // markSecondary marks a request to a SecondaryErrors route before any other middleware can
 // refuse it, so every refusal of the route is in the secondary shape.
 func (s *Server) markSecondary(c *fiber.Ctx) error {
-	// GET /v1/payments/{chk_…}: the id's prefix selects the secondary surface (D19).
+	// GET /v1/payments/{chk_…}: the id's prefix selects the secondary surface (docs/decisions/checkout.md).
 	if id, ok := strings.CutPrefix(c.Path(), "/v1/payments/"); ok && c.Method() == fiber.MethodGet &&
 		strings.HasPrefix(id, checkout.PrefixCheckout+"_") && !strings.Contains(id, "/") {
 		c.Locals(localSecondary, true)

@@ -1,5 +1,5 @@
 // Package identity adapts identity providers. Sandbox verifies and mints HS256 session tokens
-// signed with a configured secret (D3); a real provider's adapter would verify with its JWKS.
+// signed with a configured secret (docs/decisions/tenancy.md); a real provider's adapter would verify with its JWKS.
 package identity
 
 import (

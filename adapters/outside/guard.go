@@ -1,5 +1,5 @@
 // Package outside guards the calls that leave the process (card issuer, SMS gateway, screening
-// vendor, payout providers, chain writes). DESIGN.md D22: no such call may run while a unit of
+// vendor, payout providers, chain writes). docs/decisions/reliability.md: no such call may run while a unit of
 // work's transaction is open, because a slow or hung vendor would then hold row locks (and, with
 // the commit pipeline, a whole batch), and a rolled-back unit could not take the call back.
 //
@@ -53,7 +53,7 @@ func Check(ctx context.Context, call string) error {
 		g.violations = append(g.violations, call)
 	}
 	g.mu.Unlock()
-	return core.E(core.CodeInternal, "%s called inside a unit of work (DESIGN.md D22: outside calls run after commit)", call)
+	return core.E(core.CodeInternal, "%s called inside a unit of work (docs/decisions/reliability.md: outside calls run after commit)", call)
 }
 
 // Violations lists the calls refused so far, in order.

@@ -128,7 +128,7 @@ func (w Webhooks) Send(ctx context.Context, rawURL string, body []byte, headers 
 	return w.WebhookSender.Send(ctx, rawURL, body, headers, allowPrivate)
 }
 
-// Custody guards a custody signer (D21): an HSM is outside the process.
+// Custody guards a custody signer (docs/decisions/wallets.md): an HSM is outside the process.
 type Custody struct{ ports.CustodySigner }
 
 var _ ports.CustodySigner = Custody{}

@@ -21,7 +21,7 @@ import (
 // for an operator to check, never for a retry to guess by sending again.
 const StuckSendAfter = 10 * time.Minute
 
-// Onchain is the ONCHAIN_WALLET provider (D9): a USDC transfer on the environment's chain from
+// Onchain is the ONCHAIN_WALLET provider (docs/decisions/offramp.md): a USDC transfer on the environment's chain from
 // the service's settlement account (the relayer) to the destination address, confirmed by its
 // receipt. Its transfers live in Postgres, so every server process agrees on each one and a
 // retried submission never sends twice.

@@ -1,4 +1,4 @@
-// Package payout holds the payout provider adapters (D9): Internal pays SERVICE_BALANCE
+// Package payout holds the payout provider adapters (docs/decisions/offramp.md): Internal pays SERVICE_BALANCE
 // destinations on the ledger alone; Onchain pays ONCHAIN_WALLET destinations with a USDC
 // transfer on the environment's chain; Mock is the deterministic scripted provider every
 // external rail runs in mock mode. Sandbox and live vendor adapters of the app-wallet rails
@@ -44,7 +44,7 @@ func (Internal) Poll(_ context.Context, reference string) (ports.PayoutStatus, e
 const SlowSteps = 100
 
 // Script is the mock's outcome for an amount: the states reported after submission, one per
-// poll or signed webhook. Keyed by the last two digits of the amount in base units (SPEC.md);
+// poll or signed webhook. Keyed by the last two digits of the amount in base units (docs/api.md);
 // other pairs behave as "00". "09" is refused at submission (SubmitRevoked), so it has no script.
 func Script(amountBaseUnits int64) []ports.PayoutState {
 	switch amountBaseUnits % 100 {

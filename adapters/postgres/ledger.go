@@ -75,7 +75,7 @@ func (q txQuerier) ExecContext(ctx context.Context, query string, args ...any) (
 // typeMap scans Postgres arrays through database/sql.
 var typeMap = pgtype.NewMap()
 
-// Constraint names the store translates (STYLE.md: errors by constraint name).
+// Constraint names the store translates (docs/architecture.md: errors by constraint name).
 const (
 	constraintNonNegative = "ledger_balances_non_negative_check"
 	constraintAccountRef  = "ledger_accounts_reference_key"

@@ -29,7 +29,7 @@ type ReadRouterOptions struct {
 	Metrics *ReadMetrics
 }
 
-// ReadRouter is the unit of work with a read replica (DESIGN.md D23): a unit of work whose
+// ReadRouter is the unit of work with a read replica (docs/decisions/scaling.md): a unit of work whose
 // context is marked by ports.WithLaggingReads runs on the replica while its replay lag is
 // within MaxLag, and every other unit runs on the primary. A marked unit that tries to write
 // (the standby refuses, SQLSTATE 25006) or meets a failing standby runs again on the primary,

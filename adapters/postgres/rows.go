@@ -9,7 +9,7 @@ import (
 )
 
 // rowModel is a Bun model that converts back to its domain type through the same checks a
-// constructor makes (STYLE.md: a row read back is checked like a new object).
+// constructor makes (docs/architecture.md: a row read back is checked like a new object).
 type rowModel[D any] interface{ domain() (D, error) }
 
 // domainRows converts rows in order and fails on the first row that does not pass.

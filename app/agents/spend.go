@@ -18,7 +18,7 @@ import (
 // wallet, where its caps apply: INSUFFICIENT_SCOPE with details.reason AGENT_WALLET_ONLY):
 // AGENT_LIMIT (403) when the per-transaction cap, or the settled spend of a window plus the
 // amount, would exceed a cap. It is a guardrail against
-// settled spend (SPEC.md Limits): only COMPLETED payments count (and the card budget the
+// settled spend (docs/api.md Limits): only COMPLETED payments count (and the card budget the
 // agent's authorizations consumed), so payments proposed before any settles can together
 // exceed a cap, and settlements outside this service are not seen. An agent key whose agent
 // was suspended since it authenticated is AGENT_SUSPENDED. When the windows cannot be read the

@@ -16,7 +16,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// sandboxMessage is the refusal of a LIVE caller: cards is sandbox only (D1).
+// sandboxMessage is the refusal of a LIVE caller: cards is sandbox only (docs/decisions/tenancy.md).
 const sandboxMessage = "the card authorization helpers are sandbox only"
 
 // AuthorizeInput is the sandbox till's request: POST /v1/sandbox/cards/{id}/authorizations.
@@ -53,11 +53,11 @@ func parseAuthorize(in AuthorizeInput) (card.Request, string, string, error) {
 }
 
 // Gated reports whether the policy gate applies to a card: every card of a tenant. Legacy
-// cards without a tenant are never gated (SPEC.md Policies); this build issues none, and the
+// cards without a tenant are never gated (docs/api.md Policies); this build issues none, and the
 // rule stays explicit so a card imported without one is not evaluated against nothing.
 func Gated(c card.Card) bool { return c.TenantID != "" }
 
-// Authorize decides one authorization on a card, in D13's order: the card's own rules
+// Authorize decides one authorization on a card, in docs/decisions/cards.md's order: the card's own rules
 // (CARD_INACTIVE, MCC_BLOCKED, MCC_NOT_ALLOWED, PER_TXN_LIMIT, DAILY_CAP, WEEKLY_CAP,
 // MONTHLY_CAP), the policy gate, the agent's budget for an agent's card, then the balance: a
 // pending ledger transfer from the wallet's on-chain mirror (a funding-account card: the
@@ -115,7 +115,7 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 }
 
 // catchUpMirror runs before the authorization's unit of work: when a Safe card's mirror does
-// not cover the amount, the wallets capability brings the mirror up to the chain first (D13's
+// not cover the amount, the wallets capability brings the mirror up to the chain first (docs/decisions/cards.md's
 // balance is the Safe's, and the wallet already reports what the chain holds). A mirror that
 // covers it costs one read and no chain call. A catch-up that cannot reach the chain leaves the
 // decision to the mirror as it stands; only a store failure is an error.

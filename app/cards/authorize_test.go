@@ -6,7 +6,7 @@ import (
 	"github.com/corridorhq/corridor/core/card"
 )
 
-// Legacy cards without a tenant are never gated by a spend policy (SPEC.md Policies).
+// Legacy cards without a tenant are never gated by a spend policy (docs/api.md Policies).
 func TestGated_TenantlessCardsAreNeverGated(t *testing.T) {
 	if Gated(card.Card{ID: "card_legacy"}) {
 		t.Fatal("a tenant-less card must not be gated")

@@ -101,8 +101,8 @@ func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID stri
 }
 
 // issueAtIssuer asks the issuer for the card before the unit of work that records it, outside
-// any transaction (DESIGN.md D22), with the card's id as the issuer's idempotency reference.
-// SPEC.md answers the issuer card id and last4 in the issue response, so the call cannot wait
+// any transaction (docs/decisions/reliability.md), with the card's id as the issuer's idempotency reference.
+// docs/api.md answers the issuer card id and last4 in the issue response, so the call cannot wait
 // for a job after commit; a unit that then fails leaves an issuer card with no record here,
 // which never authorizes (the service decides every authorization, docs/reliability.md).
 func (s *Service) issueAtIssuer(ctx context.Context, in ports.IssueCardInput) (ports.IssuedCard, error) {
@@ -178,7 +178,7 @@ func (s *Service) PrepareAgentCard(ctx context.Context, p auth.Principal, wallet
 	}, nil
 }
 
-// Chains of a cardholder card's crypto account, and the account types (SPEC.md Cards).
+// Chains of a cardholder card's crypto account, and the account types (docs/api.md Cards).
 var (
 	cardChains       = map[string]bool{"solana": true, "world_chain": true, "base": true}
 	cryptoTypes      = map[string]bool{"standard": true, "bridge_wallet": true}

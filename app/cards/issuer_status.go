@@ -11,7 +11,7 @@ import (
 )
 
 // IssuerStatusArgs is the outbox job that tells the issuer a card's status after the freeze or
-// unfreeze that changed it committed (DESIGN.md D22). It carries the card, never the status: the
+// unfreeze that changed it committed (docs/decisions/reliability.md). It carries the card, never the status: the
 // job reads the status the card has when it runs, so jobs of a freeze and a later unfreeze
 // leave the issuer where the card is, whatever order they run in.
 type IssuerStatusArgs struct {

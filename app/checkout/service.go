@@ -1,4 +1,4 @@
-// Package checkout is the hosted-checkout capability (DESIGN.md D19, docs/checkout.md): a
+// Package checkout is the hosted-checkout capability (docs/decisions/checkout.md, docs/checkout.md): a
 // merchant creates a payment request in USD; the payer sends USDC to a fresh CREATE2 deposit
 // address shown on the hosted payment page; a durable watcher marks the checkout pending,
 // completed or failed, sweeps the deposit into the service's own account and credits the
@@ -88,7 +88,7 @@ func (s *Service) Available(env core.Environment) bool {
 }
 
 // deposits is env's chain and its checkout factory. An environment without a chain answers
-// CHAIN_UNAVAILABLE (D1: a LIVE operation that needs an unconfigured chain); a chain without a
+// CHAIN_UNAVAILABLE (docs/decisions/tenancy.md: a LIVE operation that needs an unconfigured chain); a chain without a
 // deposit factory is a build that does not serve checkout there (FEATURE_NOT_AVAILABLE).
 func (s *Service) deposits(env core.Environment) (ports.Chain, ports.CheckoutDeposits, error) {
 	c := s.chains[env]

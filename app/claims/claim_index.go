@@ -187,7 +187,7 @@ func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.T
 }
 
 // postClaimReservation posts a claim payment's reservation into the claim's escrow account
-// once the escrow funding is indexed (D12: funded from here). A claim that expired before its
+// once the escrow funding is indexed (docs/decisions/ledger.md: funded from here). A claim that expired before its
 // funding landed goes straight to the refund path: funds win over expiry.
 // It returns the id of the transfer it posted ("" when it posted none).
 func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) (string, error) {

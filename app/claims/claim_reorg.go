@@ -120,7 +120,7 @@ func (s *Service) stepBackEscrowEvent(ctx context.Context, tx ports.Tx, env core
 }
 
 // unfundClaim steps a claim whose funding was dropped back to OPEN and unfunded, with its
-// payment's reservation held again (D12: reserved, not funded).
+// payment's reservation held again (docs/decisions/ledger.md: reserved, not funded).
 func (s *Service) unfundClaim(ctx context.Context, tx ports.Tx, now time.Time, c *claim.Claim, pay *offramp.Payment, fundingID string, b ports.IndexedBlock) error {
 	if _, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: "offramp:" + pay.ID + ":claim-reorg:" + fundingID,
 		Type: ledger.TypeReversal, ReversedID: fundingID,

@@ -86,7 +86,7 @@ func (s *Service) RequestClaimRefund(ctx context.Context, p auth.Principal, id s
 	return s.expireForSender(ctx, p, id, false)
 }
 
-// ExpireClaimNow is the sandbox helper (D10, TEST only): the claim's lifetime ends now.
+// ExpireClaimNow is the sandbox helper (docs/decisions/api.md, TEST only): the claim's lifetime ends now.
 func (s *Service) ExpireClaimNow(ctx context.Context, p auth.Principal, id string) (ClaimView, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
 		return ClaimView{}, err

@@ -16,24 +16,24 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// Pending claims (SPEC.md Claim). A payment to a phone number nobody has verified opens a
+// Pending claims (docs/api.md Claim). A payment to a phone number nobody has verified opens a
 // claim: the amount is reserved on the sender's balance towards the claim's escrow account, a
 // job funds the on-chain escrow, and the indexer's ClaimFunded posts the reservation into the
-// escrow account (funded, D12). The recipient proves the phone through the link and a code,
+// escrow account (funded, docs/decisions/ledger.md). The recipient proves the phone through the link and a code,
 // then redeems into its own tenant, and the payment continues through the flow of a payment to
 // a known phone: POLICY_CHECK, quotes, the recipient's confirmation.
 
 // DefaultClaimLinkBase prefixes the claim link texted to the phone.
 const DefaultClaimLinkBase = "https://claim.corridor.test/c/"
 
-// EscrowReady is CHAIN_UNAVAILABLE when env has no claim escrow (D1): a payment to an unknown
+// EscrowReady is CHAIN_UNAVAILABLE when env has no claim escrow (docs/decisions/tenancy.md): a payment to an unknown
 // phone needs one before it waits in PENDING_CLAIM.
 func (s *Service) EscrowReady(env core.Environment) error {
 	_, err := s.escrow(env)
 	return err
 }
 
-// escrow returns the environment's claim escrow, or CHAIN_UNAVAILABLE (D1).
+// escrow returns the environment's claim escrow, or CHAIN_UNAVAILABLE (docs/decisions/tenancy.md).
 func (s *Service) escrow(env core.Environment) (ports.ClaimEscrow, error) {
 	if e, ok := s.escrows[env]; ok && e != nil && e.ClaimEscrowAddress() != ([20]byte{}) {
 		return e, nil

@@ -58,7 +58,7 @@ type Deps struct {
 	Jobs  ports.Jobs
 	Clock ports.Clock // nil: the wall clock
 	// Chains are the configured chains per environment; the claim escrow indexer runs only
-	// where one is configured (D1).
+	// where one is configured (docs/decisions/tenancy.md).
 	Chains map[core.Environment]ports.Chain
 	// Cipher seals the claim's phone number; without it (or without the recipients' SMS)
 	// claims answer FEATURE_NOT_AVAILABLE.

@@ -31,7 +31,7 @@ type Deposit struct {
 }
 
 // SandboxDeposit credits the caller's TEST service balance from the platform sandbox pool
-// (D6). LIVE callers get SANDBOX_ONLY. Each call is a new deposit with its own ledger
+// (docs/decisions/ledger.md). LIVE callers get SANDBOX_ONLY. Each call is a new deposit with its own ledger
 // reference (sandbox_deposit:{id}); retries are made safe by the Idempotency-Key layer, whose
 // record commits in the same transaction as this transfer.
 func (s *Service) SandboxDeposit(ctx context.Context, p auth.Principal, in DepositInput) (Deposit, error) {

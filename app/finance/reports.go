@@ -12,8 +12,8 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// The finance reads of DESIGN.md §6. Every one is scoped to the caller's tenant and
-// environment and guarded by treasury:read (docs/decisions.md, "Ledger"): another tenant's
+// The finance reads of docs/architecture.md. Every one is scoped to the caller's tenant and
+// environment and guarded by treasury:read (docs/decisions/README.md, "Ledger"): another tenant's
 // account answers ACCOUNT_NOT_FOUND, and postings on other tenants' accounts are shown as a
 // redacted "counterparty".
 

@@ -11,7 +11,7 @@ type Deps struct {
 	Store ports.Store
 	Clock ports.Clock // nil: the wall clock
 	// Chains are the configured chains per environment; reconciliation answers
-	// CHAIN_UNAVAILABLE for an environment without one (D1).
+	// CHAIN_UNAVAILABLE for an environment without one (docs/decisions/tenancy.md).
 	Chains map[core.Environment]ports.Chain
 }
 

@@ -40,7 +40,7 @@ type billRequest struct {
 	sender   common.Address
 }
 
-// SendBill records a bill to another tenant and verifies it at once (D16): VERIFIED when the
+// SendBill records a bill to another tenant and verifies it at once (docs/decisions/invoices.md): VERIFIED when the
 // EIP-712 InvoiceAuthorization recovers to senderAddress, that address is the signerAddress of
 // an ACTIVE member of the sending tenant, the signature has not expired and the signer has not
 // used the nonce; otherwise FAILED with the reason. The nonce's single use is the store's

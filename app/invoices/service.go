@@ -17,7 +17,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// sandboxMessage is the refusal of a LIVE caller: invoices is sandbox only (D1).
+// sandboxMessage is the refusal of a LIVE caller: invoices is sandbox only (docs/decisions/tenancy.md).
 const sandboxMessage = "invoices and bills are sandbox only: use a TEST key"
 
 // HoldWallet is what an invoice's hold Safe is made of: payer, payee and arbiter, 2 of 3.
@@ -52,7 +52,7 @@ type Deps struct {
 	Store ports.Store
 	Jobs  ports.Jobs
 	Clock ports.Clock // nil: the wall clock
-	// Chains are the configured chains per environment (D1).
+	// Chains are the configured chains per environment (docs/decisions/tenancy.md).
 	Chains   map[core.Environment]ports.Chain
 	Wallets  HoldWallets
 	Payments Payments

@@ -138,7 +138,7 @@ func settlementRequest(inv invoice.Invoice, kind invoice.Settlement, amount int6
 }
 
 // ArbiterSign signs the invoice's pending settlement payment with the platform arbiter's key,
-// for an operator (DESIGN.md D16). The arbiter signs only invoices whose arbiter it is.
+// for an operator (docs/decisions/invoices.md). The arbiter signs only invoices whose arbiter it is.
 func (s *Service) ArbiterSign(ctx context.Context, operator, id string) (invoice.Invoice, error) {
 	if s.arbiterKey == nil {
 		return invoice.Invoice{}, core.E(core.CodeServiceUnavailable, "no platform arbiter is configured (INVOICE_ARBITER_KEY)")

@@ -32,7 +32,7 @@ func System(tenantID string, env core.Environment, scope auth.Scope) auth.Princi
 const ReasonAgentWalletOnly = "AGENT_WALLET_ONLY"
 
 // RequireAgentWallet is the one guard that keeps an agent inside its own wallet on every money
-// route (D20): a principal that is not an agent passes; an agent passes only when walletID is
+// route (docs/decisions/tenancy.md): a principal that is not an agent passes; an agent passes only when walletID is
 // its agent's Safe. walletID "" names a route that moves the tenant's money without a wallet
 // (a checkout refund from the service balance): an agent never may. The refusal is
 // INSUFFICIENT_SCOPE with details.reason AGENT_WALLET_ONLY.

@@ -5,7 +5,7 @@ import (
 	"github.com/corridorhq/corridor/ledger"
 )
 
-// ServiceAsset is the asset of every tenant's service balance (DESIGN.md D6). Finance reports
+// ServiceAsset is the asset of every tenant's service balance (docs/decisions/ledger.md). Finance reports
 // it and off-ramp payments spend it, so both name it from here.
 const ServiceAsset = ledger.AssetUSDC
 
@@ -27,12 +27,12 @@ func (s SourceChains) For(env core.Environment) (SourceChain, bool) {
 	return c, ok && c.ChainID != 0
 }
 
-// defaultSourceChainIDs are SPEC.md's source chains (the sandbox on Base Sepolia's id, live on
+// defaultSourceChainIDs are docs/api.md's source chains (the sandbox on Base Sepolia's id, live on
 // Base), used when wiring names no source chain for an environment.
 var defaultSourceChainIDs = map[core.Environment]int64{core.EnvTest: 84532, core.EnvLive: 8453}
 
 // Require is the chain and USDC token an environment's off-ramp payments and claims come from,
-// as wiring decided them; without one the chain id is SPEC.md's and the token unknown (an empty
+// as wiring decided them; without one the chain id is docs/api.md's and the token unknown (an empty
 // address in sourceAssetId would be wrong, so the caller refuses with CHAIN_UNAVAILABLE).
 func (s SourceChains) Require(env core.Environment) (SourceChain, error) {
 	if c, ok := s.For(env); ok && c.USDC != "" {

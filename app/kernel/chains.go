@@ -5,7 +5,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// Chains are the configured chains per environment. One deployment serves TEST and LIVE (D1),
+// Chains are the configured chains per environment. One deployment serves TEST and LIVE (docs/decisions/tenancy.md),
 // and either may have no chain: the operations that need one then answer CHAIN_UNAVAILABLE
 // instead of failing at start-up.
 type Chains map[core.Environment]ports.Chain

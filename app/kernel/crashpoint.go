@@ -1,6 +1,6 @@
 package kernel
 
-// Crash points name the steps between an outside effect and its record (DESIGN.md D22): the
+// Crash points name the steps between an outside effect and its record (docs/decisions/reliability.md): the
 // process may die right there, after the vendor or the chain acted and before the service wrote
 // down that it did. A binary built with the build tag `crashpoints` kills itself with SIGKILL at
 // the point named by CORRIDOR_CRASH_POINT (crashpoint_on.go); every other build compiles

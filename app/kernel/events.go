@@ -9,7 +9,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// RecordEvent writes a partner-facing event in the caller's unit of work (DESIGN.md D18): the
+// RecordEvent writes a partner-facing event in the caller's unit of work (docs/decisions/webhooks.md): the
 // event commits, or rolls back, with the state change it announces. kind and status name the
 // type ("safe_payment", "COMPLETED" give safe_payment.completed); calling it again for an
 // unchanged status records nothing. amount (base units, 0 =

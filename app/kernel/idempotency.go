@@ -12,11 +12,11 @@ import (
 type IdempotencyDeps struct {
 	Store ports.Store
 	Clock ports.Clock // nil: the wall clock
-	// TTL is how long a POST outcome is replayable (D5: 24 h when zero).
+	// TTL is how long a POST outcome is replayable (docs/decisions/api.md: 24 h when zero).
 	TTL time.Duration
 }
 
-// Idempotency runs POSTs at most once per Idempotency-Key (D5). It sits in the kernel because
+// Idempotency runs POSTs at most once per Idempotency-Key (docs/decisions/api.md). It sits in the kernel because
 // the HTTP layer wraps every capability's POST in it, and the stored outcome commits in the
 // same transaction as whichever use case ran.
 type Idempotency struct {
@@ -36,7 +36,7 @@ func NewIdempotency(d IdempotencyDeps) (*Idempotency, error) {
 	return &Idempotency{store: d.Store, clock: ClockOrSystem(d.Clock), ttl: d.TTL}, nil
 }
 
-// IdempotentRequest identifies one POST under an Idempotency-Key (D5).
+// IdempotentRequest identifies one POST under an Idempotency-Key (docs/decisions/api.md).
 type IdempotentRequest struct {
 	Scope       string // "tenant:{id}", or "user:{sub}" for a session without a tenant
 	Environment core.Environment
@@ -51,7 +51,7 @@ type Outcome struct {
 	ContentType string
 	// StoredBody, when set, is what a replay returns instead of Body: a response that carries
 	// a secret shown once (an API key, an invite token) is stored with the secret removed, so
-	// no plaintext secret rests in the idempotency table (D2).
+	// no plaintext secret rests in the idempotency table (docs/decisions/tenancy.md).
 	StoredBody []byte
 	// Retryable marks a refusal that tells the client to send the same request again later
 	// (the HTTP layer's declared list of retryable codes): it is never stored, so the retry runs.

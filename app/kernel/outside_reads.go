@@ -10,7 +10,7 @@ import (
 )
 
 // An outside read is a call that leaves the process only to learn something (screening), made
-// for a decision a unit of work takes. DESIGN.md D22 forbids making it while the unit's
+// for a decision a unit of work takes. docs/decisions/reliability.md forbids making it while the unit's
 // transaction is open, and the unit cannot know the question before it has read its rows. So
 // the unit asks: OutsideRead answers from the outermost unit's memo, or fails the unit with a
 // request; OutsideReadsStore rolls the unit back, makes the call outside any transaction,

@@ -2,7 +2,7 @@ package kernel
 
 import "github.com/corridorhq/corridor/ports"
 
-// ClampPage applies the list bounds of DESIGN.md §4: a negative skip is 0, a skip is at most
+// ClampPage applies the list bounds of docs/architecture.md: a negative skip is 0, a skip is at most
 // ports.MaxSkip (the HTTP layer refuses more with 400; this keeps any other caller from asking
 // the database for a deep scan), and take is at most ports.MaxTake (a missing or out-of-range
 // take is the maximum).

@@ -27,7 +27,7 @@ func FieldReason(err error, field string) string {
 	return err.Error()
 }
 
-// RequireSandbox is the one guard of a sandbox-only feature (D1): a LIVE caller is refused with
+// RequireSandbox is the one guard of a sandbox-only feature (docs/decisions/tenancy.md): a LIVE caller is refused with
 // SANDBOX_ONLY and message, which names the feature. The HTTP layer answers SANDBOX_ONLY first
 // where a route is marked sandbox-only; this guards every other caller.
 func RequireSandbox(p auth.Principal, message string) error {

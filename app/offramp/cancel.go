@@ -12,7 +12,7 @@ import (
 
 // CancelPayment is the sender's cancel, accepted only while the payment is unfunded:
 // the reservation is voided and the payment ends CANCELED. A pending claim is unfunded until
-// its escrow funding is indexed (D12).
+// its escrow funding is indexed (docs/decisions/ledger.md).
 func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
 	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {
 		return offramp.Payment{}, err

@@ -19,7 +19,7 @@ type composition struct {
 	payoutRoutes []offramp.PayoutRoute
 }
 
-// compose evaluates every hold reason of SPEC.md this build can observe: the recipient's
+// compose evaluates every hold reason of docs/api.md this build can observe: the recipient's
 // credential, screening (failing closed on error), the spend policy of the sender's service
 // balance (POLICY_DENIED, per POLICY_ENFORCEMENT), destinations and their providers'
 // availability and liquidity.
@@ -87,7 +87,7 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (
 }
 
 // screen asks screening outside the unit of work (kernel.OutsideRead): the vendor is called
-// between runs of the unit, never while its transaction is open (DESIGN.md D22).
+// between runs of the unit, never while its transaction is open (docs/decisions/reliability.md).
 func (s *Service) screen(ctx context.Context, in ports.ScreeningInput) ([]offramp.HoldReason, error) {
 	return kernel.OutsideRead(ctx, ScreeningKey(in), func(ctx context.Context) ([]offramp.HoldReason, error) {
 		return s.screening.Screen(ctx, in)
@@ -102,7 +102,7 @@ func ScreeningKey(in ports.ScreeningInput) string {
 		in.AmountBaseUnits, in.DestinationAddress)
 }
 
-// reviewReasons are the hold reasons an operator's review approval clears (SPEC.md: cleared by
+// reviewReasons are the hold reasons an operator's review approval clears (docs/api.md: cleared by
 // operator review). INSUFFICIENT_ROUTE_LIQUIDITY is an operator's liquidity action, not a review.
 var reviewReasons = map[offramp.HoldReason]bool{
 	offramp.HoldTransactionMonitoringReview: true,
@@ -110,7 +110,7 @@ var reviewReasons = map[offramp.HoldReason]bool{
 }
 
 // dropApprovedReviews removes the review reasons an operator has approved for the payment
-// (D11); every other reason the composer found stays.
+// (docs/decisions/operations.md); every other reason the composer found stays.
 func dropApprovedReviews(ctx context.Context, tx txView, paymentID string, reasons []offramp.HoldReason) ([]offramp.HoldReason, error) {
 	hasReview := false
 	for _, r := range reasons {

@@ -83,7 +83,7 @@ func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPla
 	return plan, f.Err()
 }
 
-// CreatePayment is intake (SPEC.md intake outcomes 1, 3, 4 and 5) in one unit of work:
+// CreatePayment is intake (docs/api.md intake outcomes 1, 3, 4 and 5) in one unit of work:
 // resolve the phone to its recipient, reserve the amount on the sender's service balance,
 // run the policy composer and, when it allows, create the first quote set. A phone no tenant
 // has verified opens a pending claim (PENDING_CLAIM; see app/claims).

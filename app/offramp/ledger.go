@@ -44,7 +44,7 @@ func (s *Service) Post(ctx context.Context, tx ports.Tx, now time.Time, p offram
 	return t, err
 }
 
-// reserve takes a new reservation hold on the sender's balance (DESIGN.md §2). A short balance
+// reserve takes a new reservation hold on the sender's balance (docs/architecture.md). A short balance
 // is INSUFFICIENT_FUNDS and reserves nothing.
 func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)

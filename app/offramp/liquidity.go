@@ -21,7 +21,7 @@ type Liquidity struct {
 	EffectiveBaseUnits int64
 }
 
-// TopUpLiquidity is an operator's route liquidity top-up (D11, POST
+// TopUpLiquidity is an operator's route liquidity top-up (docs/decisions/operations.md, POST
 // /v1/admin/payout-providers/{provider}/liquidity). The HTTP adapter authenticates the
 // operator. The top-up is recorded once per reference, so a retry adds nothing; payments held
 // on INSUFFICIENT_ROUTE_LIQUIDITY lose their recheck backoff, so the next hold recheck pass

@@ -111,7 +111,7 @@ func (s *Service) destinationRevoked(ctx context.Context, tx ports.Tx, now time.
 	return s.recheckFailed(ctx, tx, now, pay, "")
 }
 
-// recheck is the pre-submission re-check of SPEC.md. hold is a reason the re-check itself
+// recheck is the pre-submission re-check of docs/api.md. hold is a reason the re-check itself
 // found that the composer would not (the recipient's credential changed since the quote).
 func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, offramp.HoldReason, recipient.Destination, error) {
 	// The confirmed quote must still be in force at submission: an expired one is requoted.

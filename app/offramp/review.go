@@ -8,7 +8,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// ApproveReview is an operator's approval of a payment's review holds (D11, POST
+// ApproveReview is an operator's approval of a payment's review holds (docs/decisions/operations.md, POST
 // /v1/admin/offramp/payments/{id}/approve-review). The HTTP adapter authenticates the operator;
 // operator names who approved (recorded with the time). Only a payment in COMPLIANCE_HOLD with
 // an operator-review reason can be approved: the approval is recorded, then the full composer

@@ -10,8 +10,8 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// ExpireQuotes is the sandbox helper (D10): the payment's active quote set expires now and the
-// payment goes where time passing takes it (SPEC.md: AWAITING_RECIPIENT_CONFIRMATION, quote
+// ExpireQuotes is the sandbox helper (docs/decisions/api.md): the payment's active quote set expires now and the
+// payment goes where time passing takes it (docs/api.md: AWAITING_RECIPIENT_CONFIRMATION, quote
 // expiry → POLICY_CHECK, a fresh set produced), in one unit of work, exactly as the periodic
 // quote-expiry pass does: a fresh set, or a hold or a rejection when the composer now says so.
 // A payment with no set awaiting confirmation answers INVALID_STATE and changes nothing.
@@ -40,7 +40,7 @@ func (s *Service) ExpireQuotes(ctx context.Context, pr auth.Principal, id string
 	return out, err
 }
 
-// ProviderStep is the sandbox helper (D10) that moves a submitted payment's provider one
+// ProviderStep is the sandbox helper (docs/decisions/api.md) that moves a submitted payment's provider one
 // step: one poll, exactly what a signed webhook triggers.
 func (s *Service) ProviderStep(ctx context.Context, pr auth.Principal, id string) (offramp.Payment, error) {
 	if err := kernel.RequireTenantScope(pr, auth.ScopeRampsWrite); err != nil {

@@ -63,7 +63,7 @@ type Deps struct {
 	// Screening is the compliance screening of the composer; nil holds every payment with
 	// POLICY_SUBSYSTEM_ERROR (fail closed).
 	Screening ports.Screening
-	// Payouts are the payout providers by name (D9); a missing or off provider's payout routes
+	// Payouts are the payout providers by name (docs/decisions/offramp.md); a missing or off provider's payout routes
 	// are ineligible.
 	Payouts map[string]ports.PayoutRail
 	// QuoteLifetime is a route quote's lifetime (0 = 120 s); PollInterval the delay between

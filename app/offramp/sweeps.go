@@ -24,7 +24,7 @@ const (
 	maxSweepPayments = 100
 )
 
-// ExpireQuoteSets is the periodic quote-expiry pass (SPEC.md: AWAITING_RECIPIENT_CONFIRMATION,
+// ExpireQuoteSets is the periodic quote-expiry pass (docs/api.md: AWAITING_RECIPIENT_CONFIRMATION,
 // quote expiry → POLICY_CHECK, a fresh set produced). Each payment awaiting confirmation with
 // no usable quote left has its set marked EXPIRED and goes through the composer again, in its
 // own unit of work: a payment that fails is logged and tried again by the next pass, and the
@@ -67,7 +67,7 @@ func (s *Service) ExpireQuoteSets(ctx context.Context) error {
 }
 
 // selfClearingHolds are the hold reasons whose cause may pass without anyone acting on the
-// payment (SPEC.md: provider recovers, outage passes, operator tops up liquidity): the recheck
+// payment (docs/api.md: provider recovers, outage passes, operator tops up liquidity): the recheck
 // pass re-runs the composer for payments held on them.
 var selfClearingHolds = []offramp.HoldReason{offramp.HoldProviderUnavailable, offramp.HoldPolicySubsystemError,
 	offramp.HoldInsufficientRouteLiquidity}

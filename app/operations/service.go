@@ -1,7 +1,7 @@
-// Package operations is the operator's view across tenants (DESIGN.md D25): the off-ramp
+// Package operations is the operator's view across tenants (docs/decisions/operations.md): the off-ramp
 // payments, invoices, background jobs and webhook endpoints that wait for a person, and the
 // actions an operator takes on them, each written to the operator audit trail. Who may call it
-// is decided by its callers with the operator token (D11); tenants never reach it.
+// is decided by its callers with the operator token (docs/decisions/operations.md); tenants never reach it.
 package operations
 
 import (
@@ -33,7 +33,7 @@ type Reviews interface {
 }
 
 // Arbiter signs an invoice's settlement payment as the platform arbiter (the invoices
-// capability, D16).
+// capability, docs/decisions/invoices.md).
 type Arbiter interface {
 	ArbiterSign(ctx context.Context, operator, id string) (invoice.Invoice, error)
 	ArbiterAddress() string

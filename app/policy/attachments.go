@@ -78,8 +78,8 @@ var subjectFeatures = map[policy.SubjectType]string{
 }
 
 // requireSubject checks that the subject exists in the caller's tenant and environment. The
-// caller's service balance (D6) is named by its own tenant id; any other id is not found, as
-// another tenant's wallet is (D4), so the answer reveals nothing about other tenants.
+// caller's service balance (docs/decisions/ledger.md) is named by its own tenant id; any other id is not found, as
+// another tenant's wallet is (docs/decisions/api.md), so the answer reveals nothing about other tenants.
 func (s *Service) requireSubject(ctx context.Context, tx ports.Tx, p auth.Principal, t policy.SubjectType, id string) error {
 	if t == policy.SubjectAgent && s.agents != nil {
 		return s.agents.RequireAgent(ctx, p.TenantID, p.Environment, id)

@@ -15,7 +15,7 @@ import (
 // GateSafePayment applies the spend policies of the payment's source wallet, of its agent (the
 // agent whose key proposes it, else the agent whose Safe the wallet is) and of its treasury
 // account (a sweep out of a bucket), per
-// POLICY_ENFORCEMENT (SPEC.md Policies): per transaction against a zero-spend window, with the
+// POLICY_ENFORCEMENT (docs/api.md Policies): per transaction against a zero-spend window, with the
 // destination address as counterparty and no MCC. Each attached policy is evaluated and its
 // decision logged; the most restrictive wins (any deny declines).
 //

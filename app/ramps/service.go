@@ -13,7 +13,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// sandboxMessage is the refusal of a LIVE caller: ramps is sandbox only (D1).
+// sandboxMessage is the refusal of a LIVE caller: ramps is sandbox only (docs/decisions/tenancy.md).
 const sandboxMessage = "ramps are sandbox only: use a TEST key"
 
 // PoolCredits mints test USDC into a wallet's Safe from the platform test pool. It joins the

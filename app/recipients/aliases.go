@@ -15,7 +15,7 @@ import (
 // CreateAliasInput is POST /v1/phone-aliases; ClientIP is the caller's address (budgets).
 type CreateAliasInput struct{ Phone, ClientIP string }
 
-// CreatePhoneAlias starts proving a phone number (D7): it stores the number encrypted with its
+// CreatePhoneAlias starts proving a phone number (docs/decisions/offramp.md): it stores the number encrypted with its
 // keyed hash and texts a 6-digit code through the SMS port. A number another tenant has
 // verified in this environment is PHONE_ALIAS_TAKEN. Codes are budgeted per phone, tenant
 // and client IP, and pending aliases per tenant (RATE_LIMITED, see alias_budget.go).

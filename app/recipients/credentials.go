@@ -24,7 +24,7 @@ func (s *Service) GetCredential(ctx context.Context, p auth.Principal) (recipien
 	return c, ok, err
 }
 
-// SetSandboxCredential sets the caller's credential status (D8, TEST only) and re-evaluates
+// SetSandboxCredential sets the caller's credential status (docs/decisions/ramps.md, TEST only) and re-evaluates
 // its held payments: a credential becoming ACTIVE may clear their holds.
 func (s *Service) SetSandboxCredential(ctx context.Context, p auth.Principal, status string) (recipient.Credential, error) {
 	if err := p.RequireTenant(); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// CreateDestination adds a payout destination (SPEC.md PayoutDestination). It needs an ACTIVE
+// CreateDestination adds a payout destination (docs/api.md PayoutDestination). It needs an ACTIVE
 // BUSINESS_IDENTITY credential. Identifiers are encrypted, never returned, and immutable:
 // there is no update; a new place to be paid is a new destination.
 func (s *Service) CreateDestination(ctx context.Context, p auth.Principal, in recipient.DestinationInput) (recipient.Destination, error) {

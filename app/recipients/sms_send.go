@@ -10,7 +10,7 @@ import (
 )
 
 // SMSSendArgs is the SMS outbox: a text a unit of work decided, sent by a job after that unit
-// committed (DESIGN.md D22), so a slow gateway never holds the unit's locks and a rolled-back
+// committed (docs/decisions/reliability.md), so a slow gateway never holds the unit's locks and a rolled-back
 // unit texts nothing. The body holds a code or a claim link, so it travels sealed by the
 // cipher (bound to the key); the number travels as the ciphertext stored on the alias or claim.
 type SMSSendArgs struct {

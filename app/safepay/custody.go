@@ -16,7 +16,7 @@ import (
 )
 
 // CustodySignArgs is the durable job that signs a custodial wallet's payment with its custody
-// key (D21, D22): enqueued in the proposal's unit of work, it calls the signer after commit,
+// key (docs/decisions/wallets.md, docs/decisions/reliability.md): enqueued in the proposal's unit of work, it calls the signer after commit,
 // outside any transaction, and records the signature in a unit of its own, which (the wallet
 // being 1-of-1) makes the payment ready and enqueues its execution. The payment id is its
 // idempotency key: a run that finds the payment signed, or past signing, does nothing.

@@ -18,7 +18,7 @@ const (
 	// paymentReceiptPoll is how soon the execution job looks again at a pending transaction.
 	paymentReceiptPoll = time.Second
 	// paymentReceiptTimeout bounds polling for one transaction; after it the job errors and
-	// its bounded retries take over (the payment stays EXECUTING: see docs/decisions.md).
+	// its bounded retries take over (the payment stays EXECUTING: see docs/decisions/README.md).
 	paymentReceiptTimeout = 15 * time.Minute
 	// paymentNonceUsedGrace is how long an EXECUTING payment without a recorded transaction
 	// waits before a used nonce fails it: another run may have sent it and not yet recorded.

@@ -62,7 +62,7 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 }
 
 // Propose records a Safe payment from one of the caller's DEPLOYED wallets and returns
-// it AWAITING_SIGNATURE with the safeTxHash its owners sign (SPEC.md Safe payments).
+// it AWAITING_SIGNATURE with the safeTxHash its owners sign (docs/api.md Safe payments).
 //
 // The chain was read by ReadProposal, before this unit of work: it makes no network call, so
 // it can run inside the idempotency transaction. It locks the source wallet, so concurrent
@@ -155,7 +155,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 }
 
 // paymentSourceWallet loads the caller's wallet and insists it is deployed: a Safe that does not
-// exist yet has no nonce to sign for and cannot execute (docs/decisions.md, "Safe payments").
+// exist yet has no nonce to sign for and cannot execute (docs/decisions/README.md, "Safe payments").
 func (s *Service) paymentSourceWallet(ctx context.Context, p auth.Principal, id string) (wallet.Wallet, error) {
 	var w wallet.Wallet
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {

@@ -48,7 +48,7 @@ type Deps struct {
 	Jobs  ports.Jobs
 	Clock ports.Clock // nil: the wall clock
 	// Chains are the configured chains per environment; a missing environment answers
-	// CHAIN_UNAVAILABLE (D1).
+	// CHAIN_UNAVAILABLE (docs/decisions/tenancy.md).
 	Chains map[core.Environment]ports.Chain
 	// ScreeningGate screens the destination first.
 	ScreeningGate ScreeningGate
@@ -64,7 +64,7 @@ type Deps struct {
 	// (COMPLETED, FAILED, CANCELLED), so a capability that proposed it announces its own
 	// outcome (a treasury sweep). nil: nobody listens.
 	Outcomes PaymentOutcomes
-	// Custody signs, per environment, for custodial wallets (D21): a payment proposed from one
+	// Custody signs, per environment, for custodial wallets (docs/decisions/wallets.md): a payment proposed from one
 	// is signed by its custody key in a job after the proposal commits. nil: no custodial
 	// wallets in that environment.
 	Custody map[core.Environment]ports.CustodySigner

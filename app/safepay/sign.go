@@ -17,7 +17,7 @@ import (
 )
 
 // Sign adds one owner's signature: 65 bytes r ‖ s ‖ v (v 27 or 28) over the raw
-// safeTxHash, no EIP-191 prefix (SPEC.md Authentication 9). Refusals:
+// safeTxHash, no EIP-191 prefix (docs/api.md Authentication 9). Refusals:
 //   - malformed hex, wrong length, v 0/1, an eth_sign v 31/32, or a personal_sign signature:
 //     400 VALIDATION_FAILED on field "signature" with details.reason;
 //   - a signature that recovers to an address that is not an on-chain owner: 422

@@ -65,7 +65,7 @@ func (s *Service) principalOfKey(ctx context.Context, k tenant.APIKey, parsed au
 	scopes := slices.Clone(k.Scopes)
 	if k.AgentID != "" {
 		// An agent key never holds a forbidden scope, whatever its row says: keys minted
-		// before the forbidden set grew (D20) lose members:manage and twofactor:manage here.
+		// before the forbidden set grew (docs/decisions/tenancy.md) lose members:manage and twofactor:manage here.
 		scopes = agent.StripScopes(scopes)
 	}
 	return auth.Principal{

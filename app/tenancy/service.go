@@ -67,5 +67,5 @@ func New(d Deps) (*Service, error) {
 func (s *Service) Now() time.Time { return s.clock.Now() }
 
 // ForgetCachedKeys drops every cached API-key row: another replica committed a revocation
-// (D23). The key revocation listener calls it.
+// (docs/decisions/scaling.md). The key revocation listener calls it.
 func (s *Service) ForgetCachedKeys() { s.keys.forget() }

@@ -46,7 +46,7 @@ func (s *Service) ReadAdvance(ctx context.Context, p auth.Principal, accountID s
 	return AdvanceRead{tenantID: p.TenantID, account: a, days: *days, readings: s.readBalances(ctx, a)}, nil
 }
 
-// Advance is the sandbox clock helper (DESIGN.md D15): in one unit of work the account's
+// Advance is the sandbox clock helper (docs/decisions/treasury.md): in one unit of work the account's
 // simulated clock moves days ahead, each day passed books its yield (named by its simulated
 // calendar day, so a day already booked is not booked again), and a job runs the account's
 // rules at the new instant: every rule whose interval has passed fires or records its skip.

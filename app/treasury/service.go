@@ -14,7 +14,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// sandboxMessage is the refusal of a LIVE caller: treasury is sandbox only (D1).
+// sandboxMessage is the refusal of a LIVE caller: treasury is sandbox only (docs/decisions/tenancy.md).
 const sandboxMessage = "treasury is sandbox only: use a TEST key"
 
 // BucketWallet is what a bucket Safe is made of: the account's owners and threshold.
@@ -47,7 +47,7 @@ type Deps struct {
 	Store ports.Store
 	Jobs  ports.Jobs
 	Clock ports.Clock // nil: the wall clock
-	// Chains are the configured chains per environment (D1).
+	// Chains are the configured chains per environment (docs/decisions/tenancy.md).
 	Chains   map[core.Environment]ports.Chain
 	Wallets  BucketWallets
 	Payments SweepPayments

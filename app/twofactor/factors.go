@@ -182,7 +182,7 @@ func (s *Service) ListFactors(ctx context.Context, p auth.Principal) ([]twofacto
 }
 
 // codeMatches checks a TOTP code against the factor's decrypted secret and, when it matches,
-// uses it up: a code is accepted once (RFC 6238 §5.2), so the time step it belongs to (the
+// uses it up: a code is accepted once (RFC 6238), so the time step it belongs to (the
 // current one, or one either side for clock skew) must be later than the last step the factor
 // accepted, and is recorded in the same unit of work. A replayed code reads as a wrong code.
 func (s *Service) codeMatches(ctx context.Context, tx ports.Tx, f twofactor.Factor, code string, now time.Time) (bool, error) {

@@ -9,7 +9,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// stepUp guards a security change (D20) inside its unit of work. A tenant with no ACTIVE factor
+// stepUp guards a security change (docs/decisions/tenancy.md) inside its unit of work. A tenant with no ACTIVE factor
 // has nothing to step up with, and the change goes ahead (enrolling the first factor is how
 // protection starts). Otherwise: without challengeID, a new challenge bound to the change and
 // TWOFA_REQUIRED; with challengeID, the challenge must be SATISFIED, unexpired and bound to this

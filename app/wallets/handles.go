@@ -19,7 +19,7 @@ type PutHandleInput struct {
 	DisplayName *string
 }
 
-// HandleView is a handle with the wallet it names (SPEC.md HandleInfo).
+// HandleView is a handle with the wallet it names (docs/api.md HandleInfo).
 type HandleView struct {
 	Handle ports.Handle
 	Wallet wallet.Wallet

@@ -35,7 +35,7 @@ type Balance struct {
 }
 
 // WalletView is a wallet with its live balances. Balances is nil when the chain could not be
-// read: the wallet itself is still returned (docs/decisions.md, "Wallets and faucet").
+// read: the wallet itself is still returned (docs/decisions/README.md, "Wallets and faucet").
 type WalletView struct {
 	Wallet   wallet.Wallet
 	Balances []Balance

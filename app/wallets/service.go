@@ -18,7 +18,7 @@ type Deps struct {
 	Jobs  ports.Jobs
 	Clock ports.Clock // nil: the wall clock
 	// Chains are the configured chains per environment; a missing environment answers
-	// CHAIN_UNAVAILABLE on the operations that need it (D1).
+	// CHAIN_UNAVAILABLE on the operations that need it (docs/decisions/tenancy.md).
 	Chains map[core.Environment]ports.Chain
 	// Faucet bounds sandbox drips; zero fields take wallet.DefaultFaucetLimits.
 	Faucet wallet.FaucetLimits
@@ -39,7 +39,7 @@ type Deps struct {
 	// CardIssuer names the issuer whose clearing account card settlements debit
 	// (ledger.IssuerClearing); "" is DefaultCardIssuer.
 	CardIssuer string
-	// Custody are the custody signers per environment (D21): a custodial wallet's owner key is
+	// Custody are the custody signers per environment (docs/decisions/wallets.md): a custodial wallet's owner key is
 	// made in its environment's signer. A missing environment answers CUSTODY_UNAVAILABLE.
 	Custody map[core.Environment]ports.CustodySigner
 }

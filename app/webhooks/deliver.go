@@ -12,6 +12,7 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -274,12 +275,17 @@ func (s *Service) backoff(failed int) time.Duration {
 	return half + time.Duration(rand.Int64N(int64(half)+1)) //nolint:gosec // jitter, not a secret
 }
 
-// Payload is the body every delivery of an event carries: the event (id, type, data,
-// createdAt) with SPEC.md's webhook payload fields (event, created_at) beside it.
+// Payload is the body every delivery of an event carries (docs/webhooks.md): id, type, and the
+// documented payload fields event, data and created_at, each instant in the API's one form
+// (core/timestamp), so the bytes a receiver verifies are the bytes GET
+// /v1/events/{id}/payload shows.
 func Payload(e event.Event) ([]byte, error) {
-	at := e.CreatedAt.UTC().Format(time.RFC3339Nano)
-	return json.Marshal(map[string]any{"id": e.ID, "type": e.Type, "data": e.Data, "createdAt": at,
-		"event": e.Type, "created_at": at})
+	raw, err := json.Marshal(map[string]any{"id": e.ID, "type": e.Type, "event": e.Type, "data": e.Data,
+		"created_at": timestamp.Format(e.CreatedAt)})
+	if err != nil {
+		return nil, err
+	}
+	return timestamp.NormalizeJSON(raw), nil
 }
 
 func truncate(s string, n int) string {

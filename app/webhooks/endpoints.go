@@ -239,7 +239,7 @@ func (s *Service) checkPatch(ctx context.Context, env core.Environment, hasURL b
 			return err
 		}
 		// Resolving the host leaves the process, so it runs outside the unit of work
-		// (kernel.OutsideRead, DESIGN.md D22).
+		// (kernel.OutsideRead, docs/decisions/reliability.md).
 		allow := s.allowPrivate(env)
 		_, err := kernel.OutsideRead(ctx, "webhook-destination:"+strconv.FormatBool(allow)+":"+url, func(ctx context.Context) (struct{}, error) {
 			return struct{}{}, s.sender.CheckDestination(ctx, url, allow)

@@ -1,4 +1,4 @@
-// Package webhooks is the events and webhooks capability (DESIGN.md D18): it lists the events
+// Package webhooks is the events and webhooks capability (docs/decisions/webhooks.md): it lists the events
 // every other capability records in its own transactions, manages a tenant's webhook endpoints,
 // and delivers each event to the endpoints that subscribe to it as durable River jobs, signed,
 // retried with exponential backoff and jitter for a bounded window, at least once.

@@ -25,7 +25,7 @@ type env struct {
 	TenantID string
 	RootKey  string // X-Service-Api-Key with scopes ["*"]
 	// MembersKey is a LIVE root key: inviting a member grants a role in both environments, so
-	// only a credential holding LIVE powers may do it (D20); the invite scenarios use it.
+	// only a credential holding LIVE powers may do it (docs/decisions/tenancy.md); the invite scenarios use it.
 	MembersKey string
 	HTTP       *http.Client
 }

@@ -25,7 +25,7 @@ import (
 // chainConfig is the chain configuration per environment. TEST is served by CHAIN_RPC_URL, or
 // under `corridor run` by the local dev chain when that is unset; LIVE by LIVE_CHAIN_RPC_URL on
 // Base (8453). An environment without a chain answers CHAIN_UNAVAILABLE where it needs one and
-// capabilities reports it unavailable (D1).
+// capabilities reports it unavailable (docs/decisions/tenancy.md).
 type chainConfig struct {
 	TestRPCURL        secret     `env:"CHAIN_RPC_URL" defaultDesc:"unset (run: the local dev chain)" desc:"JSON-RPC URL of the TEST chain, which must be chain 84532; logged as scheme and host only"`
 	TestRelayerKey    secret     `env:"RELAYER_PRIVATE_KEY" defaultDesc:"unset (required with CHAIN_RPC_URL)" desc:"hex secp256k1 key that pays gas on the TEST chain (and mints TestUSDC on a dev chain); never logged"`

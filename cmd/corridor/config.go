@@ -58,7 +58,7 @@ type serviceConfig struct {
 	// DBStatementTimeout and DBIdleInTxTimeout are set on every connection of the pool.
 	DBStatementTimeout time.Duration `env:"DB_STATEMENT_TIMEOUT" envDefault:"30s" desc:"statement_timeout of every pooled connection: PostgreSQL cancels a statement that runs longer"`
 	// StorePipeline* configure the store's commit pipeline (docs/performance.md).
-	StorePipelineLanes    int           `env:"STORE_PIPELINE_LANES" envDefault:"2" min:"0" max:"32" desc:"commit pipeline (on by default: no unit of work calls out of the process, DESIGN.md D22): how many shared transactions (batches) run at once, each on one pooled connection; concurrent units of work join a batch, take effect one after the other in it (a unit that runs statements in its own savepoint; ledger transfers decided in memory and written set-wise) and share its one COMMIT; 0 turns the pipeline off (one transaction per unit of work)"`
+	StorePipelineLanes    int           `env:"STORE_PIPELINE_LANES" envDefault:"2" min:"0" max:"32" desc:"commit pipeline (on by default: no unit of work calls out of the process, docs/decisions/reliability.md): how many shared transactions (batches) run at once, each on one pooled connection; concurrent units of work join a batch, take effect one after the other in it (a unit that runs statements in its own savepoint; ledger transfers decided in memory and written set-wise) and share its one COMMIT; 0 turns the pipeline off (one transaction per unit of work)"`
 	StorePipelineMaxBatch int           `env:"STORE_PIPELINE_MAX_BATCH" envDefault:"128" min:"1" max:"1024" desc:"commit pipeline: a batch stops admitting units of work once it holds this many (or 60 that ran statements)"`
 	StorePipelineMaxWait  time.Duration `env:"STORE_PIPELINE_MAX_WAIT" envDefault:"1ms" desc:"commit pipeline: a batch commits once this long has passed since it opened and no unit of work is waiting (it never waits while units queue, up to STORE_PIPELINE_MAX_BATCH)"`
 	StorePipelineOverlap  bool          `env:"STORE_PIPELINE_OVERLAP" envDefault:"false" desc:"commit pipeline: a lane opens its next batch while the previous one writes and commits (each lane then uses up to two pooled connections; its batches still commit and answer in order). Off by default: on two cores at concurrency 64 it removed the lanes' wait for COMMIT but not a transfer per second, and its smaller batches cost more processor time per transfer (docs/performance.md)"`
@@ -78,8 +78,8 @@ type serviceConfig struct {
 	// CipherPreviousKeys and CipherLookupKey rotate CIPHER_KEY (docs/security.md).
 	CipherPreviousKeys secret `env:"CIPHER_PREVIOUS_KEYS" defaultDesc:"unset" desc:"comma-separated hex keys CIPHER_KEY replaced: they open the ciphertexts they sealed and never seal new ones"`
 	CipherLookupKey    secret `env:"CIPHER_LOOKUP_KEY" defaultDesc:"CIPHER_KEY; required with CIPHER_PREVIOUS_KEYS" desc:"hex key (32+ bytes) of the stored lookup hashes of phone numbers and payout identifiers; it outlives rotations of CIPHER_KEY: set it to the key the hashes were made with"`
-	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"corridor run: random, kept in the data dir (operator.token); serve: unset, admin routes answer 503" desc:"operator token (D11) for /v1/admin/..., sent as X-Operator-Token"`
-	// InvoiceArbiterKey is the platform arbiter of escrow invoices (D16).
+	OperatorToken      secret `env:"OPERATOR_TOKEN" minLength:"32" defaultDesc:"corridor run: random, kept in the data dir (operator.token); serve: unset, admin routes answer 503" desc:"operator token (docs/decisions/operations.md) for /v1/admin/..., sent as X-Operator-Token"`
+	// InvoiceArbiterKey is the platform arbiter of escrow invoices (docs/decisions/invoices.md).
 	InvoiceArbiterKey   secret        `env:"INVOICE_ARBITER_KEY" defaultDesc:"a key derived from a public seed: TEST only (invoices are sandbox only)" desc:"secp256k1 private key (hex) of the platform arbiter, the default third owner of every invoice hold Safe; it signs settlements through POST /v1/admin/invoices/{id}/arbiter-sign"`
 	InvoicePollInterval time.Duration `env:"INVOICE_POLL_INTERVAL" envDefault:"5s" desc:"period of the invoice hold Safe balance poller (SENT to FUNDED or EXPIRED, settlement payments to RELEASED or REFUNDED)"`
 	// PolicyEnforcement is the spend-policy rollout flag.
@@ -89,7 +89,7 @@ type serviceConfig struct {
 	APIKeyCacheTTL    time.Duration `env:"API_KEY_CACHE_TTL" envDefault:"1s" desc:"how long authentication reuses an API key's row: a revocation takes effect at once on the instance that made it, and within this time on every other instance"`
 	ContactCoolingOff time.Duration `env:"CONTACT_COOLING_OFF" envDefault:"24h" desc:"cooling-off window of a new contact: Safe payments to it answer 403 PAYEE_COOLING_OFF until it ends (0 = the 24h default)"`
 	PolicyEnforcement policy.Mode   `env:"POLICY_ENFORCEMENT" envDefault:"log" desc:"spend-policy gate on Safe payment propose, the off-ramp composer and card authorizations: off, log (record would-be declines, proceed) or enforce (403 POLICY_DENIED, a card decline; POLICY_UNAVAILABLE when the policy store fails)"`
-	// IssuingProvider is the card issuer program (DESIGN.md D13).
+	// IssuingProvider is the card issuer program (docs/decisions/cards.md).
 	// CardAuthorizationLifetime bounds how long a card approval holds funds uncaptured.
 	CardAuthorizationLifetime time.Duration         `env:"CARD_AUTHORIZATION_LIFETIME" envDefault:"168h" desc:"how long a card approval may stay uncaptured (0 = the 168h default): the expiry pass then voids its hold, credits its windows back and records it REVERSED with reversalReason EXPIRED"`
 	IssuingProvider           ports.IssuingProvider `env:"ISSUING_PROVIDER" envDefault:"safe_debit" desc:"card issuer program: safe_debit (wallet cards spend from their Safe; push-provisioning ephemeral keys offered) or funding_account (cards draw on a funding card account; ephemeral keys answer 400)"`
@@ -109,7 +109,7 @@ type httpConfig struct {
 	TrustedProxies     cidrList       `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
 }
 
-// identityConfig chooses the identity provider of sessions (D3). LIVE is never served with the
+// identityConfig chooses the identity provider of sessions (docs/decisions/tenancy.md). LIVE is never served with the
 // sandbox's shared-secret sessions.
 type identityConfig struct {
 	Provider         identityProvider `env:"IDENTITY_PROVIDER" envDefault:"sandbox" desc:"sandbox (HS256 tokens signed with SESSION_SECRET, minted by corridor session; TEST and local runs) or oidc (the provider's RS256/ES256 tokens, verified against its key set)"`
@@ -157,7 +157,7 @@ type webhooksConfig struct {
 	AllowPrivateTest bool          `env:"WEBHOOK_ALLOW_PRIVATE_TEST" envDefault:"false" desc:"let TEST endpoints point at loopback and private addresses (local receivers during development); LIVE endpoints never may"`
 }
 
-// custodyConfig names the HSM that holds LIVE custody keys (D21). TEST custodial wallets use
+// custodyConfig names the HSM that holds LIVE custody keys (docs/decisions/wallets.md). TEST custodial wallets use
 // the keystore sealed by CIPHER_KEY whatever this says.
 type custodyConfig struct {
 	PKCS11Module string `env:"CUSTODY_PKCS11_MODULE" defaultDesc:"unset: LIVE offers no custodial wallets" desc:"path of the HSM vendor's PKCS#11 library; its token holds the owner keys of LIVE custodial wallets"`
@@ -195,7 +195,7 @@ type aliasesConfig struct {
 	SMSRetention   time.Duration `env:"SMS_OUTBOX_RETENTION" envDefault:"168h" desc:"how long the sandbox SMS outbox keeps a message before the purge deletes it"`
 }
 
-// payoutsConfig configures the payout providers (D9) and the off-ramp's timing. Every provider
+// payoutsConfig configures the payout providers (docs/decisions/offramp.md) and the off-ramp's timing. Every provider
 // this build knows (wiring.PayoutProviderNames) has a field; a test keeps them in step.
 type payoutsConfig struct {
 	Internal            payoutProviderConfig `envPrefix:"PAYOUT_INTERNAL_"`

@@ -492,7 +492,7 @@ func TestOperatorToken_KeptForLocalRuns(t *testing.T) {
 }
 
 // TestConfig_PipelineOnByDefault: `run` and `serve` commit through the store's pipeline (two
-// lanes) unless STORE_PIPELINE_LANES=0 turns it off (D22: no unit of work calls out).
+// lanes) unless STORE_PIPELINE_LANES=0 turns it off (docs/decisions/reliability.md: no unit of work calls out).
 func TestConfig_PipelineOnByDefault(t *testing.T) {
 	c, err := loadConfig(map[string]string{})
 	if err != nil {

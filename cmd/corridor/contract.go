@@ -9,22 +9,26 @@ import (
 	"github.com/corridorhq/corridor/wiring"
 )
 
-// versionCmd prints the build: its version, module, commit and Go version.
+// versionCmd prints the build: its version (the info.version of the document it serves), the
+// API version it implements (the committed document's, CHANGELOG.md's newest entry), module,
+// commit and Go version.
 func versionCmd(w io.Writer) error {
 	b := wiring.ReadBuild()
 	commit := b.Commit
 	if commit == "" {
 		commit = "unknown"
 	}
-	_, err := fmt.Fprintf(w, "corridor %s\nmodule %s\ncommit %s (modified: %t)\ngo %s\n", b.String(), b.Module, commit, b.Modified, b.GoVersion)
+	_, err := fmt.Fprintf(w, "corridor %s\napi %s\nmodule %s\ncommit %s (modified: %t)\ngo %s\n",
+		b.String(), httpadapter.APIVersion, b.Module, commit, b.Modified, b.GoVersion)
 	return err
 }
 
 // openapiCmd prints the OpenAPI document of every route a build can serve (the contract the
 // clients under sdk/ are generated from), indented, with a trailing newline. --version sets
-// info.version (make sdk pins it, so a regenerated client does not change with every commit).
+// info.version, by default the API version (APIVersion, without build metadata), so the
+// committed document and the clients generated from it do not change with every commit.
 func openapiCmd(w io.Writer, args []string) error {
-	version := wiring.ReadBuild().String()
+	version := httpadapter.APIVersion
 	for i := 0; i < len(args); i++ {
 		switch {
 		case args[i] == "--version" && i+1 < len(args):

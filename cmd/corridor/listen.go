@@ -55,17 +55,18 @@ func listenCmd(ctx context.Context, out io.Writer, args []string) error {
 // triggerCmd makes the sandbox emit one event of the type named (forward.Trigger).
 func triggerCmd(ctx context.Context, out io.Writer, args []string) error {
 	fs, api, key := devFlags("trigger")
-	if err := fs.Parse(args); err != nil {
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(positional) != 1 {
 		return fmt.Errorf("corridor trigger: name one event type, e.g. corridor trigger safe_payment.completed")
 	}
 	client, err := forward.NewAPI(*api, *key, os.Getenv("CORRIDOR_SESSION"))
 	if err != nil {
 		return err
 	}
-	e, err := forward.Trigger(ctx, client, fs.Arg(0))
+	e, err := forward.Trigger(ctx, client, positional[0])
 	if err != nil {
 		return err
 	}

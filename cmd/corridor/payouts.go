@@ -6,7 +6,7 @@ import (
 )
 
 // sandboxPayoutDefaults is `corridor run`'s sandbox: providers left unset run internal on and
-// every external provider on its mock (D9). `corridor serve` keeps unset = off.
+// every external provider on its mock (docs/decisions/offramp.md). `corridor serve` keeps unset = off.
 func sandboxPayoutDefaults(c wiring.PayoutConfig) wiring.PayoutConfig {
 	for _, name := range wiring.PayoutProviderNames() {
 		if _, set := c.Modes[name]; set {

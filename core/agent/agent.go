@@ -11,7 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 )
 
-// Codes of the agents capability (SPEC.md Errors).
+// Codes of the agents capability (docs/api.md Errors).
 const (
 	CodeNotFound         core.Code = "AGENT_NOT_FOUND"
 	CodeSuspended        core.Code = "AGENT_SUSPENDED"
@@ -39,7 +39,7 @@ const (
 	ActionReactivate Action = "reactivate"
 )
 
-// transitions is SPEC.md's agent state machine: active to suspended and back. Suspending a
+// transitions is docs/api.md's agent state machine: active to suspended and back. Suspending a
 // suspended agent and reactivating an active one are no-ops that answer the agent unchanged,
 // as revoking a revoked key does, so a retried call never fails.
 var transitions = map[Status]map[Action]Status{
@@ -94,8 +94,8 @@ func ValidateName(name string) (string, error) {
 	return n, nil
 }
 
-// ForbiddenScopes are the scopes an agent key can never hold: SPEC.md Authentication 6's four,
-// and the two that would let it regain them (auth.AgentForbiddenScopes, D20).
+// ForbiddenScopes are the scopes an agent key can never hold: docs/api.md Authentication 6's four,
+// and the two that would let it regain them (auth.AgentForbiddenScopes, docs/decisions/tenancy.md).
 var ForbiddenScopes = auth.AgentForbiddenScopes
 
 // StripScopes is what an agent key may hold of the scopes asked for: the forbidden ones are

@@ -6,7 +6,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Windows are the starts of the spend windows an instant falls in (D14): the UTC day, the ISO
+// Windows are the starts of the spend windows an instant falls in (docs/decisions/agents.md): the UTC day, the ISO
 // week (Monday 00:00 UTC) and the calendar month. A window runs from its start to the next.
 type Windows struct {
 	Day, Week, Month time.Time

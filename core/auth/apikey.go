@@ -24,7 +24,7 @@ type KeyMaterial struct {
 	SecretHash string
 }
 
-// MintKey creates key material for an environment: csk_<env>_<pubId>_<secret> (D2).
+// MintKey creates key material for an environment: csk_<env>_<pubId>_<secret> (docs/decisions/tenancy.md).
 func MintKey(env core.Environment) KeyMaterial {
 	pubID := core.RandomToken(pubIDBytes)
 	secret := core.RandomToken(secretBytes)

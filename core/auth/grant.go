@@ -7,10 +7,10 @@ import (
 )
 
 // AgentForbiddenScopes are the scopes an agent key can never hold, nor cause anyone to hold
-// (D20). SPEC.md Authentication 6 names the first four; members:manage and twofactor:manage join
+// (docs/decisions/tenancy.md). docs/api.md Authentication 6 names the first four; members:manage and twofactor:manage join
 // them because each lets a credential regain the others: an invite of an ADMIN yields a session
 // that mints any key, and switching two-factor off removes the approval an agent cannot give
-// (docs/decisions.md, "One grant rule").
+// (docs/decisions/README.md, "One grant rule").
 var AgentForbiddenScopes = []Scope{
 	ScopeAgentsManage, ScopeKeysManage, ScopePoliciesWrite, ScopeTreasuryWrite,
 	ScopeMembersManage, ScopeTwofactorManage,
@@ -71,7 +71,7 @@ type Grant struct {
 }
 
 // AuthorizeGrant is the one rule every route that creates a principal or a power goes through
-// (D20): minting a key or an agent key, inviting a member, creating an agent. Accepting an
+// (docs/decisions/tenancy.md): minting a key or an agent key, inviting a member, creating an agent. Accepting an
 // invite grants nothing new: the role was checked against its inviter when the invite was made,
 // and acceptance is bound to the invitee (tenant.Member.CheckInvitee). The grantor must hold every scope it grants, in every environment it grants it in (held
 // is the grantor's Holding); an agent grantor, or a grant to an agent, may never carry a scope of

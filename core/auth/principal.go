@@ -37,7 +37,7 @@ type Principal struct {
 }
 
 // Has reports whether the principal holds scope s. Root keys and owner sessions ("*") hold
-// every scope; other sessions hold what their member role grants (docs/decisions.md).
+// every scope; other sessions hold what their member role grants (docs/decisions/README.md).
 func (p Principal) Has(s Scope) bool {
 	for _, held := range p.Scopes {
 		if held == ScopeRoot || held == s {

@@ -7,13 +7,13 @@ import (
 	"strings"
 )
 
-// Scope is one permission of SPEC.md Authentication 5.
+// Scope is one permission of docs/api.md Authentication 5.
 type Scope string
 
 // ScopeRoot is the "*" scope that makes a root key.
 const ScopeRoot Scope = "*"
 
-// Scopes of SPEC.md Authentication 5, exactly.
+// Scopes of docs/api.md Authentication 5, exactly.
 const (
 	ScopeWalletsRead      Scope = "wallets:read"
 	ScopeWalletsWrite     Scope = "wallets:write"
@@ -49,7 +49,7 @@ const (
 	ScopeTwofactorManage  Scope = "twofactor:manage"
 )
 
-// AllScopes lists every scope of SPEC.md in its order, "*" last.
+// AllScopes lists every scope of docs/api.md in its order, "*" last.
 var AllScopes = []Scope{
 	ScopeWalletsRead, ScopeWalletsWrite, ScopeWalletsFund,
 	ScopePaymentsRead, ScopePaymentsCreate, ScopePaymentsExecute,
@@ -76,10 +76,10 @@ var knownScopes = func() map[Scope]bool {
 	return m
 }()
 
-// Known reports whether s is one of SPEC.md's scopes.
+// Known reports whether s is one of docs/api.md's scopes.
 func Known(s Scope) bool { return knownScopes[s] }
 
-// DefaultScopes is the set a key gets when scopes are omitted: every ":read" scope (D2).
+// DefaultScopes is the set a key gets when scopes are omitted: every ":read" scope (docs/decisions/tenancy.md).
 func DefaultScopes() []Scope {
 	var out []Scope
 	for _, s := range AllScopes {

@@ -1,6 +1,6 @@
-// Package card is the pure domain of debit cards (SPEC.md Card and card limits, DESIGN.md D13):
+// Package card is the pure domain of debit cards (docs/api.md Card and card limits, docs/decisions/cards.md):
 // the card and its reversible freeze, its limits and their PUT patch, the spend windows, the
-// authorization decision in D13's order and the authorization state machine.
+// authorization decision in docs/decisions/cards.md's order and the authorization state machine.
 package card
 
 import (
@@ -83,7 +83,7 @@ func (c Card) Unfreeze(now time.Time) Card {
 	return c
 }
 
-// Cardholder is a person cards are issued to (DESIGN.md D13).
+// Cardholder is a person cards are issued to (docs/decisions/cards.md).
 type Cardholder struct {
 	ID          string
 	TenantID    string

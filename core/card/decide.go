@@ -2,7 +2,7 @@ package card
 
 import "github.com/corridorhq/corridor/core"
 
-// Decline reasons (SPEC.md Errors, card decline reasons), recorded on the authorization.
+// Decline reasons (docs/api.md Errors, card decline reasons), recorded on the authorization.
 const (
 	ReasonCardInactive       = "CARD_INACTIVE"
 	ReasonMCCBlocked         = "MCC_BLOCKED"
@@ -25,7 +25,7 @@ type Request struct {
 	MCC    string
 }
 
-// Decide is the card's own part of D13's order: CARD_INACTIVE, MCC_BLOCKED, MCC_NOT_ALLOWED,
+// Decide is the card's own part of docs/decisions/cards.md's order: CARD_INACTIVE, MCC_BLOCKED, MCC_NOT_ALLOWED,
 // PER_TXN_LIMIT, DAILY_CAP, WEEKLY_CAP, MONTHLY_CAP. It returns "" when the card's rules
 // approve; the policy gate and the balance hold come after it, in the application. Caps are
 // cumulative: spent in the window plus the amount, against the cap.

@@ -1,4 +1,4 @@
-// Package checkout is a hosted-checkout payment (DESIGN.md D19, docs/checkout.md): a merchant
+// Package checkout is a hosted-checkout payment (docs/decisions/checkout.md, docs/checkout.md): a merchant
 // asks for an amount in USD; the payer sends USDC to a fresh deposit address; a watcher moves
 // the checkout from CREATED to PENDING (funds seen), COMPLETED (the amount confirmed) or
 // FAILED (expired without it). Refunds return what was received, never more.

@@ -1,5 +1,5 @@
 // Package claim is the pending claim of an off-ramp payment to a phone number nobody has
-// verified (SPEC.md Claim): its state machine as data, the claim-link token, the phone
+// verified (docs/api.md Claim): its state machine as data, the claim-link token, the phone
 // challenge and the public view. Status changes other than expiry are driven by the escrow
 // contract's indexed events (ApplyEvent); nothing here does I/O.
 package claim
@@ -17,7 +17,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Error codes of claims (D4 statuses: business refusals 422, conflicts 409).
+// Error codes of claims (docs/decisions/api.md statuses: business refusals 422, conflicts 409).
 const (
 	CodeClaimNotFound      core.Code = "CLAIM_NOT_FOUND"
 	CodeLinkUsed           core.Code = "CLAIM_LINK_USED"
@@ -33,7 +33,7 @@ const (
 	CodeChallengeNotUsable core.Code = "TWOFA_CHALLENGE_NOT_REDEEMABLE"
 )
 
-// Defaults (SPEC.md Limits; the rest are ours, docs/decisions.md).
+// Defaults (docs/api.md Limits; the rest are ours, docs/decisions/README.md).
 const (
 	DefaultLifetime      = 14 * 24 * time.Hour
 	DefaultGracePeriod   = 24 * time.Hour
@@ -51,7 +51,7 @@ const (
 	PublicViewPerIPLimit = 30 // inspections per minute per IP
 )
 
-// Status is a claim's status (SPEC.md Claim table).
+// Status is a claim's status (docs/api.md Claim table).
 type Status string
 
 const (
@@ -87,7 +87,7 @@ type Row struct {
 	To      Status
 }
 
-// Table is SPEC.md's Claim table, row by row.
+// Table is docs/api.md's Claim table, row by row.
 var Table = []Row{
 	{StatusOpen, TrigLock, StatusLocked},
 	{StatusLocked, TrigRelease, StatusReleased},
@@ -125,7 +125,7 @@ type Claim struct {
 	AssetID           string
 	MetadataHash      string // 0x + 64 hex
 	Status            Status
-	// Funded: the escrow's ClaimFunded event was indexed (D12: funded from here on).
+	// Funded: the escrow's ClaimFunded event was indexed (docs/decisions/ledger.md: funded from here on).
 	Funded bool
 	// Transactions the service sent for the claim, and the decision hash committed on release.
 	FundTxHash, LockTxHash, ReleaseTxHash, RefundTxHash, CancelTxHash string
@@ -208,7 +208,7 @@ func (c *Claim) Apply(t Trigger, now time.Time) error {
 	return nil
 }
 
-// PublicView is what the claim link shows (SPEC.md: no personal data beyond the masked phone).
+// PublicView is what the claim link shows (docs/api.md: no personal data beyond the masked phone).
 type PublicView struct {
 	AmountBaseUnits int64
 	AssetID         string

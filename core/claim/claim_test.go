@@ -8,7 +8,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// specRows is SPEC.md's Claim table, row by row.
+// specRows is docs/api.md's Claim table, row by row.
 var specRows = []Row{
 	{StatusOpen, TrigLock, StatusLocked},
 	{StatusLocked, TrigRelease, StatusReleased},
@@ -29,7 +29,7 @@ func TestTable_SpecRowByRow(t *testing.T) {
 		}
 	}
 	if len(Table) != len(specRows) {
-		t.Fatalf("table has %d rows, SPEC.md %d", len(Table), len(specRows))
+		t.Fatalf("table has %d rows, docs/api.md %d", len(Table), len(specRows))
 	}
 }
 

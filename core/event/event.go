@@ -1,4 +1,4 @@
-// Package event is the partner-facing event (DESIGN.md D18): a record, written in the same
+// Package event is the partner-facing event (docs/decisions/webhooks.md): a record, written in the same
 // transaction as the state change it announces, that a partner lists through GET /v1/events
 // and receives on its webhook endpoints.
 package event

@@ -14,7 +14,7 @@ import (
 // Verification is a bill's verification status.
 type Verification string
 
-// Verification statuses of SPEC.md. UNVERIFIED is only seen while checking is pending.
+// Verification statuses of docs/api.md. UNVERIFIED is only seen while checking is pending.
 const (
 	Unverified Verification = "UNVERIFIED"
 	Verified   Verification = "VERIFIED"
@@ -73,7 +73,7 @@ type Authorization struct {
 	DocHash           common.Hash
 }
 
-// EIP-712 type strings of D16.
+// EIP-712 type strings of docs/decisions/invoices.md.
 const (
 	domainType        = "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"
 	authorizationType = "InvoiceAuthorization(address payer,address payee,uint256 amount,uint256 nonce,uint256 expiresAt,bytes32 docHash)"

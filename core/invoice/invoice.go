@@ -1,5 +1,5 @@
 // Package invoice holds the domain of escrow invoices and verifiable bills: the invoice state
-// table of SPEC.md as data, the poller's decision (funds win over expiry), the settlement
+// table of docs/api.md as data, the poller's decision (funds win over expiry), the settlement
 // guards, and the EIP-712 InvoiceAuthorization a bill is signed with. Everything here is pure;
 // the capability in app/invoices reads the chain and the store.
 package invoice

@@ -6,10 +6,10 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Status is an invoice's state (SPEC.md States, Escrow invoice).
+// Status is an invoice's state (docs/api.md States, Escrow invoice).
 type Status string
 
-// Statuses of SPEC.md.
+// Statuses of docs/api.md.
 const (
 	StatusDraft     Status = "DRAFT"
 	StatusSent      Status = "SENT"
@@ -61,7 +61,7 @@ type Transition struct {
 	To      Status
 }
 
-// Table is SPEC.md's escrow invoice table, row by row. The conditions of the rows (balance,
+// Table is docs/api.md's escrow invoice table, row by row. The conditions of the rows (balance,
 // expiry, two signatures) are checked by Poll and the settlement guards, not by Apply.
 var Table = []Transition{
 	{StatusDraft, TriggerSend, StatusSent},

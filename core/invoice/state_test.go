@@ -10,7 +10,7 @@ import (
 
 var allTriggers = []Trigger{TriggerSend, TriggerCancel, TriggerFunded, TriggerExpire, TriggerDeliver, TriggerReleased, TriggerRefunded}
 
-// TestInvoice_Table walks SPEC.md's escrow invoice table row by row, and every other pair of
+// TestInvoice_Table walks docs/api.md's escrow invoice table row by row, and every other pair of
 // status and trigger is refused with INVALID_STATE.
 func TestInvoice_Table(t *testing.T) {
 	spec := map[Status]map[Trigger]Status{

@@ -2,7 +2,7 @@ package offramp
 
 import "sort"
 
-// HoldReason is a machine-readable reason a payment is held or rejected (SPEC.md).
+// HoldReason is a machine-readable reason a payment is held or rejected (docs/api.md).
 type HoldReason string
 
 const (
@@ -36,7 +36,7 @@ const (
 	VerdictReject Verdict = "REJECT"
 )
 
-// ClearedBy says who or what clears a hold (SPEC.md's hold-reason table).
+// ClearedBy says who or what clears a hold (docs/api.md's hold-reason table).
 type ClearedBy string
 
 const (
@@ -52,7 +52,7 @@ type ReasonRule struct {
 	ClearedBy ClearedBy
 }
 
-// Reasons is SPEC.md's hold-reason table as data.
+// Reasons is docs/api.md's hold-reason table as data.
 var Reasons = map[HoldReason]ReasonRule{
 	HoldRecipientNotOnboarded:        {VerdictHold, ClearedByRecipient},
 	HoldPayoutDestinationNotSelected: {VerdictHold, ClearedByRecipient},

@@ -1,5 +1,5 @@
 // Package offramp is the domain of phone-addressed off-ramp payments: the state machine of
-// SPEC.md's off-ramp table as data, hold reasons and their verdicts, and route quotes.
+// docs/api.md's off-ramp table as data, hold reasons and their verdicts, and route quotes.
 package offramp
 
 import (
@@ -8,7 +8,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Status is an off-ramp payment's status (SPEC.md, States and transitions).
+// Status is an off-ramp payment's status (docs/api.md, States and transitions).
 type Status string
 
 const (
@@ -126,14 +126,14 @@ var providerStages = []Status{StatusFundsLocked, StatusProviderSubmitted, Status
 // claim's escrow.
 var claimStuckStatuses = []Status{StatusPayoutSelectionRequired, StatusComplianceHold, StatusAwaitingRecipientConfirmation}
 
-// unfundedStatuses are the statuses in which only a reservation exists (D12); the sender may
+// unfundedStatuses are the statuses in which only a reservation exists (docs/decisions/ledger.md); the sender may
 // cancel in any of them.
 var unfundedStatuses = []Status{StatusCreated, StatusRecipientResolution, StatusSourceFundsConfirmed,
 	StatusPolicyCheck, StatusRouteQuoted, StatusAwaitingRecipientConfirmation, StatusPayoutSelectionRequired,
 	StatusComplianceHold}
 
-// Table is SPEC.md's off-ramp transition table, row by row, with the rows SPEC.md implies
-// written out (FAILED's refund path in two steps, the pre-submission re-check of SPEC.md's
+// Table is docs/api.md's off-ramp transition table, row by row, with the rows docs/api.md implies
+// written out (FAILED's refund path in two steps, the pre-submission re-check of docs/api.md's
 // rules, the sender's cancel from each unfunded status, provider failure from each stage).
 var Table = buildTable()
 
@@ -156,7 +156,7 @@ func buildTable() []Row {
 		{StatusPendingClaim, TrigClaimRedeemed, GuardNone, StatusPolicyCheck, EffectNone},
 		{StatusPendingClaim, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 		{StatusPendingClaim, TrigClaimExpires, GuardClaimUnfunded, StatusCanceled, EffectVoidHold},
-		// Not in SPEC.md's table, implied by D12: a pending claim only reserved (its escrow
+		// Not in docs/api.md's table, implied by docs/decisions/ledger.md: a pending claim only reserved (its escrow
 		// funding not indexed) is canceled by its sender like any reserved payment.
 		{StatusPendingClaim, TrigSenderCancel, GuardClaimUnfunded, StatusCanceled, EffectVoidHold},
 		{StatusFundsLocked, TrigProviderAccepts, GuardNone, StatusProviderSubmitted, EffectToClearing},
@@ -165,7 +165,7 @@ func buildTable() []Row {
 		{StatusProviderProcessing, TrigProviderSuccess, GuardNone, StatusDelivered, EffectDeliver},
 		{StatusProviderSubmitted, TrigProviderAttention, GuardNone, StatusActionRequired, EffectNone},
 		{StatusProviderProcessing, TrigProviderAttention, GuardNone, StatusActionRequired, EffectNone},
-		// Not in SPEC.md (its ACTION_REQUIRED exits are "not shown"): a payout whose polls are
+		// Not in docs/api.md (its ACTION_REQUIRED exits are "not shown"): a payout whose polls are
 		// exhausted waits visibly in ACTION_REQUIRED (hold PROVIDER_UNRESPONSIVE), and a later
 		// pending or successful report from the provider takes it back to PROVIDER_PROCESSING,
 		// from where success delivers as usual. Failure leaves it by the provider-failure row.
@@ -180,7 +180,7 @@ func buildTable() []Row {
 	}
 	// A redeemed claim whose payment never locked its funds (held, or never confirmed) is
 	// refunded once the claim's expiry and grace period have passed: the escrow-funded payment
-	// leaves through REFUND_PENDING, as every funded payment does (SPEC.md: funds win over
+	// leaves through REFUND_PENDING, as every funded payment does (docs/api.md: funds win over
 	// expiry, then a stuck lock becomes refundable).
 	for _, s := range claimStuckStatuses {
 		rows = append(rows, Row{s, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund})
@@ -221,7 +221,7 @@ func (s Status) Terminal() bool {
 	return s == StatusDelivered || s == StatusRefunded || s == StatusCanceled
 }
 
-// Funded reports whether money has moved into a service-held account (D12).
+// Funded reports whether money has moved into a service-held account (docs/decisions/ledger.md).
 func (s Status) Funded() bool {
 	switch s {
 	case StatusFundsLocked, StatusProviderSubmitted, StatusProviderProcessing, StatusActionRequired,

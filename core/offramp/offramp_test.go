@@ -7,7 +7,7 @@ import (
 	"github.com/corridorhq/corridor/core/recipient"
 )
 
-// specRows is SPEC.md's off-ramp table, row by row, as (from, trigger, guard, to).
+// specRows is docs/api.md's off-ramp table, row by row, as (from, trigger, guard, to).
 var specRows = []Row{
 	{StatusCreated, TrigIntake, GuardNone, StatusRecipientResolution, EffectNone},
 	{StatusRecipientResolution, TrigResolution, GuardPhoneUnknown, StatusPendingClaim, EffectOpenClaim},
@@ -38,12 +38,12 @@ var specRows = []Row{
 	{StatusActionRequired, TrigProviderFailure, GuardProviderStage, StatusFailed, EffectNone},
 	{StatusFailed, TrigRefundPath, GuardNone, StatusRefundPending, EffectNone},
 	{StatusRefundPending, TrigRefundSettled, GuardNone, StatusRefunded, EffectRefund},
-	// Ours: a redeemed claim stuck past expiry and grace (docs/decisions.md).
+	// Ours: a redeemed claim stuck past expiry and grace (docs/decisions/README.md).
 	{StatusPayoutSelectionRequired, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 	{StatusComplianceHold, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 	{StatusAwaitingRecipientConfirmation, TrigClaimExpires, GuardClaimFunded, StatusRefundPending, EffectRefund},
 	// Ours: a payout whose polls are exhausted waits in ACTION_REQUIRED; a later provider report
-	// takes it back (docs/decisions.md, "Exhausted payout polls").
+	// takes it back (docs/decisions/README.md, "Exhausted payout polls").
 	{StatusProviderSubmitted, TrigProviderUnresponsive, GuardNone, StatusActionRequired, EffectNone},
 	{StatusProviderProcessing, TrigProviderUnresponsive, GuardNone, StatusActionRequired, EffectNone},
 	{StatusActionRequired, TrigProviderResumed, GuardNone, StatusProviderProcessing, EffectNone},
@@ -160,7 +160,7 @@ func TestCompose(t *testing.T) {
 		}
 	}
 	if len(Reasons) != 14 {
-		t.Fatalf("hold-reason table has %d rows, SPEC.md has 14", len(Reasons))
+		t.Fatalf("hold-reason table has %d rows, docs/api.md has 14", len(Reasons))
 	}
 }
 

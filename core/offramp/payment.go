@@ -7,7 +7,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Error codes of off-ramp payments (SPEC.md Errors and D4).
+// Error codes of off-ramp payments (docs/api.md Errors and docs/decisions/api.md).
 const (
 	CodePaymentNotFound          core.Code = "OFFRAMP_PAYMENT_NOT_FOUND"
 	CodeFundingModeNotAvailable  core.Code = "FUNDING_MODE_NOT_AVAILABLE"
@@ -26,7 +26,7 @@ const (
 	CodeSelfPayment      core.Code = "SELF_PAYMENT_NOT_ALLOWED"
 )
 
-// Funding modes (SPEC.md). Only INTERNAL_BALANCE is built.
+// Funding modes (docs/api.md). Only INTERNAL_BALANCE is built.
 const (
 	FundingInternalBalance = "INTERNAL_BALANCE"
 	FundingOnchainDeposit  = "ONCHAIN_DEPOSIT"
@@ -103,7 +103,7 @@ func (p Payment) ClaimFunded() bool {
 		!p.Status.Terminal()
 }
 
-// Funded is D12's funded for the composer's REJECT guard: the status is funded, or the money
+// Funded is docs/decisions/ledger.md's funded for the composer's REJECT guard: the status is funded, or the money
 // sits in the claim's escrow account.
 func (p Payment) Funded() bool { return p.Status.Funded() || p.ClaimFunded() }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/corridorhq/corridor/core/recipient"
 )
 
-// DefaultQuoteLifetime is SPEC.md's route quote lifetime.
+// DefaultQuoteLifetime is docs/api.md's route quote lifetime.
 const DefaultQuoteLifetime = 120 * time.Second
 
 // QuoteStatus is a quote's lifecycle. Its terms never change; only whether it is usable does.

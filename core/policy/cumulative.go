@@ -1,6 +1,6 @@
 package policy
 
-// CardLimits are a card's own limits (SPEC.md CardLimits) in the engine's terms: caps in base
+// CardLimits are a card's own limits (docs/api.md CardLimits) in the engine's terms: caps in base
 // units (nil = unlimited), MCC lists already normalised to four digits (Allowed nil = no
 // allowlist).
 type CardLimits struct {

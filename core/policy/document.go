@@ -14,7 +14,7 @@ import (
 // SchemaVersion is the only document schema this build reads.
 const SchemaVersion = 1
 
-// MaxListEntries bounds every list of a document (STYLE.md: everything has a bound).
+// MaxListEntries bounds every list of a document (docs/architecture.md: everything has a bound).
 const MaxListEntries = 1000
 
 // Document is a validated schemaVersion 1 document, before compilation. Caps are base units

@@ -6,7 +6,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Rule-trace codes (SPEC.md Policies; the same codes are card authorization decline reasons).
+// Rule-trace codes (docs/api.md Policies; the same codes are card authorization decline reasons).
 const (
 	CodePerTxnLimit            = "PER_TXN_LIMIT"
 	CodeDailyCap               = "DAILY_CAP"
@@ -58,7 +58,7 @@ type Spend struct {
 	Daily, Weekly, Monthly int64
 }
 
-// Evaluate is the zero-spend evaluation of SPEC.md: interval caps test the single transaction
+// Evaluate is the zero-spend evaluation of docs/api.md: interval caps test the single transaction
 // against an empty window, so the same input always yields the same verdict and trace.
 //
 // Order: counterparty rules (denylist, then allowlist), MCC rules (denylist, then allowlist),

@@ -1,4 +1,4 @@
-// Package policy holds spend policies (SPEC.md Policy): the schemaVersion 1 document, its
+// Package policy holds spend policies (docs/api.md Policy): the schemaVersion 1 document, its
 // compilation to a canonical intermediate representation (IR) whose sha256 pins every version,
 // and the deterministic evaluation engine with its rule trace. Everything here is pure: the same
 // input always yields the same IR, sha256 and verdict.
@@ -38,13 +38,13 @@ const (
 	SubjectCard            SubjectType = "card"
 	SubjectAgent           SubjectType = "agent"
 	SubjectTreasuryAccount SubjectType = "treasury_account"
-	// SubjectServiceBalance is a tenant's USDC service balance (D6) of one environment; its
+	// SubjectServiceBalance is a tenant's USDC service balance (docs/decisions/ledger.md) of one environment; its
 	// subject id is the tenant's own id. It gates INTERNAL_BALANCE-funded off-ramp payments
-	// (docs/decisions.md, "Off-ramp spend policies").
+	// (docs/decisions/README.md, "Off-ramp spend policies").
 	SubjectServiceBalance SubjectType = "service_balance"
 )
 
-// ParseSubjectType accepts the four SPEC.md subject types and service_balance.
+// ParseSubjectType accepts the four docs/api.md subject types and service_balance.
 func ParseSubjectType(field, s string) (SubjectType, error) {
 	switch t := SubjectType(s); t {
 	case SubjectWallet, SubjectCard, SubjectAgent, SubjectTreasuryAccount, SubjectServiceBalance:

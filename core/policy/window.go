@@ -18,7 +18,7 @@ type Windows struct {
 }
 
 // WindowsAt returns the calendar windows containing t, in UTC: the day, the ISO week (Monday
-// 00:00 to the next Monday) and the calendar month. These are SPEC.md's card windows (a UTC
+// 00:00 to the next Monday) and the calendar month. These are docs/api.md's card windows (a UTC
 // day, the ISO week, the calendar month), so every subject counts spend the same way, and a
 // window is a fixed interval: two evaluations of one transaction at different times count the
 // same spend (docs/policies.md, "Windows").

@@ -1,4 +1,4 @@
-// Package ramp is the sandbox ramp (SPEC.md Ramp): a simulated fiat on-ramp that credits a
+// Package ramp is the sandbox ramp (docs/api.md Ramp): a simulated fiat on-ramp that credits a
 // wallet's Safe on chain, or off-ramp that debits it through a Safe payment. A ramp records
 // only what never changes; its status is read from the linked drip or payment.
 package ramp
@@ -19,7 +19,7 @@ const (
 	DirectionOff Direction = "OFF"
 )
 
-// Status is where a ramp stands (SPEC.md: SUBMITTED, CONFIRMED, FAILED).
+// Status is where a ramp stands (docs/api.md: SUBMITTED, CONFIRMED, FAILED).
 type Status string
 
 const (
@@ -28,7 +28,7 @@ const (
 	StatusFailed    Status = "FAILED"
 )
 
-// Codes of SPEC.md's RAMP_* errors and the ramp's 404.
+// Codes of docs/api.md's RAMP_* errors and the ramp's 404.
 const (
 	CodeRampNotFound             core.Code = "RAMP_NOT_FOUND"
 	CodeRampProviderNotAvailable core.Code = "RAMP_PROVIDER_NOT_AVAILABLE"
@@ -139,7 +139,7 @@ func known(p string) bool {
 	return false
 }
 
-// Limits are the sandbox on-ramp caps (SPEC.md Limits, Sandbox ramps), in USD base units.
+// Limits are the sandbox on-ramp caps (docs/api.md Limits, Sandbox ramps), in USD base units.
 type Limits struct {
 	PerTransaction int64
 	PerTenantDaily int64

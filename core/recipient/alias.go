@@ -6,7 +6,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Phone alias rules (D7; SPEC.md Limits: a 6-digit code, 5 attempts).
+// Phone alias rules (docs/decisions/offramp.md; docs/api.md Limits: a 6-digit code, 5 attempts).
 const (
 	CodeDigits      = 6
 	MaxCodeAttempts = 5
@@ -125,10 +125,10 @@ func ValidCodeFormat(s string) bool {
 	return true
 }
 
-// CredentialType is the only credential type v1 knows (D8).
+// CredentialType is the only credential type v1 knows (docs/decisions/ramps.md).
 const CredentialBusinessIdentity = "BUSINESS_IDENTITY"
 
-// CredentialStatus is a BUSINESS_IDENTITY credential's status (D8).
+// CredentialStatus is a BUSINESS_IDENTITY credential's status (docs/decisions/ramps.md).
 type CredentialStatus string
 
 const (

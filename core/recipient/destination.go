@@ -9,7 +9,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// DestinationType is a payout destination's rail (SPEC.md PayoutDestination).
+// DestinationType is a payout destination's rail (docs/api.md PayoutDestination).
 type DestinationType string
 
 const (

@@ -1,4 +1,4 @@
-// Package safepay holds the rules of Safe payments (SPEC.md Safe payment): destinations, the
+// Package safepay holds the rules of Safe payments (docs/api.md Safe payment): destinations, the
 // state machine as data, and signature collection up to the wallet's threshold.
 package safepay
 
@@ -16,7 +16,7 @@ const (
 	StatusCreated           Status = "CREATED"
 	StatusAwaitingSignature Status = "AWAITING_SIGNATURE"
 	// StatusSigning: an escrow invoice's settlement payment holding some, not all, of its
-	// signatures (SPEC.md: one signature moves it to SIGNING, the second executes).
+	// signatures (docs/api.md: one signature moves it to SIGNING, the second executes).
 	StatusSigning        Status = "SIGNING"
 	StatusReadyToExecute Status = "READY_TO_EXECUTE"
 	StatusExecuting      Status = "EXECUTING"

@@ -24,7 +24,7 @@ type transition struct {
 	trigger Trigger
 }
 
-// transitions is SPEC.md's Safe payment table as data. "Any pending" for failure covers every
+// transitions is docs/api.md's Safe payment table as data. "Any pending" for failure covers every
 // non-terminal state; cancel covers the states before execution only, because once the
 // transaction is with the relayer it cannot be taken back.
 var transitions = map[transition]Status{
@@ -80,7 +80,7 @@ func (s Status) TakesSignatures() bool {
 // AddSignature records an owner's verified signature. A second signature by the same owner is
 // refused; reaching the threshold moves the payment to READY_TO_EXECUTE. Below the threshold an
 // escrow settlement (escrow true: its Safe is an invoice's 2-of-3 hold Safe) moves to SIGNING,
-// any other payment stays AWAITING_SIGNATURE as SPEC.md's table has it.
+// any other payment stays AWAITING_SIGNATURE as docs/api.md's table has it.
 func (p Payment) AddSignature(sig Signature, now time.Time, escrow bool) (Payment, error) {
 	if !p.Status.TakesSignatures() {
 		return p, core.E(core.CodeInvalidState, "payment %s is %s: it takes no more signatures", p.ID, p.Status).

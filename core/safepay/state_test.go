@@ -10,7 +10,7 @@ import (
 
 var allStatuses = []Status{StatusCreated, StatusAwaitingSignature, StatusSigning, StatusReadyToExecute, StatusExecuting, StatusCompleted, StatusFailed, StatusCancelled}
 
-// TestPayment_Transitions walks SPEC.md's Safe payment table row by row, and checks every
+// TestPayment_Transitions walks docs/api.md's Safe payment table row by row, and checks every
 // other (state, trigger) pair is refused.
 func TestPayment_Transitions(t *testing.T) {
 	now := time.Now()

@@ -15,7 +15,7 @@ const (
 	RoleMember Role = "MEMBER"
 )
 
-// MemberStatus follows SPEC.md: PENDING on invite, ACTIVE on accept, REVOKED on revoke.
+// MemberStatus follows docs/api.md: PENDING on invite, ACTIVE on accept, REVOKED on revoke.
 type MemberStatus string
 
 const (
@@ -103,7 +103,7 @@ func (m Member) Revoke(now time.Time) Member {
 	return m
 }
 
-// CodeInviteEmailMismatch refuses an invite accepted by someone other than its invitee (D20).
+// CodeInviteEmailMismatch refuses an invite accepted by someone other than its invitee (docs/decisions/tenancy.md).
 const CodeInviteEmailMismatch core.Code = "INVITE_EMAIL_MISMATCH"
 
 // CheckInvitee binds an invite to its email: only a session whose verified identity email

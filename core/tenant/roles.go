@@ -9,7 +9,7 @@ import (
 // invited: a tenant has exactly one owner, tenants.owner_user_id.
 const RoleOwner Role = "OWNER"
 
-// Scope classes of the role matrix (docs/decisions.md, "Member roles").
+// Scope classes of the role matrix (docs/decisions/README.md, "Member roles").
 var (
 	// operateScopes are the everyday non-admin actions: create a wallet or a handle, fund it
 	// from the TEST faucet, propose, sign and cancel a Safe payment (the wallet's owners'

@@ -46,7 +46,7 @@ func TestValidateAddress(t *testing.T) {
 	}
 }
 
-// TestMember_Transitions walks SPEC.md's member lifecycle row by row: PENDING on invite,
+// TestMember_Transitions walks docs/api.md's member lifecycle row by row: PENDING on invite,
 // activated on accept, REVOKED on revoke; anything else is refused.
 func TestMember_Transitions(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -17,14 +17,14 @@ const (
 	CodeRuleNotFound    core.Code = "TREASURY_RULE_NOT_FOUND"
 )
 
-// Limits of SPEC.md (Limits) and of this service.
+// Limits of docs/api.md (Limits) and of this service.
 const (
 	MinBuckets   = 1
 	MaxBuckets   = 8
 	TotalBps     = 10000
 	MaxApyBps    = 10000 // a simulated APY above 100 % is refused as a likely unit mistake
 	MaxNameBytes = 100
-	// DefaultIntervalSeconds is SPEC.md's default rule interval.
+	// DefaultIntervalSeconds is docs/api.md's default rule interval.
 	DefaultIntervalSeconds = 3600
 	// MinIntervalSeconds is the shortest rule interval: the runner job ticks every minute, so a
 	// shorter interval could not be honoured.
@@ -40,7 +40,7 @@ const (
 // Kind is a bucket's role.
 type Kind string
 
-// Bucket kinds of SPEC.md.
+// Bucket kinds of docs/api.md.
 const (
 	KindOperating Kind = "OPERATING"
 	KindReserve   Kind = "RESERVE"
@@ -53,7 +53,7 @@ func (k Kind) Valid() bool { return k == KindOperating || k == KindReserve || k 
 // RuleType is what a rule does when it fires.
 type RuleType string
 
-// Rule types of SPEC.md.
+// Rule types of docs/api.md.
 const (
 	RuleSweepExcess       RuleType = "SWEEP_EXCESS"
 	RuleTopUp             RuleType = "TOP_UP"

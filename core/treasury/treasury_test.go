@@ -45,7 +45,7 @@ func TestDailyYield(t *testing.T) {
 	}
 }
 
-// TestDecide walks the rule semantics of SPEC.md row by row; -1 is an unreadable balance.
+// TestDecide walks the rule semantics of docs/api.md row by row; -1 is an unreadable balance.
 func TestDecide(t *testing.T) {
 	a := account(5000, 3000, 2000)
 	cases := []struct {

@@ -15,7 +15,7 @@ import (
 	"github.com/corridorhq/corridor/core/claim"
 )
 
-// Error codes of contacts and two-factor approval (SPEC.md Errors). The codes a challenge's
+// Error codes of contacts and two-factor approval (docs/api.md Errors). The codes a challenge's
 // verification shares with claim phone challenges (TWOFA_INVALID_CODE, …) are declared in
 // core/claim and reused.
 const (
@@ -240,7 +240,7 @@ func Bind(t Transaction) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// Change is a security setting being changed (D20): the tenant's two-factor settings, a new
+// Change is a security setting being changed (docs/decisions/tenancy.md): the tenant's two-factor settings, a new
 // factor beside an active one, or a factor's removal. A change needs a satisfied challenge
 // bound to it when the tenant has an active factor.
 type Change struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Asset is a faucet asset (SPEC.md Drip.asset) and the asset of a wallet balance.
+// Asset is a faucet asset (docs/api.md Drip.asset) and the asset of a wallet balance.
 type Asset string
 
 const (
@@ -27,7 +27,7 @@ func (a Asset) Decimals() int32 {
 	return core.USDCDecimals
 }
 
-// Faucet amounts of SPEC.md (Limits), in base units: USDC default 250 and at most 1000 per drip;
+// Faucet amounts of docs/api.md (Limits), in base units: USDC default 250 and at most 1000 per drip;
 // ETH default and at most 0.02 per drip. Both fit int64 with room to spare.
 const (
 	FaucetUSDCDefault int64 = 250_000_000
@@ -93,7 +93,7 @@ func FormatBigAmount(asset Asset, baseUnits *big.Int) string {
 	return decimal.NewFromBigInt(baseUnits, -asset.Decimals()).String()
 }
 
-// DripStatus is where a faucet drip stands (SPEC.md: SUBMITTED to CONFIRMED or FAILED).
+// DripStatus is where a faucet drip stands (docs/api.md: SUBMITTED to CONFIRMED or FAILED).
 type DripStatus string
 
 const (
@@ -120,7 +120,7 @@ const (
 	DripFailedOnChain DripTrigger = "failed"
 )
 
-// Drip is one faucet funding of a wallet (SPEC.md Drip).
+// Drip is one faucet funding of a wallet (docs/api.md Drip).
 type Drip struct {
 	ID              string
 	TenantID        string
@@ -201,7 +201,7 @@ func (d Drip) Apply(trigger DripTrigger, now time.Time, txHash string, fromBlock
 	return d, nil
 }
 
-// FaucetLimits bound drips over a rolling window, counted from the database. SPEC.md leaves the
+// FaucetLimits bound drips over a rolling window, counted from the database. docs/api.md leaves the
 // numbers open; DefaultFaucetLimits are ours.
 type FaucetLimits struct {
 	PerWallet int

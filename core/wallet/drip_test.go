@@ -78,7 +78,7 @@ func TestFormatAmount(t *testing.T) {
 	}
 }
 
-// TestDrip_Transitions walks SPEC.md's drip table (SUBMITTED to CONFIRMED or FAILED) with the
+// TestDrip_Transitions walks docs/api.md's drip table (SUBMITTED to CONFIRMED or FAILED) with the
 // job's steps, and refuses everything else.
 func TestDrip_Transitions(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -6,7 +6,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 )
 
-// Status of a wallet's deployment (SPEC.md Wallet).
+// Status of a wallet's deployment (docs/api.md Wallet).
 type Status string
 
 const (
@@ -38,7 +38,7 @@ type transition struct {
 	trigger Trigger
 }
 
-// transitions is the state machine as data: (from, trigger) → to. SPEC.md leaves open the
+// transitions is the state machine as data: (from, trigger) → to. docs/api.md leaves open the
 // state FAILED is entered from; here it is either pending state once retries are exhausted.
 var transitions = map[transition]Status{
 	{StatusPendingDeployment, TriggerSubmitted}: StatusDeploying,

@@ -1,5 +1,5 @@
 // Package wallet holds the rules of Safe wallets: owners and roles, threshold, the chain a
-// wallet lives on, and the deployment state machine of SPEC.md (Wallet).
+// wallet lives on, and the deployment state machine of docs/api.md (Wallet).
 package wallet
 
 import (
@@ -11,7 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core/tenant"
 )
 
-// Chain ids of SPEC.md: the sandbox chain and the live chain.
+// Chain ids of docs/api.md: the sandbox chain and the live chain.
 const (
 	SandboxChainID int64 = 84532
 	LiveChainID    int64 = 8453
@@ -25,7 +25,7 @@ const MaxWalletsPerTenant = 1000
 const CodeWalletQuotaExceeded core.Code = "WALLET_QUOTA_EXCEEDED"
 
 // CodeCustodyUnavailable answers a custodial wallet asked for in an environment without a
-// custody signer, or a signer that did not answer (LIVE accepts only an HSM, D21).
+// custody signer, or a signer that did not answer (LIVE accepts only an HSM, docs/decisions/wallets.md).
 const CodeCustodyUnavailable core.Code = "CUSTODY_UNAVAILABLE"
 
 // Bounds of a wallet's definition.
@@ -35,7 +35,7 @@ const (
 	MaxLabel      = 100
 )
 
-// Role of an owner (SPEC.md Wallet.owners).
+// Role of an owner (docs/api.md Wallet.owners).
 type Role string
 
 const (
@@ -99,7 +99,7 @@ type Wallet struct {
 	// the Safe's setup data, so of its address, and never changes.
 	SetupModule string
 	// CustodyKeyRef names the custody key that owns the Safe when the service signs for it (a
-	// custodial wallet of the secondary surface, D21); "" when the owners hold their own keys.
+	// custodial wallet of the secondary surface, docs/decisions/wallets.md); "" when the owners hold their own keys.
 	CustodyKeyRef string
 }
 

@@ -63,7 +63,7 @@ func TestDefine(t *testing.T) {
 	}
 }
 
-// TestWallet_Transitions walks SPEC.md's wallet table row by row (PENDING_DEPLOYMENT →
+// TestWallet_Transitions walks docs/api.md's wallet table row by row (PENDING_DEPLOYMENT →
 // DEPLOYING → DEPLOYED, or FAILED) and refuses everything else.
 func TestWallet_Transitions(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

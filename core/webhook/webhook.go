@@ -1,5 +1,5 @@
 // Package webhook is a partner's webhook endpoint and the deliveries of events to it
-// (DESIGN.md D18): each delivery is signed with the endpoint's secret, retried with backoff
+// (docs/decisions/webhooks.md): each delivery is signed with the endpoint's secret, retried with backoff
 // for a bounded window, and keeps the record of every attempt.
 package webhook
 

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/sdk/go/corridor"
 )
@@ -148,8 +149,7 @@ func (l *Listener) list(ctx context.Context, since time.Time) ([]corridor.Event,
 
 // forward posts one event as a delivery would and prints the receiver's status.
 func (l *Listener) forward(ctx context.Context, e corridor.Event) {
-	at := e.CreatedAt.UTC().Format(time.RFC3339Nano)
-	body, err := json.Marshal(map[string]any{"id": e.Id, "type": e.Type, "data": e.Data, "createdAt": at, "event": e.Type, "created_at": at})
+	body, err := json.Marshal(map[string]any{"id": e.Id, "type": e.Type, "event": e.Type, "data": e.Data, "created_at": timestamp.Format(e.CreatedAt)})
 	if err != nil {
 		fmt.Fprintf(l.opts.Out, "%s  %s %s  could not encode: %v\n", time.Now().UTC().Format(time.RFC3339), e.Type, e.Id, err)
 		return

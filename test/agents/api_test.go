@@ -80,7 +80,7 @@ func TestAgents_StateMachine(t *testing.T) {
 }
 
 // TestAgents_KeysStripForbiddenScopes: the six scopes an agent may not hold (SPEC's four, and
-// members:manage and twofactor:manage, D20) are dropped
+// members:manage and twofactor:manage, docs/decisions/tenancy.md) are dropped
 // silently, on every key of the agent, "*" included; an agent key cannot mint keys, may read
 // and evaluate policies, and its principal is the agent.
 func TestAgents_KeysStripForbiddenScopes(t *testing.T) {

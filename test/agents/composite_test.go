@@ -17,7 +17,7 @@ func agentWalletOnly(t *testing.T, r *harness.Response) {
 }
 
 // TestAgents_CompositeRoutesStayInTheAgentsWallet: every route that moves money on an agent's
-// behalf applies the one wallet guard (D20): a ramp from the tenant's wallet, a card on it and a
+// behalf applies the one wallet guard (docs/decisions/tenancy.md): a ramp from the tenant's wallet, a card on it and a
 // checkout refund from the service balance are refused AGENT_WALLET_ONLY and change nothing,
 // while the agent's own wallet serves the same ramp.
 func TestAgents_CompositeRoutesStayInTheAgentsWallet(t *testing.T) {

@@ -58,7 +58,7 @@ func TestAuth_Matrix(t *testing.T) {
 	t.Run("a valid LIVE root key passes", func(t *testing.T) {
 		// A member acts in both environments, so inviting one needs a credential that holds the
 		// role in both: a LIVE root key (its scopes count in TEST too) or the owner's session.
-		// A TEST root key does not hold LIVE powers and cannot create them (D20).
+		// A TEST root key does not hold LIVE powers and cannot create them (docs/decisions/tenancy.md).
 		live := e.NewKey(t, ten.Session, map[string]any{"name": "live root", "environment": "live", "scopes": []string{"*"}})
 		e.Client(t).WithKey(live).Post("/v1/tenants/members", map[string]any{"email": "x@example.com"}).Expect(t, 201)
 		m := ten.Root.Post("/v1/tenants/members", map[string]any{"email": "y@example.com"}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")

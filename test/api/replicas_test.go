@@ -11,7 +11,7 @@ import (
 
 // TestReplicas_KeyRevocationSeenAtOnce: two instances on one database, each caching API-key
 // rows for ten minutes. A key revoked through one is refused by the other as soon as the
-// revocation commits (LISTEN/NOTIFY), not after the cache's TTL (D23).
+// revocation commits (LISTEN/NOTIFY), not after the cache's TTL (docs/decisions/scaling.md).
 func TestReplicas_KeyRevocationSeenAtOnce(t *testing.T) {
 	t.Parallel()
 	longCache := func(c *wiring.Config) { c.APIKeyCacheTTL = 10 * time.Minute }

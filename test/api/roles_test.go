@@ -29,7 +29,7 @@ func signerN(i int) string {
 	return "0x" + "00000000000000000000000000000000000000" + strconv.Itoa(10+i)
 }
 
-// roleAction is one action class of the role matrix (docs/decisions.md, "Member roles").
+// roleAction is one action class of the role matrix (docs/decisions/README.md, "Member roles").
 type roleAction struct {
 	name     string
 	live     bool   // the session asks for the LIVE environment

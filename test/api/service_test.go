@@ -35,7 +35,7 @@ func TestService_Capabilities(t *testing.T) {
 	features := m["features"].(map[string]any)
 	for name, want := range wiring.Features {
 		if slices.Contains(wiring.ChainFeatures, name) {
-			want = false // built, but this server has no chain: what needs one reports false (D1)
+			want = false // built, but this server has no chain: what needs one reports false (docs/decisions/tenancy.md)
 		}
 		if features[name] != want {
 			t.Fatalf("feature %s = %v, want %v", name, features[name], want)
@@ -158,7 +158,7 @@ func TestService_OpenAPIParity(t *testing.T) {
 			responses := op.(map[string]any)["responses"].(map[string]any)
 			def, ok := responses["default"].(map[string]any)
 			// The secondary surface's routes answer its error shape, or either shape by the
-			// body's on a path both surfaces share (D19).
+			// body's on a path both surfaces share (docs/decisions/checkout.md).
 			want := map[any]string{"secondary": "#/components/responses/SecondaryError", "by-body": "#/components/responses/EitherShapeError"}[op.(map[string]any)["x-corridor-error-shape"]]
 			if want == "" {
 				want = "#/components/responses/Error"

@@ -1,4 +1,4 @@
-// Package architecture enforces the dependency rule of DESIGN.md §1 on the source tree.
+// Package architecture enforces the dependency rule of docs/architecture.md on the source tree.
 package architecture
 
 import (
@@ -60,7 +60,7 @@ const kernelPackage = "kernel"
 
 // crossCapability refuses an import of another capability package under app/: a capability
 // that needs another declares a small interface and wiring passes the implementation
-// (DESIGN.md §1). The kernel may be imported by every capability and itself imports none.
+// (docs/architecture.md). The kernel may be imported by every capability and itself imports none.
 func crossCapability(capability, imp string) string {
 	other, ok := strings.CutPrefix(imp, module+"/app/")
 	if !ok {
@@ -111,7 +111,7 @@ func TestDependencyRule(t *testing.T) {
 			checked++
 			fileLayer := layerOf(root, path)
 			if fileLayer == "app" {
-				t.Errorf("%s: app/ holds only capability packages and the kernel, one directory each (DESIGN.md §1)", path)
+				t.Errorf("%s: app/ holds only capability packages and the kernel, one directory each (docs/architecture.md)", path)
 			}
 			if strings.HasPrefix(fileLayer, "app/") {
 				capabilities[fileLayer] = true
@@ -119,7 +119,7 @@ func TestDependencyRule(t *testing.T) {
 			for _, spec := range f.Imports {
 				imp, _ := strconv.Unquote(spec.Path.Value)
 				if why := forbidden(fileLayer, imp); why != "" {
-					t.Errorf("%s imports %s: %s (DESIGN.md §1)", path, imp, why)
+					t.Errorf("%s imports %s: %s (docs/architecture.md)", path, imp, why)
 				}
 			}
 			return nil

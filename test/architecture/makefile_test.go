@@ -29,6 +29,7 @@ var makeNeeds = map[string][]string{
 	"test-unit":        nil, // the app, core, ledger and ports tests need nothing built, and no database
 	"test-no-pipeline": {"contracts/build.sh"},
 	"fuzz":             nil, // go test -fuzz over packages that need no artifacts
+	"tidy-check":       nil, // go mod tidy -diff on both modules
 	// The clients are generated from the document the binary prints, with the pinned generators.
 	"sdk":      {"cmd/corridor openapi", "oapi-codegen@v"},
 	"examples": {"contracts/build.sh"},

@@ -158,7 +158,7 @@ func TestCards_FreezeUnfreeze(t *testing.T) {
 	}
 }
 
-// TestCards_EachDeclineReason produces every decline reason once, in D13's order, and finds
+// TestCards_EachDeclineReason produces every decline reason once, in docs/decisions/cards.md's order, and finds
 // each recorded with its reason.
 func TestCards_EachDeclineReason(t *testing.T) {
 	t.Parallel()

@@ -1,6 +1,6 @@
 // Package cards tests the card capability over HTTP against a real database and the simulated
 // sandbox chain with the card spend module deployed: issuance from DEPLOYED module-enabled
-// wallets, limits, freeze, authorizations in D13's order with their ledger holds, concurrency
+// wallets, limits, freeze, authorizations in docs/decisions/cards.md's order with their ledger holds, concurrency
 // on one card's windows, idempotent retries, settlement on chain with zero drift and the
 // policy gate.
 package cards

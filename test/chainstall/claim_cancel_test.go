@@ -7,7 +7,7 @@ import (
 )
 
 // TestClaimCancel_UnfundedEndsCanceled: a pending claim whose escrow funding has not been
-// indexed (here the node is silent, so the funding cannot even be sent) is only reserved (D12):
+// indexed (here the node is silent, so the funding cannot even be sent) is only reserved (docs/decisions/ledger.md):
 // the sender's cancel voids the reservation and ends the payment CANCELED at once; once the
 // node answers again the escrow is never funded and its id is cancelled on chain.
 func TestClaimCancel_UnfundedEndsCanceled(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package grants walks the privilege graph of the running service over HTTP: from each kind of
 // credential, every route that creates a principal or a credential, to the closure of what can
-// be reached (D20).
+// be reached (docs/decisions/tenancy.md).
 package grants
 
 import (

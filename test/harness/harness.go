@@ -215,7 +215,7 @@ func defaultConfig(url string) wiring.Config {
 	}
 }
 
-// OperatorToken is the operator token (D11) of test servers.
+// OperatorToken is the operator token (docs/decisions/operations.md) of test servers.
 const OperatorToken = "optok_test_0123456789abcdef0123456789abcdef"
 
 // WebhookSecret is the wallet_a provider's webhook secret in tests.

@@ -12,7 +12,7 @@ import (
 )
 
 // SDK returns the generated Go client (sdk/go/corridor) authenticated with an API key. Black-box
-// tests speak through it rather than maps, so a renamed field fails to compile (STYLE.md,
+// tests speak through it rather than maps, so a renamed field fails to compile (docs/architecture.md,
 // Tests); every response it receives is checked against the served document, as a Client's is.
 func (e *Env) SDK(t testing.TB, apiKey string) *corridor.ClientWithResponses {
 	t.Helper()

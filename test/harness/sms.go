@@ -13,7 +13,7 @@ import (
 const smsOutboxPath = "/v1/sandbox/sms-messages"
 
 // settleSMS waits until every SMS outbox job (sms.send) enqueued before the call has run. Texts
-// are sent by a job after the unit of work that decided them commits (DESIGN.md D22), so a
+// are sent by a job after the unit of work that decided them commits (docs/decisions/reliability.md), so a
 // client reading the sandbox outbox right after a request first lets the queue catch up, as a
 // phone would receive the text a moment after the answer. A job that keeps failing fails the
 // test after waitLimit, naming it.

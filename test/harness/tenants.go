@@ -60,7 +60,7 @@ func (e *Env) NewKey(t testing.TB, creator *Client, body map[string]any) string 
 }
 
 // SessionFor mints a session for a fresh identity-provider user whose verified email is email,
-// the way an invitee signs in to accept an invite (D20).
+// the way an invitee signs in to accept an invite (docs/decisions/tenancy.md).
 func (e *Env) SessionFor(t testing.TB, email string) (userID string, c *Client) {
 	t.Helper()
 	userID, token := e.NewUserWithEmail(t, email)

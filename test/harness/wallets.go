@@ -26,7 +26,7 @@ func NewOwner(t testing.TB) Owner {
 	return Owner{Key: key, Address: crypto.PubkeyToAddress(key.PublicKey)}
 }
 
-// SignPayment signs the payment's safeTxHash with o (raw secp256k1, as SPEC.md asks) and posts
+// SignPayment signs the payment's safeTxHash with o (raw secp256k1, as docs/api.md asks) and posts
 // the signature; the caller checks the response.
 func (c *Client) SignPayment(t testing.TB, paymentID string, o Owner) *Response {
 	t.Helper()

@@ -299,7 +299,7 @@ func TestBills_ParallelAcceptsProposeOnce(t *testing.T) {
 
 // TestBills_AgentKeyCannotAcceptFromATenantWallet: accepting a bill proposes a Safe payment from
 // the wallet named; an agent key may only pay from its own agent's wallet, so accepting with the
-// tenant's wallet is refused AGENT_WALLET_ONLY and the bill stays undecided (D20).
+// tenant's wallet is refused AGENT_WALLET_ONLY and the bill stays undecided (docs/decisions/tenancy.md).
 func TestBills_AgentKeyCannotAcceptFromATenantWallet(t *testing.T) {
 	w := newBillWorld(t)
 	a := w.auth(newKey(t), "41")

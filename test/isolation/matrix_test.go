@@ -124,7 +124,7 @@ func TestMatrix_EveryOperation(t *testing.T) {
 }
 
 // otherEnvironment: the victim's LIVE key on its TEST object answers 404. A LIVE operation that
-// needs the LIVE chain may answer 503 CHAIN_UNAVAILABLE first (D1: no LIVE chain is configured
+// needs the LIVE chain may answer 503 CHAIN_UNAVAILABLE first (docs/decisions/tenancy.md: no LIVE chain is configured
 // here); that is accepted only when a made-up id gets the very same answer, so the refusal says
 // nothing about the object.
 func otherEnvironment(t *testing.T, w *world, o operation, path string, body any, notFound string) {

@@ -7,7 +7,7 @@ import (
 )
 
 // TestOfframp_LiquidityTopUpClearsTheHold: wallet_b's route liquidity is capped at 1000 USD
-// in tests. A larger payment is held INSUFFICIENT_ROUTE_LIQUIDITY; an operator's top-up (D11)
+// in tests. A larger payment is held INSUFFICIENT_ROUTE_LIQUIDITY; an operator's top-up (docs/decisions/operations.md)
 // raises the cap, once per reference, and the hold recheck pass then quotes the payment with
 // nobody acting on it.
 func TestOfframp_LiquidityTopUpClearsTheHold(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 )
 
 // TestOfframp_QuoteExpiryPass: a quote set whose lifetime passes is expired by the periodic
-// pass, without the recipient acting, and the payment gets a fresh set (SPEC.md:
+// pass, without the recipient acting, and the payment gets a fresh set (docs/api.md:
 // AWAITING_RECIPIENT_CONFIRMATION, quote expiry → POLICY_CHECK). Reads never list an expired
 // quote as ACTIVE.
 func TestOfframp_QuoteExpiryPass(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 )
 
 // TestSafePayment_GoClient/proposed, signed and executed through the generated client: the
-// Safe payment journey spoken entirely through sdk/go/corridor (STYLE.md, Tests), so a renamed
+// Safe payment journey spoken entirely through sdk/go/corridor (docs/architecture.md, Tests), so a renamed
 // field or a body the client cannot send fails here: a 1-of-1 wallet is created and deployed,
 // funded from the faucet, a payment to an address proposed with the Safe-shaped body of the
 // POST /v1/payments union, its safeTxHash signed by the owner, and it completes on chain.

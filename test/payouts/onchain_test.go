@@ -63,7 +63,7 @@ func TestOnchainPayout_DeliversUSDCToTheAddress(t *testing.T) {
 	if got.Int64() != 12_490_000 {
 		t.Fatalf("the address holds %s base units, want 12490000", got)
 	}
-	// DESIGN §2: locked → provider:onchain:clearing → world:ONCHAIN_WALLET and fees.
+	// DESIGN: locked → provider:onchain:clearing → world:ONCHAIN_WALLET and fees.
 	l := harness.PaymentLedger(t, env().DatabaseURL, id)
 	if l["world:ONCHAIN_WALLET"] != 12_490_000 || l["platform:fees"] != 10_000 || l["provider:onchain:clearing"] != 0 ||
 		l["tenant:"+p.sender.ID+":available"] != -12_500_000 {

@@ -1,5 +1,5 @@
-// Package secondary holds black-box tests of the secondary surface's wallet routes (SPEC.md
-// "Secondary documented shapes", D19) over HTTP, against a real PostgreSQL and go-ethereum's
+// Package secondary holds black-box tests of the secondary surface's wallet routes (docs/api.md
+// "Secondary documented shapes", docs/decisions/checkout.md) over HTTP, against a real PostgreSQL and go-ethereum's
 // simulated chain with the real Safe v1.4.1 contracts: each route against real wallets, Safe
 // payments and the ledger mirror, and the secondary error shape.
 package secondary

@@ -342,7 +342,7 @@ func TestContacts_ParallelSaves(t *testing.T) {
 	}
 }
 
-// TestTwoFactor_CodeAcceptedOnce: a TOTP code is accepted once (RFC 6238 §5.2). A code seen by
+// TestTwoFactor_CodeAcceptedOnce: a TOTP code is accepted once (RFC 6238). A code seen by
 // someone else after it approved one challenge cannot approve another, nor an earlier one of
 // the same factor.
 func TestTwoFactor_CodeAcceptedOnce(t *testing.T) {

@@ -1,6 +1,8 @@
 package webhooks
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -59,6 +61,17 @@ func TestWebhooks_SignedDeliveryAndEvents(t *testing.T) {
 	one := ten.Root.Get("/v1/events/"+ev["id"].(string)).Expect(t, 200).JSON(t)
 	if one["type"] != "agent.suspended" {
 		t.Fatalf("event: %v", one)
+	}
+	// The delivered body: one spelling of its instant, with a six-digit fraction, and the same
+	// bytes GET /v1/events/{id}/payload answers.
+	if _, dual := ev["createdAt"]; dual || !fixedFraction.MatchString(fmt.Sprint(ev["created_at"])) {
+		t.Fatalf("delivered payload's instants: %v", ev)
+	}
+	if !fixedFraction.MatchString(fmt.Sprint(one["createdAt"])) {
+		t.Fatalf("the event's createdAt %v has no fixed six-digit fraction", one["createdAt"])
+	}
+	if payload := ten.Root.Get("/v1/events/"+ev["id"].(string)+"/payload").Expect(t, 200); string(payload.Body) != string(got.Body) {
+		t.Fatalf("GET …/payload answers %s, the delivery carried %s", payload.Body, got.Body)
 	}
 	if n := len(ten.Root.Get("/v1/events?type=agent.*").Expect(t, 200).JSON(t)["events"].([]any)); n != 2 { // created, suspended
 		t.Fatalf("family filter: %d events", n)
@@ -231,6 +244,7 @@ func TestWebhooks_OtherTenantAnswers404(t *testing.T) {
 	other.Root.Get("/v1/webhook-endpoints/"+epID+"/deliveries").ExpectError(t, 404, "WEBHOOK_ENDPOINT_NOT_FOUND")
 	other.Root.Post("/v1/webhook-deliveries/"+deliveryID+"/redeliver", nil).ExpectError(t, 404, "WEBHOOK_DELIVERY_NOT_FOUND")
 	other.Root.Get("/v1/events/"+ev["id"].(string)).ExpectError(t, 404, "EVENT_NOT_FOUND")
+	other.Root.Get("/v1/events/"+ev["id"].(string)+"/payload").ExpectError(t, 404, "EVENT_NOT_FOUND")
 	if n := other.Root.Get("/v1/events").Expect(t, 200).JSON(t)["total"]; n != float64(0) {
 		t.Fatalf("the other tenant lists %v events", n)
 	}
@@ -238,6 +252,9 @@ func TestWebhooks_OtherTenantAnswers404(t *testing.T) {
 		t.Fatalf("the other tenant lists %v endpoints", n)
 	}
 }
+
+// fixedFraction is the API's one timestamp form: UTC with exactly six fraction digits.
+var fixedFraction = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$`)
 
 func toString(v any) string {
 	if v == nil {

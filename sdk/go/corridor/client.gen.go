@@ -172,27 +172,27 @@ type ClientInterface interface {
 
 	// AdminArbiterSignInvoice Operator
 	//
-	// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+	// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Corresponds with POST /v1/admin/invoices/{id}/arbiter-sign (the `AdminArbiterSignInvoice` operationId).
 	AdminArbiterSignInvoice(ctx context.Context, id string, params *AdminArbiterSignInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminApproveOfframpReview Operator
 	//
-	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Corresponds with POST /v1/admin/offramp/payments/{id}/approve-review (the `AdminApproveOfframpReview` operationId).
 	AdminApproveOfframpReview(ctx context.Context, id string, params *AdminApproveOfframpReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminSetProviderLiquidityWithBody Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -201,9 +201,9 @@ type ClientInterface interface {
 
 	// AdminSetProviderLiquidity Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -705,7 +705,7 @@ type ClientInterface interface {
 	//
 	// Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Corresponds with GET /v1/claims/{claimToken} (the `GetClaim` operationId).
 	GetClaim(ctx context.Context, claimToken string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -714,7 +714,7 @@ type ClientInterface interface {
 	//
 	// Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Corresponds with POST /v1/claims/{claimToken}/phone-code (the `SendClaimPhoneCode` operationId).
 	SendClaimPhoneCode(ctx context.Context, claimToken string, params *SendClaimPhoneCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -723,7 +723,7 @@ type ClientInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -734,7 +734,7 @@ type ClientInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -852,6 +852,15 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/events/{id} (the `GetEvent` operationId).
 	GetEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetEventPayload The exact body every webhook delivery of an event carries
+	//
+	// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+	//
+	// Requires the scopes `keys:manage`.
+	//
+	// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+	GetEventPayload(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListFaucetDrips TEST only: list faucet drips, newest first
 	//
 	// TEST only: list faucet drips, newest first.
@@ -924,7 +933,7 @@ type ClientInterface interface {
 	//
 	// Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 	//
-	// No scope: The invoice's public view (SPEC.md Authentication 3)
+	// No scope: The invoice's public view (docs/api.md Authentication 3)
 	//
 	// Corresponds with GET /v1/invoices/public/{id} (the `GetPublicInvoice` operationId).
 	GetPublicInvoice(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1396,9 +1405,9 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/phone-aliases (the `ListPhoneAliases` operationId).
 	ListPhoneAliases(ctx context.Context, params *ListPhoneAliasesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePhoneAliasWithBody Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAliasWithBody Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1407,9 +1416,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/phone-aliases (the `CreatePhoneAlias` operationId).
 	CreatePhoneAliasWithBody(ctx context.Context, params *CreatePhoneAliasParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePhoneAlias Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAlias Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1737,9 +1746,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/sandbox/cards/{id}/authorizations (the `SandboxCreateCardAuthorization` operationId).
 	SandboxCreateCardAuthorization(ctx context.Context, id string, params *SandboxCreateCardAuthorizationParams, body SandboxCreateCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSetCredentialWithBody TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredentialWithBody TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1750,9 +1759,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/sandbox/credentials (the `SandboxSetCredential` operationId).
 	SandboxSetCredentialWithBody(ctx context.Context, params *SandboxSetCredentialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSetCredential TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredential TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1997,7 +2006,7 @@ type ClientInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2008,7 +2017,7 @@ type ClientInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2724,9 +2733,9 @@ func (c *Client) AdminListFailedJobs(ctx context.Context, reqEditors ...RequestE
 
 // AdminArbiterSignInvoice Operator
 //
-// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Corresponds with POST /v1/admin/invoices/{id}/arbiter-sign (the `AdminArbiterSignInvoice` operationId).
 func (c *Client) AdminArbiterSignInvoice(ctx context.Context, id string, params *AdminArbiterSignInvoiceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2743,9 +2752,9 @@ func (c *Client) AdminArbiterSignInvoice(ctx context.Context, id string, params 
 
 // AdminApproveOfframpReview Operator
 //
-// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Corresponds with POST /v1/admin/offramp/payments/{id}/approve-review (the `AdminApproveOfframpReview` operationId).
 func (c *Client) AdminApproveOfframpReview(ctx context.Context, id string, params *AdminApproveOfframpReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2762,9 +2771,9 @@ func (c *Client) AdminApproveOfframpReview(ctx context.Context, id string, param
 
 // AdminSetProviderLiquidityWithBody Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2783,9 +2792,9 @@ func (c *Client) AdminSetProviderLiquidityWithBody(ctx context.Context, provider
 
 // AdminSetProviderLiquidity Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3767,7 +3776,7 @@ func (c *Client) ListCheckouts(ctx context.Context, params *ListCheckoutsParams,
 //
 // Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Corresponds with GET /v1/claims/{claimToken} (the `GetClaim` operationId).
 func (c *Client) GetClaim(ctx context.Context, claimToken string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3786,7 +3795,7 @@ func (c *Client) GetClaim(ctx context.Context, claimToken string, reqEditors ...
 //
 // Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Corresponds with POST /v1/claims/{claimToken}/phone-code (the `SendClaimPhoneCode` operationId).
 func (c *Client) SendClaimPhoneCode(ctx context.Context, claimToken string, params *SendClaimPhoneCodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3805,7 +3814,7 @@ func (c *Client) SendClaimPhoneCode(ctx context.Context, claimToken string, para
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes any type of body and a specified content type.
 //
@@ -3826,7 +3835,7 @@ func (c *Client) VerifyClaimPhoneCodeWithBody(ctx context.Context, claimToken st
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4064,6 +4073,25 @@ func (c *Client) GetEvent(ctx context.Context, id string, reqEditors ...RequestE
 	return c.Client.Do(req)
 }
 
+// GetEventPayload The exact body every webhook delivery of an event carries
+//
+// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+//
+// Requires the scopes `keys:manage`.
+//
+// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+func (c *Client) GetEventPayload(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEventPayloadRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListFaucetDrips TEST only: list faucet drips, newest first
 //
 // TEST only: list faucet drips, newest first.
@@ -4196,7 +4224,7 @@ func (c *Client) CreateInvoice(ctx context.Context, params *CreateInvoiceParams,
 //
 // Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 //
-// No scope: The invoice's public view (SPEC.md Authentication 3)
+// No scope: The invoice's public view (docs/api.md Authentication 3)
 //
 // Corresponds with GET /v1/invoices/public/{id} (the `GetPublicInvoice` operationId).
 func (c *Client) GetPublicInvoice(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5128,9 +5156,9 @@ func (c *Client) ListPhoneAliases(ctx context.Context, params *ListPhoneAliasesP
 	return c.Client.Do(req)
 }
 
-// CreatePhoneAliasWithBody Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAliasWithBody Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5149,9 +5177,9 @@ func (c *Client) CreatePhoneAliasWithBody(ctx context.Context, params *CreatePho
 	return c.Client.Do(req)
 }
 
-// CreatePhoneAlias Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAlias Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5779,9 +5807,9 @@ func (c *Client) SandboxCreateCardAuthorization(ctx context.Context, id string, 
 	return c.Client.Do(req)
 }
 
-// SandboxSetCredentialWithBody TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredentialWithBody TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -5802,9 +5830,9 @@ func (c *Client) SandboxSetCredentialWithBody(ctx context.Context, params *Sandb
 	return c.Client.Do(req)
 }
 
-// SandboxSetCredential TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredential TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -6259,7 +6287,7 @@ func (c *Client) InviteMember(ctx context.Context, params *InviteMemberParams, b
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes any type of body and a specified content type.
 //
@@ -6280,7 +6308,7 @@ func (c *Client) AcceptInviteWithBody(ctx context.Context, params *AcceptInviteP
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10230,6 +10258,40 @@ func NewGetEventRequest(server string, id string) (*http.Request, error) {
 	}
 
 	operationPath := fmt.Sprintf("/v1/events/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetEventPayloadRequest constructs an http.Request for the GetEventPayload method
+func NewGetEventPayloadRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/events/%s/payload", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}

@@ -714,15 +714,12 @@ func (e CheckoutCreateStatus) Valid() bool {
 // Defines values for CheckoutCreateRequestCryptocurrency.
 const (
 	CheckoutCreateRequestCryptocurrencyUSDC CheckoutCreateRequestCryptocurrency = "USDC"
-	CheckoutCreateRequestCryptocurrencyUsdc CheckoutCreateRequestCryptocurrency = "usdc"
 )
 
 // Valid indicates whether the value is a known member of the CheckoutCreateRequestCryptocurrency enum.
 func (e CheckoutCreateRequestCryptocurrency) Valid() bool {
 	switch e {
 	case CheckoutCreateRequestCryptocurrencyUSDC:
-		return true
-	case CheckoutCreateRequestCryptocurrencyUsdc:
 		return true
 	default:
 		return false
@@ -732,15 +729,12 @@ func (e CheckoutCreateRequestCryptocurrency) Valid() bool {
 // Defines values for CheckoutCreateRequestCurrency.
 const (
 	CheckoutCreateRequestCurrencyUSD CheckoutCreateRequestCurrency = "USD"
-	CheckoutCreateRequestCurrencyUsd CheckoutCreateRequestCurrency = "usd"
 )
 
 // Valid indicates whether the value is a known member of the CheckoutCreateRequestCurrency enum.
 func (e CheckoutCreateRequestCurrency) Valid() bool {
 	switch e {
 	case CheckoutCreateRequestCurrencyUSD:
-		return true
-	case CheckoutCreateRequestCurrencyUsd:
 		return true
 	default:
 		return false
@@ -3684,15 +3678,12 @@ func (e SecondarySendStatus) Valid() bool {
 // Defines values for SecondarySendRequestCurrency.
 const (
 	SecondarySendRequestCurrencyUSDC SecondarySendRequestCurrency = "USDC"
-	SecondarySendRequestCurrencyUsdc SecondarySendRequestCurrency = "usdc"
 )
 
 // Valid indicates whether the value is a known member of the SecondarySendRequestCurrency enum.
 func (e SecondarySendRequestCurrency) Valid() bool {
 	switch e {
 	case SecondarySendRequestCurrencyUSDC:
-		return true
-	case SecondarySendRequestCurrencyUsdc:
 		return true
 	default:
 		return false
@@ -4220,7 +4211,7 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // AdminDisabledEndpoint Part of AdminDisabledEndpointList.
 type AdminDisabledEndpoint struct {
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment AdminDisabledEndpointEnvironment `json:"environment"`
 
 	// FailingSince When deliveries to it started failing; null while they succeed.
@@ -4242,7 +4233,7 @@ type AdminDisabledEndpoint struct {
 	Url string `json:"url"`
 }
 
-// AdminDisabledEndpointEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// AdminDisabledEndpointEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type AdminDisabledEndpointEnvironment string
 
 // AdminDisabledEndpointList The 200 answer of GET /v1/admin/disabled-webhook-endpoints (adminListDisabledWebhookEndpoints).
@@ -4262,7 +4253,7 @@ type AdminFailedJob struct {
 	// Attempt Attempts made so far.
 	Attempt int `json:"attempt"`
 
-	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	// Id The job's id (River's), for retrying it.
 	Id int `json:"id"`
 
 	// Kind The kind of object; the capability's docs list the values.
@@ -4289,7 +4280,7 @@ type AdminFailedJobList struct {
 
 // AdminPayment Part of AdminStuckWork.
 type AdminPayment struct {
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment AdminPaymentEnvironment `json:"environment"`
 
 	// HoldReasons Why it is held, when it is (the capability's docs list the reasons); empty otherwise.
@@ -4311,7 +4302,7 @@ type AdminPayment struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 }
 
-// AdminPaymentEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// AdminPaymentEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type AdminPaymentEnvironment string
 
 // AdminRelayerTransaction Part of AdminStuckWork.
@@ -4544,7 +4535,7 @@ type ApiKey struct {
 	// CreatedBy Part of ApiKeyCreate.
 	CreatedBy ApiKeyCreator `json:"createdBy"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ApiKeyEnvironment `json:"environment"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -4569,7 +4560,7 @@ type ApiKey struct {
 	Status ApiKeyStatus `json:"status"`
 }
 
-// ApiKeyEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ApiKeyEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ApiKeyEnvironment string
 
 // ApiKeyStatus The object's state; the capability's docs list the states and their transitions.
@@ -4586,7 +4577,7 @@ type ApiKeyCreate struct {
 	// CreatedBy Part of ApiKeyCreate.
 	CreatedBy ApiKeyCreator `json:"createdBy"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ApiKeyCreateEnvironment `json:"environment"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -4614,7 +4605,7 @@ type ApiKeyCreate struct {
 	Status ApiKeyCreateStatus `json:"status"`
 }
 
-// ApiKeyCreateEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ApiKeyCreateEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ApiKeyCreateEnvironment string
 
 // ApiKeyCreateStatus The object's state; the capability's docs list the states and their transitions.
@@ -4622,7 +4613,7 @@ type ApiKeyCreateStatus string
 
 // ApiKeyCreateRequest The request body of POST /v1/api-keys (createApiKey).
 type ApiKeyCreateRequest struct {
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment *ApiKeyCreateRequestEnvironment `json:"environment,omitempty"`
 
 	// ExpiresAt When it expires (RFC 3339, UTC).
@@ -4635,7 +4626,7 @@ type ApiKeyCreateRequest struct {
 	Scopes *[]string `json:"scopes,omitempty"`
 }
 
-// ApiKeyCreateRequestEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ApiKeyCreateRequestEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ApiKeyCreateRequestEnvironment string
 
 // ApiKeyCreator Part of ApiKeyCreate.
@@ -4751,11 +4742,11 @@ type Balances struct {
 	// Balances One line per asset, USDC first: available, held and total, each also in base units.
 	Balances []ServiceBalance `json:"balances"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment BalancesEnvironment `json:"environment"`
 }
 
-// BalancesEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// BalancesEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type BalancesEnvironment string
 
 // Bill The 201 answer of POST /v1/bills (createBill).
@@ -4880,7 +4871,7 @@ type Build struct {
 	// Commit the VCS commit the binary was built from; null when it was built without VCS stamps
 	Commit *string `json:"commit"`
 
-	// Version the build's version (a module version, or 0.0.0-dev with the commit as build metadata); the OpenAPI document's info.version
+	// Version the build's version (a module version, or the API version with the commit as build metadata); the OpenAPI document's info.version
 	Version string `json:"version"`
 }
 
@@ -4895,14 +4886,14 @@ type Capabilities struct {
 	// Chains The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address.
 	Chains []ChainInfo `json:"chains"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment CapabilitiesEnvironment `json:"environment"`
 
 	// Features Feature name → whether it works end to end for the caller's environment in this build (sandbox-only features are false for LIVE keys).
 	Features map[string]bool `json:"features"`
 }
 
-// CapabilitiesEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// CapabilitiesEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type CapabilitiesEnvironment string
 
 // Card A card spending from a wallet's Safe (or a funding card account), with its limits and status (docs/cards.md).
@@ -5198,7 +5189,7 @@ type ChainHealth struct {
 	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
 	ChainId *int `json:"chainId"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ChainHealthEnvironment `json:"environment"`
 
 	// IndexedThroughBlock the last block the ledger mirror has posted; null before its first run
@@ -5217,7 +5208,7 @@ type ChainHealth struct {
 	Status ChainHealthStatus `json:"status"`
 }
 
-// ChainHealthEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ChainHealthEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ChainHealthEnvironment string
 
 // ChainHealthStatus The object's state; the capability's docs list the states and their transitions.
@@ -5234,7 +5225,7 @@ type ChainInfo struct {
 	// ChainKey The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE).
 	ChainKey string `json:"chainKey"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ChainInfoEnvironment `json:"environment"`
 
 	// Name A name the partner chose, shown in the console.
@@ -5244,7 +5235,7 @@ type ChainInfo struct {
 	UsdcAddress *string `json:"usdcAddress"`
 }
 
-// ChainInfoEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ChainInfoEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ChainInfoEnvironment string
 
 // Challenge The 200 answer of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge).
@@ -5408,10 +5399,10 @@ type CheckoutCreateRequest struct {
 	// Amount the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
 	Amount json.Number `json:"amount"`
 
-	// Cryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC)
+	// Cryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
 	Cryptocurrency CheckoutCreateRequestCryptocurrency `json:"cryptocurrency"`
 
-	// Currency USD, the only currency hosted checkout prices in
+	// Currency USD, the only currency hosted checkout prices in (accepted in any case)
 	Currency CheckoutCreateRequestCurrency `json:"currency"`
 
 	// Customer Part of CheckoutCreateRequest.
@@ -5424,10 +5415,10 @@ type CheckoutCreateRequest struct {
 	Metadata *map[string]string `json:"metadata,omitempty"`
 }
 
-// CheckoutCreateRequestCryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC)
+// CheckoutCreateRequestCryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
 type CheckoutCreateRequestCryptocurrency string
 
-// CheckoutCreateRequestCurrency USD, the only currency hosted checkout prices in
+// CheckoutCreateRequestCurrency USD, the only currency hosted checkout prices in (accepted in any case)
 type CheckoutCreateRequestCurrency string
 
 // CheckoutCustomer Part of CheckoutCreateRequest.
@@ -5766,22 +5757,22 @@ type ContactList struct {
 	Total int `json:"total"`
 }
 
-// CreatePaymentBody One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreatePaymentBody One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreatePaymentBody struct {
 	union json.RawMessage
 }
 
-// CreatePaymentResult One of SafePayment or CheckoutCreate: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreatePaymentResult One of SafePayment or CheckoutCreate: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreatePaymentResult struct {
 	union json.RawMessage
 }
 
-// CreateWalletBody One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreateWalletBody One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreateWalletBody struct {
 	union json.RawMessage
 }
 
-// CreateWalletResult One of Wallet or SecondaryWallet: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreateWalletResult One of Wallet or SecondaryWallet: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type CreateWalletResult struct {
 	union json.RawMessage
 }
@@ -5839,7 +5830,7 @@ type Deposit struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment DepositEnvironment `json:"environment"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -5852,7 +5843,7 @@ type Deposit struct {
 // DepositAsset The asset: USDC (6 decimals) or ETH (18).
 type DepositAsset string
 
-// DepositEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// DepositEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type DepositEnvironment string
 
 // DepositRequest The request body of POST /v1/sandbox/balance-deposits (sandboxCreateBalanceDeposit).
@@ -6101,12 +6092,12 @@ type EphemeralKeyRequest struct {
 // EphemeralKeyRequestPlatform The card wallet vendor asking for the key (vendor_a or vendor_b).
 type EphemeralKeyRequestPlatform string
 
-// ErrorCode A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
+// ErrorCode A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
 type ErrorCode string
 
-// ErrorEnvelope Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details.
+// ErrorEnvelope Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details.
 type ErrorEnvelope struct {
-	// Code A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
+	// Code A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
 	Code ErrorCode `json:"code"`
 
 	// Details Details particular to the error code (docs/api.md); absent when there are none.
@@ -6470,7 +6461,7 @@ type FundRequest struct {
 // FundRequestAsset The asset: USDC (6 decimals) or ETH (18).
 type FundRequestAsset string
 
-// GetPaymentResult One of SafePayment or Checkout: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// GetPaymentResult One of SafePayment or Checkout: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
 type GetPaymentResult struct {
 	union json.RawMessage
 }
@@ -6534,7 +6525,7 @@ type IdentityPrincipal struct {
 	// Email An email address.
 	Email *string `json:"email"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment IdentityPrincipalEnvironment `json:"environment"`
 
 	// KeyId the API key's id; null for a session
@@ -6559,7 +6550,7 @@ type IdentityPrincipal struct {
 	UserId *string `json:"userId"`
 }
 
-// IdentityPrincipalEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// IdentityPrincipalEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type IdentityPrincipalEnvironment string
 
 // IdentityPrincipalType The kind of object or destination; the capability's docs list the values.
@@ -6720,7 +6711,7 @@ type LedgerAccount struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment LedgerAccountEnvironment `json:"environment"`
 
 	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
@@ -6736,7 +6727,7 @@ type LedgerAccount struct {
 	Reference string `json:"reference"`
 }
 
-// LedgerAccountEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// LedgerAccountEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type LedgerAccountEnvironment string
 
 // LedgerAccountList The 200 answer of GET /v1/ledger/accounts (listLedgerAccounts).
@@ -6807,7 +6798,7 @@ type Liquidity struct {
 	// ConfiguredUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	ConfiguredUsd string `json:"configuredUsd"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment string `json:"environment"`
 
 	// LiquidityUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
@@ -6825,14 +6816,14 @@ type LiquidityTopUpRequest struct {
 	// AmountUsd A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign).
 	AmountUsd string `json:"amountUsd"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment LiquidityTopUpRequestEnvironment `json:"environment"`
 
 	// Reference The partner's own reference, unique per tenant and environment.
 	Reference string `json:"reference"`
 }
 
-// LiquidityTopUpRequestEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// LiquidityTopUpRequestEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type LiquidityTopUpRequestEnvironment string
 
 // Member A person with access to the tenant through identity-provider sessions, with a role (OWNER, ADMIN, MEMBER) that decides their scopes.
@@ -7491,7 +7482,7 @@ type Reconciliation struct {
 	// Decimals How many fraction digits the asset has (USDC 6, ETH 18).
 	Decimals int `json:"decimals"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment ReconciliationEnvironment `json:"environment"`
 
 	// GeneratedAt When it happened (RFC 3339, UTC); null until it has.
@@ -7516,7 +7507,7 @@ type Reconciliation struct {
 // ReconciliationAsset The asset: USDC (6 decimals) or ETH (18).
 type ReconciliationAsset string
 
-// ReconciliationEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// ReconciliationEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type ReconciliationEnvironment string
 
 // ReconciliationAmounts Part of Reconciliation.
@@ -8052,7 +8043,7 @@ type SecondarySendRequest struct {
 	// Amount a decimal string or a JSON number, at most 6 fraction digits
 	Amount string `json:"amount"`
 
-	// Currency The currency of the amount.
+	// Currency USDC, the only currency sent (accepted in any case)
 	Currency SecondarySendRequestCurrency `json:"currency"`
 
 	// Destination a 0x address on the wallet's chain
@@ -8065,7 +8056,7 @@ type SecondarySendRequest struct {
 	TwofaChallengeId *string `json:"twofa_challenge_id,omitempty"`
 }
 
-// SecondarySendRequestCurrency The currency of the amount.
+// SecondarySendRequestCurrency USDC, the only currency sent (accepted in any case)
 type SecondarySendRequestCurrency string
 
 // SecondaryTransaction Part of SecondaryTransactionList.
@@ -8682,14 +8673,14 @@ type TrialBalance struct {
 	// Assets One trial balance per asset.
 	Assets []TrialAsset `json:"assets"`
 
-	// Environment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 	Environment TrialBalanceEnvironment `json:"environment"`
 
 	// GeneratedAt When it happened (RFC 3339, UTC); null until it has.
 	GeneratedAt time.Time `json:"generatedAt"`
 }
 
-// TrialBalanceEnvironment TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+// TrialBalanceEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
 type TrialBalanceEnvironment string
 
 // TrialLine Part of TrialAsset.
@@ -9049,18 +9040,15 @@ type WebhookEndpointRequest struct {
 	Url string `json:"url"`
 }
 
-// WebhookPayload The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in SPEC.md's spelling.
+// WebhookPayload The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in docs/api.md's spelling.
 type WebhookPayload struct {
-	// CreatedAt When it was created (RFC 3339, UTC).
-	CreatedAt time.Time `json:"createdAt"`
-
-	// CreatedAtSnake createdAt again, in SPEC.md's webhook spelling
-	CreatedAtSnake time.Time `json:"created_at"`
+	// CreatedAt when the event was recorded (the createdAt of GET /v1/events/{id})
+	CreatedAt time.Time `json:"created_at"`
 
 	// Data the resource's id, status and amount (USD) when it has one, and a few fields of its own
 	Data map[string]interface{} `json:"data"`
 
-	// Event type again, in SPEC.md's webhook spelling
+	// Event the same as type, under the name the documented webhook payload gives it
 	Event string `json:"event"`
 
 	// Id the event's id (evt_…): the same on every attempt and redelivery, so a receiver deduplicates on it
@@ -9131,7 +9119,7 @@ type EitherShapeUnprocessableEntity struct {
 	union json.RawMessage
 }
 
-// Error Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details.
+// Error Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details.
 type Error = ErrorEnvelope
 
 // Forbidden The ErrorEnvelope of a 403 answer: its code is one of these.

@@ -140,9 +140,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminArbiterSignInvoiceWithResponse Operator
 	//
-	// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+	// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -151,9 +151,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminApproveOfframpReviewWithResponse Operator
 	//
-	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+	// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -162,9 +162,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminSetProviderLiquidityWithBodyWithResponse Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -173,9 +173,9 @@ type ClientWithResponsesInterface interface {
 
 	// AdminSetProviderLiquidityWithResponse Operator
 	//
-	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+	// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 	//
-	// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+	// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -723,7 +723,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -734,7 +734,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -745,7 +745,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -756,7 +756,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 	//
-	// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+	// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -884,6 +884,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/events/{id} (the `GetEvent` operationId).
 	GetEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
 
+	// GetEventPayloadWithResponse The exact body every webhook delivery of an event carries
+	//
+	// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+	//
+	// Requires the scopes `keys:manage`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+	GetEventPayloadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventPayloadResponse, error)
+
 	// ListFaucetDripsWithResponse TEST only: list faucet drips, newest first
 	//
 	// TEST only: list faucet drips, newest first.
@@ -964,7 +975,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 	//
-	// No scope: The invoice's public view (SPEC.md Authentication 3)
+	// No scope: The invoice's public view (docs/api.md Authentication 3)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1484,9 +1495,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/phone-aliases (the `ListPhoneAliases` operationId).
 	ListPhoneAliasesWithResponse(ctx context.Context, params *ListPhoneAliasesParams, reqEditors ...RequestEditorFn) (*ListPhoneAliasesResponse, error)
 
-	// CreatePhoneAliasWithBodyWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAliasWithBodyWithResponse Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1495,9 +1506,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/phone-aliases (the `CreatePhoneAlias` operationId).
 	CreatePhoneAliasWithBodyWithResponse(ctx context.Context, params *CreatePhoneAliasParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePhoneAliasResponse, error)
 
-	// CreatePhoneAliasWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// CreatePhoneAliasWithResponse Start proving a phone number
 	//
-	// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+	// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1847,9 +1858,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/sandbox/cards/{id}/authorizations (the `SandboxCreateCardAuthorization` operationId).
 	SandboxCreateCardAuthorizationWithResponse(ctx context.Context, id string, params *SandboxCreateCardAuthorizationParams, body SandboxCreateCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxCreateCardAuthorizationResponse, error)
 
-	// SandboxSetCredentialWithBodyWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredentialWithBodyWithResponse TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -1860,9 +1871,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/sandbox/credentials (the `SandboxSetCredential` operationId).
 	SandboxSetCredentialWithBodyWithResponse(ctx context.Context, params *SandboxSetCredentialParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSetCredentialResponse, error)
 
-	// SandboxSetCredentialWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// SandboxSetCredentialWithResponse TEST only
 	//
-	// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+	// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 	//
 	// Requires the scopes `identity:write`.
 	//
@@ -2123,7 +2134,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2134,7 +2145,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Accept an invite with its one-time token.
 	//
-	// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+	// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12143,6 +12154,166 @@ func (r GetEventResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEventPayloadResponse200Headers the declared response headers of an HTTP 200 response for GetEventPayload
+type GetEventPayloadResponse200Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse400Headers the declared response headers of an HTTP 400 response for GetEventPayload
+type GetEventPayloadResponse400Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse401Headers the declared response headers of an HTTP 401 response for GetEventPayload
+type GetEventPayloadResponse401Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse403Headers the declared response headers of an HTTP 403 response for GetEventPayload
+type GetEventPayloadResponse403Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse404Headers the declared response headers of an HTTP 404 response for GetEventPayload
+type GetEventPayloadResponse404Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse429Headers the declared response headers of an HTTP 429 response for GetEventPayload
+type GetEventPayloadResponse429Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse500Headers the declared response headers of an HTTP 500 response for GetEventPayload
+type GetEventPayloadResponse500Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponse503Headers the declared response headers of an HTTP 503 response for GetEventPayload
+type GetEventPayloadResponse503Headers struct {
+	XRequestId string
+}
+
+// GetEventPayloadResponseDefaultHeaders the declared response headers of an HTTP default response for GetEventPayload
+type GetEventPayloadResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type GetEventPayloadResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookPayload
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetEventPayloadResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetEventPayloadResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetEventPayloadResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetEventPayloadResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetEventPayloadResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventPayloadResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetEventPayloadResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEventPayloadResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetEventPayloadResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEventPayloadResponse) GetJSON200() *WebhookPayload {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetEventPayloadResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetEventPayloadResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetEventPayloadResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetEventPayloadResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetEventPayloadResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetEventPayloadResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetEventPayloadResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetEventPayloadResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEventPayloadResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEventPayloadResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEventPayloadResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEventPayloadResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -31996,9 +32167,9 @@ func (c *ClientWithResponses) AdminListFailedJobsWithResponse(ctx context.Contex
 
 // AdminArbiterSignInvoiceWithResponse Operator
 //
-// Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32013,9 +32184,9 @@ func (c *ClientWithResponses) AdminArbiterSignInvoiceWithResponse(ctx context.Co
 
 // AdminApproveOfframpReviewWithResponse Operator
 //
-// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+// Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32030,9 +32201,9 @@ func (c *ClientWithResponses) AdminApproveOfframpReviewWithResponse(ctx context.
 
 // AdminSetProviderLiquidityWithBodyWithResponse Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32047,9 +32218,9 @@ func (c *ClientWithResponses) AdminSetProviderLiquidityWithBodyWithResponse(ctx 
 
 // AdminSetProviderLiquidityWithResponse Operator
 //
-// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+// Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
 //
-// No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+// No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32885,7 +33056,7 @@ func (c *ClientWithResponses) ListCheckoutsWithResponse(ctx context.Context, par
 //
 // Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32902,7 +33073,7 @@ func (c *ClientWithResponses) GetClaimWithResponse(ctx context.Context, claimTok
 //
 // Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32919,7 +33090,7 @@ func (c *ClientWithResponses) SendClaimPhoneCodeWithResponse(ctx context.Context
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32936,7 +33107,7 @@ func (c *ClientWithResponses) VerifyClaimPhoneCodeWithBodyWithResponse(ctx conte
 //
 // Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
 //
-// No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+// No scope: The claim link token authorizes it (docs/api.md Authentication 3)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33136,6 +33307,23 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id strin
 	return ParseGetEventResponse(rsp)
 }
 
+// GetEventPayloadWithResponse The exact body every webhook delivery of an event carries
+//
+// The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+//
+// Requires the scopes `keys:manage`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/events/{id}/payload (the `GetEventPayload` operationId).
+func (c *ClientWithResponses) GetEventPayloadWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventPayloadResponse, error) {
+	rsp, err := c.GetEventPayload(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEventPayloadResponse(rsp)
+}
+
 // ListFaucetDripsWithResponse TEST only: list faucet drips, newest first
 //
 // TEST only: list faucet drips, newest first.
@@ -33252,7 +33440,7 @@ func (c *ClientWithResponses) CreateInvoiceWithResponse(ctx context.Context, par
 //
 // Public view of an invoice: amountUsd, status, holdAddress and chainId only.
 //
-// No scope: The invoice's public view (SPEC.md Authentication 3)
+// No scope: The invoice's public view (docs/api.md Authentication 3)
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -34048,9 +34236,9 @@ func (c *ClientWithResponses) ListPhoneAliasesWithResponse(ctx context.Context, 
 	return ParseListPhoneAliasesResponse(rsp)
 }
 
-// CreatePhoneAliasWithBodyWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAliasWithBodyWithResponse Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -34065,9 +34253,9 @@ func (c *ClientWithResponses) CreatePhoneAliasWithBodyWithResponse(ctx context.C
 	return ParseCreatePhoneAliasResponse(rsp)
 }
 
-// CreatePhoneAliasWithResponse Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// CreatePhoneAliasWithResponse Start proving a phone number
 //
-// Start proving a phone number: a 6-digit code is sent by SMS (D7)
+// Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -34597,9 +34785,9 @@ func (c *ClientWithResponses) SandboxCreateCardAuthorizationWithResponse(ctx con
 	return ParseSandboxCreateCardAuthorizationResponse(rsp)
 }
 
-// SandboxSetCredentialWithBodyWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredentialWithBodyWithResponse TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -34616,9 +34804,9 @@ func (c *ClientWithResponses) SandboxSetCredentialWithBodyWithResponse(ctx conte
 	return ParseSandboxSetCredentialResponse(rsp)
 }
 
-// SandboxSetCredentialWithResponse TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// SandboxSetCredentialWithResponse TEST only
 //
-// TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+// TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
 //
 // Requires the scopes `identity:write`.
 //
@@ -35005,7 +35193,7 @@ func (c *ClientWithResponses) InviteMemberWithResponse(ctx context.Context, para
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -35022,7 +35210,7 @@ func (c *ClientWithResponses) AcceptInviteWithBodyWithResponse(ctx context.Conte
 //
 // Accept an invite with its one-time token.
 //
-// No scope: The one-time invite token and the invitee's own session authorize it (D20)
+// No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -213,9 +213,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: the platform arbiter signs the invoice's pending release or refund payment (D16)
+         * @description Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminArbiterSignInvoice"];
         delete?: never;
@@ -235,9 +235,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (D11)
+         * @description Operator: approve a payment's review holds (TRANSACTION_MONITORING_REVIEW, CREDENTIAL_CHANGED_REVIEW_REQUIRED); the policy composer then runs again (docs/decisions/operations.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminApproveOfframpReview"];
         delete?: never;
@@ -257,9 +257,9 @@ export interface paths {
         put?: never;
         /**
          * Operator
-         * @description Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (D11)
+         * @description Operator: top up a payout provider's route liquidity in one environment, once per reference; payments held INSUFFICIENT_ROUTE_LIQUIDITY are rechecked by the next hold recheck pass (docs/decisions/operations.md)
          *
-         *     No scope: Operator action, authorized by the operator token (D11), never a tenant credential.
+         *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminSetProviderLiquidity"];
         delete?: never;
@@ -965,7 +965,7 @@ export interface paths {
          * Public
          * @description Public: inspect a claim link (the token authorizes; throttled per IP; no-referrer, no-store)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         get: operations["getClaim"];
         put?: never;
@@ -989,7 +989,7 @@ export interface paths {
          * Public
          * @description Public: text a 6-digit code to the phone on the claim record (budgeted per phone and per IP)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         post: operations["sendClaimPhoneCode"];
         delete?: never;
@@ -1011,7 +1011,7 @@ export interface paths {
          * Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
          * @description Public: confirm the phone code (5 attempts per challenge, then it is cancelled)
          *
-         *     No scope: The claim link token authorizes it (SPEC.md Authentication 3)
+         *     No scope: The claim link token authorizes it (docs/api.md Authentication 3)
          */
         post: operations["verifyClaimPhoneCode"];
         delete?: never;
@@ -1180,6 +1180,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{id}/payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The exact body every webhook delivery of an event carries
+         * @description The exact body every webhook delivery of an event carries (the bytes its Corridor-Signature signs), to test a receiver's parsing and verification against.
+         *
+         *     Requires the scopes `keys:manage`.
+         */
+        get: operations["getEventPayload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/faucet/drips": {
         parameters: {
             query?: never;
@@ -1293,7 +1315,7 @@ export interface paths {
          * Public view of an invoice: amountUsd, status, holdAddress and chainId only
          * @description Public view of an invoice: amountUsd, status, holdAddress and chainId only.
          *
-         *     No scope: The invoice's public view (SPEC.md Authentication 3)
+         *     No scope: The invoice's public view (docs/api.md Authentication 3)
          */
         get: operations["getPublicInvoice"];
         put?: never;
@@ -2010,8 +2032,8 @@ export interface paths {
         get: operations["listPhoneAliases"];
         put?: never;
         /**
-         * Start proving a phone number: a 6-digit code is sent by SMS (D7)
-         * @description Start proving a phone number: a 6-digit code is sent by SMS (D7)
+         * Start proving a phone number
+         * @description Start proving a phone number: a 6-digit code is sent by SMS (docs/decisions/offramp.md)
          *
          *     Requires the scopes `identity:write`.
          */
@@ -2406,8 +2428,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
-         * @description TEST only: set the caller's BUSINESS_IDENTITY credential status (D8)
+         * TEST only
+         * @description TEST only: set the caller's BUSINESS_IDENTITY credential status (docs/decisions/ramps.md)
          *
          *     Requires the scopes `identity:write`.
          *
@@ -2743,7 +2765,7 @@ export interface paths {
          * Accept an invite with its one-time token
          * @description Accept an invite with its one-time token.
          *
-         *     No scope: The one-time invite token and the invitee's own session authorize it (D20)
+         *     No scope: The one-time invite token and the invitee's own session authorize it (docs/decisions/tenancy.md)
          */
         post: operations["acceptInvite"];
         delete?: never;
@@ -4614,7 +4636,7 @@ export interface components {
         /** @description Part of AdminDisabledEndpointList. */
         AdminDisabledEndpoint: {
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4653,7 +4675,7 @@ export interface components {
             at: string;
             /** @description Attempts made so far. */
             attempt: number;
-            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            /** @description The job's id (River's), for retrying it. */
             id: number;
             /** @description The kind of object; the capability's docs list the values. */
             kind: string;
@@ -4675,7 +4697,7 @@ export interface components {
         /** @description Part of AdminStuckWork. */
         AdminPayment: {
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4883,7 +4905,7 @@ export interface components {
             createdAt: string;
             createdBy: components["schemas"]["ApiKeyCreator"];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4922,7 +4944,7 @@ export interface components {
             createdAt: string;
             createdBy: components["schemas"]["ApiKeyCreator"];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -4955,7 +4977,7 @@ export interface components {
         /** @description The request body of POST /v1/api-keys (createApiKey). */
         ApiKeyCreateRequest: {
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment?: "test" | "live";
@@ -5061,7 +5083,7 @@ export interface components {
             /** @description One line per asset, USDC first: available, held and total, each also in base units. */
             balances: components["schemas"]["ServiceBalance"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5162,7 +5184,7 @@ export interface components {
         Build: {
             /** @description the VCS commit the binary was built from; null when it was built without VCS stamps */
             commit: string | null;
-            /** @description the build's version (a module version, or 0.0.0-dev with the commit as build metadata); the OpenAPI document's info.version */
+            /** @description the build's version (a module version, or the API version with the commit as build metadata); the OpenAPI document's info.version */
             version: string;
         };
         /** @description What this deployment serves for the caller's environment: the build, chains and features. */
@@ -5173,7 +5195,7 @@ export interface components {
             /** @description The chains this deployment knows (84532 Base Sepolia for TEST, 8453 Base for LIVE), each with its USDC token address. */
             chains: components["schemas"]["ChainInfo"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5404,7 +5426,7 @@ export interface components {
             /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
             chainId: number | null;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5431,7 +5453,7 @@ export interface components {
             /** @description The chain as a CAIP-2 key (eip155:84532 in TEST, eip155:8453 in LIVE). */
             chainKey: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -5586,15 +5608,15 @@ export interface components {
              */
             amount: number;
             /**
-             * @description USDC, the only cryptocurrency accepted (1 USD = 1 USDC)
+             * @description USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
              * @enum {string}
              */
-            cryptocurrency: "USDC" | "usdc";
+            cryptocurrency: "USDC";
             /**
-             * @description USD, the only currency hosted checkout prices in
+             * @description USD, the only currency hosted checkout prices in (accepted in any case)
              * @enum {string}
              */
-            currency: "USD" | "usd";
+            currency: "USD";
             customer?: components["schemas"]["CheckoutCustomer"];
             /** @description shown on the payment page */
             description?: string;
@@ -5883,13 +5905,13 @@ export interface components {
             /** @description How many objects match, across every page (skip/take). */
             total: number;
         };
-        /** @description One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreatePaymentBody: components["schemas"]["SafePaymentCreateRequest"] | components["schemas"]["CheckoutCreateRequest"];
-        /** @description One of SafePayment or CheckoutCreate: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePayment or CheckoutCreate: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreatePaymentResult: components["schemas"]["SafePayment"] | components["schemas"]["CheckoutCreate"];
-        /** @description One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreateWalletBody: components["schemas"]["WalletCreateRequest"] | components["schemas"]["SecondaryWalletCreateRequest"];
-        /** @description One of Wallet or SecondaryWallet: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of Wallet or SecondaryWallet: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreateWalletResult: components["schemas"]["Wallet"] | components["schemas"]["SecondaryWallet"];
         /** @description Part of Identity. */
         Credential: {
@@ -5942,7 +5964,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST";
@@ -6150,11 +6172,11 @@ export interface components {
             platform: "vendor_a" | "vendor_b";
         };
         /**
-         * @description A stable error code (SPEC.md Errors, DESIGN.md D4). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
+         * @description A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
          * @enum {string}
          */
         ErrorCode: "ACCOUNT_NOT_FOUND" | "AGENT_CARD_EXISTS" | "AGENT_LIMIT" | "AGENT_LIMIT_UNAVAILABLE" | "AGENT_NOT_FOUND" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "AMOUNT_OVERFLOW" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_MODULE_NOT_ENABLED" | "CARD_NOT_FOUND" | "CHAIN_UNAVAILABLE" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FOUND" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CLAIM_RESEND_LIMIT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "CREDENTIAL_REQUIRED" | "CUSTODY_UNAVAILABLE" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "DESTINATION_SCREENING_REJECTED" | "DRIP_NOT_FOUND" | "EPHEMERAL_KEYS_NOT_SUPPORTED" | "EVENT_NOT_FOUND" | "FEATURE_NOT_AVAILABLE" | "FUNDING_MODE_NOT_AVAILABLE" | "HANDLE_NOT_FOUND" | "HANDLE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_STATE" | "INVITE_EMAIL_MISMATCH" | "INVITE_NOT_FOUND" | "INVOICE_NOTHING_TO_REFUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "LEDGER_REFERENCE_CONFLICT" | "MEMBER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NEW_PAYEE_NOT_SAVED" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYEE_COOLING_OFF" | "PAYLOAD_TOO_LARGE" | "PAYMENT_NOT_FOUND" | "PAYMENT_QUEUE_FULL" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_INVALID" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "POLICY_NOT_FOUND" | "POLICY_SUBJECT_ATTACHED" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "QUOTE_EXPIRED" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_NOT_FOUND" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RATE_LIMITED" | "RECIPIENT_CONSENT_REQUIRED" | "RECIPIENT_UNKNOWN" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "ROUTE_NOT_SELECTED" | "ROUTE_QUOTE_NOT_FOUND" | "SANDBOX_ONLY" | "SELF_PAYMENT_NOT_ALLOWED" | "SENDER_ONLY" | "SERVICE_UNAVAILABLE" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "SIGNER_NOT_OWNER" | "TENANT_NOT_FOUND" | "TENANT_REQUIRED" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_FACTOR_NOT_FOUND" | "TWOFA_INVALID_CODE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "WALLET_NOT_DEPLOYED" | "WALLET_NOT_FOUND" | "WALLET_QUOTA_EXCEEDED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
-        /** @description Every non-2xx answer of the canonical surface (SPEC.md Errors): a stable code, a message, the request's id and optional details. */
+        /** @description Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details. */
         ErrorEnvelope: {
             code: components["schemas"]["ErrorCode"];
             /** @description Details particular to the error code (docs/api.md); absent when there are none. */
@@ -6364,7 +6386,7 @@ export interface components {
              */
             asset?: "usdc" | "eth";
         };
-        /** @description One of SafePayment or Checkout: the body's shape selects the surface (D19; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
+        /** @description One of SafePayment or Checkout: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         GetPaymentResult: components["schemas"]["SafePayment"] | components["schemas"]["Checkout"];
         /** @description The 200 answer of PUT /v1/directory/handle (putDirectoryHandle). */
         HandleInfo: {
@@ -6411,7 +6433,7 @@ export interface components {
             /** @description An email address. */
             email: string | null;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6563,7 +6585,7 @@ export interface components {
              */
             createdAt: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -6628,7 +6650,7 @@ export interface components {
             added: boolean;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             configuredUsd: string;
-            /** @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own. */
+            /** @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own. */
             environment: string;
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             liquidityUsd: string | null;
@@ -6642,7 +6664,7 @@ export interface components {
             /** @description A USD amount as a decimal string (docs/api.md: digits, at most 6 fraction digits, no exponent or sign). */
             amountUsd: string;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -7188,7 +7210,7 @@ export interface components {
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -7588,10 +7610,10 @@ export interface components {
             /** @description a decimal string or a JSON number, at most 6 fraction digits */
             amount: string;
             /**
-             * @description The currency of the amount.
+             * @description USDC, the only currency sent (accepted in any case)
              * @enum {string}
              */
-            currency: "USDC" | "usdc";
+            currency: "USDC";
             /** @description a 0x address on the wallet's chain */
             destination: string;
             /** @description A note kept with the send (at most 500 characters), returned as note on the transaction. */
@@ -8099,7 +8121,7 @@ export interface components {
             /** @description One trial balance per asset. */
             assets: components["schemas"]["TrialAsset"][];
             /**
-             * @description TEST or LIVE: the environment of the credential that created it (DESIGN.md D1); a key sees only its own.
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
              * @enum {string}
              */
             environment: "TEST" | "LIVE";
@@ -8399,23 +8421,18 @@ export interface components {
             /** @description http(s); in LIVE never a loopback, private or link-local address */
             url: string;
         };
-        /** @description The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in SPEC.md's spelling. */
+        /** @description The body of every webhook delivery: the event, with event and created_at repeating type and createdAt in docs/api.md's spelling. */
         WebhookPayload: {
             /**
              * Format: date-time
-             * @description When it was created (RFC 3339, UTC).
-             */
-            createdAt: string;
-            /**
-             * Format: date-time
-             * @description createdAt again, in SPEC.md's webhook spelling
+             * @description when the event was recorded (the createdAt of GET /v1/events/{id})
              */
             created_at: string;
             /** @description the resource's id, status and amount (USD) when it has one, and a few fields of its own */
             data: {
                 [key: string]: unknown;
             };
-            /** @description type again, in SPEC.md's webhook spelling */
+            /** @description the same as type, under the name the documented webhook payload gives it */
             event: string;
             /** @description the event's id (evt_…): the same on every attempt and redelivery, so a receiver deduplicates on it */
             id: string;
@@ -8958,9 +8975,9 @@ export interface operations {
                      *       "crypto_amount": "25.5",
                      *       "currency": "USD",
                      *       "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "expires_at": "2026-11-27T10:00:00Z",
+                     *       "expires_at": "2026-11-27T10:00:00.000000Z",
                      *       "failure_reason": "expired",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "required_confirmations": 1,
                      *       "status": "created",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
@@ -9030,11 +9047,11 @@ export interface operations {
                      *       "endpoints": [
                      *         {
                      *           "environment": "TEST",
-                     *           "failingSince": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "reason": "reason",
+                     *           "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "reason": "the customer asked to cancel",
                      *           "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *           "url": "https://partner.example.com/corridor"
                      *         }
                      *       ]
@@ -9071,12 +9088,12 @@ export interface operations {
                      * @example {
                      *       "jobs": [
                      *         {
-                     *           "args": "args",
-                     *           "at": "2026-11-27T10:00:00Z",
+                     *           "args": "{\"deliveryId\":\"whd_06h0c8y3a9xq2v5m7k1d4f6g8j\"}",
+                     *           "at": "2026-11-27T10:00:00.000000Z",
                      *           "attempt": 1,
-                     *           "id": 1,
-                     *           "kind": "kind",
-                     *           "lastError": "lastError",
+                     *           "id": 4211,
+                     *           "kind": "payment",
+                     *           "lastError": "endpoint answered 503",
                      *           "maxAttempts": 1,
                      *           "state": "retryable"
                      *         }
@@ -9120,19 +9137,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -9175,22 +9192,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -9225,7 +9242,7 @@ export interface operations {
                  * @example {
                  *       "amountUsd": "25.5",
                  *       "environment": "TEST",
-                 *       "reference": "reference"
+                 *       "reference": "INV-1042"
                  *     }
                  */
                 "application/json": components["schemas"]["LiquidityTopUpRequest"];
@@ -9243,9 +9260,9 @@ export interface operations {
                      * @example {
                      *       "added": true,
                      *       "configuredUsd": "25.5",
-                     *       "environment": "environment",
+                     *       "environment": "TEST",
                      *       "liquidityUsd": "25.5",
-                     *       "provider": "provider",
+                     *       "provider": "mock",
                      *       "toppedUpUsd": "25.5"
                      *     }
                      */
@@ -9284,20 +9301,20 @@ export interface operations {
                      *         {
                      *           "environment": "TEST",
                      *           "holdReasons": [
-                     *             "holdReasons"
+                     *             "NEW_COUNTERPARTY"
                      *           ],
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "provider": "provider",
-                     *           "status": "status",
+                     *           "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "provider": "mock",
+                     *           "status": "PENDING",
                      *           "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ],
                      *       "relayerTransactions": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "chainId": 1,
-                     *           "firstSentAt": "2026-11-27T10:00:00Z",
+                     *           "firstSentAt": "2026-11-27T10:00:00.000000Z",
                      *           "latestTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "nonce": 1,
                      *           "sends": 1
@@ -9339,12 +9356,12 @@ export interface operations {
                      * @example {
                      *       "tenants": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "matchedBy": "id",
                      *           "members": 1,
                      *           "name": "Acme Payouts",
-                     *           "slug": "slug"
+                     *           "slug": "acme-payouts"
                      *         }
                      *       ]
                      *     }
@@ -9385,8 +9402,8 @@ export interface operations {
                      * @example {
                      *       "agents": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "limits": {
                      *             "dailyUsd": "25.5",
                      *             "monthlyUsd": "25.5",
@@ -9395,7 +9412,7 @@ export interface operations {
                      *           },
                      *           "name": "Acme Payouts",
                      *           "status": "ACTIVE",
-                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
                      *       ],
@@ -9444,8 +9461,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -9454,7 +9471,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -9493,8 +9510,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -9503,7 +9520,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -9548,17 +9565,17 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "amountUsd": "25.5",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "occurredAt": "2026-11-27T10:00:00Z",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "occurredAt": "2026-11-27T10:00:00.000000Z",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "reason": "reason",
-                     *           "referenceId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sha256": "sha256",
-                     *           "status": "status",
+                     *           "reason": "the customer asked to cancel",
+                     *           "referenceId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f",
+                     *           "status": "PENDING",
                      *           "type": "payment"
                      *         }
                      *       ],
-                     *       "nextCursor": "nextCursor"
+                     *       "nextCursor": "eyJza2lwIjoxMDB9"
                      *     }
                      */
                     "application/json": components["schemas"]["AgentActivity"];
@@ -9591,10 +9608,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "allowedMcc": [
-                 *         "allowedMcc"
+                 *         "5411"
                  *       ],
                  *       "blockedMcc": [
-                 *         "blockedMcc"
+                 *         "7995"
                  *       ],
                  *       "dailyUsd": "25.5",
                  *       "monthlyUsd": "25.5",
@@ -9618,13 +9635,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -9664,7 +9681,7 @@ export interface operations {
                  * @example {
                  *       "name": "Acme Payouts",
                  *       "scopes": [
-                 *         "scopes"
+                 *         "payments:read"
                  *       ]
                  *     }
                  */
@@ -9682,21 +9699,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "createdBy": {
                      *         "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "environment": "TEST",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "key": "key",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "key": "order",
                      *       "name": "Acme Payouts",
-                     *       "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "revokedAt": "2026-11-27T10:00:00Z",
+                     *       "pubId": "k7d2m9q4x8",
+                     *       "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *       "scopes": [
-                     *         "scopes"
+                     *         "payments:read"
                      *       ],
                      *       "status": "ACTIVE"
                      *     }
@@ -9824,8 +9841,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -9834,7 +9851,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -9877,8 +9894,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "limits": {
                      *         "dailyUsd": "25.5",
                      *         "monthlyUsd": "25.5",
@@ -9887,7 +9904,7 @@ export interface operations {
                      *       },
                      *       "name": "Acme Payouts",
                      *       "status": "ACTIVE",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -9946,14 +9963,14 @@ export interface operations {
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "owners": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "label": "label",
+                     *           "label": "Operating account",
                      *           "role": "ADMIN_OWNER"
                      *         }
                      *       ],
@@ -10005,20 +10022,20 @@ export interface operations {
                      *       "apiKeys": [
                      *         {
                      *           "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "createdBy": {
                      *             "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *             "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *             "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *             "userId": "did:privy:cm3x9v2k40001abcd"
                      *           },
                      *           "environment": "TEST",
-                     *           "expiresAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "name": "Acme Payouts",
-                     *           "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "revokedAt": "2026-11-27T10:00:00Z",
+                     *           "pubId": "k7d2m9q4x8",
+                     *           "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *           "scopes": [
-                     *             "scopes"
+                     *             "payments:read"
                      *           ],
                      *           "status": "ACTIVE"
                      *         }
@@ -10069,21 +10086,21 @@ export interface operations {
                     /**
                      * @example {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "createdBy": {
                      *         "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "environment": "TEST",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "key": "key",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "key": "order",
                      *       "name": "Acme Payouts",
-                     *       "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "revokedAt": "2026-11-27T10:00:00Z",
+                     *       "pubId": "k7d2m9q4x8",
+                     *       "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *       "scopes": [
-                     *         "scopes"
+                     *         "payments:read"
                      *       ],
                      *       "status": "ACTIVE"
                      *     }
@@ -10127,20 +10144,20 @@ export interface operations {
                     /**
                      * @example {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "createdBy": {
                      *         "apiKeyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "environment": "TEST",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
-                     *       "pubId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "revokedAt": "2026-11-27T10:00:00Z",
+                     *       "pubId": "k7d2m9q4x8",
+                     *       "revokedAt": "2026-11-27T10:00:00.000000Z",
                      *       "scopes": [
-                     *         "scopes"
+                     *         "payments:read"
                      *       ],
                      *       "status": "ACTIVE"
                      *     }
@@ -10193,17 +10210,17 @@ export interface operations {
                      *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "accountKind": "tenant_available",
                      *           "asset": "USDC",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "description": "description",
-                     *           "fee": "fee",
-                     *           "feeBaseUnits": "feeBaseUnits",
-                     *           "gross": "gross",
-                     *           "grossBaseUnits": "grossBaseUnits",
-                     *           "net": "net",
-                     *           "netBaseUnits": "netBaseUnits",
-                     *           "objectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
+                     *           "fee": "3",
+                     *           "feeBaseUnits": "3000000",
+                     *           "gross": "-97",
+                     *           "grossBaseUnits": "-97000000",
+                     *           "net": "-100",
+                     *           "netBaseUnits": "-100000000",
+                     *           "objectId": "dep_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "objectType": "sandbox_deposit",
-                     *           "reference": "reference",
+                     *           "reference": "INV-1042",
                      *           "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "type": "POSTED"
                      *         }
@@ -10245,18 +10262,18 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "asOf": "2026-11-27T10:00:00Z",
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "balances": [
                      *         {
                      *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "asset": "USDC",
-                     *           "available": "available",
-                     *           "availableBaseUnits": "availableBaseUnits",
+                     *           "available": "1250.5",
+                     *           "availableBaseUnits": "1250500000",
                      *           "decimals": 1,
-                     *           "held": "held",
-                     *           "heldBaseUnits": "heldBaseUnits",
-                     *           "total": "total",
-                     *           "totalBaseUnits": "totalBaseUnits"
+                     *           "held": "25.5",
+                     *           "heldBaseUnits": "25500000",
+                     *           "total": "1276",
+                     *           "totalBaseUnits": "1276000000"
                      *         }
                      *       ],
                      *       "environment": "TEST"
@@ -10292,9 +10309,9 @@ export interface operations {
                  *       "amountUsd": "25.5",
                  *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                  *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                 *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                 *       "sigNonce": "sigNonce",
-                 *       "signature": "signature"
+                 *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                 *       "sigNonce": "7",
+                 *       "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"
                  *     }
                  */
                 "application/json": components["schemas"]["BillRequest"];
@@ -10312,19 +10329,19 @@ export interface operations {
                      * @example {
                      *       "amountUsd": "25.5",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "payerDecision": "payerDecision",
-                     *       "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerDecision": "APPROVED",
+                     *       "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "verificationReason": "verificationReason",
+                     *       "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "verificationReason": "the signature matches the registered key",
                      *       "verificationStatus": "UNVERIFIED"
                      *     }
                      */
@@ -10373,19 +10390,19 @@ export interface operations {
                      *         {
                      *           "amountUsd": "25.5",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "description": "description",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
                      *           "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "payeeName": "Acme Payouts",
                      *           "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "payerDecision": "payerDecision",
-                     *           "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "payerDecision": "APPROVED",
+                     *           "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *           "verificationReason": "verificationReason",
+                     *           "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "verificationReason": "the signature matches the registered key",
                      *           "verificationStatus": "UNVERIFIED"
                      *         }
                      *       ],
@@ -10426,19 +10443,19 @@ export interface operations {
                      * @example {
                      *       "amountUsd": "25.5",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "payerDecision": "payerDecision",
-                     *       "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerDecision": "APPROVED",
+                     *       "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "verificationReason": "verificationReason",
+                     *       "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "verificationReason": "the signature matches the registered key",
                      *       "verificationStatus": "UNVERIFIED"
                      *     }
                      */
@@ -10489,19 +10506,19 @@ export interface operations {
                      * @example {
                      *       "amountUsd": "25.5",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "payerDecision": "payerDecision",
-                     *       "payerPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payerTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerDecision": "APPROVED",
+                     *       "payerPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payerTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "senderAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "senderTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sigExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "verificationReason": "verificationReason",
+                     *       "senderTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sigExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "verificationReason": "the signature matches the registered key",
                      *       "verificationStatus": "UNVERIFIED"
                      *     }
                      */
@@ -10539,16 +10556,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "apiVersion": "apiVersion",
+                     *       "apiVersion": "1",
                      *       "build": {
                      *         "commit": "0123456789abcdef0123456789abcdef01234567",
-                     *         "version": "0.0.0-dev+0123456789ab"
+                     *         "version": "1.0.0+0123456789ab"
                      *       },
                      *       "chains": [
                      *         {
                      *           "available": true,
                      *           "chainId": 1,
-                     *           "chainKey": "chainKey",
+                     *           "chainKey": "base-sepolia",
                      *           "environment": "TEST",
                      *           "name": "Acme Payouts",
                      *           "usdcAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
@@ -10598,7 +10615,7 @@ export interface operations {
                      *       "cardholders": [
                      *         {
                      *           "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "email": "ada@example.com",
                      *           "name": "Acme Payouts"
                      *         }
@@ -10650,7 +10667,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "email": "ada@example.com",
                      *       "name": "Acme Payouts"
                      *     }
@@ -10698,13 +10715,13 @@ export interface operations {
                      *           "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "chain": "chain",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "chain": "base-sepolia",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "cryptoAccountType": "cryptoAccountType",
-                     *           "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "last4": "last4",
+                     *           "cryptoAccountType": "SAFE",
+                     *           "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *           "last4": "4242",
                      *           "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "status": "active",
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10758,13 +10775,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10809,13 +10826,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -10865,24 +10882,24 @@ export interface operations {
                      *           "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "capturedAmountUsd": "25.5",
                      *           "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "counterparty": "counterparty",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "declineReason": "declineReason",
-                     *           "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "mcc": "mcc",
+                     *           "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "declineReason": "over the card's daily limit",
+                     *           "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "mcc": "5411",
                      *           "merchantName": "Acme Payouts",
-                     *           "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "reversalReason": "MERCHANT",
-                     *           "settlementError": "settlementError",
+                     *           "settlementError": "the relayer ran out of gas",
                      *           "settlementStatus": "PENDING",
                      *           "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "status": "APPROVED",
-                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *           "windows": {
-                     *             "day": "day",
-                     *             "month": "month",
-                     *             "week": "week"
+                     *             "day": "500",
+                     *             "month": "5000",
+                     *             "week": "2000"
                      *           }
                      *         }
                      *       ],
@@ -10936,7 +10953,7 @@ export interface operations {
                      * @example {
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "ephemeralKey": {},
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
                      *       "platform": "vendor_a"
                      *     }
                      */
@@ -10982,13 +10999,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -11031,10 +11048,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowedMcc": [
-                     *         "allowedMcc"
+                     *         "5411"
                      *       ],
                      *       "blockedMcc": [
-                     *         "blockedMcc"
+                     *         "7995"
                      *       ],
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "dailyUsd": "25.5",
@@ -11070,10 +11087,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "allowedMcc": [
-                 *         "allowedMcc"
+                 *         "5411"
                  *       ],
                  *       "blockedMcc": [
-                 *         "blockedMcc"
+                 *         "7995"
                  *       ],
                  *       "dailyUsd": "25.5",
                  *       "monthlyUsd": "25.5",
@@ -11095,10 +11112,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowedMcc": [
-                     *         "allowedMcc"
+                     *         "5411"
                      *       ],
                      *       "blockedMcc": [
-                     *         "blockedMcc"
+                     *         "7995"
                      *       ],
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "dailyUsd": "25.5",
@@ -11147,13 +11164,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -11209,21 +11226,21 @@ export interface operations {
                      *           "amount": 131072.01,
                      *           "amount_received": "25.5",
                      *           "amount_refunded": "25.5",
-                     *           "completed_at": "2026-11-27T10:00:00Z",
+                     *           "completed_at": "2026-11-27T10:00:00.000000Z",
                      *           "confirmations": 1,
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "cryptocurrency": "USDC",
                      *           "currency": "USD",
                      *           "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "description": "description",
-                     *           "expires_at": "2026-11-27T10:00:00Z",
+                     *           "description": "Order #1042: 3 seats",
+                     *           "expires_at": "2026-11-27T10:00:00.000000Z",
                      *           "failure_reason": "expired",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "metadata": {
                      *             "key": ""
                      *           },
                      *           "payer_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "refundable": "refundable",
+                     *           "refundable": "25.5",
                      *           "status": "created",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *         }
@@ -11265,11 +11282,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "assetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chainKey": "chainKey",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
+                     *       "assetId": "usdc-base-sepolia",
+                     *       "chainKey": "base-sepolia",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
                      *       "phoneMasked": "+15555550123",
-                     *       "status": "status"
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimPublic"];
@@ -11309,7 +11326,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "challengeId": "tfc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "expiresAt": "2026-11-27T10:00:00Z"
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimChallenge"];
@@ -11345,7 +11362,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "challengeId": "tfc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *       "code": "code"
+                 *       "code": "VALIDATION_FAILED"
                  *     }
                  */
                 "application/json": components["schemas"]["ClaimCodeVerifyRequest"];
@@ -11416,33 +11433,33 @@ export interface operations {
                     /**
                      * @example {
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "quotes": [
                      *         {
                      *           "destinationAmountMinor": "25.5",
-                     *           "destinationCurrency": "destinationCurrency",
+                     *           "destinationCurrency": "MXN",
                      *           "destinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "estimatedDeliverySeconds": 1,
-                     *           "exchangeRate": "exchangeRate",
+                     *           "exchangeRate": "17.1523",
                      *           "fees": {
-                     *             "networkFeeMinor": "networkFeeMinor",
-                     *             "providerFeeMinor": "providerFeeMinor"
+                     *             "networkFeeMinor": "12",
+                     *             "providerFeeMinor": "150"
                      *           },
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "provider": "provider",
-                     *           "quoteExpiresAt": "2026-11-27T10:00:00Z",
+                     *           "provider": "mock",
+                     *           "quoteExpiresAt": "2026-11-27T10:00:00.000000Z",
                      *           "requiresBridge": true,
                      *           "requiresConversion": true,
                      *           "requiresPrefunding": true,
-                     *           "routeId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "routeId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
-                     *           "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "status": "status"
+                     *           "sourceAssetId": "usdc-base-sepolia",
+                     *           "status": "PENDING"
                      *         }
                      *       ],
-                     *       "status": "status"
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimRedeem"];
@@ -11488,11 +11505,11 @@ export interface operations {
                      *       "contacts": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "availableAt": "2026-11-27T10:00:00Z",
+                     *           "availableAt": "2026-11-27T10:00:00.000000Z",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "label": "label"
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "con_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "label": "Operating account"
                      *         }
                      *       ],
                      *       "total": 1
@@ -11525,7 +11542,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                 *       "label": "label"
+                 *       "label": "Operating account"
                  *     }
                  */
                 "application/json": components["schemas"]["ContactCreateRequest"];
@@ -11542,11 +11559,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "availableAt": "2026-11-27T10:00:00Z",
+                     *       "availableAt": "2026-11-27T10:00:00.000000Z",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label"
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "con_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account"
                      *     }
                      */
                     "application/json": components["schemas"]["Contact"];
@@ -11585,11 +11602,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "availableAt": "2026-11-27T10:00:00Z",
+                     *       "availableAt": "2026-11-27T10:00:00.000000Z",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label"
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "con_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account"
                      *     }
                      */
                     "application/json": components["schemas"]["Contact"];
@@ -11625,9 +11642,9 @@ export interface operations {
                      * @example {
                      *       "credentials": [
                      *         {
-                     *           "status": "status",
+                     *           "status": "PENDING",
                      *           "type": "BUSINESS_IDENTITY",
-                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ]
                      *     }
@@ -11675,7 +11692,7 @@ export interface operations {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
                      *       "displayName": "Acme Payouts",
-                     *       "handle": "handle",
+                     *       "handle": "acme",
                      *       "verified": true
                      *     }
                      */
@@ -11725,10 +11742,10 @@ export interface operations {
                      * @example {
                      *       "events": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "data": {},
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "type": "type"
+                     *           "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "type": "payment"
                      *         }
                      *       ],
                      *       "total": 1
@@ -11766,13 +11783,53 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "data": {},
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "type": "type"
+                     *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Event"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getEventPayload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-27T10:00:00.000000Z",
+                     *       "data": {},
+                     *       "event": "safe_payment.completed",
+                     *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "type": "payment"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookPayload"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -11815,9 +11872,9 @@ export interface operations {
                      *           "amount": "25.5",
                      *           "asset": "usdc",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "failureReason": "failureReason",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "failureReason": "the payout provider rejected the account number",
+                     *           "id": "drp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "SUBMITTED",
                      *           "txHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -11862,9 +11919,9 @@ export interface operations {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "drp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "SUBMITTED",
                      *       "txHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -11903,9 +11960,9 @@ export interface operations {
                      * @example {
                      *       "credentials": [
                      *         {
-                     *           "status": "status",
+                     *           "status": "PENDING",
                      *           "type": "BUSINESS_IDENTITY",
-                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ],
                      *       "principal": {
@@ -11914,16 +11971,16 @@ export interface operations {
                      *         "environment": "TEST",
                      *         "keyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "memberId": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "role": "role",
+                     *         "role": "DEVELOPER",
                      *         "scopes": [
-                     *           "scopes"
+                     *           "payments:read"
                      *         ],
                      *         "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "type": "API_KEY",
-                     *         "userId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                     *         "userId": "did:privy:cm3x9v2k40001abcd"
                      *       },
                      *       "verification": {
-                     *         "businessIdentityStatus": "businessIdentityStatus",
+                     *         "businessIdentityStatus": "VERIFIED",
                      *         "status": "VERIFIED"
                      *       }
                      *     }
@@ -11968,19 +12025,19 @@ export interface operations {
                      *           "amountUsd": "25.5",
                      *           "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "description": "description",
-                     *           "evidence": "evidence",
-                     *           "expiresAt": "2026-11-27T10:00:00Z",
-                     *           "fundedAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
+                     *           "evidence": "signed delivery note, 2026-11-27",
+                     *           "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *           "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "payeeName": "Acme Payouts",
                      *           "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "DRAFT"
                      *         }
                      *       ],
@@ -12034,19 +12091,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -12125,19 +12182,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -12180,19 +12237,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -12243,19 +12300,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -12306,19 +12363,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -12369,19 +12426,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -12427,19 +12484,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -12488,24 +12545,24 @@ export interface operations {
                      *         {
                      *           "asset": "USDC",
                      *           "balance": {
-                     *             "available": "available",
-                     *             "availableBaseUnits": "availableBaseUnits",
-                     *             "pendingCredits": "pendingCredits",
-                     *             "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *             "pendingDebits": "pendingDebits",
-                     *             "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *             "posted": "posted",
-                     *             "postedBaseUnits": "postedBaseUnits"
+                     *             "available": "1250.5",
+                     *             "availableBaseUnits": "1250500000",
+                     *             "pendingCredits": "0",
+                     *             "pendingCreditsBaseUnits": "0",
+                     *             "pendingDebits": "25.5",
+                     *             "pendingDebitsBaseUnits": "25500000",
+                     *             "posted": "1276",
+                     *             "postedBaseUnits": "1276000000"
                      *           },
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "environment": "TEST",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "kind": "kind",
+                     *           "id": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "kind": "payment",
                      *           "nonNegative": true,
-                     *           "reference": "reference"
+                     *           "reference": "INV-1042"
                      *         }
                      *       ],
-                     *       "asOf": "2026-11-27T10:00:00Z",
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "total": 1
                      *     }
                      */
@@ -12556,82 +12613,82 @@ export interface operations {
                      *       "account": {
                      *         "asset": "USDC",
                      *         "balance": {
-                     *           "available": "available",
-                     *           "availableBaseUnits": "availableBaseUnits",
-                     *           "pendingCredits": "pendingCredits",
-                     *           "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *           "pendingDebits": "pendingDebits",
-                     *           "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *           "posted": "posted",
-                     *           "postedBaseUnits": "postedBaseUnits"
+                     *           "available": "1250.5",
+                     *           "availableBaseUnits": "1250500000",
+                     *           "pendingCredits": "0",
+                     *           "pendingCreditsBaseUnits": "0",
+                     *           "pendingDebits": "25.5",
+                     *           "pendingDebitsBaseUnits": "25500000",
+                     *           "posted": "1276",
+                     *           "postedBaseUnits": "1276000000"
                      *         },
-                     *         "createdAt": "2026-11-27T10:00:00Z",
+                     *         "createdAt": "2026-11-27T10:00:00.000000Z",
                      *         "environment": "TEST",
-                     *         "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *         "kind": "kind",
+                     *         "id": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *         "kind": "payment",
                      *         "nonNegative": true,
-                     *         "reference": "reference"
+                     *         "reference": "INV-1042"
                      *       },
-                     *       "asOf": "2026-11-27T10:00:00Z",
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "closing": {
-                     *         "available": "available",
-                     *         "availableBaseUnits": "availableBaseUnits",
-                     *         "pendingCredits": "pendingCredits",
-                     *         "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *         "pendingDebits": "pendingDebits",
-                     *         "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *         "posted": "posted",
-                     *         "postedBaseUnits": "postedBaseUnits"
+                     *         "available": "1250.5",
+                     *         "availableBaseUnits": "1250500000",
+                     *         "pendingCredits": "0",
+                     *         "pendingCreditsBaseUnits": "0",
+                     *         "pendingDebits": "25.5",
+                     *         "pendingDebitsBaseUnits": "25500000",
+                     *         "posted": "1276",
+                     *         "postedBaseUnits": "1276000000"
                      *       },
-                     *       "from": "2026-11-27T10:00:00Z",
+                     *       "from": "2026-11-27T10:00:00.000000Z",
                      *       "lines": [
                      *         {
                      *           "amount": "25.5",
                      *           "amountBaseUnits": "25.5",
                      *           "balanceAfter": {
-                     *             "available": "available",
-                     *             "availableBaseUnits": "availableBaseUnits",
-                     *             "pendingCredits": "pendingCredits",
-                     *             "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *             "pendingDebits": "pendingDebits",
-                     *             "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *             "posted": "posted",
-                     *             "postedBaseUnits": "postedBaseUnits"
+                     *             "available": "1250.5",
+                     *             "availableBaseUnits": "1250500000",
+                     *             "pendingCredits": "0",
+                     *             "pendingCreditsBaseUnits": "0",
+                     *             "pendingDebits": "25.5",
+                     *             "pendingDebitsBaseUnits": "25500000",
+                     *             "posted": "1276",
+                     *             "postedBaseUnits": "1276000000"
                      *           },
                      *           "change": {
-                     *             "pendingCredits": "pendingCredits",
-                     *             "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *             "pendingDebits": "pendingDebits",
-                     *             "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *             "posted": "posted",
-                     *             "postedBaseUnits": "postedBaseUnits"
+                     *             "pendingCredits": "0",
+                     *             "pendingCreditsBaseUnits": "0",
+                     *             "pendingDebits": "25.5",
+                     *             "pendingDebitsBaseUnits": "25500000",
+                     *             "posted": "1276",
+                     *             "postedBaseUnits": "1276000000"
                      *           },
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "description": "description",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
                      *           "metadata": {
                      *             "key": ""
                      *           },
-                     *           "objectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "objectType": "objectType",
-                     *           "reference": "reference",
+                     *           "objectId": "dep_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "sandbox_deposit",
+                     *           "reference": "INV-1042",
                      *           "sequence": 1,
                      *           "status": "PENDING",
-                     *           "targetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "targetId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "type": "POSTED"
                      *         }
                      *       ],
                      *       "opening": {
-                     *         "available": "available",
-                     *         "availableBaseUnits": "availableBaseUnits",
-                     *         "pendingCredits": "pendingCredits",
-                     *         "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *         "pendingDebits": "pendingDebits",
-                     *         "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *         "posted": "posted",
-                     *         "postedBaseUnits": "postedBaseUnits"
+                     *         "available": "1250.5",
+                     *         "availableBaseUnits": "1250500000",
+                     *         "pendingCredits": "0",
+                     *         "pendingCreditsBaseUnits": "0",
+                     *         "pendingDebits": "25.5",
+                     *         "pendingDebitsBaseUnits": "25500000",
+                     *         "posted": "1276",
+                     *         "postedBaseUnits": "1276000000"
                      *       },
-                     *       "to": "2026-11-27T10:00:00Z",
+                     *       "to": "2026-11-27T10:00:00.000000Z",
                      *       "total": 1
                      *     }
                      */
@@ -12683,28 +12740,28 @@ export interface operations {
                      *       "entries": [
                      *         {
                      *           "asset": "USDC",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "description": "description",
-                     *           "expiresAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
+                     *           "expiresAt": "2026-11-27T10:00:00.000000Z",
                      *           "metadata": {
                      *             "key": ""
                      *           },
-                     *           "objectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "objectType": "objectType",
+                     *           "objectId": "dep_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "sandbox_deposit",
                      *           "postings": [
                      *             {
                      *               "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *               "accountKind": "accountKind",
-                     *               "accountReference": "accountReference",
+                     *               "accountKind": "TENANT_WALLET",
+                     *               "accountReference": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *               "amount": "25.5",
                      *               "amountBaseUnits": "25.5"
                      *             }
                      *           ],
-                     *           "reference": "reference",
-                     *           "resolvedById": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "reference": "INV-1042",
+                     *           "resolvedById": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sequence": 1,
                      *           "status": "PENDING",
-                     *           "targetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "targetId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "type": "POSTED"
                      *         }
@@ -12748,7 +12805,7 @@ export interface operations {
                      *       "chainId": 1,
                      *       "decimals": 1,
                      *       "environment": "TEST",
-                     *       "generatedAt": "2026-11-27T10:00:00Z",
+                     *       "generatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "indexer": {
                      *         "indexedThroughBlock": 1,
                      *         "lagBlocks": 1,
@@ -12756,8 +12813,8 @@ export interface operations {
                      *       },
                      *       "total": 1,
                      *       "totals": {
-                     *         "drift": "drift",
-                     *         "driftBaseUnits": "driftBaseUnits",
+                     *         "drift": "0",
+                     *         "driftBaseUnits": "0",
                      *         "ledgerBalance": "25.5",
                      *         "ledgerBalanceBaseUnits": "25.5",
                      *         "onchainBalance": "25.5",
@@ -12767,8 +12824,8 @@ export interface operations {
                      *       "wallets": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "drift": "drift",
-                     *           "driftBaseUnits": "driftBaseUnits",
+                     *           "drift": "0",
+                     *           "driftBaseUnits": "0",
                      *           "ledgerBalance": "25.5",
                      *           "ledgerBalanceBaseUnits": "25.5",
                      *           "onchainBalance": "25.5",
@@ -12811,7 +12868,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "asOf": "2026-11-27T10:00:00Z",
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "assets": [
                      *         {
                      *           "asset": "USDC",
@@ -12820,32 +12877,32 @@ export interface operations {
                      *             {
                      *               "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *               "balance": {
-                     *                 "available": "available",
-                     *                 "availableBaseUnits": "availableBaseUnits",
-                     *                 "pendingCredits": "pendingCredits",
-                     *                 "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *                 "pendingDebits": "pendingDebits",
-                     *                 "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *                 "posted": "posted",
-                     *                 "postedBaseUnits": "postedBaseUnits"
+                     *                 "available": "1250.5",
+                     *                 "availableBaseUnits": "1250500000",
+                     *                 "pendingCredits": "0",
+                     *                 "pendingCreditsBaseUnits": "0",
+                     *                 "pendingDebits": "25.5",
+                     *                 "pendingDebitsBaseUnits": "25500000",
+                     *                 "posted": "1276",
+                     *                 "postedBaseUnits": "1276000000"
                      *               },
-                     *               "kind": "kind",
-                     *               "reference": "reference",
+                     *               "kind": "payment",
+                     *               "reference": "INV-1042",
                      *               "scope": "OWN"
                      *             }
                      *           ],
-                     *           "pendingCredits": "pendingCredits",
-                     *           "pendingCreditsBaseUnits": "pendingCreditsBaseUnits",
-                     *           "pendingDebits": "pendingDebits",
-                     *           "pendingDebitsBaseUnits": "pendingDebitsBaseUnits",
-                     *           "postedCredits": "postedCredits",
-                     *           "postedCreditsBaseUnits": "postedCreditsBaseUnits",
-                     *           "postedDebits": "postedDebits",
-                     *           "postedDebitsBaseUnits": "postedDebitsBaseUnits"
+                     *           "pendingCredits": "0",
+                     *           "pendingCreditsBaseUnits": "0",
+                     *           "pendingDebits": "25.5",
+                     *           "pendingDebitsBaseUnits": "25500000",
+                     *           "postedCredits": "1300",
+                     *           "postedCreditsBaseUnits": "1300000000",
+                     *           "postedDebits": "24",
+                     *           "postedDebitsBaseUnits": "24000000"
                      *         }
                      *       ],
                      *       "environment": "TEST",
-                     *       "generatedAt": "2026-11-27T10:00:00Z"
+                     *       "generatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TrialBalance"];
@@ -12882,26 +12939,26 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "assetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "assetId": "usdc-base-sepolia",
                      *       "cancelTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "chainKey": "chainKey",
+                     *       "chainKey": "base-sepolia",
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "decisionHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "escrowClaimId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
+                     *       "escrowClaimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
                      *       "fundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "funded": true,
                      *       "lockTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "metadataHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "paymentStatus": "COMPLETED",
                      *       "phoneMasked": "+15555550123",
                      *       "redeemed": true,
                      *       "refundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "releaseTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "resendsInWindow": 1,
-                     *       "status": "status"
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["Claim"];
@@ -12940,8 +12997,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "claimStatus": "claimStatus",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "claimStatus": "OPEN",
+                     *       "paymentStatus": "COMPLETED",
                      *       "refundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
                      */
@@ -12984,7 +13041,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "expiresAt": "2026-11-27T10:00:00Z"
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ClaimResend"];
@@ -13030,22 +13087,22 @@ export interface operations {
                      *       "payments": [
                      *         {
                      *           "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "deliveredAt": "2026-11-27T10:00:00Z",
-                     *           "failureReason": "failureReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *           "failureReason": "the payout provider rejected the account number",
                      *           "holdReasons": [
-                     *             "holdReasons"
+                     *             "NEW_COUNTERPARTY"
                      *           ],
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "recipientPhoneMasked": "+15555550123",
-                     *           "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
-                     *           "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sourceChainKey": "sourceChainKey",
-                     *           "sourceFundingMode": "sourceFundingMode",
-                     *           "status": "status"
+                     *           "sourceAssetId": "usdc-base-sepolia",
+                     *           "sourceChainKey": "base-sepolia",
+                     *           "sourceFundingMode": "TENANT_WALLET",
+                     *           "status": "PENDING"
                      *         }
                      *       ],
                      *       "total": 1
@@ -13095,22 +13152,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -13150,22 +13207,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -13205,22 +13262,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -13263,22 +13320,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -13320,24 +13377,24 @@ export interface operations {
                      *       "routes": [
                      *         {
                      *           "destinationAmountMinor": "25.5",
-                     *           "destinationCurrency": "destinationCurrency",
+                     *           "destinationCurrency": "MXN",
                      *           "destinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "estimatedDeliverySeconds": 1,
-                     *           "exchangeRate": "exchangeRate",
+                     *           "exchangeRate": "17.1523",
                      *           "fees": {
-                     *             "networkFeeMinor": "networkFeeMinor",
-                     *             "providerFeeMinor": "providerFeeMinor"
+                     *             "networkFeeMinor": "12",
+                     *             "providerFeeMinor": "150"
                      *           },
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "provider": "provider",
-                     *           "quoteExpiresAt": "2026-11-27T10:00:00Z",
+                     *           "provider": "mock",
+                     *           "quoteExpiresAt": "2026-11-27T10:00:00.000000Z",
                      *           "requiresBridge": true,
                      *           "requiresConversion": true,
                      *           "requiresPrefunding": true,
-                     *           "routeId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "routeId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
-                     *           "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "status": "status"
+                     *           "sourceAssetId": "usdc-base-sepolia",
+                     *           "status": "PENDING"
                      *         }
                      *       ]
                      *     }
@@ -13388,22 +13445,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -13481,34 +13538,34 @@ export interface operations {
                      *         {
                      *           "amount": "25.5",
                      *           "asset": "usdc",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "destinationChainId": 1,
-                     *           "destinationHandle": "destinationHandle",
+                     *           "destinationHandle": "@acme",
                      *           "destinationType": "handle",
                      *           "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *           "failureReason": "failureReason",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "failureReason": "the payout provider rejected the account number",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "kind": "transfer",
-                     *           "memo": "memo",
+                     *           "memo": "Invoice 1042",
                      *           "safeNonce": 1,
                      *           "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "signatures": [
                      *             {
-                     *               "signedAt": "2026-11-27T10:00:00Z",
-                     *               "signer": "signer"
+                     *               "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *               "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *             }
                      *           ],
-                     *           "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "CREATED",
                      *           "threshold": 1,
                      *           "transaction": {
-                     *             "data": "data",
+                     *             "data": "0x",
                      *             "operation": "CALL",
-                     *             "to": "to",
+                     *             "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *             "value": "25.5"
                      *           },
-                     *           "updatedAt": "2026-11-27T10:00:00Z"
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ],
                      *       "total": 1
@@ -13546,7 +13603,7 @@ export interface operations {
                  *       "destination": {
                  *         "type": "handle"
                  *       },
-                 *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                  *     }
                  */
                 "application/json": components["schemas"]["CreatePaymentBody"];
@@ -13564,34 +13621,34 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
+                     *       "memo": "Invoice 1042",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["CreatePaymentResult"];
@@ -13632,34 +13689,34 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
+                     *       "memo": "Invoice 1042",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["GetPaymentResult"];
@@ -13705,34 +13762,34 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
+                     *       "memo": "Invoice 1042",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -13781,34 +13838,34 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
+                     *       "memo": "Invoice 1042",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -13857,11 +13914,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "amount": "25.5",
-                     *       "created_at": "2026-11-27T10:00:00Z",
+                     *       "created_at": "2026-11-27T10:00:00.000000Z",
                      *       "currency": "USDC",
-                     *       "destination": "destination",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "payment_id": "payment_id",
+                     *       "destination": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "id": "crf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "payment_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "pending",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
@@ -13906,11 +13963,11 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "amount": "25.5",
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "currency": "USDC",
-                     *           "destination": "destination",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "payment_id": "payment_id",
+                     *           "destination": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "id": "crf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "payment_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "pending",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *         }
@@ -13964,34 +14021,34 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
+                     *       "memo": "Invoice 1042",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -14036,12 +14093,12 @@ export interface operations {
                      *       "payoutDestinations": [
                      *         {
                      *           "allowAutomaticFallback": true,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "maskedLabel": "maskedLabel",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "maskedLabel": "•••• 6789",
                      *           "routable": true,
                      *           "status": "ACTIVE",
-                     *           "type": "type"
+                     *           "type": "payment"
                      *         }
                      *       ],
                      *       "total": 1
@@ -14073,7 +14130,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "type": "type"
+                 *       "type": "payment"
                  *     }
                  */
                 "application/json": components["schemas"]["DestinationCreateRequest"];
@@ -14090,12 +14147,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowAutomaticFallback": true,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "maskedLabel": "maskedLabel",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "maskedLabel": "•••• 6789",
                      *       "routable": true,
                      *       "status": "ACTIVE",
-                     *       "type": "type"
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Destination"];
@@ -14135,12 +14192,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "allowAutomaticFallback": true,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "maskedLabel": "maskedLabel",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "maskedLabel": "•••• 6789",
                      *       "routable": true,
                      *       "status": "ACTIVE",
-                     *       "type": "type"
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Destination"];
@@ -14182,12 +14239,12 @@ export interface operations {
                      *       "phoneAliases": [
                      *         {
                      *           "attemptsRemaining": 1,
-                     *           "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "phoneMasked": "+15555550123",
                      *           "status": "PENDING_VERIFICATION",
-                     *           "verifiedAt": "2026-11-27T10:00:00Z"
+                     *           "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ],
                      *       "total": 1
@@ -14236,12 +14293,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "phoneMasked": "+15555550123",
                      *       "status": "PENDING_VERIFICATION",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["PhoneAlias"];
@@ -14284,12 +14341,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "phoneMasked": "+15555550123",
                      *       "status": "PENDING_VERIFICATION",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["PhoneAlias"];
@@ -14342,12 +14399,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "codeExpiresAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "codeExpiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "pha_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "phoneMasked": "+15555550123",
                      *       "status": "PENDING_VERIFICATION",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["PhoneAlias"];
@@ -14393,9 +14450,9 @@ export interface operations {
                      *       "policies": [
                      *         {
                      *           "activeVersion": 1,
-                     *           "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "archivedAt": "2026-11-27T10:00:00Z",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "name": "Acme Payouts",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "ACTIVE"
@@ -14450,9 +14507,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "activeVersion": 1,
-                     *       "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "archivedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "ACTIVE"
@@ -14493,11 +14550,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attachedAt": "2026-11-27T10:00:00Z",
+                     *       "attachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "attachmentId": "pat_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "detachedAt": "2026-11-27T10:00:00Z",
+                     *       "detachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "subjectType": "wallet"
                      *     }
                      */
@@ -14545,18 +14602,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "allow": true,
-                     *       "decisionLogId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "decisionLogId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyVersion": 1,
-                     *       "reason": "reason",
+                     *       "reason": "the customer asked to cancel",
                      *       "ruleTrace": [
                      *         {
                      *           "code": "COUNTERPARTY_BLOCKED",
                      *           "result": "pass",
-                     *           "rule": "rule"
+                     *           "rule": "daily sweep above 5000"
                      *         }
                      *       ],
-                     *       "sha256": "sha256"
+                     *       "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f"
                      *     }
                      */
                     "application/json": components["schemas"]["PolicyEvaluate"];
@@ -14597,9 +14654,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "activeVersion": 1,
-                     *       "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "archivedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "ACTIVE"
@@ -14639,9 +14696,9 @@ export interface operations {
                     /**
                      * @example {
                      *       "activeVersion": 1,
-                     *       "activeVersionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "archivedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "activeVersionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "archivedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "ACTIVE"
@@ -14682,11 +14739,11 @@ export interface operations {
                      * @example {
                      *       "attachments": [
                      *         {
-                     *           "attachedAt": "2026-11-27T10:00:00Z",
+                     *           "attachedAt": "2026-11-27T10:00:00.000000Z",
                      *           "attachmentId": "pat_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "detachedAt": "2026-11-27T10:00:00Z",
+                     *           "detachedAt": "2026-11-27T10:00:00.000000Z",
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "subjectType": "wallet"
                      *         }
                      *       ],
@@ -14722,7 +14779,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *       "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "subjectType": "wallet"
                  *     }
                  */
@@ -14739,11 +14796,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "attachedAt": "2026-11-27T10:00:00Z",
+                     *       "attachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "attachmentId": "pat_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "detachedAt": "2026-11-27T10:00:00Z",
+                     *       "detachedAt": "2026-11-27T10:00:00.000000Z",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "subjectId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "subjectId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "subjectType": "wallet"
                      *     }
                      */
@@ -14792,10 +14849,10 @@ export interface operations {
                      *       "total": 1,
                      *       "versions": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "ir": {},
                      *           "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sha256": "sha256",
+                     *           "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f",
                      *           "version": 1,
                      *           "versionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
@@ -14849,10 +14906,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "ir": {},
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sha256": "sha256",
+                     *       "sha256": "9f2c4e1a7b3d8f6e2c5a9b1d4e7f3a6c8b2d5e9f1a4c7b3e6d8f2a5c9b1e4d7f",
                      *       "version": 1,
                      *       "versionId": "pv_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
@@ -14941,13 +14998,13 @@ export interface operations {
                      *       "ramps": [
                      *         {
                      *           "amountUsd": "25.5",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "direction": "ON",
-                     *           "failureReason": "failureReason",
-                     *           "fiatRef": "fiatRef",
+                     *           "failureReason": "the payout provider rejected the account number",
+                     *           "fiatRef": "MOCK-7Q2K9D",
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "paymentStatus": "paymentStatus",
-                     *           "provider": "provider",
+                     *           "paymentStatus": "COMPLETED",
+                     *           "provider": "mock",
                      *           "rampId": "rmp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "simulated": true,
                      *           "status": "SUBMITTED",
@@ -15004,13 +15061,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "direction": "ON",
-                     *       "failureReason": "failureReason",
-                     *       "fiatRef": "fiatRef",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "fiatRef": "MOCK-7Q2K9D",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
-                     *       "provider": "provider",
+                     *       "paymentStatus": "COMPLETED",
+                     *       "provider": "mock",
                      *       "rampId": "rmp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "simulated": true,
                      *       "status": "SUBMITTED",
@@ -15055,13 +15112,13 @@ export interface operations {
                     /**
                      * @example {
                      *       "amountUsd": "25.5",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "direction": "ON",
-                     *       "failureReason": "failureReason",
-                     *       "fiatRef": "fiatRef",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "fiatRef": "MOCK-7Q2K9D",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
-                     *       "provider": "provider",
+                     *       "paymentStatus": "COMPLETED",
+                     *       "provider": "mock",
                      *       "rampId": "rmp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "simulated": true,
                      *       "status": "SUBMITTED",
@@ -15118,17 +15175,17 @@ export interface operations {
                      *       "balance": {
                      *         "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *         "asset": "USDC",
-                     *         "available": "available",
-                     *         "availableBaseUnits": "availableBaseUnits",
+                     *         "available": "1250.5",
+                     *         "availableBaseUnits": "1250500000",
                      *         "decimals": 1,
-                     *         "held": "held",
-                     *         "heldBaseUnits": "heldBaseUnits",
-                     *         "total": "total",
-                     *         "totalBaseUnits": "totalBaseUnits"
+                     *         "held": "25.5",
+                     *         "heldBaseUnits": "25500000",
+                     *         "total": "1276",
+                     *         "totalBaseUnits": "1276000000"
                      *       },
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "environment": "TEST",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
@@ -15179,24 +15236,24 @@ export interface operations {
                      *       "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "capturedAmountUsd": "25.5",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "counterparty": "counterparty",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "declineReason": "declineReason",
-                     *       "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "mcc": "mcc",
+                     *       "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "declineReason": "over the card's daily limit",
+                     *       "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "mcc": "5411",
                      *       "merchantName": "Acme Payouts",
-                     *       "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "reversalReason": "MERCHANT",
-                     *       "settlementError": "settlementError",
+                     *       "settlementError": "the relayer ran out of gas",
                      *       "settlementStatus": "PENDING",
                      *       "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "status": "APPROVED",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "windows": {
-                     *         "day": "day",
-                     *         "month": "month",
-                     *         "week": "week"
+                     *         "day": "500",
+                     *         "month": "5000",
+                     *         "week": "2000"
                      *       }
                      *     }
                      */
@@ -15243,24 +15300,24 @@ export interface operations {
                      *       "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "capturedAmountUsd": "25.5",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "counterparty": "counterparty",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "declineReason": "declineReason",
-                     *       "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "mcc": "mcc",
+                     *       "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "declineReason": "over the card's daily limit",
+                     *       "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "mcc": "5411",
                      *       "merchantName": "Acme Payouts",
-                     *       "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "reversalReason": "MERCHANT",
-                     *       "settlementError": "settlementError",
+                     *       "settlementError": "the relayer ran out of gas",
                      *       "settlementStatus": "PENDING",
                      *       "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "status": "APPROVED",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "windows": {
-                     *         "day": "day",
-                     *         "month": "month",
-                     *         "week": "week"
+                     *         "day": "500",
+                     *         "month": "5000",
+                     *         "week": "2000"
                      *       }
                      *     }
                      */
@@ -15318,24 +15375,24 @@ export interface operations {
                      *       "authorizationId": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "capturedAmountUsd": "25.5",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "counterparty": "counterparty",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "declineReason": "declineReason",
-                     *       "holdTransferId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "mcc": "mcc",
+                     *       "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "declineReason": "over the card's daily limit",
+                     *       "holdTransferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "mcc": "5411",
                      *       "merchantName": "Acme Payouts",
-                     *       "policyDecisionId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "policyDecisionId": "dec_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "policyId": "pol_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "reversalReason": "MERCHANT",
-                     *       "settlementError": "settlementError",
+                     *       "settlementError": "the relayer ran out of gas",
                      *       "settlementStatus": "PENDING",
                      *       "settlementTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "status": "APPROVED",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "windows": {
-                     *         "day": "day",
-                     *         "month": "month",
-                     *         "week": "week"
+                     *         "day": "500",
+                     *         "month": "5000",
+                     *         "week": "2000"
                      *       }
                      *     }
                      */
@@ -15385,9 +15442,9 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "status",
+                     *       "status": "PENDING",
                      *       "type": "BUSINESS_IDENTITY",
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Credential"];
@@ -15435,10 +15492,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "data": {},
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "type": "type"
+                     *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "type": "payment"
                      *     }
                      */
                     "application/json": components["schemas"]["Event"];
@@ -15491,19 +15548,19 @@ export interface operations {
                      *       "amountUsd": "25.5",
                      *       "arbiterAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "description": "description",
-                     *       "evidence": "evidence",
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "fundedAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "evidence": "signed delivery note, 2026-11-27",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "fundedAt": "2026-11-27T10:00:00.000000Z",
                      *       "holdAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "holdWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "holdWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "invoiceId": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "payeeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "payeeName": "Acme Payouts",
                      *       "payerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundPaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "releasePaymentId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "refundPaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "releasePaymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "DRAFT"
                      *     }
                      */
@@ -15546,8 +15603,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "claimStatus": "claimStatus",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "claimStatus": "OPEN",
+                     *       "paymentStatus": "COMPLETED",
                      *       "refundTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
                      */
@@ -15591,22 +15648,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -15649,22 +15706,22 @@ export interface operations {
                     /**
                      * @example {
                      *       "claimId": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "deliveredAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "deliveredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "holdReasons": [
-                     *         "holdReasons"
+                     *         "NEW_COUNTERPARTY"
                      *       ],
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "recipientPhoneMasked": "+15555550123",
-                     *       "recipientTenantId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "requestedDestinationId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "selectedRouteQuoteId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
-                     *       "sourceAssetId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceChainKey": "sourceChainKey",
-                     *       "sourceFundingMode": "sourceFundingMode",
-                     *       "status": "status"
+                     *       "sourceAssetId": "usdc-base-sepolia",
+                     *       "sourceChainKey": "base-sepolia",
+                     *       "sourceFundingMode": "TENANT_WALLET",
+                     *       "status": "PENDING"
                      *     }
                      */
                     "application/json": components["schemas"]["OfframpPayment"];
@@ -15710,21 +15767,21 @@ export interface operations {
                      *       "amount": 131072.01,
                      *       "amount_received": "25.5",
                      *       "amount_refunded": "25.5",
-                     *       "completed_at": "2026-11-27T10:00:00Z",
+                     *       "completed_at": "2026-11-27T10:00:00.000000Z",
                      *       "confirmations": 1,
-                     *       "created_at": "2026-11-27T10:00:00Z",
+                     *       "created_at": "2026-11-27T10:00:00.000000Z",
                      *       "cryptocurrency": "USDC",
                      *       "currency": "USD",
                      *       "deposit_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "description": "description",
-                     *       "expires_at": "2026-11-27T10:00:00Z",
+                     *       "description": "Order #1042: 3 seats",
+                     *       "expires_at": "2026-11-27T10:00:00.000000Z",
                      *       "failure_reason": "expired",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "metadata": {
                      *         "key": ""
                      *       },
                      *       "payer_address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "refundable": "refundable",
+                     *       "refundable": "25.5",
                      *       "status": "created",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
@@ -15775,7 +15832,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "amount": "25.5",
-                     *       "payment_id": "payment_id",
+                     *       "payment_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f"
                      *     }
                      */
@@ -15820,11 +15877,11 @@ export interface operations {
                      * @example {
                      *       "messages": [
                      *         {
-                     *           "body": "body",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "purpose": "purpose",
-                     *           "sentAt": "2026-11-27T10:00:00Z",
-                     *           "toMasked": "toMasked"
+                     *           "body": "Your Corridor code is 482913",
+                     *           "id": "sms_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "purpose": "claim_link",
+                     *           "sentAt": "2026-11-27T10:00:00.000000Z",
+                     *           "toMasked": "+1 •••-•••-0123"
                      *         }
                      *       ],
                      *       "total": 1
@@ -15878,7 +15935,7 @@ export interface operations {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "clockOffsetDays": 1,
                      *       "daysAdvanced": 1,
-                     *       "simulatedNow": "2026-11-27T10:00:00Z"
+                     *       "simulatedNow": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TreasuryAdvance"];
@@ -15922,11 +15979,11 @@ export interface operations {
                      *           "indexedThroughBlock": 1,
                      *           "latestBlock": 1,
                      *           "mirrorLagBlocks": 1,
-                     *           "problem": "problem",
+                     *           "problem": "the ledger balance differs from the chain by 0.5 USDC",
                      *           "status": "ok"
                      *         }
                      *       ],
-                     *       "checkedAt": "2026-11-27T10:00:00Z",
+                     *       "checkedAt": "2026-11-27T10:00:00.000000Z",
                      *       "database": "ok",
                      *       "service": "ok",
                      *       "status": "ok"
@@ -15970,11 +16027,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "role": "OWNER",
-                     *       "slug": "slug"
+                     *       "slug": "acme-payouts"
                      *     }
                      */
                     "application/json": components["schemas"]["Tenant"];
@@ -15989,11 +16046,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "role": "OWNER",
-                     *       "slug": "slug"
+                     *       "slug": "acme-payouts"
                      *     }
                      */
                     "application/json": components["schemas"]["Tenant"];
@@ -16029,11 +16086,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "role": "OWNER",
-                     *       "slug": "slug"
+                     *       "slug": "acme-payouts"
                      *     }
                      */
                     "application/json": components["schemas"]["Tenant"];
@@ -16073,12 +16130,12 @@ export interface operations {
                      * @example {
                      *       "members": [
                      *         {
-                     *           "acceptedAt": "2026-11-27T10:00:00Z",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "acceptedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "displayName": "Acme Payouts",
                      *           "email": "ada@example.com",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "privyUserId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "privyUserId": "did:privy:cm3x9v2k40001abcd",
                      *           "role": "ADMIN",
                      *           "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "status": "PENDING"
@@ -16129,13 +16186,13 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "acceptedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "acceptedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "displayName": "Acme Payouts",
                      *       "email": "ada@example.com",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "inviteToken": "inviteToken",
-                     *       "privyUserId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "inviteToken": "inv_9d4c2a7f1e8b6d3c5a2f9e7d4b1c8a6f",
+                     *       "privyUserId": "did:privy:cm3x9v2k40001abcd",
                      *       "role": "ADMIN",
                      *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "PENDING"
@@ -16171,7 +16228,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                 *       "token": "token"
+                 *       "token": "clt_3f8a1d6c9e2b7f4a5d8c1e6b9f2a7d4c"
                  *     }
                  */
                 "application/json": components["schemas"]["MemberAcceptRequest"];
@@ -16187,12 +16244,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "acceptedAt": "2026-11-27T10:00:00Z",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "acceptedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "displayName": "Acme Payouts",
                      *       "email": "ada@example.com",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "privyUserId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "privyUserId": "did:privy:cm3x9v2k40001abcd",
                      *       "role": "ADMIN",
                      *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "PENDING"
@@ -16237,10 +16294,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "REVOKED",
                      *       "stillOwnerOfWalletIds": [
-                     *         "stillOwnerOfWalletIds"
+                     *         "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *       ]
                      *     }
                      */
@@ -16296,15 +16353,15 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "amount": "25.5",
-                     *           "counterparty": "counterparty",
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "currency": "USDC",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "note": "note",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "note": "Invoice 1042",
                      *           "status": "awaiting_signature",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "type": "payment",
-                     *           "wallet_id": "wallet_id"
+                     *           "wallet_id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
                      *       ],
                      *       "has_more": true,
@@ -16362,12 +16419,12 @@ export interface operations {
                      *               "name": "Acme Payouts",
                      *               "targetBps": 1,
                      *               "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *               "walletStatus": "walletStatus"
+                     *               "walletStatus": "ACTIVE"
                      *             }
                      *           ],
                      *           "chainId": 1,
                      *           "clockOffsetDays": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "name": "Acme Payouts",
                      *           "threshold": 1,
                      *           "totalUsd": "25.5"
@@ -16445,12 +16502,12 @@ export interface operations {
                      *           "name": "Acme Payouts",
                      *           "targetBps": 1,
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "walletStatus": "walletStatus"
+                     *           "walletStatus": "ACTIVE"
                      *         }
                      *       ],
                      *       "chainId": 1,
                      *       "clockOffsetDays": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "threshold": 1,
                      *       "totalUsd": "25.5"
@@ -16505,12 +16562,12 @@ export interface operations {
                      *           "name": "Acme Payouts",
                      *           "targetBps": 1,
                      *           "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "walletStatus": "walletStatus"
+                     *           "walletStatus": "ACTIVE"
                      *         }
                      *       ],
                      *       "chainId": 1,
                      *       "clockOffsetDays": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "name": "Acme Payouts",
                      *       "threshold": 1,
                      *       "totalUsd": "25.5"
@@ -16557,15 +16614,15 @@ export interface operations {
                      *       "rules": [
                      *         {
                      *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "enabled": true,
                      *           "intervalSeconds": 1,
-                     *           "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *           "lastSkipReason": "lastSkipReason",
-                     *           "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *           "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *           "lastSkipReason": "the source bucket is below its floor",
+                     *           "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *           "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "targetUsd": "25.5",
                      *           "thresholdUsd": "25.5",
                      *           "type": "SWEEP_EXCESS"
@@ -16620,15 +16677,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "enabled": true,
                      *       "intervalSeconds": 1,
-                     *       "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *       "lastSkipReason": "lastSkipReason",
-                     *       "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *       "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "lastSkipReason": "the source bucket is below its floor",
+                     *       "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "targetUsd": "25.5",
                      *       "thresholdUsd": "25.5",
                      *       "type": "SWEEP_EXCESS"
@@ -16679,13 +16736,13 @@ export interface operations {
                      *         {
                      *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "amountUsd": "25.5",
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "failureReason": "failureReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "failureReason": "the payout provider rejected the account number",
                      *           "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "paymentStatus": "paymentStatus",
+                     *           "paymentStatus": "COMPLETED",
                      *           "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "PROPOSED",
                      *           "sweepId": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
@@ -16723,8 +16780,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "amountUsd": "25.5",
-                 *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                 *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j"
                  *     }
                  */
                 "application/json": components["schemas"]["TreasurySweepRequest"];
@@ -16742,13 +16799,13 @@ export interface operations {
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "amountUsd": "25.5",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "paymentStatus": "paymentStatus",
+                     *       "paymentStatus": "COMPLETED",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "PROPOSED",
                      *       "sweepId": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
@@ -16790,15 +16847,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "enabled": true,
                      *       "intervalSeconds": 1,
-                     *       "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *       "lastSkipReason": "lastSkipReason",
-                     *       "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *       "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "lastSkipReason": "the source bucket is below its floor",
+                     *       "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "targetUsd": "25.5",
                      *       "thresholdUsd": "25.5",
                      *       "type": "SWEEP_EXCESS"
@@ -16843,15 +16900,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "destBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "destBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "enabled": true,
                      *       "intervalSeconds": 1,
-                     *       "lastFiredAt": "2026-11-27T10:00:00Z",
-                     *       "lastSkipReason": "lastSkipReason",
-                     *       "lastSkippedAt": "2026-11-27T10:00:00Z",
+                     *       "lastFiredAt": "2026-11-27T10:00:00.000000Z",
+                     *       "lastSkipReason": "the source bucket is below its floor",
+                     *       "lastSkippedAt": "2026-11-27T10:00:00.000000Z",
                      *       "ruleId": "trl_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "sourceBucketId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceBucketId": "bkt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "targetUsd": "25.5",
                      *       "thresholdUsd": "25.5",
                      *       "type": "SWEEP_EXCESS"
@@ -16903,14 +16960,14 @@ export interface operations {
                     /**
                      * @example {
                      *       "attemptsRemaining": 1,
-                     *       "expiresAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "expiresAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfc_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "paymentId": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "PENDING",
                      *       "transaction": {
                      *         "amountUsd": "25.5",
                      *         "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *         "destinationLabel": "destinationLabel"
+                     *         "destinationLabel": "BBVA •••• 6789"
                      *       }
                      *     }
                      */
@@ -16950,12 +17007,12 @@ export interface operations {
                      * @example {
                      *       "factors": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "label": "label",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "label": "Operating account",
                      *           "status": "PENDING",
                      *           "type": "totp",
-                     *           "verifiedAt": "2026-11-27T10:00:00Z"
+                     *           "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *         }
                      *       ]
                      *     }
@@ -16998,14 +17055,14 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label",
-                     *       "otpauthUri": "otpauthUri",
-                     *       "secret": "secret",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account",
+                     *       "otpauthUri": "otpauth://totp/Corridor:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Corridor",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
                      *       "status": "PENDING",
                      *       "type": "totp",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["FactorEnroll"];
@@ -17046,12 +17103,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account",
                      *       "status": "PENDING",
                      *       "type": "totp",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Factor"];
@@ -17099,12 +17156,12 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "label": "label",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "tfa_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "label": "Operating account",
                      *       "status": "PENDING",
                      *       "type": "totp",
-                     *       "verifiedAt": "2026-11-27T10:00:00Z"
+                     *       "verifiedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["Factor"];
@@ -17145,7 +17202,7 @@ export interface operations {
                      *       "approveNewPayees": true,
                      *       "coolingOffSeconds": 1,
                      *       "requireSavedPayees": true,
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TwoFactorSettings"];
@@ -17187,7 +17244,7 @@ export interface operations {
                      *       "approveNewPayees": true,
                      *       "coolingOffSeconds": 1,
                      *       "requireSavedPayees": true,
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["TwoFactorSettings"];
@@ -17231,14 +17288,14 @@ export interface operations {
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *           "chainId": 1,
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "failureReason": "failureReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "failureReason": "the payout provider rejected the account number",
                      *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "name": "Acme Payouts",
                      *           "owners": [
                      *             {
                      *               "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *               "label": "label",
+                     *               "label": "Operating account",
                      *               "role": "ADMIN_OWNER"
                      *             }
                      *           ],
@@ -17300,14 +17357,14 @@ export interface operations {
                      * @example {
                      *       "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "owners": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "label": "label",
+                     *           "label": "Operating account",
                      *           "role": "ADMIN_OWNER"
                      *         }
                      *       ],
@@ -17361,14 +17418,14 @@ export interface operations {
                      *         }
                      *       ],
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
                      *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "name": "Acme Payouts",
                      *       "owners": [
                      *         {
                      *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *           "label": "label",
+                     *           "label": "Operating account",
                      *           "role": "ADMIN_OWNER"
                      *         }
                      *       ],
@@ -17420,7 +17477,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "total_usd_value": "25.5",
-                     *       "wallet_id": "wallet_id"
+                     *       "wallet_id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
                     "application/json": components["schemas"]["SecondaryBalance"];
@@ -17467,9 +17524,9 @@ export interface operations {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
                      *       "chainId": 1,
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "drp_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "SUBMITTED",
                      *       "txHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -17510,7 +17567,7 @@ export interface operations {
                  * @example {
                  *       "amount": "25.5",
                  *       "currency": "USDC",
-                 *       "destination": "destination"
+                 *       "destination": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                  *     }
                  */
                 "application/json": components["schemas"]["SecondarySendRequest"];
@@ -17526,10 +17583,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "estimated_confirmation": "2026-11-27T10:00:00Z",
+                     *       "estimated_confirmation": "2026-11-27T10:00:00.000000Z",
                      *       "status": "awaiting_signature",
                      *       "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "transaction_id": "transaction_id"
+                     *       "transaction_id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *     }
                      */
                     "application/json": components["schemas"]["SecondarySend"];
@@ -17583,15 +17640,15 @@ export interface operations {
                      *       "data": [
                      *         {
                      *           "amount": "25.5",
-                     *           "counterparty": "counterparty",
-                     *           "created_at": "2026-11-27T10:00:00Z",
+                     *           "counterparty": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "created_at": "2026-11-27T10:00:00.000000Z",
                      *           "currency": "USDC",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "note": "note",
+                     *           "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "note": "Invoice 1042",
                      *           "status": "awaiting_signature",
                      *           "transaction_hash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *           "type": "payment",
-                     *           "wallet_id": "wallet_id"
+                     *           "wallet_id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
                      *         }
                      *       ],
                      *       "has_more": true,
@@ -17645,34 +17702,34 @@ export interface operations {
                      * @example {
                      *       "amount": "25.5",
                      *       "asset": "usdc",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "destinationAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "destinationChainId": 1,
-                     *       "destinationHandle": "destinationHandle",
+                     *       "destinationHandle": "@acme",
                      *       "destinationType": "handle",
                      *       "executedTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
-                     *       "failureReason": "failureReason",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "failureReason": "the payout provider rejected the account number",
+                     *       "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "kind": "transfer",
-                     *       "memo": "memo",
+                     *       "memo": "Invoice 1042",
                      *       "safeNonce": 1,
                      *       "safeTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
                      *       "signatures": [
                      *         {
-                     *           "signedAt": "2026-11-27T10:00:00Z",
-                     *           "signer": "signer"
+                     *           "signedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "signer": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"
                      *         }
                      *       ],
-                     *       "sourceWalletId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "sourceWalletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "CREATED",
                      *       "threshold": 1,
                      *       "transaction": {
-                     *         "data": "data",
+                     *         "data": "0x",
                      *         "operation": "CALL",
-                     *         "to": "to",
+                     *         "to": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *         "value": "25.5"
                      *       },
-                     *       "updatedAt": "2026-11-27T10:00:00Z"
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["SafePayment"];
@@ -17709,10 +17766,10 @@ export interface operations {
                  * @example {
                  *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "allowedMcc": [
-                 *         "allowedMcc"
+                 *         "5411"
                  *       ],
                  *       "blockedMcc": [
-                 *         "blockedMcc"
+                 *         "7995"
                  *       ],
                  *       "dailyUsd": "25.5",
                  *       "monthlyUsd": "25.5",
@@ -17736,13 +17793,13 @@ export interface operations {
                      *       "agentId": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardId": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "cardholderId": "chd_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "chain": "chain",
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "chain": "base-sepolia",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "cryptoAccountAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-                     *       "cryptoAccountType": "cryptoAccountType",
-                     *       "fundingCardAccountId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "issuerCardId": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "last4": "last4",
+                     *       "cryptoAccountType": "SAFE",
+                     *       "fundingCardAccountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "issuerCardId": "ic_1QhR7sKz4mYw2L",
+                     *       "last4": "4242",
                      *       "safeAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
                      *       "status": "active",
                      *       "walletId": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j"
@@ -17789,21 +17846,21 @@ export interface operations {
                      * @example {
                      *       "attempts": [
                      *         {
-                     *           "at": "2026-11-27T10:00:00Z",
+                     *           "at": "2026-11-27T10:00:00.000000Z",
                      *           "durationMs": 1,
-                     *           "error": "error",
+                     *           "error": "connection refused",
                      *           "number": 1,
                      *           "statusCode": 1,
                      *           "succeeded": true
                      *         }
                      *       ],
-                     *       "createdAt": "2026-11-27T10:00:00Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
                      *       "endpointId": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "eventId": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "eventType": "eventType",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "nextAttemptAt": "2026-11-27T10:00:00Z",
-                     *       "redeliveryOf": "redeliveryOf",
+                     *       "eventType": "safe_payment.completed",
+                     *       "id": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "nextAttemptAt": "2026-11-27T10:00:00.000000Z",
+                     *       "redeliveryOf": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "status": "PENDING"
                      *     }
                      */
@@ -17848,16 +17905,16 @@ export interface operations {
                      * @example {
                      *       "endpoints": [
                      *         {
-                     *           "createdAt": "2026-11-27T10:00:00Z",
-                     *           "disabledReason": "disabledReason",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "disabledReason": "every attempt failed for 3 days",
                      *           "enabled": true,
                      *           "events": [
-                     *             "events"
+                     *             "safe_payment.completed"
                      *           ],
-                     *           "failingSince": "2026-11-27T10:00:00Z",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "secret": "secret",
-                     *           "updatedAt": "2026-11-27T10:00:00Z",
+                     *           "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *           "url": "https://partner.example.com/corridor"
                      *         }
                      *       ],
@@ -17906,16 +17963,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -17954,16 +18011,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -18000,16 +18057,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -18051,16 +18108,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "createdAt": "2026-11-27T10:00:00Z",
-                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "disabledReason": "every attempt failed for 3 days",
                      *       "enabled": true,
                      *       "events": [
-                     *         "events"
+                     *         "safe_payment.completed"
                      *       ],
-                     *       "failingSince": "2026-11-27T10:00:00Z",
-                     *       "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *       "secret": "secret",
-                     *       "updatedAt": "2026-11-27T10:00:00Z",
+                     *       "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *       "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "secret": "whsec_4f9d2c7b1a8e6f3d5c2b9a7e4f1d8c6b",
+                     *       "updatedAt": "2026-11-27T10:00:00.000000Z",
                      *       "url": "https://partner.example.com/corridor"
                      *     }
                      */
@@ -18106,21 +18163,21 @@ export interface operations {
                      *         {
                      *           "attempts": [
                      *             {
-                     *               "at": "2026-11-27T10:00:00Z",
+                     *               "at": "2026-11-27T10:00:00.000000Z",
                      *               "durationMs": 1,
-                     *               "error": "error",
+                     *               "error": "connection refused",
                      *               "number": 1,
                      *               "statusCode": 1,
                      *               "succeeded": true
                      *             }
                      *           ],
-                     *           "createdAt": "2026-11-27T10:00:00Z",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
                      *           "endpointId": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "eventId": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "eventType": "eventType",
-                     *           "id": "wal_06h0c8y3a9xq2v5m7k1d4f6g8j",
-                     *           "nextAttemptAt": "2026-11-27T10:00:00Z",
-                     *           "redeliveryOf": "redeliveryOf",
+                     *           "eventType": "safe_payment.completed",
+                     *           "id": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "nextAttemptAt": "2026-11-27T10:00:00.000000Z",
+                     *           "redeliveryOf": "whd_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "status": "PENDING"
                      *         }
                      *       ],
@@ -18161,10 +18218,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CREATED"
                  *       },
                  *       "event": "agent.created",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18212,10 +18269,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LIMITS_UPDATED"
                  *       },
                  *       "event": "agent.limits_updated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18263,10 +18320,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REACTIVATED"
                  *       },
                  *       "event": "agent.reactivated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18314,10 +18371,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "agt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SUSPENDED"
                  *       },
                  *       "event": "agent.suspended",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18365,10 +18422,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FROZEN"
                  *       },
                  *       "event": "card.frozen",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18416,10 +18473,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "ISSUED"
                  *       },
                  *       "event": "card.issued",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18467,10 +18524,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LIMITS_UPDATED"
                  *       },
                  *       "event": "card.limits_updated",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18518,10 +18575,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "card_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "UNFROZEN"
                  *       },
                  *       "event": "card.unfrozen",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18569,10 +18626,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "APPROVED"
                  *       },
                  *       "event": "card_authorization.approved",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18620,10 +18677,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CAPTURED"
                  *       },
                  *       "event": "card_authorization.captured",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18671,10 +18728,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DECLINED"
                  *       },
                  *       "event": "card_authorization.declined",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18722,10 +18779,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REVERSED"
                  *       },
                  *       "event": "card_authorization.reversed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18773,10 +18830,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SETTLEMENT_CONFIRMED"
                  *       },
                  *       "event": "card_authorization.settlement_confirmed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18824,10 +18881,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SETTLEMENT_FAILED"
                  *       },
                  *       "event": "card_authorization.settlement_failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18875,10 +18932,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "cau_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SETTLEMENT_SUBMITTED"
                  *       },
                  *       "event": "card_authorization.settlement_submitted",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18926,10 +18983,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELED"
                  *       },
                  *       "event": "claim.canceled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -18977,10 +19034,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "EXPIRED"
                  *       },
                  *       "event": "claim.expired",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19028,10 +19085,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LOCKED"
                  *       },
                  *       "event": "claim.locked",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19079,10 +19136,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "OPEN"
                  *       },
                  *       "event": "claim.open",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19130,10 +19187,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUNDED"
                  *       },
                  *       "event": "claim.refunded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19181,10 +19238,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "clm_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "RELEASED"
                  *       },
                  *       "event": "claim.released",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19232,10 +19289,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELLED"
                  *       },
                  *       "event": "invoice.cancelled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19283,10 +19340,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DELIVERED"
                  *       },
                  *       "event": "invoice.delivered",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19334,10 +19391,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DRAFT"
                  *       },
                  *       "event": "invoice.draft",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19385,10 +19442,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "EXPIRED"
                  *       },
                  *       "event": "invoice.expired",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19436,10 +19493,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FUNDED"
                  *       },
                  *       "event": "invoice.funded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19487,10 +19544,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUNDED"
                  *       },
                  *       "event": "invoice.refunded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19538,10 +19595,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "RELEASED"
                  *       },
                  *       "event": "invoice.released",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19589,10 +19646,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "inv_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SENT"
                  *       },
                  *       "event": "invoice.sent",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19640,10 +19697,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "ACTION_REQUIRED"
                  *       },
                  *       "event": "offramp_payment.action_required",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19691,10 +19748,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "AWAITING_RECIPIENT_CONFIRMATION"
                  *       },
                  *       "event": "offramp_payment.awaiting_recipient_confirmation",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19742,10 +19799,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELED"
                  *       },
                  *       "event": "offramp_payment.canceled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19793,10 +19850,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLIANCE_HOLD"
                  *       },
                  *       "event": "offramp_payment.compliance_hold",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19844,10 +19901,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DELIVERED"
                  *       },
                  *       "event": "offramp_payment.delivered",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19895,10 +19952,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "offramp_payment.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19946,10 +20003,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FUNDS_LOCKED"
                  *       },
                  *       "event": "offramp_payment.funds_locked",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -19997,10 +20054,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PAYOUT_SELECTION_REQUIRED"
                  *       },
                  *       "event": "offramp_payment.payout_selection_required",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20048,10 +20105,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PENDING_CLAIM"
                  *       },
                  *       "event": "offramp_payment.pending_claim",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20099,10 +20156,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "POLICY_CHECK"
                  *       },
                  *       "event": "offramp_payment.policy_check",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20150,10 +20207,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROVIDER_PROCESSING"
                  *       },
                  *       "event": "offramp_payment.provider_processing",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20201,10 +20258,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROVIDER_SUBMITTED"
                  *       },
                  *       "event": "offramp_payment.provider_submitted",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20252,10 +20309,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "RECIPIENT_RESOLUTION"
                  *       },
                  *       "event": "offramp_payment.recipient_resolution",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20303,10 +20360,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUND_PENDING"
                  *       },
                  *       "event": "offramp_payment.refund_pending",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20354,10 +20411,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "REFUNDED"
                  *       },
                  *       "event": "offramp_payment.refunded",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20405,10 +20462,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "ROUTE_QUOTED"
                  *       },
                  *       "event": "offramp_payment.route_quoted",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20456,10 +20513,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SOURCE_FUNDS_CONFIRMED"
                  *       },
                  *       "event": "offramp_payment.source_funds_confirmed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20507,10 +20564,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLETED"
                  *       },
                  *       "event": "payment.completed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20558,10 +20615,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CREATED"
                  *       },
                  *       "event": "payment.created",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20609,10 +20666,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "payment.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20660,10 +20717,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "chk_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PENDING"
                  *       },
                  *       "event": "payment.pending",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20711,10 +20768,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "crf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROCESSED"
                  *       },
                  *       "event": "refund.processed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20762,10 +20819,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "AWAITING_SIGNATURE"
                  *       },
                  *       "event": "safe_payment.awaiting_signature",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20813,10 +20870,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELLED"
                  *       },
                  *       "event": "safe_payment.cancelled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20864,10 +20921,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLETED"
                  *       },
                  *       "event": "safe_payment.completed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20915,10 +20972,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "EXECUTING"
                  *       },
                  *       "event": "safe_payment.executing",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -20966,10 +21023,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "safe_payment.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21017,10 +21074,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "READY_TO_EXECUTE"
                  *       },
                  *       "event": "safe_payment.ready_to_execute",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21068,10 +21125,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "pay_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "SIGNING"
                  *       },
                  *       "event": "safe_payment.signing",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21119,10 +21176,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "CANCELLED"
                  *       },
                  *       "event": "treasury_sweep.cancelled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21170,10 +21227,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "COMPLETED"
                  *       },
                  *       "event": "treasury_sweep.completed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21221,10 +21278,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "FAILED"
                  *       },
                  *       "event": "treasury_sweep.failed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21272,10 +21329,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "swp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "PROPOSED"
                  *       },
                  *       "event": "treasury_sweep.proposed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -21323,10 +21380,10 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "createdAt": "2026-11-27T10:00:00Z",
-                 *       "created_at": "2026-11-27T10:00:00Z",
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
                  *       "data": {
-                 *         "id": "obj_06h0c8y3a9xq2v5m7k1d4f6g8j"
+                 *         "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "DISABLED"
                  *       },
                  *       "event": "webhook_endpoint.disabled",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
