@@ -531,6 +531,13 @@ CREATE TABLE public.invoices (
     CONSTRAINT invoices_status_check CHECK ((status = ANY (ARRAY['DRAFT'::text, 'SENT'::text, 'FUNDED'::text, 'DELIVERED'::text, 'EXPIRED'::text, 'RELEASED'::text, 'REFUNDED'::text, 'CANCELLED'::text])))
 );
 
+CREATE TABLE public.job_workers (
+    client_id text NOT NULL,
+    replica text NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    heartbeat_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
 CREATE TABLE public.ledger_accounts (
     id text NOT NULL,
     environment text NOT NULL,
@@ -771,6 +778,7 @@ CREATE TABLE public.offramp_payments (
     delivered_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    requote_reason text,
     CONSTRAINT offramp_payments_delivered_at CHECK (((status <> 'DELIVERED'::text) OR (delivered_at IS NOT NULL))),
     CONSTRAINT offramp_payments_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT offramp_payments_source_amount_base_units_check CHECK ((source_amount_base_units > 0))
@@ -1305,6 +1313,16 @@ CREATE TABLE public.treasury_sweeps (
     CONSTRAINT treasury_sweeps_status_check CHECK ((status = 'PROPOSED'::text))
 );
 
+CREATE TABLE public.twofactor_budgets (
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    subject text NOT NULL,
+    failures timestamp with time zone[] DEFAULT '{}'::timestamp with time zone[] NOT NULL,
+    locked_until timestamp with time zone,
+    CONSTRAINT twofactor_budgets_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT twofactor_budgets_failures_bounded CHECK ((cardinality(failures) <= 10))
+);
+
 CREATE TABLE public.twofactor_challenges (
     id text NOT NULL,
     tenant_id text NOT NULL,
@@ -1519,6 +1537,9 @@ ALTER TABLE ONLY public.invoices
 ALTER TABLE ONLY public.invoices
     ADD CONSTRAINT invoices_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.job_workers
+    ADD CONSTRAINT job_workers_pkey PRIMARY KEY (client_id);
+
 ALTER TABLE ONLY public.ledger_accounts
     ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id);
 
@@ -1717,6 +1738,9 @@ ALTER TABLE ONLY public.treasury_sweeps
 ALTER TABLE ONLY public.treasury_sweeps
     ADD CONSTRAINT treasury_sweeps_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.twofactor_budgets
+    ADD CONSTRAINT twofactor_budgets_pkey PRIMARY KEY (tenant_id, environment, subject);
+
 ALTER TABLE ONLY public.twofactor_challenges
     ADD CONSTRAINT twofactor_challenges_pkey PRIMARY KEY (id);
 
@@ -1802,6 +1826,8 @@ CREATE INDEX idempotency_keys_expires_idx ON public.idempotency_keys USING btree
 CREATE INDEX invoices_poll_idx ON public.invoices USING btree (environment, id) WHERE ((status = 'SENT'::text) OR (release_payment_id IS NOT NULL) OR (refund_payment_id IS NOT NULL));
 
 CREATE INDEX invoices_tenant_idx ON public.invoices USING btree (tenant_id, environment, created_at DESC, id);
+
+CREATE INDEX job_workers_replica_idx ON public.job_workers USING btree (replica);
 
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
 
@@ -1914,6 +1940,8 @@ CREATE INDEX treasury_rules_enabled_idx ON public.treasury_rules USING btree (en
 CREATE INDEX treasury_sweeps_account_idx ON public.treasury_sweeps USING btree (account_id, id);
 
 CREATE INDEX treasury_sweeps_rule_idx ON public.treasury_sweeps USING btree (rule_id, id) WHERE (rule_id IS NOT NULL);
+
+CREATE INDEX twofactor_budgets_locked_idx ON public.twofactor_budgets USING btree (locked_until) WHERE (locked_until IS NOT NULL);
 
 CREATE INDEX twofactor_challenges_tenant_idx ON public.twofactor_challenges USING btree (tenant_id, environment, created_at);
 

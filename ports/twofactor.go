@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"time"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/twofactor"
@@ -42,4 +43,13 @@ type TwoFactorRepo interface {
 	// LockChallenge finds the challenge for update; not found: TWOFA_CHALLENGE_NOT_FOUND.
 	LockChallenge(ctx context.Context, tenantID string, env core.Environment, id string) (twofactor.Challenge, error)
 	UpdateChallenge(ctx context.Context, c twofactor.Challenge) error
+	// ChallengesCreatedSince counts the tenant's challenges of env created at or after since,
+	// and gives the first one's creation time (zero when none).
+	ChallengesCreatedSince(ctx context.Context, tenantID string, env core.Environment, since time.Time) (int, time.Time, error)
+
+	// LockBudget finds the failure budget of subject for update, creating an empty one first,
+	// so parallel verifications of one tenant take their turns and none reads a stale count.
+	LockBudget(ctx context.Context, tenantID string, env core.Environment, subject string) (twofactor.Budget, error)
+	// SaveBudget writes a budget's failures and lock.
+	SaveBudget(ctx context.Context, b twofactor.Budget) error
 }

@@ -91,14 +91,16 @@ func sortedEnvironments(chains map[core.Environment]ports.Chain) []core.Environm
 	return envs
 }
 
-// readinessChecks are what /readyz requires besides the database: every configured chain's
-// node answers, and the job workers run with a pool that reaches the database. An unconfigured
-// chain is not checked: its environment answers CHAIN_UNAVAILABLE by design (docs/decisions/tenancy.md).
+// readinessChecks are what /readyz looks at besides the database: the job workers run with a
+// pool that reaches the database (required), and every configured chain's node answers (a
+// dependency: a silent node degrades the chain routes to 503 CHAIN_UNAVAILABLE but leaves the
+// replica ready, since every replica shares the node). An unconfigured chain is not checked: its
+// environment answers CHAIN_UNAVAILABLE by design (docs/decisions/tenancy.md).
 func readinessChecks(chains map[core.Environment]ports.Chain, runner *jobs.Runner) []http.ReadinessCheck {
 	out := []http.ReadinessCheck{{Name: "jobs", Check: runner.Ready, Problem: "the job workers cannot take jobs"}}
 	for _, env := range sortedEnvironments(chains) {
 		c := chains[env]
-		out = append(out, http.ReadinessCheck{Name: "chain:" + string(env), Problem: "the chain's node does not answer",
+		out = append(out, http.ReadinessCheck{Name: "chain:" + string(env), Problem: "the chain's node does not answer", Dependency: true,
 			Check: func(ctx context.Context) error { _, err := c.LatestBlock(ctx); return err }})
 	}
 	return out

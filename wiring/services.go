@@ -127,7 +127,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		return s, err
 	}
 	if s.TwoFactor, err = twofactorapp.New(twofactorapp.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		CoolingOff: cfg.ContactCoolingOff}); err != nil {
+		CoolingOff: cfg.ContactCoolingOff, PlatformAddresses: []string{liquidationAddress(cfg)}}); err != nil {
 		return s, err
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
@@ -172,7 +172,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		return s, err
 	}
 	s.Checkout, err = checkoutapp.New(checkoutapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Config: cfg.Checkout, Logger: log})
+		Config: cfg.Checkout, Logger: log, Policy: s.Policy})
 	return s, err
 }
 
@@ -188,13 +188,18 @@ func webhookTimeout(c webhooksapp.Config) time.Duration {
 // off-ramp debits through Safe payments.
 func rampsDeps(cfg Config, p servicePorts, s *registry) rampsapp.Deps {
 	const usd = 1_000_000 // base units per USD
-	liquidation := cfg.Ramps.LiquidationAddress
-	if liquidation == "" {
-		liquidation = DefaultLiquidationAddress
-	}
+	liquidation := liquidationAddress(cfg)
 	return rampsapp.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Wallets, Payments: rampPayments{s.SafePay},
 		Limits:             ramp.Limits{PerTransaction: cfg.Ramps.MaxAmountUsd * usd, PerTenantDaily: cfg.Ramps.DailyCapUsd * usd},
 		LiquidationAddress: liquidation}
+}
+
+// liquidationAddress is the platform's address off-ramped USDC is paid to.
+func liquidationAddress(cfg Config) string {
+	if cfg.Ramps.LiquidationAddress != "" {
+		return cfg.Ramps.LiquidationAddress
+	}
+	return DefaultLiquidationAddress
 }
 
 // rampPayments proposes off-ramp payments through the Safe payments capability.

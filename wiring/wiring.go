@@ -10,6 +10,7 @@ import (
 	"math/big"
 	nethttp "net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/corridorhq/corridor/adapters/chain"
@@ -118,6 +119,9 @@ type Config struct {
 	ConsoleSignIn       console.SignInFlow
 	ConsoleSignInIssuer string
 	ConsoleRedirectURL  string
+	// ConsoleSignInsPerMinute bounds sign-in attempts per client address and form on the
+	// console and the operator console (0: console.DefaultSignInsPerMinute).
+	ConsoleSignInsPerMinute int
 	// CipherPreviousKeys (comma-separated hex) open ciphertexts sealed before CipherKey was
 	// rotated in; CipherLookupKey (hex; empty: CipherKey) keys the lookup hashes across
 	// rotations.
@@ -134,6 +138,9 @@ type Config struct {
 	// process died) and retries it (zero: River's hour). Below the jobs' two-minute default
 	// time-out it lowers that time-out too (crash tests).
 	JobsRescueStuckAfter time.Duration
+	// Replica names this replica across restarts (jobs.Config.Replica): a restarted process
+	// rescues its previous incarnation's jobs at once.
+	Replica string
 	// StorePipeline is the store's commit pipeline (STORE_PIPELINE_*): concurrent units of
 	// work share one COMMIT per batch. Lanes 0 leaves it off (every unit of work its own
 	// transaction); zero MaxBatch and MaxWait take the adapter's defaults.
@@ -154,6 +161,28 @@ type Config struct {
 	// is the public base URL of the payment page (empty: the request's own scheme and host).
 	Checkout         checkout.Config
 	CheckoutPageBase string
+	// PublicBaseURL (PUBLIC_BASE_URL) is the service's public origin, as clients and the
+	// identity provider reach it. URLs the service hands to others are built from it, never
+	// from the request's Host or forwarded headers: the payment page (unless CheckoutPageBase
+	// says otherwise) and the OIDC callback (unless ConsoleRedirectURL does). Empty: the
+	// request's own origin, for programs that embed the service without one.
+	PublicBaseURL string
+}
+
+// checkoutPageBase is the payment page's public base URL: CheckoutPageBase, else PublicBaseURL.
+func (cfg Config) checkoutPageBase() string {
+	if cfg.CheckoutPageBase != "" {
+		return cfg.CheckoutPageBase
+	}
+	return strings.TrimRight(cfg.PublicBaseURL, "/")
+}
+
+// consoleRedirectURL is the OIDC callback: ConsoleRedirectURL, else under PublicBaseURL.
+func (cfg Config) consoleRedirectURL() string {
+	if cfg.ConsoleRedirectURL != "" || cfg.PublicBaseURL == "" {
+		return cfg.ConsoleRedirectURL
+	}
+	return strings.TrimRight(cfg.PublicBaseURL, "/") + console.Prefix + "/signin/oidc/callback"
 }
 
 // RampConfig configures sandbox ramps: caps in whole USD and the platform liquidation address.
@@ -294,6 +323,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeWithoutReads := closeDB
 		closeDB = func() { closeReads(); closeWithoutReads() }
 	}
+	// Every ledger debit posted on a caller's behalf passes the spend guard's confinement.
+	appStore = kernel.GuardLedger(appStore)
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(appStore)
 	}
@@ -309,7 +340,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
 		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
-		RescueStuckAfter: cfg.JobsRescueStuckAfter,
+		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
 	})
 	if err != nil {
 		closeDB()
@@ -329,7 +360,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		SharedLimits:       sharedLimits(cfg, db),
 		Timeouts:           cfg.HTTPTimeouts,
 		TrustedProxies:     cfg.TrustedProxies,
-		CheckoutPageBase:   cfg.CheckoutPageBase,
+		CheckoutPageBase:   cfg.checkoutPageBase(),
 		Version:            ReadBuild().String(),
 		Commit:             ReadBuild().Commit,
 		Readiness:          readinessChecks(cfg.ChainAdapters, runner),

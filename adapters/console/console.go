@@ -73,6 +73,9 @@ type Config struct {
 	SignIn            SignInFlow
 	SignInIssuer      string
 	SignInRedirectURL string
+	// SignInsPerMinute bounds the sign-in attempts of one client address per minute on each
+	// sign-in form (CONSOLE_SIGNINS_PER_MINUTE); 0 is DefaultSignInsPerMinute.
+	SignInsPerMinute int
 }
 
 // Console is the mounted console.
@@ -83,6 +86,7 @@ type Console struct {
 	signInName     string
 	signInRedirect string
 	seal           sealer
+	throttle       *signInThrottle
 	pages          map[string]*template.Template
 	log            *slog.Logger
 }
@@ -96,7 +100,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Checkout == nil || svc.Idempotency == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}
-	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log,
+	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log, throttle: newSignInThrottle(cfg.SignInsPerMinute),
 		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL}
 	var err error
 	if k.pages, err = webconsole.Pages(funcs); err != nil {
@@ -105,7 +109,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	g := app.Group(Prefix, securityHeaders)
 	g.Use("/static", filesystem.New(filesystem.Config{Root: http.FS(webconsole.Static()), MaxAge: 3600}))
 	g.Get("/signin", k.signinPage)
-	g.Post("/signin", k.signin)
+	g.Post("/signin", k.throttled("member"), k.signin)
 	k.oidcRoutes(g)
 	operatorPages{k}.operatorRoutes(g)
 	m := g.Group("", k.member, k.csrf)

@@ -31,7 +31,7 @@ type operatorPages struct{ *Console }
 
 func (k operatorPages) operatorRoutes(g fiber.Router) {
 	g.Get("/operator/signin", k.operatorSigninPage)
-	g.Post("/operator/signin", k.operatorSignin)
+	g.Post("/operator/signin", k.throttled("operator"), k.operatorSignin)
 	g.Get("/operator", k.operator, k.operatorOverview)
 	g.Post("/operator/signout", k.operator, k.operatorSignout)
 	g.Post("/operator/payments/:id/approve-review", k.operator, k.operatorApproveReview)

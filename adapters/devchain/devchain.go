@@ -140,7 +140,17 @@ func (c *Chain) bringUp(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	return c.start(ctx, binary, port)
+	err = c.start(ctx, binary, port)
+	if errors.Is(err, ErrForeignNode) && o.Port == 0 {
+		// Another checkout's node took the port between the check and geth's bind: a port
+		// chosen here (not asked for) moves to a fresh one, which the kernel just handed out.
+		c.logf("devchain: 127.0.0.1:%d was taken by another checkout's node; starting on a fresh port", port)
+		if port, err = freshPort(); err != nil {
+			return err
+		}
+		err = c.start(ctx, binary, port)
+	}
+	return err
 }
 
 // prepare checks the chain id, funds the relayer and deploys or verifies the contracts.

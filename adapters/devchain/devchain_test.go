@@ -3,6 +3,7 @@ package devchain
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math/big"
 	"net"
 	"os"
@@ -363,5 +364,53 @@ func TestDevchain_RedeploysAChangedCheckoutFactory(t *testing.T) {
 	}
 	if balance, err := adapter.USDCBalance(ctx, to); err != nil || balance.Int64() != 2_000_000 {
 		t.Fatalf("refunded balance = %v (%v), want 2000000", balance, err)
+	}
+}
+
+// TestDevchain_NeverAttachesToAnotherCheckoutsNode: checkout A's chain runs on a port. Checkout
+// B's geth started on that same port (B lost the race between choosing a free port and geth's
+// bind) dies with "address already in use" while A's node answers there; B's start fails
+// naming the other checkout's chain instead of taking A's node for its own. B's Ensure with no
+// port asked for then comes up on a port of its own, beside A.
+func TestDevchain_NeverAttachesToAnotherCheckoutsNode(t *testing.T) {
+	binary := gethBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	a, err := Ensure(ctx, Options{DataDir: filepath.Join(t.TempDir(), "a"), Binary: binary, Port: freePort(t), Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Stop(context.Background()) })
+
+	dirB := filepath.Join(t.TempDir(), "b")
+	if err := os.MkdirAll(dirB, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	key, err := loadOrCreateKey(filepath.Join(dirB, relayerKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Chain{dataDir: dirB, relayerKey: key, logf: t.Logf}
+	if err := b.initGenesis(ctx, binary); err != nil {
+		t.Fatal(err)
+	}
+	err = b.start(ctx, binary, a.Port())
+	if !errors.Is(err, ErrForeignNode) {
+		t.Fatalf("B's geth on A's port: %v, want ErrForeignNode", err)
+	}
+
+	other, err := Ensure(ctx, Options{DataDir: dirB, Binary: binary, Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Stop(context.Background()) })
+	if other.Port() == a.Port() || !other.StartedHere() {
+		t.Fatalf("B came up on %d (started here %v), A is on %d", other.Port(), other.StartedHere(), a.Port())
+	}
+	if err := other.hasOurGenesis(ctx, other.Port()); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.hasOurGenesis(ctx, other.Port()); !errors.Is(err, ErrForeignNode) {
+		t.Fatalf("A's genesis check of B's node: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
 )
 
@@ -59,7 +61,8 @@ func (c *Chain) runningNode(ctx context.Context) (int, bool) {
 	deadline := time.Now().Add(readyTimeout)
 	for isOurNode(s.PID, c.dataDir) {
 		if answers(ctx, s.Port) {
-			return s.Port, true
+			// The port may have passed to another checkout's node since: reuse only ours.
+			return s.Port, c.hasOurGenesis(ctx, s.Port) == nil
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
 			return 0, false
@@ -138,6 +141,11 @@ func (c *Chain) choosePort(want int) (int, error) {
 			return p, nil
 		}
 	}
+	return freshPort()
+}
+
+// freshPort is a port the kernel hands out on 127.0.0.1 (released at once for geth to bind).
+func freshPort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -216,7 +224,7 @@ func (c *Chain) start(ctx context.Context, binary string, port int) error {
 		c.stopQuietly()
 		return fmt.Errorf("devchain: %w", err)
 	}
-	if err := p.awaitReady(ctx, port); err != nil {
+	if err := p.awaitReady(ctx, port, c.hasOurGenesis); err != nil {
 		c.stopQuietly()
 		return fmt.Errorf("%w\ngeth log %s ends:\n%s", err, logPath, tail(logPath, logTailLines))
 	}
@@ -224,14 +232,25 @@ func (c *Chain) start(ctx context.Context, binary string, port int) error {
 	return nil
 }
 
-func (p *process) awaitReady(ctx context.Context, port int) error {
+// awaitReady waits until the node on port answers and is the one this checkout started: its
+// child is still running and the genesis block is this directory's (the relayer the genesis
+// funds is per directory, so another checkout's node has another genesis hash). A node that
+// answers with another genesis is someone else's: geth lost the port to it, and start-up fails
+// saying so instead of deploying to a chain that is not ours.
+func (p *process) awaitReady(ctx context.Context, port int, ours func(context.Context, int) error) error {
 	deadline := time.After(readyTimeout)
+	var foreign error
 	for {
 		if answers(ctx, port) {
-			return nil
+			if foreign = ours(ctx, port); foreign == nil && p.running() {
+				return nil
+			}
 		}
 		select {
 		case <-p.done:
+			if foreign != nil {
+				return fmt.Errorf("devchain: geth exited during start-up (%v) and 127.0.0.1:%d is answered by another node: %w", p.err, port, foreign)
+			}
 			return fmt.Errorf("devchain: geth exited during start-up: %v", p.err)
 		case <-ctx.Done():
 			return ctx.Err()
@@ -240,6 +259,40 @@ func (p *process) awaitReady(ctx context.Context, port int) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// ErrForeignNode is a node answering on the port this checkout's geth was to listen on that is
+// not this checkout's chain (another checkout's `make run` took the port first).
+var ErrForeignNode = errors.New("devchain: another checkout's dev chain answers on this port")
+
+// running reports whether the child has not exited.
+func (p *process) running() bool {
+	select {
+	case <-p.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// hasOurGenesis checks that the node on port has this directory's genesis block.
+func (c *Chain) hasOurGenesis(ctx context.Context, port int) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	client, err := ethclient.DialContext(ctx, fmt.Sprintf("http://127.0.0.1:%d", port))
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	header, err := client.HeaderByNumber(ctx, big.NewInt(0))
+	if err != nil {
+		return err
+	}
+	want := Genesis(crypto.PubkeyToAddress(c.relayerKey.PublicKey)).ToBlock().Hash()
+	if header.Hash() != want {
+		return fmt.Errorf("%w: its genesis block is %s, not %s of this checkout's chain (%s)", ErrForeignNode, header.Hash(), want, c.dataDir)
+	}
+	return nil
 }
 
 // stop sends SIGTERM and waits; when ctx ends first it kills the node and waits for that.

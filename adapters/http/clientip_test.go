@@ -90,3 +90,63 @@ func TestClientIP_ForwardedForFromTrustedProxy(t *testing.T) {
 		})
 	}
 }
+
+// originServer serves GET /origin answering c.BaseURL(), behind resolveClientAddress.
+func originServer(t *testing.T, trusted []netip.Prefix) string {
+	t.Helper()
+	app := fiber.New(fiber.Config{DisableStartupMessage: true})
+	app.Use(resolveClientAddress(trusted))
+	app.Get("/origin", func(c *fiber.Ctx) error { return c.SendString(c.BaseURL()) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = app.Listener(ln) }()
+	t.Cleanup(func() { _ = app.Shutdown() })
+	return "http://" + ln.Addr().String()
+}
+
+func originAsSeen(t *testing.T, base string, headers map[string]string) string {
+	t.Helper()
+	req, err := nethttp.NewRequest(nethttp.MethodGet, base+"/origin", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := nethttp.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
+}
+
+// TestForwardedOrigin_OnlyFromTrustedProxies: X-Forwarded-Host and -Proto change the origin the
+// service sees only when a trusted proxy sends them, and even then only a scheme of http or
+// https and a plain host[:port] are believed.
+func TestForwardedOrigin_OnlyFromTrustedProxies(t *testing.T) {
+	evil := map[string]string{"X-Forwarded-Host": "evil.example", "X-Forwarded-Proto": "javascript", "X-Url-Scheme": "javascript"}
+	untrusted := originServer(t, nil)
+	if got := originAsSeen(t, untrusted, evil); got != untrusted {
+		t.Fatalf("untrusted peer: origin %q, want %q", got, untrusted)
+	}
+	if got := originAsSeen(t, untrusted, map[string]string{"X-Forwarded-Proto": "https", "X-Forwarded-Ssl": "on"}); got != untrusted {
+		t.Fatalf("untrusted peer's https claim: origin %q", got)
+	}
+	trusted := originServer(t, []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")})
+	if got := originAsSeen(t, trusted, map[string]string{"X-Forwarded-Host": "pay.example.com", "X-Forwarded-Proto": "https"}); got != "https://pay.example.com" {
+		t.Fatalf("trusted proxy: origin %q", got)
+	}
+	if got := originAsSeen(t, trusted, evil); got != "http://evil.example" {
+		t.Fatalf("trusted proxy with a javascript scheme: origin %q, want the scheme dropped", got)
+	}
+	if got := originAsSeen(t, trusted, map[string]string{"X-Forwarded-Host": "evil.example/path?x="}); got != trusted {
+		t.Fatalf("trusted proxy with a host carrying a path: origin %q, want it dropped", got)
+	}
+}

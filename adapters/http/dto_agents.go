@@ -36,10 +36,12 @@ type agentListResponse struct {
 	Total  int             `json:"total" oas:"required"`
 }
 
-// agentKeyCreateRequest: scopes an agent may not hold are dropped silently.
+// agentKeyCreateRequest: scopes an agent may not hold are dropped silently. expiresAt is
+// optional in TEST; a LIVE agent key always expires, by default 90 days after minting.
 type agentKeyCreateRequest struct {
-	Name   string   `json:"name" oas:"required,maxLength=100"`
-	Scopes []string `json:"scopes" oas:"required"`
+	Name      string   `json:"name" oas:"required,maxLength=100"`
+	Scopes    []string `json:"scopes" oas:"required"`
+	ExpiresAt string   `json:"expiresAt,omitempty" oas:"format=date-time"`
 }
 
 // agentLimitsRequest: a field sent changes (null clears it), a field left out keeps its value.

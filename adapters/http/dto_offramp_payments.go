@@ -61,6 +61,7 @@ type offrampPaymentResponse struct {
 	SelectedRouteQuoteID   *string                     `json:"selectedRouteQuoteId" oas:"required"`
 	HoldReasons            []string                    `json:"holdReasons" oas:"required"`
 	FailureReason          *string                     `json:"failureReason" oas:"required"`
+	RequoteReason          *string                     `json:"requoteReason" oas:"required,enum=QUOTE_EXPIRED|DESTINATION_UNAVAILABLE|DESTINATION_REVOKED|RAIL_UNAVAILABLE|CREDENTIAL_CHANGED|POLICY_CHANGED" description:"Why the check just before submission sent this confirmed payment back to quoting: QUOTE_EXPIRED (the confirmed quote lapsed: rates may have changed, the recipient confirms a new quote), DESTINATION_UNAVAILABLE, DESTINATION_REVOKED, RAIL_UNAVAILABLE, CREDENTIAL_CHANGED or POLICY_CHANGED; null when that never happened or once the recipient confirmed again."`
 	DeliveredAt            *time.Time                  `json:"deliveredAt" oas:"required"`
 	CreatedAt              time.Time                   `json:"createdAt" oas:"required"`
 	Quotes                 *[]payoutRouteQuoteResponse `json:"quotes,omitempty"`
@@ -107,7 +108,7 @@ func toOfframpPayment(p offramp.Payment) offrampPaymentResponse {
 		RecipientTenantID: strPtr(p.RecipientTenantID), ClaimID: strPtr(p.ClaimID), SourceChainKey: p.SourceChainKey,
 		SourceAssetID: p.SourceAssetID, SourceAmountBaseUnits: strconv.FormatInt(p.SourceAmountBaseUnits, 10),
 		SourceFundingMode: p.FundingMode, RequestedDestinationID: strPtr(p.RequestedDestinationID),
-		SelectedRouteQuoteID: strPtr(p.SelectedQuoteID), HoldReasons: holds, FailureReason: strPtr(p.FailureReason),
+		SelectedRouteQuoteID: strPtr(p.SelectedQuoteID), HoldReasons: holds, FailureReason: strPtr(p.FailureReason), RequoteReason: strPtr(string(p.RequoteReason)),
 		DeliveredAt: p.DeliveredAt, CreatedAt: p.CreatedAt}
 }
 

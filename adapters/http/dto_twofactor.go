@@ -68,6 +68,12 @@ type codeRequest struct {
 	Code string `json:"code" oas:"required,pattern=^[0-9]{6}$"`
 }
 
+// factorVerifyRequest activates a PENDING factor; beside an ACTIVE factor it needs step-up.
+type factorVerifyRequest struct {
+	Code             string `json:"code" oas:"required,pattern=^[0-9]{6}$"`
+	TwofaChallengeID string `json:"twofaChallengeId,omitempty" description:"a SATISFIED challenge bound to this activation, needed when the tenant already has an ACTIVE factor"`
+}
+
 func toFactor(f twofactor.Factor) factorResponse {
 	return factorResponse{ID: f.ID, Type: f.Type, Label: f.Label, Status: string(f.Status), CreatedAt: f.CreatedAt, VerifiedAt: f.VerifiedAt}
 }

@@ -13,7 +13,7 @@ func (s *Server) endpointTable(h handlers) []Endpoint {
 	routes := []Endpoint{
 		{Method: "GET", Path: "/healthz", Public: "liveness probe for load balancers; says nothing about any tenant", Summary: "Liveness: the process answers", Tag: "service",
 			Responses: map[int]any{200: healthResponse{}}, Handler: s.healthz},
-		{Method: "GET", Path: "/readyz", Public: "readiness probe for load balancers; says nothing about any tenant", Summary: "Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)", Tag: "service",
+		{Method: "GET", Path: "/readyz", Public: "readiness probe for load balancers; says nothing about any tenant", Summary: "Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE", Tag: "service",
 			Responses: map[int]any{200: readinessResponse{}, 503: Envelope{}}, Handler: s.readyz},
 		{Method: "GET", Path: "/v1/openapi.json", Public: "the public API contract", Summary: "This OpenAPI document", Tag: "service",
 			Responses: map[int]any{200: map[string]any{}}, Handler: s.openapi},

@@ -66,6 +66,7 @@ var statusByCode = map[core.Code]int{
 	safepay.CodeSignerNotOwner:            422,
 	safepay.CodeDestinationNotResolved:    422,
 	safepay.CodeQueueFull:                 409,
+	safepay.CodeCustodyCallRefused:        422,
 	card.CodeCardNotFound:                 404,
 	card.CodeCardholderNotFound:           404,
 	card.CodeAuthorizationNotFound:        404,

@@ -2,6 +2,7 @@ package http
 
 import (
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -67,8 +68,16 @@ func (h *agentsHandlers) createAgentKey(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	k, err := h.svc.CreateAgentKey(c.UserContext(), principal(c), agentIDParam(c),
-		agents.KeyInput{Name: req.Name, Scopes: req.Scopes})
+	in := agents.KeyInput{Name: req.Name, Scopes: req.Scopes}
+	if req.ExpiresAt != "" {
+		t, err := time.Parse(time.RFC3339, req.ExpiresAt)
+		if err != nil {
+			return core.Invalid("expiresAt", "must be an RFC 3339 timestamp such as 2027-01-31T00:00:00Z")
+		}
+		t = t.UTC().Truncate(time.Microsecond)
+		in.ExpiresAt = &t
+	}
+	k, err := h.svc.CreateAgentKey(c.UserContext(), principal(c), agentIDParam(c), in)
 	if err != nil {
 		return err
 	}

@@ -69,11 +69,11 @@ func (h *twoFactorHandlers) deleteFactor(c *fiber.Ctx) error {
 }
 
 func (h *twoFactorHandlers) verifyFactor(c *fiber.Ctx) error {
-	var req codeRequest
+	var req factorVerifyRequest
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	f, err := h.svc.VerifyFactor(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code)
+	f, err := h.svc.VerifyFactor(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), req.Code, strings.TrimSpace(req.TwofaChallengeID))
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/spend"
 )
 
 const (
@@ -56,7 +57,7 @@ func withRequestID(c *fiber.Ctx) error {
 }
 
 // resolveClientAddress decides which address the request comes from, before anything reads
-// it: the socket's peer, unless the peer is one of the trusted proxies, in which case the
+// it (and, with dropForwardedOrigin, which scheme and host it was sent to): the socket's peer, unless the peer is one of the trusted proxies, in which case the
 // X-Forwarded-For chain is walked from the right (the hop the nearest proxy appended) past
 // every trusted proxy, and the first untrusted hop is the client. Hops to its left are the
 // client's own claims and are never believed. It sets the request's remote address to the
@@ -76,8 +77,10 @@ func resolveClientAddress(trusted []netip.Prefix) fiber.Handler {
 		peerAddr, ok := addrOf(peer)
 		if !ok || !isTrusted(peerAddr, trusted) {
 			fc.SetRemoteAddr(peer)
+			dropForwardedOrigin(c, true)
 			return c.Next()
 		}
+		dropForwardedOrigin(c, false)
 		client := clientFromForwarded(peerAddr, forwardedHops(c), trusted)
 		fc.SetRemoteAddr(&net.TCPAddr{IP: client.AsSlice()})
 		return c.Next()
@@ -106,6 +109,38 @@ func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
 }
 
 // forwardedHops are the X-Forwarded-For entries in order, across repeated headers.
+// forwardedOriginHeaders are the headers through which Fiber's Protocol, Hostname and BaseURL
+// believe a proxy about the scheme and host the client used.
+var forwardedOriginHeaders = []string{fiber.HeaderXForwardedHost, fiber.HeaderXForwardedProto,
+	fiber.HeaderXForwardedProtocol, fiber.HeaderXForwardedSsl, fiber.HeaderXUrlScheme}
+
+// forwardedHostPattern is a host with an optional port: nothing that could carry a path,
+// credentials or a second URL.
+var forwardedHostPattern = regexp.MustCompile(`^[A-Za-z0-9.-]{1,253}(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:[0-9]{1,5})?$`)
+
+// dropForwardedOrigin removes what a client says about the scheme and host it used, unless a
+// trusted proxy says it (untrusted=false), and even then keeps only a scheme of http or https
+// and a plain host[:port]: a javascript: scheme or a host with a path never reaches a URL the
+// service builds. URLs shown to others (a checkout's payment_url, the OIDC redirect_uri) come
+// from configuration anyway; this guards every other reader of c.Protocol and c.Hostname.
+func dropForwardedOrigin(c *fiber.Ctx, untrusted bool) {
+	h := &c.Request().Header
+	if untrusted {
+		for _, name := range forwardedOriginHeaders {
+			h.Del(name)
+		}
+		return
+	}
+	if host := string(h.Peek(fiber.HeaderXForwardedHost)); host != "" && !forwardedHostPattern.MatchString(host) {
+		h.Del(fiber.HeaderXForwardedHost)
+	}
+	for _, name := range []string{fiber.HeaderXForwardedProto, fiber.HeaderXForwardedProtocol, fiber.HeaderXUrlScheme} {
+		if v := strings.ToLower(string(h.Peek(name))); v != "" && v != "http" && v != "https" {
+			h.Del(name)
+		}
+	}
+}
+
 func forwardedHops(c *fiber.Ctx) []string {
 	var hops []string
 	for _, value := range c.Request().Header.PeekAll(fiber.HeaderXForwardedFor) {
@@ -235,6 +270,9 @@ func (s *Server) authenticate(required bool) fiber.Handler {
 			return c.Next()
 		}
 		c.Locals(localPrincipal, p)
+		// The ledger's debit path reads the caller from the context (the spend guard), so a
+		// debit posted by any route is put to the rule on the caller's behalf.
+		c.SetUserContext(spend.WithActor(c.UserContext(), p))
 		return c.Next()
 	}
 }

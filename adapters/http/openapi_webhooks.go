@@ -38,6 +38,7 @@ var webhookEventTypes = func() map[string]string {
 		{"payment", "created pending completed failed", "a hosted checkout (chk_…) is created or reaches this status (docs/checkout.md)"},
 		{"refund", "processed", "a checkout's refund was sent on chain"},
 		{"webhook_endpoint", "disabled", "an endpoint failed for the whole retry window and was disabled"},
+		{"twofactor", "locked", "two-factor verification was locked after too many wrong codes (data.subject: the tenant's environment or factor:<id>; data.lockedUntil)"},
 	}
 	for _, f := range families {
 		for _, status := range strings.Fields(f.statuses) {

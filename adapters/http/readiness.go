@@ -14,23 +14,29 @@ import (
 // in time either, so it counts as down.
 const readinessTimeout = 2 * time.Second
 
-// ReadinessCheck is one part /readyz requires: the database, each configured chain, the job
-// workers. Problem is what the body says when Check fails; the error itself is only logged,
-// since /readyz answers without credentials.
+// ReadinessCheck is one part /readyz looks at. A part this replica needs to serve any request
+// (the database, its job workers) makes it unready when it fails; a Dependency (a chain node)
+// does not: only the routes that need it answer 503 (CHAIN_UNAVAILABLE), so an outage of
+// something shared by every replica never takes them all out of the load balancer. Problem is
+// what the body says when Check fails; the error itself is only logged, since /readyz answers
+// without credentials.
 type ReadinessCheck struct {
-	Name    string
-	Check   func(ctx context.Context) error
-	Problem string
+	Name       string
+	Check      func(ctx context.Context) error
+	Problem    string
+	Dependency bool
 }
 
-// readinessResponse is /readyz's answer when every part is ready.
+// readinessResponse is /readyz's answer when every part the replica needs is ready.
 type readinessResponse struct {
-	Status string            `json:"status" oas:"required,enum=ok"`
-	Checks map[string]string `json:"checks" oas:"required" description:"each part checked (database, jobs, chain:TEST, chain:LIVE) and ok"`
+	Status   string            `json:"status" oas:"required,enum=ok|degraded" description:"ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it"`
+	Checks   map[string]string `json:"checks" oas:"required" description:"each part checked (database, jobs, chain:TEST, chain:LIVE) and ok, or its problem"`
+	Degraded []string          `json:"degraded,omitempty" description:"the dependencies that fail; the routes that need them answer 503"`
 }
 
 // readyz runs every check at once, each within readinessTimeout, and answers 503
-// SERVICE_UNAVAILABLE naming the parts that failed (details.checks) when any did.
+// SERVICE_UNAVAILABLE naming the parts that failed (details.checks) when a part the replica
+// needs did; a failed dependency only makes the answer degraded.
 func (s *Server) readyz(c *fiber.Ctx) error {
 	checks := s.readinessChecks()
 	results := make(map[string]string, len(checks))
@@ -53,9 +59,12 @@ func (s *Server) readyz(c *fiber.Ctx) error {
 		}()
 	}
 	wg.Wait()
-	failed := failedChecks(results)
-	if len(failed) == 0 {
+	failed, degraded := failedChecks(checks, results)
+	if len(failed) == 0 && len(degraded) == 0 {
 		return c.JSON(readinessResponse{Status: "ok", Checks: results})
+	}
+	if len(failed) == 0 {
+		return c.JSON(readinessResponse{Status: "degraded", Checks: results, Degraded: degraded})
 	}
 	return c.Status(fiber.StatusServiceUnavailable).JSON(Envelope{StatusCode: fiber.StatusServiceUnavailable,
 		Code: "SERVICE_UNAVAILABLE", Message: "not ready: " + strings.Join(failed, ", "), RequestID: requestID(c),
@@ -68,13 +77,18 @@ func (s *Server) readinessChecks() []ReadinessCheck {
 	return append([]ReadinessCheck{database}, s.cfg.Readiness...)
 }
 
-func failedChecks(results map[string]string) []string {
-	var failed []string
-	for name, result := range results {
-		if result != "ok" {
-			failed = append(failed, name)
+// failedChecks splits the failed checks into the parts the replica needs and the dependencies.
+func failedChecks(checks []ReadinessCheck, results map[string]string) (failed, degraded []string) {
+	for _, check := range checks {
+		switch {
+		case results[check.Name] == "ok":
+		case check.Dependency:
+			degraded = append(degraded, check.Name)
+		default:
+			failed = append(failed, check.Name)
 		}
 	}
 	sort.Strings(failed)
-	return failed
+	sort.Strings(degraded)
+	return failed, degraded
 }

@@ -143,7 +143,7 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	webhooksSvc, err := webhooksapp.New(webhooksapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Cipher: nopCipher{}, Sender: webhooksender.New(time.Second)})
 	must(err)
-	checkoutSvc, err := checkoutapp.New(checkoutapp.Deps{Store: nopStore{}, Jobs: nopJobs{}})
+	checkoutSvc, err := checkoutapp.New(checkoutapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Policy: nopPolicy{}})
 	must(err)
 	operationsSvc, err := operationsapp.New(operationsapp.Deps{Reports: nopOperator{}, Audit: nopOperator{}, Jobs: nopOperator{},
 		Reviews: offrampSvc, Arbiter: invoicesSvc, Endpoints: webhooksSvc, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
@@ -268,3 +268,9 @@ func (nopOperator) FindTenants(context.Context, string, int) ([]ports.TenantMatc
 }
 func (nopOperator) RecordOperatorAction(context.Context, ports.OperatorAction) error { return nil }
 func (nopOperator) RetryJob(context.Context, int64) error                            { return nil }
+
+type nopPolicy struct{}
+
+func (nopPolicy) GateBalanceSpend(context.Context, auth.Principal, string, int64, string) (*core.Error, error) {
+	return nil, nil
+}

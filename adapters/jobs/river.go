@@ -63,6 +63,10 @@ type Runner struct {
 	pool   *pgxpool.Pool
 	// running is true between Start and Stop: readiness fails outside it.
 	running atomic.Bool
+	live    *liveness
+	// stopLive ends the heartbeat loop; liveDone closes when it has ended.
+	stopLive context.CancelFunc
+	liveDone chan struct{}
 }
 
 // Config sets up the worker side.
@@ -85,6 +89,15 @@ type Config struct {
 	// RescueStuckAfter is how long a job may stay running before it is taken as stuck (its
 	// worker was killed) and retried; zero keeps River's hour.
 	RescueStuckAfter time.Duration
+	// Replica names this replica across restarts (unique per running process); a new process
+	// with the name rescues at once the jobs its previous incarnation held. Empty: a random
+	// name, so only the heartbeat notices a dead predecessor.
+	Replica string
+	// HeartbeatEvery and DeadAfter tune the worker liveness (zero takes DefaultHeartbeatEvery
+	// and DefaultDeadAfter): a worker whose heartbeat is older than DeadAfter is dead, and its
+	// running jobs go back to work.
+	HeartbeatEvery time.Duration
+	DeadAfter      time.Duration
 }
 
 // defaultJobTimeout bounds a job whose worker sets no time-out of its own.
@@ -121,9 +134,11 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 		pool.Close()
 		return nil, fmt.Errorf("jobs: metrics: %w", err)
 	}
+	live := newLiveness(pool, cfg)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
+		ID: live.clientID,
 		Middleware: append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{},
-			&singleFlight{pool: pool, log: cmp.Or(cfg.Logger, slog.Default())}}, cfg.Middleware...),
+			&singleFlight{pool: pool, log: live.log, clientID: live.clientID}}, cfg.Middleware...),
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:              cfg.Workers,
 		PeriodicJobs:         cfg.PeriodicJobs,
@@ -136,14 +151,34 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 		pool.Close()
 		return nil, fmt.Errorf("jobs: worker client: %w", err)
 	}
-	return &Runner{client: client, pool: pool}, nil
+	return &Runner{client: client, pool: pool, live: live}, nil
 }
 
-// Start runs the workers until Stop.
+// newLiveness fills the liveness defaults; a replica without a name gets a random one.
+func newLiveness(pool *pgxpool.Pool, cfg Config) *liveness {
+	replica := cfg.Replica
+	if replica == "" {
+		replica = "anonymous-" + leaseHolder("")[1:9]
+	}
+	return &liveness{pool: pool, log: cmp.Or(cfg.Logger, slog.Default()), clientID: clientIDFor(replica), replica: replica,
+		every: cmp.Or(cfg.HeartbeatEvery, DefaultHeartbeatEvery), deadAfter: cmp.Or(cfg.DeadAfter, DefaultDeadAfter)}
+}
+
+// ClientID is this process's worker name in River's attempted_by and in job_workers.
+func (r *Runner) ClientID() string { return r.live.clientID }
+
+// Start registers the worker (rescuing its replica's previous incarnation's jobs), runs the
+// workers and the heartbeat until Stop.
 func (r *Runner) Start(ctx context.Context) error {
+	if err := r.live.start(ctx); err != nil {
+		return fmt.Errorf("jobs: registering the worker: %w", err)
+	}
 	if err := r.client.Start(ctx); err != nil {
 		return err
 	}
+	liveCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	r.stopLive, r.liveDone = stop, make(chan struct{})
+	go func() { defer close(r.liveDone); r.live.run(liveCtx) }()
 	r.running.Store(true)
 	return nil
 }
@@ -164,6 +199,11 @@ func (r *Runner) Ready(ctx context.Context) error {
 func (r *Runner) Stop(ctx context.Context) error {
 	r.running.Store(false)
 	err := r.client.Stop(ctx)
+	if r.stopLive != nil {
+		r.stopLive()
+		<-r.liveDone
+		r.live.stop(ctx)
+	}
 	r.pool.Close()
 	return err
 }

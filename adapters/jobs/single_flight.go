@@ -35,6 +35,9 @@ type singleFlight struct {
 	river.MiddlewareDefaults
 	pool *pgxpool.Pool
 	log  *slog.Logger
+	// clientID prefixes every lease this worker holds, so the liveness rescue releases a dead
+	// worker's leases as soon as its death is noticed, instead of after passLease.
+	clientID string
 }
 
 var _ rivertype.WorkerMiddleware = (*singleFlight)(nil)
@@ -45,7 +48,7 @@ func (s *singleFlight) Work(ctx context.Context, job *rivertype.JobRow, doInner 
 		return doInner(ctx)
 	}
 	name := passName(job)
-	holder := leaseHolder()
+	holder := leaseHolder(s.clientID)
 	held, err := s.take(ctx, name, holder)
 	if err != nil {
 		return err
@@ -111,8 +114,9 @@ func passName(job *rivertype.JobRow) string {
 	return job.Kind + " " + string(job.EncodedArgs)
 }
 
-func leaseHolder() string {
+// leaseHolder names one run of a pass: the worker's client ID, '#', and a random suffix.
+func leaseHolder(clientID string) string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return clientID + "#" + hex.EncodeToString(b[:])
 }

@@ -82,6 +82,8 @@ var (
 		[]string{"environment"}, nil)
 	endpointsDisabledDesc = prometheus.NewDesc("corridor_webhook_endpoints_disabled", "Webhook endpoints the service disabled after failing for the whole retry window (not those a tenant switched off), by environment.",
 		[]string{"environment"}, nil)
+	twofactorLockedDesc = prometheus.NewDesc("corridor_twofactor_locked", "Two-factor failure budgets (a tenant's environment, or one factor) locked right now after too many wrong codes, by environment.",
+		[]string{"environment"}, nil)
 	offrampDesc = prometheus.NewDesc("corridor_offramp_payments", "Off-ramp payments in a non-terminal status, by environment and status.",
 		[]string{"environment", "status"}, nil)
 	relayerPendingDesc = prometheus.NewDesc("corridor_relayer_pending_transactions", "Relayer nonces sent and not yet mined, by chain.",
@@ -104,8 +106,8 @@ var (
 
 // Describe sends every metric the collector may report.
 func (c *StateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{jobsDesc, oldestJobDesc, webhookBacklogDesc, endpointsDisabledDesc, offrampDesc, relayerPendingDesc,
-		relayerStuckDesc, relayerBalanceDesc, chainHeadDesc, indexerLagDesc, chainUpDesc, transfersDesc, sourceUpDesc,
+	for _, d := range []*prometheus.Desc{jobsDesc, oldestJobDesc, webhookBacklogDesc, endpointsDisabledDesc, twofactorLockedDesc, offrampDesc,
+		relayerPendingDesc, relayerStuckDesc, relayerBalanceDesc, chainHeadDesc, indexerLagDesc, chainUpDesc, transfersDesc, sourceUpDesc,
 		driftWalletsDesc, driftUSDCDesc} {
 		ch <- d
 	}
@@ -133,7 +135,7 @@ type source struct {
 
 // read runs every source and reports each one's success beside its metrics.
 func (c *StateCollector) read(ctx context.Context) []prometheus.Metric {
-	sources := []source{{"jobs", c.readJobs}, {"webhooks", c.readWebhooks}, {"offramp", c.readOfframp},
+	sources := []source{{"jobs", c.readJobs}, {"webhooks", c.readWebhooks}, {"twofactor", c.readTwoFactor}, {"offramp", c.readOfframp},
 		{"relayer", c.readRelayer}, {"ledger", c.readLedger}}
 	for _, ch := range c.cfg.Chains {
 		sources = append(sources, source{"chain:" + ch.Environment, c.chainReader(ch)})
@@ -238,6 +240,24 @@ func (c *StateCollector) readWebhookBacklog(ctx context.Context, out *[]promethe
 	}, webhookBacklogSQL)
 	for env, seconds := range ages {
 		*out = append(*out, gauge(webhookBacklogDesc, seconds, env))
+	}
+	return err
+}
+
+// readTwoFactor counts the failure budgets locked now (through the partial index of budgets
+// that ever locked), per environment, 0 included so the alert's series is continuous.
+func (c *StateCollector) readTwoFactor(ctx context.Context, out *[]prometheus.Metric) error {
+	counts := map[string]int64{"TEST": 0, "LIVE": 0}
+	err := c.query(ctx, func(rows *sql.Rows) error {
+		var env string
+		var n int64
+		err := rows.Scan(&env, &n)
+		counts[env] = n
+		return err
+	}, `SELECT environment, count(*) FROM twofactor_budgets WHERE locked_until IS NOT NULL AND locked_until > now()
+		GROUP BY environment`)
+	for env, n := range counts {
+		*out = append(*out, gauge(twofactorLockedDesc, float64(n), env))
 	}
 	return err
 }

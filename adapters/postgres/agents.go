@@ -102,7 +102,14 @@ func (r agentRepo) UpdateAgent(ctx context.Context, a agent.Agent) error {
 	return err
 }
 
-// SpentInWindows: a COMPLETED payment is terminal, so its updated_at is when it completed.
+// SpentInWindows counts two kinds of record. The spend guard reserves a Safe payment of an
+// agent's wallet under the payment id in agent_card_spend when it is accepted: a reservation
+// counts in the windows it was made in while its payment is live or COMPLETED, and stops
+// counting when the payment FAILED or was CANCELLED (that is its release); one whose payment
+// was never recorded (a proposal refused after the guard, committing only its challenge)
+// counts nothing. A COMPLETED payment with no reservation (accepted before reservations
+// existed) counts when it completed: it is terminal, so its updated_at is that instant. Card
+// authorizations count in the windows they were consumed in.
 func (r agentRepo) SpentInWindows(ctx context.Context, a agent.Agent, w agent.Windows) (agent.Spent, error) {
 	var spent agent.Spent
 	if a.WalletID != "" {
@@ -111,25 +118,27 @@ SELECT COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0),
        COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0),
        COALESCE(SUM(amount_base_units) FILTER (WHERE updated_at >= ?), 0)
 FROM safe_payments
-WHERE tenant_id = ? AND environment = ? AND source_wallet_id = ? AND status = 'COMPLETED' AND updated_at >= ?`,
+WHERE tenant_id = ? AND environment = ? AND source_wallet_id = ? AND status = 'COMPLETED' AND updated_at >= ?
+  AND NOT EXISTS (SELECT 1 FROM agent_card_spend r WHERE r.authorization_id = safe_payments.id)`,
 			w.Day, w.Week, w.Month, a.TenantID, a.Environment, a.WalletID, earliest(w)).Scan(ctx, &spent.Day, &spent.Week, &spent.Month)
 		if err != nil {
 			return agent.Spent{}, err
 		}
 	}
-	// Card budget is counted in the windows it was consumed in, whatever the time now.
-	var card agent.Spent
+	var reserved agent.Spent
 	err := r.db.NewRaw(`
-SELECT COALESCE(SUM(amount_base_units) FILTER (WHERE day_start = ?), 0),
-       COALESCE(SUM(amount_base_units) FILTER (WHERE week_start = ?), 0),
-       COALESCE(SUM(amount_base_units) FILTER (WHERE month_start = ?), 0)
-FROM agent_card_spend
-WHERE agent_id = ? AND released_at IS NULL AND (month_start = ? OR week_start = ?)`,
-		w.Day, w.Week, w.Month, a.ID, w.Month, w.Week).Scan(ctx, &card.Day, &card.Week, &card.Month)
+SELECT COALESCE(SUM(s.amount_base_units) FILTER (WHERE s.day_start = ?), 0),
+       COALESCE(SUM(s.amount_base_units) FILTER (WHERE s.week_start = ?), 0),
+       COALESCE(SUM(s.amount_base_units) FILTER (WHERE s.month_start = ?), 0)
+FROM agent_card_spend s
+LEFT JOIN safe_payments p ON p.id = s.authorization_id
+WHERE s.agent_id = ? AND s.released_at IS NULL AND (s.month_start = ? OR s.week_start = ?)
+  AND (s.authorization_id NOT LIKE ? OR p.status NOT IN ('FAILED', 'CANCELLED'))`,
+		w.Day, w.Week, w.Month, a.ID, w.Month, w.Week, core.PrefixPayment+`\_%`).Scan(ctx, &reserved.Day, &reserved.Week, &reserved.Month)
 	if err != nil {
 		return agent.Spent{}, err
 	}
-	return agent.Spent{Day: spent.Day + card.Day, Week: spent.Week + card.Week, Month: spent.Month + card.Month}, nil
+	return agent.Spent{Day: spent.Day + reserved.Day, Week: spent.Week + reserved.Week, Month: spent.Month + reserved.Month}, nil
 }
 
 // earliest is the earliest window start: an ISO week can begin in the month before.

@@ -42,6 +42,7 @@ type offrampPaymentModel struct {
 	Provider               *string    `bun:"provider"`
 	ProviderReference      *string    `bun:"provider_reference"`
 	FailureReason          *string    `bun:"failure_reason"`
+	RequoteReason          *string    `bun:"requote_reason"`
 	DeliveredAt            *time.Time `bun:"delivered_at"`
 	CreatedAt              time.Time  `bun:"created_at"`
 	UpdatedAt              time.Time  `bun:"updated_at"`
@@ -61,7 +62,7 @@ func offrampFromDomain(p offramp.Payment) offrampPaymentModel {
 		Status: string(p.Status), HoldReasons: holds, SelectedQuoteID: nullable(p.SelectedQuoteID),
 		QuoteSetVersion: p.QuoteSetVersion, Reservation: p.Reservation, HoldTransferID: nullable(p.HoldTransferID),
 		Attempt: p.Attempt, Provider: nullable(p.Provider), ProviderReference: nullable(p.ProviderReference),
-		FailureReason: nullable(p.FailureReason), DeliveredAt: p.DeliveredAt, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		FailureReason: nullable(p.FailureReason), RequoteReason: nullable(string(p.RequoteReason)), DeliveredAt: p.DeliveredAt, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
 	}
 }
 
@@ -79,7 +80,7 @@ func (m offrampPaymentModel) domain() (offramp.Payment, error) {
 		Status: offramp.Status(m.Status), HoldReasons: holds, SelectedQuoteID: deref(m.SelectedQuoteID),
 		QuoteSetVersion: m.QuoteSetVersion, Reservation: m.Reservation, HoldTransferID: deref(m.HoldTransferID),
 		Attempt: m.Attempt, Provider: deref(m.Provider), ProviderReference: deref(m.ProviderReference),
-		FailureReason: deref(m.FailureReason), DeliveredAt: utcPtr(m.DeliveredAt),
+		FailureReason: deref(m.FailureReason), RequoteReason: offramp.RequoteReason(deref(m.RequoteReason)), DeliveredAt: utcPtr(m.DeliveredAt),
 		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC(),
 	}
 	if !p.Status.Valid() || p.SourceAmountBaseUnits <= 0 {

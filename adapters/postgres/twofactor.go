@@ -253,3 +253,52 @@ func (r twoFactorRepo) UpdateChallenge(ctx context.Context, c twofactor.Challeng
 	_, err := r.db.NewUpdate().Model(&m).Column("status", "attempts", "satisfied_at", "redeemed_at", "payment_id").WherePK().Exec(ctx)
 	return err
 }
+
+func (r twoFactorRepo) ChallengesCreatedSince(ctx context.Context, tenantID string, env core.Environment, since time.Time) (int, time.Time, error) {
+	var n int
+	var first sql.NullTime
+	err := r.db.NewSelect().Table("twofactor_challenges").ColumnExpr("count(*), min(created_at)").
+		Where("tenant_id = ? AND environment = ? AND created_at >= ?", tenantID, env, since).Scan(ctx, &n, &first)
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	return n, first.Time.UTC(), nil
+}
+
+type budgetModel struct {
+	bun.BaseModel `bun:"table:twofactor_budgets"`
+	TenantID      string      `bun:"tenant_id,pk"`
+	Environment   string      `bun:"environment,pk"`
+	Subject       string      `bun:"subject,pk"`
+	Failures      []time.Time `bun:"failures,array"`
+	LockedUntil   *time.Time  `bun:"locked_until"`
+}
+
+func (r twoFactorRepo) LockBudget(ctx context.Context, tenantID string, env core.Environment, subject string) (twofactor.Budget, error) {
+	empty := budgetModel{TenantID: tenantID, Environment: string(env), Subject: subject, Failures: []time.Time{}}
+	if _, err := r.db.NewInsert().Model(&empty).On("CONFLICT DO NOTHING").Exec(ctx); err != nil {
+		return twofactor.Budget{}, err
+	}
+	var m budgetModel
+	err := r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND subject = ?", tenantID, env, subject).
+		For("UPDATE").Scan(ctx)
+	if err != nil {
+		return twofactor.Budget{}, err
+	}
+	b := twofactor.Budget{TenantID: m.TenantID, Environment: core.Environment(m.Environment), Subject: m.Subject, LockedUntil: m.LockedUntil}
+	for _, at := range m.Failures {
+		b.Failures = append(b.Failures, at.UTC())
+	}
+	if b.LockedUntil != nil {
+		at := b.LockedUntil.UTC()
+		b.LockedUntil = &at
+	}
+	return b, nil
+}
+
+func (r twoFactorRepo) SaveBudget(ctx context.Context, b twofactor.Budget) error {
+	m := budgetModel{TenantID: b.TenantID, Environment: string(b.Environment), Subject: b.Subject,
+		Failures: append([]time.Time{}, b.Failures...), LockedUntil: b.LockedUntil}
+	_, err := r.db.NewUpdate().Model(&m).Column("failures", "locked_until").WherePK().Exec(ctx)
+	return err
+}

@@ -40,6 +40,7 @@ type Service struct {
 	wallets WalletProvisioner
 	cards   CardIssuer
 	log     *slog.Logger
+	guard   *kernel.SpendGuard
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -52,5 +53,6 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), wallets: d.Wallets, cards: d.Cards, log: log}, nil
+	clock := kernel.ClockOrSystem(d.Clock)
+	return &Service{store: d.Store, clock: clock, wallets: d.Wallets, cards: d.Cards, log: log, guard: kernel.NewSpendGuard(clock.Now)}, nil
 }

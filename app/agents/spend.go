@@ -10,50 +10,37 @@ import (
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/ports"
 )
 
-// GateAgentPayment applies an agent's limits to a Safe payment being proposed from the agent's
-// wallet (any other wallet passes, except that an agent key pays only from its own agent's
-// wallet, where its caps apply: INSUFFICIENT_SCOPE with details.reason AGENT_WALLET_ONLY):
-// AGENT_LIMIT (403) when the per-transaction cap, or the settled spend of a window plus the
-// amount, would exceed a cap. It is a guardrail against
-// settled spend (docs/api.md Limits): only COMPLETED payments count (and the card budget the
-// agent's authorizations consumed), so payments proposed before any settles can together
-// exceed a cap, and settlements outside this service are not seen. An agent key whose agent
-// was suspended since it authenticated is AGENT_SUSPENDED. When the windows cannot be read the
+// GateAgentPayment puts a Safe payment being proposed to the spend guard (kernel.SpendGuard): an
+// agent key pays only from its own agent's wallet (INSUFFICIENT_SCOPE with details.reason
+// AGENT_WALLET_ONLY), a suspended agent pays nothing (AGENT_SUSPENDED), and a payment from an
+// agent's wallet reserves its amount against the agent's windows at once, under the payment
+// id, with the agent row locked: parallel proposals are decided one at a time and never
+// together exceed a cap (AGENT_LIMIT, 403). The reservation counts while the payment is live
+// and stops counting when it fails or is cancelled. When the windows cannot be read the
 // payment is refused with AGENT_LIMIT_UNAVAILABLE (fails closed).
 //
-// It runs inside the proposal's unit of work; the reads run in a savepoint, so a failing read
-// rolls back only itself.
+// It runs inside the proposal's unit of work, in a savepoint: a refusal or a failing read
+// rolls back only itself, and the agent's lock holds until the proposal commits.
 func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay safepay.Payment) error {
+	req := spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceWallet, WalletID: pay.SourceWalletID},
+		AmountBaseUnits: pay.AmountBaseUnits, Counterparty: pay.DestinationAddress, Reference: pay.ID}
 	var refusal error
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		refusal = s.guard.Authorize(ctx, tx, req)
+		if kernel.IsSpendRefusal(refusal) {
+			return refusal
+		}
+		err := refusal
 		refusal = nil
-		// An agent key spends only from its own agent's Safe, where its caps apply.
-		if err := kernel.RequireAgentWallet(ctx, tx.Agents(), p, pay.SourceWalletID); err != nil {
-			if errors.Is(err, core.ErrInsufficientScope) {
-				refusal = err
-				return nil
-			}
-			return err
-		}
-		a, found, err := tx.Agents().FindAgentByWallet(ctx, pay.TenantID, pay.Environment, pay.SourceWalletID)
-		if err != nil || !found {
-			return err
-		}
-		if p.AgentID == a.ID {
-			if refusal = requireActive(a); refusal != nil {
-				return nil
-			}
-		}
-		spent, err := tx.Agents().SpentInWindows(ctx, a, agent.WindowsAt(s.clock.Now()))
-		if err != nil {
-			return err
-		}
-		refusal = agent.CheckSpend(a.Limits, spent, pay.AmountBaseUnits)
-		return nil
+		return err
 	})
+	if refusal != nil {
+		return refusal
+	}
 	if err != nil {
 		if requestEnded(err) {
 			return err
@@ -64,7 +51,7 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 			"the spend limits of the agent owning wallet %s could not be resolved, so the payment was not proposed; retry shortly",
 			pay.SourceWalletID).WithDetails(map[string]any{"walletId": pay.SourceWalletID})
 	}
-	return refusal
+	return nil
 }
 
 // requestEnded tells the request's own deadline or cancellation, which the HTTP adapter answers

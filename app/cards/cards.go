@@ -25,6 +25,8 @@ func (s *Service) CreateCardholder(ctx context.Context, p auth.Principal, name, 
 		errs.Add("name", "is required")
 	case utf8.RuneCountInString(name) > maxCardholderLen:
 		errs.Add("name", "must be at most 200 characters")
+	case core.TextProblem(name) != "":
+		errs.Add("name", core.TextProblem(name))
 	}
 	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > 254 {
 		errs.Add("email", "must be an email address such as ana@example.com")

@@ -11,6 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -264,8 +265,12 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 	var holder card.Cardholder
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		holder, err = tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID)
-		return err
+		if holder, err = tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID); err != nil {
+			return err
+		}
+		// A funding-account card spends the tenant's service balance: an agent key may not
+		// issue one (the spend guard's confinement).
+		return kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceCardFunding}})
 	})
 	if err != nil {
 		return CardholderCardRead{}, err

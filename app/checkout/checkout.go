@@ -9,6 +9,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -75,6 +76,8 @@ func validate(in *CreateInput) error {
 	}
 	if len([]rune(in.Description)) > checkout.MaxDescription {
 		errs.Add("description", "must be at most 500 characters")
+	} else if why := core.TextProblem(in.Description); why != "" {
+		errs.Add("description", why)
 	}
 	in.CustomerEmail = strings.TrimSpace(in.CustomerEmail)
 	if in.CustomerEmail != "" && (len(in.CustomerEmail) > 254 || !emailPattern.MatchString(in.CustomerEmail)) {
@@ -82,6 +85,8 @@ func validate(in *CreateInput) error {
 	}
 	if len([]rune(in.CustomerName)) > 200 {
 		errs.Add("customer.name", "must be at most 200 characters")
+	} else if why := core.TextProblem(in.CustomerName); why != "" {
+		errs.Add("customer.name", why)
 	}
 	if len(in.Metadata) > checkout.MaxMetadataKeys {
 		errs.Add("metadata", "must hold at most 20 keys")
@@ -218,7 +223,7 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 			return err
 		}
 		// A refund moves the tenant's service balance, no wallet of an agent's: agents never may.
-		if err := kernel.RequireAgentWallet(ctx, tx.Agents(), p, ""); err != nil {
+		if err := kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}}); err != nil {
 			return err
 		}
 		refundable := c.Refundable()
@@ -239,6 +244,10 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		}
 		if dest == "" {
 			return core.Invalid("address", "is required: the payer's address is not known")
+		}
+		// The service balance's spend policy sees the refund's amount and its receiving address.
+		if err := s.gateRefund(ctx, p, c.ID, amount, dest); err != nil {
+			return err
 		}
 		now := s.clock.Now().UTC()
 		r := checkout.Refund{ID: core.NewID(checkout.PrefixRefund), CheckoutID: c.ID, TenantID: c.TenantID, Environment: c.Environment,
@@ -265,6 +274,19 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		return s.jobs.Enqueue(ctx, SendRefundArgs{CheckoutID: c.ID, RefundID: r.ID}, ports.JobOptions{MaxAttempts: refundJobAttempts})
 	})
 	return out, err
+}
+
+// gateRefund is the spend guard's policy step for a refund: a deny refuses it (403
+// POLICY_DENIED), changing nothing.
+func (s *Service) gateRefund(ctx context.Context, p auth.Principal, checkoutID string, amount int64, dest string) error {
+	denied, err := s.policy.GateBalanceSpend(ctx, p, checkoutID, amount, dest)
+	if err != nil {
+		return err
+	}
+	if denied != nil {
+		return denied
+	}
+	return nil
 }
 
 // Refunds lists the caller's checkout's refunds.

@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/checkout"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/ports/fake"
@@ -84,7 +85,7 @@ func TestSendRefund_Rows(t *testing.T) {
 				t.Fatal(err)
 			}
 			chain := row.chain
-			s, err := New(Deps{Store: store, Jobs: fake.Jobs{Store: store}, Chains: map[core.Environment]ports.Chain{core.EnvTest: &chain}})
+			s, err := New(Deps{Store: store, Jobs: fake.Jobs{Store: store}, Chains: map[core.Environment]ports.Chain{core.EnvTest: &chain}, Policy: noPolicy{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,4 +162,11 @@ func (f *fakeDeposits) Receipt(_ context.Context, hash common.Hash) (ports.Recei
 		return ports.Receipt{}, errors.New("unknown transaction")
 	}
 	return ports.Receipt{Status: status}, nil
+}
+
+// noPolicy is a service balance with no spend policy attached.
+type noPolicy struct{}
+
+func (noPolicy) GateBalanceSpend(context.Context, auth.Principal, string, int64, string) (*core.Error, error) {
+	return nil, nil
 }

@@ -7,11 +7,13 @@
 package checkout
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -39,6 +41,15 @@ type Deps struct {
 	Chains map[core.Environment]ports.Chain
 	Config Config
 	Logger *slog.Logger
+	// Policy applies the service balance's spend policy to a refund (the spend guard's policy
+	// step for a debit of the service balance).
+	Policy BalancePolicy
+}
+
+// BalancePolicy decides a spend of the service balance against its spend policy: denied is a
+// refusal to answer (POLICY_DENIED), err a failure to fail closed on.
+type BalancePolicy interface {
+	GateBalanceSpend(ctx context.Context, p auth.Principal, referenceID string, amount int64, counterparty string) (denied *core.Error, err error)
 }
 
 // Service runs the checkout use cases and the watcher.
@@ -49,13 +60,15 @@ type Service struct {
 	chains map[core.Environment]ports.Chain
 	cfg    Config
 	log    *slog.Logger
+	policy BalancePolicy
 }
 
 var _ kernel.Jobs = (*Service)(nil)
 
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
-	if err := kernel.RequirePorts("checkout", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs}); err != nil {
+	if err := kernel.RequirePorts("checkout", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
+		kernel.Port{Name: "Policy", Value: d.Policy}); err != nil {
 		return nil, err
 	}
 	cfg := d.Config
@@ -75,7 +88,7 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cfg: cfg, log: log}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cfg: cfg, log: log, policy: d.Policy}, nil
 }
 
 // Confirmations is the configured depth (shown on the payment page).

@@ -2,11 +2,10 @@ package checkout
 
 import "github.com/corridorhq/corridor/ports"
 
-// txView is the part of a unit of work this capability touches: checkouts, the ledger they settle
-// on, and the agents a refund is guarded by. A reader sees the capability's tables here;
+// txView is the part of a unit of work this capability touches: checkouts and the ledger they
+// settle on (a refund's spend guard reads agents through the kernel). A reader sees the capability's tables here;
 // test/architecture checks that every repository the package asks a transaction for is listed.
 type txView interface {
-	Agents() ports.AgentRepo
 	Checkouts() ports.CheckoutRepo
 	Ledger() ports.LedgerRepo
 }

@@ -128,9 +128,13 @@ func validateBill(p auth.Principal, in BillInput) (billRequest, error) {
 	}
 	if len(b.PayeeName) > invoice.MaxPayeeNameBytes {
 		errs.Add("payeeName", "must be at most 200 bytes")
+	} else if why := core.TextProblem(b.PayeeName); why != "" {
+		errs.Add("payeeName", why)
 	}
 	if len(b.Description) > invoice.MaxDescriptionBytes {
 		errs.Add("description", "must be at most 2000 bytes")
+	} else if why := core.TextProblem(b.Description); why != "" {
+		errs.Add("description", why)
 	}
 	b.ChainID = wallet.DefaultChain(p.Environment)
 	if in.ChainID != nil {

@@ -128,6 +128,7 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 		}
 		pay.Attempt++
 		pay.Provider, pay.ProviderReference = q.Provider, ""
+		pay.RequoteReason = "" // the recipient consented again: the earlier requote is answered
 		if err := savePayment(ctx, tx, pay); err != nil {
 			return err
 		}

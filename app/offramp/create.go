@@ -11,6 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -112,6 +113,11 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		pay := base
 		pay.HoldReasons = []offramp.HoldReason{}
+		// The spend guard's early refusal: an agent key never spends the service balance (the
+		// ledger's debit path refuses it too, with a less specific error).
+		if err := spendFrom(ctx, tx, p, plan.funding, plan.amount); err != nil {
+			return err
+		}
 		if err := s.intake(ctx, tx, &pay); err != nil {
 			return err
 		}
@@ -133,6 +139,15 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 		return err
 	})
 	return view, err
+}
+
+// spendFrom puts a payment funded from the service balance to the spend guard's confinement.
+func spendFrom(ctx context.Context, tx ports.Tx, p auth.Principal, funding string, amount int64) error {
+	if funding != offramp.FundingInternalBalance {
+		return nil
+	}
+	return kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance},
+		AmountBaseUnits: amount})
 }
 
 // intake walks CREATED → RECIPIENT_RESOLUTION → SOURCE_FUNDS_CONFIRMED (reserving) → POLICY_CHECK.

@@ -34,12 +34,12 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		ok, hold, dest, err := s.recheck(ctx, tx, pay, q)
+		why, hold, dest, err := s.recheck(ctx, tx, pay, q)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return s.recheckFailed(ctx, tx, now, &pay, hold)
+		if why != "" {
+			return s.recheckFailed(ctx, tx, now, &pay, why, hold)
 		}
 		rail, _ = s.provider(pay.Provider)
 		ident, err := s.recipients.DestinationIdentifier(dest)
@@ -108,41 +108,50 @@ func (s *Service) destinationRevoked(ctx context.Context, tx ports.Tx, now time.
 		s.log.WarnContext(ctx, "offramp: provider reports the payout destination revoked; payment requoted",
 			"paymentId", pay.ID, "provider", pay.Provider, "destinationId", q.DestinationID)
 	}
-	return s.recheckFailed(ctx, tx, now, pay, "")
+	return s.recheckFailed(ctx, tx, now, pay, offramp.RequoteDestinationRevoked, "")
 }
 
-// recheck is the pre-submission re-check of docs/api.md. hold is a reason the re-check itself
-// found that the composer would not (the recipient's credential changed since the quote).
-func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (bool, offramp.HoldReason, recipient.Destination, error) {
+// recheck is the pre-submission re-check (docs/api.md): the confirmed quote still in force, its rail and
+// provider offered, the destination ACTIVE, the credential unchanged, the policy verdict ALLOW.
+// why is empty when every check passes, else the first that failed; hold is a reason the
+// re-check itself found that the composer would not (the recipient's credential changed since
+// the quote).
+func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (offramp.RequoteReason, offramp.HoldReason, recipient.Destination, error) {
 	// The confirmed quote must still be in force at submission: an expired one is requoted.
 	if !q.Usable(s.clock.Now()) || q.ID != pay.SelectedQuoteID {
-		return false, "", recipient.Destination{}, nil
+		return offramp.RequoteQuoteExpired, "", recipient.Destination{}, nil
 	}
 	if _, ok := s.rail(pay.Environment, q.DestinationType); !ok {
-		return false, "", recipient.Destination{}, nil
+		return offramp.RequoteRailUnavailable, "", recipient.Destination{}, nil
 	}
 	if r, ok := s.provider(pay.Provider); !ok || r.Rail != q.DestinationType {
-		return false, "", recipient.Destination{}, nil
+		return offramp.RequoteRailUnavailable, "", recipient.Destination{}, nil
 	}
 	dest, err := tx.Recipients().FindDestination(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID)
 	if core.HasCode(err, recipient.CodeDestinationNotFound) {
-		return false, "", dest, nil
+		return offramp.RequoteDestinationUnavailable, "", dest, nil
 	}
 	if err != nil {
-		return false, "", dest, err
+		return "", "", dest, err
 	}
 	if dest.Status != recipient.DestActive {
-		return false, "", dest, nil
+		return offramp.RequoteDestinationUnavailable, "", dest, nil
 	}
 	changed, err := s.credentialChangedSince(ctx, tx, pay, q.CreatedAt)
-	if err != nil || changed {
-		return false, offramp.HoldCredentialChangedReview, dest, err
+	if err != nil {
+		return "", "", dest, err
+	}
+	if changed {
+		return offramp.RequoteCredentialChanged, offramp.HoldCredentialChangedReview, dest, nil
 	}
 	c, err := s.compose(ctx, tx, pay)
 	if err != nil {
-		return false, "", dest, err
+		return "", "", dest, err
 	}
-	return c.decision.Verdict == offramp.VerdictAllow, "", dest, nil
+	if c.decision.Verdict != offramp.VerdictAllow {
+		return offramp.RequotePolicyChanged, "", dest, nil
+	}
+	return "", "", dest, nil
 }
 
 // credentialChangedSince reports an ACTIVE credential of the recipient issued or updated after
@@ -162,9 +171,11 @@ func (s *Service) credentialChangedSince(ctx context.Context, tx txView, pay off
 	return true, err
 }
 
-// recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK. hold, when set,
-// is carried into POLICY_CHECK, where the composer keeps it until an operator approves it.
-func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, hold offramp.HoldReason) error {
+// recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK, recording why
+// (the payment's requoteReason and its event say it). hold, when set, is carried into
+// POLICY_CHECK, where the composer keeps it until an operator approves it.
+func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, why offramp.RequoteReason, hold offramp.HoldReason) error {
+	pay.RequoteReason = why
 	if err := s.unlock(ctx, tx, now, pay); err != nil {
 		return err
 	}

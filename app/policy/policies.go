@@ -45,6 +45,8 @@ func (s *Service) CreatePolicy(ctx context.Context, p auth.Principal, in CreateP
 		errs.Add("name", "is required")
 	case len(name) > policyNameMaxLength:
 		errs.Add("name", "must be at most 200 characters")
+	case core.TextProblem(name) != "":
+		errs.Add("name", core.TextProblem(name))
 	}
 	doc, err := parseDocument(in.Document)
 	mergeFieldErrors(errs, err)

@@ -56,6 +56,9 @@ func (s *Service) SignCustodial(ctx context.Context, paymentID string) error {
 	if ref == "" {
 		return nil
 	}
+	if err := s.custodyMaySign(pay); err != nil {
+		return err
+	}
 	signer := s.custody[pay.Environment]
 	if signer == nil {
 		return core.E(core.CodeProviderUnavailable, "no custody signer serves %s", pay.Environment)
@@ -71,6 +74,25 @@ func (s *Service) SignCustodial(ctx context.Context, paymentID string) error {
 	}
 	_, err = s.Sign(ctx, p, read)
 	return alreadyDone(err)
+}
+
+// custodyMaySign is the signer's own check, whatever route proposed the payment: the custody
+// key signs a USDC transfer, or a transaction whose effect is one (the gates saw that amount
+// and recipient); anything it cannot state as (token, amount, recipient) is refused and stays
+// unsigned (the owners may cancel it).
+func (s *Service) custodyMaySign(pay safepay.Payment) error {
+	if pay.Kind != safepay.KindTransaction || pay.Call == nil {
+		return nil
+	}
+	chain, err := s.chains.Chain(pay.Environment)
+	if err != nil {
+		return err
+	}
+	effect := safepay.DecodeEffect(*pay.Call, chain.USDCAddress())
+	if effect.Stated {
+		return nil
+	}
+	return safepay.RefuseUnstated(effect)
 }
 
 // alreadyDone treats a payment that moved on meanwhile (signed by a parallel run, cancelled) as

@@ -114,28 +114,20 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		if err != nil {
 			return err
 		}
-		// Screening of the destination comes first: a refusal records nothing.
-		if denied, err = s.screeningGate.ScreenSafePayment(ctx, p, pay); err != nil || denied != nil {
-			return err
-		}
-		// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)
-		// and commits it with its decision log; the caller then gets 403 POLICY_DENIED.
-		if denied, err = s.policyGate.GateSafePayment(ctx, p, pay); err != nil {
-			return err
-		}
-		if denied != nil {
+		// The gates see the payment's real effect: a transaction whose calldata is a USDC
+		// transfer is gated as a payment of that amount to that recipient.
+		gated := pay.Gated(read.token)
+		var policyDenied bool
+		if denied, policyDenied, err = s.gate(ctx, p, gated, read.challengeID); err != nil || denied != nil {
+			if err != nil || !policyDenied {
+				return err
+			}
+			// In enforce mode a deny records the payment FAILED (failureReason POLICY_DENIED: …)
+			// and commits it with its decision log; the caller then gets 403 POLICY_DENIED.
 			if pay, err = policyDeniedPayment(pay, denied, s.clock.Now()); err != nil {
 				return err
 			}
 			return s.savePayment(ctx, tx, pay, true)
-		}
-		if err := s.agentGate.GateAgentPayment(ctx, p, pay); err != nil {
-			return err
-		}
-		// A contacts or two-factor refusal commits what the gate wrote (a new challenge) and
-		// records no payment.
-		if denied, err = s.approvalGate.GateSafePayment(ctx, p, pay, read.challengeID); err != nil || denied != nil {
-			return err
 		}
 		if err := s.savePayment(ctx, tx, pay, true); err != nil {
 			return err
@@ -152,6 +144,24 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		return pay, kernel.Committed(denied)
 	}
 	return pay, err
+}
+
+// gate runs the gates in their documented order on the payment as the gates see it (gated):
+// screening (a refusal records nothing), spend policy (policyDenied: the caller records the
+// payment FAILED), the spend guard's agent confinement and reserved caps (nothing recorded),
+// then contacts and two-factor (a refusal commits what the gate wrote, a new challenge).
+func (s *Service) gate(ctx context.Context, p auth.Principal, gated safepay.Payment, challengeID string) (denied *core.Error, policyDenied bool, err error) {
+	if denied, err = s.screeningGate.ScreenSafePayment(ctx, p, gated); err != nil || denied != nil {
+		return denied, false, err
+	}
+	if denied, err = s.policyGate.GateSafePayment(ctx, p, gated); err != nil || denied != nil {
+		return denied, denied != nil, err
+	}
+	if err := s.agentGate.GateAgentPayment(ctx, p, gated); err != nil {
+		return nil, false, err
+	}
+	denied, err = s.approvalGate.GateSafePayment(ctx, p, gated, challengeID)
+	return denied, false, err
 }
 
 // paymentSourceWallet loads the caller's wallet and insists it is deployed: a Safe that does not

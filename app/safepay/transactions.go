@@ -16,6 +16,10 @@ import (
 // reads the chain for it, as ReadProposal does for a payment; Propose then records it as a
 // Safe payment of kind transaction, through the same gates and nonce queue.
 //
+// A custodial wallet's proposal must be a USDC transfer the gates can state (CUSTODY_CALL_
+// REFUSED otherwise); any wallet's transfer calldata is gated as a payment of its real amount
+// to its real recipient (Propose, safepay.Payment.Gated).
+//
 // An agent key cannot propose one: agent limits count the USDC a payment declares, and a
 // transaction declares none, so letting an agent compose calls would step around its caps.
 func (s *Service) ReadTransaction(ctx context.Context, p auth.Principal, in safepay.TransactionRequest) (ProposalRead, error) {
@@ -40,6 +44,14 @@ func (s *Service) ReadTransaction(ctx context.Context, p auth.Principal, in safe
 		return ProposalRead{}, err
 	}
 	order.Destination.ChainID = w.ChainID
+	// The custody key signs only what the gates can state as (token, amount, recipient): a
+	// USDC transfer. Approvals, transferFrom, allowances, other tokens, native value and
+	// unknown selectors are refused for a custodial wallet (no route signs them with its key).
+	if w.Custodial() {
+		if effect := safepay.DecodeEffect(*order.Call, chain.USDCAddress()); !effect.Stated {
+			return ProposalRead{}, safepay.RefuseUnstated(effect)
+		}
+	}
 	safeAddress := common.HexToAddress(w.Address)
 	chainNonce, err := chain.SafeNonce(ctx, safeAddress)
 	if err != nil {

@@ -130,7 +130,8 @@ func (s *Service) ListKeys(ctx context.Context, p auth.Principal, page ports.Pag
 }
 
 // RevokeKey soft-revokes a key; revoking a revoked key returns it unchanged. The caller must
-// hold every scope of the key it revokes: a limited credential cannot take down a stronger one.
+// hold every scope of the key it revokes (auth.AuthorizeRevoke): a limited credential cannot
+// take down a stronger one.
 func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (tenant.APIKey, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeKeysManage); err != nil {
 		return tenant.APIKey{}, err
@@ -145,7 +146,7 @@ func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (t
 		if err != nil {
 			return err
 		}
-		if err := p.Require(target.Scopes...); err != nil {
+		if err := auth.AuthorizeRevoke(tenant.HoldingOf(p), auth.GrantKey, keyHolding(target)); err != nil {
 			return err
 		}
 		if err := tx.APIKeys().RevokeAPIKey(ctx, p.TenantID, p.Environment, id, s.clock.Now()); err != nil {
@@ -155,4 +156,14 @@ func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (t
 		return err
 	})
 	return k, err
+}
+
+// keyHolding is what a key holds, for the revoke rule: its scopes in its own environment, an
+// agent's less the forbidden set.
+func keyHolding(k tenant.APIKey) auth.Holding {
+	scopes := k.Scopes
+	if k.AgentID != "" {
+		scopes = auth.StripAgentForbidden(scopes)
+	}
+	return auth.Holding{k.Environment: scopes}
 }

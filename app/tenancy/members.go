@@ -166,6 +166,9 @@ func (s *Service) ReadRevocation(ctx context.Context, p auth.Principal, id strin
 		if m, err = tx.Members().FindMember(ctx, p.TenantID, id); err != nil {
 			return err
 		}
+		if err := canRevokeMember(p, m); err != nil {
+			return err
+		}
 		wallets = nil
 		if m.SignerAddress != "" {
 			wallets, err = tx.Wallets().ListTenantWallets(ctx, p.TenantID, p.Environment, maxOwnershipScan)
@@ -199,6 +202,9 @@ func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, read Revoc
 		if err != nil {
 			return err
 		}
+		if err := canRevokeMember(p, m); err != nil {
+			return err
+		}
 		now := s.clock.Now()
 		m = m.Revoke(now)
 		out = RevokedMember{Member: m, StillOwnerOfWalletIDs: append([]string{}, read.stillOwnerOfWallet...)}
@@ -208,4 +214,11 @@ func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, read Revoc
 		return tx.Members().UpdateMember(ctx, m)
 	})
 	return out, err
+}
+
+// canRevokeMember is the revoke rule for people: a member's role acts in both environments, so
+// the caller must hold the role's scopes in TEST and in LIVE (auth.AuthorizeRevoke). Revoking
+// a MEMBER needs what a MEMBER holds; revoking an ADMIN needs what an ADMIN holds.
+func canRevokeMember(p auth.Principal, m tenant.Member) error {
+	return auth.AuthorizeRevoke(tenant.HoldingOf(p), auth.GrantMember, tenant.RoleGrant(m.Role))
 }

@@ -15,7 +15,10 @@ import (
 
 // VerifyChallenge checks a TOTP code of any ACTIVE factor against a PENDING challenge. A wrong
 // code is counted (and committed) before TWOFA_INVALID_CODE answers; the MaxAttempts-th wrong
-// code cancels the challenge (TWOFA_TOO_MANY_ATTEMPTS). An agent key cannot approve
+// code cancels the challenge (TWOFA_TOO_MANY_ATTEMPTS). Because challenges are cheap, a wrong
+// code also spends the failure budgets of the tenant's environment and of every active factor
+// (twofactor.FailureBudget within FailureWindow); an exhausted budget locks verification
+// (429 RATE_LIMITED with Retry-After) before any code is compared. An agent key cannot approve
 // (TWOFA_AGENT_NOT_PERMITTED). A SATISFIED challenge verified again answers unchanged.
 func (s *Service) VerifyChallenge(ctx context.Context, p auth.Principal, id, code string) (twofactor.Challenge, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsCreate); err != nil {
@@ -46,14 +49,16 @@ func (s *Service) VerifyChallenge(ctx context.Context, p auth.Principal, id, cod
 		case ch.Status == twofactor.ChallengeSatisfied:
 			return nil
 		}
-		factors, err := tx.TwoFactor().ListFactors(ctx, p.TenantID, p.Environment)
+		active, err := activeFactorRows(ctx, tx.TwoFactor(), p)
 		if err != nil {
 			return err
 		}
-		for _, f := range factors {
-			if f.Status != twofactor.FactorActive {
-				continue
-			}
+		budgets, locked, err := lockBudgets(ctx, tx.TwoFactor(), p, factorIDs(active), now)
+		if err != nil || locked != nil {
+			refusal = locked
+			return err
+		}
+		for _, f := range active {
 			ok, err := s.codeMatches(ctx, tx, f, code, now)
 			if err != nil {
 				return err
@@ -63,13 +68,12 @@ func (s *Service) VerifyChallenge(ctx context.Context, p auth.Principal, id, cod
 				return tx.TwoFactor().UpdateChallenge(ctx, ch)
 			}
 		}
-		ch.Attempts++
-		if ch.Attempts >= twofactor.MaxAttempts {
-			ch.Status = twofactor.ChallengeCancelled
-			refusal = tooManyAttempts(ch)
-		} else {
-			refusal = core.E(claim.CodeInvalidCode, "the code does not match an active factor; %d attempts remain", ch.AttemptsRemaining()).
-				WithDetails(map[string]any{"challengeId": ch.ID, "attemptsRemaining": ch.AttemptsRemaining()})
+		refusal = wrongChallengeCode(&ch)
+		if locked, err := spendBudgets(ctx, tx, budgets, now); err != nil || locked != nil {
+			refusal = locked
+			if err != nil {
+				return err
+			}
 		}
 		return tx.TwoFactor().UpdateChallenge(ctx, ch)
 	})
@@ -117,7 +121,11 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 	if err != nil {
 		return nil, err
 	}
-	if saved {
+	if s.isPlatform(pay.DestinationAddress) {
+		// The platform is no payee: a contact saved for it (before this rule) neither cools
+		// off nor is needed, so a contact can never block an off-ramp. Amount approval stays.
+		contact, saved = twofactor.Contact{}, true
+	} else if saved {
 		if refused := contact.CoolingOff(now, s.coolingOff); refused != nil {
 			return refused, nil
 		}
@@ -150,6 +158,9 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 	if len(active) == 0 {
 		return core.E(twofactor.CodeNotEnrolled, "this payment needs two-factor approval, and no factor is active; enroll and verify one with POST /v1/twofactor/factors"), nil
 	}
+	if refused, err := allowChallenge(ctx, repo, p, now); err != nil || refused != nil {
+		return refused, err
+	}
 	label := destinationLabel(pay, contact, saved)
 	ch := twofactor.Challenge{ID: core.NewID(core.PrefixChallenge), TenantID: p.TenantID, Environment: p.Environment, Binding: binding,
 		SourceWalletID: pay.SourceWalletID, AmountBaseUnits: pay.AmountBaseUnits, DestinationAddress: pay.DestinationAddress,
@@ -162,6 +173,41 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay s
 			"challengeId": ch.ID, "requiredFactors": 1, "factors": active, "expiresAt": ch.ExpiresAt.Format("2006-01-02T15:04:05Z07:00"),
 			"transaction": map[string]any{"amountUsd": core.FormatUSD(pay.AmountBaseUnits), "destinationAddress": pay.DestinationAddress, "destinationLabel": label},
 		}), nil
+}
+
+// wrongChallengeCode counts a wrong code against ch and returns its refusal: the
+// MaxAttempts-th cancels the challenge.
+func wrongChallengeCode(ch *twofactor.Challenge) *core.Error {
+	ch.Attempts++
+	if ch.Attempts >= twofactor.MaxAttempts {
+		ch.Status = twofactor.ChallengeCancelled
+		return tooManyAttempts(*ch)
+	}
+	return core.E(claim.CodeInvalidCode, "the code does not match an active factor; %d attempts remain", ch.AttemptsRemaining()).
+		WithDetails(map[string]any{"challengeId": ch.ID, "attemptsRemaining": ch.AttemptsRemaining()})
+}
+
+// activeFactorRows are the tenant's ACTIVE factors of the environment.
+func activeFactorRows(ctx context.Context, repo ports.TwoFactorRepo, p auth.Principal) ([]twofactor.Factor, error) {
+	factors, err := repo.ListFactors(ctx, p.TenantID, p.Environment)
+	if err != nil {
+		return nil, err
+	}
+	var active []twofactor.Factor
+	for _, f := range factors {
+		if f.Status == twofactor.FactorActive {
+			active = append(active, f)
+		}
+	}
+	return active, nil
+}
+
+func factorIDs(factors []twofactor.Factor) []string {
+	ids := make([]string, 0, len(factors))
+	for _, f := range factors {
+		ids = append(ids, f.ID)
+	}
+	return ids
 }
 
 // activeFactors lists the tenant's ACTIVE factors of the environment as a TWOFA_REQUIRED

@@ -3,7 +3,6 @@ package twofactor
 import (
 	"context"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -32,10 +31,14 @@ func (s *Service) CreateContact(ctx context.Context, p auth.Principal, in Contac
 		errs.Add("address", "must be a 0x-prefixed 20-byte hex address")
 	} else if common.HexToAddress(addr) == (common.Address{}) {
 		errs.Add("address", "must not be the zero address")
+	} else if s.isPlatform(addr) {
+		errs.Add("address", "is an address of the platform itself (such as the ramps' liquidation address), not a payee: it cannot be saved as a contact")
 	}
 	label := strings.TrimSpace(in.Label)
-	if label == "" || len(label) > twofactor.MaxLabelLength || !utf8.ValidString(label) {
+	if label == "" || len(label) > twofactor.MaxLabelLength {
 		errs.Add("label", "is required, at most 100 bytes")
+	} else if why := core.TextProblem(label); why != "" {
+		errs.Add("label", why)
 	}
 	if in.ChainID != nil && *in.ChainID <= 0 {
 		errs.Add("chainId", "must be a positive chain id")

@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
@@ -49,8 +48,11 @@ func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label, cha
 	if label == "" {
 		label = "Authenticator"
 	}
-	if len(label) > twofactor.MaxLabelLength || !utf8.ValidString(label) {
+	if len(label) > twofactor.MaxLabelLength {
 		return Enrollment{}, core.Invalid("label", "must be at most 100 bytes")
+	}
+	if err := core.ValidateText("label", label); err != nil {
+		return Enrollment{}, err
 	}
 	key, err := totp.Generate(totp.GenerateOpts{Issuer: s.issuer, AccountName: label + " (" + string(p.Environment) + ")",
 		Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
@@ -126,9 +128,19 @@ func (s *Service) DeleteFactor(ctx context.Context, p auth.Principal, id, challe
 // details.attemptsRemaining) answers; the MaxAttempts-th cancels the factor
 // (TWOFA_TOO_MANY_ATTEMPTS), and a CANCELLED factor refuses every code, the right one too: the
 // tenant enrolls a new factor. An ACTIVE factor has nothing left to activate and compares no
-// code (INVALID_STATE), so this route is no guessing oracle for an active secret.
-func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code string) (twofactor.Factor, error) {
+// code (INVALID_STATE), so this route is no guessing oracle for an active secret. Wrong codes
+// spend the tenant's and the factor's failure budgets as a challenge's do (VerifyChallenge).
+//
+// Activating a factor while another is ACTIVE adds an approver as enrolling one does, so it
+// needs the same step-up (challengeID, bound to this factor's activation): a factor enrolled
+// while the tenant had no protection, and left PENDING, is no back door once protection is on.
+// The step-up is checked before the code, and a redeemed challenge stays used whatever the code.
+// An agent never activates a factor.
+func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code, challengeID string) (twofactor.Factor, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeTwofactorManage); err != nil {
+		return twofactor.Factor{}, err
+	}
+	if err := refuseAgent(p); err != nil {
 		return twofactor.Factor{}, err
 	}
 	if err := validCodeShape(code); err != nil {
@@ -149,15 +161,31 @@ func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code s
 			return core.E(core.CodeInvalidState, "factor %s is already ACTIVE; it approves challenges with its codes", f.ID).
 				WithDetails(map[string]any{"factorId": f.ID, "status": string(f.Status)})
 		}
+		change := twofactor.Change{TenantID: p.TenantID, Environment: p.Environment, Kind: twofactor.ChangeActivateFactor, Subject: f.ID}
+		if refused, err := s.stepUp(ctx, tx, p, change, f.ID, challengeID, "activate the authenticator "+f.Label+" ("+f.ID+")"); err != nil || refused != nil {
+			refusal = refused
+			return err
+		}
 		now := s.clock.Now().UTC()
+		budgets, locked, err := lockBudgets(ctx, tx.TwoFactor(), p, []string{f.ID}, now)
+		if err != nil || locked != nil {
+			refusal = locked
+			return err
+		}
 		ok, err := s.codeMatches(ctx, tx, f, code, now)
 		if err != nil {
 			return err
 		}
-		if !ok {
-			refusal = f.WrongActivationCode()
-		} else {
+		if ok {
 			f.Status, f.VerifiedAt = twofactor.FactorActive, &now
+			return tx.TwoFactor().UpdateFactor(ctx, f)
+		}
+		refusal = f.WrongActivationCode()
+		if locked, err := spendBudgets(ctx, tx, budgets, now); err != nil || locked != nil {
+			refusal = locked
+			if err != nil {
+				return err
+			}
 		}
 		return tx.TwoFactor().UpdateFactor(ctx, f)
 	})

@@ -4,6 +4,7 @@
 package twofactor
 
 import (
+	"strings"
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
@@ -23,6 +24,10 @@ type Deps struct {
 	CoolingOff time.Duration
 	// Issuer names the service in authenticator apps ("Corridor" when empty).
 	Issuer string
+	// PlatformAddresses are addresses the platform itself receives at (the ramps' liquidation
+	// address): no tenant saves them as contacts, and contacts' rules never stand in the way
+	// of a payment to them.
+	PlatformAddresses []string
 }
 
 // Service runs contacts and two-factor use cases.
@@ -33,6 +38,7 @@ type Service struct {
 	chains     kernel.Chains
 	coolingOff time.Duration
 	issuer     string
+	platform   map[string]bool // lower-case addresses
 }
 
 // New checks the wiring.
@@ -48,8 +54,16 @@ func New(d Deps) (*Service, error) {
 	if issuer == "" {
 		issuer = "Corridor"
 	}
-	return &Service{store: d.Store, cipher: d.Cipher, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, coolingOff: window, issuer: issuer}, nil
+	platform := map[string]bool{}
+	for _, a := range d.PlatformAddresses {
+		platform[strings.ToLower(strings.TrimSpace(a))] = true
+	}
+	return &Service{store: d.Store, cipher: d.Cipher, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, coolingOff: window, issuer: issuer,
+		platform: platform}, nil
 }
+
+// isPlatform reports whether address is one the platform receives at.
+func (s *Service) isPlatform(address string) bool { return s.platform[strings.ToLower(address)] }
 
 // CoolingOff is the configured cooling-off window.
 func (s *Service) CoolingOff() time.Duration { return s.coolingOff }

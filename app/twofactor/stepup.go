@@ -29,6 +29,9 @@ func (s *Service) stepUp(ctx context.Context, tx ports.Tx, p auth.Principal, cha
 	if challengeID != "" {
 		return redeem(ctx, repo, p, usedBy, challengeID, binding, now)
 	}
+	if refused, err := allowChallenge(ctx, repo, p, now); err != nil || refused != nil {
+		return refused, err
+	}
 	ch := twofactor.Challenge{ID: core.NewID(core.PrefixChallenge), TenantID: p.TenantID, Environment: p.Environment, Binding: binding,
 		DestinationLabel: describe, Status: twofactor.ChallengePending, ExpiresAt: now.Add(twofactor.ChallengeTTL), CreatedAt: now}
 	if err := repo.CreateChallenge(ctx, ch); err != nil {

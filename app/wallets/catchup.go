@@ -45,8 +45,8 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 		if err != nil {
 			return err
 		}
-		if res.CaughtUp && res.Posted == 0 {
-			return nil // nothing more the indexer may post yet
+		if res.CaughtUp && res.Posted == 0 && res.Raced == 0 {
+			return nil // nothing more the indexer may post yet (a raced run may still be posting)
 		}
 	}
 	return nil

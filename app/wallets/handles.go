@@ -28,10 +28,17 @@ type HandleView struct {
 // PutHandle claims a directory handle for one of the caller's wallets, or re-points the
 // caller's own handle (PUT replaces: an omitted displayName clears it). Handles are global per
 // environment; one held by another tenant is HANDLE_TAKEN. verified stays false: no
-// verification flow exists yet.
+// verification flow exists yet. A handle is the tenant's public name, where other tenants and
+// the off-ramp send money: an agent key never claims or re-points it, or it could route the
+// tenant's incoming payments to its own wallet.
 func (s *Service) PutHandle(ctx context.Context, p auth.Principal, in PutHandleInput) (HandleView, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeWalletsWrite); err != nil {
 		return HandleView{}, err
+	}
+	if p.AgentID != "" {
+		return HandleView{}, core.E(core.CodeInsufficientScope,
+			"an agent key cannot claim or re-point the tenant's directory handle: it names where others pay the tenant").
+			WithDetails(map[string]any{"agentId": p.AgentID})
 	}
 	errs := core.FieldErrors{}
 	handle, err := wallet.ParseHandle(in.Handle)
@@ -47,6 +54,8 @@ func (s *Service) PutHandle(ctx context.Context, p auth.Principal, in PutHandleI
 		displayName = strings.TrimSpace(*in.DisplayName)
 		if len(displayName) > wallet.MaxHandleDisplayName {
 			errs.Add("displayName", fmt.Sprintf("must be at most %d characters", wallet.MaxHandleDisplayName))
+		} else if why := core.TextProblem(displayName); why != "" {
+			errs.Add("displayName", why)
 		}
 	}
 	if err := errs.Err(); err != nil {

@@ -73,6 +73,11 @@ type ChainIndexResult struct {
 	Posted               int // transfers newly posted
 	Replayed             int // logs whose transfer was already posted
 	Skipped              int // logs that could not be posted (recorded in background_failures)
+	// Raced counts the ranges another run committed first (the periodic pass and a catch-up,
+	// or two replicas): their logs were posted or replayed by that run, so they count in
+	// neither Logs nor Posted here. CaughtUp with Logs 0 and Raced > 0 means "someone else
+	// indexed these blocks", never "these blocks hold no logs".
+	Raced int
 	// Reorg is what the run undid before indexing, nil when the recorded blocks were still on
 	// the chain.
 	Reorg    *ReorgResult
@@ -162,7 +167,7 @@ func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Enviro
 		case step.raced:
 			// Another run moved the cursor: carry on from where it stands.
 			cursor, err := s.readCursor(ctx, env, c.ChainID())
-			res.NextBlock = cursor.NextBlock
+			res.NextBlock, res.Raced = cursor.NextBlock, res.Raced+1
 			return err
 		case len(step.missing) == 0:
 			res.NextBlock, res.Logs = to+1, res.Logs+len(logs)

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,12 +64,13 @@ type serviceConfig struct {
 	StorePipelineMaxWait  time.Duration `env:"STORE_PIPELINE_MAX_WAIT" envDefault:"1ms" desc:"commit pipeline: a batch commits once this long has passed since it opened and no unit of work is waiting (it never waits while units queue, up to STORE_PIPELINE_MAX_BATCH)"`
 	StorePipelineOverlap  bool          `env:"STORE_PIPELINE_OVERLAP" envDefault:"false" desc:"commit pipeline: a lane opens its next batch while the previous one writes and commits (each lane then uses up to two pooled connections; its batches still commit and answer in order). Off by default: on two cores at concurrency 64 it removed the lanes' wait for COMMIT but not a transfer per second, and its smaller batches cost more processor time per transfer (docs/performance.md)"`
 	DBIdleInTxTimeout     time.Duration `env:"DB_IDLE_IN_TX_TIMEOUT" envDefault:"60s" desc:"idle_in_transaction_session_timeout of every pooled connection: PostgreSQL ends a session whose transaction sits idle longer, releasing its locks"`
-	JobsRescueStuckAfter  time.Duration `env:"JOBS_RESCUE_STUCK_AFTER" envDefault:"1h" desc:"how long a background job may stay running before it is taken as stuck (its worker died, for instance killed) and retried; at least every job's time-out (2 minutes); lower it to recover sooner after a crash (docs/reliability.md)"`
+	JobsRescueStuckAfter  time.Duration `env:"JOBS_RESCUE_STUCK_AFTER" envDefault:"1h" desc:"backstop only: how long a background job may stay running before River takes it as stuck and retries it, for a job no live worker's heartbeat row claims (a dead worker's jobs are rescued within seconds by the worker heartbeat, docs/reliability.md); at least every job's time-out (2 minutes)"`
+	Replica               string        `env:"CORRIDOR_REPLICA" defaultDesc:"the host name and listen address" desc:"this replica's name, unique among running processes and kept across its restarts: a restarted replica puts the jobs its previous incarnation was running back to work as it starts (a dead replica's jobs are otherwise rescued once its heartbeat is 10 s stale, docs/reliability.md)"`
 	LogLevel              logLevel      `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
 	// DebugAddr serves Go's profiler for benchmarks and incidents; loopback only.
 	DebugAddr string `env:"DEBUG_ADDR" defaultDesc:"unset: no profiler" desc:"loopback address (127.0.0.1:port or [::1]:port) of a separate listener serving /debug/pprof/ (CPU, heap, goroutine, block and mutex profiles; block and mutex sampling is on only while it is set)"`
 	// MetricsAddr serves Prometheus metrics on their own listener, never beside the public API.
-	MetricsAddr string `env:"METRICS_ADDR" envDefault:"127.0.0.1:9464" desc:"address (host:port) of a separate listener serving Prometheus metrics at /metrics (the public API port answers 404 there); loopback by default: set e.g. :9464 or a private interface for a scraper on another host, never one the internet reaches; off disables it"`
+	MetricsAddr string `env:"METRICS_ADDR" envDefault:"127.0.0.1:9464" desc:"address (host:port) of a separate listener serving Prometheus metrics at /metrics (the public API port answers 404 there); loopback by default, and the default falls back to a free loopback port (logged) when another process holds it: set e.g. :9464 or a private interface for a scraper on another host, never one the internet reaches; off disables it"`
 	// ShutdownHTTPGrace and ShutdownWorkersGrace are separate budgets, spent at the same time,
 	// so a slow drain of one does not eat the other's.
 	ShutdownHTTPGrace    time.Duration `env:"SHUTDOWN_HTTP_GRACE" envDefault:"20s" desc:"how long SIGINT/SIGTERM waits for in-flight HTTP requests before closing their connections"`
@@ -107,6 +109,8 @@ type httpConfig struct {
 	RequestTimeout     time.Duration  `env:"REQUEST_TIMEOUT" envDefault:"25s" desc:"deadline of one request's work (its statements and chain calls): past it the request answers 503 SERVICE_UNAVAILABLE or CHAIN_UNAVAILABLE; keep it below HTTP_WRITE_TIMEOUT and above CHAIN_RPC_TIMEOUT"`
 	IdleTimeout        time.Duration  `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
 	TrustedProxies     cidrList       `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
+	PublicBaseURL      string         `env:"PUBLIC_BASE_URL" defaultDesc:"http://localhost:$PORT (the listen address's port)" desc:"the service's public origin (scheme and host, as clients reach it): checkout payment_url and the OIDC redirect_uri are built from it, never from the request's Host or X-Forwarded-* headers; set it in every deployment behind a domain"`
+	ConsoleSignIns     int            `env:"CONSOLE_SIGNINS_PER_MINUTE" envDefault:"10" min:"1" desc:"sign-in attempts one client address may make per minute on the console's and the operator console's sign-in forms (each replica counts on its own); past it 429 with Retry-After"`
 }
 
 // identityConfig chooses the identity provider of sessions (docs/decisions/tenancy.md). LIVE is never served with the
@@ -258,6 +262,36 @@ func (c Config) listenAddr() string {
 	return fmt.Sprintf(":%d", c.Service.Port)
 }
 
+// publicBaseURL is PUBLIC_BASE_URL, else http://localhost on the listen address's port (a
+// local run), without a trailing slash.
+func (c Config) publicBaseURL() string {
+	if base := strings.TrimRight(strings.TrimSpace(c.HTTP.PublicBaseURL), "/"); base != "" {
+		return base
+	}
+	port := fmt.Sprint(c.Service.Port)
+	if _, p, err := net.SplitHostPort(c.listenAddr()); err == nil && p != "" {
+		port = p
+	}
+	return "http://localhost:" + port
+}
+
+// replica is CORRIDOR_REPLICA, else the host name and the listen address: stable across a
+// restart on the same address, distinct for two processes on one machine (they cannot share it).
+// A port chosen at random (:0) names nothing stable: the replica is then anonymous.
+func (c Config) replica() string {
+	if c.Service.Replica != "" {
+		return c.Service.Replica
+	}
+	if strings.HasSuffix(c.listenAddr(), ":0") {
+		return ""
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "localhost"
+	}
+	return host + c.listenAddr()
+}
+
 // wiringConfig is the part of wiring.Config that comes from the environment; serveURL adds
 // the database URL, the secrets it resolved and the chains it started.
 func (c Config) wiringConfig() wiring.Config {
@@ -283,6 +317,7 @@ func (c Config) wiringConfig() wiring.Config {
 		DBStatementTimeout:        c.Service.DBStatementTimeout,
 		DBIdleInTxTimeout:         c.Service.DBIdleInTxTimeout,
 		JobsRescueStuckAfter:      c.Service.JobsRescueStuckAfter,
+		Replica:                   c.replica(),
 		StorePipeline: postgres.PipelineOptions{Lanes: c.Service.StorePipelineLanes,
 			MaxBatch: c.Service.StorePipelineMaxBatch, MaxWait: pipelineWait(c.Service.StorePipelineMaxWait),
 			Overlap: c.Service.StorePipelineOverlap},
@@ -310,8 +345,10 @@ func (c Config) wiringConfig() wiring.Config {
 		Checkout: checkout.Config{Confirmations: uint64(c.Checkout.Confirmations), //nolint:gosec // min 1
 			Lifetime:     c.Checkout.Lifetime,
 			PollInterval: c.Checkout.PollInterval, LateWindow: c.Checkout.LateWindow},
-		CheckoutPageBase: strings.TrimRight(c.Checkout.PageBaseURL, "/"),
-		CustodyPKCS11:    c.Custody.pkcs11(),
+		CheckoutPageBase:        strings.TrimRight(c.Checkout.PageBaseURL, "/"),
+		PublicBaseURL:           c.publicBaseURL(),
+		ConsoleSignInsPerMinute: c.HTTP.ConsoleSignIns,
+		CustodyPKCS11:           c.Custody.pkcs11(),
 	}
 }
 

@@ -279,6 +279,11 @@ func (c Config) validate() error {
 	if u, err := url.Parse(c.Claims.LinkBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return configError{"CLAIM_LINK_BASE", fmt.Sprintf("%q is not an http or https URL", c.Claims.LinkBase)}
 	}
+	if base := strings.TrimSpace(c.HTTP.PublicBaseURL); base != "" {
+		if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.User != nil {
+			return configError{"PUBLIC_BASE_URL", fmt.Sprintf("%q is not an http or https origin", base)}
+		}
+	}
 	if base := strings.TrimSpace(c.Checkout.PageBaseURL); base != "" {
 		if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" {
 			return configError{"CHECKOUT_PAGE_BASE_URL", fmt.Sprintf("%q is not an http or https URL", base)}

@@ -57,3 +57,25 @@ func databasesCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
 	<-ctx.Done()
 	return nil
 }
+
+// devchainCmd is `corridor devchain`, the chain tier of `make run-cluster`: the local dev chain
+// as a process of its own, so that stopping or killing any replica leaves the chain to the
+// others (a replica that finds the node running reuses it and never stops it). It writes
+// CORRIDOR_DATA_DIR/cluster/chain.ready once the chain serves, then waits for SIGINT or
+// SIGTERM and stops the node if it started it.
+func devchainCmd(ctx context.Context, cfg Config, log *slog.Logger) error {
+	_, release, err := startDevChain(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer release()
+	dir := filepath.Join(cfg.Service.DataDir, "cluster")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chain.ready"), []byte("ready\n"), 0o600); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}

@@ -39,6 +39,8 @@ Usage:
                                     exits 1 naming what is wrong
   corridor databases                the local primary (migrated) and a hot standby streaming from it, until
                                     SIGTERM; their URLs in $CORRIDOR_DATA_DIR/cluster/databases.env (make run-cluster)
+  corridor devchain                 the local dev chain (started or reused, contracts deployed) as a process of its
+                                    own, until SIGTERM; replicas reuse it and never stop it (make run-cluster)
   corridor version                  the build: version, module, VCS commit
   corridor openapi [--version V]    print the OpenAPI document of every route (what sdk/ is generated from)
   corridor listen --forward-to URL [--api URL] [--api-key K]
@@ -99,6 +101,8 @@ func main() {
 		err = checkCmd(ctx, cfg, log)
 	case "databases":
 		err = databasesCmd(ctx, cfg, log)
+	case "devchain":
+		err = devchainCmd(ctx, cfg, log)
 	default:
 		fmt.Fprintf(os.Stderr, "corridor: unknown command %q\n\n%s", os.Args[1], usage)
 		os.Exit(2)

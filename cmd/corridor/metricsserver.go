@@ -7,11 +7,17 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"syscall"
 	"time"
 )
 
 // metricsOff is the METRICS_ADDR value that turns the metrics listener off.
 const metricsOff = "off"
+
+// defaultMetricsAddr is METRICS_ADDR's default. Taken (a second `corridor run` on the machine),
+// it falls back to a free loopback port, logged, as the dev chain does: only an address the
+// operator chose is worth failing over.
+const defaultMetricsAddr = "127.0.0.1:9464"
 
 // checkMetricsAddr accepts off or a host:port whose port differs from the API's: metrics show
 // the platform's internals (queue depths, relayer balances) and are never served beside the
@@ -39,9 +45,9 @@ func startMetricsServer(addr, apiAddr string, handler http.Handler, log *slog.Lo
 	if addr == metricsOff {
 		return func() {}, nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listenMetrics(addr, addr == defaultMetricsAddr, log)
 	if err != nil {
-		return nil, fmt.Errorf("METRICS_ADDR: %w", err)
+		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", handler)
@@ -57,4 +63,24 @@ func startMetricsServer(addr, apiAddr string, handler http.Handler, log *slog.Lo
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	}, nil
+}
+
+// listenMetrics binds addr; when fallback is set and addr is taken it binds a free port on the
+// same host instead, and says so. The bind itself decides, never a check before it.
+func listenMetrics(addr string, fallback bool, log *slog.Logger) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil || !fallback || !errors.Is(err, syscall.EADDRINUSE) {
+		if err != nil {
+			return nil, fmt.Errorf("METRICS_ADDR: %w", err)
+		}
+		return ln, nil
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	ln, fallbackErr := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if fallbackErr != nil {
+		return nil, fmt.Errorf("METRICS_ADDR: %w (and no free port on %s: %v)", err, host, fallbackErr)
+	}
+	log.Warn("the default metrics address is taken (another corridor on this machine?); metrics listen on a free port instead",
+		"taken", addr, "addr", ln.Addr().String())
+	return ln, nil
 }

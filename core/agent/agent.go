@@ -91,7 +91,7 @@ func ValidateName(name string) (string, error) {
 	case len(n) > MaxNameLength:
 		return "", core.Invalid("name", "must be at most 200 characters")
 	}
-	return n, nil
+	return n, core.ValidateText("name", n)
 }
 
 // ForbiddenScopes are the scopes an agent key can never hold: docs/api.md Authentication 6's four,

@@ -122,3 +122,27 @@ func refuse(g Grant, env core.Environment, s Scope, why string) error {
 	return (&core.Error{Code: core.CodeInsufficientScope, Message: "this " + string(g.Kind) + " cannot be granted: " + why}).
 		WithDetails(map[string]any{"required": string(s), "missing": []string{string(s)}, "environment": string(env), "grant": string(g.Kind)})
 }
+
+// AuthorizeRevoke is the grant rule read backwards, for every route that removes a power:
+// revoking a key or a member. The actor must hold every scope the target holds, in every
+// environment the target holds it in (target is the target's Holding), so a credential narrower
+// than its target cannot take it down: a TEST key holding only members:manage revokes no ADMIN,
+// whose role acts in LIVE too. A refusal is INSUFFICIENT_SCOPE naming the first scope lacking.
+func AuthorizeRevoke(held Holding, kind GrantKind, target Holding) error {
+	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
+		if slices.Contains(target[env], ScopeRoot) && !held.Holds(env, ScopeRoot) {
+			return refuseRevoke(kind, env, ScopeRoot, "this credential is not root in "+string(env)+", and the "+string(kind)+" is")
+		}
+		for _, s := range expand(target[env]) {
+			if !held.Holds(env, s) {
+				return refuseRevoke(kind, env, s, "the "+string(kind)+" holds "+string(s)+" in "+string(env)+", and this credential does not")
+			}
+		}
+	}
+	return nil
+}
+
+func refuseRevoke(kind GrantKind, env core.Environment, s Scope, why string) error {
+	return (&core.Error{Code: core.CodeInsufficientScope, Message: "this " + string(kind) + " cannot be revoked by this credential: " + why}).
+		WithDetails(map[string]any{"required": string(s), "missing": []string{string(s)}, "environment": string(env), "revoke": string(kind)})
+}

@@ -65,3 +65,36 @@ func TestAgentForbiddenScopes(t *testing.T) {
 		t.Error("an everyday scope is forbidden to agents")
 	}
 }
+
+func TestAuthorizeRevoke(t *testing.T) {
+	test, live := core.EnvTest, core.EnvLive
+	admin := Holding{test: {ScopeAgentsManage, ScopeWalletsRead}, live: {ScopeAgentsManage, ScopeWalletsRead}}
+	cases := []struct {
+		name    string
+		held    Holding
+		target  Holding
+		refused Scope
+	}{
+		{"an owner revokes an ADMIN", Holding{test: {ScopeRoot}, live: {ScopeRoot}}, admin, ""},
+		{"a TEST key with members:manage revokes no ADMIN", Holding{test: {ScopeMembersManage}}, admin, ScopeAgentsManage},
+		{"a TEST root key revokes no one acting in LIVE", Holding{test: {ScopeRoot}}, admin, ScopeAgentsManage},
+		{"a narrow key revokes no root key", Holding{test: {ScopeKeysManage, ScopeWalletsRead}}, Holding{test: {ScopeRoot}}, ScopeRoot},
+		{"a key revokes a key narrower than itself", Holding{test: {ScopeKeysManage, ScopeWalletsRead}}, Holding{test: {ScopeWalletsRead}}, ""},
+		{"a target holding nothing is revocable by anyone", Holding{}, Holding{}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := AuthorizeRevoke(tc.held, GrantMember, tc.target)
+			if tc.refused == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var e *core.Error
+			if !errors.As(err, &e) || e.Code != core.CodeInsufficientScope || e.Details["required"] != string(tc.refused) {
+				t.Fatalf("AuthorizeRevoke = %v, want INSUFFICIENT_SCOPE naming %s", err, tc.refused)
+			}
+		})
+	}
+}

@@ -123,9 +123,13 @@ func ValidateDraft(env core.Environment, in DraftInput, platformArbiter string, 
 	distinct(errs, d.PayerAddress, d.PayeeAddress, d.ArbiterAddrs)
 	if len(d.PayeeName) > MaxPayeeNameBytes {
 		errs.Add("payeeName", "must be at most 200 bytes")
+	} else if why := core.TextProblem(d.PayeeName); why != "" {
+		errs.Add("payeeName", why)
 	}
 	if len(d.Description) > MaxDescriptionBytes {
 		errs.Add("description", "must be at most 2000 bytes")
+	} else if why := core.TextProblem(d.Description); why != "" {
+		errs.Add("description", why)
 	}
 	d.ChainID = wallet.DefaultChain(env)
 	if in.ChainID != nil && *in.ChainID != d.ChainID {

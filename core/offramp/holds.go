@@ -117,3 +117,28 @@ func (d Decision) Step(funded bool) Step {
 	}
 	return Step{TrigPolicyVerdict, GuardQuotesAvailable}
 }
+
+// RequoteReason says why the pre-submission re-check sent a payment the recipient had already
+// confirmed back to quoting, so the recipient's app can tell "the price moved, consent again"
+// from "your destination or policy changed" without guessing from the status alone. It is set
+// when the re-check fails and cleared when the recipient confirms again.
+type RequoteReason string
+
+// Reasons the pre-submission re-check requotes a confirmed payment.
+const (
+	// RequoteQuoteExpired: the confirmed quote's lifetime ended before submission (rates may
+	// have changed). A crash of the service itself does not cause it while the outage is
+	// shorter than the quote's remaining lifetime (docs/reliability.md).
+	RequoteQuoteExpired RequoteReason = "QUOTE_EXPIRED"
+	// RequoteDestinationUnavailable: the destination is gone or no longer ACTIVE.
+	RequoteDestinationUnavailable RequoteReason = "DESTINATION_UNAVAILABLE"
+	// RequoteDestinationRevoked: the provider refused the payout because the recipient revoked
+	// the destination with it.
+	RequoteDestinationRevoked RequoteReason = "DESTINATION_REVOKED"
+	// RequoteRailUnavailable: the quote's rail or provider is no longer offered.
+	RequoteRailUnavailable RequoteReason = "RAIL_UNAVAILABLE"
+	// RequoteCredentialChanged: the recipient's credential changed after the quote.
+	RequoteCredentialChanged RequoteReason = "CREDENTIAL_CHANGED"
+	// RequotePolicyChanged: the policy verdict is no longer ALLOW.
+	RequotePolicyChanged RequoteReason = "POLICY_CHANGED"
+)

@@ -63,9 +63,12 @@ type Payment struct {
 	Provider          string
 	ProviderReference string
 	FailureReason     string
-	DeliveredAt       *time.Time
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// RequoteReason is why the last pre-submission re-check requoted the payment; empty once
+	// the recipient confirmed again (or when it never happened).
+	RequoteReason RequoteReason
+	DeliveredAt   *time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
 }
 
 // Apply moves p along the table row for step and returns the row, so the caller performs its

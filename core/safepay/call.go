@@ -90,6 +90,8 @@ func ParseTransactionOrder(in TransactionRequest) (Order, error) {
 	}
 	if utf8.RuneCountInString(in.Memo) > MaxMemoLength {
 		errs.Add("memo", "must be at most 500 characters")
+	} else if why := core.TextProblem(in.Memo); why != "" {
+		errs.Add("memo", why)
 	}
 	if out.SourceWalletID == "" {
 		errs.Add("walletId", "is required")

@@ -79,6 +79,8 @@ func ParseOrder(in Request) (Order, error) {
 	out.Asset, out.AmountBaseUnits = parseAmount(in.AmountValue, in.AmountAsset, errs)
 	if utf8.RuneCountInString(in.Memo) > MaxMemoLength {
 		errs.Add("memo", fmt.Sprintf("must be at most %d characters", MaxMemoLength))
+	} else if why := core.TextProblem(in.Memo); why != "" {
+		errs.Add("memo", why)
 	}
 	return out, errs.Err()
 }

@@ -95,7 +95,7 @@ func ValidateName(field, name string, required bool) error {
 	if len(name) > 200 {
 		return core.Invalid(field, "must be at most 200 characters")
 	}
-	return nil
+	return core.ValidateText(field, name)
 }
 
 // ValidateAddress checks an EVM address: 0x and 40 hex digits; mixed case must be a valid

@@ -178,6 +178,8 @@ func ValidateName(name string, errs core.FieldErrors) string {
 		errs.Add("name", "is required")
 	case len(name) > MaxNameBytes:
 		errs.Add("name", fmt.Sprintf("must be at most %d characters", MaxNameBytes))
+	case core.TextProblem(name) != "":
+		errs.Add("name", core.TextProblem(name))
 	}
 	return name
 }

@@ -246,7 +246,8 @@ func Bind(t Transaction) string {
 type Change struct {
 	TenantID    string
 	Environment core.Environment
-	// Kind says what changes: ChangeSettings, ChangeEnrollFactor or ChangeDeleteFactor.
+	// Kind says what changes: ChangeSettings, ChangeEnrollFactor, ChangeActivateFactor or
+	// ChangeDeleteFactor.
 	Kind string
 	// Subject is the change's content in a canonical form: the new settings, the new factor's
 	// label, or the removed factor's id.
@@ -258,6 +259,8 @@ const (
 	ChangeSettings     = "twofactor_settings"
 	ChangeEnrollFactor = "twofactor_factor_enroll"
 	ChangeDeleteFactor = "twofactor_factor_delete"
+	// ChangeActivateFactor is a PENDING factor's activation beside an ACTIVE one.
+	ChangeActivateFactor = "twofactor_factor_activate"
 )
 
 // BindChange is the hex SHA-256 of a change's fields, in a domain of its own so that a change

@@ -162,6 +162,8 @@ func Define(env core.Environment, name string, owners []OwnerInput, threshold *i
 		errs.Add("name", "is required")
 	case len(name) > MaxNameLength:
 		errs.Add("name", fmt.Sprintf("must be at most %d characters", MaxNameLength))
+	case core.TextProblem(name) != "":
+		errs.Add("name", core.TextProblem(name))
 	}
 	parsed := parseOwners(owners, errs)
 	def := Definition{Name: name, Owners: parsed, Threshold: 1, ChainID: DefaultChain(env)}

@@ -37,6 +37,18 @@ done
 # shellcheck disable=SC1091
 . "$DIR/databases.env"
 
+# The dev chain is a process of its own, not a child of a replica: any replica may be stopped or
+# killed and the others keep their chain. Replicas find it running and reuse it.
+rm -f "$DIR/chain.ready"
+"$BIN" devchain >"$DIR/chain.log" 2>&1 &
+chain_pid=$!
+pids+=("$chain_pid")
+echo "starting the dev chain (log: $DIR/chain.log)"
+until [ -s "$DIR/chain.ready" ]; do
+	alive "$chain_pid" || { tail -20 "$DIR/chain.log"; exit 1; }
+	sleep 0.5
+done
+
 for i in 1 2 3; do
 	port=$((FIRST_REPLICA_PORT + i - 1))
 	metrics=$((FIRST_METRICS_PORT + i - 1))
@@ -47,7 +59,7 @@ for i in 1 2 3; do
 	pid=$!
 	pids+=("$pid")
 	echo "starting replica $i on 127.0.0.1:$port (metrics :$metrics, log: $DIR/replica$i.log)"
-	# One at a time: the first starts (or reuses) the dev chain the others then reuse.
+	# One at a time: each runs its migrations check and reuses the running dev chain.
 	until curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do
 		alive "$pid" || { tail -20 "$DIR/replica$i.log"; exit 1; }
 		sleep 0.5
@@ -77,8 +89,9 @@ Corridor cluster ready:
   standby (reads)   $DATABASE_READ_URL
 Kill a replica (kill <pid>) and HAProxy routes around it within two health checks;
 Ctrl-C stops everything.
-Replica pids: ${pids[*]:1:3}
+Replica pids: ${pids[*]:2:3}
 MSG
-# A replica may die (that is the point); the databases or the balancer stopping ends the run.
-wait -n "${pids[0]}" "${pids[-1]}" || true
-echo "the databases or the balancer stopped; stopping the rest"
+# A replica may die (that is the point); the databases, the chain or the balancer stopping ends
+# the run. Ctrl-C (or the end of the run) stops everything the script started, whatever died.
+wait -n "${pids[0]}" "$chain_pid" "${pids[-1]}" || true
+echo "the databases, the chain or the balancer stopped; stopping the rest"

@@ -60,7 +60,7 @@ func run(ctx context.Context, api *corridor.ClientWithResponses) error {
 	if err != nil {
 		return err
 	}
-	factor, err := api.VerifyTwoFactorFactorWithResponse(ctx, enrolled.JSON201.Id, &corridor.VerifyTwoFactorFactorParams{}, corridor.CodeRequest{Code: first})
+	factor, err := api.VerifyTwoFactorFactorWithResponse(ctx, enrolled.JSON201.Id, &corridor.VerifyTwoFactorFactorParams{}, corridor.FactorVerifyRequest{Code: first})
 	if err != nil || factor.JSON200 == nil {
 		return fmt.Errorf("verify factor: %v %s", err, factor.Body)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/twofactor"
@@ -16,16 +17,17 @@ type twoFactorTables struct {
 	factors    table[twofactor.Factor]
 	settings   map[string]twofactor.Settings // tenant|environment
 	challenges table[twofactor.Challenge]
+	budgets    map[string]twofactor.Budget // tenant|environment|subject
 }
 
 func newTwoFactorTables() twoFactorTables {
 	return twoFactorTables{contacts: newTable[twofactor.Contact](), factors: newTable[twofactor.Factor](),
-		settings: map[string]twofactor.Settings{}, challenges: newTable[twofactor.Challenge]()}
+		settings: map[string]twofactor.Settings{}, challenges: newTable[twofactor.Challenge](), budgets: map[string]twofactor.Budget{}}
 }
 
 func (t twoFactorTables) clone() twoFactorTables {
 	return twoFactorTables{contacts: t.contacts.clone(), factors: t.factors.clone(), settings: copyOf(t.settings),
-		challenges: t.challenges.clone()}
+		challenges: t.challenges.clone(), budgets: copyOf(t.budgets)}
 }
 
 type twoFactorRepo struct{ s *Store }
@@ -174,5 +176,39 @@ func (r twoFactorRepo) UpdateChallenge(_ context.Context, c twofactor.Challenge)
 	}
 	stored.Status, stored.Attempts, stored.SatisfiedAt, stored.RedeemedAt, stored.PaymentID = c.Status, c.Attempts, c.SatisfiedAt, c.RedeemedAt, c.PaymentID
 	r.t().challenges.rows[c.ID] = stored
+	return nil
+}
+
+func (r twoFactorRepo) ChallengesCreatedSince(_ context.Context, tenantID string, env core.Environment, since time.Time) (int, time.Time, error) {
+	n, first := 0, time.Time{}
+	for _, c := range r.t().challenges.rows {
+		if c.TenantID != tenantID || c.Environment != env || c.CreatedAt.Before(since) {
+			continue
+		}
+		n++
+		if first.IsZero() || c.CreatedAt.Before(first) {
+			first = c.CreatedAt
+		}
+	}
+	return n, first, nil
+}
+
+func budgetKey(tenantID string, env core.Environment, subject string) string {
+	return tenantID + "|" + string(env) + "|" + subject
+}
+
+// LockBudget answers the stored budget or an empty one; the fake's store lock serializes units.
+func (r twoFactorRepo) LockBudget(_ context.Context, tenantID string, env core.Environment, subject string) (twofactor.Budget, error) {
+	b, ok := r.t().budgets[budgetKey(tenantID, env, subject)]
+	if !ok {
+		b = twofactor.Budget{TenantID: tenantID, Environment: env, Subject: subject}
+	}
+	b.Failures = append([]time.Time(nil), b.Failures...)
+	return b, nil
+}
+
+func (r twoFactorRepo) SaveBudget(_ context.Context, b twofactor.Budget) error {
+	b.Failures = append([]time.Time(nil), b.Failures...)
+	r.t().budgets[budgetKey(b.TenantID, b.Environment, b.Subject)] = b
 	return nil
 }

@@ -112,6 +112,7 @@ func TestService_Metrics(t *testing.T) {
 		`corridor_webhook_attempts_total{outcome="unreachable"} `,
 		`corridor_webhook_endpoints_disabled{environment="LIVE"} `,
 		`corridor_webhook_backlog_age_seconds{environment="LIVE"} `, `corridor_webhook_backlog_age_seconds{environment="TEST"} `,
+		`corridor_twofactor_locked{environment="LIVE"} `,
 		`corridor_offramp_payments{environment="TEST",status="ACTION_REQUIRED"} `,
 		`corridor_ledger_transfers_total{environment="TEST"} `,
 		`go_sql_in_use_connections{db_name="corridor"} `, `go_sql_wait_count_total{db_name="corridor"} `,

@@ -297,3 +297,17 @@ func TestCheckout_CreateIsIdempotent(t *testing.T) {
 		t.Fatalf("%d payment.created events, want 1", n)
 	}
 }
+
+// TestCheckout_PaymentURLFromConfiguration: a checkout's payment_url and qr_code come from the
+// configured public origin; a request's Host, X-Forwarded-Host and X-Forwarded-Proto (from a
+// peer that is not a trusted proxy) change nothing, so a javascript: URL can never come back.
+func TestCheckout_PaymentURLFromConfiguration(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	c := ten.Root.With("X-Forwarded-Host", "evil.example").With("X-Forwarded-Proto", "javascript")
+	got := create(t, c, 3)
+	id := got["id"].(string)
+	if got["payment_url"] != env().BaseURL+"/pay/"+id || got["qr_code"] != env().BaseURL+"/pay/"+id+"/qr.png" {
+		t.Fatalf("payment_url %v, qr_code %v: want them under %s", got["payment_url"], got["qr_code"], env().BaseURL)
+	}
+}

@@ -107,3 +107,31 @@ func TestConsoleOIDC_Browser(t *testing.T) {
 		t.Fatalf("the overview does not name the tenant %s: %s", tenantID, header)
 	}
 }
+
+// TestConsoleOIDC_RedirectURIFromConfiguration: the redirect_uri sent to the provider is built
+// from the configured public origin, never from the request's Host or X-Forwarded-* headers, so
+// a crafted request cannot make the provider send a code elsewhere.
+func TestConsoleOIDC_RedirectURIFromConfiguration(t *testing.T) {
+	t.Parallel()
+	srv, _, _ := oidcServer(t)
+	req, err := http.NewRequest(http.MethodGet, srv.BaseURL+"/console/signin/oidc?environment=test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "evil.example"
+	req.Header.Set("X-Forwarded-Host", "evil.example")
+	req.Header.Set("X-Forwarded-Proto", "https")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	to, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || resp.StatusCode/100 != 3 {
+		t.Fatalf("start of sign-in: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if got := to.Query().Get("redirect_uri"); got != srv.BaseURL+"/console/signin/oidc/callback" {
+		t.Fatalf("redirect_uri %q follows the request's Host, want the configured origin %s", got, srv.BaseURL)
+	}
+}

@@ -75,8 +75,8 @@ func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 }
 
 // waitDelivered polls the payment until DELIVERED. The bound is longer than the harness's: the
-// killed process's job is retried only once River's leader lease has passed to the new process
-// (up to 15 s), its rescuer has run (every 30 s) and its scheduler made the job available (5 s).
+// killed process's job is retried once the new process notices the dead worker (its heartbeat
+// 10 s stale, or River's stuck-job rescue at this package's 3 s, whichever runs first).
 func waitDelivered(t *testing.T, c *harness.Client, id string) {
 	t.Helper()
 	afterRestart(t, "payment "+id+" DELIVERED after the restart", func() map[string]any {

@@ -66,9 +66,15 @@ func serviceEnv(databaseURL, addr, crashPoint string) []string {
 // entries (a chain node's) override the defaults.
 func startService(t *testing.T, bin, databaseURL, crashPoint string, extra ...string) *service {
 	t.Helper()
+	return startServiceWith(t, bin, func(addr string) []string { return append(serviceEnv(databaseURL, addr, crashPoint), extra...) })
+}
+
+// startServiceWith runs `corridor serve` with the environment env gives for its address.
+func startServiceWith(t *testing.T, bin string, env func(addr string) []string) *service {
+	t.Helper()
 	addr := freeAddr(t)
 	s := &service{cmd: exec.Command(bin, "serve"), base: "http://" + addr, output: &syncBuffer{}, exited: make(chan struct{})}
-	s.cmd.Env = append(serviceEnv(databaseURL, addr, crashPoint), extra...)
+	s.cmd.Env = env(addr)
 	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
 	if err := s.cmd.Start(); err != nil {
 		t.Fatal(err)

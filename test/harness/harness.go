@@ -209,7 +209,9 @@ func defaultConfig(url string) wiring.Config {
 		},
 		OperatorToken:      OperatorToken,
 		ClaimLinkRateLimit: http.RateLimit{PerSecond: 10_000, Burst: 10_000},
-		ClaimCodesPerIP:    10_000,
+		// Parallel tests sign in to the console from one address.
+		ConsoleSignInsPerMinute: 100_000,
+		ClaimCodesPerIP:         10_000,
 		// Every test client is 127.0.0.1: the per-IP alias budget is tested on its own server.
 		AliasBudget: recipientsapp.AliasBudget{PerIP: 10_000},
 	}
@@ -246,16 +248,18 @@ func startWithLog(url string, modify func(*wiring.Config), log *slog.Logger) (*E
 	for _, mod := range sharedMods {
 		mod(&cfg)
 	}
+	// The public origin is the listener's, as PUBLIC_BASE_URL would say in a deployment.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	cfg.PublicBaseURL = "http://" + ln.Addr().String()
 	if modify != nil {
 		modify(&cfg)
 	}
 	svc, err := wiring.Build(context.Background(), cfg, log)
 	if err != nil {
-		return nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		svc.Close()
+		_ = ln.Close()
 		return nil, err
 	}
 	if err := svc.StartWorkers(context.Background()); err != nil {

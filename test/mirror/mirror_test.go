@@ -74,14 +74,26 @@ func TestMirror_LedgerFollowsChain(t *testing.T) {
 		}
 	}
 
-	// Indexing every block again finds the same logs and posts nothing.
-	resetCursor(t)
-	res, err := env().Service.Wallets.IndexChain(context.Background(), core.EnvTest)
-	if err != nil {
-		t.Fatal(err)
+	// Indexing every block again finds the same logs and posts nothing. The service's periodic
+	// indexer runs beside the test and may take a range first (the result counts it Raced, its
+	// logs then replayed by that run): the test's run is repeated until it walked the blocks
+	// alone. No run, the test's or the periodic one, may post anything.
+	var res wallets.ChainIndexResult
+	for attempt := 1; ; attempt++ {
+		resetCursor(t)
+		var err error
+		if res, err = env().Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
+			t.Fatal(err)
+		}
+		if res.Posted != 0 || !res.CaughtUp || (res.Raced == 0 && res.Replayed < 6) {
+			t.Fatalf("re-index: %+v, want 0 posted and, unless raced, at least 6 replayed", res)
+		}
+		if res.Raced == 0 || attempt == 20 {
+			break
+		}
 	}
-	if res.Posted != 0 || res.Replayed < 6 || !res.CaughtUp {
-		t.Fatalf("re-index: %+v, want 0 posted and at least 6 replayed", res)
+	if res.Raced != 0 {
+		t.Fatalf("every re-index raced the periodic indexer: %+v", res)
 	}
 	if again := reconcile(t, alice.Root); again.Totals.LedgerBalance != "115" {
 		t.Fatalf("after re-indexing: %+v", again.Totals)

@@ -449,9 +449,10 @@ func TestOfframp_PreSubmissionRecheck(t *testing.T) {
 	}
 	selectAndConfirm(t, p, id)
 	held := waitStatus(t, p.sender.Root, id, "COMPLIANCE_HOLD")
-	if fmt.Sprint(held["holdReasons"]) != "[CREDENTIAL_SUSPENDED]" || held["selectedRouteQuoteId"] != nil {
+	if fmt.Sprint(held["holdReasons"]) != "[CREDENTIAL_SUSPENDED]" || held["selectedRouteQuoteId"] != nil || held["requoteReason"] != "POLICY_CHANGED" {
 		t.Fatalf("after the failed re-check: %v", held)
 	}
+	expectRequoteEvent(t, p.sender.Root, id, "offramp_payment.compliance_hold", "POLICY_CHANGED")
 	harness.ExpectServiceBalance(t, p.sender.Root, 14*usd, 6*usd)
 	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
 		t.Fatalf("lock and unlock should net to nothing: %v", l)
@@ -461,8 +462,28 @@ func TestOfframp_PreSubmissionRecheck(t *testing.T) {
 		t.Fatalf("after reinstating: %v", g)
 	}
 	selectAndConfirm(t, p, id)
-	waitStatus(t, p.sender.Root, id, "DELIVERED")
+	if d := waitStatus(t, p.sender.Root, id, "DELIVERED"); d["requoteReason"] != nil {
+		t.Fatalf("the reason outlived the recipient's new confirmation: %v", d)
+	}
 	harness.ExpectServiceBalance(t, p.sender.Root, 14*usd, 0)
 	harness.ExpectServiceBalance(t, p.recipient.Root, 6*usd, 0)
 	trialBalanceZero(t, p.sender, p.recipient)
+}
+
+// expectRequoteEvent finds the payment's event of type eventType and checks it carries the
+// requote reason.
+func expectRequoteEvent(t *testing.T, c *harness.Client, paymentID, eventType, reason string) {
+	t.Helper()
+	events := c.Get("/v1/events?type="+eventType).Expect(t, 200).JSON(t)["events"].([]any)
+	for _, e := range events {
+		ev := e.(map[string]any)
+		data, _ := ev["data"].(map[string]any)
+		if data["id"] == paymentID || ev["resourceId"] == paymentID {
+			if data["requoteReason"] != reason {
+				t.Fatalf("event %v, want requoteReason %s", ev, reason)
+			}
+			return
+		}
+	}
+	t.Fatalf("no %s event of %s among %v", eventType, paymentID, events)
 }

@@ -125,7 +125,7 @@ func TestOfframp_CredentialChangedSinceTheQuote(t *testing.T) {
 	p.recipient.Root.Post("/v1/sandbox/credentials", map[string]any{"status": "ACTIVE"}).Expect(t, 200)
 	selectAndConfirm(t, p, id)
 	held := waitStatus(t, p.sender.Root, id, "COMPLIANCE_HOLD")
-	if fmt.Sprint(held["holdReasons"]) != "[CREDENTIAL_CHANGED_REVIEW_REQUIRED]" {
+	if fmt.Sprint(held["holdReasons"]) != "[CREDENTIAL_CHANGED_REVIEW_REQUIRED]" || held["requoteReason"] != "CREDENTIAL_CHANGED" {
 		t.Fatalf("after the re-check: %v", held)
 	}
 	harness.ExpectServiceBalance(t, p.sender.Root, 15*usd, 5*usd)

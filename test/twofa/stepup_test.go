@@ -107,3 +107,39 @@ func TestStepUp_NewAndRemovedFactors(t *testing.T) {
 		t.Fatalf("%d factors left", n)
 	}
 }
+
+// TestStepUp_DormantFactorNeedsStepUpToActivate: a factor enrolled while the tenant had no
+// protection and left PENDING cannot be activated, once another factor is ACTIVE, without a
+// challenge bound to that activation: the activation answers TWOFA_REQUIRED and the factor
+// stays PENDING (so it could not approve switching two-factor off); with the challenge
+// satisfied by the active factor it activates.
+func TestStepUp_DormantFactorNeedsStepUpToActivate(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	dormant := ten.Root.Post("/v1/twofactor/factors", map[string]any{"label": "drawer"}).Expect(t, http.StatusCreated).JSON(t)
+	dormantID, dormantSecret := dormant["id"].(string), dormant["secret"].(string)
+	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
+	_, secret := enroll(t, ten.Root)
+
+	refused := ten.Root.Post("/v1/twofactor/factors/"+dormantID+"/verify", map[string]any{"code": code(t, dormantSecret)}).
+		ExpectError(t, http.StatusForbidden, "TWOFA_REQUIRED")
+	d := details(t, refused)
+	if change, ok := d["change"].(map[string]any); !ok || change["kind"] != "twofactor_factor_activate" {
+		t.Fatalf("the refusal does not describe the activation: %v", d)
+	}
+	chID := d["challengeId"].(string)
+	for _, f := range ten.Root.Get("/v1/twofactor/factors").Expect(t, http.StatusOK).JSON(t)["factors"].([]any) {
+		if f.(map[string]any)["id"] == dormantID && f.(map[string]any)["status"] != "PENDING" {
+			t.Fatalf("the dormant factor changed without step-up: %v", f)
+		}
+	}
+	// The dormant factor's own code cannot approve its activation: only an ACTIVE factor can.
+	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": code(t, dormantSecret)}).
+		ExpectError(t, http.StatusBadRequest, "TWOFA_INVALID_CODE")
+	ten.Root.Post("/v1/twofactor/challenges/"+chID+"/verify", map[string]any{"code": code(t, secret)}).Expect(t, http.StatusOK)
+	got := ten.Root.Post("/v1/twofactor/factors/"+dormantID+"/verify", map[string]any{"code": code(t, dormantSecret), "twofaChallengeId": chID}).
+		Expect(t, http.StatusOK).JSON(t)
+	if got["status"] != "ACTIVE" {
+		t.Fatalf("after step-up: %v", got)
+	}
+}

@@ -45,3 +45,26 @@ func TestHandles_PutTakenAndValidation(t *testing.T) {
 		t.Fatalf("walletId not named: %v", m)
 	}
 }
+
+// TestHandles_AgentKeysCannotRepoint: the handle names where others pay the tenant, so an agent
+// key minted with every scope it can hold neither claims nor re-points it (403, nothing
+// changes); the tenant's own key still does.
+// (The refusal comes before the unit of work, so nothing is written.)
+func TestHandles_AgentKeysCannotRepoint(t *testing.T) {
+	t.Parallel()
+	e := env()
+	ten := e.NewTenant(t)
+	first, second := newWallet(t, ten.Root), newWallet(t, ten.Root)
+	handle := "agentless-" + strings.ToLower(first["id"].(string)[len(first["id"].(string))-10:])
+	ten.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": handle, "walletId": first["id"]}).Expect(t, 200)
+
+	agentID := ten.Root.Post("/v1/agents", map[string]any{"name": "bot"}).Expect(t, 201).JSON(t)["id"].(string)
+	key := ten.Root.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "k", "scopes": []string{"*"}}).Expect(t, 201).JSON(t)["key"].(string)
+	bot := e.Client(t).WithKey(key)
+	bot.Do("PUT", "/v1/directory/handle", map[string]any{"handle": handle, "walletId": second["id"]}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	bot.Do("PUT", "/v1/directory/handle", map[string]any{"handle": "bot-" + handle, "walletId": second["id"]}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
+	info := ten.Root.Do("PUT", "/v1/directory/handle", map[string]any{"handle": handle, "walletId": second["id"]}).Expect(t, 200).JSON(t)
+	if info["address"] != second["address"] {
+		t.Fatalf("the tenant's key could not re-point its handle: %v", info)
+	}
+}

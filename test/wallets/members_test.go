@@ -25,15 +25,16 @@ func TestMembers_RevokeListsWalletsTheSignerStillOwns(t *testing.T) {
 	if ids, ok := out["stillOwnerOfWalletIds"].([]any); out["status"] != "REVOKED" || !ok || len(ids) != 0 {
 		t.Fatalf("revoke by a LIVE key: %v", out)
 	}
-	// Revoking again is harmless, and the TEST caller sees the TEST wallet.
-	out = ten.Root.Post("/v1/tenants/members/"+member["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
+	// Revoking again is harmless, and the TEST caller (the owner's session: a TEST key holds no
+	// LIVE power, so it revokes no member) sees the TEST wallet.
+	out = ten.Session.Post("/v1/tenants/members/"+member["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
 	if out["status"] != "REVOKED" || fmt.Sprint(out["stillOwnerOfWalletIds"]) != fmt.Sprint([]any{owned["id"]}) {
 		t.Fatalf("revoke: %v", out)
 	}
 
 	// A member without a signer owns nothing.
 	pending := ten.Session.Post("/v1/tenants/members", map[string]any{"email": "pending@example.com"}).Expect(t, 201).JSON(t)
-	out = ten.Root.Post("/v1/tenants/members/"+pending["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
+	out = ten.Session.Post("/v1/tenants/members/"+pending["id"].(string)+"/revoke", nil).Expect(t, 200).JSON(t)
 	if ids, ok := out["stillOwnerOfWalletIds"].([]any); !ok || len(ids) != 0 {
 		t.Fatalf("pending member: %v", out)
 	}

@@ -145,7 +145,7 @@ type ClientInterface interface {
 
 	// GetReadiness Readiness
 	//
-	// Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+	// Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
 	//
 	// No scope: Readiness probe for load balancers; says nothing about any tenant.
 	//
@@ -2263,9 +2263,9 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/twofactor/factors/{id} (the `DeleteTwoFactorFactor` operationId).
 	DeleteTwoFactorFactor(ctx context.Context, id string, params *DeleteTwoFactorFactorParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// VerifyTwoFactorFactorWithBody Activate a factor with a current code
+	// VerifyTwoFactorFactorWithBody Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2274,9 +2274,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/twofactor/factors/{id}/verify (the `VerifyTwoFactorFactor` operationId).
 	VerifyTwoFactorFactorWithBody(ctx context.Context, id string, params *VerifyTwoFactorFactorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// VerifyTwoFactorFactor Activate a factor with a current code
+	// VerifyTwoFactorFactor Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2424,7 +2424,7 @@ type ClientInterface interface {
 
 	// CreateSafeTransactionWithBody Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2435,7 +2435,7 @@ type ClientInterface interface {
 
 	// CreateSafeTransaction Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2676,7 +2676,7 @@ func (c *Client) GetCheckoutPageStatus(ctx context.Context, id string, reqEditor
 
 // GetReadiness Readiness
 //
-// Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+// Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
 //
 // No scope: Readiness probe for load balancers; says nothing about any tenant.
 //
@@ -6774,9 +6774,9 @@ func (c *Client) DeleteTwoFactorFactor(ctx context.Context, id string, params *D
 	return c.Client.Do(req)
 }
 
-// VerifyTwoFactorFactorWithBody Activate a factor with a current code
+// VerifyTwoFactorFactorWithBody Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -6795,9 +6795,9 @@ func (c *Client) VerifyTwoFactorFactorWithBody(ctx context.Context, id string, p
 	return c.Client.Do(req)
 }
 
-// VerifyTwoFactorFactor Activate a factor with a current code
+// VerifyTwoFactorFactor Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -7085,7 +7085,7 @@ func (c *Client) ListWalletTransactions(ctx context.Context, id string, params *
 
 // CreateSafeTransactionWithBody Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //
@@ -7106,7 +7106,7 @@ func (c *Client) CreateSafeTransactionWithBody(ctx context.Context, id string, p
 
 // CreateSafeTransaction Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //

@@ -1094,6 +1094,7 @@ const (
 	ErrorCodeCONTACTEXISTS                ErrorCode = "CONTACT_EXISTS"
 	ErrorCodeCONTACTNOTFOUND              ErrorCode = "CONTACT_NOT_FOUND"
 	ErrorCodeCREDENTIALREQUIRED           ErrorCode = "CREDENTIAL_REQUIRED"
+	ErrorCodeCUSTODYCALLREFUSED           ErrorCode = "CUSTODY_CALL_REFUSED"
 	ErrorCodeCUSTODYUNAVAILABLE           ErrorCode = "CUSTODY_UNAVAILABLE"
 	ErrorCodeDESTINATIONNOTELIGIBLE       ErrorCode = "DESTINATION_NOT_ELIGIBLE"
 	ErrorCodeDESTINATIONNOTRESOLVED       ErrorCode = "DESTINATION_NOT_RESOLVED"
@@ -1246,6 +1247,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCONTACTNOTFOUND:
 		return true
 	case ErrorCodeCREDENTIALREQUIRED:
+		return true
+	case ErrorCodeCUSTODYCALLREFUSED:
 		return true
 	case ErrorCodeCUSTODYUNAVAILABLE:
 		return true
@@ -1782,6 +1785,7 @@ func (e ErrorEnvelope413Code) Valid() bool {
 // Defines values for ErrorEnvelope422Code.
 const (
 	ErrorEnvelope422CodeAMOUNTOVERFLOW              ErrorEnvelope422Code = "AMOUNT_OVERFLOW"
+	ErrorEnvelope422CodeCUSTODYCALLREFUSED          ErrorEnvelope422Code = "CUSTODY_CALL_REFUSED"
 	ErrorEnvelope422CodeDESTINATIONNOTRESOLVED      ErrorEnvelope422Code = "DESTINATION_NOT_RESOLVED"
 	ErrorEnvelope422CodeDESTINATIONRAILCONSTRAINT   ErrorEnvelope422Code = "DESTINATION_RAIL_CONSTRAINT"
 	ErrorEnvelope422CodeDESTINATIONRAILNOTAVAILABLE ErrorEnvelope422Code = "DESTINATION_RAIL_NOT_AVAILABLE"
@@ -1800,6 +1804,8 @@ const (
 func (e ErrorEnvelope422Code) Valid() bool {
 	switch e {
 	case ErrorEnvelope422CodeAMOUNTOVERFLOW:
+		return true
+	case ErrorEnvelope422CodeCUSTODYCALLREFUSED:
 		return true
 	case ErrorEnvelope422CodeDESTINATIONNOTRESOLVED:
 		return true
@@ -2307,6 +2313,36 @@ func (e MemberRevokeStatus) Valid() bool {
 	}
 }
 
+// Defines values for OfframpPaymentRequoteReason.
+const (
+	OfframpPaymentRequoteReasonCREDENTIALCHANGED      OfframpPaymentRequoteReason = "CREDENTIAL_CHANGED"
+	OfframpPaymentRequoteReasonDESTINATIONREVOKED     OfframpPaymentRequoteReason = "DESTINATION_REVOKED"
+	OfframpPaymentRequoteReasonDESTINATIONUNAVAILABLE OfframpPaymentRequoteReason = "DESTINATION_UNAVAILABLE"
+	OfframpPaymentRequoteReasonPOLICYCHANGED          OfframpPaymentRequoteReason = "POLICY_CHANGED"
+	OfframpPaymentRequoteReasonQUOTEEXPIRED           OfframpPaymentRequoteReason = "QUOTE_EXPIRED"
+	OfframpPaymentRequoteReasonRAILUNAVAILABLE        OfframpPaymentRequoteReason = "RAIL_UNAVAILABLE"
+)
+
+// Valid indicates whether the value is a known member of the OfframpPaymentRequoteReason enum.
+func (e OfframpPaymentRequoteReason) Valid() bool {
+	switch e {
+	case OfframpPaymentRequoteReasonCREDENTIALCHANGED:
+		return true
+	case OfframpPaymentRequoteReasonDESTINATIONREVOKED:
+		return true
+	case OfframpPaymentRequoteReasonDESTINATIONUNAVAILABLE:
+		return true
+	case OfframpPaymentRequoteReasonPOLICYCHANGED:
+		return true
+	case OfframpPaymentRequoteReasonQUOTEEXPIRED:
+		return true
+	case OfframpPaymentRequoteReasonRAILUNAVAILABLE:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OfframpPaymentCreateRequestFundingMode.
 const (
 	OfframpPaymentCreateRequestFundingModeINTERNALBALANCE OfframpPaymentCreateRequestFundingMode = "INTERNAL_BALANCE"
@@ -2525,12 +2561,15 @@ func (e RampRequestDirection) Valid() bool {
 
 // Defines values for ReadinessStatus.
 const (
-	ReadinessStatusOk ReadinessStatus = "ok"
+	ReadinessStatusDegraded ReadinessStatus = "degraded"
+	ReadinessStatusOk       ReadinessStatus = "ok"
 )
 
 // Valid indicates whether the value is a known member of the ReadinessStatus enum.
 func (e ReadinessStatus) Valid() bool {
 	switch e {
+	case ReadinessStatusDegraded:
+		return true
 	case ReadinessStatusOk:
 		return true
 	default:
@@ -3165,6 +3204,7 @@ func (e SecondaryErrorBody413Code) Valid() bool {
 // Defines values for SecondaryErrorBody422Code.
 const (
 	SecondaryErrorBody422CodeAmountOverflow              SecondaryErrorBody422Code = "amount_overflow"
+	SecondaryErrorBody422CodeCustodyCallRefused          SecondaryErrorBody422Code = "custody_call_refused"
 	SecondaryErrorBody422CodeDestinationRailConstraint   SecondaryErrorBody422Code = "destination_rail_constraint"
 	SecondaryErrorBody422CodeDestinationRailNotAvailable SecondaryErrorBody422Code = "destination_rail_not_available"
 	SecondaryErrorBody422CodeIdempotencyKeyReused        SecondaryErrorBody422Code = "idempotency_key_reused"
@@ -3183,6 +3223,8 @@ const (
 func (e SecondaryErrorBody422Code) Valid() bool {
 	switch e {
 	case SecondaryErrorBody422CodeAmountOverflow:
+		return true
+	case SecondaryErrorBody422CodeCustodyCallRefused:
 		return true
 	case SecondaryErrorBody422CodeDestinationRailConstraint:
 		return true
@@ -3308,6 +3350,7 @@ const (
 	SecondaryErrorCodeContactExists                SecondaryErrorCode = "contact_exists"
 	SecondaryErrorCodeContactNotFound              SecondaryErrorCode = "contact_not_found"
 	SecondaryErrorCodeCredentialRequired           SecondaryErrorCode = "credential_required"
+	SecondaryErrorCodeCustodyCallRefused           SecondaryErrorCode = "custody_call_refused"
 	SecondaryErrorCodeCustodyUnavailable           SecondaryErrorCode = "custody_unavailable"
 	SecondaryErrorCodeDestinationNotEligible       SecondaryErrorCode = "destination_not_eligible"
 	SecondaryErrorCodeDestinationRailConstraint    SecondaryErrorCode = "destination_rail_constraint"
@@ -3460,6 +3503,8 @@ func (e SecondaryErrorCode) Valid() bool {
 	case SecondaryErrorCodeContactNotFound:
 		return true
 	case SecondaryErrorCodeCredentialRequired:
+		return true
+	case SecondaryErrorCodeCustodyCallRefused:
 		return true
 	case SecondaryErrorCodeCustodyUnavailable:
 		return true
@@ -4463,6 +4508,9 @@ type AgentCreateRequest struct {
 
 // AgentKeyCreateRequest The request body of POST /v1/agents/{id}/keys (createAgentKey).
 type AgentKeyCreateRequest struct {
+	// ExpiresAt When it expires (RFC 3339, UTC).
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
 	// Name A name the partner chose, shown in the console.
 	Name string `json:"name"`
 
@@ -5709,7 +5757,7 @@ type ClaimResend struct {
 	ExpiresAt time.Time `json:"expiresAt"`
 }
 
-// CodeRequest The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor).
+// CodeRequest The request body of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge).
 type CodeRequest struct {
 	// Code A one-time code (6 digits) or a stable error code.
 	Code string `json:"code"`
@@ -6449,6 +6497,15 @@ type FactorList struct {
 	Factors []Factor `json:"factors"`
 }
 
+// FactorVerifyRequest The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor).
+type FactorVerifyRequest struct {
+	// Code A one-time code (6 digits) or a stable error code.
+	Code string `json:"code"`
+
+	// TwofaChallengeId a SATISFIED challenge bound to this activation, needed when the tenant already has an ACTIVE factor
+	TwofaChallengeId *string `json:"twofaChallengeId,omitempty"`
+}
+
 // FundRequest The request body of POST /v1/wallets/{id}/fund (fundWallet).
 type FundRequest struct {
 	// Amount The amount as a decimal string in the asset's unit (not base units).
@@ -6984,6 +7041,9 @@ type OfframpPayment struct {
 	// RequestedDestinationId The id of the requested destination it refers to.
 	RequestedDestinationId *string `json:"requestedDestinationId"`
 
+	// RequoteReason Why the check just before submission sent this confirmed payment back to quoting: QUOTE_EXPIRED (the confirmed quote lapsed: rates may have changed, the recipient confirms a new quote), DESTINATION_UNAVAILABLE, DESTINATION_REVOKED, RAIL_UNAVAILABLE, CREDENTIAL_CHANGED or POLICY_CHANGED; null when that never happened or once the recipient confirmed again.
+	RequoteReason *OfframpPaymentRequoteReason `json:"requoteReason"`
+
 	// SelectedRouteQuoteId The id of the selected route quote it refers to.
 	SelectedRouteQuoteId *string `json:"selectedRouteQuoteId"`
 
@@ -7002,6 +7062,9 @@ type OfframpPayment struct {
 	// Status The object's state; the capability's docs list the states and their transitions.
 	Status string `json:"status"`
 }
+
+// OfframpPaymentRequoteReason defines model for OfframpPayment.RequoteReason.
+type OfframpPaymentRequoteReason string
 
 // OfframpPaymentCreateRequest The request body of POST /v1/offramp/payments (createOfframpPayment).
 type OfframpPaymentCreateRequest struct {
@@ -7461,14 +7524,17 @@ type RampRequestDirection string
 
 // Readiness The 200 answer of GET /readyz (getReadiness).
 type Readiness struct {
-	// Checks each part checked (database, jobs, chain:TEST, chain:LIVE) and ok
+	// Checks each part checked (database, jobs, chain:TEST, chain:LIVE) and ok, or its problem
 	Checks map[string]string `json:"checks"`
 
-	// Status The object's state; the capability's docs list the states and their transitions.
+	// Degraded the dependencies that fail; the routes that need them answer 503
+	Degraded *[]string `json:"degraded,omitempty"`
+
+	// Status ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
 	Status ReadinessStatus `json:"status"`
 }
 
-// ReadinessStatus The object's state; the capability's docs list the states and their transitions.
+// ReadinessStatus ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
 type ReadinessStatus string
 
 // Reconciliation The 200 answer of GET /v1/ledger/reconciliation (getReconciliation).
@@ -10551,6 +10617,14 @@ type OnTreasurySweepProposedParams struct {
 	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
 }
 
+// OnTwofactorLockedParams defines parameters for OnTwofactorLocked.
+type OnTwofactorLockedParams struct {
+	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
+	CorridorSignature  string `json:"Corridor-Signature"`
+	CorridorEventId    string `json:"Corridor-Event-Id"`
+	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
+}
+
 // OnWebhookEndpointDisabledParams defines parameters for OnWebhookEndpointDisabled.
 type OnWebhookEndpointDisabledParams struct {
 	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
@@ -10719,7 +10793,7 @@ type VerifyTwoFactorChallengeJSONRequestBody = CodeRequest
 type EnrollTwoFactorFactorJSONRequestBody = FactorCreateRequest
 
 // VerifyTwoFactorFactorJSONRequestBody defines body for VerifyTwoFactorFactor for application/json ContentType.
-type VerifyTwoFactorFactorJSONRequestBody = CodeRequest
+type VerifyTwoFactorFactorJSONRequestBody = FactorVerifyRequest
 
 // UpdateTwoFactorSettingsJSONRequestBody defines body for UpdateTwoFactorSettings for application/json ContentType.
 type UpdateTwoFactorSettingsJSONRequestBody = TwoFactorSettingsRequest
@@ -10930,6 +11004,9 @@ type OnTreasurySweepFailedJSONRequestBody = WebhookPayload
 
 // OnTreasurySweepProposedJSONRequestBody defines body for OnTreasurySweepProposed for application/json ContentType.
 type OnTreasurySweepProposedJSONRequestBody = WebhookPayload
+
+// OnTwofactorLockedJSONRequestBody defines body for OnTwofactorLocked for application/json ContentType.
+type OnTwofactorLockedJSONRequestBody = WebhookPayload
 
 // OnWebhookEndpointDisabledJSONRequestBody defines body for OnWebhookEndpointDisabled for application/json ContentType.
 type OnWebhookEndpointDisabledJSONRequestBody = WebhookPayload

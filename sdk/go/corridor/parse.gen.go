@@ -32700,6 +32700,11 @@ type WebhookInitiatorInterface interface {
 
 	OnTreasurySweepProposed(ctx context.Context, targetURL string, params *OnTreasurySweepProposedParams, body OnTreasurySweepProposedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnTwofactorLockedWithBody fires the twofactor.locked webhook with any body
+	OnTwofactorLockedWithBody(ctx context.Context, targetURL string, params *OnTwofactorLockedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnTwofactorLocked(ctx context.Context, targetURL string, params *OnTwofactorLockedParams, body OnTwofactorLockedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnWebhookEndpointDisabledWithBody fires the webhook_endpoint.disabled webhook with any body
 	OnWebhookEndpointDisabledWithBody(ctx context.Context, targetURL string, params *OnWebhookEndpointDisabledParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -34184,6 +34189,30 @@ func (p *WebhookInitiator) OnTreasurySweepProposedWithBody(ctx context.Context, 
 
 func (p *WebhookInitiator) OnTreasurySweepProposed(ctx context.Context, targetURL string, params *OnTreasurySweepProposedParams, body OnTreasurySweepProposedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnTreasurySweepProposedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTwofactorLockedWithBody(ctx context.Context, targetURL string, params *OnTwofactorLockedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTwofactorLockedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTwofactorLocked(ctx context.Context, targetURL string, params *OnTwofactorLockedParams, body OnTwofactorLockedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTwofactorLockedWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -37952,6 +37981,67 @@ func NewOnTreasurySweepProposedWebhookRequest(targetURL string, params *OnTreasu
 
 // NewOnTreasurySweepProposedWebhookRequestWithBody builds a POST request for the treasury_sweep.proposed webhook with any body
 func NewOnTreasurySweepProposedWebhookRequestWithBody(targetURL string, params *OnTreasurySweepProposedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Corridor-Signature", params.CorridorSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Corridor-Signature", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Corridor-Event-Id", params.CorridorEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Corridor-Event-Id", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Corridor-Delivery-Id", params.CorridorDeliveryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Corridor-Delivery-Id", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnTwofactorLockedWebhookRequest builds a application/json POST request for the twofactor.locked webhook
+func NewOnTwofactorLockedWebhookRequest(targetURL string, params *OnTwofactorLockedParams, body OnTwofactorLockedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnTwofactorLockedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnTwofactorLockedWebhookRequestWithBody builds a POST request for the twofactor.locked webhook with any body
+func NewOnTwofactorLockedWebhookRequestWithBody(targetURL string, params *OnTwofactorLockedParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

@@ -107,7 +107,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetReadinessWithResponse Readiness
 	//
-	// Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+	// Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
 	//
 	// No scope: Readiness probe for load balancers; says nothing about any tenant.
 	//
@@ -2409,9 +2409,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/twofactor/factors/{id} (the `DeleteTwoFactorFactor` operationId).
 	DeleteTwoFactorFactorWithResponse(ctx context.Context, id string, params *DeleteTwoFactorFactorParams, reqEditors ...RequestEditorFn) (*DeleteTwoFactorFactorResponse, error)
 
-	// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code
+	// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2420,9 +2420,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/twofactor/factors/{id}/verify (the `VerifyTwoFactorFactor` operationId).
 	VerifyTwoFactorFactorWithBodyWithResponse(ctx context.Context, id string, params *VerifyTwoFactorFactorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*VerifyTwoFactorFactorResponse, error)
 
-	// VerifyTwoFactorFactorWithResponse Activate a factor with a current code
+	// VerifyTwoFactorFactorWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
-	// Activate a factor with a current code.
+	// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 	//
 	// Requires the scopes `twofactor:manage`.
 	//
@@ -2580,7 +2580,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSafeTransactionWithBodyWithResponse Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2591,7 +2591,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSafeTransactionWithResponse Propose an arbitrary Safe transaction
 	//
-	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+	// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -32116,7 +32116,7 @@ func (c *ClientWithResponses) GetCheckoutPageStatusWithResponse(ctx context.Cont
 
 // GetReadinessWithResponse Readiness
 //
-// Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+// Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
 //
 // No scope: Readiness probe for load balancers; says nothing about any tenant.
 //
@@ -35606,9 +35606,9 @@ func (c *ClientWithResponses) DeleteTwoFactorFactorWithResponse(ctx context.Cont
 	return ParseDeleteTwoFactorFactorResponse(rsp)
 }
 
-// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code
+// VerifyTwoFactorFactorWithBodyWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -35623,9 +35623,9 @@ func (c *ClientWithResponses) VerifyTwoFactorFactorWithBodyWithResponse(ctx cont
 	return ParseVerifyTwoFactorFactorResponse(rsp)
 }
 
-// VerifyTwoFactorFactorWithResponse Activate a factor with a current code
+// VerifyTwoFactorFactorWithResponse Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
-// Activate a factor with a current code.
+// Activate a factor with a current code (beside an ACTIVE factor, with step-up)
 //
 // Requires the scopes `twofactor:manage`.
 //
@@ -35867,7 +35867,7 @@ func (c *ClientWithResponses) ListWalletTransactionsWithResponse(ctx context.Con
 
 // CreateSafeTransactionWithBodyWithResponse Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //
@@ -35884,7 +35884,7 @@ func (c *ClientWithResponses) CreateSafeTransactionWithBodyWithResponse(ctx cont
 
 // CreateSafeTransactionWithResponse Propose an arbitrary Safe transaction
 //
-// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+// Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
 //
 // Requires the scopes `payments:create`.
 //

@@ -145,7 +145,7 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Readiness: the database, each configured chain and the job workers answer; otherwise 503 naming the parts that do not (details.checks)
+         * @description Readiness: the database and the job workers answer; otherwise 503 naming the parts that do not (details.checks). A configured chain node that does not answer only makes the answer degraded (200): the routes that need it answer 503 CHAIN_UNAVAILABLE.
          *
          *     No scope: Readiness probe for load balancers; says nothing about any tenant.
          */
@@ -3052,8 +3052,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Activate a factor with a current code
-         * @description Activate a factor with a current code.
+         * Activate a factor with a current code (beside an ACTIVE factor, with step-up)
+         * @description Activate a factor with a current code (beside an ACTIVE factor, with step-up)
          *
          *     Requires the scopes `twofactor:manage`.
          */
@@ -3227,7 +3227,7 @@ export interface paths {
         put?: never;
         /**
          * Propose an arbitrary Safe transaction
-         * @description Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes.
+         * @description Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)
          *
          *     Requires the scopes `payments:create`.
          */
@@ -4610,6 +4610,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "twofactor.locked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * twofactor.locked
+         * @description Two-factor verification was locked after too many wrong codes (data.subject: the tenant's environment or factor:<id>; data.lockedUntil) Signed: Corridor-Signature t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the endpoint's secret (docs/webhooks.md); retried with backoff for 3 days until a 2xx.
+         */
+        post: operations["onTwofactorLocked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook_endpoint.disabled": {
         parameters: {
             query?: never;
@@ -4849,6 +4869,11 @@ export interface components {
         };
         /** @description The request body of POST /v1/agents/{id}/keys (createAgentKey). */
         AgentKeyCreateRequest: {
+            /**
+             * Format: date-time
+             * @description When it expires (RFC 3339, UTC).
+             */
+            expiresAt?: string;
             /** @description A name the partner chose, shown in the console. */
             name: string;
             /** @description The scopes held (docs/api.md, Scopes). */
@@ -5863,7 +5888,7 @@ export interface components {
              */
             expiresAt: string;
         };
-        /** @description The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor). */
+        /** @description The request body of POST /v1/twofactor/challenges/{id}/verify (verifyTwoFactorChallenge). */
         CodeRequest: {
             /** @description A one-time code (6 digits) or a stable error code. */
             code: string;
@@ -6175,7 +6200,7 @@ export interface components {
          * @description A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
          * @enum {string}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "AGENT_CARD_EXISTS" | "AGENT_LIMIT" | "AGENT_LIMIT_UNAVAILABLE" | "AGENT_NOT_FOUND" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "AMOUNT_OVERFLOW" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_MODULE_NOT_ENABLED" | "CARD_NOT_FOUND" | "CHAIN_UNAVAILABLE" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FOUND" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CLAIM_RESEND_LIMIT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "CREDENTIAL_REQUIRED" | "CUSTODY_UNAVAILABLE" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "DESTINATION_SCREENING_REJECTED" | "DRIP_NOT_FOUND" | "EPHEMERAL_KEYS_NOT_SUPPORTED" | "EVENT_NOT_FOUND" | "FEATURE_NOT_AVAILABLE" | "FUNDING_MODE_NOT_AVAILABLE" | "HANDLE_NOT_FOUND" | "HANDLE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_STATE" | "INVITE_EMAIL_MISMATCH" | "INVITE_NOT_FOUND" | "INVOICE_NOTHING_TO_REFUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "LEDGER_REFERENCE_CONFLICT" | "MEMBER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NEW_PAYEE_NOT_SAVED" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYEE_COOLING_OFF" | "PAYLOAD_TOO_LARGE" | "PAYMENT_NOT_FOUND" | "PAYMENT_QUEUE_FULL" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_INVALID" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "POLICY_NOT_FOUND" | "POLICY_SUBJECT_ATTACHED" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "QUOTE_EXPIRED" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_NOT_FOUND" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RATE_LIMITED" | "RECIPIENT_CONSENT_REQUIRED" | "RECIPIENT_UNKNOWN" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "ROUTE_NOT_SELECTED" | "ROUTE_QUOTE_NOT_FOUND" | "SANDBOX_ONLY" | "SELF_PAYMENT_NOT_ALLOWED" | "SENDER_ONLY" | "SERVICE_UNAVAILABLE" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "SIGNER_NOT_OWNER" | "TENANT_NOT_FOUND" | "TENANT_REQUIRED" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_FACTOR_NOT_FOUND" | "TWOFA_INVALID_CODE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "WALLET_NOT_DEPLOYED" | "WALLET_NOT_FOUND" | "WALLET_QUOTA_EXCEEDED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "AGENT_CARD_EXISTS" | "AGENT_LIMIT" | "AGENT_LIMIT_UNAVAILABLE" | "AGENT_NOT_FOUND" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "AMOUNT_OVERFLOW" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_MODULE_NOT_ENABLED" | "CARD_NOT_FOUND" | "CHAIN_UNAVAILABLE" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FOUND" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CLAIM_RESEND_LIMIT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "CREDENTIAL_REQUIRED" | "CUSTODY_CALL_REFUSED" | "CUSTODY_UNAVAILABLE" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "DESTINATION_SCREENING_REJECTED" | "DRIP_NOT_FOUND" | "EPHEMERAL_KEYS_NOT_SUPPORTED" | "EVENT_NOT_FOUND" | "FEATURE_NOT_AVAILABLE" | "FUNDING_MODE_NOT_AVAILABLE" | "HANDLE_NOT_FOUND" | "HANDLE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_STATE" | "INVITE_EMAIL_MISMATCH" | "INVITE_NOT_FOUND" | "INVOICE_NOTHING_TO_REFUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "LEDGER_REFERENCE_CONFLICT" | "MEMBER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NEW_PAYEE_NOT_SAVED" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYEE_COOLING_OFF" | "PAYLOAD_TOO_LARGE" | "PAYMENT_NOT_FOUND" | "PAYMENT_QUEUE_FULL" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_INVALID" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "POLICY_NOT_FOUND" | "POLICY_SUBJECT_ATTACHED" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "QUOTE_EXPIRED" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_NOT_FOUND" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RATE_LIMITED" | "RECIPIENT_CONSENT_REQUIRED" | "RECIPIENT_UNKNOWN" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "ROUTE_NOT_SELECTED" | "ROUTE_QUOTE_NOT_FOUND" | "SANDBOX_ONLY" | "SELF_PAYMENT_NOT_ALLOWED" | "SENDER_ONLY" | "SERVICE_UNAVAILABLE" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "SIGNER_NOT_OWNER" | "TENANT_NOT_FOUND" | "TENANT_REQUIRED" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_FACTOR_NOT_FOUND" | "TWOFA_INVALID_CODE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "WALLET_NOT_DEPLOYED" | "WALLET_NOT_FOUND" | "WALLET_QUOTA_EXCEEDED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details. */
         ErrorEnvelope: {
             code: components["schemas"]["ErrorCode"];
@@ -6244,7 +6269,7 @@ export interface components {
              * @description The stable codes a 422 answer can carry (ErrorCode lists every code).
              * @enum {string}
              */
-            code?: "AMOUNT_OVERFLOW" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RECIPIENT_UNKNOWN" | "SELF_PAYMENT_NOT_ALLOWED" | "SIGNER_NOT_OWNER" | "WALLET_QUOTA_EXCEEDED";
+            code?: "AMOUNT_OVERFLOW" | "CUSTODY_CALL_REFUSED" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_FUNDS" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RECIPIENT_UNKNOWN" | "SELF_PAYMENT_NOT_ALLOWED" | "SIGNER_NOT_OWNER" | "WALLET_QUOTA_EXCEEDED";
         };
         /** @description The ErrorEnvelope of a 429 answer: its code is one of these. */
         ErrorEnvelope429: components["schemas"]["ErrorEnvelope"] & {
@@ -6375,6 +6400,13 @@ export interface components {
         FactorList: {
             /** @description The listed objects: the page asked for (skip/take) where the list pages. */
             factors: components["schemas"]["Factor"][];
+        };
+        /** @description The request body of POST /v1/twofactor/factors/{id}/verify (verifyTwoFactorFactor). */
+        FactorVerifyRequest: {
+            /** @description A one-time code (6 digits) or a stable error code. */
+            code: string;
+            /** @description a SATISFIED challenge bound to this activation, needed when the tenant already has an ACTIVE factor */
+            twofaChallengeId?: string;
         };
         /** @description The request body of POST /v1/wallets/{id}/fund (fundWallet). */
         FundRequest: {
@@ -6807,6 +6839,8 @@ export interface components {
             recipientTenantId: string | null;
             /** @description The id of the requested destination it refers to. */
             requestedDestinationId: string | null;
+            /** @description Why the check just before submission sent this confirmed payment back to quoting: QUOTE_EXPIRED (the confirmed quote lapsed: rates may have changed, the recipient confirms a new quote), DESTINATION_UNAVAILABLE, DESTINATION_REVOKED, RAIL_UNAVAILABLE, CREDENTIAL_CHANGED or POLICY_CHANGED; null when that never happened or once the recipient confirmed again. */
+            requoteReason: ("QUOTE_EXPIRED" | "DESTINATION_UNAVAILABLE" | "DESTINATION_REVOKED" | "RAIL_UNAVAILABLE" | "CREDENTIAL_CHANGED" | "POLICY_CHANGED") | null;
             /** @description The id of the selected route quote it refers to. */
             selectedRouteQuoteId: string | null;
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
@@ -7188,15 +7222,17 @@ export interface components {
         };
         /** @description The 200 answer of GET /readyz (getReadiness). */
         Readiness: {
-            /** @description each part checked (database, jobs, chain:TEST, chain:LIVE) and ok */
+            /** @description each part checked (database, jobs, chain:TEST, chain:LIVE) and ok, or its problem */
             checks: {
                 [key: string]: string;
             };
+            /** @description the dependencies that fail; the routes that need them answer 503 */
+            degraded?: string[];
             /**
-             * @description The object's state; the capability's docs list the states and their transitions.
+             * @description ok, or degraded when a dependency (a chain node) fails: the replica still serves every route that does not need it
              * @enum {string}
              */
-            status: "ok";
+            status: "ok" | "degraded";
         };
         /** @description The 200 answer of GET /v1/ledger/reconciliation (getReconciliation). */
         Reconciliation: {
@@ -7557,7 +7593,7 @@ export interface components {
              * @description The secondary codes a 422 answer can carry (SecondaryErrorCode lists every code).
              * @enum {string}
              */
-            code?: "amount_overflow" | "destination_rail_constraint" | "destination_rail_not_available" | "idempotency_key_reused" | "insufficient_funds" | "invalid_address" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_provider_not_available" | "recipient_unknown" | "self_payment_not_allowed" | "signer_not_owner" | "wallet_quota_exceeded";
+            code?: "amount_overflow" | "custody_call_refused" | "destination_rail_constraint" | "destination_rail_not_available" | "idempotency_key_reused" | "insufficient_funds" | "invalid_address" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_provider_not_available" | "recipient_unknown" | "self_payment_not_allowed" | "signer_not_owner" | "wallet_quota_exceeded";
         };
         /** @description The SecondaryErrorBody of a 429 answer: its code is one of these. */
         SecondaryErrorBody429: components["schemas"]["SecondaryErrorBody"] & {
@@ -7587,7 +7623,7 @@ export interface components {
          * @description A secondary-surface error code (docs/api.md, Secondary surface): invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded and wallet_not_found, else the canonical code in lower case (details.canonical_code holds it as is). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know.
          * @enum {string}
          */
-        SecondaryErrorCode: "account_not_found" | "agent_card_exists" | "agent_limit" | "agent_limit_unavailable" | "agent_not_found" | "agent_suspended" | "agent_wallet_exists" | "agent_wallet_required" | "amount_overflow" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_module_not_enabled" | "card_not_found" | "cardholder_not_found" | "chain_unavailable" | "checkout_nothing_to_refund" | "claim_already_funded" | "claim_challenge_not_found" | "claim_link_expired" | "claim_link_used" | "claim_not_expired" | "claim_not_found" | "claim_not_funded" | "claim_not_redeemable" | "claim_resend_limit" | "contact_exists" | "contact_not_found" | "credential_required" | "custody_unavailable" | "destination_not_eligible" | "destination_rail_constraint" | "destination_rail_not_available" | "destination_screening_rejected" | "drip_not_found" | "ephemeral_keys_not_supported" | "event_not_found" | "feature_not_available" | "funding_mode_not_available" | "handle_not_found" | "handle_taken" | "idempotency_key_reused" | "idempotency_request_in_progress" | "insufficient_funds" | "insufficient_scope" | "internal" | "invalid_address" | "invalid_api_key" | "invalid_state" | "invite_email_mismatch" | "invite_not_found" | "invoice_not_found" | "invoice_nothing_to_refund" | "job_not_found" | "ledger_reference_conflict" | "member_not_found" | "method_not_allowed" | "new_payee_not_saved" | "offramp_payment_not_found" | "payee_cooling_off" | "payload_too_large" | "payment_not_found" | "payment_queue_full" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "phone_alias_not_pending" | "phone_alias_taken" | "phone_code_expired" | "phone_code_invalid" | "phone_code_too_many_attempts" | "policy_denied" | "policy_not_found" | "policy_subject_attached" | "policy_unavailable" | "provider_unavailable" | "quote_expired" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_not_found" | "ramp_provider_not_available" | "rate_limit_exceeded" | "recipient_consent_required" | "recipient_unknown" | "request_timeout" | "route_not_found" | "route_not_selected" | "route_quote_not_found" | "sandbox_only" | "self_payment_not_allowed" | "sender_only" | "service_unavailable" | "settlement_in_flight" | "signature_duplicate" | "signer_not_owner" | "tenant_not_found" | "tenant_required" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_agent_not_permitted" | "twofa_binding_mismatch" | "twofa_challenge_expired" | "twofa_challenge_not_found" | "twofa_challenge_not_redeemable" | "twofa_factor_not_found" | "twofa_invalid_code" | "twofa_not_enrolled" | "twofa_required" | "twofa_too_many_attempts" | "unsupported_media_type" | "validation_failed" | "wallet_not_deployed" | "wallet_not_found" | "wallet_quota_exceeded" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
+        SecondaryErrorCode: "account_not_found" | "agent_card_exists" | "agent_limit" | "agent_limit_unavailable" | "agent_not_found" | "agent_suspended" | "agent_wallet_exists" | "agent_wallet_required" | "amount_overflow" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_module_not_enabled" | "card_not_found" | "cardholder_not_found" | "chain_unavailable" | "checkout_nothing_to_refund" | "claim_already_funded" | "claim_challenge_not_found" | "claim_link_expired" | "claim_link_used" | "claim_not_expired" | "claim_not_found" | "claim_not_funded" | "claim_not_redeemable" | "claim_resend_limit" | "contact_exists" | "contact_not_found" | "credential_required" | "custody_call_refused" | "custody_unavailable" | "destination_not_eligible" | "destination_rail_constraint" | "destination_rail_not_available" | "destination_screening_rejected" | "drip_not_found" | "ephemeral_keys_not_supported" | "event_not_found" | "feature_not_available" | "funding_mode_not_available" | "handle_not_found" | "handle_taken" | "idempotency_key_reused" | "idempotency_request_in_progress" | "insufficient_funds" | "insufficient_scope" | "internal" | "invalid_address" | "invalid_api_key" | "invalid_state" | "invite_email_mismatch" | "invite_not_found" | "invoice_not_found" | "invoice_nothing_to_refund" | "job_not_found" | "ledger_reference_conflict" | "member_not_found" | "method_not_allowed" | "new_payee_not_saved" | "offramp_payment_not_found" | "payee_cooling_off" | "payload_too_large" | "payment_not_found" | "payment_queue_full" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "phone_alias_not_pending" | "phone_alias_taken" | "phone_code_expired" | "phone_code_invalid" | "phone_code_too_many_attempts" | "policy_denied" | "policy_not_found" | "policy_subject_attached" | "policy_unavailable" | "provider_unavailable" | "quote_expired" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_not_found" | "ramp_provider_not_available" | "rate_limit_exceeded" | "recipient_consent_required" | "recipient_unknown" | "request_timeout" | "route_not_found" | "route_not_selected" | "route_quote_not_found" | "sandbox_only" | "self_payment_not_allowed" | "sender_only" | "service_unavailable" | "settlement_in_flight" | "signature_duplicate" | "signer_not_owner" | "tenant_not_found" | "tenant_required" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_agent_not_permitted" | "twofa_binding_mismatch" | "twofa_challenge_expired" | "twofa_challenge_not_found" | "twofa_challenge_not_redeemable" | "twofa_factor_not_found" | "twofa_invalid_code" | "twofa_not_enrolled" | "twofa_required" | "twofa_too_many_attempts" | "unsupported_media_type" | "validation_failed" | "wallet_not_deployed" | "wallet_not_found" | "wallet_quota_exceeded" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
         /** @description The 201 answer of POST /v1/wallets/{id}/send (sendFromWallet). */
         SecondarySend: {
             /**
@@ -9202,6 +9238,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -13097,6 +13134,7 @@ export interface operations {
                      *           "recipientPhoneMasked": "+15555550123",
                      *           "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "requoteReason": "QUOTE_EXPIRED",
                      *           "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *           "sourceAmountBaseUnits": "25.5",
                      *           "sourceAssetId": "usdc-base-sepolia",
@@ -13162,6 +13200,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -13217,6 +13256,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -13272,6 +13312,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -13330,6 +13371,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -13455,6 +13497,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -15658,6 +15701,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -15716,6 +15760,7 @@ export interface operations {
                      *       "recipientPhoneMasked": "+15555550123",
                      *       "recipientTenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "requestedDestinationId": "dst_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "requoteReason": "QUOTE_EXPIRED",
                      *       "selectedRouteQuoteId": "rq_06h0c8y3a9xq2v5m7k1d4f6g8j",
                      *       "sourceAmountBaseUnits": "25.5",
                      *       "sourceAssetId": "usdc-base-sepolia",
@@ -17143,7 +17188,7 @@ export interface operations {
                  *       "code": "123456"
                  *     }
                  */
-                "application/json": components["schemas"]["CodeRequest"];
+                "application/json": components["schemas"]["FactorVerifyRequest"];
             };
         };
         responses: {
@@ -21337,6 +21382,57 @@ export interface operations {
                  *       "event": "treasury_sweep.proposed",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "type": "treasury_sweep.proposed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery ends. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTwofactorLocked: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
+                 * @example t=1795773600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Corridor-Signature": string;
+                /** @example evt_06h0c8y3a9xq2v5m7k1d4f6g8j */
+                "Corridor-Event-Id": string;
+                /** @example whd_06h0c8y3a9xq2v5m7k1d4f6g8j */
+                "Corridor-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
+                 *       "data": {
+                 *         "id": "_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "LOCKED"
+                 *       },
+                 *       "event": "twofactor.locked",
+                 *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *       "type": "twofactor.locked"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPayload"];

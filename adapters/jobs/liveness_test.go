@@ -1,0 +1,186 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/corridorhq/corridor/adapters/jobs"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/test/testdb"
+)
+
+type rescueArgs struct {
+	Name string `json:"name"`
+}
+
+func (rescueArgs) Kind() string { return "test.rescue" }
+
+type rescueWorker struct {
+	river.WorkerDefaults[rescueArgs]
+}
+
+func (rescueWorker) Work(context.Context, *river.Job[rescueArgs]) error { return nil }
+
+// livenessDB is a migrated database, a pool on it and an insert-only River client.
+func livenessDB(ctx context.Context, t *testing.T) (*pgxpool.Pool, *river.Client[pgx.Tx]) {
+	t.Helper()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	if err := jobs.Migrate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	inserter, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool, inserter
+}
+
+// runningJob inserts a job as the given worker left it when it died: running, attempted by it.
+func runningJob(ctx context.Context, t *testing.T, pool *pgxpool.Pool, inserter *river.Client[pgx.Tx], name, clientID string) int64 {
+	t.Helper()
+	res, err := inserter.Insert(ctx, rescueArgs{Name: name}, &river.InsertOpts{ScheduledAt: time.Now().Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now(),
+		attempted_by = ARRAY[$2] WHERE id = $1`, res.Job.ID, clientID); err != nil {
+		t.Fatal(err)
+	}
+	return res.Job.ID
+}
+
+func startRunner(ctx context.Context, t *testing.T, url string, cfg jobs.Config) *jobs.Runner {
+	t.Helper()
+	workers := river.NewWorkers()
+	river.AddWorker(workers, rescueWorker{})
+	cfg.DatabaseURL, cfg.Workers, cfg.FetchPollInterval = url, workers, 100*time.Millisecond
+	r, err := jobs.NewRunner(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		_ = r.Stop(stopCtx)
+	})
+	return r
+}
+
+func jobState(ctx context.Context, t *testing.T, inserter *river.Client[pgx.Tx], id int64) rivertype.JobState {
+	t.Helper()
+	job, err := inserter.JobGet(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job.State
+}
+
+// waitJobState polls until the job reaches want; ctx's deadline is the hang guard.
+func waitJobState(ctx context.Context, t *testing.T, inserter *river.Client[pgx.Tx], id int64, want rivertype.JobState) {
+	t.Helper()
+	for jobState(ctx, t, inserter, id) != want {
+		if ctx.Err() != nil {
+			t.Fatalf("job %d never reached %s (it is %s)", id, want, jobState(context.Background(), t, inserter, id))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestLiveness_DeadWorkersJobsRescuedInSeconds: a worker whose heartbeat went stale (its process
+// was killed) left a job running and a periodic pass's lease held. A live runner, with River's
+// stuck-job timeout at its hour, puts the job back to work and completes it, releases the lease
+// and forgets the dead worker, within its dead-after bound; a job of a worker whose heartbeat is
+// fresh stays running.
+func TestLiveness_DeadWorkersJobsRescuedInSeconds(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
+	defer cancel()
+	pool, inserter := livenessDB(ctx, t)
+	if _, err := pool.Exec(ctx, `INSERT INTO job_workers (client_id, replica, heartbeat_at) VALUES
+		('ghost#01', 'ghost', now() - interval '1 minute'), ('alive#02', 'alive', now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `INSERT INTO pass_leases (name, holder, expires_at) VALUES
+		('ghost pass', 'ghost#01#aa', now() + interval '1 hour'), ('alive pass', 'alive#02#bb', now() + interval '1 hour')`); err != nil {
+		t.Fatal(err)
+	}
+	orphan := runningJob(ctx, t, pool, inserter, "orphan", "ghost#01")
+	held := runningJob(ctx, t, pool, inserter, "held", "alive#02")
+	started := time.Now()
+	startRunner(ctx, t, pool.Config().ConnString(), jobs.Config{Replica: "observer", HeartbeatEvery: 100 * time.Millisecond, DeadAfter: time.Second})
+
+	waitJobState(ctx, t, inserter, orphan, rivertype.JobStateCompleted)
+	t.Logf("the dead worker's job completed %s after the runner started", time.Since(started).Round(time.Millisecond))
+	if got := jobState(ctx, t, inserter, held); got != rivertype.JobStateRunning {
+		t.Fatalf("the live worker's job is %s, want still running", got)
+	}
+	var workers, leases []string
+	rows, _ := pool.Query(ctx, `SELECT client_id FROM job_workers WHERE replica <> 'observer' ORDER BY 1`)
+	for rows.Next() {
+		var s string
+		_ = rows.Scan(&s)
+		workers = append(workers, s)
+	}
+	rows.Close()
+	rows, _ = pool.Query(ctx, `SELECT name FROM pass_leases ORDER BY 1`)
+	for rows.Next() {
+		var s string
+		_ = rows.Scan(&s)
+		leases = append(leases, s)
+	}
+	rows.Close()
+	if len(workers) != 1 || workers[0] != "alive#02" {
+		t.Fatalf("workers left %v, want only the live one", workers)
+	}
+	if len(leases) != 1 || leases[0] != "alive pass" {
+		t.Fatalf("pass leases left %v, want only the live worker's", leases)
+	}
+}
+
+// TestLiveness_RestartRescuesItsPreviousIncarnation: a replica's previous process left a job
+// running and its heartbeat still looks fresh (it died a moment ago). The replica's new process
+// rescues that job as it starts, without waiting for the heartbeat to go stale; another
+// replica's job with an equally fresh heartbeat is left alone.
+func TestLiveness_RestartRescuesItsPreviousIncarnation(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
+	defer cancel()
+	pool, inserter := livenessDB(ctx, t)
+	if _, err := pool.Exec(ctx, `INSERT INTO job_workers (client_id, replica) VALUES ('r1#old', 'r1'), ('r2#now', 'r2')`); err != nil {
+		t.Fatal(err)
+	}
+	mine := runningJob(ctx, t, pool, inserter, "mine", "r1#old")
+	theirs := runningJob(ctx, t, pool, inserter, "theirs", "r2#now")
+	r := startRunner(ctx, t, pool.Config().ConnString(), jobs.Config{Replica: "r1", DeadAfter: time.Hour})
+	waitJobState(ctx, t, inserter, mine, rivertype.JobStateCompleted)
+	if got := jobState(ctx, t, inserter, theirs); got != rivertype.JobStateRunning {
+		t.Fatalf("the other replica's job is %s, want still running", got)
+	}
+	var errs []string
+	if err := pool.QueryRow(ctx, `SELECT array(SELECT e->>'error' FROM river_job, unnest(errors) e WHERE id = $1)`, mine).Scan(&errs); err != nil {
+		t.Fatal(err)
+	}
+	if len(errs) != 1 || errs[0] == "" {
+		t.Fatalf("the rescued job records %v, want one error naming the dead worker", errs)
+	}
+	var replica string
+	if err := pool.QueryRow(ctx, `SELECT replica FROM job_workers WHERE client_id = $1`, r.ClientID()).Scan(&replica); err != nil || replica != "r1" {
+		t.Fatalf("the new incarnation's row: %q %v", replica, err)
+	}
+}

@@ -1,0 +1,110 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/spend"
+	"github.com/corridorhq/corridor/ports"
+)
+
+// SpendGuard is the one spend guard: money leaves a tenant's control only through a debit of a
+// tenant-owned ledger account or a custody signature, and both pass here (the rule is
+// core/spend). Use cases call it at acceptance for clear errors; GuardLedger puts every debit
+// posted on a caller's behalf to it as well, so a new route cannot forget it. It decides inside
+// the caller's unit of work and holds no state: the windows and reservations live in the
+// agents' store, locked per agent.
+type SpendGuard struct {
+	now func() time.Time
+}
+
+// NewSpendGuard returns a guard reading time from now (nil: the wall clock).
+func NewSpendGuard(now func() time.Time) *SpendGuard {
+	if now == nil {
+		now = time.Now
+	}
+	return &SpendGuard{now: now}
+}
+
+// Authorize decides req in tx: agent confinement first (an agent key spends only its own
+// wallet; a suspended agent spends nothing), then the caps of the agent whose wallet is the
+// source, reserved at once under req.Reference so parallel spends of one agent are decided one
+// at a time and never together exceed a cap. A refusal is a *core.Error (INSUFFICIENT_SCOPE,
+// AGENT_SUSPENDED, AGENT_LIMIT); any other error is the store's, for the caller to fail closed.
+// Deciding one reference twice reserves once.
+func (g *SpendGuard) Authorize(ctx context.Context, tx ports.Tx, req spend.Request) error {
+	if err := ConfineSpend(ctx, tx, req); err != nil {
+		return err
+	}
+	return g.reserveAgentCaps(ctx, tx, req)
+}
+
+// ConfineSpend is agent confinement alone, with the acting agent read from the store (its wallet,
+// its status).
+func ConfineSpend(ctx context.Context, tx ports.Tx, req spend.Request) error {
+	p := req.Principal
+	if p.AgentID == "" {
+		return nil
+	}
+	own, err := tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, p.AgentID)
+	if err != nil {
+		return err
+	}
+	if own.Status == agent.StatusSuspended {
+		return core.E(agent.CodeSuspended, "agent %s is suspended; reactivate it to let it act again", own.ID).
+			WithDetails(map[string]any{"agentId": own.ID})
+	}
+	return spend.Confine(p, own.WalletID, req.Source)
+}
+
+// reserveAgentCaps reserves req's amount in the windows of the agent whose Safe is the source
+// (a wallet no agent owns has no caps). The reservation counts while its payment is live and
+// stops counting when the payment fails or is cancelled (the store's SpentInWindows reads it
+// so), which is the release.
+func (g *SpendGuard) reserveAgentCaps(ctx context.Context, tx ports.Tx, req spend.Request) error {
+	if req.Source.Kind != spend.SourceWallet || req.Source.WalletID == "" || req.AmountBaseUnits <= 0 {
+		return nil
+	}
+	if req.Reference == "" {
+		return core.E(core.CodeInternal, "kernel: a wallet spend needs a reference to reserve under")
+	}
+	p := req.Principal
+	owner, found, err := tx.Agents().FindAgentByWallet(ctx, p.TenantID, p.Environment, req.Source.WalletID)
+	if err != nil || !found {
+		return err
+	}
+	a, err := tx.Agents().LockAgent(ctx, owner.TenantID, owner.Environment, owner.ID)
+	if err != nil {
+		return err
+	}
+	if _, reserved, err := tx.Agents().LockCardSpend(ctx, req.Reference); err != nil || reserved {
+		return err
+	}
+	now := g.now().UTC()
+	windows := agent.WindowsAt(now)
+	spent, err := tx.Agents().SpentInWindows(ctx, a, windows)
+	if err != nil {
+		return err
+	}
+	if err := agent.CheckSpend(a.Limits, spent, req.AmountBaseUnits); err != nil {
+		return err
+	}
+	return tx.Agents().CreateCardSpend(ctx, agent.CardSpend{AuthorizationID: req.Reference, AgentID: a.ID,
+		TenantID: a.TenantID, Environment: a.Environment, AmountBaseUnits: req.AmountBaseUnits, Windows: windows, ConsumedAt: now})
+}
+
+// IsSpendRefusal tells a guard refusal (answered to the caller as is) from a store failure.
+func IsSpendRefusal(err error) bool {
+	var e *core.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case core.CodeInsufficientScope, agent.CodeSuspended, agent.CodeLimit:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,52 @@
+package policy
+
+import (
+	"context"
+	"strings"
+
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/ports"
+)
+
+// GateBalanceSpend applies the spend policy attached to the tenant's service balance (subject
+// service_balance) to a spend of it that is not an off-ramp payment (a checkout refund): per
+// transaction, with the receiving address as counterparty, per POLICY_ENFORCEMENT. off skips;
+// log records the decision and proceeds; enforce answers a deny as POLICY_DENIED for the
+// caller to refuse with nothing changed. It runs in a savepoint of the caller's unit of work:
+// a failing policy store fails open in log mode and closed (POLICY_UNAVAILABLE) in enforce.
+func (s *Service) GateBalanceSpend(ctx context.Context, p auth.Principal, referenceID string, amount int64, counterparty string) (*core.Error, error) {
+	mode := s.mode
+	if mode == policy.ModeOff {
+		return nil, nil
+	}
+	var d *policy.Decision
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		pol, v, found, err := attachedPolicy(ctx, tx, p.TenantID, p.Environment, subject{policy.SubjectServiceBalance, p.TenantID})
+		if err != nil || !found {
+			return err
+		}
+		txn := policy.Transaction{AmountBaseUnits: amount, Counterparty: strings.ToLower(counterparty)}
+		decision := newDecision(p, pol, v, txn, s.clock.Now().UTC())
+		decision.SubjectType, decision.SubjectID = policy.SubjectServiceBalance, p.TenantID
+		decision.Source, decision.ReferenceID, decision.Mode = policy.SourcePayment, referenceID, mode
+		decision.Blocked = mode == policy.ModeEnforce && !decision.Verdict.Allow
+		d = &decision
+		return tx.Policies().CreateDecision(ctx, decision)
+	})
+	if err != nil {
+		s.log.Error("policy subsystem error on a service balance spend", "mode", string(mode), "tenantId", p.TenantID,
+			"referenceId", referenceID, "failOpen", mode == policy.ModeLog, "error", err.Error())
+		if mode == policy.ModeEnforce {
+			return nil, core.E(policy.CodeUnavailable, "the spend policy of the service balance could not be evaluated; retry shortly")
+		}
+		return nil, nil
+	}
+	if d == nil || !d.Blocked {
+		return nil, nil
+	}
+	return core.E(policy.CodeDenied, "policy %s (version %d) declined the spend: %s", d.PolicyID, d.PolicyVersion, d.Verdict.Reason).
+		WithDetails(map[string]any{"policyId": d.PolicyID, "policyVersion": d.PolicyVersion, "sha256": d.SHA256,
+			"reason": d.Verdict.Reason, "decisionLogId": d.ID}), nil
+}

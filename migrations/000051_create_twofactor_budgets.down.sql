@@ -1,0 +1,1 @@
+DROP TABLE twofactor_budgets;

@@ -1,0 +1,1 @@
+ALTER TABLE offramp_payments DROP COLUMN requote_reason;

@@ -1,0 +1,95 @@
+package crash
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/corridorhq/corridor/adapters/identity"
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/testdb"
+)
+
+// shippedDefaults drops the package's quick stuck-job rescue from a run's environment, so the
+// service runs with what ships (River's hour): only the worker heartbeat can bring the job back.
+func shippedDefaults(env []string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "JOBS_RESCUE_STUCK_AFTER=") {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// TestCrash_SubmissionCutOffDeliversOnItsConfirmedQuote: the service is killed by SIGKILL inside
+// the submission job of a confirmed payment (after the provider accepted it, before its record),
+// under the shipped defaults (no stuck-job setting). Started again on another address (a new
+// replica, so only the dead worker's stale heartbeat reveals the orphaned job), the payment is
+// DELIVERED on the quote the recipient confirmed within a minute of the restart: no requote, no
+// second AWAITING_RECIPIENT_CONFIRMATION, one payout at the provider.
+func TestCrash_SubmissionCutOffDeliversOnItsConfirmedQuote(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	bin := buildCrashBinary(t)
+	first := startShipped(t, bin, url, kernel.CrashPayoutSubmitted)
+	idp, err := identity.NewSandbox(harness.SessionSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &harness.Env{BaseURL: first.base, DatabaseURL: url, Issuer: idp}
+	sender, recipient := env.NewTenant(t), env.NewTenant(t)
+	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
+	phone := verifiedRecipient(t, recipient.Root)
+	recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "APP_WALLET_A", "email": "recipient@example.com"}).Expect(t, 201)
+	payID := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": "7"}).Expect(t, 201).JSON(t)["paymentId"].(string)
+	routes := recipient.Root.Get("/v1/offramp/payments/"+payID+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	confirmedQuote := routes[0].(map[string]any)["routeId"]
+	recipient.Root.Post("/v1/offramp/payments/"+payID+"/select-route", map[string]any{"routeQuoteId": confirmedQuote}).Expect(t, 200)
+	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
+	first.waitKilled(t)
+
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	second := startShipped(t, bin, url, "")
+	restarted := time.Now()
+	env.BaseURL = second.base
+	for {
+		pay := sender.Root.Get("/v1/offramp/payments/"+payID).Expect(t, 200).JSON(t)
+		if pay["status"] == "DELIVERED" {
+			break
+		}
+		if time.Since(restarted) > time.Minute {
+			t.Fatalf("the payment is not DELIVERED a minute after the restart (shipped defaults); it is %v\n%s", pay["status"], second.output)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	t.Logf("DELIVERED %s after the restart", time.Since(restarted).Round(100*time.Millisecond))
+	var selected string
+	if err := conn.QueryRow(ctx, `SELECT selected_quote_id FROM offramp_payments WHERE id = $1`, payID).Scan(&selected); err != nil {
+		t.Fatal(err)
+	}
+	if selected != confirmedQuote {
+		t.Fatalf("delivered on quote %s, want the confirmed %v: the payment was requoted", selected, confirmedQuote)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM events WHERE resource_id = $1 AND type LIKE '%awaiting_recipient_confirmation'`, payID); n != 1 {
+		t.Fatalf("%d AWAITING_RECIPIENT_CONFIRMATION events, want 1: the recipient was asked to consent again", n)
+	}
+	if n := count(t, conn, `SELECT count(*) FROM payout_mock_transfers`); n != 1 {
+		t.Fatalf("the provider holds %d payouts, want 1", n)
+	}
+}
+
+// startShipped starts the service with the shipped stuck-job rescue.
+func startShipped(t *testing.T, bin, url, crashPoint string) *service {
+	t.Helper()
+	return startServiceWith(t, bin, func(addr string) []string { return shippedDefaults(serviceEnv(url, addr, crashPoint)) })
+}
