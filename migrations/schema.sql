@@ -811,7 +811,7 @@ CREATE TABLE public.operator_actions (
     outcome text NOT NULL,
     detail text DEFAULT ''::text NOT NULL,
     via text NOT NULL,
-    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['approve-review'::text, 'arbiter-sign'::text, 'redeliver'::text, 'retry-job'::text]))),
+    CONSTRAINT operator_actions_action_check CHECK ((action = ANY (ARRAY['approve-review'::text, 'arbiter-sign'::text, 'redeliver'::text, 'retry-job'::text, 'list-tenants'::text, 'list-stuck-work'::text, 'list-failed-jobs'::text, 'list-disabled-endpoints'::text]))),
     CONSTRAINT operator_actions_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT operator_actions_outcome_check CHECK ((outcome = ANY (ARRAY['done'::text, 'refused'::text]))),
     CONSTRAINT operator_actions_via_check CHECK ((via = ANY (ARRAY['console'::text, 'api'::text])))
@@ -1833,6 +1833,8 @@ CREATE INDEX job_workers_replica_idx ON public.job_workers USING btree (replica)
 
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
 
+CREATE INDEX members_email_lower_idx ON public.members USING btree (lower(email));
+
 CREATE INDEX members_identity_user_idx ON public.members USING btree (identity_user_id) WHERE (status = 'ACTIVE'::text);
 
 CREATE INDEX members_tenant_idx ON public.members USING btree (tenant_id, id);
@@ -1954,6 +1956,8 @@ CREATE INDEX wallets_tenant_env_idx ON public.wallets USING btree (tenant_id, en
 CREATE INDEX webhook_deliveries_endpoint_idx ON public.webhook_deliveries USING btree (endpoint_id, id);
 
 CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries USING btree (event_id, endpoint_id) WHERE (redelivery_of IS NULL);
+
+CREATE INDEX webhook_deliveries_pending_idx ON public.webhook_deliveries USING btree (environment, next_attempt_at) WHERE (status = 'PENDING'::text);
 
 CREATE INDEX webhook_endpoints_tenant_idx ON public.webhook_endpoints USING btree (tenant_id, environment, id) WHERE (deleted_at IS NULL);
 

@@ -115,7 +115,14 @@ type LedgerReports interface {
 	Statement(ctx context.Context, q StatementQuery, page Page) (Statement, error)
 	// Entries returns journal entries in sequence order, and how many match.
 	Entries(ctx context.Context, q EntryQuery, page Page) ([]JournalEntry, int, error)
-	TrialBalance(ctx context.Context, env core.Environment, tenantID string) ([]TrialBalanceRow, error)
+	// TrialBalance returns the rows of a tenant's trial balance now (asOf zero) or as of an
+	// instant: then only transfers created at or before it count, and the tenant's own
+	// balances are read from its accounts' history rather than the balance rows.
+	TrialBalance(ctx context.Context, env core.Environment, tenantID string, asOf time.Time) ([]TrialBalanceRow, error)
+	// BalanceMovements returns, in time order, each change to the posted balance of the
+	// tenant's accounts of the query's kinds in [From, To), with the transfer that made it and
+	// every account that transfer touches, and how many match.
+	BalanceMovements(ctx context.Context, q MovementQuery, page Page) ([]BalanceMovement, int, error)
 	// DailyVolume sums, per UTC day from since on and per asset, the posted money that came into
 	// and went out of the tenant's accounts of kind, oldest day first; days without postings
 	// are absent.
@@ -128,4 +135,23 @@ type DayVolume struct {
 	Asset     string
 	In, Out   int64 // base units credited and debited
 	Transfers int   // distinct transfers that moved them
+}
+
+// MovementQuery selects the posted movements of a tenant's accounts of some kinds, created in
+// [From, To); zero times leave that end open.
+type MovementQuery struct {
+	Environment core.Environment
+	TenantID    string
+	Kinds       []string
+	From, To    time.Time
+}
+
+// BalanceMovement is one transfer's change to the posted balance of one of the tenant's
+// accounts.
+type BalanceMovement struct {
+	Sequence int64
+	Transfer ledger.Transfer
+	Account  ledger.Account
+	Amount   int64                     // the signed change to the account's posted balance
+	Accounts map[string]ledger.Account // every account the transfer touches, by id
 }

@@ -26,6 +26,9 @@ type OperatorReports interface {
 	// InvoicesAwaitingArbiter are invoices whose arbiter is arbiter (the platform's address)
 	// with a release or refund payment still waiting for signatures (docs/decisions/invoices.md).
 	InvoicesAwaitingArbiter(ctx context.Context, arbiter string, limit int) ([]ArbiterInvoice, error)
+	// FindTenants looks tenants up by id or slug (exactly) or by a member's email (exactly, in
+	// any case), each tenant once, oldest first.
+	FindTenants(ctx context.Context, q string, limit int) ([]TenantMatch, error)
 	// RecentOperatorActions are the newest entries of the operator audit trail.
 	RecentOperatorActions(ctx context.Context, limit int) ([]OperatorAction, error)
 }
@@ -113,4 +116,14 @@ type StuckRelayerTransaction struct {
 	FirstSentAt  time.Time
 	Sends        int    // the first send and every replacement
 	LatestTxHash string // the newest replacement's hash, the one to look up
+}
+
+// TenantMatch is a tenant found by an operator's lookup, and what matched.
+type TenantMatch struct {
+	ID        string
+	Slug      string
+	Name      string
+	CreatedAt time.Time
+	MatchedBy string // id, slug or email
+	Members   int    // active and pending members
 }

@@ -143,6 +143,9 @@ type statementLineResponse struct {
 	Sequence        int64                 `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID      string                `json:"transferId" oas:"required"`
 	Reference       string                `json:"reference" oas:"required"`
+	ObjectType      string                `json:"objectType" oas:"required" example:"sandbox_deposit" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
+	ObjectID        string                `json:"objectId" oas:"required" example:"dep_06h0c8y3a9xq2v5m7k1d4f6g8j"`
+	Description     string                `json:"description" oas:"required" description:"The transfer in words, such as Sandbox deposit."`
 	Type            string                `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
 	Status          string                `json:"status" oas:"required,enum=PENDING|POSTED|VOIDED|REVERSED"`
 	TargetID        *string               `json:"targetId" oas:"required"`
@@ -157,6 +160,7 @@ type statementLineResponse struct {
 type statementResponse struct {
 	Account ledgerAccountResponse   `json:"account" oas:"required"`
 	From    *time.Time              `json:"from" oas:"required" description:"The start of the period, inclusive (RFC 3339, UTC); null: from the account's first transfer."`
+	AsOf    *time.Time              `json:"asOf" oas:"required" description:"The instant the statement was asked as of (its closing balance is the balance then); null when the period was given by to."`
 	To      *time.Time              `json:"to" oas:"required" description:"The end of the period, exclusive (RFC 3339, UTC); null: until now."`
 	Opening ledgerBalanceResponse   `json:"opening" oas:"required"`
 	Closing ledgerBalanceResponse   `json:"closing" oas:"required"`
@@ -167,13 +171,15 @@ type statementResponse struct {
 func toStatement(v finance.StatementView) statementResponse {
 	st := v.Statement
 	out := statementResponse{
-		Account: toLedgerAccount(v.Account), From: v.From, To: v.To,
+		Account: toLedgerAccount(v.Account), From: v.From, To: v.To, AsOf: v.AsOf,
 		Opening: toLedgerBalance(st.Opening), Closing: toLedgerBalance(st.Closing),
 		Lines: make([]statementLineResponse, len(st.Lines)), Total: st.Total,
 	}
 	for i, l := range st.Lines {
+		d := finance.DescribeReference(l.Transfer.Reference, l.Transfer.ID)
 		out.Lines[i] = statementLineResponse{
 			Sequence: l.Sequence, TransferID: l.Transfer.ID, Reference: l.Transfer.Reference, Type: string(l.Transfer.Type),
+			ObjectType: d.ObjectType, ObjectID: d.ObjectID, Description: d.Description,
 			Status: string(l.State.Status), TargetID: strPtr(l.Transfer.TargetID()), CreatedAt: l.Transfer.CreatedAt,
 			Amount: core.FormatUSD(l.Amount), AmountBaseUnits: baseUnits(l.Amount),
 			Change: toLedgerChange(l.Delta), BalanceAfter: toLedgerBalance(l.After), Metadata: metadataOf(l.Transfer),
@@ -194,6 +200,9 @@ type entryResponse struct {
 	Sequence     int64                  `json:"sequence" oas:"required" description:"The transfer's position in the journal (increasing)."`
 	TransferID   string                 `json:"transferId" oas:"required"`
 	Reference    string                 `json:"reference" oas:"required"`
+	ObjectType   string                 `json:"objectType" oas:"required" example:"sandbox_deposit" description:"The business object the transfer belongs to, read from its reference (as in balance transactions)."`
+	ObjectID     string                 `json:"objectId" oas:"required" example:"dep_06h0c8y3a9xq2v5m7k1d4f6g8j"`
+	Description  string                 `json:"description" oas:"required" description:"The transfer in words, such as Sandbox deposit."`
 	Type         string                 `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
 	Status       string                 `json:"status" oas:"required,enum=PENDING|POSTED|VOIDED|REVERSED"`
 	TargetID     *string                `json:"targetId" oas:"required"`
@@ -212,8 +221,10 @@ type entryListResponse struct {
 
 func toEntry(e finance.JournalEntryView) entryResponse {
 	t := e.Transfer
+	d := finance.DescribeReference(t.Reference, t.ID)
 	out := entryResponse{
 		Sequence: e.Sequence, TransferID: t.ID, Reference: t.Reference, Type: string(t.Type), Status: string(e.State.Status),
+		ObjectType: d.ObjectType, ObjectID: d.ObjectID, Description: d.Description,
 		TargetID: strPtr(t.TargetID()), ResolvedByID: strPtr(e.State.ResolvedByID), Asset: t.Asset, CreatedAt: t.CreatedAt,
 		Metadata: metadataOf(t), Postings: make([]entryPostingResponse, len(e.Lines)),
 	}
@@ -253,11 +264,12 @@ type trialAssetResponse struct {
 type trialBalanceResponse struct {
 	Environment string               `json:"environment" oas:"required,enum=TEST|LIVE"`
 	GeneratedAt time.Time            `json:"generatedAt" oas:"required"`
+	AsOf        *time.Time           `json:"asOf" oas:"required" description:"The instant the balances are as of, recomputed from the accounts' history; null: now."`
 	Assets      []trialAssetResponse `json:"assets" oas:"required" description:"One trial balance per asset."`
 }
 
 func toTrialBalance(v finance.TrialBalanceView) trialBalanceResponse {
-	out := trialBalanceResponse{Environment: string(v.Environment), GeneratedAt: v.GeneratedAt, Assets: make([]trialAssetResponse, len(v.Assets))}
+	out := trialBalanceResponse{Environment: string(v.Environment), GeneratedAt: v.GeneratedAt, AsOf: v.AsOf, Assets: make([]trialAssetResponse, len(v.Assets))}
 	for i, a := range v.Assets {
 		t := a.Totals
 		ta := trialAssetResponse{
@@ -285,4 +297,37 @@ func metadataOf(t ledger.Transfer) map[string]string {
 		return map[string]string{}
 	}
 	return t.Metadata
+}
+
+type balanceTransactionResponse struct {
+	TransferID     string    `json:"transferId" oas:"required" description:"The ledger transfer that moved the balance."`
+	CreatedAt      time.Time `json:"createdAt" oas:"required"`
+	ObjectType     string    `json:"objectType" oas:"required,enum=sandbox_deposit|offramp_payment|chain_transfer|card_authorization|checkout|checkout_refund|treasury_bucket|ledger_transfer" description:"What the movement belongs to."`
+	ObjectID       string    `json:"objectId" oas:"required" example:"dep_06h0c8y3a9xq2v5m7k1d4f6g8j" description:"The id of that object (for an on-chain transfer: its transaction hash and log index)."`
+	Description    string    `json:"description" oas:"required" description:"The movement in words, such as Off-ramp payment: funds locked."`
+	Asset          string    `json:"asset" oas:"required"`
+	AccountID      string    `json:"accountId" oas:"required"`
+	AccountKind    string    `json:"accountKind" oas:"required,enum=tenant_available|wallet_onchain" description:"Which balance moved: the service balance or a wallet's on-chain mirror."`
+	Gross          string    `json:"gross" oas:"required" example:"-97" description:"net + fee, signed."`
+	GrossBaseUnits string    `json:"grossBaseUnits" oas:"required" example:"-97000000"`
+	Fee            string    `json:"fee" oas:"required" example:"3" description:"What the platform took in the same transfer (zero or more)."`
+	FeeBaseUnits   string    `json:"feeBaseUnits" oas:"required" example:"3000000"`
+	Net            string    `json:"net" oas:"required" example:"-100" description:"The signed change to the balance: positive credits, negative debits."`
+	NetBaseUnits   string    `json:"netBaseUnits" oas:"required" example:"-100000000"`
+	Type           string    `json:"type" oas:"required,enum=POSTED|PENDING|POST_PENDING|VOID_PENDING|REVERSAL"`
+	Reference      string    `json:"reference" oas:"required" description:"The transfer's ledger reference, as in the journal."`
+}
+
+type balanceTransactionListResponse struct {
+	BalanceTransactions []balanceTransactionResponse `json:"balanceTransactions" oas:"required" description:"Oldest first."`
+	Total               int                          `json:"total" oas:"required"`
+}
+
+func toBalanceTransaction(bt finance.BalanceTransaction) balanceTransactionResponse {
+	return balanceTransactionResponse{
+		TransferID: bt.TransferID, CreatedAt: bt.CreatedAt, ObjectType: bt.ObjectType, ObjectID: bt.ObjectID,
+		Description: bt.Description, Asset: bt.Asset, AccountID: bt.AccountID, AccountKind: bt.AccountKind,
+		Gross: core.FormatUSD(bt.Gross), GrossBaseUnits: baseUnits(bt.Gross), Fee: core.FormatUSD(bt.Fee), FeeBaseUnits: baseUnits(bt.Fee),
+		Net: core.FormatUSD(bt.Net), NetBaseUnits: baseUnits(bt.Net), Type: string(bt.Type), Reference: bt.Reference,
+	}
 }

@@ -57,6 +57,7 @@ func (s *Server) endpointTable(h handlers) []Endpoint {
 	if features["operatorReview"] && features["offrampPayments"] {
 		routes = append(routes, h.offramp.adminEndpoints()...)
 	}
+	routes = append(routes, h.operator.operatorEndpoints()...)
 	for i := range routes {
 		if strings.HasPrefix(routes[i].Path, "/v1/sandbox/") {
 			routes[i].SandboxOnly = true

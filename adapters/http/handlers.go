@@ -165,6 +165,7 @@ type handlers struct {
 	offramp      *offrampHandlers
 	claims       *claimsHandlers
 	recipients   *recipientsHandlers
+	operator     *operatorHandlers
 }
 
 // newHandlers gives each handler type its service from deps, and what it takes from the
@@ -197,5 +198,6 @@ func (s *Server) newHandlers(d Deps) handlers {
 		offramp:      &offrampHandlers{svc: d.Offramp, operator: operator, reviews: d.Operations, actor: actor},
 		claims:       &claimsHandlers{svc: d.Claims, limiter: s.claimLimiter},
 		recipients:   &recipientsHandlers{svc: d.Recipients},
+		operator:     &operatorHandlers{svc: d.Operations, actor: actor},
 	}
 }

@@ -24,6 +24,9 @@ func (h *financeHandlers) getBalances(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if wantsCSV(c) {
+		return balancesCSV(c, view)
+	}
 	return c.JSON(toBalances(view))
 }
 
@@ -52,6 +55,9 @@ func (h *financeHandlers) listLedgerAccounts(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if wantsCSV(c) {
+		return accountsCSV(c, accounts, total, asOf)
+	}
 	out := ledgerAccountListResponse{Accounts: make([]ledgerAccountResponse, len(accounts)), Total: total, AsOf: asOf}
 	for i, ab := range accounts {
 		out.Accounts[i] = toLedgerAccount(ab)
@@ -60,7 +66,8 @@ func (h *financeHandlers) listLedgerAccounts(c *fiber.Ctx) error {
 }
 
 func (h *financeHandlers) accountStatement(c *fiber.Ctx) error {
-	page, err := pageOf(c)
+	export := wantsCSV(c)
+	page, err := entriesPage(c, export)
 	if err != nil {
 		return err
 	}
@@ -68,9 +75,17 @@ func (h *financeHandlers) accountStatement(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	view, err := h.svc.LedgerStatement(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")), from, to, page)
+	asOf, err := queryTime(c, "asOf")
 	if err != nil {
 		return err
+	}
+	in := finance.StatementInput{AccountID: strings.TrimSpace(c.Params("id")), From: from, To: to, AsOf: asOf, Export: export}
+	view, err := h.svc.LedgerStatementOf(c.UserContext(), principal(c), in, page)
+	if err != nil {
+		return err
+	}
+	if export {
+		return statementCSV(c, view)
 	}
 	return c.JSON(toStatement(view))
 }
@@ -79,6 +94,9 @@ func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
 	format := c.Query("format", "json")
 	if format != "json" && format != "csv" {
 		return core.Invalid("format", "must be json or csv")
+	}
+	if c.Query("format") == "" && wantsCSV(c) {
+		format = "csv"
 	}
 	page, err := entriesPage(c, format == "csv")
 	if err != nil {
@@ -111,11 +129,42 @@ func (h *financeHandlers) listEntries(c *fiber.Ctx) error {
 }
 
 func (h *financeHandlers) trialBalance(c *fiber.Ctx) error {
-	view, err := h.svc.LedgerTrialBalance(c.UserContext(), principal(c))
+	asOf, err := queryTime(c, "asOf")
 	if err != nil {
 		return err
 	}
+	view, err := h.svc.LedgerTrialBalanceAsOf(c.UserContext(), principal(c), asOf)
+	if err != nil {
+		return err
+	}
+	if wantsCSV(c) {
+		return trialBalanceCSV(c, view)
+	}
 	return c.JSON(toTrialBalance(view))
+}
+
+func (h *financeHandlers) listBalanceTransactions(c *fiber.Ctx) error {
+	export := wantsCSV(c)
+	page, err := entriesPage(c, export)
+	if err != nil {
+		return err
+	}
+	from, to, err := window(c)
+	if err != nil {
+		return err
+	}
+	bts, total, err := h.svc.BalanceTransactions(c.UserContext(), principal(c), finance.BalanceTransactionsInput{From: from, To: to, Export: export}, page)
+	if err != nil {
+		return err
+	}
+	if export {
+		return balanceTransactionsCSV(c, bts, total)
+	}
+	out := balanceTransactionListResponse{BalanceTransactions: make([]balanceTransactionResponse, len(bts)), Total: total}
+	for i, bt := range bts {
+		out.BalanceTransactions[i] = toBalanceTransaction(bt)
+	}
+	return c.JSON(out)
 }
 
 // entriesPage reads skip and take; a CSV export pages up to finance.MaxExportTake transfers.

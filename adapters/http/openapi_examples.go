@@ -63,6 +63,7 @@ var schemaIDPrefixes = map[string]string{
 	"MemberRevoke": "mem", "PhoneAlias": "pha", "SafePayment": "pay", "SecondaryTransaction": "pay",
 	"SmsMessage": "sms", "Tenant": "ten", "Wallet": "wal", "WalletDetail": "wal",
 	"WebhookDelivery": "whd", "WebhookEndpoint": "whe", "WebhookPayload": "evt", "AgentActivityItem": "pay",
+	"AdminTenant": "ten", "AdminDisabledEndpoint": "whe", "AdminPayment": "ofp", "AdminFailedJob": "job",
 }
 
 // exampleIDSuffix is the 26 base32 characters every example id shares after its prefix.

@@ -263,6 +263,9 @@ func (nopOperator) InvoicesAwaitingArbiter(context.Context, string, int) ([]port
 func (nopOperator) RecentOperatorActions(context.Context, int) ([]ports.OperatorAction, error) {
 	return nil, nil
 }
+func (nopOperator) FindTenants(context.Context, string, int) ([]ports.TenantMatch, error) {
+	return nil, nil
+}
 func (nopOperator) RecordOperatorAction(context.Context, ports.OperatorAction) error { return nil }
 func (nopOperator) RetryJob(context.Context, int64) error                            { return nil }
 

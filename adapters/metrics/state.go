@@ -54,6 +54,7 @@ type StateCollector struct {
 	mu     sync.Mutex
 	readAt time.Time
 	cached []prometheus.Metric
+	drift  driftState // guarded by mu, like every read
 }
 
 var _ prometheus.Collector = (*StateCollector)(nil)
@@ -77,6 +78,8 @@ var (
 		[]string{"kind", "state"}, nil)
 	oldestJobDesc = prometheus.NewDesc("corridor_jobs_oldest_available_age_seconds", "Age of the oldest job that is available to work but not picked up, by kind.",
 		[]string{"kind"}, nil)
+	webhookBacklogDesc = prometheus.NewDesc("corridor_webhook_backlog_age_seconds", "How long the oldest due webhook delivery (PENDING, its attempt time passed) has waited past its attempt time, by environment; 0 when none is due.",
+		[]string{"environment"}, nil)
 	endpointsDisabledDesc = prometheus.NewDesc("corridor_webhook_endpoints_disabled", "Webhook endpoints the service disabled after failing for the whole retry window (not those a tenant switched off), by environment.",
 		[]string{"environment"}, nil)
 	twofactorLockedDesc = prometheus.NewDesc("corridor_twofactor_locked", "Two-factor failure budgets (a tenant's environment, or one factor) locked right now after too many wrong codes, by environment.",
@@ -103,8 +106,9 @@ var (
 
 // Describe sends every metric the collector may report.
 func (c *StateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{jobsDesc, oldestJobDesc, endpointsDisabledDesc, twofactorLockedDesc, offrampDesc, relayerPendingDesc,
-		relayerStuckDesc, relayerBalanceDesc, chainHeadDesc, indexerLagDesc, chainUpDesc, transfersDesc, sourceUpDesc} {
+	for _, d := range []*prometheus.Desc{jobsDesc, oldestJobDesc, webhookBacklogDesc, endpointsDisabledDesc, twofactorLockedDesc, offrampDesc,
+		relayerPendingDesc, relayerStuckDesc, relayerBalanceDesc, chainHeadDesc, indexerLagDesc, chainUpDesc, transfersDesc, sourceUpDesc,
+		driftWalletsDesc, driftUSDCDesc} {
 		ch <- d
 	}
 }
@@ -209,6 +213,33 @@ func (c *StateCollector) readWebhooks(ctx context.Context, out *[]prometheus.Met
 		GROUP BY environment`)
 	for env, n := range counts {
 		*out = append(*out, gauge(endpointsDisabledDesc, float64(n), env))
+	}
+	if err != nil {
+		return err
+	}
+	return c.readWebhookBacklog(ctx, out)
+}
+
+// webhookBacklogSQL reads the oldest due delivery per environment through the partial index
+// of pending deliveries; delivered and failed ones, the bulk of the table, are never read.
+const webhookBacklogSQL = `SELECT environment, COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)
+FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= now() GROUP BY environment`
+
+// readWebhookBacklog reports how long the oldest due delivery has waited past its attempt
+// time. A delivery waiting out its retry backoff to a failing endpoint is not due and does not
+// count (CorridorWebhookDeliveriesFailing covers those); a due one that keeps ageing means the
+// delivery workers stopped or fell behind, which a count of attempts does not show.
+func (c *StateCollector) readWebhookBacklog(ctx context.Context, out *[]prometheus.Metric) error {
+	ages := map[string]float64{"TEST": 0, "LIVE": 0}
+	err := c.query(ctx, func(rows *sql.Rows) error {
+		var env string
+		var seconds float64
+		err := rows.Scan(&env, &seconds)
+		ages[env] = max(seconds, 0)
+		return err
+	}, webhookBacklogSQL)
+	for env, seconds := range ages {
+		*out = append(*out, gauge(webhookBacklogDesc, seconds, env))
 	}
 	return err
 }
@@ -339,7 +370,7 @@ func (c *StateCollector) chainReader(ch Chain) func(ctx context.Context, out *[]
 		}
 		lag := max(float64(head)-float64(next-1), 0)
 		*out = append(*out, gauge(indexerLagDesc, lag, ch.Environment, id))
-		return nil
+		return c.readDrift(ctx, ch, out)
 	}
 }
 

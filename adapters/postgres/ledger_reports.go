@@ -327,9 +327,51 @@ WITH own AS (
 )
 SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
 
-// TrialBalance returns the rows of a tenant's trial balance (see ports.TrialBalanceRow).
-func (r ledgerRepo) TrialBalance(ctx context.Context, env core.Environment, tenantID string) ([]ports.TrialBalanceRow, error) {
-	rows, err := r.q.QueryContext(ctx, trialBalanceSQL, tenantID, string(env))
+// trialBalanceAsOfSQL is trialBalanceSQL as of $3 (inclusive): the tenant's accounts opened by
+// then with their balance after their last transfer at or before $3 (the same history lookup
+// as balancesAsOfSQL), and the other legs of the tenant's transfers created by then. No
+// snapshot is needed: each posting keeps the balance after it, and postings never change.
+const trialBalanceAsOfSQL = `
+WITH own AS (
+    SELECT a.id FROM ledger_accounts a WHERE a.tenant_id = $1 AND a.environment = $2 AND a.created_at <= $3
+), tt AS (
+    SELECT DISTINCT p.transfer_id FROM ledger_postings p WHERE p.account_id IN (SELECT id FROM own) AND p.created_at <= $3
+), legs AS (
+    SELECT l.account_id, t.created_at, t.sequence
+    FROM tt JOIN ledger_transfers t ON t.id = tt.transfer_id CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
+    WHERE l.account_id NOT IN (SELECT id FROM own)
+), rows AS (
+    SELECT ` + accountColumns + `, true AS own, coalesce(h.posted_after, 0)::int8, coalesce(h.pending_debits_after, 0)::int8,
+        coalesce(h.pending_credits_after, 0)::int8
+    FROM ledger_accounts a
+    LEFT JOIN LATERAL (
+        SELECT posted_after, pending_debits_after, pending_credits_after FROM ledger_postings
+        WHERE account_id = a.id AND created_at <= $3
+        ORDER BY created_at DESC, sequence DESC LIMIT 1
+    ) h ON true
+    WHERE a.id IN (SELECT id FROM own)
+    UNION ALL
+    SELECT ` + accountColumns + `, false, sum(p.posted_delta)::int8, sum(p.pending_debits_delta)::int8,
+        sum(p.pending_credits_delta)::int8
+    FROM legs l
+    CROSS JOIN LATERAL (
+        SELECT p.posted_delta, p.pending_debits_delta, p.pending_credits_delta FROM ledger_postings p
+        WHERE p.account_id = l.account_id AND p.created_at = l.created_at AND p.sequence = l.sequence
+        LIMIT 1
+    ) p
+    JOIN ledger_accounts a ON a.id = l.account_id
+    GROUP BY a.id
+)
+SELECT * FROM rows ORDER BY 3, 9 DESC, 1`
+
+// TrialBalance returns the rows of a tenant's trial balance (see ports.TrialBalanceRow), now
+// or as of an instant.
+func (r ledgerRepo) TrialBalance(ctx context.Context, env core.Environment, tenantID string, asOf time.Time) ([]ports.TrialBalanceRow, error) {
+	query, args := trialBalanceSQL, []any{tenantID, string(env)}
+	if !asOf.IsZero() {
+		query, args = trialBalanceAsOfSQL, append(args, asOf.UTC())
+	}
+	rows, err := r.q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, ledgerError("trial balance", err)
 	}
@@ -373,4 +415,98 @@ func (r ledgerRepo) DailyVolume(ctx context.Context, env core.Environment, tenan
 		out = append(out, v)
 	}
 	return out, ledgerError("daily volume", rows.Err())
+}
+
+// movementsSQL finds the posted movements of a tenant's accounts of some kinds through the
+// postings' (account_id, created_at, sequence) key.
+const movementsSQL = `
+SELECT p.transfer_id, p.account_id, p.posted_delta, count(*) OVER ()
+FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+WHERE a.tenant_id = $1 AND a.environment = $2 AND a.kind = ANY($3::text[]) AND p.posted_delta <> 0
+  AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)
+ORDER BY p.created_at, p.sequence, p.account_id LIMIT $6 OFFSET $7`
+
+const movementCountSQL = `
+SELECT count(*)
+FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.account_id
+WHERE a.tenant_id = $1 AND a.environment = $2 AND a.kind = ANY($3::text[]) AND p.posted_delta <> 0
+  AND p.created_at >= $4 AND ($5::timestamptz IS NULL OR p.created_at < $5)`
+
+type movementKey struct {
+	transferID, accountID string
+	amount                int64
+}
+
+// BalanceMovements implements ports.LedgerReports: one page of movement keys, then their
+// transfers and accounts in two more statements.
+func (r ledgerRepo) BalanceMovements(ctx context.Context, q ports.MovementQuery, page ports.Page) ([]ports.BalanceMovement, int, error) {
+	args := []any{q.TenantID, string(q.Environment), q.Kinds, openStart(q.From), openEnd(q.To)}
+	keys, total, err := r.movementKeys(ctx, args, page)
+	if err != nil || len(keys) == 0 {
+		return nil, total, err
+	}
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = k.transferID
+	}
+	accounts, err := r.accountsOfTransfers(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	transfers, err := r.transfersByID(ctx, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]ports.BalanceMovement, len(keys))
+	for i, k := range keys {
+		e := transfers[k.transferID]
+		m := ports.BalanceMovement{Sequence: e.Sequence, Transfer: e.Transfer, Account: accounts[k.accountID], Amount: k.amount, Accounts: map[string]ledger.Account{}}
+		for _, p := range e.Transfer.Postings {
+			m.Accounts[p.AccountID] = accounts[p.AccountID]
+		}
+		out[i] = m
+	}
+	return out, total, nil
+}
+
+func (r ledgerRepo) movementKeys(ctx context.Context, args []any, page ports.Page) ([]movementKey, int, error) {
+	rows, err := r.q.QueryContext(ctx, movementsSQL, append(args, page.Take, page.Skip)...)
+	if err != nil {
+		return nil, 0, ledgerError("balance movements", err)
+	}
+	defer rows.Close()
+	var keys []movementKey
+	total := -1
+	for rows.Next() {
+		var k movementKey
+		if err := rows.Scan(&k.transferID, &k.accountID, &k.amount, &total); err != nil {
+			return nil, 0, err
+		}
+		keys = append(keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, ledgerError("balance movements", err)
+	}
+	if total < 0 { // an empty page says nothing about the total
+		err = r.q.QueryRowContext(ctx, movementCountSQL, args...).Scan(&total)
+	}
+	return keys, total, ledgerError("balance movements", err)
+}
+
+// transfersByID reads transfers with their sequence, keyed by id.
+func (r ledgerRepo) transfersByID(ctx context.Context, ids []string) (map[string]ports.JournalEntry, error) {
+	rows, err := r.q.QueryContext(ctx, entryTransfersSQL, ids)
+	if err != nil {
+		return nil, ledgerError("transfers", err)
+	}
+	defer rows.Close()
+	out := make(map[string]ports.JournalEntry, len(ids))
+	for rows.Next() {
+		stored, sequence, err := scanTransfer(rows)
+		if err != nil {
+			return nil, ledgerError("transfers", err)
+		}
+		out[stored.Transfer.ID] = ports.JournalEntry{Sequence: sequence, Transfer: stored.Transfer, State: stored.State}
+	}
+	return out, ledgerError("transfers", rows.Err())
 }

@@ -191,3 +191,31 @@ func scanDisabledEndpoint(rows *sql.Rows) (ports.DisabledEndpoint, error) {
 	}
 	return e, nil
 }
+
+// findTenantsSQL matches the tenants' primary key, the slug's unique index and the members'
+// emails; a tenant matched several ways is listed once, by its first way.
+const findTenantsSQL = `
+WITH m AS (
+    SELECT id AS tenant_id, 'id' AS matched_by, 1 AS rank FROM tenants WHERE id = $1
+    UNION ALL SELECT id, 'slug', 2 FROM tenants WHERE slug = lower($1)
+    UNION ALL SELECT tenant_id, 'email', 3 FROM members WHERE lower(email) = lower($1) AND status <> 'REVOKED'
+), best AS (
+    SELECT DISTINCT ON (tenant_id) tenant_id, matched_by FROM m ORDER BY tenant_id, rank
+)
+SELECT t.id, t.slug, t.name, t.created_at, b.matched_by,
+    (SELECT count(*) FROM members x WHERE x.tenant_id = t.id AND x.status <> 'REVOKED')
+FROM best b JOIN tenants t ON t.id = b.tenant_id ORDER BY t.created_at, t.id LIMIT $2`
+
+// FindTenants implements ports.OperatorReports.
+func (r *OperatorReports) FindTenants(ctx context.Context, q string, limit int) ([]ports.TenantMatch, error) {
+	var out []ports.TenantMatch
+	err := r.each(ctx, func(rows *sql.Rows) error {
+		var m ports.TenantMatch
+		if err := rows.Scan(&m.ID, &m.Slug, &m.Name, &m.CreatedAt, &m.MatchedBy, &m.Members); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	}, findTenantsSQL, q, limit)
+	return out, err
+}

@@ -55,25 +55,50 @@ func (s *Service) LedgerAccounts(ctx context.Context, p auth.Principal, page por
 type StatementView struct {
 	Account   ports.AccountBalance
 	From, To  *time.Time
+	AsOf      *time.Time // set when the statement was asked as of an instant
 	Statement ports.Statement
+}
+
+// StatementInput selects an account's statement: [From, To), or up to and including AsOf
+// (then To must be empty). Export pages up to MaxExportTake lines.
+type StatementInput struct {
+	AccountID string
+	From, To  *time.Time
+	AsOf      *time.Time
+	Export    bool
 }
 
 // LedgerStatement returns a page of an account's statement in [from, to) with running
 // balances; nil bounds leave the window open.
 func (s *Service) LedgerStatement(ctx context.Context, p auth.Principal, accountID string, from, to *time.Time, page ports.Page) (StatementView, error) {
+	return s.LedgerStatementOf(ctx, p, StatementInput{AccountID: accountID, From: from, To: to}, page)
+}
+
+// LedgerStatementOf returns a page of an account's statement. A statement as of an instant
+// ends just after it: times are kept to the microsecond, so [from, asOf + 1µs) holds every
+// transfer up to and including asOf, and its closing balance is the balance as of asOf.
+func (s *Service) LedgerStatementOf(ctx context.Context, p auth.Principal, in StatementInput, page ports.Page) (StatementView, error) {
 	if err := requireFinance(p); err != nil {
 		return StatementView{}, err
 	}
-	if err := checkWindow(from, to); err != nil {
+	if in.AsOf != nil {
+		if in.To != nil {
+			return StatementView{}, core.Invalid("asOf", "give either to or asOf, not both")
+		}
+		end := in.AsOf.Add(time.Microsecond)
+		in.To = &end
+	}
+	if err := checkWindow(in.From, in.To); err != nil {
 		return StatementView{}, err
 	}
-	view := StatementView{From: from, To: to}
+	page = clampPage(page, in.Export)
+	view := StatementView{From: in.From, To: in.To, AsOf: in.AsOf}
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		if view.Account, err = tx.LedgerReports().FindAccount(ctx, p.Environment, p.TenantID, accountID); err != nil {
+		if view.Account, err = tx.LedgerReports().FindAccount(ctx, p.Environment, p.TenantID, in.AccountID); err != nil {
 			return err
 		}
-		view.Statement, err = tx.LedgerReports().Statement(ctx, ports.StatementQuery{AccountID: accountID, From: deref(from), To: deref(to)}, kernel.ClampPage(page))
+		view.Statement, err = tx.LedgerReports().Statement(ctx, ports.StatementQuery{AccountID: in.AccountID, From: deref(in.From), To: deref(in.To)}, page)
 		return err
 	})
 	return view, err
@@ -112,10 +137,7 @@ func (s *Service) LedgerEntries(ctx context.Context, p auth.Principal, in Entrie
 	if err := checkWindow(in.From, in.To); err != nil {
 		return nil, 0, err
 	}
-	page = kernel.ClampPage(page)
-	if in.Export {
-		page.Take = min(max(page.Take, 1), MaxExportTake)
-	}
+	page = clampPage(page, in.Export)
 	var entries []ports.JournalEntry
 	var total int
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
@@ -157,6 +179,7 @@ func journalEntryView(tenantID string, e ports.JournalEntry) JournalEntryView {
 type TrialBalanceView struct {
 	Environment core.Environment
 	GeneratedAt time.Time
+	AsOf        *time.Time // nil: the current balances
 	Assets      []TrialBalanceAsset
 }
 
@@ -183,18 +206,26 @@ type TrialBalanceLine struct {
 	Balance   ledger.Balance
 }
 
-// LedgerTrialBalance returns the caller's trial balance. Its own lines are the balance rows;
-// every other line is what that account received from the caller's transfers. Because every
-// transfer balances, each asset sums to zero unless a balance row disagrees with the postings.
+// LedgerTrialBalance returns the caller's trial balance now. Its own lines are the balance
+// rows; every other line is what that account received from the caller's transfers. Because
+// every transfer balances, each asset sums to zero unless a balance row disagrees with the
+// postings.
 func (s *Service) LedgerTrialBalance(ctx context.Context, p auth.Principal) (TrialBalanceView, error) {
+	return s.LedgerTrialBalanceAsOf(ctx, p, nil)
+}
+
+// LedgerTrialBalanceAsOf returns the caller's trial balance as of an instant (nil: now),
+// recomputed from the accounts' history: a closed period's report needs no snapshot taken at
+// its close, and asking twice gives the same answer.
+func (s *Service) LedgerTrialBalanceAsOf(ctx context.Context, p auth.Principal, asOf *time.Time) (TrialBalanceView, error) {
 	if err := requireFinance(p); err != nil {
 		return TrialBalanceView{}, err
 	}
-	view := TrialBalanceView{Environment: p.Environment, GeneratedAt: s.clock.Now()}
+	view := TrialBalanceView{Environment: p.Environment, GeneratedAt: s.clock.Now(), AsOf: asOf}
 	var rows []ports.TrialBalanceRow
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		rows, err = tx.LedgerReports().TrialBalance(ctx, p.Environment, p.TenantID)
+		rows, err = tx.LedgerReports().TrialBalance(ctx, p.Environment, p.TenantID, deref(asOf))
 		return err
 	})
 	if err != nil {
@@ -280,6 +311,19 @@ func addBalances(a, b ledger.Balance) (ledger.Balance, error) {
 	}
 	a.PendingCredits, err = core.AddInt64(a.PendingCredits, b.PendingCredits)
 	return a, err
+}
+
+// clampPage bounds a page: ports.MaxTake rows for JSON, MaxExportTake for a CSV export (the
+// export's point is to take a closed period in few requests).
+func clampPage(page ports.Page, export bool) ports.Page {
+	if !export {
+		return kernel.ClampPage(page)
+	}
+	page.Skip = min(max(page.Skip, 0), ports.MaxSkip)
+	if page.Take <= 0 || page.Take > MaxExportTake {
+		page.Take = MaxExportTake
+	}
+	return page
 }
 
 func checkWindow(from, to *time.Time) error {

@@ -57,6 +57,11 @@ func (f *fakeReports) InvoicesAwaitingArbiter(_ context.Context, arbiter string,
 	return []ports.ArbiterInvoice{{ID: "inv_1"}}, nil
 }
 
+func (f *fakeReports) FindTenants(_ context.Context, q string, limit int) ([]ports.TenantMatch, error) {
+	f.limits = append(f.limits, limit)
+	return []ports.TenantMatch{{ID: "ten_1", MatchedBy: q}}, nil
+}
+
 func (f *fakeReports) RecentOperatorActions(_ context.Context, limit int) ([]ports.OperatorAction, error) {
 	return []ports.OperatorAction{{ID: 1}}, nil
 }

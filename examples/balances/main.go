@@ -38,7 +38,7 @@ func run(ctx context.Context, api *corridor.ClientWithResponses) error {
 	for _, b := range balances.JSON200.Balances {
 		fmt.Printf("service balance %s: %s available, %s held (%s base units available)\n", b.Asset, b.Available, b.Held, b.AvailableBaseUnits)
 	}
-	trial, err := api.GetTrialBalanceWithResponse(ctx)
+	trial, err := api.GetTrialBalanceWithResponse(ctx, &corridor.GetTrialBalanceParams{})
 	if err != nil || trial.JSON200 == nil {
 		return fmt.Errorf("trial balance: %v %s", err, trial.Body)
 	}

@@ -111,6 +111,7 @@ func TestService_Metrics(t *testing.T) {
 		`corridor_jobs_pool_in_use_connections `, `corridor_jobs_pool_waits_total `,
 		`corridor_webhook_attempts_total{outcome="unreachable"} `,
 		`corridor_webhook_endpoints_disabled{environment="LIVE"} `,
+		`corridor_webhook_backlog_age_seconds{environment="LIVE"} `, `corridor_webhook_backlog_age_seconds{environment="TEST"} `,
 		`corridor_twofactor_locked{environment="LIVE"} `,
 		`corridor_offramp_payments{environment="TEST",status="ACTION_REQUIRED"} `,
 		`corridor_ledger_transfers_total{environment="TEST"} `,

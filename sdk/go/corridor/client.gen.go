@@ -152,6 +152,24 @@ type ClientInterface interface {
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AdminListDisabledWebhookEndpoints Operator
+	//
+	// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+	AdminListDisabledWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminListFailedJobs Operator
+	//
+	// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+	AdminListFailedJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AdminArbiterSignInvoice Operator
 	//
 	// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
@@ -191,6 +209,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/admin/payout-providers/{provider}/liquidity (the `AdminSetProviderLiquidity` operationId).
 	AdminSetProviderLiquidity(ctx context.Context, provider string, params *AdminSetProviderLiquidityParams, body AdminSetProviderLiquidityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminListStuckWork Operator
+	//
+	// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+	AdminListStuckWork(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminFindTenants Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+	AdminFindTenants(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAgents List agents of the caller's environment
 	//
@@ -427,6 +463,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/api-keys/{id}/revoke (the `RevokeApiKey` operationId).
 	RevokeApiKey(ctx context.Context, id string, params *RevokeApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
+	//
+	// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+	//
+	// Requires the scopes `treasury:read`.
+	//
+	// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+	ListBalanceTransactions(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListBalances The caller's service balance per asset: available, held and total
 	//
@@ -1047,9 +1092,9 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/ledger/accounts (the `ListLedgerAccounts` operationId).
 	ListLedgerAccounts(ctx context.Context, params *ListLedgerAccountsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLedgerAccountStatement An account statement with running balances over [from, to)
+	// GetLedgerAccountStatement An account statement with running balances over [from, to) or up to asOf
 	//
-	// An account statement with running balances over [from, to)
+	// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 	//
 	// Requires the scopes `treasury:read`.
 	//
@@ -1074,14 +1119,14 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/ledger/reconciliation (the `GetReconciliation` operationId).
 	GetReconciliation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetTrialBalance The caller's trial balance per asset; balanced means it sums to zero
+	// GetTrialBalance The caller's trial balance per asset, now or as of an instant
 	//
-	// The caller's trial balance per asset; balanced means it sums to zero.
+	// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 	//
 	// Requires the scopes `treasury:read`.
 	//
 	// Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-	GetTrialBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetTrialBalance(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOfframpClaim Sender only: a claim with its escrow transactions
 	//
@@ -2682,6 +2727,44 @@ func (c *Client) GetReadiness(ctx context.Context, reqEditors ...RequestEditorFn
 	return c.Client.Do(req)
 }
 
+// AdminListDisabledWebhookEndpoints Operator
+//
+// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+func (c *Client) AdminListDisabledWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminListDisabledWebhookEndpointsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminListFailedJobs Operator
+//
+// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+func (c *Client) AdminListFailedJobs(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminListFailedJobsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AdminArbiterSignInvoice Operator
 //
 // Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
@@ -2752,6 +2835,44 @@ func (c *Client) AdminSetProviderLiquidityWithBody(ctx context.Context, provider
 // Corresponds with POST /v1/admin/payout-providers/{provider}/liquidity (the `AdminSetProviderLiquidity` operationId).
 func (c *Client) AdminSetProviderLiquidity(ctx context.Context, provider string, params *AdminSetProviderLiquidityParams, body AdminSetProviderLiquidityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdminSetProviderLiquidityRequest(c.Server, provider, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminListStuckWork Operator
+//
+// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+func (c *Client) AdminListStuckWork(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminListStuckWorkRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminFindTenants Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+func (c *Client) AdminFindTenants(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminFindTenantsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3188,6 +3309,25 @@ func (c *Client) CreateApiKey(ctx context.Context, params *CreateApiKeyParams, b
 // Corresponds with POST /v1/api-keys/{id}/revoke (the `RevokeApiKey` operationId).
 func (c *Client) RevokeApiKey(ctx context.Context, id string, params *RevokeApiKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRevokeApiKeyRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBalanceTransactions Every movement of the caller's balances with its object, gross, fee and net
+//
+// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+//
+// Requires the scopes `treasury:read`.
+//
+// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+func (c *Client) ListBalanceTransactions(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBalanceTransactionsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4387,9 +4527,9 @@ func (c *Client) ListLedgerAccounts(ctx context.Context, params *ListLedgerAccou
 	return c.Client.Do(req)
 }
 
-// GetLedgerAccountStatement An account statement with running balances over [from, to)
+// GetLedgerAccountStatement An account statement with running balances over [from, to) or up to asOf
 //
-// An account statement with running balances over [from, to)
+// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 //
 // Requires the scopes `treasury:read`.
 //
@@ -4444,15 +4584,15 @@ func (c *Client) GetReconciliation(ctx context.Context, reqEditors ...RequestEdi
 	return c.Client.Do(req)
 }
 
-// GetTrialBalance The caller's trial balance per asset; balanced means it sums to zero
+// GetTrialBalance The caller's trial balance per asset, now or as of an instant
 //
-// The caller's trial balance per asset; balanced means it sums to zero.
+// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 //
 // Requires the scopes `treasury:read`.
 //
 // Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-func (c *Client) GetTrialBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetTrialBalanceRequest(c.Server)
+func (c *Client) GetTrialBalance(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTrialBalanceRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7488,6 +7628,60 @@ func NewGetReadinessRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewAdminListDisabledWebhookEndpointsRequest constructs an http.Request for the AdminListDisabledWebhookEndpoints method
+func NewAdminListDisabledWebhookEndpointsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/disabled-webhook-endpoints")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdminListFailedJobsRequest constructs an http.Request for the AdminListFailedJobs method
+func NewAdminListFailedJobsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/failed-jobs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAdminArbiterSignInvoiceRequest constructs an http.Request for the AdminArbiterSignInvoice method
 func NewAdminArbiterSignInvoiceRequest(server string, id string, params *AdminArbiterSignInvoiceParams) (*http.Request, error) {
 	var err error
@@ -7643,6 +7837,87 @@ func NewAdminSetProviderLiquidityRequestWithBody(server string, provider string,
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewAdminListStuckWorkRequest constructs an http.Request for the AdminListStuckWork method
+func NewAdminListStuckWorkRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/stuck-work")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdminFindTenantsRequest constructs an http.Request for the AdminFindTenants method
+func NewAdminFindTenantsRequest(server string, params *AdminFindTenantsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/admin/tenants")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -8406,6 +8681,96 @@ func NewRevokeApiKeyRequest(server string, id string, params *RevokeApiKeyParams
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewListBalanceTransactionsRequest constructs an http.Request for the ListBalanceTransactions method
+func NewListBalanceTransactionsRequest(server string, params *ListBalanceTransactionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/balance-transactions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Skip != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skip", *params.Skip, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Take != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -10737,6 +11102,18 @@ func NewGetLedgerAccountStatementRequest(server string, id string, params *GetLe
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.From != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -10941,7 +11318,7 @@ func NewGetReconciliationRequest(server string) (*http.Request, error) {
 }
 
 // NewGetTrialBalanceRequest constructs an http.Request for the GetTrialBalance method
-func NewGetTrialBalanceRequest(server string) (*http.Request, error) {
+func NewGetTrialBalanceRequest(server string, params *GetTrialBalanceParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -10957,6 +11334,33 @@ func NewGetTrialBalanceRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)

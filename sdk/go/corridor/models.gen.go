@@ -9,6 +9,81 @@ import (
 	"github.com/oapi-codegen/runtime"
 )
 
+// Defines values for AdminDisabledEndpointEnvironment.
+const (
+	AdminDisabledEndpointEnvironmentLIVE AdminDisabledEndpointEnvironment = "LIVE"
+	AdminDisabledEndpointEnvironmentTEST AdminDisabledEndpointEnvironment = "TEST"
+)
+
+// Valid indicates whether the value is a known member of the AdminDisabledEndpointEnvironment enum.
+func (e AdminDisabledEndpointEnvironment) Valid() bool {
+	switch e {
+	case AdminDisabledEndpointEnvironmentLIVE:
+		return true
+	case AdminDisabledEndpointEnvironmentTEST:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminFailedJobState.
+const (
+	AdminFailedJobStateDiscarded AdminFailedJobState = "discarded"
+	AdminFailedJobStateRetryable AdminFailedJobState = "retryable"
+)
+
+// Valid indicates whether the value is a known member of the AdminFailedJobState enum.
+func (e AdminFailedJobState) Valid() bool {
+	switch e {
+	case AdminFailedJobStateDiscarded:
+		return true
+	case AdminFailedJobStateRetryable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminPaymentEnvironment.
+const (
+	AdminPaymentEnvironmentLIVE AdminPaymentEnvironment = "LIVE"
+	AdminPaymentEnvironmentTEST AdminPaymentEnvironment = "TEST"
+)
+
+// Valid indicates whether the value is a known member of the AdminPaymentEnvironment enum.
+func (e AdminPaymentEnvironment) Valid() bool {
+	switch e {
+	case AdminPaymentEnvironmentLIVE:
+		return true
+	case AdminPaymentEnvironmentTEST:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AdminTenantMatchedBy.
+const (
+	AdminTenantMatchedByEmail AdminTenantMatchedBy = "email"
+	AdminTenantMatchedById    AdminTenantMatchedBy = "id"
+	AdminTenantMatchedBySlug  AdminTenantMatchedBy = "slug"
+)
+
+// Valid indicates whether the value is a known member of the AdminTenantMatchedBy enum.
+func (e AdminTenantMatchedBy) Valid() bool {
+	switch e {
+	case AdminTenantMatchedByEmail:
+		return true
+	case AdminTenantMatchedById:
+		return true
+	case AdminTenantMatchedBySlug:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AgentStatus.
 const (
 	AgentStatusACTIVE    AgentStatus = "ACTIVE"
@@ -156,6 +231,87 @@ func (e BalanceAsset) Valid() bool {
 	case BalanceAssetEth:
 		return true
 	case BalanceAssetUsdc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BalanceTransactionAccountKind.
+const (
+	BalanceTransactionAccountKindTenantAvailable BalanceTransactionAccountKind = "tenant_available"
+	BalanceTransactionAccountKindWalletOnchain   BalanceTransactionAccountKind = "wallet_onchain"
+)
+
+// Valid indicates whether the value is a known member of the BalanceTransactionAccountKind enum.
+func (e BalanceTransactionAccountKind) Valid() bool {
+	switch e {
+	case BalanceTransactionAccountKindTenantAvailable:
+		return true
+	case BalanceTransactionAccountKindWalletOnchain:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BalanceTransactionObjectType.
+const (
+	BalanceTransactionObjectTypeCardAuthorization BalanceTransactionObjectType = "card_authorization"
+	BalanceTransactionObjectTypeChainTransfer     BalanceTransactionObjectType = "chain_transfer"
+	BalanceTransactionObjectTypeCheckout          BalanceTransactionObjectType = "checkout"
+	BalanceTransactionObjectTypeCheckoutRefund    BalanceTransactionObjectType = "checkout_refund"
+	BalanceTransactionObjectTypeLedgerTransfer    BalanceTransactionObjectType = "ledger_transfer"
+	BalanceTransactionObjectTypeOfframpPayment    BalanceTransactionObjectType = "offramp_payment"
+	BalanceTransactionObjectTypeSandboxDeposit    BalanceTransactionObjectType = "sandbox_deposit"
+	BalanceTransactionObjectTypeTreasuryBucket    BalanceTransactionObjectType = "treasury_bucket"
+)
+
+// Valid indicates whether the value is a known member of the BalanceTransactionObjectType enum.
+func (e BalanceTransactionObjectType) Valid() bool {
+	switch e {
+	case BalanceTransactionObjectTypeCardAuthorization:
+		return true
+	case BalanceTransactionObjectTypeChainTransfer:
+		return true
+	case BalanceTransactionObjectTypeCheckout:
+		return true
+	case BalanceTransactionObjectTypeCheckoutRefund:
+		return true
+	case BalanceTransactionObjectTypeLedgerTransfer:
+		return true
+	case BalanceTransactionObjectTypeOfframpPayment:
+		return true
+	case BalanceTransactionObjectTypeSandboxDeposit:
+		return true
+	case BalanceTransactionObjectTypeTreasuryBucket:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BalanceTransactionType.
+const (
+	BalanceTransactionTypePENDING     BalanceTransactionType = "PENDING"
+	BalanceTransactionTypePOSTED      BalanceTransactionType = "POSTED"
+	BalanceTransactionTypePOSTPENDING BalanceTransactionType = "POST_PENDING"
+	BalanceTransactionTypeREVERSAL    BalanceTransactionType = "REVERSAL"
+	BalanceTransactionTypeVOIDPENDING BalanceTransactionType = "VOID_PENDING"
+)
+
+// Valid indicates whether the value is a known member of the BalanceTransactionType enum.
+func (e BalanceTransactionType) Valid() bool {
+	switch e {
+	case BalanceTransactionTypePENDING:
+		return true
+	case BalanceTransactionTypePOSTED:
+		return true
+	case BalanceTransactionTypePOSTPENDING:
+		return true
+	case BalanceTransactionTypeREVERSAL:
+		return true
+	case BalanceTransactionTypeVOIDPENDING:
 		return true
 	default:
 		return false
@@ -4128,6 +4284,162 @@ func (e WebhookDeliveryStatus) Valid() bool {
 	}
 }
 
+// AdminDisabledEndpoint Part of AdminDisabledEndpointList.
+type AdminDisabledEndpoint struct {
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+	Environment AdminDisabledEndpointEnvironment `json:"environment"`
+
+	// FailingSince When deliveries to it started failing; null while they succeed.
+	FailingSince *time.Time `json:"failingSince"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id string `json:"id"`
+
+	// Reason Why the service disabled the endpoint.
+	Reason string `json:"reason"`
+
+	// TenantId The id of the tenant it refers to.
+	TenantId string `json:"tenantId"`
+
+	// UpdatedAt When it last changed (RFC 3339, UTC).
+	UpdatedAt time.Time `json:"updatedAt"`
+
+	// Url An http(s) URL.
+	Url string `json:"url"`
+}
+
+// AdminDisabledEndpointEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+type AdminDisabledEndpointEnvironment string
+
+// AdminDisabledEndpointList The 200 answer of GET /v1/admin/disabled-webhook-endpoints (adminListDisabledWebhookEndpoints).
+type AdminDisabledEndpointList struct {
+	// Endpoints At most 100.
+	Endpoints []AdminDisabledEndpoint `json:"endpoints"`
+}
+
+// AdminFailedJob Part of AdminFailedJobList.
+type AdminFailedJob struct {
+	// Args The job's arguments (JSON), at most 200 characters.
+	Args string `json:"args"`
+
+	// At When the last attempt failed.
+	At time.Time `json:"at"`
+
+	// Attempt Attempts made so far.
+	Attempt int `json:"attempt"`
+
+	// Id The job's id (River's), for retrying it.
+	Id int `json:"id"`
+
+	// Kind The kind of object; the capability's docs list the values.
+	Kind string `json:"kind"`
+
+	// LastError The last attempt's error, at most 300 characters.
+	LastError string `json:"lastError"`
+
+	// MaxAttempts Attempts allowed before the job is discarded.
+	MaxAttempts int `json:"maxAttempts"`
+
+	// State retryable: tried again later; discarded: out of attempts, its work did not happen.
+	State AdminFailedJobState `json:"state"`
+}
+
+// AdminFailedJobState retryable: tried again later; discarded: out of attempts, its work did not happen.
+type AdminFailedJobState string
+
+// AdminFailedJobList The 200 answer of GET /v1/admin/failed-jobs (adminListFailedJobs).
+type AdminFailedJobList struct {
+	// Jobs At most 100, oldest failure first.
+	Jobs []AdminFailedJob `json:"jobs"`
+}
+
+// AdminPayment Part of AdminStuckWork.
+type AdminPayment struct {
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+	Environment AdminPaymentEnvironment `json:"environment"`
+
+	// HoldReasons Why it is held, when it is (the capability's docs list the reasons); empty otherwise.
+	HoldReasons []string `json:"holdReasons"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id string `json:"id"`
+
+	// Provider The payout provider, empty before one was chosen.
+	Provider string `json:"provider"`
+
+	// Status The object's state; the capability's docs list the states and their transitions.
+	Status string `json:"status"`
+
+	// TenantId The id of the tenant it refers to.
+	TenantId string `json:"tenantId"`
+
+	// UpdatedAt When it last changed (RFC 3339, UTC).
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// AdminPaymentEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+type AdminPaymentEnvironment string
+
+// AdminRelayerTransaction Part of AdminStuckWork.
+type AdminRelayerTransaction struct {
+	// Address An EVM address (0x…, 40 hex digits).
+	Address string `json:"address"`
+
+	// ChainId The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE).
+	ChainId int `json:"chainId"`
+
+	// FirstSentAt When it happened (RFC 3339, UTC); null until it has.
+	FirstSentAt time.Time `json:"firstSentAt"`
+
+	// LatestTxHash The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one.
+	LatestTxHash string `json:"latestTxHash"`
+
+	// Nonce The relayer account nonce whose transactions are unmined.
+	Nonce int `json:"nonce"`
+
+	// Sends The first send and every fee bump.
+	Sends int `json:"sends"`
+}
+
+// AdminStuckWork The 200 answer of GET /v1/admin/stuck-work (adminListStuckWork).
+type AdminStuckWork struct {
+	// Payments Off-ramp payments in ACTION_REQUIRED or COMPLIANCE_HOLD, longest waiting first.
+	Payments []AdminPayment `json:"payments"`
+
+	// RelayerTransactions Relayer nonces unmined for 10 minutes, oldest first.
+	RelayerTransactions []AdminRelayerTransaction `json:"relayerTransactions"`
+}
+
+// AdminTenant Part of AdminTenantList.
+type AdminTenant struct {
+	// CreatedAt When it was created (RFC 3339, UTC).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id string `json:"id"`
+
+	// MatchedBy What the query matched.
+	MatchedBy AdminTenantMatchedBy `json:"matchedBy"`
+
+	// Members Active and pending members.
+	Members int `json:"members"`
+
+	// Name A name the partner chose, shown in the console.
+	Name string `json:"name"`
+
+	// Slug The tenant's unique short name.
+	Slug string `json:"slug"`
+}
+
+// AdminTenantMatchedBy What the query matched.
+type AdminTenantMatchedBy string
+
+// AdminTenantList The 200 answer of GET /v1/admin/tenants (adminFindTenants).
+type AdminTenantList struct {
+	// Tenants Oldest first, at most 100.
+	Tenants []AdminTenant `json:"tenants"`
+}
+
 // Agent An AI agent principal of the tenant, with spending limits and optionally a wallet and a card of its own (docs/agents.md).
 type Agent struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
@@ -4430,6 +4742,75 @@ type Balance struct {
 
 // BalanceAsset The asset: USDC (6 decimals) or ETH (18).
 type BalanceAsset string
+
+// BalanceTransaction Part of BalanceTransactionList.
+type BalanceTransaction struct {
+	// AccountId The id of the account it refers to.
+	AccountId string `json:"accountId"`
+
+	// AccountKind Which balance moved: the service balance or a wallet's on-chain mirror.
+	AccountKind BalanceTransactionAccountKind `json:"accountKind"`
+
+	// Asset The asset: USDC (6 decimals) or ETH (18).
+	Asset string `json:"asset"`
+
+	// CreatedAt When it was created (RFC 3339, UTC).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description The movement in words, such as Off-ramp payment: funds locked.
+	Description string `json:"description"`
+
+	// Fee What the platform took in the same transfer (zero or more).
+	Fee string `json:"fee"`
+
+	// FeeBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
+	FeeBaseUnits string `json:"feeBaseUnits"`
+
+	// Gross net + fee, signed.
+	Gross string `json:"gross"`
+
+	// GrossBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
+	GrossBaseUnits string `json:"grossBaseUnits"`
+
+	// Net The signed change to the balance: positive credits, negative debits.
+	Net string `json:"net"`
+
+	// NetBaseUnits The same amount in the asset's base units (USDC: 6 decimals), as an integer string.
+	NetBaseUnits string `json:"netBaseUnits"`
+
+	// ObjectId The id of that object (for an on-chain transfer: its transaction hash and log index).
+	ObjectId string `json:"objectId"`
+
+	// ObjectType What the movement belongs to.
+	ObjectType BalanceTransactionObjectType `json:"objectType"`
+
+	// Reference The transfer's ledger reference, as in the journal.
+	Reference string `json:"reference"`
+
+	// TransferId The ledger transfer that moved the balance.
+	TransferId string `json:"transferId"`
+
+	// Type The kind of object or destination; the capability's docs list the values.
+	Type BalanceTransactionType `json:"type"`
+}
+
+// BalanceTransactionAccountKind Which balance moved: the service balance or a wallet's on-chain mirror.
+type BalanceTransactionAccountKind string
+
+// BalanceTransactionObjectType What the movement belongs to.
+type BalanceTransactionObjectType string
+
+// BalanceTransactionType The kind of object or destination; the capability's docs list the values.
+type BalanceTransactionType string
+
+// BalanceTransactionList The 200 answer of GET /v1/balance-transactions (listBalanceTransactions).
+type BalanceTransactionList struct {
+	// BalanceTransactions Oldest first.
+	BalanceTransactions []BalanceTransaction `json:"balanceTransactions"`
+
+	// Total How many objects match, across every page (skip/take).
+	Total int `json:"total"`
+}
 
 // Balances The 200 answer of GET /v1/balances (listBalances).
 type Balances struct {
@@ -5686,11 +6067,20 @@ type Entry struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
+	// Description The transfer in words, such as Sandbox deposit.
+	Description string `json:"description"`
+
 	// ExpiresAt When it expires (RFC 3339, UTC).
 	ExpiresAt *time.Time `json:"expiresAt"`
 
 	// Metadata String keys and values the partner attaches; returned as given.
 	Metadata map[string]string `json:"metadata"`
+
+	// ObjectId The id of the object it refers to.
+	ObjectId string `json:"objectId"`
+
+	// ObjectType The business object the transfer belongs to, read from its reference (as in balance transactions).
+	ObjectType string `json:"objectType"`
 
 	// Postings Every posting of the transfer, on your accounts and the others it touches, so the entry balances.
 	Postings []EntryPosting `json:"postings"`
@@ -7962,6 +8352,9 @@ type Statement struct {
 	// Account Part of LedgerAccountList.
 	Account LedgerAccount `json:"account"`
 
+	// AsOf The instant the statement was asked as of (its closing balance is the balance then); null when the period was given by to.
+	AsOf *time.Time `json:"asOf"`
+
 	// Closing Part of LedgerAccount.
 	Closing LedgerBalance `json:"closing"`
 
@@ -7998,8 +8391,17 @@ type StatementLine struct {
 	// CreatedAt When it was created (RFC 3339, UTC).
 	CreatedAt time.Time `json:"createdAt"`
 
+	// Description The transfer in words, such as Sandbox deposit.
+	Description string `json:"description"`
+
 	// Metadata String keys and values the partner attaches; returned as given.
 	Metadata map[string]string `json:"metadata"`
+
+	// ObjectId The id of the object it refers to.
+	ObjectId string `json:"objectId"`
+
+	// ObjectType The business object the transfer belongs to, read from its reference (as in balance transactions).
+	ObjectType string `json:"objectType"`
 
 	// Reference The partner's own reference, unique per tenant and environment.
 	Reference string `json:"reference"`
@@ -8415,6 +8817,9 @@ type TrialAsset struct {
 
 // TrialBalance The 200 answer of GET /v1/ledger/trial-balance (getTrialBalance).
 type TrialBalance struct {
+	// AsOf The instant the balances are as of, recomputed from the accounts' history; null: now.
+	AsOf *time.Time `json:"asOf"`
+
 	// Assets One trial balance per asset.
 	Assets []TrialAsset `json:"assets"`
 
@@ -8956,6 +9361,12 @@ type AdminSetProviderLiquidityParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// AdminFindTenantsParams defines parameters for AdminFindTenants.
+type AdminFindTenantsParams struct {
+	// Q required: a tenant id, a slug or a member's email (any case); at most 320 characters
+	Q *string `form:"q,omitempty" json:"q,omitempty"`
+}
+
 // ListAgentsParams defines parameters for ListAgents.
 type ListAgentsParams struct {
 	// Skip at most 10000
@@ -9029,6 +9440,21 @@ type CreateApiKeyParams struct {
 type RevokeApiKeyParams struct {
 	// IdempotencyKey Retries with the same key and body replay the first outcome (24 h).
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListBalanceTransactionsParams defines parameters for ListBalanceTransactions.
+type ListBalanceTransactionsParams struct {
+	// From RFC 3339; only transfers created at or after it
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To RFC 3339; only transfers created before it
+	To *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// Skip at most 10000
+	Skip *int `form:"skip,omitempty" json:"skip,omitempty"`
+
+	// Take at most 100 (JSON) or 10000 (CSV)
+	Take *int `form:"take,omitempty" json:"take,omitempty"`
 }
 
 // ListBalancesParams defines parameters for ListBalances.
@@ -9258,6 +9684,9 @@ type ListLedgerAccountsParams struct {
 
 // GetLedgerAccountStatementParams defines parameters for GetLedgerAccountStatement.
 type GetLedgerAccountStatementParams struct {
+	// AsOf RFC 3339; the statement up to and including this instant (instead of to)
+	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
+
 	// From RFC 3339; only transfers created at or after it
 	From *string `form:"from,omitempty" json:"from,omitempty"`
 
@@ -9267,7 +9696,7 @@ type GetLedgerAccountStatementParams struct {
 	// Skip at most 10000
 	Skip *int `form:"skip,omitempty" json:"skip,omitempty"`
 
-	// Take at most 100
+	// Take at most 100 (JSON) or 10000 (CSV)
 	Take *int `form:"take,omitempty" json:"take,omitempty"`
 }
 
@@ -9290,6 +9719,12 @@ type ListLedgerEntriesParams struct {
 
 	// Take at most 100 (JSON) or 10000 (CSV)
 	Take *int `form:"take,omitempty" json:"take,omitempty"`
+}
+
+// GetTrialBalanceParams defines parameters for GetTrialBalance.
+type GetTrialBalanceParams struct {
+	// AsOf RFC 3339; the trial balance as of this instant, recomputed from the accounts' history
+	AsOf *string `form:"asOf,omitempty" json:"asOf,omitempty"`
 }
 
 // RequestOfframpClaimRefundParams defines parameters for RequestOfframpClaimRefund.

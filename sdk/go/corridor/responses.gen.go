@@ -116,6 +116,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /readyz (the `GetReadiness` operationId).
 	GetReadinessWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReadinessResponse, error)
 
+	// AdminListDisabledWebhookEndpointsWithResponse Operator
+	//
+	// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+	AdminListDisabledWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListDisabledWebhookEndpointsResponse, error)
+
+	// AdminListFailedJobsWithResponse Operator
+	//
+	// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+	AdminListFailedJobsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListFailedJobsResponse, error)
+
 	// AdminArbiterSignInvoiceWithResponse Operator
 	//
 	// Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
@@ -159,6 +181,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/admin/payout-providers/{provider}/liquidity (the `AdminSetProviderLiquidity` operationId).
 	AdminSetProviderLiquidityWithResponse(ctx context.Context, provider string, params *AdminSetProviderLiquidityParams, body AdminSetProviderLiquidityJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminSetProviderLiquidityResponse, error)
+
+	// AdminListStuckWorkWithResponse Operator
+	//
+	// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+	AdminListStuckWorkWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListStuckWorkResponse, error)
+
+	// AdminFindTenantsWithResponse Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// Operator: look a tenant up by its id, its slug or a member's email (audited)
+	//
+	// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+	AdminFindTenantsWithResponse(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*AdminFindTenantsResponse, error)
 
 	// ListAgentsWithResponse List agents of the caller's environment
 	//
@@ -411,6 +455,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/api-keys/{id}/revoke (the `RevokeApiKey` operationId).
 	RevokeApiKeyWithResponse(ctx context.Context, id string, params *RevokeApiKeyParams, reqEditors ...RequestEditorFn) (*RevokeApiKeyResponse, error)
+
+	// ListBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
+	//
+	// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+	//
+	// Requires the scopes `treasury:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+	ListBalanceTransactionsWithResponse(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*ListBalanceTransactionsResponse, error)
 
 	// ListBalancesWithResponse The caller's service balance per asset: available, held and total
 	//
@@ -1089,9 +1144,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/ledger/accounts (the `ListLedgerAccounts` operationId).
 	ListLedgerAccountsWithResponse(ctx context.Context, params *ListLedgerAccountsParams, reqEditors ...RequestEditorFn) (*ListLedgerAccountsResponse, error)
 
-	// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to)
+	// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to) or up to asOf
 	//
-	// An account statement with running balances over [from, to)
+	// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 	//
 	// Requires the scopes `treasury:read`.
 	//
@@ -1122,16 +1177,16 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/ledger/reconciliation (the `GetReconciliation` operationId).
 	GetReconciliationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetReconciliationResponse, error)
 
-	// GetTrialBalanceWithResponse The caller's trial balance per asset; balanced means it sums to zero
+	// GetTrialBalanceWithResponse The caller's trial balance per asset, now or as of an instant
 	//
-	// The caller's trial balance per asset; balanced means it sums to zero.
+	// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 	//
 	// Requires the scopes `treasury:read`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-	GetTrialBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error)
+	GetTrialBalanceWithResponse(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error)
 
 	// GetOfframpClaimWithResponse Sender only: a claim with its escrow transactions
 	//
@@ -3433,6 +3488,270 @@ func (r GetReadinessResponse) ContentType() string {
 	return ""
 }
 
+// AdminListDisabledWebhookEndpointsResponse200Headers the declared response headers of an HTTP 200 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse400Headers the declared response headers of an HTTP 400 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse401Headers the declared response headers of an HTTP 401 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse429Headers the declared response headers of an HTTP 429 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse500Headers the declared response headers of an HTTP 500 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminListDisabledWebhookEndpointsResponseDefaultHeaders the declared response headers of an HTTP default response for AdminListDisabledWebhookEndpoints
+type AdminListDisabledWebhookEndpointsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminListDisabledWebhookEndpointsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminDisabledEndpointList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminListDisabledWebhookEndpointsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminListDisabledWebhookEndpointsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminListDisabledWebhookEndpointsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminListDisabledWebhookEndpointsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminListDisabledWebhookEndpointsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminListDisabledWebhookEndpointsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminListDisabledWebhookEndpointsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON200() *AdminDisabledEndpointList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminListDisabledWebhookEndpointsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminListDisabledWebhookEndpointsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminListDisabledWebhookEndpointsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminListDisabledWebhookEndpointsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminListDisabledWebhookEndpointsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AdminListFailedJobsResponse200Headers the declared response headers of an HTTP 200 response for AdminListFailedJobs
+type AdminListFailedJobsResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse400Headers the declared response headers of an HTTP 400 response for AdminListFailedJobs
+type AdminListFailedJobsResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse401Headers the declared response headers of an HTTP 401 response for AdminListFailedJobs
+type AdminListFailedJobsResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse429Headers the declared response headers of an HTTP 429 response for AdminListFailedJobs
+type AdminListFailedJobsResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse500Headers the declared response headers of an HTTP 500 response for AdminListFailedJobs
+type AdminListFailedJobsResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponse503Headers the declared response headers of an HTTP 503 response for AdminListFailedJobs
+type AdminListFailedJobsResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminListFailedJobsResponseDefaultHeaders the declared response headers of an HTTP default response for AdminListFailedJobs
+type AdminListFailedJobsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminListFailedJobsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminFailedJobList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminListFailedJobsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminListFailedJobsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminListFailedJobsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminListFailedJobsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminListFailedJobsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminListFailedJobsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminListFailedJobsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON200() *AdminFailedJobList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminListFailedJobsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminListFailedJobsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminListFailedJobsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminListFailedJobsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminListFailedJobsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminListFailedJobsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // AdminArbiterSignInvoiceResponse200Headers the declared response headers of an HTTP 200 response for AdminArbiterSignInvoice
 type AdminArbiterSignInvoiceResponse200Headers struct {
 	XRequestId string
@@ -3963,6 +4282,270 @@ func (r AdminSetProviderLiquidityResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdminSetProviderLiquidityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AdminListStuckWorkResponse200Headers the declared response headers of an HTTP 200 response for AdminListStuckWork
+type AdminListStuckWorkResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse400Headers the declared response headers of an HTTP 400 response for AdminListStuckWork
+type AdminListStuckWorkResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse401Headers the declared response headers of an HTTP 401 response for AdminListStuckWork
+type AdminListStuckWorkResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse429Headers the declared response headers of an HTTP 429 response for AdminListStuckWork
+type AdminListStuckWorkResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse500Headers the declared response headers of an HTTP 500 response for AdminListStuckWork
+type AdminListStuckWorkResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponse503Headers the declared response headers of an HTTP 503 response for AdminListStuckWork
+type AdminListStuckWorkResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminListStuckWorkResponseDefaultHeaders the declared response headers of an HTTP default response for AdminListStuckWork
+type AdminListStuckWorkResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminListStuckWorkResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminStuckWork
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminListStuckWorkResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminListStuckWorkResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminListStuckWorkResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminListStuckWorkResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminListStuckWorkResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminListStuckWorkResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminListStuckWorkResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON200() *AdminStuckWork {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminListStuckWorkResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminListStuckWorkResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminListStuckWorkResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminListStuckWorkResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminListStuckWorkResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminListStuckWorkResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AdminFindTenantsResponse200Headers the declared response headers of an HTTP 200 response for AdminFindTenants
+type AdminFindTenantsResponse200Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse400Headers the declared response headers of an HTTP 400 response for AdminFindTenants
+type AdminFindTenantsResponse400Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse401Headers the declared response headers of an HTTP 401 response for AdminFindTenants
+type AdminFindTenantsResponse401Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse429Headers the declared response headers of an HTTP 429 response for AdminFindTenants
+type AdminFindTenantsResponse429Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse500Headers the declared response headers of an HTTP 500 response for AdminFindTenants
+type AdminFindTenantsResponse500Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponse503Headers the declared response headers of an HTTP 503 response for AdminFindTenants
+type AdminFindTenantsResponse503Headers struct {
+	XRequestId string
+}
+
+// AdminFindTenantsResponseDefaultHeaders the declared response headers of an HTTP default response for AdminFindTenants
+type AdminFindTenantsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type AdminFindTenantsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AdminTenantList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AdminFindTenantsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AdminFindTenantsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AdminFindTenantsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AdminFindTenantsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AdminFindTenantsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AdminFindTenantsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *AdminFindTenantsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON200() *AdminTenantList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AdminFindTenantsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminFindTenantsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminFindTenantsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminFindTenantsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminFindTenantsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminFindTenantsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6581,6 +7164,152 @@ func (r RevokeApiKeyResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RevokeApiKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBalanceTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse200Headers struct {
+	XRequestId string
+}
+
+// ListBalanceTransactionsResponse400Headers the declared response headers of an HTTP 400 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListBalanceTransactionsResponse401Headers the declared response headers of an HTTP 401 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListBalanceTransactionsResponse403Headers the declared response headers of an HTTP 403 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListBalanceTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse429Headers struct {
+	XRequestId string
+}
+
+// ListBalanceTransactionsResponse500Headers the declared response headers of an HTTP 500 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse500Headers struct {
+	XRequestId string
+}
+
+// ListBalanceTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListBalanceTransactions
+type ListBalanceTransactionsResponse503Headers struct {
+	XRequestId string
+}
+
+// ListBalanceTransactionsResponseDefaultHeaders the declared response headers of an HTTP default response for ListBalanceTransactions
+type ListBalanceTransactionsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type ListBalanceTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BalanceTransactionList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBalanceTransactionsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListBalanceTransactionsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListBalanceTransactionsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListBalanceTransactionsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBalanceTransactionsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListBalanceTransactionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBalanceTransactionsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListBalanceTransactionsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON200() *BalanceTransactionList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListBalanceTransactionsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBalanceTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBalanceTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBalanceTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBalanceTransactionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -32304,6 +33033,40 @@ func (c *ClientWithResponses) GetReadinessWithResponse(ctx context.Context, reqE
 	return ParseGetReadinessResponse(rsp)
 }
 
+// AdminListDisabledWebhookEndpointsWithResponse Operator
+//
+// Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/disabled-webhook-endpoints (the `AdminListDisabledWebhookEndpoints` operationId).
+func (c *ClientWithResponses) AdminListDisabledWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListDisabledWebhookEndpointsResponse, error) {
+	rsp, err := c.AdminListDisabledWebhookEndpoints(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminListDisabledWebhookEndpointsResponse(rsp)
+}
+
+// AdminListFailedJobsWithResponse Operator
+//
+// Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/failed-jobs (the `AdminListFailedJobs` operationId).
+func (c *ClientWithResponses) AdminListFailedJobsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListFailedJobsResponse, error) {
+	rsp, err := c.AdminListFailedJobs(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminListFailedJobsResponse(rsp)
+}
+
 // AdminArbiterSignInvoiceWithResponse Operator
 //
 // Operator: the platform arbiter signs the invoice's pending release or refund payment (docs/decisions/invoices.md)
@@ -32370,6 +33133,40 @@ func (c *ClientWithResponses) AdminSetProviderLiquidityWithResponse(ctx context.
 		return nil, err
 	}
 	return ParseAdminSetProviderLiquidityResponse(rsp)
+}
+
+// AdminListStuckWorkWithResponse Operator
+//
+// Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/stuck-work (the `AdminListStuckWork` operationId).
+func (c *ClientWithResponses) AdminListStuckWorkWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*AdminListStuckWorkResponse, error) {
+	rsp, err := c.AdminListStuckWork(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminListStuckWorkResponse(rsp)
+}
+
+// AdminFindTenantsWithResponse Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// Operator: look a tenant up by its id, its slug or a member's email (audited)
+//
+// No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/admin/tenants (the `AdminFindTenants` operationId).
+func (c *ClientWithResponses) AdminFindTenantsWithResponse(ctx context.Context, params *AdminFindTenantsParams, reqEditors ...RequestEditorFn) (*AdminFindTenantsResponse, error) {
+	rsp, err := c.AdminFindTenants(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminFindTenantsResponse(rsp)
 }
 
 // ListAgentsWithResponse List agents of the caller's environment
@@ -32742,6 +33539,23 @@ func (c *ClientWithResponses) RevokeApiKeyWithResponse(ctx context.Context, id s
 		return nil, err
 	}
 	return ParseRevokeApiKeyResponse(rsp)
+}
+
+// ListBalanceTransactionsWithResponse Every movement of the caller's balances with its object, gross, fee and net
+//
+// Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+//
+// Requires the scopes `treasury:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/balance-transactions (the `ListBalanceTransactions` operationId).
+func (c *ClientWithResponses) ListBalanceTransactionsWithResponse(ctx context.Context, params *ListBalanceTransactionsParams, reqEditors ...RequestEditorFn) (*ListBalanceTransactionsResponse, error) {
+	rsp, err := c.ListBalanceTransactions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBalanceTransactionsResponse(rsp)
 }
 
 // ListBalancesWithResponse The caller's service balance per asset: available, held and total
@@ -33763,9 +34577,9 @@ func (c *ClientWithResponses) ListLedgerAccountsWithResponse(ctx context.Context
 	return ParseListLedgerAccountsResponse(rsp)
 }
 
-// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to)
+// GetLedgerAccountStatementWithResponse An account statement with running balances over [from, to) or up to asOf
 //
-// An account statement with running balances over [from, to)
+// An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
 //
 // Requires the scopes `treasury:read`.
 //
@@ -33814,17 +34628,17 @@ func (c *ClientWithResponses) GetReconciliationWithResponse(ctx context.Context,
 	return ParseGetReconciliationResponse(rsp)
 }
 
-// GetTrialBalanceWithResponse The caller's trial balance per asset; balanced means it sums to zero
+// GetTrialBalanceWithResponse The caller's trial balance per asset, now or as of an instant
 //
-// The caller's trial balance per asset; balanced means it sums to zero.
+// The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
 //
 // Requires the scopes `treasury:read`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/ledger/trial-balance (the `GetTrialBalance` operationId).
-func (c *ClientWithResponses) GetTrialBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error) {
-	rsp, err := c.GetTrialBalance(ctx, reqEditors...)
+func (c *ClientWithResponses) GetTrialBalanceWithResponse(ctx context.Context, params *GetTrialBalanceParams, reqEditors ...RequestEditorFn) (*GetTrialBalanceResponse, error) {
+	rsp, err := c.GetTrialBalance(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

@@ -158,6 +158,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/disabled-webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator
+         * @description Operator: webhook endpoints the service disabled after failing for the retry window (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminListDisabledWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/failed-jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator
+         * @description Operator: background jobs whose last attempt failed, retryable or discarded (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminListFailedJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/invoices/{id}/arbiter-sign": {
         parameters: {
             query?: never;
@@ -218,6 +262,50 @@ export interface paths {
          *     No scope: Operator action, authorized by the operator token (docs/decisions/operations.md), never a tenant credential.
          */
         post: operations["adminSetProviderLiquidity"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/stuck-work": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator
+         * @description Operator: off-ramp payments waiting for an operator and relayer transactions unmined for 10 minutes (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminListStuckWork"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/tenants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator: look a tenant up by its id, its slug or a member's email (audited)
+         * @description Operator: look a tenant up by its id, its slug or a member's email (audited)
+         *
+         *     No scope: Operator lookup across tenants, authorized by the operator token, never a tenant credential.
+         */
+        get: operations["adminFindTenants"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -500,6 +588,28 @@ export interface paths {
          *     Requires the scopes `keys:manage`.
          */
         post: operations["revokeApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every movement of the caller's balances with its object, gross, fee and net
+         * @description Every movement of the caller's balances with its object, gross, fee and net; Accept: text/csv for CSV.
+         *
+         *     Requires the scopes `treasury:read`.
+         */
+        get: operations["listBalanceTransactions"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1414,8 +1524,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An account statement with running balances over [from, to)
-         * @description An account statement with running balances over [from, to)
+         * An account statement with running balances over [from, to) or up to asOf
+         * @description An account statement with running balances over [from, to) or up to asOf; Accept: text/csv for CSV.
          *
          *     Requires the scopes `treasury:read`.
          */
@@ -1480,8 +1590,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's trial balance per asset; balanced means it sums to zero
-         * @description The caller's trial balance per asset; balanced means it sums to zero.
+         * The caller's trial balance per asset, now or as of an instant
+         * @description The caller's trial balance per asset, now or as of an instant; balanced means it sums to zero.
          *
          *     Requires the scopes `treasury:read`.
          */
@@ -4567,6 +4677,141 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        /** @description Part of AdminDisabledEndpointList. */
+        AdminDisabledEndpoint: {
+            /**
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+             * @enum {string}
+             */
+            environment: "TEST" | "LIVE";
+            /**
+             * Format: date-time
+             * @description When deliveries to it started failing; null while they succeed.
+             */
+            failingSince: string | null;
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: string;
+            /** @description Why the service disabled the endpoint. */
+            reason: string;
+            /** @description The id of the tenant it refers to. */
+            tenantId: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (RFC 3339, UTC).
+             */
+            updatedAt: string;
+            /** @description An http(s) URL. */
+            url: string;
+        };
+        /** @description The 200 answer of GET /v1/admin/disabled-webhook-endpoints (adminListDisabledWebhookEndpoints). */
+        AdminDisabledEndpointList: {
+            /** @description At most 100. */
+            endpoints: components["schemas"]["AdminDisabledEndpoint"][];
+        };
+        /** @description Part of AdminFailedJobList. */
+        AdminFailedJob: {
+            /** @description The job's arguments (JSON), at most 200 characters. */
+            args: string;
+            /**
+             * Format: date-time
+             * @description When the last attempt failed.
+             */
+            at: string;
+            /** @description Attempts made so far. */
+            attempt: number;
+            /** @description The job's id (River's), for retrying it. */
+            id: number;
+            /** @description The kind of object; the capability's docs list the values. */
+            kind: string;
+            /** @description The last attempt's error, at most 300 characters. */
+            lastError: string;
+            /** @description Attempts allowed before the job is discarded. */
+            maxAttempts: number;
+            /**
+             * @description retryable: tried again later; discarded: out of attempts, its work did not happen.
+             * @enum {string}
+             */
+            state: "retryable" | "discarded";
+        };
+        /** @description The 200 answer of GET /v1/admin/failed-jobs (adminListFailedJobs). */
+        AdminFailedJobList: {
+            /** @description At most 100, oldest failure first. */
+            jobs: components["schemas"]["AdminFailedJob"][];
+        };
+        /** @description Part of AdminStuckWork. */
+        AdminPayment: {
+            /**
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+             * @enum {string}
+             */
+            environment: "TEST" | "LIVE";
+            /** @description Why it is held, when it is (the capability's docs list the reasons); empty otherwise. */
+            holdReasons: string[];
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: string;
+            /** @description The payout provider, empty before one was chosen. */
+            provider: string;
+            /** @description The object's state; the capability's docs list the states and their transitions. */
+            status: string;
+            /** @description The id of the tenant it refers to. */
+            tenantId: string;
+            /**
+             * Format: date-time
+             * @description When it last changed (RFC 3339, UTC).
+             */
+            updatedAt: string;
+        };
+        /** @description Part of AdminStuckWork. */
+        AdminRelayerTransaction: {
+            /** @description An EVM address (0x…, 40 hex digits). */
+            address: string;
+            /** @description The EVM chain id (84532 Base Sepolia in TEST, 8453 Base in LIVE). */
+            chainId: number;
+            /**
+             * Format: date-time
+             * @description When it happened (RFC 3339, UTC); null until it has.
+             */
+            firstSentAt: string;
+            /** @description The hash of the on-chain transaction (0x…, 64 hex digits); null until there is one. */
+            latestTxHash: string;
+            /** @description The relayer account nonce whose transactions are unmined. */
+            nonce: number;
+            /** @description The first send and every fee bump. */
+            sends: number;
+        };
+        /** @description The 200 answer of GET /v1/admin/stuck-work (adminListStuckWork). */
+        AdminStuckWork: {
+            /** @description Off-ramp payments in ACTION_REQUIRED or COMPLIANCE_HOLD, longest waiting first. */
+            payments: components["schemas"]["AdminPayment"][];
+            /** @description Relayer nonces unmined for 10 minutes, oldest first. */
+            relayerTransactions: components["schemas"]["AdminRelayerTransaction"][];
+        };
+        /** @description Part of AdminTenantList. */
+        AdminTenant: {
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339, UTC).
+             */
+            createdAt: string;
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: string;
+            /**
+             * @description What the query matched.
+             * @enum {string}
+             */
+            matchedBy: "id" | "slug" | "email";
+            /** @description Active and pending members. */
+            members: number;
+            /** @description A name the partner chose, shown in the console. */
+            name: string;
+            /** @description The tenant's unique short name. */
+            slug: string;
+        };
+        /** @description The 200 answer of GET /v1/admin/tenants (adminFindTenants). */
+        AdminTenantList: {
+            /** @description Oldest first, at most 100. */
+            tenants: components["schemas"]["AdminTenant"][];
+        };
         /** @description An AI agent principal of the tenant, with spending limits and optionally a wallet and a card of its own (docs/agents.md). */
         Agent: {
             /**
@@ -4822,6 +5067,60 @@ export interface components {
             asset: "usdc" | "eth";
             /** @description How many fraction digits the asset has (USDC 6, ETH 18). */
             decimals: number;
+        };
+        /** @description Part of BalanceTransactionList. */
+        BalanceTransaction: {
+            /** @description The id of the account it refers to. */
+            accountId: string;
+            /**
+             * @description Which balance moved: the service balance or a wallet's on-chain mirror.
+             * @enum {string}
+             */
+            accountKind: "tenant_available" | "wallet_onchain";
+            /** @description The asset: USDC (6 decimals) or ETH (18). */
+            asset: string;
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339, UTC).
+             */
+            createdAt: string;
+            /** @description The movement in words, such as Off-ramp payment: funds locked. */
+            description: string;
+            /** @description What the platform took in the same transfer (zero or more). */
+            fee: string;
+            /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
+            feeBaseUnits: string;
+            /** @description net + fee, signed. */
+            gross: string;
+            /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
+            grossBaseUnits: string;
+            /** @description The signed change to the balance: positive credits, negative debits. */
+            net: string;
+            /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
+            netBaseUnits: string;
+            /** @description The id of that object (for an on-chain transfer: its transaction hash and log index). */
+            objectId: string;
+            /**
+             * @description What the movement belongs to.
+             * @enum {string}
+             */
+            objectType: "sandbox_deposit" | "offramp_payment" | "chain_transfer" | "card_authorization" | "checkout" | "checkout_refund" | "treasury_bucket" | "ledger_transfer";
+            /** @description The transfer's ledger reference, as in the journal. */
+            reference: string;
+            /** @description The ledger transfer that moved the balance. */
+            transferId: string;
+            /**
+             * @description The kind of object or destination; the capability's docs list the values.
+             * @enum {string}
+             */
+            type: "POSTED" | "PENDING" | "POST_PENDING" | "VOID_PENDING" | "REVERSAL";
+        };
+        /** @description The 200 answer of GET /v1/balance-transactions (listBalanceTransactions). */
+        BalanceTransactionList: {
+            /** @description Oldest first. */
+            balanceTransactions: components["schemas"]["BalanceTransaction"][];
+            /** @description How many objects match, across every page (skip/take). */
+            total: number;
         };
         /** @description The 200 answer of GET /v1/balances (listBalances). */
         Balances: {
@@ -5837,6 +6136,8 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description The transfer in words, such as Sandbox deposit. */
+            description: string;
             /**
              * Format: date-time
              * @description When it expires (RFC 3339, UTC).
@@ -5846,6 +6147,10 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The id of the object it refers to. */
+            objectId: string;
+            /** @description The business object the transfer belongs to, read from its reference (as in balance transactions). */
+            objectType: string;
             /** @description Every posting of the transfer, on your accounts and the others it touches, so the entry balances. */
             postings: components["schemas"]["EntryPosting"][];
             /** @description The partner's own reference, unique per tenant and environment. */
@@ -7521,6 +7826,11 @@ export interface components {
         /** @description The 200 answer of GET /v1/ledger/accounts/{id}/statement (getLedgerAccountStatement). */
         Statement: {
             account: components["schemas"]["LedgerAccount"];
+            /**
+             * Format: date-time
+             * @description The instant the statement was asked as of (its closing balance is the balance then); null when the period was given by to.
+             */
+            asOf: string | null;
             closing: components["schemas"]["LedgerBalance"];
             /**
              * Format: date-time
@@ -7551,10 +7861,16 @@ export interface components {
              * @description When it was created (RFC 3339, UTC).
              */
             createdAt: string;
+            /** @description The transfer in words, such as Sandbox deposit. */
+            description: string;
             /** @description String keys and values the partner attaches; returned as given. */
             metadata: {
                 [key: string]: string;
             };
+            /** @description The id of the object it refers to. */
+            objectId: string;
+            /** @description The business object the transfer belongs to, read from its reference (as in balance transactions). */
+            objectType: string;
             /** @description The partner's own reference, unique per tenant and environment. */
             reference: string;
             /** @description The transfer's position in the journal (increasing). */
@@ -7885,6 +8201,11 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/ledger/trial-balance (getTrialBalance). */
         TrialBalance: {
+            /**
+             * Format: date-time
+             * @description The instant the balances are as of, recomputed from the accounts' history; null: now.
+             */
+            asOf: string | null;
             /** @description One trial balance per asset. */
             assets: components["schemas"]["TrialAsset"][];
             /**
@@ -8825,6 +9146,91 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    adminListDisabledWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "endpoints": [
+                     *         {
+                     *           "environment": "TEST",
+                     *           "failingSince": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "whe_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "reason": "the customer asked to cancel",
+                     *           "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "url": "https://partner.example.com/corridor"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminDisabledEndpointList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminListFailedJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "jobs": [
+                     *         {
+                     *           "args": "{\"deliveryId\":\"whd_06h0c8y3a9xq2v5m7k1d4f6g8j\"}",
+                     *           "at": "2026-11-27T10:00:00.000000Z",
+                     *           "attempt": 1,
+                     *           "id": 4211,
+                     *           "kind": "payment",
+                     *           "lastError": "endpoint answered 503",
+                     *           "maxAttempts": 1,
+                     *           "state": "retryable"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminFailedJobList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
     adminArbiterSignInvoice: {
         parameters: {
             query?: never;
@@ -8989,6 +9395,104 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["RequestEntityTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminListStuckWork: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payments": [
+                     *         {
+                     *           "environment": "TEST",
+                     *           "holdReasons": [
+                     *             "NEW_COUNTERPARTY"
+                     *           ],
+                     *           "id": "ofp_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "provider": "mock",
+                     *           "status": "PENDING",
+                     *           "tenantId": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "updatedAt": "2026-11-27T10:00:00.000000Z"
+                     *         }
+                     *       ],
+                     *       "relayerTransactions": [
+                     *         {
+                     *           "address": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *           "chainId": 1,
+                     *           "firstSentAt": "2026-11-27T10:00:00.000000Z",
+                     *           "latestTxHash": "0x1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f",
+                     *           "nonce": 1,
+                     *           "sends": 1
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminStuckWork"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    adminFindTenants: {
+        parameters: {
+            query?: {
+                /** @description required: a tenant id, a slug or a member's email (any case); at most 320 characters */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "tenants": [
+                     *         {
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "id": "ten_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "matchedBy": "id",
+                     *           "members": 1,
+                     *           "name": "Acme Payouts",
+                     *           "slug": "acme-payouts"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["AdminTenantList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9802,6 +10306,69 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description RFC 3339; only transfers created at or after it */
+                from?: string;
+                /** @description RFC 3339; only transfers created before it */
+                to?: string;
+                /** @description at most 10000 */
+                skip?: number;
+                /** @description at most 100 (JSON) or 10000 (CSV) */
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "balanceTransactions": [
+                     *         {
+                     *           "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "accountKind": "tenant_available",
+                     *           "asset": "USDC",
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
+                     *           "fee": "3",
+                     *           "feeBaseUnits": "3000000",
+                     *           "gross": "-97",
+                     *           "grossBaseUnits": "-97000000",
+                     *           "net": "-100",
+                     *           "netBaseUnits": "-100000000",
+                     *           "objectId": "dep_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "sandbox_deposit",
+                     *           "reference": "INV-1042",
+                     *           "transferId": "trf_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "type": "POSTED"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BalanceTransactionList"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
     listBalances: {
         parameters: {
             query?: {
@@ -9841,6 +10408,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Balances"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12141,6 +12709,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LedgerAccountList"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12155,13 +12724,15 @@ export interface operations {
     getLedgerAccountStatement: {
         parameters: {
             query?: {
+                /** @description RFC 3339; the statement up to and including this instant (instead of to) */
+                asOf?: string;
                 /** @description RFC 3339; only transfers created at or after it */
                 from?: string;
                 /** @description RFC 3339; only transfers created before it */
                 to?: string;
                 /** @description at most 10000 */
                 skip?: number;
-                /** @description at most 100 */
+                /** @description at most 100 (JSON) or 10000 (CSV) */
                 take?: number;
             };
             header?: never;
@@ -12200,6 +12771,7 @@ export interface operations {
                      *         "nonNegative": true,
                      *         "reference": "INV-1042"
                      *       },
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "closing": {
                      *         "available": "1250.5",
                      *         "availableBaseUnits": "1250500000",
@@ -12234,9 +12806,12 @@ export interface operations {
                      *             "postedBaseUnits": "1276000000"
                      *           },
                      *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
                      *           "metadata": {
                      *             "key": ""
                      *           },
+                     *           "objectId": "dep_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "sandbox_deposit",
                      *           "reference": "INV-1042",
                      *           "sequence": 1,
                      *           "status": "PENDING",
@@ -12260,6 +12835,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["Statement"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -12307,10 +12883,13 @@ export interface operations {
                      *         {
                      *           "asset": "USDC",
                      *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "description": "Order #1042: 3 seats",
                      *           "expiresAt": "2026-11-27T10:00:00.000000Z",
                      *           "metadata": {
                      *             "key": ""
                      *           },
+                     *           "objectId": "dep_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "objectType": "sandbox_deposit",
                      *           "postings": [
                      *             {
                      *               "accountId": "acc_06h0c8y3a9xq2v5m7k1d4f6g8j",
@@ -12412,7 +12991,10 @@ export interface operations {
     };
     getTrialBalance: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description RFC 3339; the trial balance as of this instant, recomputed from the accounts' history */
+                asOf?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -12428,6 +13010,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
+                     *       "asOf": "2026-11-27T10:00:00.000000Z",
                      *       "assets": [
                      *         {
                      *           "asset": "USDC",
@@ -12465,6 +13048,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["TrialBalance"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
