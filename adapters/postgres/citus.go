@@ -66,7 +66,7 @@ var CitusPlan = concatPlans(
 	[]TablePlacement{coord("river_job"), coord("river_leader"), coord("river_migration"), coord("river_notification"),
 		coord("river_queue"), coord("pass_leases"), coord("rate_limit_buckets"), coord("rate_limit_windows"),
 		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
-		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions")},
+		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers")},
 	pending(Distributed, "tenants", "members", "api_keys", "twofactor_factors", "twofactor_challenges", "contacts",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
@@ -76,7 +76,7 @@ var CitusPlan = concatPlans(
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"idempotency_keys", "ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
-		"ledger_chain", "ledger_chain_heads"),
+		"ledger_chain", "ledger_chain_heads", "twofactor_budgets"),
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {
