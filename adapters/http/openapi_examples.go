@@ -78,7 +78,7 @@ var exampleIDs = map[string]string{
 }
 
 // exampleNames are realistic values of fields whose name alone would otherwise be the example.
-var exampleNames = map[string]string{
+var exampleNames = map[string]string{ //nolint:gosec // example values for the document, not credentials
 	"failureReason": "the payout provider rejected the account number", "description": "Order #1042: 3 seats",
 	"label": "Operating account", "evidence": "signed delivery note, 2026-11-27", "holdReasons": "NEW_COUNTERPARTY",
 	"sourceChainKey": "base-sepolia", "chainKey": "base-sepolia", "chain": "base-sepolia", "sourceFundingMode": "TENANT_WALLET",

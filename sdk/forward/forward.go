@@ -172,7 +172,8 @@ func (l *Listener) poll(ctx context.Context) error {
 		}
 		l.seen[e.Id] = e.CreatedAt
 		if l.wants(e.Type) {
-			l.forward(ctx, e)
+			// A failed forward is printed by forward and not retried, as a delivery log shows it.
+			_, _ = l.forward(ctx, e)
 		}
 		if e.CreatedAt.After(l.since) {
 			l.since = e.CreatedAt

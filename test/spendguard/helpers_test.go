@@ -106,12 +106,6 @@ func usdcBalance(t *testing.T, a common.Address) int64 {
 	return b.Int64()
 }
 
-// paymentCount is how many Safe payments (and transactions) the wallet has recorded.
-func paymentCount(t *testing.T, c *harness.Client, walletID string) float64 {
-	t.Helper()
-	return c.Get("/v1/payments?walletId="+walletID).Expect(t, 200).JSON(t)["total"].(float64)
-}
-
 func poll(t *testing.T, what string, get func() map[string]any, done func(map[string]any) bool) map[string]any {
 	t.Helper()
 	return harness.Poll(t, what, get, done)

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"math"
 	"math/big"
 	"regexp"
 	"time"
@@ -143,7 +144,7 @@ func Render(p Page) ([]byte, error) {
 	uri := template.URL(p.PaymentURI) //nolint:gosec // matched eip681Transfer above: only 0x hex, digits and the fixed path reach the page
 	v := view{Page: p, WalletURI: uri, Terminal: p.Status == "completed" || p.Status == "failed",
 		StatusLabel: StatusLabels[state(p)], Detail: detail(p), Network: NetworkName(p.ChainID),
-		DepthRule: Plural(int64(p.Confirmations), "confirmation")}
+		DepthRule: Plural(depth(p), "confirmation")}
 	v.PartlyPaid = !v.Terminal && p.ReceivedBaseUnits > 0 && p.ReceivedBaseUnits < p.AmountBaseUnits
 	var buf bytes.Buffer
 	if err := page.Execute(&buf, v); err != nil {
@@ -158,7 +159,7 @@ func detail(p Page) string {
 	switch state(p) {
 	case "pending":
 		// A transfer deeper than needed while the amount is still short counts as fully deep.
-		return fmt.Sprintf("%d of %s", min(p.Seen, int64(p.Confirmations)), Plural(int64(p.Confirmations), "confirmation"))
+		return fmt.Sprintf("%d of %s", min(p.Seen, depth(p)), Plural(depth(p), "confirmation"))
 	case "completed":
 		return "Thank you."
 	case "overpaid":
@@ -201,4 +202,13 @@ func PaymentURI(token string, chainID int64, deposit string, amount int64) strin
 // QRPNG is a PNG QR code of content, size pixels wide, with medium error correction.
 func QRPNG(content string, size int) ([]byte, error) {
 	return qrcode.Encode(content, qrcode.Medium, size)
+}
+
+// depth is the confirmations a payment needs as a count to print; a chain's setting is small, so
+// anything beyond int64 (never configured) prints as the largest count.
+func depth(p Page) int64 {
+	if p.Confirmations > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(p.Confirmations)
 }
