@@ -2,7 +2,6 @@ package api
 
 import (
 	"testing"
-	"time"
 
 	"github.com/corridorhq/corridor/test/harness"
 )
@@ -45,32 +44,23 @@ func TestRevoke_MemberNeedsTheRolesPower(t *testing.T) {
 	e.Client(t).WithSession(tokens["ADMIN"]).Get("/v1/wallets").ExpectError(t, 403, "TENANT_REQUIRED")
 }
 
-// TestAgentKeys_LiveFollowTheLiveKeyRule: an ADMIN session, which may not mint LIVE API keys,
-// may not mint LIVE agent keys either; the owner's LIVE agent key carries an expiry (90 days by
-// default, never more), and TEST agent keys are as before.
+// TestAgentKeys_LiveFollowTheLiveKeyRule: no session mints LIVE agent credentials: agents are
+// sandbox only, so in LIVE creating an agent or minting a key for a TEST agent answers 403
+// SANDBOX_ONLY for the ADMIN and the owner alike (the LIVE key rule and expiry that minting
+// would then follow are the use case's, in docs/agents.md); TEST agent keys are as before.
 func TestAgentKeys_LiveFollowTheLiveKeyRule(t *testing.T) {
 	t.Parallel()
 	e := env()
 	ten, tokens := roleSessions(t)
 	adminLive := e.Client(t).WithSession(tokens["ADMIN"]).With("X-Corridor-Environment", "live")
-	agentID := adminLive.Post("/v1/agents", map[string]any{"name": "live bot"}).Expect(t, 201).JSON(t)["id"].(string)
-	m := adminLive.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "k", "scopes": []string{"*"}}).ExpectError(t, 403, "INSUFFICIENT_SCOPE")
-	if m["details"].(map[string]any)["required"] != "keys:manage" {
-		t.Fatalf("details: %v", m["details"])
-	}
 	ownerLive := e.Client(t).WithSession(ten.SessionToken).With("X-Corridor-Environment", "live")
-	k := ownerLive.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "k", "scopes": []string{"payments:read"}}).Expect(t, 201).JSON(t)
-	exp, err := time.Parse(time.RFC3339Nano, asString(k["expiresAt"]))
-	if err != nil || exp.After(time.Now().Add(90*24*time.Hour+time.Minute)) || exp.Before(time.Now().Add(89*24*time.Hour)) {
-		t.Fatalf("a LIVE agent key's expiresAt %v, want about 90 days from now", k["expiresAt"])
-	}
-	ownerLive.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "k", "scopes": []string{"payments:read"},
-		"expiresAt": time.Now().Add(200 * 24 * time.Hour).UTC().Format(time.RFC3339)}).ExpectError(t, 400, "VALIDATION_FAILED")
-	short := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
-	k = ownerLive.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "k", "scopes": []string{"payments:read"},
-		"expiresAt": short.Format(time.RFC3339)}).Expect(t, 201).JSON(t)
-	if got, _ := time.Parse(time.RFC3339Nano, asString(k["expiresAt"])); !got.Equal(short) {
-		t.Fatalf("expiresAt %v, want %s", k["expiresAt"], short)
+	adminLive.Post("/v1/agents", map[string]any{"name": "live bot"}).ExpectError(t, 403, "SANDBOX_ONLY")
+	ownerLive.Post("/v1/agents", map[string]any{"name": "live bot"}).ExpectError(t, 403, "SANDBOX_ONLY")
+	testAgentID := ten.Session.Post("/v1/agents", map[string]any{"name": "test bot"}).Expect(t, 201).JSON(t)["id"].(string)
+	for _, c := range []*harness.Client{adminLive, ownerLive} {
+		if r := c.Post("/v1/agents/"+testAgentID+"/keys", map[string]any{"name": "k", "scopes": []string{"*"}}); r.Status != 403 && r.Status != 404 {
+			t.Fatalf("a LIVE session minted a key for a TEST agent: %d %s", r.Status, r.Body)
+		}
 	}
 	// TEST: the ADMIN mints as before, with no expiry unless asked.
 	admin := e.Client(t).WithSession(tokens["ADMIN"])

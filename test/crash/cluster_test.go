@@ -3,11 +3,13 @@ package crash
 import (
 	"context"
 	"encoding/json"
+	"github.com/corridorhq/corridor/test/harness"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,17 +27,30 @@ func repoFile(t *testing.T, rel string) string {
 	return abs
 }
 
-// readyz answers GET base/readyz's status and body ("" when nothing answers).
-func readyz(base string) (int, map[string]any) {
-	client := http.Client{Timeout: 5 * time.Second}
-	resp, err := client.Get(base + "/readyz")
+// readyzEnvs keeps one harness environment per replica, so its OpenAPI document is read once.
+var (
+	readyzEnvsMu sync.Mutex
+	readyzEnvs   = map[string]*harness.Env{}
+)
+
+// readyz answers GET base/readyz's status and body (0 and nil when nothing answers), through
+// the validating harness client so the answer is checked against the OpenAPI document.
+func readyz(t *testing.T, base string) (int, map[string]any) {
+	t.Helper()
+	readyzEnvsMu.Lock()
+	e, ok := readyzEnvs[base]
+	if !ok {
+		e = &harness.Env{BaseURL: base}
+		readyzEnvs[base] = e
+	}
+	readyzEnvsMu.Unlock()
+	r, err := e.Client(t).Try(http.MethodGet, "/readyz", nil)
 	if err != nil {
 		return 0, nil
 	}
-	defer resp.Body.Close()
 	var body map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&body)
-	return resp.StatusCode, body
+	_ = json.Unmarshal(r.Body, &body)
+	return r.Status, body
 }
 
 // awaitFile polls until path exists, the process ends or limit passes.
@@ -94,12 +109,12 @@ func TestCluster_AnyReplicaMayDie(t *testing.T) {
 	<-replicas[0].exited
 	_ = replicas[1].cmd.Process.Signal(syscall.SIGTERM)
 	<-replicas[1].exited
-	if code, body := readyz(replicas[2].base); code != 200 || body["status"] != "ok" {
+	if code, body := readyz(t, replicas[2].base); code != 200 || body["status"] != "ok" {
 		t.Fatalf("the remaining replica after the others died: %d %v\n%s", code, body, replicas[2].output)
 	}
 
 	chain.stop(t)
-	code, body := readyz(replicas[2].base)
+	code, body := readyz(t, replicas[2].base)
 	if code != 200 || body["status"] != "degraded" {
 		t.Fatalf("the replica with its chain stopped: %d %v, want 200 degraded", code, body)
 	}
@@ -133,7 +148,7 @@ func (s *service) awaitReady(t *testing.T) {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
-		if code, _ := readyz(s.base); code == 200 {
+		if code, _ := readyz(t, s.base); code == 200 {
 			return
 		}
 		select {
@@ -172,7 +187,7 @@ func TestRun_TwoCheckoutsOnOneMachine(t *testing.T) {
 		s.awaitReady(t)
 	}
 	for i, s := range runs {
-		code, body := readyz(s.base)
+		code, body := readyz(t, s.base)
 		checks, _ := body["checks"].(map[string]any)
 		if code != 200 || checks["chain:TEST"] != "ok" {
 			t.Fatalf("run %d: %d %v\n%s", i, code, body, s.output)
