@@ -69,8 +69,3 @@ func TestAgentKeys_LiveFollowTheLiveKeyRule(t *testing.T) {
 		t.Fatalf("a TEST agent key gained an expiry: %v", k["expiresAt"])
 	}
 }
-
-func asString(v any) string {
-	s, _ := v.(string)
-	return s
-}
