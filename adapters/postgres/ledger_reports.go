@@ -253,27 +253,11 @@ func (r ledgerRepo) Entries(ctx context.Context, q ports.EntryQuery, page ports.
 }
 
 func (r ledgerRepo) entryIDs(ctx context.Context, args []any, page ports.Page) ([]string, int, error) {
-	rows, err := r.q.QueryContext(ctx, entryIDsSQL, append(args, page.Take, page.Skip)...)
-	if err != nil {
-		return nil, 0, ledgerError("entries", err)
-	}
-	defer rows.Close()
-	var ids []string
-	total := -1
-	for rows.Next() {
+	return pageWithTotal(ctx, r, "entries", entryIDsSQL, entryCountSQL, args, page, func(rows *sql.Rows, total *int) (string, error) {
 		var id string
-		if err := rows.Scan(&id, &total); err != nil {
-			return nil, 0, err
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, ledgerError("entries", err)
-	}
-	if total < 0 { // an empty page says nothing about the total
-		err = r.q.QueryRowContext(ctx, entryCountSQL, args...).Scan(&total)
-	}
-	return ids, total, ledgerError("entries", err)
+		err := rows.Scan(&id, total)
+		return id, err
+	})
 }
 
 func (r ledgerRepo) accountsOfTransfers(ctx context.Context, transferIDs []string) (map[string]ledger.Account, error) {
@@ -470,27 +454,38 @@ func (r ledgerRepo) BalanceMovements(ctx context.Context, q ports.MovementQuery,
 }
 
 func (r ledgerRepo) movementKeys(ctx context.Context, args []any, page ports.Page) ([]movementKey, int, error) {
-	rows, err := r.q.QueryContext(ctx, movementsSQL, append(args, page.Take, page.Skip)...)
+	return pageWithTotal(ctx, r, "balance movements", movementsSQL, movementCountSQL, args, page, func(rows *sql.Rows, total *int) (movementKey, error) {
+		var k movementKey
+		err := rows.Scan(&k.transferID, &k.accountID, &k.amount, total)
+		return k, err
+	})
+}
+
+// pageWithTotal reads one page of pageSQL (args, then take and skip), each row ending with the
+// window's total count; an empty page says nothing about the total, so countSQL answers it then.
+func pageWithTotal[T any](ctx context.Context, r ledgerRepo, what, pageSQL, countSQL string, args []any, page ports.Page,
+	scan func(rows *sql.Rows, total *int) (T, error)) ([]T, int, error) {
+	rows, err := r.q.QueryContext(ctx, pageSQL, append(args, page.Take, page.Skip)...)
 	if err != nil {
-		return nil, 0, ledgerError("balance movements", err)
+		return nil, 0, ledgerError(what, err)
 	}
 	defer rows.Close()
-	var keys []movementKey
+	var out []T
 	total := -1
 	for rows.Next() {
-		var k movementKey
-		if err := rows.Scan(&k.transferID, &k.accountID, &k.amount, &total); err != nil {
+		v, err := scan(rows, &total)
+		if err != nil {
 			return nil, 0, err
 		}
-		keys = append(keys, k)
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, ledgerError("balance movements", err)
+		return nil, 0, ledgerError(what, err)
 	}
-	if total < 0 { // an empty page says nothing about the total
-		err = r.q.QueryRowContext(ctx, movementCountSQL, args...).Scan(&total)
+	if total < 0 {
+		err = r.q.QueryRowContext(ctx, countSQL, args...).Scan(&total)
 	}
-	return keys, total, ledgerError("balance movements", err)
+	return out, total, ledgerError(what, err)
 }
 
 // transfersByID reads transfers with their sequence, keyed by id.
