@@ -56,14 +56,7 @@ type keysData struct {
 }
 
 func (k developerPages) keys(c *fiber.Ctx) error {
-	var created *flash
-	notice := ""
-	if f, ok := k.takeFlash(c, "key"); ok {
-		notice = f.Notice
-		if f.Secret != "" {
-			created = &f
-		}
-	}
+	notice, created := k.takeSecretFlash(c, "key")
 	page, pg := pageOf(c)
 	keys, total, err := k.svc.Tenancy.ListKeys(c.UserContext(), principal(c), page)
 	if err != nil {
@@ -140,14 +133,7 @@ type webhooksData struct {
 }
 
 func (k developerPages) webhooks(c *fiber.Ctx) error {
-	var created *flash
-	notice := ""
-	if f, ok := k.takeFlash(c, "endpoint"); ok {
-		notice = f.Notice
-		if f.Secret != "" {
-			created = &f
-		}
-	}
+	notice, created := k.takeSecretFlash(c, "endpoint")
 	page, pg := pageOf(c)
 	eps, total, err := k.svc.Webhooks.ListEndpoints(c.UserContext(), principal(c), page)
 	if err != nil {

@@ -71,3 +71,16 @@ func (k *Console) openFlash(v string) (flash, error) {
 	var f flash
 	return f, json.Unmarshal(raw, &f)
 }
+
+// takeSecretFlash is takeFlash for pages that show a secret once (a key, an endpoint's signing
+// secret, an invite token): the flash's notice, and the flash itself only when it carries one.
+func (k *Console) takeSecretFlash(c *fiber.Ctx, kind string) (notice string, shown *flash) {
+	f, ok := k.takeFlash(c, kind)
+	if !ok {
+		return "", nil
+	}
+	if f.Secret != "" {
+		shown = &f
+	}
+	return f.Notice, shown
+}

@@ -29,14 +29,7 @@ type membersData struct {
 }
 
 func (k memberPages) members(c *fiber.Ctx) error {
-	var invited *flash
-	notice := ""
-	if f, ok := k.takeFlash(c, "member"); ok {
-		notice = f.Notice
-		if f.Secret != "" {
-			invited = &f
-		}
-	}
+	notice, invited := k.takeSecretFlash(c, "member")
 	page, pg := pageOf(c)
 	list, total, err := k.svc.Tenancy.ListMembers(c.UserContext(), principal(c), page)
 	if err != nil {
