@@ -58,7 +58,8 @@ func pending(p Placement, tables ...string) []TablePlacement {
 // local for good; the rest stay local until a migration puts the tenant in their keys, and
 // say where they go then. Order matters: the co-location group's first table comes first.
 var CitusPlan = concatPlans(
-	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts")},
+	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts"),
+		dist("twofactor_budgets"), dist("idempotency_keys")},
 	[]TablePlacement{ref("custody_keys"), ref("chain_index_cursors"), ref("offramp_escrow_cursors"),
 		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
 	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.
@@ -75,8 +76,8 @@ var CitusPlan = concatPlans(
 		"webhook_attempts", "phone_aliases", "phone_alias_attempts", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
-		"idempotency_keys", "ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
-		"ledger_chain", "ledger_chain_heads", "twofactor_budgets"),
+		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
+		"ledger_chain", "ledger_chain_heads"),
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {
