@@ -203,6 +203,10 @@ examples: contracts ## run every program under examples/ (the Go client) against
 bench-cluster: contracts ## one replica against three on one throwaway primary, limits in the process or shared (BENCH_CLUSTER_ARGS; docs/scaling.md, docs/performance.md)
 	$(GO) run ./bench/cluster $(BENCH_CLUSTER_ARGS)
 
+.PHONY: bench-citus
+bench-citus: contracts citus ## the ledger pipeline and the API's deposits on plain PostgreSQL and on a throwaway Citus cluster (coordinator + 2 workers) in one run: transfers/s, cpu per transfer, ratio (BENCH_CITUS_ARGS; docs/scaling.md)
+	$(GO) run ./bench/citus $(BENCH_CITUS_ARGS)
+
 .PHONY: bench-ledger test-no-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
 	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)
