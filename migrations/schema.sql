@@ -1520,7 +1520,7 @@ ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_address_key UNIQUE (tenant_id, environment, address_lower);
 
 ALTER TABLE ONLY public.contacts
-    ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT contacts_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.custody_keys
     ADD CONSTRAINT custody_keys_address_key UNIQUE (address);
@@ -1754,10 +1754,10 @@ ALTER TABLE ONLY public.twofactor_budgets
     ADD CONSTRAINT twofactor_budgets_pkey PRIMARY KEY (tenant_id, environment, subject);
 
 ALTER TABLE ONLY public.twofactor_challenges
-    ADD CONSTRAINT twofactor_challenges_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT twofactor_challenges_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.twofactor_factors
-    ADD CONSTRAINT twofactor_factors_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT twofactor_factors_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.twofactor_settings
     ADD CONSTRAINT twofactor_settings_pkey PRIMARY KEY (tenant_id, environment);

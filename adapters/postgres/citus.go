@@ -59,7 +59,8 @@ func pending(p Placement, tables ...string) []TablePlacement {
 // say where they go then. Order matters: the co-location group's first table comes first.
 var CitusPlan = concatPlans(
 	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts"),
-		dist("twofactor_budgets"), dist("idempotency_keys")},
+		dist("twofactor_budgets"), dist("twofactor_factors"), dist("twofactor_challenges"), dist("contacts"),
+		dist("idempotency_keys")},
 	[]TablePlacement{ref("custody_keys"), ref("chain_index_cursors"), ref("offramp_escrow_cursors"),
 		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
 	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.
@@ -68,7 +69,7 @@ var CitusPlan = concatPlans(
 		coord("river_queue"), coord("pass_leases"), coord("rate_limit_buckets"), coord("rate_limit_windows"),
 		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
 		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers")},
-	pending(Distributed, "tenants", "members", "api_keys", "twofactor_factors", "twofactor_challenges", "contacts",
+	pending(Distributed, "tenants", "members", "api_keys",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",

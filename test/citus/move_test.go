@@ -120,7 +120,8 @@ func TestCitus_TenantShardMovesUnderLoad(t *testing.T) {
 	if len(l.failures) > 0 {
 		t.Fatalf("%d requests failed during the move: %v", len(l.failures), l.failures)
 	}
-	for _, table := range []string{"twofactor_settings", "recipient_credentials", "relayer_tx_counts", "twofactor_budgets", "idempotency_keys"} {
+	for _, table := range []string{"twofactor_settings", "recipient_credentials", "relayer_tx_counts", "twofactor_budgets",
+		"twofactor_factors", "twofactor_challenges", "contacts", "idempotency_keys"} {
 		if got := tenantPlacement(t, conn, table, ten.ID); got.host != to.host || got.port != to.port {
 			t.Errorf("%s's shard for the tenant is on %s:%d, want it moved with its group to %s:%d", table, got.host, got.port, to.host, to.port)
 		}
