@@ -100,3 +100,50 @@ func TestMigration_TenantInIdempotencyKeys(t *testing.T) {
 		t.Errorf("at 000055 the old claim finds %d stored records (err %v), want 1", n, err)
 	}
 }
+
+// TestMigration_TenantInTwoFactorKeys: 000057 leads the primary keys of contacts, two-factor
+// factors and challenges with the tenant (Citus needs the distribution column in them), keeps
+// the rows, and its down migration gives the id-only keys back.
+func TestMigration_TenantInTwoFactorKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(56); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO tenants (id, name, slug, owner_user_id, created_at)
+		VALUES ('ten_a', 'A', 'a', 'usr_a', now())`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO contacts (id, tenant_id, environment, address, address_lower, label,
+			chain_id, created_at) VALUES ('ct_1', 'ten_a', 'TEST', '0xAB', '0xab', 'x', 1, now())`); err != nil {
+		t.Fatal(err)
+	}
+	keys := func() string {
+		t.Helper()
+		var got string
+		if err := db.QueryRowContext(ctx, `SELECT string_agg(conrelid::regclass::text || ' ' || pg_get_constraintdef(oid), '; '
+				ORDER BY conrelid::regclass::text)
+			FROM pg_constraint WHERE contype = 'p'
+			AND conrelid::regclass::text IN ('contacts', 'twofactor_factors', 'twofactor_challenges')`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := m.Migrate(57); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keys(), "contacts PRIMARY KEY (tenant_id, id); twofactor_challenges PRIMARY KEY (tenant_id, id); "+
+		"twofactor_factors PRIMARY KEY (tenant_id, id)"; got != want {
+		t.Errorf("at 000057: %s, want %s", got, want)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM contacts WHERE tenant_id = 'ten_a' AND id = 'ct_1'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the contact after 000057: %d rows, err %v", n, err)
+	}
+	if err := m.Migrate(56); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keys(), "contacts PRIMARY KEY (id); twofactor_challenges PRIMARY KEY (id); twofactor_factors PRIMARY KEY (id)"; got != want {
+		t.Errorf("back at 000056: %s, want %s", got, want)
+	}
+}
