@@ -331,12 +331,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 	if err != nil {
 		return nil, err
 	}
-	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
-	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
-		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
-		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
-	})
+	runner, err := newRunner(ctx, cfg, db, services, bump, obs, log)
 	if err != nil {
 		return nil, err
 	}
@@ -352,6 +347,16 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
 		}}, nil
+}
+
+// newRunner builds the job runner with every capability's workers and periodic passes.
+func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, bump *kernel.RelayerBump, obs *observability, log *slog.Logger) (*jobs.Runner, error) {
+	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
+	return jobs.NewRunner(ctx, jobs.Config{
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
+		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
+		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
+	})
 }
 
 // useSharedRelayerState makes every replica take the relayer's nonces under one database lock
