@@ -3,6 +3,7 @@ package citus
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -160,4 +161,53 @@ func challengesUnit(ctx context.Context, tx ports.Tx, tenant string, now time.Ti
 	}
 	b.Failures = append(b.Failures, now)
 	return r.SaveBudget(ctx, b)
+}
+
+// TestCitus_IdempotencyPurgeAcrossShards: the purge of expired records (a pass over every
+// tenant, so over every shard) deletes by key, which Citus accepts where the former delete by
+// ctid named nothing it could route: expired records of two tenants go, a live one stays.
+func TestCitus_IdempotencyPurgeAcrossShards(t *testing.T) {
+	ctx := context.Background()
+	store := env().Service.Store
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	a, b := env().NewTenant(t), env().NewTenant(t)
+	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		for i, scope := range []string{"tenant:" + a.ID, "tenant:" + b.ID, "tenant:" + b.ID} {
+			expires, key := now.Add(-time.Minute), "purge-old-"+strconv.Itoa(i)
+			if i == 2 {
+				expires, key = now.Add(time.Hour), "purge-live"
+			}
+			rec := ports.IdempotencyRecord{Scope: scope, Environment: core.EnvTest, Key: key, Fingerprint: "f",
+				StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now.Add(-time.Hour), ExpiresAt: expires}
+			if err := tx.Idempotency().Save(ctx, rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var n int
+		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			var err error
+			n, err = tx.Idempotency().DeleteExpired(ctx, now, 1000)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("purge: %v", err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	var old, live int
+	if err := store.DB().QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE key LIKE 'purge-old-%'),
+		count(*) FILTER (WHERE key = 'purge-live') FROM idempotency_keys WHERE tenant_id IN (?, ?)`, a.ID, b.ID).Scan(&old, &live); err != nil {
+		t.Fatal(err)
+	}
+	if old != 0 || live != 1 {
+		t.Fatalf("after the purge: %d expired records left (want 0), %d live (want 1)", old, live)
+	}
 }
