@@ -68,13 +68,16 @@ var CitusPlan = concatPlans(
 	[]TablePlacement{coord("river_job"), coord("river_leader"), coord("river_migration"), coord("river_notification"),
 		coord("river_queue"), coord("pass_leases"), coord("rate_limit_buckets"), coord("rate_limit_windows"),
 		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
-		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers")},
+		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers"),
+		// The phone-alias code budgets count per phone number and per client IP across tenants:
+		// a limits table like rate_limit_*, not a tenant's rows.
+		coord("phone_alias_attempts")},
 	pending(Distributed, "tenants", "members", "api_keys",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
 		"invoices", "bills", "checkouts", "checkout_refunds", "events", "webhook_endpoints", "webhook_deliveries",
-		"webhook_attempts", "phone_aliases", "phone_alias_attempts", "payout_destinations", "sms_messages",
+		"webhook_attempts", "phone_aliases", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
