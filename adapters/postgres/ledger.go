@@ -370,6 +370,14 @@ FROM ledger_balances b WHERE b.account_id = ANY($1::text[])`
 // Balances returns current balances without locking.
 func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error) {
 	if r.u != nil {
+		// In the batch's serial order, as a transfer is decided: the balances the units before
+		// this one left.
+		if !r.u.m.awaitTurn() {
+			return nil, errRowsBusy
+		}
+		if out, ok := r.u.balancesKnown(accountIDs); ok {
+			return out, nil
+		}
 		if err := r.u.flush(ctx); err != nil {
 			return nil, err
 		}
