@@ -27,6 +27,9 @@ const maxTxAttempts = 5
 type Store struct {
 	db   *bun.DB
 	pipe *pipeline // nil: every unit of work is its own transaction
+	// refs are the committed accounts by reference (account_refs.go), shared with the store
+	// WithPipeline makes over the same database.
+	refs *refCache
 	// idleMetrics are the pipeline histograms of a store without a pipeline (never observed).
 	idleMetrics *pipelineMetrics
 }
@@ -38,7 +41,7 @@ func NewStore(db *bun.DB) *Store {
 	if db == nil {
 		panic("postgres: NewStore needs a database")
 	}
-	return &Store{db: db}
+	return &Store{db: db, refs: newRefCache()}
 }
 
 // DB exposes the handle for adapters that need their own queries (the ledger store).
@@ -80,10 +83,15 @@ func (s *Store) pipelined(ctx context.Context, fn func(ctx context.Context, tx p
 func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
+		var finds *accountFinds
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
+			ctx, finds = withFinds(ctx, s.refs)
 			ctx = context.WithValue(context.WithValue(ctx, txKey{}, btx), ownTxKey{}, true)
 			return fn(ctx, &tx{db: btx})
 		})
+		if err == nil && finds != nil {
+			s.refs.publish(finds.list) // committed
+		}
 		if !retryable(err) {
 			return unavailable(err)
 		}
@@ -141,11 +149,15 @@ func (s *Store) savepoint(ctx context.Context, outer bun.Tx, unit *unitLedger, f
 	if _, err := outer.Tx.ExecContext(ctx, "SAVEPOINT "+name, deferExec{}); err != nil {
 		return err
 	}
-	if err := fn(context.WithValue(ctx, depthKey{}, depth), &tx{db: outer, unit: unit}); err != nil {
+	inner, finds := childFinds(ctx)
+	if err := fn(context.WithValue(inner, depthKey{}, depth), &tx{db: outer, unit: unit}); err != nil {
 		_, _ = outer.Tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+name)
-		return err
+		return err // the accounts it found are forgotten with it
 	}
 	_, err := outer.Tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name, deferExec{})
+	if err == nil {
+		findsOf(ctx).keep(finds)
+	}
 	return err
 }
 
