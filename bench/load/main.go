@@ -179,17 +179,57 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 		results = append(results, r)
 	}
 	var pipe *pipelineResult
-	if o.pipeline && failed == nil && ctx.Err() == nil && anyMoney(results) {
-		fmt.Printf("%-24s ", "ledger pipeline c64")
-		p, err := runPipeline(ctx, o, tgt)
-		if err != nil {
-			fmt.Println("failed")
-			fmt.Fprintln(os.Stderr, "bench: ledger pipeline:", err)
-		} else {
-			fmt.Printf("%.0f transfers/s\n", p.TransfersPerSecond)
-			pipe = p
-		}
+	if failed == nil && ctx.Err() == nil {
+		pipe = pipelineBeside(ctx, o, tgt, results)
 	}
+	printSummary(results, pipe)
+	switch {
+	case failed != nil:
+		fmt.Fprintln(os.Stderr, "bench:", failed, "\nbench: JSON not written")
+		return 1
+	case ctx.Err() != nil:
+		fmt.Fprintln(os.Stderr, "bench: interrupted; partial figures above, JSON not written")
+		return 130
+	case o.out == "":
+		return 0
+	}
+	rep := report{
+		Tool: "bench/load (vegeta " + vegetaVersion + ")", Machine: m, Target: tgt.kind,
+		Settings:  settings{DurationSeconds: o.duration.Seconds(), Rate: o.rate, Workers: o.workers},
+		Scenarios: results, Durability: tgt.durability, Pipeline: pipe,
+	}
+	for _, r := range results {
+		rep.ServerPeakRSSMiB = max(rep.ServerPeakRSSMiB, r.ServerPeakRSSMiB)
+	}
+	if err := writeJSON(o.out, rep); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	fmt.Printf("\nwrote %s; as a table for docs/performance.md (%s):\n\n", o.out, rep.Durability)
+	printMarkdown(os.Stdout, rep)
+	return 0
+}
+
+// pipelineBeside measures the ledger pipeline after the money scenarios (nil when none ran,
+// -pipeline=false, or it failed: the HTTP figures stand without it).
+func pipelineBeside(ctx context.Context, o options, tgt *target, results []scenarioResult) *pipelineResult {
+	if !o.pipeline || !anyMoney(results) {
+		return nil
+	}
+	fmt.Printf("%-24s ", "ledger pipeline c64")
+	p, err := runPipeline(ctx, o, tgt)
+	if err != nil {
+		fmt.Println("failed")
+		fmt.Fprintln(os.Stderr, "bench: ledger pipeline:", err)
+		return nil
+	}
+	fmt.Printf("%.0f transfers/s\n", p.TransfersPerSecond)
+	return p
+}
+
+// printSummary prints the results table, the per-request costs, the money scenarios beside
+// the pipeline, and what may have spoiled the run.
+func printSummary(results []scenarioResult, pipe *pipelineResult) {
 	fmt.Println()
 	printTable(os.Stdout, results)
 	for _, r := range results {
@@ -218,31 +258,6 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 			break
 		}
 	}
-	switch {
-	case failed != nil:
-		fmt.Fprintln(os.Stderr, "bench:", failed, "\nbench: JSON not written")
-		return 1
-	case ctx.Err() != nil:
-		fmt.Fprintln(os.Stderr, "bench: interrupted; partial figures above, JSON not written")
-		return 130
-	case o.out == "":
-		return 0
-	}
-	rep := report{
-		Tool: "bench/load (vegeta " + vegetaVersion + ")", Machine: m, Target: tgt.kind,
-		Settings:  settings{DurationSeconds: o.duration.Seconds(), Rate: o.rate, Workers: o.workers},
-		Scenarios: results, Durability: tgt.durability, Pipeline: pipe,
-	}
-	for _, r := range results {
-		rep.ServerPeakRSSMiB = max(rep.ServerPeakRSSMiB, r.ServerPeakRSSMiB)
-	}
-	if err := writeJSON(o.out, rep); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		return 1
-	}
-	fmt.Printf("\nwrote %s; as a table for docs/performance.md (%s):\n\n", o.out, rep.Durability)
-	printMarkdown(os.Stdout, rep)
-	return 0
 }
 
 func anyMoney(results []scenarioResult) bool {
