@@ -208,6 +208,10 @@ bench-cluster: contracts ## one replica against three on one throwaway primary, 
 bench-citus: contracts citus ## the ledger pipeline and the API's deposits on plain PostgreSQL and on a throwaway Citus cluster (coordinator + 2 workers) in one run: transfers/s, cpu per transfer, ratio (BENCH_CITUS_ARGS; docs/scaling.md)
 	$(GO) run ./bench/citus $(BENCH_CITUS_ARGS)
 
+.PHONY: bench-money
+bench-money: build contracts geth ## the money path quickly (~3 min): deposits and card authorizations over HTTP (32 tenants, 64 workers) beside the ledger pipeline in the same run, with their ratios (BENCH_ARGS; docs/performance.md)
+	$(GO) run ./bench/load -quick $(BENCH_ARGS)
+
 .PHONY: bench-ledger test-no-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
 	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)

@@ -37,6 +37,7 @@ var makeNeeds = map[string][]string{
 	// `corridor run` starts the local dev chain: geth, and the contracts it deploys there.
 	"run":           {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"bench":         {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
+	"bench-money":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"chaos":         {"contracts/build.sh"},
 	"bench-cluster": {"contracts/build.sh"},
 	// The service built in its process, on a throwaway PostgreSQL and a throwaway Citus cluster.
