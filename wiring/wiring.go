@@ -56,6 +56,10 @@ type Config struct {
 	MaxWalletsPerTenant int
 	// RelayerBump configures the replacement of relayer transactions stuck in the pool.
 	RelayerBump RelayerBumpConfig
+	// LedgerAnchorInterval paces the anchor of the ledger's hash-chain heads on chain
+	// (LEDGER_ANCHOR_INTERVAL; 0 = DefaultLedgerAnchorInterval, negative = off). Off without a
+	// chain adapter.
+	LedgerAnchorInterval time.Duration
 	// RelayerTxBudget bounds relayer-paid transactions per tenant, environment and UTC day
 	// (RELAYER_TX_BUDGET); 0 = no limit.
 	RelayerTxBudget int
@@ -217,6 +221,8 @@ type Service struct {
 	// port.
 	Metrics nethttp.Handler
 	obs     *observability
+	// anchoring is the ledger anchor pass (nil without a chain): AnchorLedger runs it.
+	anchoring *ledgerAnchoring
 }
 
 // Close releases the database pool.
@@ -347,8 +353,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
+	extraJobs := []kernel.Jobs{bump, sweep}
+	anchoring := newLedgerAnchoring(postgres.NewLedgerAnchors(db), cfg.ChainAdapters, cfg.LedgerAnchorInterval, log)
+	if anchoring != nil {
+		extraJobs = append(extraJobs, anchoring)
+	}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, extraJobs...), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, extraJobs...)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
 		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
 	})
@@ -386,7 +397,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	return &Service{Server: srv, registry: services, Store: store, Jobs: inserter, runner: runner, close: closeDB,
-		Metrics: obs.handler(), obs: obs,
+		Metrics: obs.handler(), obs: obs, anchoring: anchoring,
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
 		}}, nil
