@@ -45,11 +45,9 @@ type ledgerAnchoring struct {
 var _ kernel.Jobs = (*ledgerAnchoring)(nil)
 
 // newLedgerAnchoring picks the chain that carries the anchors: LIVE's when LIVE is served (the
-// chain whose history finance relies on), else TEST's. Nil when there is none or interval < 0.
+// chain whose history finance relies on), else TEST's; nil when there is none. A negative
+// interval schedules no pass (AnchorLedger still runs one).
 func newLedgerAnchoring(anchors *postgres.LedgerAnchors, adapters map[core.Environment]ports.Chain, interval time.Duration, log *slog.Logger) *ledgerAnchoring {
-	if interval < 0 {
-		return nil
-	}
 	if interval == 0 {
 		interval = DefaultLedgerAnchorInterval
 	}
@@ -84,8 +82,11 @@ func (l *ledgerAnchoring) RegisterWorkers(workers *river.Workers) {
 }
 
 // PeriodicJobs schedules the pass every interval, and once at start so an anchor left open by
-// a stopped process is finished.
+// a stopped process is finished; none when anchoring is off.
 func (l *ledgerAnchoring) PeriodicJobs() []*river.PeriodicJob {
+	if l.interval < 0 {
+		return nil
+	}
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(l.interval),
 		func() (river.JobArgs, *river.InsertOpts) { return LedgerAnchorArgs{}, nil },
 		&river.PeriodicJobOpts{RunOnStart: true})}
@@ -169,7 +170,7 @@ func lowerHex(h common.Hash) string { return "0x" + fmt.Sprintf("%x", h.Bytes())
 // want an anchor without waiting for the interval). It fails when no chain carries anchors.
 func (s *Service) AnchorLedger(ctx context.Context) (postgres.LedgerAnchor, error) {
 	if s.anchoring == nil {
-		return postgres.LedgerAnchor{}, errors.New("ledger anchoring is off: no chain is configured or LEDGER_ANCHOR_INTERVAL is negative")
+		return postgres.LedgerAnchor{}, errors.New("ledger anchoring is off: no chain is configured")
 	}
 	return s.anchoring.Pass(ctx)
 }

@@ -1,0 +1,366 @@
+package anchors
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ethereum/go-ethereum/common"
+	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/testdb"
+	"github.com/corridorhq/corridor/wiring"
+)
+
+// world is one anchor test's database of its own (tests tamper with it), a simulated chain
+// served over HTTP (the command line reads it as it would a node) and a service on both.
+type world struct {
+	url    string
+	rpcURL string
+	chain  *chain.Adapter
+	env    *harness.Env
+	db     *sql.DB
+}
+
+func newWorld(t *testing.T, interval time.Duration) world {
+	t.Helper()
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	sim, err := chain.NewSimulated(ctx, chain.SimulatedOptions{HTTPAddr: addr})
+	if err != nil {
+		t.Fatalf("simulated chain: %v", err)
+	}
+	t.Cleanup(func() { _ = sim.Close() })
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := wiring.Migrate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	env := harness.NewServerOn(t, url, func(c *wiring.Config) {
+		c.ChainAdapters = map[core.Environment]ports.Chain{core.EnvTest: sim}
+		c.LedgerAnchorInterval = interval
+	})
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return world{url: url, rpcURL: "http://" + addr, chain: sim, env: env, db: db}
+}
+
+func (w world) deposit(t *testing.T, ten *harness.Tenant, amounts ...string) {
+	t.Helper()
+	for _, a := range amounts {
+		ten.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": a}).Expect(t, 201)
+	}
+}
+
+func (w world) anchor(t *testing.T) postgres.LedgerAnchor {
+	t.Helper()
+	a, err := w.env.Service.AnchorLedger(context.Background())
+	if err != nil {
+		t.Fatalf("anchor pass: %v", err)
+	}
+	return a
+}
+
+func (w world) exec(t *testing.T, query string, args ...any) {
+	t.Helper()
+	if _, err := w.db.Exec(query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// corridor runs the binary against the world's database and node: its output and exit code.
+func (w world) corridor(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "corridor-anchors-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "corridor")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/corridorhq/corridor/cmd/corridor").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	cmd := exec.Command(binPath, args...)
+	// The configuration wants a relayer key beside a node; the command only reads with it.
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+w.url, "CHAIN_RPC_URL="+w.rpcURL,
+		"RELAYER_PRIVATE_KEY=4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if exit, ok := err.(*exec.ExitError); ok {
+		return string(out) + stderr.String(), exit.ExitCode()
+	}
+	if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	return string(out), 0
+}
+
+// TestAnchors_RecordedOnChain: an anchor pass records one root over every chain head (both
+// environments' stripes), with the transfers' sequence range, and the transaction that carries
+// it once mined; a pass with no new transfer anchors nothing; the next anchor starts where the
+// previous one ended.
+func TestAnchors_RecordedOnChain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a chain of its own")
+	}
+	t.Parallel()
+	w := newWorld(t, -1)
+	ten := w.env.NewTenant(t)
+	w.deposit(t, ten, "10", "2.5", "0.000001")
+	first := w.anchor(t)
+	if first.ID == 0 || !first.Mined() || first.BlockNumber == 0 || len(first.TxHash) != 66 {
+		t.Fatalf("first anchor %+v", first)
+	}
+	if len(first.Heads) != 2*postgres.ChainStripes {
+		t.Fatalf("%d heads, want every stripe of both environments (%d)", len(first.Heads), 2*postgres.ChainStripes)
+	}
+	var covered int64
+	for _, h := range first.Heads {
+		covered += h.Position
+		if h.Position > 0 && (h.FirstSequence == 0 || h.LastSequence < h.FirstSequence || h.FromPosition != 1) {
+			t.Fatalf("head %+v: no sequence range", h)
+		}
+	}
+	if covered < 3 {
+		t.Fatalf("the anchor covers %d transfers, at least the 3 deposits were posted", covered)
+	}
+	data, block, err := w.chain.AnchorTransaction(context.Background(), common.HexToHash(first.TxHash))
+	if err != nil || block != first.BlockNumber {
+		t.Fatalf("on chain: block %d, %v", block, err)
+	}
+	if root, ok := ledger.ParseAnchorPayload(data); !ok || fmt.Sprintf("%x", root) != fmt.Sprintf("%x", first.Root) {
+		t.Fatalf("the transaction carries %x, the anchor's root is %x", data, first.Root)
+	}
+	if again := w.anchor(t); again.ID != 0 {
+		t.Fatalf("a pass with nothing new anchored %+v", again)
+	}
+	w.deposit(t, ten, "1")
+	second := w.anchor(t)
+	if second.ID != first.ID+1 || !second.Mined() {
+		t.Fatalf("second anchor %+v", second)
+	}
+	before := map[string]int64{}
+	for _, h := range first.Heads {
+		before[fmt.Sprintf("%s/%d", h.Environment, h.Stripe)] = h.Position
+	}
+	for _, h := range second.Heads {
+		if h.FromPosition != before[fmt.Sprintf("%s/%d", h.Environment, h.Stripe)]+1 {
+			t.Fatalf("head %+v does not start after the first anchor's", h)
+		}
+	}
+}
+
+// TestAnchors_VerifyCatchesRewrites runs `corridor ledger verify --anchors`: exit 0 with the
+// last anchor named on an honest journal; after a transfer the anchors cover is changed by SQL,
+// exit 1 naming the anchor; and still exit 1 after whoever changed it also recomputed every
+// stored hash of its chain, so that the plain check passes: only the anchor, on chain, tells.
+func TestAnchors_VerifyCatchesRewrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the corridor binary and starts a chain of its own")
+	}
+	t.Parallel()
+	w := newWorld(t, -1)
+	ten := w.env.NewTenant(t)
+	w.deposit(t, ten, "10", "20", "30")
+	first := w.anchor(t)
+	w.deposit(t, ten, "40")
+	last := w.anchor(t)
+	out, code := w.corridor(t, "ledger", "verify", "--anchors")
+	want := fmt.Sprintf("anchors OK: 2 anchors match the journal and the chain; the last, %d, is transaction %s in block %d", last.ID, last.TxHash, last.BlockNumber)
+	if code != 0 || !strings.Contains(out, "ledger OK") || !strings.Contains(out, want) {
+		t.Fatalf("honest journal: exit %d\n%s\nwant %q", code, out, want)
+	}
+	var victim string
+	if err := w.db.QueryRow(`SELECT id FROM ledger_transfers ORDER BY sequence LIMIT 1`).Scan(&victim); err != nil {
+		t.Fatal(err)
+	}
+	w.exec(t, `UPDATE ledger_transfers SET metadata = metadata || '{"note": "rewritten"}' WHERE id = $1`, victim)
+	out, code = w.corridor(t, "ledger", "verify", "--anchors")
+	if code != 1 || !strings.Contains(out, "anchors BROKEN") || !strings.Contains(out, fmt.Sprintf("anchor %d:", first.ID)) {
+		t.Fatalf("tampered journal: exit %d\n%s", code, out)
+	}
+	w.rehashChainOf(t, victim)
+	out, code = w.corridor(t, "ledger", "verify", "--anchors")
+	if code != 1 || !strings.Contains(out, "ledger OK") || !strings.Contains(out, "anchors BROKEN") ||
+		!strings.Contains(out, "recomputed from the journal differs from the anchored head") {
+		t.Fatalf("rewritten journal with its hashes recomputed: exit %d\n%s", code, out)
+	}
+}
+
+// rehashChainOf recomputes every stored hash of the victim's chain from the transfers as they
+// now read, as someone with database access covering a rewrite would.
+func (w world) rehashChainOf(t *testing.T, victim string) {
+	t.Helper()
+	var env string
+	var stripe int
+	if err := w.db.QueryRow(`SELECT environment, stripe FROM ledger_chain WHERE transfer_id = $1`, victim).Scan(&env, &stripe); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := w.db.Query(`SELECT transfer_id, position FROM ledger_chain WHERE environment = $1 AND stripe = $2 ORDER BY position`, env, stripe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		var position int64
+		if err := rows.Scan(&id, &position); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	store := w.env.Service.Store
+	var prev []byte
+	for _, id := range ids {
+		err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+			st, err := tx.Ledger().Transfer(ctx, core.Environment(env), id)
+			prev = ledger.ChainHash(prev, st.Transfer)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.exec(t, `UPDATE ledger_chain SET hash = $1 WHERE transfer_id = $2`, prev, id)
+	}
+	w.exec(t, `UPDATE ledger_chain_heads SET hash = $1 WHERE environment = $2 AND stripe = $3`, prev, env, stripe)
+	if v, err := postgres.VerifyLedger(context.Background(), store.DB()); err != nil || !v.OK() {
+		t.Fatalf("the rewrite is not covered for the plain check: %+v %v", v, err)
+	}
+}
+
+// TestAnchors_ProofChecksWithoutCorridor: `corridor ledger proof --anchor N` exports, for every
+// chain, the transfers the anchor added, the previous head, the Merkle path and the
+// transaction; the auditor in this package (no project code) recomputes the chain hashes from
+// the rows, folds the paths to the root and finds the root in the transaction on chain. The
+// second anchor's proof starts from the heads of the first; a changed exported row fails.
+func TestAnchors_ProofChecksWithoutCorridor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the corridor binary and starts a chain of its own")
+	}
+	t.Parallel()
+	w := newWorld(t, -1)
+	ten := w.env.NewTenant(t)
+	w.deposit(t, ten, "1", "2", "3", "4", "5")
+	first := w.anchor(t)
+	w.deposit(t, ten, "6", "7")
+	second := w.anchor(t)
+	proofs := map[int64]auditProof{}
+	for _, id := range []int64{first.ID, second.ID} {
+		out, code := w.corridor(t, "ledger", "proof", "--anchor", fmt.Sprint(id))
+		if code != 0 {
+			t.Fatalf("proof %d: exit %d\n%s", id, code, out)
+		}
+		var p auditProof
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Fatalf("proof %d: %v\n%s", id, err, out)
+		}
+		if err := audit(context.Background(), p, w.rpcURL); err != nil {
+			t.Fatalf("proof %d does not check: %v", id, err)
+		}
+		proofs[id] = p
+	}
+	var rows int
+	for i, c := range proofs[second.ID].Chains {
+		if c.PreviousHead != proofs[first.ID].Chains[i].Head {
+			t.Fatalf("chain %s/%d: the second proof starts from %s, the first anchored %s", c.Environment, c.Stripe, c.PreviousHead, proofs[first.ID].Chains[i].Head)
+		}
+		rows += len(c.Transfers)
+	}
+	if rows < 2 {
+		t.Fatalf("the second proof carries %d transfers, 2 deposits were posted after the first anchor", rows)
+	}
+	tampered := proofs[second.ID]
+	for i := range tampered.Chains {
+		if len(tampered.Chains[i].Transfers) > 0 {
+			tampered.Chains[i].Transfers[0].Amount++
+			break
+		}
+	}
+	if err := audit(context.Background(), tampered, w.rpcURL); err == nil {
+		t.Fatal("the auditor accepted a changed row")
+	}
+	if _, code := w.corridor(t, "ledger", "proof", "--anchor", "99"); code == 0 {
+		t.Fatal("a proof of an anchor that does not exist succeeded")
+	}
+}
+
+// TestAnchors_PeriodicAndCrashSafe: with LEDGER_ANCHOR_INTERVAL set, the periodic job anchors
+// new transfers by itself; and an anchor whose transaction was sent but not recorded (a crash
+// between the two) is finished with that transaction, not sent twice.
+func TestAnchors_PeriodicAndCrashSafe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a chain of its own")
+	}
+	t.Parallel()
+	w := newWorld(t, 500*time.Millisecond)
+	ten := w.env.NewTenant(t)
+	w.deposit(t, ten, "3")
+	var lastSequence int64
+	if err := w.db.QueryRow(`SELECT max(sequence) FROM ledger_transfers`).Scan(&lastSequence); err != nil {
+		t.Fatal(err)
+	}
+	harness.Eventually(t, "a periodic anchor covering the deposit", func() bool {
+		var n int
+		err := w.db.QueryRow(`SELECT count(*) FROM ledger_anchors a, jsonb_array_elements(a.heads) h
+			WHERE a.mined_at IS NOT NULL AND (h->>'lastSequence')::bigint >= $1`, lastSequence).Scan(&n)
+		return err == nil && n > 0
+	})
+	// A crash between the send and its record: the transaction is out, the anchor says none.
+	if err := w.env.Service.StopWorkers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	w.deposit(t, ten, "4")
+	anchors := postgres.NewLedgerAnchors(w.env.Service.Store.DB())
+	open, ok, err := anchors.Prepare(context.Background(), time.Now().UTC(), "TEST", chain.SandboxChainID)
+	if err != nil || !ok {
+		t.Fatalf("prepare: %v %v", ok, err)
+	}
+	sent, err := w.chain.SendAnchor(context.Background(), open.ID, open.Payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := w.anchor(t)
+	if closed.ID != open.ID || closed.TxHash != strings.ToLower(sent.Hex()) {
+		t.Fatalf("the pass closed %+v, want anchor %d with %s", closed, open.ID, sent.Hex())
+	}
+	var sends int
+	if err := w.db.QueryRow(`SELECT count(*) FROM relayer_transactions WHERE data = $1`, open.Payload).Scan(&sends); err != nil || sends != 1 {
+		t.Fatalf("%d transactions carry the anchor's payload (%v), want 1", sends, err)
+	}
+}
