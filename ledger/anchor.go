@@ -49,7 +49,7 @@ func AnchorLeaf(h ChainHead) []byte {
 	var b bytes.Buffer
 	b.WriteByte(anchorLeafTag)
 	b.WriteString(AnchorVersion)
-	b.WriteByte(byte(len(h.Environment)))
+	b.WriteByte(byte(len(h.Environment))) //nolint:gosec // checked at most 255 above
 	b.WriteString(h.Environment)
 	b.Write(binary.BigEndian.AppendUint16(nil, uint16(h.Stripe)))
 	b.Write(binary.BigEndian.AppendUint64(nil, uint64(h.Position)))

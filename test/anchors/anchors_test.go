@@ -290,6 +290,7 @@ func TestAnchors_ProofChecksWithoutCorridor(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatalf("proof %d: %v\n%s", id, err, out)
 		}
+		runDocumentedAuditor(t, out, w.rpcURL, true)
 		if err := audit(context.Background(), p, w.rpcURL); err != nil {
 			t.Fatalf("proof %d does not check: %v", id, err)
 		}
@@ -315,6 +316,11 @@ func TestAnchors_ProofChecksWithoutCorridor(t *testing.T) {
 	if err := audit(context.Background(), tampered, w.rpcURL); err == nil {
 		t.Fatal("the auditor accepted a changed row")
 	}
+	raw, err := json.Marshal(tampered)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runDocumentedAuditor(t, string(raw), w.rpcURL, false)
 	if _, code := w.corridor(t, "ledger", "proof", "--anchor", "99"); code == 0 {
 		t.Fatal("a proof of an anchor that does not exist succeeded")
 	}
@@ -362,5 +368,41 @@ func TestAnchors_PeriodicAndCrashSafe(t *testing.T) {
 	var sends int
 	if err := w.db.QueryRow(`SELECT count(*) FROM relayer_transactions WHERE data = $1`, open.Payload).Scan(&sends); err != nil || sends != 1 {
 		t.Fatalf("%d transactions carry the anchor's payload (%v), want 1", sends, err)
+	}
+}
+
+// runDocumentedAuditor runs the Python auditor's script printed in docs/ledger.md on a proof,
+// so the documented recipe cannot drift from what the product exports (skipped without
+// python3 on the machine; the Go auditor above checks the same proof regardless).
+func runDocumentedAuditor(t *testing.T, proofJSON, rpcURL string, wantOK bool) {
+	t.Helper()
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Log("python3 not installed: the documented auditor's script is not run")
+		return
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ledger.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "The auditor's script")
+	if ok {
+		_, after, ok = strings.Cut(after, "```python\n")
+	}
+	script, _, closed := strings.Cut(after, "```")
+	if !ok || !closed {
+		t.Fatal("docs/ledger.md holds no auditor's script")
+	}
+	dir := t.TempDir()
+	scriptPath, proofPath := filepath.Join(dir, "audit.py"), filepath.Join(dir, "proof.json")
+	if err := os.WriteFile(scriptPath, []byte(script), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(proofPath, []byte(proofJSON), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(python, scriptPath, proofPath, rpcURL).CombinedOutput()
+	if accepted := err == nil && strings.Contains(string(out), "proves"); accepted != wantOK {
+		t.Fatalf("the documented auditor's script: accepted %v, want %v: %v\n%s", accepted, wantOK, err, out)
 	}
 }
