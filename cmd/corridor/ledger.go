@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/uptrace/bun"
@@ -21,7 +22,7 @@ import (
 // errLedgerBroken makes `corridor ledger verify` exit with status 1 after printing the report.
 var errLedgerBroken = errors.New("ledger verification failed")
 
-const ledgerUsage = "usage: corridor ledger verify [--anchors] | corridor ledger proof --anchor ID"
+const ledgerUsage = "usage: corridor ledger verify [--anchors] | corridor ledger anchors | corridor ledger proof --anchor ID"
 
 // ledgerCmd runs `corridor ledger <subcommand>`.
 func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string) error {
@@ -33,6 +34,8 @@ func ledgerCmd(ctx context.Context, cfg Config, log *slog.Logger, args []string)
 		return ledgerVerify(ctx, cfg, log, false)
 	case args[0] == "verify" && len(args) == 2 && args[1] == "--anchors":
 		return ledgerVerify(ctx, cfg, log, true)
+	case args[0] == "anchors" && len(args) == 1:
+		return ledgerAnchors(ctx, cfg, log)
 	case args[0] == "proof" && len(args) == 3 && args[1] == "--anchor":
 		id, err := strconv.ParseInt(args[2], 10, 64)
 		if err != nil || id <= 0 {
@@ -105,18 +108,62 @@ func printAnchors(w io.Writer, v postgres.AnchorVerification) {
 		fmt.Fprintln(w, "anchors: none mined yet; nothing is proven on chain")
 	case v.OK():
 		last := v.Last
-		var upTo int64
-		for _, h := range last.Heads {
-			upTo = max(upTo, h.LastSequence)
-		}
-		fmt.Fprintf(w, "anchors OK: %d anchors match the journal and the chain; the last, %d, is transaction %s in block %d (chain %d), covering transfers up to sequence %d\n",
-			v.Anchors, last.ID, last.TxHash, last.BlockNumber, last.ChainID, upTo)
+		fmt.Fprintf(w, "anchors OK: %d anchors match the journal and the chain; the last, %d, is transaction %s in block %d (chain %d), mined %s\n",
+			v.Anchors, last.ID, last.TxHash, last.BlockNumber, last.ChainID, last.MinedAt.Format(time.RFC3339))
 	default:
 		fmt.Fprintf(w, "anchors BROKEN: the journal was changed before an anchor (%d anchors checked)\n", v.Anchors)
 		for _, p := range v.Problems {
 			fmt.Fprintf(w, "  %s\n", p)
 		}
 	}
+}
+
+// maxListedAnchors bounds `corridor ledger anchors`; an hourly anchor makes it over a year.
+const maxListedAnchors = 10_000
+
+// ledgerAnchors lists the mined anchors, oldest first, each with its transaction and the range
+// of transfer sequences it added per environment: which anchor proves a journal period.
+func ledgerAnchors(ctx context.Context, cfg Config, log *slog.Logger) error {
+	db, release, err := openLongRead(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer release()
+	anchors, err := postgres.NewLedgerAnchors(db).Mined(ctx, maxListedAnchors)
+	if err != nil {
+		return fmt.Errorf("ledger anchors: %w", err)
+	}
+	if len(anchors) == 0 {
+		fmt.Println("no anchor mined yet")
+	}
+	for _, a := range anchors {
+		fmt.Printf("anchor %d  root %x  chain %d  tx %s  block %d  mined %s%s\n", a.ID, a.Root, a.ChainID, a.TxHash,
+			a.BlockNumber, a.MinedAt.Format(time.RFC3339), anchorRanges(a))
+	}
+	return nil
+}
+
+// anchorRanges is the sequences an anchor added, per environment ("  TEST 12..40"): the
+// journal's sequence column says which anchor covers a row.
+func anchorRanges(a postgres.LedgerAnchor) string {
+	type span struct{ first, last int64 }
+	spans := map[string]span{}
+	var envs []string
+	for _, h := range a.Heads {
+		if h.FirstSequence == 0 {
+			continue
+		}
+		s, seen := spans[h.Environment]
+		if !seen {
+			envs, s = append(envs, h.Environment), span{h.FirstSequence, h.LastSequence}
+		}
+		spans[h.Environment] = span{min(s.first, h.FirstSequence), max(s.last, h.LastSequence)}
+	}
+	out := ""
+	for _, env := range envs {
+		out += fmt.Sprintf("  %s sequences %d..%d", env, spans[env].first, spans[env].last)
+	}
+	return out
 }
 
 // ledgerProof prints one anchor's proof as JSON (docs/ledger.md: how an auditor checks it).

@@ -37,6 +37,7 @@ Usage:
                                     mint a sandbox identity-provider session token
   corridor ledger verify [--anchors] recompute the ledger's hash chain and name the first break; with
                                     --anchors also every anchor's root from the journal, against the chain
+  corridor ledger anchors           list the mined anchors: transaction, block, sequences added
   corridor ledger proof --anchor N  print anchor N's proof (transfers, Merkle paths, transaction) as JSON
   corridor check                    verify the invariants (ledger, hash chains, ledger vs chain, payouts
                                     and claims released once, idempotency records, whole units of work,

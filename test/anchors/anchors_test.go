@@ -205,6 +205,15 @@ func TestAnchors_VerifyCatchesRewrites(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ledger OK") || !strings.Contains(out, want) {
 		t.Fatalf("honest journal: exit %d\n%s\nwant %q", code, out, want)
 	}
+	out, code = w.corridor(t, "ledger", "anchors")
+	for _, a := range []postgres.LedgerAnchor{first, last} {
+		if line := fmt.Sprintf("anchor %d  root %x  chain %d  tx %s  block %d", a.ID, a.Root, a.ChainID, a.TxHash, a.BlockNumber); code != 0 || !strings.Contains(out, line) {
+			t.Fatalf("ledger anchors: exit %d\n%s\nwant a line starting %q", code, out, line)
+		}
+	}
+	if !strings.Contains(out, "TEST sequences 1..") {
+		t.Fatalf("ledger anchors shows no sequence span:\n%s", out)
+	}
 	var victim string
 	if err := w.db.QueryRow(`SELECT id FROM ledger_transfers ORDER BY sequence LIMIT 1`).Scan(&victim); err != nil {
 		t.Fatal(err)
