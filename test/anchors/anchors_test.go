@@ -390,7 +390,7 @@ func runDocumentedAuditor(t *testing.T, proofJSON, rpcURL string, wantOK bool) {
 		t.Log("python3 not installed: the documented auditor's script is not run")
 		return
 	}
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ledger.md"))
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs/ledger.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
