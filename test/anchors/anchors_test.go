@@ -5,10 +5,12 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -168,6 +170,18 @@ func TestAnchors_RecordedOnChain(t *testing.T) {
 	}
 	if again := w.anchor(t); again.ID != 0 {
 		t.Fatalf("a pass with nothing new anchored %+v", again)
+	}
+	metrics := w.env.Metrics(t)
+	for _, line := range []string{`corridor_metrics_source_up{source="anchors"} 1`, "corridor_ledger_anchor_open_age_seconds 0"} {
+		if !strings.Contains(metrics, line) {
+			t.Fatalf("metrics lack %q:\n%s", line, metrics)
+		}
+	}
+	_, value, _ := strings.Cut(metrics, "\ncorridor_ledger_anchor_last_mined_timestamp_seconds ")
+	value, _, _ = strings.Cut(value, "\n")
+	// The database keeps microseconds (rounded), the pass's clock nanoseconds.
+	if mined, err := strconv.ParseFloat(value, 64); err != nil || math.Abs(mined-float64(first.MinedAt.UnixNano())/1e9) > 0.001 {
+		t.Fatalf("last mined anchor metric %q (%v), the anchor was mined at %s", value, err, first.MinedAt)
 	}
 	w.deposit(t, ten, "1")
 	second := w.anchor(t)
