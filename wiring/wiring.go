@@ -338,7 +338,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 		return nil, err
 	}
 	anchoring := newLedgerAnchoring(postgres.NewLedgerAnchors(db), cfg.ChainAdapters, cfg.LedgerAnchorInterval, log)
-	runner, err := newRunner(ctx, cfg, db, services, obs, log, bump, anchoring)
+	runner, err := newRunner(ctx, cfg, db, services, bump, obs, log, anchoring)
 	if err != nil {
 		return nil, err
 	}
@@ -356,10 +356,10 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 		}}, nil
 }
 
-// newRunner is River's runner with every capability's workers and periodic jobs, the relayer's
-// fee bump, the shared limits' sweep and the ledger anchor (when a chain carries it).
-func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, obs *observability, log *slog.Logger,
-	bump *kernel.RelayerBump, anchoring *ledgerAnchoring) (*jobs.Runner, error) {
+// newRunner builds the job runner with every capability's workers and periodic passes, the
+// relayer's fee bump, the shared limits' sweep and the ledger anchor (when a chain carries it).
+func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, bump *kernel.RelayerBump, obs *observability, log *slog.Logger,
+	anchoring *ledgerAnchoring) (*jobs.Runner, error) {
 	extraJobs := []kernel.Jobs{bump, rateLimitSweep{limits: postgres.NewSharedLimits(db)}}
 	if anchoring != nil {
 		extraJobs = append(extraJobs, anchoring)
