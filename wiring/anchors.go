@@ -139,6 +139,14 @@ func (l *ledgerAnchoring) send(ctx context.Context, a postgres.LedgerAnchor) (st
 	if err != nil {
 		return "", err
 	}
+	if found {
+		// A logged transaction that failed on chain is why the anchor was sent again.
+		receipt, err := l.chain.Receipt(ctx, common.HexToHash(hash))
+		if err != nil {
+			return "", err
+		}
+		found = receipt.Status != ports.TxFailed
+	}
 	if !found {
 		sent, err := l.chain.SendAnchor(ctx, a.ID, a.Payload)
 		if err != nil {
