@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -32,6 +31,7 @@ import (
 // world is one anchor test's database of its own (tests tamper with it), a simulated chain
 // served over HTTP (the command line reads it as it would a node) and a service on both.
 type world struct {
+	bin    string // the corridor binary (withBinary)
 	url    string
 	rpcURL string
 	chain  *chain.Adapter
@@ -69,6 +69,16 @@ func newWorld(t *testing.T, interval time.Duration) world {
 	return world{url: url, rpcURL: "http://" + addr, chain: sim, env: env, db: db}
 }
 
+// withBinary builds the corridor binary for this test's commands.
+func (w world) withBinary(t *testing.T) world {
+	t.Helper()
+	w.bin = filepath.Join(t.TempDir(), "corridor")
+	if out, err := exec.Command("go", "build", "-o", w.bin, "github.com/corridorhq/corridor/cmd/corridor").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return w
+}
+
 func (w world) deposit(t *testing.T, ten *harness.Tenant, amounts ...string) {
 	t.Helper()
 	for _, a := range amounts {
@@ -92,31 +102,10 @@ func (w world) exec(t *testing.T, query string, args ...any) {
 	}
 }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
 // corridor runs the binary against the world's database and node: its output and exit code.
 func (w world) corridor(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "corridor-anchors-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "corridor")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/corridorhq/corridor/cmd/corridor").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	cmd := exec.Command(binPath, args...)
+	cmd := exec.Command(w.bin, args...)
 	// The configuration wants a relayer key beside a node; the command only reads with it.
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+w.url, "CHAIN_RPC_URL="+w.rpcURL,
 		"RELAYER_PRIVATE_KEY=4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
@@ -208,7 +197,7 @@ func TestAnchors_VerifyCatchesRewrites(t *testing.T) {
 		t.Skip("builds the corridor binary and starts a chain of its own")
 	}
 	t.Parallel()
-	w := newWorld(t, -1)
+	w := newWorld(t, -1).withBinary(t)
 	ten := w.env.NewTenant(t)
 	w.deposit(t, ten, "10", "20", "30")
 	first := w.anchor(t)
@@ -297,7 +286,7 @@ func TestAnchors_ProofChecksWithoutCorridor(t *testing.T) {
 		t.Skip("builds the corridor binary and starts a chain of its own")
 	}
 	t.Parallel()
-	w := newWorld(t, -1)
+	w := newWorld(t, -1).withBinary(t)
 	ten := w.env.NewTenant(t)
 	w.deposit(t, ten, "1", "2", "3", "4", "5")
 	first := w.anchor(t)
