@@ -3,6 +3,7 @@ package anchors
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,15 +11,18 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/ethereum/go-ethereum/common"
+	"github.com/ethereum/go-ethereum/crypto"
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/corridorhq/corridor/adapters/chain"
+	"github.com/corridorhq/corridor/adapters/devchain"
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ledger"
@@ -31,12 +35,14 @@ import (
 // world is one anchor test's database of its own (tests tamper with it), a simulated chain
 // served over HTTP (the command line reads it as it would a node) and a service on both.
 type world struct {
-	bin    string // the corridor binary (withBinary)
-	url    string
-	rpcURL string
-	chain  *chain.Adapter
-	env    *harness.Env
-	db     *sql.DB
+	bin string // the corridor binary (withBinary)
+	// chainEnv points the binary at the world's chain: node, relayer key, contracts.
+	chainEnv []string
+	url      string
+	rpcURL   string
+	chain    *chain.Adapter
+	env      *harness.Env
+	db       *sql.DB
 }
 
 func newWorld(t *testing.T, interval time.Duration) world {
@@ -48,7 +54,11 @@ func newWorld(t *testing.T, interval time.Duration) world {
 	}
 	addr := ln.Addr().String()
 	_ = ln.Close()
-	sim, err := chain.NewSimulated(ctx, chain.SimulatedOptions{HTTPAddr: addr})
+	key, err := crypto.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := chain.NewSimulated(ctx, chain.SimulatedOptions{HTTPAddr: addr, RelayerKey: key})
 	if err != nil {
 		t.Fatalf("simulated chain: %v", err)
 	}
@@ -66,7 +76,16 @@ func newWorld(t *testing.T, interval time.Duration) world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	return world{url: url, rpcURL: "http://" + addr, chain: sim, env: env, db: db}
+	raw, err := json.Marshal(devchain.Recorded{ChainID: chain.SandboxChainID, Deployer: sim.RelayerAddress(), Addresses: sim.Addresses(), DeployedAt: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addresses := filepath.Join(t.TempDir(), devchain.AddressesFile)
+	if err := os.WriteFile(addresses, raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return world{url: url, rpcURL: "http://" + addr, chain: sim, env: env, db: db,
+		chainEnv: []string{"CHAIN_RPC_URL=http://" + addr, "RELAYER_PRIVATE_KEY=" + hex.EncodeToString(crypto.FromECDSA(key)), "CHAIN_ADDRESSES_FILE=" + addresses}}
 }
 
 // withBinary builds the corridor binary for this test's commands.
@@ -106,9 +125,7 @@ func (w world) exec(t *testing.T, query string, args ...any) {
 func (w world) corridor(t *testing.T, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(w.bin, args...)
-	// The configuration wants a relayer key beside a node; the command only reads with it.
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+w.url, "CHAIN_RPC_URL="+w.rpcURL,
-		"RELAYER_PRIVATE_KEY=4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318")
+	cmd.Env = append(append(os.Environ(), "DATABASE_URL="+w.url), w.chainEnv...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -192,6 +209,7 @@ func TestAnchors_RecordedOnChain(t *testing.T) {
 // last anchor named on an honest journal; after a transfer the anchors cover is changed by SQL,
 // exit 1 naming the anchor; and still exit 1 after whoever changed it also recomputed every
 // stored hash of its chain, so that the plain check passes: only the anchor, on chain, tells.
+// `corridor check` reports the same as its ledger-anchors line.
 func TestAnchors_VerifyCatchesRewrites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the corridor binary and starts a chain of its own")
@@ -207,6 +225,10 @@ func TestAnchors_VerifyCatchesRewrites(t *testing.T) {
 	want := fmt.Sprintf("anchors OK: 2 anchors match the journal and the chain; the last, %d, is transaction %s in block %d", last.ID, last.TxHash, last.BlockNumber)
 	if code != 0 || !strings.Contains(out, "ledger OK") || !strings.Contains(out, want) {
 		t.Fatalf("honest journal: exit %d\n%s\nwant %q", code, out, want)
+	}
+	checkLine := regexp.MustCompile(`(?m)^ok      ledger-anchors \(2 anchors, the last in block \d+\)$`)
+	if out, _ := w.corridor(t, "check"); !checkLine.MatchString(out) {
+		t.Fatalf("corridor check on the honest journal:\n%s", out)
 	}
 	out, code = w.corridor(t, "ledger", "anchors")
 	for _, a := range []postgres.LedgerAnchor{first, last} {
@@ -231,6 +253,9 @@ func TestAnchors_VerifyCatchesRewrites(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "ledger OK") || !strings.Contains(out, "anchors BROKEN") ||
 		!strings.Contains(out, "recomputed from the journal differs from the anchored head") {
 		t.Fatalf("rewritten journal with its hashes recomputed: exit %d\n%s", code, out)
+	}
+	if out, code := w.corridor(t, "check"); code != 1 || !strings.Contains(out, "FAILED  ledger-anchors") {
+		t.Fatalf("corridor check on the rewritten journal: exit %d\n%s", code, out)
 	}
 }
 
