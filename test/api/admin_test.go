@@ -5,9 +5,12 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -29,6 +32,21 @@ func findTenants(t *testing.T, q string) adminTenants {
 	var out adminTenants
 	operatorClient(t).Get("/v1/admin/tenants?q="+url.QueryEscape(q)).Expect(t, 200).Decode(t, &out)
 	return out
+}
+
+// execSQL runs one statement on the service's database, for the state a test cannot reach in
+// its time through the API (an endpoint failing for days, a job out of attempts).
+func execSQL(t *testing.T, query string, args ...any) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if tag, err := conn.Exec(ctx, query, args...); err != nil || tag.RowsAffected() != 1 {
+		t.Fatalf("%s: %v (%d rows)", query, err, tag.RowsAffected())
+	}
 }
 
 // operatorLookups counts the audit trail's entries of one lookup action whose detail is detail.
@@ -99,5 +117,52 @@ func TestAdmin_Lists(t *testing.T) {
 		if n := operatorLookups(t, action, ""); n < 1 {
 			t.Fatalf("%s not audited", action)
 		}
+	}
+}
+
+// TestAdmin_ListsShowTheWork: an endpoint the service disabled is listed with its tenant, URL
+// and reason, and a job out of attempts with its kind, arguments and last error.
+func TestAdmin_ListsShowTheWork(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	endpoint := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "https://1.1.1.1/admin-list"}).Expect(t, 201).JSON(t)["id"].(string)
+	execSQL(t, `UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'failing for 3 days', failing_since = now() - interval '3 days'
+		WHERE id = $1`, endpoint)
+	var endpoints struct {
+		Endpoints []struct{ ID, TenantID, Environment, URL, Reason string } `json:"endpoints"`
+	}
+	operatorClient(t).Get("/v1/admin/disabled-webhook-endpoints").Expect(t, 200).Decode(t, &endpoints)
+	found := false
+	for _, e := range endpoints.Endpoints {
+		found = found || e.ID == endpoint && e.TenantID == ten.ID && e.Environment == "TEST" && e.URL == "https://1.1.1.1/admin-list" && e.Reason == "failing for 3 days"
+	}
+	if !found {
+		t.Fatalf("the disabled endpoint %s is not listed: %+v", endpoint, endpoints)
+	}
+
+	delivery := "whd_admin_list_" + strings.ToLower(ten.ID)
+	err := env().Service.Store.InTx(context.Background(), func(ctx context.Context, _ ports.Tx) error {
+		return env().Service.Jobs.Enqueue(ctx, webhooks.DeliverArgs{DeliveryID: delivery}, ports.JobOptions{ScheduledAt: time.Now().Add(time.Hour)})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	execSQL(t, `UPDATE river_job SET state = 'discarded', attempt = 25, finalized_at = now(),
+		errors = ARRAY[jsonb_build_object('at', now(), 'attempt', 25, 'error', 'endpoint answered 503')]
+		WHERE kind = 'webhooks.deliver' AND args->>'deliveryId' = $1`, delivery)
+	var jobs struct {
+		Jobs []struct {
+			Kind, State, Args, LastError string
+			Attempt                      int
+		} `json:"jobs"`
+	}
+	operatorClient(t).Get("/v1/admin/failed-jobs").Expect(t, 200).Decode(t, &jobs)
+	found = false
+	for _, j := range jobs.Jobs {
+		found = found || j.Kind == "webhooks.deliver" && j.State == "discarded" && strings.Contains(j.Args, delivery) &&
+			j.LastError == "endpoint answered 503" && j.Attempt == 25
+	}
+	if !found {
+		t.Fatalf("the discarded job is not listed: %+v", jobs)
 	}
 }
