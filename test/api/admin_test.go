@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -164,5 +165,32 @@ func TestAdmin_ListsShowTheWork(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the discarded job is not listed: %+v", jobs)
+	}
+}
+
+// TestMetrics_WebhookBacklogAge: a delivery due an hour ago and still pending shows as the
+// environment's webhook backlog age (what CorridorWebhookBacklogAging reads), in seconds.
+func TestMetrics_WebhookBacklogAge(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	ev := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).Expect(t, 201).JSON(t)
+	eventID, eventType := ev["id"].(string), ev["type"].(string)
+	// The endpoint comes after the event, so the service itself delivers nothing to it.
+	endpoint := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "https://1.1.1.1/backlog"}).Expect(t, 201).JSON(t)["id"].(string)
+	delivery := "whd_backlog_" + strings.ToLower(ten.ID)
+	execSQL(t, `INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id, event_type, status, attempts,
+		next_attempt_at, created_at, updated_at) VALUES ($1, $2, 'TEST', $3, $4, $5, 'PENDING', 0, now() - interval '1 hour', now(), now())`,
+		delivery, ten.ID, endpoint, eventID, eventType)
+	t.Cleanup(func() { execSQL(t, `DELETE FROM webhook_deliveries WHERE id = $1`, delivery) })
+	var age float64
+	for _, line := range strings.Split(env().Metrics(t), "\n") {
+		if v, ok := strings.CutPrefix(line, `corridor_webhook_backlog_age_seconds{environment="TEST"} `); ok {
+			if _, err := fmt.Sscan(v, &age); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if age < 3600 {
+		t.Fatalf("webhook backlog age %v s, want at least an hour", age)
 	}
 }
