@@ -7,7 +7,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/riverqueue/rivercontrib/otelriver"
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 )
 
@@ -30,9 +29,10 @@ type continueTrace struct {
 
 var _ rivertype.WorkerMiddleware = (*continueTrace)(nil)
 
-// Work continues the trace in the job's metadata, if any, then runs the job.
+// Work continues the trace in the job's metadata, if any, then runs the job. It reads with the
+// W3C propagator itself, the one otelriver writes with, whatever the global propagator is.
 func (continueTrace) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
-	return doInner(otel.GetTextMapPropagator().Extract(ctx, traceContextOf(job.Metadata)))
+	return doInner(propagation.TraceContext{}.Extract(ctx, traceContextOf(job.Metadata)))
 }
 
 // traceContextOf reads the string fields of a job's metadata (otelriver writes traceparent and
