@@ -122,7 +122,8 @@ func TestAdmin_Lists(t *testing.T) {
 }
 
 // TestAdmin_ListsShowTheWork: an endpoint the service disabled is listed with its tenant, URL
-// and reason, and a job out of attempts with its kind, arguments and last error.
+// and reason, a job out of attempts with its kind, arguments and last error, and a relayer
+// nonce unmined for 20 minutes with its sends and newest hash.
 func TestAdmin_ListsShowTheWork(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -165,6 +166,36 @@ func TestAdmin_ListsShowTheWork(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the discarded job is not listed: %+v", jobs)
+	}
+
+	// A relayer nonce sent 20 minutes ago and bumped 15 minutes ago, never mined.
+	relayer := fmt.Sprintf("0x%040x", time.Now().UnixNano())
+	for i, sent := range []string{"20 minutes", "15 minutes"} {
+		execSQL(t, `INSERT INTO relayer_transactions (chain_id, address, nonce, tx_hash, value_wei, data, gas, gas_fee_cap, gas_tip_cap, sent_at)
+			VALUES (999999, $1, 7, $2, 0, '\x', 21000, 1, 1, now() - $3::interval)`, relayer, fmt.Sprintf("0x%064x", i+1), sent)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		if conn, err := pgx.Connect(ctx, env().DatabaseURL); err == nil {
+			_, _ = conn.Exec(ctx, `DELETE FROM relayer_transactions WHERE chain_id = 999999 AND address = $1`, relayer)
+			_ = conn.Close(ctx)
+		}
+	})
+	var stuck struct {
+		RelayerTransactions []struct {
+			ChainID               int64
+			Address, LatestTxHash string
+			Nonce                 int64
+			Sends                 int
+		} `json:"relayerTransactions"`
+	}
+	operatorClient(t).Get("/v1/admin/stuck-work").Expect(t, 200).Decode(t, &stuck)
+	found = false
+	for _, r := range stuck.RelayerTransactions {
+		found = found || r.ChainID == 999999 && r.Address == relayer && r.Nonce == 7 && r.Sends == 2 && r.LatestTxHash == fmt.Sprintf("0x%064x", 2)
+	}
+	if !found {
+		t.Fatalf("the stuck relayer nonce is not listed: %+v", stuck)
 	}
 }
 
