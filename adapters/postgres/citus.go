@@ -69,6 +69,8 @@ var CitusPlan = concatPlans(
 		coord("river_queue"), coord("pass_leases"), coord("rate_limit_buckets"), coord("rate_limit_windows"),
 		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
 		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers"),
+		// One global row per anchor, written by the coordinator's anchor pass alone.
+		coord("ledger_anchors"),
 		// The phone-alias code budgets count per phone number and per client IP across tenants:
 		// a limits table like rate_limit_*, not a tenant's rows.
 		coord("phone_alias_attempts")},

@@ -50,7 +50,7 @@ FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND environment = $3 A
 
 // scopeTenant is the tenant column of a record's scope: the tenant of "tenant:{id}", or the
 // scope itself for a session without a tenant. The records are distributed by it on Citus, so
-// every statement on them names it and is routed to one shard (migration 000056 checks the
+// every statement on them names it and is routed to one shard (migration 000057 checks the
 // column agrees with the scope).
 func scopeTenant(scope string) string {
 	if id, ok := strings.CutPrefix(scope, "tenant:"); ok {
@@ -78,7 +78,7 @@ const claimIdempotencySQL = `SELECT claimed, stored, rec_fingerprint, rec_status
 FROM idempotency_claim($1, $2, $3, $4, $5)`
 
 // Claim runs Find, TryLock and Find again in one round trip (the idempotency_claim function,
-// migrations 000035 and 000056, whose lock key is TryLock's).
+// migrations 000035 and 000057, whose lock key is TryLock's).
 func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, bool, error) {
 	var (
 		claimed, stored      bool

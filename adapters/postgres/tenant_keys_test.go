@@ -38,14 +38,14 @@ func migratorOn(ctx context.Context, t *testing.T) (*sql.DB, *migrate.Migrate) {
 }
 
 // TestMigration_TenantInIdempotencyKeys migrates a database holding idempotency records from
-// 000055 to 000056: each record's tenant_id is filled from its scope (the tenant of
+// 000056 to 000057: each record's tenant_id is filled from its scope (the tenant of
 // "tenant:{id}", the scope itself for a session without a tenant), the primary key leads with
 // it, a tenant that disagrees with the scope is refused, and the down migration gives the old
 // key back with the same records.
 func TestMigration_TenantInIdempotencyKeys(t *testing.T) {
 	ctx := context.Background()
 	db, m := migratorOn(ctx, t)
-	if err := m.Migrate(55); err != nil {
+	if err := m.Migrate(56); err != nil {
 		t.Fatal(err)
 	}
 	for _, scope := range []string{"tenant:ten_a", "tenant:ten_b", "user:sub-1"} {
@@ -55,7 +55,7 @@ func TestMigration_TenantInIdempotencyKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := m.Migrate(56); err != nil {
+	if err := m.Migrate(57); err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]string{}
@@ -91,23 +91,23 @@ func TestMigration_TenantInIdempotencyKeys(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "idempotency_keys_tenant_of_scope") {
 		t.Errorf("a tenant other than the scope's: err = %v, want the check", err)
 	}
-	if err := m.Migrate(55); err != nil {
+	if err := m.Migrate(56); err != nil {
 		t.Fatal(err)
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM idempotency_claim('tenant:ten_a', 'TEST', 'k', now())
 		WHERE stored`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("at 000055 the old claim finds %d stored records (err %v), want 1", n, err)
+		t.Errorf("at 000056 the old claim finds %d stored records (err %v), want 1", n, err)
 	}
 }
 
-// TestMigration_TenantInTwoFactorKeys: 000057 leads the primary keys of contacts, two-factor
+// TestMigration_TenantInTwoFactorKeys: 000058 leads the primary keys of contacts, two-factor
 // factors and challenges with the tenant (Citus needs the distribution column in them), keeps
 // the rows, and its down migration gives the id-only keys back.
 func TestMigration_TenantInTwoFactorKeys(t *testing.T) {
 	ctx := context.Background()
 	db, m := migratorOn(ctx, t)
-	if err := m.Migrate(56); err != nil {
+	if err := m.Migrate(57); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.ExecContext(ctx, `INSERT INTO tenants (id, name, slug, owner_user_id, created_at)
@@ -129,21 +129,21 @@ func TestMigration_TenantInTwoFactorKeys(t *testing.T) {
 		}
 		return got
 	}
-	if err := m.Migrate(57); err != nil {
+	if err := m.Migrate(58); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := keys(), "contacts PRIMARY KEY (tenant_id, id); twofactor_challenges PRIMARY KEY (tenant_id, id); "+
 		"twofactor_factors PRIMARY KEY (tenant_id, id)"; got != want {
-		t.Errorf("at 000057: %s, want %s", got, want)
+		t.Errorf("at 000058: %s, want %s", got, want)
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM contacts WHERE tenant_id = 'ten_a' AND id = 'ct_1'`).Scan(&n); err != nil || n != 1 {
-		t.Errorf("the contact after 000057: %d rows, err %v", n, err)
+		t.Errorf("the contact after 000058: %d rows, err %v", n, err)
 	}
-	if err := m.Migrate(56); err != nil {
+	if err := m.Migrate(57); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := keys(), "contacts PRIMARY KEY (id); twofactor_challenges PRIMARY KEY (id); twofactor_factors PRIMARY KEY (id)"; got != want {
-		t.Errorf("back at 000056: %s, want %s", got, want)
+		t.Errorf("back at 000057: %s, want %s", got, want)
 	}
 }
