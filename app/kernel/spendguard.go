@@ -34,17 +34,32 @@ func NewSpendGuard(now func() time.Time) *SpendGuard {
 // source, reserved at once under req.Reference so parallel spends of one agent are decided one
 // at a time and never together exceed a cap. A refusal is a *core.Error (INSUFFICIENT_SCOPE,
 // AGENT_SUSPENDED, AGENT_LIMIT); any other error is the store's, for the caller to fail closed.
-// Deciding one reference twice reserves once.
+// Deciding one reference twice reserves once. A pass lets the unit of work debit the source
+// (GuardLedger refuses a debit no pass covers).
 func (g *SpendGuard) Authorize(ctx context.Context, tx ports.Tx, req spend.Request) error {
-	if err := ConfineSpend(ctx, tx, req); err != nil {
+	if err := confineAgent(ctx, tx, req); err != nil {
 		return err
 	}
-	return g.reserveAgentCaps(ctx, tx, req)
+	if err := g.reserveAgentCaps(ctx, tx, req); err != nil {
+		return err
+	}
+	markPassed(ctx, req.Source)
+	return nil
 }
 
-// ConfineSpend is agent confinement alone, with the acting agent read from the store (its wallet,
-// its status).
+// ConfineSpend is the guard for a spend without agent caps to reserve (a source no agent
+// owns): agent confinement alone, with the acting agent read from the store (its wallet, its
+// status). A pass lets the unit of work debit the source.
 func ConfineSpend(ctx context.Context, tx ports.Tx, req spend.Request) error {
+	if err := confineAgent(ctx, tx, req); err != nil {
+		return err
+	}
+	markPassed(ctx, req.Source)
+	return nil
+}
+
+// confineAgent decides agent confinement and records no pass: the ledger's own check uses it.
+func confineAgent(ctx context.Context, tx ports.Tx, req spend.Request) error {
 	p := req.Principal
 	if p.AgentID == "" {
 		return nil
