@@ -381,7 +381,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		return nil, err
 	}
 	srv.MarkLaggingReads(consoleListPaths...)
-	if err := mountConsole(srv, services, cfg, protect, log); err != nil {
+	if err := mountConsole(srv, services, cfg, protect, postgres.NewSharedLimits(db), log); err != nil {
 		_ = db.Close()
 		return nil, err
 	}
