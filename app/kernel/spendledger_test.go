@@ -180,3 +180,54 @@ func TestGuardLedger_PassIsPerSource(t *testing.T) {
 		t.Fatal("two wallets share a pass")
 	}
 }
+
+// TestDecide_OneOrderAndOnlyAFullPassCounts: the guard decides policy, caps and approval in that
+// order, the first refusal answering with its step; a refused spend records no pass, so the
+// unit of work cannot debit the source after it.
+func TestDecide_OneOrderAndOnlyAFullPassCounts(t *testing.T) {
+	p := auth.Principal{TenantID: "ten_1", Environment: core.EnvTest}
+	g := NewSpendGuard(nil)
+	req := spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}, AmountBaseUnits: 5_000_000, Reference: "ref_1"}
+	deny := func(ctx context.Context) (*core.Error, error) { return core.E(core.CodeInsufficientScope, "no"), nil }
+	allow := func(ctx context.Context) (*core.Error, error) { return nil, nil }
+	var order []string
+	track := func(name string, f func(context.Context) (*core.Error, error)) func(context.Context) (*core.Error, error) {
+		return func(ctx context.Context) (*core.Error, error) { order = append(order, name); return f(ctx) }
+	}
+	for _, c := range []struct {
+		name      string
+		checks    SpendChecks
+		step      string
+		wantOrder string
+	}{
+		{"policy denies", SpendChecks{Policy: track("policy", deny), Caps: func(context.Context) error { order = append(order, "caps"); return nil },
+			Approval: track("approval", allow)}, StepPolicy, "policy"},
+		{"caps refuse", SpendChecks{Policy: track("policy", allow), Caps: func(context.Context) error {
+			order = append(order, "caps")
+			return core.E(core.CodeInsufficientScope, "cap")
+		}, Approval: track("approval", allow)}, StepCaps, "policy caps"},
+		{"approval refuses", SpendChecks{Policy: track("policy", allow), Caps: func(context.Context) error { order = append(order, "caps"); return nil },
+			Approval: track("approval", deny)}, StepApproval, "policy caps approval"},
+		{"all pass", SpendChecks{Policy: track("policy", allow), Caps: func(context.Context) error { order = append(order, "caps"); return nil },
+			Approval: track("approval", allow)}, "", "policy caps approval"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			order = nil
+			inner := &fakeStore{ledger: &fakeLedger{}}
+			guarded := GuardLedger(inner)
+			err := guarded.InTx(spend.WithActor(context.Background(), p), func(ctx context.Context, tx ports.Tx) error {
+				step, denied, err := g.Decide(ctx, tx, req, c.checks)
+				if step != c.step || (step == "") != (denied == nil && err == nil) {
+					t.Fatalf("step %q denied %v err %v, want step %q", step, denied, err, c.step)
+				}
+				return postRefund(ctx, t, guarded, p, false)
+			})
+			if got := strings.Join(order, " "); got != c.wantOrder {
+				t.Fatalf("steps ran %q, want %q", got, c.wantOrder)
+			}
+			if passed := err == nil; passed != (c.step == "") {
+				t.Fatalf("debit after %s: err %v", c.name, err)
+			}
+		})
+	}
+}
