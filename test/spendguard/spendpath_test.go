@@ -20,8 +20,16 @@ import (
 // principal in a tenant of its own. What moved is then read from the ledger: the postings that
 // debit the accounts where a tenant's money sits (the ledger's kinds tenant_available,
 // claim_escrow and wallet_onchain), plus the Safe payments recorded on the tenant's custodial
-// wallet (the custody key signs those without anyone else). A new route that debits money
-// without the spend guard makes an agent or a narrow key move money here and fails the test.
+// wallet (the custody key signs those without anyone else). Nothing here names a route: a
+// route added to the table is called with its example like every other.
+//
+// Why a new route that debits without the guard fails: its debit is posted on the caller's
+// context, and the ledger backstop (kernel.GuardLedger) refuses, for every principal, a debit
+// of the tenant's money that no guard pass covers (the unit of work fails with INTERNAL; shown
+// with a deliberately unguarded debit in app/kernel's TestGuardLedger_DebitWithoutTheGuardFails).
+// The owner's call of the route then moves nothing, and the owner case must move money for
+// every debit path its examples reach (mustMove) — and a route that skips only confinement or
+// caps makes an agent or a narrow key move money, which fails the !mayMove cases.
 
 // guardedKinds are the ledger account kinds that hold money a tenant controls.
 var guardedKinds = map[string]bool{"tenant_available": true, "claim_escrow": true, "wallet_onchain": true}
