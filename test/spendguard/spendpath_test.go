@@ -27,9 +27,9 @@ import (
 // context, and the ledger backstop (kernel.GuardLedger) refuses, for every principal, a debit
 // of the tenant's money that no guard pass covers (the unit of work fails with INTERNAL; shown
 // with a deliberately unguarded debit in app/kernel's TestGuardLedger_DebitWithoutTheGuardFails).
-// The owner's call of the route then moves nothing, and the owner case must move money for
-// every debit path its examples reach (mustMove) — and a route that skips only confinement or
-// caps makes an agent or a narrow key move money, which fails the !mayMove cases.
+// The sweep calls that route as the owner, so the call answers 500 and the sweep fails on any
+// 500. A route that passes the guard but skips a step inside it (confinement, caps) makes an
+// agent or a narrow key move money instead, which fails the !mayMove cases.
 
 // guardedKinds are the ledger account kinds that hold money a tenant controls.
 var guardedKinds = map[string]bool{"tenant_available": true, "claim_escrow": true, "wallet_onchain": true}
@@ -107,9 +107,16 @@ func TestSpendPath_EveryWriteRouteByEveryPrincipal(t *testing.T) {
 			f := newFixture(t)
 			c := pc.client(t, f)
 			seen := entrySequences(t, f.ten.Root)
+			var internal []string
 			for i, op := range ops {
 				path, body := op.instantiate(f, pc.ownWallet)
-				c.With("Idempotency-Key", fmt.Sprintf("sweep-%d", i)).Do(op.method, path, body)
+				if r := c.With("Idempotency-Key", fmt.Sprintf("sweep-%d", i)).Do(op.method, path, body); r.Status == http.StatusInternalServerError {
+					internal = append(internal, fmt.Sprintf("%s %s: %s", op.method, path, r.Body))
+				}
+			}
+			if len(internal) > 0 {
+				// The ledger backstop answers INTERNAL for a debit no guard pass covers.
+				t.Fatalf("%s: routes answered 500 (a debit without the spend guard?):\n%s", pc.name, strings.Join(internal, "\n"))
 			}
 			moved := debits(t, f, seen)
 			moved = append(moved, custodialPayments(t, f)...)
