@@ -231,3 +231,30 @@ func TestDecide_OneOrderAndOnlyAFullPassCounts(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardLedger_ChainFactsAndHomecomingPass: a transfer recording what the chain already did
+// (the wallet mirror, metadata source "chain") and money returning to the tenant's own service
+// balance are no spends: they post on a caller's context without a pass.
+func TestGuardLedger_ChainFactsAndHomecomingPass(t *testing.T) {
+	p := auth.Principal{TenantID: "ten_1", Environment: core.EnvTest}
+	inner := &fakeStore{ledger: &fakeLedger{}}
+	guarded := GuardLedger(inner)
+	err := guarded.InTx(spend.WithActor(context.Background(), p), func(ctx context.Context, tx ports.Tx) error {
+		now := time.Now()
+		accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.WalletOnchain(core.EnvTest, ServiceAsset, p.TenantID, "wal_1"),
+			ledger.World(core.EnvTest, ServiceAsset, "chain"), ledger.TenantAvailable(core.EnvTest, ServiceAsset, p.TenantID))
+		if err != nil {
+			return err
+		}
+		if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "chain:1", Type: ledger.TypePosted, Environment: core.EnvTest,
+			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, 1), Metadata: map[string]string{"source": "chain"}}); err != nil {
+			return err
+		}
+		_, _, err = tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "home:1", Type: ledger.TypePosted, Environment: core.EnvTest,
+			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[2].ID, 1)})
+		return err
+	})
+	if err != nil || inner.ledger.posted != 2 {
+		t.Fatalf("err %v, posted %d; want both posted", err, inner.ledger.posted)
+	}
+}
