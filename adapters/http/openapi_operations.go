@@ -21,6 +21,7 @@ var operationIDs = map[string]string{
 	"GET /v1/tenants/members":                              "listMembers",
 	"POST /v1/tenants/members/accept":                      "acceptInvite",
 	"POST /v1/tenants/members/{id}/revoke":                 "revokeMember",
+	"PATCH /v1/tenants/members/{id}":                       "changeMemberRole",
 	"POST /v1/api-keys":                                    "createApiKey",
 	"GET /v1/api-keys":                                     "listApiKeys",
 	"POST /v1/api-keys/{id}/revoke":                        "revokeApiKey",
