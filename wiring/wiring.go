@@ -6,6 +6,7 @@ package wiring
 import (
 	"context"
 	"errors"
+	"github.com/corridorhq/corridor/app/requestlogs"
 	"log/slog"
 	"math/big"
 	nethttp "net/http"
@@ -346,9 +347,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	if closeDB, err = startRequestLog(services, postgres.NewRequestLogs(db), cfg.Clock, log, closeDB); err != nil {
+		return nil, err
+	}
 	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
 	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep, services.RequestLogs), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep, services.RequestLogs)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
 		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
 	})
@@ -390,6 +394,23 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
 		}}, nil
+}
+
+// startRequestLog builds the request log's reader and its recorder, and returns the close
+// function extended to stop the recorder first (writing what waits) and then close the rest.
+// On an error it has already called closeDB.
+func startRequestLog(services *registry, logs *postgres.RequestLogs, clock ports.Clock, log *slog.Logger, closeDB func()) (func(), error) {
+	var err error
+	if services.RequestLogs, err = requestlogs.New(logs, clock); err != nil {
+		closeDB()
+		return closeDB, err
+	}
+	if services.Recorder, err = requestlogs.NewRecorder(logs, log); err != nil {
+		closeDB()
+		return closeDB, err
+	}
+	recorder := services.Recorder
+	return func() { recorder.Close(); closeDB() }, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

@@ -22,6 +22,8 @@ var operationIDs = map[string]string{
 	"POST /v1/tenants/members/accept":                      "acceptInvite",
 	"POST /v1/tenants/members/{id}/revoke":                 "revokeMember",
 	"PATCH /v1/tenants/members/{id}":                       "changeMemberRole",
+	"GET /v1/request-logs":                                 "listRequestLogs",
+	"GET /v1/request-logs/{id}":                            "getRequestLog",
 	"POST /v1/api-keys":                                    "createApiKey",
 	"GET /v1/api-keys":                                     "listApiKeys",
 	"POST /v1/api-keys/{id}/revoke":                        "revokeApiKey",

@@ -58,7 +58,7 @@ func pending(p Placement, tables ...string) []TablePlacement {
 // local for good; the rest stay local until a migration puts the tenant in their keys, and
 // say where they go then. Order matters: the co-location group's first table comes first.
 var CitusPlan = concatPlans(
-	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts")},
+	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts"), dist("request_logs")},
 	[]TablePlacement{ref("custody_keys"), ref("chain_index_cursors"), ref("offramp_escrow_cursors"),
 		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
 	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.
