@@ -48,17 +48,17 @@ func (h *requestLogsHandlers) endpoints() []Endpoint {
 }
 
 type requestLogResponse struct {
-	ID          string          `json:"id" oas:"required"`
-	Environment string          `json:"environment" oas:"required,enum=TEST|LIVE"`
-	Method      string          `json:"method" oas:"required"`
-	Route       string          `json:"route" oas:"required" description:"the route template, never the path with its ids"`
-	Status      int             `json:"status" oas:"required"`
-	RequestID   string          `json:"requestId" oas:"required" description:"the X-Request-Id the answer carried"`
-	KeyID       *string         `json:"keyId" oas:"required,nullable" description:"the API key's id (never its secret); null for a session"`
-	UserID      *string         `json:"userId" oas:"required,nullable" description:"the session's user; null for an API key"`
-	LatencyMs   float64         `json:"latencyMs" oas:"required"`
-	ErrorBody   json.RawMessage `json:"errorBody" oas:"required,nullable" description:"the error envelope answered (status 400 or more; cut at 4096 bytes), null for a success"`
-	CreatedAt   time.Time       `json:"createdAt" oas:"required"`
+	ID          string         `json:"id" oas:"required"`
+	Environment string         `json:"environment" oas:"required,enum=TEST|LIVE"`
+	Method      string         `json:"method" oas:"required"`
+	Route       string         `json:"route" oas:"required" description:"the route template, never the path with its ids"`
+	Status      int            `json:"status" oas:"required"`
+	RequestID   string         `json:"requestId" oas:"required" description:"the X-Request-Id the answer carried"`
+	KeyID       *string        `json:"keyId" oas:"required,nullable" description:"the API key's id (never its secret); null for a session"`
+	UserID      *string        `json:"userId" oas:"required,nullable" description:"the session's user; null for an API key"`
+	LatencyMs   float64        `json:"latencyMs" oas:"required"`
+	ErrorBody   map[string]any `json:"errorBody" oas:"required,nullable" description:"the error envelope answered (status 400 or more), null for a success; an envelope over 4096 bytes is kept as {truncated: true, text: its first 4096 bytes}"`
+	CreatedAt   time.Time      `json:"createdAt" oas:"required"`
 }
 
 type requestLogListResponse struct {
@@ -71,7 +71,7 @@ func toRequestLog(e requestlog.Entry) requestLogResponse {
 		RequestID: e.RequestID, KeyID: strPtr(e.KeyID), UserID: strPtr(e.UserID),
 		LatencyMs: float64(e.LatencyMicros) / 1000, CreatedAt: e.CreatedAt}
 	if len(e.ErrorBody) > 0 {
-		out.ErrorBody = e.ErrorBody
+		_ = json.Unmarshal(e.ErrorBody, &out.ErrorBody) // written by requestlog.ErrorBody: always an object
 	}
 	return out
 }

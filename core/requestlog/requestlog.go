@@ -98,19 +98,19 @@ func ParseRoute(s string) (method, route string, err error) {
 	return method, s, nil
 }
 
-// ErrorBody is what an entry keeps of a response body: the envelope of a status of 400 or
-// more, cut at MaxErrorBodyBytes (a cut envelope is kept as a JSON string, so it stays valid
-// JSON), and nothing for a success.
+// ErrorBody is what an entry keeps of a response body: the envelope (a JSON object) of a status
+// of 400 or more, and nothing for a success. An envelope longer than MaxErrorBodyBytes, or one
+// that is not a JSON object, is kept as {"truncated": true, "text": its first bytes}, so the
+// entry's errorBody is always an object.
 func ErrorBody(status int, body []byte) []byte {
 	if status < 400 || len(body) == 0 {
 		return nil
 	}
-	if len(body) <= MaxErrorBodyBytes && json.Valid(body) {
+	var object map[string]any
+	if len(body) <= MaxErrorBodyBytes && json.Unmarshal(body, &object) == nil && object != nil {
 		return append([]byte(nil), body...)
 	}
-	cut := body
-	if len(cut) > MaxErrorBodyBytes {
-		cut = cut[:MaxErrorBodyBytes]
-	}
-	return []byte(strconv.Quote(strings.ToValidUTF8(string(cut), "")))
+	cut := body[:min(len(body), MaxErrorBodyBytes)]
+	out, _ := json.Marshal(map[string]any{"truncated": true, "text": strings.ToValidUTF8(string(cut), "")})
+	return out
 }
