@@ -50,19 +50,19 @@ func (h *requestLogsHandlers) endpoints() []Endpoint {
 type requestLogResponse struct {
 	ID          string         `json:"id" oas:"required"`
 	Environment string         `json:"environment" oas:"required,enum=TEST|LIVE"`
-	Method      string         `json:"method" oas:"required"`
+	Method      string         `json:"method" oas:"required" description:"the HTTP method"`
 	Route       string         `json:"route" oas:"required" description:"the route template, never the path with its ids"`
 	Status      int            `json:"status" oas:"required"`
 	RequestID   string         `json:"requestId" oas:"required" description:"the X-Request-Id the answer carried"`
 	KeyID       *string        `json:"keyId" oas:"required,nullable" description:"the API key's id (never its secret); null for a session"`
 	UserID      *string        `json:"userId" oas:"required,nullable" description:"the session's user; null for an API key"`
-	LatencyMs   float64        `json:"latencyMs" oas:"required"`
+	LatencyMs   float64        `json:"latencyMs" oas:"required" description:"from the request's arrival to its answer, in milliseconds"`
 	ErrorBody   map[string]any `json:"errorBody" oas:"required,nullable" description:"the error envelope answered (status 400 or more), null for a success; an envelope over 4096 bytes is kept as {truncated: true, text: its first 4096 bytes}"`
 	CreatedAt   time.Time      `json:"createdAt" oas:"required"`
 }
 
 type requestLogListResponse struct {
-	RequestLogs []requestLogResponse `json:"requestLogs" oas:"required"`
+	RequestLogs []requestLogResponse `json:"requestLogs" oas:"required" description:"newest first"`
 	NextCursor  *string              `json:"nextCursor" oas:"required,nullable" description:"pass as cursor for the next (older) page; null at the end"`
 }
 

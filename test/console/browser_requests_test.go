@@ -15,7 +15,7 @@ import (
 func loggedRequest(t *testing.T, ten *harness.Tenant, id string) map[string]any {
 	t.Helper()
 	return harness.Poll(t, "the request "+id+" in the log", func() map[string]any {
-		list := ten.Root.Get("/v1/request-logs?requestId=" + url.QueryEscape(id)).Expect(t, 200).JSON(t)["requestLogs"].([]any)
+		list := ten.Root.Get("/v1/request-logs?requestId="+url.QueryEscape(id)).Expect(t, 200).JSON(t)["requestLogs"].([]any)
 		if len(list) == 0 {
 			return nil
 		}
