@@ -1826,7 +1826,7 @@ type ClientInterface interface {
 
 	// SandboxTriggerEventWithBody TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -1839,7 +1839,7 @@ type ClientInterface interface {
 
 	// SandboxTriggerEvent TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -6001,7 +6001,7 @@ func (c *Client) SandboxSetCredential(ctx context.Context, params *SandboxSetCre
 
 // SandboxTriggerEventWithBody TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //
@@ -6024,7 +6024,7 @@ func (c *Client) SandboxTriggerEventWithBody(ctx context.Context, params *Sandbo
 
 // SandboxTriggerEvent TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //

@@ -1942,7 +1942,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxTriggerEventWithBodyWithResponse TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -1955,7 +1955,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxTriggerEventWithResponse TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -36333,7 +36333,7 @@ func (c *ClientWithResponses) SandboxSetCredentialWithResponse(ctx context.Conte
 
 // SandboxTriggerEventWithBodyWithResponse TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //
@@ -36352,7 +36352,7 @@ func (c *ClientWithResponses) SandboxTriggerEventWithBodyWithResponse(ctx contex
 
 // SandboxTriggerEventWithResponse TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //

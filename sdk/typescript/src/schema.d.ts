@@ -2521,7 +2521,7 @@ export interface paths {
         put?: never;
         /**
          * TEST only
-         * @description TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+         * @description TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
          *
          *     Requires the scopes `keys:manage`.
          *
