@@ -14,7 +14,7 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// RequestLogs is the request log's table (migration 000056).
+// RequestLogs is the request log's table (migration 000057).
 type RequestLogs struct{ db bun.IDB }
 
 var _ ports.RequestLogs = (*RequestLogs)(nil)
