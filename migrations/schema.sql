@@ -1108,6 +1108,24 @@ CREATE TABLE public.relayer_tx_counts (
     CONSTRAINT relayer_tx_counts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
+CREATE TABLE public.request_logs (
+    tenant_id text NOT NULL,
+    id text NOT NULL,
+    environment text NOT NULL,
+    method text NOT NULL,
+    route text NOT NULL,
+    status integer NOT NULL,
+    request_id text NOT NULL,
+    key_id text,
+    user_id text,
+    latency_micros bigint NOT NULL,
+    error_body jsonb,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT request_logs_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT request_logs_latency_micros_check CHECK ((latency_micros >= 0)),
+    CONSTRAINT request_logs_status_check CHECK (((status >= 100) AND (status <= 599)))
+);
+
 CREATE TABLE public.river_job (
     id bigint NOT NULL,
     state public.river_job_state DEFAULT 'available'::public.river_job_state NOT NULL,
@@ -1726,6 +1744,9 @@ ALTER TABLE ONLY public.relayer_transactions
 ALTER TABLE ONLY public.relayer_tx_counts
     ADD CONSTRAINT relayer_tx_counts_pkey PRIMARY KEY (tenant_id, environment, day);
 
+ALTER TABLE ONLY public.request_logs
+    ADD CONSTRAINT request_logs_pkey PRIMARY KEY (tenant_id, id);
+
 ALTER TABLE ONLY public.river_job
     ADD CONSTRAINT river_job_pkey PRIMARY KEY (id);
 
@@ -1943,6 +1964,10 @@ CREATE INDEX ramps_window_idx ON public.ramps USING btree (tenant_id, environmen
 CREATE INDEX relayer_transactions_nonce_idx ON public.relayer_transactions USING btree (chain_id, address, nonce);
 
 CREATE INDEX relayer_transactions_unsettled_idx ON public.relayer_transactions USING btree (chain_id, address, nonce) WHERE (settled_at IS NULL);
+
+CREATE INDEX request_logs_created_idx ON public.request_logs USING btree (created_at);
+
+CREATE INDEX request_logs_list_idx ON public.request_logs USING btree (tenant_id, environment, created_at DESC, id DESC);
 
 CREATE INDEX river_job_args_index ON public.river_job USING gin (args);
 

@@ -34,6 +34,7 @@ func mountConsole(srv *http.Server, svc *registry, cfg Config, protect ports.Cip
 		SignInsPerMinute: cfg.ConsoleSignInsPerMinute, SharedLimits: limits, LocalOwner: localOwner}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp, Claims: svc.Claims,
 		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: svc.Operations, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
+		RequestLogs: svc.RequestLogs,
 	}, log)
 	return err
 }

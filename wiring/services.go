@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ecdsa"
 	"fmt"
+	"github.com/corridorhq/corridor/app/requestlogs"
 	"log/slog"
 	"strings"
 	"time"
@@ -82,6 +83,10 @@ type registry struct {
 	// operator actions).
 	Operations  *operationsapp.Service
 	Idempotency *kernel.Idempotency
+	// RequestLogs reads the request log and prunes it; Recorder writes it off the request
+	// path (built by New beside the database, stopped by Close after the server).
+	RequestLogs *requestlogs.Service
+	Recorder    *requestlogs.Recorder
 }
 
 // httpDeps are the services the HTTP adapter's handler types hold.
@@ -89,7 +94,8 @@ func (s *registry) httpDeps() http.Deps {
 	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, SafePay: s.SafePay, Policy: s.Policy,
 		Offramp: s.Offramp, Claims: s.Claims, Recipients: s.Recipients, Agents: s.Agents, Treasury: s.Treasury,
 		Cards: s.Cards, Ramps: s.Ramps, TwoFactor: s.TwoFactor, Invoices: s.Invoices, Webhooks: s.Webhooks,
-		Checkout: s.Checkout, Operations: s.Operations, Idempotency: s.Idempotency}
+		Checkout: s.Checkout, Operations: s.Operations, Idempotency: s.Idempotency,
+		RequestLogs: s.RequestLogs, Recorder: s.Recorder}
 }
 
 // newServices builds one service per capability of app/ and plugs them into each other

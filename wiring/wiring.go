@@ -6,6 +6,7 @@ package wiring
 import (
 	"context"
 	"errors"
+	"github.com/corridorhq/corridor/app/requestlogs"
 	"log/slog"
 	"math/big"
 	nethttp "net/http"
@@ -337,6 +338,9 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 	if err != nil {
 		return nil, err
 	}
+	if err = startRequestLog(services, postgres.NewRequestLogs(db), cfg.Clock, log, &undo); err != nil {
+		return nil, err
+	}
 	anchoring := newLedgerAnchoring(postgres.NewLedgerAnchors(db), cfg.ChainAdapters, cfg.LedgerAnchorInterval, log)
 	runner, err := newRunner(ctx, cfg, db, services, bump, obs, log, anchoring)
 	if err != nil {
@@ -360,7 +364,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 // relayer's fee bump, the shared limits' sweep and the ledger anchor (when a chain carries it).
 func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, bump *kernel.RelayerBump, obs *observability, log *slog.Logger,
 	anchoring *ledgerAnchoring) (*jobs.Runner, error) {
-	extraJobs := []kernel.Jobs{bump, rateLimitSweep{limits: postgres.NewSharedLimits(db)}}
+	extraJobs := []kernel.Jobs{bump, rateLimitSweep{limits: postgres.NewSharedLimits(db)}, services.RequestLogs}
 	if anchoring != nil {
 		extraJobs = append(extraJobs, anchoring)
 	}
@@ -439,6 +443,20 @@ func newHTTPServer(cfg Config, db *bun.DB, store *postgres.Store, services *regi
 		return nil, err
 	}
 	return srv, nil
+}
+
+// startRequestLog builds the request log's reader and its recorder, and pushes the recorder's
+// stop (writing what waits) onto undo, so it runs before the database closes.
+func startRequestLog(services *registry, logs *postgres.RequestLogs, clock ports.Clock, log *slog.Logger, undo *cleanups) error {
+	var err error
+	if services.RequestLogs, err = requestlogs.New(logs, clock); err != nil {
+		return err
+	}
+	if services.Recorder, err = requestlogs.NewRecorder(logs, log); err != nil {
+		return err
+	}
+	undo.push(services.Recorder.Close)
+	return nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

@@ -22,6 +22,7 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	offrampapp "github.com/corridorhq/corridor/app/offramp"
 	operationsapp "github.com/corridorhq/corridor/app/operations"
+	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
 	safepayapp "github.com/corridorhq/corridor/app/safepay"
 	"github.com/corridorhq/corridor/app/tenancy"
 	"github.com/corridorhq/corridor/app/wallets"
@@ -56,6 +57,8 @@ type Services struct {
 	// Idempotency runs each state-changing form at most once per render, as it runs the API's
 	// POSTs once per Idempotency-Key.
 	Idempotency *kernel.Idempotency
+	// RequestLogs reads the tenant's request log (the Requests page).
+	RequestLogs *requestlogsapp.Service
 }
 
 // Config configures the console.
@@ -105,7 +108,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		return nil, errors.New("console: the cookie key must be at least 32 bytes")
 	}
 	if svc.Tenancy == nil || svc.Finance == nil || svc.Wallets == nil || svc.SafePay == nil || svc.Offramp == nil || svc.Claims == nil ||
-		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Checkout == nil || svc.Idempotency == nil || log == nil {
+		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Checkout == nil || svc.Idempotency == nil || svc.RequestLogs == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}
 	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log, throttle: newSignInThrottle(cfg.SignInsPerMinute, cfg.SharedLimits, func(err error) {
@@ -131,6 +134,7 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 	m.Get("/", financePages{k}.home)
 	developerPages{k}.developerRoutes(m)
 	memberPages{k}.memberRoutes(m)
+	requestPages{k}.requestRoutes(m)
 	checkoutPages{k}.checkoutRoutes(m)
 	moneyPages{k}.moneyRoutes(m)
 	k.actionRoutes(m)

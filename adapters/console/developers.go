@@ -210,9 +210,11 @@ func testTypes(ep webhook.Endpoint) []string {
 	return out
 }
 
-// sendTestEvent records a sample event of the chosen type, as `corridor trigger` does (TEST
-// only: the use case refuses LIVE), so it is delivered, signed, to this endpoint and every
-// other one subscribed to the type; its delivery shows in the list it comes back to.
+// sendTestEvent records an event of the chosen type about the tenant's newest object of its
+// family, as `corridor trigger` does (TEST only: the use case refuses LIVE, and refuses a
+// family the tenant has no object of, saying how to make one), so it is delivered, signed, to
+// this endpoint and every other one subscribed to the type; its delivery shows in the list it
+// comes back to.
 func (k developerPages) sendTestEvent(c *fiber.Ctx) error {
 	id, typ := c.Params("id"), strings.TrimSpace(c.FormValue("type"))
 	if _, err := k.svc.Webhooks.GetEndpoint(c.UserContext(), principal(c), id); err != nil {

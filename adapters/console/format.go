@@ -19,7 +19,9 @@ import (
 // funcs are the helpers templates call.
 var funcs = template.FuncMap{
 	"when": when,
-	"usd":  usd,
+	// latencyMs is a request log entry's latency in milliseconds.
+	"latencyMs": func(micros int64) float64 { return float64(micros) / 1000 },
+	"usd":       usd,
 	// usdCap is an agent's cap: "no cap" when unset.
 	"usdCap": func(v *int64) string {
 		if v == nil {

@@ -19,6 +19,7 @@ func (k memberPages) memberRoutes(r fiber.Router) {
 	r.Get("/members", k.members)
 	r.Post("/members", k.invite)
 	r.Post("/members/:id/revoke", k.revoke)
+	r.Post("/members/:id/role", k.changeRole)
 }
 
 type membersData struct {
@@ -55,6 +56,22 @@ func (k memberPages) invite(c *fiber.Ctx) error {
 				Notice: "Invited " + inv.Member.Email + ". Send them the invite token now: it is shown only once."},
 			Again: flash{Kind: "member", ID: inv.Member.ID,
 				Notice: "This form was already submitted: " + inv.Member.Email + " was invited then, once. The token was shown on that first answer only: if it was lost, revoke the invite and invite again."},
+		}, nil
+	})
+}
+
+// changeRole gives a member the role chosen in its row's form, as PATCH
+// /v1/tenants/members/{id} does: the same use case, so the grant rule decides.
+func (k memberPages) changeRole(c *fiber.Ctx) error {
+	id, in := c.Params("id"), tenancy.ChangeRoleInput{Role: c.FormValue("role")}
+	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
+		m, err := k.svc.Tenancy.ChangeMemberRole(ctx, principal(c), id, in)
+		if err != nil {
+			return outcome{}, err
+		}
+		return outcome{Location: Prefix + "/members",
+			First: flash{Kind: "member", Notice: m.Email + " is now " + string(m.Role) + "."},
+			Again: flash{Kind: "member", Notice: "This form was already submitted: " + m.Email + " is " + string(m.Role) + "."},
 		}, nil
 	})
 }

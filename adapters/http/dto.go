@@ -35,6 +35,10 @@ type memberInviteRequest struct {
 	Role        string `json:"role,omitempty" oas:"enum=ADMIN|MEMBER"`
 }
 
+type memberRoleRequest struct {
+	Role string `json:"role" oas:"required,enum=ADMIN|MEMBER" description:"The member's new role. The caller must hold every power of the role given and of the role taken away, in TEST and in LIVE; OWNER is not a member role."`
+}
+
 type memberAcceptRequest struct {
 	Token         string `json:"token" oas:"required" description:"The invite token shown once in the invite answer: valid 7 days, accepted once, by a session whose verified email is the invited one."`
 	SignerAddress string `json:"signerAddress" oas:"required,pattern=^0x[0-9a-fA-F]{40}$"`

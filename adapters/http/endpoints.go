@@ -31,6 +31,7 @@ func (s *Server) endpointTable(h handlers) []Endpoint {
 	routes = append(routes, h.recipients.identityEndpoints()...)
 	routes = append(routes, h.finance.statusEndpoints()...)
 	routes = append(routes, h.recipients.recipientEndpoints()...)
+	routes = append(routes, h.requestLogs.endpoints()...)
 	features := s.cfg.Capabilities.Features
 	if features["treasury"] {
 		routes = append(routes, h.treasury.treasuryEndpoints()...)

@@ -24,6 +24,9 @@ func (h *tenancyHandlers) endpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/tenants/members/{id}/revoke", Summary: "Revoke a member", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Params: pathID,
 			Responses: map[int]any{200: memberRevokeResponse{}, 404: Envelope{}}, Staged: h.revokeMember},
+		{Method: "PATCH", Path: "/v1/tenants/members/{id}", Grants: "member_role", Summary: "Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)", Tag: "members",
+			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Params: pathID, Request: memberRoleRequest{},
+			Responses: map[int]any{200: memberResponse{}, 404: Envelope{}, 409: Envelope{}}, Handler: h.changeMemberRole},
 
 		{Method: "POST", Path: "/v1/api-keys", Grants: "api_key", Summary: "Create an API key (plaintext returned once)", Tag: "api-keys",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeKeysManage}, Request: apiKeyCreateRequest{},

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"errors"
+	"github.com/corridorhq/corridor/core/requestlog"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -60,6 +61,7 @@ var statusByCode = map[core.Code]int{
 	core.CodeHandleTaken:                  409,
 	core.CodeDripNotFound:                 404,
 	core.CodeJobNotFound:                  404,
+	requestlog.CodeNotFound:               404,
 	wallet.CodeWalletQuotaExceeded:        422,
 	safepay.CodePaymentNotFound:           404,
 	safepay.CodeSignatureDuplicate:        409,

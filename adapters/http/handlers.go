@@ -166,6 +166,7 @@ type handlers struct {
 	claims       *claimsHandlers
 	recipients   *recipientsHandlers
 	operator     *operatorHandlers
+	requestLogs  *requestLogsHandlers
 }
 
 // newHandlers gives each handler type its service from deps, and what it takes from the
@@ -199,5 +200,6 @@ func (s *Server) newHandlers(d Deps) handlers {
 		claims:       &claimsHandlers{svc: d.Claims, limiter: s.claimLimiter},
 		recipients:   &recipientsHandlers{svc: d.Recipients},
 		operator:     &operatorHandlers{svc: d.Operations, actor: actor},
+		requestLogs:  &requestLogsHandlers{svc: d.RequestLogs},
 	}
 }

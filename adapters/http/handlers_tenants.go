@@ -66,6 +66,18 @@ func (h *tenancyHandlers) listMembers(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
+func (h *tenancyHandlers) changeMemberRole(c *fiber.Ctx) error {
+	var req memberRoleRequest
+	if err := decodeBody(c, &req); err != nil {
+		return err
+	}
+	m, err := h.svc.ChangeMemberRole(c.UserContext(), principal(c), c.Params("id"), tenancy.ChangeRoleInput{Role: req.Role})
+	if err != nil {
+		return err
+	}
+	return c.JSON(toMember(m))
+}
+
 func (h *tenancyHandlers) acceptInvite(c *fiber.Ctx) error {
 	var req memberAcceptRequest
 	if err := decodeBody(c, &req); err != nil {

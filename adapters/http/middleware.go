@@ -231,6 +231,7 @@ func (s *Server) observe(c *fiber.Ctx) error {
 	status := c.Response().StatusCode()
 	route := endpointOf(c)
 	s.metrics.observe(strings.Clone(c.Method()), route, status, latency)
+	s.recordRequest(c, route, status, start, latency)
 	attrs := []any{"requestId", requestID(c), "method", c.Method(), "route", route,
 		"status", status, "latencyMs", float64(latency.Microseconds()) / 1000}
 	if p, ok := principalOf(c); ok {

@@ -50,6 +50,7 @@ var idPrefixes = map[string]string{
 	"refund": "crf", "bill": "bil", "settlement": "cst", "escrowClaim": "clm", "decisionLog": "dec",
 	"policyDecision": "dec", "activeVersion": "pv", "holdTransfer": "trf", "fundingCardAccount": "acc",
 	"resolvedBy": "mem", "subject": "agt", "target": "wal", "reference": "pay", "route": "rq",
+	"request": "req",
 }
 
 // schemaIDPrefixes give the id prefix of each schema whose objects carry an id: the example of
@@ -63,7 +64,7 @@ var schemaIDPrefixes = map[string]string{
 	"MemberRevoke": "mem", "PhoneAlias": "pha", "SafePayment": "pay", "SecondaryTransaction": "pay",
 	"SmsMessage": "sms", "Tenant": "ten", "Wallet": "wal", "WalletDetail": "wal",
 	"WebhookDelivery": "whd", "WebhookEndpoint": "whe", "WebhookPayload": "evt", "AgentActivityItem": "pay",
-	"AdminTenant": "ten", "AdminDisabledEndpoint": "whe", "AdminPayment": "ofp", "AdminFailedJob": "job",
+	"RequestLog": "rql", "AdminTenant": "ten", "AdminDisabledEndpoint": "whe", "AdminPayment": "ofp", "AdminFailedJob": "job",
 }
 
 // exampleIDSuffix is the 26 base32 characters every example id shares after its prefix.
@@ -109,7 +110,8 @@ var exampleNames = map[string]string{ //nolint:gosec // example values for the d
 	"stillOwnerOfWalletIds": "wal" + exampleIDSuffix, "destinationLabel": "BBVA •••• 6789",
 	"otpauthUri":     "otpauth://totp/Corridor:ada@example.com?secret=JBSWY3DPEHPK3PXP&issuer=Corridor",
 	"transaction_id": "pay" + exampleIDSuffix,
-	"event":          "safe_payment.completed", "payment_id": "pay" + exampleIDSuffix, "wallet_id": "wal" + exampleIDSuffix,
+	"method":         "GET", "route": "/v1/wallets/{id}",
+	"event": "safe_payment.completed", "payment_id": "pay" + exampleIDSuffix, "wallet_id": "wal" + exampleIDSuffix,
 }
 
 // example is the example of a body DTO, false for a text body.

@@ -34,7 +34,7 @@ var webhookEventTypes = func() map[string]string {
 // webhookFamilyPrefixes are the id prefixes of the resource each event family is about.
 var webhookFamilyPrefixes = map[string]string{
 	"safe_payment": "pay", "offramp_payment": "ofp", "claim": "clm", "card": "card", "card_authorization": "cau",
-	"agent": "agt", "invoice": "inv", "treasury_sweep": "swp", "payment": "chk", "refund": "crf", "webhook_endpoint": "whe",
+	"agent": "agt", "invoice": "inv", "treasury_sweep": "swp", "payment": "chk", "refund": "crf", "webhook_endpoint": "whe", "member": "mem",
 }
 
 // webhooks is the document's webhooks: one POST per event type the service sends to a

@@ -3,6 +3,8 @@ package http
 import (
 	"context"
 	"encoding/json"
+	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
+	"github.com/corridorhq/corridor/core/requestlog"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -148,9 +150,26 @@ func nopServices(t *testing.T) Deps {
 	operationsSvc, err := operationsapp.New(operationsapp.Deps{Reports: nopOperator{}, Audit: nopOperator{}, Jobs: nopOperator{},
 		Reviews: offrampSvc, Arbiter: invoicesSvc, Endpoints: webhooksSvc, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	must(err)
-	return Deps{Operations: operationsSvc, Claims: claimsSvc, Recipients: recipientsSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	requestLogsSvc, err := requestlogsapp.New(nopRequestLogs{}, nil)
+	must(err)
+	return Deps{RequestLogs: requestLogsSvc, Recorder: nopRecorder{}, Operations: operationsSvc, Claims: claimsSvc, Recipients: recipientsSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
+
+type nopRequestLogs struct{}
+
+func (nopRequestLogs) AppendRequestLogs(context.Context, []requestlog.Entry) error { return nil }
+func (nopRequestLogs) ListRequestLogs(context.Context, requestlog.Filter, *requestlog.Cursor, int) ([]requestlog.Entry, error) {
+	return nil, nil
+}
+func (nopRequestLogs) FindRequestLog(context.Context, string, core.Environment, string) (requestlog.Entry, error) {
+	return requestlog.Entry{}, core.NotFound(requestlog.CodeNotFound, "request log entry")
+}
+func (nopRequestLogs) PruneRequestLogs(context.Context, time.Time) (int, error) { return 0, nil }
+
+type nopRecorder struct{}
+
+func (nopRecorder) Record(requestlog.Entry) {}
 
 type nopRampPayments struct{}
 

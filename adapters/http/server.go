@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
 	"log/slog"
 	"net/netip"
 	"strings"
@@ -193,6 +194,9 @@ type Deps struct {
 	Operations *operationsapp.Service
 	// Idempotency is the Idempotency-Key store that wraps every POST.
 	Idempotency *kernel.Idempotency
+	// RequestLogs reads the tenant's request log; Recorder writes it, off the request path.
+	RequestLogs *requestlogsapp.Service
+	Recorder    RequestRecorder
 }
 
 // missing names the dependencies that are nil, so a wiring mistake fails at start-up.
@@ -208,6 +212,7 @@ func (d Deps) missing() []string {
 		{"Agents", d.Agents == nil}, {"Treasury", d.Treasury == nil}, {"Cards", d.Cards == nil}, {"Ramps", d.Ramps == nil},
 		{"TwoFactor", d.TwoFactor == nil}, {"Invoices", d.Invoices == nil}, {"Webhooks", d.Webhooks == nil},
 		{"Checkout", d.Checkout == nil}, {"Operations", d.Operations == nil}, {"Idempotency", d.Idempotency == nil},
+		{"RequestLogs", d.RequestLogs == nil}, {"Recorder", d.Recorder == nil},
 	} {
 		if c.absent {
 			out = append(out, c.name)
@@ -241,6 +246,8 @@ type Server struct {
 	// secondaryRoutes are the method and path segments of the SecondaryErrors routes, so a
 	// refusal before the route's own chain (a bad query string, a deadline) takes their shape.
 	secondaryRoutes []secondaryRoute
+	// recorder takes each finished request of a tenant's credential for the request log.
+	recorder RequestRecorder
 }
 
 // New builds the server, each capability's handler type from deps, and registers every route.
@@ -267,7 +274,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	if cfg.RateLimit.PerSecond > 0 && cfg.RateLimit.Burst <= 0 {
 		cfg.RateLimit.Burst = max(int(cfg.RateLimit.PerSecond), 1)
 	}
-	s := &Server{cfg: cfg, authn: deps.Tenancy, idempotency: deps.Idempotency, log: log, metrics: m}
+	s := &Server{cfg: cfg, authn: deps.Tenancy, idempotency: deps.Idempotency, log: log, metrics: m, recorder: deps.Recorder}
 	s.limiter, s.claimLimiter, s.ephemeralKeyLimiter = newLimiters(cfg, log)
 	timeouts := cfg.Timeouts.withDefaults()
 	s.fiber = fiber.New(fiber.Config{

@@ -60,7 +60,7 @@ func pending(p Placement, tables ...string) []TablePlacement {
 var CitusPlan = concatPlans(
 	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts"),
 		dist("twofactor_budgets"), dist("twofactor_factors"), dist("twofactor_challenges"), dist("contacts"),
-		dist("idempotency_keys")},
+		dist("idempotency_keys"), dist("request_logs")},
 	[]TablePlacement{ref("custody_keys"), ref("chain_index_cursors"), ref("offramp_escrow_cursors"),
 		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
 	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.

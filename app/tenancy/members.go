@@ -222,3 +222,72 @@ func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, read Revoc
 func canRevokeMember(p auth.Principal, m tenant.Member) error {
 	return auth.AuthorizeRevoke(tenant.HoldingOf(p), auth.GrantMember, tenant.RoleGrant(m.Role))
 }
+
+// ChangeRoleInput is the body of PATCH /v1/tenants/members/{id}.
+type ChangeRoleInput struct {
+	Role string
+}
+
+// ChangeMemberRole gives a member another role (ADMIN or MEMBER). It follows the grant rule
+// both ways: the caller must hold, in TEST and in LIVE, every power of the role it gives
+// (auth.AuthorizeGrant, as an invite of that role) and of the role it takes away
+// (auth.AuthorizeRevoke, as revoking the member). The tenant's OWNER is not a member row and
+// OWNER is not a member role, so ownership can neither be given nor taken here and the tenant
+// always keeps its owner. A change records member.role_changed in the caller's environment, with
+// who made it: the tenant's audit of role changes. Another tenant's member is 404.
+func (s *Service) ChangeMemberRole(ctx context.Context, p auth.Principal, id string, in ChangeRoleInput) (tenant.Member, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeMembersManage); err != nil {
+		return tenant.Member{}, err
+	}
+	if strings.TrimSpace(in.Role) == "" {
+		return tenant.Member{}, core.Invalid("role", "is required: ADMIN or MEMBER")
+	}
+	role, err := tenant.ParseRole(in.Role)
+	if err != nil {
+		return tenant.Member{}, core.Invalid("role", kernel.FieldReason(err, "role"))
+	}
+	var out tenant.Member
+	// A role change changes what the member's sessions hold on their next request; keys the
+	// member created keep their own scopes (a key never holds more than it was given).
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		m, err := tx.Members().FindMember(ctx, p.TenantID, id)
+		if err != nil {
+			return err
+		}
+		if err := canChangeRole(p, m.Role, role); err != nil {
+			return err
+		}
+		previous := m.Role
+		if out, err = m.ChangeRole(role); err != nil || previous == role {
+			return err
+		}
+		if err := tx.Members().UpdateMember(ctx, out); err != nil {
+			return err
+		}
+		return kernel.RecordChangeEvent(ctx, tx, p.TenantID, p.Environment, "member", out.ID, "ROLE_CHANGED", string(out.Status),
+			s.clock.Now(), map[string]any{"role": string(out.Role), "previousRole": string(previous), "changedBy": actorOf(p)})
+	})
+	return out, err
+}
+
+// canChangeRole is the grant rule for a role change: removing the old role's powers needs what
+// revoking such a member needs, and giving the new role's powers needs what inviting one needs.
+func canChangeRole(p auth.Principal, from, to tenant.Role) error {
+	if err := canRevokeMember(p, tenant.Member{Role: from}); err != nil {
+		return err
+	}
+	return auth.AuthorizeGrant(p, tenant.HoldingOf(p), auth.Grant{Kind: auth.GrantMember, Scopes: tenant.RoleGrant(to)})
+}
+
+// actorOf names who acted, for an event's audit fields: the key's id, or the session's member
+// id (the owner has none) or user id. Never a secret.
+func actorOf(p auth.Principal) string {
+	switch {
+	case p.KeyID != "":
+		return p.KeyID
+	case p.MemberID != "":
+		return p.MemberID
+	default:
+		return p.UserID
+	}
+}

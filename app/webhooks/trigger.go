@@ -12,33 +12,40 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// sampleResources are the event families a sandbox trigger can emit, with the id prefix of the
-// resource each announces and a few fields its real events carry (docs/webhooks.md), so a
-// partner's handler sees the shape it will see in production. lowerStatus marks the checkout
-// families (payment, refund), whose real events carry their status in lower case
-// ("completed", "processed") like the rest of that surface.
-var sampleResources = map[string]struct {
-	prefix      string
-	data        map[string]any
+// triggerFamilies are the event families a sandbox trigger emits, each with how a tenant makes
+// its first object of the family: a trigger is always about a real object of the caller's (GET
+// on data.id answers 200), so a tenant with none is refused with this hint instead of being sent
+// an event about an id that does not exist. lowerStatus marks the checkout families (payment,
+// refund), whose real events carry their status in lower case ("completed", "processed").
+var triggerFamilies = map[string]struct {
+	firstObject string
 	lowerStatus bool
 }{
-	"safe_payment":       {core.PrefixPayment, map[string]any{"amount": "12.5", "walletId": "wal_sandbox"}, false},
-	"offramp_payment":    {core.PrefixOffRamp, map[string]any{"amount": "25"}, false},
-	"claim":              {core.PrefixClaim, map[string]any{"amount": "25", "paymentId": "ofp_sandbox"}, false},
-	"card":               {core.PrefixCard, map[string]any{"walletId": "wal_sandbox", "last4": "4242", "funding": "SAFE"}, false},
-	"card_authorization": {core.PrefixCardAuth, map[string]any{"amount": "9.99", "cardId": "card_sandbox", "merchantName": "Sandbox Coffee", "mcc": "5814"}, false},
-	"agent":              {core.PrefixAgent, map[string]any{"name": "sandbox agent"}, false},
-	"invoice":            {"inv", map[string]any{"amount": "100"}, false},
-	"treasury_sweep":     {core.PrefixSweep, map[string]any{"amount": "50", "paymentId": "pay_sandbox"}, false},
-	"payment":            {"chk", map[string]any{"amount": "19.99", "currency": "USD"}, true},
-	"refund":             {"chk", map[string]any{"amount": "19.99", "paymentId": "chk_sandbox"}, true},
-	"webhook_endpoint":   {core.PrefixWebhookEndpoint, map[string]any{"url": "https://partner.example.com/webhooks"}, false},
+	"safe_payment":       {"propose a payment from a wallet (POST /v1/wallets/{id}/transactions or POST /v1/payments)", false},
+	"offramp_payment":    {"send an off-ramp payment (POST /v1/offramp/payments)", false},
+	"claim":              {"send an off-ramp payment to a phone with no account yet, which opens a claim (POST /v1/offramp/payments)", false},
+	"card":               {"issue a card (POST /v1/cards); corridor trigger issues one to a sandbox cardholder itself", false},
+	"card_authorization": {"ask the sandbox issuer for an authorization (POST /v1/sandbox/cards/{id}/authorizations); corridor trigger does it itself", false},
+	"agent":              {"create an agent (POST /v1/agents); corridor trigger creates one itself", false},
+	"invoice":            {"create an invoice (POST /v1/invoices)", false},
+	"treasury_sweep":     {"let a treasury rule propose a sweep (POST /v1/treasury/rules)", false},
+	"payment":            {"create a checkout (POST /v1/payments with amount, currency USD, cryptocurrency USDC)", true},
+	"refund":             {"refund a checkout that received USDC (POST /v1/payments/{id}/refund)", true},
+	"webhook_endpoint":   {"register an endpoint (POST /v1/webhook-endpoints)", false},
+	"member":             {"invite a member (POST /v1/tenants/members)", false},
+}
+
+// untriggerable are the documented types that name no object a trigger could be about, with
+// the reason a trigger refuses them.
+var untriggerable = map[string]string{
+	"twofactor.locked": "twofactor.locked is about the tenant's two-factor verification, not an object: it cannot be triggered. " +
+		"To see one, lock a factor for real with 10 wrong codes within 15 minutes (docs/twofactor.md)",
 }
 
 // TriggerFamilies lists the event families TriggerEvent emits, sorted.
 func TriggerFamilies() []string {
-	out := make([]string, 0, len(sampleResources))
-	for k := range sampleResources {
+	out := make([]string, 0, len(triggerFamilies))
+	for k := range triggerFamilies {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -51,10 +58,12 @@ const maxResourceScan = 100
 // TriggerEvent records, in TEST only, an event of typ (`corridor trigger`): it goes through the
 // same dispatch as every event, to the caller's endpoints and GET /v1/events, so a partner
 // exercises its handler without making the state change happen. The event is about a real
-// object of the caller's when there is one: resourceID when given (an object of that family the
-// caller's events name, else 400), otherwise the newest such object; only a tenant with no
-// object of the family gets a sample id. Its data is the object's latest, with the status the
-// type names and sandboxTrigger: true; it is recorded every time it is asked for.
+// object of the caller's: resourceID when given (an object of that family the caller's events
+// name, else 400), otherwise the newest such object. A caller with no object of the family is
+// refused (409 INVALID_STATE saying how to make one), and so is a documented type that names no
+// object (400): an event about an id that GET answers 404 for misleads a handler. Its data is
+// the object's latest, with the status the type names and sandboxTrigger: true; it is recorded
+// every time it is asked for.
 func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resourceID string) (event.Event, error) {
 	if err := kernel.RequireTenantScope(p, scope); err != nil {
 		return event.Event{}, err
@@ -64,12 +73,15 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 	}
 	typ = strings.TrimSpace(typ)
 	kind, state, _ := strings.Cut(typ, ".")
-	sample, ok := sampleResources[kind]
+	if why, refused := untriggerable[typ]; refused {
+		return event.Event{}, core.Invalid("type", why)
+	}
+	family, ok := triggerFamilies[kind]
 	if _, documented := event.Documented(typ); !documented || !ok {
 		return event.Event{}, core.Invalid("type", "a documented event type (docs/webhooks.md; the OpenAPI document's webhooks list them all), such as safe_payment.completed; families: "+strings.Join(TriggerFamilies(), ", "))
 	}
 	status := strings.ToUpper(state)
-	if sample.lowerStatus {
+	if family.lowerStatus {
 		status = state
 	}
 	var e event.Event
@@ -79,7 +91,7 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 			return err
 		}
 		if id == "" {
-			id, data = core.NewID(sample.prefix), sample.data
+			return core.E(core.CodeInvalidState, "you have no %s in TEST yet, and a triggered event is always about a real one: %s, then trigger %s again", kind, family.firstObject, typ)
 		}
 		merged := map[string]any{}
 		for k, v := range data {
@@ -98,8 +110,11 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 // events its real changes recorded (each object records one when it is created): the one named,
 // or the newest. An empty id with no error: the caller has none.
 func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, named string) (string, map[string]any, error) {
-	if kind == "webhook_endpoint" {
+	switch kind {
+	case "webhook_endpoint":
 		return realEndpoint(ctx, tx, p, named)
+	case "member":
+		return realMember(ctx, tx, p, named)
 	}
 	events, _, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: p.TenantID, Environment: p.Environment,
 		Type: kind + ".*", ResourceID: named}, ports.Page{Take: maxResourceScan})
@@ -132,4 +147,22 @@ func realEndpoint(ctx context.Context, tx ports.Tx, p auth.Principal, named stri
 		return "", nil, err
 	}
 	return eps[0].ID, map[string]any{"url": eps[0].URL}, nil
+}
+
+// realMember is the named member of the caller's tenant, or its first listed: inviting a member
+// records no event, so the members themselves are read. Its data is its role and status, never
+// its email.
+func realMember(ctx context.Context, tx ports.Tx, p auth.Principal, named string) (string, map[string]any, error) {
+	if named != "" {
+		m, err := tx.Members().FindMember(ctx, p.TenantID, named)
+		if err != nil {
+			return "", nil, core.Invalid("resourceId", "names no member of yours")
+		}
+		return m.ID, map[string]any{"role": string(m.Role), "previousRole": string(m.Role)}, nil
+	}
+	members, _, err := tx.Members().ListMembers(ctx, p.TenantID, ports.Page{Take: 1})
+	if err != nil || len(members) == 0 {
+		return "", nil, err
+	}
+	return members[0].ID, map[string]any{"role": string(members[0].Role), "previousRole": string(members[0].Role)}, nil
 }

@@ -28,6 +28,7 @@ var Families = []Family{
 	{"payment", strings.Fields("created pending completed failed"), "a hosted checkout (chk_…) is created or reaches this status (docs/checkout.md)"},
 	{"refund", strings.Fields("processed"), "a checkout's refund was sent on chain"},
 	{"webhook_endpoint", strings.Fields("disabled"), "an endpoint failed for the whole retry window and was disabled"},
+	{"member", strings.Fields("role_changed"), "a member's role was changed (data.role, data.previousRole, data.changedBy: the key or member that changed it)"},
 	{"twofactor", strings.Fields("locked"), "two-factor verification was locked after too many wrong codes (data.subject: the tenant's environment or factor:<id>; data.lockedUntil)"},
 }
 

@@ -103,6 +103,17 @@ func (m Member) Revoke(now time.Time) Member {
 	return m
 }
 
+// ChangeRole gives an ACTIVE or PENDING member another role. A revoked member keeps the role it
+// had when it was revoked: its sessions and keys are gone, and a new role would be a grant nobody
+// can use, so it answers INVALID_STATE. Setting the role it already has changes nothing.
+func (m Member) ChangeRole(role Role) (Member, error) {
+	if m.Status == MemberRevoked {
+		return m, core.E(core.CodeInvalidState, "this member was revoked: invite the person again instead")
+	}
+	m.Role = role
+	return m, nil
+}
+
 // CodeInviteEmailMismatch refuses an invite accepted by someone other than its invitee (docs/decisions/tenancy.md).
 const CodeInviteEmailMismatch core.Code = "INVITE_EMAIL_MISMATCH"
 

@@ -270,8 +270,9 @@ func TenantID(ctx context.Context, api *corridor.ClientWithResponses) (string, e
 // caller's, and returns it. For the families a fixture can make without a chain (agent, card,
 // card_authorization: fixtures.go) it first creates a fresh object, so the event's data.id is
 // one GET answers 200 for; for the other families the service picks the caller's newest object
-// of the family (a sample id when there is none), and so do the fixture families when their
-// fixture cannot be made (a build without the capability): the event is still emitted.
+// of the family, and refuses (409, saying how to make one) when the caller has none, as it
+// refuses a documented type that names no object (twofactor.locked). The fixture families fall
+// back to the same rule when their fixture cannot be made (a build without the capability).
 func Trigger(ctx context.Context, api *corridor.ClientWithResponses, typ string) (corridor.Event, error) {
 	req := corridor.TriggerEventRequest{Type: typ}
 	family, _, _ := strings.Cut(typ, ".")

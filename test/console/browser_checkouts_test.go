@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/corridorhq/corridor/test/harness"
@@ -83,5 +84,32 @@ func TestConsole_CheckoutsCSV(t *testing.T) {
 	}
 	if p := v.Get("/console/checkouts.csv?status=COMPLETED"); strings.Contains(p.Body, mine) {
 		t.Fatalf("the completed filter lists a created checkout: %s", p.Body)
+	}
+}
+
+// TestConsoleBrowserCheckoutsExport: the checkouts page's Export CSV link, followed from the
+// signed-in browser with the status filter applied, answers the tenant's checkouts as CSV.
+func TestConsoleBrowserCheckoutsExport(t *testing.T) {
+	ten := env().NewTenant(t)
+	id := ten.Root.Post("/v1/payments", map[string]any{"amount": 4, "currency": "USD", "cryptocurrency": "USDC",
+		"description": "Exported order"}).Expect(t, 201).JSON(t)["id"].(string)
+	ctx := harness.Browser(t)
+	base := env().BaseURL
+	var href, body string
+	run(t, ctx, "export from the checkouts page",
+		chromedp.Navigate(base+"/console/signin"),
+		chromedp.WaitVisible("#signin-form", chromedp.ByQuery),
+		chromedp.SetValue("#token", ten.SessionToken, chromedp.ByQuery),
+		chromedp.Click("#signin", chromedp.ByQuery),
+		chromedp.WaitVisible("nav", chromedp.ByQuery),
+		chromedp.Navigate(base+"/console/checkouts?status=CREATED"),
+		chromedp.WaitVisible("#export-checkouts", chromedp.ByID),
+		chromedp.AttributeValue("#export-checkouts", "href", &href, nil, chromedp.ByID),
+		chromedp.Evaluate(`fetch(document.querySelector("#export-checkouts").href).then(r => r.text())`, &body,
+			func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }),
+	)
+	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+	if !strings.Contains(href, "status=CREATED") || err != nil || len(rows) != 2 || rows[1][0] != id || rows[1][7] != "Exported order" {
+		t.Fatalf("the export link %q answered %v (%v):\n%s", href, rows, err, body)
 	}
 }

@@ -23,7 +23,8 @@ func memberStatus(t *testing.T, ten *harness.Tenant, email string) (id, status s
 }
 
 // TestConsoleBrowserMembers: the owner invites a member from the members page (the invite token
-// shown once), the invitee accepts it with that token, and the owner revokes them with a click;
+// shown once), the invitee accepts it with that token, the owner changes their role with the
+// row's role control and revokes them with a click;
 // each step is what the API then reports.
 func TestConsoleBrowserMembers(t *testing.T) {
 	ten := env().NewTenant(t)
@@ -50,20 +51,40 @@ func TestConsoleBrowserMembers(t *testing.T) {
 		t.Fatalf("after the invite: member %s %q, token %q", id, status, token)
 	}
 	env().AcceptInvite(t, email, strings.TrimSpace(token), map[string]any{"signerAddress": "0x0000000000000000000000000000000000000078"}).Expect(t, 200)
-	var row string
+	var row, changed, notice string
+	run(t, ctx, "change role",
+		chromedp.Navigate(base+"/console/members"),
+		chromedp.WaitVisible("#role-"+id, chromedp.ByID),
+		chromedp.Text("#member-"+id+" .role", &row, chromedp.ByQuery),
+		chromedp.SetValue("#role-"+id, "MEMBER", chromedp.ByID),
+		chromedp.Click("#change-role-"+id, chromedp.ByID),
+		chromedp.WaitVisible("#notice", chromedp.ByID),
+		chromedp.Text("#notice", &notice, chromedp.ByID),
+		chromedp.Text("#member-"+id+" .role", &changed, chromedp.ByQuery),
+	)
+	if row != "ADMIN" || changed != "MEMBER" || !strings.Contains(notice, "is now MEMBER") || memberRole(t, ten, id) != "MEMBER" {
+		t.Fatalf("the role control: shown %q then %q (%q), the API says %q", row, changed, notice, memberRole(t, ten, id))
+	}
 	run(t, ctx, "revoke",
 		chromedp.Navigate(base+"/console/members"),
 		chromedp.WaitVisible("#revoke-"+id, chromedp.ByID),
-		chromedp.Text("#member-"+id+" .role", &row, chromedp.ByQuery),
 		chromedp.Click("#revoke-"+id, chromedp.ByID),
 		chromedp.WaitVisible("#notice", chromedp.ByID),
 	)
-	if row != "ADMIN" {
-		t.Fatalf("the member's role shows %q", row)
-	}
 	if _, status := memberStatus(t, ten, email); status != "REVOKED" {
 		t.Fatalf("after the revoke: %q", status)
 	}
+}
+
+// memberRole is a member's role through the API.
+func memberRole(t *testing.T, ten *harness.Tenant, id string) string {
+	t.Helper()
+	for _, m := range ten.Session.Get("/v1/tenants/members").Expect(t, 200).JSON(t)["members"].([]any) {
+		if m := m.(map[string]any); m["id"] == id {
+			return m["role"].(string)
+		}
+	}
+	return ""
 }
 
 // TestConsole_MembersFollowTheAPI: a member without members:manage sees the list but its
@@ -81,8 +102,13 @@ func TestConsole_MembersFollowTheAPI(t *testing.T) {
 	if p := v.Post("/console/members/"+theirID+"/revoke", form, false); p.Status != http.StatusNotFound {
 		t.Fatalf("revoking another tenant's member: %d", p.Status)
 	}
-	if _, status := memberStatus(t, other, "theirs@example.com"); status != "PENDING" {
-		t.Fatalf("another tenant's member is %q", status)
+	v.Get("/console/members")
+	role := v.Form("/console/members", url.Values{"role": {"ADMIN"}})
+	if p := v.Post("/console/members/"+theirID+"/role", role, false); p.Status != http.StatusNotFound {
+		t.Fatalf("changing another tenant's member's role: %d", p.Status)
+	}
+	if _, status := memberStatus(t, other, "theirs@example.com"); status != "PENDING" || memberRole(t, other, theirID) != "MEMBER" {
+		t.Fatalf("another tenant's member is %q %s", status, memberRole(t, other, theirID))
 	}
 	v.Get("/console/members")
 	bad := v.Form("/console/members", url.Values{"email": {"not-an-email"}, "role": {"MEMBER"}})

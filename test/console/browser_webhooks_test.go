@@ -51,6 +51,8 @@ func TestConsoleBrowserWebhookFormAndTestEvent(t *testing.T) {
 	)
 	eps := ten.Root.Get("/v1/webhook-endpoints").Expect(t, 200).JSON(t)["endpoints"].([]any)
 	endpointID := eps[0].(map[string]any)["id"].(string)
+	// A test event is about a real object of the tenant's: here, a checkout.
+	ten.Root.Post("/v1/payments", map[string]any{"amount": 10, "currency": "USD", "cryptocurrency": "USDC", "description": "Order 11"}).Expect(t, 201)
 	var notice string
 	var choices []string
 	run(t, ctx, "send a test event",

@@ -34,7 +34,7 @@ func TestExamples(t *testing.T) {
 	}{
 		{"checkout", regexp.MustCompile(`read back chk_\S+: created, amount 131072\.01`)},
 		{"safepayment", regexp.MustCompile(`payment pay_\S+ COMPLETED in transaction 0x[0-9a-f]{64}`)},
-		{"webhooks", regexp.MustCompile(`verified safe_payment\.completed evt_\S+`)},
+		{"webhooks", regexp.MustCompile(`verified agent\.created evt_\S+`)},
 		{"balances", regexp.MustCompile(`(?s)service balance USDC: 100(\.0+)? available.*trial balance \S+: balanced true`)},
 		{"offramp", regexp.MustCompile(`payment ofp_\S+ DELIVERED through \S+ to destination dst_\S+`)},
 		{"cards", regexp.MustCompile(`(?s)authorization of 12\.5 USD at Corner Grocery: APPROVED\n.*at Lucky Bets: DECLINED \(MCC_BLOCKED\)`)},

@@ -121,13 +121,13 @@ func newGraph(t *testing.T) *graph {
 			if !ok {
 				continue
 			}
-			if !slices.Contains([]string{"api_key", "agent_key", "agent", "member_invite", "member_accept"}, kind) {
+			if !slices.Contains([]string{"api_key", "agent_key", "agent", "member_invite", "member_accept", "member_role"}, kind) {
 				t.Fatalf("%s %s creates %q, which this test does not know how to follow", strings.ToUpper(method), path, kind)
 			}
 			g.routes[kind] = true
 		}
 	}
-	for _, kind := range []string{"api_key", "agent_key", "agent", "member_invite", "member_accept"} {
+	for _, kind := range []string{"api_key", "agent_key", "agent", "member_invite", "member_accept", "member_role"} {
 		if !g.routes[kind] {
 			t.Fatalf("no route of the document creates %s", kind)
 		}
@@ -236,6 +236,7 @@ func (g *graph) explore(c credential) []credential {
 		made = append(made, g.mintKeys(c, client, e)...)
 		made = append(made, g.mintAgentKeys(c, client, e)...)
 		made = append(made, g.invite(client)...)
+		made = append(made, g.promote(client)...)
 	}
 	// Only credentials that some other credential made here does not dominate are followed: one
 	// holding no more than another (and no less restricted, an agent being the more restricted)
@@ -310,6 +311,22 @@ func (g *graph) mintAgentKeys(c credential, client *harness.Client, actsIn core.
 		r := client.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "graph", "scopes": scopes})
 		if r.Status == http.StatusCreated {
 			kids = append(kids, g.keyCredential(fmt.Sprintf("agent key %v minted by %s in %s", scopes, c.name, actsIn), r.JSON(g.t)))
+		}
+	}
+	return kids
+}
+
+// promote tries to give a MEMBER (invited by the owner and accepted) each role with a role
+// change; the member's session after a change that succeeds is a new credential.
+func (g *graph) promote(client *harness.Client) []credential {
+	var kids []credential
+	for _, role := range []tenant.Role{tenant.RoleAdmin, tenant.RoleMember} {
+		email := fmt.Sprintf("graph-role-%d@example.com", emailSeq.Add(1))
+		inv := g.ten.Session.Post("/v1/tenants/members", map[string]any{"email": email, "role": string(tenant.RoleMember)}).Expect(g.t, 201).JSON(g.t)
+		_, member := env().SessionFor(g.t, email)
+		member.Post("/v1/tenants/members/accept", map[string]any{"token": inv["inviteToken"], "signerAddress": signer()}).Expect(g.t, 200)
+		if r := client.Do("PATCH", "/v1/tenants/members/"+inv["id"].(string), map[string]any{"role": string(role)}); r.Status == http.StatusOK {
+			kids = append(kids, g.sessionCredential(string(role)+" session by role change", member, role))
 		}
 	}
 	return kids

@@ -32,6 +32,18 @@ var fixtures = map[string]fixture{
 	"tenants/members": {notFound: "MEMBER_NOT_FOUND", tenantWide: true, make: func(t *testing.T, w *world) string {
 		return w.victim.Session.Post("/v1/tenants/members", map[string]any{"email": "matrix@example.com"}).Expect(t, 201).JSON(t)["id"].(string)
 	}},
+	// A request log entry is written off the request path: the fixture waits for the victim's
+	// request to be listed.
+	"request-logs": {notFound: "REQUEST_LOG_NOT_FOUND", make: func(t *testing.T, w *world) string {
+		w.victim.Root.Get("/v1/wallets").Expect(t, 200)
+		return harness.Until(t, "the victim's request in its log", func() string {
+			list := w.victim.Root.Get("/v1/request-logs?route=%2Fv1%2Fwallets").Expect(t, 200).JSON(t)["requestLogs"].([]any)
+			if len(list) == 0 {
+				return ""
+			}
+			return list[0].(map[string]any)["id"].(string)
+		}, func(id string) bool { return id != "" })
+	}},
 	"api-keys": {notFound: "API_KEY_NOT_FOUND", make: func(t *testing.T, w *world) string {
 		return w.victim.Session.Post("/v1/api-keys", map[string]any{"name": "victim"}).Expect(t, 201).JSON(t)["id"].(string)
 	}},

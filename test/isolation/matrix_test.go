@@ -14,6 +14,7 @@ import (
 // operation that refuses an empty object as 400 before either needs one here (the matrix says
 // so when it meets one). Values are fixed; ids in them are not the victim's.
 var bodies = map[string]any{
+	"PATCH /v1/tenants/members/{id}":                  map[string]any{"role": "MEMBER"},
 	"POST /v1/agents/{id}/keys":                       map[string]any{"name": "matrix", "scopes": []string{"agents:read"}},
 	"POST /v1/offramp/payments/{id}/select-route":     map[string]any{"routeQuoteId": "rq_matrix"},
 	"POST /v1/payments/{id}/sign":                     map[string]any{"signature": "0x" + strings.Repeat("ab", 64) + "1b"},

@@ -58,6 +58,9 @@ func TestListen_TriggeredEventReachesLocalReceiver(t *testing.T) {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		before, err := forward.Trigger(ctx, api, "agent.created")
+		// The event the listener forwards is about this endpoint (registering one records no
+		// event, so nothing else reaches the listener).
+		endpoint := ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook"}).Expect(t, 201).JSON(t)["id"].(string)
 		if err != nil {
 			cancel()
 			t.Fatal(err)
@@ -85,7 +88,7 @@ func TestListen_TriggeredEventReachesLocalReceiver(t *testing.T) {
 			return m[1]
 		}, func(s string) bool { return s != "" })
 
-		triggered, err := forward.Trigger(ctx, api, "safe_payment.completed")
+		triggered, err := forward.Trigger(ctx, api, "webhook_endpoint.disabled")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,8 +99,8 @@ func TestListen_TriggeredEventReachesLocalReceiver(t *testing.T) {
 		payload := got.Event
 		data, _ := payload["data"].(map[string]any)
 		resourceID, _ := data["id"].(string)
-		if payload["id"] != triggered.Id || payload["type"] != "safe_payment.completed" || payload["event"] != "safe_payment.completed" ||
-			data["status"] != "COMPLETED" || data["sandboxTrigger"] != true || !strings.HasPrefix(resourceID, "pay_") {
+		if payload["id"] != triggered.Id || payload["type"] != "webhook_endpoint.disabled" || payload["event"] != "webhook_endpoint.disabled" ||
+			data["status"] != "DISABLED" || data["sandboxTrigger"] != true || resourceID != endpoint {
 			t.Fatalf("forwarded %s", got.Body)
 		}
 		harness.Until(t, "the status printed", out.String, func(s string) bool { return strings.Contains(s, triggered.Id+"  → 200") })
@@ -136,13 +139,14 @@ func TestTrigger_Refusals(t *testing.T) {
 }
 
 // TestTrigger_StatusMatchesRealEvents: a triggered event's data.status is spelled as the real
-// events of its family spell it: lower case for the checkout families (payment.completed,
-// refund.processed), the resource's status for the others (safe_payment.completed).
+// events of its family spell it: lower case for the checkout families (payment.completed), the
+// resource's status for the others (agent.suspended).
 func TestTrigger_StatusMatchesRealEvents(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	for typ, want := range map[string]string{"payment.completed": "completed", "refund.processed": "processed",
-		"safe_payment.completed": "COMPLETED"} {
+	ten.Root.Post("/v1/payments", map[string]any{"amount": 10, "currency": "USD", "cryptocurrency": "USDC", "description": "Order 7"}).Expect(t, 201)
+	ten.Root.Post("/v1/agents", map[string]any{"name": "status spelling"}).Expect(t, 201)
+	for typ, want := range map[string]string{"payment.completed": "completed", "agent.suspended": "SUSPENDED"} {
 		e := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": typ}).Expect(t, 201).JSON(t)
 		if data, _ := e["data"].(map[string]any); data["status"] != want {
 			t.Errorf("%s: data.status %v, want %q (%v)", typ, data["status"], want, e)

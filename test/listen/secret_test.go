@@ -46,6 +46,8 @@ func TestListen_SecretSurvivesRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each start forwards an event about this endpoint (registering it records none).
+	ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook"}).Expect(t, 201)
 	dir := t.TempDir()
 	first, created, err := forward.SecretStore{Dir: dir}.Secret(env().BaseURL, tenantID, false)
 	if err != nil || !created {
@@ -61,7 +63,7 @@ func TestListen_SecretSurvivesRestarts(t *testing.T) {
 		if l.Secret() != first {
 			t.Fatalf("the listener signs with %q", l.Secret())
 		}
-		e, err := forward.Trigger(ctx, api, "claim.open")
+		e, err := forward.Trigger(ctx, api, "webhook_endpoint.disabled")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,9 +86,9 @@ func TestListen_SecretSurvivesRestarts(t *testing.T) {
 	}
 }
 
-// TestListen_EventsFilter: with --events claim.*, a safe_payment event recorded before a claim
-// event is not forwarded while the claim event is; an undocumented type in the filter is
-// refused at start.
+// TestListen_EventsFilter: with --events webhook_endpoint.*, a member event recorded before an
+// endpoint event is not forwarded while the endpoint event is; an undocumented type in the
+// filter is refused at start.
 func TestListen_EventsFilter(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -97,14 +99,16 @@ func TestListen_EventsFilter(t *testing.T) {
 	if _, err := forward.NewListener(forward.Options{API: api, ForwardTo: "http://127.0.0.1:1", Out: &syncBuffer{}, Events: []string{"claim.redeemed"}}); err == nil {
 		t.Fatal("a filter naming the undocumented claim.redeemed was accepted")
 	}
+	ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook"}).Expect(t, 201)
+	ten.Session.Post("/v1/tenants/members", map[string]any{"email": "filter-member@example.com"}).Expect(t, 201)
 	receiver := harness.NewWebhookReceiver(t, 0)
-	_, out := runListener(t, forward.Options{API: api, ForwardTo: receiver.URL(), Events: []string{"claim.*"}})
+	_, out := runListener(t, forward.Options{API: api, ForwardTo: receiver.URL(), Events: []string{"webhook_endpoint.*"}})
 	ctx := context.Background()
-	skipped, err := forward.Trigger(ctx, api, "safe_payment.completed")
+	skipped, err := forward.Trigger(ctx, api, "member.role_changed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wanted, err := forward.Trigger(ctx, api, "claim.expired")
+	wanted, err := forward.Trigger(ctx, api, "webhook_endpoint.disabled")
 	if err != nil {
 		t.Fatal(err)
 	}

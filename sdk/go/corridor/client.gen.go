@@ -1691,6 +1691,24 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/ramps/{id} (the `GetRamp` operationId).
 	GetRamp(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListRequestLogs List the API requests of the caller's environment, newest first (kept 7 days)
+	//
+	// List the API requests of the caller's environment, newest first (kept 7 days)
+	//
+	// Requires the scopes `status:read`.
+	//
+	// Corresponds with GET /v1/request-logs (the `ListRequestLogs` operationId).
+	ListRequestLogs(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRequestLog One API request of the caller's environment
+	//
+	// One API request of the caller's environment.
+	//
+	// Requires the scopes `status:read`.
+	//
+	// Corresponds with GET /v1/request-logs/{id} (the `GetRequestLog` operationId).
+	GetRequestLog(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SandboxCreateBalanceDepositWithBody TEST only: credit the caller's service balance from the sandbox pool
 	//
 	// TEST only: credit the caller's service balance from the sandbox pool.
@@ -1808,7 +1826,7 @@ type ClientInterface interface {
 
 	// SandboxTriggerEventWithBody TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -1821,7 +1839,7 @@ type ClientInterface interface {
 
 	// SandboxTriggerEvent TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -2057,6 +2075,28 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/tenants/members/accept (the `AcceptInvite` operationId).
 	AcceptInvite(ctx context.Context, params *AcceptInviteParams, body AcceptInviteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChangeMemberRoleWithBody Change a member's role
+	//
+	// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+	//
+	// Requires the scopes `members:manage`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+	ChangeMemberRoleWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ChangeMemberRole Change a member's role
+	//
+	// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+	//
+	// Requires the scopes `members:manage`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+	ChangeMemberRole(ctx context.Context, id string, body ChangeMemberRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RevokeMember Revoke a member
 	//
@@ -5716,6 +5756,44 @@ func (c *Client) GetRamp(ctx context.Context, id string, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
+// ListRequestLogs List the API requests of the caller's environment, newest first (kept 7 days)
+//
+// List the API requests of the caller's environment, newest first (kept 7 days)
+//
+// Requires the scopes `status:read`.
+//
+// Corresponds with GET /v1/request-logs (the `ListRequestLogs` operationId).
+func (c *Client) ListRequestLogs(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRequestLogsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRequestLog One API request of the caller's environment
+//
+// One API request of the caller's environment.
+//
+// Requires the scopes `status:read`.
+//
+// Corresponds with GET /v1/request-logs/{id} (the `GetRequestLog` operationId).
+func (c *Client) GetRequestLog(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRequestLogRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SandboxCreateBalanceDepositWithBody TEST only: credit the caller's service balance from the sandbox pool
 //
 // TEST only: credit the caller's service balance from the sandbox pool.
@@ -5923,7 +6001,7 @@ func (c *Client) SandboxSetCredential(ctx context.Context, params *SandboxSetCre
 
 // SandboxTriggerEventWithBody TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //
@@ -5946,7 +6024,7 @@ func (c *Client) SandboxTriggerEventWithBody(ctx context.Context, params *Sandbo
 
 // SandboxTriggerEvent TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //
@@ -6383,6 +6461,48 @@ func (c *Client) AcceptInviteWithBody(ctx context.Context, params *AcceptInviteP
 // Corresponds with POST /v1/tenants/members/accept (the `AcceptInvite` operationId).
 func (c *Client) AcceptInvite(ctx context.Context, params *AcceptInviteParams, body AcceptInviteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAcceptInviteRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChangeMemberRoleWithBody Change a member's role
+//
+// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+//
+// Requires the scopes `members:manage`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+func (c *Client) ChangeMemberRoleWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChangeMemberRoleRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ChangeMemberRole Change a member's role
+//
+// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+//
+// Requires the scopes `members:manage`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+func (c *Client) ChangeMemberRole(ctx context.Context, id string, body ChangeMemberRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewChangeMemberRoleRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -13428,6 +13548,178 @@ func NewGetRampRequest(server string, id string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListRequestLogsRequest constructs an http.Request for the ListRequestLogs method
+func NewListRequestLogsRequest(server string, params *ListRequestLogsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/request-logs")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Route != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "route", *params.Route, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.KeyId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "keyId", *params.KeyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.RequestId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "requestId", *params.RequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Take != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "take", *params.Take, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetRequestLogRequest constructs an http.Request for the GetRequestLog method
+func NewGetRequestLogRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/request-logs/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewSandboxCreateBalanceDepositRequest calls the generic SandboxCreateBalanceDeposit builder with application/json body
 func NewSandboxCreateBalanceDepositRequest(server string, params *SandboxCreateBalanceDepositParams, body SandboxCreateBalanceDepositJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -14495,6 +14787,53 @@ func NewAcceptInviteRequestWithBody(server string, params *AcceptInviteParams, c
 		}
 
 	}
+
+	return req, nil
+}
+
+// NewChangeMemberRoleRequest calls the generic ChangeMemberRole builder with application/json body
+func NewChangeMemberRoleRequest(server string, id string, body ChangeMemberRoleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewChangeMemberRoleRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewChangeMemberRoleRequestWithBody constructs an http.Request for the ChangeMemberRole method, with any body, and a specified content type
+func NewChangeMemberRoleRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tenants/members/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }

@@ -1149,6 +1149,7 @@ const (
 	ErrorCodeRATELIMITED                  ErrorCode = "RATE_LIMITED"
 	ErrorCodeRECIPIENTCONSENTREQUIRED     ErrorCode = "RECIPIENT_CONSENT_REQUIRED"
 	ErrorCodeRECIPIENTUNKNOWN             ErrorCode = "RECIPIENT_UNKNOWN"
+	ErrorCodeREQUESTLOGNOTFOUND           ErrorCode = "REQUEST_LOG_NOT_FOUND"
 	ErrorCodeREQUESTTIMEOUT               ErrorCode = "REQUEST_TIMEOUT"
 	ErrorCodeROUTENOTFOUND                ErrorCode = "ROUTE_NOT_FOUND"
 	ErrorCodeROUTENOTSELECTED             ErrorCode = "ROUTE_NOT_SELECTED"
@@ -1357,6 +1358,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeRECIPIENTCONSENTREQUIRED:
 		return true
 	case ErrorCodeRECIPIENTUNKNOWN:
+		return true
+	case ErrorCodeREQUESTLOGNOTFOUND:
 		return true
 	case ErrorCodeREQUESTTIMEOUT:
 		return true
@@ -1581,6 +1584,7 @@ const (
 	ErrorEnvelope404CodePHONEALIASNOTFOUND        ErrorEnvelope404Code = "PHONE_ALIAS_NOT_FOUND"
 	ErrorEnvelope404CodePOLICYNOTFOUND            ErrorEnvelope404Code = "POLICY_NOT_FOUND"
 	ErrorEnvelope404CodeRAMPNOTFOUND              ErrorEnvelope404Code = "RAMP_NOT_FOUND"
+	ErrorEnvelope404CodeREQUESTLOGNOTFOUND        ErrorEnvelope404Code = "REQUEST_LOG_NOT_FOUND"
 	ErrorEnvelope404CodeROUTENOTFOUND             ErrorEnvelope404Code = "ROUTE_NOT_FOUND"
 	ErrorEnvelope404CodeROUTEQUOTENOTFOUND        ErrorEnvelope404Code = "ROUTE_QUOTE_NOT_FOUND"
 	ErrorEnvelope404CodeTENANTNOTFOUND            ErrorEnvelope404Code = "TENANT_NOT_FOUND"
@@ -1646,6 +1650,8 @@ func (e ErrorEnvelope404Code) Valid() bool {
 	case ErrorEnvelope404CodePOLICYNOTFOUND:
 		return true
 	case ErrorEnvelope404CodeRAMPNOTFOUND:
+		return true
+	case ErrorEnvelope404CodeREQUESTLOGNOTFOUND:
 		return true
 	case ErrorEnvelope404CodeROUTENOTFOUND:
 		return true
@@ -2328,6 +2334,24 @@ func (e MemberRevokeStatus) Valid() bool {
 	}
 }
 
+// Defines values for MemberRoleRequestRole.
+const (
+	MemberRoleRequestRoleADMIN  MemberRoleRequestRole = "ADMIN"
+	MemberRoleRequestRoleMEMBER MemberRoleRequestRole = "MEMBER"
+)
+
+// Valid indicates whether the value is a known member of the MemberRoleRequestRole enum.
+func (e MemberRoleRequestRole) Valid() bool {
+	switch e {
+	case MemberRoleRequestRoleADMIN:
+		return true
+	case MemberRoleRequestRoleMEMBER:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OfframpPaymentRequoteReason.
 const (
 	OfframpPaymentRequoteReasonCREDENTIALCHANGED      OfframpPaymentRequoteReason = "CREDENTIAL_CHANGED"
@@ -2619,6 +2643,24 @@ func (e ReconciliationEnvironment) Valid() bool {
 	case ReconciliationEnvironmentLIVE:
 		return true
 	case ReconciliationEnvironmentTEST:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RequestLogEnvironment.
+const (
+	RequestLogEnvironmentLIVE RequestLogEnvironment = "LIVE"
+	RequestLogEnvironmentTEST RequestLogEnvironment = "TEST"
+)
+
+// Valid indicates whether the value is a known member of the RequestLogEnvironment enum.
+func (e RequestLogEnvironment) Valid() bool {
+	switch e {
+	case RequestLogEnvironmentLIVE:
+		return true
+	case RequestLogEnvironmentTEST:
 		return true
 	default:
 		return false
@@ -3015,6 +3057,7 @@ const (
 	SecondaryErrorBody404CodePhoneAliasNotFound        SecondaryErrorBody404Code = "phone_alias_not_found"
 	SecondaryErrorBody404CodePolicyNotFound            SecondaryErrorBody404Code = "policy_not_found"
 	SecondaryErrorBody404CodeRampNotFound              SecondaryErrorBody404Code = "ramp_not_found"
+	SecondaryErrorBody404CodeRequestLogNotFound        SecondaryErrorBody404Code = "request_log_not_found"
 	SecondaryErrorBody404CodeRouteNotFound             SecondaryErrorBody404Code = "route_not_found"
 	SecondaryErrorBody404CodeRouteQuoteNotFound        SecondaryErrorBody404Code = "route_quote_not_found"
 	SecondaryErrorBody404CodeTenantNotFound            SecondaryErrorBody404Code = "tenant_not_found"
@@ -3080,6 +3123,8 @@ func (e SecondaryErrorBody404Code) Valid() bool {
 	case SecondaryErrorBody404CodePolicyNotFound:
 		return true
 	case SecondaryErrorBody404CodeRampNotFound:
+		return true
+	case SecondaryErrorBody404CodeRequestLogNotFound:
 		return true
 	case SecondaryErrorBody404CodeRouteNotFound:
 		return true
@@ -3436,6 +3481,7 @@ const (
 	SecondaryErrorCodeRateLimitExceeded            SecondaryErrorCode = "rate_limit_exceeded"
 	SecondaryErrorCodeRecipientConsentRequired     SecondaryErrorCode = "recipient_consent_required"
 	SecondaryErrorCodeRecipientUnknown             SecondaryErrorCode = "recipient_unknown"
+	SecondaryErrorCodeRequestLogNotFound           SecondaryErrorCode = "request_log_not_found"
 	SecondaryErrorCodeRequestTimeout               SecondaryErrorCode = "request_timeout"
 	SecondaryErrorCodeRouteNotFound                SecondaryErrorCode = "route_not_found"
 	SecondaryErrorCodeRouteNotSelected             SecondaryErrorCode = "route_not_selected"
@@ -3645,6 +3691,8 @@ func (e SecondaryErrorCode) Valid() bool {
 	case SecondaryErrorCodeRecipientConsentRequired:
 		return true
 	case SecondaryErrorCodeRecipientUnknown:
+		return true
+	case SecondaryErrorCodeRequestLogNotFound:
 		return true
 	case SecondaryErrorCodeRequestTimeout:
 		return true
@@ -7066,6 +7114,15 @@ type MemberRevoke struct {
 // MemberRevokeStatus The object's state; the capability's docs list the states and their transitions.
 type MemberRevokeStatus string
 
+// MemberRoleRequest The request body of PATCH /v1/tenants/members/{id} (changeMemberRole).
+type MemberRoleRequest struct {
+	// Role The member's new role. The caller must hold every power of the role given and of the role taken away, in TEST and in LIVE; OWNER is not a member role.
+	Role MemberRoleRequestRole `json:"role"`
+}
+
+// MemberRoleRequestRole The member's new role. The caller must hold every power of the role given and of the role taken away, in TEST and in LIVE; OWNER is not a member role.
+type MemberRoleRequestRole string
+
 // OfframpPayment A payment to a phone number that the recipient takes out through a payout route (service balance, app wallet, on-chain), through its state machine (docs/offramp.md).
 type OfframpPayment struct {
 	// ClaimId The id of the claim it refers to.
@@ -7664,6 +7721,54 @@ type ReconciliationIndexer struct {
 
 	// LatestBlock The chain's latest block; null when the chain cannot be read.
 	LatestBlock *int `json:"latestBlock"`
+}
+
+// RequestLog Part of RequestLogList.
+type RequestLog struct {
+	// CreatedAt When it was created (RFC 3339, UTC).
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Environment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+	Environment RequestLogEnvironment `json:"environment"`
+
+	// ErrorBody the error envelope answered (status 400 or more), null for a success; an envelope over 4096 bytes is kept as {truncated: true, text: its first 4096 bytes}
+	ErrorBody *map[string]interface{} `json:"errorBody"`
+
+	// Id The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…).
+	Id string `json:"id"`
+
+	// KeyId the API key's id (never its secret); null for a session
+	KeyId *string `json:"keyId"`
+
+	// LatencyMs from the request's arrival to its answer, in milliseconds
+	LatencyMs float32 `json:"latencyMs"`
+
+	// Method the HTTP method
+	Method string `json:"method"`
+
+	// RequestId the X-Request-Id the answer carried
+	RequestId string `json:"requestId"`
+
+	// Route the route template, never the path with its ids
+	Route string `json:"route"`
+
+	// Status The object's state; the capability's docs list the states and their transitions.
+	Status int `json:"status"`
+
+	// UserId the session's user; null for an API key
+	UserId *string `json:"userId"`
+}
+
+// RequestLogEnvironment TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+type RequestLogEnvironment string
+
+// RequestLogList The 200 answer of GET /v1/request-logs (listRequestLogs).
+type RequestLogList struct {
+	// NextCursor pass as cursor for the next (older) page; null at the end
+	NextCursor *string `json:"nextCursor"`
+
+	// RequestLogs newest first
+	RequestLogs []RequestLog `json:"requestLogs"`
 }
 
 // RuleTrace Part of PolicyEvaluate.
@@ -9919,6 +10024,33 @@ type CreateRampParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// ListRequestLogsParams defines parameters for ListRequestLogs.
+type ListRequestLogsParams struct {
+	// Status one status (404) or a class (4xx, 5xx)
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// Route a route template (/v1/wallets/{id}), optionally after its method (POST /v1/wallets)
+	Route *string `form:"route,omitempty" json:"route,omitempty"`
+
+	// KeyId the API key (key_…) that made the request
+	KeyId *string `form:"keyId,omitempty" json:"keyId,omitempty"`
+
+	// RequestId the request's X-Request-Id
+	RequestId *string `form:"requestId,omitempty" json:"requestId,omitempty"`
+
+	// From RFC 3339; only requests made at or after it
+	From *string `form:"from,omitempty" json:"from,omitempty"`
+
+	// To RFC 3339; only requests made before it
+	To *string `form:"to,omitempty" json:"to,omitempty"`
+
+	// Take at most 100 (default 100)
+	Take *int `form:"take,omitempty" json:"take,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // SandboxCreateBalanceDepositParams defines parameters for SandboxCreateBalanceDeposit.
 type SandboxCreateBalanceDepositParams struct {
 	// IdempotencyKey Retries with the same key and body replay the first outcome (24 h).
@@ -10451,6 +10583,14 @@ type OnInvoiceSentParams struct {
 	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
 }
 
+// OnMemberRoleChangedParams defines parameters for OnMemberRoleChanged.
+type OnMemberRoleChangedParams struct {
+	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
+	CorridorSignature  string `json:"Corridor-Signature"`
+	CorridorEventId    string `json:"Corridor-Event-Id"`
+	CorridorDeliveryId string `json:"Corridor-Delivery-Id"`
+}
+
 // OnOfframpPaymentActionRequiredParams defines parameters for OnOfframpPaymentActionRequired.
 type OnOfframpPaymentActionRequiredParams struct {
 	// CorridorSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
@@ -10872,6 +11012,9 @@ type InviteMemberJSONRequestBody = MemberInviteRequest
 // AcceptInviteJSONRequestBody defines body for AcceptInvite for application/json ContentType.
 type AcceptInviteJSONRequestBody = MemberAcceptRequest
 
+// ChangeMemberRoleJSONRequestBody defines body for ChangeMemberRole for application/json ContentType.
+type ChangeMemberRoleJSONRequestBody = MemberRoleRequest
+
 // CreateTreasuryAccountJSONRequestBody defines body for CreateTreasuryAccount for application/json ContentType.
 type CreateTreasuryAccountJSONRequestBody = TreasuryAccountRequest
 
@@ -11003,6 +11146,9 @@ type OnInvoiceReleasedJSONRequestBody = WebhookPayload
 
 // OnInvoiceSentJSONRequestBody defines body for OnInvoiceSent for application/json ContentType.
 type OnInvoiceSentJSONRequestBody = WebhookPayload
+
+// OnMemberRoleChangedJSONRequestBody defines body for OnMemberRoleChanged for application/json ContentType.
+type OnMemberRoleChangedJSONRequestBody = WebhookPayload
 
 // OnOfframpPaymentActionRequiredJSONRequestBody defines body for OnOfframpPaymentActionRequired for application/json ContentType.
 type OnOfframpPaymentActionRequiredJSONRequestBody = WebhookPayload

@@ -1801,6 +1801,28 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/ramps/{id} (the `GetRamp` operationId).
 	GetRampWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetRampResponse, error)
 
+	// ListRequestLogsWithResponse List the API requests of the caller's environment, newest first (kept 7 days)
+	//
+	// List the API requests of the caller's environment, newest first (kept 7 days)
+	//
+	// Requires the scopes `status:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/request-logs (the `ListRequestLogs` operationId).
+	ListRequestLogsWithResponse(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*ListRequestLogsResponse, error)
+
+	// GetRequestLogWithResponse One API request of the caller's environment
+	//
+	// One API request of the caller's environment.
+	//
+	// Requires the scopes `status:read`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/request-logs/{id} (the `GetRequestLog` operationId).
+	GetRequestLogWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetRequestLogResponse, error)
+
 	// SandboxCreateBalanceDepositWithBodyWithResponse TEST only: credit the caller's service balance from the sandbox pool
 	//
 	// TEST only: credit the caller's service balance from the sandbox pool.
@@ -1920,7 +1942,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxTriggerEventWithBodyWithResponse TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -1933,7 +1955,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxTriggerEventWithResponse TEST only
 	//
-	// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+	// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 	//
 	// Requires the scopes `keys:manage`.
 	//
@@ -2185,6 +2207,28 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/tenants/members/accept (the `AcceptInvite` operationId).
 	AcceptInviteWithResponse(ctx context.Context, params *AcceptInviteParams, body AcceptInviteJSONRequestBody, reqEditors ...RequestEditorFn) (*AcceptInviteResponse, error)
+
+	// ChangeMemberRoleWithBodyWithResponse Change a member's role
+	//
+	// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+	//
+	// Requires the scopes `members:manage`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+	ChangeMemberRoleWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChangeMemberRoleResponse, error)
+
+	// ChangeMemberRoleWithResponse Change a member's role
+	//
+	// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+	//
+	// Requires the scopes `members:manage`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+	ChangeMemberRoleWithResponse(ctx context.Context, id string, body ChangeMemberRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangeMemberRoleResponse, error)
 
 	// RevokeMemberWithResponse Revoke a member
 	//
@@ -22888,6 +22932,312 @@ func (r GetRampResponse) ContentType() string {
 	return ""
 }
 
+// ListRequestLogsResponse200Headers the declared response headers of an HTTP 200 response for ListRequestLogs
+type ListRequestLogsResponse200Headers struct {
+	XRequestId string
+}
+
+// ListRequestLogsResponse400Headers the declared response headers of an HTTP 400 response for ListRequestLogs
+type ListRequestLogsResponse400Headers struct {
+	XRequestId string
+}
+
+// ListRequestLogsResponse401Headers the declared response headers of an HTTP 401 response for ListRequestLogs
+type ListRequestLogsResponse401Headers struct {
+	XRequestId string
+}
+
+// ListRequestLogsResponse403Headers the declared response headers of an HTTP 403 response for ListRequestLogs
+type ListRequestLogsResponse403Headers struct {
+	XRequestId string
+}
+
+// ListRequestLogsResponse429Headers the declared response headers of an HTTP 429 response for ListRequestLogs
+type ListRequestLogsResponse429Headers struct {
+	XRequestId string
+}
+
+// ListRequestLogsResponse500Headers the declared response headers of an HTTP 500 response for ListRequestLogs
+type ListRequestLogsResponse500Headers struct {
+	XRequestId string
+}
+
+// ListRequestLogsResponse503Headers the declared response headers of an HTTP 503 response for ListRequestLogs
+type ListRequestLogsResponse503Headers struct {
+	XRequestId string
+}
+
+// ListRequestLogsResponseDefaultHeaders the declared response headers of an HTTP default response for ListRequestLogs
+type ListRequestLogsResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type ListRequestLogsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RequestLogList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListRequestLogsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListRequestLogsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRequestLogsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListRequestLogsResponse403Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListRequestLogsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListRequestLogsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRequestLogsResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListRequestLogsResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRequestLogsResponse) GetJSON200() *RequestLogList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListRequestLogsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListRequestLogsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListRequestLogsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListRequestLogsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListRequestLogsResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListRequestLogsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListRequestLogsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRequestLogsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRequestLogsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRequestLogsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRequestLogsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRequestLogResponse200Headers the declared response headers of an HTTP 200 response for GetRequestLog
+type GetRequestLogResponse200Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponse400Headers the declared response headers of an HTTP 400 response for GetRequestLog
+type GetRequestLogResponse400Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponse401Headers the declared response headers of an HTTP 401 response for GetRequestLog
+type GetRequestLogResponse401Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponse403Headers the declared response headers of an HTTP 403 response for GetRequestLog
+type GetRequestLogResponse403Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponse404Headers the declared response headers of an HTTP 404 response for GetRequestLog
+type GetRequestLogResponse404Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponse429Headers the declared response headers of an HTTP 429 response for GetRequestLog
+type GetRequestLogResponse429Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponse500Headers the declared response headers of an HTTP 500 response for GetRequestLog
+type GetRequestLogResponse500Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponse503Headers the declared response headers of an HTTP 503 response for GetRequestLog
+type GetRequestLogResponse503Headers struct {
+	XRequestId string
+}
+
+// GetRequestLogResponseDefaultHeaders the declared response headers of an HTTP default response for GetRequestLog
+type GetRequestLogResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type GetRequestLogResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RequestLog
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRequestLogResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRequestLogResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRequestLogResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetRequestLogResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRequestLogResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRequestLogResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRequestLogResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRequestLogResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetRequestLogResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRequestLogResponse) GetJSON200() *RequestLog {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRequestLogResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRequestLogResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRequestLogResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRequestLogResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRequestLogResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRequestLogResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRequestLogResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetRequestLogResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRequestLogResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRequestLogResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRequestLogResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRequestLogResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SandboxCreateBalanceDepositResponse201Headers the declared response headers of an HTTP 201 response for SandboxCreateBalanceDeposit
 type SandboxCreateBalanceDepositResponse201Headers struct {
 	XRequestId string
@@ -26810,6 +27160,194 @@ func (r AcceptInviteResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AcceptInviteResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ChangeMemberRoleResponse200Headers the declared response headers of an HTTP 200 response for ChangeMemberRole
+type ChangeMemberRoleResponse200Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse400Headers the declared response headers of an HTTP 400 response for ChangeMemberRole
+type ChangeMemberRoleResponse400Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse401Headers the declared response headers of an HTTP 401 response for ChangeMemberRole
+type ChangeMemberRoleResponse401Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse403Headers the declared response headers of an HTTP 403 response for ChangeMemberRole
+type ChangeMemberRoleResponse403Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse404Headers the declared response headers of an HTTP 404 response for ChangeMemberRole
+type ChangeMemberRoleResponse404Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse409Headers the declared response headers of an HTTP 409 response for ChangeMemberRole
+type ChangeMemberRoleResponse409Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse415Headers the declared response headers of an HTTP 415 response for ChangeMemberRole
+type ChangeMemberRoleResponse415Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse429Headers the declared response headers of an HTTP 429 response for ChangeMemberRole
+type ChangeMemberRoleResponse429Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse500Headers the declared response headers of an HTTP 500 response for ChangeMemberRole
+type ChangeMemberRoleResponse500Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponse503Headers the declared response headers of an HTTP 503 response for ChangeMemberRole
+type ChangeMemberRoleResponse503Headers struct {
+	XRequestId string
+}
+
+// ChangeMemberRoleResponseDefaultHeaders the declared response headers of an HTTP default response for ChangeMemberRole
+type ChangeMemberRoleResponseDefaultHeaders struct {
+	XRequestId string
+}
+
+type ChangeMemberRoleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Member
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalServerError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ChangeMemberRoleResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ChangeMemberRoleResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ChangeMemberRoleResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ChangeMemberRoleResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ChangeMemberRoleResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ChangeMemberRoleResponse409Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ChangeMemberRoleResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ChangeMemberRoleResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ChangeMemberRoleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ChangeMemberRoleResponse503Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ChangeMemberRoleResponseDefaultHeaders
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON200() *Member {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON500() *InternalServerError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ChangeMemberRoleResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ChangeMemberRoleResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ChangeMemberRoleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ChangeMemberRoleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ChangeMemberRoleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ChangeMemberRoleResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -35588,6 +36126,40 @@ func (c *ClientWithResponses) GetRampWithResponse(ctx context.Context, id string
 	return ParseGetRampResponse(rsp)
 }
 
+// ListRequestLogsWithResponse List the API requests of the caller's environment, newest first (kept 7 days)
+//
+// List the API requests of the caller's environment, newest first (kept 7 days)
+//
+// Requires the scopes `status:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/request-logs (the `ListRequestLogs` operationId).
+func (c *ClientWithResponses) ListRequestLogsWithResponse(ctx context.Context, params *ListRequestLogsParams, reqEditors ...RequestEditorFn) (*ListRequestLogsResponse, error) {
+	rsp, err := c.ListRequestLogs(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRequestLogsResponse(rsp)
+}
+
+// GetRequestLogWithResponse One API request of the caller's environment
+//
+// One API request of the caller's environment.
+//
+// Requires the scopes `status:read`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/request-logs/{id} (the `GetRequestLog` operationId).
+func (c *ClientWithResponses) GetRequestLogWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetRequestLogResponse, error) {
+	rsp, err := c.GetRequestLog(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRequestLogResponse(rsp)
+}
+
 // SandboxCreateBalanceDepositWithBodyWithResponse TEST only: credit the caller's service balance from the sandbox pool
 //
 // TEST only: credit the caller's service balance from the sandbox pool.
@@ -35761,7 +36333,7 @@ func (c *ClientWithResponses) SandboxSetCredentialWithResponse(ctx context.Conte
 
 // SandboxTriggerEventWithBodyWithResponse TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //
@@ -35780,7 +36352,7 @@ func (c *ClientWithResponses) SandboxTriggerEventWithBodyWithResponse(ctx contex
 
 // SandboxTriggerEventWithResponse TEST only
 //
-// TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+// TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
 //
 // Requires the scopes `keys:manage`.
 //
@@ -36157,6 +36729,40 @@ func (c *ClientWithResponses) AcceptInviteWithResponse(ctx context.Context, para
 		return nil, err
 	}
 	return ParseAcceptInviteResponse(rsp)
+}
+
+// ChangeMemberRoleWithBodyWithResponse Change a member's role
+//
+// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+//
+// Requires the scopes `members:manage`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+func (c *ClientWithResponses) ChangeMemberRoleWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ChangeMemberRoleResponse, error) {
+	rsp, err := c.ChangeMemberRoleWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChangeMemberRoleResponse(rsp)
+}
+
+// ChangeMemberRoleWithResponse Change a member's role
+//
+// Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+//
+// Requires the scopes `members:manage`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/tenants/members/{id} (the `ChangeMemberRole` operationId).
+func (c *ClientWithResponses) ChangeMemberRoleWithResponse(ctx context.Context, id string, body ChangeMemberRoleJSONRequestBody, reqEditors ...RequestEditorFn) (*ChangeMemberRoleResponse, error) {
+	rsp, err := c.ChangeMemberRole(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseChangeMemberRoleResponse(rsp)
 }
 
 // RevokeMemberWithResponse Revoke a member

@@ -2346,6 +2346,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API requests of the caller's environment, newest first (kept 7 days)
+         * @description List the API requests of the caller's environment, newest first (kept 7 days)
+         *
+         *     Requires the scopes `status:read`.
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/request-logs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One API request of the caller's environment
+         * @description One API request of the caller's environment.
+         *
+         *     Requires the scopes `status:read`.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandbox/balance-deposits": {
         parameters: {
             query?: never;
@@ -2477,7 +2521,7 @@ export interface paths {
         put?: never;
         /**
          * TEST only
-         * @description TEST only: emit a realistic event of a type about a sample resource (data.sandboxTrigger true), delivered like any other; corridor trigger calls it.
+         * @description TEST only: emit an event of a documented type about a real object of the caller's (data.sandboxTrigger true), delivered like any other; 409 when the caller has no object of the family yet; corridor trigger calls it.
          *
          *     Requires the scopes `keys:manage`.
          *
@@ -2796,6 +2840,28 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/tenants/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a member's role
+         * @description Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)
+         *
+         *     Requires the scopes `members:manage`.
+         */
+        patch: operations["changeMemberRole"];
         trace?: never;
     };
     "/v1/tenants/members/{id}/revoke": {
@@ -3968,6 +4034,26 @@ export interface webhooks {
          * @description An escrow invoice is created or reaches this status. Signed: Corridor-Signature t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the endpoint's secret (docs/webhooks.md); retried with backoff for 3 days until a 2xx.
          */
         post: operations["onInvoiceSent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "member.role_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * member.role_changed
+         * @description A member's role was changed (data.role, data.previousRole, data.changedBy: the key or member that changed it) Signed: Corridor-Signature t=<unix>,v1=<hex HMAC-SHA256 of "t.body"> with the endpoint's secret (docs/webhooks.md); retried with backoff for 3 days until a 2xx.
+         */
+        post: operations["onMemberRoleChanged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6228,7 +6314,7 @@ export interface components {
          * @description A stable error code (docs/api.md Errors, docs/decisions/api.md). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know as a new refusal of that status.
          * @enum {string}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "AGENT_CARD_EXISTS" | "AGENT_LIMIT" | "AGENT_LIMIT_UNAVAILABLE" | "AGENT_NOT_FOUND" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "AMOUNT_OVERFLOW" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_MODULE_NOT_ENABLED" | "CARD_NOT_FOUND" | "CHAIN_UNAVAILABLE" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FOUND" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CLAIM_RESEND_LIMIT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "CREDENTIAL_REQUIRED" | "CUSTODY_CALL_REFUSED" | "CUSTODY_UNAVAILABLE" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "DESTINATION_SCREENING_REJECTED" | "DRIP_NOT_FOUND" | "EPHEMERAL_KEYS_NOT_SUPPORTED" | "EVENT_NOT_FOUND" | "FEATURE_NOT_AVAILABLE" | "FUNDING_MODE_NOT_AVAILABLE" | "HANDLE_NOT_FOUND" | "HANDLE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_STATE" | "INVITE_EMAIL_MISMATCH" | "INVITE_NOT_FOUND" | "INVOICE_NOTHING_TO_REFUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "LEDGER_REFERENCE_CONFLICT" | "MEMBER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NEW_PAYEE_NOT_SAVED" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYEE_COOLING_OFF" | "PAYLOAD_TOO_LARGE" | "PAYMENT_NOT_FOUND" | "PAYMENT_QUEUE_FULL" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_INVALID" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "POLICY_NOT_FOUND" | "POLICY_SUBJECT_ATTACHED" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "QUOTE_EXPIRED" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_NOT_FOUND" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RATE_LIMITED" | "RECIPIENT_CONSENT_REQUIRED" | "RECIPIENT_UNKNOWN" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "ROUTE_NOT_SELECTED" | "ROUTE_QUOTE_NOT_FOUND" | "SANDBOX_ONLY" | "SELF_PAYMENT_NOT_ALLOWED" | "SENDER_ONLY" | "SERVICE_UNAVAILABLE" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "SIGNER_NOT_OWNER" | "TENANT_NOT_FOUND" | "TENANT_REQUIRED" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_FACTOR_NOT_FOUND" | "TWOFA_INVALID_CODE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "WALLET_NOT_DEPLOYED" | "WALLET_NOT_FOUND" | "WALLET_QUOTA_EXCEEDED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "AGENT_CARD_EXISTS" | "AGENT_LIMIT" | "AGENT_LIMIT_UNAVAILABLE" | "AGENT_NOT_FOUND" | "AGENT_SUSPENDED" | "AGENT_WALLET_EXISTS" | "AGENT_WALLET_REQUIRED" | "AMOUNT_OVERFLOW" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_MODULE_NOT_ENABLED" | "CARD_NOT_FOUND" | "CHAIN_UNAVAILABLE" | "CHECKOUT_NOTHING_TO_REFUND" | "CLAIM_ALREADY_FUNDED" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_LINK_EXPIRED" | "CLAIM_LINK_USED" | "CLAIM_NOT_EXPIRED" | "CLAIM_NOT_FOUND" | "CLAIM_NOT_FUNDED" | "CLAIM_NOT_REDEEMABLE" | "CLAIM_RESEND_LIMIT" | "CONTACT_EXISTS" | "CONTACT_NOT_FOUND" | "CREDENTIAL_REQUIRED" | "CUSTODY_CALL_REFUSED" | "CUSTODY_UNAVAILABLE" | "DESTINATION_NOT_ELIGIBLE" | "DESTINATION_NOT_RESOLVED" | "DESTINATION_RAIL_CONSTRAINT" | "DESTINATION_RAIL_NOT_AVAILABLE" | "DESTINATION_SCREENING_REJECTED" | "DRIP_NOT_FOUND" | "EPHEMERAL_KEYS_NOT_SUPPORTED" | "EVENT_NOT_FOUND" | "FEATURE_NOT_AVAILABLE" | "FUNDING_MODE_NOT_AVAILABLE" | "HANDLE_NOT_FOUND" | "HANDLE_TAKEN" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_REQUEST_IN_PROGRESS" | "INSUFFICIENT_FUNDS" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_STATE" | "INVITE_EMAIL_MISMATCH" | "INVITE_NOT_FOUND" | "INVOICE_NOTHING_TO_REFUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "LEDGER_REFERENCE_CONFLICT" | "MEMBER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NEW_PAYEE_NOT_SAVED" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYEE_COOLING_OFF" | "PAYLOAD_TOO_LARGE" | "PAYMENT_NOT_FOUND" | "PAYMENT_QUEUE_FULL" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "PHONE_ALIAS_NOT_PENDING" | "PHONE_ALIAS_TAKEN" | "PHONE_CODE_EXPIRED" | "PHONE_CODE_INVALID" | "PHONE_CODE_TOO_MANY_ATTEMPTS" | "POLICY_DENIED" | "POLICY_NOT_FOUND" | "POLICY_SUBJECT_ATTACHED" | "POLICY_UNAVAILABLE" | "PROVIDER_UNAVAILABLE" | "QUOTE_EXPIRED" | "RAMP_AMOUNT_TOO_LARGE" | "RAMP_DAILY_CAP" | "RAMP_NOT_FOUND" | "RAMP_PROVIDER_NOT_AVAILABLE" | "RATE_LIMITED" | "RECIPIENT_CONSENT_REQUIRED" | "RECIPIENT_UNKNOWN" | "REQUEST_LOG_NOT_FOUND" | "REQUEST_TIMEOUT" | "ROUTE_NOT_FOUND" | "ROUTE_NOT_SELECTED" | "ROUTE_QUOTE_NOT_FOUND" | "SANDBOX_ONLY" | "SELF_PAYMENT_NOT_ALLOWED" | "SENDER_ONLY" | "SERVICE_UNAVAILABLE" | "SETTLEMENT_IN_FLIGHT" | "SIGNATURE_DUPLICATE" | "SIGNER_NOT_OWNER" | "TENANT_NOT_FOUND" | "TENANT_REQUIRED" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_AGENT_NOT_PERMITTED" | "TWOFA_BINDING_MISMATCH" | "TWOFA_CHALLENGE_EXPIRED" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_REDEEMABLE" | "TWOFA_FACTOR_NOT_FOUND" | "TWOFA_INVALID_CODE" | "TWOFA_NOT_ENROLLED" | "TWOFA_REQUIRED" | "TWOFA_TOO_MANY_ATTEMPTS" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "WALLET_NOT_DEPLOYED" | "WALLET_NOT_FOUND" | "WALLET_QUOTA_EXCEEDED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         /** @description Every non-2xx answer of the canonical surface (docs/api.md Errors): a stable code, a message, the request's id and optional details. */
         ErrorEnvelope: {
             code: components["schemas"]["ErrorCode"];
@@ -6273,7 +6359,7 @@ export interface components {
              * @description The stable codes a 404 answer can carry (ErrorCode lists every code).
              * @enum {string}
              */
-            code?: "ACCOUNT_NOT_FOUND" | "AGENT_NOT_FOUND" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_NOT_FOUND" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DRIP_NOT_FOUND" | "EVENT_NOT_FOUND" | "HANDLE_NOT_FOUND" | "INVITE_NOT_FOUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "MEMBER_NOT_FOUND" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "POLICY_NOT_FOUND" | "RAMP_NOT_FOUND" | "ROUTE_NOT_FOUND" | "ROUTE_QUOTE_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_FACTOR_NOT_FOUND" | "WALLET_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
+            code?: "ACCOUNT_NOT_FOUND" | "AGENT_NOT_FOUND" | "API_KEY_NOT_FOUND" | "ATTACHMENT_NOT_FOUND" | "BILL_NOT_FOUND" | "CARDHOLDER_NOT_FOUND" | "CARD_AUTHORIZATION_NOT_FOUND" | "CARD_NOT_FOUND" | "CLAIM_CHALLENGE_NOT_FOUND" | "CLAIM_NOT_FOUND" | "CONTACT_NOT_FOUND" | "DRIP_NOT_FOUND" | "EVENT_NOT_FOUND" | "HANDLE_NOT_FOUND" | "INVITE_NOT_FOUND" | "INVOICE_NOT_FOUND" | "JOB_NOT_FOUND" | "MEMBER_NOT_FOUND" | "OFFRAMP_PAYMENT_NOT_FOUND" | "PAYMENT_NOT_FOUND" | "PAYOUT_DESTINATION_NOT_FOUND" | "PAYOUT_PROVIDER_NOT_FOUND" | "PHONE_ALIAS_NOT_FOUND" | "POLICY_NOT_FOUND" | "RAMP_NOT_FOUND" | "REQUEST_LOG_NOT_FOUND" | "ROUTE_NOT_FOUND" | "ROUTE_QUOTE_NOT_FOUND" | "TENANT_NOT_FOUND" | "TRANSFER_NOT_FOUND" | "TREASURY_ACCOUNT_NOT_FOUND" | "TREASURY_RULE_NOT_FOUND" | "TWOFA_CHALLENGE_NOT_FOUND" | "TWOFA_FACTOR_NOT_FOUND" | "WALLET_NOT_FOUND" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND";
         };
         /** @description The ErrorEnvelope of a 409 answer: its code is one of these. */
         ErrorEnvelope409: components["schemas"]["ErrorEnvelope"] & {
@@ -6847,6 +6933,14 @@ export interface components {
             /** @description The wallets of the caller's environment whose Safe still has the member's signer as an owner: revoking access does not change a Safe's owners on chain. */
             stillOwnerOfWalletIds: string[];
         };
+        /** @description The request body of PATCH /v1/tenants/members/{id} (changeMemberRole). */
+        MemberRoleRequest: {
+            /**
+             * @description The member's new role. The caller must hold every power of the role given and of the role taken away, in TEST and in LIVE; OWNER is not a member role.
+             * @enum {string}
+             */
+            role: "ADMIN" | "MEMBER";
+        };
         /** @description A payment to a phone number that the recipient takes out through a payout route (service balance, app wallet, on-chain), through its state machine (docs/offramp.md). */
         OfframpPayment: {
             /** @description The id of the claim it refers to. */
@@ -7324,6 +7418,46 @@ export interface components {
             /** @description The chain's latest block; null when the chain cannot be read. */
             latestBlock: number | null;
         };
+        /** @description Part of RequestLogList. */
+        RequestLog: {
+            /**
+             * Format: date-time
+             * @description When it was created (RFC 3339, UTC).
+             */
+            createdAt: string;
+            /**
+             * @description TEST or LIVE: the environment of the credential that created it (docs/decisions/tenancy.md); a key sees only its own.
+             * @enum {string}
+             */
+            environment: "TEST" | "LIVE";
+            /** @description the error envelope answered (status 400 or more), null for a success; an envelope over 4096 bytes is kept as {truncated: true, text: its first 4096 bytes} */
+            errorBody: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The object's id: opaque, type-prefixed and time-ordered (wal_…, pay_…). */
+            id: string;
+            /** @description the API key's id (never its secret); null for a session */
+            keyId: string | null;
+            /** @description from the request's arrival to its answer, in milliseconds */
+            latencyMs: number;
+            /** @description the HTTP method */
+            method: string;
+            /** @description the X-Request-Id the answer carried */
+            requestId: string;
+            /** @description the route template, never the path with its ids */
+            route: string;
+            /** @description The object's state; the capability's docs list the states and their transitions. */
+            status: number;
+            /** @description the session's user; null for an API key */
+            userId: string | null;
+        };
+        /** @description The 200 answer of GET /v1/request-logs (listRequestLogs). */
+        RequestLogList: {
+            /** @description pass as cursor for the next (older) page; null at the end */
+            nextCursor: string | null;
+            /** @description newest first */
+            requestLogs: components["schemas"]["RequestLog"][];
+        };
         /** @description Part of PolicyEvaluate. */
         RuleTrace: {
             /**
@@ -7613,7 +7747,7 @@ export interface components {
              * @description The secondary codes a 404 answer can carry (SecondaryErrorCode lists every code).
              * @enum {string}
              */
-            code?: "account_not_found" | "agent_not_found" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_not_found" | "cardholder_not_found" | "claim_challenge_not_found" | "claim_not_found" | "contact_not_found" | "drip_not_found" | "event_not_found" | "handle_not_found" | "invite_not_found" | "invoice_not_found" | "job_not_found" | "member_not_found" | "offramp_payment_not_found" | "payment_not_found" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "policy_not_found" | "ramp_not_found" | "route_not_found" | "route_quote_not_found" | "tenant_not_found" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_challenge_not_found" | "twofa_factor_not_found" | "wallet_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
+            code?: "account_not_found" | "agent_not_found" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_not_found" | "cardholder_not_found" | "claim_challenge_not_found" | "claim_not_found" | "contact_not_found" | "drip_not_found" | "event_not_found" | "handle_not_found" | "invite_not_found" | "invoice_not_found" | "job_not_found" | "member_not_found" | "offramp_payment_not_found" | "payment_not_found" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "policy_not_found" | "ramp_not_found" | "request_log_not_found" | "route_not_found" | "route_quote_not_found" | "tenant_not_found" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_challenge_not_found" | "twofa_factor_not_found" | "wallet_not_found" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
         };
         /** @description The SecondaryErrorBody of a 409 answer: its code is one of these. */
         SecondaryErrorBody409: components["schemas"]["SecondaryErrorBody"] & {
@@ -7675,7 +7809,7 @@ export interface components {
          * @description A secondary-surface error code (docs/api.md, Secondary surface): invalid_api_key, insufficient_funds, invalid_address, rate_limit_exceeded and wallet_not_found, else the canonical code in lower case (details.canonical_code holds it as is). Each error response narrows it to the codes its status can carry; a client should still accept a code it does not know.
          * @enum {string}
          */
-        SecondaryErrorCode: "account_not_found" | "agent_card_exists" | "agent_limit" | "agent_limit_unavailable" | "agent_not_found" | "agent_suspended" | "agent_wallet_exists" | "agent_wallet_required" | "amount_overflow" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_module_not_enabled" | "card_not_found" | "cardholder_not_found" | "chain_unavailable" | "checkout_nothing_to_refund" | "claim_already_funded" | "claim_challenge_not_found" | "claim_link_expired" | "claim_link_used" | "claim_not_expired" | "claim_not_found" | "claim_not_funded" | "claim_not_redeemable" | "claim_resend_limit" | "contact_exists" | "contact_not_found" | "credential_required" | "custody_call_refused" | "custody_unavailable" | "destination_not_eligible" | "destination_rail_constraint" | "destination_rail_not_available" | "destination_screening_rejected" | "drip_not_found" | "ephemeral_keys_not_supported" | "event_not_found" | "feature_not_available" | "funding_mode_not_available" | "handle_not_found" | "handle_taken" | "idempotency_key_reused" | "idempotency_request_in_progress" | "insufficient_funds" | "insufficient_scope" | "internal" | "invalid_address" | "invalid_api_key" | "invalid_state" | "invite_email_mismatch" | "invite_not_found" | "invoice_not_found" | "invoice_nothing_to_refund" | "job_not_found" | "ledger_reference_conflict" | "member_not_found" | "method_not_allowed" | "new_payee_not_saved" | "offramp_payment_not_found" | "payee_cooling_off" | "payload_too_large" | "payment_not_found" | "payment_queue_full" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "phone_alias_not_pending" | "phone_alias_taken" | "phone_code_expired" | "phone_code_invalid" | "phone_code_too_many_attempts" | "policy_denied" | "policy_not_found" | "policy_subject_attached" | "policy_unavailable" | "provider_unavailable" | "quote_expired" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_not_found" | "ramp_provider_not_available" | "rate_limit_exceeded" | "recipient_consent_required" | "recipient_unknown" | "request_timeout" | "route_not_found" | "route_not_selected" | "route_quote_not_found" | "sandbox_only" | "self_payment_not_allowed" | "sender_only" | "service_unavailable" | "settlement_in_flight" | "signature_duplicate" | "signer_not_owner" | "tenant_not_found" | "tenant_required" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_agent_not_permitted" | "twofa_binding_mismatch" | "twofa_challenge_expired" | "twofa_challenge_not_found" | "twofa_challenge_not_redeemable" | "twofa_factor_not_found" | "twofa_invalid_code" | "twofa_not_enrolled" | "twofa_required" | "twofa_too_many_attempts" | "unsupported_media_type" | "validation_failed" | "wallet_not_deployed" | "wallet_not_found" | "wallet_quota_exceeded" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
+        SecondaryErrorCode: "account_not_found" | "agent_card_exists" | "agent_limit" | "agent_limit_unavailable" | "agent_not_found" | "agent_suspended" | "agent_wallet_exists" | "agent_wallet_required" | "amount_overflow" | "api_key_not_found" | "attachment_not_found" | "bill_not_found" | "card_authorization_not_found" | "card_module_not_enabled" | "card_not_found" | "cardholder_not_found" | "chain_unavailable" | "checkout_nothing_to_refund" | "claim_already_funded" | "claim_challenge_not_found" | "claim_link_expired" | "claim_link_used" | "claim_not_expired" | "claim_not_found" | "claim_not_funded" | "claim_not_redeemable" | "claim_resend_limit" | "contact_exists" | "contact_not_found" | "credential_required" | "custody_call_refused" | "custody_unavailable" | "destination_not_eligible" | "destination_rail_constraint" | "destination_rail_not_available" | "destination_screening_rejected" | "drip_not_found" | "ephemeral_keys_not_supported" | "event_not_found" | "feature_not_available" | "funding_mode_not_available" | "handle_not_found" | "handle_taken" | "idempotency_key_reused" | "idempotency_request_in_progress" | "insufficient_funds" | "insufficient_scope" | "internal" | "invalid_address" | "invalid_api_key" | "invalid_state" | "invite_email_mismatch" | "invite_not_found" | "invoice_not_found" | "invoice_nothing_to_refund" | "job_not_found" | "ledger_reference_conflict" | "member_not_found" | "method_not_allowed" | "new_payee_not_saved" | "offramp_payment_not_found" | "payee_cooling_off" | "payload_too_large" | "payment_not_found" | "payment_queue_full" | "payout_destination_not_found" | "payout_provider_not_found" | "phone_alias_not_found" | "phone_alias_not_pending" | "phone_alias_taken" | "phone_code_expired" | "phone_code_invalid" | "phone_code_too_many_attempts" | "policy_denied" | "policy_not_found" | "policy_subject_attached" | "policy_unavailable" | "provider_unavailable" | "quote_expired" | "ramp_amount_too_large" | "ramp_daily_cap" | "ramp_not_found" | "ramp_provider_not_available" | "rate_limit_exceeded" | "recipient_consent_required" | "recipient_unknown" | "request_log_not_found" | "request_timeout" | "route_not_found" | "route_not_selected" | "route_quote_not_found" | "sandbox_only" | "self_payment_not_allowed" | "sender_only" | "service_unavailable" | "settlement_in_flight" | "signature_duplicate" | "signer_not_owner" | "tenant_not_found" | "tenant_required" | "transfer_not_found" | "treasury_account_not_found" | "treasury_rule_not_found" | "twofa_agent_not_permitted" | "twofa_binding_mismatch" | "twofa_challenge_expired" | "twofa_challenge_not_found" | "twofa_challenge_not_redeemable" | "twofa_factor_not_found" | "twofa_invalid_code" | "twofa_not_enrolled" | "twofa_required" | "twofa_too_many_attempts" | "unsupported_media_type" | "validation_failed" | "wallet_not_deployed" | "wallet_not_found" | "wallet_quota_exceeded" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
         /** @description The 201 answer of POST /v1/wallets/{id}/send (sendFromWallet). */
         SecondarySend: {
             /**
@@ -15316,6 +15450,117 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description one status (404) or a class (4xx, 5xx) */
+                status?: string;
+                /** @description a route template (/v1/wallets/{id}), optionally after its method (POST /v1/wallets) */
+                route?: string;
+                /** @description the API key (key_…) that made the request */
+                keyId?: string;
+                /** @description the request's X-Request-Id */
+                requestId?: string;
+                /** @description RFC 3339; only requests made at or after it */
+                from?: string;
+                /** @description RFC 3339; only requests made before it */
+                to?: string;
+                /** @description at most 100 (default 100) */
+                take?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "nextCursor": "eyJza2lwIjoxMDB9",
+                     *       "requestLogs": [
+                     *         {
+                     *           "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *           "environment": "TEST",
+                     *           "errorBody": {},
+                     *           "id": "rql_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "keyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "latencyMs": 1.5,
+                     *           "method": "GET",
+                     *           "requestId": "req_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *           "route": "/v1/wallets/{id}",
+                     *           "status": 1,
+                     *           "userId": "did:privy:cm3x9v2k40001abcd"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLogList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "environment": "TEST",
+                     *       "errorBody": {},
+                     *       "id": "rql_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "keyId": "key_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "latencyMs": 1.5,
+                     *       "method": "GET",
+                     *       "requestId": "req_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "route": "/v1/wallets/{id}",
+                     *       "status": 1,
+                     *       "userId": "did:privy:cm3x9v2k40001abcd"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RequestLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
     sandboxCreateBalanceDeposit: {
         parameters: {
             query?: never;
@@ -16456,6 +16701,61 @@ export interface operations {
             413: components["responses"]["RequestEntityTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+            default: components["responses"]["Error"];
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "role": "ADMIN"
+                 *     }
+                 */
+                "application/json": components["schemas"]["MemberRoleRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "acceptedAt": "2026-11-27T10:00:00.000000Z",
+                     *       "createdAt": "2026-11-27T10:00:00.000000Z",
+                     *       "displayName": "Acme Payouts",
+                     *       "email": "ada@example.com",
+                     *       "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                     *       "privyUserId": "did:privy:cm3x9v2k40001abcd",
+                     *       "role": "ADMIN",
+                     *       "signerAddress": "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
+                     *       "status": "PENDING"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -19862,6 +20162,57 @@ export interface operations {
                  *       "event": "invoice.sent",
                  *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
                  *       "type": "invoice.sent"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookPayload"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery ends. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not received: retried with backoff. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMemberRoleChanged: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with the endpoint's whsec_… secret
+                 * @example t=1795773600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+                 */
+                "Corridor-Signature": string;
+                /** @example evt_06h0c8y3a9xq2v5m7k1d4f6g8j */
+                "Corridor-Event-Id": string;
+                /** @example whd_06h0c8y3a9xq2v5m7k1d4f6g8j */
+                "Corridor-Delivery-Id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "created_at": "2026-11-27T10:00:00.000000Z",
+                 *       "data": {
+                 *         "id": "mem_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *         "status": "ROLE_CHANGED"
+                 *       },
+                 *       "event": "member.role_changed",
+                 *       "id": "evt_06h0c8y3a9xq2v5m7k1d4f6g8j",
+                 *       "type": "member.role_changed"
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookPayload"];
