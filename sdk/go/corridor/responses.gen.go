@@ -2024,7 +2024,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxPayCheckoutWithBodyWithResponse TEST only
 	//
-	// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+	// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2037,7 +2037,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxPayCheckoutWithResponse TEST only
 	//
-	// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+	// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -35913,7 +35913,7 @@ func (c *ClientWithResponses) SandboxExpireCheckoutWithResponse(ctx context.Cont
 
 // SandboxPayCheckoutWithBodyWithResponse TEST only
 //
-// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 //
 // Requires the scopes `payments:create`.
 //
@@ -35932,7 +35932,7 @@ func (c *ClientWithResponses) SandboxPayCheckoutWithBodyWithResponse(ctx context
 
 // SandboxPayCheckoutWithResponse TEST only
 //
-// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 //
 // Requires the scopes `payments:create`.
 //
