@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
 )
 
 // documentJSON is Document's JSON, decoded generically, as a generator reads it.
