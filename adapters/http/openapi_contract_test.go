@@ -193,7 +193,7 @@ func TestOpenAPI_EverySchemaDescribed(t *testing.T) {
 }
 
 // undescribedProperties may lack a description: none today. A property that truly cannot be
-// described goes here with its reason, and in docs/decisions/README.md ("#31 third pass").
+// described goes here with its reason, and in docs/decisions/api.md ("The contract partners generate from").
 var undescribedProperties = map[string]string{}
 
 // TestOpenAPI_PropertiesDescribed: every property of every component, at any depth (inline
