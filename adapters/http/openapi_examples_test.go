@@ -113,11 +113,3 @@ func walkMediaTypes(node any, visit func(ref string, example map[string]any)) {
 		}
 	}
 }
-
-func mustJSON(t *testing.T, v any) string {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
-}
