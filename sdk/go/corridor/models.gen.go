@@ -4349,7 +4349,7 @@ type AdminFailedJobState string
 
 // AdminFailedJobList The 200 answer of GET /v1/admin/failed-jobs (adminListFailedJobs).
 type AdminFailedJobList struct {
-	// Jobs At most 100, oldest failure first.
+	// Jobs At most 100, the most recently created job first.
 	Jobs []AdminFailedJob `json:"jobs"`
 }
 
@@ -8916,7 +8916,7 @@ type Wallet struct {
 	// Owners The Safe's owners: addresses and roles.
 	Owners []WalletOwner `json:"owners"`
 
-	// PredictedAddress An EVM address (0x…, 40 hex digits).
+	// PredictedAddress True until the wallet is DEPLOYED: address is where the deployment job will put the Safe (safe to fund already); false once it is there.
 	PredictedAddress bool `json:"predictedAddress"`
 
 	// Purpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
@@ -8976,7 +8976,7 @@ type WalletDetail struct {
 	// Owners The Safe's owners: addresses and roles.
 	Owners []WalletOwner `json:"owners"`
 
-	// PredictedAddress An EVM address (0x…, 40 hex digits).
+	// PredictedAddress True until the wallet is DEPLOYED: address is where the deployment job will put the Safe (safe to fund already); false once it is there.
 	PredictedAddress bool `json:"predictedAddress"`
 
 	// Purpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
