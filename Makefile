@@ -28,9 +28,10 @@ contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe
 
 # The money paths' suites and corridor check's run a third time on a throwaway Citus cluster
 # (a coordinator and two workers; docs/scaling.md): `make test-citus`. The list is kept to the
-# payments, off-ramp and card paths for CI's time (each package starts three servers); every
-# money suite passes there too: make test-citus CITUS_PKGS="./test/... of your choice".
-CITUS_PKGS ?= ./test/payments ./test/offramp ./test/cards ./test/check ./test/citus
+# payments, off-ramp, card and two-factor paths (the last distributed by tenant) for CI's time
+# (each package starts three servers); every money suite passes there too:
+# make test-citus CITUS_PKGS="./test/... of your choice".
+CITUS_PKGS ?= ./test/payments ./test/offramp ./test/cards ./test/twofa ./test/check ./test/citus
 
 # Every suite runs as production does, through the store's commit pipeline (STORE_PIPELINE_LANES=2,
 # docs/ledger.md, "Commit pipeline"); the money paths' black-box suites run a second time with one
@@ -202,6 +203,10 @@ examples: contracts ## run every program under examples/ (the Go client) against
 .PHONY: bench-cluster
 bench-cluster: contracts ## one replica against three on one throwaway primary, limits in the process or shared (BENCH_CLUSTER_ARGS; docs/scaling.md, docs/performance.md)
 	$(GO) run ./bench/cluster $(BENCH_CLUSTER_ARGS)
+
+.PHONY: bench-citus
+bench-citus: contracts citus ## the ledger pipeline and the API's deposits on plain PostgreSQL and on a throwaway Citus cluster (coordinator + 2 workers) in one run: transfers/s, cpu per transfer, ratio (BENCH_CITUS_ARGS; docs/scaling.md)
+	$(GO) run ./bench/citus $(BENCH_CITUS_ARGS)
 
 .PHONY: bench-money
 bench-money: build contracts geth ## the money path quickly (~3 min): deposits and card authorizations over HTTP (32 tenants, 64 workers) beside the ledger pipeline in the same run, with their ratios (BENCH_ARGS; docs/performance.md)

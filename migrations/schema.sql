@@ -12,15 +12,17 @@ CREATE TYPE public.river_job_state AS ENUM (
     'scheduled'
 );
 
-CREATE FUNCTION public.idempotency_claim(p_scope text, p_environment text, p_key text, p_now timestamp with time zone) RETURNS TABLE(claimed boolean, stored boolean, rec_fingerprint text, rec_status_code integer, rec_body bytea, rec_content_type text, rec_created_at timestamp with time zone, rec_expires_at timestamp with time zone)
+CREATE FUNCTION public.idempotency_claim(p_tenant text, p_scope text, p_environment text, p_key text, p_now timestamp with time zone) RETURNS TABLE(claimed boolean, stored boolean, rec_fingerprint text, rec_status_code integer, rec_body bytea, rec_content_type text, rec_created_at timestamp with time zone, rec_expires_at timestamp with time zone)
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    r idempotency_keys%ROWTYPE;
+    r record;
     locked boolean := false;
 BEGIN
-    SELECT * INTO r FROM idempotency_keys k
-    WHERE k.scope = p_scope AND k.environment = p_environment AND k.key = p_key AND k.expires_at > p_now;
+    SELECT k.fingerprint, k.status_code, k.body, k.content_type, k.created_at, k.expires_at INTO r
+    FROM idempotency_keys k
+    WHERE k.tenant_id = p_tenant AND k.scope = p_scope AND k.environment = p_environment AND k.key = p_key
+      AND k.expires_at > p_now;
     IF NOT FOUND THEN
         locked := pg_try_advisory_xact_lock(hashtextextended(p_scope || '|' || p_environment || '|' || p_key, 2));
         IF NOT locked THEN
@@ -28,8 +30,10 @@ BEGIN
                 NULL::timestamptz, NULL::timestamptz;
             RETURN;
         END IF;
-        SELECT * INTO r FROM idempotency_keys k
-        WHERE k.scope = p_scope AND k.environment = p_environment AND k.key = p_key AND k.expires_at > p_now;
+        SELECT k.fingerprint, k.status_code, k.body, k.content_type, k.created_at, k.expires_at INTO r
+        FROM idempotency_keys k
+        WHERE k.tenant_id = p_tenant AND k.scope = p_scope AND k.environment = p_environment AND k.key = p_key
+          AND k.expires_at > p_now;
         IF NOT FOUND THEN
             RETURN QUERY SELECT true, false, NULL::text, NULL::integer, NULL::bytea, NULL::text,
                 NULL::timestamptz, NULL::timestamptz;
@@ -498,7 +502,13 @@ CREATE TABLE public.idempotency_keys (
     content_type text NOT NULL,
     created_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
-    CONSTRAINT idempotency_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
+    tenant_id text NOT NULL,
+    CONSTRAINT idempotency_keys_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT idempotency_keys_tenant_of_scope CHECK ((tenant_id =
+CASE
+    WHEN (scope ~~ 'tenant:%'::text) THEN substr(scope, 8)
+    ELSE scope
+END))
 );
 
 CREATE TABLE public.invoices (
@@ -1540,7 +1550,7 @@ ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_address_key UNIQUE (tenant_id, environment, address_lower);
 
 ALTER TABLE ONLY public.contacts
-    ADD CONSTRAINT contacts_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT contacts_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.custody_keys
     ADD CONSTRAINT custody_keys_address_key UNIQUE (address);
@@ -1561,7 +1571,7 @@ ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
 
 ALTER TABLE ONLY public.idempotency_keys
-    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (scope, environment, key);
+    ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (tenant_id, scope, environment, key);
 
 ALTER TABLE ONLY public.invoices
     ADD CONSTRAINT invoices_hold_wallet_id_key UNIQUE (hold_wallet_id);
@@ -1777,10 +1787,10 @@ ALTER TABLE ONLY public.twofactor_budgets
     ADD CONSTRAINT twofactor_budgets_pkey PRIMARY KEY (tenant_id, environment, subject);
 
 ALTER TABLE ONLY public.twofactor_challenges
-    ADD CONSTRAINT twofactor_challenges_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT twofactor_challenges_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.twofactor_factors
-    ADD CONSTRAINT twofactor_factors_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT twofactor_factors_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.twofactor_settings
     ADD CONSTRAINT twofactor_settings_pkey PRIMARY KEY (tenant_id, environment);

@@ -31,8 +31,8 @@ type TwoFactorRepo interface {
 	// UseFactorStep records that the factor accepted a code of TOTP time step step, unless it
 	// already accepted one of that step or a later one; used=false (nothing changed) then. The
 	// check and the write are one conditional update, so two requests with one code cannot
-	// both use it.
-	UseFactorStep(ctx context.Context, factorID string, step int64) (used bool, err error)
+	// both use it. The tenant names the factor's shard group on Citus.
+	UseFactorStep(ctx context.Context, tenantID, factorID string, step int64) (used bool, err error)
 	ListFactors(ctx context.Context, tenantID string, env core.Environment) ([]twofactor.Factor, error)
 
 	// FindSettings answers the stored settings, or the zero settings (nothing protected).

@@ -58,7 +58,9 @@ func pending(p Placement, tables ...string) []TablePlacement {
 // local for good; the rest stay local until a migration puts the tenant in their keys, and
 // say where they go then. Order matters: the co-location group's first table comes first.
 var CitusPlan = concatPlans(
-	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts")},
+	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts"),
+		dist("twofactor_budgets"), dist("twofactor_factors"), dist("twofactor_challenges"), dist("contacts"),
+		dist("idempotency_keys")},
 	[]TablePlacement{ref("custody_keys"), ref("chain_index_cursors"), ref("offramp_escrow_cursors"),
 		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
 	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.
@@ -68,17 +70,20 @@ var CitusPlan = concatPlans(
 		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
 		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers"),
 		// One global row per anchor, written by the coordinator's anchor pass alone.
-		coord("ledger_anchors")},
-	pending(Distributed, "tenants", "members", "api_keys", "twofactor_factors", "twofactor_challenges", "contacts",
+		coord("ledger_anchors"),
+		// The phone-alias code budgets count per phone number and per client IP across tenants:
+		// a limits table like rate_limit_*, not a tenant's rows.
+		coord("phone_alias_attempts")},
+	pending(Distributed, "tenants", "members", "api_keys",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
 		"invoices", "bills", "checkouts", "checkout_refunds", "events", "webhook_endpoints", "webhook_deliveries",
-		"webhook_attempts", "phone_aliases", "phone_alias_attempts", "payout_destinations", "sms_messages",
+		"webhook_attempts", "phone_aliases", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
-		"idempotency_keys", "ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
-		"ledger_chain", "ledger_chain_heads", "twofactor_budgets"),
+		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
+		"ledger_chain", "ledger_chain_heads"),
 )
 
 func concatPlans(parts ...[]TablePlacement) []TablePlacement {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -45,11 +46,22 @@ func rawQuerier(db bun.IDB) querier {
 }
 
 const findIdempotencySQL = `SELECT fingerprint, status_code, body, content_type, created_at, expires_at
-FROM idempotency_keys WHERE scope = $1 AND environment = $2 AND key = $3 AND expires_at > $4`
+FROM idempotency_keys WHERE tenant_id = $1 AND scope = $2 AND environment = $3 AND key = $4 AND expires_at > $5`
+
+// scopeTenant is the tenant column of a record's scope: the tenant of "tenant:{id}", or the
+// scope itself for a session without a tenant. The records are distributed by it on Citus, so
+// every statement on them names it and is routed to one shard (migration 000057 checks the
+// column agrees with the scope).
+func scopeTenant(scope string) string {
+	if id, ok := strings.CutPrefix(scope, "tenant:"); ok {
+		return id
+	}
+	return scope
+}
 
 func (r idempotencyRepo) Find(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, error) {
 	rec := ports.IdempotencyRecord{Scope: scope, Environment: env, Key: key}
-	err := rawQuerier(r.db).QueryRowContext(ctx, findIdempotencySQL, scope, string(env), key, now).
+	err := rawQuerier(r.db).QueryRowContext(ctx, findIdempotencySQL, scopeTenant(scope), scope, string(env), key, now).
 		Scan(&rec.Fingerprint, &rec.StatusCode, &rec.Body, &rec.ContentType, &rec.CreatedAt, &rec.ExpiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ports.IdempotencyRecord{}, false, nil
@@ -63,10 +75,10 @@ func (r idempotencyRepo) Find(ctx context.Context, scope string, env core.Enviro
 
 const claimIdempotencySQL = `SELECT claimed, stored, rec_fingerprint, rec_status_code, rec_body, rec_content_type,
     rec_created_at, rec_expires_at
-FROM idempotency_claim($1, $2, $3, $4)`
+FROM idempotency_claim($1, $2, $3, $4, $5)`
 
 // Claim runs Find, TryLock and Find again in one round trip (the idempotency_claim function,
-// migration 000035, whose lock key is TryLock's).
+// migrations 000035 and 000057, whose lock key is TryLock's).
 func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Environment, key string, now time.Time) (ports.IdempotencyRecord, bool, bool, error) {
 	var (
 		claimed, stored      bool
@@ -76,7 +88,7 @@ func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Envir
 		createdAt, expiresAt sql.NullTime
 	)
 	// The claim is a unit's first statement: it carries the transaction's BEGIN (driver.go).
-	err := rawQuerier(r.db).QueryRowContext(ctx, claimIdempotencySQL, withPending{}, scope, string(env), key, now).
+	err := rawQuerier(r.db).QueryRowContext(ctx, claimIdempotencySQL, withPending{}, scopeTenant(scope), scope, string(env), key, now).
 		Scan(&claimed, &stored, &fingerprint, &status, &body, &ctype, &createdAt, &expiresAt)
 	if err != nil {
 		return ports.IdempotencyRecord{}, false, false, err
@@ -91,9 +103,9 @@ func (r idempotencyRepo) Claim(ctx context.Context, scope string, env core.Envir
 }
 
 const saveIdempotencySQL = `INSERT INTO idempotency_keys
-    (scope, environment, key, fingerprint, status_code, body, content_type, created_at, expires_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-ON CONFLICT (scope, environment, key) DO UPDATE SET
+    (tenant_id, scope, environment, key, fingerprint, status_code, body, content_type, created_at, expires_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+ON CONFLICT (tenant_id, scope, environment, key) DO UPDATE SET
     fingerprint = EXCLUDED.fingerprint, status_code = EXCLUDED.status_code, body = EXCLUDED.body,
     content_type = EXCLUDED.content_type, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
 WHERE idempotency_keys.expires_at <= EXCLUDED.created_at`
@@ -109,7 +121,7 @@ func (r idempotencyRepo) Save(ctx context.Context, rec ports.IdempotencyRecord) 
 	if body == nil {
 		body = []byte{} // NOT NULL: an empty body is stored as empty, not absent
 	}
-	args := []any{rec.Scope, string(rec.Environment), rec.Key, rec.Fingerprint, rec.StatusCode, body,
+	args := []any{scopeTenant(rec.Scope), rec.Scope, string(rec.Environment), rec.Key, rec.Fingerprint, rec.StatusCode, body,
 		rec.ContentType, rec.CreatedAt, rec.ExpiresAt}
 	if deferrable(ctx) {
 		args = append([]any{deferExec{}}, args...)
@@ -118,10 +130,12 @@ func (r idempotencyRepo) Save(ctx context.Context, rec ports.IdempotencyRecord) 
 	return err
 }
 
-// DeleteExpired removes up to limit expired records.
+// DeleteExpired removes up to limit expired records. It names them by their key, not their
+// ctid: on Citus the rows live in shards on several workers, where a row's ctid names nothing
+// the coordinator can delete by (the subquery's keys are gathered first, then deleted per shard).
 func (r idempotencyRepo) DeleteExpired(ctx context.Context, now time.Time, limit int) (int, error) {
-	res, err := r.db.NewRaw(`DELETE FROM idempotency_keys WHERE ctid IN (
-		SELECT ctid FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)`, now, limit).Exec(ctx)
+	res, err := r.db.NewRaw(`DELETE FROM idempotency_keys WHERE (tenant_id, scope, environment, key) IN (
+		SELECT tenant_id, scope, environment, key FROM idempotency_keys WHERE expires_at <= ? LIMIT ?)`, now, limit).Exec(ctx)
 	if err != nil {
 		return 0, err
 	}

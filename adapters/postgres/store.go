@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -260,11 +261,26 @@ func InUnitOfWork(ctx context.Context) bool {
 	return ok
 }
 
-// constraintOf names the violated constraint of a unique/check/foreign-key error.
+// constraintOf names the violated constraint of a unique/check/foreign-key error. On Citus a
+// distributed table's rows live in shards whose constraints carry the shard id as a suffix
+// ("contacts_address_key_102040"), and the coordinator relays a worker's error with its message
+// only, without the constraint field: the name is then read from the message, and the suffix
+// cut, so callers compare against the table's own constraint names on PostgreSQL and Citus alike.
 func constraintOf(err error) (code, constraint string) {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code, pgErr.ConstraintName
+	if !errors.As(err, &pgErr) {
+		return "", ""
 	}
-	return "", ""
+	name := pgErr.ConstraintName
+	if m := constraintInMessage.FindStringSubmatch(pgErr.Message); name == "" && m != nil {
+		name = m[1]
+	}
+	return pgErr.Code, shardSuffix.ReplaceAllString(name, "")
 }
+
+// constraintInMessage finds the constraint a violation's message names.
+var constraintInMessage = regexp.MustCompile(`constraint "([^"]+)"`)
+
+// shardSuffix is a Citus shard id appended to a name: Citus numbers shards from 102008 up, so
+// six digits or more (no constraint of the schema ends so).
+var shardSuffix = regexp.MustCompile(`_[0-9]{6,}$`)

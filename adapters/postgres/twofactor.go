@@ -23,7 +23,7 @@ var (
 type contactModel struct {
 	bun.BaseModel `bun:"table:contacts"`
 	ID            string    `bun:"id,pk"`
-	TenantID      string    `bun:"tenant_id"`
+	TenantID      string    `bun:"tenant_id,pk"`
 	Environment   string    `bun:"environment"`
 	Address       string    `bun:"address"`
 	AddressLower  string    `bun:"address_lower"`
@@ -40,7 +40,7 @@ func (m contactModel) domain() (twofactor.Contact, error) {
 type factorModel struct {
 	bun.BaseModel    `bun:"table:twofactor_factors"`
 	ID               string     `bun:"id,pk"`
-	TenantID         string     `bun:"tenant_id"`
+	TenantID         string     `bun:"tenant_id,pk"`
 	Environment      string     `bun:"environment"`
 	Type             string     `bun:"type"`
 	Label            string     `bun:"label"`
@@ -81,7 +81,7 @@ type settingsModel struct {
 type challengeModel struct {
 	bun.BaseModel      `bun:"table:twofactor_challenges"`
 	ID                 string     `bun:"id,pk"`
-	TenantID           string     `bun:"tenant_id"`
+	TenantID           string     `bun:"tenant_id,pk"`
 	Environment        string     `bun:"environment"`
 	Binding            string     `bun:"binding"`
 	SourceWalletID     string     `bun:"source_wallet_id"`
@@ -193,9 +193,9 @@ func (r twoFactorRepo) DeleteCancelledFactors(ctx context.Context, tenantID stri
 	return err
 }
 
-func (r twoFactorRepo) UseFactorStep(ctx context.Context, factorID string, step int64) (bool, error) {
+func (r twoFactorRepo) UseFactorStep(ctx context.Context, tenantID, factorID string, step int64) (bool, error) {
 	res, err := r.db.NewUpdate().Table("twofactor_factors").Set("last_used_step = ?", step).
-		Where("id = ? AND last_used_step < ?", factorID, step).Exec(ctx)
+		Where("tenant_id = ? AND id = ? AND last_used_step < ?", tenantID, factorID, step).Exec(ctx)
 	if err != nil {
 		return false, err
 	}

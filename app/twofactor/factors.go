@@ -222,7 +222,7 @@ func (s *Service) codeMatches(ctx context.Context, tx ports.Tx, f twofactor.Fact
 	if !ok || step <= f.LastUsedStep {
 		return false, nil
 	}
-	return tx.TwoFactor().UseFactorStep(ctx, f.ID, step)
+	return tx.TwoFactor().UseFactorStep(ctx, f.TenantID, f.ID, step)
 }
 
 // matchingStep finds the time step, among the current one and one either side (totpOptions'

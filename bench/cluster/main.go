@@ -7,15 +7,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -26,14 +20,10 @@ import (
 	"syscall"
 	"time"
 
-	corridorhttp "github.com/corridorhq/corridor/adapters/http"
-	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/adapters/pgcluster"
-	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/bench/internal/apiload"
 	"github.com/corridorhq/corridor/wiring"
 )
-
-const sessionSecret = "bench-cluster-session-secret-0123456789abcdef"
 
 type run struct {
 	replicas int
@@ -89,7 +79,7 @@ func measureOne(ctx context.Context, r run, requests, concurrency, tenants int) 
 	}
 	bases := make([]string, r.replicas)
 	for i := range bases {
-		base, stopReplica, err := startReplica(ctx, url, r.limits == "postgres")
+		base, stopReplica, err := apiload.StartReplica(ctx, url, r.limits == "postgres")
 		if err != nil {
 			return err
 		}
@@ -99,11 +89,11 @@ func measureOne(ctx context.Context, r run, requests, concurrency, tenants int) 
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: concurrency}}
 	keys := make([]string, tenants)
 	for i := range keys {
-		if keys[i], err = newTenant(client, bases[i%len(bases)]); err != nil {
+		if keys[i], err = apiload.NewTenant(client, bases[i%len(bases)]); err != nil {
 			return err
 		}
 	}
-	loadBefore := loadAverage()
+	loadBefore := apiload.LoadAverage()
 	start := time.Now()
 	var next atomic.Int64
 	var failed atomic.Value
@@ -118,7 +108,7 @@ func measureOne(ctx context.Context, r run, requests, concurrency, tenants int) 
 					return
 				}
 				base, key := bases[int(n)%len(bases)], keys[int(n)%len(keys)]
-				if err := pair(client, base, key, n); err != nil {
+				if err := apiload.Pair(client, base, key, n); err != nil {
 					failed.Store(err)
 					return
 				}
@@ -131,113 +121,6 @@ func measureOne(ctx context.Context, r run, requests, concurrency, tenants int) 
 		return err
 	}
 	fmt.Printf("%-9d %-8s %9d %9.2f %12.0f %12.0f %s → %s\n", r.replicas, r.limits, 2*requests, elapsed,
-		float64(2*requests)/elapsed, float64(requests)/elapsed, loadBefore, loadAverage())
+		float64(2*requests)/elapsed, float64(requests)/elapsed, loadBefore, apiload.LoadAverage())
 	return nil
-}
-
-// startReplica builds one replica on the primary and serves it on a loopback port.
-func startReplica(ctx context.Context, url string, shared bool) (string, func(), error) {
-	cfg := wiring.Config{
-		DatabaseURL: url, SessionSecret: sessionSecret, DBMaxConns: 20, IdempotencyTTL: 24 * time.Hour,
-		RateLimit:        corridorhttp.RateLimit{PerSecond: 1e9, Burst: 1_000_000_000},
-		SharedRateLimits: shared,
-		CipherKey:        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
-		Chains:           wiring.ChainAddresses{SandboxUSDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", LiveUSDC: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"},
-	}
-	svc, err := wiring.Build(ctx, cfg, slog.New(slog.NewJSONHandler(io.Discard, nil)))
-	if err != nil {
-		return "", nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		svc.Close()
-		return "", nil, err
-	}
-	if err := svc.StartWorkers(ctx); err != nil {
-		svc.Close()
-		return "", nil, err
-	}
-	go func() { _ = svc.Server.Fiber().Listener(ln) }()
-	return "http://" + ln.Addr().String(), func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = svc.Server.Shutdown(stopCtx)
-		_ = svc.StopWorkers(stopCtx)
-		svc.Close()
-	}, nil
-}
-
-// newTenant makes a tenant and a root TEST key through base.
-func newTenant(client *http.Client, base string) (string, error) {
-	issuer, err := identity.NewSandbox(sessionSecret)
-	if err != nil {
-		return "", err
-	}
-	user := core.NewID("usr")
-	token, err := issuer.IssueSession(user, user+"@example.com", time.Hour)
-	if err != nil {
-		return "", err
-	}
-	auth := map[string]string{"Authorization": "Bearer " + token}
-	if _, err := call(client, "POST", base+"/v1/tenants", auth, map[string]any{"name": "Bench " + user}, 201); err != nil {
-		return "", err
-	}
-	body, err := call(client, "POST", base+"/v1/api-keys", auth, map[string]any{"name": "bench", "scopes": []string{"*"}}, 201)
-	if err != nil {
-		return "", err
-	}
-	var key struct {
-		Key string `json:"key"`
-	}
-	return key.Key, json.Unmarshal(body, &key)
-}
-
-// pair is one deposit and one balance read.
-func pair(client *http.Client, base, key string, n int64) error {
-	headers := map[string]string{"X-Service-Api-Key": key, "Idempotency-Key": "bench-" + strconv.FormatInt(n, 10)}
-	if _, err := call(client, "POST", base+"/v1/sandbox/balance-deposits", headers, map[string]any{"amountUsd": "1"}, 201); err != nil {
-		return err
-	}
-	_, err := call(client, "GET", base+"/v1/balances", map[string]string{"X-Service-Api-Key": key}, nil, 200)
-	return err
-}
-
-func call(client *http.Client, method, url string, headers map[string]string, body any, want int) ([]byte, error) {
-	var reader io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		reader = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, url, reader)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != want {
-		return nil, errors.New(method + " " + url + ": " + resp.Status + " " + string(raw))
-	}
-	return raw, nil
-}
-
-func loadAverage() string {
-	raw, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Join(strings.Fields(string(raw))[:1], "")
 }

@@ -125,9 +125,9 @@ func (r twoFactorRepo) DeleteCancelledFactors(_ context.Context, tenantID string
 }
 
 // UseFactorStep accepts a step only above the last one used.
-func (r twoFactorRepo) UseFactorStep(_ context.Context, factorID string, step int64) (bool, error) {
+func (r twoFactorRepo) UseFactorStep(_ context.Context, tenantID, factorID string, step int64) (bool, error) {
 	f, ok := r.t().factors.rows[factorID]
-	if !ok || f.LastUsedStep >= step {
+	if !ok || f.TenantID != tenantID || f.LastUsedStep >= step {
 		return false, nil
 	}
 	f.LastUsedStep = step

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,9 +53,9 @@ func TestJobs_PurgeRemovesExpiredIdempotencyRecords(t *testing.T) {
 	ctx := context.Background()
 	db := openDB(t, e.DatabaseURL)
 	scope := "tenant:purge-test-" + time.Now().Format("150405.000000000")
-	_, err := db.Exec(`INSERT INTO idempotency_keys (scope, environment, key, fingerprint, status_code, body, content_type, created_at, expires_at)
-		VALUES ($1, 'TEST', 'old', 'f', 201, '\x7b7d', 'application/json', now() - interval '2 days', now() - interval '1 day'),
-		       ($1, 'TEST', 'live', 'f', 201, '\x7b7d', 'application/json', now(), now() + interval '1 day')`, scope)
+	_, err := db.Exec(`INSERT INTO idempotency_keys (tenant_id, scope, environment, key, fingerprint, status_code, body, content_type, created_at, expires_at)
+		VALUES ($2, $1, 'TEST', 'old', 'f', 201, '\x7b7d', 'application/json', now() - interval '2 days', now() - interval '1 day'),
+		       ($2, $1, 'TEST', 'live', 'f', 201, '\x7b7d', 'application/json', now(), now() + interval '1 day')`, scope, strings.TrimPrefix(scope, "tenant:"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,9 @@ var makeNeeds = map[string][]string{
 	"bench-money":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"chaos":         {"contracts/build.sh"},
 	"bench-cluster": {"contracts/build.sh"},
-	"haproxy":       nil, // Debian's haproxy, installed with apt-get when missing
+	// The service built in its process, on a throwaway PostgreSQL and a throwaway Citus cluster.
+	"bench-citus": {"contracts/build.sh"},
+	"haproxy":     nil, // Debian's haproxy, installed with apt-get when missing
 	// Three `corridor run` replicas on one dev chain, behind HAProxy.
 	"run-cluster": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	// The Citus extension, built from CITUS_SOURCE's tarball (Debian's build dependencies

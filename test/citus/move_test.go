@@ -86,11 +86,13 @@ func runLoad(ten *harness.Tenant, started chan<- struct{}, stop <-chan struct{},
 	}
 }
 
-// TestCitus_TenantShardMovesUnderLoad: a tenant's shard group (two-factor settings, recipient
-// credentials, relayer counts) moves to the other worker with citus_move_shard_placement while
+// TestCitus_TenantShardMovesUnderLoad: a tenant's shard group (two-factor settings and
+// budgets, recipient credentials, relayer counts, idempotency records) moves to the other worker with citus_move_shard_placement while
 // the tenant's deposits and settings changes keep arriving. Every request succeeds, the
 // balance is exactly the deposits made, the last settings write is what reads return, the
-// co-located shards moved together, and `corridor check` passes afterwards.
+// co-located shards moved together, a deposit replayed after the move answers what it answered
+// before without applying again (its idempotency record moved with the tenant), and
+// `corridor check` passes afterwards.
 func TestCitus_TenantShardMovesUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	ten := env().NewTenant(t)
@@ -118,10 +120,17 @@ func TestCitus_TenantShardMovesUnderLoad(t *testing.T) {
 	if len(l.failures) > 0 {
 		t.Fatalf("%d requests failed during the move: %v", len(l.failures), l.failures)
 	}
-	for _, table := range []string{"twofactor_settings", "recipient_credentials", "relayer_tx_counts"} {
+	for _, table := range []string{"twofactor_settings", "recipient_credentials", "relayer_tx_counts", "twofactor_budgets",
+		"twofactor_factors", "twofactor_challenges", "contacts", "idempotency_keys"} {
 		if got := tenantPlacement(t, conn, table, ten.ID); got.host != to.host || got.port != to.port {
 			t.Errorf("%s's shard for the tenant is on %s:%d, want it moved with its group to %s:%d", table, got.host, got.port, to.host, to.port)
 		}
+	}
+	harness.ExpectServiceBalance(t, ten.Root, int64(l.deposits)*1_000_000, 0)
+	replay, err := ten.Root.With("Idempotency-Key", fmt.Sprintf("move-%s-%d", ten.ID, 0)).
+		Try("POST", "/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "1"})
+	if err != nil || replay.Status != 201 || replay.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the first deposit replayed after the move: %v %v, want its stored 201", err, replay)
 	}
 	harness.ExpectServiceBalance(t, ten.Root, int64(l.deposits)*1_000_000, 0)
 	got := ten.Root.Get("/v1/twofactor/settings").Expect(t, 200).JSON(t)

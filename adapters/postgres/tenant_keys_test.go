@@ -1,0 +1,149 @@
+package postgres_test
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+
+	"github.com/golang-migrate/migrate/v4"
+	migratepgx "github.com/golang-migrate/migrate/v4/database/pgx/v5"
+	"github.com/golang-migrate/migrate/v4/source/iofs"
+
+	"github.com/corridorhq/corridor/migrations"
+	"github.com/corridorhq/corridor/test/testdb"
+)
+
+// migratorOn opens a fresh database and a migrator on it, for tests that stop at a version.
+func migratorOn(ctx context.Context, t *testing.T) (*sql.DB, *migrate.Migrate) {
+	t.Helper()
+	db, err := sql.Open("pgx", testdb.NewDatabase(ctx, t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	driver, err := migratepgx.WithInstance(db, &migratepgx.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, err := iofs.New(migrations.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := migrate.NewWithInstance("iofs", source, "pgx5", driver)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, m
+}
+
+// TestMigration_TenantInIdempotencyKeys migrates a database holding idempotency records from
+// 000056 to 000057: each record's tenant_id is filled from its scope (the tenant of
+// "tenant:{id}", the scope itself for a session without a tenant), the primary key leads with
+// it, a tenant that disagrees with the scope is refused, and the down migration gives the old
+// key back with the same records.
+func TestMigration_TenantInIdempotencyKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(56); err != nil {
+		t.Fatal(err)
+	}
+	for _, scope := range []string{"tenant:ten_a", "tenant:ten_b", "user:sub-1"} {
+		if _, err := db.ExecContext(ctx, `INSERT INTO idempotency_keys (scope, environment, key, fingerprint, status_code,
+				body, content_type, created_at, expires_at)
+			VALUES ($1, 'TEST', 'k', 'f', 201, '\x7b7d', 'application/json', now(), now() + interval '1 day')`, scope); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Migrate(57); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	rows, err := db.QueryContext(ctx, `SELECT scope, tenant_id FROM idempotency_keys`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var scope, tenant string
+		if err := rows.Scan(&scope, &tenant); err != nil {
+			t.Fatal(err)
+		}
+		got[scope] = tenant
+	}
+	rows.Close()
+	want := map[string]string{"tenant:ten_a": "ten_a", "tenant:ten_b": "ten_b", "user:sub-1": "user:sub-1"}
+	for scope, tenant := range want {
+		if got[scope] != tenant {
+			t.Errorf("scope %s: tenant_id %q, want %q", scope, got[scope], tenant)
+		}
+	}
+	var pk string
+	if err := db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint
+		WHERE conname = 'idempotency_keys_pkey'`).Scan(&pk); err != nil {
+		t.Fatal(err)
+	}
+	if pk != "PRIMARY KEY (tenant_id, scope, environment, key)" {
+		t.Errorf("primary key %s", pk)
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO idempotency_keys (tenant_id, scope, environment, key, fingerprint,
+			status_code, body, content_type, created_at, expires_at)
+		VALUES ('ten_b', 'tenant:ten_a', 'TEST', 'k2', 'f', 201, '\x', 'application/json', now(), now())`)
+	if err == nil || !strings.Contains(err.Error(), "idempotency_keys_tenant_of_scope") {
+		t.Errorf("a tenant other than the scope's: err = %v, want the check", err)
+	}
+	if err := m.Migrate(56); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM idempotency_claim('tenant:ten_a', 'TEST', 'k', now())
+		WHERE stored`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("at 000056 the old claim finds %d stored records (err %v), want 1", n, err)
+	}
+}
+
+// TestMigration_TenantInTwoFactorKeys: 000058 leads the primary keys of contacts, two-factor
+// factors and challenges with the tenant (Citus needs the distribution column in them), keeps
+// the rows, and its down migration gives the id-only keys back.
+func TestMigration_TenantInTwoFactorKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(57); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO tenants (id, name, slug, owner_user_id, created_at)
+		VALUES ('ten_a', 'A', 'a', 'usr_a', now())`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO contacts (id, tenant_id, environment, address, address_lower, label,
+			chain_id, created_at) VALUES ('ct_1', 'ten_a', 'TEST', '0xAB', '0xab', 'x', 1, now())`); err != nil {
+		t.Fatal(err)
+	}
+	keys := func() string {
+		t.Helper()
+		var got string
+		if err := db.QueryRowContext(ctx, `SELECT string_agg(conrelid::regclass::text || ' ' || pg_get_constraintdef(oid), '; '
+				ORDER BY conrelid::regclass::text)
+			FROM pg_constraint WHERE contype = 'p'
+			AND conrelid::regclass::text IN ('contacts', 'twofactor_factors', 'twofactor_challenges')`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if err := m.Migrate(58); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keys(), "contacts PRIMARY KEY (tenant_id, id); twofactor_challenges PRIMARY KEY (tenant_id, id); "+
+		"twofactor_factors PRIMARY KEY (tenant_id, id)"; got != want {
+		t.Errorf("at 000058: %s, want %s", got, want)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM contacts WHERE tenant_id = 'ten_a' AND id = 'ct_1'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the contact after 000058: %d rows, err %v", n, err)
+	}
+	if err := m.Migrate(57); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := keys(), "contacts PRIMARY KEY (id); twofactor_challenges PRIMARY KEY (id); twofactor_factors PRIMARY KEY (id)"; got != want {
+		t.Errorf("back at 000057: %s, want %s", got, want)
+	}
+}

@@ -1,0 +1,299 @@
+// Command citus is `make bench-citus`: the same two workloads on plain PostgreSQL and on a
+// local Citus cluster (a coordinator and two workers), one after the other in one run, so
+// both see the same machine. The workloads:
+//
+//   - ledger: the ledger store's commit pipeline (postgres.Store.WithPipeline), concurrent
+//     units each posting one transfer between two of a tenant's accounts, as a use case does;
+//   - deposits: the API's money path, one replica of the service built in this process
+//     (wiring.Build: Fiber, auth, limits, the pipeline, River workers) and plain HTTP clients
+//     sending idempotent $1 sandbox deposits spread over tenants (each one ledger transfer and
+//     its idempotency record).
+//
+// For each it prints transfers per second of wall time and the processor time per transfer
+// (every PostgreSQL node's and this process's), then the Citus/PostgreSQL ratio of both.
+// Both databases are throwaway clusters with the test settings (fsync off), the service and
+// the nodes share this machine's cores; nothing is asserted (docs/scaling.md records figures).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/corridorhq/corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/bench/internal/apiload"
+	"github.com/corridorhq/corridor/bench/internal/proccpu"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/wiring"
+)
+
+type options struct {
+	duration    time.Duration // the ledger workload's measured time
+	concurrency int           // the ledger workload's units at once
+	accounts    int
+	deposits    int // the API workload's deposits
+	clients     int
+	tenants     int
+}
+
+// result is one workload on one database.
+type result struct {
+	database, workload string
+	transfers          int
+	wall, cpu          time.Duration
+	load               string
+}
+
+func (r result) perSecond() float64 { return float64(r.transfers) / r.wall.Seconds() }
+func (r result) cpuMs() float64 {
+	return float64(r.cpu.Microseconds()) / 1000 / float64(max(r.transfers, 1))
+}
+
+func main() {
+	o := options{}
+	flag.DurationVar(&o.duration, "duration", 8*time.Second, "ledger workload: measured time")
+	flag.IntVar(&o.concurrency, "concurrency", 64, "ledger workload: units of work at once")
+	flag.IntVar(&o.accounts, "accounts", 1000, "ledger workload: accounts the transfers spread over")
+	flag.IntVar(&o.deposits, "deposits", 3000, "API workload: deposits sent")
+	flag.IntVar(&o.clients, "clients", 32, "API workload: clients sending at once")
+	flag.IntVar(&o.tenants, "tenants", 32, "API workload: tenants the deposits spread over")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench-citus:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	fmt.Printf("%-9s %-9s %9s %8s %12s %16s %s\n", "database", "workload", "transfers", "seconds", "transfers/s", "cpu ms/transfer", "load average")
+	var results []result
+	for _, database := range []string{"postgres", "citus"} {
+		for _, workload := range []string{"ledger", "deposits"} {
+			r, err := measure(ctx, o, database, workload)
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", database, workload, err)
+			}
+			fmt.Printf("%-9s %-9s %9d %8.2f %12.0f %16.3f %s\n", r.database, r.workload, r.transfers, r.wall.Seconds(),
+				r.perSecond(), r.cpuMs(), r.load)
+			results = append(results, r)
+		}
+	}
+	fmt.Println()
+	for i, workload := range []string{"ledger", "deposits"} {
+		pg, ci := results[i], results[i+2]
+		fmt.Printf("%-9s citus/postgres: throughput %.2f, cpu per transfer %.2f\n", workload,
+			ci.perSecond()/pg.perSecond(), ci.cpuMs()/pg.cpuMs())
+	}
+	return nil
+}
+
+// database is a fresh throwaway database: its URL, the data directories of its nodes (for
+// their processor time) and how to remove it.
+type database struct {
+	url      string
+	dataDirs []string
+	remove   func()
+}
+
+// provision starts a throwaway PostgreSQL or Citus cluster and migrates a database on it (on
+// Citus, wiring.Migrate also distributes it).
+func provision(ctx context.Context, kind string) (database, error) {
+	var d database
+	if kind == "citus" {
+		cc, err := pgcluster.NewCitusThrowaway(ctx, nil)
+		if err != nil {
+			return d, err
+		}
+		d.remove = func() { _ = cc.Remove() }
+		for _, n := range cc.Nodes() {
+			d.dataDirs = append(d.dataDirs, n.DataDir())
+		}
+		if err := cc.CreateDatabase(ctx, "bench"); err != nil {
+			d.remove()
+			return d, err
+		}
+		d.url = cc.URL("bench")
+	} else {
+		c, err := pgcluster.NewThrowaway(ctx, nil)
+		if err != nil {
+			return d, err
+		}
+		d.remove = func() { _ = c.Remove() }
+		d.dataDirs = []string{c.DataDir()}
+		if err := c.CreateDatabase(ctx, "bench"); err != nil {
+			d.remove()
+			return d, err
+		}
+		d.url = c.URL("bench")
+	}
+	if _, err := wiring.Migrate(ctx, d.url); err != nil {
+		d.remove()
+		return d, err
+	}
+	return d, nil
+}
+
+func (d database) cpu() time.Duration {
+	total := proccpu.Self()
+	for _, dir := range d.dataDirs {
+		total += proccpu.Server(dir)
+	}
+	return total
+}
+
+// measure runs one workload on a fresh database of its own.
+func measure(ctx context.Context, o options, kind, workload string) (result, error) {
+	d, err := provision(ctx, kind)
+	if err != nil {
+		return result{}, err
+	}
+	defer d.remove()
+	r := result{database: kind, workload: workload}
+	if workload == "ledger" {
+		err = measureLedger(ctx, o, d, &r)
+	} else {
+		err = measureDeposits(ctx, o, d, &r)
+	}
+	return r, err
+}
+
+// timed runs work and fills r's wall time, processor time and load average around it.
+func timed(d database, r *result, work func() error) error {
+	loadBefore, cpu0, start := apiload.LoadAverage(), d.cpu(), time.Now()
+	err := work()
+	r.wall, r.cpu = time.Since(start), d.cpu()-cpu0
+	r.load = loadBefore + " → " + apiload.LoadAverage()
+	return err
+}
+
+// measureLedger posts transfers through the commit pipeline for o.duration.
+func measureLedger(ctx context.Context, o options, d database, r *result) error {
+	db, err := postgres.Open(ctx, d.url, postgres.Options{MaxOpenConns: 40})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	store := postgres.NewStore(db)
+	accounts, err := openFunded(ctx, store, o.accounts)
+	if err != nil {
+		return err
+	}
+	pipe := store.WithPipeline(postgres.PipelineOptions{})
+	defer pipe.Close()
+	var posted, seq atomic.Int64
+	var failed atomic.Pointer[error]
+	deadline := time.Now().Add(o.duration)
+	return timed(d, r, func() error {
+		var wg sync.WaitGroup
+		for range o.concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for time.Now().Before(deadline) && ctx.Err() == nil && failed.Load() == nil {
+					i, j := rand.IntN(len(accounts)), rand.IntN(len(accounts)-1)
+					if j >= i {
+						j++
+					}
+					spec := ledger.TransferSpec{Reference: fmt.Sprintf("bench:%d", seq.Add(1)), Type: ledger.TypePosted,
+						Environment: core.EnvTest, Asset: ledger.AssetUSDC, Postings: ledger.Move(accounts[i], accounts[j], 1)}
+					err := pipe.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+						_, _, err := tx.Ledger().Post(ctx, time.Now(), spec)
+						return err
+					})
+					if err != nil {
+						failed.Store(&err)
+						return
+					}
+					posted.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		r.transfers = int(posted.Load())
+		if e := failed.Load(); e != nil {
+			return *e
+		}
+		return ctx.Err()
+	})
+}
+
+// openFunded opens n accounts of one tenant and funds each from a world account.
+func openFunded(ctx context.Context, store *postgres.Store, n int) ([]string, error) {
+	ids := make([]string, 0, n)
+	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		specs := []ledger.AccountSpec{ledger.World(core.EnvTest, ledger.AssetUSDC, "bench")}
+		for i := range n {
+			specs = append(specs, ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, fmt.Sprintf("ten_bench%04d", i)))
+		}
+		accts, err := tx.Ledger().OpenAccounts(ctx, time.Now(), specs...)
+		if err != nil {
+			return err
+		}
+		for _, a := range accts[1:] {
+			ids = append(ids, a.ID)
+			spec := ledger.TransferSpec{Reference: "bench:fund:" + a.ID, Type: ledger.TypePosted, Environment: core.EnvTest,
+				Asset: ledger.AssetUSDC, Postings: ledger.Move(accts[0].ID, a.ID, 1_000_000_000)}
+			if _, _, err := tx.Ledger().Post(ctx, time.Now(), spec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return ids, err
+}
+
+// measureDeposits sends o.deposits idempotent deposits through one replica of the service.
+func measureDeposits(ctx context.Context, o options, d database, r *result) error {
+	base, stopReplica, err := apiload.StartReplica(ctx, d.url, false)
+	if err != nil {
+		return err
+	}
+	defer stopReplica()
+	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: o.clients}}
+	keys := make([]string, o.tenants)
+	for i := range keys {
+		if keys[i], err = apiload.NewTenant(client, base); err != nil {
+			return err
+		}
+	}
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	return timed(d, r, func() error {
+		var wg sync.WaitGroup
+		for range o.clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for ctx.Err() == nil && failed.Load() == nil {
+					n := next.Add(1)
+					if n > int64(o.deposits) {
+						return
+					}
+					if err := apiload.Deposit(client, base, keys[int(n)%len(keys)], n); err != nil {
+						failed.Store(&err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		r.transfers = o.deposits
+		if e := failed.Load(); e != nil {
+			return *e
+		}
+		return ctx.Err()
+	})
+}

@@ -1,0 +1,213 @@
+package citus
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/corridorhq/corridor/adapters/postgres"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/ports"
+)
+
+// singleShardStore is a store whose connections refuse any statement Citus would send to more
+// than one shard (citus.multi_task_query_log_level = error): a repository method that runs
+// through it without error names the tenant in every statement on a distributed table.
+func singleShardStore(t *testing.T) *postgres.Store {
+	t.Helper()
+	u, err := url.Parse(env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("citus.multi_task_query_log_level", "error")
+	u.RawQuery = q.Encode()
+	db, err := postgres.Open(context.Background(), u.String(), postgres.Options{MaxOpenConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var level string
+	if err := db.QueryRowContext(context.Background(), `SHOW citus.multi_task_query_log_level`).Scan(&level); err != nil || level != "error" {
+		t.Fatalf("multi_task_query_log_level %q (err %v), want error", level, err)
+	}
+	return postgres.NewStore(db)
+}
+
+// TestCitus_TenantUnitsRouteToOneShard: the unit-of-work statements of the distributed families
+// (idempotency records: claim, save, replay; contacts, factors, challenges, settings and
+// budgets: every read and write the two-factor use cases make) each go to the tenant's one
+// shard: run on connections that refuse a multi-shard statement, every one succeeds.
+func TestCitus_TenantUnitsRouteToOneShard(t *testing.T) {
+	ctx := context.Background()
+	store := singleShardStore(t)
+	ten := env().NewTenant(t)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	scope, env := "tenant:"+ten.ID, core.EnvTest
+	inTx := func(name string, fn func(ctx context.Context, tx ports.Tx) error) {
+		t.Helper()
+		if err := store.InTx(ctx, fn); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	inTx("idempotency claim and save", func(ctx context.Context, tx ports.Tx) error {
+		if _, _, _, err := tx.Idempotency().Claim(ctx, scope, env, "route-1", now); err != nil {
+			return err
+		}
+		return tx.Idempotency().Save(ctx, ports.IdempotencyRecord{Scope: scope, Environment: env, Key: "route-1",
+			Fingerprint: "f", StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json",
+			CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
+	})
+	inTx("idempotency replay", func(ctx context.Context, tx ports.Tx) error {
+		rec, stored, _, err := tx.Idempotency().Claim(ctx, scope, env, "route-1", now)
+		if err == nil && (!stored || rec.StatusCode != 201) {
+			t.Errorf("replay: stored %v, %+v", stored, rec)
+		}
+		if _, found, err := tx.Idempotency().Find(ctx, scope, env, "route-1", now); err != nil || !found {
+			t.Errorf("find: found %v, err %v", found, err)
+		}
+		return err
+	})
+	inTx("contacts", func(ctx context.Context, tx ports.Tx) error { return contactsUnit(ctx, tx, ten.ID, now) })
+	inTx("factors", func(ctx context.Context, tx ports.Tx) error { return factorsUnit(ctx, tx, ten.ID, now) })
+	inTx("challenges, settings and budgets", func(ctx context.Context, tx ports.Tx) error {
+		return challengesUnit(ctx, tx, ten.ID, now)
+	})
+	// The guard itself: a statement over every shard is refused on these connections.
+	_, err := store.DB().ExecContext(ctx, `SELECT count(*) FROM contacts`)
+	if err == nil || !strings.Contains(err.Error(), "multi-task") && !strings.Contains(err.Error(), "multi-shard") {
+		t.Fatalf("a statement over every shard: err = %v, want it refused", err)
+	}
+}
+
+func contactsUnit(ctx context.Context, tx ports.Tx, tenant string, now time.Time) error {
+	r := tx.TwoFactor()
+	c := twofactor.Contact{ID: core.NewID(core.PrefixContact), TenantID: tenant, Environment: core.EnvTest,
+		Address: "0x00000000000000000000000000000000000000aa", Label: "route", ChainID: 84532, CreatedAt: now}
+	if err := r.CreateContact(ctx, c); err != nil {
+		return err
+	}
+	if _, _, err := r.ListContacts(ctx, tenant, core.EnvTest, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	if _, _, err := r.FindContactByAddress(ctx, tenant, core.EnvTest, c.Address); err != nil {
+		return err
+	}
+	_, err := r.DeleteContact(ctx, tenant, core.EnvTest, c.ID)
+	return err
+}
+
+func factorsUnit(ctx context.Context, tx ports.Tx, tenant string, now time.Time) error {
+	r := tx.TwoFactor()
+	f := twofactor.Factor{ID: core.NewID(core.PrefixFactor), TenantID: tenant, Environment: core.EnvTest, Type: "totp",
+		Label: "route", Status: twofactor.FactorPending, SecretCiphertext: []byte("x"), CreatedAt: now}
+	if err := r.CreateFactor(ctx, f); err != nil {
+		return err
+	}
+	locked, err := r.LockFactor(ctx, tenant, core.EnvTest, f.ID)
+	if err != nil {
+		return err
+	}
+	locked.Status, locked.VerifiedAt = twofactor.FactorActive, &now
+	if err := r.UpdateFactor(ctx, locked); err != nil {
+		return err
+	}
+	if _, err := r.UseFactorStep(ctx, tenant, f.ID, 7); err != nil {
+		return err
+	}
+	if _, err := r.ListFactors(ctx, tenant, core.EnvTest); err != nil {
+		return err
+	}
+	if err := r.DeleteCancelledFactors(ctx, tenant, core.EnvTest); err != nil {
+		return err
+	}
+	return r.DeleteFactor(ctx, tenant, core.EnvTest, f.ID)
+}
+
+func challengesUnit(ctx context.Context, tx ports.Tx, tenant string, now time.Time) error {
+	r := tx.TwoFactor()
+	c := twofactor.Challenge{ID: core.NewID(core.PrefixChallenge), TenantID: tenant, Environment: core.EnvTest,
+		Binding: "b", SourceWalletID: "wal_route", AmountBaseUnits: 1, DestinationAddress: "0xaa", DestinationLabel: "route",
+		Status: twofactor.ChallengePending, ExpiresAt: now.Add(time.Hour), CreatedAt: now}
+	if err := r.CreateChallenge(ctx, c); err != nil {
+		return err
+	}
+	locked, err := r.LockChallenge(ctx, tenant, core.EnvTest, c.ID)
+	if err != nil {
+		return err
+	}
+	locked.Status, locked.SatisfiedAt = twofactor.ChallengeSatisfied, &now
+	if err := r.UpdateChallenge(ctx, locked); err != nil {
+		return err
+	}
+	if _, _, err := r.ChallengesCreatedSince(ctx, tenant, core.EnvTest, now.Add(-time.Hour)); err != nil {
+		return err
+	}
+	s, err := r.FindSettings(ctx, tenant, core.EnvTest)
+	if err != nil {
+		return err
+	}
+	s.TenantID, s.Environment, s.ApproveNewPayees, s.UpdatedAt = tenant, core.EnvTest, true, now
+	if err := r.SaveSettings(ctx, s); err != nil {
+		return err
+	}
+	b, err := r.LockBudget(ctx, tenant, core.EnvTest, "tenant")
+	if err != nil {
+		return err
+	}
+	b.Failures = append(b.Failures, now)
+	return r.SaveBudget(ctx, b)
+}
+
+// TestCitus_IdempotencyPurgeAcrossShards: the purge of expired records (a pass over every
+// tenant, so over every shard) deletes by key, which Citus accepts where the former delete by
+// ctid named nothing it could route: expired records of two tenants go, a live one stays.
+func TestCitus_IdempotencyPurgeAcrossShards(t *testing.T) {
+	ctx := context.Background()
+	store := env().Service.Store
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	a, b := env().NewTenant(t), env().NewTenant(t)
+	err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		for i, scope := range []string{"tenant:" + a.ID, "tenant:" + b.ID, "tenant:" + b.ID} {
+			expires, key := now.Add(-time.Minute), "purge-old-"+strconv.Itoa(i)
+			if i == 2 {
+				expires, key = now.Add(time.Hour), "purge-live"
+			}
+			rec := ports.IdempotencyRecord{Scope: scope, Environment: core.EnvTest, Key: key, Fingerprint: "f",
+				StatusCode: 201, Body: []byte(`{}`), ContentType: "application/json", CreatedAt: now.Add(-time.Hour), ExpiresAt: expires}
+			if err := tx.Idempotency().Save(ctx, rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		var n int
+		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			var err error
+			n, err = tx.Idempotency().DeleteExpired(ctx, now, 1000)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("purge: %v", err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	var old, live int
+	if err := store.DB().QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE key LIKE 'purge-old-%'),
+		count(*) FILTER (WHERE key = 'purge-live') FROM idempotency_keys WHERE tenant_id IN (?, ?)`, a.ID, b.ID).Scan(&old, &live); err != nil {
+		t.Fatal(err)
+	}
+	if old != 0 || live != 1 {
+		t.Fatalf("after the purge: %d expired records left (want 0), %d live (want 1)", old, live)
+	}
+}
