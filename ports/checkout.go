@@ -37,6 +37,11 @@ type CheckoutDeposits interface {
 	// CheckoutRefundTx finds the transaction that paid refundID from its Refunded log, searched
 	// from the head back to fromBlock (found false when no such log is in that range).
 	CheckoutRefundTx(ctx context.Context, refundID [32]byte, fromBlock uint64) (hash common.Hash, found bool, err error)
+	// SandboxPayCheckoutDeposit pays amountBaseUnits of the sandbox test USDC to the deposit
+	// address `to` from a real sender (the relayer, which mints the amount to itself first), so
+	// the checkout learns a payer address as from any payer's wallet. TEST chains only: it
+	// fails where the relayer cannot mint the token.
+	SandboxPayCheckoutDeposit(ctx context.Context, to common.Address, amountBaseUnits *big.Int) (txHash common.Hash, payer common.Address, err error)
 }
 
 // CheckoutRefundRecord is what the checkout factory recorded under a refund id.

@@ -226,3 +226,28 @@ func (a *CheckoutFactory) CheckoutRefundTx(ctx context.Context, refundID [32]byt
 	}
 	return common.Hash{}, false, nil
 }
+
+// SandboxPayCheckoutDeposit implements ports.CheckoutDeposits: the sandbox's payer is the
+// relayer. It mints the amount to itself, waits for the mint (the transfer is estimated against
+// the latest block, as a claim's fund is), then transfers it to the deposit, so the watcher reads
+// a sender where a bare mint would have none and a refund has an address to go back to.
+func (a *CheckoutFactory) SandboxPayCheckoutDeposit(ctx context.Context, to common.Address, amountBaseUnits *big.Int) (common.Hash, common.Address, error) {
+	if err := positive(amountBaseUnits); err != nil {
+		return common.Hash{}, common.Address{}, err
+	}
+	relayer := a.relay.from
+	mintCtx, cancel := context.WithTimeout(ctx, fundingStepTimeout)
+	defer cancel()
+	mint, err := a.relay.sendOnce(mintCtx, "", nil, call{to: &a.addrs.USDC, data: a.usdc.PackMint(relayer, amountBaseUnits)})
+	if err != nil {
+		return common.Hash{}, common.Address{}, fmt.Errorf("chain: minting TestUSDC for a sandbox payment: %w", err)
+	}
+	if _, err := a.relay.waitMined(mintCtx, mint); err != nil {
+		return common.Hash{}, common.Address{}, err
+	}
+	hash, err := a.relay.sendOnce(ctx, "", nil, call{to: &a.addrs.USDC, data: a.usdc.PackTransfer(to, amountBaseUnits)})
+	if err != nil {
+		return common.Hash{}, common.Address{}, fmt.Errorf("chain: sending a sandbox payment: %w", err)
+	}
+	return hash, relayer, nil
+}

@@ -28,8 +28,9 @@ type safePaymentAmountRequest struct {
 type safePaymentCreateRequest struct {
 	SourceWalletID string                         `json:"sourceWalletId" oas:"required"`
 	Destination    *safePaymentDestinationRequest `json:"destination" oas:"required" description:"Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet."`
-	Amount         *safePaymentAmountRequest      `json:"amount" oas:"required" description:"How much to pay."`
-	Memo           *string                        `json:"memo,omitempty" oas:"maxLength=500"`
+	// Amount is omitempty only so the document does not offer null (null is refused as missing).
+	Amount *safePaymentAmountRequest `json:"amount,omitempty" oas:"required" description:"How much to pay."`
+	Memo   *string                   `json:"memo,omitempty" oas:"maxLength=500"`
 	// TwofaChallengeID redeems a satisfied two-factor challenge bound to this very request.
 	TwofaChallengeID *string `json:"twofaChallengeId,omitempty"`
 }

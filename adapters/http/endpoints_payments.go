@@ -11,7 +11,7 @@ func (h *safePaymentsHandlers) safePaymentEndpoints(secondary secondaryPayments)
 	create := []auth.Scope{auth.ScopePaymentsCreate}
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/payments", Summary: "Propose a USDC payment from a DEPLOYED wallet; returns the safeTxHash owners sign. A secondary-shaped body (amount as a number, currency, cryptocurrency, customer) creates a hosted checkout instead (docs/checkout.md)", Tag: "payments",
-			Auth: authRequired, Scopes: create, Request: OneOf{safePaymentCreateRequest{}, checkoutCreateRequest{}}, SecondaryBody: isSecondaryPaymentBody,
+			Auth: authRequired, Scopes: create, Request: OneObject{safePaymentCreateRequest{}, checkoutCreateRequest{}}, SecondaryBody: isSecondaryPaymentBody,
 			Responses: map[int]any{201: OneOf{safePaymentResponse{}, checkoutCreateResponse{}}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: eitherBody(h.createSafePayment, secondary.create)},
 		{Method: "POST", Path: "/v1/wallets/{id}/transactions", Summary: "Propose an arbitrary Safe transaction (a CALL of to with value and data) as a payment of kind transaction; sign, execute and cancel it with the payment routes. A USDC transfer in data is gated as a payment of its amount to its recipient; a custodial wallet accepts nothing else (422 CUSTODY_CALL_REFUSED)", Tag: "payments",
 			Auth: authRequired, Scopes: create, Params: pathID, Request: safeTransactionRequest{},

@@ -27,6 +27,15 @@ type Content map[string]any
 // each DTO as one alternative of a oneOf.
 type OneOf []any
 
+// OneObject is a request body of a path both surfaces share, documented as one object rather
+// than a oneOf of objects: generators that cannot tell two objects apart by their fields (ogen,
+// when a property both shapes carry has types it cannot discriminate) take one object. Every
+// property of either shape is offered, required only when every shape requires it; a property
+// the shapes type differently is a oneOf of its types, each a component of its own. The server
+// selects the shape from the body and strictly decodes it, so a body mixing the shapes' fields
+// or missing a required field of its shape answers 400.
+type OneObject []any
+
 // openapi serves the document built from the endpoint table.
 func (s *Server) openapi(c *fiber.Ctx) error { return c.JSON(s.OpenAPI()) }
 
@@ -178,8 +187,9 @@ func (g *schemaGen) requestBody(r Endpoint) map[string]any {
 	media := g.mediaType(r.Request, operationID(r)+"Body")
 	g.useBody(media["schema"].(map[string]any), r, "request")
 	_, isOneOf := r.Request.(OneOf)
-	required := isOneOf
-	if t := reflect.TypeOf(r.Request); !isOneOf && t.Kind() == reflect.Struct {
+	_, isOneObject := r.Request.(OneObject)
+	required := isOneOf || isOneObject
+	if t := reflect.TypeOf(r.Request); !required && t.Kind() == reflect.Struct {
 		fields, _ := g.object(t)["required"].([]string)
 		required = len(fields) > 0
 	}
@@ -215,7 +225,79 @@ func (g *schemaGen) bodySchema(dto any, unionName string) map[string]any {
 			"description": "One of " + strings.Join(titles, " or ") + ": the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go)."}
 		return map[string]any{"$ref": "#/components/schemas/" + name}
 	}
+	if shapes, ok := dto.(OneObject); ok {
+		return g.oneObject(shapes, strings.ToUpper(unionName[:1])+unionName[1:])
+	}
 	return g.schema(reflect.TypeOf(dto))
+}
+
+// bareRef is a described $ref (allOf of one $ref beside a description) as the $ref alone: an
+// alternative of a oneOf is named by its component, not described again.
+func bareRef(s map[string]any) map[string]any {
+	if all, ok := s["allOf"].([]any); ok && len(all) == 1 && len(s) == 2 && s["description"] != nil {
+		return all[0].(map[string]any)
+	}
+	return s
+}
+
+// oneObjectRules says, per OneObject body, how the server tells its shapes apart.
+var oneObjectRules = map[string]string{
+	"CreatePaymentBody": "A body with currency, cryptocurrency or customer, or whose amount is a JSON number, is a hosted checkout " +
+		"(amount, currency and cryptocurrency required); any other is a Safe payment (sourceWalletId, destination and amount as {value} " +
+		"required). A field of the other shape, or a missing required field of the body's shape, answers 400.",
+}
+
+// oneObject registers the one object that documents shapes (OneObject) under name and answers
+// its $ref. Properties are merged in the shapes' order; a property whose schemas differ becomes
+// a component name+Property holding a oneOf of them, a plain alternative registered as a
+// component of its own (the shape's name without Request, plus the property), so generated
+// clients get named constructors for each (FromSafePaymentAmountRequest, FromCheckoutCreateAmount).
+func (g *schemaGen) oneObject(shapes OneObject, name string) map[string]any {
+	parent := g.current
+	g.current = name
+	defer func() { g.current = parent }()
+	props, alternatives := map[string]any{}, map[string][]any{}
+	requiredBy := map[string]int{}
+	titles := make([]string, len(shapes))
+	for i, shape := range shapes {
+		t := reflect.TypeOf(shape)
+		titles[i] = strings.TrimSuffix(componentName(t), "Request")
+		object := g.object(t)
+		for _, field := range object["required"].([]string) {
+			requiredBy[field]++
+		}
+		for prop, schema := range object["properties"].(map[string]any) {
+			if _, isRef := schema.(map[string]any)["$ref"]; !isRef {
+				if _, seen := props[prop]; seen {
+					component := titles[i] + strings.ToUpper(prop[:1]) + prop[1:]
+					g.components[component] = schema
+					g.use(component, "Part of "+name+".")
+					schema = map[string]any{"$ref": "#/components/schemas/" + component}
+				}
+			}
+			if _, seen := props[prop]; !seen {
+				props[prop] = schema
+			}
+			alternatives[prop] = append(alternatives[prop], bareRef(schema.(map[string]any)))
+		}
+	}
+	var required []string
+	for prop, alts := range alternatives {
+		if requiredBy[prop] == len(shapes) {
+			required = append(required, prop)
+		}
+		if len(alts) > 1 && !reflect.DeepEqual(alts[0], alts[1]) {
+			component := name + strings.ToUpper(prop[:1]) + prop[1:]
+			g.components[component] = map[string]any{"oneOf": alts,
+				"description": "The " + prop + " of one of the shapes of " + name + ": " + strings.Join(titles, " or ") + "."}
+			g.use(component, "Part of "+name+".")
+			props[prop] = map[string]any{"$ref": "#/components/schemas/" + component}
+		}
+	}
+	slices.Sort(required)
+	g.components[name] = map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false,
+		"description": "One object for the body's shapes (" + strings.Join(titles, ", ") + "); their fields are mutually exclusive. " + oneObjectRules[name]}
+	return map[string]any{"$ref": "#/components/schemas/" + name}
 }
 
 func requestIDHeader() map[string]any {

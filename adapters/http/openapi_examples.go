@@ -121,6 +121,8 @@ func (g *schemaGen) example(dto any) (any, bool) {
 		return nil, false
 	case OneOf:
 		return g.example(d[0])
+	case OneObject:
+		return g.example(d[0])
 	case map[string]any:
 		return map[string]any{"openapi": OpenAPIVersion}, true
 	}

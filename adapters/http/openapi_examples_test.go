@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/corridorhq/corridor/core/timestamp"
 )
 
 // documentJSON is Document's JSON, decoded generically, as a generator reads it.
@@ -114,34 +112,4 @@ func walkMediaTypes(node any, visit func(ref string, example map[string]any)) {
 			walkMediaTypes(v, visit)
 		}
 	}
-}
-
-// TestOpenAPI_TimestampFieldsAreNormalized: every date-time property of the document has a
-// name the response encoder recognises as an instant (core/timestamp.IsTimeKey), so each
-// goes out with the fixed six-digit fraction.
-func TestOpenAPI_TimestampFieldsAreNormalized(t *testing.T) {
-	schemas := documentJSON(t)["components"].(map[string]any)["schemas"].(map[string]any)
-	seen := 0
-	for name, raw := range schemas {
-		props, _ := raw.(map[string]any)["properties"].(map[string]any)
-		for field, p := range props {
-			if strings.Contains(mustJSON(t, p), `"date-time"`) {
-				seen++
-				if !timestamp.IsTimeKey(field) {
-					t.Errorf("%s.%s is a date-time that the encoder would not normalize", name, field)
-				}
-			}
-		}
-	}
-	if seen < 50 {
-		t.Fatalf("only %d date-time fields found", seen)
-	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
 }

@@ -4,7 +4,6 @@ package http
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
 	"log/slog"
@@ -437,12 +436,7 @@ func toFiberPath(p string) string {
 	return string(out)
 }
 
-// encodeJSON is every JSON body's encoder: encoding/json, then each instant in the API's one
-// form (core/timestamp: UTC, six-digit fraction), so string order is time order for a partner.
-func encodeJSON(v any) ([]byte, error) {
-	raw, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return timestamp.NormalizeJSON(raw), nil
-}
+// encodeJSON is every JSON body's encoder: encoding/json's rules, with each time.Time written
+// in the API's one form by its type (core/timestamp: UTC, six-digit fraction), so string order
+// is time order for a partner.
+func encodeJSON(v any) ([]byte, error) { return timestamp.Marshal(v) }

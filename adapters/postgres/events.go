@@ -11,6 +11,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -120,7 +121,8 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 	if err := e.Validate(); err != nil {
 		return false, err
 	}
-	data, err := json.Marshal(e.Data)
+	// The data is stored as the payload will carry it: instants in the API's form, by type.
+	data, err := timestamp.Marshal(e.Data)
 	if err != nil {
 		return false, fmt.Errorf("event %s: data: %w", e.ID, err)
 	}

@@ -148,6 +148,10 @@ func (f *fakeDeposits) RefundCheckout(context.Context, [32]byte, common.Address,
 	return f.sendHash, nil
 }
 
+func (f *fakeDeposits) SandboxPayCheckoutDeposit(context.Context, common.Address, *big.Int) (common.Hash, common.Address, error) {
+	return common.Hash{}, common.Address{}, errors.New("not in this test")
+}
+
 func (f *fakeDeposits) CheckoutRefundOf(context.Context, [32]byte) (ports.CheckoutRefundRecord, error) {
 	return f.record, nil
 }

@@ -25,9 +25,10 @@ type SandboxPayment struct {
 }
 
 // SandboxPay pays a TEST checkout as a payer's wallet would, without one: the sandbox test
-// token is minted straight to the checkout's deposit address, and the watcher then sees it
-// like any other transfer (pending, then completed at the configured confirmations). amount 0
-// pays what is still due. A mint has no sender, so a refund of it needs an explicit address.
+// token is sent to the checkout's deposit address from the relayer (which mints it first), and
+// the watcher then sees it like any other transfer (pending, then completed at the configured
+// confirmations), with the relayer as its payer_address, where a refund goes by default.
+// amount 0 pays what is still due.
 func (s *Service) SandboxPay(ctx context.Context, p auth.Principal, id string, amount int64) (SandboxPayment, error) {
 	if err := sandboxHelper(p, id); err != nil {
 		return SandboxPayment{}, err
@@ -49,11 +50,11 @@ func (s *Service) SandboxPay(ctx context.Context, p auth.Principal, id string, a
 	if amount < 0 || amount > MaxSandboxPayment {
 		return SandboxPayment{}, core.Invalid("amount", "must be more than 0 and at most 1000000")
 	}
-	chain, _, err := s.deposits(p.Environment)
+	_, deposits, err := s.deposits(p.Environment)
 	if err != nil {
 		return SandboxPayment{}, err
 	}
-	hash, err := chain.MintUSDC(ctx, common.HexToAddress(c.DepositAddress), big.NewInt(amount))
+	hash, _, err := deposits.SandboxPayCheckoutDeposit(ctx, common.HexToAddress(c.DepositAddress), big.NewInt(amount))
 	if err != nil {
 		return SandboxPayment{}, fmt.Errorf("checkout %s: sandbox payment: %w", c.ID, err)
 	}

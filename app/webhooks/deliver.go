@@ -2,7 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"time"
@@ -280,12 +279,8 @@ func (s *Service) backoff(failed int) time.Duration {
 // (core/timestamp), so the bytes a receiver verifies are the bytes GET
 // /v1/events/{id}/payload shows.
 func Payload(e event.Event) ([]byte, error) {
-	raw, err := json.Marshal(map[string]any{"id": e.ID, "type": e.Type, "event": e.Type, "data": e.Data,
-		"created_at": timestamp.Format(e.CreatedAt)})
-	if err != nil {
-		return nil, err
-	}
-	return timestamp.NormalizeJSON(raw), nil
+	return timestamp.Marshal(map[string]any{"id": e.ID, "type": e.Type, "event": e.Type, "data": e.Data,
+		"created_at": e.CreatedAt})
 }
 
 func truncate(s string, n int) string {

@@ -1,6 +1,7 @@
 package timestamp
 
 import (
+	stdjson "encoding/json"
 	"testing"
 	"time"
 )
@@ -19,26 +20,61 @@ func TestFormat_FixedFractionSortsAsTime(t *testing.T) {
 	}
 }
 
-func TestNormalizeJSON(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"id":"wal_1","createdAt":"2026-12-06T01:02:03.45Z"}`, `{"id":"wal_1","createdAt":"2026-12-06T01:02:03.450000Z"}`},
-		{`{"expires_at":"2026-12-06T01:02:03Z","to":"2026-12-06T02:02:03+01:00"}`, `{"expires_at":"2026-12-06T01:02:03.000000Z","to":"2026-12-06T01:02:03.000000Z"}`},
-		{`[{"at":"2026-12-06T01:02:03.123456789Z"}]`, `[{"at":"2026-12-06T01:02:03.123456Z"}]`},
-		{`{"description":"2026-12-06T01:02:03Z","createdAt":null}`, `{"description":"2026-12-06T01:02:03Z","createdAt":null}`},
-		{`{"metadata":{"shippedAt":"2026-12-06T01:02:03Z","x":"}\""},"updatedAt":"2026-12-06T01:02:03Z"}`, `{"metadata":{"shippedAt":"2026-12-06T01:02:03Z","x":"}\""},"updatedAt":"2026-12-06T01:02:03.000000Z"}`},
-		{`{"createdAt":"not a time","note":"say \"createdAt\":\"2026-12-06T01:02:03Z\""}`, `{"createdAt":"not a time","note":"say \"createdAt\":\"2026-12-06T01:02:03Z\""}`},
-		{`{"createdAt":"2026-12-06T01:02:03.000000Z"}`, `{"createdAt":"2026-12-06T01:02:03.000000Z"}`},
-	} {
-		if got := string(NormalizeJSON([]byte(tc.in))); got != tc.want {
-			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
-		}
-	}
-}
+type decimal string
 
-func TestIsTimeKey(t *testing.T) {
-	for name, want := range map[string]bool{"createdAt": true, "created_at": true, "asOf": true, "format": false, "chat": false, "FAt": false, "status": false} {
-		if IsTimeKey(name) != want {
-			t.Errorf("IsTimeKey(%q) = %t", name, !want)
-		}
+func (d decimal) MarshalJSON() ([]byte, error) { return []byte(d), nil }
+
+// TestMarshal_TimesByType: a time.Time is written in Layout wherever it sits and whatever its
+// field is called; a string that looks like a time is left alone; everything else is written
+// byte for byte as encoding/json writes it.
+func TestMarshal_TimesByType(t *testing.T) {
+	at := time.Date(2026, 12, 6, 1, 2, 3, 450_000_000, time.FixedZone("x", 3600))
+	type inner struct {
+		When *time.Time `json:"when"`
+		None *time.Time `json:"none"`
+	}
+	v := struct {
+		Odd      time.Time            `json:"somethingOdd"`
+		Inner    inner                `json:"inner"`
+		List     []time.Time          `json:"list"`
+		ByKey    map[string]any       `json:"byKey"`
+		Text     string               `json:"text"`
+		Amount   decimal              `json:"amount"`
+		Number   stdjson.Number       `json:"number"`
+		Raw      stdjson.RawMessage   `json:"raw"`
+		HTML     string               `json:"html"`
+		Nil      []string             `json:"nil"`
+		Omitted  string               `json:"omitted,omitempty"`
+		Metadata map[string]string    `json:"metadata"`
+		Nested   map[string]time.Time `json:"nested"`
+	}{Odd: at, Inner: inner{When: &at}, List: []time.Time{at}, ByKey: map[string]any{"b": at, "a": 1},
+		Text: "2026-12-06T01:02:03Z", Amount: "131072.01", Number: "12.5", Raw: stdjson.RawMessage(`{"x":1}`),
+		HTML: "<a&b>", Metadata: map[string]string{"shippedAt": "2026-12-06T01:02:03Z"}, Nested: map[string]time.Time{"k": at}}
+	got, err := Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const when = `"2026-12-06T00:02:03.450000Z"`
+	want := `{"somethingOdd":` + when + `,"inner":{"when":` + when + `,"none":null},"list":[` + when + `],"byKey":{"a":1,"b":` + when + `},` +
+		`"text":"2026-12-06T01:02:03Z","amount":131072.01,"number":12.5,"raw":{"x":1},"html":"\u003ca\u0026b\u003e","nil":null,` +
+		`"metadata":{"shippedAt":"2026-12-06T01:02:03Z"},"nested":{"k":` + when + `}}`
+	if string(got) != want {
+		t.Fatalf("Marshal:\n got %s\nwant %s", got, want)
+	}
+	plain, err := stdjson.Marshal(struct {
+		A []string          `json:"a"`
+		B map[string]string `json:"b"`
+		C string            `json:"c"`
+	}{C: "<&>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := Marshal(struct {
+		A []string          `json:"a"`
+		B map[string]string `json:"b"`
+		C string            `json:"c"`
+	}{C: "<&>"})
+	if err != nil || string(ours) != string(plain) {
+		t.Fatalf("differs from encoding/json: %s vs %s (%v)", ours, plain, err)
 	}
 }

@@ -28,14 +28,12 @@ func main() {
 
 func run(ctx context.Context, api *corridor.ClientWithResponses) error {
 	description := "Order 42"
-	var body corridor.CreatePaymentBody
 	// The checkout's amount is a json.Number: its text is sent as written, never through a float.
-	if err := body.FromCheckoutCreateRequest(corridor.CheckoutCreateRequest{
-		Amount: json.Number("131072.01"), Currency: corridor.CheckoutCreateRequestCurrencyUSD,
-		Cryptocurrency: corridor.CheckoutCreateRequestCryptocurrencyUSDC, Description: &description,
-	}); err != nil {
+	body, err := corridor.CheckoutBody(json.Number("131072.01"))
+	if err != nil {
 		return err
 	}
+	body.Description = &description
 	created, err := api.CreatePaymentWithResponse(ctx, &corridor.CreatePaymentParams{}, body)
 	if err != nil {
 		return err

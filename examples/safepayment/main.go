@@ -131,11 +131,10 @@ func fund(ctx context.Context, api *corridor.ClientWithResponses, walletID, amou
 }
 
 func propose(ctx context.Context, api *corridor.ClientWithResponses, w corridor.WalletDetail, to, amount string) (corridor.SafePayment, error) {
-	var body corridor.CreatePaymentBody
-	if err := body.FromSafePaymentCreateRequest(corridor.SafePaymentCreateRequest{SourceWalletId: w.Id,
-		Amount:      &corridor.SafePaymentAmountRequest{Value: amount},
-		Destination: &corridor.SafePaymentDestinationRequest{Type: corridor.SafePaymentDestinationRequestTypeAddress, Address: &to, ChainId: &w.ChainId},
-	}); err != nil {
+	body, err := corridor.SafePaymentBody(w.Id,
+		corridor.SafePaymentDestinationRequest{Type: corridor.SafePaymentDestinationRequestTypeAddress, Address: &to, ChainId: &w.ChainId},
+		corridor.SafePaymentAmountRequest{Value: amount})
+	if err != nil {
 		return corridor.SafePayment{}, err
 	}
 	created, err := api.CreatePaymentWithResponse(ctx, &corridor.CreatePaymentParams{}, body)

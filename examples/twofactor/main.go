@@ -72,9 +72,12 @@ func run(ctx context.Context, api *corridor.ClientWithResponses) error {
 	if err != nil {
 		return err
 	}
-	pay := corridor.SafePaymentCreateRequest{SourceWalletId: w.Id,
-		Amount:      &corridor.SafePaymentAmountRequest{Value: "25.5"},
-		Destination: &corridor.SafePaymentDestinationRequest{Type: corridor.SafePaymentDestinationRequestTypeAddress, Address: &to, ChainId: &w.ChainId}}
+	pay, err := corridor.SafePaymentBody(w.Id,
+		corridor.SafePaymentDestinationRequest{Type: corridor.SafePaymentDestinationRequestTypeAddress, Address: &to, ChainId: &w.ChainId},
+		corridor.SafePaymentAmountRequest{Value: "25.5"})
+	if err != nil {
+		return err
+	}
 	refused, err := propose(ctx, api, pay)
 	if err != nil {
 		return err
@@ -117,11 +120,7 @@ func run(ctx context.Context, api *corridor.ClientWithResponses) error {
 }
 
 // propose sends a payment request; a refusal is an answer here, not an error.
-func propose(ctx context.Context, api *corridor.ClientWithResponses, req corridor.SafePaymentCreateRequest) (*corridor.CreatePaymentResponse, error) {
-	var body corridor.CreatePaymentBody
-	if err := body.FromSafePaymentCreateRequest(req); err != nil {
-		return nil, err
-	}
+func propose(ctx context.Context, api *corridor.ClientWithResponses, body corridor.CreatePaymentBody) (*corridor.CreatePaymentResponse, error) {
 	return api.CreatePaymentWithResponse(ctx, &corridor.CreatePaymentParams{}, body)
 }
 

@@ -19,9 +19,9 @@ printf 'module sdkcheck/oapi\n\ngo 1.26.0\n' > "$out/oapi/go.mod"
 $GO run "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen@$OAPI_CODEGEN_VERSION" -generate types,client -package api -o "$out/oapi/api.gen.go" "$doc"
 (cd "$out/oapi" && $GO mod tidy && $GO build ./...)
 
-echo "== ogen $OGEN_VERSION"
+echo "== ogen $OGEN_VERSION (default configuration: no ogen.yml)"
 printf 'module sdkcheck/ogen\n\ngo 1.26.0\n' > "$out/ogen/go.mod"
-(cd "$out/ogen" && $GO run "github.com/ogen-go/ogen/cmd/ogen@$OGEN_VERSION" --config "$here/ogen.yml" --target api --package api --clean "$doc" 2>&1 | grep -v '	INFO	' || true)
+(cd "$out/ogen" && $GO run "github.com/ogen-go/ogen/cmd/ogen@$OGEN_VERSION" --target api --package api --clean "$doc" 2>&1 | grep -v '	INFO	'; test "${PIPESTATUS[0]}" = 0)
 test -f "$out/ogen/api/oas_client_gen.go"
 (cd "$out/ogen" && $GO mod tidy && $GO build ./...)
 

@@ -6,10 +6,10 @@ import (
 	"github.com/corridorhq/corridor/test/harness"
 )
 
-// TestCheckout_SandboxPayCompletesWithoutAWallet: the TEST helper pays what is due by minting
-// the sandbox USDC to the deposit address; the watcher completes the checkout like any payment,
-// a refund of a mint needs an explicit address, bad amounts change nothing, LIVE is refused
-// and another tenant's checkout answers 404.
+// TestCheckout_SandboxPayCompletesWithoutAWallet: the TEST helper pays what is due with the
+// sandbox USDC sent from a real address (the relayer); the watcher completes the checkout like
+// any payment with that address as payer_address, a refund without an address goes back to it,
+// bad amounts change nothing, LIVE is refused and another tenant's checkout answers 404.
 func TestCheckout_SandboxPayCompletesWithoutAWallet(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -31,16 +31,20 @@ func TestCheckout_SandboxPayCompletesWithoutAWallet(t *testing.T) {
 	}
 	mine(t, confirmations)
 	done := waitStatus(t, ten.Root, id, "completed")
-	if done["amount_received"] != "12.500000" {
-		t.Fatalf("completed: %v", done)
+	payer := env().Chain.RelayerAddress().Hex()
+	if done["amount_received"] != "12.500000" || done["payer_address"] != payer {
+		t.Fatalf("completed: %v (want payer_address %s)", done, payer)
 	}
 	// Nothing is due any more: an explicit amount overpays, none is refused.
 	ten.Root.Post("/v1/sandbox/payments/"+id+"/pay", nil).Expect(t, 400)
 
 	harness.Poll(t, "payment credited", func() map[string]any { return get(t, ten.Root, id) },
 		func(m map[string]any) bool { return m["refundable"] == "12.500000" })
-	ten.Root.Post("/v1/payments/"+id+"/refund", map[string]any{"amount": 1}).Expect(t, 400)
+	back := ten.Root.Post("/v1/payments/"+id+"/refund", map[string]any{"amount": 1}).Expect(t, 201).JSON(t)
 	ten.Root.Post("/v1/payments/"+id+"/refund", map[string]any{"amount": 1, "address": newAddress(t)}).Expect(t, 201)
+	if back["destination"] != payer {
+		t.Fatalf("a refund without an address: %v, want it sent to the payer %s", back, payer)
+	}
 
 	live := env().Client(t).WithKey(env().NewKey(t, ten.Session, map[string]any{"name": "live", "environment": "live", "scopes": []string{"*"}}))
 	live.Post("/v1/sandbox/payments/"+id+"/pay", nil).Expect(t, 403)

@@ -19,9 +19,8 @@ func TestCheckout_GoClient(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		api := env().SDK(t, env().NewTenant(t).RootKey)
-		var body corridor.CreatePaymentBody
-		if err := body.FromCheckoutCreateRequest(corridor.CheckoutCreateRequest{Amount: json.Number("131072.01"),
-			Currency: corridor.CheckoutCreateRequestCurrencyUSD, Cryptocurrency: corridor.CheckoutCreateRequestCryptocurrencyUSDC}); err != nil {
+		body, err := corridor.CheckoutBody(json.Number("131072.01"))
+		if err != nil {
 			t.Fatal(err)
 		}
 		created, err := api.CreatePaymentWithResponse(ctx, &corridor.CreatePaymentParams{}, body)

@@ -28,10 +28,10 @@ func TestSafePayment_GoClient(t *testing.T) {
 		sdkFund(t, api, walletID, "5")
 
 		to := randomAddress(t).Hex()
-		var body corridor.CreatePaymentBody
-		if err := body.FromSafePaymentCreateRequest(corridor.SafePaymentCreateRequest{SourceWalletId: walletID,
-			Amount:      &corridor.SafePaymentAmountRequest{Value: "1.25"},
-			Destination: &corridor.SafePaymentDestinationRequest{Type: corridor.SafePaymentDestinationRequestTypeAddress, Address: &to, ChainId: &w.ChainId}}); err != nil {
+		body, err := corridor.SafePaymentBody(walletID,
+			corridor.SafePaymentDestinationRequest{Type: corridor.SafePaymentDestinationRequestTypeAddress, Address: &to, ChainId: &w.ChainId},
+			corridor.SafePaymentAmountRequest{Value: "1.25"})
+		if err != nil {
 			t.Fatal(err)
 		}
 		created, err := api.CreatePaymentWithResponse(ctx, &corridor.CreatePaymentParams{}, body)

@@ -1922,7 +1922,7 @@ type ClientInterface interface {
 
 	// SandboxPayCheckoutWithBody TEST only
 	//
-	// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+	// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -1935,7 +1935,7 @@ type ClientInterface interface {
 
 	// SandboxPayCheckout TEST only
 	//
-	// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+	// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -6177,7 +6177,7 @@ func (c *Client) SandboxExpireCheckout(ctx context.Context, id string, params *S
 
 // SandboxPayCheckoutWithBody TEST only
 //
-// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 //
 // Requires the scopes `payments:create`.
 //
@@ -6200,7 +6200,7 @@ func (c *Client) SandboxPayCheckoutWithBody(ctx context.Context, id string, para
 
 // SandboxPayCheckout TEST only
 //
-// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 //
 // Requires the scopes `payments:create`.
 //

@@ -3,7 +3,9 @@
 // sdk/go/gensplit into models.gen.go, client.gen.go, responses.gen.go and parse.gen.go. The
 // *.gen.go files are never edited by hand, and a test fails when they or the document are stale.
 //
-// Bodies one of two shapes (POST /v1/payments, POST /v1/wallets) are unions: build one with
-// its From… method (FromSafePaymentCreateRequest, FromCheckoutCreateRequest) and read an
-// answer with its As… method. The checkout amount is a json.Number, an exact decimal.
+// POST /v1/wallets's body, one of two shapes, is a union: build one with its From… method
+// and read an answer with its As… method. POST /v1/payments's body is one object for both of
+// its shapes (a Safe payment, a hosted checkout) whose amount alone is a union; SafePaymentBody
+// and CheckoutBody (bodies.go) build each shape. The checkout amount is a json.Number, an exact
+// decimal.
 package corridor

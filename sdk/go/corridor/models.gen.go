@@ -711,36 +711,6 @@ func (e CheckoutCreateStatus) Valid() bool {
 	}
 }
 
-// Defines values for CheckoutCreateRequestCryptocurrency.
-const (
-	CheckoutCreateRequestCryptocurrencyUSDC CheckoutCreateRequestCryptocurrency = "USDC"
-)
-
-// Valid indicates whether the value is a known member of the CheckoutCreateRequestCryptocurrency enum.
-func (e CheckoutCreateRequestCryptocurrency) Valid() bool {
-	switch e {
-	case CheckoutCreateRequestCryptocurrencyUSDC:
-		return true
-	default:
-		return false
-	}
-}
-
-// Defines values for CheckoutCreateRequestCurrency.
-const (
-	CheckoutCreateRequestCurrencyUSD CheckoutCreateRequestCurrency = "USD"
-)
-
-// Valid indicates whether the value is a known member of the CheckoutCreateRequestCurrency enum.
-func (e CheckoutCreateRequestCurrency) Valid() bool {
-	switch e {
-	case CheckoutCreateRequestCurrencyUSD:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for CheckoutPageStatusCurrency.
 const (
 	CheckoutPageStatusCurrencyUSD CheckoutPageStatusCurrency = "USD"
@@ -825,6 +795,36 @@ func (e CheckoutRefundStatus) Valid() bool {
 	case CheckoutRefundStatusPending:
 		return true
 	case CheckoutRefundStatusProcessed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePaymentBodyCryptocurrency.
+const (
+	CreatePaymentBodyCryptocurrencyUSDC CreatePaymentBodyCryptocurrency = "USDC"
+)
+
+// Valid indicates whether the value is a known member of the CreatePaymentBodyCryptocurrency enum.
+func (e CreatePaymentBodyCryptocurrency) Valid() bool {
+	switch e {
+	case CreatePaymentBodyCryptocurrencyUSDC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePaymentBodyCurrency.
+const (
+	CreatePaymentBodyCurrencyUSD CreatePaymentBodyCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CreatePaymentBodyCurrency enum.
+func (e CreatePaymentBodyCurrency) Valid() bool {
+	switch e {
+	case CreatePaymentBodyCurrencyUSD:
 		return true
 	default:
 		return false
@@ -5520,34 +5520,10 @@ type CheckoutCreateCurrency string
 // CheckoutCreateStatus The object's state; the capability's docs list the states and their transitions.
 type CheckoutCreateStatus string
 
-// CheckoutCreateRequest One shape of CreatePaymentBody.
-type CheckoutCreateRequest struct {
-	// Amount the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
-	Amount json.Number `json:"amount"`
+// CheckoutCreateAmount the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
+type CheckoutCreateAmount = json.Number
 
-	// Cryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
-	Cryptocurrency CheckoutCreateRequestCryptocurrency `json:"cryptocurrency"`
-
-	// Currency USD, the only currency hosted checkout prices in (accepted in any case)
-	Currency CheckoutCreateRequestCurrency `json:"currency"`
-
-	// Customer Part of CheckoutCreateRequest.
-	Customer *CheckoutCustomer `json:"customer,omitempty"`
-
-	// Description shown on the payment page
-	Description *string `json:"description,omitempty"`
-
-	// Metadata up to 20 string keys (1 to 40 characters) and values (at most 500)
-	Metadata *map[string]string `json:"metadata,omitempty"`
-}
-
-// CheckoutCreateRequestCryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
-type CheckoutCreateRequestCryptocurrency string
-
-// CheckoutCreateRequestCurrency USD, the only currency hosted checkout prices in (accepted in any case)
-type CheckoutCreateRequestCurrency string
-
-// CheckoutCustomer Part of CheckoutCreateRequest.
+// CheckoutCustomer Part of CreatePaymentBody.
 type CheckoutCustomer struct {
 	// Email the payer's email, kept for the merchant
 	Email *string `json:"email,omitempty"`
@@ -5889,8 +5865,47 @@ type ContactList struct {
 	Total int `json:"total"`
 }
 
-// CreatePaymentBody One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go).
+// CreatePaymentBody One object for the body's shapes (SafePaymentCreate, CheckoutCreate); their fields are mutually exclusive. A body with currency, cryptocurrency or customer, or whose amount is a JSON number, is a hosted checkout (amount, currency and cryptocurrency required); any other is a Safe payment (sourceWalletId, destination and amount as {value} required). A field of the other shape, or a missing required field of the body's shape, answers 400.
 type CreatePaymentBody struct {
+	// Amount The amount of one of the shapes of CreatePaymentBody: SafePaymentCreate or CheckoutCreate.
+	Amount CreatePaymentBodyAmount `json:"amount"`
+
+	// Cryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
+	Cryptocurrency *CreatePaymentBodyCryptocurrency `json:"cryptocurrency,omitempty"`
+
+	// Currency USD, the only currency hosted checkout prices in (accepted in any case)
+	Currency *CreatePaymentBodyCurrency `json:"currency,omitempty"`
+
+	// Customer Part of CreatePaymentBody.
+	Customer *CheckoutCustomer `json:"customer,omitempty"`
+
+	// Description shown on the payment page
+	Description *string `json:"description,omitempty"`
+
+	// Destination Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet.
+	Destination *SafePaymentDestinationRequest `json:"destination,omitempty"`
+
+	// Memo A note kept with the payment, shown to the tenant only.
+	Memo *string `json:"memo,omitempty"`
+
+	// Metadata up to 20 string keys (1 to 40 characters) and values (at most 500)
+	Metadata *map[string]string `json:"metadata,omitempty"`
+
+	// SourceWalletId The id of the source wallet it refers to.
+	SourceWalletId *string `json:"sourceWalletId,omitempty"`
+
+	// TwofaChallengeId The id of the twofa challenge it refers to.
+	TwofaChallengeId *string `json:"twofaChallengeId,omitempty"`
+}
+
+// CreatePaymentBodyCryptocurrency USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
+type CreatePaymentBodyCryptocurrency string
+
+// CreatePaymentBodyCurrency USD, the only currency hosted checkout prices in (accepted in any case)
+type CreatePaymentBodyCurrency string
+
+// CreatePaymentBodyAmount The amount of one of the shapes of CreatePaymentBody: SafePaymentCreate or CheckoutCreate.
+type CreatePaymentBodyAmount struct {
 	union json.RawMessage
 }
 
@@ -7870,7 +7885,7 @@ type SafePaymentKind string
 // SafePaymentStatus The object's state; the capability's docs list the states and their transitions.
 type SafePaymentStatus string
 
-// SafePaymentAmountRequest Part of SafePaymentCreateRequest.
+// SafePaymentAmountRequest Part of CreatePaymentBody.
 type SafePaymentAmountRequest struct {
 	// Asset The asset: USDC (6 decimals) or ETH (18).
 	Asset *SafePaymentAmountRequestAsset `json:"asset,omitempty"`
@@ -7882,25 +7897,7 @@ type SafePaymentAmountRequest struct {
 // SafePaymentAmountRequestAsset The asset: USDC (6 decimals) or ETH (18).
 type SafePaymentAmountRequestAsset string
 
-// SafePaymentCreateRequest One shape of CreatePaymentBody.
-type SafePaymentCreateRequest struct {
-	// Amount How much to pay.
-	Amount *SafePaymentAmountRequest `json:"amount"`
-
-	// Destination Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet.
-	Destination *SafePaymentDestinationRequest `json:"destination"`
-
-	// Memo A note kept with the payment, shown to the tenant only.
-	Memo *string `json:"memo,omitempty"`
-
-	// SourceWalletId The id of the source wallet it refers to.
-	SourceWalletId string `json:"sourceWalletId"`
-
-	// TwofaChallengeId The id of the twofa challenge it refers to.
-	TwofaChallengeId *string `json:"twofaChallengeId,omitempty"`
-}
-
-// SafePaymentDestinationRequest Part of SafePaymentCreateRequest.
+// SafePaymentDestinationRequest Part of CreatePaymentBody.
 type SafePaymentDestinationRequest struct {
 	// Address An EVM address (0x…, 40 hex digits).
 	Address *string `json:"address,omitempty"`
@@ -11255,22 +11252,22 @@ type OnTwofactorLockedJSONRequestBody = WebhookPayload
 // OnWebhookEndpointDisabledJSONRequestBody defines body for OnWebhookEndpointDisabled for application/json ContentType.
 type OnWebhookEndpointDisabledJSONRequestBody = WebhookPayload
 
-// AsSafePaymentCreateRequest returns the union data inside the CreatePaymentBody as a SafePaymentCreateRequest
-func (t CreatePaymentBody) AsSafePaymentCreateRequest() (SafePaymentCreateRequest, error) {
-	var body SafePaymentCreateRequest
+// AsSafePaymentAmountRequest returns the union data inside the CreatePaymentBodyAmount as a SafePaymentAmountRequest
+func (t CreatePaymentBodyAmount) AsSafePaymentAmountRequest() (SafePaymentAmountRequest, error) {
+	var body SafePaymentAmountRequest
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromSafePaymentCreateRequest overwrites any union data inside the CreatePaymentBody as the provided SafePaymentCreateRequest
-func (t *CreatePaymentBody) FromSafePaymentCreateRequest(v SafePaymentCreateRequest) error {
+// FromSafePaymentAmountRequest overwrites any union data inside the CreatePaymentBodyAmount as the provided SafePaymentAmountRequest
+func (t *CreatePaymentBodyAmount) FromSafePaymentAmountRequest(v SafePaymentAmountRequest) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeSafePaymentCreateRequest performs a merge with any union data inside the CreatePaymentBody, using the provided SafePaymentCreateRequest
-func (t *CreatePaymentBody) MergeSafePaymentCreateRequest(v SafePaymentCreateRequest) error {
+// MergeSafePaymentAmountRequest performs a merge with any union data inside the CreatePaymentBodyAmount, using the provided SafePaymentAmountRequest
+func (t *CreatePaymentBodyAmount) MergeSafePaymentAmountRequest(v SafePaymentAmountRequest) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -11281,22 +11278,22 @@ func (t *CreatePaymentBody) MergeSafePaymentCreateRequest(v SafePaymentCreateReq
 	return err
 }
 
-// AsCheckoutCreateRequest returns the union data inside the CreatePaymentBody as a CheckoutCreateRequest
-func (t CreatePaymentBody) AsCheckoutCreateRequest() (CheckoutCreateRequest, error) {
-	var body CheckoutCreateRequest
+// AsCheckoutCreateAmount returns the union data inside the CreatePaymentBodyAmount as a CheckoutCreateAmount
+func (t CreatePaymentBodyAmount) AsCheckoutCreateAmount() (CheckoutCreateAmount, error) {
+	var body CheckoutCreateAmount
 	err := json.Unmarshal(t.union, &body)
 	return body, err
 }
 
-// FromCheckoutCreateRequest overwrites any union data inside the CreatePaymentBody as the provided CheckoutCreateRequest
-func (t *CreatePaymentBody) FromCheckoutCreateRequest(v CheckoutCreateRequest) error {
+// FromCheckoutCreateAmount overwrites any union data inside the CreatePaymentBodyAmount as the provided CheckoutCreateAmount
+func (t *CreatePaymentBodyAmount) FromCheckoutCreateAmount(v CheckoutCreateAmount) error {
 	b, err := json.Marshal(v)
 	t.union = b
 	return err
 }
 
-// MergeCheckoutCreateRequest performs a merge with any union data inside the CreatePaymentBody, using the provided CheckoutCreateRequest
-func (t *CreatePaymentBody) MergeCheckoutCreateRequest(v CheckoutCreateRequest) error {
+// MergeCheckoutCreateAmount performs a merge with any union data inside the CreatePaymentBodyAmount, using the provided CheckoutCreateAmount
+func (t *CreatePaymentBodyAmount) MergeCheckoutCreateAmount(v CheckoutCreateAmount) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -11307,12 +11304,12 @@ func (t *CreatePaymentBody) MergeCheckoutCreateRequest(v CheckoutCreateRequest) 
 	return err
 }
 
-func (t CreatePaymentBody) MarshalJSON() ([]byte, error) {
+func (t CreatePaymentBodyAmount) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
 }
 
-func (t *CreatePaymentBody) UnmarshalJSON(b []byte) error {
+func (t *CreatePaymentBodyAmount) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

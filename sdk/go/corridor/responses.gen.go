@@ -2046,7 +2046,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxPayCheckoutWithBodyWithResponse TEST only
 	//
-	// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+	// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -2059,7 +2059,7 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxPayCheckoutWithResponse TEST only
 	//
-	// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+	// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 	//
 	// Requires the scopes `payments:create`.
 	//
@@ -36485,7 +36485,7 @@ func (c *ClientWithResponses) SandboxExpireCheckoutWithResponse(ctx context.Cont
 
 // SandboxPayCheckoutWithBodyWithResponse TEST only
 //
-// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 //
 // Requires the scopes `payments:create`.
 //
@@ -36504,7 +36504,7 @@ func (c *ClientWithResponses) SandboxPayCheckoutWithBodyWithResponse(ctx context
 
 // SandboxPayCheckoutWithResponse TEST only
 //
-// TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+// TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
 //
 // Requires the scopes `payments:create`.
 //

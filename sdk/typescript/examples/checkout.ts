@@ -10,7 +10,7 @@ const client = createClient({
   apiKey: process.env.CORRIDOR_API_KEY,
 });
 
-const order: Schema<"CheckoutCreateRequest"> = {
+const order: Schema<"CreatePaymentBody"> = {
   amount: 131072.01,
   currency: "USD",
   cryptocurrency: "USDC",

@@ -2665,7 +2665,7 @@ export interface paths {
         put?: never;
         /**
          * TEST only
-         * @description TEST only: pay a checkout as a payer's wallet would (the sandbox test USDC is minted to its deposit address; the watcher then sees it)
+         * @description TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)
          *
          *     Requires the scopes `payments:create`.
          *
@@ -5735,32 +5735,12 @@ export interface components {
              */
             status: "created" | "pending" | "completed" | "failed";
         };
-        /** @description One shape of CreatePaymentBody. */
-        CheckoutCreateRequest: {
-            /**
-             * Format: decimal
-             * @description the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
-             */
-            amount: number;
-            /**
-             * @description USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
-             * @enum {string}
-             */
-            cryptocurrency: "USDC";
-            /**
-             * @description USD, the only currency hosted checkout prices in (accepted in any case)
-             * @enum {string}
-             */
-            currency: "USD";
-            customer?: components["schemas"]["CheckoutCustomer"];
-            /** @description shown on the payment page */
-            description?: string;
-            /** @description up to 20 string keys (1 to 40 characters) and values (at most 500) */
-            metadata?: {
-                [key: string]: string;
-            };
-        };
-        /** @description Part of CheckoutCreateRequest. */
+        /**
+         * Format: decimal
+         * @description the price in currency, a JSON number with at most 2 fraction digits, at most 1000000
+         */
+        CheckoutCreateAmount: number;
+        /** @description Part of CreatePaymentBody. */
         CheckoutCustomer: {
             /** @description the payer's email, kept for the merchant */
             email?: string;
@@ -6044,8 +6024,37 @@ export interface components {
             /** @description How many objects match, across every page (skip/take). */
             total: number;
         };
-        /** @description One of SafePaymentCreateRequest or CheckoutCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
-        CreatePaymentBody: components["schemas"]["SafePaymentCreateRequest"] | components["schemas"]["CheckoutCreateRequest"];
+        /** @description One object for the body's shapes (SafePaymentCreate, CheckoutCreate); their fields are mutually exclusive. A body with currency, cryptocurrency or customer, or whose amount is a JSON number, is a hosted checkout (amount, currency and cryptocurrency required); any other is a Safe payment (sourceWalletId, destination and amount as {value} required). A field of the other shape, or a missing required field of the body's shape, answers 400. */
+        CreatePaymentBody: {
+            amount: components["schemas"]["CreatePaymentBodyAmount"];
+            /**
+             * @description USDC, the only cryptocurrency accepted (1 USD = 1 USDC); accepted in any case
+             * @enum {string}
+             */
+            cryptocurrency?: "USDC";
+            /**
+             * @description USD, the only currency hosted checkout prices in (accepted in any case)
+             * @enum {string}
+             */
+            currency?: "USD";
+            customer?: components["schemas"]["CheckoutCustomer"];
+            /** @description shown on the payment page */
+            description?: string;
+            /** @description Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet. */
+            destination?: components["schemas"]["SafePaymentDestinationRequest"] | null;
+            /** @description A note kept with the payment, shown to the tenant only. */
+            memo?: string;
+            /** @description up to 20 string keys (1 to 40 characters) and values (at most 500) */
+            metadata?: {
+                [key: string]: string;
+            };
+            /** @description The id of the source wallet it refers to. */
+            sourceWalletId?: string;
+            /** @description The id of the twofa challenge it refers to. */
+            twofaChallengeId?: string;
+        };
+        /** @description The amount of one of the shapes of CreatePaymentBody: SafePaymentCreate or CheckoutCreate. */
+        CreatePaymentBodyAmount: components["schemas"]["SafePaymentAmountRequest"] | components["schemas"]["CheckoutCreateAmount"];
         /** @description One of SafePayment or CheckoutCreate: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
         CreatePaymentResult: components["schemas"]["SafePayment"] | components["schemas"]["CheckoutCreate"];
         /** @description One of WalletCreateRequest or SecondaryWalletCreateRequest: the body's shape selects the surface (docs/decisions/checkout.md; docs/api.md, Secondary surface); no property tells them apart, so a client builds the one it means (From… in Go). */
@@ -7538,7 +7547,7 @@ export interface components {
              */
             updatedAt: string;
         };
-        /** @description Part of SafePaymentCreateRequest. */
+        /** @description Part of CreatePaymentBody. */
         SafePaymentAmountRequest: {
             /**
              * @description The asset: USDC (6 decimals) or ETH (18).
@@ -7548,20 +7557,7 @@ export interface components {
             /** @description The amount, a decimal string in the asset's unit (at most 6 fraction digits). */
             value: string;
         };
-        /** @description One shape of CreatePaymentBody. */
-        SafePaymentCreateRequest: {
-            /** @description How much to pay. */
-            amount: components["schemas"]["SafePaymentAmountRequest"] | null;
-            /** @description Who is paid: a handle, an email, an address (on the wallet's chain) or another wallet. */
-            destination: components["schemas"]["SafePaymentDestinationRequest"] | null;
-            /** @description A note kept with the payment, shown to the tenant only. */
-            memo?: string;
-            /** @description The id of the source wallet it refers to. */
-            sourceWalletId: string;
-            /** @description The id of the twofa challenge it refers to. */
-            twofaChallengeId?: string;
-        };
-        /** @description Part of SafePaymentCreateRequest. */
+        /** @description Part of CreatePaymentBody. */
         SafePaymentDestinationRequest: {
             /** @description An EVM address (0x…, 40 hex digits). */
             address?: string;
