@@ -83,6 +83,9 @@ type Config struct {
 	WrapStore func(ports.Store) ports.Store
 	// Payouts configures the payout providers (docs/decisions/offramp.md); the zero value has every provider off.
 	Payouts PayoutConfig
+	// DecorateIssuer, when set, wraps the card issuer before the outside-call guard and its
+	// health (tests put an outage there); nil in production.
+	DecorateIssuer func(ports.CardIssuer) ports.CardIssuer
 	// CustodyPKCS11 names the HSM holding LIVE custody keys (docs/decisions/wallets.md); nil: LIVE offers no
 	// custodial wallets. TEST always uses the keystore sealed by the cipher.
 	CustodyPKCS11 *custody.PKCS11Config
@@ -293,8 +296,11 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		closeDB()
 		return nil, err
 	}
+	// Outside dependencies' health, from their calls' outcomes: /v1/status and
+	// corridor_dependency_up show it; it is never part of readiness.
+	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
 	sandboxSMS := sms.NewSandbox(db, protect)
-	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS}, SMSOutbox: sandboxSMS}
+	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}
 	signers, closeSigners, err := custodySigners(cfg, db, protect)
 	if err != nil {
 		closeDB()
@@ -302,12 +308,12 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	}
 	closeDBOnly := closeDB
 	closeDB = func() { closeSigners(); closeDBOnly() }
-	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters)
+	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health)
 	if err != nil {
 		closeDB()
 		return nil, err
 	}
-	obs, err := newObservability(db, store, cfg.ChainAdapters)
+	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
 	if err != nil {
 		closeDB()
 		return nil, err
@@ -341,7 +347,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	// Units of work that need a screening answer get it between their runs, outside any
 	// transaction (kernel.OutsideRead, docs/decisions/reliability.md).
 	appStore = kernel.OutsideReadsStore{Store: appStore}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender}, log)
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender, health: health}, log)
 	if err != nil {
 		closeDB()
 		return nil, err

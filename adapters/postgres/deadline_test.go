@@ -47,6 +47,9 @@ func TestInTx_EveryUnitRunsUnderADeadline(t *testing.T) {
 	if recorded != 1 {
 		t.Fatalf("the test's own call site recorded %d times in %v, want once (one site, counted twice)", recorded, postgres.UnitsWithoutDeadline())
 	}
+	if err := postgres.ErrUnitsWithoutDeadline(); err != nil {
+		t.Fatalf("a unit a test started itself counted as the service's: %v", err)
+	}
 	before := len(postgres.UnitsWithoutDeadline())
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
