@@ -78,7 +78,7 @@ func TestDependencies_IssuerOutageDegradesOnlyItsRoutes(t *testing.T) {
 	if l := ten.Root.Get("/v1/cards").Expect(t, 200).JSON(t); l["total"].(float64) != 0 {
 		t.Fatalf("a refused issuance created a card: %v", l)
 	}
-	ten.Root.Get("/v1/wallets/" + w.ID).Expect(t, 200)
+	ten.Root.Get("/v1/wallets/"+w.ID).Expect(t, 200)
 	ten.Root.Get("/v1/balances").Expect(t, 200)
 
 	down.Store(false)
