@@ -126,6 +126,24 @@ func (f FieldErrors) Add(field, reason string) {
 	}
 }
 
+// Merge copies the fields of a VALIDATION_FAILED error into f; any other error is recorded
+// against the body. It lets a use case collect one validator's findings with its own.
+func (f FieldErrors) Merge(err error) {
+	if err == nil {
+		return
+	}
+	if e, ok := err.(*Error); ok && e.Code == CodeValidationFailed {
+		if fields, ok := e.Details["fields"].(map[string]any); ok {
+			for k, v := range fields {
+				reason, _ := v.(string)
+				f.Add(k, reason)
+			}
+			return
+		}
+	}
+	f.Add("body", err.Error())
+}
+
 // Err returns nil when there are no problems, else a VALIDATION_FAILED error naming every field.
 func (f FieldErrors) Err() error {
 	if len(f) == 0 {

@@ -31,3 +31,20 @@ func TestHasCode(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldErrors_Merge: a validator's named fields join the collector's (the collector's own
+// reason for a field wins), any other error lands on the body, and nil adds nothing.
+func TestFieldErrors_Merge(t *testing.T) {
+	errs := FieldErrors{"name": "required"}
+	inner := FieldErrors{"name": "too long", "amountUsd": "must be positive"}
+	errs.Merge(inner.Err())
+	errs.Merge(nil)
+	if len(errs) != 2 || errs["name"] != "required" || errs["amountUsd"] != "must be positive" {
+		t.Fatalf("merged %v", errs)
+	}
+	other := FieldErrors{}
+	other.Merge(errors.New("boom"))
+	if other["body"] != "boom" || len(other) != 1 {
+		t.Fatalf("a plain error: %v", other)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/uptrace/bun"
+
 	"github.com/corridorhq/corridor/adapters/chain"
 	"github.com/corridorhq/corridor/adapters/console"
 	"github.com/corridorhq/corridor/adapters/custody"
@@ -259,8 +261,22 @@ func Migrate(ctx context.Context, url string) (uint, error) {
 	return v, err
 }
 
-// Build connects to the database (already migrated) and wires every adapter.
-func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) {
+// cleanups is a stack of release functions: Build pushes one for each resource it opens, and
+// on a failure part-way runs them all in reverse, so no early return leaks what came before.
+type cleanups []func()
+
+func (c *cleanups) push(f func()) { *c = append(*c, f) }
+
+// run releases everything pushed, last first.
+func (c cleanups) run() {
+	for i := len(c) - 1; i >= 0; i-- {
+		c[i]()
+	}
+}
+
+// Build connects to the database (already migrated) and wires every adapter. On an error every
+// resource opened so far is released.
+func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err error) {
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("wiring: DatabaseURL is required")
 	}
@@ -273,10 +289,85 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 	if err != nil {
 		return nil, err
 	}
+	var undo cleanups
+	defer func() {
+		if err != nil {
+			undo.run()
+		}
+	}()
+	undo.push(func() { _ = db.Close() })
 	store := postgres.NewStore(db).WithPipeline(cfg.StorePipeline)
-	closeDB := func() { store.Close(); _ = db.Close() }
-	// Every replica takes the relayer's nonces under one database lock.
-	// and records its transactions where any replica's fee-bump pass finds them.
+	undo.push(store.Close)
+	bump := useSharedRelayerState(cfg, db, log)
+	inserter, err := jobs.NewInserter(db.DB, log)
+	if err != nil {
+		return nil, err
+	}
+	protect, err := newCipher(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	// Outside dependencies' health, from their calls' outcomes (never part of readiness).
+	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
+	sandboxSMS := sms.NewSandbox(db, protect)
+	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}
+	signers, closeSigners, err := custodySigners(cfg, db, protect)
+	if err != nil {
+		return nil, err
+	}
+	undo.push(closeSigners)
+	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
+	if err != nil {
+		return nil, err
+	}
+	sender, err := obs.webhookSender(cfg.Webhooks)
+	if err != nil {
+		return nil, err
+	}
+	appStore, err := serviceStore(ctx, cfg, store, obs, &undo)
+	if err != nil {
+		return nil, err
+	}
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender, health: health}, log)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := newRunner(ctx, cfg, db, services, bump, obs, log)
+	if err != nil {
+		return nil, err
+	}
+	if services.Operations, err = newOperations(services, db, inserter, log); err != nil {
+		return nil, err
+	}
+	srv, err := newHTTPServer(cfg, db, store, services, runner, obs, protect, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{Server: srv, registry: services, Store: store, Jobs: inserter, runner: runner, close: undo.run,
+		Metrics: obs.handler(), obs: obs,
+		listen: func(ctx context.Context) {
+			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
+		}}, nil
+}
+
+// newRunner builds the job runner with every capability's workers and periodic passes.
+func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, bump *kernel.RelayerBump, obs *observability, log *slog.Logger) (*jobs.Runner, error) {
+	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
+	return jobs.NewRunner(ctx, jobs.Config{
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
+		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
+		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
+	})
+}
+
+// useSharedRelayerState makes every replica take the relayer's nonces under one database lock
+// and record its transactions where any replica's fee-bump pass finds them; it returns the
+// fee-bump passes of the chains.
+func useSharedRelayerState(cfg Config, db *bun.DB, log *slog.Logger) *kernel.RelayerBump {
 	nonces, sentTxs := postgres.NewRelayerNonces(db), postgres.NewRelayerTransactions(db)
 	bump := &kernel.RelayerBump{}
 	for _, c := range cfg.ChainAdapters {
@@ -286,86 +377,37 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 			bump.Passes = append(bump.Passes, relayerBumpPass(a, cfg.RelayerBump, log))
 		}
 	}
-	inserter, err := jobs.NewInserter(db.DB, log)
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
-	protect, err := newCipher(cfg, log)
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
-	// Outside dependencies' health, from their calls' outcomes: /v1/status and
-	// corridor_dependency_up show it; it is never part of readiness.
-	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
-	sandboxSMS := sms.NewSandbox(db, protect)
-	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}
-	signers, closeSigners, err := custodySigners(cfg, db, protect)
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
-	closeDBOnly := closeDB
-	closeDB = func() { closeSigners(); closeDBOnly() }
-	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health)
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
-	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
-	sender, err := obs.webhookSender(cfg.Webhooks)
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
+	return bump
+}
+
+// serviceStore is the store the use cases see: reads routed to the standby when one is
+// configured, every ledger debit through the spend guard's confinement, and units of work that
+// need a screening answer given it between their runs, outside any transaction
+// (kernel.OutsideRead, docs/decisions/reliability.md).
+func serviceStore(ctx context.Context, cfg Config, store *postgres.Store, obs *observability, undo *cleanups) (ports.Store, error) {
 	var appStore ports.Store = store
 	readMetrics := postgres.NewReadMetrics()
 	if err := obs.registry.Register(readMetrics); err != nil {
-		closeDB()
 		return nil, err
 	}
 	if cfg.DatabaseReadURL != "" {
 		router, closeReads, err := readRouter(ctx, cfg, store, readMetrics)
 		if err != nil {
-			closeDB()
 			return nil, err
 		}
+		undo.push(closeReads)
 		appStore = router
-		closeWithoutReads := closeDB
-		closeDB = func() { closeReads(); closeWithoutReads() }
 	}
-	// Every ledger debit posted on a caller's behalf passes the spend guard's confinement.
 	appStore = kernel.GuardLedger(appStore)
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(appStore)
 	}
-	// Units of work that need a screening answer get it between their runs, outside any
-	// transaction (kernel.OutsideRead, docs/decisions/reliability.md).
-	appStore = kernel.OutsideReadsStore{Store: appStore}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender, health: health}, log)
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
-	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
-	runner, err := jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
-		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
-		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
-	})
-	if err != nil {
-		closeDB()
-		return nil, err
-	}
-	if services.Operations, err = newOperations(services, db, inserter, log); err != nil {
-		closeDB()
-		return nil, err
-	}
+	return kernel.OutsideReadsStore{Store: appStore}, nil
+}
+
+// newHTTPServer builds the API server and mounts the console on it.
+func newHTTPServer(cfg Config, db *bun.DB, store *postgres.Store, services *registry, runner *jobs.Runner,
+	obs *observability, protect ports.Cipher, log *slog.Logger) (*http.Server, error) {
 	srv, err := http.New(http.Config{
 		BodyLimitBytes:     cfg.BodyLimitBytes,
 		RateLimit:          cfg.RateLimit,
@@ -383,19 +425,13 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (*Service, error) 
 		Metrics:            obs.registry,
 	}, services.httpDeps(), log)
 	if err != nil {
-		closeDB()
 		return nil, err
 	}
 	srv.MarkLaggingReads(consoleListPaths...)
 	if err := mountConsole(srv, services, cfg, protect, log); err != nil {
-		_ = db.Close()
 		return nil, err
 	}
-	return &Service{Server: srv, registry: services, Store: store, Jobs: inserter, runner: runner, close: closeDB,
-		Metrics: obs.handler(), obs: obs,
-		listen: func(ctx context.Context) {
-			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
-		}}, nil
+	return srv, nil
 }
 
 // RelayerBumpConfig is RELAYER_BUMP_AFTER and RELAYER_MAX_FEE_GWEI.

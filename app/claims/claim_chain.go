@@ -34,65 +34,9 @@ func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) err
 	if err != nil {
 		return err
 	}
-	now := s.clock.Now()
-	var hash common.Hash
-	switch action {
-	case claimActionFund:
-		if c.Status != claim.StatusOpen || c.Funded || c.Expired(now) {
-			return nil
-		}
-		meta, err := claim.Bytes32(c.MetadataHash)
-		if err != nil {
-			return err
-		}
-		hash, err = esc.FundClaim(ctx, id, c.AmountBig(), c.ExpiresAt, meta)
-		if err != nil {
-			return err
-		}
-	case claimActionLock:
-		if c.Status != claim.StatusOpen || c.RedeemedAt == nil {
-			return nil
-		}
-		hash, err = esc.LockClaim(ctx, id)
-		var revert *ports.RevertError
-		if errors.As(err, &revert) {
-			// The lock only marks the claim as being paid out; a release works without it.
-			s.log.Warn("claim escrow lock refused", "claimId", c.ID, "reason", revert.Reason)
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	case claimActionRelease:
-		if c.DecisionHash == "" || (c.Status != claim.StatusOpen && c.Status != claim.StatusLocked) {
-			return nil
-		}
-		decision, err := claim.Bytes32(c.DecisionHash)
-		if err != nil {
-			return err
-		}
-		if hash, err = esc.ReleaseClaim(ctx, id, esc.SettlementAddress(), decision); err != nil {
-			return err
-		}
-	case claimActionRefund:
-		if hash, err = s.refundOnChain(ctx, esc, c, id, now); err != nil {
-			return err
-		}
-	case claimActionCancel:
-		if c.Status != claim.StatusExpired || c.Funded {
-			return nil
-		}
-		hash, err = esc.CancelClaim(ctx, id)
-		var revert *ports.RevertError
-		if errors.As(err, &revert) {
-			// Funded meanwhile: the indexer's ClaimFunded takes the refund path instead.
-			return s.enqueueClaimIndex(ctx, c.Environment)
-		}
-		if err != nil {
-			return err
-		}
-	default:
-		return errors.New("offramp: unknown claim chain action " + action)
+	hash, sent, err := s.sendClaimAction(ctx, esc, c, id, action)
+	if !sent || err != nil {
+		return err
 	}
 	kernel.CrashPoint(kernel.CrashClaimChainSent)
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
@@ -109,6 +53,61 @@ func (s *Service) RunClaimChain(ctx context.Context, claimID, action string) err
 		}
 		return s.jobs.Enqueue(ctx, ClaimIndexArgs{Environment: string(c.Environment)}, ports.JobOptions{MaxAttempts: 3})
 	})
+}
+
+// sendClaimAction sends action's transaction for c when the claim's state still calls for it.
+// sent is false when there was nothing to send (the state moved on, or the contract refused a
+// step the service can do without); the caller then records nothing.
+func (s *Service) sendClaimAction(ctx context.Context, esc ports.ClaimEscrow, c claim.Claim, id [32]byte, action string) (hash common.Hash, sent bool, err error) {
+	now := s.clock.Now()
+	var revert *ports.RevertError
+	switch action {
+	case claimActionFund:
+		if c.Status != claim.StatusOpen || c.Funded || c.Expired(now) {
+			return hash, false, nil
+		}
+		meta, err := claim.Bytes32(c.MetadataHash)
+		if err != nil {
+			return hash, false, err
+		}
+		hash, err = esc.FundClaim(ctx, id, c.AmountBig(), c.ExpiresAt, meta)
+		return hash, err == nil, err
+	case claimActionLock:
+		if c.Status != claim.StatusOpen || c.RedeemedAt == nil {
+			return hash, false, nil
+		}
+		hash, err = esc.LockClaim(ctx, id)
+		if errors.As(err, &revert) {
+			// The lock only marks the claim as being paid out; a release works without it.
+			s.log.Warn("claim escrow lock refused", "claimId", c.ID, "reason", revert.Reason)
+			return hash, false, nil
+		}
+		return hash, err == nil, err
+	case claimActionRelease:
+		if c.DecisionHash == "" || (c.Status != claim.StatusOpen && c.Status != claim.StatusLocked) {
+			return hash, false, nil
+		}
+		decision, err := claim.Bytes32(c.DecisionHash)
+		if err != nil {
+			return hash, false, err
+		}
+		hash, err = esc.ReleaseClaim(ctx, id, esc.SettlementAddress(), decision)
+		return hash, err == nil, err
+	case claimActionRefund:
+		hash, err = s.refundOnChain(ctx, esc, c, id, now)
+		return hash, err == nil, err
+	case claimActionCancel:
+		if c.Status != claim.StatusExpired || c.Funded {
+			return hash, false, nil
+		}
+		hash, err = esc.CancelClaim(ctx, id)
+		if errors.As(err, &revert) {
+			// Funded meanwhile: the indexer's ClaimFunded takes the refund path instead.
+			return hash, false, s.enqueueClaimIndex(ctx, c.Environment)
+		}
+		return hash, err == nil, err
+	}
+	return hash, false, errors.New("offramp: unknown claim chain action " + action)
 }
 
 // refundOnChain refunds an expired claim: an expiry the service decided before the contract's

@@ -64,7 +64,7 @@ func (s *Service) AttachPolicy(ctx context.Context, p auth.Principal, id string,
 func parseSubject(rawType, rawID string) (policy.SubjectType, string, error) {
 	errs := core.FieldErrors{}
 	t, err := policy.ParseSubjectType("subjectType", strings.TrimSpace(rawType))
-	mergeFieldErrors(errs, err)
+	errs.Merge(err)
 	id := strings.TrimSpace(rawID)
 	if id == "" {
 		errs.Add("subjectId", "is required")

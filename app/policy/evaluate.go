@@ -42,11 +42,11 @@ func parseEvaluateInput(in EvaluateInput) (evaluateRequest, error) {
 		errs.Add("policyId", "is required unless subjectType and subjectId are given")
 	case bySubject:
 		t, id, err := parseSubject(in.SubjectType, in.SubjectID)
-		mergeFieldErrors(errs, err)
+		errs.Merge(err)
 		r.subjectType, r.subjectID = t, id
 	}
 	amount, err := core.ParseUSD("amountUsd", in.AmountUSD)
-	mergeFieldErrors(errs, err)
+	errs.Merge(err)
 	if err == nil && amount <= 0 {
 		errs.Add("amountUsd", "must be positive")
 	}

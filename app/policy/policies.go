@@ -49,7 +49,7 @@ func (s *Service) CreatePolicy(ctx context.Context, p auth.Principal, in CreateP
 		errs.Add("name", core.TextProblem(name))
 	}
 	doc, err := parseDocument(in.Document)
-	mergeFieldErrors(errs, err)
+	errs.Merge(err)
 	if err := errs.Err(); err != nil {
 		return policy.Policy{}, err
 	}
@@ -65,24 +65,6 @@ func (s *Service) CreatePolicy(ctx context.Context, p auth.Principal, in CreateP
 		return tx.Policies().CreatePolicy(ctx, pol, v)
 	})
 	return pol, err
-}
-
-// mergeFieldErrors copies the fields of a VALIDATION_FAILED error into errs; other errors are
-// recorded against the body.
-func mergeFieldErrors(errs core.FieldErrors, err error) {
-	if err == nil {
-		return
-	}
-	if e, ok := err.(*core.Error); ok && e.Code == core.CodeValidationFailed {
-		if fields, ok := e.Details["fields"].(map[string]any); ok {
-			for k, v := range fields {
-				reason, _ := v.(string)
-				errs.Add(k, reason)
-			}
-			return
-		}
-	}
-	errs.Add("body", err.Error())
 }
 
 // GetPolicy returns one of the caller's policies (archived ones too).

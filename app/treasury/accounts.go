@@ -38,7 +38,7 @@ func (s *Service) CreateAccount(ctx context.Context, p auth.Principal, in Create
 	name := treasury.ValidateName(in.Name, errs)
 	buckets := treasury.ValidateBuckets(in.Buckets, errs)
 	def, err := wallet.Define(p.Environment, name, in.Owners, in.Threshold, in.ChainID)
-	mergeFieldErrors(errs, err)
+	errs.Merge(err)
 	if err := errs.Err(); err != nil {
 		return treasury.Account{}, err
 	}
@@ -66,24 +66,6 @@ func bucketWalletName(account, bucket string) string {
 		n = strings.TrimSpace(n[:wallet.MaxNameLength])
 	}
 	return n
-}
-
-// mergeFieldErrors copies the fields of a VALIDATION_FAILED error into errs; another error is
-// recorded against the body.
-func mergeFieldErrors(errs core.FieldErrors, err error) {
-	if err == nil {
-		return
-	}
-	if e, ok := err.(*core.Error); ok && e.Code == core.CodeValidationFailed {
-		if fields, ok := e.Details["fields"].(map[string]any); ok {
-			for k, v := range fields {
-				reason, _ := v.(string)
-				errs.Add(k, reason)
-			}
-			return
-		}
-	}
-	errs.Add("body", err.Error())
 }
 
 // GetAccount returns the live view of one of the caller's accounts.

@@ -56,7 +56,7 @@ func (s *Service) ReadSweep(ctx context.Context, p auth.Principal, accountID str
 	}
 	amount, err := core.ParseUSD("amountUsd", in.AmountUsd)
 	if err != nil {
-		mergeFieldErrors(errs, err)
+		errs.Merge(err)
 	} else if amount == 0 {
 		errs.Add("amountUsd", "must be greater than zero")
 	}

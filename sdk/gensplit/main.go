@@ -78,7 +78,40 @@ func split(src []byte) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	imports := map[string]string{} // name used in code -> import spec text
+	imports, err := importsByName(f)
+	if err != nil {
+		return nil, err
+	}
+	header, err := generatedHeader(f)
+	if err != nil {
+		return nil, err
+	}
+	bodies, used, err := sectionBodies(fset, f, src, imports)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{}
+	for i, s := range sections {
+		if len(bodies[i]) == 0 {
+			return nil, fmt.Errorf("section %s is empty: oapi-codegen's layout changed", s.file)
+		}
+		var b bytes.Buffer
+		b.WriteString(header)
+		b.WriteString("package " + f.Name.Name + "\n\n")
+		writeImports(&b, imports, used[i])
+		b.Write(bodies[i])
+		formatted, err := format.Source(b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.file, err)
+		}
+		files[s.file] = formatted
+	}
+	return files, nil
+}
+
+// importsByName maps the name each import is used by in code to its spec's text.
+func importsByName(f *ast.File) (map[string]string, error) {
+	imports := map[string]string{}
 	for _, spec := range f.Imports {
 		path, _ := strconv.Unquote(spec.Path.Value)
 		name := path[strings.LastIndex(path, "/")+1:]
@@ -91,11 +124,13 @@ func split(src []byte) (map[string][]byte, error) {
 		}
 		imports[name] = text
 	}
-	header, err := generatedHeader(f)
-	if err != nil {
-		return nil, err
-	}
+	return imports, nil
+}
 
+// sectionBodies copies every declaration (with its doc comment) into its section, in order,
+// and records the imports each section uses. It fails when a comment lies between declarations,
+// where no copy would carry it.
+func sectionBodies(fset *token.FileSet, f *ast.File, src []byte, imports map[string]string) ([][]byte, []map[string]bool, error) {
 	offset := func(p token.Pos) int { return fset.Position(p).Offset }
 	var copied [][2]token.Pos // the spans copied, to prove no comment is dropped
 	bodies := make([][]byte, len(sections))
@@ -127,53 +162,42 @@ func split(src []byte) (map[string][]byte, error) {
 			return true
 		})
 	}
-
 	for _, group := range f.Comments {
 		inside := group.End() <= f.Package || slices.ContainsFunc(copied, func(span [2]token.Pos) bool {
 			return span[0] <= group.Pos() && group.End() <= span[1]
 		})
 		if !inside {
-			return nil, fmt.Errorf("a comment at %s lies between declarations and would be dropped", fset.Position(group.Pos()))
+			return nil, nil, fmt.Errorf("a comment at %s lies between declarations and would be dropped", fset.Position(group.Pos()))
 		}
 	}
+	return bodies, used, nil
+}
 
-	files := map[string][]byte{}
-	for i, s := range sections {
-		if len(bodies[i]) == 0 {
-			return nil, fmt.Errorf("section %s is empty: oapi-codegen's layout changed", s.file)
-		}
-		var b bytes.Buffer
-		b.WriteString(header)
-		b.WriteString("package " + f.Name.Name + "\n\n")
-		if len(used[i]) > 0 {
-			b.WriteString("import (\n")
-			var std, other []string
-			for _, name := range slices.Sorted(maps.Keys(used[i])) {
-				if spec := imports[name]; strings.Contains(strings.SplitN(spec, "/", 2)[0], ".") {
-					other = append(other, spec)
-				} else {
-					std = append(std, spec)
-				}
-			}
-			for _, spec := range std {
-				b.WriteString("\t" + spec + "\n")
-			}
-			if len(std) > 0 && len(other) > 0 {
-				b.WriteString("\n")
-			}
-			for _, spec := range other {
-				b.WriteString("\t" + spec + "\n")
-			}
-			b.WriteString(")\n\n")
-		}
-		b.Write(bodies[i])
-		formatted, err := format.Source(b.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.file, err)
-		}
-		files[s.file] = formatted
+// writeImports writes the import block of the names used: the standard library first, then
+// the rest, as gofmt's grouping expects.
+func writeImports(b *bytes.Buffer, imports map[string]string, used map[string]bool) {
+	if len(used) == 0 {
+		return
 	}
-	return files, nil
+	b.WriteString("import (\n")
+	var std, other []string
+	for _, name := range slices.Sorted(maps.Keys(used)) {
+		if spec := imports[name]; strings.Contains(strings.SplitN(spec, "/", 2)[0], ".") {
+			other = append(other, spec)
+		} else {
+			std = append(std, spec)
+		}
+	}
+	for _, spec := range std {
+		b.WriteString("\t" + spec + "\n")
+	}
+	if len(std) > 0 && len(other) > 0 {
+		b.WriteString("\n")
+	}
+	for _, spec := range other {
+		b.WriteString("\t" + spec + "\n")
+	}
+	b.WriteString(")\n\n")
 }
 
 // generatedHeader is the "Code generated … DO NOT EDIT." line of the input, which every output

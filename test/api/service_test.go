@@ -203,9 +203,13 @@ func TestService_OpenAPIParity(t *testing.T) {
 	}
 }
 
+// TestService_RateLimit: a credential's burst is spent, the next request is 429 with
+// Retry-After, another credential is unaffected, and a 429 is not stored under an
+// Idempotency-Key. The refill is slow (one token per 10 s) so that a loaded machine cannot
+// refill the bucket between the requests that spend it; the refill itself is awaited, not slept.
 func TestService_RateLimit(t *testing.T) {
 	t.Parallel()
-	limited := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit.PerSecond, c.RateLimit.Burst = 0.5, 3 })
+	limited := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit.PerSecond, c.RateLimit.Burst = 0.1, 3 })
 	ten := limited.NewTenant(t) // the session made two requests
 	reader := ten.Root          // a separate bucket: this key
 	for i := 0; i < 3; i++ {
@@ -216,20 +220,27 @@ func TestService_RateLimit(t *testing.T) {
 	if ra := r.Header.Get("Retry-After"); ra == "" || ra == "0" {
 		t.Fatalf("Retry-After %q", ra)
 	}
-	other := limited.NewTenant(t) // another credential is not affected
-	other.Root.Get("/v1/tenants/current").Expect(t, 200)
 	// A 429 on a POST is not stored: the same Idempotency-Key runs once the bucket refills.
 	idem := reader.With("Idempotency-Key", "after-429")
 	idem.Post("/v1/api-keys", map[string]any{"name": "rl"}).ExpectError(t, 429, "RATE_LIMITED")
-	time.Sleep(2100 * time.Millisecond)
-	idem.Post("/v1/api-keys", map[string]any{"name": "rl"}).Expect(t, 201)
+	other := limited.NewTenant(t) // another credential is not affected
+	other.Root.Get("/v1/tenants/current").Expect(t, 200)
+	var status int
+	harness.Eventually(t, "the bucket refills", func() bool {
+		status = idem.Post("/v1/api-keys", map[string]any{"name": "rl"}).Status
+		return status != 429
+	})
+	if status != 201 {
+		t.Fatalf("the retried POST answered %d, want 201 (a 429 must not be replayed)", status)
+	}
 }
 
 // TestService_RateLimitFailedCredentialsPerIP: guesses without valid credentials are throttled
 // per client IP.
 func TestService_RateLimitFailedCredentialsPerIP(t *testing.T) {
 	t.Parallel()
-	limited := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit.PerSecond, c.RateLimit.Burst = 0.5, 3 })
+	// One token per 1000 s: no refill between the guesses however slow the machine is.
+	limited := harness.NewServer(t, func(c *wiring.Config) { c.RateLimit.PerSecond, c.RateLimit.Burst = 0.001, 3 })
 	guesser := limited.Client(t)
 	for i := 0; i < 3; i++ {
 		guesser.WithKey("csk_test_guess"+string(rune('a'+i))+"_secret").Get("/v1/tenants/current").ExpectError(t, 401, "UNAUTHENTICATED")

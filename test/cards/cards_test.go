@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/ethereum/go-ethereum/common"
 
@@ -277,23 +276,15 @@ func TestCards_CaptureSettleReverse(t *testing.T) {
 
 	// The settlement job settles the capture through the module under a reference derived
 	// from the authorization.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	harness.Eventually(t, "the settlement CONFIRMED", func() bool {
 		list := ten.Root.Get("/v1/cards/"+id+"/authorizations").Expect(t, 200).JSON(t)
-		var st any
 		for _, raw := range list["authorizations"].([]any) {
 			if m := raw.(map[string]any); m["authorizationId"] == aid {
-				st = m["settlementStatus"]
+				return m["settlementStatus"] == "CONFIRMED"
 			}
 		}
-		if st == "CONFIRMED" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("settlement: %v", st)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false
+	})
 
 	// On chain the Safe paid 4 USDC to the settlement address, and once the mirror has indexed
 	// the settlement the ledger and the chain agree: zero drift.

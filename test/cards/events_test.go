@@ -3,7 +3,8 @@ package cards
 import (
 	"net/http"
 	"testing"
-	"time"
+
+	"github.com/corridorhq/corridor/test/harness"
 )
 
 // TestCards_CardEvents: a card's own changes each write one event, in the transaction of the
@@ -71,13 +72,9 @@ func TestCards_SettlementEvents(t *testing.T) {
 	if captured := ten.Root.OneEventOf(t, "card_authorization.captured", aid); captured["settlementStatus"] != "PENDING" || captured["amount"] != "5" {
 		t.Fatalf("captured: %v", captured)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for len(ten.Root.EventsOf(t, "card_authorization.settlement_confirmed", aid)) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("no settlement_confirmed event: %v", ten.Root.EventsOf(t, "card_authorization.*", aid))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	harness.Eventually(t, "a settlement_confirmed event", func() bool {
+		return len(ten.Root.EventsOf(t, "card_authorization.settlement_confirmed", aid)) > 0
+	})
 	confirmed := ten.Root.OneEventOf(t, "card_authorization.settlement_confirmed", aid)
 	submitted := ten.Root.OneEventOf(t, "card_authorization.settlement_submitted", aid)
 	for _, d := range []map[string]any{submitted, confirmed} {

@@ -2,6 +2,7 @@ package cards
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"testing"
 	"time"
@@ -116,19 +117,12 @@ func mirrorBalance(t *testing.T, walletID string) ledger.Balance {
 
 func awaitMirrored(t *testing.T, walletID string, posted int64) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	harness.Eventually(t, fmt.Sprintf("wallet %s mirrored at %d", walletID, posted), func() bool {
 		if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
 		}
-		if mirrorBalance(t, walletID).Posted == posted {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("wallet %s not mirrored at %d: %+v", walletID, posted, mirrorBalance(t, walletID))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return mirrorBalance(t, walletID).Posted == posted
+	})
 }
 
 // issue issues a card from w with body and returns it.

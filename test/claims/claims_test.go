@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -373,20 +372,13 @@ func TestClaim_ReindexedLogsChangeNothing(t *testing.T) {
 	if _, err := conn.Exec(ctx, `UPDATE offramp_escrow_cursors SET next_block = 0`); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	harness.Eventually(t, "the indexer runs again", func() bool {
 		var next int64
 		if err := conn.QueryRow(ctx, `SELECT max(next_block) FROM offramp_escrow_cursors`).Scan(&next); err != nil {
 			t.Fatal(err)
 		}
-		if next > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the indexer never ran again")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return next > 0
+	})
 	var after int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM offramp_escrow_events WHERE claim_id = $1`, claimID).Scan(&after); err != nil || after != events {
 		t.Fatalf("re-indexing recorded events again: %d, was %d", after, events)

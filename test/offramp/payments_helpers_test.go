@@ -60,17 +60,8 @@ func get(t *testing.T, c *harness.Client, id string) map[string]any {
 // background), failing after 15 s.
 func waitStatus(t *testing.T, c *harness.Client, id, want string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		p := get(t, c, id)
-		if p["status"] == want {
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("payment %s is %v, want %s: %v", id, p["status"], want, p)
-		}
-		time.Sleep(40 * time.Millisecond)
-	}
+	return harness.Poll(t, "payment "+id+" "+want, func() map[string]any { return get(t, c, id) },
+		func(p map[string]any) bool { return p["status"] == want })
 }
 
 // selectAndConfirm has the recipient select the first quote and confirm.

@@ -143,20 +143,10 @@ func fundWallet(t *testing.T, ten *harness.Tenant, w testWallet, amount string) 
 	}
 }
 
-// poll calls get until done holds, for up to 20 s.
+// poll calls get until done holds, within the harness's wait limit.
 func poll(t *testing.T, get func() map[string]any, done func(map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		m := get()
-		if done(m) {
-			return m
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting; last: %v", m)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return harness.Poll(t, "a payment's state", get, done)
 }
 
 // waitStatus polls a payment until it reaches a terminal status (or want) and checks want.
