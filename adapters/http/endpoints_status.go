@@ -29,11 +29,11 @@ type chainHealthResponse struct {
 }
 
 type dependencyHealthResponse struct {
-	Name    string     `json:"name" oas:"required" description:"The dependency: payout:<provider>, sms or card_issuer."`
-	Kind    string     `json:"kind" oas:"required,enum=payout_provider|sms|card_issuer"`
-	Status  string     `json:"status" oas:"required,enum=ok|unavailable" description:"unavailable once several calls in a row got no answer; ok again at the next answer. While unavailable, only the operations that call it answer 503 PROVIDER_UNAVAILABLE (or wait in their jobs); everything else is served."`
-	Since   *time.Time `json:"since" oas:"required,nullable" description:"When the current status began; null before the first call."`
-	Problem *string    `json:"problem" oas:"required,nullable" description:"What is wrong in a sentence while unavailable; null otherwise."`
+	Name      string     `json:"name" oas:"required" description:"The dependency: payout:<provider>, sms or card_issuer."`
+	Kind      string     `json:"kind" oas:"required,enum=payout_provider|sms|card_issuer"`
+	Status    string     `json:"status" oas:"required,enum=ok|unavailable" description:"unavailable once several calls in a row got no answer; ok again at the next answer. While unavailable, only the operations that call it answer 503 PROVIDER_UNAVAILABLE (or wait in their jobs); everything else is served."`
+	ChangedAt *time.Time `json:"changedAt" oas:"required,nullable" description:"When the current status began; null before the first call."`
+	Problem   *string    `json:"problem" oas:"required,nullable" description:"What is wrong in a sentence while unavailable; null otherwise."`
 }
 
 type statusResponse struct {
@@ -59,7 +59,7 @@ func (h *financeHandlers) getStatus(c *fiber.Ctx) error {
 	}
 	out.Dependencies = make([]dependencyHealthResponse, len(rep.Dependencies))
 	for i, d := range rep.Dependencies {
-		out.Dependencies[i] = dependencyHealthResponse{Name: d.Name, Kind: d.Kind, Status: d.Status, Since: d.Since, Problem: strPtr(d.Problem)}
+		out.Dependencies[i] = dependencyHealthResponse{Name: d.Name, Kind: d.Kind, Status: d.Status, ChangedAt: d.Since, Problem: strPtr(d.Problem)}
 	}
 	return c.JSON(out)
 }

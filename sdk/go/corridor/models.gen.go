@@ -5959,6 +5959,9 @@ type CredentialSetRequestType string
 
 // DependencyHealth Part of Status.
 type DependencyHealth struct {
+	// ChangedAt When the current status began; null before the first call.
+	ChangedAt *time.Time `json:"changedAt"`
+
 	// Kind The kind of object; the capability's docs list the values.
 	Kind DependencyHealthKind `json:"kind"`
 
@@ -5967,9 +5970,6 @@ type DependencyHealth struct {
 
 	// Problem What is wrong in a sentence while unavailable; null otherwise.
 	Problem *string `json:"problem"`
-
-	// Since When the current status began; null before the first call.
-	Since *time.Time `json:"since"`
 
 	// Status unavailable once several calls in a row got no answer; ok again at the next answer. While unavailable, only the operations that call it answer 503 PROVIDER_UNAVAILABLE (or wait in their jobs); everything else is served.
 	Status DependencyHealthStatus `json:"status"`

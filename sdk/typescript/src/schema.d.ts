@@ -6002,6 +6002,11 @@ export interface components {
         /** @description Part of Status. */
         DependencyHealth: {
             /**
+             * Format: date-time
+             * @description When the current status began; null before the first call.
+             */
+            changedAt: string | null;
+            /**
              * @description The kind of object; the capability's docs list the values.
              * @enum {string}
              */
@@ -6010,11 +6015,6 @@ export interface components {
             name: string;
             /** @description What is wrong in a sentence while unavailable; null otherwise. */
             problem: string | null;
-            /**
-             * Format: date-time
-             * @description When the current status began; null before the first call.
-             */
-            since: string | null;
             /**
              * @description unavailable once several calls in a row got no answer; ok again at the next answer. While unavailable, only the operations that call it answer 503 PROVIDER_UNAVAILABLE (or wait in their jobs); everything else is served.
              * @enum {string}
@@ -16204,10 +16204,10 @@ export interface operations {
                      *       "database": "ok",
                      *       "dependencies": [
                      *         {
+                     *           "changedAt": "2026-11-27T10:00:00.000000Z",
                      *           "kind": "payout_provider",
                      *           "name": "Acme Payouts",
                      *           "problem": "the ledger balance differs from the chain by 0.5 USDC",
-                     *           "since": "2026-11-27T10:00:00.000000Z",
                      *           "status": "ok"
                      *         }
                      *       ],
