@@ -203,6 +203,10 @@ examples: contracts ## run every program under examples/ (the Go client) against
 bench-cluster: contracts ## one replica against three on one throwaway primary, limits in the process or shared (BENCH_CLUSTER_ARGS; docs/scaling.md, docs/performance.md)
 	$(GO) run ./bench/cluster $(BENCH_CLUSTER_ARGS)
 
+.PHONY: bench-money
+bench-money: build contracts geth ## the money path quickly (~3 min): deposits and card authorizations over HTTP (32 tenants, 64 workers) beside the ledger pipeline in the same run, with their ratios (BENCH_ARGS; docs/performance.md)
+	$(GO) run ./bench/load -quick $(BENCH_ARGS)
+
 .PHONY: bench-ledger test-no-pipeline
 bench-ledger: ## ledger store vs a pgbench ceiling on a throwaway PostgreSQL; writes bench/results/ledger.json (BENCH_LEDGER_ARGS; docs/performance.md)
 	$(GO) run ./bench/ledger $(BENCH_LEDGER_ARGS)

@@ -550,6 +550,36 @@ CREATE TABLE public.ledger_accounts (
     CONSTRAINT ledger_accounts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
+CREATE TABLE public.ledger_anchors (
+    id bigint NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    root bytea NOT NULL,
+    heads jsonb NOT NULL,
+    chain_environment text NOT NULL,
+    chain_id bigint NOT NULL,
+    payload bytea NOT NULL,
+    tx_hash text,
+    block_number bigint,
+    mined_at timestamp with time zone,
+    CONSTRAINT ledger_anchors_block_number_check CHECK ((block_number >= 0)),
+    CONSTRAINT ledger_anchors_chain_environment_check CHECK ((chain_environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT ledger_anchors_chain_id_check CHECK ((chain_id > 0)),
+    CONSTRAINT ledger_anchors_check CHECK (((mined_at IS NULL) = (block_number IS NULL))),
+    CONSTRAINT ledger_anchors_check1 CHECK (((mined_at IS NULL) OR (tx_hash IS NOT NULL))),
+    CONSTRAINT ledger_anchors_heads_check CHECK (((jsonb_typeof(heads) = 'array'::text) AND (jsonb_array_length(heads) > 0))),
+    CONSTRAINT ledger_anchors_root_check CHECK ((length(root) = 32)),
+    CONSTRAINT ledger_anchors_tx_hash_check CHECK ((tx_hash ~ '^0x[0-9a-f]{64}$'::text))
+);
+
+ALTER TABLE public.ledger_anchors ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME public.ledger_anchors_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
 CREATE TABLE public.ledger_balances (
     account_id text NOT NULL,
     non_negative boolean NOT NULL,
@@ -1550,6 +1580,9 @@ ALTER TABLE ONLY public.ledger_accounts
 ALTER TABLE ONLY public.ledger_accounts
     ADD CONSTRAINT ledger_accounts_reference_key UNIQUE (environment, asset, reference);
 
+ALTER TABLE ONLY public.ledger_anchors
+    ADD CONSTRAINT ledger_anchors_pkey PRIMARY KEY (id);
+
 ALTER TABLE ONLY public.ledger_balances
     ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account_id);
 
@@ -1834,6 +1867,8 @@ CREATE INDEX invoices_tenant_idx ON public.invoices USING btree (tenant_id, envi
 CREATE INDEX job_workers_replica_idx ON public.job_workers USING btree (replica);
 
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
+
+CREATE UNIQUE INDEX ledger_anchors_one_open ON public.ledger_anchors USING btree ((true)) WHERE (mined_at IS NULL);
 
 CREATE INDEX members_email_lower_idx ON public.members USING btree (lower(email));
 

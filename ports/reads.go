@@ -17,3 +17,20 @@ func LaggingReadsAllowed(ctx context.Context) bool {
 	ok, _ := ctx.Value(laggingReadsKey{}).(bool)
 	return ok
 }
+
+type aloneKey struct{}
+
+// WithUnitAlone marks ctx as a short read that runs as its own transaction rather than in a
+// store's commit pipeline (docs/ledger.md, "Commit pipeline"): a batch runs its units' statements one
+// after the other on one connection, so a read that commits nothing (the API key lookup on a
+// cache miss) would only hold the units behind it up; alone, it runs beside the batches on a
+// pooled connection of its own.
+func WithUnitAlone(ctx context.Context) context.Context {
+	return context.WithValue(ctx, aloneKey{}, true)
+}
+
+// UnitAlone reports whether ctx was marked by WithUnitAlone.
+func UnitAlone(ctx context.Context) bool {
+	ok, _ := ctx.Value(aloneKey{}).(bool)
+	return ok
+}

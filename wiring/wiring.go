@@ -58,6 +58,10 @@ type Config struct {
 	MaxWalletsPerTenant int
 	// RelayerBump configures the replacement of relayer transactions stuck in the pool.
 	RelayerBump RelayerBumpConfig
+	// LedgerAnchorInterval paces the anchor of the ledger's hash-chain heads on chain
+	// (LEDGER_ANCHOR_INTERVAL; 0 = DefaultLedgerAnchorInterval, negative = off). Off without a
+	// chain adapter.
+	LedgerAnchorInterval time.Duration
 	// RelayerTxBudget bounds relayer-paid transactions per tenant, environment and UTC day
 	// (RELAYER_TX_BUDGET); 0 = no limit.
 	RelayerTxBudget int
@@ -222,6 +226,8 @@ type Service struct {
 	// port.
 	Metrics nethttp.Handler
 	obs     *observability
+	// anchoring is the ledger anchor pass (nil without a chain): AnchorLedger runs it.
+	anchoring *ledgerAnchoring
 }
 
 // Close releases the database pool.
@@ -336,7 +342,8 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 	if err != nil {
 		return nil, err
 	}
-	runner, err := newRunner(ctx, cfg, db, services, bump, obs, log)
+	anchoring := newLedgerAnchoring(postgres.NewLedgerAnchors(db), cfg.ChainAdapters, cfg.LedgerAnchorInterval, log)
+	runner, err := newRunner(ctx, cfg, db, services, bump, obs, log, anchoring)
 	if err != nil {
 		return nil, err
 	}
@@ -348,17 +355,22 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 		return nil, err
 	}
 	return &Service{Server: srv, registry: services, Store: store, Jobs: inserter, runner: runner, close: undo.run,
-		Metrics: obs.handler(), obs: obs,
+		Metrics: obs.handler(), obs: obs, anchoring: anchoring,
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
 		}}, nil
 }
 
-// newRunner builds the job runner with every capability's workers and periodic passes.
-func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, bump *kernel.RelayerBump, obs *observability, log *slog.Logger) (*jobs.Runner, error) {
-	sweep := rateLimitSweep{limits: postgres.NewSharedLimits(db)}
+// newRunner builds the job runner with every capability's workers and periodic passes, the
+// relayer's fee bump, the shared limits' sweep and the ledger anchor (when a chain carries it).
+func newRunner(ctx context.Context, cfg Config, db *bun.DB, services *registry, bump *kernel.RelayerBump, obs *observability, log *slog.Logger,
+	anchoring *ledgerAnchoring) (*jobs.Runner, error) {
+	extraJobs := []kernel.Jobs{bump, rateLimitSweep{limits: postgres.NewSharedLimits(db)}}
+	if anchoring != nil {
+		extraJobs = append(extraJobs, anchoring)
+	}
 	return jobs.NewRunner(ctx, jobs.Config{
-		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, bump, sweep), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, bump, sweep)...), Logger: log,
+		DatabaseURL: cfg.DatabaseURL, Workers: newWorkers(services, extraJobs...), PeriodicJobs: kernel.PeriodicJobs(jobCapabilities(services, extraJobs...)...), Logger: log,
 		StatementTimeout: cfg.DBStatementTimeout, IdleInTransactionTimeout: cfg.DBIdleInTxTimeout, Metrics: obs.registry,
 		RescueStuckAfter: cfg.JobsRescueStuckAfter, Replica: cfg.Replica,
 	})

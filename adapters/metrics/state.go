@@ -100,6 +100,10 @@ var (
 		[]string{"environment", "chain_id"}, nil)
 	transfersDesc = prometheus.NewDesc("corridor_ledger_transfers_total", "Ledger transfers committed, by environment (the hash chain's positions; rate() is transfers per second).",
 		[]string{"environment"}, nil)
+	anchorOpenAgeDesc = prometheus.NewDesc("corridor_ledger_anchor_open_age_seconds", "How long the ledger anchor not yet mined has been waiting since it was recorded; 0 when none waits.",
+		nil, nil)
+	anchorLastMinedDesc = prometheus.NewDesc("corridor_ledger_anchor_last_mined_timestamp_seconds", "Unix time the newest ledger anchor was recorded as mined; 0 before the first.",
+		nil, nil)
 	sourceUpDesc = prometheus.NewDesc("corridor_metrics_source_up", "1 when the source's scrape-time read succeeded, 0 when it failed or timed out.",
 		[]string{"source"}, nil)
 )
@@ -108,7 +112,7 @@ var (
 func (c *StateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{jobsDesc, oldestJobDesc, webhookBacklogDesc, endpointsDisabledDesc, twofactorLockedDesc, offrampDesc,
 		relayerPendingDesc, relayerStuckDesc, relayerBalanceDesc, chainHeadDesc, indexerLagDesc, chainUpDesc, transfersDesc, sourceUpDesc,
-		driftWalletsDesc, driftUSDCDesc} {
+		driftWalletsDesc, driftUSDCDesc, anchorOpenAgeDesc, anchorLastMinedDesc} {
 		ch <- d
 	}
 }
@@ -136,7 +140,7 @@ type source struct {
 // read runs every source and reports each one's success beside its metrics.
 func (c *StateCollector) read(ctx context.Context) []prometheus.Metric {
 	sources := []source{{"jobs", c.readJobs}, {"webhooks", c.readWebhooks}, {"twofactor", c.readTwoFactor}, {"offramp", c.readOfframp},
-		{"relayer", c.readRelayer}, {"ledger", c.readLedger}}
+		{"relayer", c.readRelayer}, {"ledger", c.readLedger}, {"anchors", c.readAnchors}}
 	for _, ch := range c.cfg.Chains {
 		sources = append(sources, source{"chain:" + ch.Environment, c.chainReader(ch)})
 	}
@@ -336,6 +340,21 @@ func (c *StateCollector) readLedger(ctx context.Context, out *[]prometheus.Metri
 		*out = append(*out, prometheus.MustNewConstMetric(transfersDesc, prometheus.CounterValue, float64(n), env))
 		return nil
 	}, `SELECT environment, COALESCE(sum(position), 0)::bigint FROM ledger_chain_heads GROUP BY environment`)
+}
+
+// readAnchors reports the ledger anchor's progress: an anchor that stays unmined means the
+// relayer cannot get its transaction in (gas, fees, the node), and while it waits no newer
+// transfer gets anchored. ledger_anchors holds one row per interval, so it is read whole.
+func (c *StateCollector) readAnchors(ctx context.Context, out *[]prometheus.Metric) error {
+	return c.query(ctx, func(rows *sql.Rows) error {
+		var openAge, lastMined float64
+		if err := rows.Scan(&openAge, &lastMined); err != nil {
+			return err
+		}
+		*out = append(*out, gauge(anchorOpenAgeDesc, openAge), gauge(anchorLastMinedDesc, lastMined))
+		return nil
+	}, `SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(created_at) FILTER (WHERE mined_at IS NULL)), 0)::float8,
+	COALESCE(EXTRACT(EPOCH FROM max(mined_at)), 0)::float8 FROM ledger_anchors`)
 }
 
 // relayerChain is a chain adapter that names the account paying its gas.

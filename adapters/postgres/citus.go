@@ -66,7 +66,9 @@ var CitusPlan = concatPlans(
 	[]TablePlacement{coord("river_job"), coord("river_leader"), coord("river_migration"), coord("river_notification"),
 		coord("river_queue"), coord("pass_leases"), coord("rate_limit_buckets"), coord("rate_limit_windows"),
 		coord("background_failures"), coord("relayer_transactions"), coord("payout_mock_transfers"),
-		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers")},
+		coord("payout_onchain_transfers"), coord("schema_migrations"), coord("operator_actions"), coord("job_workers"),
+		// One global row per anchor, written by the coordinator's anchor pass alone.
+		coord("ledger_anchors")},
 	pending(Distributed, "tenants", "members", "api_keys", "twofactor_factors", "twofactor_challenges", "contacts",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",

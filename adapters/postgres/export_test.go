@@ -1,7 +1,15 @@
 package postgres
 
+import "github.com/corridorhq/corridor/core"
+
 // WithBeforeCommit sets a hook that runs after a batch's flush and before its COMMIT.
 func WithBeforeCommit(opts PipelineOptions, hook func()) PipelineOptions {
 	opts.beforeCommit = hook
 	return opts
+}
+
+// RemembersAccount reports whether s answers OpenAccounts of the reference from memory.
+func RemembersAccount(s *Store, env, asset, reference string) bool {
+	_, ok := s.refs.get(accountKey{core.Environment(env), asset, reference})
+	return ok
 }

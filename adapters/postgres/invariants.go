@@ -112,6 +112,11 @@ func CheckInvariants(ctx context.Context, db *bun.DB, chains map[core.Environmen
 		return rep, fmt.Errorf("citus-distribution: %w", err)
 	}
 	rep.Checks = append(rep.Checks, dist)
+	anchors, err := checkAnchors(ctx, db, chains)
+	if err != nil {
+		return rep, fmt.Errorf("ledger-anchors: %w", err)
+	}
+	rep.Checks = append(rep.Checks, anchors)
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
 		c, err := checkLedgerAgainstChain(ctx, db, env, chains[env])
 		if err != nil {
@@ -353,4 +358,46 @@ func indexerBehind(ctx context.Context, db *bun.DB, env core.Environment, chain 
 		return fmt.Sprintf("%s has not caught up (next block %d, chain head %d)", indexer, next, latest), nil
 	}
 	return "", err
+}
+
+// anchorChain is a chain adapter that reads anchor transactions (chain.Adapter).
+type anchorChain interface {
+	ChainID() int64
+	AnchorTransaction(ctx context.Context, hash common.Hash) ([]byte, uint64, error)
+}
+
+// checkAnchors is `corridor ledger verify --anchors` as one check, reading each anchor's
+// transaction from the configured chain of its environment; skipped before the first anchor or
+// without that chain.
+func checkAnchors(ctx context.Context, db *bun.DB, chains map[core.Environment]ports.Chain) (InvariantCheck, error) {
+	c := InvariantCheck{Name: "ledger-anchors"}
+	var envs []string
+	if err := db.NewRaw(`SELECT DISTINCT chain_environment FROM ledger_anchors WHERE mined_at IS NOT NULL ORDER BY 1`).Scan(ctx, &envs); err != nil {
+		return c, err
+	}
+	if len(envs) == 0 {
+		c.Skipped = "no anchor mined yet"
+		return c, nil
+	}
+	for _, env := range envs {
+		if _, ok := chains[core.Environment(env)].(anchorChain); !ok {
+			c.Skipped = fmt.Sprintf("anchors are on the %s chain, which is not configured", env)
+			return c, nil
+		}
+	}
+	v, err := VerifyAnchors(ctx, db, func(ctx context.Context, env string, chainID int64, txHash string) ([]byte, uint64, error) {
+		a := chains[core.Environment(env)].(anchorChain) //nolint:forcetypeassert // checked above
+		if a.ChainID() != chainID {
+			return nil, 0, fmt.Errorf("the configured %s chain is %d", env, a.ChainID())
+		}
+		return a.AnchorTransaction(ctx, common.HexToHash(txHash))
+	})
+	if err != nil {
+		return c, err
+	}
+	for _, p := range v.Problems {
+		c.add(p)
+	}
+	c.Note = fmt.Sprintf("%d anchors, the last in block %d", v.Anchors, v.Last.BlockNumber)
+	return c, nil
 }

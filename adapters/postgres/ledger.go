@@ -126,14 +126,18 @@ func (r ledgerRepo) OpenAccounts(ctx context.Context, now time.Time, specs ...le
 	if len(specs) == 0 {
 		return nil, nil
 	}
-	found, err := r.accountsByReference(ctx, specs)
-	if err != nil {
-		return nil, err
+	found, hit := findsOf(ctx).cached(specs)
+	if !hit {
+		var err error
+		if found, err = r.accountsByReference(ctx, specs); err != nil {
+			return nil, err
+		}
 	}
 	if len(found) < len(specs) {
 		if err := r.insertAccounts(ctx, now, specs, found); err != nil {
 			return nil, err
 		}
+		var err error
 		if found, err = r.accountsByReference(ctx, specs); err != nil {
 			return nil, err
 		}
@@ -185,6 +189,7 @@ func (r ledgerRepo) accountsByReference(ctx context.Context, specs []ledger.Acco
 			return nil, err
 		}
 		cachedAccounts.put(a)
+		findsOf(ctx).note(a)
 		out[accountKey{a.Environment, a.Asset, a.Reference}] = a
 	}
 	return out, ledgerError("find accounts", rows.Err())
@@ -370,6 +375,14 @@ FROM ledger_balances b WHERE b.account_id = ANY($1::text[])`
 // Balances returns current balances without locking.
 func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[string]ledger.Balance, error) {
 	if r.u != nil {
+		// In the batch's serial order, as a transfer is decided: the balances the units before
+		// this one left.
+		if !r.u.m.awaitTurn() {
+			return nil, errRowsBusy
+		}
+		if out, ok := r.u.balancesKnown(accountIDs); ok {
+			return out, nil
+		}
 		if err := r.u.flush(ctx); err != nil {
 			return nil, err
 		}

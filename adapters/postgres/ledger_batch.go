@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -153,6 +155,46 @@ func (u *unitLedger) discard() {
 		u.batch.pending = append(u.flushedParent, u.batch.pending...)
 	}
 	u.known, u.refs, u.pending, u.flushedParent = map[string]knownBalance{}, map[refKey]ledger.Transfer{}, nil, nil
+}
+
+// ledgerMark is a unit's ledger layer as it stood when a nested unit of work opened its
+// savepoint (Store.nested).
+type ledgerMark struct {
+	known                                map[string]knownBalance
+	refs                                 map[refKey]ledger.Transfer
+	pending, batchPending, flushedParent []bufferedTransfer
+	forget                               bool
+	err                                  error
+}
+
+// mark remembers the layer before a nested unit runs. While the nested unit runs, its unit
+// holds the batch's turn (it runs statements), so nothing else changes the batch's buffer.
+func (u *unitLedger) mark() ledgerMark {
+	return ledgerMark{known: maps.Clone(u.known), refs: maps.Clone(u.refs), pending: slices.Clone(u.pending),
+		batchPending: slices.Clone(u.batch.pending), flushedParent: slices.Clone(u.flushedParent), forget: u.forget, err: u.err}
+}
+
+// restore puts the layer back as mark found it, after the nested unit was rolled back to its
+// savepoint: the balances it locked or decided (the rollback released those row locks), the
+// transfers it buffered, and the rows it wrote (the rollback undid them: they wait again).
+func (u *unitLedger) restore(m ledgerMark) {
+	u.known, u.refs, u.pending, u.forget, u.err = m.known, m.refs, m.pending, m.forget, m.err
+	u.batch.pending, u.flushedParent = m.batchPending, m.flushedParent
+}
+
+// balancesKnown answers Balances from the layer when it knows every asked account: rows the
+// batch holds locked, as its units' decided transfers left them, which is what reading them
+// after writing the buffered rows would return.
+func (u *unitLedger) balancesKnown(ids []string) (map[string]ledger.Balance, bool) {
+	out := make(map[string]ledger.Balance, len(ids))
+	for _, id := range ids {
+		k, ok := u.get(id)
+		if !ok {
+			return nil, false
+		}
+		out[id] = k.balance
+	}
+	return out, true
 }
 
 // flush writes the batch's and the unit's buffered rows inside the unit's savepoint.

@@ -116,7 +116,7 @@ var ErrPipelineClosed = core.E(core.CodeServiceUnavailable, "the store is shutti
 // through a commit pipeline. Close stops its lanes.
 func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	if opts.Lanes <= 0 {
-		return &Store{db: s.db}
+		return &Store{db: s.db, refs: s.refs}
 	}
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = DefaultPipelineMaxBatch
@@ -128,8 +128,8 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	case opts.MaxWait < 0:
 		opts.MaxWait = 0
 	}
-	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics()}
-	out := &Store{db: s.db, pipe: p}
+	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs}
+	out := &Store{db: s.db, pipe: p, refs: s.refs}
 	p.direct = out.direct
 	for i := 0; i < opts.Lanes; i++ {
 		p.wg.Add(1)
@@ -161,6 +161,7 @@ type pipeline struct {
 	once     sync.Once
 	wg       sync.WaitGroup
 	direct   func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
+	refs     *refCache // the store's committed accounts (account_refs.go)
 }
 
 func (p *pipeline) close() {
@@ -298,6 +299,7 @@ type member struct {
 	u        *pipeUnit
 	b        *batch
 	l        *unitLedger
+	finds    *accountFinds // accounts the unit's statements found (account_refs.go)
 	state    memberState
 	need     loadNeed
 	abort    bool        // told to give up: it runs again
@@ -315,7 +317,8 @@ type batch struct {
 	tx         bun.Tx
 	q          txQuerier
 	ledger     *batchLedger
-	events     chan *member // a running unit hands the connection back
+	finds      *accountFinds // accounts its kept units found, published once it commits
+	events     chan *member  // a running unit hands the connection back
 	members    []*member
 	head       int     // the first member that has not ended
 	open       *member // the last member that ran statements, its savepoint not yet released
@@ -350,7 +353,8 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 		}
 		return nil, prev
 	}
-	b := &batch{p: p, bc: bc, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now()}
+	b := &batch{p: p, bc: bc, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now(),
+		finds: &accountFinds{cache: p.refs}}
 	for _, u := range carried {
 		b.add(u)
 	}
@@ -507,6 +511,7 @@ func (m *member) execute() {
 	// context ends once no caller waits (batchContext); statement_timeout bounds each statement.
 	ctx := context.WithValue(unitValues{Context: b.bc.ctx, values: m.u.ctx}, txKey{}, b.tx)
 	ctx = context.WithValue(context.WithValue(ctx, unitKey{}, m.l), lockWaitKey{}, &m.waited)
+	ctx, m.finds = withFinds(ctx, b.p.refs)
 	m.panicked, m.err = callUnit(ctx, m.u.fn, &tx{db: b.tx, unit: m.l})
 	if m.err == nil && m.l.err != nil {
 		m.err = m.l.err
@@ -595,6 +600,7 @@ func (b *batch) end(m *member) {
 	conflict := m.abort || m.l.lockConflict || (!m.mayWait && (m.waited.Load() || lockNotAvailable(m.err)))
 	if m.err == nil && m.panicked == nil && !conflict {
 		m.l.merge()
+		b.finds.keep(m.finds)
 		if m.sql {
 			b.open = m
 		}
@@ -737,6 +743,7 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	var pgErr *pgconn.PgError
 	switch {
 	case err == nil:
+		b.p.refs.publish(b.finds.list) // committed
 		b.answer(nil)
 	case errors.As(err, &pgErr):
 		// PostgreSQL refused the batch, so nothing of it was committed: every unit runs again

@@ -1052,3 +1052,161 @@ func TestPipeline_AbandonedBatchGivesUp(t *testing.T) {
 	}
 	p.verify(t)
 }
+
+// written counts, inside the unit's own transaction, the transfers recorded under reference:
+// what the database holds at that moment, buffered rows not included.
+func written(ctx context.Context, t *testing.T, reference string) int {
+	t.Helper()
+	btx, ok := postgres.TxFromContext(ctx)
+	if !ok {
+		t.Fatal("no transaction in the unit's context")
+	}
+	var n int
+	if err := btx.QueryRowContext(ctx, "SELECT count(*) FROM ledger_transfers WHERE reference = ?", reference).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestPipeline_NestedUnitKeepsBatchLedger: a unit that runs a statement (as the idempotency
+// layer's claim does) and then a nested unit of work that posts (as a use case does) has its
+// transfer decided in memory and written with the batch, not by a write of its own, and reads
+// its balances back without a query; everything commits and the ledger verifies.
+func TestPipeline_NestedUnitKeepsBatchLedger(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 4)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 4, MaxWait: time.Hour, AlwaysWait: true})
+	var units []func(ctx context.Context, tx ports.Tx) error
+	balances := make([]ledger.Balance, 4)
+	for i := range 4 {
+		units = append(units, func(ctx context.Context, tx ports.Tx) error {
+			if free, err := tx.Idempotency().TryLock(ctx, "tenant:nested", core.EnvTest, fmt.Sprint("k", i)); err != nil || !free {
+				return fmt.Errorf("lock: %v %v", free, err)
+			}
+			ref := fmt.Sprint("nested-", i)
+			return s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				if _, _, err := tx.Ledger().Post(ctx, time.Now(), move(ref, p.world.ID, p.accounts[i%2].ID, 10)); err != nil {
+					return err
+				}
+				if n := written(ctx, t, ref); n != 0 {
+					t.Errorf("unit %d: the nested transfer was written at once (%d rows), not buffered for the batch", i, n)
+				}
+				got, err := tx.Ledger().Balances(ctx, []string{p.accounts[i%2].ID})
+				balances[i] = got[p.accounts[i%2].ID]
+				return err
+			})
+		})
+	}
+	for i, err := range submitInOrder(s, units...) {
+		if err != nil {
+			t.Fatalf("unit %d: %v", i, err)
+		}
+	}
+	// In serial order: units 0 and 2 credit account 0, units 1 and 3 account 1.
+	for i, want := range []int64{10, 10, 20, 20} {
+		if balances[i].Posted != want {
+			t.Errorf("unit %d read %d, want %d", i, balances[i].Posted, want)
+		}
+	}
+	for i := range 4 {
+		if p.transfers(t, fmt.Sprint("nested-", i)) != 1 {
+			t.Fatalf("transfer %d not committed", i)
+		}
+	}
+	if b := p.balance(t, p.accounts[0].ID); b.Posted != 20 {
+		t.Fatalf("account 0 holds %d", b.Posted)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_NestedUnitRollbackRestoresLedger: a nested unit that posts, writes the batch's
+// buffered rows (a balance it cannot answer from memory) and then fails is rolled back to its
+// savepoint; its transfer is gone, the earlier unit's buffered transfer its flush wrote is
+// written again with the batch, and the outer unit goes on and commits what it posts after.
+func TestPipeline_NestedUnitRollbackRestoresLedger(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 3)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 2, MaxWait: time.Hour, AlwaysWait: true})
+	boom := errors.New("the use case failed")
+	var nestedErr error
+	errs := submitInOrder(s,
+		func(ctx context.Context, tx ports.Tx) error {
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("first", p.world.ID, p.accounts[0].ID, 7))
+			return err
+		},
+		func(ctx context.Context, tx ports.Tx) error {
+			if free, err := tx.Idempotency().TryLock(ctx, "tenant:nested", core.EnvTest, "rollback"); err != nil || !free {
+				return fmt.Errorf("lock: %v %v", free, err)
+			}
+			nestedErr = s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+				if _, _, err := tx.Ledger().Post(ctx, time.Now(), move("undone", p.world.ID, p.accounts[1].ID, 5)); err != nil {
+					return err
+				}
+				// Account 2 is not known to the batch: reading it writes the buffered rows.
+				if _, err := tx.Ledger().Balances(ctx, []string{p.accounts[2].ID}); err != nil {
+					return err
+				}
+				if written(ctx, t, "first") != 1 || written(ctx, t, "undone") != 1 {
+					t.Error("reading an unknown balance did not write the buffered rows first")
+				}
+				return boom
+			})
+			if written(ctx, t, "first") != 0 || written(ctx, t, "undone") != 0 {
+				t.Error("the rollback to the nested savepoint left rows behind")
+			}
+			_, _, err := tx.Ledger().Post(ctx, time.Now(), move("after", p.world.ID, p.accounts[1].ID, 3))
+			return err
+		})
+	if errs[0] != nil || errs[1] != nil || !errors.Is(nestedErr, boom) {
+		t.Fatalf("units answered %v, the nested unit %v", errs, nestedErr)
+	}
+	if p.transfers(t, "first") != 1 || p.transfers(t, "undone") != 0 || p.transfers(t, "after") != 1 {
+		t.Fatalf("transfers: first %d, undone %d, after %d", p.transfers(t, "first"), p.transfers(t, "undone"), p.transfers(t, "after"))
+	}
+	if b := p.balance(t, p.accounts[1].ID); b.Posted != 3 {
+		t.Fatalf("account 1 holds %d, want 3", b.Posted)
+	}
+	if b := p.balance(t, p.accounts[0].ID); b.Posted != 7 {
+		t.Fatalf("account 0 holds %d, want 7", b.Posted)
+	}
+	p.verify(t)
+}
+
+// TestPipeline_UnitAloneRunsBesideBatches: a unit of work whose context is marked
+// ports.WithUnitAlone runs as its own transaction, not as a unit of a batch, even while a
+// batch is open and waiting for units.
+func TestPipeline_UnitAloneRunsBesideBatches(t *testing.T) {
+	t.Parallel()
+	p := newPipeDB(t, 1)
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxBatch: 8, MaxWait: time.Hour, AlwaysWait: true})
+	before := s.PipelineStats().Units // a batch of this store never closes: a unit in it would block
+	var id string
+	// Should the unit land in a batch anyway, the batch never closes; the deadline then fails
+	// the test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err := s.InTx(ports.WithUnitAlone(ctx), func(ctx context.Context, tx ports.Tx) error {
+		accts, err := tx.Ledger().OpenAccounts(ctx, time.Now(), ledger.World(core.EnvTest, ledger.AssetUSDC, "alone"))
+		if err == nil {
+			id = accts[0].ID
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.PipelineStats().Units; got != before {
+		t.Fatalf("the marked unit ran in the pipeline (%d units, was %d)", got, before)
+	}
+	if id == "" {
+		t.Fatal("the marked unit did not run")
+	}
+	// Without the mark the same unit runs in the pipeline.
+	quick := p.pipeline(t, postgres.PipelineOptions{Lanes: 1, MaxWait: -1})
+	if err := postIn(quick, move("batched", p.world.ID, p.accounts[0].ID, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if quick.PipelineStats().Units != 1 {
+		t.Fatalf("an unmarked unit did not run in the pipeline: %+v", quick.PipelineStats())
+	}
+}

@@ -27,6 +27,9 @@ const maxTxAttempts = 5
 type Store struct {
 	db   *bun.DB
 	pipe *pipeline // nil: every unit of work is its own transaction
+	// refs are the committed accounts by reference (account_refs.go), shared with the store
+	// WithPipeline makes over the same database.
+	refs *refCache
 	// idleMetrics are the pipeline histograms of a store without a pipeline (never observed).
 	idleMetrics *pipelineMetrics
 }
@@ -38,7 +41,7 @@ func NewStore(db *bun.DB) *Store {
 	if db == nil {
 		panic("postgres: NewStore needs a database")
 	}
-	return &Store{db: db}
+	return &Store{db: db, refs: newRefCache()}
 }
 
 // DB exposes the handle for adapters that need their own queries (the ledger store).
@@ -50,16 +53,16 @@ func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 type txKey struct{}
 
 // InTx runs fn in a transaction, or in a savepoint when ctx already carries one. With the
-// pipeline (WithPipeline) an outermost unit of work runs in a shared batch (pipeline.go). An
-// outermost unit always runs under a deadline: the caller's, or DefaultUnitDeadline
-// (deadline.go), recorded as a defect to fix.
+// pipeline (WithPipeline) an outermost unit of work runs in a shared batch (pipeline.go),
+// unless its context is marked ports.WithUnitAlone. An outermost unit always runs under a
+// deadline: the caller's, or DefaultUnitDeadline (deadline.go), recorded as a defect to fix.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	if outer, ok := ctx.Value(txKey{}).(bun.Tx); ok {
 		return s.nested(ctx, outer, fn)
 	}
 	ctx, cancel := withUnitDeadline(ctx)
 	defer cancel()
-	if s.pipe != nil {
+	if s.pipe != nil && !ports.UnitAlone(ctx) {
 		return s.pipelined(ctx, fn)
 	}
 	return s.direct(ctx, fn)
@@ -83,10 +86,15 @@ func (s *Store) pipelined(ctx context.Context, fn func(ctx context.Context, tx p
 func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	var err error
 	for attempt := 1; attempt <= maxTxAttempts; attempt++ {
+		var finds *accountFinds
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
+			ctx, finds = withFinds(ctx, s.refs)
 			ctx = context.WithValue(context.WithValue(ctx, txKey{}, btx), ownTxKey{}, true)
 			return fn(ctx, &tx{db: btx})
 		})
+		if err == nil && finds != nil {
+			s.refs.publish(finds.list) // committed
+		}
 		if !retryable(err) {
 			return unavailable(err)
 		}
@@ -114,26 +122,45 @@ type depthKey struct{}
 // travels with the unit's first statement and its RELEASE with the transaction's next statement
 // (driver.go), so neither costs a round trip; a unit that fails before sending any statement
 // rolls back nothing.
+//
+// Inside a pipeline batch the nested unit keeps its batch unit's ledger layer: its transfers
+// are decided in memory and written with the batch, as the outer unit's would be, so a use case
+// wrapped in the idempotency layer's unit of work pays no locking read for rows the batch holds
+// and no write of its own. Should it fail, the layer goes back to where it stood at the
+// savepoint (ledgerMark), as the rollback to the savepoint takes its statements, row locks and
+// any buffered rows it wrote back.
 func (s *Store) nested(ctx context.Context, outer bun.Tx, fn func(ctx context.Context, tx ports.Tx) error) error {
-	if ul, _ := ctx.Value(unitKey{}).(*unitLedger); ul != nil {
-		// Inside a batch, the nested unit writes the ledger directly: the batch's buffered
-		// rows go to the database first and its remembered balances are read again after.
-		if err := ul.flushForDirect(ctx); err != nil {
-			return err
-		}
-		ctx = context.WithValue(ctx, unitKey{}, (*unitLedger)(nil))
+	ul, _ := ctx.Value(unitKey{}).(*unitLedger)
+	if ul == nil {
+		return s.savepoint(ctx, outer, nil, fn)
 	}
+	// The unit's turn and its own savepoint come first, as for any statement of the unit.
+	ul.m.enterSQL()
+	mark := ul.mark()
+	err := s.savepoint(ctx, outer, ul, fn)
+	if err != nil {
+		ul.restore(mark)
+	}
+	return err
+}
+
+// savepoint runs fn in the next savepoint of outer, with unit as its ledger layer (nil: none).
+func (s *Store) savepoint(ctx context.Context, outer bun.Tx, unit *unitLedger, fn func(ctx context.Context, tx ports.Tx) error) error {
 	depth, _ := ctx.Value(depthKey{}).(int)
 	depth++
 	name := "corridor_sp_" + strconv.Itoa(depth)
 	if _, err := outer.Tx.ExecContext(ctx, "SAVEPOINT "+name, deferExec{}); err != nil {
 		return err
 	}
-	if err := fn(context.WithValue(ctx, depthKey{}, depth), &tx{db: outer}); err != nil {
+	inner, finds := childFinds(ctx)
+	if err := fn(context.WithValue(inner, depthKey{}, depth), &tx{db: outer, unit: unit}); err != nil {
 		_, _ = outer.Tx.ExecContext(context.WithoutCancel(ctx), "ROLLBACK TO SAVEPOINT "+name)
-		return err
+		return err // the accounts it found are forgotten with it
 	}
 	_, err := outer.Tx.ExecContext(ctx, "RELEASE SAVEPOINT "+name, deferExec{})
+	if err == nil {
+		findsOf(ctx).keep(finds)
+	}
 	return err
 }
 

@@ -26,7 +26,9 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 		return s.principalOfKey(ctx, cached, parsed)
 	}
 	var p auth.Principal
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	// The lookup reads one row and writes nothing: it runs beside the commit pipeline's
+	// batches, not as a unit inside one that the money-moving units behind it would wait for.
+	err = s.store.InTx(ports.WithUnitAlone(ctx), func(ctx context.Context, tx ports.Tx) error {
 		k, err := tx.APIKeys().FindAPIKeyByPubID(ctx, parsed.PubID)
 		if errors.Is(err, &core.Error{Code: core.CodeAPIKeyNotFound}) {
 			return errBadKey

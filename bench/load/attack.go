@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -22,6 +23,16 @@ const maxFailureKinds = 8
 // observed runs attack and records what happens around it: the machine's load average, the
 // started service's peak RSS over the scenario and, with -profile, its profiles.
 func observed(ctx context.Context, o options, t *target, e *env, s scenario) (scenarioResult, error) {
+	// The targets are built (and their setup requests sent) before anything is measured.
+	tr, err := s.Targets(ctx, e)
+	if err != nil {
+		return scenarioResult{}, err
+	}
+	costsBefore := t.snapshot(ctx, true)
+	if o.profile != "" {
+		t.resetStatements(ctx)
+		costsBefore.statements = 0
+	}
 	pid := t.pid()
 	reset := pid > 0 && resetPeakRSS(pid)
 	load := loadAverage()
@@ -33,7 +44,7 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 		p := profiler{base: t.debugURL, dir: o.profile}
 		wait = p.during(ctx, s.Name, o.duration)
 	}
-	r, err := attack(ctx, o, e, s)
+	r, err := attack(ctx, o, tr, s)
 	if wait != nil {
 		for _, line := range wait() {
 			fmt.Printf("\n  profile %s", line)
@@ -59,26 +70,32 @@ func observed(ctx context.Context, o options, t *target, e *env, s scenario) (sc
 	if selfAfter, ok := cpuSeconds(os.Getpid()); ok && selfOK {
 		r.LoadGeneratorCPUMsPerRequest = perRequest(selfBefore, selfAfter)
 	}
+	r.perRequest(costsBefore, t.snapshot(ctx, true))
+	if o.profile != "" {
+		path := filepath.Join(o.profile, s.Name+".statements.txt")
+		if err := t.dumpStatements(ctx, path, r.Requests); err != nil {
+			fmt.Printf("\n  statements: %v", err)
+		} else {
+			fmt.Printf("\n  statements %s\n%s", path, strings.Repeat(" ", 25))
+		}
+	}
 	return r, nil
 }
 
 // attack runs one scenario for o.duration with a fresh vegeta Attacker (an Attacker cannot be
 // reused once an attack ended) and summarises its results.
-func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult, error) {
-	tr, err := s.Targets(ctx, e)
-	if err != nil {
-		return scenarioResult{}, err
-	}
+func attack(ctx context.Context, o options, tr vegeta.Targeter, s scenario) (scenarioResult, error) {
+	workers := scenarioWorkers(o, s)
 	// Our own transport, so the scenario's keep-alive connections can be closed when it ends:
 	// idle connections left open would otherwise pile up across scenarios and hold up the
 	// service's graceful shutdown.
 	transport := &http.Transport{
 		DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
-		MaxIdleConnsPerHost: o.workers,
+		MaxIdleConnsPerHost: workers,
 	}
 	defer transport.CloseIdleConnections()
 	rate := scenarioRate(o, s)
-	w, maxW := uint64(o.workers), uint64(o.workers)
+	w, maxW := uint64(workers), uint64(workers)
 	if rate > 0 {
 		// Open loop: a fixed arrival rate holds only if a late response does not delay the
 		// next request, so vegeta may add workers up to this bound.
@@ -120,11 +137,19 @@ func attack(ctx context.Context, o options, e *env, s scenario) (scenarioResult,
 		return scenarioResult{}, fmt.Errorf("no request was sent")
 	}
 	return scenarioResult{
-		Name: s.Name, Requests: m.Requests, Rate: rate,
+		Name: s.Name, Requests: m.Requests, Rate: rate, Workers: workers,
 		RPS: round(m.Rate, 1), OKPerSecond: round(m.Throughput, 1),
 		P50Ms: ms(m.Latencies.P50), P99Ms: ms(m.Latencies.P99), MaxMs: ms(m.Latencies.Max),
 		Success: round(m.Success, 4), StatusCodes: m.StatusCodes, Replayed: replayed, Failures: failures,
 	}, nil
+}
+
+// scenarioWorkers is -workers when given, else the scenario's own concurrency, else 32.
+func scenarioWorkers(o options, s scenario) int {
+	if o.workersSet || s.Workers == 0 {
+		return o.workers
+	}
+	return s.Workers
 }
 
 // maxPacedWorkers bounds the workers of a fixed-rate scenario.

@@ -28,6 +28,11 @@ type env struct {
 	// only a credential holding LIVE powers may do it (docs/decisions/tenancy.md); the invite scenarios use it.
 	MembersKey string
 	HTTP       *http.Client
+	// session mints a session token for a new user named by suffix (the money scenarios'
+	// tenants); nil when the bench was given a token rather than a secret.
+	session func(suffix string) (string, error)
+	// tenants are the money scenarios' tenants, created by the first of them (money.go).
+	tenants []tenantKey
 }
 
 var setupClient = &http.Client{Timeout: 30 * time.Second}
@@ -39,11 +44,11 @@ func bootstrap(ctx context.Context, t *target, token string) (*env, string, erro
 		return nil, "", err
 	}
 	how := "session token from -session-token"
-	if t.secret != "" {
-		token, err = mint(t.secret, runID)
+	secret := t.secret
+	if secret != "" {
+		token, err = mint(secret, runID)
 		how = "session minted with the SESSION_SECRET given to the started service"
 	} else if token == "" {
-		var secret string
 		secret, how, err = sessionSecret()
 		if err == nil {
 			token, err = mint(secret, runID)
@@ -53,6 +58,12 @@ func bootstrap(ctx context.Context, t *target, token string) (*env, string, erro
 		return nil, "", err
 	}
 	e := &env{BaseURL: t.baseURL, RunID: runID, HTTP: setupClient}
+	e.session = func(suffix string) (string, error) {
+		if secret == "" {
+			return "", errors.New("the money scenarios create tenants of their own: give the bench a session secret ($SESSION_SECRET), not -session-token")
+		}
+		return mint(secret, suffix)
+	}
 	session := http.Header{"Authorization": {"Bearer " + token}}
 
 	var tenant struct {

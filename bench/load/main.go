@@ -22,6 +22,9 @@ import (
 	"time"
 )
 
+// defaultOut is where the full run's JSON goes.
+const defaultOut = "bench/results/http.json"
+
 type options struct {
 	url          string
 	start        bool
@@ -37,6 +40,13 @@ type options struct {
 	out          string
 	profile      string
 	list         bool
+	// workersSet: -workers was given, and overrides the scenarios' own concurrency.
+	workersSet bool
+	// quick runs the money scenarios and the ledger pipeline only, briefly (-quick).
+	quick         bool
+	quickDuration bool
+	// pipeline runs the ledger pipeline beside the money scenarios (-pipeline).
+	pipeline bool
 }
 
 func main() {
@@ -70,10 +80,33 @@ func parseFlags() options {
 	flag.IntVar(&o.workers, "workers", 32, "concurrent workers (the cap on requests in flight)")
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-request timeout")
 	flag.StringVar(&o.scenarios, "scenarios", "", "comma-separated subset of scenarios (default all; -list shows them)")
-	flag.StringVar(&o.out, "out", "bench/results/http.json", "JSON results file; empty to skip")
+	flag.StringVar(&o.out, "out", defaultOut, "JSON results file; empty to skip (-quick: bench/results/money.json)")
 	flag.StringVar(&o.profile, "profile", "", "directory for the started service's CPU, block and mutex profiles of each scenario (<scenario>.cpu.pprof …; the service gets DEBUG_ADDR on a free loopback port); empty: no profiling")
 	flag.BoolVar(&o.list, "list", false, "list the scenarios and exit")
+	flag.BoolVar(&o.quick, "quick", false, "the money scenarios (deposits, card-authorizations) and the ledger pipeline beside them only, 5 s each unless -duration is given: a run of about two minutes")
+	flag.BoolVar(&o.pipeline, "pipeline", true, "when a money scenario runs, measure the ledger pipeline (bench/ledger, pipeline at concurrency 64) in the same run and print the ratios to it")
 	flag.Parse()
+	flag.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "workers":
+			o.workersSet = true
+		case "duration":
+			if o.quick {
+				o.quickDuration = true
+			}
+		}
+	})
+	if o.quick {
+		if o.scenarios == "" {
+			o.scenarios = "deposits,card-authorizations"
+		}
+		if !o.quickDuration {
+			o.duration = 5 * time.Second
+		}
+		if o.out == defaultOut {
+			o.out = "bench/results/money.json"
+		}
+	}
 	return o
 }
 
@@ -123,7 +156,7 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	if o.rate > 0 {
 		pace = fmt.Sprintf("%d req/s", o.rate)
 	}
-	fmt.Printf("load: %s per scenario, %s, %d workers\n", o.duration, pace, o.workers)
+	fmt.Printf("load: %s per scenario, %s, %d workers (the money scenarios: %d unless -workers is given)\n", o.duration, pace, o.workers, moneyWorkers)
 	if tgt.durability != "" {
 		fmt.Printf("database: %s\n", tgt.durability)
 	}
@@ -145,26 +178,11 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 		fmt.Printf("%d requests\n", r.Requests)
 		results = append(results, r)
 	}
-	fmt.Println()
-	printTable(os.Stdout, results)
-	for _, r := range results {
-		if r.ServerPeakRSSMiB > 0 {
-			fmt.Printf("%s: server peak RSS %.1f MiB; CPU ms per request: server %.3f, PostgreSQL %.3f, load generator %.3f; load average %.2f → %.2f\n",
-				r.Name, r.ServerPeakRSSMiB, r.ServerCPUMsPerRequest, r.DatabaseCPUMsPerRequest, r.LoadGeneratorCPUMsPerRequest,
-				r.LoadAverage[0], r.LoadAverage[1])
-		}
+	var pipe *pipelineResult
+	if failed == nil && ctx.Err() == nil {
+		pipe = pipelineBeside(ctx, o, tgt, results)
 	}
-	for _, r := range results {
-		if strings.Contains(r.Name, "fresh") && r.Replayed > 0 {
-			fmt.Printf("\nwarning: %s got %d replayed responses: its Idempotency-Keys were not new, so it did not measure first executions\n", r.Name, r.Replayed)
-		}
-	}
-	for _, r := range results {
-		if r.StatusCodes["429"] > 0 {
-			fmt.Println("\nnote: the service answered 429: it rate-limits; run it with RATE_LIMIT_PER_SECOND=0 for a bench")
-			break
-		}
-	}
+	printSummary(results, pipe)
 	switch {
 	case failed != nil:
 		fmt.Fprintln(os.Stderr, "bench:", failed, "\nbench: JSON not written")
@@ -178,7 +196,7 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	rep := report{
 		Tool: "bench/load (vegeta " + vegetaVersion + ")", Machine: m, Target: tgt.kind,
 		Settings:  settings{DurationSeconds: o.duration.Seconds(), Rate: o.rate, Workers: o.workers},
-		Scenarios: results, Durability: tgt.durability,
+		Scenarios: results, Durability: tgt.durability, Pipeline: pipe,
 	}
 	for _, r := range results {
 		rep.ServerPeakRSSMiB = max(rep.ServerPeakRSSMiB, r.ServerPeakRSSMiB)
@@ -190,6 +208,65 @@ func drive(ctx context.Context, o options, tgt *target, selected []scenario, m m
 	fmt.Printf("\nwrote %s; as a table for docs/performance.md (%s):\n\n", o.out, rep.Durability)
 	printMarkdown(os.Stdout, rep)
 	return 0
+}
+
+// pipelineBeside measures the ledger pipeline after the money scenarios (nil when none ran,
+// -pipeline=false, or it failed: the HTTP figures stand without it).
+func pipelineBeside(ctx context.Context, o options, tgt *target, results []scenarioResult) *pipelineResult {
+	if !o.pipeline || !anyMoney(results) {
+		return nil
+	}
+	fmt.Printf("%-24s ", "ledger pipeline c64")
+	p, err := runPipeline(ctx, o, tgt)
+	if err != nil {
+		fmt.Println("failed")
+		fmt.Fprintln(os.Stderr, "bench: ledger pipeline:", err)
+		return nil
+	}
+	fmt.Printf("%.0f transfers/s\n", p.TransfersPerSecond)
+	return p
+}
+
+// printSummary prints the results table, the per-request costs, the money scenarios beside
+// the pipeline, and what may have spoiled the run.
+func printSummary(results []scenarioResult, pipe *pipelineResult) {
+	fmt.Println()
+	printTable(os.Stdout, results)
+	for _, r := range results {
+		if r.ServerPeakRSSMiB > 0 {
+			fmt.Printf("%s: server peak RSS %.1f MiB; CPU ms per request: server %.3f, PostgreSQL %.3f, load generator %.3f; load average %.2f → %.2f\n",
+				r.Name, r.ServerPeakRSSMiB, r.ServerCPUMsPerRequest, r.DatabaseCPUMsPerRequest, r.LoadGeneratorCPUMsPerRequest,
+				r.LoadAverage[0], r.LoadAverage[1])
+		}
+	}
+	for _, r := range results {
+		if r.StatementsPerRequest > 0 || r.WriteSyscallsPerRequest > 0 {
+			fmt.Printf("%s: per request: %.2f statements, %.2f commits, %.2f rows written, %.2f service write syscalls, %.0f allocations (%.1f KiB)\n",
+				r.Name, r.StatementsPerRequest, r.CommitsPerRequest, r.RowsWrittenPerRequest, r.WriteSyscallsPerRequest,
+				r.AllocsPerRequest, r.AllocKiBPerRequest)
+		}
+	}
+	printMoney(os.Stdout, results, pipe)
+	for _, r := range results {
+		if strings.Contains(r.Name, "fresh") && r.Replayed > 0 {
+			fmt.Printf("\nwarning: %s got %d replayed responses: its Idempotency-Keys were not new, so it did not measure first executions\n", r.Name, r.Replayed)
+		}
+	}
+	for _, r := range results {
+		if r.StatusCodes["429"] > 0 {
+			fmt.Println("\nnote: the service answered 429: it rate-limits; run it with RATE_LIMIT_PER_SECOND=0 for a bench")
+			break
+		}
+	}
+}
+
+func anyMoney(results []scenarioResult) bool {
+	for _, r := range results {
+		if isMoney(r.Name) {
+			return true
+		}
+	}
+	return false
 }
 
 func selectScenarios(list string) ([]scenario, error) {

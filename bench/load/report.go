@@ -24,6 +24,8 @@ type report struct {
 	// ServerPeakRSSMiB is the largest of the scenarios' peaks (a started service only).
 	ServerPeakRSSMiB float64          `json:"serverPeakRssMiB,omitempty"`
 	Scenarios        []scenarioResult `json:"scenarios"`
+	// Pipeline is the ledger pipeline measured in the same run, when a money scenario ran.
+	Pipeline *pipelineResult `json:"ledgerPipeline,omitempty"`
 }
 
 type settings struct {
@@ -35,6 +37,7 @@ type settings struct {
 type scenarioResult struct {
 	Name        string         `json:"name"`
 	Rate        int            `json:"rate"` // fixed arrival rate, 0: as fast as the workers allow
+	Workers     int            `json:"workers"`
 	Requests    uint64         `json:"requests"`
 	RPS         float64        `json:"rps"`         // requests sent per second
 	OKPerSecond float64        `json:"okPerSecond"` // 2xx/3xx responses per second
@@ -57,6 +60,17 @@ type scenarioResult struct {
 	// machine's cores went per request.
 	DatabaseCPUMsPerRequest      float64 `json:"databaseCpuMsPerRequest,omitempty"`
 	LoadGeneratorCPUMsPerRequest float64 `json:"loadGeneratorCpuMsPerRequest,omitempty"`
+	// Load-independent costs per request (dbstats.go; 0 when not measurable): statements the
+	// service sent (pg_stat_statements, BEGIN/COMMIT/SAVEPOINT included), transactions
+	// committed, rows written, the service's write system calls (each exchange with PostgreSQL
+	// is one, the HTTP response another, a log line a third) and, with -profile, its heap
+	// allocations and allocated KiB.
+	StatementsPerRequest    float64 `json:"statementsPerRequest,omitempty"`
+	CommitsPerRequest       float64 `json:"commitsPerRequest,omitempty"`
+	RowsWrittenPerRequest   float64 `json:"rowsWrittenPerRequest,omitempty"`
+	WriteSyscallsPerRequest float64 `json:"writeSyscallsPerRequest,omitempty"`
+	AllocsPerRequest        float64 `json:"allocsPerRequest,omitempty"`
+	AllocKiBPerRequest      float64 `json:"allocKiBPerRequest,omitempty"`
 	// LoadAverage is the machine's one-minute load average before and after the scenario.
 	LoadAverage [2]float64 `json:"loadAverage"`
 }

@@ -19,14 +19,20 @@ type scenario struct {
 	// Rate, when set, is the scenario's fixed arrival rate (requests per second) unless -rate
 	// sets one for every scenario: latency at a given load rather than at saturation.
 	Rate int
+	// Workers, when set, is the scenario's concurrency unless -workers is given.
+	Workers int
+	// Money marks the scenarios read as ratios to the ledger pipeline (pipeline.go).
+	Money bool
 }
 
 var allScenarios = []scenario{
-	{"capabilities", "GET /v1/capabilities without credentials: HTTP stack and middleware, no database", capabilities, 0},
-	{"authenticated-read", "GET /v1/tenants/current with the root key: key lookup and hash check, one read", authenticatedRead, 0},
-	{"idempotent-post-fresh", "POST /v1/tenants/members, a new Idempotency-Key each time: full write path with the idempotency record in the same transaction", idempotentPostFresh, 0},
-	{"idempotent-post-replay", "the same POST with the same Idempotency-Key after a first success: the replay path", idempotentPostReplay, 0},
-	{"idempotent-post-fresh-500", "idempotent-post-fresh at a fixed 500 requests/s (open loop: workers are added when responses lag): latency below saturation", idempotentPostFresh, 500},
+	{"capabilities", "GET /v1/capabilities without credentials: HTTP stack and middleware, no database", capabilities, 0, 0, false},
+	{"authenticated-read", "GET /v1/tenants/current with the root key: key lookup and hash check, one read", authenticatedRead, 0, 0, false},
+	{"idempotent-post-fresh", "POST /v1/tenants/members, a new Idempotency-Key each time: full write path with the idempotency record in the same transaction", idempotentPostFresh, 0, 0, false},
+	{"idempotent-post-replay", "the same POST with the same Idempotency-Key after a first success: the replay path", idempotentPostReplay, 0, 0, false},
+	{"idempotent-post-fresh-500", "idempotent-post-fresh at a fixed 500 requests/s (open loop: workers are added when responses lag): latency below saturation", idempotentPostFresh, 500, 0, false},
+	{"deposits", "POST /v1/sandbox/balance-deposits, 32 tenants each with its own key, a new Idempotency-Key each time, 64 workers: the money path as a partner loads it", deposits, 0, moneyWorkers, true},
+	{"card-authorizations", "POST /v1/sandbox/cards/{id}/authorizations of 0.01 USD on 256 cardholder cards of 32 tenants (their service balances funded), a new Idempotency-Key each time, 64 workers", cardAuthorizations, 0, moneyWorkers, true},
 }
 
 func (e *env) keyHeader() http.Header {

@@ -120,12 +120,16 @@ func startService(ctx context.Context, o options) (*target, error) {
 		debugURL = "http://" + debugAddr
 	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	pgData := filepath.Join(o.dataDir, "postgres")
+	if err := preloadStatementStats(ctx, pgData); err != nil {
+		fmt.Printf("note: statements per request are not counted (pg_stat_statements: %v)\n", err)
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start %s: %w", o.bin, err)
 	}
 	t := &target{
 		baseURL: "http://" + addr, kind: "started", secret: secret, cmd: cmd, exited: make(chan struct{}),
-		logPath: logPath, pgData: filepath.Join(o.dataDir, "postgres"), debugURL: debugURL,
+		logPath: logPath, pgData: pgData, debugURL: debugURL,
 		describe: fmt.Sprintf("started here: %s run, pid %d, CORRIDOR_DATA_DIR=%s, RATE_LIMIT_PER_SECOND=0, random SESSION_SECRET, log %s",
 			o.bin, cmd.Process.Pid, o.dataDir, logPath),
 	}
@@ -138,6 +142,7 @@ func startService(ctx context.Context, o options) (*target, error) {
 		return nil, err
 	}
 	t.durability = durabilitySettings(t.pgData)
+	t.enableStatementStats(ctx)
 	return t, nil
 }
 

@@ -45,7 +45,9 @@ type chainConfig struct {
 	LiveConfirmations int    `env:"LIVE_CHAIN_CONFIRMATIONS" envDefault:"10" min:"1" max:"1000" desc:"blocks the LIVE chain's indexers stay below the head before posting a deposit or a claim funding; a reorg deeper than this is still undone, after the fact"`
 	DevChain          onOff  `env:"CORRIDOR_DEV_CHAIN" envDefault:"on" desc:"on or off; off: run starts no dev chain (TEST then has no chain unless CHAIN_RPC_URL)"`
 	GethBinary        string `env:"GETH_BINARY" envDefault:"bin/geth" desc:"the geth executable run starts"`
-	DevPort           int    `env:"CORRIDOR_CHAIN_PORT" min:"0" max:"65535" defaultDesc:"the previous port, else 8545, else a free one" desc:"the dev chain's HTTP port on 127.0.0.1 (run)"`
+	// AnchorInterval paces the ledger's anchor on chain (docs/ledger.md, Anchors on chain).
+	AnchorInterval time.Duration `env:"LEDGER_ANCHOR_INTERVAL" envDefault:"1h" min:"0" desc:"how often the relayer writes the Merkle root of the ledger's hash-chain heads on chain (LIVE's chain when served, else TEST's; skipped while no transfer is new); 0 turns anchoring off; off without a chain"`
+	DevPort        int           `env:"CORRIDOR_CHAIN_PORT" min:"0" max:"65535" defaultDesc:"the previous port, else 8545, else a free one" desc:"the dev chain's HTTP port on 127.0.0.1 (run)"`
 }
 
 // chainEndpoint is one environment's node: its RPC URL, the relayer key that pays gas, and

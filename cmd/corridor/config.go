@@ -308,6 +308,7 @@ func (c Config) wiringConfig() wiring.Config {
 		MaxWalletsPerTenant:       c.Wallets.MaxWalletsPerTenant,
 		ChainConfirmations:        c.Chain.confirmations(),
 		RelayerTxBudget:           c.Wallets.RelayerTxBudget,
+		LedgerAnchorInterval:      anchorInterval(c.Chain.AnchorInterval),
 		RelayerBump:               wiring.RelayerBumpConfig{After: c.Wallets.RelayerBumpAfter, MaxFeeGwei: int64(c.Wallets.RelayerMaxFeeGwei)},
 		Faucet:                    c.Wallets.Faucet.limits(),
 		PolicyEnforcement:         c.Service.PolicyEnforcement,
@@ -448,6 +449,14 @@ func apiKeyCacheTTL(on onOff, d time.Duration) time.Duration {
 // pipelineWait maps STORE_PIPELINE_MAX_WAIT to the adapter's option, where 0 takes the default
 // and a negative value means no wait.
 func pipelineWait(d time.Duration) time.Duration {
+	if d <= 0 {
+		return -1
+	}
+	return d
+}
+
+// anchorInterval maps LEDGER_ANCHOR_INTERVAL to wiring's setting: 0 there turns anchoring off.
+func anchorInterval(d time.Duration) time.Duration {
 	if d <= 0 {
 		return -1
 	}

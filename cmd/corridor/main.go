@@ -35,7 +35,10 @@ Usage:
                                     on a Citus coordinator, then distribute the tables as planned
   corridor session --user U --email E [--ttl 24h]
                                     mint a sandbox identity-provider session token
-  corridor ledger verify            recompute the ledger's hash chain and name the first break
+  corridor ledger verify [--anchors] recompute the ledger's hash chain and name the first break; with
+                                    --anchors also every anchor's root from the journal, against the chain
+  corridor ledger anchors           list the mined anchors: transaction, block, sequences added
+  corridor ledger proof --anchor N  print anchor N's proof (transfers, Merkle paths, transaction) as JSON
   corridor check                    verify the invariants (ledger, hash chains, ledger vs chain, payouts
                                     and claims released once, idempotency records, whole units of work,
                                     the Citus distribution);

@@ -37,6 +37,7 @@ var makeNeeds = map[string][]string{
 	// `corridor run` starts the local dev chain: geth, and the contracts it deploys there.
 	"run":           {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"bench":         {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
+	"bench-money":   {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	"chaos":         {"contracts/build.sh"},
 	"bench-cluster": {"contracts/build.sh"},
 	"haproxy":       nil, // Debian's haproxy, installed with apt-get when missing

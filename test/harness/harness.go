@@ -215,6 +215,9 @@ func defaultConfig(url string) wiring.Config {
 		ClaimCodesPerIP:         10_000,
 		// Every test client is 127.0.0.1: the per-IP alias budget is tested on its own server.
 		AliasBudget: recipientsapp.AliasBudget{PerIP: 10_000},
+		// The ledger anchor sends a relayer transaction of its own: off, so that suites counting
+		// the relayer's transactions or blocks see only theirs; test/anchors turns it on.
+		LedgerAnchorInterval: -1,
 	}
 }
 

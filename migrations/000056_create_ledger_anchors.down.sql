@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS ledger_anchors;
