@@ -9,6 +9,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/core/policy"
 )
 
 // CheckoutDeposits is the per-checkout deposit address of hosted checkout on one chain
@@ -67,6 +68,9 @@ type CheckoutRepo interface {
 	UpdateRefund(ctx context.Context, r checkout.Refund) error
 	// ListRefunds returns a checkout's refunds, oldest first.
 	ListRefunds(ctx context.Context, checkoutID string) ([]checkout.Refund, error)
+	// RefundedInWindows sums the tenant's refunds in env created in each of w's windows: what
+	// refunds took from the service balance, for the balance's cumulative spend caps.
+	RefundedInWindows(ctx context.Context, env core.Environment, tenantID string, w policy.Windows) (policy.Spend, error)
 }
 
 // CheckoutQuery selects a merchant's checkouts: Status when set, and a created_at window (From

@@ -20,8 +20,10 @@ import (
 const consoleKeyPurpose = "console-cookie-key"
 
 // mountConsole mounts the tenant console (/console/) on the API's Fiber app, over the same
-// services, and the operator console (/console/operator) over the operator's reports.
-func mountConsole(srv *http.Server, svc *registry, cfg Config, protect ports.Cipher, log *slog.Logger) error {
+// services, and the operator console (/console/operator) over the operator's reports. The
+// sign-in budgets count in the database whatever RATE_LIMIT_STORE says: a guesser must not get
+// one budget per replica, and sign-ins are too few for the upsert to matter.
+func mountConsole(srv *http.Server, svc *registry, cfg Config, protect ports.Cipher, limits console.SharedLimits, log *slog.Logger) error {
 	key := protect.LookupHash(consoleKeyPurpose, "v1")
 	localOwner, err := localOwnerSignIn(cfg)
 	if err != nil {
@@ -29,7 +31,7 @@ func mountConsole(srv *http.Server, svc *registry, cfg Config, protect ports.Cip
 	}
 	_, err = console.Mount(srv.Fiber(), console.Config{CookieKey: []byte(key), OperatorToken: cfg.OperatorToken,
 		SignIn: cfg.ConsoleSignIn, SignInIssuer: cfg.ConsoleSignInIssuer, SignInRedirectURL: cfg.consoleRedirectURL(),
-		SignInsPerMinute: cfg.ConsoleSignInsPerMinute, LocalOwner: localOwner}, console.Services{
+		SignInsPerMinute: cfg.ConsoleSignInsPerMinute, SharedLimits: limits, LocalOwner: localOwner}, console.Services{
 		Tenancy: svc.Tenancy, Finance: svc.Finance, Wallets: svc.Wallets, SafePay: svc.SafePay, Offramp: svc.Offramp, Claims: svc.Claims,
 		Agents: svc.Agents, Cards: svc.Cards, Webhooks: svc.Webhooks, Operations: svc.Operations, Checkout: svc.Checkout, Idempotency: svc.Idempotency,
 	}, log)

@@ -440,7 +440,7 @@ func newHTTPServer(cfg Config, db *bun.DB, store *postgres.Store, services *regi
 		return nil, err
 	}
 	srv.MarkLaggingReads(consoleListPaths...)
-	if err := mountConsole(srv, services, cfg, protect, log); err != nil {
+	if err := mountConsole(srv, services, cfg, protect, postgres.NewSharedLimits(db), log); err != nil {
 		return nil, err
 	}
 	return srv, nil

@@ -76,6 +76,9 @@ type Config struct {
 	// SignInsPerMinute bounds the sign-in attempts of one client address per minute on each
 	// sign-in form (CONSOLE_SIGNINS_PER_MINUTE); 0 is DefaultSignInsPerMinute.
 	SignInsPerMinute int
+	// SharedLimits counts the sign-in budget in the database every replica shares; nil counts
+	// it in the process (tests of the console alone).
+	SharedLimits SharedLimits
 	// LocalOwner mints a TEST session for the local owner (`make run` with the sandbox identity
 	// provider): the sign-in page then offers one click instead of a token pasted from a
 	// terminal. Nil everywhere else, a LIVE deployment above all: there the route does not exist.
@@ -105,7 +108,9 @@ func Mount(app *fiber.App, cfg Config, svc Services, log *slog.Logger) (*Console
 		svc.Agents == nil || svc.Cards == nil || svc.Webhooks == nil || svc.Checkout == nil || svc.Idempotency == nil || log == nil {
 		return nil, errors.New("console: every service and the logger are required")
 	}
-	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log, throttle: newSignInThrottle(cfg.SignInsPerMinute),
+	k := &Console{svc: svc, operatorToken: cfg.OperatorToken, seal: sealer{key: cfg.CookieKey}, log: log, throttle: newSignInThrottle(cfg.SignInsPerMinute, cfg.SharedLimits, func(err error) {
+		log.Warn("console: the shared sign-in budget could not be read; counting in this process", "error", err.Error())
+	}),
 		signIn: cfg.SignIn, signInName: providerName(cfg.SignInIssuer), signInRedirect: cfg.SignInRedirectURL, localOwner: cfg.LocalOwner}
 	var err error
 	if k.pages, err = webconsole.Pages(funcs); err != nil {

@@ -13,14 +13,14 @@ import (
 
 // SignInFlow is the identity provider's sign-in for the console (the authorization code flow
 // with PKCE): where to send the browser, and the exchange of the code it brings back for the
-// tokens that may serve as the session.
+// tokens that may serve as the session, once the ID token and its nonce are checked.
 type SignInFlow interface {
-	AuthURL(ctx context.Context, state, verifier, redirectURI string) (string, error)
-	Exchange(ctx context.Context, code, verifier, redirectURI string) ([]string, error)
+	AuthURL(ctx context.Context, state, nonce, verifier, redirectURI string) (string, error)
+	Exchange(ctx context.Context, code, nonce, verifier, redirectURI string) ([]string, error)
 }
 
 const (
-	// oidcCookie carries one sign-in's state, PKCE verifier and environment from the redirect
+	// oidcCookie carries one sign-in's state, nonce, PKCE verifier and environment from the redirect
 	// to the provider until the provider's redirect back, sealed. It is SameSite=Lax, the one
 	// Lax cookie here: the provider's redirect is a cross-site navigation, on which Strict
 	// cookies are not sent.
@@ -56,26 +56,26 @@ func (k *Console) redirectURI(c *fiber.Ctx) string {
 	return c.BaseURL() + Prefix + oidcCallback
 }
 
-// oidcStart sends the browser to the provider with a fresh state and PKCE verifier, kept
-// sealed in the sign-in's own cookie.
+// oidcStart sends the browser to the provider with a fresh state, nonce and PKCE verifier,
+// kept sealed in the sign-in's own cookie.
 func (k *Console) oidcStart(c *fiber.Ctx) error {
 	env, ok := parseEnv(c.Query("environment"))
 	if !ok {
 		return k.renderError(c, fiber.StatusUnprocessableEntity, "environment must be test or live")
 	}
-	state, verifier := newNonce(), newNonce()+newNonce()
-	to, err := k.signIn.AuthURL(c.UserContext(), state, verifier, k.redirectURI(c))
+	state, nonce, verifier := newNonce(), newNonce(), newNonce()+newNonce()
+	to, err := k.signIn.AuthURL(c.UserContext(), state, nonce, verifier, k.redirectURI(c))
 	if err != nil {
 		k.log.Error("console: the identity provider's sign-in is unavailable", "error", err.Error())
 		return k.renderError(c, fiber.StatusServiceUnavailable, "The identity provider cannot be reached right now: try again shortly, or paste a session token.")
 	}
-	st := cookieState{Token: verifier, Nonce: state, Env: env.KeyLabel(), At: time.Now().Unix()}
+	st := cookieState{Token: verifier, Nonce: state, IDNonce: nonce, Env: env.KeyLabel(), At: time.Now().Unix()}
 	writeCookie(c, oidcCookie, k.seal.seal(st), oidcLifetime, fiber.CookieSameSiteLaxMode)
 	return c.Redirect(to, fiber.StatusSeeOther)
 }
 
 // oidcFinish takes the provider's redirect back: the state must be the one this browser was
-// sent with, the code is exchanged with the verifier, and the first returned token the API's
+// sent with, the code is exchanged with the verifier, the ID token must carry the nonce, and the first returned token the API's
 // verifier accepts becomes the session, as a pasted token would.
 func (k *Console) oidcFinish(c *fiber.Ctx) error {
 	st, err := k.seal.open(c.Cookies(oidcCookie))
@@ -93,7 +93,7 @@ func (k *Console) oidcFinish(c *fiber.Ctx) error {
 	if !ok || code == "" {
 		return k.renderError(c, fiber.StatusUnprocessableEntity, "The identity provider's answer has no code: start again from the sign-in page.")
 	}
-	tokens, err := k.signIn.Exchange(c.UserContext(), code, st.Token, k.redirectURI(c))
+	tokens, err := k.signIn.Exchange(c.UserContext(), code, st.IDNonce, st.Token, k.redirectURI(c))
 	if err != nil {
 		k.log.Warn("console: the identity provider refused the code", "error", err.Error())
 		return k.renderError(c, fiber.StatusUnauthorized, "The identity provider did not confirm this sign-in: start again from the sign-in page.")

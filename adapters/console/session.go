@@ -32,6 +32,8 @@ type cookieState struct {
 	Nonce string `json:"n"`
 	// At is when an operator signed in (Unix seconds); member sessions end with their token.
 	At int64 `json:"a,omitempty"`
+	// IDNonce is a sign-in's OIDC nonce, which the provider's ID token must carry back.
+	IDNonce string `json:"o,omitempty"`
 }
 
 // sealer seals cookies and derives CSRF tokens from one key.

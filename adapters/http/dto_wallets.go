@@ -42,7 +42,7 @@ type walletResponse struct {
 	Status           string                `json:"status" oas:"required,enum=PENDING_DEPLOYMENT|DEPLOYING|DEPLOYED|FAILED"`
 	ChainID          int64                 `json:"chainId" oas:"required"`
 	Threshold        int                   `json:"threshold" oas:"required"`
-	PredictedAddress bool                  `json:"predictedAddress" oas:"required"`
+	PredictedAddress bool                  `json:"predictedAddress" oas:"required" description:"True until the wallet is DEPLOYED: address is where the deployment job will put the Safe (safe to fund already); false once it is there."`
 	Name             string                `json:"name" oas:"required"`
 	Purpose          string                `json:"purpose" oas:"required,enum=GENERAL|AGENT|TREASURY|ESCROW" description:"What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe)."`
 	Owners           []walletOwnerResponse `json:"owners" oas:"required"`

@@ -118,7 +118,7 @@ type adminFailedJobResponse struct {
 }
 
 type adminFailedJobListResponse struct {
-	Jobs []adminFailedJobResponse `json:"jobs" oas:"required" description:"At most 100, oldest failure first."`
+	Jobs []adminFailedJobResponse `json:"jobs" oas:"required" description:"At most 100, the most recently created job first."`
 }
 
 func (h *operatorHandlers) failedJobs(c *fiber.Ctx) error {

@@ -2,30 +2,30 @@ package identity
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
 )
 
-// DefaultCodeFlowTimeout bounds one call to the provider's discovery or token endpoint.
+// DefaultCodeFlowTimeout bounds one call to the provider's discovery, key set or token endpoint.
 const DefaultCodeFlowTimeout = 10 * time.Second
 
-// maxProviderBody bounds a discovery document or token response read from the provider.
+// maxProviderBody bounds a discovery document, key set or token response read from the provider.
 const maxProviderBody = 1 << 20
 
 // CodeFlowConfig configures the console's sign-in with the OIDC provider: the authorization
 // code flow with PKCE (RFC 7636, S256), as a web application registered at the provider.
 type CodeFlowConfig struct {
 	// Issuer is the provider's issuer URL (OIDC_ISSUER); its discovery document names the
-	// endpoints below when they are not set.
+	// endpoints below when they are not set, and the key set the ID token is checked with.
 	Issuer string
 	// ClientID and ClientSecret are the console's registration at the provider
 	// (OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); the secret is empty for a public client, which PKCE
@@ -41,19 +41,24 @@ type CodeFlowConfig struct {
 }
 
 // CodeFlow signs console users in at the provider and exchanges the code for the tokens the
-// API's verifier accepts. It holds no session: the console seals state and verifier in its own
-// cookie.
+// API's verifier accepts. The protocol is kept libraries' work: golang.org/x/oauth2 builds the
+// authorization URL (with the S256 challenge) and runs the exchange (with the verifier), and
+// coreos/go-oidc reads the discovery document and checks the ID token (signature against the
+// provider's key set, issuer, audience = client id, expiry) and its nonce. It holds no
+// session: the console seals state, nonce and verifier in its own cookie.
 type CodeFlow struct {
 	cfg    CodeFlowConfig
 	client *http.Client
 
-	mu        sync.Mutex
-	endpoints *providerEndpoints // discovered once, on first use
+	mu    sync.Mutex
+	ready *flowProvider // discovered once, on first use
 }
 
-type providerEndpoints struct {
-	Authorization string `json:"authorization_endpoint"`
-	Token         string `json:"token_endpoint"`
+// flowProvider is what discovery yields: the OAuth 2 client (without its redirect URI, which
+// each sign-in sets) and the ID token verifier.
+type flowProvider struct {
+	oauth    oauth2.Config
+	idTokens *oidc.IDTokenVerifier
 }
 
 // NewCodeFlow checks the configuration; the discovery document is read on the first sign-in,
@@ -75,129 +80,105 @@ func NewCodeFlow(cfg CodeFlowConfig) (*CodeFlow, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultCodeFlowTimeout
 	}
-	f := &CodeFlow{cfg: cfg, client: &http.Client{Timeout: cfg.Timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	if cfg.AuthorizationURL != "" && cfg.TokenURL != "" {
-		f.endpoints = &providerEndpoints{Authorization: cfg.AuthorizationURL, Token: cfg.TokenURL}
-	}
-	return f, nil
-}
-
-// Challenge is the S256 code challenge of a verifier.
-func Challenge(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
+	client := &http.Client{Timeout: cfg.Timeout, Transport: boundedBodies{http.DefaultTransport},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &CodeFlow{cfg: cfg, client: client}, nil
 }
 
 // AuthURL is where the browser goes to sign in: the provider's authorization endpoint with the
-// console's client, the redirect back, state and the verifier's S256 challenge.
-func (f *CodeFlow) AuthURL(ctx context.Context, state, verifier, redirectURI string) (string, error) {
-	ep, err := f.discover(ctx)
+// console's client, the redirect back, state, nonce and the verifier's S256 challenge.
+func (f *CodeFlow) AuthURL(ctx context.Context, state, nonce, verifier, redirectURI string) (string, error) {
+	p, err := f.provider(ctx)
 	if err != nil {
 		return "", err
 	}
-	q := url.Values{"response_type": {"code"}, "client_id": {f.cfg.ClientID}, "redirect_uri": {redirectURI},
-		"scope": {"openid email profile"}, "state": {state}, "code_challenge": {Challenge(verifier)}, "code_challenge_method": {"S256"}}
+	opts := []oauth2.AuthCodeOption{oauth2.S256ChallengeOption(verifier), oidc.Nonce(nonce)}
 	if f.cfg.Audience != "" {
-		q.Set("audience", f.cfg.Audience)
+		opts = append(opts, oauth2.SetAuthURLParam("audience", f.cfg.Audience))
 	}
-	sep := "?"
-	if strings.Contains(ep.Authorization, "?") {
-		sep = "&"
-	}
-	return ep.Authorization + sep + q.Encode(), nil
+	cfg := p.oauth
+	cfg.RedirectURL = redirectURI
+	return cfg.AuthCodeURL(state, opts...), nil
 }
 
-// Exchange trades the code for the provider's tokens and returns those that may be the
-// session: the access token first, then the ID token (the caller keeps the first its verifier
-// accepts).
-func (f *CodeFlow) Exchange(ctx context.Context, code, verifier, redirectURI string) ([]string, error) {
-	ep, err := f.discover(ctx)
+// Exchange trades the code for the provider's tokens, checks the ID token and its nonce, and
+// returns those that may be the session: a signed access token first, then the ID token (the
+// caller keeps the first its own verifier accepts).
+func (f *CodeFlow) Exchange(ctx context.Context, code, nonce, verifier, redirectURI string) ([]string, error) {
+	p, err := f.provider(ctx)
 	if err != nil {
 		return nil, err
 	}
-	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {redirectURI},
-		"client_id": {f.cfg.ClientID}, "code_verifier": {verifier}}
-	if f.cfg.ClientSecret != "" {
-		form.Set("client_secret", f.cfg.ClientSecret)
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.Token, strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	var tokens struct {
-		AccessToken string `json:"access_token"`
-		IDToken     string `json:"id_token"`
-		Error       string `json:"error"`
-		Description string `json:"error_description"`
-	}
-	status, err := f.getJSON(req, &tokens)
+	cfg := p.oauth
+	cfg.RedirectURL = redirectURI
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, f.client)
+	tok, err := cfg.Exchange(ctx, code, oauth2.VerifierOption(verifier))
 	if err != nil {
 		return nil, fmt.Errorf("identity: token endpoint: %w", err)
 	}
-	if status != http.StatusOK {
-		return nil, fmt.Errorf("identity: token endpoint answered %d %s %s", status, tokens.Error, tokens.Description)
+	rawID, _ := tok.Extra("id_token").(string)
+	if rawID == "" {
+		return nil, errors.New("identity: the token endpoint returned no ID token")
+	}
+	id, err := p.idTokens.Verify(oidc.ClientContext(ctx, f.client), rawID)
+	if err != nil {
+		return nil, fmt.Errorf("identity: ID token: %w", err)
+	}
+	if subtle.ConstantTimeCompare([]byte(id.Nonce), []byte(nonce)) != 1 {
+		return nil, errors.New("identity: the ID token's nonce is not this sign-in's")
 	}
 	var out []string
-	for _, t := range []string{tokens.AccessToken, tokens.IDToken} {
-		if strings.Count(t, ".") == 2 { // a JWT; opaque access tokens cannot be verified here
-			out = append(out, t)
-		}
+	if strings.Count(tok.AccessToken, ".") == 2 { // a JWT; opaque access tokens cannot be verified here
+		out = append(out, tok.AccessToken)
 	}
-	if len(out) == 0 {
-		return nil, errors.New("identity: the token endpoint returned no signed token")
-	}
-	return out, nil
+	return append(out, rawID), nil
 }
 
-// discover reads the endpoints from the issuer's discovery document, once.
-func (f *CodeFlow) discover(ctx context.Context) (providerEndpoints, error) {
+// provider reads the issuer's discovery document once (go-oidc checks that it names the
+// configured issuer), applies the configured endpoint overrides and checks every endpoint's
+// scheme as the configured ones are.
+func (f *CodeFlow) provider(ctx context.Context) (*flowProvider, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.endpoints != nil {
-		return *f.endpoints, nil
+	if f.ready != nil {
+		return f.ready, nil
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(f.cfg.Issuer, "/")+"/.well-known/openid-configuration", nil)
+	discovered, err := oidc.NewProvider(oidc.ClientContext(ctx, f.client), f.cfg.Issuer)
 	if err != nil {
-		return providerEndpoints{}, err
+		return nil, fmt.Errorf("identity: discovery document: %w", err)
 	}
-	var ep providerEndpoints
-	status, err := f.getJSON(req, &ep)
-	if err == nil && status != http.StatusOK {
-		err = fmt.Errorf("answered %d", status)
-	}
-	if err != nil {
-		return providerEndpoints{}, fmt.Errorf("identity: discovery document: %w", err)
-	}
+	ep := discovered.Endpoint()
+	ep.AuthStyle = oauth2.AuthStyleInParams // client_id (and the secret, if any) in the form
 	if f.cfg.AuthorizationURL != "" {
-		ep.Authorization = f.cfg.AuthorizationURL
+		ep.AuthURL = f.cfg.AuthorizationURL
 	}
 	if f.cfg.TokenURL != "" {
-		ep.Token = f.cfg.TokenURL
+		ep.TokenURL = f.cfg.TokenURL
 	}
-	for name, u := range map[string]string{"authorization_endpoint": ep.Authorization, "token_endpoint": ep.Token} {
+	for name, u := range map[string]string{"authorization_endpoint": ep.AuthURL, "token_endpoint": ep.TokenURL} {
 		if err := CheckProviderURL(name, u); err != nil {
-			return providerEndpoints{}, fmt.Errorf("identity: discovery document: %w", err)
+			return nil, fmt.Errorf("identity: discovery document: %w", err)
 		}
 	}
-	f.endpoints = &ep
-	return ep, nil
+	f.ready = &flowProvider{
+		oauth: oauth2.Config{ClientID: f.cfg.ClientID, ClientSecret: f.cfg.ClientSecret, Endpoint: ep,
+			Scopes: []string{oidc.ScopeOpenID, "email", "profile"}},
+		idTokens: discovered.Verifier(&oidc.Config{ClientID: f.cfg.ClientID, SupportedSigningAlgs: oidcAlgorithms}),
+	}
+	return f.ready, nil
 }
 
-func (f *CodeFlow) getJSON(req *http.Request, into any) (int, error) {
-	resp, err := f.client.Do(req)
-	if err != nil {
-		return 0, err
+// boundedBodies reads at most maxProviderBody of any answer from the provider: go-oidc reads
+// discovery documents and key sets whole.
+type boundedBodies struct{ next http.RoundTripper }
+
+func (b boundedBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, maxProviderBody), resp.Body}
 	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxProviderBody))
-	if err != nil {
-		return 0, err
-	}
-	if err := json.Unmarshal(body, into); err != nil && resp.StatusCode == http.StatusOK {
-		return resp.StatusCode, fmt.Errorf("malformed JSON: %w", err)
-	}
-	return resp.StatusCode, nil
+	return resp, err
 }

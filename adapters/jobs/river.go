@@ -36,7 +36,7 @@ var _ ports.Jobs = (*Inserter)(nil)
 // NewInserter builds the insert-only client over the Bun handle's *sql.DB.
 func NewInserter(db *sql.DB, log *slog.Logger) (*Inserter, error) {
 	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{Logger: riverLogger(log),
-		Middleware: []rivertype.Middleware{&traceInsert{}}})
+		Middleware: []rivertype.Middleware{newTracing()}})
 	if err != nil {
 		return nil, fmt.Errorf("jobs: insert client: %w", err)
 	}
@@ -137,7 +137,7 @@ func NewRunner(ctx context.Context, cfg Config) (*Runner, error) {
 	live := newLiveness(pool, cfg)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		ID: live.clientID,
-		Middleware: append([]rivertype.Middleware{&observeWork{metrics: work}, &traceWork{},
+		Middleware: append([]rivertype.Middleware{&observeWork{metrics: work}, &continueTrace{}, newTracing(),
 			&singleFlight{pool: pool, log: live.log, clientID: live.clientID}}, cfg.Middleware...),
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: cfg.MaxWorkers}},
 		Workers:              cfg.Workers,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -173,6 +174,22 @@ func (r checkoutRepo) UpdateRefund(ctx context.Context, x checkout.Refund) error
 	m := refundFromDomain(x)
 	_, err := r.db.NewUpdate().Model(&m).Column("status", "tx_hash", "updated_at").WherePK().Exec(ctx)
 	return err
+}
+
+// RefundedInWindows sums the tenant's refunds per window in one scan of the widest window; a
+// refund is posted when it is created and never returns to the balance, so every one counts.
+func (r checkoutRepo) RefundedInWindows(ctx context.Context, env core.Environment, tenantID string, w policy.Windows) (policy.Spend, error) {
+	const capped = "LEAST(COALESCE(SUM(amount_base_units) FILTER (WHERE created_at >= ? AND created_at < ?), 0), 9223372036854775807)::bigint"
+	span := w.Span()
+	var s policy.Spend
+	err := r.db.NewSelect().Model((*checkoutRefundModel)(nil)).
+		ColumnExpr(capped, w.Daily.Start, w.Daily.End).
+		ColumnExpr(capped, w.Weekly.Start, w.Weekly.End).
+		ColumnExpr(capped, w.Monthly.Start, w.Monthly.End).
+		Where("environment = ? AND tenant_id = ?", env, tenantID).
+		Where("created_at >= ? AND created_at < ?", span.Start, span.End).
+		Scan(ctx, &s.Daily, &s.Weekly, &s.Monthly)
+	return s, err
 }
 
 func (r checkoutRepo) ListRefunds(ctx context.Context, checkoutID string) ([]checkout.Refund, error) {

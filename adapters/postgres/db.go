@@ -67,7 +67,7 @@ func Open(ctx context.Context, url string, opts Options) (*bun.DB, error) {
 	sqldb.SetMaxOpenConns(opts.MaxOpenConns)
 	sqldb.SetMaxIdleConns(opts.MaxIdleConns)
 	sqldb.SetConnMaxIdleTime(5 * time.Minute)
-	db := bun.NewDB(sqldb, pgdialect.New()).WithQueryHook(lockWaitHook{}).WithQueryHook(traceHook{})
+	db := bun.NewDB(sqldb, pgdialect.New()).WithQueryHook(lockWaitHook{}).WithQueryHook(newTraceHook())
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {

@@ -2,51 +2,43 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/uptrace/bun"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
-
-	"github.com/corridorhq/corridor/adapters/tracing"
+	"github.com/uptrace/bun/extra/bunotel"
 )
 
-// traceHook gives every Bun statement a client span under the span of the request or job that
-// runs it. It records the operation, never the statement: Bun inlines arguments into the text,
-// and those may be key hashes or sealed identifiers that no trace backend should hold.
-type traceHook struct{}
+// newTraceHook is Bun's own OpenTelemetry hook (bunotel): a client span per statement named
+// "db <operation>" under the span of the request or job that runs it, with the statement's
+// template (placeholders, never the arguments: Bun would inline key hashes and sealed
+// identifiers into a formatted statement) and the call site.
+func newTraceHook() bun.QueryHook {
+	return keepCaller{inner: bunotel.NewQueryHook(bunotel.WithFormattedQueries(false),
+		bunotel.WithSpanNameQueryGen(func(e *bun.QueryEvent) string { return "db " + e.Operation() }))}
+}
 
-var _ bun.QueryHook = traceHook{}
+// keepCaller runs bunotel's hook but hands Bun back the caller's context. Bun keeps the context
+// its BEGIN hook returned for the whole transaction (RunInTx passes it to the unit of work), so
+// with bunotel alone every statement of a unit, and the jobs it enqueues, would hang under the
+// BEGIN's span instead of the request's or job's.
+type keepCaller struct{ inner *bunotel.QueryHook }
 
-// traceSpanKey keeps the statement's span in the event between the two hook calls.
-type traceSpanKey struct{}
+var _ bun.QueryHook = keepCaller{}
 
-// BeforeQuery starts the statement's span and returns ctx unchanged: a statement has no
-// children, and Bun keeps the context its BEGIN hook returned for the whole transaction, which
-// would hang the unit's later statements (and the jobs it enqueues) under the BEGIN.
-func (traceHook) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
-	operation := e.Operation()
-	_, span := tracing.Tracer().Start(ctx, "db "+operation, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.String("db.operation.name", operation)))
+// statementContextKey keeps the statement's own context, holding its span, between the calls.
+type statementContextKey struct{}
+
+// BeforeQuery starts the statement's span and returns ctx unchanged (a statement has no children).
+func (h keepCaller) BeforeQuery(ctx context.Context, e *bun.QueryEvent) context.Context {
 	if e.Stash == nil {
 		e.Stash = map[any]any{}
 	}
-	e.Stash[traceSpanKey{}] = span
+	e.Stash[statementContextKey{}] = h.inner.BeforeQuery(ctx, e)
 	return ctx
 }
 
-// AfterQuery ends the span, marking a failed statement as an error (no row found is an
-// answer, not a failure).
-func (traceHook) AfterQuery(_ context.Context, e *bun.QueryEvent) {
-	span, ok := e.Stash[traceSpanKey{}].(trace.Span)
-	if !ok {
-		return
+// AfterQuery ends the statement's span, through the context BeforeQuery stashed.
+func (h keepCaller) AfterQuery(_ context.Context, e *bun.QueryEvent) {
+	if ctx, ok := e.Stash[statementContextKey{}].(context.Context); ok {
+		h.inner.AfterQuery(ctx, e)
 	}
-	if e.Err != nil && !errors.Is(e.Err, sql.ErrNoRows) {
-		span.SetStatus(codes.Error, "statement failed")
-		span.RecordError(e.Err)
-	}
-	span.End()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -176,6 +177,9 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 			}
 			charged = true
 		}
+		if err := guardHold(ctx, tx, c, a.Amount); err != nil {
+			return err
+		}
 		source, insufficient := fundingSource(c)
 		accs, err := tx.Ledger().OpenAccounts(ctx, now, source, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID))
 		if err != nil {
@@ -201,6 +205,21 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 		}
 	}
 	return reason, err
+}
+
+// guardHold puts the hold to the spend guard on behalf of the request's caller (an authorization
+// driven through the sandbox route): a card spends its Safe or, for a funding-account card, the
+// service balance. A network's authorization carries no caller; the card's issue was guarded.
+func guardHold(ctx context.Context, tx ports.Tx, c card.Card, amount int64) error {
+	p, acting := spend.ActorFrom(ctx)
+	if !acting {
+		return nil
+	}
+	src := spend.Source{Kind: spend.SourceCardFunding}
+	if c.Funding != card.FundingAccount {
+		src = spend.Source{Kind: spend.SourceWallet, WalletID: c.WalletID}
+	}
+	return kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: amount, Reference: c.ID})
 }
 
 // fundingSource is the account a card's spend is held on, and the decline when it is short.

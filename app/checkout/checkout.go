@@ -242,8 +242,9 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		if err != nil {
 			return err
 		}
-		// A refund moves the tenant's service balance, no wallet of an agent's: agents never may.
-		if err := kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}}); err != nil {
+		// A refund moves the tenant's service balance, no wallet of an agent's: agents never may
+		// (the early refusal; the guard decides the refund below).
+		if err := kernel.CheckConfinement(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}}); err != nil {
 			return err
 		}
 		refundable := c.Refundable()
@@ -265,8 +266,9 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		if dest == "" {
 			return core.Invalid("address", "is required: the payer's address is not known")
 		}
-		// The service balance's spend policy sees the refund's amount and its receiving address.
-		if err := s.gateRefund(ctx, p, c.ID, amount, dest); err != nil {
+		// The spend guard decides the refund: the service balance's spend policy sees its amount,
+		// in the balance's cumulative windows, and its receiving address.
+		if err := s.guardRefund(ctx, tx, p, c.ID, amount, dest); err != nil {
 			return err
 		}
 		now := s.clock.Now().UTC()
@@ -296,10 +298,14 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 	return out, err
 }
 
-// gateRefund is the spend guard's policy step for a refund: a deny refuses it (403
-// POLICY_DENIED), changing nothing.
-func (s *Service) gateRefund(ctx context.Context, p auth.Principal, checkoutID string, amount int64, dest string) error {
-	denied, err := s.policy.GateBalanceSpend(ctx, p, checkoutID, amount, dest)
+// guardRefund puts a refund to the spend guard (kernel.SpendGuard.Decide): a deny of the service
+// balance's policy refuses it (403 POLICY_DENIED), changing nothing.
+func (s *Service) guardRefund(ctx context.Context, tx ports.Tx, p auth.Principal, checkoutID string, amount int64, dest string) error {
+	req := spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}, AmountBaseUnits: amount,
+		Counterparty: dest, Reference: checkoutID}
+	_, denied, err := s.guard.Decide(ctx, tx, req, kernel.SpendChecks{Policy: func(ctx context.Context) (*core.Error, error) {
+		return s.policy.GateBalanceSpend(ctx, p, checkoutID, amount, dest)
+	}})
 	if err != nil {
 		return err
 	}

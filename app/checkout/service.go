@@ -61,6 +61,7 @@ type Service struct {
 	cfg    Config
 	log    *slog.Logger
 	policy BalancePolicy
+	guard  *kernel.SpendGuard
 }
 
 var _ kernel.Jobs = (*Service)(nil)
@@ -88,7 +89,8 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cfg: cfg, log: log, policy: d.Policy}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cfg: cfg, log: log, policy: d.Policy,
+		guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now)}, nil
 }
 
 // Confirmations is the configured depth (shown on the payment page).

@@ -29,22 +29,94 @@ func NewSpendGuard(now func() time.Time) *SpendGuard {
 	return &SpendGuard{now: now}
 }
 
+// SpendChecks are a spend's decisions besides agent confinement, bound by the capability to what
+// only it knows of the spend (the policy's subject and how a deny is recorded, the challenge the
+// client sent). A nil step is one the source has none of; a nil Caps is the guard's own
+// reservation against the source agent's windows.
+type SpendChecks struct {
+	Policy   func(ctx context.Context) (denied *core.Error, err error)
+	Caps     func(ctx context.Context) error
+	Approval func(ctx context.Context) (refused *core.Error, err error)
+}
+
+// The steps of Decide, named in a refusal so the caller can record it as its route documents.
+const (
+	StepConfinement = "confinement"
+	StepPolicy      = "policy"
+	StepCaps        = "caps"
+	StepApproval    = "approval"
+)
+
+// Decide is the one spend guard: every spend a caller causes is decided here, in one order,
+// whichever route asked: agent confinement (an agent spends only its own wallet; a suspended
+// agent nothing), the spend policies, the agent caps (reserved), two-factor approval. The
+// first refusal answers with its step: a policy or approval refusal as denied (the route may
+// commit what the step wrote: a decision log, a challenge), a confinement or caps refusal as
+// err (nothing is recorded), like a store failure, for which the caller fails closed. Only a
+// spend that passed every step is recorded as passed, which is what lets the unit of work
+// debit its source (GuardLedger).
+func (g *SpendGuard) Decide(ctx context.Context, tx ports.Tx, req spend.Request, checks SpendChecks) (step string, denied *core.Error, err error) {
+	if err := confineAgent(ctx, tx, req); err != nil {
+		return StepConfinement, nil, err
+	}
+	if checks.Policy != nil {
+		if denied, err := checks.Policy(ctx); err != nil || denied != nil {
+			return StepPolicy, denied, err
+		}
+	}
+	caps := checks.Caps
+	if caps == nil {
+		caps = func(ctx context.Context) error { return g.reserveAgentCaps(ctx, tx, req) }
+	}
+	if err := caps(ctx); err != nil {
+		return StepCaps, nil, err
+	}
+	if checks.Approval != nil {
+		if denied, err := checks.Approval(ctx); err != nil || denied != nil {
+			return StepApproval, denied, err
+		}
+	}
+	markPassed(ctx, req.Source)
+	return "", nil, nil
+}
+
 // Authorize decides req in tx: agent confinement first (an agent key spends only its own
 // wallet; a suspended agent spends nothing), then the caps of the agent whose wallet is the
 // source, reserved at once under req.Reference so parallel spends of one agent are decided one
 // at a time and never together exceed a cap. A refusal is a *core.Error (INSUFFICIENT_SCOPE,
 // AGENT_SUSPENDED, AGENT_LIMIT); any other error is the store's, for the caller to fail closed.
-// Deciding one reference twice reserves once.
+// Deciding one reference twice reserves once. A pass lets the unit of work debit the source
+// (GuardLedger refuses a debit no pass covers).
 func (g *SpendGuard) Authorize(ctx context.Context, tx ports.Tx, req spend.Request) error {
-	if err := ConfineSpend(ctx, tx, req); err != nil {
+	if err := confineAgent(ctx, tx, req); err != nil {
 		return err
 	}
-	return g.reserveAgentCaps(ctx, tx, req)
+	if err := g.reserveAgentCaps(ctx, tx, req); err != nil {
+		return err
+	}
+	markPassed(ctx, req.Source)
+	return nil
 }
 
-// ConfineSpend is agent confinement alone, with the acting agent read from the store (its wallet,
-// its status).
+// ConfineSpend is the guard for a spend without agent caps to reserve (a source no agent
+// owns): agent confinement alone, with the acting agent read from the store (its wallet, its
+// status). A pass lets the unit of work debit the source.
 func ConfineSpend(ctx context.Context, tx ports.Tx, req spend.Request) error {
+	if err := confineAgent(ctx, tx, req); err != nil {
+		return err
+	}
+	markPassed(ctx, req.Source)
+	return nil
+}
+
+// CheckConfinement is a route's early refusal of an agent spending what is not its own, before
+// the route knows enough to put the spend to the guard; it records no pass.
+func CheckConfinement(ctx context.Context, tx ports.Tx, req spend.Request) error {
+	return confineAgent(ctx, tx, req)
+}
+
+// confineAgent decides agent confinement and records no pass: the ledger's own check uses it.
+func confineAgent(ctx context.Context, tx ports.Tx, req spend.Request) error {
 	p := req.Principal
 	if p.AgentID == "" {
 		return nil

@@ -14,23 +14,42 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// GuardLedger wraps a store so that every ledger debit posted on a caller's behalf (the context
-// carries the caller, spend.WithActor) passes agent confinement: a transfer that debits one of
-// the caller's tenant's accounts that hold money the tenant controls (the service balance, a
-// wallet's mirror, an escrow, a card hold) toward anything but the tenant's own service
-// balance is refused for an agent unless the account is its own wallet's mirror. Background
-// work carries no caller and passes; the use cases' own guard calls decide the rest (caps,
-// policies, two-factor) at acceptance, where the error can be clear.
+// GuardLedger wraps a store so that no debit of a tenant's money posted on a caller's behalf (the
+// context carries the caller, spend.WithActor) can skip the spend guard. A transfer that debits
+// one of the caller's tenant's accounts that hold money the tenant controls (the service
+// balance, a wallet's mirror, an escrow) toward anything but the tenant's own service balance
+// is refused:
+//
+//   - for an agent, unless the account is its own wallet's mirror (confinement, decided again
+//     here so a route that forgot it still refuses with a clear error);
+//   - for everyone, unless the same unit of work put a spend of that source to the guard first
+//     (ConfineSpend or SpendGuard.Authorize). A debit that did not is a programming error: the
+//     unit of work fails with INTERNAL and commits nothing, so a new route that moves money
+//     without the guard cannot ship unnoticed.
+//
+// Background work carries no caller and passes: a job exists only because a request that
+// passed the guard accepted it. Transfers that record what the chain already did (metadata
+// source "chain", the wallet mirror) are facts, not decisions, and pass.
 func GuardLedger(s ports.Store) ports.Store { return guardedStore{Store: s} }
 
 type guardedStore struct{ ports.Store }
 
+type guardMemoKey struct{}
+
+// InTx opens the unit of work with a memo of the guard's passes shared with every savepoint
+// nested in it (they run with the same context), so a pass decided in a savepoint counts for
+// the debit the outer unit posts.
 func (s guardedStore) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
+	if _, acting := spend.ActorFrom(ctx); !acting {
+		return s.Store.InTx(ctx, fn)
+	}
+	memo, nested := ctx.Value(guardMemoKey{}).(*accountMemo)
+	if !nested {
+		memo = &accountMemo{byID: map[string]ledger.Account{}, passed: map[string]bool{}}
+		ctx = context.WithValue(ctx, guardMemoKey{}, memo)
+	}
 	return s.Store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, acting := spend.ActorFrom(ctx); !acting {
-			return fn(ctx, tx)
-		}
-		return fn(ctx, guardedTx{Tx: tx, known: &accountMemo{byID: map[string]ledger.Account{}}})
+		return fn(ctx, guardedTx{Tx: tx, known: memo})
 	})
 }
 
@@ -45,10 +64,40 @@ func (t guardedTx) Ledger() ports.LedgerRepo {
 }
 
 // accountMemo remembers the accounts a unit of work opened or found, so a Post names its
-// sources without another read.
+// sources without another read, and the sources the spend guard let this unit of work spend.
 type accountMemo struct {
-	mu   sync.Mutex
-	byID map[string]ledger.Account
+	mu     sync.Mutex
+	byID   map[string]ledger.Account
+	passed map[string]bool
+}
+
+// passKey names a source as a ledger debit sees it: a funding-account card spends the service
+// balance.
+func passKey(src spend.Source) string {
+	switch src.Kind {
+	case spend.SourceCardFunding, spend.SourceServiceBalance:
+		return string(spend.SourceServiceBalance)
+	case spend.SourceWallet:
+		return string(spend.SourceWallet) + ":" + src.WalletID
+	}
+	return string(src.Kind)
+}
+
+// markPassed records in ctx's unit of work that the guard let it spend src.
+func markPassed(ctx context.Context, src spend.Source) {
+	memo, ok := ctx.Value(guardMemoKey{}).(*accountMemo)
+	if !ok {
+		return
+	}
+	memo.mu.Lock()
+	defer memo.mu.Unlock()
+	memo.passed[passKey(src)] = true
+}
+
+func (m *accountMemo) hasPassed(src spend.Source) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.passed[passKey(src)]
 }
 
 type guardedLedger struct {
@@ -80,17 +129,17 @@ func (l *guardedLedger) FindAccountByReference(ctx context.Context, env core.Env
 }
 
 func (l *guardedLedger) Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
-	if p, acting := spend.ActorFrom(ctx); acting && p.AgentID != "" {
-		if err := l.confine(ctx, p, spec); err != nil {
+	if p, acting := spend.ActorFrom(ctx); acting && spec.Metadata["source"] != "chain" {
+		if err := l.check(ctx, p, spec); err != nil {
 			return ledger.Transfer{}, false, err
 		}
 	}
 	return l.LedgerRepo.Post(ctx, now, spec)
 }
 
-// confine puts each guarded debit of spec to the rule. Settling an earlier hold (post, void,
+// check puts each guarded debit of spec to the rule. Settling an earlier hold (post, void,
 // reversal) carries no postings of its own: the hold was decided when it was placed.
-func (l *guardedLedger) confine(ctx context.Context, p auth.Principal, spec ledger.TransferSpec) error {
+func (l *guardedLedger) check(ctx context.Context, p auth.Principal, spec ledger.TransferSpec) error {
 	if len(spec.Postings) == 0 {
 		return nil
 	}
@@ -102,13 +151,20 @@ func (l *guardedLedger) confine(ctx context.Context, p auth.Principal, spec ledg
 		}
 		accounts = append(accounts, a)
 	}
+	if returnsToBalance(spec.Postings, accounts, p.TenantID) {
+		return nil
+	}
 	for i, posting := range spec.Postings {
 		src, guarded := SpendSourceOf(accounts[i], p.TenantID)
-		if posting.Amount >= 0 || !guarded || returnsToBalance(spec.Postings, accounts, p.TenantID) {
+		if posting.Amount >= 0 || !guarded {
 			continue
 		}
-		if err := ConfineSpend(ctx, l.tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: -posting.Amount}); err != nil {
+		if err := confineAgent(ctx, l.tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: -posting.Amount}); err != nil {
 			return err
+		}
+		if !l.known.hasPassed(src) {
+			return core.E(core.CodeInternal, "kernel: transfer %s debits the tenant's %s without passing the spend guard",
+				spec.Reference, passKey(src))
 		}
 	}
 	return nil

@@ -20,7 +20,7 @@ import (
 //
 // Interval caps are cumulative: the sender's other off-ramp payments created in the calendar
 // windows of this payment's creation (UTC day, ISO week, calendar month) that hold or have
-// moved money count as spent (docs/policies.md, "Off-ramp payments"). No MCC or counterparty
+// moved money, and its checkout refunds in those windows, count as spent (docs/policies.md, "Off-ramp payments"). No MCC or counterparty
 // is supplied, so their rules skip.
 //
 // The evaluation and its decision log run in a savepoint of the composer's unit of work, so a
@@ -72,7 +72,7 @@ func offrampDecision(ctx context.Context, tx ports.Tx, p offramp.Payment, mode p
 	if err != nil {
 		return nil, err
 	}
-	spent, err := tx.Offramp().SenderSpend(ctx, p.Environment, p.SenderTenantID, p.ID, policy.WindowsAt(p.CreatedAt))
+	spent, err := balanceSpent(ctx, tx, p.Environment, p.SenderTenantID, p.ID, policy.WindowsAt(p.CreatedAt))
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safepay"
+	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -118,7 +119,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		// transfer is gated as a payment of that amount to that recipient.
 		gated := pay.Gated(read.token)
 		var policyDenied bool
-		if denied, policyDenied, err = s.gate(ctx, p, gated, read.challengeID); err != nil || denied != nil {
+		if denied, policyDenied, err = s.gate(ctx, tx, p, gated, read.challengeID); err != nil || denied != nil {
 			if err != nil || !policyDenied {
 				return err
 			}
@@ -147,21 +148,24 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 }
 
 // gate runs the gates in their documented order on the payment as the gates see it (gated):
-// screening (a refusal records nothing), spend policy (policyDenied: the caller records the
-// payment FAILED), the spend guard's agent confinement and reserved caps (nothing recorded),
-// then contacts and two-factor (a refusal commits what the gate wrote, a new challenge).
-func (s *Service) gate(ctx context.Context, p auth.Principal, gated safepay.Payment, challengeID string) (denied *core.Error, policyDenied bool, err error) {
+// screening of the destination (a refusal records nothing), then the spend guard
+// (kernel.SpendGuard.Decide), which decides agent confinement, the spend policy (policyDenied:
+// the caller records the payment FAILED), the agent caps, reserved (nothing recorded), and
+// contacts with two-factor approval (a refusal commits what the gate wrote, a new challenge).
+func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated safepay.Payment, challengeID string) (denied *core.Error, policyDenied bool, err error) {
 	if denied, err = s.screeningGate.ScreenSafePayment(ctx, p, gated); err != nil || denied != nil {
 		return denied, false, err
 	}
-	if denied, err = s.policyGate.GateSafePayment(ctx, p, gated); err != nil || denied != nil {
-		return denied, denied != nil, err
-	}
-	if err := s.agentGate.GateAgentPayment(ctx, p, gated); err != nil {
-		return nil, false, err
-	}
-	denied, err = s.approvalGate.GateSafePayment(ctx, p, gated, challengeID)
-	return denied, false, err
+	req := spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceWallet, WalletID: gated.SourceWalletID},
+		AmountBaseUnits: gated.AmountBaseUnits, Counterparty: gated.DestinationAddress, Reference: gated.ID}
+	step, denied, err := s.guard.Decide(ctx, tx, req, kernel.SpendChecks{
+		Policy: func(ctx context.Context) (*core.Error, error) { return s.policyGate.GateSafePayment(ctx, p, gated) },
+		Caps:   func(ctx context.Context) error { return s.agentGate.GateAgentPayment(ctx, p, gated) },
+		Approval: func(ctx context.Context) (*core.Error, error) {
+			return s.approvalGate.GateSafePayment(ctx, p, gated, challengeID)
+		},
+	})
+	return denied, denied != nil && step == kernel.StepPolicy, err
 }
 
 // paymentSourceWallet loads the caller's wallet and insists it is deployed: a Safe that does not

@@ -88,6 +88,7 @@ type Service struct {
 	policyGate    PolicyGate
 	agentGate     AgentGate
 	approvalGate  ApprovalGate
+	guard         *kernel.SpendGuard
 	relayerBudget kernel.RelayerBudget
 	custody       map[core.Environment]ports.CustodySigner
 }
@@ -99,5 +100,5 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, relayerBudget: d.RelayerBudget, outcomes: d.Outcomes, custody: d.Custody}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, outcomes: d.Outcomes, custody: d.Custody}, nil
 }

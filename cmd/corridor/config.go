@@ -111,7 +111,7 @@ type httpConfig struct {
 	IdleTimeout        time.Duration  `env:"HTTP_IDLE_TIMEOUT" envDefault:"90s" desc:"how long an idle keep-alive connection stays open"`
 	TrustedProxies     cidrList       `env:"TRUSTED_PROXIES" defaultDesc:"unset: the socket's peer is the client" desc:"comma-separated CIDRs (or addresses) of the proxies in front of the service; only from them is X-Forwarded-For read, its rightmost untrusted hop being the client IP of rate limits and claim-code budgets"`
 	PublicBaseURL      string         `env:"PUBLIC_BASE_URL" defaultDesc:"http://localhost:$PORT (the listen address's port)" desc:"the service's public origin (scheme and host, as clients reach it): checkout payment_url and the OIDC redirect_uri are built from it, never from the request's Host or X-Forwarded-* headers; set it in every deployment behind a domain"`
-	ConsoleSignIns     int            `env:"CONSOLE_SIGNINS_PER_MINUTE" envDefault:"10" min:"1" desc:"sign-in attempts one client address may make per minute on the console's and the operator console's sign-in forms (each replica counts on its own); past it 429 with Retry-After"`
+	ConsoleSignIns     int            `env:"CONSOLE_SIGNINS_PER_MINUTE" envDefault:"10" min:"1" desc:"sign-in attempts one client address may make per minute on the console's and the operator console's sign-in forms (one budget every replica shares, counted in the database); past it 429 with Retry-After"`
 }
 
 // identityConfig chooses the identity provider of sessions (docs/decisions/tenancy.md). LIVE is never served with the

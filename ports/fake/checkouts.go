@@ -7,6 +7,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/checkout"
+	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -117,6 +118,23 @@ func (r checkoutRepo) ListRefunds(_ context.Context, checkoutID string) ([]check
 	rows := r.t().refunds.filter(func(x checkout.Refund) bool { return x.CheckoutID == checkoutID }, false)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
 	return rows, nil
+}
+
+// RefundedInWindows sums the tenant's refunds per window.
+func (r checkoutRepo) RefundedInWindows(_ context.Context, env core.Environment, tenantID string, w policy.Windows) (policy.Spend, error) {
+	var s policy.Spend
+	for _, x := range r.t().refunds.filter(func(x checkout.Refund) bool { return x.Environment == env && x.TenantID == tenantID }, false) {
+		if w.Daily.Contains(x.CreatedAt) {
+			s.Daily += x.Amount
+		}
+		if w.Weekly.Contains(x.CreatedAt) {
+			s.Weekly += x.Amount
+		}
+		if w.Monthly.Contains(x.CreatedAt) {
+			s.Monthly += x.Amount
+		}
+	}
+	return s, nil
 }
 
 // CheckoutRefunds returns a checkout's stored refunds, for assertions.

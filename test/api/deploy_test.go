@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"path"
 	"regexp"
 	"strings"
 	"testing"
@@ -93,7 +95,8 @@ func TestDeploy_DashboardReadsServedMetrics(t *testing.T) {
 }
 
 // TestDeploy_AlertsReadServedMetricsAndLinkRunbooks: every rule of deploy/prometheus/alerts.yml
-// reads only served metrics and links a section of docs/runbooks.md that exists.
+// reads only served metrics, links a section of docs/runbooks.md that exists, and has its row,
+// with its severity, in docs/operations.md's table of first moves.
 // runbookBase is how every runbook_url starts: the absolute address of docs/runbooks.md, from
 // Prometheus's external label runbooks_url (docs/operations.md).
 const runbookBase = "{{ $externalLabels.runbooks_url }}"
@@ -109,6 +112,7 @@ func TestDeploy_AlertsReadServedMetricsAndLinkRunbooks(t *testing.T) {
 			Rules []struct {
 				Alert       string            `yaml:"alert"`
 				Expr        string            `yaml:"expr"`
+				Labels      map[string]string `yaml:"labels"`
 				Annotations map[string]string `yaml:"annotations"`
 			} `yaml:"rules"`
 		} `yaml:"groups"`
@@ -126,11 +130,20 @@ func TestDeploy_AlertsReadServedMetricsAndLinkRunbooks(t *testing.T) {
 			sections[runbookBase+"#"+strings.ToLower(heading)] = true
 		}
 	}
+	operations, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	names, alerts := servedNames(t), 0
 	for _, g := range rules.Groups {
 		for _, r := range g.Rules {
 			alerts++
 			checkExpression(t, "alert "+r.Alert, r.Expr, names)
+			// docs/operations.md links docs/runbooks.md beside it.
+			row := fmt.Sprintf("| [%s](%s#%s) | %s |", r.Alert, path.Base("docs/runbooks.md"), strings.ToLower(r.Alert), r.Labels["severity"])
+			if !strings.Contains(string(operations), row) {
+				t.Errorf("docs/operations.md has no row %q for alert %s", row, r.Alert)
+			}
 			if link := r.Annotations["runbook_url"]; !sections[link] {
 				t.Errorf("alert %s links %q, which is not the configured runbooks base and a section of docs/runbooks.md", r.Alert, link)
 			}

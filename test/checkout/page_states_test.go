@@ -41,9 +41,11 @@ func TestCheckoutPage_EveryState(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	merchant := ten.Root.Get("/v1/tenants/current").Expect(t, 200).JSON(t)["name"].(string)
+	// The network by the name a payer's wallet shows, with the id to compare (the test chain is Base Sepolia's).
+	network := "Base Sepolia (testnet) (chain id 84532)"
 	check := func(t *testing.T, p pageText, status, detail string) {
 		t.Helper()
-		if p.merchant != merchant || !strings.Contains(p.network, "chain id ") || !strings.Contains(p.rule, "once 3 confirmations deep") {
+		if p.merchant != merchant || !strings.Contains(p.network, network) || !strings.Contains(p.rule, "once 3 confirmations deep") {
 			t.Fatalf("merchant %q (want %q), network %q, rule %q", p.merchant, merchant, p.network, p.rule)
 		}
 		if p.status != status || !strings.Contains(p.detail, detail) {

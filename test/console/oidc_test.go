@@ -40,7 +40,7 @@ func oidcServer(t *testing.T) (*harness.Env, *harness.OIDCProvider, string) {
 }
 
 // TestConsoleOIDC_SignIn: the sign-in page offers the provider; following it through the
-// provider (code flow with PKCE, the client's secret) signs the member in with a token the
+// provider (code flow with PKCE, state and nonce, the client's secret) signs the member in with a token the
 // API's verifier accepts, in the environment chosen. A callback whose state this browser was
 // not given, a refusal at the provider and a code used twice sign nobody in.
 func TestConsoleOIDC_SignIn(t *testing.T) {
@@ -62,7 +62,7 @@ func TestConsoleOIDC_SignIn(t *testing.T) {
 		t.Fatalf("callback: %d at %s: %s", status, at, body)
 	}
 	auth := prov.Last["/authorize"]
-	if auth.Get("code_challenge") == "" || auth.Get("state") == "" || auth.Get("audience") != prov.Audience ||
+	if auth.Get("code_challenge") == "" || auth.Get("state") == "" || auth.Get("nonce") == "" || auth.Get("audience") != prov.Audience ||
 		auth.Get("redirect_uri") != srv.BaseURL+"/console/signin/oidc/callback" {
 		t.Fatalf("authorization request: %v", auth)
 	}

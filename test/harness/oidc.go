@@ -18,9 +18,10 @@ import (
 )
 
 // OIDCProvider is an identity provider for tests: a discovery document, a key set, an
-// authorization endpoint that signs in whoever SignInAs named without asking, and a token
-// endpoint that checks the code, the client and the PKCE verifier before it mints an access
-// token for Audience and an ID token for ClientID.
+// authorization endpoint that signs in whoever SignInAs named without asking (it requires the
+// S256 challenge and a nonce), and a token endpoint that checks the code, the client and the
+// PKCE verifier before it mints an access token for Audience and an ID token for ClientID that
+// carries the sign-in's nonce.
 type OIDCProvider struct {
 	Srv          *httptest.Server
 	Audience     string
@@ -41,6 +42,7 @@ type OIDCProvider struct {
 type pendingCode struct {
 	user                             [2]string
 	clientID, redirectURI, challenge string
+	nonce                            string // the sign-in's nonce, carried back in the ID token
 	issuedAt                         time.Time
 }
 
@@ -86,9 +88,13 @@ func (p *OIDCProvider) Token(subject, email string) string {
 }
 
 func (p *OIDCProvider) mint(subject, email, audience string) string {
+	return p.mintWith(jwt.MapClaims{"sub": subject, "aud": audience, "email": email})
+}
+
+// mintWith signs claims as the provider, with its issuer and an hour's lifetime added.
+func (p *OIDCProvider) mintWith(claims jwt.MapClaims) string {
 	now := time.Now()
-	claims := jwt.MapClaims{"iss": p.Issuer(), "sub": subject, "aud": audience, "email": email, "email_verified": true,
-		"iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
+	claims["iss"], claims["email_verified"], claims["iat"], claims["exp"] = p.Issuer(), true, now.Unix(), now.Add(time.Hour).Unix()
 	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, claims)
 	tok.Header["kid"] = "test-key"
 	s, err := tok.SignedString(p.key)
@@ -124,7 +130,8 @@ func (p *OIDCProvider) jwks(w http.ResponseWriter, r *http.Request) {
 func (p *OIDCProvider) authorize(w http.ResponseWriter, r *http.Request) {
 	q := p.record(r)
 	back, err := url.Parse(q.Get("redirect_uri"))
-	if err != nil || q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("client_id") != p.ClientID {
+	if err != nil || q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("client_id") != p.ClientID ||
+		q.Get("nonce") == "" {
 		http.Error(w, "bad authorization request", http.StatusBadRequest)
 		return
 	}
@@ -132,7 +139,7 @@ func (p *OIDCProvider) authorize(w http.ResponseWriter, r *http.Request) {
 	denied := p.denied
 	code := rand.Text()
 	p.codes[code] = pendingCode{user: p.user, clientID: q.Get("client_id"), redirectURI: q.Get("redirect_uri"),
-		challenge: q.Get("code_challenge"), issuedAt: time.Now()}
+		challenge: q.Get("code_challenge"), nonce: q.Get("nonce"), issuedAt: time.Now()}
 	p.mu.Unlock()
 	v := url.Values{"state": {q.Get("state")}}
 	if denied != "" {
@@ -162,7 +169,7 @@ func (p *OIDCProvider) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]any{"error": "invalid_grant", "error_description": "verifier or redirect_uri"})
 	default:
 		writeJSON(w, http.StatusOK, map[string]any{"token_type": "Bearer", "expires_in": 3600,
-			"access_token": p.mint(pc.user[0], pc.user[1], p.Audience), "id_token": p.mint(pc.user[0], pc.user[1], p.ClientID)})
+			"access_token": p.mint(pc.user[0], pc.user[1], p.Audience), "id_token": p.mintWith(jwt.MapClaims{"sub": pc.user[0], "aud": p.ClientID, "email": pc.user[1], "nonce": pc.nonce})})
 	}
 }
 

@@ -20,8 +20,16 @@ import (
 // principal in a tenant of its own. What moved is then read from the ledger: the postings that
 // debit the accounts where a tenant's money sits (the ledger's kinds tenant_available,
 // claim_escrow and wallet_onchain), plus the Safe payments recorded on the tenant's custodial
-// wallet (the custody key signs those without anyone else). A new route that debits money
-// without the spend guard makes an agent or a narrow key move money here and fails the test.
+// wallet (the custody key signs those without anyone else). Nothing here names a route: a
+// route added to the table is called with its example like every other.
+//
+// Why a new route that debits without the guard fails: its debit is posted on the caller's
+// context, and the ledger backstop (kernel.GuardLedger) refuses, for every principal, a debit
+// of the tenant's money that no guard pass covers (the unit of work fails with INTERNAL; shown
+// with a deliberately unguarded debit in app/kernel's TestGuardLedger_DebitWithoutTheGuardFails).
+// The sweep calls that route as the owner, so the call answers 500 and the sweep fails on any
+// 500. A route that passes the guard but skips a step inside it (confinement, caps) makes an
+// agent or a narrow key move money instead, which fails the !mayMove cases.
 
 // guardedKinds are the ledger account kinds that hold money a tenant controls.
 var guardedKinds = map[string]bool{"tenant_available": true, "claim_escrow": true, "wallet_onchain": true}
@@ -99,9 +107,16 @@ func TestSpendPath_EveryWriteRouteByEveryPrincipal(t *testing.T) {
 			f := newFixture(t)
 			c := pc.client(t, f)
 			seen := entrySequences(t, f.ten.Root)
+			var internal []string
 			for i, op := range ops {
 				path, body := op.instantiate(f, pc.ownWallet)
-				c.With("Idempotency-Key", fmt.Sprintf("sweep-%d", i)).Do(op.method, path, body)
+				if r := c.With("Idempotency-Key", fmt.Sprintf("sweep-%d", i)).Do(op.method, path, body); r.Status == http.StatusInternalServerError {
+					internal = append(internal, fmt.Sprintf("%s %s: %s", op.method, path, r.Body))
+				}
+			}
+			if len(internal) > 0 {
+				// The ledger backstop answers INTERNAL for a debit no guard pass covers.
+				t.Fatalf("%s: routes answered 500 (a debit without the spend guard?):\n%s", pc.name, strings.Join(internal, "\n"))
 			}
 			moved := debits(t, f, seen)
 			moved = append(moved, custodialPayments(t, f)...)

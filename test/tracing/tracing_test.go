@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +21,9 @@ const (
 
 // TestTracing_RequestStatementsJobAndChainCalls creates a wallet: the request's server span
 // continues the caller's trace and carries the request id and tenant; its statements are its
-// children; the deployment job it enqueued continues the same trace as its child; the job's
-// chain calls and statements are the job's children.
+// children (its INSERT among them, not under a BEGIN), with the statement's template and never
+// its arguments; the deployment job it enqueued continues the same trace under the enqueue's
+// span; the job's chain calls and statements are the job's children.
 func TestTracing_RequestStatementsJobAndChainCalls(t *testing.T) {
 	env := harness.Shared()
 	ten := env.NewTenant(t)
@@ -45,15 +47,23 @@ func TestTracing_RequestStatementsJobAndChainCalls(t *testing.T) {
 		attrs["http.route"] != "/v1/wallets" || attrs["http.response.status_code"] != "201" {
 		t.Fatalf("request span attributes: %v", attrs)
 	}
-	if children(spans, request, "db ") == 0 {
-		t.Fatal("no statement span is a child of the request span")
+	if children(spans, request, "db INSERT") == 0 {
+		t.Fatalf("the unit of work's statements are not children of the request span: %v", names(spans))
 	}
-	job := only(t, spans, func(s sdktrace.ReadOnlySpan) bool { return s.Name() == "job wallet.deploy" })
-	if job.Parent().SpanID() != request.SpanContext().SpanID() || attributes(job)["corridor.job.kind"] != "wallet.deploy" {
-		t.Fatalf("the deployment job is not the request's child: parent %s, attributes %v", job.Parent().SpanID(), attributes(job))
+	enqueue := only(t, spans, func(s sdktrace.ReadOnlySpan) bool {
+		return s.Name() == "river.insert_many" && s.Parent().SpanID() == request.SpanContext().SpanID()
+	})
+	job := only(t, spans, func(s sdktrace.ReadOnlySpan) bool { return s.Name() == "river.work/wallet.deploy" })
+	if job.Parent().SpanID() != enqueue.SpanContext().SpanID() || attributes(job)["kind"] != "wallet.deploy" || job.SpanKind() != trace.SpanKindConsumer {
+		t.Fatalf("the deployment job does not continue the request's enqueue: parent %s, attributes %v", job.Parent().SpanID(), attributes(job))
 	}
-	if children(spans, job, "chain ") == 0 || children(spans, job, "db ") == 0 {
+	if children(spans, job, "chain SendTransaction") == 0 || children(spans, job, "db INSERT") == 0 || children(spans, job, "db COMMIT") == 0 {
 		t.Fatalf("the job has no chain call or statement children: %v", names(spans))
+	}
+	for _, s := range spans {
+		if st := strings.ToLower(attributes(s)["db.statement"]); strings.HasPrefix(s.Name(), "db ") && strings.Contains(st, strings.ToLower(owner[2:])) {
+			t.Fatalf("a statement span carries an argument: %s", st)
+		}
 	}
 }
 

@@ -111,3 +111,28 @@ func TestBudget_ChallengeCreationIsLimited(t *testing.T) {
 		t.Fatal("no Retry-After")
 	}
 }
+
+// TestBudget_SharedByReplicas: the failure budget lives in the database, so two servers on one
+// database (two replicas) spend one budget: five wrong codes through replica A and five through
+// replica B lock verification, and the lock answers 429 on both.
+func TestBudget_SharedByReplicas(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	putSettings(t, ten.Root, map[string]any{"approveNewPayees": true})
+	_, secret := enroll(t, ten.Root)
+	wrong := wrongCode(t, secret)
+	b := harness.NewServer(t, nil).Client(t).WithKey(ten.RootKey)
+
+	first := newChallenge(t, ten.Root)
+	for i := 0; i < 4; i++ {
+		ten.Root.Post("/v1/twofactor/challenges/"+first+"/verify", map[string]any{"code": wrong}).ExpectError(t, http.StatusBadRequest, "TWOFA_INVALID_CODE")
+	}
+	second := newChallenge(t, b)
+	for i := 0; i < 5; i++ {
+		b.Post("/v1/twofactor/challenges/"+second+"/verify", map[string]any{"code": wrong})
+	}
+	third := newChallenge(t, ten.Root)
+	ten.Root.Post("/v1/twofactor/challenges/"+third+"/verify", map[string]any{"code": wrong}).ExpectError(t, http.StatusTooManyRequests, "RATE_LIMITED")
+	fresh := newChallenge(t, b)
+	b.Post("/v1/twofactor/challenges/"+fresh+"/verify", map[string]any{"code": code(t, secret)}).ExpectError(t, http.StatusTooManyRequests, "RATE_LIMITED")
+}

@@ -4409,7 +4409,7 @@ type AdminFailedJobState string
 
 // AdminFailedJobList The 200 answer of GET /v1/admin/failed-jobs (adminListFailedJobs).
 type AdminFailedJobList struct {
-	// Jobs At most 100, oldest failure first.
+	// Jobs At most 100, the most recently created job first.
 	Jobs []AdminFailedJob `json:"jobs"`
 }
 
@@ -9006,7 +9006,7 @@ type Wallet struct {
 	// Owners The Safe's owners: addresses and roles.
 	Owners []WalletOwner `json:"owners"`
 
-	// PredictedAddress An EVM address (0x…, 40 hex digits).
+	// PredictedAddress True until the wallet is DEPLOYED: address is where the deployment job will put the Safe (safe to fund already); false once it is there.
 	PredictedAddress bool `json:"predictedAddress"`
 
 	// Purpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
@@ -9066,7 +9066,7 @@ type WalletDetail struct {
 	// Owners The Safe's owners: addresses and roles.
 	Owners []WalletOwner `json:"owners"`
 
-	// PredictedAddress An EVM address (0x…, 40 hex digits).
+	// PredictedAddress True until the wallet is DEPLOYED: address is where the deployment job will put the Safe (safe to fund already); false once it is there.
 	PredictedAddress bool `json:"predictedAddress"`
 
 	// Purpose What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).

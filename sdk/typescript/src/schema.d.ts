@@ -4735,7 +4735,7 @@ export interface components {
         };
         /** @description The 200 answer of GET /v1/admin/failed-jobs (adminListFailedJobs). */
         AdminFailedJobList: {
-            /** @description At most 100, oldest failure first. */
+            /** @description At most 100, the most recently created job first. */
             jobs: components["schemas"]["AdminFailedJob"][];
         };
         /** @description Part of AdminStuckWork. */
@@ -8311,7 +8311,7 @@ export interface components {
             name: string;
             /** @description The Safe's owners: addresses and roles. */
             owners: components["schemas"]["WalletOwner"][];
-            /** @description An EVM address (0x…, 40 hex digits). */
+            /** @description True until the wallet is DEPLOYED: address is where the deployment job will put the Safe (safe to fund already); false once it is there. */
             predictedAddress: boolean;
             /**
              * @description What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
@@ -8358,7 +8358,7 @@ export interface components {
             name: string;
             /** @description The Safe's owners: addresses and roles. */
             owners: components["schemas"]["WalletOwner"][];
-            /** @description An EVM address (0x…, 40 hex digits). */
+            /** @description True until the wallet is DEPLOYED: address is where the deployment job will put the Safe (safe to fund already); false once it is there. */
             predictedAddress: boolean;
             /**
              * @description What the wallet is for: GENERAL (created by the partner), AGENT (an agent's own), TREASURY (a treasury bucket) or ESCROW (an invoice's hold Safe).
