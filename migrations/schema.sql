@@ -1471,6 +1471,7 @@ CREATE TABLE public.webhook_attempts (
     error text DEFAULT ''::text NOT NULL,
     duration_ms bigint NOT NULL,
     succeeded boolean NOT NULL,
+    unknown_outcome boolean DEFAULT false NOT NULL,
     CONSTRAINT webhook_attempts_number_check CHECK ((number > 0))
 );
 
@@ -1487,6 +1488,7 @@ CREATE TABLE public.webhook_deliveries (
     next_attempt_at timestamp with time zone,
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
+    attempt_started_at timestamp with time zone,
     CONSTRAINT webhook_deliveries_attempts_check CHECK ((attempts >= 0)),
     CONSTRAINT webhook_deliveries_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT webhook_deliveries_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'SUCCEEDED'::text, 'FAILED'::text])))

@@ -13,8 +13,10 @@ import (
 	"github.com/corridorhq/corridor/adapters/http"
 	"github.com/corridorhq/corridor/adapters/jobs"
 	"github.com/corridorhq/corridor/adapters/metrics"
+	"github.com/corridorhq/corridor/adapters/outside"
 	"github.com/corridorhq/corridor/adapters/postgres"
 	webhooksender "github.com/corridorhq/corridor/adapters/webhook"
+	"github.com/corridorhq/corridor/app/finance"
 	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
@@ -27,14 +29,21 @@ type observability struct {
 	registry *prometheus.Registry
 }
 
-func newObservability(db *bun.DB, store *postgres.Store, chains map[core.Environment]ports.Chain) (*observability, error) {
+func newObservability(db *bun.DB, store *postgres.Store, chains map[core.Environment]ports.Chain, health *outside.Health) (*observability, error) {
 	reg := metrics.NewRegistry()
 	state, err := metrics.NewStateCollector(metrics.StateConfig{DB: db.DB, Chains: metricChains(chains)})
 	if err != nil {
 		return nil, err
 	}
 	// go_sql_* with db_name="corridor": connections in use, idle, and waits for one.
-	all := append([]prometheus.Collector{state, collectors.NewDBStatsCollector(db.DB, "corridor")}, store.PipelineCollectors()...)
+	deps := metrics.NewDependencyCollector(func() []metrics.Dependency {
+		var out []metrics.Dependency
+		for _, d := range health.Snapshot() {
+			out = append(out, metrics.Dependency{Name: d.Name, Kind: d.Kind, Up: d.Status == outside.HealthOK})
+		}
+		return out
+	})
+	all := append([]prometheus.Collector{state, deps, collectors.NewDBStatsCollector(db.DB, "corridor")}, store.PipelineCollectors()...)
 	for _, c := range all {
 		if err := reg.Register(c); err != nil {
 			return nil, err
@@ -104,4 +113,20 @@ func readinessChecks(chains map[core.Environment]ports.Chain, runner *jobs.Runne
 			Check: func(ctx context.Context) error { _, err := c.LatestBlock(ctx); return err }})
 	}
 	return out
+}
+
+// dependencyReport reads the outside dependencies' health for the status report.
+func dependencyReport(h *outside.Health) func() []finance.DependencyHealth {
+	return func() []finance.DependencyHealth {
+		snap := h.Snapshot()
+		out := make([]finance.DependencyHealth, len(snap))
+		for i, d := range snap {
+			out[i] = finance.DependencyHealth{Name: d.Name, Kind: d.Kind, Status: d.Status, Problem: d.Problem}
+			if !d.Since.IsZero() {
+				since := d.Since
+				out[i].Since = &since
+			}
+		}
+		return out
+	}
 }

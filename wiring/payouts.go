@@ -66,7 +66,7 @@ var payoutProviders = map[string]providerSpec{
 // payoutRails builds the configured providers. The onchain provider's live mode transfers
 // USDC on the configured chains; sandbox and live modes of the other external providers are
 // refused: their vendor adapters are not built.
-func payoutRails(cfg PayoutConfig, db *bun.DB, chains map[core.Environment]ports.Chain) (map[string]ports.PayoutRail, error) {
+func payoutRails(cfg PayoutConfig, db *bun.DB, chains map[core.Environment]ports.Chain, health *outside.Health) (map[string]ports.PayoutRail, error) {
 	names := make([]string, 0, len(cfg.Modes))
 	for n := range cfg.Modes {
 		names = append(names, n)
@@ -98,7 +98,8 @@ func payoutRails(cfg PayoutConfig, db *bun.DB, chains map[core.Environment]ports
 		if cfg.Decorate != nil {
 			rail.Provider = cfg.Decorate(name, rail.Provider)
 		}
-		rail.Provider = outside.WrapPayout(rail.Provider)
+		rail.Provider = outside.WrapPayoutWithHealth(rail.Provider, name, health)
+		health.Know(outside.PayoutHealthName(name), outside.KindPayoutProvider)
 		out[name] = rail
 	}
 	return out, nil

@@ -57,6 +57,8 @@ type servicePorts struct {
 	custody   map[core.Environment]ports.CustodySigner
 	// webhookSender delivers webhooks (the SSRF-checked sender, counted for the metrics).
 	webhookSender webhooksapp.Sender
+	// health follows the outside dependencies (payout providers, SMS, the card issuer).
+	health *outside.Health
 }
 
 // registry is the service registry: one service per capability of app/, and the
@@ -104,7 +106,11 @@ func (s *registry) httpDeps() http.Deps {
 func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error) {
 	s := &registry{}
 	var err error
-	cardIssuer := outside.Issuer{CardIssuer: issuer.NewSandbox()}
+	var sandboxIssuer ports.CardIssuer = issuer.NewSandbox()
+	if cfg.DecorateIssuer != nil {
+		sandboxIssuer = cfg.DecorateIssuer(sandboxIssuer)
+	}
+	cardIssuer := outside.Issuer{CardIssuer: sandboxIssuer, Health: p.health}
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
 		return s, err
 	}
@@ -125,7 +131,8 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		Agents: s.Agents, KeyCacheTTL: cfg.APIKeyCacheTTL}); err != nil {
 		return s, err
 	}
-	if s.Finance, err = finance.New(finance.Deps{Store: p.store, Clock: cfg.Clock, Chains: cfg.ChainAdapters}); err != nil {
+	if s.Finance, err = finance.New(finance.Deps{Store: p.store, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Dependencies: dependencyReport(p.health)}); err != nil {
 		return s, err
 	}
 	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,

@@ -90,6 +90,9 @@ type Config struct {
 	WrapStore func(ports.Store) ports.Store
 	// Payouts configures the payout providers (docs/decisions/offramp.md); the zero value has every provider off.
 	Payouts PayoutConfig
+	// DecorateIssuer, when set, wraps the card issuer before the outside-call guard and its
+	// health (tests put an outage there); nil in production.
+	DecorateIssuer func(ports.CardIssuer) ports.CardIssuer
 	// CustodyPKCS11 names the HSM holding LIVE custody keys (docs/decisions/wallets.md); nil: LIVE offers no
 	// custodial wallets. TEST always uses the keystore sealed by the cipher.
 	CustodyPKCS11 *custody.PKCS11Config
@@ -311,18 +314,20 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 	if err != nil {
 		return nil, err
 	}
+	// Outside dependencies' health, from their calls' outcomes (never part of readiness).
+	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
 	sandboxSMS := sms.NewSandbox(db, protect)
-	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS}, SMSOutbox: sandboxSMS}
+	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}
 	signers, closeSigners, err := custodySigners(cfg, db, protect)
 	if err != nil {
 		return nil, err
 	}
 	undo.push(closeSigners)
-	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters)
+	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health)
 	if err != nil {
 		return nil, err
 	}
-	obs, err := newObservability(db, store, cfg.ChainAdapters)
+	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +339,7 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 	if err != nil {
 		return nil, err
 	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender}, log)
+	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender, health: health}, log)
 	if err != nil {
 		return nil, err
 	}

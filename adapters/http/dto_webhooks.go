@@ -72,6 +72,7 @@ type webhookAttemptResponse struct {
 	Error      *string   `json:"error" oas:"required,nullable" description:"Why an attempt failed without an HTTP status (a timeout, a refused address); null when a response came back (statusCode holds its status)."`
 	DurationMs int64     `json:"durationMs" oas:"required"`
 	Succeeded  bool      `json:"succeeded" oas:"required"`
+	Outcome    string    `json:"outcome" oas:"required,enum=SUCCEEDED|FAILED|UNKNOWN" description:"How the attempt ended: SUCCEEDED (a 2xx), FAILED (another status, or no answer), or UNKNOWN: the attempt was cut off before its outcome was recorded (the service stopped mid-attempt), so the receiver may or may not have the event; the delivery goes on."`
 }
 
 type webhookDeliveryResponse struct {
@@ -97,7 +98,8 @@ func toWebhookDelivery(v webhooks.DeliveryView) webhookDeliveryResponse {
 		Status: string(d.Status), RedeliveryOf: strPtr(d.RedeliveryOf), NextAttemptAt: d.NextAttemptAt,
 		Attempts: make([]webhookAttemptResponse, len(v.Attempts)), CreatedAt: d.CreatedAt}
 	for i, a := range v.Attempts {
-		r := webhookAttemptResponse{Number: a.Number, At: a.At, Error: strPtr(a.Error), DurationMs: a.DurationMs, Succeeded: a.Succeeded}
+		r := webhookAttemptResponse{Number: a.Number, At: a.At, Error: strPtr(a.Error), DurationMs: a.DurationMs, Succeeded: a.Succeeded,
+			Outcome: a.Outcome()}
 		if a.StatusCode != 0 {
 			code := a.StatusCode
 			r.StatusCode = &code

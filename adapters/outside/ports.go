@@ -8,8 +8,26 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// Issuer guards a card issuer.
-type Issuer struct{ ports.CardIssuer }
+// Issuer guards a card issuer. With Health set, each call's outcome feeds the issuer's health,
+// and a call that got no answer returns PROVIDER_UNAVAILABLE (503) to the route that made it.
+type Issuer struct {
+	ports.CardIssuer
+	Health *Health
+}
+
+// Names of the SMS gateway and the card issuer in the health report.
+const (
+	IssuerHealthName = "card_issuer"
+	SMSHealthName    = "sms"
+)
+
+func (i Issuer) observe(err error) error {
+	if i.Health == nil {
+		return err
+	}
+	i.Health.Observe(IssuerHealthName, KindCardIssuer, err)
+	return unavailableErr("the card issuer", err)
+}
 
 var _ ports.CardIssuer = Issuer{}
 
@@ -18,7 +36,8 @@ func (i Issuer) IssueCard(ctx context.Context, in ports.IssueCardInput) (ports.I
 	if err := Check(ctx, "CardIssuer.IssueCard"); err != nil {
 		return ports.IssuedCard{}, err
 	}
-	return i.CardIssuer.IssueCard(ctx, in)
+	out, err := i.CardIssuer.IssueCard(ctx, in)
+	return out, i.observe(err)
 }
 
 // SetCardStatus changes the status after the guard's check.
@@ -26,7 +45,7 @@ func (i Issuer) SetCardStatus(ctx context.Context, issuerCardID string, active b
 	if err := Check(ctx, "CardIssuer.SetCardStatus"); err != nil {
 		return err
 	}
-	return i.CardIssuer.SetCardStatus(ctx, issuerCardID, active)
+	return i.observe(i.CardIssuer.SetCardStatus(ctx, issuerCardID, active))
 }
 
 // CreateEphemeralKey mints after the guard's check.
@@ -34,11 +53,15 @@ func (i Issuer) CreateEphemeralKey(ctx context.Context, in ports.EphemeralKeyInp
 	if err := Check(ctx, "CardIssuer.CreateEphemeralKey"); err != nil {
 		return ports.EphemeralKey{}, err
 	}
-	return i.CardIssuer.CreateEphemeralKey(ctx, in)
+	out, err := i.CardIssuer.CreateEphemeralKey(ctx, in)
+	return out, i.observe(err)
 }
 
-// SMS guards an SMS gateway.
-type SMS struct{ ports.SMS }
+// SMS guards an SMS gateway; with Health set, each send's outcome feeds the gateway's health.
+type SMS struct {
+	ports.SMS
+	Health *Health
+}
 
 var _ ports.SMS = SMS{}
 
@@ -47,7 +70,12 @@ func (s SMS) Send(ctx context.Context, m ports.SMSMessage, now time.Time) error 
 	if err := Check(ctx, "SMS.Send"); err != nil {
 		return err
 	}
-	return s.SMS.Send(ctx, m, now)
+	err := s.SMS.Send(ctx, m, now)
+	if s.Health == nil {
+		return err
+	}
+	s.Health.Observe(SMSHealthName, KindSMS, err)
+	return unavailableErr("the SMS gateway", err)
 }
 
 // Screening guards a screening vendor.
@@ -63,8 +91,21 @@ func (s Screening) Screen(ctx context.Context, in ports.ScreeningInput) ([]offra
 	return s.Screening.Screen(ctx, in)
 }
 
-// Payout guards a payout provider.
-type Payout struct{ ports.PayoutProvider }
+// Payout guards a payout provider; with Health set, each call's outcome feeds the provider's
+// health under HealthName ("payout:" and the provider's name).
+type Payout struct {
+	ports.PayoutProvider
+	Health     *Health
+	HealthName string
+}
+
+func (p Payout) observe(err error) error {
+	if p.Health == nil {
+		return err
+	}
+	p.Health.Observe(p.HealthName, KindPayoutProvider, err)
+	return unavailableErr("the payout provider", err)
+}
 
 var _ ports.PayoutProvider = Payout{}
 
@@ -73,7 +114,8 @@ func (p Payout) Submit(ctx context.Context, r ports.PayoutRequest) (ports.Payout
 	if err := Check(ctx, "PayoutProvider.Submit"); err != nil {
 		return ports.PayoutStatus{}, err
 	}
-	return p.PayoutProvider.Submit(ctx, r)
+	out, err := p.PayoutProvider.Submit(ctx, r)
+	return out, p.observe(err)
 }
 
 // Poll polls after the guard's check.
@@ -81,7 +123,8 @@ func (p Payout) Poll(ctx context.Context, reference string) (ports.PayoutStatus,
 	if err := Check(ctx, "PayoutProvider.Poll"); err != nil {
 		return ports.PayoutStatus{}, err
 	}
-	return p.PayoutProvider.Poll(ctx, reference)
+	out, err := p.PayoutProvider.Poll(ctx, reference)
+	return out, p.observe(err)
 }
 
 // networkPayout is Payout over a provider that also names its network: the decorator keeps
@@ -92,14 +135,21 @@ type networkPayout struct {
 }
 
 // WrapPayout guards a payout provider, keeping its NetworkPayout side when it has one.
-func WrapPayout(p ports.PayoutProvider) ports.PayoutProvider {
+func WrapPayout(p ports.PayoutProvider) ports.PayoutProvider { return WrapPayoutWithHealth(p, "", nil) }
+
+// PayoutHealthName is a payout provider's name in the health report.
+func PayoutHealthName(provider string) string { return "payout:" + provider }
+
+// WrapPayoutWithHealth is WrapPayout whose calls also feed h under the provider's name.
+func WrapPayoutWithHealth(p ports.PayoutProvider, provider string, h *Health) ports.PayoutProvider {
 	if p == nil {
 		return nil
 	}
+	g := Payout{PayoutProvider: p, Health: h, HealthName: PayoutHealthName(provider)}
 	if n, ok := p.(ports.NetworkPayout); ok {
-		return networkPayout{Payout: Payout{p}, NetworkPayout: n}
+		return networkPayout{Payout: g, NetworkPayout: n}
 	}
-	return Payout{p}
+	return g
 }
 
 // WebhookSender is the partner webhook sender as the webhooks capability declares it.

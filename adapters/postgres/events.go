@@ -84,20 +84,24 @@ type deliveryModel struct {
 	Attempts      int        `bun:"attempts"`
 	RedeliveryOf  *string    `bun:"redelivery_of"`
 	NextAttemptAt *time.Time `bun:"next_attempt_at"`
-	CreatedAt     time.Time  `bun:"created_at"`
-	UpdatedAt     time.Time  `bun:"updated_at"`
+	// AttemptStartedAt marks an attempt in flight (webhook.Delivery.AttemptStartedAt).
+	AttemptStartedAt *time.Time `bun:"attempt_started_at"`
+	CreatedAt        time.Time  `bun:"created_at"`
+	UpdatedAt        time.Time  `bun:"updated_at"`
 }
 
 func deliveryFromDomain(d webhook.Delivery) deliveryModel {
 	return deliveryModel{ID: d.ID, TenantID: d.TenantID, Environment: string(d.Environment), EndpointID: d.EndpointID,
 		EventID: d.EventID, EventType: d.EventType, Status: string(d.Status), Attempts: d.Attempts,
-		RedeliveryOf: nullable(d.RedeliveryOf), NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
+		RedeliveryOf: nullable(d.RedeliveryOf), NextAttemptAt: d.NextAttemptAt, AttemptStartedAt: d.AttemptStartedAt,
+		CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}
 }
 
 func (m deliveryModel) domain() (webhook.Delivery, error) {
 	d := webhook.Delivery{ID: m.ID, TenantID: m.TenantID, Environment: core.Environment(m.Environment), EndpointID: m.EndpointID,
 		EventID: m.EventID, EventType: m.EventType, Status: webhook.DeliveryStatus(m.Status), Attempts: m.Attempts,
-		RedeliveryOf: deref(m.RedeliveryOf), NextAttemptAt: utcPtr(m.NextAttemptAt), CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
+		RedeliveryOf: deref(m.RedeliveryOf), NextAttemptAt: utcPtr(m.NextAttemptAt), AttemptStartedAt: utcPtr(m.AttemptStartedAt),
+		CreatedAt: m.CreatedAt.UTC(), UpdatedAt: m.UpdatedAt.UTC()}
 	if !core.HasPrefix(d.ID, core.PrefixWebhookDelivery) {
 		return d, fmt.Errorf("webhook delivery: id %q", d.ID)
 	}
@@ -113,6 +117,7 @@ type attemptModel struct {
 	Error         string    `bun:"error"`
 	DurationMs    int64     `bun:"duration_ms"`
 	Succeeded     bool      `bun:"succeeded"`
+	Unknown       bool      `bun:"unknown_outcome"`
 }
 
 type eventRepo struct{ db bun.IDB }
@@ -269,7 +274,7 @@ func (r eventRepo) LockDeliveryByID(ctx context.Context, id string) (webhook.Del
 
 func (r eventRepo) UpdateDelivery(ctx context.Context, d webhook.Delivery) error {
 	m := deliveryFromDomain(d)
-	_, err := r.db.NewUpdate().Model(&m).Column("status", "attempts", "next_attempt_at", "updated_at").WherePK().Exec(ctx)
+	_, err := r.db.NewUpdate().Model(&m).Column("status", "attempts", "next_attempt_at", "attempt_started_at", "updated_at").WherePK().Exec(ctx)
 	return err
 }
 
@@ -296,7 +301,7 @@ func (r eventRepo) EventDeliveries(ctx context.Context, tenantID string, env cor
 
 func (r eventRepo) AddAttempt(ctx context.Context, a webhook.Attempt) error {
 	m := attemptModel{DeliveryID: a.DeliveryID, Number: a.Number, At: a.At, StatusCode: a.StatusCode, Error: a.Error,
-		DurationMs: a.DurationMs, Succeeded: a.Succeeded}
+		DurationMs: a.DurationMs, Succeeded: a.Succeeded, Unknown: a.Unknown}
 	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
 	return err
 }
@@ -312,7 +317,7 @@ func (r eventRepo) Attempts(ctx context.Context, deliveryIDs []string) (map[stri
 	}
 	for _, m := range rows {
 		out[m.DeliveryID] = append(out[m.DeliveryID], webhook.Attempt{DeliveryID: m.DeliveryID, Number: m.Number, At: m.At.UTC(),
-			StatusCode: m.StatusCode, Error: m.Error, DurationMs: m.DurationMs, Succeeded: m.Succeeded})
+			StatusCode: m.StatusCode, Error: m.Error, DurationMs: m.DurationMs, Succeeded: m.Succeeded, Unknown: m.Unknown})
 	}
 	return out, nil
 }

@@ -34,13 +34,23 @@ func ListenKeyRevocations(ctx context.Context, url string, forget func(), log *s
 	}
 }
 
+// listenSetupTimeout bounds connecting, LISTEN and closing: a silent database must not hold
+// the listener before it waits (the wait itself is meant to last).
+const listenSetupTimeout = 10 * time.Second
+
 func listenOnce(ctx context.Context, url string, forget func()) error {
-	conn, err := pgx.Connect(ctx, url)
+	setupCtx, cancel := context.WithTimeout(ctx, listenSetupTimeout)
+	defer cancel()
+	conn, err := pgx.Connect(setupCtx, url)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
-	if _, err := conn.Exec(ctx, "LISTEN "+KeyRevokedChannel); err != nil {
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), listenSetupTimeout)
+		defer cancel()
+		_ = conn.Close(closeCtx)
+	}()
+	if _, err := conn.Exec(setupCtx, "LISTEN "+KeyRevokedChannel); err != nil {
 		return err
 	}
 	forget()

@@ -55,11 +55,14 @@ type txKey struct{}
 
 // InTx runs fn in a transaction, or in a savepoint when ctx already carries one. With the
 // pipeline (WithPipeline) an outermost unit of work runs in a shared batch (pipeline.go),
-// unless its context is marked ports.WithUnitAlone.
+// unless its context is marked ports.WithUnitAlone. An outermost unit always runs under a
+// deadline: the caller's, or DefaultUnitDeadline (deadline.go), recorded as a defect to fix.
 func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
 	if outer, ok := ctx.Value(txKey{}).(bun.Tx); ok {
 		return s.nested(ctx, outer, fn)
 	}
+	ctx, cancel := withUnitDeadline(ctx)
+	defer cancel()
 	if s.pipe != nil && !ports.UnitAlone(ctx) {
 		return s.pipelined(ctx, fn)
 	}

@@ -13,6 +13,9 @@ type Deps struct {
 	// Chains are the configured chains per environment; reconciliation answers
 	// CHAIN_UNAVAILABLE for an environment without one (docs/decisions/tenancy.md).
 	Chains map[core.Environment]ports.Chain
+	// Dependencies reports the outside dependencies' health (payout providers, SMS, the card
+	// issuer) for the status report; nil: none are reported.
+	Dependencies func() []DependencyHealth
 }
 
 // Service runs the finance use cases.
@@ -20,6 +23,7 @@ type Service struct {
 	store  ports.Store
 	clock  ports.Clock
 	chains kernel.Chains
+	deps   func() []DependencyHealth
 }
 
 // New checks the wiring and fails at start-up when a required port is missing.
@@ -27,5 +31,5 @@ func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("finance", kernel.Port{Name: "Store", Value: d.Store}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains}, nil
+	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, deps: d.Dependencies}, nil
 }

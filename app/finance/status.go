@@ -40,15 +40,27 @@ type ChainHealth struct {
 	Problem             string
 }
 
-// StatusReport is the service's health (GET /v1/status).
-type StatusReport struct {
-	Status    string // ok when every part is; degraded otherwise
-	Database  string
-	Chains    []ChainHealth
-	CheckedAt time.Time
+// DependencyHealth is one outside dependency (a payout provider, the SMS gateway, the card
+// issuer) as its recent calls saw it: unavailable after calls in a row got no answer. Only the
+// routes and jobs that call it are affected; readiness never is.
+type DependencyHealth struct {
+	Name    string
+	Kind    string
+	Status  string // HealthOK or HealthUnavailable
+	Since   *time.Time
+	Problem string
 }
 
-// Status reports the database's and each environment's chain health. It never fails because a
+// StatusReport is the service's health (GET /v1/status).
+type StatusReport struct {
+	Status       string // ok when every part is; degraded otherwise
+	Database     string
+	Chains       []ChainHealth
+	Dependencies []DependencyHealth
+	CheckedAt    time.Time
+}
+
+// Status reports the database's, each environment's chain and each outside dependency's health. It never fails because a
 // part is down: that part is reported unavailable and the whole degraded.
 func (s *Service) Status(ctx context.Context, p auth.Principal) (StatusReport, error) {
 	if err := kernel.RequireTenantScope(p, auth.ScopeStatusRead); err != nil {
@@ -66,6 +78,15 @@ func (s *Service) Status(ctx context.Context, p auth.Principal) (StatusReport, e
 			rep.Status = HealthDegraded
 		}
 		rep.Chains = append(rep.Chains, h)
+	}
+	rep.Dependencies = []DependencyHealth{}
+	if s.deps != nil {
+		rep.Dependencies = s.deps()
+	}
+	for _, d := range rep.Dependencies {
+		if d.Status != HealthOK {
+			rep.Status = HealthDegraded
+		}
 	}
 	return rep, nil
 }

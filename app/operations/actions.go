@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
@@ -20,6 +21,9 @@ const (
 	ActionRedeliver     = "redeliver"
 	ActionRetryJob      = "retry-job"
 )
+
+// auditWriteTimeout bounds the audit entry's write, which outlives the caller's request.
+const auditWriteTimeout = 5 * time.Second
 
 // Actor is who acts and through what: the operator's name (a fingerprint of the token, never
 // the token) and "console" or "api".
@@ -90,8 +94,11 @@ func (s *Service) record(ctx context.Context, by Actor, a ports.OperatorAction, 
 			a.Detail = string(de.Code) + ": " + de.Message
 		}
 	}
-	// The entry is written even when the caller's request was cancelled after the action ran.
-	werr := s.audit.RecordOperatorAction(context.WithoutCancel(ctx), a)
+	// The entry is written even when the caller's request was cancelled after the action ran,
+	// under a deadline of its own (a silent database must not hold it).
+	auditCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), auditWriteTimeout)
+	defer cancel()
+	werr := s.audit.RecordOperatorAction(auditCtx, a)
 	s.log.InfoContext(ctx, "operator action", "operator", a.Operator, "action", a.Action, "objectId", a.ObjectID,
 		"tenantId", a.TenantID, "outcome", a.Outcome, "detail", a.Detail, "via", a.Via)
 	if err != nil {

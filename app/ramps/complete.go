@@ -16,6 +16,8 @@ const (
 	onRampSettleSteps = 80
 	// onRampSettlePollMax caps one wait between two looks at the credit.
 	onRampSettlePollMax = 250 * time.Millisecond
+	// lateReadTimeout bounds the read that answers after the caller's deadline passed.
+	lateReadTimeout = 5 * time.Second
 )
 
 // CompleteOnRamp makes an on-ramp complete immediately, as the ramps surface promises: called
@@ -38,7 +40,11 @@ func (s *Service) CompleteOnRamp(ctx context.Context, p auth.Principal, id strin
 		select {
 		case <-ctx.Done():
 			timer.Stop()
-			return s.GetRamp(context.WithoutCancel(ctx), p, id)
+			// The caller's deadline passed: answer with the ramp as it stands, read under a
+			// short deadline of its own.
+			readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReadTimeout)
+			defer cancel()
+			return s.GetRamp(readCtx, p, id)
 		case <-timer.C:
 		}
 	}

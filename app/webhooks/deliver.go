@@ -131,6 +131,8 @@ type attemptInput struct {
 	endpoint webhook.Endpoint
 	body     []byte
 	secret   string
+	// startedAt is the attempt's in-flight mark and its recorded time.
+	startedAt time.Time
 }
 
 // Attempt sends a pending delivery once, outside any unit of work, then records the outcome:
@@ -142,7 +144,7 @@ func (s *Service) Attempt(ctx context.Context, deliveryID string) error {
 	if err != nil || !ok {
 		return err
 	}
-	at := s.clock.Now().UTC()
+	at := in.startedAt
 	headers := map[string]string{"Content-Type": "application/json", "User-Agent": "Corridor-Webhooks/1",
 		webhook.SignatureHeader: webhook.Sign(in.secret, at, in.body), "Corridor-Event-Id": in.delivery.EventID,
 		"Corridor-Delivery-Id": in.delivery.ID}
@@ -169,12 +171,22 @@ func (s *Service) readAttempt(ctx context.Context, deliveryID string) (attemptIn
 		if err != nil || d.Status != webhook.DeliveryPending {
 			return err
 		}
+		if err := recordCutOff(ctx, tx, &d); err != nil {
+			return err
+		}
+		now := s.clock.Now().UTC().Truncate(time.Microsecond) // the database's precision: the record finds its mark by it
 		ep, err := tx.Events().LockEndpointByID(ctx, d.EndpointID)
 		if errors.Is(err, webhook.ErrEndpointNotFound) || (err == nil && !ep.Enabled) {
-			d.Status, d.NextAttemptAt, d.UpdatedAt = webhook.DeliveryFailed, nil, s.clock.Now().UTC()
+			d.Status, d.NextAttemptAt, d.UpdatedAt = webhook.DeliveryFailed, nil, now
 			return tx.Events().UpdateDelivery(ctx, d)
 		}
 		if err != nil {
+			return err
+		}
+		// Marked in flight before the request leaves: a crash between the send and its record
+		// leaves the mark for the next attempt to find (recordCutOff).
+		d.AttemptStartedAt, d.UpdatedAt = &now, now
+		if err := tx.Events().UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
 		e, err := tx.Events().FindEventByID(ctx, d.EventID)
@@ -189,10 +201,25 @@ func (s *Service) readAttempt(ctx context.Context, deliveryID string) (attemptIn
 		if err != nil {
 			return err
 		}
-		in, ok = attemptInput{delivery: d, endpoint: ep, body: body, secret: string(secret)}, true
+		in, ok = attemptInput{delivery: d, endpoint: ep, body: body, secret: string(secret), startedAt: now}, true
 		return nil
 	})
 	return in, ok, err
+}
+
+// recordCutOff records the attempt a delivery's in-flight mark stands for, when the mark is
+// still there: that attempt was cut off (the process died between the send and its record, or
+// the record failed), so the receiver may or may not have the event. It is listed among the
+// delivery's attempts with an unknown outcome rather than silently lost; the delivery goes on
+// (at least once: receivers deduplicate on the event id).
+func recordCutOff(ctx context.Context, tx ports.Tx, d *webhook.Delivery) error {
+	if d.AttemptStartedAt == nil {
+		return nil
+	}
+	d.Attempts++
+	cut := webhook.Attempt{DeliveryID: d.ID, Number: d.Attempts, At: *d.AttemptStartedAt, Error: webhook.CutOffError, Unknown: true}
+	d.AttemptStartedAt = nil
+	return tx.Events().AddAttempt(ctx, cut)
 }
 
 // recordAttempt stores an attempt and moves the delivery and endpoint on.
@@ -208,6 +235,9 @@ func (s *Service) recordAttempt(ctx context.Context, a webhook.Attempt) error {
 		}
 		endpointGone := err != nil
 		now := s.clock.Now().UTC()
+		if d.AttemptStartedAt != nil && d.AttemptStartedAt.Equal(a.At) {
+			d.AttemptStartedAt = nil
+		} // else a later run took this attempt as cut off and is in flight itself: its mark stays
 		d.Attempts++
 		a.Number = d.Attempts
 		if err := tx.Events().AddAttempt(ctx, a); err != nil {

@@ -186,3 +186,78 @@ func TestBackoff_DoublesUpToTheMaximumWithJitter(t *testing.T) {
 		}
 	}
 }
+
+// crashingSender delivers (the receiver has the event) and then stops the attempt the way a
+// killed process does: nothing after the send runs.
+type crashingSender struct{ sent *int }
+
+func (crashingSender) CheckDestination(context.Context, string, bool) error { return nil }
+func (c crashingSender) Send(context.Context, string, []byte, map[string]string, bool) (int, error) {
+	*c.sent++
+	panic("process killed after the receiver answered")
+}
+
+// TestAttempt_CutOffAttemptIsRecordedAsUnknown: an attempt cut off between the send and its
+// record (a crash) leaves its in-flight mark; the next attempt records it first, as attempt 1
+// with outcome UNKNOWN at the time it started, then sends again and records itself as attempt
+// 2. Before the fix, the cut-off attempt was never recorded: a delivery that arrived twice
+// listed one attempt.
+func TestAttempt_CutOffAttemptIsRecordedAsUnknown(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 123456789, time.UTC)
+	s, fx := newFixture(t, &now, 200, nil)
+	sent := 0
+	s.sender = crashingSender{sent: &sent}
+	func() {
+		defer func() { _ = recover() }()
+		_ = s.Attempt(context.Background(), fx.deliveryID)
+	}()
+	cutAt := now.Truncate(time.Microsecond)
+	if d := fx.delivery(); sent != 1 || d.AttemptStartedAt == nil || !d.AttemptStartedAt.Equal(cutAt) || len(fx.attempts()) != 0 {
+		t.Fatalf("after the cut-off: sent %d, delivery %+v, attempts %+v", sent, d, fx.attempts())
+	}
+	now = now.Add(15 * time.Second)
+	s.sender = failingSender{status: 200}
+	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
+		t.Fatal(err)
+	}
+	a, d := fx.attempts(), fx.delivery()
+	if len(a) != 2 || d.Attempts != 2 || d.Status != webhook.DeliverySucceeded || d.AttemptStartedAt != nil {
+		t.Fatalf("delivery %+v, attempts %+v", d, a)
+	}
+	if a[0].Number != 1 || a[0].Outcome() != webhook.OutcomeUnknown || !a[0].At.Equal(cutAt) || a[0].Error != webhook.CutOffError || a[0].StatusCode != 0 {
+		t.Fatalf("the cut-off attempt: %+v", a[0])
+	}
+	if a[1].Number != 2 || a[1].Outcome() != webhook.OutcomeSucceeded || a[1].StatusCode != 200 {
+		t.Fatalf("the attempt after it: %+v", a[1])
+	}
+}
+
+// TestAttempt_LateRecordOfACutOffAttemptKeepsTheNextMark: a run taken as cut off that ends
+// after a later run started records its own outcome too, and leaves the later run's mark for
+// that run's record.
+func TestAttempt_LateRecordOfACutOffAttemptKeepsTheNextMark(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, fx := newFixture(t, &now, 503, nil)
+	first, ok, err := s.readAttempt(context.Background(), fx.deliveryID)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	now = now.Add(time.Minute)
+	second, ok, err := s.readAttempt(context.Background(), fx.deliveryID) // the first taken as cut off
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	if err := s.recordAttempt(context.Background(), webhook.Attempt{DeliveryID: fx.deliveryID, At: first.startedAt, StatusCode: 503}); err != nil {
+		t.Fatal(err)
+	}
+	if d := fx.delivery(); d.AttemptStartedAt == nil || !d.AttemptStartedAt.Equal(second.startedAt) || d.Attempts != 2 {
+		t.Fatalf("after the late record: %+v", d)
+	}
+	if err := s.recordAttempt(context.Background(), webhook.Attempt{DeliveryID: fx.deliveryID, At: second.startedAt, StatusCode: 503}); err != nil {
+		t.Fatal(err)
+	}
+	a, d := fx.attempts(), fx.delivery()
+	if len(a) != 3 || a[0].Outcome() != webhook.OutcomeUnknown || a[1].Outcome() != webhook.OutcomeFailed || a[2].Outcome() != webhook.OutcomeFailed || d.AttemptStartedAt != nil {
+		t.Fatalf("delivery %+v, attempts %+v", d, a)
+	}
+}

@@ -149,9 +149,25 @@ type Delivery struct {
 	// RedeliveryOf is the delivery a partner asked to redeliver ("" for a first delivery).
 	RedeliveryOf  string
 	NextAttemptAt *time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// AttemptStartedAt is set while an attempt is in flight: written before the request is
+	// sent, cleared with the attempt's record. Found set when the next attempt starts, it
+	// means the previous one was cut off (the process died, or its record could not be
+	// written) and its outcome is unknown: the receiver may or may not have the event.
+	AttemptStartedAt *time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
 }
+
+// Attempt outcomes: a 2xx, anything else that came back or failed, or no record of how the
+// attempt ended (it was cut off).
+const (
+	OutcomeSucceeded = "SUCCEEDED"
+	OutcomeFailed    = "FAILED"
+	OutcomeUnknown   = "UNKNOWN"
+)
+
+// CutOffError is the error recorded for an attempt whose outcome is unknown.
+const CutOffError = "cut off before its outcome was recorded (the process stopped); the receiver may have the event"
 
 // Attempt is one HTTP request of a delivery.
 type Attempt struct {
@@ -164,6 +180,20 @@ type Attempt struct {
 	Error      string
 	DurationMs int64
 	Succeeded  bool
+	// Unknown marks an attempt cut off before its outcome was recorded (CutOffError).
+	Unknown bool
+}
+
+// Outcome names how the attempt ended: OutcomeSucceeded, OutcomeFailed or OutcomeUnknown.
+func (a Attempt) Outcome() string {
+	switch {
+	case a.Succeeded:
+		return OutcomeSucceeded
+	case a.Unknown:
+		return OutcomeUnknown
+	default:
+		return OutcomeFailed
+	}
 }
 
 // Sign returns the Corridor-Signature header value for body sent at t:

@@ -187,13 +187,14 @@ func (r eventRepo) LockDeliveryByID(_ context.Context, id string) (webhook.Deliv
 }
 
 // UpdateDelivery writes the columns the Postgres repository writes: status, attempts, the
-// next attempt and the update time.
+// next attempt, the attempt in flight and the update time.
 func (r eventRepo) UpdateDelivery(_ context.Context, d webhook.Delivery) error {
 	stored, ok := r.t().deliveries.rows[d.ID]
 	if !ok {
 		return webhook.ErrDeliveryNotFound
 	}
 	stored.Status, stored.Attempts, stored.NextAttemptAt, stored.UpdatedAt = d.Status, d.Attempts, d.NextAttemptAt, d.UpdatedAt
+	stored.AttemptStartedAt = d.AttemptStartedAt
 	r.t().deliveries.rows[d.ID] = stored
 	return nil
 }

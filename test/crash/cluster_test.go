@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/corridorhq/corridor/test/testdb"
 )
@@ -77,7 +80,9 @@ func awaitFile(t *testing.T, path string, s *service, limit time.Duration) {
 // its own (`corridor devchain`) and replicas (`corridor run` on one data directory and
 // database) reuse it. Killing a replica with SIGKILL, and stopping another with SIGTERM, leaves
 // the remaining one ready with its chain; stopping the chain process then leaves that replica
-// ready (degraded: its chain check now fails, geth is gone), never out of the balancer.
+// ready (degraded: its chain check now fails, geth is gone), never out of the balancer. The
+// replica killed first is River's leader: the test prints how long the others took to elect
+// a new one (docs/reliability.md keeps the figure).
 func TestCluster_AnyReplicaMayDie(t *testing.T) {
 	t.Parallel()
 	geth := repoFile(t, "bin/geth")
@@ -105,18 +110,57 @@ func TestCluster_AnyReplicaMayDie(t *testing.T) {
 	for i := range replicas {
 		replicas[i] = startReplica(t, bin, env)
 	}
-	_ = replicas[0].cmd.Process.Signal(syscall.SIGKILL)
-	<-replicas[0].exited
-	_ = replicas[1].cmd.Process.Signal(syscall.SIGTERM)
-	<-replicas[1].exited
-	if code, body := readyz(t, replicas[2].base); code != 200 || body["status"] != "ok" {
-		t.Fatalf("the remaining replica after the others died: %d %v\n%s", code, body, replicas[2].output)
+	// SIGKILL the replica that holds River's leadership (the one that enqueues periodic
+	// passes) and measure how long the others take to elect a new leader.
+	leader := riverLeader(t, url, "")
+	order := []*service{}
+	for _, r := range replicas {
+		if strings.Contains(leader, strings.TrimPrefix(r.base, "http://")) {
+			order = append([]*service{r}, order...)
+		} else {
+			order = append(order, r)
+		}
+	}
+	killed := time.Now()
+	_ = order[0].cmd.Process.Signal(syscall.SIGKILL)
+	<-order[0].exited
+	next := riverLeader(t, url, leader)
+	t.Logf("leader failover: %s was SIGKILLed, %s leads %s later", leader, next, time.Since(killed).Round(10*time.Millisecond))
+	_ = order[1].cmd.Process.Signal(syscall.SIGTERM)
+	<-order[1].exited
+	last := order[2]
+	if code, body := readyz(t, last.base); code != 200 || body["status"] != "ok" {
+		t.Fatalf("the remaining replica after the others died: %d %v\n%s", code, body, last.output)
 	}
 
 	chain.stop(t)
-	code, body := readyz(t, replicas[2].base)
+	code, body := readyz(t, last.base)
 	if code != 200 || body["status"] != "degraded" {
 		t.Fatalf("the replica with its chain stopped: %d %v, want 200 degraded", code, body)
+	}
+}
+
+// riverLeader polls River's leader row until it names a leader other than not ("" for any)
+// and returns it; two minutes is a hang guard, not the bound measured.
+func riverLeader(t *testing.T, url, not string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
+	for {
+		var id string
+		err := conn.QueryRow(ctx, `SELECT leader_id FROM river_leader WHERE expires_at > now()`).Scan(&id)
+		if err == nil && id != not {
+			return id
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("no River leader other than %q after two minutes (last: %q, %v)", not, id, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -196,4 +240,24 @@ func TestRun_TwoCheckoutsOnOneMachine(t *testing.T) {
 			t.Fatalf("run %d did not start its own dev chain:\n%s", i, s.output)
 		}
 	}
+	// Both serve metrics, on two ports: the second to bind 9464 (or both, when something else
+	// on the machine holds it) fell back to a free port and printed it.
+	a, b := metricsAddr(t, runs[0]), metricsAddr(t, runs[1])
+	if a == b {
+		t.Fatalf("both runs report metrics on %s", a)
+	}
+	t.Logf("metrics on %s and %s", a, b)
+}
+
+// metricsAddrLine reads the address from the metrics listener's start-up line.
+var metricsAddrLine = regexp.MustCompile(`metrics listening \(METRICS_ADDR\).*?"?addr"?[=:]"?([0-9.:\[\]]+)`)
+
+// metricsAddr is the address a run printed for its metrics listener.
+func metricsAddr(t *testing.T, s *service) string {
+	t.Helper()
+	m := metricsAddrLine.FindStringSubmatch(s.output.String())
+	if m == nil {
+		t.Fatalf("no metrics address printed:\n%s", s.output)
+	}
+	return m[1]
 }

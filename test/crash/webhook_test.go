@@ -52,6 +52,28 @@ func TestCrash_WebhookDeliveredBeforeItsRecord(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	list := sender.Root.Get("/v1/webhook-endpoints/"+ep["id"].(string)+"/deliveries").Expect(t, 200).JSON(t)
+	assertCutOffAttemptRecorded(t, list["deliveries"].([]any), crashed)
+}
+
+// assertCutOffAttemptRecorded: the delivery of the event whose attempt the crash cut off lists
+// that attempt first, with outcome UNKNOWN and no status, then the attempt that succeeded.
+func assertCutOffAttemptRecorded(t *testing.T, deliveries []any, eventID any) {
+	t.Helper()
+	for _, raw := range deliveries {
+		d := raw.(map[string]any)
+		if d["eventId"] != eventID {
+			continue
+		}
+		attempts := d["attempts"].([]any)
+		first, last := attempts[0].(map[string]any), attempts[len(attempts)-1].(map[string]any)
+		if len(attempts) < 2 || first["outcome"] != "UNKNOWN" || first["statusCode"] != nil || first["number"] != float64(1) ||
+			last["outcome"] != "SUCCEEDED" {
+			t.Fatalf("the delivery cut off by the crash lists %v, want the cut-off attempt (UNKNOWN) then a success", attempts)
+		}
+		return
+	}
+	t.Fatalf("no delivery of the event %v among %v", eventID, deliveries)
 }
 
 // allSucceeded reports a non-empty list of deliveries that all succeeded.

@@ -5,6 +5,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -128,7 +129,7 @@ func MainWithOptions(m *testing.M, opts Options) {
 		env.Chain, env.StallChain = sim, stall
 		shared = env
 		return nil
-	}, guard.Err)
+	}, func() error { return errors.Join(guard.Err(), postgres.ErrUnitsWithoutDeadline()) })
 }
 
 // MainWithChainConfig is MainWithChain whose shared service runs with modify applied (for

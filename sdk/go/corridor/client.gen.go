@@ -1983,9 +1983,9 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/sandbox/treasury/accounts/{id}/advance (the `SandboxAdvanceTreasuryAccount` operationId).
 	SandboxAdvanceTreasuryAccount(ctx context.Context, id string, params *SandboxAdvanceTreasuryAccountParams, body SandboxAdvanceTreasuryAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetStatus Service, database and per-environment chain health
+	// GetStatus Service, database, per-environment chain and outside dependency health
 	//
-	// Service, database and per-environment chain health; a part that is down is reported, never a 5xx.
+	// Service, database, per-environment chain and outside dependency health; a part that is down is reported, never a 5xx.
 	//
 	// Requires the scopes `status:read`.
 	//
@@ -6288,9 +6288,9 @@ func (c *Client) SandboxAdvanceTreasuryAccount(ctx context.Context, id string, p
 	return c.Client.Do(req)
 }
 
-// GetStatus Service, database and per-environment chain health
+// GetStatus Service, database, per-environment chain and outside dependency health
 //
-// Service, database and per-environment chain health; a part that is down is reported, never a 5xx.
+// Service, database, per-environment chain and outside dependency health; a part that is down is reported, never a 5xx.
 //
 // Requires the scopes `status:read`.
 //

@@ -885,6 +885,45 @@ func (e CredentialSetRequestType) Valid() bool {
 	}
 }
 
+// Defines values for DependencyHealthKind.
+const (
+	DependencyHealthKindCardIssuer     DependencyHealthKind = "card_issuer"
+	DependencyHealthKindPayoutProvider DependencyHealthKind = "payout_provider"
+	DependencyHealthKindSms            DependencyHealthKind = "sms"
+)
+
+// Valid indicates whether the value is a known member of the DependencyHealthKind enum.
+func (e DependencyHealthKind) Valid() bool {
+	switch e {
+	case DependencyHealthKindCardIssuer:
+		return true
+	case DependencyHealthKindPayoutProvider:
+		return true
+	case DependencyHealthKindSms:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DependencyHealthStatus.
+const (
+	DependencyHealthStatusOk          DependencyHealthStatus = "ok"
+	DependencyHealthStatusUnavailable DependencyHealthStatus = "unavailable"
+)
+
+// Valid indicates whether the value is a known member of the DependencyHealthStatus enum.
+func (e DependencyHealthStatus) Valid() bool {
+	switch e {
+	case DependencyHealthStatusOk:
+		return true
+	case DependencyHealthStatusUnavailable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DepositAsset.
 const (
 	DepositAssetUSDC DepositAsset = "USDC"
@@ -4311,6 +4350,27 @@ func (e WalletOwnerRequestRole) Valid() bool {
 	}
 }
 
+// Defines values for WebhookAttemptOutcome.
+const (
+	WebhookAttemptOutcomeFAILED    WebhookAttemptOutcome = "FAILED"
+	WebhookAttemptOutcomeSUCCEEDED WebhookAttemptOutcome = "SUCCEEDED"
+	WebhookAttemptOutcomeUNKNOWN   WebhookAttemptOutcome = "UNKNOWN"
+)
+
+// Valid indicates whether the value is a known member of the WebhookAttemptOutcome enum.
+func (e WebhookAttemptOutcome) Valid() bool {
+	switch e {
+	case WebhookAttemptOutcomeFAILED:
+		return true
+	case WebhookAttemptOutcomeSUCCEEDED:
+		return true
+	case WebhookAttemptOutcomeUNKNOWN:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookDeliveryStatus.
 const (
 	WebhookDeliveryStatusFAILED    WebhookDeliveryStatus = "FAILED"
@@ -5959,6 +6019,30 @@ type CredentialSetRequestStatus string
 
 // CredentialSetRequestType The kind of object or destination; the capability's docs list the values.
 type CredentialSetRequestType string
+
+// DependencyHealth Part of Status.
+type DependencyHealth struct {
+	// ChangedAt When the current status began; null before the first call.
+	ChangedAt *time.Time `json:"changedAt"`
+
+	// Kind The kind of object; the capability's docs list the values.
+	Kind DependencyHealthKind `json:"kind"`
+
+	// Name The dependency: payout:<provider>, sms or card_issuer.
+	Name string `json:"name"`
+
+	// Problem What is wrong in a sentence while unavailable; null otherwise.
+	Problem *string `json:"problem"`
+
+	// Status unavailable once several calls in a row got no answer; ok again at the next answer. While unavailable, only the operations that call it answer 503 PROVIDER_UNAVAILABLE (or wait in their jobs); everything else is served.
+	Status DependencyHealthStatus `json:"status"`
+}
+
+// DependencyHealthKind The kind of object; the capability's docs list the values.
+type DependencyHealthKind string
+
+// DependencyHealthStatus unavailable once several calls in a row got no answer; ok again at the next answer. While unavailable, only the operations that call it answer 503 PROVIDER_UNAVAILABLE (or wait in their jobs); everything else is served.
+type DependencyHealthStatus string
 
 // Deposit The 201 answer of POST /v1/sandbox/balance-deposits (sandboxCreateBalanceDeposit).
 type Deposit struct {
@@ -8541,6 +8625,9 @@ type Status struct {
 	// Database ok while the database answers, else unavailable.
 	Database StatusDatabase `json:"database"`
 
+	// Dependencies The outside dependencies the service calls (payout providers, the SMS gateway, the card issuer), as their recent calls saw them.
+	Dependencies []DependencyHealth `json:"dependencies"`
+
 	// Service Always ok: the service answered.
 	Service StatusService `json:"service"`
 
@@ -9180,12 +9267,18 @@ type WebhookAttempt struct {
 	// Number The attempt's number, from 1.
 	Number int `json:"number"`
 
+	// Outcome How the attempt ended: SUCCEEDED (a 2xx), FAILED (another status, or no answer), or UNKNOWN: the attempt was cut off before its outcome was recorded (the service stopped mid-attempt), so the receiver may or may not have the event; the delivery goes on.
+	Outcome WebhookAttemptOutcome `json:"outcome"`
+
 	// StatusCode the receiver's status; null when no response came back
 	StatusCode *int `json:"statusCode"`
 
 	// Succeeded Whether the attempt succeeded.
 	Succeeded bool `json:"succeeded"`
 }
+
+// WebhookAttemptOutcome How the attempt ended: SUCCEEDED (a 2xx), FAILED (another status, or no answer), or UNKNOWN: the attempt was cut off before its outcome was recorded (the service stopped mid-attempt), so the receiver may or may not have the event; the delivery goes on.
+type WebhookAttemptOutcome string
 
 // WebhookDelivery Part of WebhookDeliveryList.
 type WebhookDelivery struct {

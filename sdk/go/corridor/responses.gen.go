@@ -2109,9 +2109,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/sandbox/treasury/accounts/{id}/advance (the `SandboxAdvanceTreasuryAccount` operationId).
 	SandboxAdvanceTreasuryAccountWithResponse(ctx context.Context, id string, params *SandboxAdvanceTreasuryAccountParams, body SandboxAdvanceTreasuryAccountJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAdvanceTreasuryAccountResponse, error)
 
-	// GetStatusWithResponse Service, database and per-environment chain health
+	// GetStatusWithResponse Service, database, per-environment chain and outside dependency health
 	//
-	// Service, database and per-environment chain health; a part that is down is reported, never a 5xx.
+	// Service, database, per-environment chain and outside dependency health; a part that is down is reported, never a 5xx.
 	//
 	// Requires the scopes `status:read`.
 	//
@@ -36578,9 +36578,9 @@ func (c *ClientWithResponses) SandboxAdvanceTreasuryAccountWithResponse(ctx cont
 	return ParseSandboxAdvanceTreasuryAccountResponse(rsp)
 }
 
-// GetStatusWithResponse Service, database and per-environment chain health
+// GetStatusWithResponse Service, database, per-environment chain and outside dependency health
 //
-// Service, database and per-environment chain health; a part that is down is reported, never a 5xx.
+// Service, database, per-environment chain and outside dependency health; a part that is down is reported, never a 5xx.
 //
 // Requires the scopes `status:read`.
 //

@@ -2734,8 +2734,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Service, database and per-environment chain health
-         * @description Service, database and per-environment chain health; a part that is down is reported, never a 5xx.
+         * Service, database, per-environment chain and outside dependency health
+         * @description Service, database, per-environment chain and outside dependency health; a part that is down is reported, never a 5xx.
          *
          *     Requires the scopes `status:read`.
          */
@@ -6094,6 +6094,28 @@ export interface components {
              */
             type?: "BUSINESS_IDENTITY";
         };
+        /** @description Part of Status. */
+        DependencyHealth: {
+            /**
+             * Format: date-time
+             * @description When the current status began; null before the first call.
+             */
+            changedAt: string | null;
+            /**
+             * @description The kind of object; the capability's docs list the values.
+             * @enum {string}
+             */
+            kind: "payout_provider" | "sms" | "card_issuer";
+            /** @description The dependency: payout:<provider>, sms or card_issuer. */
+            name: string;
+            /** @description What is wrong in a sentence while unavailable; null otherwise. */
+            problem: string | null;
+            /**
+             * @description unavailable once several calls in a row got no answer; ok again at the next answer. While unavailable, only the operations that call it answer 503 PROVIDER_UNAVAILABLE (or wait in their jobs); everything else is served.
+             * @enum {string}
+             */
+            status: "ok" | "unavailable";
+        };
         /** @description The 201 answer of POST /v1/sandbox/balance-deposits (sandboxCreateBalanceDeposit). */
         Deposit: {
             /** @description The same amount in the asset's base units (USDC: 6 decimals), as an integer string. */
@@ -8034,6 +8056,8 @@ export interface components {
              * @enum {string}
              */
             database: "ok" | "unavailable";
+            /** @description The outside dependencies the service calls (payout providers, the SMS gateway, the card issuer), as their recent calls saw them. */
+            dependencies: components["schemas"]["DependencyHealth"][];
             /**
              * @description Always ok: the service answered.
              * @enum {string}
@@ -8542,6 +8566,11 @@ export interface components {
             error: string | null;
             /** @description The attempt's number, from 1. */
             number: number;
+            /**
+             * @description How the attempt ended: SUCCEEDED (a 2xx), FAILED (another status, or no answer), or UNKNOWN: the attempt was cut off before its outcome was recorded (the service stopped mid-attempt), so the receiver may or may not have the event; the delivery goes on.
+             * @enum {string}
+             */
+            outcome: "SUCCEEDED" | "FAILED" | "UNKNOWN";
             /** @description the receiver's status; null when no response came back */
             statusCode: number | null;
             /** @description Whether the attempt succeeded. */
@@ -16414,6 +16443,15 @@ export interface operations {
                      *       ],
                      *       "checkedAt": "2026-11-27T10:00:00.000000Z",
                      *       "database": "ok",
+                     *       "dependencies": [
+                     *         {
+                     *           "changedAt": "2026-11-27T10:00:00.000000Z",
+                     *           "kind": "payout_provider",
+                     *           "name": "Acme Payouts",
+                     *           "problem": "the ledger balance differs from the chain by 0.5 USDC",
+                     *           "status": "ok"
+                     *         }
+                     *       ],
                      *       "service": "ok",
                      *       "status": "ok"
                      *     }
@@ -18352,6 +18390,7 @@ export interface operations {
                      *           "durationMs": 1,
                      *           "error": "connection refused",
                      *           "number": 1,
+                     *           "outcome": "SUCCEEDED",
                      *           "statusCode": 1,
                      *           "succeeded": true
                      *         }
@@ -18671,6 +18710,7 @@ export interface operations {
                      *               "durationMs": 1,
                      *               "error": "connection refused",
                      *               "number": 1,
+                     *               "outcome": "SUCCEEDED",
                      *               "statusCode": 1,
                      *               "succeeded": true
                      *             }
