@@ -17,6 +17,8 @@ import (
 
 	"github.com/ethereum/go-ethereum/crypto"
 	"github.com/ethereum/go-ethereum/ethclient"
+
+	"github.com/corridorhq/corridor/adapters/localproc"
 )
 
 const (
@@ -226,7 +228,7 @@ func (c *Chain) start(ctx context.Context, binary string, port int) error {
 	}
 	if err := p.awaitReady(ctx, port, c.hasOurGenesis); err != nil {
 		c.stopQuietly()
-		return fmt.Errorf("%w\ngeth log %s ends:\n%s", err, logPath, tail(logPath, logTailLines))
+		return fmt.Errorf("%w\ngeth log %s ends:\n%s", err, logPath, localproc.Tail(logPath, logTailLines))
 	}
 	c.logf("devchain: started geth (chain %d) on 127.0.0.1:%d in %s (data %s)", ChainID, port, time.Since(begin).Round(time.Millisecond), c.dataDir)
 	return nil
@@ -326,19 +328,6 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return err
 	}
 	return os.Rename(tmp, path)
-}
-
-// tail returns the last n lines of a file, for error messages.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(" + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // dirLock serialises Ensure across processes (two `make run` at once, parallel tests).

@@ -18,8 +18,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/corridorhq/corridor/adapters/localproc"
 )
 
 // Options configure Ensure.
@@ -225,7 +226,7 @@ func pickPort(want, persisted int) (int, error) {
 	if persisted != 0 && portFree(persisted) {
 		return persisted, nil
 	}
-	return freePort()
+	return localproc.FreePort()
 }
 
 // start writes the managed settings and runs pg_ctl start, which waits until
@@ -249,7 +250,7 @@ func (c *Cluster) start(ctx context.Context, wantPort int) error {
 	begin := time.Now()
 	logPath := filepath.Join(c.dataDir, LogFile)
 	if _, err := c.osUser.run(ctx, c.bins.pgctl, "start", "-D", c.dataDir, "-l", logPath, "-w", "-t", "60", "-s"); err != nil {
-		return fmt.Errorf("%w\nserver log %s ends:\n%s", err, logPath, tail(logPath, 15))
+		return fmt.Errorf("%w\nserver log %s ends:\n%s", err, logPath, localproc.Tail(logPath, 15))
 	}
 	c.started = true
 	c.logf("pgcluster: started PostgreSQL %d on 127.0.0.1:%d in %s (data %s)", c.bins.major, port, time.Since(begin).Round(time.Millisecond), c.dataDir)
@@ -323,7 +324,7 @@ func (c *Cluster) Restart(ctx context.Context) error {
 	}
 	logPath := filepath.Join(c.dataDir, LogFile)
 	if _, err := c.osUser.run(ctx, c.bins.pgctl, "restart", "-D", c.dataDir, "-l", logPath, "-m", "fast", "-w", "-t", "60", "-s"); err != nil {
-		return fmt.Errorf("pgcluster: restart: %w\nserver log %s ends:\n%s", err, logPath, tail(logPath, 15))
+		return fmt.Errorf("pgcluster: restart: %w\nserver log %s ends:\n%s", err, logPath, localproc.Tail(logPath, 15))
 	}
 	return WaitReady(ctx, c.URL("postgres"), 30*time.Second)
 }
@@ -376,17 +377,4 @@ func mkdirParents(dataDir string) error {
 func isEmptyDir(dir string) bool {
 	entries, err := os.ReadDir(dir)
 	return err != nil || len(entries) == 0
-}
-
-// tail returns the last n lines of a file, for error messages.
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(" + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

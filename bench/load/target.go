@@ -6,13 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/corridorhq/corridor/adapters/localproc"
 )
 
 // target is the service under load: one that was already running, or one started here.
@@ -83,7 +84,7 @@ func startService(ctx context.Context, o options) (*target, error) {
 			return nil, fmt.Errorf("build %s: %w", o.bin, err)
 		}
 	}
-	port, err := freePort()
+	port, err := localproc.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +112,7 @@ func startService(ctx context.Context, o options) (*target, error) {
 		if err := os.MkdirAll(o.profile, 0o755); err != nil {
 			return nil, err
 		}
-		debugPort, err := freePort()
+		debugPort, err := localproc.FreePort()
 		if err != nil {
 			return nil, err
 		}
@@ -159,9 +160,9 @@ func (t *target) awaitReady(ctx context.Context, timeout time.Duration) error {
 		}
 		select {
 		case <-t.exited:
-			return fmt.Errorf("the service exited before it was ready (%v); %s ends:\n%s", t.waitErr, t.logPath, tail(t.logPath, 15))
+			return fmt.Errorf("the service exited before it was ready (%v); %s ends:\n%s", t.waitErr, t.logPath, localproc.Tail(t.logPath, 15))
 		case <-deadline.C:
-			return fmt.Errorf("the service was not ready after %s; %s ends:\n%s", timeout, t.logPath, tail(t.logPath, 15))
+			return fmt.Errorf("the service was not ready after %s; %s ends:\n%s", timeout, t.logPath, localproc.Tail(t.logPath, 15))
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
@@ -199,15 +200,6 @@ func (t *target) close() error {
 	return nil
 }
 
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
 func randomHex(n int) (string, error) {
 	b := make([]byte, n)
 	if _, err := rand.Read(b); err != nil {
@@ -228,16 +220,4 @@ next:
 		out = append(out, kv)
 	}
 	return out
-}
-
-func tail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "(" + err.Error() + ")"
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
