@@ -36,10 +36,18 @@ func LedgerStore(t *testing.T, newStore func(t *testing.T) ports.Store) {
 // ledgerNow is one instant per call, at the precision Postgres keeps.
 func ledgerNow() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
 
+// unitDeadline bounds a unit of work the suite starts, as the service bounds every unit it runs
+// (the store warns about, and the deadline test counts, units without one).
+func unitDeadline() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), time.Minute)
+}
+
 // inTx runs fn and fails the test on an error.
 func inTx(t *testing.T, s ports.Store, fn func(ctx context.Context, l ports.LedgerRepo) error) {
 	t.Helper()
-	if err := s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return fn(ctx, tx.Ledger()) }); err != nil {
+	ctx, cancel := unitDeadline()
+	defer cancel()
+	if err := s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return fn(ctx, tx.Ledger()) }); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -241,7 +249,9 @@ func ledgerRollback(t *testing.T, s ports.Store) {
 	payer, _ := fundedTenant(t, s, 100)
 	payee, _ := fundedTenant(t, s, 0)
 	spec := move("rolled:"+payee.ID, payer.ID, payee.ID, 60)
-	err := s.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+	ctx, cancel := unitDeadline()
+	defer cancel()
+	err := s.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		if _, _, err := tx.Ledger().Post(ctx, ledgerNow(), spec); err != nil {
 			return err
 		}

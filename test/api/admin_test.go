@@ -204,6 +204,8 @@ func TestAdmin_ListsShowTheWork(t *testing.T) {
 func TestMetrics_WebhookBacklogAge(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
+	// A triggered event is about a real object: the tenant's agent.
+	ten.Root.Post("/v1/agents", map[string]any{"name": "backlog bot"}).Expect(t, 201)
 	ev := ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "agent.created"}).Expect(t, 201).JSON(t)
 	eventID, eventType := ev["id"].(string), ev["type"].(string)
 	// The endpoint comes after the event, so the service itself delivers nothing to it.
