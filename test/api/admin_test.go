@@ -215,15 +215,18 @@ func TestMetrics_WebhookBacklogAge(t *testing.T) {
 		next_attempt_at, created_at, updated_at) VALUES ($1, $2, 'TEST', $3, $4, $5, 'PENDING', 0, now() - interval '1 hour', now(), now())`,
 		delivery, ten.ID, endpoint, eventID, eventType)
 	t.Cleanup(func() { execSQL(t, `DELETE FROM webhook_deliveries WHERE id = $1`, delivery) })
-	var age float64
-	for _, line := range strings.Split(env().Metrics(t), "\n") {
-		if v, ok := strings.CutPrefix(line, `corridor_webhook_backlog_age_seconds{environment="TEST"} `); ok {
-			if _, err := fmt.Sscan(v, &age); err != nil {
-				t.Fatal(err)
+	// The state gauges are read at most once per 5 s (metrics.DefaultMinInterval) and another
+	// test may have scraped just before: await the next read rather than the cached one.
+	harness.Eventually(t, "the webhook backlog age reaches an hour", func() bool {
+		for _, line := range strings.Split(env().Metrics(t), "\n") {
+			if v, ok := strings.CutPrefix(line, `corridor_webhook_backlog_age_seconds{environment="TEST"} `); ok {
+				var age float64
+				if _, err := fmt.Sscan(v, &age); err != nil {
+					t.Fatal(err)
+				}
+				return age >= 3600
 			}
 		}
-	}
-	if age < 3600 {
-		t.Fatalf("webhook backlog age %v s, want at least an hour", age)
-	}
+		return false
+	})
 }
