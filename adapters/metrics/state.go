@@ -206,64 +206,48 @@ func (c *StateCollector) readJobs(ctx context.Context, out *[]prometheus.Metric)
 }
 
 func (c *StateCollector) readWebhooks(ctx context.Context, out *[]prometheus.Metric) error {
-	counts := map[string]int64{"TEST": 0, "LIVE": 0}
-	err := c.query(ctx, func(rows *sql.Rows) error {
-		var env string
-		var n int64
-		err := rows.Scan(&env, &n)
-		counts[env] = n
-		return err
-	}, `SELECT environment, count(*) FROM webhook_endpoints WHERE NOT enabled AND disabled_reason <> '' AND deleted_at IS NULL
-		GROUP BY environment`)
-	for env, n := range counts {
-		*out = append(*out, gauge(endpointsDisabledDesc, float64(n), env))
-	}
-	if err != nil {
+	if err := c.perEnvironment(ctx, out, endpointsDisabledDesc, disabledEndpointsSQL); err != nil {
 		return err
 	}
-	return c.readWebhookBacklog(ctx, out)
+	return c.perEnvironment(ctx, out, webhookBacklogDesc, webhookBacklogSQL)
 }
 
-// webhookBacklogSQL reads the oldest due delivery per environment through the partial index
-// of pending deliveries; delivered and failed ones, the bulk of the table, are never read.
+// perEnvironment reports one gauge per environment from a query answering (environment,
+// value) rows, 0 for an environment without a row, so an alert's series stays continuous. A
+// negative value reads as 0.
+func (c *StateCollector) perEnvironment(ctx context.Context, out *[]prometheus.Metric, desc *prometheus.Desc, query string) error {
+	values := map[string]float64{"TEST": 0, "LIVE": 0}
+	err := c.query(ctx, func(rows *sql.Rows) error {
+		var env string
+		var v float64
+		err := rows.Scan(&env, &v)
+		values[env] = max(v, 0)
+		return err
+	}, query)
+	for env, v := range values {
+		*out = append(*out, gauge(desc, v, env))
+	}
+	return err
+}
+
+// disabledEndpointsSQL counts the endpoints the service disabled (not deleted ones).
+const disabledEndpointsSQL = `SELECT environment, count(*) FROM webhook_endpoints WHERE NOT enabled AND disabled_reason <> ''
+	AND deleted_at IS NULL GROUP BY environment`
+
+// webhookBacklogSQL reads how long the oldest due delivery (PENDING, its attempt time passed)
+// has waited past its attempt time, through the partial index of pending deliveries; delivered
+// and failed ones, the bulk of the table, are never read. A delivery waiting out its retry
+// backoff to a failing endpoint is not due and does not count (CorridorWebhookDeliveriesFailing
+// covers those); a due one that keeps ageing means the delivery workers stopped or fell behind,
+// which a count of attempts does not show.
 const webhookBacklogSQL = `SELECT environment, COALESCE(EXTRACT(EPOCH FROM now() - min(next_attempt_at)), 0)
 FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= now() GROUP BY environment`
 
-// readWebhookBacklog reports how long the oldest due delivery has waited past its attempt
-// time. A delivery waiting out its retry backoff to a failing endpoint is not due and does not
-// count (CorridorWebhookDeliveriesFailing covers those); a due one that keeps ageing means the
-// delivery workers stopped or fell behind, which a count of attempts does not show.
-func (c *StateCollector) readWebhookBacklog(ctx context.Context, out *[]prometheus.Metric) error {
-	ages := map[string]float64{"TEST": 0, "LIVE": 0}
-	err := c.query(ctx, func(rows *sql.Rows) error {
-		var env string
-		var seconds float64
-		err := rows.Scan(&env, &seconds)
-		ages[env] = max(seconds, 0)
-		return err
-	}, webhookBacklogSQL)
-	for env, seconds := range ages {
-		*out = append(*out, gauge(webhookBacklogDesc, seconds, env))
-	}
-	return err
-}
-
 // readTwoFactor counts the failure budgets locked now (through the partial index of budgets
-// that ever locked), per environment, 0 included so the alert's series is continuous.
+// that ever locked), per environment.
 func (c *StateCollector) readTwoFactor(ctx context.Context, out *[]prometheus.Metric) error {
-	counts := map[string]int64{"TEST": 0, "LIVE": 0}
-	err := c.query(ctx, func(rows *sql.Rows) error {
-		var env string
-		var n int64
-		err := rows.Scan(&env, &n)
-		counts[env] = n
-		return err
-	}, `SELECT environment, count(*) FROM twofactor_budgets WHERE locked_until IS NOT NULL AND locked_until > now()
-		GROUP BY environment`)
-	for env, n := range counts {
-		*out = append(*out, gauge(twofactorLockedDesc, float64(n), env))
-	}
-	return err
+	return c.perEnvironment(ctx, out, twofactorLockedDesc, `SELECT environment, count(*) FROM twofactor_budgets
+		WHERE locked_until IS NOT NULL AND locked_until > now() GROUP BY environment`)
 }
 
 // watchedStatuses are the off-ramp statuses the gauge reports: every non-terminal one (read
