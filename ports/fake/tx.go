@@ -22,17 +22,17 @@ func (t *Tx) Cards() ports.CardRepo { return cardRepo{t.s} }
 // Events stores events, webhook endpoints and deliveries in maps.
 func (t *Tx) Events() ports.EventRepo { return eventRepo{t.s} }
 
-// Tenants is not modelled.
-func (t *Tx) Tenants() ports.TenantRepo { notModelled("Tenants"); return nil }
+// Tenants stores tenants in a table; slugs are unique.
+func (t *Tx) Tenants() ports.TenantRepo { return tenantRepo{t.s} }
 
-// Members is not modelled.
-func (t *Tx) Members() ports.MemberRepo { notModelled("Members"); return nil }
+// Members stores members in a table.
+func (t *Tx) Members() ports.MemberRepo { return memberRepo{t.s} }
 
-// APIKeys is not modelled.
-func (t *Tx) APIKeys() ports.APIKeyRepo { notModelled("APIKeys"); return nil }
+// APIKeys stores API keys in a table.
+func (t *Tx) APIKeys() ports.APIKeyRepo { return apiKeyRepo{t.s} }
 
-// Idempotency is not modelled.
-func (t *Tx) Idempotency() ports.IdempotencyRepo { notModelled("Idempotency"); return nil }
+// Idempotency stores idempotency records in a map.
+func (t *Tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.s} }
 
 // LedgerReports is not modelled.
 func (t *Tx) LedgerReports() ports.LedgerReports { notModelled("LedgerReports"); return nil }
@@ -40,14 +40,14 @@ func (t *Tx) LedgerReports() ports.LedgerReports { notModelled("LedgerReports");
 // Wallets stores wallets in a map.
 func (t *Tx) Wallets() ports.WalletRepo { return walletRepo{t.s} }
 
-// RelayerBudget is not modelled.
-func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { notModelled("RelayerBudget"); return nil }
+// RelayerBudget counts relayer charges per tenant, environment and day.
+func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { return relayerBudgetRepo{t.s} }
 
 // Payments stores Safe payments in a map.
 func (t *Tx) Payments() ports.PaymentRepo { return paymentRepo{t.s} }
 
-// Handles is not modelled.
-func (t *Tx) Handles() ports.HandleRepo { notModelled("Handles"); return nil }
+// Handles stores directory handles per environment.
+func (t *Tx) Handles() ports.HandleRepo { return handleRepo{t.s} }
 
 // Drips stores faucet drips in a map.
 func (t *Tx) Drips() ports.DripRepo { return dripRepo{t.s} }
