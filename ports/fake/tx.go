@@ -74,8 +74,8 @@ func (t *Tx) Agents() ports.AgentRepo { notModelled("Agents"); return nil }
 // Treasury stores treasury accounts, rules and sweeps in maps.
 func (t *Tx) Treasury() ports.TreasuryRepo { return treasuryRepo{t.s} }
 
-// Ramps is not modelled.
-func (t *Tx) Ramps() ports.RampRepo { notModelled("Ramps"); return nil }
+// Ramps stores sandbox ramps in a table.
+func (t *Tx) Ramps() ports.RampRepo { return rampRepo{t.s} }
 
 // TwoFactor stores contacts, factors, approval settings and challenges in maps.
 func (t *Tx) TwoFactor() ports.TwoFactorRepo { return twoFactorRepo{t.s} }

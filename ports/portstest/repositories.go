@@ -31,6 +31,10 @@ func Repositories() map[string]RepositorySuite {
 		"Idempotency":   IdempotencyRepo,
 		"RelayerBudget": RelayerBudgetRepo,
 		"Handles":       HandleRepo,
+		"Wallets":       WalletRepo,
+		"Payments":      PaymentRepo,
+		"Drips":         DripRepo,
+		"Ramps":         RampRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
@@ -113,13 +117,10 @@ func newTenant(t *testing.T, s ports.Store) tenant.Tenant {
 // newWallet stores a wallet of the tenant in env (pending deployment, never deployed).
 func newWallet(t *testing.T, s ports.Store, tenantID string, env core.Environment) wallet.Wallet {
 	t.Helper()
-	b := make([]byte, 20)
-	if _, err := rand.Read(b); err != nil {
-		t.Fatal(err)
-	}
+	address := randomAddress()
 	w := wallet.Wallet{ID: core.NewID(core.PrefixWallet), TenantID: tenantID, Environment: env, Name: "contract",
-		Purpose: wallet.PurposeGeneral, ChainID: wallet.SandboxChainID, Address: "0x" + hex.EncodeToString(b),
-		Owners: []wallet.Owner{{Address: "0x" + hex.EncodeToString(b), Role: wallet.RoleAdminOwner}}, Threshold: 1,
+		Purpose: wallet.PurposeGeneral, ChainID: wallet.SandboxChainID, Address: address,
+		Owners: []wallet.Owner{{Address: address, Role: wallet.RoleAdminOwner}}, Threshold: 1,
 		Status: wallet.StatusPendingDeployment, CreatedAt: ledgerNow()}
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Wallets().CreateWallet(ctx, w) })
 	return w
@@ -164,4 +165,11 @@ func noErr(t *testing.T, what string, err error) {
 	if err != nil {
 		t.Fatalf("%s: %v", what, fmt.Sprint(err))
 	}
+}
+
+// randomAddress is a fresh 20-byte hex address.
+func randomAddress() string {
+	b := make([]byte, 20)
+	_, _ = rand.Read(b)
+	return "0x" + hex.EncodeToString(b)
 }
