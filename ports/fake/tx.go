@@ -55,8 +55,8 @@ func (t *Tx) Drips() ports.DripRepo { return dripRepo{t.s} }
 // ChainIndex stores the mirror's cursors, recorded blocks and background failures in maps.
 func (t *Tx) ChainIndex() ports.ChainIndexRepo { return chainIndexRepo{t.s} }
 
-// Policies is not modelled.
-func (t *Tx) Policies() ports.PolicyRepo { notModelled("Policies"); return nil }
+// Policies stores policies, versions, attachments and decisions in tables.
+func (t *Tx) Policies() ports.PolicyRepo { return policyRepo{t.s} }
 
 // Recipients stores phone aliases, credentials and payout destinations in maps.
 func (t *Tx) Recipients() ports.RecipientRepo { return recipientRepo{t.s} }

@@ -35,6 +35,7 @@ func Repositories() map[string]RepositorySuite {
 		"Payments":      PaymentRepo,
 		"Drips":         DripRepo,
 		"Ramps":         RampRepo,
+		"Policies":      PolicyRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
