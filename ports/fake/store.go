@@ -131,6 +131,7 @@ type state struct {
 	tenancy    tenantTables
 	ramps      table[ramp.Ramp]
 	policies   policyTables
+	agents     agentTables
 	jobs       []EnqueuedJob
 }
 
@@ -138,14 +139,14 @@ func newState() *state {
 	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
 		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet](), drips: newTable[wallet.Drip](),
 		offramp: newOfframpTables(), recipients: newRecipientTables(), claims: newClaimTables(), checkouts: newCheckoutTables(),
-		chainIndex: newChainIndexTables(), twoFactor: newTwoFactorTables(), tenancy: newTenantTables(), ramps: newTable[ramp.Ramp](), policies: newPolicyTables()}
+		chainIndex: newChainIndexTables(), twoFactor: newTwoFactorTables(), tenancy: newTenantTables(), ramps: newTable[ramp.Ramp](), policies: newPolicyTables(), agents: newAgentTables()}
 }
 
 func (st *state) clone() *state {
 	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
 		payments: st.payments.clone(), wallets: st.wallets.clone(), drips: st.drips.clone(),
 		offramp: st.offramp.clone(), recipients: st.recipients.clone(), claims: st.claims.clone(), checkouts: st.checkouts.clone(),
-		chainIndex: st.chainIndex.clone(), twoFactor: st.twoFactor.clone(), tenancy: st.tenancy.clone(), ramps: st.ramps.clone(), policies: st.policies.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
+		chainIndex: st.chainIndex.clone(), twoFactor: st.twoFactor.clone(), tenancy: st.tenancy.clone(), ramps: st.ramps.clone(), policies: st.policies.clone(), agents: st.agents.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 
 // table is rows by id, remembering insertion order (ids are time-ordered, so this is also id

@@ -68,8 +68,9 @@ func (t *Tx) Offramp() ports.OfframpRepo { return offrampRepo{t.s} }
 // cursors in maps.
 func (t *Tx) Claims() ports.ClaimRepo { return claimRepo{t.s} }
 
-// Agents is not modelled.
-func (t *Tx) Agents() ports.AgentRepo { notModelled("Agents"); return nil }
+// Agents stores agents and their card spend, and reads their spend and timeline from the
+// other tables.
+func (t *Tx) Agents() ports.AgentRepo { return agentRepo{t.s} }
 
 // Treasury stores treasury accounts, rules and sweeps in maps.
 func (t *Tx) Treasury() ports.TreasuryRepo { return treasuryRepo{t.s} }

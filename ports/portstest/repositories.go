@@ -36,6 +36,7 @@ func Repositories() map[string]RepositorySuite {
 		"Drips":         DripRepo,
 		"Ramps":         RampRepo,
 		"Policies":      PolicyRepo,
+		"Agents":        AgentRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
