@@ -37,6 +37,7 @@ func Repositories() map[string]RepositorySuite {
 		"Ramps":         RampRepo,
 		"Policies":      PolicyRepo,
 		"Agents":        AgentRepo,
+		"Recipients":    RecipientRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
