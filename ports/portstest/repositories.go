@@ -38,6 +38,7 @@ func Repositories() map[string]RepositorySuite {
 		"Policies":      PolicyRepo,
 		"Agents":        AgentRepo,
 		"Recipients":    RecipientRepo,
+		"Offramp":       OfframpRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
