@@ -39,6 +39,7 @@ func Repositories() map[string]RepositorySuite {
 		"Agents":        AgentRepo,
 		"Recipients":    RecipientRepo,
 		"Offramp":       OfframpRepo,
+		"Claims":        ClaimRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
