@@ -40,6 +40,7 @@ func Repositories() map[string]RepositorySuite {
 		"Recipients":    RecipientRepo,
 		"Offramp":       OfframpRepo,
 		"Claims":        ClaimRepo,
+		"Cards":         CardRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
@@ -178,3 +179,6 @@ func randomAddress() string {
 	_, _ = rand.Read(b)
 	return "0x" + hex.EncodeToString(b)
 }
+
+// containsString reports whether list holds s.
+func containsString(list []string, s string) bool { return slices.Contains(list, s) }
