@@ -41,6 +41,7 @@ func Repositories() map[string]RepositorySuite {
 		"Offramp":       OfframpRepo,
 		"Claims":        ClaimRepo,
 		"Cards":         CardRepo,
+		"Checkouts":     CheckoutRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
