@@ -42,6 +42,7 @@ func Repositories() map[string]RepositorySuite {
 		"Claims":        ClaimRepo,
 		"Cards":         CardRepo,
 		"Checkouts":     CheckoutRepo,
+		"Events":        EventRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
