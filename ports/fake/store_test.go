@@ -61,7 +61,7 @@ func TestTx_UnmodelledRepositoryPanics(t *testing.T) {
 		}
 	}()
 	_ = fake.NewStore().InTx(context.Background(), func(_ context.Context, tx ports.Tx) error {
-		tx.Ramps()
+		tx.LedgerReports()
 		return nil
 	})
 }

@@ -43,6 +43,7 @@ func Repositories() map[string]RepositorySuite {
 		"Cards":         CardRepo,
 		"Checkouts":     CheckoutRepo,
 		"Events":        EventRepo,
+		"Invoices":      InvoiceRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
