@@ -44,6 +44,7 @@ func Repositories() map[string]RepositorySuite {
 		"Checkouts":     CheckoutRepo,
 		"Events":        EventRepo,
 		"Invoices":      InvoiceRepo,
+		"Treasury":      TreasuryRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
