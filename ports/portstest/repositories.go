@@ -45,6 +45,7 @@ func Repositories() map[string]RepositorySuite {
 		"Events":        EventRepo,
 		"Invoices":      InvoiceRepo,
 		"Treasury":      TreasuryRepo,
+		"TwoFactor":     TwoFactorRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
