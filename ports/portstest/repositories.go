@@ -46,6 +46,7 @@ func Repositories() map[string]RepositorySuite {
 		"Invoices":      InvoiceRepo,
 		"Treasury":      TreasuryRepo,
 		"TwoFactor":     TwoFactorRepo,
+		"ChainIndex":    ChainIndexRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
