@@ -61,7 +61,7 @@ func TestTx_UnmodelledRepositoryPanics(t *testing.T) {
 		}
 	}()
 	_ = fake.NewStore().InTx(context.Background(), func(_ context.Context, tx ports.Tx) error {
-		tx.LedgerReports()
+		tx.WalletActivity()
 		return nil
 	})
 }

@@ -34,8 +34,8 @@ func (t *Tx) APIKeys() ports.APIKeyRepo { return apiKeyRepo{t.s} }
 // Idempotency stores idempotency records in a map.
 func (t *Tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.s} }
 
-// LedgerReports is not modelled.
-func (t *Tx) LedgerReports() ports.LedgerReports { notModelled("LedgerReports"); return nil }
+// LedgerReports answers the finance reads by replaying the book's transfers.
+func (t *Tx) LedgerReports() ports.LedgerReports { return ledgerReports{t.s} }
 
 // Wallets stores wallets in a map.
 func (t *Tx) Wallets() ports.WalletRepo { return walletRepo{t.s} }

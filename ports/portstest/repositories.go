@@ -47,6 +47,7 @@ func Repositories() map[string]RepositorySuite {
 		"Treasury":      TreasuryRepo,
 		"TwoFactor":     TwoFactorRepo,
 		"ChainIndex":    ChainIndexRepo,
+		"LedgerReports": LedgerReportsRepo,
 		"Ledger":        func(t *testing.T, s ports.Store) { LedgerStore(t, func(*testing.T) ports.Store { return s }) },
 	}
 }
