@@ -5,8 +5,8 @@
 // logs in order. The contract suites in ports/portstest hold each fake to the same behaviour
 // as its real adapter; use-case tests in app/ run on them, without a database.
 //
-// A repository of ports.Tx that no fake models yet panics with its name when a use case asks
-// for it, so a test that reaches it fails loudly instead of passing on a nil.
+// Every repository of ports.Tx is modelled, and each runs its portstest contract suite here and
+// against Postgres (adapters/postgres), so a difference between them fails a test.
 package fake
 
 import (

@@ -8,11 +8,6 @@ type Tx struct{ s *Store }
 
 var _ ports.Tx = (*Tx)(nil)
 
-// notModelled fails a test that reaches a repository the fakes do not model yet.
-func notModelled(repo string) {
-	panic("fake: the " + repo + " repository is not modelled by ports/fake; model it there before a test leans on it")
-}
-
 // Ledger posts to the store's ledger.Book.
 func (t *Tx) Ledger() ports.LedgerRepo { return ledgerRepo{t.s} }
 
@@ -87,5 +82,5 @@ func (t *Tx) Invoices() ports.InvoiceRepo { return invoiceRepo{t.s} }
 // Checkouts stores hosted checkouts and their refunds in maps.
 func (t *Tx) Checkouts() ports.CheckoutRepo { return checkoutRepo{t.s} }
 
-// WalletActivity is not modelled.
-func (t *Tx) WalletActivity() ports.WalletActivityRepo { notModelled("WalletActivity"); return nil }
+// WalletActivity merges Safe transfers, mirror lines, checkouts and refunds.
+func (t *Tx) WalletActivity() ports.WalletActivityRepo { return walletActivityRepo{t.s} }
