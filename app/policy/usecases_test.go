@@ -73,13 +73,14 @@ func (w *world) attach(t *testing.T, p policy.Policy) policy.Attachment {
 	return a
 }
 
-func wantCode(t *testing.T, err error, code core.Code) *core.Error {
+// wantCode fails unless err carries code, and returns the envelope's details.
+func wantCode(t *testing.T, err error, code core.Code) map[string]any {
 	t.Helper()
 	var e *core.Error
 	if !errors.As(err, &e) || e.Code != code {
 		t.Fatalf("err = %v, want %s", err, code)
 	}
-	return e
+	return e.Details
 }
 
 func (w *world) policies(t *testing.T) int {
@@ -169,8 +170,8 @@ func TestPolicyUseCases_Lifecycle(t *testing.T) {
 	att := w.attach(t, p)
 	other := w.policy(t)
 	_, err = w.svc.AttachPolicy(ctx, w.owner, other.ID, policyapp.AttachInput{SubjectType: "wallet", SubjectID: w.wallet.ID})
-	if e := wantCode(t, err, policy.CodeSubjectAttached); e.Details["attachmentId"] != att.ID || e.Details["policyId"] != p.ID {
-		t.Errorf("details = %v, want the attachment and policy in place", e.Details)
+	if d := wantCode(t, err, policy.CodeSubjectAttached); d["attachmentId"] != att.ID || d["policyId"] != p.ID {
+		t.Errorf("details = %v, want the attachment and policy in place", d)
 	}
 	archived, err := w.svc.ArchivePolicy(ctx, w.owner, p.ID)
 	if err != nil || archived.Status != policy.StatusArchived {

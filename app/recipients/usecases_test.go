@@ -60,13 +60,14 @@ var (
 		Address: "0x00000000000000000000000000000000000000c3"}
 )
 
-func wantCode(t *testing.T, err error, code core.Code) *core.Error {
+// wantCode fails unless err carries code, and returns the envelope's details.
+func wantCode(t *testing.T, err error, code core.Code) map[string]any {
 	t.Helper()
 	var e *core.Error
 	if !errors.As(err, &e) || e.Code != code {
 		t.Fatalf("err = %v, want %s", err, code)
 	}
-	return e
+	return e.Details
 }
 
 // sentCode reads the code out of the newest queued SMS, as the recipient's phone would.
@@ -175,8 +176,8 @@ func TestRecipientUseCases_AliasVerification(t *testing.T) {
 		wrong = "111111"
 	}
 	_, err = w.svc.VerifyPhoneAlias(ctx, owner, a.ID, wrong, "192.0.2.1")
-	if e := wantCode(t, err, recipient.CodePhoneCodeInvalid); e.Details["attemptsRemaining"] != recipient.MaxCodeAttempts-1 {
-		t.Errorf("details = %v", e.Details)
+	if d := wantCode(t, err, recipient.CodePhoneCodeInvalid); d["attemptsRemaining"] != recipient.MaxCodeAttempts-1 {
+		t.Errorf("details = %v", d)
 	}
 	got, err := w.svc.VerifyPhoneAlias(ctx, owner, a.ID, code, "192.0.2.1")
 	if err != nil || got.Status != recipient.AliasVerified || w.held.n != 1 {

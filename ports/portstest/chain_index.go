@@ -104,25 +104,25 @@ func chainIndexBlocks(t *testing.T, s ports.Store) {
 func chainIndexFailures(t *testing.T, s ports.Store) {
 	// The database admits the service's passes only; items of this subtest's own keep it apart.
 	sfx := suffix(t)
-	pass, item, other := "claim.expiry", "contract-"+sfx+"-1", "contract-"+sfx+"-2"
+	sweeper, item, other := "claim.expiry", "contract-"+sfx+"-1", "contract-"+sfx+"-2"
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		r := tx.ChainIndex()
 		var last ports.BackgroundFailure
 		for range 3 {
 			var err error
-			last, err = r.RecordFailure(ctx, pass, item, core.EnvTest, "boom", 3, ledgerNow())
+			last, err = r.RecordFailure(ctx, sweeper, item, core.EnvTest, "boom", 3, ledgerNow())
 			noErr(t, "RecordFailure", err)
 		}
 		if last.Attempts != 3 || last.Status != ports.FailureDead || last.LastError != "boom" {
 			t.Errorf("after 3 of 3 attempts = %+v, want DEAD", last)
 		}
-		_, err := r.RecordFailure(ctx, pass, other, core.EnvTest, "once", 3, ledgerNow())
-		list, err2 := r.ListFailures(ctx, pass, 1000)
+		_, err := r.RecordFailure(ctx, sweeper, other, core.EnvTest, "once", 3, ledgerNow())
+		list, err2 := r.ListFailures(ctx, sweeper, 1000)
 		if list = mine(list, sfx); len(list) != 2 {
 			t.Errorf("ListFailures = %+v, want 2", list)
 		}
-		noErr(t, "ClearFailure", r.ClearFailure(ctx, pass, item))
-		list, err3 := r.ListFailures(ctx, pass, 1000)
+		noErr(t, "ClearFailure", r.ClearFailure(ctx, sweeper, item))
+		list, err3 := r.ListFailures(ctx, sweeper, 1000)
 		if list = mine(list, sfx); len(list) != 1 || list[0].Item != other || list[0].Status != ports.FailureRetrying {
 			t.Errorf("after ClearFailure = %+v", list)
 		}

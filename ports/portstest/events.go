@@ -2,6 +2,7 @@ package portstest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func eventRecord(t *testing.T, s ports.Store) {
 	repeat.Repeatable = true
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		got := []bool{recordEvent(ctx, t, tx, created), recordEvent(ctx, t, tx, again), recordEvent(ctx, t, tx, done), recordEvent(ctx, t, tx, repeat)}
-		if got[0] != true || got[1] != false || got[2] != true || got[3] != true {
+		if !slices.Equal(got, []bool{true, false, true, true}) {
 			t.Errorf("recorded = %v, want [true false true true]", got)
 		}
 		return nil

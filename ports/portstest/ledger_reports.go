@@ -25,7 +25,7 @@ type reportsFixture struct {
 	tenant                 string
 	avail, onchain, world  ledger.Account
 	fundedAt, movedAt      time.Time
-	afterFund, now         map[string]ledger.Balance
+	now                    map[string]ledger.Balance
 	fundID, moveID         string
 	fundAmount, moveAmount int64
 }

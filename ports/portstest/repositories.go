@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/tenant"
@@ -162,14 +161,6 @@ func wantTotal(t *testing.T, what string, got, want int) {
 	t.Helper()
 	if got != want {
 		t.Errorf("%s total = %d, want %d", what, got, want)
-	}
-}
-
-// sameTime fails when two instants differ (locations aside).
-func sameTime(t *testing.T, what string, got, want time.Time) {
-	t.Helper()
-	if !got.Equal(want) {
-		t.Errorf("%s = %v, want %v", what, got, want)
 	}
 }
 
