@@ -29,8 +29,8 @@ var fixtures = map[string]fixture{
 	"card":               cardFixture,
 	"card_authorization": authorizationFixture,
 	"safe_payment":       safePaymentFixture,
-	"offramp_payment":    func(ctx context.Context, api *corridor.ClientWithResponses) (string, error) { return offrampFixture(ctx, api, false) },
-	"claim":              func(ctx context.Context, api *corridor.ClientWithResponses) (string, error) { return offrampFixture(ctx, api, true) },
+	"offramp_payment":    offrampPaymentFixture,
+	"claim":              claimFixture,
 	"invoice":            invoiceFixture,
 	"treasury_sweep":     sweepFixture,
 	"payment":            checkoutFixture,
@@ -157,13 +157,14 @@ func answered(route string, status int, body []byte) error {
 	return fmt.Errorf("%s answered %d: %s", route, status, bytes.TrimSpace(body))
 }
 
-// endpointFixture registers a disabled endpoint at a documentation address (192.0.2.0/24
-// answers nobody): webhook_endpoint.disabled is then about an endpoint that is disabled, and
-// nothing is ever delivered to it.
+// endpointFixture registers a disabled endpoint at example.com (a name reserved for examples,
+// and a public host, so a deployment that refuses internal receivers accepts it):
+// webhook_endpoint.disabled is then about an endpoint that is disabled, and nothing is ever
+// delivered to it.
 func endpointFixture(ctx context.Context, api *corridor.ClientWithResponses) (string, error) {
 	enabled := false
 	resp, err := api.CreateWebhookEndpointWithResponse(ctx, &corridor.CreateWebhookEndpointParams{},
-		corridor.WebhookEndpointRequest{Url: "https://192.0.2.1/corridor-trigger-fixture", Enabled: &enabled})
+		corridor.WebhookEndpointRequest{Url: "https://example.com/corridor-trigger-fixture", Enabled: &enabled})
 	var ep struct{ ID string }
 	return ep.ID, decode("POST /v1/webhook-endpoints", resp, err, &ep)
 }

@@ -51,6 +51,14 @@ func safePaymentFixture(ctx context.Context, api *corridor.ClientWithResponses) 
 	return p.ID, decode("POST /v1/payments", resp, err, &p)
 }
 
+func offrampPaymentFixture(ctx context.Context, api *corridor.ClientWithResponses) (string, error) {
+	return offrampFixture(ctx, api, false)
+}
+
+func claimFixture(ctx context.Context, api *corridor.ClientWithResponses) (string, error) {
+	return offrampFixture(ctx, api, true)
+}
+
 // offrampFixture credits the service balance with 1 USD from the sandbox pool and pays it to a
 // phone nobody verified: the payment waits for its recipient (PENDING_CLAIM) and opens a claim.
 // It returns the payment's id, or the claim's.
