@@ -54,7 +54,8 @@ func objectPath(t *testing.T, family string, data map[string]any) (path string, 
 // nothing: each answers 201 with an event of the type, recorded (GET /v1/events/{id}), about an
 // object trigger found or made; GET on that object answers 200 with its id for the tenant, and
 // another tenant is refused it (404) where it has a path of its own. An undocumented type
-// (claim.redeemed) is refused 400 and makes nothing.
+// (claim.redeemed) is refused 400 and makes nothing, and so is a twofactor.locked naming another
+// tenant.
 func TestTrigger_EveryDocumentedType(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
@@ -69,6 +70,8 @@ func TestTrigger_EveryDocumentedType(t *testing.T) {
 		t.Fatalf("a refused type recorded or made something: %v", got)
 	}
 	walkTypes(t, ten, api, "")
+	other := env().NewTenant(t)
+	ten.Root.Post("/v1/sandbox/events", map[string]any{"type": "twofactor.locked", "resourceId": other.ID}).ExpectError(t, 400, "VALIDATION_FAILED")
 }
 
 // TestTrigger_EveryDocumentedTypeWithATestKey: with a TEST key instead of the owner's session,
