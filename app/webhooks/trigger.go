@@ -4,11 +4,13 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/core/twofactor"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -86,7 +88,7 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 	}
 	var e event.Event
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		id, data, err := realResource(ctx, tx, p, kind, strings.TrimSpace(resourceID))
+		id, data, err := realResource(ctx, tx, p, kind, strings.TrimSpace(resourceID), s.clock.Now())
 		if err != nil {
 			return err
 		}
@@ -109,14 +111,14 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 // realResource is the caller's object of the family kind that a trigger is about, read from the
 // events its real changes recorded (each object records one when it is created): the one named,
 // or the newest. An empty id with no error: the caller has none.
-func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, named string) (string, map[string]any, error) {
+func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, named string, now time.Time) (string, map[string]any, error) {
 	switch kind {
 	case "webhook_endpoint":
 		return realEndpoint(ctx, tx, p, named)
 	case "member":
 		return realMember(ctx, tx, p, named)
 	case "twofactor":
-		return realTwoFactorSubject(p, named)
+		return realTwoFactorSubject(p, named, now)
 	}
 	events, _, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: p.TenantID, Environment: p.Environment,
 		Type: kind + ".*", ResourceID: named}, ports.Page{Take: maxResourceScan})
@@ -171,10 +173,12 @@ func realMember(ctx context.Context, tx ports.Tx, p auth.Principal, named string
 
 // realTwoFactorSubject is what a triggered twofactor.locked is about: the caller's tenant, as a
 // real lock of the environment's budget names it (the event's id is the tenant's, and GET
-// /v1/tenants/current answers it). Nothing is locked: the caller can still verify codes.
-func realTwoFactorSubject(p auth.Principal, named string) (string, map[string]any, error) {
+// /v1/tenants/current answers it), with the fields a real one carries, lockedUntil as if the
+// lock began now. Nothing is locked: the caller can still verify codes.
+func realTwoFactorSubject(p auth.Principal, named string, now time.Time) (string, map[string]any, error) {
 	if named != "" && named != p.TenantID {
 		return "", nil, core.Invalid("resourceId", "a twofactor event is about your tenant: omit resourceId or name your tenant's id")
 	}
-	return p.TenantID, map[string]any{"subject": twofactor.SubjectTenant, "failures": twofactor.FailureBudget}, nil
+	return p.TenantID, map[string]any{"subject": twofactor.SubjectTenant, "failures": twofactor.FailureBudget,
+		"lockedUntil": timestamp.Format(now.Add(twofactor.LockoutDuration))}, nil
 }

@@ -127,6 +127,9 @@ func walkTypes(t *testing.T, ten *harness.Tenant, api *corridor.ClientWithRespon
 		if r := client.Get(path); r.Status != 200 || !strings.Contains(string(r.Body), `"`+id+`"`) {
 			t.Errorf("%s: GET %s answered %d without %s: %s", typ, path, r.Status, id, r.Body)
 		}
+		if family == "twofactor" && (id != ten.ID || e.Data["subject"] != "tenant" || e.Data["lockedUntil"] == nil) {
+			t.Errorf("%s: about %v, want the tenant %s with subject and lockedUntil as a real lock", typ, e.Data, ten.ID)
+		}
 		if !list && family != "twofactor" {
 			other.Root.Get(path).Expect(t, 404)
 		}
