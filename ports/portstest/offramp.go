@@ -4,10 +4,12 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -15,13 +17,16 @@ import (
 // recipient only (OFFRAMP_PAYMENT_NOT_FOUND for a third tenant), lists newest first, is locked
 // by its provider reference, and shows in the recipient's held list while held; top-ups,
 // returns and provider events record once (also when units race for one key); review
-// approvals add up; and the sender's window spend leaves out cancelled payments.
+// approvals add up; the sender's window spend leaves out cancelled payments; a new quote set
+// supersedes the old one and expired sets are due; held payments back off their rechecks.
 func OfframpRepo(t *testing.T, s ports.Store) {
 	runBehaviours(t, s, []behaviour{
 		{"a payment is its sender's and recipient's, listed newest first", offrampPayments},
 		{"held payments are listed for their recipient; reviews add up", offrampHolds},
 		{"the sender's window spend leaves out cancelled and excluded payments", offrampSenderSpend},
 		{"top-ups, returns and provider events record once, also when units race", offrampOnce},
+		{"quote sets supersede, the active set is found, expired sets are due", offrampQuotes},
+		{"held payments back off their rechecks, reset and clear", offrampRechecks},
 	})
 }
 
@@ -155,4 +160,93 @@ func countTrue(bs []bool) int {
 		}
 	}
 	return n
+}
+
+// offrampQuoteSet stores a destination of the recipient and n ACTIVE quotes of set version v.
+func offrampQuoteSet(p offramp.Payment, destination string, v, n int, expires time.Time) []offramp.Quote {
+	qs := make([]offramp.Quote, n)
+	for i := range qs {
+		qs[i] = offramp.Quote{ID: core.NewID(core.PrefixRouteQuote), PaymentID: p.ID, SetVersion: v, DestinationID: destination,
+			DestinationType: recipient.DestOnchainWallet, Provider: "mock", SourceAmountBaseUnits: p.SourceAmountBaseUnits,
+			SourceAssetID: "usdc", DestinationAmountMinor: 100, DestinationCurrency: "USD", ExchangeRate: "1",
+			Status: offramp.QuoteActive, ExpiresAt: expires, CreatedAt: ledgerNow(), DeliverBaseUnits: p.SourceAmountBaseUnits - 1,
+			FeeBaseUnits: 1}
+	}
+	return qs
+}
+
+func offrampQuotes(t *testing.T, s ports.Store) {
+	sender, recipientTenant := newTenant(t, s), newTenant(t, s)
+	p := newOfframpPayment(t, sender.ID, 100)
+	p.RecipientTenantID, p.Status = recipientTenant.ID, offramp.StatusAwaitingRecipientConfirmation
+	createOfframp(t, s, p)
+	d := newDestination(recipientTenant.ID, recipient.DestOnchainWallet)
+	past := ledgerNow().Add(-time.Minute)
+	first, second := offrampQuoteSet(p, d.ID, 1, 2, past), offrampQuoteSet(p, d.ID, 2, 1, ledgerNow().Add(time.Hour))
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "CreateDestination", tx.Recipients().CreateDestination(ctx, d))
+		return tx.Offramp().InsertQuotes(ctx, first)
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		due, err := tx.Offramp().ExpiredQuotePaymentIDs(ctx, ledgerNow(), 100_000)
+		if !containsString(due, p.ID) {
+			t.Error("ExpiredQuotePaymentIDs does not list a payment whose active quotes expired")
+		}
+		noErr(t, "SupersedeQuotes", tx.Offramp().SupersedeQuotes(ctx, p.ID, offramp.QuoteSuperseded))
+		noErr(t, "InsertQuotes", tx.Offramp().InsertQuotes(ctx, second))
+		active, err2 := tx.Offramp().ActiveQuotes(ctx, p.ID)
+		wantIDs(t, "ActiveQuotes", ids(active, func(q offramp.Quote) string { return q.ID }), []string{second[0].ID})
+		old, err3 := tx.Offramp().FindQuote(ctx, p.ID, first[1].ID)
+		if old.Status != offramp.QuoteSuperseded || old.DeliverBaseUnits+old.FeeBaseUnits != p.SourceAmountBaseUnits {
+			t.Errorf("FindQuote of a superseded quote = %+v", old)
+		}
+		_, err4 := tx.Offramp().FindQuote(ctx, core.NewID(core.PrefixOffRamp), first[0].ID)
+		wantCode(t, err4, offramp.CodeQuoteNotFound)
+		due, _ = tx.Offramp().ExpiredQuotePaymentIDs(ctx, ledgerNow(), 100_000)
+		if containsString(due, p.ID) {
+			t.Error("ExpiredQuotePaymentIDs lists a payment whose active set is fresh")
+		}
+		return firstErr(err, err2, err3)
+	})
+}
+
+func offrampRechecks(t *testing.T, s ports.Store) {
+	sender, recipientTenant := newTenant(t, s), newTenant(t, s)
+	held := newOfframpPayment(t, sender.ID, 100)
+	held.RecipientTenantID, held.Status = recipientTenant.ID, offramp.StatusComplianceHold
+	held.HoldReasons = []offramp.HoldReason{offramp.HoldCredentialSuspended}
+	createOfframp(t, s, held)
+	reasons := []offramp.HoldReason{offramp.HoldCredentialSuspended}
+	now := ledgerNow()
+	due := func(ctx context.Context, tx ports.Tx, at time.Time) bool {
+		ids, err := tx.Offramp().RecheckDueHeldPaymentIDs(ctx, at, reasons, 100_000)
+		noErr(t, "RecheckDueHeldPaymentIDs", err)
+		return containsString(ids, held.ID)
+	}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		if !due(ctx, tx, now) {
+			t.Error("a held payment never rechecked is not due")
+		}
+		if ids, _ := tx.Offramp().RecheckDueHeldPaymentIDs(ctx, now, []offramp.HoldReason{offramp.HoldRecipientNotOnboarded}, 100_000); containsString(ids, held.ID) {
+			t.Error("a payment is due for a reason it is not held on")
+		}
+		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, held.ID, now, time.Minute, time.Hour))
+		if due(ctx, tx, now.Add(30*time.Second)) || !due(ctx, tx, now.Add(time.Minute)) {
+			t.Error("after one backoff the payment is not due exactly a minute on")
+		}
+		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, held.ID, now, time.Minute, time.Hour))
+		if due(ctx, tx, now.Add(90*time.Second)) || !due(ctx, tx, now.Add(2*time.Minute)) {
+			t.Error("after two backoffs the payment is not due two minutes on")
+		}
+		noErr(t, "ResetHoldRechecks", tx.Offramp().ResetHoldRechecks(ctx, offramp.HoldCredentialSuspended))
+		if !due(ctx, tx, now) {
+			t.Error("a reset recheck is not due at once")
+		}
+		noErr(t, "BackOffHoldRecheck", tx.Offramp().BackOffHoldRecheck(ctx, held.ID, now, time.Minute, time.Hour))
+		noErr(t, "ClearHoldRecheck", tx.Offramp().ClearHoldRecheck(ctx, held.ID))
+		if !due(ctx, tx, now) {
+			t.Error("a cleared recheck is not due at once")
+		}
+		return nil
+	})
 }
