@@ -21,6 +21,7 @@ func TwoFactorRepo(t *testing.T, s ports.Store) {
 		{"a contact is saved once, listed newest first, deleted once", twofactorContacts},
 		{"factors list oldest first, scoped; racing units use a step once", twofactorFactors},
 		{"settings default to none; a budget loses no failure to racing units", twofactorBudget},
+		{"challenges are scoped, updated and counted; factors update and delete", twofactorChallenges},
 	})
 }
 
@@ -133,5 +134,52 @@ func twofactorBudget(t *testing.T, s ports.Store) {
 			t.Errorf("budget holds %d failures after 5 racing units, want 5", len(b.Failures))
 		}
 		return err
+	})
+}
+
+func twofactorChallenges(t *testing.T, s ports.Store) {
+	tn, other := newTenant(t, s), newTenant(t, s)
+	base := ledgerNow().Add(-time.Minute)
+	challenge := func(at time.Time) twofactor.Challenge {
+		return twofactor.Challenge{ID: core.NewID(core.PrefixChallenge), TenantID: tn.ID, Environment: core.EnvTest, Binding: "bind",
+			SourceWalletID: core.NewID(core.PrefixWallet), AmountBaseUnits: 100, DestinationAddress: randomAddress(),
+			DestinationLabel: "payee", Status: twofactor.ChallengePending, ExpiresAt: at.Add(5 * time.Minute), CreatedAt: at}
+	}
+	a, b := challenge(base), challenge(base.Add(time.Second))
+	f := newFactor(tn.ID, twofactor.FactorPending, base)
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "CreateChallenge", tx.TwoFactor().CreateChallenge(ctx, a))
+		noErr(t, "CreateChallenge", tx.TwoFactor().CreateChallenge(ctx, b))
+		return tx.TwoFactor().CreateFactor(ctx, f)
+	})
+	satisfied := ledgerNow()
+	a.Status, a.SatisfiedAt, a.Attempts = twofactor.ChallengeSatisfied, &satisfied, 1
+	f.Status, f.VerifiedAt, f.Label = twofactor.FactorActive, &satisfied, "renamed"
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "UpdateChallenge", tx.TwoFactor().UpdateChallenge(ctx, a))
+		return tx.TwoFactor().UpdateFactor(ctx, f)
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		got, err := tx.TwoFactor().LockChallenge(ctx, tn.ID, core.EnvTest, a.ID)
+		if got.Status != twofactor.ChallengeSatisfied || got.SatisfiedAt == nil || got.Attempts != 1 {
+			t.Errorf("after UpdateChallenge = %+v", got)
+		}
+		_, err2 := tx.TwoFactor().LockChallenge(ctx, other.ID, core.EnvTest, a.ID)
+		wantCode(t, err2, twofactor.CodeChallengeNotFound)
+		n, first, err3 := tx.TwoFactor().ChallengesCreatedSince(ctx, tn.ID, core.EnvTest, base)
+		if n != 2 || !first.Equal(base) {
+			t.Errorf("ChallengesCreatedSince = %d from %v, want 2 from %v", n, first, base)
+		}
+		if n, _, _ := tx.TwoFactor().ChallengesCreatedSince(ctx, tn.ID, core.EnvTest, base.Add(time.Second)); n != 1 {
+			t.Errorf("ChallengesCreatedSince the second = %d, want 1", n)
+		}
+		factor, err4 := tx.TwoFactor().LockFactor(ctx, tn.ID, core.EnvTest, f.ID)
+		if factor.Status != twofactor.FactorActive || factor.Label != "renamed" || factor.VerifiedAt == nil {
+			t.Errorf("after UpdateFactor = %+v", factor)
+		}
+		noErr(t, "DeleteFactor", tx.TwoFactor().DeleteFactor(ctx, tn.ID, core.EnvTest, f.ID))
+		_, err5 := tx.TwoFactor().LockFactor(ctx, tn.ID, core.EnvTest, f.ID)
+		wantCode(t, err5, twofactor.CodeFactorNotFound)
+		return firstErr(err, err3, err4)
 	})
 }
