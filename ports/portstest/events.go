@@ -128,4 +128,37 @@ func eventEndpoints(t *testing.T, s ports.Store) {
 		wantIDs(t, "EnabledEndpoints", ids(enabled, func(e webhook.Endpoint) string { return e.ID }), []string{b.ID})
 		return firstErr(err, err4, err6, err7)
 	})
+	eventUpdates(t, s, b, e)
+}
+
+// eventUpdates disables an endpoint and moves a delivery on, then reads both back.
+func eventUpdates(t *testing.T, s ports.Store, ep webhook.Endpoint, e event.Event) {
+	at := ledgerNow()
+	d := webhook.Delivery{ID: core.NewID(core.PrefixWebhookDelivery), TenantID: ep.TenantID, Environment: ep.Environment, EndpointID: ep.ID,
+		EventID: e.ID, EventType: e.Type, Status: webhook.DeliveryPending, NextAttemptAt: &at, CreatedAt: at, UpdatedAt: at}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Events().CreateDelivery(ctx, d) })
+	ep.Enabled, ep.DisabledReason, ep.FailingSince, ep.UpdatedAt = false, "failing", &at, at
+	d.Status, d.Attempts, d.NextAttemptAt, d.UpdatedAt = webhook.DeliverySucceeded, 1, nil, at
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "UpdateEndpoint", tx.Events().UpdateEndpoint(ctx, ep))
+		return tx.Events().UpdateDelivery(ctx, d)
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		got, err := tx.Events().FindEndpoint(ctx, ep.TenantID, ep.Environment, ep.ID)
+		if got.Enabled || got.DisabledReason != "failing" || got.FailingSince == nil {
+			t.Errorf("after UpdateEndpoint = %+v", got)
+		}
+		list, total, err2 := tx.Events().ListDeliveries(ctx, ep.ID, ports.Page{Take: 10})
+		wantTotal(t, "ListDeliveries", total, 1)
+		if len(list) == 1 && (list[0].Status != webhook.DeliverySucceeded || list[0].Attempts != 1 || list[0].NextAttemptAt != nil) {
+			t.Errorf("after UpdateDelivery = %+v", list[0])
+		}
+		byID, err3 := tx.Events().FindEventByID(ctx, e.ID)
+		if byID.ID != e.ID || byID.TenantID != ep.TenantID {
+			t.Errorf("FindEventByID = %+v", byID)
+		}
+		_, err4 := tx.Events().FindEventByID(ctx, core.NewID(core.PrefixEvent))
+		wantCode(t, err4, event.CodeEventNotFound)
+		return firstErr(err, err2, err3)
+	})
 }

@@ -166,7 +166,21 @@ func paymentNonces(t *testing.T, s ports.Store) {
 		}
 		q, err2 := tx.Payments().ListQueuedPayments(ctx, w.ID, 0, 10)
 		wantIDs(t, "ListQueuedPayments", ids(q, func(p safepay.Payment) string { return p.ID }), []string{queued.ID})
-		return firstErr(err, err2)
+		stale, err3 := tx.Payments().ListStalePayments(ctx, safepay.StatusAwaitingSignature, queued.UpdatedAt.Add(time.Second), 100_000)
+		if !containsString(ids(stale, func(p safepay.Payment) string { return p.ID }), queued.ID) {
+			t.Error("ListStalePayments does not list a payment last changed before the bound")
+		}
+		stale, _ = tx.Payments().ListStalePayments(ctx, safepay.StatusAwaitingSignature, queued.UpdatedAt, 100_000)
+		if containsString(ids(stale, func(p safepay.Payment) string { return p.ID }), queued.ID) {
+			t.Error("ListStalePayments lists a payment changed at the bound")
+		}
+		locked, err4 := tx.Payments().LockPayment(ctx, done.ID)
+		if locked.Status != safepay.StatusCompleted {
+			t.Errorf("LockPayment = %+v", locked)
+		}
+		_, err5 := tx.Payments().LockPayment(ctx, core.NewID(core.PrefixPayment))
+		wantCode(t, err5, safepay.CodePaymentNotFound)
+		return firstErr(err, err2, err3, err4)
 	})
 }
 
@@ -198,6 +212,7 @@ func dripList(t *testing.T, s ports.Store) {
 	})
 	f := ports.DripFilter{TenantID: tn.ID, Environment: core.EnvTest}
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "LockFaucet", tx.Drips().LockFaucet(ctx, tn.ID))
 		list, total, err := tx.Drips().ListDrips(ctx, f, ports.Page{Take: 10})
 		wantTotal(t, "ListDrips", total, 2)
 		wantIDs(t, "ListDrips", ids(list, func(d wallet.Drip) string { return d.ID }), []string{b.ID, a.ID})
