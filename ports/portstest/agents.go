@@ -7,6 +7,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
+	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -49,7 +50,11 @@ func agentCRUD(t *testing.T, s ports.Store) {
 	at, daily := ledgerNow(), int64(500)
 	later.Status, later.SuspendedAt, later.UpdatedAt, later.Limits.Daily = agent.StatusSuspended, &at, at, &daily
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Agents().UpdateAgent(ctx, later) })
+	bound := newCard(t, s, tn.ID, func(c *card.Card) { c.AgentID = earlier.ID })
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		if id, found, _ := tx.Agents().FindAgentCard(ctx, earlier); !found || id != bound.ID {
+			t.Errorf("FindAgentCard = %s, %v; want %s", id, found, bound.ID)
+		}
 		list, total, err := tx.Agents().ListAgents(ctx, tn.ID, core.EnvTest, ports.Page{Take: 10})
 		wantTotal(t, "ListAgents", total, 2)
 		wantIDs(t, "ListAgents", ids(list, func(a agent.Agent) string { return a.ID }), []string{earlier.ID, later.ID})
@@ -64,6 +69,9 @@ func agentCRUD(t *testing.T, s ports.Store) {
 		wantCode(t, err3, agent.CodeNotFound)
 		_, err3 = tx.Agents().FindAgent(ctx, tn.ID, core.EnvLive, later.ID)
 		wantCode(t, err3, agent.CodeNotFound)
+		if _, found, _ := tx.Agents().FindAgentCard(ctx, later); found {
+			t.Error("FindAgentCard found a card for an agent without one")
+		}
 		return firstErr(err, err2)
 	})
 }

@@ -22,13 +22,17 @@ func CardRepo(t *testing.T, s ports.Store) {
 	})
 }
 
-func newCard(t *testing.T, s ports.Store, tenantID string) card.Card {
+// newCard stores an active Safe-funded card of the tenant; adjust, when given, changes it first.
+func newCard(t *testing.T, s ports.Store, tenantID string, adjust ...func(*card.Card)) card.Card {
 	t.Helper()
 	w := newWallet(t, s, tenantID, core.EnvTest)
 	at := ledgerNow()
 	c := card.Card{ID: core.NewID(core.PrefixCard), TenantID: tenantID, Environment: core.EnvTest, Funding: card.FundingSafe,
 		WalletID: w.ID, SafeAddress: w.Address, Issuer: "sandbox", IssuerCardID: "ic_" + suffix(t), Last4: "4242",
 		Status: card.StatusActive, Limits: card.Limits{BlockedMCC: []string{}}, CreatedAt: at, UpdatedAt: at}
+	for _, f := range adjust {
+		f(&c)
+	}
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Cards().CreateCard(ctx, c) })
 	return c
 }

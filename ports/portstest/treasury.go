@@ -25,14 +25,14 @@ func TreasuryRepo(t *testing.T, s ports.Store) {
 	})
 }
 
-func newTreasuryAccount(t *testing.T, s ports.Store, tenantID string) treasury.Account {
+func newTreasuryAccount(t *testing.T, s ports.Store, tenantID string, apyBps int) treasury.Account {
 	t.Helper()
 	a := treasury.Account{ID: core.NewID(core.PrefixTreasuryAccount), TenantID: tenantID, Environment: core.EnvTest, Name: "ops",
 		ChainID: 84532, Threshold: 1, CreatedAt: ledgerNow()}
 	for i, kind := range []treasury.Kind{treasury.KindOperating, treasury.KindReserve} {
 		w := newWallet(t, s, tenantID, core.EnvTest)
 		a.Buckets = append(a.Buckets, treasury.Bucket{ID: core.NewID(core.PrefixTreasuryBucket), AccountID: a.ID, WalletID: w.ID,
-			Address: w.Address, Name: string(kind), Kind: kind, TargetBps: 5000, Position: i})
+			Address: w.Address, Name: string(kind), Kind: kind, TargetBps: 5000, ApyBps: apyBps * i, Position: i})
 	}
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Treasury().CreateAccount(ctx, a) })
 	return a
@@ -40,7 +40,7 @@ func newTreasuryAccount(t *testing.T, s ports.Store, tenantID string) treasury.A
 
 func treasuryAccounts(t *testing.T, s ports.Store) {
 	tn, other := newTenant(t, s), newTenant(t, s)
-	a, b := newTreasuryAccount(t, s, tn.ID), newTreasuryAccount(t, s, tn.ID)
+	a, b := newTreasuryAccount(t, s, tn.ID, 450), newTreasuryAccount(t, s, tn.ID, 0)
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		noErr(t, "SetClockOffset", tx.Treasury().SetClockOffset(ctx, a.ID, 3))
 		got, err := tx.Treasury().FindAccount(ctx, tn.ID, core.EnvTest, a.ID)
@@ -62,7 +62,12 @@ func treasuryAccounts(t *testing.T, s ports.Store) {
 		wantIDs(t, "ListAccounts", ids(list, func(x treasury.Account) string { return x.ID }), []string{a.ID, b.ID})
 		_, err5 := tx.Treasury().LockAccount(ctx, core.NewID(core.PrefixTreasuryAccount))
 		wantCode(t, err5, treasury.CodeAccountNotFound)
-		return firstErr(err, err3, err4)
+		yielding, err6 := tx.Treasury().ListYieldAccounts(ctx, core.EnvTest, "", 100_000)
+		earning := ids(yielding, func(x treasury.Account) string { return x.ID })
+		if !containsString(earning, a.ID) || containsString(earning, b.ID) {
+			t.Error("ListYieldAccounts does not list exactly the account with an earning bucket")
+		}
+		return firstErr(err, err3, err4, err6)
 	})
 }
 
@@ -75,7 +80,7 @@ func newRule(a treasury.Account, interval int, at time.Time) treasury.Rule {
 
 func treasuryRules(t *testing.T, s ports.Store) {
 	tn, other := newTenant(t, s), newTenant(t, s)
-	a := newTreasuryAccount(t, s, tn.ID)
+	a := newTreasuryAccount(t, s, tn.ID, 0)
 	at := ledgerNow().Add(-time.Hour)
 	hourly, daily, gone := newRule(a, 3600, at), newRule(a, 86400, at), newRule(a, 60, at)
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
@@ -113,7 +118,7 @@ func treasuryRules(t *testing.T, s ports.Store) {
 
 func treasurySweeps(t *testing.T, s ports.Store) {
 	tn := newTenant(t, s)
-	a := newTreasuryAccount(t, s, tn.ID)
+	a := newTreasuryAccount(t, s, tn.ID, 0)
 	r := newRule(a, 3600, ledgerNow())
 	w := wallet.Wallet{ID: a.Buckets[0].WalletID, TenantID: tn.ID, Environment: core.EnvTest, Address: a.Buckets[0].Address, ChainID: a.ChainID}
 	p1, p2 := newPayment(w, 0, safepay.StatusCreated), newPayment(w, 1, safepay.StatusCreated)
