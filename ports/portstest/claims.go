@@ -14,12 +14,14 @@ import (
 // a claim is its sender's (CLAIM_NOT_FOUND for others), found by its escrow id, one per
 // payment (INVALID_STATE for a second), due for expiry once past it; an escrow log is recorded
 // once and forgotten on a reorg; and the escrow cursor is created at block 0, saved, and shared
-// by units that race to create it.
+// by units that race to create it; a resend supersedes the live link, and challenges are
+// their claim's (CLAIM_CHALLENGE_NOT_FOUND for another) and counted by phone or IP.
 func ClaimRepo(t *testing.T, s ports.Store) {
 	runBehaviours(t, s, []behaviour{
 		{"a claim is its sender's, one per payment, found by escrow id", claimFind},
 		{"an escrow log records once and is forgotten on a reorg", claimEscrowEvents},
 		{"the escrow cursor starts at 0, is saved, and racing creators share it", claimCursor},
+		{"links supersede and are used; challenges are the claim's and counted", claimLinksAndChallenges},
 	})
 }
 
@@ -108,5 +110,57 @@ func claimCursor(t *testing.T, s ports.Store) {
 			t.Errorf("cursor = %+v, want block 10", c)
 		}
 		return err
+	})
+}
+
+func claimLinksAndChallenges(t *testing.T, s ports.Store) {
+	c := newClaim(t, s, newTenant(t, s).ID)
+	at := ledgerNow()
+	_, first := claim.NewToken()
+	_, second := claim.NewToken()
+	link := func(hash string) claim.Link {
+		return claim.Link{TokenHash: hash, ClaimID: c.ID, Environment: core.EnvTest, ExpiresAt: at.Add(time.Hour), CreatedAt: at}
+	}
+	phone, ip := "phone-"+suffix(t), "ip-"+suffix(t)
+	ch := claim.Challenge{ID: core.NewID(claim.PrefixChallenge), ClaimID: c.ID, Environment: core.EnvTest, CodeHash: "code", PhoneHash: phone,
+		IPHash: ip, Status: claim.ChallengePending, AttemptsRemaining: 5, ExpiresAt: at.Add(10 * time.Minute), CreatedAt: at, UpdatedAt: at}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "CreateLink", tx.Claims().CreateLink(ctx, link(first)))
+		noErr(t, "SupersedeLinks", tx.Claims().SupersedeLinks(ctx, c.ID, at))
+		noErr(t, "CreateLink", tx.Claims().CreateLink(ctx, link(second)))
+		return tx.Claims().CreateChallenge(ctx, ch)
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		old, err := tx.Claims().LockLinkByTokenHash(ctx, first)
+		fresh, err2 := tx.Claims().LockLinkByTokenHash(ctx, second)
+		if old.SupersededAt == nil || fresh.SupersededAt != nil {
+			t.Errorf("links = %+v and %+v, want only the first superseded", old, fresh)
+		}
+		fresh.UsedAt = &at
+		noErr(t, "UpdateLink", tx.Claims().UpdateLink(ctx, fresh))
+		_, err3 := tx.Claims().LockLinkByTokenHash(ctx, "no such hash")
+		wantCode(t, err3, claim.CodeClaimNotFound)
+		ch.Status, ch.VerifiedAt, ch.AttemptsRemaining = claim.ChallengeVerified, &at, 4
+		noErr(t, "UpdateChallenge", tx.Claims().UpdateChallenge(ctx, ch))
+		return firstErr(err, err2)
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		used, err := tx.Claims().LockLinkByTokenHash(ctx, second)
+		if used.UsedAt == nil {
+			t.Errorf("after UpdateLink = %+v", used)
+		}
+		got, err2 := tx.Claims().LockChallenge(ctx, c.ID, ch.ID)
+		if got.Status != claim.ChallengeVerified || got.VerifiedAt == nil || got.AttemptsRemaining != 4 {
+			t.Errorf("after UpdateChallenge = %+v", got)
+		}
+		_, err3 := tx.Claims().LockChallenge(ctx, core.NewID(core.PrefixClaim), ch.ID)
+		wantCode(t, err3, claim.CodeChallengeNotFound)
+		byPhone, err4 := tx.Claims().CountChallengesSince(ctx, phone, "", at)
+		byIP, err5 := tx.Claims().CountChallengesSince(ctx, "", ip, at)
+		later, err6 := tx.Claims().CountChallengesSince(ctx, phone, "", at.Add(time.Second))
+		if byPhone != 1 || byIP != 1 || later != 0 {
+			t.Errorf("CountChallengesSince = %d by phone, %d by IP, %d later; want 1, 1, 0", byPhone, byIP, later)
+		}
+		return firstErr(err, err2, err4, err5, err6)
 	})
 }
