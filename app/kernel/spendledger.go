@@ -83,21 +83,26 @@ func passKey(src spend.Source) string {
 	return string(src.Kind)
 }
 
-// markPassed records in ctx's unit of work that the guard let it spend src.
-func markPassed(ctx context.Context, src spend.Source) {
+// passedKey names a pass by the tenant whose source it spends: a unit of work that decided
+// another tenant's spend (a recipient's request re-deciding the sender's held payment) gains no
+// pass for its caller's own money.
+func passedKey(tenantID string, src spend.Source) string { return tenantID + "/" + passKey(src) }
+
+// markPassed records in ctx's unit of work that the guard let it spend tenantID's src.
+func markPassed(ctx context.Context, tenantID string, src spend.Source) {
 	memo, ok := ctx.Value(guardMemoKey{}).(*accountMemo)
 	if !ok {
 		return
 	}
 	memo.mu.Lock()
 	defer memo.mu.Unlock()
-	memo.passed[passKey(src)] = true
+	memo.passed[passedKey(tenantID, src)] = true
 }
 
-func (m *accountMemo) hasPassed(src spend.Source) bool {
+func (m *accountMemo) hasPassed(tenantID string, src spend.Source) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.passed[passKey(src)]
+	return m.passed[passedKey(tenantID, src)]
 }
 
 type guardedLedger struct {
@@ -162,7 +167,7 @@ func (l *guardedLedger) check(ctx context.Context, p auth.Principal, spec ledger
 		if err := confineAgent(ctx, l.tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: -posting.Amount}); err != nil {
 			return err
 		}
-		if !l.known.hasPassed(src) {
+		if !l.known.hasPassed(p.TenantID, src) {
 			return core.E(core.CodeInternal, "kernel: transfer %s debits the tenant's %s without passing the spend guard",
 				spec.Reference, passKey(src))
 		}
