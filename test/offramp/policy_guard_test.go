@@ -1,0 +1,56 @@
+package offramp
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/test/harness"
+)
+
+// TestOfframpPolicy_DecidedByTheSpendGuard: the service balance's spend policy is one of the
+// spend guard's steps, decided in its order at acceptance. An agent key is refused by
+// confinement before the policy is asked (403 AGENT_WALLET_ONLY; no decision, no payment). A
+// payment above the policy's per-transaction cap is denied before anything is reserved: 201
+// CANCELED with POLICY_DENIED even when the balance could not have covered it, the balance and
+// the ledger untouched. Within the cap the payment reserves and quotes as documented.
+func TestOfframpPolicy_DecidedByTheSpendGuard(t *testing.T) {
+	t.Parallel()
+	p := newPair(t, "4")
+	destination(t, p.recipient.Root, serviceBalance)
+	polID := capBalance(t, p.sender, map[string]any{"perTransactionUsd": "3"})
+	srv := policyServer(t, policy.ModeEnforce, nil)
+	c := srv.Client(t).WithKey(p.sender.RootKey)
+
+	agentID := p.sender.Root.Post("/v1/agents", map[string]any{"name": "payer"}).Expect(t, http.StatusCreated).JSON(t)["id"].(string)
+	key := p.sender.Root.Post("/v1/agents/"+agentID+"/keys", map[string]any{"name": "agent key", "scopes": []string{"*"}}).
+		Expect(t, http.StatusCreated).JSON(t)["key"].(string)
+	e := srv.Client(t).WithKey(key).Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "5"}).
+		ExpectError(t, http.StatusForbidden, "INSUFFICIENT_SCOPE")
+	if d, _ := e["details"].(map[string]any); d["reason"] != "AGENT_WALLET_ONLY" {
+		t.Fatalf("agent key: %v", e)
+	}
+	if n := p.sender.Root.Get("/v1/offramp/payments").Expect(t, http.StatusOK).JSON(t)["total"]; n != float64(0) {
+		t.Fatalf("payments after the agent's refusal: %v", n)
+	}
+	if rows := offrampDecisions(t, p.sender.ID, ""); len(rows) != 0 {
+		t.Fatalf("the policy was asked for an agent confinement refuses: %+v", rows)
+	}
+
+	// 5 USD is above the cap and above the 4 USD balance: the policy decides first.
+	denied := c.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "5"}).Expect(t, http.StatusCreated).JSON(t)
+	expectCanceledByPolicy(t, denied)
+	id := denied["paymentId"].(string)
+	expectDecision(t, p.sender, polID, id, 5*usd, policy.ModeEnforce, policy.CodePerTxnLimit)
+	harness.ExpectServiceBalance(t, p.sender.Root, 4*usd, 0)
+	if l := harness.PaymentLedger(t, env().DatabaseURL, id); len(l) != 0 {
+		t.Fatalf("a denied payment touched the ledger: %v", l)
+	}
+
+	ok := c.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "3"}).Expect(t, http.StatusCreated).JSON(t)
+	if ok["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
+		t.Fatalf("within the cap: %v", ok)
+	}
+	expectDecision(t, p.sender, polID, ok["paymentId"].(string), 3*usd, policy.ModeEnforce, policy.ReasonAllowed)
+	harness.ExpectServiceBalance(t, p.sender.Root, 1*usd, 3*usd)
+}
