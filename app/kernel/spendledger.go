@@ -27,12 +27,29 @@ import (
 //     unit of work fails with INTERNAL and commits nothing, so a new route that moves money
 //     without the guard cannot ship unnoticed.
 //
-// Background work carries no caller and passes: a job exists only because a request that
-// passed the guard accepted it. Transfers that record what the chain already did (metadata
-// source "chain", the wallet mirror) are facts, not decisions, and pass.
+// Two paths are exempt, each by a typed mark rather than by what a transfer says of itself:
+// background work carries no caller (the HTTP middleware attaches one to every authenticated
+// request, nothing else does), and a job only executes what a request that passed the guard
+// accepted, keyed by its business id; transfers that record what the chain already did are
+// posted on a context marked by RecordingChainFacts (the wallet mirror), facts rather than
+// decisions. A transfer's metadata exempts nothing.
 func GuardLedger(s ports.Store) ports.Store { return guardedStore{Store: s} }
 
 type guardedStore struct{ ports.Store }
+
+type chainFactsKey struct{}
+
+// RecordingChainFacts marks ctx for posting what the chain already did (a USDC transfer log the
+// wallet mirror indexes): the guard decides spends before they happen, and a fact on chain is
+// no longer one, whoever's request caught the mirror up. Only the mirror's posting calls it.
+func RecordingChainFacts(ctx context.Context) context.Context {
+	return context.WithValue(ctx, chainFactsKey{}, true)
+}
+
+func recordsChainFacts(ctx context.Context) bool {
+	marked, _ := ctx.Value(chainFactsKey{}).(bool)
+	return marked
+}
 
 type guardMemoKey struct{}
 
@@ -134,7 +151,7 @@ func (l *guardedLedger) FindAccountByReference(ctx context.Context, env core.Env
 }
 
 func (l *guardedLedger) Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
-	if p, acting := spend.ActorFrom(ctx); acting && spec.Metadata["source"] != "chain" {
+	if p, acting := spend.ActorFrom(ctx); acting && !recordsChainFacts(ctx) {
 		if err := l.check(ctx, p, spec); err != nil {
 			return ledger.Transfer{}, false, err
 		}

@@ -233,8 +233,9 @@ func TestDecide_OneOrderAndOnlyAFullPassCounts(t *testing.T) {
 }
 
 // TestGuardLedger_ChainFactsAndHomecomingPass: a transfer recording what the chain already did
-// (the wallet mirror, metadata source "chain") and money returning to the tenant's own service
-// balance are no spends: they post on a caller's context without a pass.
+// (the wallet mirror, on a context marked RecordingChainFacts) and money returning to the
+// tenant's own service balance are no spends: they post on a caller's context without a pass.
+// Metadata claiming a chain source exempts nothing.
 func TestGuardLedger_ChainFactsAndHomecomingPass(t *testing.T) {
 	p := auth.Principal{TenantID: "ten_1", Environment: core.EnvTest}
 	inner := &fakeStore{ledger: &fakeLedger{}}
@@ -246,9 +247,14 @@ func TestGuardLedger_ChainFactsAndHomecomingPass(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "chain:1", Type: ledger.TypePosted, Environment: core.EnvTest,
-			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, 1), Metadata: map[string]string{"source": "chain"}}); err != nil {
+		if _, _, err := tx.Ledger().Post(RecordingChainFacts(ctx), now, ledger.TransferSpec{Reference: "chain:1", Type: ledger.TypePosted, Environment: core.EnvTest,
+			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, 1)}); err != nil {
 			return err
+		}
+		_, _, err = tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "chain:2", Type: ledger.TypePosted, Environment: core.EnvTest,
+			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, 1), Metadata: map[string]string{"source": "chain"}})
+		if !core.HasCode(err, core.CodeInternal) {
+			t.Fatalf("a debit whose metadata says chain posted without a pass: %v", err)
 		}
 		_, _, err = tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "home:1", Type: ledger.TypePosted, Environment: core.EnvTest,
 			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[2].ID, 1)})

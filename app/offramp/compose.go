@@ -219,7 +219,7 @@ func (s *Service) RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 // the sender's agent confinement was decided at intake. The policy is evaluated again because
 // what it decides on (the windows' spend, the policy itself, a policy outage) may have changed.
 func (s *Service) redecide(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.HoldReason, error) {
-	sender := auth.Principal{TenantID: p.SenderTenantID, Environment: p.Environment}
+	sender := kernel.System(p.SenderTenantID, p.Environment, auth.ScopeRampsWrite)
 	return s.decideSpend(ctx, tx, sender, p, true)
 }
 
