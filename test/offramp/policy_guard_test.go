@@ -2,10 +2,13 @@ package offramp
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 
+	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/wiring"
 )
 
 // TestOfframpPolicy_DecidedByTheSpendGuard: the service balance's spend policy is one of the
@@ -53,4 +56,52 @@ func TestOfframpPolicy_DecidedByTheSpendGuard(t *testing.T) {
 	}
 	expectDecision(t, p.sender, polID, ok["paymentId"].(string), 3*usd, policy.ModeEnforce, policy.ReasonAllowed)
 	harness.ExpectServiceBalance(t, p.sender.Root, 1*usd, 3*usd)
+}
+
+// TestOfframpPolicy_ParallelIntakesCountEachOther: the guard decides the policy before the
+// reservation, so the policy itself serialises one balance's decisions (its attachment is
+// locked for the unit of work): 8 parallel payments of 3 USD against a 10 USD day admit exactly
+// 3 and cancel the rest, and only the admitted 9 USD is reserved. The server runs every unit of
+// work in its own transaction (no commit pipeline, whose batches run their units one after the
+// other anyway), where only that lock orders them.
+func TestOfframpPolicy_ParallelIntakesCountEachOther(t *testing.T) {
+	t.Parallel()
+	p := newPair(t, "100")
+	destination(t, p.recipient.Root, serviceBalance)
+	capBalance(t, p.sender, map[string]any{"dailyUsd": "10"})
+	c := harness.NewServer(t, func(c *wiring.Config) {
+		c.PolicyEnforcement = policy.ModeEnforce
+		c.StorePipeline = postgres.PipelineOptions{} // no lanes: each unit its own transaction
+	}).Client(t).WithKey(p.sender.RootKey)
+
+	var wg sync.WaitGroup
+	answers := make([]*harness.Response, 8)
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = c.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "3"})
+		}()
+	}
+	wg.Wait()
+	admitted, days := 0, map[string]bool{}
+	for _, r := range answers {
+		m := r.Expect(t, http.StatusCreated).JSON(t)
+		days[m["createdAt"].(string)[:10]] = true
+		switch m["status"] {
+		case "AWAITING_RECIPIENT_CONFIRMATION":
+			admitted++
+		case "CANCELED":
+			expectCanceledByPolicy(t, m)
+		default:
+			t.Fatalf("parallel payment: %v", m)
+		}
+	}
+	if len(days) > 1 {
+		t.Skip("the payments straddle UTC midnight; the daily window is a calendar day")
+	}
+	if admitted != 3 {
+		t.Fatalf("%d payments of 3 USD admitted against a 10 USD day, want 3", admitted)
+	}
+	harness.ExpectServiceBalance(t, p.sender.Root, 91*usd, 9*usd)
 }
