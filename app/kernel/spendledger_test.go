@@ -181,6 +181,26 @@ func TestGuardLedger_PassIsPerSource(t *testing.T) {
 	}
 }
 
+// TestGuardLedger_PassIsPerTenant: a unit of work that decided another tenant's spend of its
+// service balance (a recipient's request re-deciding the sender's held payment) holds no pass
+// for its own caller's balance.
+func TestGuardLedger_PassIsPerTenant(t *testing.T) {
+	p := auth.Principal{TenantID: "ten_1", Environment: core.EnvTest}
+	inner := &fakeStore{ledger: &fakeLedger{}}
+	guarded := GuardLedger(inner)
+	err := guarded.InTx(spend.WithActor(context.Background(), p), func(ctx context.Context, tx ports.Tx) error {
+		sender := auth.Principal{TenantID: "ten_2", Environment: core.EnvTest}
+		if _, denied, err := NewSpendGuard(nil).Decide(ctx, tx, spend.Request{Principal: sender,
+			Source: spend.Source{Kind: spend.SourceServiceBalance}, AmountBaseUnits: 1}, SpendChecks{}); err != nil || denied != nil {
+			t.Fatalf("the sender's decision: %v %v", denied, err)
+		}
+		return postRefund(ctx, t, guarded, p, false)
+	})
+	if !core.HasCode(err, core.CodeInternal) || inner.ledger.posted != 0 {
+		t.Fatalf("another tenant's pass covered the caller's service balance: err %v, posted %d", err, inner.ledger.posted)
+	}
+}
+
 // TestDecide_OneOrderAndOnlyAFullPassCounts: the guard decides policy, caps and approval in that
 // order, the first refusal answering with its step; a refused spend records no pass, so the
 // unit of work cannot debit the source after it.
