@@ -1,6 +1,7 @@
 package offramp
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
@@ -69,10 +70,16 @@ func TestOfframpPolicy_ParallelIntakesCountEachOther(t *testing.T) {
 	p := newPair(t, "100")
 	destination(t, p.recipient.Root, serviceBalance)
 	capBalance(t, p.sender, map[string]any{"dailyUsd": "10"})
-	c := harness.NewServer(t, func(c *wiring.Config) {
+	srv := harness.NewServer(t, func(c *wiring.Config) {
 		c.PolicyEnforcement = policy.ModeEnforce
 		c.StorePipeline = postgres.PipelineOptions{} // no lanes: each unit its own transaction
-	}).Client(t).WithKey(p.sender.RootKey)
+	})
+	// It serves these requests only: the package's other tests' jobs stay with the shared
+	// service (a job this server took would wait on it).
+	if err := srv.Service.StopWorkers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := srv.Client(t).WithKey(p.sender.RootKey)
 
 	var wg sync.WaitGroup
 	answers := make([]*harness.Response, 8)
