@@ -74,12 +74,7 @@ func TestOfframpPolicy_ParallelIntakesCountEachOther(t *testing.T) {
 		c.PolicyEnforcement = policy.ModeEnforce
 		c.StorePipeline = postgres.PipelineOptions{} // no lanes: each unit its own transaction
 	})
-	// It serves these requests only: the package's other tests' jobs stay with the shared
-	// service (a job this server took would wait on it).
-	if err := srv.Service.StopWorkers(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	c := srv.Client(t).WithKey(p.sender.RootKey)
+	c := requestsOnly(t, srv).Client(t).WithKey(p.sender.RootKey)
 
 	var wg sync.WaitGroup
 	answers := make([]*harness.Response, 8)
@@ -111,4 +106,16 @@ func TestOfframpPolicy_ParallelIntakesCountEachOther(t *testing.T) {
 		t.Fatalf("%d payments of 3 USD admitted against a 10 USD day, want 3", admitted)
 	}
 	harness.ExpectServiceBalance(t, p.sender.Root, 91*usd, 9*usd)
+}
+
+// requestsOnly stops a second server's job workers, so it serves its test's requests and
+// nothing else: the workers of a server with a modified configuration (a failing policy store,
+// another store mode) would otherwise take the package's other tests' jobs, and decide them
+// under that configuration (a payout re-checked against a failing policy store is held).
+func requestsOnly(t *testing.T, srv *harness.Env) *harness.Env {
+	t.Helper()
+	if err := srv.Service.StopWorkers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return srv
 }
