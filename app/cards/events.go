@@ -18,6 +18,12 @@ func saveAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization, c
 	if err := write(ctx, a); err != nil {
 		return err
 	}
+	return announceAuthorization(ctx, tx, a)
+}
+
+// announceAuthorization records the event of an authorization's new state, in the unit of work
+// that wrote it.
+func announceAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization) error {
 	extra := map[string]any{"cardId": a.CardID}
 	if a.DeclineReason != "" {
 		extra["declineReason"] = a.DeclineReason

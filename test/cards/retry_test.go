@@ -29,6 +29,11 @@ func (r authSpyRepo) CreateAuthorization(ctx context.Context, a card.Authorizati
 	return r.CardRepo.CreateAuthorization(ctx, a)
 }
 
+func (r authSpyRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization) error {
+	*r.hit = true
+	return r.CardRepo.CreateSpendingAuthorization(ctx, a)
+}
+
 // TestCards_RetriedAuthorizationDecidesOnce: an authorization whose unit of work fails at commit
 // and runs again records one decision, one hold and one window charge.
 func TestCards_RetriedAuthorizationDecidesOnce(t *testing.T) {
