@@ -6,6 +6,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
 )
 
 // CardRepo stores cardholders, cards, authorizations and the per-card window accumulators.
@@ -36,9 +37,10 @@ type CardRepo interface {
 	AddWindowSpend(ctx context.Context, cardID string, w card.Windows, delta int64) error
 
 	CreateAuthorization(ctx context.Context, a card.Authorization) error
-	// CreateSpendingAuthorization creates an approved authorization and adds its amount to its
-	// windows (a.Windows) in one statement.
-	CreateSpendingAuthorization(ctx context.Context, a card.Authorization) error
+	// CreateSpendingAuthorization creates an approved authorization, adds its amount to its
+	// windows (a.Windows) and records announce (its event, as EventRepo.RecordEvent would) in
+	// one statement.
+	CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error
 	// FindAuthorization: another tenant's or environment's is CARD_AUTHORIZATION_NOT_FOUND.
 	FindAuthorization(ctx context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error)
 	// LockAuthorizationByID locks an authorization by id alone (the settlement job).

@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/uptrace/bun"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -305,15 +308,24 @@ func (r cardRepo) CreateAuthorization(ctx context.Context, a card.Authorization)
 	return err
 }
 
-// CreateSpendingAuthorization inserts the approval and adds its amount to its three windows in
-// one statement (the insert as a data-modifying WITH), saving the approval a round trip.
-func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization) error {
+// CreateSpendingAuthorization inserts the approval, adds its amount to its three windows and
+// records its event in one statement (the inserts as data-modifying WITHs), saving the approval
+// two round trips.
+func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
+	if err := announce.Validate(); err != nil {
+		return err
+	}
+	data, err := timestamp.Marshal(announce.Data)
+	if err != nil {
+		return fmt.Errorf("event %s: data: %w", announce.ID, err)
+	}
 	m := cardAuthorizationFromDomain(a)
-	_, err := r.db.NewRaw(`WITH created AS (?)
+	_, err = r.db.NewRaw(`WITH created AS (?), announced AS (?)
 		INSERT INTO card_spend_windows (card_id, window_key, spent_base_units)
 		SELECT ?, k, ? FROM unnest(ARRAY[?, ?, ?]::text[]) AS k
 		ON CONFLICT (card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`,
-		r.db.NewInsert().Model(&m), a.CardID, a.Amount, a.Windows.Day, a.Windows.Week, a.Windows.Month).Exec(ctx)
+		r.db.NewInsert().Model(&m), recordEventQuery(r.db, announce, data),
+		a.CardID, a.Amount, a.Windows.Day, a.Windows.Week, a.Windows.Month).Exec(ctx)
 	return err
 }
 

@@ -141,11 +141,8 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 			a.Status, a.DeclineReason, a.HoldTransferID = card.AuthDeclined, reason, ""
 			return saveAuthorization(ctx, tx, a, true)
 		}
-		// The approval and its windows' spend go in one statement.
-		if err := tx.Cards().CreateSpendingAuthorization(ctx, a); err != nil {
-			return err
-		}
-		return announceAuthorization(ctx, tx, a)
+		// The approval, its windows' spend and its event go in one statement.
+		return tx.Cards().CreateSpendingAuthorization(ctx, a, authorizationEvent(a))
 	})
 	return a, err
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -106,12 +107,16 @@ func (r cardRepo) CreateAuthorization(_ context.Context, a card.Authorization) e
 	return r.t().authorizations.insert(a.ID, a)
 }
 
-// CreateSpendingAuthorization is CreateAuthorization and AddWindowSpend.
-func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization) error {
+// CreateSpendingAuthorization is CreateAuthorization, AddWindowSpend and RecordEvent.
+func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
 	if err := r.CreateAuthorization(ctx, a); err != nil {
 		return err
 	}
-	return r.AddWindowSpend(ctx, a.CardID, a.Windows, a.Amount)
+	if err := r.AddWindowSpend(ctx, a.CardID, a.Windows, a.Amount); err != nil {
+		return err
+	}
+	_, err := eventRepo{r.s}.RecordEvent(ctx, announce)
+	return err
 }
 
 func (r cardRepo) FindAuthorization(_ context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
@@ -29,9 +30,9 @@ func (r authSpyRepo) CreateAuthorization(ctx context.Context, a card.Authorizati
 	return r.CardRepo.CreateAuthorization(ctx, a)
 }
 
-func (r authSpyRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization) error {
+func (r authSpyRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
 	*r.hit = true
-	return r.CardRepo.CreateSpendingAuthorization(ctx, a)
+	return r.CardRepo.CreateSpendingAuthorization(ctx, a, announce)
 }
 
 // TestCards_RetriedAuthorizationDecidesOnce: an authorization whose unit of work fails at commit
