@@ -798,6 +798,9 @@ func (lockWaitHook) AfterQuery(ctx context.Context, e *bun.QueryEvent) { noteLoc
 
 // lockNotAvailable reports lock_timeout's error (55P03).
 func lockNotAvailable(err error) bool {
+	if err == nil {
+		return false // asked after every statement: the target errors.As fills would escape
+	}
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }
