@@ -115,7 +115,7 @@ func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Author
 	if err := r.AddWindowSpend(ctx, a.CardID, a.Windows, a.Amount); err != nil {
 		return err
 	}
-	_, err := eventRepo{r.s}.RecordEvent(ctx, announce)
+	_, err := eventRepo(r).RecordEvent(ctx, announce)
 	return err
 }
 
