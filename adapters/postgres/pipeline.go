@@ -267,7 +267,7 @@ func (p *pipeline) queueFor(ctx context.Context) chan *pipeUnit {
 	}
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(key))
-	return p.lanes[h.Sum32()%uint32(len(p.lanes))]
+	return p.lanes[int(h.Sum32()>>1)%len(p.lanes)] // 31 bits: never negative, even where int is 32
 }
 
 // lane runs batches one after the other until the pipeline stops, admitting units from the
