@@ -12,6 +12,73 @@ CREATE TYPE public.river_job_state AS ENUM (
     'scheduled'
 );
 
+CREATE TABLE public.cards (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    funding text NOT NULL,
+    wallet_id text,
+    safe_address text,
+    cardholder_id text,
+    agent_id text,
+    issuer text NOT NULL,
+    issuer_card_id text NOT NULL,
+    last4 text NOT NULL,
+    funding_account_id text,
+    chain text,
+    crypto_account_address text,
+    crypto_account_type text,
+    status text NOT NULL,
+    per_transaction_limit bigint,
+    daily_limit bigint,
+    weekly_limit bigint,
+    monthly_limit bigint,
+    blocked_mcc jsonb NOT NULL,
+    allowed_mcc jsonb,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT cards_chain_check CHECK ((chain = ANY (ARRAY['solana'::text, 'world_chain'::text, 'base'::text]))),
+    CONSTRAINT cards_check CHECK (((funding = 'SAFE'::text) = ((wallet_id IS NOT NULL) AND (safe_address IS NOT NULL)))),
+    CONSTRAINT cards_check1 CHECK (((funding = 'FUNDING_ACCOUNT'::text) = (cardholder_id IS NOT NULL))),
+    CONSTRAINT cards_crypto_account_type_check CHECK ((crypto_account_type = ANY (ARRAY['standard'::text, 'bridge_wallet'::text]))),
+    CONSTRAINT cards_daily_limit_check CHECK ((daily_limit > 0)),
+    CONSTRAINT cards_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT cards_funding_check CHECK ((funding = ANY (ARRAY['SAFE'::text, 'FUNDING_ACCOUNT'::text]))),
+    CONSTRAINT cards_last4_check CHECK ((last4 ~ '^[0-9]{4}$'::text)),
+    CONSTRAINT cards_monthly_limit_check CHECK ((monthly_limit > 0)),
+    CONSTRAINT cards_per_transaction_limit_check CHECK ((per_transaction_limit > 0)),
+    CONSTRAINT cards_status_check CHECK ((status = ANY (ARRAY['active'::text, 'inactive'::text]))),
+    CONSTRAINT cards_weekly_limit_check CHECK ((weekly_limit > 0))
+);
+
+CREATE FUNCTION public.card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text) RETURNS TABLE(card public.cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    c cards;
+BEGIN
+    SELECT * INTO c FROM cards
+    WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
+    FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT c,
+           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_day), 0)::bigint,
+           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_week), 0)::bigint,
+           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_month), 0)::bigint,
+           EXISTS (
+               SELECT 1 FROM policy_attachments a
+               WHERE a.tenant_id = c.tenant_id AND a.environment = c.environment AND a.detached_at IS NULL
+                 AND ((a.subject_type = 'card' AND a.subject_id = c.id)
+                   OR (a.subject_type = 'wallet' AND a.subject_id = c.wallet_id)
+                   OR (a.subject_type = 'agent' AND a.subject_id = c.agent_id)))
+    FROM card_spend_windows w
+    WHERE w.card_id = c.id AND w.window_key IN (p_day, p_week, p_month);
+END
+$$;
+
 CREATE FUNCTION public.idempotency_claim(p_tenant text, p_scope text, p_environment text, p_key text, p_now timestamp with time zone) RETURNS TABLE(claimed boolean, stored boolean, rec_fingerprint text, rec_status_code integer, rec_body bytea, rec_content_type text, rec_created_at timestamp with time zone, rec_expires_at timestamp with time zone)
     LANGUAGE plpgsql
     AS $$
@@ -300,45 +367,6 @@ CREATE TABLE public.cardholders (
     email text NOT NULL,
     created_at timestamp with time zone NOT NULL,
     CONSTRAINT cardholders_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
-);
-
-CREATE TABLE public.cards (
-    id text NOT NULL,
-    tenant_id text NOT NULL,
-    environment text NOT NULL,
-    funding text NOT NULL,
-    wallet_id text,
-    safe_address text,
-    cardholder_id text,
-    agent_id text,
-    issuer text NOT NULL,
-    issuer_card_id text NOT NULL,
-    last4 text NOT NULL,
-    funding_account_id text,
-    chain text,
-    crypto_account_address text,
-    crypto_account_type text,
-    status text NOT NULL,
-    per_transaction_limit bigint,
-    daily_limit bigint,
-    weekly_limit bigint,
-    monthly_limit bigint,
-    blocked_mcc jsonb NOT NULL,
-    allowed_mcc jsonb,
-    created_at timestamp with time zone NOT NULL,
-    updated_at timestamp with time zone NOT NULL,
-    CONSTRAINT cards_chain_check CHECK ((chain = ANY (ARRAY['solana'::text, 'world_chain'::text, 'base'::text]))),
-    CONSTRAINT cards_check CHECK (((funding = 'SAFE'::text) = ((wallet_id IS NOT NULL) AND (safe_address IS NOT NULL)))),
-    CONSTRAINT cards_check1 CHECK (((funding = 'FUNDING_ACCOUNT'::text) = (cardholder_id IS NOT NULL))),
-    CONSTRAINT cards_crypto_account_type_check CHECK ((crypto_account_type = ANY (ARRAY['standard'::text, 'bridge_wallet'::text]))),
-    CONSTRAINT cards_daily_limit_check CHECK ((daily_limit > 0)),
-    CONSTRAINT cards_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
-    CONSTRAINT cards_funding_check CHECK ((funding = ANY (ARRAY['SAFE'::text, 'FUNDING_ACCOUNT'::text]))),
-    CONSTRAINT cards_last4_check CHECK ((last4 ~ '^[0-9]{4}$'::text)),
-    CONSTRAINT cards_monthly_limit_check CHECK ((monthly_limit > 0)),
-    CONSTRAINT cards_per_transaction_limit_check CHECK ((per_transaction_limit > 0)),
-    CONSTRAINT cards_status_check CHECK ((status = ANY (ARRAY['active'::text, 'inactive'::text]))),
-    CONSTRAINT cards_weekly_limit_check CHECK ((weekly_limit > 0))
 );
 
 CREATE TABLE public.chain_index_cursors (

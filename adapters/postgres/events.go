@@ -131,14 +131,20 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 	if err != nil {
 		return false, fmt.Errorf("event %s: data: %w", e.ID, err)
 	}
-	res, err := r.db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
-		SELECT ?, ?, ?, ?, ?, ?, ? WHERE ? OR coalesce((SELECT type FROM events WHERE resource_id = ? ORDER BY id DESC LIMIT 1), '') <> ?`,
-		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable, e.ResourceID, e.Type).Exec(ctx)
+	res, err := recordEventQuery(r.db, e, data).Exec(ctx)
 	if err != nil {
 		return false, err
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
+}
+
+// recordEventQuery is RecordEvent's insert of e with its stored data, also written as part of
+// another statement (cardRepo.CreateSpendingAuthorization).
+func recordEventQuery(db bun.IDB, e event.Event, data []byte) *bun.RawQuery {
+	return db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
+		SELECT ?, ?, ?, ?, ?, ?, ? WHERE ? OR coalesce((SELECT type FROM events WHERE resource_id = ? ORDER BY id DESC LIMIT 1), '') <> ?`,
+		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable, e.ResourceID, e.Type)
 }
 
 func (r eventRepo) FindEvent(ctx context.Context, tenantID string, env core.Environment, id string) (event.Event, error) {

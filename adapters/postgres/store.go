@@ -172,6 +172,9 @@ func (s *Store) savepoint(ctx context.Context, outer bun.Tx, unit *unitLedger, f
 // SERVICE_UNAVAILABLE too: the unit either committed with its idempotency record or not at all,
 // so a client's retry with the same Idempotency-Key replays it or runs it once.
 func unavailable(err error) error {
+	if err == nil {
+		return nil // every unit that succeeds passes here: errors.As's targets would escape
+	}
 	var de *core.Error
 	if errors.As(err, &de) {
 		return err
@@ -207,6 +210,9 @@ func connectionLost(err error) bool {
 
 // retryable reports a serialization failure (40001) or deadlock (40P01).
 func retryable(err error) bool {
+	if err == nil {
+		return false
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return pgErr.Code == "40001" || pgErr.Code == "40P01"
