@@ -1289,6 +1289,14 @@ CREATE TABLE public.sms_messages (
     CONSTRAINT sms_messages_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
+CREATE TABLE public.tenant_lookups (
+    lookup_key text NOT NULL,
+    kind text NOT NULL,
+    tenant_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tenant_lookups_kind_check CHECK ((kind = ANY (ARRAY['api_key'::text, 'invite'::text, 'member_user'::text])))
+);
+
 CREATE TABLE public.tenants (
     id text NOT NULL,
     slug text NOT NULL,
@@ -1525,10 +1533,10 @@ ALTER TABLE ONLY public.agents
     ADD CONSTRAINT agents_wallet_id_key UNIQUE (wallet_id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_pub_id_key UNIQUE (pub_id);
+    ADD CONSTRAINT api_keys_pub_id_key UNIQUE (tenant_id, pub_id);
 
 ALTER TABLE ONLY public.background_failures
     ADD CONSTRAINT background_failures_pkey PRIMARY KEY (pass, item);
@@ -1633,10 +1641,10 @@ ALTER TABLE ONLY public.ledger_transfers
     ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence);
 
 ALTER TABLE ONLY public.members
-    ADD CONSTRAINT members_invite_token_hash_key UNIQUE (invite_token_hash);
+    ADD CONSTRAINT members_invite_token_hash_key UNIQUE (tenant_id, invite_token_hash);
 
 ALTER TABLE ONLY public.members
-    ADD CONSTRAINT members_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT members_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_challenges
     ADD CONSTRAINT offramp_claim_challenges_pkey PRIMARY KEY (id);
@@ -1775,6 +1783,9 @@ ALTER TABLE ONLY public.schema_migrations
 
 ALTER TABLE ONLY public.sms_messages
     ADD CONSTRAINT sms_messages_pkey PRIMARY KEY (id);
+
+ALTER TABLE ONLY public.tenant_lookups
+    ADD CONSTRAINT tenant_lookups_pkey PRIMARY KEY (lookup_key, kind, tenant_id);
 
 ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_owner_user_id_key UNIQUE (owner_user_id);
@@ -2003,6 +2014,8 @@ CREATE UNIQUE INDEX sms_messages_idempotency_key ON public.sms_messages USING bt
 
 CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
 
+CREATE UNIQUE INDEX tenant_lookups_one_tenant ON public.tenant_lookups USING btree (lookup_key, kind) WHERE (kind <> 'member_user'::text);
+
 CREATE INDEX treasury_accounts_tenant_idx ON public.treasury_accounts USING btree (tenant_id, environment, id);
 
 CREATE UNIQUE INDEX treasury_buckets_wallet ON public.treasury_buckets USING btree (wallet_id);
@@ -2044,10 +2057,10 @@ ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_created_by_key_id_fkey FOREIGN KEY (created_by_key_id) REFERENCES public.api_keys(id);
+    ADD CONSTRAINT api_keys_created_by_key_id_fkey FOREIGN KEY (tenant_id, created_by_key_id) REFERENCES public.api_keys(tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_created_by_member_id_fkey FOREIGN KEY (created_by_member_id) REFERENCES public.members(id);
+    ADD CONSTRAINT api_keys_created_by_member_id_fkey FOREIGN KEY (tenant_id, created_by_member_id) REFERENCES public.members(tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

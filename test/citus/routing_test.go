@@ -2,6 +2,7 @@ package citus
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/tenant"
 	"github.com/corridorhq/corridor/core/twofactor"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -40,8 +43,10 @@ func singleShardStore(t *testing.T) *postgres.Store {
 
 // TestCitus_TenantUnitsRouteToOneShard: the unit-of-work statements of the distributed families
 // (idempotency records: claim, save, replay; contacts, factors, challenges, settings and
-// budgets: every read and write the two-factor use cases make) each go to the tenant's one
-// shard: run on connections that refuse a multi-shard statement, every one succeeds.
+// budgets: every read and write the two-factor use cases make; members and API keys, with the
+// lookups that find them before the tenant is known: a key by public id, an invite by token
+// hash, a session user's tenant) each go to one shard: run on connections that refuse a
+// multi-shard statement, every one succeeds.
 func TestCitus_TenantUnitsRouteToOneShard(t *testing.T) {
 	ctx := context.Background()
 	store := singleShardStore(t)
@@ -77,6 +82,8 @@ func TestCitus_TenantUnitsRouteToOneShard(t *testing.T) {
 	inTx("challenges, settings and budgets", func(ctx context.Context, tx ports.Tx) error {
 		return challengesUnit(ctx, tx, ten.ID, now)
 	})
+	inTx("members", func(ctx context.Context, tx ports.Tx) error { return membersUnit(ctx, tx, ten.ID, now) })
+	inTx("API keys", func(ctx context.Context, tx ports.Tx) error { return apiKeysUnit(ctx, tx, ten.ID, now) })
 	// The guard itself: a statement over every shard is refused on these connections.
 	_, err := store.DB().ExecContext(ctx, `SELECT count(*) FROM contacts`)
 	if err == nil || !strings.Contains(err.Error(), "multi-task") && !strings.Contains(err.Error(), "multi-shard") {
@@ -210,4 +217,60 @@ func TestCitus_IdempotencyPurgeAcrossShards(t *testing.T) {
 	if old != 0 || live != 1 {
 		t.Fatalf("after the purge: %d expired records left (want 0), %d live (want 1)", old, live)
 	}
+}
+
+func membersUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Time) error {
+	r := tx.Members()
+	m := tenant.Member{ID: core.NewID(core.PrefixMember), TenantID: tenantID, Email: "route@example.com",
+		Role: tenant.RoleMember, Status: tenant.MemberPending, InviteTokenHash: core.NewID("hash"),
+		InviteExpiresAt: now.Add(time.Hour), CreatedAt: now}
+	if err := r.CreateMember(ctx, m); err != nil {
+		return err
+	}
+	found, err := r.FindMemberByInviteHashForUpdate(ctx, m.InviteTokenHash)
+	if err != nil {
+		return err
+	}
+	found.Status, found.IdentityUserID, found.AcceptedAt = tenant.MemberActive, core.NewID("usr"), &now
+	if err := r.UpdateMember(ctx, found); err != nil {
+		return err
+	}
+	if _, err := r.FindMember(ctx, tenantID, m.ID); err != nil {
+		return err
+	}
+	if _, _, err := r.ListMembers(ctx, tenantID, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	t, member, err := tx.Tenants().FindTenantForUser(ctx, found.IdentityUserID)
+	if err == nil && (t.ID != tenantID || member == nil || member.ID != m.ID) {
+		return fmt.Errorf("the user's tenant: %s, member %+v", t.ID, member)
+	}
+	return err
+}
+
+func apiKeysUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Time) error {
+	r := tx.APIKeys()
+	parent := tenant.APIKey{ID: core.NewID(core.PrefixAPIKey), TenantID: tenantID, Environment: core.EnvTest,
+		Name: "route", PubID: core.NewID("pub"), SecretHash: "h", Scopes: []auth.Scope{}, CreatedAt: now}
+	child := parent
+	child.ID, child.PubID, child.CreatedBy = core.NewID(core.PrefixAPIKey), core.NewID("pub"), tenant.KeyCreator{KeyID: parent.ID}
+	for _, k := range []tenant.APIKey{parent, child} {
+		if err := r.CreateAPIKey(ctx, k); err != nil {
+			return err
+		}
+	}
+	if got, err := r.FindAPIKeyByPubID(ctx, child.PubID); err != nil || got.ID != child.ID {
+		return fmt.Errorf("key by public id: %s, %w", got.ID, err)
+	}
+	if _, err := r.FindAPIKey(ctx, tenantID, core.EnvTest, parent.ID); err != nil {
+		return err
+	}
+	if _, _, err := r.ListAPIKeys(ctx, tenantID, core.EnvTest, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	if err := r.RevokeAPIKey(ctx, tenantID, core.EnvTest, child.ID, now); err != nil {
+		return err
+	}
+	_, err := r.RevokeKeysCreatedByMember(ctx, tenantID, "mem_route", now)
+	return err
 }
