@@ -1480,6 +1480,7 @@ CREATE TABLE public.webhook_attempts (
     duration_ms bigint NOT NULL,
     succeeded boolean NOT NULL,
     unknown_outcome boolean DEFAULT false NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT webhook_attempts_number_check CHECK ((number > 0))
 );
 
@@ -1593,7 +1594,7 @@ ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.events
-    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT events_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
@@ -1836,13 +1837,13 @@ ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.webhook_attempts
-    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (delivery_id, number);
+    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (tenant_id, delivery_id, number);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_endpoints
-    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (tenant_id, id);
 
 CREATE INDEX agent_card_spend_agent_idx ON public.agent_card_spend USING btree (agent_id, month_start) WHERE (released_at IS NULL);
 
@@ -1890,13 +1891,13 @@ CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, en
 
 CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, created_at);
 
-CREATE INDEX events_resource_idx ON public.events USING btree (resource_id, id);
+CREATE INDEX events_resource_idx ON public.events USING btree (tenant_id, resource_id, id);
 
 CREATE INDEX events_tenant_idx ON public.events USING btree (tenant_id, environment, id);
 
 CREATE INDEX events_tenant_time_idx ON public.events USING btree (tenant_id, environment, created_at);
 
-CREATE INDEX events_undispatched_idx ON public.events USING btree (id) WHERE (dispatched_at IS NULL);
+CREATE INDEX events_undispatched_idx ON public.events USING btree (tenant_id, id) WHERE (dispatched_at IS NULL);
 
 CREATE INDEX handles_wallet_idx ON public.handles USING btree (wallet_id);
 
@@ -2038,9 +2039,9 @@ CREATE INDEX wallets_env_chain_idx ON public.wallets USING btree (environment, c
 
 CREATE INDEX wallets_tenant_env_idx ON public.wallets USING btree (tenant_id, environment, id);
 
-CREATE INDEX webhook_deliveries_endpoint_idx ON public.webhook_deliveries USING btree (endpoint_id, id);
+CREATE INDEX webhook_deliveries_endpoint_idx ON public.webhook_deliveries USING btree (tenant_id, endpoint_id, id);
 
-CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries USING btree (event_id, endpoint_id) WHERE (redelivery_of IS NULL);
+CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries USING btree (tenant_id, event_id, endpoint_id) WHERE (redelivery_of IS NULL);
 
 CREATE INDEX webhook_deliveries_pending_idx ON public.webhook_deliveries USING btree (environment, next_attempt_at) WHERE (status = 'PENDING'::text);
 
@@ -2285,16 +2286,16 @@ ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.webhook_attempts
-    ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES public.webhook_deliveries(id);
+    ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (tenant_id, delivery_id) REFERENCES public.webhook_deliveries(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (tenant_id, endpoint_id) REFERENCES public.webhook_endpoints(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id);
+    ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (tenant_id, event_id) REFERENCES public.events(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_redelivery_of_fkey FOREIGN KEY (redelivery_of) REFERENCES public.webhook_deliveries(id);
+    ADD CONSTRAINT webhook_deliveries_redelivery_of_fkey FOREIGN KEY (tenant_id, redelivery_of) REFERENCES public.webhook_deliveries(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

@@ -70,7 +70,9 @@ var CitusPlan = concatPlans(
 		dist("idempotency_keys"), dist("request_logs"),
 		// members before api_keys: a key's foreign key to its creating member stays only when
 		// members is already distributed.
-		dist("members"), dist("api_keys")},
+		dist("members"), dist("api_keys"),
+		// Events and the webhook family: the fan-out claims each tenant's events on its shard.
+		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -91,8 +93,7 @@ var CitusPlan = concatPlans(
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
-		"invoices", "bills", "checkouts", "checkout_refunds", "events", "webhook_endpoints", "webhook_deliveries",
-		"webhook_attempts", "phone_aliases", "payout_destinations", "sms_messages",
+		"invoices", "bills", "checkouts", "checkout_refunds", "phone_aliases", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",

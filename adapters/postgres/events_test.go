@@ -82,7 +82,7 @@ func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 	var claimed []event.Event
 	for range 2 {
 		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			got, err := tx.Events().ClaimUndispatchedEvents(ctx, 100)
+			got, err := tx.Events().ClaimUndispatchedEvents(ctx, tn.ID, 100)
 			claimed = append(claimed, got...)
 			return err
 		})
@@ -128,7 +128,7 @@ func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 		t.Fatalf("InTx = %v, want the change's error", err)
 	}
 	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, err := tx.Events().FindEventByID(ctx, id); !errors.Is(err, event.ErrNotFound) {
+		if _, err := tx.Events().FindEventByID(ctx, tn.ID, id); !errors.Is(err, event.ErrNotFound) {
 			t.Errorf("event of a rolled-back change: %v, want EVENT_NOT_FOUND", err)
 		}
 		list, total, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: tn.ID, Environment: core.EnvTest}, ports.Page{Take: 10})
@@ -138,7 +138,7 @@ func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 		if total != 0 || len(list) != 0 {
 			t.Errorf("listed %d events (total %d) after a rollback, want none", len(list), total)
 		}
-		claimed, err := tx.Events().ClaimUndispatchedEvents(ctx, 100)
+		claimed, err := tx.Events().ClaimUndispatchedEvents(ctx, tn.ID, 100)
 		if len(claimed) != 0 {
 			t.Errorf("claimed %d events after a rollback, want none", len(claimed))
 		}
