@@ -215,3 +215,55 @@ func TestMigration_TenantInMemberAndKeyKeys(t *testing.T) {
 		t.Errorf("at 000060: %d keys with their member (err %v), want 1", n, err)
 	}
 }
+
+// TestMigration_TenantInWebhookKeys: 000062 gives each webhook attempt its delivery's tenant,
+// leads the keys of events, endpoints, deliveries and attempts with the tenant, and its down
+// migration gives the id keys back with the rows.
+func TestMigration_TenantInWebhookKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(61); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO tenants (id, name, slug, owner_user_id, created_at) VALUES ('ten_a', 'A', 'a', 'usr_a', now())`,
+		`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
+			VALUES ('evt_1', 'ten_a', 'TEST', 'card.frozen', 'crd_1', '{}', now())`,
+		`INSERT INTO webhook_endpoints (id, tenant_id, environment, url, enabled, secret_sealed, created_at, updated_at)
+			VALUES ('whe_1', 'ten_a', 'TEST', 'https://example.com', true, '\x01', now(), now())`,
+		`INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id, event_type, status, attempts,
+			created_at, updated_at) VALUES ('whd_1', 'ten_a', 'TEST', 'whe_1', 'evt_1', 'card.frozen', 'PENDING', 1, now(), now())`,
+		`INSERT INTO webhook_attempts (delivery_id, number, at, status_code, duration_ms, succeeded)
+			VALUES ('whd_1', 1, now(), 503, 5, false)`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Migrate(62); err != nil {
+		t.Fatal(err)
+	}
+	var tenantID string
+	if err := db.QueryRowContext(ctx, `SELECT tenant_id FROM webhook_attempts WHERE delivery_id = 'whd_1'`).
+		Scan(&tenantID); err != nil || tenantID != "ten_a" {
+		t.Errorf("the attempt's tenant: %q (err %v), want ten_a", tenantID, err)
+	}
+	for name, want := range map[string]string{
+		"events_pkey": "PRIMARY KEY (tenant_id, id)", "webhook_attempts_pkey": "PRIMARY KEY (tenant_id, delivery_id, number)",
+		"webhook_attempts_delivery_id_fkey": "FOREIGN KEY (tenant_id, delivery_id) REFERENCES webhook_deliveries(tenant_id, id)",
+	} {
+		var def string
+		if err := db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1`, name).
+			Scan(&def); err != nil || def != want {
+			t.Errorf("%s: %q (err %v), want %q", name, def, err, want)
+		}
+	}
+	if err := m.Migrate(61); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id`).
+		Scan(&n); err != nil || n != 1 {
+		t.Errorf("at 000061: %d attempts with their delivery (err %v), want 1", n, err)
+	}
+}
