@@ -1881,6 +1881,8 @@ CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wal
 
 CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
 
+CREATE INDEX checkout_refunds_tenant_time ON public.checkout_refunds USING btree (tenant_id, environment, created_at);
+
 CREATE INDEX checkouts_tenant_created ON public.checkouts USING btree (tenant_id, environment, created_at DESC, id DESC);
 
 CREATE INDEX checkouts_watched ON public.checkouts USING btree (environment, watch_until, id);
