@@ -173,14 +173,12 @@ type attemptInput struct {
 // retry window ends; an endpoint that has failed for the whole window is disabled, with an
 // event.
 func (s *Service) Attempt(ctx context.Context, tenantID, deliveryID string) error {
-	if tenantID == "" {
+	if tenantID == "" { // a job enqueued before jobs carried the tenant; a missing delivery fails as it did
 		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 			var err error
 			tenantID, err = tx.Events().DeliveryTenant(ctx, deliveryID)
 			return err
-		}); errors.Is(err, webhook.ErrDeliveryNotFound) {
-			return nil // nothing to send, as when the delivery is no longer pending
-		} else if err != nil {
+		}); err != nil {
 			return err
 		}
 	}

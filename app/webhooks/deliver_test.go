@@ -113,6 +113,30 @@ func (fx *fixture) scheduled() []time.Time {
 	return out
 }
 
+// TestAttempt_JobWithoutTenantFindsIt: an attempt job enqueued before jobs carried the tenant
+// reads its delivery's tenant and sends as any other; the retry it schedules carries the
+// tenant; a job whose delivery does not exist fails, as it always did.
+func TestAttempt_JobWithoutTenantFindsIt(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, fx := newFixture(t, &now, 503, nil)
+	if err := s.Attempt(context.Background(), "", fx.deliveryID); err != nil {
+		t.Fatal(err)
+	}
+	if a := fx.attempts(); len(a) != 1 || a[0].StatusCode != 503 || a[0].TenantID != "ten_1" {
+		t.Fatalf("attempts of a job without a tenant: %+v", a)
+	}
+	jobs := fx.store.Jobs()
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs scheduled, want the retry", len(jobs))
+	}
+	if args, ok := jobs[0].Args.(DeliverArgs); !ok || args.TenantID != "ten_1" || args.DeliveryID != fx.deliveryID {
+		t.Fatalf("the retry's arguments: %+v", jobs[0].Args)
+	}
+	if err := s.Attempt(context.Background(), "", "whd_missing"); !errors.Is(err, webhook.ErrDeliveryNotFound) {
+		t.Fatalf("a job of a missing delivery: %v, want WEBHOOK_DELIVERY_NOT_FOUND", err)
+	}
+}
+
 func TestAttempt_FailureSchedulesRetryWithinBackoff(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s, fx := newFixture(t, &now, 503, nil)
