@@ -1,0 +1,208 @@
+package citus
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/corridorhq/corridor/adapters/pgcluster"
+	"github.com/corridorhq/corridor/test/harness"
+)
+
+// reviveOnFailure starts node again when the test ends with it still killed, so the package's
+// later tests find a whole cluster.
+func reviveOnFailure(t *testing.T, node *pgcluster.Cluster, killed *atomic.Bool) {
+	t.Cleanup(func() {
+		if killed.Load() {
+			if err := node.Revive(context.Background()); err != nil {
+				t.Errorf("reviving %s: %v", node.DataDir(), err)
+			}
+		}
+	})
+}
+
+// TestCitus_WorkerKilledUnderLoad: tenants on both workers send deposits and card
+// authorizations; one worker is SIGKILLed (its postmaster and every backend: the machine died).
+// While it is down, every request of a tenant whose shard group lives there is refused with a
+// 503 SERVICE_UNAVAILABLE envelope, none acknowledged, and tenants on the other worker keep
+// being served. Once the worker is started again (crash recovery), every tenant is served
+// without an operator; every acknowledged request replays its stored answer without applying
+// again, every refused one applies once on retry, the balances are exact, and corridor
+// check's checks pass.
+func TestCitus_WorkerKilledUnderLoad(t *testing.T) {
+	cc := citusCluster(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenants := chaosTenants(t, conn, 2)
+	conn.Close(ctx)
+	var victim *pgcluster.Cluster
+	for _, w := range cc.Workers {
+		if w.Port() == tenants[0].port {
+			victim = w
+		}
+	}
+	onVictim := func(ct *chaosTenant) bool { return ct.port == victim.Port() }
+
+	var phase atomic.Int32
+	var killed atomic.Bool
+	reviveOnFailure(t, victim, &killed)
+	stop := chaosLoad(tenants, &phase)
+	defer stop()
+	awaitAcked(t, "the load before the kill", tenants, rounds())
+	if err := victim.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed.Store(true)
+	downAt := time.Now()
+	phase.Store(phaseDown)
+	harness.Eventually(t, "tenants on the killed worker refused and the others served", func() bool {
+		refused, served := 0, 0
+		for _, ct := range tenants {
+			during := func(q *chaosReq) bool { return q.during && q.acked() == !onVictim(ct) }
+			if onVictim(ct) {
+				refused += ct.count(during)
+			} else {
+				served += ct.count(during)
+			}
+		}
+		return refused >= rounds() && served >= rounds()
+	})
+	phase.Store(phaseRevived)
+	if err := victim.Revive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	killed.Store(false)
+	revivedAt := time.Now()
+	awaitAcked(t, "every tenant served after the revival", tenants, 1)
+	recovered := time.Since(revivedAt)
+	awaitAcked(t, "the load after the revival", tenants, rounds())
+	stop()
+
+	for _, ct := range tenants {
+		if n := ct.count(func(q *chaosReq) bool { return q.during && q.acked() }); onVictim(ct) && n > 0 {
+			t.Errorf("tenant %s on the killed worker had %d requests acknowledged while it was down", ct.ten.ID, n)
+		}
+	}
+	refused := expectCleanRefusals(t, tenants)
+	expectExactlyOnce(t, tenants)
+	expectChecks(t)
+	t.Logf("worker :%d down %s; %d tenants, %d refusals; every tenant served again %s after the worker was restarted",
+		victim.Port(), revivedAt.Sub(downAt).Round(time.Millisecond), len(tenants), refused, recovered.Round(time.Millisecond))
+}
+
+// TestCitus_CoordinatorKilledUnderLoad: the coordinator is SIGKILLed under the same load. The
+// service reports not ready (/readyz 503 naming the database) and refuses requests with 503
+// SERVICE_UNAVAILABLE; started again, it serves every tenant without an operator. Citus's
+// two-phase commit recovery (recover_prepared_transactions, which the maintenance daemon also
+// runs every citus.recover_2pc_interval) leaves no prepared transaction on any worker; every
+// acknowledged request was applied exactly once and corridor check's checks pass.
+func TestCitus_CoordinatorKilledUnderLoad(t *testing.T) {
+	cc := citusCluster(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenants := chaosTenants(t, conn, 1)
+	conn.Close(ctx)
+
+	var phase atomic.Int32
+	var killed atomic.Bool
+	reviveOnFailure(t, cc.Coordinator, &killed)
+	stop := chaosLoad(tenants, &phase)
+	defer stop()
+	awaitAcked(t, "the load before the kill", tenants, rounds())
+	if err := cc.Coordinator.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	killed.Store(true)
+	downAt := time.Now()
+	phase.Store(phaseDown)
+	harness.Eventually(t, "/readyz to report the database down", func() bool {
+		r, err := env().Client(t).Try(http.MethodGet, "/readyz", nil)
+		return err == nil && r.Status == 503 && strings.Contains(string(r.Body), "database")
+	})
+	harness.Eventually(t, "requests refused while the coordinator is down", func() bool {
+		n := 0
+		for _, ct := range tenants {
+			n += ct.count(func(q *chaosReq) bool { return q.during && !q.acked() })
+		}
+		return n >= rounds()
+	})
+	phase.Store(phaseRevived)
+	if err := cc.Coordinator.Revive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	killed.Store(false)
+	revivedAt := time.Now()
+	harness.Eventually(t, "/readyz ready after the restart", func() bool {
+		r, err := env().Client(t).Try(http.MethodGet, "/readyz", nil)
+		return err == nil && r.Status == 200
+	})
+	ready := time.Since(revivedAt)
+	awaitAcked(t, "the load after the restart", tenants, rounds())
+	stop()
+
+	recovered := expectNoPreparedTransactions(t, cc)
+	for _, ct := range tenants {
+		if n := ct.count(func(q *chaosReq) bool { return q.during && q.acked() }); n > 0 {
+			t.Errorf("tenant %s had %d requests acknowledged while the coordinator was down", ct.ten.ID, n)
+		}
+	}
+	refused := expectCleanRefusals(t, tenants)
+	expectExactlyOnce(t, tenants)
+	expectChecks(t)
+	t.Logf("coordinator down %s; %d refusals; ready %s after the restart; 2PC recovery resolved %d prepared transactions",
+		revivedAt.Sub(downAt).Round(time.Millisecond), refused, ready.Round(time.Millisecond), recovered)
+}
+
+// expectNoPreparedTransactions runs Citus's two-phase commit recovery on the coordinator (what
+// its maintenance daemon does every citus.recover_2pc_interval) and then requires that no
+// worker holds a prepared transaction of the package's database: each one the coordinator's
+// crash left is committed (its commit record survived) or rolled back. It returns how many the
+// recovery resolved.
+func expectNoPreparedTransactions(t *testing.T, cc *pgcluster.Citus) int {
+	t.Helper()
+	ctx := context.Background()
+	u, err := url.Parse(env().DatabaseURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbname := strings.TrimPrefix(u.Path, "/")
+	total := 0
+	harness.Eventually(t, "no prepared transaction left on any worker", func() bool {
+		var recovered int
+		if err := queryOne(ctx, env().DatabaseURL, `SELECT recover_prepared_transactions()`, &recovered); err != nil {
+			return false
+		}
+		total += recovered
+		for _, w := range cc.Workers {
+			var dangling int
+			err := queryOne(ctx, w.URL("postgres"), `SELECT count(*) FROM pg_prepared_xacts WHERE database = $1`, &dangling, dbname)
+			if err != nil || dangling > 0 {
+				return false
+			}
+		}
+		return true
+	})
+	return total
+}
+
+// queryOne scans one value from a fresh connection to url.
+func queryOne(ctx context.Context, url, sql string, dest any, args ...any) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	return conn.QueryRow(ctx, sql, args...).Scan(dest)
+}
