@@ -20,14 +20,6 @@ import (
 	"github.com/corridorhq/corridor/test/testdb"
 )
 
-// The chaos load's phases: a request remembers the phase it started and ended in, so the
-// test can tell what the service answered while a node was down.
-const (
-	phaseUp int32 = iota
-	phaseDown
-	phaseRevived
-)
-
 // chaosReq is one idempotent money request of the chaos load and what its first try answered.
 type chaosReq struct {
 	path, key string
@@ -35,7 +27,7 @@ type chaosReq struct {
 	status    int    // 0: no HTTP answer
 	code      string // the envelope's code of a refusal, or the transport error
 	answer    []byte
-	during    bool // started and answered while the node was down
+	downIn    int32 // the outage (numbered from 1) it started and was answered in; 0: none
 }
 
 // acked reports a request the service acknowledged: its effect must be there exactly once.
@@ -97,26 +89,29 @@ func minCount(m map[int]int) int {
 // run sends, until stop closes, a deposit and then a card authorization (a payment from the
 // balance), each with its own Idempotency-Key and a distinct deposit amount, so a doubled or
 // lost one shows in the balance.
-func (ct *chaosTenant) run(phase *atomic.Int32, stop <-chan struct{}) {
+func (ct *chaosTenant) run(down *atomic.Int32, stop <-chan struct{}) {
 	for i := 0; ; i++ {
 		select {
 		case <-stop:
 			return
 		default:
 		}
-		ct.send(phase, &chaosReq{path: "/v1/sandbox/balance-deposits", key: fmt.Sprintf("chaos-dep-%s-%d", ct.ten.ID, i),
+		ct.send(down, &chaosReq{path: "/v1/sandbox/balance-deposits", key: fmt.Sprintf("chaos-dep-%s-%d", ct.ten.ID, i),
 			body: map[string]any{"amountUsd": fmt.Sprintf("2.%02d", i%100)}})
-		ct.send(phase, &chaosReq{path: "/v1/sandbox/cards/" + ct.card + "/authorizations", key: fmt.Sprintf("chaos-auth-%s-%d", ct.ten.ID, i),
+		ct.send(down, &chaosReq{path: "/v1/sandbox/cards/" + ct.card + "/authorizations", key: fmt.Sprintf("chaos-auth-%s-%d", ct.ten.ID, i),
 			body: map[string]any{"amountUsd": "1", "mcc": "5411", "merchantName": "Corner Shop"}})
 	}
 }
 
-// send posts q once and records the answer; a refusal is followed by a short pause, so a
-// tenant whose node is down does not spin.
-func (ct *chaosTenant) send(phase *atomic.Int32, q *chaosReq) {
-	started := phase.Load()
+// send posts q once and records the answer, and the outage it fell in when it started and
+// was answered while down named one; a refusal is followed by a short pause, so a tenant
+// whose node is down does not spin.
+func (ct *chaosTenant) send(down *atomic.Int32, q *chaosReq) {
+	started := down.Load()
 	r, err := ct.ten.Root.With("Idempotency-Key", q.key).Try("POST", q.path, q.body)
-	q.during = started == phaseDown && phase.Load() == phaseDown
+	if started != 0 && down.Load() == started {
+		q.downIn = started
+	}
 	if err != nil {
 		q.code = "transport: " + err.Error()
 	} else {
@@ -147,12 +142,12 @@ func (ct *chaosTenant) count(match func(*chaosReq) bool) int {
 }
 
 // chaosLoad runs every tenant's load until the returned stop is called (once or more).
-func chaosLoad(tenants []*chaosTenant, phase *atomic.Int32) (stop func()) {
+func chaosLoad(tenants []*chaosTenant, down *atomic.Int32) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, ct := range tenants {
 		wg.Add(1)
-		go func() { defer wg.Done(); ct.run(phase, done) }()
+		go func() { defer wg.Done(); ct.run(down, done) }()
 	}
 	var once sync.Once
 	return func() { once.Do(func() { close(done); wg.Wait() }) }
@@ -275,4 +270,12 @@ func rounds() int {
 		return 20
 	}
 	return 3
+}
+
+// outages is how many times a scenario kills and restarts its node.
+func outages() int {
+	if chaos() {
+		return 4
+	}
+	return 1
 }

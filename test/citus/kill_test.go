@@ -32,52 +32,65 @@ func reviveOnFailure(t *testing.T, node *pgcluster.Cluster, killed *atomic.Bool)
 // While it is down, every request of a tenant whose shard group lives there is refused with a
 // 503 SERVICE_UNAVAILABLE envelope, none acknowledged, and tenants on the other worker keep
 // being served. Once the worker is started again (crash recovery), every tenant is served
-// without an operator; every acknowledged request replays its stored answer without applying
-// again, every refused one applies once on retry, the balances are exact, and corridor
-// check's checks pass.
+// without an operator. At the end every acknowledged request replays its stored answer without
+// applying again, every refused one applies once on retry, the balances are exact, and
+// corridor check's checks pass. `make chaos` kills the workers in turn, several times.
 func TestCitus_WorkerKilledUnderLoad(t *testing.T) {
 	cc := citusCluster(t)
+	tenants := placedTenants(t, 2)
+	var down atomic.Int32
+	stop := chaosLoad(tenants, &down)
+	defer stop()
+	awaitAcked(t, "the load before the first kill", tenants, rounds())
+	for n := int32(1); n <= int32(outages()); n++ {
+		killWorker(t, tenants, cc.Workers[int(n-1)%len(cc.Workers)], &down, n)
+	}
+	stop()
+	refused := expectCleanRefusals(t, tenants)
+	expectExactlyOnce(t, tenants)
+	expectChecks(t)
+	t.Logf("%d tenants, %d outages, %d refusals, every request applied once", len(tenants), outages(), refused)
+}
+
+// placedTenants creates tenants with cards until each worker holds perWorker of them.
+func placedTenants(t *testing.T, perWorker int) []*chaosTenant {
+	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, env().DatabaseURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tenants := chaosTenants(t, conn, 2)
-	conn.Close(ctx)
-	var victim *pgcluster.Cluster
-	for _, w := range cc.Workers {
-		if w.Port() == tenants[0].port {
-			victim = w
-		}
-	}
-	onVictim := func(ct *chaosTenant) bool { return ct.port == victim.Port() }
+	defer conn.Close(ctx)
+	return chaosTenants(t, conn, perWorker)
+}
 
-	var phase atomic.Int32
+// killWorker is one outage (numbered n) of victim under the running load: killed, the tenants
+// on it refused and the others served, started again, every tenant served again.
+func killWorker(t *testing.T, tenants []*chaosTenant, victim *pgcluster.Cluster, down *atomic.Int32, n int32) {
+	t.Helper()
 	var killed atomic.Bool
 	reviveOnFailure(t, victim, &killed)
-	stop := chaosLoad(tenants, &phase)
-	defer stop()
-	awaitAcked(t, "the load before the kill", tenants, rounds())
+	onVictim := func(ct *chaosTenant) bool { return ct.port == victim.Port() }
 	if err := victim.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	killed.Store(true)
 	downAt := time.Now()
-	phase.Store(phaseDown)
+	down.Store(n)
 	harness.Eventually(t, "tenants on the killed worker refused and the others served", func() bool {
 		refused, served := 0, 0
 		for _, ct := range tenants {
-			during := func(q *chaosReq) bool { return q.during && q.acked() == !onVictim(ct) }
 			if onVictim(ct) {
-				refused += ct.count(during)
+				refused += ct.count(func(q *chaosReq) bool { return q.downIn == n && !q.acked() })
 			} else {
-				served += ct.count(during)
+				served += ct.count(func(q *chaosReq) bool { return q.downIn == n && q.acked() })
 			}
 		}
 		return refused >= rounds() && served >= rounds()
 	})
-	phase.Store(phaseRevived)
-	if err := victim.Revive(ctx); err != nil {
+	down.Store(0)
+	restartAt := time.Now()
+	if err := victim.Revive(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	killed.Store(false)
@@ -85,18 +98,13 @@ func TestCitus_WorkerKilledUnderLoad(t *testing.T) {
 	awaitAcked(t, "every tenant served after the revival", tenants, 1)
 	recovered := time.Since(revivedAt)
 	awaitAcked(t, "the load after the revival", tenants, rounds())
-	stop()
-
 	for _, ct := range tenants {
-		if n := ct.count(func(q *chaosReq) bool { return q.during && q.acked() }); onVictim(ct) && n > 0 {
-			t.Errorf("tenant %s on the killed worker had %d requests acknowledged while it was down", ct.ten.ID, n)
+		if k := ct.count(func(q *chaosReq) bool { return q.downIn == n && q.acked() }); onVictim(ct) && k > 0 {
+			t.Errorf("tenant %s on the killed worker had %d requests acknowledged while it was down", ct.ten.ID, k)
 		}
 	}
-	refused := expectCleanRefusals(t, tenants)
-	expectExactlyOnce(t, tenants)
-	expectChecks(t)
-	t.Logf("worker :%d down %s; %d tenants, %d refusals; every tenant served again %s after the worker was restarted",
-		victim.Port(), revivedAt.Sub(downAt).Round(time.Millisecond), len(tenants), refused, recovered.Round(time.Millisecond))
+	t.Logf("outage %d: worker :%d down %s; its restart (crash recovery) took %s; every tenant served again %s after it answered",
+		n, victim.Port(), restartAt.Sub(downAt).Round(time.Millisecond), revivedAt.Sub(restartAt).Round(time.Millisecond), recovered.Round(time.Millisecond))
 }
 
 // TestCitus_CoordinatorKilledUnderLoad: the coordinator is SIGKILLed under the same load. The
@@ -107,39 +115,48 @@ func TestCitus_WorkerKilledUnderLoad(t *testing.T) {
 // acknowledged request was applied exactly once and corridor check's checks pass.
 func TestCitus_CoordinatorKilledUnderLoad(t *testing.T) {
 	cc := citusCluster(t)
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, env().DatabaseURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tenants := chaosTenants(t, conn, 1)
-	conn.Close(ctx)
-
-	var phase atomic.Int32
-	var killed atomic.Bool
-	reviveOnFailure(t, cc.Coordinator, &killed)
-	stop := chaosLoad(tenants, &phase)
+	tenants := placedTenants(t, 1)
+	var down atomic.Int32
+	stop := chaosLoad(tenants, &down)
 	defer stop()
-	awaitAcked(t, "the load before the kill", tenants, rounds())
-	if err := cc.Coordinator.Kill(); err != nil {
+	awaitAcked(t, "the load before the first kill", tenants, rounds())
+	resolved := 0
+	for n := int32(1); n <= int32(outages()); n++ {
+		killCoordinator(t, tenants, cc.Coordinator, &down, n)
+		resolved += expectNoPreparedTransactions(t, cc)
+	}
+	stop()
+	refused := expectCleanRefusals(t, tenants)
+	expectExactlyOnce(t, tenants)
+	expectChecks(t)
+	t.Logf("%d tenants, %d outages, %d refusals, 2PC recovery resolved %d prepared transactions", len(tenants), outages(), refused, resolved)
+}
+
+// killCoordinator is one outage (numbered n) of the coordinator under the running load.
+func killCoordinator(t *testing.T, tenants []*chaosTenant, coord *pgcluster.Cluster, down *atomic.Int32, n int32) {
+	t.Helper()
+	var killed atomic.Bool
+	reviveOnFailure(t, coord, &killed)
+	if err := coord.Kill(); err != nil {
 		t.Fatal(err)
 	}
 	killed.Store(true)
 	downAt := time.Now()
-	phase.Store(phaseDown)
+	down.Store(n)
 	harness.Eventually(t, "/readyz to report the database down", func() bool {
 		r, err := env().Client(t).Try(http.MethodGet, "/readyz", nil)
 		return err == nil && r.Status == 503 && strings.Contains(string(r.Body), "database")
 	})
 	harness.Eventually(t, "requests refused while the coordinator is down", func() bool {
-		n := 0
+		k := 0
 		for _, ct := range tenants {
-			n += ct.count(func(q *chaosReq) bool { return q.during && !q.acked() })
+			k += ct.count(func(q *chaosReq) bool { return q.downIn == n && !q.acked() })
 		}
-		return n >= rounds()
+		return k >= rounds()
 	})
-	phase.Store(phaseRevived)
-	if err := cc.Coordinator.Revive(ctx); err != nil {
+	down.Store(0)
+	restartAt := time.Now()
+	if err := coord.Revive(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	killed.Store(false)
@@ -149,20 +166,16 @@ func TestCitus_CoordinatorKilledUnderLoad(t *testing.T) {
 		return err == nil && r.Status == 200
 	})
 	ready := time.Since(revivedAt)
+	awaitAcked(t, "every tenant served after the restart", tenants, 1)
+	served := time.Since(revivedAt)
 	awaitAcked(t, "the load after the restart", tenants, rounds())
-	stop()
-
-	recovered := expectNoPreparedTransactions(t, cc)
 	for _, ct := range tenants {
-		if n := ct.count(func(q *chaosReq) bool { return q.during && q.acked() }); n > 0 {
-			t.Errorf("tenant %s had %d requests acknowledged while the coordinator was down", ct.ten.ID, n)
+		if k := ct.count(func(q *chaosReq) bool { return q.downIn == n && q.acked() }); k > 0 {
+			t.Errorf("tenant %s had %d requests acknowledged while the coordinator was down", ct.ten.ID, k)
 		}
 	}
-	refused := expectCleanRefusals(t, tenants)
-	expectExactlyOnce(t, tenants)
-	expectChecks(t)
-	t.Logf("coordinator down %s; %d refusals; ready %s after the restart; 2PC recovery resolved %d prepared transactions",
-		revivedAt.Sub(downAt).Round(time.Millisecond), refused, ready.Round(time.Millisecond), recovered)
+	t.Logf("outage %d: coordinator down %s; its restart (crash recovery) took %s; /readyz ready %s and every tenant served %s after it answered",
+		n, restartAt.Sub(downAt).Round(time.Millisecond), revivedAt.Sub(restartAt).Round(time.Millisecond), ready.Round(time.Millisecond), served.Round(time.Millisecond))
 }
 
 // expectNoPreparedTransactions runs Citus's two-phase commit recovery on the coordinator (what
