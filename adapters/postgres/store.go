@@ -214,18 +214,17 @@ var citusWorkerLost = []string{"server closed the connection unexpectedly", "con
 // citusNodeLost reports a Citus coordinator's error for a worker it lost mid-unit, which Citus
 // raises as an internal error (XX000) rather than a connection exception: "failure on
 // connection marked as essential" when a connection of the transaction failed, or libpq's
-// lost-connection message relayed "while executing command on" the worker. The unit did not
-// commit on that worker, so, as for a lost connection of the service's own, a retry with the
-// same key replays or runs it once.
+// lost-connection message relayed from the worker's connection (only a relayed connection can
+// produce those texts in a server's error, so the message alone tells). The outcome is then
+// what it is on a lost connection of the service's own: a retry with the same key replays or
+// runs the unit (docs/reliability.md says where a unit spanning the coordinator and a worker
+// falls short of that).
 func citusNodeLost(pgErr *pgconn.PgError) bool {
 	if pgErr.Code != "XX000" {
 		return false
 	}
 	if strings.HasPrefix(pgErr.Message, "failure on connection marked as essential") {
 		return true
-	}
-	if !strings.Contains(pgErr.Where, "while executing command on") {
-		return false
 	}
 	for _, m := range citusWorkerLost {
 		if strings.Contains(pgErr.Message, m) {
