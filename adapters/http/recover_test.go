@@ -123,7 +123,7 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	twoFactorSvc, err := twofactorapp.New(twofactorapp.Deps{Store: nopStore{}, Cipher: nopCipher{}})
 	must(err)
-	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, ScreeningGate: nopScreeningGate{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
+	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
 	recipientsSvc, err := recipientsapp.New(recipientsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, HeldPayments: nopOfframpPorts{}})
 	must(err)
@@ -254,11 +254,6 @@ func (nopTreasuryPorts) ProposeSweepPayment(context.Context, auth.Principal, tre
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
 }
 
-type nopScreeningGate struct{}
-
-func (nopScreeningGate) ScreenSafePayment(context.Context, auth.Principal, safepay.Payment) (*core.Error, error) {
-	return nil, nil
-}
 
 // nopOperator is an operator's world with nothing waiting and an audit trail that forgets.
 type nopOperator struct{}

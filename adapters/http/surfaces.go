@@ -13,12 +13,18 @@ import (
 // decision, made here, so a handler type never reaches another capability's handlers: the
 // endpoint list of the canonical capability is given the secondary alternative.
 
-// staged is the first step of a staged endpoint (Endpoint.Staged).
-type staged = func(c *fiber.Ctx) (fiber.Handler, error)
+// prepare is the first step of a POST (Endpoint.Prepare): it runs outside any transaction and
+// returns the step the kernel runner applies inside its unit of work.
+type prepare = func(c *fiber.Ctx) (fiber.Handler, error)
+
+// applied is the prepare of a POST that needs nothing from outside the database.
+func applied(handler fiber.Handler) prepare {
+	return func(*fiber.Ctx) (fiber.Handler, error) { return handler, nil }
+}
 
 // eitherBody serves a shared POST: a body the route's SecondaryBody recognised (the register
 // step marked it) goes to secondary, any other to canonical.
-func eitherBody(canonical, secondary staged) staged {
+func eitherBody(canonical, secondary prepare) prepare {
 	return func(c *fiber.Ctx) (fiber.Handler, error) {
 		if isSecondary, _ := c.Locals(localSecondary).(bool); isSecondary {
 			return secondary(c)
@@ -39,7 +45,7 @@ func eitherCheckoutID(canonical, checkout fiber.Handler) fiber.Handler {
 
 // secondaryPayments are the checkout capability's halves of the shared payment paths.
 type secondaryPayments struct {
-	create staged        // POST /v1/payments with a checkout body
+	create prepare       // POST /v1/payments with a checkout body
 	get    fiber.Handler // GET /v1/payments/{chk_…}
 }
 
