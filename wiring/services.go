@@ -144,8 +144,8 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		return s, err
 	}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Screening: p.screening,
-		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
+		Screening:  p.screening,
+		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
 		// reaches it through s once it exists.
 		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {

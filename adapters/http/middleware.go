@@ -312,16 +312,18 @@ func (s *Server) runUnit(secretFields []string, first prepare) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		// The unit of work may run more than once (a retried deadlock, a pipeline batch's unit
-		// run again): every run starts from the response as it was before the first, and calls
-		// the step itself (Fiber's c.Next advances past it and cannot run it twice).
-		var before fasthttp.ResponseHeader
-		c.Response().Header.CopyTo(&before)
+		// The request's context carries the prepared answers the step's unit recalls.
+		c.SetUserContext(kernel.WithPrepared(c.UserContext()))
 		out, replayed, err := s.idempotency.Run(c.UserContext(), req, func(ctx context.Context) (kernel.Apply, error) {
 			then, err := first(c)
 			if err != nil {
 				return nil, err
 			}
+			// The unit of work may run more than once (a retried deadlock, a pipeline batch's
+			// unit run again): every run starts from the response as prepare left it, and calls
+			// the step itself (Fiber's c.Next advances past it and cannot run it twice).
+			var before fasthttp.ResponseHeader
+			c.Response().Header.CopyTo(&before)
 			return func(ctx context.Context) (kernel.Outcome, error) {
 				before.CopyTo(&c.Response().Header)
 				c.Response().ResetBody()

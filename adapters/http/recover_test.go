@@ -228,7 +228,8 @@ type nopOfframpPorts struct{}
 func (nopOfframpPorts) ReevaluateHeld(context.Context, ports.Tx, core.Environment, string) error {
 	return nil
 }
-func (nopOfframpPorts) EscrowReady(core.Environment) error { return nil }
+func (nopOfframpPorts) PrepareHeld(context.Context, core.Environment, string) error { return nil }
+func (nopOfframpPorts) EscrowReady(core.Environment) error                          { return nil }
 func (nopOfframpPorts) OpenClaim(context.Context, ports.Tx, time.Time, *offramp.Payment, recipient.Phone) error {
 	return core.E(core.CodeInternal, "not wired")
 }
@@ -253,7 +254,6 @@ func (nopTreasuryPorts) ReadSweepPayment(context.Context, auth.Principal, safepa
 func (nopTreasuryPorts) ProposeSweepPayment(context.Context, auth.Principal, treasuryapp.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
 }
-
 
 // nopOperator is an operator's world with nothing waiting and an audit trail that forgets.
 type nopOperator struct{}

@@ -22,12 +22,14 @@ type Prepare func(ctx context.Context) (Apply, error)
 // use case opens joins it as a savepoint) and must not leave the process.
 type Apply func(ctx context.Context) (Outcome, error)
 
-// Run runs prepare outside any transaction, then its Apply inside one unit of work. With a key
+// Run runs prepare outside any transaction, then its Apply inside one unit of work; both see
+// one set of prepared answers (WithPrepared). With a key
 // (req.Key set) the unit also claims the key, replays a stored outcome instead of applying,
 // and stores the new outcome with the effect (Idempotent). A prepare that refuses a request
 // whose key already holds an outcome still replays it: the retry of a payment signed a moment
 // ago finds the payment signed, and must get the first answer, not a refusal.
 func (s *Idempotency) Run(ctx context.Context, req IdempotentRequest, prepare Prepare) (Outcome, bool, error) {
+	ctx = WithPrepared(ctx)
 	apply, err := prepare(ctx)
 	if err != nil {
 		if req.Key == "" || !s.hasOutcome(ctx, req) {
