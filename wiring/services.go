@@ -219,15 +219,18 @@ func liquidationAddress(cfg Config) string {
 type rampPayments struct{ payments *safepayapp.Service }
 
 func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (rampsapp.PaymentRead, error) {
-	return r.payments.ReadProposal(ctx, p, in)
+	return proposal(ctx, r.payments, p, in)
 }
 
-func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, read rampsapp.PaymentRead) (safepay.Payment, error) {
-	pr, ok := read.(safepayapp.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("ramp payments: a read of type %T", read)
+// proposal prepares a Safe payment and returns the typed step that proposes it.
+func proposal(ctx context.Context, payments *safepayapp.Service, p auth.Principal, in safepay.Request) (func(context.Context, auth.Principal) (safepay.Payment, error), error) {
+	read, err := payments.ReadProposal(ctx, p, in)
+	if err != nil {
+		return nil, err
 	}
-	return r.payments.Propose(ctx, p, pr)
+	return func(ctx context.Context, p auth.Principal) (safepay.Payment, error) {
+		return payments.Propose(ctx, p, read)
+	}, nil
 }
 
 // invoiceWallets provisions invoice hold Safes through the wallets capability, with purpose
@@ -245,27 +248,17 @@ func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, 
 type invoicePayments struct{ payments *safepayapp.Service }
 
 func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoicesapp.PaymentRead, error) {
-	return i.payments.ReadProposal(ctx, p, in)
-}
-
-func (i invoicePayments) ProposePayment(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("invoice payments: a read of type %T", read)
-	}
-	return i.payments.Propose(ctx, p, r)
+	return proposal(ctx, i.payments, p, in)
 }
 
 func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoicesapp.PaymentRead, error) {
-	return i.payments.ReadSignature(ctx, p, paymentID, signature)
-}
-
-func (i invoicePayments) Sign(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.SignatureRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("invoice payments: a signature read of type %T", read)
+	read, err := i.payments.ReadSignature(ctx, p, paymentID, signature)
+	if err != nil {
+		return nil, err
 	}
-	return i.payments.Sign(ctx, p, r)
+	return func(ctx context.Context, p auth.Principal) (safepay.Payment, error) {
+		return i.payments.Sign(ctx, p, read)
+	}, nil
 }
 
 // devInvoiceArbiterSeed derives the TEST arbiter key when INVOICE_ARBITER_KEY is unset. It is
@@ -315,15 +308,7 @@ func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.
 type treasuryPayments struct{ payments *safepayapp.Service }
 
 func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuryapp.PaymentRead, error) {
-	return t.payments.ReadProposal(ctx, p, in)
-}
-
-func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Principal, read treasuryapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("treasury payments: a read of type %T", read)
-	}
-	return t.payments.Propose(ctx, p, r)
+	return proposal(ctx, t.payments, p, in)
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.

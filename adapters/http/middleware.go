@@ -329,6 +329,9 @@ func (s *Server) runUnit(secretFields []string, first prepare) fiber.Handler {
 				c.Response().ResetBody()
 				c.SetUserContext(ctx)
 				if err := then(c); err != nil {
+					if kernel.MustRunAgain(err) {
+						return kernel.Outcome{}, err // the store runs the whole unit again
+					}
 					_ = writeError(c, s.log, err)
 				}
 				return outcomeOf(c, secretFields), nil

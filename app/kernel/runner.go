@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"context"
+	"errors"
 
 	"github.com/corridorhq/corridor/ports"
 )
@@ -65,4 +66,16 @@ func (s *Idempotency) hasOutcome(ctx context.Context, req IdempotentRequest) boo
 		return err
 	})
 	return err == nil && found
+}
+
+// MustRunAgain reports a serialization failure or a deadlock (SQLSTATE 40001, 40P01) that a
+// use case's savepoint met inside the runner's unit: the whole unit must run again, so the
+// caller passes it on to the store, which retries it, instead of answering it.
+func MustRunAgain(err error) bool {
+	var state interface{ SQLState() string }
+	if !errors.As(err, &state) {
+		return false
+	}
+	code := state.SQLState()
+	return code == "40001" || code == "40P01"
 }

@@ -92,10 +92,6 @@ func (p noPayments) ReadSweepPayment(context.Context, auth.Principal, safepay.Re
 	p.t.Fatal("a window with an unreadable balance read a payment")
 	return nil, nil
 }
-func (p noPayments) ProposeSweepPayment(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	p.t.Fatal("a window with an unreadable balance proposed a payment")
-	return safepay.Payment{}, nil
-}
 
 type fixedClock struct{ now time.Time }
 
@@ -231,11 +227,12 @@ type proposingPayments struct {
 }
 
 func (p *proposingPayments) ReadSweepPayment(_ context.Context, _ auth.Principal, in safepay.Request) (PaymentRead, error) {
-	return in, nil
+	return func(ctx context.Context, actor auth.Principal) (safepay.Payment, error) {
+		return p.propose(ctx, actor, in)
+	}, nil
 }
 
-func (p *proposingPayments) ProposeSweepPayment(ctx context.Context, actor auth.Principal, read PaymentRead) (safepay.Payment, error) {
-	in := read.(safepay.Request)
+func (p *proposingPayments) propose(ctx context.Context, actor auth.Principal, in safepay.Request) (safepay.Payment, error) {
 	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: actor.TenantID, Environment: actor.Environment,
 		SourceWalletID: in.SourceWalletID, Status: safepay.StatusAwaitingSignature}
 	err := p.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Payments().CreatePayment(ctx, pay) })
@@ -300,8 +297,4 @@ type refusingPayments struct{ request safepay.Request }
 func (p *refusingPayments) ReadSweepPayment(_ context.Context, _ auth.Principal, in safepay.Request) (PaymentRead, error) {
 	p.request = in
 	return nil, core.E(core.CodeInvalidState, "wallet is PENDING_DEPLOYMENT")
-}
-
-func (p *refusingPayments) ProposeSweepPayment(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	return safepay.Payment{}, core.E(core.CodeInternal, "not reached")
 }
