@@ -143,19 +143,20 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		CoolingOff: cfg.ContactCoolingOff, PlatformAddresses: []string{liquidationAddress(cfg)}}); err != nil {
 		return s, err
 	}
+	// A Safe payment's final save is a domain event treasury reacts to in the same unit of
+	// work (a sweep's outcome): Safe payments raise it without knowing who listens.
+	paymentsFinalized := &kernel.Subscribers[safepay.Finalized]{}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Screening:  p.screening,
 		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
-		// reaches it through s once it exists.
-		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {
+		Finalized: paymentsFinalized, Custody: p.custody}); err != nil {
 		return s, err
 	}
 	if err := newOfframp(cfg, p, s, log); err != nil {
 		return s, err
 	}
 	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
+		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, PaymentsFinalized: paymentsFinalized, Logger: log})
 	if err != nil {
 		return s, err
 	}
@@ -291,17 +292,6 @@ type treasuryWallets struct{ wallets *wallets.Service }
 func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principal, in treasuryapp.BucketWallet) (wallet.Wallet, error) {
 	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: in.Threshold,
 		ChainID: in.ChainID, Purpose: wallet.PurposeTreasury})
-}
-
-// sweepOutcomes tells the treasury capability of final Safe payments, so a sweep announces
-// its outcome in the payment's unit of work.
-type sweepOutcomes struct{ s *registry }
-
-func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error {
-	if o.s.Treasury == nil {
-		return nil
-	}
-	return o.s.Treasury.PaymentFinal(ctx, tx, p)
 }
 
 // treasuryPayments proposes sweep payments through the Safe payments capability.

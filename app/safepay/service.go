@@ -53,26 +53,19 @@ type Deps struct {
 	ApprovalGate ApprovalGate
 	// RelayerBudget bounds relayer-paid executions per tenant, environment and day.
 	RelayerBudget kernel.RelayerBudget
-	// Outcomes hears, in the same unit of work, every save of a payment that is final
-	// (COMPLETED, FAILED, CANCELLED), so a capability that proposed it announces its own
-	// outcome (a treasury sweep). nil: nobody listens.
-	Outcomes PaymentOutcomes
+	// Finalized carries, in the same unit of work, every save of a payment that is final
+	// (COMPLETED, FAILED, CANCELLED) to the capabilities that react (a treasury sweep announces
+	// its outcome). nil: nobody listens.
+	Finalized *kernel.Subscribers[safepay.Finalized]
 	// Custody signs, per environment, for custodial wallets (docs/decisions/wallets.md): a payment proposed from one
 	// is signed by its custody key in a job after the proposal commits. nil: no custodial
 	// wallets in that environment.
 	Custody map[core.Environment]ports.CustodySigner
 }
 
-// PaymentOutcomes is told, inside the unit of work that saves it, of a payment in a final
-// status. It may be told again of the same final payment (a retried job): it must be
-// idempotent.
-type PaymentOutcomes interface {
-	PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error
-}
-
 // Service runs the Safe payment use cases and the execution job.
 type Service struct {
-	outcomes      PaymentOutcomes
+	finalized     *kernel.Subscribers[safepay.Finalized]
 	store         ports.Store
 	jobs          ports.Jobs
 	clock         ports.Clock
@@ -93,5 +86,5 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screening: d.Screening, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, outcomes: d.Outcomes, custody: d.Custody}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screening: d.Screening, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, finalized: d.Finalized, custody: d.Custody}, nil
 }

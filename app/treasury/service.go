@@ -51,6 +51,9 @@ type Deps struct {
 	Chains   map[core.Environment]ports.Chain
 	Wallets  BucketWallets
 	Payments SweepPayments
+	// PaymentsFinalized carries the Safe payments capability's final payments: treasury
+	// subscribes, so a sweep announces its outcome in its payment's unit of work.
+	PaymentsFinalized *kernel.Subscribers[safepay.Finalized]
 	// Logger records what the runner and the accrual skipped; nil discards it.
 	Logger *slog.Logger
 }
@@ -89,6 +92,12 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
-		payments: d.Payments, log: log}, nil
+	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
+		payments: d.Payments, log: log}
+	if d.PaymentsFinalized != nil {
+		d.PaymentsFinalized.Subscribe(func(ctx context.Context, tx ports.Tx, e safepay.Finalized) error {
+			return s.PaymentFinal(ctx, tx, e.Payment)
+		})
+	}
+	return s, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/ports/fake"
 )
@@ -297,4 +298,44 @@ type refusingPayments struct{ request safepay.Request }
 func (p *refusingPayments) ReadSweepPayment(_ context.Context, _ auth.Principal, in safepay.Request) (PaymentRead, error) {
 	p.request = in
 	return nil, core.E(core.CodeInvalidState, "wallet is PENDING_DEPLOYMENT")
+}
+
+// TestTreasury_SweepOutcomeIsADomainEvent: treasury subscribes to the Safe payments'
+// Finalized event when it is built; a final payment raised in a unit of work records its
+// sweep's outcome in that same unit, with no reference from payments back to treasury.
+func TestTreasury_SweepOutcomeIsADomainEvent(t *testing.T) {
+	a := threeBuckets()
+	rule := sweepExcess(a)
+	store := fake.NewStore()
+	finalized := &kernel.Subscribers[safepay.Finalized]{}
+	if _, err := New(Deps{Store: store, Jobs: fake.Jobs{Store: store}, Wallets: noWallets{}, Payments: noPayments{t},
+		PaymentsFinalized: finalized}); err != nil {
+		t.Fatal(err)
+	}
+	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: a.TenantID, Environment: a.Environment,
+		Status: safepay.StatusCompleted, UpdatedAt: a.CreatedAt}
+	sweep := treasury.Sweep{ID: core.NewID(core.PrefixSweep), AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment,
+		RuleID: rule.ID, PaymentID: pay.ID, Status: treasury.SweepProposed, AmountBaseUnits: 5_000000}
+	err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Treasury().CreateAccount(ctx, a); err != nil {
+			return err
+		}
+		if err := tx.Treasury().CreateSweep(ctx, sweep); err != nil {
+			return err
+		}
+		return finalized.Publish(ctx, tx, safepay.Finalized{Payment: pay})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if events := store.Events(sweep.ID); len(events) != 1 || events[0].Type != "treasury_sweep.completed" {
+		t.Fatalf("sweep events %+v, want treasury_sweep.completed", events)
+	}
+}
+
+// noWallets is a bucket-wallet port the test never reaches.
+type noWallets struct{}
+
+func (noWallets) CreateBucketWallet(context.Context, auth.Principal, BucketWallet) (wallet.Wallet, error) {
+	return wallet.Wallet{}, errors.New("not reached")
 }
