@@ -344,7 +344,7 @@ func (s *Server) register(r Endpoint) {
 	s.fiber.Add(r.Method, toFiberPath(r.Path), chain...)
 }
 
-// afterCommit runs then once handler (the idempotent unit) has answered a first success. The
+// afterCommit runs then once handler (the runner's unit of work) has answered a first success. The
 // unit may have bound a transaction to the request's context; then gets the context as it was
 // before.
 func afterCommit(handler, then fiber.Handler) fiber.Handler {
