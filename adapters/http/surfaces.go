@@ -22,6 +22,24 @@ func applied(handler fiber.Handler) prepare {
 	return func(*fiber.Ctx) (fiber.Handler, error) { return handler, nil }
 }
 
+// outsideStep is the prepare of a sandbox helper whose whole purpose is a call that leaves the
+// process (a chain send as a payer's wallet would make it): the helper runs while preparing,
+// outside any transaction, with the units of work its job would run, and the runner's unit
+// only answers what it wrote.
+func outsideStep(handler fiber.Handler) prepare {
+	return func(c *fiber.Ctx) (fiber.Handler, error) {
+		if err := handler(c); err != nil {
+			return nil, err
+		}
+		resp := c.Response()
+		status, body, contentType := resp.StatusCode(), append([]byte(nil), resp.Body()...), string(resp.Header.ContentType())
+		return func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, contentType)
+			return c.Status(status).Send(body)
+		}, nil
+	}
+}
+
 // eitherBody serves a shared POST: a body the route's SecondaryBody recognised (the register
 // step marked it) goes to secondary, any other to canonical.
 func eitherBody(canonical, secondary prepare) prepare {
