@@ -143,19 +143,20 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		CoolingOff: cfg.ContactCoolingOff, PlatformAddresses: []string{liquidationAddress(cfg)}}); err != nil {
 		return s, err
 	}
+	// A Safe payment's final save is a domain event treasury reacts to in the same unit of
+	// work (a sweep's outcome): Safe payments raise it without knowing who listens.
+	paymentsFinalized := &kernel.Subscribers[safepay.Finalized]{}
 	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		ScreeningGate: safePayScreening{p.screening},
-		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
-		// reaches it through s once it exists.
-		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {
+		Screening:  p.screening,
+		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
+		Finalized: paymentsFinalized, Custody: p.custody}); err != nil {
 		return s, err
 	}
 	if err := newOfframp(cfg, p, s, log); err != nil {
 		return s, err
 	}
 	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
+		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, PaymentsFinalized: paymentsFinalized, Logger: log})
 	if err != nil {
 		return s, err
 	}
@@ -219,15 +220,18 @@ func liquidationAddress(cfg Config) string {
 type rampPayments struct{ payments *safepayapp.Service }
 
 func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (rampsapp.PaymentRead, error) {
-	return r.payments.ReadProposal(ctx, p, in)
+	return proposal(ctx, r.payments, p, in)
 }
 
-func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, read rampsapp.PaymentRead) (safepay.Payment, error) {
-	pr, ok := read.(safepayapp.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("ramp payments: a read of type %T", read)
+// proposal prepares a Safe payment and returns the typed step that proposes it.
+func proposal(ctx context.Context, payments *safepayapp.Service, p auth.Principal, in safepay.Request) (func(context.Context, auth.Principal) (safepay.Payment, error), error) {
+	read, err := payments.ReadProposal(ctx, p, in)
+	if err != nil {
+		return nil, err
 	}
-	return r.payments.Propose(ctx, p, pr)
+	return func(ctx context.Context, p auth.Principal) (safepay.Payment, error) {
+		return payments.Propose(ctx, p, read)
+	}, nil
 }
 
 // invoiceWallets provisions invoice hold Safes through the wallets capability, with purpose
@@ -245,27 +249,17 @@ func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, 
 type invoicePayments struct{ payments *safepayapp.Service }
 
 func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoicesapp.PaymentRead, error) {
-	return i.payments.ReadProposal(ctx, p, in)
-}
-
-func (i invoicePayments) ProposePayment(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("invoice payments: a read of type %T", read)
-	}
-	return i.payments.Propose(ctx, p, r)
+	return proposal(ctx, i.payments, p, in)
 }
 
 func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoicesapp.PaymentRead, error) {
-	return i.payments.ReadSignature(ctx, p, paymentID, signature)
-}
-
-func (i invoicePayments) Sign(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.SignatureRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("invoice payments: a signature read of type %T", read)
+	read, err := i.payments.ReadSignature(ctx, p, paymentID, signature)
+	if err != nil {
+		return nil, err
 	}
-	return i.payments.Sign(ctx, p, r)
+	return func(ctx context.Context, p auth.Principal) (safepay.Payment, error) {
+		return i.payments.Sign(ctx, p, read)
+	}, nil
 }
 
 // devInvoiceArbiterSeed derives the TEST arbiter key when INVOICE_ARBITER_KEY is unset. It is
@@ -300,30 +294,11 @@ func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principa
 		ChainID: in.ChainID, Purpose: wallet.PurposeTreasury})
 }
 
-// sweepOutcomes tells the treasury capability of final Safe payments, so a sweep announces
-// its outcome in the payment's unit of work.
-type sweepOutcomes struct{ s *registry }
-
-func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error {
-	if o.s.Treasury == nil {
-		return nil
-	}
-	return o.s.Treasury.PaymentFinal(ctx, tx, p)
-}
-
 // treasuryPayments proposes sweep payments through the Safe payments capability.
 type treasuryPayments struct{ payments *safepayapp.Service }
 
 func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuryapp.PaymentRead, error) {
-	return t.payments.ReadProposal(ctx, p, in)
-}
-
-func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Principal, read treasuryapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("treasury payments: a read of type %T", read)
-	}
-	return t.payments.Propose(ctx, p, r)
+	return proposal(ctx, t.payments, p, in)
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.
