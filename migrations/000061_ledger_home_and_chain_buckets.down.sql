@@ -77,4 +77,5 @@ DROP FUNCTION ledger_link_batch(text[], text[], text[], bytea[]);
 DROP FUNCTION ledger_chain_lane(text, smallint);
 DROP FUNCTION ledger_chain_bucket(text);
 ALTER TABLE ledger_transfers DROP COLUMN home_tenant_id;
+DROP INDEX ledger_accounts_shares_idx;
 ALTER TABLE ledger_accounts DROP COLUMN home_tenant_id;

@@ -10,6 +10,8 @@ UPDATE ledger_accounts SET home_tenant_id = CASE
     WHEN tenant_id IS NOT NULL THEN tenant_id
     WHEN reference ~ '.@[^@]+$' THEN substring(reference FROM '@([^@]+)$')
     ELSE '' END;
+-- The sweep reads the shares (a few per tenant) without scanning every account.
+CREATE INDEX ledger_accounts_shares_idx ON ledger_accounts (id) WHERE tenant_id IS NULL AND home_tenant_id <> '';
 ALTER TABLE ledger_transfers ADD COLUMN home_tenant_id text NOT NULL DEFAULT '';
 UPDATE ledger_transfers t SET home_tenant_id = h.home
 FROM (

@@ -328,7 +328,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s *registry, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout, s.Finance}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.
