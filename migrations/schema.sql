@@ -1902,6 +1902,8 @@ CREATE INDEX invoices_tenant_idx ON public.invoices USING btree (tenant_id, envi
 
 CREATE INDEX job_workers_replica_idx ON public.job_workers USING btree (replica);
 
+CREATE INDEX ledger_accounts_shares_idx ON public.ledger_accounts USING btree (id) WHERE ((tenant_id IS NULL) AND (home_tenant_id <> ''::text));
+
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
 
 CREATE UNIQUE INDEX ledger_anchors_one_open ON public.ledger_anchors USING btree ((true)) WHERE (mined_at IS NULL);
