@@ -79,36 +79,52 @@ $$;
 -- ledger_link_batch appends the links of transfers (given in their order) to the chains of
 -- their environments and homes' buckets, one group after the other in (environment, bucket)
 -- order, each group's transfers in the order given: hash = sha256(previous hash || canonical).
+-- The links of every group are inserted, and the heads moved, in one statement each at the end.
 CREATE FUNCTION ledger_link_batch(p_environments text[], p_homes text[], p_ids text[], p_canonicals bytea[])
 RETURNS integer LANGUAGE plpgsql AS $$
 DECLARE
-    g      record;
-    s      smallint;
-    pos    bigint;
-    h      bytea;
-    i      integer;
-    places bigint[];
-    hashes bytea[];
+    g       record;
+    s       smallint;
+    pos     bigint;
+    h       bytea;
+    i       integer;
+    members integer[] := '{}';
+    envs    text[] := '{}';
+    stripes smallint[] := '{}';
+    places  bigint[] := '{}';
+    hashes  bytea[] := '{}';
+    h_envs  text[] := '{}';
+    h_s     smallint[] := '{}';
+    h_pos   bigint[] := '{}';
+    h_hash  bytea[] := '{}';
 BEGIN
     FOR g IN
-        SELECT x.e, ledger_chain_bucket(x.home) AS b, array_agg(x.n ORDER BY x.n) AS members
+        SELECT x.e, ledger_chain_bucket(x.home) AS b, array_agg(x.n::integer ORDER BY x.n) AS members
         FROM unnest(p_environments, p_homes) WITH ORDINALITY AS x (e, home, n)
         GROUP BY 1, 2 ORDER BY 1, 2
     LOOP
         s := ledger_chain_lane(g.e, g.b);
         SELECT position, hash INTO STRICT pos, h FROM ledger_chain_heads WHERE environment = g.e AND stripe = s;
-        places := '{}';
-        hashes := '{}';
         FOREACH i IN ARRAY g.members LOOP
             pos := pos + 1;
             h := sha256(h || p_canonicals[i]);
+            members := members || i;
+            envs := envs || g.e;
+            stripes := stripes || s;
             places := places || pos;
             hashes := hashes || h;
         END LOOP;
-        INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
-        SELECT p_ids[x.i], g.e, s, x.position, x.hash FROM unnest(g.members, places, hashes) AS x (i, position, hash);
-        UPDATE ledger_chain_heads SET position = pos, hash = h WHERE environment = g.e AND stripe = s;
+        h_envs := h_envs || g.e;
+        h_s := h_s || s;
+        h_pos := h_pos || pos;
+        h_hash := h_hash || h;
     END LOOP;
+    INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
+    SELECT p_ids[x.i], x.e, x.s, x.position, x.hash
+    FROM unnest(members, envs, stripes, places, hashes) AS x (i, e, s, position, hash);
+    UPDATE ledger_chain_heads hd SET position = x.position, hash = x.hash
+    FROM unnest(h_envs, h_s, h_pos, h_hash) AS x (e, s, position, hash)
+    WHERE hd.environment = x.e AND hd.stripe = x.s;
     RETURN coalesce(array_length(p_ids, 1), 0);
 END
 $$;
