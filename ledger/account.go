@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"strings"
 	"time"
 
 	"github.com/corridorhq/corridor/core"
@@ -295,4 +296,66 @@ func normalizeTime(t time.Time) time.Time {
 		return time.Time{}
 	}
 	return t.UTC().Truncate(time.Microsecond)
+}
+
+// ShareSeparator joins a platform account's reference and the tenant of one of its per-tenant
+// shares: platform:fees@ten_… is the tenant's share of platform:fees.
+const ShareSeparator = "@"
+
+// Share returns the tenant's share of a platform account: the same kind, asset and
+// environment, still without a tenant (it is the platform's money, never listed among the
+// tenant's accounts), its reference suffixed with @tenant. A transfer of one tenant then
+// touches only rows that live with that tenant (its shard group on a distributed database)
+// instead of one platform row every tenant's transfers lock; the sweep moves shares into
+// the platform account and the reports sum them (docs/scaling.md). A tenant account, or an
+// empty tenant, is returned as it is.
+func Share(spec AccountSpec, tenantID string) AccountSpec {
+	if spec.TenantID != "" || tenantID == "" {
+		return spec
+	}
+	spec.Reference += ShareSeparator + tenantID
+	return spec
+}
+
+// ShareOf reads a reference as a share: the platform account's reference and the tenant.
+// ok is false for any other reference.
+func ShareOf(reference string) (base, tenantID string, ok bool) {
+	i := strings.LastIndex(reference, ShareSeparator)
+	if i <= 0 || i == len(reference)-1 {
+		return reference, "", false
+	}
+	return reference[:i], reference[i+1:], true
+}
+
+// Home is the tenant whose rows the account lives with: its own tenant, the tenant of a
+// platform share, or "" for a platform account proper.
+func (a Account) Home() string {
+	if a.TenantID != "" {
+		return a.TenantID
+	}
+	if _, tenant, ok := ShareOf(a.Reference); ok {
+		return tenant
+	}
+	return ""
+}
+
+// BaseReference is the reference the account is reported under: a share's platform
+// account, any other account's own reference.
+func (a Account) BaseReference() string {
+	if a.TenantID != "" {
+		return a.Reference
+	}
+	base, _, _ := ShareOf(a.Reference)
+	return base
+}
+
+// Sweepable reports whether a share's balance may be moved into its platform account at any
+// time: the platform's own income and the sources of play and outside money. Clearing
+// accounts pass money on and are left where the payment that owns it will look for it.
+func Sweepable(kind string) bool {
+	switch kind {
+	case KindPlatformFees, KindPlatformSandboxPool, KindPlatformSandboxYield, KindWorld:
+		return true
+	}
+	return false
 }

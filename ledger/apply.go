@@ -29,6 +29,9 @@ type Result struct {
 	State    TransferState
 	Balances map[string]Balance
 	Target   *StoredTransfer
+	// Home is the tenant whose rows the transfer lives with (HomeOf), which picks its hash
+	// chain's stripes; "" for a transfer between platform accounts only.
+	Home string
 }
 
 // Apply decides a transfer: it validates the spec against the accounts, their balances and the
@@ -66,7 +69,30 @@ func Apply(in ApplyInput) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Transfer: t, State: initialState(t.Type), Balances: balances, Target: resolvedTarget(t, in.Target)}, nil
+	return Result{Transfer: t, State: initialState(t.Type), Balances: balances, Target: resolvedTarget(t, in.Target),
+		Home: HomeOf(t, in.Accounts)}, nil
+}
+
+// HomeOf is the tenant a transfer belongs to for placement: the home (Account.Home) of its
+// first debited account that has one, else of its first credited one, else "" (platform
+// accounts only). Postings are in account-id order, so the answer is the same every time; a
+// transfer between two tenants (an off-ramp delivery to another tenant) belongs to the
+// paying side when that side is a tenant's.
+func HomeOf(t Transfer, accounts map[string]Account) string {
+	credited := ""
+	for _, p := range t.Postings {
+		home := accounts[p.AccountID].Home()
+		if home == "" {
+			continue
+		}
+		if p.Amount < 0 {
+			return home
+		}
+		if credited == "" {
+			credited = home
+		}
+	}
+	return credited
 }
 
 // buildTransfer turns a valid spec into the transfer to record, deriving the postings of the

@@ -111,24 +111,28 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION public.ledger_chain_stripe(p_environment text) RETURNS smallint
+CREATE FUNCTION public.ledger_chain_bucket(p_tenant text) RETURNS smallint
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT (((hashtext(p_tenant)::bigint + 2147483648) * 32) / 4294967296)::smallint
+$$;
+
+CREATE FUNCTION public.ledger_chain_lane(p_environment text, p_bucket smallint) RETURNS smallint
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    setting text := 'corridor.chain_stripe_' || lower(p_environment);
+    setting text := 'corridor.chain_lane_' || lower(p_environment) || '_' || p_bucket;
     s       smallint := nullif(current_setting(setting, true), '')::smallint;
+    first   smallint := 16 + 4 * p_bucket;
 BEGIN
     IF s IS NOT NULL THEN
         RETURN s;
     END IF;
     SELECT h.stripe INTO s FROM ledger_chain_heads h
-    WHERE h.environment = p_environment AND h.stripe = txid_current() % 16 FOR UPDATE SKIP LOCKED;
+    WHERE h.environment = p_environment AND h.stripe BETWEEN first AND first + 3
+    ORDER BY (h.stripe - first + txid_current()) % 4 LIMIT 1 FOR UPDATE SKIP LOCKED;
     IF NOT FOUND THEN
-        SELECT h.stripe INTO s FROM ledger_chain_heads h WHERE h.environment = p_environment
-        ORDER BY (h.stripe + txid_current()) % 16 LIMIT 1 FOR UPDATE SKIP LOCKED;
-    END IF;
-    IF NOT FOUND THEN
-        s := (txid_current() % 16)::smallint;
+        s := first + (txid_current() % 4)::smallint;
         PERFORM 1 FROM ledger_chain_heads h WHERE h.environment = p_environment AND h.stripe = s FOR UPDATE;
     END IF;
     PERFORM set_config(setting, s::text, true);
@@ -136,39 +140,53 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION public.ledger_link_batch(p_environments text[], p_ids text[], p_canonicals bytea[]) RETURNS integer
+CREATE FUNCTION public.ledger_link_batch(p_environments text[], p_homes text[], p_ids text[], p_canonicals bytea[]) RETURNS integer
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    env    text;
-    s      smallint;
-    pos    bigint;
-    h      bytea;
-    n      integer := coalesce(array_length(p_ids, 1), 0);
-    ids    text[];
-    places bigint[];
-    hashes bytea[];
+    g       record;
+    s       smallint;
+    pos     bigint;
+    h       bytea;
+    i       integer;
+    members integer[] := '{}';
+    envs    text[] := '{}';
+    stripes smallint[] := '{}';
+    places  bigint[] := '{}';
+    hashes  bytea[] := '{}';
+    h_envs  text[] := '{}';
+    h_s     smallint[] := '{}';
+    h_pos   bigint[] := '{}';
+    h_hash  bytea[] := '{}';
 BEGIN
-    FOR env IN SELECT DISTINCT e FROM unnest(p_environments) AS e LOOP
-        s := ledger_chain_stripe(env);
-        SELECT position, hash INTO STRICT pos, h FROM ledger_chain_heads WHERE environment = env AND stripe = s;
-        ids := '{}';
-        places := '{}';
-        hashes := '{}';
-        FOR i IN 1 .. n LOOP
-            IF p_environments[i] = env THEN
-                pos := pos + 1;
-                h := sha256(h || p_canonicals[i]);
-                ids := ids || p_ids[i];
-                places := places || pos;
-                hashes := hashes || h;
-            END IF;
+    FOR g IN
+        SELECT x.e, ledger_chain_bucket(x.home) AS b, array_agg(x.n::integer ORDER BY x.n) AS members
+        FROM unnest(p_environments, p_homes) WITH ORDINALITY AS x (e, home, n)
+        GROUP BY 1, 2 ORDER BY 1, 2
+    LOOP
+        s := ledger_chain_lane(g.e, g.b);
+        SELECT position, hash INTO STRICT pos, h FROM ledger_chain_heads WHERE environment = g.e AND stripe = s;
+        FOREACH i IN ARRAY g.members LOOP
+            pos := pos + 1;
+            h := sha256(h || p_canonicals[i]);
+            members := members || i;
+            envs := envs || g.e;
+            stripes := stripes || s;
+            places := places || pos;
+            hashes := hashes || h;
         END LOOP;
-        INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
-        SELECT x.id, env, s, x.position, x.hash FROM unnest(ids, places, hashes) AS x (id, position, hash);
-        UPDATE ledger_chain_heads SET position = pos, hash = h WHERE environment = env AND stripe = s;
+        h_envs := h_envs || g.e;
+        h_s := h_s || s;
+        h_pos := h_pos || pos;
+        h_hash := h_hash || h;
     END LOOP;
-    RETURN n;
+    INSERT INTO ledger_chain (transfer_id, environment, stripe, position, hash)
+    SELECT p_ids[x.i], x.e, x.s, x.position, x.hash
+    FROM unnest(members, envs, stripes, places, hashes) AS x (i, e, s, position, hash);
+    UPDATE ledger_chain_heads hd SET position = x.position, hash = x.hash
+    FROM unnest(h_envs, h_s, h_pos, h_hash) AS x (e, s, position, hash)
+    WHERE hd.environment = x.e AND hd.stripe = x.s;
+    RETURN coalesce(array_length(p_ids, 1), 0);
 END
 $$;
 
@@ -176,7 +194,7 @@ CREATE FUNCTION public.ledger_link_transfer() RETURNS trigger
     LANGUAGE plpgsql
     AS $$
 DECLARE
-    s        smallint := ledger_chain_stripe(NEW.environment);
+    s        smallint := ledger_chain_lane(NEW.environment, ledger_chain_bucket(NEW.home_tenant_id));
     new_pos  bigint;
     new_hash bytea;
 BEGIN
@@ -585,6 +603,7 @@ CREATE TABLE public.ledger_accounts (
     reference text NOT NULL,
     non_negative boolean NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    home_tenant_id text DEFAULT ''::text NOT NULL,
     CONSTRAINT ledger_accounts_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
@@ -687,6 +706,7 @@ CREATE TABLE public.ledger_transfers (
     chain_linked boolean DEFAULT false NOT NULL,
     posting_accounts text[] NOT NULL,
     posting_amounts bigint[] NOT NULL,
+    home_tenant_id text DEFAULT ''::text NOT NULL,
     CONSTRAINT ledger_transfers_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
     CONSTRAINT ledger_transfers_postings_check CHECK (((array_ndims(posting_accounts) = 1) AND (array_ndims(posting_amounts) = 1) AND (cardinality(posting_accounts) >= 2) AND (cardinality(posting_accounts) = cardinality(posting_amounts)) AND (array_position(posting_accounts, NULL::text) IS NULL) AND (array_position(posting_amounts, NULL::bigint) IS NULL) AND (0 <> ALL (posting_amounts)))),
     CONSTRAINT ledger_transfers_status_check CHECK ((status = ANY (ARRAY['PENDING'::text, 'POSTED'::text, 'VOIDED'::text, 'REVERSED'::text]))),
@@ -1938,6 +1958,8 @@ CREATE INDEX invoices_poll_idx ON public.invoices USING btree (environment, id) 
 CREATE INDEX invoices_tenant_idx ON public.invoices USING btree (tenant_id, environment, created_at DESC, id);
 
 CREATE INDEX job_workers_replica_idx ON public.job_workers USING btree (replica);
+
+CREATE INDEX ledger_accounts_shares_idx ON public.ledger_accounts USING btree (id) WHERE ((tenant_id IS NULL) AND (home_tenant_id <> ''::text));
 
 CREATE INDEX ledger_accounts_tenant_idx ON public.ledger_accounts USING btree (tenant_id, environment, id) WHERE (tenant_id IS NOT NULL);
 

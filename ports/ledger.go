@@ -127,6 +127,17 @@ type LedgerReports interface {
 	// and went out of the tenant's accounts of kind, oldest day first; days without postings
 	// are absent.
 	DailyVolume(ctx context.Context, env core.Environment, tenantID, kind string, since time.Time) ([]DayVolume, error)
+	// SweepableShares returns up to limit per-tenant shares of platform accounts (ledger.Share)
+	// of the kinds given, whose posted balance is not zero and that hold nothing pending, in
+	// account-id order after afterID ("" for the first): what the sweep moves next.
+	SweepableShares(ctx context.Context, kinds []string, afterID string, limit int) ([]ShareBalance, error)
+}
+
+// ShareBalance is a share's balance and the sequence of the last transfer that moved it, read
+// together: the pair names the share's state, which a sweep of it moves once.
+type ShareBalance struct {
+	AccountBalance
+	LastSequence int64
 }
 
 // DayVolume is one UTC day's posted movements on a tenant's accounts of one kind and asset.

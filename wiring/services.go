@@ -303,7 +303,7 @@ func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s *registry, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout, s.Finance}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

@@ -79,6 +79,29 @@ var invariantQueries = []invariantQuery{
 		FROM ledger_transfers t
 		CROSS JOIN LATERAL (VALUES ('off-ramp payment', t.metadata->>'offrampPaymentId')) AS owner(what, id)
 		WHERE owner.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM offramp_payments p WHERE p.id = owner.id)`},
+	// The trial balance holds per tenant group (a tenant's accounts with its shares of the
+	// platform accounts, which live in its shard group; the platform accounts proper form the
+	// group ''): a group's balances sum to what the transfers crossing groups (the sweeps, money
+	// between tenants) brought it, so a group's own transfers sum to zero; and every
+	// environment and asset sums to zero in total.
+	{"trial-balance-per-tenant", `WITH acct AS (
+			SELECT a.id, a.environment, a.asset, a.home_tenant_id AS grp, b.posted
+			FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id),
+		crossing AS (
+			SELECT t.id, t.sequence, t.created_at FROM ledger_transfers t
+			CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id) JOIN acct a ON a.id = l.account_id
+			GROUP BY t.id, t.sequence, t.created_at HAVING count(DISTINCT a.grp) > 1),
+		inflow AS (
+			SELECT a.environment, a.asset, a.grp, sum(p.posted_delta) AS n FROM crossing c
+			JOIN ledger_postings p ON p.transfer_id = c.id AND p.sequence = c.sequence AND p.created_at = c.created_at
+			JOIN acct a ON a.id = p.account_id GROUP BY 1, 2, 3),
+		grp AS (SELECT environment, asset, grp, sum(posted) AS posted FROM acct GROUP BY 1, 2, 3)
+		SELECT 'tenant group ' || coalesce(nullif(g.grp, ''), '(platform)') || ', ' || g.environment || ' ' || g.asset
+			|| ': its balances sum to ' || g.posted || ', transfers from other groups brought ' || coalesce(i.n, 0)
+		FROM grp g LEFT JOIN inflow i USING (environment, asset, grp) WHERE g.posted <> coalesce(i.n, 0)
+		UNION ALL
+		SELECT environment || ' ' || asset || ': the balances sum to ' || sum(posted) || ', not zero'
+		FROM acct GROUP BY environment, asset HAVING sum(posted) <> 0`},
 	{"card-holds-whole", `SELECT 'card authorization ' || a.id || ' is ' || a.status || ' but its hold transfer ' || coalesce(a.hold_transfer_id, '(none)') || ' is missing'
 		FROM card_authorizations a WHERE a.status <> 'DECLINED'
 		AND NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = a.hold_transfer_id)`},

@@ -197,10 +197,11 @@ func (r ledgerRepo) accountsByReference(ctx context.Context, specs []ledger.Acco
 
 const insertAccountsSQL = `
 WITH ins AS (
-    INSERT INTO ledger_accounts (id, environment, asset, tenant_id, kind, reference, non_negative, created_at)
-    SELECT k.id, k.environment, k.asset, nullif(k.tenant_id, ''), k.kind, k.reference, k.non_negative, $8
-    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[])
-         AS k(id, environment, asset, tenant_id, kind, reference, non_negative)
+    INSERT INTO ledger_accounts (id, environment, asset, tenant_id, kind, reference, non_negative, created_at,
+        home_tenant_id)
+    SELECT k.id, k.environment, k.asset, nullif(k.tenant_id, ''), k.kind, k.reference, k.non_negative, $8, k.home
+    FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bool[], $9::text[])
+         AS k(id, environment, asset, tenant_id, kind, reference, non_negative, home)
     ORDER BY k.environment, k.asset, k.reference
     ON CONFLICT (environment, asset, reference) DO NOTHING
     RETURNING id, non_negative
@@ -211,7 +212,7 @@ INSERT INTO ledger_balances (account_id, non_negative) SELECT id, non_negative F
 // validates them. Rows are inserted in reference order so two openers never wait on each
 // other crosswise.
 func (r ledgerRepo) insertAccounts(ctx context.Context, now time.Time, specs []ledger.AccountSpec, found map[accountKey]ledger.Account) error {
-	var ids, envs, assets, tenants, kinds, refs []string
+	var ids, envs, assets, tenants, kinds, refs, homes []string
 	var nonNegative []bool
 	seen := map[accountKey]bool{}
 	for _, spec := range specs {
@@ -226,10 +227,10 @@ func (r ledgerRepo) insertAccounts(ctx context.Context, now time.Time, specs []l
 		}
 		ids, envs, assets = append(ids, a.ID), append(envs, string(a.Environment)), append(assets, a.Asset)
 		tenants, kinds, refs = append(tenants, a.TenantID), append(kinds, a.Kind), append(refs, a.Reference)
-		nonNegative = append(nonNegative, a.NonNegative)
+		nonNegative, homes = append(nonNegative, a.NonNegative), append(homes, a.Home())
 	}
 	_, err := r.q.ExecContext(ctx, insertAccountsSQL, ids, envs, assets, tenants, kinds, refs, nonNegative,
-		now.UTC().Truncate(time.Microsecond))
+		now.UTC().Truncate(time.Microsecond), homes)
 	return ledgerError("open accounts", err)
 }
 

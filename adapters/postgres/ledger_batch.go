@@ -69,6 +69,7 @@ type transferRow struct {
 	createdAt                              time.Time
 	status                                 string
 	canonical                              []byte
+	home                                   string // the transfer's home tenant (ledger.HomeOf)
 }
 
 type bufferedPosting struct {
@@ -406,19 +407,20 @@ func (b *batchLedger) flush(ctx context.Context, q txQuerier) error {
 // sequence) with their posting arrays ($28, $29: one array literal per transfer, cast per row,
 // so no aggregate runs), their postings (with the sequence just given), sets each touched account's
 // balance to its last posting's balance-after, and links the transfers to their chains
-// (ledger_link_batch, migration 000042), in one statement.
+// (ledger_link_batch: the stripes of their homes' buckets, migration 000065), in one statement.
 const writeBufferedSQL = `
 WITH t AS (
     INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
-        expires_at, metadata, created_at, status, canonical, chain_linked, posting_accounts, posting_amounts)
+        expires_at, metadata, created_at, status, canonical, chain_linked, posting_accounts, posting_amounts,
+        home_tenant_id)
     SELECT x.id, x.environment, x.reference, x.type, x.asset, x.pending_id, x.reversed_id, x.amount,
         x.expires_at, x.metadata::jsonb, x.created_at, x.status, x.canonical, true, x.accounts::text[],
-        x.amounts::int8[]
+        x.amounts::int8[], x.home
     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int8[],
         $9::timestamptz[], $10::text[], $11::timestamptz[], $12::text[], $13::bytea[], $28::text[],
-        $29::text[]) WITH ORDINALITY
+        $29::text[], $30::text[]) WITH ORDINALITY
         AS x (id, environment, reference, type, asset, pending_id, reversed_id, amount, expires_at, metadata,
-            created_at, status, canonical, accounts, amounts, n)
+            created_at, status, canonical, accounts, amounts, home, n)
     ORDER BY x.n
     RETURNING id, sequence, created_at
 ), p AS (
@@ -435,7 +437,7 @@ WITH t AS (
         AS u (account_id, posted, pending_debits, pending_credits, at)
     WHERE bl.account_id = u.account_id
 )
-SELECT ledger_link_batch($2::text[], $1::text[], $13::bytea[])`
+SELECT ledger_link_batch($2::text[], $30::text[], $1::text[], $13::bytea[])`
 
 // writeBuffered writes ts in one statement (nothing when ts is empty); marker, if any, goes
 // first among the arguments (driver.go).
@@ -451,7 +453,7 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 	metadata, statuses := make([]string, n), make([]string, n)
 	created := make([]time.Time, n)
 	canonical := make([][]byte, n)
-	postingAccounts, postingAmounts := make([]string, n), make([]string, n)
+	postingAccounts, postingAmounts, homes := make([]string, n), make([]string, n), make([]string, n)
 	var pTransfers, pAccounts []string
 	var pAmounts, dp, dd, dc, ap, ad, ac []int64
 	last := map[string]int{}
@@ -467,6 +469,7 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 		pendingIDs[i], reversedIDs[i], amounts[i], expires[i] = r.pendingID, r.reversedID, r.amount, r.expiresAt
 		metadata[i], created[i], statuses[i], canonical[i] = r.metadata, r.createdAt, r.status, r.canonical
 		postingAccounts[i], postingAmounts[i] = postingArrays(t.postings)
+		homes[i] = r.home
 		for _, p := range t.postings {
 			pTransfers, pAccounts, pAmounts = append(pTransfers, r.id), append(pAccounts, p.accountID), append(pAmounts, p.amount)
 			dp, dd, dc = append(dp, p.delta.Posted), append(dd, p.delta.PendingDebits), append(dc, p.delta.PendingCredits)
@@ -487,7 +490,7 @@ func writeBuffered(ctx context.Context, q txQuerier, ts []bufferedTransfer, mark
 	args := append(marker, ids, envs, refs, types, assets, pendingIDs, reversedIDs, amounts,
 		expires, metadata, created, statuses, canonical,
 		pTransfers, pAccounts, pAmounts, dp, dd, dc, ap, ad, ac,
-		bIDs, bp, bd, bc, bat, postingAccounts, postingAmounts)
+		bIDs, bp, bd, bc, bat, postingAccounts, postingAmounts, homes)
 	_, err := q.ExecContext(ctx, writeBufferedSQL, args...)
 	return ledgerError("write batch", err)
 }
@@ -537,7 +540,7 @@ func transferRowOf(res ledger.Result) (transferRow, error) {
 	}
 	row := transferRow{id: t.ID, environment: string(t.Environment), reference: t.Reference, typ: string(t.Type),
 		asset: t.Asset, amount: t.Amount, metadata: string(metadata), createdAt: t.CreatedAt,
-		status: string(res.State.Status), canonical: ledger.CanonicalBytes(t)}
+		status: string(res.State.Status), canonical: ledger.CanonicalBytes(t), home: res.Home}
 	if t.PendingID != "" {
 		row.pendingID = &t.PendingID
 	}

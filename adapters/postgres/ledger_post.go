@@ -13,15 +13,35 @@ import (
 	"github.com/corridorhq/corridor/ledger"
 )
 
-// ChainStripes is how many hash chains each environment's transfers form (migration 000002
-// seeds their heads). One chain would make every commit wait for the previous one; with
-// stripes, a transaction appends to a stripe no other transaction holds when one is free
-// (ledger_chain_stripe, migration 000042), and holds at most one head per environment. A
-// transfer written alone is linked at commit by a deferred constraint trigger, so the head is
-// the last lock its transaction takes, held only while it commits; a pipeline batch links its
+// The hash chains of an environment's transfers (migrations 000002, 000042, 000065). One chain
+// would make every commit wait for the previous one, so transfers are chained in stripes. The
+// first ChainStripesBefore stripes are the environment-wide stripes the ledger used before
+// its chains followed tenants; their transfers stay in them. Since then a transfer is appended
+// to a stripe of its home tenant's bucket (ledger_chain_bucket: the tenant's hash range among
+// ChainBuckets, the split a database distributed by tenant gives its default shard count), so
+// every stripe lies in one shard group. Each bucket has ChainLanes stripes: a transaction
+// appends a bucket's transfers to a lane no other transaction holds when one is free
+// (ledger_chain_lane) and holds at most one head per environment and bucket. A transfer
+// written alone is linked at commit by a deferred constraint trigger, so the heads are the
+// last locks its transaction takes, held only while it commits; a pipeline batch links its
 // transfers itself, set-wise, in the statement that writes them, just before its COMMIT.
-// Changing the count needs a migration (new head rows); links keep their stripe.
-const ChainStripes = 16
+// Changing the counts needs a migration (new head rows); links keep their stripe.
+const (
+	ChainStripesBefore = 16
+	ChainBuckets       = 32
+	ChainLanes         = 4
+	// ChainStripes is how many stripes each environment has.
+	ChainStripes = ChainStripesBefore + ChainBuckets*ChainLanes
+)
+
+// ChainBucketOfStripe is the bucket a stripe belongs to, or -1 for an environment-wide
+// stripe of before.
+func ChainBucketOfStripe(stripe int) int {
+	if stripe < ChainStripesBefore {
+		return -1
+	}
+	return (stripe - ChainStripesBefore) / ChainLanes
+}
 
 const transferByReferenceSQL = `SELECT ` + transferColumns + `
 FROM ledger_transfers t WHERE t.environment = $1 AND t.reference = $2`
@@ -62,7 +82,8 @@ FOR UPDATE`
 // first, in which case every other part, all joined to t, does nothing either. p inserts the
 // postings, b sets the new balances and r records the target's new state. The chain link is
 // appended at commit by the ledger_transfers_link trigger, from canonical. One text per
-// posting count (rather than arrays) lets PostgreSQL reuse a generic plan. The transfer's
+// posting count (rather than arrays) lets PostgreSQL reuse a generic plan. The transfer's home
+// tenant (ledger.HomeOf) is the last parameter. The transfer's
 // posting arrays are built from the same parameters, in the postings' (account-id) order.
 var writeTransferSQL = func() []string {
 	out := make([]string, ledger.MaxPostings+1)
@@ -80,10 +101,11 @@ WITH x (account_id, amount, posted_delta, pending_debits_delta, pending_credits_
     VALUES ` + strings.Join(rows, ",\n        ") + `
 ), t AS (
     INSERT INTO ledger_transfers (id, environment, reference, type, asset, pending_id, reversed_id, amount,
-        expires_at, metadata, created_at, status, canonical, posting_accounts, posting_amounts)
+        expires_at, metadata, created_at, status, canonical, posting_accounts, posting_amounts, home_tenant_id)
     VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::int8, $9::timestamptz,
         $10::jsonb, $11::timestamptz, $12::text, $13::bytea,
-        ARRAY[` + strings.Join(accounts, ", ") + `], ARRAY[` + strings.Join(amounts, ", ") + `])
+        ARRAY[` + strings.Join(accounts, ", ") + `], ARRAY[` + strings.Join(amounts, ", ") + `],
+        $` + strconv.Itoa(16+8*n) + `::text)
     ON CONFLICT (environment, reference) DO NOTHING
     RETURNING id, sequence
 ), p AS (
@@ -296,7 +318,7 @@ func writeArgs(res ledger.Result, deltas []ledger.Delta) ([]any, error) {
 		args = append(args, p.AccountID, p.Amount, d.Posted, d.PendingDebits, d.PendingCredits,
 			after.Posted, after.PendingDebits, after.PendingCredits)
 	}
-	return args, nil
+	return append(args, row.home), nil
 }
 
 func nullTime(t time.Time) any {

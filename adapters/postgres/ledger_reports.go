@@ -505,3 +505,33 @@ func (r ledgerRepo) transfersByID(ctx context.Context, ids []string) (map[string
 	}
 	return out, ledgerError("transfers", rows.Err())
 }
+
+// sweepableSharesSQL reads shares through ledger_accounts_shares_idx (migration 000065): the
+// shares are a few rows per tenant among every account.
+const sweepableSharesSQL = `
+SELECT ` + accountColumns + `, b.posted, b.pending_debits, b.pending_credits,
+    (SELECT p.sequence FROM ledger_postings p WHERE p.account_id = a.id ORDER BY p.created_at DESC, p.sequence DESC LIMIT 1)
+FROM ledger_accounts a JOIN ledger_balances b ON b.account_id = a.id
+WHERE a.tenant_id IS NULL AND a.home_tenant_id <> '' AND a.id > $1 AND a.kind = ANY ($2::text[])
+    AND b.posted <> 0 AND b.pending_debits = 0 AND b.pending_credits = 0
+ORDER BY a.id LIMIT $3`
+
+// SweepableShares lists the shares the sweep moves next. See ports.LedgerReports.
+func (r ledgerRepo) SweepableShares(ctx context.Context, kinds []string, afterID string, limit int) ([]ports.ShareBalance, error) {
+	rows, err := r.q.QueryContext(ctx, sweepableSharesSQL, afterID, kinds, limit)
+	if err != nil {
+		return nil, ledgerError("sweepable shares", err)
+	}
+	defer rows.Close()
+	var out []ports.ShareBalance
+	for rows.Next() {
+		var b ledger.Balance
+		var last int64
+		a, err := scanAccount(rows, &b.Posted, &b.PendingDebits, &b.PendingCredits, &last)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ports.ShareBalance{AccountBalance: ports.AccountBalance{Account: a, Balance: b}, LastSequence: last})
+	}
+	return out, ledgerError("sweepable shares", rows.Err())
+}

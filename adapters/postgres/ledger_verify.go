@@ -6,6 +6,8 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strings"
+	"sync"
 
 	"github.com/uptrace/bun"
 
@@ -52,8 +54,16 @@ const (
 	verifyStripeSQL = `SELECT ` + transferColumns + `, c.position, c.hash
 FROM ledger_chain c JOIN ledger_transfers t ON t.id = c.transfer_id
 WHERE c.environment = $1 AND c.stripe = $2 AND c.position > $3 ORDER BY c.position LIMIT $4`
-	verifyUnlinkedSQL = `SELECT t.id FROM ledger_transfers t
-WHERE NOT EXISTS (SELECT 1 FROM ledger_chain c WHERE c.transfer_id = t.id) ORDER BY t.sequence LIMIT 10`
+	// verifyPlacementSQL finds transfers that are not in exactly one stripe, and transfers in a
+	// bucket's stripe other than their home tenant's bucket (a stripe must lie in one shard
+	// group). $1 = ChainStripesBefore, $2 = ChainLanes.
+	verifyPlacementSQL = `SELECT t.id, t.home_tenant_id, count(c.transfer_id),
+    coalesce(bool_or(c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id)), false)
+FROM ledger_transfers t LEFT JOIN ledger_chain c ON c.transfer_id = t.id
+GROUP BY t.id, t.home_tenant_id
+HAVING count(c.transfer_id) <> 1
+    OR bool_or(c.stripe >= $1 AND (c.stripe - $1) / $2 <> ledger_chain_bucket(t.home_tenant_id))
+ORDER BY min(t.sequence) LIMIT 10`
 	// verifyHistorySQL reads each transfer with the history rows its arrays name, found by the
 	// history's primary key (account_id, created_at, sequence) from the transfer's own columns.
 	// A leg without its history row reads as found = false (and zeros).
@@ -89,8 +99,10 @@ ORDER BY t.sequence`
 //
 //  1. every chain stripe, in position order, with ledger.VerifyChain: positions have no gaps
 //     and each recorded hash is ledger.ChainHash of the previous one and the transfer, as its
-//     columns and postings read now; the head row matches the last link; every transfer has
-//     a link;
+//     columns and postings read now; the head row matches the last link. Stripes are walked in
+//     parallel (verifyWorkers transactions on the same snapshot): each lies in one shard group,
+//     so on a distributed ledger each walk reads one group. Then every transfer is in exactly
+//     one stripe, and a bucket's stripe holds only transfers whose home tenant is in the bucket;
 //  2. the history, in sequence order: each posting's recorded balance change is what
 //     ledger.Effects says the transfer does, and the recorded balance after it is the running
 //     sum; holds are resolved at most once and transfer states match their resolutions;
@@ -109,7 +121,7 @@ func VerifyLedger(ctx context.Context, db *bun.DB) (LedgerVerification, error) {
 	defer func() { _ = tx.Rollback() }()
 	v := &verifier{q: tx, running: map[string]ledger.Balance{}, holds: map[string]ledger.Transfer{},
 		claims: map[string]ledger.TransferState{}, resolved: map[string]ledger.TransferState{}}
-	if err := v.chains(ctx); err != nil {
+	if err := v.chains(ctx, db.DB); err != nil {
 		return v.out, err
 	}
 	if err := v.history(ctx); err != nil {
@@ -147,7 +159,10 @@ type chainHead struct {
 	hash     []byte
 }
 
-func (v *verifier) chains(ctx context.Context) error {
+// verifyWorkers is how many stripes are walked at once, each on a connection of its own.
+const verifyWorkers = 4
+
+func (v *verifier) chains(ctx context.Context, db *sql.DB) error {
 	rows, err := v.q.QueryContext(ctx, verifyChainsSQL)
 	if err != nil {
 		return err
@@ -165,29 +180,108 @@ func (v *verifier) chains(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	for _, h := range heads {
-		v.out.Chains++
-		if err := v.stripe(ctx, h); err != nil {
-			return err
-		}
+	v.out.Chains = len(heads)
+	breaks, err := walkStripes(ctx, db, v.q, heads)
+	if err != nil {
+		return err
 	}
-	return v.unlinked(ctx)
+	v.out.Breaks = append(v.out.Breaks, breaks...)
+	return v.placement(ctx)
 }
 
-// unlinked reports transfers that no chain covers (a link row deleted, or written with the
-// link trigger disabled).
-func (v *verifier) unlinked(ctx context.Context) error {
-	rows, err := v.q.QueryContext(ctx, verifyUnlinkedSQL)
+// walkStripes walks every stripe, verifyWorkers at a time. Each worker reads in its own
+// read-only transaction on the snapshot of tx (pg_export_snapshot), so the whole walk sees one
+// instant as a single transaction would. A pool that cannot lend a second connection walks
+// them in tx, one after the other.
+func walkStripes(ctx context.Context, db *sql.DB, tx *sql.Tx, heads []chainHead) ([]ChainBreak, error) {
+	workers := min(verifyWorkers, len(heads))
+	if limit := db.Stats().MaxOpenConnections; limit > 0 {
+		workers = min(workers, limit-1)
+	}
+	if workers < 2 {
+		w := &verifier{q: tx}
+		for _, h := range heads {
+			if err := w.stripe(ctx, h); err != nil {
+				return nil, err
+			}
+		}
+		return w.out.Breaks, nil
+	}
+	var snapshot string
+	if err := tx.QueryRowContext(ctx, `SELECT pg_export_snapshot()`).Scan(&snapshot); err != nil {
+		return nil, err
+	}
+	work := make(chan chainHead)
+	found := make([][]ChainBreak, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			found[i], errs[i] = walkOnSnapshot(ctx, db, snapshot, work)
+		}()
+	}
+	for _, h := range heads {
+		work <- h
+	}
+	close(work)
+	wg.Wait()
+	var out []ChainBreak
+	for i := range workers {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, found[i]...)
+	}
+	return out, nil
+}
+
+// walkOnSnapshot walks the stripes it receives in a transaction on the exported snapshot. It
+// drains work even after an error, so the sender never blocks.
+func walkOnSnapshot(ctx context.Context, db *sql.DB, snapshot string, work <-chan chainHead) ([]ChainBreak, error) {
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err == nil {
+		defer func() { _ = tx.Rollback() }()
+		_, err = tx.ExecContext(ctx, `SET TRANSACTION SNAPSHOT `+quoteLiteral(snapshot))
+	}
+	w := &verifier{q: tx}
+	for h := range work {
+		if err == nil {
+			err = w.stripe(ctx, h)
+		}
+	}
+	return w.out.Breaks, err
+}
+
+// quoteLiteral quotes s as an SQL string literal.
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// placement reports transfers that no chain covers (a link row deleted, or written with the
+// link trigger disabled), transfers linked more than once, and transfers linked into the
+// stripe of another bucket than their home tenant's.
+func (v *verifier) placement(ctx context.Context) error {
+	rows, err := v.q.QueryContext(ctx, verifyPlacementSQL, ChainStripesBefore, ChainLanes)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
+		var id, home string
+		var links int
+		var misplaced bool
+		if err := rows.Scan(&id, &home, &links, &misplaced); err != nil {
 			return err
 		}
-		v.problem("transfer %s is in no hash chain", id)
+		switch {
+		case links == 0:
+			v.problem("transfer %s is in no hash chain", id)
+		case links > 1:
+			v.problem("transfer %s is in %d hash chain positions, not exactly one", id, links)
+		}
+		if misplaced {
+			v.problem("transfer %s (home %q) is linked in a stripe of another tenant bucket than its home's", id, home)
+		}
 	}
 	return rows.Err()
 }

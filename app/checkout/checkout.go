@@ -275,7 +275,7 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		r := checkout.Refund{ID: core.NewID(checkout.PrefixRefund), CheckoutID: c.ID, TenantID: c.TenantID, Environment: c.Environment,
 			Amount: amount, Destination: dest, Status: checkout.RefundPending, CreatedAt: now, UpdatedAt: now}
 		accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.TenantAvailable(c.Environment, kernel.ServiceAsset, c.TenantID),
-			ledger.World(c.Environment, kernel.ServiceAsset, worldRail))
+			ledger.Share(ledger.World(c.Environment, kernel.ServiceAsset, worldRail), c.TenantID))
 		if err != nil {
 			return err
 		}

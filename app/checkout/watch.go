@@ -122,7 +122,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 // names the confirmed total reached, so a retried pass books nothing twice.
 func (s *Service) credit(ctx context.Context, tx ports.Tx, c checkout.Checkout, total, amount int64) error {
 	now := s.clock.Now().UTC()
-	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.World(c.Environment, kernel.ServiceAsset, worldRail),
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.Share(ledger.World(c.Environment, kernel.ServiceAsset, worldRail), c.TenantID),
 		ledger.TenantAvailable(c.Environment, kernel.ServiceAsset, c.TenantID))
 	if err != nil {
 		return err

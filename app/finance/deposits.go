@@ -52,7 +52,7 @@ func (s *Service) SandboxDeposit(ctx context.Context, p auth.Principal, in Depos
 	d := Deposit{ID: core.NewID(prefixDeposit), AmountBaseUnits: amount}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		accounts, err := tx.Ledger().OpenAccounts(ctx, now,
-			ledger.PlatformSandboxPool(core.EnvTest, kernel.ServiceAsset), ledger.TenantAvailable(core.EnvTest, kernel.ServiceAsset, p.TenantID))
+			ledger.Share(ledger.PlatformSandboxPool(core.EnvTest, kernel.ServiceAsset), p.TenantID), ledger.TenantAvailable(core.EnvTest, kernel.ServiceAsset, p.TenantID))
 		if err != nil {
 			return err
 		}

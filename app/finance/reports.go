@@ -165,7 +165,7 @@ func journalEntryView(tenantID string, e ports.JournalEntry) JournalEntryView {
 	v := JournalEntryView{Sequence: e.Sequence, Transfer: e.Transfer, State: e.State, Lines: make([]JournalLine, len(e.Transfer.Postings))}
 	for i, posting := range e.Transfer.Postings {
 		acct := e.Accounts[posting.AccountID]
-		line := JournalLine{AccountID: acct.ID, Reference: acct.Reference, Kind: acct.Kind, Amount: posting.Amount}
+		line := JournalLine{AccountID: acct.ID, Reference: acct.BaseReference(), Kind: acct.Kind, Amount: posting.Amount}
 		if acct.TenantID != "" && acct.TenantID != tenantID {
 			line.AccountID, line.Reference = "", CounterpartyReference
 		}
@@ -236,10 +236,13 @@ func (s *Service) LedgerTrialBalanceAsOf(ctx context.Context, p auth.Principal, 
 }
 
 // trialAssets groups rows by asset, folds other tenants' accounts into one counterparty line
-// per asset and totals each asset with ledger.TrialBalance.
+// per asset, sums a platform account's per-tenant shares into one line under the platform
+// account's reference (ledger.Share: the shares are how the platform account is stored, not
+// accounts of their own) and totals each asset with ledger.TrialBalance.
 func trialAssets(env core.Environment, rows []ports.TrialBalanceRow) ([]TrialBalanceAsset, error) {
 	byAsset := map[string]*TrialBalanceAsset{}
 	counterparty := map[string]*TrialBalanceLine{}
+	platform := map[[2]string]int{} // (asset, reference) → index of its line
 	var assets []string
 	for _, r := range rows {
 		asset := r.Account.Asset
@@ -247,11 +250,21 @@ func trialAssets(env core.Environment, rows []ports.TrialBalanceRow) ([]TrialBal
 			byAsset[asset] = &TrialBalanceAsset{Asset: asset}
 			assets = append(assets, asset)
 		}
-		line := TrialBalanceLine{AccountID: r.Account.ID, Reference: r.Account.Reference, Kind: r.Account.Kind, Scope: TrialScopeOwn, Balance: r.Balance}
+		line := TrialBalanceLine{AccountID: r.Account.ID, Reference: r.Account.BaseReference(), Kind: r.Account.Kind, Scope: TrialScopeOwn, Balance: r.Balance}
 		switch {
 		case r.Own:
 		case r.Account.TenantID == "":
 			line.Scope = TrialScopePlatform
+			key := [2]string{asset, line.Reference}
+			if i, ok := platform[key]; ok {
+				sum, err := addBalances(byAsset[asset].Lines[i].Balance, r.Balance)
+				if err != nil {
+					return nil, err
+				}
+				byAsset[asset].Lines[i].Balance = sum
+				continue
+			}
+			platform[key] = len(byAsset[asset].Lines)
 		default:
 			if counterparty[asset] == nil {
 				counterparty[asset] = &TrialBalanceLine{Reference: CounterpartyReference, Kind: CounterpartyReference, Scope: TrialScopeCounterparty}

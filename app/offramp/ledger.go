@@ -109,19 +109,19 @@ func (s *Service) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p 
 }
 
 // deliverySide is where delivered money goes: the recipient's service balance on the
-// internal rail, else the outside world of the rail.
+// internal rail, else the sender's share of the outside world of the rail (ledger.Share).
 func deliverySide(p offramp.Payment, q offramp.Quote) ledger.AccountSpec {
 	if q.DestinationType == recipient.DestServiceBalance {
 		return ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.RecipientTenantID)
 	}
-	return ledger.World(p.Environment, kernel.ServiceAsset, string(q.DestinationType))
+	return ledger.Share(ledger.World(p.Environment, kernel.ServiceAsset, string(q.DestinationType)), p.SenderTenantID)
 }
 
 // deliver pays exactly the confirmed quote: its deliver amount to the recipient side, its fee
 // to the platform.
 func (s *Service) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, q offramp.Quote) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider),
-		deliverySide(*p, q), ledger.PlatformFees(p.Environment, kernel.ServiceAsset))
+		deliverySide(*p, q), ledger.Share(ledger.PlatformFees(p.Environment, kernel.ServiceAsset), p.SenderTenantID))
 	if err != nil {
 		return err
 	}

@@ -269,7 +269,7 @@ func TestOfframp_CreateAndConfirm(t *testing.T) {
 		if got := w.available(t, ledger.TenantAvailableRef(w.recipient.TenantID)); got != q.DeliverBaseUnits {
 			t.Fatalf("recipient received %d, want %d", got, q.DeliverBaseUnits)
 		}
-		if got := w.available(t, ledger.PlatformFeesRef); got != q.FeeBaseUnits {
+		if got := w.available(t, ledger.Share(ledger.PlatformFees(core.EnvTest, kernel.ServiceAsset), w.sender.TenantID).Reference); got != q.FeeBaseUnits {
 			t.Fatalf("fees %d, want %d", got, q.FeeBaseUnits)
 		}
 		if got := w.available(t, ledger.TenantAvailableRef(w.sender.TenantID)); got != 60_000_000 {

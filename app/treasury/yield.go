@@ -66,7 +66,7 @@ func (s *Service) accrueDays(ctx context.Context, tx ports.Tx, a treasury.Accoun
 			if amount <= 0 {
 				continue
 			}
-			accounts, err := tx.Ledger().OpenAccounts(ctx, now, ledger.PlatformSandboxYield(a.Environment, ledger.AssetUSDC),
+			accounts, err := tx.Ledger().OpenAccounts(ctx, now, ledger.Share(ledger.PlatformSandboxYield(a.Environment, ledger.AssetUSDC), a.TenantID),
 				ledger.TreasuryYield(a.Environment, ledger.AssetUSDC, a.TenantID, b.ID))
 			if err != nil {
 				return err

@@ -186,8 +186,10 @@ func ledgerProof(ctx context.Context, cfg Config, log *slog.Logger, id int64) er
 // environment, stripe, position), every broken stripe and the other problems found.
 func printVerification(w io.Writer, v postgres.LedgerVerification) {
 	if v.OK() {
-		fmt.Fprintf(w, "ledger OK: %d transfers in %d hash chains (%d stripes per environment), %d accounts; "+
-			"balances match the history and every trial balance sums to zero\n", v.Transfers, v.Chains, postgres.ChainStripes, v.Accounts)
+		fmt.Fprintf(w, "ledger OK: %d transfers in %d hash chains (%d stripes per environment: %d of before, %d tenant buckets × %d; "+
+			"walked in parallel), %d accounts; every transfer in exactly one stripe of its tenant's bucket, "+
+			"balances match the history and every trial balance sums to zero\n", v.Transfers, v.Chains, postgres.ChainStripes,
+			postgres.ChainStripesBefore, postgres.ChainBuckets, postgres.ChainLanes, v.Accounts)
 		return
 	}
 	if b, ok := v.FirstBreak(); ok {

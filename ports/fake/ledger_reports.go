@@ -327,3 +327,23 @@ func (r ledgerReports) DailyVolume(_ context.Context, env core.Environment, tena
 	})
 	return out, nil
 }
+
+// SweepableShares lists the platform shares with a posted balance and no holds, in id order,
+// with the sequence of the last transfer that moved each (its place in the book's history).
+func (r ledgerReports) SweepableShares(_ context.Context, kinds []string, afterID string, limit int) ([]ports.ShareBalance, error) {
+	postings := r.replay()
+	accs := slices.DeleteFunc(r.s.state.book.Accounts(), func(a ledger.Account) bool {
+		return a.TenantID != "" || a.Home() == "" || a.ID <= afterID || !slices.Contains(kinds, a.Kind)
+	})
+	slices.SortFunc(accs, func(a, b ledger.Account) int { return strings.Compare(a.ID, b.ID) })
+	var out []ports.ShareBalance
+	for _, a := range accs {
+		b, _ := r.s.state.book.Balance(a.ID)
+		ps := postings[a.ID]
+		if b.Posted == 0 || b.PendingDebits != 0 || b.PendingCredits != 0 || len(ps) == 0 || len(out) == limit {
+			continue
+		}
+		out = append(out, ports.ShareBalance{AccountBalance: ports.AccountBalance{Account: a, Balance: b}, LastSequence: ps[len(ps)-1].seq})
+	}
+	return out, nil
+}

@@ -17,7 +17,48 @@ import (
 // closing agree, the journal lists by sequence, the trial balance puts own rows first and sums
 // to zero, and movements and daily volume count posted money only.
 func LedgerReportsRepo(t *testing.T, s ports.Store) {
-	runBehaviours(t, s, []behaviour{{"the finance reads agree with a small history", ledgerReportsHistory}})
+	runBehaviours(t, s, []behaviour{{"the finance reads agree with a small history", ledgerReportsHistory},
+		{"the sweep lists a platform share with its balance and last transfer, of the kinds asked", sweepableShares}})
+}
+
+// sweepableShares: a tenant's share of a world account, moved once, is listed with its posted
+// balance and a last sequence, under its kind only; the tenant's own account never is.
+func sweepableShares(t *testing.T, s ports.Store) {
+	tenant := newTenant(t, s).ID
+	var share, avail ledger.Account
+	inTx(t, s, func(ctx context.Context, l ports.LedgerRepo) error {
+		accs, err := l.OpenAccounts(ctx, ledgerNow(), ledger.Share(ledger.World(core.EnvTest, ledger.AssetUSDC, "sweep"), tenant),
+			ledger.TenantAvailable(core.EnvTest, ledger.AssetUSDC, tenant))
+		if err != nil {
+			return err
+		}
+		share, avail = accs[0], accs[1]
+		_, _, err = l.Post(ctx, ledgerNow(), move("sweep:fund:"+tenant, share.ID, avail.ID, 500))
+		return err
+	})
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		listed := func(kind string) (ports.ShareBalance, bool) {
+			rows, err := tx.LedgerReports().SweepableShares(ctx, []string{kind}, "", 10_000)
+			noErr(t, "SweepableShares", err)
+			for _, r := range rows {
+				if r.Account.ID == avail.ID {
+					t.Errorf("a tenant's own account was listed as a share")
+				}
+				if r.Account.ID == share.ID {
+					return r, true
+				}
+			}
+			return ports.ShareBalance{}, false
+		}
+		got, ok := listed(ledger.KindWorld)
+		if !ok || got.Balance.Posted != -500 || got.LastSequence <= 0 || got.Account.Home() != tenant {
+			t.Errorf("share listed %v: %+v", ok, got)
+		}
+		if _, ok := listed(ledger.KindPlatformFees); ok {
+			t.Errorf("a world share was listed among the fee shares")
+		}
+		return nil
+	})
 }
 
 // reportsFixture is the history the reads are checked against.

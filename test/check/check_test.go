@@ -260,11 +260,18 @@ func corruptions(w workload) []corruption {
 	escrowAccount := `(SELECT b.account_id FROM ledger_balances b JOIN ledger_accounts a ON a.id = b.account_id
 		WHERE a.kind = 'claim_escrow' AND b.posted > 0 ORDER BY a.id LIMIT 1)`
 	payKey := `'check-pay-' || (SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `')`
+	// The sender's share of the sandbox pool, which its deposit drew on.
+	senderPool := `(SELECT id FROM ledger_accounts WHERE reference = 'platform:sandbox_pool@' ||
+		(SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `'))`
 	return []corruption{
 		{name: "a balance that disagrees with its history",
 			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + account,
 			revert: `UPDATE ledger_balances SET posted = posted - 1 WHERE account_id = ` + account,
 			check:  "ledger", names: "balance row"},
+		{name: "a balance changed in one tenant's group",
+			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + senderPool,
+			revert: `UPDATE ledger_balances SET posted = posted - 1 WHERE account_id = ` + senderPool,
+			check:  "trial-balance-per-tenant", names: "its balances sum to"},
 		{name: "a broken hash chain",
 			plant: `CREATE TABLE check_saved AS SELECT transfer_id, hash FROM ledger_chain WHERE transfer_id = ` + transfer("lock") + `;
 				UPDATE ledger_chain SET hash = sha256(hash) WHERE transfer_id = ` + transfer("lock"),

@@ -57,7 +57,8 @@ func ExpectServiceBalance(t testing.TB, c *Client, available, held int64) {
 	}
 }
 
-// PaymentLedger sums an off-ramp payment's posted deltas per account reference (non-zero ones),
+// PaymentLedger sums an off-ramp payment's posted deltas per account reference (non-zero ones;
+// a platform account's per-tenant share counts under the platform account's reference),
 // failing unless they balance and the whole ledger's posted sum is zero.
 func PaymentLedger(t testing.TB, databaseURL, paymentID string) map[string]int64 {
 	t.Helper()
@@ -67,11 +68,12 @@ func PaymentLedger(t testing.TB, databaseURL, paymentID string) map[string]int64
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `SELECT a.reference, sum(p.posted_delta)::bigint FROM ledger_transfers t
+	rows, err := conn.Query(ctx, `SELECT CASE WHEN a.tenant_id IS NULL THEN regexp_replace(a.reference, '@[^@]+$', '')
+			ELSE a.reference END AS base, sum(p.posted_delta)::bigint FROM ledger_transfers t
 		CROSS JOIN LATERAL unnest(t.posting_accounts) AS l (account_id)
 		JOIN ledger_postings p ON p.account_id = l.account_id AND p.created_at = t.created_at AND p.sequence = t.sequence
 		JOIN ledger_accounts a ON a.id = p.account_id
-		WHERE t.metadata->>'offrampPaymentId' = $1 GROUP BY a.reference`, paymentID)
+		WHERE t.metadata->>'offrampPaymentId' = $1 GROUP BY base`, paymentID)
 	if err != nil {
 		t.Fatal(err)
 	}

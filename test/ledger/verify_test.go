@@ -215,7 +215,7 @@ func TestVerify_Command(t *testing.T) {
 		return string(out), 0
 	}
 	out, code := run()
-	if code != 0 || !strings.HasPrefix(out, "ledger OK: 80 transfers in 32 hash chains") {
+	if code != 0 || !strings.HasPrefix(out, "ledger OK: 80 transfers in 288 hash chains") {
 		t.Fatalf("honest ledger: exit %d, output %q", code, out)
 	}
 	victim := transfers[12]
@@ -229,7 +229,7 @@ func TestVerify_Command(t *testing.T) {
 
 // TestStore_MultiTransferUnitsDoNotDeadlock: units of work that post several transfers each,
 // concurrently, over disjoint accounts, never deadlock. The chain link is appended at commit
-// in the transaction's one stripe, so the chain heads cannot form a lock cycle; PostgreSQL's
+// in the one stripe the transaction holds for its tenant bucket, so the chain heads cannot form a lock cycle; PostgreSQL's
 // own deadlock counter for the database stays at zero.
 func TestStore_MultiTransferUnitsDoNotDeadlock(t *testing.T) {
 	t.Parallel()
