@@ -47,8 +47,9 @@ var makeNeeds = map[string][]string{
 	"run-cluster": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 	// The Citus extension, built from CITUS_SOURCE's tarball (Debian's build dependencies
 	// installed with apt-get) only when missing.
-	"citus":      nil,
-	"test-citus": {"contracts/build.sh"},
+	"citus":       nil,
+	"test-citus":  {"contracts/build.sh"},
+	"chaos-citus": {"contracts/build.sh"},
 	// `corridor run` on a local Citus cluster: the same needs as run.
 	"run-citus": {"go build -o bin/corridor", "contracts/build.sh", "cmd/geth@"},
 }
