@@ -20,9 +20,11 @@ import (
 	cardsapp "github.com/corridorhq/corridor/app/cards"
 	checkoutapp "github.com/corridorhq/corridor/app/checkout"
 	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
 	invoicesapp "github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/app/mirror"
 	offrampapp "github.com/corridorhq/corridor/app/offramp"
 	operationsapp "github.com/corridorhq/corridor/app/operations"
 	policyapp "github.com/corridorhq/corridor/app/policy"
@@ -68,6 +70,8 @@ type registry struct {
 	Tenancy    *tenancy.Service
 	Finance    *finance.Service
 	Wallets    *wallets.Service
+	Faucet     *faucet.Service
+	Mirror     *mirror.Service
 	SafePay    *safepayapp.Service
 	Policy     *policyapp.Service
 	Offramp    *offrampapp.Service
@@ -93,7 +97,7 @@ type registry struct {
 
 // httpDeps are the services the HTTP adapter's handler types hold.
 func (s *registry) httpDeps() http.Deps {
-	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, SafePay: s.SafePay, Policy: s.Policy,
+	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, Faucet: s.Faucet, SafePay: s.SafePay, Policy: s.Policy,
 		Offramp: s.Offramp, Claims: s.Claims, Recipients: s.Recipients, Agents: s.Agents, Treasury: s.Treasury,
 		Cards: s.Cards, Ramps: s.Ramps, TwoFactor: s.TwoFactor, Invoices: s.Invoices, Webhooks: s.Webhooks,
 		Checkout: s.Checkout, Operations: s.Operations, Idempotency: s.Idempotency,
@@ -114,11 +118,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
 		return s, err
 	}
-	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
-		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		// Card settlements debit the clearing account of the issuer the cards capability uses.
-		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name(), Custody: p.custody}); err != nil {
+	if err := newWalletServices(cfg, p, s, cardIssuer.Name(), log); err != nil {
 		return s, err
 	}
 	// The cards capability is built after agents (it takes their budget): agentCards reaches it
@@ -161,7 +161,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	}
 	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
-		AgentBudget: s.Agents, Mirror: s.Wallets, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
+		AgentBudget: s.Agents, Mirror: s.Mirror, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
 	if err != nil {
 		return s, err
 	}
@@ -189,6 +189,26 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	return s, err
 }
 
+// newWalletServices builds the three wallet-side capabilities: wallets, the sandbox faucet and
+// the ledger mirror of on-chain transfers. Card settlements debit the clearing account of the
+// issuer the cards capability uses (cardIssuer).
+func newWalletServices(cfg Config, p servicePorts, s *registry, cardIssuer string, log *slog.Logger) error {
+	modules := cardSpendModules(cfg.ChainAdapters)
+	var err error
+	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
+		CardModules: modules, Custody: p.custody}); err != nil {
+		return err
+	}
+	if s.Faucet, err = faucet.New(faucet.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Limits: cfg.Faucet}); err != nil {
+		return err
+	}
+	s.Mirror, err = mirror.New(mirror.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Confirmations: cfg.ChainConfirmations, Logger: log, CardModules: modules, CardIssuer: cardIssuer})
+	return err
+}
+
 // webhookTimeout is one delivery attempt's bound (the configured one, or the default).
 func webhookTimeout(c webhooksapp.Config) time.Duration {
 	if c.Timeout > 0 {
@@ -202,7 +222,7 @@ func webhookTimeout(c webhooksapp.Config) time.Duration {
 func rampsDeps(cfg Config, p servicePorts, s *registry) rampsapp.Deps {
 	const usd = 1_000_000 // base units per USD
 	liquidation := liquidationAddress(cfg)
-	return rampsapp.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Wallets, Payments: rampPayments{s.SafePay},
+	return rampsapp.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Faucet, Payments: rampPayments{s.SafePay},
 		Limits:             ramp.Limits{PerTransaction: cfg.Ramps.MaxAmountUsd * usd, PerTenantDaily: cfg.Ramps.DailyCapUsd * usd},
 		LiquidationAddress: liquidation}
 }
@@ -328,7 +348,7 @@ func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Princi
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s *registry, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.Faucet, s.Mirror, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

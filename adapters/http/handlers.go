@@ -11,6 +11,7 @@ import (
 	cardsapp "github.com/corridorhq/corridor/app/cards"
 	checkoutapp "github.com/corridorhq/corridor/app/checkout"
 	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
 	invoicesapp "github.com/corridorhq/corridor/app/invoices"
 	offrampapp "github.com/corridorhq/corridor/app/offramp"
@@ -43,7 +44,10 @@ type tenancyHandlers struct{ svc *tenancy.Service }
 // the service's status.
 type financeHandlers struct{ svc *finance.Service }
 
-// walletsHandlers serve wallets, the faucet, handles and the secondary wallet surface. A
+// faucetHandlers serve the sandbox faucet: funding a TEST wallet and its drips.
+type faucetHandlers struct{ svc *faucet.Service }
+
+// walletsHandlers serve wallets, handles and the secondary wallet surface. A
 // secondary send is a Safe payment: payments proposes it.
 type walletsHandlers struct {
 	svc      *wallets.Service
@@ -152,6 +156,7 @@ type handlers struct {
 	tenancy      *tenancyHandlers
 	finance      *financeHandlers
 	wallets      *walletsHandlers
+	faucet       *faucetHandlers
 	safePayments *safePaymentsHandlers
 	policy       *policyHandlers
 	agents       *agentsHandlers
@@ -186,6 +191,7 @@ func (s *Server) newHandlers(d Deps) handlers {
 		tenancy:      &tenancyHandlers{svc: d.Tenancy},
 		finance:      &financeHandlers{svc: d.Finance},
 		wallets:      &walletsHandlers{svc: d.Wallets, payments: walletPayments},
+		faucet:       &faucetHandlers{svc: d.Faucet},
 		safePayments: &safePaymentsHandlers{svc: d.SafePay},
 		policy:       &policyHandlers{svc: d.Policy},
 		agents:       &agentsHandlers{svc: d.Agents, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},

@@ -19,6 +19,7 @@ import (
 	cardsapp "github.com/corridorhq/corridor/app/cards"
 	checkoutapp "github.com/corridorhq/corridor/app/checkout"
 	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
 	invoicesapp "github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/app/kernel"
@@ -113,6 +114,8 @@ func nopServices(t *testing.T) Deps {
 	}
 	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
+	faucetSvc, err := faucet.New(faucet.Deps{Store: nopStore{}, Jobs: nopJobs{}})
+	must(err)
 	agentsSvc, err := agentsapp.New(agentsapp.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}, Cards: nopAgentWallets{}})
 	must(err)
 	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc, Agents: agentsSvc})
@@ -138,7 +141,7 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	cardsSvc, err := cardsapp.New(cardsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Issuer: issuer.NewSandbox(), PolicyGate: policySvc})
 	must(err)
-	rampsSvc, err := rampsapp.New(rampsapp.Deps{Store: nopStore{}, Credits: walletsSvc, Payments: nopRampPayments{},
+	rampsSvc, err := rampsapp.New(rampsapp.Deps{Store: nopStore{}, Credits: faucetSvc, Payments: nopRampPayments{},
 		LiquidationAddress: "0x000000000000000000000000000000000000dEaD"})
 	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
@@ -152,7 +155,7 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	requestLogsSvc, err := requestlogsapp.New(nopRequestLogs{}, nil)
 	must(err)
-	return Deps{RequestLogs: requestLogsSvc, Recorder: nopRecorder{}, Operations: operationsSvc, Claims: claimsSvc, Recipients: recipientsSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	return Deps{RequestLogs: requestLogsSvc, Recorder: nopRecorder{}, Operations: operationsSvc, Claims: claimsSvc, Recipients: recipientsSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Faucet: faucetSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 

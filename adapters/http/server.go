@@ -18,6 +18,7 @@ import (
 	cardsapp "github.com/corridorhq/corridor/app/cards"
 	checkoutapp "github.com/corridorhq/corridor/app/checkout"
 	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
 	invoicesapp "github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/app/kernel"
@@ -175,6 +176,7 @@ type Deps struct {
 	Tenancy    *tenancy.Service
 	Finance    *finance.Service
 	Wallets    *wallets.Service
+	Faucet     *faucet.Service // sandbox drips, served on the wallets routes
 	SafePay    *safepayapp.Service
 	Policy     *policyapp.Service
 	Offramp    *offrampapp.Service    // off-ramp payments
@@ -205,7 +207,7 @@ func (d Deps) missing() []string {
 		name   string
 		absent bool
 	}{
-		{"Tenancy", d.Tenancy == nil}, {"Finance", d.Finance == nil}, {"Wallets", d.Wallets == nil},
+		{"Tenancy", d.Tenancy == nil}, {"Finance", d.Finance == nil}, {"Wallets", d.Wallets == nil}, {"Faucet", d.Faucet == nil},
 		{"SafePay", d.SafePay == nil}, {"Policy", d.Policy == nil}, {"Offramp", d.Offramp == nil},
 		{"Claims", d.Claims == nil}, {"Recipients", d.Recipients == nil},
 		{"Agents", d.Agents == nil}, {"Treasury", d.Treasury == nil}, {"Cards", d.Cards == nil}, {"Ramps", d.Ramps == nil},

@@ -1,4 +1,4 @@
-package wallets
+package mirror
 
 import (
 	"context"
@@ -35,7 +35,7 @@ type cardSettlements map[cardSettlementKey]int
 // could be settlements (a wallet paying the settlement address), nil when the environment has no
 // module or no such log.
 func (s *Service) fetchCardSettlements(ctx context.Context, env core.Environment, logs []ports.TransferLog, wallets []ports.ChainWallet) (cardSettlements, error) {
-	module := s.cardModule(env)
+	module := s.cardModules.Module(env)
 	if module == nil {
 		return nil, nil
 	}
@@ -85,7 +85,7 @@ func (s *Service) cardSettlementSource(env core.Environment, l ports.TransferLog
 	if len(settlements) == 0 || l.AmountBaseUnits == nil {
 		return ledger.AccountSpec{}, false
 	}
-	module := s.cardModule(env)
+	module := s.cardModules.Module(env)
 	if module == nil || l.To != module.CardSettlementAddress() {
 		return ledger.AccountSpec{}, false
 	}

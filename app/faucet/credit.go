@@ -1,4 +1,4 @@
-package wallets
+package faucet
 
 import (
 	"context"
@@ -32,7 +32,7 @@ func (s *Service) CreditFromPool(ctx context.Context, p auth.Principal, walletID
 		if err := fundable(w); err != nil {
 			return err
 		}
-		if _, err := s.chainFor(w.Environment, w.ChainID); err != nil {
+		if _, err := s.chains.ChainFor(w.Environment, w.ChainID); err != nil {
 			return err
 		}
 		now := s.clock.Now()

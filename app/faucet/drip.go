@@ -1,4 +1,4 @@
-package wallets
+package faucet
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func (s *Service) RunDrip(ctx context.Context, dripID string) (snooze time.Durat
 	if err != nil || d.Status.Terminal() {
 		return 0, err
 	}
-	chain, err := s.chainFor(d.Environment, d.ChainID)
+	chain, err := s.chains.ChainFor(d.Environment, d.ChainID)
 	if err != nil {
 		return 0, err
 	}

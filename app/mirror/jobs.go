@@ -1,10 +1,12 @@
-package wallets
+package mirror
 
 import (
+	"context"
 	"time"
 
 	"github.com/riverqueue/river"
 
+	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 )
 
@@ -41,3 +43,14 @@ func (s *Service) chainPeriodicJobs() []*river.PeriodicJob {
 	}
 	return jobs
 }
+
+// RegisterWorkers adds the indexer's worker.
+func (s *Service) RegisterWorkers(workers *river.Workers) {
+	kernel.AddWorker(workers, chainIndexTimeout, func(ctx context.Context, a ChainIndexArgs) error {
+		_, err := s.IndexChain(ctx, core.Environment(a.Environment))
+		return err
+	})
+}
+
+// PeriodicJobs are the indexer's runs (see chainPeriodicJobs).
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return s.chainPeriodicJobs() }

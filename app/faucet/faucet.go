@@ -1,4 +1,4 @@
-package wallets
+package faucet
 
 import (
 	"context"
@@ -61,7 +61,7 @@ func (s *Service) FundWallet(ctx context.Context, p auth.Principal, walletID str
 		if err := fundable(w); err != nil {
 			return err
 		}
-		if _, err := s.chainFor(w.Environment, w.ChainID); err != nil {
+		if _, err := s.chains.ChainFor(w.Environment, w.ChainID); err != nil {
 			return err
 		}
 		if err := tx.Drips().LockFaucet(ctx, p.TenantID); err != nil {
@@ -98,14 +98,14 @@ func fundable(w wallet.Wallet) error {
 
 // checkFaucetQuota answers RATE_LIMITED when the wallet's or the tenant's window is full.
 func (s *Service) checkFaucetQuota(ctx context.Context, drips ports.DripRepo, w wallet.Wallet, now time.Time) error {
-	since := now.Add(-s.faucet.Window)
+	since := now.Add(-s.limits.Window)
 	scopes := []struct {
 		name   string
 		filter ports.DripFilter
 		limit  int
 	}{
-		{"wallet", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment, WalletID: w.ID}, s.faucet.PerWallet},
-		{"tenant", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment}, s.faucet.PerTenant},
+		{"wallet", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment, WalletID: w.ID}, s.limits.PerWallet},
+		{"tenant", ports.DripFilter{TenantID: w.TenantID, Environment: w.Environment}, s.limits.PerTenant},
 	}
 	for _, scope := range scopes {
 		at, full, err := drips.NthNewestDripSince(ctx, scope.filter, since, scope.limit)
@@ -113,7 +113,7 @@ func (s *Service) checkFaucetQuota(ctx context.Context, drips ports.DripRepo, w 
 			return err
 		}
 		if full {
-			return s.faucet.QuotaExceeded(scope.name, scope.limit, at, now)
+			return s.limits.QuotaExceeded(scope.name, scope.limit, at, now)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package wallets
+package mirror
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/core"
-	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -28,7 +28,11 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 	if err != nil {
 		return err
 	}
-	w, err := s.findWallet(ctx, auth.Principal{TenantID: tenantID, Environment: env}, walletID)
+	var w wallet.Wallet
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		w, err = tx.Wallets().FindWallet(ctx, tenantID, env, walletID)
+		return err
+	})
 	if err != nil {
 		return err
 	}
