@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/corridorhq/corridor/app/kernel"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/app/offramps"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
@@ -25,7 +25,7 @@ func (g safePayScreening) ScreenSafePayment(ctx context.Context, p auth.Principa
 	in := ports.ScreeningInput{Environment: pay.Environment, PaymentID: pay.ID,
 		SenderTenantID: pay.TenantID, AmountBaseUnits: pay.AmountBaseUnits, DestinationAddress: pay.DestinationAddress}
 	// Screening leaves the process, so it runs outside the proposal's unit of work (docs/decisions/reliability.md).
-	reasons, err := kernel.OutsideRead(ctx, offrampapp.ScreeningKey(in), func(ctx context.Context) ([]offramp.HoldReason, error) {
+	reasons, err := kernel.OutsideRead(ctx, offramps.ScreeningKey(in), func(ctx context.Context) ([]offramp.HoldReason, error) {
 		return g.screening.Screen(ctx, in)
 	})
 	if kernel.IsOutsideReadRequest(err) {

@@ -17,25 +17,25 @@ import (
 	"github.com/corridorhq/corridor/adapters/issuer"
 	"github.com/corridorhq/corridor/adapters/outside"
 	"github.com/corridorhq/corridor/app/agents"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/checkouts"
+	"github.com/corridorhq/corridor/app/claims"
 	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
-	invoicesapp "github.com/corridorhq/corridor/app/invoices"
+	"github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/app/mirror"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	operationsapp "github.com/corridorhq/corridor/app/operations"
-	policyapp "github.com/corridorhq/corridor/app/policy"
-	rampsapp "github.com/corridorhq/corridor/app/ramps"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
-	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/policies"
+	"github.com/corridorhq/corridor/app/ramps"
+	"github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/app/tenancy"
-	treasuryapp "github.com/corridorhq/corridor/app/treasury"
-	twofactorapp "github.com/corridorhq/corridor/app/twofactor"
+	"github.com/corridorhq/corridor/app/treasuries"
+	"github.com/corridorhq/corridor/app/twofactors"
 	"github.com/corridorhq/corridor/app/wallets"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/ramp"
@@ -58,7 +58,7 @@ type servicePorts struct {
 	screening ports.Screening
 	custody   map[core.Environment]ports.CustodySigner
 	// webhookSender delivers webhooks (the SSRF-checked sender, counted for the metrics).
-	webhookSender webhooksapp.Sender
+	webhookSender webhooks.Sender
 	// health follows the outside dependencies (payout providers, SMS, the card issuer).
 	health *outside.Health
 }
@@ -72,22 +72,22 @@ type registry struct {
 	Wallets    *wallets.Service
 	Faucet     *faucet.Service
 	Mirror     *mirror.Service
-	SafePay    *safepayapp.Service
-	Policy     *policyapp.Service
-	Offramp    *offrampapp.Service
-	Claims     *claimsapp.Service
-	Recipients *recipientsapp.Service
+	SafePay    *safepayments.Service
+	Policy     *policies.Service
+	Offramp    *offramps.Service
+	Claims     *claims.Service
+	Recipients *recipients.Service
 	Agents     *agents.Service
-	Treasury   *treasuryapp.Service
-	Cards      *cardsapp.Service
-	Ramps      *rampsapp.Service
-	TwoFactor  *twofactorapp.Service
-	Invoices   *invoicesapp.Service
-	Webhooks   *webhooksapp.Service
-	Checkout   *checkoutapp.Service
+	Treasury   *treasuries.Service
+	Cards      *cards.Service
+	Ramps      *ramps.Service
+	TwoFactor  *twofactors.Service
+	Invoices   *invoices.Service
+	Webhooks   *webhooks.Service
+	Checkout   *checkouts.Service
 	// Operations is the operator's capability, built once the others are (it runs their
 	// operator actions).
-	Operations  *operationsapp.Service
+	Operations  *operations.Service
 	Idempotency *kernel.Idempotency
 	// RequestLogs reads the request log and prunes it; Recorder writes it off the request
 	// path (built by New beside the database, stopped by Close after the server).
@@ -135,15 +135,15 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		Dependencies: dependencyReport(p.health)}); err != nil {
 		return s, err
 	}
-	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,
+	if s.Policy, err = policies.New(policies.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,
 		Agents: s.Agents}); err != nil {
 		return s, err
 	}
-	if s.TwoFactor, err = twofactorapp.New(twofactorapp.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	if s.TwoFactor, err = twofactors.New(twofactors.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		CoolingOff: cfg.ContactCoolingOff, PlatformAddresses: []string{liquidationAddress(cfg)}}); err != nil {
 		return s, err
 	}
-	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	if s.SafePay, err = safepayments.New(safepayments.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		ScreeningGate: safePayScreening{p.screening},
 		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
@@ -154,18 +154,18 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if err := newOfframp(cfg, p, s, log); err != nil {
 		return s, err
 	}
-	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	s.Treasury, err = treasuries.New(treasuries.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
 	if err != nil {
 		return s, err
 	}
-	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
+	s.Cards, err = cards.New(cards.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
 		AgentBudget: s.Agents, Mirror: s.Mirror, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
 	if err != nil {
 		return s, err
 	}
-	s.Ramps, err = rampsapp.New(rampsDeps(cfg, p, s))
+	s.Ramps, err = ramps.New(rampsDeps(cfg, p, s))
 	if err != nil {
 		return s, err
 	}
@@ -173,18 +173,18 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if err != nil {
 		return s, err
 	}
-	s.Invoices, err = invoicesapp.New(invoicesapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	s.Invoices, err = invoices.New(invoices.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: invoiceWallets{s.Wallets}, Payments: invoicePayments{s.SafePay}, ArbiterKey: arbiter,
 		PollInterval: cfg.InvoicePollInterval, Logger: log})
 	if err != nil {
 		return s, err
 	}
-	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
+	s.Webhooks, err = webhooks.New(webhooks.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
 		Sender: outside.Webhooks{WebhookSender: p.webhookSender}, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
 		return s, err
 	}
-	s.Checkout, err = checkoutapp.New(checkoutapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	s.Checkout, err = checkouts.New(checkouts.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Config: cfg.Checkout, Logger: log, Policy: s.Policy})
 	return s, err
 }
@@ -210,19 +210,19 @@ func newWalletServices(cfg Config, p servicePorts, s *registry, cardIssuer strin
 }
 
 // webhookTimeout is one delivery attempt's bound (the configured one, or the default).
-func webhookTimeout(c webhooksapp.Config) time.Duration {
+func webhookTimeout(c webhooks.Config) time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout
 	}
-	return webhooksapp.DefaultConfig.Timeout
+	return webhooks.DefaultConfig.Timeout
 }
 
 // rampsDeps wires sandbox ramps: on-ramp credits through the wallets capability's faucet job,
 // off-ramp debits through Safe payments.
-func rampsDeps(cfg Config, p servicePorts, s *registry) rampsapp.Deps {
+func rampsDeps(cfg Config, p servicePorts, s *registry) ramps.Deps {
 	const usd = 1_000_000 // base units per USD
 	liquidation := liquidationAddress(cfg)
-	return rampsapp.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Faucet, Payments: rampPayments{s.SafePay},
+	return ramps.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Faucet, Payments: rampPayments{s.SafePay},
 		Limits:             ramp.Limits{PerTransaction: cfg.Ramps.MaxAmountUsd * usd, PerTenantDaily: cfg.Ramps.DailyCapUsd * usd},
 		LiquidationAddress: liquidation}
 }
@@ -236,14 +236,14 @@ func liquidationAddress(cfg Config) string {
 }
 
 // rampPayments proposes off-ramp payments through the Safe payments capability.
-type rampPayments struct{ payments *safepayapp.Service }
+type rampPayments struct{ payments *safepayments.Service }
 
-func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (rampsapp.PaymentRead, error) {
+func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (ramps.PaymentRead, error) {
 	return r.payments.ReadProposal(ctx, p, in)
 }
 
-func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, read rampsapp.PaymentRead) (safepay.Payment, error) {
-	pr, ok := read.(safepayapp.ProposalRead)
+func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, read ramps.PaymentRead) (safepay.Payment, error) {
+	pr, ok := read.(safepayments.ProposalRead)
 	if !ok {
 		return safepay.Payment{}, fmt.Errorf("ramp payments: a read of type %T", read)
 	}
@@ -254,7 +254,7 @@ func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, 
 // ESCROW.
 type invoiceWallets struct{ wallets *wallets.Service }
 
-func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, in invoicesapp.HoldWallet) (wallet.Wallet, error) {
+func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, in invoices.HoldWallet) (wallet.Wallet, error) {
 	threshold, chainID := in.Threshold, in.ChainID
 	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: &threshold,
 		ChainID: &chainID, Purpose: wallet.PurposeEscrow})
@@ -262,26 +262,26 @@ func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, 
 
 // invoicePayments proposes and signs invoice settlements and bill payments through the Safe
 // payments capability.
-type invoicePayments struct{ payments *safepayapp.Service }
+type invoicePayments struct{ payments *safepayments.Service }
 
-func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoicesapp.PaymentRead, error) {
+func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoices.PaymentRead, error) {
 	return i.payments.ReadProposal(ctx, p, in)
 }
 
-func (i invoicePayments) ProposePayment(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.ProposalRead)
+func (i invoicePayments) ProposePayment(ctx context.Context, p auth.Principal, read invoices.PaymentRead) (safepay.Payment, error) {
+	r, ok := read.(safepayments.ProposalRead)
 	if !ok {
 		return safepay.Payment{}, fmt.Errorf("invoice payments: a read of type %T", read)
 	}
 	return i.payments.Propose(ctx, p, r)
 }
 
-func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoicesapp.PaymentRead, error) {
+func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoices.PaymentRead, error) {
 	return i.payments.ReadSignature(ctx, p, paymentID, signature)
 }
 
-func (i invoicePayments) Sign(ctx context.Context, p auth.Principal, read invoicesapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.SignatureRead)
+func (i invoicePayments) Sign(ctx context.Context, p auth.Principal, read invoices.PaymentRead) (safepay.Payment, error) {
+	r, ok := read.(safepayments.SignatureRead)
 	if !ok {
 		return safepay.Payment{}, fmt.Errorf("invoice payments: a signature read of type %T", read)
 	}
@@ -315,7 +315,7 @@ func (a agentWallets) ProvisionAgentWallet(ctx context.Context, p auth.Principal
 // treasuryWallets provisions treasury bucket Safes through the wallets capability.
 type treasuryWallets struct{ wallets *wallets.Service }
 
-func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principal, in treasuryapp.BucketWallet) (wallet.Wallet, error) {
+func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principal, in treasuries.BucketWallet) (wallet.Wallet, error) {
 	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: in.Threshold,
 		ChainID: in.ChainID, Purpose: wallet.PurposeTreasury})
 }
@@ -332,14 +332,14 @@ func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.
 }
 
 // treasuryPayments proposes sweep payments through the Safe payments capability.
-type treasuryPayments struct{ payments *safepayapp.Service }
+type treasuryPayments struct{ payments *safepayments.Service }
 
-func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuryapp.PaymentRead, error) {
+func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuries.PaymentRead, error) {
 	return t.payments.ReadProposal(ctx, p, in)
 }
 
-func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Principal, read treasuryapp.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayapp.ProposalRead)
+func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Principal, read treasuries.PaymentRead) (safepay.Payment, error) {
+	r, ok := read.(safepayments.ProposalRead)
 	if !ok {
 		return safepay.Payment{}, fmt.Errorf("treasury payments: a read of type %T", read)
 	}

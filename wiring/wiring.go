@@ -24,9 +24,9 @@ import (
 	"github.com/corridorhq/corridor/adapters/outside"
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/adapters/sms"
-	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/app/kernel"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/policy"
@@ -112,7 +112,7 @@ type Config struct {
 	// AliasBudget bounds phone-alias codes sent and wrong codes per phone, tenant and client
 	// IP, and pending aliases per tenant (zero fields: the defaults); SMSOutboxRetention is
 	// how long the sandbox outbox keeps a message (0 = 7 days).
-	AliasBudget        recipientsapp.AliasBudget
+	AliasBudget        recipients.AliasBudget
 	SMSOutboxRetention time.Duration
 	// HTTPTimeouts bound reading a request, writing a response and an idle connection; zero
 	// fields take http.DefaultTimeouts.
@@ -171,9 +171,9 @@ type Config struct {
 	// Webhooks tunes webhook deliveries (zero fields: webhooks.DefaultConfig's) and the TEST
 	// allowance for local receivers.
 	Webhooks webhooks.Config
-	// Checkout tunes hosted checkout (zero fields: checkout.DefaultConfig's); CheckoutPageBase
+	// Checkout tunes hosted checkout (zero fields: checkouts.DefaultConfig's); CheckoutPageBase
 	// is the public base URL of the payment page (empty: the request's own scheme and host).
-	Checkout         checkout.Config
+	Checkout         checkouts.Config
 	CheckoutPageBase string
 	// PublicBaseURL (PUBLIC_BASE_URL) is the service's public origin, as clients and the
 	// identity provider reach it. URLs the service hands to others are built from it, never

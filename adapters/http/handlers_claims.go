@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/claims"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/claim"
 )
@@ -77,7 +77,7 @@ func (h *claimsHandlers) redeemClaim(c *fiber.Ctx) error {
 		return err
 	}
 	v, err := h.svc.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
-		claimsapp.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
+		claims.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/app/offramps"
 )
 
 func (h *offrampHandlers) createOfframpPayment(c *fiber.Ctx) error {
@@ -13,7 +13,7 @@ func (h *offrampHandlers) createOfframpPayment(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	v, err := h.svc.CreatePayment(c.UserContext(), principal(c), offrampapp.CreatePaymentInput{Phone: req.Phone,
+	v, err := h.svc.CreatePayment(c.UserContext(), principal(c), offramps.CreatePaymentInput{Phone: req.Phone,
 		AmountUSD: req.AmountUSD, ChainID: req.ChainID, FundingMode: req.FundingMode,
 		RequestedDestinationID: req.RequestedDestinationID, SpeedPreference: req.SpeedPreference})
 	if err != nil {
@@ -101,8 +101,8 @@ func (h *offrampHandlers) offrampPaymentProviderStep(c *fiber.Ctx) error {
 // providerWebhook hands the raw body and its signature headers to the app; the signature is
 // over the exact bytes received.
 func (h *offrampHandlers) providerWebhook(c *fiber.Ctx) error {
-	res, err := h.svc.HandleProviderWebhook(c.UserContext(), offrampapp.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
-		Timestamp: c.Get(offrampapp.WebhookTimestampHeader), Signature: c.Get(offrampapp.WebhookSignatureHeader),
+	res, err := h.svc.HandleProviderWebhook(c.UserContext(), offramps.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
+		Timestamp: c.Get(offramps.WebhookTimestampHeader), Signature: c.Get(offramps.WebhookSignatureHeader),
 		Body: append([]byte(nil), c.Body()...)})
 	if err != nil {
 		return err
