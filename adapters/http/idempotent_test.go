@@ -68,7 +68,7 @@ func TestIdempotent_UnitRunsAgain(t *testing.T) {
 	s.fiber.Post("/rerun", principal, s.idempotent(nil, handler))
 	req := httptest.NewRequest("POST", "/rerun", nil)
 	req.Header.Set(headerIdemKey, "k-1")
-	resp, err := s.fiber.Test(req)
+	resp, err := s.fiber.Test(req, -1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func TestMarkLaggingReads_MatchesListsOnly(t *testing.T) {
 		{"POST", "/console/wallets", "primary"},
 		{"GET", "/console/wallets/wal_1", "primary"},
 	} {
-		resp, err := s.Fiber().Test(httptest.NewRequest(tc.method, tc.path, nil))
+		resp, err := s.Fiber().Test(httptest.NewRequest(tc.method, tc.path, nil), -1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -40,7 +40,7 @@ func TestOpenAPI_GoldenDocument(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := s.Fiber().Test(httptest.NewRequest("GET", "/v1/openapi.json", nil))
+			resp, err := s.Fiber().Test(httptest.NewRequest("GET", "/v1/openapi.json", nil), -1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,7 +37,7 @@ func contractServer(t *testing.T) *Server {
 // servedDocument fetches GET /v1/openapi.json from s and loads it with kin-openapi.
 func servedDocument(t *testing.T, s *Server) (*openapi3.T, []byte) {
 	t.Helper()
-	resp, err := s.fiber.Test(httptest.NewRequest("GET", "/v1/openapi.json", nil))
+	resp, err := s.fiber.Test(httptest.NewRequest("GET", "/v1/openapi.json", nil), -1)
 	if err != nil {
 		t.Fatal(err)
 	}

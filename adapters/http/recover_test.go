@@ -68,7 +68,7 @@ func TestRecover_PanicBecomesEnvelope(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.fiber.Get("/boom", func(*fiber.Ctx) error { panic("kaboom") })
-	resp, err := s.fiber.Test(httptest.NewRequest("GET", "/boom", nil))
+	resp, err := s.fiber.Test(httptest.NewRequest("GET", "/boom", nil), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestRecover_PanicBecomesEnvelope(t *testing.T) {
 	if env.Message == "kaboom" {
 		t.Fatal("panic value leaked to the client")
 	}
-	ok, err := s.fiber.Test(httptest.NewRequest("GET", "/healthz", nil))
+	ok, err := s.fiber.Test(httptest.NewRequest("GET", "/healthz", nil), -1)
 	if err != nil || ok.StatusCode != 200 {
 		t.Fatalf("server did not keep serving: %v %v", ok, err)
 	}

@@ -32,7 +32,7 @@ func TestObserve_LabelsMountedRoutesByTemplate(t *testing.T) {
 	}
 	s.Fiber().Get("/console/things/:id", func(c *fiber.Ctx) error { return c.SendString("ok") })
 	for _, path := range []string{"/console/things/thg_1", "/nowhere"} {
-		if _, err := s.Fiber().Test(httptest.NewRequest("GET", path, nil)); err != nil {
+		if _, err := s.Fiber().Test(httptest.NewRequest("GET", path, nil), -1); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -73,6 +73,7 @@ type Cluster struct {
 	owner          *dirLock // throwaway clusters: held while this process lives
 	root           string   // throwaway clusters: the temporary directory to delete
 	logf           func(string, ...any)
+	relocateBase   string // where a standby goes when the server's account cannot reach its directory
 }
 
 // Ensure returns a running cluster in o.DataDir: it installs PostgreSQL if
@@ -117,7 +118,7 @@ func Ensure(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c := &Cluster{
 		dataDir: dataDir, host: "127.0.0.1", user: Superuser, throwaway: o.Throwaway, replicated: o.Replicated,
-		settings: o.Settings, bins: bins, osUser: u, logf: o.Logf,
+		settings: o.Settings, bins: bins, osUser: u, logf: o.Logf, relocateBase: o.RelocateBase,
 	}
 	if err := c.bringUp(ctx, o.Port); err != nil {
 		return nil, err

@@ -115,3 +115,39 @@ func TestEnsure_PrivateHomeWithAClusterInPlace(t *testing.T) {
 		t.Fatalf("err = %v, want the UntraversableError naming %s", err, home)
 	}
 }
+
+// TestStandby_UnderAPrivateHome is `corridor databases` as root in a checkout under /root
+// (0700): pg_basebackup runs as the server's account, so the standby's directory is relocated
+// like the primary's, linked from where it was asked for, and the standby streams.
+func TestStandby_UnderAPrivateHome(t *testing.T) {
+	skipShort(t)
+	if os.Geteuid() != 0 {
+		t.Skip("only root runs the server as another account")
+	}
+	ctx := context.Background()
+	primary, err := NewReplicatedThrowaway(ctx, t.Logf)
+	if err != nil {
+		t.Skipf("no local PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { _ = primary.Remove() })
+	primary.relocateBase = filepath.Join(privateTemp(t, "pgcluster-reachable-", 0o755), "corridor")
+	home := privateTemp(t, "pgcluster-home-", 0o700)
+	asked := filepath.Join(home, "checkout", ".data", "standby")
+
+	standby, err := primary.StartStandby(ctx, asked)
+	if err != nil {
+		t.Fatalf("a standby under a 0700 home: %v", err)
+	}
+	t.Cleanup(func() { _ = standby.Remove() })
+	if !strings.HasPrefix(standby.DataDir(), primary.relocateBase+string(filepath.Separator)) {
+		t.Fatalf("standby data in %s, want it under %s", standby.DataDir(), primary.relocateBase)
+	}
+	if target, err := os.Readlink(asked); err != nil || target != standby.DataDir() {
+		t.Fatalf("%s links to %q (%v), want %s", asked, target, err, standby.DataDir())
+	}
+	var recovering bool
+	query(t, standby.URL("postgres"), "select pg_is_in_recovery()", &recovering)
+	if !recovering {
+		t.Fatal("the standby is not in recovery")
+	}
+}

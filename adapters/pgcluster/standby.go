@@ -33,11 +33,20 @@ func (c *Cluster) StartStandby(ctx context.Context, dataDir string) (*Cluster, e
 	if err := mkdirParents(dataDir); err != nil {
 		return nil, err
 	}
+	// As root, the standby's directory is put where the server's account can reach it, as the
+	// primary's is: pg_basebackup runs as that account.
+	asked := dataDir
+	if dataDir, err = resolveDataDir(asked); err != nil {
+		return nil, err
+	}
+	if dataDir, err = reachableDataDir(asked, dataDir, c.osUser, Options{RelocateBase: c.relocateBase, Logf: c.logf}); err != nil {
+		return nil, err
+	}
 	if err := c.allowReplication(ctx); err != nil {
 		return nil, err
 	}
 	s := &Cluster{dataDir: dataDir, host: c.host, user: c.user, throwaway: c.throwaway, replicated: c.replicated,
-		bins: c.bins, osUser: c.osUser, logf: c.logf}
+		bins: c.bins, osUser: c.osUser, logf: c.logf, relocateBase: c.relocateBase}
 	if dataMajor(dataDir) == 0 {
 		if err := s.baseBackup(ctx, c); err != nil {
 			return nil, err

@@ -4,42 +4,47 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/timestamp"
+	"github.com/corridorhq/corridor/core/twofactor"
 	"github.com/corridorhq/corridor/ports"
 )
 
 // triggerFamilies are the event families a sandbox trigger emits, each with how a tenant makes
 // its first object of the family: a trigger is always about a real object of the caller's (GET
-// on data.id answers 200), so a tenant with none is refused with this hint instead of being sent
-// an event about an id that does not exist. lowerStatus marks the checkout families (payment,
-// refund), whose real events carry their status in lower case ("completed", "processed").
+// on data.id answers 200), so a caller with none is refused with this hint instead of being sent
+// an event about an id that does not exist. `corridor trigger` (sdk/forward) reads the refusal
+// and makes the object itself through the public API, then asks again. lowerStatus marks the
+// checkout families (payment, refund), whose real events carry their status in lower case
+// ("completed", "processed").
 var triggerFamilies = map[string]struct {
 	firstObject string
 	lowerStatus bool
 }{
-	"safe_payment":       {"propose a payment from a wallet (POST /v1/wallets/{id}/transactions or POST /v1/payments)", false},
+	"safe_payment":       {"propose a payment from a DEPLOYED wallet (POST /v1/payments)", false},
 	"offramp_payment":    {"send an off-ramp payment (POST /v1/offramp/payments)", false},
 	"claim":              {"send an off-ramp payment to a phone with no account yet, which opens a claim (POST /v1/offramp/payments)", false},
-	"card":               {"issue a card (POST /v1/cards); corridor trigger issues one to a sandbox cardholder itself", false},
-	"card_authorization": {"ask the sandbox issuer for an authorization (POST /v1/sandbox/cards/{id}/authorizations); corridor trigger does it itself", false},
-	"agent":              {"create an agent (POST /v1/agents); corridor trigger creates one itself", false},
+	"card":               {"issue a card (POST /v1/cards)", false},
+	"card_authorization": {"ask the sandbox issuer for an authorization (POST /v1/sandbox/cards/{id}/authorizations)", false},
+	"agent":              {"create an agent (POST /v1/agents)", false},
 	"invoice":            {"create an invoice (POST /v1/invoices)", false},
-	"treasury_sweep":     {"let a treasury rule propose a sweep (POST /v1/treasury/rules)", false},
+	"treasury_sweep":     {"propose a sweep between a treasury account's buckets (POST /v1/treasury/accounts/{id}/sweeps)", false},
 	"payment":            {"create a checkout (POST /v1/payments with amount, currency USD, cryptocurrency USDC)", true},
-	"refund":             {"refund a checkout that received USDC (POST /v1/payments/{id}/refund)", true},
+	"refund":             {"refund a checkout that received USDC (POST /v1/payments/{id}/refund) and let it be sent", true},
 	"webhook_endpoint":   {"register an endpoint (POST /v1/webhook-endpoints)", false},
 	"member":             {"invite a member (POST /v1/tenants/members)", false},
+	"twofactor":          {"", false},
 }
 
-// untriggerable are the documented types that name no object a trigger could be about, with
-// the reason a trigger refuses them.
-var untriggerable = map[string]string{
-	"twofactor.locked": "twofactor.locked is about the tenant's two-factor verification, not an object: it cannot be triggered. " +
-		"To see one, lock a factor for real with 10 wrong codes within 15 minutes (docs/twofactor.md)",
+// triggerHint is the 409 a caller with no object of the family gets.
+func triggerHint(kind, hint, typ string) error {
+	return core.E(core.CodeInvalidState, "you have no %s in TEST yet, and a triggered event is always about a real one: %s, then trigger %s again "+
+		"(corridor trigger does this itself)", kind, hint, typ)
 }
 
 // TriggerFamilies lists the event families TriggerEvent emits, sorted.
@@ -60,10 +65,10 @@ const maxResourceScan = 100
 // exercises its handler without making the state change happen. The event is about a real
 // object of the caller's: resourceID when given (an object of that family the caller's events
 // name, else 400), otherwise the newest such object. A caller with no object of the family is
-// refused (409 INVALID_STATE saying how to make one), and so is a documented type that names no
-// object (400): an event about an id that GET answers 404 for misleads a handler. Its data is
-// the object's latest, with the status the type names and sandboxTrigger: true; it is recorded
-// every time it is asked for.
+// refused (409 INVALID_STATE saying how to make one; `corridor trigger` then makes one), since an
+// event about an id that GET answers 404 for misleads a handler; twofactor.locked is about the
+// caller's tenant. Its data is the object's latest, with the status the type names and
+// sandboxTrigger: true; it is recorded every time it is asked for.
 func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resourceID string) (event.Event, error) {
 	if err := kernel.RequireTenantScope(p, scope); err != nil {
 		return event.Event{}, err
@@ -73,9 +78,6 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 	}
 	typ = strings.TrimSpace(typ)
 	kind, state, _ := strings.Cut(typ, ".")
-	if why, refused := untriggerable[typ]; refused {
-		return event.Event{}, core.Invalid("type", why)
-	}
 	family, ok := triggerFamilies[kind]
 	if _, documented := event.Documented(typ); !documented || !ok {
 		return event.Event{}, core.Invalid("type", "a documented event type (docs/webhooks.md; the OpenAPI document's webhooks list them all), such as safe_payment.completed; families: "+strings.Join(TriggerFamilies(), ", "))
@@ -86,12 +88,12 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 	}
 	var e event.Event
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		id, data, err := realResource(ctx, tx, p, kind, strings.TrimSpace(resourceID))
+		id, data, err := realResource(ctx, tx, p, kind, strings.TrimSpace(resourceID), s.clock.Now())
 		if err != nil {
 			return err
 		}
 		if id == "" {
-			return core.E(core.CodeInvalidState, "you have no %s in TEST yet, and a triggered event is always about a real one: %s, then trigger %s again", kind, family.firstObject, typ)
+			return triggerHint(kind, family.firstObject, typ)
 		}
 		merged := map[string]any{}
 		for k, v := range data {
@@ -109,12 +111,14 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 // realResource is the caller's object of the family kind that a trigger is about, read from the
 // events its real changes recorded (each object records one when it is created): the one named,
 // or the newest. An empty id with no error: the caller has none.
-func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, named string) (string, map[string]any, error) {
+func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, named string, now time.Time) (string, map[string]any, error) {
 	switch kind {
 	case "webhook_endpoint":
 		return realEndpoint(ctx, tx, p, named)
 	case "member":
 		return realMember(ctx, tx, p, named)
+	case "twofactor":
+		return realTwoFactorSubject(p, named, now)
 	}
 	events, _, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: p.TenantID, Environment: p.Environment,
 		Type: kind + ".*", ResourceID: named}, ports.Page{Take: maxResourceScan})
@@ -165,4 +169,16 @@ func realMember(ctx context.Context, tx ports.Tx, p auth.Principal, named string
 		return "", nil, err
 	}
 	return members[0].ID, map[string]any{"role": string(members[0].Role), "previousRole": string(members[0].Role)}, nil
+}
+
+// realTwoFactorSubject is what a triggered twofactor.locked is about: the caller's tenant, as a
+// real lock of the environment's budget names it (the event's id is the tenant's, and GET
+// /v1/tenants/current answers it), with the fields a real one carries, lockedUntil as if the
+// lock began now. Nothing is locked: the caller can still verify codes.
+func realTwoFactorSubject(p auth.Principal, named string, now time.Time) (string, map[string]any, error) {
+	if named != "" && named != p.TenantID {
+		return "", nil, core.Invalid("resourceId", "a twofactor event is about your tenant: omit resourceId or name your tenant's id")
+	}
+	return p.TenantID, map[string]any{"subject": twofactor.SubjectTenant, "failures": twofactor.FailureBudget,
+		"lockedUntil": timestamp.Format(now.Add(twofactor.LockoutDuration))}, nil
 }

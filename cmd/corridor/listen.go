@@ -101,7 +101,8 @@ func splitList(s string) []string {
 	return out
 }
 
-// triggerCmd makes the sandbox emit one event of the type named (forward.Trigger).
+// triggerCmd makes the sandbox emit one event of the type named (forward.Trigger), about the
+// caller's newest object of the family or one it makes first, and prints which object.
 func triggerCmd(ctx context.Context, out io.Writer, args []string) error {
 	fs, api, key := devFlags("trigger")
 	positional, err := parseInterspersed(fs, args)
@@ -119,6 +120,7 @@ func triggerCmd(ctx context.Context, out io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(out, "triggered %s %s\n", e.Type, e.Id)
+	about, _ := e.Data["id"].(string)
+	_, err = fmt.Fprintf(out, "triggered %s %s about %s\n", e.Type, e.Id, about)
 	return err
 }

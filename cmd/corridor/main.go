@@ -53,7 +53,8 @@ Usage:
                                     forward your events to a local URL, signed with the secret this
                                     machine keeps for the tenant (printed; CORRIDOR_CONFIG_DIR)
   corridor trigger EVENT_TYPE [--api URL] [--api-key K]
-                                    make the sandbox emit an event of that type (TEST keys)
+                                    make the sandbox emit an event of that type about a real object of
+                                    yours, made first when you have none (TEST keys or CORRIDOR_SESSION)
   corridor help                     this text and every configuration variable
 
 `

@@ -80,8 +80,8 @@ func run() error {
 	case err := <-stopped:
 		return fmt.Errorf("the listener stopped: %v", err)
 	}
-	// An agent.* trigger creates the agent it is about first (a fixture), so the event names a
-	// real object even for a fresh tenant.
+	// A trigger for a tenant with no object of the family makes one first (a fixture), so the
+	// event names a real object even for a fresh tenant.
 	if _, err := forward.Trigger(ctx, api, "agent.created"); err != nil {
 		return err
 	}

@@ -18,6 +18,9 @@ type Client struct {
 	t       testing.TB
 	env     *Env
 	headers map[string]string
+	// tenant, when known (a tenant's key), narrows the wait for its sandbox outbox to its own
+	// texts: waiting for every tenant's made one tenant's read depend on the whole queue.
+	tenant string
 }
 
 // Client returns an anonymous client.
@@ -32,7 +35,14 @@ func (c *Client) With(name, value string) *Client {
 		h[k] = v
 	}
 	h[name] = value
-	return &Client{t: c.t, env: c.env, headers: h}
+	return &Client{t: c.t, env: c.env, headers: h, tenant: c.tenant}
+}
+
+// ofTenant returns a copy that knows its credential acts for tenant.
+func (c *Client) ofTenant(tenant string) *Client {
+	cp := *c
+	cp.tenant = tenant
+	return &cp
 }
 
 // WithKey authenticates with an API key.
@@ -53,7 +63,7 @@ type Response struct {
 func (c *Client) Do(method, path string, body any) *Response {
 	c.t.Helper()
 	if isSMSOutboxRead(method, path) {
-		c.env.settleSMS(c.t)
+		c.env.settleSMS(c.t, c.tenant)
 	}
 	r, err := c.Try(method, path, body)
 	if err != nil {

@@ -12,12 +12,13 @@ import (
 // smsOutboxPath is the sandbox outbox a TEST client reads its texts from.
 const smsOutboxPath = "/v1/sandbox/sms-messages"
 
-// settleSMS waits until every SMS outbox job (sms.send) enqueued before the call has run. Texts
+// settleSMS waits until every SMS outbox job (sms.send) enqueued before the call has run, of
+// tenant when it is known (else of every tenant). Texts
 // are sent by a job after the unit of work that decided them commits (docs/decisions/reliability.md), so a
 // client reading the sandbox outbox right after a request first lets the queue catch up, as a
 // phone would receive the text a moment after the answer. A job that keeps failing fails the
 // test after waitLimit, naming it.
-func (e *Env) settleSMS(t testing.TB) {
+func (e *Env) settleSMS(t testing.TB, tenant string) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, e.DatabaseURL)
@@ -35,7 +36,8 @@ func (e *Env) settleSMS(t testing.TB) {
 		var lastError string
 		err := conn.QueryRow(ctx, `SELECT count(*), coalesce(max(errors[array_length(errors, 1)]->>'error'), '')
 			FROM river_job WHERE kind = 'sms.send' AND created_at <= $1
-			AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')`, bound).Scan(&pending, &lastError)
+			AND state IN ('available', 'pending', 'running', 'retryable', 'scheduled')
+			AND ($2 = '' OR args->>'tenantId' = $2)`, bound, tenant).Scan(&pending, &lastError)
 		if err != nil {
 			t.Fatal(err)
 		}

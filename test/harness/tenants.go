@@ -49,7 +49,8 @@ func (e *Env) NewTenant(t testing.TB) *Tenant {
 	name := "Test Tenant " + strconv.FormatInt(tenantSeq.Add(1), 10)
 	tenant := session.Post("/v1/tenants", map[string]any{"name": name}).Expect(t, 201).JSON(t)
 	key := e.NewKey(t, session, map[string]any{"name": "root", "scopes": []string{"*"}})
-	return &Tenant{ID: tenant["id"].(string), UserID: userID, Session: session, SessionToken: token, Root: e.Client(t).WithKey(key), RootKey: key}
+	id := tenant["id"].(string)
+	return &Tenant{ID: id, UserID: userID, Session: session, SessionToken: token, Root: e.Client(t).WithKey(key).ofTenant(id), RootKey: key}
 }
 
 // NewKey creates a key through creator and returns its plaintext.

@@ -11,16 +11,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corridorhq/corridor/app/checkout"
 	"github.com/corridorhq/corridor/sdk/forward"
 	"github.com/corridorhq/corridor/sdk/go/corridor"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
 )
 
-// The chain is there so the cards capability is, and trigger's card fixtures can be made; local
+// The chain is there so every capability is, and trigger's fixtures can be made (wallets and
+// treasury Safes deploy, a checkout is paid and refunded on chain); a checkout counts its payment
+// at one confirmation, since the simulated chain seals blocks only for transactions; local
 // endpoints are allowed in TEST, as on a developer's machine.
 func TestMain(m *testing.M) {
-	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) { c.Webhooks.AllowPrivateTest = true }})
+	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) {
+		c.Webhooks.AllowPrivateTest = true
+		c.Checkout = checkout.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
+	}})
 }
 
 var env = harness.Shared
