@@ -314,32 +314,15 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 	if err != nil {
 		return nil, err
 	}
-	// Outside dependencies' health, from their calls' outcomes (never part of readiness).
-	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
-	sandboxSMS := sms.NewSandbox(db, protect)
-	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}
-	signers, closeSigners, err := custodySigners(cfg, db, protect)
+	p, obs, err := outsidePorts(cfg, db, store, protect, &undo)
 	if err != nil {
 		return nil, err
 	}
-	undo.push(closeSigners)
-	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health)
-	if err != nil {
+	if p.store, err = serviceStore(ctx, cfg, store, obs, &undo); err != nil {
 		return nil, err
 	}
-	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
-	if err != nil {
-		return nil, err
-	}
-	sender, err := obs.webhookSender(cfg.Webhooks)
-	if err != nil {
-		return nil, err
-	}
-	appStore, err := serviceStore(ctx, cfg, store, obs, &undo)
-	if err != nil {
-		return nil, err
-	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender, health: health}, log)
+	p.identity, p.jobs, p.screening = idp, inserter, screening(cfg)
+	services, err := newServices(cfg, p, log)
 	if err != nil {
 		return nil, err
 	}
@@ -363,6 +346,32 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
 		}}, nil
+}
+
+// outsidePorts are the ports that leave the process (SMS, custody signers, payout rails, the
+// webhook sender), each behind the health it reports to, and the observability they are
+// measured by. What it opens it pushes on undo.
+func outsidePorts(cfg Config, db *bun.DB, store *postgres.Store, protect ports.Cipher, undo *cleanups) (servicePorts, *observability, error) {
+	// Outside dependencies' health, from their calls' outcomes (never part of readiness).
+	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
+	sandboxSMS := sms.NewSandbox(db, protect)
+	p := servicePorts{cipher: protect, health: health,
+		sms: guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}}
+	signers, closeSigners, err := custodySigners(cfg, db, protect)
+	if err != nil {
+		return p, nil, err
+	}
+	undo.push(closeSigners)
+	p.custody = signers
+	if p.payouts, err = payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health); err != nil {
+		return p, nil, err
+	}
+	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
+	if err != nil {
+		return p, nil, err
+	}
+	p.webhookSender, err = obs.webhookSender(cfg.Webhooks)
+	return p, obs, err
 }
 
 // newRunner builds the job runner with every capability's workers and periodic passes, the

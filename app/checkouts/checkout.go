@@ -223,14 +223,7 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 	if err := kernel.RequireTenantScope(p, auth.ScopePaymentsExecute); err != nil {
 		return checkout.Refund{}, err
 	}
-	errs := core.FieldErrors{}
-	if in.Amount != nil && *in.Amount <= 0 {
-		errs.Add("amount", "must be greater than 0")
-	}
-	if in.Address != "" && !core.IsEVMAddress(in.Address) {
-		errs.Add("address", "must be a 0x address of 40 hex digits")
-	}
-	if err := errs.Err(); err != nil {
+	if err := in.check(); err != nil {
 		return checkout.Refund{}, err
 	}
 	if !core.HasPrefix(id, checkout.PrefixCheckout) {
@@ -247,24 +240,9 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		if err := kernel.CheckConfinement(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}}); err != nil {
 			return err
 		}
-		refundable := c.Refundable()
-		if refundable <= 0 {
-			return core.E(checkout.CodeNothingToRefund, "this payment holds nothing to refund (nothing confirmed was received, or everything was refunded)")
-		}
-		amount := refundable
-		if in.Amount != nil {
-			amount = *in.Amount
-		}
-		if amount > refundable {
-			return (&core.Error{Code: core.CodeInsufficientFunds, Message: "the refund exceeds what this payment received and has not refunded"}).
-				WithDetails(map[string]any{"refundable": core.FormatUSD(refundable), "requested": core.FormatUSD(amount)})
-		}
-		dest := in.Address
-		if dest == "" {
-			dest = c.PayerAddress
-		}
-		if dest == "" {
-			return core.Invalid("address", "is required: the payer's address is not known")
+		amount, dest, err := in.terms(c)
+		if err != nil {
+			return err
 		}
 		// The spend guard decides the refund: the service balance's spend policy sees its amount,
 		// in the balance's cumulative windows, and its receiving address.
@@ -296,6 +274,43 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		return s.jobs.Enqueue(ctx, SendRefundArgs{CheckoutID: c.ID, RefundID: r.ID}, ports.JobOptions{MaxAttempts: refundJobAttempts})
 	})
 	return out, err
+}
+
+// check refuses a malformed request before anything is read.
+func (in RefundInput) check() error {
+	errs := core.FieldErrors{}
+	if in.Amount != nil && *in.Amount <= 0 {
+		errs.Add("amount", "must be greater than 0")
+	}
+	if in.Address != "" && !core.IsEVMAddress(in.Address) {
+		errs.Add("address", "must be a 0x address of 40 hex digits")
+	}
+	return errs.Err()
+}
+
+// terms are the amount and destination of a refund of c: everything still refundable unless the
+// request names less, to the payer unless it names an address.
+func (in RefundInput) terms(c checkout.Checkout) (int64, string, error) {
+	refundable := c.Refundable()
+	if refundable <= 0 {
+		return 0, "", core.E(checkout.CodeNothingToRefund, "this payment holds nothing to refund (nothing confirmed was received, or everything was refunded)")
+	}
+	amount := refundable
+	if in.Amount != nil {
+		amount = *in.Amount
+	}
+	if amount > refundable {
+		return 0, "", (&core.Error{Code: core.CodeInsufficientFunds, Message: "the refund exceeds what this payment received and has not refunded"}).
+			WithDetails(map[string]any{"refundable": core.FormatUSD(refundable), "requested": core.FormatUSD(amount)})
+	}
+	dest := in.Address
+	if dest == "" {
+		dest = c.PayerAddress
+	}
+	if dest == "" {
+		return 0, "", core.Invalid("address", "is required: the payer's address is not known")
+	}
+	return amount, dest, nil
 }
 
 // guardRefund puts a refund to the spend guard (kernel.SpendGuard.Decide): a deny of the service

@@ -303,31 +303,7 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 		if unresponsive(pay) && st.State == ports.PayoutFailed {
 			pay.HoldReasons = []offramp.HoldReason{}
 		}
-		inFlight := pay.Status == offramp.StatusProviderSubmitted || pay.Status == offramp.StatusProviderProcessing
-		var steps []offramp.Step
-		switch st.State {
-		case ports.PayoutPending:
-			if pay.Status == offramp.StatusProviderSubmitted {
-				steps = []offramp.Step{{Trigger: offramp.TrigProviderProgress}}
-			}
-		case ports.PayoutSucceeded, ports.PayoutReturned:
-			if pay.Status == offramp.StatusProviderSubmitted {
-				steps = append(steps, offramp.Step{Trigger: offramp.TrigProviderProgress})
-			}
-			if inFlight {
-				steps = append(steps, offramp.Step{Trigger: offramp.TrigProviderSuccess})
-			}
-		case ports.PayoutBlocked:
-			if inFlight {
-				steps = []offramp.Step{{Trigger: offramp.TrigProviderAttention}}
-			}
-		case ports.PayoutFailed:
-			if inFlight || pay.Status == offramp.StatusActionRequired || pay.Status == offramp.StatusFundsLocked {
-				pay.FailureReason = "PROVIDER_FAILED"
-				steps = []offramp.Step{{Trigger: offramp.TrigProviderFailure, Guard: offramp.GuardProviderStage},
-					{Trigger: offramp.TrigRefundPath}, {Trigger: offramp.TrigRefundSettled}}
-			}
-		}
+		steps := payoutSteps(&pay, st.State)
 		for _, next := range steps {
 			if err := step(next); err != nil {
 				return err
@@ -350,6 +326,37 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 		}
 		return nil
 	})
+}
+
+// payoutSteps are the steps a provider's report moves a payment through from its status: none
+// for a report it cannot follow (a replay, a late report). A failure records its reason on pay.
+func payoutSteps(pay *offramp.Payment, state ports.PayoutState) []offramp.Step {
+	inFlight := pay.Status == offramp.StatusProviderSubmitted || pay.Status == offramp.StatusProviderProcessing
+	var steps []offramp.Step
+	switch state {
+	case ports.PayoutPending:
+		if pay.Status == offramp.StatusProviderSubmitted {
+			steps = []offramp.Step{{Trigger: offramp.TrigProviderProgress}}
+		}
+	case ports.PayoutSucceeded, ports.PayoutReturned:
+		if pay.Status == offramp.StatusProviderSubmitted {
+			steps = append(steps, offramp.Step{Trigger: offramp.TrigProviderProgress})
+		}
+		if inFlight {
+			steps = append(steps, offramp.Step{Trigger: offramp.TrigProviderSuccess})
+		}
+	case ports.PayoutBlocked:
+		if inFlight {
+			steps = []offramp.Step{{Trigger: offramp.TrigProviderAttention}}
+		}
+	case ports.PayoutFailed:
+		if inFlight || pay.Status == offramp.StatusActionRequired || pay.Status == offramp.StatusFundsLocked {
+			pay.FailureReason = "PROVIDER_FAILED"
+			steps = []offramp.Step{{Trigger: offramp.TrigProviderFailure, Guard: offramp.GuardProviderStage},
+				{Trigger: offramp.TrigRefundPath}, {Trigger: offramp.TrigRefundSettled}}
+		}
+	}
+	return steps
 }
 
 // recordReturn books a post-delivery return once: DELIVERED stays; the delivered amount comes

@@ -69,6 +69,7 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 // it can run inside the idempotency transaction. It locks the source wallet, so concurrent
 // proposals of one wallet take consecutive nonces, resolves the destination and picks the
 // nonce with safepay.NextNonce from the chain's nonce and the nonces already in use.
+// long: the use-case shape of issue #43 (item 1) reworks it on another branch; split it then.
 func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRead) (safepay.Payment, error) {
 	if err := checkRead(p, auth.ScopePaymentsCreate, read.tenantID); err != nil {
 		return safepay.Payment{}, err
