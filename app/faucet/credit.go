@@ -25,26 +25,13 @@ func (s *Service) CreditFromPool(ctx context.Context, p auth.Principal, walletID
 	}
 	var d wallet.Drip
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
+		w, err := s.fundableWallet(ctx, tx, p, walletID)
 		if err != nil {
 			return err
 		}
-		if err := fundable(w); err != nil {
-			return err
-		}
-		if _, err := s.chains.ChainFor(w.Environment, w.ChainID); err != nil {
-			return err
-		}
-		now := s.clock.Now()
-		d = wallet.Drip{
-			ID: core.NewID(core.PrefixDrip), TenantID: p.TenantID, Environment: w.Environment, WalletID: w.ID,
-			Address: w.Address, ChainID: w.ChainID, Asset: wallet.AssetUSDC, AmountBaseUnits: amountBaseUnits,
-			Status: wallet.DripSubmitted, Purpose: wallet.DripForRamp, CreatedAt: now, UpdatedAt: now,
-		}
-		if err := tx.Drips().CreateDrip(ctx, d); err != nil {
-			return err
-		}
-		return s.jobs.Enqueue(ctx, DripArgs{DripID: d.ID}, ports.JobOptions{MaxAttempts: dripJobMaxAttempts})
+		d = newDrip(w, wallet.AssetUSDC, amountBaseUnits, s.clock.Now())
+		d.Purpose = wallet.DripForRamp
+		return s.createDrip(ctx, tx, d)
 	})
 	return d, err
 }

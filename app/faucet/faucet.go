@@ -54,14 +54,8 @@ func (s *Service) FundWallet(ctx context.Context, p auth.Principal, walletID str
 	}
 	var d wallet.Drip
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
+		w, err := s.fundableWallet(ctx, tx, p, walletID)
 		if err != nil {
-			return err
-		}
-		if err := fundable(w); err != nil {
-			return err
-		}
-		if _, err := s.chains.ChainFor(w.Environment, w.ChainID); err != nil {
 			return err
 		}
 		if err := tx.Drips().LockFaucet(ctx, p.TenantID); err != nil {
@@ -71,17 +65,41 @@ func (s *Service) FundWallet(ctx context.Context, p auth.Principal, walletID str
 		if err := s.checkFaucetQuota(ctx, tx.Drips(), w, now); err != nil {
 			return err
 		}
-		d = wallet.Drip{
-			ID: core.NewID(core.PrefixDrip), TenantID: p.TenantID, Environment: w.Environment, WalletID: w.ID,
-			Address: w.Address, ChainID: w.ChainID, Asset: req.Asset, AmountBaseUnits: req.AmountBaseUnits,
-			Status: wallet.DripSubmitted, CreatedAt: now, UpdatedAt: now,
-		}
-		if err := tx.Drips().CreateDrip(ctx, d); err != nil {
-			return err
-		}
-		return s.jobs.Enqueue(ctx, DripArgs{DripID: d.ID}, ports.JobOptions{MaxAttempts: dripJobMaxAttempts})
+		d = newDrip(w, req.Asset, req.AmountBaseUnits, now)
+		return s.createDrip(ctx, tx, d)
 	})
 	return d, err
+}
+
+// fundableWallet is the caller's wallet the faucet may fund: a TEST wallet that did not fail
+// to deploy, on the chain this deployment serves.
+func (s *Service) fundableWallet(ctx context.Context, tx ports.Tx, p auth.Principal, walletID string) (wallet.Wallet, error) {
+	w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
+	if err != nil {
+		return wallet.Wallet{}, err
+	}
+	if err := fundable(w); err != nil {
+		return wallet.Wallet{}, err
+	}
+	_, err = s.chains.ChainFor(w.Environment, w.ChainID)
+	return w, err
+}
+
+// newDrip is a SUBMITTED drip of amountBaseUnits of asset to w.
+func newDrip(w wallet.Wallet, asset wallet.Asset, amountBaseUnits int64, now time.Time) wallet.Drip {
+	return wallet.Drip{
+		ID: core.NewID(core.PrefixDrip), TenantID: w.TenantID, Environment: w.Environment, WalletID: w.ID,
+		Address: w.Address, ChainID: w.ChainID, Asset: asset, AmountBaseUnits: amountBaseUnits,
+		Status: wallet.DripSubmitted, CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// createDrip records d and enqueues the job that sends it, in the caller's unit of work.
+func (s *Service) createDrip(ctx context.Context, tx ports.Tx, d wallet.Drip) error {
+	if err := tx.Drips().CreateDrip(ctx, d); err != nil {
+		return err
+	}
+	return s.jobs.Enqueue(ctx, DripArgs{DripID: d.ID}, ports.JobOptions{MaxAttempts: dripJobMaxAttempts})
 }
 
 // fundable refuses a LIVE wallet (never reachable with a TEST key, checked all the same) and a

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 type testArgs struct{ ID string }
@@ -55,5 +56,42 @@ func TestRetryAt(t *testing.T) {
 		if at.Before(before.Add(c.want)) || at.After(time.Now().Add(c.want)) {
 			t.Errorf("RetryAt(%d, 1m) = %v from now, want %v", c.attempt, at.Sub(before), c.want)
 		}
+	}
+}
+
+// TestStepWorker: a step's snooze looks again without counting an attempt, an error is retried
+// until the last attempt, where GiveUp records the object and its answer is the job's; a step
+// that is done completes the job.
+func TestStepWorker(t *testing.T) {
+	boom := errors.New("boom")
+	var step func() (time.Duration, error)
+	var gaveUp []string
+	w := &StepWorker[testArgs]{Limit: time.Minute,
+		Step: func(context.Context, testArgs) (time.Duration, error) { return step() },
+		GiveUp: func(_ context.Context, a testArgs, cause error) error {
+			gaveUp = append(gaveUp, a.ID+": "+cause.Error())
+			return nil
+		}}
+	job := func(attempt int) *river.Job[testArgs] {
+		j := &river.Job[testArgs]{Args: testArgs{ID: "drp_1"}}
+		j.JobRow = &rivertype.JobRow{Attempt: attempt, MaxAttempts: 3}
+		return j
+	}
+	ctx := context.Background()
+	step = func() (time.Duration, error) { return time.Second, nil }
+	var snooze *river.JobSnoozeError
+	if err := w.Work(ctx, job(1)); !errors.As(err, &snooze) {
+		t.Fatalf("a pending step answered %v, want a snooze", err)
+	}
+	step = func() (time.Duration, error) { return 0, boom }
+	if err := w.Work(ctx, job(2)); !errors.Is(err, boom) || len(gaveUp) != 0 {
+		t.Fatalf("an early failure answered %v (gave up %v), want boom retried", err, gaveUp)
+	}
+	if err := w.Work(ctx, job(3)); err != nil || len(gaveUp) != 1 || gaveUp[0] != "drp_1: boom" {
+		t.Fatalf("the last failure answered %v (gave up %v), want GiveUp's nil", err, gaveUp)
+	}
+	step = func() (time.Duration, error) { return 0, nil }
+	if err := w.Work(ctx, job(1)); err != nil || w.Timeout(job(1)) != time.Minute {
+		t.Fatalf("a finished step answered %v", err)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,38 +62,14 @@ func hasLongReason(doc *ast.CommentGroup) bool {
 // maxFunctionLines, or says in its doc comment why it is longer. Tests are left out: a
 // journey test reads as one story, and its steps are already named by its assertions.
 func TestFunctions_AtMostSeventyLines(t *testing.T) {
-	root := repoRoot(t)
-	checked := 0
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != root && (strings.HasPrefix(name, ".") || name == "node_modules" || name == "testdata" || name == "sdk") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	checked := walkGoFiles(t, repoRoot(t), false, parser.ParseComments|parser.SkipObjectResolution, func(fset *token.FileSet, f *ast.File) {
 		if ast.IsGenerated(f) {
-			return nil
+			return
 		}
-		checked++
 		for _, long := range longFunctions(fset, f) {
 			t.Errorf("%s is %d lines: split it (at most %d), or say why not in a %q line of its doc comment", long.where, long.lines, maxFunctionLines, "// "+longReason)
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if checked < 200 {
 		t.Fatalf("checked only %d files: is the test looking at the right tree?", checked)
 	}

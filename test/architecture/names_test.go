@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -75,8 +74,22 @@ func aliasedProjectImports(fset *token.FileSet, f *ast.File) []string {
 }
 
 func TestImports_NoAliasForAppOrCore(t *testing.T) {
-	root := repoRoot(t)
-	checked := 0
+	checked := walkGoFiles(t, repoRoot(t), true, parser.ImportsOnly, func(fset *token.FileSet, f *ast.File) {
+		for _, bad := range aliasedProjectImports(fset, f) {
+			t.Errorf("%s: app and core packages are imported by their own names (docs/architecture.md, \"Package names\")", bad)
+		}
+	})
+	if checked < 200 {
+		t.Fatalf("checked only %d files: is the test looking at the right tree?", checked)
+	}
+}
+
+// walkGoFiles parses every Go file of the module under root (tests too when tests is set;
+// hidden directories, node_modules, testdata and the sdk's own module left out) and hands each
+// to fn. It returns how many it parsed.
+func walkGoFiles(t *testing.T, root string, tests bool, mode parser.Mode, fn func(*token.FileSet, *ast.File)) int {
+	t.Helper()
+	parsed := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -87,26 +100,22 @@ func TestImports_NoAliasForAppOrCore(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, ".go") {
+		if !strings.HasSuffix(path, ".go") || (!tests && strings.HasSuffix(path, "_test.go")) {
 			return nil
 		}
 		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, path, nil, mode)
 		if err != nil {
 			return err
 		}
-		checked++
-		for _, bad := range aliasedProjectImports(fset, f) {
-			t.Errorf("%s: app and core packages are imported by their own names (docs/architecture.md, \"Package names\")", bad)
-		}
+		parsed++
+		fn(fset, f)
 		return nil
 	})
-	if err != nil && !os.IsNotExist(err) {
+	if err != nil {
 		t.Fatal(err)
 	}
-	if checked < 200 {
-		t.Fatalf("checked only %d files: is the test looking at the right tree?", checked)
-	}
+	return parsed
 }
 
 func TestAliasedProjectImports(t *testing.T) {
