@@ -59,9 +59,14 @@ type StepWorker[A river.JobArgs] struct {
 
 // Work runs one step.
 func (w *StepWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
-	snooze, err := w.Step(ctx, job.Args)
-	return StepOrGiveUp(ctx, job.Attempt, job.MaxAttempts, snooze, err, func(ctx context.Context, cause error) error {
-		return w.GiveUp(ctx, job.Args, cause)
+	return w.run(ctx, job.Args, job.Attempt, job.MaxAttempts)
+}
+
+// run is one step of args on the job's attempt of maxAttempts, answered as River expects.
+func (w *StepWorker[A]) run(ctx context.Context, args A, attempt, maxAttempts int) error {
+	snooze, err := w.Step(ctx, args)
+	return StepOrGiveUp(ctx, attempt, maxAttempts, snooze, err, func(ctx context.Context, cause error) error {
+		return w.GiveUp(ctx, args, cause)
 	})
 }
 

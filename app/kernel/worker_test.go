@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 )
 
 type testArgs struct{ ID string }
@@ -72,26 +71,22 @@ func TestStepWorker(t *testing.T) {
 			gaveUp = append(gaveUp, a.ID+": "+cause.Error())
 			return nil
 		}}
-	job := func(attempt int) *river.Job[testArgs] {
-		j := &river.Job[testArgs]{Args: testArgs{ID: "drp_1"}}
-		j.JobRow = &rivertype.JobRow{Attempt: attempt, MaxAttempts: 3}
-		return j
-	}
+	args := testArgs{ID: "drp_1"}
 	ctx := context.Background()
 	step = func() (time.Duration, error) { return time.Second, nil }
 	var snooze *river.JobSnoozeError
-	if err := w.Work(ctx, job(1)); !errors.As(err, &snooze) {
+	if err := w.run(ctx, args, 1, 3); !errors.As(err, &snooze) {
 		t.Fatalf("a pending step answered %v, want a snooze", err)
 	}
 	step = func() (time.Duration, error) { return 0, boom }
-	if err := w.Work(ctx, job(2)); !errors.Is(err, boom) || len(gaveUp) != 0 {
+	if err := w.run(ctx, args, 2, 3); !errors.Is(err, boom) || len(gaveUp) != 0 {
 		t.Fatalf("an early failure answered %v (gave up %v), want boom retried", err, gaveUp)
 	}
-	if err := w.Work(ctx, job(3)); err != nil || len(gaveUp) != 1 || gaveUp[0] != "drp_1: boom" {
+	if err := w.run(ctx, args, 3, 3); err != nil || len(gaveUp) != 1 || gaveUp[0] != "drp_1: boom" {
 		t.Fatalf("the last failure answered %v (gave up %v), want GiveUp's nil", err, gaveUp)
 	}
 	step = func() (time.Duration, error) { return 0, nil }
-	if err := w.Work(ctx, job(1)); err != nil || w.Timeout(job(1)) != time.Minute {
+	if err := w.run(ctx, args, 1, 3); err != nil || w.Timeout(&river.Job[testArgs]{}) != time.Minute {
 		t.Fatalf("a finished step answered %v", err)
 	}
 }
