@@ -96,16 +96,21 @@ func randomChainID(t *testing.T) int64 {
 	return 1_000_000 + (int64(b[0])<<16 | int64(b[1])<<8 | int64(b[2]))
 }
 
+// inTx runs fn in a unit of work bounded as the service bounds its units.
 func (s claimDB) inTx(t *testing.T, fn func(ctx context.Context, tx ports.Tx) error) {
 	t.Helper()
-	if err := s.store.InTx(context.Background(), fn); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := s.store.InTx(ctx, fn); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// txErr runs fn in its own transaction and returns its error.
+// txErr runs fn in its own bounded transaction and returns its error.
 func (s claimDB) txErr(fn func(ctx context.Context, r ports.ClaimRepo) error) error {
-	return s.store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error { return fn(ctx, tx.Claims()) })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return fn(ctx, tx.Claims()) })
 }
 
 func (s claimDB) newTenant(t *testing.T) string {

@@ -16,8 +16,8 @@ import (
 )
 
 // The contract suites of ports/portstest against the adapters that keep their state in
-// Postgres: the ledger store, the mock payout provider and the sandbox SMS outbox. ports/fake
-// runs the same suites against the in-memory fakes.
+// Postgres: every repository of a unit of work, the mock payout provider and the sandbox SMS
+// outbox. ports/fake runs the same suites against the in-memory fakes.
 
 // migratedDB is one migrated database shared by the contract suites of a test.
 func migratedDB(t *testing.T) *bun.DB {
@@ -37,10 +37,7 @@ func migratedDB(t *testing.T) *bun.DB {
 
 func TestContracts(t *testing.T) {
 	db := migratedDB(t)
-	t.Run("LedgerStore", func(t *testing.T) {
-		store := postgres.NewStore(db)
-		portstest.LedgerStore(t, func(*testing.T) ports.Store { return store })
-	})
+	t.Run("Repositories", func(t *testing.T) { portstest.RunRepositories(t, postgres.NewStore(db)) })
 	t.Run("PayoutProvider/mock", func(t *testing.T) {
 		portstest.PayoutProvider(t, func(*testing.T) ports.PayoutProvider { return payout.NewMock("contract_mock", db) })
 	})

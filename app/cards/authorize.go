@@ -2,6 +2,7 @@ package cards
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -58,14 +59,15 @@ func parseAuthorize(in AuthorizeInput) (card.Request, string, string, error) {
 // rule stays explicit so a card imported without one is not evaluated against nothing.
 func Gated(c card.Card) bool { return c.TenantID != "" }
 
-// Authorize decides one authorization on a card, in docs/decisions/cards.md's order: the card's own rules
-// (CARD_INACTIVE, MCC_BLOCKED, MCC_NOT_ALLOWED, PER_TXN_LIMIT, DAILY_CAP, WEEKLY_CAP,
-// MONTHLY_CAP), the policy gate, the agent's budget for an agent's card, then the balance: a
-// pending ledger transfer from the wallet's on-chain mirror (a funding-account card: the
-// tenant's service balance) to the issuer's clearing account, which the ledger refuses when
-// the balance less open holds does not cover it (INSUFFICIENT_SAFE_BALANCE). The card's row
-// is locked for the whole decision, so concurrent authorizations on one card see each other's
-// window spend; an approval consumes its windows at once. Every decision is recorded.
+// Authorize decides one authorization on a card, in docs/decisions/cards.md's order: the card's
+// own rules (CARD_INACTIVE, MCC_BLOCKED, MCC_NOT_ALLOWED, PER_TXN_LIMIT, DAILY_CAP, WEEKLY_CAP,
+// MONTHLY_CAP), then the spend guard (kernel.SpendGuard.Decide: agent confinement, the card's
+// spend policies, the agent's budget for an agent's card), then the balance: a pending ledger
+// transfer from the wallet's on-chain mirror (a funding-account card: the tenant's service
+// balance) to the issuer's clearing account, which the ledger refuses when the balance less
+// open holds does not cover it (INSUFFICIENT_SAFE_BALANCE). The card's row is locked for the
+// whole decision, so concurrent authorizations on one card see each other's window spend; an
+// approval consumes its windows at once. Every decision is recorded.
 func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string, in AuthorizeInput) (card.Authorization, error) {
 	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
@@ -92,16 +94,14 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 		a = card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: c.TenantID, Environment: c.Environment, CardID: c.ID,
 			Amount: req.Amount, MCC: req.MCC, MerchantName: merchant, Counterparty: counterparty, Status: card.AuthApproved,
 			Windows: w, CreatedAt: now, UpdatedAt: now}
-		reason := card.Decide(c, req, spent)
-		if reason == "" && Gated(c) {
-			res, err := s.policyGate.GateCardAuthorization(ctx, c, a, spent)
-			if err != nil {
+		reason, charged := card.Decide(c, req, spent), false
+		if reason == "" {
+			if reason, charged, err = s.guardSpend(ctx, tx, p, c, &a, spent); err != nil {
 				return err
 			}
-			reason, a.PolicyID, a.PolicyDecisionID = res.Decline, res.PolicyID, res.DecisionID
 		}
 		if reason == "" {
-			if reason, err = s.hold(ctx, tx, c, &a, now); err != nil {
+			if reason, err = s.hold(ctx, tx, c, &a, now, charged); err != nil {
 				return err
 			}
 		}
@@ -113,6 +113,72 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 		return saveAuthorization(ctx, tx, a, true)
 	})
 	return a, err
+}
+
+// guardSpend puts the authorization to the spend guard (kernel.SpendGuard.Decide), the one place
+// its spend is decided: agent confinement (an agent key spends only its own agent's cards; a
+// refusal fails the request), the spend policies of the card, its wallet and its agent (a deny,
+// or a policy outage in enforce mode, declines), then the agent's budget for an agent's card
+// (a decline; charged tells the caller to give it back when the balance then declines). The
+// policy gate runs once, inside Decide, in the statements it always took. A pass lets the
+// unit of work hold the card's source.
+func (s *Service) guardSpend(ctx context.Context, tx ports.Tx, p auth.Principal, c card.Card, a *card.Authorization, spent card.Spend) (decline string, charged bool, err error) {
+	checks := kernel.SpendChecks{Caps: func(ctx context.Context) error {
+		if c.AgentID == "" || s.agentBudget == nil {
+			return nil
+		}
+		reason, err := s.agentBudget.ConsumeAgentCardSpend(ctx, c.TenantID, c.Environment, c.AgentID, a.ID, a.Amount, a.CreatedAt)
+		if err != nil || reason != "" {
+			decline = reason
+			return declined(err, reason)
+		}
+		charged = true
+		return nil
+	}}
+	if Gated(c) {
+		checks.Policy = func(ctx context.Context) (*core.Error, error) {
+			res, err := s.policyGate.GateCardAuthorization(ctx, c, *a, spent)
+			if err != nil {
+				return nil, err
+			}
+			a.PolicyID, a.PolicyDecisionID, decline = res.PolicyID, res.DecisionID, res.Decline
+			if res.Decline == "" {
+				return nil, nil
+			}
+			return core.E(core.Code(res.Decline), "the card's spend policy declines this authorization"), nil
+		}
+	}
+	src := spend.Source{Kind: spend.SourceCardFunding}
+	if c.Funding != card.FundingAccount {
+		src = spend.Source{Kind: spend.SourceWallet, WalletID: c.WalletID}
+	}
+	req := spend.Request{Principal: p, Source: src, AmountBaseUnits: a.Amount, Counterparty: a.Counterparty, Reference: a.ID}
+	step, denied, err := s.guard.Decide(ctx, tx, req, checks)
+	switch {
+	case step == kernel.StepCaps && decline != "":
+		return decline, false, nil
+	case err != nil:
+		return "", false, err
+	case denied != nil:
+		return decline, false, nil
+	}
+	return "", charged, nil
+}
+
+// errBudgetDeclined is the caps step's refusal of an agent card's authorization: the budget
+// declined it (the reason is the decline recorded), which the authorization answers as a
+// DECLINED decision rather than an error.
+var errBudgetDeclined = errors.New("cards: the agent's budget declined the authorization")
+
+// declined is the caps step's answer: the budget's store failure, or its decline as a refusal.
+func declined(err error, reason string) error {
+	if err != nil {
+		return err
+	}
+	if reason != "" {
+		return errBudgetDeclined
+	}
+	return nil
 }
 
 // catchUpMirror runs before the authorization's unit of work: when a Safe card's mirror does
@@ -158,28 +224,13 @@ func mirrorCovers(ctx context.Context, tx ports.Tx, c card.Card, amount int64) (
 	return balances[account.ID].Available() >= amount, err
 }
 
-// hold charges an agent's budget (for an agent's card) and opens the ledger hold, in one
-// savepoint: a refused hold rolls the agent's charge back with it, and ReleaseAgentCardSpend is
-// called as well for a budget kept outside the database.
-func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Authorization, now time.Time) (string, error) {
+// hold opens the ledger hold in a savepoint, after the spend guard passed: a short balance
+// rolls back only the hold and declines, giving the agent's budget back when the guard charged
+// it (charged).
+func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Authorization, now time.Time, charged bool) (string, error) {
 	var reason string
-	charged := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		reason, charged = "", false
-		if c.AgentID != "" && s.agentBudget != nil {
-			decline, err := s.agentBudget.ConsumeAgentCardSpend(ctx, c.TenantID, c.Environment, c.AgentID, a.ID, a.Amount, now)
-			if err != nil {
-				return err
-			}
-			if decline != "" {
-				reason = decline
-				return nil
-			}
-			charged = true
-		}
-		if err := guardHold(ctx, tx, c, a.Amount); err != nil {
-			return err
-		}
+		reason = ""
 		source, insufficient := fundingSource(c)
 		accs, err := tx.Ledger().OpenAccounts(ctx, now, source, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID))
 		if err != nil {
@@ -205,21 +256,6 @@ func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Au
 		}
 	}
 	return reason, err
-}
-
-// guardHold puts the hold to the spend guard on behalf of the request's caller (an authorization
-// driven through the sandbox route): a card spends its Safe or, for a funding-account card, the
-// service balance. A network's authorization carries no caller; the card's issue was guarded.
-func guardHold(ctx context.Context, tx ports.Tx, c card.Card, amount int64) error {
-	p, acting := spend.ActorFrom(ctx)
-	if !acting {
-		return nil
-	}
-	src := spend.Source{Kind: spend.SourceCardFunding}
-	if c.Funding != card.FundingAccount {
-		src = spend.Source{Kind: spend.SourceWallet, WalletID: c.WalletID}
-	}
-	return kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: amount, Reference: c.ID})
 }
 
 // fundingSource is the account a card's spend is held on, and the decline when it is short.

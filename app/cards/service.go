@@ -57,6 +57,9 @@ type Deps struct {
 	// AuthorizationLifetime is how long an approval may stay uncaptured before the expiry pass
 	// releases it (0: card.DefaultAuthorizationLifetime).
 	AuthorizationLifetime time.Duration
+	// Guard is the spend guard authorizations and card issues are decided by (nil: the one
+	// kernel.SpendGuard on Clock); tests put a double around it.
+	Guard kernel.SpendDecider
 }
 
 // Service runs the card use cases and the settlement job.
@@ -72,6 +75,7 @@ type Service struct {
 	agentBudget AgentCardBudget
 	mirror      MirrorCatchUp
 	lifetime    time.Duration
+	guard       kernel.SpendDecider
 }
 
 // MirrorCatchUp brings the ledger's mirror of a wallet's Safe up to what the chain holds for
@@ -95,8 +99,13 @@ func New(d Deps) (*Service, error) {
 	if lifetime <= 0 {
 		lifetime = card.DefaultAuthorizationLifetime
 	}
+	guard := d.Guard
+	if guard == nil {
+		guard = kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now)
+	}
 	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), issuer: d.Issuer, provider: provider,
-		modules: d.Modules, chains: d.Chains, policyGate: d.PolicyGate, agentBudget: d.AgentBudget, mirror: d.Mirror, lifetime: lifetime}, nil
+		modules: d.Modules, chains: d.Chains, policyGate: d.PolicyGate, agentBudget: d.AgentBudget, mirror: d.Mirror, lifetime: lifetime,
+		guard: guard}, nil
 }
 
 // module returns the environment's card spend module, or CHAIN_UNAVAILABLE.

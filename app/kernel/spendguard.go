@@ -29,10 +29,23 @@ func NewSpendGuard(now func() time.Time) *SpendGuard {
 	return &SpendGuard{now: now}
 }
 
+// SpendDecider is the spend guard as a capability holds it: Decide is the one place a spend's
+// confinement, policy, caps and approval are decided. *SpendGuard is the implementation; the
+// interface lets a capability's tests put a double around it that proves its policy runs inside.
+type SpendDecider interface {
+	Decide(ctx context.Context, tx ports.Tx, req spend.Request, checks SpendChecks) (step string, denied *core.Error, err error)
+}
+
+var _ SpendDecider = (*SpendGuard)(nil)
+
 // SpendChecks are a spend's decisions besides agent confinement, bound by the capability to what
 // only it knows of the spend (the policy's subject and how a deny is recorded, the challenge the
 // client sent). A nil step is one the source has none of; a nil Caps is the guard's own
 // reservation against the source agent's windows.
+//
+// A policy that holds rather than denies (an off-ramp's POLICY_SUBSYSTEM_ERROR) answers no
+// refusal: the spend passes, and the capability keeps what it may do with the money to a
+// reservation its state records (a held payment) until a later Decide clears it.
 type SpendChecks struct {
 	Policy   func(ctx context.Context) (denied *core.Error, err error)
 	Caps     func(ctx context.Context) error
@@ -76,7 +89,7 @@ func (g *SpendGuard) Decide(ctx context.Context, tx ports.Tx, req spend.Request,
 			return StepApproval, denied, err
 		}
 	}
-	markPassed(ctx, req.Source)
+	markPassed(ctx, req.Principal.TenantID, req.Source)
 	return "", nil, nil
 }
 
@@ -94,7 +107,7 @@ func (g *SpendGuard) Authorize(ctx context.Context, tx ports.Tx, req spend.Reque
 	if err := g.reserveAgentCaps(ctx, tx, req); err != nil {
 		return err
 	}
-	markPassed(ctx, req.Source)
+	markPassed(ctx, req.Principal.TenantID, req.Source)
 	return nil
 }
 
@@ -105,7 +118,7 @@ func ConfineSpend(ctx context.Context, tx ports.Tx, req spend.Request) error {
 	if err := confineAgent(ctx, tx, req); err != nil {
 		return err
 	}
-	markPassed(ctx, req.Source)
+	markPassed(ctx, req.Principal.TenantID, req.Source)
 	return nil
 }
 

@@ -27,12 +27,29 @@ import (
 //     unit of work fails with INTERNAL and commits nothing, so a new route that moves money
 //     without the guard cannot ship unnoticed.
 //
-// Background work carries no caller and passes: a job exists only because a request that
-// passed the guard accepted it. Transfers that record what the chain already did (metadata
-// source "chain", the wallet mirror) are facts, not decisions, and pass.
+// Two paths are exempt, each by a typed mark rather than by what a transfer says of itself:
+// background work carries no caller (the HTTP middleware attaches one to every authenticated
+// request, nothing else does), and a job only executes what a request that passed the guard
+// accepted, keyed by its business id; transfers that record what the chain already did are
+// posted on a context marked by RecordingChainFacts (the wallet mirror), facts rather than
+// decisions. A transfer's metadata exempts nothing.
 func GuardLedger(s ports.Store) ports.Store { return guardedStore{Store: s} }
 
 type guardedStore struct{ ports.Store }
+
+type chainFactsKey struct{}
+
+// RecordingChainFacts marks ctx for posting what the chain already did (a USDC transfer log the
+// wallet mirror indexes): the guard decides spends before they happen, and a fact on chain is
+// no longer one, whoever's request caught the mirror up. Only the mirror's posting calls it.
+func RecordingChainFacts(ctx context.Context) context.Context {
+	return context.WithValue(ctx, chainFactsKey{}, true)
+}
+
+func recordsChainFacts(ctx context.Context) bool {
+	marked, _ := ctx.Value(chainFactsKey{}).(bool)
+	return marked
+}
 
 type guardMemoKey struct{}
 
@@ -83,21 +100,26 @@ func passKey(src spend.Source) string {
 	return string(src.Kind)
 }
 
-// markPassed records in ctx's unit of work that the guard let it spend src.
-func markPassed(ctx context.Context, src spend.Source) {
+// passedKey names a pass by the tenant whose source it spends: a unit of work that decided
+// another tenant's spend (a recipient's request re-deciding the sender's held payment) gains no
+// pass for its caller's own money.
+func passedKey(tenantID string, src spend.Source) string { return tenantID + "/" + passKey(src) }
+
+// markPassed records in ctx's unit of work that the guard let it spend tenantID's src.
+func markPassed(ctx context.Context, tenantID string, src spend.Source) {
 	memo, ok := ctx.Value(guardMemoKey{}).(*accountMemo)
 	if !ok {
 		return
 	}
 	memo.mu.Lock()
 	defer memo.mu.Unlock()
-	memo.passed[passKey(src)] = true
+	memo.passed[passedKey(tenantID, src)] = true
 }
 
-func (m *accountMemo) hasPassed(src spend.Source) bool {
+func (m *accountMemo) hasPassed(tenantID string, src spend.Source) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.passed[passKey(src)]
+	return m.passed[passedKey(tenantID, src)]
 }
 
 type guardedLedger struct {
@@ -129,7 +151,7 @@ func (l *guardedLedger) FindAccountByReference(ctx context.Context, env core.Env
 }
 
 func (l *guardedLedger) Post(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
-	if p, acting := spend.ActorFrom(ctx); acting && spec.Metadata["source"] != "chain" {
+	if p, acting := spend.ActorFrom(ctx); acting && !recordsChainFacts(ctx) {
 		if err := l.check(ctx, p, spec); err != nil {
 			return ledger.Transfer{}, false, err
 		}
@@ -162,7 +184,7 @@ func (l *guardedLedger) check(ctx context.Context, p auth.Principal, spec ledger
 		if err := confineAgent(ctx, l.tx, spend.Request{Principal: p, Source: src, AmountBaseUnits: -posting.Amount}); err != nil {
 			return err
 		}
-		if !l.known.hasPassed(src) {
+		if !l.known.hasPassed(p.TenantID, src) {
 			return core.E(core.CodeInternal, "kernel: transfer %s debits the tenant's %s without passing the spend guard",
 				spec.Reference, passKey(src))
 		}

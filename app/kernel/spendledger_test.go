@@ -181,6 +181,26 @@ func TestGuardLedger_PassIsPerSource(t *testing.T) {
 	}
 }
 
+// TestGuardLedger_PassIsPerTenant: a unit of work that decided another tenant's spend of its
+// service balance (a recipient's request re-deciding the sender's held payment) holds no pass
+// for its own caller's balance.
+func TestGuardLedger_PassIsPerTenant(t *testing.T) {
+	p := auth.Principal{TenantID: "ten_1", Environment: core.EnvTest}
+	inner := &fakeStore{ledger: &fakeLedger{}}
+	guarded := GuardLedger(inner)
+	err := guarded.InTx(spend.WithActor(context.Background(), p), func(ctx context.Context, tx ports.Tx) error {
+		sender := auth.Principal{TenantID: "ten_2", Environment: core.EnvTest}
+		if _, denied, err := NewSpendGuard(nil).Decide(ctx, tx, spend.Request{Principal: sender,
+			Source: spend.Source{Kind: spend.SourceServiceBalance}, AmountBaseUnits: 1}, SpendChecks{}); err != nil || denied != nil {
+			t.Fatalf("the sender's decision: %v %v", denied, err)
+		}
+		return postRefund(ctx, t, guarded, p, false)
+	})
+	if !core.HasCode(err, core.CodeInternal) || inner.ledger.posted != 0 {
+		t.Fatalf("another tenant's pass covered the caller's service balance: err %v, posted %d", err, inner.ledger.posted)
+	}
+}
+
 // TestDecide_OneOrderAndOnlyAFullPassCounts: the guard decides policy, caps and approval in that
 // order, the first refusal answering with its step; a refused spend records no pass, so the
 // unit of work cannot debit the source after it.
@@ -233,8 +253,9 @@ func TestDecide_OneOrderAndOnlyAFullPassCounts(t *testing.T) {
 }
 
 // TestGuardLedger_ChainFactsAndHomecomingPass: a transfer recording what the chain already did
-// (the wallet mirror, metadata source "chain") and money returning to the tenant's own service
-// balance are no spends: they post on a caller's context without a pass.
+// (the wallet mirror, on a context marked RecordingChainFacts) and money returning to the
+// tenant's own service balance are no spends: they post on a caller's context without a pass.
+// Metadata claiming a chain source exempts nothing.
 func TestGuardLedger_ChainFactsAndHomecomingPass(t *testing.T) {
 	p := auth.Principal{TenantID: "ten_1", Environment: core.EnvTest}
 	inner := &fakeStore{ledger: &fakeLedger{}}
@@ -246,9 +267,14 @@ func TestGuardLedger_ChainFactsAndHomecomingPass(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "chain:1", Type: ledger.TypePosted, Environment: core.EnvTest,
-			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, 1), Metadata: map[string]string{"source": "chain"}}); err != nil {
+		if _, _, err := tx.Ledger().Post(RecordingChainFacts(ctx), now, ledger.TransferSpec{Reference: "chain:1", Type: ledger.TypePosted, Environment: core.EnvTest,
+			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, 1)}); err != nil {
 			return err
+		}
+		_, _, err = tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "chain:2", Type: ledger.TypePosted, Environment: core.EnvTest,
+			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[1].ID, 1), Metadata: map[string]string{"source": "chain"}})
+		if !core.HasCode(err, core.CodeInternal) {
+			t.Fatalf("a debit whose metadata says chain posted without a pass: %v", err)
 		}
 		_, _, err = tx.Ledger().Post(ctx, now, ledger.TransferSpec{Reference: "home:1", Type: ledger.TypePosted, Environment: core.EnvTest,
 			Asset: ServiceAsset, Postings: ledger.Move(accs[0].ID, accs[2].ID, 1)})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ledger"
 	"github.com/corridorhq/corridor/ports"
@@ -353,7 +354,8 @@ func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, cha
 }
 
 func postLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, reference string, accounts []ledger.Account, amount int64, now time.Time) (ledger.Transfer, bool, error) {
-	return tx.Ledger().Post(ctx, now, ledger.TransferSpec{
+	// A log the chain already mined is a fact, not a spend to decide (kernel.GuardLedger).
+	return tx.Ledger().Post(kernel.RecordingChainFacts(ctx), now, ledger.TransferSpec{
 		Reference: reference, Type: ledger.TypePosted,
 		Environment: env, Asset: ledger.AssetUSDC,
 		Postings: ledger.Move(accounts[0].ID, accounts[1].ID, amount),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/ledger"
@@ -22,8 +23,10 @@ type composition struct {
 // compose evaluates every hold reason of docs/api.md this build can observe: the recipient's
 // credential, screening (failing closed on error), the spend policy of the sender's service
 // balance (POLICY_DENIED, per POLICY_ENFORCEMENT), destinations and their providers'
-// availability and liquidity.
-func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (composition, error) {
+// availability and liquidity. The spend policy is decided by the spend guard: decided holds
+// the reasons its Decide answered at intake (the policy is not evaluated again); nil decides
+// again (redecide), as a held or re-quoted payment's re-evaluation does.
+func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment, decided []offramp.HoldReason) (composition, error) {
 	reasons := []offramp.HoldReason{}
 	cred, ok, err := tx.Recipients().FindCredential(ctx, p.RecipientTenantID, p.Environment)
 	if err != nil {
@@ -71,7 +74,12 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment) (
 			reasons = append(reasons, r)
 		}
 	}
-	reasons = append(reasons, s.spendPolicy.SenderSpendHolds(ctx, p)...)
+	if decided == nil {
+		if decided, err = s.redecide(ctx, tx, p); err != nil {
+			return composition{}, err
+		}
+	}
+	reasons = append(reasons, decided...)
 	payoutRoutes, payoutRouteReason, err := s.eligiblePayoutRoutes(ctx, tx, p)
 	if err != nil {
 		return composition{}, err
@@ -202,7 +210,22 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx txView, p offramp
 // RunPolicyCheck takes a payment in POLICY_CHECK to its next status: a fresh quote set
 // (superseding any earlier one) and AWAITING_RECIPIENT_CONFIRMATION, a hold, or a rejection.
 func (s *Service) RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
-	c, err := s.compose(ctx, tx, *p)
+	return s.runPolicyCheck(ctx, tx, now, p, nil)
+}
+
+// redecide decides a payment's spend again in the spend guard, on behalf of its sender's
+// tenant: a re-evaluation (a hold rechecked, a quote expired, a claim redeemed, a pre-submission
+// re-check) may run in a job or in the recipient's request, neither of which is the sender, and
+// the sender's agent confinement was decided at intake. The policy is evaluated again because
+// what it decides on (the windows' spend, the policy itself, a policy outage) may have changed.
+func (s *Service) redecide(ctx context.Context, tx ports.Tx, p offramp.Payment) ([]offramp.HoldReason, error) {
+	sender := kernel.System(p.SenderTenantID, p.Environment, auth.ScopeRampsWrite)
+	return s.decideSpend(ctx, tx, sender, p, true)
+}
+
+// runPolicyCheck is RunPolicyCheck with the spend policy's reasons already decided (nil: decide).
+func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, decided []offramp.HoldReason) error {
+	c, err := s.compose(ctx, tx, *p, decided)
 	if err != nil {
 		return err
 	}

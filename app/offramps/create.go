@@ -2,6 +2,7 @@ package offramps
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/core/spend"
 	"github.com/corridorhq/corridor/ledger"
@@ -114,17 +116,18 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 		pay := base
 		pay.HoldReasons = []offramp.HoldReason{}
 		// The spend guard's early refusal: an agent key never spends the service balance (the
-		// ledger's debit path refuses it too, with a less specific error).
-		if err := spendFrom(ctx, tx, p, plan.funding, plan.amount); err != nil {
+		// guard's Decide in intake refuses it too, as does the ledger's debit path).
+		if err := kernel.CheckConfinement(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}}); err != nil {
 			return err
 		}
-		if err := s.intake(ctx, tx, &pay); err != nil {
+		decided, err := s.intake(ctx, tx, p, &pay)
+		if err != nil {
 			return err
 		}
 		if err := tx.Offramp().CreatePayment(ctx, pay); err != nil {
 			return err
 		}
-		next := func() error { return s.RunPolicyCheck(ctx, tx, now, &pay) }
+		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay, decided) }
 		if pay.Status == offramp.StatusPendingClaim {
 			next = func() error { return s.claims.OpenClaim(ctx, tx, now, &pay, plan.phone) }
 		}
@@ -141,46 +144,76 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 	return view, err
 }
 
-// spendFrom puts a payment funded from the service balance to the spend guard's confinement.
-func spendFrom(ctx context.Context, tx ports.Tx, p auth.Principal, funding string, amount int64) error {
-	if funding != offramp.FundingInternalBalance {
-		return nil
-	}
-	return kernel.ConfineSpend(ctx, tx, spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance},
-		AmountBaseUnits: amount})
-}
-
 // intake walks CREATED → RECIPIENT_RESOLUTION → SOURCE_FUNDS_CONFIRMED (reserving) → POLICY_CHECK.
-func (s *Service) intake(ctx context.Context, tx ports.Tx, pay *offramp.Payment) error {
+// The spend is decided by the spend guard (decideSpend) before anything is reserved: for a
+// known recipient with the service balance's spend policy, whose hold reasons (decided) the
+// composer then applies without evaluating the policy again; a payment the policy denies
+// reserves nothing and the composer cancels it (POLICY_DENIED). A payment to an unknown phone
+// is decided without the policy (agent confinement): its money only moves into the tenant's
+// claim escrow, and the policy decides when the claim is redeemed, before it leaves.
+func (s *Service) intake(ctx context.Context, tx ports.Tx, actor auth.Principal, pay *offramp.Payment) (decided []offramp.HoldReason, err error) {
 	now := pay.CreatedAt
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now); err != nil {
-		return err
+		return nil, err
 	}
 	alias, err := tx.Recipients().FindVerifiedAlias(ctx, pay.Environment, pay.RecipientPhoneHash)
 	if core.HasCode(err, recipient.CodePhoneAliasNotFound) {
-		return s.intakeUnknown(pay, now)
+		if _, err := s.decideSpend(ctx, tx, actor, *pay, false); err != nil {
+			return nil, err
+		}
+		return nil, s.intakeUnknown(pay, now)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if alias.TenantID == pay.SenderTenantID {
-		return core.E(offramp.CodeSelfPayment, "this phone number is verified by your own tenant")
+		return nil, core.E(offramp.CodeSelfPayment, "this phone number is verified by your own tenant")
 	}
 	pay.RecipientTenantID = alias.TenantID
 	if pay.RequestedDestinationID != "" {
 		d, err := tx.Recipients().FindDestination(ctx, alias.TenantID, pay.Environment, pay.RequestedDestinationID)
 		if err != nil || d.Status != recipient.DestActive {
-			return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
+			return nil, core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
 		}
 	}
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneKnown}, now); err != nil {
-		return err
+		return nil, err
 	}
-	if err := s.reserve(ctx, tx, now, pay); err != nil {
-		return err
+	if decided, err = s.decideSpend(ctx, tx, actor, *pay, true); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(decided, offramp.RejectPolicyDenied) {
+		if err := s.reserve(ctx, tx, now, pay); err != nil {
+			return nil, err
+		}
 	}
 	_, err = pay.Apply(offramp.Step{Trigger: offramp.TrigIntake}, now)
-	return err
+	return decided, err
+}
+
+// decideSpend puts the payment's spend of the sender's service balance to the spend guard
+// (kernel.SpendGuard.Decide), on actor's behalf: agent confinement, then, withPolicy, the
+// service balance's spend policy. It answers the policy's hold reasons for the composer: none
+// (allowed, or only logged), POLICY_SUBSYSTEM_ERROR (enforce mode, the policy store failing: a
+// hold, so the spend passes to a reservation and the payment waits held), or POLICY_DENIED (a
+// refusal: nothing may be reserved, and the composer cancels the payment). A confinement
+// refusal or a store failure is err.
+func (s *Service) decideSpend(ctx context.Context, tx ports.Tx, actor auth.Principal, pay offramp.Payment, withPolicy bool) ([]offramp.HoldReason, error) {
+	holds := []offramp.HoldReason{} // decided, even when empty (compose decides a nil again)
+	checks := kernel.SpendChecks{}
+	if withPolicy {
+		checks.Policy = func(ctx context.Context) (*core.Error, error) {
+			holds = append(holds[:0], s.spendPolicy.SenderSpendHolds(ctx, pay)...)
+			if slices.Contains(holds, offramp.RejectPolicyDenied) {
+				return core.E(policy.CodeDenied, "the spend policy of the sender's service balance denies this payment"), nil
+			}
+			return nil, nil
+		}
+	}
+	req := spend.Request{Principal: actor, Source: spend.Source{Kind: spend.SourceServiceBalance},
+		AmountBaseUnits: pay.SourceAmountBaseUnits, Counterparty: pay.RecipientTenantID, Reference: pay.ID}
+	_, _, err := s.guard.Decide(ctx, tx, req, checks)
+	return holds, err
 }
 
 // intakeUnknown is intake outcome 2: nobody has verified the phone, so the payment waits in

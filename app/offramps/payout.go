@@ -144,7 +144,7 @@ func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment,
 	if changed {
 		return offramp.RequoteCredentialChanged, offramp.HoldCredentialChangedReview, dest, nil
 	}
-	c, err := s.compose(ctx, tx, pay)
+	c, err := s.compose(ctx, tx, pay, nil)
 	if err != nil {
 		return "", "", dest, err
 	}

@@ -90,6 +90,9 @@ type Deps struct {
 	Recipients Recipients
 	// Logger records refused submissions and sweep failures; nil discards them.
 	Logger *slog.Logger
+	// Guard is the spend guard a payment's spend is decided by (nil: the one kernel.SpendGuard
+	// on Clock); tests put a double around it.
+	Guard kernel.SpendDecider
 }
 
 // Service runs the off-ramp payment use cases and jobs: intake, the policy composer and its
@@ -113,6 +116,7 @@ type Service struct {
 	claims              Claims
 	recipients          Recipients
 	log                 *slog.Logger
+	guard               kernel.SpendDecider
 }
 
 // New checks the wiring, applies the defaults and fails at start-up when a required port is
@@ -127,7 +131,10 @@ func New(d Deps) (*Service, error) {
 		quoteLifetime: d.QuoteLifetime, pollInterval: d.PollInterval, pollWindow: d.PollWindow,
 		quoteExpiryInterval: d.QuoteExpiryInterval, holdRecheckInterval: d.HoldRecheckInterval,
 		phoneReverifyAfter: d.PhoneReverifyAfter, sourceChains: d.SourceChains, spendPolicy: d.SpendPolicy,
-		claims: d.Claims, recipients: d.Recipients, log: d.Logger}
+		claims: d.Claims, recipients: d.Recipients, log: d.Logger, guard: d.Guard}
+	if s.guard == nil {
+		s.guard = kernel.NewSpendGuard(s.clock.Now)
+	}
 	if s.quoteLifetime <= 0 {
 		s.quoteLifetime = offramp.DefaultQuoteLifetime
 	}
@@ -161,6 +168,6 @@ func (s *Service) SavePayment(ctx context.Context, tx ports.Tx, p offramp.Paymen
 // Decide is the full composer's decision on a payment, without applying it: a claim's release
 // commits its hash on chain.
 func (s *Service) Decide(ctx context.Context, tx ports.Tx, p offramp.Payment) (offramp.Decision, error) {
-	c, err := s.compose(ctx, tx, p)
+	c, err := s.compose(ctx, tx, p, nil)
 	return c.decision, err
 }

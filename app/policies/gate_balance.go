@@ -25,7 +25,7 @@ func (s *Service) GateBalanceSpend(ctx context.Context, p auth.Principal, refere
 	}
 	var d *policy.Decision
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		pol, v, found, err := attachedPolicy(ctx, tx, p.TenantID, p.Environment, subject{policy.SubjectServiceBalance, p.TenantID})
+		pol, v, found, err := lockedBalancePolicy(ctx, tx, p.TenantID, p.Environment)
 		if err != nil || !found {
 			return err
 		}

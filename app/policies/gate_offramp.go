@@ -60,16 +60,8 @@ func (s *Service) SenderSpendHolds(ctx context.Context, p offramp.Payment) []off
 // service balance, or returns nil when none is attached (nothing to evaluate, nothing to pin a
 // decision to).
 func offrampDecision(ctx context.Context, tx ports.Tx, p offramp.Payment, mode policy.Mode, now time.Time) (*policy.Decision, error) {
-	att, found, err := tx.Policies().FindSubjectAttachment(ctx, p.SenderTenantID, p.Environment, policy.SubjectServiceBalance, p.SenderTenantID)
+	pol, v, found, err := lockedBalancePolicy(ctx, tx, p.SenderTenantID, p.Environment)
 	if err != nil || !found {
-		return nil, err
-	}
-	pol, err := tx.Policies().FindPolicy(ctx, p.SenderTenantID, p.Environment, att.PolicyID)
-	if err != nil {
-		return nil, err
-	}
-	v, err := tx.Policies().FindVersion(ctx, pol.ID, pol.ActiveVersionID)
-	if err != nil {
 		return nil, err
 	}
 	spent, err := balanceSpent(ctx, tx, p.Environment, p.SenderTenantID, p.ID, policy.WindowsAt(p.CreatedAt))
@@ -86,4 +78,25 @@ func offrampDecision(ctx context.Context, tx ports.Tx, p offramp.Payment, mode p
 	}
 	d.Blocked = mode == policy.ModeEnforce && !d.Verdict.Allow
 	return &d, tx.Policies().CreateDecision(ctx, d)
+}
+
+// lockedBalancePolicy is the policy attached to the tenant's service balance with its attachment
+// row locked until the caller's unit of work ends, so the balance's spend decisions are taken
+// one at a time and a cumulative cap counts every payment decided before: the spend guard
+// decides an off-ramp payment before it reserves (the reservation's lock on the balance came
+// too late to serialise them), and a checkout refund takes the same lock.
+func lockedBalancePolicy(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment) (policy.Policy, policy.Version, bool, error) {
+	att, found, err := tx.Policies().FindSubjectAttachment(ctx, tenantID, env, policy.SubjectServiceBalance, tenantID)
+	if err != nil || !found {
+		return policy.Policy{}, policy.Version{}, false, err
+	}
+	if att, err = tx.Policies().LockAttachment(ctx, tenantID, env, att.ID); err != nil || att.DetachedAt != nil {
+		return policy.Policy{}, policy.Version{}, false, err // detached while we waited: no policy
+	}
+	pol, err := tx.Policies().FindPolicy(ctx, tenantID, env, att.PolicyID)
+	if err != nil {
+		return policy.Policy{}, policy.Version{}, false, err
+	}
+	v, err := tx.Policies().FindVersion(ctx, pol.ID, pol.ActiveVersionID)
+	return pol, v, err == nil, err
 }

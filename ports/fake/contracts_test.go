@@ -13,10 +13,8 @@ import (
 // The fakes meet the same contracts as the adapters they stand in for (adapters/postgres and
 // adapters/chain run these suites against the real ones).
 
-func TestLedgerStore(t *testing.T) {
-	shared := fake.NewStore()
-	portstest.LedgerStore(t, func(*testing.T) ports.Store { return shared })
-}
+// TestRepositories runs every repository's suite (the ledger's among them) against one store.
+func TestRepositories(t *testing.T) { portstest.RunRepositories(t, fake.NewStore()) }
 
 func TestPayoutProvider(t *testing.T) {
 	portstest.PayoutProvider(t, func(*testing.T) ports.PayoutProvider { return fake.NewPayout("fake_rail") })

@@ -4,29 +4,28 @@ import (
 	"context"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/invoice"
+	"github.com/corridorhq/corridor/core/tenant"
+	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 )
 
-// invoiceTables hold invoices, bills and the two directory answers bills need, which the
-// Postgres store reads from the wallets and members tables: the fake keeps them as registered
-// with RegisterWalletTenant and RegisterSigner.
+// invoiceTables hold invoices and bills. The two directory answers bills need are read from
+// the wallets and members tables, as in Postgres.
 type invoiceTables struct {
-	invoices      table[invoice.Invoice]
-	bills         table[invoice.Bill]
-	walletTenants map[string]string // environment + "|" + lower-case address -> tenant id
-	signers       map[string]bool   // tenant id + "|" + lower-case address
+	invoices table[invoice.Invoice]
+	bills    table[invoice.Bill]
 }
 
 func newInvoiceTables() invoiceTables {
-	return invoiceTables{invoices: newTable[invoice.Invoice](), bills: newTable[invoice.Bill](), walletTenants: map[string]string{},
-		signers: map[string]bool{}}
+	return invoiceTables{invoices: newTable[invoice.Invoice](), bills: newTable[invoice.Bill]()}
 }
 
 func (t invoiceTables) clone() invoiceTables {
-	return invoiceTables{invoices: t.invoices.clone(), bills: t.bills.clone(), walletTenants: copyOf(t.walletTenants), signers: copyOf(t.signers)}
+	return invoiceTables{invoices: t.invoices.clone(), bills: t.bills.clone()}
 }
 
 type invoiceRepo struct{ s *Store }
@@ -138,29 +137,25 @@ func (r invoiceRepo) ListInboundBills(_ context.Context, payerTenantID string, e
 	return out, total, nil
 }
 
+// WalletTenant reads the wallets table, the earliest wallet at the address first, as the
+// Postgres query does.
 func (r invoiceRepo) WalletTenant(_ context.Context, env core.Environment, address string) (string, error) {
-	id, ok := r.t().walletTenants[string(env)+"|"+strings.ToLower(address)]
-	if !ok {
+	ws := r.s.state.wallets.filter(func(w wallet.Wallet) bool {
+		return w.Environment == env && strings.EqualFold(w.Address, address)
+	}, false)
+	if len(ws) == 0 {
 		return "", core.NotFound(core.CodeWalletNotFound, "wallet")
 	}
-	return id, nil
+	sortByTime(ws, func(w wallet.Wallet) time.Time { return w.CreatedAt })
+	return ws[0].TenantID, nil
 }
 
+// ActiveSigner reads the members table: an ACTIVE member of the tenant signing with address.
 func (r invoiceRepo) ActiveSigner(_ context.Context, tenantID, address string) (bool, error) {
-	return r.t().signers[tenantID+"|"+strings.ToLower(address)], nil
-}
-
-// RegisterWalletTenant records that tenantID holds a wallet at address in env (what
-// WalletTenant answers from the wallets table in Postgres).
-func (s *Store) RegisterWalletTenant(env core.Environment, address, tenantID string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.state.invoices.walletTenants[string(env)+"|"+strings.ToLower(address)] = tenantID
-}
-
-// RegisterSigner records address as an ACTIVE member's signer of tenantID.
-func (s *Store) RegisterSigner(tenantID, address string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.state.invoices.signers[tenantID+"|"+strings.ToLower(address)] = true
+	for _, m := range r.s.state.tenancy.members.rows {
+		if m.TenantID == tenantID && m.Status == tenant.MemberActive && m.SignerAddress != "" && strings.EqualFold(m.SignerAddress, address) {
+			return true, nil
+		}
+	}
+	return false, nil
 }

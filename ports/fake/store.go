@@ -5,8 +5,8 @@
 // logs in order. The contract suites in ports/portstest hold each fake to the same behaviour
 // as its real adapter; use-case tests in app/ run on them, without a database.
 //
-// A repository of ports.Tx that no fake models yet panics with its name when a use case asks
-// for it, so a test that reaches it fails loudly instead of passing on a nil.
+// Every repository of ports.Tx is modelled, and each runs its portstest contract suite here and
+// against Postgres (adapters/postgres), so a difference between them fails a test.
 package fake
 
 import (
@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/corridorhq/corridor/core/ramp"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ledger"
@@ -127,6 +128,10 @@ type state struct {
 	checkouts  checkoutTables
 	chainIndex chainIndexTables
 	twoFactor  twoFactorTables
+	tenancy    tenantTables
+	ramps      table[ramp.Ramp]
+	policies   policyTables
+	agents     agentTables
 	jobs       []EnqueuedJob
 }
 
@@ -134,14 +139,14 @@ func newState() *state {
 	return &state{book: ledger.NewBook(), cards: newCardTables(), events: newEventTables(), treasury: newTreasuryTables(), invoices: newInvoiceTables(),
 		payments: newTable[safepay.Payment](), wallets: newTable[wallet.Wallet](), drips: newTable[wallet.Drip](),
 		offramp: newOfframpTables(), recipients: newRecipientTables(), claims: newClaimTables(), checkouts: newCheckoutTables(),
-		chainIndex: newChainIndexTables(), twoFactor: newTwoFactorTables()}
+		chainIndex: newChainIndexTables(), twoFactor: newTwoFactorTables(), tenancy: newTenantTables(), ramps: newTable[ramp.Ramp](), policies: newPolicyTables(), agents: newAgentTables()}
 }
 
 func (st *state) clone() *state {
 	return &state{book: st.book.Clone(), cards: st.cards.clone(), events: st.events.clone(), treasury: st.treasury.clone(), invoices: st.invoices.clone(),
 		payments: st.payments.clone(), wallets: st.wallets.clone(), drips: st.drips.clone(),
 		offramp: st.offramp.clone(), recipients: st.recipients.clone(), claims: st.claims.clone(), checkouts: st.checkouts.clone(),
-		chainIndex: st.chainIndex.clone(), twoFactor: st.twoFactor.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
+		chainIndex: st.chainIndex.clone(), twoFactor: st.twoFactor.clone(), tenancy: st.tenancy.clone(), ramps: st.ramps.clone(), policies: st.policies.clone(), agents: st.agents.clone(), jobs: append([]EnqueuedJob(nil), st.jobs...)}
 }
 
 // table is rows by id, remembering insertion order (ids are time-ordered, so this is also id

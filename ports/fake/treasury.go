@@ -77,8 +77,9 @@ func (r treasuryRepo) LockAccount(_ context.Context, id string) (treasury.Accoun
 	return withBuckets(a), nil
 }
 
+// ListAccounts lists by id, oldest first, as the Postgres store does.
 func (r treasuryRepo) ListAccounts(_ context.Context, tenantID string, env core.Environment, p ports.Page) ([]treasury.Account, int, error) {
-	rows := r.t().accounts.filter(func(a treasury.Account) bool { return a.TenantID == tenantID && a.Environment == env }, true)
+	rows := r.t().accounts.filter(func(a treasury.Account) bool { return a.TenantID == tenantID && a.Environment == env }, false)
 	out, total := page(rows, p)
 	return out, total, nil
 }

@@ -8,11 +8,6 @@ type Tx struct{ s *Store }
 
 var _ ports.Tx = (*Tx)(nil)
 
-// notModelled fails a test that reaches a repository the fakes do not model yet.
-func notModelled(repo string) {
-	panic("fake: the " + repo + " repository is not modelled by ports/fake; model it there before a test leans on it")
-}
-
 // Ledger posts to the store's ledger.Book.
 func (t *Tx) Ledger() ports.LedgerRepo { return ledgerRepo{t.s} }
 
@@ -22,32 +17,32 @@ func (t *Tx) Cards() ports.CardRepo { return cardRepo{t.s} }
 // Events stores events, webhook endpoints and deliveries in maps.
 func (t *Tx) Events() ports.EventRepo { return eventRepo{t.s} }
 
-// Tenants is not modelled.
-func (t *Tx) Tenants() ports.TenantRepo { notModelled("Tenants"); return nil }
+// Tenants stores tenants in a table; slugs are unique.
+func (t *Tx) Tenants() ports.TenantRepo { return tenantRepo{t.s} }
 
-// Members is not modelled.
-func (t *Tx) Members() ports.MemberRepo { notModelled("Members"); return nil }
+// Members stores members in a table.
+func (t *Tx) Members() ports.MemberRepo { return memberRepo{t.s} }
 
-// APIKeys is not modelled.
-func (t *Tx) APIKeys() ports.APIKeyRepo { notModelled("APIKeys"); return nil }
+// APIKeys stores API keys in a table.
+func (t *Tx) APIKeys() ports.APIKeyRepo { return apiKeyRepo{t.s} }
 
-// Idempotency is not modelled.
-func (t *Tx) Idempotency() ports.IdempotencyRepo { notModelled("Idempotency"); return nil }
+// Idempotency stores idempotency records in a map.
+func (t *Tx) Idempotency() ports.IdempotencyRepo { return idempotencyRepo{t.s} }
 
-// LedgerReports is not modelled.
-func (t *Tx) LedgerReports() ports.LedgerReports { notModelled("LedgerReports"); return nil }
+// LedgerReports answers the finance reads by replaying the book's transfers.
+func (t *Tx) LedgerReports() ports.LedgerReports { return ledgerReports{t.s} }
 
 // Wallets stores wallets in a map.
 func (t *Tx) Wallets() ports.WalletRepo { return walletRepo{t.s} }
 
-// RelayerBudget is not modelled.
-func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { notModelled("RelayerBudget"); return nil }
+// RelayerBudget counts relayer charges per tenant, environment and day.
+func (t *Tx) RelayerBudget() ports.RelayerBudgetRepo { return relayerBudgetRepo{t.s} }
 
 // Payments stores Safe payments in a map.
 func (t *Tx) Payments() ports.PaymentRepo { return paymentRepo{t.s} }
 
-// Handles is not modelled.
-func (t *Tx) Handles() ports.HandleRepo { notModelled("Handles"); return nil }
+// Handles stores directory handles per environment.
+func (t *Tx) Handles() ports.HandleRepo { return handleRepo{t.s} }
 
 // Drips stores faucet drips in a map.
 func (t *Tx) Drips() ports.DripRepo { return dripRepo{t.s} }
@@ -55,8 +50,8 @@ func (t *Tx) Drips() ports.DripRepo { return dripRepo{t.s} }
 // ChainIndex stores the mirror's cursors, recorded blocks and background failures in maps.
 func (t *Tx) ChainIndex() ports.ChainIndexRepo { return chainIndexRepo{t.s} }
 
-// Policies is not modelled.
-func (t *Tx) Policies() ports.PolicyRepo { notModelled("Policies"); return nil }
+// Policies stores policies, versions, attachments and decisions in tables.
+func (t *Tx) Policies() ports.PolicyRepo { return policyRepo{t.s} }
 
 // Recipients stores phone aliases, credentials and payout destinations in maps.
 func (t *Tx) Recipients() ports.RecipientRepo { return recipientRepo{t.s} }
@@ -68,14 +63,15 @@ func (t *Tx) Offramp() ports.OfframpRepo { return offrampRepo{t.s} }
 // cursors in maps.
 func (t *Tx) Claims() ports.ClaimRepo { return claimRepo{t.s} }
 
-// Agents is not modelled.
-func (t *Tx) Agents() ports.AgentRepo { notModelled("Agents"); return nil }
+// Agents stores agents and their card spend, and reads their spend and timeline from the
+// other tables.
+func (t *Tx) Agents() ports.AgentRepo { return agentRepo{t.s} }
 
 // Treasury stores treasury accounts, rules and sweeps in maps.
 func (t *Tx) Treasury() ports.TreasuryRepo { return treasuryRepo{t.s} }
 
-// Ramps is not modelled.
-func (t *Tx) Ramps() ports.RampRepo { notModelled("Ramps"); return nil }
+// Ramps stores sandbox ramps in a table.
+func (t *Tx) Ramps() ports.RampRepo { return rampRepo{t.s} }
 
 // TwoFactor stores contacts, factors, approval settings and challenges in maps.
 func (t *Tx) TwoFactor() ports.TwoFactorRepo { return twoFactorRepo{t.s} }
@@ -86,5 +82,5 @@ func (t *Tx) Invoices() ports.InvoiceRepo { return invoiceRepo{t.s} }
 // Checkouts stores hosted checkouts and their refunds in maps.
 func (t *Tx) Checkouts() ports.CheckoutRepo { return checkoutRepo{t.s} }
 
-// WalletActivity is not modelled.
-func (t *Tx) WalletActivity() ports.WalletActivityRepo { notModelled("WalletActivity"); return nil }
+// WalletActivity merges Safe transfers, mirror lines, checkouts and refunds.
+func (t *Tx) WalletActivity() ports.WalletActivityRepo { return walletActivityRepo{t.s} }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/corridorhq/corridor/core"
@@ -21,7 +22,14 @@ var errWalletNotFound = core.NotFound(core.CodeWalletNotFound, "wallet")
 
 func (r walletRepo) t() *table[wallet.Wallet] { return &r.s.state.wallets }
 
+// CreateWallet refuses a second wallet at one chain and address, as the database's unique
+// index does.
 func (r walletRepo) CreateWallet(_ context.Context, w wallet.Wallet) error {
+	for _, other := range r.t().rows {
+		if other.ChainID == w.ChainID && strings.EqualFold(other.Address, w.Address) {
+			return fmt.Errorf("fake: a wallet at %s on chain %d exists", w.Address, w.ChainID)
+		}
+	}
 	return r.t().insert(w.ID, w)
 }
 

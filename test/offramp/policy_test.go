@@ -228,14 +228,14 @@ func TestOfframpPolicy_SubsystemError(t *testing.T) {
 	destination(t, p.recipient.Root, serviceBalance)
 	wrap := func(s ports.Store) ports.Store { return failingPolicyStore{s} }
 
-	enforce := policyServer(t, policy.ModeEnforce, wrap).Client(t).WithKey(p.sender.RootKey)
+	enforce := requestsOnly(t, policyServer(t, policy.ModeEnforce, wrap)).Client(t).WithKey(p.sender.RootKey)
 	held := enforce.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "2"}).Expect(t, http.StatusCreated).JSON(t)
 	if held["status"] != "COMPLIANCE_HOLD" || fmt.Sprint(held["holdReasons"]) != "[POLICY_SUBSYSTEM_ERROR]" {
 		t.Fatalf("enforce fails closed: %v", held)
 	}
 	harness.ExpectServiceBalance(t, p.sender.Root, 18*usd, 2*usd)
 
-	logged := policyServer(t, policy.ModeLog, wrap).Client(t).WithKey(p.sender.RootKey)
+	logged := requestsOnly(t, policyServer(t, policy.ModeLog, wrap)).Client(t).WithKey(p.sender.RootKey)
 	m := logged.Post("/v1/offramp/payments", map[string]any{"phone": p.phone, "amountUsd": "3"}).Expect(t, http.StatusCreated).JSON(t)
 	if m["status"] != "AWAITING_RECIPIENT_CONFIRMATION" {
 		t.Fatalf("log fails open: %v", m)

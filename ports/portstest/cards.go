@@ -1,0 +1,137 @@
+package portstest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/ports"
+)
+
+// CardRepo is the contract of ports.CardRepo: cardholders, cards and authorizations list
+// newest first and are scoped (their NOT_FOUND codes elsewhere), updates write status and
+// limits, the expiry and settlement passes find what is theirs, and the window spend adds up
+// with no update lost when units lock the card and add at once.
+func CardRepo(t *testing.T, s ports.Store) {
+	runBehaviours(t, s, []behaviour{
+		{"cardholders and cards list newest first, scoped; updates write", cardCRUD},
+		{"authorizations list newest first; the expiry and settlement passes find them", cardAuthorizations},
+		{"window spend adds up, none lost when units lock the card and add at once", cardSpendConcurrent},
+	})
+}
+
+// newCard stores an active Safe-funded card of the tenant; adjust, when given, changes it first.
+func newCard(t *testing.T, s ports.Store, tenantID string, adjust ...func(*card.Card)) card.Card {
+	t.Helper()
+	w := newWallet(t, s, tenantID, core.EnvTest)
+	at := ledgerNow()
+	c := card.Card{ID: core.NewID(core.PrefixCard), TenantID: tenantID, Environment: core.EnvTest, Funding: card.FundingSafe,
+		WalletID: w.ID, SafeAddress: w.Address, Issuer: "sandbox", IssuerCardID: "ic_" + suffix(t), Last4: "4242",
+		Status: card.StatusActive, Limits: card.Limits{BlockedMCC: []string{}}, CreatedAt: at, UpdatedAt: at}
+	for _, f := range adjust {
+		f(&c)
+	}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Cards().CreateCard(ctx, c) })
+	return c
+}
+
+func cardCRUD(t *testing.T, s ports.Store) {
+	tn, other := newTenant(t, s), newTenant(t, s)
+	h1 := card.Cardholder{ID: core.NewID(core.PrefixCardholder), TenantID: tn.ID, Environment: core.EnvTest, Name: "A", Email: "a@example.com", CreatedAt: ledgerNow()}
+	h2 := h1
+	h2.ID = core.NewID(core.PrefixCardholder)
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "CreateCardholder", tx.Cards().CreateCardholder(ctx, h1))
+		return tx.Cards().CreateCardholder(ctx, h2)
+	})
+	a, b := newCard(t, s, tn.ID), newCard(t, s, tn.ID)
+	daily := int64(900)
+	a.Status, a.Limits.Daily, a.Limits.BlockedMCC = card.StatusInactive, &daily, []string{"5812"}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Cards().UpdateCard(ctx, a) })
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		hs, total, err := tx.Cards().ListCardholders(ctx, tn.ID, core.EnvTest, ports.Page{Take: 10})
+		wantTotal(t, "ListCardholders", total, 2)
+		wantIDs(t, "ListCardholders", ids(hs, func(h card.Cardholder) string { return h.ID }), []string{h2.ID, h1.ID})
+		_, err2 := tx.Cards().FindCardholder(ctx, other.ID, core.EnvTest, h1.ID)
+		wantCode(t, err2, card.CodeCardholderNotFound)
+		cs, total, err3 := tx.Cards().ListCards(ctx, tn.ID, core.EnvTest, ports.Page{Take: 10})
+		wantTotal(t, "ListCards", total, 2)
+		wantIDs(t, "ListCards", ids(cs, func(c card.Card) string { return c.ID }), []string{b.ID, a.ID})
+		got, err4 := tx.Cards().LockCard(ctx, tn.ID, core.EnvTest, a.ID)
+		if got.Status != card.StatusInactive || got.Limits.Daily == nil || *got.Limits.Daily != 900 || len(got.Limits.BlockedMCC) != 1 {
+			t.Errorf("after UpdateCard = %+v", got)
+		}
+		_, err5 := tx.Cards().FindCard(ctx, other.ID, core.EnvTest, a.ID)
+		wantCode(t, err5, card.CodeCardNotFound)
+		return firstErr(err, err3, err4)
+	})
+}
+
+func newAuthorization(c card.Card, amount int64, at time.Time) card.Authorization {
+	return card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: c.TenantID, Environment: c.Environment, CardID: c.ID,
+		Amount: amount, MCC: "5411", MerchantName: "Shop", Status: card.AuthApproved, Windows: card.WindowsAt(at), CreatedAt: at, UpdatedAt: at}
+}
+
+func cardAuthorizations(t *testing.T, s ports.Store) {
+	tn, other := newTenant(t, s), newTenant(t, s)
+	c := newCard(t, s, tn.ID)
+	old := ledgerNow().Add(-48 * time.Hour)
+	open, captured := newAuthorization(c, 100, old), newAuthorization(c, 200, old.Add(time.Second))
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "CreateAuthorization", tx.Cards().CreateAuthorization(ctx, open))
+		return tx.Cards().CreateAuthorization(ctx, captured)
+	})
+	captured.Status, captured.CapturedAmount, captured.SettlementStatus, captured.UpdatedAt = card.AuthCaptured, 200, card.SettlementPending, old
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Cards().UpdateAuthorization(ctx, captured) })
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		list, total, err := tx.Cards().ListAuthorizations(ctx, c.ID, ports.Page{Take: 10})
+		wantTotal(t, "ListAuthorizations", total, 2)
+		wantIDs(t, "ListAuthorizations", ids(list, func(a card.Authorization) string { return a.ID }), []string{captured.ID, open.ID})
+		_, err2 := tx.Cards().FindAuthorization(ctx, other.ID, core.EnvTest, open.ID)
+		wantCode(t, err2, card.CodeAuthorizationNotFound)
+		approvals, err3 := tx.Cards().OpenApprovals(ctx, old.Add(time.Minute), 10_000)
+		if !containsID(approvals, open.ID) || containsID(approvals, captured.ID) {
+			t.Errorf("OpenApprovals does not list exactly the open approval")
+		}
+		stale, err4 := tx.Cards().StaleSettlements(ctx, old.Add(time.Minute), 10_000)
+		if !containsString(stale, captured.ID) || containsString(stale, open.ID) {
+			t.Errorf("StaleSettlements does not list exactly the pending capture")
+		}
+		got, err5 := tx.Cards().LockAuthorizationByID(ctx, captured.ID)
+		if got.Status != card.AuthCaptured || got.CapturedAmount != 200 || got.SettlementStatus != card.SettlementPending {
+			t.Errorf("after UpdateAuthorization = %+v", got)
+		}
+		return firstErr(err, err3, err4, err5)
+	})
+}
+
+func containsID(as []card.Authorization, id string) bool {
+	return containsString(ids(as, func(a card.Authorization) string { return a.ID }), id)
+}
+
+func cardSpendConcurrent(t *testing.T, s ports.Store) {
+	c := newCard(t, s, newTenant(t, s).ID)
+	w := card.WindowsAt(ledgerNow())
+	for _, err := range concurrently(s, 5, func(ctx context.Context, tx ports.Tx, _ int) error {
+		if _, err := tx.Cards().LockCard(ctx, c.TenantID, c.Environment, c.ID); err != nil {
+			return err
+		}
+		return tx.Cards().AddWindowSpend(ctx, c.ID, w, 30)
+	}) {
+		noErr(t, "AddWindowSpend", err)
+	}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		noErr(t, "credit back", tx.Cards().AddWindowSpend(ctx, c.ID, w, -50))
+		sp, err := tx.Cards().WindowSpend(ctx, c.ID, w)
+		if sp.Daily != 100 || sp.Weekly != 100 || sp.Monthly != 100 {
+			t.Errorf("WindowSpend = %+v, want 100 in each (5×30 − 50)", sp)
+		}
+		next, err2 := tx.Cards().WindowSpend(ctx, c.ID, card.WindowsAt(ledgerNow().AddDate(0, 2, 0)))
+		if next != (card.Spend{}) {
+			t.Errorf("WindowSpend of later windows = %+v, want none", next)
+		}
+		return firstErr(err, err2)
+	})
+}
