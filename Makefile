@@ -28,10 +28,10 @@ contracts: ## contract artifacts into contracts/build (npm ci, pinned solc, Safe
 
 # The money paths' suites and corridor check's run a third time on a throwaway Citus cluster
 # (a coordinator and two workers; docs/scaling.md): `make test-citus`. The list is kept to the
-# payments, off-ramp, card and two-factor paths (the last distributed by tenant) for CI's time
-# (each package starts three servers); every money suite passes there too:
+# payments, off-ramp, card, two-factor and webhook paths (the last two distributed by tenant) for
+# CI's time (each package starts three servers); every money suite passes there too:
 # make test-citus CITUS_PKGS="./test/... of your choice".
-CITUS_PKGS ?= ./test/payments ./test/offramp ./test/cards ./test/twofa ./test/check ./test/citus
+CITUS_PKGS ?= ./test/payments ./test/offramp ./test/cards ./test/twofa ./test/webhooks ./test/check ./test/citus
 
 # Every suite runs as production does, through the store's commit pipeline (STORE_PIPELINE_LANES=2,
 # docs/ledger.md, "Commit pipeline"); the money paths' black-box suites run a second time with one
@@ -101,9 +101,12 @@ alerts-check: ## check deploy/prometheus/alerts.yml and run its promtool unit te
 
 # The PKCS#11 custody signer is tested against SoftHSM2 (adapters/custody); make test requires it.
 .PHONY: chaos
-chaos: contracts ## every crash, fault and cluster scenario at full length (docs/reliability.md), each ending with corridor check's checks; not part of .ci/run
+chaos: contracts ## every crash, fault and cluster scenario at full length (docs/reliability.md), each ending with corridor check's checks, and on Citus a worker and the coordinator killed under load; not part of .ci/run
 	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 20m ./test/crash/ ./test/faults/ ./test/cluster/
 	CORRIDOR_CHAOS=1 $(GO) test -count=1 -timeout 10m -run 'TestReadReplica|TestReplicas' ./test/api/ ./test/cards/
+	@if [ -n "$(CITUS_SOURCE)" ] || [ -e "$(CITUS_LIB)" ]; then $(MAKE) citus && \
+		CORRIDOR_CHAOS=1 CORRIDOR_TESTDB_SOURCE=citus $(GO) test -count=1 -timeout 15m -run 'KilledUnderLoad' ./test/citus/; else \
+		echo "make chaos: no Citus here (set CITUS_SOURCE or install it): the Citus worker and coordinator kills are not run"; fi
 
 # Citus (docs/scaling.md, step two). The extension is installed from a release source tarball
 # only when CITUS_SOURCE names one (CI points it at the tarball kept beside the checkout);

@@ -12,6 +12,73 @@ CREATE TYPE public.river_job_state AS ENUM (
     'scheduled'
 );
 
+CREATE TABLE public.cards (
+    id text NOT NULL,
+    tenant_id text NOT NULL,
+    environment text NOT NULL,
+    funding text NOT NULL,
+    wallet_id text,
+    safe_address text,
+    cardholder_id text,
+    agent_id text,
+    issuer text NOT NULL,
+    issuer_card_id text NOT NULL,
+    last4 text NOT NULL,
+    funding_account_id text,
+    chain text,
+    crypto_account_address text,
+    crypto_account_type text,
+    status text NOT NULL,
+    per_transaction_limit bigint,
+    daily_limit bigint,
+    weekly_limit bigint,
+    monthly_limit bigint,
+    blocked_mcc jsonb NOT NULL,
+    allowed_mcc jsonb,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT cards_chain_check CHECK ((chain = ANY (ARRAY['solana'::text, 'world_chain'::text, 'base'::text]))),
+    CONSTRAINT cards_check CHECK (((funding = 'SAFE'::text) = ((wallet_id IS NOT NULL) AND (safe_address IS NOT NULL)))),
+    CONSTRAINT cards_check1 CHECK (((funding = 'FUNDING_ACCOUNT'::text) = (cardholder_id IS NOT NULL))),
+    CONSTRAINT cards_crypto_account_type_check CHECK ((crypto_account_type = ANY (ARRAY['standard'::text, 'bridge_wallet'::text]))),
+    CONSTRAINT cards_daily_limit_check CHECK ((daily_limit > 0)),
+    CONSTRAINT cards_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
+    CONSTRAINT cards_funding_check CHECK ((funding = ANY (ARRAY['SAFE'::text, 'FUNDING_ACCOUNT'::text]))),
+    CONSTRAINT cards_last4_check CHECK ((last4 ~ '^[0-9]{4}$'::text)),
+    CONSTRAINT cards_monthly_limit_check CHECK ((monthly_limit > 0)),
+    CONSTRAINT cards_per_transaction_limit_check CHECK ((per_transaction_limit > 0)),
+    CONSTRAINT cards_status_check CHECK ((status = ANY (ARRAY['active'::text, 'inactive'::text]))),
+    CONSTRAINT cards_weekly_limit_check CHECK ((weekly_limit > 0))
+);
+
+CREATE FUNCTION public.card_lock_for_decision(p_tenant text, p_environment text, p_id text, p_day text, p_week text, p_month text) RETURNS TABLE(card public.cards, spent_daily bigint, spent_weekly bigint, spent_monthly bigint, policy_attached boolean)
+    LANGUAGE plpgsql
+    AS $$
+DECLARE
+    c cards;
+BEGIN
+    SELECT * INTO c FROM cards
+    WHERE tenant_id = p_tenant AND environment = p_environment AND id = p_id
+    FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT c,
+           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_day), 0)::bigint,
+           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_week), 0)::bigint,
+           coalesce(sum(w.spent_base_units) FILTER (WHERE w.window_key = p_month), 0)::bigint,
+           EXISTS (
+               SELECT 1 FROM policy_attachments a
+               WHERE a.tenant_id = c.tenant_id AND a.environment = c.environment AND a.detached_at IS NULL
+                 AND ((a.subject_type = 'card' AND a.subject_id = c.id)
+                   OR (a.subject_type = 'wallet' AND a.subject_id = c.wallet_id)
+                   OR (a.subject_type = 'agent' AND a.subject_id = c.agent_id)))
+    FROM card_spend_windows w
+    WHERE w.card_id = c.id AND w.window_key IN (p_day, p_week, p_month);
+END
+$$;
+
 CREATE FUNCTION public.idempotency_claim(p_tenant text, p_scope text, p_environment text, p_key text, p_now timestamp with time zone) RETURNS TABLE(claimed boolean, stored boolean, rec_fingerprint text, rec_status_code integer, rec_body bytea, rec_content_type text, rec_created_at timestamp with time zone, rec_expires_at timestamp with time zone)
     LANGUAGE plpgsql
     AS $$
@@ -300,45 +367,6 @@ CREATE TABLE public.cardholders (
     email text NOT NULL,
     created_at timestamp with time zone NOT NULL,
     CONSTRAINT cardholders_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
-);
-
-CREATE TABLE public.cards (
-    id text NOT NULL,
-    tenant_id text NOT NULL,
-    environment text NOT NULL,
-    funding text NOT NULL,
-    wallet_id text,
-    safe_address text,
-    cardholder_id text,
-    agent_id text,
-    issuer text NOT NULL,
-    issuer_card_id text NOT NULL,
-    last4 text NOT NULL,
-    funding_account_id text,
-    chain text,
-    crypto_account_address text,
-    crypto_account_type text,
-    status text NOT NULL,
-    per_transaction_limit bigint,
-    daily_limit bigint,
-    weekly_limit bigint,
-    monthly_limit bigint,
-    blocked_mcc jsonb NOT NULL,
-    allowed_mcc jsonb,
-    created_at timestamp with time zone NOT NULL,
-    updated_at timestamp with time zone NOT NULL,
-    CONSTRAINT cards_chain_check CHECK ((chain = ANY (ARRAY['solana'::text, 'world_chain'::text, 'base'::text]))),
-    CONSTRAINT cards_check CHECK (((funding = 'SAFE'::text) = ((wallet_id IS NOT NULL) AND (safe_address IS NOT NULL)))),
-    CONSTRAINT cards_check1 CHECK (((funding = 'FUNDING_ACCOUNT'::text) = (cardholder_id IS NOT NULL))),
-    CONSTRAINT cards_crypto_account_type_check CHECK ((crypto_account_type = ANY (ARRAY['standard'::text, 'bridge_wallet'::text]))),
-    CONSTRAINT cards_daily_limit_check CHECK ((daily_limit > 0)),
-    CONSTRAINT cards_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text]))),
-    CONSTRAINT cards_funding_check CHECK ((funding = ANY (ARRAY['SAFE'::text, 'FUNDING_ACCOUNT'::text]))),
-    CONSTRAINT cards_last4_check CHECK ((last4 ~ '^[0-9]{4}$'::text)),
-    CONSTRAINT cards_monthly_limit_check CHECK ((monthly_limit > 0)),
-    CONSTRAINT cards_per_transaction_limit_check CHECK ((per_transaction_limit > 0)),
-    CONSTRAINT cards_status_check CHECK ((status = ANY (ARRAY['active'::text, 'inactive'::text]))),
-    CONSTRAINT cards_weekly_limit_check CHECK ((weekly_limit > 0))
 );
 
 CREATE TABLE public.chain_index_cursors (
@@ -1289,6 +1317,14 @@ CREATE TABLE public.sms_messages (
     CONSTRAINT sms_messages_environment_check CHECK ((environment = ANY (ARRAY['TEST'::text, 'LIVE'::text])))
 );
 
+CREATE TABLE public.tenant_lookups (
+    lookup_key text NOT NULL,
+    kind text NOT NULL,
+    tenant_id text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT tenant_lookups_kind_check CHECK ((kind = ANY (ARRAY['api_key'::text, 'invite'::text, 'member_user'::text])))
+);
+
 CREATE TABLE public.tenants (
     id text NOT NULL,
     slug text NOT NULL,
@@ -1472,6 +1508,7 @@ CREATE TABLE public.webhook_attempts (
     duration_ms bigint NOT NULL,
     succeeded boolean NOT NULL,
     unknown_outcome boolean DEFAULT false NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT webhook_attempts_number_check CHECK ((number > 0))
 );
 
@@ -1525,10 +1562,10 @@ ALTER TABLE ONLY public.agents
     ADD CONSTRAINT agents_wallet_id_key UNIQUE (wallet_id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT api_keys_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_pub_id_key UNIQUE (pub_id);
+    ADD CONSTRAINT api_keys_pub_id_key UNIQUE (tenant_id, pub_id);
 
 ALTER TABLE ONLY public.background_failures
     ADD CONSTRAINT background_failures_pkey PRIMARY KEY (pass, item);
@@ -1585,7 +1622,7 @@ ALTER TABLE ONLY public.drips
     ADD CONSTRAINT drips_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.events
-    ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT events_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.handles
     ADD CONSTRAINT handles_pkey PRIMARY KEY (environment, handle);
@@ -1633,10 +1670,10 @@ ALTER TABLE ONLY public.ledger_transfers
     ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence);
 
 ALTER TABLE ONLY public.members
-    ADD CONSTRAINT members_invite_token_hash_key UNIQUE (invite_token_hash);
+    ADD CONSTRAINT members_invite_token_hash_key UNIQUE (tenant_id, invite_token_hash);
 
 ALTER TABLE ONLY public.members
-    ADD CONSTRAINT members_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT members_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.offramp_claim_challenges
     ADD CONSTRAINT offramp_claim_challenges_pkey PRIMARY KEY (id);
@@ -1776,6 +1813,9 @@ ALTER TABLE ONLY public.schema_migrations
 ALTER TABLE ONLY public.sms_messages
     ADD CONSTRAINT sms_messages_pkey PRIMARY KEY (id);
 
+ALTER TABLE ONLY public.tenant_lookups
+    ADD CONSTRAINT tenant_lookups_pkey PRIMARY KEY (lookup_key, kind, tenant_id);
+
 ALTER TABLE ONLY public.tenants
     ADD CONSTRAINT tenants_owner_user_id_key UNIQUE (owner_user_id);
 
@@ -1825,13 +1865,13 @@ ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.webhook_attempts
-    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (delivery_id, number);
+    ADD CONSTRAINT webhook_attempts_pkey PRIMARY KEY (tenant_id, delivery_id, number);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT webhook_deliveries_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_endpoints
-    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT webhook_endpoints_pkey PRIMARY KEY (tenant_id, id);
 
 CREATE INDEX agent_card_spend_agent_idx ON public.agent_card_spend USING btree (agent_id, month_start) WHERE (released_at IS NULL);
 
@@ -1869,6 +1909,8 @@ CREATE INDEX cards_wallet_idx ON public.cards USING btree (wallet_id) WHERE (wal
 
 CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
 
+CREATE INDEX checkout_refunds_tenant_time ON public.checkout_refunds USING btree (tenant_id, environment, created_at);
+
 CREATE INDEX checkouts_tenant_created ON public.checkouts USING btree (tenant_id, environment, created_at DESC, id DESC);
 
 CREATE INDEX checkouts_watched ON public.checkouts USING btree (environment, watch_until, id);
@@ -1879,13 +1921,13 @@ CREATE INDEX drips_tenant_created_idx ON public.drips USING btree (tenant_id, en
 
 CREATE INDEX drips_wallet_created_idx ON public.drips USING btree (wallet_id, created_at);
 
-CREATE INDEX events_resource_idx ON public.events USING btree (resource_id, id);
+CREATE INDEX events_resource_idx ON public.events USING btree (tenant_id, resource_id, id);
 
 CREATE INDEX events_tenant_idx ON public.events USING btree (tenant_id, environment, id);
 
 CREATE INDEX events_tenant_time_idx ON public.events USING btree (tenant_id, environment, created_at);
 
-CREATE INDEX events_undispatched_idx ON public.events USING btree (id) WHERE (dispatched_at IS NULL);
+CREATE INDEX events_undispatched_idx ON public.events USING btree (tenant_id, id) WHERE (dispatched_at IS NULL);
 
 CREATE INDEX handles_wallet_idx ON public.handles USING btree (wallet_id);
 
@@ -2003,6 +2045,8 @@ CREATE UNIQUE INDEX sms_messages_idempotency_key ON public.sms_messages USING bt
 
 CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
 
+CREATE UNIQUE INDEX tenant_lookups_one_tenant ON public.tenant_lookups USING btree (lookup_key, kind) WHERE (kind <> 'member_user'::text);
+
 CREATE INDEX treasury_accounts_tenant_idx ON public.treasury_accounts USING btree (tenant_id, environment, id);
 
 CREATE UNIQUE INDEX treasury_buckets_wallet ON public.treasury_buckets USING btree (wallet_id);
@@ -2025,9 +2069,9 @@ CREATE INDEX wallets_env_chain_idx ON public.wallets USING btree (environment, c
 
 CREATE INDEX wallets_tenant_env_idx ON public.wallets USING btree (tenant_id, environment, id);
 
-CREATE INDEX webhook_deliveries_endpoint_idx ON public.webhook_deliveries USING btree (endpoint_id, id);
+CREATE INDEX webhook_deliveries_endpoint_idx ON public.webhook_deliveries USING btree (tenant_id, endpoint_id, id);
 
-CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries USING btree (event_id, endpoint_id) WHERE (redelivery_of IS NULL);
+CREATE UNIQUE INDEX webhook_deliveries_first_key ON public.webhook_deliveries USING btree (tenant_id, event_id, endpoint_id) WHERE (redelivery_of IS NULL);
 
 CREATE INDEX webhook_deliveries_pending_idx ON public.webhook_deliveries USING btree (environment, next_attempt_at) WHERE (status = 'PENDING'::text);
 
@@ -2044,10 +2088,10 @@ ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_agent_id_fkey FOREIGN KEY (agent_id) REFERENCES public.agents(id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_created_by_key_id_fkey FOREIGN KEY (created_by_key_id) REFERENCES public.api_keys(id);
+    ADD CONSTRAINT api_keys_created_by_key_id_fkey FOREIGN KEY (tenant_id, created_by_key_id) REFERENCES public.api_keys(tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
-    ADD CONSTRAINT api_keys_created_by_member_id_fkey FOREIGN KEY (created_by_member_id) REFERENCES public.members(id);
+    ADD CONSTRAINT api_keys_created_by_member_id_fkey FOREIGN KEY (tenant_id, created_by_member_id) REFERENCES public.members(tenant_id, id);
 
 ALTER TABLE ONLY public.api_keys
     ADD CONSTRAINT api_keys_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
@@ -2272,16 +2316,16 @@ ALTER TABLE ONLY public.wallets
     ADD CONSTRAINT wallets_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.webhook_attempts
-    ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (delivery_id) REFERENCES public.webhook_deliveries(id);
+    ADD CONSTRAINT webhook_attempts_delivery_id_fkey FOREIGN KEY (tenant_id, delivery_id) REFERENCES public.webhook_deliveries(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (endpoint_id) REFERENCES public.webhook_endpoints(id);
+    ADD CONSTRAINT webhook_deliveries_endpoint_id_fkey FOREIGN KEY (tenant_id, endpoint_id) REFERENCES public.webhook_endpoints(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id);
+    ADD CONSTRAINT webhook_deliveries_event_id_fkey FOREIGN KEY (tenant_id, event_id) REFERENCES public.events(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
-    ADD CONSTRAINT webhook_deliveries_redelivery_of_fkey FOREIGN KEY (redelivery_of) REFERENCES public.webhook_deliveries(id);
+    ADD CONSTRAINT webhook_deliveries_redelivery_of_fkey FOREIGN KEY (tenant_id, redelivery_of) REFERENCES public.webhook_deliveries(tenant_id, id);
 
 ALTER TABLE ONLY public.webhook_deliveries
     ADD CONSTRAINT webhook_deliveries_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

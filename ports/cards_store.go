@@ -6,6 +6,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
 )
 
 // CardRepo stores cardholders, cards, authorizations and the per-card window accumulators.
@@ -22,6 +23,11 @@ type CardRepo interface {
 	FindCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error)
 	// LockCard is FindCard that locks the card's row until the transaction ends.
 	LockCard(ctx context.Context, tenantID string, env core.Environment, id string) (card.Card, error)
+	// LockCardForDecision is LockCard that also reads, in the same statement, what an
+	// authorization decides on beside the card: its spend in the windows w (read after the
+	// lock is granted, so it includes every decision that held the lock before) and whether a
+	// spend policy is attached to the card, its wallet or its agent.
+	LockCardForDecision(ctx context.Context, tenantID string, env core.Environment, id string, w card.Windows) (CardDecisionRows, error)
 	UpdateCard(ctx context.Context, c card.Card) error
 	ListCards(ctx context.Context, tenantID string, env core.Environment, page Page) ([]card.Card, int, error)
 
@@ -31,6 +37,10 @@ type CardRepo interface {
 	AddWindowSpend(ctx context.Context, cardID string, w card.Windows, delta int64) error
 
 	CreateAuthorization(ctx context.Context, a card.Authorization) error
+	// CreateSpendingAuthorization creates an approved authorization, adds its amount to its
+	// windows (a.Windows) and records announce (its event, as EventRepo.RecordEvent would) in
+	// one statement.
+	CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error
 	// FindAuthorization: another tenant's or environment's is CARD_AUTHORIZATION_NOT_FOUND.
 	FindAuthorization(ctx context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error)
 	// LockAuthorizationByID locks an authorization by id alone (the settlement job).
@@ -44,4 +54,11 @@ type CardRepo interface {
 	StaleSettlements(ctx context.Context, before time.Time, limit int) ([]string, error)
 	// ListAuthorizations lists a card's authorizations, newest first.
 	ListAuthorizations(ctx context.Context, cardID string, page Page) ([]card.Authorization, int, error)
+}
+
+// CardDecisionRows are what LockCardForDecision reads.
+type CardDecisionRows struct {
+	Card           card.Card
+	Spent          card.Spend
+	PolicyAttached bool // an active policy attachment names the card, its wallet or its agent
 }

@@ -27,19 +27,23 @@ type EventRepo interface {
 	RecordEvent(ctx context.Context, e event.Event) (recorded bool, err error)
 	// FindEvent is scoped by tenant and environment; another tenant's event is EVENT_NOT_FOUND.
 	FindEvent(ctx context.Context, tenantID string, env core.Environment, id string) (event.Event, error)
-	// FindEventByID reads an event by id alone (the delivery job).
-	FindEventByID(ctx context.Context, id string) (event.Event, error)
+	// FindEventByID reads a tenant's event by id in any environment (the delivery job).
+	FindEventByID(ctx context.Context, tenantID, id string) (event.Event, error)
 	// ListEvents lists newest first.
 	ListEvents(ctx context.Context, f EventFilter, page Page) ([]event.Event, int, error)
-	// ClaimUndispatchedEvents locks up to limit events not yet fanned out to webhook endpoints,
-	// oldest first, skipping rows another transaction holds, and marks them dispatched.
-	ClaimUndispatchedEvents(ctx context.Context, limit int) ([]event.Event, error)
+	// TenantsWithUndispatchedEvents lists up to limit tenants that have events not yet fanned
+	// out to webhook endpoints (a read, no lock: the claim is per tenant).
+	TenantsWithUndispatchedEvents(ctx context.Context, limit int) ([]string, error)
+	// ClaimUndispatchedEvents locks up to limit of the tenant's events not yet fanned out to
+	// webhook endpoints, oldest first, skipping rows another transaction holds, and marks them
+	// dispatched.
+	ClaimUndispatchedEvents(ctx context.Context, tenantID string, limit int) ([]event.Event, error)
 
 	CreateEndpoint(ctx context.Context, e webhook.Endpoint) error
 	// FindEndpoint: another tenant's endpoint is WEBHOOK_ENDPOINT_NOT_FOUND.
 	FindEndpoint(ctx context.Context, tenantID string, env core.Environment, id string) (webhook.Endpoint, error)
-	// LockEndpointByID locks an endpoint by id alone (the delivery job).
-	LockEndpointByID(ctx context.Context, id string) (webhook.Endpoint, error)
+	// LockEndpointByID locks a tenant's endpoint by id in any environment (the delivery job).
+	LockEndpointByID(ctx context.Context, tenantID, id string) (webhook.Endpoint, error)
 	ListEndpoints(ctx context.Context, tenantID string, env core.Environment, page Page) ([]webhook.Endpoint, int, error)
 	// EnabledEndpoints lists the enabled endpoints of a tenant and environment.
 	EnabledEndpoints(ctx context.Context, tenantID string, env core.Environment) ([]webhook.Endpoint, error)
@@ -53,15 +57,18 @@ type EventRepo interface {
 	CreateDelivery(ctx context.Context, d webhook.Delivery) error
 	// FindDelivery: another tenant's delivery is WEBHOOK_DELIVERY_NOT_FOUND.
 	FindDelivery(ctx context.Context, tenantID string, env core.Environment, id string) (webhook.Delivery, error)
-	// LockDeliveryByID locks a delivery by id alone (the delivery job).
-	LockDeliveryByID(ctx context.Context, id string) (webhook.Delivery, error)
+	// LockDeliveryByID locks a tenant's delivery by id in any environment (the delivery job).
+	LockDeliveryByID(ctx context.Context, tenantID, id string) (webhook.Delivery, error)
+	// DeliveryTenant is the tenant of a delivery found by id alone: for a delivery job enqueued
+	// before jobs carried the tenant (it asks every shard on Citus).
+	DeliveryTenant(ctx context.Context, id string) (string, error)
 	UpdateDelivery(ctx context.Context, d webhook.Delivery) error
 	// ListDeliveries lists an endpoint's deliveries newest first.
-	ListDeliveries(ctx context.Context, endpointID string, page Page) ([]webhook.Delivery, int, error)
+	ListDeliveries(ctx context.Context, tenantID, endpointID string, page Page) ([]webhook.Delivery, int, error)
 	// EventDeliveries lists an event's deliveries to every endpoint, newest first, at most
 	// MaxTake; another tenant's event has none.
 	EventDeliveries(ctx context.Context, tenantID string, env core.Environment, eventID string) ([]webhook.Delivery, error)
 	AddAttempt(ctx context.Context, a webhook.Attempt) error
 	// Attempts lists the attempts of the given deliveries, oldest first per delivery.
-	Attempts(ctx context.Context, deliveryIDs []string) (map[string][]webhook.Attempt, error)
+	Attempts(ctx context.Context, tenantID string, deliveryIDs []string) (map[string][]webhook.Attempt, error)
 }

@@ -34,3 +34,19 @@ func UnitAlone(ctx context.Context) bool {
 	ok, _ := ctx.Value(aloneKey{}).(bool)
 	return ok
 }
+
+type affinityKey struct{}
+
+// WithAffinity names what ctx's units of work touch in common with others that carry the same
+// key (the tenant whose rows they lock): a store's commit pipeline runs units of one key in one
+// lane, so they share a batch (and its locks) instead of meeting each other's locks in another
+// lane's batch and running again.
+func WithAffinity(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, affinityKey{}, key)
+}
+
+// Affinity is the key ctx was marked with by WithAffinity ("" when none).
+func Affinity(ctx context.Context) string {
+	key, _ := ctx.Value(affinityKey{}).(string)
+	return key
+}

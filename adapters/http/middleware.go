@@ -23,6 +23,7 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/spend"
+	"github.com/corridorhq/corridor/ports"
 )
 
 const (
@@ -273,7 +274,13 @@ func (s *Server) authenticate(required bool) fiber.Handler {
 		c.Locals(localPrincipal, p)
 		// The ledger's debit path reads the caller from the context (the spend guard), so a
 		// debit posted by any route is put to the rule on the caller's behalf.
-		c.SetUserContext(spend.WithActor(c.UserContext(), p))
+		ctx := spend.WithActor(c.UserContext(), p)
+		if p.TenantID != "" {
+			// A tenant's units of work lock the tenant's rows: the commit pipeline runs them in
+			// one lane, so they share batches instead of meeting each other's locks.
+			ctx = ports.WithAffinity(ctx, p.TenantID)
+		}
+		c.SetUserContext(ctx)
 		return c.Next()
 	}
 }

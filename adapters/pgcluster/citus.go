@@ -19,8 +19,13 @@ const CitusWorkers = 2
 // distributed table, enough to spread tenants over two workers without making every migration
 // create 32 tables per distributed table; plain connections between nodes on loopback (with
 // TLS preferred, libpq would look for client certificates in a home the server's account may
-// not read).
+// not read). synchronous_commit stays on even on a throwaway cluster (which turns it off for
+// speed): a node killed mid-load must keep every commit it acknowledged, or a coordinator's
+// local part of a two-phase commit (the ledger) could be lost while a worker's part (the
+// idempotency record) survives, and a retry would replay an answer whose money is gone; with
+// fsync off it costs a write to the kernel, not a flush.
 var citusSettings = []string{
+	"synchronous_commit = on",
 	"citus.node_conninfo = 'sslmode=disable'",
 	"shared_preload_libraries = 'citus'",
 	"wal_level = logical",

@@ -60,8 +60,10 @@ func (r apiKeyRepo) CreateAPIKey(ctx context.Context, k tenant.APIKey) error {
 		CreatedByUser: nullable(k.CreatedBy.UserID), CreatedByMember: nullable(k.CreatedBy.MemberID),
 		CreatedByKey: nullable(k.CreatedBy.KeyID), AgentID: nullable(k.AgentID),
 	}
-	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
-	return err
+	if _, err := r.db.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return err
+	}
+	return addLookup(ctx, rawQuerier(r.db), k.PubID, lookupAPIKey, k.TenantID)
 }
 
 // findAPIKeyByPubIDSQL is authentication's lookup, with a server-side parameter (rawQuerier).
@@ -69,11 +71,21 @@ func (r apiKeyRepo) CreateAPIKey(ctx context.Context, k tenant.APIKey) error {
 //nolint:gosec // SQL naming the secret_hash column, not a credential
 const findAPIKeyByPubIDSQL = `SELECT id, tenant_id, environment, name, pub_id, secret_hash, scopes, expires_at,
     revoked_at, created_at, created_by_user_id, created_by_member_id, created_by_key_id, agent_id
-FROM api_keys WHERE pub_id = $1`
+FROM api_keys WHERE tenant_id = $1 AND pub_id = $2`
 
+// FindAPIKeyByPubID runs before the tenant is known: the public id's lookup row names the
+// tenant, and the key is then read on the tenant's shard (two single-shard reads on Citus).
 func (r apiKeyRepo) FindAPIKeyByPubID(ctx context.Context, pubID string) (tenant.APIKey, error) {
+	q := rawQuerier(r.db)
+	tenantID, ok, err := lookupTenant(ctx, q, pubID, lookupAPIKey)
+	if err != nil {
+		return tenant.APIKey{}, err
+	}
+	if !ok {
+		return tenant.APIKey{}, core.NotFound(core.CodeAPIKeyNotFound, "API key")
+	}
 	var m apiKeyModel
-	err := rawQuerier(r.db).QueryRowContext(ctx, findAPIKeyByPubIDSQL, pubID).Scan(&m.ID, &m.TenantID, &m.Environment,
+	err = q.QueryRowContext(ctx, findAPIKeyByPubIDSQL, tenantID, pubID).Scan(&m.ID, &m.TenantID, &m.Environment,
 		&m.Name, &m.PubID, &m.SecretHash, typeMap.SQLScanner(&m.Scopes), &m.ExpiresAt, &m.RevokedAt, &m.CreatedAt,
 		&m.CreatedByUser, &m.CreatedByMember, &m.CreatedByKey, &m.AgentID)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -129,8 +141,8 @@ WITH RECURSIVE tree (id) AS (
     UNION
     SELECT k.id FROM api_keys k JOIN tree t ON k.created_by_key_id = t.id WHERE k.tenant_id = ?
 )
-UPDATE api_keys SET revoked_at = ? WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL`,
-		tenantID, memberID, tenantID, at)
+UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND id IN (SELECT id FROM tree) AND revoked_at IS NULL`,
+		tenantID, memberID, tenantID, at, tenantID)
 	if err != nil {
 		return 0, err
 	}

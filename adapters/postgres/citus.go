@@ -28,6 +28,10 @@ type TablePlacement struct {
 	Placement Placement
 	// Column is the distribution column of a Distributed table.
 	Column string
+	// Lookup marks a Distributed table keyed by a looked-up value rather than by the tenant
+	// (tenant_lookups): distributed by Column in its own co-location group, since its rows are
+	// found by that value before the tenant is known.
+	Lookup bool
 	// Pending, for a Local table, names the placement it is meant to reach once its keys carry
 	// the tenant (docs/scaling.md); empty for a table meant to stay on the coordinator.
 	Pending Placement
@@ -39,6 +43,9 @@ const tenantColocation = "twofactor_settings"
 
 func dist(t string) TablePlacement {
 	return TablePlacement{Table: t, Placement: Distributed, Column: "tenant_id"}
+}
+func lookup(t, column string) TablePlacement {
+	return TablePlacement{Table: t, Placement: Distributed, Column: column, Lookup: true}
 }
 func ref(t string) TablePlacement { return TablePlacement{Table: t, Placement: Reference} }
 func coord(t string) TablePlacement {
@@ -60,7 +67,15 @@ func pending(p Placement, tables ...string) []TablePlacement {
 var CitusPlan = concatPlans(
 	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts"),
 		dist("twofactor_budgets"), dist("twofactor_factors"), dist("twofactor_challenges"), dist("contacts"),
-		dist("idempotency_keys"), dist("request_logs")},
+		dist("idempotency_keys"), dist("request_logs"),
+		// members before api_keys: a key's foreign key to its creating member stays only when
+		// members is already distributed.
+		dist("members"), dist("api_keys"),
+		// Events and the webhook family: the fan-out claims each tenant's events on its shard.
+		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts")},
+	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
+	// distributed by the looked-up value, so each lookup asks one shard.
+	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
 	[]TablePlacement{ref("custody_keys"), ref("chain_index_cursors"), ref("offramp_escrow_cursors"),
 		ref("relayer_nonces"), ref("payout_liquidity_top_ups"), ref("provider_events")},
 	// Its upsert merges item arrays with a subquery, which Citus refuses in an INSERT.
@@ -74,12 +89,11 @@ var CitusPlan = concatPlans(
 		// The phone-alias code budgets count per phone number and per client IP across tenants:
 		// a limits table like rate_limit_*, not a tenant's rows.
 		coord("phone_alias_attempts")},
-	pending(Distributed, "tenants", "members", "api_keys",
+	pending(Distributed, "tenants",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
-		"invoices", "bills", "checkouts", "checkout_refunds", "events", "webhook_endpoints", "webhook_deliveries",
-		"webhook_attempts", "phone_aliases", "payout_destinations", "sms_messages",
+		"invoices", "bills", "checkouts", "checkout_refunds", "phone_aliases", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
@@ -127,32 +141,56 @@ func Distribute(ctx context.Context, url string) (bool, error) {
 		return true, err
 	}
 	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, distributeLock) //nolint:errcheck // the session ends anyway
+	var deferred []foreignKey
 	for _, p := range CitusPlan {
-		if err := place(ctx, conn, p); err != nil {
+		keys, err := place(ctx, conn, p)
+		deferred = append(deferred, keys...)
+		if err != nil {
 			return true, fmt.Errorf("citus: %s %s: %w", p.Placement, p.Table, err)
+		}
+	}
+	for _, k := range deferred {
+		q := fmt.Sprintf(`ALTER TABLE %s ADD CONSTRAINT %s %s`, quoteIdent(k.table), quoteIdent(k.name), k.def)
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			return true, fmt.Errorf("citus: foreign key %s of %s: %w", k.name, k.table, err)
 		}
 	}
 	return true, nil
 }
 
-// place puts one table where the plan says, unless Citus already knows it.
-func place(ctx context.Context, conn *sql.Conn, p TablePlacement) error {
+// foreignKey is one foreign key constraint, as pg_get_constraintdef gives it.
+type foreignKey struct{ table, name, def string }
+
+// place puts one table where the plan says, unless Citus already knows it. A foreign key to it
+// from a table of the same family not yet distributed (an API key's creating member) is
+// dropped first, since Citus refuses a local table's key to a distributed one, and returned to
+// be added back once the whole plan is placed.
+func place(ctx context.Context, conn *sql.Conn, p TablePlacement) ([]foreignKey, error) {
 	if p.Placement == Local {
-		return nil
+		return nil, nil
 	}
 	var known bool
 	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = $1::regclass)`,
 		p.Table).Scan(&known); err != nil || known {
-		return err
+		return nil, err
 	}
 	if err := dropForeignKeysToLocal(ctx, conn, p.Table); err != nil {
-		return err
+		return nil, err
 	}
+	deferred, err := deferForeignKeysFromLocal(ctx, conn, p.Table)
+	if err != nil {
+		return deferred, err
+	}
+	return deferred, distributeTable(ctx, conn, p)
+}
+
+// distributeTable makes one table a reference or distributed table and empties its local copy.
+func distributeTable(ctx context.Context, conn *sql.Conn, p TablePlacement) error {
 	var err error
 	switch {
 	case p.Placement == Reference:
 		_, err = conn.ExecContext(ctx, `SELECT create_reference_table($1)`, p.Table)
-	case p.Table == tenantColocation:
+	case p.Table == tenantColocation || p.Lookup:
 		_, err = conn.ExecContext(ctx, `SELECT create_distributed_table($1, $2, colocate_with => 'none')`, p.Table, p.Column)
 	default:
 		_, err = conn.ExecContext(ctx, `SELECT create_distributed_table($1, $2, colocate_with => $3)`, p.Table, p.Column, tenantColocation)
@@ -165,13 +203,52 @@ func place(ctx context.Context, conn *sql.Conn, p TablePlacement) error {
 	return err
 }
 
+// deferForeignKeysFromLocal drops the foreign keys that tables not yet placed hold to table
+// and returns them. Only a table planned as distributed may hold one (a table staying local
+// could not keep it at all), and the plan places it later.
+func deferForeignKeysFromLocal(ctx context.Context, conn *sql.Conn, table string) ([]foreignKey, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT c.conrelid::regclass::text, c.conname, pg_get_constraintdef(c.oid)
+		FROM pg_constraint c WHERE c.contype = 'f' AND c.confrelid = $1::regclass AND c.conrelid <> c.confrelid
+		AND NOT EXISTS (SELECT 1 FROM pg_dist_partition d WHERE d.logicalrelid = c.conrelid)`, table)
+	if err != nil {
+		return nil, err
+	}
+	var keys []foreignKey
+	for rows.Next() {
+		var k foreignKey
+		if err := rows.Scan(&k.table, &k.name, &k.def); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, err
+	}
+	planned := map[string]bool{}
+	for _, p := range CitusPlan {
+		planned[p.Table] = p.Placement == Distributed
+	}
+	var dropped []foreignKey
+	for _, k := range keys {
+		if !planned[k.table] {
+			return dropped, fmt.Errorf("%s keeps a foreign key %s to %s but is not planned as distributed", k.table, k.name, table)
+		}
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf(`ALTER TABLE %s DROP CONSTRAINT %s`, quoteIdent(k.table), quoteIdent(k.name))); err != nil {
+			return dropped, err
+		}
+		dropped = append(dropped, k)
+	}
+	return dropped, nil
+}
+
 // dropForeignKeysToLocal drops table's foreign keys to tables that stay local on the
-// coordinator (tenants, today): Citus cannot enforce a key from shards on the workers to a
-// table only the coordinator holds. The rows referenced are never deleted, and the key comes
-// back, co-located, when the referenced table is distributed.
+// coordinator (tenants and agents, today): Citus cannot enforce a key from shards on the
+// workers to a table only the coordinator holds. The rows referenced are never deleted. A key
+// to the table itself (an API key's creating key) stays: it is distributed with the table.
 func dropForeignKeysToLocal(ctx context.Context, conn *sql.Conn, table string) error {
 	rows, err := conn.QueryContext(ctx, `SELECT c.conname FROM pg_constraint c
-		WHERE c.contype = 'f' AND c.conrelid = $1::regclass
+		WHERE c.contype = 'f' AND c.conrelid = $1::regclass AND c.confrelid <> c.conrelid
 		AND NOT EXISTS (SELECT 1 FROM pg_dist_partition d WHERE d.logicalrelid = c.confrelid)`, table)
 	if err != nil {
 		return err

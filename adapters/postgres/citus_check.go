@@ -80,7 +80,9 @@ func placementProblem(p TablePlacement, catalog map[string]citusTable, colocatio
 		return fmt.Sprintf("table %s should be %s but is %s", p.Table, p.Placement, got.placement())
 	case p.Placement == Distributed && got.Column != p.Column:
 		return fmt.Sprintf("table %s is distributed by %s, not %s", p.Table, got.Column, p.Column)
-	case p.Placement == Distributed && got.Colocation != colocation:
+	case p.Placement == Distributed && p.Lookup && got.Colocation == colocation:
+		return fmt.Sprintf("table %s is a lookup by %s but co-located with %s", p.Table, p.Column, tenantColocation)
+	case p.Placement == Distributed && !p.Lookup && got.Colocation != colocation:
 		return fmt.Sprintf("table %s is not co-located with %s", p.Table, tenantColocation)
 	}
 	return ""

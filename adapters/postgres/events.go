@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -110,6 +112,7 @@ func (m deliveryModel) domain() (webhook.Delivery, error) {
 
 type attemptModel struct {
 	bun.BaseModel `bun:"table:webhook_attempts"`
+	TenantID      string    `bun:"tenant_id,pk"`
 	DeliveryID    string    `bun:"delivery_id,pk"`
 	Number        int       `bun:"number,pk"`
 	At            time.Time `bun:"at"`
@@ -131,9 +134,8 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 	if err != nil {
 		return false, fmt.Errorf("event %s: data: %w", e.ID, err)
 	}
-	res, err := r.db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
-		SELECT ?, ?, ?, ?, ?, ?, ? WHERE ? OR coalesce((SELECT type FROM events WHERE resource_id = ? ORDER BY id DESC LIMIT 1), '') <> ?`,
-		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable, e.ResourceID, e.Type).Exec(ctx)
+	// The resource's latest event is the tenant's: on Citus the statement stays on its shard.
+	res, err := recordEventQuery(r.db, e, data).Exec(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -141,12 +143,22 @@ func (r eventRepo) RecordEvent(ctx context.Context, e event.Event) (bool, error)
 	return n == 1, err
 }
 
+// recordEventQuery is RecordEvent's insert of e with its stored data, also written as part of
+// another statement (cardRepo.CreateSpendingAuthorization).
+func recordEventQuery(db bun.IDB, e event.Event, data []byte) *bun.RawQuery {
+	return db.NewRaw(`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
+		SELECT ?, ?, ?, ?, ?, ?, ? WHERE ? OR coalesce((SELECT type FROM events WHERE tenant_id = ? AND resource_id = ?
+			ORDER BY id DESC LIMIT 1), '') <> ?`,
+		e.ID, e.TenantID, string(e.Environment), e.Type, e.ResourceID, string(data), e.CreatedAt, e.Repeatable, e.TenantID,
+		e.ResourceID, e.Type)
+}
+
 func (r eventRepo) FindEvent(ctx context.Context, tenantID string, env core.Environment, id string) (event.Event, error) {
 	return oneRow[event.Event, eventModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), event.ErrNotFound)
 }
 
-func (r eventRepo) FindEventByID(ctx context.Context, id string) (event.Event, error) {
-	return oneRow[event.Event, eventModel](ctx, r.db.NewSelect().Where("id = ?", id), event.ErrNotFound)
+func (r eventRepo) FindEventByID(ctx context.Context, tenantID, id string) (event.Event, error) {
+	return oneRow[event.Event, eventModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id), event.ErrNotFound)
 }
 
 func (r eventRepo) ListEvents(ctx context.Context, f ports.EventFilter, page ports.Page) ([]event.Event, int, error) {
@@ -174,11 +186,23 @@ func (r eventRepo) ListEvents(ctx context.Context, f ports.EventFilter, page por
 	return out, int(total), err
 }
 
-func (r eventRepo) ClaimUndispatchedEvents(ctx context.Context, limit int) ([]event.Event, error) {
+// TenantsWithUndispatchedEvents reads, without locking, which tenants have events to fan out:
+// on Citus one read over every shard (a locking claim across shards is what Citus refuses), so
+// the claims that follow are each on one tenant's shard.
+func (r eventRepo) TenantsWithUndispatchedEvents(ctx context.Context, limit int) ([]string, error) {
+	var out []string
+	err := r.db.NewRaw(`SELECT DISTINCT tenant_id FROM events WHERE dispatched_at IS NULL ORDER BY tenant_id LIMIT ?`, limit).
+		Scan(ctx, &out)
+	return out, err
+}
+
+// ClaimUndispatchedEvents names the tenant in both the lock and the update, so on Citus the
+// whole claim (SKIP LOCKED included) runs on the tenant's shard.
+func (r eventRepo) ClaimUndispatchedEvents(ctx context.Context, tenantID string, limit int) ([]event.Event, error) {
 	var rows []eventModel
-	err := r.db.NewRaw(`UPDATE events SET dispatched_at = now() WHERE id IN (
-		SELECT id FROM events WHERE dispatched_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
-		RETURNING id, tenant_id, environment, type, resource_id, data, created_at`, limit).Scan(ctx, &rows)
+	err := r.db.NewRaw(`UPDATE events SET dispatched_at = now() WHERE tenant_id = ? AND id IN (
+		SELECT id FROM events WHERE tenant_id = ? AND dispatched_at IS NULL ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+		RETURNING id, tenant_id, environment, type, resource_id, data, created_at`, tenantID, tenantID, limit).Scan(ctx, &rows)
 	if err != nil {
 		return nil, err
 	}
@@ -199,8 +223,9 @@ func (r eventRepo) FindEndpoint(ctx context.Context, tenantID string, env core.E
 		Where("tenant_id = ? AND environment = ? AND id = ? AND deleted_at IS NULL", tenantID, env, id), webhook.ErrEndpointNotFound)
 }
 
-func (r eventRepo) LockEndpointByID(ctx context.Context, id string) (webhook.Endpoint, error) {
-	return oneRow[webhook.Endpoint, endpointModel](ctx, r.db.NewSelect().Where("id = ? AND deleted_at IS NULL", id).For("UPDATE"), webhook.ErrEndpointNotFound)
+func (r eventRepo) LockEndpointByID(ctx context.Context, tenantID, id string) (webhook.Endpoint, error) {
+	return oneRow[webhook.Endpoint, endpointModel](ctx, r.db.NewSelect().
+		Where("tenant_id = ? AND id = ? AND deleted_at IS NULL", tenantID, id).For("UPDATE"), webhook.ErrEndpointNotFound)
 }
 
 func (r eventRepo) ListEndpoints(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]webhook.Endpoint, int, error) {
@@ -240,7 +265,7 @@ func (r eventRepo) UpdateEndpoint(ctx context.Context, e webhook.Endpoint) error
 	}
 	m := endpointFromDomain(e)
 	_, err := r.db.NewUpdate().Model(&m).Column("url", "event_types", "enabled", "secret_sealed", "failing_since", "disabled_reason", "updated_at").
-		WherePK().Exec(ctx)
+		WherePK().Where("tenant_id = ?", e.TenantID).Exec(ctx)
 	return err
 }
 
@@ -254,7 +279,7 @@ func (r eventRepo) DeleteEndpoint(ctx context.Context, tenantID string, env core
 		return webhook.ErrEndpointNotFound
 	}
 	_, err = r.db.NewUpdate().Model((*deliveryModel)(nil)).Set("status = 'FAILED', next_attempt_at = NULL, updated_at = ?", at).
-		Where("endpoint_id = ? AND status = 'PENDING'", id).Exec(ctx)
+		Where("tenant_id = ? AND endpoint_id = ? AND status = 'PENDING'", tenantID, id).Exec(ctx)
 	return err
 }
 
@@ -268,19 +293,30 @@ func (r eventRepo) FindDelivery(ctx context.Context, tenantID string, env core.E
 	return oneRow[webhook.Delivery, deliveryModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), webhook.ErrDeliveryNotFound)
 }
 
-func (r eventRepo) LockDeliveryByID(ctx context.Context, id string) (webhook.Delivery, error) {
-	return oneRow[webhook.Delivery, deliveryModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), webhook.ErrDeliveryNotFound)
+func (r eventRepo) LockDeliveryByID(ctx context.Context, tenantID, id string) (webhook.Delivery, error) {
+	return oneRow[webhook.Delivery, deliveryModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"),
+		webhook.ErrDeliveryNotFound)
+}
+
+func (r eventRepo) DeliveryTenant(ctx context.Context, id string) (string, error) {
+	var tenantID string
+	err := r.db.NewSelect().Table("webhook_deliveries").Column("tenant_id").Where("id = ?", id).Scan(ctx, &tenantID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", webhook.ErrDeliveryNotFound
+	}
+	return tenantID, err
 }
 
 func (r eventRepo) UpdateDelivery(ctx context.Context, d webhook.Delivery) error {
 	m := deliveryFromDomain(d)
-	_, err := r.db.NewUpdate().Model(&m).Column("status", "attempts", "next_attempt_at", "attempt_started_at", "updated_at").WherePK().Exec(ctx)
+	_, err := r.db.NewUpdate().Model(&m).Column("status", "attempts", "next_attempt_at", "attempt_started_at", "updated_at").
+		WherePK().Where("tenant_id = ?", d.TenantID).Exec(ctx)
 	return err
 }
 
-func (r eventRepo) ListDeliveries(ctx context.Context, endpointID string, page ports.Page) ([]webhook.Delivery, int, error) {
+func (r eventRepo) ListDeliveries(ctx context.Context, tenantID, endpointID string, page ports.Page) ([]webhook.Delivery, int, error) {
 	var rows []deliveryModel
-	total, err := r.db.NewSelect().Model(&rows).Where("endpoint_id = ?", endpointID).
+	total, err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND endpoint_id = ?", tenantID, endpointID).
 		OrderExpr("id DESC").Offset(int64(page.Skip)).Limit(int64(page.Take)).ScanAndCount(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -300,23 +336,24 @@ func (r eventRepo) EventDeliveries(ctx context.Context, tenantID string, env cor
 }
 
 func (r eventRepo) AddAttempt(ctx context.Context, a webhook.Attempt) error {
-	m := attemptModel{DeliveryID: a.DeliveryID, Number: a.Number, At: a.At, StatusCode: a.StatusCode, Error: a.Error,
+	m := attemptModel{TenantID: a.TenantID, DeliveryID: a.DeliveryID, Number: a.Number, At: a.At, StatusCode: a.StatusCode, Error: a.Error,
 		DurationMs: a.DurationMs, Succeeded: a.Succeeded, Unknown: a.Unknown}
 	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
 	return err
 }
 
-func (r eventRepo) Attempts(ctx context.Context, deliveryIDs []string) (map[string][]webhook.Attempt, error) {
+func (r eventRepo) Attempts(ctx context.Context, tenantID string, deliveryIDs []string) (map[string][]webhook.Attempt, error) {
 	out := map[string][]webhook.Attempt{}
 	if len(deliveryIDs) == 0 {
 		return out, nil
 	}
 	var rows []attemptModel
-	if err := r.db.NewSelect().Model(&rows).Where("delivery_id IN (?)", bun.List(deliveryIDs)).OrderExpr("delivery_id, number").Scan(ctx); err != nil {
+	if err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND delivery_id IN (?)", tenantID, bun.List(deliveryIDs)).
+		OrderExpr("delivery_id, number").Scan(ctx); err != nil {
 		return nil, err
 	}
 	for _, m := range rows {
-		out[m.DeliveryID] = append(out[m.DeliveryID], webhook.Attempt{DeliveryID: m.DeliveryID, Number: m.Number, At: m.At.UTC(),
+		out[m.DeliveryID] = append(out[m.DeliveryID], webhook.Attempt{TenantID: m.TenantID, DeliveryID: m.DeliveryID, Number: m.Number, At: m.At.UTC(),
 			StatusCode: m.StatusCode, Error: m.Error, DurationMs: m.DurationMs, Succeeded: m.Succeeded, Unknown: m.Unknown})
 	}
 	return out, nil

@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -82,7 +83,7 @@ func TestEventRepo_RecordsStatusChangesOnly(t *testing.T) {
 	var claimed []event.Event
 	for range 2 {
 		err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			got, err := tx.Events().ClaimUndispatchedEvents(ctx, 100)
+			got, err := tx.Events().ClaimUndispatchedEvents(ctx, tn.ID, 100)
 			claimed = append(claimed, got...)
 			return err
 		})
@@ -128,7 +129,7 @@ func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 		t.Fatalf("InTx = %v, want the change's error", err)
 	}
 	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		if _, err := tx.Events().FindEventByID(ctx, id); !errors.Is(err, event.ErrNotFound) {
+		if _, err := tx.Events().FindEventByID(ctx, tn.ID, id); !errors.Is(err, event.ErrNotFound) {
 			t.Errorf("event of a rolled-back change: %v, want EVENT_NOT_FOUND", err)
 		}
 		list, total, err := tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: tn.ID, Environment: core.EnvTest}, ports.Page{Take: 10})
@@ -138,7 +139,7 @@ func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 		if total != 0 || len(list) != 0 {
 			t.Errorf("listed %d events (total %d) after a rollback, want none", len(list), total)
 		}
-		claimed, err := tx.Events().ClaimUndispatchedEvents(ctx, 100)
+		claimed, err := tx.Events().ClaimUndispatchedEvents(ctx, tn.ID, 100)
 		if len(claimed) != 0 {
 			t.Errorf("claimed %d events after a rollback, want none", len(claimed))
 		}
@@ -146,5 +147,105 @@ func TestEventRepo_RolledBackChangeHasNoEvent(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEventRepo_FanOutClaimsPerTenantOnce: the fan-out lists the tenants with events to
+// dispatch, then claims each tenant's events: a claim running while another holds some of the
+// tenant's events takes only the rest (SKIP LOCKED, without waiting), and every event of both
+// tenants is claimed exactly once. Distributed when the database is Citus
+// (CORRIDOR_TESTDB_SOURCE=citus), where the claim runs on the tenant's one shard.
+func TestEventRepo_FanOutClaimsPerTenantOnce(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.NewDatabase(ctx, t)
+	if _, err := postgres.Migrate(url); err != nil {
+		t.Fatal(err)
+	}
+	citus, err := postgres.Distribute(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Open(ctx, url, postgres.Options{MaxOpenConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	if citus {
+		var distributed bool
+		if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_dist_partition
+			WHERE logicalrelid = 'events'::regclass)`).Scan(&distributed); err != nil || !distributed {
+			t.Fatalf("on Citus, events distributed: %v (err %v)", distributed, err)
+		}
+	}
+	store := postgres.NewStore(db)
+	at := time.Now().UTC().Truncate(time.Microsecond)
+	tenants := []string{core.NewID(core.PrefixTenant), core.NewID(core.PrefixTenant)}
+	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		for i, id := range tenants {
+			tn := tenant.Tenant{ID: id, Slug: "fan-out-" + string(rune('a'+i)), Name: "F", OwnerUserID: "user_" + id, CreatedAt: at}
+			if err := tx.Tenants().CreateTenant(ctx, tn); err != nil {
+				return err
+			}
+			for j := range 3 {
+				e := event.New(id, core.EnvTest, "card.frozen", core.NewID("crd"), map[string]any{"n": j}, at)
+				if _, err := tx.Events().RecordEvent(ctx, e); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func(tenantID string, limit int) (got []event.Event) {
+		t.Helper()
+		if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			var err error
+			got, err = tx.Events().ClaimUndispatchedEvents(ctx, tenantID, limit)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	var listed []string
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		listed, err = tx.Events().TenantsWithUndispatchedEvents(ctx, 10)
+		return err
+	}); err != nil || len(listed) != 2 {
+		t.Fatalf("tenants with events to dispatch: %v (err %v), want both", listed, err)
+	}
+	seen := map[string]int{}
+	err = store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		held, err := tx.Events().ClaimUndispatchedEvents(ctx, tenants[0], 2)
+		if err != nil || len(held) != 2 {
+			return fmt.Errorf("first claim: %d events, err %v", len(held), err)
+		}
+		// Another pass, while these two are held: it takes the tenant's third event only.
+		beside := claim(tenants[0], 100)
+		if len(beside) != 1 {
+			t.Errorf("a claim beside the held one took %d events, want 1", len(beside))
+		}
+		for _, e := range append(held, beside...) {
+			seen[e.ID]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range tenants {
+		for _, e := range claim(id, 100) {
+			seen[e.ID]++
+		}
+	}
+	if left := claim(tenants[0], 100); len(left) != 0 || len(seen) != 6 {
+		t.Fatalf("claimed %d distinct events (want 6), %d left", len(seen), len(left))
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Errorf("event %s claimed %d times", id, n)
+		}
 	}
 }

@@ -62,7 +62,27 @@ func (r memberRepo) CreateMember(ctx context.Context, m tenant.Member) error {
 	_, err := rawQuerier(r.db).ExecContext(ctx, createMemberSQL, x.ID, x.TenantID, x.Email, x.DisplayName, x.Role,
 		x.Status, x.SignerAddress, x.IdentityUserID, x.InviteTokenHash, x.InviteExpiresAt, x.CreatedAt, x.AcceptedAt,
 		x.RevokedAt)
-	return err
+	if err != nil {
+		return err
+	}
+	return r.addLookups(ctx, m, true)
+}
+
+// addLookups writes the member's lookup rows in the member's unit of work: its invite when it
+// is created (unique across tenants, as the token hash was), its user once it has one (a user
+// may belong to several tenants). Accepting an invite and resolving a session find the tenant
+// by them.
+func (r memberRepo) addLookups(ctx context.Context, m tenant.Member, created bool) error {
+	q := rawQuerier(r.db)
+	if created {
+		if err := addLookup(ctx, q, m.InviteTokenHash, lookupInvite, m.TenantID); err != nil {
+			return err
+		}
+	}
+	if m.IdentityUserID == "" {
+		return nil
+	}
+	return addLookupOnce(ctx, q, m.IdentityUserID, lookupMemberUser, m.TenantID)
 }
 
 func (r memberRepo) FindMember(ctx context.Context, tenantID, id string) (tenant.Member, error) {
@@ -74,9 +94,19 @@ func (r memberRepo) FindMember(ctx context.Context, tenantID, id string) (tenant
 	return m.domain(), err
 }
 
+// FindMemberByInviteHashForUpdate runs before the tenant is known: the token hash's lookup row
+// names the tenant, whose shard holds the member.
 func (r memberRepo) FindMemberByInviteHashForUpdate(ctx context.Context, tokenHash string) (tenant.Member, error) {
+	tenantID, ok, err := lookupTenant(ctx, rawQuerier(r.db), tokenHash, lookupInvite)
+	if err != nil {
+		return tenant.Member{}, err
+	}
+	if !ok {
+		return tenant.Member{}, core.NotFound(core.CodeInviteNotFound, "invite")
+	}
 	var m memberModel
-	err := r.db.NewSelect().Model(&m).Where("invite_token_hash = ?", tokenHash).For("UPDATE").Scan(ctx)
+	err = r.db.NewSelect().Model(&m).Where("tenant_id = ? AND invite_token_hash = ?", tenantID, tokenHash).
+		For("UPDATE").Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return tenant.Member{}, core.NotFound(core.CodeInviteNotFound, "invite")
 	}
@@ -95,8 +125,10 @@ func (r memberRepo) ListMembers(ctx context.Context, tenantID string, page ports
 
 func (r memberRepo) UpdateMember(ctx context.Context, m tenant.Member) error {
 	model := memberFromDomain(m)
-	_, err := r.db.NewUpdate().Model(&model).WherePK().Where("tenant_id = ?", m.TenantID).Exec(ctx)
-	return err
+	if _, err := r.db.NewUpdate().Model(&model).WherePK().Where("tenant_id = ?", m.TenantID).Exec(ctx); err != nil {
+		return err
+	}
+	return r.addLookups(ctx, m, false)
 }
 
 func nullable(s string) *string {

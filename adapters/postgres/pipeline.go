@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -131,9 +132,12 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs}
 	out := &Store{db: s.db, pipe: p, refs: s.refs}
 	p.direct = out.direct
+	for range opts.Lanes {
+		p.lanes = append(p.lanes, make(chan *pipeUnit))
+	}
 	for i := 0; i < opts.Lanes; i++ {
 		p.wg.Add(1)
-		go p.lane()
+		go p.lane(p.lanes[i])
 	}
 	return out
 }
@@ -155,7 +159,10 @@ type pipeline struct {
 	db      *bun.DB
 	opts    PipelineOptions
 	queue   chan *pipeUnit
-	stop    chan struct{}
+	// lanes are each lane's own queue: the units whose context names an affinity
+	// (ports.WithAffinity) go to the lane the key hashes to.
+	lanes []chan *pipeUnit
+	stop  chan struct{}
 	// inflight counts the units submitted and not yet answered.
 	inflight atomic.Int64
 	once     sync.Once
@@ -228,7 +235,7 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 	p.inflight.Add(1)
 	defer p.inflight.Add(-1)
 	select {
-	case p.queue <- u:
+	case p.queueFor(ctx) <- u:
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-p.stop:
@@ -250,8 +257,22 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 	}
 }
 
-// lane runs batches one after the other until the pipeline stops.
-func (p *pipeline) lane() {
+// queueFor is the queue a unit joins: its affinity's lane's, else the one every lane takes from.
+// Units of one tenant lock the same rows (its balances, its cards); in two lanes, each batch
+// holds them until it commits and the other's units meet them and run again.
+func (p *pipeline) queueFor(ctx context.Context) chan *pipeUnit {
+	key := ports.Affinity(ctx)
+	if key == "" || len(p.lanes) < 2 {
+		return p.queue
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(key))
+	return p.lanes[int(h.Sum32()>>1)%len(p.lanes)] // 31 bits: never negative, even where int is 32
+}
+
+// lane runs batches one after the other until the pipeline stops, admitting units from the
+// shared queue and from its own.
+func (p *pipeline) lane(own chan *pipeUnit) {
 	defer p.wg.Done()
 	var carry []*pipeUnit
 	var prev <-chan struct{} // closed once the lane's previous batch committed and answered
@@ -266,12 +287,14 @@ func (p *pipeline) lane() {
 			select {
 			case u := <-p.queue:
 				carry = []*pipeUnit{u}
+			case u := <-own:
+				carry = []*pipeUnit{u}
 			case <-p.stop:
 				return
 			}
 			p.stats.waitUnits.Add(int64(time.Since(start)))
 		}
-		carry, prev = p.runBatch(carry, prev)
+		carry, prev = p.runBatch(own, carry, prev)
 		p.stats.laneTime.Add(int64(time.Since(start)))
 	}
 }
@@ -340,7 +363,7 @@ const maxSQLUnits = 60
 // next batch. With Overlap it returns once the units have run, and the commit goes on in a
 // committer whose end the returned channel signals.
 // long: one batch's life in the order it happens; split it once the pipeline changes of issues #41 and #46 land.
-func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
+func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
 	bc := newBatchContext()
 	for _, u := range carried {
 		bc.watch(u.ctx)
@@ -385,6 +408,9 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 			case u := <-p.queue:
 				b.admit(u)
 				continue
+			case u := <-own:
+				b.admit(u)
+				continue
 			default:
 			}
 			if timerC != nil && !p.opts.AlwaysWait && p.inflight.Load() <= int64(len(b.members)) {
@@ -397,6 +423,10 @@ func (p *pipeline) runBatch(carried []*pipeUnit, prev <-chan struct{}) ([]*pipeU
 			waiting := time.Now()
 			select {
 			case u := <-p.queue:
+				b.admit(u)
+				p.stats.waitUnits.Add(int64(time.Since(waiting)))
+				continue
+			case u := <-own:
 				b.admit(u)
 				p.stats.waitUnits.Add(int64(time.Since(waiting)))
 				continue
@@ -799,6 +829,9 @@ func (lockWaitHook) AfterQuery(ctx context.Context, e *bun.QueryEvent) { noteLoc
 
 // lockNotAvailable reports lock_timeout's error (55P03).
 func lockNotAvailable(err error) bool {
+	if err == nil {
+		return false // asked after every statement: the target errors.As fills would escape
+	}
 	var pgErr *pgconn.PgError
 	return errors.As(err, &pgErr) && pgErr.Code == "55P03"
 }

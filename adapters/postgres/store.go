@@ -172,6 +172,9 @@ func (s *Store) savepoint(ctx context.Context, outer bun.Tx, unit *unitLedger, f
 // SERVICE_UNAVAILABLE too: the unit either committed with its idempotency record or not at all,
 // so a client's retry with the same Idempotency-Key replays it or runs it once.
 func unavailable(err error) error {
+	if err == nil {
+		return nil // every unit that succeeds passes here: errors.As's targets would escape
+	}
 	var de *core.Error
 	if errors.As(err, &de) {
 		return err
@@ -195,7 +198,8 @@ func unavailable(err error) error {
 func connectionLost(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+		return strings.HasPrefix(pgErr.Code, "08") || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03" ||
+			citusNodeLost(pgErr)
 	}
 	var netErr net.Error
 	var connectErr *pgconn.ConnectError
@@ -205,8 +209,39 @@ func connectionLost(err error) bool {
 		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, pgx.ErrTxClosed)
 }
 
+// citusWorkerLost are the messages of libpq's own errors on a lost connection, which a Citus
+// coordinator relays from a worker's connection without a SQLSTATE of their own.
+var citusWorkerLost = []string{"server closed the connection unexpectedly", "connection not open",
+	"could not receive data from server", "could not send data to server", "no connection to the server"}
+
+// citusNodeLost reports a Citus coordinator's error for a worker it lost mid-unit, which Citus
+// raises as an internal error (XX000) rather than a connection exception: "failure on
+// connection marked as essential" when a connection of the transaction failed, or libpq's
+// lost-connection message relayed from the worker's connection (only a relayed connection can
+// produce those texts in a server's error, so the message alone tells). The outcome is then
+// what it is on a lost connection of the service's own: a retry with the same key replays or
+// runs the unit (docs/reliability.md says where a unit spanning the coordinator and a worker
+// falls short of that).
+func citusNodeLost(pgErr *pgconn.PgError) bool {
+	if pgErr.Code != "XX000" {
+		return false
+	}
+	if strings.HasPrefix(pgErr.Message, "failure on connection marked as essential") {
+		return true
+	}
+	for _, m := range citusWorkerLost {
+		if strings.Contains(pgErr.Message, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // retryable reports a serialization failure (40001) or deadlock (40P01).
 func retryable(err error) bool {
+	if err == nil {
+		return false
+	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		return pgErr.Code == "40001" || pgErr.Code == "40P01"

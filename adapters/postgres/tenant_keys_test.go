@@ -147,3 +147,123 @@ func TestMigration_TenantInTwoFactorKeys(t *testing.T) {
 		t.Errorf("back at 000057: %s, want %s", got, want)
 	}
 }
+
+// TestMigration_TenantInMemberAndKeyKeys: 000062 leads the keys of members and API keys with the
+// tenant, ties a key to its creating key and member within the tenant, and fills tenant_lookups
+// from the existing rows (a key's public id, an invite's token hash, an accepted member's user),
+// where a public id stays unique across tenants; the down migration gives the old keys back.
+func TestMigration_TenantInMemberAndKeyKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(61); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO tenants (id, name, slug, owner_user_id, created_at) VALUES ('ten_a', 'A', 'a', 'usr_a', now())`,
+		`INSERT INTO members (id, tenant_id, email, role, status, identity_user_id, invite_token_hash, invite_expires_at,
+			created_at) VALUES ('mem_1', 'ten_a', 'x@example.com', 'ADMIN', 'ACTIVE', 'usr_x', 'hash_1', now(), now())`,
+		`INSERT INTO api_keys (id, tenant_id, environment, name, pub_id, secret_hash, scopes, created_at,
+			created_by_member_id) VALUES ('key_1', 'ten_a', 'TEST', 'k', 'pub_1', 's', '{}', now(), 'mem_1')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Migrate(62); err != nil {
+		t.Fatal(err)
+	}
+	var lookups []string
+	rows, err := db.QueryContext(ctx, `SELECT kind || ':' || lookup_key || '>' || tenant_id FROM tenant_lookups ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		lookups = append(lookups, s)
+	}
+	rows.Close()
+	if got := strings.Join(lookups, " "); got != "api_key:pub_1>ten_a invite:hash_1>ten_a member_user:usr_x>ten_a" {
+		t.Errorf("lookups after 000062: %s", got)
+	}
+	for name, want := range map[string]string{
+		"members_pkey": "PRIMARY KEY (tenant_id, id)", "api_keys_pkey": "PRIMARY KEY (tenant_id, id)",
+		"api_keys_created_by_member_id_fkey": "FOREIGN KEY (tenant_id, created_by_member_id) REFERENCES members(tenant_id, id)",
+	} {
+		var def string
+		if err := db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1`, name).
+			Scan(&def); err != nil || def != want {
+			t.Errorf("%s: %q (err %v), want %q", name, def, err, want)
+		}
+	}
+	_, err = db.ExecContext(ctx, `INSERT INTO tenant_lookups (lookup_key, kind, tenant_id) VALUES ('pub_1', 'api_key', 'ten_b')`)
+	if err == nil || !strings.Contains(err.Error(), "tenant_lookups_one_tenant") {
+		t.Errorf("a second tenant for a public id: err = %v, want the unique index", err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO tenant_lookups (lookup_key, kind, tenant_id)
+		VALUES ('usr_x', 'member_user', 'ten_b')`); err != nil {
+		t.Errorf("a user in a second tenant: %v", err)
+	}
+	if err := m.Migrate(61); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM api_keys k JOIN members m ON m.id = k.created_by_member_id`).
+		Scan(&n); err != nil || n != 1 {
+		t.Errorf("at 000061: %d keys with their member (err %v), want 1", n, err)
+	}
+}
+
+// TestMigration_TenantInWebhookKeys: 000063 gives each webhook attempt its delivery's tenant,
+// leads the keys of events, endpoints, deliveries and attempts with the tenant, and its down
+// migration gives the id keys back with the rows.
+func TestMigration_TenantInWebhookKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(62); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO tenants (id, name, slug, owner_user_id, created_at) VALUES ('ten_a', 'A', 'a', 'usr_a', now())`,
+		`INSERT INTO events (id, tenant_id, environment, type, resource_id, data, created_at)
+			VALUES ('evt_1', 'ten_a', 'TEST', 'card.frozen', 'crd_1', '{}', now())`,
+		`INSERT INTO webhook_endpoints (id, tenant_id, environment, url, enabled, secret_sealed, created_at, updated_at)
+			VALUES ('whe_1', 'ten_a', 'TEST', 'https://example.com', true, '\x01', now(), now())`,
+		`INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id, event_type, status, attempts,
+			created_at, updated_at) VALUES ('whd_1', 'ten_a', 'TEST', 'whe_1', 'evt_1', 'card.frozen', 'PENDING', 1, now(), now())`,
+		`INSERT INTO webhook_attempts (delivery_id, number, at, status_code, duration_ms, succeeded)
+			VALUES ('whd_1', 1, now(), 503, 5, false)`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Migrate(63); err != nil {
+		t.Fatal(err)
+	}
+	var tenantID string
+	if err := db.QueryRowContext(ctx, `SELECT tenant_id FROM webhook_attempts WHERE delivery_id = 'whd_1'`).
+		Scan(&tenantID); err != nil || tenantID != "ten_a" {
+		t.Errorf("the attempt's tenant: %q (err %v), want ten_a", tenantID, err)
+	}
+	for name, want := range map[string]string{
+		"events_pkey": "PRIMARY KEY (tenant_id, id)", "webhook_attempts_pkey": "PRIMARY KEY (tenant_id, delivery_id, number)",
+		"webhook_attempts_delivery_id_fkey": "FOREIGN KEY (tenant_id, delivery_id) REFERENCES webhook_deliveries(tenant_id, id)",
+	} {
+		var def string
+		if err := db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1`, name).
+			Scan(&def); err != nil || def != want {
+			t.Errorf("%s: %q (err %v), want %q", name, def, err, want)
+		}
+	}
+	if err := m.Migrate(62); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id`).
+		Scan(&n); err != nil || n != 1 {
+		t.Errorf("at 000062: %d attempts with their delivery (err %v), want 1", n, err)
+	}
+}

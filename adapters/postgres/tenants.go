@@ -60,19 +60,49 @@ func (r tenantRepo) FindTenantForUser(ctx context.Context, userID string) (tenan
 	if !errors.Is(err, sql.ErrNoRows) {
 		return tenant.Tenant{}, nil, err
 	}
-	var mem memberModel
-	err = r.db.NewSelect().Model(&mem).
-		Where("identity_user_id = ? AND status = ?", userID, tenant.MemberActive).
-		OrderExpr("accepted_at ASC").Limit(1).Scan(ctx)
-	if errors.Is(err, sql.ErrNoRows) {
-		return tenant.Tenant{}, nil, core.NotFound(core.CodeTenantNotFound, "tenant")
-	}
+	mem, found, err := r.firstMembership(ctx, userID)
 	if err != nil {
 		return tenant.Tenant{}, nil, err
+	}
+	if !found {
+		return tenant.Tenant{}, nil, core.NotFound(core.CodeTenantNotFound, "tenant")
 	}
 	t, err := r.FindTenant(ctx, mem.TenantID)
 	member := mem.domain()
 	return t, &member, err
+}
+
+// firstMembership is the user's earliest accepted active membership. The user's lookup rows
+// name the tenants it may belong to, and each tenant's members are read on its own shard, so
+// resolving a session asks one shard per membership, not every shard.
+func (r tenantRepo) firstMembership(ctx context.Context, userID string) (memberModel, bool, error) {
+	tenants, err := lookupTenants(ctx, r.db, userID, lookupMemberUser)
+	if err != nil {
+		return memberModel{}, false, err
+	}
+	var best memberModel
+	found := false
+	for _, tenantID := range tenants {
+		var mem memberModel
+		err := r.db.NewSelect().Model(&mem).
+			Where("tenant_id = ? AND identity_user_id = ? AND status = ?", tenantID, userID, tenant.MemberActive).
+			OrderExpr("accepted_at ASC").Limit(1).Scan(ctx)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return memberModel{}, false, err
+		}
+		if !found || earlier(mem.AcceptedAt, best.AcceptedAt) {
+			best, found = mem, true
+		}
+	}
+	return best, found, nil
+}
+
+// earlier orders acceptance times as ORDER BY accepted_at ASC does (NULLs last).
+func earlier(a, b *time.Time) bool {
+	return a != nil && (b == nil || a.Before(*b))
 }
 
 // LockUser takes a transaction-scoped advisory lock on the user id.

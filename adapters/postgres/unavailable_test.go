@@ -36,13 +36,20 @@ func TestUnavailable(t *testing.T) {
 		{"server shutting down", &pgconn.PgError{Code: "57P01"}, core.CodeServiceUnavailable},
 		{"server starting", &pgconn.PgError{Code: "57P03"}, core.CodeServiceUnavailable},
 		{"connection exception", &pgconn.PgError{Code: "08006"}, core.CodeServiceUnavailable},
+		// A Citus coordinator that lost a worker mid-unit raises internal errors (XX000).
+		{"citus: a connection of the transaction failed", &pgconn.PgError{Code: "XX000",
+			Message: "failure on connection marked as essential: 127.0.0.1:9701"}, core.CodeServiceUnavailable},
+		{"citus: the worker's connection closed", &pgconn.PgError{Code: "XX000",
+			Message: "server closed the connection unexpectedly", Where: "while executing command on 127.0.0.1:9701"}, core.CodeServiceUnavailable},
 	} {
 		var de *core.Error
 		if got := unavailable(c.err); !errors.As(got, &de) || de.Code != c.want {
 			t.Errorf("%s: got %v, want %s", c.name, got, c.want)
 		}
 	}
-	for _, other := range []error{errors.New("other"), &pgconn.PgError{Code: "23505"}} {
+	for _, other := range []error{errors.New("other"), &pgconn.PgError{Code: "23505"},
+		&pgconn.PgError{Code: "XX000", Message: "cache lookup failed"},
+		&pgconn.PgError{Code: "XX000", Message: "could not find shard", Where: "while executing command on 127.0.0.1:9701"}} {
 		if unavailable(other) != other {
 			t.Errorf("an unrelated error was translated: %v", other)
 		}

@@ -68,6 +68,10 @@ func Gated(c card.Card) bool { return c.TenantID != "" }
 // open holds does not cover it (INSUFFICIENT_SAFE_BALANCE). The card's row is locked for the
 // whole decision, so concurrent authorizations on one card see each other's window spend; an
 // approval consumes its windows at once. Every decision is recorded.
+//
+// The wallet's mirror is brought up to the chain only when it is short: a Safe card's hold that
+// the mirror does not cover rolls the decision back (errMirrorShort), the mirror catches up,
+// and the decision runs once more against it. Every other authorization pays no read for it.
 func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string, in AuthorizeInput) (card.Authorization, error) {
 	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
@@ -76,27 +80,51 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 	if err != nil {
 		return card.Authorization{}, err
 	}
-	if err := s.catchUpMirror(ctx, p, strings.TrimSpace(cardID), req.Amount); err != nil {
-		return card.Authorization{}, err
+	in2 := decideInput{cardID: strings.TrimSpace(cardID), req: req, merchant: merchant, counterparty: counterparty, catchUp: s.mirror != nil}
+	a, err := s.decide(ctx, p, in2)
+	var short *errMirrorShort
+	if errors.As(err, &short) {
+		// A catch-up that cannot reach the chain leaves the decision to the mirror as it stands.
+		_ = s.mirror.CatchUpWalletMirror(ctx, short.c.TenantID, short.c.Environment, short.c.WalletID)
+		in2.catchUp = false
+		a, err = s.decide(ctx, p, in2)
 	}
+	return a, err
+}
+
+// decideInput is one authorization to decide; catchUp asks for errMirrorShort instead of an
+// INSUFFICIENT_SAFE_BALANCE decline.
+type decideInput struct {
+	cardID, merchant, counterparty string
+	req                            card.Request
+	catchUp                        bool
+}
+
+// errMirrorShort rolls an authorization's unit back when a Safe card's mirror did not cover
+// its hold and the mirror may still catch up with the chain.
+type errMirrorShort struct{ c card.Card }
+
+func (e *errMirrorShort) Error() string { return "the wallet's mirror does not cover the hold yet" }
+
+// decide runs one authorization's unit of work: the card's row locked with what the decision
+// reads beside it (its window spend; whether any policy is attached), the card's rules, the
+// policy gate when a policy is attached, the hold, the windows and the record.
+func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) (card.Authorization, error) {
 	var a card.Authorization
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		c, err := tx.Cards().LockCard(ctx, p.TenantID, p.Environment, strings.TrimSpace(cardID))
-		if err != nil {
-			return err
-		}
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		now := s.now()
 		w := card.WindowsAt(now)
-		spent, err := tx.Cards().WindowSpend(ctx, c.ID, w)
+		d, err := tx.Cards().LockCardForDecision(ctx, p.TenantID, p.Environment, in.cardID, w)
 		if err != nil {
 			return err
 		}
+		c, spent := d.Card, d.Spent
 		a = card.Authorization{ID: core.NewID(core.PrefixCardAuth), TenantID: c.TenantID, Environment: c.Environment, CardID: c.ID,
-			Amount: req.Amount, MCC: req.MCC, MerchantName: merchant, Counterparty: counterparty, Status: card.AuthApproved,
+			Amount: in.req.Amount, MCC: in.req.MCC, MerchantName: in.merchant, Counterparty: in.counterparty, Status: card.AuthApproved,
 			Windows: w, CreatedAt: now, UpdatedAt: now}
-		reason, charged := card.Decide(c, req, spent), false
+		reason, charged := card.Decide(c, in.req, spent), false
 		if reason == "" {
-			if reason, charged, err = s.guardSpend(ctx, tx, p, c, &a, spent); err != nil {
+			if reason, charged, err = s.guardSpend(ctx, tx, p, c, &a, spent, d.PolicyAttached); err != nil {
 				return err
 			}
 		}
@@ -105,12 +133,15 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 				return err
 			}
 		}
+		if reason == card.ReasonInsufficientSafe && in.catchUp && c.Funding != card.FundingAccount && c.WalletID != "" {
+			return &errMirrorShort{c: c}
+		}
 		if reason != "" {
 			a.Status, a.DeclineReason, a.HoldTransferID = card.AuthDeclined, reason, ""
-		} else if err := tx.Cards().AddWindowSpend(ctx, c.ID, w, a.Amount); err != nil {
-			return err
+			return saveAuthorization(ctx, tx, a, true)
 		}
-		return saveAuthorization(ctx, tx, a, true)
+		// The approval, its windows' spend and its event go in one statement.
+		return tx.Cards().CreateSpendingAuthorization(ctx, a, authorizationEvent(a))
 	})
 	return a, err
 }
@@ -120,9 +151,10 @@ func (s *Service) Authorize(ctx context.Context, p auth.Principal, cardID string
 // refusal fails the request), the spend policies of the card, its wallet and its agent (a deny,
 // or a policy outage in enforce mode, declines), then the agent's budget for an agent's card
 // (a decline; charged tells the caller to give it back when the balance then declines). The
-// policy gate runs once, inside Decide, in the statements it always took. A pass lets the
+// policy gate runs once, inside Decide, and only when a policy is attached to the card, its
+// wallet or its agent (the card's lock read that). A pass lets the
 // unit of work hold the card's source.
-func (s *Service) guardSpend(ctx context.Context, tx ports.Tx, p auth.Principal, c card.Card, a *card.Authorization, spent card.Spend) (decline string, charged bool, err error) {
+func (s *Service) guardSpend(ctx context.Context, tx ports.Tx, p auth.Principal, c card.Card, a *card.Authorization, spent card.Spend, policyAttached bool) (decline string, charged bool, err error) {
 	checks := kernel.SpendChecks{Caps: func(ctx context.Context) error {
 		if c.AgentID == "" || s.agentBudget == nil {
 			return nil
@@ -135,7 +167,7 @@ func (s *Service) guardSpend(ctx context.Context, tx ports.Tx, p auth.Principal,
 		charged = true
 		return nil
 	}}
-	if Gated(c) {
+	if Gated(c) && policyAttached {
 		checks.Policy = func(ctx context.Context) (*core.Error, error) {
 			res, err := s.policyGate.GateCardAuthorization(ctx, c, *a, spent)
 			if err != nil {
@@ -179,49 +211,6 @@ func declined(err error, reason string) error {
 		return errBudgetDeclined
 	}
 	return nil
-}
-
-// catchUpMirror runs before the authorization's unit of work: when a Safe card's mirror does
-// not cover the amount, the wallets capability brings the mirror up to the chain first (docs/decisions/cards.md's
-// balance is the Safe's, and the wallet already reports what the chain holds). A mirror that
-// covers it costs one read and no chain call. A catch-up that cannot reach the chain leaves the
-// decision to the mirror as it stands; only a store failure is an error.
-func (s *Service) catchUpMirror(ctx context.Context, p auth.Principal, cardID string, amount int64) error {
-	if s.mirror == nil {
-		return nil
-	}
-	var c card.Card
-	var covered bool
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		var err error
-		if c, err = tx.Cards().FindCard(ctx, p.TenantID, p.Environment, cardID); err != nil {
-			return nil // the unit of work answers for a card that is not there
-		}
-		if c.Funding == card.FundingAccount || c.WalletID == "" {
-			covered = true
-			return nil
-		}
-		covered, err = mirrorCovers(ctx, tx, c, amount)
-		return err
-	})
-	if err != nil || covered || c.ID == "" {
-		return err
-	}
-	_ = s.mirror.CatchUpWalletMirror(ctx, c.TenantID, c.Environment, c.WalletID)
-	return nil
-}
-
-// mirrorCovers reports whether the wallet's mirror, less its open holds, covers amount.
-func mirrorCovers(ctx context.Context, tx ports.Tx, c card.Card, amount int64) (bool, error) {
-	account, err := tx.Ledger().FindAccountByReference(ctx, c.Environment, kernel.ServiceAsset, ledger.WalletOnchainRef(c.WalletID))
-	if core.HasCode(err, core.CodeAccountNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	balances, err := tx.Ledger().Balances(ctx, []string{account.ID})
-	return balances[account.ID].Available() >= amount, err
 }
 
 // hold opens the ledger hold in a savepoint, after the spend guard passed: a short balance

@@ -5,6 +5,7 @@ import (
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -18,6 +19,19 @@ func saveAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization, c
 	if err := write(ctx, a); err != nil {
 		return err
 	}
+	return announceAuthorization(ctx, tx, a)
+}
+
+// announceAuthorization records the event of an authorization's new state, in the unit of work
+// that wrote it.
+func announceAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization) error {
+	_, err := tx.Events().RecordEvent(ctx, authorizationEvent(a))
+	return err
+}
+
+// authorizationEvent is the event of an authorization's status: card_authorization.approved,
+// .declined, .captured, .reversed.
+func authorizationEvent(a card.Authorization) event.Event {
 	extra := map[string]any{"cardId": a.CardID}
 	if a.DeclineReason != "" {
 		extra["declineReason"] = a.DeclineReason
@@ -28,7 +42,7 @@ func saveAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization, c
 	if a.SettlementStatus != card.SettlementNone {
 		extra["settlementStatus"] = string(a.SettlementStatus)
 	}
-	return kernel.RecordEvent(ctx, tx, a.TenantID, a.Environment, "card_authorization", a.ID, string(a.Status), a.Amount, a.UpdatedAt, extra)
+	return kernel.StatusEvent(a.TenantID, a.Environment, "card_authorization", a.ID, string(a.Status), a.Amount, a.UpdatedAt, extra)
 }
 
 // recordSettlementEvent announces a captured authorization's on-chain settlement step

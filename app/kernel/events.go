@@ -16,6 +16,14 @@ import (
 // none) is shown as a USD decimal string; extra adds fields to data.
 func RecordEvent(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment, kind, resourceID, status string,
 	amount int64, at time.Time, extra map[string]any) error {
+	_, err := tx.Events().RecordEvent(ctx, StatusEvent(tenantID, env, kind, resourceID, status, amount, at, extra))
+	return err
+}
+
+// StatusEvent is the event RecordEvent writes, for a repository that writes it together with
+// the state change it announces (in the same statement).
+func StatusEvent(tenantID string, env core.Environment, kind, resourceID, status string, amount int64, at time.Time,
+	extra map[string]any) event.Event {
 	data := map[string]any{"status": status}
 	if amount != 0 {
 		data["amount"] = core.FormatUSD(amount)
@@ -26,8 +34,7 @@ func RecordEvent(ctx context.Context, tx ports.Tx, tenantID string, env core.Env
 	if at.IsZero() {
 		at = time.Now()
 	}
-	_, err := tx.Events().RecordEvent(ctx, event.New(tenantID, env, event.TypeFor(kind, status), resourceID, data, at))
-	return err
+	return event.New(tenantID, env, event.TypeFor(kind, status), resourceID, data, at)
 }
 
 // RecordChangeEvent writes, in the caller's unit of work, an event announcing a change other

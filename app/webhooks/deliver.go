@@ -31,7 +31,7 @@ func (s *Service) RegisterWorkers(workers *river.Workers) {
 	river.AddWorker(workers, &DispatchWorker{Service: s})
 	// An attempt's run leaves room for the receiver's time-out and the bookkeeping around it.
 	kernel.AddWorker(workers, s.cfg.Timeout+30*time.Second, func(ctx context.Context, a DeliverArgs) error {
-		return s.Attempt(ctx, a.DeliveryID)
+		return s.Attempt(ctx, a.TenantID, a.DeliveryID)
 	})
 }
 
@@ -40,7 +40,7 @@ func (s *Service) PeriodicJobs() []*river.PeriodicJob {
 	every := s.cfg.DispatchInterval
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(every), func() (river.JobArgs, *river.InsertOpts) {
-			// Passes may overlap: each claims its events with SKIP LOCKED.
+			// Passes may overlap: each claims a tenant's events with SKIP LOCKED.
 			return DispatchArgs{}, &river.InsertOpts{MaxAttempts: 3}
 		}, &river.PeriodicJobOpts{RunOnStart: true}),
 	}
@@ -63,20 +63,51 @@ type DispatchWorker struct {
 func (w *DispatchWorker) Work(ctx context.Context, _ *river.Job[DispatchArgs]) error {
 	for range dispatchMaxBatches {
 		n, err := w.Service.Dispatch(ctx)
-		if err != nil || n < dispatchBatch {
+		if err != nil || n == 0 {
 			return err
 		}
 	}
 	return nil
 }
 
-// Dispatch fans one batch of new events out to endpoints in one unit of work: the events are
-// marked dispatched with their deliveries and delivery jobs, or not at all. It returns how
-// many events it took.
+// Dispatch fans new events out to endpoints, tenant by tenant: it reads which tenants have
+// events to dispatch (no lock), then claims each tenant's batch in a unit of work of its own,
+// so that on Citus every claim is on one tenant's shard (a locking claim over every shard is
+// what Citus refuses). A tenant's events are marked dispatched with their deliveries and
+// delivery jobs, or not at all; a pass running beside it skips the events it holds. It returns
+// how many events it took.
 func (s *Service) Dispatch(ctx context.Context) (int, error) {
+	tenants, err := s.undispatchedTenants(ctx)
+	if err != nil {
+		return 0, err
+	}
+	total := 0
+	for _, tenantID := range tenants {
+		n, err := s.dispatchTenant(ctx, tenantID)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+func (s *Service) undispatchedTenants(ctx context.Context) ([]string, error) {
+	var tenants []string
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		var err error
+		tenants, err = tx.Events().TenantsWithUndispatchedEvents(ctx, dispatchBatch)
+		return err
+	})
+	return tenants, err
+}
+
+// dispatchTenant fans one batch of a tenant's new events out to its endpoints in one unit of
+// work.
+func (s *Service) dispatchTenant(ctx context.Context, tenantID string) (int, error) {
 	var n int
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		events, err := tx.Events().ClaimUndispatchedEvents(ctx, dispatchBatch)
+		events, err := tx.Events().ClaimUndispatchedEvents(ctx, tenantID, dispatchBatch)
 		if err != nil {
 			return err
 		}
@@ -114,11 +145,13 @@ func (s *Service) newDelivery(ctx context.Context, tx ports.Tx, ep webhook.Endpo
 	if err := tx.Events().CreateDelivery(ctx, d); err != nil {
 		return d, err
 	}
-	return d, s.jobs.Enqueue(ctx, DeliverArgs{DeliveryID: d.ID}, ports.JobOptions{MaxAttempts: jobMaxAttempts})
+	return d, s.jobs.Enqueue(ctx, DeliverArgs{TenantID: d.TenantID, DeliveryID: d.ID}, ports.JobOptions{MaxAttempts: jobMaxAttempts})
 }
 
-// DeliverArgs is one attempt of a delivery.
+// DeliverArgs is one attempt of a delivery. The tenant routes its statements to the tenant's
+// shard on Citus; a job enqueued before it was carried has none and looks it up.
 type DeliverArgs struct {
+	TenantID   string `json:"tenantId,omitempty"`
 	DeliveryID string `json:"deliveryId"`
 }
 
@@ -139,8 +172,17 @@ type attemptInput struct {
 // a 2xx ends it; anything else schedules the next attempt with backoff and jitter, until the
 // retry window ends; an endpoint that has failed for the whole window is disabled, with an
 // event.
-func (s *Service) Attempt(ctx context.Context, deliveryID string) error {
-	in, ok, err := s.readAttempt(ctx, deliveryID)
+func (s *Service) Attempt(ctx context.Context, tenantID, deliveryID string) error {
+	if tenantID == "" { // a job enqueued before jobs carried the tenant; a missing delivery fails as it did
+		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			var err error
+			tenantID, err = tx.Events().DeliveryTenant(ctx, deliveryID)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	in, ok, err := s.readAttempt(ctx, tenantID, deliveryID)
 	if err != nil || !ok {
 		return err
 	}
@@ -153,7 +195,7 @@ func (s *Service) Attempt(ctx context.Context, deliveryID string) error {
 	cancel()
 	kernel.CrashPoint(kernel.CrashWebhookDelivered)
 	took := s.clock.Now().Sub(at)
-	result := webhook.Attempt{DeliveryID: in.delivery.ID, At: at, StatusCode: status, DurationMs: took.Milliseconds(),
+	result := webhook.Attempt{TenantID: in.delivery.TenantID, DeliveryID: in.delivery.ID, At: at, StatusCode: status, DurationMs: took.Milliseconds(),
 		Succeeded: sendErr == nil && status >= 200 && status < 300}
 	if sendErr != nil {
 		result.Error = truncate(sendErr.Error(), maxResponseSnippet)
@@ -163,11 +205,11 @@ func (s *Service) Attempt(ctx context.Context, deliveryID string) error {
 
 // readAttempt loads the delivery, its endpoint and event; ok is false when there is nothing to
 // send (the delivery is no longer pending, or its endpoint is gone or disabled: then it fails).
-func (s *Service) readAttempt(ctx context.Context, deliveryID string) (attemptInput, bool, error) {
+func (s *Service) readAttempt(ctx context.Context, tenantID, deliveryID string) (attemptInput, bool, error) {
 	var in attemptInput
 	ok := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		d, err := tx.Events().LockDeliveryByID(ctx, deliveryID)
+		d, err := tx.Events().LockDeliveryByID(ctx, tenantID, deliveryID)
 		if err != nil || d.Status != webhook.DeliveryPending {
 			return err
 		}
@@ -175,7 +217,7 @@ func (s *Service) readAttempt(ctx context.Context, deliveryID string) (attemptIn
 			return err
 		}
 		now := s.clock.Now().UTC().Truncate(time.Microsecond) // the database's precision: the record finds its mark by it
-		ep, err := tx.Events().LockEndpointByID(ctx, d.EndpointID)
+		ep, err := tx.Events().LockEndpointByID(ctx, d.TenantID, d.EndpointID)
 		if errors.Is(err, webhook.ErrEndpointNotFound) || (err == nil && !ep.Enabled) {
 			d.Status, d.NextAttemptAt, d.UpdatedAt = webhook.DeliveryFailed, nil, now
 			return tx.Events().UpdateDelivery(ctx, d)
@@ -189,7 +231,7 @@ func (s *Service) readAttempt(ctx context.Context, deliveryID string) (attemptIn
 		if err := tx.Events().UpdateDelivery(ctx, d); err != nil {
 			return err
 		}
-		e, err := tx.Events().FindEventByID(ctx, d.EventID)
+		e, err := tx.Events().FindEventByID(ctx, d.TenantID, d.EventID)
 		if err != nil {
 			return err
 		}
@@ -217,7 +259,7 @@ func recordCutOff(ctx context.Context, tx ports.Tx, d *webhook.Delivery) error {
 		return nil
 	}
 	d.Attempts++
-	cut := webhook.Attempt{DeliveryID: d.ID, Number: d.Attempts, At: *d.AttemptStartedAt, Error: webhook.CutOffError, Unknown: true}
+	cut := webhook.Attempt{TenantID: d.TenantID, DeliveryID: d.ID, Number: d.Attempts, At: *d.AttemptStartedAt, Error: webhook.CutOffError, Unknown: true}
 	d.AttemptStartedAt = nil
 	return tx.Events().AddAttempt(ctx, cut)
 }
@@ -225,11 +267,11 @@ func recordCutOff(ctx context.Context, tx ports.Tx, d *webhook.Delivery) error {
 // recordAttempt stores an attempt and moves the delivery and endpoint on.
 func (s *Service) recordAttempt(ctx context.Context, a webhook.Attempt) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		d, err := tx.Events().LockDeliveryByID(ctx, a.DeliveryID)
+		d, err := tx.Events().LockDeliveryByID(ctx, a.TenantID, a.DeliveryID)
 		if err != nil || d.Status != webhook.DeliveryPending {
 			return err
 		}
-		ep, err := tx.Events().LockEndpointByID(ctx, d.EndpointID)
+		ep, err := tx.Events().LockEndpointByID(ctx, d.TenantID, d.EndpointID)
 		if err != nil && !errors.Is(err, webhook.ErrEndpointNotFound) {
 			return err
 		}
@@ -288,7 +330,7 @@ func (s *Service) afterFailure(ctx context.Context, tx ports.Tx, d *webhook.Deli
 		return nil
 	}
 	d.NextAttemptAt = &next
-	return s.jobs.Enqueue(ctx, DeliverArgs{DeliveryID: d.ID}, ports.JobOptions{ScheduledAt: next, MaxAttempts: jobMaxAttempts})
+	return s.jobs.Enqueue(ctx, DeliverArgs{TenantID: d.TenantID, DeliveryID: d.ID}, ports.JobOptions{ScheduledAt: next, MaxAttempts: jobMaxAttempts})
 }
 
 // backoff is the delay after the given number of failed attempts: RetryBase doubled per

@@ -81,7 +81,7 @@ func (fx *fixture) read(fn func(ctx context.Context, r ports.EventRepo) error) {
 
 func (fx *fixture) delivery() (d webhook.Delivery) {
 	fx.read(func(ctx context.Context, r ports.EventRepo) (err error) {
-		d, err = r.LockDeliveryByID(ctx, fx.deliveryID)
+		d, err = r.LockDeliveryByID(ctx, "ten_1", fx.deliveryID)
 		return err
 	})
 	return d
@@ -89,7 +89,7 @@ func (fx *fixture) delivery() (d webhook.Delivery) {
 
 func (fx *fixture) endpoint() (e webhook.Endpoint) {
 	fx.read(func(ctx context.Context, r ports.EventRepo) (err error) {
-		e, err = r.LockEndpointByID(ctx, fx.endpointID)
+		e, err = r.LockEndpointByID(ctx, "ten_1", fx.endpointID)
 		return err
 	})
 	return e
@@ -97,7 +97,7 @@ func (fx *fixture) endpoint() (e webhook.Endpoint) {
 
 func (fx *fixture) attempts() (a []webhook.Attempt) {
 	fx.read(func(ctx context.Context, r ports.EventRepo) error {
-		all, err := r.Attempts(ctx, []string{fx.deliveryID})
+		all, err := r.Attempts(ctx, "ten_1", []string{fx.deliveryID})
 		a = all[fx.deliveryID]
 		return err
 	})
@@ -113,10 +113,34 @@ func (fx *fixture) scheduled() []time.Time {
 	return out
 }
 
+// TestAttempt_JobWithoutTenantFindsIt: an attempt job enqueued before jobs carried the tenant
+// reads its delivery's tenant and sends as any other; the retry it schedules carries the
+// tenant; a job whose delivery does not exist fails, as it always did.
+func TestAttempt_JobWithoutTenantFindsIt(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s, fx := newFixture(t, &now, 503, nil)
+	if err := s.Attempt(context.Background(), "", fx.deliveryID); err != nil {
+		t.Fatal(err)
+	}
+	if a := fx.attempts(); len(a) != 1 || a[0].StatusCode != 503 || a[0].TenantID != "ten_1" {
+		t.Fatalf("attempts of a job without a tenant: %+v", a)
+	}
+	jobs := fx.store.Jobs()
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs scheduled, want the retry", len(jobs))
+	}
+	if args, ok := jobs[0].Args.(DeliverArgs); !ok || args.TenantID != "ten_1" || args.DeliveryID != fx.deliveryID {
+		t.Fatalf("the retry's arguments: %+v", jobs[0].Args)
+	}
+	if err := s.Attempt(context.Background(), "", "whd_missing"); !errors.Is(err, webhook.ErrDeliveryNotFound) {
+		t.Fatalf("a job of a missing delivery: %v, want WEBHOOK_DELIVERY_NOT_FOUND", err)
+	}
+}
+
 func TestAttempt_FailureSchedulesRetryWithinBackoff(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s, fx := newFixture(t, &now, 503, nil)
-	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
+	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
 	d, scheduled := fx.delivery(), fx.scheduled()
@@ -138,7 +162,7 @@ func TestAttempt_EndpointFailingForTheWindowIsDisabledWithAnEvent(t *testing.T) 
 	now := time.Date(2026, 1, 4, 0, 0, 1, 0, time.UTC)
 	since := now.Add(-72*time.Hour - time.Second)
 	s, fx := newFixture(t, &now, 0, func(e *webhook.Endpoint, _ *webhook.Delivery) { e.FailingSince = &since })
-	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
+	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
 	if ep, d := fx.endpoint(), fx.delivery(); ep.Enabled || d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 {
@@ -156,7 +180,7 @@ func TestAttempt_DeliveryPastTheWindowFails(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	// The next retry would fall past the window.
 	s, fx := newFixture(t, &now, 500, func(_ *webhook.Endpoint, d *webhook.Delivery) { d.CreatedAt = now.Add(-72*time.Hour + time.Second) })
-	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
+	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
 	if d, ep := fx.delivery(), fx.endpoint(); d.Status != webhook.DeliveryFailed || len(fx.scheduled()) != 0 || !ep.Enabled {
@@ -168,7 +192,7 @@ func TestAttempt_SuccessEndsTheFailureRun(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	since := now.Add(-time.Hour)
 	s, fx := newFixture(t, &now, 204, func(e *webhook.Endpoint, _ *webhook.Delivery) { e.FailingSince = &since })
-	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
+	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
 	if d, ep := fx.delivery(), fx.endpoint(); d.Status != webhook.DeliverySucceeded || ep.FailingSince != nil || len(fx.scheduled()) != 0 {
@@ -209,7 +233,7 @@ func TestAttempt_CutOffAttemptIsRecordedAsUnknown(t *testing.T) {
 	s.sender = crashingSender{sent: &sent}
 	func() {
 		defer func() { _ = recover() }()
-		_ = s.Attempt(context.Background(), fx.deliveryID)
+		_ = s.Attempt(context.Background(), "ten_1", fx.deliveryID)
 	}()
 	cutAt := now.Truncate(time.Microsecond)
 	if d := fx.delivery(); sent != 1 || d.AttemptStartedAt == nil || !d.AttemptStartedAt.Equal(cutAt) || len(fx.attempts()) != 0 {
@@ -217,7 +241,7 @@ func TestAttempt_CutOffAttemptIsRecordedAsUnknown(t *testing.T) {
 	}
 	now = now.Add(15 * time.Second)
 	s.sender = failingSender{status: 200}
-	if err := s.Attempt(context.Background(), fx.deliveryID); err != nil {
+	if err := s.Attempt(context.Background(), "ten_1", fx.deliveryID); err != nil {
 		t.Fatal(err)
 	}
 	a, d := fx.attempts(), fx.delivery()
@@ -238,22 +262,22 @@ func TestAttempt_CutOffAttemptIsRecordedAsUnknown(t *testing.T) {
 func TestAttempt_LateRecordOfACutOffAttemptKeepsTheNextMark(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s, fx := newFixture(t, &now, 503, nil)
-	first, ok, err := s.readAttempt(context.Background(), fx.deliveryID)
+	first, ok, err := s.readAttempt(context.Background(), "ten_1", fx.deliveryID)
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
 	now = now.Add(time.Minute)
-	second, ok, err := s.readAttempt(context.Background(), fx.deliveryID) // the first taken as cut off
+	second, ok, err := s.readAttempt(context.Background(), "ten_1", fx.deliveryID) // the first taken as cut off
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	if err := s.recordAttempt(context.Background(), webhook.Attempt{DeliveryID: fx.deliveryID, At: first.startedAt, StatusCode: 503}); err != nil {
+	if err := s.recordAttempt(context.Background(), webhook.Attempt{TenantID: "ten_1", DeliveryID: fx.deliveryID, At: first.startedAt, StatusCode: 503}); err != nil {
 		t.Fatal(err)
 	}
 	if d := fx.delivery(); d.AttemptStartedAt == nil || !d.AttemptStartedAt.Equal(second.startedAt) || d.Attempts != 2 {
 		t.Fatalf("after the late record: %+v", d)
 	}
-	if err := s.recordAttempt(context.Background(), webhook.Attempt{DeliveryID: fx.deliveryID, At: second.startedAt, StatusCode: 503}); err != nil {
+	if err := s.recordAttempt(context.Background(), webhook.Attempt{TenantID: "ten_1", DeliveryID: fx.deliveryID, At: second.startedAt, StatusCode: 503}); err != nil {
 		t.Fatal(err)
 	}
 	a, d := fx.attempts(), fx.delivery()

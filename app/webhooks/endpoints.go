@@ -112,7 +112,7 @@ func (s *Service) UpdateEndpoint(ctx context.Context, p auth.Principal, id strin
 		if err != nil {
 			return err
 		}
-		if e, err = tx.Events().LockEndpointByID(ctx, e.ID); err != nil {
+		if e, err = tx.Events().LockEndpointByID(ctx, e.TenantID, e.ID); err != nil {
 			return err
 		}
 		if in.URL != nil {
@@ -175,24 +175,24 @@ func (s *Service) ListDeliveries(ctx context.Context, p auth.Principal, endpoint
 		if err != nil {
 			return err
 		}
-		rows, n, err := tx.Events().ListDeliveries(ctx, e.ID, kernel.ClampPage(page))
+		rows, n, err := tx.Events().ListDeliveries(ctx, e.TenantID, e.ID, kernel.ClampPage(page))
 		if err != nil {
 			return err
 		}
 		total = n
-		out, err = withAttempts(ctx, tx, rows)
+		out, err = withAttempts(ctx, tx, p.TenantID, rows)
 		return err
 	})
 	return out, total, err
 }
 
 // withAttempts reads the attempts of deliveries, each beside its delivery.
-func withAttempts(ctx context.Context, tx txView, rows []webhook.Delivery) ([]DeliveryView, error) {
+func withAttempts(ctx context.Context, tx txView, tenantID string, rows []webhook.Delivery) ([]DeliveryView, error) {
 	ids := make([]string, len(rows))
 	for i, d := range rows {
 		ids[i] = d.ID
 	}
-	attempts, err := tx.Events().Attempts(ctx, ids)
+	attempts, err := tx.Events().Attempts(ctx, tenantID, ids)
 	if err != nil {
 		return nil, err
 	}

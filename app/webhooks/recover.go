@@ -23,7 +23,7 @@ func (s *Service) EventDeliveries(ctx context.Context, p auth.Principal, eventID
 		if err != nil {
 			return err
 		}
-		out, err = withAttempts(ctx, tx, rows)
+		out, err = withAttempts(ctx, tx, p.TenantID, rows)
 		return err
 	})
 	return out, err
@@ -43,7 +43,7 @@ func (s *Service) RecoverEndpoint(ctx context.Context, p auth.Principal, endpoin
 		if err != nil {
 			return err
 		}
-		if e, err = tx.Events().LockEndpointByID(ctx, e.ID); err != nil {
+		if e, err = tx.Events().LockEndpointByID(ctx, e.TenantID, e.ID); err != nil {
 			return err
 		}
 		if e.Enabled {
@@ -55,7 +55,7 @@ func (s *Service) RecoverEndpoint(ctx context.Context, p auth.Principal, endpoin
 		if err := tx.Events().UpdateEndpoint(ctx, e); err != nil {
 			return err
 		}
-		failed, _, err := tx.Events().ListDeliveries(ctx, e.ID, ports.Page{Take: ports.MaxTake})
+		failed, _, err := tx.Events().ListDeliveries(ctx, e.TenantID, e.ID, ports.Page{Take: ports.MaxTake})
 		if err != nil {
 			return err
 		}

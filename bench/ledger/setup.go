@@ -41,7 +41,10 @@ func provision(ctx context.Context) (database, error) {
 			drop()
 			return database{}, err
 		}
-		return database{url: url, source: "scratch database " + name + " on DATABASE_URL's server", settings: "as configured on that server", cleanup: drop}, nil
+		// BENCH_SERVER_DATA_DIR names that server's data directory when it is local (bench/load
+		// passes its service's), so PostgreSQL's processor time is measured there too.
+		return database{url: url, source: "scratch database " + name + " on DATABASE_URL's server", settings: "as configured on that server", cleanup: drop,
+			dataDir: os.Getenv("BENCH_SERVER_DATA_DIR")}, nil
 	}
 	c, err := pgcluster.NewThrowaway(ctx, func(f string, a ...any) { fmt.Fprintf(os.Stderr, "  "+f+"\n", a...) })
 	if err != nil {
@@ -66,7 +69,8 @@ type bench struct {
 	db    *bun.DB
 	store *postgres.Store
 	pipe  *postgres.Store // the same database through the commit pipeline
-	// dataDir is the throwaway cluster's data directory ("" on DATABASE_URL's server).
+	// dataDir is the throwaway cluster's data directory (on DATABASE_URL's server:
+	// BENCH_SERVER_DATA_DIR, else "").
 	dataDir string
 	spread  []string // account ids acc_bench000…001 …; pgbench builds the same ids
 	hot     string

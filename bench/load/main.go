@@ -81,7 +81,7 @@ func parseFlags() options {
 	flag.DurationVar(&o.timeout, "timeout", 30*time.Second, "per-request timeout")
 	flag.StringVar(&o.scenarios, "scenarios", "", "comma-separated subset of scenarios (default all; -list shows them)")
 	flag.StringVar(&o.out, "out", defaultOut, "JSON results file; empty to skip (-quick: bench/results/money.json)")
-	flag.StringVar(&o.profile, "profile", "", "directory for the started service's CPU, block and mutex profiles of each scenario (<scenario>.cpu.pprof …; the service gets DEBUG_ADDR on a free loopback port); empty: no profiling")
+	flag.StringVar(&o.profile, "profile", "", "directory for the started service's CPU, block, mutex and allocation profiles of each scenario (<scenario>.cpu.pprof …; the service gets DEBUG_ADDR on a free loopback port); empty: no profiling")
 	flag.BoolVar(&o.list, "list", false, "list the scenarios and exit")
 	flag.BoolVar(&o.quick, "quick", false, "the money scenarios (deposits, card-authorizations) and the ledger pipeline beside them only, 5 s each unless -duration is given: a run of about two minutes")
 	flag.BoolVar(&o.pipeline, "pipeline", true, "when a money scenario runs, measure the ledger pipeline (bench/ledger, pipeline at concurrency 64) in the same run and print the ratios to it")

@@ -55,13 +55,15 @@ func loadAverage() float64 {
 }
 
 // profiler fetches the started service's profiles (DEBUG_ADDR) for one scenario: a CPU
-// profile and the block and mutex profiles' deltas over the attack, into dir.
+// profile and the block, mutex and allocation profiles' deltas over the attack, into dir (the
+// allocations' delta is where a request's heap allocations come from: go tool pprof
+// -sample_index=alloc_objects).
 type profiler struct {
 	base string // http://127.0.0.1:<port>
 	dir  string
 }
 
-// during starts the three fetches for a scenario lasting d and returns a function that waits
+// during starts the four fetches for a scenario lasting d and returns a function that waits
 // for them and reports what was written.
 func (p *profiler) during(ctx context.Context, name string, d time.Duration) func() []string {
 	secs := int((d - time.Second) / time.Second) // stop before the attack ends
@@ -72,6 +74,7 @@ func (p *profiler) during(ctx context.Context, name string, d time.Duration) fun
 		{name + ".cpu.pprof", fmt.Sprintf("/debug/pprof/profile?seconds=%d", secs)},
 		{name + ".block.pprof", fmt.Sprintf("/debug/pprof/block?seconds=%d", secs)},
 		{name + ".mutex.pprof", fmt.Sprintf("/debug/pprof/mutex?seconds=%d", secs)},
+		{name + ".allocs.pprof", fmt.Sprintf("/debug/pprof/allocs?seconds=%d", secs)},
 	}
 	done := make(chan string, len(kinds))
 	for _, k := range kinds {

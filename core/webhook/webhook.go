@@ -171,6 +171,8 @@ const CutOffError = "cut off before its outcome was recorded (the process stoppe
 
 // Attempt is one HTTP request of a delivery.
 type Attempt struct {
+	// TenantID is the delivery's tenant: attempts are stored with it (docs/scaling.md).
+	TenantID   string
 	DeliveryID string
 	Number     int
 	At         time.Time

@@ -6,6 +6,7 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -68,6 +69,18 @@ func (r cardRepo) LockCard(ctx context.Context, tenantID string, env core.Enviro
 	return r.FindCard(ctx, tenantID, env, id)
 }
 
+// LockCardForDecision is LockCard with the windows' spend read beside it. Policies are not
+// modelled here, so it reports a policy attached to every card: the use case then always asks
+// its policy gate, and a test's gate decides.
+func (r cardRepo) LockCardForDecision(ctx context.Context, tenantID string, env core.Environment, id string, w card.Windows) (ports.CardDecisionRows, error) {
+	c, err := r.LockCard(ctx, tenantID, env, id)
+	if err != nil {
+		return ports.CardDecisionRows{}, err
+	}
+	spent, _ := r.WindowSpend(ctx, c.ID, w)
+	return ports.CardDecisionRows{Card: c, Spent: spent, PolicyAttached: true}, nil
+}
+
 func (r cardRepo) UpdateCard(_ context.Context, c card.Card) error {
 	return r.t().cards.update(c.ID, c)
 }
@@ -92,6 +105,18 @@ func (r cardRepo) AddWindowSpend(_ context.Context, cardID string, w card.Window
 
 func (r cardRepo) CreateAuthorization(_ context.Context, a card.Authorization) error {
 	return r.t().authorizations.insert(a.ID, a)
+}
+
+// CreateSpendingAuthorization is CreateAuthorization, AddWindowSpend and RecordEvent.
+func (r cardRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
+	if err := r.CreateAuthorization(ctx, a); err != nil {
+		return err
+	}
+	if err := r.AddWindowSpend(ctx, a.CardID, a.Windows, a.Amount); err != nil {
+		return err
+	}
+	_, err := eventRepo(r).RecordEvent(ctx, announce)
+	return err
 }
 
 func (r cardRepo) FindAuthorization(_ context.Context, tenantID string, env core.Environment, id string) (card.Authorization, error) {

@@ -65,9 +65,9 @@ func (r eventRepo) FindEvent(_ context.Context, tenantID string, env core.Enviro
 	return e, nil
 }
 
-func (r eventRepo) FindEventByID(_ context.Context, id string) (event.Event, error) {
+func (r eventRepo) FindEventByID(_ context.Context, tenantID, id string) (event.Event, error) {
 	e, ok := r.t().events.rows[id]
-	if !ok {
+	if !ok || e.TenantID != tenantID {
 		return event.Event{}, event.ErrNotFound
 	}
 	return e, nil
@@ -90,8 +90,19 @@ func (r eventRepo) ListEvents(_ context.Context, f ports.EventFilter, p ports.Pa
 	return out, total, nil
 }
 
-func (r eventRepo) ClaimUndispatchedEvents(_ context.Context, limit int) ([]event.Event, error) {
-	rows := r.t().events.filter(func(e event.Event) bool { return !r.t().dispatched[e.ID] }, false)
+func (r eventRepo) TenantsWithUndispatchedEvents(_ context.Context, limit int) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range r.t().events.filter(func(e event.Event) bool { return !r.t().dispatched[e.ID] }, false) {
+		if !seen[e.TenantID] && len(out) < limit {
+			seen[e.TenantID], out = true, append(out, e.TenantID)
+		}
+	}
+	return out, nil
+}
+
+func (r eventRepo) ClaimUndispatchedEvents(_ context.Context, tenantID string, limit int) ([]event.Event, error) {
+	rows := r.t().events.filter(func(e event.Event) bool { return !r.t().dispatched[e.ID] && e.TenantID == tenantID }, false)
 	rows, _ = page(rows, ports.Page{Take: limit})
 	for _, e := range rows {
 		r.t().dispatched[e.ID] = true
@@ -116,9 +127,9 @@ func (r eventRepo) FindEndpoint(_ context.Context, tenantID string, env core.Env
 	return e, nil
 }
 
-func (r eventRepo) LockEndpointByID(_ context.Context, id string) (webhook.Endpoint, error) {
+func (r eventRepo) LockEndpointByID(_ context.Context, tenantID, id string) (webhook.Endpoint, error) {
 	e, ok := r.live(id)
-	if !ok {
+	if !ok || e.TenantID != tenantID {
 		return webhook.Endpoint{}, webhook.ErrEndpointNotFound
 	}
 	return e, nil
@@ -178,12 +189,20 @@ func (r eventRepo) FindDelivery(_ context.Context, tenantID string, env core.Env
 	return d, nil
 }
 
-func (r eventRepo) LockDeliveryByID(_ context.Context, id string) (webhook.Delivery, error) {
+func (r eventRepo) LockDeliveryByID(_ context.Context, tenantID, id string) (webhook.Delivery, error) {
 	d, ok := r.t().deliveries.rows[id]
-	if !ok {
+	if !ok || d.TenantID != tenantID {
 		return webhook.Delivery{}, webhook.ErrDeliveryNotFound
 	}
 	return d, nil
+}
+
+func (r eventRepo) DeliveryTenant(_ context.Context, id string) (string, error) {
+	d, ok := r.t().deliveries.rows[id]
+	if !ok {
+		return "", webhook.ErrDeliveryNotFound
+	}
+	return d.TenantID, nil
 }
 
 // UpdateDelivery writes the columns the Postgres repository writes: status, attempts, the
@@ -199,8 +218,8 @@ func (r eventRepo) UpdateDelivery(_ context.Context, d webhook.Delivery) error {
 	return nil
 }
 
-func (r eventRepo) ListDeliveries(_ context.Context, endpointID string, p ports.Page) ([]webhook.Delivery, int, error) {
-	rows := r.t().deliveries.filter(func(d webhook.Delivery) bool { return d.EndpointID == endpointID }, true)
+func (r eventRepo) ListDeliveries(_ context.Context, tenantID, endpointID string, p ports.Page) ([]webhook.Delivery, int, error) {
+	rows := r.t().deliveries.filter(func(d webhook.Delivery) bool { return d.EndpointID == endpointID && d.TenantID == tenantID }, true)
 	out, total := page(rows, p)
 	return out, total, nil
 }
@@ -218,10 +237,10 @@ func (r eventRepo) AddAttempt(_ context.Context, a webhook.Attempt) error {
 	return nil
 }
 
-func (r eventRepo) Attempts(_ context.Context, deliveryIDs []string) (map[string][]webhook.Attempt, error) {
+func (r eventRepo) Attempts(_ context.Context, tenantID string, deliveryIDs []string) (map[string][]webhook.Attempt, error) {
 	out := map[string][]webhook.Attempt{}
 	for _, id := range deliveryIDs {
-		if a := r.t().attempts[id]; len(a) > 0 {
+		if a := r.t().attempts[id]; len(a) > 0 && a[0].TenantID == tenantID {
 			out[id] = append([]webhook.Attempt(nil), a...)
 		}
 	}

@@ -14,8 +14,8 @@ import (
 
 // EventRepo is the contract of ports.EventRepo: an event is recorded unless its resource's
 // latest event has its type (a repeatable one always), lists newest first by resource or type
-// family, is scoped (EVENT_NOT_FOUND elsewhere) and fanned out once; endpoints and deliveries
-// are scoped (their NOT_FOUND codes), a deleted endpoint is gone and fails its pending
+// family, is scoped (EVENT_NOT_FOUND elsewhere) and fanned out once, per tenant; endpoints and
+// deliveries are scoped (their NOT_FOUND codes), by tenant in the delivery job's lookups too, a deleted endpoint is gone and fails its pending
 // deliveries, and attempts list in order per delivery.
 func EventRepo(t *testing.T, s ports.Store) {
 	runBehaviours(t, s, []behaviour{
@@ -64,15 +64,22 @@ func eventRecord(t *testing.T, s ports.Store) {
 		return firstErr(err, err2, err3)
 	})
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		claimed, err := tx.Events().ClaimUndispatchedEvents(ctx, 10_000)
+		tenants, err := tx.Events().TenantsWithUndispatchedEvents(ctx, 10_000)
+		if !containsString(tenants, tn.ID) || containsString(tenants, other.ID) {
+			t.Errorf("TenantsWithUndispatchedEvents = %v, want %s and not %s", tenants, tn.ID, other.ID)
+		}
+		if none, _ := tx.Events().ClaimUndispatchedEvents(ctx, other.ID, 10_000); len(none) != 0 {
+			t.Errorf("another tenant's claim took %d events", len(none))
+		}
+		claimed, err2 := tx.Events().ClaimUndispatchedEvents(ctx, tn.ID, 10_000)
 		if !containsString(ids(claimed, func(e event.Event) string { return e.ID }), done.ID) {
 			t.Error("ClaimUndispatchedEvents does not claim a new event")
 		}
-		again, err2 := tx.Events().ClaimUndispatchedEvents(ctx, 10_000)
+		again, err3 := tx.Events().ClaimUndispatchedEvents(ctx, tn.ID, 10_000)
 		if containsString(ids(again, func(e event.Event) string { return e.ID }), done.ID) {
 			t.Error("ClaimUndispatchedEvents claims an event twice")
 		}
-		return firstErr(err, err2)
+		return firstErr(err, err2, err3)
 	})
 }
 
@@ -98,8 +105,8 @@ func eventEndpoints(t *testing.T, s ports.Store) {
 		noErr(t, "CreateEndpoint", tx.Events().CreateEndpoint(ctx, a))
 		noErr(t, "CreateEndpoint", tx.Events().CreateEndpoint(ctx, b))
 		noErr(t, "CreateDelivery", tx.Events().CreateDelivery(ctx, d))
-		noErr(t, "AddAttempt", tx.Events().AddAttempt(ctx, webhook.Attempt{DeliveryID: d.ID, Number: 1, At: at, StatusCode: 500}))
-		noErr(t, "AddAttempt", tx.Events().AddAttempt(ctx, webhook.Attempt{DeliveryID: d.ID, Number: 2, At: at.Add(time.Second), StatusCode: 503}))
+		noErr(t, "AddAttempt", tx.Events().AddAttempt(ctx, webhook.Attempt{TenantID: tn.ID, DeliveryID: d.ID, Number: 1, At: at, StatusCode: 500}))
+		noErr(t, "AddAttempt", tx.Events().AddAttempt(ctx, webhook.Attempt{TenantID: tn.ID, DeliveryID: d.ID, Number: 2, At: at.Add(time.Second), StatusCode: 503}))
 		return err
 	})
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
@@ -113,14 +120,22 @@ func eventEndpoints(t *testing.T, s ports.Store) {
 		if none, _ := tx.Events().EventDeliveries(ctx, other.ID, core.EnvTest, e.ID); len(none) != 0 {
 			t.Errorf("another tenant sees %d deliveries of the event", len(none))
 		}
-		attempts, err4 := tx.Events().Attempts(ctx, []string{d.ID})
+		if none, _ := tx.Events().Attempts(ctx, other.ID, []string{d.ID}); len(none[d.ID]) != 0 {
+			t.Errorf("another tenant sees %d attempts of the delivery", len(none[d.ID]))
+		}
+		_, errOther := tx.Events().LockDeliveryByID(ctx, other.ID, d.ID)
+		wantCode(t, errOther, webhook.CodeDeliveryNotFound)
+		if owner, err := tx.Events().DeliveryTenant(ctx, d.ID); err != nil || owner != tn.ID {
+			t.Errorf("DeliveryTenant = %q, %v; want %s", owner, err, tn.ID)
+		}
+		attempts, err4 := tx.Events().Attempts(ctx, tn.ID, []string{d.ID})
 		if len(attempts[d.ID]) != 2 || attempts[d.ID][0].Number != 1 || attempts[d.ID][1].StatusCode != 503 {
 			t.Errorf("Attempts = %+v", attempts)
 		}
 		noErr(t, "DeleteEndpoint", tx.Events().DeleteEndpoint(ctx, tn.ID, core.EnvTest, a.ID, ledgerNow()))
-		_, err5 := tx.Events().LockEndpointByID(ctx, a.ID)
+		_, err5 := tx.Events().LockEndpointByID(ctx, tn.ID, a.ID)
 		wantCode(t, err5, webhook.CodeEndpointNotFound)
-		got, err6 := tx.Events().LockDeliveryByID(ctx, d.ID)
+		got, err6 := tx.Events().LockDeliveryByID(ctx, tn.ID, d.ID)
 		if got.Status != webhook.DeliveryFailed {
 			t.Errorf("a pending delivery of a deleted endpoint is %s, want FAILED", got.Status)
 		}
@@ -148,16 +163,16 @@ func eventUpdates(t *testing.T, s ports.Store, ep webhook.Endpoint, e event.Even
 		if got.Enabled || got.DisabledReason != "failing" || got.FailingSince == nil {
 			t.Errorf("after UpdateEndpoint = %+v", got)
 		}
-		list, total, err2 := tx.Events().ListDeliveries(ctx, ep.ID, ports.Page{Take: 10})
+		list, total, err2 := tx.Events().ListDeliveries(ctx, ep.TenantID, ep.ID, ports.Page{Take: 10})
 		wantTotal(t, "ListDeliveries", total, 1)
 		if len(list) == 1 && (list[0].Status != webhook.DeliverySucceeded || list[0].Attempts != 1 || list[0].NextAttemptAt != nil) {
 			t.Errorf("after UpdateDelivery = %+v", list[0])
 		}
-		byID, err3 := tx.Events().FindEventByID(ctx, e.ID)
+		byID, err3 := tx.Events().FindEventByID(ctx, ep.TenantID, e.ID)
 		if byID.ID != e.ID || byID.TenantID != ep.TenantID {
 			t.Errorf("FindEventByID = %+v", byID)
 		}
-		_, err4 := tx.Events().FindEventByID(ctx, core.NewID(core.PrefixEvent))
+		_, err4 := tx.Events().FindEventByID(ctx, ep.TenantID, core.NewID(core.PrefixEvent))
 		wantCode(t, err4, event.CodeEventNotFound)
 		return firstErr(err, err2, err3)
 	})

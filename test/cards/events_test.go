@@ -90,3 +90,35 @@ func TestCards_SettlementEvents(t *testing.T) {
 		t.Fatalf("%d settlement_failed events", n)
 	}
 }
+
+// TestCards_AuthorizationEvents: an approval's event is written in the statement that writes the
+// approval and its windows: card_authorization.approved once, with its amount, card and status,
+// for the tenant alone; a decline's event carries its reason. The approval counted in its
+// windows: the next authorization past the cap declines.
+func TestCards_AuthorizationEvents(t *testing.T) {
+	t.Parallel()
+	ten, other := env().NewTenant(t), env().NewTenant(t)
+	w := newWallet(t, ten.ID, true, 10)
+	id := issue(t, ten.Root, w, map[string]any{"dailyUsd": "5"})["cardId"].(string)
+
+	a := authorize(t, ten.Root, id, "3", "5411")
+	aid, _ := a["authorizationId"].(string)
+	if a["status"] != "APPROVED" || aid == "" {
+		t.Fatalf("approval: %v", a)
+	}
+	approved := ten.Root.OneEventOf(t, "card_authorization.approved", aid)
+	if approved["status"] != "APPROVED" || approved["amount"] != "3" || approved["cardId"] != id {
+		t.Fatalf("card_authorization.approved: %v", approved)
+	}
+	if n := len(other.Root.EventsOf(t, "card_authorization.*", aid)); n != 0 {
+		t.Fatalf("another tenant sees %d events of the authorization", n)
+	}
+	d := authorize(t, ten.Root, id, "2.01", "5411") // 3 + 2.01 > the daily 5
+	did, _ := d["authorizationId"].(string)
+	if declineReason(d) != "DAILY_CAP" {
+		t.Fatalf("past the cap: %v", d)
+	}
+	if declined := ten.Root.OneEventOf(t, "card_authorization.declined", did); declined["declineReason"] != "DAILY_CAP" || declined["cardId"] != id {
+		t.Fatalf("card_authorization.declined: %v", declined)
+	}
+}

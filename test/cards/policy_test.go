@@ -109,13 +109,14 @@ func (failingPolicies) FindSubjectAttachment(context.Context, string, core.Envir
 	return policy.Attachment{}, false, errors.New("injected: policy store unavailable")
 }
 
-// TestCards_PolicyFailsClosed: a policy subsystem error declines POLICY_UNAVAILABLE in enforce
-// mode (and holds nothing); log mode approves.
+// TestCards_PolicyFailsClosed: with a policy attached, a policy subsystem error declines
+// POLICY_UNAVAILABLE in enforce mode (and holds nothing); log mode approves.
 func TestCards_PolicyFailsClosed(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten.ID, true, 100)
 	id := issue(t, ten.Root, w, nil)["cardId"].(string)
+	attach(t, ten.Root, createPolicy(t, ten.Root, map[string]any{"limits": map[string]any{"dailyUsd": "50"}}), "card", id)
 	wrap := func(s ports.Store) ports.Store { return failingStore{s} }
 	d := authorize(t, serverWith(t, policy.ModeEnforce, wrap).Client(t).WithKey(ten.RootKey), id, "1", "5411")
 	if d["status"] != "DECLINED" || declineReason(d) != "POLICY_UNAVAILABLE" {
@@ -128,4 +129,23 @@ func TestCards_PolicyFailsClosed(t *testing.T) {
 		t.Fatalf("holds: %+v", b)
 	}
 	ten.Root.Post("/v1/policies/pol_x/attachments", map[string]any{"subjectType": "card", "subjectId": id}).ExpectError(t, http.StatusNotFound, "POLICY_NOT_FOUND")
+}
+
+// TestCards_NoPolicyAttachedSkipsThePolicyStore: the card's locking read reports that no policy
+// is attached to the card, its wallet or its agent, and the gate is then not run at all, even in
+// enforce mode with a policy store that fails: the authorization approves on the card's rules.
+// Once a policy is attached to the card's wallet, the gate runs again (and here fails closed).
+func TestCards_NoPolicyAttachedSkipsThePolicyStore(t *testing.T) {
+	t.Parallel()
+	ten := env().NewTenant(t)
+	w := newWallet(t, ten.ID, true, 100)
+	id := issue(t, ten.Root, w, nil)["cardId"].(string)
+	c := serverWith(t, policy.ModeEnforce, func(s ports.Store) ports.Store { return failingStore{s} }).Client(t).WithKey(ten.RootKey)
+	if a := authorize(t, c, id, "1", "5411"); a["status"] != "APPROVED" || a["policyDecisionId"] != nil {
+		t.Fatalf("no policy attached: %v", a)
+	}
+	attach(t, ten.Root, createPolicy(t, ten.Root, map[string]any{"limits": map[string]any{"dailyUsd": "50"}}), "wallet", w.ID)
+	if d := authorize(t, c, id, "1", "5411"); d["status"] != "DECLINED" || declineReason(d) != "POLICY_UNAVAILABLE" {
+		t.Fatalf("a wallet policy attached: %v", d)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/corridorhq/corridor/core/card"
+	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
@@ -27,6 +28,11 @@ type authSpyRepo struct {
 func (r authSpyRepo) CreateAuthorization(ctx context.Context, a card.Authorization) error {
 	*r.hit = true
 	return r.CardRepo.CreateAuthorization(ctx, a)
+}
+
+func (r authSpyRepo) CreateSpendingAuthorization(ctx context.Context, a card.Authorization, announce event.Event) error {
+	*r.hit = true
+	return r.CardRepo.CreateSpendingAuthorization(ctx, a, announce)
 }
 
 // TestCards_RetriedAuthorizationDecidesOnce: an authorization whose unit of work fails at commit

@@ -215,7 +215,8 @@ func assertCitusLine(t *testing.T, out string) {
 }
 
 // citusCorruptions break the distribution: a distributed table turned back into a local one,
-// a reference table made local, and a table no placement plan names.
+// a reference table made local, the lookup table (distributed by its value) put in the tenant
+// tables' co-location group, and a table no placement plan names.
 func citusCorruptions() []corruption {
 	return []corruption{
 		{name: "a tenant table no longer distributed",
@@ -226,6 +227,10 @@ func citusCorruptions() []corruption {
 			plant:  `SELECT undistribute_table('provider_events')`,
 			revert: `SELECT create_reference_table('provider_events')`,
 			check:  "citus-distribution", names: "table provider_events should be reference but is local to the coordinator"},
+		{name: "the lookup table co-located with the tenant tables",
+			plant:  `SELECT update_distributed_table_colocation('tenant_lookups', colocate_with => 'twofactor_settings')`,
+			revert: `SELECT update_distributed_table_colocation('tenant_lookups', colocate_with => 'none')`,
+			check:  "citus-distribution", names: "table tenant_lookups is a lookup by lookup_key but co-located with twofactor_settings"},
 		{name: "a table outside the plan",
 			plant:  `CREATE TABLE citus_stray (id int)`,
 			revert: `DROP TABLE citus_stray`,

@@ -87,7 +87,8 @@ func runLoad(ten *harness.Tenant, started chan<- struct{}, stop <-chan struct{},
 }
 
 // TestCitus_TenantShardMovesUnderLoad: a tenant's shard group (two-factor settings and
-// budgets, recipient credentials, relayer counts, idempotency records) moves to the other worker with citus_move_shard_placement while
+// budgets, recipient credentials, relayer counts, idempotency records, members and the API
+// keys its requests authenticate with) moves to the other worker with citus_move_shard_placement while
 // the tenant's deposits and settings changes keep arriving. Every request succeeds, the
 // balance is exactly the deposits made, the last settings write is what reads return, the
 // co-located shards moved together, a deposit replayed after the move answers what it answered
@@ -121,7 +122,7 @@ func TestCitus_TenantShardMovesUnderLoad(t *testing.T) {
 		t.Fatalf("%d requests failed during the move: %v", len(l.failures), l.failures)
 	}
 	for _, table := range []string{"twofactor_settings", "recipient_credentials", "relayer_tx_counts", "twofactor_budgets",
-		"twofactor_factors", "twofactor_challenges", "contacts", "idempotency_keys"} {
+		"twofactor_factors", "twofactor_challenges", "contacts", "idempotency_keys", "members", "api_keys"} {
 		if got := tenantPlacement(t, conn, table, ten.ID); got.host != to.host || got.port != to.port {
 			t.Errorf("%s's shard for the tenant is on %s:%d, want it moved with its group to %s:%d", table, got.host, got.port, to.host, to.port)
 		}

@@ -2,6 +2,7 @@ package citus
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -10,7 +11,11 @@ import (
 
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/event"
+	"github.com/corridorhq/corridor/core/tenant"
 	"github.com/corridorhq/corridor/core/twofactor"
+	"github.com/corridorhq/corridor/core/webhook"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -40,8 +45,11 @@ func singleShardStore(t *testing.T) *postgres.Store {
 
 // TestCitus_TenantUnitsRouteToOneShard: the unit-of-work statements of the distributed families
 // (idempotency records: claim, save, replay; contacts, factors, challenges, settings and
-// budgets: every read and write the two-factor use cases make) each go to the tenant's one
-// shard: run on connections that refuse a multi-shard statement, every one succeeds.
+// budgets: every read and write the two-factor use cases make; members and API keys, with the
+// lookups that find them before the tenant is known: a key by public id, an invite by token
+// hash, a session user's tenant; events, their per-tenant fan-out claim, webhook endpoints,
+// deliveries and attempts as the dispatcher and the attempt job use them) each go to one shard: run on connections that refuse a
+// multi-shard statement, every one succeeds.
 func TestCitus_TenantUnitsRouteToOneShard(t *testing.T) {
 	ctx := context.Background()
 	store := singleShardStore(t)
@@ -77,6 +85,9 @@ func TestCitus_TenantUnitsRouteToOneShard(t *testing.T) {
 	inTx("challenges, settings and budgets", func(ctx context.Context, tx ports.Tx) error {
 		return challengesUnit(ctx, tx, ten.ID, now)
 	})
+	inTx("members", func(ctx context.Context, tx ports.Tx) error { return membersUnit(ctx, tx, ten.ID, now) })
+	inTx("API keys", func(ctx context.Context, tx ports.Tx) error { return apiKeysUnit(ctx, tx, ten.ID, now) })
+	inTx("events and webhooks", func(ctx context.Context, tx ports.Tx) error { return webhooksUnit(ctx, tx, ten.ID, now) })
 	// The guard itself: a statement over every shard is refused on these connections.
 	_, err := store.DB().ExecContext(ctx, `SELECT count(*) FROM contacts`)
 	if err == nil || !strings.Contains(err.Error(), "multi-task") && !strings.Contains(err.Error(), "multi-shard") {
@@ -210,4 +221,145 @@ func TestCitus_IdempotencyPurgeAcrossShards(t *testing.T) {
 	if old != 0 || live != 1 {
 		t.Fatalf("after the purge: %d expired records left (want 0), %d live (want 1)", old, live)
 	}
+}
+
+func membersUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Time) error {
+	r := tx.Members()
+	m := tenant.Member{ID: core.NewID(core.PrefixMember), TenantID: tenantID, Email: "route@example.com",
+		Role: tenant.RoleMember, Status: tenant.MemberPending, InviteTokenHash: core.NewID("hash"),
+		InviteExpiresAt: now.Add(time.Hour), CreatedAt: now}
+	if err := r.CreateMember(ctx, m); err != nil {
+		return err
+	}
+	found, err := r.FindMemberByInviteHashForUpdate(ctx, m.InviteTokenHash)
+	if err != nil {
+		return err
+	}
+	found.Status, found.IdentityUserID, found.AcceptedAt = tenant.MemberActive, core.NewID("usr"), &now
+	if err := r.UpdateMember(ctx, found); err != nil {
+		return err
+	}
+	if _, err := r.FindMember(ctx, tenantID, m.ID); err != nil {
+		return err
+	}
+	if _, _, err := r.ListMembers(ctx, tenantID, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	t, member, err := tx.Tenants().FindTenantForUser(ctx, found.IdentityUserID)
+	if err == nil && (t.ID != tenantID || member == nil || member.ID != m.ID) {
+		return fmt.Errorf("the user's tenant: %s, member %+v", t.ID, member)
+	}
+	return err
+}
+
+func apiKeysUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Time) error {
+	r := tx.APIKeys()
+	parent := tenant.APIKey{ID: core.NewID(core.PrefixAPIKey), TenantID: tenantID, Environment: core.EnvTest,
+		Name: "route", PubID: core.NewID("pub"), SecretHash: "h", Scopes: []auth.Scope{}, CreatedAt: now}
+	child := parent
+	child.ID, child.PubID, child.CreatedBy = core.NewID(core.PrefixAPIKey), core.NewID("pub"), tenant.KeyCreator{KeyID: parent.ID}
+	for _, k := range []tenant.APIKey{parent, child} {
+		if err := r.CreateAPIKey(ctx, k); err != nil {
+			return err
+		}
+	}
+	if got, err := r.FindAPIKeyByPubID(ctx, child.PubID); err != nil || got.ID != child.ID {
+		return fmt.Errorf("key by public id: %s, %w", got.ID, err)
+	}
+	if _, err := r.FindAPIKey(ctx, tenantID, core.EnvTest, parent.ID); err != nil {
+		return err
+	}
+	if _, _, err := r.ListAPIKeys(ctx, tenantID, core.EnvTest, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	if err := r.RevokeAPIKey(ctx, tenantID, core.EnvTest, child.ID, now); err != nil {
+		return err
+	}
+	_, err := r.RevokeKeysCreatedByMember(ctx, tenantID, "mem_route", now)
+	return err
+}
+
+func webhooksUnit(ctx context.Context, tx ports.Tx, tenantID string, now time.Time) error {
+	r := tx.Events()
+	e := event.New(tenantID, core.EnvTest, "card.frozen", "crd_route", map[string]any{"status": "inactive"}, now)
+	if _, err := r.RecordEvent(ctx, e); err != nil {
+		return err
+	}
+	if claimed, err := r.ClaimUndispatchedEvents(ctx, tenantID, 100); err != nil || len(claimed) != 1 {
+		return fmt.Errorf("claimed %d events (want 1): %w", len(claimed), err)
+	}
+	ep := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: tenantID, Environment: core.EnvTest,
+		URL: "https://example.com/hook", Enabled: true, SealedSecret: []byte("s"), CreatedAt: now, UpdatedAt: now}
+	if _, err := r.CountEndpoints(ctx, tenantID, core.EnvTest); err != nil {
+		return err
+	}
+	if err := r.CreateEndpoint(ctx, ep); err != nil {
+		return err
+	}
+	if err := endpointReads(ctx, r, ep); err != nil {
+		return err
+	}
+	d := webhook.Delivery{ID: core.NewID(core.PrefixWebhookDelivery), TenantID: tenantID, Environment: core.EnvTest,
+		EndpointID: ep.ID, EventID: e.ID, EventType: e.Type, Status: webhook.DeliveryPending, NextAttemptAt: &now,
+		CreatedAt: now, UpdatedAt: now}
+	if err := r.CreateDelivery(ctx, d); err != nil {
+		return err
+	}
+	if err := attemptUnit(ctx, r, d, now); err != nil {
+		return err
+	}
+	return r.DeleteEndpoint(ctx, tenantID, core.EnvTest, ep.ID, now)
+}
+
+func endpointReads(ctx context.Context, r ports.EventRepo, ep webhook.Endpoint) error {
+	locked, err := r.LockEndpointByID(ctx, ep.TenantID, ep.ID)
+	if err != nil {
+		return err
+	}
+	locked.FailingSince = &locked.UpdatedAt
+	if err := r.UpdateEndpoint(ctx, locked); err != nil {
+		return err
+	}
+	if _, err := r.FindEndpoint(ctx, ep.TenantID, ep.Environment, ep.ID); err != nil {
+		return err
+	}
+	if _, _, err := r.ListEndpoints(ctx, ep.TenantID, ep.Environment, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	_, err = r.EnabledEndpoints(ctx, ep.TenantID, ep.Environment)
+	return err
+}
+
+// attemptUnit is what the attempt job does with a delivery: lock it, mark it in flight, read
+// its event, record the attempt, then the reads of the deliveries pages.
+func attemptUnit(ctx context.Context, r ports.EventRepo, d webhook.Delivery, now time.Time) error {
+	locked, err := r.LockDeliveryByID(ctx, d.TenantID, d.ID)
+	if err != nil {
+		return err
+	}
+	locked.AttemptStartedAt = &now
+	if err := r.UpdateDelivery(ctx, locked); err != nil {
+		return err
+	}
+	if _, err := r.FindEventByID(ctx, d.TenantID, d.EventID); err != nil {
+		return err
+	}
+	a := webhook.Attempt{TenantID: d.TenantID, DeliveryID: d.ID, Number: 1, At: now, StatusCode: 200, Succeeded: true}
+	if err := r.AddAttempt(ctx, a); err != nil {
+		return err
+	}
+	if got, err := r.Attempts(ctx, d.TenantID, []string{d.ID}); err != nil || len(got[d.ID]) != 1 {
+		return fmt.Errorf("attempts %v: %w", got, err)
+	}
+	if _, _, err := r.ListDeliveries(ctx, d.TenantID, d.EndpointID, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	if _, err := r.EventDeliveries(ctx, d.TenantID, d.Environment, d.EventID); err != nil {
+		return err
+	}
+	if _, err := r.FindDelivery(ctx, d.TenantID, d.Environment, d.ID); err != nil {
+		return err
+	}
+	_, err = r.FindEvent(ctx, d.TenantID, d.Environment, d.EventID)
+	return err
 }

@@ -44,6 +44,10 @@ type Server struct {
 // Citus reports whether the server is a Citus coordinator (CORRIDOR_TESTDB_SOURCE=citus).
 func (s *Server) Citus() bool { return s.citus != nil }
 
+// CitusCluster is the Citus cluster behind a citus server (nil for the others): the chaos
+// tests kill and revive its nodes.
+func (s *Server) CitusCluster() *pgcluster.Citus { return s.citus }
+
 // Restart restarts the server, disconnecting every session, and returns once it answers
 // again: for tests of a PostgreSQL restart under load. Only the throwaway local cluster can be
 // restarted (a container or TEST_DATABASE_URL's server is not this process's to restart).

@@ -1,0 +1,37 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/corridorhq/corridor/ports"
+)
+
+// TestQueueFor: a unit without an affinity joins the shared queue; one with an affinity joins
+// one lane's queue, always the same for the same key, and keys spread over the lanes.
+func TestQueueFor(t *testing.T) {
+	p := &pipeline{queue: make(chan *pipeUnit)}
+	for range 2 {
+		p.lanes = append(p.lanes, make(chan *pipeUnit))
+	}
+	if p.queueFor(context.Background()) != p.queue {
+		t.Fatal("no affinity: want the shared queue")
+	}
+	used := map[chan *pipeUnit]bool{}
+	for i := range 32 {
+		ctx := ports.WithAffinity(context.Background(), fmt.Sprintf("ten_%d", i))
+		q := p.queueFor(ctx)
+		if q == p.queue || q != p.queueFor(ctx) {
+			t.Fatalf("key %d: want one lane's queue, the same each time", i)
+		}
+		used[q] = true
+	}
+	if len(used) != 2 {
+		t.Fatalf("32 keys used %d lanes, want both", len(used))
+	}
+	one := &pipeline{queue: p.queue, lanes: p.lanes[:1]}
+	if one.queueFor(ports.WithAffinity(context.Background(), "ten_x")) != p.queue {
+		t.Fatal("one lane: want the shared queue")
+	}
+}

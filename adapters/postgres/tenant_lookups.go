@@ -1,0 +1,65 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/uptrace/bun"
+)
+
+// Kinds of tenant_lookups rows: each names a value looked up before the tenant is known.
+const (
+	lookupAPIKey     = "api_key"     // an API key's public id (authentication)
+	lookupInvite     = "invite"      // a member invite's token hash (accepting it)
+	lookupMemberUser = "member_user" // a session user's memberships (one row per tenant)
+)
+
+// insertLookupSQL records which tenant a value belongs to. It has server-side parameters
+// (rawQuerier) because it is written in the unit of work of the row it finds.
+const insertLookupSQL = `INSERT INTO tenant_lookups (lookup_key, kind, tenant_id) VALUES ($1, $2, $3)`
+
+// addLookup writes the lookup row of a value in the caller's unit of work, so the row it finds
+// and the lookup commit together. On Citus the lookup lives on the value's shard, the row on
+// the tenant's: one (rare) two-shard transaction at creation buys single-shard lookups after.
+func addLookup(ctx context.Context, q querier, key, kind, tenantID string) error {
+	_, err := q.ExecContext(ctx, insertLookupSQL, key, kind, tenantID)
+	return err
+}
+
+// addLookupOnce is addLookup for a multi-valued kind (member_user): a second write is a no-op.
+func addLookupOnce(ctx context.Context, q querier, key, kind, tenantID string) error {
+	_, err := q.ExecContext(ctx, insertLookupSQL+` ON CONFLICT (lookup_key, kind, tenant_id) DO NOTHING`, key, kind, tenantID)
+	return err
+}
+
+// lookupTenant is the tenant a unique value belongs to; ok is false when none has it. It reads
+// one row by the distribution column, so on Citus it asks one shard.
+func lookupTenant(ctx context.Context, q querier, key, kind string) (string, bool, error) {
+	var tenantID string
+	err := q.QueryRowContext(ctx, `SELECT tenant_id FROM tenant_lookups WHERE lookup_key = $1 AND kind = $2`, key, kind).
+		Scan(&tenantID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	return tenantID, err == nil, err
+}
+
+// lookupTenants lists the tenants a multi-valued value belongs to, from its one shard.
+func lookupTenants(ctx context.Context, db bun.IDB, key, kind string) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT tenant_id FROM tenant_lookups WHERE lookup_key = ? AND kind = ?
+		ORDER BY tenant_id`, key, kind)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, errors.Join(rows.Err(), rows.Close())
+}

@@ -1,0 +1,1 @@
+DROP INDEX checkout_refunds_tenant_time;

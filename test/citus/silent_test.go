@@ -1,0 +1,88 @@
+package citus
+
+import (
+	"context"
+	"net"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/corridorhq/corridor/test/harness"
+	"github.com/corridorhq/corridor/test/harness/faultproxy"
+	"github.com/corridorhq/corridor/wiring"
+)
+
+// silentTimeout is the request deadline of the silent-worker test's service.
+const silentTimeout = 3 * time.Second
+
+// citusConnectTimeout is Citus's default citus.node_connection_timeout.
+const citusConnectTimeout = 30 * time.Second
+
+// TestCitus_WorkerSilent: a worker that stops answering without refusing (a network partition,
+// a machine that hangs: connections accepted, nothing answered), which a killed worker on
+// loopback never shows. The coordinator reaches the worker through a fault proxy
+// (citus_update_node); with the proxy silent, a request of a tenant on that worker answers 503
+// SERVICE_UNAVAILABLE by the service's request deadline, not after Citus's own connection
+// time-out, and a tenant on the other worker is served meanwhile. Once the worker answers
+// again the refused deposit applies once on retry and corridor check's checks pass.
+func TestCitus_WorkerSilent(t *testing.T) {
+	citusCluster(t)
+	tenants := placedTenants(t, 1)
+	var victim, other *chaosTenant
+	for _, ct := range tenants {
+		if ct.port == tenants[0].port {
+			victim = ct
+		} else if other == nil {
+			other = ct
+		}
+	}
+	proxy, err := faultproxy.Start("127.0.0.1:" + strconv.Itoa(victim.port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	_, portText, _ := net.SplitHostPort(proxy.Addr())
+	proxyPort, _ := strconv.Atoi(portText)
+	updateNode(t, victim.port, proxyPort)
+	t.Cleanup(func() { proxy.Blackhole(false); updateNode(t, proxyPort, victim.port) })
+	// A service started after the update: its sessions on the coordinator open their worker
+	// connections through the proxy.
+	srv := harness.NewServer(t, func(c *wiring.Config) { c.HTTPTimeouts.Request = silentTimeout })
+	as := func(ct *chaosTenant) *harness.Client { return srv.Client(t).WithKey(ct.ten.RootKey) }
+	deposit := func(ct *chaosTenant, key string) *harness.Response {
+		return as(ct).With("Idempotency-Key", key).Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "3"})
+	}
+	deposit(victim, "silent-before").Expect(t, 201)
+
+	proxy.Blackhole(true)
+	begin := time.Now()
+	deposit(victim, "silent-during").ExpectError(t, 503, "SERVICE_UNAVAILABLE")
+	took := time.Since(begin)
+	// Not a timing target: the bound tells the request's deadline (3 s) from Citus's own
+	// connection time-out (citus.node_connection_timeout, 30 s), whatever the machine's load.
+	if took >= citusConnectTimeout {
+		t.Errorf("the refusal took %s: Citus's connection time-out answered, not the request deadline %s", took, silentTimeout)
+	}
+	deposit(other, "silent-other").Expect(t, 201)
+
+	proxy.Blackhole(false)
+	harness.Eventually(t, "the refused deposit applied on retry", func() bool {
+		r, err := as(victim).With("Idempotency-Key", "silent-during").Try("POST", "/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "3"})
+		return err == nil && r.Status == 201
+	})
+	harness.ExpectServiceBalance(t, as(victim), 6_000_000, 0)
+	harness.ExpectServiceBalance(t, as(other), 3_000_000, 0)
+	expectChecks(t)
+	t.Logf("a silent worker's tenant refused in %s (request deadline %s)", took.Round(time.Millisecond), silentTimeout)
+}
+
+// updateNode points the coordinator's entry for the worker on port from at port to.
+func updateNode(t *testing.T, from, to int) {
+	t.Helper()
+	var ok bool
+	err := queryOne(context.Background(), env().DatabaseURL, `SELECT citus_update_node(nodeid, '127.0.0.1', $2) IS NULL
+		FROM pg_dist_node WHERE nodeport = $1`, &ok, from, to)
+	if err != nil {
+		t.Fatalf("citus_update_node :%d -> :%d: %v", from, to, err)
+	}
+}
