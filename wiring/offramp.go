@@ -55,6 +55,10 @@ func (h heldPayments) ReevaluateHeld(ctx context.Context, tx ports.Tx, env core.
 	return h.s.Offramp.ReevaluateHeld(ctx, tx, env, recipientTenantID)
 }
 
+func (h heldPayments) PrepareHeld(ctx context.Context, env core.Environment, recipientTenantID string) error {
+	return h.s.Offramp.PrepareHeld(ctx, env, recipientTenantID)
+}
+
 // paymentClaims are the pending claims of off-ramp payments; claims are built after payments
 // (they post through them), so it reaches them through s.
 type paymentClaims struct{ s *registry }

@@ -107,7 +107,6 @@ func (s *registry) httpDeps() http.Deps {
 // newServices builds one service per capability of app/ and plugs them into each other
 // through the small interfaces each caller declares: tenancy asks wallets which wallets a
 // signer owns; Safe payments and off-ramp payments ask policy for its gates.
-// long: the late-bound loops it closes are being removed on another branch (issue #43, item 2); split it then.
 func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error) {
 	s := &registry{}
 	var err error
@@ -144,19 +143,20 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		CoolingOff: cfg.ContactCoolingOff, PlatformAddresses: []string{liquidationAddress(cfg)}}); err != nil {
 		return s, err
 	}
+	// A Safe payment's final save is a domain event treasury reacts to in the same unit of
+	// work (a sweep's outcome): Safe payments raise it without knowing who listens.
+	paymentsFinalized := &kernel.Subscribers[safepay.Finalized]{}
 	if s.SafePay, err = safepayments.New(safepayments.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		ScreeningGate: safePayScreening{p.screening},
-		PolicyGate:    s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		// Treasury is built after Safe payments (it proposes through them): sweepOutcomes
-		// reaches it through s once it exists.
-		Outcomes: sweepOutcomes{s}, Custody: p.custody}); err != nil {
+		Screening:  p.screening,
+		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
+		Finalized: paymentsFinalized, Custody: p.custody}); err != nil {
 		return s, err
 	}
 	if err := newOfframp(cfg, p, s, log); err != nil {
 		return s, err
 	}
 	s.Treasury, err = treasuries.New(treasuries.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, Logger: log})
+		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, PaymentsFinalized: paymentsFinalized, Logger: log})
 	if err != nil {
 		return s, err
 	}
@@ -170,24 +170,30 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if err != nil {
 		return s, err
 	}
+	return s, newMerchantServices(cfg, p, s, log)
+}
+
+// newMerchantServices builds invoices, webhooks and hosted checkout, the capabilities built
+// last: they take Safe payments, wallets and policy, and nothing takes them.
+func newMerchantServices(cfg Config, p servicePorts, s *registry, log *slog.Logger) error {
 	arbiter, err := invoiceArbiterKey(cfg.InvoiceArbiterKey)
 	if err != nil {
-		return s, err
+		return err
 	}
 	s.Invoices, err = invoices.New(invoices.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: invoiceWallets{s.Wallets}, Payments: invoicePayments{s.SafePay}, ArbiterKey: arbiter,
 		PollInterval: cfg.InvoicePollInterval, Logger: log})
 	if err != nil {
-		return s, err
+		return err
 	}
 	s.Webhooks, err = webhooks.New(webhooks.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
 		Sender: outside.Webhooks{WebhookSender: p.webhookSender}, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
-		return s, err
+		return err
 	}
 	s.Checkout, err = checkouts.New(checkouts.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Config: cfg.Checkout, Logger: log, Policy: s.Policy})
-	return s, err
+	return err
 }
 
 // newWalletServices builds the three wallet-side capabilities: wallets, the sandbox faucet and
@@ -240,15 +246,18 @@ func liquidationAddress(cfg Config) string {
 type rampPayments struct{ payments *safepayments.Service }
 
 func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (ramps.PaymentRead, error) {
-	return r.payments.ReadProposal(ctx, p, in)
+	return proposal(ctx, r.payments, p, in)
 }
 
-func (r rampPayments) ProposeRampPayment(ctx context.Context, p auth.Principal, read ramps.PaymentRead) (safepay.Payment, error) {
-	pr, ok := read.(safepayments.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("ramp payments: a read of type %T", read)
+// proposal prepares a Safe payment and returns the typed step that proposes it.
+func proposal(ctx context.Context, payments *safepayments.Service, p auth.Principal, in safepay.Request) (func(context.Context, auth.Principal) (safepay.Payment, error), error) {
+	read, err := payments.ReadProposal(ctx, p, in)
+	if err != nil {
+		return nil, err
 	}
-	return r.payments.Propose(ctx, p, pr)
+	return func(ctx context.Context, p auth.Principal) (safepay.Payment, error) {
+		return payments.Propose(ctx, p, read)
+	}, nil
 }
 
 // invoiceWallets provisions invoice hold Safes through the wallets capability, with purpose
@@ -266,27 +275,17 @@ func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, 
 type invoicePayments struct{ payments *safepayments.Service }
 
 func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoices.PaymentRead, error) {
-	return i.payments.ReadProposal(ctx, p, in)
-}
-
-func (i invoicePayments) ProposePayment(ctx context.Context, p auth.Principal, read invoices.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayments.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("invoice payments: a read of type %T", read)
-	}
-	return i.payments.Propose(ctx, p, r)
+	return proposal(ctx, i.payments, p, in)
 }
 
 func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoices.PaymentRead, error) {
-	return i.payments.ReadSignature(ctx, p, paymentID, signature)
-}
-
-func (i invoicePayments) Sign(ctx context.Context, p auth.Principal, read invoices.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayments.SignatureRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("invoice payments: a signature read of type %T", read)
+	read, err := i.payments.ReadSignature(ctx, p, paymentID, signature)
+	if err != nil {
+		return nil, err
 	}
-	return i.payments.Sign(ctx, p, r)
+	return func(ctx context.Context, p auth.Principal) (safepay.Payment, error) {
+		return i.payments.Sign(ctx, p, read)
+	}, nil
 }
 
 // devInvoiceArbiterSeed derives the TEST arbiter key when INVOICE_ARBITER_KEY is unset. It is
@@ -321,30 +320,11 @@ func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principa
 		ChainID: in.ChainID, Purpose: wallet.PurposeTreasury})
 }
 
-// sweepOutcomes tells the treasury capability of final Safe payments, so a sweep announces
-// its outcome in the payment's unit of work.
-type sweepOutcomes struct{ s *registry }
-
-func (o sweepOutcomes) PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error {
-	if o.s.Treasury == nil {
-		return nil
-	}
-	return o.s.Treasury.PaymentFinal(ctx, tx, p)
-}
-
 // treasuryPayments proposes sweep payments through the Safe payments capability.
 type treasuryPayments struct{ payments *safepayments.Service }
 
 func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuries.PaymentRead, error) {
-	return t.payments.ReadProposal(ctx, p, in)
-}
-
-func (t treasuryPayments) ProposeSweepPayment(ctx context.Context, p auth.Principal, read treasuries.PaymentRead) (safepay.Payment, error) {
-	r, ok := read.(safepayments.ProposalRead)
-	if !ok {
-		return safepay.Payment{}, fmt.Errorf("treasury payments: a read of type %T", read)
-	}
-	return t.payments.Propose(ctx, p, r)
+	return proposal(ctx, t.payments, p, in)
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.

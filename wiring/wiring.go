@@ -406,9 +406,7 @@ func useSharedRelayerState(cfg Config, db *bun.DB, log *slog.Logger) *kernel.Rel
 }
 
 // serviceStore is the store the use cases see: reads routed to the standby when one is
-// configured, every ledger debit through the spend guard's confinement, and units of work that
-// need a screening answer given it between their runs, outside any transaction
-// (kernel.OutsideRead, docs/decisions/reliability.md).
+// configured, and every ledger debit through the spend guard's confinement.
 func serviceStore(ctx context.Context, cfg Config, store *postgres.Store, obs *observability, undo *cleanups) (ports.Store, error) {
 	var appStore ports.Store = store
 	readMetrics := postgres.NewReadMetrics()
@@ -427,7 +425,7 @@ func serviceStore(ctx context.Context, cfg Config, store *postgres.Store, obs *o
 	if cfg.WrapStore != nil {
 		appStore = cfg.WrapStore(appStore)
 	}
-	return kernel.OutsideReadsStore{Store: appStore}, nil
+	return appStore, nil
 }
 
 // newHTTPServer builds the API server and mounts the console on it.

@@ -154,8 +154,13 @@ func (k developerPages) createWebhook(c *fiber.Ctx) error {
 		events = []string{"*"}
 	}
 	in := webhooks.EndpointInput{URL: strings.TrimSpace(c.FormValue("url")), Events: events}
+	// The URL's host is resolved while preparing, outside the form's unit of work.
+	prepared, err := k.svc.Webhooks.PrepareEndpoint(c.UserContext(), principal(c), in)
+	if err != nil {
+		return k.fail(c, err)
+	}
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
-		ep, secret, err := k.svc.Webhooks.CreateEndpoint(ctx, principal(c), in)
+		ep, secret, err := k.svc.Webhooks.AddEndpoint(ctx, principal(c), prepared)
 		if err != nil {
 			return outcome{}, err
 		}

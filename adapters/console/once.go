@@ -69,7 +69,7 @@ type storedOutcome struct {
 	Again    flash  `json:"again"`
 }
 
-// runOnce runs action at most once per rendered form, inside the kernel's idempotent unit (the
+// runOnce runs action at most once per rendered form, inside the kernel's runner's unit of work (the
 // record commits with the action's effect; a refusal rolls back and stores nothing, so the
 // corrected form can be sent again). The answer is a redirect to the outcome's page.
 func (k *Console) runOnce(c *fiber.Ctx, action func(ctx context.Context) (outcome, error)) error {

@@ -47,7 +47,7 @@ func (h *agentsHandlers) agentEndpoints() []Endpoint {
 	if h.cardsEnabled {
 		routes = append(routes, Endpoint{Method: "POST", Path: "/v1/agents/{id}/cards", Summary: "Issue the agent's one card on its DEPLOYED wallet: caps left out copy the agent's limits, null clears; its authorizations consume the agent's windows", Tag: "agents",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeAgentsManage, auth.ScopeCardsIssue}, Params: pathID, Request: agentCardRequest{}, SandboxOnly: true,
-			Responses: map[int]any{201: cardResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Staged: h.issueAgentCard,
+			Responses: map[int]any{201: cardResponse{}, 400: Envelope{}, 404: Envelope{}, 409: Envelope{}, 503: Envelope{}}, Prepare: h.issueAgentCard,
 			AgentSuspendedConflict: true})
 	}
 	return routes

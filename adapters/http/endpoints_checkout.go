@@ -26,7 +26,7 @@ func (h *checkoutHandlers) checkoutEndpoints() []Endpoint {
 			Responses: map[int]any{200: checkoutResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}}, Handler: h.expireCheckout},
 		{Method: "POST", Path: "/v1/sandbox/payments/{id}/pay", Summary: "TEST only: pay a checkout as a payer's wallet would (the relayer sends the sandbox test USDC to its deposit address and is its payer; the watcher then sees it)", Tag: "checkout",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsCreate}, Params: chk, Request: checkoutSandboxPayRequest{}, SandboxOnly: true, SecondaryErrors: true,
-			Responses: map[int]any{201: checkoutSandboxPayResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Handler: h.sandboxPayCheckout},
+			Responses: map[int]any{201: checkoutSandboxPayResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Prepare: outsideStep(h.sandboxPayCheckout)},
 		{Method: "GET", Path: "/pay/{id}", Public: "the hosted payment page: the checkout id is its key", Summary: "The hosted payment page of a checkout (HTML; public: the id is its key); an unknown id or an unavailable chain answers an HTML page too", Tag: "checkout",
 			Auth: authNone, Params: chk,
 			Responses: map[int]any{200: Content{"text/html": ""}, 404: Content{"text/html": ""}, 503: Content{"text/html": ""}}, Handler: h.checkoutPage},

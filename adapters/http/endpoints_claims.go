@@ -22,7 +22,7 @@ func (h *claimsHandlers) claimEndpoints() []Endpoint {
 			Responses: map[int]any{200: claimChallengeVerifyResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 429: Envelope{}, 501: Envelope{}}, Handler: h.verifyClaimPhoneCode},
 		{Method: "POST", Path: "/v1/claims/{claimToken}/redeem", Summary: "Redeem a claim into the caller's tenant: a VERIFIED challenge and one of the caller's ACTIVE destinations; the full policy composer runs", Tag: "claims",
 			Auth: authRequired, Scopes: write, Params: token, Request: claimRedeemRequest{},
-			Responses: map[int]any{200: claimRedeemResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 501: Envelope{}}, Handler: h.redeemClaim},
+			Responses: map[int]any{200: claimRedeemResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 501: Envelope{}}, Prepare: h.redeemClaim},
 		{Method: "GET", Path: "/v1/offramp/claims/{claimId}", Summary: "Sender only: a claim with its escrow transactions", Tag: "claims",
 			Auth: authRequired, Scopes: read, Params: claimID,
 			Responses: map[int]any{200: claimResponse{}, 404: Envelope{}}, Handler: h.getClaim},

@@ -29,7 +29,7 @@ func (h *walletsHandlers) secondaryEndpoints() []Endpoint {
 			Responses: map[int]any{200: secondaryTransactionListResponse{}, 404: secondaryErrorResponse{}}, Handler: h.secondaryWalletTransactions},
 		{Method: "POST", Path: "/v1/wallets/{id}/send", Summary: "Secondary: send USDC to an address (a Safe payment awaiting its owners' signatures)", Tag: "secondary",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopePaymentsCreate, auth.ScopeWalletsRead}, Params: pathID, Request: secondarySendRequest{}, SecondaryErrors: true,
-			Responses: map[int]any{201: secondarySendResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Staged: h.secondarySend},
+			Responses: map[int]any{201: secondarySendResponse{}, 403: secondaryErrorResponse{}, 404: secondaryErrorResponse{}, 503: secondaryErrorResponse{}}, Prepare: h.secondarySend},
 		{Method: "GET", Path: "/v1/transactions", Summary: "Secondary: every wallet's Safe payments and on-chain USDC movements, newest first", Tag: "secondary",
 			Auth: authRequired, Scopes: read, Params: append(append([]Param{}, history...), dates...), SecondaryErrors: true,
 			Responses: map[int]any{200: secondaryTransactionListResponse{}}, Handler: h.secondaryTransactions},

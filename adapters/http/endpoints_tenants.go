@@ -23,7 +23,7 @@ func (h *tenancyHandlers) endpoints() []Endpoint {
 			Responses: map[int]any{200: memberResponse{}, 404: Envelope{}}, Handler: h.acceptInvite},
 		{Method: "POST", Path: "/v1/tenants/members/{id}/revoke", Summary: "Revoke a member", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Params: pathID,
-			Responses: map[int]any{200: memberRevokeResponse{}, 404: Envelope{}}, Staged: h.revokeMember},
+			Responses: map[int]any{200: memberRevokeResponse{}, 404: Envelope{}}, Prepare: h.revokeMember},
 		{Method: "PATCH", Path: "/v1/tenants/members/{id}", Grants: "member_role", Summary: "Change a member's role (the grant rule: the caller holds both roles' powers in TEST and LIVE)", Tag: "members",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeMembersManage}, Params: pathID, Request: memberRoleRequest{},
 			Responses: map[int]any{200: memberResponse{}, 404: Envelope{}, 409: Envelope{}}, Handler: h.changeMemberRole},

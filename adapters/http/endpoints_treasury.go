@@ -36,12 +36,12 @@ func (h *treasuryHandlers) treasuryEndpoints() []Endpoint {
 			Responses: map[int]any{200: treasuryRuleResponse{}, 403: Envelope{}, 404: Envelope{}}, Handler: h.deleteTreasuryRule},
 		{Method: "POST", Path: "/v1/treasury/accounts/{id}/sweeps", Summary: "Propose a bucket-to-bucket USDC payment (a Safe payment owners sign)", Tag: "treasury",
 			Auth: authRequired, Scopes: write, Params: pathID, Request: treasurySweepRequest{}, SandboxOnly: true,
-			Responses: map[int]any{201: treasurySweepResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Staged: h.createTreasurySweep},
+			Responses: map[int]any{201: treasurySweepResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}, 409: Envelope{}, 422: Envelope{}, 503: Envelope{}}, Prepare: h.createTreasurySweep},
 		{Method: "GET", Path: "/v1/treasury/accounts/{id}/sweeps", Summary: "List the account's sweeps, newest first, with the live status of their payments", Tag: "treasury",
 			Auth: authRequired, Scopes: read, Params: withPaging, SandboxOnly: true,
 			Responses: map[int]any{200: treasurySweepListResponse{}, 403: Envelope{}, 404: Envelope{}}, Handler: h.listTreasurySweeps},
 		{Method: "POST", Path: "/v1/sandbox/treasury/accounts/{id}/advance", Summary: "TEST only: move the account's simulated clock days ahead, accrue each day's yield and run its rules", Tag: "sandbox",
 			Auth: authRequired, Scopes: write, Params: pathID, Request: treasuryAdvanceRequest{},
-			Responses: map[int]any{200: treasuryAdvanceResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}}, Staged: h.advanceTreasury},
+			Responses: map[int]any{200: treasuryAdvanceResponse{}, 400: Envelope{}, 403: Envelope{}, 404: Envelope{}}, Prepare: h.advanceTreasury},
 	}
 }

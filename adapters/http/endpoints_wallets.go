@@ -11,7 +11,7 @@ func (h *walletsHandlers) walletEndpoints() []Endpoint {
 		{Method: "POST", Path: "/v1/wallets", Summary: "Create a Safe wallet: its predicted address is returned at once and a job deploys it. A secondary-shaped body (customer_id, currencies, and owner_address for a wallet the partner owns; without it a custodial wallet the service signs for) answers the secondary shape", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: OneOf{walletCreateRequest{}, secondaryWalletCreateRequest{}},
 			SecondaryBody: isSecondaryWalletBody,
-			Responses:     map[int]any{201: OneOf{walletResponse{}, secondaryWalletResponse{}}, 429: Envelope{}, 503: Envelope{}}, Staged: h.createWalletEither},
+			Responses:     map[int]any{201: OneOf{walletResponse{}, secondaryWalletResponse{}}, 429: Envelope{}, 503: Envelope{}}, Prepare: h.createWalletEither},
 		{Method: "GET", Path: "/v1/wallets", Summary: "List wallets of the caller's environment", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsRead}, Params: paging,
 			Responses: map[int]any{200: walletListResponse{}}, Handler: h.listWallets},

@@ -27,7 +27,7 @@ func (h *webhooksHandlers) webhookEndpoints() []Endpoint {
 			Responses: map[int]any{200: webhookPayload{}, 403: Envelope{}, 404: Envelope{}}, Handler: h.getEventPayload},
 		{Method: "POST", Path: "/v1/webhook-endpoints", Summary: "Register a webhook endpoint (its signing secret is returned once)", Tag: "webhooks",
 			Auth: authRequired, Scopes: scopes, Request: webhookEndpointRequest{}, SecretFields: []string{"secret"},
-			Responses: map[int]any{201: webhookEndpointResponse{}, 400: Envelope{}, 403: Envelope{}, 409: Envelope{}}, Handler: h.createWebhookEndpoint},
+			Responses: map[int]any{201: webhookEndpointResponse{}, 400: Envelope{}, 403: Envelope{}, 409: Envelope{}}, Prepare: h.createWebhookEndpoint},
 		{Method: "GET", Path: "/v1/webhook-endpoints", Summary: "List webhook endpoints", Tag: "webhooks",
 			Auth: authRequired, Scopes: scopes, Params: paging,
 			Responses: map[int]any{200: webhookEndpointListResponse{}, 403: Envelope{}}, Handler: h.listWebhookEndpoints},

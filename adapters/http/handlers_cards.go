@@ -12,7 +12,7 @@ import (
 )
 
 // issueWalletCard checks the wallet and its Safe's card spend module (a chain read) outside
-// the idempotent unit, then issues and records the card inside it.
+// the runner's unit of work, then issues and records the card inside it.
 func (h *cardsHandlers) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 	var req cardIssueRequest
 	patch, err := limitsPatch(c.Body(), &req, &req.cardLimitsRequest)
@@ -53,7 +53,7 @@ func (h *cardsHandlers) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch
 }
 
 // issueCardholderCard validates the body and issues the card at the issuer outside the
-// idempotent unit (no outside call inside a transaction, docs/decisions/reliability.md), then records it inside.
+// runner's unit of work (no outside call inside a transaction, docs/decisions/reliability.md), then records it inside.
 func (h *cardsHandlers) issueCardholderCard(c *fiber.Ctx) (fiber.Handler, error) {
 	var req cardholderCardRequest
 	if err := decodeBody(c, &req); err != nil {
@@ -136,7 +136,7 @@ func (h *cardsHandlers) setCardFrozen(c *fiber.Ctx, frozen bool) error {
 // card or the issuer answers.
 const ephemeralKeysPerMinute = 5
 
-// createEphemeralKey mints the key at the issuer outside the idempotent unit (docs/decisions/reliability.md);
+// createEphemeralKey mints the key at the issuer outside the runner's unit of work (docs/decisions/reliability.md);
 // the unit only stores the answer for replays.
 func (h *cardsHandlers) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) {
 	ok, wait := h.ephemeralKeys.allow("ephemeral-key-ip:"+c.IP(), time.Now())

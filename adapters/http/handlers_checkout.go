@@ -54,7 +54,7 @@ func checkoutPathID(c *fiber.Ctx, scope auth.Scope) (string, error) {
 	return id, nil
 }
 
-// createCheckout checks the body and reads the chain's head outside the idempotent unit, then
+// createCheckout checks the body and reads the chain's head outside the runner's unit of work, then
 // stores the checkout inside it.
 func (h *checkoutHandlers) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
 	var req checkoutCreateRequest

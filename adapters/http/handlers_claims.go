@@ -70,18 +70,25 @@ func (h *claimsHandlers) verifyClaimPhoneCode(c *fiber.Ctx) error {
 	return c.JSON(claimChallengeVerifyResponse{ChallengeID: ch.ChallengeID, Verified: ch.Verified})
 }
 
-func (h *claimsHandlers) redeemClaim(c *fiber.Ctx) error {
+// redeemClaim screens the claim's payment while preparing, outside any transaction; the
+// redeem (and the policy check it runs) applies in the runner's unit of work.
+func (h *claimsHandlers) redeemClaim(c *fiber.Ctx) (fiber.Handler, error) {
 	publicClaimHeaders(c)
 	var req claimRedeemRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
-	v, err := h.svc.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
-		claims.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
-	if err != nil {
-		return err
+	if err := h.svc.PrepareRedeem(c.UserContext(), principal(c), claimToken(c)); err != nil {
+		return nil, err
 	}
-	return c.JSON(toClaimRedeem(v))
+	return func(c *fiber.Ctx) error {
+		v, err := h.svc.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
+			claims.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
+		if err != nil {
+			return err
+		}
+		return c.JSON(toClaimRedeem(v))
+	}, nil
 }
 
 func (h *claimsHandlers) getClaim(c *fiber.Ctx) error {

@@ -127,3 +127,15 @@ func (h *recipientsHandlers) getDestination(c *fiber.Ctx) error {
 	}
 	return c.JSON(toDestination(d))
 }
+
+// heldPrepared prepares the screening verdicts of the caller's held payments, outside any
+// transaction, for a change that re-evaluates them in the runner's unit (a verified alias, a
+// credential, a destination), then applies handler.
+func (h *recipientsHandlers) heldPrepared(handler fiber.Handler) prepare {
+	return func(c *fiber.Ctx) (fiber.Handler, error) {
+		if err := h.svc.PrepareHeld(c.UserContext(), principal(c)); err != nil {
+			return nil, err
+		}
+		return handler, nil
+	}
+}

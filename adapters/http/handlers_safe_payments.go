@@ -12,7 +12,7 @@ import (
 )
 
 // createSafePayment reads the chain first (the Safe's nonce and threshold), outside the
-// idempotent unit, then records the payment inside it.
+// runner's unit of work, then records the payment inside it.
 func (h *safePaymentsHandlers) createSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
 	var req safePaymentCreateRequest
 	if err := decodeBody(c, &req); err != nil {
@@ -75,31 +75,31 @@ func (h *safePaymentsHandlers) getSafePayment(c *fiber.Ctx) error {
 	return c.JSON(toSafePayment(pay))
 }
 
-// signSafePayment verifies the signature outside the idempotent unit.
+// signSafePayment verifies the signature outside the runner's unit of work.
 func (h *safePaymentsHandlers) signSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	return stagedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentSignRequest) (safepayments.SignatureRead, error) {
+	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentSignRequest) (safepayments.SignatureRead, error) {
 		return h.svc.ReadSignature(ctx, p, id, req.Signature)
 	}, h.svc.Sign)
 }
 
-// executeSafePayment checks the owner and the Safe's nonce outside the idempotent unit.
+// executeSafePayment checks the owner and the Safe's nonce outside the runner's unit of work.
 func (h *safePaymentsHandlers) executeSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	return stagedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayments.ExecutionRead, error) {
+	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayments.ExecutionRead, error) {
 		return h.svc.ReadExecution(ctx, p, id, req.OwnerAddress)
 	}, h.svc.Execute)
 }
 
-// cancelSafePayment checks the optional owner outside the idempotent unit.
+// cancelSafePayment checks the optional owner outside the runner's unit of work.
 func (h *safePaymentsHandlers) cancelSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	return stagedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayments.CancelRead, error) {
+	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayments.CancelRead, error) {
 		return h.svc.ReadCancel(ctx, p, id, req.OwnerAddress)
 	}, h.svc.Cancel)
 }
 
-// stagedPaymentAction is the shape of a payment's sign, execute and cancel: decode the body,
-// read (and check) outside the idempotent unit, then apply the read inside it and answer the
+// preparedPaymentAction is the shape of a payment's sign, execute and cancel: decode the body,
+// read (and check) outside the runner's unit of work, then apply the read inside it and answer the
 // payment.
-func stagedPaymentAction[B any, R any](c *fiber.Ctx, read func(context.Context, auth.Principal, string, B) (R, error),
+func preparedPaymentAction[B any, R any](c *fiber.Ctx, read func(context.Context, auth.Principal, string, B) (R, error),
 	apply func(context.Context, auth.Principal, R) (safepay.Payment, error)) (fiber.Handler, error) {
 	var req B
 	if err := decodeBody(c, &req); err != nil {

@@ -23,7 +23,7 @@ import (
 // canonical use cases; nothing here stores anything of its own.
 
 // createWalletEither serves POST /v1/wallets for both surfaces: the body's shape selects one
-// (the register step marked a secondary body already). It is staged: a custodial wallet's key
+// (the register step marked a secondary body already). It is prepared: a custodial wallet's key
 // is made by the custody signer before the unit of work (docs/decisions/reliability.md).
 func (h *walletsHandlers) createWalletEither(c *fiber.Ctx) (fiber.Handler, error) {
 	if secondary, _ := c.Locals(localSecondary).(bool); secondary {
@@ -134,7 +134,7 @@ func (h *walletsHandlers) secondaryBalance(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-// secondarySend proposes a Safe payment of USDC to an address (the staged propose of POST
+// secondarySend proposes a Safe payment of USDC to an address (the prepared propose of POST
 // /v1/payments): the wallet's live USDC balance must cover it (insufficient_funds), and the
 // answer is the payment awaiting its owners' signatures.
 func (h *walletsHandlers) secondarySend(c *fiber.Ctx) (fiber.Handler, error) {

@@ -95,7 +95,7 @@ func (h *tenancyHandlers) acceptInvite(c *fiber.Ctx) error {
 }
 
 // revokeMember reads which wallets the member's signer still owns on chain outside the
-// idempotent unit, then revokes inside it.
+// runner's unit of work, then revokes inside it.
 func (h *tenancyHandlers) revokeMember(c *fiber.Ctx) (fiber.Handler, error) {
 	read, err := h.svc.ReadRevocation(c.UserContext(), principal(c), c.Params("id"))
 	if err != nil {

@@ -77,17 +77,25 @@ func (h *webhooksHandlers) getEventPayload(c *fiber.Ctx) error {
 	return c.Send(raw)
 }
 
-func (h *webhooksHandlers) createWebhookEndpoint(c *fiber.Ctx) error {
+// createWebhookEndpoint checks the URL (resolving its host) while preparing, outside any
+// transaction, then records the endpoint in the runner's unit of work.
+func (h *webhooksHandlers) createWebhookEndpoint(c *fiber.Ctx) (fiber.Handler, error) {
 	var req webhookEndpointRequest
 	if err := decodeBody(c, &req); err != nil {
-		return err
+		return nil, err
 	}
-	e, secret, err := h.svc.CreateEndpoint(c.UserContext(), principal(c),
+	prepared, err := h.svc.PrepareEndpoint(c.UserContext(), principal(c),
 		webhooks.EndpointInput{URL: req.URL, Events: req.Events, Enabled: req.Enabled})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return c.Status(fiber.StatusCreated).JSON(toWebhookEndpoint(e, secret))
+	return func(c *fiber.Ctx) error {
+		e, secret, err := h.svc.AddEndpoint(c.UserContext(), principal(c), prepared)
+		if err != nil {
+			return err
+		}
+		return c.Status(fiber.StatusCreated).JSON(toWebhookEndpoint(e, secret))
+	}, nil
 }
 
 func (h *webhooksHandlers) listWebhookEndpoints(c *fiber.Ctx) error {

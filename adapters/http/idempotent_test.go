@@ -65,7 +65,7 @@ func TestIdempotent_UnitRunsAgain(t *testing.T) {
 		c.Locals(localPrincipal, auth.Principal{TenantID: "ten_x", Environment: core.EnvTest})
 		return c.Next()
 	}
-	s.fiber.Post("/rerun", principal, s.idempotent(nil, handler))
+	s.fiber.Post("/rerun", principal, s.runUnit(nil, applied(handler)))
 	req := httptest.NewRequest("POST", "/rerun", nil)
 	req.Header.Set(headerIdemKey, "k-1")
 	resp, err := s.fiber.Test(req, -1)

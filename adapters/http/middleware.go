@@ -36,7 +36,6 @@ const (
 	localRequestID = "requestId"
 	localPrincipal = "principal"
 	localEndpoint  = "route"
-	localStaged    = "staged"
 	// localAgentConflict marks a provisioning route: AGENT_SUSPENDED answers 409 there.
 	localAgentConflict = "agentConflict"
 	// localSecondary marks a request of the secondary surface: errors use its shape.
@@ -310,62 +309,81 @@ func (s *Server) principalFromHeaders(c *fiber.Ctx) (auth.Principal, bool, error
 	return p, true, err
 }
 
-// idempotent wraps a POST's handler: with an Idempotency-Key the handler runs inside the
-// kernel's Idempotent, so the stored outcome commits with the effect; without one it runs as
-// is. secretFields are stored (and so replayed) as null.
-func (s *Server) idempotent(secretFields []string, handler fiber.Handler) fiber.Handler {
-	return func(c *fiber.Ctx) error { return s.runIdempotent(c, secretFields, handler) }
+// runUnit runs a POST in the use-case shape through the kernel runner: first (the route's
+// prepare) outside any transaction, then the step it returns inside the runner's one unit of
+// work, with or without an Idempotency-Key (the key decides replay, never where the unit
+// sits). secretFields are stored (and so replayed) as null.
+func (s *Server) runUnit(secretFields []string, first prepare) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req, err := unitRequest(c)
+		if err != nil {
+			return err
+		}
+		// The request's context carries the prepared answers the step's unit recalls.
+		c.SetUserContext(kernel.WithPrepared(c.UserContext()))
+		out, replayed, err := s.idempotency.Run(c.UserContext(), req, func(ctx context.Context) (kernel.Apply, error) {
+			then, err := first(c)
+			if err != nil {
+				return nil, err
+			}
+			// The unit of work may run more than once (a retried deadlock, a pipeline batch's
+			// unit run again): every run starts from the response as prepare left it, and calls
+			// the step itself (Fiber's c.Next advances past it and cannot run it twice).
+			var before fasthttp.ResponseHeader
+			c.Response().Header.CopyTo(&before)
+			return func(ctx context.Context) (kernel.Outcome, error) {
+				before.CopyTo(&c.Response().Header)
+				c.Response().ResetBody()
+				c.SetUserContext(ctx)
+				if err := then(c); err != nil {
+					if kernel.MustRunAgain(err) {
+						return kernel.Outcome{}, err // the store runs the whole unit again
+					}
+					_ = writeError(c, s.log, err)
+				}
+				return outcomeOf(c, secretFields), nil
+			}, nil
+		})
+		if err != nil {
+			return err
+		}
+		c.Status(out.StatusCode)
+		c.Set(fiber.HeaderContentType, out.ContentType)
+		c.Response().SetBodyRaw(out.Body)
+		if replayed {
+			c.Set(headerReplayed, "true")
+		}
+		return nil
+	}
 }
 
-func (s *Server) runIdempotent(c *fiber.Ctx, secretFields []string, handler fiber.Handler) error {
+// outcomeOf is the response the step wrote, as the runner stores it for replay.
+func outcomeOf(c *fiber.Ctx, secretFields []string) kernel.Outcome {
+	resp := c.Response()
+	out := kernel.Outcome{StatusCode: resp.StatusCode(), Body: append([]byte(nil), resp.Body()...),
+		ContentType: string(resp.Header.ContentType())}
+	if len(secretFields) > 0 {
+		out.StoredBody = nullFields(out.Body, secretFields)
+	}
+	out.Retryable = RetryableRefusal(errorCode(out.Body, out.StatusCode), out.StatusCode)
+	return out
+}
+
+// unitRequest identifies the request under its Idempotency-Key; without one (or for an
+// anonymous write, whose key is ignored) the request has no key and is never stored.
+func unitRequest(c *fiber.Ctx) (kernel.IdempotentRequest, error) {
 	key := c.Get(headerIdemKey)
 	if key == "" {
-		return handler(c)
+		return kernel.IdempotentRequest{}, nil
 	}
 	if err := kernel.ValidateIdempotencyKey(key); err != nil {
-		return err
+		return kernel.IdempotentRequest{}, err
 	}
-	req, ok := idempotentRequest(c, key)
-	if !ok {
-		// An anonymous write (a claim link's phone code, an invite accepted without a session)
-		// is never stored: anyone on the Internet could otherwise fill the table, and a
-		// replayed answer would skip the budgets those routes count. The key is ignored.
-		return handler(c)
-	}
-	// The unit of work may run more than once (a retried deadlock, a pipeline batch's unit run
-	// again): every run starts from the response as it was before the first, and calls the
-	// handler itself (Fiber's c.Next advances past it and cannot run it twice).
-	var before fasthttp.ResponseHeader
-	c.Response().Header.CopyTo(&before)
-	out, replayed, err := s.idempotency.Idempotent(c.UserContext(), req, func(ctx context.Context) (kernel.Outcome, error) {
-		before.CopyTo(&c.Response().Header)
-		c.Response().ResetBody()
-		c.SetUserContext(ctx)
-		if err := handler(c); err != nil {
-			if kernel.IsOutsideReadRequest(err) {
-				return kernel.Outcome{}, err // the store reads outside the unit and runs it again
-			}
-			_ = writeError(c, s.log, err)
-		}
-		resp := c.Response()
-		out := kernel.Outcome{StatusCode: resp.StatusCode(), Body: append([]byte(nil), resp.Body()...),
-			ContentType: string(resp.Header.ContentType())}
-		if len(secretFields) > 0 {
-			out.StoredBody = nullFields(out.Body, secretFields)
-		}
-		out.Retryable = RetryableRefusal(errorCode(out.Body, out.StatusCode), out.StatusCode)
-		return out, nil
-	})
-	if err != nil {
-		return err
-	}
-	c.Status(out.StatusCode)
-	c.Set(fiber.HeaderContentType, out.ContentType)
-	c.Response().SetBodyRaw(out.Body)
-	if replayed {
-		c.Set(headerReplayed, "true")
-	}
-	return nil
+	// An anonymous write (a claim link's phone code, an invite accepted without a session)
+	// is never stored: anyone on the Internet could otherwise fill the table, and a replayed
+	// answer would skip the budgets those routes count. The key is ignored.
+	req, _ := idempotentRequest(c, key)
+	return req, nil
 }
 
 // errorCode is the code of an error envelope (empty for a success or a body that is not one).
@@ -397,21 +415,6 @@ func idempotentRequest(c *fiber.Ctx, key string) (kernel.IdempotentRequest, bool
 		req.Scope = "user:" + p.UserID
 	}
 	return req, true
-}
-
-// hasStoredOutcome reports whether the request's Idempotency-Key already holds a stored
-// outcome, which the idempotent unit will replay.
-func (s *Server) hasStoredOutcome(c *fiber.Ctx) bool {
-	key := c.Get(headerIdemKey)
-	if key == "" || kernel.ValidateIdempotencyKey(key) != nil {
-		return false
-	}
-	req, ok := idempotentRequest(c, key)
-	if !ok {
-		return false
-	}
-	found, err := s.idempotency.HasOutcome(c.UserContext(), req)
-	return err == nil && found
 }
 
 // fingerprint hashes the method, the path and the canonical JSON body, so whitespace and key

@@ -78,7 +78,7 @@ func firstDifference(got, want []byte) string {
 
 // TestEndpoints_GoldenOrder: the endpoint table registers the same routes in the same order as
 // before the handler split (Fiber tries routes in registration order), each with the same kind
-// of handler (staged or not), authentication, scopes and flags.
+// of handler (prepared or not), authentication, scopes and flags.
 func TestEndpoints_GoldenOrder(t *testing.T) {
 	enabled := map[string]bool{}
 	for _, f := range contractFeatures {
@@ -91,8 +91,8 @@ func TestEndpoints_GoldenOrder(t *testing.T) {
 	}
 	var b bytes.Buffer
 	for _, r := range s.Endpoints() {
-		fmt.Fprintf(&b, "%s %s auth=%d scopes=%v staged=%t handler=%t sandbox=%t secondary=%t body=%t byID=%t agentConflict=%t secret=%v grants=%q\n",
-			r.Method, r.Path, r.Auth, r.Scopes, r.Staged != nil, r.Handler != nil, r.SandboxOnly, r.SecondaryErrors,
+		fmt.Fprintf(&b, "%s %s auth=%d scopes=%v prepared=%t handler=%t sandbox=%t secondary=%t body=%t byID=%t agentConflict=%t secret=%v grants=%q\n",
+			r.Method, r.Path, r.Auth, r.Scopes, r.Prepare != nil, r.Handler != nil, r.SandboxOnly, r.SecondaryErrors,
 			r.SecondaryBody != nil, r.SecondaryByID, r.AgentSuspendedConflict, r.SecretFields, r.Grants)
 	}
 	path := filepath.Join("testdata", "endpoints.txt")

@@ -126,7 +126,7 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	twoFactorSvc, err := twofactors.New(twofactors.Deps{Store: nopStore{}, Cipher: nopCipher{}})
 	must(err)
-	safePaySvc, err := safepayments.New(safepayments.Deps{Store: nopStore{}, Jobs: nopJobs{}, ScreeningGate: nopScreeningGate{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
+	safePaySvc, err := safepayments.New(safepayments.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
 	recipientsSvc, err := recipients.New(recipients.Deps{Store: nopStore{}, Jobs: nopJobs{}, HeldPayments: nopOfframpPorts{}})
 	must(err)
@@ -231,7 +231,8 @@ type nopOfframpPorts struct{}
 func (nopOfframpPorts) ReevaluateHeld(context.Context, ports.Tx, core.Environment, string) error {
 	return nil
 }
-func (nopOfframpPorts) EscrowReady(core.Environment) error { return nil }
+func (nopOfframpPorts) PrepareHeld(context.Context, core.Environment, string) error { return nil }
+func (nopOfframpPorts) EscrowReady(core.Environment) error                          { return nil }
 func (nopOfframpPorts) OpenClaim(context.Context, ports.Tx, time.Time, *offramp.Payment, recipient.Phone) error {
 	return core.E(core.CodeInternal, "not wired")
 }
@@ -255,12 +256,6 @@ func (nopTreasuryPorts) ReadSweepPayment(context.Context, auth.Principal, safepa
 
 func (nopTreasuryPorts) ProposeSweepPayment(context.Context, auth.Principal, treasuries.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
-}
-
-type nopScreeningGate struct{}
-
-func (nopScreeningGate) ScreenSafePayment(context.Context, auth.Principal, safepay.Payment) (*core.Error, error) {
-	return nil, nil
 }
 
 // nopOperator is an operator's world with nothing waiting and an audit trail that forgets.

@@ -145,10 +145,11 @@ type Endpoint struct {
 	// one whatever this says. The document marks them x-corridor-sandbox-only.
 	SandboxOnly bool
 	Handler     fiber.Handler
-	// Staged, instead of Handler, is a handler in two steps for a POST that reads the chain: it
-	// runs after authentication and before the idempotent unit (so no pooled database
-	// connection waits on a node) and returns the step that runs inside it.
-	Staged func(c *fiber.Ctx) (fiber.Handler, error)
+	// Prepare, instead of Handler, is a POST whose use case needs something from outside the
+	// database (a chain read, screening, a webhook host's address): it runs outside any
+	// transaction and returns the step that applies inside the kernel runner's one unit of
+	// work (kernel.Idempotency.Run), so no pooled connection waits on a vendor.
+	Prepare prepare
 	// AgentSuspendedConflict marks a provisioning route (an agent's wallet or card): a
 	// suspended agent, or a suspended agent's key, is answered 409 AGENT_SUSPENDED there
 	// instead of the 403 of every other route (docs/api.md Errors).
@@ -328,12 +329,15 @@ func (s *Server) register(r Endpoint) {
 		chain = append(chain, refuse)
 	}
 	handler := r.Handler
-	if r.Staged != nil {
-		chain, handler = append(chain, s.stage(r.Staged)), runStaged
-	}
-	// Operator actions are idempotent by themselves; they have no tenant to scope a key to.
+	// Every POST but an operator's runs in the use-case shape: prepared outside, applied in the
+	// runner's one unit of work. Operator actions are idempotent by themselves; they have no
+	// tenant to scope a key to, and their use cases open their own units.
 	if r.Method == fiber.MethodPost && r.Auth != authOperator {
-		handler = s.idempotent(r.SecretFields, handler)
+		first := r.Prepare
+		if first == nil {
+			first = applied(r.Handler)
+		}
+		handler = s.runUnit(r.SecretFields, first)
 	}
 	if r.Committed != nil {
 		handler = afterCommit(handler, r.Committed)
@@ -342,25 +346,7 @@ func (s *Server) register(r Endpoint) {
 	s.fiber.Add(r.Method, toFiberPath(r.Path), chain...)
 }
 
-// stage runs a staged endpoint's first step, outside the idempotent unit, and keeps the step
-// it returns for runStaged. When the first step refuses a request whose Idempotency-Key holds
-// a stored outcome (the retry of a sign that succeeded finds the payment signed, or the node
-// is down), the idempotent unit replays that outcome instead.
-func (s *Server) stage(first func(c *fiber.Ctx) (fiber.Handler, error)) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		then, err := first(c)
-		if err != nil {
-			if !s.hasStoredOutcome(c) {
-				return err
-			}
-			then = func(*fiber.Ctx) error { return err }
-		}
-		c.Locals(localStaged, then)
-		return c.Next()
-	}
-}
-
-// afterCommit runs then once handler (the idempotent unit) has answered a first success. The
+// afterCommit runs then once handler (the runner's unit of work) has answered a first success. The
 // unit may have bound a transaction to the request's context; then gets the context as it was
 // before.
 func afterCommit(handler, then fiber.Handler) fiber.Handler {
@@ -375,15 +361,6 @@ func afterCommit(handler, then fiber.Handler) fiber.Handler {
 		}
 		return then(c)
 	}
-}
-
-// runStaged runs the step a staged endpoint's first step returned, inside the idempotent unit.
-func runStaged(c *fiber.Ctx) error {
-	then, ok := c.Locals(localStaged).(fiber.Handler)
-	if !ok {
-		return core.E(core.CodeInternal, "staged endpoint without its first step")
-	}
-	return then(c)
 }
 
 // Fiber exposes the Fiber app (tests drive it with app.Test).

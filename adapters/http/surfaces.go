@@ -13,12 +13,36 @@ import (
 // decision, made here, so a handler type never reaches another capability's handlers: the
 // endpoint list of the canonical capability is given the secondary alternative.
 
-// staged is the first step of a staged endpoint (Endpoint.Staged).
-type staged = func(c *fiber.Ctx) (fiber.Handler, error)
+// prepare is the first step of a POST (Endpoint.Prepare): it runs outside any transaction and
+// returns the step the kernel runner applies inside its unit of work.
+type prepare = func(c *fiber.Ctx) (fiber.Handler, error)
+
+// applied is the prepare of a POST that needs nothing from outside the database.
+func applied(handler fiber.Handler) prepare {
+	return func(*fiber.Ctx) (fiber.Handler, error) { return handler, nil }
+}
+
+// outsideStep is the prepare of a sandbox helper whose whole purpose is a call that leaves the
+// process (a chain send as a payer's wallet would make it): the helper runs while preparing,
+// outside any transaction, with the units of work its job would run, and the runner's unit
+// only answers what it wrote.
+func outsideStep(handler fiber.Handler) prepare {
+	return func(c *fiber.Ctx) (fiber.Handler, error) {
+		if err := handler(c); err != nil {
+			return nil, err
+		}
+		resp := c.Response()
+		status, body, contentType := resp.StatusCode(), append([]byte(nil), resp.Body()...), string(resp.Header.ContentType())
+		return func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, contentType)
+			return c.Status(status).Send(body)
+		}, nil
+	}
+}
 
 // eitherBody serves a shared POST: a body the route's SecondaryBody recognised (the register
 // step marked it) goes to secondary, any other to canonical.
-func eitherBody(canonical, secondary staged) staged {
+func eitherBody(canonical, secondary prepare) prepare {
 	return func(c *fiber.Ctx) (fiber.Handler, error) {
 		if isSecondary, _ := c.Locals(localSecondary).(bool); isSecondary {
 			return secondary(c)
@@ -39,7 +63,7 @@ func eitherCheckoutID(canonical, checkout fiber.Handler) fiber.Handler {
 
 // secondaryPayments are the checkout capability's halves of the shared payment paths.
 type secondaryPayments struct {
-	create staged        // POST /v1/payments with a checkout body
+	create prepare       // POST /v1/payments with a checkout body
 	get    fiber.Handler // GET /v1/payments/{chk_…}
 }
 

@@ -3,7 +3,7 @@ package cards
 import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: cards, the agents and wallets a
-// card spends for, the ledger its holds post to and the events its authorizations record. A reader sees the capability's tables here;
+// card spends for, the ledger its holds post to, and the events its decisions announce. A reader sees the capability's tables here;
 // test/architecture checks that every repository the package asks a transaction for is listed.
 type txView interface {
 	Agents() ports.AgentRepo

@@ -26,7 +26,7 @@ type CreateInput struct {
 }
 
 // Prepared is a checkout request checked and read against the chain (its head), ready to be
-// stored inside the idempotent unit.
+// stored inside the runner's unit of work.
 type Prepared struct {
 	in         CreateInput
 	chainID    int64

@@ -167,6 +167,31 @@ type RedeemClaimInput struct {
 	DestinationID string
 }
 
+// PrepareRedeem is a redeem's first step, outside any transaction: a short read of the claim
+// the token names, then screening of its payment as the caller would receive it. A token that
+// names no usable claim prepares nothing; RedeemClaim answers why.
+func (s *Service) PrepareRedeem(ctx context.Context, p auth.Principal, token string) error {
+	if !claim.WellFormedToken(token) {
+		return nil
+	}
+	var paymentID string
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		link, err := tx.Claims().LockLinkByTokenHash(ctx, claim.HashToken(token))
+		if err != nil {
+			return nil
+		}
+		c, err := tx.Claims().LockClaim(ctx, link.ClaimID)
+		if err == nil && c.Environment == p.Environment {
+			paymentID = c.PaymentID
+		}
+		return nil
+	})
+	if err != nil || paymentID == "" {
+		return err
+	}
+	return s.payments.PrepareRedeem(ctx, paymentID, p.TenantID)
+}
+
 // RedeemClaim moves a claim into the caller's tenant: it needs a VERIFIED phone challenge of
 // this claim and one of the caller's ACTIVE destinations. The phone becomes a verified alias
 // of the caller's tenant, the link is used up, and the payment goes to POLICY_CHECK, where the

@@ -28,6 +28,9 @@ type Payments interface {
 	Decide(ctx context.Context, tx ports.Tx, p offramp.Payment) (offramp.Decision, error)
 	// SavePayment writes the payment and its status event.
 	SavePayment(ctx context.Context, tx ports.Tx, p offramp.Payment) error
+	// PrepareRedeem asks screening, outside any transaction, about the payment as the
+	// redeemer will receive it, for the policy check the redeeming unit of work runs.
+	PrepareRedeem(ctx context.Context, paymentID, recipientTenantID string) error
 }
 
 // Recipients is what claims need from the recipients capability: the texts of links and codes

@@ -90,7 +90,7 @@ func newClaimWorld(t *testing.T) *claimWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, jobs := kernel.OutsideReadsStore{Store: w.store}, fake.Jobs{Store: w.store}
+	store, jobs := w.store, fake.Jobs{Store: w.store}
 	chains := kernel.SourceChains{core.EnvTest: {ChainID: 84532, USDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e"}}
 	held := &latePayments{}
 	rec, err := recipients.New(recipients.Deps{Store: store, Jobs: jobs, Clock: w.clock, Cipher: fake.Cipher{}, SMS: w.sms, HeldPayments: held})
@@ -263,6 +263,11 @@ func TestClaims_Redeem(t *testing.T) {
 		challengeID, code := codeFor(t)
 		if out, err := w.svc.VerifyClaimPhoneCode(ctx, token, challengeID, code); err != nil || !out.Verified {
 			t.Fatalf("verify: %+v, %v", out, err)
+		}
+		// As the HTTP runner does: the redeem's screening is prepared before its unit.
+		ctx := kernel.WithPrepared(ctx)
+		if err := w.svc.PrepareRedeem(ctx, w.redeemer, token); err != nil {
+			t.Fatal(err)
 		}
 		redeemed, err := w.svc.RedeemClaim(ctx, w.redeemer, token, RedeemClaimInput{ChallengeID: challengeID, DestinationID: w.dest.ID})
 		if err != nil {

@@ -348,7 +348,7 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 		if err := checkAcceptable(b); err != nil {
 			return err
 		}
-		pay, err := s.payments.ProposePayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
+		pay, err := read.payment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate))
 		if kernel.IsCommitted(err) {
 			// A two-factor challenge (or a policy's FAILED record) outlives the refusal; the
 			// bill stays undecided until the payment is proposed.

@@ -124,11 +124,12 @@ func (p *safePayments) ReadPayment(_ context.Context, _ auth.Principal, in safep
 	if p.store.InUnit() {
 		return nil, errors.New("the payment was read inside a unit of work")
 	}
-	return in, nil
+	return func(ctx context.Context, actor auth.Principal) (safepay.Payment, error) {
+		return p.propose(ctx, actor, in)
+	}, nil
 }
 
-func (p *safePayments) ProposePayment(ctx context.Context, actor auth.Principal, read PaymentRead) (safepay.Payment, error) {
-	in := read.(safepay.Request)
+func (p *safePayments) propose(ctx context.Context, actor auth.Principal, in safepay.Request) (safepay.Payment, error) {
 	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: actor.TenantID, Environment: actor.Environment,
 		SourceWalletID: in.SourceWalletID, Status: safepay.StatusAwaitingSignature}
 	err := p.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Payments().CreatePayment(ctx, pay) })
@@ -140,10 +141,6 @@ func (p *safePayments) ProposePayment(ctx context.Context, actor auth.Principal,
 
 func (p *safePayments) ReadSignature(context.Context, auth.Principal, string, string) (PaymentRead, error) {
 	return nil, errors.New("unused")
-}
-
-func (p *safePayments) Sign(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	return safepay.Payment{}, errors.New("unused")
 }
 
 type noWallets struct{}

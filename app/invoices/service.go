@@ -34,17 +34,16 @@ type HoldWallets interface {
 	CreateHoldWallet(ctx context.Context, p auth.Principal, in HoldWallet) (wallet.Wallet, error)
 }
 
-// PaymentRead is what the payments capability read from the chain for a proposal or a
-// signature, handed back unchanged.
-type PaymentRead any
+// PaymentRead is a Safe payment the payments capability prepared outside any transaction (the
+// chain read, the destination screened): called inside the caller's unit of work, it records
+// the payment (or the signature) there. A typed step, so no capability hands another an untyped value to cast.
+type PaymentRead func(ctx context.Context, p auth.Principal) (safepay.Payment, error)
 
 // Payments proposes and signs the Safe payments invoices and bills link to. The Read methods
-// read the chain and run outside any unit of work; the others record inside one.
+// prepare outside any unit of work; the PaymentRead each returns records inside one.
 type Payments interface {
 	ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (PaymentRead, error)
-	ProposePayment(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
 	ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (PaymentRead, error)
-	Sign(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
 }
 
 // Deps are the ports of the invoices capability.

@@ -106,7 +106,7 @@ func (s *Service) Settle(ctx context.Context, p auth.Principal, read SettlementR
 		if _, err := invoice.CheckSettlement(inv, read.kind, read.balance, inv.Now(now)); err != nil {
 			return err
 		}
-		pay, err := s.payments.ProposePayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
+		pay, err := read.payment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate))
 		if kernel.IsCommitted(err) {
 			// The two-factor challenge outlives the refusal; nothing is linked yet.
 			refused = err
@@ -172,7 +172,7 @@ func (s *Service) ArbiterSign(ctx context.Context, operator, id string) (invoice
 	if err != nil {
 		return invoice.Invoice{}, err
 	}
-	if _, err := s.payments.Sign(ctx, p, read); err != nil {
+	if _, err := read(ctx, p); err != nil {
 		return invoice.Invoice{}, err
 	}
 	s.log.Info("invoices: the platform arbiter signed", "invoiceId", inv.ID, "paymentId", pay.ID, "operator", operator)

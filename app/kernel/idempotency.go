@@ -137,19 +137,6 @@ func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run
 	return out, replayed, err
 }
 
-// HasOutcome reports whether req's key holds a stored, unexpired outcome (whatever its
-// fingerprint: Idempotent then replays it or answers IDEMPOTENCY_KEY_REUSED). A staged
-// endpoint asks it when its read before the unit of work refuses, so a retry still replays.
-func (s *Idempotency) HasOutcome(ctx context.Context, req IdempotentRequest) (bool, error) {
-	var found bool
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		var err error
-		_, found, err = tx.Idempotency().Find(ctx, req.Scope, req.Environment, req.Key, s.clock.Now())
-		return err
-	})
-	return found, err
-}
-
 // firstErr returns err when set, else the result of then.
 func firstErr(err error, then func() error) error {
 	if err != nil {

@@ -47,9 +47,6 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment, d
 	} else {
 		found, err := s.screen(ctx, ports.ScreeningInput{Environment: p.Environment, PaymentID: p.ID,
 			SenderTenantID: p.SenderTenantID, RecipientTenantID: p.RecipientTenantID, AmountBaseUnits: p.SourceAmountBaseUnits})
-		if kernel.IsOutsideReadRequest(err) {
-			return composition{}, err
-		}
 		if err != nil {
 			found = []offramp.HoldReason{offramp.HoldPolicySubsystemError}
 		}
@@ -94,17 +91,9 @@ func (s *Service) compose(ctx context.Context, tx ports.Tx, p offramp.Payment, d
 	return composition{decision: offramp.Compose(reasons), payoutRoutes: payoutRoutes}, nil
 }
 
-// screen asks screening outside the unit of work (kernel.OutsideRead): the vendor is called
-// between runs of the unit, never while its transaction is open (docs/decisions/reliability.md).
-func (s *Service) screen(ctx context.Context, in ports.ScreeningInput) ([]offramp.HoldReason, error) {
-	return kernel.OutsideRead(ctx, ScreeningKey(in), func(ctx context.Context) ([]offramp.HoldReason, error) {
-		return s.screening.Screen(ctx, in)
-	})
-}
-
 // ScreeningKey names what a screening answer depends on: the parties, the amount and the
-// destination. The payment id is left out: an HTTP request's unit runs again from the handler,
-// which names a new payment each run, and the verdict on the same parties and amount is the same.
+// destination. The payment id is left out: a new payment's id is minted inside its unit of work,
+// after the verdict was prepared, and the verdict on the same parties and amount is the same.
 func ScreeningKey(in ports.ScreeningInput) string {
 	return fmt.Sprintf("screening:%s:%s:%s:%d:%s", in.Environment, in.SenderTenantID, in.RecipientTenantID,
 		in.AmountBaseUnits, in.DestinationAddress)

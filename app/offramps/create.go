@@ -90,17 +90,67 @@ func (s *Service) planCreate(p auth.Principal, in CreatePaymentInput) (createPla
 // resolve the phone to its recipient, reserve the amount on the sender's service balance,
 // run the policy composer and, when it allows, create the first quote set. A phone no tenant
 // has verified opens a pending claim (PENDING_CLAIM; see app/claims).
+//
+// CreatePayment runs both steps (PrepareCreate, then ApplyCreate), for a caller outside the
+// HTTP runner, which must be outside any unit of work.
 func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in CreatePaymentInput) (PaymentView, error) {
-	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
-		return PaymentView{}, err
-	}
-	if err := s.recipients.Ready(); err != nil {
-		return PaymentView{}, err
-	}
-	plan, err := s.planCreate(p, in)
+	ctx = kernel.WithPrepared(ctx)
+	prepared, err := s.PrepareCreate(ctx, p, in)
 	if err != nil {
 		return PaymentView{}, err
 	}
+	return s.ApplyCreate(ctx, p, prepared)
+}
+
+// PreparedCreate is a validated intake whose recipient was looked up and screened, outside
+// any transaction.
+type PreparedCreate struct {
+	tenantID string
+	plan     createPlan
+}
+
+// PrepareCreate validates the request, resolves the phone to its recipient with a short read
+// and asks screening about the sender, the recipient and the amount, remembering the verdict
+// (ctx carries the runner's prepared answers). A phone nobody verified needs no screening
+// yet: the payment waits for a claim.
+func (s *Service) PrepareCreate(ctx context.Context, p auth.Principal, in CreatePaymentInput) (PreparedCreate, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+		return PreparedCreate{}, err
+	}
+	if err := s.recipients.Ready(); err != nil {
+		return PreparedCreate{}, err
+	}
+	plan, err := s.planCreate(p, in)
+	if err != nil {
+		return PreparedCreate{}, err
+	}
+	var alias recipient.Alias
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		alias, err = tx.Recipients().FindVerifiedAlias(ctx, p.Environment, s.recipients.PhoneHash(plan.phone.E164))
+		if core.HasCode(err, recipient.CodePhoneAliasNotFound) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return PreparedCreate{}, err
+	}
+	if alias.TenantID != "" && alias.TenantID != p.TenantID {
+		s.prepareScreening(ctx, ports.ScreeningInput{Environment: p.Environment, SenderTenantID: p.TenantID,
+			RecipientTenantID: alias.TenantID, AmountBaseUnits: plan.amount})
+	}
+	return PreparedCreate{tenantID: p.TenantID, plan: plan}, nil
+}
+
+// ApplyCreate is intake's unit of work, deciding with the verdict PrepareCreate remembered.
+func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared PreparedCreate) (PaymentView, error) {
+	if err := kernel.RequireTenantScope(p, auth.ScopeRampsWrite); err != nil {
+		return PaymentView{}, err
+	}
+	if prepared.tenantID != p.TenantID {
+		return PaymentView{}, core.E(core.CodeInternal, "offramp: a payment prepared for another caller")
+	}
+	plan := prepared.plan
 	now := s.clock.Now()
 	// base is the payment before intake. The unit of work may run more than once (a
 	// serialization failure retries it), so each run starts again from base and only the
@@ -112,7 +162,7 @@ func (s *Service) CreatePayment(ctx context.Context, p auth.Principal, in Create
 		FundingMode: plan.funding, RequestedDestinationID: plan.destID, SpeedPreference: plan.speed,
 		Status: offramp.StatusCreated, HoldReasons: []offramp.HoldReason{}, CreatedAt: now, UpdatedAt: now}
 	var view PaymentView
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		pay := base
 		pay.HoldReasons = []offramp.HoldReason{}
 		// The spend guard's early refusal: an agent key never spends the service balance (the

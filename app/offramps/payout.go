@@ -17,10 +17,15 @@ import (
 // it with the attempt's idempotency key. A failed re-check unlocks the funds, takes a new
 // reservation and runs POLICY_CHECK again (a fresh set, a hold or a rejection). The provider
 // call runs outside any transaction; a retried job resubmits with the same key.
+// long: one line over since the use-case shape's merge (issue #43, item 1); split it in the next pass.
 func (s *Service) RunSubmission(ctx context.Context, id string) error {
 	var req ports.PayoutRequest
 	var rail ports.PayoutRail
 	proceed := false
+	ctx = kernel.WithPrepared(ctx)
+	if err := s.PreparePayments(ctx, id); err != nil {
+		return err
+	}
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		// A retried run decides afresh: a submission an earlier, rolled-back run prepared
 		// must not go out after a run that found nothing to submit.
@@ -267,7 +272,7 @@ func unresponsive(pay offramp.Payment) bool {
 // statuses it can follow, so replays and late reports change nothing, and DELIVERED never
 // reverts (a later RETURNED is recorded as a return, once).
 func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil || pay.ProviderReference != reference {

@@ -17,7 +17,7 @@ import (
 func (s *Service) ApproveReview(ctx context.Context, operator, id string) (offramp.Payment, error) {
 	now := s.clock.Now()
 	var out offramp.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
 		pay, err := tx.Offramp().LockPayment(ctx, id)
 		if err != nil {
 			return err

@@ -39,7 +39,7 @@ func (s *Service) ExpireQuoteSets(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
 			now := s.clock.Now()
 			pay, err := tx.Offramp().LockPayment(ctx, id)
 			if err != nil || pay.Status != offramp.StatusAwaitingRecipientConfirmation {
@@ -87,7 +87,7 @@ func (s *Service) RecheckHeldPayments(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
 			now := s.clock.Now()
 			pay, err := tx.Offramp().LockPayment(ctx, id)
 			if err != nil {

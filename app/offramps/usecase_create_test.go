@@ -126,7 +126,7 @@ func newCreateWorld(t *testing.T, senderBalance int64) *createWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Deps{Store: kernel.OutsideReadsStore{Store: w.store}, Jobs: fake.Jobs{Store: w.store}, Clock: w.clock,
+	svc, err := New(Deps{Store: w.store, Jobs: fake.Jobs{Store: w.store}, Clock: w.clock,
 		Recipients: testRecipients{cipher: cipher}, Claims: noClaims{}, Screening: w.screening, SpendPolicy: allowSpend{},
 		Payouts: map[string]ports.PayoutRail{"internal": {Rail: recipient.DestServiceBalance, Mode: ports.ModeMock,
 			Terms: offramp.Terms{Provider: "internal", FeeBps: 100, EstimatedDeliverySeconds: 5}, Provider: w.provider}},
@@ -286,6 +286,11 @@ func TestOfframp_CreateAndConfirm(t *testing.T) {
 			t.Fatal(err)
 		}
 		w.clock.Advance(time.Hour)
+		// As the HTTP runner does: the confirm's screening is prepared before its unit.
+		ctx := kernel.WithPrepared(ctx)
+		if err := w.svc.PreparePaymentFor(ctx, w.recipient, view.Payment.ID); err != nil {
+			t.Fatal(err)
+		}
 		_, err := w.svc.ConfirmPayment(ctx, w.recipient, view.Payment.ID)
 		wantOfframpCode(t, err, offramp.CodeQuoteExpired)
 		pay, _ := w.store.OfframpPayment(view.Payment.ID)

@@ -113,7 +113,7 @@ func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (
 			r.DripID = d.ID
 			out = onView(r, string(d.Status), d.TxHash, d.FailureReason)
 		} else {
-			pay, err := s.payments.ProposeRampPayment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate), read.payment)
+			pay, err := read.payment(ctx, kernel.Acting(p, auth.ScopePaymentsCreate))
 			if kernel.IsCommitted(err) {
 				// The two-factor challenge outlives the refusal; no ramp is recorded.
 				refused = err

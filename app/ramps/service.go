@@ -26,15 +26,15 @@ type PoolCredits interface {
 	RunDrip(ctx context.Context, dripID string) (time.Duration, error)
 }
 
-// PaymentRead is what the payments capability read from the chain for a proposal, handed back
-// unchanged to ProposeRampPayment.
-type PaymentRead any
+// PaymentRead is a Safe payment the payments capability prepared outside any transaction (the
+// chain read, the destination screened): called inside the caller's unit of work, it records
+// the payment there. A typed step, so no capability hands another an untyped value to cast.
+type PaymentRead func(ctx context.Context, p auth.Principal) (safepay.Payment, error)
 
-// RampPayments proposes the Safe payments off-ramps link to. ReadRampPayment reads the chain
-// outside any unit of work; ProposeRampPayment records the payment inside one.
+// RampPayments proposes the Safe payments off-ramps link to. ReadRampPayment prepares the
+// payment outside any unit of work; the PaymentRead it returns records it inside one.
 type RampPayments interface {
 	ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (PaymentRead, error)
-	ProposeRampPayment(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
 }
 
 // Deps are the ports of the ramps capability.

@@ -27,11 +27,7 @@ func (nopCredits) RunDrip(context.Context, string) (time.Duration, error) { retu
 type nopPayments struct{}
 
 func (nopPayments) ReadRampPayment(context.Context, auth.Principal, safepay.Request) (PaymentRead, error) {
-	return nil, nil
-}
-
-func (nopPayments) ProposeRampPayment(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	return safepay.Payment{}, nil
+	return func(context.Context, auth.Principal) (safepay.Payment, error) { return safepay.Payment{}, nil }, nil
 }
 
 const devLiquidation = "0x000000000000000000000000000000000000dEaD"

@@ -16,6 +16,19 @@ import (
 // something the recipient controls changed (an alias, a credential, a destination).
 type HeldPayments interface {
 	ReevaluateHeld(ctx context.Context, tx ports.Tx, env core.Environment, recipientTenantID string) error
+	// PrepareHeld asks screening, outside any transaction, about the recipient's held
+	// payments, for the ReevaluateHeld the unit of work then runs.
+	PrepareHeld(ctx context.Context, env core.Environment, recipientTenantID string) error
+}
+
+// PrepareHeld is the first step of a change that re-evaluates the caller's held payments (a
+// verified alias, a credential, a destination): their screening verdicts, asked outside any
+// transaction. A caller that is not a tenant prepares nothing; its use case refuses it.
+func (s *Service) PrepareHeld(ctx context.Context, p auth.Principal) error {
+	if p.RequireTenant() != nil {
+		return nil
+	}
+	return s.held.PrepareHeld(ctx, p.Environment, p.TenantID)
 }
 
 // txView is the part of a unit of work the recipients capability touches: its own tables.

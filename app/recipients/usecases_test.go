@@ -27,6 +27,9 @@ func (h *heldCounter) ReevaluateHeld(context.Context, ports.Tx, core.Environment
 	return nil
 }
 
+// PrepareHeld is the screening a real HeldPayments asks before the unit; nothing to prepare here.
+func (h *heldCounter) PrepareHeld(context.Context, core.Environment, string) error { return nil }
+
 type world struct {
 	store *fake.Store
 	svc   *recipients.Service

@@ -10,7 +10,7 @@ import (
 
 // savePayment writes a payment and, in the same unit of work, the event of the status it
 // reached (safe_payment.<status>; none when the status did not change). A final payment is
-// also told to the outcomes listener (a treasury sweep's own event).
+// also raised as the Finalized domain event (a treasury sweep announces its own outcome).
 func (s *Service) savePayment(ctx context.Context, tx ports.Tx, p safepay.Payment, create bool) error {
 	write := tx.Payments().UpdatePayment
 	if create {
@@ -25,9 +25,7 @@ func (s *Service) savePayment(ctx context.Context, tx ports.Tx, p safepay.Paymen
 	}
 	switch p.Status {
 	case safepay.StatusCompleted, safepay.StatusFailed, safepay.StatusCancelled:
-		if s.outcomes != nil {
-			return s.outcomes.PaymentFinal(ctx, tx, p)
-		}
+		return s.finalized.Publish(ctx, tx, safepay.Finalized{Payment: p})
 	}
 	return nil
 }

@@ -29,6 +29,8 @@ type ProposalRead struct {
 	threshold  int
 	// challengeID is the twofaChallengeId the client sent, if any.
 	challengeID string
+	// screened is the destination's screening verdict, asked while preparing.
+	screened screened
 }
 
 // ReadProposal validates a proposal and reads the chain for it. It runs no transaction of
@@ -45,7 +47,7 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 	if err != nil {
 		return ProposalRead{}, err
 	}
-	w, err := s.paymentSourceWallet(ctx, p, order.SourceWalletID)
+	w, dest, err := s.readSource(ctx, p, &order, false)
 	if err != nil {
 		return ProposalRead{}, err
 	}
@@ -58,8 +60,35 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 	if err != nil {
 		return ProposalRead{}, paymentChainError("reading the Safe's threshold", err)
 	}
-	return ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
-		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(in.TwofaChallengeID)}, nil
+	read := ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
+		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(in.TwofaChallengeID)}
+	return s.prepareScreening(ctx, p, read, dest), nil
+}
+
+// prepareScreening asks screening, outside any transaction, about the payment as Propose will
+// record it (dest resolved now; nil when it did not resolve, and Propose reports why).
+func (s *Service) prepareScreening(ctx context.Context, p auth.Principal, read ProposalRead, dest *resolvedDestination) ProposalRead {
+	if dest == nil {
+		return read
+	}
+	pay, err := safepay.Propose(s.proposal(p, read, read.wallet, *dest, read.chainNonce, core.NewID(core.PrefixPayment)))
+	if err != nil {
+		return read // the unit of work refuses it the same way, before any gate
+	}
+	read.screened = s.screen(ctx, p, pay.Gated(read.token))
+	return read
+}
+
+// proposal is what Propose records: the order from the source wallet to the resolved
+// destination on the given nonce.
+func (s *Service) proposal(p auth.Principal, read ProposalRead, source wallet.Wallet, dest resolvedDestination, nonce uint64, id string) safepay.Proposal {
+	return safepay.Proposal{
+		ID: id, TenantID: p.TenantID, Environment: p.Environment,
+		SourceWalletID: source.ID, SafeAddress: common.HexToAddress(source.Address).Hex(), ChainID: source.ChainID,
+		Token: read.token, Order: read.order,
+		DestinationAddress: dest.address, DestinationWallet: dest.walletID, DestinationChainID: dest.chainID,
+		Nonce: nonce, Threshold: read.threshold, Now: s.clock.Now(),
+	}
 }
 
 // Propose records a Safe payment from one of the caller's DEPLOYED wallets and returns
@@ -74,8 +103,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 	if err := checkRead(p, auth.ScopePaymentsCreate, read.tenantID); err != nil {
 		return safepay.Payment{}, err
 	}
-	order, w, chainNonce, threshold := read.order, read.wallet, read.chainNonce, read.threshold
-	safeAddress := common.HexToAddress(w.Address)
+	order, w, chainNonce := read.order, read.wallet, read.chainNonce
 
 	// The gates run inside the unit of work below, once the destination is resolved (its
 	// address is the policy's counterparty and the contact looked up), in the documented order
@@ -106,13 +134,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 			return core.E(safepay.CodeQueueFull, "wallet %s already has %d payments queued behind the Safe's nonce %d; execute or cancel some first",
 				locked.ID, safepay.MaxQueued, chainNonce)
 		}
-		pay, err = safepay.Propose(safepay.Proposal{
-			ID: core.NewID(core.PrefixPayment), TenantID: p.TenantID, Environment: p.Environment,
-			SourceWalletID: locked.ID, SafeAddress: safeAddress.Hex(), ChainID: locked.ChainID,
-			Token: read.token, Order: order,
-			DestinationAddress: dest.address, DestinationWallet: dest.walletID, DestinationChainID: dest.chainID,
-			Nonce: nonce, Threshold: threshold, Now: s.clock.Now(),
-		})
+		pay, err = safepay.Propose(s.proposal(p, read, locked, dest, nonce, core.NewID(core.PrefixPayment)))
 		if err != nil {
 			return err
 		}
@@ -120,7 +142,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 		// transfer is gated as a payment of that amount to that recipient.
 		gated := pay.Gated(read.token)
 		var policyDenied bool
-		if denied, policyDenied, err = s.gate(ctx, tx, p, gated, read.challengeID); err != nil || denied != nil {
+		if denied, policyDenied, err = s.gate(ctx, tx, p, gated, read); err != nil || denied != nil {
 			if err != nil || !policyDenied {
 				return err
 			}
@@ -149,12 +171,13 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 }
 
 // gate runs the gates in their documented order on the payment as the gates see it (gated):
-// screening of the destination (a refusal records nothing), then the spend guard
+// screening of the destination (asked while preparing; a refusal records nothing), then the spend guard
 // (kernel.SpendGuard.Decide), which decides agent confinement, the spend policy (policyDenied:
 // the caller records the payment FAILED), the agent caps, reserved (nothing recorded), and
 // contacts with two-factor approval (a refusal commits what the gate wrote, a new challenge).
-func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated safepay.Payment, challengeID string) (denied *core.Error, policyDenied bool, err error) {
-	if denied, err = s.screeningGate.ScreenSafePayment(ctx, p, gated); err != nil || denied != nil {
+func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated safepay.Payment, read ProposalRead) (denied *core.Error, policyDenied bool, err error) {
+	challengeID := read.challengeID
+	if denied, err = read.screened.answer(gated); err != nil || denied != nil {
 		return denied, false, err
 	}
 	req := spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceWallet, WalletID: gated.SourceWalletID},
@@ -169,23 +192,35 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated
 	return denied, denied != nil && step == kernel.StepPolicy, err
 }
 
-// paymentSourceWallet loads the caller's wallet and insists it is deployed: a Safe that does not
-// exist yet has no nonce to sign for and cannot execute (docs/decisions/README.md, "Safe payments").
-func (s *Service) paymentSourceWallet(ctx context.Context, p auth.Principal, id string) (wallet.Wallet, error) {
+// readSource loads the caller's wallet, insisting it is deployed (a Safe that does not exist
+// yet has no nonce to sign for and cannot execute: docs/decisions/README.md, "Safe payments"),
+// and resolves the order's destination, in one short read. dest is nil when the destination
+// does not resolve: Propose resolves it again in its unit of work and answers why. A
+// transaction's destination is on the wallet's chain (onWalletChain).
+func (s *Service) readSource(ctx context.Context, p auth.Principal, order *safepay.Order, onWalletChain bool) (wallet.Wallet, *resolvedDestination, error) {
 	var w wallet.Wallet
+	var dest *resolvedDestination
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, id)
-		return err
+		if w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, order.SourceWalletID); err != nil || w.Status != wallet.StatusDeployed {
+			return err
+		}
+		if onWalletChain {
+			order.Destination.ChainID = w.ChainID
+		}
+		if resolved, err := s.resolveDestination(ctx, tx, p, w, order.Destination); err == nil {
+			dest = &resolved
+		}
+		return nil
 	})
 	if err != nil {
-		return w, err
+		return w, nil, err
 	}
 	if w.Status != wallet.StatusDeployed {
-		return w, core.E(core.CodeInvalidState, "wallet %s is %s: payments can be proposed once it is DEPLOYED", w.ID, w.Status).
+		return w, nil, core.E(core.CodeInvalidState, "wallet %s is %s: payments can be proposed once it is DEPLOYED", w.ID, w.Status).
 			WithDetails(map[string]any{"walletStatus": string(w.Status)})
 	}
-	return w, nil
+	return w, dest, nil
 }
 
 // ReasonPolicyDenied starts the failureReason of a payment the policy blocked in enforce mode

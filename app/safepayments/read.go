@@ -64,7 +64,7 @@ func paymentChainError(what string, err error) error {
 	return core.E(core.CodeChainUnavailable, "the chain node did not answer (%s); retry shortly", what)
 }
 
-// checkRead is the start of every second step of a staged use case: the caller holds scope, and
+// checkRead is the start of every apply step of a prepared use case: the caller holds scope, and
 // the chain read was made for the caller's tenant (a read made for another caller, or none at
 // all, is a programming error).
 func checkRead(p auth.Principal, scope auth.Scope, readTenantID string) error {

@@ -10,14 +10,6 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// ScreeningGate screens a proposed payment's destination, the first gate of propose
-// (docs/payments.md). refused is the refusal to answer (DESTINATION_SCREENING_REJECTED;
-// nothing is recorded); err aborts the proposal (a screening outage fails closed). It runs
-// inside the proposal's unit of work.
-type ScreeningGate interface {
-	ScreenSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment) (refused *core.Error, err error)
-}
-
 // PolicyGate decides the spend policy attached to a Safe payment's source wallet, per the
 // rollout mode. denied is the POLICY_DENIED error to answer when enforce mode blocks the
 // payment (the payment is then recorded FAILED); err aborts the proposal (enforce mode fails
@@ -50,8 +42,9 @@ type Deps struct {
 	// Chains are the configured chains per environment; a missing environment answers
 	// CHAIN_UNAVAILABLE (docs/decisions/tenancy.md).
 	Chains map[core.Environment]ports.Chain
-	// ScreeningGate screens the destination first.
-	ScreeningGate ScreeningGate
+	// Screening screens the destination, asked while a proposal prepares and answered at the
+	// first gate. nil: none is configured, and every proposal fails closed.
+	Screening ports.Screening
 	// PolicyGate applies the spend policy before a proposal is recorded.
 	PolicyGate PolicyGate
 	// AgentGate applies agent limits before a proposal is recorded.
@@ -60,31 +53,24 @@ type Deps struct {
 	ApprovalGate ApprovalGate
 	// RelayerBudget bounds relayer-paid executions per tenant, environment and day.
 	RelayerBudget kernel.RelayerBudget
-	// Outcomes hears, in the same unit of work, every save of a payment that is final
-	// (COMPLETED, FAILED, CANCELLED), so a capability that proposed it announces its own
-	// outcome (a treasury sweep). nil: nobody listens.
-	Outcomes PaymentOutcomes
+	// Finalized carries, in the same unit of work, every save of a payment that is final
+	// (COMPLETED, FAILED, CANCELLED) to the capabilities that react (a treasury sweep announces
+	// its outcome). nil: nobody listens.
+	Finalized *kernel.Subscribers[safepay.Finalized]
 	// Custody signs, per environment, for custodial wallets (docs/decisions/wallets.md): a payment proposed from one
 	// is signed by its custody key in a job after the proposal commits. nil: no custodial
 	// wallets in that environment.
 	Custody map[core.Environment]ports.CustodySigner
 }
 
-// PaymentOutcomes is told, inside the unit of work that saves it, of a payment in a final
-// status. It may be told again of the same final payment (a retried job): it must be
-// idempotent.
-type PaymentOutcomes interface {
-	PaymentFinal(ctx context.Context, tx ports.Tx, p safepay.Payment) error
-}
-
 // Service runs the Safe payment use cases and the execution job.
 type Service struct {
-	outcomes      PaymentOutcomes
+	finalized     *kernel.Subscribers[safepay.Finalized]
 	store         ports.Store
 	jobs          ports.Jobs
 	clock         ports.Clock
 	chains        kernel.Chains
-	screeningGate ScreeningGate
+	screening     ports.Screening
 	policyGate    PolicyGate
 	agentGate     AgentGate
 	approvalGate  ApprovalGate
@@ -96,9 +82,9 @@ type Service struct {
 // New checks the wiring and fails at start-up when a required port is missing.
 func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("safepay", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs},
-		kernel.Port{Name: "ScreeningGate", Value: d.ScreeningGate}, kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}, kernel.Port{Name: "AgentGate", Value: d.AgentGate},
+		kernel.Port{Name: "PolicyGate", Value: d.PolicyGate}, kernel.Port{Name: "AgentGate", Value: d.AgentGate},
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screeningGate: d.ScreeningGate, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, outcomes: d.Outcomes, custody: d.Custody}, nil
+	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screening: d.Screening, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, finalized: d.Finalized, custody: d.Custody}, nil
 }

@@ -25,7 +25,7 @@ import (
 //   - an owner signing twice: 409 SIGNATURE_DUPLICATE.
 //
 // The signature is verified against the Safe's on-chain owners by ReadSignature, before any
-// transaction (the HTTP adapter runs it before the idempotent unit). Sign then locks the
+// transaction (the HTTP adapter runs it before the runner's unit of work). Sign then locks the
 // payment row, so concurrent signatures are applied one at a time, and re-checks the status
 // under the lock. The one that reaches the threshold moves the payment to READY_TO_EXECUTE and
 // enqueues its execution in the same transaction (auto-execute).

@@ -39,11 +39,10 @@ func (s *Service) ReadTransaction(ctx context.Context, p auth.Principal, in safe
 	if err != nil {
 		return ProposalRead{}, err
 	}
-	w, err := s.paymentSourceWallet(ctx, p, order.SourceWalletID)
+	w, dest, err := s.readSource(ctx, p, &order, true)
 	if err != nil {
 		return ProposalRead{}, err
 	}
-	order.Destination.ChainID = w.ChainID
 	// The custody key signs only what the gates can state as (token, amount, recipient): a
 	// USDC transfer. Approvals, transferFrom, allowances, other tokens, native value and
 	// unknown selectors are refused for a custodial wallet (no route signs them with its key).
@@ -61,6 +60,7 @@ func (s *Service) ReadTransaction(ctx context.Context, p auth.Principal, in safe
 	if err != nil {
 		return ProposalRead{}, paymentChainError("reading the Safe's threshold", err)
 	}
-	return ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
-		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(in.TwofaChallengeID)}, nil
+	read := ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
+		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(in.TwofaChallengeID)}
+	return s.prepareScreening(ctx, p, read, dest), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/core/safepay"
@@ -30,9 +32,13 @@ type gates struct {
 	calls                    []string
 }
 
-func (g *gates) ScreenSafePayment(context.Context, auth.Principal, safepay.Payment) (*core.Error, error) {
+// Screen is the screening vendor: a scripted refusal is one reason found.
+func (g *gates) Screen(context.Context, ports.ScreeningInput) ([]offramp.HoldReason, error) {
 	g.calls = append(g.calls, "screening")
-	return g.screen, nil
+	if g.screen != nil {
+		return []offramp.HoldReason{offramp.RejectSanctionsReviewRequired}, nil
+	}
+	return nil, nil
 }
 
 func (g *gates) GateSafePayment(context.Context, auth.Principal, safepay.Payment) (*core.Error, error) {
@@ -77,7 +83,7 @@ func newProposeWorld(t *testing.T) *proposeWorld {
 	}
 	w.wallet = w.storeWallet(t, address.Hex(), wallet.StatusDeployed, owner)
 	svc, err := New(Deps{Store: w.store, Jobs: fake.Jobs{Store: w.store}, Clock: &fake.Clock{At: time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)},
-		Chains: map[core.Environment]ports.Chain{core.EnvTest: w.chain}, ScreeningGate: w.gates, PolicyGate: w.gates, AgentGate: w.gates,
+		Chains: map[core.Environment]ports.Chain{core.EnvTest: w.chain}, Screening: w.gates, PolicyGate: w.gates, AgentGate: w.gates,
 		ApprovalGate: approvalGate{w.gates}})
 	if err != nil {
 		t.Fatal(err)
@@ -213,4 +219,66 @@ func TestSafepay_Propose(t *testing.T) {
 			t.Fatalf("payment %+v, %v", pay, err)
 		}
 	})
+}
+
+// unitCounter records, in order, each outermost unit of work (and whether it rolled back) and
+// each screening call (and whether a unit was open when it was made).
+type unitCounter struct {
+	*fake.Store
+	log []string
+}
+
+func (c *unitCounter) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error {
+	nested := c.InUnit()
+	err := c.Store.InTx(ctx, fn)
+	if !nested {
+		c.log = append(c.log, map[bool]string{true: "unit", false: "rolled back"}[err == nil])
+	}
+	return err
+}
+
+type countedScreening struct {
+	units   *unitCounter
+	reasons []offramp.HoldReason
+}
+
+func (s countedScreening) Screen(context.Context, ports.ScreeningInput) ([]offramp.HoldReason, error) {
+	s.units.log = append(s.units.log, map[bool]string{true: "screening inside a unit", false: "screening"}[s.units.InUnit()])
+	return s.reasons, nil
+}
+
+// TestSafepay_ProposeOneUnit: with screening configured, a proposal prepares (one short read,
+// then screening, outside any transaction) and applies in one unit of work that commits; no
+// unit is rolled back and run again.
+func TestSafepay_ProposeOneUnit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		reasons []offramp.HoldReason
+		code    core.Code
+	}{
+		{"a proposal screening passes", nil, ""},
+		{"a proposal screening refuses", []offramp.HoldReason{offramp.RejectSanctionsReviewRequired}, safepay.CodeScreeningRejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newProposeWorld(t)
+			counter := &unitCounter{Store: w.store}
+			svc, err := New(Deps{Store: counter, Jobs: fake.Jobs{Store: w.store}, Clock: &fake.Clock{At: time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)},
+				Chains: map[core.Environment]ports.Chain{core.EnvTest: w.chain}, Screening: countedScreening{units: counter, reasons: tc.reasons},
+				PolicyGate: w.gates, AgentGate: w.gates, ApprovalGate: approvalGate{w.gates}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			read, err := svc.ReadProposal(context.Background(), w.p, w.request("5"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = svc.Propose(context.Background(), w.p, read)
+			if tc.code == "" && err != nil || tc.code != "" && !errors.Is(err, &core.Error{Code: tc.code}) {
+				t.Fatalf("propose: %v, want %q", err, tc.code)
+			}
+			if got := strings.Join(counter.log, ","); got != "unit,screening,unit" {
+				t.Fatalf("units and calls %s, want a read, screening outside it, then one unit that commits", got)
+			}
+		})
+	}
 }

@@ -31,15 +31,15 @@ type BucketWallets interface {
 	CreateBucketWallet(ctx context.Context, p auth.Principal, in BucketWallet) (wallet.Wallet, error)
 }
 
-// PaymentRead is what the payments capability read from the chain for a proposal, handed
-// back unchanged to ProposeSweepPayment.
-type PaymentRead any
+// PaymentRead is a Safe payment the payments capability prepared outside any transaction (the
+// chain read, the destination screened): called inside the caller's unit of work, it records
+// the payment there. A typed step, so no capability hands another an untyped value to cast.
+type PaymentRead func(ctx context.Context, p auth.Principal) (safepay.Payment, error)
 
-// SweepPayments proposes the Safe payments sweeps link to. ReadSweepPayment reads the chain
-// and runs outside any unit of work; ProposeSweepPayment records the payment inside one.
+// SweepPayments proposes the Safe payments sweeps link to. ReadSweepPayment prepares the
+// payment outside any unit of work; the PaymentRead it returns records it inside one.
 type SweepPayments interface {
 	ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (PaymentRead, error)
-	ProposeSweepPayment(ctx context.Context, p auth.Principal, read PaymentRead) (safepay.Payment, error)
 }
 
 // Deps are the ports of the treasury capability.
@@ -51,6 +51,9 @@ type Deps struct {
 	Chains   map[core.Environment]ports.Chain
 	Wallets  BucketWallets
 	Payments SweepPayments
+	// PaymentsFinalized carries the Safe payments capability's final payments: treasury
+	// subscribes, so a sweep announces its outcome in its payment's unit of work.
+	PaymentsFinalized *kernel.Subscribers[safepay.Finalized]
 	// Logger records what the runner and the accrual skipped; nil discards it.
 	Logger *slog.Logger
 }
@@ -89,6 +92,12 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
-		payments: d.Payments, log: log}, nil
+	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
+		payments: d.Payments, log: log}
+	if d.PaymentsFinalized != nil {
+		d.PaymentsFinalized.Subscribe(func(ctx context.Context, tx ports.Tx, e safepay.Finalized) error {
+			return s.PaymentFinal(ctx, tx, e.Payment)
+		})
+	}
+	return s, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/ports/fake"
 )
@@ -91,10 +92,6 @@ type noPayments struct{ t *testing.T }
 func (p noPayments) ReadSweepPayment(context.Context, auth.Principal, safepay.Request) (PaymentRead, error) {
 	p.t.Fatal("a window with an unreadable balance read a payment")
 	return nil, nil
-}
-func (p noPayments) ProposeSweepPayment(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	p.t.Fatal("a window with an unreadable balance proposed a payment")
-	return safepay.Payment{}, nil
 }
 
 type fixedClock struct{ now time.Time }
@@ -231,11 +228,12 @@ type proposingPayments struct {
 }
 
 func (p *proposingPayments) ReadSweepPayment(_ context.Context, _ auth.Principal, in safepay.Request) (PaymentRead, error) {
-	return in, nil
+	return func(ctx context.Context, actor auth.Principal) (safepay.Payment, error) {
+		return p.propose(ctx, actor, in)
+	}, nil
 }
 
-func (p *proposingPayments) ProposeSweepPayment(ctx context.Context, actor auth.Principal, read PaymentRead) (safepay.Payment, error) {
-	in := read.(safepay.Request)
+func (p *proposingPayments) propose(ctx context.Context, actor auth.Principal, in safepay.Request) (safepay.Payment, error) {
 	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: actor.TenantID, Environment: actor.Environment,
 		SourceWalletID: in.SourceWalletID, Status: safepay.StatusAwaitingSignature}
 	err := p.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Payments().CreatePayment(ctx, pay) })
@@ -302,6 +300,42 @@ func (p *refusingPayments) ReadSweepPayment(_ context.Context, _ auth.Principal,
 	return nil, core.E(core.CodeInvalidState, "wallet is PENDING_DEPLOYMENT")
 }
 
-func (p *refusingPayments) ProposeSweepPayment(context.Context, auth.Principal, PaymentRead) (safepay.Payment, error) {
-	return safepay.Payment{}, core.E(core.CodeInternal, "not reached")
+// TestTreasury_SweepOutcomeIsADomainEvent: treasury subscribes to the Safe payments'
+// Finalized event when it is built; a final payment raised in a unit of work records its
+// sweep's outcome in that same unit, with no reference from payments back to treasury.
+func TestTreasury_SweepOutcomeIsADomainEvent(t *testing.T) {
+	a := threeBuckets()
+	rule := sweepExcess(a)
+	store := fake.NewStore()
+	finalized := &kernel.Subscribers[safepay.Finalized]{}
+	if _, err := New(Deps{Store: store, Jobs: fake.Jobs{Store: store}, Wallets: noWallets{}, Payments: noPayments{t},
+		PaymentsFinalized: finalized}); err != nil {
+		t.Fatal(err)
+	}
+	pay := safepay.Payment{ID: core.NewID(core.PrefixPayment), TenantID: a.TenantID, Environment: a.Environment,
+		Status: safepay.StatusCompleted, UpdatedAt: a.CreatedAt}
+	sweep := treasury.Sweep{ID: core.NewID(core.PrefixSweep), AccountID: a.ID, TenantID: a.TenantID, Environment: a.Environment,
+		RuleID: rule.ID, PaymentID: pay.ID, Status: treasury.SweepProposed, AmountBaseUnits: 5_000000}
+	err := store.InTx(context.Background(), func(ctx context.Context, tx ports.Tx) error {
+		if err := tx.Treasury().CreateAccount(ctx, a); err != nil {
+			return err
+		}
+		if err := tx.Treasury().CreateSweep(ctx, sweep); err != nil {
+			return err
+		}
+		return finalized.Publish(ctx, tx, safepay.Finalized{Payment: pay})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if events := store.Events(sweep.ID); len(events) != 1 || events[0].Type != "treasury_sweep.completed" {
+		t.Fatalf("sweep events %+v, want treasury_sweep.completed", events)
+	}
+}
+
+// noWallets is a bucket-wallet port the test never reaches.
+type noWallets struct{}
+
+func (noWallets) CreateBucketWallet(context.Context, auth.Principal, BucketWallet) (wallet.Wallet, error) {
+	return wallet.Wallet{}, errors.New("not reached")
 }

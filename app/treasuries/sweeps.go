@@ -94,7 +94,7 @@ func (s *Service) CreateSweep(ctx context.Context, p auth.Principal, read SweepR
 // recordSweep proposes the payment as actor (the caller, or the rule runner) and stores the
 // sweep linked to it, inside tx.
 func (s *Service) recordSweep(ctx context.Context, tx ports.Tx, actor auth.Principal, sw treasury.Sweep, read PaymentRead) (SweepView, error) {
-	pay, err := s.payments.ProposeSweepPayment(ctx, actor, read)
+	pay, err := read(ctx, actor)
 	if err != nil {
 		return SweepView{}, err
 	}

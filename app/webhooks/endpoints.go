@@ -3,7 +3,6 @@ package webhooks
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/corridorhq/corridor/app/kernel"
@@ -29,22 +28,44 @@ type EndpointPatch struct {
 	RotateSecret bool
 }
 
-// CreateEndpoint registers an endpoint and returns it with its secret, shown only here.
-func (s *Service) CreateEndpoint(ctx context.Context, p auth.Principal, in EndpointInput) (webhook.Endpoint, string, error) {
+// PreparedEndpoint is a new endpoint checked outside any transaction (its URL, its events,
+// and in LIVE where its host resolves), with its signing secret sealed, ready for AddEndpoint.
+type PreparedEndpoint struct {
+	tenantID string
+	endpoint webhook.Endpoint
+	secret   string
+}
+
+// PrepareEndpoint is the first step of creating an endpoint: it checks the URL and events and
+// resolves the host (which leaves the process, so it runs before the unit of work).
+func (s *Service) PrepareEndpoint(ctx context.Context, p auth.Principal, in EndpointInput) (PreparedEndpoint, error) {
 	if err := kernel.RequireTenantScope(p, scope); err != nil {
-		return webhook.Endpoint{}, "", err
+		return PreparedEndpoint{}, err
 	}
 	url := strings.TrimSpace(in.URL)
 	if err := s.checkEndpoint(ctx, p.Environment, url, in.Events); err != nil {
-		return webhook.Endpoint{}, "", err
+		return PreparedEndpoint{}, err
 	}
 	now := s.clock.Now().UTC()
 	e := webhook.Endpoint{ID: core.NewID(core.PrefixWebhookEndpoint), TenantID: p.TenantID, Environment: p.Environment, URL: url,
 		EventTypes: normalizeTypes(in.Events), Enabled: in.Enabled == nil || *in.Enabled, CreatedAt: now, UpdatedAt: now}
 	secret := webhook.NewSecret()
 	if err := s.seal(&e, secret); err != nil {
+		return PreparedEndpoint{}, err
+	}
+	return PreparedEndpoint{tenantID: p.TenantID, endpoint: e, secret: secret}, nil
+}
+
+// AddEndpoint records a prepared endpoint in one unit of work, within the per-tenant bound,
+// and returns it with its signing secret (shown once).
+func (s *Service) AddEndpoint(ctx context.Context, p auth.Principal, prepared PreparedEndpoint) (webhook.Endpoint, string, error) {
+	if err := kernel.RequireTenantScope(p, scope); err != nil {
 		return webhook.Endpoint{}, "", err
 	}
+	if prepared.tenantID != p.TenantID || prepared.endpoint.Environment != p.Environment {
+		return webhook.Endpoint{}, "", core.E(core.CodeInternal, "webhooks: an endpoint prepared for another caller")
+	}
+	e := prepared.endpoint
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		n, err := tx.Events().CountEndpoints(ctx, p.TenantID, p.Environment)
 		if err != nil {
@@ -55,7 +76,17 @@ func (s *Service) CreateEndpoint(ctx context.Context, p auth.Principal, in Endpo
 		}
 		return tx.Events().CreateEndpoint(ctx, e)
 	})
-	return e, secret, err
+	return e, prepared.secret, err
+}
+
+// CreateEndpoint prepares and adds an endpoint, for a caller outside the HTTP runner (the
+// console), which is outside any unit of work.
+func (s *Service) CreateEndpoint(ctx context.Context, p auth.Principal, in EndpointInput) (webhook.Endpoint, string, error) {
+	prepared, err := s.PrepareEndpoint(ctx, p, in)
+	if err != nil {
+		return webhook.Endpoint{}, "", err
+	}
+	return s.AddEndpoint(ctx, p, prepared)
 }
 
 // ListEndpoints lists the caller's endpoints, newest first.
@@ -238,16 +269,9 @@ func (s *Service) checkPatch(ctx context.Context, env core.Environment, hasURL b
 		if err := webhook.CheckURL(url); err != nil {
 			return err
 		}
-		// Resolving the host leaves the process, so it runs outside the unit of work
-		// (kernel.OutsideRead, docs/decisions/reliability.md).
-		allow := s.allowPrivate(env)
-		_, err := kernel.OutsideRead(ctx, "webhook-destination:"+strconv.FormatBool(allow)+":"+url, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, s.sender.CheckDestination(ctx, url, allow)
-		})
-		if kernel.IsOutsideReadRequest(err) {
-			return err
-		}
-		if err != nil {
+		// Resolving the host leaves the process: the callers run this while preparing, before
+		// their unit of work (docs/decisions/reliability.md).
+		if err := s.sender.CheckDestination(ctx, url, s.allowPrivate(env)); err != nil {
 			return core.Invalid("url", err.Error())
 		}
 	}
