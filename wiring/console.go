@@ -10,7 +10,7 @@ import (
 	"github.com/corridorhq/corridor/adapters/http"
 	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/adapters/postgres"
-	operationsapp "github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/operations"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -63,8 +63,8 @@ func localOwnerSignIn(cfg Config) (func() (string, error), error) {
 
 // newOperations builds the operator's capability: the cross-tenant reports and the audit trail
 // over the database, the job retrier, and the capabilities whose operator actions it runs.
-func newOperations(svc *registry, db *bun.DB, jobs ports.JobRetrier, log *slog.Logger) (*operationsapp.Service, error) {
+func newOperations(svc *registry, db *bun.DB, jobs ports.JobRetrier, log *slog.Logger) (*operations.Service, error) {
 	reports := postgres.NewOperatorReports(db)
-	return operationsapp.New(operationsapp.Deps{Reports: reports, Audit: reports, Jobs: jobs,
+	return operations.New(operations.Deps{Reports: reports, Audit: reports, Jobs: jobs,
 		Reviews: svc.Offramp, Arbiter: svc.Invoices, Endpoints: svc.Webhooks, Logger: log})
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/corridorhq/corridor/adapters/postgres"
 	webhooksender "github.com/corridorhq/corridor/adapters/webhook"
 	"github.com/corridorhq/corridor/app/finance"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -53,7 +53,7 @@ func newObservability(db *bun.DB, store *postgres.Store, chains map[core.Environ
 }
 
 // webhookSender is the SSRF-checked webhook sender, counting its attempts by outcome.
-func (o *observability) webhookSender(cfg webhooksapp.Config) (webhooksapp.Sender, error) {
+func (o *observability) webhookSender(cfg webhooks.Config) (webhooks.Sender, error) {
 	return metrics.NewCountingSender(webhooksender.New(webhookTimeout(cfg)), o.registry)
 }
 

@@ -5,10 +5,10 @@ import (
 	"log/slog"
 	"time"
 
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/claims"
 	"github.com/corridorhq/corridor/app/kernel"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/recipient"
@@ -23,14 +23,14 @@ import (
 // it exists.
 func newOfframp(cfg Config, p servicePorts, s *registry, log *slog.Logger) error {
 	var err error
-	s.Recipients, err = recipientsapp.New(recipientsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock,
+	s.Recipients, err = recipients.New(recipients.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock,
 		Cipher: p.cipher, SMS: p.sms, SMSOutbox: p.sms, AliasBudget: cfg.AliasBudget, SMSOutboxRetention: cfg.SMSOutboxRetention,
 		HeldPayments: heldPayments{s}})
 	if err != nil {
 		return err
 	}
 	sourceChains := SourceChains(cfg.Chains, cfg.ChainAdapters)
-	s.Offramp, err = offrampapp.New(offrampapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock,
+	s.Offramp, err = offramps.New(offramps.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock,
 		Screening: p.screening, Payouts: p.payouts,
 		QuoteLifetime: cfg.Payouts.QuoteLifetime, PollInterval: cfg.Payouts.PollInterval,
 		PollWindow: cfg.Payouts.PollWindow, QuoteExpiryInterval: cfg.Payouts.QuoteExpiryInterval,
@@ -39,7 +39,7 @@ func newOfframp(cfg Config, p servicePorts, s *registry, log *slog.Logger) error
 	if err != nil {
 		return err
 	}
-	s.Claims, err = claimsapp.New(claimsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	s.Claims, err = claims.New(claims.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Cipher: p.cipher, Escrows: claimEscrows(cfg.ChainAdapters), Lifetime: cfg.ClaimLifetime, LinkBase: cfg.ClaimLinkBase,
 		CodesPerIP: cfg.ClaimCodesPerIP, CodesPerPhone: cfg.ClaimCodesPerPhone, ResendsPerClaim: cfg.ClaimResendsPerClaim,
 		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget), SourceChains: sourceChains, Logger: log,
@@ -78,9 +78,9 @@ func (c paymentClaims) ReleaseClaimFunds(ctx context.Context, tx ports.Tx, now t
 }
 
 var (
-	_ offrampapp.Claims          = paymentClaims{}
-	_ recipientsapp.HeldPayments = heldPayments{}
-	_ claimsapp.Payments         = (*offrampapp.Service)(nil)
-	_ claimsapp.Recipients       = (*recipientsapp.Service)(nil)
-	_ offrampapp.Recipients      = (*recipientsapp.Service)(nil)
+	_ offramps.Claims         = paymentClaims{}
+	_ recipients.HeldPayments = heldPayments{}
+	_ claims.Payments         = (*offramps.Service)(nil)
+	_ claims.Recipients       = (*recipients.Service)(nil)
+	_ offramps.Recipients     = (*recipients.Service)(nil)
 )

@@ -17,23 +17,25 @@ import (
 	"github.com/corridorhq/corridor/adapters/issuer"
 	"github.com/corridorhq/corridor/adapters/outside"
 	"github.com/corridorhq/corridor/app/agents"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/checkouts"
+	"github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
-	invoicesapp "github.com/corridorhq/corridor/app/invoices"
+	"github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/app/kernel"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	operationsapp "github.com/corridorhq/corridor/app/operations"
-	policyapp "github.com/corridorhq/corridor/app/policy"
-	rampsapp "github.com/corridorhq/corridor/app/ramps"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
-	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/app/mirror"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/policies"
+	"github.com/corridorhq/corridor/app/ramps"
+	"github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/app/tenancy"
-	treasuryapp "github.com/corridorhq/corridor/app/treasury"
-	twofactorapp "github.com/corridorhq/corridor/app/twofactor"
+	"github.com/corridorhq/corridor/app/treasuries"
+	"github.com/corridorhq/corridor/app/twofactors"
 	"github.com/corridorhq/corridor/app/wallets"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/ramp"
@@ -56,7 +58,7 @@ type servicePorts struct {
 	screening ports.Screening
 	custody   map[core.Environment]ports.CustodySigner
 	// webhookSender delivers webhooks (the SSRF-checked sender, counted for the metrics).
-	webhookSender webhooksapp.Sender
+	webhookSender webhooks.Sender
 	// health follows the outside dependencies (payout providers, SMS, the card issuer).
 	health *outside.Health
 }
@@ -68,22 +70,24 @@ type registry struct {
 	Tenancy    *tenancy.Service
 	Finance    *finance.Service
 	Wallets    *wallets.Service
-	SafePay    *safepayapp.Service
-	Policy     *policyapp.Service
-	Offramp    *offrampapp.Service
-	Claims     *claimsapp.Service
-	Recipients *recipientsapp.Service
+	Faucet     *faucet.Service
+	Mirror     *mirror.Service
+	SafePay    *safepayments.Service
+	Policy     *policies.Service
+	Offramp    *offramps.Service
+	Claims     *claims.Service
+	Recipients *recipients.Service
 	Agents     *agents.Service
-	Treasury   *treasuryapp.Service
-	Cards      *cardsapp.Service
-	Ramps      *rampsapp.Service
-	TwoFactor  *twofactorapp.Service
-	Invoices   *invoicesapp.Service
-	Webhooks   *webhooksapp.Service
-	Checkout   *checkoutapp.Service
+	Treasury   *treasuries.Service
+	Cards      *cards.Service
+	Ramps      *ramps.Service
+	TwoFactor  *twofactors.Service
+	Invoices   *invoices.Service
+	Webhooks   *webhooks.Service
+	Checkout   *checkouts.Service
 	// Operations is the operator's capability, built once the others are (it runs their
 	// operator actions).
-	Operations  *operationsapp.Service
+	Operations  *operations.Service
 	Idempotency *kernel.Idempotency
 	// RequestLogs reads the request log and prunes it; Recorder writes it off the request
 	// path (built by New beside the database, stopped by Close after the server).
@@ -93,7 +97,7 @@ type registry struct {
 
 // httpDeps are the services the HTTP adapter's handler types hold.
 func (s *registry) httpDeps() http.Deps {
-	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, SafePay: s.SafePay, Policy: s.Policy,
+	return http.Deps{Tenancy: s.Tenancy, Finance: s.Finance, Wallets: s.Wallets, Faucet: s.Faucet, SafePay: s.SafePay, Policy: s.Policy,
 		Offramp: s.Offramp, Claims: s.Claims, Recipients: s.Recipients, Agents: s.Agents, Treasury: s.Treasury,
 		Cards: s.Cards, Ramps: s.Ramps, TwoFactor: s.TwoFactor, Invoices: s.Invoices, Webhooks: s.Webhooks,
 		Checkout: s.Checkout, Operations: s.Operations, Idempotency: s.Idempotency,
@@ -114,11 +118,7 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if s.Idempotency, err = kernel.NewIdempotency(kernel.IdempotencyDeps{Store: p.store, Clock: cfg.Clock, TTL: cfg.IdempotencyTTL}); err != nil {
 		return s, err
 	}
-	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
-		Faucet: cfg.Faucet, MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, Confirmations: cfg.ChainConfirmations, Logger: log,
-		RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
-		// Card settlements debit the clearing account of the issuer the cards capability uses.
-		CardModules: cardSpendModules(cfg.ChainAdapters), CardIssuer: cardIssuer.Name(), Custody: p.custody}); err != nil {
+	if err := newWalletServices(cfg, p, s, cardIssuer.Name(), log); err != nil {
 		return s, err
 	}
 	// The cards capability is built after agents (it takes their budget): agentCards reaches it
@@ -135,18 +135,18 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 		Dependencies: dependencyReport(p.health)}); err != nil {
 		return s, err
 	}
-	if s.Policy, err = policyapp.New(policyapp.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,
+	if s.Policy, err = policies.New(policies.Deps{Store: p.store, Clock: cfg.Clock, Enforcement: cfg.PolicyEnforcement, Logger: log,
 		Agents: s.Agents}); err != nil {
 		return s, err
 	}
-	if s.TwoFactor, err = twofactorapp.New(twofactorapp.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	if s.TwoFactor, err = twofactors.New(twofactors.Deps{Store: p.store, Cipher: p.cipher, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		CoolingOff: cfg.ContactCoolingOff, PlatformAddresses: []string{liquidationAddress(cfg)}}); err != nil {
 		return s, err
 	}
 	// A Safe payment's final save is a domain event treasury reacts to in the same unit of
 	// work (a sweep's outcome): Safe payments raise it without knowing who listens.
 	paymentsFinalized := &kernel.Subscribers[safepay.Finalized]{}
-	if s.SafePay, err = safepayapp.New(safepayapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	if s.SafePay, err = safepayments.New(safepayments.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Screening:  p.screening,
 		PolicyGate: s.Policy, AgentGate: s.Agents, ApprovalGate: s.TwoFactor, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
 		Finalized: paymentsFinalized, Custody: p.custody}); err != nil {
@@ -155,55 +155,81 @@ func newServices(cfg Config, p servicePorts, log *slog.Logger) (*registry, error
 	if err := newOfframp(cfg, p, s, log); err != nil {
 		return s, err
 	}
-	s.Treasury, err = treasuryapp.New(treasuryapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	s.Treasury, err = treasuries.New(treasuries.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: treasuryWallets{s.Wallets}, Payments: treasuryPayments{s.SafePay}, PaymentsFinalized: paymentsFinalized, Logger: log})
 	if err != nil {
 		return s, err
 	}
-	s.Cards, err = cardsapp.New(cardsapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
+	s.Cards, err = cards.New(cards.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Issuer: cardIssuer,
 		Provider: cfg.IssuingProvider, Modules: cardSpendModules(cfg.ChainAdapters), Chains: cfg.ChainAdapters, PolicyGate: s.Policy,
-		AgentBudget: s.Agents, Mirror: s.Wallets, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
+		AgentBudget: s.Agents, Mirror: s.Mirror, AuthorizationLifetime: cfg.CardAuthorizationLifetime})
 	if err != nil {
 		return s, err
 	}
-	s.Ramps, err = rampsapp.New(rampsDeps(cfg, p, s))
+	s.Ramps, err = ramps.New(rampsDeps(cfg, p, s))
 	if err != nil {
 		return s, err
 	}
+	return s, newMerchantServices(cfg, p, s, log)
+}
+
+// newMerchantServices builds invoices, webhooks and hosted checkout, the capabilities built
+// last: they take Safe payments, wallets and policy, and nothing takes them.
+func newMerchantServices(cfg Config, p servicePorts, s *registry, log *slog.Logger) error {
 	arbiter, err := invoiceArbiterKey(cfg.InvoiceArbiterKey)
 	if err != nil {
-		return s, err
+		return err
 	}
-	s.Invoices, err = invoicesapp.New(invoicesapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	s.Invoices, err = invoices.New(invoices.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Wallets: invoiceWallets{s.Wallets}, Payments: invoicePayments{s.SafePay}, ArbiterKey: arbiter,
 		PollInterval: cfg.InvoicePollInterval, Logger: log})
 	if err != nil {
-		return s, err
+		return err
 	}
-	s.Webhooks, err = webhooksapp.New(webhooksapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
+	s.Webhooks, err = webhooks.New(webhooks.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Cipher: p.cipher,
 		Sender: outside.Webhooks{WebhookSender: p.webhookSender}, Config: cfg.Webhooks, Logger: log})
 	if err != nil {
-		return s, err
+		return err
 	}
-	s.Checkout, err = checkoutapp.New(checkoutapp.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+	s.Checkout, err = checkouts.New(checkouts.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
 		Config: cfg.Checkout, Logger: log, Policy: s.Policy})
-	return s, err
+	return err
+}
+
+// newWalletServices builds the three wallet-side capabilities: wallets, the sandbox faucet and
+// the ledger mirror of on-chain transfers. Card settlements debit the clearing account of the
+// issuer the cards capability uses (cardIssuer).
+func newWalletServices(cfg Config, p servicePorts, s *registry, cardIssuer string, log *slog.Logger) error {
+	modules := cardSpendModules(cfg.ChainAdapters)
+	var err error
+	if s.Wallets, err = wallets.New(wallets.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		MaxWalletsPerTenant: cfg.MaxWalletsPerTenant, RelayerBudget: kernel.RelayerBudget(cfg.RelayerTxBudget),
+		CardModules: modules, Custody: p.custody}); err != nil {
+		return err
+	}
+	if s.Faucet, err = faucet.New(faucet.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Limits: cfg.Faucet}); err != nil {
+		return err
+	}
+	s.Mirror, err = mirror.New(mirror.Deps{Store: p.store, Jobs: p.jobs, Clock: cfg.Clock, Chains: cfg.ChainAdapters,
+		Confirmations: cfg.ChainConfirmations, Logger: log, CardModules: modules, CardIssuer: cardIssuer})
+	return err
 }
 
 // webhookTimeout is one delivery attempt's bound (the configured one, or the default).
-func webhookTimeout(c webhooksapp.Config) time.Duration {
+func webhookTimeout(c webhooks.Config) time.Duration {
 	if c.Timeout > 0 {
 		return c.Timeout
 	}
-	return webhooksapp.DefaultConfig.Timeout
+	return webhooks.DefaultConfig.Timeout
 }
 
 // rampsDeps wires sandbox ramps: on-ramp credits through the wallets capability's faucet job,
 // off-ramp debits through Safe payments.
-func rampsDeps(cfg Config, p servicePorts, s *registry) rampsapp.Deps {
+func rampsDeps(cfg Config, p servicePorts, s *registry) ramps.Deps {
 	const usd = 1_000_000 // base units per USD
 	liquidation := liquidationAddress(cfg)
-	return rampsapp.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Wallets, Payments: rampPayments{s.SafePay},
+	return ramps.Deps{Store: p.store, Clock: cfg.Clock, Credits: s.Faucet, Payments: rampPayments{s.SafePay},
 		Limits:             ramp.Limits{PerTransaction: cfg.Ramps.MaxAmountUsd * usd, PerTenantDaily: cfg.Ramps.DailyCapUsd * usd},
 		LiquidationAddress: liquidation}
 }
@@ -217,14 +243,14 @@ func liquidationAddress(cfg Config) string {
 }
 
 // rampPayments proposes off-ramp payments through the Safe payments capability.
-type rampPayments struct{ payments *safepayapp.Service }
+type rampPayments struct{ payments *safepayments.Service }
 
-func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (rampsapp.PaymentRead, error) {
+func (r rampPayments) ReadRampPayment(ctx context.Context, p auth.Principal, in safepay.Request) (ramps.PaymentRead, error) {
 	return proposal(ctx, r.payments, p, in)
 }
 
 // proposal prepares a Safe payment and returns the typed step that proposes it.
-func proposal(ctx context.Context, payments *safepayapp.Service, p auth.Principal, in safepay.Request) (func(context.Context, auth.Principal) (safepay.Payment, error), error) {
+func proposal(ctx context.Context, payments *safepayments.Service, p auth.Principal, in safepay.Request) (func(context.Context, auth.Principal) (safepay.Payment, error), error) {
 	read, err := payments.ReadProposal(ctx, p, in)
 	if err != nil {
 		return nil, err
@@ -238,7 +264,7 @@ func proposal(ctx context.Context, payments *safepayapp.Service, p auth.Principa
 // ESCROW.
 type invoiceWallets struct{ wallets *wallets.Service }
 
-func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, in invoicesapp.HoldWallet) (wallet.Wallet, error) {
+func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, in invoices.HoldWallet) (wallet.Wallet, error) {
 	threshold, chainID := in.Threshold, in.ChainID
 	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: &threshold,
 		ChainID: &chainID, Purpose: wallet.PurposeEscrow})
@@ -246,13 +272,13 @@ func (w invoiceWallets) CreateHoldWallet(ctx context.Context, p auth.Principal, 
 
 // invoicePayments proposes and signs invoice settlements and bill payments through the Safe
 // payments capability.
-type invoicePayments struct{ payments *safepayapp.Service }
+type invoicePayments struct{ payments *safepayments.Service }
 
-func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoicesapp.PaymentRead, error) {
+func (i invoicePayments) ReadPayment(ctx context.Context, p auth.Principal, in safepay.Request) (invoices.PaymentRead, error) {
 	return proposal(ctx, i.payments, p, in)
 }
 
-func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoicesapp.PaymentRead, error) {
+func (i invoicePayments) ReadSignature(ctx context.Context, p auth.Principal, paymentID, signature string) (invoices.PaymentRead, error) {
 	read, err := i.payments.ReadSignature(ctx, p, paymentID, signature)
 	if err != nil {
 		return nil, err
@@ -289,21 +315,21 @@ func (a agentWallets) ProvisionAgentWallet(ctx context.Context, p auth.Principal
 // treasuryWallets provisions treasury bucket Safes through the wallets capability.
 type treasuryWallets struct{ wallets *wallets.Service }
 
-func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principal, in treasuryapp.BucketWallet) (wallet.Wallet, error) {
+func (w treasuryWallets) CreateBucketWallet(ctx context.Context, p auth.Principal, in treasuries.BucketWallet) (wallet.Wallet, error) {
 	return w.wallets.CreateWallet(ctx, p, wallets.CreateWalletInput{Name: in.Name, Owners: in.Owners, Threshold: in.Threshold,
 		ChainID: in.ChainID, Purpose: wallet.PurposeTreasury})
 }
 
 // treasuryPayments proposes sweep payments through the Safe payments capability.
-type treasuryPayments struct{ payments *safepayapp.Service }
+type treasuryPayments struct{ payments *safepayments.Service }
 
-func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuryapp.PaymentRead, error) {
+func (t treasuryPayments) ReadSweepPayment(ctx context.Context, p auth.Principal, in safepay.Request) (treasuries.PaymentRead, error) {
 	return proposal(ctx, t.payments, p, in)
 }
 
 // jobCapabilities are the services with background work, in the order their workers register.
 func jobCapabilities(s *registry, extra ...kernel.Jobs) []kernel.Jobs {
-	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout, s.Finance}, extra...)
+	return append([]kernel.Jobs{s.Idempotency, s.Wallets, s.Faucet, s.Mirror, s.SafePay, s.Offramp, s.Claims, s.Recipients, s.Treasury, s.Cards, s.Invoices, s.Webhooks, s.Checkout, s.Finance}, extra...)
 }
 
 // newWorkers is River's registry with every capability's workers.

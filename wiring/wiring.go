@@ -24,9 +24,9 @@ import (
 	"github.com/corridorhq/corridor/adapters/outside"
 	"github.com/corridorhq/corridor/adapters/postgres"
 	"github.com/corridorhq/corridor/adapters/sms"
-	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/app/kernel"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/policy"
@@ -112,7 +112,7 @@ type Config struct {
 	// AliasBudget bounds phone-alias codes sent and wrong codes per phone, tenant and client
 	// IP, and pending aliases per tenant (zero fields: the defaults); SMSOutboxRetention is
 	// how long the sandbox outbox keeps a message (0 = 7 days).
-	AliasBudget        recipientsapp.AliasBudget
+	AliasBudget        recipients.AliasBudget
 	SMSOutboxRetention time.Duration
 	// HTTPTimeouts bound reading a request, writing a response and an idle connection; zero
 	// fields take http.DefaultTimeouts.
@@ -171,9 +171,9 @@ type Config struct {
 	// Webhooks tunes webhook deliveries (zero fields: webhooks.DefaultConfig's) and the TEST
 	// allowance for local receivers.
 	Webhooks webhooks.Config
-	// Checkout tunes hosted checkout (zero fields: checkout.DefaultConfig's); CheckoutPageBase
+	// Checkout tunes hosted checkout (zero fields: checkouts.DefaultConfig's); CheckoutPageBase
 	// is the public base URL of the payment page (empty: the request's own scheme and host).
-	Checkout         checkout.Config
+	Checkout         checkouts.Config
 	CheckoutPageBase string
 	// PublicBaseURL (PUBLIC_BASE_URL) is the service's public origin, as clients and the
 	// identity provider reach it. URLs the service hands to others are built from it, never
@@ -314,32 +314,15 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 	if err != nil {
 		return nil, err
 	}
-	// Outside dependencies' health, from their calls' outcomes (never part of readiness).
-	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
-	sandboxSMS := sms.NewSandbox(db, protect)
-	outbox := guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}
-	signers, closeSigners, err := custodySigners(cfg, db, protect)
+	p, obs, err := outsidePorts(cfg, db, store, protect, &undo)
 	if err != nil {
 		return nil, err
 	}
-	undo.push(closeSigners)
-	rails, err := payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health)
-	if err != nil {
+	if p.store, err = serviceStore(ctx, cfg, store, obs, &undo); err != nil {
 		return nil, err
 	}
-	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
-	if err != nil {
-		return nil, err
-	}
-	sender, err := obs.webhookSender(cfg.Webhooks)
-	if err != nil {
-		return nil, err
-	}
-	appStore, err := serviceStore(ctx, cfg, store, obs, &undo)
-	if err != nil {
-		return nil, err
-	}
-	services, err := newServices(cfg, servicePorts{store: appStore, identity: idp, jobs: inserter, cipher: protect, sms: outbox, payouts: rails, screening: screening(cfg), custody: signers, webhookSender: sender, health: health}, log)
+	p.identity, p.jobs, p.screening = idp, inserter, screening(cfg)
+	services, err := newServices(cfg, p, log)
 	if err != nil {
 		return nil, err
 	}
@@ -363,6 +346,32 @@ func Build(ctx context.Context, cfg Config, log *slog.Logger) (_ *Service, err e
 		listen: func(ctx context.Context) {
 			postgres.ListenKeyRevocations(ctx, cfg.DatabaseURL, services.Tenancy.ForgetCachedKeys, log)
 		}}, nil
+}
+
+// outsidePorts are the ports that leave the process (SMS, custody signers, payout rails, the
+// webhook sender), each behind the health it reports to, and the observability they are
+// measured by. What it opens it pushes on undo.
+func outsidePorts(cfg Config, db *bun.DB, store *postgres.Store, protect ports.Cipher, undo *cleanups) (servicePorts, *observability, error) {
+	// Outside dependencies' health, from their calls' outcomes (never part of readiness).
+	health := outside.NewHealth(map[string]string{outside.SMSHealthName: outside.KindSMS, outside.IssuerHealthName: outside.KindCardIssuer})
+	sandboxSMS := sms.NewSandbox(db, protect)
+	p := servicePorts{cipher: protect, health: health,
+		sms: guardedSMS{SMS: outside.SMS{SMS: sandboxSMS, Health: health}, SMSOutbox: sandboxSMS}}
+	signers, closeSigners, err := custodySigners(cfg, db, protect)
+	if err != nil {
+		return p, nil, err
+	}
+	undo.push(closeSigners)
+	p.custody = signers
+	if p.payouts, err = payoutRails(cfg.Payouts, db, cfg.ChainAdapters, health); err != nil {
+		return p, nil, err
+	}
+	obs, err := newObservability(db, store, cfg.ChainAdapters, health)
+	if err != nil {
+		return p, nil, err
+	}
+	p.webhookSender, err = obs.webhookSender(cfg.Webhooks)
+	return p, obs, err
 }
 
 // newRunner builds the job runner with every capability's workers and periodic passes, the

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	agentsapp "github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/app/agents"
 	"github.com/corridorhq/corridor/core/auth"
 )
 
@@ -67,17 +67,17 @@ func (k *Console) setAgentSuspended(c *fiber.Ctx, suspend bool) error {
 // "none" clears it (the API's null), so the form never clears a cap by accident.
 func (k *Console) putAgentLimits(c *fiber.Ctx) error {
 	id := strings.TrimSpace(c.FormValue("agentId"))
-	capOf := func(field string) agentsapp.CapInput {
+	capOf := func(field string) agents.CapInput {
 		v := strings.TrimSpace(c.FormValue(field))
 		switch {
 		case v == "":
-			return agentsapp.CapInput{}
+			return agents.CapInput{}
 		case strings.EqualFold(v, "none"):
-			return agentsapp.CapInput{Set: true}
+			return agents.CapInput{Set: true}
 		}
-		return agentsapp.CapInput{Set: true, Value: &v}
+		return agents.CapInput{Set: true, Value: &v}
 	}
-	in := agentsapp.LimitsInput{PerTransactionUSD: capOf("perTransactionUsd"), DailyUSD: capOf("dailyUsd"),
+	in := agents.LimitsInput{PerTransactionUSD: capOf("perTransactionUsd"), DailyUSD: capOf("dailyUsd"),
 		WeeklyUSD: capOf("weeklyUsd"), MonthlyUSD: capOf("monthlyUsd")}
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
 		if _, err := k.svc.Agents.PutLimits(ctx, principal(c), id, in); err != nil {

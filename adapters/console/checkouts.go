@@ -10,7 +10,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	httpapi "github.com/corridorhq/corridor/adapters/http"
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/checkout"
 	"github.com/corridorhq/corridor/ports"
@@ -37,7 +37,7 @@ func (k checkoutPages) create(c *fiber.Ctx) error {
 	if err != nil {
 		return k.fail(c, err)
 	}
-	in := checkoutapp.CreateInput{Amount: cents * 10_000, Currency: "USD", Cryptocurrency: "USDC",
+	in := checkouts.CreateInput{Amount: cents * 10_000, Currency: "USD", Cryptocurrency: "USDC",
 		Description: strings.TrimSpace(c.FormValue("description")), CustomerEmail: strings.TrimSpace(c.FormValue("customerEmail"))}
 	prepared, err := k.svc.Checkout.Prepare(c.UserContext(), principal(c), in)
 	if err != nil {
@@ -60,7 +60,7 @@ func (k checkoutPages) create(c *fiber.Ctx) error {
 func (k checkoutPages) refund(c *fiber.Ctx) error {
 	id, address := c.Params("id"), strings.TrimSpace(c.FormValue("address"))
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
-		r, err := k.svc.Checkout.Refund(ctx, principal(c), id, checkoutapp.RefundInput{Address: address})
+		r, err := k.svc.Checkout.Refund(ctx, principal(c), id, checkouts.RefundInput{Address: address})
 		if err != nil {
 			return outcome{}, err
 		}

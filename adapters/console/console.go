@@ -14,19 +14,19 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/filesystem"
 
-	agentsapp "github.com/corridorhq/corridor/app/agents"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/checkouts"
+	"github.com/corridorhq/corridor/app/claims"
 	"github.com/corridorhq/corridor/app/finance"
 	"github.com/corridorhq/corridor/app/kernel"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	operationsapp "github.com/corridorhq/corridor/app/operations"
-	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
-	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/requestlogs"
+	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/app/tenancy"
 	"github.com/corridorhq/corridor/app/wallets"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	webconsole "github.com/corridorhq/corridor/web/console"
@@ -45,20 +45,20 @@ type Services struct {
 	Tenancy  *tenancy.Service
 	Finance  *finance.Service
 	Wallets  *wallets.Service
-	SafePay  *safepayapp.Service
-	Offramp  *offrampapp.Service
-	Claims   *claimsapp.Service
-	Agents   *agentsapp.Service
-	Cards    *cardsapp.Service
-	Webhooks *webhooksapp.Service
+	SafePay  *safepayments.Service
+	Offramp  *offramps.Service
+	Claims   *claims.Service
+	Agents   *agents.Service
+	Cards    *cards.Service
+	Webhooks *webhooks.Service
 	// Operations lists what waits for an operator across tenants (the operator console).
-	Operations *operationsapp.Service
-	Checkout   *checkoutapp.Service
+	Operations *operations.Service
+	Checkout   *checkouts.Service
 	// Idempotency runs each state-changing form at most once per render, as it runs the API's
 	// POSTs once per Idempotency-Key.
 	Idempotency *kernel.Idempotency
 	// RequestLogs reads the tenant's request log (the Requests page).
-	RequestLogs *requestlogsapp.Service
+	RequestLogs *requestlogs.Service
 }
 
 // Config configures the console.

@@ -9,7 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/corridorhq/corridor/app/tenancy"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/event"
@@ -153,7 +153,7 @@ func (k developerPages) createWebhook(c *fiber.Ctx) error {
 	if len(events) == 0 {
 		events = []string{"*"}
 	}
-	in := webhooksapp.EndpointInput{URL: strings.TrimSpace(c.FormValue("url")), Events: events}
+	in := webhooks.EndpointInput{URL: strings.TrimSpace(c.FormValue("url")), Events: events}
 	// The URL's host is resolved while preparing, outside the form's unit of work.
 	prepared, err := k.svc.Webhooks.PrepareEndpoint(c.UserContext(), principal(c), in)
 	if err != nil {
@@ -176,7 +176,7 @@ func (k developerPages) createWebhook(c *fiber.Ctx) error {
 
 type webhookData struct {
 	Endpoint   webhook.Endpoint
-	Deliveries []webhooksapp.DeliveryView
+	Deliveries []webhooks.DeliveryView
 	Page       *pager
 	Secret     string
 	// TestTypes are the documented types the endpoint receives, offered by "Send test event"
@@ -240,7 +240,7 @@ func (k developerPages) sendTestEvent(c *fiber.Ctx) error {
 func (k developerPages) rotateWebhook(c *fiber.Ctx) error {
 	id := c.Params("id")
 	return k.runOnce(c, func(ctx context.Context) (outcome, error) {
-		_, secret, err := k.svc.Webhooks.UpdateEndpoint(ctx, principal(c), id, webhooksapp.EndpointPatch{RotateSecret: true})
+		_, secret, err := k.svc.Webhooks.UpdateEndpoint(ctx, principal(c), id, webhooks.EndpointPatch{RotateSecret: true})
 		if err != nil {
 			return outcome{}, err
 		}
@@ -292,7 +292,7 @@ type eventsData struct {
 
 func (k developerPages) events(c *fiber.Ctx) error {
 	page, pg := pageOf(c)
-	q := webhooksapp.EventQuery{Type: strings.TrimSpace(c.Query("type"))}
+	q := webhooks.EventQuery{Type: strings.TrimSpace(c.Query("type"))}
 	evs, total, err := k.svc.Webhooks.ListEvents(c.UserContext(), principal(c), q, page)
 	if err != nil {
 		return k.fail(c, err)

@@ -6,8 +6,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	claimsapp "github.com/corridorhq/corridor/app/claims"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
@@ -118,7 +118,7 @@ func (k moneyPages) payment(c *fiber.Ctx) error {
 // none.
 func (k *Console) history(c *fiber.Ctx, family, id string) []event.Event {
 	evs, _, err := k.svc.Webhooks.ListEvents(c.UserContext(), principal(c),
-		webhooksapp.EventQuery{Type: family + "*", ResourceID: id}, ports.Page{Take: ports.MaxTake})
+		webhooks.EventQuery{Type: family + "*", ResourceID: id}, ports.Page{Take: ports.MaxTake})
 	if err != nil {
 		return nil
 	}
@@ -146,7 +146,7 @@ func (k moneyPages) offrampPayments(c *fiber.Ctx) error {
 
 type offrampData struct {
 	Payment      offramp.Payment
-	Claim        *claimsapp.ClaimView
+	Claim        *claims.ClaimView
 	History      []event.Event
 	ClaimHistory []event.Event
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	operationsapp "github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/operations"
 )
 
 const (
@@ -127,7 +127,7 @@ func (k operatorPages) operatorOverview(c *fiber.Ctx) error {
 		}
 	}
 	return k.render(c, fiber.StatusOK, "operator", "Operator", notice, operatorView{Overview: overview,
-		Limit: operationsapp.ListLimit, Recent: operationsapp.RecentActions, Arbiter: k.svc.Operations.HasArbiter()})
+		Limit: operations.ListLimit, Recent: operations.RecentActions, Arbiter: k.svc.Operations.HasArbiter()})
 }
 
 // confirmed reports whether the operator ticked the action's confirmation; without it the page
@@ -198,8 +198,8 @@ func (k operatorPages) operatorRetryJob(c *fiber.Ctx) error {
 }
 
 // actor is the signed-in operator, as the audit trail names them.
-func (k operatorPages) actor() operationsapp.Actor {
-	return operationsapp.Actor{Operator: OperatorName(k.operatorToken), Via: "console"}
+func (k operatorPages) actor() operations.Actor {
+	return operations.Actor{Operator: OperatorName(k.operatorToken), Via: "console"}
 }
 
 // OperatorName names the operator in approval records and the audit trail as the admin API
@@ -216,7 +216,7 @@ func (k operatorPages) operatorSignout(c *fiber.Ctx) error {
 
 // operatorView is the overview page's data.
 type operatorView struct {
-	operationsapp.Overview
+	operations.Overview
 	Limit, Recent int
 	Arbiter       bool // a platform arbiter is configured
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/corridorhq/corridor/app/finance"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core/event"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -48,7 +48,7 @@ func (k *Console) overview(c *fiber.Ctx) error {
 			d.In, d.Out = d.In+day.In, d.Out+day.Out
 		}
 	}
-	if evs, _, err := k.svc.Webhooks.ListEvents(ctx, p, webhooksapp.EventQuery{}, ports.Page{Take: overviewRecent}); err == nil {
+	if evs, _, err := k.svc.Webhooks.ListEvents(ctx, p, webhooks.EventQuery{}, ports.Page{Take: overviewRecent}); err == nil {
 		d.Events = evs
 	}
 	add := func(label, link string, total int, err error) {

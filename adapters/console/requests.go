@@ -10,7 +10,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
+	"github.com/corridorhq/corridor/app/requestlogs"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/requestlog"
 )
@@ -46,7 +46,7 @@ type requestsData struct {
 func (k requestPages) requests(c *fiber.Ctx) error {
 	f := requestFilters{Status: c.Query("status"), Route: c.Query("route"), KeyID: strings.TrimSpace(c.Query("keyId")),
 		RequestID: strings.TrimSpace(c.Query("requestId")), From: c.Query("from"), To: c.Query("to")}
-	q := requestlogsapp.Query{Status: f.Status, Route: f.Route, KeyID: f.KeyID, RequestID: f.RequestID, Take: 50, Cursor: c.Query("cursor")}
+	q := requestlogs.Query{Status: f.Status, Route: f.Route, KeyID: f.KeyID, RequestID: f.RequestID, Take: 50, Cursor: c.Query("cursor")}
 	var err error
 	if q.From, err = consoleInstant("from", f.From); err != nil {
 		return k.fail(c, err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
@@ -113,7 +113,7 @@ type objectData struct {
 	Back    fact
 	// EventID and Deliveries: an event's page lists its deliveries, each redeliverable.
 	EventID    string
-	Deliveries []webhooksapp.DeliveryView
+	Deliveries []webhooks.DeliveryView
 }
 
 // objectAction is a one-button form on an object's page (freeze a card, suspend an agent):

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/cards"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/ports"
@@ -149,8 +149,8 @@ type cardholderCardRequest struct {
 	CryptoAccountType    *string `json:"cryptoAccountType,omitempty" oas:"enum=standard|bridge_wallet"`
 }
 
-func (r cardholderCardRequest) input() cardsapp.CardholderCardInput {
-	return cardsapp.CardholderCardInput{CardholderID: r.CardholderID, Chain: r.Chain,
+func (r cardholderCardRequest) input() cards.CardholderCardInput {
+	return cards.CardholderCardInput{CardholderID: r.CardholderID, Chain: r.Chain,
 		CryptoAccountAddress: r.CryptoAccountAddress, CryptoAccountType: r.CryptoAccountType}
 }
 

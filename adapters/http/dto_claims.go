@@ -3,7 +3,7 @@ package http
 import (
 	"time"
 
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/claims"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/claim"
 )
@@ -85,12 +85,12 @@ func toClaimPublic(v claim.PublicView) claimPublicResponse {
 		Status: string(v.Status), ExpiresAt: v.ExpiresAt, PhoneMasked: v.PhoneMasked}
 }
 
-func toClaimRefund(v claimsapp.ClaimView) claimRefundResponse {
+func toClaimRefund(v claims.ClaimView) claimRefundResponse {
 	return claimRefundResponse{ClaimStatus: string(v.Claim.Status), PaymentStatus: string(v.Payment.Status),
 		RefundTxHash: strPtr(v.Claim.RefundTxHash)}
 }
 
-func toClaim(v claimsapp.ClaimView) claimResponse {
+func toClaim(v claims.ClaimView) claimResponse {
 	c := v.Claim
 	return claimResponse{ClaimID: c.ID, PaymentID: c.PaymentID, Status: string(c.Status), PaymentStatus: string(v.Payment.Status),
 		Funded: c.Funded, AmountUSD: core.FormatUSD(c.AmountBaseUnits), AssetID: c.AssetID, ChainKey: c.ChainKey,
@@ -100,7 +100,7 @@ func toClaim(v claimsapp.ClaimView) claimResponse {
 		CancelTxHash: strPtr(c.CancelTxHash), CreatedAt: c.CreatedAt, ResendsInWindow: c.ResendCount}
 }
 
-func toClaimRedeem(v claimsapp.RedeemView) claimRedeemResponse {
+func toClaimRedeem(v claims.RedeemView) claimRedeemResponse {
 	p := toOfframpPayment(v.Payment)
 	return claimRedeemResponse{PaymentID: p.PaymentID, Status: p.Status, HoldReasons: p.HoldReasons, Quotes: toPayoutRouteQuotes(v.Quotes)}
 }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	invoicesapp "github.com/corridorhq/corridor/app/invoices"
+	"github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/invoice"
 )
@@ -108,8 +108,8 @@ type billRequest struct {
 	DomainVerifyingContract string     `json:"domainVerifyingContract,omitempty" description:"default the zero address"`
 }
 
-func (r billRequest) input() invoicesapp.BillInput {
-	return invoicesapp.BillInput{ToHandle: r.ToHandle, ToAddress: r.ToAddress, AmountUsd: r.AmountUsd, PayeeAddress: r.PayeeAddress,
+func (r billRequest) input() invoices.BillInput {
+	return invoices.BillInput{ToHandle: r.ToHandle, ToAddress: r.ToAddress, AmountUsd: r.AmountUsd, PayeeAddress: r.PayeeAddress,
 		SenderAddress: r.SenderAddress, Signature: r.Signature, SigNonce: r.SigNonce, SigExpiresAt: r.SigExpiresAt,
 		PayeeName: r.PayeeName, Description: r.Description, SigDocHash: r.SigDocHash, ChainID: r.ChainID,
 		DomainChainID: r.DomainChainID, DomainVerifyingContract: r.DomainVerifyingContract}

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/app/offramps"
 	"github.com/corridorhq/corridor/core/offramp"
 )
 
@@ -112,7 +112,7 @@ func toOfframpPayment(p offramp.Payment) offrampPaymentResponse {
 		DeliveredAt: p.DeliveredAt, CreatedAt: p.CreatedAt}
 }
 
-func toOfframpPaymentCreated(v offrampapp.PaymentView) offrampPaymentResponse {
+func toOfframpPaymentCreated(v offramps.PaymentView) offrampPaymentResponse {
 	out := toOfframpPayment(v.Payment)
 	qs := toPayoutRouteQuotes(v.Quotes)
 	out.Quotes = &qs

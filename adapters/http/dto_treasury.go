@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/corridorhq/corridor/app/treasury"
+	"github.com/corridorhq/corridor/app/treasuries"
 	"github.com/corridorhq/corridor/core"
-	coretreasury "github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/core/treasury"
 	"github.com/corridorhq/corridor/core/wallet"
 )
 
@@ -26,16 +26,16 @@ type treasuryAccountRequest struct {
 	Buckets   []treasuryBucketRequest `json:"buckets" oas:"required" description:"The buckets (OPERATING, RESERVE, YIELD) and their target shares in basis points; one Safe wallet is made per bucket."`
 }
 
-func (r treasuryAccountRequest) input() treasury.CreateAccountInput {
+func (r treasuryAccountRequest) input() treasuries.CreateAccountInput {
 	owners := make([]wallet.OwnerInput, len(r.Owners))
 	for i, o := range r.Owners {
 		owners[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
 	}
-	buckets := make([]coretreasury.BucketInput, len(r.Buckets))
+	buckets := make([]treasury.BucketInput, len(r.Buckets))
 	for i, b := range r.Buckets {
-		buckets[i] = coretreasury.BucketInput{Name: b.Name, Kind: b.Kind, TargetBps: b.TargetBps, ApyBps: b.ApyBps}
+		buckets[i] = treasury.BucketInput{Name: b.Name, Kind: b.Kind, TargetBps: b.TargetBps, ApyBps: b.ApyBps}
 	}
-	return treasury.CreateAccountInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID, Buckets: buckets}
+	return treasuries.CreateAccountInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID, Buckets: buckets}
 }
 
 type treasuryBucketResponse struct {
@@ -69,7 +69,7 @@ type treasuryAccountListResponse struct {
 	Total    int                       `json:"total" oas:"required"`
 }
 
-func toTreasuryAccount(v coretreasury.View) treasuryAccountResponse {
+func toTreasuryAccount(v treasury.View) treasuryAccountResponse {
 	a := v.Account
 	out := treasuryAccountResponse{AccountID: a.ID, Name: a.Name, ChainID: a.ChainID, Threshold: a.Threshold,
 		Buckets: make([]treasuryBucketResponse, len(v.Buckets)), TotalUsd: usdPtr(v.Total),
@@ -94,8 +94,8 @@ type treasuryRuleRequest struct {
 	Enabled         *bool   `json:"enabled,omitempty"`
 }
 
-func (r treasuryRuleRequest) input() coretreasury.RuleInput {
-	return coretreasury.RuleInput{Type: r.Type, SourceBucketID: r.SourceBucketID, DestBucketID: r.DestBucketID,
+func (r treasuryRuleRequest) input() treasury.RuleInput {
+	return treasury.RuleInput{Type: r.Type, SourceBucketID: r.SourceBucketID, DestBucketID: r.DestBucketID,
 		ThresholdUsd: r.ThresholdUsd, TargetUsd: r.TargetUsd, IntervalSeconds: r.IntervalSeconds, Enabled: r.Enabled}
 }
 
@@ -115,9 +115,9 @@ type treasuryRulePatchBody struct {
 	Enabled         *bool           `json:"enabled"`
 }
 
-func (b treasuryRulePatchBody) patch() (coretreasury.RulePatch, error) {
+func (b treasuryRulePatchBody) patch() (treasury.RulePatch, error) {
 	errs := core.FieldErrors{}
-	p := coretreasury.RulePatch{IntervalSeconds: b.IntervalSeconds, Enabled: b.Enabled}
+	p := treasury.RulePatch{IntervalSeconds: b.IntervalSeconds, Enabled: b.Enabled}
 	p.SetThreshold, p.ThresholdUsd = rawAmount("thresholdUsd", b.ThresholdUsd, errs)
 	p.SetTarget, p.TargetUsd = rawAmount("targetUsd", b.TargetUsd, errs)
 	return p, errs.Err()
@@ -161,7 +161,7 @@ type treasuryRuleListResponse struct {
 	Total int                    `json:"total" oas:"required"`
 }
 
-func toTreasuryRule(r coretreasury.Rule) treasuryRuleResponse {
+func toTreasuryRule(r treasury.Rule) treasuryRuleResponse {
 	return treasuryRuleResponse{RuleID: r.ID, AccountID: r.AccountID, Type: string(r.Type),
 		SourceBucketID: strPtr(r.SourceBucketID), DestBucketID: strPtr(r.DestBucketID),
 		ThresholdUsd: usdPtr(r.Threshold), TargetUsd: usdPtr(r.Target), IntervalSeconds: r.IntervalSeconds, Enabled: r.Enabled,
@@ -196,7 +196,7 @@ type treasurySweepListResponse struct {
 	Total  int                     `json:"total" oas:"required"`
 }
 
-func toTreasurySweep(v treasury.SweepView) treasurySweepResponse {
+func toTreasurySweep(v treasuries.SweepView) treasurySweepResponse {
 	s := v.Sweep
 	return treasurySweepResponse{SweepID: s.ID, AccountID: s.AccountID, RuleID: strPtr(s.RuleID),
 		SourceBucketID: s.SourceBucketID, DestBucketID: s.DestBucketID, AmountUsd: core.FormatUSD(s.AmountBaseUnits),
@@ -216,6 +216,6 @@ type treasuryAdvanceResponse struct {
 	SimulatedNow    time.Time `json:"simulatedNow" oas:"required" description:"The account's simulated time after the advance (RFC 3339, UTC)."`
 }
 
-func treasurySweepInput(r treasurySweepRequest) treasury.SweepInput {
-	return treasury.SweepInput{SourceBucketID: r.SourceBucketID, DestBucketID: r.DestBucketID, AmountUsd: r.AmountUsd, OwnerAddress: r.OwnerAddress}
+func treasurySweepInput(r treasurySweepRequest) treasuries.SweepInput {
+	return treasuries.SweepInput{SourceBucketID: r.SourceBucketID, DestBucketID: r.DestBucketID, AmountUsd: r.AmountUsd, OwnerAddress: r.OwnerAddress}
 }

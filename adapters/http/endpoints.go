@@ -23,6 +23,8 @@ func (s *Server) endpointTable(h handlers) []Endpoint {
 	routes = append(routes, h.tenancy.endpoints()...)
 	routes = append(routes, h.finance.ledgerEndpoints()...)
 	routes = append(routes, h.wallets.walletEndpoints()...)
+	routes = append(routes, h.faucet.faucetEndpoints()...)
+	routes = append(routes, h.wallets.directoryEndpoints()...)
 	routes = append(routes, h.wallets.secondaryEndpoints()...)
 	routes = append(routes, h.checkout.checkoutEndpoints()...)
 	routes = append(routes, h.safePayments.safePaymentEndpoints(h.checkout.secondaryPayments())...)

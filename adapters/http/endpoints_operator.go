@@ -5,15 +5,15 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	operationsapp "github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/operations"
 	"github.com/corridorhq/corridor/ports"
 )
 
 // operatorHandlers serve the operator's lookups across tenants: the admin list API. Like the
 // operator actions they take the operator token only, and every lookup is audited.
 type operatorHandlers struct {
-	svc   *operationsapp.Service
-	actor operationsapp.Actor
+	svc   *operations.Service
+	actor operations.Actor
 }
 
 const operatorOnly = "operator lookup across tenants, authorized by the operator token, never a tenant credential"

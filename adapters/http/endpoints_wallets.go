@@ -2,12 +2,11 @@ package http
 
 import "github.com/corridorhq/corridor/core/auth"
 
-// walletEndpoints are the routes of wallets, the faucet and the handle directory. Claiming a
-// handle (scope not shown in docs/api.md) takes wallets:write, as it publishes a wallet.
+// walletEndpoints are the routes of wallets; the faucet's (endpoints_faucet.go) and the handle
+// directory's follow them in the route table.
 func (h *walletsHandlers) walletEndpoints() []Endpoint {
 	paging := []Param{{Name: "skip", In: "query", Integer: true, Description: "at most 10000"}, {Name: "take", In: "query", Integer: true, Description: "at most 100"}}
 	pathID := []Param{{Name: "id", In: "path"}}
-	fund := []auth.Scope{auth.ScopeWalletsFund}
 	return []Endpoint{
 		{Method: "POST", Path: "/v1/wallets", Summary: "Create a Safe wallet: its predicted address is returned at once and a job deploys it. A secondary-shaped body (customer_id, currencies, and owner_address for a wallet the partner owns; without it a custodial wallet the service signs for) answers the secondary shape", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: OneOf{walletCreateRequest{}, secondaryWalletCreateRequest{}},
@@ -19,16 +18,13 @@ func (h *walletsHandlers) walletEndpoints() []Endpoint {
 		{Method: "GET", Path: "/v1/wallets/{id}", Summary: "A wallet with live USDC and ETH balances (null when the chain cannot be read)", Tag: "wallets",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsRead}, Params: pathID,
 			Responses: map[int]any{200: walletDetailResponse{}, 404: Envelope{}}, Handler: h.getWallet},
-		{Method: "POST", Path: "/v1/wallets/{id}/fund", Summary: "TEST only: fund a wallet from the faucet (usdc default 250, max 1000; eth default and max 0.02)", Tag: "faucet",
-			Auth: authRequired, Scopes: fund, SandboxOnly: true, Params: pathID, Request: fundRequest{},
-			Responses: map[int]any{201: dripResponse{}, 403: Envelope{}, 404: Envelope{}, 429: Envelope{}, 503: Envelope{}}, Handler: h.fundWallet},
-		{Method: "GET", Path: "/v1/faucet/drips", Summary: "TEST only: list faucet drips, newest first", Tag: "faucet",
-			Auth: authRequired, Scopes: fund, SandboxOnly: true,
-			Params:    append([]Param{{Name: "walletId", In: "query", Description: "only drips of this wallet"}}, paging...),
-			Responses: map[int]any{200: dripListResponse{}, 404: Envelope{}}, Handler: h.listDrips},
-		{Method: "GET", Path: "/v1/faucet/drips/{dripId}", Summary: "TEST only: a faucet drip", Tag: "faucet",
-			Auth: authRequired, Scopes: fund, SandboxOnly: true, Params: []Param{{Name: "dripId", In: "path"}},
-			Responses: map[int]any{200: dripResponse{}, 404: Envelope{}}, Handler: h.getDrip},
+	}
+}
+
+// directoryEndpoints are the routes of the handle directory. Claiming a handle (scope not shown
+// in docs/api.md) takes wallets:write, as it publishes a wallet.
+func (h *walletsHandlers) directoryEndpoints() []Endpoint {
+	return []Endpoint{
 		{Method: "PUT", Path: "/v1/directory/handle", Summary: "Claim a directory handle for one of the caller's wallets, or re-point it", Tag: "directory",
 			Auth: authRequired, Scopes: []auth.Scope{auth.ScopeWalletsWrite}, Request: handlePutRequest{},
 			Responses: map[int]any{200: handleInfoResponse{}, 404: Envelope{}, 409: Envelope{}}, Handler: h.putHandle},

@@ -7,23 +7,24 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	agentsapp "github.com/corridorhq/corridor/app/agents"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/checkouts"
+	"github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
-	invoicesapp "github.com/corridorhq/corridor/app/invoices"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	operationsapp "github.com/corridorhq/corridor/app/operations"
-	policyapp "github.com/corridorhq/corridor/app/policy"
-	rampsapp "github.com/corridorhq/corridor/app/ramps"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
-	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/app/invoices"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/policies"
+	"github.com/corridorhq/corridor/app/ramps"
+	"github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/app/tenancy"
-	treasuryapp "github.com/corridorhq/corridor/app/treasury"
-	twofactorapp "github.com/corridorhq/corridor/app/twofactor"
+	"github.com/corridorhq/corridor/app/treasuries"
+	"github.com/corridorhq/corridor/app/twofactors"
 	"github.com/corridorhq/corridor/app/wallets"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/invoice"
@@ -43,7 +44,10 @@ type tenancyHandlers struct{ svc *tenancy.Service }
 // the service's status.
 type financeHandlers struct{ svc *finance.Service }
 
-// walletsHandlers serve wallets, the faucet, handles and the secondary wallet surface. A
+// faucetHandlers serve the sandbox faucet: funding a TEST wallet and its drips.
+type faucetHandlers struct{ svc *faucet.Service }
+
+// walletsHandlers serve wallets, handles and the secondary wallet surface. A
 // secondary send is a Safe payment: payments proposes it.
 type walletsHandlers struct {
 	svc      *wallets.Service
@@ -52,20 +56,20 @@ type walletsHandlers struct {
 
 // walletSends proposes the Safe payment of a secondary send (POST /v1/wallets/{id}/send).
 type walletSends interface {
-	ReadProposal(ctx context.Context, p auth.Principal, in safepay.Request) (safepayapp.ProposalRead, error)
-	Propose(ctx context.Context, p auth.Principal, read safepayapp.ProposalRead) (safepay.Payment, error)
+	ReadProposal(ctx context.Context, p auth.Principal, in safepay.Request) (safepayments.ProposalRead, error)
+	Propose(ctx context.Context, p auth.Principal, read safepayments.ProposalRead) (safepay.Payment, error)
 }
 
 // safePaymentsHandlers serve Safe payments.
-type safePaymentsHandlers struct{ svc *safepayapp.Service }
+type safePaymentsHandlers struct{ svc *safepayments.Service }
 
 // policyHandlers serve spend policies, their versions and attachments.
-type policyHandlers struct{ svc *policyapp.Service }
+type policyHandlers struct{ svc *policies.Service }
 
 // agentsHandlers serve agents, their keys, limits, wallets and cards. now is the clock a new
 // agent key's status is read at (the tenancy capability's, as for every key).
 type agentsHandlers struct {
-	svc          *agentsapp.Service
+	svc          *agents.Service
 	now          func() time.Time
 	cardsEnabled bool // POST /v1/agents/{id}/cards is served when cards are
 }
@@ -73,7 +77,7 @@ type agentsHandlers struct {
 // cardsHandlers serve cards, cardholders, authorizations and push-provisioning keys. A wallet
 // card issued for an agent follows the agents capability's rules: agents issues it.
 type cardsHandlers struct {
-	svc           *cardsapp.Service
+	svc           *cards.Service
 	agents        agentCards
 	ephemeralKeys callerLimiter // per client IP, a rolling minute
 }
@@ -81,42 +85,42 @@ type cardsHandlers struct {
 // agentCards issues an agent's card on its wallet (POST /v1/wallets/{walletId}/cards with an
 // agentId).
 type agentCards interface {
-	ReadWalletCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (agentsapp.CardRead, error)
-	IssueCard(ctx context.Context, p auth.Principal, read agentsapp.CardRead) (card.Card, error)
+	ReadWalletCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (agents.CardRead, error)
+	IssueCard(ctx context.Context, p auth.Principal, read agents.CardRead) (card.Card, error)
 }
 
 // treasuryHandlers serve treasury accounts, their rules and sweeps.
-type treasuryHandlers struct{ svc *treasuryapp.Service }
+type treasuryHandlers struct{ svc *treasuries.Service }
 
 // rampsHandlers serve on- and off-ramps.
-type rampsHandlers struct{ svc *rampsapp.Service }
+type rampsHandlers struct{ svc *ramps.Service }
 
 // twoFactorHandlers serve factors, challenges, two-factor settings and contacts.
-type twoFactorHandlers struct{ svc *twofactorapp.Service }
+type twoFactorHandlers struct{ svc *twofactors.Service }
 
 // webhooksHandlers serve events, webhook endpoints and deliveries.
-type webhooksHandlers struct{ svc *webhooksapp.Service }
+type webhooksHandlers struct{ svc *webhooks.Service }
 
 // invoicesHandlers serve invoices and bills. The operator's arbiter signature goes through the
 // operations capability, which audits it (actor names the operator token); limitAnonymous
 // throttles the public invoice read per client IP.
 type invoicesHandlers struct {
-	svc            *invoicesapp.Service
+	svc            *invoices.Service
 	arbiter        arbiterSignatures
-	actor          operationsapp.Actor
+	actor          operations.Actor
 	limitAnonymous func(c *fiber.Ctx) error
 }
 
 // arbiterSignatures signs an invoice's settlement as the platform arbiter, audited
 // (POST /v1/admin/invoices/{id}/arbiter-sign).
 type arbiterSignatures interface {
-	ArbiterSign(ctx context.Context, by operationsapp.Actor, id string) (invoice.Invoice, error)
+	ArbiterSign(ctx context.Context, by operations.Actor, id string) (invoice.Invoice, error)
 }
 
 // checkoutHandlers serve hosted checkouts and their payment page. pageBaseURL is the configured
 // public base of the page (empty: the request's own origin).
 type checkoutHandlers struct {
-	svc         *checkoutapp.Service
+	svc         *checkouts.Service
 	pageBaseURL string
 	log         *slog.Logger
 }
@@ -125,33 +129,34 @@ type checkoutHandlers struct {
 // actions. operator names the operator token in the durable record of a top-up; a review's
 // approval goes through the operations capability, which audits it as actor.
 type offrampHandlers struct {
-	svc      *offrampapp.Service
+	svc      *offramps.Service
 	operator string
 	reviews  reviewApprovals
-	actor    operationsapp.Actor
+	actor    operations.Actor
 }
 
 // reviewApprovals approves an off-ramp payment's review holds, audited
 // (POST /v1/admin/offramp/payments/{id}/approve-review).
 type reviewApprovals interface {
-	ApproveReview(ctx context.Context, by operationsapp.Actor, id string) (offramp.Payment, error)
+	ApproveReview(ctx context.Context, by operations.Actor, id string) (offramp.Payment, error)
 }
 
 // claimsHandlers serve pending claims and their public claim links, throttled per client IP.
 type claimsHandlers struct {
-	svc     *claimsapp.Service
+	svc     *claims.Service
 	limiter callerLimiter
 }
 
 // recipientsHandlers serve phone aliases, credentials (and the caller's identity, which shows
 // them) and payout destinations.
-type recipientsHandlers struct{ svc *recipientsapp.Service }
+type recipientsHandlers struct{ svc *recipients.Service }
 
 // handlers are the server's handler types, one per capability.
 type handlers struct {
 	tenancy      *tenancyHandlers
 	finance      *financeHandlers
 	wallets      *walletsHandlers
+	faucet       *faucetHandlers
 	safePayments *safePaymentsHandlers
 	policy       *policyHandlers
 	agents       *agentsHandlers
@@ -173,7 +178,7 @@ type handlers struct {
 // server's configuration.
 func (s *Server) newHandlers(d Deps) handlers {
 	operator := operatorName(s.cfg.OperatorToken)
-	actor := operationsapp.Actor{Operator: operator, Via: "api"}
+	actor := operations.Actor{Operator: operator, Via: "api"}
 	var walletPayments walletSends
 	if d.SafePay != nil {
 		walletPayments = d.SafePay
@@ -186,6 +191,7 @@ func (s *Server) newHandlers(d Deps) handlers {
 		tenancy:      &tenancyHandlers{svc: d.Tenancy},
 		finance:      &financeHandlers{svc: d.Finance},
 		wallets:      &walletsHandlers{svc: d.Wallets, payments: walletPayments},
+		faucet:       &faucetHandlers{svc: d.Faucet},
 		safePayments: &safePaymentsHandlers{svc: d.SafePay},
 		policy:       &policyHandlers{svc: d.Policy},
 		agents:       &agentsHandlers{svc: d.Agents, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/cards"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/card"
 )
@@ -23,7 +23,7 @@ func (h *cardsHandlers) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 		return h.issueWalletAgentCard(c, *req.AgentID, patch)
 	}
 	read, err := h.svc.ReadIssue(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")),
-		cardsapp.IssueInput{Limits: patch, AgentID: req.AgentID})
+		cards.IssueInput{Limits: patch, AgentID: req.AgentID})
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ func (h *cardsHandlers) createEphemeralKey(c *fiber.Ctx) (fiber.Handler, error) 
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	card, key, err := h.svc.CreateEphemeralKey(c.UserContext(), principal(c), c.Params("id"), cardsapp.EphemeralKeyInput{
+	card, key, err := h.svc.CreateEphemeralKey(c.UserContext(), principal(c), c.Params("id"), cards.EphemeralKeyInput{
 		Platform: req.Platform, Nonce: req.Nonce, NonceSignature: req.NonceSignature, Certificates: req.Certificates})
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func (h *cardsHandlers) sandboxAuthorize(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := h.svc.Authorize(c.UserContext(), principal(c), c.Params("id"), cardsapp.AuthorizeInput{
+	a, err := h.svc.Authorize(c.UserContext(), principal(c), c.Params("id"), cards.AuthorizeInput{
 		AmountUsd: req.AmountUSD, MCC: req.MCC, MerchantName: req.MerchantName, Counterparty: req.Counterparty})
 	if err != nil {
 		return err
@@ -219,7 +219,7 @@ func (h *cardsHandlers) sandboxCapture(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := h.svc.Capture(c.UserContext(), principal(c), c.Params("id"), cardsapp.CaptureInput{AmountUsd: req.AmountUSD})
+	a, err := h.svc.Capture(c.UserContext(), principal(c), c.Params("id"), cards.CaptureInput{AmountUsd: req.AmountUSD})
 	if err != nil {
 		return err
 	}

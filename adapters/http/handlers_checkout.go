@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
@@ -61,7 +61,7 @@ func (h *checkoutHandlers) createCheckout(c *fiber.Ctx) (fiber.Handler, error) {
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	in := checkoutapp.CreateInput{Currency: req.Currency, Cryptocurrency: req.Cryptocurrency, Metadata: req.Metadata}
+	in := checkouts.CreateInput{Currency: req.Currency, Cryptocurrency: req.Cryptocurrency, Metadata: req.Metadata}
 	cents, err := core.ParseAmount("amount", 2, string(req.Amount))
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (h *checkoutHandlers) refundCheckout(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	in := checkoutapp.RefundInput{}
+	in := checkouts.RefundInput{}
 	if req.Amount != nil {
 		units, err := core.ParseAmount("amount", 6, string(*req.Amount))
 		if err != nil {

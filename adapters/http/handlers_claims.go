@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/claims"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/claim"
 )
@@ -83,7 +83,7 @@ func (h *claimsHandlers) redeemClaim(c *fiber.Ctx) (fiber.Handler, error) {
 	}
 	return func(c *fiber.Ctx) error {
 		v, err := h.svc.RedeemClaim(c.UserContext(), principal(c), claimToken(c),
-			claimsapp.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
+			claims.RedeemClaimInput{ChallengeID: req.ChallengeID, DestinationID: req.DestinationID})
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/app/offramps"
 )
 
 // createOfframpPayment validates the payment and screens its recipient while preparing,
@@ -15,7 +15,7 @@ func (h *offrampHandlers) createOfframpPayment(c *fiber.Ctx) (fiber.Handler, err
 	if err := decodeBody(c, &req); err != nil {
 		return nil, err
 	}
-	prepared, err := h.svc.PrepareCreate(c.UserContext(), principal(c), offrampapp.CreatePaymentInput{Phone: req.Phone,
+	prepared, err := h.svc.PrepareCreate(c.UserContext(), principal(c), offramps.CreatePaymentInput{Phone: req.Phone,
 		AmountUSD: req.AmountUSD, ChainID: req.ChainID, FundingMode: req.FundingMode,
 		RequestedDestinationID: req.RequestedDestinationID, SpeedPreference: req.SpeedPreference})
 	if err != nil {
@@ -126,8 +126,8 @@ func (h *offrampHandlers) offrampPaymentProviderStep(c *fiber.Ctx) (fiber.Handle
 // and what it reports is recorded in the poll job's own units of work. So the whole step runs
 // while preparing, outside any transaction, and the runner's unit only answers.
 func (h *offrampHandlers) providerWebhook(c *fiber.Ctx) (fiber.Handler, error) {
-	res, err := h.svc.HandleProviderWebhook(c.UserContext(), offrampapp.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
-		Timestamp: c.Get(offrampapp.WebhookTimestampHeader), Signature: c.Get(offrampapp.WebhookSignatureHeader),
+	res, err := h.svc.HandleProviderWebhook(c.UserContext(), offramps.ProviderWebhook{Provider: strings.TrimSpace(c.Params("provider")),
+		Timestamp: c.Get(offramps.WebhookTimestampHeader), Signature: c.Get(offramps.WebhookSignatureHeader),
 		Body: append([]byte(nil), c.Body()...)})
 	if err != nil {
 		return nil, err

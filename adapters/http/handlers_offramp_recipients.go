@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/core"
 )
 
@@ -14,7 +14,7 @@ func (h *recipientsHandlers) createPhoneAlias(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	a, err := h.svc.CreatePhoneAlias(c.UserContext(), principal(c), recipientsapp.CreateAliasInput{Phone: req.Phone, ClientIP: c.IP()})
+	a, err := h.svc.CreatePhoneAlias(c.UserContext(), principal(c), recipients.CreateAliasInput{Phone: req.Phone, ClientIP: c.IP()})
 	if err != nil {
 		return withRetryAfter(c, err)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	policyapp "github.com/corridorhq/corridor/app/policy"
+	"github.com/corridorhq/corridor/app/policies"
 )
 
 func (h *policyHandlers) createPolicy(c *fiber.Ctx) error {
@@ -13,7 +13,7 @@ func (h *policyHandlers) createPolicy(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	p, err := h.svc.CreatePolicy(c.UserContext(), principal(c), policyapp.CreatePolicyInput{Name: req.Name, Document: req.Document})
+	p, err := h.svc.CreatePolicy(c.UserContext(), principal(c), policies.CreatePolicyInput{Name: req.Name, Document: req.Document})
 	if err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (h *policyHandlers) attachPolicy(c *fiber.Ctx) error {
 		return err
 	}
 	a, err := h.svc.AttachPolicy(c.UserContext(), principal(c), c.Params("id"),
-		policyapp.AttachInput{SubjectType: req.SubjectType, SubjectID: req.SubjectID})
+		policies.AttachInput{SubjectType: req.SubjectType, SubjectID: req.SubjectID})
 	if err != nil {
 		return err
 	}
@@ -118,7 +118,7 @@ func (h *policyHandlers) evaluatePolicy(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	d, err := h.svc.EvaluatePolicy(c.UserContext(), principal(c), policyapp.EvaluateInput{
+	d, err := h.svc.EvaluatePolicy(c.UserContext(), principal(c), policies.EvaluateInput{
 		PolicyID: req.PolicyID, SubjectType: req.SubjectType, SubjectID: req.SubjectID,
 		AmountUSD: req.AmountUSD, MCC: req.MCC, Counterparty: req.Counterparty,
 	})

@@ -6,7 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safepay"
 )
@@ -77,21 +77,21 @@ func (h *safePaymentsHandlers) getSafePayment(c *fiber.Ctx) error {
 
 // signSafePayment verifies the signature outside the runner's unit of work.
 func (h *safePaymentsHandlers) signSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentSignRequest) (safepayapp.SignatureRead, error) {
+	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentSignRequest) (safepayments.SignatureRead, error) {
 		return h.svc.ReadSignature(ctx, p, id, req.Signature)
 	}, h.svc.Sign)
 }
 
 // executeSafePayment checks the owner and the Safe's nonce outside the runner's unit of work.
 func (h *safePaymentsHandlers) executeSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayapp.ExecutionRead, error) {
+	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayments.ExecutionRead, error) {
 		return h.svc.ReadExecution(ctx, p, id, req.OwnerAddress)
 	}, h.svc.Execute)
 }
 
 // cancelSafePayment checks the optional owner outside the runner's unit of work.
 func (h *safePaymentsHandlers) cancelSafePayment(c *fiber.Ctx) (fiber.Handler, error) {
-	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayapp.CancelRead, error) {
+	return preparedPaymentAction(c, func(ctx context.Context, p auth.Principal, id string, req safePaymentOwnerRequest) (safepayments.CancelRead, error) {
 		return h.svc.ReadCancel(ctx, p, id, req.OwnerAddress)
 	}, h.svc.Cancel)
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	twofactorapp "github.com/corridorhq/corridor/app/twofactor"
+	"github.com/corridorhq/corridor/app/twofactors"
 )
 
 func (h *twoFactorHandlers) createContact(c *fiber.Ctx) error {
@@ -13,7 +13,7 @@ func (h *twoFactorHandlers) createContact(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	contact, err := h.svc.CreateContact(c.UserContext(), principal(c), twofactorapp.ContactInput{Address: req.Address, Label: req.Label, ChainID: req.ChainID})
+	contact, err := h.svc.CreateContact(c.UserContext(), principal(c), twofactors.ContactInput{Address: req.Address, Label: req.Label, ChainID: req.ChainID})
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func (h *twoFactorHandlers) putTwoFactorSettings(c *fiber.Ctx) error {
 	if err := decodeBody(c, &req); err != nil {
 		return err
 	}
-	st, err := h.svc.PutSettings(c.UserContext(), principal(c), twofactorapp.SettingsInput{
+	st, err := h.svc.PutSettings(c.UserContext(), principal(c), twofactors.SettingsInput{
 		ApprovalAboveValue: req.ApprovalAboveUSD, ApproveNewPayees: req.ApproveNewPayees, RequireSavedPayees: req.RequireSavedPayees,
 		TwofaChallengeID: req.TwofaChallengeID})
 	if err != nil {

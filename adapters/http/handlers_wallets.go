@@ -47,19 +47,6 @@ func (h *walletsHandlers) getWallet(c *fiber.Ctx) error {
 	return c.JSON(toWalletDetail(v))
 }
 
-func (h *walletsHandlers) fundWallet(c *fiber.Ctx) error {
-	var req fundRequest
-	if err := decodeBody(c, &req); err != nil {
-		return err
-	}
-	d, err := h.svc.FundWallet(c.UserContext(), principal(c), strings.TrimSpace(c.Params("id")),
-		wallets.FundInput{Asset: req.Asset, Amount: req.Amount})
-	if err != nil {
-		return withRetryAfter(c, err)
-	}
-	return c.Status(fiber.StatusCreated).JSON(toDrip(d))
-}
-
 // withRetryAfter sets Retry-After from a RATE_LIMITED error's details.retryAfterSeconds (a
 // string or a whole number of seconds).
 func withRetryAfter(c *fiber.Ctx, err error) error {
@@ -73,30 +60,6 @@ func withRetryAfter(c *fiber.Ctx, err error) error {
 		}
 	}
 	return err
-}
-
-func (h *walletsHandlers) listDrips(c *fiber.Ctx) error {
-	page, err := pageOf(c)
-	if err != nil {
-		return err
-	}
-	drips, total, err := h.svc.ListDrips(c.UserContext(), principal(c), c.Query("walletId"), page)
-	if err != nil {
-		return err
-	}
-	out := dripListResponse{Drips: make([]dripResponse, len(drips)), Total: total}
-	for i, d := range drips {
-		out.Drips[i] = toDrip(d)
-	}
-	return c.JSON(out)
-}
-
-func (h *walletsHandlers) getDrip(c *fiber.Ctx) error {
-	d, err := h.svc.GetDrip(c.UserContext(), principal(c), strings.TrimSpace(c.Params("dripId")))
-	if err != nil {
-		return err
-	}
-	return c.JSON(toDrip(d))
 }
 
 func (h *walletsHandlers) putHandle(c *fiber.Ctx) error {

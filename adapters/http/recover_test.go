@@ -3,7 +3,7 @@ package http
 import (
 	"context"
 	"encoding/json"
-	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
+	"github.com/corridorhq/corridor/app/requestlogs"
 	"github.com/corridorhq/corridor/core/requestlog"
 	"io"
 	"log/slog"
@@ -15,24 +15,25 @@ import (
 
 	"github.com/corridorhq/corridor/adapters/issuer"
 	webhooksender "github.com/corridorhq/corridor/adapters/webhook"
-	agentsapp "github.com/corridorhq/corridor/app/agents"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/checkouts"
+	"github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
-	invoicesapp "github.com/corridorhq/corridor/app/invoices"
+	"github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/app/kernel"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	operationsapp "github.com/corridorhq/corridor/app/operations"
-	policyapp "github.com/corridorhq/corridor/app/policy"
-	rampsapp "github.com/corridorhq/corridor/app/ramps"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
-	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/policies"
+	"github.com/corridorhq/corridor/app/ramps"
+	"github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/app/tenancy"
-	treasuryapp "github.com/corridorhq/corridor/app/treasury"
-	twofactorapp "github.com/corridorhq/corridor/app/twofactor"
+	"github.com/corridorhq/corridor/app/treasuries"
+	"github.com/corridorhq/corridor/app/twofactors"
 	"github.com/corridorhq/corridor/app/wallets"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
@@ -113,46 +114,48 @@ func nopServices(t *testing.T) Deps {
 	}
 	walletsSvc, err := wallets.New(wallets.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	agentsSvc, err := agentsapp.New(agentsapp.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}, Cards: nopAgentWallets{}})
+	faucetSvc, err := faucet.New(faucet.Deps{Store: nopStore{}, Jobs: nopJobs{}})
+	must(err)
+	agentsSvc, err := agents.New(agents.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}, Cards: nopAgentWallets{}})
 	must(err)
 	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc, Agents: agentsSvc})
 	must(err)
 	financeSvc, err := finance.New(finance.Deps{Store: nopStore{}})
 	must(err)
-	policySvc, err := policyapp.New(policyapp.Deps{Store: nopStore{}})
+	policySvc, err := policies.New(policies.Deps{Store: nopStore{}})
 	must(err)
-	twoFactorSvc, err := twofactorapp.New(twofactorapp.Deps{Store: nopStore{}, Cipher: nopCipher{}})
+	twoFactorSvc, err := twofactors.New(twofactors.Deps{Store: nopStore{}, Cipher: nopCipher{}})
 	must(err)
-	safePaySvc, err := safepayapp.New(safepayapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
+	safePaySvc, err := safepayments.New(safepayments.Deps{Store: nopStore{}, Jobs: nopJobs{}, PolicyGate: policySvc, AgentGate: agentsSvc, ApprovalGate: twoFactorSvc})
 	must(err)
-	recipientsSvc, err := recipientsapp.New(recipientsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, HeldPayments: nopOfframpPorts{}})
+	recipientsSvc, err := recipients.New(recipients.Deps{Store: nopStore{}, Jobs: nopJobs{}, HeldPayments: nopOfframpPorts{}})
 	must(err)
-	offrampSvc, err := offrampapp.New(offrampapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc,
+	offrampSvc, err := offramps.New(offramps.Deps{Store: nopStore{}, Jobs: nopJobs{}, SpendPolicy: policySvc,
 		Claims: nopOfframpPorts{}, Recipients: recipientsSvc})
 	must(err)
-	claimsSvc, err := claimsapp.New(claimsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Payments: offrampSvc, Recipients: recipientsSvc})
+	claimsSvc, err := claims.New(claims.Deps{Store: nopStore{}, Jobs: nopJobs{}, Payments: offrampSvc, Recipients: recipientsSvc})
 	must(err)
-	treasurySvc, err := treasuryapp.New(treasuryapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopTreasuryPorts{}, Payments: nopTreasuryPorts{}})
+	treasurySvc, err := treasuries.New(treasuries.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopTreasuryPorts{}, Payments: nopTreasuryPorts{}})
 	must(err)
-	invoicesSvc, err := invoicesapp.New(invoicesapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopInvoicePorts{}, Payments: nopInvoicePorts{}})
+	invoicesSvc, err := invoices.New(invoices.Deps{Store: nopStore{}, Jobs: nopJobs{}, Wallets: nopInvoicePorts{}, Payments: nopInvoicePorts{}})
 	must(err)
-	cardsSvc, err := cardsapp.New(cardsapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Issuer: issuer.NewSandbox(), PolicyGate: policySvc})
+	cardsSvc, err := cards.New(cards.Deps{Store: nopStore{}, Jobs: nopJobs{}, Issuer: issuer.NewSandbox(), PolicyGate: policySvc})
 	must(err)
-	rampsSvc, err := rampsapp.New(rampsapp.Deps{Store: nopStore{}, Credits: walletsSvc, Payments: nopRampPayments{},
+	rampsSvc, err := ramps.New(ramps.Deps{Store: nopStore{}, Credits: faucetSvc, Payments: nopRampPayments{},
 		LiquidationAddress: "0x000000000000000000000000000000000000dEaD"})
 	must(err)
 	idem, err := kernel.NewIdempotency(kernel.IdempotencyDeps{Store: nopStore{}})
 	must(err)
-	webhooksSvc, err := webhooksapp.New(webhooksapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Cipher: nopCipher{}, Sender: webhooksender.New(time.Second)})
+	webhooksSvc, err := webhooks.New(webhooks.Deps{Store: nopStore{}, Jobs: nopJobs{}, Cipher: nopCipher{}, Sender: webhooksender.New(time.Second)})
 	must(err)
-	checkoutSvc, err := checkoutapp.New(checkoutapp.Deps{Store: nopStore{}, Jobs: nopJobs{}, Policy: nopPolicy{}})
+	checkoutSvc, err := checkouts.New(checkouts.Deps{Store: nopStore{}, Jobs: nopJobs{}, Policy: nopPolicy{}})
 	must(err)
-	operationsSvc, err := operationsapp.New(operationsapp.Deps{Reports: nopOperator{}, Audit: nopOperator{}, Jobs: nopOperator{},
+	operationsSvc, err := operations.New(operations.Deps{Reports: nopOperator{}, Audit: nopOperator{}, Jobs: nopOperator{},
 		Reviews: offrampSvc, Arbiter: invoicesSvc, Endpoints: webhooksSvc, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	must(err)
-	requestLogsSvc, err := requestlogsapp.New(nopRequestLogs{}, nil)
+	requestLogsSvc, err := requestlogs.New(nopRequestLogs{}, nil)
 	must(err)
-	return Deps{RequestLogs: requestLogsSvc, Recorder: nopRecorder{}, Operations: operationsSvc, Claims: claimsSvc, Recipients: recipientsSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, SafePay: safePaySvc,
+	return Deps{RequestLogs: requestLogsSvc, Recorder: nopRecorder{}, Operations: operationsSvc, Claims: claimsSvc, Recipients: recipientsSvc, Checkout: checkoutSvc, Webhooks: webhooksSvc, Ramps: rampsSvc, Tenancy: tenancySvc, Finance: financeSvc, Wallets: walletsSvc, Faucet: faucetSvc, SafePay: safePaySvc,
 		Policy: policySvc, Offramp: offrampSvc, Agents: agentsSvc, Treasury: treasurySvc, Cards: cardsSvc, TwoFactor: twoFactorSvc, Invoices: invoicesSvc, Idempotency: idem}
 }
 
@@ -173,11 +176,11 @@ func (nopRecorder) Record(requestlog.Entry) {}
 
 type nopRampPayments struct{}
 
-func (nopRampPayments) ReadRampPayment(context.Context, auth.Principal, safepay.Request) (rampsapp.PaymentRead, error) {
+func (nopRampPayments) ReadRampPayment(context.Context, auth.Principal, safepay.Request) (ramps.PaymentRead, error) {
 	return nil, nil
 }
 
-func (nopRampPayments) ProposeRampPayment(context.Context, auth.Principal, rampsapp.PaymentRead) (safepay.Payment, error) {
+func (nopRampPayments) ProposeRampPayment(context.Context, auth.Principal, ramps.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, nil
 }
 
@@ -189,30 +192,30 @@ func (nopCipher) LookupHash(_, v string) string              { return v }
 
 type nopAgentWallets struct{}
 
-func (nopAgentWallets) ProvisionAgentWallet(context.Context, auth.Principal, agentsapp.WalletInput) (wallet.Wallet, error) {
+func (nopAgentWallets) ProvisionAgentWallet(context.Context, auth.Principal, agents.WalletInput) (wallet.Wallet, error) {
 	return wallet.Wallet{}, nil
 }
 
 // nopInvoicePorts stands in for the wallets and payments capabilities invoices call.
 type nopInvoicePorts struct{}
 
-func (nopInvoicePorts) CreateHoldWallet(context.Context, auth.Principal, invoicesapp.HoldWallet) (wallet.Wallet, error) {
+func (nopInvoicePorts) CreateHoldWallet(context.Context, auth.Principal, invoices.HoldWallet) (wallet.Wallet, error) {
 	return wallet.Wallet{}, core.E(core.CodeInternal, "not wired")
 }
 
-func (nopInvoicePorts) ReadPayment(context.Context, auth.Principal, safepay.Request) (invoicesapp.PaymentRead, error) {
+func (nopInvoicePorts) ReadPayment(context.Context, auth.Principal, safepay.Request) (invoices.PaymentRead, error) {
 	return nil, core.E(core.CodeInternal, "not wired")
 }
 
-func (nopInvoicePorts) ProposePayment(context.Context, auth.Principal, invoicesapp.PaymentRead) (safepay.Payment, error) {
+func (nopInvoicePorts) ProposePayment(context.Context, auth.Principal, invoices.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
 }
 
-func (nopInvoicePorts) ReadSignature(context.Context, auth.Principal, string, string) (invoicesapp.PaymentRead, error) {
+func (nopInvoicePorts) ReadSignature(context.Context, auth.Principal, string, string) (invoices.PaymentRead, error) {
 	return nil, core.E(core.CodeInternal, "not wired")
 }
 
-func (nopInvoicePorts) Sign(context.Context, auth.Principal, invoicesapp.PaymentRead) (safepay.Payment, error) {
+func (nopInvoicePorts) Sign(context.Context, auth.Principal, invoices.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
 }
 
@@ -243,15 +246,15 @@ func (nopOfframpPorts) ReleaseClaimFunds(context.Context, ports.Tx, time.Time, *
 // nopTreasuryPorts stands in for the wallets and payments capabilities treasury calls.
 type nopTreasuryPorts struct{}
 
-func (nopTreasuryPorts) CreateBucketWallet(context.Context, auth.Principal, treasuryapp.BucketWallet) (wallet.Wallet, error) {
+func (nopTreasuryPorts) CreateBucketWallet(context.Context, auth.Principal, treasuries.BucketWallet) (wallet.Wallet, error) {
 	return wallet.Wallet{}, core.E(core.CodeInternal, "not wired")
 }
 
-func (nopTreasuryPorts) ReadSweepPayment(context.Context, auth.Principal, safepay.Request) (treasuryapp.PaymentRead, error) {
+func (nopTreasuryPorts) ReadSweepPayment(context.Context, auth.Principal, safepay.Request) (treasuries.PaymentRead, error) {
 	return nil, core.E(core.CodeInternal, "not wired")
 }
 
-func (nopTreasuryPorts) ProposeSweepPayment(context.Context, auth.Principal, treasuryapp.PaymentRead) (safepay.Payment, error) {
+func (nopTreasuryPorts) ProposeSweepPayment(context.Context, auth.Principal, treasuries.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
 }
 

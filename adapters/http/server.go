@@ -5,7 +5,7 @@ package http
 import (
 	"context"
 	"errors"
-	requestlogsapp "github.com/corridorhq/corridor/app/requestlogs"
+	"github.com/corridorhq/corridor/app/requestlogs"
 	"log/slog"
 	"net/netip"
 	"strings"
@@ -14,24 +14,25 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/prometheus/client_golang/prometheus"
 
-	agentsapp "github.com/corridorhq/corridor/app/agents"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
-	checkoutapp "github.com/corridorhq/corridor/app/checkout"
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/checkouts"
+	"github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/faucet"
 	"github.com/corridorhq/corridor/app/finance"
-	invoicesapp "github.com/corridorhq/corridor/app/invoices"
+	"github.com/corridorhq/corridor/app/invoices"
 	"github.com/corridorhq/corridor/app/kernel"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	operationsapp "github.com/corridorhq/corridor/app/operations"
-	policyapp "github.com/corridorhq/corridor/app/policy"
-	rampsapp "github.com/corridorhq/corridor/app/ramps"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
-	safepayapp "github.com/corridorhq/corridor/app/safepay"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/operations"
+	"github.com/corridorhq/corridor/app/policies"
+	"github.com/corridorhq/corridor/app/ramps"
+	"github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/safepayments"
 	"github.com/corridorhq/corridor/app/tenancy"
-	treasuryapp "github.com/corridorhq/corridor/app/treasury"
-	twofactorapp "github.com/corridorhq/corridor/app/twofactor"
+	"github.com/corridorhq/corridor/app/treasuries"
+	"github.com/corridorhq/corridor/app/twofactors"
 	"github.com/corridorhq/corridor/app/wallets"
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/timestamp"
@@ -176,26 +177,27 @@ type Deps struct {
 	Tenancy    *tenancy.Service
 	Finance    *finance.Service
 	Wallets    *wallets.Service
-	SafePay    *safepayapp.Service
-	Policy     *policyapp.Service
-	Offramp    *offrampapp.Service    // off-ramp payments
-	Claims     *claimsapp.Service     // pending claims and claim links
-	Recipients *recipientsapp.Service // phone aliases, credentials, payout destinations
-	Agents     *agentsapp.Service
-	Treasury   *treasuryapp.Service
-	Cards      *cardsapp.Service
-	Ramps      *rampsapp.Service
-	TwoFactor  *twofactorapp.Service
-	Invoices   *invoicesapp.Service
-	Webhooks   *webhooksapp.Service
-	Checkout   *checkoutapp.Service
+	Faucet     *faucet.Service // sandbox drips, served on the wallets routes
+	SafePay    *safepayments.Service
+	Policy     *policies.Service
+	Offramp    *offramps.Service   // off-ramp payments
+	Claims     *claims.Service     // pending claims and claim links
+	Recipients *recipients.Service // phone aliases, credentials, payout destinations
+	Agents     *agents.Service
+	Treasury   *treasuries.Service
+	Cards      *cards.Service
+	Ramps      *ramps.Service
+	TwoFactor  *twofactors.Service
+	Invoices   *invoices.Service
+	Webhooks   *webhooks.Service
+	Checkout   *checkouts.Service
 	// Operations runs the operator's actions of /v1/admin (approve review, arbiter sign) and
 	// writes each to the operator audit trail.
-	Operations *operationsapp.Service
+	Operations *operations.Service
 	// Idempotency is the Idempotency-Key store that wraps every POST.
 	Idempotency *kernel.Idempotency
 	// RequestLogs reads the tenant's request log; Recorder writes it, off the request path.
-	RequestLogs *requestlogsapp.Service
+	RequestLogs *requestlogs.Service
 	Recorder    RequestRecorder
 }
 
@@ -206,7 +208,7 @@ func (d Deps) missing() []string {
 		name   string
 		absent bool
 	}{
-		{"Tenancy", d.Tenancy == nil}, {"Finance", d.Finance == nil}, {"Wallets", d.Wallets == nil},
+		{"Tenancy", d.Tenancy == nil}, {"Finance", d.Finance == nil}, {"Wallets", d.Wallets == nil}, {"Faucet", d.Faucet == nil},
 		{"SafePay", d.SafePay == nil}, {"Policy", d.Policy == nil}, {"Offramp", d.Offramp == nil},
 		{"Claims", d.Claims == nil}, {"Recipients", d.Recipients == nil},
 		{"Agents", d.Agents == nil}, {"Treasury", d.Treasury == nil}, {"Cards", d.Cards == nil}, {"Ramps", d.Ramps == nil},

@@ -8,12 +8,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/corridorhq/corridor/adapters/jobs"
-	"github.com/corridorhq/corridor/adapters/postgres"
-	"github.com/corridorhq/corridor/test/testdb"
 )
 
 type rescueArgs struct {
@@ -28,26 +25,14 @@ type rescueWorker struct {
 
 func (rescueWorker) Work(context.Context, *river.Job[rescueArgs]) error { return nil }
 
-// livenessDB is a migrated database, a pool on it and an insert-only River client.
-func livenessDB(ctx context.Context, t *testing.T) (*pgxpool.Pool, *river.Client[pgx.Tx]) {
+// startRescueRunner starts a runner on url whose only worker completes the jobs runningJob
+// leaves, polling often so a rescued job runs at once.
+func startRescueRunner(ctx context.Context, t *testing.T, url string, cfg jobs.Config) *jobs.Runner {
 	t.Helper()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.Migrate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	inserter, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pool, inserter
+	workers := river.NewWorkers()
+	river.AddWorker(workers, rescueWorker{})
+	cfg.DatabaseURL, cfg.Workers, cfg.FetchPollInterval = url, workers, 100*time.Millisecond
+	return startRunner(ctx, t, cfg)
 }
 
 // runningJob inserts a job as the given worker left it when it died: running, attempted by it.
@@ -64,46 +49,6 @@ func runningJob(ctx context.Context, t *testing.T, pool *pgxpool.Pool, inserter 
 	return res.Job.ID
 }
 
-func startRunner(ctx context.Context, t *testing.T, url string, cfg jobs.Config) *jobs.Runner {
-	t.Helper()
-	workers := river.NewWorkers()
-	river.AddWorker(workers, rescueWorker{})
-	cfg.DatabaseURL, cfg.Workers, cfg.FetchPollInterval = url, workers, 100*time.Millisecond
-	r, err := jobs.NewRunner(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-		defer stop()
-		_ = r.Stop(stopCtx)
-	})
-	return r
-}
-
-func jobState(ctx context.Context, t *testing.T, inserter *river.Client[pgx.Tx], id int64) rivertype.JobState {
-	t.Helper()
-	job, err := inserter.JobGet(ctx, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return job.State
-}
-
-// waitJobState polls until the job reaches want; ctx's deadline is the hang guard.
-func waitJobState(ctx context.Context, t *testing.T, inserter *river.Client[pgx.Tx], id int64, want rivertype.JobState) {
-	t.Helper()
-	for jobState(ctx, t, inserter, id) != want {
-		if ctx.Err() != nil {
-			t.Fatalf("job %d never reached %s (it is %s)", id, want, jobState(context.Background(), t, inserter, id))
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestLiveness_DeadWorkersJobsRescuedInSeconds: a worker whose heartbeat went stale (its process
 // was killed) left a job running and a periodic pass's lease held. A live runner, with River's
 // stuck-job timeout at its hour, puts the job back to work and completes it, releases the lease
@@ -112,7 +57,7 @@ func waitJobState(ctx context.Context, t *testing.T, inserter *river.Client[pgx.
 func TestLiveness_DeadWorkersJobsRescuedInSeconds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
 	defer cancel()
-	pool, inserter := livenessDB(ctx, t)
+	pool, inserter := jobsDB(ctx, t)
 	if _, err := pool.Exec(ctx, `INSERT INTO job_workers (client_id, replica, heartbeat_at) VALUES
 		('ghost#01', 'ghost', now() - interval '1 minute'), ('alive#02', 'alive', now() + interval '1 hour')`); err != nil {
 		t.Fatal(err)
@@ -124,7 +69,7 @@ func TestLiveness_DeadWorkersJobsRescuedInSeconds(t *testing.T) {
 	orphan := runningJob(ctx, t, pool, inserter, "orphan", "ghost#01")
 	held := runningJob(ctx, t, pool, inserter, "held", "alive#02")
 	started := time.Now()
-	startRunner(ctx, t, pool.Config().ConnString(), jobs.Config{Replica: "observer", HeartbeatEvery: 100 * time.Millisecond, DeadAfter: time.Second})
+	startRescueRunner(ctx, t, pool.Config().ConnString(), jobs.Config{Replica: "observer", HeartbeatEvery: 100 * time.Millisecond, DeadAfter: time.Second})
 
 	waitJobState(ctx, t, inserter, orphan, rivertype.JobStateCompleted)
 	t.Logf("the dead worker's job completed %s after the runner started", time.Since(started).Round(time.Millisecond))
@@ -161,13 +106,13 @@ func TestLiveness_DeadWorkersJobsRescuedInSeconds(t *testing.T) {
 func TestLiveness_RestartRescuesItsPreviousIncarnation(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
 	defer cancel()
-	pool, inserter := livenessDB(ctx, t)
+	pool, inserter := jobsDB(ctx, t)
 	if _, err := pool.Exec(ctx, `INSERT INTO job_workers (client_id, replica) VALUES ('r1#old', 'r1'), ('r2#now', 'r2')`); err != nil {
 		t.Fatal(err)
 	}
 	mine := runningJob(ctx, t, pool, inserter, "mine", "r1#old")
 	theirs := runningJob(ctx, t, pool, inserter, "theirs", "r2#now")
-	r := startRunner(ctx, t, pool.Config().ConnString(), jobs.Config{Replica: "r1", DeadAfter: time.Hour})
+	r := startRescueRunner(ctx, t, pool.Config().ConnString(), jobs.Config{Replica: "r1", DeadAfter: time.Hour})
 	waitJobState(ctx, t, inserter, mine, rivertype.JobStateCompleted)
 	if got := jobState(ctx, t, inserter, theirs); got != rivertype.JobStateRunning {
 		t.Fatalf("the other replica's job is %s, want still running", got)

@@ -7,17 +7,11 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/corridorhq/corridor/adapters/jobs"
-	"github.com/corridorhq/corridor/adapters/postgres"
-	"github.com/corridorhq/corridor/test/testdb"
 )
-
-func TestMain(m *testing.M) { testdb.Main(m, nil) }
 
 type passArgs struct{}
 
@@ -48,39 +42,13 @@ func (w *passWorker) Work(ctx context.Context, _ *river.Job[passArgs]) error {
 func TestSingleFlight_PeriodicPassRunsOnceAcrossRunners(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard only
 	defer cancel()
-	url := testdb.NewDatabase(ctx, t)
-	if _, err := postgres.Migrate(url); err != nil {
-		t.Fatal(err)
-	}
-	if err := jobs.Migrate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	pool, inserter := jobsDB(ctx, t)
 	var runs atomic.Int64
 	worker := &passWorker{runs: &runs, started: make(chan struct{}, 4), release: make(chan struct{})}
 	for range 2 {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, worker)
-		r, err := jobs.NewRunner(ctx, jobs.Config{DatabaseURL: url, Workers: workers, FetchPollInterval: 200 * time.Millisecond})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := r.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
-			defer stop()
-			_ = r.Stop(stopCtx)
-		})
-	}
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	inserter, err := river.NewClient(riverpgxv5.New(pool), &river.Config{})
-	if err != nil {
-		t.Fatal(err)
+		startRunner(ctx, t, jobs.Config{DatabaseURL: pool.Config().ConnString(), Workers: workers, FetchPollInterval: 200 * time.Millisecond})
 	}
 	insert := func(periodic bool) int64 {
 		opts := &river.InsertOpts{}
@@ -95,19 +63,7 @@ func TestSingleFlight_PeriodicPassRunsOnceAcrossRunners(t *testing.T) {
 	}
 	waitDone := func(id int64) {
 		t.Helper()
-		for {
-			job, err := inserter.JobGet(ctx, id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if job.State == rivertype.JobStateCompleted {
-				return
-			}
-			if ctx.Err() != nil {
-				t.Fatalf("job %d never completed (state %s)", id, job.State)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitJobState(ctx, t, inserter, id, rivertype.JobStateCompleted)
 	}
 	waitStarted := func() {
 		t.Helper()

@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	webhooksapp "github.com/corridorhq/corridor/app/webhooks"
+	"github.com/corridorhq/corridor/app/webhooks"
 )
 
 // Outcomes of one webhook delivery attempt, the outcome label of
@@ -19,14 +19,14 @@ const (
 // CountingSender counts every delivery attempt by outcome at the source, around the sender
 // the webhooks capability uses; attempts are what a failing receiver shows up in first.
 type CountingSender struct {
-	webhooksapp.Sender
+	webhooks.Sender
 	attempts *prometheus.CounterVec
 }
 
-var _ webhooksapp.Sender = (*CountingSender)(nil)
+var _ webhooks.Sender = (*CountingSender)(nil)
 
 // NewCountingSender wraps inner and registers its counter on reg.
-func NewCountingSender(inner webhooksapp.Sender, reg prometheus.Registerer) (*CountingSender, error) {
+func NewCountingSender(inner webhooks.Sender, reg prometheus.Registerer) (*CountingSender, error) {
 	attempts := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "corridor_webhook_attempts_total",
 		Help: "Webhook delivery attempts by outcome (succeeded, rejected: a non-2xx answer, unreachable: no answer)."}, []string{"outcome"})
 	for _, o := range []string{webhookSucceeded, webhookRejected, webhookUnreachable} {

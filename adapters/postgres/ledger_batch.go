@@ -570,6 +570,7 @@ func (r ledgerRepo) reading(u *unitLedger) ledgerRepo {
 }
 
 // postBatched is Post inside a batch.
+// long: the ledger pipeline is being changed on other branches (issues #41, #46); split it once they land.
 func (r ledgerRepo) postBatched(ctx context.Context, now time.Time, spec ledger.TransferSpec) (ledger.Transfer, bool, error) {
 	u := r.u
 	if spec.TargetID() != "" {

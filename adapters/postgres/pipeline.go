@@ -362,6 +362,7 @@ const maxSQLUnits = 60
 // lane's previous batch, is done), answers, and returns the units that must run first in the
 // next batch. With Overlap it returns once the units have run, and the commit goes on in a
 // committer whose end the returned channel signals.
+// long: one batch's life in the order it happens; split it once the pipeline changes of issues #41 and #46 land.
 func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan struct{}) ([]*pipeUnit, <-chan struct{}) {
 	bc := newBatchContext()
 	for _, u := range carried {

@@ -65,32 +65,48 @@ func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) er
 		if err != nil {
 			return err
 		}
-		moved := false
-		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			moved = false // only the committed run says whether the cursor moved
-			now := s.clock.Now()
-			cur, err := tx.Claims().LockEscrowCursor(ctx, env, chainID, now)
-			if err != nil || cur.NextBlock != from {
-				return err // another run indexed this range
-			}
-			items := map[uint64][]string{}
-			for _, l := range logs {
-				applied, err := s.applyEscrowLogOnce(ctx, tx, env, chainID, l, now)
-				if err != nil {
-					return err
-				}
-				items[l.BlockNumber] = append(items[l.BlockNumber], applied...)
-			}
-			if err := kernel.RecordIndexedBlocks(ctx, tx, ports.IndexerClaimEscrow, env, chainID, to, hashes, items, now); err != nil {
-				return err
-			}
-			cur.NextBlock, cur.UpdatedAt, moved = to+1, now, true
-			return tx.Claims().SaveEscrowCursor(ctx, cur)
-		}); err != nil || !moved || to >= latest {
+		moved, err := s.commitEscrowRange(ctx, env, chainID, escrowRange{from: from, to: to, logs: logs, hashes: hashes})
+		if err != nil || !moved || to >= latest {
 			return err
 		}
 	}
 	return nil
+}
+
+// escrowRange is one range of escrow logs read outside any transaction, with the hashes of the
+// blocks it records.
+type escrowRange struct {
+	from, to uint64
+	logs     []ports.EscrowLog
+	hashes   map[uint64]string
+}
+
+// commitEscrowRange applies a range's logs and moves the cursor past it in one transaction,
+// unless another run moved the cursor meanwhile; moved says whether this run did.
+func (s *Service) commitEscrowRange(ctx context.Context, env core.Environment, chainID int64, r escrowRange) (bool, error) {
+	moved := false
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		moved = false // only the committed run says whether the cursor moved
+		now := s.clock.Now()
+		cur, err := tx.Claims().LockEscrowCursor(ctx, env, chainID, now)
+		if err != nil || cur.NextBlock != r.from {
+			return err // another run indexed this range
+		}
+		items := map[uint64][]string{}
+		for _, l := range r.logs {
+			applied, err := s.applyEscrowLogOnce(ctx, tx, env, chainID, l, now)
+			if err != nil {
+				return err
+			}
+			items[l.BlockNumber] = append(items[l.BlockNumber], applied...)
+		}
+		if err := kernel.RecordIndexedBlocks(ctx, tx, ports.IndexerClaimEscrow, env, chainID, r.to, r.hashes, items, now); err != nil {
+			return err
+		}
+		cur.NextBlock, cur.UpdatedAt, moved = r.to+1, now, true
+		return tx.Claims().SaveEscrowCursor(ctx, cur)
+	})
+	return moved, err
 }
 
 // applyEscrowLogOnce applies one log in a savepoint and returns the items its block records

@@ -203,20 +203,13 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 	if err := s.ready(); err != nil {
 		return RedeemView{}, err
 	}
-	f := core.FieldErrors{}
-	in.ChallengeID, in.DestinationID = strings.TrimSpace(in.ChallengeID), strings.TrimSpace(in.DestinationID)
-	if in.ChallengeID == "" {
-		f.Add("challengeId", "is required")
-	}
-	if in.DestinationID == "" {
-		f.Add("destinationId", "is required")
-	}
-	if err := f.Err(); err != nil {
+	in, err := in.trimmed()
+	if err != nil {
 		return RedeemView{}, err
 	}
 	now := s.clock.Now()
 	var view RedeemView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		link, c, err := s.claimByToken(ctx, tx, token, now)
 		if err != nil {
 			return err
@@ -227,14 +220,8 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		if err := redeemable(c, p, now); err != nil {
 			return err
 		}
-		ch, err := tx.Claims().LockChallenge(ctx, c.ID, in.ChallengeID)
-		if core.HasCode(err, claim.CodeChallengeNotFound) {
-			return core.E(claim.CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
-		}
+		ch, err := redeemableChallenge(ctx, tx, c.ID, in.ChallengeID, now)
 		if err != nil {
-			return err
-		}
-		if err := ch.Redeemable(c.ID, now); err != nil {
 			return err
 		}
 		dest, err := tx.Recipients().FindDestination(ctx, p.TenantID, p.Environment, in.DestinationID)
@@ -278,6 +265,32 @@ func (s *Service) RedeemClaim(ctx context.Context, p auth.Principal, token strin
 		return err
 	})
 	return view, err
+}
+
+// trimmed is the input with its ids trimmed, or the fields that are missing.
+func (in RedeemClaimInput) trimmed() (RedeemClaimInput, error) {
+	f := core.FieldErrors{}
+	in.ChallengeID, in.DestinationID = strings.TrimSpace(in.ChallengeID), strings.TrimSpace(in.DestinationID)
+	if in.ChallengeID == "" {
+		f.Add("challengeId", "is required")
+	}
+	if in.DestinationID == "" {
+		f.Add("destinationId", "is required")
+	}
+	return in, f.Err()
+}
+
+// redeemableChallenge locks the claim's phone challenge the redeem names and checks it can be
+// used: VERIFIED, of this claim, not consumed or expired.
+func redeemableChallenge(ctx context.Context, tx ports.Tx, claimID, challengeID string, now time.Time) (claim.Challenge, error) {
+	ch, err := tx.Claims().LockChallenge(ctx, claimID, challengeID)
+	if core.HasCode(err, claim.CodeChallengeNotFound) {
+		return claim.Challenge{}, core.E(claim.CodeChallengeNotUsable, "challengeId is not a verified phone challenge of this claim")
+	}
+	if err != nil {
+		return claim.Challenge{}, err
+	}
+	return ch, ch.Redeemable(claimID, now)
 }
 
 // redeemable checks the claim itself for a redeem by p.

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/app/kernel"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/offramps"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/claim"
@@ -40,7 +40,7 @@ func (claimSpend) SenderSpendHolds(context.Context, offramp.Payment) []offramp.H
 
 // latePayments lets recipients reach payments, built after them (a recipient's change re-runs
 // held payments).
-type latePayments struct{ *offrampapp.Service }
+type latePayments struct{ *offramps.Service }
 
 // lateClaims lets payments reach claims, which are built after them (they post through them).
 type lateClaims struct{ *Service }
@@ -51,8 +51,8 @@ type claimWorld struct {
 	escrow   *fake.ClaimEscrow
 	clock    *fake.Clock
 	svc      *Service
-	payments *offrampapp.Service
-	rec      *recipientsapp.Service
+	payments *offramps.Service
+	rec      *recipients.Service
 	sender   auth.Principal
 	redeemer auth.Principal
 	dest     recipient.Destination
@@ -93,12 +93,12 @@ func newClaimWorld(t *testing.T) *claimWorld {
 	store, jobs := w.store, fake.Jobs{Store: w.store}
 	chains := kernel.SourceChains{core.EnvTest: {ChainID: 84532, USDC: "0x036CbD53842c5426634e7929541eC2318f3dCF7e"}}
 	held := &latePayments{}
-	rec, err := recipientsapp.New(recipientsapp.Deps{Store: store, Jobs: jobs, Clock: w.clock, Cipher: fake.Cipher{}, SMS: w.sms, HeldPayments: held})
+	rec, err := recipients.New(recipients.Deps{Store: store, Jobs: jobs, Clock: w.clock, Cipher: fake.Cipher{}, SMS: w.sms, HeldPayments: held})
 	if err != nil {
 		t.Fatal(err)
 	}
 	late := &lateClaims{}
-	payments, err := offrampapp.New(offrampapp.Deps{Store: store, Jobs: jobs, Clock: w.clock, Screening: claimScreening{},
+	payments, err := offramps.New(offramps.Deps{Store: store, Jobs: jobs, Clock: w.clock, Screening: claimScreening{},
 		SpendPolicy: claimSpend{}, Claims: late, Recipients: rec, SourceChains: chains,
 		Payouts: map[string]ports.PayoutRail{"internal": {Rail: recipient.DestServiceBalance, Mode: ports.ModeMock,
 			Terms: offramp.Terms{Provider: "internal"}, Provider: fake.NewPayout("internal")}}})
@@ -120,7 +120,7 @@ func newClaimWorld(t *testing.T) *claimWorld {
 func (w *claimWorld) sendTexts(t *testing.T, sent map[string]bool) {
 	t.Helper()
 	for _, j := range w.store.Jobs() {
-		if a, ok := j.Args.(recipientsapp.SMSSendArgs); ok && !sent[a.IdempotencyKey] {
+		if a, ok := j.Args.(recipients.SMSSendArgs); ok && !sent[a.IdempotencyKey] {
 			sent[a.IdempotencyKey] = true
 			if err := w.rec.SendQueuedSMS(context.Background(), a); err != nil {
 				t.Fatal(err)
@@ -190,7 +190,7 @@ func TestClaims_Redeem(t *testing.T) {
 	w := newClaimWorld(t)
 	sent := map[string]bool{}
 
-	view, err := w.payments.CreatePayment(ctx, w.sender, offrampapp.CreatePaymentInput{Phone: w.phone, AmountUSD: "25"})
+	view, err := w.payments.CreatePayment(ctx, w.sender, offramps.CreatePaymentInput{Phone: w.phone, AmountUSD: "25"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -85,11 +85,24 @@ func (s *Service) SendBill(ctx context.Context, p auth.Principal, in BillInput) 
 	return out, err
 }
 
+// validateBill checks a bill request field by field and collects every problem, in the order
+// the fields are read: the parties and amount, the signature, the texts, the signing domain.
 func validateBill(p auth.Principal, in BillInput) (billRequest, error) {
 	errs := core.FieldErrors{}
 	r := billRequest{toHandle: strings.TrimSpace(in.ToHandle)}
 	b := invoice.Bill{Environment: p.Environment, SenderTenantID: p.TenantID, PayeeName: strings.TrimSpace(in.PayeeName),
 		Description: strings.TrimSpace(in.Description), Signature: strings.TrimSpace(in.Signature), VerificationStatus: invoice.Unverified}
+	validateBillParties(errs, &r, &b, in)
+	validateBillSignature(errs, &r, &b, in)
+	validateBillText(errs, &b)
+	validateBillDomain(errs, &r, &b, p.Environment, in)
+	r.bill = b
+	return r, errs.Err()
+}
+
+// validateBillParties checks who pays whom and how much: a handle or an address for the payer
+// (one of them), the amount, the payee's and the sender's addresses.
+func validateBillParties(errs core.FieldErrors, r *billRequest, b *invoice.Bill, in BillInput) {
 	toAddress := strings.TrimSpace(in.ToAddress)
 	switch {
 	case r.toHandle == "" && toAddress == "":
@@ -110,6 +123,10 @@ func validateBill(p auth.Principal, in BillInput) (billRequest, error) {
 	b.PayeeAddress = addressField(errs, "payeeAddress", in.PayeeAddress)
 	b.SenderAddress = addressField(errs, "senderAddress", in.SenderAddress)
 	r.sender = common.HexToAddress(b.SenderAddress)
+}
+
+// validateBillSignature checks the sender's signature, its nonce and its expiry.
+func validateBillSignature(errs core.FieldErrors, r *billRequest, b *invoice.Bill, in BillInput) {
 	if b.Signature == "" {
 		errs.Add("signature", "is required")
 	}
@@ -126,6 +143,11 @@ func validateBill(p auth.Principal, in BillInput) (billRequest, error) {
 			errs.Add("sigExpiresAt", "must be after 1970")
 		}
 	}
+}
+
+// validateBillText bounds the payee's name and the description and refuses text a reader
+// could be misled by (core.TextProblem).
+func validateBillText(errs core.FieldErrors, b *invoice.Bill) {
 	if len(b.PayeeName) > invoice.MaxPayeeNameBytes {
 		errs.Add("payeeName", "must be at most 200 bytes")
 	} else if why := core.TextProblem(b.PayeeName); why != "" {
@@ -136,7 +158,12 @@ func validateBill(p auth.Principal, in BillInput) (billRequest, error) {
 	} else if why := core.TextProblem(b.Description); why != "" {
 		errs.Add("description", why)
 	}
-	b.ChainID = wallet.DefaultChain(p.Environment)
+}
+
+// validateBillDomain checks the chain and the signing domain (chain, verifying contract,
+// document hash); the chain defaults to the environment's.
+func validateBillDomain(errs core.FieldErrors, r *billRequest, b *invoice.Bill, env core.Environment, in BillInput) {
+	b.ChainID = wallet.DefaultChain(env)
 	if in.ChainID != nil {
 		if *in.ChainID <= 0 {
 			errs.Add("chainId", "must be a positive chain id")
@@ -165,8 +192,6 @@ func validateBill(p auth.Principal, in BillInput) (billRequest, error) {
 		r.docHash = common.BytesToHash(raw)
 	}
 	b.DocHash = r.docHash.Hex()
-	r.bill = b
-	return r, errs.Err()
 }
 
 func addressField(errs core.FieldErrors, field, s string) string {

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -50,4 +51,14 @@ func RetryAt(attempt int, limit time.Duration) time.Time {
 		delay = min(time.Duration(1<<attempt)*time.Second, limit)
 	}
 	return time.Now().Add(delay)
+}
+
+// StepOrGiveUp is StepResult for a job that steps an object towards a terminal state: on the
+// job's last attempt an error runs giveUp, which records the object FAILED, so it never stays
+// pending forever.
+func StepOrGiveUp(ctx context.Context, attempt, maxAttempts int, snooze time.Duration, err error, giveUp func(context.Context, error) error) error {
+	if err != nil && attempt >= maxAttempts {
+		return giveUp(ctx, err)
+	}
+	return StepResult(snooze, err)
 }

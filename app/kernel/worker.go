@@ -45,3 +45,36 @@ func AddRetryingWorker[A river.JobArgs](workers *river.Workers, limit, retryCap 
 func AddWorker[A river.JobArgs](workers *river.Workers, limit time.Duration, run func(ctx context.Context, args A) error) {
 	river.AddWorker(workers, &Worker[A]{Run: run, Limit: limit})
 }
+
+// StepWorker is the shape of a job that steps one object (a wallet's deployment, a faucet drip)
+// towards a terminal state: Step runs one step and says when to look again (a snooze River does
+// not count as an attempt); an error is retried soon (RetryAt capped at a minute), and on the
+// last attempt GiveUp records the object FAILED, so it never stays pending forever.
+type StepWorker[A river.JobArgs] struct {
+	river.WorkerDefaults[A]
+	Step   func(ctx context.Context, args A) (time.Duration, error)
+	GiveUp func(ctx context.Context, args A, cause error) error
+	Limit  time.Duration
+}
+
+// Work runs one step.
+func (w *StepWorker[A]) Work(ctx context.Context, job *river.Job[A]) error {
+	return w.run(ctx, job.Args, job.Attempt, job.MaxAttempts)
+}
+
+// run is one step of args on the job's attempt of maxAttempts, answered as River expects.
+func (w *StepWorker[A]) run(ctx context.Context, args A, attempt, maxAttempts int) error {
+	snooze, err := w.Step(ctx, args)
+	return StepOrGiveUp(ctx, attempt, maxAttempts, snooze, err, func(ctx context.Context, cause error) error {
+		return w.GiveUp(ctx, args, cause)
+	})
+}
+
+// NextRetry retries soon: 2 s, 4 s, 8 s, … capped at a minute, so a chain that is briefly
+// unreachable is retried soon and the bounded attempts span minutes.
+func (w *StepWorker[A]) NextRetry(job *river.Job[A]) time.Time {
+	return RetryAt(job.Attempt, time.Minute)
+}
+
+// Timeout bounds one run.
+func (w *StepWorker[A]) Timeout(*river.Job[A]) time.Duration { return w.Limit }

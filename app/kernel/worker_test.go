@@ -57,3 +57,36 @@ func TestRetryAt(t *testing.T) {
 		}
 	}
 }
+
+// TestStepWorker: a step's snooze looks again without counting an attempt, an error is retried
+// until the last attempt, where GiveUp records the object and its answer is the job's; a step
+// that is done completes the job.
+func TestStepWorker(t *testing.T) {
+	boom := errors.New("boom")
+	var step func() (time.Duration, error)
+	var gaveUp []string
+	w := &StepWorker[testArgs]{Limit: time.Minute,
+		Step: func(context.Context, testArgs) (time.Duration, error) { return step() },
+		GiveUp: func(_ context.Context, a testArgs, cause error) error {
+			gaveUp = append(gaveUp, a.ID+": "+cause.Error())
+			return nil
+		}}
+	args := testArgs{ID: "drp_1"}
+	ctx := context.Background()
+	step = func() (time.Duration, error) { return time.Second, nil }
+	var snooze *river.JobSnoozeError
+	if err := w.run(ctx, args, 1, 3); !errors.As(err, &snooze) {
+		t.Fatalf("a pending step answered %v, want a snooze", err)
+	}
+	step = func() (time.Duration, error) { return 0, boom }
+	if err := w.run(ctx, args, 2, 3); !errors.Is(err, boom) || len(gaveUp) != 0 {
+		t.Fatalf("an early failure answered %v (gave up %v), want boom retried", err, gaveUp)
+	}
+	if err := w.run(ctx, args, 3, 3); err != nil || len(gaveUp) != 1 || gaveUp[0] != "drp_1: boom" {
+		t.Fatalf("the last failure answered %v (gave up %v), want GiveUp's nil", err, gaveUp)
+	}
+	step = func() (time.Duration, error) { return 0, nil }
+	if err := w.run(ctx, args, 1, 3); err != nil || w.Timeout(&river.Job[testArgs]{}) != time.Minute {
+		t.Fatalf("a finished step answered %v", err)
+	}
+}

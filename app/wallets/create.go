@@ -45,7 +45,7 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 	if !purpose.Valid() {
 		return wallet.Wallet{}, core.E(core.CodeInternal, "wallets: unknown purpose %q", purpose)
 	}
-	chain, err := s.chainFor(p.Environment, def.ChainID)
+	chain, err := s.chains.ChainFor(p.Environment, def.ChainID)
 	if err != nil {
 		return wallet.Wallet{}, err
 	}
@@ -54,7 +54,7 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 		ID: core.NewID(core.PrefixWallet), TenantID: p.TenantID, Environment: p.Environment, Name: def.Name, Purpose: purpose,
 		ChainID: def.ChainID, Owners: def.Owners, Threshold: def.Threshold,
 		Status: wallet.StatusPendingDeployment, CreatedAt: now,
-		SetupModule:   setupModuleFor(p.Environment, s.cardModule(p.Environment)),
+		SetupModule:   setupModuleFor(p.Environment, s.cardModules.Module(p.Environment)),
 		CustodyKeyRef: in.custodyKeyRef,
 	}
 	address, err := chain.PredictSafeAddress(safeConfigOf(w))
@@ -88,18 +88,6 @@ func (s *Service) walletQuota() int {
 		return s.maxWalletsPerTenant
 	}
 	return wallet.MaxWalletsPerTenant
-}
-
-// chainFor is the environment's chain, which must be the chain the wallet names.
-func (s *Service) chainFor(env core.Environment, chainID int64) (ports.Chain, error) {
-	chain, err := s.chains.Chain(env)
-	if err != nil {
-		return nil, err
-	}
-	if chain.ChainID() != chainID {
-		return nil, core.E(core.CodeChainUnavailable, "chain %d is not served in %s by this deployment (it serves %d)", chainID, env, chain.ChainID())
-	}
-	return chain, nil
 }
 
 // setupModuleFor is the module a new wallet's Safe enables in its setup: the card spend module

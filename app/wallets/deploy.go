@@ -46,7 +46,7 @@ func (s *Service) DeployWallet(ctx context.Context, walletID string) (snooze tim
 	if err != nil || w.Status.Terminal() {
 		return 0, err
 	}
-	chain, err := s.chainFor(w.Environment, w.ChainID)
+	chain, err := s.chains.ChainFor(w.Environment, w.ChainID)
 	if err != nil {
 		return 0, err
 	}

@@ -2,7 +2,6 @@ package wallets
 
 import (
 	"context"
-	"errors"
 	"math/big"
 	"strings"
 	"sync"
@@ -11,13 +10,14 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
+	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/ports/fake"
 )
 
-// Worker-level tests of the deployment and faucet steps, with in-memory fakes for the store and
+// Worker-level tests of the deployment steps, with in-memory fakes for the store and
 // a scripted chain: they exercise retries, bounds and the send-at-most-once guard that the
 // black-box tests on a healthy simulated chain cannot provoke.
 
@@ -41,11 +41,6 @@ func (s testStore) wallet(id string) wallet.Wallet {
 	return w
 }
 
-func (s testStore) drip(id string) wallet.Drip {
-	d, _ := s.Drip(id)
-	return d
-}
-
 // put stores rows in a unit of work of their own.
 func (s testStore) put(t *testing.T, fn func(ctx context.Context, tx ports.Tx) error) {
 	t.Helper()
@@ -63,9 +58,6 @@ type scriptedChain struct {
 	deployCalls int
 	deployErr   error
 	receipt     ports.TxStatus
-	sendCalls   int
-	sendErr     error
-	logs        []ports.TransferLog
 	lastHash    common.Hash
 }
 
@@ -93,28 +85,9 @@ func (c *scriptedChain) Receipt(_ context.Context, h common.Hash) (ports.Receipt
 	defer c.mu.Unlock()
 	return ports.Receipt{TxHash: h, Status: c.receipt, FailureReason: "boom"}, nil
 }
-func (c *scriptedChain) send() (common.Hash, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.sendCalls++
-	if c.sendErr != nil {
-		return common.Hash{}, c.sendErr
-	}
-	return common.BigToHash(big.NewInt(int64(1000 + c.sendCalls))), nil
-}
-func (c *scriptedChain) MintUSDC(context.Context, common.Address, *big.Int) (common.Hash, error) {
-	return c.send()
-}
-func (c *scriptedChain) SendETH(context.Context, common.Address, *big.Int) (common.Hash, error) {
-	return c.send()
-}
 func (c *scriptedChain) LatestBlock(context.Context) (uint64, error) { return 10, nil }
 func (c *scriptedChain) SafeExecution(context.Context, common.Address, common.Hash) (common.Hash, bool, error) {
 	return common.Hash{}, false, nil
-}
-
-func (c *scriptedChain) USDCTransferLogs(context.Context, uint64, uint64, []common.Address) ([]ports.TransferLog, error) {
-	return c.logs, nil
 }
 
 type noJobs struct{}
@@ -206,122 +179,13 @@ func TestDeployWorker_LastAttemptRecordsFailed(t *testing.T) {
 	ctx := context.Background()
 	snooze, err := a.DeployWallet(ctx, "wal_1")
 	giveUp := func(ctx context.Context, cause error) error { return a.GiveUpDeploy(ctx, "wal_1", cause) }
-	if got := stepResult(ctx, 1, 3, snooze, err, giveUp); got == nil || store.wallet("wal_1").Status != wallet.StatusPendingDeployment {
+	if got := kernel.StepOrGiveUp(ctx, 1, 3, snooze, err, giveUp); got == nil || store.wallet("wal_1").Status != wallet.StatusPendingDeployment {
 		t.Fatalf("an early attempt must retry: %v %+v", got, store.wallet("wal_1"))
 	}
-	if got := stepResult(ctx, 3, 3, snooze, err, giveUp); got != nil {
+	if got := kernel.StepOrGiveUp(ctx, 3, 3, snooze, err, giveUp); got != nil {
 		t.Fatalf("last attempt: %v", got)
 	}
 	if w := store.wallet("wal_1"); w.Status != wallet.StatusFailed || !strings.Contains(w.FailureReason, "GS000") {
 		t.Fatalf("wallet %+v", w)
 	}
-}
-
-func addDrip(t *testing.T, store testStore, asset wallet.Asset) {
-	t.Helper()
-	d := wallet.Drip{ID: "drp_1", Environment: core.EnvTest, WalletID: "wal_1", Address: testAddress,
-		ChainID: wallet.SandboxChainID, Asset: asset, AmountBaseUnits: 5_000_000, Status: wallet.DripSubmitted}
-	store.put(t, func(ctx context.Context, tx ports.Tx) error { return tx.Drips().CreateDrip(ctx, d) })
-}
-
-func TestDripWorker_SendsOnceAndConfirms(t *testing.T) {
-	chain := &scriptedChain{receipt: ports.TxSucceeded}
-	a, store, _ := newTestService(t, chain)
-	addDrip(t, store, wallet.AssetUSDC)
-	ctx := context.Background()
-	if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze != 0 {
-		t.Fatalf("step: %v %v", snooze, err)
-	}
-	d := store.drip("drp_1")
-	if d.Status != wallet.DripConfirmed || d.TxHash == "" || d.SendFromBlock != 10 || chain.sendCalls != 1 {
-		t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
-	}
-	if _, err := a.RunDrip(ctx, "drp_1"); err != nil || chain.sendCalls != 1 {
-		t.Fatalf("a retried job sent again: %d sends, %v", chain.sendCalls, err)
-	}
-}
-
-func TestDripWorker_PendingWaitsWithoutResending(t *testing.T) {
-	chain := &scriptedChain{receipt: ports.TxPending}
-	a, store, _ := newTestService(t, chain)
-	addDrip(t, store, wallet.AssetETH)
-	ctx := context.Background()
-	for i := 0; i < 3; i++ {
-		if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze <= 0 {
-			t.Fatalf("pending step %d: %v %v", i, snooze, err)
-		}
-	}
-	chain.receipt = ports.TxFailed
-	if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
-		t.Fatal(err)
-	}
-	d := store.drip("drp_1")
-	if d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "reverted: boom") || chain.sendCalls != 1 {
-		t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
-	}
-}
-
-// TestDripWorker_InterruptedSendIsNeverRepeated: a send whose outcome is unknown is looked for on
-// chain (a USDC mint leaves a log) and adopted, or the drip fails after a grace period; the job
-// never sends a second time.
-func TestDripWorker_InterruptedSendIsNeverRepeated(t *testing.T) {
-	ctx := context.Background()
-	t.Run("usdc mint found in the logs is adopted", func(t *testing.T) {
-		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
-		a, store, _ := newTestService(t, chain)
-		addDrip(t, store, wallet.AssetUSDC)
-		if _, err := a.RunDrip(ctx, "drp_1"); err == nil {
-			t.Fatal("an ambiguous send must fail the run")
-		}
-		mined := common.HexToHash("0xfeed")
-		chain.logs = []ports.TransferLog{
-			{TxHash: common.HexToHash("0xdead"), To: common.HexToAddress(testAddress), AmountBaseUnits: big.NewInt(4_000_000)},
-			{TxHash: mined, To: common.HexToAddress(testAddress), AmountBaseUnits: big.NewInt(5_000_000)},
-		}
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
-			t.Fatal(err)
-		}
-		if d := store.drip("drp_1"); d.Status != wallet.DripConfirmed || d.TxHash != mined.Hex() || chain.sendCalls != 1 {
-			t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
-		}
-	})
-	t.Run("nothing found fails after the grace period", func(t *testing.T) {
-		chain := &scriptedChain{receipt: ports.TxSucceeded, sendErr: errors.New("connection reset")}
-		a, store, clock := newTestService(t, chain)
-		addDrip(t, store, wallet.AssetUSDC)
-		_, _ = a.RunDrip(ctx, "drp_1")
-		if snooze, err := a.RunDrip(ctx, "drp_1"); err != nil || snooze <= 0 {
-			t.Fatalf("within grace: %v %v", snooze, err)
-		}
-		clock.advance(dripRecoveryGrace + time.Second)
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
-			t.Fatal(err)
-		}
-		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "did not send again") || chain.sendCalls != 1 {
-			t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
-		}
-	})
-	t.Run("eth has no logs and fails at once", func(t *testing.T) {
-		chain := &scriptedChain{sendErr: errors.New("connection reset")}
-		a, store, _ := newTestService(t, chain)
-		addDrip(t, store, wallet.AssetETH)
-		_, _ = a.RunDrip(ctx, "drp_1")
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
-			t.Fatal(err)
-		}
-		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || chain.sendCalls != 1 {
-			t.Fatalf("drip %+v after %d sends", d, chain.sendCalls)
-		}
-	})
-	t.Run("a refused send fails with its reason", func(t *testing.T) {
-		chain := &scriptedChain{sendErr: &ports.RevertError{Reason: "not minter"}}
-		a, store, _ := newTestService(t, chain)
-		addDrip(t, store, wallet.AssetUSDC)
-		if _, err := a.RunDrip(ctx, "drp_1"); err != nil {
-			t.Fatal(err)
-		}
-		if d := store.drip("drp_1"); d.Status != wallet.DripFailed || !strings.Contains(d.FailureReason, "not minter") {
-			t.Fatalf("drip %+v", d)
-		}
-	})
 }

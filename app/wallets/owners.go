@@ -44,7 +44,7 @@ func (s *Service) isOwner(ctx context.Context, w wallet.Wallet, signer string) b
 	if w.Status != wallet.StatusDeployed {
 		return w.HasOwner(signer)
 	}
-	chain, err := s.chainFor(w.Environment, w.ChainID)
+	chain, err := s.chains.ChainFor(w.Environment, w.ChainID)
 	if err != nil {
 		return w.HasOwner(signer)
 	}

@@ -69,7 +69,7 @@ func (s *Service) findWallet(ctx context.Context, p auth.Principal, id string) (
 
 // readBalances reads USDC and ETH at the wallet's address (deployed or not), or nil.
 func (s *Service) readBalances(ctx context.Context, w wallet.Wallet) []Balance {
-	chain, err := s.chainFor(w.Environment, w.ChainID)
+	chain, err := s.chains.ChainFor(w.Environment, w.ChainID)
 	if err != nil {
 		return nil
 	}

@@ -73,16 +73,26 @@ func probe(ctx context.Context, url string) (int, error) {
 	return resp.StatusCode, nil
 }
 
+// ensureBinary builds the service's binary at bin when it is missing, so a first run of the
+// load generator needs no separate build step.
+func ensureBinary(ctx context.Context, bin string) error {
+	if _, err := os.Stat(bin); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	fmt.Printf("%s is missing: go build -o %s ./cmd/corridor\n", bin, bin)
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/corridor")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("build %s: %w", bin, err)
+	}
+	return nil
+}
+
 // startService runs `<bin> run` with its own data dir, a free loopback port, a random session
 // secret and no rate limit, and waits until /readyz answers 200.
 func startService(ctx context.Context, o options) (*target, error) {
-	if _, err := os.Stat(o.bin); errors.Is(err, os.ErrNotExist) {
-		fmt.Printf("%s is missing: go build -o %s ./cmd/corridor\n", o.bin, o.bin)
-		build := exec.CommandContext(ctx, "go", "build", "-o", o.bin, "./cmd/corridor")
-		build.Stdout, build.Stderr = os.Stdout, os.Stderr
-		if err := build.Run(); err != nil {
-			return nil, fmt.Errorf("build %s: %w", o.bin, err)
-		}
+	if err := ensureBinary(ctx, o.bin); err != nil {
+		return nil, err
 	}
 	port, err := localproc.FreePort()
 	if err != nil {

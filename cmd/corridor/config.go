@@ -13,8 +13,8 @@ import (
 	"github.com/corridorhq/corridor/adapters/custody"
 	"github.com/corridorhq/corridor/adapters/http"
 	"github.com/corridorhq/corridor/adapters/postgres"
-	"github.com/corridorhq/corridor/app/checkout"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/checkouts"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/core/wallet"
@@ -339,12 +339,12 @@ func (c Config) wiringConfig() wiring.Config {
 			LiquidationAddress: c.Ramps.LiquidationAddress},
 		ClaimCodesPerPhone:   c.Claims.CodesPerPhone,
 		ClaimResendsPerClaim: c.Claims.ResendsPerClaim,
-		AliasBudget: recipientsapp.AliasBudget{PerPhone: c.Aliases.CodesPerPhone, PerTenant: c.Aliases.CodesPerTenant,
+		AliasBudget: recipients.AliasBudget{PerPhone: c.Aliases.CodesPerPhone, PerTenant: c.Aliases.CodesPerTenant,
 			PerIP: c.Aliases.CodesPerIP, MaxPending: c.Aliases.MaxPending, Window: c.Aliases.BudgetWindow},
 		SMSOutboxRetention: c.Aliases.SMSRetention,
 		Webhooks: webhooks.Config{RetryBase: c.Webhooks.RetryBase, RetryMax: c.Webhooks.RetryMax, RetryWindow: c.Webhooks.RetryWindow,
 			Timeout: c.Webhooks.Timeout, AllowPrivateTest: c.Webhooks.AllowPrivateTest},
-		Checkout: checkout.Config{Confirmations: uint64(c.Checkout.Confirmations), //nolint:gosec // min 1
+		Checkout: checkouts.Config{Confirmations: uint64(c.Checkout.Confirmations), //nolint:gosec // min 1
 			Lifetime:     c.Checkout.Lifetime,
 			PollInterval: c.Checkout.PollInterval, LateWindow: c.Checkout.LateWindow},
 		CheckoutPageBase:        strings.TrimRight(c.Checkout.PageBaseURL, "/"),

@@ -224,36 +224,11 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 		return err
 	}
 	log.Info("migrations applied", "version", version)
-	wcfg := cfg.wiringConfig()
-	if wcfg.Identity, wcfg.SessionSecret, err = sessionVerifier(ctx, cfg, log); err != nil {
-		return err
-	}
-	if wcfg.ConsoleSignIn, err = consoleSignIn(cfg); err != nil {
-		return err
-	}
-	chains, releaseChains, err := startChains(ctx, cfg, log)
+	wcfg, releaseChains, err := serveConfig(ctx, cfg, dbURL, log)
 	if err != nil {
 		return err
 	}
 	defer releaseChains()
-	cipherKey, err := cfg.cipherKey()
-	if err != nil {
-		return err
-	}
-	wcfg.DatabaseURL, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, cipherKey, chains
-	if wcfg.OperatorToken, err = cfg.operatorToken(); err != nil {
-		return err
-	}
-	if cfg.Local {
-		wcfg.ConsoleLocalOwner = wcfg.Identity == nil // the console's one-click TEST sign-in (sandbox sessions only)
-		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
-		if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) && os.Getenv("CHECKOUT_CONFIRMATIONS") == "" {
-			// The local dev chain mines a block only when a transaction arrives, so a deeper
-			// requirement would leave a paid checkout pending until unrelated traffic came.
-			wcfg.Checkout.Confirmations = 1
-			log.Info("checkout: the local dev chain mines on demand; a payment completes once mined (CHECKOUT_CONFIRMATIONS=1 unless set)")
-		}
-	}
 	svc, err := wiring.Build(ctx, wcfg, log)
 	if err != nil {
 		return err
@@ -279,6 +254,44 @@ func serveURL(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) e
 	}
 	log.Info("shutting down: draining in-flight requests and running jobs")
 	return shutdown(svc.Server.Shutdown, svc.StopWorkers, cfg.Service.ShutdownHTTPGrace, cfg.Service.ShutdownWorkersGrace, log)
+}
+
+// serveConfig is the wiring configuration of a serving process: the session verifier, the
+// console's sign-in, the chains (started here; release them once the service has stopped), the
+// secrets, and the sandbox defaults of a local run.
+func serveConfig(ctx context.Context, cfg Config, dbURL string, log *slog.Logger) (wiring.Config, func(), error) {
+	var err error
+	wcfg := cfg.wiringConfig()
+	if wcfg.Identity, wcfg.SessionSecret, err = sessionVerifier(ctx, cfg, log); err != nil {
+		return wcfg, nil, err
+	}
+	if wcfg.ConsoleSignIn, err = consoleSignIn(cfg); err != nil {
+		return wcfg, nil, err
+	}
+	chains, releaseChains, err := startChains(ctx, cfg, log)
+	if err != nil {
+		return wcfg, nil, err
+	}
+	cipherKey, err := cfg.cipherKey()
+	if err == nil {
+		wcfg.OperatorToken, err = cfg.operatorToken()
+	}
+	if err != nil {
+		releaseChains()
+		return wcfg, nil, err
+	}
+	wcfg.DatabaseURL, wcfg.CipherKey, wcfg.ChainAdapters = dbURL, cipherKey, chains
+	if cfg.Local {
+		wcfg.ConsoleLocalOwner = wcfg.Identity == nil // the console's one-click TEST sign-in (sandbox sessions only)
+		wcfg.Payouts = sandboxPayoutDefaults(wcfg.Payouts)
+		if !cfg.Chain.endpoint(core.EnvTest).RPCURL.set() && bool(cfg.Chain.DevChain) && os.Getenv("CHECKOUT_CONFIRMATIONS") == "" {
+			// The local dev chain mines a block only when a transaction arrives, so a deeper
+			// requirement would leave a paid checkout pending until unrelated traffic came.
+			wcfg.Checkout.Confirmations = 1
+			log.Info("checkout: the local dev chain mines on demand; a payment completes once mined (CHECKOUT_CONFIRMATIONS=1 unless set)")
+		}
+	}
+	return wcfg, releaseChains, nil
 }
 
 // shutdown drains the HTTP server and stops the job workers at the same time, each within its

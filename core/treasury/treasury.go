@@ -1,6 +1,6 @@
 // Package treasury holds the domain of treasury accounts: bucket definitions, rules, sweeps,
 // the live view of balances and drift, the rule decisions and the simulated yield formula.
-// Everything here is pure; the capability in app/treasury reads the chain and the store.
+// Everything here is pure; the capability in app/treasuries reads the chain and the store.
 package treasury
 
 import (

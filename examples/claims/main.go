@@ -49,8 +49,8 @@ func main() {
 	}
 }
 
-// run is the walkthrough, step by step. It is one function longer than the house's 70-line
-// limit on purpose: an example reads top to bottom as one story, the way a partner follows it.
+// run is the walkthrough, step by step.
+// long: an example reads top to bottom as one story, the way a partner follows it.
 func run(ctx context.Context, sender, recipient, public *corridor.ClientWithResponses) error {
 	phone, err := randomPhone()
 	if err != nil {

@@ -24,7 +24,7 @@ func awaitMirrored(t *testing.T, walletID string, posted int64) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+		if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
 		}
 		var b ledger.Balance

@@ -155,17 +155,17 @@ func TestForbiddenCatchesViolations(t *testing.T) {
 		{"app", "github.com/corridorhq/corridor/ports/portstest"}:  true,
 		// Capability packages under app/ import the kernel, core, ledger and ports, never
 		// each other.
-		{"app/offramp", "github.com/corridorhq/corridor/app/policy"}:           true,
-		{"app/safepay", "github.com/corridorhq/corridor/app/wallets"}:          true,
+		{"app/offramps", "github.com/corridorhq/corridor/app/policies"}:        true,
+		{"app/safepayments", "github.com/corridorhq/corridor/app/wallets"}:     true,
 		{"app/tenancy", "github.com/corridorhq/corridor/app/wallets/internal"}: true,
 		{"app/kernel", "github.com/corridorhq/corridor/app/tenancy"}:           true,
 		{"app/wallets", "github.com/corridorhq/corridor/app"}:                  true,
 		{"app/wallets", "github.com/corridorhq/corridor/adapters/postgres"}:    true,
-		{"app/offramp", "github.com/corridorhq/corridor/app/kernel"}:           false,
-		{"app/offramp", "github.com/corridorhq/corridor/app/offramp"}:          false,
-		{"app/policy", "github.com/corridorhq/corridor/core/policy"}:           false,
+		{"app/offramps", "github.com/corridorhq/corridor/app/kernel"}:          false,
+		{"app/offramps", "github.com/corridorhq/corridor/app/offramps"}:        false,
+		{"app/policies", "github.com/corridorhq/corridor/core/policy"}:         false,
 		{"app/finance", "github.com/corridorhq/corridor/ledger"}:               false,
-		{"app/safepay", "github.com/riverqueue/river"}:                         false,
+		{"app/safepayments", "github.com/riverqueue/river"}:                    false,
 		{"app/wallets", "github.com/riverqueue/river/rivertype"}:               true,
 	}
 	for pair, wantBad := range bad {

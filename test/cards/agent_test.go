@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/adapters/issuer"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/cards"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
@@ -63,7 +63,7 @@ func TestCards_AgentCardHook(t *testing.T) {
 	ten := env().NewTenant(t)
 	w := newWallet(t, ten.ID, true, 10)
 	budget := &fakeAgentBudget{limit: 15_000_000, charged: map[string]int64{}}
-	svc, err := cardsapp.New(cardsapp.Deps{Store: env().Service.Store, Jobs: env().Service.Jobs, Issuer: issuer.NewSandbox(),
+	svc, err := cards.New(cards.Deps{Store: env().Service.Store, Jobs: env().Service.Jobs, Issuer: issuer.NewSandbox(),
 		PolicyGate: env().Service.Policy, AgentBudget: budget,
 		Modules: map[core.Environment]ports.CardSpendModule{core.EnvTest: env().Chain}, Chains: map[core.Environment]ports.Chain{core.EnvTest: env().Chain}})
 	if err != nil {
@@ -81,7 +81,7 @@ func TestCards_AgentCardHook(t *testing.T) {
 		t.Fatalf("agentId: %v", got)
 	}
 	authorize := func(amount string) card.Authorization {
-		a, err := svc.Authorize(ctx, p, c.ID, cardsapp.AuthorizeInput{AmountUsd: amount, MCC: "5411", MerchantName: "agent shop"})
+		a, err := svc.Authorize(ctx, p, c.ID, cards.AuthorizeInput{AmountUsd: amount, MCC: "5411", MerchantName: "agent shop"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,11 +108,11 @@ func TestCards_AgentCardHook(t *testing.T) {
 	// A partial capture lowers the agent's charge to what it took; a whole capture leaves it.
 	partial := authorize("4")
 	one := "1"
-	if _, err := svc.Capture(ctx, p, partial.ID, cardsapp.CaptureInput{AmountUsd: &one}); err != nil {
+	if _, err := svc.Capture(ctx, p, partial.ID, cards.CaptureInput{AmountUsd: &one}); err != nil {
 		t.Fatal(err)
 	}
 	whole := authorize("2")
-	if _, err := svc.Capture(ctx, p, whole.ID, cardsapp.CaptureInput{}); err != nil {
+	if _, err := svc.Capture(ctx, p, whole.ID, cards.CaptureInput{}); err != nil {
 		t.Fatal(err)
 	}
 	if budget.charged[partial.ID] != 1_000_000 || budget.charged[whole.ID] != 2_000_000 {

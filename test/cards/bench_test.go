@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/cards"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
@@ -74,9 +74,9 @@ func padHex(i int) string {
 
 // benchAuthorize runs b.N approvals at concurrency 32 over cards, each on a random card of the
 // list, and reports authorizations per second and the p50 and p99 latency of one decision.
-func benchAuthorize(b *testing.B, cards []string, p auth.Principal) {
+func benchAuthorize(b *testing.B, cardIDs []string, p auth.Principal) {
 	svc := env().Service.Cards
-	in := cardsapp.AuthorizeInput{AmountUsd: "0.01", MCC: "5411", MerchantName: "bench"}
+	in := cards.AuthorizeInput{AmountUsd: "0.01", MCC: "5411", MerchantName: "bench"}
 	var mu sync.Mutex
 	latencies := make([]time.Duration, 0, b.N)
 	b.SetParallelism(16) // 32 goroutines on 2 cores
@@ -86,7 +86,7 @@ func benchAuthorize(b *testing.B, cards []string, p auth.Principal) {
 		local := make([]time.Duration, 0, 256)
 		for pb.Next() {
 			t0 := time.Now()
-			a, err := svc.Authorize(context.Background(), p, cards[rand.IntN(len(cards))], in)
+			a, err := svc.Authorize(context.Background(), p, cardIDs[rand.IntN(len(cardIDs))], in)
 			if err != nil || a.Status != card.AuthApproved {
 				b.Errorf("authorize: %+v %v", a, err)
 				return

@@ -118,7 +118,7 @@ func mirrorBalance(t *testing.T, walletID string) ledger.Balance {
 func awaitMirrored(t *testing.T, walletID string, posted int64) {
 	t.Helper()
 	harness.Eventually(t, fmt.Sprintf("wallet %s mirrored at %d", walletID, posted), func() bool {
-		if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+		if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
 		}
 		return mirrorBalance(t, walletID).Posted == posted
@@ -154,7 +154,7 @@ func assertZeroDrift(t *testing.T, c *harness.Client, walletID, want string) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+		if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
 		}
 		r := c.Get("/v1/ledger/reconciliation").Expect(t, 200).JSON(t)

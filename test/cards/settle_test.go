@@ -11,7 +11,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/adapters/issuer"
-	cardsapp "github.com/corridorhq/corridor/app/cards"
+	"github.com/corridorhq/corridor/app/cards"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
@@ -38,7 +38,7 @@ type recordedJobs struct {
 func (j *recordedJobs) Enqueue(_ context.Context, args ports.JobArgs, _ ports.JobOptions) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if a, ok := args.(cardsapp.SettleArgs); ok {
+	if a, ok := args.(cards.SettleArgs); ok {
 		j.auth = append(j.auth, a.AuthorizationID)
 	}
 	return nil
@@ -52,7 +52,7 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	w := newWallet(t, ten.ID, true, 10)
 	var script func() (common.Hash, error)
 	jobs := &recordedJobs{}
-	svc, err := cardsapp.New(cardsapp.Deps{Store: env().Service.Store, Jobs: jobs, Issuer: issuer.NewSandbox(),
+	svc, err := cards.New(cards.Deps{Store: env().Service.Store, Jobs: jobs, Issuer: issuer.NewSandbox(),
 		PolicyGate: env().Service.Policy, Chains: map[core.Environment]ports.Chain{core.EnvTest: env().Chain},
 		Modules: map[core.Environment]ports.CardSpendModule{core.EnvTest: scriptedModule{CardSpendModule: env().Chain,
 			settle: func() (common.Hash, error) { return script() }}}})
@@ -61,7 +61,7 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	}
 	ctx := context.Background()
 	p := auth.Principal{Kind: auth.KindAPIKey, TenantID: ten.ID, Environment: core.EnvTest, Scopes: []auth.Scope{auth.ScopeRoot}}
-	read, err := svc.ReadIssue(ctx, p, w.ID, cardsapp.IssueInput{})
+	read, err := svc.ReadIssue(ctx, p, w.ID, cards.IssueInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +69,11 @@ func TestCards_SettlementFailuresAreRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := svc.Authorize(ctx, p, c.ID, cardsapp.AuthorizeInput{AmountUsd: "3", MCC: "5411", MerchantName: "shop"})
+	a, err := svc.Authorize(ctx, p, c.ID, cards.AuthorizeInput{AmountUsd: "3", MCC: "5411", MerchantName: "shop"})
 	if err != nil || a.Status != card.AuthApproved {
 		t.Fatalf("authorize: %+v %v", a, err)
 	}
-	if a, err = svc.Capture(ctx, p, a.ID, cardsapp.CaptureInput{}); err != nil || a.SettlementStatus != card.SettlementPending {
+	if a, err = svc.Capture(ctx, p, a.ID, cards.CaptureInput{}); err != nil || a.SettlementStatus != card.SettlementPending {
 		t.Fatalf("capture: %+v %v", a, err)
 	}
 	stored := func() card.Authorization {

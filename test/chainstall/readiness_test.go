@@ -90,7 +90,7 @@ func onboardedRecipient(t *testing.T, c *harness.Client) string {
 // ledger mirror's lag behind it, the relayer's balance and its pending and stuck transactions.
 func TestMetrics_Chain(t *testing.T) {
 	env := harness.Shared()
-	if _, err := env.Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
+	if _, err := env.Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Fatalf("index: %v", err)
 	}
 	body := env.Metrics(t)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
@@ -20,7 +20,7 @@ const confirmations = 3
 
 func TestMain(m *testing.M) {
 	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) {
-		c.Checkout = checkout.Config{Confirmations: confirmations, PollInterval: 200 * time.Millisecond}
+		c.Checkout = checkouts.Config{Confirmations: confirmations, PollInterval: 200 * time.Millisecond}
 		c.Webhooks = webhooks.Config{RetryBase: 200 * time.Millisecond, RetryMax: 400 * time.Millisecond,
 			Timeout: 3 * time.Second, DispatchInterval: 200 * time.Millisecond, AllowPrivateTest: true}
 	}})

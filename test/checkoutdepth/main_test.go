@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
 )
 
 func TestMain(m *testing.M) {
 	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) {
-		c.Checkout = checkout.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
+		c.Checkout = checkouts.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
 	}})
 }
 

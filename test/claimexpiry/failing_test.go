@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	claimsapp "github.com/corridorhq/corridor/app/claims"
+	"github.com/corridorhq/corridor/app/claims"
 	"github.com/corridorhq/corridor/core/claim"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
@@ -70,7 +70,7 @@ func expiryFailure(t *testing.T, claimID string) ports.BackgroundFailure {
 	t.Helper()
 	var out ports.BackgroundFailure
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		failures, err := tx.ChainIndex().ListFailures(ctx, claimsapp.PassClaimExpiry, 1000)
+		failures, err := tx.ChainIndex().ListFailures(ctx, claims.PassClaimExpiry, 1000)
 		for _, f := range failures {
 			if f.Item == claimID {
 				out = f

@@ -17,7 +17,7 @@ import (
 	"github.com/ethereum/go-ethereum/crypto"
 
 	"github.com/corridorhq/corridor/adapters/postgres"
-	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/ports"
@@ -108,7 +108,7 @@ func clusterConfig(standbyURL string) func(*wiring.Config) {
 		c.SharedRateLimits = true
 		c.DatabaseReadURL, c.ReadMaxLag = standbyURL, 200*time.Millisecond
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-		c.Checkout = checkout.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
+		c.Checkout = checkouts.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
 		// A killed replica's running jobs are rescued by the others soon after.
 		c.JobsRescueStuckAfter = 3 * time.Second
 	}

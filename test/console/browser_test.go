@@ -32,7 +32,7 @@ func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Act
 func reconciled(t *testing.T, ten *harness.Tenant, wallets int) {
 	t.Helper()
 	harness.Poll(t, "reconciliation without drift", func() map[string]any {
-		if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+		if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
 		}
 		return ten.Root.Get("/v1/ledger/reconciliation").Expect(t, 200).JSON(t)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/corridorhq/corridor/adapters/chain"
 	"github.com/corridorhq/corridor/adapters/devchain"
-	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
@@ -74,11 +73,8 @@ func newChainCrash(t *testing.T, point string, extra ...string) (*chainCrash, *s
 	c := &chainCrash{url: testdb.NewDatabase(ctx, t), bin: buildCrashBinary(t), node: startChainNode(t)}
 	c.node.env = append(c.node.env, extra...)
 	first := startService(t, c.bin, c.url, point, c.node.env...)
-	idp, err := identity.NewSandbox(harness.SessionSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.env = &harness.Env{BaseURL: first.base, DatabaseURL: c.url, Issuer: idp}
+	c.env = crashEnv(t, first.base, c.url)
+	var err error
 	if c.conn, err = pgx.Connect(ctx, c.url); err != nil {
 		t.Fatal(err)
 	}

@@ -28,20 +28,12 @@ func TestCrash_PayoutSubmittedBeforeItsRecord(t *testing.T) {
 	url := testdb.NewDatabase(ctx, t)
 	bin := buildCrashBinary(t)
 	first := startService(t, bin, url, kernel.CrashPayoutSubmitted)
-	idp, err := identity.NewSandbox(harness.SessionSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &harness.Env{BaseURL: first.base, DatabaseURL: url, Issuer: idp}
-	sender, recipient := env.NewTenant(t), env.NewTenant(t)
-	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
-	phone := verifiedRecipient(t, recipient.Root)
-	recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "APP_WALLET_A", "email": "recipient@example.com"}).Expect(t, 201)
+	env := crashEnv(t, first.base, url)
+	sender, recipient, phone := offrampParties(t, env)
 	create := sender.Root.With("Idempotency-Key", "crash-pay-"+sender.ID)
 	body := map[string]any{"phone": phone, "amountUsd": "7"}
 	payID := create.Post("/v1/offramp/payments", body).Expect(t, 201).JSON(t)["paymentId"].(string)
-	routes := recipient.Root.Get("/v1/offramp/payments/"+payID+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
-	recipient.Root.Post("/v1/offramp/payments/"+payID+"/select-route", map[string]any{"routeQuoteId": routes[0].(map[string]any)["routeId"]}).Expect(t, 200)
+	selectFirstRoute(t, recipient, payID)
 	// The submission job may kill the process before the confirmation's answer is read.
 	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 
@@ -82,6 +74,38 @@ func waitDelivered(t *testing.T, c *harness.Client, id string) {
 	afterRestart(t, "payment "+id+" DELIVERED after the restart", func() map[string]any {
 		return c.Get("/v1/offramp/payments/"+id).Expect(t, 200).JSON(t)
 	}, func(p map[string]any) bool { return p["status"] == "DELIVERED" })
+}
+
+// crashEnv is the harness's view of a service started by this package at base over the
+// database at url: sessions signed with the harness's secret.
+func crashEnv(t *testing.T, base, url string) *harness.Env {
+	t.Helper()
+	idp, err := identity.NewSandbox(harness.SessionSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &harness.Env{BaseURL: base, DatabaseURL: url, Issuer: idp}
+}
+
+// offrampParties are the two tenants of an off-ramp payment: a sender with 50 USD on its
+// service balance, and a recipient with an ACTIVE credential, a verified phone (returned) and a
+// payout destination.
+func offrampParties(t *testing.T, env *harness.Env) (sender, recipient *harness.Tenant, phone string) {
+	t.Helper()
+	sender, recipient = env.NewTenant(t), env.NewTenant(t)
+	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
+	phone = verifiedRecipient(t, recipient.Root)
+	recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "APP_WALLET_A", "email": "recipient@example.com"}).Expect(t, 201)
+	return sender, recipient, phone
+}
+
+// selectFirstRoute has the recipient select the payment's first route and returns its quote id.
+func selectFirstRoute(t *testing.T, recipient *harness.Tenant, payID string) any {
+	t.Helper()
+	routes := recipient.Root.Get("/v1/offramp/payments/"+payID+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
+	quote := routes[0].(map[string]any)["routeId"]
+	recipient.Root.Post("/v1/offramp/payments/"+payID+"/select-route", map[string]any{"routeQuoteId": quote}).Expect(t, 200)
+	return quote
 }
 
 // verifiedRecipient gives the tenant an ACTIVE credential and a verified phone alias.

@@ -8,9 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/app/kernel"
-	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
 )
 
@@ -38,19 +36,10 @@ func TestCrash_SubmissionCutOffDeliversOnItsConfirmedQuote(t *testing.T) {
 	url := testdb.NewDatabase(ctx, t)
 	bin := buildCrashBinary(t)
 	first := startShipped(t, bin, url, kernel.CrashPayoutSubmitted)
-	idp, err := identity.NewSandbox(harness.SessionSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &harness.Env{BaseURL: first.base, DatabaseURL: url, Issuer: idp}
-	sender, recipient := env.NewTenant(t), env.NewTenant(t)
-	sender.Root.Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "50"}).Expect(t, 201)
-	phone := verifiedRecipient(t, recipient.Root)
-	recipient.Root.Post("/v1/payout-destinations", map[string]any{"type": "APP_WALLET_A", "email": "recipient@example.com"}).Expect(t, 201)
+	env := crashEnv(t, first.base, url)
+	sender, recipient, phone := offrampParties(t, env)
 	payID := sender.Root.Post("/v1/offramp/payments", map[string]any{"phone": phone, "amountUsd": "7"}).Expect(t, 201).JSON(t)["paymentId"].(string)
-	routes := recipient.Root.Get("/v1/offramp/payments/"+payID+"/routes").Expect(t, 200).JSON(t)["routes"].([]any)
-	confirmedQuote := routes[0].(map[string]any)["routeId"]
-	recipient.Root.Post("/v1/offramp/payments/"+payID+"/select-route", map[string]any{"routeQuoteId": confirmedQuote}).Expect(t, 200)
+	confirmedQuote := selectFirstRoute(t, recipient, payID)
 	go recipient.Root.PostIgnoringAnswer("/v1/offramp/payments/"+payID+"/confirm", `{}`)
 	first.waitKilled(t)
 

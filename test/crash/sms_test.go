@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
@@ -23,11 +22,7 @@ func TestCrash_SMSSentBeforeItsJobCompleted(t *testing.T) {
 	url := testdb.NewDatabase(ctx, t)
 	bin := buildCrashBinary(t)
 	first := startService(t, bin, url, kernel.CrashSMSSent)
-	idp, err := identity.NewSandbox(harness.SessionSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &harness.Env{BaseURL: first.base, DatabaseURL: url, Issuer: idp}
+	env := crashEnv(t, first.base, url)
 	ten := env.NewTenant(t)
 	// The job may kill the process before the answer is read: send it without expecting one,
 	// and find the alias in the database.

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/testdb"
@@ -21,11 +20,7 @@ func TestCrash_WebhookDeliveredBeforeItsRecord(t *testing.T) {
 	url := testdb.NewDatabase(ctx, t)
 	bin := buildCrashBinary(t)
 	first := startService(t, bin, url, kernel.CrashWebhookDelivered)
-	idp, err := identity.NewSandbox(harness.SessionSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &harness.Env{BaseURL: first.base, DatabaseURL: url, Issuer: idp}
+	env := crashEnv(t, first.base, url)
 	sender, recipient := env.NewTenant(t), env.NewTenant(t)
 	rcv := harness.NewWebhookReceiver(t, 0)
 	ep := sender.Root.Post("/v1/webhook-endpoints", map[string]any{"url": rcv.URL() + "/hook", "events": []string{"*"}}).

@@ -14,7 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/app/offramps"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
@@ -177,8 +177,8 @@ func providerPayouts(t *testing.T, paymentID string) (int, string) {
 func signedWebhook(t *testing.T, body []byte, secret string) *harness.Response {
 	t.Helper()
 	stamp := strconv.FormatInt(time.Now().Unix(), 10)
-	sig := hex.EncodeToString(offrampapp.SignWebhook([]byte(secret), stamp, body))
-	return harness.Shared().Client(t).With(offrampapp.WebhookTimestampHeader, stamp).With(offrampapp.WebhookSignatureHeader, sig).
+	sig := hex.EncodeToString(offramps.SignWebhook([]byte(secret), stamp, body))
+	return harness.Shared().Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
 		Do("POST", "/v1/providers/wallet_a/webhooks", body)
 }
 

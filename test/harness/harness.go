@@ -22,7 +22,7 @@ import (
 	"github.com/corridorhq/corridor/adapters/identity"
 	"github.com/corridorhq/corridor/adapters/outside"
 	"github.com/corridorhq/corridor/adapters/postgres"
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/testdb"
@@ -214,7 +214,7 @@ func defaultConfig(url string) wiring.Config {
 		ConsoleSignInsPerMinute: 100_000,
 		ClaimCodesPerIP:         10_000,
 		// Every test client is 127.0.0.1: the per-IP alias budget is tested on its own server.
-		AliasBudget: recipientsapp.AliasBudget{PerIP: 10_000},
+		AliasBudget: recipients.AliasBudget{PerIP: 10_000},
 		// The ledger anchor sends a relayer transaction of its own: off, so that suites counting
 		// the relayer's transactions or blocks see only theirs; test/anchors turns it on.
 		LedgerAnchorInterval: -1,

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/sdk/forward"
 	"github.com/corridorhq/corridor/sdk/go/corridor"
 	"github.com/corridorhq/corridor/test/harness"
@@ -25,7 +25,7 @@ import (
 func TestMain(m *testing.M) {
 	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) {
 		c.Webhooks.AllowPrivateTest = true
-		c.Checkout = checkout.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
+		c.Checkout = checkouts.Config{Confirmations: 1, PollInterval: 200 * time.Millisecond}
 	}})
 }
 

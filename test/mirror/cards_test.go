@@ -10,7 +10,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/app/mirror"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/core/wallet"
@@ -60,7 +60,7 @@ func capture(t *testing.T, tenantID string, w testWallet, amount int64) {
 		now := time.Now().UTC()
 		accounts, err := tx.Ledger().OpenAccounts(ctx, now,
 			ledger.WalletOnchain(core.EnvTest, ledger.AssetUSDC, tenantID, w.ID),
-			ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, wallets.DefaultCardIssuer))
+			ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, mirror.DefaultCardIssuer))
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func clearingPosted(t *testing.T) int64 {
 	t.Helper()
 	var posted int64
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		accounts, err := tx.Ledger().OpenAccounts(ctx, time.Now().UTC(), ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, wallets.DefaultCardIssuer))
+		accounts, err := tx.Ledger().OpenAccounts(ctx, time.Now().UTC(), ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, mirror.DefaultCardIssuer))
 		if err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func TestMirror_CardSettlementIsBookedFromIssuerClearing(t *testing.T) {
 
 	// Indexing every block again posts nothing new and changes no balance.
 	resetCursor(t)
-	if _, err := env().Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
+	if _, err := env().Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
 	if c := clearingPosted(t); c != clearingBefore {
@@ -184,10 +184,10 @@ func TestMirror_UncapturedCardSettlementIsRefused(t *testing.T) {
 	var failures []ports.BackgroundFailure
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		failures, err = tx.ChainIndex().ListFailures(ctx, wallets.PassChainIndex, 100)
+		failures, err = tx.ChainIndex().ListFailures(ctx, mirror.PassChainIndex, 100)
 		return err
 	})
-	prefix := strings.TrimSuffix(wallets.ChainLogReference(84532, hash, 0), "0") // the log index follows
+	prefix := strings.TrimSuffix(mirror.ChainLogReference(84532, hash, 0), "0") // the log index follows
 	found := false
 	for _, f := range failures {
 		found = found || strings.HasPrefix(f.Item, prefix) && f.Status == ports.FailureDead

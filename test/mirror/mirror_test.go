@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/app/mirror"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/test/harness"
 )
@@ -51,7 +51,7 @@ func TestMirror_LedgerFollowsChain(t *testing.T) {
 	}
 
 	// The cross-tenant payment is one transfer between two wallet accounts, seen by both.
-	ref := strings.TrimSuffix(wallets.ChainLogReference(84532, crossTenant, 0), "0") // the log index follows
+	ref := strings.TrimSuffix(mirror.ChainLogReference(84532, crossTenant, 0), "0") // the log index follows
 	entries := alice.Root.Get("/v1/ledger/entries?take=100").Expect(t, 200).JSON(t)
 	if !strings.Contains(fmt.Sprint(entries), ref) {
 		t.Errorf("alice's journal lacks %s", ref)
@@ -78,11 +78,11 @@ func TestMirror_LedgerFollowsChain(t *testing.T) {
 	// indexer runs beside the test and may take a range first (the result counts it Raced, its
 	// logs then replayed by that run): the test's run is repeated until it walked the blocks
 	// alone. No run, the test's or the periodic one, may post anything.
-	var res wallets.ChainIndexResult
+	var res mirror.ChainIndexResult
 	for attempt := 1; ; attempt++ {
 		resetCursor(t)
 		var err error
-		if res, err = env().Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
+		if res, err = env().Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 			t.Fatal(err)
 		}
 		if res.Posted != 0 || !res.CaughtUp || (res.Raced == 0 && res.Replayed < 6) {
@@ -121,7 +121,7 @@ func TestMirror_Reconciliation_ScopeAndEnvironment(t *testing.T) {
 func TestMirror_WalletAfterCatchUp(t *testing.T) {
 	t.Parallel()
 	ten := env().NewTenant(t)
-	if _, err := env().Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
+	if _, err := env().Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
 	w := newWallet(t, ten.ID, false)

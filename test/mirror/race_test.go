@@ -8,7 +8,7 @@ import (
 
 	"github.com/ethereum/go-ethereum/common"
 
-	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/app/mirror"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/core/wallet"
@@ -61,7 +61,7 @@ func TestMirror_WalletCommittedMidRange(t *testing.T) {
 	ctx := context.Background()
 	ten := env().NewTenant(t)
 	hooked := &hookedChain{Chain: env().Chain}
-	mirror, err := wallets.New(wallets.Deps{Store: env().Service.Store, Jobs: env().Service.Jobs,
+	indexer, err := mirror.New(mirror.Deps{Store: env().Service.Store, Jobs: env().Service.Jobs,
 		Chains: map[core.Environment]ports.Chain{core.EnvLive: hooked}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func TestMirror_WalletCommittedMidRange(t *testing.T) {
 	late := liveWallet(t, ten.ID)
 	hooked.beforeLatest = func() { mint(t, common.HexToAddress(late.Address), usdc(3)) }
 	hooked.beforeLogs = func() { storeWallet(t, late) }
-	res, err := mirror.IndexChain(ctx, core.EnvLive)
+	res, err := indexer.IndexChain(ctx, core.EnvLive)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -167,7 +167,7 @@ func reconcile(t *testing.T, c *harness.Client) reconciliation {
 // reconciliation shows the indexer at or past block.
 func awaitIndexed(t *testing.T, c *harness.Client, block uint64) reconciliation {
 	t.Helper()
-	if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+	if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(20 * time.Second)

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
@@ -100,7 +100,7 @@ var budgetIPSeq atomic.Int64
 
 // budgetServer starts a service with the given alias budget that believes X-Forwarded-For
 // from the loopback test client, so each test can speak from its own client IP.
-func budgetServer(t *testing.T, b recipientsapp.AliasBudget) *harness.Env {
+func budgetServer(t *testing.T, b recipients.AliasBudget) *harness.Env {
 	t.Helper()
 	return harness.NewServer(t, func(c *wiring.Config) {
 		c.AliasBudget = b
@@ -116,7 +116,7 @@ func freshIP() string {
 
 func TestPhoneAliases_BudgetPerPhoneRefusesVerify(t *testing.T) {
 	t.Parallel()
-	srv := budgetServer(t, recipientsapp.AliasBudget{PerPhone: 3, PerIP: 10_000})
+	srv := budgetServer(t, recipients.AliasBudget{PerPhone: 3, PerIP: 10_000})
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
 	a := c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
@@ -136,7 +136,7 @@ func TestPhoneAliases_BudgetPerPhoneRefusesVerify(t *testing.T) {
 
 func TestPhoneAliases_BudgetPerTenant(t *testing.T) {
 	t.Parallel()
-	srv := budgetServer(t, recipientsapp.AliasBudget{PerTenant: 3, PerIP: 10_000})
+	srv := budgetServer(t, recipients.AliasBudget{PerTenant: 3, PerIP: 10_000})
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
 	for i := 0; i < 3; i++ {
@@ -149,7 +149,7 @@ func TestPhoneAliases_BudgetPerTenant(t *testing.T) {
 
 func TestPhoneAliases_BudgetPerIP(t *testing.T) {
 	t.Parallel()
-	srv := budgetServer(t, recipientsapp.AliasBudget{PerIP: 2})
+	srv := budgetServer(t, recipients.AliasBudget{PerIP: 2})
 	ip := freshIP()
 	for i := 0; i < 2; i++ {
 		srv.NewTenant(t).Root.With("X-Forwarded-For", ip).Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201)
@@ -161,7 +161,7 @@ func TestPhoneAliases_BudgetPerIP(t *testing.T) {
 
 func TestPhoneAliases_PendingCap(t *testing.T) {
 	t.Parallel()
-	srv := budgetServer(t, recipientsapp.AliasBudget{MaxPending: 2, PerIP: 10_000})
+	srv := budgetServer(t, recipients.AliasBudget{MaxPending: 2, PerIP: 10_000})
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
 	first := c.Post("/v1/phone-aliases", map[string]any{"phone": harness.Phone("415")}).Expect(t, 201).JSON(t)
@@ -177,7 +177,7 @@ func TestPhoneAliases_PendingCap(t *testing.T) {
 // same count; exactly the budget is spent.
 func TestPhoneAliases_BudgetHoldsUnderConcurrency(t *testing.T) {
 	t.Parallel()
-	srv := budgetServer(t, recipientsapp.AliasBudget{PerPhone: 3, PerTenant: 100, MaxPending: 100, PerIP: 10_000})
+	srv := budgetServer(t, recipients.AliasBudget{PerPhone: 3, PerTenant: 100, MaxPending: 100, PerIP: 10_000})
 	ten := srv.NewTenant(t)
 	c := ten.Root.With("X-Forwarded-For", freshIP())
 	phone := harness.Phone("415")

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	recipientsapp "github.com/corridorhq/corridor/app/recipients"
+	"github.com/corridorhq/corridor/app/recipients"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -118,7 +118,7 @@ func TestSMSOutbox_SentAfterCommitOncePerKey(t *testing.T) {
 	if err := conn.QueryRow(ctx, `SELECT args FROM river_job WHERE kind = 'sms.send' AND args->>'tenantId' = $1`, ten.ID).Scan(&raw); err != nil {
 		t.Fatalf("no sms.send job committed with the alias: %v", err)
 	}
-	var args recipientsapp.SMSSendArgs
+	var args recipients.SMSSendArgs
 	if err := json.Unmarshal(raw, &args); err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/app/offramps"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -40,8 +40,8 @@ func providerReference(t *testing.T, id string) string {
 func webhook(t *testing.T, provider string, body []byte, secret string, ts time.Time) *harness.Response {
 	t.Helper()
 	stamp := strconv.FormatInt(ts.Unix(), 10)
-	sig := hex.EncodeToString(offrampapp.SignWebhook([]byte(secret), stamp, body))
-	return env().Client(t).With(offrampapp.WebhookTimestampHeader, stamp).With(offrampapp.WebhookSignatureHeader, sig).
+	sig := hex.EncodeToString(offramps.SignWebhook([]byte(secret), stamp, body))
+	return env().Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
 		Do("POST", "/v1/providers/"+provider+"/webhooks", body)
 }
 
@@ -62,8 +62,8 @@ func TestOfframp_ProviderWebhooks(t *testing.T) {
 	webhook(t, "nope", body, harness.WebhookSecret, now).ExpectError(t, 401, "UNAUTHENTICATED")
 	tampered := bytes.Replace(body, []byte("_1"), []byte("_2"), 1)
 	stamp := strconv.FormatInt(now.Unix(), 10)
-	sig := hex.EncodeToString(offrampapp.SignWebhook([]byte(harness.WebhookSecret), stamp, body))
-	r := env().Client(t).With(offrampapp.WebhookTimestampHeader, stamp).With(offrampapp.WebhookSignatureHeader, sig).
+	sig := hex.EncodeToString(offramps.SignWebhook([]byte(harness.WebhookSecret), stamp, body))
+	r := env().Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
 		Do("POST", "/v1/providers/wallet_a/webhooks", tampered)
 	r.ExpectError(t, 401, "UNAUTHENTICATED")
 

@@ -57,7 +57,7 @@ func TestTransactions_ExecuteAContractCall(t *testing.T) {
 		t.Fatalf("Safe holds %s, want %s", got, want)
 	}
 	// The ledger mirror books what the call moved: the wallet's ledger balance follows the Safe.
-	if err := env().Service.Wallets.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
+	if err := env().Service.Mirror.RequestChainIndex(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
 	harness.Poll(t, "the mirror books the call", func() map[string]any {

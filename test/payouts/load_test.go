@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/corridorhq/corridor/adapters/payout"
-	offrampapp "github.com/corridorhq/corridor/app/offramp"
+	"github.com/corridorhq/corridor/app/offramps"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -200,8 +200,8 @@ func driveByWebhooks(t *testing.T, sender *harness.Tenant, provider, id, want st
 		}
 		body := []byte(fmt.Sprintf(`{"eventId":"evt_%s_%d","reference":%q}`, id, i, ref))
 		stamp := strconv.FormatInt(time.Now().Unix(), 10)
-		sig := hex.EncodeToString(offrampapp.SignWebhook([]byte(harness.WebhookSecret), stamp, body))
-		env().Client(t).With(offrampapp.WebhookTimestampHeader, stamp).With(offrampapp.WebhookSignatureHeader, sig).
+		sig := hex.EncodeToString(offramps.SignWebhook([]byte(harness.WebhookSecret), stamp, body))
+		env().Client(t).With(offramps.WebhookTimestampHeader, stamp).With(offramps.WebhookSignatureHeader, sig).
 			Do("POST", "/v1/providers/"+provider+"/webhooks", body).Expect(t, 200)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/ethereum/go-ethereum/common"
 	"github.com/ethereum/go-ethereum/crypto"
 
-	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/app/mirror"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/core/wallet"
@@ -59,7 +59,7 @@ func TestReorg_DroppedCardSettlementIsReversed(t *testing.T) {
 
 	// A capture of 30: wallet mirror → issuer clearing.
 	const spent = 30_000_000
-	clearing := ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, wallets.DefaultCardIssuer)
+	clearing := ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, mirror.DefaultCardIssuer)
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
 		now := time.Now().UTC()
 		accounts, err := tx.Ledger().OpenAccounts(ctx, now, ledger.WalletOnchain(core.EnvTest, ledger.AssetUSDC, tenant.ID, id), clearing)
@@ -113,7 +113,7 @@ func clearingBalance(t *testing.T) int64 {
 	t.Helper()
 	var posted int64
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		accounts, err := tx.Ledger().OpenAccounts(ctx, time.Now().UTC(), ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, wallets.DefaultCardIssuer))
+		accounts, err := tx.Ledger().OpenAccounts(ctx, time.Now().UTC(), ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, mirror.DefaultCardIssuer))
 		if err != nil {
 			return err
 		}

@@ -144,7 +144,7 @@ func awaitMined(t *testing.T, hash common.Hash) {
 // are safe together).
 func index(t *testing.T) {
 	t.Helper()
-	if _, err := env().Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
+	if _, err := env().Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
 }

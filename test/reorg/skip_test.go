@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/corridorhq/corridor/app/wallets"
+	"github.com/corridorhq/corridor/app/mirror"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 )
@@ -47,10 +47,10 @@ func TestMirror_UnpostableLogIsSkipped(t *testing.T) {
 	var failures []ports.BackgroundFailure
 	inTx(t, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		failures, err = tx.ChainIndex().ListFailures(ctx, wallets.PassChainIndex, 100)
+		failures, err = tx.ChainIndex().ListFailures(ctx, mirror.PassChainIndex, 100)
 		return err
 	})
-	want := wallets.ChainLogReference(84532, hugeTx, 0)
+	want := mirror.ChainLogReference(84532, hugeTx, 0)
 	found := false
 	for _, f := range failures {
 		if f.Item == want {

@@ -83,7 +83,7 @@ func fund(t *testing.T, c *harness.Client, id, amount string) {
 // index runs the chain indexer once, so the ledger mirror holds what the chain holds.
 func index(t *testing.T) {
 	t.Helper()
-	if _, err := env().Service.Wallets.IndexChain(context.Background(), core.EnvTest); err != nil {
+	if _, err := env().Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Logf("index: %v", err) // another test's run may hold the cursor; the poll retries
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/corridorhq/corridor/app/checkout"
+	"github.com/corridorhq/corridor/app/checkouts"
 	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/wiring"
@@ -21,7 +21,7 @@ const confirmations = 1
 func TestMain(m *testing.M) {
 	harness.MainWithOptions(m, harness.Options{Chain: true, Modify: func(c *wiring.Config) {
 		c.PolicyEnforcement = policy.ModeEnforce
-		c.Checkout = checkout.Config{Confirmations: confirmations, PollInterval: 200 * time.Millisecond}
+		c.Checkout = checkouts.Config{Confirmations: confirmations, PollInterval: 200 * time.Millisecond}
 	}})
 }
 

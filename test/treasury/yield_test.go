@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/corridorhq/corridor/core"
-	coretreasury "github.com/corridorhq/corridor/core/treasury"
+	"github.com/corridorhq/corridor/core/treasury"
 
 	"github.com/corridorhq/corridor/test/harness"
 )
@@ -34,7 +34,7 @@ func TestTreasury_YieldAfter30Days(t *testing.T) {
 
 	daily := int64(1000_000000) * 450 / (10000 * 365) // 123287 base units, rounded down
 	want := core.FormatUSD(30 * daily)
-	if daily != coretreasury.DailyYield(1000_000000, 450) || want != "3.69861" {
+	if daily != treasury.DailyYield(1000_000000, 450) || want != "3.69861" {
 		t.Fatalf("formula: daily %d, 30 days %s", daily, want)
 	}
 	got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t)
@@ -107,7 +107,7 @@ func TestTreasury_ParallelAdvances(t *testing.T) {
 		}
 	}
 	got := ten.Root.Get("/v1/treasury/accounts/"+id).Expect(t, 200).JSON(t)
-	want := core.FormatUSD(5 * coretreasury.DailyYield(500_000000, 1000))
+	want := core.FormatUSD(5 * treasury.DailyYield(500_000000, 1000))
 	if got["clockOffsetDays"] != float64(5) || bucketAt(got, 0)["accruedYieldUsd"] != want {
 		t.Fatalf("after five parallel advances: offset %v, yield %v, want 5 and %s", got["clockOffsetDays"], bucketAt(got, 0)["accruedYieldUsd"], want)
 	}

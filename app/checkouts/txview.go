@@ -1,0 +1,15 @@
+package checkouts
+
+import "github.com/corridorhq/corridor/ports"
+
+// txView is the part of a unit of work this capability touches: checkouts, the ledger they
+// settle on (a refund's spend guard reads agents through the kernel), and the tenant whose name
+// the hosted page shows. A reader sees the capability's tables here;
+// test/architecture checks that every repository the package asks a transaction for is listed.
+type txView interface {
+	Checkouts() ports.CheckoutRepo
+	Ledger() ports.LedgerRepo
+	Tenants() ports.TenantRepo
+}
+
+var _ txView = ports.Tx(nil)

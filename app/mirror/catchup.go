@@ -1,0 +1,81 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"math/big"
+
+	"github.com/ethereum/go-ethereum/common"
+
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/wallet"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+)
+
+// maxCatchUpRuns bounds the indexer runs one catch-up makes: each is at most
+// maxIndexRangesPerRun ranges, so a catch-up stays within a request's time.
+const maxCatchUpRuns = 3
+
+// CatchUpWalletMirror brings the ledger's mirror of a wallet's Safe up to the chain before a
+// decision is made against it: a client that saw the USDC on GET /v1/wallets/{id} (a live chain
+// read) may spend it at once, while the periodic indexer would take up to its interval. It runs
+// the indexer, at most maxCatchUpRuns times, until the mirror's posted balance reaches the
+// Safe's chain balance, or the indexer has caught up with what it may index (funds not yet
+// confirmed deep enough stay out). It runs outside any unit of work (chain reads).
+func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env core.Environment, walletID string) error {
+	c, err := s.chains.Chain(env)
+	if err != nil {
+		return err
+	}
+	var w wallet.Wallet
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		w, err = tx.Wallets().FindWallet(ctx, tenantID, env, walletID)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	onchain, err := c.USDCBalance(ctx, common.HexToAddress(w.Address))
+	if err != nil {
+		return err
+	}
+	for range maxCatchUpRuns {
+		posted, err := s.mirroredBalance(ctx, env, walletID)
+		if err != nil || big.NewInt(posted).Cmp(onchain) >= 0 {
+			return err
+		}
+		res, err := s.IndexChain(ctx, env)
+		if err != nil {
+			return err
+		}
+		if res.CaughtUp && res.Posted == 0 && res.Raced == 0 {
+			return nil // nothing more the indexer may post yet (a raced run may still be posting)
+		}
+	}
+	return nil
+}
+
+// mirroredBalance is the posted balance of the wallet's mirror account (0 before its first
+// indexed transfer).
+func (s *Service) mirroredBalance(ctx context.Context, env core.Environment, walletID string) (int64, error) {
+	var posted int64
+	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, ledger.WalletOnchainRef(walletID))
+		if isAccountNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		balances, err := tx.Ledger().Balances(ctx, []string{account.ID})
+		posted = balances[account.ID].Posted
+		return err
+	})
+	return posted, err
+}
+
+func isAccountNotFound(err error) bool {
+	var de *core.Error
+	return errors.As(err, &de) && de.Code == core.CodeAccountNotFound
+}

@@ -1,0 +1,156 @@
+package offramps
+
+import (
+	"context"
+	"time"
+
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/offramp"
+	"github.com/corridorhq/corridor/core/recipient"
+	"github.com/corridorhq/corridor/ledger"
+	"github.com/corridorhq/corridor/ports"
+)
+
+// accounts of one payment, opened on demand.
+type offrampAccounts struct {
+	senderAvailable, locked ledger.Account
+}
+
+func openPaymentAccounts(ctx context.Context, tx txView, now time.Time, p offramp.Payment) (offrampAccounts, error) {
+	accs, err := tx.Ledger().OpenAccounts(ctx, now,
+		ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID),
+		ledger.OfframpLocked(p.Environment, kernel.ServiceAsset, p.SenderTenantID, p.ID))
+	if err != nil {
+		return offrampAccounts{}, err
+	}
+	return offrampAccounts{senderAvailable: accs[0], locked: accs[1]}, nil
+}
+
+// Post posts a transfer of the payment in the caller's unit of work: in the service asset
+// (a resolving transfer takes its hold's), with the payment named in its metadata. Claims post
+// their escrow legs through it, so every transfer of a payment carries the same metadata.
+func (s *Service) Post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
+	spec.Environment = p.Environment
+	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
+		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
+	}
+	if spec.Metadata == nil {
+		spec.Metadata = map[string]string{}
+	}
+	spec.Metadata["offrampPaymentId"] = p.ID
+	t, _, err := tx.Ledger().Post(ctx, now, spec.MustValidate())
+	return t, err
+}
+
+// reserve takes a new reservation hold on the sender's balance (docs/architecture.md). A short balance
+// is INSUFFICIENT_FUNDS and reserves nothing.
+func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	accs, err := openPaymentAccounts(ctx, tx, now, *p)
+	if err != nil {
+		return err
+	}
+	p.Reservation++
+	t, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
+		Type: ledger.TypePending, Postings: ledger.Move(accs.senderAvailable.ID, accs.locked.ID, p.SourceAmountBaseUnits)})
+	if core.HasCode(err, core.CodeInsufficientFunds) {
+		return core.E(core.CodeInsufficientFunds, "the service balance does not cover %s USD; nothing was reserved",
+			core.FormatUSD(p.SourceAmountBaseUnits))
+	}
+	if err != nil {
+		return err
+	}
+	p.HoldTransferID = t.ID
+	return nil
+}
+
+// VoidReservation voids the payment's reservation hold, if it holds one, and forgets it.
+func (s *Service) VoidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	if p.HoldTransferID == "" {
+		return nil
+	}
+	_, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
+		Type: ledger.TypeVoidPending, PendingID: p.HoldTransferID})
+	p.HoldTransferID = ""
+	return err
+}
+
+func (s *Service) lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	_, err := s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
+		Type: ledger.TypePostPending, PendingID: p.HoldTransferID, Amount: p.SourceAmountBaseUnits})
+	p.HoldTransferID = ""
+	return err
+}
+
+// unlock returns locked funds to the sender (a failed pre-submission re-check).
+func (s *Service) unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	accs, err := openPaymentAccounts(ctx, tx, now, *p)
+	if err != nil {
+		return err
+	}
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
+		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, accs.senderAvailable.ID, p.SourceAmountBaseUnits)})
+	return err
+}
+
+func (s *Service) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	accs, err := openPaymentAccounts(ctx, tx, now, *p)
+	if err != nil {
+		return err
+	}
+	clearing, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider))
+	if err != nil {
+		return err
+	}
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
+		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, clearing[0].ID, p.SourceAmountBaseUnits)})
+	return err
+}
+
+// deliverySide is where delivered money goes: the recipient's service balance on the
+// internal rail, else the sender's share of the outside world of the rail (ledger.Share).
+func deliverySide(p offramp.Payment, q offramp.Quote) ledger.AccountSpec {
+	if q.DestinationType == recipient.DestServiceBalance {
+		return ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.RecipientTenantID)
+	}
+	return ledger.Share(ledger.World(p.Environment, kernel.ServiceAsset, string(q.DestinationType)), p.SenderTenantID)
+}
+
+// deliver pays exactly the confirmed quote: its deliver amount to the recipient side, its fee
+// to the platform.
+func (s *Service) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, q offramp.Quote) error {
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider),
+		deliverySide(*p, q), ledger.Share(ledger.PlatformFees(p.Environment, kernel.ServiceAsset), p.SenderTenantID))
+	if err != nil {
+		return err
+	}
+	postings := []ledger.Posting{{AccountID: accs[0].ID, Amount: -p.SourceAmountBaseUnits}, {AccountID: accs[1].ID, Amount: q.DeliverBaseUnits}}
+	if q.FeeBaseUnits > 0 {
+		postings = append(postings, ledger.Posting{AccountID: accs[2].ID, Amount: q.FeeBaseUnits})
+	}
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("deliver", p.Attempt),
+		Type: ledger.TypePosted, Postings: postings, Metadata: map[string]string{"routeQuoteId": q.ID}})
+	return err
+}
+
+// refund returns a failed payout from the provider's clearing account to the sender.
+func (s *Service) refund(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
+	accs, err := tx.Ledger().OpenAccounts(ctx, now, from, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID))
+	if err != nil {
+		return err
+	}
+	_, err = s.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
+		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits)})
+	return err
+}
+
+// findForParty loads a payment the caller sends or receives, locked when lock is set; any
+// other caller gets OFFRAMP_PAYMENT_NOT_FOUND, as for a payment that does not exist.
+func findForParty(ctx context.Context, tx txView, p auth.Principal, id string, lock bool) (offramp.Payment, error) {
+	pay, err := tx.Offramp().FindPayment(ctx, p.Environment, p.TenantID, id)
+	if err != nil || !lock {
+		return pay, err
+	}
+	return tx.Offramp().LockPayment(ctx, id)
+}

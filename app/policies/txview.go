@@ -1,0 +1,20 @@
+package policies
+
+import "github.com/corridorhq/corridor/ports"
+
+// txView is the part of a unit of work this capability touches: policies and their attachments, and
+// what a verdict reads: agents, cards, wallets, treasury buckets, off-ramp payments and checkout
+// refunds (the service balance's cumulative spend). A reader
+// sees the capability's tables here; test/architecture checks that every repository the package
+// asks a transaction for is listed.
+type txView interface {
+	Agents() ports.AgentRepo
+	Cards() ports.CardRepo
+	Checkouts() ports.CheckoutRepo
+	Offramp() ports.OfframpRepo
+	Policies() ports.PolicyRepo
+	Treasury() ports.TreasuryRepo
+	Wallets() ports.WalletRepo
+}
+
+var _ txView = ports.Tx(nil)

@@ -1,0 +1,16 @@
+package treasuries
+
+import "github.com/corridorhq/corridor/ports"
+
+// txView is the part of a unit of work this capability touches: treasury buckets and rules, the
+// wallets and Safe payments a sweep uses, and the ledger of yield. A reader sees the capability's
+// tables here; test/architecture checks that every repository the package asks a transaction for is
+// listed.
+type txView interface {
+	Ledger() ports.LedgerRepo
+	Payments() ports.PaymentRepo
+	Treasury() ports.TreasuryRepo
+	Wallets() ports.WalletRepo
+}
+
+var _ txView = ports.Tx(nil)
