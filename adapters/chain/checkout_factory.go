@@ -122,7 +122,8 @@ func (a *CheckoutFactory) CheckoutRefundOf(ctx context.Context, refundID [32]byt
 
 // RefundCheckout implements ports.CheckoutDeposits through the factory's refund, which pulls the
 // USDC from the relayer (the factory's settlement) under an unlimited allowance the relayer
-// grants the factory the first time it is short (mined before the refund is estimated). The
+// grants the factory the first time it is short (mined before the refund is estimated); where
+// the relayer mints TestUSDC, it first mints what its float lacks (mintRefundShortfall). The
 // record is read before sending and again under the relayer's lock, so a retry of a paid refund
 // sends nothing; a refund still pending when a second is sent makes the second revert
 // (CDF:refunded) on chain, never pay.
@@ -150,6 +151,9 @@ func (a *CheckoutFactory) RefundCheckout(ctx context.Context, refundID [32]byte,
 			"the refund id %s already paid %s base units to %s", hexutil.Encode(refundID[:]), r.AmountBaseUnits, r.To.Hex())}
 	}
 	err := check(ctx)
+	if err == nil {
+		err = a.mintRefundShortfall(ctx, amountBaseUnits)
+	}
 	if err == nil {
 		err = a.approveCheckoutRefunds(ctx, amountBaseUnits)
 	}

@@ -163,3 +163,33 @@ func TestCheckoutFactory_WithoutRefundsIsRefused(t *testing.T) {
 		t.Fatalf("start-up with a factory lacking refundOf: %v", err)
 	}
 }
+
+// TestCheckoutFactory_RefundMintsWhatTheFloatLacks: on a chain where the relayer mints TestUSDC,
+// a refund whose USDC the relayer's float no longer holds (a claim funded from the same float
+// took it) mints the shortfall and pays, instead of reverting until the next mint.
+func TestCheckoutFactory_RefundMintsWhatTheFloatLacks(t *testing.T) {
+	a := newChain(t)
+	ctx := testContext(t)
+	relayer := a.RelayerAddress()
+	if held, err := a.USDCBalance(ctx, relayer); err != nil {
+		t.Fatal(err)
+	} else if held.Sign() > 0 {
+		sink := common.HexToAddress("0x00000000000000000000000000000000000f10a7")
+		if _, err := a.TransferUSDC(ctx, sink, held); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.MintUSDC(ctx, relayer, usdc(1)); err != nil {
+		t.Fatal(err)
+	}
+	to := common.HexToAddress("0x00000000000000000000000000000000000c0de5")
+	id := crypto.Keccak256Hash([]byte("crf_float_short"))
+	hash, err := a.RefundCheckout(ctx, id, to, usdc(3))
+	if err != nil {
+		t.Fatalf("refund from a short float: %v", err)
+	}
+	if r, err := a.Receipt(ctx, hash); err != nil || r.Status != ports.TxSucceeded {
+		t.Fatalf("refund %s: %+v (%v)", hash.Hex(), r, err)
+	}
+	expectBalance(t, a, to, 3_000_000)
+}

@@ -240,7 +240,7 @@ func (a *ClaimEscrow) prepareFunding(ctx context.Context, amount *big.Int) error
 		return err
 	}
 	if shortfall := new(big.Int).Sub(amount, balance); shortfall.Sign() > 0 {
-		mints, err := a.relayerMintsUSDC(ctx)
+		mints, err := relayerMintsUSDC(ctx, a.reader, a.relay.from)
 		if err != nil {
 			return err
 		}
@@ -270,21 +270,6 @@ func (a *ClaimEscrow) prepareFunding(ctx context.Context, amount *big.Int) error
 	}
 	_, err = a.relay.waitMined(ctx, hash)
 	return err
-}
-
-// relayerMintsUSDC reports whether the configured USDC is a TestUSDC whose minter is the
-// relayer. Circle's USDC has no minter() and reverts: not a minter.
-func (a *ClaimEscrow) relayerMintsUSDC(ctx context.Context) (bool, error) {
-	out, err := a.call(ctx, a.addrs.USDC, a.usdc.PackMinter())
-	var revert *ports.RevertError
-	if errors.As(err, &revert) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	minter, err := a.usdc.UnpackMinter(out)
-	return err == nil && minter == a.relay.from, nil
 }
 
 // LockClaim implements ports.ClaimEscrow. A claim already locked, or already released (the
