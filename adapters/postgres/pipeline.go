@@ -97,6 +97,9 @@ type PipelineOptions struct {
 	// it. Without it such a batch commits at once: nothing is coming to share its COMMIT, and
 	// the wait would only delay the units it holds (PostgreSQL's commit_siblings reasoning).
 	AlwaysWait bool
+	// AffinityPatience is how long a unit with an affinity waits for its lane before any lane
+	// may take it (0: DefaultAffinityPatience).
+	AffinityPatience time.Duration
 
 	// beforeCommit, in tests, runs after the flush and before the COMMIT of every batch.
 	beforeCommit func()
@@ -234,12 +237,8 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1)}
 	p.inflight.Add(1)
 	defer p.inflight.Add(-1)
-	select {
-	case p.queueFor(ctx) <- u:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-p.stop:
-		return ErrPipelineClosed
+	if err := p.enqueue(ctx, u); err != nil {
+		return err
 	}
 	for {
 		w := <-u.wake
@@ -268,6 +267,43 @@ func (p *pipeline) queueFor(ctx context.Context) chan *pipeUnit {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(key))
 	return p.lanes[int(h.Sum32()>>1)%len(p.lanes)] // 31 bits: never negative, even where int is 32
+}
+
+// DefaultAffinityPatience is how long a unit waits for its affinity's lane before any lane may
+// take it: a lane's batch commits in milliseconds, so only a stuck lane makes a unit wait this long.
+const DefaultAffinityPatience = 250 * time.Millisecond
+
+// enqueue hands u to its queue (queueFor). A unit with an affinity waits for its lane only
+// the pipeline's AffinityPatience: a lane stuck in its batch (a Citus worker that stopped answering, a long
+// lock wait) must not hold up every other tenant hashed to it, so past that the unit joins the
+// shared queue, which every lane takes from. Affinity is a preference for fewer reruns, never a
+// reason to wait on another tenant's outage.
+func (p *pipeline) enqueue(ctx context.Context, u *pipeUnit) error {
+	if q := p.queueFor(ctx); q != p.queue {
+		wait := p.opts.AffinityPatience
+		if wait <= 0 {
+			wait = DefaultAffinityPatience
+		}
+		patience := time.NewTimer(wait)
+		defer patience.Stop()
+		select {
+		case q <- u:
+			return nil
+		case <-patience.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.stop:
+			return ErrPipelineClosed
+		}
+	}
+	select {
+	case p.queue <- u:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.stop:
+		return ErrPipelineClosed
+	}
 }
 
 // lane runs batches one after the other until the pipeline stops, admitting units from the

@@ -35,3 +35,37 @@ func TestQueueFor(t *testing.T) {
 		t.Fatal("one lane: want the shared queue")
 	}
 }
+
+// TestEnqueue_AStuckLaneHoldsNoOneUp: a unit with an affinity joins its lane when the lane takes
+// it, and when the lane is stuck in a batch (nothing receives from it) the unit goes to the
+// shared queue after its patience, where another lane takes it.
+func TestEnqueue_AStuckLaneHoldsNoOneUp(t *testing.T) {
+	p := &pipeline{queue: make(chan *pipeUnit), stop: make(chan struct{})}
+	for range 2 {
+		p.lanes = append(p.lanes, make(chan *pipeUnit))
+	}
+	ctx := ports.WithAffinity(context.Background(), "ten_stuck")
+	lane := p.queueFor(ctx)
+	got := make(chan string, 1)
+	go func() {
+		select {
+		case <-lane:
+			got <- "lane"
+		case <-p.queue:
+			got <- "shared"
+		}
+	}()
+	if err := p.enqueue(ctx, &pipeUnit{}); err != nil {
+		t.Fatal(err)
+	}
+	if where := <-got; where != "lane" {
+		t.Fatalf("a free lane's unit went to the %s queue", where)
+	}
+	go func() { <-p.queue; got <- "shared" }() // the lane is stuck: only the other lanes take
+	if err := p.enqueue(ctx, &pipeUnit{}); err != nil {
+		t.Fatal(err)
+	}
+	if where := <-got; where != "shared" {
+		t.Fatalf("a stuck lane's unit went to the %s queue", where)
+	}
+}

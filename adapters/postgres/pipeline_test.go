@@ -1228,7 +1228,9 @@ func TestPipeline_AffinityKeepsOneKeyInOneLane(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 2, MaxBatch: 8, MaxWait: time.Millisecond})
+	// A patience longer than the test: on a loaded machine a batch may outlast the default, and
+	// a unit then taken by the other lane would be a conflict this test does not count on.
+	s := p.pipeline(t, postgres.PipelineOptions{Lanes: 2, MaxBatch: 8, MaxWait: time.Millisecond, AffinityPatience: 10 * time.Minute})
 	var wg sync.WaitGroup
 	for w := range 2 * tenants * 4 {
 		wg.Add(1)
