@@ -51,6 +51,13 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 	if err != nil {
 		return ProposalRead{}, err
 	}
+	return s.readSafe(ctx, chain, p, order, w, dest, in.TwofaChallengeID)
+}
+
+// readSafe finishes a proposal's read: the Safe's nonce and threshold from the chain, then the
+// destination's screening, all outside any unit of work.
+func (s *Service) readSafe(ctx context.Context, chain ports.Chain, p auth.Principal, order safepay.Order,
+	w wallet.Wallet, dest *resolvedDestination, challengeID string) (ProposalRead, error) {
 	safeAddress := common.HexToAddress(w.Address)
 	chainNonce, err := chain.SafeNonce(ctx, safeAddress)
 	if err != nil {
@@ -61,7 +68,7 @@ func (s *Service) ReadProposal(ctx context.Context, p auth.Principal, in safepay
 		return ProposalRead{}, paymentChainError("reading the Safe's threshold", err)
 	}
 	read := ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
-		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(in.TwofaChallengeID)}
+		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(challengeID)}
 	return s.prepareScreening(ctx, p, read, dest), nil
 }
 

@@ -2,9 +2,6 @@ package safepayments
 
 import (
 	"context"
-	"strings"
-
-	"github.com/ethereum/go-ethereum/common"
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
@@ -51,16 +48,5 @@ func (s *Service) ReadTransaction(ctx context.Context, p auth.Principal, in safe
 			return ProposalRead{}, safepay.RefuseUnstated(effect)
 		}
 	}
-	safeAddress := common.HexToAddress(w.Address)
-	chainNonce, err := chain.SafeNonce(ctx, safeAddress)
-	if err != nil {
-		return ProposalRead{}, paymentChainError("reading the Safe's nonce", err)
-	}
-	threshold, err := chain.SafeThreshold(ctx, safeAddress)
-	if err != nil {
-		return ProposalRead{}, paymentChainError("reading the Safe's threshold", err)
-	}
-	read := ProposalRead{tenantID: p.TenantID, order: order, wallet: w, token: chain.USDCAddress(),
-		chainNonce: chainNonce, threshold: threshold, challengeID: strings.TrimSpace(in.TwofaChallengeID)}
-	return s.prepareScreening(ctx, p, read, dest), nil
+	return s.readSafe(ctx, chain, p, order, w, dest, in.TwofaChallengeID)
 }
