@@ -1,5 +1,4 @@
-ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_pending_fkey,
-    DROP CONSTRAINT ledger_transfers_resolved_by_fkey;
+ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_pending_fkey;
 ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_sequence_key,
     ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence);
 ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_pkey,

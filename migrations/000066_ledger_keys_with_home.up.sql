@@ -22,8 +22,9 @@ ALTER TABLE ledger_balances DROP CONSTRAINT ledger_balances_account_id_fkey;
 ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_pending_id_fkey;
 ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_resolved_by_fkey;
 -- A reversal's home is its own debited side's, which for money between two tenants is not the
--- reversed transfer's: Citus cannot keep that key, so `corridor check` (ledger-cross-home)
--- checks that every reversed_id names a transfer instead.
+-- reversed transfer's, and the reversed transfer's resolved_by names the reversal: Citus cannot
+-- keep those keys, so `corridor check` (ledger-keys-across-homes) checks that every reversed_id
+-- and resolved_by names a transfer instead.
 ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_reversed_id_fkey;
 
 ALTER TABLE ledger_accounts DROP CONSTRAINT ledger_accounts_pkey,
@@ -48,9 +49,7 @@ ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_pkey,
 ALTER TABLE ledger_transfers DROP CONSTRAINT ledger_transfers_sequence_key,
     ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence, home_tenant_id);
 -- A post or void of a pending transfer books the pending transfer's accounts with the same
--- signs, so it has the same home: these keys stay, with the home in them.
+-- signs, so it has the same home: this key stays, with the home in it.
 ALTER TABLE ledger_transfers
     ADD CONSTRAINT ledger_transfers_pending_fkey FOREIGN KEY (pending_id, home_tenant_id)
-        REFERENCES ledger_transfers (id, home_tenant_id),
-    ADD CONSTRAINT ledger_transfers_resolved_by_fkey FOREIGN KEY (resolved_by, home_tenant_id)
         REFERENCES ledger_transfers (id, home_tenant_id);

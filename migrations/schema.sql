@@ -2192,9 +2192,6 @@ ALTER TABLE ONLY public.ledger_balances
 ALTER TABLE ONLY public.ledger_transfers
     ADD CONSTRAINT ledger_transfers_pending_fkey FOREIGN KEY (pending_id, home_tenant_id) REFERENCES public.ledger_transfers(id, home_tenant_id);
 
-ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_resolved_by_fkey FOREIGN KEY (resolved_by, home_tenant_id) REFERENCES public.ledger_transfers(id, home_tenant_id);
-
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 

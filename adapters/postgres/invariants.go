@@ -105,8 +105,8 @@ var invariantQueries = []invariantQuery{
 	// The ledger's keys carry the home tenant (migration 000066), so on Citus each row lives in
 	// its home's shard group and a constraint holds within one home only. What a key across homes
 	// held before is checked here: a reference names one account and one transfer whatever their
-	// homes, a reversal's target exists (its home may be another), and a posting lives with its
-	// account.
+	// homes, a reversal's target and a transfer's resolving one exist (a reversal's home may be
+	// another), and a posting lives with its account.
 	{"ledger-keys-across-homes", `SELECT 'account reference ' || environment || ' ' || asset || ' ' || reference || ' is in '
 			|| count(*) || ' homes (' || string_agg(quote_literal(home_tenant_id), ', ' ORDER BY home_tenant_id) || ')'
 		FROM ledger_accounts GROUP BY environment, asset, reference HAVING count(*) > 1
@@ -118,6 +118,10 @@ var invariantQueries = []invariantQuery{
 		SELECT 'reversal ' || t.id || ' reverses ' || t.reversed_id || ', which does not exist'
 		FROM ledger_transfers t WHERE t.reversed_id IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM ledger_transfers x WHERE x.id = t.reversed_id)
+		UNION ALL
+		SELECT 'transfer ' || t.id || ' is resolved by ' || t.resolved_by || ', which does not exist'
+		FROM ledger_transfers t WHERE t.resolved_by IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM ledger_transfers x WHERE x.id = t.resolved_by)
 		UNION ALL
 		SELECT 'posting of transfer ' || p.transfer_id || ' on ' || p.account_id || ' lives in home '
 			|| quote_literal(p.home_tenant_id) || ', its account in ' || coalesce(quote_literal(a.home_tenant_id), 'none')
