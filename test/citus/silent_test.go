@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/test/harness"
 	"github.com/corridorhq/corridor/test/harness/faultproxy"
 	"github.com/corridorhq/corridor/wiring"
@@ -38,6 +39,7 @@ func TestCitus_WorkerSilent(t *testing.T) {
 			other = ct
 		}
 	}
+	keys := map[*chaosTenant]string{victim: victim.ten.RootKey, other: keyLookedUpOn(t, other, victim.port)}
 	proxy, err := faultproxy.Start("127.0.0.1:" + strconv.Itoa(victim.port))
 	if err != nil {
 		t.Fatal(err)
@@ -49,15 +51,19 @@ func TestCitus_WorkerSilent(t *testing.T) {
 	t.Cleanup(func() { proxy.Blackhole(false); updateNode(t, proxyPort, victim.port) })
 	// A service started after the update: its sessions on the coordinator open their worker
 	// connections through the proxy.
-	srv := harness.NewServer(t, func(c *wiring.Config) { c.HTTPTimeouts.Request = silentTimeout })
-	as := func(ct *chaosTenant) *harness.Client { return srv.Client(t).WithKey(ct.ten.RootKey) }
+	// Its cached API-key rows expire at once, so every request of the outage reads its key again.
+	srv := harness.NewServer(t, func(c *wiring.Config) {
+		c.HTTPTimeouts.Request = silentTimeout
+		c.APIKeyCacheTTL = time.Nanosecond
+	})
+	as := func(ct *chaosTenant) *harness.Client { return srv.Client(t).WithKey(keys[ct]) }
 	deposit := func(ct *chaosTenant, key string) *harness.Response {
 		return as(ct).With("Idempotency-Key", key).Post("/v1/sandbox/balance-deposits", map[string]any{"amountUsd": "3"})
 	}
 	deposit(victim, "silent-before").Expect(t, 201)
-	// The other tenant's credential is read once before the outage, as a running service has
-	// it cached: its first read goes through tenant_lookups, distributed by the key's own
-	// value, whose row may live on the silent worker (docs/scaling.md, "When a node dies").
+	// The other tenant's key is looked up once before the outage, through its lookup row, which
+	// lives on the worker about to fall silent; later reads of the key go to the tenant's own
+	// worker (docs/reliability.md, "Citus").
 	deposit(other, "silent-warm").Expect(t, 201)
 
 	proxy.Blackhole(true)
@@ -98,6 +104,31 @@ func TestCitus_WorkerSilent(t *testing.T) {
 	harness.ExpectServiceBalance(t, as(other), 15_000_000, 0)
 	expectChecks(t)
 	t.Logf("a silent worker's tenant refused in %s (request deadline %s)", took.Round(time.Millisecond), silentTimeout)
+}
+
+// keyLookedUpOn mints API keys for ct until one's lookup row (tenant_lookups, distributed by
+// the public id) lives on the worker on port, and returns it: a key whose first lookup needs
+// that worker although its tenant's rows live on the other.
+func keyLookedUpOn(t *testing.T, ct *chaosTenant, port int) string {
+	t.Helper()
+	for i := range 64 {
+		key := env().NewKey(t, ct.ten.Session, map[string]any{"name": "silent-" + strconv.Itoa(i), "scopes": []string{"*"}})
+		parsed, err := auth.ParseKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var at int
+		if err := queryOne(context.Background(), env().DatabaseURL, `SELECT n.nodeport FROM pg_dist_placement pl
+			JOIN pg_dist_node n ON n.groupid = pl.groupid
+			WHERE pl.shardid = get_shard_id_for_distribution_column('tenant_lookups', $1)`, &at, parsed.PubID); err != nil {
+			t.Fatal(err)
+		}
+		if at == port {
+			return key
+		}
+	}
+	t.Fatalf("no key of tenant %s has its lookup row on the worker on port %d", ct.ten.ID, port)
+	return ""
 }
 
 // updateNode points the coordinator's entry for the worker on port from at port to.
