@@ -120,7 +120,7 @@ func keyLookedUpOn(t *testing.T, ct *chaosTenant, port int) string {
 		var at int
 		if err := queryOne(context.Background(), env().DatabaseURL, `SELECT n.nodeport FROM pg_dist_placement pl
 			JOIN pg_dist_node n ON n.groupid = pl.groupid
-			WHERE pl.shardid = get_shard_id_for_distribution_column('tenant_lookups', $1)`, &at, parsed.PubID); err != nil {
+			WHERE pl.shardid = get_shard_id_for_distribution_column('tenant_lookups', $1::text)`, &at, parsed.PubID); err != nil {
 			t.Fatal(err)
 		}
 		if at == port {

@@ -3,6 +3,7 @@ package citus
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -93,17 +94,19 @@ func TestCitus_SpanningUnitCommitsTwoPhase(t *testing.T) {
 	citus := plain.ForCitus()
 	piped := citus.WithPipeline(postgres.PipelineOptions{Lanes: 2})
 	t.Cleanup(piped.Close)
-	tenantCtx := ports.WithAffinity(context.Background(), "ten_probe")
-	if spanningUnit(t, context.Background(), plain, 1) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tenantCtx := ports.WithAffinity(ctx, "ten_probe")
+	if spanningUnit(t, ctx, plain, 1) {
 		t.Error("the control committed with two-phase commit: the probe proves nothing")
 	}
-	if !spanningUnit(t, context.Background(), citus, 2) {
+	if !spanningUnit(t, ctx, citus, 2) {
 		t.Error("a unit alone on a Citus store committed with one-phase commit")
 	}
 	if !spanningUnit(t, tenantCtx, piped, 3) {
 		t.Error("a unit in a pipeline batch on a Citus store committed with one-phase commit")
 	}
-	if !spanningUnit(t, context.Background(), piped, 4) {
+	if !spanningUnit(t, ctx, piped, 4) {
 		t.Error("a unit without a tenant (run alone) on a Citus store committed with one-phase commit")
 	}
 }
