@@ -48,7 +48,16 @@ func TestCitus_WorkerSilent(t *testing.T) {
 	_, portText, _ := net.SplitHostPort(proxy.Addr())
 	proxyPort, _ := strconv.Atoi(portText)
 	updateNode(t, victim.port, proxyPort)
-	t.Cleanup(func() { proxy.Blackhole(false); updateNode(t, proxyPort, victim.port) })
+	t.Cleanup(func() {
+		proxy.Blackhole(false)
+		updateNode(t, proxyPort, victim.port)
+		// The workers hold Citus's metadata: citus_update_node leaves them out of sync until the
+		// maintenance daemon catches up, and Citus refuses DDL (a later test's) until then.
+		var synced bool
+		if err := queryOne(context.Background(), env().DatabaseURL, `SELECT start_metadata_sync_to_all_nodes()`, &synced); err != nil {
+			t.Errorf("metadata sync after the silent worker: %v", err)
+		}
+	})
 	// A service started after the update: its sessions on the coordinator open their worker
 	// connections through the proxy.
 	// Its cached API-key rows expire at once, so every request of the outage reads its key again.
