@@ -102,7 +102,7 @@ var invariantQueries = []invariantQuery{
 		UNION ALL
 		SELECT environment || ' ' || asset || ': the balances sum to ' || sum(posted) || ', not zero'
 		FROM acct GROUP BY environment, asset HAVING sum(posted) <> 0`},
-	// The ledger's keys carry the home tenant (migration 000066), so on Citus each row lives in
+	// The ledger's keys carry the home tenant (migration 000067), so on Citus each row lives in
 	// its home's shard group and a constraint holds within one home only. What a key across homes
 	// held before is checked here: a reference names one account and one transfer whatever their
 	// homes, a reversal's target and a transfer's resolving one exist (a reversal's home may be
