@@ -17,16 +17,27 @@ import (
 // it with the attempt's idempotency key. A failed re-check unlocks the funds, takes a new
 // reservation and runs POLICY_CHECK again (a fresh set, a hold or a rejection). The provider
 // call runs outside any transaction; a retried job resubmits with the same key.
-// long: one line over since the use-case shape's merge (issue #43, item 1); split it in the next pass.
 func (s *Service) RunSubmission(ctx context.Context, id string) error {
-	var req ports.PayoutRequest
-	var rail ports.PayoutRail
-	proceed := false
 	ctx = kernel.WithPrepared(ctx)
 	if err := s.PreparePayments(ctx, id); err != nil {
 		return err
 	}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	req, rail, proceed, err := s.readySubmission(ctx, id)
+	if err != nil || !proceed {
+		return err
+	}
+	st, err := rail.Provider.Submit(ctx, req)
+	if err != nil {
+		return err
+	}
+	kernel.CrashPoint(kernel.CrashPayoutSubmitted)
+	return s.recordSubmission(ctx, id, st)
+}
+
+// readySubmission is the re-check's unit of work: the payout request and its rail when the
+// payment still goes out (proceed), or the failed re-check applied.
+func (s *Service) readySubmission(ctx context.Context, id string) (req ports.PayoutRequest, rail ports.PayoutRail, proceed bool, err error) {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		// A retried run decides afresh: a submission an earlier, rolled-back run prepared
 		// must not go out after a run that found nothing to submit.
 		req, rail, proceed = ports.PayoutRequest{}, ports.PayoutRail{}, false
@@ -57,14 +68,12 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		proceed = true
 		return nil
 	})
-	if err != nil || !proceed {
-		return err
-	}
-	st, err := rail.Provider.Submit(ctx, req)
-	if err != nil {
-		return err
-	}
-	kernel.CrashPoint(kernel.CrashPayoutSubmitted)
+	return req, rail, proceed, err
+}
+
+// recordSubmission applies the provider's answer to a submitted payout: CLEARING with the
+// provider's reference and its first poll queued, or a revoked destination handled.
+func (s *Service) recordSubmission(ctx context.Context, id string, st ports.PayoutStatus) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
