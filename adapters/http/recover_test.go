@@ -36,7 +36,6 @@ import (
 	"github.com/corridorhq/corridor/app/webhooks"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
-	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/core/safepay"
@@ -116,7 +115,7 @@ func nopServices(t *testing.T) Deps {
 	must(err)
 	faucetSvc, err := faucet.New(faucet.Deps{Store: nopStore{}, Jobs: nopJobs{}})
 	must(err)
-	agentsSvc, err := agents.New(agents.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}, Cards: nopAgentWallets{}})
+	agentsSvc, err := agents.New(agents.Deps{Store: nopStore{}, Wallets: nopAgentWallets{}})
 	must(err)
 	tenancySvc, err := tenancy.New(tenancy.Deps{Store: nopStore{}, Identity: nopIdentity{}, WalletOwners: walletsSvc, Agents: agentsSvc})
 	must(err)
@@ -217,11 +216,6 @@ func (nopInvoicePorts) ReadSignature(context.Context, auth.Principal, string, st
 
 func (nopInvoicePorts) Sign(context.Context, auth.Principal, invoices.PaymentRead) (safepay.Payment, error) {
 	return safepay.Payment{}, core.E(core.CodeInternal, "not wired")
-}
-
-func (nopAgentWallets) PrepareAgentCard(context.Context, auth.Principal, string, string,
-	card.LimitsPatch) (func(context.Context, card.Limits) (card.Card, error), error) {
-	return func(context.Context, card.Limits) (card.Card, error) { return card.Card{}, nil }, nil
 }
 
 // nopOfframpPorts stands in for the claims the payments open and the payments recipients
