@@ -179,7 +179,7 @@ func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared Pr
 		}
 		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay, decided) }
 		if pay.Status == offramp.StatusPendingClaim {
-			next = func() error { return s.claims.OpenClaim(ctx, tx, now, &pay, plan.phone) }
+			next = func() error { return s.openClaim(ctx, tx, now, &pay, plan.phone) }
 		}
 		if err := next(); err != nil {
 			return err
@@ -273,11 +273,24 @@ func (s *Service) intakeUnknown(pay *offramp.Payment, now time.Time) error {
 	if pay.RequestedDestinationID != "" {
 		return core.E(offramp.CodeDestinationNotEligible, "requestedDestinationId is not an ACTIVE payout destination of the recipient")
 	}
-	if err := s.claims.EscrowReady(pay.Environment); err != nil {
+	if _, err := s.claimEscrows.Require(pay.Environment); err != nil {
 		return err
 	}
 	_, err := pay.Apply(offramp.Step{Trigger: offramp.TrigResolution, Guard: offramp.GuardPhoneUnknown}, now)
 	return err
+}
+
+// openClaim raises ClaimNeeded for a payment stored in PENDING_CLAIM: the pending-claims
+// capability opens its claim and reserves its amount. A reaction that set no claim would leave
+// the payment waiting for nothing, so that fails the step.
+func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
+	if err := s.claimNeeded.PublishHeard(ctx, tx, offramp.ClaimNeeded{Payment: pay, Phone: phone, At: now}); err != nil {
+		return err
+	}
+	if pay.ClaimID == "" || pay.HoldTransferID == "" {
+		return core.E(core.CodeInternal, "payment %s is PENDING_CLAIM but no claim was opened for it", pay.ID)
+	}
+	return nil
 }
 
 func lockedSpec(p offramp.Payment) ledger.AccountSpec {
