@@ -179,7 +179,12 @@ func (s *Service) ApplyCreate(ctx context.Context, p auth.Principal, prepared Pr
 		}
 		next := func() error { return s.runPolicyCheck(ctx, tx, now, &pay, decided) }
 		if pay.Status == offramp.StatusPendingClaim {
-			next = func() error { return s.openClaim(ctx, tx, now, &pay, plan.phone) }
+			next = func() error {
+				if err := s.claimNeeded.PublishHeard(ctx, tx, offramp.ClaimNeeded{Payment: &pay, Phone: plan.phone, At: now}); err != nil {
+					return err
+				}
+				return claimOpened(pay)
+			}
 		}
 		if err := next(); err != nil {
 			return err
@@ -280,13 +285,10 @@ func (s *Service) intakeUnknown(pay *offramp.Payment, now time.Time) error {
 	return err
 }
 
-// openClaim raises ClaimNeeded for a payment stored in PENDING_CLAIM: the pending-claims
-// capability opens its claim and reserves its amount. A reaction that set no claim would leave
+// claimOpened checks a payment stored in PENDING_CLAIM after its ClaimNeeded: the pending-claims
+// capability opened its claim and reserved its amount. A reaction that set no claim would leave
 // the payment waiting for nothing, so that fails the step.
-func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, phone recipient.Phone) error {
-	if err := s.claimNeeded.PublishHeard(ctx, tx, offramp.ClaimNeeded{Payment: pay, Phone: phone, At: now}); err != nil {
-		return err
-	}
+func claimOpened(pay offramp.Payment) error {
 	if pay.ClaimID == "" || pay.HoldTransferID == "" {
 		return core.E(core.CodeInternal, "payment %s is PENDING_CLAIM but no claim was opened for it", pay.ID)
 	}

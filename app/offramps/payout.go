@@ -31,7 +31,31 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 		return err
 	}
 	kernel.CrashPoint(kernel.CrashPayoutSubmitted)
-	return s.recordSubmission(ctx, id, st)
+	// The provider's answer: CLEARING with its reference and the first poll queued, or a
+	// revoked destination handled.
+	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		now := s.clock.Now()
+		pay, err := tx.Offramp().LockPayment(ctx, id)
+		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
+			return err
+		}
+		if st.State == ports.PayoutDestinationRevoked {
+			return s.destinationRevoked(ctx, tx, now, &pay)
+		}
+		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigProviderAccepts}, now); err != nil {
+			return err
+		}
+		pay.ProviderReference = st.Reference
+		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
+			return err
+		}
+		if err := savePayment(ctx, tx, pay); err != nil {
+			return err
+		}
+		// The first poll runs at once (the internal rail reports success on it); later polls
+		// follow every pollInterval until the provider's answer is final.
+		return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
+	})
 }
 
 // readySubmission is the re-check's unit of work: the payout request and its rail when the
@@ -69,34 +93,6 @@ func (s *Service) readySubmission(ctx context.Context, id string) (req ports.Pay
 		return nil
 	})
 	return req, rail, proceed, err
-}
-
-// recordSubmission applies the provider's answer to a submitted payout: CLEARING with the
-// provider's reference and its first poll queued, or a revoked destination handled.
-func (s *Service) recordSubmission(ctx context.Context, id string, st ports.PayoutStatus) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		now := s.clock.Now()
-		pay, err := tx.Offramp().LockPayment(ctx, id)
-		if err != nil || pay.Status != offramp.StatusFundsLocked || pay.ProviderReference != "" {
-			return err
-		}
-		if st.State == ports.PayoutDestinationRevoked {
-			return s.destinationRevoked(ctx, tx, now, &pay)
-		}
-		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigProviderAccepts}, now); err != nil {
-			return err
-		}
-		pay.ProviderReference = st.Reference
-		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
-			return err
-		}
-		if err := savePayment(ctx, tx, pay); err != nil {
-			return err
-		}
-		// The first poll runs at once (the internal rail reports success on it); later polls
-		// follow every pollInterval until the provider's answer is final.
-		return s.jobs.Enqueue(ctx, PollPayoutArgs{PaymentID: pay.ID}, ports.JobOptions{MaxAttempts: offrampJobMaxAttempts})
-	})
 }
 
 // destinationRevoked applies a provider's refusal of a payout because the recipient's
