@@ -39,7 +39,7 @@ type Recipients interface {
 	// Ready is FEATURE_NOT_AVAILABLE when the cipher or SMS port is not wired.
 	Ready() error
 	QueueSMS(ctx context.Context, key string, m ports.SMSMessage, now time.Time) error
-	AdoptPhone(ctx context.Context, tx ports.Tx, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error
+	AdoptPhone(ctx context.Context, aliases ports.RecipientRepo, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error
 }
 
 // txView is the part of a unit of work the claims capability touches: its own tables, the

@@ -101,11 +101,12 @@ func (s *Service) Ready() error {
 func (s *Service) PhoneHash(e164 string) string { return s.cipher.LookupHash(hashPurposePhone, e164) }
 
 // AdoptPhone makes a phone proved elsewhere (a claim's challenge) a verified alias of p's tenant,
-// inside the caller's unit of work; e164 is the number in the clear, which the alias stores
+// inside the caller's unit of work, of which it takes only the recipients' repository (aliases);
+// e164 is the number in the clear, which the alias stores
 // encrypted. A number p's tenant already verified is left as it is; one another tenant verified
 // is PHONE_ALIAS_TAKEN.
-func (s *Service) AdoptPhone(ctx context.Context, tx ports.Tx, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error {
-	owner, err := tx.Recipients().FindVerifiedAlias(ctx, p.Environment, phoneHash)
+func (s *Service) AdoptPhone(ctx context.Context, aliases ports.RecipientRepo, p auth.Principal, phoneHash, masked string, e164 []byte, now time.Time) error {
+	owner, err := aliases.FindVerifiedAlias(ctx, p.Environment, phoneHash)
 	switch {
 	case err == nil && owner.TenantID == p.TenantID:
 		return nil
@@ -119,11 +120,11 @@ func (s *Service) AdoptPhone(ctx context.Context, tx ports.Tx, p auth.Principal,
 	if alias.PhoneCiphertext, err = s.cipher.Encrypt(e164, "phone_alias:"+alias.ID); err != nil {
 		return err
 	}
-	if err := tx.Recipients().CreateAlias(ctx, alias); err != nil {
+	if err := aliases.CreateAlias(ctx, alias); err != nil {
 		return err
 	}
 	// Verified by update, as an SMS-verified alias is: the unique index on verified numbers
 	// answers a tenant that verified it meanwhile with PHONE_ALIAS_TAKEN.
 	alias.Status, alias.VerifiedAt = recipient.AliasVerified, &now
-	return tx.Recipients().UpdateAlias(ctx, alias)
+	return aliases.UpdateAlias(ctx, alias)
 }

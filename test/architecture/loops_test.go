@@ -113,7 +113,6 @@ var txPortsLeft = map[string]string{
 	"app/claims.Payments.RunPolicyCheck":  "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
 	"app/claims.Payments.SavePayment":     "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
 	"app/claims.Payments.VoidReservation": "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
-	"app/claims.Recipients.AdoptPhone":    "claims -> recipients: one way, built in order; still hands on the redeem's unit (docs/architecture.md)",
 }
 
 func TestWiring_NoLateBoundLoops(t *testing.T) {
