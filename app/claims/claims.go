@@ -66,7 +66,7 @@ func (s *Service) openClaim(ctx context.Context, tx ports.Tx, now time.Time, pay
 		return err
 	}
 	pay.Reservation++
-	t, err := s.payments.Post(ctx, tx, now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
+	t, err := s.payments.Post(ctx, tx.Ledger(), now, *pay, ledger.TransferSpec{Reference: pay.LedgerRef("reserve", pay.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs[0].ID, accs[1].ID, pay.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}})
 	if core.HasCode(err, core.CodeInsufficientFunds) {
@@ -140,7 +140,7 @@ func (s *Service) releaseClaimFunds(ctx context.Context, tx ports.Tx, now time.T
 	if err != nil {
 		return err
 	}
-	if _, err := s.payments.Post(ctx, tx, now, *p, ledger.TransferSpec{Reference: "offramp:" + p.ID + ":claim-" + step,
+	if _, err := s.payments.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: "offramp:" + p.ID + ":claim-" + step,
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits),
 		Metadata: map[string]string{"claimId": c.ID}}); err != nil {
 		return err
@@ -177,7 +177,7 @@ func (s *Service) cancelPendingClaim(ctx context.Context, tx ports.Tx, now time.
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardClaimUnfunded}, now); err != nil {
 		return err
 	}
-	if err := s.payments.VoidReservation(ctx, tx, now, pay); err != nil {
+	if err := s.payments.VoidReservation(ctx, tx.Ledger(), now, pay); err != nil {
 		return err
 	}
 	pay.FailureReason = "CANCELED_BY_SENDER"

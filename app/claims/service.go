@@ -21,8 +21,8 @@ import (
 // back to the policy check once redeemed.
 type Payments interface {
 	// Post posts a transfer of the payment (its metadata names the payment).
-	Post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error)
-	VoidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error
+	Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error)
+	VoidReservation(ctx context.Context, l ports.LedgerRepo, now time.Time, p *offramp.Payment) error
 	RunPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error
 	// Decide is the full composer's decision on the payment, without applying it.
 	Decide(ctx context.Context, tx ports.Tx, p offramp.Payment) (offramp.Decision, error)

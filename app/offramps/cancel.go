@@ -43,7 +43,7 @@ func (s *Service) CancelPayment(ctx context.Context, pr auth.Principal, id strin
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigSenderCancel, Guard: offramp.GuardUnfundedPayment}, now); err != nil {
 			return err
 		}
-		if err := s.VoidReservation(ctx, tx, now, &pay); err != nil {
+		if err := s.VoidReservation(ctx, tx.Ledger(), now, &pay); err != nil {
 			return err
 		}
 		if err := tx.Offramp().SupersedeQuotes(ctx, pay.ID, offramp.QuoteSuperseded); err != nil {

@@ -245,7 +245,7 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 		return err
 	case offramp.EffectVoidHold:
 		p.FailureReason = string(c.decision.Reasons[0])
-		return s.VoidReservation(ctx, tx, now, p)
+		return s.VoidReservation(ctx, tx.Ledger(), now, p)
 	case offramp.EffectRefund:
 		p.FailureReason = string(c.decision.Reasons[0])
 		refund := func() error { return s.refund(ctx, tx, now, p, lockedSpec(*p)) }

@@ -380,7 +380,7 @@ func (s *Service) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, 
 	if err != nil {
 		return err
 	}
-	t, err := s.Post(ctx, tx, now, pay, ledger.TransferSpec{Reference: pay.LedgerRef("return", pay.Attempt),
+	t, err := s.Post(ctx, tx.Ledger(), now, pay, ledger.TransferSpec{Reference: pay.LedgerRef("return", pay.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, q.DeliverBaseUnits)})
 	if err != nil {
 		return err

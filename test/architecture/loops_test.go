@@ -108,11 +108,9 @@ func takesTx(fn *ast.FuncType) bool {
 // txPortsLeft are the ports that still pass ports.Tx, each with why. The list only shrinks: a
 // new one fails, and so does one that is gone but still listed.
 var txPortsLeft = map[string]string{
-	"app/claims.Payments.Decide":          "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
-	"app/claims.Payments.Post":            "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
-	"app/claims.Payments.RunPolicyCheck":  "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
-	"app/claims.Payments.SavePayment":     "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
-	"app/claims.Payments.VoidReservation": "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
+	"app/claims.Payments.Decide":         "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
+	"app/claims.Payments.RunPolicyCheck": "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
+	"app/claims.Payments.SavePayment":    "claims -> payments: one way, built in order; still hands on the claim's unit (docs/architecture.md)",
 }
 
 func TestWiring_NoLateBoundLoops(t *testing.T) {
