@@ -68,11 +68,15 @@ var CitusPlan = concatPlans(
 	[]TablePlacement{dist(tenantColocation), dist("recipient_credentials"), dist("relayer_tx_counts"),
 		dist("twofactor_budgets"), dist("twofactor_factors"), dist("twofactor_challenges"), dist("contacts"),
 		dist("idempotency_keys"), dist("request_logs"),
-		// members before api_keys: a key's foreign key to its creating member stays only when
-		// members is already distributed.
-		dist("members"), dist("api_keys"),
+		// agents and members before api_keys: a key's foreign keys to its agent and its creating
+		// member stay only when those are already distributed.
+		dist("agents"), dist("members"), dist("api_keys"),
 		// Events and the webhook family: the fan-out claims each tenant's events on its shard.
-		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts")},
+		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts"),
+		// Cards and the agents' card budget: a card's decision (its lock, windows, agent budget
+		// and event) on one shard group. Each table after the ones it keys to.
+		dist("cardholders"), dist("cards"), dist("card_authorizations"), dist("card_spend_windows"),
+		dist("agent_card_spend")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -90,8 +94,7 @@ var CitusPlan = concatPlans(
 		// a limits table like rate_limit_*, not a tenant's rows.
 		coord("phone_alias_attempts")},
 	pending(Distributed, "tenants",
-		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
-		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
+		"wallets", "handles", "drips", "ramps", "safe_payments", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
 		"invoices", "bills", "checkouts", "checkout_refunds", "phone_aliases", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
