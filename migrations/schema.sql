@@ -1071,6 +1071,7 @@ CREATE TABLE public.policy_versions (
     ir text NOT NULL,
     document jsonb NOT NULL,
     created_at timestamp with time zone NOT NULL,
+    tenant_id text NOT NULL,
     CONSTRAINT policy_versions_sha256_check CHECK ((sha256 ~ '^[0-9a-f]{64}$'::text)),
     CONSTRAINT policy_versions_version_check CHECK ((version >= 1))
 );
@@ -1760,19 +1761,19 @@ ALTER TABLE ONLY public.phone_aliases
     ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.policies
-    ADD CONSTRAINT policies_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policies_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_attachments
-    ADD CONSTRAINT policy_attachments_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policy_attachments_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_decisions
-    ADD CONSTRAINT policy_decisions_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policy_decisions_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_versions
-    ADD CONSTRAINT policy_versions_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT policy_versions_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policy_versions
-    ADD CONSTRAINT policy_versions_policy_version_key UNIQUE (policy_id, version);
+    ADD CONSTRAINT policy_versions_policy_version_key UNIQUE (tenant_id, policy_id, version);
 
 ALTER TABLE ONLY public.provider_events
     ADD CONSTRAINT provider_events_pkey PRIMARY KEY (provider, event_id);
@@ -2012,11 +2013,11 @@ CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btr
 
 CREATE INDEX policies_tenant_env_idx ON public.policies USING btree (tenant_id, environment, id);
 
-CREATE INDEX policy_attachments_policy_idx ON public.policy_attachments USING btree (policy_id, id) WHERE (detached_at IS NULL);
+CREATE INDEX policy_attachments_policy_idx ON public.policy_attachments USING btree (tenant_id, policy_id, id) WHERE (detached_at IS NULL);
 
 CREATE UNIQUE INDEX policy_attachments_subject_active_key ON public.policy_attachments USING btree (tenant_id, environment, subject_type, subject_id) WHERE (detached_at IS NULL);
 
-CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btree (reference_id) WHERE (reference_id IS NOT NULL);
+CREATE INDEX policy_decisions_reference_idx ON public.policy_decisions USING btree (tenant_id, reference_id) WHERE (reference_id IS NOT NULL);
 
 CREATE INDEX policy_decisions_subject_idx ON public.policy_decisions USING btree (tenant_id, environment, subject_type, subject_id, created_at DESC, id DESC);
 
@@ -2240,28 +2241,28 @@ ALTER TABLE ONLY public.phone_aliases
     ADD CONSTRAINT phone_aliases_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policies
-    ADD CONSTRAINT policies_active_version_fkey FOREIGN KEY (active_version_id) REFERENCES public.policy_versions(id) DEFERRABLE INITIALLY DEFERRED;
+    ADD CONSTRAINT policies_active_version_fkey FOREIGN KEY (tenant_id, active_version_id) REFERENCES public.policy_versions(tenant_id, id) DEFERRABLE INITIALLY DEFERRED;
 
 ALTER TABLE ONLY public.policies
     ADD CONSTRAINT policies_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policy_attachments
-    ADD CONSTRAINT policy_attachments_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+    ADD CONSTRAINT policy_attachments_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.policy_attachments
     ADD CONSTRAINT policy_attachments_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policy_decisions
-    ADD CONSTRAINT policy_decisions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+    ADD CONSTRAINT policy_decisions_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.policy_decisions
     ADD CONSTRAINT policy_decisions_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.policy_decisions
-    ADD CONSTRAINT policy_decisions_version_id_fkey FOREIGN KEY (version_id) REFERENCES public.policy_versions(id);
+    ADD CONSTRAINT policy_decisions_version_id_fkey FOREIGN KEY (tenant_id, version_id) REFERENCES public.policy_versions(tenant_id, id);
 
 ALTER TABLE ONLY public.policy_versions
-    ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (policy_id) REFERENCES public.policies(id);
+    ADD CONSTRAINT policy_versions_policy_id_fkey FOREIGN KEY (tenant_id, policy_id) REFERENCES public.policies(tenant_id, id);
 
 ALTER TABLE ONLY public.ramps
     ADD CONSTRAINT ramps_drip_id_fkey FOREIGN KEY (drip_id) REFERENCES public.drips(id);

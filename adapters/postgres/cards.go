@@ -289,9 +289,10 @@ func (r cardRepo) WindowSpend(ctx context.Context, tenantID, cardID string, w ca
 
 // addWindowSpendSQL adds an amount to a card's three windows, creating the rows it lacks. Its
 // rows are VALUES naming the tenant (not a set-returning function), so on Citus the insert, and
-// the statement it ends in CreateSpendingAuthorization, route to the tenant's shard.
+// the statement it ends in CreateSpendingAuthorization, route to the tenant's shard. The casts
+// keep each parameter typed when Citus re-plans the statement for the shard.
 const addWindowSpendSQL = `INSERT INTO card_spend_windows (tenant_id, card_id, window_key, spent_base_units)
-		VALUES (?, ?, ?, ?), (?, ?, ?, ?), (?, ?, ?, ?)
+		VALUES (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint), (?::text, ?::text, ?::text, ?::bigint)
 		ON CONFLICT (tenant_id, card_id, window_key) DO UPDATE SET spent_base_units = card_spend_windows.spent_base_units + EXCLUDED.spent_base_units`
 
 func (r cardRepo) AddWindowSpend(ctx context.Context, tenantID, cardID string, w card.Windows, delta int64) error {

@@ -327,3 +327,57 @@ func TestMigration_TenantInCardAndAgentKeys(t *testing.T) {
 		t.Errorf("at 000065: %d windows with their card (err %v), want 1", n, err)
 	}
 }
+
+// TestMigration_TenantInPolicyKeys migrates a database holding a policy with a version from
+// 000066 to 000067: the version gains its policy's tenant, the keys lead with the tenant, the
+// keys between the tables (the policy's active version among them) carry it, and the down
+// migration gives the old keys back with the same rows.
+func TestMigration_TenantInPolicyKeys(t *testing.T) {
+	ctx := context.Background()
+	db, m := migratorOn(ctx, t)
+	if err := m.Migrate(66); err != nil {
+		t.Fatal(err)
+	}
+	sha := strings.Repeat("a", 64)
+	for _, q := range []string{
+		`INSERT INTO tenants (id, name, slug, owner_user_id, created_at) VALUES ('ten_a', 'A', 'a', 'usr_a', now())`,
+		// One statement: the policy and the version it points at refer to each other.
+		`WITH p AS (INSERT INTO policies (id, tenant_id, environment, name, status, active_version_id, active_version, created_at)
+			VALUES ('pol_1', 'ten_a', 'TEST', 'P', 'ACTIVE', 'pov_1', 1, now()))
+		INSERT INTO policy_versions (id, policy_id, version, sha256, ir, document, created_at)
+			VALUES ('pov_1', 'pol_1', 1, '` + sha + `', '{}', '{}', now())`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := m.Migrate(67); err != nil {
+		t.Fatal(err)
+	}
+	var tenantID string
+	if err := db.QueryRowContext(ctx, `SELECT tenant_id FROM policy_versions WHERE id = 'pov_1'`).
+		Scan(&tenantID); err != nil || tenantID != "ten_a" {
+		t.Errorf("the version's tenant: %q (err %v), want ten_a", tenantID, err)
+	}
+	for name, want := range map[string]string{
+		"policies_pkey": "PRIMARY KEY (tenant_id, id)", "policy_versions_pkey": "PRIMARY KEY (tenant_id, id)",
+		"policy_versions_policy_version_key": "UNIQUE (tenant_id, policy_id, version)",
+		"policies_active_version_fkey": "FOREIGN KEY (tenant_id, active_version_id) REFERENCES policy_versions(tenant_id, id)" +
+			" DEFERRABLE INITIALLY DEFERRED",
+		"policy_decisions_version_id_fkey": "FOREIGN KEY (tenant_id, version_id) REFERENCES policy_versions(tenant_id, id)",
+	} {
+		var def string
+		if err := db.QueryRowContext(ctx, `SELECT pg_get_constraintdef(oid) FROM pg_constraint WHERE conname = $1`, name).
+			Scan(&def); err != nil || def != want {
+			t.Errorf("%s: %q (err %v), want %q", name, def, err, want)
+		}
+	}
+	if err := m.Migrate(66); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM policies p JOIN policy_versions v ON v.id = p.active_version_id`).
+		Scan(&n); err != nil || n != 1 {
+		t.Errorf("at 000066: %d policies with their active version (err %v), want 1", n, err)
+	}
+}
