@@ -10,7 +10,10 @@ ALTER TABLE policy_decisions DROP CONSTRAINT policy_decisions_policy_id_fkey;
 ALTER TABLE policy_decisions DROP CONSTRAINT policy_decisions_version_id_fkey;
 
 ALTER TABLE policy_versions ADD COLUMN tenant_id text;
+-- The backfill is the one rewrite the immutability trigger must let through.
+ALTER TABLE policy_versions DISABLE TRIGGER policy_versions_no_rewrite;
 UPDATE policy_versions v SET tenant_id = p.tenant_id FROM policies p WHERE p.id = v.policy_id;
+ALTER TABLE policy_versions ENABLE TRIGGER policy_versions_no_rewrite;
 ALTER TABLE policy_versions ALTER COLUMN tenant_id SET NOT NULL;
 
 ALTER TABLE policies DROP CONSTRAINT policies_pkey;
