@@ -120,7 +120,7 @@ var ErrPipelineClosed = core.E(core.CodeServiceUnavailable, "the store is shutti
 // through a commit pipeline. Close stops its lanes.
 func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	if opts.Lanes <= 0 {
-		return &Store{db: s.db, refs: s.refs}
+		return &Store{db: s.db, refs: s.refs, citus: s.citus}
 	}
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = DefaultPipelineMaxBatch
@@ -132,8 +132,9 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	case opts.MaxWait < 0:
 		opts.MaxWait = 0
 	}
-	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs}
-	out := &Store{db: s.db, pipe: p, refs: s.refs}
+	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs,
+		citus: s.citus}
+	out := &Store{db: s.db, pipe: p, refs: s.refs, citus: s.citus}
 	p.direct = out.direct
 	for range opts.Lanes {
 		p.lanes = append(p.lanes, make(chan *pipeUnit))
@@ -172,6 +173,9 @@ type pipeline struct {
 	wg       sync.WaitGroup
 	direct   func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
 	refs     *refCache // the store's committed accounts (account_refs.go)
+	// citus: the database is a Citus coordinator, so a batch holds the units of one tenant
+	// only and a unit no lane takes in time runs alone (pipeline_citus.go).
+	citus bool
 }
 
 func (p *pipeline) close() {
@@ -237,7 +241,9 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1)}
 	p.inflight.Add(1)
 	defer p.inflight.Add(-1)
-	if err := p.enqueue(ctx, u); err != nil {
+	if err := p.enqueue(ctx, u); errors.Is(err, errNoLane) {
+		return p.direct(ctx, fn)
+	} else if err != nil {
 		return err
 	}
 	for {
@@ -299,6 +305,8 @@ func (p *pipeline) enqueue(ctx context.Context, u *pipeUnit) error {
 	select {
 	case p.queue <- u:
 		return nil
+	case <-p.laneTimeout():
+		return errNoLane
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-p.stop:
@@ -388,6 +396,7 @@ type batch struct {
 	timeout    bool  // lock_timeout is set
 	poisoned   error // the batch cannot commit: its units run again alone
 	openedAt   time.Time
+	affinity   string // its first unit's affinity: on Citus, every unit's (pipeline_citus.go)
 }
 
 // maxSQLUnits bounds the savepoints of a batch: they are subtransactions, and past 64
@@ -414,7 +423,7 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 		return nil, prev
 	}
 	b := &batch{p: p, bc: bc, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now(),
-		finds: &accountFinds{cache: p.refs}}
+		finds: &accountFinds{cache: p.refs}, affinity: ports.Affinity(carried[0].ctx)}
 	for _, u := range carried {
 		b.add(u)
 	}
@@ -442,10 +451,10 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits < maxSQLUnits {
 			select {
 			case u := <-p.queue:
-				b.admit(u)
+				admitting = b.take(u)
 				continue
 			case u := <-own:
-				b.admit(u)
+				admitting = b.take(u)
 				continue
 			default:
 			}
@@ -459,11 +468,11 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 			waiting := time.Now()
 			select {
 			case u := <-p.queue:
-				b.admit(u)
+				admitting = b.take(u)
 				p.stats.waitUnits.Add(int64(time.Since(waiting)))
 				continue
 			case u := <-own:
-				b.admit(u)
+				admitting = b.take(u)
 				p.stats.waitUnits.Add(int64(time.Since(waiting)))
 				continue
 			case <-timerC:
@@ -636,16 +645,23 @@ func (m *member) enterSQL() {
 		panic(errGaveUp)
 	}
 	m.mayWait = !b.holdsLocks
-	sql := "SAVEPOINT corridor_unit"
-	if !m.mayWait && !b.timeout {
-		sql = "SET LOCAL lock_timeout = '1ms'; " + sql
-	}
+	// The three wait on the connection and travel with the unit's first statement (driver.go),
+	// so the unit's turn costs no exchange of its own. A failure among them (the previous
+	// unit's deferred idempotency record) surfaces from that statement and leaves the
+	// connection unable to roll back to a savepoint, so the batch is poisoned, not the unit.
+	var stmts [3]string
+	sqls := stmts[:0]
 	if b.open != nil {
-		sql = "RELEASE SAVEPOINT corridor_unit; " + sql
+		sqls = append(sqls, "RELEASE SAVEPOINT corridor_unit")
 	}
-	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, sql); err != nil {
-		b.poison(err)
-		return
+	if !m.mayWait && !b.timeout {
+		sqls = append(sqls, "SET LOCAL lock_timeout = '1ms'")
+	}
+	for _, sql := range append(sqls, "SAVEPOINT corridor_unit") {
+		if _, err := b.tx.Tx.ExecContext(b.bc.ctx, sql, deferExec{}); err != nil {
+			b.poison(err)
+			return
+		}
 	}
 	b.open = nil
 	b.timeout = b.timeout || !m.mayWait
@@ -674,9 +690,7 @@ func (b *batch) end(m *member) {
 		b.ended = append(b.ended, m)
 	} else {
 		if m.sql {
-			if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "ROLLBACK TO SAVEPOINT corridor_unit; RELEASE SAVEPOINT corridor_unit"); err != nil {
-				b.poison(err)
-			}
+			b.rollbackUnit()
 		}
 		m.l.discard()
 		// A unit that gave up on a lock runs again even when it returned nil: the use case may
@@ -690,6 +704,19 @@ func (b *batch) end(m *member) {
 	}
 	for b.head < len(b.members) && b.members[b.head].state == memberEnded {
 		b.head++
+	}
+}
+
+// rollbackUnit undoes the ending unit's statements. Its savepoint may still wait on the
+// connection (nothing the unit sent carried it): the driver then drops it and what followed it
+// unsent, and the release with it. The release of a sent one waits for the next statement.
+func (b *batch) rollbackUnit() {
+	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "ROLLBACK TO SAVEPOINT corridor_unit"); err != nil {
+		b.poison(err)
+		return
+	}
+	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "RELEASE SAVEPOINT corridor_unit", deferExec{}); err != nil {
+		b.poison(err)
 	}
 }
 
@@ -798,6 +825,9 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	}
 	if err == nil {
 		err = b.ledger.flush(ctx, b.q)
+	}
+	if err == nil && b.p.citus {
+		err = markTwoPhase(ctx, b.tx.Tx)
 	}
 	if err == nil && b.p.opts.beforeCommit != nil {
 		b.p.opts.beforeCommit()
