@@ -269,13 +269,13 @@ func TestMigration_TenantInWebhookKeys(t *testing.T) {
 }
 
 // TestMigration_TenantInCardAndAgentKeys migrates a database holding a card with spend windows
-// from 000065 to 000066: each window gains its card's tenant, the keys lead with the tenant and
+// from 000066 to 000067: each window gains its card's tenant, the keys lead with the tenant and
 // the references between the tables carry it, and the down migration gives the old keys back
 // with the same rows.
 func TestMigration_TenantInCardAndAgentKeys(t *testing.T) {
 	ctx := context.Background()
 	db, m := migratorOn(ctx, t)
-	if err := m.Migrate(65); err != nil {
+	if err := m.Migrate(66); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
@@ -291,7 +291,7 @@ func TestMigration_TenantInCardAndAgentKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := m.Migrate(66); err != nil {
+	if err := m.Migrate(67); err != nil {
 		t.Fatal(err)
 	}
 	var tenantID string
@@ -318,24 +318,24 @@ func TestMigration_TenantInCardAndAgentKeys(t *testing.T) {
 		VALUES ('ten_b', 'crd_1', '2026-12-07', 1)`); err == nil {
 		t.Error("a window naming another tenant's card was accepted")
 	}
-	if err := m.Migrate(65); err != nil {
+	if err := m.Migrate(66); err != nil {
 		t.Fatal(err)
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM card_spend_windows w JOIN cards c ON c.id = w.card_id`).
 		Scan(&n); err != nil || n != 1 {
-		t.Errorf("at 000065: %d windows with their card (err %v), want 1", n, err)
+		t.Errorf("at 000066: %d windows with their card (err %v), want 1", n, err)
 	}
 }
 
 // TestMigration_TenantInPolicyKeys migrates a database holding a policy with a version from
-// 000066 to 000067: the version gains its policy's tenant, the keys lead with the tenant, the
+// 000067 to 000068: the version gains its policy's tenant, the keys lead with the tenant, the
 // keys between the tables (the policy's active version among them) carry it, and the down
 // migration gives the old keys back with the same rows.
 func TestMigration_TenantInPolicyKeys(t *testing.T) {
 	ctx := context.Background()
 	db, m := migratorOn(ctx, t)
-	if err := m.Migrate(66); err != nil {
+	if err := m.Migrate(67); err != nil {
 		t.Fatal(err)
 	}
 	sha := strings.Repeat("a", 64)
@@ -351,7 +351,7 @@ func TestMigration_TenantInPolicyKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := m.Migrate(67); err != nil {
+	if err := m.Migrate(68); err != nil {
 		t.Fatal(err)
 	}
 	var tenantID string
@@ -372,12 +372,12 @@ func TestMigration_TenantInPolicyKeys(t *testing.T) {
 			t.Errorf("%s: %q (err %v), want %q", name, def, err, want)
 		}
 	}
-	if err := m.Migrate(66); err != nil {
+	if err := m.Migrate(67); err != nil {
 		t.Fatal(err)
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM policies p JOIN policy_versions v ON v.id = p.active_version_id`).
 		Scan(&n); err != nil || n != 1 {
-		t.Errorf("at 000066: %d policies with their active version (err %v), want 1", n, err)
+		t.Errorf("at 000067: %d policies with their active version (err %v), want 1", n, err)
 	}
 }
