@@ -127,9 +127,12 @@ var invariantQueries = []invariantQuery{
 			|| quote_literal(p.home_tenant_id) || ', its account in ' || coalesce(quote_literal(a.home_tenant_id), 'none')
 		FROM ledger_postings p LEFT JOIN ledger_accounts a ON a.id = p.account_id
 		WHERE a.home_tenant_id IS DISTINCT FROM p.home_tenant_id`},
-	{"card-holds-whole", `SELECT 'card authorization ' || a.id || ' is ' || a.status || ' but its hold transfer ' || coalesce(a.hold_transfer_id, '(none)') || ' is missing'
-		FROM card_authorizations a WHERE a.status <> 'DECLINED'
-		AND NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = a.hold_transfer_id)`},
+	// The authorizations are read first (a materialized CTE): on Citus they are distributed
+	// and the ledger's transfers are not, and Citus joins the two only through such a result.
+	{"card-holds-whole", `WITH a AS MATERIALIZED (SELECT id, status, hold_transfer_id FROM card_authorizations
+			WHERE status <> 'DECLINED')
+		SELECT 'card authorization ' || a.id || ' is ' || a.status || ' but its hold transfer ' || coalesce(a.hold_transfer_id, '(none)') || ' is missing'
+		FROM a WHERE NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = a.hold_transfer_id)`},
 }
 
 // CheckInvariants runs `corridor check`: the ledger's own verification (trial balance per
