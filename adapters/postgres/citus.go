@@ -44,6 +44,12 @@ const tenantColocation = "twofactor_settings"
 func dist(t string) TablePlacement {
 	return TablePlacement{Table: t, Placement: Distributed, Column: "tenant_id"}
 }
+
+// distBy is a tenant-group table whose tenant column has another name (a bill's payer).
+func distBy(t, column string) TablePlacement {
+	return TablePlacement{Table: t, Placement: Distributed, Column: column}
+}
+
 func lookup(t, column string) TablePlacement {
 	return TablePlacement{Table: t, Placement: Distributed, Column: column, Lookup: true}
 }
@@ -72,7 +78,10 @@ var CitusPlan = concatPlans(
 		// members is already distributed.
 		dist("members"), dist("api_keys"),
 		// Events and the webhook family: the fan-out claims each tenant's events on its shard.
-		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts")},
+		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts"),
+		// Checkouts before their refunds (a refund's key names its checkout). A bill is its
+		// payer's: every read, lock and update after the sender's insert is the payer's.
+		dist("checkouts"), dist("checkout_refunds"), dist("invoices"), distBy("bills", "payer_tenant_id")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -93,7 +102,7 @@ var CitusPlan = concatPlans(
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
-		"invoices", "bills", "checkouts", "checkout_refunds", "phone_aliases", "payout_destinations", "sms_messages",
+		"phone_aliases", "payout_destinations", "sms_messages",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",
