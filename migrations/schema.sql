@@ -1756,7 +1756,7 @@ ALTER TABLE ONLY public.phone_alias_attempts
     ADD CONSTRAINT phone_alias_attempts_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.phone_aliases
-    ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policies
     ADD CONSTRAINT policies_pkey PRIMARY KEY (id);
@@ -1831,7 +1831,7 @@ ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
 ALTER TABLE ONLY public.sms_messages
-    ADD CONSTRAINT sms_messages_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT sms_messages_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.tenant_lookups
     ADD CONSTRAINT tenant_lookups_pkey PRIMARY KEY (lookup_key, kind, tenant_id);
@@ -2005,7 +2005,7 @@ CREATE INDEX phone_aliases_pending_idx ON public.phone_aliases USING btree (tena
 
 CREATE INDEX phone_aliases_tenant_idx ON public.phone_aliases USING btree (tenant_id, environment, id);
 
-CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btree (environment, phone_hash) WHERE (status = 'VERIFIED'::text);
+CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btree (tenant_id, environment, phone_hash) WHERE (status = 'VERIFIED'::text);
 
 CREATE INDEX policies_tenant_env_idx ON public.policies USING btree (tenant_id, environment, id);
 
@@ -2061,7 +2061,7 @@ CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btre
 
 CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
 
-CREATE UNIQUE INDEX sms_messages_idempotency_key ON public.sms_messages USING btree (idempotency_key);
+CREATE UNIQUE INDEX sms_messages_idempotency_key ON public.sms_messages USING btree (tenant_id, idempotency_key);
 
 CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
 

@@ -81,7 +81,9 @@ var CitusPlan = concatPlans(
 		dist("events"), dist("webhook_endpoints"), dist("webhook_deliveries"), dist("webhook_attempts"),
 		// Checkouts before their refunds (a refund's key names its checkout). A bill is its
 		// payer's: every read, lock and update after the sender's insert is the payer's.
-		dist("checkouts"), dist("checkout_refunds"), dist("invoices"), distBy("bills", "payer_tenant_id")},
+		dist("checkouts"), dist("checkout_refunds"), dist("invoices"), distBy("bills", "payer_tenant_id"),
+		// A verified phone's owner is found through its lookup row; the outbox is the tenant's.
+		dist("phone_aliases"), dist("sms_messages")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -102,7 +104,7 @@ var CitusPlan = concatPlans(
 		"wallets", "handles", "drips", "ramps", "safe_payments", "cardholders", "cards", "card_authorizations",
 		"card_spend_windows", "agent_card_spend", "agents", "policies", "policy_versions", "policy_attachments",
 		"policy_decisions", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
-		"phone_aliases", "payout_destinations", "sms_messages",
+		"payout_destinations",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",

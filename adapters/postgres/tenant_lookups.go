@@ -18,6 +18,7 @@ const (
 	lookupCheckout        = "checkout"         // a checkout's id (its public page, the watcher's jobs)
 	lookupCheckoutDeposit = "checkout_deposit" // a checkout's deposit address (unique across tenants)
 	lookupBillNonce       = "bill_nonce"       // a signer's used nonce (single-use across payers)
+	lookupPhoneAlias      = "phone_alias"      // a verified phone (which tenant owns it)
 )
 
 // insertLookupSQL records which tenant a value belongs to. It has server-side parameters
