@@ -4,13 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/corridorhq/corridor/adapters/cipher"
+	"github.com/corridorhq/corridor/adapters/sms"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/checkout"
 	"github.com/corridorhq/corridor/core/invoice"
 	"github.com/corridorhq/corridor/core/policy"
+	"github.com/corridorhq/corridor/core/recipient"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -128,5 +133,67 @@ func billsUnit(ctx context.Context, tx ports.Tx, sender, payer string, now time.
 		return err
 	}
 	_, _, err = r.ListInboundBills(ctx, payer, core.EnvTest, "", ports.Page{Take: 10})
+	return err
+}
+
+// TestCitus_PhoneAliasAndSMSUnitsRouteToOneShard: a phone alias verified and found by its phone
+// before the tenant is known (its lookup row, then the tenant's shard), and a sandbox text sent
+// and listed, each statement on one shard; the outbox purge, a pass over every shard, deletes
+// the old texts of two tenants by key.
+func TestCitus_PhoneAliasAndSMSUnitsRouteToOneShard(t *testing.T) {
+	ctx := context.Background()
+	store := singleShardStore(t)
+	ten, other := env().NewTenant(t), env().NewTenant(t)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	if err := store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return aliasesUnit(ctx, tx, ten.ID, now) }); err != nil {
+		t.Fatalf("phone aliases: %v", err)
+	}
+	c, err := cipher.New([]byte("routing-test-secret-of-32-bytes!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outbox := sms.NewSandbox(store.DB(), c)
+	for _, tenant := range []string{ten.ID, other.ID} {
+		m := ports.SMSMessage{IdempotencyKey: "route:" + tenant, TenantID: tenant, Environment: core.EnvTest, ToHash: "h",
+			ToMasked: "+1•••0101", ToCiphertext: []byte("x"), Body: "code 123456", Purpose: "route"}
+		if err := outbox.Send(ctx, m, now.Add(-time.Hour)); err != nil {
+			t.Fatalf("send: %v", err)
+		}
+		if err := outbox.Send(ctx, m, now.Add(-time.Hour)); err != nil {
+			t.Fatalf("send again: %v", err)
+		}
+		if list, total, err := outbox.ListSMS(ctx, tenant, core.EnvTest, ports.Page{Take: 10}); err != nil || total != 1 || len(list) != 1 {
+			t.Fatalf("ListSMS = %d of %d, %v; want the one text", len(list), total, err)
+		}
+	}
+	purger := sms.NewSandbox(env().Service.Store.DB(), c)
+	if n, err := purger.PurgeSMS(ctx, now.Add(-30*time.Minute), 1000); err != nil || n < 2 {
+		t.Fatalf("PurgeSMS = %d, %v; want the two tenants' texts", n, err)
+	}
+}
+
+func aliasesUnit(ctx context.Context, tx ports.Tx, tenant string, now time.Time) error {
+	r := tx.Recipients()
+	a := recipient.Alias{ID: core.NewID("pha"), TenantID: tenant, Environment: core.EnvTest, PhoneHash: "route-" + routeAddress(),
+		PhoneCiphertext: []byte("sealed"), Masked: "+1•••0101", Status: recipient.AliasPending, CodeHash: "code",
+		CodeExpiresAt: now.Add(10 * time.Minute), CreatedAt: now}
+	if err := r.CreateAlias(ctx, a); err != nil {
+		return err
+	}
+	locked, err := r.LockAlias(ctx, tenant, core.EnvTest, a.ID)
+	if err != nil {
+		return err
+	}
+	locked.Status, locked.VerifiedAt, locked.CodeHash = recipient.AliasVerified, &now, ""
+	if err := r.UpdateAlias(ctx, locked); err != nil {
+		return err
+	}
+	if got, err := r.FindVerifiedAlias(ctx, core.EnvTest, a.PhoneHash); err != nil || got.ID != a.ID {
+		return errors.Join(err, fmt.Errorf("FindVerifiedAlias found %q, want %s", got.ID, a.ID))
+	}
+	if _, _, err := r.ListAliases(ctx, tenant, core.EnvTest, ports.Page{Take: 10}); err != nil {
+		return err
+	}
+	_, err = r.CountPendingAliases(ctx, tenant, core.EnvTest, now)
 	return err
 }
