@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestMigration_TenantInInvoiceCheckoutAndAliasKeys: 000066 and 000067 lead the keys of
+// TestMigration_TenantInInvoiceCheckoutAndAliasKeys: 000067 and 000068 lead the keys of
 // checkouts, refunds, invoices and phone aliases with the tenant and a bill's with its payer,
 // write the lookup rows of existing rows (an invoice's and a checkout's id, a deposit address,
 // a VERIFIED bill's nonce, a VERIFIED alias's phone; none for a FAILED bill or a pending alias),
@@ -16,7 +16,7 @@ import (
 func TestMigration_TenantInInvoiceCheckoutAndAliasKeys(t *testing.T) {
 	ctx := context.Background()
 	db, m := migratorOn(ctx, t)
-	if err := m.Migrate(65); err != nil {
+	if err := m.Migrate(66); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{
@@ -40,12 +40,12 @@ func TestMigration_TenantInInvoiceCheckoutAndAliasKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := m.Migrate(67); err != nil {
+	if err := m.Migrate(68); err != nil {
 		t.Fatal(err)
 	}
 	want := "bill_nonce:TEST:0xabc:7>ten_a checkout:chk_1>ten_a checkout_deposit:0xdep>ten_a invoice:inv_1>ten_a phone_alias:TEST:ph1>ten_a"
 	if got := strings.Join(lookupRows(ctx, t, db), " "); got != want {
-		t.Errorf("lookups after 000067: %s\nwant %s", got, want)
+		t.Errorf("lookups after 000068: %s\nwant %s", got, want)
 	}
 	for name, want := range map[string]string{
 		"checkouts_pkey": "PRIMARY KEY (tenant_id, id)", "checkout_refunds_pkey": "PRIMARY KEY (tenant_id, id)",
@@ -68,14 +68,14 @@ func TestMigration_TenantInInvoiceCheckoutAndAliasKeys(t *testing.T) {
 			t.Errorf("%s: err = %v, want the one-tenant index", q, err)
 		}
 	}
-	if err := m.Migrate(65); err != nil {
+	if err := m.Migrate(66); err != nil {
 		t.Fatal(err)
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM checkouts) + (SELECT count(*) FROM invoices)
 		+ (SELECT count(*) FROM bills) + (SELECT count(*) FROM phone_aliases) + (SELECT count(*) FROM tenant_lookups)`).
 		Scan(&n); err != nil || n != 6 {
-		t.Errorf("at 000065: %d rows (err %v), want 6 (1 checkout, 1 invoice, 2 bills, 2 aliases, no lookups)", n, err)
+		t.Errorf("at 000066: %d rows (err %v), want 6 (1 checkout, 1 invoice, 2 bills, 2 aliases, no lookups)", n, err)
 	}
 }
 
