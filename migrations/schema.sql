@@ -1357,7 +1357,7 @@ CREATE TABLE public.tenant_lookups (
     kind text NOT NULL,
     tenant_id text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT tenant_lookups_kind_check CHECK ((kind = ANY (ARRAY['api_key'::text, 'invite'::text, 'member_user'::text])))
+    CONSTRAINT tenant_lookups_kind_check CHECK ((kind ~ '^[a-z][a-z_]*$'::text))
 );
 
 CREATE TABLE public.tenants (
@@ -1610,7 +1610,7 @@ ALTER TABLE ONLY public.background_failures
     ADD CONSTRAINT background_failures_pkey PRIMARY KEY (pass, item);
 
 ALTER TABLE ONLY public.bills
-    ADD CONSTRAINT bills_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT bills_pkey PRIMARY KEY (payer_tenant_id, id);
 
 ALTER TABLE ONLY public.card_authorizations
     ADD CONSTRAINT card_authorizations_pkey PRIMARY KEY (tenant_id, id);
@@ -1634,13 +1634,13 @@ ALTER TABLE ONLY public.chain_indexed_blocks
     ADD CONSTRAINT chain_indexed_blocks_pkey PRIMARY KEY (indexer, environment, chain_id, block_number);
 
 ALTER TABLE ONLY public.checkout_refunds
-    ADD CONSTRAINT checkout_refunds_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT checkout_refunds_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.checkouts
-    ADD CONSTRAINT checkouts_deposit_address_key UNIQUE (deposit_address);
+    ADD CONSTRAINT checkouts_deposit_address_key UNIQUE (tenant_id, deposit_address);
 
 ALTER TABLE ONLY public.checkouts
-    ADD CONSTRAINT checkouts_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT checkouts_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.contacts
     ADD CONSTRAINT contacts_address_key UNIQUE (tenant_id, environment, address_lower);
@@ -1670,10 +1670,10 @@ ALTER TABLE ONLY public.idempotency_keys
     ADD CONSTRAINT idempotency_keys_pkey PRIMARY KEY (tenant_id, scope, environment, key);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_hold_wallet_id_key UNIQUE (hold_wallet_id);
+    ADD CONSTRAINT invoices_hold_wallet_id_key UNIQUE (tenant_id, hold_wallet_id);
 
 ALTER TABLE ONLY public.invoices
-    ADD CONSTRAINT invoices_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT invoices_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.job_workers
     ADD CONSTRAINT job_workers_pkey PRIMARY KEY (client_id);
@@ -1775,7 +1775,7 @@ ALTER TABLE ONLY public.phone_alias_attempts
     ADD CONSTRAINT phone_alias_attempts_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.phone_aliases
-    ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT phone_aliases_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.policies
     ADD CONSTRAINT policies_pkey PRIMARY KEY (tenant_id, id);
@@ -1850,7 +1850,7 @@ ALTER TABLE ONLY public.schema_migrations
     ADD CONSTRAINT schema_migrations_pkey PRIMARY KEY (version);
 
 ALTER TABLE ONLY public.sms_messages
-    ADD CONSTRAINT sms_messages_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT sms_messages_pkey PRIMARY KEY (tenant_id, id);
 
 ALTER TABLE ONLY public.tenant_lookups
     ADD CONSTRAINT tenant_lookups_pkey PRIMARY KEY (lookup_key, kind, tenant_id);
@@ -1931,9 +1931,13 @@ CREATE INDEX background_failures_status_idx ON public.background_failures USING 
 
 CREATE INDEX bills_payer_idx ON public.bills USING btree (payer_tenant_id, environment, created_at DESC, id);
 
+<<<<<<< HEAD
 CREATE UNIQUE INDEX bills_signer_nonce_key ON public.bills USING btree (environment, lower(sender_address), sig_nonce) WHERE (verification_status = 'VERIFIED'::text);
 
 CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (tenant_id, card_id, created_at DESC, id DESC);
+=======
+CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (card_id, created_at DESC, id DESC);
+>>>>>>> i41f2
 
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (tenant_id, card_id, id);
 
@@ -1949,7 +1953,7 @@ CREATE INDEX cards_tenant_env_idx ON public.cards USING btree (tenant_id, enviro
 
 CREATE INDEX cards_wallet_idx ON public.cards USING btree (tenant_id, wallet_id) WHERE (wallet_id IS NOT NULL);
 
-CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (checkout_id, id);
+CREATE INDEX checkout_refunds_checkout ON public.checkout_refunds USING btree (tenant_id, checkout_id, id);
 
 CREATE INDEX checkout_refunds_tenant_time ON public.checkout_refunds USING btree (tenant_id, environment, created_at);
 
@@ -2029,7 +2033,7 @@ CREATE INDEX phone_aliases_pending_idx ON public.phone_aliases USING btree (tena
 
 CREATE INDEX phone_aliases_tenant_idx ON public.phone_aliases USING btree (tenant_id, environment, id);
 
-CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btree (environment, phone_hash) WHERE (status = 'VERIFIED'::text);
+CREATE UNIQUE INDEX phone_aliases_verified_key ON public.phone_aliases USING btree (tenant_id, environment, phone_hash) WHERE (status = 'VERIFIED'::text);
 
 CREATE INDEX policies_tenant_env_idx ON public.policies USING btree (tenant_id, environment, id);
 
@@ -2085,7 +2089,7 @@ CREATE INDEX safe_payments_wallet_pending_idx ON public.safe_payments USING btre
 
 CREATE INDEX sms_messages_created_idx ON public.sms_messages USING btree (created_at);
 
-CREATE UNIQUE INDEX sms_messages_idempotency_key ON public.sms_messages USING btree (idempotency_key);
+CREATE UNIQUE INDEX sms_messages_idempotency_key ON public.sms_messages USING btree (tenant_id, idempotency_key);
 
 CREATE INDEX sms_messages_tenant_idx ON public.sms_messages USING btree (tenant_id, environment, id);
 
@@ -2171,7 +2175,7 @@ ALTER TABLE ONLY public.cards
     ADD CONSTRAINT cards_wallet_id_fkey FOREIGN KEY (wallet_id) REFERENCES public.wallets(id);
 
 ALTER TABLE ONLY public.checkout_refunds
-    ADD CONSTRAINT checkout_refunds_checkout_id_fkey FOREIGN KEY (checkout_id) REFERENCES public.checkouts(id);
+    ADD CONSTRAINT checkout_refunds_checkout_id_fkey FOREIGN KEY (tenant_id, checkout_id) REFERENCES public.checkouts(tenant_id, id);
 
 ALTER TABLE ONLY public.checkout_refunds
     ADD CONSTRAINT checkout_refunds_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

@@ -58,10 +58,12 @@ type CheckoutRepo interface {
 	CreateCheckout(ctx context.Context, c checkout.Checkout) error
 	// FindCheckout returns the tenant's checkout, or CHECKOUT_NOT_FOUND.
 	FindCheckout(ctx context.Context, tenantID string, env core.Environment, id string) (checkout.Checkout, error)
-	// FindPublicCheckout returns any checkout by id (the public payment page), or CHECKOUT_NOT_FOUND.
+	// FindPublicCheckout returns any checkout by id (the public payment page, the watcher's
+	// jobs), or CHECKOUT_NOT_FOUND: the id's lookup row names its tenant.
 	FindPublicCheckout(ctx context.Context, id string) (checkout.Checkout, error)
-	// LockCheckout returns the checkout with its row locked for the transaction.
-	LockCheckout(ctx context.Context, id string) (checkout.Checkout, error)
+	// LockCheckout returns the tenant's checkout with its row locked for the transaction, or
+	// CHECKOUT_NOT_FOUND.
+	LockCheckout(ctx context.Context, tenantID, id string) (checkout.Checkout, error)
 	UpdateCheckout(ctx context.Context, c checkout.Checkout) error
 	// ListCheckouts returns a page of the tenant's checkouts in env, newest first, with how many
 	// match the query.
@@ -71,8 +73,8 @@ type CheckoutRepo interface {
 	ListWatched(ctx context.Context, env core.Environment, now time.Time, after string, limit int) ([]checkout.Checkout, error)
 	CreateRefund(ctx context.Context, r checkout.Refund) error
 	UpdateRefund(ctx context.Context, r checkout.Refund) error
-	// ListRefunds returns a checkout's refunds, oldest first.
-	ListRefunds(ctx context.Context, checkoutID string) ([]checkout.Refund, error)
+	// ListRefunds returns the tenant's checkout's refunds, oldest first.
+	ListRefunds(ctx context.Context, tenantID, checkoutID string) ([]checkout.Refund, error)
 	// RefundedInWindows sums the tenant's refunds in env created in each of w's windows: what
 	// refunds took from the service balance, for the balance's cumulative spend caps.
 	RefundedInWindows(ctx context.Context, env core.Environment, tenantID string, w policy.Windows) (policy.Spend, error)

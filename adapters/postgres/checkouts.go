@@ -17,7 +17,7 @@ var _ ports.CheckoutRepo = checkoutRepo{}
 type checkoutModel struct {
 	bun.BaseModel  `bun:"table:checkouts"`
 	ID             string            `bun:"id,pk"`
-	TenantID       string            `bun:"tenant_id"`
+	TenantID       string            `bun:"tenant_id,pk"`
 	Environment    string            `bun:"environment"`
 	ChainID        int64             `bun:"chain_id"`
 	Amount         int64             `bun:"amount_base_units"`
@@ -73,7 +73,7 @@ type checkoutRefundModel struct {
 	bun.BaseModel `bun:"table:checkout_refunds"`
 	ID            string    `bun:"id,pk"`
 	CheckoutID    string    `bun:"checkout_id"`
-	TenantID      string    `bun:"tenant_id"`
+	TenantID      string    `bun:"tenant_id,pk"`
 	Environment   string    `bun:"environment"`
 	Amount        int64     `bun:"amount_base_units"`
 	Destination   string    `bun:"destination"`
@@ -102,20 +102,38 @@ func (r checkoutRepo) CreateCheckout(ctx context.Context, c checkout.Checkout) e
 		return err
 	}
 	m := checkoutFromDomain(c)
-	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
-	return err
+	if _, err := r.db.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return err
+	}
+	// The id's and the deposit address's lookup rows, in the checkout's unit of work: the
+	// address stays unique across tenants, as the address's own constraint was per tenant.
+	q := rawQuerier(r.db)
+	if err := addLookup(ctx, q, c.ID, lookupCheckout, c.TenantID); err != nil {
+		return err
+	}
+	return addLookup(ctx, q, c.DepositAddress, lookupCheckoutDeposit, c.TenantID)
 }
 
 func (r checkoutRepo) FindCheckout(ctx context.Context, tenantID string, env core.Environment, id string) (checkout.Checkout, error) {
 	return oneRow[checkout.Checkout, checkoutModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND environment = ? AND id = ?", tenantID, env, id), checkout.ErrNotFound)
 }
 
+// FindPublicCheckout runs before the tenant is known: the id's lookup row names the tenant,
+// and the checkout is then read on the tenant's shard.
 func (r checkoutRepo) FindPublicCheckout(ctx context.Context, id string) (checkout.Checkout, error) {
-	return oneRow[checkout.Checkout, checkoutModel](ctx, r.db.NewSelect().Where("id = ?", id), checkout.ErrNotFound)
+	tenantID, ok, err := lookupTenant(ctx, rawQuerier(r.db), id, lookupCheckout)
+	if err != nil {
+		return checkout.Checkout{}, err
+	}
+	if !ok {
+		return checkout.Checkout{}, checkout.ErrNotFound
+	}
+	return oneRow[checkout.Checkout, checkoutModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id), checkout.ErrNotFound)
 }
 
-func (r checkoutRepo) LockCheckout(ctx context.Context, id string) (checkout.Checkout, error) {
-	return oneRow[checkout.Checkout, checkoutModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), checkout.ErrNotFound)
+func (r checkoutRepo) LockCheckout(ctx context.Context, tenantID, id string) (checkout.Checkout, error) {
+	return oneRow[checkout.Checkout, checkoutModel](ctx, r.db.NewSelect().Where("tenant_id = ? AND id = ?", tenantID, id).For("UPDATE"),
+		checkout.ErrNotFound)
 }
 
 func (r checkoutRepo) UpdateCheckout(ctx context.Context, c checkout.Checkout) error {
@@ -192,9 +210,9 @@ func (r checkoutRepo) RefundedInWindows(ctx context.Context, env core.Environmen
 	return s, err
 }
 
-func (r checkoutRepo) ListRefunds(ctx context.Context, checkoutID string) ([]checkout.Refund, error) {
+func (r checkoutRepo) ListRefunds(ctx context.Context, tenantID, checkoutID string) ([]checkout.Refund, error) {
 	var rows []checkoutRefundModel
-	if err := r.db.NewSelect().Model(&rows).Where("checkout_id = ?", checkoutID).OrderExpr("id").Scan(ctx); err != nil {
+	if err := r.db.NewSelect().Model(&rows).Where("tenant_id = ? AND checkout_id = ?", tenantID, checkoutID).OrderExpr("id").Scan(ctx); err != nil {
 		return nil, err
 	}
 	return domainRows[checkout.Refund](rows)

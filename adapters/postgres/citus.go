@@ -48,6 +48,12 @@ const tenantColocation = "twofactor_settings"
 func dist(t string) TablePlacement {
 	return TablePlacement{Table: t, Placement: Distributed, Column: "tenant_id"}
 }
+
+// distBy is a tenant-group table whose tenant column has another name (a bill's payer).
+func distBy(t, column string) TablePlacement {
+	return TablePlacement{Table: t, Placement: Distributed, Column: column}
+}
+
 func lookup(t, column string) TablePlacement {
 	return TablePlacement{Table: t, Placement: Distributed, Column: column, Lookup: true}
 }
@@ -85,7 +91,12 @@ var CitusPlan = concatPlans(
 		dist("cardholders"), dist("cards"), dist("card_authorizations"), dist("card_spend_windows"),
 		// Policies: a gate's reads and its decision log. policies and policy_versions key to
 		// each other; the one placed first gets its key back once the other is placed.
-		dist("policies"), dist("policy_versions"), dist("policy_attachments"), dist("policy_decisions")},
+		dist("policies"), dist("policy_versions"), dist("policy_attachments"), dist("policy_decisions"),
+		// Checkouts before their refunds (a refund's key names its checkout). A bill is its
+		// payer's: every read, lock and update after the sender's insert is the payer's.
+		dist("checkouts"), dist("checkout_refunds"), dist("invoices"), distBy("bills", "payer_tenant_id"),
+		// A verified phone's owner is found through its lookup row; the outbox is the tenant's.
+		dist("phone_aliases"), dist("sms_messages")},
 	// The unscoped lookups (API key by public id, invite by token hash, a user's memberships):
 	// distributed by the looked-up value, so each lookup asks one shard.
 	[]TablePlacement{lookup("tenant_lookups", "lookup_key")},
@@ -110,7 +121,7 @@ var CitusPlan = concatPlans(
 	pending(Distributed, "agents", "agent_card_spend"),
 	pending(Distributed, "tenants",
 		"wallets", "handles", "drips", "ramps", "safe_payments", "treasury_accounts", "treasury_buckets", "treasury_rules", "treasury_sweeps",
-		"invoices", "bills", "checkouts", "checkout_refunds", "phone_aliases", "payout_destinations", "sms_messages",
+		"payout_destinations",
 		"offramp_payments", "route_quotes", "offramp_returns", "offramp_hold_rechecks", "offramp_review_approvals",
 		"offramp_claims", "offramp_claim_links", "offramp_claim_challenges", "offramp_escrow_events",
 		"ledger_accounts", "ledger_balances", "ledger_postings", "ledger_transfers",

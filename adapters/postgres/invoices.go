@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/uptrace/bun"
@@ -22,7 +23,7 @@ var (
 type invoiceModel struct {
 	bun.BaseModel      `bun:"table:invoices"`
 	ID                 string     `bun:"id,pk"`
-	TenantID           string     `bun:"tenant_id"`
+	TenantID           string     `bun:"tenant_id,pk"`
 	Environment        string     `bun:"environment"`
 	PayeeName          string     `bun:"payee_name"`
 	Description        string     `bun:"description"`
@@ -70,7 +71,7 @@ type billModel struct {
 	ID                      string    `bun:"id,pk"`
 	Environment             string    `bun:"environment"`
 	SenderTenantID          string    `bun:"sender_tenant_id"`
-	PayerTenantID           string    `bun:"payer_tenant_id"`
+	PayerTenantID           string    `bun:"payer_tenant_id,pk"`
 	Amount                  int64     `bun:"amount_base_units"`
 	PayerAddress            string    `bun:"payer_address"`
 	PayeeAddress            string    `bun:"payee_address"`
@@ -118,10 +119,12 @@ type invoiceRepo struct{ db bun.IDB }
 
 var _ ports.InvoiceRepo = invoiceRepo{}
 
-// invoiceSelect reads invoices with their hold Safe's address.
+// invoiceSelect reads invoices with their hold Safe's address. The join names the tenant, so
+// once wallets are distributed with invoices it stays on the tenant's shard group.
 func (r invoiceRepo) invoiceSelect(rows any) *bun.SelectQuery {
 	return r.db.NewSelect().Model(rows).ColumnExpr("inv.*").ColumnExpr("COALESCE(w.address, '') AS hold_address").
-		ModelTableExpr("invoices AS inv").Join("LEFT JOIN wallets AS w ON w.id = inv.hold_wallet_id")
+		ModelTableExpr("invoices AS inv").
+		Join("LEFT JOIN wallets AS w ON w.tenant_id = inv.tenant_id AND w.id = inv.hold_wallet_id")
 }
 
 func (r invoiceRepo) oneInvoice(ctx context.Context, q *bun.SelectQuery, m *invoiceModel) (invoice.Invoice, error) {
@@ -137,8 +140,10 @@ func (r invoiceRepo) oneInvoice(ctx context.Context, q *bun.SelectQuery, m *invo
 
 func (r invoiceRepo) CreateInvoice(ctx context.Context, i invoice.Invoice) error {
 	m := invoiceFromDomain(i)
-	_, err := r.db.NewInsert().Model(&m).Exec(ctx)
-	return err
+	if _, err := r.db.NewInsert().Model(&m).Exec(ctx); err != nil {
+		return err
+	}
+	return addLookup(ctx, rawQuerier(r.db), i.ID, lookupInvoice, i.TenantID)
 }
 
 func (r invoiceRepo) FindInvoice(ctx context.Context, tenantID string, env core.Environment, id string) (invoice.Invoice, error) {
@@ -146,14 +151,34 @@ func (r invoiceRepo) FindInvoice(ctx context.Context, tenantID string, env core.
 	return r.oneInvoice(ctx, r.invoiceSelect(&m).Where("inv.tenant_id = ? AND inv.environment = ? AND inv.id = ?", tenantID, env, id), &m)
 }
 
+// FindPublicInvoice runs before the tenant is known: the id's lookup row names the tenant, and
+// the invoice is then read on the tenant's shard.
 func (r invoiceRepo) FindPublicInvoice(ctx context.Context, id string) (invoice.Invoice, error) {
+	tenantID, ok, err := lookupTenant(ctx, rawQuerier(r.db), id, lookupInvoice)
+	if err != nil {
+		return invoice.Invoice{}, err
+	}
+	if !ok {
+		return invoice.Invoice{}, errInvoiceNotFound
+	}
 	var m invoiceModel
-	return r.oneInvoice(ctx, r.invoiceSelect(&m).Where("inv.id = ?", id), &m)
+	return r.oneInvoice(ctx, r.invoiceSelect(&m).Where("inv.tenant_id = ? AND inv.id = ?", tenantID, id), &m)
 }
 
-func (r invoiceRepo) LockInvoice(ctx context.Context, id string) (invoice.Invoice, error) {
+// LockInvoice locks the row alone, then reads it with its hold Safe's address: a row lock is
+// taken on the tenant's shard without a join the cluster would have to plan across nodes.
+func (r invoiceRepo) LockInvoice(ctx context.Context, tenantID, id string) (invoice.Invoice, error) {
+	var locked string
+	err := r.db.NewSelect().Table("invoices").Column("id").Where("tenant_id = ? AND id = ?", tenantID, id).
+		For("UPDATE").Scan(ctx, &locked)
+	if errors.Is(err, sql.ErrNoRows) {
+		return invoice.Invoice{}, errInvoiceNotFound
+	}
+	if err != nil {
+		return invoice.Invoice{}, err
+	}
 	var m invoiceModel
-	return r.oneInvoice(ctx, r.invoiceSelect(&m).Where("inv.id = ?", id).For("UPDATE OF inv"), &m)
+	return r.oneInvoice(ctx, r.invoiceSelect(&m).Where("inv.tenant_id = ? AND inv.id = ?", tenantID, id), &m)
 }
 
 func (r invoiceRepo) UpdateInvoice(ctx context.Context, i invoice.Invoice) error {
@@ -186,17 +211,32 @@ func (r invoiceRepo) ListPollable(ctx context.Context, env core.Environment, aft
 	return domainRows(rows)
 }
 
+// CreateBill stores a bill on its payer's shard. A VERIFIED bill first claims its signer's
+// nonce with a lookup row (unique per environment, signer and nonce across every tenant), in a
+// savepoint, so a replayed nonce leaves the caller's transaction usable.
 func (r invoiceRepo) CreateBill(ctx context.Context, b invoice.Bill) error {
 	m := billFromDomain(b)
-	// A savepoint, so a replayed nonce leaves the caller's transaction usable.
 	err := r.savepoint(ctx, func(db bun.IDB) error {
+		if b.VerificationStatus == invoice.Verified {
+			if err := addLookup(ctx, rawQuerier(db), billNonceKey(b), lookupBillNonce, b.SenderTenantID); err != nil {
+				return err
+			}
+		}
 		_, err := db.NewInsert().Model(&m).Exec(ctx)
 		return err
 	})
-	if code, constraint := constraintOf(err); code == "23505" && constraint == "bills_signer_nonce_key" {
+	// The same sender's replay meets the lookup's primary key, another sender's (a signer
+	// registered with two tenants) its one-tenant index.
+	if code, constraint := constraintOf(err); code == "23505" &&
+		(constraint == "tenant_lookups_pkey" || constraint == "tenant_lookups_one_tenant") {
 		return ports.ErrBillNonceUsed
 	}
 	return err
+}
+
+// billNonceKey is the lookup key of a signer's nonce: one per environment, signer and nonce.
+func billNonceKey(b invoice.Bill) string {
+	return string(b.Environment) + ":" + strings.ToLower(b.SenderAddress) + ":" + b.SigNonce
 }
 
 func (r invoiceRepo) savepoint(ctx context.Context, fn func(db bun.IDB) error) error {
@@ -215,8 +255,9 @@ func (r invoiceRepo) FindInboundBill(ctx context.Context, payerTenantID string, 
 	return oneRow[invoice.Bill, billModel](ctx, r.db.NewSelect().Where("payer_tenant_id = ? AND environment = ? AND id = ?", payerTenantID, env, id), errBillNotFound)
 }
 
-func (r invoiceRepo) LockBill(ctx context.Context, id string) (invoice.Bill, error) {
-	return oneRow[invoice.Bill, billModel](ctx, r.db.NewSelect().Where("id = ?", id).For("UPDATE"), errBillNotFound)
+func (r invoiceRepo) LockBill(ctx context.Context, payerTenantID, id string) (invoice.Bill, error) {
+	return oneRow[invoice.Bill, billModel](ctx, r.db.NewSelect().Where("payer_tenant_id = ? AND id = ?", payerTenantID, id).
+		For("UPDATE"), errBillNotFound)
 }
 
 func (r invoiceRepo) UpdateBill(ctx context.Context, b invoice.Bill) error {

@@ -17,7 +17,7 @@ import (
 type aliasModel struct {
 	bun.BaseModel   `bun:"table:phone_aliases"`
 	ID              string     `bun:"id,pk"`
-	TenantID        string     `bun:"tenant_id"`
+	TenantID        string     `bun:"tenant_id,pk"`
 	Environment     string     `bun:"environment"`
 	PhoneHash       string     `bun:"phone_hash"`
 	PhoneCiphertext []byte     `bun:"phone_ciphertext"`
@@ -104,13 +104,25 @@ func (r recipientRepo) LockAlias(ctx context.Context, tenantID string, env core.
 	return m.domain()
 }
 
+// UpdateAlias writes the alias; a VERIFIED one also claims its phone's lookup row, which keeps
+// a verified number one tenant's across all tenants and answers FindVerifiedAlias. VERIFIED is
+// final, so the row is never taken back; a second write of the same tenant's row is a no-op.
 func (r recipientRepo) UpdateAlias(ctx context.Context, a recipient.Alias) error {
 	m := aliasFromDomain(a)
 	_, err := r.db.NewUpdate().Model(&m).WherePK().Exec(ctx)
-	if code, constraint := constraintOf(err); code == "23505" && constraint == "phone_aliases_verified_key" {
+	if err == nil && a.Status == recipient.AliasVerified {
+		err = addLookupOnce(ctx, rawQuerier(r.db), phoneAliasKey(a.Environment, a.PhoneHash), lookupPhoneAlias, a.TenantID)
+	}
+	code, constraint := constraintOf(err)
+	if code == "23505" && (constraint == "phone_aliases_verified_key" || constraint == "tenant_lookups_one_tenant") {
 		return errAliasTaken
 	}
 	return err
+}
+
+// phoneAliasKey is the lookup key of a verified phone: one per environment and phone hash.
+func phoneAliasKey(env core.Environment, phoneHash string) string {
+	return string(env) + ":" + phoneHash
 }
 
 func (r recipientRepo) ListAliases(ctx context.Context, tenantID string, env core.Environment, page ports.Page) ([]recipient.Alias, int, error) {
@@ -124,9 +136,19 @@ func (r recipientRepo) ListAliases(ctx context.Context, tenantID string, env cor
 	return out, int(total), err
 }
 
+// FindVerifiedAlias runs before the tenant is known (paying a phone number): the phone's lookup
+// row names the tenant, and the alias is then read on the tenant's shard.
 func (r recipientRepo) FindVerifiedAlias(ctx context.Context, env core.Environment, phoneHash string) (recipient.Alias, error) {
+	tenantID, ok, err := lookupTenant(ctx, rawQuerier(r.db), phoneAliasKey(env, phoneHash), lookupPhoneAlias)
+	if err != nil {
+		return recipient.Alias{}, err
+	}
+	if !ok {
+		return recipient.Alias{}, errAliasNotFound
+	}
 	var m aliasModel
-	err := r.db.NewSelect().Model(&m).Where("environment = ? AND phone_hash = ? AND status = 'VERIFIED'", env, phoneHash).Scan(ctx)
+	err = r.db.NewSelect().Model(&m).Where("tenant_id = ? AND environment = ? AND phone_hash = ? AND status = 'VERIFIED'",
+		tenantID, env, phoneHash).Scan(ctx)
 	if errors.Is(err, sql.ErrNoRows) {
 		return recipient.Alias{}, errAliasNotFound
 	}

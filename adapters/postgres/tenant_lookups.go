@@ -13,6 +13,12 @@ const (
 	lookupAPIKey     = "api_key"     // an API key's public id (authentication)
 	lookupInvite     = "invite"      // a member invite's token hash (accepting it)
 	lookupMemberUser = "member_user" // a session user's memberships (one row per tenant)
+
+	lookupInvoice         = "invoice"          // an invoice's id (its public page, the poller)
+	lookupCheckout        = "checkout"         // a checkout's id (its public page, the watcher's jobs)
+	lookupCheckoutDeposit = "checkout_deposit" // a checkout's deposit address (unique across tenants)
+	lookupBillNonce       = "bill_nonce"       // a signer's used nonce (single-use across payers)
+	lookupPhoneAlias      = "phone_alias"      // a verified phone (which tenant owns it)
 )
 
 // insertLookupSQL records which tenant a value belongs to. It has server-side parameters

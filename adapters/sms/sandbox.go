@@ -45,7 +45,7 @@ type messageModel struct {
 	bun.BaseModel  `bun:"table:sms_messages"`
 	ID             string    `bun:"id,pk"`
 	IdempotencyKey string    `bun:"idempotency_key,nullzero"`
-	TenantID       string    `bun:"tenant_id"`
+	TenantID       string    `bun:"tenant_id,pk"`
 	Environment    string    `bun:"environment"`
 	ToHash         string    `bun:"to_hash"`
 	ToMasked       string    `bun:"to_masked"`
@@ -68,7 +68,7 @@ func (s *Sandbox) Send(ctx context.Context, m ports.SMSMessage, now time.Time) e
 		return err
 	}
 	row.BodyCiphertext = sealed
-	_, err = s.db.NewInsert().Model(&row).On("CONFLICT (idempotency_key) DO NOTHING").Exec(ctx)
+	_, err = s.db.NewInsert().Model(&row).On("CONFLICT (tenant_id, idempotency_key) DO NOTHING").Exec(ctx)
 	return err
 }
 
@@ -91,10 +91,12 @@ func (s *Sandbox) ListSMS(ctx context.Context, tenantID string, env core.Environ
 	return out, int(total), nil
 }
 
-// PurgeSMS deletes up to limit messages sent before a time, oldest first.
+// PurgeSMS deletes up to limit messages sent before a time, oldest first. It names them by
+// their key: on Citus the subquery's keys are gathered from every shard first, then deleted
+// per shard.
 func (s *Sandbox) PurgeSMS(ctx context.Context, before time.Time, limit int) (int, error) {
-	res, err := s.db.NewRaw(`DELETE FROM sms_messages WHERE id IN
-		(SELECT id FROM sms_messages WHERE created_at < ? ORDER BY created_at LIMIT ?)`, before.UTC(), limit).Exec(ctx)
+	res, err := s.db.NewRaw(`DELETE FROM sms_messages WHERE (tenant_id, id) IN
+		(SELECT tenant_id, id FROM sms_messages WHERE created_at < ? ORDER BY created_at LIMIT ?)`, before.UTC(), limit).Exec(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -338,7 +338,7 @@ func (s *Service) Refunds(ctx context.Context, p auth.Principal, id string) ([]c
 	var out []checkout.Refund
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
-		out, err = tx.Checkouts().ListRefunds(ctx, id)
+		out, err = tx.Checkouts().ListRefunds(ctx, p.TenantID, id)
 		return err
 	})
 	return out, err
@@ -378,7 +378,7 @@ func lockOwnCheckout(ctx context.Context, tx ports.Tx, p auth.Principal, id stri
 	if _, err := tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id); err != nil {
 		return checkout.Checkout{}, err
 	}
-	return tx.Checkouts().LockCheckout(ctx, id)
+	return tx.Checkouts().LockCheckout(ctx, p.TenantID, id)
 }
 
 // sandboxHelper admits a TEST helper's call on a checkout id: payments:create, TEST only, and

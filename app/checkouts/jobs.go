@@ -177,7 +177,7 @@ func (s *Service) setRefundHash(ctx context.Context, r *checkout.Refund, hash st
 // markRefundProcessed marks the refund PROCESSED with its hash and records refund.processed.
 func (s *Service) markRefundProcessed(ctx context.Context, checkoutID string, r checkout.Refund) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		c, err := tx.Checkouts().LockCheckout(ctx, checkoutID)
+		c, err := tx.Checkouts().LockCheckout(ctx, r.TenantID, checkoutID)
 		if err != nil {
 			return err
 		}
@@ -197,7 +197,12 @@ func (s *Service) markRefundProcessed(ctx context.Context, checkoutID string, r 
 func (s *Service) findRefund(ctx context.Context, checkoutID, refundID string) (checkout.Refund, error) {
 	var out checkout.Refund
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		all, err := tx.Checkouts().ListRefunds(ctx, checkoutID)
+		// The job names the checkout alone: its lookup row gives the tenant.
+		c, err := tx.Checkouts().FindPublicCheckout(ctx, checkoutID)
+		if err != nil {
+			return err
+		}
+		all, err := tx.Checkouts().ListRefunds(ctx, c.TenantID, checkoutID)
 		if err != nil {
 			return err
 		}

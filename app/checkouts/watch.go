@@ -72,7 +72,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 		return err
 	}
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		locked, err := tx.Checkouts().LockCheckout(ctx, id)
+		locked, err := tx.Checkouts().LockCheckout(ctx, c.TenantID, id)
 		if err != nil {
 			return err
 		}
@@ -107,7 +107,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 		}
 		kernel.CrashPoint(kernel.CrashCheckoutSweepSent)
 		return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-			locked, err := tx.Checkouts().LockCheckout(ctx, id)
+			locked, err := tx.Checkouts().LockCheckout(ctx, c.TenantID, id)
 			if err != nil {
 				return err
 			}

@@ -341,7 +341,7 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 		if _, err := tx.Invoices().FindInboundBill(ctx, p.TenantID, p.Environment, read.billID); err != nil {
 			return err
 		}
-		b, err := tx.Invoices().LockBill(ctx, read.billID)
+		b, err := tx.Invoices().LockBill(ctx, p.TenantID, read.billID)
 		if err != nil {
 			return err
 		}

@@ -204,7 +204,7 @@ func (s *Service) lockCallerInvoice(ctx context.Context, tx ports.Tx, p auth.Pri
 	if err != nil {
 		return invoice.Invoice{}, err
 	}
-	return tx.Invoices().LockInvoice(ctx, inv.ID)
+	return tx.Invoices().LockInvoice(ctx, inv.TenantID, inv.ID)
 }
 
 // holdBalance reads the hold Safe's USDC balance (outside any unit of work). An unreadable

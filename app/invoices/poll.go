@@ -70,7 +70,7 @@ func (s *Service) pollFunding(ctx context.Context, inv invoice.Invoice) error {
 		return err
 	}
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		locked, err := tx.Invoices().LockInvoice(ctx, inv.ID)
+		locked, err := tx.Invoices().LockInvoice(ctx, inv.TenantID, inv.ID)
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (s *Service) pollFunding(ctx context.Context, inv invoice.Invoice) error {
 // pollSettlement follows the linked settlement payment.
 func (s *Service) pollSettlement(ctx context.Context, inv invoice.Invoice) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
-		locked, err := tx.Invoices().LockInvoice(ctx, inv.ID)
+		locked, err := tx.Invoices().LockInvoice(ctx, inv.TenantID, inv.ID)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -31,10 +32,14 @@ var _ ports.CheckoutRepo = checkoutRepo{}
 
 func (r checkoutRepo) t() *checkoutTables { return &r.s.state.checkouts }
 
-// CreateCheckout checks the row as the Postgres store does before inserting it.
+// CreateCheckout checks the row as the Postgres store does before inserting it, and keeps a
+// deposit address one checkout's across tenants (the address's lookup row in Postgres).
 func (r checkoutRepo) CreateCheckout(_ context.Context, c checkout.Checkout) error {
 	if err := c.Validate(); err != nil {
 		return err
+	}
+	if taken := r.t().checkouts.filter(func(x checkout.Checkout) bool { return x.DepositAddress == c.DepositAddress }, false); len(taken) > 0 {
+		return fmt.Errorf("fake: deposit address %s is checkout %s's", c.DepositAddress, taken[0].ID)
 	}
 	return r.t().checkouts.insert(c.ID, c)
 }
@@ -55,8 +60,12 @@ func (r checkoutRepo) FindPublicCheckout(_ context.Context, id string) (checkout
 	return c, nil
 }
 
-func (r checkoutRepo) LockCheckout(ctx context.Context, id string) (checkout.Checkout, error) {
-	return r.FindPublicCheckout(ctx, id)
+func (r checkoutRepo) LockCheckout(ctx context.Context, tenantID, id string) (checkout.Checkout, error) {
+	c, err := r.FindPublicCheckout(ctx, id)
+	if err == nil && c.TenantID != tenantID {
+		return checkout.Checkout{}, checkout.ErrNotFound
+	}
+	return c, err
 }
 
 // UpdateCheckout writes the columns the Postgres store writes; the rest of the row stays.
@@ -114,8 +123,8 @@ func (r checkoutRepo) UpdateRefund(_ context.Context, x checkout.Refund) error {
 	return nil
 }
 
-func (r checkoutRepo) ListRefunds(_ context.Context, checkoutID string) ([]checkout.Refund, error) {
-	rows := r.t().refunds.filter(func(x checkout.Refund) bool { return x.CheckoutID == checkoutID }, false)
+func (r checkoutRepo) ListRefunds(_ context.Context, tenantID, checkoutID string) ([]checkout.Refund, error) {
+	rows := r.t().refunds.filter(func(x checkout.Refund) bool { return x.TenantID == tenantID && x.CheckoutID == checkoutID }, false)
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].ID < rows[j].ID })
 	return rows, nil
 }

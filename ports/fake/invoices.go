@@ -59,8 +59,12 @@ func (r invoiceRepo) FindPublicInvoice(_ context.Context, id string) (invoice.In
 	return i, nil
 }
 
-func (r invoiceRepo) LockInvoice(ctx context.Context, id string) (invoice.Invoice, error) {
-	return r.FindPublicInvoice(ctx, id)
+func (r invoiceRepo) LockInvoice(ctx context.Context, tenantID, id string) (invoice.Invoice, error) {
+	i, err := r.FindPublicInvoice(ctx, id)
+	if err == nil && i.TenantID != tenantID {
+		return invoice.Invoice{}, errInvoiceNotFound
+	}
+	return i, err
 }
 
 func (r invoiceRepo) UpdateInvoice(_ context.Context, i invoice.Invoice) error {
@@ -87,8 +91,8 @@ func (r invoiceRepo) ListPollable(_ context.Context, env core.Environment, after
 	return out, nil
 }
 
-// CreateBill refuses a VERIFIED bill whose signer already used its nonce, as the partial
-// unique index does, writing nothing.
+// CreateBill refuses a VERIFIED bill whose signer already used its nonce, as the
+// nonce's lookup row does in Postgres, writing nothing.
 func (r invoiceRepo) CreateBill(_ context.Context, b invoice.Bill) error {
 	if b.VerificationStatus == invoice.Verified {
 		used := r.t().bills.filter(func(x invoice.Bill) bool {
@@ -110,9 +114,9 @@ func (r invoiceRepo) FindInboundBill(_ context.Context, payerTenantID string, en
 	return b, nil
 }
 
-func (r invoiceRepo) LockBill(_ context.Context, id string) (invoice.Bill, error) {
+func (r invoiceRepo) LockBill(_ context.Context, payerTenantID, id string) (invoice.Bill, error) {
 	b, ok := r.t().bills.rows[id]
-	if !ok {
+	if !ok || b.PayerTenantID != payerTenantID {
 		return invoice.Bill{}, errBillNotFound
 	}
 	return b, nil

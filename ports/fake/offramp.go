@@ -350,7 +350,7 @@ var (
 func (r recipientRepo) t() *recipientTables { return &r.s.state.recipients }
 
 // verifiedTaken reports whether another alias of the number is VERIFIED in env (the unique
-// index phone_aliases_verified_key).
+// index within a tenant, the phone's lookup row across tenants, in Postgres).
 func (r recipientRepo) verifiedTaken(a recipient.Alias) bool {
 	return a.Status == recipient.AliasVerified && len(r.t().aliases.filter(func(x recipient.Alias) bool {
 		return x.ID != a.ID && x.Environment == a.Environment && x.PhoneHash == a.PhoneHash && x.Status == recipient.AliasVerified

@@ -20,6 +20,7 @@ func CheckoutRepo(t *testing.T, s ports.Store) {
 	runBehaviours(t, s, []behaviour{
 		{"checkouts list newest first, scoped, public by id; updates write", checkoutCRUD},
 		{"refunds list oldest first and add up in the windows", checkoutRefunds},
+		{"a deposit address is one checkout's, across tenants", checkoutDepositUnique},
 	})
 }
 
@@ -54,8 +55,14 @@ func checkoutCRUD(t *testing.T, s ports.Store) {
 		if got.Status != checkout.StatusCompleted || got.Credited != 500 || got.CompletedAt == nil || got.PayerAddress != a.PayerAddress {
 			t.Errorf("FindPublicCheckout after UpdateCheckout = %+v", got)
 		}
-		_, err5 := tx.Checkouts().LockCheckout(ctx, core.NewID(checkout.PrefixCheckout))
+		_, err5 := tx.Checkouts().LockCheckout(ctx, tn.ID, core.NewID(checkout.PrefixCheckout))
 		wantCode(t, err5, safepay.CodePaymentNotFound)
+		_, err8 := tx.Checkouts().LockCheckout(ctx, other.ID, a.ID)
+		wantCode(t, err8, safepay.CodePaymentNotFound)
+		locked, err9 := tx.Checkouts().LockCheckout(ctx, tn.ID, a.ID)
+		if err9 != nil || locked.Status != checkout.StatusCompleted {
+			t.Errorf("LockCheckout of the tenant's own = %+v, %v", locked, err9)
+		}
 		watched, err6 := tx.Checkouts().ListWatched(ctx, core.EnvTest, at, a.ID, 10_000)
 		if !containsString(ids(watched, func(c checkout.Checkout) string { return c.ID }), b.ID) {
 			t.Error("ListWatched after a's id does not list b")
@@ -69,7 +76,7 @@ func checkoutCRUD(t *testing.T, s ports.Store) {
 }
 
 func checkoutRefunds(t *testing.T, s ports.Store) {
-	tn := newTenant(t, s)
+	tn, other := newTenant(t, s), newTenant(t, s)
 	c := newCheckout(tn.ID, ledgerNow())
 	c.Status, c.Received, c.Credited = checkout.StatusCompleted, 500, 500
 	refund := func(amount int64) checkout.Refund {
@@ -85,15 +92,36 @@ func checkoutRefunds(t *testing.T, s ports.Store) {
 		return tx.Checkouts().UpdateRefund(ctx, r1)
 	})
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
-		list, err := tx.Checkouts().ListRefunds(ctx, c.ID)
+		list, err := tx.Checkouts().ListRefunds(ctx, tn.ID, c.ID)
 		wantIDs(t, "ListRefunds", ids(list, func(r checkout.Refund) string { return r.ID }), []string{r1.ID, r2.ID})
 		if len(list) == 2 && (list[0].Status != checkout.RefundProcessed || list[0].TxHash != r1.TxHash) {
 			t.Errorf("after UpdateRefund = %+v", list[0])
+		}
+		if theirs, err := tx.Checkouts().ListRefunds(ctx, other.ID, c.ID); err != nil || len(theirs) != 0 {
+			t.Errorf("ListRefunds by another tenant = %d refunds, %v; want none", len(theirs), err)
 		}
 		sp, err2 := tx.Checkouts().RefundedInWindows(ctx, core.EnvTest, tn.ID, policy.WindowsAt(ledgerNow()))
 		if sp.Daily != 150 || sp.Weekly != 150 || sp.Monthly != 150 {
 			t.Errorf("RefundedInWindows = %+v, want 150 in each", sp)
 		}
 		return firstErr(err, err2)
+	})
+}
+
+// checkoutDepositUnique: a deposit address already given to one tenant's checkout is refused
+// for another tenant's, and the refused unit writes nothing.
+func checkoutDepositUnique(t *testing.T, s ports.Store) {
+	tn, other := newTenant(t, s), newTenant(t, s)
+	a := newCheckout(tn.ID, ledgerNow())
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Checkouts().CreateCheckout(ctx, a) })
+	b := newCheckout(other.ID, ledgerNow())
+	b.DepositAddress = a.DepositAddress
+	if err := unitErr(s, func(ctx context.Context, tx ports.Tx) error { return tx.Checkouts().CreateCheckout(ctx, b) }); err == nil {
+		t.Fatal("a second checkout with the same deposit address was stored")
+	}
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
+		_, err := tx.Checkouts().FindPublicCheckout(ctx, b.ID)
+		wantCode(t, err, safepay.CodePaymentNotFound)
+		return nil
 	})
 }

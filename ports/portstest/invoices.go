@@ -52,8 +52,13 @@ func invoiceCRUD(t *testing.T, s ports.Store) {
 		if got.Status != invoice.StatusSent || got.HoldWalletID != hold.ID || got.HoldAddress != hold.Address {
 			t.Errorf("FindPublicInvoice after UpdateInvoice = %+v", got)
 		}
-		_, err4 := tx.Invoices().LockInvoice(ctx, core.NewID(invoice.PrefixInvoice))
+		_, err4 := tx.Invoices().LockInvoice(ctx, tn.ID, core.NewID(invoice.PrefixInvoice))
 		wantCode(t, err4, invoice.CodeInvoiceNotFound)
+		_, err6 := tx.Invoices().LockInvoice(ctx, other.ID, a.ID)
+		wantCode(t, err6, invoice.CodeInvoiceNotFound)
+		if locked, err := tx.Invoices().LockInvoice(ctx, tn.ID, a.ID); err != nil || locked.HoldAddress != hold.Address {
+			t.Errorf("LockInvoice of the tenant's own = %+v, %v", locked, err)
+		}
 		pollable, err5 := tx.Invoices().ListPollable(ctx, core.EnvTest, "", 100_000)
 		got2 := ids(pollable, func(i invoice.Invoice) string { return i.ID })
 		if !containsString(got2, a.ID) || containsString(got2, b.ID) {
@@ -78,10 +83,13 @@ func invoiceBills(t *testing.T, s ports.Store) {
 		noErr(t, "CreateBill", tx.Invoices().CreateBill(ctx, a))
 		return tx.Invoices().CreateBill(ctx, b)
 	})
-	replay := newBill(sender.ID, payer.ID, signer, "7", invoice.Verified, at)
-	err := unitErr(s, func(ctx context.Context, tx ports.Tx) error { return tx.Invoices().CreateBill(ctx, replay) })
-	if !errors.Is(err, ports.ErrBillNonceUsed) {
-		wantCode(t, err, core.CodeInvalidState)
+	// The nonce is the signer's, whichever tenant the replay is sent to.
+	for _, to := range []string{payer.ID, other.ID} {
+		replay := newBill(sender.ID, to, signer, "7", invoice.Verified, at)
+		err := unitErr(s, func(ctx context.Context, tx ports.Tx) error { return tx.Invoices().CreateBill(ctx, replay) })
+		if !errors.Is(err, ports.ErrBillNonceUsed) {
+			wantCode(t, err, core.CodeInvalidState)
+		}
 	}
 	b.PayerDecision, b.PayerPaymentID = "ACCEPTED", ""
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Invoices().UpdateBill(ctx, b) })
@@ -93,7 +101,9 @@ func invoiceBills(t *testing.T, s ports.Store) {
 		wantIDs(t, "ListInboundBills VERIFIED", ids(list, func(x invoice.Bill) string { return x.ID }), []string{a.ID})
 		_, err3 := tx.Invoices().FindInboundBill(ctx, other.ID, core.EnvTest, a.ID)
 		wantCode(t, err3, invoice.CodeBillNotFound)
-		got, err4 := tx.Invoices().LockBill(ctx, b.ID)
+		_, err5 := tx.Invoices().LockBill(ctx, sender.ID, b.ID)
+		wantCode(t, err5, invoice.CodeBillNotFound)
+		got, err4 := tx.Invoices().LockBill(ctx, payer.ID, b.ID)
 		if got.PayerDecision != "ACCEPTED" {
 			t.Errorf("after UpdateBill = %+v", got)
 		}

@@ -45,10 +45,19 @@ func recipientAliases(t *testing.T, s ports.Store) {
 	rival.Status, rival.VerifiedAt = recipient.AliasVerified, &at
 	err := unitErr(s, func(ctx context.Context, tx ports.Tx) error { return tx.Recipients().UpdateAlias(ctx, rival) })
 	wantCode(t, err, recipient.CodePhoneAliasTaken)
+	// The same tenant's second alias of the number is refused too; the verified alias itself is
+	// written again (a re-verification's code) without losing the number.
+	twin := newAlias(tn.ID, phone)
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Recipients().CreateAlias(ctx, twin) })
+	twin.Status, twin.VerifiedAt = recipient.AliasVerified, &at
+	err = unitErr(s, func(ctx context.Context, tx ports.Tx) error { return tx.Recipients().UpdateAlias(ctx, twin) })
+	wantCode(t, err, recipient.CodePhoneAliasTaken)
+	a.CodeHash = "reverify"
+	unit(t, s, func(ctx context.Context, tx ports.Tx) error { return tx.Recipients().UpdateAlias(ctx, a) })
 	unit(t, s, func(ctx context.Context, tx ports.Tx) error {
 		list, total, err := tx.Recipients().ListAliases(ctx, tn.ID, core.EnvTest, ports.Page{Take: 10})
-		wantTotal(t, "ListAliases", total, 2)
-		wantIDs(t, "ListAliases", ids(list, func(x recipient.Alias) string { return x.ID }), []string{b.ID, a.ID})
+		wantTotal(t, "ListAliases", total, 3)
+		wantIDs(t, "ListAliases", ids(list, func(x recipient.Alias) string { return x.ID }), []string{twin.ID, b.ID, a.ID})
 		got, err2 := tx.Recipients().FindVerifiedAlias(ctx, core.EnvTest, phone)
 		if got.ID != a.ID || got.VerifiedAt == nil {
 			t.Errorf("FindVerifiedAlias = %+v", got)
@@ -58,8 +67,8 @@ func recipientAliases(t *testing.T, s ports.Store) {
 		_, err3 = tx.Recipients().LockAlias(ctx, other.ID, core.EnvTest, a.ID)
 		wantCode(t, err3, recipient.CodePhoneAliasNotFound)
 		n, err4 := tx.Recipients().CountPendingAliases(ctx, tn.ID, core.EnvTest, at)
-		if n != 1 {
-			t.Errorf("CountPendingAliases = %d, want 1", n)
+		if n != 2 {
+			t.Errorf("CountPendingAliases = %d, want 2", n)
 		}
 		if n, _ := tx.Recipients().CountPendingAliases(ctx, tn.ID, core.EnvTest, at.Add(time.Hour)); n != 0 {
 			t.Errorf("CountPendingAliases after the codes expired = %d, want 0", n)

@@ -68,11 +68,39 @@ func newBillWorld(t *testing.T) billWorld {
 	w := billWorld{sender: env().NewTenant(t), payer: env().NewTenant(t), signer: newKey(t)}
 	token := w.sender.Session.Post("/v1/tenants/members", map[string]any{"email": "biller@example.com"}).Expect(t, 201).JSON(t)["inviteToken"].(string)
 	env().AcceptInvite(t, "biller@example.com", token, map[string]any{"signerAddress": w.signer.address.Hex()}).Expect(t, 200)
-	id := w.payer.Root.Post("/v1/wallets", map[string]any{"name": "payables",
-		"owners": []map[string]any{{"address": newKey(t).address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
-	w.payerWallet = harness.Poll(t, "the payer wallet deploys", func() map[string]any { return w.payer.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
-		func(m map[string]any) bool { return m["status"] == "DEPLOYED" })
+	w.payerWallet = deployedWallet(t, w.payer)
 	return w
+}
+
+// deployedWallet is a new DEPLOYED wallet of the tenant, to receive bills at its address.
+func deployedWallet(t *testing.T, ten *harness.Tenant) map[string]any {
+	t.Helper()
+	id := ten.Root.Post("/v1/wallets", map[string]any{"name": "payables",
+		"owners": []map[string]any{{"address": newKey(t).address.Hex(), "role": "FINANCE_OWNER"}}}).Expect(t, 201).JSON(t)["id"].(string)
+	return harness.Poll(t, "the payer wallet deploys", func() map[string]any { return ten.Root.Get("/v1/wallets/"+id).Expect(t, 200).JSON(t) },
+		func(m map[string]any) bool { return m["status"] == "DEPLOYED" })
+}
+
+// TestBills_NonceIsTheSignersAcrossPayers: a signer's nonce is single-use whichever tenant the
+// bill is sent to: signed again for a second payer tenant's address, it is FAILED
+// NONCE_REPLAYED. Each bill is its own payer's: the second is inbound at the second payer only.
+func TestBills_NonceIsTheSignersAcrossPayers(t *testing.T) {
+	w := newBillWorld(t)
+	a := w.auth(newKey(t), "11")
+	first := w.send(t, w.body(a, w.signer, a.sign(t, w.signer)))
+	expectVerification(t, first, "VERIFIED", nil)
+	second := env().NewTenant(t)
+	b := a
+	b.payer = common.HexToAddress(deployedWallet(t, second)["address"].(string))
+	replay := w.send(t, w.body(b, w.signer, b.sign(t, w.signer)))
+	expectVerification(t, replay, "FAILED", "NONCE_REPLAYED")
+	if replay["payerTenantId"] != second.ID {
+		t.Fatalf("the replay's payer: %v, want %s", replay["payerTenantId"], second.ID)
+	}
+	got := second.Root.Get("/v1/bills/inbound/"+replay["invoiceId"].(string)).Expect(t, 200).JSON(t)
+	expectVerification(t, got, "FAILED", "NONCE_REPLAYED")
+	w.payer.Root.Get("/v1/bills/inbound/"+replay["invoiceId"].(string)).ExpectError(t, 404, "BILL_NOT_FOUND")
+	second.Root.Get("/v1/bills/inbound/"+first["invoiceId"].(string)).ExpectError(t, 404, "BILL_NOT_FOUND")
 }
 
 func (w billWorld) auth(payee key, nonce string) authorization {
