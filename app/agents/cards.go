@@ -10,7 +10,6 @@ import (
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // CardIssuer issues an agent's card (the cards capability). PrepareAgentCard validates the
@@ -59,7 +58,7 @@ func (s *Service) readCard(ctx context.Context, p auth.Principal, id, onWallet s
 		return CardRead{}, err
 	}
 	var a agent.Agent
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if a, err = tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
 			return err
@@ -95,7 +94,7 @@ func (s *Service) IssueCard(ctx context.Context, p auth.Principal, read CardRead
 		return card.Card{}, core.E(core.CodeInternal, "agent card read of another principal")
 	}
 	var c card.Card
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Agents().LockAgent(ctx, p.TenantID, p.Environment, read.agentID)
 		if err != nil {
 			return err
@@ -114,7 +113,7 @@ func (s *Service) IssueCard(ctx context.Context, p auth.Principal, read CardRead
 }
 
 // canHaveCard: one card per agent, an ACTIVE agent, and its wallet to spend from.
-func canHaveCard(ctx context.Context, tx ports.Tx, a agent.Agent) error {
+func canHaveCard(ctx context.Context, tx txView, a agent.Agent) error {
 	cardID, found, err := tx.Agents().FindAgentCard(ctx, a)
 	if err != nil {
 		return err

@@ -10,4 +10,6 @@ type txView interface {
 	Wallets() ports.WalletRepo
 }
 
-var _ txView = ports.Tx(nil)
+// narrow is the one place a unit's whole transaction becomes this package's view: the
+// compiler checks that it has every method the view lists.
+func narrow(tx ports.Tx) txView { return tx }

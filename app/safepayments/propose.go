@@ -122,7 +122,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 
 	var pay safepay.Payment
 	var denied *core.Error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		denied = nil
 		locked, err := tx.Wallets().LockWallet(ctx, w.ID)
 		if err != nil {
@@ -182,7 +182,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 // (kernel.SpendGuard.Decide), which decides agent confinement, the spend policy (policyDenied:
 // the caller records the payment FAILED), the agent caps, reserved (nothing recorded), and
 // contacts with two-factor approval (a refusal commits what the gate wrote, a new challenge).
-func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated safepay.Payment, read ProposalRead) (denied *core.Error, policyDenied bool, err error) {
+func (s *Service) gate(ctx context.Context, tx txView, p auth.Principal, gated safepay.Payment, read ProposalRead) (denied *core.Error, policyDenied bool, err error) {
 	challengeID := read.challengeID
 	if denied, err = read.screened.answer(gated); err != nil || denied != nil {
 		return denied, false, err
@@ -207,7 +207,7 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated
 func (s *Service) readSource(ctx context.Context, p auth.Principal, order *safepay.Order, onWalletChain bool) (wallet.Wallet, *resolvedDestination, error) {
 	var w wallet.Wallet
 	var dest *resolvedDestination
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, order.SourceWalletID); err != nil || w.Status != wallet.StatusDeployed {
 			return err

@@ -28,7 +28,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 	var p auth.Principal
 	// The lookup reads one row and writes nothing: it runs beside the commit pipeline's
 	// batches, not as a unit inside one that the money-moving units behind it would wait for.
-	err = s.store.InTx(ports.WithUnitAlone(ctx), func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ports.WithUnitAlone(ctx), func(ctx context.Context, tx txView) error {
 		k, err := tx.APIKeys().FindAPIKeyByPubID(ctx, parsed.PubID)
 		if errors.Is(err, &core.Error{Code: core.CodeAPIKeyNotFound}) {
 			return errBadKey
@@ -87,7 +87,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string, env cor
 	}
 	base := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: session.UserID, Email: session.Email}
 	p := base
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		// A retried run starts from the bare session: a tenant, role or member id an earlier,
 		// rolled-back run resolved must not survive a run that finds the membership gone.
 		p = base
