@@ -5,10 +5,10 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// txView is the part of a unit of work this capability touches: checkouts, the ledger they
-// settle on (a refund's spend guard reads agents through the kernel), and the tenant whose name
-// the hosted page shows. A reader sees the capability's tables here;
-// test/architecture checks that every repository the package asks a transaction for is listed.
+// txView is the part of a unit of work this capability touches: checkouts, the ledger they settle
+// on (a refund's spend guard reads agents through the kernel), and the tenant whose name the hosted
+// page shows. A reader sees the capability's tables here, and its units of work receive only this
+// view (kernel.Units), so the compiler refuses a repository it does not list.
 type txView interface {
 	kernel.EventTx
 	kernel.SpendTx

@@ -3,8 +3,8 @@ package faucet
 import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work the faucet touches: its drips, and the wallets it funds
-// (read only). test/architecture checks that every repository the package asks a transaction
-// for is listed.
+// (read only). Its units of work receive only this view (kernel.Units), so the compiler refuses a
+// repository it does not list.
 type txView interface {
 	Drips() ports.DripRepo
 	Wallets() ports.WalletRepo

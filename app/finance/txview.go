@@ -3,8 +3,9 @@ package finance
 import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: the ledger and its reports, the
-// wallets and the chain index the reconciliation reads. A reader sees the capability's tables here;
-// test/architecture checks that every repository the package asks a transaction for is listed.
+// wallets and the chain index the reconciliation reads. A reader sees the capability's tables here,
+// and its units of work receive only this view (kernel.Units), so the compiler refuses a repository
+// it does not list.
 type txView interface {
 	ChainIndex() ports.ChainIndexRepo
 	Ledger() ports.LedgerRepo

@@ -7,8 +7,8 @@ import (
 
 // txView is the part of a unit of work this capability touches: invoices and bills, the wallets and
 // handles they are addressed to, and the Safe payments that settle them. A reader sees the
-// capability's tables here; test/architecture checks that every repository the package asks a
-// transaction for is listed.
+// capability's tables here, and its units of work receive only this view (kernel.Units), so the
+// compiler refuses a repository it does not list.
 type txView interface {
 	kernel.EventTx
 	Handles() ports.HandleRepo

@@ -6,8 +6,9 @@ import (
 )
 
 // txView is the part of a unit of work this capability touches: Safe payments, the wallets they
-// spend from, handles and members. A reader sees the capability's tables here; test/architecture
-// checks that every repository the package asks a transaction for is listed.
+// spend from, handles and members. A reader sees the capability's tables here, and its units of
+// work receive only this view (kernel.Units), so the compiler refuses a repository it does not
+// list.
 type txView interface {
 	kernel.EventTx
 	kernel.SpendTx

@@ -6,8 +6,8 @@ import (
 )
 
 // txView is the part of a unit of work this capability touches: tenants, members, API keys, and the
-// wallets a signer owns. A reader sees the capability's tables here; test/architecture checks that
-// every repository the package asks a transaction for is listed.
+// wallets a signer owns. A reader sees the capability's tables here, and its units of work receive
+// only this view (kernel.Units), so the compiler refuses a repository it does not list.
 type txView interface {
 	kernel.EventTx
 	APIKeys() ports.APIKeyRepo

@@ -7,8 +7,8 @@ import (
 
 // txView is the part of a unit of work this capability touches: treasury buckets and rules, the
 // wallets and Safe payments a sweep uses, and the ledger of yield. A reader sees the capability's
-// tables here; test/architecture checks that every repository the package asks a transaction for is
-// listed.
+// tables here, and its units of work receive only this view (kernel.Units), so the compiler refuses
+// a repository it does not list.
 type txView interface {
 	kernel.EventTx
 	Ledger() ports.LedgerRepo
