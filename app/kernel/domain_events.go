@@ -18,7 +18,9 @@ type Subscribers[E any] struct {
 	handlers []func(ctx context.Context, tx ports.Tx, e E) error
 }
 
-// Subscribe adds a reaction; reactions run in the order they subscribed.
+// Subscribe adds a reaction on the whole transaction; reactions run in the order they
+// subscribed. A capability subscribes through React, which narrows the transaction to its view;
+// Subscribe remains for code that still holds the whole transaction.
 func (s *Subscribers[E]) Subscribe(handle func(ctx context.Context, tx ports.Tx, e E) error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -46,8 +48,9 @@ func (s *Subscribers[E]) Raise(ctx context.Context, e E) error {
 	return s.Publish(ctx, tx, e)
 }
 
-// Publish runs every reaction to e in the caller's unit of work; the first error fails it. A
-// nil Subscribers has no listeners.
+// Publish runs every reaction to e in the caller's unit of work, tx; the first error fails it. A
+// nil Subscribers has no listeners. A capability raises through Raise, which needs no
+// transaction in hand; Publish remains for code that still holds the whole transaction.
 func (s *Subscribers[E]) Publish(ctx context.Context, tx ports.Tx, e E) error {
 	if s == nil {
 		return nil
