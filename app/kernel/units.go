@@ -3,6 +3,7 @@ package kernel
 import (
 	"context"
 
+	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
 )
 
@@ -34,6 +35,27 @@ func (u Units[V]) InTx(ctx context.Context, fn func(ctx context.Context, tx V) e
 	return u.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		return fn(context.WithValue(ctx, openUnitKey{}, tx), u.narrow(tx))
 	})
+}
+
+// React subscribes a capability's reaction to the events of s. The reaction gets the raiser's
+// transaction narrowed to the reacting capability's own view, through the same narrow its
+// Units use: raiser and reactor each see only what their views list.
+func React[V, E any](s *Subscribers[E], units Units[V], react func(ctx context.Context, tx V, e E) error) {
+	s.Subscribe(func(ctx context.Context, tx ports.Tx, e E) error { return react(ctx, units.narrow(tx), e) })
+}
+
+// Raise runs every reaction to e in the unit of work ctx carries (opened through Units.InTx),
+// so a raiser that holds only its own view needs no transaction to hand over; raised outside
+// any unit it is an INTERNAL error, and no reaction runs. A nil Subscribers has no listeners.
+func (s *Subscribers[E]) Raise(ctx context.Context, e E) error {
+	if s == nil {
+		return nil
+	}
+	tx, ok := openUnit(ctx)
+	if !ok {
+		return core.E(core.CodeInternal, "a domain event was raised outside a unit of work")
+	}
+	return s.Publish(ctx, tx, e)
 }
 
 type openUnitKey struct{}
