@@ -1931,13 +1931,7 @@ CREATE INDEX background_failures_status_idx ON public.background_failures USING 
 
 CREATE INDEX bills_payer_idx ON public.bills USING btree (payer_tenant_id, environment, created_at DESC, id);
 
-<<<<<<< HEAD
-CREATE UNIQUE INDEX bills_signer_nonce_key ON public.bills USING btree (environment, lower(sender_address), sig_nonce) WHERE (verification_status = 'VERIFIED'::text);
-
 CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (tenant_id, card_id, created_at DESC, id DESC);
-=======
-CREATE INDEX card_authorizations_card_created_idx ON public.card_authorizations USING btree (card_id, created_at DESC, id DESC);
->>>>>>> i41f2
 
 CREATE INDEX card_authorizations_card_idx ON public.card_authorizations USING btree (tenant_id, card_id, id);
 

@@ -8,7 +8,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // ActivityPage is one page of an agent's timeline and the cursor of the next ("" at the end).
@@ -42,7 +41,7 @@ func (s *Service) Activity(ctx context.Context, p auth.Principal, id string, lim
 		before = &c
 	}
 	var page ActivityPage
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err

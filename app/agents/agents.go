@@ -27,7 +27,7 @@ func (s *Service) CreateAgent(ctx context.Context, p auth.Principal, name string
 	now := s.clock.Now().UTC()
 	a := agent.Agent{ID: core.NewID(core.PrefixAgent), TenantID: p.TenantID, Environment: p.Environment, Name: n,
 		Status: agent.StatusActive, CreatedAt: now, UpdatedAt: now}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if err := tx.Agents().CreateAgent(ctx, a); err != nil {
 			return err
 		}
@@ -44,7 +44,7 @@ func (s *Service) ListAgents(ctx context.Context, p auth.Principal, page ports.P
 	}
 	var list []agent.Agent
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		list, total, err = tx.Agents().ListAgents(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -58,7 +58,7 @@ func (s *Service) GetAgent(ctx context.Context, p auth.Principal, id string) (ag
 		return agent.Agent{}, err
 	}
 	var a agent.Agent
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		a, err = tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -83,7 +83,7 @@ func (s *Service) transition(ctx context.Context, p auth.Principal, id string, a
 		return agent.Agent{}, err
 	}
 	var a agent.Agent
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Agents().LockAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func agentEventStatus(to agent.Status) string {
 // RequireActiveAgent is the authentication layer's check of an agent key: AGENT_SUSPENDED
 // while the agent is suspended. It runs in the caller's unit of work when there is one.
 func (s *Service) RequireActiveAgent(ctx context.Context, tenantID string, env core.Environment, agentID string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Agents().FindAgent(ctx, tenantID, env, agentID)
 		if err != nil {
 			return err
@@ -134,7 +134,7 @@ func (s *Service) RequireActiveAgent(ctx context.Context, tenantID string, env c
 // RequireAgent answers whether an agent exists in the tenant and environment (policy
 // attachments to an agent subject); another tenant's agent is AGENT_NOT_FOUND.
 func (s *Service) RequireAgent(ctx context.Context, tenantID string, env core.Environment, agentID string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		_, err := tx.Agents().FindAgent(ctx, tenantID, env, agentID)
 		return err
 	})

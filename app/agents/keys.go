@@ -11,7 +11,6 @@ import (
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/tenant"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // KeyInput is the body of POST /v1/agents/{id}/keys.
@@ -61,7 +60,7 @@ func (s *Service) CreateAgentKey(ctx context.Context, p auth.Principal, agentID 
 		Name: strings.TrimSpace(in.Name), PubID: material.PubID, SecretHash: material.SecretHash,
 		Scopes: scopes, ExpiresAt: expiresAt, CreatedAt: now, CreatedBy: creatorOf(p),
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(agentID))
 		if err != nil {
 			return err

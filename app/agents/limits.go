@@ -8,7 +8,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // CapInput is one field of a PUT of limits as sent: Set false when the body omitted it,
@@ -40,7 +39,7 @@ func (s *Service) PutLimits(ctx context.Context, p auth.Principal, id string, in
 		return agent.Agent{}, err
 	}
 	var a agent.Agent
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Agents().LockAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err

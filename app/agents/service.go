@@ -34,7 +34,7 @@ type Deps struct {
 
 // Service runs the agents use cases.
 type Service struct {
-	store   ports.Store
+	store   kernel.Units[txView]
 	clock   ports.Clock
 	wallets WalletProvisioner
 	log     *slog.Logger
@@ -52,5 +52,5 @@ func New(d Deps) (*Service, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	clock := kernel.ClockOrSystem(d.Clock)
-	return &Service{store: d.Store, clock: clock, wallets: d.Wallets, log: log, guard: kernel.NewSpendGuard(clock.Now)}, nil
+	return &Service{store: kernel.NewUnits(d.Store, narrow), clock: clock, wallets: d.Wallets, log: log, guard: kernel.NewSpendGuard(clock.Now)}, nil
 }

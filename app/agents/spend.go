@@ -11,7 +11,6 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/core/spend"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // GateAgentPayment puts a Safe payment being proposed to the spend guard (kernel.SpendGuard): an
@@ -29,7 +28,7 @@ func (s *Service) GateAgentPayment(ctx context.Context, p auth.Principal, pay sa
 	req := spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceWallet, WalletID: pay.SourceWalletID},
 		AmountBaseUnits: pay.AmountBaseUnits, Counterparty: pay.DestinationAddress, Reference: pay.ID}
 	var refusal error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		refusal = s.guard.Authorize(ctx, tx, req)
 		if kernel.IsSpendRefusal(refusal) {
 			return refusal
@@ -73,7 +72,7 @@ func (s *Service) ConsumeAgentCardSpend(ctx context.Context, tenantID string, en
 		return "", core.E(core.CodeInternal, "agents: card spend needs an authorization id and a positive amount")
 	}
 	var decline string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		decline = ""
 		a, err := tx.Agents().LockAgent(ctx, tenantID, env, agentID)
 		if err != nil {
@@ -105,7 +104,7 @@ func (s *Service) ConsumeAgentCardSpend(ctx context.Context, tenantID string, en
 // expired hold), in the windows it was counted in, not the windows of now. Releasing an
 // unknown or released authorization changes nothing. It runs inside the caller's unit of work.
 func (s *Service) ReleaseAgentCardSpend(ctx context.Context, tenantID, authorizationID string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		rec, found, err := tx.Agents().LockCardSpend(ctx, tenantID, authorizationID)
 		if err != nil || !found || rec.ReleasedAt != nil {
 			return err
@@ -122,7 +121,7 @@ func (s *Service) AdjustAgentCardSpend(ctx context.Context, tenantID, authorizat
 	if captured <= 0 {
 		return core.E(core.CodeInternal, "agents: a capture takes a positive amount")
 	}
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		rec, found, err := tx.Agents().LockCardSpend(ctx, tenantID, authorizationID)
 		if err != nil || !found || rec.ReleasedAt != nil || captured >= rec.AmountBaseUnits {
 			return err

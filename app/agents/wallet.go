@@ -9,7 +9,6 @@ import (
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/wallet"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // ProvisionWallet creates the agent's one Safe (purpose AGENT) with the owners the body names,
@@ -21,7 +20,7 @@ func (s *Service) ProvisionWallet(ctx context.Context, p auth.Principal, id stri
 		return wallet.Wallet{}, err
 	}
 	var w wallet.Wallet
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Agents().LockAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err

@@ -10,7 +10,6 @@ import (
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // An agent's card is a card bound to an agent (card.AgentID): this capability issues it, and
@@ -60,7 +59,7 @@ func (s *Service) readAgentCard(ctx context.Context, p auth.Principal, id, onWal
 		return AgentCardRead{}, err
 	}
 	var a agent.Agent
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if a, err = tx.Agents().FindAgent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
 			return err
@@ -100,7 +99,7 @@ func (s *Service) RecordAgentCard(ctx context.Context, p auth.Principal, read Ag
 		return card.Card{}, core.E(core.CodeInternal, "agent card read of another principal")
 	}
 	var c card.Card
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Agents().LockAgent(ctx, p.TenantID, p.Environment, read.agentID)
 		if err != nil {
 			return err
@@ -146,7 +145,7 @@ func (s *Service) IssueAgentCard(ctx context.Context, p auth.Principal, walletID
 }
 
 // canHaveCard reads whether the agent already has a card and applies agent.CanHaveCard.
-func canHaveCard(ctx context.Context, tx ports.Tx, a agent.Agent) error {
+func canHaveCard(ctx context.Context, tx txView, a agent.Agent) error {
 	cardID, found, err := tx.Agents().FindAgentCard(ctx, a)
 	if err != nil {
 		return err

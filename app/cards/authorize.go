@@ -111,7 +111,7 @@ func (e *errMirrorShort) Error() string { return "the wallet's mirror does not c
 // policy gate when a policy is attached, the hold, the windows and the record.
 func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) (card.Authorization, error) {
 	var a card.Authorization
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		now := s.now()
 		w := card.WindowsAt(now)
 		d, err := tx.Cards().LockCardForDecision(ctx, p.TenantID, p.Environment, in.cardID, w)
@@ -154,7 +154,7 @@ func (s *Service) decide(ctx context.Context, p auth.Principal, in decideInput) 
 // policy gate runs once, inside Decide, and only when a policy is attached to the card, its
 // wallet or its agent (the card's lock read that). A pass lets the
 // unit of work hold the card's source.
-func (s *Service) guardSpend(ctx context.Context, tx ports.Tx, p auth.Principal, c card.Card, a *card.Authorization, spent card.Spend, policyAttached bool) (decline string, charged bool, err error) {
+func (s *Service) guardSpend(ctx context.Context, tx txView, p auth.Principal, c card.Card, a *card.Authorization, spent card.Spend, policyAttached bool) (decline string, charged bool, err error) {
 	checks := kernel.SpendChecks{Caps: func(ctx context.Context) error {
 		if c.AgentID == "" || s.agentBudget == nil {
 			return nil
@@ -216,9 +216,9 @@ func declined(err error, reason string) error {
 // hold opens the ledger hold in a savepoint, after the spend guard passed: a short balance
 // rolls back only the hold and declines, giving the agent's budget back when the guard charged
 // it (charged).
-func (s *Service) hold(ctx context.Context, tx ports.Tx, c card.Card, a *card.Authorization, now time.Time, charged bool) (string, error) {
+func (s *Service) hold(ctx context.Context, tx txView, c card.Card, a *card.Authorization, now time.Time, charged bool) (string, error) {
 	var reason string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		reason = ""
 		source, insufficient := fundingSource(c)
 		accs, err := tx.Ledger().OpenAccounts(ctx, now, source, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID))
@@ -280,7 +280,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 		}
 		amount = &v
 	}
-	return s.resolve(ctx, p, id, func(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization) (card.Authorization, error) {
+	return s.resolve(ctx, p, id, func(ctx context.Context, tx txView, c card.Card, a card.Authorization) (card.Authorization, error) {
 		now := s.now()
 		next, err := a.Capture(amount, now)
 		if err != nil {
@@ -316,7 +316,7 @@ func (s *Service) Capture(ctx context.Context, p auth.Principal, id string, in C
 // passToIssuer moves a capture from the card's authorized account to the issuer's clearing
 // account, which the settlement (on chain, or the issuer's off chain) then pays out. The shared
 // clearing account is touched once per capture, not once per authorization.
-func (s *Service) passToIssuer(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization, now time.Time) error {
+func (s *Service) passToIssuer(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.CardAuthorized(c.Environment, kernel.ServiceAsset, c.TenantID, c.ID),
 		ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer))
 	if err != nil {
@@ -330,7 +330,7 @@ func (s *Service) passToIssuer(ctx context.Context, tx ports.Tx, c card.Card, a 
 
 // settleOffChain books the issuer's off-chain settlement of a funding-account card's capture:
 // the issuer's clearing account pays the outside world.
-func (s *Service) settleOffChain(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization, now time.Time) error {
+func (s *Service) settleOffChain(ctx context.Context, tx txView, c card.Card, a card.Authorization, now time.Time) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.IssuerClearing(c.Environment, kernel.ServiceAsset, c.Issuer),
 		ledger.World(c.Environment, kernel.ServiceAsset, "card_issuer"))
 	if err != nil {
@@ -348,14 +348,14 @@ func (s *Service) Reverse(ctx context.Context, p auth.Principal, id string) (car
 	if err := kernel.RequireSandboxScope(p, sandboxMessage, auth.ScopeCardsManage); err != nil {
 		return card.Authorization{}, err
 	}
-	return s.resolve(ctx, p, id, func(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization) (card.Authorization, error) {
+	return s.resolve(ctx, p, id, func(ctx context.Context, tx txView, c card.Card, a card.Authorization) (card.Authorization, error) {
 		return s.release(ctx, tx, c, a, card.ReversalMerchant)
 	})
 }
 
 // release reverses an APPROVED authorization for reason: it voids the hold, credits the card's
 // windows the authorization consumed and gives the agent's budget back.
-func (s *Service) release(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization, reason string) (card.Authorization, error) {
+func (s *Service) release(ctx context.Context, tx txView, c card.Card, a card.Authorization, reason string) (card.Authorization, error) {
 	now := s.now()
 	next, err := a.Reverse(now, reason)
 	if err != nil {
@@ -387,7 +387,7 @@ const expiryBatch = 200
 // expiry then skips it) or meets a REVERSED authorization. It returns how many it released.
 func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 	var open []card.Authorization
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		open, err = tx.Cards().OpenApprovals(ctx, s.now().Add(-s.lifetime), expiryBatch)
 		return err
@@ -398,7 +398,7 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 	n := 0
 	for _, found := range open {
 		released := false
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			released = false
 			c, err := tx.Cards().LockCard(ctx, found.TenantID, found.Environment, found.CardID)
 			if err != nil {
@@ -427,9 +427,9 @@ func (s *Service) ExpireApprovals(ctx context.Context) (int, error) {
 
 // resolve locks the authorization's card, then the authorization, applies step and saves it.
 func (s *Service) resolve(ctx context.Context, p auth.Principal, id string,
-	step func(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization) (card.Authorization, error)) (card.Authorization, error) {
+	step func(ctx context.Context, tx txView, c card.Card, a card.Authorization) (card.Authorization, error)) (card.Authorization, error) {
 	var out card.Authorization
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		found, err := tx.Cards().FindAuthorization(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err

@@ -40,7 +40,7 @@ func (s *Service) CreateCardholder(ctx context.Context, p auth.Principal, name, 
 	}
 	h := card.Cardholder{ID: core.NewID(core.PrefixCardholder), TenantID: p.TenantID, Environment: p.Environment,
 		Name: name, Email: strings.ToLower(email), CreatedAt: s.now()}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error { return tx.Cards().CreateCardholder(ctx, h) })
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error { return tx.Cards().CreateCardholder(ctx, h) })
 	return h, err
 }
 
@@ -51,7 +51,7 @@ func (s *Service) ListCardholders(ctx context.Context, p auth.Principal, page po
 	}
 	var out []card.Cardholder
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Cards().ListCardholders(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -65,7 +65,7 @@ func (s *Service) GetCard(ctx context.Context, p auth.Principal, id string) (car
 		return card.Card{}, err
 	}
 	var c card.Card
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		c, err = tx.Cards().FindCard(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -80,7 +80,7 @@ func (s *Service) ListCards(ctx context.Context, p auth.Principal, page ports.Pa
 	}
 	var out []card.Card
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Cards().ListCards(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -98,7 +98,7 @@ func (s *Service) UpdateLimits(ctx context.Context, p auth.Principal, id string,
 		return card.Card{}, err // validate before looking the card up
 	}
 	var c card.Card
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if c, err = tx.Cards().LockCard(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
 			return err
@@ -124,7 +124,7 @@ func (s *Service) SetFrozen(ctx context.Context, p auth.Principal, id string, fr
 		return card.Card{}, err
 	}
 	var c card.Card
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if c, err = tx.Cards().LockCard(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
 			return err
@@ -189,7 +189,7 @@ func (s *Service) ListAuthorizations(ctx context.Context, p auth.Principal, card
 	}
 	var out []card.Authorization
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := tx.Cards().FindCard(ctx, p.TenantID, p.Environment, strings.TrimSpace(cardID))
 		if err != nil {
 			return err

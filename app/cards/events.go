@@ -6,12 +6,11 @@ import (
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/event"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // saveAuthorization writes an authorization and, in the same unit of work, the event of its
 // status: card_authorization.approved or .declined when decided, .captured, .reversed.
-func saveAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization, create bool) error {
+func saveAuthorization(ctx context.Context, tx txView, a card.Authorization, create bool) error {
 	write := tx.Cards().UpdateAuthorization
 	if create {
 		write = tx.Cards().CreateAuthorization
@@ -24,7 +23,7 @@ func saveAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization, c
 
 // announceAuthorization records the event of an authorization's new state, in the unit of work
 // that wrote it.
-func announceAuthorization(ctx context.Context, tx ports.Tx, a card.Authorization) error {
+func announceAuthorization(ctx context.Context, tx txView, a card.Authorization) error {
 	_, err := tx.Events().RecordEvent(ctx, authorizationEvent(a))
 	return err
 }
@@ -50,7 +49,7 @@ func authorizationEvent(a card.Authorization) event.Event {
 // unit of work that records it. The event stays in the card_authorization family, on the
 // authorization's id: data.status is the authorization's (CAPTURED), data.settlementStatus the
 // step. PENDING is not announced: the captured event already carries it.
-func recordSettlementEvent(ctx context.Context, tx ports.Tx, a card.Authorization) error {
+func recordSettlementEvent(ctx context.Context, tx txView, a card.Authorization) error {
 	if a.SettlementStatus == card.SettlementPending || a.SettlementStatus == card.SettlementNone {
 		return nil
 	}
@@ -76,7 +75,7 @@ const (
 
 // recordCardEvent writes a card's event in the unit of work that changed it. data.status is
 // the card's status (active, inactive).
-func recordCardEvent(ctx context.Context, tx ports.Tx, c card.Card, what string) error {
+func recordCardEvent(ctx context.Context, tx txView, c card.Card, what string) error {
 	extra := map[string]any{"status": string(c.Status), "funding": string(c.Funding), "last4": c.Last4}
 	for k, v := range map[string]string{"walletId": c.WalletID, "agentId": c.AgentID, "cardholderId": c.CardholderID} {
 		if v != "" {

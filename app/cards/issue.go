@@ -59,7 +59,7 @@ func (s *Service) readIssue(ctx context.Context, p auth.Principal, walletID stri
 		return IssueRead{}, err
 	}
 	var w wallet.Wallet
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, strings.TrimSpace(walletID))
 		if err != nil {
@@ -129,7 +129,7 @@ func (s *Service) Issue(ctx context.Context, p auth.Principal, read IssueRead) (
 	c := card.Card{ID: read.cardID, TenantID: p.TenantID, Environment: p.Environment, Funding: card.FundingSafe,
 		WalletID: read.wallet.ID, SafeAddress: common.HexToAddress(read.wallet.Address).Hex(), AgentID: read.agentID,
 		Issuer: s.issuer.Name(), Status: card.StatusActive, Limits: read.limits, CreatedAt: now, UpdatedAt: now}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if _, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, read.wallet.ID); err != nil {
 			return err
 		}
@@ -226,7 +226,7 @@ func (s *Service) ReadCardholderCard(ctx context.Context, p auth.Principal, in C
 		c.CryptoAccountType = typ
 	}
 	var holder card.Cardholder
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if holder, err = tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, holderID); err != nil {
 			return err
@@ -253,7 +253,7 @@ func (s *Service) RecordCardholderCard(ctx context.Context, p auth.Principal, re
 	if c.ID == "" || c.TenantID != p.TenantID || c.Environment != p.Environment {
 		return card.Card{}, core.E(core.CodeInternal, "cardholder card read of another principal")
 	}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if _, err := tx.Cards().FindCardholder(ctx, p.TenantID, p.Environment, c.CardholderID); err != nil {
 			return err
 		}

@@ -39,7 +39,7 @@ func (s *Service) enqueueIssuerStatus(ctx context.Context, c card.Card) error {
 // retried job is harmless: the card's id (its issuer card id) is the call's idempotency key.
 func (s *Service) SyncIssuerStatus(ctx context.Context, tenantID string, env core.Environment, cardID string) error {
 	var c card.Card
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		c, err = tx.Cards().FindCard(ctx, tenantID, env, cardID)
 		return err

@@ -64,7 +64,7 @@ type Deps struct {
 
 // Service runs the card use cases and the settlement job.
 type Service struct {
-	store       ports.Store
+	store       kernel.Units[txView]
 	jobs        ports.Jobs
 	clock       ports.Clock
 	issuer      ports.CardIssuer
@@ -103,7 +103,7 @@ func New(d Deps) (*Service, error) {
 	if guard == nil {
 		guard = kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now)
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), issuer: d.Issuer, provider: provider,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), issuer: d.Issuer, provider: provider,
 		modules: d.Modules, chains: d.Chains, policyGate: d.PolicyGate, agentBudget: d.AgentBudget, mirror: d.Mirror, lifetime: lifetime,
 		guard: guard}, nil
 }

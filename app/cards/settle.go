@@ -107,7 +107,7 @@ func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
 // out of attempts (a node down for long) is never lost. It returns how many it enqueued.
 func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
 	var n int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		stale, err := tx.Cards().StaleSettlements(ctx, s.now().Add(-settlementStaleAfter), settlementSweepBatch)
 		if err != nil {
 			return err
@@ -132,7 +132,7 @@ func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
 func (s *Service) RunSettlement(ctx context.Context, tenantID, authorizationID string) (time.Duration, error) {
 	var a card.Authorization
 	var c card.Card
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if a, err = tx.Cards().LockAuthorizationByID(ctx, tenantID, authorizationID); err != nil {
 			return err
@@ -198,7 +198,7 @@ func (s *Service) confirmSettlement(ctx context.Context, a card.Authorization) (
 
 // recordSettlement writes a settlement step unless the authorization already moved past it.
 func (s *Service) recordSettlement(ctx context.Context, tenantID, id string, status card.SettlementStatus, txHash, failure string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Cards().LockAuthorizationByID(ctx, tenantID, id)
 		if err != nil {
 			return err

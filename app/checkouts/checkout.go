@@ -117,7 +117,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, pr Prepared) (ch
 		CustomerEmail: pr.in.CustomerEmail, CustomerName: pr.in.CustomerName, Metadata: pr.in.Metadata,
 		DepositAddress: address.Hex(), StartBlock: pr.startBlock, Status: checkout.StatusCreated,
 		ExpiresAt: now.Add(s.cfg.Lifetime), WatchUntil: now.Add(s.cfg.Lifetime + s.cfg.LateWindow), CreatedAt: now, UpdatedAt: now}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if err := tx.Checkouts().CreateCheckout(ctx, c); err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, pr Prepared) (ch
 }
 
 // recordPayment records the checkout's status as payment.<status>.
-func recordPayment(ctx context.Context, tx ports.Tx, c checkout.Checkout) error {
+func recordPayment(ctx context.Context, tx txView, c checkout.Checkout) error {
 	extra := map[string]any{"currency": c.Currency, "cryptocurrency": c.Cryptocurrency, "deposit_address": c.DepositAddress}
 	if c.TransactionHash != "" {
 		extra["transaction_hash"] = c.TransactionHash
@@ -150,7 +150,7 @@ func (s *Service) Get(ctx context.Context, p auth.Principal, id string) (checkou
 		return checkout.Checkout{}, checkout.ErrNotFound
 	}
 	var out checkout.Checkout
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id)
 		return err
@@ -166,7 +166,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, q ports.CheckoutQu
 	q.TenantID, q.Environment = p.TenantID, p.Environment
 	var out []checkout.Checkout
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Checkouts().ListCheckouts(ctx, q, page)
 		return err
@@ -181,7 +181,7 @@ func (s *Service) Public(ctx context.Context, id string) (checkout.Checkout, err
 		return checkout.Checkout{}, checkout.ErrNotFound
 	}
 	var out checkout.Checkout
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = tx.Checkouts().FindPublicCheckout(ctx, id)
 		return err
@@ -197,7 +197,7 @@ func (s *Service) PublicPage(ctx context.Context, id string) (checkout.Checkout,
 	}
 	var out checkout.Checkout
 	var merchant string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if out, err = tx.Checkouts().FindPublicCheckout(ctx, id); err != nil {
 			return err
@@ -230,7 +230,7 @@ func (s *Service) Refund(ctx context.Context, p auth.Principal, id string, in Re
 		return checkout.Refund{}, checkout.ErrNotFound
 	}
 	var out checkout.Refund
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := lockOwnCheckout(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -315,7 +315,7 @@ func (in RefundInput) terms(c checkout.Checkout) (int64, string, error) {
 
 // guardRefund puts a refund to the spend guard (kernel.SpendGuard.Decide): a deny of the service
 // balance's policy refuses it (403 POLICY_DENIED), changing nothing.
-func (s *Service) guardRefund(ctx context.Context, tx ports.Tx, p auth.Principal, checkoutID string, amount int64, dest string) error {
+func (s *Service) guardRefund(ctx context.Context, tx txView, p auth.Principal, checkoutID string, amount int64, dest string) error {
 	req := spend.Request{Principal: p, Source: spend.Source{Kind: spend.SourceServiceBalance}, AmountBaseUnits: amount,
 		Counterparty: dest, Reference: checkoutID}
 	_, denied, err := s.guard.Decide(ctx, tx, req, kernel.SpendChecks{Policy: func(ctx context.Context) (*core.Error, error) {
@@ -336,7 +336,7 @@ func (s *Service) Refunds(ctx context.Context, p auth.Principal, id string) ([]c
 		return nil, err
 	}
 	var out []checkout.Refund
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = tx.Checkouts().ListRefunds(ctx, p.TenantID, id)
 		return err
@@ -351,7 +351,7 @@ func (s *Service) ExpireNow(ctx context.Context, p auth.Principal, id string) (c
 		return checkout.Checkout{}, err
 	}
 	var out checkout.Checkout
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := lockOwnCheckout(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -374,7 +374,7 @@ const worldRail = "checkout"
 
 // lockOwnCheckout locks the caller's checkout id: another tenant's (or environment's) answers
 // not found before any lock is taken.
-func lockOwnCheckout(ctx context.Context, tx ports.Tx, p auth.Principal, id string) (checkout.Checkout, error) {
+func lockOwnCheckout(ctx context.Context, tx txView, p auth.Principal, id string) (checkout.Checkout, error) {
 	if _, err := tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id); err != nil {
 		return checkout.Checkout{}, err
 	}

@@ -146,7 +146,7 @@ func (s *Service) adoptRefund(ctx context.Context, deposits ports.CheckoutDeposi
 			r.ID, paid.AmountBaseUnits, paid.To.Hex(), r.Amount, r.Destination)
 	}
 	var start uint64
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := tx.Checkouts().FindPublicCheckout(ctx, checkoutID)
 		start = c.StartBlock
 		return err
@@ -168,7 +168,7 @@ func (s *Service) adoptRefund(ctx context.Context, deposits ports.CheckoutDeposi
 
 // setRefundHash records (or clears) the refund's transaction hash.
 func (s *Service) setRefundHash(ctx context.Context, r *checkout.Refund, hash string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		r.TxHash, r.UpdatedAt = hash, s.clock.Now().UTC()
 		return tx.Checkouts().UpdateRefund(ctx, *r)
 	})
@@ -176,7 +176,7 @@ func (s *Service) setRefundHash(ctx context.Context, r *checkout.Refund, hash st
 
 // markRefundProcessed marks the refund PROCESSED with its hash and records refund.processed.
 func (s *Service) markRefundProcessed(ctx context.Context, checkoutID string, r checkout.Refund) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		c, err := tx.Checkouts().LockCheckout(ctx, r.TenantID, checkoutID)
 		if err != nil {
 			return err
@@ -196,7 +196,7 @@ func (s *Service) markRefundProcessed(ctx context.Context, checkoutID string, r 
 
 func (s *Service) findRefund(ctx context.Context, checkoutID, refundID string) (checkout.Refund, error) {
 	var out checkout.Refund
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		// The job names the checkout alone: its lookup row gives the tenant.
 		c, err := tx.Checkouts().FindPublicCheckout(ctx, checkoutID)
 		if err != nil {

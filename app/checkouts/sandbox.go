@@ -34,7 +34,7 @@ func (s *Service) SandboxPay(ctx context.Context, p auth.Principal, id string, a
 		return SandboxPayment{}, err
 	}
 	var c checkout.Checkout
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		c, err = tx.Checkouts().FindCheckout(ctx, p.TenantID, p.Environment, id)
 		return err
@@ -59,7 +59,7 @@ func (s *Service) SandboxPay(ctx context.Context, p auth.Principal, id string, a
 		return SandboxPayment{}, fmt.Errorf("checkout %s: sandbox payment: %w", c.ID, err)
 	}
 	// Let the watcher read it now rather than at its next pass.
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		return s.jobs.Enqueue(ctx, WatchOneArgs{CheckoutID: c.ID}, ports.JobOptions{MaxAttempts: watchJobAttempts})
 	}); err != nil {
 		return SandboxPayment{}, err

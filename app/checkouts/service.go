@@ -54,7 +54,7 @@ type BalancePolicy interface {
 
 // Service runs the checkout use cases and the watcher.
 type Service struct {
-	store  ports.Store
+	store  kernel.Units[txView]
 	jobs   ports.Jobs
 	clock  ports.Clock
 	chains map[core.Environment]ports.Chain
@@ -89,7 +89,7 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cfg: cfg, log: log, policy: d.Policy,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, cfg: cfg, log: log, policy: d.Policy,
 		guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now)}, nil
 }
 

@@ -33,7 +33,7 @@ func (s *Service) WatchAll(ctx context.Context, env core.Environment) error {
 	after := ""
 	for range watchMaxPages {
 		var page []checkout.Checkout
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			var err error
 			page, err = tx.Checkouts().ListWatched(ctx, env, s.clock.Now().UTC(), after, watchBatch)
 			return err
@@ -71,7 +71,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Checkouts().LockCheckout(ctx, c.TenantID, id)
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 			return fmt.Errorf("checkout %s: sweep: %w", id, err)
 		}
 		kernel.CrashPoint(kernel.CrashCheckoutSweepSent)
-		return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			locked, err := tx.Checkouts().LockCheckout(ctx, c.TenantID, id)
 			if err != nil {
 				return err
@@ -120,7 +120,7 @@ func (s *Service) WatchOne(ctx context.Context, id string) error {
 
 // credit books amount newly confirmed for c to the merchant's service balance. The reference
 // names the confirmed total reached, so a retried pass books nothing twice.
-func (s *Service) credit(ctx context.Context, tx ports.Tx, c checkout.Checkout, total, amount int64) error {
+func (s *Service) credit(ctx context.Context, tx txView, c checkout.Checkout, total, amount int64) error {
 	now := s.clock.Now().UTC()
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.Share(ledger.World(c.Environment, kernel.ServiceAsset, worldRail), c.TenantID),
 		ledger.TenantAvailable(c.Environment, kernel.ServiceAsset, c.TenantID))

@@ -6,7 +6,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/wallet"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // CreditFromPool records a drip that mints amountBaseUnits of test USDC into a TEST wallet's
@@ -24,7 +23,7 @@ func (s *Service) CreditFromPool(ctx context.Context, p auth.Principal, walletID
 		return wallet.Drip{}, core.Invalid("amount", "must be greater than zero")
 	}
 	var d wallet.Drip
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err := s.fundableWallet(ctx, tx, p, walletID)
 		if err != nil {
 			return err

@@ -141,7 +141,7 @@ func (s *Service) findMint(ctx context.Context, chain ports.Chain, d wallet.Drip
 			continue
 		}
 		var used bool
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			var err error
 			used, err = tx.Drips().DripTxHashUsed(ctx, d.ChainID, l.TxHash.Hex())
 			return err
@@ -168,7 +168,7 @@ func (s *Service) failDrip(ctx context.Context, dripID, reason string) error {
 
 func (s *Service) lockedDrip(ctx context.Context, id string) (wallet.Drip, error) {
 	var d wallet.Drip
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		d, err = tx.Drips().LockDrip(ctx, id)
 		return err
@@ -180,7 +180,7 @@ func (s *Service) lockedDrip(ctx context.Context, id string) (wallet.Drip, error
 // run already moved on (terminal, or the step already taken) answers errStepDone.
 func (s *Service) recordDrip(ctx context.Context, dripID string, trigger wallet.DripTrigger, txHash string, fromBlock uint64, reason string) (wallet.Drip, error) {
 	var out wallet.Drip
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		d, err := tx.Drips().LockDrip(ctx, dripID)
 		if err != nil {
 			return err

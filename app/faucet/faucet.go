@@ -53,7 +53,7 @@ func (s *Service) FundWallet(ctx context.Context, p auth.Principal, walletID str
 		return wallet.Drip{}, err
 	}
 	var d wallet.Drip
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err := s.fundableWallet(ctx, tx, p, walletID)
 		if err != nil {
 			return err
@@ -73,7 +73,7 @@ func (s *Service) FundWallet(ctx context.Context, p auth.Principal, walletID str
 
 // fundableWallet is the caller's wallet the faucet may fund: a TEST wallet that did not fail
 // to deploy, on the chain this deployment serves.
-func (s *Service) fundableWallet(ctx context.Context, tx ports.Tx, p auth.Principal, walletID string) (wallet.Wallet, error) {
+func (s *Service) fundableWallet(ctx context.Context, tx txView, p auth.Principal, walletID string) (wallet.Wallet, error) {
 	w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
 	if err != nil {
 		return wallet.Wallet{}, err
@@ -95,7 +95,7 @@ func newDrip(w wallet.Wallet, asset wallet.Asset, amountBaseUnits int64, now tim
 }
 
 // createDrip records d and enqueues the job that sends it, in the caller's unit of work.
-func (s *Service) createDrip(ctx context.Context, tx ports.Tx, d wallet.Drip) error {
+func (s *Service) createDrip(ctx context.Context, tx txView, d wallet.Drip) error {
 	if err := tx.Drips().CreateDrip(ctx, d); err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func (s *Service) ListDrips(ctx context.Context, p auth.Principal, walletID stri
 	}
 	var out []wallet.Drip
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		walletID = strings.TrimSpace(walletID)
 		if walletID != "" {
 			if _, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID); err != nil {
@@ -171,7 +171,7 @@ func (s *Service) GetDrip(ctx context.Context, p auth.Principal, id string) (wal
 		return wallet.Drip{}, err
 	}
 	var d wallet.Drip
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		d, err = tx.Drips().FindDrip(ctx, p.TenantID, p.Environment, id)
 		return err

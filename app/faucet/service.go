@@ -24,7 +24,7 @@ type Deps struct {
 
 // Service runs the faucet's use cases and its drip job.
 type Service struct {
-	store  ports.Store
+	store  kernel.Units[txView]
 	jobs   ports.Jobs
 	clock  ports.Clock
 	chains kernel.Chains
@@ -38,7 +38,7 @@ func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("faucet", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		limits: d.Limits.WithDefaults()}, nil
 }
 

@@ -34,7 +34,7 @@ func (s *Service) Balances(ctx context.Context, p auth.Principal, asOf *time.Tim
 		return BalancesView{}, err
 	}
 	view := BalancesView{Environment: p.Environment, AsOf: asOf}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		q := ports.AccountQuery{Environment: p.Environment, TenantID: p.TenantID, Kind: ledger.KindTenantAvailable}
 		if asOf != nil {
 			q.CreatedAtOrBefore = *asOf
@@ -69,7 +69,7 @@ func serviceBalances(accounts []ports.AccountBalance) []ServiceBalance {
 }
 
 // balancesAsOf replaces each account's current balance by its balance as of instant.
-func balancesAsOf(ctx context.Context, tx ports.Tx, accounts []ports.AccountBalance, instant time.Time) ([]ports.AccountBalance, error) {
+func balancesAsOf(ctx context.Context, tx txView, accounts []ports.AccountBalance, instant time.Time) ([]ports.AccountBalance, error) {
 	ids := make([]string, len(accounts))
 	for i, ab := range accounts {
 		ids[i] = ab.Account.ID

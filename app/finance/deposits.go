@@ -7,7 +7,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/ledger"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // prefixDeposit is the id prefix of sandbox deposits.
@@ -50,7 +49,7 @@ func (s *Service) SandboxDeposit(ctx context.Context, p auth.Principal, in Depos
 	}
 	now := s.clock.Now()
 	d := Deposit{ID: core.NewID(prefixDeposit), AmountBaseUnits: amount}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		accounts, err := tx.Ledger().OpenAccounts(ctx, now,
 			ledger.Share(ledger.PlatformSandboxPool(core.EnvTest, kernel.ServiceAsset), p.TenantID), ledger.TenantAvailable(core.EnvTest, kernel.ServiceAsset, p.TenantID))
 		if err != nil {

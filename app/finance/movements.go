@@ -49,7 +49,7 @@ func (s *Service) BalanceTransactions(ctx context.Context, p auth.Principal, in 
 	page = clampPage(page, in.Export)
 	var moves []ports.BalanceMovement
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		q := ports.MovementQuery{Environment: p.Environment, TenantID: p.TenantID, Kinds: BalanceKinds, From: deref(in.From), To: deref(in.To)}
 		var err error
 		moves, total, err = tx.LedgerReports().BalanceMovements(ctx, q, page)

@@ -67,7 +67,7 @@ func (s *Service) LedgerReconciliation(ctx context.Context, p auth.Principal) (R
 	}
 	start := Reconciliation{Environment: p.Environment, ChainID: c.ChainID(), GeneratedAt: s.clock.Now().UTC()}
 	var rep Reconciliation
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		// readLedgerSide counts and appends into rep: a retried run starts from the empty
 		// report, or it would count every wallet twice.
 		rep = start
@@ -82,7 +82,7 @@ func (s *Service) LedgerReconciliation(ctx context.Context, p auth.Principal) (R
 	return rep, nil
 }
 
-func readLedgerSide(ctx context.Context, tx ports.Tx, p auth.Principal, chainID int64, rep *Reconciliation) error {
+func readLedgerSide(ctx context.Context, tx txView, p auth.Principal, chainID int64, rep *Reconciliation) error {
 	cursor, ok, err := tx.ChainIndex().FindCursor(ctx, p.Environment, chainID)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ func readLedgerSide(ctx context.Context, tx ports.Tx, p auth.Principal, chainID 
 }
 
 // walletLedgerBalances maps the tenant's wallet account references to their posted balances.
-func walletLedgerBalances(ctx context.Context, tx ports.Tx, p auth.Principal) (map[string]int64, error) {
+func walletLedgerBalances(ctx context.Context, tx txView, p auth.Principal) (map[string]int64, error) {
 	out := map[string]int64{}
 	q := ports.AccountQuery{Environment: p.Environment, TenantID: p.TenantID, Kind: ledger.KindWalletOnchain}
 	for page := (ports.Page{Take: ports.MaxTake}); ; page.Skip += page.Take {

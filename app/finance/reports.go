@@ -36,7 +36,7 @@ func (s *Service) LedgerAccounts(ctx context.Context, p auth.Principal, page por
 	}
 	var out []ports.AccountBalance
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		q := ports.AccountQuery{Environment: p.Environment, TenantID: p.TenantID}
 		if asOf != nil {
 			q.CreatedAtOrBefore = *asOf
@@ -93,7 +93,7 @@ func (s *Service) LedgerStatementOf(ctx context.Context, p auth.Principal, in St
 	}
 	page = clampPage(page, in.Export)
 	view := StatementView{From: in.From, To: in.To, AsOf: in.AsOf}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if view.Account, err = tx.LedgerReports().FindAccount(ctx, p.Environment, p.TenantID, in.AccountID); err != nil {
 			return err
@@ -140,7 +140,7 @@ func (s *Service) LedgerEntries(ctx context.Context, p auth.Principal, in Entrie
 	page = clampPage(page, in.Export)
 	var entries []ports.JournalEntry
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if in.AccountID != "" {
 			if _, err := tx.LedgerReports().FindAccount(ctx, p.Environment, p.TenantID, in.AccountID); err != nil {
 				return err
@@ -223,7 +223,7 @@ func (s *Service) LedgerTrialBalanceAsOf(ctx context.Context, p auth.Principal, 
 	}
 	view := TrialBalanceView{Environment: p.Environment, GeneratedAt: s.clock.Now(), AsOf: asOf}
 	var rows []ports.TrialBalanceRow
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		rows, err = tx.LedgerReports().TrialBalance(ctx, p.Environment, p.TenantID, deref(asOf))
 		return err

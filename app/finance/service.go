@@ -1,6 +1,8 @@
 package finance
 
 import (
+	"context"
+
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/ports"
@@ -20,7 +22,8 @@ type Deps struct {
 
 // Service runs the finance use cases.
 type Service struct {
-	store  ports.Store
+	store  kernel.Units[txView]
+	ping   func(ctx context.Context) error // the database's health, for the status report
 	clock  ports.Clock
 	chains kernel.Chains
 	deps   func() []DependencyHealth
@@ -31,5 +34,5 @@ func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("finance", kernel.Port{Name: "Store", Value: d.Store}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, deps: d.Dependencies}, nil
+	return &Service{store: kernel.NewUnits(d.Store, narrow), ping: d.Store.Ping, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, deps: d.Dependencies}, nil
 }

@@ -69,7 +69,7 @@ func (s *Service) Status(ctx context.Context, p auth.Principal) (StatusReport, e
 	rep := StatusReport{Status: HealthOK, Database: HealthOK, CheckedAt: s.clock.Now().UTC()}
 	pingCtx, cancel := context.WithTimeout(ctx, statusReadTimeout)
 	defer cancel()
-	if err := s.store.Ping(pingCtx); err != nil {
+	if err := s.ping(pingCtx); err != nil {
 		rep.Database, rep.Status = HealthUnavailable, HealthDegraded
 	}
 	for _, env := range []core.Environment{core.EnvTest, core.EnvLive} {
@@ -121,7 +121,7 @@ func (s *Service) chainHealth(ctx context.Context, env core.Environment, dbUp bo
 func (s *Service) mirrorLag(ctx context.Context, h *ChainHealth, env core.Environment, chainID int64, latest uint64) {
 	var cur ports.ChainCursor
 	var found bool
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		cur, found, err = tx.ChainIndex().FindCursor(ctx, env, chainID)
 		return err

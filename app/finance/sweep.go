@@ -62,7 +62,7 @@ func (s *Service) SweepShares(ctx context.Context) (int, error) {
 	swept, after := 0, ""
 	for {
 		var page []ports.ShareBalance
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			var err error
 			page, err = tx.LedgerReports().SweepableShares(ctx, sweepKinds, after, sweepPage)
 			return err
@@ -90,7 +90,7 @@ func (s *Service) sweepShare(ctx context.Context, share ports.ShareBalance) (boo
 		return false, nil
 	}
 	replayed := false
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		spec := a.Spec()
 		spec.Reference = a.BaseReference()
 		accounts, err := tx.Ledger().OpenAccounts(ctx, now, spec)

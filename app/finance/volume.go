@@ -29,7 +29,7 @@ func (s *Service) Volume(ctx context.Context, p auth.Principal) (VolumeView, err
 	now := s.clock.Now().UTC()
 	first := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).AddDate(0, 0, -(VolumeDays - 1))
 	var rows []ports.DayVolume
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		rows, err = tx.LedgerReports().DailyVolume(ctx, p.Environment, p.TenantID, ledger.KindTenantAvailable, first)
 		return err

@@ -54,7 +54,7 @@ func (s *Service) SendBill(ctx context.Context, p auth.Principal, in BillInput) 
 		return invoice.Bill{}, err
 	}
 	var out invoice.Bill
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		b := req.bill
 		if err := s.resolvePayer(ctx, tx, p, &b, req.toHandle); err != nil {
 			return err
@@ -210,7 +210,7 @@ func addressField(errs core.FieldErrors, field, s string) string {
 
 // resolvePayer finds the payer tenant: the tenant of the handle's wallet, or of the wallet at
 // toAddress. A bill goes to another tenant.
-func (s *Service) resolvePayer(ctx context.Context, tx ports.Tx, p auth.Principal, b *invoice.Bill, handle string) error {
+func (s *Service) resolvePayer(ctx context.Context, tx txView, p auth.Principal, b *invoice.Bill, handle string) error {
 	if handle != "" {
 		name, err := wallet.ParseHandle(handle)
 		if err != nil {
@@ -253,7 +253,7 @@ func (s *Service) ListInbound(ctx context.Context, p auth.Principal, verificatio
 	}
 	var out []invoice.Bill
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Invoices().ListInboundBills(ctx, p.TenantID, p.Environment, status, kernel.ClampPage(page))
 		return err
@@ -271,7 +271,7 @@ func (s *Service) GetInbound(ctx context.Context, p auth.Principal, id string) (
 
 func (s *Service) findBill(ctx context.Context, p auth.Principal, id string) (invoice.Bill, error) {
 	var b invoice.Bill
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		b, err = tx.Invoices().FindInboundBill(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -336,7 +336,7 @@ func (s *Service) Accept(ctx context.Context, p auth.Principal, read AcceptRead)
 	}
 	var out invoice.Bill
 	var refused error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		refused = nil
 		if _, err := tx.Invoices().FindInboundBill(ctx, p.TenantID, p.Environment, read.billID); err != nil {
 			return err

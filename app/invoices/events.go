@@ -5,12 +5,11 @@ import (
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core/invoice"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // saveInvoice writes an invoice and, in the same unit of work, the event of the status it
 // reached (invoice.<status>; an update that leaves the status as it was records none).
-func saveInvoice(ctx context.Context, tx ports.Tx, inv invoice.Invoice, create bool) error {
+func saveInvoice(ctx context.Context, tx txView, inv invoice.Invoice, create bool) error {
 	write := tx.Invoices().UpdateInvoice
 	if create {
 		write = tx.Invoices().CreateInvoice

@@ -33,7 +33,7 @@ func (s *Service) Create(ctx context.Context, p auth.Principal, in invoice.Draft
 		PayeeName: d.PayeeName, Description: d.Description, AmountBaseUnits: d.AmountBaseUnits, PayerAddress: d.PayerAddress,
 		PayeeAddress: d.PayeeAddress, ArbiterAddress: d.ArbiterAddrs, ChainID: d.ChainID, Status: invoice.StatusDraft,
 		ExpiresAt: utc(d.ExpiresAt), CreatedAt: now, UpdatedAt: now}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		return saveInvoice(ctx, tx, inv, true)
 	})
 	return inv, err
@@ -54,7 +54,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, page ports.Page) (
 	}
 	var out []invoice.Invoice
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Invoices().ListInvoices(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -66,7 +66,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, page ports.Page) (
 // holdAddress and chainId (the HTTP layer shows nothing else).
 func (s *Service) Public(ctx context.Context, id string) (invoice.Invoice, error) {
 	var inv invoice.Invoice
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		inv, err = tx.Invoices().FindPublicInvoice(ctx, strings.TrimSpace(id))
 		return err
@@ -82,7 +82,7 @@ func (s *Service) Send(ctx context.Context, p auth.Principal, id string) (invoic
 		return invoice.Invoice{}, err
 	}
 	var out invoice.Invoice
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		inv, err := s.lockCallerInvoice(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func (s *Service) Deliver(ctx context.Context, p auth.Principal, id, evidence st
 		return invoice.Invoice{}, core.Invalid("evidence", "must be at most 4000 bytes")
 	}
 	var out invoice.Invoice
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		inv, err := s.lockCallerInvoice(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -172,7 +172,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 		return invoice.Invoice{}, core.E(core.CodeInternal, "invoices: a cancel read for another tenant")
 	}
 	var out invoice.Invoice
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		inv, err := s.lockCallerInvoice(ctx, tx, p, read.invoiceID)
 		if err != nil {
 			return err
@@ -190,7 +190,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 
 func (s *Service) find(ctx context.Context, p auth.Principal, id string) (invoice.Invoice, error) {
 	var inv invoice.Invoice
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		inv, err = tx.Invoices().FindInvoice(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -199,7 +199,7 @@ func (s *Service) find(ctx context.Context, p auth.Principal, id string) (invoic
 }
 
 // lockCallerInvoice finds the caller's invoice (404 for another tenant's) and locks it.
-func (s *Service) lockCallerInvoice(ctx context.Context, tx ports.Tx, p auth.Principal, id string) (invoice.Invoice, error) {
+func (s *Service) lockCallerInvoice(ctx context.Context, tx txView, p auth.Principal, id string) (invoice.Invoice, error) {
 	inv, err := tx.Invoices().FindInvoice(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 	if err != nil {
 		return invoice.Invoice{}, err

@@ -21,7 +21,7 @@ func (s *Service) PollInvoices(ctx context.Context, env core.Environment) error 
 	after := ""
 	for range pollMaxPages {
 		var page []invoice.Invoice
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			var err error
 			page, err = tx.Invoices().ListPollable(ctx, env, after, pollBatch)
 			return err
@@ -45,7 +45,7 @@ func (s *Service) PollInvoices(ctx context.Context, env core.Environment) error 
 // PollInvoice polls one invoice now.
 func (s *Service) PollInvoice(ctx context.Context, id string) error {
 	var inv invoice.Invoice
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		inv, err = tx.Invoices().FindPublicInvoice(ctx, id)
 		return err
@@ -69,7 +69,7 @@ func (s *Service) pollFunding(ctx context.Context, inv invoice.Invoice) error {
 	if err != nil {
 		return err
 	}
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Invoices().LockInvoice(ctx, inv.TenantID, inv.ID)
 		if err != nil {
 			return err
@@ -89,7 +89,7 @@ func (s *Service) pollFunding(ctx context.Context, inv invoice.Invoice) error {
 
 // pollSettlement follows the linked settlement payment.
 func (s *Service) pollSettlement(ctx context.Context, inv invoice.Invoice) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Invoices().LockInvoice(ctx, inv.TenantID, inv.ID)
 		if err != nil {
 			return err
@@ -131,7 +131,7 @@ func (s *Service) Advance(ctx context.Context, p auth.Principal, id string, seco
 		return invoice.Invoice{}, core.Invalid("seconds", "must be between 1 and 31622400")
 	}
 	var out invoice.Invoice
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		inv, err := s.lockCallerInvoice(ctx, tx, p, id)
 		if err != nil {
 			return err

@@ -66,7 +66,7 @@ type Deps struct {
 
 // Service runs the invoice and bill use cases and the balance poller.
 type Service struct {
-	store        ports.Store
+	store        kernel.Units[txView]
 	jobs         ports.Jobs
 	clock        ports.Clock
 	chains       kernel.Chains
@@ -102,7 +102,7 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets, payments: d.Payments,
+	s := &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets, payments: d.Payments,
 		arbiterKey: d.ArbiterKey, pollInterval: d.PollInterval, log: log}
 	if s.pollInterval <= 0 {
 		s.pollInterval = DefaultPollInterval

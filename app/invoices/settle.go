@@ -14,7 +14,6 @@ import (
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/core/tenant"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // SettlementRead is a validated release or refund with the hold Safe's balance and the
@@ -96,7 +95,7 @@ func (s *Service) Settle(ctx context.Context, p auth.Principal, read SettlementR
 	}
 	var out invoice.Invoice
 	var refused error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		refused = nil
 		inv, err := s.lockCallerInvoice(ctx, tx, p, read.invoiceID)
 		if err != nil {
@@ -145,7 +144,7 @@ func (s *Service) ArbiterSign(ctx context.Context, operator, id string) (invoice
 	}
 	var inv invoice.Invoice
 	var pay safepay.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if inv, err = tx.Invoices().FindPublicInvoice(ctx, strings.TrimSpace(id)); err != nil {
 			return err

@@ -1,16 +1,22 @@
 package invoices
 
-import "github.com/corridorhq/corridor/ports"
+import (
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/ports"
+)
 
 // txView is the part of a unit of work this capability touches: invoices and bills, the wallets and
 // handles they are addressed to, and the Safe payments that settle them. A reader sees the
-// capability's tables here; test/architecture checks that every repository the package asks a
-// transaction for is listed.
+// capability's tables here, and its units of work receive only this view (kernel.Units), so the
+// compiler refuses a repository it does not list.
 type txView interface {
+	kernel.EventTx
 	Handles() ports.HandleRepo
 	Invoices() ports.InvoiceRepo
 	Payments() ports.PaymentRepo
 	Wallets() ports.WalletRepo
 }
 
-var _ txView = ports.Tx(nil)
+// narrow is the one place a unit's whole transaction becomes this package's view: the
+// compiler checks that it has every method the view lists.
+func narrow(tx ports.Tx) txView { return tx }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/event"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // RecordEvent writes a partner-facing event in the caller's unit of work (docs/decisions/webhooks.md): the
@@ -14,7 +13,7 @@ import (
 // type ("safe_payment", "COMPLETED" give safe_payment.completed); calling it again for an
 // unchanged status records nothing. amount (base units, 0 =
 // none) is shown as a USD decimal string; extra adds fields to data.
-func RecordEvent(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment, kind, resourceID, status string,
+func RecordEvent(ctx context.Context, tx EventTx, tenantID string, env core.Environment, kind, resourceID, status string,
 	amount int64, at time.Time, extra map[string]any) error {
 	_, err := tx.Events().RecordEvent(ctx, StatusEvent(tenantID, env, kind, resourceID, status, amount, at, extra))
 	return err
@@ -41,7 +40,7 @@ func StatusEvent(tenantID string, env core.Environment, kind, resourceID, status
 // than a status ("card", "LIMITS_UPDATED" give card.limits_updated). Unlike RecordEvent it is
 // recorded every time, even right after another of its type: each change is news. data
 // carries the resource's current status and extra.
-func RecordChangeEvent(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment, kind, resourceID, change, status string,
+func RecordChangeEvent(ctx context.Context, tx EventTx, tenantID string, env core.Environment, kind, resourceID, change, status string,
 	at time.Time, extra map[string]any) error {
 	data := map[string]any{"status": status}
 	for k, v := range extra {

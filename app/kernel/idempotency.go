@@ -20,7 +20,7 @@ type IdempotencyDeps struct {
 // the HTTP layer wraps every capability's POST in it, and the stored outcome commits in the
 // same transaction as whichever use case ran.
 type Idempotency struct {
-	store ports.Store
+	store Units[txView]
 	clock ports.Clock
 	ttl   time.Duration
 }
@@ -33,7 +33,7 @@ func NewIdempotency(d IdempotencyDeps) (*Idempotency, error) {
 	if d.TTL <= 0 {
 		d.TTL = 24 * time.Hour
 	}
-	return &Idempotency{store: d.Store, clock: ClockOrSystem(d.Clock), ttl: d.TTL}, nil
+	return &Idempotency{store: NewUnits(d.Store, narrow), clock: ClockOrSystem(d.Clock), ttl: d.TTL}, nil
 }
 
 // IdempotentRequest identifies one POST under an Idempotency-Key (docs/decisions/api.md).
@@ -107,7 +107,7 @@ func ValidateIdempotencyKey(key string) error {
 func (s *Idempotency) Idempotent(ctx context.Context, req IdempotentRequest, run func(ctx context.Context) (Outcome, error)) (Outcome, bool, error) {
 	var out Outcome
 	replayed := false
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		// A retried run (the whole request, run included) starts from nothing.
 		out, replayed = Outcome{}, false
 		repo := tx.Idempotency()
@@ -158,7 +158,7 @@ func replay(rec ports.IdempotencyRecord, req IdempotentRequest, out *Outcome, re
 // PurgeIdempotency deletes expired records in bounded batches; serve runs it periodically.
 func (s *Idempotency) PurgeIdempotency(ctx context.Context) (int, error) {
 	var n int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		n, err = tx.Idempotency().DeleteExpired(ctx, s.clock.Now(), 1000)
 		return err

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/core"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // RelayerBudget is how many relayer-paid transactions (Safe deployments, Safe payment
@@ -17,7 +16,7 @@ type RelayerBudget int
 // Charge counts one relayer-paid transaction in the caller's unit of work, which then enqueues
 // it. Past the budget it answers 429 RATE_LIMITED with details.scope "relayer" and the seconds
 // until the next UTC day, and the unit of work rolls back: nothing is recorded or sent.
-func (b RelayerBudget) Charge(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment, now time.Time) error {
+func (b RelayerBudget) Charge(ctx context.Context, tx BudgetTx, tenantID string, env core.Environment, now time.Time) error {
 	if b <= 0 {
 		return nil
 	}

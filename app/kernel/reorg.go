@@ -88,7 +88,7 @@ func RangeBlockHashes(ctx context.Context, c ports.Chain, to uint64, logBlocks m
 // RecordIndexedBlocks records, in the committing transaction, the range's last block and every
 // block something was applied from (items), and prunes item-less blocks deeper than
 // MaxReorgDepth below it.
-func RecordIndexedBlocks(ctx context.Context, tx ports.Tx, indexer ports.Indexer, env core.Environment, chainID int64, to uint64, hashes map[uint64]string, items map[uint64][]string, now time.Time) error {
+func RecordIndexedBlocks(ctx context.Context, tx IndexTx, indexer ports.Indexer, env core.Environment, chainID int64, to uint64, hashes map[uint64]string, items map[uint64][]string, now time.Time) error {
 	for _, n := range slices.Sorted(maps.Keys(hashes)) {
 		if n != to && len(items[n]) == 0 {
 			continue

@@ -3,8 +3,6 @@ package kernel
 import (
 	"context"
 	"errors"
-
-	"github.com/corridorhq/corridor/ports"
 )
 
 // A use case has one shape: it prepares, outside any transaction (the reads and outside calls
@@ -41,7 +39,7 @@ func (s *Idempotency) Run(ctx context.Context, req IdempotentRequest, prepare Pr
 	}
 	if req.Key == "" {
 		var out Outcome
-		err := s.store.InTx(ctx, func(ctx context.Context, _ ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, _ txView) error {
 			var err error
 			out, err = apply(ctx)
 			return err
@@ -60,7 +58,7 @@ func Applied(apply Apply) Prepare {
 // fingerprint: Idempotent then replays it or answers IDEMPOTENCY_KEY_REUSED).
 func (s *Idempotency) hasOutcome(ctx context.Context, req IdempotentRequest) bool {
 	var found bool
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		_, found, err = tx.Idempotency().Find(ctx, req.Scope, req.Environment, req.Key, s.clock.Now())
 		return err

@@ -8,7 +8,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/spend"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // SpendGuard is the one spend guard: money leaves a tenant's control only through a debit of a
@@ -33,7 +32,7 @@ func NewSpendGuard(now func() time.Time) *SpendGuard {
 // confinement, policy, caps and approval are decided. *SpendGuard is the implementation; the
 // interface lets a capability's tests put a double around it that proves its policy runs inside.
 type SpendDecider interface {
-	Decide(ctx context.Context, tx ports.Tx, req spend.Request, checks SpendChecks) (step string, denied *core.Error, err error)
+	Decide(ctx context.Context, tx SpendTx, req spend.Request, checks SpendChecks) (step string, denied *core.Error, err error)
 }
 
 var _ SpendDecider = (*SpendGuard)(nil)
@@ -68,7 +67,7 @@ const (
 // err (nothing is recorded), like a store failure, for which the caller fails closed. Only a
 // spend that passed every step is recorded as passed, which is what lets the unit of work
 // debit its source (GuardLedger).
-func (g *SpendGuard) Decide(ctx context.Context, tx ports.Tx, req spend.Request, checks SpendChecks) (step string, denied *core.Error, err error) {
+func (g *SpendGuard) Decide(ctx context.Context, tx SpendTx, req spend.Request, checks SpendChecks) (step string, denied *core.Error, err error) {
 	if err := confineAgent(ctx, tx, req); err != nil {
 		return StepConfinement, nil, err
 	}
@@ -100,7 +99,7 @@ func (g *SpendGuard) Decide(ctx context.Context, tx ports.Tx, req spend.Request,
 // AGENT_SUSPENDED, AGENT_LIMIT); any other error is the store's, for the caller to fail closed.
 // Deciding one reference twice reserves once. A pass lets the unit of work debit the source
 // (GuardLedger refuses a debit no pass covers).
-func (g *SpendGuard) Authorize(ctx context.Context, tx ports.Tx, req spend.Request) error {
+func (g *SpendGuard) Authorize(ctx context.Context, tx SpendTx, req spend.Request) error {
 	if err := confineAgent(ctx, tx, req); err != nil {
 		return err
 	}
@@ -114,7 +113,7 @@ func (g *SpendGuard) Authorize(ctx context.Context, tx ports.Tx, req spend.Reque
 // ConfineSpend is the guard for a spend without agent caps to reserve (a source no agent
 // owns): agent confinement alone, with the acting agent read from the store (its wallet, its
 // status). A pass lets the unit of work debit the source.
-func ConfineSpend(ctx context.Context, tx ports.Tx, req spend.Request) error {
+func ConfineSpend(ctx context.Context, tx SpendTx, req spend.Request) error {
 	if err := confineAgent(ctx, tx, req); err != nil {
 		return err
 	}
@@ -124,12 +123,12 @@ func ConfineSpend(ctx context.Context, tx ports.Tx, req spend.Request) error {
 
 // CheckConfinement is a route's early refusal of an agent spending what is not its own, before
 // the route knows enough to put the spend to the guard; it records no pass.
-func CheckConfinement(ctx context.Context, tx ports.Tx, req spend.Request) error {
+func CheckConfinement(ctx context.Context, tx SpendTx, req spend.Request) error {
 	return confineAgent(ctx, tx, req)
 }
 
 // confineAgent decides agent confinement and records no pass: the ledger's own check uses it.
-func confineAgent(ctx context.Context, tx ports.Tx, req spend.Request) error {
+func confineAgent(ctx context.Context, tx SpendTx, req spend.Request) error {
 	p := req.Principal
 	if p.AgentID == "" {
 		return nil
@@ -149,7 +148,7 @@ func confineAgent(ctx context.Context, tx ports.Tx, req spend.Request) error {
 // (a wallet no agent owns has no caps). The reservation counts while its payment is live and
 // stops counting when the payment fails or is cancelled (the store's SpentInWindows reads it
 // so), which is the release.
-func (g *SpendGuard) reserveAgentCaps(ctx context.Context, tx ports.Tx, req spend.Request) error {
+func (g *SpendGuard) reserveAgentCaps(ctx context.Context, tx SpendTx, req spend.Request) error {
 	if req.Source.Kind != spend.SourceWallet || req.Source.WalletID == "" || req.AmountBaseUnits <= 0 {
 		return nil
 	}

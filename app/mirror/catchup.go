@@ -10,7 +10,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/wallet"
 	"github.com/corridorhq/corridor/ledger"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // maxCatchUpRuns bounds the indexer runs one catch-up makes: each is at most
@@ -29,7 +28,7 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 		return err
 	}
 	var w wallet.Wallet
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err = tx.Wallets().FindWallet(ctx, tenantID, env, walletID)
 		return err
 	})
@@ -60,7 +59,7 @@ func (s *Service) CatchUpWalletMirror(ctx context.Context, tenantID string, env 
 // indexed transfer).
 func (s *Service) mirroredBalance(ctx context.Context, env core.Environment, walletID string) (int64, error) {
 	var posted int64
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		account, err := tx.Ledger().FindAccountByReference(ctx, env, ledger.AssetUSDC, ledger.WalletOnchainRef(walletID))
 		if isAccountNotFound(err) {
 			return nil

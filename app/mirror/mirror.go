@@ -114,7 +114,7 @@ func (s *Service) IndexChain(ctx context.Context, env core.Environment) (ChainIn
 
 func (s *Service) readCursor(ctx context.Context, env core.Environment, chainID int64) (ports.ChainCursor, error) {
 	var cursor ports.ChainCursor
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		cursor, _, err = tx.ChainIndex().FindCursor(ctx, env, chainID)
 		return err
@@ -195,7 +195,7 @@ func (s *Service) indexRange(ctx context.Context, c ports.Chain, env core.Enviro
 
 func (s *Service) chainWallets(ctx context.Context, env core.Environment, chainID int64) ([]ports.ChainWallet, error) {
 	var wallets []ports.ChainWallet
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		wallets, err = listAllChainWallets(ctx, tx, env, chainID)
 		return err
@@ -203,7 +203,7 @@ func (s *Service) chainWallets(ctx context.Context, env core.Environment, chainI
 	return wallets, err
 }
 
-func listAllChainWallets(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64) ([]ports.ChainWallet, error) {
+func listAllChainWallets(ctx context.Context, tx txView, env core.Environment, chainID int64) ([]ports.ChainWallet, error) {
 	wallets, err := tx.ChainIndex().ListChainWallets(ctx, env, chainID, ports.MaxChainWallets+1)
 	if err == nil && len(wallets) > ports.MaxChainWallets {
 		err = fmt.Errorf("ledger mirror: %s has more than %d wallets on chain %d; the indexer needs unfiltered log scans at this size", env, ports.MaxChainWallets, chainID)
@@ -233,7 +233,7 @@ type rangeToCommit struct {
 func (s *Service) commitRange(ctx context.Context, env core.Environment, chainID int64, r rangeToCommit, fetched []ports.ChainWallet) (rangeCommit, error) {
 	from, to := r.from, r.to
 	var out rangeCommit
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		out = rangeCommit{}
 		now := s.clock.Now()
 		cursor, err := tx.ChainIndex().LockCursor(ctx, env, chainID, now)
@@ -315,7 +315,7 @@ func notFetched(current, fetched []ports.ChainWallet) []ports.ChainWallet {
 // (*core.Error) means the log cannot be posted and leaves the transaction usable. source, when
 // not nil, replaces the sender's side (a card settlement is booked from the issuer's clearing
 // account).
-func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, source *ledger.AccountSpec, now time.Time) (string, bool, error) {
+func postTransferLog(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.TransferLog, wallets map[common.Address]ports.ChainWallet, source *ledger.AccountSpec, now time.Time) (string, bool, error) {
 	amount, err := USDCBaseUnits(l.AmountBaseUnits)
 	if err != nil {
 		return "", false, err
@@ -353,7 +353,7 @@ func postTransferLog(ctx context.Context, tx ports.Tx, env core.Environment, cha
 	return t.ID, !replayed, nil
 }
 
-func postLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, reference string, accounts []ledger.Account, amount int64, now time.Time) (ledger.Transfer, bool, error) {
+func postLog(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.TransferLog, reference string, accounts []ledger.Account, amount int64, now time.Time) (ledger.Transfer, bool, error) {
 	// A log the chain already mined is a fact, not a spend to decide (kernel.GuardLedger).
 	return tx.Ledger().Post(kernel.RecordingChainFacts(ctx), now, ledger.TransferSpec{
 		Reference: reference, Type: ledger.TypePosted,
@@ -456,5 +456,5 @@ func (s *Service) EnqueueChainIndex(ctx context.Context, env core.Environment) e
 
 // RequestChainIndex is EnqueueChainIndex in its own unit of work.
 func (s *Service) RequestChainIndex(ctx context.Context, env core.Environment) error {
-	return s.store.InTx(ctx, func(ctx context.Context, _ ports.Tx) error { return s.EnqueueChainIndex(ctx, env) })
+	return s.store.InTx(ctx, func(ctx context.Context, _ txView) error { return s.EnqueueChainIndex(ctx, env) })
 }

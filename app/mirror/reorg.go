@@ -33,7 +33,7 @@ func ChainReorgReference(transferID string) string { return "chain-reorg:" + tra
 // was nothing to undo (or another run moved the cursor meanwhile: the next run checks again).
 func (s *Service) undoReorg(ctx context.Context, c ports.Chain, env core.Environment, seen ports.ChainCursor) (*ReorgResult, error) {
 	var recent []ports.IndexedBlock
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		recent, err = tx.ChainIndex().RecentIndexedBlocks(ctx, ports.IndexerLedgerMirror, env, c.ChainID(), ports.MaxReorgDepth)
 		return err
@@ -45,7 +45,7 @@ func (s *Service) undoReorg(ctx context.Context, c ports.Chain, env core.Environ
 		return nil, err
 	}
 	var out *ReorgResult
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		out = nil
 		now := s.clock.Now()
 		cursor, err := tx.ChainIndex().LockCursor(ctx, env, c.ChainID(), now)
@@ -81,7 +81,7 @@ func (s *Service) undoReorg(ctx context.Context, c ports.Chain, env core.Environ
 }
 
 // reverseChainTransfer posts the reversal of a transfer a dropped block had posted.
-func reverseChainTransfer(ctx context.Context, tx ports.Tx, env core.Environment, b ports.IndexedBlock, transferID string, now time.Time) error {
+func reverseChainTransfer(ctx context.Context, tx txView, env core.Environment, b ports.IndexedBlock, transferID string, now time.Time) error {
 	_, _, err := tx.Ledger().Post(ctx, now, ledger.TransferSpec{
 		Reference: ChainReorgReference(transferID), Type: ledger.TypeReversal,
 		Environment: env, ReversedID: transferID,
@@ -103,13 +103,13 @@ func blockHashes(ctx context.Context, c ports.Chain, to uint64, logs []ports.Tra
 }
 
 // recordBlocks records a committed range's blocks (kernel.RecordIndexedBlocks).
-func recordBlocks(ctx context.Context, tx ports.Tx, indexer ports.Indexer, env core.Environment, chainID int64, to uint64, hashes map[uint64]string, items map[uint64][]string, now time.Time) error {
+func recordBlocks(ctx context.Context, tx txView, indexer ports.Indexer, env core.Environment, chainID int64, to uint64, hashes map[uint64]string, items map[uint64][]string, now time.Time) error {
 	return kernel.RecordIndexedBlocks(ctx, tx, indexer, env, chainID, to, hashes, items, now)
 }
 
 // skipLog records a Transfer log the mirror cannot post as DEAD in background_failures (a
 // retry would fail the same way) and logs it; the range commits without it.
-func (s *Service) skipLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.TransferLog, cause error, now time.Time) error {
+func (s *Service) skipLog(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.TransferLog, cause error, now time.Time) error {
 	reference := ChainLogReference(chainID, l.TxHash, l.LogIndex)
 	f, err := tx.ChainIndex().RecordFailure(ctx, PassChainIndex, reference, env, cause.Error(), 1, now)
 	if err != nil {

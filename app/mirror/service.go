@@ -34,7 +34,7 @@ const DefaultCardIssuer = "sandbox"
 
 // Service runs the ledger mirror's indexer, its job and the catch-up other capabilities ask for.
 type Service struct {
-	store         ports.Store
+	store         kernel.Units[txView]
 	jobs          ports.Jobs
 	clock         ports.Clock
 	chains        kernel.Chains
@@ -51,7 +51,7 @@ func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("mirror", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		confirmations: d.Confirmations, log: loggerOrDiscard(d.Logger),
 		cardModules: d.CardModules, cardIssuer: cardIssuerOrDefault(d.CardIssuer)}, nil
 }

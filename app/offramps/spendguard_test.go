@@ -23,7 +23,7 @@ type recordingGuard struct {
 	steps  []string
 }
 
-func (g *recordingGuard) Decide(ctx context.Context, tx ports.Tx, req spend.Request, checks kernel.SpendChecks) (string, *core.Error, error) {
+func (g *recordingGuard) Decide(ctx context.Context, tx kernel.SpendTx, req spend.Request, checks kernel.SpendChecks) (string, *core.Error, error) {
 	g.inside = true
 	defer func() { g.inside = false }()
 	g.steps = append(g.steps, "decide")

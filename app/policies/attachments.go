@@ -8,7 +8,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/policy"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // AttachInput names a subject.
@@ -32,7 +31,7 @@ func (s *Service) AttachPolicy(ctx context.Context, p auth.Principal, id string,
 		return policy.Attachment{}, err
 	}
 	var att policy.Attachment
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Policies().LockPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err
@@ -80,7 +79,7 @@ var subjectFeatures = map[policy.SubjectType]string{
 // requireSubject checks that the subject exists in the caller's tenant and environment. The
 // caller's service balance (docs/decisions/ledger.md) is named by its own tenant id; any other id is not found, as
 // another tenant's wallet is (docs/decisions/api.md), so the answer reveals nothing about other tenants.
-func (s *Service) requireSubject(ctx context.Context, tx ports.Tx, p auth.Principal, t policy.SubjectType, id string) error {
+func (s *Service) requireSubject(ctx context.Context, tx txView, p auth.Principal, t policy.SubjectType, id string) error {
 	if t == policy.SubjectAgent && s.agents != nil {
 		return s.agents.RequireAgent(ctx, p.TenantID, p.Environment, id)
 	}
@@ -114,7 +113,7 @@ func (s *Service) ListPolicyAttachments(ctx context.Context, p auth.Principal, i
 		return nil, err
 	}
 	var out []policy.Attachment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pol, err := tx.Policies().FindPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err
@@ -131,7 +130,7 @@ func (s *Service) DetachPolicy(ctx context.Context, p auth.Principal, attachment
 		return policy.Attachment{}, err
 	}
 	var att policy.Attachment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		att, err = tx.Policies().LockAttachment(ctx, p.TenantID, p.Environment, strings.TrimSpace(attachmentID))
 		if err != nil || att.DetachedAt != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/policy"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // EvaluateInput is the body of POST /v1/policies/evaluate: policyId or (subjectType,
@@ -77,7 +76,7 @@ func (s *Service) EvaluatePolicy(ctx context.Context, p auth.Principal, in Evalu
 		return policy.Decision{}, err
 	}
 	var d policy.Decision
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pol, err := s.resolveEvaluatedPolicy(ctx, tx, p, req)
 		if err != nil {
 			return err
@@ -94,7 +93,7 @@ func (s *Service) EvaluatePolicy(ctx context.Context, p auth.Principal, in Evalu
 }
 
 // resolveEvaluatedPolicy finds the named policy, or the policy attached to the subject.
-func (s *Service) resolveEvaluatedPolicy(ctx context.Context, tx ports.Tx, p auth.Principal, req evaluateRequest) (policy.Policy, error) {
+func (s *Service) resolveEvaluatedPolicy(ctx context.Context, tx txView, p auth.Principal, req evaluateRequest) (policy.Policy, error) {
 	id := req.policyID
 	if id == "" {
 		if err := s.requireSubject(ctx, tx, p, req.subjectType, req.subjectID); err != nil {

@@ -7,7 +7,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/policy"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // GateBalanceSpend applies the spend policy attached to the tenant's service balance (subject
@@ -24,7 +23,7 @@ func (s *Service) GateBalanceSpend(ctx context.Context, p auth.Principal, refere
 		return nil, nil
 	}
 	var d *policy.Decision
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pol, v, found, err := lockedBalancePolicy(ctx, tx, p.TenantID, p.Environment)
 		if err != nil || !found {
 			return err
@@ -62,7 +61,7 @@ func (s *Service) GateBalanceSpend(ctx context.Context, p auth.Principal, refere
 // balanceSpent is what left the tenant's service balance in each window: its off-ramp payments
 // that hold or moved money (but excludeOfframpID, the one being decided) and its checkout
 // refunds. Every spend policy of the balance counts this one sum, whichever route spends.
-func balanceSpent(ctx context.Context, tx ports.Tx, env core.Environment, tenantID, excludeOfframpID string, w policy.Windows) (policy.Spend, error) {
+func balanceSpent(ctx context.Context, tx txView, env core.Environment, tenantID, excludeOfframpID string, w policy.Windows) (policy.Spend, error) {
 	off, err := tx.Offramp().SenderSpend(ctx, env, tenantID, excludeOfframpID, w)
 	if err != nil {
 		return policy.Spend{}, err

@@ -6,7 +6,6 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/card"
 	"github.com/corridorhq/corridor/core/policy"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // GateCardAuthorization applies the spend policies to a card authorization the card's own rules
@@ -28,7 +27,7 @@ func (s *Service) GateCardAuthorization(ctx context.Context, c card.Card, a card
 		return card.PolicyOutcome{}, nil
 	}
 	var d *policy.Decision
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		d, err = cardDecision(ctx, tx, c, a, spent, mode)
 		return err
@@ -66,7 +65,7 @@ func cardSubjects(c card.Card) []subject {
 	return out
 }
 
-func cardDecision(ctx context.Context, tx ports.Tx, c card.Card, a card.Authorization, spent card.Spend, mode policy.Mode) (*policy.Decision, error) {
+func cardDecision(ctx context.Context, tx txView, c card.Card, a card.Authorization, spent card.Spend, mode policy.Mode) (*policy.Decision, error) {
 	txn := policy.Transaction{AmountBaseUnits: a.Amount, MCC: card.Normalise4(a.MCC), Counterparty: a.Counterparty}
 	limits := policy.CardLimits{Limits: policy.Limits{PerTransaction: c.Limits.PerTransaction, Daily: c.Limits.Daily,
 		Weekly: c.Limits.Weekly, Monthly: c.Limits.Monthly}, MCC: policy.Lists{Blocked: c.Limits.BlockedMCC, Allowed: c.Limits.AllowedMCC}}

@@ -7,7 +7,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/offramp"
 	"github.com/corridorhq/corridor/core/policy"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // SenderSpendHolds applies the spend policy attached to the sender's service balance
@@ -32,7 +31,7 @@ func (s *Service) SenderSpendHolds(ctx context.Context, p offramp.Payment) []off
 		return nil
 	}
 	var d *policy.Decision
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		d, err = offrampDecision(ctx, tx, p, mode, s.clock.Now().UTC())
 		return err
@@ -59,7 +58,7 @@ func (s *Service) SenderSpendHolds(ctx context.Context, p offramp.Payment) []off
 // offrampDecision evaluates and logs the decision of the policy attached to the sender's
 // service balance, or returns nil when none is attached (nothing to evaluate, nothing to pin a
 // decision to).
-func offrampDecision(ctx context.Context, tx ports.Tx, p offramp.Payment, mode policy.Mode, now time.Time) (*policy.Decision, error) {
+func offrampDecision(ctx context.Context, tx txView, p offramp.Payment, mode policy.Mode, now time.Time) (*policy.Decision, error) {
 	pol, v, found, err := lockedBalancePolicy(ctx, tx, p.SenderTenantID, p.Environment)
 	if err != nil || !found {
 		return nil, err
@@ -85,7 +84,7 @@ func offrampDecision(ctx context.Context, tx ports.Tx, p offramp.Payment, mode p
 // one at a time and a cumulative cap counts every payment decided before: the spend guard
 // decides an off-ramp payment before it reserves (the reservation's lock on the balance came
 // too late to serialise them), and a checkout refund takes the same lock.
-func lockedBalancePolicy(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment) (policy.Policy, policy.Version, bool, error) {
+func lockedBalancePolicy(ctx context.Context, tx txView, tenantID string, env core.Environment) (policy.Policy, policy.Version, bool, error) {
 	att, found, err := tx.Policies().FindSubjectAttachment(ctx, tenantID, env, policy.SubjectServiceBalance, tenantID)
 	if err != nil || !found {
 		return policy.Policy{}, policy.Version{}, false, err

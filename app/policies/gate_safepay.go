@@ -9,7 +9,6 @@ import (
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/policy"
 	"github.com/corridorhq/corridor/core/safepay"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // GateSafePayment applies the spend policies of the payment's source wallet, of its agent (the
@@ -33,7 +32,7 @@ func (s *Service) GateSafePayment(ctx context.Context, p auth.Principal, pay saf
 		return nil, nil
 	}
 	var d *policy.Decision
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		d, err = paymentDecision(ctx, tx, p, pay, mode, s.clock.Now().UTC())
 		return err
@@ -65,7 +64,7 @@ func (s *Service) GateSafePayment(ctx context.Context, p auth.Principal, pay saf
 // paymentDecision evaluates and logs the decision of each policy attached to the payment's
 // wallet and agent, and returns the one that rules: the first deny, else the first allow; nil
 // when none is attached (nothing to evaluate, nothing to pin a decision to).
-func paymentDecision(ctx context.Context, tx ports.Tx, p auth.Principal, pay safepay.Payment, mode policy.Mode, now time.Time) (*policy.Decision, error) {
+func paymentDecision(ctx context.Context, tx txView, p auth.Principal, pay safepay.Payment, mode policy.Mode, now time.Time) (*policy.Decision, error) {
 	subjects := []subject{{policy.SubjectWallet, pay.SourceWalletID}}
 	agentID, err := paymentAgent(ctx, tx, p, pay)
 	if err != nil {
@@ -106,7 +105,7 @@ func paymentDecision(ctx context.Context, tx ports.Tx, p auth.Principal, pay saf
 
 // paymentAgent is the agent a payment is spent by: the proposing agent key's, else the agent
 // whose Safe the source wallet is ("" when neither).
-func paymentAgent(ctx context.Context, tx ports.Tx, p auth.Principal, pay safepay.Payment) (string, error) {
+func paymentAgent(ctx context.Context, tx txView, p auth.Principal, pay safepay.Payment) (string, error) {
 	if p.AgentID != "" {
 		return p.AgentID, nil
 	}
@@ -124,7 +123,7 @@ type subject struct {
 }
 
 // attachedPolicy is the active version of the policy attached to sub, if any.
-func attachedPolicy(ctx context.Context, tx ports.Tx, tenantID string, env core.Environment, sub subject) (policy.Policy, policy.Version, bool, error) {
+func attachedPolicy(ctx context.Context, tx txView, tenantID string, env core.Environment, sub subject) (policy.Policy, policy.Version, bool, error) {
 	att, found, err := tx.Policies().FindSubjectAttachment(ctx, tenantID, env, sub.kind, sub.id)
 	if err != nil || !found {
 		return policy.Policy{}, policy.Version{}, false, err

@@ -61,7 +61,7 @@ func (s *Service) CreatePolicy(ctx context.Context, p auth.Principal, in CreateP
 	if err != nil {
 		return policy.Policy{}, err
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		return tx.Policies().CreatePolicy(ctx, pol, v)
 	})
 	return pol, err
@@ -73,7 +73,7 @@ func (s *Service) GetPolicy(ctx context.Context, p auth.Principal, id string) (p
 		return policy.Policy{}, err
 	}
 	var pol policy.Policy
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		pol, err = tx.Policies().FindPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -88,7 +88,7 @@ func (s *Service) ListPolicies(ctx context.Context, p auth.Principal, page ports
 	}
 	var out []policy.Policy
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Policies().ListPolicies(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -103,7 +103,7 @@ func (s *Service) ArchivePolicy(ctx context.Context, p auth.Principal, id string
 		return policy.Policy{}, err
 	}
 	var pol policy.Policy
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Policies().LockPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err

@@ -31,7 +31,7 @@ type Deps struct {
 
 // Service runs the policy use cases and the enforcement gates.
 type Service struct {
-	store  ports.Store
+	store  kernel.Units[txView]
 	clock  ports.Clock
 	mode   policy.Mode
 	log    *slog.Logger
@@ -51,7 +51,7 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), mode: mode, log: log, agents: d.Agents}, nil
+	return &Service{store: kernel.NewUnits(d.Store, narrow), clock: kernel.ClockOrSystem(d.Clock), mode: mode, log: log, agents: d.Agents}, nil
 }
 
 // Enforcement is the configured rollout mode.

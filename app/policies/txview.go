@@ -4,9 +4,9 @@ import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: policies and their attachments, and
 // what a verdict reads: agents, cards, wallets, treasury buckets, off-ramp payments and checkout
-// refunds (the service balance's cumulative spend). A reader
-// sees the capability's tables here; test/architecture checks that every repository the package
-// asks a transaction for is listed.
+// refunds (the service balance's cumulative spend). A reader sees the capability's tables here, and
+// its units of work receive only this view (kernel.Units), so the compiler refuses a repository it
+// does not list.
 type txView interface {
 	Agents() ports.AgentRepo
 	Cards() ports.CardRepo
@@ -17,4 +17,6 @@ type txView interface {
 	Wallets() ports.WalletRepo
 }
 
-var _ txView = ports.Tx(nil)
+// narrow is the one place a unit's whole transaction becomes this package's view: the
+// compiler checks that it has every method the view lists.
+func narrow(tx ports.Tx) txView { return tx }

@@ -22,7 +22,7 @@ func (s *Service) CreatePolicyVersion(ctx context.Context, p auth.Principal, id 
 		return policy.Version{}, err
 	}
 	var v policy.Version
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Policies().LockPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err
@@ -47,7 +47,7 @@ func (s *Service) ListPolicyVersions(ctx context.Context, p auth.Principal, id s
 	}
 	var out []policy.Version
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		pol, err := tx.Policies().FindPolicy(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err

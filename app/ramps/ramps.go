@@ -52,7 +52,7 @@ func (s *Service) ReadRamp(ctx context.Context, p auth.Principal, in Input) (Rea
 		return Read{}, err
 	}
 	var chainID int64
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, req.WalletID)
 		if err != nil {
 			return err
@@ -96,7 +96,7 @@ func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (
 	req := read.request
 	var out View
 	var refused error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		refused = nil
 		now := s.clock.Now().UTC()
 		r := ramp.Ramp{ID: core.NewID(core.PrefixRamp), TenantID: p.TenantID, Environment: p.Environment,
@@ -133,7 +133,7 @@ func (s *Service) CreateRamp(ctx context.Context, p auth.Principal, read Read) (
 	return out, err
 }
 
-func (s *Service) checkDailyCap(ctx context.Context, tx ports.Tx, p auth.Principal, amount int64) error {
+func (s *Service) checkDailyCap(ctx context.Context, tx txView, p auth.Principal, amount int64) error {
 	if err := tx.Ramps().LockOnRampCap(ctx, p.TenantID, p.Environment); err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (s *Service) GetRamp(ctx context.Context, p auth.Principal, id string) (Vie
 		return View{}, err
 	}
 	var out View
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		r, err := tx.Ramps().FindRamp(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err
@@ -169,7 +169,7 @@ func (s *Service) ListRamps(ctx context.Context, p auth.Principal, walletID stri
 	}
 	var out []View
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		walletID = strings.TrimSpace(walletID)
 		if walletID != "" {
 			if _, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID); err != nil {
@@ -192,7 +192,7 @@ func (s *Service) ListRamps(ctx context.Context, p auth.Principal, walletID stri
 }
 
 // view reads the ramp's linked drip or payment.
-func view(ctx context.Context, tx ports.Tx, r ramp.Ramp) (View, error) {
+func view(ctx context.Context, tx txView, r ramp.Ramp) (View, error) {
 	if r.Direction == ramp.DirectionOn {
 		d, err := tx.Drips().FindDrip(ctx, r.TenantID, r.Environment, r.DripID)
 		if err != nil {

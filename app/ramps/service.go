@@ -55,7 +55,7 @@ var DefaultLimits = ramp.Limits{PerTransaction: 10_000_000_000, PerTenantDaily: 
 
 // Service runs the ramp use cases.
 type Service struct {
-	store       ports.Store
+	store       kernel.Units[txView]
 	clock       ports.Clock
 	credits     PoolCredits
 	payments    RampPayments
@@ -80,6 +80,6 @@ func New(d Deps) (*Service, error) {
 	if limits.PerTenantDaily <= 0 {
 		limits.PerTenantDaily = DefaultLimits.PerTenantDaily
 	}
-	return &Service{store: d.Store, clock: kernel.ClockOrSystem(d.Clock), credits: d.Credits, payments: d.Payments,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), clock: kernel.ClockOrSystem(d.Clock), credits: d.Credits, payments: d.Payments,
 		limits: limits, liquidation: addr}, nil
 }

@@ -4,8 +4,8 @@ import "github.com/corridorhq/corridor/ports"
 
 // txView is the part of a unit of work this capability touches: ramps and drips, the wallets they
 // credit, the Safe payments they propose, and the agents they are guarded by. A reader sees the
-// capability's tables here; test/architecture checks that every repository the package asks a
-// transaction for is listed.
+// capability's tables here, and its units of work receive only this view (kernel.Units), so the
+// compiler refuses a repository it does not list.
 type txView interface {
 	Agents() ports.AgentRepo
 	Drips() ports.DripRepo
@@ -14,4 +14,6 @@ type txView interface {
 	Wallets() ports.WalletRepo
 }
 
-var _ txView = ports.Tx(nil)
+// narrow is the one place a unit's whole transaction becomes this package's view: the
+// compiler checks that it has every method the view lists.
+func narrow(tx ports.Tx) txView { return tx }

@@ -46,7 +46,7 @@ func (s *Service) SignCustodial(ctx context.Context, paymentID string) error {
 		return nil // signed already, executed, cancelled or failed: nothing to do
 	}
 	var ref string
-	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err := tx.Wallets().FindWallet(ctx, pay.TenantID, pay.Environment, pay.SourceWalletID)
 		ref = w.CustodyKeyRef
 		return err

@@ -27,7 +27,7 @@ type resolvedDestination struct {
 }
 
 // resolveDestination turns the destination union into an address on the source wallet's chain.
-func (s *Service) resolveDestination(ctx context.Context, tx ports.Tx, p auth.Principal, source wallet.Wallet, d safepay.Destination) (resolvedDestination, error) {
+func (s *Service) resolveDestination(ctx context.Context, tx txView, p auth.Principal, source wallet.Wallet, d safepay.Destination) (resolvedDestination, error) {
 	switch d.Type {
 	case safepay.DestinationAddress:
 		return resolvedDestination{address: d.Address, chainID: d.ChainID}, nil
@@ -60,7 +60,7 @@ func walletDestination(w wallet.Wallet) resolvedDestination {
 // resolveEmail finds the wallet of a member of the caller's tenant: an ACTIVE member with that
 // email and a signer address, and the oldest wallet of this environment and chain (other than
 // the source) whose owners include that signer.
-func (s *Service) resolveEmail(ctx context.Context, tx ports.Tx, p auth.Principal, source wallet.Wallet, email string) (resolvedDestination, error) {
+func (s *Service) resolveEmail(ctx context.Context, tx txView, p auth.Principal, source wallet.Wallet, email string) (resolvedDestination, error) {
 	member, err := findActiveMember(ctx, tx, p.TenantID, email)
 	if err != nil {
 		return resolvedDestination{}, err
@@ -94,7 +94,7 @@ func (s *Service) resolveEmail(ctx context.Context, tx ports.Tx, p auth.Principa
 }
 
 // findActiveMember pages through the tenant's members (bounded) for an ACTIVE one with email.
-func findActiveMember(ctx context.Context, tx ports.Tx, tenantID, email string) (*tenant.Member, error) {
+func findActiveMember(ctx context.Context, tx txView, tenantID, email string) (*tenant.Member, error) {
 	for page := 0; page < paymentMemberPages; page++ {
 		members, total, err := tx.Members().ListMembers(ctx, tenantID, ports.Page{Skip: page * ports.MaxTake, Take: ports.MaxTake})
 		if err != nil {

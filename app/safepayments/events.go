@@ -5,13 +5,12 @@ import (
 
 	"github.com/corridorhq/corridor/app/kernel"
 	"github.com/corridorhq/corridor/core/safepay"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // savePayment writes a payment and, in the same unit of work, the event of the status it
 // reached (safe_payment.<status>; none when the status did not change). A final payment is
 // also raised as the Finalized domain event (a treasury sweep announces its own outcome).
-func (s *Service) savePayment(ctx context.Context, tx ports.Tx, p safepay.Payment, create bool) error {
+func (s *Service) savePayment(ctx context.Context, tx txView, p safepay.Payment, create bool) error {
 	write := tx.Payments().UpdatePayment
 	if create {
 		write = tx.Payments().CreatePayment
@@ -25,7 +24,7 @@ func (s *Service) savePayment(ctx context.Context, tx ports.Tx, p safepay.Paymen
 	}
 	switch p.Status {
 	case safepay.StatusCompleted, safepay.StatusFailed, safepay.StatusCancelled:
-		return s.finalized.Publish(ctx, tx, safepay.Finalized{Payment: p})
+		return s.finalized.Raise(ctx, safepay.Finalized{Payment: p})
 	}
 	return nil
 }

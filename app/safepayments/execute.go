@@ -66,7 +66,7 @@ func (s *Service) Execute(ctx context.Context, p auth.Principal, read ExecutionR
 		return safepay.Payment{}, err
 	}
 	var pay safepay.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := lockCallerPayment(ctx, tx, p, read.paymentID)
 		if err != nil {
 			return err
@@ -131,7 +131,7 @@ func (s *Service) Cancel(ctx context.Context, p auth.Principal, read CancelRead)
 	// The closure reads found and writes only pay, so a retried run starts from the row read
 	// above, never from what a rolled-back run made of it.
 	pay := found
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err := tx.Wallets().LockWallet(ctx, found.SourceWalletID)
 		if err != nil {
 			return err

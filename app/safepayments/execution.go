@@ -213,7 +213,7 @@ func (s *Service) confirmPayment(ctx context.Context, chain ports.Chain, pay saf
 // completePayment records COMPLETED and, in the same transaction, enqueues the execution of
 // the wallet's next payment when it was ready and waiting for this nonce.
 func (s *Service) completePayment(ctx context.Context, pay safepay.Payment) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Payments().LockPayment(ctx, pay.ID)
 		if err != nil || locked.Status != safepay.StatusExecuting {
 			return err
@@ -254,7 +254,7 @@ func (s *Service) failPayment(ctx context.Context, chain ports.Chain, pay safepa
 		return err
 	}
 	nonceUnused := chainNonce <= pay.SafeNonce
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if _, err := tx.Wallets().LockWallet(ctx, pay.SourceWalletID); err != nil {
 			return err
 		}
@@ -310,7 +310,7 @@ func revertReason(e *ports.RevertError) string {
 // change returning errPaymentStepDone leaves the row alone.
 func (s *Service) updatePayment(ctx context.Context, id string, change func(safepay.Payment) (safepay.Payment, error)) (safepay.Payment, error) {
 	var out safepay.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := tx.Payments().LockPayment(ctx, id)
 		if err != nil {
 			return err
@@ -328,7 +328,7 @@ func (s *Service) updatePayment(ctx context.Context, id string, change func(safe
 // paymentByID loads a payment by id alone (jobs).
 func (s *Service) paymentByID(ctx context.Context, id string) (safepay.Payment, error) {
 	var pay safepay.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		pay, err = tx.Payments().LockPayment(ctx, id)
 		return err

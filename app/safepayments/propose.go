@@ -121,7 +121,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 
 	var pay safepay.Payment
 	var denied *core.Error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		denied = nil
 		locked, err := tx.Wallets().LockWallet(ctx, w.ID)
 		if err != nil {
@@ -157,7 +157,7 @@ func (s *Service) Propose(ctx context.Context, p auth.Principal, read ProposalRe
 
 // nextNonce is the nonce of the wallet's next proposal, from the chain's nonce and the nonces
 // its payments already use; QUEUE_FULL when MaxQueued payments wait behind the chain's nonce.
-func nextNonce(ctx context.Context, tx ports.Tx, walletID string, chainNonce uint64) (uint64, error) {
+func nextNonce(ctx context.Context, tx txView, walletID string, chainNonce uint64) (uint64, error) {
 	highest, inUse, err := tx.Payments().HighestNonceInUse(ctx, walletID)
 	if err != nil {
 		return 0, err
@@ -175,7 +175,7 @@ func nextNonce(ctx context.Context, tx ports.Tx, walletID string, chainNonce uin
 // of that amount to that recipient. A refusal is denied with a nil error; a policy deny in
 // enforce mode records the payment FAILED (failureReason POLICY_DENIED: …) with its decision
 // log, committed, and the caller then gets 403 POLICY_DENIED.
-func (s *Service) gateAndSave(ctx context.Context, tx ports.Tx, p auth.Principal, pay safepay.Payment,
+func (s *Service) gateAndSave(ctx context.Context, tx txView, p auth.Principal, pay safepay.Payment,
 	read ProposalRead) (*core.Error, safepay.Payment, error) {
 	denied, policyDenied, err := s.gate(ctx, tx, p, pay.Gated(read.token), read)
 	if err != nil || (denied != nil && !policyDenied) {
@@ -194,7 +194,7 @@ func (s *Service) gateAndSave(ctx context.Context, tx ports.Tx, p auth.Principal
 // (kernel.SpendGuard.Decide), which decides agent confinement, the spend policy (policyDenied:
 // the caller records the payment FAILED), the agent caps, reserved (nothing recorded), and
 // contacts with two-factor approval (a refusal commits what the gate wrote, a new challenge).
-func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated safepay.Payment, read ProposalRead) (denied *core.Error, policyDenied bool, err error) {
+func (s *Service) gate(ctx context.Context, tx txView, p auth.Principal, gated safepay.Payment, read ProposalRead) (denied *core.Error, policyDenied bool, err error) {
 	challengeID := read.challengeID
 	if denied, err = read.screened.answer(gated); err != nil || denied != nil {
 		return denied, false, err
@@ -219,7 +219,7 @@ func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, gated
 func (s *Service) readSource(ctx context.Context, p auth.Principal, order *safepay.Order, onWalletChain bool) (wallet.Wallet, *resolvedDestination, error) {
 	var w wallet.Wallet
 	var dest *resolvedDestination
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, order.SourceWalletID); err != nil || w.Status != wallet.StatusDeployed {
 			return err

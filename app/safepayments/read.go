@@ -26,7 +26,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, page ports.Page) (
 	}
 	var out []safepay.Payment
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Payments().ListPayments(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -37,7 +37,7 @@ func (s *Service) List(ctx context.Context, p auth.Principal, page ports.Page) (
 // findPayment loads a payment of the caller's tenant and environment (else PAYMENT_NOT_FOUND).
 func (s *Service) findPayment(ctx context.Context, p auth.Principal, id string) (safepay.Payment, error) {
 	var pay safepay.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		pay, err = tx.Payments().FindPayment(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -47,7 +47,7 @@ func (s *Service) findPayment(ctx context.Context, p auth.Principal, id string) 
 
 // lockCallerPayment locks a payment by id and checks it is the caller's, so another tenant's
 // payment answers exactly like a missing one.
-func lockCallerPayment(ctx context.Context, tx ports.Tx, p auth.Principal, id string) (safepay.Payment, error) {
+func lockCallerPayment(ctx context.Context, tx txView, p auth.Principal, id string) (safepay.Payment, error) {
 	pay, err := tx.Payments().LockPayment(ctx, id)
 	if err == nil && (pay.TenantID != p.TenantID || pay.Environment != p.Environment) {
 		return safepay.Payment{}, core.NotFound(safepay.CodePaymentNotFound, "payment")

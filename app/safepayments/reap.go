@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/corridorhq/corridor/core/safepay"
-	"github.com/corridorhq/corridor/ports"
 )
 
 const (
@@ -29,7 +28,7 @@ const (
 func (s *Service) ReapStuckExecutions(ctx context.Context) (int, error) {
 	now := s.clock.Now()
 	var reaped int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		reaped = 0
 		stale, err := tx.Payments().ListStalePayments(ctx, safepay.StatusExecuting, now.Add(-paymentStuckAfter), paymentReapBatch)
 		if err != nil {

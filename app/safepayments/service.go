@@ -66,7 +66,7 @@ type Deps struct {
 // Service runs the Safe payment use cases and the execution job.
 type Service struct {
 	finalized     *kernel.Subscribers[safepay.Finalized]
-	store         ports.Store
+	store         kernel.Units[txView]
 	jobs          ports.Jobs
 	clock         ports.Clock
 	chains        kernel.Chains
@@ -86,5 +86,5 @@ func New(d Deps) (*Service, error) {
 		kernel.Port{Name: "ApprovalGate", Value: d.ApprovalGate}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screening: d.Screening, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, finalized: d.Finalized, custody: d.Custody}, nil
+	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, screening: d.Screening, policyGate: d.PolicyGate, agentGate: d.AgentGate, approvalGate: d.ApprovalGate, guard: kernel.NewSpendGuard(kernel.ClockOrSystem(d.Clock).Now), relayerBudget: d.RelayerBudget, finalized: d.Finalized, custody: d.Custody}, nil
 }

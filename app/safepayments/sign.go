@@ -13,7 +13,6 @@ import (
 	"github.com/corridorhq/corridor/core/safe"
 	"github.com/corridorhq/corridor/core/safepay"
 	"github.com/corridorhq/corridor/core/wallet"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // Sign adds one owner's signature: 65 bytes r ‖ s ‖ v (v 27 or 28) over the raw
@@ -34,7 +33,7 @@ func (s *Service) Sign(ctx context.Context, p auth.Principal, read SignatureRead
 		return safepay.Payment{}, err
 	}
 	var pay safepay.Payment
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, err := lockCallerPayment(ctx, tx, p, read.paymentID)
 		if err != nil {
 			return err

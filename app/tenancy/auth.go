@@ -28,7 +28,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 	var p auth.Principal
 	// The lookup reads one row and writes nothing: it runs beside the commit pipeline's
 	// batches, not as a unit inside one that the money-moving units behind it would wait for.
-	err = s.store.InTx(ports.WithUnitAlone(ctx), func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ports.WithUnitAlone(ctx), func(ctx context.Context, tx txView) error {
 		k, err := s.findKey(ctx, tx, parsed.PubID)
 		if errors.Is(err, &core.Error{Code: core.CodeAPIKeyNotFound}) {
 			return errBadKey
@@ -49,7 +49,7 @@ func (s *Service) AuthenticateKey(ctx context.Context, raw string) (auth.Princip
 // and id (a key never moves): on Citus that is one read on the tenant's worker, so a worker
 // that stops answering does not hold up authentication of the other workers' tenants once their
 // cached rows expire. A key not seen yet is found through its public id's lookup row.
-func (s *Service) findKey(ctx context.Context, tx ports.Tx, pubID string) (tenant.APIKey, error) {
+func (s *Service) findKey(ctx context.Context, tx txView, pubID string) (tenant.APIKey, error) {
 	if h, ok := s.keys.home(pubID); ok {
 		k, err := tx.APIKeys().FindAPIKey(ctx, h.tenantID, h.env, h.id)
 		if err == nil && k.PubID == pubID {
@@ -108,7 +108,7 @@ func (s *Service) AuthenticateSession(ctx context.Context, token string, env cor
 	}
 	base := auth.Principal{Kind: auth.KindSession, Environment: env, UserID: session.UserID, Email: session.Email}
 	p := base
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		// A retried run starts from the bare session: a tenant, role or member id an earlier,
 		// rolled-back run resolved must not survive a run that finds the membership gone.
 		p = base

@@ -49,7 +49,7 @@ func (s *Service) CreateKey(ctx context.Context, p auth.Principal, in CreateKeyI
 		Name: strings.TrimSpace(in.Name), PubID: material.PubID, SecretHash: material.SecretHash,
 		Scopes: scopes, ExpiresAt: in.ExpiresAt, CreatedAt: now, CreatedBy: creatorOf(p),
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		return tx.APIKeys().CreateAPIKey(ctx, k)
 	})
 	return CreatedKey{Key: k, Plaintext: material.Plaintext}, err
@@ -121,7 +121,7 @@ func (s *Service) ListKeys(ctx context.Context, p auth.Principal, page ports.Pag
 	}
 	var keys []tenant.APIKey
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		keys, total, err = tx.APIKeys().ListAPIKeys(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -141,7 +141,7 @@ func (s *Service) RevokeKey(ctx context.Context, p auth.Principal, id string) (t
 	// instance at once, whenever the caller's transaction commits (keyCache).
 	s.keys.invalidate()
 	defer s.keys.invalidate()
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		target, err := tx.APIKeys().FindAPIKey(ctx, p.TenantID, p.Environment, id)
 		if err != nil {
 			return err

@@ -62,7 +62,7 @@ func (s *Service) InviteMember(ctx context.Context, p auth.Principal, in InviteI
 		DisplayName: strings.TrimSpace(in.DisplayName), Role: role, Status: tenant.MemberPending,
 		InviteTokenHash: auth.HashSecret(token), InviteExpiresAt: now.Add(tenant.InviteLifetime), CreatedAt: now,
 	}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		return tx.Members().CreateMember(ctx, m)
 	})
 	return Invited{Member: m, InviteToken: token}, err
@@ -75,7 +75,7 @@ func (s *Service) ListMembers(ctx context.Context, p auth.Principal, page ports.
 	}
 	var out []tenant.Member
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Members().ListMembers(ctx, p.TenantID, kernel.ClampPage(page))
 		return err
@@ -119,7 +119,7 @@ func (s *Service) AcceptInvite(ctx context.Context, in AcceptInput) (tenant.Memb
 			"accepting an invite needs the invited person's session (Authorization: Bearer <session token>) beside the invite token")
 	}
 	var m tenant.Member
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		found, err := tx.Members().FindMemberByInviteHashForUpdate(ctx, auth.HashSecret(in.Token))
 		if err != nil {
 			return err
@@ -161,7 +161,7 @@ func (s *Service) ReadRevocation(ctx context.Context, p auth.Principal, id strin
 	}
 	var m tenant.Member
 	var wallets []wallet.Wallet
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if m, err = tx.Members().FindMember(ctx, p.TenantID, id); err != nil {
 			return err
@@ -197,7 +197,7 @@ func (s *Service) RevokeMember(ctx context.Context, p auth.Principal, read Revoc
 	// The member's keys are revoked below: cached key rows are dropped (RevokeKey).
 	s.keys.invalidate()
 	defer s.keys.invalidate()
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		m, err := tx.Members().FindMember(ctx, p.TenantID, read.memberID)
 		if err != nil {
 			return err
@@ -249,7 +249,7 @@ func (s *Service) ChangeMemberRole(ctx context.Context, p auth.Principal, id str
 	var out tenant.Member
 	// A role change changes what the member's sessions hold on their next request; keys the
 	// member created keep their own scopes (a key never holds more than it was given).
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		m, err := tx.Members().FindMember(ctx, p.TenantID, id)
 		if err != nil {
 			return err

@@ -41,7 +41,7 @@ type Deps struct {
 
 // Service runs the tenancy use cases.
 type Service struct {
-	store        ports.Store
+	store        kernel.Units[txView]
 	identity     ports.Identity
 	clock        ports.Clock
 	walletOwners WalletOwners
@@ -58,7 +58,7 @@ func New(d Deps) (*Service, error) {
 	if d.KeyCacheTTL == 0 {
 		d.KeyCacheTTL = DefaultKeyCacheTTL
 	}
-	return &Service{store: d.Store, identity: d.Identity, clock: kernel.ClockOrSystem(d.Clock), walletOwners: d.WalletOwners,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), identity: d.Identity, clock: kernel.ClockOrSystem(d.Clock), walletOwners: d.WalletOwners,
 		agents: d.Agents, keys: newKeyCache(d.KeyCacheTTL)}, nil
 }
 

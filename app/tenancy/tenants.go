@@ -36,7 +36,7 @@ func (s *Service) CreateTenant(ctx context.Context, p auth.Principal, in CreateT
 	}
 	var view TenantView
 	created := false
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		// A retried run decides afresh: "created" from a rolled-back insert must not be
 		// reported when the retry finds the tenant another request created.
 		view, created = TenantView{}, false
@@ -69,7 +69,7 @@ func validateTenantInput(in CreateTenantInput) error {
 }
 
 // insertTenant tries the wanted slug, then slug-2, slug-3… until one is free.
-func (s *Service) insertTenant(ctx context.Context, tx ports.Tx, userID string, in CreateTenantInput) (tenant.Tenant, error) {
+func (s *Service) insertTenant(ctx context.Context, tx txView, userID string, in CreateTenantInput) (tenant.Tenant, error) {
 	base := in.Slug
 	if base == "" {
 		base = tenant.SlugFromName(in.Name)
@@ -104,7 +104,7 @@ func (s *Service) CurrentTenant(ctx context.Context, p auth.Principal) (TenantVi
 		return TenantView{}, err
 	}
 	var view TenantView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if p.Kind == auth.KindSession {
 			t, m, err := tx.Tenants().FindTenantForUser(ctx, p.UserID)
 			view = TenantView{Tenant: t, Role: tenant.RoleFor(t, p.UserID, m)}

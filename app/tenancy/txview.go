@@ -1,15 +1,21 @@
 package tenancy
 
-import "github.com/corridorhq/corridor/ports"
+import (
+	"github.com/corridorhq/corridor/app/kernel"
+	"github.com/corridorhq/corridor/ports"
+)
 
 // txView is the part of a unit of work this capability touches: tenants, members, API keys, and the
-// wallets a signer owns. A reader sees the capability's tables here; test/architecture checks that
-// every repository the package asks a transaction for is listed.
+// wallets a signer owns. A reader sees the capability's tables here, and its units of work receive
+// only this view (kernel.Units), so the compiler refuses a repository it does not list.
 type txView interface {
+	kernel.EventTx
 	APIKeys() ports.APIKeyRepo
 	Members() ports.MemberRepo
 	Tenants() ports.TenantRepo
 	Wallets() ports.WalletRepo
 }
 
-var _ txView = ports.Tx(nil)
+// narrow is the one place a unit's whole transaction becomes this package's view: the
+// compiler checks that it has every method the view lists.
+func narrow(tx ports.Tx) txView { return tx }

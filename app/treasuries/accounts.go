@@ -44,7 +44,7 @@ func (s *Service) CreateAccount(ctx context.Context, p auth.Principal, in Create
 	}
 	a := treasury.Account{ID: core.NewID(core.PrefixTreasuryAccount), TenantID: p.TenantID, Environment: p.Environment,
 		Name: name, ChainID: def.ChainID, Threshold: def.Threshold, CreatedAt: s.clock.Now().UTC(), Buckets: buckets}
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		for i := range a.Buckets {
 			b := &a.Buckets[i]
 			w, err := s.wallets.CreateBucketWallet(ctx, kernel.Acting(p, auth.ScopeWalletsWrite), BucketWallet{
@@ -89,7 +89,7 @@ func (s *Service) ListAccounts(ctx context.Context, p auth.Principal, page ports
 	}
 	var accounts []treasury.Account
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		accounts, total, err = tx.Treasury().ListAccounts(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -112,7 +112,7 @@ func (s *Service) ListAccounts(ctx context.Context, p auth.Principal, page ports
 
 func (s *Service) findAccount(ctx context.Context, p auth.Principal, id string) (treasury.Account, error) {
 	var a treasury.Account
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		a, err = tx.Treasury().FindAccount(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -155,7 +155,7 @@ func (s *Service) readBalances(ctx context.Context, a treasury.Account) []treasu
 // accruedYield is each bucket's ledger yield balance (zero before its first accrual).
 func (s *Service) accruedYield(ctx context.Context, a treasury.Account) (map[string]int64, error) {
 	out := map[string]int64{}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		for _, b := range a.Buckets {
 			acc, err := tx.Ledger().FindAccountByReference(ctx, a.Environment, ledger.AssetUSDC, ledger.TreasuryYieldRef(b.ID))
 			if errors.Is(err, core.ErrAccountNotFound) {

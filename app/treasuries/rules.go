@@ -18,7 +18,7 @@ func (s *Service) CreateRule(ctx context.Context, p auth.Principal, accountID st
 		return treasury.Rule{}, err
 	}
 	var r treasury.Rule
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Treasury().FindAccount(ctx, p.TenantID, p.Environment, strings.TrimSpace(accountID))
 		if err != nil {
 			return err
@@ -49,7 +49,7 @@ func (s *Service) ListRules(ctx context.Context, p auth.Principal, accountID str
 	}
 	var out []treasury.Rule
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Treasury().FindAccount(ctx, p.TenantID, p.Environment, strings.TrimSpace(accountID))
 		if err != nil {
 			return err
@@ -67,7 +67,7 @@ func (s *Service) UpdateRule(ctx context.Context, p auth.Principal, id string, p
 		return treasury.Rule{}, err
 	}
 	var r treasury.Rule
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, a, err := s.lockOwnRule(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -87,7 +87,7 @@ func (s *Service) DeleteRule(ctx context.Context, p auth.Principal, id string) (
 		return treasury.Rule{}, err
 	}
 	var r treasury.Rule
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		locked, _, err := s.lockOwnRule(ctx, tx, p, id)
 		if err != nil {
 			return err
@@ -101,7 +101,7 @@ func (s *Service) DeleteRule(ctx context.Context, p auth.Principal, id string) (
 }
 
 // lockOwnRule finds the caller's undeleted rule, then locks it and loads its account.
-func (s *Service) lockOwnRule(ctx context.Context, tx ports.Tx, p auth.Principal, id string) (treasury.Rule, treasury.Account, error) {
+func (s *Service) lockOwnRule(ctx context.Context, tx txView, p auth.Principal, id string) (treasury.Rule, treasury.Account, error) {
 	found, err := tx.Treasury().FindRule(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 	if err != nil {
 		return treasury.Rule{}, treasury.Account{}, err

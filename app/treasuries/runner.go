@@ -9,7 +9,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/treasury"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // Skip reasons the runner records on a rule besides treasury.SkipUnreadable.
@@ -32,7 +31,7 @@ type RunReport struct {
 // be evaluated is logged and left for the next pass.
 func (s *Service) RunRules(ctx context.Context, env core.Environment, accountID string) (RunReport, error) {
 	var rules []treasury.Rule
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		rules, err = tx.Treasury().ListDueRules(ctx, env, accountID, s.clock.Now(), runnerBatch)
 		return err
@@ -105,7 +104,7 @@ func (s *Service) runRule(ctx context.Context, r treasury.Rule) (outcome, error)
 		return outcomeSkipped, s.closeWindow(ctx, r.ID, now, notProposable(err))
 	}
 	fired := false
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		fired = false
 		locked, err := tx.Treasury().LockRule(ctx, r.ID)
 		if err != nil || !locked.Due(now) {
@@ -151,7 +150,7 @@ func (s *Service) evaluate(ctx context.Context, r treasury.Rule, a treasury.Acco
 
 func (s *Service) accountOf(ctx context.Context, r treasury.Rule) (treasury.Account, error) {
 	var a treasury.Account
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		a, err = tx.Treasury().FindAccount(ctx, r.TenantID, r.Environment, r.AccountID)
 		return err
@@ -162,7 +161,7 @@ func (s *Service) accountOf(ctx context.Context, r treasury.Rule) (treasury.Acco
 // previousPending reports whether the rule's newest sweep's payment can still move money.
 func (s *Service) previousPending(ctx context.Context, ruleID string) (bool, error) {
 	pending := false
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		prev, ok, err := tx.Treasury().LatestRuleSweep(ctx, ruleID)
 		if err != nil || !ok {
 			return err
@@ -176,7 +175,7 @@ func (s *Service) previousPending(ctx context.Context, ruleID string) (bool, err
 
 // closeWindow ends the rule's window at now; a non-empty reason records it as skipped.
 func (s *Service) closeWindow(ctx context.Context, ruleID string, now time.Time, reason string) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		r, err := tx.Treasury().LockRule(ctx, ruleID)
 		if err != nil || !r.Due(now) {
 			return err

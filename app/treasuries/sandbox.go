@@ -58,7 +58,7 @@ func (s *Service) Advance(ctx context.Context, p auth.Principal, read AdvanceRea
 		return AdvanceResult{}, core.E(core.CodeInternal, "treasury: an advance read for another tenant")
 	}
 	var out AdvanceResult
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Treasury().LockAccount(ctx, read.account.ID)
 		if err != nil {
 			return err

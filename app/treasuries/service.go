@@ -60,7 +60,7 @@ type Deps struct {
 
 // Service runs the treasury use cases and jobs.
 type Service struct {
-	store    ports.Store
+	store    kernel.Units[txView]
 	jobs     ports.Jobs
 	clock    ports.Clock
 	chains   kernel.Chains
@@ -92,10 +92,10 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
+	s := &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, wallets: d.Wallets,
 		payments: d.Payments, log: log}
 	if d.PaymentsFinalized != nil {
-		d.PaymentsFinalized.Subscribe(func(ctx context.Context, tx ports.Tx, e safepay.Finalized) error {
+		kernel.React(d.PaymentsFinalized, s.store, func(ctx context.Context, tx txView, e safepay.Finalized) error {
 			return s.PaymentFinal(ctx, tx, e.Payment)
 		})
 	}

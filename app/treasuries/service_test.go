@@ -43,7 +43,7 @@ func newTreasuryWorld(t *testing.T, a treasury.Account, rule treasury.Rule, now 
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.svc = &Service{store: w.store, clock: fixedClock{now}, chains: kernel.Chains{core.EnvTest: w.chain},
+	w.svc = &Service{store: kernel.NewUnits[txView](w.store, narrow), clock: fixedClock{now}, chains: kernel.Chains{core.EnvTest: w.chain},
 		payments: payments, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	return w
 }

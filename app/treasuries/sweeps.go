@@ -83,7 +83,7 @@ func (s *Service) CreateSweep(ctx context.Context, p auth.Principal, read SweepR
 		return SweepView{}, core.E(core.CodeInternal, "treasury: a sweep read for another tenant")
 	}
 	var out SweepView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = s.recordSweep(ctx, tx, kernel.Acting(p, auth.ScopePaymentsCreate), read.sweep, read.payment)
 		return err
@@ -93,7 +93,7 @@ func (s *Service) CreateSweep(ctx context.Context, p auth.Principal, read SweepR
 
 // recordSweep proposes the payment as actor (the caller, or the rule runner) and stores the
 // sweep linked to it, inside tx.
-func (s *Service) recordSweep(ctx context.Context, tx ports.Tx, actor auth.Principal, sw treasury.Sweep, read PaymentRead) (SweepView, error) {
+func (s *Service) recordSweep(ctx context.Context, tx txView, actor auth.Principal, sw treasury.Sweep, read PaymentRead) (SweepView, error) {
 	pay, err := read(ctx, actor)
 	if err != nil {
 		return SweepView{}, err
@@ -116,7 +116,7 @@ func (s *Service) ListSweeps(ctx context.Context, p auth.Principal, accountID st
 	}
 	var out []SweepView
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Treasury().FindAccount(ctx, p.TenantID, p.Environment, strings.TrimSpace(accountID))
 		if err != nil {
 			return err
@@ -174,7 +174,7 @@ func (s *Service) checkProposer(ctx context.Context, p auth.Principal, src treas
 		return ""
 	}
 	var owners []string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		owners = nil // a retried unit of work starts from nothing
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, src.WalletID)
 		for _, o := range w.Owners {
@@ -210,7 +210,7 @@ func (s *Service) checkProposer(ctx context.Context, p auth.Principal, src treas
 // PaymentFinal announces a sweep's outcome when its payment reaches a final status, in the
 // payment's unit of work: treasury_sweep.completed, .failed or .cancelled (LiveStatus). A
 // payment that is not a sweep's is ignored; telling it again records nothing more.
-func (s *Service) PaymentFinal(ctx context.Context, tx ports.Tx, pay safepay.Payment) error {
+func (s *Service) PaymentFinal(ctx context.Context, tx txView, pay safepay.Payment) error {
 	sw, ok, err := tx.Treasury().FindSweepByPayment(ctx, pay.ID)
 	if err != nil || !ok {
 		return err

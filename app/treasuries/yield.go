@@ -8,7 +8,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/treasury"
 	"github.com/corridorhq/corridor/ledger"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // YieldRef is the ledger reference of one bucket's accrual for one UTC day: posting it twice is
@@ -23,7 +22,7 @@ func (s *Service) AccrueYield(ctx context.Context, env core.Environment) error {
 	after := ""
 	for {
 		var accounts []treasury.Account
-		err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			var err error
 			accounts, err = tx.Treasury().ListYieldAccounts(ctx, env, after, yieldBatch)
 			return err
@@ -37,7 +36,7 @@ func (s *Service) AccrueYield(ctx context.Context, env core.Environment) error {
 				continue
 			}
 			readings := s.readBalances(ctx, a)
-			err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+			err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 				return s.accrueDays(ctx, tx, a, readings, []time.Time{day})
 			})
 			if err != nil {
@@ -55,7 +54,7 @@ func (s *Service) AccrueYield(ctx context.Context, env core.Environment) error {
 // on-chain balance as read (once, before the transaction), × apyBps / 10000 / 365, rounded down (treasury.DailyYield), from
 // platform:sandbox_yield to treasury:{bucketId}:yield. Simple interest: the yield lives on the
 // ledger, not in the Safe, so it does not compound.
-func (s *Service) accrueDays(ctx context.Context, tx ports.Tx, a treasury.Account, readings []treasury.Reading, days []time.Time) error {
+func (s *Service) accrueDays(ctx context.Context, tx txView, a treasury.Account, readings []treasury.Reading, days []time.Time) error {
 	now := s.clock.Now()
 	{
 		for i, b := range a.Buckets {

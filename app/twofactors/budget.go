@@ -39,7 +39,7 @@ func lockBudgets(ctx context.Context, repo ports.TwoFactorRepo, p auth.Principal
 // them. A budget this code exhausts is locked for twofactor.LockoutDuration, announced by a
 // twofactor.locked event in the same unit of work (the alert and the tenant's webhooks see
 // it), and the refusal becomes 429 RATE_LIMITED.
-func spendBudgets(ctx context.Context, tx ports.Tx, budgets []twofactor.Budget, now time.Time) (*core.Error, error) {
+func spendBudgets(ctx context.Context, tx txView, budgets []twofactor.Budget, now time.Time) (*core.Error, error) {
 	var refused *core.Error
 	for i := range budgets {
 		b := &budgets[i]

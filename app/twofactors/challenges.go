@@ -32,7 +32,7 @@ func (s *Service) VerifyChallenge(ctx context.Context, p auth.Principal, id, cod
 	}
 	var ch twofactor.Challenge
 	var refusal error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		refusal = nil
 		var err error
 		if ch, err = tx.TwoFactor().LockChallenge(ctx, p.TenantID, p.Environment, id); err != nil {
@@ -96,7 +96,7 @@ func (s *Service) VerifyChallenge(ctx context.Context, p auth.Principal, id, cod
 // A refusal is returned as refused (the caller commits what the gate wrote, the new challenge,
 // and records no payment); err aborts the proposal.
 func (s *Service) GateSafePayment(ctx context.Context, p auth.Principal, pay safepay.Payment, challengeID string) (refused *core.Error, err error) {
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		refused = nil
 		var err error
 		refused, err = s.gate(ctx, tx, p, pay, challengeID)
@@ -105,7 +105,7 @@ func (s *Service) GateSafePayment(ctx context.Context, p auth.Principal, pay saf
 	return refused, err
 }
 
-func (s *Service) gate(ctx context.Context, tx ports.Tx, p auth.Principal, pay safepay.Payment, challengeID string) (*core.Error, error) {
+func (s *Service) gate(ctx context.Context, tx txView, p auth.Principal, pay safepay.Payment, challengeID string) (*core.Error, error) {
 	// A payment to another wallet of the tenant (destination type wallet: treasury sweeps,
 	// moves between the tenant's own Safes) pays no payee: contacts and approval do not apply.
 	if pay.DestinationType == safepay.DestinationWallet {

@@ -56,7 +56,7 @@ func (s *Service) CreateContact(ctx context.Context, p auth.Principal, in Contac
 	}
 	c := twofactor.Contact{ID: core.NewID(core.PrefixContact), TenantID: p.TenantID, Environment: p.Environment,
 		Address: common.HexToAddress(addr).Hex(), Label: label, ChainID: chainID, CreatedAt: s.clock.Now().UTC()}
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		_, total, err := tx.TwoFactor().ListContacts(ctx, p.TenantID, p.Environment, ports.Page{Take: 1})
 		if err != nil {
 			return err
@@ -76,7 +76,7 @@ func (s *Service) ListContacts(ctx context.Context, p auth.Principal, page ports
 	}
 	var out []twofactor.Contact
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.TwoFactor().ListContacts(ctx, p.TenantID, p.Environment, page)
 		return err
@@ -91,7 +91,7 @@ func (s *Service) DeleteContact(ctx context.Context, p auth.Principal, id string
 		return twofactor.Contact{}, err
 	}
 	var c twofactor.Contact
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		c, err = tx.TwoFactor().DeleteContact(ctx, p.TenantID, p.Environment, id)
 		return err

@@ -13,7 +13,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/twofactor"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // totpOptions are the RFC 6238 parameters every authenticator app understands: SHA-1, six
@@ -66,7 +65,7 @@ func (s *Service) EnrollFactor(ctx context.Context, p auth.Principal, label, cha
 	}
 	change := twofactor.Change{TenantID: p.TenantID, Environment: p.Environment, Kind: twofactor.ChangeEnrollFactor, Subject: "label=" + label}
 	var refused *core.Error
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		refused, err = s.stepUp(ctx, tx, p, change, f.ID, challengeID, "enroll a new authenticator labelled "+label)
 		if err != nil || refused != nil {
@@ -105,7 +104,7 @@ func (s *Service) DeleteFactor(ctx context.Context, p auth.Principal, id, challe
 	}
 	var f twofactor.Factor
 	var refused *core.Error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if f, err = tx.TwoFactor().LockFactor(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
 			return err
@@ -148,7 +147,7 @@ func (s *Service) VerifyFactor(ctx context.Context, p auth.Principal, id, code, 
 	}
 	var f twofactor.Factor
 	var refusal error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		refusal = nil
 		var err error
 		if f, err = tx.TwoFactor().LockFactor(ctx, p.TenantID, p.Environment, id); err != nil {
@@ -201,7 +200,7 @@ func (s *Service) ListFactors(ctx context.Context, p auth.Principal) ([]twofacto
 		return nil, err
 	}
 	var out []twofactor.Factor
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = tx.TwoFactor().ListFactors(ctx, p.TenantID, p.Environment)
 		return err
@@ -213,7 +212,7 @@ func (s *Service) ListFactors(ctx context.Context, p auth.Principal) ([]twofacto
 // uses it up: a code is accepted once (RFC 6238), so the time step it belongs to (the
 // current one, or one either side for clock skew) must be later than the last step the factor
 // accepted, and is recorded in the same unit of work. A replayed code reads as a wrong code.
-func (s *Service) codeMatches(ctx context.Context, tx ports.Tx, f twofactor.Factor, code string, now time.Time) (bool, error) {
+func (s *Service) codeMatches(ctx context.Context, tx txView, f twofactor.Factor, code string, now time.Time) (bool, error) {
 	secret, err := s.cipher.Decrypt(f.SecretCiphertext, secretContext(f))
 	if err != nil {
 		return false, err

@@ -32,7 +32,7 @@ type Deps struct {
 
 // Service runs contacts and two-factor use cases.
 type Service struct {
-	store      ports.Store
+	store      kernel.Units[txView]
 	cipher     ports.Cipher
 	clock      ports.Clock
 	chains     kernel.Chains
@@ -58,7 +58,7 @@ func New(d Deps) (*Service, error) {
 	for _, a := range d.PlatformAddresses {
 		platform[strings.ToLower(strings.TrimSpace(a))] = true
 	}
-	return &Service{store: d.Store, cipher: d.Cipher, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, coolingOff: window, issuer: issuer,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), cipher: d.Cipher, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains, coolingOff: window, issuer: issuer,
 		platform: platform}, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/twofactor"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // SettingsInput is a PUT of the settings: every field is sent (a full replacement);
@@ -26,7 +25,7 @@ func (s *Service) Settings(ctx context.Context, p auth.Principal) (twofactor.Set
 		return twofactor.Settings{}, err
 	}
 	var out twofactor.Settings
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = tx.TwoFactor().FindSettings(ctx, p.TenantID, p.Environment)
 		return err
@@ -56,7 +55,7 @@ func (s *Service) PutSettings(ctx context.Context, p auth.Principal, in Settings
 	}
 	change := twofactor.Change{TenantID: p.TenantID, Environment: p.Environment, Kind: twofactor.ChangeSettings, Subject: twofactor.SettingsSubject(out)}
 	var refused *core.Error
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		refused, err = s.stepUp(ctx, tx, p, change, twofactor.ChangeSettings, in.TwofaChallengeID, "change the two-factor settings to "+change.Subject)
 		if err != nil || refused != nil {

@@ -6,7 +6,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/twofactor"
-	"github.com/corridorhq/corridor/ports"
 )
 
 // stepUp guards a security change (docs/decisions/tenancy.md) inside its unit of work. A tenant with no ACTIVE factor
@@ -15,7 +14,7 @@ import (
 // TWOFA_REQUIRED; with challengeID, the challenge must be SATISFIED, unexpired and bound to this
 // very change, and is redeemed for usedBy. A refusal is returned as refused: the caller commits
 // what was written (the new challenge, or nothing) and does not make the change.
-func (s *Service) stepUp(ctx context.Context, tx ports.Tx, p auth.Principal, change twofactor.Change, usedBy, challengeID, describe string) (*core.Error, error) {
+func (s *Service) stepUp(ctx context.Context, tx txView, p auth.Principal, change twofactor.Change, usedBy, challengeID, describe string) (*core.Error, error) {
 	repo := tx.TwoFactor()
 	active, err := activeFactors(ctx, repo, p)
 	if err != nil {

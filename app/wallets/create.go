@@ -62,7 +62,7 @@ func (s *Service) CreateWallet(ctx context.Context, p auth.Principal, in CreateW
 		return wallet.Wallet{}, err // VALIDATION_FAILED from Safe's own rules (zero or sentinel owner)
 	}
 	w.Address = address.Hex()
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		n, err := tx.Wallets().CountWalletsLocked(ctx, w.TenantID, w.Environment)
 		if err != nil {
 			return err

@@ -131,7 +131,7 @@ func (s *Service) GiveUpDeploy(ctx context.Context, walletID string, cause error
 // lockedWallet loads a wallet by id in its own short transaction.
 func (s *Service) lockedWallet(ctx context.Context, id string) (wallet.Wallet, error) {
 	var w wallet.Wallet
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		w, err = tx.Wallets().LockWallet(ctx, id)
 		return err
@@ -142,7 +142,7 @@ func (s *Service) lockedWallet(ctx context.Context, id string) (wallet.Wallet, e
 // recordDeploy applies trigger to the locked row. A wallet that another run already finished
 // is left alone; a transition the state machine refuses otherwise is an error.
 func (s *Service) recordDeploy(ctx context.Context, walletID string, trigger wallet.Trigger, txHash, reason string) error {
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err := tx.Wallets().LockWallet(ctx, walletID)
 		if err != nil {
 			return err

@@ -62,7 +62,7 @@ func (s *Service) PutHandle(ctx context.Context, p auth.Principal, in PutHandleI
 		return HandleView{}, err
 	}
 	var out HandleView
-	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err = s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		w, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, walletID)
 		if err != nil {
 			return err

@@ -27,7 +27,7 @@ func (s *Service) Activity(ctx context.Context, p auth.Principal, q ports.Activi
 	}
 	q.TenantID, q.Environment = p.TenantID, p.Environment
 	var out ActivityPage
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		if q.WalletID != "" {
 			if _, err := tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, q.WalletID); err != nil {
 				return err

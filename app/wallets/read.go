@@ -20,7 +20,7 @@ func (s *Service) ListWallets(ctx context.Context, p auth.Principal, page ports.
 	}
 	var out []wallet.Wallet
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Wallets().ListWallets(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -59,7 +59,7 @@ func (s *Service) GetWallet(ctx context.Context, p auth.Principal, id string) (W
 
 func (s *Service) findWallet(ctx context.Context, p auth.Principal, id string) (wallet.Wallet, error) {
 	var w wallet.Wallet
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		w, err = tx.Wallets().FindWallet(ctx, p.TenantID, p.Environment, id)
 		return err

@@ -29,7 +29,7 @@ type Deps struct {
 
 // Service runs the wallets use cases and jobs.
 type Service struct {
-	store               ports.Store
+	store               kernel.Units[txView]
 	jobs                ports.Jobs
 	clock               ports.Clock
 	chains              kernel.Chains
@@ -46,7 +46,7 @@ func New(d Deps) (*Service, error) {
 	if err := kernel.RequirePorts("wallets", kernel.Port{Name: "Store", Value: d.Store}, kernel.Port{Name: "Jobs", Value: d.Jobs}); err != nil {
 		return nil, err
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), chains: d.Chains,
 		maxWalletsPerTenant: d.MaxWalletsPerTenant, relayerBudget: d.RelayerBudget,
 		cardModules: d.CardModules, custody: d.Custody}, nil
 }

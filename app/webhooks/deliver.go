@@ -94,7 +94,7 @@ func (s *Service) Dispatch(ctx context.Context) (int, error) {
 
 func (s *Service) undispatchedTenants(ctx context.Context) ([]string, error) {
 	var tenants []string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		tenants, err = tx.Events().TenantsWithUndispatchedEvents(ctx, dispatchBatch)
 		return err
@@ -106,7 +106,7 @@ func (s *Service) undispatchedTenants(ctx context.Context) ([]string, error) {
 // work.
 func (s *Service) dispatchTenant(ctx context.Context, tenantID string) (int, error) {
 	var n int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		events, err := tx.Events().ClaimUndispatchedEvents(ctx, tenantID, dispatchBatch)
 		if err != nil {
 			return err
@@ -137,7 +137,7 @@ func (s *Service) dispatchTenant(ctx context.Context, tenantID string) (int, err
 }
 
 // newDelivery records a delivery of an event to an endpoint and enqueues its first attempt now.
-func (s *Service) newDelivery(ctx context.Context, tx ports.Tx, ep webhook.Endpoint, eventID, eventType, redeliveryOf string) (webhook.Delivery, error) {
+func (s *Service) newDelivery(ctx context.Context, tx txView, ep webhook.Endpoint, eventID, eventType, redeliveryOf string) (webhook.Delivery, error) {
 	now := s.clock.Now().UTC()
 	d := webhook.Delivery{ID: core.NewID(core.PrefixWebhookDelivery), TenantID: ep.TenantID, Environment: ep.Environment,
 		EndpointID: ep.ID, EventID: eventID, EventType: eventType, Status: webhook.DeliveryPending, RedeliveryOf: redeliveryOf,
@@ -174,7 +174,7 @@ type attemptInput struct {
 // event.
 func (s *Service) Attempt(ctx context.Context, tenantID, deliveryID string) error {
 	if tenantID == "" { // a job enqueued before jobs carried the tenant; a missing delivery fails as it did
-		if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+		if err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 			var err error
 			tenantID, err = tx.Events().DeliveryTenant(ctx, deliveryID)
 			return err
@@ -208,7 +208,7 @@ func (s *Service) Attempt(ctx context.Context, tenantID, deliveryID string) erro
 func (s *Service) readAttempt(ctx context.Context, tenantID, deliveryID string) (attemptInput, bool, error) {
 	var in attemptInput
 	ok := false
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		d, err := tx.Events().LockDeliveryByID(ctx, tenantID, deliveryID)
 		if err != nil || d.Status != webhook.DeliveryPending {
 			return err
@@ -254,7 +254,7 @@ func (s *Service) readAttempt(ctx context.Context, tenantID, deliveryID string) 
 // the record failed), so the receiver may or may not have the event. It is listed among the
 // delivery's attempts with an unknown outcome rather than silently lost; the delivery goes on
 // (at least once: receivers deduplicate on the event id).
-func recordCutOff(ctx context.Context, tx ports.Tx, d *webhook.Delivery) error {
+func recordCutOff(ctx context.Context, tx txView, d *webhook.Delivery) error {
 	if d.AttemptStartedAt == nil {
 		return nil
 	}
@@ -266,7 +266,7 @@ func recordCutOff(ctx context.Context, tx ports.Tx, d *webhook.Delivery) error {
 
 // recordAttempt stores an attempt and moves the delivery and endpoint on.
 func (s *Service) recordAttempt(ctx context.Context, a webhook.Attempt) error {
-	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		d, err := tx.Events().LockDeliveryByID(ctx, a.TenantID, a.DeliveryID)
 		if err != nil || d.Status != webhook.DeliveryPending {
 			return err
@@ -308,7 +308,7 @@ func (s *Service) recordAttempt(ctx context.Context, a webhook.Attempt) error {
 
 // afterFailure schedules the next attempt, or ends the delivery when the window is over, and
 // disables an endpoint that has failed for the whole window.
-func (s *Service) afterFailure(ctx context.Context, tx ports.Tx, d *webhook.Delivery, ep webhook.Endpoint, now time.Time) error {
+func (s *Service) afterFailure(ctx context.Context, tx txView, d *webhook.Delivery, ep webhook.Endpoint, now time.Time) error {
 	if ep.FailingSince == nil {
 		ep.FailingSince = &now
 		ep.UpdatedAt = now

@@ -66,7 +66,7 @@ func (s *Service) AddEndpoint(ctx context.Context, p auth.Principal, prepared Pr
 		return webhook.Endpoint{}, "", core.E(core.CodeInternal, "webhooks: an endpoint prepared for another caller")
 	}
 	e := prepared.endpoint
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		n, err := tx.Events().CountEndpoints(ctx, p.TenantID, p.Environment)
 		if err != nil {
 			return err
@@ -96,7 +96,7 @@ func (s *Service) ListEndpoints(ctx context.Context, p auth.Principal, page port
 	}
 	var out []webhook.Endpoint
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Events().ListEndpoints(ctx, p.TenantID, p.Environment, kernel.ClampPage(page))
 		return err
@@ -110,7 +110,7 @@ func (s *Service) GetEndpoint(ctx context.Context, p auth.Principal, id string) 
 		return webhook.Endpoint{}, err
 	}
 	var out webhook.Endpoint
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err
@@ -138,7 +138,7 @@ func (s *Service) UpdateEndpoint(ctx context.Context, p auth.Principal, id strin
 	}
 	var out webhook.Endpoint
 	var secret string
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		e, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func (s *Service) DeleteEndpoint(ctx context.Context, p auth.Principal, id strin
 		return webhook.Endpoint{}, err
 	}
 	var out webhook.Endpoint
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		if out, err = tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(id)); err != nil {
 			return err
@@ -201,7 +201,7 @@ func (s *Service) ListDeliveries(ctx context.Context, p auth.Principal, endpoint
 	}
 	var out []DeliveryView
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		e, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(endpointID))
 		if err != nil {
 			return err
@@ -241,7 +241,7 @@ func (s *Service) Redeliver(ctx context.Context, p auth.Principal, deliveryID st
 		return DeliveryView{}, err
 	}
 	var out webhook.Delivery
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		d, err := tx.Events().FindDelivery(ctx, p.TenantID, p.Environment, strings.TrimSpace(deliveryID))
 		if err != nil {
 			return err

@@ -40,7 +40,7 @@ func (s *Service) ListEvents(ctx context.Context, p auth.Principal, q EventQuery
 	}
 	var out []event.Event
 	var total int
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, total, err = tx.Events().ListEvents(ctx, ports.EventFilter{TenantID: p.TenantID, Environment: p.Environment,
 			Type: typ, From: q.From, To: q.To, ResourceID: strings.TrimSpace(q.ResourceID)}, kernel.ClampPage(page))
@@ -55,7 +55,7 @@ func (s *Service) GetEvent(ctx context.Context, p auth.Principal, id string) (ev
 		return event.Event{}, err
 	}
 	var out event.Event
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		var err error
 		out, err = tx.Events().FindEvent(ctx, p.TenantID, p.Environment, strings.TrimSpace(id))
 		return err

@@ -18,7 +18,7 @@ func (s *Service) EventDeliveries(ctx context.Context, p auth.Principal, eventID
 		return nil, err
 	}
 	var out []DeliveryView
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		rows, err := tx.Events().EventDeliveries(ctx, p.TenantID, p.Environment, strings.TrimSpace(eventID))
 		if err != nil {
 			return err
@@ -38,7 +38,7 @@ func (s *Service) RecoverEndpoint(ctx context.Context, p auth.Principal, endpoin
 		return 0, err
 	}
 	n := 0
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		e, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, strings.TrimSpace(endpointID))
 		if err != nil {
 			return err

@@ -62,7 +62,7 @@ type Deps struct {
 
 // Service runs the events and webhooks use cases and the delivery jobs.
 type Service struct {
-	store  ports.Store
+	store  kernel.Units[txView]
 	jobs   ports.Jobs
 	clock  ports.Clock
 	cipher ports.Cipher
@@ -90,7 +90,7 @@ func New(d Deps) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{store: d.Store, jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), cipher: d.Cipher, sender: d.Sender,
+	return &Service{store: kernel.NewUnits(d.Store, narrow), jobs: d.Jobs, clock: kernel.ClockOrSystem(d.Clock), cipher: d.Cipher, sender: d.Sender,
 		cfg: cfg, log: log}, nil
 }
 

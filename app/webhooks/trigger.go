@@ -87,7 +87,7 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 		status = state
 	}
 	var e event.Event
-	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
+	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		id, data, err := realResource(ctx, tx, p, kind, strings.TrimSpace(resourceID), s.clock.Now())
 		if err != nil {
 			return err
@@ -111,7 +111,7 @@ func (s *Service) TriggerEvent(ctx context.Context, p auth.Principal, typ, resou
 // realResource is the caller's object of the family kind that a trigger is about, read from the
 // events its real changes recorded (each object records one when it is created): the one named,
 // or the newest. An empty id with no error: the caller has none.
-func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, named string, now time.Time) (string, map[string]any, error) {
+func realResource(ctx context.Context, tx txView, p auth.Principal, kind, named string, now time.Time) (string, map[string]any, error) {
 	switch kind {
 	case "webhook_endpoint":
 		return realEndpoint(ctx, tx, p, named)
@@ -138,7 +138,7 @@ func realResource(ctx context.Context, tx ports.Tx, p auth.Principal, kind, name
 
 // realEndpoint is the named endpoint of the caller's, or its first listed: an endpoint records
 // no event when it is registered, so the endpoints themselves are read.
-func realEndpoint(ctx context.Context, tx ports.Tx, p auth.Principal, named string) (string, map[string]any, error) {
+func realEndpoint(ctx context.Context, tx txView, p auth.Principal, named string) (string, map[string]any, error) {
 	if named != "" {
 		ep, err := tx.Events().FindEndpoint(ctx, p.TenantID, p.Environment, named)
 		if err != nil {
@@ -156,7 +156,7 @@ func realEndpoint(ctx context.Context, tx ports.Tx, p auth.Principal, named stri
 // realMember is the named member of the caller's tenant, or its first listed: inviting a member
 // records no event, so the members themselves are read. Its data is its role and status, never
 // its email.
-func realMember(ctx context.Context, tx ports.Tx, p auth.Principal, named string) (string, map[string]any, error) {
+func realMember(ctx context.Context, tx txView, p auth.Principal, named string) (string, map[string]any, error) {
 	if named != "" {
 		m, err := tx.Members().FindMember(ctx, p.TenantID, named)
 		if err != nil {

@@ -35,10 +35,12 @@ func txMethods(t *testing.T) map[string]bool {
 	return out
 }
 
-// TestTxViews: every package under app/ that runs units of work declares the transaction view it uses (type txView,
-// the repositories it touches), and asks a transaction (a value named tx) for no repository
-// that is not listed there, so a reader finds a capability's tables in one place. ports.Tx
-// satisfying each view is asserted at compile time beside it.
+// TestTxViews: every package under app/ that runs units of work declares the transaction view it
+// uses (type txView, the repositories it touches), so a reader finds a capability's tables in
+// one place, and the view lists no repository the package never asks a transaction (a value
+// named tx) for. That the package asks for nothing the view leaves out is the compiler's check
+// where its units are narrowed (TestNarrowDoorways); it is checked here only for the packages
+// still in pendingLoop, whose units get the whole transaction.
 func TestTxViews(t *testing.T) {
 	repos := txMethods(t)
 	appDir := filepath.Join(repoRoot(t), "app")
@@ -60,7 +62,7 @@ func TestTxViews(t *testing.T) {
 			continue
 		}
 		missing, unused := notIn(used, view), notIn(view, used)
-		if len(missing) > 0 {
+		if len(missing) > 0 && pendingLoop[e.Name()] {
 			t.Errorf("app/%s asks a transaction for %s, which its txView does not list", e.Name(), strings.Join(missing, ", "))
 		}
 		if len(unused) > 0 {

@@ -1,0 +1,61 @@
+package kernel
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/corridorhq/corridor/core"
+	"github.com/corridorhq/corridor/ports"
+	"github.com/corridorhq/corridor/ports/fake"
+)
+
+type (
+	raiserView  interface{ Idempotency() ports.IdempotencyRepo }
+	reactorView interface{ Events() ports.EventRepo }
+)
+
+// TestUnits_EachSideItsOwnView: a unit opened through Units gets the store's transaction as
+// the capability's view; an event raised in it reaches a reactor in that same transaction,
+// seen through the reactor's own view; a reactor's error fails the unit; raised outside any
+// unit, an event is INTERNAL and no reaction runs.
+func TestUnits_EachSideItsOwnView(t *testing.T) {
+	store := fake.NewStore()
+	raiser := NewUnits(store, func(tx ports.Tx) raiserView { return tx })
+	reactor := NewUnits(store, func(tx ports.Tx) reactorView { return tx })
+	var bus Subscribers[finalized]
+	var raisedIn raiserView
+	var heard []string
+	refusal := errors.New("refused")
+	React(&bus, reactor, func(_ context.Context, tx reactorView, e finalized) error {
+		if any(tx) != any(raisedIn) {
+			return errors.New("the reaction ran in another transaction")
+		}
+		heard = append(heard, e.id)
+		if e.id == "pay_refused" {
+			return refusal
+		}
+		return nil
+	})
+	raise := func(id string) error {
+		return raiser.InTx(context.Background(), func(ctx context.Context, tx raiserView) error {
+			raisedIn = tx
+			return bus.Raise(ctx, finalized{id: id})
+		})
+	}
+	if err := raise("pay_1"); err != nil {
+		t.Fatalf("raise: %v", err)
+	}
+	if err := raise("pay_refused"); !errors.Is(err, refusal) {
+		t.Fatalf("a refused reaction: %v, want the refusal", err)
+	}
+	if err := bus.Raise(context.Background(), finalized{id: "pay_outside"}); !core.HasCode(err, core.CodeInternal) {
+		t.Fatalf("raised outside a unit: %v, want INTERNAL", err)
+	}
+	if len(heard) != 2 || heard[0] != "pay_1" || heard[1] != "pay_refused" {
+		t.Fatalf("heard %v", heard)
+	}
+	if got := store.Commits(); got != 1 {
+		t.Fatalf("%d commits, want 1 (the refused unit rolls back)", got)
+	}
+}
