@@ -131,14 +131,11 @@ func (h *agentsHandlers) createAgentKey(c *fiber.Ctx) error {
 		return err
 	}
 	in := agents.KeyInput{Name: req.Name, Scopes: req.Scopes}
-	if req.ExpiresAt != "" {
-		t, err := time.Parse(time.RFC3339, req.ExpiresAt)
-		if err != nil {
-			return core.Invalid("expiresAt", "must be an RFC 3339 timestamp such as 2027-01-31T00:00:00Z")
-		}
-		t = t.UTC().Truncate(time.Microsecond)
-		in.ExpiresAt = &t
+	expiresAt, err := keyExpiry(req.ExpiresAt)
+	if err != nil {
+		return err
 	}
+	in.ExpiresAt = expiresAt
 	k, err := h.svc.CreateAgentKey(c.UserContext(), principal(c), agentIDParam(c), in)
 	if err != nil {
 		return err

@@ -60,13 +60,7 @@ func (h *safePaymentsHandlers) createSafePayment(c *fiber.Ctx) (fiber.Handler, e
 	if err != nil {
 		return nil, err
 	}
-	return func(c *fiber.Ctx) error {
-		pay, err := h.svc.Propose(c.UserContext(), principal(c), read)
-		if err != nil {
-			return err
-		}
-		return c.Status(fiber.StatusCreated).JSON(toSafePayment(pay))
-	}, nil
+	return h.proposeStep(read), nil
 }
 
 // createSafeTransaction proposes an arbitrary Safe transaction: read first, then the same
@@ -80,13 +74,19 @@ func (h *safePaymentsHandlers) createSafeTransaction(c *fiber.Ctx) (fiber.Handle
 	if err != nil {
 		return nil, err
 	}
+	return h.proposeStep(read), nil
+}
+
+// proposeStep applies a read proposal in the request's unit of work: a payment and an
+// arbitrary transaction are proposed alike once read.
+func (h *safePaymentsHandlers) proposeStep(read safepayments.ProposalRead) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		pay, err := h.svc.Propose(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}
 		return c.Status(fiber.StatusCreated).JSON(toSafePayment(pay))
-	}, nil
+	}
 }
 
 func (h *safePaymentsHandlers) listSafePayments(c *fiber.Ctx) error {

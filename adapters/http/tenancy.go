@@ -161,14 +161,11 @@ func (h *tenancyHandlers) createKey(c *fiber.Ctx) error {
 	if req.Scopes != nil {
 		in.Scopes, in.ScopesSet = *req.Scopes, true
 	}
-	if req.ExpiresAt != "" {
-		t, err := time.Parse(time.RFC3339, req.ExpiresAt)
-		if err != nil {
-			return core.Invalid("expiresAt", "must be an RFC 3339 timestamp such as 2027-01-31T00:00:00Z")
-		}
-		t = t.UTC().Truncate(time.Microsecond)
-		in.ExpiresAt = &t
+	expiresAt, err := keyExpiry(req.ExpiresAt)
+	if err != nil {
+		return err
 	}
+	in.ExpiresAt = expiresAt
 	k, err := h.svc.CreateKey(c.UserContext(), principal(c), in)
 	if err != nil {
 		return err
