@@ -11,7 +11,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
-	"github.com/corridorhq/corridor/core/wallet"
 )
 
 // agentsHandlers serve agents, their keys, limits, wallets and cards. now is the clock a new
@@ -289,11 +288,7 @@ type agentWalletRequest struct {
 }
 
 func (r agentWalletRequest) input() agents.WalletInput {
-	owners := make([]wallet.OwnerInput, len(r.Owners))
-	for i, o := range r.Owners {
-		owners[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
-	}
-	return agents.WalletInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID}
+	return agents.WalletInput{Name: r.Name, Owners: ownerInputs(r.Owners), Threshold: r.Threshold, ChainID: r.ChainID}
 }
 
 // agentCardRequest documents POST /v1/agents/{id}/cards: the card's limits. A cap left out is a

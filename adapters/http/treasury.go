@@ -11,7 +11,6 @@ import (
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
 	"github.com/corridorhq/corridor/core/treasury"
-	"github.com/corridorhq/corridor/core/wallet"
 )
 
 // treasuryHandlers serve treasury accounts, their rules and sweeps.
@@ -225,15 +224,11 @@ type treasuryAccountRequest struct {
 }
 
 func (r treasuryAccountRequest) input() treasuries.CreateAccountInput {
-	owners := make([]wallet.OwnerInput, len(r.Owners))
-	for i, o := range r.Owners {
-		owners[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
-	}
 	buckets := make([]treasury.BucketInput, len(r.Buckets))
 	for i, b := range r.Buckets {
 		buckets[i] = treasury.BucketInput{Name: b.Name, Kind: b.Kind, TargetBps: b.TargetBps, ApyBps: b.ApyBps}
 	}
-	return treasuries.CreateAccountInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID, Buckets: buckets}
+	return treasuries.CreateAccountInput{Name: r.Name, Owners: ownerInputs(r.Owners), Threshold: r.Threshold, ChainID: r.ChainID, Buckets: buckets}
 }
 
 type treasuryBucketResponse struct {

@@ -135,6 +135,16 @@ type walletOwnerRequest struct {
 	Label   *string `json:"label,omitempty" oas:"maxLength=100"`
 }
 
+// ownerInputs are a wallet request's owners as the domain takes them: a wallet's, an agent's
+// wallet's and a treasury account's owners are given alike.
+func ownerInputs(owners []walletOwnerRequest) []wallet.OwnerInput {
+	out := make([]wallet.OwnerInput, len(owners))
+	for i, o := range owners {
+		out[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
+	}
+	return out
+}
+
 type walletCreateRequest struct {
 	Name      string               `json:"name" oas:"required,maxLength=100"`
 	Owners    []walletOwnerRequest `json:"owners" oas:"required"`
@@ -143,11 +153,7 @@ type walletCreateRequest struct {
 }
 
 func (r walletCreateRequest) input() wallets.CreateWalletInput {
-	owners := make([]wallet.OwnerInput, len(r.Owners))
-	for i, o := range r.Owners {
-		owners[i] = wallet.OwnerInput{Address: o.Address, Role: o.Role, Label: o.Label}
-	}
-	return wallets.CreateWalletInput{Name: r.Name, Owners: owners, Threshold: r.Threshold, ChainID: r.ChainID}
+	return wallets.CreateWalletInput{Name: r.Name, Owners: ownerInputs(r.Owners), Threshold: r.Threshold, ChainID: r.ChainID}
 }
 
 type walletOwnerResponse struct {
