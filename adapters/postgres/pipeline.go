@@ -636,16 +636,23 @@ func (m *member) enterSQL() {
 		panic(errGaveUp)
 	}
 	m.mayWait = !b.holdsLocks
-	sql := "SAVEPOINT corridor_unit"
-	if !m.mayWait && !b.timeout {
-		sql = "SET LOCAL lock_timeout = '1ms'; " + sql
-	}
+	// The three wait on the connection and travel with the unit's first statement (driver.go),
+	// so the unit's turn costs no exchange of its own. A failure among them (the previous
+	// unit's deferred idempotency record) surfaces from that statement and leaves the
+	// connection unable to roll back to a savepoint, so the batch is poisoned, not the unit.
+	var stmts [3]string
+	sqls := stmts[:0]
 	if b.open != nil {
-		sql = "RELEASE SAVEPOINT corridor_unit; " + sql
+		sqls = append(sqls, "RELEASE SAVEPOINT corridor_unit")
 	}
-	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, sql); err != nil {
-		b.poison(err)
-		return
+	if !m.mayWait && !b.timeout {
+		sqls = append(sqls, "SET LOCAL lock_timeout = '1ms'")
+	}
+	for _, sql := range append(sqls, "SAVEPOINT corridor_unit") {
+		if _, err := b.tx.Tx.ExecContext(b.bc.ctx, sql, deferExec{}); err != nil {
+			b.poison(err)
+			return
+		}
 	}
 	b.open = nil
 	b.timeout = b.timeout || !m.mayWait
@@ -674,9 +681,7 @@ func (b *batch) end(m *member) {
 		b.ended = append(b.ended, m)
 	} else {
 		if m.sql {
-			if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "ROLLBACK TO SAVEPOINT corridor_unit; RELEASE SAVEPOINT corridor_unit"); err != nil {
-				b.poison(err)
-			}
+			b.rollbackUnit()
 		}
 		m.l.discard()
 		// A unit that gave up on a lock runs again even when it returned nil: the use case may
@@ -690,6 +695,19 @@ func (b *batch) end(m *member) {
 	}
 	for b.head < len(b.members) && b.members[b.head].state == memberEnded {
 		b.head++
+	}
+}
+
+// rollbackUnit undoes the ending unit's statements. Its savepoint may still wait on the
+// connection (nothing the unit sent carried it): the driver then drops it and what followed it
+// unsent, and the release with it. The release of a sent one waits for the next statement.
+func (b *batch) rollbackUnit() {
+	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "ROLLBACK TO SAVEPOINT corridor_unit"); err != nil {
+		b.poison(err)
+		return
+	}
+	if _, err := b.tx.Tx.ExecContext(b.bc.ctx, "RELEASE SAVEPOINT corridor_unit", deferExec{}); err != nil {
+		b.poison(err)
 	}
 }
 
