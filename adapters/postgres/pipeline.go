@@ -120,7 +120,7 @@ var ErrPipelineClosed = core.E(core.CodeServiceUnavailable, "the store is shutti
 // through a commit pipeline. Close stops its lanes.
 func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	if opts.Lanes <= 0 {
-		return &Store{db: s.db, refs: s.refs}
+		return &Store{db: s.db, refs: s.refs, citus: s.citus}
 	}
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = DefaultPipelineMaxBatch
@@ -132,8 +132,9 @@ func (s *Store) WithPipeline(opts PipelineOptions) *Store {
 	case opts.MaxWait < 0:
 		opts.MaxWait = 0
 	}
-	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs}
-	out := &Store{db: s.db, pipe: p, refs: s.refs}
+	p := &pipeline{db: s.db, opts: opts, queue: make(chan *pipeUnit), stop: make(chan struct{}), metrics: newPipelineMetrics(), refs: s.refs,
+		citus: s.citus}
+	out := &Store{db: s.db, pipe: p, refs: s.refs, citus: s.citus}
 	p.direct = out.direct
 	for range opts.Lanes {
 		p.lanes = append(p.lanes, make(chan *pipeUnit))
@@ -172,6 +173,9 @@ type pipeline struct {
 	wg       sync.WaitGroup
 	direct   func(ctx context.Context, fn func(ctx context.Context, tx ports.Tx) error) error
 	refs     *refCache // the store's committed accounts (account_refs.go)
+	// citus: the database is a Citus coordinator, so a batch holds the units of one tenant
+	// only and a unit no lane takes in time runs alone (pipeline_citus.go).
+	citus bool
 }
 
 func (p *pipeline) close() {
@@ -237,7 +241,9 @@ func (p *pipeline) submit(ctx context.Context, fn func(ctx context.Context, tx p
 	u := &pipeUnit{ctx: ctx, fn: fn, wake: make(chan wake, 1)}
 	p.inflight.Add(1)
 	defer p.inflight.Add(-1)
-	if err := p.enqueue(ctx, u); err != nil {
+	if err := p.enqueue(ctx, u); errors.Is(err, errNoLane) {
+		return p.direct(ctx, fn)
+	} else if err != nil {
 		return err
 	}
 	for {
@@ -299,6 +305,8 @@ func (p *pipeline) enqueue(ctx context.Context, u *pipeUnit) error {
 	select {
 	case p.queue <- u:
 		return nil
+	case <-p.laneTimeout():
+		return errNoLane
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-p.stop:
@@ -388,6 +396,7 @@ type batch struct {
 	timeout    bool  // lock_timeout is set
 	poisoned   error // the batch cannot commit: its units run again alone
 	openedAt   time.Time
+	affinity   string // its first unit's affinity: on Citus, every unit's (pipeline_citus.go)
 }
 
 // maxSQLUnits bounds the savepoints of a batch: they are subtransactions, and past 64
@@ -414,7 +423,7 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 		return nil, prev
 	}
 	b := &batch{p: p, bc: bc, tx: btx, q: txQuerier{btx.Tx}, ledger: newBatchLedger(), events: make(chan *member), openedAt: time.Now(),
-		finds: &accountFinds{cache: p.refs}}
+		finds: &accountFinds{cache: p.refs}, affinity: ports.Affinity(carried[0].ctx)}
 	for _, u := range carried {
 		b.add(u)
 	}
@@ -442,10 +451,10 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 		if admitting && len(b.members) < p.opts.MaxBatch && b.sqlUnits < maxSQLUnits {
 			select {
 			case u := <-p.queue:
-				b.admit(u)
+				admitting = b.take(u)
 				continue
 			case u := <-own:
-				b.admit(u)
+				admitting = b.take(u)
 				continue
 			default:
 			}
@@ -459,11 +468,11 @@ func (p *pipeline) runBatch(own chan *pipeUnit, carried []*pipeUnit, prev <-chan
 			waiting := time.Now()
 			select {
 			case u := <-p.queue:
-				b.admit(u)
+				admitting = b.take(u)
 				p.stats.waitUnits.Add(int64(time.Since(waiting)))
 				continue
 			case u := <-own:
-				b.admit(u)
+				admitting = b.take(u)
 				p.stats.waitUnits.Add(int64(time.Since(waiting)))
 				continue
 			case <-timerC:
@@ -816,6 +825,9 @@ func (b *batch) commit(ctx context.Context, prev <-chan struct{}) []*pipeUnit {
 	}
 	if err == nil {
 		err = b.ledger.flush(ctx, b.q)
+	}
+	if err == nil && b.p.citus {
+		err = markTwoPhase(ctx, b.tx.Tx)
 	}
 	if err == nil && b.p.opts.beforeCommit != nil {
 		b.p.opts.beforeCommit()

@@ -33,6 +33,8 @@ type Store struct {
 	refs *refCache
 	// idleMetrics are the pipeline histograms of a store without a pipeline (never observed).
 	idleMetrics *pipelineMetrics
+	// citus: the database is a Citus coordinator (ForCitus).
+	citus bool
 }
 
 var _ ports.Store = (*Store)(nil)
@@ -63,7 +65,7 @@ func (s *Store) InTx(ctx context.Context, fn func(ctx context.Context, tx ports.
 	}
 	ctx, cancel := withUnitDeadline(ctx)
 	defer cancel()
-	if s.pipe != nil && !ports.UnitAlone(ctx) {
+	if s.pipe != nil && !ports.UnitAlone(ctx) && !s.aloneOnCitus(ctx) {
 		return s.pipelined(ctx, fn)
 	}
 	return s.direct(ctx, fn)
@@ -91,7 +93,10 @@ func (s *Store) direct(ctx context.Context, fn func(ctx context.Context, tx port
 		err = s.db.RunInTx(ctx, nil, func(ctx context.Context, btx bun.Tx) error {
 			ctx, finds = withFinds(ctx, s.refs)
 			ctx = context.WithValue(context.WithValue(ctx, txKey{}, btx), ownTxKey{}, true)
-			return fn(ctx, &tx{db: btx})
+			if err := fn(ctx, &tx{db: btx}); err != nil || !s.citus {
+				return err
+			}
+			return markTwoPhase(ctx, btx.Tx)
 		})
 		if err == nil && finds != nil {
 			s.refs.publish(finds.list) // committed
