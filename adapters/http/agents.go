@@ -1,6 +1,7 @@
 package http
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -8,17 +9,27 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/corridorhq/corridor/app/agents"
+	"github.com/corridorhq/corridor/app/cards"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/agent"
 	"github.com/corridorhq/corridor/core/auth"
+	"github.com/corridorhq/corridor/core/card"
 )
 
 // agentsHandlers serve agents, their keys, limits, wallets and cards. now is the clock a new
 // agent key's status is read at (the tenancy capability's, as for every key).
 type agentsHandlers struct {
 	svc          *agents.Service
+	cards        agentCards // nil: cards are not in this deployment
 	now          func() time.Time
 	cardsEnabled bool // POST /v1/agents/{id}/cards is served when cards are
+}
+
+// agentCards issues an agent's card (POST /v1/agents/{id}/cards): the cards capability does,
+// by the agents' rule for it.
+type agentCards interface {
+	ReadAgentCard(ctx context.Context, p auth.Principal, agentID string, limits card.LimitsPatch) (cards.AgentCardRead, error)
+	RecordAgentCard(ctx context.Context, p auth.Principal, read cards.AgentCardRead) (card.Card, error)
 }
 
 // agentEndpoints are the routes of agents (docs/api.md Endpoints, Agents).
@@ -186,12 +197,15 @@ func (h *agentsHandlers) issueAgentCard(c *fiber.Ctx) (fiber.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	read, err := h.svc.ReadCard(c.UserContext(), principal(c), agentIDParam(c), patch)
+	if h.cards == nil {
+		return nil, core.E(core.CodeFeatureNotAvailable, "cards are not available in this deployment")
+	}
+	read, err := h.cards.ReadAgentCard(c.UserContext(), principal(c), agentIDParam(c), patch)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		card, err := h.svc.IssueCard(c.UserContext(), principal(c), read)
+		card, err := h.cards.RecordAgentCard(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}

@@ -1,14 +1,12 @@
 package http
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/corridorhq/corridor/app/agents"
 	"github.com/corridorhq/corridor/app/cards"
 	"github.com/corridorhq/corridor/core"
 	"github.com/corridorhq/corridor/core/auth"
@@ -17,18 +15,10 @@ import (
 )
 
 // cardsHandlers serve cards, cardholders, authorizations and push-provisioning keys. A wallet
-// card issued for an agent follows the agents capability's rules: agents issues it.
+// card issued for an agent follows the agents' rule for it (the cards capability applies it).
 type cardsHandlers struct {
 	svc           *cards.Service
-	agents        agentCards
 	ephemeralKeys callerLimiter // per client IP, a rolling minute
-}
-
-// agentCards issues an agent's card on its wallet (POST /v1/wallets/{walletId}/cards with an
-// agentId).
-type agentCards interface {
-	ReadWalletCard(ctx context.Context, p auth.Principal, walletID, agentID string, limits card.LimitsPatch) (agents.CardRead, error)
-	IssueCard(ctx context.Context, p auth.Principal, read agents.CardRead) (card.Card, error)
 }
 
 // cardEndpoints are the routes of cards (docs/api.md Cards, docs/decisions/cards.md).
@@ -115,14 +105,14 @@ func (h *cardsHandlers) issueWalletCard(c *fiber.Ctx) (fiber.Handler, error) {
 }
 
 // issueWalletAgentCard is POST /v1/wallets/{walletId}/cards with an agentId: the agent's card,
-// by the agents capability's rules (POST /v1/agents/{id}/cards), on the agent's own wallet.
+// by the agents' rule for it (POST /v1/agents/{id}/cards), on the agent's own wallet.
 func (h *cardsHandlers) issueWalletAgentCard(c *fiber.Ctx, agentID string, patch card.LimitsPatch) (fiber.Handler, error) {
-	read, err := h.agents.ReadWalletCard(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")), agentID, patch)
+	read, err := h.svc.ReadWalletAgentCard(c.UserContext(), principal(c), strings.TrimSpace(c.Params("walletId")), agentID, patch)
 	if err != nil {
 		return nil, err
 	}
 	return func(c *fiber.Ctx) error {
-		card, err := h.agents.IssueCard(c.UserContext(), principal(c), read)
+		card, err := h.svc.RecordAgentCard(c.UserContext(), principal(c), read)
 		if err != nil {
 			return err
 		}

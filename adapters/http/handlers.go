@@ -41,9 +41,9 @@ func (s *Server) newHandlers(d Deps) handlers {
 	if d.SafePay != nil {
 		walletPayments = d.SafePay
 	}
-	var cardAgents agentCards
-	if d.Agents != nil {
-		cardAgents = d.Agents
+	var agentCardIssuer agentCards
+	if d.Cards != nil {
+		agentCardIssuer = d.Cards
 	}
 	return handlers{
 		tenancy:      &tenancyHandlers{svc: d.Tenancy},
@@ -52,8 +52,8 @@ func (s *Server) newHandlers(d Deps) handlers {
 		faucet:       &faucetHandlers{svc: d.Faucet},
 		safePayments: &safePaymentsHandlers{svc: d.SafePay},
 		policy:       &policyHandlers{svc: d.Policy},
-		agents:       &agentsHandlers{svc: d.Agents, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},
-		cards:        &cardsHandlers{svc: d.Cards, agents: cardAgents, ephemeralKeys: s.ephemeralKeyLimiter},
+		agents:       &agentsHandlers{svc: d.Agents, cards: agentCardIssuer, now: d.Tenancy.Now, cardsEnabled: s.cfg.Capabilities.Features["cards"]},
+		cards:        &cardsHandlers{svc: d.Cards, ephemeralKeys: s.ephemeralKeyLimiter},
 		treasury:     &treasuryHandlers{svc: d.Treasury},
 		ramps:        &rampsHandlers{svc: d.Ramps},
 		twoFactor:    &twoFactorHandlers{svc: d.TwoFactor},

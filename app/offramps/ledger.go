@@ -28,16 +28,17 @@ func openPaymentAccounts(ctx context.Context, tx txView, now time.Time, p offram
 	return offrampAccounts{senderAvailable: accs[0], locked: accs[1]}, nil
 }
 
-// Post posts a transfer of the payment in the caller's unit of work: in the service asset
+// Post posts a transfer of the payment in the caller's unit of work, of which it takes only
+// the ledger: in the service asset
 // (a resolving transfer takes its hold's), with the payment named in its metadata. Claims post
 // their escrow legs through it, so every transfer of a payment carries the same metadata.
-func (s *Service) Post(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
-	return postTransfer(ctx, tx, now, p, spec)
+func (s *Service) Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
+	return postTransfer(ctx, l, now, p, spec)
 }
 
 // postTransfer is Post: a payment's transfers need nothing of the service, so the postings
 // below are functions of the payment and the unit of work, not methods.
-func postTransfer(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
+func postTransfer(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
 	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
 		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
@@ -46,7 +47,7 @@ func postTransfer(ctx context.Context, tx ports.Tx, now time.Time, p offramp.Pay
 		spec.Metadata = map[string]string{}
 	}
 	spec.Metadata["offrampPaymentId"] = p.ID
-	t, _, err := tx.Ledger().Post(ctx, now, spec.MustValidate())
+	t, _, err := l.Post(ctx, now, spec.MustValidate())
 	return t, err
 }
 
@@ -58,7 +59,7 @@ func reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment
 		return err
 	}
 	p.Reservation++
-	t, err := postTransfer(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
+	t, err := postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs.senderAvailable.ID, accs.locked.ID, p.SourceAmountBaseUnits)})
 	if core.HasCode(err, core.CodeInsufficientFunds) {
 		return core.E(core.CodeInsufficientFunds, "the service balance does not cover %s USD; nothing was reserved",
@@ -71,19 +72,20 @@ func reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment
 	return nil
 }
 
-// VoidReservation voids the payment's reservation hold, if it holds one, and forgets it.
-func (s *Service) VoidReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+// VoidReservation voids the payment's reservation hold, if it holds one, and forgets it. Like
+// Post, it takes only the ledger of the caller's unit of work.
+func (s *Service) VoidReservation(ctx context.Context, l ports.LedgerRepo, now time.Time, p *offramp.Payment) error {
 	if p.HoldTransferID == "" {
 		return nil
 	}
-	_, err := postTransfer(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
+	_, err := postTransfer(ctx, l, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
 		Type: ledger.TypeVoidPending, PendingID: p.HoldTransferID})
 	p.HoldTransferID = ""
 	return err
 }
 
 func lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
-	_, err := postTransfer(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
+	_, err := postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
 		Type: ledger.TypePostPending, PendingID: p.HoldTransferID, Amount: p.SourceAmountBaseUnits})
 	p.HoldTransferID = ""
 	return err
@@ -95,7 +97,7 @@ func unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment)
 	if err != nil {
 		return err
 	}
-	_, err = postTransfer(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, accs.senderAvailable.ID, p.SourceAmountBaseUnits)})
 	return err
 }
@@ -109,7 +111,7 @@ func toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Paym
 	if err != nil {
 		return err
 	}
-	_, err = postTransfer(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, clearing[0].ID, p.SourceAmountBaseUnits)})
 	return err
 }
@@ -135,7 +137,7 @@ func deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment
 	if q.FeeBaseUnits > 0 {
 		postings = append(postings, ledger.Posting{AccountID: accs[2].ID, Amount: q.FeeBaseUnits})
 	}
-	_, err = postTransfer(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("deliver", p.Attempt),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("deliver", p.Attempt),
 		Type: ledger.TypePosted, Postings: postings, Metadata: map[string]string{"routeQuoteId": q.ID}})
 	return err
 }
@@ -146,7 +148,7 @@ func refund(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment,
 	if err != nil {
 		return err
 	}
-	_, err = postTransfer(ctx, tx, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits)})
 	return err
 }
