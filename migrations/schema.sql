@@ -655,6 +655,7 @@ CREATE TABLE public.ledger_balances (
     pending_debits bigint DEFAULT 0 NOT NULL,
     pending_credits bigint DEFAULT 0 NOT NULL,
     last_transfer_at timestamp with time zone,
+    home_tenant_id text NOT NULL,
     CONSTRAINT ledger_balances_non_negative_check CHECK (((NOT non_negative) OR ((posted - pending_debits) >= 0))),
     CONSTRAINT ledger_balances_pending_credits_check CHECK ((pending_credits >= 0)),
     CONSTRAINT ledger_balances_pending_debits_check CHECK ((pending_debits >= 0))
@@ -693,6 +694,7 @@ CREATE TABLE public.ledger_postings (
     posted_after bigint NOT NULL,
     pending_debits_after bigint NOT NULL,
     pending_credits_after bigint NOT NULL,
+    home_tenant_id text NOT NULL,
     CONSTRAINT ledger_postings_amount_check CHECK ((amount <> 0)),
     CONSTRAINT ledger_postings_pending_credits_after_check CHECK ((pending_credits_after >= 0)),
     CONSTRAINT ledger_postings_pending_debits_after_check CHECK ((pending_debits_after >= 0))
@@ -1675,7 +1677,7 @@ ALTER TABLE ONLY public.job_workers
     ADD CONSTRAINT job_workers_pkey PRIMARY KEY (client_id);
 
 ALTER TABLE ONLY public.ledger_accounts
-    ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT ledger_accounts_pkey PRIMARY KEY (id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_accounts
     ADD CONSTRAINT ledger_accounts_reference_key UNIQUE (environment, asset, reference);
@@ -1684,7 +1686,7 @@ ALTER TABLE ONLY public.ledger_anchors
     ADD CONSTRAINT ledger_anchors_pkey PRIMARY KEY (id);
 
 ALTER TABLE ONLY public.ledger_balances
-    ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account_id);
+    ADD CONSTRAINT ledger_balances_pkey PRIMARY KEY (account_id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_chain_heads
     ADD CONSTRAINT ledger_chain_heads_pkey PRIMARY KEY (environment, stripe);
@@ -1693,16 +1695,16 @@ ALTER TABLE ONLY public.ledger_chain
     ADD CONSTRAINT ledger_chain_position_key UNIQUE (environment, stripe, "position");
 
 ALTER TABLE ONLY public.ledger_postings
-    ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence);
+    ADD CONSTRAINT ledger_postings_pkey PRIMARY KEY (account_id, created_at, sequence, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_pkey PRIMARY KEY (id);
+    ADD CONSTRAINT ledger_transfers_pkey PRIMARY KEY (id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_transfers
     ADD CONSTRAINT ledger_transfers_reference_key UNIQUE (environment, reference);
 
 ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence);
+    ADD CONSTRAINT ledger_transfers_sequence_key UNIQUE (sequence, home_tenant_id);
 
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_invite_token_hash_key UNIQUE (tenant_id, invite_token_hash);
@@ -2203,16 +2205,10 @@ ALTER TABLE ONLY public.invoices
     ADD CONSTRAINT invoices_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);
 
 ALTER TABLE ONLY public.ledger_balances
-    ADD CONSTRAINT ledger_balances_account_id_fkey FOREIGN KEY (account_id) REFERENCES public.ledger_accounts(id);
+    ADD CONSTRAINT ledger_balances_account_fkey FOREIGN KEY (account_id, home_tenant_id) REFERENCES public.ledger_accounts(id, home_tenant_id);
 
 ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_pending_id_fkey FOREIGN KEY (pending_id) REFERENCES public.ledger_transfers(id);
-
-ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_resolved_by_fkey FOREIGN KEY (resolved_by) REFERENCES public.ledger_transfers(id);
-
-ALTER TABLE ONLY public.ledger_transfers
-    ADD CONSTRAINT ledger_transfers_reversed_id_fkey FOREIGN KEY (reversed_id) REFERENCES public.ledger_transfers(id);
+    ADD CONSTRAINT ledger_transfers_pending_fkey FOREIGN KEY (pending_id, home_tenant_id) REFERENCES public.ledger_transfers(id, home_tenant_id);
 
 ALTER TABLE ONLY public.members
     ADD CONSTRAINT members_tenant_id_fkey FOREIGN KEY (tenant_id) REFERENCES public.tenants(id);

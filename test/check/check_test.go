@@ -305,6 +305,19 @@ func corruptions(w workload) []corruption {
 				UPDATE idempotency_keys i SET body = s.planted FROM check_saved s WHERE i.key = s.key`,
 			revert: `UPDATE idempotency_keys i SET body = s.body FROM check_saved s WHERE i.key = s.key; DROP TABLE check_saved`,
 			check:  "idempotency-effects", names: "answers ofp_planted, which does not exist"},
+		{name: "a posting outside its account's home",
+			plant: `CREATE TABLE check_saved AS SELECT transfer_id, account_id, home_tenant_id FROM ledger_postings
+					WHERE transfer_id = ` + transfer("deliver") + ` AND account_id = ` + account + `;
+				UPDATE ledger_postings p SET home_tenant_id = 'ten_planted' FROM check_saved s
+					WHERE p.transfer_id = s.transfer_id AND p.account_id = s.account_id`,
+			revert: `UPDATE ledger_postings p SET home_tenant_id = s.home_tenant_id FROM check_saved s
+					WHERE p.transfer_id = s.transfer_id AND p.account_id = s.account_id; DROP TABLE check_saved`,
+			check: "ledger-keys-across-homes", names: "lives in home 'ten_planted'"},
+		{name: "a reversal of a transfer that does not exist",
+			plant: `CREATE TABLE check_saved AS SELECT id FROM ledger_transfers WHERE id = ` + transfer("reserve") + `;
+				UPDATE ledger_transfers SET reversed_id = 'trf_missing' WHERE id IN (SELECT id FROM check_saved)`,
+			revert: `UPDATE ledger_transfers SET reversed_id = NULL WHERE id IN (SELECT id FROM check_saved); DROP TABLE check_saved`,
+			check:  "ledger-keys-across-homes", names: "reverses trf_missing, which does not exist"},
 		{name: "a card authorization without its hold",
 			plant: `CREATE TABLE check_saved AS SELECT id, hold_transfer_id FROM card_authorizations WHERE status = 'APPROVED' ORDER BY id LIMIT 1;
 				UPDATE card_authorizations SET hold_transfer_id = 'trf_planted' WHERE id IN (SELECT id FROM check_saved)`,
