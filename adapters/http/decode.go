@@ -9,6 +9,7 @@ import (
 	"mime"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
@@ -144,4 +145,18 @@ func checkQuery(c *fiber.Ctx) error {
 		return err
 	}
 	return c.Next()
+}
+
+// keyExpiry reads an API key's optional expiresAt (an agent's key or a tenant's): RFC 3339,
+// kept to the microsecond the store keeps; empty is a key that never expires.
+func keyExpiry(raw string) (*time.Time, error) {
+	if raw == "" {
+		return nil, nil
+	}
+	t, err := time.Parse(time.RFC3339, raw)
+	if err != nil {
+		return nil, core.Invalid("expiresAt", "must be an RFC 3339 timestamp such as 2027-01-31T00:00:00Z")
+	}
+	t = t.UTC().Truncate(time.Microsecond)
+	return &t, nil
 }

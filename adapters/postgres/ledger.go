@@ -448,8 +448,15 @@ func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[stri
 	if err != nil {
 		return nil, ledgerError("read balances", err)
 	}
+	return scanBalances(rows, len(accountIDs), "read balances")
+}
+
+// scanBalances reads rows of (account id, posted, pending debits, pending credits) into
+// validated balances by account, closing rows: the current balances and the balances as of an
+// instant come back in the same shape, so one scan serves both.
+func scanBalances(rows *sql.Rows, n int, op string) (map[string]ledger.Balance, error) {
 	defer rows.Close()
-	out := make(map[string]ledger.Balance, len(accountIDs))
+	out := make(map[string]ledger.Balance, n)
 	for rows.Next() {
 		var id string
 		var b ledger.Balance
@@ -461,7 +468,7 @@ func (r ledgerRepo) Balances(ctx context.Context, accountIDs []string) (map[stri
 		}
 		out[id] = b
 	}
-	return out, ledgerError("read balances", rows.Err())
+	return out, ledgerError(op, rows.Err())
 }
 
 // storableMetadata refuses metadata Postgres' jsonb cannot keep byte for byte (invalid UTF-8

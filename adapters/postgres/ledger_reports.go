@@ -110,20 +110,7 @@ func (r ledgerRepo) balancesAt(ctx context.Context, accountIDs []string, instant
 	if err != nil {
 		return nil, ledgerError("balances as of", err)
 	}
-	defer rows.Close()
-	out := make(map[string]ledger.Balance, len(accountIDs))
-	for rows.Next() {
-		var id string
-		var b ledger.Balance
-		if err := rows.Scan(&id, &b.Posted, &b.PendingDebits, &b.PendingCredits); err != nil {
-			return nil, err
-		}
-		if err := b.Validate(); err != nil {
-			return nil, err
-		}
-		out[id] = b
-	}
-	return out, ledgerError("balances as of", rows.Err())
+	return scanBalances(rows, len(accountIDs), "balances as of")
 }
 
 const statementLinesSQL = `

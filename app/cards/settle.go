@@ -102,10 +102,26 @@ type SweepSettlementsArgs struct{}
 // Kind names the job.
 func (SweepSettlementsArgs) Kind() string { return "card.settle_sweep" }
 
+// settlementJobs is the cards capability's settlement work, run by its River workers: sending a
+// capture's settlement to the card spend module, waiting for its receipt and the sweep that
+// picks up a stale one. It is the Service seen from its jobs (the same ports), so the
+// request-facing Service stays within the method bound of test/architecture.
+type settlementJobs struct{ *Service }
+
+// SweepSettlements is settlementJobs.SweepSettlements, for the workers and the suites.
+func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
+	return settlementJobs{s}.SweepSettlements(ctx)
+}
+
+// RunSettlement is settlementJobs.RunSettlement, for the workers and the suites.
+func (s *Service) RunSettlement(ctx context.Context, tenantID, authorizationID string) (time.Duration, error) {
+	return settlementJobs{s}.RunSettlement(ctx, tenantID, authorizationID)
+}
+
 // SweepSettlements enqueues a settlement job again for every capture whose settlement is still
 // PENDING or SUBMITTED and untouched for settlementStaleAfter, so a settlement whose job ran
 // out of attempts (a node down for long) is never lost. It returns how many it enqueued.
-func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
+func (s settlementJobs) SweepSettlements(ctx context.Context) (int, error) {
 	var n int
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		stale, err := tx.Cards().StaleSettlements(ctx, s.now().Add(-settlementStaleAfter), settlementSweepBatch)
@@ -129,7 +145,7 @@ func (s *Service) SweepSettlements(ctx context.Context) (int, error) {
 // CONFIRMED, or FAILED with the reason. A refusal by the contract is FAILED at once; a node
 // error is recorded on the authorization and retried. Retry-safe: the reference is derived
 // from the authorization, and the module sends nothing for a reference already settled.
-func (s *Service) RunSettlement(ctx context.Context, tenantID, authorizationID string) (time.Duration, error) {
+func (s settlementJobs) RunSettlement(ctx context.Context, tenantID, authorizationID string) (time.Duration, error) {
 	var a card.Authorization
 	var c card.Card
 	err := s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
@@ -152,7 +168,7 @@ func (s *Service) RunSettlement(ctx context.Context, tenantID, authorizationID s
 	return 0, nil // settled, failed or nothing to settle
 }
 
-func (s *Service) sendSettlement(ctx context.Context, c card.Card, a card.Authorization) (time.Duration, error) {
+func (s settlementJobs) sendSettlement(ctx context.Context, c card.Card, a card.Authorization) (time.Duration, error) {
 	module, err := s.module(a.Environment)
 	if err != nil {
 		return 0, s.recordSettlement(ctx, a.TenantID, a.ID, card.SettlementPending, "", err.Error())
@@ -178,7 +194,7 @@ func (s *Service) sendSettlement(ctx context.Context, c card.Card, a card.Author
 	return settleReceiptWait, nil
 }
 
-func (s *Service) confirmSettlement(ctx context.Context, a card.Authorization) (time.Duration, error) {
+func (s settlementJobs) confirmSettlement(ctx context.Context, a card.Authorization) (time.Duration, error) {
 	chain, err := s.chains.Chain(a.Environment)
 	if err != nil {
 		return 0, err
@@ -197,7 +213,7 @@ func (s *Service) confirmSettlement(ctx context.Context, a card.Authorization) (
 }
 
 // recordSettlement writes a settlement step unless the authorization already moved past it.
-func (s *Service) recordSettlement(ctx context.Context, tenantID, id string, status card.SettlementStatus, txHash, failure string) error {
+func (s settlementJobs) recordSettlement(ctx context.Context, tenantID, id string, status card.SettlementStatus, txHash, failure string) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx txView) error {
 		a, err := tx.Cards().LockAuthorizationByID(ctx, tenantID, id)
 		if err != nil {

@@ -15,13 +15,25 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
-// IndexClaimEscrow applies the escrow contract's events since the environment's cursor, up to
+// IndexClaimEscrow applies the escrow contract's events since the environment's cursor
+// (escrowIndexer.indexClaimEscrow).
+func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) error {
+	return escrowIndexer{s}.indexClaimEscrow(ctx, env)
+}
+
+// escrowIndexer is the claims capability's mirror of the escrow contract: it applies the
+// contract's events to claims and the ledger, and undoes what a reorg dropped. It is the
+// Service seen from its indexing job (the service's ports, its payments port), so the
+// request-facing Service stays within the method bound of test/architecture.
+type escrowIndexer struct{ *Service }
+
+// indexClaimEscrow applies the escrow contract's events since the environment's cursor, up to
 // the environment's confirmation depth below the head. It first undoes what blocks a reorg
 // dropped (undoEscrowReorg). Logs are read outside any transaction; the cursor is then locked
 // again and, if no other run moved it meanwhile, every log is applied once (an event already
 // recorded changes nothing), each in its own savepoint: a log that cannot be applied is recorded
 // in background_failures and skipped, and the cursor moves past the range.
-func (s *Service) IndexClaimEscrow(ctx context.Context, env core.Environment) error {
+func (s escrowIndexer) indexClaimEscrow(ctx context.Context, env core.Environment) error {
 	esc, err := s.escrow(env)
 	if err != nil {
 		return nil
@@ -83,7 +95,7 @@ type escrowRange struct {
 
 // commitEscrowRange applies a range's logs and moves the cursor past it in one transaction,
 // unless another run moved the cursor meanwhile; moved says whether this run did.
-func (s *Service) commitEscrowRange(ctx context.Context, env core.Environment, chainID int64, r escrowRange) (bool, error) {
+func (s escrowIndexer) commitEscrowRange(ctx context.Context, env core.Environment, chainID int64, r escrowRange) (bool, error) {
 	moved := false
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		moved = false // only the committed run says whether the cursor moved
@@ -114,7 +126,7 @@ func (s *Service) commitEscrowRange(ctx context.Context, env core.Environment, c
 // logged and recorded as DEAD in background_failures (a retry would meet the same claim in the
 // same state), so it does not stall the logs after it; an error is returned only when even the
 // failure cannot be recorded.
-func (s *Service) applyEscrowLogOnce(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
+func (s escrowIndexer) applyEscrowLogOnce(ctx context.Context, tx txView, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	var items []string
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
@@ -140,7 +152,7 @@ func (s *Service) applyEscrowLogOnce(ctx context.Context, tx txView, env core.En
 // moves the escrow back to the sender (REFUNDED); a cancel voids the reservation (CANCELED).
 // It returns what the log's block records for a reorg: the event's key, and the id of the
 // funding transfer it posted (escrowTransferItem).
-func (s *Service) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
+func (s escrowIndexer) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Environment, chainID int64, l ports.EscrowLog, now time.Time) ([]string, error) {
 	c, err := tx.Claims().LockClaimByOnchainID(ctx, env, chainID, "0x"+hex.EncodeToString(l.ClaimID[:]))
 	if core.HasCode(err, claim.CodeClaimNotFound) {
 		return nil, nil // an escrow id this deployment did not open
@@ -174,7 +186,7 @@ func (s *Service) applyEscrowLog(ctx context.Context, tx ports.Tx, env core.Envi
 }
 
 // settleEscrowEvent books what an applied event changed besides the funding.
-func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.Time, l ports.EscrowLog, out claim.Outcome, c claim.Claim, pay offramp.Payment) error {
+func (s escrowIndexer) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.Time, l ports.EscrowLog, out claim.Outcome, c claim.Claim, pay offramp.Payment) error {
 	if out.Changed && out.From != out.To {
 		switch out.To {
 		case claim.StatusRefunded:
@@ -206,7 +218,7 @@ func (s *Service) settleEscrowEvent(ctx context.Context, tx ports.Tx, now time.T
 // once the escrow funding is indexed (docs/decisions/ledger.md: funded from here). A claim that expired before its
 // funding landed goes straight to the refund path: funds win over expiry.
 // It returns the id of the transfer it posted ("" when it posted none).
-func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) (string, error) {
+func (s escrowIndexer) postClaimReservation(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) (string, error) {
 	if pay.Status == offramp.StatusCanceled && c.Status == claim.StatusExpired {
 		// Canceled by its sender while the funding was in flight: the ledger never took the
 		// money, so the escrow refunds the settlement account's funding on chain.
@@ -233,7 +245,7 @@ func (s *Service) postClaimReservation(ctx context.Context, tx ports.Tx, now tim
 
 // settleClaimRefund books an indexed on-chain refund: the escrow account back to the sender,
 // and the payment REFUNDED.
-func (s *Service) settleClaimRefund(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) error {
+func (s escrowIndexer) settleClaimRefund(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, c claim.Claim) error {
 	if pay.Status == offramp.StatusPendingClaim {
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigClaimExpires, Guard: offramp.GuardClaimFunded}, now); err != nil {
 			return err

@@ -153,7 +153,7 @@ func (s *Service) eligiblePayoutRoutes(ctx context.Context, tx txView, p offramp
 			continue
 		}
 		routable++
-		rail, ok := s.rail(p.Environment, d.Type)
+		rail, ok := s.payouts.rail(p.Environment, d.Type)
 		if !ok {
 			continue
 		}
@@ -248,7 +248,7 @@ func (s *Service) runPolicyCheck(ctx context.Context, tx ports.Tx, now time.Time
 		return s.VoidReservation(ctx, tx.Ledger(), now, p)
 	case offramp.EffectRefund:
 		p.FailureReason = string(c.decision.Reasons[0])
-		refund := func() error { return s.refund(ctx, tx, now, p, lockedSpec(*p)) }
+		refund := func() error { return refund(ctx, tx, now, p, lockedSpec(*p)) }
 		if fromClaim {
 			refund = func() error {
 				return s.claimSettled.PublishHeard(ctx, tx, offramp.ClaimSettled{Payment: p, Rejected: true, At: now})

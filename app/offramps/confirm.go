@@ -117,7 +117,7 @@ func (s *Service) ConfirmPayment(ctx context.Context, pr auth.Principal, id stri
 		if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigRecipientConfirm, Guard: offramp.GuardQuoteValid}, now); err != nil {
 			return err
 		}
-		lock := func() error { return s.lockReservation(ctx, tx, now, &pay) }
+		lock := func() error { return lockReservation(ctx, tx, now, &pay) }
 		if fromClaim {
 			// A redeemed claim's money leaves the claim's escrow account; the composer's
 			// decision hash goes on chain with the escrow's release.

@@ -238,7 +238,7 @@ func (s *Service) intake(ctx context.Context, tx ports.Tx, actor auth.Principal,
 		return nil, err
 	}
 	if !slices.Contains(decided, offramp.RejectPolicyDenied) {
-		if err := s.reserve(ctx, tx, now, pay); err != nil {
+		if err := reserve(ctx, tx, now, pay); err != nil {
 			return nil, err
 		}
 	}

@@ -15,14 +15,15 @@ var _ kernel.Jobs = (*Service)(nil)
 // RegisterWorkers adds the off-ramp payment workers: provider submission and polling, and
 // the quote-expiry and hold recheck passes.
 func (s *Service) RegisterWorkers(workers *river.Workers) {
-	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a SubmitPayoutArgs) error { return s.RunSubmission(ctx, a.PaymentID) })
+	jobs := payoutJobs{s}
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, a SubmitPayoutArgs) error { return jobs.RunSubmission(ctx, a.PaymentID) })
 	river.AddWorker(workers, &PollPayoutWorker{Service: s})
-	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ QuoteExpiryArgs) error { return s.ExpireQuoteSets(ctx) })
-	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ HoldRecheckArgs) error { return s.RecheckHeldPayments(ctx) })
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ QuoteExpiryArgs) error { return jobs.ExpireQuoteSets(ctx) })
+	kernel.AddWorker(workers, offrampJobTimeout, func(ctx context.Context, _ HoldRecheckArgs) error { return jobs.RecheckHeldPayments(ctx) })
 }
 
 // PeriodicJobs are the quote-expiry and hold recheck passes.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob { return s.sweepPeriodicJobs() }
+func (s *Service) PeriodicJobs() []*river.PeriodicJob { return payoutJobs{s}.sweepPeriodicJobs() }
 
 const (
 	offrampJobMaxAttempts = 25
@@ -61,7 +62,7 @@ const DefaultPollWindow = 72 * time.Hour
 // attempts, so without the window a provider that never finishes is polled forever), or when
 // the poll fails on the job's last attempt.
 func (w *PollPayoutWorker) Work(ctx context.Context, job *river.Job[PollPayoutArgs]) error {
-	final, err := w.Service.PollPayment(ctx, job.Args.PaymentID)
+	final, err := payoutJobs{w.Service}.PollPayment(ctx, job.Args.PaymentID)
 	switch {
 	case err == nil && final:
 		return nil
@@ -70,7 +71,7 @@ func (w *PollPayoutWorker) Work(ctx context.Context, job *river.Job[PollPayoutAr
 	case err == nil && w.Service.clock.Now().Sub(job.CreatedAt) < w.Service.pollWindow:
 		return river.JobSnooze(w.Service.pollInterval)
 	}
-	if gerr := w.Service.GiveUpPolling(ctx, job.Args.PaymentID); gerr != nil {
+	if gerr := (payoutJobs{w.Service}).GiveUpPolling(ctx, job.Args.PaymentID); gerr != nil {
 		return errors.Join(err, gerr)
 	}
 	return nil

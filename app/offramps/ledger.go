@@ -33,6 +33,12 @@ func openPaymentAccounts(ctx context.Context, tx txView, now time.Time, p offram
 // (a resolving transfer takes its hold's), with the payment named in its metadata. Claims post
 // their escrow legs through it, so every transfer of a payment carries the same metadata.
 func (s *Service) Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
+	return postTransfer(ctx, l, now, p, spec)
+}
+
+// postTransfer is Post: a payment's transfers need nothing of the service, so the postings
+// below are functions of the payment and the unit of work, not methods.
+func postTransfer(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error) {
 	spec.Environment = p.Environment
 	if spec.Type != ledger.TypeVoidPending && spec.Type != ledger.TypePostPending && spec.Type != ledger.TypeReversal {
 		spec.Asset = kernel.ServiceAsset // a resolving transfer takes its hold's asset
@@ -47,13 +53,13 @@ func (s *Service) Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p
 
 // reserve takes a new reservation hold on the sender's balance (docs/architecture.md). A short balance
 // is INSUFFICIENT_FUNDS and reserves nothing.
-func (s *Service) reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
 	}
 	p.Reservation++
-	t, err := s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
+	t, err := postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("reserve", p.Reservation),
 		Type: ledger.TypePending, Postings: ledger.Move(accs.senderAvailable.ID, accs.locked.ID, p.SourceAmountBaseUnits)})
 	if core.HasCode(err, core.CodeInsufficientFunds) {
 		return core.E(core.CodeInsufficientFunds, "the service balance does not cover %s USD; nothing was reserved",
@@ -72,31 +78,31 @@ func (s *Service) VoidReservation(ctx context.Context, l ports.LedgerRepo, now t
 	if p.HoldTransferID == "" {
 		return nil
 	}
-	_, err := s.Post(ctx, l, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
+	_, err := postTransfer(ctx, l, now, *p, ledger.TransferSpec{Reference: p.LedgerRef("void", p.Reservation),
 		Type: ledger.TypeVoidPending, PendingID: p.HoldTransferID})
 	p.HoldTransferID = ""
 	return err
 }
 
-func (s *Service) lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
-	_, err := s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
+func lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+	_, err := postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
 		Type: ledger.TypePostPending, PendingID: p.HoldTransferID, Amount: p.SourceAmountBaseUnits})
 	p.HoldTransferID = ""
 	return err
 }
 
 // unlock returns locked funds to the sender (a failed pre-submission re-check).
-func (s *Service) unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
 	}
-	_, err = s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("unlock", p.Reservation),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, accs.senderAvailable.ID, p.SourceAmountBaseUnits)})
 	return err
 }
 
-func (s *Service) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
@@ -105,7 +111,7 @@ func (s *Service) toClearing(ctx context.Context, tx ports.Tx, now time.Time, p 
 	if err != nil {
 		return err
 	}
-	_, err = s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("submit", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs.locked.ID, clearing[0].ID, p.SourceAmountBaseUnits)})
 	return err
 }
@@ -121,7 +127,7 @@ func deliverySide(p offramp.Payment, q offramp.Quote) ledger.AccountSpec {
 
 // deliver pays exactly the confirmed quote: its deliver amount to the recipient side, its fee
 // to the platform.
-func (s *Service) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, q offramp.Quote) error {
+func deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, q offramp.Quote) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider),
 		deliverySide(*p, q), ledger.Share(ledger.PlatformFees(p.Environment, kernel.ServiceAsset), p.SenderTenantID))
 	if err != nil {
@@ -131,18 +137,18 @@ func (s *Service) deliver(ctx context.Context, tx ports.Tx, now time.Time, p *of
 	if q.FeeBaseUnits > 0 {
 		postings = append(postings, ledger.Posting{AccountID: accs[2].ID, Amount: q.FeeBaseUnits})
 	}
-	_, err = s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("deliver", p.Attempt),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("deliver", p.Attempt),
 		Type: ledger.TypePosted, Postings: postings, Metadata: map[string]string{"routeQuoteId": q.ID}})
 	return err
 }
 
 // refund returns a failed payout from the provider's clearing account to the sender.
-func (s *Service) refund(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
+func refund(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, from, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID))
 	if err != nil {
 		return err
 	}
-	_, err = s.Post(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
+	_, err = postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("refund", p.Attempt),
 		Type: ledger.TypePosted, Postings: ledger.Move(accs[0].ID, accs[1].ID, p.SourceAmountBaseUnits)})
 	return err
 }

@@ -41,7 +41,7 @@ func (s *Service) TopUpLiquidity(ctx context.Context, operator string, env core.
 	if err := f.Err(); err != nil {
 		return Liquidity{}, err
 	}
-	rail, ok := s.provider(provider)
+	rail, ok := s.payouts.provider(provider)
 	if !ok {
 		return Liquidity{}, core.E(offramp.CodeProviderNotFound, "no payout provider %q is configured", provider)
 	}

@@ -12,12 +12,19 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
+// payoutJobs is the off-ramp's work after a request has answered, run by its River workers:
+// the submission and its re-check, polling a provider, the status a provider reports, a return,
+// and the quote-expiry and hold-recheck sweeps. It is the Service seen from its jobs: it
+// shares the service's ports and its composer, and keeps the request-facing Service within
+// the method bound of test/architecture.
+type payoutJobs struct{ *Service }
+
 // RunSubmission re-checks a FUNDS_LOCKED payment (its confirmed quote still the active
 // one, its destination ACTIVE, the full policy verdict ALLOW, its provider enabled) and submits
 // it with the attempt's idempotency key. A failed re-check unlocks the funds, takes a new
 // reservation and runs POLICY_CHECK again (a fresh set, a hold or a rejection). The provider
 // call runs outside any transaction; a retried job resubmits with the same key.
-func (s *Service) RunSubmission(ctx context.Context, id string) error {
+func (s payoutJobs) RunSubmission(ctx context.Context, id string) error {
 	ctx = kernel.WithPrepared(ctx)
 	if err := s.PreparePayments(ctx, id); err != nil {
 		return err
@@ -46,7 +53,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 			return err
 		}
 		pay.ProviderReference = st.Reference
-		if err := s.toClearing(ctx, tx, now, &pay); err != nil {
+		if err := toClearing(ctx, tx, now, &pay); err != nil {
 			return err
 		}
 		if err := savePayment(ctx, tx, pay); err != nil {
@@ -60,7 +67,7 @@ func (s *Service) RunSubmission(ctx context.Context, id string) error {
 
 // readySubmission is the re-check's unit of work: the payout request and its rail when the
 // payment still goes out (proceed), or the failed re-check applied.
-func (s *Service) readySubmission(ctx context.Context, id string) (req ports.PayoutRequest, rail ports.PayoutRail, proceed bool, err error) {
+func (s payoutJobs) readySubmission(ctx context.Context, id string) (req ports.PayoutRequest, rail ports.PayoutRail, proceed bool, err error) {
 	err = s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		// A retried run decides afresh: a submission an earlier, rolled-back run prepared
 		// must not go out after a run that found nothing to submit.
@@ -81,7 +88,7 @@ func (s *Service) readySubmission(ctx context.Context, id string) (req ports.Pay
 		if why != "" {
 			return s.recheckFailed(ctx, tx, now, &pay, why, hold)
 		}
-		rail, _ = s.provider(pay.Provider)
+		rail, _ = s.payouts.provider(pay.Provider)
 		ident, err := s.recipients.DestinationIdentifier(dest)
 		if err != nil {
 			return err
@@ -103,7 +110,7 @@ func (s *Service) readySubmission(ctx context.Context, id string) (req ports.Pay
 // usable one). Nothing reached the provider, so no money moves beyond the unlock. A payment
 // pinned to the revoked destination (requestedDestinationId) is unpinned: that choice can no
 // longer be honoured, and the recipient chooses among the rest.
-func (s *Service) destinationRevoked(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
+func (s payoutJobs) destinationRevoked(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment) error {
 	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err
@@ -126,15 +133,15 @@ func (s *Service) destinationRevoked(ctx context.Context, tx ports.Tx, now time.
 // why is empty when every check passes, else the first that failed; hold is a reason the
 // re-check itself found that the composer would not (the recipient's credential changed since
 // the quote).
-func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (offramp.RequoteReason, offramp.HoldReason, recipient.Destination, error) {
+func (s payoutJobs) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment, q offramp.Quote) (offramp.RequoteReason, offramp.HoldReason, recipient.Destination, error) {
 	// The confirmed quote must still be in force at submission: an expired one is requoted.
 	if !q.Usable(s.clock.Now()) || q.ID != pay.SelectedQuoteID {
 		return offramp.RequoteQuoteExpired, "", recipient.Destination{}, nil
 	}
-	if _, ok := s.rail(pay.Environment, q.DestinationType); !ok {
+	if _, ok := s.payouts.rail(pay.Environment, q.DestinationType); !ok {
 		return offramp.RequoteRailUnavailable, "", recipient.Destination{}, nil
 	}
-	if r, ok := s.provider(pay.Provider); !ok || r.Rail != q.DestinationType {
+	if r, ok := s.payouts.provider(pay.Provider); !ok || r.Rail != q.DestinationType {
 		return offramp.RequoteRailUnavailable, "", recipient.Destination{}, nil
 	}
 	dest, err := tx.Recipients().FindDestination(ctx, pay.RecipientTenantID, pay.Environment, q.DestinationID)
@@ -167,7 +174,7 @@ func (s *Service) recheck(ctx context.Context, tx ports.Tx, pay offramp.Payment,
 // credentialChangedSince reports an ACTIVE credential of the recipient issued or updated after
 // the quote was made (the payment's consent was given against another credential), unless an
 // operator has already approved that review for the payment.
-func (s *Service) credentialChangedSince(ctx context.Context, tx txView, pay offramp.Payment, quotedAt time.Time) (bool, error) {
+func (s payoutJobs) credentialChangedSince(ctx context.Context, tx txView, pay offramp.Payment, quotedAt time.Time) (bool, error) {
 	cred, ok, err := tx.Recipients().FindCredential(ctx, pay.RecipientTenantID, pay.Environment)
 	if err != nil || !ok || cred.Status != recipient.CredentialActive || !cred.UpdatedAt.After(quotedAt) {
 		return false, err
@@ -184,15 +191,15 @@ func (s *Service) credentialChangedSince(ctx context.Context, tx txView, pay off
 // recheckFailed unlocks the funds, reserves them again and runs POLICY_CHECK, recording why
 // (the payment's requoteReason and its event say it). hold, when set, is carried into
 // POLICY_CHECK, where the composer keeps it until an operator approves it.
-func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, why offramp.RequoteReason, hold offramp.HoldReason) error {
+func (s payoutJobs) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, why offramp.RequoteReason, hold offramp.HoldReason) error {
 	pay.RequoteReason = why
-	if err := s.unlock(ctx, tx, now, pay); err != nil {
+	if err := unlock(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	if _, err := pay.Apply(offramp.Step{Trigger: offramp.TrigRecheckFailed}, now); err != nil {
 		return err
 	}
-	if err := s.reserve(ctx, tx, now, pay); err != nil {
+	if err := reserve(ctx, tx, now, pay); err != nil {
 		return err
 	}
 	pay.Provider = ""
@@ -208,7 +215,7 @@ func (s *Service) recheckFailed(ctx context.Context, tx ports.Tx, now time.Time,
 // PollPayment asks the payment's provider for the current attempt's status once (the
 // mock advances one scripted step) and applies it. final says the provider will report no
 // further change.
-func (s *Service) PollPayment(ctx context.Context, id string) (bool, error) {
+func (s payoutJobs) PollPayment(ctx context.Context, id string) (bool, error) {
 	var pay offramp.Payment
 	err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
@@ -221,7 +228,7 @@ func (s *Service) PollPayment(ctx context.Context, id string) (bool, error) {
 	if pay.ProviderReference == "" || pay.Status == offramp.StatusRefunded || pay.Status == offramp.StatusCanceled {
 		return true, nil
 	}
-	rail, ok := s.provider(pay.Provider)
+	rail, ok := s.payouts.provider(pay.Provider)
 	if !ok {
 		return false, core.E(core.CodeFeatureNotAvailable, "payout provider %s is not configured", pay.Provider)
 	}
@@ -237,7 +244,7 @@ func (s *Service) PollPayment(ctx context.Context, id string) (bool, error) {
 // operators see it waiting instead of a payment "processing" forever. The money stays in the
 // provider's clearing account: the provider may still pay out. A later report (webhook or poll)
 // moves it on (applyPayoutStatus). Any other status is left as it is.
-func (s *Service) GiveUpPolling(ctx context.Context, id string) error {
+func (s payoutJobs) GiveUpPolling(ctx context.Context, id string) error {
 	return s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
@@ -276,7 +283,7 @@ func unresponsive(pay offramp.Payment) bool {
 // polls and webhooks in any order and any number of times: each applies only from the
 // statuses it can follow, so replays and late reports change nothing, and DELIVERED never
 // reverts (a later RETURNED is recorded as a return, once).
-func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
+func (s payoutJobs) applyPayoutStatus(ctx context.Context, id, reference string, st ports.PayoutStatus) error {
 	return s.preparedUnit(ctx, []string{id}, func(ctx context.Context, tx ports.Tx) error {
 		now := s.clock.Now()
 		pay, err := tx.Offramp().LockPayment(ctx, id)
@@ -294,9 +301,9 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 				if err != nil {
 					return err
 				}
-				return s.deliver(ctx, tx, now, &pay, q)
+				return deliver(ctx, tx, now, &pay, q)
 			case offramp.EffectRefund:
-				return s.refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
+				return refund(ctx, tx, now, &pay, ledger.ProviderClearing(pay.Environment, kernel.ServiceAsset, pay.Provider))
 			}
 			return nil
 		}
@@ -371,7 +378,7 @@ func payoutSteps(pay *offramp.Payment, state ports.PayoutState) []offramp.Step {
 
 // recordReturn books a post-delivery return once: DELIVERED stays; the delivered amount comes
 // back from the rail's outside world to the sender with its own transfer. The fee is kept.
-func (s *Service) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay offramp.Payment) error {
+func (s payoutJobs) recordReturn(ctx context.Context, tx ports.Tx, now time.Time, pay offramp.Payment) error {
 	q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)
 	if err != nil {
 		return err

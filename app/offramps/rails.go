@@ -6,12 +6,16 @@ import (
 	"github.com/corridorhq/corridor/ports"
 )
 
+// payoutRails are the configured payout providers by name: which one pays a destination, and
+// which a webhook or a top-up names.
+type payoutRails map[string]ports.PayoutRail
+
 // rail returns the configured provider of a destination type when it may pay out in env:
 // internal unless off; external rails in mock mode only in TEST (the mock moves no real
 // value); the onchain rail in live mode where its chain is configured; sandbox and live vendor
 // adapters are not built.
-func (s *Service) rail(env core.Environment, t recipient.DestinationType) (ports.PayoutRail, bool) {
-	for _, r := range s.payouts {
+func (rails payoutRails) rail(env core.Environment, t recipient.DestinationType) (ports.PayoutRail, bool) {
+	for _, r := range rails {
 		if r.Rail != t || r.Provider == nil || r.Mode == ports.ModeOff || r.Mode == "" {
 			continue
 		}
@@ -43,7 +47,7 @@ func railPays(rail ports.PayoutRail, env core.Environment, d recipient.Destinati
 }
 
 // provider returns a configured provider by name, whatever its mode.
-func (s *Service) provider(name string) (ports.PayoutRail, bool) {
-	r, ok := s.payouts[name]
+func (rails payoutRails) provider(name string) (ports.PayoutRail, bool) {
+	r, ok := rails[name]
 	return r, ok && r.Provider != nil
 }

@@ -102,7 +102,7 @@ type Service struct {
 	jobs          ports.Jobs
 	clock         ports.Clock
 	screening     ports.Screening
-	payouts       map[string]ports.PayoutRail
+	payouts       payoutRails
 	quoteLifetime time.Duration
 	pollInterval  time.Duration
 	pollWindow    time.Duration

@@ -29,7 +29,7 @@ const (
 // no usable quote left has its set marked EXPIRED and goes through the composer again, in its
 // own unit of work: a payment that fails is logged and tried again by the next pass, and the
 // pass carries on with the rest.
-func (s *Service) ExpireQuoteSets(ctx context.Context) error {
+func (s payoutJobs) ExpireQuoteSets(ctx context.Context) error {
 	var ids []string
 	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
@@ -77,7 +77,7 @@ var selfClearingHolds = []offramp.HoldReason{offramp.HoldProviderUnavailable, of
 // set when the cause has passed, the same hold otherwise). A payment still held backs off,
 // doubling from the pass interval up to an hour; one that left its hold is forgotten. Each
 // payment is its own unit of work; a failure is logged and the pass carries on.
-func (s *Service) RecheckHeldPayments(ctx context.Context) error {
+func (s payoutJobs) RecheckHeldPayments(ctx context.Context) error {
 	var ids []string
 	if err := s.store.InTx(ctx, func(ctx context.Context, tx ports.Tx) error {
 		var err error
@@ -136,7 +136,7 @@ type QuoteExpiryArgs struct{}
 func (QuoteExpiryArgs) Kind() string { return "offramp.quote_expiry" }
 
 // sweepPeriodicJobs are the off-ramp payments' own passes.
-func (s *Service) sweepPeriodicJobs() []*river.PeriodicJob {
+func (s payoutJobs) sweepPeriodicJobs() []*river.PeriodicJob {
 	every, recheck := s.quoteExpiryInterval, s.holdRecheckInterval
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(every),
 		func() (river.JobArgs, *river.InsertOpts) {

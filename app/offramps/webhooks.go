@@ -49,7 +49,7 @@ type WebhookResult struct {
 // for the truth (the mock moves one step) and that is applied. Order does not matter.
 func (s *Service) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) (WebhookResult, error) {
 	unauth := core.E(core.CodeUnauthenticated, "the webhook signature or timestamp is not valid")
-	rail, ok := s.provider(w.Provider)
+	rail, ok := s.payouts.provider(w.Provider)
 	if !ok || len(rail.WebhookSecret) == 0 {
 		return WebhookResult{}, unauth
 	}
@@ -92,7 +92,7 @@ func (s *Service) HandleProviderWebhook(ctx context.Context, w ProviderWebhook) 
 	if !fresh || res.PaymentID == "" {
 		return res, nil
 	}
-	_, err = s.PollPayment(ctx, res.PaymentID)
+	_, err = payoutJobs{s}.PollPayment(ctx, res.PaymentID)
 	return res, err
 }
 

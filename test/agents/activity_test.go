@@ -57,32 +57,8 @@ func TestAgents_Activity(t *testing.T) {
 		t.Fatalf("the evaluation is the newest item: %v", newest)
 	}
 
-	// Page by one: the same items in the same order, then the end.
-	var paged []string
-	cursor := ""
-	for range 10 {
-		q := path + "?limit=2"
-		if cursor != "" {
-			q += "&cursor=" + cursor
-		}
-		page := ten.Root.Get(q).Expect(t, 200).JSON(t)
-		for _, it := range page["items"].([]any) {
-			paged = append(paged, it.(map[string]any)["id"].(string))
-		}
-		next, _ := page["nextCursor"].(string)
-		if next == "" {
-			break
-		}
-		cursor = next
-	}
-	if len(paged) != len(items) {
-		t.Fatalf("paged %d items, want %d", len(paged), len(items))
-	}
-	for i, id := range paged {
-		if items[i].(map[string]any)["id"] != id {
-			t.Fatalf("page order differs at %d: %v", i, paged)
-		}
-	}
+	// Page by two: the same items in the same order, then the end.
+	expectPagesInOrder(t, ten.Root, path, 2, items)
 	ten.Root.Get(path+"?cursor=nope").ExpectError(t, http.StatusBadRequest, "VALIDATION_FAILED")
 	ten.Root.Get(path+"?limit=0").ExpectError(t, http.StatusBadRequest, "VALIDATION_FAILED")
 	ten.Root.Get(path+"?limit=101").ExpectError(t, http.StatusBadRequest, "VALIDATION_FAILED")

@@ -348,31 +348,7 @@ func TestAgents_ActivityMergesThreeSources(t *testing.T) {
 		t.Fatalf("the declined authorization: %v", newest)
 	}
 
-	var paged []string
-	cursor := ""
-	for range 10 {
-		q := path + "?limit=1"
-		if cursor != "" {
-			q += "&cursor=" + cursor
-		}
-		page := ten.Root.Get(q).Expect(t, 200).JSON(t)
-		for _, it := range page["items"].([]any) {
-			paged = append(paged, it.(map[string]any)["id"].(string))
-		}
-		next, _ := page["nextCursor"].(string)
-		if next == "" {
-			break
-		}
-		cursor = next
-	}
-	if len(paged) != len(items) {
-		t.Fatalf("paged %d items, want %d", len(paged), len(items))
-	}
-	for i, pid := range paged {
-		if items[i].(map[string]any)["id"] != pid {
-			t.Fatalf("page order differs at %d: %v", i, paged)
-		}
-	}
+	expectPagesInOrder(t, ten.Root, path, 1, items)
 }
 
 // TestAgents_CardIssueWalletNotDeployed: an agent whose Safe is not deployed yet gets no card

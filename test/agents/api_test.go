@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/corridorhq/corridor/core/timestamp"
 	"github.com/corridorhq/corridor/test/harness"
 )
 
@@ -137,12 +139,24 @@ func TestAgents_KeysStripForbiddenScopes(t *testing.T) {
 		t.Fatalf("a key of only forbidden scopes holds %v", k["scopes"])
 	}
 
-	harness.Field(ten.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "x", "scopes": []string{"nope:read"}}).
-		ExpectError(t, 400, "VALIDATION_FAILED"), "scopes[0]")
-	harness.Field(ten.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "x", "scopes": []string{}}).
-		ExpectError(t, 400, "VALIDATION_FAILED"), "scopes")
-	harness.Field(ten.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "", "scopes": []string{"agents:read"}}).
-		ExpectError(t, 400, "VALIDATION_FAILED"), "name")
+	for field, body := range map[string]map[string]any{
+		"scopes[0]": {"name": "x", "scopes": []string{"nope:read"}},
+		"scopes":    {"name": "x", "scopes": []string{}},
+		"name":      {"name": "", "scopes": []string{"agents:read"}},
+		"expiresAt": {"name": "x", "scopes": []string{"agents:read"}, "expiresAt": "tomorrow"},
+	} {
+		if m := ten.Root.Post("/v1/agents/"+id+"/keys", body).ExpectError(t, 400, "VALIDATION_FAILED"); harness.Field(m, field) == "" {
+			t.Fatalf("details.fields has no %q: %v", field, m["details"])
+		}
+	}
+
+	// An expiry is kept in UTC to the microsecond, whatever offset the caller wrote it in.
+	exp := time.Now().Add(48 * time.Hour).In(time.FixedZone("UTC+2", 2*3600)).Truncate(time.Second)
+	k := ten.Root.Post("/v1/agents/"+id+"/keys", map[string]any{"name": "expiring", "scopes": []string{"agents:read"},
+		"expiresAt": exp.Format(time.RFC3339)}).Expect(t, 201).JSON(t)
+	if k["expiresAt"] != timestamp.Format(exp) {
+		t.Fatalf("expiresAt %v, want %s", k["expiresAt"], timestamp.Format(exp))
+	}
 }
 
 // TestAgents_SuspendedKeyDeclined: a suspended agent's key is declined at authentication on

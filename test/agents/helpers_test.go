@@ -2,6 +2,7 @@ package agents
 
 import (
 	"net/http"
+	"strconv"
 	"testing"
 
 	"github.com/ethereum/go-ethereum/common"
@@ -80,4 +81,35 @@ func scopesOf(m map[string]any) map[string]bool {
 func poll(t *testing.T, get func() map[string]any, done func(map[string]any) bool) map[string]any {
 	t.Helper()
 	return harness.Poll(t, "the awaited state", get, done)
+}
+
+// expectPagesInOrder pages through a timeline limit items at a time, following nextCursor, and
+// fails unless the pages hold exactly items, in the same order (at most ten pages).
+func expectPagesInOrder(t *testing.T, c *harness.Client, path string, limit int, items []any) {
+	t.Helper()
+	var paged []string
+	cursor := ""
+	for range 10 {
+		q := path + "?limit=" + strconv.Itoa(limit)
+		if cursor != "" {
+			q += "&cursor=" + cursor
+		}
+		page := c.Get(q).Expect(t, 200).JSON(t)
+		for _, it := range page["items"].([]any) {
+			paged = append(paged, it.(map[string]any)["id"].(string))
+		}
+		next, _ := page["nextCursor"].(string)
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	if len(paged) != len(items) {
+		t.Fatalf("paged %d items, want %d", len(paged), len(items))
+	}
+	for i, id := range paged {
+		if items[i].(map[string]any)["id"] != id {
+			t.Fatalf("page order differs at %d: %v", i, paged)
+		}
+	}
 }

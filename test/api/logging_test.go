@@ -2,37 +2,18 @@ package api
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/corridorhq/corridor/test/harness"
 )
 
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestLogging_JSONLinesWithoutSecrets: one JSON line per request with request id, route, status
 // and latency; no API key secret, session token or invite token ever appears.
 func TestLogging_JSONLinesWithoutSecrets(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs harness.SyncBuffer
 	srv := harness.NewServerWithLog(t, &logs)
 	ten := srv.NewTenant(t)
 	inv := ten.Session.With("X-Request-Id", "log-test-1").Post("/v1/tenants/members", map[string]any{"email": "l@example.com"}).Expect(t, 201).JSON(t)

@@ -10,12 +10,14 @@ import (
 	"testing"
 )
 
-// maxMethods bounds the methods a hand-written type declares (issue #28): past it a type is
-// several capabilities sharing a name, and a reader cannot hold it.
-const maxMethods = 60
+// maxMethods bounds the methods a hand-written type declares (issue #28 set 60, issue #43 40):
+// past it a type is several capabilities sharing a name, and a reader cannot hold it.
+const maxMethods = 40
 
 // oversized are types allowed past the bound. Issue #28 split the last three (the HTTP server,
-// the off-ramp service and the console), so none is.
+// the off-ramp service and the console) and issue #43 the two past 40 (the off-ramp service's
+// jobs and postings, the claims service's escrow indexer, the cards service's settlement jobs),
+// so none is.
 var oversized = map[string]bool{}
 
 // declaredMethods counts, per package directory and type, the methods declared in non-test,
@@ -82,7 +84,7 @@ func receiverType(decl ast.Decl) string {
 	return ""
 }
 
-func TestTypes_DeclareAtMostSixtyMethods(t *testing.T) {
+func TestTypes_DeclareAtMostFortyMethods(t *testing.T) {
 	counts := declaredMethods(t, filepath.Join("..", ".."))
 	if counts["adapters/chain.Adapter"] == 0 || len(counts) < 100 {
 		t.Fatalf("counted %d types, chain.Adapter %d: is the test looking at the right tree?", len(counts), counts["adapters/chain.Adapter"])

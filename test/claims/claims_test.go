@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -14,24 +13,6 @@ import (
 	"github.com/corridorhq/corridor/ports"
 	"github.com/corridorhq/corridor/test/harness"
 )
-
-// syncBuffer collects a server's log lines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // openClaim pays amount to a fresh unknown phone and waits until the escrow funding is indexed.
 func openClaim(t *testing.T, sender *harness.Tenant, amount string) (phone string, payment, cl map[string]any) {
@@ -47,7 +28,7 @@ func openClaim(t *testing.T, sender *harness.Tenant, amount string) (phone strin
 
 func TestClaim_UnknownPhoneToDeliveredThroughRedeem(t *testing.T) {
 	t.Parallel()
-	logs := &syncBuffer{}
+	logs := &harness.SyncBuffer{}
 	srv := harness.NewServerWithLog(t, logs)
 	var texts []string
 	seen := func(r *harness.Response) *harness.Response { texts = append(texts, string(r.Body)); return r }

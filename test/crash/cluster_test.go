@@ -96,7 +96,7 @@ func TestCluster_AnyReplicaMayDie(t *testing.T) {
 		return append(serviceEnv(url, addr, ""), "CORRIDOR_DATA_DIR="+data, "GETH_BINARY="+geth, "CORRIDOR_CHAIN_PORT=0",
 			"CORRIDOR_CONTRACTS_DIR="+repoFile(t, "contracts/build"), "CHAIN_RPC_URL=", "CORRIDOR_DEV_CHAIN=on")
 	}
-	chain := &service{cmd: exec.Command(bin, "devchain"), output: &syncBuffer{}, exited: make(chan struct{})}
+	chain := &service{cmd: exec.Command(bin, "devchain"), output: &harness.SyncBuffer{}, exited: make(chan struct{})}
 	chain.cmd.Env = env("127.0.0.1:0")
 	chain.cmd.Stdout, chain.cmd.Stderr = chain.output, chain.output
 	if err := chain.cmd.Start(); err != nil {
@@ -176,7 +176,7 @@ func startReplica(t *testing.T, bin string, env func(addr string) []string) *ser
 func launchRun(t *testing.T, bin string, env func(addr string) []string) *service {
 	t.Helper()
 	addr := freeAddr(t)
-	s := &service{cmd: exec.Command(bin, "run"), base: "http://" + addr, output: &syncBuffer{}, exited: make(chan struct{})}
+	s := &service{cmd: exec.Command(bin, "run"), base: "http://" + addr, output: &harness.SyncBuffer{}, exited: make(chan struct{})}
 	s.cmd.Env = env(addr)
 	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
 	if err := s.cmd.Start(); err != nil {

@@ -1,13 +1,11 @@
 package crash
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"strconv"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,29 +13,11 @@ import (
 	"github.com/corridorhq/corridor/test/harness"
 )
 
-// syncBuffer collects a child's output while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // service is one run of the binary.
 type service struct {
 	cmd    *exec.Cmd
 	base   string
-	output *syncBuffer
+	output *harness.SyncBuffer
 	exited chan struct{}
 	err    error
 }
@@ -73,7 +53,7 @@ func startService(t *testing.T, bin, databaseURL, crashPoint string, extra ...st
 func startServiceWith(t *testing.T, bin string, env func(addr string) []string) *service {
 	t.Helper()
 	addr := freeAddr(t)
-	s := &service{cmd: exec.Command(bin, "serve"), base: "http://" + addr, output: &syncBuffer{}, exited: make(chan struct{})}
+	s := &service{cmd: exec.Command(bin, "serve"), base: "http://" + addr, output: &harness.SyncBuffer{}, exited: make(chan struct{})}
 	s.cmd.Env = env(addr)
 	s.cmd.Stdout, s.cmd.Stderr = s.output, s.output
 	if err := s.cmd.Start(); err != nil {

@@ -3,11 +3,9 @@
 package listen
 
 import (
-	"bytes"
 	"context"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,24 +28,6 @@ func TestMain(m *testing.M) {
 }
 
 var env = harness.Shared
-
-// syncBuffer is the listener's output, read while it writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestListen_TriggeredEventReachesLocalReceiver/signed with the printed secret: an event
 // triggered in the sandbox reaches a local receiver through the listener, signed with the
@@ -72,7 +52,7 @@ func TestListen_TriggeredEventReachesLocalReceiver(t *testing.T) {
 			t.Fatal(err)
 		}
 		receiver := harness.NewWebhookReceiver(t, 0)
-		out := &syncBuffer{}
+		out := &harness.SyncBuffer{}
 		l, err := forward.NewListener(forward.Options{API: api, ForwardTo: receiver.URL() + "/hooks", Interval: 100 * time.Millisecond, Out: out})
 		if err != nil {
 			cancel()

@@ -10,9 +10,9 @@ import (
 )
 
 // runListener starts a listener with opts (API and Out filled in) and stops it at cleanup.
-func runListener(t *testing.T, opts forward.Options) (*forward.Listener, *syncBuffer) {
+func runListener(t *testing.T, opts forward.Options) (*forward.Listener, *harness.SyncBuffer) {
 	t.Helper()
-	out := &syncBuffer{}
+	out := &harness.SyncBuffer{}
 	opts.Out, opts.Interval = out, 100*time.Millisecond
 	l, err := forward.NewListener(opts)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestListen_EventsFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := forward.NewListener(forward.Options{API: api, ForwardTo: "http://127.0.0.1:1", Out: &syncBuffer{}, Events: []string{"claim.redeemed"}}); err == nil {
+	if _, err := forward.NewListener(forward.Options{API: api, ForwardTo: "http://127.0.0.1:1", Out: &harness.SyncBuffer{}, Events: []string{"claim.redeemed"}}); err == nil {
 		t.Fatal("a filter naming the undocumented claim.redeemed was accepted")
 	}
 	ten.Root.Post("/v1/webhook-endpoints", map[string]any{"url": "http://127.0.0.1:9/hook"}).Expect(t, 201)
@@ -145,7 +145,7 @@ func TestListen_Resend(t *testing.T) {
 		t.Fatal(err)
 	}
 	receiver := harness.NewWebhookReceiver(t, 0)
-	l, err := forward.NewListener(forward.Options{API: api, ForwardTo: receiver.URL(), Out: &syncBuffer{}, Events: []string{"agent.*"}})
+	l, err := forward.NewListener(forward.Options{API: api, ForwardTo: receiver.URL(), Out: &harness.SyncBuffer{}, Events: []string{"agent.*"}})
 	if err != nil {
 		t.Fatal(err)
 	}

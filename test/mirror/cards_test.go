@@ -76,22 +76,6 @@ func capture(t *testing.T, tenantID string, w testWallet, amount int64) {
 	})
 }
 
-// clearingPosted is the issuer clearing account's posted balance (0 before it exists).
-func clearingPosted(t *testing.T) int64 {
-	t.Helper()
-	var posted int64
-	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		accounts, err := tx.Ledger().OpenAccounts(ctx, time.Now().UTC(), ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, mirror.DefaultCardIssuer))
-		if err != nil {
-			return err
-		}
-		balances, err := tx.Ledger().Balances(ctx, []string{accounts[0].ID})
-		posted = balances[accounts[0].ID].Posted
-		return err
-	})
-	return posted
-}
-
 // TestMirror_CardSettlementIsBookedFromIssuerClearing: captured card spend (wallet mirror →
 // issuer clearing) settled on chain through the card spend module is booked from the issuer's
 // clearing account, not from the wallet a second time: clearing is back where it was, the
@@ -106,10 +90,10 @@ func TestMirror_CardSettlementIsBookedFromIssuerClearing(t *testing.T) {
 	}
 	mint(t, w.Address, usdc(100))
 	awaitIndexed(t, ten.Root, latestBlock(t))
-	clearingBefore := clearingPosted(t)
+	clearingBefore := env().IssuerClearingPosted(t)
 
 	capture(t, ten.ID, w, 30_000_000)
-	if got := clearingPosted(t); got != clearingBefore+30_000_000 {
+	if got := env().IssuerClearingPosted(t); got != clearingBefore+30_000_000 {
 		t.Fatalf("issuer clearing after the capture = %d, want %d", got, clearingBefore+30_000_000)
 	}
 	ref := crypto.Keccak256Hash([]byte("mirror card settlement " + w.ID))
@@ -120,7 +104,7 @@ func TestMirror_CardSettlementIsBookedFromIssuerClearing(t *testing.T) {
 	mined(t, hash)
 
 	got := awaitIndexed(t, ten.Root, latestBlock(t))
-	if c := clearingPosted(t); c != clearingBefore {
+	if c := env().IssuerClearingPosted(t); c != clearingBefore {
 		t.Errorf("issuer clearing after the settlement = %d, want %d (back where it was)", c, clearingBefore)
 	}
 	wantWallet(t, got, w.ID, "70000000")
@@ -128,7 +112,7 @@ func TestMirror_CardSettlementIsBookedFromIssuerClearing(t *testing.T) {
 	// An owner-signed payment to the settlement address carries no module event: the wallet's.
 	pay(t, w, settlement, usdc(5))
 	got = awaitIndexed(t, ten.Root, latestBlock(t))
-	if c := clearingPosted(t); c != clearingBefore {
+	if c := env().IssuerClearingPosted(t); c != clearingBefore {
 		t.Errorf("issuer clearing after an ordinary payment = %d, want %d", c, clearingBefore)
 	}
 	wantWallet(t, got, w.ID, "65000000")
@@ -138,7 +122,7 @@ func TestMirror_CardSettlementIsBookedFromIssuerClearing(t *testing.T) {
 	if _, err := env().Service.Mirror.IndexChain(context.Background(), core.EnvTest); err != nil {
 		t.Fatal(err)
 	}
-	if c := clearingPosted(t); c != clearingBefore {
+	if c := env().IssuerClearingPosted(t); c != clearingBefore {
 		t.Errorf("issuer clearing after re-indexing = %d, want %d", c, clearingBefore)
 	}
 	wantWallet(t, reconcile(t, ten.Root), w.ID, "65000000")
@@ -168,7 +152,7 @@ func TestMirror_UncapturedCardSettlementIsRefused(t *testing.T) {
 	w := newCardWallet(t, ten.ID)
 	mint(t, w.Address, usdc(10))
 	awaitIndexed(t, ten.Root, latestBlock(t))
-	clearingBefore := clearingPosted(t)
+	clearingBefore := env().IssuerClearingPosted(t)
 
 	amount := big.NewInt(clearingBefore + 1_000_000) // more than the clearing account holds
 	mint(t, w.Address, amount)
@@ -178,7 +162,7 @@ func TestMirror_UncapturedCardSettlementIsRefused(t *testing.T) {
 	}
 	mined(t, hash)
 	got := awaitIndexed(t, ten.Root, latestBlock(t))
-	if c := clearingPosted(t); c != clearingBefore {
+	if c := env().IssuerClearingPosted(t); c != clearingBefore {
 		t.Errorf("issuer clearing = %d, want %d (nothing booked)", c, clearingBefore)
 	}
 	var failures []ports.BackgroundFailure

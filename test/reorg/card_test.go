@@ -70,7 +70,7 @@ func TestReorg_DroppedCardSettlementIsReversed(t *testing.T) {
 			Environment: core.EnvTest, Asset: ledger.AssetUSDC, Postings: ledger.Move(accounts[0].ID, accounts[1].ID, spent)})
 		return err
 	})
-	before := clearingBalance(t) - spent // what other tests left there
+	before := env().IssuerClearingPosted(t) - spent // what other tests left there
 
 	head := latest(t)
 	parent, found, err := chain.BlockHash(ctx, head)
@@ -84,7 +84,7 @@ func TestReorg_DroppedCardSettlementIsReversed(t *testing.T) {
 	awaitMined(t, hash)
 	mine(t, confirmations)
 	index(t)
-	if got := clearingBalance(t); got != before {
+	if got := env().IssuerClearingPosted(t); got != before {
 		t.Fatalf("issuer clearing after the settlement = %d, want %d", got, before)
 	}
 
@@ -93,7 +93,7 @@ func TestReorg_DroppedCardSettlementIsReversed(t *testing.T) {
 		t.Fatal(err)
 	}
 	index(t)
-	if got := clearingBalance(t); got != before+spent {
+	if got := env().IssuerClearingPosted(t); got != before+spent {
 		t.Fatalf("issuer clearing after the fork = %d, want %d", got, before+spent)
 	}
 
@@ -101,25 +101,10 @@ func TestReorg_DroppedCardSettlementIsReversed(t *testing.T) {
 	mine(t, confirmations+3)
 	index(t)
 	unsettled := spent - (100_000_000 - onchain(t, address))
-	if got := clearingBalance(t); got != before+unsettled {
+	if got := env().IssuerClearingPosted(t); got != before+unsettled {
 		t.Fatalf("issuer clearing after the new chain grew = %d, want %d", got, before+unsettled)
 	}
 	if got, want := ledgerBalance(t, address), int64(100_000_000-spent); got != want {
 		t.Fatalf("wallet mirror = %d, want %d (the capture, never the settlement)", got, want)
 	}
-}
-
-func clearingBalance(t *testing.T) int64 {
-	t.Helper()
-	var posted int64
-	inTx(t, func(ctx context.Context, tx ports.Tx) error {
-		accounts, err := tx.Ledger().OpenAccounts(ctx, time.Now().UTC(), ledger.IssuerClearing(core.EnvTest, ledger.AssetUSDC, mirror.DefaultCardIssuer))
-		if err != nil {
-			return err
-		}
-		balances, err := tx.Ledger().Balances(ctx, []string{accounts[0].ID})
-		posted = balances[accounts[0].ID].Posted
-		return err
-	})
-	return posted
 }
