@@ -19,11 +19,10 @@ import (
 var kernelMechanism = map[string]bool{"units.go": true, "spendledger.go": true, "domain_events.go": true}
 
 // pendingLoop are the capabilities still joined by ports that pass the whole transaction
-// across (the off-ramp, its pending claims and the recipients it re-decides held payments
-// for, bound late in the composition root). Their units open on ports.Tx until those
-// back-references become domain events; each entry must still need its exemption, so the list
-// only shrinks.
-var pendingLoop = map[string]bool{"offramps": true, "claims": true, "recipients": true}
+// across (the off-ramp and its pending claims). Their units open on ports.Tx until those
+// ports take the callee's view; each entry must still need its exemption, so the list only
+// shrinks.
+var pendingLoop = map[string]bool{"offramps": true, "claims": true}
 
 // TestNarrowDoorways: no app package's non-test code names ports.Tx (the transaction with
 // every repository) except in its one narrowing adapter, `func narrow(tx ports.Tx) txView`,
