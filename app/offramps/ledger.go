@@ -53,7 +53,7 @@ func postTransfer(ctx context.Context, l ports.LedgerRepo, now time.Time, p offr
 
 // reserve takes a new reservation hold on the sender's balance (docs/architecture.md). A short balance
 // is INSUFFICIENT_FUNDS and reserves nothing.
-func reserve(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func reserve(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
@@ -84,7 +84,7 @@ func (s *Service) VoidReservation(ctx context.Context, l ports.LedgerRepo, now t
 	return err
 }
 
-func lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func lockReservation(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	_, err := postTransfer(ctx, tx.Ledger(), now, *p, ledger.TransferSpec{Reference: p.LedgerRef("lock", p.Reservation),
 		Type: ledger.TypePostPending, PendingID: p.HoldTransferID, Amount: p.SourceAmountBaseUnits})
 	p.HoldTransferID = ""
@@ -92,7 +92,7 @@ func lockReservation(ctx context.Context, tx ports.Tx, now time.Time, p *offramp
 }
 
 // unlock returns locked funds to the sender (a failed pre-submission re-check).
-func unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func unlock(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
@@ -102,7 +102,7 @@ func unlock(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment)
 	return err
 }
 
-func toClearing(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment) error {
+func toClearing(ctx context.Context, tx txView, now time.Time, p *offramp.Payment) error {
 	accs, err := openPaymentAccounts(ctx, tx, now, *p)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func deliverySide(p offramp.Payment, q offramp.Quote) ledger.AccountSpec {
 
 // deliver pays exactly the confirmed quote: its deliver amount to the recipient side, its fee
 // to the platform.
-func deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, q offramp.Quote) error {
+func deliver(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, q offramp.Quote) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, ledger.ProviderClearing(p.Environment, kernel.ServiceAsset, p.Provider),
 		deliverySide(*p, q), ledger.Share(ledger.PlatformFees(p.Environment, kernel.ServiceAsset), p.SenderTenantID))
 	if err != nil {
@@ -143,7 +143,7 @@ func deliver(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment
 }
 
 // refund returns a failed payout from the provider's clearing account to the sender.
-func refund(ctx context.Context, tx ports.Tx, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
+func refund(ctx context.Context, tx txView, now time.Time, p *offramp.Payment, from ledger.AccountSpec) error {
 	accs, err := tx.Ledger().OpenAccounts(ctx, now, from, ledger.TenantAvailable(p.Environment, kernel.ServiceAsset, p.SenderTenantID))
 	if err != nil {
 		return err
