@@ -18,7 +18,8 @@ import (
 // Payments is what claims need from the off-ramp payments capability, inside the claim's unit
 // of work: a claim is the pending leg of one payment, so it posts under the payment's ledger
 // references, voids its reservation, asks the composer for its decision, and hands the payment
-// back to the policy check once redeemed.
+// back to the policy check once redeemed. Each method takes of the claim's unit only what the
+// payments declare they use there: the ledger, or paymentsTx (their offramps.PaymentTx).
 type Payments interface {
 	// Post posts a transfer of the payment (its metadata names the payment).
 	Post(ctx context.Context, l ports.LedgerRepo, now time.Time, p offramp.Payment, spec ledger.TransferSpec) (ledger.Transfer, error)
