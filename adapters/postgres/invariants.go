@@ -102,6 +102,9 @@ var invariantQueries = []invariantQuery{
 		UNION ALL
 		SELECT environment || ' ' || asset || ': the balances sum to ' || sum(posted) || ', not zero'
 		FROM acct GROUP BY environment, asset HAVING sum(posted) <> 0`},
+	// Every transfer lands on one home's rows (one shard group on Citus): money between
+	// tenants is two legs (cross-tenant-legs), the sweeps are the one planned exception.
+	{"single-home-transfers", multiHomeTransfersQuery},
 	{"card-holds-whole", `SELECT 'card authorization ' || a.id || ' is ' || a.status || ' but its hold transfer ' || coalesce(a.hold_transfer_id, '(none)') || ' is missing'
 		FROM card_authorizations a WHERE a.status <> 'DECLINED'
 		AND NOT EXISTS (SELECT 1 FROM ledger_transfers t WHERE t.id = a.hold_transfer_id)`},
@@ -125,6 +128,11 @@ func CheckInvariants(ctx context.Context, db *bun.DB, chains map[core.Environmen
 		}
 		rep.Checks = append(rep.Checks, c)
 	}
+	legs, err := checkCrossTenantLegs(ctx, db)
+	if err != nil {
+		return rep, fmt.Errorf("cross-tenant-legs: %w", err)
+	}
+	rep.Checks = append(rep.Checks, legs)
 	idem, err := checkIdempotencyEffects(ctx, db)
 	if err != nil {
 		return rep, fmt.Errorf("idempotency-effects: %w", err)

@@ -138,6 +138,8 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
+	assertSingleHome(t)
+	waitLegJobsDone(t, conn)
 	cases := corruptions(w)
 	if onCitus(t) {
 		cases = append(cases, citusCorruptions()...)
@@ -175,6 +177,37 @@ func TestCheck_HealthyThenEachCorruption(t *testing.T) {
 			}
 		})
 	}
+}
+
+// assertSingleHome: after the workload (a delivery into another tenant's balance, a funded
+// wallet, a claim, a card hold) no transfer touches the rows of two homes.
+func assertSingleHome(t *testing.T) {
+	t.Helper()
+	crossing, err := postgres.MultiHomeTransfers(context.Background(), env().Service.Store.DB())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(crossing) > 0 {
+		t.Fatalf("transfers across homes after the workload:\n%s", strings.Join(crossing, "\n"))
+	}
+}
+
+// waitLegJobsDone waits for the jobs that finish deliveries between tenants to have run: a
+// recipient leg planted missing is then a leg nothing will post, not one in flight.
+func waitLegJobsDone(t *testing.T, conn *pgx.Conn) {
+	t.Helper()
+	harness.Until(t, "the recipient legs' jobs completed", func() int {
+		return countRows(t, conn, `SELECT count(*) FROM river_job WHERE kind = 'offramp.receive_delivery' AND state <> 'completed'`)
+	}, func(n int) bool { return n == 0 })
+}
+
+func countRows(t *testing.T, conn *pgx.Conn, sql string) int {
+	t.Helper()
+	var n int
+	if err := conn.QueryRow(context.Background(), sql).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // out0 is a healthy run's output.
@@ -263,6 +296,9 @@ func corruptions(w workload) []corruption {
 	// The sender's share of the sandbox pool, which its deposit drew on.
 	senderPool := `(SELECT id FROM ledger_accounts WHERE reference = 'platform:sandbox_pool@' ||
 		(SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `'))`
+	// The sender's share of the between-tenants account, which its delivery's sender leg credited.
+	senderBetween := `(SELECT id FROM ledger_accounts WHERE reference = 'platform:between_tenants@' ||
+		(SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `'))`
 	return []corruption{
 		{name: "a balance that disagrees with its history",
 			plant:  `UPDATE ledger_balances SET posted = posted + 1 WHERE account_id = ` + account,
@@ -305,6 +341,15 @@ func corruptions(w workload) []corruption {
 				UPDATE idempotency_keys i SET body = s.planted FROM check_saved s WHERE i.key = s.key`,
 			revert: `UPDATE idempotency_keys i SET body = s.body FROM check_saved s WHERE i.key = s.key; DROP TABLE check_saved`,
 			check:  "idempotency-effects", names: "answers ofp_planted, which does not exist"},
+		{name: "a sender leg whose recipient leg is missing",
+			plant: saveTransfers(transfer("receive")) + `UPDATE ledger_transfers SET metadata = metadata || '{"crossTenantLeg":"planted"}'
+				WHERE id IN (SELECT id FROM check_saved)`,
+			revert: restoreTransfers,
+			check:  "cross-tenant-legs", names: "sender leg offramp:" + p + ":deliver:1 (transfer "},
+		{name: "a transfer touching two tenants' rows",
+			plant:  `UPDATE ledger_accounts SET home_tenant_id = 'ten_planted' WHERE id = ` + senderBetween,
+			revert: `UPDATE ledger_accounts SET home_tenant_id = (SELECT sender_tenant_id FROM offramp_payments WHERE id = '` + p + `') WHERE id = ` + senderBetween,
+			check:  "single-home-transfers", names: "offramp:" + p + ":deliver:1) touches the rows of 2 homes"},
 		{name: "a card authorization without its hold",
 			plant: `CREATE TABLE check_saved AS SELECT id, hold_transfer_id FROM card_authorizations WHERE status = 'APPROVED' ORDER BY id LIMIT 1;
 				UPDATE card_authorizations SET hold_transfer_id = 'trf_planted' WHERE id IN (SELECT id FROM check_saved)`,
