@@ -285,7 +285,7 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 			if err != nil {
 				return err
 			}
-			leg, err := s.payoutEffect(ctx, tx, now, &pay, row.Effect)
+			leg, err := payoutLedger{s}.effect(ctx, tx, now, &pay, row.Effect)
 			if leg != nil {
 				legs = append(legs, *leg)
 			}
@@ -328,15 +328,20 @@ func (s *Service) applyPayoutStatus(ctx context.Context, id, reference string, s
 		return nil
 	})
 	if err == nil {
-		s.receiveAfterCommit(ctx, legs)
+		payoutLedger{s}.receiveAfterCommit(ctx, legs)
 	}
 	return err
 }
 
-// payoutEffect books a provider report's ledger effect: the delivery (and, into another
-// tenant's balance, the recipient's leg to post once the unit commits) or the refund from the
-// clearing account the payment's money is in.
-func (s *Service) payoutEffect(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, effect offramp.Effect) (*ReceiveDeliveryArgs, error) {
+// payoutLedger books what a provider's report moves: the seam between a payment's status and
+// its ledger legs.
+type payoutLedger struct{ s *Service }
+
+// effect books a provider report's ledger effect: the delivery (and, into another tenant's
+// balance, the recipient's leg to post once the unit commits) or the refund from the clearing
+// account the payment's money is in.
+func (l payoutLedger) effect(ctx context.Context, tx ports.Tx, now time.Time, pay *offramp.Payment, effect offramp.Effect) (*ReceiveDeliveryArgs, error) {
+	s := l.s
 	switch effect {
 	case offramp.EffectDeliver:
 		q, err := tx.Offramp().FindQuote(ctx, pay.ID, pay.SelectedQuoteID)

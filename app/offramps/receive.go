@@ -59,7 +59,8 @@ func (s *Service) ReceiveDelivery(ctx context.Context, a ReceiveDeliveryArgs) er
 // receiveAfterCommit posts the recipient legs a committed unit returned. The process may die
 // right before (kernel.CrashBetweenTenantLegs): the job each leg was enqueued with in the
 // sender's unit posts it then. A failure here is left to that job too.
-func (s *Service) receiveAfterCommit(ctx context.Context, legs []ReceiveDeliveryArgs) {
+func (l payoutLedger) receiveAfterCommit(ctx context.Context, legs []ReceiveDeliveryArgs) {
+	s := l.s
 	if len(legs) == 0 {
 		return
 	}
